@@ -1,0 +1,219 @@
+import TagwardenRegex
+
+public enum Severity: String, Sendable, Comparable, CaseIterable {
+    case note, warning, error
+    var rank: Int { self == .error ? 2 : self == .warning ? 1 : 0 }
+    public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+}
+
+public struct EnvironmentConfig: Sendable {
+    public var name: String
+    public var aliases: [String]?
+    public var paths: [String]?
+    public var namespaces: [String]?
+    public var tagPrefix: String?
+    public var tagPattern: String?
+    public var requireDigest: Bool?
+    public var requireReview: Bool?
+    /// `file:line` of the entry, for `tagwarden env`.
+    public var origin: String
+}
+
+public struct RuleSetting: Sendable {
+    public var severity: Severity?
+    public var enabled: Bool?
+}
+
+/// `.tagwarden.yaml`, validated.
+public struct Config: Sendable {
+    public var path: String?
+    public var profile: String?
+    public var environments: [EnvironmentConfig] = []
+    public var rules: [String: RuleSetting] = [:]
+    public var promotedImages: [String] = []
+    public var floatingTags: [String]?
+    public var ignore: [String] = []
+    public var maxFileSize: Int?
+
+    public init() {}
+
+    public static let fileName = ".tagwarden.yaml"
+    static let profiles = ["strict"]
+
+    /// Parses and validates a config; every problem names the file, line and column.
+    public static func parse(_ bytes: [UInt8], path: String, knownRules: Set<String>) throws -> Config {
+        let file = YAMLFile(parsing: bytes)
+        func fail(_ pos: SourcePosition, _ message: String) -> TagwardenError {
+            TagwardenError("\(path):\(pos.line):\(pos.column): \(message)")
+        }
+        func fail(_ node: Int, _ message: String) -> TagwardenError { fail(file.nodes[node].span.start, message) }
+        if let e = file.error { throw fail(e.position, "invalid YAML: \(e.message)") }
+        var config = Config()
+        config.path = path
+        guard let doc = file.documents.first else { return config }
+        if file.documents.count > 1 { throw fail(file.documents[1].span.start, "the config must be a single YAML document") }
+        let root = doc.root
+        if file.nodes[root].kind == .scalar, file.resolvedType(root) == .null { return config }
+        guard file.nodes[root].kind == .mapping else { throw fail(root, "the config must be a mapping") }
+
+        func string(_ n: Int, _ what: String) throws -> String {
+            guard file.nodes[n].kind == .scalar, file.resolvedType(n) != .null else { throw fail(n, "\(what) must be a string") }
+            return file.value(n)
+        }
+        func bool(_ n: Int, _ what: String) throws -> Bool {
+            guard file.nodes[n].kind == .scalar, file.resolvedType(n) == .bool else { throw fail(n, "\(what) must be true or false") }
+            return ["true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"].contains(file.value(n))
+        }
+        func strings(_ n: Int, _ what: String) throws -> [String] {
+            guard file.nodes[n].kind == .sequence else { throw fail(n, "\(what) must be a list of strings") }
+            return try file.childNodes(n).map { try string($0, "each entry of \(what)") }
+        }
+        func keys(_ n: Int, allowed: [String], _ what: String) throws {
+            for (k, _) in file.pairs(n) {
+                let key = file.value(k)
+                if !allowed.contains(key) {
+                    let hint = Suggest.nearest(key, in: allowed).map { " (did you mean '\($0)'?)" } ?? ""
+                    throw fail(k, "unknown key '\(key)' in \(what)\(hint); allowed: \(allowed.joined(separator: ", "))")
+                }
+            }
+        }
+
+        try keys(root, allowed: ["profile", "environments", "rules", "promotedImages", "floatingTags", "ignore", "maxFileSize"], "the config")
+        for (k, v) in file.pairs(root) {
+            switch file.value(k) {
+            case "profile":
+                let p = try string(v, "profile")
+                guard profiles.contains(p) else { throw fail(v, "unknown profile '\(p)'; known profiles: \(profiles.joined(separator: ", "))") }
+                config.profile = p
+            case "environments":
+                guard file.nodes[v].kind == .sequence else { throw fail(v, "environments must be a list") }
+                var seen = Set<String>()
+                for e in file.childNodes(v) {
+                    guard file.nodes[e].kind == .mapping else { throw fail(e, "each environment must be a mapping") }
+                    try keys(e, allowed: ["name", "aliases", "paths", "namespaces", "tagPrefix", "tagPattern", "requireDigest", "requireReview"], "an environment")
+                    guard let nameNode = file.get(e, "name") else { throw fail(e, "an environment needs a name") }
+                    var env = EnvironmentConfig(name: try string(nameNode, "name"), origin: "\(path):\(file.nodes[e].span.start.line)")
+                    if env.name.isEmpty { throw fail(nameNode, "an environment name cannot be empty") }
+                    if !seen.insert(env.name).inserted { throw fail(nameNode, "environment '\(env.name)' is defined twice") }
+                    for (ek, ev) in file.pairs(e) {
+                        switch file.value(ek) {
+                        case "aliases": env.aliases = try strings(ev, "aliases")
+                        case "paths": env.paths = try strings(ev, "paths")
+                        case "namespaces": env.namespaces = try strings(ev, "namespaces")
+                        case "tagPrefix": env.tagPrefix = try string(ev, "tagPrefix")
+                        case "tagPattern":
+                            let p = try string(ev, "tagPattern")
+                            do { _ = try GoRegex(p) } catch { throw fail(ev, "tagPattern is not a valid Go regular expression: \(error)") }
+                            env.tagPattern = p
+                        case "requireDigest": env.requireDigest = try bool(ev, "requireDigest")
+                        case "requireReview": env.requireReview = try bool(ev, "requireReview")
+                        default: break
+                        }
+                    }
+                    config.environments.append(env)
+                }
+            case "rules":
+                guard file.nodes[v].kind == .mapping else { throw fail(v, "rules must be a mapping of rule ids") }
+                for (rk, rv) in file.pairs(v) {
+                    let id = file.value(rk)
+                    guard knownRules.contains(id) else {
+                        let hint = Suggest.nearest(id, in: Array(knownRules)).map { " (did you mean '\($0)'?)" } ?? ""
+                        throw fail(rk, "unknown rule '\(id)'\(hint)")
+                    }
+                    guard file.nodes[rv].kind == .mapping else { throw fail(rv, "rule settings must be a mapping like {severity: warning} or {enabled: false}") }
+                    try keys(rv, allowed: ["severity", "enabled"], "rule settings")
+                    var setting = RuleSetting()
+                    for (sk, sv) in file.pairs(rv) {
+                        if file.value(sk) == "severity" {
+                            let s = try string(sv, "severity")
+                            guard let sev = Severity(rawValue: s) else { throw fail(sv, "severity must be error, warning or note, not '\(s)'") }
+                            setting.severity = sev
+                        } else {
+                            setting.enabled = try bool(sv, "enabled")
+                        }
+                    }
+                    config.rules[id] = setting
+                }
+            case "promotedImages": config.promotedImages = try strings(v, "promotedImages")
+            case "floatingTags": config.floatingTags = try strings(v, "floatingTags")
+            case "ignore": config.ignore = try strings(v, "ignore")
+            case "maxFileSize":
+                let s = try string(v, "maxFileSize")
+                guard let n = parseSize(s) else { throw fail(v, "maxFileSize must be a size like 10MiB, 512KiB or 1048576") }
+                config.maxFileSize = n
+            default: break
+            }
+        }
+        return config
+    }
+
+    public static func parseSize(_ s: String) -> Int? {
+        let t = s.replacingOccurrences(of: " ", with: "")
+        for (suffix, mult) in [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10), ("B", 1)] {
+            if t.hasSuffix(suffix), let n = Int(t.dropLast(suffix.count)), n > 0 { return n * mult }
+        }
+        if let n = Int(t), n > 0 { return n }
+        return nil
+    }
+}
+
+extension String {
+    func replacingOccurrences(of a: String, with b: String) -> String {
+        guard !a.isEmpty else { return self }
+        var out = ""
+        var rest = Substring(self)
+        while let r = rest.range(of: a) {
+            out += rest[..<r.lowerBound]
+            out += b
+            rest = rest[r.upperBound...]
+        }
+        out += rest
+        return out
+    }
+}
+
+extension Substring {
+    func range(of needle: String) -> Range<Substring.Index>? {
+        let n = Array(needle.utf8)
+        guard !n.isEmpty else { return nil }
+        var i = startIndex
+        while i < endIndex {
+            if self[i...].utf8.starts(with: n) {
+                let end = self.utf8.index(i, offsetBy: n.count)
+                return i..<end
+            }
+            i = index(after: i)
+        }
+        return nil
+    }
+}
+
+/// "Did you mean" suggestions by edit distance.
+public enum Suggest {
+    public static func distance(_ a: String, _ b: String) -> Int {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        if x.isEmpty { return y.count }
+        if y.isEmpty { return x.count }
+        var prev = Array(0...y.count)
+        var cur = [Int](repeating: 0, count: y.count + 1)
+        for i in 1...x.count {
+            cur[0] = i
+            for j in 1...y.count {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+            }
+            swap(&prev, &cur)
+        }
+        return prev[y.count]
+    }
+
+    /// The closest candidate within a third of the word's length (at least 2 edits), ties broken by name.
+    public static func nearest(_ word: String, in candidates: [String]) -> String? {
+        let limit = max(2, word.count / 3)
+        var best: (Int, String)?
+        for c in candidates {
+            let d = distance(word, c)
+            if d <= limit, best == nil || d < best!.0 || (d == best!.0 && c < best!.1) { best = (d, c) }
+        }
+        return best?.1
+    }
+}

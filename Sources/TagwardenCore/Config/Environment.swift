@@ -1,0 +1,156 @@
+import TagwardenRegex
+
+/// One deployment environment: what its tags must look like and what it demands.
+public struct Environment: Sendable {
+    public var name: String
+    public var aliases: [String]
+    public var paths: [Glob] = []
+    public var namespaces: [String] = []
+    public var tagPrefix: String?
+    public var tagPattern: String?
+    public var tagRegex: GoRegex?
+    public var requireDigest = false
+    public var requireReview = false
+    /// Where each setting came from, for `tagwarden env` and the text report's header.
+    public var origin: [String: String] = [:]
+
+    public func matchesAlias(_ s: String) -> Bool {
+        let l = s.lowercased()
+        return l == name.lowercased() || aliases.contains { $0.lowercased() == l }
+    }
+}
+
+public struct EnvironmentModel: Sendable {
+    public var environments: [Environment]
+    /// Where the model as a whole came from: "config", "strict profile", "inferred".
+    public var source: String
+
+    public func named(_ name: String?) -> Environment? {
+        guard let name else { return nil }
+        return environments.first { $0.name == name }
+    }
+
+    public func byAlias(_ alias: String) -> Environment? {
+        environments.first { $0.matchesAlias(alias) }
+    }
+
+    static let defaults: [(String, [String])] = [
+        ("development", ["dev", "develop", "development"]),
+        ("staging", ["stage", "staging", "stg"]),
+        ("production", ["prod", "production"]),
+    ]
+    public static let strictProductionPattern = #"^production-v[0-9]+\.[0-9]+\.[0-9]+-[0-9a-f]{7,40}-[0-9]+$"#
+
+    /// The environments before anything is inferred from the repository: defaults, profile, config.
+    public static func base(config: Config?, profile: String?) -> EnvironmentModel {
+        let strict = (profile ?? config?.profile) == "strict"
+        let profileOrigin = profile != nil ? "--profile strict" : "strict profile (\(config?.path ?? Config.fileName))"
+        var envs: [Environment] = defaults.map { Environment(name: $0.0, aliases: $0.1, origin: ["name": "built-in"]) }
+        if strict {
+            for i in envs.indices {
+                switch envs[i].name {
+                case "development": envs[i].tagPrefix = "develop-"
+                case "staging": envs[i].tagPrefix = "staging-"
+                default:
+                    envs[i].tagPrefix = "production-"
+                    envs[i].tagPattern = strictProductionPattern
+                    envs[i].requireDigest = true
+                    envs[i].requireReview = true
+                    envs[i].origin["tagPattern"] = profileOrigin
+                    envs[i].origin["requireDigest"] = profileOrigin
+                    envs[i].origin["requireReview"] = profileOrigin
+                }
+                envs[i].origin["tagPrefix"] = profileOrigin
+            }
+        }
+        for c in config?.environments ?? [] {
+            var idx = envs.firstIndex { $0.name == c.name || $0.matchesAlias(c.name) }
+            if idx == nil {
+                envs.append(Environment(name: c.name, aliases: [], origin: ["name": c.origin]))
+                idx = envs.count - 1
+            }
+            let i = idx!
+            if envs[i].name != c.name { envs[i].name = c.name }
+            if let a = c.aliases { envs[i].aliases = a; envs[i].origin["aliases"] = c.origin }
+            if let p = c.paths { envs[i].paths = p.map(Glob.init); envs[i].origin["paths"] = c.origin }
+            if let n = c.namespaces { envs[i].namespaces = n; envs[i].origin["namespaces"] = c.origin }
+            if let p = c.tagPrefix { envs[i].tagPrefix = p.isEmpty ? nil : p; envs[i].origin["tagPrefix"] = c.origin }
+            if let p = c.tagPattern { envs[i].tagPattern = p.isEmpty ? nil : p; envs[i].origin["tagPattern"] = c.origin }
+            if let d = c.requireDigest { envs[i].requireDigest = d; envs[i].origin["requireDigest"] = c.origin }
+            if let r = c.requireReview { envs[i].requireReview = r; envs[i].origin["requireReview"] = c.origin }
+        }
+        for i in envs.indices {
+            if let p = envs[i].tagPattern { envs[i].tagRegex = try? GoRegex(p) }
+        }
+        let source = config != nil && !(config!.environments.isEmpty) ? "config \(config!.path ?? Config.fileName)"
+            + (strict ? " over the strict profile" : "")
+            : strict ? profileOrigin : "inferred from the repository"
+        return EnvironmentModel(environments: envs, source: source)
+    }
+
+    /// Fills in tag prefixes nobody configured from the repository's own ImagePolicies: an environment
+    /// whose policies mostly (at least two, and at least two thirds) require the same literal prefix.
+    public mutating func inferPrefixes(policies: [(environment: String?, pattern: String?)]) {
+        for i in environments.indices where environments[i].tagPrefix == nil && environments[i].origin["tagPrefix"] == nil {
+            let mine = policies.filter { $0.environment == environments[i].name }
+            guard mine.count >= 2 else { continue }
+            var counts: [String: Int] = [:]
+            for p in mine {
+                if let pat = p.pattern, let prefix = EnvironmentModel.literalPrefix(of: pat) { counts[prefix, default: 0] += 1 }
+            }
+            guard let (prefix, n) = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }),
+                  n >= 2, n * 3 >= mine.count * 2 else { continue }
+            environments[i].tagPrefix = prefix
+            environments[i].origin["tagPrefix"] = "inferred from \(n) of \(mine.count) ImagePolicies"
+        }
+    }
+
+    /// The tag prefix a pattern requires: its anchored literal start up to and including the first `-`
+    /// (`^develop-v.*` → `develop-`).
+    public static func literalPrefix(of pattern: String) -> String? {
+        guard let re = try? GoRegex(pattern) else { return nil }
+        var items: [RegexNode] = []
+        func flatten(_ n: RegexNode) -> Bool {
+            switch n {
+            case .concat(let xs):
+                for x in xs where !flatten(x) { return false }
+                return true
+            case .capture(_, _, let sub): return flatten(sub)
+            default: items.append(n); return true
+            }
+        }
+        _ = flatten(re.syntax.root)
+        guard case .assert(.beginText)? = items.first else { return nil }
+        var literal: [UInt32] = []
+        for item in items.dropFirst() {
+            guard case .set(let s) = item, s.ranges.count == 1, s.ranges[0].lowerBound == s.ranges[0].upperBound else { break }
+            literal.append(s.ranges[0].lowerBound)
+        }
+        guard let dash = literal.firstIndex(of: UInt32(UInt8(ascii: "-"))), dash > 0 else { return nil }
+        var out = ""
+        for c in literal[...dash] { if let u = Unicode.Scalar(c) { out.unicodeScalars.append(u) } }
+        return out
+    }
+
+    /// The environment of a manifest, in PRODUCT.md's order: config path globs and namespace lists; the
+    /// `environment` label of the Namespace object; a directory named after an alias; the namespace's name.
+    public func detect(path: String, namespace: String?, namespaceLabels: [String: [String: String]]) -> String? {
+        for env in environments where env.paths.contains(where: { $0.matches(path) }) { return env.name }
+        if let ns = namespace {
+            for env in environments where env.namespaces.contains(ns) { return env.name }
+            if let label = namespaceLabels[ns]?["environment"], let env = byAlias(label) { return env.name }
+        }
+        let dirs = path.split(separator: "/").dropLast()
+        for d in dirs {
+            if let env = byAlias(String(d)) { return env.name }
+        }
+        if let ns = namespace, let env = byAlias(ns) { return env.name }
+        return nil
+    }
+
+    /// The environment whose prefix a tag carries (longest prefix first).
+    public func environment(ofTag tag: String) -> Environment? {
+        environments.filter { $0.tagPrefix.map { tag.hasPrefix($0) } ?? false }
+            .max { ($0.tagPrefix?.count ?? 0) < ($1.tagPrefix?.count ?? 0) }
+    }
+}

@@ -1,0 +1,208 @@
+import Dispatch
+
+public struct SourceInfo: Sendable {
+    public var kind: SourceKind
+    public var root: String
+    public var rev: String?
+    public var base: String?
+}
+
+public struct Summary: Sendable {
+    public var files = 0
+    public var documents = 0
+    public var images = 0
+    public var markers = 0
+    public var errors = 0
+    public var warnings = 0
+    public var notes = 0
+}
+
+public struct AuditReport: Sendable {
+    public var source: SourceInfo
+    public var summary: Summary
+    public var findings: [Finding]
+    public var environments: EnvironmentModel
+    /// Source bytes by file, for the text report's excerpts.
+    public var sources: [String: [UInt8]]
+}
+
+public struct AuditRequest: Sendable {
+    public var snapshot: SourceSnapshot
+    public var config: Config
+    public var profile: String?
+    /// Report only findings under this relative path ("" or nil: everything). Resolution always uses the whole tree.
+    public var reportPrefix: String?
+
+    public init(snapshot: SourceSnapshot, config: Config, profile: String? = nil, reportPrefix: String? = nil) {
+        self.snapshot = snapshot
+        self.config = config
+        self.profile = profile
+        self.reportPrefix = reportPrefix
+    }
+}
+
+/// Source → Model → rules → findings, in one pass.
+public enum Engine {
+    public static func audit(_ request: AuditRequest) -> AuditReport {
+        let config = request.config
+        let ignore = config.ignore.map(Glob.init)
+        var skipped = request.snapshot.skipped
+        var files: [SourceFile] = []
+        files.reserveCapacity(request.snapshot.files.count)
+        for f in request.snapshot.files {
+            if ignore.contains(where: { $0.matches(f.path) }) { continue }
+            if let nul = f.bytes.withUnsafeBufferPointer({ buf in buf.firstIndex(of: 0) }) {
+                skipped.append(SkippedFile(path: f.path, reason: "binary content (a NUL byte at offset \(nul))"))
+                continue
+            }
+            files.append(f)
+        }
+        skipped.removeAll { s in ignore.contains { $0.matches(s.path) } }
+        let model = Model.build(files, config: config, profile: request.profile)
+        var findings = runRules(model)
+
+        for f in model.files {
+            if let e = f.syntaxError {
+                var end = e.position
+                end.column += 1
+                end.offset = min(end.offset + 1, f.bytes.count)
+                findings.append(Finding(rule: "yaml-syntax", severity: .error, message: "YAML syntax error: \(e.message)",
+                                        file: f.path, span: SourceSpan(start: e.position, end: end)))
+            }
+        }
+        let origin = SourcePosition(offset: 0, line: 1, column: 1)
+        for s in skipped {
+            findings.append(Finding(rule: "file-skipped", severity: .note, message: "skipped: \(s.reason)", file: s.path,
+                                    span: SourceSpan(start: origin, end: origin)))
+        }
+        findings = applySettings(findings, config: config)
+        findings = applySuppressions(findings, model: model, config: config)
+        if let prefix = request.reportPrefix, !prefix.isEmpty, prefix != "." {
+            findings.removeAll { !($0.file == prefix || $0.file.hasPrefix(prefix + "/")) }
+        }
+        findings.sort(by: Engine.order)
+        assignFingerprints(&findings, model: model)
+
+        var summary = Summary(files: model.files.count, documents: model.files.reduce(0) { $0 + $1.documents },
+                              images: model.images.count, markers: model.markers.count)
+        for f in findings {
+            switch f.severity {
+            case .error: summary.errors += 1
+            case .warning: summary.warnings += 1
+            case .note: summary.notes += 1
+            }
+        }
+        var sources: [String: [UInt8]] = [:]
+        for f in model.files { sources[f.path] = f.bytes }
+        let snap = request.snapshot
+        return AuditReport(source: SourceInfo(kind: snap.kind, root: snap.root, rev: snap.rev, base: nil),
+                           summary: summary, findings: findings, environments: model.environments, sources: sources)
+    }
+
+    static func order(_ a: Finding, _ b: Finding) -> Bool {
+        if a.file != b.file { return Array(a.file.utf8).lexicographicallyPrecedes(Array(b.file.utf8)) }
+        if a.span.start.line != b.span.start.line { return a.span.start.line < b.span.start.line }
+        if a.span.start.column != b.span.start.column { return a.span.start.column < b.span.start.column }
+        if a.rule != b.rule { return a.rule < b.rule }
+        return a.message < b.message
+    }
+
+    static func runRules(_ model: Model) -> [Finding] {
+        let disabled = Set(model.config.rules.filter { $0.value.enabled == false }.map(\.key))
+        let rules = Rule.all.filter { !disabled.contains($0.id) }
+        final class Results: @unchecked Sendable { var items: [[Finding]] = [] }
+        let results = Results()
+        results.items = Array(repeating: [], count: rules.count)
+        results.items.withUnsafeMutableBufferPointer { buf in
+            nonisolated(unsafe) let out = buf
+            DispatchQueue.concurrentPerform(iterations: rules.count) { i in
+                out[i] = rules[i].check(model)
+            }
+        }
+        return results.items.flatMap { $0 }
+    }
+
+    /// Catalogue severities, then the config's: a different severity, or the rule turned off.
+    static func applySettings(_ findings: [Finding], config: Config) -> [Finding] {
+        findings.compactMap { f in
+            var f = f
+            if config.rules[f.rule]?.enabled == false { return nil }
+            if let s = config.rules[f.rule]?.severity { f.severity = s }
+            else if let info = Catalogue.info(f.rule) { f.severity = info.severity }
+            return f
+        }
+    }
+
+    /// `# tagwarden:ignore RULE reason` on the finding's line or the line above. A suppression that
+    /// suppresses nothing is reported itself.
+    static func applySuppressions(_ findings: [Finding], model: Model, config: Config) -> [Finding] {
+        var byFile: [String: [Suppression]] = [:]
+        for f in model.files where !f.suppressions.isEmpty { byFile[f.path] = f.suppressions }
+        if byFile.isEmpty { return findings }
+        var used = Set<String>()
+        var out = findings.filter { f in
+            guard let list = byFile[f.file] else { return true }
+            for s in list where s.rules.contains(f.rule) && (s.line == f.span.start.line || s.line + 1 == f.span.start.line) {
+                used.insert("\(f.file)\u{0}\(s.line)\u{0}\(f.rule)")
+                return false
+            }
+            return true
+        }
+        if config.rules["suppression-unused"]?.enabled == false { return out }
+        let severity = config.rules["suppression-unused"]?.severity ?? .note
+        for (path, list) in byFile {
+            for s in list {
+                if s.rules.isEmpty {
+                    out.append(Finding(rule: "suppression-unused", severity: severity,
+                                       message: "tagwarden:ignore names no rule: write '# tagwarden:ignore RULE reason'",
+                                       file: path, span: s.span))
+                }
+                for r in s.rules where !used.contains("\(path)\u{0}\(s.line)\u{0}\(r)") {
+                    let message: String
+                    if !Catalogue.ids.contains(r) {
+                        let hint = Suggest.nearest(r, in: Array(Catalogue.ids)).map { " (did you mean '\($0)'?)" } ?? ""
+                        message = "tagwarden:ignore names an unknown rule '\(r)'\(hint)"
+                    } else {
+                        message = "tagwarden:ignore \(r) suppresses nothing on this line or the next: remove it"
+                    }
+                    out.append(Finding(rule: "suppression-unused", severity: severity, message: message, file: path, span: s.span))
+                }
+            }
+        }
+        return out
+    }
+
+    /// A fingerprint that ignores line numbers: rule, file, object, the offending line's text and the
+    /// message, plus an occurrence count for identical keys.
+    static func assignFingerprints(_ findings: inout [Finding], model: Model) {
+        var sources: [String: [UInt8]] = [:]
+        for f in model.files { sources[f.path] = f.bytes }
+        var seen: [UInt64: Int] = [:]
+        for i in findings.indices {
+            let f = findings[i]
+            var line = ""
+            if let bytes = sources[f.file] {
+                line = SourceText.lineText(bytes, line: f.span.start.line).filter { $0 != " " && $0 != "\t" }
+            }
+            let obj = f.object.map { "\($0.kind)/\($0.namespace ?? "")/\($0.name ?? "")" } ?? ""
+            let key = fnv1a("\(f.rule)\u{0}\(f.file)\u{0}\(obj)\u{0}\(line)\u{0}\(f.message)")
+            let n = seen[key, default: 0]
+            seen[key] = n + 1
+            findings[i].fingerprint = hex64(fnv1a("\(key)\u{0}\(n)"))
+        }
+    }
+
+    static func fnv1a(_ s: String) -> UInt64 {
+        var h: UInt64 = 0xcbf29ce484222325
+        for b in s.utf8 {
+            h ^= UInt64(b)
+            h = h &* 0x100000001b3
+        }
+        return h
+    }
+
+    static func hex64(_ v: UInt64) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+}

@@ -1,0 +1,352 @@
+/// Turns one parsed file into `FileFacts`: objects, images, markers, suppressions.
+struct Extractor {
+    let y: YAMLFile
+    let fileIndex: Int
+    var facts: FileFacts
+    /// Nodes already taken as (part of) an image.
+    var imageNodes: [Int: Int] = [:]
+
+    static let podSpecPaths: [String: [StaticString]] = [
+        "Pod": ["spec"],
+        "PodTemplate": ["template", "spec"],
+        "Deployment": ["spec", "template", "spec"],
+        "StatefulSet": ["spec", "template", "spec"],
+        "DaemonSet": ["spec", "template", "spec"],
+        "ReplicaSet": ["spec", "template", "spec"],
+        "ReplicationController": ["spec", "template", "spec"],
+        "Job": ["spec", "template", "spec"],
+        "CronJob": ["spec", "jobTemplate", "spec", "template", "spec"],
+    ]
+    static let kustomizationNames: Set<String> = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+    static let markerToken = Array("$imagepolicy".utf8)
+    static let suppressionToken = Array("tagwarden:ignore".utf8)
+
+    static func extract(path: String, bytes: [UInt8], index: Int) -> FileFacts {
+        var facts = FileFacts(path: path, bytes: bytes)
+        facts.suppressions = suppressions(bytes)
+        let y = YAMLFile(parsing: bytes)
+        facts.syntaxError = y.error
+        facts.documents = y.documents.count
+        var ex = Extractor(y: y, fileIndex: index, facts: facts)
+        let baseName = path.split(separator: "/").last.map(String.init) ?? path
+        for (d, doc) in y.documents.enumerated() {
+            ex.document(d, root: doc.root, isKustomizationFile: kustomizationNames.contains(baseName))
+        }
+        if SourceText.contains(markerToken, in: bytes) { ex.markers() }
+        return ex.facts
+    }
+
+    func located(_ n: Int) -> Located {
+        Located(value: y.value(n), span: y.nodes[n].span, type: y.resolvedType(n))
+    }
+
+    func scalarString(_ n: Int?) -> String? {
+        guard let n, y.nodes[n].kind == .scalar, y.resolvedType(n) != .null else { return nil }
+        return y.value(n)
+    }
+
+    mutating func document(_ d: Int, root: Int, isKustomizationFile: Bool) {
+        guard y.nodes[root].kind == .mapping else { return }
+        var apiVersion = scalarString(y.get(root, "apiVersion"))
+        let kindNode = y.get(root, "kind")
+        var kind = scalarString(kindNode)
+        var kindSpan = kindNode.map { y.nodes[$0].span } ?? y.nodes[root].span
+        if isKustomizationFile, kind == nil || kind == "Kustomization" {
+            kind = "Kustomization"
+            if apiVersion == nil { apiVersion = "kustomize.config.k8s.io/v1beta1" }
+            if kindNode == nil { kindSpan = SourceSpan(start: y.nodes[root].span.start, end: y.nodes[root].span.start) }
+        }
+        guard let apiVersion, let kind else { return }
+        var obj = ManifestObject(file: fileIndex, document: d, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan)
+        if let meta = y.get(root, "metadata") {
+            obj.name = scalarString(y.get(meta, "name"))
+            obj.declaredNamespace = scalarString(y.get(meta, "namespace"))
+            if let labels = y.get(meta, "labels") {
+                for (k, v) in y.pairs(labels) {
+                    if let s = scalarString(v) { obj.labels[y.value(k)] = s }
+                }
+            }
+        }
+        let objectIndex = facts.objects.count
+        let group = obj.group
+        if kind == "Kustomization", group == "kustomize.config.k8s.io" {
+            obj.isKustomization = true
+            obj.kustomizeNamespace = scalarString(y.get(root, "namespace"))
+            if let res = y.get(root, "resources") {
+                obj.kustomizeResources = y.childNodes(res).compactMap { scalarString($0) }
+            }
+            if let images = y.get(root, "images") { kustomizeImages(images, object: objectIndex) }
+        } else if kind == "Kustomization", group == "kustomize.toolkit.fluxcd.io" {
+            if let images = y.get(root, "spec", "images") { kustomizeImages(images, object: objectIndex) }
+        } else if kind == "HelmRelease" {
+            if let v = y.get(root, "spec", "chart", "spec", "version"), y.nodes[v].kind == .scalar {
+                facts.versionFields.append(located(v))
+            }
+            if let values = y.get(root, "spec", "values") { helmValues(values, object: objectIndex, depth: 0) }
+        } else if let path = Extractor.podSpecPaths[kind] {
+            var cur: Int? = root
+            for key in path { cur = cur.flatMap { y.get($0, key) } }
+            if let spec = cur { podSpec(spec, object: objectIndex) }
+        }
+        obj.flux = FluxSpec.extract(y, root: root, object: obj)
+        facts.objects.append(obj)
+    }
+
+    mutating func podSpec(_ spec: Int, object: Int) {
+        for key: StaticString in ["initContainers", "containers", "ephemeralContainers"] {
+            guard let list = y.get(spec, key), y.nodes[list].kind == .sequence else { continue }
+            for c in y.childNodes(list) {
+                guard let img = y.get(c, "image"), y.nodes[img].kind == .scalar else { continue }
+                addReference(img, origin: .container, object: object)
+            }
+        }
+    }
+
+    static func isTemplated(_ s: String) -> Bool {
+        s.contains("${") || s.contains("{{")
+    }
+
+    /// A scalar that holds a whole reference.
+    mutating func addReference(_ n: Int, origin: ImageOrigin, object: Int?) {
+        guard imageNodes[n] == nil, y.resolvedType(n) != .null else { return }
+        let text = y.value(n)
+        if text.isEmpty || Extractor.isTemplated(text) { return }
+        var use = ImageUse(origin: origin, file: fileIndex, object: object, text: text, span: y.nodes[n].span)
+        switch ImageReference.parse(text) {
+        case .success(let ref):
+            use.name = ref.name
+            use.tag = ref.tag.map { Located(value: $0, span: y.nodes[n].span, type: .string) }
+            use.digest = ref.digest
+        case .failure(let e):
+            use.name = text
+            switch e {
+            case .empty: use.invalid = "the reference is empty"
+            case .invalid(let m): use.invalid = m
+            }
+        }
+        use.nodes = [n]
+        imageNodes[n] = facts.images.count
+        facts.images.append(use)
+    }
+
+    mutating func kustomizeImages(_ list: Int, object: Int) {
+        guard y.nodes[list].kind == .sequence else { return }
+        for entry in y.childNodes(list) where y.nodes[entry].kind == .mapping {
+            guard let nameNode = y.get(entry, "name"), let name = scalarString(nameNode) else { continue }
+            let newName = y.get(entry, "newName")
+            let effective = scalarString(newName) ?? name
+            if Extractor.isTemplated(effective) { continue }
+            var use = ImageUse(origin: .kustomize, file: fileIndex, object: object, text: effective,
+                               name: effective, span: y.nodes[newName ?? nameNode].span)
+            use.tagOptional = true
+            var nodes = [nameNode]
+            if let newName { nodes.append(newName) }
+            if let t = y.get(entry, "newTag"), y.nodes[t].kind == .scalar, y.resolvedType(t) != .null {
+                use.tag = located(t)
+                nodes.append(t)
+            }
+            if let dg = y.get(entry, "digest"), let d = scalarString(dg) {
+                use.digest = d
+                nodes.append(dg)
+            }
+            finishParts(&use, nodes: nodes)
+        }
+    }
+
+    /// Composes and validates a reference given in parts.
+    mutating func finishParts(_ use: inout ImageUse, nodes: [Int]) {
+        var text = use.name ?? ""
+        if let t = use.tag { text += ":" + t.value }
+        if let d = use.digest { text += "@" + d }
+        use.text = text
+        if let name = use.name, case .failure(let e) = ImageReference.parse(name), true {
+            if case .invalid(let m) = e { use.invalid = m } else { use.invalid = "the repository name is empty" }
+        } else if use.name != nil, case .failure(let e) = ImageReference.parse(text), case .invalid(let m) = e {
+            use.invalid = m
+        } else if let name = use.name, case .success(let r) = ImageReference.parse(name), r.tag != nil || r.digest != nil,
+                  use.tag != nil || use.digest != nil {
+            use.invalid = "the repository field '\(name)' already carries a tag or digest"
+        }
+        use.nodes = nodes
+        for n in nodes { imageNodes[n] = facts.images.count }
+        facts.images.append(use)
+    }
+
+    /// HelmRelease values: `image:` strings and `repository` + `tag` maps, at any depth.
+    mutating func helmValues(_ n: Int, object: Int, depth: Int) {
+        guard depth < 64 else { return }
+        switch y.nodes[n].kind {
+        case .mapping:
+            let repo = y.get(n, "repository")
+            let tag = y.get(n, "tag")
+            if let repo, let tag, let repoName = scalarString(repo), y.nodes[tag].kind == .scalar,
+               !Extractor.isTemplated(repoName) {
+                var name = repoName
+                var nodes = [repo, tag]
+                if let reg = y.get(n, "registry"), let r = scalarString(reg), !r.isEmpty {
+                    name = r + "/" + repoName
+                    nodes.append(reg)
+                }
+                var use = ImageUse(origin: .helmParts, file: fileIndex, object: object, text: name, name: name, span: y.nodes[repo].span)
+                if y.resolvedType(tag) != .null { use.tag = located(tag) } else { use.tagOptional = true }
+                if let dg = y.get(n, "digest"), let d = scalarString(dg), !d.isEmpty {
+                    use.digest = d
+                    nodes.append(dg)
+                }
+                finishParts(&use, nodes: nodes)
+            }
+            for (k, v) in y.pairs(n) {
+                if y.valueEquals(k, "image"), y.nodes[v].kind == .scalar {
+                    addReference(v, origin: .helmImage, object: object)
+                } else if y.nodes[v].kind != .scalar {
+                    helmValues(v, object: object, depth: depth + 1)
+                }
+            }
+        case .sequence:
+            for c in y.childNodes(n) where y.nodes[c].kind != .scalar { helmValues(c, object: object, depth: depth + 1) }
+        default:
+            break
+        }
+    }
+
+    // MARK: markers
+
+    /// Every `$imagepolicy` in the file, classified by where it sits.
+    mutating func markers() {
+        let bytes = y.bytes
+        var claimed: [Range<Int>] = []
+        // 1. comments that follow a scalar on its line
+        for (i, node) in y.nodes.enumerated() where node.kind == .scalar && node.commentStart >= 0 {
+            let range = node.commentStart..<node.commentEnd
+            guard SourceText.contains(Extractor.markerToken, in: Array(bytes[range])) else { continue }
+            claimed.append(range)
+            let context: MarkerContext = node.isKey ? .keyLine : .value
+            var key: String?
+            if node.parent >= 0, y.nodes[node.parent].kind == .mapping {
+                let kids = y.childNodes(node.parent)
+                if let pos = kids.firstIndex(of: i), (pos - kids.startIndex) % 2 == 1 { key = y.value(kids[pos - 1]) }
+            }
+            let scalar = node.isKey ? nil : located(i)
+            var marker = MarkerComment(file: fileIndex, text: String(decoding: bytes[range], as: UTF8.self),
+                                       span: span(range), scalar: scalar, context: context, object: objectOf(i), fieldKey: key)
+            if context == .value { marker.object = objectOf(i) }
+            facts.markers.append(marker)
+            if context == .value { attachMarker(i, marker: marker) }
+        }
+        // 2. every other occurrence: a comment line, a key line, or text inside a string
+        for off in SourceText.occurrences(of: Extractor.markerToken, in: bytes) where !claimed.contains(where: { $0.contains(off) }) {
+            if let n = scalarContaining(off) {
+                let end = SourceText.lineEnd(bytes, from: off)
+                var start = off
+                while start > 0, bytes[start - 1] != 10, bytes[start - 1] != UInt8(ascii: "#") { start -= 1 }
+                if start > 0, bytes[start - 1] == UInt8(ascii: "#") { start -= 1 }
+                facts.markers.append(MarkerComment(file: fileIndex, text: String(decoding: bytes[start..<end], as: UTF8.self),
+                                                   span: span(start..<end), scalar: nil, context: .blockScalar, object: objectOf(n)))
+                claimed.append(start..<end)
+                continue
+            }
+            var lineStart = off
+            while lineStart > 0, bytes[lineStart - 1] != 10 { lineStart -= 1 }
+            // the comment starts at the first '#' on the line that is at the line start or after a blank
+            var hash = lineStart
+            var found = -1
+            while hash < off {
+                if bytes[hash] == UInt8(ascii: "#"), hash == lineStart || bytes[hash - 1] == 32 || bytes[hash - 1] == 9 { found = hash; break }
+                hash += 1
+            }
+            guard found >= 0 else { continue }
+            let end = SourceText.lineEnd(bytes, from: found)
+            let before = bytes[lineStart..<found].filter { $0 != 32 && $0 != 9 }
+            let context: MarkerContext
+            if before.isEmpty { context = .commentLine }
+            else if before.last == UInt8(ascii: ":") { context = .keyLine }
+            else { context = .other }
+            claimed.append(found..<end)
+            facts.markers.append(MarkerComment(file: fileIndex, text: String(decoding: bytes[found..<end], as: UTF8.self),
+                                               span: span(found..<end), scalar: nil, context: context, object: objectAt(found)))
+        }
+        facts.markers.sort { $0.span.start.offset < $1.span.start.offset }
+    }
+
+    func span(_ r: Range<Int>) -> SourceSpan {
+        let s = SourceText.position(y.bytes, offset: r.lowerBound)
+        var e = s
+        // columns count scalars on the same line
+        var col = s.column
+        var i = r.lowerBound
+        while i < r.upperBound { if y.bytes[i] & 0xC0 != 0x80 { col += 1 }; i += 1 }
+        e.offset = r.upperBound
+        e.column = col
+        return SourceSpan(start: s, end: e)
+    }
+
+    func scalarContaining(_ off: Int) -> Int? {
+        for (i, n) in y.nodes.enumerated() where n.kind == .scalar && n.span.start.offset <= off && off < n.span.end.offset {
+            return i
+        }
+        return nil
+    }
+
+    /// The object whose document contains node `n`.
+    func objectOf(_ n: Int) -> Int? {
+        objectAt(y.nodes[n].span.start.offset)
+    }
+
+    func objectAt(_ offset: Int) -> Int? {
+        var best: Int?
+        for (i, o) in facts.objects.enumerated() {
+            let doc = y.documents[o.document].span
+            if doc.start.offset <= offset, offset <= doc.end.offset { best = i }
+        }
+        return best
+    }
+
+    /// A marker on a scalar makes it an image field, if nothing else did.
+    mutating func attachMarker(_ n: Int, marker: MarkerComment) {
+        guard imageNodes[n] == nil, let parsed = Marker.parse(marker.text).policy else { return }
+        switch parsed.suffix {
+        case nil:
+            addReference(n, origin: .marker, object: marker.object)
+        case "tag"?:
+            var use = ImageUse(origin: .marker, file: fileIndex, object: marker.object, text: y.value(n), span: y.nodes[n].span)
+            use.tag = located(n)
+            use.nodes = [n]
+            imageNodes[n] = facts.images.count
+            facts.images.append(use)
+        default:
+            break
+        }
+    }
+
+    // MARK: suppressions
+
+    /// `# tagwarden:ignore RULE[,RULE] reason`
+    static func suppressions(_ bytes: [UInt8]) -> [Suppression] {
+        guard SourceText.contains(suppressionToken, in: bytes) else { return [] }
+        var out: [Suppression] = []
+        for off in SourceText.occurrences(of: suppressionToken, in: bytes) {
+            var k = off - 1
+            while k >= 0, bytes[k] == 32 || bytes[k] == 9 { k -= 1 }
+            guard k >= 0, bytes[k] == UInt8(ascii: "#") else { continue }
+            let end = SourceText.lineEnd(bytes, from: off)
+            let rest = String(decoding: bytes[(off + suppressionToken.count)..<end], as: UTF8.self)
+            let words = rest.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+            let rules = words.first.map { $0.split(separator: ",").map(String.init) } ?? []
+            let reason = words.count > 1 ? String(words[1]).trimmingBlanks : ""
+            let start = SourceText.position(bytes, offset: k)
+            var e = SourceText.position(bytes, offset: end)
+            e.line = start.line
+            out.append(Suppression(line: start.line, rules: rules, reason: reason, span: SourceSpan(start: start, end: e)))
+        }
+        return out
+    }
+}
+
+extension String {
+    var trimmingBlanks: String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,130 @@
+/// The fields of Flux objects that the rules read.
+public struct ImagePolicySpec: Sendable {
+    public var repositoryName: Located?
+    public var repositoryNamespace: String?
+    public var hasFilterTags = false
+    public var pattern: Located?
+    public var extract: Located?
+    public var semverRange: Located?
+    public var alphabeticalOrder: Located?
+    public var numericalOrder: Located?
+    public var hasAlphabetical = false
+    public var hasNumerical = false
+    public var digestReflection: String?
+}
+
+public struct ImageRepositorySpec: Sendable {
+    public var image: Located?
+    /// `accessFrom.namespaceSelectors[].matchLabels`; nil when there is no `accessFrom`.
+    public var accessSelectors: [[String: String]]?
+    public var exclusionList: [Located]?
+}
+
+public struct AutomationSpec: Sendable {
+    public var sourceKind: String?
+    public var sourceName: Located?
+    public var sourceNamespace: String?
+    public var checkoutBranch: String?
+    public var pushBranch: Located?
+    public var messageTemplate: Located?
+    public var updatePath: Located?
+    public var policySelector: [String: String]?
+    public var policySelectorExpressions: Bool = false
+}
+
+public struct GitRepositorySpec: Sendable {
+    public var branch: String?
+}
+
+public struct FluxKustomizationSpec: Sendable {
+    public var path: String?
+    public var targetNamespace: String?
+}
+
+public enum FluxSpec: Sendable {
+    case imageRepository(ImageRepositorySpec)
+    case imagePolicy(ImagePolicySpec)
+    case automation(AutomationSpec)
+    case gitRepository(GitRepositorySpec)
+    case kustomization(FluxKustomizationSpec)
+
+    static func extract(_ y: YAMLFile, root: Int, object: ManifestObject) -> FluxSpec? {
+        let group = object.group
+        func loc(_ n: Int?) -> Located? {
+            guard let n, y.nodes[n].kind == .scalar else { return nil }
+            return Located(value: y.value(n), span: y.nodes[n].span, type: y.resolvedType(n))
+        }
+        func str(_ n: Int?) -> String? {
+            guard let n, y.nodes[n].kind == .scalar, y.resolvedType(n) != .null else { return nil }
+            return y.value(n)
+        }
+        func labels(_ n: Int?) -> [String: String] {
+            var out: [String: String] = [:]
+            guard let n else { return out }
+            for (k, v) in y.pairs(n) { if let s = str(v) { out[y.value(k)] = s } }
+            return out
+        }
+        let spec = y.get(root, "spec")
+        switch (group, object.kind) {
+        case ("image.toolkit.fluxcd.io", "ImageRepository"):
+            var r = ImageRepositorySpec()
+            r.image = loc(spec.flatMap { y.get($0, "image") })
+            if let af = spec.flatMap({ y.get($0, "accessFrom") }) {
+                var selectors: [[String: String]] = []
+                if let ns = y.get(af, "namespaceSelectors") {
+                    for sel in y.childNodes(ns) { selectors.append(labels(y.get(sel, "matchLabels"))) }
+                }
+                r.accessSelectors = selectors
+            }
+            if let ex = spec.flatMap({ y.get($0, "exclusionList") }), y.nodes[ex].kind == .sequence {
+                r.exclusionList = y.childNodes(ex).compactMap { loc($0) }
+            }
+            return .imageRepository(r)
+        case ("image.toolkit.fluxcd.io", "ImagePolicy"):
+            var p = ImagePolicySpec()
+            guard let spec else { return .imagePolicy(p) }
+            if let ref = y.get(spec, "imageRepositoryRef") {
+                p.repositoryName = loc(y.get(ref, "name"))
+                p.repositoryNamespace = str(y.get(ref, "namespace"))
+            }
+            if let ft = y.get(spec, "filterTags") {
+                p.hasFilterTags = true
+                p.pattern = loc(y.get(ft, "pattern"))
+                p.extract = loc(y.get(ft, "extract"))
+            }
+            if let pol = y.get(spec, "policy") {
+                if let sv = y.get(pol, "semver") { p.semverRange = loc(y.get(sv, "range")) ?? Located(value: "", span: y.nodes[sv].span, type: .null) }
+                if let a = y.get(pol, "alphabetical") { p.hasAlphabetical = true; p.alphabeticalOrder = loc(y.get(a, "order")) }
+                if let n = y.get(pol, "numerical") { p.hasNumerical = true; p.numericalOrder = loc(y.get(n, "order")) }
+            }
+            p.digestReflection = str(y.get(spec, "digestReflectionPolicy"))
+            return .imagePolicy(p)
+        case ("image.toolkit.fluxcd.io", "ImageUpdateAutomation"):
+            var a = AutomationSpec()
+            guard let spec else { return .automation(a) }
+            if let src = y.get(spec, "sourceRef") {
+                a.sourceKind = str(y.get(src, "kind"))
+                a.sourceName = loc(y.get(src, "name"))
+                a.sourceNamespace = str(y.get(src, "namespace"))
+            }
+            if let git = y.get(spec, "git") {
+                a.checkoutBranch = str(y.get(git, "checkout", "ref", "branch"))
+                a.pushBranch = loc(y.get(git, "push", "branch"))
+                a.messageTemplate = loc(y.get(git, "commit", "messageTemplate"))
+            }
+            if let upd = y.get(spec, "update") { a.updatePath = loc(y.get(upd, "path")) }
+            if let sel = y.get(spec, "policySelector") {
+                a.policySelector = labels(y.get(sel, "matchLabels"))
+                a.policySelectorExpressions = y.get(sel, "matchExpressions") != nil
+            }
+            return .automation(a)
+        case ("source.toolkit.fluxcd.io", "GitRepository"):
+            return .gitRepository(GitRepositorySpec(branch: str(spec.flatMap { y.get($0, "ref", "branch") })))
+        case ("kustomize.toolkit.fluxcd.io", "Kustomization"):
+            return .kustomization(FluxKustomizationSpec(path: str(spec.flatMap { y.get($0, "path") }),
+                                                        targetNamespace: str(spec.flatMap { y.get($0, "targetNamespace") })))
+        default:
+            return nil
+        }
+    }
+}

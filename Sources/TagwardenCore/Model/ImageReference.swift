@@ -1,0 +1,169 @@
+/// A container image reference parsed by the distribution reference grammar
+/// (`[host[:port]/]path[:tag][@algorithm:hex]`).
+public struct ImageReference: Sendable, Hashable {
+    /// The registry host as written (with port), or nil when the reference names none.
+    public var domain: String?
+    /// The repository path as written.
+    public var path: String
+    public var tag: String?
+    public var digest: String?
+
+    /// Everything before the tag and digest, as written.
+    public var name: String { domain.map { "\($0)/\(path)" } ?? path }
+
+    /// Docker Hub normalisation, for comparing names: `nginx` = `docker.io/library/nginx` = `index.docker.io/library/nginx`.
+    public var normalizedName: String {
+        var d = domain ?? "docker.io"
+        if d == "index.docker.io" || d == "registry-1.docker.io" { d = "docker.io" }
+        var p = path
+        if d == "docker.io", !p.contains("/") { p = "library/" + p }
+        return "\(d)/\(p)"
+    }
+
+    public var description: String {
+        var s = name
+        if let tag { s += ":" + tag }
+        if let digest { s += "@" + digest }
+        return s
+    }
+
+    public enum ParseError: Error, Sendable, Equatable {
+        case empty
+        case invalid(String)
+    }
+
+    static let digestLengths = ["sha256": 64, "sha384": 96, "sha512": 128]
+
+    public static func normalizeName(_ name: String) -> String? {
+        guard case .success(let r) = parse(name), r.tag == nil, r.digest == nil else { return nil }
+        return r.normalizedName
+    }
+
+    public static func parse(_ text: String) -> Result<ImageReference, ParseError> {
+        if text.isEmpty { return .failure(.empty) }
+        var rest = Substring(text)
+        var digest: String?
+        if let at = rest.firstIndex(of: "@") {
+            let d = String(rest[rest.index(after: at)...])
+            rest = rest[..<at]
+            if let problem = checkDigest(d) { return .failure(.invalid(problem)) }
+            digest = d
+        }
+        var tag: String?
+        // the tag follows the last ':' that comes after the last '/'
+        let lastSlash = rest.lastIndex(of: "/")
+        let searchFrom = lastSlash.map { rest.index(after: $0) } ?? rest.startIndex
+        if let colon = rest[searchFrom...].lastIndex(of: ":") {
+            let t = String(rest[rest.index(after: colon)...])
+            rest = rest[..<colon]
+            if t.isEmpty { return .failure(.invalid("the tag after ':' is empty")) }
+            if t.utf8.count > 128 { return .failure(.invalid("the tag is longer than 128 characters")) }
+            let b = Array(t.utf8)
+            guard isWordByte(b[0]), b.allSatisfy({ isWordByte($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }) else {
+                return .failure(.invalid("tag '\(t)' has characters outside [A-Za-z0-9_.-] or starts with '.' or '-'"))
+            }
+            tag = t
+        }
+        let name = String(rest)
+        if name.isEmpty { return .failure(.invalid("the repository name is empty")) }
+        if name.utf8.count > 255 { return .failure(.invalid("the repository name is longer than 255 characters")) }
+        var components = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var domain: String?
+        if components.count > 1 {
+            let first = components[0]
+            if first.contains(".") || first.contains(":") || first == "localhost" || first.lowercased() != first {
+                domain = first
+                components.removeFirst()
+            }
+        }
+        if let domain, let problem = checkDomain(domain) { return .failure(.invalid(problem)) }
+        for c in components {
+            if let problem = checkPathComponent(c) { return .failure(.invalid(problem)) }
+        }
+        return .success(ImageReference(domain: domain, path: components.joined(separator: "/"), tag: tag, digest: digest))
+    }
+
+    static func isWordByte(_ c: UInt8) -> Bool {
+        (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95
+    }
+
+    static func checkDigest(_ d: String) -> String? {
+        guard let colon = d.firstIndex(of: ":") else { return "digest '\(d)' has no algorithm (expected sha256:<hex>)" }
+        let alg = String(d[..<colon])
+        let hex = String(d[d.index(after: colon)...])
+        guard let want = digestLengths[alg] else {
+            return "digest algorithm '\(alg)' is not one of sha256, sha384, sha512"
+        }
+        guard hex.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else {
+            return "\(alg) digest must be lower-case hexadecimal"
+        }
+        if hex.utf8.count != want {
+            return "\(alg) digest must have \(want) hex digits, not \(hex.utf8.count)"
+        }
+        return nil
+    }
+
+    static func checkDomain(_ domain: String) -> String? {
+        var host = Substring(domain)
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { return "registry '\(domain)' has an unterminated IPv6 address" }
+            let after = host[host.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":"), after.count > 1, after.dropFirst().allSatisfy(\.isASCIIDigit) else {
+                    return "registry port in '\(domain)' is not a number"
+                }
+            }
+            return nil
+        }
+        if let colon = host.lastIndex(of: ":") {
+            let port = host[host.index(after: colon)...]
+            guard !port.isEmpty, port.allSatisfy(\.isASCIIDigit) else { return "registry port in '\(domain)' is not a number" }
+            host = host[..<colon]
+        }
+        for part in host.split(separator: ".", omittingEmptySubsequences: false) {
+            let b = Array(part.utf8)
+            guard !b.isEmpty, b.allSatisfy({ isAlnum($0) || $0 == UInt8(ascii: "-") }), isAlnum(b.first!), isAlnum(b.last!) else {
+                return "registry host '\(domain)' is not a valid host name"
+            }
+        }
+        return nil
+    }
+
+    static func isAlnum(_ c: UInt8) -> Bool {
+        (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
+    }
+
+    /// path-component := [a-z0-9]+ ((\.|_|__|-+)[a-z0-9]+)*
+    static func checkPathComponent(_ c: String) -> String? {
+        let b = Array(c.utf8)
+        if b.isEmpty { return "the repository path has an empty component" }
+        if b.contains(where: { $0 >= 65 && $0 <= 90 }) {
+            return "repository path '\(c)' must be lower case"
+        }
+        func lowerAlnum(_ x: UInt8) -> Bool { (x >= 48 && x <= 57) || (x >= 97 && x <= 122) }
+        var i = 0
+        guard lowerAlnum(b[0]) else { return "repository path component '\(c)' must start with a letter or digit" }
+        while i < b.count {
+            if lowerAlnum(b[i]) { i += 1; continue }
+            // a separator
+            let sepStart = i
+            if b[i] == UInt8(ascii: ".") { i += 1 }
+            else if b[i] == UInt8(ascii: "_") {
+                i += 1
+                if i < b.count, b[i] == UInt8(ascii: "_") { i += 1 }
+            } else if b[i] == UInt8(ascii: "-") {
+                while i < b.count, b[i] == UInt8(ascii: "-") { i += 1 }
+            } else {
+                return "repository path '\(c)' contains '\(String(decoding: [b[i]], as: UTF8.self))'"
+            }
+            guard i < b.count, lowerAlnum(b[i]), i > sepStart else {
+                return "repository path component '\(c)' has a misplaced separator"
+            }
+        }
+        return nil
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
+}

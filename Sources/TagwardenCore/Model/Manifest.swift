@@ -1,0 +1,110 @@
+/// What one file contributes to the model, extracted from its YAML tree in one pass. Files are
+/// extracted in parallel; the tree is dropped afterwards.
+
+public struct ObjectRef: Sendable, Hashable {
+    public var apiVersion: String
+    public var kind: String
+    public var namespace: String?
+    public var name: String?
+}
+
+public struct ManifestObject: Sendable {
+    public var file: Int
+    public var document: Int
+    public var apiVersion: String
+    public var kind: String
+    public var name: String?
+    /// `metadata.namespace` as written.
+    public var declaredNamespace: String?
+    /// Where object-level findings point: the `kind` value.
+    public var kindSpan: SourceSpan
+    public var labels: [String: String] = [:]
+    /// A kustomize kustomization file (by name or by kind).
+    public var isKustomization = false
+    /// kustomization `namespace:`; `resources:` entries as written.
+    public var kustomizeNamespace: String?
+    public var kustomizeResources: [String] = []
+    /// Flux objects: the fields rules need, by object kind.
+    public var flux: FluxSpec?
+
+    public var group: String { apiVersion.split(separator: "/").first.map(String.init) ?? "" }
+}
+
+/// A scalar's value with its location and YAML type.
+public struct Located: Sendable {
+    public var value: String
+    public var span: SourceSpan
+    public var type: ScalarType
+}
+
+public enum ImageOrigin: String, Sendable {
+    case container, helmImage, helmParts, kustomize, marker
+}
+
+/// An image reference found in a manifest.
+public struct ImageUse: Sendable {
+    public var origin: ImageOrigin
+    public var file: Int
+    public var object: Int?
+    /// The reference as Tagwarden composes it, for messages.
+    public var text: String
+    /// Repository name as written (with registry); nil when the field holds only a tag.
+    public var name: String?
+    public var tag: Located?
+    public var digest: String?
+    /// Why the reference does not parse, if it does not.
+    public var invalid: String?
+    /// The whole reference (or, for parts, the repository field).
+    public var span: SourceSpan
+    /// kustomize `images:` entries without `newTag` keep the base's tag.
+    public var tagOptional = false
+    /// Node index of the field holding the tag (to match a marker's scalar).
+    var nodes: [Int] = []
+}
+
+public struct Suppression: Sendable {
+    public var line: Int
+    public var rules: [String]
+    public var reason: String
+    public var span: SourceSpan
+}
+
+/// A `$imagepolicy` comment, wherever it is.
+public struct MarkerComment: Sendable {
+    public var file: Int
+    /// The comment from `#` to the end of the line.
+    public var text: String
+    public var span: SourceSpan
+    /// The scalar the comment follows on its line, if any.
+    public var scalar: Located?
+    public var context: MarkerContext
+    public var object: Int?
+    /// The marked scalar's role when it is part of an image (`image`, `newTag`, `tag` …).
+    public var fieldKey: String?
+}
+
+public enum MarkerContext: Sendable, Equatable {
+    /// after a scalar value, where Flux reads it
+    case value
+    /// after a mapping key (`image: # {...}` with the value on the next line, or a collection value)
+    case keyLine
+    /// on a line of its own, or a commented-out line
+    case commentLine
+    /// inside a block scalar's text, where it is string content
+    case blockScalar
+    /// after a flow collection or other non-scalar
+    case other
+}
+
+public struct FileFacts: Sendable {
+    public var path: String
+    public var bytes: [UInt8]
+    public var documents = 0
+    public var syntaxError: YAMLError?
+    public var objects: [ManifestObject] = []
+    public var images: [ImageUse] = []
+    public var markers: [MarkerComment] = []
+    public var suppressions: [Suppression] = []
+    /// HelmRelease chart versions (`spec.chart.spec.version`), which YAML may read as numbers.
+    public var versionFields: [Located] = []
+}

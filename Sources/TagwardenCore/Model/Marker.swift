@@ -1,0 +1,70 @@
+/// A Flux `$imagepolicy` marker: `# {"$imagepolicy": "<namespace>:<name>[:tag|:name|:digest]"}`.
+public struct MarkerRef: Sendable, Hashable {
+    public var namespace: String
+    public var name: String
+    /// nil for the full-reference form.
+    public var suffix: String?
+    public var value: String
+}
+
+public enum Marker {
+    public static let suffixes: Set<String> = ["tag", "name", "digest"]
+
+    /// Reads a comment as Flux (kyaml `fieldmeta`) does: all leading `#` stripped, then exactly one JSON
+    /// object whose values are all strings, nothing after it.
+    public static func parse(_ comment: String) -> (policy: MarkerRef?, problem: String?) {
+        var s = Substring(comment)
+        while s.first == "#" { s.removeFirst() }
+        let body = String(s)
+        let json: JSON
+        do {
+            json = try JSON.parse(body)
+        } catch {
+            let trimmed = body.trimmingBlanks
+            if trimmed.hasPrefix("{"), let obj = leadingObject(trimmed) {
+                return (nil, "text after the JSON object ('\(String(trimmed.dropFirst(obj)).trimmingBlanks)'): Flux ignores the whole marker")
+            }
+            if trimmed.contains("'") { return (nil, "not valid JSON (single quotes?): Flux ignores it") }
+            return (nil, "not a JSON object: \(error.message) at offset \(error.offset); Flux ignores it")
+        }
+        guard case .object(let kv) = json else { return (nil, "the marker must be a JSON object") }
+        for (k, v) in kv where v.stringValue == nil {
+            return (nil, "value of \"\(k)\" is not a string: Flux only reads objects of strings")
+        }
+        guard let value = json["$imagepolicy"]?.stringValue else {
+            return (nil, "no \"$imagepolicy\" key (keys are case-sensitive)")
+        }
+        if value.isEmpty { return (nil, "the \"$imagepolicy\" value is empty") }
+        let parts = value.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        if parts.count < 2 {
+            return (nil, "'\(value)' has no namespace: write \"<namespace>:\(value)\"")
+        }
+        if parts.count > 3 { return (nil, "'\(value)' has too many ':' parts") }
+        if parts[0].isEmpty || parts[1].isEmpty { return (nil, "'\(value)' has an empty namespace or name") }
+        if parts.count == 3, !suffixes.contains(parts[2]) {
+            return (nil, "unknown suffix ':\(parts[2])' in '\(value)': use :tag, :name or :digest")
+        }
+        for p in parts where p != p.trimmingBlanks || p.contains("/") || p.contains("~") {
+            return (nil, "'\(value)' contains blanks, '/' or '~': Flux looks it up verbatim and finds nothing")
+        }
+        return (MarkerRef(namespace: parts[0], name: parts[1], suffix: parts.count == 3 ? parts[2] : nil, value: value), nil)
+    }
+
+    /// The length of a leading balanced `{…}` (strings respected), if any.
+    static func leadingObject(_ s: String) -> Int? {
+        var depth = 0
+        var inString = false
+        var escape = false
+        for (i, c) in s.enumerated() {
+            if inString {
+                if escape { escape = false } else if c == "\\" { escape = true } else if c == "\"" { inString = false }
+                continue
+            }
+            if c == "\"" { inString = true } else if c == "{" { depth += 1 } else if c == "}" {
+                depth -= 1
+                if depth == 0 { return i + 1 }
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,252 @@
+/// Reports are pure functions of an AuditReport.
+public enum ReportFormat: String, Sendable, CaseIterable {
+    case text, json, sarif, github, markdown
+}
+
+public enum Reports {
+    public static let toolName = "tagwarden"
+    public static let version = "0.1.0"
+    public static let informationURI = "https://github.com/tagwarden/tagwarden"
+
+    public static func render(_ r: AuditReport, format: ReportFormat, color: Bool = false, quiet: Bool = false) -> String {
+        switch format {
+        case .text: return text(r, color: color, quiet: quiet)
+        case .json: return json(r).serialized(pretty: true) + "\n"
+        case .sarif: return sarif(r).serialized(pretty: true) + "\n"
+        case .github: return github(r)
+        case .markdown: return markdown(r)
+        }
+    }
+
+    // MARK: text
+
+    static func environmentLines(_ model: EnvironmentModel) -> [String] {
+        model.environments.map { e in
+            var parts: [String] = []
+            if let p = e.tagPrefix { parts.append("prefix \(p)") }
+            if e.tagPattern != nil { parts.append("tag pattern") }
+            if e.requireDigest { parts.append("digests required") }
+            if e.requireReview { parts.append("review required") }
+            let origins = Set(e.origin.filter { $0.key != "name" }.map(\.value)).sorted()
+            return "  \(e.name): " + (parts.isEmpty ? "no tag rules" : parts.joined(separator: ", "))
+                + (origins.isEmpty ? "" : " (" + origins.joined(separator: "; ") + ")")
+        }
+    }
+
+    public static func text(_ r: AuditReport, color: Bool, quiet: Bool) -> String {
+        func paint(_ s: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+        var out = ""
+        if !quiet {
+            var what = "\(r.source.kind.rawValue) \(r.source.root)"
+            if let rev = r.source.rev { what += " at \(rev.prefix(12))" }
+            if let base = r.source.base { what += " (new since \(base.prefix(12)))" }
+            out += "tagwarden \(version): \(what)\n"
+            out += "environments: \(r.environments.source)\n"
+            for l in environmentLines(r.environments) { out += l + "\n" }
+            out += "\n"
+        }
+        for f in r.findings {
+            let sev: String
+            switch f.severity {
+            case .error: sev = paint("error", "1;31")
+            case .warning: sev = paint("warning", "1;33")
+            case .note: sev = paint("note", "1;36")
+            }
+            let new = f.isNew == true ? " (new)" : ""
+            out += paint("\(f.file):\(f.span.start.line):\(f.span.start.column):", "1") + " \(sev)[\(f.rule)]: \(f.message)\(new)\n"
+            if let bytes = r.sources[f.file], f.span.start.offset > 0 || f.span.end.offset > 0 || f.rule != "file-skipped" {
+                let line = SourceText.lineText(bytes, line: f.span.start.line)
+                if !line.isEmpty {
+                    let gutter = "\(f.span.start.line)"
+                    out += " \(gutter) | \(line.replacingTabs)\n"
+                    let startCol = f.span.start.column
+                    let lineChars = line.unicodeScalars.count
+                    let endCol = f.span.end.line == f.span.start.line ? max(f.span.end.column, startCol + 1) : lineChars + 1
+                    let width = max(1, min(endCol, lineChars + 1) - startCol)
+                    let pad = String(repeating: " ", count: max(0, startCol - 1))
+                    out += " \(String(repeating: " ", count: gutter.count)) | \(pad)" + paint("^" + String(repeating: "~", count: width - 1), "1;32") + "\n"
+                }
+            }
+        }
+        if !quiet || !r.findings.isEmpty {
+            let s = r.summary
+            out += (r.findings.isEmpty ? "" : "\n")
+                + "\(s.errors) error\(s.errors == 1 ? "" : "s"), \(s.warnings) warning\(s.warnings == 1 ? "" : "s"), \(s.notes) note\(s.notes == 1 ? "" : "s")"
+                + " in \(s.files) file\(s.files == 1 ? "" : "s") (\(s.documents) documents, \(s.images) images, \(s.markers) markers)\n"
+        }
+        return out
+    }
+
+    // MARK: json
+
+    static func objectJSON(_ o: ObjectRef?) -> JSON {
+        guard let o else { return .null }
+        return .object([("apiVersion", .string(o.apiVersion)), ("kind", .string(o.kind)),
+                        ("namespace", o.namespace.map(JSON.string) ?? .null), ("name", o.name.map(JSON.string) ?? .null)])
+    }
+
+    public static func json(_ r: AuditReport) -> JSON {
+        let s = r.summary
+        var findings: [JSON] = []
+        for f in r.findings {
+            var kv: [(String, JSON)] = [
+                ("rule", .string(f.rule)), ("severity", .string(f.severity.rawValue)), ("message", .string(f.message)),
+                ("file", .string(f.file)), ("line", .int(f.span.start.line)), ("column", .int(f.span.start.column)),
+                ("endLine", .int(f.span.end.line)), ("endColumn", .int(f.span.end.column)),
+                ("environment", f.environment.map(JSON.string) ?? .null), ("object", objectJSON(f.object)),
+                ("fingerprint", .string(f.fingerprint)),
+            ]
+            if let isNew = f.isNew { kv.append(("new", .bool(isNew))) }
+            findings.append(.object(kv))
+        }
+        return .object([
+            ("version", .int(1)),
+            ("tool", .object([("name", .string(toolName)), ("version", .string(version))])),
+            ("source", .object([("kind", .string(r.source.kind == .directory ? "worktree" : r.source.kind.rawValue)),
+                                ("root", .string(r.source.root)),
+                                ("rev", r.source.rev.map(JSON.string) ?? .null),
+                                ("base", r.source.base.map(JSON.string) ?? .null)])),
+            ("summary", .object([("files", .int(s.files)), ("documents", .int(s.documents)), ("images", .int(s.images)),
+                                 ("markers", .int(s.markers)),
+                                 ("findings", .object([("error", .int(s.errors)), ("warning", .int(s.warnings)), ("note", .int(s.notes))]))])),
+            ("findings", .array(findings)),
+        ])
+    }
+
+    // MARK: sarif
+
+    static func sarifLevel(_ s: Severity) -> String { s.rawValue }
+
+    public static func sarif(_ r: AuditReport) -> JSON {
+        let rules = Catalogue.rules
+        var index: [String: Int] = [:]
+        var descriptors: [JSON] = []
+        for (i, info) in rules.enumerated() {
+            index[info.id] = i
+            let help = "\(info.rationale)\n\nFix: \(info.fix)"
+            descriptors.append(.object([
+                ("id", .string(info.id)),
+                ("name", .string(info.id.split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined())),
+                ("shortDescription", .object([("text", .string(info.summary))])),
+                ("fullDescription", .object([("text", .string(String(info.rationale.prefix(1000))))])),
+                ("help", .object([("text", .string(help)), ("markdown", .string("\(info.rationale)\n\n**Fix:** \(info.fix)"))])),
+                ("helpUri", .string("\(informationURI)/blob/main/rules/\(info.id).yaml")),
+                ("defaultConfiguration", .object([("level", .string(sarifLevel(info.severity)))])),
+                ("properties", .object([("tags", .array([.string("gitops"), .string("flux")])), ("precision", .string("very-high"))])),
+            ]))
+        }
+        var results: [JSON] = []
+        for f in r.findings {
+            var region: [(String, JSON)] = [("startLine", .int(f.span.start.line)), ("startColumn", .int(f.span.start.column)),
+                                            ("endLine", .int(max(f.span.end.line, f.span.start.line))),
+                                            ("endColumn", .int(max(f.span.end.column, f.span.start.column + (f.span.end.line > f.span.start.line ? 0 : 1))))]
+            if f.span.end.line > f.span.start.line { region[3] = ("endColumn", .int(max(1, f.span.end.column))) }
+            var kv: [(String, JSON)] = [
+                ("ruleId", .string(f.rule)),
+            ]
+            if let i = index[f.rule] { kv.append(("ruleIndex", .int(i))) }
+            kv.append(contentsOf: [
+                ("level", .string(sarifLevel(f.severity))),
+                ("message", .object([("text", .string(f.message))])),
+                ("locations", .array([.object([("physicalLocation", .object([
+                    ("artifactLocation", .object([("uri", .string(uriEscape(f.file))), ("uriBaseId", .string("%SRCROOT%"))])),
+                    ("region", .object(region)),
+                ]))])])),
+                ("partialFingerprints", .object([("primaryLocationLineHash", .string(f.fingerprint + ":1")),
+                                                 ("tagwarden/v1", .string(f.fingerprint))])),
+            ])
+            var props: [(String, JSON)] = []
+            if let e = f.environment { props.append(("environment", .string(e))) }
+            if let isNew = f.isNew { props.append(("new", .bool(isNew))) }
+            if !props.isEmpty { kv.append(("properties", .object(props))) }
+            results.append(.object(kv))
+        }
+        var category = "tagwarden/"
+        if r.source.kind == .diff { category = "tagwarden/pr/" }
+        return .object([
+            ("$schema", .string("https://json.schemastore.org/sarif-2.1.0.json")),
+            ("version", .string("2.1.0")),
+            ("runs", .array([.object([
+                ("tool", .object([("driver", .object([
+                    ("name", .string(toolName)), ("version", .string(version)), ("semanticVersion", .string(version)),
+                    ("informationUri", .string(informationURI)), ("rules", .array(descriptors)),
+                ]))])),
+                ("automationDetails", .object([("id", .string(category))])),
+                ("originalUriBaseIds", .object([("%SRCROOT%", .object([("uri", .string(fileURI(r.source.root)))]))])),
+                ("columnKind", .string("unicodeCodePoints")),
+                ("invocations", .array([.object([("executionSuccessful", .bool(true))])])),
+                ("results", .array(results)),
+            ])])),
+        ])
+    }
+
+    static func uriEscape(_ path: String) -> String {
+        var out = ""
+        for b in path.utf8 {
+            let c = Character(Unicode.Scalar(b))
+            if (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || "-._~/".contains(c) {
+                out.append(c)
+            } else {
+                let h = String(b, radix: 16, uppercase: true)
+                out += "%" + (h.count == 1 ? "0" + h : h)
+            }
+        }
+        return out
+    }
+
+    static func fileURI(_ root: String) -> String {
+        "file://" + uriEscape(root.hasSuffix("/") ? root : root + "/")
+    }
+
+    // MARK: github
+
+    /// Workflow commands: `::error file=…,line=…,col=…,endLine=…,endColumn=…,title=…::message`.
+    public static func github(_ r: AuditReport) -> String {
+        func prop(_ s: String) -> String {
+            s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
+                .replacingOccurrences(of: "\n", with: "%0A").replacingOccurrences(of: ":", with: "%3A")
+                .replacingOccurrences(of: ",", with: "%2C")
+        }
+        func data(_ s: String) -> String {
+            s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
+                .replacingOccurrences(of: "\n", with: "%0A")
+        }
+        var out = ""
+        for f in r.findings {
+            let cmd = f.severity == .error ? "error" : f.severity == .warning ? "warning" : "notice"
+            var props = "file=\(prop(f.file)),line=\(f.span.start.line),col=\(f.span.start.column)"
+            if f.span.end.line >= f.span.start.line {
+                props += ",endLine=\(f.span.end.line)"
+                if f.span.end.line == f.span.start.line { props += ",endColumn=\(f.span.end.column)" }
+            }
+            props += ",title=\(prop("tagwarden " + f.rule))"
+            out += "::\(cmd) \(props)::\(data(f.message))\n"
+        }
+        return out
+    }
+
+    // MARK: markdown
+
+    public static func markdown(_ r: AuditReport) -> String {
+        let s = r.summary
+        var out = "### Tagwarden\n\n"
+        if r.findings.isEmpty {
+            out += "No findings in \(s.files) files (\(s.images) images, \(s.markers) markers).\n"
+            return out
+        }
+        out += "**\(s.errors) errors, \(s.warnings) warnings, \(s.notes) notes** in \(s.files) files.\n\n"
+        out += "| Severity | Rule | Location | Message |\n|---|---|---|---|\n"
+        func cell(_ t: String) -> String {
+            t.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+        }
+        for f in r.findings {
+            let icon = f.severity == .error ? "🔴 error" : f.severity == .warning ? "🟡 warning" : "🔵 note"
+            out += "| \(icon) | `\(f.rule)` | `\(cell(f.file)):\(f.span.start.line):\(f.span.start.column)` | \(cell(f.message))\(f.isNew == true ? " *(new)*" : "") |\n"
+        }
+        return out
+    }
+}
+
+extension String {
+    var replacingTabs: String { replacingOccurrences(of: "\t", with: " ") }
+}

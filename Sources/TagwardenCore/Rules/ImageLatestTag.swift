@@ -1,0 +1,15 @@
+extension Rule {
+    static let imageLatestTag = Rule("image-latest-tag") { m in
+        m.images.indices.compactMap { i in
+            let img = m.images[i]
+            guard img.invalid == nil, img.digest == nil, let tag = img.tag, tag.value.lowercased() == "latest" else { return nil }
+            return m.finding("image-latest-tag",
+                             "image '\(img.text)' uses the tag '\(tag.value)', which moves with every push: pin a version or a digest",
+                             image: i, span: tag.span)
+        }
+    }
+
+    static func isLatest(_ img: ImageUse) -> Bool {
+        img.digest == nil && img.tag?.value.lowercased() == "latest"
+    }
+}

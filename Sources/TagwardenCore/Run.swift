@@ -1,0 +1,95 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the commands share: find the repository, read the config, take a snapshot of the tree.
+public struct Workspace {
+    public var repo: GitRepository?
+    /// The repository root (or the plain directory).
+    public var root: String
+    /// PATH relative to the root ("" for the root itself).
+    public var prefix: String
+    public var config: Config
+
+    /// Opens the repository containing `path` (or treats `path` as a plain directory) and loads the config
+    /// (`configPath`, else `.tagwarden.yaml` at the root, read from `rev`'s tree when a revision is linted).
+    public static func open(path: String, configPath: String?, rev: String? = nil, fromEnvironment: Bool = false) throws -> Workspace {
+        guard let real = realpath(path, nil) else {
+            throw TagwardenError("\(path): \(String(cString: strerror(errno)))")
+        }
+        let abs = String(cString: real)
+        free(real)
+        var st = stat()
+        _ = stat(abs, &st)
+        let isDir = (st.st_mode & S_IFMT) == S_IFDIR
+        let repo = try GitRepository.discover(isDir ? abs : Model.dirname(abs), fromEnvironment: fromEnvironment)
+        var root = isDir ? abs : Model.dirname(abs)
+        if let repo {
+            if let wd = repo.workdir {
+                let w = String(wd.dropLast(wd.hasSuffix("/") ? 1 : 0))
+                root = realpath(w, nil).map { p -> String in defer { free(p) }; return String(cString: p) } ?? w
+            } else if rev == nil {
+                throw TagwardenError("\(path) is a bare repository: name a revision with --rev")
+            } else {
+                root = repo.gitDir
+            }
+        }
+        var prefix = ""
+        if abs != root {
+            if abs.hasPrefix(root + "/") { prefix = String(abs.dropFirst(root.count + 1)) }
+        }
+        var config = Config()
+        let knownRules = Catalogue.ids
+        if let configPath {
+            switch Sources.readFile(configPath, limit: 1 << 20) {
+            case .success(let bytes): config = try Config.parse(bytes, path: configPath, knownRules: knownRules)
+            case .failure(let e): throw TagwardenError("\(configPath): \(e.message)")
+            }
+        } else if let rev, let repo {
+            let sha = try repo.resolveCommit(rev)
+            if let entry = repo.treeEntry(commit: sha, path: Config.fileName), case .bytes(let b) = repo.readBlob(entry.oid, limit: 1 << 20) {
+                config = try Config.parse(b, path: Config.fileName, knownRules: knownRules)
+            }
+        } else {
+            let p = root + "/" + Config.fileName
+            if access(p, F_OK) == 0 {
+                switch Sources.readFile(p, limit: 1 << 20) {
+                case .success(let bytes): config = try Config.parse(bytes, path: Config.fileName, knownRules: knownRules)
+                case .failure(let e): throw TagwardenError("\(Config.fileName): \(e.message)")
+                }
+            }
+        }
+        return Workspace(repo: repo, root: root, prefix: prefix, config: config)
+    }
+
+    /// The working tree (or plain directory), or the tree of `rev`. The config file itself is not a manifest.
+    public func snapshot(rev: String?, maxFileSize: Int?) throws -> SourceSnapshot {
+        var options = SourceOptions()
+        if let m = maxFileSize ?? config.maxFileSize { options.maxFileSize = m }
+        var snap: SourceSnapshot
+        if let rev {
+            guard let repo else { throw TagwardenError("--rev needs a git repository, and \(root) is not inside one") }
+            snap = try Sources.commit(repo, rev: rev, options: options)
+        } else if let repo {
+            snap = try Sources.worktree(repo, options: options)
+        } else {
+            snap = try Sources.directory(root, options: options)
+        }
+        snap.files.removeAll { $0.path == Config.fileName }
+        return snap
+    }
+}
+
+/// Writes a file atomically: a temporary file beside it, then rename.
+public func writeFileAtomically(_ path: String, _ text: String) throws {
+    let tmp = path + ".tmp-\(getpid())"
+    guard let f = fopen(tmp, "wb") else { throw TagwardenError("cannot write \(path): \(String(cString: strerror(errno)))") }
+    let bytes = Array(text.utf8)
+    let n = bytes.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, f) }
+    let ok = n == bytes.count && fflush(f) == 0 && fsync(fileno(f)) == 0
+    fclose(f)
+    guard ok, rename(tmp, path) == 0 else {
+        unlink(tmp)
+        throw TagwardenError("cannot write \(path): \(String(cString: strerror(errno)))")
+    }
+}

@@ -1,0 +1,164 @@
+import CGit2
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// libgit2 is initialised once per process, lazily: `--version` and `--help` never pay for it.
+private let libgit2Initialised: Bool = {
+    git_libgit2_init()
+    // Objects are re-hashed on every read otherwise; the repository is ours to trust.
+    _ = tw_git_disable_strict_hash_verification()
+    return true
+}()
+
+public struct TagwardenError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+func lastGitError(_ fallback: String) -> String {
+    if let e = git_error_last(), let m = e.pointee.message {
+        return String(cString: m)
+    }
+    return fallback
+}
+
+/// One open git repository. Owns its `git_repository*`; use it from one thread at a time.
+public final class GitRepository {
+    let handle: OpaquePointer
+
+    /// The working directory (with a trailing `/`), nil for a bare repository.
+    public let workdir: String?
+    public let gitDir: String
+
+    private init(handle: OpaquePointer) {
+        self.handle = handle
+        workdir = git_repository_workdir(handle).map { String(cString: $0) }
+        gitDir = String(cString: git_repository_path(handle))
+    }
+
+    deinit { git_repository_free(handle) }
+
+    /// Finds the repository containing `path`, or nil when there is none.
+    /// `fromEnvironment` honours GIT_DIR, GIT_INDEX_FILE … as git does inside a hook.
+    public static func discover(_ path: String, fromEnvironment: Bool = false) throws -> GitRepository? {
+        _ = libgit2Initialised
+        var repo: OpaquePointer?
+        let flags: UInt32 = fromEnvironment ? GIT_REPOSITORY_OPEN_FROM_ENV.rawValue : 0
+        let rc = git_repository_open_ext(&repo, fromEnvironment ? nil : path, flags, nil)
+        if rc == GIT_ENOTFOUND.rawValue { return nil }
+        guard rc == 0, let repo else { throw TagwardenError("cannot open git repository at \(path): \(lastGitError("error \(rc)"))") }
+        return GitRepository(handle: repo)
+    }
+
+    /// Tracked paths of the index at stage 0 with their file modes.
+    public func indexEntries() throws -> [(path: String, mode: UInt32)] {
+        var index: OpaquePointer?
+        guard git_repository_index(&index, handle) == 0, let index else {
+            throw TagwardenError("cannot read the git index: \(lastGitError("unknown error"))")
+        }
+        defer { git_index_free(index) }
+        let count = git_index_entrycount(index)
+        var out: [(String, UInt32)] = []
+        out.reserveCapacity(count)
+        for i in 0..<count {
+            guard let e = git_index_get_byindex(index, i) else { continue }
+            out.append((String(cString: e.pointee.path), e.pointee.mode))
+        }
+        return out
+    }
+
+    public func isIgnored(_ relativePath: String) -> Bool {
+        var ignored: Int32 = 0
+        guard git_ignore_path_is_ignored(&ignored, handle, relativePath) == 0 else { return false }
+        return ignored == 1
+    }
+
+    /// Resolves any commit-ish to its commit id.
+    public func resolveCommit(_ rev: String) throws -> String {
+        var obj: OpaquePointer?
+        guard git_revparse_single(&obj, handle, rev) == 0, let obj else {
+            throw TagwardenError("unknown revision '\(rev)': \(lastGitError("not found"))")
+        }
+        defer { git_object_free(obj) }
+        var commit: OpaquePointer?
+        guard git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) == 0, let commit else {
+            throw TagwardenError("revision '\(rev)' does not name a commit")
+        }
+        defer { git_object_free(commit) }
+        return Self.hex(git_object_id(commit))
+    }
+
+    static func hex(_ oid: UnsafePointer<git_oid>?) -> String {
+        guard let oid else { return "" }
+        var buf = [CChar](repeating: 0, count: 41)
+        git_oid_tostr(&buf, 41, oid)
+        return String(decoding: buf.prefix(40).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    public struct TreeEntry {
+        public var path: String
+        public var oid: git_oid
+        public var mode: UInt32
+    }
+
+    private final class WalkBox {
+        var entries: [TreeEntry] = []
+        let accept: (String) -> Bool
+        init(accept: @escaping (String) -> Bool) { self.accept = accept }
+    }
+
+    /// Blob entries of the tree of commit `commitId`, filtered by name.
+    public func treeEntries(commit commitId: String, accept: @escaping (String) -> Bool) throws -> [TreeEntry] {
+        var obj: OpaquePointer?
+        guard git_revparse_single(&obj, handle, commitId + "^{tree}") == 0, let obj else {
+            throw TagwardenError("cannot read the tree of \(commitId): \(lastGitError("not found"))")
+        }
+        defer { git_object_free(obj) }
+        let box = WalkBox(accept: accept)
+        let payload = Unmanaged.passUnretained(box).toOpaque()
+        let rc = git_tree_walk(obj, GIT_TREEWALK_PRE, { root, entry, payload in
+            guard let entry, let payload else { return 0 }
+            let box = Unmanaged<WalkBox>.fromOpaque(payload).takeUnretainedValue()
+            guard git_tree_entry_type(entry) == GIT_OBJECT_BLOB else { return 0 }
+            let name = String(cString: git_tree_entry_name(entry))
+            let path = (root.map { String(cString: $0) } ?? "") + name
+            guard box.accept(path) else { return 0 }
+            box.entries.append(TreeEntry(path: path, oid: git_tree_entry_id(entry).pointee,
+                                         mode: git_tree_entry_filemode(entry).rawValue))
+            return 0
+        }, payload)
+        guard rc == 0 else { throw TagwardenError("cannot walk the tree of \(commitId): \(lastGitError("error \(rc)"))") }
+        return box.entries
+    }
+
+    /// Looks up the blob at `path` in a commit's tree (used to follow symlinks inside a tree).
+    public func treeEntry(commit commitId: String, path: String) -> TreeEntry? {
+        var obj: OpaquePointer?
+        guard git_revparse_single(&obj, handle, commitId + "^{tree}") == 0, let obj else { return nil }
+        defer { git_object_free(obj) }
+        var entry: OpaquePointer?
+        guard git_tree_entry_bypath(&entry, obj, path) == 0, let entry else { return nil }
+        defer { git_tree_entry_free(entry) }
+        guard git_tree_entry_type(entry) == GIT_OBJECT_BLOB else { return nil }
+        return TreeEntry(path: path, oid: git_tree_entry_id(entry).pointee, mode: git_tree_entry_filemode(entry).rawValue)
+    }
+
+    public enum BlobRead {
+        case bytes([UInt8])
+        case tooLarge(Int)
+        case missing
+    }
+
+    public func readBlob(_ oid: git_oid, limit: Int) -> BlobRead {
+        var id = oid
+        var blob: OpaquePointer?
+        guard git_blob_lookup(&blob, handle, &id) == 0, let blob else { return .missing }
+        defer { git_blob_free(blob) }
+        let size = Int(git_blob_rawsize(blob))
+        if size > limit { return .tooLarge(size) }
+        guard size > 0, let raw = git_blob_rawcontent(blob) else { return .bytes([]) }
+        return .bytes(Array(UnsafeRawBufferPointer(start: raw, count: size)))
+    }
+}

@@ -1,0 +1,233 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum SourceKind: String, Sendable {
+    case worktree, index, commit, diff, directory
+}
+
+public struct SourceFile: Sendable {
+    /// Relative to the root, `/`-separated.
+    public var path: String
+    public var bytes: [UInt8]
+    public init(path: String, bytes: [UInt8]) {
+        self.path = path
+        self.bytes = bytes
+    }
+}
+
+public struct SkippedFile: Sendable, Equatable {
+    public var path: String
+    public var reason: String
+}
+
+/// The manifests of one tree: what the rest of Tagwarden reads, whatever the tree came from.
+public struct SourceSnapshot: Sendable {
+    public var kind: SourceKind
+    public var root: String
+    public var rev: String?
+    public var files: [SourceFile]
+    public var skipped: [SkippedFile]
+}
+
+public struct SourceOptions: Sendable {
+    public var maxFileSize = 10 * 1024 * 1024
+    public init() {}
+}
+
+public enum Sources {
+    /// `*.yaml`, `*.yml`, and files named `Kustomization`.
+    public static func isManifestName(_ path: String) -> Bool {
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        return base.hasSuffix(".yaml") || base.hasSuffix(".yml") || base == "Kustomization"
+    }
+
+    static func join(_ a: String, _ b: String) -> String {
+        if a.isEmpty { return b }
+        return a.hasSuffix("/") ? a + b : a + "/" + b
+    }
+
+    // MARK: working tree and plain directories
+
+    /// The working tree of `repo`: tracked files and untracked files that .gitignore does not ignore.
+    public static func worktree(_ repo: GitRepository, options: SourceOptions = SourceOptions()) throws -> SourceSnapshot {
+        guard let workdir = repo.workdir else { throw TagwardenError("repository \(repo.gitDir) is bare: use --rev") }
+        let root = String(workdir.dropLast(workdir.hasSuffix("/") ? 1 : 0))
+        var tracked = Set<String>()
+        var trackedDirs = Set<String>()
+        for e in try repo.indexEntries() {
+            tracked.insert(e.path)
+            var p = Substring(e.path)
+            while let slash = p.lastIndex(of: "/") {
+                p = p[..<slash]
+                if !trackedDirs.insert(String(p)).inserted { break }
+            }
+        }
+        var files: [SourceFile] = []
+        var skipped: [SkippedFile] = []
+        walk(root: root, relative: "", options: options, files: &files, skipped: &skipped,
+             includeDir: { rel in trackedDirs.contains(rel) || !repo.isIgnored(rel + "/") },
+             includeFile: { rel in tracked.contains(rel) || !repo.isIgnored(rel) })
+        return SourceSnapshot(kind: .worktree, root: root, rev: nil, files: files, skipped: skipped)
+    }
+
+    /// A directory that is not in a git repository: every manifest under it.
+    public static func directory(_ root: String, options: SourceOptions = SourceOptions()) throws -> SourceSnapshot {
+        var files: [SourceFile] = []
+        var skipped: [SkippedFile] = []
+        walk(root: root, relative: "", options: options, files: &files, skipped: &skipped,
+             includeDir: { _ in true }, includeFile: { _ in true })
+        return SourceSnapshot(kind: .directory, root: root, rev: nil, files: files, skipped: skipped)
+    }
+
+    static func walk(root: String, relative: String, options: SourceOptions,
+                     files: inout [SourceFile], skipped: inout [SkippedFile],
+                     includeDir: (String) -> Bool, includeFile: (String) -> Bool) {
+        let dirPath = join(root, relative)
+        guard let dir = opendir(dirPath) else {
+            if !relative.isEmpty { skipped.append(SkippedFile(path: relative, reason: "directory cannot be read: \(String(cString: strerror(errno)))")) }
+            return
+        }
+        var names: [(String, UInt8)] = []
+        while let ent = readdir(dir) {
+            let name = withUnsafePointer(to: ent.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name == "." || name == ".." || name == ".git" { continue }
+            names.append((name, ent.pointee.d_type))
+        }
+        closedir(dir)
+        names.sort { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }
+        for (name, dtype) in names {
+            let rel = relative.isEmpty ? name : relative + "/" + name
+            let full = join(root, rel)
+            var type = dtype
+            if type == UInt8(DT_UNKNOWN) {
+                var st = stat()
+                guard lstat(full, &st) == 0 else { continue }
+                type = (st.st_mode & S_IFMT) == S_IFDIR ? UInt8(DT_DIR) : (st.st_mode & S_IFMT) == S_IFLNK ? UInt8(DT_LNK) : UInt8(DT_REG)
+            }
+            if type == UInt8(DT_DIR) {
+                if includeDir(rel) {
+                    walk(root: root, relative: rel, options: options, files: &files, skipped: &skipped,
+                         includeDir: includeDir, includeFile: includeFile)
+                }
+                continue
+            }
+            guard isManifestName(name), includeFile(rel) else { continue }
+            if type == UInt8(DT_LNK) {
+                // Directory symlinks are not followed; file symlinks must stay inside the root.
+                var st = stat()
+                if stat(full, &st) != 0 {
+                    let reason = errno == ELOOP ? "symlink loop" : "dangling symlink"
+                    skipped.append(SkippedFile(path: rel, reason: reason))
+                    continue
+                }
+                if (st.st_mode & S_IFMT) == S_IFDIR { continue }
+                guard let real = realpath(full, nil) else {
+                    skipped.append(SkippedFile(path: rel, reason: "symlink cannot be resolved"))
+                    continue
+                }
+                let target = String(cString: real)
+                free(real)
+                let rootReal = realpath(root, nil).map { p -> String in defer { free(p) }; return String(cString: p) } ?? root
+                if !(target.hasPrefix(rootReal + "/")) {
+                    skipped.append(SkippedFile(path: rel, reason: "symlink points outside the repository (\(target))"))
+                    continue
+                }
+            }
+            switch readFile(full, limit: options.maxFileSize) {
+            case .success(let bytes): files.append(SourceFile(path: rel, bytes: bytes))
+            case .failure(let e): skipped.append(SkippedFile(path: rel, reason: e.message))
+            }
+        }
+    }
+
+    /// Reads a regular file whole; anything else (a FIFO, a device, an unreadable or too large file) is an error.
+    public static func readFile(_ path: String, limit: Int) -> Result<[UInt8], TagwardenError> {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(TagwardenError("cannot be read: \(String(cString: strerror(errno)))")) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return .failure(TagwardenError("cannot be read: \(String(cString: strerror(errno)))")) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(TagwardenError("not a regular file")) }
+        let size = Int(st.st_size)
+        if size > limit { return .failure(TagwardenError("larger than the \(formatSize(limit)) limit (\(formatSize(size)))")) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var got = 0
+        while got < size {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, size - got) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure(TagwardenError("cannot be read: \(String(cString: strerror(errno)))"))
+            }
+            if n == 0 { break }
+            got += n
+        }
+        if got < size { bytes.removeSubrange(got...) }
+        return .success(bytes)
+    }
+
+    public static func formatSize(_ n: Int) -> String {
+        if n >= 1024 * 1024, n % (1024 * 1024) == 0 { return "\(n / (1024 * 1024)) MiB" }
+        if n >= 1024 * 1024 { return String(format1(Double(n) / 1048576.0)) + " MiB" }
+        if n >= 1024 { return "\(n / 1024) KiB" }
+        return "\(n) bytes"
+    }
+
+    static func format1(_ x: Double) -> String {
+        let r = (x * 10).rounded() / 10
+        return r == r.rounded() ? String(Int(r)) : String(r)
+    }
+
+    // MARK: commits
+
+    /// The tree of commit `rev`, read from the object database (no checkout).
+    public static func commit(_ repo: GitRepository, rev: String, options: SourceOptions = SourceOptions()) throws -> SourceSnapshot {
+        let sha = try repo.resolveCommit(rev)
+        let root = repo.workdir.map { String($0.dropLast($0.hasSuffix("/") ? 1 : 0)) } ?? repo.gitDir
+        let entries = try repo.treeEntries(commit: sha, accept: isManifestName)
+        var files: [SourceFile] = []
+        var skipped: [SkippedFile] = []
+        for entry in entries {
+            var target = entry
+            if entry.mode == 0o120000 {
+                // A symlink: its blob is the target path. Follow it only inside the tree.
+                guard case .bytes(let link) = repo.readBlob(entry.oid, limit: 4096),
+                      let resolved = resolveLink(from: entry.path, target: String(decoding: link, as: UTF8.self)) else {
+                    skipped.append(SkippedFile(path: entry.path, reason: "symlink points outside the repository"))
+                    continue
+                }
+                guard let t = repo.treeEntry(commit: sha, path: resolved), t.mode != 0o120000 else {
+                    skipped.append(SkippedFile(path: entry.path, reason: "symlink target \(resolved) is not a file in the tree"))
+                    continue
+                }
+                target = t
+            }
+            switch repo.readBlob(target.oid, limit: options.maxFileSize) {
+            case .bytes(let b): files.append(SourceFile(path: entry.path, bytes: b))
+            case .tooLarge(let n):
+                skipped.append(SkippedFile(path: entry.path, reason: "larger than the \(formatSize(options.maxFileSize)) limit (\(formatSize(n)))"))
+            case .missing:
+                skipped.append(SkippedFile(path: entry.path, reason: "blob missing from the object database"))
+            }
+        }
+        return SourceSnapshot(kind: .commit, root: root, rev: sha, files: files, skipped: skipped)
+    }
+
+    /// Resolves a relative symlink target against the link's directory; nil if it leaves the root.
+    static func resolveLink(from linkPath: String, target: String) -> String? {
+        if target.hasPrefix("/") { return nil }
+        var parts = linkPath.split(separator: "/").dropLast().map(String.init)
+        for comp in target.split(separator: "/") {
+            if comp == "." || comp.isEmpty { continue }
+            if comp == ".." {
+                if parts.isEmpty { return nil }
+                parts.removeLast()
+            } else {
+                parts.append(String(comp))
+            }
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: "/")
+    }
+}

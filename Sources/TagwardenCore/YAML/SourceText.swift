@@ -1,0 +1,100 @@
+/// Byte-level helpers over a file's raw bytes: lines and positions.
+public enum SourceText {
+    static let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    public static func hasBOM(_ bytes: [UInt8]) -> Bool {
+        bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
+    }
+
+    /// The 1-based line and column (in Unicode scalars, BOM not counted) of a byte offset.
+    public static func position(_ bytes: [UInt8], offset: Int) -> SourcePosition {
+        let target = min(max(offset, 0), bytes.count)
+        var line = 1
+        var lineStart = hasBOM(bytes) ? 3 : 0
+        var i = lineStart
+        while i < target {
+            if bytes[i] == 10 { line += 1; lineStart = i + 1 }
+            i += 1
+        }
+        if lineStart > target { lineStart = target }
+        var column = 1
+        var j = lineStart
+        while j < target {
+            if bytes[j] & 0xC0 != 0x80 { column += 1 }
+            j += 1
+        }
+        return SourcePosition(offset: target, line: line, column: column)
+    }
+
+    /// The byte offset where a 1-based line starts (BOM skipped), or nil past the end.
+    public static func lineStart(_ bytes: [UInt8], line: Int) -> Int? {
+        var cur = 1
+        var i = hasBOM(bytes) ? 3 : 0
+        if line == 1 { return i }
+        while i < bytes.count {
+            if bytes[i] == 10 {
+                cur += 1
+                if cur == line { return i + 1 }
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The byte range of a line's content, without `\n` or `\r\n`.
+    public static func lineRange(_ bytes: [UInt8], line: Int) -> Range<Int>? {
+        guard let start = lineStart(bytes, line: line) else { return nil }
+        var end = start
+        while end < bytes.count, bytes[end] != 10 { end += 1 }
+        if end > start, bytes[end - 1] == 13 { end -= 1 }
+        return start..<end
+    }
+
+    public static func lineText(_ bytes: [UInt8], line: Int) -> String {
+        guard let r = lineRange(bytes, line: line) else { return "" }
+        return String(decoding: bytes[r], as: UTF8.self)
+    }
+
+    /// The end of the line containing `offset` (the index of `\r\n`, `\n` or the end of the bytes).
+    static func lineEnd(_ bytes: [UInt8], from offset: Int) -> Int {
+        var i = offset
+        while i < bytes.count, bytes[i] != 10, bytes[i] != 13 { i += 1 }
+        return i
+    }
+
+    /// Byte offsets of every occurrence of `needle`.
+    public static func occurrences(of needle: [UInt8], in bytes: [UInt8]) -> [Int] {
+        guard let first = needle.first, needle.count <= bytes.count else { return [] }
+        var out: [Int] = []
+        bytes.withUnsafeBufferPointer { hay in
+            let last = hay.count - needle.count
+            var i = 0
+            while i <= last {
+                if hay[i] == first {
+                    var k = 1
+                    while k < needle.count, hay[i + k] == needle[k] { k += 1 }
+                    if k == needle.count { out.append(i) }
+                }
+                i += 1
+            }
+        }
+        return out
+    }
+
+    public static func contains(_ needle: [UInt8], in bytes: [UInt8]) -> Bool {
+        guard let first = needle.first, needle.count <= bytes.count else { return false }
+        return bytes.withUnsafeBufferPointer { hay in
+            let last = hay.count - needle.count
+            var i = 0
+            while i <= last {
+                if hay[i] == first {
+                    var k = 1
+                    while k < needle.count, hay[i + k] == needle[k] { k += 1 }
+                    if k == needle.count { return true }
+                }
+                i += 1
+            }
+            return false
+        }
+    }
+}

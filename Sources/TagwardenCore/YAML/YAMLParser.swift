@@ -1,0 +1,231 @@
+import CYAML
+
+/// Translates libyaml marks, which count characters (a BOM not counted), into byte offsets with one
+/// forward cursor; all-ASCII files take the fast path.
+struct MarkTranslator {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let base: Int
+    let ascii: Bool
+    var char = 0
+    var byte: Int
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        base = (bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF) ? 3 : 0
+        var allASCII = true
+        var i = base
+        while i < bytes.count {
+            if bytes[i] >= 0x80 { allASCII = false; break }
+            i += 1
+        }
+        ascii = allASCII
+        byte = base
+    }
+
+    mutating func offset(_ charIndex: Int) -> Int {
+        if ascii { return min(base + charIndex, bytes.count) }
+        while char < charIndex, byte < bytes.count {
+            let lead = bytes[byte]
+            let len = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+            byte = min(byte + len, bytes.count)
+            char += 1
+        }
+        while char > charIndex, byte > base {
+            byte -= 1
+            while byte > base, bytes[byte] & 0xC0 == 0x80 { byte -= 1 }
+            char -= 1
+        }
+        return byte
+    }
+
+    mutating func position(_ mark: yaml_mark_t) -> SourcePosition {
+        SourcePosition(offset: offset(Int(mark.index)), line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+    }
+}
+
+extension YAMLFile {
+    /// Parses every document of `bytes` with libyaml's event API into a node tree.
+    public init(parsing bytes: [UInt8], maxDepth: Int = YAMLFile.defaultMaxDepth) {
+        self.bytes = bytes
+        if bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) {
+            error = YAMLError(message: "UTF-16 encoded files are not supported; save the file as UTF-8",
+                              position: SourcePosition(offset: 0, line: 1, column: 1))
+            return
+        }
+        bytes.withUnsafeBufferPointer { buf in
+            parseEvents(buf, maxDepth: maxDepth)
+        }
+    }
+
+    private mutating func appendArena(_ ptr: UnsafeMutablePointer<yaml_char_t>?, _ count: Int) -> Int {
+        let start = arena.count
+        if let ptr, count > 0 {
+            arena.append(contentsOf: UnsafeBufferPointer(start: ptr, count: count))
+        }
+        return start
+    }
+
+    private mutating func parseEvents(_ buf: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else {
+            error = YAMLError(message: "cannot initialise the YAML parser", position: SourcePosition(offset: 0, line: 1, column: 1))
+            return
+        }
+        defer { yaml_parser_delete(&parser) }
+        // libyaml reads through the pointer during parsing only; `buf` outlives this function's loop.
+        yaml_parser_set_input_string(&parser, buf.baseAddress, buf.count)
+
+        var marks = MarkTranslator(buf)
+        var event = yaml_event_t()
+        var open: [Int] = []            // open containers
+        var pendingStart: [Int] = []    // where each open container's children begin in `pending`
+        var pending: [Int] = []
+        var docRoot = -1
+        var docStart = SourcePosition(offset: 0, line: 1, column: 1)
+        nodes.reserveCapacity(buf.count / 12)
+        arena.reserveCapacity(buf.count / 2)
+
+        func attach(_ index: Int, _ pending: inout [Int], _ docRoot: inout Int) {
+            if let parent = open.last {
+                if nodes[parent].kind == .mapping, (pending.count - pendingStart[pendingStart.count - 1]) % 2 == 0 {
+                    nodes[index].isKey = true
+                }
+                pending.append(index)
+            } else {
+                docRoot = index
+            }
+        }
+
+        while true {
+            guard yaml_parser_parse(&parser, &event) == 1 else {
+                error = makeError(&parser, &marks)
+                return
+            }
+            defer { yaml_event_delete(&event) }
+            let type = event.type
+            if type == YAML_STREAM_END_EVENT { return }
+            switch type {
+            case YAML_DOCUMENT_START_EVENT:
+                docRoot = -1
+                docStart = marks.position(event.start_mark)
+            case YAML_DOCUMENT_END_EVENT:
+                if docRoot >= 0 {
+                    documents.append(YAMLDocument(root: docRoot, span: SourceSpan(start: docStart, end: marks.position(event.end_mark))))
+                }
+            case YAML_SCALAR_EVENT, YAML_ALIAS_EVENT:
+                let start = marks.position(event.start_mark)
+                let end = marks.position(event.end_mark)
+                var node = YAMLNode(kind: .scalar, style: .plain, isFlow: false, plainImplicit: true,
+                                    span: SourceSpan(start: start, end: end), valueStart: 0, valueCount: 0,
+                                    tagStart: 0, tagCount: 0, childStart: 0, childCount: 0,
+                                    commentStart: -1, commentEnd: -1, parent: open.last ?? -1, depth: open.count)
+                if type == YAML_ALIAS_EVENT {
+                    node.kind = .alias
+                    let a = event.data.alias.anchor
+                    let n = a.map { strlen(UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) } ?? 0
+                    node.valueStart = appendArena(a, n)
+                    node.valueCount = n
+                } else {
+                    let s = event.data.scalar
+                    node.valueStart = appendArena(s.value, s.length)
+                    node.valueCount = s.length
+                    node.plainImplicit = s.plain_implicit == 1
+                    if let t = s.tag {
+                        let n = strlen(UnsafeRawPointer(t).assumingMemoryBound(to: CChar.self))
+                        node.tagStart = appendArena(t, n)
+                        node.tagCount = n
+                    }
+                    switch s.style {
+                    case YAML_SINGLE_QUOTED_SCALAR_STYLE: node.style = .singleQuoted
+                    case YAML_DOUBLE_QUOTED_SCALAR_STYLE: node.style = .doubleQuoted
+                    case YAML_LITERAL_SCALAR_STYLE: node.style = .literal
+                    case YAML_FOLDED_SCALAR_STYLE: node.style = .folded
+                    default: node.style = .plain
+                    }
+                    let (cs, ce) = Self.trailingComment(buf, node: node)
+                    node.commentStart = cs
+                    node.commentEnd = ce
+                }
+                let index = nodes.count
+                nodes.append(node)
+                attach(index, &pending, &docRoot)
+            case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+                let start = marks.position(event.start_mark)
+                if open.count >= maxDepth {
+                    error = YAMLError(message: "nesting is deeper than \(maxDepth) levels", position: start)
+                    return
+                }
+                let isMapping = type == YAML_MAPPING_START_EVENT
+                let flow = isMapping ? event.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
+                                     : event.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
+                var node = YAMLNode(kind: isMapping ? .mapping : .sequence, style: .plain, isFlow: flow, plainImplicit: false,
+                                    span: SourceSpan(start: start, end: start), valueStart: 0, valueCount: 0,
+                                    tagStart: 0, tagCount: 0, childStart: 0, childCount: 0,
+                                    commentStart: -1, commentEnd: -1, parent: open.last ?? -1, depth: open.count)
+                let tagPtr = isMapping ? event.data.mapping_start.tag : event.data.sequence_start.tag
+                if let t = tagPtr {
+                    let n = strlen(UnsafeRawPointer(t).assumingMemoryBound(to: CChar.self))
+                    node.tagStart = appendArena(t, n)
+                    node.tagCount = n
+                }
+                let index = nodes.count
+                nodes.append(node)
+                attach(index, &pending, &docRoot)
+                open.append(index)
+                pendingStart.append(pending.count)
+            case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                guard let index = open.popLast(), let from = pendingStart.popLast() else { break }
+                nodes[index].span.end = marks.position(event.end_mark)
+                nodes[index].childStart = children.count
+                nodes[index].childCount = pending.count - from
+                children.append(contentsOf: pending[from...])
+                pending.removeSubrange(from...)
+            default:
+                break
+            }
+        }
+    }
+
+    /// The comment that follows a scalar on the same line: skip blanks after its end, a `#` starts it.
+    /// For block scalars the comment sits on the header line after the `|`/`>` indicators.
+    static func trailingComment(_ buf: UnsafeBufferPointer<UInt8>, node: YAMLNode) -> (Int, Int) {
+        var i: Int
+        if node.style.isBlock {
+            i = node.span.start.offset
+            while i < buf.count, [UInt8(ascii: "|"), UInt8(ascii: ">"), UInt8(ascii: "+"), UInt8(ascii: "-")].contains(buf[i])
+                || (buf[i] >= 48 && buf[i] <= 57) { i += 1 }
+        } else {
+            i = node.span.end.offset
+        }
+        let afterValue = i
+        while i < buf.count, buf[i] == 32 || buf[i] == 9 { i += 1 }
+        guard i < buf.count, buf[i] == UInt8(ascii: "#") else { return (-1, -1) }
+        // A comment needs whitespace before it (or must start the line).
+        if i == afterValue, i > 0, buf[i - 1] != 10, buf[i - 1] != 13 { return (-1, -1) }
+        var end = i
+        while end < buf.count, buf[end] != 10, buf[end] != 13 { end += 1 }
+        return (i, end)
+    }
+
+    private func makeError(_ parser: inout yaml_parser_t, _ marks: inout MarkTranslator) -> YAMLError {
+        let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
+        if parser.error == YAML_READER_ERROR {
+            var message = problem
+            if parser.problem_value != -1 {
+                message += " (0x" + String(parser.problem_value, radix: 16, uppercase: true) + ")"
+            }
+            return YAMLError(message: message, position: SourceText.position(bytes, offset: Int(parser.problem_offset)))
+        }
+        if parser.error == YAML_MEMORY_ERROR {
+            return YAMLError(message: "out of memory while parsing", position: SourcePosition(offset: 0, line: 1, column: 1))
+        }
+        var message = problem
+        if let ctx = parser.context {
+            message += " " + String(cString: ctx)
+            if parser.context_mark.line != parser.problem_mark.line || parser.context_mark.column != parser.problem_mark.column {
+                message += " started at line \(parser.context_mark.line + 1), column \(parser.context_mark.column + 1)"
+            }
+        }
+        return YAMLError(message: message, position: marks.position(parser.problem_mark))
+    }
+}

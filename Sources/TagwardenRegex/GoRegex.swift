@@ -1,0 +1,91 @@
+/// A Go (RE2) regular expression: Go's syntax, Go's leftmost-first semantics, linear-time matching.
+public struct GoRegex: Sendable {
+    public let pattern: String
+    public let syntax: ParsedRegex
+    let program: Program
+
+    public init(_ pattern: String) throws(RegexSyntaxError) {
+        self.pattern = pattern
+        do {
+            syntax = try Parser.parse(pattern)
+            program = try Program.compile(syntax)
+        } catch let e as RegexSyntaxError {
+            throw e
+        } catch {
+            throw RegexSyntaxError(code: "invalid pattern", expr: pattern, offset: 0)
+        }
+    }
+
+    /// Group names by index; index 0 is the whole match.
+    public var subexpNames: [String?] { syntax.names }
+    public var captureCount: Int { syntax.captureCount }
+
+    /// Byte ranges of the whole match and each group (nil for a group that did not take part).
+    public func firstMatch(in subject: String) -> [Range<Int>?]? {
+        var s = subject
+        return s.withUTF8 { firstMatch(bytes: $0) }
+    }
+
+    public func firstMatch(bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>?]? {
+        guard let slots = PikeVM(prog: program).run(bytes) else { return nil }
+        var out: [Range<Int>?] = []
+        out.reserveCapacity(slots.count / 2)
+        var k = 0
+        while k + 1 < slots.count {
+            out.append(slots[k] >= 0 && slots[k + 1] >= 0 ? slots[k]..<slots[k + 1] : nil)
+            k += 2
+        }
+        return out
+    }
+
+    /// Whether the pattern matches anywhere in `subject` (Go's `MatchString`).
+    public func matches(_ subject: String) -> Bool {
+        firstMatch(in: subject) != nil
+    }
+
+    /// Go's `Regexp.ExpandString`: `$name`, `${name}`, `$1`, `$$`; unknown groups expand to nothing.
+    public func expand(_ template: String, subject: String, match: [Range<Int>?]) -> String {
+        let t = Array(template.utf8)
+        let s = Array(subject.utf8)
+        var out: [UInt8] = []
+        var i = 0
+        func isNameByte(_ c: UInt8) -> Bool {
+            c == 95 || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
+        }
+        while i < t.count {
+            guard t[i] == UInt8(ascii: "$") else { out.append(t[i]); i += 1; continue }
+            if i + 1 < t.count, t[i + 1] == UInt8(ascii: "$") {
+                out.append(UInt8(ascii: "$")); i += 2; continue
+            }
+            var name: [UInt8] = []
+            var next = i + 1
+            if next < t.count, t[next] == UInt8(ascii: "{") {
+                var j = next + 1
+                while j < t.count, isNameByte(t[j]) { j += 1 }
+                if j < t.count, t[j] == UInt8(ascii: "}"), j > next + 1 {
+                    name = Array(t[(next + 1)..<j])
+                    next = j + 1
+                } else { out.append(t[i]); i += 1; continue }
+            } else {
+                var j = next
+                while j < t.count, isNameByte(t[j]) { j += 1 }
+                if j == next { out.append(t[i]); i += 1; continue }
+                name = Array(t[next..<j])
+                next = j
+            }
+            i = next
+            let nameString = String(decoding: name, as: UTF8.self)
+            var group = -1
+            if name.allSatisfy({ $0 >= 48 && $0 <= 57 }), !(name.count > 1 && name[0] == 48), name.count < 9,
+               let n = Int(nameString) {
+                group = n
+            } else if let idx = subexpNames.firstIndex(where: { $0 == nameString }) {
+                group = idx
+            }
+            if group >= 0, group < match.count, let r = match[group] {
+                out.append(contentsOf: s[r])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import TagwardenCore
+
+struct Audit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Lint a working tree, or the tree of a commit.",
+        discussion: """
+        PATH (default ".") selects the repository that contains it; a path inside the repository limits what is
+        reported to that subtree, while policies, repositories and automations are always resolved over the whole tree.
+        Outside any git repository PATH is linted as a plain directory.
+
+        Examples:
+          tagwarden audit
+          tagwarden audit apps/production --format json
+          tagwarden audit --rev v1.4.0 --format sarif --output tagwarden.sarif
+        """
+    )
+
+    @Argument(help: "A directory or file in the repository (default: the current directory).")
+    var path: String = "."
+
+    @Option(help: "Lint the tree of this commit-ish (a sha, branch, tag, HEAD~3 …) from the object database, without checkout.")
+    var rev: String?
+
+    @OptionGroup var options: CommonOptions
+
+    func run() throws {
+        try guarded {
+            let ws = try Workspace.open(path: path, configPath: options.config, rev: rev)
+            let snapshot = try ws.snapshot(rev: rev, maxFileSize: options.maxFileSizeBytes)
+            let report = Engine.audit(AuditRequest(snapshot: snapshot, config: ws.config, profile: options.profile, reportPrefix: ws.prefix))
+            return try options.emit(report)
+        }
+    }
+}

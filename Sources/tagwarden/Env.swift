@@ -1,0 +1,36 @@
+import ArgumentParser
+import TagwardenCore
+
+struct Env: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the environment model in force and where each part of it came from."
+    )
+
+    @Argument(help: "A directory in the repository (default: the current directory).")
+    var path: String = "."
+
+    @Option(help: "Output format: text or json.")
+    var format: ReportFormat = .text
+
+    @Option(help: "Start from a built-in profile (strict).")
+    var profile: String?
+
+    @Option(help: "Configuration file (default: .tagwarden.yaml at the repository root).")
+    var config: String?
+
+    func validate() throws {
+        guard format == .text || format == .json else { throw ValidationError("env prints text or json") }
+        if let p = profile, p != "strict" { throw ValidationError("unknown profile '\(p)'; known profiles: strict") }
+    }
+
+    func run() throws {
+        try guarded {
+            let ws = try Workspace.open(path: path, configPath: config)
+            let snapshot = try ws.snapshot(rev: nil, maxFileSize: nil)
+            let model = Model.build(snapshot.files, config: ws.config, profile: profile)
+            writeStdout(format == .json ? EnvironmentReport.json(model.environments).serialized(pretty: true) + "\n"
+                                        : EnvironmentReport.text(model.environments))
+            return 0
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import TagwardenCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension ReportFormat: ExpressibleByArgument {}
+
+enum FailOn: String, ExpressibleByArgument, CaseIterable {
+    case error, warning, note, never
+}
+
+/// Options of every linting command.
+struct CommonOptions: ParsableArguments {
+    @Option(help: "Output format: text, json, sarif, github or markdown.")
+    var format: ReportFormat = .text
+
+    @Option(help: "Start from a built-in profile of environment guardrails (strict).")
+    var profile: String?
+
+    @Option(name: .shortAndLong, help: "Write the report to FILE (atomically) instead of standard output.")
+    var output: String?
+
+    @Option(help: "Configuration file (default: .tagwarden.yaml at the repository root, if present).")
+    var config: String?
+
+    @Option(help: "Exit 1 when a finding is at or above this severity: error, warning, note or never.")
+    var failOn: FailOn = .error
+
+    @Option(help: "Skip manifest files larger than this (e.g. 10MiB, the default).")
+    var maxFileSize: String?
+
+    @Flag(help: "Never colour the text report (NO_COLOR is honoured too).")
+    var noColor = false
+
+    @Flag(name: .shortAndLong, help: "Text report without the header and, when clean, without the summary.")
+    var quiet = false
+
+    func validate() throws {
+        if let p = profile, p != "strict" { throw ValidationError("unknown profile '\(p)'; known profiles: strict") }
+        if let m = maxFileSize, Config.parseSize(m) == nil { throw ValidationError("--max-file-size must be a size like 10MiB or 1048576") }
+    }
+
+    var maxFileSizeBytes: Int? { maxFileSize.flatMap(Config.parseSize) }
+
+    func useColor() -> Bool {
+        format == .text && output == nil && !noColor && getenv("NO_COLOR") == nil && isatty(STDOUT_FILENO) == 1
+    }
+
+    /// Writes the report and returns the exit code that `--fail-on` asks for.
+    func emit(_ report: AuditReport) throws -> Int32 {
+        let text = Reports.render(report, format: format, color: useColor(), quiet: quiet)
+        if let output { try writeFileAtomically(output, text) } else { writeStdout(text) }
+        let threshold: Severity?
+        switch failOn {
+        case .error: threshold = .error
+        case .warning: threshold = .warning
+        case .note: threshold = .note
+        case .never: threshold = nil
+        }
+        guard let threshold else { return 0 }
+        return report.findings.contains { $0.severity >= threshold } ? 1 : 0
+    }
+}
+
+func writeAll(_ fd: Int32, _ s: String) {
+    var s = s
+    s.withUTF8 { buf in
+        var done = 0
+        while done < buf.count {
+            let n = write(fd, buf.baseAddress! + done, buf.count - done)
+            if n < 0 { if errno == EINTR { continue }; return }
+            done += n
+        }
+    }
+}
+
+func writeStdout(_ s: String) { writeAll(STDOUT_FILENO, s) }
+func writeStderr(_ s: String) { writeAll(STDERR_FILENO, s) }
+
+/// Runs a command body: tool errors become exit code 2 with a one-line message, never a trace.
+func guarded(_ body: () throws -> Int32) throws {
+    let code: Int32
+    do {
+        code = try body()
+    } catch let e as TagwardenError {
+        writeStderr("tagwarden: error: \(e.message)\n")
+        throw ExitCode(2)
+    }
+    if code != 0 { throw ExitCode(code) }
+}
