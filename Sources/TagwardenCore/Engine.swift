@@ -50,14 +50,14 @@ public enum Engine {
         var files: [SourceFile] = []
         files.reserveCapacity(request.snapshot.files.count)
         for f in request.snapshot.files {
-            if ignore.contains(where: { $0.matches(f.path) }) { continue }
+            if let rel = config.relative(f.path), ignore.contains(where: { $0.matches(rel) }) { continue }
             if let nul = f.bytes.withUnsafeBufferPointer({ buf in buf.firstIndex(of: 0) }) {
                 skipped.append(SkippedFile(path: f.path, reason: "binary content (a NUL byte at offset \(nul))"))
                 continue
             }
             files.append(f)
         }
-        skipped.removeAll { s in ignore.contains { $0.matches(s.path) } }
+        skipped.removeAll { s in config.relative(s.path).map { rel in ignore.contains { $0.matches(rel) } } ?? false }
         let model = Model.build(files, config: config, profile: request.profile)
         var findings = runRules(model)
 

@@ -40,6 +40,15 @@ public struct Workspace {
         }
         var config = Config()
         let knownRules = Catalogue.ids
+        // The nearest .tagwarden.yaml from PATH up to the root: a subtree can carry its own.
+        var dirs: [String] = []
+        var d = isDir ? prefix : Model.dirname(prefix)
+        while true {
+            dirs.append(d)
+            if d.isEmpty { break }
+            d = Model.dirname(d)
+        }
+        func name(_ dir: String) -> String { dir.isEmpty ? Config.fileName : dir + "/" + Config.fileName }
         if let configPath {
             switch Sources.readFile(configPath, limit: 1 << 20) {
             case .success(let bytes): config = try Config.parse(bytes, path: configPath, knownRules: knownRules)
@@ -47,16 +56,21 @@ public struct Workspace {
             }
         } else if let rev, let repo {
             let sha = try repo.resolveCommit(rev)
-            if let entry = repo.treeEntry(commit: sha, path: Config.fileName), case .bytes(let b) = repo.readBlob(entry.oid, limit: 1 << 20) {
-                config = try Config.parse(b, path: Config.fileName, knownRules: knownRules)
+            for dir in dirs {
+                if let entry = repo.treeEntry(commit: sha, path: name(dir)), case .bytes(let b) = repo.readBlob(entry.oid, limit: 1 << 20) {
+                    config = try Config.parse(b, path: name(dir), knownRules: knownRules)
+                    config.baseDir = dir
+                    break
+                }
             }
         } else {
-            let p = root + "/" + Config.fileName
-            if access(p, F_OK) == 0 {
-                switch Sources.readFile(p, limit: 1 << 20) {
-                case .success(let bytes): config = try Config.parse(bytes, path: Config.fileName, knownRules: knownRules)
-                case .failure(let e): throw TagwardenError("\(Config.fileName): \(e.message)")
+            for dir in dirs where access(root + "/" + name(dir), F_OK) == 0 {
+                switch Sources.readFile(root + "/" + name(dir), limit: 1 << 20) {
+                case .success(let bytes): config = try Config.parse(bytes, path: name(dir), knownRules: knownRules)
+                case .failure(let e): throw TagwardenError("\(name(dir)): \(e.message)")
                 }
+                config.baseDir = dir
+                break
             }
         }
         return Workspace(repo: repo, root: root, prefix: prefix, config: config)
@@ -75,7 +89,7 @@ public struct Workspace {
         } else {
             snap = try Sources.directory(root, options: options)
         }
-        snap.files.removeAll { $0.path == Config.fileName }
+        snap.files.removeAll { $0.path == Config.fileName || $0.path.hasSuffix("/" + Config.fileName) }
         return snap
     }
 }

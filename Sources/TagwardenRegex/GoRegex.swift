@@ -38,6 +38,16 @@ public struct GoRegex: Sendable {
         return out
     }
 
+    /// The number of NFA thread visits a search took (for tests of linear time).
+    public func searchSteps(_ subject: String) -> Int {
+        var s = subject
+        var steps = 0
+        _ = s.withUTF8 { PikeVM(prog: program).run($0, anchored: false, longest: false, steps: &steps) }
+        return steps
+    }
+
+    public var programSize: Int { program.insts.count }
+
     /// Whether the pattern matches anywhere in `subject` (Go's `MatchString`).
     public func matches(_ subject: String) -> Bool {
         firstMatch(in: subject) != nil

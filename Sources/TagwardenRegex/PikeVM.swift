@@ -165,6 +165,12 @@ struct PikeVM {
 
     /// The leftmost-first match in `bytes` (unanchored unless `anchored`): capture slots as byte offsets, -1 if unset.
     func run(_ bytes: UnsafeBufferPointer<UInt8>, anchored: Bool = false, longest: Bool = false) -> [Int]? {
+        var steps = 0
+        return run(bytes, anchored: anchored, longest: longest, steps: &steps)
+    }
+
+    /// `steps` counts thread visits: at most (input length + 1) × program size, whatever the pattern.
+    func run(_ bytes: UnsafeBufferPointer<UInt8>, anchored: Bool, longest: Bool, steps: inout Int) -> [Int]? {
         let (runes, offsets) = PikeVM.decode(bytes)
         let n = runes.count
         var clist = Queue(prog.insts.count)
@@ -192,6 +198,7 @@ struct PikeVM {
             stack.append((pc0, caps0))
             while let (pc, caps) = stack.popLast() {
                 if q.contains(pc) { continue }
+                steps += 1
                 q.sparse[pc] = q.densePC.count
                 switch prog.insts[pc] {
                 case .jmp(let x):

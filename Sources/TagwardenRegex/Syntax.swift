@@ -214,7 +214,22 @@ struct Parser {
         var items: [RegexNode] = []
         while let c = peek(), c != UInt8(ascii: "|"), c != UInt8(ascii: ")") {
             let atomStart = pos
-            guard var atom = try parseAtom() else { continue }  // a flag group: no operand
+            var atom: RegexNode
+            if c == UInt8(ascii: "\\"), peek(1) == UInt8(ascii: "Q") {
+                // \Q…\E: each character is its own literal, so a quantifier binds to the last one
+                pos += 2
+                var lits: [RegexNode] = []
+                while !atEnd {
+                    if peek() == UInt8(ascii: "\\"), peek(1) == UInt8(ascii: "E") { pos += 2; break }
+                    lits.append(literal(try nextRune()))
+                }
+                guard let last = lits.popLast() else { continue }
+                items.append(contentsOf: lits)
+                atom = last
+            } else {
+                guard let a = try parseAtom() else { continue }  // a flag group: no operand
+                atom = a
+            }
             var lastOpStart = -1
             while let q = peek() {
                 let opStart = pos
@@ -328,9 +343,7 @@ struct Parser {
             } else if peek(1) == UInt8(ascii: "<"), let n = peek(2), n != UInt8(ascii: "="), n != UInt8(ascii: "!") {
                 pos += 2
                 name = try parseName(groupStart: start)
-            } else if peek(1) == UInt8(ascii: "="), true {
-                throw err("invalid or unsupported Perl syntax", start, start + 3)
-            } else if peek(1) == UInt8(ascii: "!") {
+            } else if peek(1) == UInt8(ascii: "=") || peek(1) == UInt8(ascii: "!") {
                 throw err("invalid or unsupported Perl syntax", start, start + 3)
             } else if peek(1) == UInt8(ascii: "<") {
                 throw err("invalid or unsupported Perl syntax", start, min(start + 4, src.count))
@@ -383,7 +396,9 @@ struct Parser {
             names.append(name)
         }
         let inner = try parseAlternation()
-        guard peek() == UInt8(ascii: ")") else { throw err("missing closing )", start, src.count) }
+        guard peek() == UInt8(ascii: ")") else {
+            throw RegexSyntaxError(code: "missing closing )", expr: text, offset: start)
+        }
         pos += 1
         depth -= 1
         flags = saved
@@ -419,14 +434,6 @@ struct Parser {
         case UInt8(ascii: "z"): pos += 2; return .assert(.endText)
         case UInt8(ascii: "b"): pos += 2; return .assert(.wordBoundary)
         case UInt8(ascii: "B"): pos += 2; return .assert(.notWordBoundary)
-        case UInt8(ascii: "Q"):
-            pos += 2
-            var items: [RegexNode] = []
-            while !atEnd {
-                if peek() == UInt8(ascii: "\\"), peek(1) == UInt8(ascii: "E") { pos += 2; break }
-                items.append(literal(try nextRune()))
-            }
-            return items.isEmpty ? .empty : (items.count == 1 ? items[0] : .concat(items))
         default:
             if let set = try parseClassEscape(inClass: false) {
                 return .set(flags.caseInsensitive ? set.caseFolded() : set)

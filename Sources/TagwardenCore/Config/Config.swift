@@ -34,8 +34,16 @@ public struct Config: Sendable {
     public var floatingTags: [String]?
     public var ignore: [String] = []
     public var maxFileSize: Int?
+    /// The directory of the config file, relative to the root: its path globs are relative to it.
+    public var baseDir = ""
 
     public init() {}
+
+    /// `path` relative to the config's directory, or nil when it lies outside.
+    public func relative(_ path: String) -> String? {
+        if baseDir.isEmpty { return path }
+        return path.hasPrefix(baseDir + "/") ? String(path.dropFirst(baseDir.count + 1)) : nil
+    }
 
     public static let fileName = ".tagwarden.yaml"
     static let profiles = ["strict"]

@@ -24,6 +24,8 @@ public struct EnvironmentModel: Sendable {
     public var environments: [Environment]
     /// Where the model as a whole came from: "config", "strict profile", "inferred".
     public var source: String
+    /// The config's directory: path globs are relative to it.
+    public var baseDir = ""
 
     public func named(_ name: String?) -> Environment? {
         guard let name else { return nil }
@@ -85,7 +87,7 @@ public struct EnvironmentModel: Sendable {
         let source = config != nil && !(config!.environments.isEmpty) ? "config \(config!.path ?? Config.fileName)"
             + (strict ? " over the strict profile" : "")
             : strict ? profileOrigin : "inferred from the repository"
-        return EnvironmentModel(environments: envs, source: source)
+        return EnvironmentModel(environments: envs, source: source, baseDir: config?.baseDir ?? "")
     }
 
     /// Fills in tag prefixes nobody configured from the repository's own ImagePolicies: an environment
@@ -135,7 +137,10 @@ public struct EnvironmentModel: Sendable {
     /// The environment of a manifest, in PRODUCT.md's order: config path globs and namespace lists; the
     /// `environment` label of the Namespace object; a directory named after an alias; the namespace's name.
     public func detect(path: String, namespace: String?, namespaceLabels: [String: [String: String]]) -> String? {
-        for env in environments where env.paths.contains(where: { $0.matches(path) }) { return env.name }
+        let rel: String? = baseDir.isEmpty ? path : (path.hasPrefix(baseDir + "/") ? String(path.dropFirst(baseDir.count + 1)) : nil)
+        if let rel {
+            for env in environments where env.paths.contains(where: { $0.matches(rel) }) { return env.name }
+        }
         if let ns = namespace {
             for env in environments where env.namespaces.contains(ns) { return env.name }
             if let label = namespaceLabels[ns]?["environment"], let env = byAlias(label) { return env.name }

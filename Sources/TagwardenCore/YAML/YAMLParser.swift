@@ -214,7 +214,14 @@ extension YAMLFile {
             if parser.problem_value != -1 {
                 message += " (0x" + String(parser.problem_value, radix: 16, uppercase: true) + ")"
             }
-            return YAMLError(message: message, position: SourceText.position(bytes, offset: Int(parser.problem_offset)))
+            var offset = Int(parser.problem_offset)
+            if problem.contains("trailing"), offset > 0, offset <= bytes.count {
+                // point at the start of the broken sequence, not at its bad continuation byte
+                var k = offset - 1
+                while k > 0, bytes[k] & 0xC0 == 0x80 { k -= 1 }
+                if bytes[k] >= 0xC0 { offset = k }
+            }
+            return YAMLError(message: message, position: SourceText.position(bytes, offset: offset))
         }
         if parser.error == YAML_MEMORY_ERROR {
             return YAMLError(message: "out of memory while parsing", position: SourcePosition(offset: 0, line: 1, column: 1))

@@ -1,0 +1,79 @@
+import Testing
+@testable import TagwardenCore
+
+@Suite struct GlobAndConfigTests {
+    @Test func globs() {
+        #expect(Glob("apps/production/**").matches("apps/production/web/d.yaml"))
+        #expect(Glob("**/testdata/**").matches("a/b/testdata/x.yaml"))
+        #expect(Glob("**/testdata/**").matches("testdata/x.yaml"))
+        #expect(!Glob("apps/*/x.yaml").matches("apps/a/b/x.yaml"))
+        #expect(Glob("ghcr.io/acme/*").matches("ghcr.io/acme/web"))
+        #expect(!Glob("ghcr.io/acme/*").matches("ghcr.io/other/web"))
+    }
+
+    func parse(_ s: String) throws -> Config {
+        try Config.parse(Array(s.utf8), path: ".tagwarden.yaml", knownRules: Catalogue.ids)
+    }
+
+    @Test func validConfig() throws {
+        let c = try parse("""
+        profile: strict
+        environments:
+          - name: production
+            aliases: [prod]
+            paths: ["clusters/production/**"]
+            tagPattern: '^production-v[0-9]+$'
+            requireDigest: true
+        rules:
+          image-floating-tag: {severity: error}
+          image-missing-tag: {enabled: false}
+        promotedImages: ["ghcr.io/acme/*"]
+        maxFileSize: 2MiB
+        """)
+        #expect(c.profile == "strict" && c.environments.first?.requireDigest == true)
+        #expect(c.rules["image-floating-tag"]?.severity == .error && c.rules["image-missing-tag"]?.enabled == false)
+        #expect(c.maxFileSize == 2 << 20)
+    }
+
+    @Test(arguments: [
+        ("profile: lax\n", ".tagwarden.yaml:1:10: unknown profile 'lax'; known profiles: strict"),
+        ("rulez: {}\n", ".tagwarden.yaml:1:1: unknown key 'rulez' in the config (did you mean 'rules'?); allowed: profile, environments, rules, promotedImages, floatingTags, ignore, maxFileSize"),
+        ("rules:\n  image-latest: {severity: error}\n", ".tagwarden.yaml:2:3: unknown rule 'image-latest' (did you mean 'image-latest-tag'?)"),
+        ("rules:\n  image-latest-tag: {severity: fatal}\n", ".tagwarden.yaml:2:32: severity must be error, warning or note, not 'fatal'"),
+        ("environments:\n  - name: prod\n    tagPattern: '(?=x)'\n", ".tagwarden.yaml:3:17: tagPattern is not a valid Go regular expression: invalid or unsupported Perl syntax: `(?=` (at offset 0)"),
+        ("environments:\n  - name: prod\n    requireDigest: maybe\n", ".tagwarden.yaml:3:20: requireDigest must be true or false"),
+        ("a: [\n", ".tagwarden.yaml:2:1: invalid YAML: did not find expected node content while parsing a flow node"),
+    ])
+    func invalidConfigNamesFileLineAndProblem(_ text: String, _ message: String) {
+        do {
+            _ = try parse(text)
+            Issue.record("accepted: \(text)")
+        } catch let e as TagwardenError {
+            #expect(e.message == message)
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
+    @Test func inferredPrefixesNeedTwoThirds() {
+        var m = EnvironmentModel.base(config: nil, profile: nil)
+        m.inferPrefixes(policies: [("staging", "^staging-v.*"), ("staging", "^staging-[a-f0-9]+"), ("staging", ".*"),
+                                   ("production", "^production-v.*"), ("production", "^prod-.*"), ("production", "^x-.*")])
+        #expect(m.named("staging")?.tagPrefix == "staging-")
+        #expect(m.named("production")?.tagPrefix == nil)
+        #expect(m.named("staging")?.origin["tagPrefix"] == "inferred from 2 of 3 ImagePolicies")
+    }
+
+    @Test func environmentDetectionOrder() {
+        var c = Config()
+        c.environments = [EnvironmentConfig(name: "production", paths: ["clusters/eu/**"], namespaces: ["shop"], origin: "x")]
+        let m = EnvironmentModel.base(config: c, profile: nil)
+        let labels = ["team-a": ["environment": "stg"]]
+        #expect(m.detect(path: "clusters/eu/a.yaml", namespace: nil, namespaceLabels: [:]) == "production")
+        #expect(m.detect(path: "x/a.yaml", namespace: "shop", namespaceLabels: [:]) == "production")
+        #expect(m.detect(path: "apps/dev/a.yaml", namespace: "team-a", namespaceLabels: labels) == "staging")
+        #expect(m.detect(path: "overlays/dev/a.yaml", namespace: nil, namespaceLabels: [:]) == "development")
+        #expect(m.detect(path: "a.yaml", namespace: "prod", namespaceLabels: [:]) == "production")
+        #expect(m.detect(path: "a.yaml", namespace: "web", namespaceLabels: [:]) == nil)
+    }
+}

@@ -1,0 +1,112 @@
+import Testing
+@testable import TagwardenCore
+
+@Suite struct YAMLTests {
+    func parse(_ s: String) -> YAMLFile { YAMLFile(parsing: Array(s.utf8)) }
+
+    func scalar(_ y: YAMLFile, _ value: String) -> YAMLNode? {
+        y.nodes.indices.first { y.nodes[$0].kind == .scalar && y.value($0) == value }.map { y.nodes[$0] }
+    }
+
+    @Test func spansLinesColumnsAndStyles() throws {
+        let y = parse("a: plain\nb: 'single'\nc: \"dq\"\nd: |\n  lit\ne: >-\n  fold\n")
+        #expect(y.error == nil)
+        let p = try #require(scalar(y, "plain"))
+        #expect(p.span.start == SourcePosition(offset: 3, line: 1, column: 4))
+        #expect(p.span.end.offset == 8)
+        #expect(p.style == .plain)
+        let s = try #require(scalar(y, "single"))
+        #expect(s.style == .singleQuoted)
+        #expect(s.span.start.offset == 12 && s.span.end.offset == 20)  // quotes included
+        #expect(try #require(scalar(y, "dq")).style == .doubleQuoted)
+        let lit = try #require(scalar(y, "lit\n"))
+        #expect(lit.style == .literal && lit.span.start.line == 4 && lit.span.start.column == 4)
+        #expect(try #require(scalar(y, "fold")).style == .folded)
+    }
+
+    @Test func multiByteUTF8GivesByteOffsetsAndCharacterColumns() throws {
+        // "é" is 2 bytes, "😀" 4 bytes: libyaml counts characters; spans must be bytes.
+        let text = "x: é😀\nimage: nginx:1.0 # {\"$imagepolicy\": \"ns:p\"}\n"
+        let y = parse(text)
+        let n = try #require(y.nodes.indices.first { y.value($0) == "nginx:1.0" })
+        let node = y.nodes[n]
+        let bytes = Array(text.utf8)
+        #expect(String(decoding: bytes[node.span.start.offset..<node.span.end.offset], as: UTF8.self) == "nginx:1.0")
+        #expect(node.span.start.line == 2 && node.span.start.column == 8)
+        #expect(y.comment(n) == "# {\"$imagepolicy\": \"ns:p\"}")
+        let e = try #require(y.nodes.indices.first { y.value($0) == "é😀" })
+        #expect(y.nodes[e].span.start.column == 4 && y.nodes[e].span.end.column == 6)
+        #expect(y.nodes[e].span.end.offset == 9)
+    }
+
+    @Test func bomAndCRLF() throws {
+        let text = "\u{FEFF}a: 1\r\nimage: web:2\r\n"
+        let y = parse(text)
+        #expect(y.error == nil)
+        let n = try #require(y.nodes.indices.first { y.value($0) == "web:2" })
+        #expect(y.nodes[n].span.start == SourcePosition(offset: 16, line: 2, column: 8))
+        let bytes = Array(text.utf8)
+        #expect(String(decoding: bytes[y.nodes[n].span.start.offset..<y.nodes[n].span.end.offset], as: UTF8.self) == "web:2")
+        #expect(SourceText.lineText(bytes, line: 1) == "a: 1")
+    }
+
+    @Test func multipleDocuments() {
+        let y = parse("a: 1\n---\nb: 2\n---\n- c\n")
+        #expect(y.documents.count == 3)
+        #expect(y.documents[2].span.start.line == 4)
+    }
+
+    @Test func commentsAttachOnlyAfterScalarsOnTheirLine() throws {
+        let y = parse("a: x#y\nb: \"q\" # c1\nc: # c2\n  d\ne: |  # c3\n  t\n")
+        let a = try #require(y.nodes.indices.first { y.value($0) == "x#y" })
+        #expect(y.comment(a) == nil)
+        let q = try #require(y.nodes.indices.first { y.value($0) == "q" })
+        #expect(y.comment(q) == "# c1")
+        let d = try #require(y.nodes.indices.first { y.value($0) == "d" })
+        #expect(y.comment(d) == nil)
+        let t = try #require(y.nodes.indices.first { y.value($0) == "t\n" })
+        #expect(y.comment(t) == "# c3")
+    }
+
+    @Test func aliasesAreNotExpanded() {
+        var text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for i in 1..<30 { text += "a\(i): &a\(i) [*a\(i-1), *a\(i-1), *a\(i-1), *a\(i-1), *a\(i-1), *a\(i-1), *a\(i-1), *a\(i-1), *a\(i-1), *a\(i-1)]\n" }
+        let y = parse(text)
+        #expect(y.error == nil)
+        #expect(y.nodes.count < 1000)
+        #expect(y.nodes.contains { $0.kind == .alias })
+    }
+
+    @Test func deepNestingIsAnErrorNotACrash() throws {
+        let text = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        let y = parse(text)
+        let e = try #require(y.error)
+        #expect(e.message.contains("deeper than 256"))
+        #expect(e.position.line == 1 && e.position.column == 257)
+    }
+
+    @Test func syntaxErrorsHavePositions() throws {
+        let tab = parse("a:\n\tb: 1\n")
+        #expect(try #require(tab.error).position.line == 2)
+        let bad = YAMLFile(parsing: [0x61, 0x3A, 0x20, 0xC3, 0x28, 0x0A])  // invalid UTF-8
+        let e = try #require(bad.error)
+        #expect(e.message.contains("UTF-8"))
+        #expect(e.position.line == 1 && e.position.column == 4, "\(e)")
+        let truncated = parse("a: [1, 2\nb: 'x")
+        #expect(truncated.error != nil)
+    }
+
+    @Test func scalarTypesFollowYAML11() {
+        #expect(ScalarType.resolvePlain("1.10") == .float)
+        #expect(ScalarType.resolvePlain("16") == .int)
+        #expect(ScalarType.resolvePlain("1e3") == .float)
+        #expect(ScalarType.resolvePlain("yes") == .bool)
+        #expect(ScalarType.resolvePlain("1.2.3") == .string)
+        #expect(ScalarType.resolvePlain("v1") == .string)
+        #expect(ScalarType.resolvePlain("0x1F") == .int)
+        #expect(ScalarType.resolvePlain("~") == .null)
+        let y = parse("a: !!str 1.10\nb: '1.10'\nc: 1.10\n")
+        let types = y.nodes.indices.filter { !y.nodes[$0].isKey && y.nodes[$0].kind == .scalar }.map { y.resolvedType($0) }
+        #expect(types == [.string, .string, .float])
+    }
+}
