@@ -1,5 +1,8 @@
 import ArgumentParser
 import TagwardenCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @main
 struct Tagwarden: ParsableCommand {
@@ -16,4 +19,22 @@ struct Tagwarden: ParsableCommand {
         version: Reports.version,
         subcommands: [Audit.self, Init.self, Env.self, RulesCommand.self, Explain.self]
     )
+
+    /// ArgumentParser exits 64 on usage errors; the contract says 2.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                writeStdout(fullMessage(for: error) + "\n")
+                Glibc.exit(0)
+            }
+            if !(error is ExitCode) {
+                writeStderr(fullMessage(for: error) + "\n")
+            }
+            Glibc.exit(code == .validationFailure ? 2 : code.rawValue)
+        }
+    }
 }

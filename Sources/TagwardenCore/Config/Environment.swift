@@ -46,7 +46,7 @@ public struct EnvironmentModel: Sendable {
     /// The environments before anything is inferred from the repository: defaults, profile, config.
     public static func base(config: Config?, profile: String?) -> EnvironmentModel {
         let strict = (profile ?? config?.profile) == "strict"
-        let profileOrigin = profile != nil ? "--profile strict" : "strict profile (\(config?.path ?? Config.fileName))"
+        let profileOrigin = profile != nil ? "--profile strict" : "strict profile in \(config?.path ?? Config.fileName)"
         var envs: [Environment] = defaults.map { Environment(name: $0.0, aliases: $0.1, origin: ["name": "built-in"]) }
         if strict {
             for i in envs.indices {

@@ -1,0 +1,326 @@
+import Foundation
+import Testing
+
+let digest = "sha256:" + String(repeating: "ab", count: 32)
+
+/// A repository that triggers every image rule once or more, with the strict profile.
+func imageRuleRepo() throws -> TempRepo {
+    let r = try TempRepo()
+    try r.write(".tagwarden.yaml", "profile: strict\npromotedImages: [\"ghcr.io/acme/*\"]\n")
+    try r.write("apps/production/web.yaml", pod("web", images: [
+        "ghcr.io/acme/web:staging-v1.2.3-abc1234-1700000000@\(digest)",
+        "ghcr.io/acme/web:production-hotfix@\(digest)",
+        "nginx:1.25.3",
+    ]))
+    try r.write("apps/staging/app.yaml", pod("app", images: ["nginx:latest", "registry:5000/tool", "redis:7", "ghcr.io/Acme/x:1"]))
+    try r.write("apps/staging/db.yaml", """
+    apiVersion: helm.toolkit.fluxcd.io/v2
+    kind: HelmRelease
+    metadata:
+      name: db
+    spec:
+      values:
+        image:
+          repository: postgres
+          tag: 16.10
+
+    """)
+    try r.write("broken.yaml", "a: [1, 2\n")
+    return r
+}
+
+let imageRuleFindings = [
+    "image-env-prefix apps/production/web.yaml:8:14",
+    "image-tag-pattern apps/production/web.yaml:10:14",
+    "image-not-pinned apps/production/web.yaml:12:14",
+    "image-latest-tag apps/staging/app.yaml:8:14",
+    "image-missing-tag apps/staging/app.yaml:10:14",
+    "image-floating-tag apps/staging/app.yaml:12:14",
+    "image-invalid-reference apps/staging/app.yaml:14:14",
+    "image-floating-tag apps/staging/db.yaml:9:12",
+    "image-tag-not-string apps/staging/db.yaml:9:12",
+    "yaml-syntax broken.yaml:2:1",
+]
+
+@Suite struct AuditTests {
+    @Test func everyImageRuleOnTheWorkingTree() throws {
+        let r = try imageRuleRepo()
+        let res = try r.audit("--format", "json")
+        #expect(res.code == 1)
+        #expect(res.findings == imageRuleFindings)
+        let summary = res.json["summary"] as? [String: Any]
+        #expect(summary?["files"] as? Int == 4)
+        #expect(summary?["images"] as? Int == 8)
+        let source = res.json["source"] as? [String: Any]
+        #expect(source?["kind"] as? String == "worktree")
+        #expect(source?["root"] as? String == r.path)
+        // the environment and object of a finding
+        let first = try #require(res.findingObjects.first)
+        #expect(first["environment"] as? String == "production")
+        #expect((first["object"] as? [String: Any])?["kind"] as? String == "Pod")
+        #expect(first["endLine"] as? Int == 8)
+        #expect((first["message"] as? String)?.contains("it is a staging tag") == true)
+    }
+
+    @Test func revisionIsReadFromTheObjectDatabase() throws {
+        let r = try imageRuleRepo()
+        try r.commitAll("all rules")
+        // fix the working tree and delete a file: --rev HEAD still sees the commit
+        try r.write("apps/staging/app.yaml", pod("app", images: ["nginx:1.25.3"]))
+        try r.remove("broken.yaml")
+        let worktree = try r.audit("--format", "json")
+        #expect(!worktree.findings.contains { $0.hasPrefix("yaml-syntax") || $0.contains("app.yaml") })
+        let rev = try r.audit("--rev", "HEAD", "--format", "json")
+        #expect(rev.findings == imageRuleFindings)
+        let source = rev.json["source"] as? [String: Any]
+        #expect(source?["kind"] as? String == "commit")
+        #expect((source?["rev"] as? String)?.count == 40)
+        // a commit-ish that is a tag name works too
+        try r.git("tag", "v1")
+        #expect(try r.audit("--rev", "v1", "--format", "json").findings == imageRuleFindings)
+    }
+
+    @Test func pathLimitsWhatIsReportedNotWhatIsResolved() throws {
+        let r = try imageRuleRepo()
+        let res = try tagwarden(["audit", "apps/production", "--format", "json"], in: r.path)
+        #expect(res.findings == Array(imageRuleFindings.prefix(3)))
+        // from inside the subdirectory, "." means the subdirectory
+        let inside = try tagwarden(["audit", "--format", "json"], in: r.path + "/apps/staging")
+        #expect(inside.findings == Array(imageRuleFindings[3...8]))
+    }
+
+    @Test func textReport() throws {
+        let r = try imageRuleRepo()
+        let res = try r.audit("--no-color")
+        #expect(res.code == 1)
+        #expect(res.stdout.contains(
+            "apps/staging/app.yaml:8:14: error[image-latest-tag]: image 'nginx:latest' uses the tag 'latest', which moves with every push: pin a version or a digest\n"
+            + " 8 |       image: nginx:latest\n"
+            + "   |              ^~~~~~~~~~~~\n"))
+        #expect(res.stdout.hasPrefix("tagwarden 0.1.0: worktree \(r.path)\nenvironments: "))
+        #expect(res.stdout.hasSuffix("\n\n7 errors, 3 warnings, 0 notes in 4 files (3 documents, 8 images, 0 markers)\n"), "\(res.stdout.suffix(200))")
+        #expect(!res.stdout.contains("\u{1B}["))
+        let quiet = try r.audit("--quiet")
+        #expect(quiet.stdout.hasPrefix("apps/production/web.yaml:8:14: error[image-env-prefix]"))
+    }
+
+    @Test func colourOnlyOnATerminal() throws {
+        let r = try imageRuleRepo()
+        let cmd = "\(binary) audit --fail-on never"
+        let tty = try run("/usr/bin/script", ["-qec", cmd, "/dev/null"], cwd: r.path)
+        #expect(tty.stdout.contains("\u{1B}[1;31merror\u{1B}[0m"))
+        let noColor = try run("/usr/bin/script", ["-qec", cmd, "/dev/null"], cwd: r.path, env: ["NO_COLOR": "1"])
+        #expect(!noColor.stdout.contains("\u{1B}["))
+        let flag = try run("/usr/bin/script", ["-qec", cmd + " --no-color", "/dev/null"], cwd: r.path)
+        #expect(!flag.stdout.contains("\u{1B}["))
+    }
+
+    @Test func githubAnnotations() throws {
+        let r = try imageRuleRepo()
+        let res = try r.audit("--format", "github")
+        let lines = res.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == imageRuleFindings.count)
+        #expect(lines.contains("::error file=apps/staging/app.yaml,line=8,col=14,endLine=8,endColumn=26,title=tagwarden image-latest-tag::image 'nginx:latest' uses the tag 'latest', which moves with every push: pin a version or a digest"))
+        #expect(lines.contains { $0.hasPrefix("::warning file=apps/staging/app.yaml,line=12,col=14,") })
+    }
+
+    @Test func markdownTable() throws {
+        let r = try imageRuleRepo()
+        let res = try r.audit("--format", "markdown")
+        #expect(res.stdout.contains("| 🔴 error | `image-latest-tag` | `apps/staging/app.yaml:8:14` |"))
+    }
+
+    @Test func sarifValidatesAgainstTheSchema() throws {
+        let r = try imageRuleRepo()
+        let res = try r.audit("--format", "sarif", "--output", "out.sarif")
+        #expect(res.code == 1 && res.stdout.isEmpty)
+        let schema = packageRoot + "/../shared/spec/sarif/sarif-schema-2.1.0.json"
+        try #require(FileManager.default.fileExists(atPath: schema), "the SARIF schema is expected at \(schema)")
+        let check = try run("/usr/bin/env", ["python3", "-c", """
+        import json, sys, jsonschema
+        schema = json.load(open(sys.argv[1])); doc = json.load(open(sys.argv[2]))
+        jsonschema.Draft4Validator(schema).validate(doc)
+        run = doc["runs"][0]
+        rules = {r["id"]: r for r in run["tool"]["driver"]["rules"]}
+        for r in rules.values():
+            assert r["shortDescription"]["text"] and r["fullDescription"]["text"] and r["help"]["text"], r["id"]
+            assert r["defaultConfiguration"]["level"] in ("error", "warning", "note")
+        assert run["automationDetails"]["id"]
+        for res in run["results"]:
+            loc = res["locations"][0]["physicalLocation"]
+            assert loc["artifactLocation"]["uriBaseId"] == "%SRCROOT%" and not loc["artifactLocation"]["uri"].startswith("/")
+            reg = loc["region"]
+            assert all(k in reg for k in ("startLine", "startColumn", "endLine", "endColumn"))
+            assert res["partialFingerprints"]["primaryLocationLineHash"]
+            assert res["ruleId"] in rules and run["tool"]["driver"]["rules"][res["ruleIndex"]]["id"] == res["ruleId"]
+        print(len(run["results"]))
+        """, schema, r.path + "/out.sarif"], cwd: r.path)
+        #expect(check.code == 0, "\(check.stderr)")
+        #expect(check.stdout == "\(imageRuleFindings.count)\n")
+    }
+
+    @Test func fingerprintsSurviveInsertedLines() throws {
+        let r = try imageRuleRepo()
+        let before = try r.audit("--format", "json").findingObjects.map { "\($0["rule"]!) \($0["fingerprint"]!)" }
+        let original = try String(contentsOfFile: r.path + "/apps/staging/app.yaml", encoding: .utf8)
+        try r.write("apps/staging/app.yaml", "# a comment\n# another\n" + original.replacingOccurrences(of: "spec:\n", with: "spec:\n  restartPolicy: Always\n"))
+        let after = try r.audit("--format", "json")
+        #expect(after.findings.contains("image-latest-tag apps/staging/app.yaml:11:14"))
+        #expect(after.findingObjects.map { "\($0["rule"]!) \($0["fingerprint"]!)" } == before)
+    }
+
+    @Test func failOnAndExitCodes() throws {
+        let r = try TempRepo()
+        try r.write("a.yaml", pod("a", images: ["redis:7"]))  // a warning only
+        #expect(try r.audit().code == 0)
+        #expect(try r.audit("--fail-on", "warning").code == 1)
+        #expect(try r.audit("--fail-on", "never").code == 0)
+        let bad = try r.audit("--fail-on", "sometimes")
+        #expect(bad.code == 2 && bad.stderr.contains("sometimes"))
+        #expect(try r.audit("--format", "yaml").code == 2)
+    }
+
+    @Test func ignoredUntrackedAndSymlinkedFiles() throws {
+        let r = try TempRepo()
+        try r.write(".gitignore", "generated/\n*.local.yaml\n")
+        try r.write("tracked.local.yaml", pod("t", images: ["nginx:latest"]))
+        try r.git("add", "-f", "tracked.local.yaml")
+        try r.write("untracked.local.yaml", pod("u", images: ["nginx:latest"]))
+        try r.write("generated/g.yaml", pod("g", images: ["nginx:latest"]))
+        try r.write("new/untracked.yaml", pod("n", images: ["nginx:latest"]))
+        try r.write("notes.txt", "image: nginx:latest\n")
+        let outside = try TempRepo(git: false)
+        try outside.write("secret.yaml", pod("s", images: ["nginx:latest"]))
+        try FileManager.default.createSymbolicLink(atPath: r.path + "/escape.yaml", withDestinationPath: outside.path + "/secret.yaml")
+        try FileManager.default.createSymbolicLink(atPath: r.path + "/linked-dir", withDestinationPath: r.path + "/new")
+        try FileManager.default.createSymbolicLink(atPath: r.path + "/inside.yaml", withDestinationPath: "new/untracked.yaml")
+        try FileManager.default.createSymbolicLink(atPath: r.path + "/loop.yaml", withDestinationPath: "loop.yaml")
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == [
+            "file-skipped escape.yaml:1:1",
+            "image-latest-tag inside.yaml:8:14",
+            "file-skipped loop.yaml:1:1",
+            "image-latest-tag new/untracked.yaml:8:14",
+            "image-latest-tag tracked.local.yaml:8:14",
+        ])
+        let messages = res.findingObjects.map { $0["message"] as? String ?? "" }
+        #expect(messages[0].hasPrefix("skipped: symlink points outside the repository"))
+        #expect(messages[2] == "skipped: symlink loop")
+    }
+
+    @Test func kustomizeHelmAndCronJobImages() throws {
+        let r = try TempRepo()
+        try r.write("base/kustomization.yaml", """
+        resources: [cron.yaml]
+        images:
+          - name: app
+            newName: ghcr.io/acme/app
+            newTag: latest
+          - name: side
+            digest: sha256:123
+
+        """)
+        try r.write("base/cron.yaml", """
+        apiVersion: batch/v1
+        kind: CronJob
+        metadata:
+          name: c
+        spec:
+          jobTemplate:
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: a
+                      image: app
+                  ephemeralContainers:
+                    - name: dbg
+                      image: busybox:edge
+
+        """)
+        try r.write("flux/ks.yaml", """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: apps
+        spec:
+          images:
+            - name: web
+              newTag: main
+
+        """)
+        try r.write("helm/hr.yaml", """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: h
+        spec:
+          chart:
+            spec:
+              version: 1.10
+          values:
+            deep:
+              list:
+                - image: quay.io/x/y
+            other:
+              registry: docker.io
+              repository: bitnami/redis
+              tag: latest
+
+        """)
+        try r.write("compose/docker-compose.yaml", "services:\n  a:\n    image: nginx:latest\n")
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == [
+            "image-missing-tag base/cron.yaml:12:22",
+            "image-floating-tag base/cron.yaml:15:22",
+            "image-latest-tag base/kustomization.yaml:5:13",
+            "image-invalid-reference base/kustomization.yaml:6:11",
+            "image-floating-tag flux/ks.yaml:8:15",
+            "image-tag-not-string helm/hr.yaml:8:16",
+            "image-missing-tag helm/hr.yaml:12:18",
+            "image-latest-tag helm/hr.yaml:16:12",
+        ])
+    }
+
+    @Test func suppressions() throws {
+        let r = try TempRepo()
+        try r.write("a.yaml", """
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: a
+        spec:
+          containers:
+            - name: a
+              image: nginx:latest # tagwarden:ignore image-latest-tag vendor ships no versions
+            - name: b
+              # tagwarden:ignore image-latest-tag,image-floating-tag one comment, two rules
+              image: redis:latest
+            - name: c
+              image: redis:edge # tagwarden:ignore image-latest-tag wrong rule
+            # tagwarden:ignore image-latst-tag typo
+
+        """)
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == [
+            "suppression-unused a.yaml:10:7",
+            "image-floating-tag a.yaml:13:14",
+            "suppression-unused a.yaml:13:25",
+            "suppression-unused a.yaml:14:5",
+        ])
+        let messages = res.findingObjects.map { $0["message"] as? String ?? "" }
+        #expect(messages[0] == "tagwarden:ignore image-floating-tag suppresses nothing on this line or the next: remove it")
+        #expect(messages[3] == "tagwarden:ignore names an unknown rule 'image-latst-tag' (did you mean 'image-latest-tag'?)")
+    }
+
+    @Test func configSeverityAndDisabledRules() throws {
+        let r = try TempRepo()
+        try r.write(".tagwarden.yaml", "rules:\n  image-floating-tag: {severity: error}\n  image-latest-tag: {enabled: false}\nignore: [\"vendor/**\"]\n")
+        try r.write("a.yaml", pod("a", images: ["nginx:latest", "redis:7"]))
+        try r.write("vendor/b.yaml", pod("b", images: ["nginx"]))
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-floating-tag a.yaml:10:14"])
+        #expect(res.findingObjects.first?["severity"] as? String == "error")
+        #expect(res.code == 1)
+    }
+}
