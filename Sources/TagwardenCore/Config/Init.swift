@@ -9,7 +9,12 @@ public enum EnvironmentReport {
 
     /// What the repository shows about each environment: directories named after it, namespaces, tag prefixes.
     public static func found(_ m: Model) -> [Found] {
-        m.environments.environments.map { env in
+        // a namespace belongs to an environment only when every object in it does
+        var envsOfNamespace: [String: Set<String>] = [:]
+        for (i, o) in m.objects.enumerated() where o.kind != "Namespace" {
+            if let ns = m.objectNamespace[i] { envsOfNamespace[ns, default: []].insert(m.objectEnvironment[i] ?? "") }
+        }
+        return m.environments.environments.map { env in
             var paths = Set<String>()
             var namespaces = Set<String>()
             var prefixes = Set<String>()
@@ -18,7 +23,7 @@ public enum EnvironmentReport {
                 if let k = parts.firstIndex(where: { env.matchesAlias(String($0)) }) {
                     paths.insert(parts[...k].joined(separator: "/") + "/**")
                 }
-                if let ns = m.objectNamespace[i], o.kind != "Namespace" { namespaces.insert(ns) }
+                if let ns = m.objectNamespace[i], o.kind != "Namespace", envsOfNamespace[ns] == [env.name] { namespaces.insert(ns) }
             }
             for (i, img) in m.images.enumerated() where m.imageEnvironment[i] == env.name && m.imagePromoted[i] {
                 if let t = img.tag?.value, let dash = t.firstIndex(of: "-") { prefixes.insert(String(t[...dash])) }

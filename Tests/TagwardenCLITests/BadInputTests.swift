@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+/// Bad input ends in a finding or a clear message with the right exit code, never a crash.
+@Suite struct BadInputTests {
+    func single(_ name: String, _ data: Data) throws -> (RunResult, TempRepo) {
+        let r = try TempRepo()
+        try r.write(name, data)
+        return (try r.audit("--format", "json"), r)
+    }
+
+    func message(_ res: RunResult) -> String { res.findingObjects.first?["message"] as? String ?? "" }
+
+    @Test func truncatedYAML() throws {
+        let (res, _) = try single("t.yaml", Data("apiVersion: v1\nkind: Pod\nmetadata:\n  name: 'unterminated\n".utf8))
+        #expect(res.code == 1)
+        #expect(res.findings == ["yaml-syntax t.yaml:5:1"])
+        #expect(message(res).contains("quoted scalar"))
+    }
+
+    @Test func tabIndentation() throws {
+        let (res, _) = try single("t.yaml", Data("apiVersion: v1\nkind: Pod\nmetadata:\n\tname: x\n".utf8))
+        #expect(res.findings == ["yaml-syntax t.yaml:4:1"])
+        #expect(message(res).contains("cannot start any token"))
+    }
+
+    @Test func invalidUTF8() throws {
+        let (res, _) = try single("u.yaml", Data([0x61, 0x3A, 0x20, 0x62, 0x0A, 0x63, 0x3A, 0x20, 0xE2, 0x28, 0xA1, 0x0A]))
+        #expect(res.findings == ["yaml-syntax u.yaml:2:4"])
+        #expect(message(res).contains("UTF-8"))
+    }
+
+    @Test func tenThousandDeepNesting() throws {
+        let deep = "a: " + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000) + "\n"
+        let (res, _) = try single("deep.yaml", Data(deep.utf8))
+        #expect(res.findings == ["yaml-syntax deep.yaml:1:259"])
+        #expect(message(res) == "YAML syntax error: nesting is deeper than 256 levels")
+        let block = (0..<300).map { String(repeating: " ", count: $0) + "k:" }.joined(separator: "\n") + " v\n"
+        let (res2, _) = try single("block.yaml", Data(block.utf8))
+        #expect(res2.findings == ["yaml-syntax block.yaml:257:257"])
+    }
+
+    @Test func aliasBomb() throws {
+        var text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lol\ndata:\n  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+        for i in 1...9 { text += "  a\(i): &a\(i) [" + Array(repeating: "*a\(i - 1)", count: 9).joined(separator: ", ") + "]\n" }
+        let (res, _) = try single("bomb.yaml", Data(text.utf8))
+        #expect(res.code == 0)
+        #expect(res.findings.isEmpty)
+    }
+
+    @Test func binaryFileAndNULByte() throws {
+        let r = try TempRepo()
+        try r.write("image.yaml", Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D]))
+        try r.write("nul.yaml", Data("a: 1\nb: x\u{0}y\n".utf8))
+        let res = try r.audit("--format", "json")
+        #expect(res.code == 0)  // notes do not fail the run
+        #expect(res.findings == ["file-skipped image.yaml:1:1", "file-skipped nul.yaml:1:1"])
+        #expect(res.findingObjects.map { $0["message"] as? String ?? "" } == [
+            "skipped: binary content (a NUL byte at offset 8)", "skipped: binary content (a NUL byte at offset 9)",
+        ])
+        #expect(res.findingObjects.first?["severity"] as? String == "note")
+    }
+
+    @Test func fiftyMegabyteFile() throws {
+        let r = try TempRepo()
+        let line = Data("- image: nginx:latest\n".utf8)
+        var big = Data(capacity: 50 << 20)
+        while big.count < 50 << 20 { big.append(line) }
+        try r.write("big.yaml", big)
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["file-skipped big.yaml:1:1"])
+        #expect(message(res) == "skipped: larger than the 10 MiB limit (50 MiB)")
+        // the limit is configurable
+        let small = try r.audit("--format", "json", "--max-file-size", "1KiB")
+        #expect(small.findings == ["file-skipped big.yaml:1:1"])
+        #expect((small.findingObjects.first?["message"] as? String)?.contains("1 KiB limit") == true)
+    }
+
+    @Test func crlfAndBOMKeepColumns() throws {
+        let r = try TempRepo()
+        let text = "\u{FEFF}apiVersion: v1\r\nkind: Pod\r\nmetadata:\r\n  name: é\r\nspec:\r\n  containers:\r\n    - name: ü\r\n      image: nginx:latest # ¡\r\n"
+        try r.write("crlf.yaml", Data(text.utf8))
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-latest-tag crlf.yaml:8:14"])
+        #expect(res.findingObjects.first?["endColumn"] as? Int == 26)
+        let textReport = try r.audit("--no-color")
+        #expect(textReport.stdout.contains(" 8 |       image: nginx:latest # ¡\n   |              ^~~~~~~~~~~~\n"))
+    }
+
+    @Test func unreadableFile() throws {
+        let r = try TempRepo()
+        try r.write("ok.yaml", pod("a", images: ["nginx:1.25.3"]))
+        if getuid() == 0 {
+            // root reads any file: a FIFO named .yaml is the unreadable case here (opening it must not block)
+            #expect(mkfifo(r.path + "/fifo.yaml", 0o644) == 0)
+            let res = try r.audit("--format", "json")
+            #expect(res.findings == ["file-skipped fifo.yaml:1:1"])
+            #expect(message(res) == "skipped: not a regular file")
+        } else {
+            try r.write("secret.yaml", "a: 1\n")
+            #expect(chmod(r.path + "/secret.yaml", 0) == 0)
+            let res = try r.audit("--format", "json")
+            #expect(res.findings == ["file-skipped secret.yaml:1:1"])
+            #expect(message(res).contains("Permission denied"))
+        }
+    }
+
+    @Test func missingRevision() throws {
+        let r = try TempRepo()
+        try r.write("a.yaml", "a: 1\n")
+        try r.commitAll("one")
+        let res = try r.audit("--rev", "no-such-branch")
+        #expect(res.code == 2)
+        #expect(res.stderr.hasPrefix("tagwarden: error: unknown revision 'no-such-branch'"))
+        #expect(!res.stderr.contains("Fatal"))
+        let unborn = try TempRepo()
+        let res2 = try unborn.audit("--rev", "HEAD")
+        #expect(res2.code == 2 && res2.stderr.contains("unknown revision 'HEAD'"))
+    }
+
+    @Test func pathOutsideAnyRepository() throws {
+        let plain = try TempRepo(git: false)
+        try plain.write("apps/a.yaml", pod("a", images: ["nginx:latest"]))
+        let res = try plain.audit("--format", "json")
+        #expect(res.code == 1)
+        #expect(res.findings == ["image-latest-tag apps/a.yaml:8:14"])
+        #expect((res.json["source"] as? [String: Any])?["rev"] is NSNull)
+        let rev = try plain.audit("--rev", "HEAD")
+        #expect(rev.code == 2 && rev.stderr.contains("--rev needs a git repository"))
+        let missing = try tagwarden(["audit", "/nonexistent/path"], in: plain.path)
+        #expect(missing.code == 2)
+        #expect(missing.stderr == "tagwarden: error: /nonexistent/path: No such file or directory\n")
+    }
+
+    @Test func invalidConfig() throws {
+        let r = try TempRepo()
+        try r.write(".tagwarden.yaml", "profile: strict\nenvironments:\n  - name: production\n    tagPrefix: [production-]\n")
+        let res = try r.audit()
+        #expect(res.code == 2)
+        #expect(res.stderr == "tagwarden: error: .tagwarden.yaml:4:16: tagPrefix must be a string\n")
+        let bad = try tagwarden(["audit", "--config", "nope.yaml"], in: r.path)
+        #expect(bad.code == 2 && bad.stderr.contains("nope.yaml: cannot be read: No such file or directory"))
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+@Suite struct CommandTests {
+    @Test func versionAndHelp() throws {
+        let v = try tagwarden(["--version"], in: "/")
+        #expect(v.code == 0 && v.stdout == "0.1.0\n")
+        for cmd in [[], ["audit"], ["init"], ["env"], ["rules"], ["explain"]] {
+            let h = try tagwarden(cmd + ["--help"], in: "/")
+            #expect(h.code == 0, "\(cmd)")
+            #expect(h.stdout.contains("USAGE: tagwarden"), "\(cmd)")
+        }
+        let audit = try tagwarden(["audit", "--help"], in: "/")
+        #expect(audit.stdout.contains("--rev <rev>") && audit.stdout.contains("--fail-on <fail-on>"))
+    }
+
+    @Test func rulesAndExplain() throws {
+        let rules = try tagwarden(["rules"], in: "/")
+        #expect(rules.stdout.contains("image-latest-tag"))
+        #expect(rules.stdout.contains("error    An image's tag is `latest`"))
+        let json = try tagwarden(["rules", "--format", "json"], in: "/")
+        let list = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        #expect(list?.contains { $0["id"] as? String == "image-not-pinned" && $0["severity"] as? String == "error" } == true)
+        let explain = try tagwarden(["explain", "image-tag-not-string"], in: "/")
+        #expect(explain.code == 0)
+        #expect(explain.stdout.hasPrefix("image-tag-not-string (warning)\n"))
+        #expect(explain.stdout.contains("→ image-tag-not-string at apps/db.yaml:9:12"))
+        let unknown = try tagwarden(["explain", "image-latest"], in: "/")
+        #expect(unknown.code == 2 && unknown.stderr.contains("did you mean 'image-latest-tag'"))
+    }
+
+    @Test func copiedBinaryCarriesTheCatalogue() throws {
+        let dir = try TempRepo(git: false)
+        try FileManager.default.copyItem(atPath: binary, toPath: dir.path + "/tw")
+        let res = try run(dir.path + "/tw", ["explain", "image-env-prefix"], cwd: dir.path)
+        #expect(res.code == 0 && res.stdout.contains("promoted"))
+    }
+
+    func fleet() throws -> TempRepo {
+        let r = try TempRepo()
+        try r.write("infra/ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels:\n    environment: prod\n")
+        try r.write("apps/shop/web.yaml", pod("web", namespace: "shop", images: ["ghcr.io/acme/web:production-v1.0.0-abc1234-1"]))
+        try r.write("clusters/staging/web.yaml", pod("web", images: ["ghcr.io/acme/web:staging-v1.0.0-abc1234-1"]))
+        let policy = { (name: String, pattern: String) in
+            "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata:\n  name: \(name)\n  namespace: flux-system\nspec:\n  imageRepositoryRef:\n    name: web\n  filterTags:\n    pattern: '\(pattern)'\n  policy:\n    alphabetical: {}\n"
+        }
+        try r.write("clusters/staging/p1.yaml", policy("a", "^stg-[0-9]+"))
+        try r.write("clusters/staging/p2.yaml", policy("b", "^stg-v.*"))
+        try r.write("flux/repo.yaml", "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  image: ghcr.io/acme/web\n")
+        return r
+    }
+
+    @Test func envShowsTheModelAndItsOrigins() throws {
+        let r = try fleet()
+        let res = try tagwarden(["env"], in: r.path)
+        #expect(res.code == 0)
+        #expect(res.stdout.hasPrefix("Environment model: inferred from the repository\n"))
+        #expect(res.stdout.contains("staging\n  aliases:        stage, staging, stg\n  tag prefix:     stg-  (inferred from 2 of 2 ImagePolicies)\n"))
+        let strict = try tagwarden(["env", "--profile", "strict", "--format", "json"], in: r.path)
+        let obj = try JSONSerialization.jsonObject(with: Data(strict.stdout.utf8)) as? [String: Any]
+        let envs = obj?["environments"] as? [[String: Any]] ?? []
+        #expect(envs.map { $0["name"] as? String } == ["development", "staging", "production"])
+        #expect(envs[2]["requireDigest"] as? Bool == true)
+        #expect((envs[2]["origin"] as? [String: Any])?["tagPattern"] as? String == "--profile strict")
+    }
+
+    @Test func inferredPrefixDrivesEnvPrefixFindings() throws {
+        let r = try fleet()
+        // staging's policies say stg-: the staging-… tag breaks the convention they share
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-env-prefix clusters/staging/web.yaml:8:14"])
+    }
+
+    @Test func initWritesTheConfigOnce() throws {
+        let r = try fleet()
+        let res = try tagwarden(["init"], in: r.path)
+        #expect(res.code == 0 && res.stderr == "wrote \(r.path)/.tagwarden.yaml\n")
+        let text = try String(contentsOfFile: r.path + "/.tagwarden.yaml", encoding: .utf8)
+        #expect(text.contains("profile: strict\n"))
+        #expect(text.contains("  - name: production\n    aliases: [prod, production]\n    namespaces: [shop]\n"))
+        #expect(text.contains("  - name: staging\n    aliases: [stage, staging, stg]\n    paths: ['clusters/staging/**']\n    # tag prefixes seen: staging-\n"))
+        // what init wrote is a valid config
+        let env = try tagwarden(["env"], in: r.path)
+        #expect(env.code == 0 && env.stdout.contains("strict profile"))
+        let again = try tagwarden(["init"], in: r.path)
+        #expect(again.code == 2 && again.stderr.contains("exists; use --force"))
+        #expect(try tagwarden(["init", "--force"], in: r.path).code == 0)
+    }
+}
