@@ -51,7 +51,7 @@ public enum Engine {
         files.reserveCapacity(request.snapshot.files.count)
         for f in request.snapshot.files {
             if let rel = config.relative(f.path), ignore.contains(where: { $0.matches(rel) }) { continue }
-            if let nul = f.bytes.withUnsafeBufferPointer({ buf in buf.firstIndex(of: 0) }) {
+            if let nul = SourceText.firstNUL(f.bytes) {
                 skipped.append(SkippedFile(path: f.path, reason: "binary content (a NUL byte at offset \(nul))"))
                 continue
             }
@@ -93,7 +93,8 @@ public enum Engine {
             }
         }
         var sources: [String: [UInt8]] = [:]
-        for f in model.files { sources[f.path] = f.bytes }
+        let withFindings = Set(findings.map(\.file))
+        for f in model.files where withFindings.contains(f.path) { sources[f.path] = f.bytes }
         let snap = request.snapshot
         return AuditReport(source: SourceInfo(kind: snap.kind, root: snap.root, rev: snap.rev, base: nil),
                            summary: summary, findings: findings, environments: model.environments, sources: sources)
@@ -176,7 +177,8 @@ public enum Engine {
     /// message, plus an occurrence count for identical keys.
     static func assignFingerprints(_ findings: inout [Finding], model: Model) {
         var sources: [String: [UInt8]] = [:]
-        for f in model.files { sources[f.path] = f.bytes }
+        let withFindings = Set(findings.map(\.file))
+        for f in model.files where withFindings.contains(f.path) { sources[f.path] = f.bytes }
         var seen: [UInt64: Int] = [:]
         for i in findings.indices {
             let f = findings[i]

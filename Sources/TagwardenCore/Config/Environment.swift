@@ -26,6 +26,17 @@ public struct EnvironmentModel: Sendable {
     public var source: String
     /// The config's directory: path globs are relative to it.
     public var baseDir = ""
+    /// Lower-cased names and aliases → environment index.
+    var aliasIndex: [String: Int] = [:]
+
+    init(environments: [Environment], source: String, baseDir: String) {
+        self.environments = environments
+        self.source = source
+        self.baseDir = baseDir
+        for (i, e) in environments.enumerated().reversed() {
+            for a in e.aliases + [e.name] { aliasIndex[a.lowercased()] = i }
+        }
+    }
 
     public func named(_ name: String?) -> Environment? {
         guard let name else { return nil }
@@ -33,7 +44,8 @@ public struct EnvironmentModel: Sendable {
     }
 
     public func byAlias(_ alias: String) -> Environment? {
-        environments.first { $0.matchesAlias(alias) }
+        if let i = aliasIndex[alias] ?? aliasIndex[alias.lowercased()] { return environments[i] }
+        return nil
     }
 
     static let defaults: [(String, [String])] = [
@@ -93,12 +105,19 @@ public struct EnvironmentModel: Sendable {
     /// Fills in tag prefixes nobody configured from the repository's own ImagePolicies: an environment
     /// whose policies mostly (at least two, and at least two thirds) require the same literal prefix.
     public mutating func inferPrefixes(policies: [(environment: String?, pattern: String?)]) {
+        var prefixOf: [String: String?] = [:]
+        func literal(_ p: String) -> String? {
+            if let cached = prefixOf[p] { return cached }
+            let l = EnvironmentModel.literalPrefix(of: p)
+            prefixOf[p] = l
+            return l
+        }
         for i in environments.indices where environments[i].tagPrefix == nil && environments[i].origin["tagPrefix"] == nil {
             let mine = policies.filter { $0.environment == environments[i].name }
             guard mine.count >= 2 else { continue }
             var counts: [String: Int] = [:]
             for p in mine {
-                if let pat = p.pattern, let prefix = EnvironmentModel.literalPrefix(of: pat) { counts[prefix, default: 0] += 1 }
+                if let pat = p.pattern, let prefix = literal(pat) { counts[prefix, default: 0] += 1 }
             }
             guard let (prefix, n) = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }),
                   n >= 2, n * 3 >= mine.count * 2 else { continue }
@@ -134,21 +153,39 @@ public struct EnvironmentModel: Sendable {
         return out
     }
 
+    /// What a file's path says about its environment: a config path glob, and a directory named after an alias.
+    public struct PathClues: Sendable {
+        var configured: String?
+        var directory: String?
+    }
+
+    public func clues(path: String) -> PathClues {
+        var clues = PathClues()
+        let rel: String? = baseDir.isEmpty ? path : (path.hasPrefix(baseDir + "/") ? String(path.dropFirst(baseDir.count + 1)) : nil)
+        if let rel {
+            clues.configured = environments.first { env in env.paths.contains { $0.matches(rel) } }?.name
+        }
+        var start = path.utf8.startIndex
+        for i in path.utf8.indices where path.utf8[i] == UInt8(ascii: "/") {
+            if let env = byAlias(String(path[start..<i])) { clues.directory = env.name; break }
+            start = path.utf8.index(after: i)
+        }
+        return clues
+    }
+
     /// The environment of a manifest, in PRODUCT.md's order: config path globs and namespace lists; the
     /// `environment` label of the Namespace object; a directory named after an alias; the namespace's name.
     public func detect(path: String, namespace: String?, namespaceLabels: [String: [String: String]]) -> String? {
-        let rel: String? = baseDir.isEmpty ? path : (path.hasPrefix(baseDir + "/") ? String(path.dropFirst(baseDir.count + 1)) : nil)
-        if let rel {
-            for env in environments where env.paths.contains(where: { $0.matches(rel) }) { return env.name }
-        }
+        detect(clues(path: path), namespace: namespace, namespaceLabels: namespaceLabels)
+    }
+
+    public func detect(_ clues: PathClues, namespace: String?, namespaceLabels: [String: [String: String]]) -> String? {
+        if let c = clues.configured { return c }
         if let ns = namespace {
             for env in environments where env.namespaces.contains(ns) { return env.name }
             if let label = namespaceLabels[ns]?["environment"], let env = byAlias(label) { return env.name }
         }
-        let dirs = path.split(separator: "/").dropLast()
-        for d in dirs {
-            if let env = byAlias(String(d)) { return env.name }
-        }
+        if let d = clues.directory { return d }
         if let ns = namespace, let env = byAlias(ns) { return env.name }
         return nil
     }

@@ -41,7 +41,7 @@ struct Extractor {
     }
 
     func scalarString(_ n: Int?) -> String? {
-        guard let n, y.nodes[n].kind == .scalar, y.resolvedType(n) != .null else { return nil }
+        guard let n, y.nodes[n].kind == .scalar, !y.isNull(n) else { return nil }
         return y.value(n)
     }
 
@@ -58,6 +58,7 @@ struct Extractor {
         }
         guard let apiVersion, let kind else { return }
         var obj = ManifestObject(file: fileIndex, document: d, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan)
+        if let slash = apiVersion.utf8.firstIndex(of: UInt8(ascii: "/")) { obj.group = String(apiVersion[..<slash]) }
         if let meta = y.get(root, "metadata") {
             obj.name = scalarString(y.get(meta, "name"))
             obj.declaredNamespace = scalarString(y.get(meta, "namespace"))
@@ -102,13 +103,19 @@ struct Extractor {
         }
     }
 
+    /// `${VAR}` (Flux post-build substitution) or `{{ … }}` (a template): resolved later, not an image yet.
     static func isTemplated(_ s: String) -> Bool {
-        s.contains("${") || s.contains("{{")
+        var prev: UInt8 = 0
+        for c in s.utf8 {
+            if c == UInt8(ascii: "{"), prev == UInt8(ascii: "$") || prev == UInt8(ascii: "{") { return true }
+            prev = c
+        }
+        return false
     }
 
     /// A scalar that holds a whole reference.
     mutating func addReference(_ n: Int, origin: ImageOrigin, object: Int?) {
-        guard imageNodes[n] == nil, y.resolvedType(n) != .null else { return }
+        guard imageNodes[n] == nil, !y.isNull(n) else { return }
         let text = y.value(n)
         if text.isEmpty || Extractor.isTemplated(text) { return }
         var use = ImageUse(origin: origin, file: fileIndex, object: object, text: text, span: y.nodes[n].span)
@@ -141,7 +148,7 @@ struct Extractor {
             use.tagOptional = true
             var nodes = [nameNode]
             if let newName { nodes.append(newName) }
-            if let t = y.get(entry, "newTag"), y.nodes[t].kind == .scalar, y.resolvedType(t) != .null {
+            if let t = y.get(entry, "newTag"), y.nodes[t].kind == .scalar, !y.isNull(t) {
                 use.tag = located(t)
                 nodes.append(t)
             }
@@ -188,7 +195,7 @@ struct Extractor {
                     nodes.append(reg)
                 }
                 var use = ImageUse(origin: .helmParts, file: fileIndex, object: object, text: name, name: name, span: y.nodes[repo].span)
-                if y.resolvedType(tag) != .null { use.tag = located(tag) } else { use.tagOptional = true }
+                if !y.isNull(tag) { use.tag = located(tag) } else { use.tagOptional = true }
                 if let dg = y.get(n, "digest"), let d = scalarString(dg), !d.isEmpty {
                     use.digest = d
                     nodes.append(dg)
@@ -218,7 +225,7 @@ struct Extractor {
         // 1. comments that follow a scalar on its line
         for (i, node) in y.nodes.enumerated() where node.kind == .scalar && node.commentStart >= 0 {
             let range = node.commentStart..<node.commentEnd
-            guard SourceText.contains(Extractor.markerToken, in: Array(bytes[range])) else { continue }
+            guard SourceText.contains(Extractor.markerToken, in: bytes[range]) else { continue }
             claimed.append(range)
             let context: MarkerContext = node.isKey ? .keyLine : .value
             var key: String?

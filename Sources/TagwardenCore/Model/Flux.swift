@@ -41,7 +41,7 @@ public struct FluxKustomizationSpec: Sendable {
     public var targetNamespace: String?
 }
 
-public enum FluxSpec: Sendable {
+public indirect enum FluxSpec: Sendable {
     case imageRepository(ImageRepositorySpec)
     case imagePolicy(ImagePolicySpec)
     case automation(AutomationSpec)
@@ -55,7 +55,7 @@ public enum FluxSpec: Sendable {
             return Located(value: y.value(n), span: y.nodes[n].span, type: y.resolvedType(n))
         }
         func str(_ n: Int?) -> String? {
-            guard let n, y.nodes[n].kind == .scalar, y.resolvedType(n) != .null else { return nil }
+            guard let n, y.nodes[n].kind == .scalar, !y.isNull(n) else { return nil }
             return y.value(n)
         }
         func labels(_ n: Int?) -> [String: String] {

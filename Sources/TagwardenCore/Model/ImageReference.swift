@@ -41,46 +41,54 @@ public struct ImageReference: Sendable, Hashable {
 
     public static func parse(_ text: String) -> Result<ImageReference, ParseError> {
         if text.isEmpty { return .failure(.empty) }
-        var rest = Substring(text)
+        let b = Array(text.utf8)
+        func str(_ r: Range<Int>) -> String { String(decoding: b[r], as: UTF8.self) }
+        var end = b.count
         var digest: String?
-        if let at = rest.firstIndex(of: "@") {
-            let d = String(rest[rest.index(after: at)...])
-            rest = rest[..<at]
+        if let at = b.firstIndex(of: UInt8(ascii: "@")) {
+            let d = str((at + 1)..<b.count)
             if let problem = checkDigest(d) { return .failure(.invalid(problem)) }
             digest = d
+            end = at
+        }
+        // the tag follows the last ':' that comes after the last '/'
+        var lastColon = -1
+        for i in 0..<end {
+            if b[i] == UInt8(ascii: "/") { lastColon = -1 } else if b[i] == UInt8(ascii: ":") { lastColon = i }
         }
         var tag: String?
-        // the tag follows the last ':' that comes after the last '/'
-        let lastSlash = rest.lastIndex(of: "/")
-        let searchFrom = lastSlash.map { rest.index(after: $0) } ?? rest.startIndex
-        if let colon = rest[searchFrom...].lastIndex(of: ":") {
-            let t = String(rest[rest.index(after: colon)...])
-            rest = rest[..<colon]
+        if lastColon >= 0 {
+            let t = (lastColon + 1)..<end
             if t.isEmpty { return .failure(.invalid("the tag after ':' is empty")) }
-            if t.utf8.count > 128 { return .failure(.invalid("the tag is longer than 128 characters")) }
-            let b = Array(t.utf8)
-            guard isWordByte(b[0]), b.allSatisfy({ isWordByte($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }) else {
-                return .failure(.invalid("tag '\(t)' has characters outside [A-Za-z0-9_.-] or starts with '.' or '-'"))
+            if t.count > 128 { return .failure(.invalid("the tag is longer than 128 characters")) }
+            guard isWordByte(b[t.lowerBound]),
+                  b[t].allSatisfy({ isWordByte($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }) else {
+                return .failure(.invalid("tag '\(str(t))' has characters outside [A-Za-z0-9_.-] or starts with '.' or '-'"))
             }
-            tag = t
+            tag = str(t)
+            end = lastColon
         }
-        let name = String(rest)
-        if name.isEmpty { return .failure(.invalid("the repository name is empty")) }
-        if name.utf8.count > 255 { return .failure(.invalid("the repository name is longer than 255 characters")) }
-        var components = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if end == 0 { return .failure(.invalid("the repository name is empty")) }
+        if end > 255 { return .failure(.invalid("the repository name is longer than 255 characters")) }
+        var pathStart = 0
         var domain: String?
-        if components.count > 1 {
-            let first = components[0]
-            if first.contains(".") || first.contains(":") || first == "localhost" || first.lowercased() != first {
-                domain = first
-                components.removeFirst()
+        if let firstSlash = b[..<end].firstIndex(of: UInt8(ascii: "/")) {
+            let first = b[0..<firstSlash]
+            let isDomain = first.contains(UInt8(ascii: ".")) || first.contains(UInt8(ascii: ":"))
+                || first.elementsEqual("localhost".utf8) || first.contains(where: { $0 >= 65 && $0 <= 90 })
+            if isDomain {
+                let d = str(0..<firstSlash)
+                if let problem = checkDomain(d) { return .failure(.invalid(problem)) }
+                domain = d
+                pathStart = firstSlash + 1
             }
         }
-        if let domain, let problem = checkDomain(domain) { return .failure(.invalid(problem)) }
-        for c in components {
-            if let problem = checkPathComponent(c) { return .failure(.invalid(problem)) }
+        var compStart = pathStart
+        for i in pathStart...end where i == end || b[i] == UInt8(ascii: "/") {
+            if let problem = checkPathComponent(b[compStart..<i]) { return .failure(.invalid(problem)) }
+            compStart = i + 1
         }
-        return .success(ImageReference(domain: domain, path: components.joined(separator: "/"), tag: tag, digest: digest))
+        return .success(ImageReference(domain: domain, path: str(pathStart..<end), tag: tag, digest: digest))
     }
 
     static func isWordByte(_ c: UInt8) -> Bool {
@@ -134,8 +142,9 @@ public struct ImageReference: Sendable, Hashable {
     }
 
     /// path-component := [a-z0-9]+ ((\.|_|__|-+)[a-z0-9]+)*
-    static func checkPathComponent(_ c: String) -> String? {
-        let b = Array(c.utf8)
+    static func checkPathComponent(_ slice: ArraySlice<UInt8>) -> String? {
+        let b = Array(slice)
+        var c: String { String(decoding: b, as: UTF8.self) }
         if b.isEmpty { return "the repository path has an empty component" }
         if b.contains(where: { $0 >= 65 && $0 <= 90 }) {
             return "repository path '\(c)' must be lower case"

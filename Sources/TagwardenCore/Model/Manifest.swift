@@ -26,8 +26,8 @@ public struct ManifestObject: Sendable {
     public var kustomizeResources: [String] = []
     /// Flux objects: the fields rules need, by object kind.
     public var flux: FluxSpec?
-
-    public var group: String { apiVersion.split(separator: "/").first.map(String.init) ?? "" }
+    /// The API group (`apps` of `apps/v1`; empty for the core group).
+    public var group: String = ""
 }
 
 /// A scalar's value with its location and YAML type.

@@ -49,20 +49,25 @@ public struct Model: Sendable {
     }
 
     public static func build(facts: [FileFacts], config: Config, profile: String?) -> Model {
+        var facts = facts
         var objects: [ManifestObject] = []
         var images: [ImageUse] = []
         var markers: [MarkerComment] = []
-        for f in facts {
+        for f in facts.indices {
             let base = objects.count
-            objects.append(contentsOf: f.objects)
-            for var img in f.images {
+            objects.append(contentsOf: facts[f].objects)
+            for var img in facts[f].images {
                 img.object = img.object.map { $0 + base }
                 images.append(img)
             }
-            for var m in f.markers {
+            for var m in facts[f].markers {
                 m.object = m.object.map { $0 + base }
                 markers.append(m)
             }
+            // the Model holds each once
+            facts[f].objects = []
+            facts[f].images = []
+            facts[f].markers = []
         }
         var labels: [String: [String: String]] = [:]
         for o in objects where o.kind == "Namespace" && o.apiVersion == "v1" {
@@ -70,8 +75,9 @@ public struct Model: Sendable {
         }
         let namespaces = resolveNamespaces(objects, files: facts)
         var env = EnvironmentModel.base(config: config, profile: profile)
+        let clues = facts.map { env.clues(path: $0.path) }
         func objectEnv(_ i: Int) -> String? {
-            env.detect(path: facts[objects[i].file].path, namespace: namespaces[i], namespaceLabels: labels)
+            env.detect(clues[objects[i].file], namespace: namespaces[i], namespaceLabels: labels)
         }
         // Infer tag prefixes from the repository's own policies where nothing set them.
         var policies: [(environment: String?, pattern: String?)] = []
@@ -82,7 +88,7 @@ public struct Model: Sendable {
         let objectEnvironment = objects.indices.map { objectEnv($0) }
         let imageEnvironment = images.map { img -> String? in
             if let o = img.object { return objectEnvironment[o] }
-            return env.detect(path: facts[img.file].path, namespace: nil, namespaceLabels: labels)
+            return env.detect(clues[img.file], namespace: nil, namespaceLabels: labels)
         }
         var watched = Set<String>()
         for o in objects {
@@ -104,7 +110,9 @@ public struct Model: Sendable {
                      namespaceLabels: labels)
     }
 
+    /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.
     static func normalizePath(_ p: String) -> String? {
+        if !p.contains(".") && !p.contains("//") && !p.hasPrefix("/") && !p.hasSuffix("/") { return p }
         var parts: [Substring] = []
         for c in p.split(separator: "/") {
             if c == "." || c.isEmpty { continue }
@@ -117,7 +125,7 @@ public struct Model: Sendable {
     }
 
     static func dirname(_ p: String) -> String {
-        guard let slash = p.lastIndex(of: "/") else { return "" }
+        guard let slash = p.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
         return String(p[..<slash])
     }
 
@@ -125,55 +133,66 @@ public struct Model: Sendable {
     /// that include its file (followed up through `resources:`), when they agree; else the
     /// `targetNamespace` of the Flux Kustomization whose `path` holds the file.
     static func resolveNamespaces(_ objects: [ManifestObject], files: [FileFacts]) -> [String?] {
-        var kustomizationByDir: [String: Int] = [:]
         var includedBy: [String: [Int]] = [:]   // file path or directory → kustomizations listing it
         var fluxTargets: [(String, String)] = []
-        for (i, o) in objects.enumerated() {
-            let path = files[o.file].path
-            if o.isKustomization {
-                let dir = dirname(path)
-                kustomizationByDir[dir] = i
-                for r in o.kustomizeResources where !r.contains("://") {
+        var needed = false
+        for i in objects.indices {
+            if objects[i].declaredNamespace == nil { needed = true }
+            if objects[i].isKustomization {
+                let dir = dirname(files[objects[i].file].path)
+                for r in objects[i].kustomizeResources where !r.contains("://") {
                     if let p = normalizePath(dir.isEmpty ? r : dir + "/" + r) { includedBy[p, default: []].append(i) }
                 }
             }
-            if case .kustomization(let k)? = o.flux, let t = k.targetNamespace, let p = k.path.flatMap(normalizePath) {
+            if case .kustomization(let k)? = objects[i].flux, let t = k.targetNamespace, let p = k.path.flatMap(normalizePath) {
                 fluxTargets.append((p, t))
             }
         }
-        var memo: [Int: Set<String?>] = [:]
-        // Namespaces that the chains above kustomization k impose (the outermost wins), nil = none.
-        func chain(_ k: Int, _ depth: Int) -> Set<String?> {
+        var out = objects.map(\.declaredNamespace)
+        guard needed else { return out }
+        // Namespaces that the chains above kustomization k impose (the outermost wins); "" = none.
+        var memo: [Int: [String]] = [:]
+        func chain(_ k: Int, _ depth: Int) -> [String] {
             if let m = memo[k] { return m }
-            if depth > 64 { return [nil] }
-            memo[k] = [nil]
-            let dir = dirname(files[objects[k].file].path)
-            let parents = includedBy[dir] ?? []
-            var out = Set<String?>()
+            let own = objects[k].kustomizeNamespace ?? ""
+            if depth > 64 { return [own] }
+            memo[k] = [own]
+            let parents = includedBy[dirname(files[objects[k].file].path)] ?? []
+            var result: [String] = []
             if parents.isEmpty {
-                out.insert(objects[k].kustomizeNamespace)
+                result = [own]
             } else {
                 for p in parents {
-                    for ns in chain(p, depth + 1) { out.insert(ns ?? objects[k].kustomizeNamespace) }
+                    for ns in chain(p, depth + 1) {
+                        let v = ns.isEmpty ? own : ns
+                        if !result.contains(v) { result.append(v) }
+                    }
                 }
             }
-            memo[k] = out
-            return out
+            memo[k] = result
+            return result
         }
-        return objects.enumerated().map { (i, o) -> String? in
-            if let ns = o.declaredNamespace { return ns }
-            let path = files[o.file].path
-            var candidates = Set<String?>()
-            if o.isKustomization {
+        for i in objects.indices where out[i] == nil {
+            let path = files[objects[i].file].path
+            var candidates: [String] = []
+            if objects[i].isKustomization {
                 candidates = chain(i, 0)
             } else {
-                for k in includedBy[path] ?? [] { candidates.formUnion(chain(k, 0)) }
+                for k in includedBy[path] ?? [] {
+                    for ns in chain(k, 0) where !candidates.contains(ns) { candidates.append(ns) }
+                }
             }
-            if candidates.count == 1, let only = candidates.first, let ns = only { return ns }
-            if candidates.count > 1 { return nil }
-            for (p, t) in fluxTargets where p.isEmpty || path.hasPrefix(p + "/") { return t }
-            return nil
+            if candidates.count == 1, !candidates[0].isEmpty {
+                out[i] = candidates[0]
+                continue
+            }
+            if candidates.count > 1 { continue }
+            for (p, t) in fluxTargets where p.isEmpty || path.hasPrefix(p + "/") {
+                out[i] = t
+                break
+            }
         }
+        return out
     }
 
     // MARK: helpers for rules

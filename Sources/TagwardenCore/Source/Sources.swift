@@ -38,8 +38,11 @@ public struct SourceOptions: Sendable {
 public enum Sources {
     /// `*.yaml`, `*.yml`, and files named `Kustomization`.
     public static func isManifestName(_ path: String) -> Bool {
-        let base = path.split(separator: "/").last.map(String.init) ?? path
-        return base.hasSuffix(".yaml") || base.hasSuffix(".yml") || base == "Kustomization"
+        let u = path.utf8
+        if u.last == UInt8(ascii: "l") {
+            return path.hasSuffix(".yaml") || path.hasSuffix(".yml")
+        }
+        return path == "Kustomization" || path.hasSuffix("/Kustomization")
     }
 
     static func join(_ a: String, _ b: String) -> String {
@@ -97,7 +100,7 @@ public enum Sources {
             names.append((name, ent.pointee.d_type))
         }
         closedir(dir)
-        names.sort { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }
+        names.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
         for (name, dtype) in names {
             let rel = relative.isEmpty ? name : relative + "/" + name
             let full = join(root, rel)

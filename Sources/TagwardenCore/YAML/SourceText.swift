@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Byte-level helpers over a file's raw bytes: lines and positions.
 public enum SourceText {
     static let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
@@ -62,39 +66,56 @@ public enum SourceText {
         return i
     }
 
+    /// The first occurrence of `n` in `hay` from `from`: memchr for the first byte, then memcmp.
+    static func find(_ hay: UnsafeRawBufferPointer, _ n: UnsafeRawBufferPointer, from: Int) -> Int? {
+        guard let h = hay.baseAddress, let nb = n.baseAddress, n.count > 0 else { return nil }
+        let first = Int32(n[0])
+        var i = from
+        let last = hay.count - n.count
+        while i <= last {
+            guard let p = memchr(h + i, first, last - i + 1) else { return nil }
+            let off = h.distance(to: UnsafeRawPointer(p))
+            if memcmp(h + off, nb, n.count) == 0 { return off }
+            i = off + 1
+        }
+        return nil
+    }
+
     /// Byte offsets of every occurrence of `needle`.
     public static func occurrences(of needle: [UInt8], in bytes: [UInt8]) -> [Int] {
-        guard let first = needle.first, needle.count <= bytes.count else { return [] }
+        guard !needle.isEmpty, needle.count <= bytes.count else { return [] }
         var out: [Int] = []
-        bytes.withUnsafeBufferPointer { hay in
-            let last = hay.count - needle.count
-            var i = 0
-            while i <= last {
-                if hay[i] == first {
-                    var k = 1
-                    while k < needle.count, hay[i + k] == needle[k] { k += 1 }
-                    if k == needle.count { out.append(i) }
+        bytes.withUnsafeBytes { hay in
+            needle.withUnsafeBytes { n in
+                var from = 0
+                while let off = find(hay, n, from: from) {
+                    out.append(off)
+                    from = off + 1
                 }
-                i += 1
             }
         }
         return out
     }
 
     public static func contains(_ needle: [UInt8], in bytes: [UInt8]) -> Bool {
-        guard let first = needle.first, needle.count <= bytes.count else { return false }
-        return bytes.withUnsafeBufferPointer { hay in
-            let last = hay.count - needle.count
-            var i = 0
-            while i <= last {
-                if hay[i] == first {
-                    var k = 1
-                    while k < needle.count, hay[i + k] == needle[k] { k += 1 }
-                    if k == needle.count { return true }
-                }
-                i += 1
-            }
-            return false
+        guard !needle.isEmpty, needle.count <= bytes.count else { return false }
+        return bytes.withUnsafeBytes { hay in
+            needle.withUnsafeBytes { n in find(hay, n, from: 0) != nil }
+        }
+    }
+
+    public static func contains(_ needle: [UInt8], in bytes: ArraySlice<UInt8>) -> Bool {
+        guard !needle.isEmpty, needle.count <= bytes.count else { return false }
+        return bytes.withUnsafeBytes { hay in
+            needle.withUnsafeBytes { n in find(hay, n, from: 0) != nil }
+        }
+    }
+
+    /// The offset of the first NUL byte, if any (libc's memchr).
+    public static func firstNUL(_ bytes: [UInt8]) -> Int? {
+        bytes.withUnsafeBytes { b in
+            guard let base = b.baseAddress, let p = memchr(base, 0, b.count) else { return nil }
+            return base.distance(to: UnsafeRawPointer(p))
         }
     }
 }

@@ -171,6 +171,20 @@ public struct YAMLFile: Sendable {
         return String(decoding: bytes[n.commentStart..<n.commentEnd], as: UTF8.self)
     }
 
+    /// A null scalar: empty, `~` or `null` written plainly (or tagged `!!null`). Byte-level, no String.
+    public func isNull(_ node: Int) -> Bool {
+        let n = nodes[node]
+        guard n.kind == .scalar else { return false }
+        if n.tagCount > 0 { return resolvedType(node) == .null }
+        guard n.style == .plain, n.plainImplicit else { return false }
+        switch n.valueCount {
+        case 0: return true
+        case 1: return arena[n.valueStart] == UInt8(ascii: "~")
+        case 4: return valueEquals(node, "null") || valueEquals(node, "Null") || valueEquals(node, "NULL")
+        default: return false
+        }
+    }
+
     /// How YAML 1.1 (what Helm reads values with) types this scalar.
     public func resolvedType(_ node: Int) -> ScalarType {
         let n = nodes[node]
@@ -186,6 +200,13 @@ public struct YAMLFile: Sendable {
             }
         }
         guard n.style == .plain, n.plainImplicit else { return .string }
+        // only scalars starting like a number, bool or null can resolve to one
+        if n.valueCount > 0 {
+            let c = arena[n.valueStart]
+            let maybe = (c >= 48 && c <= 57) || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") || c == UInt8(ascii: ".")
+                || c == UInt8(ascii: "~") || "yYnNtTfFoO".utf8.contains(c)
+            if !maybe { return .string }
+        }
         return ScalarType.resolvePlain(value(node))
     }
 
