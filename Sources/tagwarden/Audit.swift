@@ -1,5 +1,8 @@
 import ArgumentParser
 import TagwardenCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct Audit: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -29,7 +32,9 @@ struct Audit: ParsableCommand {
             let ws = try Workspace.open(path: path, configPath: options.config, rev: rev)
             let snapshot = try ws.snapshot(rev: rev, maxFileSize: options.maxFileSizeBytes)
             let report = Engine.audit(AuditRequest(snapshot: snapshot, config: ws.config, profile: options.profile, reportPrefix: ws.prefix))
-            return try options.emit(report)
+            let code = try options.emit(report)
+            // The report is written: end the process without tearing down the model object by object.
+            withExtendedLifetime(report) { Glibc.exit(code) }
         }
     }
 }

@@ -112,7 +112,24 @@ public struct Model: Sendable {
 
     /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.
     static func normalizePath(_ p: String) -> String? {
-        if !p.contains(".") && !p.contains("//") && !p.hasPrefix("/") && !p.hasSuffix("/") { return p }
+        // fast path: no empty, "." or ".." component
+        var clean = true
+        var segStart = true
+        var dots = 0
+        for c in p.utf8 {
+            if c == UInt8(ascii: "/") {
+                if segStart || dots == 1 || dots == 2 { clean = false; break }
+                segStart = true
+                dots = 0
+            } else if c == UInt8(ascii: ".") && (segStart || dots > 0) {
+                dots += 1
+                segStart = false
+            } else {
+                segStart = false
+                dots = -1
+            }
+        }
+        if clean, !segStart, dots != 1, dots != 2 { return p }
         var parts: [Substring] = []
         for c in p.split(separator: "/") {
             if c == "." || c.isEmpty { continue }

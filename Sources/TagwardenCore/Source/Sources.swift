@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 
 public enum SourceKind: String, Sendable {
     case worktree, index, commit, diff, directory
@@ -66,25 +67,54 @@ public enum Sources {
                 if !trackedDirs.insert(String(p)).inserted { break }
             }
         }
-        var files: [SourceFile] = []
+        var found: [String] = []
         var skipped: [SkippedFile] = []
-        walk(root: root, relative: "", options: options, files: &files, skipped: &skipped,
+        walk(root: root, relative: "", found: &found, skipped: &skipped,
              includeDir: { rel in trackedDirs.contains(rel) || !repo.isIgnored(rel + "/") },
              includeFile: { rel in tracked.contains(rel) || !repo.isIgnored(rel) })
+        let files = readAll(root: root, found, options: options, skipped: &skipped)
         return SourceSnapshot(kind: .worktree, root: root, rev: nil, files: files, skipped: skipped)
     }
 
     /// A directory that is not in a git repository: every manifest under it.
     public static func directory(_ root: String, options: SourceOptions = SourceOptions()) throws -> SourceSnapshot {
-        var files: [SourceFile] = []
+        var found: [String] = []
         var skipped: [SkippedFile] = []
-        walk(root: root, relative: "", options: options, files: &files, skipped: &skipped,
-             includeDir: { _ in true }, includeFile: { _ in true })
+        walk(root: root, relative: "", found: &found, skipped: &skipped, includeDir: { _ in true }, includeFile: { _ in true })
+        let files = readAll(root: root, found, options: options, skipped: &skipped)
         return SourceSnapshot(kind: .directory, root: root, rev: nil, files: files, skipped: skipped)
     }
 
-    static func walk(root: String, relative: String, options: SourceOptions,
-                     files: inout [SourceFile], skipped: inout [SkippedFile],
+    /// Reads the files the walk found, on all cores.
+    static func readAll(root: String, _ paths: [String], options: SourceOptions, skipped: inout [SkippedFile]) -> [SourceFile] {
+        final class Slots: @unchecked Sendable {
+            var items: [Result<[UInt8], TagwardenError>?]
+            init(_ n: Int) { items = Array(repeating: nil, count: n) }
+        }
+        let slots = Slots(paths.count)
+        let chunk = 64
+        let limit = options.maxFileSize
+        slots.items.withUnsafeMutableBufferPointer { buf in
+            nonisolated(unsafe) let out = buf
+            DispatchQueue.concurrentPerform(iterations: (paths.count + chunk - 1) / chunk) { c in
+                for i in (c * chunk)..<min(paths.count, (c + 1) * chunk) {
+                    out[i] = readFile(join(root, paths[i]), limit: limit)
+                }
+            }
+        }
+        var files: [SourceFile] = []
+        files.reserveCapacity(paths.count)
+        for (i, r) in slots.items.enumerated() {
+            switch r {
+            case .success(let bytes)?: files.append(SourceFile(path: paths[i], bytes: bytes))
+            case .failure(let e)?: skipped.append(SkippedFile(path: paths[i], reason: e.message))
+            case nil: break
+            }
+        }
+        return files
+    }
+
+    static func walk(root: String, relative: String, found: inout [String], skipped: inout [SkippedFile],
                      includeDir: (String) -> Bool, includeFile: (String) -> Bool) {
         let dirPath = join(root, relative)
         guard let dir = opendir(dirPath) else {
@@ -112,8 +142,7 @@ public enum Sources {
             }
             if type == UInt8(DT_DIR) {
                 if includeDir(rel) {
-                    walk(root: root, relative: rel, options: options, files: &files, skipped: &skipped,
-                         includeDir: includeDir, includeFile: includeFile)
+                    walk(root: root, relative: rel, found: &found, skipped: &skipped, includeDir: includeDir, includeFile: includeFile)
                 }
                 continue
             }
@@ -139,10 +168,7 @@ public enum Sources {
                     continue
                 }
             }
-            switch readFile(full, limit: options.maxFileSize) {
-            case .success(let bytes): files.append(SourceFile(path: rel, bytes: bytes))
-            case .failure(let e): skipped.append(SkippedFile(path: rel, reason: e.message))
-            }
+            found.append(rel)
         }
     }
 
