@@ -24,6 +24,8 @@ public struct AuditReport: Sendable {
     public var environments: EnvironmentModel
     /// Source bytes by file, for the text report's excerpts.
     public var sources: [String: [UInt8]]
+    /// The model the findings came from (a caller may exit without tearing it down).
+    public var model: Model?
 }
 
 public struct AuditRequest: Sendable {
@@ -97,7 +99,7 @@ public enum Engine {
         for f in model.files where withFindings.contains(f.path) { sources[f.path] = f.bytes }
         let snap = request.snapshot
         return AuditReport(source: SourceInfo(kind: snap.kind, root: snap.root, rev: snap.rev, base: nil),
-                           summary: summary, findings: findings, environments: model.environments, sources: sources)
+                           summary: summary, findings: findings, environments: model.environments, sources: sources, model: model)
     }
 
     static func order(_ a: Finding, _ b: Finding) -> Bool {

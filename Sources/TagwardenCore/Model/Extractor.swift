@@ -62,7 +62,8 @@ struct Extractor {
         if let meta = y.get(root, "metadata") {
             obj.name = scalarString(y.get(meta, "name"))
             obj.declaredNamespace = scalarString(y.get(meta, "namespace"))
-            if let labels = y.get(meta, "labels") {
+            // labels matter for Namespaces (environment, accessFrom) and ImagePolicies (policySelector)
+            if kind == "Namespace" || kind == "ImagePolicy", let labels = y.get(meta, "labels") {
                 for (k, v) in y.pairs(labels) {
                     if let s = scalarString(v) { obj.labels[y.value(k)] = s }
                 }

@@ -23,8 +23,7 @@ public struct Model: Sendable {
 
     /// Parses and extracts every file (in parallel), then resolves namespaces and environments.
     public static func build(_ sources: [SourceFile], config: Config, profile: String?) -> Model {
-        let facts = extractAll(sources)
-        return build(facts: facts, config: config, profile: profile)
+        build(facts: extractAll(sources), config: config, profile: profile)
     }
 
     static func extractAll(_ sources: [SourceFile]) -> [FileFacts] {
@@ -48,8 +47,8 @@ public struct Model: Sendable {
         return slots.items.map { $0! }
     }
 
-    public static func build(facts: [FileFacts], config: Config, profile: String?) -> Model {
-        var facts = facts
+    public static func build(facts input: consuming [FileFacts], config: Config, profile: String?) -> Model {
+        var facts = input
         var objects: [ManifestObject] = []
         var images: [ImageUse] = []
         var markers: [MarkerComment] = []
