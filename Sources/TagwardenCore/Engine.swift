@@ -46,6 +46,18 @@ public struct AuditRequest: Sendable {
 /// Source → Model → rules → findings, in one pass.
 public enum Engine {
     public static func audit(_ request: AuditRequest) -> AuditReport {
+        let (model, skipped) = buildModel(request)
+        return finish(request, model: model, skipped: skipped)
+    }
+
+    /// The same, with the promotion rules' evidence, which needs the model to know where staging lives.
+    public static func audit(_ request: AuditRequest, evidence: (Model) throws -> PromotionEvidence?) throws -> AuditReport {
+        var (model, skipped) = buildModel(request)
+        model.evidence = try evidence(model)
+        return finish(request, model: model, skipped: skipped)
+    }
+
+    static func buildModel(_ request: AuditRequest) -> (Model, [SkippedFile]) {
         let config = request.config
         let ignore = config.ignore.map(Glob.init)
         var skipped = request.snapshot.skipped
@@ -60,7 +72,11 @@ public enum Engine {
             files.append(f)
         }
         skipped.removeAll { s in config.relative(s.path).map { rel in ignore.contains { $0.matches(rel) } } ?? false }
-        let model = Model.build(files, config: config, profile: request.profile)
+        return (Model.build(files, config: config, profile: request.profile), skipped)
+    }
+
+    static func finish(_ request: AuditRequest, model: Model, skipped: [SkippedFile]) -> AuditReport {
+        let config = request.config
         var findings = runRules(model)
 
         for f in model.files {
@@ -100,6 +116,28 @@ public enum Engine {
         let snap = request.snapshot
         return AuditReport(source: SourceInfo(kind: snap.kind, root: snap.root, rev: snap.rev, base: nil),
                            summary: summary, findings: findings, environments: model.environments, sources: sources, model: model)
+    }
+
+    /// What a change introduces: the findings of `head` whose fingerprints `base` lacks (a finding that only
+    /// moved keeps its fingerprint). `alwaysIn` keeps every finding in those files too (the staged files of a
+    /// commit). With `all`, every head finding is kept and marked new or not.
+    public static func compare(head: AuditReport, base: AuditReport?, alwaysIn: Set<String> = [], all: Bool = false) -> AuditReport {
+        let known = Set(base?.findings.map(\.fingerprint) ?? [])
+        var out = head
+        out.findings = head.findings.compactMap { f in
+            var f = f
+            f.isNew = !known.contains(f.fingerprint)
+            if all || f.isNew == true || alwaysIn.contains(f.file) { return f }
+            return nil
+        }
+        if !all { for i in out.findings.indices { out.findings[i].isNew = nil } }
+        out.source.base = base?.source.rev
+        var s = out.summary
+        s.errors = out.findings.filter { $0.severity == .error }.count
+        s.warnings = out.findings.filter { $0.severity == .warning }.count
+        s.notes = out.findings.filter { $0.severity == .note }.count
+        out.summary = s
+        return out
     }
 
     static func order(_ a: Finding, _ b: Finding) -> Bool {

@@ -13,7 +13,8 @@ public struct Workspace {
 
     /// Opens the repository containing `path` (or treats `path` as a plain directory) and loads the config
     /// (`configPath`, else `.tagwarden.yaml` at the root, read from `rev`'s tree when a revision is linted).
-    public static func open(path: String, configPath: String?, rev: String? = nil, fromEnvironment: Bool = false) throws -> Workspace {
+    public static func open(path: String, configPath: String?, rev: String? = nil, fromIndex: Bool = false,
+                            fromEnvironment: Bool = false) throws -> Workspace {
         guard let real = realpath(path, nil) else {
             throw TagwardenError("\(path): \(String(cString: strerror(errno)))")
         }
@@ -54,6 +55,15 @@ public struct Workspace {
             case .success(let bytes): config = try Config.parse(bytes, path: configPath, knownRules: knownRules)
             case .failure(let e): throw TagwardenError("\(configPath): \(e.message)")
             }
+        } else if fromIndex, let repo {
+            let entries = try repo.indexBlobEntries { p in dirs.contains { name($0) == p } }
+            for dir in dirs {
+                if let entry = entries.first(where: { $0.path == name(dir) }), case .bytes(let b) = repo.readBlob(entry.oid, limit: 1 << 20) {
+                    config = try Config.parse(b, path: name(dir), knownRules: knownRules)
+                    config.baseDir = dir
+                    break
+                }
+            }
         } else if let rev, let repo {
             let sha = try repo.resolveCommit(rev)
             for dir in dirs {
@@ -76,12 +86,15 @@ public struct Workspace {
         return Workspace(repo: repo, root: root, prefix: prefix, config: config)
     }
 
-    /// The working tree (or plain directory), or the tree of `rev`. The config file itself is not a manifest.
-    public func snapshot(rev: String?, maxFileSize: Int?) throws -> SourceSnapshot {
+    /// The working tree (or plain directory), the index, or the tree of `rev`. The config file is not a manifest.
+    public func snapshot(rev: String?, index: Bool = false, maxFileSize: Int?) throws -> SourceSnapshot {
         var options = SourceOptions()
         if let m = maxFileSize ?? config.maxFileSize { options.maxFileSize = m }
         var snap: SourceSnapshot
-        if let rev {
+        if index {
+            guard let repo else { throw TagwardenError("--staged needs a git repository, and \(root) is not inside one") }
+            snap = try Sources.index(repo, options: options)
+        } else if let rev {
             guard let repo else { throw TagwardenError("--rev needs a git repository, and \(root) is not inside one") }
             snap = try Sources.commit(repo, rev: rev, options: options)
         } else if let repo {
@@ -91,6 +104,17 @@ public struct Workspace {
         }
         snap.files.removeAll { $0.path == Config.fileName || $0.path.hasSuffix("/" + Config.fileName) }
         return snap
+    }
+}
+
+extension Workspace {
+    public func request(_ snapshot: SourceSnapshot, profile: String?) -> AuditRequest {
+        AuditRequest(snapshot: snapshot, config: config, profile: profile, reportPrefix: prefix)
+    }
+
+    /// Audits a snapshot; in a git repository the promotion rules get staging's history from `tip`.
+    public func audit(_ snapshot: SourceSnapshot, profile: String?, historyFrom tip: String?) throws -> AuditReport {
+        try Engine.audit(request(snapshot, profile: profile)) { model in try History.stagingEvidence(repo: repo, tip: tip, model: model) }
     }
 }
 

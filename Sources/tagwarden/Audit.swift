@@ -31,7 +31,8 @@ struct Audit: ParsableCommand {
         try guarded {
             let ws = try Workspace.open(path: path, configPath: options.config, rev: rev)
             let snapshot = try ws.snapshot(rev: rev, maxFileSize: options.maxFileSizeBytes)
-            let report = Engine.audit(AuditRequest(snapshot: snapshot, config: ws.config, profile: options.profile, reportPrefix: ws.prefix))
+            let tip = rev ?? ((ws.repo?.hasHead ?? false) ? "HEAD" : nil)
+            let report = try ws.audit(snapshot, profile: options.profile, historyFrom: tip)
             let code = try options.emit(report)
             // The report is written: end the process without tearing down the model object by object.
             withExtendedLifetime(report) { Glibc.exit(code) }

@@ -6,7 +6,15 @@ let digest = "sha256:" + String(repeating: "ab", count: 32)
 /// A repository that triggers every image rule once or more, with the strict profile.
 func imageRuleRepo() throws -> TempRepo {
     let r = try TempRepo()
-    try r.write(".tagwarden.yaml", "profile: strict\npromotedImages: [\"ghcr.io/acme/*\"]\n")
+    // the promotion rules have tests of their own (with history)
+    try r.write(".tagwarden.yaml", """
+    profile: strict
+    promotedImages: ["ghcr.io/acme/*"]
+    rules:
+      promotion-untested-digest: {enabled: false}
+      promotion-rebuilt-artifact: {enabled: false}
+
+    """)
     try r.write("apps/production/web.yaml", pod("web", images: [
         "ghcr.io/acme/web:staging-v1.2.3-abc1234-1700000000@\(digest)",
         "ghcr.io/acme/web:production-hotfix@\(digest)",

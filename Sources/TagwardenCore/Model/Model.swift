@@ -16,6 +16,8 @@ public struct Model: Sendable {
     public let floatingTags: Set<String>
     /// Labels of the Namespace objects in the repository, by name.
     public let namespaceLabels: [String: [String: String]]
+    /// What staging ran (from git history), for the promotion rules; nil when they do not apply.
+    public var evidence: PromotionEvidence?
 
     public static let defaultFloatingTags = ["main", "master", "develop", "development", "dev", "stable", "edge", "nightly",
                                              "canary", "release", "head", "snapshot", "prod", "production", "staging", "stage",

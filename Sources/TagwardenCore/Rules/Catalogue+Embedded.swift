@@ -443,6 +443,169 @@ nonTriggering:
             - name: web
               image: ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@sha256:4444444444444444444444444444444444444444444444444444444444444444
 """#),
+        ("promotion-rebuilt-artifact.yaml", #"""
+id: promotion-rebuilt-artifact
+severity: error
+summary: Production and staging name the same version identity (vX.Y.Z-<sha>-<ts>) with different digests.
+rationale: >
+  The same version, commit and build time with another digest means the image was built again for
+  production. A rebuild is not what staging tested: base images, dependencies and build flags may differ.
+  The version identity is the tag after the environment prefix; staging's digests come from HEAD and
+  from every commit reachable from it.
+fix: >
+  Retag the staging image for production (same digest) instead of rebuilding it, and pin that digest.
+triggering:
+  - description: same identity, another digest
+    profile: strict
+    files:
+      apps/staging/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:staging-v1.2.3-abc1234-1700000000@sha256:1111111111111111111111111111111111111111111111111111111111111111
+      apps/production/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@sha256:3333333333333333333333333333333333333333333333333333333333333333
+      flux/repo.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+        spec:
+          image: ghcr.io/acme/web
+    expect:
+      - {file: apps/production/web.yaml, line: 8, column: 14}
+nonTriggering:
+  - description: the same digest under both tags
+    profile: strict
+    files:
+      apps/staging/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:staging-v1.2.3-abc1234-1700000000@sha256:1111111111111111111111111111111111111111111111111111111111111111
+      apps/production/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@sha256:1111111111111111111111111111111111111111111111111111111111111111
+      flux/repo.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+        spec:
+          image: ghcr.io/acme/web
+"""#),
+        ("promotion-untested-digest.yaml", #"""
+id: promotion-untested-digest
+severity: error
+summary: A digest pinned in production never appeared in a staging manifest of the same image.
+rationale: >
+  Promotion means production runs the bytes staging tested. A production digest that no staging
+  manifest ever held — neither at HEAD nor in any commit reachable from it — was never tested there.
+  (When staging ran the same version identity with another digest, promotion-rebuilt-artifact is
+  reported instead.) Only promoted images are checked, and only in repositories with a staging environment.
+fix: >
+  Pin in production a digest that staging ran: promote the staging build instead of building again.
+triggering:
+  - description: production pins a digest staging never ran
+    profile: strict
+    files:
+      apps/staging/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:staging-v1.2.3-abc1234-1700000000@sha256:1111111111111111111111111111111111111111111111111111111111111111
+      apps/production/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:production-v1.2.4-def5678-1700000500@sha256:2222222222222222222222222222222222222222222222222222222222222222
+      flux/repo.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+        spec:
+          image: ghcr.io/acme/web
+    expect:
+      - {file: apps/production/web.yaml, line: 8, column: 14}
+nonTriggering:
+  - description: the digest staging ran
+    profile: strict
+    files:
+      apps/staging/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:staging-v1.2.3-abc1234-1700000000@sha256:1111111111111111111111111111111111111111111111111111111111111111
+      apps/production/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@sha256:1111111111111111111111111111111111111111111111111111111111111111
+      flux/repo.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+        spec:
+          image: ghcr.io/acme/web
+  - description: no staging environment, no promotion rules
+    profile: strict
+    files:
+      apps/production/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@sha256:1111111111111111111111111111111111111111111111111111111111111111
+      flux/repo.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+        spec:
+          image: ghcr.io/acme/web
+"""#),
         ("suppression-unused.yaml", #"""
 id: suppression-unused
 severity: note

@@ -37,6 +37,6 @@ public struct Rule: Sendable {
     /// produced by the engine itself.
     public static let all: [Rule] = [
         .imageInvalidReference, .imageMissingTag, .imageLatestTag, .imageFloatingTag, .imageTagNotString,
-        .imageNotPinned, .imageEnvPrefix, .imageTagPattern,
+        .imageNotPinned, .imageEnvPrefix, .imageTagPattern, .promotionUntestedDigest, .promotionRebuiltArtifact,
     ]
 }

@@ -161,4 +161,143 @@ public final class GitRepository {
         guard size > 0, let raw = git_blob_rawcontent(blob) else { return .bytes([]) }
         return .bytes(Array(UnsafeRawBufferPointer(start: raw, count: size)))
     }
+
+    // MARK: index
+
+    /// Stage-0 blob entries of the index (what the next commit will contain), filtered by name.
+    public func indexBlobEntries(accept: (String) -> Bool) throws -> [TreeEntry] {
+        var index: OpaquePointer?
+        guard git_repository_index(&index, handle) == 0, let index else {
+            throw TagwardenError("cannot read the git index: \(lastGitError("unknown error"))")
+        }
+        defer { git_index_free(index) }
+        var out: [TreeEntry] = []
+        for i in 0..<git_index_entrycount(index) {
+            guard let e = git_index_get_byindex(index, i) else { continue }
+            let stage = (UInt32(e.pointee.flags) & 0x3000) >> 12
+            guard stage == 0 || stage == 2 else { continue }  // a conflict: lint "ours"
+            let path = String(cString: e.pointee.path)
+            guard accept(path), e.pointee.mode != 0o160000 else { continue }
+            out.append(TreeEntry(path: path, oid: e.pointee.id, mode: e.pointee.mode))
+        }
+        return out
+    }
+
+    /// Paths whose staged content differs from HEAD (added, modified, deleted, renamed: both names).
+    /// With no HEAD (an unborn branch) every staged path counts.
+    public func stagedChanges() throws -> Set<String> {
+        var index: OpaquePointer?
+        guard git_repository_index(&index, handle) == 0, let index else {
+            throw TagwardenError("cannot read the git index: \(lastGitError("unknown error"))")
+        }
+        defer { git_index_free(index) }
+        var tree: OpaquePointer?
+        if git_revparse_single(&tree, handle, "HEAD^{tree}") != 0 { tree = nil }
+        defer { if let tree { git_object_free(tree) } }
+        var diff: OpaquePointer?
+        guard git_diff_tree_to_index(&diff, handle, tree, index, nil) == 0, let diff else {
+            throw TagwardenError("cannot diff the index against HEAD: \(lastGitError("unknown error"))")
+        }
+        defer { git_diff_free(diff) }
+        return Self.deltaPaths(diff)
+    }
+
+    static func deltaPaths(_ diff: OpaquePointer) -> Set<String> {
+        var out = Set<String>()
+        for i in 0..<git_diff_num_deltas(diff) {
+            guard let d = git_diff_get_delta(diff, i) else { continue }
+            if let p = d.pointee.old_file.path { out.insert(String(cString: p)) }
+            if let p = d.pointee.new_file.path { out.insert(String(cString: p)) }
+        }
+        return out
+    }
+
+    public var hasHead: Bool {
+        var obj: OpaquePointer?
+        guard git_revparse_single(&obj, handle, "HEAD^{commit}") == 0, let obj else { return false }
+        git_object_free(obj)
+        return true
+    }
+
+    public var isShallow: Bool { git_repository_is_shallow(handle) == 1 }
+
+    static func oid(_ hex: String) -> git_oid? {
+        var o = git_oid()
+        return git_oid_fromstr(&o, hex) == 0 ? o : nil
+    }
+
+    /// The merge base of two commits, or nil when they share no history (as far as this clone knows).
+    public func mergeBase(_ a: String, _ b: String) -> String? {
+        guard var x = Self.oid(a), var y = Self.oid(b) else { return nil }
+        var out = git_oid()
+        guard git_merge_base(&out, handle, &x, &y) == 0 else { return nil }
+        return Self.hex(&out)
+    }
+
+    public func isAncestor(_ ancestor: String, of commit: String) -> Bool {
+        guard var a = Self.oid(ancestor), var c = Self.oid(commit) else { return false }
+        if git_oid_equal(&a, &c) == 1 { return true }
+        return git_graph_descendant_of(handle, &c, &a) == 1
+    }
+
+    /// Commits reachable from `tip` and not from `hide`, newest first.
+    public func commits(from tip: String, hiding hide: String?) throws -> [String] {
+        var walk: OpaquePointer?
+        guard git_revwalk_new(&walk, handle) == 0, let walk else { throw TagwardenError("cannot walk history: \(lastGitError(""))") }
+        defer { git_revwalk_free(walk) }
+        git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue)
+        guard var t = Self.oid(tip), git_revwalk_push(walk, &t) == 0 else { throw TagwardenError("cannot walk history from \(tip)") }
+        if let hide, var h = Self.oid(hide) { _ = git_revwalk_hide(walk, &h) }
+        var out: [String] = []
+        var o = git_oid()
+        while git_revwalk_next(&o, walk) == 0 { out.append(Self.hex(&o)) }
+        return out
+    }
+
+    /// Blob entries that changed between `commit`'s first parent (or nothing) and `commit`, filtered by name.
+    public func changedEntries(commit: String, accept: (String) -> Bool) throws -> [TreeEntry] {
+        guard var id = Self.oid(commit) else { return [] }
+        var c: OpaquePointer?
+        guard git_commit_lookup(&c, handle, &id) == 0, let c else { throw TagwardenError("cannot read commit \(commit)") }
+        defer { git_commit_free(c) }
+        var tree: OpaquePointer?
+        guard git_commit_tree(&tree, c) == 0, let tree else { throw TagwardenError("cannot read the tree of \(commit)") }
+        defer { git_tree_free(tree) }
+        var parentTree: OpaquePointer?
+        if git_commit_parentcount(c) > 0 {
+            var p: OpaquePointer?
+            if git_commit_parent(&p, c, 0) == 0, let p {
+                _ = git_commit_tree(&parentTree, p)
+                git_commit_free(p)
+            }
+        }
+        defer { if let parentTree { git_tree_free(parentTree) } }
+        var diff: OpaquePointer?
+        guard git_diff_tree_to_tree(&diff, handle, parentTree, tree, nil) == 0, let diff else {
+            throw TagwardenError("cannot diff commit \(commit)")
+        }
+        defer { git_diff_free(diff) }
+        var out: [TreeEntry] = []
+        for i in 0..<git_diff_num_deltas(diff) {
+            guard let d = git_diff_get_delta(diff, i), d.pointee.status != GIT_DELTA_DELETED,
+                  let p = d.pointee.new_file.path else { continue }
+            let path = String(cString: p)
+            guard accept(path), d.pointee.new_file.mode != 0o120000 else { continue }
+            out.append(TreeEntry(path: path, oid: d.pointee.new_file.id, mode: UInt32(d.pointee.new_file.mode)))
+        }
+        return out
+    }
+
+    /// A string from the repository's configuration (all levels), or nil.
+    public func configString(_ name: String) -> String? {
+        var cfg: OpaquePointer?
+        guard git_repository_config_snapshot(&cfg, handle) == 0, let cfg else { return nil }
+        defer { git_config_free(cfg) }
+        var out: UnsafePointer<CChar>?
+        guard git_config_get_string(&out, cfg, name) == 0, let out else { return nil }
+        return String(cString: out)
+    }
+
+    /// The common git directory (shared by linked worktrees).
+    public var commonDir: String { String(cString: git_repository_commondir(handle)) }
 }

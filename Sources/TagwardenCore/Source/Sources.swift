@@ -214,20 +214,40 @@ public enum Sources {
     /// The tree of commit `rev`, read from the object database (no checkout).
     public static func commit(_ repo: GitRepository, rev: String, options: SourceOptions = SourceOptions()) throws -> SourceSnapshot {
         let sha = try repo.resolveCommit(rev)
-        let root = repo.workdir.map { String($0.dropLast($0.hasSuffix("/") ? 1 : 0)) } ?? repo.gitDir
         let entries = try repo.treeEntries(commit: sha, accept: isManifestName)
-        var files: [SourceFile] = []
         var skipped: [SkippedFile] = []
+        let files = readBlobs(repo, entries, options: options, skipped: &skipped) { path in repo.treeEntry(commit: sha, path: path) }
+        return SourceSnapshot(kind: .commit, root: rootOf(repo), rev: sha, files: files, skipped: skipped)
+    }
+
+    /// The index: exactly the blobs the next commit will contain, whatever the working files say.
+    public static func index(_ repo: GitRepository, options: SourceOptions = SourceOptions()) throws -> SourceSnapshot {
+        let all = try repo.indexBlobEntries { _ in true }
+        var byPath: [String: GitRepository.TreeEntry] = [:]
+        for e in all { byPath[e.path] = e }
+        var skipped: [SkippedFile] = []
+        let files = readBlobs(repo, all.filter { isManifestName($0.path) }, options: options, skipped: &skipped) { byPath[$0] }
+        return SourceSnapshot(kind: .index, root: rootOf(repo), rev: nil, files: files, skipped: skipped)
+    }
+
+    static func rootOf(_ repo: GitRepository) -> String {
+        repo.workdir.map { String($0.dropLast($0.hasSuffix("/") ? 1 : 0)) } ?? repo.gitDir
+    }
+
+    /// Reads blobs from the object database; symlinks are followed only to files inside the same tree.
+    static func readBlobs(_ repo: GitRepository, _ entries: [GitRepository.TreeEntry], options: SourceOptions,
+                          skipped: inout [SkippedFile], lookup: (String) -> GitRepository.TreeEntry?) -> [SourceFile] {
+        var files: [SourceFile] = []
+        files.reserveCapacity(entries.count)
         for entry in entries {
             var target = entry
             if entry.mode == 0o120000 {
-                // A symlink: its blob is the target path. Follow it only inside the tree.
                 guard case .bytes(let link) = repo.readBlob(entry.oid, limit: 4096),
                       let resolved = resolveLink(from: entry.path, target: String(decoding: link, as: UTF8.self)) else {
                     skipped.append(SkippedFile(path: entry.path, reason: "symlink points outside the repository"))
                     continue
                 }
-                guard let t = repo.treeEntry(commit: sha, path: resolved), t.mode != 0o120000 else {
+                guard let t = lookup(resolved), t.mode != 0o120000 else {
                     skipped.append(SkippedFile(path: entry.path, reason: "symlink target \(resolved) is not a file in the tree"))
                     continue
                 }
@@ -241,7 +261,7 @@ public enum Sources {
                 skipped.append(SkippedFile(path: entry.path, reason: "blob missing from the object database"))
             }
         }
-        return SourceSnapshot(kind: .commit, root: root, rev: sha, files: files, skipped: skipped)
+        return files
     }
 
     /// Resolves a relative symlink target against the link's directory; nil if it leaves the root.
