@@ -31,6 +31,12 @@ import Testing
         }
     }
 
+    @Test func embeddedHookMatchesHooksDirectory() throws {
+        let dir = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+        let onDisk = try readText("/" + dir + "/hooks/pre-commit")
+        #expect(onDisk.trimmingTrailingNewlines == Catalogue.preCommitHook.trimmingTrailingNewlines, "run scripts/gen-catalogue")
+    }
+
     @Test func everyRuleHasExamplesOfBothKinds() {
         for r in Catalogue.rules {
             #expect(!r.triggering.isEmpty, "\(r.id) has no triggering example")

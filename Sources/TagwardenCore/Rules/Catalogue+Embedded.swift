@@ -672,4 +672,35 @@ nonTriggering:
       app/two.yaml: "\uFEFFa: 1\r\n---\r\nb: 2\r\n"
 """#),
     ]
+
+    /// hooks/pre-commit, as `tagwarden install-hook` writes it.
+    public static let preCommitHook = #"""
+#!/bin/sh
+# tagwarden-hook: the Tagwarden pre-commit hook (`tagwarden install-hook` installs it).
+# It lints exactly what this commit will contain (the index), with `tagwarden check --staged`.
+#
+# In an emergency, commit without the check:   git commit --no-verify
+#                                         or:   TAGWARDEN_SKIP=1 git commit ...
+if [ "${TAGWARDEN_SKIP:-}" = "1" ]; then
+    echo "tagwarden: TAGWARDEN_SKIP=1: this commit is not checked" >&2
+    exit 0
+fi
+tw="${TAGWARDEN:-}"
+[ -n "$tw" ] || tw=$(command -v tagwarden 2>/dev/null || true)
+[ -n "$tw" ] || tw="@TAGWARDEN_PATH@"
+if [ ! -x "$tw" ]; then
+    echo "tagwarden: the tagwarden binary was not found: put it on PATH or set TAGWARDEN=/path/to/tagwarden" >&2
+    echo "tagwarden: to commit without the check: git commit --no-verify" >&2
+    exit 1
+fi
+"$tw" check --staged
+status=$?
+if [ "$status" -eq 1 ]; then
+    echo >&2
+    echo "tagwarden: the commit was stopped by the findings above. Fix them, suppress one with" >&2
+    echo "tagwarden:   # tagwarden:ignore RULE reason" >&2
+    echo "tagwarden: or, in an emergency, commit without the check: git commit --no-verify" >&2
+fi
+exit "$status"
+"""#
 }

@@ -1,0 +1,217 @@
+import Foundation
+import Testing
+
+/// `check --staged`, `check --base`, the hooks, and the promotion rules over real git histories.
+@Suite struct GitModeTests {
+    @Test func stagedContentIsLintedNotTheWorkingFile() throws {
+        let r = try TempRepo()
+        try r.write("a.yaml", pod("a", images: ["nginx:1.25.3"]))
+        try r.commitAll("clean")
+        // staged: latest; working tree: fixed again
+        try r.write("a.yaml", pod("a", images: ["nginx:latest"]))
+        try r.git("add", "a.yaml")
+        try r.write("a.yaml", pod("a", images: ["nginx:1.25.4"]))
+        let res = try tagwarden(["check", "--staged", "--format", "json"], in: r.path)
+        #expect(res.code == 1)
+        #expect(res.findings == ["image-latest-tag a.yaml:8:14"])
+        #expect((res.json["source"] as? [String: Any])?["kind"] as? String == "index")
+        // the opposite: staged clean, working tree broken
+        try r.git("add", "a.yaml")
+        try r.write("a.yaml", pod("a", images: ["nginx:latest"]))
+        let clean = try tagwarden(["check", "--staged", "--format", "json"], in: r.path)
+        #expect(clean.code == 0 && clean.findings.isEmpty)
+    }
+
+    @Test func stagedDeletionAndAdditionAndUnchangedFiles() throws {
+        let r = try TempRepo()
+        try r.write("old.yaml", pod("old", images: ["nginx:latest"]))
+        try r.write("untouched.yaml", pod("u", images: ["redis:latest"]))
+        try r.commitAll("two findings")
+        try r.git("rm", "-q", "--cached", "old.yaml")    // deleted in the index, still on disk
+        try r.write("new.yaml", pod("new", images: ["busybox"]))
+        try r.git("add", "new.yaml")
+        let res = try tagwarden(["check", "--staged", "--format", "json"], in: r.path)
+        // old.yaml is gone from the commit; untouched.yaml's finding is not this commit's doing
+        #expect(res.findings == ["image-missing-tag new.yaml:8:14"])
+    }
+
+    @Test func unbornBranch() throws {
+        let r = try TempRepo()
+        try r.write("a.yaml", pod("a", images: ["nginx:latest"]))
+        try r.git("add", "a.yaml")
+        let res = try tagwarden(["check", "--staged", "--format", "json"], in: r.path)
+        #expect(res.code == 1 && res.findings == ["image-latest-tag a.yaml:8:14"])
+    }
+
+    @Test func aStagedChangeThatBreaksAnUnchangedFileIsReported() throws {
+        let r = try TempRepo()
+        try r.write(".tagwarden.yaml", "profile: strict\n")
+        try r.write("apps/production/web.yaml", pod("web", images: ["ghcr.io/acme/web:staging-v1.0.0-abc1234-1@sha256:\(String(repeating: "a", count: 64))"]))
+        try r.write("flux/repo.yaml", "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata:\n  name: web\nspec:\n  image: ghcr.io/acme/other\n")
+        try r.commitAll("the web image is not watched yet")
+        #expect(try tagwarden(["check", "--staged"], in: r.path).code == 0)
+        // watching ghcr.io/acme/web makes it a promoted image: its staging tag in production is now a finding
+        try r.write("flux/repo.yaml", "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata:\n  name: web\nspec:\n  image: ghcr.io/acme/web\n")
+        try r.git("add", "flux/repo.yaml")
+        let res = try tagwarden(["check", "--staged", "--format", "json"], in: r.path)
+        #expect(res.findings == ["image-env-prefix apps/production/web.yaml:8:14"])
+    }
+
+    @Test func hookInstallRefuseForceUninstallAndCommitA() throws {
+        let r = try TempRepo()
+        try r.write("a.yaml", pod("a", images: ["nginx:1.25.3"]))
+        try r.commitAll("clean")
+        let install = try tagwarden(["install-hook"], in: r.path)
+        #expect(install.code == 0 && install.stderr == "installed \(r.path)/.git/hooks/pre-commit\n")
+        let hook = try String(contentsOfFile: r.path + "/.git/hooks/pre-commit", encoding: .utf8)
+        #expect(hook.contains("tagwarden-hook") && hook.contains(binary))
+        // git commit -a: git points GIT_INDEX_FILE at a temporary index; the hook must lint that
+        try r.write("a.yaml", pod("a", images: ["nginx:latest"]))
+        let env = ["PATH": "/usr/bin:/bin"]
+        let blocked = try run("/usr/bin/git", ["commit", "-a", "-m", "bad"], cwd: r.path, env: env)
+        #expect(blocked.code != 0)
+        #expect(blocked.stdout.contains("image-latest-tag") || blocked.stderr.contains("image-latest-tag"))
+        #expect(blocked.stderr.contains("git commit --no-verify"))
+        // git commit <path> uses another temporary index
+        let blocked2 = try run("/usr/bin/git", ["commit", "a.yaml", "-m", "bad"], cwd: r.path, env: env)
+        #expect(blocked2.code != 0)
+        try r.write("a.yaml", pod("a", images: ["nginx:1.25.4"]))
+        let ok = try run("/usr/bin/git", ["commit", "-a", "-m", "good"], cwd: r.path, env: env)
+        #expect(ok.code == 0, "\(ok.stderr)")
+        // emergency bypass
+        try r.write("a.yaml", pod("a", images: ["nginx:latest"]))
+        let skipped = try run("/usr/bin/git", ["commit", "-a", "-m", "skip"], cwd: r.path, env: env.merging(["TAGWARDEN_SKIP": "1"]) { $1 })
+        #expect(skipped.code == 0)
+        // a foreign hook is refused, then replaced with --force and restored on uninstall
+        try "#!/bin/sh\nexit 0\n".write(toFile: r.path + "/.git/hooks/pre-commit", atomically: true, encoding: .utf8)
+        let refused = try tagwarden(["install-hook"], in: r.path)
+        #expect(refused.code == 2 && refused.stderr.contains("is not Tagwarden's hook; --force replaces it"))
+        let forced = try tagwarden(["install-hook", "--force"], in: r.path)
+        #expect(forced.code == 0 && forced.stderr.contains("kept as \(r.path)/.git/hooks/pre-commit.orig"))
+        let removed = try tagwarden(["install-hook", "--uninstall"], in: r.path)
+        #expect(removed.code == 0 && removed.stderr.contains("restored the previous one"))
+        #expect(try String(contentsOfFile: r.path + "/.git/hooks/pre-commit", encoding: .utf8) == "#!/bin/sh\nexit 0\n")
+    }
+
+    @Test func hooksPathAndLinkedWorktree() throws {
+        let r = try TempRepo()
+        try r.write("a.yaml", pod("a", images: ["nginx:1.25.3"]))
+        try r.commitAll("clean")
+        try r.git("config", "core.hooksPath", ".githooks")
+        let install = try tagwarden(["install-hook"], in: r.path)
+        #expect(install.stderr == "installed \(r.path)/.githooks/pre-commit\n")
+        try r.write("a.yaml", pod("a", images: ["nginx:latest"]))
+        try r.git("add", "a.yaml")
+        let blocked = try run("/usr/bin/git", ["commit", "-m", "bad"], cwd: r.path, env: ["PATH": "/usr/bin:/bin"])
+        #expect(blocked.code != 0)
+        try r.git("reset", "-q", "--hard")
+        // a linked worktree has its own index
+        let wt = r.path + "-wt"
+        try r.git("worktree", "add", "-q", wt, "-b", "feature")
+        defer { try? FileManager.default.removeItem(atPath: wt) }
+        try pod("b", images: ["busybox:latest"]).write(toFile: wt + "/b.yaml", atomically: true, encoding: .utf8)
+        _ = try run("/usr/bin/git", ["add", "b.yaml"], cwd: wt)
+        let res = try tagwarden(["check", "--staged", "--format", "json"], in: wt)
+        #expect(res.findings == ["image-latest-tag b.yaml:8:14"])
+        #expect(try tagwarden(["check", "--staged", "--format", "json"], in: r.path).findings.isEmpty)
+    }
+
+    func prRepo() throws -> TempRepo {
+        let r = try TempRepo()
+        try r.write("fixed.yaml", pod("f", images: ["nginx:latest"]))
+        try r.write("moved.yaml", pod("m", images: ["redis:latest"]))
+        try r.commitAll("base")
+        try r.git("checkout", "-q", "-b", "feature")
+        try r.write("fixed.yaml", pod("f", images: ["nginx:1.25.3"]))                      // fixes one
+        let moved = try String(contentsOfFile: r.path + "/moved.yaml", encoding: .utf8)
+        try r.write("moved.yaml", "# a comment\n# that moves the finding down\n" + moved)  // moves one
+        try r.write("added.yaml", pod("n", images: ["busybox:edge"]))                      // adds one
+        try r.commitAll("feature")
+        try r.git("checkout", "-q", "main")
+        try r.write("other.yaml", pod("o", images: ["alpine:3"]))                          // main moves on
+        try r.commitAll("main moves on")
+        try r.git("checkout", "-q", "feature")
+        return r
+    }
+
+    @Test func pullRequestReportsOnlyWhatItIntroduces() throws {
+        let r = try prRepo()
+        let res = try tagwarden(["check", "--base", "main", "--format", "json"], in: r.path)
+        #expect(res.code == 0)  // a warning only
+        #expect(res.findings == ["image-floating-tag added.yaml:8:14"])
+        let source = res.json["source"] as? [String: Any]
+        #expect(source?["kind"] as? String == "diff")
+        let mergeBase = try r.git("merge-base", "main", "feature").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(source?["base"] as? String == mergeBase)
+        #expect((source?["rev"] as? String)?.count == 40)
+        let all = try tagwarden(["check", "--base", "main", "--all", "--format", "json"], in: r.path)
+        #expect(all.findings == ["image-floating-tag added.yaml:8:14", "image-latest-tag moved.yaml:10:14"])
+        #expect(all.findingObjects.map { $0["new"] as? Bool } == [true, false])
+        // --head names the commit explicitly; the text report marks new findings
+        let text = try tagwarden(["check", "--base", "main", "--head", "feature", "--all", "--no-color"], in: r.path)
+        #expect(text.stdout.contains("warning[image-floating-tag]: image 'busybox:edge' uses the floating tag 'edge', which points at a new build after each push (new)"))
+        let sarif = try tagwarden(["check", "--base", "main", "--format", "sarif"], in: r.path)
+        #expect(sarif.stdout.contains("\"id\": \"tagwarden/pr/\""))
+    }
+
+    @Test func shallowCloneWithoutTheBaseAsksForHistory() throws {
+        let r = try prRepo()
+        let clone = try TempRepo(git: false)
+        let dest = clone.path + "/c"
+        _ = try run("/usr/bin/git", ["clone", "-q", "--depth", "1", "--branch", "feature", "file://" + r.path, dest], cwd: clone.path)
+        _ = try run("/usr/bin/git", ["fetch", "-q", "--depth", "1", "origin", "main:refs/remotes/origin/main"], cwd: dest)
+        let res = try tagwarden(["check", "--base", "origin/main"], in: dest)
+        #expect(res.code == 2)
+        #expect(res.stderr.contains("the clone is shallow: fetch more history"), "\(res.stderr)")
+        let missing = try tagwarden(["check", "--base", "origin/nope"], in: dest)
+        #expect(missing.code == 2 && missing.stderr.contains("fetch more history"))
+    }
+
+    @Test func checkNeedsExactlyOneMode() throws {
+        let r = try TempRepo()
+        #expect(try tagwarden(["check"], in: r.path).code == 2)
+        #expect(try tagwarden(["check", "--staged", "--base", "main"], in: r.path).code == 2)
+    }
+
+    static let d1 = "sha256:" + String(repeating: "1", count: 64)
+    static let d2 = "sha256:" + String(repeating: "2", count: 64)
+    static let d3 = "sha256:" + String(repeating: "3", count: 64)
+    static let d4 = "sha256:" + String(repeating: "4", count: 64)
+
+    @Test func promotionFromHistory() throws {
+        let r = try TempRepo()
+        try r.write(".tagwarden.yaml", "profile: strict\n")
+        try r.write("flux/repo.yaml", "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata:\n  name: web\nspec:\n  image: ghcr.io/acme/web\n")
+        // staging ran v1.0.0 as d1, then v1.1.0 as d2 (d1 leaves HEAD but stays in history)
+        try r.write("apps/staging/web.yaml", pod("web", images: ["ghcr.io/acme/web:staging-v1.0.0-abc1234-100@\(Self.d1)"]))
+        try r.commitAll("staging v1.0.0")
+        try r.write("apps/staging/web.yaml", pod("web", images: ["ghcr.io/acme/web:staging-v1.1.0-def5678-200@\(Self.d2)"]))
+        try r.commitAll("staging v1.1.0")
+        for i in 0..<5 {
+            try r.write("apps/staging/other\(i).yaml", pod("o\(i)", images: ["nginx:1.25.\(i)"]))
+            try r.commitAll("noise \(i)")
+        }
+        try r.write("apps/production/web.yaml", pod("web", images: [
+            "ghcr.io/acme/web:production-v1.0.0-abc1234-100@\(Self.d1)",   // tested in an earlier commit: fine
+            "ghcr.io/acme/web:production-v1.1.0-def5678-200@\(Self.d3)",   // same identity, other digest: rebuilt
+            "ghcr.io/acme/web:production-v1.2.0-aaaaaaa-300@\(Self.d4)",   // never in staging
+        ]))
+        try r.commitAll("production")
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["promotion-rebuilt-artifact apps/production/web.yaml:10:14",
+                                 "promotion-untested-digest apps/production/web.yaml:12:14"])
+        let messages = res.findingObjects.map { $0["message"] as? String ?? "" }
+        #expect(messages[0] == "production runs v1.1.0-def5678-200 of ghcr.io/acme/web as sha256:333333333333…, but staging ran v1.1.0-def5678-200 as sha256:222222222222…: the artifact was rebuilt, not promoted")
+        // the cache: one file per walked tip in the git directory; a warm run gives the same answer
+        let cache = try FileManager.default.contentsOfDirectory(atPath: r.path + "/.git/tagwarden")
+        #expect(cache.count == 1 && cache[0].hasPrefix("evidence-"))
+        #expect(try r.audit("--format", "json").findings == res.findings)
+        // a new commit extends the cache incrementally
+        try r.write("apps/staging/web.yaml", pod("web", images: ["ghcr.io/acme/web:staging-v1.2.0-aaaaaaa-300@\(Self.d4)"]))
+        try r.commitAll("staging catches up")
+        #expect(try r.audit("--format", "json").findings == ["promotion-rebuilt-artifact apps/production/web.yaml:10:14"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: r.path + "/.git/tagwarden").count == 2)
+        // --rev of the earlier commit sees the earlier history
+        #expect(try r.audit("--rev", "HEAD~1", "--format", "json").findings.count == 2)
+    }
+}
