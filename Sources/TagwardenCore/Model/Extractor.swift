@@ -59,6 +59,7 @@ struct Extractor {
         guard let apiVersion, let kind else { return }
         var obj = ManifestObject(file: fileIndex, document: d, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan)
         if let slash = apiVersion.utf8.firstIndex(of: UInt8(ascii: "/")) { obj.group = String(apiVersion[..<slash]) }
+        obj.apiVersionSpan = y.get(root, "apiVersion").map { y.nodes[$0].span }
         if let meta = y.get(root, "metadata") {
             obj.name = scalarString(y.get(meta, "name"))
             obj.declaredNamespace = scalarString(y.get(meta, "namespace"))
@@ -76,6 +77,13 @@ struct Extractor {
             obj.kustomizeNamespace = scalarString(y.get(root, "namespace"))
             if let res = y.get(root, "resources") {
                 obj.kustomizeResources = y.childNodes(res).compactMap { scalarString($0) }
+            }
+            for key: StaticString in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
+                guard let list = y.get(root, key) else { continue }
+                for item in y.childNodes(list) {
+                    if let s = scalarString(item) { obj.kustomizePatches.append(s) }
+                    else if let s = scalarString(y.get(item, "path")) { obj.kustomizePatches.append(s) }
+                }
             }
             if let images = y.get(root, "images") { kustomizeImages(images, object: objectIndex) }
         } else if kind == "Kustomization", group == "kustomize.toolkit.fluxcd.io" {

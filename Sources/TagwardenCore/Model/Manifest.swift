@@ -18,12 +18,15 @@ public struct ManifestObject: Sendable {
     public var declaredNamespace: String?
     /// Where object-level findings point: the `kind` value.
     public var kindSpan: SourceSpan
+    public var apiVersionSpan: SourceSpan?
     public var labels: [String: String] = [:]
     /// A kustomize kustomization file (by name or by kind).
     public var isKustomization = false
     /// kustomization `namespace:`; `resources:` entries as written.
     public var kustomizeNamespace: String?
     public var kustomizeResources: [String] = []
+    /// Patch files a kustomization names (`patches[].path`, `patchesStrategicMerge`, `patchesJson6902[].path`).
+    public var kustomizePatches: [String] = []
     /// Flux objects: the fields rules need, by object kind.
     public var flux: FluxSpec?
     /// The API group (`apps` of `apps/v1`; empty for the core group).

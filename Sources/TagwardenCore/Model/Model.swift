@@ -18,6 +18,10 @@ public struct Model: Sendable {
     public let namespaceLabels: [String: [String: String]]
     /// What staging ran (from git history), for the promotion rules; nil when they do not apply.
     public var evidence: PromotionEvidence?
+    /// Flux objects resolved against each other, and every marker's policy.
+    public let flux: FluxIndex
+    /// The environment of each marker (its object's, else its file's).
+    public let markerEnvironment: [String?]
 
     public static let defaultFloatingTags = ["main", "master", "develop", "development", "dev", "stable", "edge", "nightly",
                                              "canary", "release", "head", "snapshot", "prod", "production", "staging", "stage",
@@ -105,10 +109,16 @@ public struct Model: Sendable {
             if watched.contains(normalized) { return true }
             return globs.contains { $0.matches(ref.name) || $0.matches(normalized) }
         }
+        let markerEnvironment = markers.map { m -> String? in
+            if let o = m.object { return objectEnvironment[o] }
+            return env.detect(clues[m.file], namespace: nil, namespaceLabels: labels)
+        }
+        let flux = FluxIndex.build(objects: objects, namespaces: namespaces, files: facts, markers: markers,
+                                   markerEnvironment: markerEnvironment)
         return Model(files: facts, objects: objects, images: images, markers: markers, config: config, environments: env,
                      objectNamespace: namespaces, objectEnvironment: objectEnvironment, imageEnvironment: imageEnvironment,
                      imagePromoted: promoted, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
-                     namespaceLabels: labels)
+                     namespaceLabels: labels, flux: flux, markerEnvironment: markerEnvironment)
     }
 
     /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.

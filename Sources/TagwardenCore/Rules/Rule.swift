@@ -38,5 +38,9 @@ public struct Rule: Sendable {
     public static let all: [Rule] = [
         .imageInvalidReference, .imageMissingTag, .imageLatestTag, .imageFloatingTag, .imageTagNotString,
         .imageNotPinned, .imageEnvPrefix, .imageTagPattern, .promotionUntestedDigest, .promotionRebuiltArtifact,
+        .markerMalformed, .markerUnknownPolicy, .markerImageMismatch, .markerWrongForm, .markerEnvMismatch, .markerIgnored,
+        .policyInvalidRegex, .policyCrossesEnvironment, .policySelectsNothing, .policyUnknownRepository, .policyUnused,
+        .objectDuplicate, .automationUnknownSource, .automationMissingPath, .automationDirectPush, .automationInvalidTemplate,
+        .apiRemoved,
     ]
 }

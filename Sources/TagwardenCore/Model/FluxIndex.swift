@@ -1,0 +1,136 @@
+import TagwardenRegex
+
+/// The Flux objects of a model, resolved against each other: policies, repositories, automations,
+/// and every marker with the policy it names.
+public struct FluxIndex: Sendable {
+    public struct Policy: Sendable {
+        public var object: Int
+        public var namespace: String?
+        public var name: String
+        public var spec: ImagePolicySpec
+        public var labels: [String: String]
+        /// The compiled pattern; nil when there is none or it does not compile.
+        public var regex: GoRegex?
+        public var regexError: String?
+    }
+
+    public struct Repository: Sendable {
+        public var object: Int
+        public var namespace: String?
+        public var name: String
+        public var spec: ImageRepositorySpec
+    }
+
+    public struct Automation: Sendable {
+        public var object: Int
+        public var namespace: String?
+        public var spec: AutomationSpec
+        /// `update.path` normalised ("" for the root); nil when absolute or escaping.
+        public var path: String?
+    }
+
+    public struct MarkerInfo: Sendable {
+        public var ref: MarkerRef?
+        public var problem: String?
+        /// The policy it names, if it exists.
+        public var policy: Int?
+        public var environment: String?
+    }
+
+    public var policies: [Policy] = []
+    public var repositories: [Repository] = []
+    public var automations: [Automation] = []
+    public var gitRepositories: [(namespace: String?, name: String, spec: GitRepositorySpec)] = []
+    /// Parallel to `Model.markers`.
+    public var markers: [MarkerInfo] = []
+    /// Policy → markers (Flux-readable ones) that name it.
+    public var uses: [Int: [Int]] = [:]
+    /// Objects in files that kustomizations use as patches: partial objects, not resources.
+    public var patchObjects: Set<Int> = []
+
+    static func sameNamespace(_ a: String?, _ b: String?) -> Bool {
+        // an object whose namespace nothing sets is taken to be in whatever namespace is asked
+        a == nil || b == nil || a == b
+    }
+
+    public func policy(namespace: String, name: String) -> Int? {
+        policies.firstIndex { $0.name == name && $0.namespace == namespace }
+            ?? policies.firstIndex { $0.name == name && $0.namespace == nil }
+    }
+
+    public func repository(namespace: String?, name: String) -> Int? {
+        repositories.firstIndex { $0.name == name && $0.namespace == namespace }
+            ?? repositories.firstIndex { $0.name == name && FluxIndex.sameNamespace($0.namespace, namespace) }
+    }
+
+    static func build(objects: [ManifestObject], namespaces: [String?], files: [FileFacts], markers: [MarkerComment],
+                      markerEnvironment: [String?]) -> FluxIndex {
+        var idx = FluxIndex()
+        var patchFiles = Set<String>()
+        for o in objects where o.isKustomization {
+            let dir = Model.dirname(files[o.file].path)
+            for p in o.kustomizePatches {
+                if let n = Model.normalizePath(dir.isEmpty ? p : dir + "/" + p) { patchFiles.insert(n) }
+            }
+        }
+        var compiled: [String: Result<GoRegex, RegexSyntaxError>] = [:]
+        for (i, o) in objects.enumerated() {
+            if patchFiles.contains(files[o.file].path) { idx.patchObjects.insert(i); continue }
+            switch o.flux {
+            case .imagePolicy(let spec)?:
+                guard let name = o.name else { continue }
+                var p = Policy(object: i, namespace: namespaces[i], name: name, spec: spec, labels: o.labels)
+                if let pattern = spec.pattern?.value {
+                    let r: Result<GoRegex, RegexSyntaxError>
+                    if let c = compiled[pattern] { r = c } else {
+                        do { r = .success(try GoRegex(pattern)) } catch { r = .failure(error) }
+                        compiled[pattern] = r
+                    }
+                    switch r {
+                    case .success(let re): p.regex = re
+                    case .failure(let e): p.regexError = e.description
+                    }
+                }
+                idx.policies.append(p)
+            case .imageRepository(let spec)?:
+                if let name = o.name { idx.repositories.append(Repository(object: i, namespace: namespaces[i], name: name, spec: spec)) }
+            case .automation(let spec)?:
+                var path: String? = ""
+                if let raw = spec.updatePath?.value {
+                    path = raw.hasPrefix("/") ? nil : Model.normalizePath(raw)
+                }
+                idx.automations.append(Automation(object: i, namespace: namespaces[i], spec: spec, path: path))
+            case .gitRepository(let spec)?:
+                if let name = o.name { idx.gitRepositories.append((namespaces[i], name, spec)) }
+            default:
+                break
+            }
+        }
+        for (k, m) in markers.enumerated() {
+            var info = MarkerInfo(environment: markerEnvironment[k])
+            let parsed = Marker.parse(m.text)
+            info.ref = parsed.policy
+            info.problem = parsed.problem
+            if let ref = parsed.policy, let p = idx.policy(namespace: ref.namespace, name: ref.name) {
+                info.policy = p
+                if m.context == .value { idx.uses[p, default: []].append(k) }
+            }
+            idx.markers.append(info)
+        }
+        return idx
+    }
+
+    /// Whether `labels` satisfy a selector's `matchLabels` (an empty selector matches everything).
+    public static func matches(_ selector: [String: String], _ labels: [String: String]) -> Bool {
+        selector.allSatisfy { labels[$0.key] == $0.value }
+    }
+}
+
+extension Environment {
+    /// The tags this environment owns: its tag pattern when set, else its prefix; nil when it has neither.
+    public var language: TagLanguage? {
+        if let re = tagRegex { return .matching(re) }
+        if let p = tagPrefix { return .prefix(p) }
+        return nil
+    }
+}

@@ -1,0 +1,380 @@
+/// A parser for Go's text/template syntax, enough to tell whether Flux can parse a commit message template:
+/// actions, pipelines, variables, `if`/`else`/`range`/`with`/`define`/`block`/`template`/`end`,
+/// `{{-`/`-}}` trimming, comments, and the functions Flux's hermetic Sprig map defines. It also collects the
+/// field chains read from the root data, so rules can flag the fields current Flux removed.
+public enum GoTemplate {
+    public struct ParseError: Error, Sendable, Equatable {
+        public var message: String
+        /// Byte offset in the template.
+        public var offset: Int
+    }
+
+    public struct Field: Sendable, Equatable {
+        /// `Updated.Images` for `.Updated.Images` (or `$.Updated.Images`).
+        public var path: [String]
+        public var offset: Int
+    }
+
+    /// Go's text/template builtins and the Sprig functions of Flux's hermetic function map
+    /// (Sprig without date/now/rand*/uuidv4/env/expandenv/getHostByName).
+    public static let functions: Set<String> = [
+        "and", "call", "html", "index", "slice", "js", "len", "not", "or", "print", "printf", "println", "urlquery",
+        "eq", "ge", "gt", "le", "lt", "ne",
+        // strings
+        "abbrev", "abbrevboth", "trunc", "trim", "upper", "lower", "title", "untitle", "substr", "repeat", "trimAll",
+        "trimSuffix", "trimPrefix", "nospace", "initials", "randAlphaNum", "wrap", "wrapWith", "contains", "hasPrefix",
+        "hasSuffix", "quote", "squote", "cat", "indent", "nindent", "replace", "plural", "snakecase", "camelcase",
+        "kebabcase", "swapcase", "shuffle", "regexMatch", "mustRegexMatch", "regexFindAll", "mustRegexFindAll",
+        "regexFind", "mustRegexFind", "regexReplaceAll", "mustRegexReplaceAll", "regexReplaceAllLiteral",
+        "mustRegexReplaceAllLiteral", "regexSplit", "mustRegexSplit", "regexQuoteMeta", "toString", "toStrings",
+        "join", "split", "splitList", "splitn", "sortAlpha", "trimall", "toJson", "mustToJson", "toPrettyJson",
+        "mustToPrettyJson", "toRawJson", "mustToRawJson", "fromJson", "mustFromJson", "b64enc", "b64dec", "b32enc",
+        "b32dec", "sha1sum", "sha256sum", "sha512sum", "adler32sum", "htmlDate", "htmlDateInZone", "semver",
+        "semverCompare", "ternary", "default", "empty", "coalesce", "all", "any", "compact", "mustCompact",
+        "fail", "required", "typeOf", "typeIs", "typeIsLike", "kindOf", "kindIs", "deepEqual", "toDecimal",
+        // numbers
+        "add", "add1", "sub", "div", "mod", "mul", "max", "min", "floor", "ceil", "round", "until", "untilStep", "seq",
+        "atoi", "int", "int64", "float64", "addf", "add1f", "subf", "divf", "mulf", "maxf", "minf", "biggest",
+        // lists and dicts
+        "list", "tuple", "first", "mustFirst", "rest", "mustRest", "last", "mustLast", "initial", "mustInitial",
+        "append", "mustAppend", "push", "mustPush", "prepend", "mustPrepend", "concat", "reverse", "mustReverse",
+        "uniq", "mustUniq", "without", "mustWithout", "has", "mustHas", "chunk", "mustChunk", "dict", "get", "set",
+        "unset", "hasKey", "pluck", "dig", "merge", "mustMerge", "mergeOverwrite", "mustMergeOverwrite", "keys",
+        "pick", "omit", "values", "deepCopy", "mustDeepCopy",
+        // encoding, paths, crypto, misc
+        "base", "dir", "clean", "ext", "isAbs", "osBase", "osClean", "osDir", "osExt", "osIsAbs", "urlParse", "urlJoin",
+        "genPrivateKey", "derivePassword", "buildCustomCert", "genCA", "genCAWithKey", "genSelfSignedCert",
+        "genSelfSignedCertWithKey", "genSignedCert", "genSignedCertWithKey", "encryptAES", "decryptAES",
+        "bcrypt", "htpasswd", "durationRound", "dateInZone", "dateModify", "mustDateModify", "ago", "toDate",
+        "mustToDate", "unixEpoch", "duration", "date", "randInt", "randAscii", "randNumeric", "randAlpha",
+    ]
+
+    enum Token: Equatable {
+        case field([String])          // .A.B (empty: the dot itself)
+        case variable(String, [String])   // $x.A.B ($ for the root)
+        case identifier(String)
+        case string
+        case number
+        case bool
+        case nilValue
+        case leftParen, rightParen, pipe, declare, assign, comma
+        case chainField([String])     // .A.B directly after ')'
+    }
+
+    /// Parses a template; returns the fields read from the root data, or the first error.
+    public static func parse(_ template: String) -> Result<[Field], ParseError> {
+        var p = TemplateParser(Array(template.utf8))
+        do {
+            try p.parseAll()
+            return .success(p.fields)
+        } catch let e as ParseError {
+            return .failure(e)
+        } catch {
+            return .failure(ParseError(message: "\(error)", offset: 0))
+        }
+    }
+}
+
+struct TemplateParser {
+    let b: [UInt8]
+    var i = 0
+    var fields: [GoTemplate.Field] = []
+    /// Open blocks: keyword and whether dot is still the root data inside.
+    var blocks: [(keyword: String, rootDot: Bool, sawElse: Bool, offset: Int)] = []
+    var variables: [[String]] = [["$"]]
+
+    init(_ b: [UInt8]) { self.b = b }
+
+    func fail(_ m: String, _ at: Int) -> GoTemplate.ParseError { GoTemplate.ParseError(message: m, offset: at) }
+
+    var rootDot: Bool { blocks.last?.rootDot ?? true }
+
+    mutating func parseAll() throws {
+        while i < b.count {
+            guard let open = find("{{", from: i) else { break }
+            i = open + 2
+            let actionStart = open
+            if i < b.count, b[i] == UInt8(ascii: "-"), i + 1 < b.count, isSpace(b[i + 1]) { i += 1 }
+            skipSpace()
+            // comment: {{/* … */}}
+            if starts("/*") {
+                guard let close = find("*/", from: i + 2) else { throw fail("unclosed comment", actionStart) }
+                i = close + 2
+                skipSpace()
+                if starts("-}}") { i += 3 } else if starts("}}") { i += 2 } else { throw fail("comment ends before closing delimiter", actionStart) }
+                continue
+            }
+            let tokens = try lexAction(actionStart)
+            try action(tokens, at: actionStart)
+        }
+        if let open = blocks.last { throw fail("unexpected EOF: {{\(open.keyword)}} has no {{end}}", open.offset) }
+    }
+
+    func find(_ s: String, from: Int) -> Int? {
+        let n = Array(s.utf8)
+        var k = from
+        while k + n.count <= b.count {
+            if b[k] == n[0], Array(b[k..<(k + n.count)]) == n { return k }
+            k += 1
+        }
+        return nil
+    }
+
+    func starts(_ s: String) -> Bool {
+        let n = Array(s.utf8)
+        return i + n.count <= b.count && Array(b[i..<(i + n.count)]) == n
+    }
+
+    func isSpace(_ c: UInt8) -> Bool { c == 32 || c == 9 || c == 10 || c == 13 }
+    func isIdent(_ c: UInt8) -> Bool { c == 95 || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 0x80 }
+
+    mutating func skipSpace() { while i < b.count, isSpace(b[i]) { i += 1 } }
+
+    /// Tokens of one action, up to and including its closing delimiter.
+    mutating func lexAction(_ start: Int) throws -> [(GoTemplate.Token, Int)] {
+        var out: [(GoTemplate.Token, Int)] = []
+        while true {
+            skipSpace()
+            guard i < b.count else { throw fail("unclosed action", start) }
+            let at = i
+            if starts("-}}"), i > 0, isSpace(b[i - 1]) { i += 3; return out }
+            if starts("}}") { i += 2; return out }
+            let c = b[i]
+            switch c {
+            case UInt8(ascii: "("): i += 1; out.append((.leftParen, at))
+            case UInt8(ascii: ")"):
+                i += 1
+                out.append((.rightParen, at))
+                if i < b.count, b[i] == UInt8(ascii: ".") {
+                    let chain = try fieldChain()
+                    out.append((.chainField(chain), i))
+                }
+            case UInt8(ascii: "|"): i += 1; out.append((.pipe, at))
+            case UInt8(ascii: ","): i += 1; out.append((.comma, at))
+            case UInt8(ascii: ":"):
+                guard i + 1 < b.count, b[i + 1] == UInt8(ascii: "=") else { throw fail("expected :=", at) }
+                i += 2
+                out.append((.declare, at))
+            case UInt8(ascii: "="): i += 1; out.append((.assign, at))
+            case UInt8(ascii: "\""):
+                i += 1
+                while i < b.count, b[i] != UInt8(ascii: "\"") {
+                    if b[i] == UInt8(ascii: "\\") { i += 1 }
+                    if i < b.count, b[i] == 10 { throw fail("unterminated quoted string", at) }
+                    i += 1
+                }
+                guard i < b.count else { throw fail("unterminated quoted string", at) }
+                i += 1
+                out.append((.string, at))
+            case UInt8(ascii: "`"):
+                i += 1
+                while i < b.count, b[i] != UInt8(ascii: "`") { i += 1 }
+                guard i < b.count else { throw fail("unterminated raw quoted string", at) }
+                i += 1
+                out.append((.string, at))
+            case UInt8(ascii: "'"):
+                i += 1
+                while i < b.count, b[i] != UInt8(ascii: "'") {
+                    if b[i] == UInt8(ascii: "\\") { i += 1 }
+                    i += 1
+                }
+                guard i < b.count else { throw fail("unterminated character constant", at) }
+                i += 1
+                out.append((.number, at))
+            case UInt8(ascii: "."):
+                if i + 1 < b.count, b[i + 1] >= 48, b[i + 1] <= 57 {
+                    try number(at)
+                    out.append((.number, at))
+                } else {
+                    out.append((.field(try fieldChain()), at))
+                }
+            case UInt8(ascii: "$"):
+                i += 1
+                var name = "$"
+                while i < b.count, isIdent(b[i]) { name.append(Character(Unicode.Scalar(b[i]))); i += 1 }
+                var chain: [String] = []
+                if i < b.count, b[i] == UInt8(ascii: ".") { chain = try fieldChain() }
+                out.append((.variable(name, chain), at))
+            case UInt8(ascii: "-"), UInt8(ascii: "+"), 48...57:
+                try number(at)
+                out.append((.number, at))
+            default:
+                guard isIdent(c) else {
+                    throw fail("unexpected \"\(String(decoding: [c], as: UTF8.self))\" in command", at)
+                }
+                var word = ""
+                while i < b.count, isIdent(b[i]) { word.append(Character(Unicode.Scalar(b[i]))); i += 1 }
+                switch word {
+                case "true", "false": out.append((.bool, at))
+                case "nil": out.append((.nilValue, at))
+                default: out.append((.identifier(word), at))
+                }
+            }
+        }
+    }
+
+    mutating func number(_ at: Int) throws {
+        let s = i
+        if b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+") { i += 1 }
+        while i < b.count, isIdent(b[i]) || b[i] == UInt8(ascii: ".") ||
+              ((b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+")) && (b[i - 1] == UInt8(ascii: "e") || b[i - 1] == UInt8(ascii: "E") || b[i - 1] == UInt8(ascii: "p") || b[i - 1] == UInt8(ascii: "P"))) {
+            i += 1
+        }
+        let text = String(decoding: b[s..<i], as: UTF8.self).replacingOccurrences(of: "_", with: "")
+        var body = Substring(text)
+        if body.first == "-" || body.first == "+" { body = body.dropFirst() }
+        let ok = !body.isEmpty && (Double(String(body)) != nil || Int(String(body.dropFirst(2)), radix: 16) != nil && body.lowercased().hasPrefix("0x")
+            || Int(String(body.dropFirst(2)), radix: 8) != nil && body.lowercased().hasPrefix("0o")
+            || Int(String(body.dropFirst(2)), radix: 2) != nil && body.lowercased().hasPrefix("0b"))
+        if !ok { throw fail("bad number syntax: \"\(text)\"", at) }
+    }
+
+    /// `.A.B.C` from `i` (at a '.'); `.` alone is the empty chain.
+    mutating func fieldChain() throws -> [String] {
+        var chain: [String] = []
+        while i < b.count, b[i] == UInt8(ascii: ".") {
+            i += 1
+            var name = ""
+            while i < b.count, isIdent(b[i]) { name.append(Character(Unicode.Scalar(b[i]))); i += 1 }
+            if name.isEmpty {
+                if chain.isEmpty { return [] }
+                throw fail("unexpected . after term", i - 1)
+            }
+            chain.append(name)
+        }
+        return chain
+    }
+
+    func declared(_ v: String) -> Bool { variables.contains { $0.contains(v) } }
+
+    mutating func action(_ tokens: [(GoTemplate.Token, Int)], at: Int) throws {
+        guard let (first, _) = tokens.first else { throw fail("missing value for command", at) }
+        if case .identifier(let kw) = first {
+            let rest = Array(tokens.dropFirst())
+            switch kw {
+            case "if", "with", "range":
+                let bodyRoot = kw == "if" ? rootDot : false
+                variables.append([])
+                try pipeline(rest, at: at, allowDecl: true, context: kw)
+                blocks.append((kw, bodyRoot, false, at))
+                return
+            case "else":
+                guard let top = blocks.last, ["if", "with", "range"].contains(top.keyword) else {
+                    throw fail("unexpected {{else}}", at)
+                }
+                if top.sawElse { throw fail("expected end; found {{else}}", at) }
+                if rest.isEmpty {
+                    blocks[blocks.count - 1].sawElse = true
+                    blocks[blocks.count - 1].rootDot = blocks.count >= 2 ? blocks[blocks.count - 2].rootDot : true
+                    return
+                }
+                guard case .identifier(let k2) = rest[0].0, k2 == "if" || k2 == "with" else {
+                    throw fail("unexpected tokens after {{else}}", at)
+                }
+                let outer = blocks.count >= 2 ? blocks[blocks.count - 2].rootDot : true
+                blocks[blocks.count - 1].rootDot = k2 == "if" ? outer : false
+                try pipeline(Array(rest.dropFirst()), at: at, allowDecl: true, context: k2)
+                return
+            case "end":
+                guard rest.isEmpty else { throw fail("unexpected tokens after {{end}}", at) }
+                guard blocks.popLast() != nil else { throw fail("unexpected {{end}}", at) }
+                if variables.count > 1 { variables.removeLast() }
+                return
+            case "define", "block", "template":
+                guard let (t, _) = rest.first, t == .string else { throw fail("expected a quoted name after \(kw)", at) }
+                if kw == "define" {
+                    guard rest.count == 1 else { throw fail("unexpected tokens in define clause", at) }
+                    blocks.append(("define", false, false, at))
+                    variables.append([])
+                    return
+                }
+                if rest.count > 1 { try pipeline(Array(rest.dropFirst()), at: at, allowDecl: false, context: kw) }
+                if kw == "block" {
+                    blocks.append(("block", false, false, at))
+                    variables.append([])
+                }
+                return
+            case "break", "continue":
+                guard rest.isEmpty else { throw fail("unexpected tokens after {{\(kw)}}", at) }
+                guard blocks.contains(where: { $0.keyword == "range" }) else { throw fail("{{\(kw)}} outside {{range}}", at) }
+                return
+            default:
+                break
+            }
+        }
+        try pipeline(tokens, at: at, allowDecl: true, context: "command")
+    }
+
+    /// `[decl] command ('|' command)*`
+    mutating func pipeline(_ tokens: [(GoTemplate.Token, Int)], at: Int, allowDecl: Bool, context: String) throws {
+        var t = tokens[...]
+        // declarations: $x := …, $x, $y := … (range), $x = …
+        if allowDecl, case .variable(let v, let chain)? = t.first?.0, chain.isEmpty {
+            var k = t.startIndex + 1
+            var names = [v]
+            if k < t.endIndex, t[k].0 == .comma, k + 1 < t.endIndex, case .variable(let v2, let c2) = t[k + 1].0, c2.isEmpty {
+                names.append(v2)
+                k += 2
+            }
+            if k < t.endIndex, t[k].0 == .declare || t[k].0 == .assign {
+                if names.count == 2, context != "range" { throw fail("too many declarations in \(context)", at) }
+                if t[k].0 == .assign, !declared(v) { throw fail("undefined variable \"\(v)\"", at) }
+                if t[k].0 == .declare {
+                    if variables.isEmpty { variables.append([]) }
+                    variables[variables.count - 1].append(contentsOf: names)
+                }
+                t = t[(k + 1)...]
+            }
+        }
+        guard !t.isEmpty else { throw fail("missing value for \(context)", at) }
+        var command: [(GoTemplate.Token, Int)] = []
+        var depth = 0
+        for tok in t {
+            if tok.0 == .leftParen { depth += 1 }
+            if tok.0 == .rightParen { depth -= 1; if depth < 0 { throw fail("unexpected right paren", tok.1) } }
+            if tok.0 == .pipe, depth == 0 {
+                try self.command(command, at: at)
+                command = []
+            } else {
+                command.append(tok)
+            }
+        }
+        if depth != 0 { throw fail("unclosed left paren", at) }
+        try self.command(command, at: at)
+    }
+
+    mutating func command(_ tokens: [(GoTemplate.Token, Int)], at: Int) throws {
+        guard !tokens.isEmpty else { throw fail("missing value for command", at) }
+        var k = 0
+        while k < tokens.count {
+            let (tok, off) = tokens[k]
+            switch tok {
+            case .leftParen:
+                var depth = 0
+                var j = k
+                repeat {
+                    if tokens[j].0 == .leftParen { depth += 1 }
+                    if tokens[j].0 == .rightParen { depth -= 1 }
+                    j += 1
+                } while depth > 0 && j < tokens.count
+                try pipeline(Array(tokens[(k + 1)..<(j - 1)]), at: off, allowDecl: false, context: "parenthesized pipeline")
+                k = j
+                continue
+            case .identifier(let name):
+                if !GoTemplate.functions.contains(name) { throw fail("function \"\(name)\" not defined", off) }
+            case .variable(let v, let chain):
+                if !declared(v) { throw fail("undefined variable \"\(v)\"", off) }
+                if v == "$", !chain.isEmpty { fields.append(GoTemplate.Field(path: chain, offset: off)) }
+            case .field(let chain):
+                if rootDot, !chain.isEmpty { fields.append(GoTemplate.Field(path: chain, offset: off)) }
+            case .declare, .assign, .comma:
+                throw fail("unexpected \(tok == .comma ? "\",\"" : "\":=\"") in operand", off)
+            case .rightParen, .pipe:
+                throw fail("unexpected \(tok == .pipe ? "\"|\"" : "\")\"") in operand", off)
+            default:
+                break
+            }
+            k += 1
+        }
+    }
+}

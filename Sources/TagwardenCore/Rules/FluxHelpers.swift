@@ -1,0 +1,60 @@
+import TagwardenRegex
+
+extension Model {
+    /// A policy's environments: where it lives, else the environments of the markers that use it.
+    func policyEnvironments(_ p: Int) -> Set<String> {
+        if let own = objectEnvironment[flux.policies[p].object] { return [own] }
+        return Set((flux.uses[p] ?? []).compactMap { markerEnvironment[$0] })
+    }
+
+    /// The tags a policy's filter lets through: nil when the pattern does not compile.
+    func policyLanguage(_ p: Int) -> TagLanguage? {
+        let policy = flux.policies[p]
+        guard policy.spec.hasFilterTags, let pattern = policy.spec.pattern?.value, !pattern.isEmpty else { return .any }
+        return policy.regex.map { .matching($0) }
+    }
+
+    /// Where policy findings point: the pattern, or the policy's kind when it has none.
+    func policySpan(_ p: Int) -> SourceSpan {
+        flux.policies[p].spec.pattern?.span ?? objects[flux.policies[p].object].kindSpan
+    }
+
+    func policyName(_ p: Int) -> String {
+        let policy = flux.policies[p]
+        return "\(policy.namespace ?? "<no namespace>")/\(policy.name)"
+    }
+
+    func finding(_ rule: String, _ message: String, policy p: Int, span: SourceSpan? = nil, environment: String? = nil) -> Finding {
+        let o = flux.policies[p].object
+        return finding(rule, message, file: objects[o].file, span: span ?? policySpan(p), object: o,
+                       environment: environment ?? objectEnvironment[o])
+    }
+
+    func finding(_ rule: String, _ message: String, marker k: Int) -> Finding {
+        let m = markers[k]
+        return finding(rule, message, file: m.file, span: m.span, object: m.object, environment: markerEnvironment[k])
+    }
+
+    func finding(_ rule: String, _ message: String, object o: Int, span: SourceSpan? = nil) -> Finding {
+        finding(rule, message, file: objects[o].file, span: span ?? objects[o].kindSpan, object: o, environment: objectEnvironment[o])
+    }
+
+    /// The image a policy updates: its ImageRepository's `spec.image`.
+    func policyImage(_ p: Int) -> String? {
+        let policy = flux.policies[p]
+        guard let repoName = policy.spec.repositoryName?.value,
+              let r = flux.repository(namespace: policy.spec.repositoryNamespace ?? policy.namespace, name: repoName) else { return nil }
+        return flux.repositories[r].spec.image?.value
+    }
+}
+
+/// Memoised witnesses: policies and environments repeat across a fleet.
+final class WitnessCache: @unchecked Sendable {
+    var cache: [String: String?] = [:]
+    func witness(_ key: String, _ a: TagLanguage, _ b: TagLanguage) -> String? {
+        if let hit = cache[key] { return hit }
+        let w = TagLanguage.witness(a, b)
+        cache[key] = w
+        return w
+    }
+}

@@ -1,0 +1,46 @@
+extension Rule {
+    static let markerIgnored = Rule("marker-ignored") { m in
+        var out: [Finding] = []
+        for k in m.markers.indices {
+            let mk = m.markers[k]
+            let path = m.path(mk.file)
+            var reason: String?
+            switch mk.context {
+            case .commentLine: reason = "it is on a commented-out line"
+            case .blockScalar: reason = "it is text inside a string (a block or quoted scalar), not a comment"
+            case .keyLine: reason = "it follows a mapping key, not the scalar value Flux updates (put it after the value, on the value's line)"
+            case .other: reason = "it does not follow a scalar value"
+            case .value:
+                if m.files[mk.file].syntaxError != nil {
+                    reason = "Flux skips files that do not parse"
+                } else if let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy {
+                    reason = automationReason(m, path: path, ref: ref, policy: p)
+                }
+            }
+            if let reason { out.append(m.finding("marker-ignored", "Flux silently skips this $imagepolicy marker: \(reason)", marker: k)) }
+        }
+        return out
+    }
+
+    /// Why no ImageUpdateAutomation applies this marker, or nil when one does (or the repository has none).
+    static func automationReason(_ m: Model, path: String, ref: MarkerRef, policy p: Int) -> String? {
+        let autos = m.flux.automations.filter { $0.path != nil && !m.flux.patchObjects.contains($0.object) }
+        guard !autos.isEmpty else { return nil }
+        let covering = autos.filter { a in a.path!.isEmpty || path == a.path! || path.hasPrefix(a.path! + "/") }
+        if covering.isEmpty {
+            return "the file is outside every ImageUpdateAutomation's update.path (\(Set(autos.map { $0.path!.isEmpty ? "." : $0.path! }).sorted().joined(separator: ", ")))"
+        }
+        let sameNamespace = covering.filter { FluxIndex.sameNamespace($0.namespace, ref.namespace) }
+        if sameNamespace.isEmpty {
+            let namespaces = Set(covering.compactMap(\.namespace)).sorted().joined(separator: ", ")
+            return "policy namespace \(ref.namespace) is not the namespace of the automations that update this file (\(namespaces)); Flux only uses policies in an automation's own namespace"
+        }
+        let labels = m.flux.policies[p].labels
+        let selected = sameNamespace.filter { a in
+            guard let sel = a.spec.policySelector else { return true }
+            return a.spec.policySelectorExpressions || FluxIndex.matches(sel, labels)
+        }
+        if selected.isEmpty { return "policy \(m.policyName(p)) is not selected by the policySelector of the automations that update this file" }
+        return nil
+    }
+}

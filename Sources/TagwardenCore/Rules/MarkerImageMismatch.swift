@@ -1,0 +1,21 @@
+extension Rule {
+    static let markerImageMismatch = Rule("marker-image-mismatch") { m in
+        m.markers.indices.compactMap { k in
+            let info = m.flux.markers[k]
+            guard m.markers[k].context == .value, let ref = info.ref, let p = info.policy, ref.suffix == nil || ref.suffix == "name",
+                  let value = m.markers[k].scalar?.value, let policyImage = m.policyImage(p),
+                  let wantName = ImageReference.normalizeName(policyImage) else { return nil }
+            var written: String
+            if ref.suffix == "name" {
+                written = value
+            } else {
+                guard case .success(let r) = ImageReference.parse(value) else { return nil }
+                written = r.name
+            }
+            guard let have = ImageReference.normalizeName(written), have != wantName else { return nil }
+            return m.finding("marker-image-mismatch",
+                             "policy \(m.policyName(p)) updates \(policyImage), but this field names \(written): Flux would overwrite it with another image",
+                             marker: k)
+        }
+    }
+}

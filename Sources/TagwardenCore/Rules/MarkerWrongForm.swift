@@ -1,0 +1,35 @@
+extension Rule {
+    static let tagFields: Set<String> = ["tag", "newTag"]
+    static let nameFields: Set<String> = ["repository", "newName"]
+    static let digestFields: Set<String> = ["digest", "newDigest"]
+
+    static let markerWrongForm = Rule("marker-wrong-form") { m in
+        m.markers.indices.compactMap { k in
+            let mk = m.markers[k]
+            guard mk.context == .value, let ref = m.flux.markers[k].ref, let value = mk.scalar?.value else { return nil }
+            let key = mk.fieldKey ?? ""
+            let holdsFull: Bool = key == "image" || {
+                guard case .success(let r) = ImageReference.parse(value) else { return false }
+                return r.tag != nil || r.digest != nil
+            }()
+            let message: String?
+            switch ref.suffix {
+            case nil:
+                if tagFields.contains(key) { message = "\(key) holds only a tag, but the marker writes a whole reference: use \"\(ref.namespace):\(ref.name):tag\"" }
+                else if nameFields.contains(key) { message = "\(key) holds only a name, but the marker writes a whole reference: use \"\(ref.namespace):\(ref.name):name\"" }
+                else if digestFields.contains(key) { message = "\(key) holds only a digest, but the marker writes a whole reference: use \"\(ref.namespace):\(ref.name):digest\"" }
+                else { message = nil }
+            case let suffix?:
+                let fits = suffix == "tag" ? tagFields : suffix == "name" ? nameFields : digestFields
+                if holdsFull, !fits.contains(key) {
+                    message = "this field holds a whole image reference, but the :\(suffix) marker writes only the \(suffix): use \"\(ref.namespace):\(ref.name)\""
+                } else if !key.isEmpty, !fits.contains(key), tagFields.union(nameFields).union(digestFields).contains(key) {
+                    message = "\(key) does not hold a \(suffix): the :\(suffix) marker would write the wrong part of the image here"
+                } else {
+                    message = nil
+                }
+            }
+            return message.map { m.finding("marker-wrong-form", $0, marker: k) }
+        }
+    }
+}
