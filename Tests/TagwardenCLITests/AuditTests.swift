@@ -208,12 +208,14 @@ let imageRuleFindings = [
             "file-skipped escape.yaml:1:1",
             "image-latest-tag inside.yaml:8:14",
             "file-skipped loop.yaml:1:1",
+            "object-duplicate new/untracked.yaml:2:7",      // inside.yaml links to it: the same Pod twice
             "image-latest-tag new/untracked.yaml:8:14",
             "image-latest-tag tracked.local.yaml:8:14",
         ])
         let messages = res.findingObjects.map { $0["message"] as? String ?? "" }
         #expect(messages[0].hasPrefix("skipped: symlink points outside the repository"))
         #expect(messages[2] == "skipped: symlink loop")
+        #expect(messages[3] == "Pod n is also defined in inside.yaml:2; one silently replaces the other")
     }
 
     @Test func kustomizeHelmAndCronJobImages() throws {

@@ -57,6 +57,23 @@ import Testing
         #expect(res.findings == ["image-env-prefix apps/production/web.yaml:8:14"])
     }
 
+    @Test func aRenamedPolicyBreaksAMarkerInAnUnchangedFile() throws {
+        let r = try TempRepo()
+        let policy = { (name: String) in
+            "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata:\n  name: \(name)\n  namespace: flux-system\nspec:\n  imageRepositoryRef:\n    name: web\n  policy:\n    alphabetical: {}\n"
+        }
+        try r.write("flux/policy.yaml", policy("web"))
+        try r.write("flux/repo.yaml", "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  image: ghcr.io/acme/web\n")
+        try r.write("apps/web.yaml", pod("web", images: ["ghcr.io/acme/web:1.0.0 # {\"$imagepolicy\": \"flux-system:web\"}"]))
+        try r.commitAll("marker and policy")
+        try r.write("flux/policy.yaml", policy("web-app"))
+        try r.git("add", "flux/policy.yaml")
+        let res = try tagwarden(["check", "--staged", "--format", "json"], in: r.path)
+        #expect(res.code == 1)
+        #expect(res.findings == ["marker-unknown-policy apps/web.yaml:8:37", "policy-unused flux/policy.yaml:2:7"])
+        #expect((res.findingObjects.first?["message"] as? String)?.hasSuffix("did you mean 'flux-system:web-app'?") == true)
+    }
+
     @Test func hookInstallRefuseForceUninstallAndCommitA() throws {
         let r = try TempRepo()
         try r.write("a.yaml", pod("a", images: ["nginx:1.25.3"]))

@@ -21,7 +21,7 @@ public enum Marker {
             json = try JSON.parse(body)
         } catch {
             let trimmed = body.trimmingBlanks
-            if trimmed.hasPrefix("{"), let obj = leadingObject(trimmed) {
+            if trimmed.hasPrefix("{"), let obj = leadingObject(trimmed), (try? JSON.parse(String(trimmed.prefix(obj)))) != nil {
                 return (nil, "text after the JSON object ('\(String(trimmed.dropFirst(obj)).trimmingBlanks)'): Flux ignores the whole marker")
             }
             if trimmed.contains("'") { return (nil, "not valid JSON (single quotes?): Flux ignores it") }

@@ -1,0 +1,207 @@
+import Foundation
+import Testing
+
+let sha = "sha256:" + String(repeating: "c", count: 64)
+
+/// A multi-environment Flux repository with markers in Deployments, CronJobs, HelmRelease values,
+/// kustomize images (:tag, :name, :digest) and a custom resource.
+func fluxRepo() throws -> TempRepo {
+    let r = try TempRepo()
+    try r.write(".tagwarden.yaml", """
+    profile: strict
+    rules:
+      image-not-pinned: {enabled: false}
+      promotion-untested-digest: {enabled: false}
+
+    """)
+    try r.write("clusters/production/flux.yaml", """
+    apiVersion: image.toolkit.fluxcd.io/v1
+    kind: ImageRepository
+    metadata:
+      name: web
+      namespace: flux-system
+    spec:
+      image: ghcr.io/acme/web
+    ---
+    apiVersion: image.toolkit.fluxcd.io/v1
+    kind: ImagePolicy
+    metadata:
+      name: web-production
+      namespace: flux-system
+    spec:
+      imageRepositoryRef:
+        name: web
+      filterTags:
+        pattern: '^production-v(?P<v>[0-9]+\\.[0-9]+\\.[0-9]+)-[0-9a-f]{7,40}-[0-9]+$'
+        extract: '$v'
+      policy:
+        semver:
+          range: '>=1.0.0'
+    ---
+    apiVersion: source.toolkit.fluxcd.io/v1
+    kind: GitRepository
+    metadata:
+      name: fleet
+      namespace: flux-system
+    spec:
+      ref:
+        branch: main
+    ---
+    apiVersion: image.toolkit.fluxcd.io/v1
+    kind: ImageUpdateAutomation
+    metadata:
+      name: production
+      namespace: flux-system
+    spec:
+      sourceRef:
+        kind: GitRepository
+        name: fleet
+      git:
+        commit:
+          messageTemplate: '{{range .Updated.Images}}{{println .}}{{end}}'
+        push:
+          branch: main
+      update:
+        path: ./clusters/production
+
+    """)
+    try r.write("clusters/staging/flux.yaml", """
+    apiVersion: image.toolkit.fluxcd.io/v1
+    kind: ImagePolicy
+    metadata:
+      name: web-staging
+      namespace: flux-system
+    spec:
+      imageRepositoryRef:
+        name: web
+      filterTags:
+        pattern: '-v(?P<v>[0-9]+\\.[0-9]+\\.[0-9]+)'
+      policy:
+        alphabetical: {}
+    ---
+    apiVersion: image.toolkit.fluxcd.io/v1beta2
+    kind: ImageUpdateAutomation
+    metadata:
+      name: staging
+      namespace: flux-system
+    spec:
+      sourceRef:
+        kind: GitRepository
+        name: fleet
+      git:
+        push:
+          branch: flux-staging
+      update:
+        path: ./clusters/staging
+
+    """)
+    try r.write("clusters/production/deploy.yaml", """
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: web
+      namespace: production
+    spec:
+      template:
+        spec:
+          initContainers:
+            - name: migrate
+              image: ghcr.io/acme/web:staging-v1.0.0-abc1234-1 # {"$imagepolicy": "flux-system:web-staging"}
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:production-v1.0.0-abc1234-1 # {"$imagepolicy": "flux-system:web-production"}
+
+    """)
+    try r.write("clusters/production/cron.yaml", """
+    apiVersion: batch/v1
+    kind: CronJob
+    metadata:
+      name: report
+      namespace: production
+    spec:
+      jobTemplate:
+        spec:
+          template:
+            spec:
+              containers:
+                - name: report
+                  image: ghcr.io/acme/web:production-v1.0.0-abc1234-1 # {"$imagepolicy": "flux-system:web-prod"}
+
+    """)
+    try r.write("clusters/production/helmrelease.yaml", """
+    apiVersion: helm.toolkit.fluxcd.io/v2
+    kind: HelmRelease
+    metadata:
+      name: web
+      namespace: production
+    spec:
+      values:
+        image:
+          repository: ghcr.io/acme/web # {"$imagepolicy": "flux-system:web-production:name"}
+          tag: production-v1.0.0-abc1234-1 # {"$imagepolicy": "flux-system:web-production:tag"}
+          digest: \(sha) # {"$imagepolicy": "flux-system:web-production:digest"}
+
+    """)
+    try r.write("clusters/production/kustomization.yaml", """
+    apiVersion: kustomize.config.k8s.io/v1beta1
+    kind: Kustomization
+    namespace: production
+    resources: [deploy.yaml, cron.yaml, helmrelease.yaml, task.yaml]
+    images:
+      - name: web
+        newName: ghcr.io/acme/web # {"$imagepolicy": "flux-system:web-production:name"}
+        newTag: production-v1.0.0-abc1234-1 # {"$imagepolicy": "flux-system:web-production"}
+        digest: \(sha) # {"$imagepolicy": "flux-system:web-production:digest"}
+
+    """)
+    try r.write("clusters/production/task.yaml", """
+    apiVersion: tekton.dev/v1
+    kind: Task
+    metadata:
+      name: smoke
+      namespace: production
+    spec:
+      steps:
+        - name: smoke
+          image: ghcr.io/acme/api:production-v1.0.0-abc1234-1 # {"$imagepolicy": "flux-system:web-production"}
+        # - image: ghcr.io/acme/web:production-v1.0.0-abc1234-1 # {"$imagepolicy": "flux-system:web-production"}
+
+    """)
+    try r.write("apps/values.yaml", "image: ghcr.io/acme/web:production-v1.0.0-abc1234-1 # {\"$imagepolicy\": \"flux-system:web-production\"}\n")
+    return r
+}
+
+@Suite struct FluxTests {
+    @Test func everyFluxRuleOnAMultiEnvironmentRepository() throws {
+        let r = try fluxRepo()
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == [
+            "marker-ignored apps/values.yaml:1:53",
+            "marker-unknown-policy clusters/production/cron.yaml:13:67",
+            "image-env-prefix clusters/production/deploy.yaml:11:18",
+            "marker-env-mismatch clusters/production/deploy.yaml:11:60",
+            "automation-invalid-template clusters/production/flux.yaml:44:24",
+            "automation-direct-push clusters/production/flux.yaml:46:15",
+            "marker-wrong-form clusters/production/kustomization.yaml:8:41",
+            "marker-image-mismatch clusters/production/task.yaml:9:59",
+            "marker-ignored clusters/production/task.yaml:10:5",
+            "policy-crosses-environment clusters/staging/flux.yaml:10:14",
+            "policy-crosses-environment clusters/staging/flux.yaml:10:14",
+            "api-removed clusters/staging/flux.yaml:14:13",
+        ].sorted(by: order))
+        let messages = Dictionary(res.findingObjects.map { ("\($0["rule"]!) \($0["line"]!)", $0["message"] as? String ?? "") }) { a, b in a + " | " + b }
+        #expect(messages["marker-unknown-policy 13"] == "no ImagePolicy flux-system/web-prod in the repository, so Flux never updates this field: did you mean 'flux-system:web-production'?")
+        #expect(messages["policy-crosses-environment 10"] == "pattern '-v(?P<v>[0-9]+\\.[0-9]+\\.[0-9]+)' of policy flux-system/web-staging selects development tag 'develop-v0.0.0' | pattern '-v(?P<v>[0-9]+\\.[0-9]+\\.[0-9]+)' of policy flux-system/web-staging selects production tag 'production-v0.0.0-0000000-0'")
+        #expect(messages["marker-ignored 1"]?.contains("outside every ImageUpdateAutomation's update.path (clusters/production, clusters/staging)") == true)
+        #expect(messages["marker-ignored 10"]?.contains("commented-out line") == true)
+        #expect(messages["marker-env-mismatch 11"] == "this production field is updated by policy flux-system/web-staging, which belongs to staging: staging builds would land in production")
+    }
+
+    func order(_ a: String, _ b: String) -> Bool {
+        let fa = a.split(separator: " ")[1].split(separator: ":"), fb = b.split(separator: " ")[1].split(separator: ":")
+        if fa[0] != fb[0] { return fa[0] < fb[0] }
+        if Int(fa[1])! != Int(fb[1])! { return Int(fa[1])! < Int(fb[1])! }
+        if Int(fa[2])! != Int(fb[2])! { return Int(fa[2])! < Int(fb[2])! }
+        return a < b
+    }
+}

@@ -1,0 +1,71 @@
+import Testing
+@testable import TagwardenCore
+
+@Suite struct MarkerParseTests {
+    @Test(arguments: [
+        (#"# {"$imagepolicy": "flux-system:web"}"#, "flux-system", "web", nil),
+        (#"## { "$imagepolicy" : "ns:p:tag" }"#, "ns", "p", "tag"),
+        (#"# {"$imagepolicy": "ns:p:digest", "note": "x"}"#, "ns", "p", "digest"),
+    ] as [(String, String, String, String?)])
+    func valid(_ text: String, _ ns: String, _ name: String, _ suffix: String?) throws {
+        let r = try #require(Marker.parse(text).policy)
+        #expect(r.namespace == ns && r.name == name && r.suffix == suffix)
+    }
+
+    @Test(arguments: [
+        (#"# {"$imagepolicy": "ns:p"} # later"#, "text after the JSON object"),
+        (#"# {'$imagepolicy': 'ns:p'}"#, "single quotes"),
+        (#"# {"$imagepolicy": "p"}"#, "has no namespace"),
+        (#"# {"$imagepolicy": "ns:p:TAG"}"#, "unknown suffix ':TAG'"),
+        (#"# {"$ImagePolicy": "ns:p"}"#, "no \"$imagepolicy\" key"),
+        (#"# {"$imagepolicy": "ns:p", "n": 1}"#, "is not a string"),
+        (#"# {"$imagepolicy": "ns: p"}"#, "blanks"),
+    ])
+    func malformed(_ text: String, _ reason: String) {
+        let r = Marker.parse(text)
+        #expect(r.policy == nil)
+        #expect(r.problem?.contains(reason) == true, "\(r.problem ?? "")")
+    }
+}
+
+@Suite struct GoTemplateTests {
+    @Test(arguments: [
+        "Update from image update automation",
+        "{{ .AutomationObject }}",
+        "{{range $f, $c := .Changed.FileChanges}}{{$f}}{{range $o, $cs := $c}}{{$o.Kind}}{{end}}{{end}}",
+        "{{- range .Changed.Changes -}}\n{{ .OldValue }} -> {{ .NewValue }}\n{{ end -}}",
+        "{{ if eq (len .Changed.Changes) 1 }}one{{ else if gt (len .Changed.Changes) 1 }}many{{ else }}none{{ end }}",
+        "{{ with index .Values \"cluster\" }}{{ . | upper | quote }}{{ end }}",
+        "{{/* a comment */}}{{ printf \"%d changes\" (len .Changed.Changes) }}",
+        "{{ $n := 0 }}{{ range .Changed.Changes }}{{ $n = add1 $n }}{{ end }}{{ $n }}",
+        "{{ define \"x\" }}y{{ end }}{{ template \"x\" . }}",
+        "{{ range .Changed.Changes }}{{ if .NewValue }}{{ break }}{{ end }}{{ end }}",
+        "{{ 3.5 }} {{ -1 }} {{ 0x1F }} {{ 'a' }} {{ `raw` }} {{ true }} {{ nil | default \"x\" }}",
+    ])
+    func parses(_ t: String) throws {
+        if case .failure(let e) = GoTemplate.parse(t) { Issue.record("\(t): \(e)") }
+    }
+
+    @Test(arguments: [
+        ("{{ range .Changed.Changes }}", "has no {{end}}"),
+        ("{{ end }}", "unexpected {{end}}"),
+        ("{{ .Changed", "unclosed action"),
+        ("{{ nosuchfunc . }}", "function \"nosuchfunc\" not defined"),
+        ("{{ $x }}", "undefined variable \"$x\""),
+        ("{{ else }}", "unexpected {{else}}"),
+        ("{{ if . }}{{ else }}{{ else }}{{ end }}", "expected end"),
+        ("{{ \"unterminated }}", "unterminated quoted string"),
+        ("{{ break }}", "outside {{range}}"),
+        ("{{ ( .A }}", "unclosed left paren"),
+        ("{{ env \"HOME\" }}", "function \"env\" not defined"),
+    ])
+    func rejects(_ t: String, _ message: String) {
+        guard case .failure(let e) = GoTemplate.parse(t) else { Issue.record("accepted \(t)"); return }
+        #expect(e.message.contains(message), "\(e.message)")
+    }
+
+    @Test func rootFieldsAreCollected() throws {
+        let fields = try GoTemplate.parse("{{ range .Updated.Images }}{{ .Name }}{{ end }}{{ $.Changed.ImageResult.Files }}").get()
+        #expect(fields.map(\.path) == [["Updated", "Images"], ["Changed", "ImageResult", "Files"]])
+    }
+}
