@@ -1,4 +1,7 @@
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 
 public struct SourceInfo: Sendable {
     public var kind: SourceKind
@@ -26,6 +29,14 @@ public struct AuditReport: Sendable {
     public var sources: [String: [UInt8]]
     /// The model the findings came from (a caller may exit without tearing it down).
     public var model: Model?
+    /// Seconds each rule took (for `TAGWARDEN_TIMINGS=1`).
+    public var ruleTimings: [(rule: String, seconds: Double)] = []
+}
+
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 public struct AuditRequest: Sendable {
@@ -77,7 +88,7 @@ public enum Engine {
 
     static func finish(_ request: AuditRequest, model: Model, skipped: [SkippedFile]) -> AuditReport {
         let config = request.config
-        var findings = runRules(model)
+        var (findings, timings) = runRules(model)
 
         for f in model.files {
             if let e = f.syntaxError {
@@ -115,7 +126,8 @@ public enum Engine {
         for f in model.files where withFindings.contains(f.path) { sources[f.path] = f.bytes }
         let snap = request.snapshot
         return AuditReport(source: SourceInfo(kind: snap.kind, root: snap.root, rev: snap.rev, base: nil),
-                           summary: summary, findings: findings, environments: model.environments, sources: sources, model: model)
+                           summary: summary, findings: findings, environments: model.environments, sources: sources, model: model,
+                           ruleTimings: timings)
     }
 
     /// What a change introduces: the findings of `head` whose fingerprints `base` lacks (a finding that only
@@ -148,19 +160,28 @@ public enum Engine {
         return a.message < b.message
     }
 
-    static func runRules(_ model: Model) -> [Finding] {
+    static func runRules(_ model: Model) -> ([Finding], [(rule: String, seconds: Double)]) {
         let disabled = Set(model.config.rules.filter { $0.value.enabled == false }.map(\.key))
         let rules = Rule.all.filter { !disabled.contains($0.id) }
-        final class Results: @unchecked Sendable { var items: [[Finding]] = [] }
+        final class Results: @unchecked Sendable {
+            var items: [[Finding]] = []
+            var seconds: [Double] = []
+        }
         let results = Results()
         results.items = Array(repeating: [], count: rules.count)
+        results.seconds = Array(repeating: 0, count: rules.count)
         results.items.withUnsafeMutableBufferPointer { buf in
-            nonisolated(unsafe) let out = buf
-            DispatchQueue.concurrentPerform(iterations: rules.count) { i in
-                out[i] = rules[i].check(model)
+            results.seconds.withUnsafeMutableBufferPointer { secs in
+                nonisolated(unsafe) let out = buf
+                nonisolated(unsafe) let time = secs
+                DispatchQueue.concurrentPerform(iterations: rules.count) { i in
+                    let t0 = monotonicSeconds()
+                    out[i] = rules[i].check(model)
+                    time[i] = monotonicSeconds() - t0
+                }
             }
         }
-        return results.items.flatMap { $0 }
+        return (results.items.flatMap { $0 }, zip(rules, results.seconds).map { ($0.id, $1) })
     }
 
     /// Catalogue severities, then the config's: a different severity, or the rule turned off.

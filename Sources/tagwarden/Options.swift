@@ -49,6 +49,11 @@ struct CommonOptions: ParsableArguments {
 
     /// Writes the report and returns the exit code that `--fail-on` asks for.
     func emit(_ report: AuditReport) throws -> Int32 {
+        if getenv("TAGWARDEN_TIMINGS") != nil {
+            for t in report.ruleTimings.sorted(by: { $0.seconds > $1.seconds }) {
+                writeStderr("timing \(t.rule) \(Int((t.seconds * 1e6).rounded())) us\n")
+            }
+        }
         let text = Reports.render(report, format: format, color: useColor(), quiet: quiet)
         if let output { try writeFileAtomically(output, text) } else { writeStdout(text) }
         let threshold: Severity?

@@ -47,6 +47,10 @@ public struct FluxIndex: Sendable {
     public var uses: [Int: [Int]] = [:]
     /// Objects in files that kustomizations use as patches: partial objects, not resources.
     public var patchObjects: Set<Int> = []
+    var policyByKey: [String: Int] = [:]
+    var unnamespacedPolicy: [String: Int] = [:]
+    var repositoryByKey: [String: Int] = [:]
+    var repositoryByName: [String: [Int]] = [:]
 
     static func sameNamespace(_ a: String?, _ b: String?) -> Bool {
         // an object whose namespace nothing sets is taken to be in whatever namespace is asked
@@ -54,13 +58,12 @@ public struct FluxIndex: Sendable {
     }
 
     public func policy(namespace: String, name: String) -> Int? {
-        policies.firstIndex { $0.name == name && $0.namespace == namespace }
-            ?? policies.firstIndex { $0.name == name && $0.namespace == nil }
+        policyByKey[namespace + "\u{0}" + name] ?? unnamespacedPolicy[name]
     }
 
     public func repository(namespace: String?, name: String) -> Int? {
-        repositories.firstIndex { $0.name == name && $0.namespace == namespace }
-            ?? repositories.firstIndex { $0.name == name && FluxIndex.sameNamespace($0.namespace, namespace) }
+        if let ns = namespace, let r = repositoryByKey[ns + "\u{0}" + name] { return r }
+        return repositoryByName[name]?.first { FluxIndex.sameNamespace(repositories[$0].namespace, namespace) }
     }
 
     static func build(objects: [ManifestObject], namespaces: [String?], files: [FileFacts], markers: [MarkerComment],
@@ -105,6 +108,17 @@ public struct FluxIndex: Sendable {
             default:
                 break
             }
+        }
+        for (p, policy) in idx.policies.enumerated() {
+            if let ns = policy.namespace {
+                if idx.policyByKey[ns + "\u{0}" + policy.name] == nil { idx.policyByKey[ns + "\u{0}" + policy.name] = p }
+            } else if idx.unnamespacedPolicy[policy.name] == nil {
+                idx.unnamespacedPolicy[policy.name] = p
+            }
+        }
+        for (r, repo) in idx.repositories.enumerated() {
+            if let ns = repo.namespace, idx.repositoryByKey[ns + "\u{0}" + repo.name] == nil { idx.repositoryByKey[ns + "\u{0}" + repo.name] = r }
+            idx.repositoryByName[repo.name, default: []].append(r)
         }
         for (k, m) in markers.enumerated() {
             var info = MarkerInfo(environment: markerEnvironment[k])

@@ -1,8 +1,9 @@
 extension Rule {
     static let apiRemoved = Rule("api-removed") { m in
         m.objects.indices.compactMap { i in
+            guard m.objects[i].group == "image.toolkit.fluxcd.io" else { return nil }
             let o = m.objects[i]
-            guard o.group == "image.toolkit.fluxcd.io", ["ImageRepository", "ImagePolicy", "ImageUpdateAutomation"].contains(o.kind) else { return nil }
+            guard ["ImageRepository", "ImagePolicy", "ImageUpdateAutomation"].contains(o.kind) else { return nil }
             let version = o.apiVersion.split(separator: "/").last.map(String.init) ?? ""
             guard version != "v1" else { return nil }
             return m.finding("api-removed",

@@ -1,13 +1,15 @@
 extension Rule {
     static let markerImageMismatch = Rule("marker-image-mismatch") { m in
-        m.markers.indices.compactMap { k in
+        var wanted: [Int: String?] = [:]   // policy → normalised image name
+        return m.markers.indices.compactMap { k in
             let info = m.flux.markers[k]
             let key = m.markers[k].fieldKey ?? ""
             // a full-reference marker on a tag or digest field is marker-wrong-form's, not a name to compare
             guard m.markers[k].context == .value, let ref = info.ref, let p = info.policy, ref.suffix == nil || ref.suffix == "name",
                   !(ref.suffix == nil && tagFields.union(digestFields).contains(key)),
-                  let value = m.markers[k].scalar?.value, let policyImage = m.policyImage(p),
-                  let wantName = ImageReference.normalizeName(policyImage) else { return nil }
+                  let value = m.markers[k].scalar?.value, let policyImage = m.policyImage(p) else { return nil }
+            if wanted[p] == nil { wanted[p] = ImageReference.normalizeName(policyImage) }
+            guard let wantName = wanted[p] ?? nil else { return nil }
             var written: String
             if ref.suffix == "name" {
                 written = value

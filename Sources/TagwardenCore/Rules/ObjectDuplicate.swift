@@ -3,13 +3,14 @@ extension Rule {
         struct Key: Hashable { let kind: String, group: String, namespace: String?, name: String, environment: String? }
         var first: [Key: Int] = [:]
         var out: [Finding] = []
-        for (i, o) in m.objects.enumerated() where !o.isKustomization && !m.flux.patchObjects.contains(i) {
-            guard let name = o.name, o.kind != "List" else { continue }
-            let key = Key(kind: o.kind, group: o.group, namespace: m.objectNamespace[i], name: name, environment: m.objectEnvironment[i])
+        first.reserveCapacity(m.objects.count)
+        for i in m.objects.indices where !m.objects[i].isKustomization && !m.flux.patchObjects.contains(i) {
+            guard let name = m.objects[i].name, m.objects[i].kind != "List" else { continue }
+            let key = Key(kind: m.objects[i].kind, group: m.objects[i].group, namespace: m.objectNamespace[i], name: name,
+                          environment: m.objectEnvironment[i])
             if let j = first[key] {
-                let other = m.objects[j]
                 out.append(m.finding("object-duplicate",
-                                     "\(o.kind) \(m.objectNamespace[i].map { $0 + "/" } ?? "")\(name) is also defined in \(m.path(other.file)):\(other.kindSpan.start.line); one silently replaces the other",
+                                     "\(key.kind) \(m.objectNamespace[i].map { $0 + "/" } ?? "")\(name) is also defined in \(m.path(m.objects[j].file)):\(m.objects[j].kindSpan.start.line); one silently replaces the other",
                                      object: i))
             } else {
                 first[key] = i
