@@ -1,0 +1,241 @@
+import TagwardenRegex
+
+/// An ImagePolicy's choice of tags, as Flux's image-reflector-controller makes it (`applyPolicy`).
+public struct PolicyDefinition: Sendable {
+    public enum Choice: Sendable, Equatable {
+        case semver(String)
+        case alphabetical(String)   // order as written ("" = asc)
+        case numerical(String)
+    }
+
+    public var choice: Choice?
+    /// nil: no `filterTags` at all; a filter may have an empty pattern.
+    public var pattern: String?
+    public var extract: String?
+    public var hasFilter: Bool
+    /// ImageRepository `exclusionList`; nil or empty means the default `^.*\.sig$`.
+    public var exclusionList: [String]?
+    /// ImageRepository `spec.image`, for the result's name.
+    public var image: String?
+
+    public init(choice: Choice?, pattern: String? = nil, extract: String? = nil, hasFilter: Bool = false,
+                exclusionList: [String]? = nil, image: String? = nil) {
+        self.choice = choice
+        self.pattern = pattern
+        self.extract = extract
+        self.hasFilter = hasFilter || pattern != nil || extract != nil
+        self.exclusionList = exclusionList
+        self.image = image
+    }
+
+    /// Semver wins over alphabetical, which wins over numerical: the others are ignored, as in Flux.
+    public init(spec: ImagePolicySpec, repository: ImageRepositorySpec?) {
+        var choice: Choice?
+        if let r = spec.semverRange { choice = .semver(r.value) }
+        else if spec.hasAlphabetical { choice = .alphabetical(spec.alphabeticalOrder?.value ?? "") }
+        else if spec.hasNumerical { choice = .numerical(spec.numericalOrder?.value ?? "") }
+        self.init(choice: choice, pattern: spec.pattern?.value, extract: spec.extract?.value, hasFilter: spec.hasFilterTags,
+                  exclusionList: repository?.exclusionList?.map(\.value), image: repository?.image?.value)
+    }
+}
+
+public struct TagVerdict: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case selected, excluded, filteredOut = "filtered-out", replaced, unparsable, outOfRange = "out-of-range",
+             notNumeric = "not-numeric", ranked, tie
+    }
+    public var tag: String
+    public var key: String?
+    public var kind: Kind
+    public var reason: String
+}
+
+public struct PolicyResult: Sendable {
+    /// The chosen original tag.
+    public var selected: String?
+    /// `name:tag` as Flux's `latestRef` prints it.
+    public var latestRef: String?
+    /// Flux's error message when the policy fails (no tag, a numeric parse failure …).
+    public var error: String?
+    public var verdicts: [TagVerdict] = []
+    /// Equal keys Flux would choose between in random map order; the rule here is documented in the README.
+    public var ties: [String] = []
+}
+
+public struct PolicyError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+public struct PolicyEvaluator: Sendable {
+    public let definition: PolicyDefinition
+    let regex: GoRegex?
+    let exclusions: [GoRegex]
+    let constraint: SemverConstraint?
+    let ascending: Bool
+    let flux: FluxVersion
+
+    public static let defaultExclusion = #"^.*\.sig$"#
+
+    /// Validates the policy as Flux does when it builds the policer; invalid ones are `PolicyError`s.
+    public init(_ d: PolicyDefinition, flux: FluxVersion = .current) throws(PolicyError) {
+        definition = d
+        self.flux = flux
+        guard let choice = d.choice else { throw PolicyError(message: "invalid policy: given ImagePolicyChoice object is invalid") }
+        var asc = true
+        var con: SemverConstraint?
+        switch choice {
+        case .semver(let r):
+            do { con = try SemverConstraint(r) } catch { throw PolicyError(message: "invalid policy: semver parse error: \(error.message)") }
+        case .alphabetical(let o), .numerical(let o):
+            switch o.uppercased() {
+            case "", "ASC": asc = true
+            case "DESC": asc = false
+            default: throw PolicyError(message: "invalid policy: invalid order argument provided: '\(o.uppercased())', must be one of: ASC, DESC")
+            }
+        }
+        constraint = con
+        ascending = asc
+        if d.hasFilter {
+            let p = d.pattern ?? ""
+            do { regex = try GoRegex(p) } catch {
+                throw PolicyError(message: "failed to filter tags: invalid regular expression pattern '\(p)': error parsing regexp: \(error.code): `\(error.expr)`")
+            }
+        } else {
+            regex = nil
+        }
+        var ex: [GoRegex] = []
+        let list = (d.exclusionList?.isEmpty ?? true) ? [PolicyEvaluator.defaultExclusion] : d.exclusionList!
+        for p in list {
+            do { ex.append(try GoRegex(p)) } catch { throw PolicyError(message: "failed to compile regex \(p): \(error)") }
+        }
+        exclusions = ex
+    }
+
+    /// The key a tag is ranked by (the tag, or the `extract` expansion), or nil when the filter drops it.
+    public func key(for tag: String) -> String? {
+        guard let re = regex else { return tag }
+        guard let m = re.firstMatch(in: tag) else { return nil }
+        if let e = definition.extract, !e.isEmpty { return re.expand(e, subject: tag, match: m) }
+        return tag
+    }
+
+    public func isExcluded(_ tag: String) -> GoRegex? { exclusions.first { $0.matches(tag) } }
+
+    /// Byte order, descending: how the ImageRepository scan stores tags (and so the order a policy sees them).
+    public static func databaseOrder(_ tags: [String]) -> [String] {
+        tags.sorted { $1.utf8.lexicographicallyPrecedes($0.utf8) }
+    }
+
+    /// Flux's `applyPolicy` on a tag list. Deterministic where Flux is not: keys are ranked in database order
+    /// (descending bytes of their original tag); among equal semver versions the first wins, among equal
+    /// numbers the last, as Flux's loops do; such ties are reported.
+    public func evaluate(_ input: [String], explain: Bool = false) -> PolicyResult {
+        var result = PolicyResult()
+        var verdicts: [TagVerdict] = []
+        var tags: [String] = []
+        for t in PolicyEvaluator.databaseOrder(input) {
+            if let ex = isExcluded(t) {
+                if explain { verdicts.append(TagVerdict(tag: t, kind: .excluded, reason: "matches the exclusion \(ex.pattern)")) }
+            } else {
+                tags.append(t)
+            }
+        }
+        // filter and extract: key → original tag, the last writer winning
+        var keys: [String] = []
+        var original: [String: String] = [:]
+        var keyOfTag: [String: String] = [:]
+        if regex != nil {
+            for t in tags {
+                guard let k = key(for: t) else {
+                    if explain { verdicts.append(TagVerdict(tag: t, kind: .filteredOut, reason: "no match of the pattern \(definition.pattern ?? "")")) }
+                    continue
+                }
+                if original[k] == nil { keys.append(k) }
+                original[k] = t
+                keyOfTag[t] = k
+            }
+        } else {
+            keys = tags
+            for t in tags { original[t] = t; keyOfTag[t] = t }
+        }
+        if explain {
+            for t in tags where keyOfTag[t] != nil && original[keyOfTag[t]!] != t {
+                verdicts.append(TagVerdict(tag: t, key: keyOfTag[t], kind: .replaced,
+                                           reason: "its key '\(keyOfTag[t]!)' is also the key of \(original[keyOfTag[t]!]!), which Flux keeps"))
+            }
+        }
+        guard !keys.isEmpty else {
+            result.error = "version list argument cannot be empty"
+            result.verdicts = verdicts
+            return result
+        }
+        var best: String?
+        switch definition.choice! {
+        case .semver:
+            var bestVersion: SemVersion?
+            for k in keys {
+                guard let v = SemVersion.parseTag(k, flux: flux) else {
+                    if explain { verdicts.append(TagVerdict(tag: original[k]!, key: k, kind: .unparsable, reason: "'\(k)' does not parse as a version")) }
+                    continue
+                }
+                guard constraint!.check(v, flux: flux) else {
+                    if explain { verdicts.append(TagVerdict(tag: original[k]!, key: k, kind: .outOfRange, reason: "\(k) is outside \(constraint!.text)")) }
+                    continue
+                }
+                if let b = bestVersion {
+                    let c = v.compare(b)
+                    if c > 0 { bestVersion = v; best = k }
+                    else if c == 0 { result.ties.append(k) }
+                } else {
+                    bestVersion = v
+                    best = k
+                }
+            }
+            if best == nil { result.error = "unable to determine latest version from provided list" }
+        case .alphabetical:
+            best = keys.max { a, b in a.utf8.lexicographicallyPrecedes(b.utf8) }
+            if !ascending { best = keys.min { a, b in a.utf8.lexicographicallyPrecedes(b.utf8) } }
+        case .numerical:
+            var bestValue: Double?
+            for k in keys {
+                switch GoFloat.parse(k) {
+                case .failure:
+                    result.error = "failed to parse invalid numeric value '\(k)'"
+                    if explain { verdicts.append(TagVerdict(tag: original[k]!, key: k, kind: .notNumeric, reason: "'\(k)' is not a number: Flux fails the whole policy")) }
+                    best = nil
+                    bestValue = nil
+                case .success(let v):
+                    guard result.error == nil else { continue }
+                    if let bv = bestValue {
+                        if v == bv { result.ties.append(k) }
+                        if ascending ? v < bv : v > bv { continue }
+                    }
+                    bestValue = v
+                    best = k
+                }
+            }
+            if result.error != nil { best = nil }
+        }
+        if let best {
+            let tag = original[best]!
+            result.selected = tag
+            result.latestRef = definition.image.map { "\($0):\(tag)" }
+        }
+        if explain {
+            for k in keys where !verdicts.contains(where: { $0.tag == original[k]! }) {
+                let t = original[k]!
+                if k == best {
+                    verdicts.append(TagVerdict(tag: t, key: k, kind: .selected, reason: result.ties.isEmpty ? "selected" : "selected (ties: \(result.ties.joined(separator: ", ")))"))
+                } else if result.ties.contains(k) {
+                    verdicts.append(TagVerdict(tag: t, key: k, kind: .tie, reason: "ranks equal to the selected key; Flux's choice between them is random"))
+                } else {
+                    verdicts.append(TagVerdict(tag: t, key: k, kind: .ranked, reason: "ranked below the selected key"))
+                }
+            }
+            let order = Dictionary(PolicyEvaluator.databaseOrder(input).enumerated().map { ($1, $0) }) { a, _ in a }
+            result.verdicts = verdicts.sorted { (order[$0.tag] ?? 0) < (order[$1.tag] ?? 0) }
+        }
+        return result
+    }
+}
