@@ -16,6 +16,31 @@ public struct GoRegex: Sendable {
         }
     }
 
+    /// The language of what capture group `index` can match, as an anchored expression of its own.
+    public func group(_ index: Int) -> GoRegex? {
+        func find(_ n: RegexNode) -> RegexNode? {
+            switch n {
+            case .capture(let i, _, let sub): return i == index ? sub : find(sub)
+            case .concat(let xs), .alternate(let xs):
+                for x in xs { if let f = find(x) { return f } }
+                return nil
+            case .repeat(let sub, _, _, _): return find(sub)
+            default: return nil
+            }
+        }
+        guard let sub = find(syntax.root) else { return nil }
+        var parsed = syntax
+        parsed.root = .concat([.assert(.beginText), sub, .assert(.endText)])
+        guard let program = try? Program.compile(parsed) else { return nil }
+        return GoRegex(pattern: "^(?:" + pattern + ")$", syntax: parsed, program: program)
+    }
+
+    init(pattern: String, syntax: ParsedRegex, program: Program) {
+        self.pattern = pattern
+        self.syntax = syntax
+        self.program = program
+    }
+
     /// Group names by index; index 0 is the whole match.
     public var subexpNames: [String?] { syntax.names }
     public var captureCount: Int { syntax.captureCount }

@@ -19,19 +19,35 @@ public enum TagLanguage: Sendable {
 
     /// The shortest tag (smallest in byte order among the shortest) in both languages, or nil when they do not meet.
     public static func witness(_ a: TagLanguage, _ b: TagLanguage) -> String? {
-        var x = Automaton(a), y = Automaton(b)
-        struct Key: Hashable { let a: Int32, b: Int32, start: Bool }  // the start is not re-entered: a tag is never empty
+        witness([a, b])
+    }
+
+    /// The shortest string in every language, smallest first in byte order. With `tagGrammar` it must be a
+    /// valid tag (non-empty, first character not `.` or `-`); without, it may be empty (an extracted key).
+    public static func witness(_ languages: [TagLanguage], tagGrammar: Bool = true) -> String? {
+        var autos = languages.map(Automaton.init)
+        struct Key: Hashable { let states: [Int32], start: Bool }  // the start is not re-entered: a tag is never empty
         var parent: [Key: (Key, UInt8)] = [:]
-        let start = Key(a: Int32(x.start), b: Int32(y.start), start: true)
+        let start = Key(states: autos.map { Int32($0.start) }, start: true)
+        func accepting(_ k: Key) -> Bool {
+            for i in autos.indices where !autos[i].accepts(Int(k.states[i])) { return false }
+            return true
+        }
+        if !tagGrammar, accepting(start) { return "" }
         var seen: Set<Key> = [start]
         var layer = [start]
         var length = 0
         while !layer.isEmpty, length < maxLength {
             var next: [Key] = []
             for k in layer {
-                for c in symbols where !(length == 0 && (c == UInt8(ascii: "-") || c == UInt8(ascii: "."))) {
-                    guard let sa = x.step(Int(k.a), c), let sb = y.step(Int(k.b), c) else { continue }
-                    let n = Key(a: Int32(sa), b: Int32(sb), start: false)
+                symbols: for c in symbols where !(tagGrammar && length == 0 && (c == UInt8(ascii: "-") || c == UInt8(ascii: "."))) {
+                    var states: [Int32] = []
+                    states.reserveCapacity(autos.count)
+                    for i in autos.indices {
+                        guard let s = autos[i].step(Int(k.states[i]), c) else { continue symbols }
+                        states.append(Int32(s))
+                    }
+                    let n = Key(states: states, start: false)
                     if seen.insert(n).inserted {
                         parent[n] = (k, c)
                         next.append(n)
@@ -40,7 +56,7 @@ public enum TagLanguage: Sendable {
             }
             length += 1
             // the first accepting state of the layer, in discovery (= byte) order, spells the smallest witness
-            for n in next where x.accepts(Int(n.a)) && y.accepts(Int(n.b)) {
+            for n in next where accepting(n) {
                 var bytes: [UInt8] = []
                 var cur = n
                 while let (p, c) = parent[cur] {

@@ -17,7 +17,7 @@ struct Tagwarden: ParsableCommand {
         environment error.
         """,
         version: Reports.version,
-        subcommands: [Audit.self, Check.self, InstallHook.self, Init.self, Env.self, RulesCommand.self, Explain.self]
+        subcommands: [Audit.self, Check.self, InstallHook.self, PolicyCommand.self, Init.self, Env.self, RulesCommand.self, Explain.self]
     )
 
     /// ArgumentParser exits 64 on usage errors; the contract says 2.

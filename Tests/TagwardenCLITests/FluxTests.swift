@@ -187,6 +187,7 @@ func fluxRepo() throws -> TempRepo {
             "marker-ignored clusters/production/task.yaml:10:5",
             "policy-crosses-environment clusters/staging/flux.yaml:10:14",
             "policy-crosses-environment clusters/staging/flux.yaml:10:14",
+            "policy-fragile-order clusters/staging/flux.yaml:10:14",
             "api-removed clusters/staging/flux.yaml:14:13",
         ].sorted(by: order))
         let messages = Dictionary(res.findingObjects.map { ("\($0["rule"]!) \($0["line"]!)", $0["message"] as? String ?? "") }) { a, b in a + " | " + b }

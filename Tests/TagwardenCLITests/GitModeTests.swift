@@ -70,7 +70,8 @@ import Testing
         try r.git("add", "flux/policy.yaml")
         let res = try tagwarden(["check", "--staged", "--format", "json"], in: r.path)
         #expect(res.code == 1)
-        #expect(res.findings == ["marker-unknown-policy apps/web.yaml:8:37", "policy-unused flux/policy.yaml:2:7"])
+        #expect(res.findings == ["marker-unknown-policy apps/web.yaml:8:37", "policy-fragile-order flux/policy.yaml:2:7",
+                                 "policy-unused flux/policy.yaml:2:7"])
         #expect((res.findingObjects.first?["message"] as? String)?.hasSuffix("did you mean 'flux-system:web-app'?") == true)
     }
 

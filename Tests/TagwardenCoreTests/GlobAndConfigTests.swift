@@ -37,7 +37,7 @@ import Testing
 
     @Test(arguments: [
         ("profile: lax\n", ".tagwarden.yaml:1:10: unknown profile 'lax'; known profiles: strict"),
-        ("rulez: {}\n", ".tagwarden.yaml:1:1: unknown key 'rulez' in the config (did you mean 'rules'?); allowed: profile, environments, rules, promotedImages, floatingTags, ignore, maxFileSize"),
+        ("rulez: {}\n", ".tagwarden.yaml:1:1: unknown key 'rulez' in the config (did you mean 'rules'?); allowed: profile, environments, rules, promotedImages, floatingTags, ignore, maxFileSize, fluxVersion"),
         ("rules:\n  image-latest: {severity: error}\n", ".tagwarden.yaml:2:3: unknown rule 'image-latest' (did you mean 'image-latest-tag'?)"),
         ("rules:\n  image-latest-tag: {severity: fatal}\n", ".tagwarden.yaml:2:32: severity must be error, warning or note, not 'fatal'"),
         ("environments:\n  - name: prod\n    tagPattern: '(?=x)'\n", ".tagwarden.yaml:3:17: tagPattern is not a valid Go regular expression: invalid or unsupported Perl syntax: `(?=` (at offset 0)"),

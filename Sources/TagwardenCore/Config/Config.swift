@@ -34,6 +34,8 @@ public struct Config: Sendable {
     public var floatingTags: [String]?
     public var ignore: [String] = []
     public var maxFileSize: Int?
+    /// The Flux the repository runs (tag parsing and prerelease rules changed in 2.7).
+    public var fluxVersion: FluxVersion?
     /// The directory of the config file, relative to the root: its path globs are relative to it.
     public var baseDir = ""
 
@@ -86,7 +88,7 @@ public struct Config: Sendable {
             }
         }
 
-        try keys(root, allowed: ["profile", "environments", "rules", "promotedImages", "floatingTags", "ignore", "maxFileSize"], "the config")
+        try keys(root, allowed: ["profile", "environments", "rules", "promotedImages", "floatingTags", "ignore", "maxFileSize", "fluxVersion"], "the config")
         for (k, v) in file.pairs(root) {
             switch file.value(k) {
             case "profile":
@@ -145,6 +147,10 @@ public struct Config: Sendable {
             case "promotedImages": config.promotedImages = try strings(v, "promotedImages")
             case "floatingTags": config.floatingTags = try strings(v, "floatingTags")
             case "ignore": config.ignore = try strings(v, "ignore")
+            case "fluxVersion":
+                let s = try string(v, "fluxVersion")
+                guard let fv = FluxVersion.parse(s) else { throw fail(v, "fluxVersion must look like 2.7, not '\(s)'") }
+                config.fluxVersion = fv
             case "maxFileSize":
                 let s = try string(v, "maxFileSize")
                 guard let n = parseSize(s) else { throw fail(v, "maxFileSize must be a size like 10MiB, 512KiB or 1048576") }

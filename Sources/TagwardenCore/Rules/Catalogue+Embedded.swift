@@ -1016,6 +1016,89 @@ nonTriggering:
             semver:
               range: '>=1.0.0'
 """#),
+        ("marker-value-rejected.yaml", #"""
+id: marker-value-rejected
+severity: warning
+summary: The marked value is not one its policy could ever select.
+rationale: >
+  A marked tag that fails the policy's filter, does not parse as a version, or lies outside its semver
+  range was not put there by Flux: it was hand-edited, or the policy changed under it. On the next run Flux
+  replaces it with whatever the policy selects, which is rarely what the person who wrote it intended.
+fix: >
+  Use a tag the policy selects (`tagwarden policy eval` shows which), or correct the policy.
+triggering:
+  - description: a tag outside the semver range
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:2.0.0 # {"$imagepolicy": "flux-system:web"}
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '~1.4'
+    expect:
+      - {file: apps/web.yaml, line: 8, column: 37}
+  - description: a :tag value that fails the filter
+    files:
+      apps/kustomization.yaml: |
+        images:
+          - name: ghcr.io/acme/web
+            newTag: staging-42 # {"$imagepolicy": "flux-system:web:tag"}
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          filterTags:
+            pattern: '^main-(?P<ts>[0-9]+)$'
+            extract: '$ts'
+          policy:
+            numerical: {order: asc}
+    expect:
+      - {file: apps/kustomization.yaml, line: 3, column: 24}
+nonTriggering:
+  - description: a value the policy selects
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.2 # {"$imagepolicy": "flux-system:web"}
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '~1.4'
+"""#),
         ("marker-wrong-form.yaml", #"""
 id: marker-wrong-form
 severity: error
@@ -1168,6 +1251,84 @@ nonTriggering:
           policy:
             numerical: {order: asc}
 """#),
+        ("policy-fragile-order.yaml", #"""
+id: policy-fragile-order
+severity: warning
+summary: The policy's ordering cannot be trusted (alphabetical over versions, numerical over non-numbers).
+rationale: >
+  Alphabetical order compares bytes: `v1.10` sorts before `v1.9`, so the newest version loses. Numerical
+  order parses every key as a Go float, and one key that is not a number makes Flux fail the whole policy.
+  Tagwarden decides both on the automaton of the key (the tag, or the extracted group) and shows an example.
+fix: >
+  Use semver for versions; use numerical only on a group that holds digits (`(?P<ts>[0-9]+)`).
+triggering:
+  - description: alphabetical over version tags
+    files:
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          filterTags:
+            pattern: '^v[0-9]+\.[0-9]+\.[0-9]+$'
+          policy:
+            alphabetical: {order: asc}
+    expect:
+      - {file: flux/policy.yaml, line: 10, column: 14}
+  - description: numerical over an extracted group that can hold letters
+    files:
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          filterTags:
+            pattern: '^main-[a-f0-9]+-(?P<ts>.*)'
+            extract: '$ts'
+          policy:
+            numerical: {order: asc}
+    expect:
+      - {file: flux/policy.yaml, line: 11, column: 14}
+nonTriggering:
+  - description: numerical over digits, alphabetical over timestamps
+    files:
+      flux/policies.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          filterTags:
+            pattern: '^main-[a-f0-9]+-(?P<ts>[0-9]+)$'
+            extract: '$ts'
+          policy:
+            numerical: {order: asc}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: minio
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: minio
+          filterTags:
+            pattern: '^RELEASE\.(?P<timestamp>[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-[0-9]{2})Z$'
+            extract: '$timestamp'
+          policy:
+            alphabetical: {order: asc}
+"""#),
         ("policy-invalid-regex.yaml", #"""
 id: policy-invalid-regex
 severity: error
@@ -1233,15 +1394,60 @@ nonTriggering:
           policy:
             alphabetical: {}
 """#),
+        ("policy-invalid-semver.yaml", #"""
+id: policy-invalid-semver
+severity: error
+summary: policy.semver.range is not a valid constraint.
+rationale: >
+  Flux parses the range with Masterminds semver when it builds the policy; an invalid range stalls the
+  policy (InvalidPolicy) and nothing is ever selected. An empty range is invalid too.
+fix: >
+  Write a Masterminds constraint: `>=1.0.0`, `~1.2`, `^1.x`, `>=1.0.0 <2.0.0`, `1.2 - 1.4`, `>=1.0.0-0` to
+  include prereleases. `tagwarden policy eval` tries one against a tag list.
+triggering:
+  - description: a word where a version belongs
+    files:
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '>= latest'
+    expect:
+      - {file: flux/policy.yaml, line: 11, column: 14}
+nonTriggering:
+  - description: ranges Masterminds accepts
+    files:
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '>= 1.2.3 < 2.0 || 3 - 4, !=3.5'
+"""#),
         ("policy-selects-nothing.yaml", #"""
 id: policy-selects-nothing
 severity: warning
-summary: No tag valid for the policy's own environment can pass its filter.
+summary: No tag valid for the policy's own environment can pass its filter (and, for semver, parse as a version).
 rationale: >
   A policy that can never select a tag of its environment never updates anything: a copy-pasted
-  pattern with another environment's prefix, or a pattern no valid tag can match.
+  pattern with another environment's prefix, a pattern no valid tag can match, or a semver policy whose
+  filter only admits tags like `production-v1.2.3-…` that no version parser reads (without an extract).
 fix: >
-  Make the pattern select the environment's own tags (its prefix or tag pattern).
+  Make the pattern select the environment's own tags (its prefix or tag pattern); for semver, extract the
+  version: `pattern: '^production-v(?P<version>[0-9.]+)-…'` with `extract: '$version'`.
 triggering:
   - description: a production policy with the staging prefix
     profile: strict
@@ -1261,6 +1467,24 @@ triggering:
             alphabetical: {}
     expect:
       - {file: clusters/production/policy.yaml, line: 10, column: 14}
+  - description: a semver policy whose tags never parse as versions (no extract)
+    files:
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          filterTags:
+            pattern: '^production-v[0-9]+\.[0-9]+\.[0-9]+-[0-9a-f]+-[0-9]+$'
+          policy:
+            semver:
+              range: '>=1.0.0'
+    expect:
+      - {file: flux/policy.yaml, line: 10, column: 14}
 nonTriggering:
   - description: the environment's own tags
     profile: strict

@@ -39,6 +39,27 @@ extension Model {
         finding(rule, message, file: objects[o].file, span: span ?? objects[o].kindSpan, object: o, environment: objectEnvironment[o])
     }
 
+    /// The policy as Flux evaluates it, or nil when Flux cannot build it (other rules say why).
+    func policyEvaluator(_ p: Int) -> PolicyEvaluator? {
+        let policy = flux.policies[p]
+        let repo = policy.spec.repositoryName.flatMap { flux.repository(namespace: policy.spec.repositoryNamespace ?? policy.namespace, name: $0.value) }
+        return try? PolicyEvaluator(PolicyDefinition(spec: policy.spec, repository: repo.map { flux.repositories[$0].spec }),
+                                    flux: config.fluxVersion ?? .current)
+    }
+
+    /// The language of the keys a policy ranks: the tags its filter passes, or the extracted group's language
+    /// when `extract` is a single group reference; nil when that cannot be decided.
+    func keyLanguage(_ p: Int) -> TagLanguage? {
+        let policy = flux.policies[p]
+        guard let selectable = policyLanguage(p) else { return nil }
+        guard let extract = policy.spec.extract?.value, !extract.isEmpty else { return selectable }
+        guard let re = policy.regex else { return nil }
+        let refs = Rule.extractReferences(extract)
+        guard refs.count == 1, extract == "$" + refs[0] || extract == "${" + refs[0] + "}" else { return nil }
+        let index = Int(refs[0]) ?? re.subexpNames.firstIndex(of: refs[0]) ?? -1
+        return re.group(index).map { .matching($0) }
+    }
+
     /// The image a policy updates: its ImageRepository's `spec.image`.
     func policyImage(_ p: Int) -> String? {
         let policy = flux.policies[p]

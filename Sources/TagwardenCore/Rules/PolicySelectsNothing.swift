@@ -1,5 +1,18 @@
 import TagwardenRegex
 
+/// Tags Flux can read as versions.
+func versionLanguages(_ flux: FluxVersion) -> [TagLanguage]? {
+    switch flux {
+    case .current:
+        guard let shape = try? GoRegex(#"^v?[0-9]+(\.[0-9]+)?(\.[0-9]+)?(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$"#),
+              let dots = try? GoRegex(#"\..*\."#) else { return nil }
+        return [.matching(shape), .matching(dots)]
+    case .legacy:
+        guard let strict = try? GoRegex(#"^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$"#) else { return nil }
+        return [.matching(strict)]
+    }
+}
+
 extension Rule {
     static let policySelectsNothing = Rule("policy-selects-nothing") { m in
         var out: [Finding] = []
@@ -20,6 +33,18 @@ extension Rule {
                 out.append(m.finding("policy-selects-nothing",
                                      "no \(name) tag can pass pattern '\(pattern)' of policy \(m.policyName(p)): it never selects anything for \(name)",
                                      policy: p, environment: name))
+            }
+        }
+        // a semver policy without extract ranks the tags themselves: they must parse as versions
+        let flux = m.config.fluxVersion ?? .current
+        for p in m.flux.policies.indices where !m.flux.patchObjects.contains(m.flux.policies[p].object) {
+            let spec = m.flux.policies[p].spec
+            guard spec.semverRange != nil, spec.extract?.value.isEmpty ?? true, let pattern = spec.pattern?.value, !pattern.isEmpty,
+                  let selectable = m.policyLanguage(p), let versions = versionLanguages(flux) else { continue }
+            if TagLanguage.witness([selectable] + versions) == nil {
+                out.append(m.finding("policy-selects-nothing",
+                                     "no tag that pattern '\(pattern)' of semver policy \(m.policyName(p)) admits parses as a version\(flux == .current ? " (Flux 2.7+ needs at least two dots, from the start of the tag)" : "")): extract the version, e.g. extract: '$version'",
+                                     policy: p))
             }
         }
         return out

@@ -1,0 +1,43 @@
+extension Rule {
+    static let markerValueRejected = Rule("marker-value-rejected") { m in
+        var evaluators: [Int: PolicyEvaluator?] = [:]
+        let flux = m.config.fluxVersion ?? .current
+        return m.markers.indices.compactMap { k in
+            let mk = m.markers[k]
+            guard mk.context == .value, let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy,
+                  ref.suffix == nil || ref.suffix == "tag", let value = mk.scalar?.value else { return nil }
+            var tag = value
+            if ref.suffix == nil {
+                guard case .success(let r) = ImageReference.parse(value), let t = r.tag else { return nil }
+                tag = t
+            }
+            if evaluators[p] == nil { evaluators[p] = m.policyEvaluator(p) }
+            guard let e = evaluators[p] ?? nil else { return nil }
+            let policy = m.flux.policies[p]
+            var why: String?
+            if let ex = e.isExcluded(tag) {
+                why = "it matches the ImageRepository exclusion \(ex.pattern)"
+            } else if let key = e.key(for: tag) {
+                switch e.definition.choice {
+                case .semver(let range)?:
+                    if let v = SemVersion.parseTag(key, flux: flux) {
+                        if let c = try? SemverConstraint(range), !c.check(v, flux: flux) { why = "\(key) is outside the semver range '\(range)'" }
+                    } else {
+                        why = "'\(key)' does not parse as a version"
+                            + (flux == .current ? " (Flux 2.7+ needs at least two dots)" : " (Flux before 2.7 needs exactly X.Y.Z)")
+                    }
+                case .numerical?:
+                    if case .failure = GoFloat.parse(key) { why = "its key '\(key)' is not a number" }
+                default:
+                    break
+                }
+            } else {
+                why = "it does not match filterTags.pattern '\(policy.spec.pattern?.value ?? "")'"
+            }
+            guard let why else { return nil }
+            return m.finding("marker-value-rejected",
+                             "policy \(m.policyName(p)) could never select '\(tag)': \(why); Flux will replace it with the next tag it selects",
+                             marker: k)
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import ArgumentParser
+import TagwardenCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct PolicyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "policy",
+        abstract: "Work with ImagePolicies.",
+        subcommands: [PolicyEval.self]
+    )
+}
+
+struct PolicyEval: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "eval",
+        abstract: "Evaluate an ImagePolicy against a tag list, exactly as Flux's image-reflector-controller would.",
+        discussion: """
+        Take the policy from the repository (--policy NS/NAME, with its ImageRepository's exclusionList), or give it
+        inline (--semver RANGE, --numerical asc|desc or --alphabetical asc|desc, with --pattern and --extract).
+        Tags come from a file or standard input (-): one per line, or JSON (an array of strings, or an object with
+        a "tags" array).
+
+        Exit codes: 0 a tag is selected; 1 none is (the policy fails as it would in Flux); 2 invalid input
+        (an unknown policy, a bad range, pattern or order, an empty tag list).
+
+        Examples:
+          tagwarden policy eval --policy flux-system/web-production --tags tags.txt --explain
+          crane ls ghcr.io/acme/web | tagwarden policy eval --semver '>=1.0.0' --pattern '^production-v(?P<v>.*)$' --extract '$v' --tags -
+        """
+    )
+
+    @Argument(help: "With --policy: a directory in the repository that holds it (default: the current directory).")
+    var path: String = "."
+
+    @Option(help: "The policy to evaluate, as NAMESPACE/NAME (or NAMESPACE:NAME).")
+    var policy: String?
+
+    @Option(help: "A semver range (Masterminds syntax, as Flux uses).")
+    var semver: String?
+
+    @Option(help: "Numerical order: asc (the highest number wins) or desc.")
+    var numerical: String?
+
+    @Option(help: "Alphabetical order over UTF-8 bytes: asc (the greatest wins) or desc.")
+    var alphabetical: String?
+
+    @Option(help: "filterTags.pattern: a Go regular expression, matched anywhere in the tag.")
+    var pattern: String?
+
+    @Option(help: "filterTags.extract: what to rank by, e.g. '$ts' or '${version}'.")
+    var extract: String?
+
+    @Option(name: .customLong("exclude"), help: "An exclusionList pattern (repeatable; default ^.*\\.sig$).")
+    var exclusions: [String] = []
+
+    @Option(help: "The tag list: a file, or - for standard input.")
+    var tags: String
+
+    @Flag(help: "Say for every tag why it was dropped, ranked or selected.")
+    var explain = false
+
+    @Option(help: "Output format: text or json.")
+    var format: ReportFormat = .text
+
+    @Option(help: "Evaluate as this Flux version does (tag parsing and prerelease rules changed in 2.7; default current).")
+    var fluxVersion: String?
+
+    func validate() throws {
+        guard format == .text || format == .json else { throw ValidationError("policy eval prints text or json") }
+        let inline = [semver, numerical, alphabetical].compactMap { $0 }.count
+        if policy != nil && (inline > 0 || pattern != nil || extract != nil) {
+            throw ValidationError("--policy takes the policy from the repository: leave out --semver, --numerical, --alphabetical, --pattern and --extract")
+        }
+        if policy == nil && inline == 0 { throw ValidationError("name a policy (--policy NS/NAME) or give one (--semver, --numerical or --alphabetical)") }
+        if let v = fluxVersion, FluxVersion.parse(v) == nil { throw ValidationError("--flux-version must look like 2.7") }
+    }
+
+    func fail(_ message: String) -> Int32 {
+        if format == .json {
+            writeStdout(JSON.object([("selected", .null), ("error", .string(message))]).serialized(pretty: true) + "\n")
+        } else {
+            writeStderr("tagwarden: error: \(message)\n")
+        }
+        return 2
+    }
+
+    func run() throws {
+        let code = try evaluate()
+        if code != 0 { throw ExitCode(code) }
+    }
+
+    func evaluate() throws -> Int32 {
+        var flux = fluxVersion.flatMap(FluxVersion.parse) ?? .current
+        let definition: PolicyDefinition
+        if let policy {
+            let ws: Workspace
+            do { ws = try Workspace.open(path: path, configPath: nil) } catch let e as TagwardenError { return fail(e.message) }
+            if fluxVersion == nil, let v = ws.config.fluxVersion { flux = v }
+            let snapshot: SourceSnapshot
+            do { snapshot = try ws.snapshot(rev: nil, maxFileSize: nil) } catch let e as TagwardenError { return fail(e.message) }
+            let model = Model.build(snapshot.files, config: ws.config, profile: nil)
+            let parts = policy.split(whereSeparator: { $0 == "/" || $0 == ":" }).map(String.init)
+            guard parts.count == 2 else { return fail("--policy must be NAMESPACE/NAME, not '\(policy)'") }
+            guard let p = model.flux.policy(namespace: parts[0], name: parts[1]) else {
+                let known = model.flux.policies.map { "\($0.namespace ?? "default")/\($0.name)" }
+                let hint = Suggest.nearest("\(parts[0])/\(parts[1])", in: known).map { " (did you mean '\($0)'?)" } ?? ""
+                return fail("no ImagePolicy \(parts[0])/\(parts[1]) in \(ws.root)\(hint)")
+            }
+            let spec = model.flux.policies[p].spec
+            let repo = spec.repositoryName.flatMap { model.flux.repository(namespace: spec.repositoryNamespace ?? model.flux.policies[p].namespace, name: $0.value) }
+            definition = PolicyDefinition(spec: spec, repository: repo.map { model.flux.repositories[$0].spec })
+        } else {
+            let choice: PolicyDefinition.Choice
+            if let s = semver { choice = .semver(s) } else if let a = alphabetical { choice = .alphabetical(a) } else { choice = .numerical(numerical!) }
+            definition = PolicyDefinition(choice: choice, pattern: pattern, extract: extract, exclusionList: exclusions)
+        }
+        let evaluator: PolicyEvaluator
+        do { evaluator = try PolicyEvaluator(definition, flux: flux) } catch { return fail(error.message) }
+
+        let text: String
+        if tags == "-" {
+            text = readAllStdin()
+        } else {
+            switch Sources.readFile(tags, limit: 256 << 20) {
+            case .success(let b): text = String(decoding: b, as: UTF8.self)
+            case .failure(let e): return fail("\(tags): \(e.message)")
+            }
+        }
+        let list: [String]
+        switch TagList.parse(text) {
+        case .success(let l): list = l
+        case .failure(let e): return fail("\(tags == "-" ? "standard input" : tags): \(e.message)")
+        }
+        if list.isEmpty { return fail("the tag list is empty: give one tag per line, or a JSON array of strings") }
+
+        let result = evaluator.evaluate(list, explain: explain)
+        if format == .json {
+            var kv: [(String, JSON)] = [("selected", result.selected.map(JSON.string) ?? .null), ("error", result.error.map(JSON.string) ?? .null)]
+            if let ref = result.latestRef { kv.append(("latestRef", .string(ref))) }
+            if !result.ties.isEmpty { kv.append(("ties", .array(result.ties.map(JSON.string)))) }
+            if explain {
+                kv.append(("tags", .array(result.verdicts.map { v in
+                    .object([("tag", .string(v.tag)), ("key", v.key.map(JSON.string) ?? .null),
+                             ("verdict", .string(v.kind.rawValue)), ("reason", .string(v.reason))])
+                })))
+            }
+            writeStdout(JSON.object(kv).serialized(pretty: true) + "\n")
+        } else {
+            var out = ""
+            if explain {
+                let width = min(48, result.verdicts.map(\.tag.count).max() ?? 0)
+                for v in result.verdicts {
+                    out += v.tag.padding(width) + "  " + v.kind.rawValue.padding(12) + "  " + v.reason + "\n"
+                }
+                out += "\n"
+            }
+            if let s = result.selected {
+                out += "selected: \(s)\n"
+                if let ref = result.latestRef { out += "latestRef: \(ref)\n" }
+                if !result.ties.isEmpty { out += "note: Flux would choose at random among equal keys: \(result.ties.joined(separator: ", "))\n" }
+            } else {
+                out += "no tag selected: \(result.error ?? "nothing passes the policy")\n"
+            }
+            writeStdout(out)
+        }
+        return result.selected == nil ? 1 : 0
+    }
+
+    func readAllStdin() -> String {
+        var bytes: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(STDIN_FILENO, &buf, buf.count)
+            if n <= 0 { break }
+            bytes.append(contentsOf: buf[0..<n])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
