@@ -38,16 +38,42 @@ struct Program: Sendable {
     var sets: [RuneSet] = []
     var start = 0
     var slotCount = 2
+    /// Bytes every match must start the text with (a pattern that begins `^literal`), for a quick reject.
+    var anchoredPrefix: [UInt8]?
     static let maxInstructions = 100_000
 
     static func compile(_ re: ParsedRegex) throws -> Program {
         var p = Program()
         p.slotCount = 2 * (re.captureCount + 1)
+        p.anchoredPrefix = literalPrefix(re.root)
         p.insts.append(.save(0))
         try p.emit(re.root)
         p.insts.append(.save(1))
         p.insts.append(.match)
         return p
+    }
+
+    /// `^abc…` as bytes, when the pattern starts with a start-of-text anchor and ASCII literals.
+    static func literalPrefix(_ root: RegexNode) -> [UInt8]? {
+        var items: [RegexNode] = []
+        func flatten(_ n: RegexNode) -> Bool {
+            switch n {
+            case .concat(let xs):
+                for x in xs where !flatten(x) { return false }
+                return true
+            case .capture(_, _, let sub): return flatten(sub)
+            default: items.append(n); return true
+            }
+        }
+        _ = flatten(root)
+        guard case .assert(.beginText)? = items.first else { return nil }
+        var out: [UInt8] = []
+        for item in items.dropFirst() {
+            guard case .set(let s) = item, s.ranges.count == 1, s.ranges[0].lowerBound == s.ranges[0].upperBound,
+                  s.ranges[0].lowerBound < 0x80 else { break }
+            out.append(UInt8(s.ranges[0].lowerBound))
+        }
+        return out.isEmpty ? nil : out
     }
 
     private mutating func add(_ i: Inst) throws -> Int {
@@ -109,24 +135,10 @@ struct Program: Sendable {
 }
 
 /// Pike VM: simulates the NFA over the input once, carrying capture positions per thread.
-/// Time is O(input × program) for every pattern; there is no backtracking.
+/// Time is O(input × program) for every pattern; there is no backtracking. The thread lists and capture rows
+/// live in buffers allocated once per search (on the stack when small), as in Go's and RE2's machines.
 struct PikeVM {
     let prog: Program
-
-    private struct Queue {
-        var sparse: [Int]
-        var densePC: [Int] = []
-        var denseCaps: [[Int]] = []
-        init(_ n: Int) { sparse = Array(repeating: -1, count: n) }
-        func contains(_ pc: Int) -> Bool {
-            let i = sparse[pc]
-            return i >= 0 && i < densePC.count && densePC[i] == pc
-        }
-        mutating func clear() {
-            densePC.removeAll(keepingCapacity: true)
-            denseCaps.removeAll(keepingCapacity: true)
-        }
-    }
 
     static func isWord(_ c: UInt32) -> Bool {
         (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95
@@ -171,92 +183,131 @@ struct PikeVM {
 
     /// `steps` counts thread visits: at most (input length + 1) × program size, whatever the pattern.
     func run(_ bytes: UnsafeBufferPointer<UInt8>, anchored: Bool, longest: Bool, steps: inout Int) -> [Int]? {
-        let (runes, offsets) = PikeVM.decode(bytes)
-        let n = runes.count
-        var clist = Queue(prog.insts.count)
-        var nlist = Queue(prog.insts.count)
-        var matched: [Int]? = nil
-        let empty = Array(repeating: -1, count: prog.slotCount)
-        var stack: [(Int, [Int])] = []
-
-        func holds(_ a: Assertion, _ i: Int) -> Bool {
-            let prev: UInt32? = i > 0 ? runes[i - 1] : nil
-            let next: UInt32? = i < n ? runes[i] : nil
-            switch a {
-            case .beginText: return i == 0
-            case .endText: return i == n
-            case .beginLine: return prev == nil || prev == 10
-            case .endLine: return next == nil || next == 10
-            case .wordBoundary, .notWordBoundary:
-                let w1 = prev.map(PikeVM.isWord) ?? false
-                let w2 = next.map(PikeVM.isWord) ?? false
-                return (w1 != w2) == (a == .wordBoundary)
-            }
+        // a pattern anchored at the start with a literal prefix cannot match text without it
+        if let prefix = prog.anchoredPrefix {
+            if bytes.count < prefix.count { return nil }
+            for k in 0..<prefix.count where bytes[k] != prefix[k] { return nil }
         }
+        var ascii = true
+        for b in bytes where b >= 0x80 { ascii = false; break }
+        if ascii {
+            return search(count: bytes.count, rune: { UInt32(bytes[$0]) }, offset: { $0 }, anchored: anchored, longest: longest, steps: &steps)
+        }
+        let (runes, offsets) = PikeVM.decode(bytes)
+        return search(count: runes.count, rune: { runes[$0] }, offset: { offsets[$0] }, anchored: anchored, longest: longest, steps: &steps)
+    }
 
-        func add(_ q: inout Queue, _ pc0: Int, _ caps0: [Int], _ i: Int) {
-            stack.append((pc0, caps0))
-            while let (pc, caps) = stack.popLast() {
-                if q.contains(pc) { continue }
-                steps += 1
-                q.sparse[pc] = q.densePC.count
-                switch prog.insts[pc] {
-                case .jmp(let x):
-                    q.densePC.append(pc); q.denseCaps.append([])
-                    stack.append((x, caps))
-                case .split(let x, let y):
-                    q.densePC.append(pc); q.denseCaps.append([])
-                    stack.append((y, caps))
-                    stack.append((x, caps))
-                case .save(let k):
-                    q.densePC.append(pc); q.denseCaps.append([])
-                    var c = caps
-                    if k < c.count { c[k] = offsets[i] }
-                    stack.append((pc + 1, c))
-                case .assert(let a):
-                    q.densePC.append(pc); q.denseCaps.append([])
-                    if holds(a, i) { stack.append((pc + 1, caps)) }
-                case .set, .match:
-                    q.densePC.append(pc); q.denseCaps.append(caps)
+    private enum Work {
+        case explore(Int)
+        case restore(Int, Int)
+    }
+
+    @inline(__always)
+    private func search(count n: Int, rune: (Int) -> UInt32, offset: (Int) -> Int, anchored: Bool, longest: Bool,
+                        steps: inout Int) -> [Int]? {
+        let ninst = prog.insts.count
+        let slots = prog.slotCount
+        var matched: [Int]? = nil
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: ninst * 4 + ninst * slots * 2 + slots) { mem -> [Int]? in
+            let base = mem.baseAddress!
+            // two queues: sparse index, dense pcs, capture rows
+            var cSparse = base, cDense = base + ninst, nSparse = base + 2 * ninst, nDense = base + 3 * ninst
+            var cCaps = base + 4 * ninst, nCaps = base + 4 * ninst + ninst * slots
+            let cap = base + 4 * ninst + 2 * ninst * slots
+            var cCount = 0, nCount = 0
+            for k in 0..<slots { cap[k] = -1 }
+            var stack: [Work] = []
+            stack.reserveCapacity(16)
+
+            func holds(_ a: Assertion, _ i: Int) -> Bool {
+                let prev: UInt32? = i > 0 ? rune(i - 1) : nil
+                let next: UInt32? = i < n ? rune(i) : nil
+                switch a {
+                case .beginText: return i == 0
+                case .endText: return i == n
+                case .beginLine: return prev == nil || prev == 10
+                case .endLine: return next == nil || next == 10
+                case .wordBoundary, .notWordBoundary:
+                    let w1 = prev.map(PikeVM.isWord) ?? false
+                    let w2 = next.map(PikeVM.isWord) ?? false
+                    return (w1 != w2) == (a == .wordBoundary)
                 }
             }
-        }
 
-        var i = 0
-        while true {
-            if matched == nil, i == 0 || !anchored {
-                add(&clist, prog.start, empty, i)
-            }
-            if clist.densePC.isEmpty { break }
-            nlist.clear()
-            for k in 0..<clist.densePC.count {
-                let pc = clist.densePC[k]
-                switch prog.insts[pc] {
-                case .set(let s):
-                    if i < n, prog.sets[s].contains(runes[i]) {
-                        add(&nlist, pc + 1, clist.denseCaps[k], i + 1)
-                    }
-                case .match:
-                    let caps = clist.denseCaps[k]
-                    if longest {
-                        if matched == nil || caps[0] < matched![0] || (caps[0] == matched![0] && caps[1] > matched![1]) {
-                            matched = caps
+            // adds pc0 and its ε-closure at position i to the queue, threads carrying `cap`
+            func add(_ sparse: UnsafeMutablePointer<Int>, _ dense: UnsafeMutablePointer<Int>, _ caps: UnsafeMutablePointer<Int>,
+                     _ count: inout Int, _ pc0: Int, _ i: Int) {
+                stack.append(.explore(pc0))
+                while let w = stack.popLast() {
+                    switch w {
+                    case .restore(let k, let v):
+                        cap[k] = v
+                    case .explore(let pc):
+                        let si = sparse[pc]
+                        if si >= 0 && si < count && dense[si] == pc { continue }
+                        sparse[pc] = count
+                        dense[count] = pc
+                        count += 1
+                        steps += 1
+                        switch prog.insts[pc] {
+                        case .jmp(let x): stack.append(.explore(x))
+                        case .split(let x, let y):
+                            stack.append(.explore(y))
+                            stack.append(.explore(x))
+                        case .save(let k):
+                            if k < slots {
+                                stack.append(.restore(k, cap[k]))
+                                cap[k] = offset(i)
+                            }
+                            stack.append(.explore(pc + 1))
+                        case .assert(let a):
+                            if holds(a, i) { stack.append(.explore(pc + 1)) }
+                        case .set, .match:
+                            (caps + pc * slots).update(from: cap, count: slots)
                         }
+                    }
+                }
+            }
+
+            var i = 0
+            while true {
+                if matched == nil, i == 0 || !anchored {
+                    for k in 0..<slots { cap[k] = -1 }
+                    add(cSparse, cDense, cCaps, &cCount, prog.start, i)
+                }
+                if cCount == 0 { break }
+                nCount = 0
+                var k = 0
+                while k < cCount {
+                    let pc = cDense[k]
+                    k += 1
+                    switch prog.insts[pc] {
+                    case .set(let s):
+                        if i < n, prog.sets[s].contains(rune(i)) {
+                            cap.update(from: cCaps + pc * slots, count: slots)
+                            add(nSparse, nDense, nCaps, &nCount, pc + 1, i + 1)
+                        }
+                    case .match:
+                        let row = Array(UnsafeBufferPointer(start: cCaps + pc * slots, count: slots))
+                        if longest {
+                            if matched == nil || row[0] < matched![0] || (row[0] == matched![0] && row[1] > matched![1]) { matched = row }
+                            continue
+                        }
+                        matched = row
+                        k = cCount  // leftmost-first: lower-priority threads die
+                    default:
                         continue
                     }
-                    matched = caps
-                    // leftmost-first: lower-priority threads die
-                    break
-                default:
-                    continue
                 }
-                if case .match = prog.insts[pc], !longest { break }
+                if i >= n { break }
+                i += 1
+                swap(&cSparse, &nSparse)
+                swap(&cDense, &nDense)
+                swap(&cCaps, &nCaps)
+                cCount = nCount
+                if matched != nil, cCount == 0 { break }
             }
-            if i >= n { break }
-            i += 1
-            swap(&clist, &nlist)
-            if matched != nil, clist.densePC.isEmpty { break }
+            return matched
         }
-        return matched
     }
 }
