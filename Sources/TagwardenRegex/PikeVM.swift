@@ -190,6 +190,9 @@ struct PikeVM {
         }
         var ascii = true
         for b in bytes where b >= 0x80 { ascii = false; break }
+        if ascii, !longest, !anchored, Backtracker.fits(prog, length: bytes.count) {
+            return Backtracker(prog: prog).run(bytes, steps: &steps)
+        }
         if ascii {
             return search(count: bytes.count, rune: { UInt32(bytes[$0]) }, offset: { $0 }, anchored: anchored, longest: longest, steps: &steps)
         }

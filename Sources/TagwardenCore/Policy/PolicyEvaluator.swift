@@ -1,4 +1,7 @@
 import TagwardenRegex
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An ImagePolicy's choice of tags, as Flux's image-reflector-controller makes it (`applyPolicy`).
 public struct PolicyDefinition: Sendable {
@@ -124,7 +127,18 @@ public struct PolicyEvaluator: Sendable {
 
     /// Byte order, descending: how the ImageRepository scan stores tags (and so the order a policy sees them).
     public static func databaseOrder(_ tags: [String]) -> [String] {
-        tags.sorted { $1.utf8.lexicographicallyPrecedes($0.utf8) }
+        tags.sorted { byteLess($1, $0) }
+    }
+
+    /// Go's string comparison: raw UTF-8 bytes.
+    public static func byteLess(_ a: String, _ b: String) -> Bool {
+        if let r = a.utf8.withContiguousStorageIfAvailable({ x in
+            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                let c = memcmp(x.baseAddress!, y.baseAddress!, min(x.count, y.count))
+                return c != 0 ? c < 0 : x.count < y.count
+            }
+        }), let r { return r }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     /// Flux's `applyPolicy` on a tag list. Deterministic where Flux is not: keys are ranked in database order
@@ -194,8 +208,7 @@ public struct PolicyEvaluator: Sendable {
             }
             if best == nil { result.error = "unable to determine latest version from provided list" }
         case .alphabetical:
-            best = keys.max { a, b in a.utf8.lexicographicallyPrecedes(b.utf8) }
-            if !ascending { best = keys.min { a, b in a.utf8.lexicographicallyPrecedes(b.utf8) } }
+            best = ascending ? keys.max(by: PolicyEvaluator.byteLess) : keys.min(by: PolicyEvaluator.byteLess)
         case .numerical:
             var bestValue: Double?
             for k in keys {

@@ -20,10 +20,19 @@ public enum TagList {
             return .success(out)
         }
         var out: [String] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let t = String(line).trimmingBlanksAndNewlines
-            if t.isEmpty || t.hasPrefix("#") { continue }
-            out.append(t)
+        var text = text
+        text.withUTF8 { b in
+            var i = 0
+            while i < b.count {
+                var start = i
+                var end = i
+                while end < b.count, b[end] != 10 { end += 1 }
+                i = end + 1
+                while start < end, b[start] == 32 || b[start] == 9 || b[start] == 13 { start += 1 }
+                while end > start, b[end - 1] == 32 || b[end - 1] == 9 || b[end - 1] == 13 { end -= 1 }
+                if start == end || b[start] == UInt8(ascii: "#") { continue }
+                out.append(String(decoding: UnsafeBufferPointer(rebasing: b[start..<end]), as: UTF8.self))
+            }
         }
         return .success(out)
     }
