@@ -21,99 +21,122 @@ struct Backtracker {
         let n = bytes.count
         let ninst = prog.insts.count
         let slots = prog.slotCount
-        let words = (ninst * (n + 1) + 63) / 64
+        let bits = ninst * (n + 1)
+        let words = (bits + 63) / 64
+        // every visit pushes at most one job, so the stack never outgrows the bit vector
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { visited -> [Int]? in
-            visited.initialize(repeating: 0)
-            var cap = [Int](repeating: -1, count: slots)
-            var jobs: [Job] = []
-            jobs.reserveCapacity(32)
-
-            @inline(__always) func shouldVisit(_ pc: Int, _ pos: Int) -> Bool {
-                let bit = pc * (n + 1) + pos
-                let w = bit >> 6, m = UInt64(1) << UInt64(bit & 63)
-                if visited[w] & m != 0 { return false }
-                visited[w] |= m
-                steps += 1
-                return true
-            }
-
-            func holds(_ a: Assertion, _ i: Int) -> Bool {
-                let prev: UInt8? = i > 0 ? bytes[i - 1] : nil
-                let next: UInt8? = i < n ? bytes[i] : nil
-                switch a {
-                case .beginText: return i == 0
-                case .endText: return i == n
-                case .beginLine: return prev == nil || prev == 10
-                case .endLine: return next == nil || next == 10
-                case .wordBoundary, .notWordBoundary:
-                    let w1 = prev.map { PikeVM.isWord(UInt32($0)) } ?? false
-                    let w2 = next.map { PikeVM.isWord(UInt32($0)) } ?? false
-                    return (w1 != w2) == (a == .wordBoundary)
-                }
-            }
-
-            func tryFrom(_ start: Int) -> Bool {
-                jobs.removeAll(keepingCapacity: true)
-                if shouldVisit(prog.start, start) { jobs.append(Job(pc: Int32(prog.start), arg: false, pos: start)) }
-                while let job = jobs.popLast() {
-                    var pc = Int(job.pc)
-                    var pos = job.pos
-                    var arg = job.arg
-                    var first = true
-                    while true {
-                        if !first {
-                            guard shouldVisit(pc, pos) else { break }
-                        }
-                        first = false
-                        switch prog.insts[pc] {
-                        case .split(let x, let y):
-                            if arg {
-                                arg = false
-                                pc = y
-                                continue
-                            }
-                            jobs.append(Job(pc: Int32(pc), arg: true, pos: pos))
-                            pc = x
-                            continue
-                        case .set(let s):
-                            guard pos < n, prog.sets[s].contains(UInt32(bytes[pos])) else { break }
-                            pos += 1
-                            pc += 1
-                            continue
-                        case .save(let k):
-                            if arg {
-                                cap[k] = pos      // restoring the value saved below
-                                break
-                            }
-                            if k < slots {
-                                jobs.append(Job(pc: Int32(pc), arg: true, pos: cap[k]))
-                                cap[k] = pos
-                            }
-                            pc += 1
-                            continue
-                        case .assert(let a):
-                            guard holds(a, pos) else { break }
-                            pc += 1
-                            continue
-                        case .jmp(let x):
-                            pc = x
-                            continue
-                        case .match:
-                            return true
-                        }
-                        break
+            withUnsafeTemporaryAllocation(of: Job.self, capacity: bits + 2) { jobs -> [Int]? in
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: slots) { cap -> [Int]? in
+                    prog.insts.withUnsafeBufferPointer { insts in
+                        search(bytes, insts, visited, jobs, cap, &steps)
                     }
                 }
-                return false
             }
-
-            var start = 0
-            while start <= n {
-                for k in 0..<slots { cap[k] = -1 }
-                if tryFrom(start) { return cap }
-                start += 1
-            }
-            return nil
         }
+    }
+
+    private func search(_ bytes: UnsafeBufferPointer<UInt8>, _ insts: UnsafeBufferPointer<Inst>,
+                        _ visited: UnsafeMutableBufferPointer<UInt64>, _ jobs: UnsafeMutableBufferPointer<Job>,
+                        _ cap: UnsafeMutableBufferPointer<Int>, _ steps: inout Int) -> [Int]? {
+        let n = bytes.count
+        let slots = prog.slotCount
+        visited.initialize(repeating: 0)
+        var top = 0
+
+        @inline(__always) func shouldVisit(_ pc: Int, _ pos: Int) -> Bool {
+            let bit = pc &* (n &+ 1) &+ pos
+            let w = bit &>> 6, m = UInt64(1) &<< UInt64(bit & 63)
+            if visited[w] & m != 0 { return false }
+            visited[w] |= m
+            steps &+= 1
+            return true
+        }
+
+        func holds(_ a: Assertion, _ i: Int) -> Bool {
+            let prev: UInt8? = i > 0 ? bytes[i - 1] : nil
+            let next: UInt8? = i < n ? bytes[i] : nil
+            switch a {
+            case .beginText: return i == 0
+            case .endText: return i == n
+            case .beginLine: return prev == nil || prev == 10
+            case .endLine: return next == nil || next == 10
+            case .wordBoundary, .notWordBoundary:
+                let w1 = prev.map { PikeVM.isWord(UInt32($0)) } ?? false
+                let w2 = next.map { PikeVM.isWord(UInt32($0)) } ?? false
+                return (w1 != w2) == (a == .wordBoundary)
+            }
+        }
+
+        func tryFrom(_ start: Int) -> Bool {
+            top = 0
+            if shouldVisit(prog.start, start) {
+                jobs[0] = Job(pc: Int32(prog.start), arg: false, pos: start)
+                top = 1
+            }
+            while top > 0 {
+                top -= 1
+                let job = jobs[top]
+                var pc = Int(job.pc)
+                var pos = job.pos
+                var arg = job.arg
+                var first = true
+                while true {
+                    if !first {
+                        guard shouldVisit(pc, pos) else { break }
+                    }
+                    first = false
+                    switch insts[pc] {
+                    case .split(let x, let y):
+                        if arg {
+                            arg = false
+                            pc = y
+                            continue
+                        }
+                        jobs[top] = Job(pc: Int32(pc), arg: true, pos: pos)
+                        top += 1
+                        pc = x
+                        continue
+                    case .set(let s):
+                        guard pos < n, prog.sets[s].contains(UInt32(bytes[pos])) else { break }
+                        pos += 1
+                        pc += 1
+                        continue
+                    case .save(let k):
+                        if arg {
+                            cap[k] = pos      // restoring the value saved below
+                            break
+                        }
+                        if k < slots {
+                            jobs[top] = Job(pc: Int32(pc), arg: true, pos: cap[k])
+                            top += 1
+                            cap[k] = pos
+                        }
+                        pc += 1
+                        continue
+                    case .assert(let a):
+                        guard holds(a, pos) else { break }
+                        pc += 1
+                        continue
+                    case .jmp(let x):
+                        pc = x
+                        continue
+                    case .match:
+                        return true
+                    }
+                    break
+                }
+            }
+            return false
+        }
+
+        // a pattern anchored at the start of the text can only match from position 0
+        let last = prog.anchoredStart ? 0 : n
+        var start = 0
+        while start <= last {
+            for k in 0..<slots { cap[k] = -1 }
+            if tryFrom(start) { return Array(cap) }
+            start += 1
+        }
+        return nil
     }
 }

@@ -40,17 +40,30 @@ struct Program: Sendable {
     var slotCount = 2
     /// Bytes every match must start the text with (a pattern that begins `^literal`), for a quick reject.
     var anchoredPrefix: [UInt8]?
+    /// The pattern starts with a start-of-text anchor: it can only match from position 0.
+    var anchoredStart = false
     static let maxInstructions = 100_000
 
     static func compile(_ re: ParsedRegex) throws -> Program {
         var p = Program()
         p.slotCount = 2 * (re.captureCount + 1)
         p.anchoredPrefix = literalPrefix(re.root)
+        p.anchoredStart = startsAnchored(re.root)
         p.insts.append(.save(0))
         try p.emit(re.root)
         p.insts.append(.save(1))
         p.insts.append(.match)
         return p
+    }
+
+    static func startsAnchored(_ n: RegexNode) -> Bool {
+        switch n {
+        case .assert(.beginText): return true
+        case .concat(let xs): return xs.first.map(startsAnchored) ?? false
+        case .capture(_, _, let sub): return startsAnchored(sub)
+        case .alternate(let xs): return !xs.isEmpty && xs.allSatisfy(startsAnchored)
+        default: return false
+        }
     }
 
     /// `^abc…` as bytes, when the pattern starts with a start-of-text anchor and ASCII literals.
