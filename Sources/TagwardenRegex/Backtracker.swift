@@ -28,18 +28,22 @@ struct Backtracker {
             withUnsafeTemporaryAllocation(of: Job.self, capacity: bits + 2) { jobs -> [Int]? in
                 withUnsafeTemporaryAllocation(of: Int.self, capacity: slots) { cap -> [Int]? in
                     prog.insts.withUnsafeBufferPointer { insts in
-                        search(bytes, insts, visited, jobs, cap, &steps)
+                        prog.asciiBits.withUnsafeBufferPointer { bitsOfSets in
+                            search(bytes, insts, bitsOfSets, visited, jobs, cap, &steps)
+                        }
                     }
                 }
             }
         }
     }
 
-    private func search(_ bytes: UnsafeBufferPointer<UInt8>, _ insts: UnsafeBufferPointer<Inst>,
+    private func search(_ bytes: UnsafeBufferPointer<UInt8>, _ insts: UnsafeBufferPointer<Inst>, _ setBits: UnsafeBufferPointer<UInt64>,
                         _ visited: UnsafeMutableBufferPointer<UInt64>, _ jobs: UnsafeMutableBufferPointer<Job>,
                         _ cap: UnsafeMutableBufferPointer<Int>, _ steps: inout Int) -> [Int]? {
         let n = bytes.count
         let slots = prog.slotCount
+        let startPC = prog.start
+        let anchored = prog.anchoredStart
         visited.initialize(repeating: 0)
         var top = 0
 
@@ -69,8 +73,8 @@ struct Backtracker {
 
         func tryFrom(_ start: Int) -> Bool {
             top = 0
-            if shouldVisit(prog.start, start) {
-                jobs[0] = Job(pc: Int32(prog.start), arg: false, pos: start)
+            if shouldVisit(startPC, start) {
+                jobs[0] = Job(pc: Int32(startPC), arg: false, pos: start)
                 top = 1
             }
             while top > 0 {
@@ -97,7 +101,10 @@ struct Backtracker {
                         pc = x
                         continue
                     case .set(let s):
-                        guard pos < n, prog.sets[s].contains(UInt32(bytes[pos])) else { break }
+                        guard pos < n else { break }
+                        let c = bytes[pos]   // ASCII: the set's bitmap decides
+                        let word = c < 64 ? setBits[2 &* s] : setBits[2 &* s &+ 1]
+                        guard word & (UInt64(1) &<< UInt64(c & 63)) != 0 else { break }
                         pos += 1
                         pc += 1
                         continue
@@ -130,7 +137,7 @@ struct Backtracker {
         }
 
         // a pattern anchored at the start of the text can only match from position 0
-        let last = prog.anchoredStart ? 0 : n
+        let last = anchored ? 0 : n
         var start = 0
         while start <= last {
             for k in 0..<slots { cap[k] = -1 }

@@ -1,5 +1,5 @@
 /// A Go (RE2) regular expression: Go's syntax, Go's leftmost-first semantics, linear-time matching.
-public struct GoRegex: Sendable {
+public final class GoRegex: Sendable {
     public let pattern: String
     public let syntax: ParsedRegex
     let program: Program
@@ -33,6 +33,68 @@ public struct GoRegex: Sendable {
         parsed.root = .concat([.assert(.beginText), sub, .assert(.endText)])
         guard let program = try? Program.compile(parsed) else { return nil }
         return GoRegex(pattern: "^(?:" + pattern + ")$", syntax: parsed, program: program)
+    }
+
+    /// A template compiled for `expand`: literal bytes and group references.
+    public struct Template: Sendable {
+        enum Part: Sendable { case bytes([UInt8]), group(Int) }
+        let parts: [Part]
+    }
+
+    /// Compiles an `Expand` template once, for many subjects (same rules as `expand`).
+    public func template(_ text: String) -> Template {
+        let t = Array(text.utf8)
+        var parts: [Template.Part] = []
+        var lit: [UInt8] = []
+        func flush() { if !lit.isEmpty { parts.append(.bytes(lit)); lit = [] } }
+        func isNameByte(_ c: UInt8) -> Bool {
+            c == 95 || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
+        }
+        var i = 0
+        while i < t.count {
+            guard t[i] == UInt8(ascii: "$") else { lit.append(t[i]); i += 1; continue }
+            if i + 1 < t.count, t[i + 1] == UInt8(ascii: "$") { lit.append(UInt8(ascii: "$")); i += 2; continue }
+            var name: [UInt8] = []
+            var next = i + 1
+            if next < t.count, t[next] == UInt8(ascii: "{") {
+                var j = next + 1
+                while j < t.count, isNameByte(t[j]) { j += 1 }
+                if j < t.count, t[j] == UInt8(ascii: "}"), j > next + 1 {
+                    name = Array(t[(next + 1)..<j])
+                    next = j + 1
+                } else { lit.append(t[i]); i += 1; continue }
+            } else {
+                var j = next
+                while j < t.count, isNameByte(t[j]) { j += 1 }
+                if j == next { lit.append(t[i]); i += 1; continue }
+                name = Array(t[next..<j])
+                next = j
+            }
+            i = next
+            let nameString = String(decoding: name, as: UTF8.self)
+            var group = -1
+            if name.allSatisfy({ $0 >= 48 && $0 <= 57 }), !(name.count > 1 && name[0] == 48), name.count < 9, let n = Int(nameString) {
+                group = n
+            } else if let idx = subexpNames.firstIndex(where: { $0 == nameString }) {
+                group = idx
+            }
+            flush()
+            parts.append(.group(group))
+        }
+        flush()
+        return Template(parts: parts)
+    }
+
+    public func expand(_ template: Template, subject: UnsafeBufferPointer<UInt8>, match: [Range<Int>?]) -> String {
+        var out: [UInt8] = []
+        for p in template.parts {
+            switch p {
+            case .bytes(let b): out.append(contentsOf: b)
+            case .group(let g):
+                if g >= 0, g < match.count, let r = match[g] { out.append(contentsOf: UnsafeBufferPointer(rebasing: subject[r])) }
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     init(pattern: String, syntax: ParsedRegex, program: Program) {
@@ -80,47 +142,10 @@ public struct GoRegex: Sendable {
 
     /// Go's `Regexp.ExpandString`: `$name`, `${name}`, `$1`, `$$`; unknown groups expand to nothing.
     public func expand(_ template: String, subject: String, match: [Range<Int>?]) -> String {
-        let t = Array(template.utf8)
-        let s = Array(subject.utf8)
-        var out: [UInt8] = []
-        var i = 0
-        func isNameByte(_ c: UInt8) -> Bool {
-            c == 95 || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
-        }
-        while i < t.count {
-            guard t[i] == UInt8(ascii: "$") else { out.append(t[i]); i += 1; continue }
-            if i + 1 < t.count, t[i + 1] == UInt8(ascii: "$") {
-                out.append(UInt8(ascii: "$")); i += 2; continue
-            }
-            var name: [UInt8] = []
-            var next = i + 1
-            if next < t.count, t[next] == UInt8(ascii: "{") {
-                var j = next + 1
-                while j < t.count, isNameByte(t[j]) { j += 1 }
-                if j < t.count, t[j] == UInt8(ascii: "}"), j > next + 1 {
-                    name = Array(t[(next + 1)..<j])
-                    next = j + 1
-                } else { out.append(t[i]); i += 1; continue }
-            } else {
-                var j = next
-                while j < t.count, isNameByte(t[j]) { j += 1 }
-                if j == next { out.append(t[i]); i += 1; continue }
-                name = Array(t[next..<j])
-                next = j
-            }
-            i = next
-            let nameString = String(decoding: name, as: UTF8.self)
-            var group = -1
-            if name.allSatisfy({ $0 >= 48 && $0 <= 57 }), !(name.count > 1 && name[0] == 48), name.count < 9,
-               let n = Int(nameString) {
-                group = n
-            } else if let idx = subexpNames.firstIndex(where: { $0 == nameString }) {
-                group = idx
-            }
-            if group >= 0, group < match.count, let r = match[group] {
-                out.append(contentsOf: s[r])
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+        var s = subject
+        let tpl = self.template(template)
+        return s.withUTF8 { expand(tpl, subject: $0, match: match) }
     }
+
+
 }

@@ -36,6 +36,8 @@ struct RuneSet: Sendable {
 struct Program: Sendable {
     var insts: [Inst] = []
     var sets: [RuneSet] = []
+    /// The sets' ASCII bitmaps, flat, for the backtracker's inner loop.
+    var asciiBits: [UInt64] = []
     var start = 0
     var slotCount = 2
     /// Bytes every match must start the text with (a pattern that begins `^literal`), for a quick reject.
@@ -53,6 +55,7 @@ struct Program: Sendable {
         try p.emit(re.root)
         p.insts.append(.save(1))
         p.insts.append(.match)
+        p.asciiBits = p.sets.flatMap { [$0.lo, $0.hi] }
         return p
     }
 

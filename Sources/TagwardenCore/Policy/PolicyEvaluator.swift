@@ -73,6 +73,7 @@ public struct PolicyError: Error, Sendable, Equatable, CustomStringConvertible {
 public struct PolicyEvaluator: Sendable {
     public let definition: PolicyDefinition
     let regex: GoRegex?
+    let extractTemplate: GoRegex.Template?
     let exclusions: [GoRegex]
     let constraint: SemverConstraint?
     let ascending: Bool
@@ -107,6 +108,7 @@ public struct PolicyEvaluator: Sendable {
         } else {
             regex = nil
         }
+        if let re = regex, let e = d.extract, !e.isEmpty { extractTemplate = re.template(e) } else { extractTemplate = nil }
         var ex: [GoRegex] = []
         let list = (d.exclusionList?.isEmpty ?? true) ? [PolicyEvaluator.defaultExclusion] : d.exclusionList!
         for p in list {
@@ -118,9 +120,12 @@ public struct PolicyEvaluator: Sendable {
     /// The key a tag is ranked by (the tag, or the `extract` expansion), or nil when the filter drops it.
     public func key(for tag: String) -> String? {
         guard let re = regex else { return tag }
-        guard let m = re.firstMatch(in: tag) else { return nil }
-        if let e = definition.extract, !e.isEmpty { return re.expand(e, subject: tag, match: m) }
-        return tag
+        var t = tag
+        return t.withUTF8 { bytes -> String? in
+            guard let m = re.firstMatch(bytes: bytes) else { return nil }
+            if let tpl = extractTemplate { return re.expand(tpl, subject: bytes, match: m) }
+            return tag
+        }
     }
 
     public func isExcluded(_ tag: String) -> GoRegex? { exclusions.first { $0.matches(tag) } }
@@ -167,11 +172,12 @@ public struct PolicyEvaluator: Sendable {
                 }
                 if original[k] == nil { keys.append(k) }
                 original[k] = t
-                keyOfTag[t] = k
+                if explain { keyOfTag[t] = k }
             }
         } else {
             keys = tags
-            for t in tags { original[t] = t; keyOfTag[t] = t }
+            for t in tags { original[t] = t }
+            if explain { for t in tags { keyOfTag[t] = t } }
         }
         if explain {
             for t in tags where keyOfTag[t] != nil && original[keyOfTag[t]!] != t {
