@@ -41,44 +41,26 @@ struct Backtracker {
                         _ visited: UnsafeMutableBufferPointer<UInt64>, _ jobs: UnsafeMutableBufferPointer<Job>,
                         _ cap: UnsafeMutableBufferPointer<Int>, _ steps: inout Int) -> [Int]? {
         let n = bytes.count
+        let width = n &+ 1
         let slots = prog.slotCount
         let startPC = prog.start
-        let anchored = prog.anchoredStart
         visited.initialize(repeating: 0)
-        var top = 0
-
-        @inline(__always) func shouldVisit(_ pc: Int, _ pos: Int) -> Bool {
-            let bit = pc &* (n &+ 1) &+ pos
-            let w = bit &>> 6, m = UInt64(1) &<< UInt64(bit & 63)
-            if visited[w] & m != 0 { return false }
-            visited[w] |= m
-            steps &+= 1
-            return true
-        }
-
-        func holds(_ a: Assertion, _ i: Int) -> Bool {
-            let prev: UInt8? = i > 0 ? bytes[i - 1] : nil
-            let next: UInt8? = i < n ? bytes[i] : nil
-            switch a {
-            case .beginText: return i == 0
-            case .endText: return i == n
-            case .beginLine: return prev == nil || prev == 10
-            case .endLine: return next == nil || next == 10
-            case .wordBoundary, .notWordBoundary:
-                let w1 = prev.map { PikeVM.isWord(UInt32($0)) } ?? false
-                let w2 = next.map { PikeVM.isWord(UInt32($0)) } ?? false
-                return (w1 != w2) == (a == .wordBoundary)
-            }
-        }
-
-        func tryFrom(_ start: Int) -> Bool {
-            top = 0
-            if shouldVisit(startPC, start) {
+        var visits = 0
+        // a pattern anchored at the start of the text can only match from position 0
+        let last = prog.anchoredStart ? 0 : n
+        var start = 0
+        while start <= last {
+            for k in 0..<slots { cap[k] = -1 }
+            var top = 0
+            let sbit = startPC &* width &+ start
+            if visited[sbit &>> 6] & (UInt64(1) &<< UInt64(sbit & 63)) == 0 {
+                visited[sbit &>> 6] |= UInt64(1) &<< UInt64(sbit & 63)
+                visits &+= 1
                 jobs[0] = Job(pc: Int32(startPC), arg: false, pos: start)
                 top = 1
             }
             while top > 0 {
-                top -= 1
+                top &-= 1
                 let job = jobs[top]
                 var pc = Int(job.pc)
                 var pos = job.pos
@@ -86,7 +68,11 @@ struct Backtracker {
                 var first = true
                 while true {
                     if !first {
-                        guard shouldVisit(pc, pos) else { break }
+                        let bit = pc &* width &+ pos
+                        let w = bit &>> 6, m = UInt64(1) &<< UInt64(bit & 63)
+                        if visited[w] & m != 0 { break }
+                        visited[w] |= m
+                        visits &+= 1
                     }
                     first = false
                     switch insts[pc] {
@@ -97,7 +83,7 @@ struct Backtracker {
                             continue
                         }
                         jobs[top] = Job(pc: Int32(pc), arg: true, pos: pos)
-                        top += 1
+                        top &+= 1
                         pc = x
                         continue
                     case .set(let s):
@@ -105,8 +91,8 @@ struct Backtracker {
                         let c = bytes[pos]   // ASCII: the set's bitmap decides
                         let word = c < 64 ? setBits[2 &* s] : setBits[2 &* s &+ 1]
                         guard word & (UInt64(1) &<< UInt64(c & 63)) != 0 else { break }
-                        pos += 1
-                        pc += 1
+                        pos &+= 1
+                        pc &+= 1
                         continue
                     case .save(let k):
                         if arg {
@@ -115,35 +101,44 @@ struct Backtracker {
                         }
                         if k < slots {
                             jobs[top] = Job(pc: Int32(pc), arg: true, pos: cap[k])
-                            top += 1
+                            top &+= 1
                             cap[k] = pos
                         }
-                        pc += 1
+                        pc &+= 1
                         continue
                     case .assert(let a):
-                        guard holds(a, pos) else { break }
-                        pc += 1
+                        guard Backtracker.holds(a, bytes, pos) else { break }
+                        pc &+= 1
                         continue
                     case .jmp(let x):
                         pc = x
                         continue
                     case .match:
-                        return true
+                        steps &+= visits
+                        return Array(cap)
                     }
                     break
                 }
             }
-            return false
+            start &+= 1
         }
-
-        // a pattern anchored at the start of the text can only match from position 0
-        let last = anchored ? 0 : n
-        var start = 0
-        while start <= last {
-            for k in 0..<slots { cap[k] = -1 }
-            if tryFrom(start) { return Array(cap) }
-            start += 1
-        }
+        steps &+= visits
         return nil
+    }
+
+    static func holds(_ a: Assertion, _ bytes: UnsafeBufferPointer<UInt8>, _ i: Int) -> Bool {
+        let n = bytes.count
+        let prev: UInt8? = i > 0 ? bytes[i - 1] : nil
+        let next: UInt8? = i < n ? bytes[i] : nil
+        switch a {
+        case .beginText: return i == 0
+        case .endText: return i == n
+        case .beginLine: return prev == nil || prev == 10
+        case .endLine: return next == nil || next == 10
+        case .wordBoundary, .notWordBoundary:
+            let w1 = prev.map { PikeVM.isWord(UInt32($0)) } ?? false
+            let w2 = next.map { PikeVM.isWord(UInt32($0)) } ?? false
+            return (w1 != w2) == (a == .wordBoundary)
+        }
     }
 }

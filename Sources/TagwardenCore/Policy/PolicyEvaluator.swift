@@ -146,51 +146,50 @@ public struct PolicyEvaluator: Sendable {
         return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
-    /// Flux's `applyPolicy` on a tag list. Deterministic where Flux is not: keys are ranked in database order
-    /// (descending bytes of their original tag); among equal semver versions the first wins, among equal
-    /// numbers the last, as Flux's loops do; such ties are reported.
+    /// Flux's `applyPolicy` on a tag list. Deterministic where Flux is not: keys are ranked as if in database
+    /// order (descending bytes of their original tag) — among equal semver versions the first wins, among equal
+    /// numbers the last, as Flux's loops do — and such ties are reported. Linear: no sort unless `explain`.
     public func evaluate(_ input: [String], explain: Bool = false) -> PolicyResult {
         var result = PolicyResult()
         var verdicts: [TagVerdict] = []
-        var tags: [String] = []
-        for t in PolicyEvaluator.databaseOrder(input) {
-            if let ex = isExcluded(t) {
-                if explain { verdicts.append(TagVerdict(tag: t, kind: .excluded, reason: "matches the exclusion \(ex.pattern)")) }
-            } else {
-                tags.append(t)
-            }
-        }
-        // filter and extract: key → original tag, the last writer winning
+        // filter and extract: key → original tag. Flux's map keeps the last writer in descending order,
+        // which is the smallest original tag.
         var keys: [String] = []
         var original: [String: String] = [:]
+        original.reserveCapacity(input.count)
         var keyOfTag: [String: String] = [:]
-        if regex != nil {
-            for t in tags {
-                guard let k = key(for: t) else {
-                    if explain { verdicts.append(TagVerdict(tag: t, kind: .filteredOut, reason: "no match of the pattern \(definition.pattern ?? "")")) }
-                    continue
-                }
-                if original[k] == nil { keys.append(k) }
-                original[k] = t
-                if explain { keyOfTag[t] = k }
+        for t in input {
+            if let ex = isExcluded(t) {
+                if explain { verdicts.append(TagVerdict(tag: t, kind: .excluded, reason: "matches the exclusion \(ex.pattern)")) }
+                continue
             }
-        } else {
-            keys = tags
-            for t in tags { original[t] = t }
-            if explain { for t in tags { keyOfTag[t] = t } }
+            guard let k = key(for: t) else {
+                if explain { verdicts.append(TagVerdict(tag: t, kind: .filteredOut, reason: "no match of the pattern \(definition.pattern ?? "")")) }
+                continue
+            }
+            if let o = original[k] {
+                if PolicyEvaluator.byteLess(t, o) { original[k] = t }
+            } else {
+                original[k] = t
+                keys.append(k)
+            }
+            if explain { keyOfTag[t] = k }
         }
         if explain {
-            for t in tags where keyOfTag[t] != nil && original[keyOfTag[t]!] != t {
-                verdicts.append(TagVerdict(tag: t, key: keyOfTag[t], kind: .replaced,
-                                           reason: "its key '\(keyOfTag[t]!)' is also the key of \(original[keyOfTag[t]!]!), which Flux keeps"))
+            for (t, k) in keyOfTag where original[k] != t {
+                verdicts.append(TagVerdict(tag: t, key: k, kind: .replaced,
+                                           reason: "its key '\(k)' is also the key of \(original[k]!), which Flux keeps"))
             }
         }
         guard !keys.isEmpty else {
             result.error = "version list argument cannot be empty"
-            result.verdicts = verdicts
+            result.verdicts = explain ? sortedVerdicts(verdicts, input) : []
             return result
         }
+        // "earlier in database order" = a greater original tag
+        func earlier(_ a: String, _ b: String) -> Bool { PolicyEvaluator.byteLess(original[b]!, original[a]!) }
         var best: String?
+        var equal: [String] = []
         switch definition.choice! {
         case .semver:
             var bestVersion: SemVersion?
@@ -203,13 +202,13 @@ public struct PolicyEvaluator: Sendable {
                     if explain { verdicts.append(TagVerdict(tag: original[k]!, key: k, kind: .outOfRange, reason: "\(k) is outside \(constraint!.text)")) }
                     continue
                 }
-                if let b = bestVersion {
-                    let c = v.compare(b)
-                    if c > 0 { bestVersion = v; best = k }
-                    else if c == 0 { result.ties.append(k) }
-                } else {
+                let c = bestVersion.map { v.compare($0) } ?? 1
+                if c > 0 || (c == 0 && earlier(k, best!)) {
+                    if c > 0 { equal = [] } else { equal.append(best!) }
                     bestVersion = v
                     best = k
+                } else if c == 0 {
+                    equal.append(k)
                 }
             }
             if best == nil { result.error = "unable to determine latest version from provided list" }
@@ -220,30 +219,33 @@ public struct PolicyEvaluator: Sendable {
             for k in keys {
                 switch GoFloat.parse(k) {
                 case .failure:
-                    result.error = "failed to parse invalid numeric value '\(k)'"
+                    if result.error == nil { result.error = "failed to parse invalid numeric value '\(k)'" }
                     if explain { verdicts.append(TagVerdict(tag: original[k]!, key: k, kind: .notNumeric, reason: "'\(k)' is not a number: Flux fails the whole policy")) }
-                    best = nil
-                    bestValue = nil
                 case .success(let v):
-                    guard result.error == nil else { continue }
-                    if let bv = bestValue {
-                        if v == bv { result.ties.append(k) }
-                        if ascending ? v < bv : v > bv { continue }
+                    guard let bv = bestValue else { bestValue = v; best = k; continue }
+                    if v == bv {
+                        // the later in database order wins
+                        if earlier(best!, k) { equal.append(best!); best = k } else { equal.append(k) }
+                    } else if ascending ? v > bv : v < bv {
+                        bestValue = v
+                        best = k
+                        equal = []
                     }
-                    bestValue = v
-                    best = k
                 }
             }
-            if result.error != nil { best = nil }
+            if result.error != nil { best = nil; equal = [] }
         }
+        result.ties = equal.isEmpty ? [] : (equal + [best!]).sorted(by: earlier)
         if let best {
             let tag = original[best]!
             result.selected = tag
             result.latestRef = definition.image.map { "\($0):\(tag)" }
         }
         if explain {
-            for k in keys where !verdicts.contains(where: { $0.tag == original[k]! }) {
+            var judged = Set(verdicts.map(\.tag))
+            for k in keys where !judged.contains(original[k]!) {
                 let t = original[k]!
+                judged.insert(t)
                 if k == best {
                     verdicts.append(TagVerdict(tag: t, key: k, kind: .selected, reason: result.ties.isEmpty ? "selected" : "selected (ties: \(result.ties.joined(separator: ", ")))"))
                 } else if result.ties.contains(k) {
@@ -252,9 +254,13 @@ public struct PolicyEvaluator: Sendable {
                     verdicts.append(TagVerdict(tag: t, key: k, kind: .ranked, reason: "ranked below the selected key"))
                 }
             }
-            let order = Dictionary(PolicyEvaluator.databaseOrder(input).enumerated().map { ($1, $0) }) { a, _ in a }
-            result.verdicts = verdicts.sorted { (order[$0.tag] ?? 0) < (order[$1.tag] ?? 0) }
+            result.verdicts = sortedVerdicts(verdicts, input)
         }
         return result
+    }
+
+    /// Verdicts in database order, as the policy sees the tags.
+    func sortedVerdicts(_ verdicts: [TagVerdict], _ input: [String]) -> [TagVerdict] {
+        verdicts.sorted { PolicyEvaluator.byteLess($1.tag, $0.tag) }
     }
 }
