@@ -80,9 +80,11 @@ public struct PolicyEvaluator: Sendable {
     let flux: FluxVersion
 
     public static let defaultExclusion = #"^.*\.sig$"#
+    static let defaultExclusionRegex = try? GoRegex(defaultExclusion)
 
     /// Validates the policy as Flux does when it builds the policer; invalid ones are `PolicyError`s.
-    public init(_ d: PolicyDefinition, flux: FluxVersion = .current) throws(PolicyError) {
+    /// `compiled` is the pattern already compiled, when the caller has it.
+    public init(_ d: PolicyDefinition, flux: FluxVersion = .current, compiled: GoRegex? = nil) throws(PolicyError) {
         definition = d
         self.flux = flux
         guard let choice = d.choice else { throw PolicyError(message: "invalid policy: given ImagePolicyChoice object is invalid") }
@@ -100,7 +102,9 @@ public struct PolicyEvaluator: Sendable {
         }
         constraint = con
         ascending = asc
-        if d.hasFilter {
+        if d.hasFilter, let compiled, compiled.pattern == (d.pattern ?? "") {
+            regex = compiled
+        } else if d.hasFilter {
             let p = d.pattern ?? ""
             do { regex = try GoRegex(p) } catch {
                 throw PolicyError(message: "failed to filter tags: invalid regular expression pattern '\(p)': error parsing regexp: \(error.code): `\(error.expr)`")
@@ -112,6 +116,7 @@ public struct PolicyEvaluator: Sendable {
         var ex: [GoRegex] = []
         let list = (d.exclusionList?.isEmpty ?? true) ? [PolicyEvaluator.defaultExclusion] : d.exclusionList!
         for p in list {
+            if p == PolicyEvaluator.defaultExclusion, let re = PolicyEvaluator.defaultExclusionRegex { ex.append(re); continue }
             do { ex.append(try GoRegex(p)) } catch { throw PolicyError(message: "failed to compile regex \(p): \(error)") }
         }
         exclusions = ex

@@ -44,7 +44,7 @@ extension Model {
         let policy = flux.policies[p]
         let repo = policy.spec.repositoryName.flatMap { flux.repository(namespace: policy.spec.repositoryNamespace ?? policy.namespace, name: $0.value) }
         return try? PolicyEvaluator(PolicyDefinition(spec: policy.spec, repository: repo.map { flux.repositories[$0].spec }),
-                                    flux: config.fluxVersion ?? .current)
+                                    flux: config.fluxVersion ?? .current, compiled: policy.regex)
     }
 
     /// The language of the keys a policy ranks: the tags its filter passes, or the extracted group's language

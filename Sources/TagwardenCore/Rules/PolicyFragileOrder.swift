@@ -7,24 +7,35 @@ extension Rule {
 
     static let policyFragileOrder = Rule("policy-fragile-order") { m in
         var out: [Finding] = []
+        var verdicts: [String: String?] = [:]   // the same pattern, extract and order decide the same way
         for p in m.flux.policies.indices where !m.flux.patchObjects.contains(m.flux.policies[p].object) {
             let spec = m.flux.policies[p].spec
-            guard spec.semverRange == nil, spec.hasAlphabetical || spec.hasNumerical, let keys = m.keyLanguage(p) else { continue }
+            guard spec.semverRange == nil, spec.hasAlphabetical || spec.hasNumerical else { continue }
+            let cacheKey = "\(spec.hasAlphabetical)\u{0}\(spec.hasFilterTags)\u{0}\(spec.pattern?.value ?? "")\u{0}\(spec.extract?.value ?? "")"
+            if let known = verdicts[cacheKey] {
+                if let message = known { out.append(m.finding("policy-fragile-order", message, policy: p, span: fragileSpan(m, p))) }
+                continue
+            }
+            verdicts[cacheKey] = .some(nil)
+            guard let keys = m.keyLanguage(p) else { continue }
             let extracted = !(spec.extract?.value.isEmpty ?? true)
             let what = extracted ? "key" : "tag"
-            let span = spec.extract?.span ?? spec.pattern?.span ?? m.objects[m.flux.policies[p].object].kindSpan
+            var message: String?
             if spec.hasAlphabetical, let re = versionLike,
                let w = TagLanguage.witness([keys, .matching(re)], tagGrammar: !extracted) {
-                out.append(m.finding("policy-fragile-order",
-                                     "alphabetical order compares version-like \(what)s byte by byte ('v1.10' sorts before 'v1.9'), e.g. \(what) '\(w)': use semver, or numerical on a timestamp",
-                                     policy: p, span: span))
+                message = "alphabetical order compares version-like \(what)s byte by byte ('v1.10' sorts before 'v1.9'), e.g. \(what) '\(w)': use semver, or numerical on a timestamp"
             } else if spec.hasNumerical, let re = notNumber,
                       let w = TagLanguage.witness([keys, .matching(re)], tagGrammar: !extracted) {
-                out.append(m.finding("policy-fragile-order",
-                                     "numerical order needs numbers, but the \(what) can be '\(w)': one such tag makes Flux fail the whole policy; narrow the pattern to digits",
-                                     policy: p, span: span))
+                message = "numerical order needs numbers, but the \(what) can be '\(w)': one such tag makes Flux fail the whole policy; narrow the pattern to digits"
             }
+            verdicts[cacheKey] = .some(message)
+            if let message { out.append(m.finding("policy-fragile-order", message, policy: p, span: fragileSpan(m, p))) }
         }
         return out
+    }
+
+    static func fragileSpan(_ m: Model, _ p: Int) -> SourceSpan {
+        let spec = m.flux.policies[p].spec
+        return spec.extract?.span ?? spec.pattern?.span ?? m.objects[m.flux.policies[p].object].kindSpan
     }
 }
