@@ -85,6 +85,34 @@ public final class GoRegex: Sendable {
         return Template(parts: parts)
     }
 
+    /// The expansion of `template` against the first match in `subject`, or nil without a match: one search,
+    /// no intermediate arrays (the hot path of policy evaluation).
+    public func expandFirstMatch(_ template: Template, subject: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let slots = PikeVM(prog: program).run(subject) else { return nil }
+        var size = 0
+        for p in template.parts {
+            switch p {
+            case .bytes(let b): size += b.count
+            case .group(let g):
+                if g >= 0, 2 * g + 1 < slots.count, slots[2 * g] >= 0, slots[2 * g + 1] >= 0 { size += slots[2 * g + 1] - slots[2 * g] }
+            }
+        }
+        return String(unsafeUninitializedCapacity: size) { out in
+            var i = 0
+            for p in template.parts {
+                switch p {
+                case .bytes(let b):
+                    for c in b { out[i] = c; i += 1 }
+                case .group(let g):
+                    if g >= 0, 2 * g + 1 < slots.count, slots[2 * g] >= 0, slots[2 * g + 1] >= 0 {
+                        for k in slots[2 * g]..<slots[2 * g + 1] { out[i] = subject[k]; i += 1 }
+                    }
+                }
+            }
+            return i
+        }
+    }
+
     public func expand(_ template: Template, subject: UnsafeBufferPointer<UInt8>, match: [Range<Int>?]) -> String {
         var out: [UInt8] = []
         for p in template.parts {

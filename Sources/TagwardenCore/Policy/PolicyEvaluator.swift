@@ -127,9 +127,8 @@ public struct PolicyEvaluator: Sendable {
         guard let re = regex else { return tag }
         var t = tag
         return t.withUTF8 { bytes -> String? in
-            guard let m = re.firstMatch(bytes: bytes) else { return nil }
-            if let tpl = extractTemplate { return re.expand(tpl, subject: bytes, match: m) }
-            return tag
+            if let tpl = extractTemplate { return re.expandFirstMatch(tpl, subject: bytes) }
+            return re.firstMatch(bytes: bytes) == nil ? nil : tag
         }
     }
 
@@ -161,7 +160,7 @@ public struct PolicyEvaluator: Sendable {
         // which is the smallest original tag.
         var keys: [String] = []
         var original: [String: String] = [:]
-        original.reserveCapacity(input.count)
+        original.reserveCapacity(min(input.count, 1 << 14))
         var keyOfTag: [String: String] = [:]
         for t in input {
             if let ex = isExcluded(t) {
