@@ -5,7 +5,7 @@ import Testing
     @Test func versionAndHelp() throws {
         let v = try tagwarden(["--version"], in: "/")
         #expect(v.code == 0 && v.stdout == "0.1.0\n")
-        for cmd in [[], ["audit"], ["init"], ["env"], ["rules"], ["explain"]] {
+        for cmd in [[], ["audit"], ["check"], ["install-hook"], ["policy"], ["policy", "eval"], ["init"], ["env"], ["rules"], ["explain"]] {
             let h = try tagwarden(cmd + ["--help"], in: "/")
             #expect(h.code == 0, "\(cmd)")
             #expect(h.stdout.contains("USAGE: tagwarden"), "\(cmd)")

@@ -11,8 +11,8 @@ def deployment(app, env, prefix, i):
     tag = f"{prefix}-v1.{i % 40}.{i % 7}-{i * 2654435761 % (1 << 28):07x}-{1700000000 + i}"
     digest = f"{i:064x}"[-64:]
     image = f"ghcr.io/acme/{app}:{tag}"
-    if env == "production":
-        image += f"@sha256:{digest}"
+    if env in ("staging", "production"):
+        image += f"@sha256:{digest}"   # production runs the digest staging tested
     return f"""apiVersion: apps/v1
 kind: Deployment
 metadata:
