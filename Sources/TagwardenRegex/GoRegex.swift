@@ -131,6 +131,11 @@ public final class GoRegex: Sendable {
         self.program = program
     }
 
+    /// The ASCII literal every match must start the text with (`^production-v…` → `production-v`), if any.
+    public var anchoredLiteralPrefix: String? {
+        program.anchoredPrefix.map { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// Group names by index; index 0 is the whole match.
     public var subexpNames: [String?] { syntax.names }
     public var captureCount: Int { syntax.captureCount }

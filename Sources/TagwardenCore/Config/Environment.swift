@@ -129,28 +129,9 @@ public struct EnvironmentModel: Sendable {
     /// The tag prefix a pattern requires: its anchored literal start up to and including the first `-`
     /// (`^develop-v.*` → `develop-`).
     public static func literalPrefix(of pattern: String) -> String? {
-        guard let re = try? GoRegex(pattern) else { return nil }
-        var items: [RegexNode] = []
-        func flatten(_ n: RegexNode) -> Bool {
-            switch n {
-            case .concat(let xs):
-                for x in xs where !flatten(x) { return false }
-                return true
-            case .capture(_, _, let sub): return flatten(sub)
-            default: items.append(n); return true
-            }
-        }
-        _ = flatten(re.syntax.root)
-        guard case .assert(.beginText)? = items.first else { return nil }
-        var literal: [UInt32] = []
-        for item in items.dropFirst() {
-            guard case .set(let s) = item, s.ranges.count == 1, s.ranges[0].lowerBound == s.ranges[0].upperBound else { break }
-            literal.append(s.ranges[0].lowerBound)
-        }
-        guard let dash = literal.firstIndex(of: UInt32(UInt8(ascii: "-"))), dash > 0 else { return nil }
-        var out = ""
-        for c in literal[...dash] { if let u = Unicode.Scalar(c) { out.unicodeScalars.append(u) } }
-        return out
+        guard let literal = (try? GoRegex(pattern))?.anchoredLiteralPrefix, let dash = literal.firstIndex(of: "-"),
+              dash > literal.startIndex else { return nil }
+        return String(literal[...dash])
     }
 
     /// What a file's path says about its environment: a config path glob, and a directory named after an alias.
