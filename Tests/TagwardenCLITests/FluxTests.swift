@@ -198,6 +198,18 @@ func fluxRepo() throws -> TempRepo {
         #expect(messages["marker-env-mismatch 11"] == "this production field is updated by policy flux-system/web-staging, which belongs to staging: staging builds would land in production")
     }
 
+    @Test func markersInFilesFluxNeverReads() throws {
+        let r = try TempRepo()
+        try r.write("apps/web.YAML", "image: ghcr.io/acme/web:1.0.0 # {\"$imagepolicy\": \"flux-system:web\"}\n")
+        try r.write("apps/kustomization", "images:\n  - name: web\n    newTag: 1.0.0 # {\"$imagepolicy\": \"flux-system:web:tag\"}\n")
+        try r.write("apps/other.YML", "image: nginx:latest\n")   // no marker: not reported, not linted
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["marker-ignored apps/kustomization:3:19", "marker-ignored apps/web.YAML:1:31"])
+        #expect((res.findingObjects.last?["message"] as? String)?.hasSuffix("never web.YAML") == true)
+        try r.commitAll("unread files")
+        #expect(try r.audit("--rev", "HEAD", "--format", "json").findings == res.findings)
+    }
+
     func order(_ a: String, _ b: String) -> Bool {
         let fa = a.split(separator: " ")[1].split(separator: ":"), fb = b.split(separator: " ")[1].split(separator: ":")
         if fa[0] != fb[0] { return fa[0] < fb[0] }

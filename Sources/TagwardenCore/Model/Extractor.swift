@@ -21,8 +21,22 @@ struct Extractor {
     static let markerToken = Array("$imagepolicy".utf8)
     static let suppressionToken = Array("tagwarden:ignore".utf8)
 
-    static func extract(path: String, bytes: [UInt8], index: Int) -> FileFacts {
+    static func extract(path: String, bytes: [UInt8], index: Int, unread: Bool = false) -> FileFacts {
         var facts = FileFacts(path: path, bytes: bytes)
+        if unread {
+            // not YAML to Flux: only the markers, each on its line
+            for off in SourceText.occurrences(of: markerToken, in: bytes) {
+                var start = off
+                while start > 0, bytes[start - 1] != 10 { start -= 1 }
+                if let hash = bytes[start..<off].lastIndex(of: UInt8(ascii: "#")) { start = hash }
+                let end = SourceText.lineEnd(bytes, from: off)
+                let ex = Extractor(y: YAMLFile(parsing: []), fileIndex: index, facts: facts)
+                facts.markers.append(MarkerComment(file: index, text: String(decoding: bytes[start..<end], as: UTF8.self),
+                                                   span: ex.span(bytes, start..<end), scalar: nil, context: .unreadFile, object: nil))
+            }
+            facts.suppressions = suppressions(bytes)
+            return facts
+        }
         facts.suppressions = suppressions(bytes)
         let y = YAMLFile(parsing: bytes)
         facts.syntaxError = y.error
@@ -284,13 +298,15 @@ struct Extractor {
         facts.markers.sort { $0.span.start.offset < $1.span.start.offset }
     }
 
-    func span(_ r: Range<Int>) -> SourceSpan {
-        let s = SourceText.position(y.bytes, offset: r.lowerBound)
+    func span(_ r: Range<Int>) -> SourceSpan { span(y.bytes, r) }
+
+    func span(_ bytes: [UInt8], _ r: Range<Int>) -> SourceSpan {
+        let s = SourceText.position(bytes, offset: r.lowerBound)
         var e = s
         // columns count scalars on the same line
         var col = s.column
         var i = r.lowerBound
-        while i < r.upperBound { if y.bytes[i] & 0xC0 != 0x80 { col += 1 }; i += 1 }
+        while i < r.upperBound { if bytes[i] & 0xC0 != 0x80 { col += 1 }; i += 1 }
         e.offset = r.upperBound
         e.column = col
         return SourceSpan(start: s, end: e)

@@ -97,6 +97,8 @@ public enum MarkerContext: Sendable, Equatable {
     case blockScalar
     /// after a flow collection or other non-scalar
     case other
+    /// in a file Flux never reads (its name)
+    case unreadFile
 }
 
 public struct FileFacts: Sendable {

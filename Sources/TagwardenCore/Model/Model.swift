@@ -46,7 +46,7 @@ public struct Model: Sendable {
             DispatchQueue.concurrentPerform(iterations: chunks) { c in
                 let lo = c * chunk, hi = min(lo + chunk, sources.count)
                 for i in lo..<hi {
-                    out[i] = Extractor.extract(path: sources[i].path, bytes: sources[i].bytes, index: i)
+                    out[i] = Extractor.extract(path: sources[i].path, bytes: sources[i].bytes, index: i, unread: sources[i].unread)
                 }
             }
         }

@@ -726,9 +726,10 @@ nonTriggering:
         ("marker-ignored.yaml", #"""
 id: marker-ignored
 severity: warning
-summary: A marker Flux will silently skip (commented out, in a string, on a key line, in an unparsable file, outside every automation).
+summary: A marker Flux will silently skip (commented out, in a string, on a key line, in a file Flux does not read, outside every automation).
 rationale: >
-  Flux only reads a marker that follows a scalar value on its line, in a YAML file that parses, under
+  Flux only reads a marker that follows a scalar value on its line, in a file named *.yaml, *.yml or
+  Kustomization that parses as YAML, under
   an ImageUpdateAutomation's `update.path`, for a policy in that automation's namespace and selected
   by its `policySelector`. Everything else looks like a marker and does nothing.
 fix: >
@@ -799,6 +800,12 @@ triggering:
             path: ./clusters
     expect:
       - {file: apps/web.yaml, line: 8, column: 37}
+  - description: a file Flux never reads (a Helm-style template)
+    files:
+      apps/values.yaml.tpl: |
+        image: ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web"}
+    expect:
+      - {file: apps/values.yaml.tpl, line: 1, column: 31}
 nonTriggering:
   - description: covered by an automation in the policy's namespace
     files:

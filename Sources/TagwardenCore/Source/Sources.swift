@@ -15,6 +15,10 @@ public struct SourceFile: Sendable {
         self.path = path
         self.bytes = bytes
     }
+
+    /// A YAML-looking file that Flux never reads (`.YAML`, `.yaml.tpl`, `kustomization`): it matters only for
+    /// the markers it holds in vain.
+    public var unread: Bool { !Sources.isManifestName(path) }
 }
 
 public struct SkippedFile: Sendable, Equatable {
@@ -38,6 +42,18 @@ public struct SourceOptions: Sendable {
 
 public enum Sources {
     /// `*.yaml`, `*.yml`, and files named `Kustomization`.
+    /// Names that look like YAML manifests but that Flux's file filter passes over: another case
+    /// (`app.YAML`), a template suffix (`app.yaml.tpl`), a lower-case `kustomization`.
+    public static func isUnreadYAMLName(_ path: String) -> Bool {
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        if isManifestName(base) { return false }
+        let lower = base.lowercased()
+        return lower.hasSuffix(".yaml") || lower.hasSuffix(".yml") || lower.contains(".yaml.") || lower.contains(".yml.")
+            || base == "kustomization"
+    }
+
+    static let markerToken = Array("$imagepolicy".utf8)
+
     public static func isManifestName(_ path: String) -> Bool {
         let u = path.utf8
         if u.last == UInt8(ascii: "l") {
@@ -105,9 +121,14 @@ public enum Sources {
         var files: [SourceFile] = []
         files.reserveCapacity(paths.count)
         for (i, r) in slots.items.enumerated() {
+            let unread = !isManifestName(paths[i])
             switch r {
-            case .success(let bytes)?: files.append(SourceFile(path: paths[i], bytes: bytes))
-            case .failure(let e)?: skipped.append(SkippedFile(path: paths[i], reason: e.message))
+            case .success(let bytes)?:
+                // a file Flux never reads matters only for the markers it holds in vain
+                if unread && !SourceText.contains(markerToken, in: bytes) { continue }
+                files.append(SourceFile(path: paths[i], bytes: bytes))
+            case .failure(let e)?:
+                if !unread { skipped.append(SkippedFile(path: paths[i], reason: e.message)) }
             case nil: break
             }
         }
@@ -146,7 +167,7 @@ public enum Sources {
                 }
                 continue
             }
-            guard isManifestName(name), includeFile(rel) else { continue }
+            guard isManifestName(name) || isUnreadYAMLName(name), includeFile(rel) else { continue }
             if type == UInt8(DT_LNK) {
                 // Directory symlinks are not followed; file symlinks must stay inside the root.
                 var st = stat()
@@ -214,7 +235,7 @@ public enum Sources {
     /// The tree of commit `rev`, read from the object database (no checkout).
     public static func commit(_ repo: GitRepository, rev: String, options: SourceOptions = SourceOptions()) throws -> SourceSnapshot {
         let sha = try repo.resolveCommit(rev)
-        let entries = try repo.treeEntries(commit: sha, accept: isManifestName)
+        let entries = try repo.treeEntries(commit: sha) { isManifestName($0) || isUnreadYAMLName($0) }
         var skipped: [SkippedFile] = []
         let files = readBlobs(repo, entries, options: options, skipped: &skipped) { path in repo.treeEntry(commit: sha, path: path) }
         return SourceSnapshot(kind: .commit, root: rootOf(repo), rev: sha, files: files, skipped: skipped)
@@ -226,7 +247,8 @@ public enum Sources {
         var byPath: [String: GitRepository.TreeEntry] = [:]
         for e in all { byPath[e.path] = e }
         var skipped: [SkippedFile] = []
-        let files = readBlobs(repo, all.filter { isManifestName($0.path) }, options: options, skipped: &skipped) { byPath[$0] }
+        let files = readBlobs(repo, all.filter { isManifestName($0.path) || isUnreadYAMLName($0.path) }, options: options,
+                              skipped: &skipped) { byPath[$0] }
         return SourceSnapshot(kind: .index, root: rootOf(repo), rev: nil, files: files, skipped: skipped)
     }
 
@@ -253,9 +275,13 @@ public enum Sources {
                 }
                 target = t
             }
+            let unread = !isManifestName(entry.path)
             switch repo.readBlob(target.oid, limit: options.maxFileSize) {
-            case .bytes(let b): files.append(SourceFile(path: entry.path, bytes: b))
+            case .bytes(let b):
+                if unread && !SourceText.contains(markerToken, in: b) { continue }
+                files.append(SourceFile(path: entry.path, bytes: b))
             case .tooLarge(let n):
+                if unread { continue }
                 skipped.append(SkippedFile(path: entry.path, reason: "larger than the \(formatSize(options.maxFileSize)) limit (\(formatSize(n)))"))
             case .missing:
                 skipped.append(SkippedFile(path: entry.path, reason: "blob missing from the object database"))
