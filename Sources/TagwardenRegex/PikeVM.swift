@@ -44,6 +44,8 @@ struct Program: Sendable {
     var anchoredPrefix: [UInt8]?
     /// The pattern starts with a start-of-text anchor: it can only match from position 0.
     var anchoredStart = false
+    /// Bytes every match must end the text with (a pattern that ends `literal$`), for a quick reject.
+    var anchoredSuffix: [UInt8]?
     static let maxInstructions = 100_000
 
     static func compile(_ re: ParsedRegex) throws -> Program {
@@ -51,12 +53,34 @@ struct Program: Sendable {
         p.slotCount = 2 * (re.captureCount + 1)
         p.anchoredPrefix = literalPrefix(re.root)
         p.anchoredStart = startsAnchored(re.root)
+        p.anchoredSuffix = literalSuffix(re.root)
         p.insts.append(.save(0))
         try p.emit(re.root)
         p.insts.append(.save(1))
         p.insts.append(.match)
         p.asciiBits = p.sets.flatMap { [$0.lo, $0.hi] }
         return p
+    }
+
+    /// `…abc$` as bytes, when the pattern ends with ASCII literals and an end-of-text anchor.
+    static func literalSuffix(_ root: RegexNode) -> [UInt8]? {
+        var items: [RegexNode] = []
+        func flatten(_ n: RegexNode) {
+            switch n {
+            case .concat(let xs): xs.forEach(flatten)
+            case .capture(_, _, let sub): flatten(sub)
+            default: items.append(n)
+            }
+        }
+        flatten(root)
+        guard case .assert(.endText)? = items.last else { return nil }
+        var out: [UInt8] = []
+        for item in items.dropLast().reversed() {
+            guard case .set(let s) = item, s.ranges.count == 1, s.ranges[0].lowerBound == s.ranges[0].upperBound,
+                  s.ranges[0].lowerBound < 0x80 else { break }
+            out.append(UInt8(s.ranges[0].lowerBound))
+        }
+        return out.isEmpty ? nil : out.reversed()
     }
 
     static func startsAnchored(_ n: RegexNode) -> Bool {
@@ -203,6 +227,11 @@ struct PikeVM {
         if let prefix = prog.anchoredPrefix {
             if bytes.count < prefix.count { return nil }
             for k in 0..<prefix.count where bytes[k] != prefix[k] { return nil }
+        }
+        if let suffix = prog.anchoredSuffix {
+            if bytes.count < suffix.count { return nil }
+            let base = bytes.count - suffix.count
+            for k in 0..<suffix.count where bytes[base + k] != suffix[k] { return nil }
         }
         var ascii = true
         for b in bytes where b >= 0x80 { ascii = false; break }
