@@ -24,6 +24,22 @@ import Testing
         #expect(good.stdout.contains("Passed"))
     }
 
+    /// The `language: swift` hook: pre-commit builds Tagwarden from this repository (a release build, a few
+    /// minutes the first time) and runs it on the staged tree.
+    @Test func swiftHookBuildsFromSourceAndChecksTheStagedTree() throws {
+        let which = try run("/usr/bin/env", ["sh", "-c", "command -v pre-commit"], cwd: "/")
+        try #require(which.code == 0, "pre-commit is not installed: scripts/setup installs it")
+        let r = try TempRepo()
+        try r.write("README", "x\n")
+        try r.commitAll("init")
+        try r.write("apps/web.yaml", pod("web", images: ["nginx:latest"]))
+        try r.git("add", "apps/web.yaml")
+        let env = ["PRE_COMMIT_HOME": r.path + "/.pre-commit-cache", "GIT_CONFIG_GLOBAL": "/dev/null"]
+        let bad = try run("/usr/bin/env", ["pre-commit", "try-repo", packageRoot, "tagwarden", "--verbose"], cwd: r.path, env: env)
+        #expect(bad.code == 1, "\(bad.stdout)\n\(bad.stderr)")
+        #expect(bad.stdout.contains("apps/web.yaml:8:14: error[image-latest-tag]"), "\(bad.stdout)")
+    }
+
     @Test func manifestDeclaresBothHooksWithoutFileNames() throws {
         let text = try String(contentsOfFile: packageRoot + "/.pre-commit-hooks.yaml", encoding: .utf8)
         let check = try run("/usr/bin/env", ["python3", "-c", """
