@@ -127,18 +127,6 @@ struct Backtracker {
     }
 
     static func holds(_ a: Assertion, _ bytes: UnsafeBufferPointer<UInt8>, _ i: Int) -> Bool {
-        let n = bytes.count
-        let prev: UInt8? = i > 0 ? bytes[i - 1] : nil
-        let next: UInt8? = i < n ? bytes[i] : nil
-        switch a {
-        case .beginText: return i == 0
-        case .endText: return i == n
-        case .beginLine: return prev == nil || prev == 10
-        case .endLine: return next == nil || next == 10
-        case .wordBoundary, .notWordBoundary:
-            let w1 = prev.map { PikeVM.isWord(UInt32($0)) } ?? false
-            let w2 = next.map { PikeVM.isWord(UInt32($0)) } ?? false
-            return (w1 != w2) == (a == .wordBoundary)
-        }
+        PikeVM.holds(a, prev: i > 0 ? UInt32(bytes[i - 1]) : nil, next: i < bytes.count ? UInt32(bytes[i]) : nil)
     }
 }

@@ -184,6 +184,20 @@ struct PikeVM {
         (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95
     }
 
+    /// Whether an empty-width assertion holds between `prev` and `next` (nil: the start or end of the text).
+    static func holds(_ a: Assertion, prev: UInt32?, next: UInt32?) -> Bool {
+        switch a {
+        case .beginText: return prev == nil
+        case .endText: return next == nil
+        case .beginLine: return prev == nil || prev == 10
+        case .endLine: return next == nil || next == 10
+        case .wordBoundary, .notWordBoundary:
+            let w1 = prev.map(isWord) ?? false
+            let w2 = next.map(isWord) ?? false
+            return (w1 != w2) == (a == .wordBoundary)
+        }
+    }
+
     /// Runes of `input` with their byte offsets; invalid UTF-8 bytes decode as U+FFFD of width 1, as in Go.
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> (runes: [UInt32], offsets: [Int]) {
         var runes: [UInt32] = []
@@ -268,18 +282,7 @@ struct PikeVM {
             stack.reserveCapacity(16)
 
             func holds(_ a: Assertion, _ i: Int) -> Bool {
-                let prev: UInt32? = i > 0 ? rune(i - 1) : nil
-                let next: UInt32? = i < n ? rune(i) : nil
-                switch a {
-                case .beginText: return i == 0
-                case .endText: return i == n
-                case .beginLine: return prev == nil || prev == 10
-                case .endLine: return next == nil || next == 10
-                case .wordBoundary, .notWordBoundary:
-                    let w1 = prev.map(PikeVM.isWord) ?? false
-                    let w2 = next.map(PikeVM.isWord) ?? false
-                    return (w1 != w2) == (a == .wordBoundary)
-                }
+                PikeVM.holds(a, prev: i > 0 ? rune(i - 1) : nil, next: i < n ? rune(i) : nil)
             }
 
             // adds pc0 and its ε-closure at position i to the queue, threads carrying `cap`

@@ -187,7 +187,7 @@ struct Automaton {
         var stack = [prog.start] + s.pcs.reversed()
         var consuming: [Int] = []
         var matched = false
-        let nextWord = next.map(PikeVM.isWord) ?? false
+        let previous: UInt32? = s.atStart ? nil : (s.prevWord ? UInt32(UInt8(ascii: "a")) : UInt32(UInt8(ascii: "-")))
         while let pc = stack.popLast() {
             if visited[pc] { continue }
             visited[pc] = true
@@ -200,14 +200,8 @@ struct Automaton {
                 stack.append(x)
             case .save: stack.append(pc + 1)
             case .assert(let a):
-                let holds: Bool
-                switch a {
-                case .beginText, .beginLine: holds = s.atStart
-                case .endText, .endLine: holds = next == nil
-                case .wordBoundary: holds = s.prevWord != nextWord
-                case .notWordBoundary: holds = s.prevWord == nextWord
-                }
-                if holds { stack.append(pc + 1) }
+                // only the kind of the previous character matters here (tags hold no newlines)
+                if PikeVM.holds(a, prev: previous, next: next) { stack.append(pc + 1) }
             }
         }
         return (consuming, matched)
