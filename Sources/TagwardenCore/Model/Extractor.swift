@@ -145,6 +145,7 @@ struct Extractor {
         switch ImageReference.parse(text) {
         case .success(let ref):
             use.name = ref.name
+            use.normalizedName = ref.normalizedName
             use.tag = ref.tag.map { Located(value: $0, span: y.nodes[n].span, type: .string) }
             use.digest = ref.digest
         case .failure(let e):
@@ -189,13 +190,18 @@ struct Extractor {
         if let t = use.tag { text += ":" + t.value }
         if let d = use.digest { text += "@" + d }
         use.text = text
-        if let name = use.name, case .failure(let e) = ImageReference.parse(name), true {
-            if case .invalid(let m) = e { use.invalid = m } else { use.invalid = "the repository name is empty" }
-        } else if use.name != nil, case .failure(let e) = ImageReference.parse(text), case .invalid(let m) = e {
-            use.invalid = m
-        } else if let name = use.name, case .success(let r) = ImageReference.parse(name), r.tag != nil || r.digest != nil,
-                  use.tag != nil || use.digest != nil {
-            use.invalid = "the repository field '\(name)' already carries a tag or digest"
+        if let name = use.name {
+            switch ImageReference.parse(name) {
+            case .failure(let e):
+                if case .invalid(let m) = e { use.invalid = m } else { use.invalid = "the repository name is empty" }
+            case .success(let r):
+                use.normalizedName = r.normalizedName
+                if r.tag != nil || r.digest != nil, use.tag != nil || use.digest != nil {
+                    use.invalid = "the repository field '\(name)' already carries a tag or digest"
+                } else if case .failure(let e) = ImageReference.parse(text), case .invalid(let m) = e {
+                    use.invalid = m
+                }
+            }
         }
         use.nodes = nodes
         for n in nodes { imageNodes[n] = facts.images.count }
@@ -259,9 +265,11 @@ struct Extractor {
             let scalar = node.isKey ? nil : located(i)
             var marker = MarkerComment(file: fileIndex, text: String(decoding: bytes[range], as: UTF8.self),
                                        span: span(range), scalar: scalar, context: context, object: objectOf(i), fieldKey: key)
-            if context == .value { marker.object = objectOf(i) }
+            if context == .value {
+                attachMarker(i, marker: marker)
+                marker.image = imageNodes[i]
+            }
             facts.markers.append(marker)
-            if context == .value { attachMarker(i, marker: marker) }
         }
         // 2. every other occurrence: a comment line, a key line, or text inside a string
         for off in SourceText.occurrences(of: Extractor.markerToken, in: bytes) where !claimed.contains(where: { $0.contains(off) }) {

@@ -53,6 +53,8 @@ public struct ImageUse: Sendable {
     public var text: String
     /// Repository name as written (with registry); nil when the field holds only a tag.
     public var name: String?
+    /// The name after Docker Hub normalisation (`nginx` → `docker.io/library/nginx`), parsed once here.
+    public var normalizedName: String?
     public var tag: Located?
     public var digest: String?
     /// Why the reference does not parse, if it does not.
@@ -84,6 +86,8 @@ public struct MarkerComment: Sendable {
     public var object: Int?
     /// The marked scalar's role when it is part of an image (`image`, `newTag`, `tag` …).
     public var fieldKey: String?
+    /// The image the marked scalar belongs to (an index into `Model.images`).
+    public var image: Int?
 }
 
 public enum MarkerContext: Sendable, Equatable {

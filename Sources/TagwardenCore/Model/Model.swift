@@ -65,8 +65,10 @@ public struct Model: Sendable {
                 img.object = img.object.map { $0 + base }
                 images.append(img)
             }
+            let imageBase = images.count - facts[f].images.count
             for var m in facts[f].markers {
                 m.object = m.object.map { $0 + base }
+                m.image = m.image.map { $0 + imageBase }
                 markers.append(m)
             }
             // the Model holds each once
@@ -104,10 +106,9 @@ public struct Model: Sendable {
         let globs = config.promotedImages.map(Glob.init)
         let promoted = images.map { img -> Bool in
             if img.origin == .marker { return true }
-            guard let name = img.name, case .success(let ref) = ImageReference.parse(name) else { return false }
-            let normalized = ref.normalizedName
+            guard let name = img.name, let normalized = img.normalizedName else { return false }
             if watched.contains(normalized) { return true }
-            return globs.contains { $0.matches(ref.name) || $0.matches(normalized) }
+            return globs.contains { $0.matches(name) || $0.matches(normalized) }
         }
         let markerEnvironment = markers.map { m -> String? in
             if let o = m.object { return objectEnvironment[o] }

@@ -10,14 +10,21 @@ extension Rule {
                   let value = m.markers[k].scalar?.value, let policyImage = m.policyImage(p) else { return nil }
             if wanted[p] == nil { wanted[p] = ImageReference.normalizeName(policyImage) }
             guard let wantName = wanted[p] ?? nil else { return nil }
-            var written: String
-            if ref.suffix == "name" {
-                written = value
+            // the image the marked field belongs to was parsed once, when it was extracted; a field that is not
+            // an image Tagwarden knows (a `:name` on a custom field) is read here
+            let written: String, have: String
+            if let ii = m.markers[k].image, let n = m.images[ii].name, let h = m.images[ii].normalizedName {
+                (written, have) = (n, h)
             } else {
-                guard case .success(let r) = ImageReference.parse(value) else { return nil }
-                written = r.name
+                let name: String
+                if ref.suffix == "name" { name = value } else {
+                    guard case .success(let r) = ImageReference.parse(value) else { return nil }
+                    name = r.name
+                }
+                guard let h = ImageReference.normalizeName(name) else { return nil }
+                (written, have) = (name, h)
             }
-            guard let have = ImageReference.normalizeName(written), have != wantName else { return nil }
+            guard have != wantName else { return nil }
             return m.finding("marker-image-mismatch",
                              "policy \(m.policyName(p)) updates \(policyImage), but this field names \(written): Flux would overwrite it with another image",
                              marker: k)

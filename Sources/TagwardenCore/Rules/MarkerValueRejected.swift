@@ -8,7 +8,7 @@ extension Rule {
                   ref.suffix == nil || ref.suffix == "tag", let value = mk.scalar?.value else { return nil }
             var tag = value
             if ref.suffix == nil {
-                guard case .success(let r) = ImageReference.parse(value), let t = r.tag else { return nil }
+                guard let ii = mk.image, m.images[ii].invalid == nil, let t = m.images[ii].tag?.value else { return nil }
                 tag = t
             }
             if evaluators[p] == nil { evaluators[p] = m.policyEvaluator(p) }

@@ -8,8 +8,7 @@ extension Rule {
         guard let evidence = m.evidence, let production = m.environments.byAlias("production") else { return [] }
         var out: [Finding] = []
         for (i, img) in m.images.enumerated() where m.imageEnvironment[i] == production.name && m.imagePromoted[i] {
-            guard img.invalid == nil, let digest = img.digest, let name = img.name,
-                  let normalized = ImageReference.normalizeName(name) else { continue }
+            guard img.invalid == nil, let digest = img.digest, let name = img.name, let normalized = img.normalizedName else { continue }
             if evidence.digests[normalized]?.contains(digest) == true { continue }
             if let tag = img.tag?.value, let id = PromotionEvidence.identity(tag: tag, prefix: production.tagPrefix),
                let staged = evidence.identities[normalized]?[id], !staged.isEmpty {
