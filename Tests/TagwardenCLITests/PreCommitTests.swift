@@ -3,7 +3,8 @@ import Testing
 
 /// The pre-commit framework, for real: `pre-commit try-repo` of this repository's `.pre-commit-hooks.yaml`.
 @Suite struct PreCommitTests {
-    @Test func tryRepoFailsOnABadStagedManifestAndPassesOnceFixed() throws {
+    /// A repository with one commit and a manifest using `latest` staged on top.
+    func repoWithABadManifestStaged() throws -> TempRepo {
         let which = try run("/usr/bin/env", ["sh", "-c", "command -v pre-commit"], cwd: "/")
         try #require(which.code == 0, "pre-commit is not installed: scripts/setup installs it")
         let r = try TempRepo()
@@ -11,6 +12,11 @@ import Testing
         try r.commitAll("init")
         try r.write("apps/web.yaml", pod("web", images: ["nginx:latest"]))
         try r.git("add", "apps/web.yaml")
+        return r
+    }
+
+    @Test func tryRepoFailsOnABadStagedManifestAndPassesOnceFixed() throws {
+        let r = try repoWithABadManifestStaged()
         let binDir = URL(fileURLWithPath: binary).deletingLastPathComponent().path
         let env = ["PATH": "\(binDir):" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
                    "PRE_COMMIT_HOME": r.path + "/.pre-commit-cache", "GIT_CONFIG_GLOBAL": "/dev/null"]
@@ -27,13 +33,7 @@ import Testing
     /// The `language: swift` hook: pre-commit builds Tagwarden from this repository (a release build, a few
     /// minutes the first time) and runs it on the staged tree.
     @Test func swiftHookBuildsFromSourceAndChecksTheStagedTree() throws {
-        let which = try run("/usr/bin/env", ["sh", "-c", "command -v pre-commit"], cwd: "/")
-        try #require(which.code == 0, "pre-commit is not installed: scripts/setup installs it")
-        let r = try TempRepo()
-        try r.write("README", "x\n")
-        try r.commitAll("init")
-        try r.write("apps/web.yaml", pod("web", images: ["nginx:latest"]))
-        try r.git("add", "apps/web.yaml")
+        let r = try repoWithABadManifestStaged()
         let env = ["PRE_COMMIT_HOME": r.path + "/.pre-commit-cache", "GIT_CONFIG_GLOBAL": "/dev/null"]
         let bad = try run("/usr/bin/env", ["pre-commit", "try-repo", packageRoot, "tagwarden", "--verbose"], cwd: r.path, env: env)
         #expect(bad.code == 1, "\(bad.stdout)\n\(bad.stderr)")
