@@ -112,8 +112,13 @@ public enum Engine {
         findings.sort(by: Engine.order)
         assignFingerprints(&findings, model: model)
 
-        var summary = Summary(files: model.files.count, documents: model.files.reduce(0) { $0 + $1.documents },
-                              images: model.images.count, markers: model.markers.count)
+        // the summary counts what is reported on: the files under PATH
+        let prefix = request.reportPrefix ?? ""
+        let inScope = model.files.map { prefix.isEmpty || prefix == "." || $0.path == prefix || $0.path.hasPrefix(prefix + "/") }
+        var summary = Summary(files: inScope.filter { $0 }.count,
+                              documents: zip(model.files, inScope).reduce(0) { $0 + ($1.1 ? $1.0.documents : 0) },
+                              images: model.images.filter { inScope[$0.file] }.count,
+                              markers: model.markers.filter { inScope[$0.file] }.count)
         for f in findings {
             switch f.severity {
             case .error: summary.errors += 1

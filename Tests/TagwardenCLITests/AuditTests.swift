@@ -92,6 +92,9 @@ let imageRuleFindings = [
         let r = try imageRuleRepo()
         let res = try tagwarden(["audit", "apps/production", "--format", "json"], in: r.path)
         #expect(res.findings == Array(imageRuleFindings.prefix(3)))
+        // the summary counts what is reported on
+        #expect((res.json["summary"] as? [String: Any])?["files"] as? Int == 1)
+        #expect((res.json["summary"] as? [String: Any])?["images"] as? Int == 3)
         // from inside the subdirectory, "." means the subdirectory
         let inside = try tagwarden(["audit", "--format", "json"], in: r.path + "/apps/staging")
         #expect(inside.findings == Array(imageRuleFindings[3...8]))
