@@ -110,7 +110,10 @@ public enum Engine {
             findings.removeAll { !($0.file == prefix || $0.file.hasPrefix(prefix + "/")) }
         }
         findings.sort(by: Engine.order)
-        assignFingerprints(&findings, model: model)
+        var sources: [String: [UInt8]] = [:]
+        let withFindings = Set(findings.map(\.file))
+        for f in model.files where withFindings.contains(f.path) { sources[f.path] = f.bytes }
+        assignFingerprints(&findings, sources: sources)
 
         // the summary counts what is reported on: the files under PATH
         let prefix = request.reportPrefix ?? ""
@@ -126,9 +129,6 @@ public enum Engine {
             case .note: summary.notes += 1
             }
         }
-        var sources: [String: [UInt8]] = [:]
-        let withFindings = Set(findings.map(\.file))
-        for f in model.files where withFindings.contains(f.path) { sources[f.path] = f.bytes }
         let snap = request.snapshot
         return AuditReport(source: SourceInfo(kind: snap.kind, root: snap.root, rev: snap.rev, base: nil),
                            summary: summary, findings: findings, environments: model.environments, sources: sources, model: model,
@@ -241,10 +241,7 @@ public enum Engine {
 
     /// A fingerprint that ignores line numbers: rule, file, object, the offending line's text and the
     /// message, plus an occurrence count for identical keys.
-    static func assignFingerprints(_ findings: inout [Finding], model: Model) {
-        var sources: [String: [UInt8]] = [:]
-        let withFindings = Set(findings.map(\.file))
-        for f in model.files where withFindings.contains(f.path) { sources[f.path] = f.bytes }
+    static func assignFingerprints(_ findings: inout [Finding], sources: [String: [UInt8]]) {
         var seen: [UInt64: Int] = [:]
         for i in findings.indices {
             let f = findings[i]

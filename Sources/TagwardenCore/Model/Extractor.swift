@@ -30,9 +30,8 @@ struct Extractor {
                 while start > 0, bytes[start - 1] != 10 { start -= 1 }
                 if let hash = bytes[start..<off].lastIndex(of: UInt8(ascii: "#")) { start = hash }
                 let end = SourceText.lineEnd(bytes, from: off)
-                let ex = Extractor(y: YAMLFile(parsing: []), fileIndex: index, facts: facts)
                 facts.markers.append(MarkerComment(file: index, text: String(decoding: bytes[start..<end], as: UTF8.self),
-                                                   span: ex.span(bytes, start..<end), scalar: nil, context: .unreadFile, object: nil))
+                                                   span: span(bytes, start..<end), scalar: nil, context: .unreadFile, object: nil))
             }
             facts.suppressions = suppressions(bytes)
             return facts
@@ -306,9 +305,10 @@ struct Extractor {
         facts.markers.sort { $0.span.start.offset < $1.span.start.offset }
     }
 
-    func span(_ r: Range<Int>) -> SourceSpan { span(y.bytes, r) }
+    func span(_ r: Range<Int>) -> SourceSpan { Extractor.span(y.bytes, r) }
 
-    func span(_ bytes: [UInt8], _ r: Range<Int>) -> SourceSpan {
+    /// The span of a one-line byte range.
+    static func span(_ bytes: [UInt8], _ r: Range<Int>) -> SourceSpan {
         let s = SourceText.position(bytes, offset: r.lowerBound)
         var e = s
         // columns count scalars on the same line
@@ -343,7 +343,7 @@ struct Extractor {
 
     /// A marker on a scalar makes it an image field, if nothing else did.
     mutating func attachMarker(_ n: Int, marker: MarkerComment) {
-        guard imageNodes[n] == nil, let parsed = Marker.parse(marker.text).policy else { return }
+        guard imageNodes[n] == nil, let parsed = marker.ref else { return }
         switch parsed.suffix {
         case nil:
             addReference(n, origin: .marker, object: marker.object)

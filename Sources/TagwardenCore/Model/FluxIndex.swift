@@ -122,10 +122,9 @@ public struct FluxIndex: Sendable {
         }
         for (k, m) in markers.enumerated() {
             var info = MarkerInfo(environment: markerEnvironment[k])
-            let parsed = Marker.parse(m.text)
-            info.ref = parsed.policy
-            info.problem = parsed.problem
-            if let ref = parsed.policy, let p = idx.policy(namespace: ref.namespace, name: ref.name) {
+            info.ref = m.ref
+            info.problem = m.problem
+            if let ref = m.ref, let p = idx.policy(namespace: ref.namespace, name: ref.name) {
                 info.policy = p
                 if m.context == .value { idx.uses[p, default: []].append(k) }
             }

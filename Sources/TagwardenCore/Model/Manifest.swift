@@ -88,6 +88,20 @@ public struct MarkerComment: Sendable {
     public var fieldKey: String?
     /// The image the marked scalar belongs to (an index into `Model.images`).
     public var image: Int?
+    /// The comment read as Flux reads it (once, here): the policy it names, or why it is no marker.
+    public var ref: MarkerRef?
+    public var problem: String?
+
+    init(file: Int, text: String, span: SourceSpan, scalar: Located?, context: MarkerContext, object: Int?, fieldKey: String? = nil) {
+        self.file = file
+        self.text = text
+        self.span = span
+        self.scalar = scalar
+        self.context = context
+        self.object = object
+        self.fieldKey = fieldKey
+        (ref, problem) = Marker.parse(text)
+    }
 }
 
 public enum MarkerContext: Sendable, Equatable {
