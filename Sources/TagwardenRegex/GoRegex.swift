@@ -41,12 +41,15 @@ public final class GoRegex: Sendable {
         let parts: [Part]
     }
 
-    /// Compiles an `Expand` template once, for many subjects (same rules as `expand`).
-    public func template(_ text: String) -> Template {
+    /// An `Expand` template read by Go's rules: literal bytes and group references by name
+    /// (`$name`, `${name}`; `$$` is a dollar; a `$` not followed by a valid name is literal).
+    public enum TemplatePiece: Sendable, Equatable { case bytes([UInt8]), reference(String) }
+
+    public static func scanTemplate(_ text: String) -> [TemplatePiece] {
         let t = Array(text.utf8)
-        var parts: [Template.Part] = []
+        var pieces: [TemplatePiece] = []
         var lit: [UInt8] = []
-        func flush() { if !lit.isEmpty { parts.append(.bytes(lit)); lit = [] } }
+        func flush() { if !lit.isEmpty { pieces.append(.bytes(lit)); lit = [] } }
         func isNameByte(_ c: UInt8) -> Bool {
             c == 95 || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
         }
@@ -71,18 +74,31 @@ public final class GoRegex: Sendable {
                 next = j
             }
             i = next
-            let nameString = String(decoding: name, as: UTF8.self)
-            var group = -1
-            if name.allSatisfy({ $0 >= 48 && $0 <= 57 }), !(name.count > 1 && name[0] == 48), name.count < 9, let n = Int(nameString) {
-                group = n
-            } else if let idx = subexpNames.firstIndex(where: { $0 == nameString }) {
-                group = idx
-            }
             flush()
-            parts.append(.group(group))
+            pieces.append(.reference(String(decoding: name, as: UTF8.self)))
         }
         flush()
-        return Template(parts: parts)
+        return pieces
+    }
+
+    /// The group a template reference names: all digits (no leading zero, < 1e8) is an index, anything else
+    /// a name; -1 when there is no such group.
+    public func groupIndex(_ name: String) -> Int {
+        let b = Array(name.utf8)
+        if b.allSatisfy({ $0 >= 48 && $0 <= 57 }), !(b.count > 1 && b[0] == 48), b.count < 9, let n = Int(name) {
+            return n <= captureCount ? n : -1
+        }
+        return subexpNames.firstIndex(where: { $0 == name }) ?? -1
+    }
+
+    /// Compiles an `Expand` template once, for many subjects (same rules as `expand`).
+    public func template(_ text: String) -> Template {
+        Template(parts: GoRegex.scanTemplate(text).map { piece in
+            switch piece {
+            case .bytes(let b): return .bytes(b)
+            case .reference(let name): return .group(groupIndex(name))
+            }
+        })
     }
 
     /// The expansion of `template` against the first match in `subject`, or nil without a match: one search,

@@ -1,3 +1,5 @@
+import TagwardenRegex
+
 extension Rule {
     static let policyInvalidRegex = Rule("policy-invalid-regex") { m in
         var out: [Finding] = []
@@ -33,27 +35,8 @@ extension Rule {
         return out
     }
 
-    /// Group names an extract template refers to, by Go's `Expand` rules (`$name`, `${name}`, `$$` is a dollar).
+    /// Group names an extract template refers to, by Go's `Expand` rules.
     static func extractReferences(_ template: String) -> [String] {
-        let t = Array(template.utf8)
-        var out: [String] = []
-        var i = 0
-        func isName(_ c: UInt8) -> Bool { c == 95 || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) }
-        while i < t.count {
-            guard t[i] == UInt8(ascii: "$"), i + 1 < t.count else { i += 1; continue }
-            if t[i + 1] == UInt8(ascii: "$") { i += 2; continue }
-            if t[i + 1] == UInt8(ascii: "{") {
-                var j = i + 2
-                while j < t.count, isName(t[j]) { j += 1 }
-                if j < t.count, t[j] == UInt8(ascii: "}"), j > i + 2 { out.append(String(decoding: t[(i + 2)..<j], as: UTF8.self)) }
-                i = j + 1
-                continue
-            }
-            var j = i + 1
-            while j < t.count, isName(t[j]) { j += 1 }
-            if j > i + 1 { out.append(String(decoding: t[(i + 1)..<j], as: UTF8.self)) }
-            i = max(j, i + 1)
-        }
-        return out
+        GoRegex.scanTemplate(template).compactMap { if case .reference(let name) = $0 { return name } else { return nil } }
     }
 }
