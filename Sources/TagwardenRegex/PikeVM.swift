@@ -62,24 +62,31 @@ struct Program: Sendable {
         return p
     }
 
-    /// `…abc$` as bytes, when the pattern ends with ASCII literals and an end-of-text anchor.
-    static func literalSuffix(_ root: RegexNode) -> [UInt8]? {
-        var items: [RegexNode] = []
-        func flatten(_ n: RegexNode) {
-            switch n {
-            case .concat(let xs): xs.forEach(flatten)
-            case .capture(_, _, let sub): flatten(sub)
-            default: items.append(n)
-            }
+    /// The pattern as a flat sequence: concatenations and capture groups opened up.
+    static func sequence(_ root: RegexNode) -> [RegexNode] {
+        switch root {
+        case .concat(let xs): return xs.flatMap(sequence)
+        case .capture(_, _, let sub): return sequence(sub)
+        default: return [root]
         }
-        flatten(root)
-        guard case .assert(.endText)? = items.last else { return nil }
+    }
+
+    /// The ASCII literal bytes at the start of `items`.
+    static func leadingLiterals(_ items: some Sequence<RegexNode>) -> [UInt8] {
         var out: [UInt8] = []
-        for item in items.dropLast().reversed() {
+        for item in items {
             guard case .set(let s) = item, s.ranges.count == 1, s.ranges[0].lowerBound == s.ranges[0].upperBound,
                   s.ranges[0].lowerBound < 0x80 else { break }
             out.append(UInt8(s.ranges[0].lowerBound))
         }
+        return out
+    }
+
+    /// `…abc$` as bytes, when the pattern ends with ASCII literals and an end-of-text anchor.
+    static func literalSuffix(_ root: RegexNode) -> [UInt8]? {
+        let items = sequence(root)
+        guard case .assert(.endText)? = items.last else { return nil }
+        let out = leadingLiterals(items.dropLast().reversed())
         return out.isEmpty ? nil : out.reversed()
     }
 
@@ -95,24 +102,9 @@ struct Program: Sendable {
 
     /// `^abc…` as bytes, when the pattern starts with a start-of-text anchor and ASCII literals.
     static func literalPrefix(_ root: RegexNode) -> [UInt8]? {
-        var items: [RegexNode] = []
-        func flatten(_ n: RegexNode) -> Bool {
-            switch n {
-            case .concat(let xs):
-                for x in xs where !flatten(x) { return false }
-                return true
-            case .capture(_, _, let sub): return flatten(sub)
-            default: items.append(n); return true
-            }
-        }
-        _ = flatten(root)
+        let items = sequence(root)
         guard case .assert(.beginText)? = items.first else { return nil }
-        var out: [UInt8] = []
-        for item in items.dropFirst() {
-            guard case .set(let s) = item, s.ranges.count == 1, s.ranges[0].lowerBound == s.ranges[0].upperBound,
-                  s.ranges[0].lowerBound < 0x80 else { break }
-            out.append(UInt8(s.ranges[0].lowerBound))
-        }
+        let out = leadingLiterals(items.dropFirst())
         return out.isEmpty ? nil : out
     }
 
