@@ -64,7 +64,9 @@ public enum Engine {
     /// The same, with the promotion rules' evidence, which needs the model to know where staging lives.
     public static func audit(_ request: AuditRequest, evidence: (Model) throws -> PromotionEvidence?) throws -> AuditReport {
         var (model, skipped) = buildModel(request)
+        Timings.mark("model")
         model.evidence = try evidence(model)
+        Timings.mark("history")
         return finish(request, model: model, skipped: skipped)
     }
 
@@ -89,6 +91,7 @@ public enum Engine {
     static func finish(_ request: AuditRequest, model: Model, skipped: [SkippedFile]) -> AuditReport {
         let config = request.config
         var (findings, timings) = runRules(model)
+        Timings.mark("rules")
 
         for f in model.files {
             if let e = f.syntaxError {
@@ -130,6 +133,7 @@ public enum Engine {
             }
         }
         let snap = request.snapshot
+        Timings.mark("findings")
         return AuditReport(source: SourceInfo(kind: snap.kind, root: snap.root, rev: snap.rev, base: nil),
                            summary: summary, findings: findings, environments: model.environments, sources: sources, model: model,
                            ruleTimings: timings)

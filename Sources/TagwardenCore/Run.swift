@@ -88,6 +88,7 @@ public struct Workspace {
 
     /// The working tree (or plain directory), the index, or the tree of `rev`. The config file is not a manifest.
     public func snapshot(rev: String?, index: Bool = false, maxFileSize: Int?) throws -> SourceSnapshot {
+        Timings.mark("open")
         var options = SourceOptions()
         if let m = maxFileSize ?? config.maxFileSize { options.maxFileSize = m }
         var snap: SourceSnapshot

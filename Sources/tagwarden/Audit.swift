@@ -29,6 +29,7 @@ struct Audit: ParsableCommand {
 
     func run() throws {
         try guarded {
+            Timings.mark("start")
             let ws = try Workspace.open(path: path, configPath: options.config, rev: rev)
             let snapshot = try ws.snapshot(rev: rev, maxFileSize: options.maxFileSizeBytes)
             let tip = rev ?? ((ws.repo?.hasHead ?? false) ? "HEAD" : nil)

@@ -56,6 +56,12 @@ struct CommonOptions: ParsableArguments {
         }
         let text = Reports.render(report, format: format, color: useColor(), quiet: quiet)
         if let output { try writeFileAtomically(output, text) } else { writeStdout(text) }
+        Timings.mark("report")
+        if getenv("TAGWARDEN_TIMINGS") != nil {
+            for p in Timings.phases() {
+                writeStderr("phase \(p.phase) wall \(Int((p.wall * 1e6).rounded())) us cpu \(Int((p.cpu * 1e6).rounded())) us\n")
+            }
+        }
         let threshold: Severity?
         switch failOn {
         case .error: threshold = .error
