@@ -62,6 +62,18 @@ public enum Sources {
         return path == "Kustomization" || path.hasSuffix("/Kustomization")
     }
 
+    /// Byte order of the UTF-8 (what git sorts paths by), with memcmp.
+    static func bytewiseLess(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let n = min(x.count, y.count)
+                let c = n == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, n)
+                return c != 0 ? c < 0 : x.count < y.count
+            }
+        }
+    }
+
     static func join(_ a: String, _ b: String) -> String {
         if a.isEmpty { return b }
         return a.hasSuffix("/") ? a + b : a + "/" + b
@@ -78,17 +90,20 @@ public enum Sources {
         for e in try repo.indexEntries() {
             tracked.insert(e.path)
             var p = Substring(e.path)
-            while let slash = p.lastIndex(of: "/") {
+            while let slash = p.utf8.lastIndex(of: UInt8(ascii: "/")) {
                 p = p[..<slash]
                 if !trackedDirs.insert(String(p)).inserted { break }
             }
         }
+        Timings.mark("index")
         var found: [String] = []
         var skipped: [SkippedFile] = []
         walk(root: root, relative: "", found: &found, skipped: &skipped,
              includeDir: { rel in trackedDirs.contains(rel) || !repo.isIgnored(rel + "/") },
              includeFile: { rel in tracked.contains(rel) || !repo.isIgnored(rel) })
+        Timings.mark("walk")
         let files = readAll(root: root, found, options: options, skipped: &skipped)
+        Timings.mark("read")
         return SourceSnapshot(kind: .worktree, root: root, rev: nil, files: files, skipped: skipped)
     }
 
@@ -137,39 +152,64 @@ public enum Sources {
 
     static func walk(root: String, relative: String, found: inout [String], skipped: inout [SkippedFile],
                      includeDir: (String) -> Bool, includeFile: (String) -> Bool) {
-        let dirPath = join(root, relative)
-        guard let dir = opendir(dirPath) else {
+        let fd = open(join(root, relative), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else {
             if !relative.isEmpty { skipped.append(SkippedFile(path: relative, reason: "directory cannot be read: \(String(cString: strerror(errno)))")) }
             return
         }
+        walk(fd, root: root, relative: relative, found: &found, skipped: &skipped, includeDir: includeDir, includeFile: includeFile)
+    }
+
+    /// One directory, opened as `fd` (which this closes); subdirectories are opened relative to it, so that
+    /// no path is looked up from the root again.
+    private static func walk(_ fd: Int32, root: String, relative: String, found: inout [String], skipped: inout [SkippedFile],
+                             includeDir: (String) -> Bool, includeFile: (String) -> Bool) {
+        guard let dir = fdopendir(fd) else {
+            close(fd)
+            return
+        }
+        defer { closedir(dir) }
         var names: [(String, UInt8)] = []
         while let ent = readdir(dir) {
+            let type = ent.pointee.d_type
             let name = withUnsafePointer(to: ent.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+                $0.withMemoryRebound(to: UInt8.self, capacity: 256) { p -> String? in
+                    // ".", ".." and ".git"
+                    if p[0] == UInt8(ascii: "."), p[1] == 0 || (p[1] == UInt8(ascii: ".") && p[2] == 0)
+                        || (p[1] == UInt8(ascii: "g") && p[2] == UInt8(ascii: "i") && p[3] == UInt8(ascii: "t") && p[4] == 0) {
+                        return nil
+                    }
+                    return String(cString: p)
+                }
             }
-            if name == "." || name == ".." || name == ".git" { continue }
-            names.append((name, ent.pointee.d_type))
+            if let name { names.append((name, type)) }
         }
-        closedir(dir)
-        names.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+        names.sort { bytewiseLess($0.0, $1.0) }
+        let parent = dirfd(dir)
         for (name, dtype) in names {
-            let rel = relative.isEmpty ? name : relative + "/" + name
-            let full = join(root, rel)
             var type = dtype
             if type == UInt8(DT_UNKNOWN) {
                 var st = stat()
-                guard lstat(full, &st) == 0 else { continue }
+                guard fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
                 type = (st.st_mode & S_IFMT) == S_IFDIR ? UInt8(DT_DIR) : (st.st_mode & S_IFMT) == S_IFLNK ? UInt8(DT_LNK) : UInt8(DT_REG)
             }
             if type == UInt8(DT_DIR) {
-                if includeDir(rel) {
-                    walk(root: root, relative: rel, found: &found, skipped: &skipped, includeDir: includeDir, includeFile: includeFile)
+                let rel = relative.isEmpty ? name : relative + "/" + name
+                guard includeDir(rel) else { continue }
+                let child = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                guard child >= 0 else {
+                    skipped.append(SkippedFile(path: rel, reason: "directory cannot be read: \(String(cString: strerror(errno)))"))
+                    continue
                 }
+                walk(child, root: root, relative: rel, found: &found, skipped: &skipped, includeDir: includeDir, includeFile: includeFile)
                 continue
             }
-            guard isManifestName(name) || isUnreadYAMLName(name), includeFile(rel) else { continue }
+            guard isManifestName(name) || isUnreadYAMLName(name) else { continue }
+            let rel = relative.isEmpty ? name : relative + "/" + name
+            guard includeFile(rel) else { continue }
             if type == UInt8(DT_LNK) {
                 // Directory symlinks are not followed; file symlinks must stay inside the root.
+                let full = join(root, rel)
                 var st = stat()
                 if stat(full, &st) != 0 {
                     let reason = errno == ELOOP ? "symlink loop" : "dangling symlink"
