@@ -22,7 +22,7 @@ struct Extractor {
     static let suppressionToken = Array("tagwarden:ignore".utf8)
 
     static func extract(path: String, bytes: [UInt8], index: Int, unread: Bool = false) -> FileFacts {
-        var facts = FileFacts(path: path, bytes: bytes)
+        let facts = FileFacts(path: path, bytes: bytes)
         if unread {
             // not YAML to Flux: only the markers, each on its line
             for off in SourceText.occurrences(of: markerToken, in: bytes) {
@@ -41,7 +41,7 @@ struct Extractor {
         facts.syntaxError = y.error
         facts.documents = y.documents.count
         var ex = Extractor(y: y, fileIndex: index, facts: facts)
-        let baseName = path.split(separator: "/").last.map(String.init) ?? path
+        let baseName = Model.basename(path)
         for (d, doc) in y.documents.enumerated() {
             ex.document(d, root: doc.root, isKustomizationFile: kustomizationNames.contains(baseName))
         }
@@ -70,7 +70,7 @@ struct Extractor {
             if kindNode == nil { kindSpan = SourceSpan(start: y.nodes[root].span.start, end: y.nodes[root].span.start) }
         }
         guard let apiVersion, let kind else { return }
-        var obj = ManifestObject(file: fileIndex, document: d, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan)
+        let obj = ManifestObject(file: fileIndex, document: d, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan)
         if let slash = apiVersion.utf8.firstIndex(of: UInt8(ascii: "/")) { obj.group = String(apiVersion[..<slash]) }
         obj.apiVersionSpan = y.get(root, "apiVersion").map { y.nodes[$0].span }
         if let meta = y.get(root, "metadata") {
@@ -140,7 +140,7 @@ struct Extractor {
         guard imageNodes[n] == nil, !y.isNull(n) else { return }
         let text = y.value(n)
         if text.isEmpty || Extractor.isTemplated(text) { return }
-        var use = ImageUse(origin: origin, file: fileIndex, object: object, text: text, span: y.nodes[n].span)
+        let use = ImageUse(origin: origin, file: fileIndex, object: object, text: text, span: y.nodes[n].span)
         switch ImageReference.parse(text) {
         case .success(let ref):
             use.name = ref.name
@@ -262,7 +262,7 @@ struct Extractor {
                 if let pos = kids.firstIndex(of: i), (pos - kids.startIndex) % 2 == 1 { key = y.value(kids[pos - 1]) }
             }
             let scalar = node.isKey ? nil : located(i)
-            var marker = MarkerComment(file: fileIndex, text: String(decoding: bytes[range], as: UTF8.self),
+            let marker = MarkerComment(file: fileIndex, text: String(decoding: bytes[range], as: UTF8.self),
                                        span: span(range), scalar: scalar, context: context, object: objectOf(i), fieldKey: key)
             if context == .value {
                 attachMarker(i, marker: marker)
@@ -348,7 +348,7 @@ struct Extractor {
         case nil:
             addReference(n, origin: .marker, object: marker.object)
         case "tag"?:
-            var use = ImageUse(origin: .marker, file: fileIndex, object: marker.object, text: y.value(n), span: y.nodes[n].span)
+            let use = ImageUse(origin: .marker, file: fileIndex, object: marker.object, text: y.value(n), span: y.nodes[n].span)
             use.tag = located(n)
             use.nodes = [n]
             imageNodes[n] = facts.images.count
@@ -383,6 +383,14 @@ struct Extractor {
 }
 
 extension String {
+    /// Whether the UTF-8 of `needle` occurs in this string's UTF-8 (byte search, no Character work).
+    func containsBytes(_ needle: StaticString) -> Bool {
+        var s = self
+        return s.withUTF8 { hay in
+            needle.withUTF8Buffer { n in SourceText.find(UnsafeRawBufferPointer(hay), UnsafeRawBufferPointer(n), from: 0) != nil }
+        }
+    }
+
     var trimmingBlanks: String {
         var s = Substring(self)
         while let f = s.first, f == " " || f == "\t" { s.removeFirst() }

@@ -3,15 +3,23 @@ import TagwardenRegex
 /// The Flux objects of a model, resolved against each other: policies, repositories, automations,
 /// and every marker with the policy it names.
 public struct FluxIndex: Sendable {
-    public struct Policy: Sendable {
-        public var object: Int
-        public var namespace: String?
-        public var name: String
-        public var spec: ImagePolicySpec
-        public var labels: [String: String]
+    public final class Policy: @unchecked Sendable {
+        public let object: Int
+        public let namespace: String?
+        public let name: String
+        public let spec: ImagePolicySpec
+        public let labels: [String: String]
         /// The compiled pattern; nil when there is none or it does not compile.
         public var regex: GoRegex?
         public var regexError: String?
+
+        init(object: Int, namespace: String?, name: String, spec: ImagePolicySpec, labels: [String: String]) {
+            self.object = object
+            self.namespace = namespace
+            self.name = name
+            self.spec = spec
+            self.labels = labels
+        }
     }
 
     public struct Repository: Sendable {
@@ -82,7 +90,7 @@ public struct FluxIndex: Sendable {
             switch o.flux {
             case .imagePolicy(let spec)?:
                 guard let name = o.name else { continue }
-                var p = Policy(object: i, namespace: namespaces[i], name: name, spec: spec, labels: o.labels)
+                let p = Policy(object: i, namespace: namespaces[i], name: name, spec: spec, labels: o.labels)
                 if let pattern = spec.pattern?.value {
                     let r: Result<GoRegex, RegexSyntaxError>
                     if let c = compiled[pattern] { r = c } else {

@@ -8,7 +8,9 @@ public struct ObjectRef: Sendable, Hashable {
     public var name: String?
 }
 
-public struct ManifestObject: Sendable {
+/// Model elements are classes: rules read them from many places and threads, and a class is shared by
+/// one reference where a struct of a dozen strings would be copied field by field.
+public final class ManifestObject: @unchecked Sendable {
     public var file: Int
     public var document: Int
     public var apiVersion: String
@@ -31,6 +33,14 @@ public struct ManifestObject: Sendable {
     public var flux: FluxSpec?
     /// The API group (`apps` of `apps/v1`; empty for the core group).
     public var group: String = ""
+
+    init(file: Int, document: Int, apiVersion: String, kind: String, kindSpan: SourceSpan) {
+        self.file = file
+        self.document = document
+        self.apiVersion = apiVersion
+        self.kind = kind
+        self.kindSpan = kindSpan
+    }
 }
 
 /// A scalar's value with its location and YAML type.
@@ -45,7 +55,7 @@ public enum ImageOrigin: String, Sendable {
 }
 
 /// An image reference found in a manifest.
-public struct ImageUse: Sendable {
+public final class ImageUse: @unchecked Sendable {
     public var origin: ImageOrigin
     public var file: Int
     public var object: Int?
@@ -65,6 +75,15 @@ public struct ImageUse: Sendable {
     public var tagOptional = false
     /// Node index of the field holding the tag (to match a marker's scalar).
     var nodes: [Int] = []
+
+    init(origin: ImageOrigin, file: Int, object: Int?, text: String, name: String? = nil, span: SourceSpan) {
+        self.origin = origin
+        self.file = file
+        self.object = object
+        self.text = text
+        self.name = name
+        self.span = span
+    }
 }
 
 public struct Suppression: Sendable {
@@ -75,7 +94,7 @@ public struct Suppression: Sendable {
 }
 
 /// A `$imagepolicy` comment, wherever it is.
-public struct MarkerComment: Sendable {
+public final class MarkerComment: @unchecked Sendable {
     public var file: Int
     /// The comment from `#` to the end of the line.
     public var text: String
@@ -119,7 +138,7 @@ public enum MarkerContext: Sendable, Equatable {
     case unreadFile
 }
 
-public struct FileFacts: Sendable {
+public final class FileFacts: @unchecked Sendable {
     public var path: String
     public var bytes: [UInt8]
     public var documents = 0
@@ -130,4 +149,9 @@ public struct FileFacts: Sendable {
     public var suppressions: [Suppression] = []
     /// HelmRelease chart versions (`spec.chart.spec.version`), which YAML may read as numbers.
     public var versionFields: [Located] = []
+
+    init(path: String, bytes: [UInt8]) {
+        self.path = path
+        self.bytes = bytes
+    }
 }

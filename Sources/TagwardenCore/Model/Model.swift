@@ -29,7 +29,9 @@ public struct Model: Sendable {
 
     /// Parses and extracts every file (in parallel), then resolves namespaces and environments.
     public static func build(_ sources: [SourceFile], config: Config, profile: String?) -> Model {
-        build(facts: extractAll(sources), config: config, profile: profile)
+        let facts = extractAll(sources)
+        Timings.mark("extract")
+        return build(facts: facts, config: config, profile: profile)
     }
 
     static func extractAll(_ sources: [SourceFile]) -> [FileFacts] {
@@ -54,19 +56,19 @@ public struct Model: Sendable {
     }
 
     public static func build(facts input: consuming [FileFacts], config: Config, profile: String?) -> Model {
-        var facts = input
+        let facts = input
         var objects: [ManifestObject] = []
         var images: [ImageUse] = []
         var markers: [MarkerComment] = []
         for f in facts.indices {
             let base = objects.count
             objects.append(contentsOf: facts[f].objects)
-            for var img in facts[f].images {
+            for img in facts[f].images {
                 img.object = img.object.map { $0 + base }
                 images.append(img)
             }
             let imageBase = images.count - facts[f].images.count
-            for var m in facts[f].markers {
+            for m in facts[f].markers {
                 m.object = m.object.map { $0 + base }
                 m.image = m.image.map { $0 + imageBase }
                 markers.append(m)
@@ -153,6 +155,12 @@ public struct Model: Sendable {
         return parts.joined(separator: "/")
     }
 
+    /// The last component of a `/`-separated path.
+    static func basename(_ p: String) -> String {
+        guard let slash = p.utf8.lastIndex(of: UInt8(ascii: "/")) else { return p }
+        return String(p[p.utf8.index(after: slash)...])
+    }
+
     static func dirname(_ p: String) -> String {
         guard let slash = p.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
         return String(p[..<slash])
@@ -169,7 +177,7 @@ public struct Model: Sendable {
             if objects[i].declaredNamespace == nil { needed = true }
             if objects[i].isKustomization {
                 let dir = dirname(files[objects[i].file].path)
-                for r in objects[i].kustomizeResources where !r.contains("://") {
+                for r in objects[i].kustomizeResources where !r.containsBytes("://") {
                     if let p = normalizePath(dir.isEmpty ? r : dir + "/" + r) { includedBy[p, default: []].append(i) }
                 }
             }
