@@ -41,8 +41,12 @@ public struct ImageReference: Sendable, Hashable {
 
     public static func parse(_ text: String) -> Result<ImageReference, ParseError> {
         if text.isEmpty { return .failure(.empty) }
-        let b = Array(text.utf8)
-        func str(_ r: Range<Int>) -> String { String(decoding: b[r], as: UTF8.self) }
+        var text = text
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    private static func parse(bytes b: UnsafeBufferPointer<UInt8>) -> Result<ImageReference, ParseError> {
+        func str(_ r: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[r]), as: UTF8.self) }
         var end = b.count
         var digest: String?
         if let at = b.firstIndex(of: UInt8(ascii: "@")) {
@@ -78,14 +82,14 @@ public struct ImageReference: Sendable, Hashable {
                 || first.elementsEqual("localhost".utf8) || first.contains(where: { $0 >= 65 && $0 <= 90 })
             if isDomain {
                 let d = str(0..<firstSlash)
-                if let problem = checkDomain(d) { return .failure(.invalid(problem)) }
+                if let problem = checkDomain(UnsafeBufferPointer(rebasing: first), d) { return .failure(.invalid(problem)) }
                 domain = d
                 pathStart = firstSlash + 1
             }
         }
         var compStart = pathStart
         for i in pathStart...end where i == end || b[i] == UInt8(ascii: "/") {
-            if let problem = checkPathComponent(b[compStart..<i]) { return .failure(.invalid(problem)) }
+            if let problem = checkPathComponent(UnsafeBufferPointer(rebasing: b[compStart..<i])) { return .failure(.invalid(problem)) }
             compStart = i + 1
         }
         return .success(ImageReference(domain: domain, path: str(pathStart..<end), tag: tag, digest: digest))
@@ -111,26 +115,26 @@ public struct ImageReference: Sendable, Hashable {
         return nil
     }
 
-    static func checkDomain(_ domain: String) -> String? {
-        var host = Substring(domain)
-        if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { return "registry '\(domain)' has an unterminated IPv6 address" }
-            let after = host[host.index(after: close)...]
+    /// `host[:port]` or `[ipv6][:port]`: `b` is `domain`'s UTF-8.
+    static func checkDomain(_ b: UnsafeBufferPointer<UInt8>, _ domain: String) -> String? {
+        func isDigits(_ s: Slice<UnsafeBufferPointer<UInt8>>) -> Bool { !s.isEmpty && s.allSatisfy { $0 >= 48 && $0 <= 57 } }
+        if b.first == UInt8(ascii: "[") {
+            guard let close = b.firstIndex(of: UInt8(ascii: "]")) else { return "registry '\(domain)' has an unterminated IPv6 address" }
+            let after = b[(close + 1)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":"), after.count > 1, after.dropFirst().allSatisfy(\.isASCIIDigit) else {
+                guard after.first == UInt8(ascii: ":"), isDigits(after.dropFirst()) else {
                     return "registry port in '\(domain)' is not a number"
                 }
             }
             return nil
         }
-        if let colon = host.lastIndex(of: ":") {
-            let port = host[host.index(after: colon)...]
-            guard !port.isEmpty, port.allSatisfy(\.isASCIIDigit) else { return "registry port in '\(domain)' is not a number" }
-            host = host[..<colon]
+        var hostEnd = b.count
+        if let colon = b.lastIndex(of: UInt8(ascii: ":")) {
+            guard isDigits(b[(colon + 1)...]) else { return "registry port in '\(domain)' is not a number" }
+            hostEnd = colon
         }
-        for part in host.split(separator: ".", omittingEmptySubsequences: false) {
-            let b = Array(part.utf8)
-            guard !b.isEmpty, b.allSatisfy({ isAlnum($0) || $0 == UInt8(ascii: "-") }), isAlnum(b.first!), isAlnum(b.last!) else {
+        for part in b[..<hostEnd].split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
+            guard !part.isEmpty, part.allSatisfy({ isAlnum($0) || $0 == UInt8(ascii: "-") }), isAlnum(part.first!), isAlnum(part.last!) else {
                 return "registry host '\(domain)' is not a valid host name"
             }
         }
@@ -142,8 +146,7 @@ public struct ImageReference: Sendable, Hashable {
     }
 
     /// path-component := [a-z0-9]+ ((\.|_|__|-+)[a-z0-9]+)*
-    static func checkPathComponent(_ slice: ArraySlice<UInt8>) -> String? {
-        let b = Array(slice)
+    static func checkPathComponent(_ b: UnsafeBufferPointer<UInt8>) -> String? {
         var c: String { String(decoding: b, as: UTF8.self) }
         if b.isEmpty { return "the repository path has an empty component" }
         if b.contains(where: { $0 >= 65 && $0 <= 90 }) {

@@ -35,7 +35,7 @@ public enum Marker {
             return (nil, "no \"$imagepolicy\" key (keys are case-sensitive)")
         }
         if value.isEmpty { return (nil, "the \"$imagepolicy\" value is empty") }
-        let parts = value.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let parts = value.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).map { String(Substring($0)) }
         if parts.count < 2 {
             return (nil, "'\(value)' has no namespace: write \"<namespace>:\(value)\"")
         }
@@ -44,7 +44,7 @@ public enum Marker {
         if parts.count == 3, !suffixes.contains(parts[2]) {
             return (nil, "unknown suffix ':\(parts[2])' in '\(value)': use :tag, :name or :digest")
         }
-        for p in parts where p != p.trimmingBlanks || p.contains("/") || p.contains("~") {
+        for p in parts where p != p.trimmingBlanks || p.utf8.contains(UInt8(ascii: "/")) || p.utf8.contains(UInt8(ascii: "~")) {
             return (nil, "'\(value)' contains blanks, '/' or '~': Flux looks it up verbatim and finds nothing")
         }
         return (MarkerRef(namespace: parts[0], name: parts[1], suffix: parts.count == 3 ? parts[2] : nil, value: value), nil)

@@ -6,7 +6,7 @@ extension Rule {
             let key = m.markers[k].fieldKey ?? ""
             // a full-reference marker on a tag or digest field is marker-wrong-form's, not a name to compare
             guard m.markers[k].context == .value, let ref = info.ref, let p = info.policy, ref.suffix == nil || ref.suffix == "name",
-                  !(ref.suffix == nil && tagFields.union(digestFields).contains(key)),
+                  !(ref.suffix == nil && (tagFields.contains(key) || digestFields.contains(key))),
                   let value = m.markers[k].scalar?.value, let policyImage = m.policyImage(p) else { return nil }
             if wanted[p] == nil { wanted[p] = ImageReference.normalizeName(policyImage) }
             guard let wantName = wanted[p] ?? nil else { return nil }

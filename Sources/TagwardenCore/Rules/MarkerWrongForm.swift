@@ -23,7 +23,7 @@ extension Rule {
                 let fits = suffix == "tag" ? tagFields : suffix == "name" ? nameFields : digestFields
                 if holdsFull, !fits.contains(key) {
                     message = "this field holds a whole image reference, but the :\(suffix) marker writes only the \(suffix): use \"\(ref.namespace):\(ref.name)\""
-                } else if !key.isEmpty, !fits.contains(key), tagFields.union(nameFields).union(digestFields).contains(key) {
+                } else if !key.isEmpty, !fits.contains(key), (tagFields.contains(key) || nameFields.contains(key) || digestFields.contains(key)) {
                     message = "\(key) does not hold a \(suffix): the :\(suffix) marker would write the wrong part of the image here"
                 } else {
                     message = nil

@@ -28,13 +28,18 @@ public struct PromotionEvidence: Sendable, Equatable {
 
     public mutating func record(image name: String, tag: String?, digest: String?, prefix: String?) {
         guard let normalized = ImageReference.normalizeName(name) else { return }
+        record(normalized: normalized, tag: tag, digest: digest, prefix: prefix)
+    }
+
+    /// The same for an image whose name is already normalised (in place: no copy of the per-image maps).
+    mutating func record(normalized: String, tag: String?, digest: String?, prefix: String?) {
         if let digest { digests[normalized, default: []].insert(digest) }
         if let tag, let id = PromotionEvidence.identity(tag: tag, prefix: prefix) {
-            var byId = identities[normalized, default: [:]]
-            var set = byId[id, default: []]
-            if let digest { set.insert(digest) }
-            byId[id] = set
-            identities[normalized] = byId
+            if let digest {
+                identities[normalized, default: [:]][id, default: []].insert(digest)
+            } else if identities[normalized]?[id] == nil {
+                identities[normalized, default: [:]][id] = []
+            }
         }
     }
 
@@ -49,7 +54,7 @@ public struct PromotionEvidence: Sendable, Equatable {
     public static func fromModel(_ m: Model, staging: Environment) -> PromotionEvidence {
         var e = PromotionEvidence()
         for (i, img) in m.images.enumerated() where m.imageEnvironment[i] == staging.name && img.invalid == nil {
-            if let name = img.name { e.record(image: name, tag: img.tag?.value, digest: img.digest, prefix: staging.tagPrefix) }
+            if let n = img.normalizedName { e.record(normalized: n, tag: img.tag?.value, digest: img.digest, prefix: staging.tagPrefix) }
         }
         return e
     }
@@ -142,8 +147,8 @@ public enum History {
                         let ns = img.object.flatMap { facts.objects[$0].declaredNamespace }
                         let inStaging = stagingFiles.contains(entry.path) || stagingDirs.contains(Model.dirname(entry.path))
                             || env.detect(clues, namespace: ns, namespaceLabels: model.namespaceLabels) == staging.name
-                        if inStaging, let name = img.name {
-                            evidence.record(image: name, tag: img.tag?.value, digest: img.digest, prefix: staging.tagPrefix)
+                        if inStaging, let n = img.normalizedName {
+                            evidence.record(normalized: n, tag: img.tag?.value, digest: img.digest, prefix: staging.tagPrefix)
                         }
                     }
                 }
