@@ -127,12 +127,15 @@ struct Extractor {
 
     /// `${VAR}` (Flux post-build substitution) or `{{ … }}` (a template): resolved later, not an image yet.
     static func isTemplated(_ s: String) -> Bool {
-        var prev: UInt8 = 0
-        for c in s.utf8 {
-            if c == UInt8(ascii: "{"), prev == UInt8(ascii: "$") || prev == UInt8(ascii: "{") { return true }
-            prev = c
+        var s = s
+        return s.withUTF8 { b in
+            var prev: UInt8 = 0
+            for c in b {
+                if c == UInt8(ascii: "{"), prev == UInt8(ascii: "$") || prev == UInt8(ascii: "{") { return true }
+                prev = c
+            }
+            return false
         }
-        return false
     }
 
     /// A scalar that holds a whole reference.

@@ -32,8 +32,6 @@ public struct ImageReference: Sendable, Hashable {
         case invalid(String)
     }
 
-    static let digestLengths = ["sha256": 64, "sha384": 96, "sha512": 128]
-
     public static func normalizeName(_ name: String) -> String? {
         guard case .success(let r) = parse(name), r.tag == nil, r.digest == nil else { return nil }
         return r.normalizedName
@@ -100,19 +98,25 @@ public struct ImageReference: Sendable, Hashable {
     }
 
     static func checkDigest(_ d: String) -> String? {
-        guard let colon = d.firstIndex(of: ":") else { return "digest '\(d)' has no algorithm (expected sha256:<hex>)" }
-        let alg = String(d[..<colon])
-        let hex = String(d[d.index(after: colon)...])
-        guard let want = digestLengths[alg] else {
-            return "digest algorithm '\(alg)' is not one of sha256, sha384, sha512"
+        var bytes = d
+        return bytes.withUTF8 { b in
+            guard let colon = b.firstIndex(of: UInt8(ascii: ":")) else { return "digest '\(d)' has no algorithm (expected sha256:<hex>)" }
+            let alg = UnsafeBufferPointer(rebasing: b[..<colon])
+            let hex = b[(colon + 1)...]
+            let want: Int
+            if alg.elementsEqual("sha256".utf8) { want = 64 }
+            else if alg.elementsEqual("sha384".utf8) { want = 96 }
+            else if alg.elementsEqual("sha512".utf8) { want = 128 }
+            else { return "digest algorithm '\(String(decoding: alg, as: UTF8.self))' is not one of sha256, sha384, sha512" }
+            var name: String { String(decoding: alg, as: UTF8.self) }
+            guard hex.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else {
+                return "\(name) digest must be lower-case hexadecimal"
+            }
+            if hex.count != want {
+                return "\(name) digest must have \(want) hex digits, not \(hex.count)"
+            }
+            return nil
         }
-        guard hex.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else {
-            return "\(alg) digest must be lower-case hexadecimal"
-        }
-        if hex.utf8.count != want {
-            return "\(alg) digest must have \(want) hex digits, not \(hex.utf8.count)"
-        }
-        return nil
     }
 
     /// `host[:port]` or `[ipv6][:port]`: `b` is `domain`'s UTF-8.

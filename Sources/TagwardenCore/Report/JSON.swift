@@ -200,7 +200,15 @@ struct JSONReader {
 
     mutating func string() throws(JSON.ParseError) -> String {
         i += 1
-        var out: [UInt8] = []
+        // the common case, no escapes: one scan, one String
+        var j = i
+        while j < b.count, b[j] != UInt8(ascii: "\""), b[j] != UInt8(ascii: "\\"), b[j] >= 0x20 { j += 1 }
+        if j < b.count, b[j] == UInt8(ascii: "\"") {
+            defer { i = j + 1 }
+            return String(decoding: b[i..<j], as: UTF8.self)
+        }
+        var out: [UInt8] = Array(b[i..<j])
+        i = j
         while true {
             guard i < b.count else { throw fail("unterminated string") }
             let c = b[i]

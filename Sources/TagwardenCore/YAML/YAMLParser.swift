@@ -82,8 +82,13 @@ extension YAMLFile {
         var pending: [Int] = []
         var docRoot = -1
         var docStart = SourcePosition(offset: 0, line: 1, column: 1)
-        nodes.reserveCapacity(buf.count / 12)
+        // about one node per 6 bytes in manifests; large files grow as they need
+        nodes.reserveCapacity(min(buf.count / 6, 1 << 14) + 8)
+        children.reserveCapacity(min(buf.count / 6, 1 << 14) + 8)
         arena.reserveCapacity(buf.count / 2)
+        open.reserveCapacity(16)
+        pendingStart.reserveCapacity(16)
+        pending.reserveCapacity(64)
 
         func attach(_ index: Int, _ pending: inout [Int], _ docRoot: inout Int) {
             if let parent = open.last {
