@@ -336,4 +336,55 @@ let imageRuleFindings = [
         #expect(res.findingObjects.first?["severity"] as? String == "error")
         #expect(res.code == 1)
     }
+
+    /// Sets the modification time of a directory of the repository to a fixed time in the past.
+    func age(_ r: TempRepo, _ rel: String) throws {
+        try run("/usr/bin/touch", ["-m", "-d", "2020-01-01 00:00:00", r.path + "/" + rel], cwd: r.path)
+    }
+
+    @Test func directoryListingsAreCachedWhileTheirDirectoriesAreUnchanged() throws {
+        let r = try TempRepo()
+        try r.write("apps/a.yaml", pod("a", images: ["nginx:1.25.3"]))
+        try r.commitAll("a")
+        for d in [".", "apps"] { try age(r, d) }
+        #expect(try r.audit("--format", "json").findings == [])
+        let cache = try String(contentsOfFile: r.path + "/.git/tagwarden/listings", encoding: .utf8)
+        #expect(cache.hasPrefix("tagwarden-listings 1\nD\t"))
+        #expect(cache.contains("\tapps\n8\ta.yaml\n"))
+
+        // a new file changes its directory's mtime: the directory is read again
+        try r.write("apps/b.yaml", pod("b", images: ["redis:latest"]))
+        #expect(try r.audit("--format", "json").findings == ["image-latest-tag apps/b.yaml:8:14"])
+
+        // proof that an unchanged directory is not read again: a file slipped in with the mtime put back
+        try age(r, "apps")
+        #expect(try r.audit("--format", "json").findings == ["image-latest-tag apps/b.yaml:8:14"])
+        try r.write("apps/c.yaml", pod("c", images: ["busybox:latest"]))
+        try age(r, "apps")
+        #expect(try r.audit("--format", "json").findings == ["image-latest-tag apps/b.yaml:8:14"])
+        // --rev and plain directories never use it; removing the cache file clears it
+        try r.remove(".git/tagwarden/listings")
+        #expect(try r.audit("--format", "json").findings == ["image-latest-tag apps/b.yaml:8:14", "image-latest-tag apps/c.yaml:8:14"])
+    }
+
+    @Test func aRecentlyChangedDirectoryIsNotTrusted() throws {
+        let r = try TempRepo()
+        try r.write("a.yaml", pod("a", images: ["nginx:1.25.3"]))
+        #expect(try r.audit("--format", "json").findings == [])
+        // listed within two seconds of its last change, so the next run reads it again even with the same mtime
+        let st = try FileManager.default.attributesOfItem(atPath: r.path)[.modificationDate] as? Date
+        try r.write("b.yaml", pod("b", images: ["redis:latest"]))
+        if let st { try FileManager.default.setAttributes([.modificationDate: st], ofItemAtPath: r.path) }
+        #expect(try r.audit("--format", "json").findings == ["image-latest-tag b.yaml:8:14"])
+    }
+
+    @Test func aDamagedListingCacheIsIgnored() throws {
+        let r = try TempRepo()
+        try r.write("apps/a.yaml", pod("a", images: ["nginx:latest"]))
+        try r.write(".git/tagwarden/listings", "tagwarden-listings 1\nD\tnot a number\n")
+        #expect(try r.audit("--format", "json").findings == ["image-latest-tag apps/a.yaml:8:14"])
+        try r.write(".git/tagwarden/listings", Data([0xFF, 0x00, 0x12]))
+        #expect(try r.audit("--format", "json").findings == ["image-latest-tag apps/a.yaml:8:14"])
+    }
 }
+

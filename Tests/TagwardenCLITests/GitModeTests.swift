@@ -221,14 +221,16 @@ import Testing
         let messages = res.findingObjects.map { $0["message"] as? String ?? "" }
         #expect(messages[0] == "production runs v1.1.0-def5678-200 of ghcr.io/acme/web as sha256:333333333333…, but staging ran v1.1.0-def5678-200 as sha256:222222222222…: the artifact was rebuilt, not promoted")
         // the cache: one file per walked tip in the git directory; a warm run gives the same answer
-        let cache = try FileManager.default.contentsOfDirectory(atPath: r.path + "/.git/tagwarden")
-        #expect(cache.count == 1 && cache[0].hasPrefix("evidence-"))
+        func evidenceFiles() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: r.path + "/.git/tagwarden").filter { $0.hasPrefix("evidence-") }
+        }
+        #expect(try evidenceFiles().count == 1)
         #expect(try r.audit("--format", "json").findings == res.findings)
         // a new commit extends the cache incrementally
         try r.write("apps/staging/web.yaml", pod("web", images: ["ghcr.io/acme/web:staging-v1.2.0-aaaaaaa-300@\(Self.d4)"]))
         try r.commitAll("staging catches up")
         #expect(try r.audit("--format", "json").findings == ["promotion-rebuilt-artifact apps/production/web.yaml:10:14"])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: r.path + "/.git/tagwarden").count == 2)
+        #expect(try evidenceFiles().count == 2)
         // --rev of the earlier commit sees the earlier history
         #expect(try r.audit("--rev", "HEAD~1", "--format", "json").findings.count == 2)
     }

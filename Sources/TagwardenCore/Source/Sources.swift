@@ -98,9 +98,15 @@ public enum Sources {
         Timings.mark("index")
         var found: [String] = []
         var skipped: [SkippedFile] = []
-        walk(root: root, relative: "", found: &found, skipped: &skipped,
+        let cacheDir = Sources.join(repo.gitDir, "tagwarden")
+        var cache: ListingCache? = ListingCache.load(cacheDir + "/listings")
+        walk(root: root, found: &found, skipped: &skipped, cache: &cache,
              includeDir: { rel in trackedDirs.contains(rel) || !repo.isIgnored(rel + "/") },
              includeFile: { rel in tracked.contains(rel) || !repo.isIgnored(rel) })
+        if let cache, cache.changed {
+            mkdir(cacheDir, 0o755)
+            cache.save(cacheDir + "/listings")
+        }
         Timings.mark("walk")
         let files = readAll(root: root, found, options: options, skipped: &skipped)
         Timings.mark("read")
@@ -111,7 +117,8 @@ public enum Sources {
     public static func directory(_ root: String, options: SourceOptions = SourceOptions()) throws -> SourceSnapshot {
         var found: [String] = []
         var skipped: [SkippedFile] = []
-        walk(root: root, relative: "", found: &found, skipped: &skipped, includeDir: { _ in true }, includeFile: { _ in true })
+        var noCache: ListingCache?
+        walk(root: root, found: &found, skipped: &skipped, cache: &noCache, includeDir: { _ in true }, includeFile: { _ in true })
         let files = readAll(root: root, found, options: options, skipped: &skipped)
         return SourceSnapshot(kind: .directory, root: root, rev: nil, files: files, skipped: skipped)
     }
@@ -150,86 +157,103 @@ public enum Sources {
         return files
     }
 
-    static func walk(root: String, relative: String, found: inout [String], skipped: inout [SkippedFile],
-                     includeDir: (String) -> Bool, includeFile: (String) -> Bool) {
-        let fd = open(join(root, relative), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else {
-            if !relative.isEmpty { skipped.append(SkippedFile(path: relative, reason: "directory cannot be read: \(String(cString: strerror(errno)))")) }
-            return
-        }
-        walk(fd, root: root, relative: relative, found: &found, skipped: &skipped, includeDir: includeDir, includeFile: includeFile)
+    /// Every manifest-looking file under `root` (sorted by path bytes within each directory). Directories are
+    /// listed once and then, with a `cache`, only stat'ed while they stay unchanged.
+    static func walk(root: String, found: inout [String], skipped: inout [SkippedFile], cache: inout ListingCache?,
+                     includeDir: @escaping (String) -> Bool, includeFile: @escaping (String) -> Bool) {
+        let rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard rootFD >= 0 else { return }
+        defer { close(rootFD) }
+        var st = stat()
+        guard fstat(rootFD, &st) == 0 else { return }
+        var context = WalkContext(rootFD: rootFD, root: root, now: time(nil), includeDir: includeDir, includeFile: includeFile)
+        context.walk("", st, found: &found, skipped: &skipped, cache: &cache)
     }
 
-    /// One directory, opened as `fd` (which this closes); subdirectories are opened relative to it, so that
-    /// no path is looked up from the root again.
-    private static func walk(_ fd: Int32, root: String, relative: String, found: inout [String], skipped: inout [SkippedFile],
-                             includeDir: (String) -> Bool, includeFile: (String) -> Bool) {
-        guard let dir = fdopendir(fd) else {
-            close(fd)
-            return
-        }
-        defer { closedir(dir) }
-        var names: [(String, UInt8)] = []
-        while let ent = readdir(dir) {
-            let type = ent.pointee.d_type
-            let name = withUnsafePointer(to: ent.pointee.d_name) {
-                $0.withMemoryRebound(to: UInt8.self, capacity: 256) { p -> String? in
-                    // ".", ".." and ".git"
-                    if p[0] == UInt8(ascii: "."), p[1] == 0 || (p[1] == UInt8(ascii: ".") && p[2] == 0)
-                        || (p[1] == UInt8(ascii: "g") && p[2] == UInt8(ascii: "i") && p[3] == UInt8(ascii: "t") && p[4] == 0) {
-                        return nil
-                    }
-                    return String(cString: p)
-                }
+    private struct WalkContext {
+        let rootFD: Int32
+        let root: String
+        let now: Int
+        let includeDir: (String) -> Bool
+        let includeFile: (String) -> Bool
+        var rootReal: String?
+
+        mutating func walk(_ relative: String, _ st: stat, found: inout [String], skipped: inout [SkippedFile], cache: inout ListingCache?) {
+            let entries: [(String, UInt8)]
+            if let cached = cache?.entries(relative, st) {
+                entries = cached
+            } else {
+                guard let listed = list(relative, skipped: &skipped) else { return }
+                entries = listed
+                cache?.store(relative, st, listedAt: now, entries: entries)
             }
-            if let name { names.append((name, type)) }
-        }
-        names.sort { bytewiseLess($0.0, $1.0) }
-        let parent = dirfd(dir)
-        for (name, dtype) in names {
-            var type = dtype
-            if type == UInt8(DT_UNKNOWN) {
-                var st = stat()
-                guard fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
-                type = (st.st_mode & S_IFMT) == S_IFDIR ? UInt8(DT_DIR) : (st.st_mode & S_IFMT) == S_IFLNK ? UInt8(DT_LNK) : UInt8(DT_REG)
-            }
-            if type == UInt8(DT_DIR) {
+            for (name, type) in entries {
                 let rel = relative.isEmpty ? name : relative + "/" + name
-                guard includeDir(rel) else { continue }
-                let child = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                guard child >= 0 else {
-                    skipped.append(SkippedFile(path: rel, reason: "directory cannot be read: \(String(cString: strerror(errno)))"))
+                if type == UInt8(DT_DIR) {
+                    guard includeDir(rel) else { continue }
+                    var sub = stat()
+                    guard fstatat(rootFD, rel, &sub, AT_SYMLINK_NOFOLLOW) == 0, (sub.st_mode & S_IFMT) == S_IFDIR else { continue }
+                    walk(rel, sub, found: &found, skipped: &skipped, cache: &cache)
                     continue
                 }
-                walk(child, root: root, relative: rel, found: &found, skipped: &skipped, includeDir: includeDir, includeFile: includeFile)
-                continue
+                guard includeFile(rel) else { continue }
+                if type == UInt8(DT_LNK), let reason = leavesRoot(rel) {
+                    if !reason.isEmpty { skipped.append(SkippedFile(path: rel, reason: reason)) }
+                    continue
+                }
+                found.append(rel)
             }
-            guard isManifestName(name) || isUnreadYAMLName(name) else { continue }
-            let rel = relative.isEmpty ? name : relative + "/" + name
-            guard includeFile(rel) else { continue }
-            if type == UInt8(DT_LNK) {
-                // Directory symlinks are not followed; file symlinks must stay inside the root.
-                let full = join(root, rel)
-                var st = stat()
-                if stat(full, &st) != 0 {
-                    let reason = errno == ELOOP ? "symlink loop" : "dangling symlink"
-                    skipped.append(SkippedFile(path: rel, reason: reason))
-                    continue
+        }
+
+        /// A directory's subdirectories and YAML-looking files, sorted by name bytes; nil when it cannot be read.
+        func list(_ relative: String, skipped: inout [SkippedFile]) -> [(String, UInt8)]? {
+            let fd = openat(rootFD, relative.isEmpty ? "." : relative, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0, let dir = fdopendir(fd) else {
+                if fd >= 0 { close(fd) }
+                if !relative.isEmpty {
+                    skipped.append(SkippedFile(path: relative, reason: "directory cannot be read: \(String(cString: strerror(errno)))"))
                 }
-                if (st.st_mode & S_IFMT) == S_IFDIR { continue }
-                guard let real = realpath(full, nil) else {
-                    skipped.append(SkippedFile(path: rel, reason: "symlink cannot be resolved"))
-                    continue
-                }
-                let target = String(cString: real)
-                free(real)
-                let rootReal = realpath(root, nil).map { p -> String in defer { free(p) }; return String(cString: p) } ?? root
-                if !(target.hasPrefix(rootReal + "/")) {
-                    skipped.append(SkippedFile(path: rel, reason: "symlink points outside the repository (\(target))"))
-                    continue
-                }
+                return nil
             }
-            found.append(rel)
+            defer { closedir(dir) }
+            var names: [(String, UInt8)] = []
+            while let ent = readdir(dir) {
+                var type = ent.pointee.d_type
+                let name = withUnsafePointer(to: ent.pointee.d_name) {
+                    $0.withMemoryRebound(to: UInt8.self, capacity: 256) { p -> String? in
+                        // ".", ".." and ".git"
+                        if p[0] == UInt8(ascii: "."), p[1] == 0 || (p[1] == UInt8(ascii: ".") && p[2] == 0)
+                            || (p[1] == UInt8(ascii: "g") && p[2] == UInt8(ascii: "i") && p[3] == UInt8(ascii: "t") && p[4] == 0) {
+                            return nil
+                        }
+                        return String(cString: p)
+                    }
+                }
+                guard let name else { continue }
+                if type == UInt8(DT_UNKNOWN) {
+                    var st = stat()
+                    guard fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+                    let mode = st.st_mode & S_IFMT
+                    type = mode == S_IFDIR ? UInt8(DT_DIR) : mode == S_IFLNK ? UInt8(DT_LNK) : UInt8(DT_REG)
+                }
+                if type == UInt8(DT_DIR) || Sources.isManifestName(name) || Sources.isUnreadYAMLName(name) { names.append((name, type)) }
+            }
+            names.sort { Sources.bytewiseLess($0.0, $1.0) }
+            return names
+        }
+
+        /// Directory symlinks are not followed; file symlinks must stay inside the root. Returns nil for a
+        /// symlink to a file inside, "" for one to a directory, else why it is skipped.
+        mutating func leavesRoot(_ rel: String) -> String? {
+            let full = Sources.join(root, rel)
+            var st = stat()
+            if stat(full, &st) != 0 { return errno == ELOOP ? "symlink loop" : "dangling symlink" }
+            if (st.st_mode & S_IFMT) == S_IFDIR { return "" }
+            guard let real = realpath(full, nil) else { return "symlink cannot be resolved" }
+            let target = String(cString: real)
+            free(real)
+            if rootReal == nil { rootReal = realpath(root, nil).map { p -> String in defer { free(p) }; return String(cString: p) } ?? root }
+            return target.hasPrefix(rootReal! + "/") ? nil : "symlink points outside the repository (\(target))"
         }
     }
 
