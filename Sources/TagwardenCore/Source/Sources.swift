@@ -132,11 +132,15 @@ public enum Sources {
         let slots = Slots(paths.count)
         let chunk = 64
         let limit = options.maxFileSize
+        // relative to the root's descriptor: the root's own path is not looked up again for every file
+        let rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if rootFD >= 0 { close(rootFD) } }
+        let base = rootFD >= 0 ? rootFD : AT_FDCWD
         slots.items.withUnsafeMutableBufferPointer { buf in
             nonisolated(unsafe) let out = buf
             DispatchQueue.concurrentPerform(iterations: (paths.count + chunk - 1) / chunk) { c in
                 for i in (c * chunk)..<min(paths.count, (c + 1) * chunk) {
-                    out[i] = readFile(join(root, paths[i]), limit: limit)
+                    out[i] = base == AT_FDCWD ? readFile(join(root, paths[i]), limit: limit) : readFile(at: base, paths[i], limit: limit)
                 }
             }
         }
@@ -259,7 +263,12 @@ public enum Sources {
 
     /// Reads a regular file whole; anything else (a FIFO, a device, an unreadable or too large file) is an error.
     public static func readFile(_ path: String, limit: Int) -> Result<[UInt8], TagwardenError> {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        readFile(at: AT_FDCWD, path, limit: limit)
+    }
+
+    /// The same, for a path relative to the directory `dirFD`.
+    static func readFile(at dirFD: Int32, _ path: String, limit: Int) -> Result<[UInt8], TagwardenError> {
+        let fd = openat(dirFD, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return .failure(TagwardenError("cannot be read: \(String(cString: strerror(errno)))")) }
         defer { close(fd) }
         var st = stat()
