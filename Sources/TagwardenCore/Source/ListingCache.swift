@@ -40,34 +40,43 @@ struct ListingCache {
 
     /// Reads the cache file; anything unexpected yields an empty cache.
     static func load(_ path: String) -> ListingCache {
+        guard case .success(let bytes) = Sources.readFile(path, limit: 64 << 20), bytes.starts(with: header.utf8) else { return ListingCache() }
+        return bytes.withUnsafeBufferPointer { parse($0, from: header.utf8.count) } ?? ListingCache()
+    }
+
+    /// D\t<mtime s>\t<mtime ns>\t<inode>\t<listed at>\t<relative path>\n, then <d_type>\t<name>\n per entry.
+    private static func parse(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> ListingCache? {
         var cache = ListingCache()
-        guard case .success(let bytes) = Sources.readFile(path, limit: 64 << 20),
-              bytes.starts(with: header.utf8) else { return cache }
-        // D\t<mtime s>\t<mtime ns>\t<inode>\t<listed at>\t<relative path>\n, then <d_type>\t<name>\n per entry
+        var i = start
+        func number() -> UInt64? {
+            var v: UInt64 = 0, digits = 0
+            while i < b.count, b[i] >= 48, b[i] <= 57, digits < 19 { v = v * 10 + UInt64(b[i] - 48); i += 1; digits += 1 }
+            guard digits > 0, i < b.count, b[i] == 9 else { return nil }
+            i += 1
+            return v
+        }
+        func rest() -> String? {
+            var j = i
+            while j < b.count, b[j] != 10 { j += 1 }
+            guard j < b.count else { return nil }
+            defer { i = j + 1 }
+            return String(decoding: UnsafeBufferPointer(rebasing: b[i..<j]), as: UTF8.self)
+        }
         var current: String?
         var listing: Listing?
-        func flush() {
-            if let c = current, let l = listing { cache.listings[c] = l }
-        }
-        var i = header.utf8.count
-        while i < bytes.count {
-            guard let nl = bytes[i...].firstIndex(of: 10) else { return ListingCache() }
-            let fields = bytes[i..<nl].split(separator: 9, maxSplits: 5, omittingEmptySubsequences: false)
-            i = nl + 1
-            if fields.count == 6, fields[0].elementsEqual("D".utf8) {
-                flush()
-                guard let s = Int(fields[1]), let ns = Int(fields[2]), let ino = UInt64(fields[3]), let at = Int(fields[4]) else {
-                    return ListingCache()
-                }
-                current = String(decoding: fields[5], as: UTF8.self)
-                listing = Listing(mtimeSec: s, mtimeNsec: ns, inode: ino, listedAt: at, entries: [])
-            } else if fields.count == 2, let v = UInt64(fields[0]), let t = UInt8(exactly: v), listing != nil {
-                listing!.entries.append((String(decoding: fields[1], as: UTF8.self), t))
+        while i < b.count {
+            if b[i] == UInt8(ascii: "D"), i + 1 < b.count, b[i + 1] == 9 {
+                if let c = current, let l = listing { cache.listings[c] = l }
+                i += 2
+                guard let s = number(), let ns = number(), let ino = number(), let at = number(), let rel = rest() else { return nil }
+                current = rel
+                listing = Listing(mtimeSec: Int(s), mtimeNsec: Int(ns), inode: ino, listedAt: Int(at), entries: [])
             } else {
-                return ListingCache()
+                guard listing != nil, let t = number(), t <= 255, let name = rest() else { return nil }
+                listing!.entries.append((name, UInt8(t)))
             }
         }
-        flush()
+        if let c = current, let l = listing { cache.listings[c] = l }
         return cache
     }
 
@@ -78,24 +87,5 @@ struct ListingCache {
             for (name, t) in l.entries { out += "\(t)\t\(name)\n" }
         }
         try? writeFileAtomically(path, out)
-    }
-}
-
-private extension Int {
-    init?(_ bytes: ArraySlice<UInt8>) {
-        guard let v = UInt64(bytes), v <= UInt64(Int.max) else { return nil }
-        self = Int(v)
-    }
-}
-
-private extension UInt64 {
-    init?(_ bytes: ArraySlice<UInt8>) {
-        guard !bytes.isEmpty, bytes.count <= 19 else { return nil }
-        var v: UInt64 = 0
-        for c in bytes {
-            guard c >= 48, c <= 57 else { return nil }
-            v = v * 10 + UInt64(c - 48)
-        }
-        self = v
     }
 }
