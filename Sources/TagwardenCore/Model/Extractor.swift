@@ -6,20 +6,26 @@ struct Extractor {
     /// Nodes already taken as (part of) an image.
     var imageNodes: [Int: Int] = [:]
 
-    static let podSpecPaths: [String: [StaticString]] = [
-        "Pod": ["spec"],
-        "PodTemplate": ["template", "spec"],
-        "Deployment": ["spec", "template", "spec"],
-        "StatefulSet": ["spec", "template", "spec"],
-        "DaemonSet": ["spec", "template", "spec"],
-        "ReplicaSet": ["spec", "template", "spec"],
-        "ReplicationController": ["spec", "template", "spec"],
-        "Job": ["spec", "template", "spec"],
-        "CronJob": ["spec", "jobTemplate", "spec", "template", "spec"],
-    ]
-    static let kustomizationNames: Set<String> = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
-    static let markerToken = Array("$imagepolicy".utf8)
-    static let suppressionToken = Array("tagwarden:ignore".utf8)
+    // static strings, not arrays or sets: extraction runs on every core, and a shared collection's reference
+    // count would be contended by all of them
+    static let markerToken: StaticString = "$imagepolicy"
+    static let suppressionToken: StaticString = "tagwarden:ignore"
+
+    static func isKustomizationName(_ name: String) -> Bool {
+        name == "kustomization.yaml" || name == "kustomization.yml" || name == "Kustomization"
+    }
+
+    /// The pod spec of a workload kind.
+    func podSpecNode(_ root: Int, kind: String) -> Int? {
+        switch kind {
+        case "Pod": return y.get(root, "spec")
+        case "PodTemplate": return y.get(root, "template", "spec")
+        case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job":
+            return y.get(root, "spec", "template", "spec")
+        case "CronJob": return y.get(root, "spec", "jobTemplate", "spec", "template", "spec")
+        default: return nil
+        }
+    }
 
     static func extract(path: String, bytes: [UInt8], index: Int, unread: Bool = false) -> FileFacts {
         let facts = FileFacts(path: path, bytes: bytes)
@@ -43,7 +49,7 @@ struct Extractor {
         var ex = Extractor(y: y, fileIndex: index, facts: facts)
         let baseName = Model.basename(path)
         for (d, doc) in y.documents.enumerated() {
-            ex.document(d, root: doc.root, isKustomizationFile: kustomizationNames.contains(baseName))
+            ex.document(d, root: doc.root, isKustomizationFile: isKustomizationName(baseName))
         }
         if SourceText.contains(markerToken, in: bytes) { ex.markers() }
         return ex.facts
@@ -106,10 +112,8 @@ struct Extractor {
                 facts.versionFields.append(located(v))
             }
             if let values = y.get(root, "spec", "values") { helmValues(values, object: objectIndex, depth: 0) }
-        } else if let path = Extractor.podSpecPaths[kind] {
-            var cur: Int? = root
-            for key in path { cur = cur.flatMap { y.get($0, key) } }
-            if let spec = cur { podSpec(spec, object: objectIndex) }
+        } else if let spec = podSpecNode(root, kind: kind) {
+            podSpec(spec, object: objectIndex)
         }
         obj.flux = FluxSpec.extract(y, root: root, object: obj)
         facts.objects.append(obj)
@@ -372,7 +376,7 @@ struct Extractor {
             while k >= 0, bytes[k] == 32 || bytes[k] == 9 { k -= 1 }
             guard k >= 0, bytes[k] == UInt8(ascii: "#") else { continue }
             let end = SourceText.lineEnd(bytes, from: off)
-            let rest = String(decoding: bytes[(off + suppressionToken.count)..<end], as: UTF8.self)
+            let rest = String(decoding: bytes[(off + suppressionToken.utf8CodeUnitCount)..<end], as: UTF8.self)
             let words = rest.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
             let rules = words.first.map { $0.split(separator: ",").map(String.init) } ?? []
             let reason = words.count > 1 ? String(words[1]).trimmingBlanks : ""

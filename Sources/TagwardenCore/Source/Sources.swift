@@ -52,7 +52,7 @@ public enum Sources {
             || base == "kustomization"
     }
 
-    static let markerToken = Array("$imagepolicy".utf8)
+    static let markerToken: StaticString = "$imagepolicy"
 
     public static func isManifestName(_ path: String) -> Bool {
         let u = path.utf8

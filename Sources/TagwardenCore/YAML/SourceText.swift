@@ -82,13 +82,12 @@ public enum SourceText {
     }
 
     /// Byte offsets of every occurrence of `needle`.
-    public static func occurrences(of needle: [UInt8], in bytes: [UInt8]) -> [Int] {
-        guard !needle.isEmpty, needle.count <= bytes.count else { return [] }
+    public static func occurrences(of needle: StaticString, in bytes: [UInt8]) -> [Int] {
         var out: [Int] = []
         bytes.withUnsafeBytes { hay in
-            needle.withUnsafeBytes { n in
+            needle.withUTF8Buffer { n in
                 var from = 0
-                while let off = find(hay, n, from: from) {
+                while let off = find(hay, UnsafeRawBufferPointer(n), from: from) {
                     out.append(off)
                     from = off + 1
                 }
@@ -97,18 +96,12 @@ public enum SourceText {
         return out
     }
 
-    public static func contains(_ needle: [UInt8], in bytes: [UInt8]) -> Bool {
-        guard !needle.isEmpty, needle.count <= bytes.count else { return false }
-        return bytes.withUnsafeBytes { hay in
-            needle.withUnsafeBytes { n in find(hay, n, from: 0) != nil }
-        }
+    public static func contains(_ needle: StaticString, in bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { hay in needle.withUTF8Buffer { n in find(hay, UnsafeRawBufferPointer(n), from: 0) != nil } }
     }
 
-    public static func contains(_ needle: [UInt8], in bytes: ArraySlice<UInt8>) -> Bool {
-        guard !needle.isEmpty, needle.count <= bytes.count else { return false }
-        return bytes.withUnsafeBytes { hay in
-            needle.withUnsafeBytes { n in find(hay, n, from: 0) != nil }
-        }
+    public static func contains(_ needle: StaticString, in bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.withUnsafeBytes { hay in needle.withUTF8Buffer { n in find(hay, UnsafeRawBufferPointer(n), from: 0) != nil } }
     }
 
     /// The offset of the first NUL byte, if any (libc's memchr).
