@@ -15,10 +15,14 @@ public enum SourceText {
         let target = min(max(offset, 0), bytes.count)
         var line = 1
         var lineStart = hasBOM(bytes) ? 3 : 0
-        var i = lineStart
-        while i < target {
-            if bytes[i] == 10 { line += 1; lineStart = i + 1 }
-            i += 1
+        bytes.withUnsafeBytes { b in
+            // line breaks found with memchr
+            var i = lineStart
+            while i < target, let p = memchr(b.baseAddress! + i, 10, target - i) {
+                i = b.baseAddress!.distance(to: UnsafeRawPointer(p)) + 1
+                line += 1
+                lineStart = i
+            }
         }
         if lineStart > target { lineStart = target }
         var column = 1

@@ -12,14 +12,22 @@ struct MarkTranslator {
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         base = (bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF) ? 3 : 0
-        var allASCII = true
-        var i = base
-        while i < bytes.count {
-            if bytes[i] >= 0x80 { allASCII = false; break }
+        ascii = MarkTranslator.isASCII(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[base...])))
+        byte = base
+    }
+
+    /// No byte ≥ 0x80: eight bytes at a time.
+    static func isASCII(_ b: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        while i + 8 <= b.count {
+            if b.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            i += 8
+        }
+        while i < b.count {
+            if b[i] >= 0x80 { return false }
             i += 1
         }
-        ascii = allASCII
-        byte = base
+        return true
     }
 
     mutating func offset(_ charIndex: Int) -> Int {
