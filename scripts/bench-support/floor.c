@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
+#include "yamlparse.h"
 
 int main(void) {
     char path[4096];
@@ -20,18 +20,7 @@ int main(void) {
             if (n == cap) { cap *= 2; buf = realloc(buf, cap); }
         }
         fclose(f);
-        yaml_parser_t p;
-        yaml_event_t e;
-        yaml_parser_initialize(&p);
-        yaml_parser_set_input_string(&p, buf, n);
-        for (;;) {
-            if (!yaml_parser_parse(&p, &e)) { errors++; break; }
-            int done = e.type == YAML_STREAM_END_EVENT;
-            yaml_event_delete(&e);
-            events++;
-            if (done) break;
-        }
-        yaml_parser_delete(&p);
+        parse_events(buf, n, &events, &errors);
         files++;
     }
     printf("%ld files, %ld events, %ld errors\n", files, events, errors);

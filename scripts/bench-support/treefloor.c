@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <yaml.h>
+#include "yamlparse.h"
 
 static long files, events, errors;
 static size_t cap = 1 << 16;
@@ -30,18 +30,7 @@ static void parse(int dir, const char *name) {
         if (n == cap) { cap *= 2; buf = realloc(buf, cap); }
     }
     close(fd);
-    yaml_parser_t p;
-    yaml_event_t e;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_string(&p, buf, n);
-    for (;;) {
-        if (!yaml_parser_parse(&p, &e)) { errors++; break; }
-        int done = e.type == YAML_STREAM_END_EVENT;
-        yaml_event_delete(&e);
-        events++;
-        if (done) break;
-    }
-    yaml_parser_delete(&p);
+    parse_events(buf, n, &events, &errors);
     files++;
 }
 
