@@ -3,14 +3,16 @@ import Glibc
 #endif
 
 /// The working tree's directory listings from the last run, like git's untracked cache: a directory whose
-/// modification time (and inode) is what it was when it was listed is not read again. Creating, deleting
-/// or renaming an entry changes its directory's mtime; a directory modified within two seconds of its
-/// listing is not trusted (the clock may not have moved between the change and the listing).
+/// modification and change times and inode are what they were when it was listed is not read again.
+/// Creating, deleting or renaming an entry changes its directory's mtime; a directory modified within two
+/// seconds of its listing is not trusted (the clock may not have moved between the change and the listing).
 /// Only the entries a walk uses are kept: subdirectories and YAML-looking files.
 struct ListingCache {
     struct Listing {
         var mtimeSec: Int
         var mtimeNsec: Int
+        var ctimeSec: Int
+        var ctimeNsec: Int
         var inode: UInt64
         var listedAt: Int
         /// (name, d_type) sorted by name bytes.
@@ -19,12 +21,13 @@ struct ListingCache {
 
     var listings: [String: Listing] = [:]
     var changed = false
-    static let header = "tagwarden-listings 1\n"
+    static let header = "tagwarden-listings 2\n"
 
     /// The cached entries of `relative`, if its stat still matches.
     func entries(_ relative: String, _ st: stat) -> [(String, UInt8)]? {
         guard let l = listings[relative], l.mtimeSec == st.st_mtim.tv_sec, l.mtimeNsec == st.st_mtim.tv_nsec,
-              l.inode == UInt64(st.st_ino), st.st_mtim.tv_sec + 2 < l.listedAt else { return nil }
+              l.ctimeSec == st.st_ctim.tv_sec, l.ctimeNsec == st.st_ctim.tv_nsec, l.inode == UInt64(st.st_ino),
+              st.st_mtim.tv_sec + 2 < l.listedAt else { return nil }
         return l.entries
     }
 
@@ -33,8 +36,8 @@ struct ListingCache {
         if entries.contains(where: { $0.0.utf8.contains(10) || $0.0.utf8.contains(9) }) || relative.utf8.contains(10) || relative.utf8.contains(9) {
             return
         }
-        listings[relative] = Listing(mtimeSec: st.st_mtim.tv_sec, mtimeNsec: st.st_mtim.tv_nsec, inode: UInt64(st.st_ino),
-                                     listedAt: listedAt, entries: entries)
+        listings[relative] = Listing(mtimeSec: st.st_mtim.tv_sec, mtimeNsec: st.st_mtim.tv_nsec, ctimeSec: st.st_ctim.tv_sec,
+                                     ctimeNsec: st.st_ctim.tv_nsec, inode: UInt64(st.st_ino), listedAt: listedAt, entries: entries)
         changed = true
     }
 
@@ -44,7 +47,8 @@ struct ListingCache {
         return bytes.withUnsafeBufferPointer { parse($0, from: header.utf8.count) } ?? ListingCache()
     }
 
-    /// D\t<mtime s>\t<mtime ns>\t<inode>\t<listed at>\t<relative path>\n, then <d_type>\t<name>\n per entry.
+    /// D\t<mtime s>\t<mtime ns>\t<ctime s>\t<ctime ns>\t<inode>\t<listed at>\t<relative path>\n, then
+    /// <d_type>\t<name>\n per entry.
     private static func parse(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> ListingCache? {
         var cache = ListingCache()
         var i = start
@@ -68,9 +72,11 @@ struct ListingCache {
             if b[i] == UInt8(ascii: "D"), i + 1 < b.count, b[i + 1] == 9 {
                 if let c = current, let l = listing { cache.listings[c] = l }
                 i += 2
-                guard let s = number(), let ns = number(), let ino = number(), let at = number(), let rel = rest() else { return nil }
+                guard let ms = number(), let mns = number(), let cs = number(), let cns = number(), let ino = number(), let at = number(),
+                      let rel = rest() else { return nil }
                 current = rel
-                listing = Listing(mtimeSec: Int(s), mtimeNsec: Int(ns), inode: ino, listedAt: Int(at), entries: [])
+                listing = Listing(mtimeSec: Int(ms), mtimeNsec: Int(mns), ctimeSec: Int(cs), ctimeNsec: Int(cns), inode: ino,
+                                  listedAt: Int(at), entries: [])
             } else {
                 guard listing != nil, let t = number(), t <= 255, let name = rest() else { return nil }
                 listing!.entries.append((name, UInt8(t)))
@@ -83,7 +89,7 @@ struct ListingCache {
     func save(_ path: String) {
         var out = ListingCache.header
         for (rel, l) in listings {
-            out += "D\t\(l.mtimeSec)\t\(l.mtimeNsec)\t\(l.inode)\t\(l.listedAt)\t\(rel)\n"
+            out += "D\t\(l.mtimeSec)\t\(l.mtimeNsec)\t\(l.ctimeSec)\t\(l.ctimeNsec)\t\(l.inode)\t\(l.listedAt)\t\(rel)\n"
             for (name, t) in l.entries { out += "\(t)\t\(name)\n" }
         }
         try? writeFileAtomically(path, out)
