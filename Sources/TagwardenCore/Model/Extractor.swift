@@ -76,32 +76,34 @@ struct Extractor {
             if kindNode == nil { kindSpan = SourceSpan(start: y.nodes[root].span.start, end: y.nodes[root].span.start) }
         }
         guard let apiVersion, let kind else { return }
-        let obj = ManifestObject(file: fileIndex, document: d, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan)
-        if let slash = apiVersion.utf8.firstIndex(of: UInt8(ascii: "/")) { obj.group = String(apiVersion[..<slash]) }
-        obj.apiVersionSpan = y.get(root, "apiVersion").map { y.nodes[$0].span }
+        let group = ManifestObject.group(of: apiVersion)
+        var name: String?, declaredNamespace: String?
+        var labels: [String: String] = [:]
         if let meta = y.get(root, "metadata") {
-            obj.name = scalarString(y.get(meta, "name"))
-            obj.declaredNamespace = scalarString(y.get(meta, "namespace"))
+            name = scalarString(y.get(meta, "name"))
+            declaredNamespace = scalarString(y.get(meta, "namespace"))
             // labels matter for Namespaces (environment, accessFrom) and ImagePolicies (policySelector)
-            if kind == "Namespace" || kind == "ImagePolicy", let labels = y.get(meta, "labels") {
-                for (k, v) in y.pairs(labels) {
-                    if let s = scalarString(v) { obj.labels[y.value(k)] = s }
+            if kind == "Namespace" || kind == "ImagePolicy", let l = y.get(meta, "labels") {
+                for (k, v) in y.pairs(l) {
+                    if let s = scalarString(v) { labels[y.value(k)] = s }
                 }
             }
         }
         let objectIndex = facts.objects.count
-        let group = obj.group
+        var isKustomization = false
+        var kustomizeNamespace: String?
+        var resources: [String] = [], patches: [String] = []
         if kind == "Kustomization", group == "kustomize.config.k8s.io" {
-            obj.isKustomization = true
-            obj.kustomizeNamespace = scalarString(y.get(root, "namespace"))
+            isKustomization = true
+            kustomizeNamespace = scalarString(y.get(root, "namespace"))
             if let res = y.get(root, "resources") {
-                obj.kustomizeResources = y.childNodes(res).compactMap { scalarString($0) }
+                resources = y.childNodes(res).compactMap { scalarString($0) }
             }
             for key: StaticString in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
                 guard let list = y.get(root, key) else { continue }
                 for item in y.childNodes(list) {
-                    if let s = scalarString(item) { obj.kustomizePatches.append(s) }
-                    else if let s = scalarString(y.get(item, "path")) { obj.kustomizePatches.append(s) }
+                    if let s = scalarString(item) { patches.append(s) }
+                    else if let s = scalarString(y.get(item, "path")) { patches.append(s) }
                 }
             }
             if let images = y.get(root, "images") { kustomizeImages(images, object: objectIndex) }
@@ -115,8 +117,11 @@ struct Extractor {
         } else if let spec = podSpecNode(root, kind: kind) {
             podSpec(spec, object: objectIndex)
         }
-        obj.flux = FluxSpec.extract(y, root: root, object: obj)
-        facts.objects.append(obj)
+        facts.objects.append(ManifestObject(
+            file: fileIndex, document: d, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
+            apiVersionSpan: y.get(root, "apiVersion").map { y.nodes[$0].span }, name: name, declaredNamespace: declaredNamespace,
+            labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
+            kustomizePatches: patches, flux: FluxSpec.extract(y, root: root, group: group, kind: kind)))
     }
 
     mutating func podSpec(_ spec: Int, object: Int) {

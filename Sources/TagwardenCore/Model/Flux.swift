@@ -48,8 +48,7 @@ public indirect enum FluxSpec: Sendable {
     case gitRepository(GitRepositorySpec)
     case kustomization(FluxKustomizationSpec)
 
-    static func extract(_ y: YAMLFile, root: Int, object: ManifestObject) -> FluxSpec? {
-        let group = object.group
+    static func extract(_ y: YAMLFile, root: Int, group: String, kind: String) -> FluxSpec? {
         func loc(_ n: Int?) -> Located? {
             guard let n, y.nodes[n].kind == .scalar else { return nil }
             return Located(value: y.value(n), span: y.nodes[n].span, type: y.resolvedType(n))
@@ -65,7 +64,7 @@ public indirect enum FluxSpec: Sendable {
             return out
         }
         let spec = y.get(root, "spec")
-        switch (group, object.kind) {
+        switch (group, kind) {
         case ("image.toolkit.fluxcd.io", "ImageRepository"):
             var r = ImageRepositorySpec()
             r.image = loc(spec.flatMap { y.get($0, "image") })

@@ -10,36 +10,54 @@ public struct ObjectRef: Sendable, Hashable {
 
 /// Model elements are classes: rules read them from many places and threads, and a class is shared by
 /// one reference where a struct of a dozen strings would be copied field by field.
-public final class ManifestObject: @unchecked Sendable {
-    public var file: Int
-    public var document: Int
-    public var apiVersion: String
-    public var kind: String
-    public var name: String?
+public final class ManifestObject: Sendable {
+    public let file: Int
+    public let document: Int
+    public let apiVersion: String
+    public let kind: String
+    public let name: String?
     /// `metadata.namespace` as written.
-    public var declaredNamespace: String?
+    public let declaredNamespace: String?
     /// Where object-level findings point: the `kind` value.
-    public var kindSpan: SourceSpan
-    public var apiVersionSpan: SourceSpan?
-    public var labels: [String: String] = [:]
+    public let kindSpan: SourceSpan
+    public let apiVersionSpan: SourceSpan?
+    public let labels: [String: String]
     /// A kustomize kustomization file (by name or by kind).
-    public var isKustomization = false
+    public let isKustomization: Bool
     /// kustomization `namespace:`; `resources:` entries as written.
-    public var kustomizeNamespace: String?
-    public var kustomizeResources: [String] = []
+    public let kustomizeNamespace: String?
+    public let kustomizeResources: [String]
     /// Patch files a kustomization names (`patches[].path`, `patchesStrategicMerge`, `patchesJson6902[].path`).
-    public var kustomizePatches: [String] = []
+    public let kustomizePatches: [String]
     /// Flux objects: the fields rules need, by object kind.
-    public var flux: FluxSpec?
+    public let flux: FluxSpec?
     /// The API group (`apps` of `apps/v1`; empty for the core group).
-    public var group: String = ""
+    public let group: String
 
-    init(file: Int, document: Int, apiVersion: String, kind: String, kindSpan: SourceSpan) {
+    init(file: Int, document: Int, apiVersion: String, kind: String, kindSpan: SourceSpan, apiVersionSpan: SourceSpan?,
+         name: String?, declaredNamespace: String?, labels: [String: String], isKustomization: Bool, kustomizeNamespace: String?,
+         kustomizeResources: [String], kustomizePatches: [String], flux: FluxSpec?) {
         self.file = file
         self.document = document
         self.apiVersion = apiVersion
         self.kind = kind
         self.kindSpan = kindSpan
+        self.apiVersionSpan = apiVersionSpan
+        self.name = name
+        self.declaredNamespace = declaredNamespace
+        self.labels = labels
+        self.isKustomization = isKustomization
+        self.kustomizeNamespace = kustomizeNamespace
+        self.kustomizeResources = kustomizeResources
+        self.kustomizePatches = kustomizePatches
+        self.flux = flux
+        group = ManifestObject.group(of: apiVersion)
+    }
+
+    /// `apps` of `apps/v1`; empty for the core group (`v1`).
+    static func group(of apiVersion: String) -> String {
+        guard let slash = apiVersion.utf8.firstIndex(of: UInt8(ascii: "/")) else { return "" }
+        return String(apiVersion[..<slash])
     }
 }
 
