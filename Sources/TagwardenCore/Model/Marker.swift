@@ -8,14 +8,11 @@ public struct MarkerRef: Sendable, Hashable {
 }
 
 public enum Marker {
-    public static let suffixes: Set<String> = ["tag", "name", "digest"]
-
     /// Reads a comment as Flux (kyaml `fieldmeta`) does: all leading `#` stripped, then exactly one JSON
     /// object whose values are all strings, nothing after it.
     public static func parse(_ comment: String) -> (policy: MarkerRef?, problem: String?) {
-        var s = Substring(comment)
-        while s.first == "#" { s.removeFirst() }
-        let body = String(s)
+        let hashes = comment.utf8.prefix { $0 == UInt8(ascii: "#") }.count
+        let body = hashes == 0 ? comment : String(Substring(comment.utf8.dropFirst(hashes)))
         let json: JSON
         do {
             json = try JSON.parse(body)
@@ -35,18 +32,30 @@ public enum Marker {
             return (nil, "no \"$imagepolicy\" key (keys are case-sensitive)")
         }
         if value.isEmpty { return (nil, "the \"$imagepolicy\" value is empty") }
-        let parts = value.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).map { String(Substring($0)) }
+        var bytes = value
+        // the ':'-separated parts, and whether one starts or ends with a blank or holds '/' or '~'
+        let (parts, odd) = bytes.withUTF8 { b -> ([String], Bool) in
+            var parts: [String] = []
+            var odd = false
+            var start = 0
+            for i in 0...b.count where i == b.count || b[i] == UInt8(ascii: ":") {
+                let part = UnsafeBufferPointer(rebasing: b[start..<i])
+                if let f = part.first, let l = part.last, f == 32 || f == 9 || l == 32 || l == 9 { odd = true }
+                if part.contains(UInt8(ascii: "/")) || part.contains(UInt8(ascii: "~")) { odd = true }
+                parts.append(String(decoding: part, as: UTF8.self))
+                start = i + 1
+            }
+            return (parts, odd)
+        }
         if parts.count < 2 {
             return (nil, "'\(value)' has no namespace: write \"<namespace>:\(value)\"")
         }
         if parts.count > 3 { return (nil, "'\(value)' has too many ':' parts") }
         if parts[0].isEmpty || parts[1].isEmpty { return (nil, "'\(value)' has an empty namespace or name") }
-        if parts.count == 3, !suffixes.contains(parts[2]) {
+        if parts.count == 3, parts[2] != "tag", parts[2] != "name", parts[2] != "digest" {
             return (nil, "unknown suffix ':\(parts[2])' in '\(value)': use :tag, :name or :digest")
         }
-        for p in parts where p != p.trimmingBlanks || p.utf8.contains(UInt8(ascii: "/")) || p.utf8.contains(UInt8(ascii: "~")) {
-            return (nil, "'\(value)' contains blanks, '/' or '~': Flux looks it up verbatim and finds nothing")
-        }
+        if odd { return (nil, "'\(value)' contains blanks, '/' or '~': Flux looks it up verbatim and finds nothing") }
         return (MarkerRef(namespace: parts[0], name: parts[1], suffix: parts.count == 3 ? parts[2] : nil, value: value), nil)
     }
 
