@@ -162,7 +162,7 @@ public enum Engine {
     }
 
     static func order(_ a: Finding, _ b: Finding) -> Bool {
-        if a.file != b.file { return Array(a.file.utf8).lexicographicallyPrecedes(Array(b.file.utf8)) }
+        if a.file != b.file { return SourceText.byteLess(a.file, b.file) }
         if a.span.start.line != b.span.start.line { return a.span.start.line < b.span.start.line }
         if a.span.start.column != b.span.start.column { return a.span.start.column < b.span.start.column }
         if a.rule != b.rule { return a.rule < b.rule }

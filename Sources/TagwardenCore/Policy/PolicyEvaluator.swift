@@ -136,18 +136,7 @@ public struct PolicyEvaluator: Sendable {
 
     /// Byte order, descending: how the ImageRepository scan stores tags (and so the order a policy sees them).
     public static func databaseOrder(_ tags: [String]) -> [String] {
-        tags.sorted { byteLess($1, $0) }
-    }
-
-    /// Go's string comparison: raw UTF-8 bytes.
-    public static func byteLess(_ a: String, _ b: String) -> Bool {
-        if let r = a.utf8.withContiguousStorageIfAvailable({ x in
-            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
-                let c = memcmp(x.baseAddress!, y.baseAddress!, min(x.count, y.count))
-                return c != 0 ? c < 0 : x.count < y.count
-            }
-        }), let r { return r }
-        return a.utf8.lexicographicallyPrecedes(b.utf8)
+        tags.sorted { SourceText.byteLess($1, $0) }
     }
 
     /// Flux's `applyPolicy` on a tag list. Deterministic where Flux is not: keys are ranked as if in database
@@ -172,7 +161,7 @@ public struct PolicyEvaluator: Sendable {
                 continue
             }
             if let o = original[k] {
-                if PolicyEvaluator.byteLess(t, o) { original[k] = t }
+                if SourceText.byteLess(t, o) { original[k] = t }
             } else {
                 original[k] = t
                 keys.append(k)
@@ -191,7 +180,7 @@ public struct PolicyEvaluator: Sendable {
             return result
         }
         // "earlier in database order" = a greater original tag
-        func earlier(_ a: String, _ b: String) -> Bool { PolicyEvaluator.byteLess(original[b]!, original[a]!) }
+        func earlier(_ a: String, _ b: String) -> Bool { SourceText.byteLess(original[b]!, original[a]!) }
         var best: String?
         var equal: [String] = []
         switch definition.choice! {
@@ -217,7 +206,7 @@ public struct PolicyEvaluator: Sendable {
             }
             if best == nil { result.error = "unable to determine latest version from provided list" }
         case .alphabetical:
-            best = ascending ? keys.max(by: PolicyEvaluator.byteLess) : keys.min(by: PolicyEvaluator.byteLess)
+            best = ascending ? keys.max(by: SourceText.byteLess) : keys.min(by: SourceText.byteLess)
         case .numerical:
             var bestValue: Double?
             for k in keys {
@@ -265,6 +254,6 @@ public struct PolicyEvaluator: Sendable {
 
     /// Verdicts in database order, as the policy sees the tags.
     func sortedVerdicts(_ verdicts: [TagVerdict], _ input: [String]) -> [TagVerdict] {
-        verdicts.sorted { PolicyEvaluator.byteLess($1.tag, $0.tag) }
+        verdicts.sorted { SourceText.byteLess($1.tag, $0.tag) }
     }
 }

@@ -10,7 +10,7 @@ extension Rule {
             case .blockScalar: reason = "it is text inside a string (a block or quoted scalar), not a comment"
             case .keyLine: reason = "it follows a mapping key, not the scalar value Flux updates (put it after the value, on the value's line)"
             case .other: reason = "it does not follow a scalar value"
-            case .unreadFile: reason = "Flux only reads files named *.yaml, *.yml or Kustomization, never \(path.split(separator: "/").last ?? "")"
+            case .unreadFile: reason = "Flux only reads files named *.yaml, *.yml or Kustomization, never \(Model.basename(path))"
             case .value:
                 if m.files[mk.file].syntaxError != nil {
                     reason = "Flux skips files that do not parse"

@@ -45,7 +45,7 @@ public enum Sources {
     /// Names that look like YAML manifests but that Flux's file filter passes over: another case
     /// (`app.YAML`), a template suffix (`app.yaml.tpl`), a lower-case `kustomization`.
     public static func isUnreadYAMLName(_ path: String) -> Bool {
-        let base = path.split(separator: "/").last.map(String.init) ?? path
+        let base = Model.basename(path)
         if isManifestName(base) { return false }
         let lower = base.lowercased()
         return lower.hasSuffix(".yaml") || lower.hasSuffix(".yml") || lower.contains(".yaml.") || lower.contains(".yml.")
@@ -60,18 +60,6 @@ public enum Sources {
             return path.hasSuffix(".yaml") || path.hasSuffix(".yml")
         }
         return path == "Kustomization" || path.hasSuffix("/Kustomization")
-    }
-
-    /// Byte order of the UTF-8 (what git sorts paths by), with memcmp.
-    static func bytewiseLess(_ a: String, _ b: String) -> Bool {
-        var a = a, b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                let n = min(x.count, y.count)
-                let c = n == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, n)
-                return c != 0 ? c < 0 : x.count < y.count
-            }
-        }
     }
 
     static func join(_ a: String, _ b: String) -> String {
@@ -242,7 +230,7 @@ public enum Sources {
                 }
                 if type == UInt8(DT_DIR) || Sources.isManifestName(name) || Sources.isUnreadYAMLName(name) { names.append((name, type)) }
             }
-            names.sort { Sources.bytewiseLess($0.0, $1.0) }
+            names.sort { SourceText.byteLess($0.0, $1.0) }
             return names
         }
 

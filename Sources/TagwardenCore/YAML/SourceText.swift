@@ -108,6 +108,18 @@ public enum SourceText {
         bytes.withUnsafeBytes { hay in needle.withUTF8Buffer { n in find(hay, UnsafeRawBufferPointer(n), from: 0) != nil } }
     }
 
+    /// Byte order of the UTF-8 (Go's string comparison, and the order git sorts paths in), with memcmp.
+    public static func byteLess(_ a: String, _ b: String) -> Bool {
+        if let r = a.utf8.withContiguousStorageIfAvailable({ x in
+            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                let n = min(x.count, y.count)
+                let c = n == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, n)
+                return c != 0 ? c < 0 : x.count < y.count
+            }
+        }), let r { return r }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
     /// The offset of the first NUL byte, if any (libc's memchr).
     public static func firstNUL(_ bytes: [UInt8]) -> Int? {
         bytes.withUnsafeBytes { b in
