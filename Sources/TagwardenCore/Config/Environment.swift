@@ -144,14 +144,25 @@ public struct EnvironmentModel: Sendable {
         var clues = PathClues()
         let rel: String? = baseDir.isEmpty ? path : (path.hasPrefix(baseDir + "/") ? String(path.dropFirst(baseDir.count + 1)) : nil)
         if let rel {
-            clues.configured = environments.first { env in env.paths.contains { $0.matches(rel) } }?.name
+            for i in environments.indices where environments[i].paths.contains(where: { $0.matches(rel) }) {
+                clues.configured = environments[i].name
+                break
+            }
         }
         var start = path.utf8.startIndex
         for i in path.utf8.indices where path.utf8[i] == UInt8(ascii: "/") {
-            if let env = byAlias(String(path[start..<i])) { clues.directory = env.name; break }
+            if let e = aliasIndex(path[start..<i]) { clues.directory = environments[e].name; break }
             start = path.utf8.index(after: i)
         }
         return clues
+    }
+
+    /// The environment a directory name is an alias of (case-insensitively).
+    func aliasIndex(_ name: Substring) -> Int? {
+        let key = String(name)
+        if let i = aliasIndex[key] { return i }
+        guard name.utf8.contains(where: { ($0 >= 65 && $0 <= 90) || $0 >= 0x80 }) else { return nil }
+        return aliasIndex[key.lowercased()]
     }
 
     /// The environment of a manifest, in PRODUCT.md's order: config path globs and namespace lists; the
