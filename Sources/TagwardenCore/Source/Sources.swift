@@ -64,7 +64,11 @@ public enum Sources {
 
     static func join(_ a: String, _ b: String) -> String {
         if a.isEmpty { return b }
-        return a.hasSuffix("/") ? a + b : a + "/" + b
+        var s = a
+        s.reserveCapacity(a.utf8.count + 1 + b.utf8.count)  // one allocation
+        if a.utf8.last != UInt8(ascii: "/") { s += "/" }
+        s += b
+        return s
     }
 
     // MARK: working tree and plain directories
@@ -180,7 +184,7 @@ public enum Sources {
                 cache?.store(relative, st, listedAt: now, entries: entries)
             }
             for (name, type) in entries {
-                let rel = relative.isEmpty ? name : relative + "/" + name
+                let rel = Sources.join(relative, name)
                 if type == UInt8(DT_DIR) {
                     guard includeDir(rel) else { continue }
                     var sub = stat()
