@@ -8,7 +8,20 @@ import Glibc
 public enum GoFloat {
     public enum Failure: Error, Equatable { case syntax, range }
 
+    static func plainDigits(_ s: String) -> Int? {
+        let u = s.utf8
+        guard (1...15).contains(u.count) else { return nil }
+        var n = 0
+        for c in u {
+            guard c >= 48, c <= 57 else { return nil }
+            n = n * 10 + Int(c - 48)
+        }
+        return n
+    }
+
     public static func parse(_ s: String) -> Result<Double, Failure> {
+        // the common key, a run of up to 15 decimal digits (a timestamp, a build number), is exact as an integer
+        if let n = plainDigits(s) { return .success(Double(n)) }
         let b = Array(s.utf8)
         guard !b.isEmpty else { return .failure(.syntax) }
         if let special = special(b) { return .success(special) }
