@@ -157,13 +157,28 @@ public struct Model: Sendable {
 
     /// The last component of a `/`-separated path.
     static func basename(_ p: String) -> String {
-        guard let slash = p.utf8.lastIndex(of: UInt8(ascii: "/")) else { return p }
-        return String(p[p.utf8.index(after: slash)...])
+        var bytes = p
+        return bytes.withUTF8 { b in
+            lastSlash(b).map { String(decoding: UnsafeBufferPointer(rebasing: b[($0 + 1)...]), as: UTF8.self) }
+        } ?? p
     }
 
     static func dirname(_ p: String) -> String {
-        guard let slash = p.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
-        return String(p[..<slash])
+        var p = p
+        return p.withUTF8 { b in
+            guard let slash = lastSlash(b) else { return "" }
+            return String(decoding: UnsafeBufferPointer(rebasing: b[..<slash]), as: UTF8.self)
+        }
+    }
+
+    /// The offset of the last `/`.
+    private static func lastSlash(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+        var i = b.count - 1
+        while i >= 0 {
+            if b[i] == UInt8(ascii: "/") { return i }
+            i -= 1
+        }
+        return nil
     }
 
     /// An object's namespace: `metadata.namespace`; else the outermost `namespace:` of the kustomizations
@@ -178,7 +193,7 @@ public struct Model: Sendable {
             if objects[i].isKustomization {
                 let dir = dirname(files[objects[i].file].path)
                 for r in objects[i].kustomizeResources where !r.containsBytes("://") {
-                    if let p = normalizePath(dir.isEmpty ? r : dir + "/" + r) { includedBy[p, default: []].append(i) }
+                    if let p = normalizePath(Sources.join(dir, r)) { includedBy[p, default: []].append(i) }
                 }
             }
             if case .kustomization(let k)? = objects[i].flux, let t = k.targetNamespace, let p = k.path.flatMap(normalizePath) {
