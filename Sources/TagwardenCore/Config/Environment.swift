@@ -44,8 +44,7 @@ public struct EnvironmentModel: Sendable {
     }
 
     public func byAlias(_ alias: String) -> Environment? {
-        if let i = aliasIndex[alias] ?? aliasIndex[alias.lowercased()] { return environments[i] }
-        return nil
+        aliasIndex(Substring(alias)).map { environments[$0] }
     }
 
     static let defaults: [(String, [String])] = [

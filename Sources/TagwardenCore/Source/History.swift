@@ -26,12 +26,7 @@ public struct PromotionEvidence: Sendable, Equatable {
         return identityRegex?.matches(s) == true ? s : nil
     }
 
-    public mutating func record(image name: String, tag: String?, digest: String?, prefix: String?) {
-        guard let normalized = ImageReference.normalizeName(name) else { return }
-        record(normalized: normalized, tag: tag, digest: digest, prefix: prefix)
-    }
-
-    /// The same for an image whose name is already normalised (in place: no copy of the per-image maps).
+    /// Records what a staging manifest held for an image (its normalised name), in place: no copy of the per-image maps.
     mutating func record(normalized: String, tag: String?, digest: String?, prefix: String?) {
         if let digest { digests[normalized, default: []].insert(digest) }
         if let tag, let id = PromotionEvidence.identity(tag: tag, prefix: prefix) {

@@ -101,7 +101,6 @@ public enum Sources {
         }
         Timings.mark("walk")
         let files = readAll(root: root, found, options: options, skipped: &skipped)
-        Timings.mark("read")
         return SourceSnapshot(kind: .worktree, root: root, rev: nil, files: files, skipped: skipped)
     }
 
