@@ -32,9 +32,12 @@ import Testing
 
     @Test func tenThousandDeepNesting() throws {
         let deep = "a: " + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000) + "\n"
-        let (res, _) = try single("deep.yaml", Data(deep.utf8))
+        let (res, r) = try single("deep.yaml", Data(deep.utf8))
         #expect(res.findings == ["yaml-syntax deep.yaml:1:259"])
         #expect(message(res) == "YAML syntax error: nesting is deeper than 256 levels")
+        // the text report shows a window of the 20,003-character line around the span, not all of it
+        let text = try r.audit("--no-color")
+        #expect(text.stdout.contains(" 1 | …" + String(repeating: "[", count: 120) + "…\n   | " + String(repeating: " ", count: 41) + "^\n"))
         let block = (0..<300).map { String(repeating: " ", count: $0) + "k:" }.joined(separator: "\n") + " v\n"
         let (res2, _) = try single("block.yaml", Data(block.utf8))
         #expect(res2.findings == ["yaml-syntax block.yaml:257:257"])
@@ -85,6 +88,16 @@ import Testing
         #expect(res.findingObjects.first?["endColumn"] as? Int == 26)
         let textReport = try r.audit("--no-color")
         #expect(textReport.stdout.contains(" 8 |       image: nginx:latest # ¡\n   |              ^~~~~~~~~~~~\n"))
+    }
+
+    @Test func controlCharactersNeverReachTheTerminal() throws {
+        // a double-quoted YAML string can hold an escape character: the text report shows it as U+FFFD
+        let r = try TempRepo()
+        try r.write("esc.yaml", Data("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n    - name: a\n      image: \"nginx\\e[31m:1\"\n".utf8))
+        let res = try r.audit("--no-color")
+        #expect(res.code == 1)
+        #expect(!res.stdout.contains("\u{1B}"))
+        #expect(res.stdout.contains("esc.yaml:8:14: error[image-invalid-reference]: 'nginx\u{FFFD}[31m:1' is not a valid image reference: repository path 'nginx\u{FFFD}[31m' contains '\u{FFFD}'"))
     }
 
     @Test func unreadableFile() throws {

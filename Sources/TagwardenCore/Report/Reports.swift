@@ -53,18 +53,16 @@ public enum Reports {
             case .note: sev = paint("note", "1;36")
             }
             let new = f.isNew == true ? " (new)" : ""
-            out += paint("\(f.file):\(f.span.start.line):\(f.span.start.column):", "1") + " \(sev)[\(f.rule)]: \(f.message)\(new)\n"
+            out += paint("\(visible(f.file)):\(f.span.start.line):\(f.span.start.column):", "1") + " \(sev)[\(f.rule)]: \(visible(f.message))\(new)\n"
             if let bytes = r.sources[f.file], f.span.start.offset > 0 || f.span.end.offset > 0 || f.rule != "file-skipped" {
                 let line = SourceText.lineText(bytes, line: f.span.start.line)
                 if !line.isEmpty {
                     let gutter = "\(f.span.start.line)"
-                    out += " \(gutter) | \(line.replacingTabs)\n"
-                    let startCol = f.span.start.column
-                    let lineChars = line.unicodeScalars.count
-                    let endCol = f.span.end.line == f.span.start.line ? max(f.span.end.column, startCol + 1) : lineChars + 1
-                    let width = max(1, min(endCol, lineChars + 1) - startCol)
-                    let pad = String(repeating: " ", count: max(0, startCol - 1))
-                    out += " \(String(repeating: " ", count: gutter.count)) | \(pad)" + paint("^" + String(repeating: "~", count: width - 1), "1;32") + "\n"
+                    let endCol = f.span.end.line == f.span.start.line ? f.span.end.column : Int.max
+                    let shown = excerpt(line, from: f.span.start.column, to: endCol)
+                    out += " \(gutter) | \(shown.text)\n"
+                    let pad = String(repeating: " ", count: shown.caret)
+                    out += " \(String(repeating: " ", count: gutter.count)) | \(pad)" + paint("^" + String(repeating: "~", count: shown.length - 1), "1;32") + "\n"
                 }
             }
         }
@@ -247,6 +245,36 @@ public enum Reports {
     }
 }
 
-extension String {
-    var replacingTabs: String { replacingOccurrences(of: "\t", with: " ") }
+extension Reports {
+    /// A character as the text report shows it: a tab as a blank, a control character (which could drive the
+    /// terminal: a double-quoted YAML string can hold an escape) as U+FFFD, so that every character stays one column.
+    static func visible(_ c: Unicode.Scalar) -> Unicode.Scalar {
+        c == "\t" ? " " : (c.value < 0x20 || (c.value >= 0x7F && c.value < 0xA0)) ? "\u{FFFD}" : c
+    }
+
+    static func visible(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: { visible($0) != $0 }) else { return s }
+        return String(String.UnicodeScalarView(s.unicodeScalars.map(visible)))
+    }
+
+    /// A source line as the text report shows it under a finding: one column per character (`visible`), and a
+    /// line wider than `width` columns cut to a window that starts a little before the span, "…" marking each cut.
+    /// Returns the text, the caret's 0-based column in it, and the underline's length (at least 1).
+    static func excerpt(_ line: String, from startColumn: Int, to endColumn: Int, width: Int = 120) -> (text: String, caret: Int, length: Int) {
+        let chars = line.unicodeScalars.map(visible)
+        let start = min(max(0, startColumn - 1), chars.count)
+        let end = max(min(endColumn - 1, chars.count), start + 1)
+        var from = 0, to = chars.count
+        if chars.count > width {
+            from = max(0, min(start - 40, chars.count - width))
+            to = min(chars.count, from + width)
+        }
+        var text = String.UnicodeScalarView()
+        if from > 0 { text.append("…") }
+        text.append(contentsOf: chars[from..<to])
+        if to < chars.count { text.append("…") }
+        let caret = start - from + (from > 0 ? 1 : 0)
+        let length = max(1, min(end, to + (to < chars.count ? 0 : 1)) - start)
+        return (String(text), caret, length)
+    }
 }
