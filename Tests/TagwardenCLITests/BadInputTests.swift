@@ -35,9 +35,9 @@ import Testing
         let (res, r) = try single("deep.yaml", Data(deep.utf8))
         #expect(res.findings == ["yaml-syntax deep.yaml:1:259"])
         #expect(message(res) == "YAML syntax error: nesting is deeper than 256 levels")
-        // the text report shows a window of the 20,003-character line around the span, not all of it
+        // the text report shows a 200-column window of the 20,003-character line around the span, not all of it
         let text = try r.audit("--no-color")
-        #expect(text.stdout.contains(" 1 | …" + String(repeating: "[", count: 120) + "…\n   | " + String(repeating: " ", count: 41) + "^\n"))
+        #expect(text.stdout.contains(" 1 | …" + String(repeating: "[", count: 200) + "…\n   | " + String(repeating: " ", count: 41) + "^\n"))
         let block = (0..<300).map { String(repeating: " ", count: $0) + "k:" }.joined(separator: "\n") + " v\n"
         let (res2, _) = try single("block.yaml", Data(block.utf8))
         #expect(res2.findings == ["yaml-syntax block.yaml:257:257"])

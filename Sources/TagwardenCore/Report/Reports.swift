@@ -260,7 +260,7 @@ extension Reports {
     /// A source line as the text report shows it under a finding: one column per character (`visible`), and a
     /// line wider than `width` columns cut to a window that starts a little before the span, "…" marking each cut.
     /// Returns the text, the caret's 0-based column in it, and the underline's length (at least 1).
-    static func excerpt(_ line: String, from startColumn: Int, to endColumn: Int, width: Int = 120) -> (text: String, caret: Int, length: Int) {
+    static func excerpt(_ line: String, from startColumn: Int, to endColumn: Int, width: Int = 200) -> (text: String, caret: Int, length: Int) {
         let chars = line.unicodeScalars.map(visible)
         let start = min(max(0, startColumn - 1), chars.count)
         let end = max(min(endColumn - 1, chars.count), start + 1)
