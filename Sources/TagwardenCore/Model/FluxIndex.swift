@@ -12,6 +12,8 @@ public struct FluxIndex: Sendable {
         /// The compiled pattern; nil when there is none or it does not compile.
         public var regex: GoRegex?
         public var regexError: String?
+        /// The ImageRepository its `imageRepositoryRef` names, when the repository has it.
+        public var repository: Int?
 
         init(object: Int, namespace: String?, name: String, spec: ImagePolicySpec, labels: [String: String]) {
             self.object = object
@@ -55,9 +57,14 @@ public struct FluxIndex: Sendable {
     public var uses: [Int: [Int]] = [:]
     /// Objects in files that kustomizations use as patches: partial objects, not resources.
     public var patchObjects: Set<Int> = []
-    var policyByKey: [String: Int] = [:]
+    /// A namespace and a name, hashed as they are (no joined string per lookup).
+    struct Key: Hashable {
+        let namespace: String
+        let name: String
+    }
+    var policyByKey: [Key: Int] = [:]
     var unnamespacedPolicy: [String: Int] = [:]
-    var repositoryByKey: [String: Int] = [:]
+    var repositoryByKey: [Key: Int] = [:]
     var repositoryByName: [String: [Int]] = [:]
 
     static func sameNamespace(_ a: String?, _ b: String?) -> Bool {
@@ -66,11 +73,11 @@ public struct FluxIndex: Sendable {
     }
 
     public func policy(namespace: String, name: String) -> Int? {
-        policyByKey[namespace + "\u{0}" + name] ?? unnamespacedPolicy[name]
+        policyByKey[Key(namespace: namespace, name: name)] ?? unnamespacedPolicy[name]
     }
 
     public func repository(namespace: String?, name: String) -> Int? {
-        if let ns = namespace, let r = repositoryByKey[ns + "\u{0}" + name] { return r }
+        if let ns = namespace, let r = repositoryByKey[Key(namespace: ns, name: name)] { return r }
         return repositoryByName[name]?.first { FluxIndex.sameNamespace(repositories[$0].namespace, namespace) }
     }
 
@@ -119,14 +126,23 @@ public struct FluxIndex: Sendable {
         }
         for (p, policy) in idx.policies.enumerated() {
             if let ns = policy.namespace {
-                if idx.policyByKey[ns + "\u{0}" + policy.name] == nil { idx.policyByKey[ns + "\u{0}" + policy.name] = p }
+                let key = Key(namespace: ns, name: policy.name)
+                if idx.policyByKey[key] == nil { idx.policyByKey[key] = p }
             } else if idx.unnamespacedPolicy[policy.name] == nil {
                 idx.unnamespacedPolicy[policy.name] = p
             }
         }
         for (r, repo) in idx.repositories.enumerated() {
-            if let ns = repo.namespace, idx.repositoryByKey[ns + "\u{0}" + repo.name] == nil { idx.repositoryByKey[ns + "\u{0}" + repo.name] = r }
+            if let ns = repo.namespace {
+                let key = Key(namespace: ns, name: repo.name)
+                if idx.repositoryByKey[key] == nil { idx.repositoryByKey[key] = r }
+            }
             idx.repositoryByName[repo.name, default: []].append(r)
+        }
+        for policy in idx.policies {
+            if let ref = policy.spec.repositoryName {
+                policy.repository = idx.repository(namespace: policy.spec.repositoryNamespace ?? policy.namespace, name: ref.value)
+            }
         }
         for (k, m) in markers.enumerated() {
             var info = MarkerInfo(environment: markerEnvironment[k])

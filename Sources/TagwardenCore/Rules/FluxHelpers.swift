@@ -42,8 +42,7 @@ extension Model {
     /// The policy as Flux evaluates it, or nil when Flux cannot build it (other rules say why).
     func policyEvaluator(_ p: Int) -> PolicyEvaluator? {
         let policy = flux.policies[p]
-        let repo = policy.spec.repositoryName.flatMap { flux.repository(namespace: policy.spec.repositoryNamespace ?? policy.namespace, name: $0.value) }
-        return try? PolicyEvaluator(PolicyDefinition(spec: policy.spec, repository: repo.map { flux.repositories[$0].spec }),
+        return try? PolicyEvaluator(PolicyDefinition(spec: policy.spec, repository: policy.repository.map { flux.repositories[$0].spec }),
                                     flux: config.fluxVersion ?? .current, compiled: policy.regex)
     }
 
@@ -62,17 +61,19 @@ extension Model {
 
     /// The image a policy updates: its ImageRepository's `spec.image`.
     func policyImage(_ p: Int) -> String? {
-        let policy = flux.policies[p]
-        guard let repoName = policy.spec.repositoryName?.value,
-              let r = flux.repository(namespace: policy.spec.repositoryNamespace ?? policy.namespace, name: repoName) else { return nil }
-        return flux.repositories[r].spec.image?.value
+        flux.policies[p].repository.flatMap { flux.repositories[$0].spec.image?.value }
     }
 }
 
 /// Memoised witnesses: policies and environments repeat across a fleet.
 final class WitnessCache: @unchecked Sendable {
-    var cache: [String: String?] = [:]
-    func witness(_ key: String, _ a: TagLanguage, _ b: TagLanguage) -> String? {
+    /// A pattern (nil: no filter, every tag) against an environment's language (nil: any valid tag).
+    struct Key: Hashable {
+        let pattern: String?
+        let environment: String?
+    }
+    var cache: [Key: String?] = [:]
+    func witness(_ key: Key, _ a: TagLanguage, _ b: TagLanguage) -> String? {
         if let hit = cache[key] { return hit }
         let w = TagLanguage.witness(a, b)
         cache[key] = w

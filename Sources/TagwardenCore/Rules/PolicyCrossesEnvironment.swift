@@ -8,7 +8,7 @@ extension Rule {
             let policy = m.flux.policies[p]
             for env in m.environments.environments where !mine.contains(env.name) {
                 guard let theirs = env.language else { continue }
-                let key = "\(policy.spec.hasFilterTags ? policy.spec.pattern?.value ?? "" : "\u{0}all")\u{0}\(env.name)"
+                let key = WitnessCache.Key(pattern: policy.spec.hasFilterTags ? policy.spec.pattern?.value ?? "" : nil, environment: env.name)
                 guard let w = cache.witness(key, selectable, theirs) else { continue }
                 let message: String
                 if let pattern = policy.spec.pattern?.value, !pattern.isEmpty {

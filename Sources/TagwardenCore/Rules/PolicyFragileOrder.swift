@@ -7,11 +7,15 @@ extension Rule {
 
     static let policyFragileOrder = Rule("policy-fragile-order") { m in
         var out: [Finding] = []
-        var verdicts: [String: String?] = [:]   // the same pattern, extract and order decide the same way
+        struct Key: Hashable {
+            let alphabetical: Bool, filtered: Bool
+            let pattern: String?, extract: String?
+        }
+        var verdicts: [Key: String?] = [:]   // the same pattern, extract and order decide the same way
         for p in m.flux.policies.indices where !m.flux.patchObjects.contains(m.flux.policies[p].object) {
             let spec = m.flux.policies[p].spec
             guard spec.semverRange == nil, spec.hasAlphabetical || spec.hasNumerical else { continue }
-            let cacheKey = "\(spec.hasAlphabetical)\u{0}\(spec.hasFilterTags)\u{0}\(spec.pattern?.value ?? "")\u{0}\(spec.extract?.value ?? "")"
+            let cacheKey = Key(alphabetical: spec.hasAlphabetical, filtered: spec.hasFilterTags, pattern: spec.pattern?.value, extract: spec.extract?.value)
             if let known = verdicts[cacheKey] {
                 if let message = known { out.append(m.finding("policy-fragile-order", message, policy: p, span: fragileSpan(m, p))) }
                 continue

@@ -22,14 +22,14 @@ extension Rule {
             let mine = m.policyEnvironments(p).sorted()
             let owned = mine.compactMap { name in m.environments.named(name).flatMap { env in env.language.map { (env.name, $0) } } }
             if owned.isEmpty {
-                if cache.witness(pattern, selectable, .any) == nil {
+                if cache.witness(WitnessCache.Key(pattern: pattern, environment: nil), selectable, .any) == nil {
                     out.append(m.finding("policy-selects-nothing",
                                          "pattern '\(pattern)' of policy \(m.policyName(p)) cannot match any valid tag ([A-Za-z0-9_][A-Za-z0-9._-]{0,127})",
                                          policy: p))
                 }
                 continue
             }
-            for (name, language) in owned where cache.witness(pattern + "\u{0}" + name, selectable, language) == nil {
+            for (name, language) in owned where cache.witness(WitnessCache.Key(pattern: pattern, environment: name), selectable, language) == nil {
                 out.append(m.finding("policy-selects-nothing",
                                      "no \(name) tag can pass pattern '\(pattern)' of policy \(m.policyName(p)): it never selects anything for \(name)",
                                      policy: p, environment: name))

@@ -8,7 +8,7 @@ extension Rule {
                 continue
             }
             let targetNamespace = policy.spec.repositoryNamespace ?? policy.namespace
-            guard let r = m.flux.repository(namespace: targetNamespace, name: ref.value) else {
+            guard let r = policy.repository else {
                 let known = m.flux.repositories.filter { FluxIndex.sameNamespace($0.namespace, targetNamespace) }.map(\.name)
                 let hint = Suggest.nearest(ref.value, in: known).map { ": did you mean '\($0)'?" } ?? ""
                 out.append(m.finding("policy-unknown-repository",
