@@ -77,23 +77,14 @@ public enum Sources {
     public static func worktree(_ repo: GitRepository, options: SourceOptions = SourceOptions()) throws -> SourceSnapshot {
         guard let workdir = repo.workdir else { throw TagwardenError("repository \(repo.gitDir) is bare: use --rev") }
         let root = String(workdir.dropLast(workdir.hasSuffix("/") ? 1 : 0))
-        var tracked = Set<String>()
-        var trackedDirs = Set<String>()
-        for e in try repo.indexEntries() {
-            tracked.insert(e.path)
-            var p = Substring(e.path)
-            while let slash = p.utf8.lastIndex(of: UInt8(ascii: "/")) {
-                p = p[..<slash]
-                if !trackedDirs.insert(String(p)).inserted { break }
-            }
-        }
+        let tracked = TrackedPaths(try repo.indexEntries().map(\.path))
         Timings.mark("index")
         var found: [String] = []
         var skipped: [SkippedFile] = []
         let cacheDir = Sources.join(repo.gitDir, "tagwarden")
         var cache: ListingCache? = ListingCache.load(cacheDir + "/listings")
         walk(root: root, found: &found, skipped: &skipped, cache: &cache,
-             includeDir: { rel in trackedDirs.contains(rel) || !repo.isIgnored(rel + "/") },
+             includeDir: { rel in tracked.containsDirectory(rel) || !repo.isIgnored(rel + "/") },
              includeFile: { rel in tracked.contains(rel) || !repo.isIgnored(rel) })
         if let cache, cache.changed {
             mkdir(cacheDir, 0o755)
@@ -102,6 +93,40 @@ public enum Sources {
         Timings.mark("walk")
         let files = readAll(root: root, found, options: options, skipped: &skipped)
         return SourceSnapshot(kind: .worktree, root: root, rev: nil, files: files, skipped: skipped)
+    }
+
+    /// The index's paths in byte order (as git keeps them), searched by bisection: no set of every path and
+    /// every directory above one is built.
+    struct TrackedPaths {
+        let paths: [String]
+
+        init(_ paths: [String]) {
+            // an index written with core.ignoreCase is in another order
+            let sorted = zip(paths, paths.dropFirst()).allSatisfy { !SourceText.byteLess($1, $0) }
+            self.paths = sorted ? paths : paths.sorted(by: SourceText.byteLess)
+        }
+
+        /// The first position whose path is not byte-less than `key`.
+        func lowerBound(_ key: String) -> Int {
+            var lo = 0, hi = paths.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if SourceText.byteLess(paths[mid], key) { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+
+        func contains(_ path: String) -> Bool {
+            let i = lowerBound(path)
+            return i < paths.count && paths[i] == path
+        }
+
+        /// Whether a tracked file lies under `dir`.
+        func containsDirectory(_ dir: String) -> Bool {
+            let prefix = dir + "/"
+            let i = lowerBound(prefix)
+            return i < paths.count && paths[i].utf8.starts(with: prefix.utf8)
+        }
     }
 
     /// A directory that is not in a git repository: every manifest under it.
