@@ -28,6 +28,12 @@ struct Extractor {
     }
 
     static func extract(path: String, bytes: [UInt8], index: Int, unread: Bool = false) -> FileFacts {
+        var scratch = YAMLFile()
+        return extract(path: path, bytes: bytes, index: index, unread: unread, reusing: &scratch)
+    }
+
+    /// `scratch` is parsed into and kept for the next file (see `YAMLFile.reparse`).
+    static func extract(path: String, bytes: [UInt8], index: Int, unread: Bool = false, reusing scratch: inout YAMLFile) -> FileFacts {
         let facts = FileFacts(path: path, bytes: bytes)
         if unread {
             // not YAML to Flux: only the markers, each on its line
@@ -43,12 +49,12 @@ struct Extractor {
             return facts
         }
         facts.suppressions = suppressions(bytes)
-        let y = YAMLFile(parsing: bytes)
-        facts.syntaxError = y.error
-        facts.documents = y.documents.count
-        var ex = Extractor(y: y, fileIndex: index, facts: facts)
+        scratch.reparse(bytes)
+        facts.syntaxError = scratch.error
+        facts.documents = scratch.documents.count
+        var ex = Extractor(y: scratch, fileIndex: index, facts: facts)
         let baseName = Model.basename(path)
-        for (d, doc) in y.documents.enumerated() {
+        for (d, doc) in scratch.documents.enumerated() {
             ex.document(d, root: doc.root, isKustomizationFile: isKustomizationName(baseName))
         }
         if SourceText.contains(markerToken, in: bytes) { ex.markers() }

@@ -47,8 +47,10 @@ public struct Model: Sendable {
             nonisolated(unsafe) let out = buf
             DispatchQueue.concurrentPerform(iterations: chunks) { c in
                 let lo = c * chunk, hi = min(lo + chunk, sources.count)
+                var scratch = YAMLFile()
                 for i in lo..<hi {
-                    out[i] = Extractor.extract(path: sources[i].path, bytes: sources[i].bytes, index: i, unread: sources[i].unread)
+                    out[i] = Extractor.extract(path: sources[i].path, bytes: sources[i].bytes, index: i, unread: sources[i].unread,
+                                               reusing: &scratch)
                 }
             }
         }

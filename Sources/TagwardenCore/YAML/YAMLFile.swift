@@ -75,7 +75,7 @@ public struct YAMLError: Error, Sendable, Equatable {
 public struct YAMLFile: Sendable {
     public static let defaultMaxDepth = 256
 
-    public let bytes: [UInt8]
+    public internal(set) var bytes: [UInt8] = []
     public internal(set) var nodes: [YAMLNode] = []
     public internal(set) var children: [Int] = []
     public internal(set) var documents: [YAMLDocument] = []

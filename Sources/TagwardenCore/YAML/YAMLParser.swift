@@ -54,7 +54,19 @@ struct MarkTranslator {
 extension YAMLFile {
     /// Parses every document of `bytes` with libyaml's event API into a node tree.
     public init(parsing bytes: [UInt8], maxDepth: Int = YAMLFile.defaultMaxDepth) {
+        reparse(bytes, maxDepth: maxDepth)
+    }
+
+    /// Parses `bytes` into this value in place of what it held, keeping its arrays' capacity: a worker that
+    /// parses file after file into one value allocates its node arrays once, and writes to memory its cache
+    /// already holds instead of to fresh heap.
+    public mutating func reparse(_ bytes: [UInt8], maxDepth: Int = YAMLFile.defaultMaxDepth) {
         self.bytes = bytes
+        nodes.removeAll(keepingCapacity: true)
+        children.removeAll(keepingCapacity: true)
+        documents.removeAll(keepingCapacity: true)
+        arena.removeAll(keepingCapacity: true)
+        error = nil
         if bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) {
             error = YAMLError(message: "UTF-16 encoded files are not supported; save the file as UTF-8",
                               position: SourcePosition(offset: 0, line: 1, column: 1))
