@@ -269,7 +269,8 @@ struct Extractor {
         let bytes = y.bytes
         var claimed: [Range<Int>] = []
         // 1. comments that follow a scalar on its line
-        for (i, node) in y.nodes.enumerated() where node.kind == .scalar && node.commentStart >= 0 {
+        for i in y.commented {
+            let node = y.nodes[i]
             let range = node.commentStart..<node.commentEnd
             guard SourceText.contains(Extractor.markerToken, in: bytes[range]) else { continue }
             claimed.append(range)

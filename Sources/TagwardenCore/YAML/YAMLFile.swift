@@ -79,6 +79,8 @@ public struct YAMLFile: Sendable {
     public internal(set) var nodes: [YAMLNode] = []
     public internal(set) var children: [Int] = []
     public internal(set) var documents: [YAMLDocument] = []
+    /// The scalars followed by a comment on their line, in source order.
+    public internal(set) var commented: [Int] = []
     public internal(set) var error: YAMLError?
     var arena: [UInt8] = []
 

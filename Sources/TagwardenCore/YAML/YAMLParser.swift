@@ -65,6 +65,7 @@ extension YAMLFile {
         nodes.removeAll(keepingCapacity: true)
         children.removeAll(keepingCapacity: true)
         documents.removeAll(keepingCapacity: true)
+        commented.removeAll(keepingCapacity: true)
         arena.removeAll(keepingCapacity: true)
         error = nil
         if bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) {
@@ -172,6 +173,7 @@ extension YAMLFile {
                     node.commentEnd = ce
                 }
                 let index = nodes.count
+                if node.commentStart >= 0 { commented.append(index) }
                 nodes.append(node)
                 attach(index, &pending, &docRoot)
             case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
