@@ -58,11 +58,6 @@ extension Model {
         let index = Int(refs[0]) ?? re.subexpNames.firstIndex(of: refs[0]) ?? -1
         return re.group(index).map { .matching($0) }
     }
-
-    /// The image a policy updates: its ImageRepository's `spec.image`.
-    func policyImage(_ p: Int) -> String? {
-        flux.policies[p].repository.flatMap { flux.repositories[$0].spec.image?.value }
-    }
 }
 
 /// Memoised witnesses: policies and environments repeat across a fleet.
