@@ -6,6 +6,9 @@ import Testing
         (#"# {"$imagepolicy": "flux-system:web"}"#, "flux-system", "web", nil),
         (#"## { "$imagepolicy" : "ns:p:tag" }"#, "ns", "p", "tag"),
         (#"# {"$imagepolicy": "ns:p:digest", "note": "x"}"#, "ns", "p", "digest"),
+        // around the plain form's fast path: no blanks, trailing blanks, an escape in the value
+        (#"#{"$imagepolicy":"ns:p"}  "#, "ns", "p", nil),
+        (#"# {"$imagepolicy": "ns:\u0070:tag"}"#, "ns", "p", "tag"),
     ] as [(String, String, String, String?)])
     func valid(_ text: String, _ ns: String, _ name: String, _ suffix: String?) throws {
         let r = try #require(Marker.parse(text).policy)
@@ -20,6 +23,9 @@ import Testing
         (#"# {"$ImagePolicy": "ns:p"}"#, "no \"$imagepolicy\" key"),
         (#"# {"$imagepolicy": "ns:p", "n": 1}"#, "is not a string"),
         (#"# {"$imagepolicy": "ns: p"}"#, "blanks"),
+        (#"# {"$imagepolicy": "ns:p"}x"#, "text after the JSON object ('x')"),
+        (#"# {"$imagepolicy": "ns:p",}"#, "not a JSON object"),
+        (#"# {"$imagepolicy": ""}"#, "is empty"),
     ])
     func malformed(_ text: String, _ reason: String) {
         let r = Marker.parse(text)

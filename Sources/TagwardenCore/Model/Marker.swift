@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A Flux `$imagepolicy` marker: `# {"$imagepolicy": "<namespace>:<name>[:tag|:name|:digest]"}`.
 public struct MarkerRef: Sendable, Hashable {
     public var namespace: String
@@ -13,6 +17,7 @@ public enum Marker {
     public static func parse(_ comment: String) -> (policy: MarkerRef?, problem: String?) {
         let hashes = comment.utf8.prefix { $0 == UInt8(ascii: "#") }.count
         let body = hashes == 0 ? comment : String(Substring(comment.utf8.dropFirst(hashes)))
+        if let value = plainValue(body) { return check(value) }
         let json: JSON
         do {
             json = try JSON.parse(body)
@@ -31,6 +36,39 @@ public enum Marker {
         guard let value = json["$imagepolicy"]?.stringValue else {
             return (nil, "no \"$imagepolicy\" key (keys are case-sensitive)")
         }
+        return check(value)
+    }
+
+    /// `{"$imagepolicy": "…"}` with blanks around its tokens and no escape or control character in the value —
+    /// nearly every marker — read without building a JSON tree; nil for anything else (the JSON reader decides).
+    static func plainValue(_ body: String) -> String? {
+        var body = body
+        return body.withUTF8 { b -> String? in
+            var i = 0
+            func blanks() { while i < b.count, b[i] == 32 || b[i] == 9 { i += 1 } }
+            func literal(_ s: StaticString) -> Bool {
+                let n = s.utf8CodeUnitCount
+                guard i + n <= b.count, memcmp(b.baseAddress! + i, s.utf8Start, n) == 0 else { return false }
+                i += n
+                return true
+            }
+            blanks()
+            guard literal("{"), { blanks(); return literal("\"$imagepolicy\"") }(), { blanks(); return literal(":") }(),
+                  { blanks(); return literal("\"") }() else { return nil }
+            let start = i
+            while i < b.count, b[i] != UInt8(ascii: "\""), b[i] != UInt8(ascii: "\\"), b[i] >= 32 { i += 1 }
+            guard i < b.count, b[i] == UInt8(ascii: "\"") else { return nil }
+            let value = String(decoding: UnsafeBufferPointer(rebasing: b[start..<i]), as: UTF8.self)
+            i += 1
+            blanks()
+            guard literal("}") else { return nil }
+            blanks()
+            return i == b.count ? value : nil
+        }
+    }
+
+    /// The `$imagepolicy` value's parts, or why Flux would not use it.
+    static func check(_ value: String) -> (policy: MarkerRef?, problem: String?) {
         if value.isEmpty { return (nil, "the \"$imagepolicy\" value is empty") }
         var bytes = value
         // the ':'-separated parts, and whether one starts or ends with a blank or holds '/' or '~'
