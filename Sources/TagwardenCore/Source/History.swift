@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TagwardenRegex
 
 /// What staging ran, by image: every digest and every version identity (`vX.Y.Z-<sha>-<ts>` after the
 /// environment prefix) that a staging manifest held, at HEAD or in any commit reachable from it.
@@ -15,15 +14,34 @@ public struct PromotionEvidence: Sendable, Equatable {
 
     public init() {}
 
-    static let identityRegex = try? GoRegex(#"^v[0-9]+\.[0-9]+\.[0-9]+-[0-9a-f]{7,40}-[0-9]+$"#)
-
     /// `staging-v1.2.3-abc1234-17…` → `v1.2.3-abc1234-17…` (nil when the rest is not a version identity).
     public static func identity(tag: String, prefix: String?) -> String? {
-        var rest = Substring(tag)
-        if let prefix, rest.hasPrefix(prefix) { rest = rest.dropFirst(prefix.count) }
-        else if let dash = rest.firstIndex(of: "-"), rest.first != "v" { rest = rest[rest.index(after: dash)...] }
-        let s = String(rest)
-        return identityRegex?.matches(s) == true ? s : nil
+        let b = Array(tag.utf8)
+        var from = 0
+        if let prefix, b.starts(with: prefix.utf8) { from = prefix.utf8.count }
+        else if b.first != UInt8(ascii: "v"), let dash = b.firstIndex(of: UInt8(ascii: "-")) { from = dash + 1 }
+        guard isIdentity(b[from...]) else { return nil }
+        return String(decoding: b[from...], as: UTF8.self)
+    }
+
+    /// `^v[0-9]+\.[0-9]+\.[0-9]+-[0-9a-f]{7,40}-[0-9]+$`, read byte by byte (a tag per image and commit).
+    static func isIdentity(_ b: ArraySlice<UInt8>) -> Bool {
+        var i = b.startIndex
+        @inline(__always) func run(_ accept: (UInt8) -> Bool) -> Int {
+            let start = i
+            while i < b.endIndex, accept(b[i]) { i += 1 }
+            return i - start
+        }
+        @inline(__always) func byte(_ c: UInt8) -> Bool {
+            guard i < b.endIndex, b[i] == c else { return false }
+            i += 1
+            return true
+        }
+        let digit = { (c: UInt8) in c >= 48 && c <= 57 }
+        let hex = { (c: UInt8) in (c >= 48 && c <= 57) || (c >= 97 && c <= 102) }
+        let dot = UInt8(ascii: "."), dash = UInt8(ascii: "-")
+        return byte(UInt8(ascii: "v")) && run(digit) > 0 && byte(dot) && run(digit) > 0 && byte(dot) && run(digit) > 0
+            && byte(dash) && (7...40).contains(run(hex)) && byte(dash) && run(digit) > 0 && i == b.endIndex
     }
 
     /// Records what a staging manifest held for an image (its normalised name), in place: no copy of the per-image maps.
