@@ -5,7 +5,7 @@ import Glibc
 
 /// An ImagePolicy's choice of tags, as Flux's image-reflector-controller makes it (`applyPolicy`).
 public struct PolicyDefinition: Sendable {
-    public enum Choice: Sendable, Equatable {
+    public enum Choice: Sendable, Hashable {
         case semver(String)
         case alphabetical(String)   // order as written ("" = asc)
         case numerical(String)
@@ -29,6 +29,18 @@ public struct PolicyDefinition: Sendable {
         self.hasFilter = hasFilter || pattern != nil || extract != nil
         self.exclusionList = exclusionList
         self.image = image
+    }
+
+    /// Everything that decides how tags fare (not the image's name): equal behaviours evaluate alike.
+    public struct Behaviour: Hashable, Sendable {
+        let choice: Choice?
+        let pattern: String?, extract: String?
+        let hasFilter: Bool
+        let exclusionList: [String]?
+    }
+
+    public var behaviour: Behaviour {
+        Behaviour(choice: choice, pattern: pattern, extract: extract, hasFilter: hasFilter, exclusionList: exclusionList)
     }
 
     /// Semver wins over alphabetical, which wins over numerical: the others are ignored, as in Flux.

@@ -39,11 +39,15 @@ extension Model {
         finding(rule, message, file: objects[o].file, span: span ?? objects[o].kindSpan, object: o, environment: objectEnvironment[o])
     }
 
-    /// The policy as Flux evaluates it, or nil when Flux cannot build it (other rules say why).
-    func policyEvaluator(_ p: Int) -> PolicyEvaluator? {
+    /// The policy as Flux evaluates it, or nil when Flux cannot build it (other rules say why). Policies that
+    /// filter, rank and exclude alike (a fleet's per-app policies) share one evaluator through `cache`.
+    func policyEvaluator(_ p: Int, cache: inout [PolicyDefinition.Behaviour: PolicyEvaluator?]) -> PolicyEvaluator? {
         let policy = flux.policies[p]
-        return try? PolicyEvaluator(PolicyDefinition(spec: policy.spec, repository: policy.repository.map { flux.repositories[$0].spec }),
-                                    flux: config.fluxVersion ?? .current, compiled: policy.regex)
+        let definition = PolicyDefinition(spec: policy.spec, repository: policy.repository.map { flux.repositories[$0].spec })
+        if let known = cache[definition.behaviour] { return known }
+        let e = try? PolicyEvaluator(definition, flux: config.fluxVersion ?? .current, compiled: policy.regex)
+        cache[definition.behaviour] = e
+        return e
     }
 
     /// The language of the keys a policy ranks: the tags its filter passes, or the extracted group's language

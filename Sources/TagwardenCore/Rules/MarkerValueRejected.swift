@@ -1,6 +1,6 @@
 extension Rule {
     static let markerValueRejected = Rule("marker-value-rejected") { m in
-        var evaluators: [Int: PolicyEvaluator?] = [:]
+        var evaluators: [PolicyDefinition.Behaviour: PolicyEvaluator?] = [:]
         let flux = m.config.fluxVersion ?? .current
         return m.markers.indices.compactMap { k in
             let mk = m.markers[k]
@@ -11,8 +11,7 @@ extension Rule {
                 guard let ii = mk.image, m.images[ii].invalid == nil, let t = m.images[ii].tag?.value else { return nil }
                 tag = t
             }
-            if evaluators[p] == nil { evaluators[p] = m.policyEvaluator(p) }
-            guard let e = evaluators[p] ?? nil else { return nil }
+            guard let e = m.policyEvaluator(p, cache: &evaluators) else { return nil }
             let policy = m.flux.policies[p]
             var why: String?
             if let ex = e.isExcluded(tag) {
