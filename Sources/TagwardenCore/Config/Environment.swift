@@ -39,8 +39,12 @@ public struct EnvironmentModel: Sendable {
     }
 
     public func named(_ name: String?) -> Environment? {
+        index(named: name).map { environments[$0] }
+    }
+
+    public func index(named name: String?) -> Int? {
         guard let name else { return nil }
-        return environments.first { $0.name == name }
+        return environments.firstIndex { $0.name == name }
     }
 
     public func byAlias(_ alias: String) -> Environment? {

@@ -64,15 +64,19 @@ extension Model {
     }
 }
 
-/// Memoised witnesses: policies and environments repeat across a fleet.
+/// Memoised witnesses of a policy's language against an environment's (or against every tag): policies and
+/// environments repeat across a fleet, and a distinct pattern is compiled once (`FluxIndex.build`), so the
+/// compiled pattern's identity stands for the pattern.
 final class WitnessCache: @unchecked Sendable {
-    /// A pattern (nil: no filter, every tag) against an environment's language (nil: any valid tag).
     struct Key: Hashable {
-        let pattern: String?
-        let environment: String?
+        let pattern: ObjectIdentifier?   // nil: the policy selects every tag
+        let environment: Int?            // nil: any valid tag
     }
     var cache: [Key: String?] = [:]
-    func witness(_ key: Key, _ a: TagLanguage, _ b: TagLanguage) -> String? {
+    func witness(_ a: TagLanguage, _ b: TagLanguage, environment: Int?) -> String? {
+        var pattern: ObjectIdentifier?
+        if case .matching(let re) = a { pattern = ObjectIdentifier(re) }
+        let key = Key(pattern: pattern, environment: environment)
         if let hit = cache[key] { return hit }
         let w = TagLanguage.witness(a, b)
         cache[key] = w

@@ -6,15 +6,15 @@ extension Rule {
             let mine = m.policyEnvironments(p)
             guard !mine.isEmpty, let selectable = m.policyLanguage(p) else { continue }
             let policy = m.flux.policies[p]
-            for env in m.environments.environments where !mine.contains(env.name) {
-                guard let theirs = env.language else { continue }
-                let key = WitnessCache.Key(pattern: policy.spec.hasFilterTags ? policy.spec.pattern?.value ?? "" : nil, environment: env.name)
-                guard let w = cache.witness(key, selectable, theirs) else { continue }
+            for e in m.environments.environments.indices {
+                let name = m.environments.environments[e].name
+                guard !mine.contains(name), let theirs = m.environments.environments[e].language,
+                      let w = cache.witness(selectable, theirs, environment: e) else { continue }
                 let message: String
                 if let pattern = policy.spec.pattern?.value, !pattern.isEmpty {
-                    message = "pattern '\(pattern)' of policy \(m.policyName(p)) selects \(env.name) tag '\(w)'"
+                    message = "pattern '\(pattern)' of policy \(m.policyName(p)) selects \(name) tag '\(w)'"
                 } else {
-                    message = "policy \(m.policyName(p)) has no tag filter, so it selects every tag, \(env.name) tag '\(w)' among them"
+                    message = "policy \(m.policyName(p)) has no tag filter, so it selects every tag, \(name) tag '\(w)' among them"
                 }
                 out.append(m.finding("policy-crosses-environment", message, policy: p, environment: mine.sorted().first))
             }

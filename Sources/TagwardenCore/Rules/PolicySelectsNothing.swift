@@ -20,16 +20,18 @@ extension Rule {
         for p in m.flux.policies.indices where !m.flux.patchObjects.contains(m.flux.policies[p].object) {
             guard let selectable = m.policyLanguage(p), let pattern = m.flux.policies[p].spec.pattern?.value, !pattern.isEmpty else { continue }
             let mine = m.policyEnvironments(p).sorted()
-            let owned = mine.compactMap { name in m.environments.named(name).flatMap { env in env.language.map { (env.name, $0) } } }
+            let owned = mine.compactMap { name in
+                m.environments.index(named: name).flatMap { e in m.environments.environments[e].language.map { (name, e, $0) } }
+            }
             if owned.isEmpty {
-                if cache.witness(WitnessCache.Key(pattern: pattern, environment: nil), selectable, .any) == nil {
+                if cache.witness(selectable, .any, environment: nil) == nil {
                     out.append(m.finding("policy-selects-nothing",
                                          "pattern '\(pattern)' of policy \(m.policyName(p)) cannot match any valid tag ([A-Za-z0-9_][A-Za-z0-9._-]{0,127})",
                                          policy: p))
                 }
                 continue
             }
-            for (name, language) in owned where cache.witness(WitnessCache.Key(pattern: pattern, environment: name), selectable, language) == nil {
+            for (name, e, language) in owned where cache.witness(selectable, language, environment: e) == nil {
                 out.append(m.finding("policy-selects-nothing",
                                      "no \(name) tag can pass pattern '\(pattern)' of policy \(m.policyName(p)): it never selects anything for \(name)",
                                      policy: p, environment: name))
