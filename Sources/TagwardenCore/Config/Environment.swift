@@ -28,6 +28,8 @@ public struct EnvironmentModel: Sendable {
     public var baseDir = ""
     /// Lower-cased names and aliases → environment index.
     var aliasIndex: [String: Int] = [:]
+    /// The same as bytes, for directory names, which are compared without building strings.
+    var aliasBytes: [(bytes: [UInt8], index: Int)] = []
 
     init(environments: [Environment], source: String, baseDir: String) {
         self.environments = environments
@@ -36,6 +38,7 @@ public struct EnvironmentModel: Sendable {
         for (i, e) in environments.enumerated().reversed() {
             for a in e.aliases + [e.name] { aliasIndex[a.lowercased()] = i }
         }
+        aliasBytes = aliasIndex.map { (Array($0.key.utf8), $0.value) }
     }
 
     public func named(_ name: String?) -> Environment? {
@@ -152,12 +155,32 @@ public struct EnvironmentModel: Sendable {
                 break
             }
         }
-        var start = path.utf8.startIndex
-        for i in path.utf8.indices where path.utf8[i] == UInt8(ascii: "/") {
-            if let e = aliasIndex(path[start..<i]) { clues.directory = environments[e].name; break }
-            start = path.utf8.index(after: i)
-        }
+        var path = path
+        if let e = path.withUTF8({ directoryAlias($0) }) { clues.directory = environments[e].name }
         return clues
+    }
+
+    /// The first directory of `path` named after an alias (case-insensitively).
+    func directoryAlias(_ path: UnsafeBufferPointer<UInt8>) -> Int? {
+        var start = 0
+        for i in 0..<path.count where path[i] == UInt8(ascii: "/") {
+            let name = UnsafeBufferPointer(rebasing: path[start..<i])
+            start = i + 1
+            if name.contains(where: { $0 >= 0x80 }) {
+                if let e = aliasIndex(Substring(String(decoding: name, as: UTF8.self))) { return e }
+                continue
+            }
+            // ASCII: lower-cased byte for byte, as the keys are
+            for (bytes, e) in aliasBytes where bytes.count == name.count {
+                var same = true
+                for k in 0..<name.count {
+                    let c = name[k]
+                    if (c >= 65 && c <= 90 ? c + 32 : c) != bytes[k] { same = false; break }
+                }
+                if same { return e }
+            }
+        }
+        return nil
     }
 
     /// The environment a directory name is an alias of (case-insensitively).
