@@ -72,7 +72,8 @@ struct Extractor {
 
     mutating func document(_ d: Int, root: Int, isKustomizationFile: Bool) {
         guard y.nodes[root].kind == .mapping else { return }
-        var apiVersion = scalarString(y.get(root, "apiVersion"))
+        let apiVersionNode = y.get(root, "apiVersion")
+        var apiVersion = scalarString(apiVersionNode)
         let kindNode = y.get(root, "kind")
         var kind = scalarString(kindNode)
         var kindSpan = kindNode.map { y.nodes[$0].span } ?? y.nodes[root].span
@@ -125,7 +126,7 @@ struct Extractor {
         }
         facts.objects.append(ManifestObject(
             file: fileIndex, document: d, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
-            apiVersionSpan: y.get(root, "apiVersion").map { y.nodes[$0].span }, name: name, declaredNamespace: declaredNamespace,
+            apiVersionSpan: apiVersionNode.map { y.nodes[$0].span }, name: name, declaredNamespace: declaredNamespace,
             labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
             kustomizePatches: patches, flux: FluxSpec.extract(y, root: root, group: group, kind: kind)))
     }

@@ -87,16 +87,16 @@ public struct Model: Sendable {
         let namespaces = resolveNamespaces(objects, files: facts)
         var env = EnvironmentModel.base(config: config, profile: profile)
         let clues = facts.map { env.clues(path: $0.path) }
-        func objectEnv(_ i: Int) -> String? {
+        // detection reads names, aliases and namespaces, never the tag rules inferred below
+        let objectEnvironment = objects.indices.map { i in
             env.detect(clues[objects[i].file], namespace: namespaces[i], namespaceLabels: labels)
         }
         // Infer tag prefixes from the repository's own policies where nothing set them.
         var policies: [(environment: String?, pattern: String?)] = []
         for (i, o) in objects.enumerated() {
-            if case .imagePolicy(let p)? = o.flux { policies.append((objectEnv(i), p.pattern?.value)) }
+            if case .imagePolicy(let p)? = o.flux { policies.append((objectEnvironment[i], p.pattern?.value)) }
         }
         env.inferPrefixes(policies: policies)
-        let objectEnvironment = objects.indices.map { objectEnv($0) }
         let imageEnvironment = images.map { img -> String? in
             if let o = img.object { return objectEnvironment[o] }
             return env.detect(clues[img.file], namespace: nil, namespaceLabels: labels)
