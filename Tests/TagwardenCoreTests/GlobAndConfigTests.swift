@@ -20,7 +20,7 @@ import Testing
         profile: strict
         environments:
           - name: production
-            aliases: [prod]
+            aliases: [prod, production]
             paths: ["clusters/production/**"]
             tagPattern: '^production-v[0-9]+$'
             requireDigest: true
@@ -43,6 +43,11 @@ import Testing
         ("environments:\n  - name: prod\n    tagPattern: '(?=x)'\n", ".tagwarden.yaml:3:17: tagPattern is not a valid Go regular expression: invalid or unsupported Perl syntax: `(?=` (at offset 0)"),
         ("environments:\n  - name: prod\n    requireDigest: maybe\n", ".tagwarden.yaml:3:20: requireDigest must be true or false"),
         ("a: [\n", ".tagwarden.yaml:2:1: invalid YAML: did not find expected node content while parsing a flow node"),
+        ("environments:\n  - name: production\n  - name: Production\n", ".tagwarden.yaml:3:11: environment 'Production' is defined twice (also line 2)"),
+        ("environments:\n  - name: production\n    aliases: [prod, live]\n  - name: staging\n    aliases: [stage, Live]\n",
+         ".tagwarden.yaml:5:22: 'Live' would name both environment 'production' (line 3) and 'staging': names and aliases are compared case-insensitively"),
+        ("environments:\n  - name: production\n  - name: qa\n    aliases: [PRODUCTION]\n",
+         ".tagwarden.yaml:4:15: 'PRODUCTION' would name both environment 'production' (line 2) and 'qa': names and aliases are compared case-insensitively"),
     ])
     func invalidConfigNamesFileLineAndProblem(_ text: String, _ message: String) {
         do {

@@ -97,17 +97,32 @@ public struct Config: Sendable {
                 config.profile = p
             case "environments":
                 guard file.nodes[v].kind == .sequence else { throw fail(v, "environments must be a list") }
-                var seen = Set<String>()
+                var claimed: [String: (env: String, line: Int)] = [:]   // lower-cased names and aliases
+                func claim(_ term: String, _ node: Int, by env: String) throws {
+                    let line = file.nodes[node].span.start.line
+                    if let other = claimed[term.lowercased()] {
+                        if other.env == env { return }   // an alias repeating its own environment's name
+                        throw fail(node, "'\(term)' would name both environment '\(other.env)' (line \(other.line)) and '\(env)': "
+                                   + "names and aliases are compared case-insensitively")
+                    }
+                    claimed[term.lowercased()] = (env, line)
+                }
                 for e in file.childNodes(v) {
                     guard file.nodes[e].kind == .mapping else { throw fail(e, "each environment must be a mapping") }
                     try keys(e, allowed: ["name", "aliases", "paths", "namespaces", "tagPrefix", "tagPattern", "requireDigest", "requireReview"], "an environment")
                     guard let nameNode = file.get(e, "name") else { throw fail(e, "an environment needs a name") }
                     var env = EnvironmentConfig(name: try string(nameNode, "name"), origin: "\(path):\(file.nodes[e].span.start.line)")
                     if env.name.isEmpty { throw fail(nameNode, "an environment name cannot be empty") }
-                    if !seen.insert(env.name).inserted { throw fail(nameNode, "environment '\(env.name)' is defined twice") }
+                    if let other = claimed[env.name.lowercased()], other.env.lowercased() == env.name.lowercased() {
+                        throw fail(nameNode, "environment '\(env.name)' is defined twice (also line \(other.line))")
+                    }
+                    try claim(env.name, nameNode, by: env.name)
                     for (ek, ev) in file.pairs(e) {
                         switch file.value(ek) {
-                        case "aliases": env.aliases = try strings(ev, "aliases")
+                        case "aliases":
+                            let aliases = try strings(ev, "aliases")
+                            for (a, node) in zip(aliases, file.childNodes(ev)) { try claim(a, node, by: env.name) }
+                            env.aliases = aliases
                         case "paths": env.paths = try strings(ev, "paths")
                         case "namespaces": env.namespaces = try strings(ev, "namespaces")
                         case "tagPrefix": env.tagPrefix = try string(ev, "tagPrefix")
