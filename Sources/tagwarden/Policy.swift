@@ -73,7 +73,11 @@ struct PolicyEval: ParsableCommand {
         if policy != nil && (inline > 0 || pattern != nil || extract != nil) {
             throw ValidationError("--policy takes the policy from the repository: leave out --semver, --numerical, --alphabetical, --pattern and --extract")
         }
-        if policy == nil && inline == 0 { throw ValidationError("name a policy (--policy NS/NAME) or give one (--semver, --numerical or --alphabetical)") }
+        if policy == nil && inline == 0 {
+            // `policy eval flux-system/web` reads the policy's name as the path argument
+            let hint = path != "." && access(path, F_OK) != 0 && path.split(separator: "/").count == 2 ? " (did you mean --policy \(path)?)" : ""
+            throw ValidationError("name a policy (--policy NS/NAME) or give one (--semver, --numerical or --alphabetical)\(hint)")
+        }
         if let v = fluxVersion, FluxVersion.parse(v) == nil { throw ValidationError("--flux-version must look like 2.7") }
     }
 

@@ -89,6 +89,9 @@ import Testing
         let missing = try tagwarden(["policy", "eval", "--semver", ">=1", "--tags", "nope.txt"], in: r.path)
         #expect(missing.code == 2 && missing.stderr.contains("nope.txt: cannot be read"))
         #expect(try tagwarden(["policy", "eval", "--tags", "tags.txt"], in: r.path).code == 2)
+        // the policy's name given where the path goes
+        let asPath = try tagwarden(["policy", "eval", "flux-system/web", "--tags", "tags.txt"], in: r.path)
+        #expect(asPath.code == 2 && asPath.stderr.contains("(did you mean --policy flux-system/web?)"))
     }
 
     @Test func fluxVersionSwitchesTheRegime() throws {
