@@ -8,8 +8,8 @@ struct Audit: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Lint a working tree, or the tree of a commit.",
         discussion: """
-        PATH (default ".") selects the repository that contains it; a path inside the repository limits what is
-        reported to that subtree, while policies, repositories and automations are always resolved over the whole tree.
+        PATH (default ".") selects the repository that contains it; a path inside the repository limits what is \
+        reported to that subtree, while policies, repositories and automations are always resolved over the whole tree. \
         Outside any git repository PATH is linted as a plain directory.
 
         Examples:

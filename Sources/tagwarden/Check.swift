@@ -8,13 +8,13 @@ struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Lint what a commit or a pull request introduces.",
         discussion: """
-        --staged (pre-commit): lints the index — the exact blobs the commit will contain, not the working files — and
-        reports the findings in the staged files plus any finding elsewhere that the staged change creates (a renamed
-        policy that breaks a marker in an unchanged file). Works on an unborn branch, in linked worktrees and inside
+        --staged (pre-commit): lints the index — the exact blobs the commit will contain, not the working files — and \
+        reports the findings in the staged files plus any finding elsewhere that the staged change creates (a renamed \
+        policy that breaks a marker in an unchanged file). Works on an unborn branch, in linked worktrees and inside \
         hooks of `git commit -a` / `git commit <path>` (GIT_INDEX_FILE is honoured).
 
-        --base REV [--head REV] (PR status check): lints HEAD's tree and the tree of the merge base of BASE and HEAD,
-        both from the object database, and reports the findings HEAD has that the merge base did not (matched by
+        --base REV [--head REV] (PR status check): lints HEAD's tree and the tree of the merge base of BASE and HEAD, \
+        both from the object database, and reports the findings HEAD has that the merge base did not (matched by \
         fingerprint, so a finding that only moved is not new). --all reports every HEAD finding, marking the new ones.
 
         Examples:

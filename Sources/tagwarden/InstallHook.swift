@@ -9,8 +9,8 @@ struct InstallHook: ParsableCommand {
         commandName: "install-hook",
         abstract: "Install the pre-commit hook that runs `tagwarden check --staged`.",
         discussion: """
-        The hook goes where git runs hooks: core.hooksPath when it is set, otherwise the repository's hooks
-        directory (shared by linked worktrees). An existing hook that is not Tagwarden's is left alone unless
+        The hook goes where git runs hooks: core.hooksPath when it is set, otherwise the repository's hooks \
+        directory (shared by linked worktrees). An existing hook that is not Tagwarden's is left alone unless \
         --force, which keeps it as pre-commit.orig. Bypass the hook in an emergency with `git commit --no-verify`.
         """
     )

@@ -17,17 +17,18 @@ struct PolicyEval: ParsableCommand {
         commandName: "eval",
         abstract: "Evaluate an ImagePolicy against a tag list, exactly as Flux's image-reflector-controller would.",
         discussion: """
-        Take the policy from the repository (--policy NS/NAME, with its ImageRepository's exclusionList), or give it
-        inline (--semver RANGE, --numerical asc|desc or --alphabetical asc|desc, with --pattern and --extract).
-        Tags come from a file or standard input (-): one per line, or JSON (an array of strings, or an object with
+        Take the policy from the repository (--policy NS/NAME, with its ImageRepository's exclusionList), or give it \
+        inline (--semver RANGE, --numerical asc|desc or --alphabetical asc|desc, with --pattern and --extract). \
+        Tags come from a file or standard input (-): one per line, or JSON (an array of strings, or an object with \
         a "tags" array).
 
-        Exit codes: 0 a tag is selected; 1 none is (the policy fails as it would in Flux); 2 invalid input
+        Exit codes: 0 a tag is selected; 1 none is (the policy fails as it would in Flux); 2 invalid input \
         (an unknown policy, a bad range, pattern or order, an empty tag list).
 
         Examples:
-          tagwarden policy eval --policy flux-system/web-production --tags tags.txt --explain
-          crane ls ghcr.io/acme/web | tagwarden policy eval --semver '>=1.0.0' --pattern '^production-v(?P<v>.*)$' --extract '$v' --tags -
+          tagwarden policy eval --policy flux-system/web --tags tags.txt --explain
+          crane ls ghcr.io/acme/web | tagwarden policy eval --semver '>=1.0.0' \\
+            --pattern '^production-v(?P<v>.*)$' --extract '$v' --tags -
         """
     )
 

@@ -10,10 +10,10 @@ struct Tagwarden: ParsableCommand {
         commandName: "tagwarden",
         abstract: "Guardrails for GitOps repositories that deploy container images with Flux.",
         discussion: """
-        Tagwarden reads manifests straight from git and proves that every image that will run is immutable,
+        Tagwarden reads manifests straight from git and proves that every image that will run is immutable, \
         that every Flux $imagepolicy marker resolves, and that no ImagePolicy can select another environment's tags.
 
-        Exit codes: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage, configuration or
+        Exit codes: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage, configuration or \
         environment error.
         """,
         version: Reports.version,
