@@ -27,11 +27,6 @@ struct Extractor {
         }
     }
 
-    static func extract(path: String, bytes: [UInt8], index: Int, unread: Bool = false) -> FileFacts {
-        var scratch = YAMLFile()
-        return extract(path: path, bytes: bytes, index: index, unread: unread, reusing: &scratch)
-    }
-
     /// `scratch` is parsed into and kept for the next file (see `YAMLFile.reparse`).
     static func extract(path: String, bytes: [UInt8], index: Int, unread: Bool = false, reusing scratch: inout YAMLFile) -> FileFacts {
         let facts = FileFacts(path: path, bytes: bytes)

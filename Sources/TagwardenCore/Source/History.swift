@@ -151,10 +151,11 @@ public enum History {
         }
         if hide != tipSha {
             let commits = try repo.commits(from: tipSha, hiding: hide)
+            var scratch = YAMLFile()
             for c in commits {
                 for entry in try repo.changedEntries(commit: c, accept: isStagingPath) {
                     guard case .bytes(let b) = repo.readBlob(entry.oid, limit: 10 << 20), SourceText.firstNUL(b) == nil else { continue }
-                    let facts = Extractor.extract(path: entry.path, bytes: b, index: 0)
+                    let facts = Extractor.extract(path: entry.path, bytes: b, index: 0, reusing: &scratch)
                     let clues = env.clues(path: entry.path)
                     for img in facts.images where img.invalid == nil {
                         let ns = img.object.flatMap { facts.objects[$0].declaredNamespace }
