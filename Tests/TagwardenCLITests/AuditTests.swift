@@ -115,6 +115,15 @@ let imageRuleFindings = [
         #expect(quiet.stdout.hasPrefix("apps/production/web.yaml:8:14: error[image-env-prefix]"))
     }
 
+    @Test func summaryCountsInTheSingular() throws {
+        let r = try TempRepo()
+        try r.write("app.yaml", pod("web", images: ["nginx:latest"]))
+        let res = try r.audit("--no-color")
+        #expect(res.stdout.hasSuffix("\n\n1 error, 0 warnings, 0 notes in 1 file (1 document, 1 image, 0 markers)\n"), "\(res.stdout.suffix(120))")
+        let md = try r.audit("--format", "markdown")
+        #expect(md.stdout.contains("**1 error, 0 warnings, 0 notes** in 1 file."), "\(md.stdout)")
+    }
+
     @Test func colourOnlyOnATerminal() throws {
         let r = try imageRuleRepo()
         let cmd = "\(binary) audit --fail-on never"

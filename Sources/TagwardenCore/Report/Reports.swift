@@ -69,10 +69,15 @@ public enum Reports {
         if !quiet || !r.findings.isEmpty {
             let s = r.summary
             out += (r.findings.isEmpty ? "" : "\n")
-                + "\(s.errors) error\(s.errors == 1 ? "" : "s"), \(s.warnings) warning\(s.warnings == 1 ? "" : "s"), \(s.notes) note\(s.notes == 1 ? "" : "s")"
-                + " in \(s.files) file\(s.files == 1 ? "" : "s") (\(s.documents) documents, \(s.images) images, \(s.markers) markers)\n"
+                + "\(count(s.errors, "error")), \(count(s.warnings, "warning")), \(count(s.notes, "note"))"
+                + " in \(count(s.files, "file")) (\(count(s.documents, "document")), \(count(s.images, "image")), \(count(s.markers, "marker")))\n"
         }
         return out
+    }
+
+    /// "1 file", "2 files".
+    static func count(_ n: Int, _ noun: String) -> String {
+        "\(n) \(noun)\(n == 1 ? "" : "s")"
     }
 
     // MARK: json
@@ -229,10 +234,10 @@ public enum Reports {
         let s = r.summary
         var out = "### Tagwarden\n\n"
         if r.findings.isEmpty {
-            out += "No findings in \(s.files) files (\(s.images) images, \(s.markers) markers).\n"
+            out += "No findings in \(count(s.files, "file")) (\(count(s.images, "image")), \(count(s.markers, "marker"))).\n"
             return out
         }
-        out += "**\(s.errors) errors, \(s.warnings) warnings, \(s.notes) notes** in \(s.files) files.\n\n"
+        out += "**\(count(s.errors, "error")), \(count(s.warnings, "warning")), \(count(s.notes, "note"))** in \(count(s.files, "file")).\n\n"
         out += "| Severity | Rule | Location | Message |\n|---|---|---|---|\n"
         func cell(_ t: String) -> String {
             t.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")

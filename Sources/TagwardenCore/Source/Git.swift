@@ -79,7 +79,11 @@ public final class GitRepository {
     public func resolveCommit(_ rev: String) throws -> String {
         var obj: OpaquePointer?
         guard git_revparse_single(&obj, handle, rev) == 0, let obj else {
-            throw TagwardenError("unknown revision '\(rev)': \(lastGitError("not found"))")
+            let why = lastGitError("not found")
+            if git_repository_head_unborn(handle) == 1 {
+                throw TagwardenError("unknown revision '\(rev)': the repository has no commits yet")
+            }
+            throw TagwardenError("unknown revision '\(rev)': \(why)")
         }
         defer { git_object_free(obj) }
         var commit: OpaquePointer?
