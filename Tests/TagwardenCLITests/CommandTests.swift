@@ -82,6 +82,10 @@ import Testing
         // what init wrote is a valid config
         let env = try tagwarden(["env"], in: r.path)
         #expect(env.code == 0 && env.stdout.contains("strict profile"))
+        // each setting names its own line, not the line of its environment's entry
+        let pathsLine = try #require(text.split(separator: "\n", omittingEmptySubsequences: false)
+            .firstIndex(of: "    paths: ['clusters/staging/**']")) + 1
+        #expect(env.stdout.contains("  paths:          clusters/staging/**  (.tagwarden.yaml:\(pathsLine))\n"), "\(env.stdout)")
         let again = try tagwarden(["init"], in: r.path)
         #expect(again.code == 2 && again.stderr.contains("exists; use --force"))
         #expect(try tagwarden(["init", "--force"], in: r.path).code == 0)

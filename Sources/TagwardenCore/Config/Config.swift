@@ -17,6 +17,11 @@ public struct EnvironmentConfig: Sendable {
     public var requireReview: Bool?
     /// `file:line` of the entry, for `tagwarden env`.
     public var origin: String
+    /// `file:line` of each setting's key (`aliases`, `paths`, …), for `tagwarden env`.
+    public var keyOrigin: [String: String] = [:]
+
+    /// Where `key` was set, else where the entry starts.
+    public func origin(of key: String) -> String { keyOrigin[key] ?? origin }
 }
 
 public struct RuleSetting: Sendable {
@@ -118,6 +123,7 @@ public struct Config: Sendable {
                     }
                     try claim(env.name, nameNode, by: env.name)
                     for (ek, ev) in file.pairs(e) {
+                        env.keyOrigin[file.value(ek)] = "\(path):\(file.nodes[ek].span.start.line)"
                         switch file.value(ek) {
                         case "aliases":
                             let aliases = try strings(ev, "aliases")

@@ -91,13 +91,13 @@ public struct EnvironmentModel: Sendable {
             }
             let i = idx!
             if envs[i].name != c.name { envs[i].name = c.name }
-            if let a = c.aliases { envs[i].aliases = a; envs[i].origin["aliases"] = c.origin }
-            if let p = c.paths { envs[i].paths = p.map(Glob.init); envs[i].origin["paths"] = c.origin }
-            if let n = c.namespaces { envs[i].namespaces = n; envs[i].origin["namespaces"] = c.origin }
-            if let p = c.tagPrefix { envs[i].tagPrefix = p.isEmpty ? nil : p; envs[i].origin["tagPrefix"] = c.origin }
-            if let p = c.tagPattern { envs[i].tagPattern = p.isEmpty ? nil : p; envs[i].origin["tagPattern"] = c.origin }
-            if let d = c.requireDigest { envs[i].requireDigest = d; envs[i].origin["requireDigest"] = c.origin }
-            if let r = c.requireReview { envs[i].requireReview = r; envs[i].origin["requireReview"] = c.origin }
+            if let a = c.aliases { envs[i].aliases = a; envs[i].origin["aliases"] = c.origin(of: "aliases") }
+            if let p = c.paths { envs[i].paths = p.map(Glob.init); envs[i].origin["paths"] = c.origin(of: "paths") }
+            if let n = c.namespaces { envs[i].namespaces = n; envs[i].origin["namespaces"] = c.origin(of: "namespaces") }
+            if let p = c.tagPrefix { envs[i].tagPrefix = p.isEmpty ? nil : p; envs[i].origin["tagPrefix"] = c.origin(of: "tagPrefix") }
+            if let p = c.tagPattern { envs[i].tagPattern = p.isEmpty ? nil : p; envs[i].origin["tagPattern"] = c.origin(of: "tagPattern") }
+            if let d = c.requireDigest { envs[i].requireDigest = d; envs[i].origin["requireDigest"] = c.origin(of: "requireDigest") }
+            if let r = c.requireReview { envs[i].requireReview = r; envs[i].origin["requireReview"] = c.origin(of: "requireReview") }
         }
         for i in envs.indices {
             if let p = envs[i].tagPattern { envs[i].tagRegex = try? GoRegex(p) }
