@@ -210,6 +210,61 @@ func fluxRepo() throws -> TempRepo {
         #expect(try r.audit("--rev", "HEAD", "--format", "json").findings == res.findings)
     }
 
+    @Test func headCommentMarkersOnSequenceItems() throws {
+        let r = try TempRepo()
+        try r.write("flux/policy.yaml", """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/web
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '>=1.0.0'
+
+        """)
+        try r.write("apps/job.yaml", """
+        apiVersion: batch/v1
+        kind: Job
+        metadata:
+          name: job
+        spec:
+          template:
+            spec:
+              containers:
+                - name: job
+                  image: busybox:1.36.1
+                  args:
+                    # {"$imagepolicy": "flux-system:wbe:tag"}
+                    - 1.0.0
+                    # {"$imagepolicy": "flux-system:web:tag"}
+                    - 1.0.0 # a comment Flux reads instead
+                    # the version
+                    # {"$imagepolicy": "flux-system:web:tag"}
+                    - 1.0.0
+                    # {"$imagepolicy": "flux-system:web:tag"}
+                    - latest
+
+        """)
+        let res = try r.audit("--format", "json")
+        // the head comment of an item is a marker: its policy is looked up and its value checked
+        #expect(res.findings == ["marker-unknown-policy apps/job.yaml:12:13", "marker-ignored apps/job.yaml:14:13",
+                                 "marker-ignored apps/job.yaml:17:13", "marker-value-rejected apps/job.yaml:19:13",
+                                 "image-latest-tag apps/job.yaml:20:15"], "\(res.findings)")
+        #expect(res.json["summary"].flatMap { ($0 as? [String: Any])?["markers"] as? Int } == 4)
+    }
+
     func order(_ a: String, _ b: String) -> Bool {
         let fa = a.split(separator: " ")[1].split(separator: ":"), fb = b.split(separator: " ")[1].split(separator: ":")
         if fa[0] != fb[0] { return fa[0] < fb[0] }

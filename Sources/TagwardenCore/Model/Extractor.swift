@@ -309,18 +309,59 @@ struct Extractor {
             guard found >= 0 else { continue }
             let end = SourceText.lineEnd(bytes, from: found)
             let before = bytes[lineStart..<found].filter { $0 != 32 && $0 != 9 }
-            let context: MarkerContext
+            var context: MarkerContext
             if before.isEmpty { context = .commentLine }
             else if before.last == UInt8(ascii: ":") { context = .keyLine }
             else { context = .other }
             claimed.append(found..<end)
-            facts.markers.append(MarkerComment(file: fileIndex, text: String(decoding: bytes[found..<end], as: UTF8.self),
-                                               span: span(found..<end), scalar: nil, context: context, object: objectAt(found)))
+            let text = String(decoding: bytes[found..<end], as: UTF8.self)
+            if context == .commentLine, let (item, alone) = headCommentItem(lineStart: lineStart, commentEnd: end) {
+                // the head comment of a block sequence item: Flux reads it when the item has no line comment
+                if !alone {
+                    context = .multiLineHeadComment
+                } else if y.nodes[item].commentStart >= 0 {
+                    context = .hiddenHeadComment
+                } else {
+                    let marker = MarkerComment(file: fileIndex, text: text, span: span(found..<end), scalar: located(item),
+                                               context: .value, object: objectOf(item))
+                    attachMarker(item, marker: marker)
+                    marker.image = imageNodes[item]
+                    facts.markers.append(marker)
+                    continue
+                }
+            }
+            facts.markers.append(MarkerComment(file: fileIndex, text: text, span: span(found..<end), scalar: nil, context: context,
+                                               object: objectAt(found)))
         }
         facts.markers.sort { $0.span.start.offset < $1.span.start.offset }
     }
 
     func span(_ r: Range<Int>) -> SourceSpan { Extractor.span(y.bytes, r) }
+
+    /// The scalar item of a block sequence that a comment line is the head comment of (the item starts on
+    /// the next line), and whether the comment stands alone: with a comment line above it, the head comment
+    /// has several lines, which Flux cannot read as one JSON object.
+    func headCommentItem(lineStart: Int, commentEnd: Int) -> (item: Int, alone: Bool)? {
+        let bytes = y.bytes
+        var alone = true
+        if lineStart > 0 {
+            var prev = lineStart - 1
+            while prev > 0, bytes[prev - 1] != 10 { prev -= 1 }
+            var k = prev
+            while k < lineStart - 1, bytes[k] == 32 || bytes[k] == 9 { k += 1 }
+            if k < lineStart - 1, bytes[k] == UInt8(ascii: "#") { alone = false }
+        }
+        var next = commentEnd
+        if next < bytes.count, bytes[next] == 13 { next += 1 }
+        guard next < bytes.count, bytes[next] == 10 else { return nil }
+        next += 1
+        let line = SourceText.position(bytes, offset: next).line
+        for (i, n) in y.nodes.enumerated() where n.kind == .scalar && n.span.start.line == line && n.span.start.offset >= next {
+            guard n.parent >= 0, y.nodes[n.parent].kind == .sequence, !y.nodes[n.parent].isFlow else { return nil }
+            return (i, alone)
+        }
+        return nil
+    }
 
     /// The span of a one-line byte range.
     static func span(_ bytes: [UInt8], _ r: Range<Int>) -> SourceSpan {

@@ -148,6 +148,10 @@ public enum MarkerContext: Sendable, Equatable {
     case keyLine
     /// on a line of its own, or a commented-out line
     case commentLine
+    /// the head comment of a sequence item whose own line comment Flux reads instead
+    case hiddenHeadComment
+    /// the last line of a sequence item's head comment of several lines
+    case multiLineHeadComment
     /// inside a block scalar's text, where it is string content
     case blockScalar
     /// after a flow collection or other non-scalar

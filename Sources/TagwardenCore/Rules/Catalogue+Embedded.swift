@@ -806,7 +806,54 @@ triggering:
         image: ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web"}
     expect:
       - {file: apps/values.yaml.tpl, line: 1, column: 31}
+  - description: the head comment of a sequence item that has a comment of its own (Flux reads that one)
+    files:
+      apps/job.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: job
+        spec:
+          containers:
+            - name: job
+              image: busybox:1.36
+              args:
+                # {"$imagepolicy": "flux-system:web:tag"}
+                - 1.0.0 # the version to test
+    expect:
+      - {file: apps/job.yaml, line: 10, column: 9}
+  - description: the second line of a head comment (two comment lines are not one JSON object)
+    files:
+      apps/job.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: job
+        spec:
+          containers:
+            - name: job
+              image: busybox:1.36
+              args:
+                # the version to test
+                # {"$imagepolicy": "flux-system:web:tag"}
+                - 1.0.0
+    expect:
+      - {file: apps/job.yaml, line: 11, column: 9}
 nonTriggering:
+  - description: the head comment of a sequence item, on the line above it (Flux reads it like a line comment)
+    files:
+      apps/job.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: job
+        spec:
+          containers:
+            - name: job
+              image: busybox:1.36
+              args:
+                # {"$imagepolicy": "flux-system:web:tag"}
+                - 1.0.0
   - description: covered by an automation in the policy's namespace
     files:
       apps/web.yaml: |

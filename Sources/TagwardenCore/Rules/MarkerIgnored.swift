@@ -7,6 +7,9 @@ extension Rule {
             var reason: String?
             switch mk.context {
             case .commentLine: reason = "it is on a commented-out line"
+            case .hiddenHeadComment: reason = "the item below has a comment of its own on its line, which Flux reads instead"
+            case .multiLineHeadComment:
+                reason = "with the comment line above it, it is part of a head comment of several lines, which Flux cannot read as one JSON object"
             case .blockScalar: reason = "it is text inside a string (a block or quoted scalar), not a comment"
             case .keyLine: reason = "it follows a mapping key, not the scalar value Flux updates (put it after the value, on the value's line)"
             case .other: reason = "it does not follow a scalar value"
