@@ -140,10 +140,20 @@ public enum Engine {
     }
 
     /// What a change introduces: the findings of `head` whose fingerprints `base` lacks (a finding that only
-    /// moved keeps its fingerprint). `alwaysIn` keeps every finding in those files too (the staged files of a
-    /// commit). With `all`, every head finding is kept and marked new or not.
-    public static func compare(head: AuditReport, base: AuditReport?, alwaysIn: Set<String> = [], all: Bool = false) -> AuditReport {
-        let known = Set(base?.findings.map(\.fingerprint) ?? [])
+    /// moved keeps its fingerprint; so does one in a file the change renamed, old path → new path in
+    /// `renamed`). `alwaysIn` keeps every finding in those files too (the staged files of a commit). With
+    /// `all`, every head finding is kept and marked new or not.
+    public static func compare(head: AuditReport, base: AuditReport?, renamed: [String: String] = [:], alwaysIn: Set<String> = [],
+                               all: Bool = false) -> AuditReport {
+        var baseFindings = base?.findings ?? []
+        if let base, !renamed.isEmpty {
+            // the base's findings as if its files already had their new names
+            var sources: [String: [UInt8]] = [:]
+            for (path, bytes) in base.sources { sources[renamed[path] ?? path] = bytes }
+            for i in baseFindings.indices { baseFindings[i].file = renamed[baseFindings[i].file] ?? baseFindings[i].file }
+            assignFingerprints(&baseFindings, sources: sources)
+        }
+        let known = Set(baseFindings.map(\.fingerprint))
         var out = head
         out.findings = head.findings.compactMap { f in
             var f = f

@@ -15,7 +15,7 @@ struct Check: ParsableCommand {
 
         --base REV [--head REV] (PR status check): lints HEAD's tree and the tree of the merge base of BASE and HEAD, \
         both from the object database, and reports the findings HEAD has that the merge base did not (matched by \
-        fingerprint, so a finding that only moved is not new). --all reports every HEAD finding, marking the new ones.
+        fingerprint, so a finding that only moved is not new, nor one in a file the change renamed or moved). --all reports every HEAD finding, marking the new ones.
 
         Examples:
           tagwarden check --staged
@@ -81,7 +81,7 @@ struct Check: ParsableCommand {
                                               profile: options.profile, historyFrom: headSha)
                 let baseReport = try ws.audit(try ws.snapshot(rev: mergeBase, maxFileSize: options.maxFileSizeBytes),
                                               profile: options.profile, historyFrom: mergeBase)
-                var r = Engine.compare(head: headReport, base: baseReport, all: all)
+                var r = Engine.compare(head: headReport, base: baseReport, renamed: try repo.renames(from: mergeBase, to: headSha), all: all)
                 r.source.kind = .diff
                 report = r
             }

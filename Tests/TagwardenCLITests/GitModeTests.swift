@@ -172,6 +172,25 @@ import Testing
         #expect(sarif.stdout.contains("\"id\": \"tagwarden/pr/\""))
     }
 
+    @Test func aFindingInARenamedFileIsNotNew() throws {
+        let r = try TempRepo()
+        try r.write("apps/web.yaml", pod("web", images: ["nginx:latest", "redis:7.2.4"]))
+        try r.commitAll("base")
+        try r.git("checkout", "-q", "-b", "feature")
+        try FileManager.default.createDirectory(atPath: r.path + "/apps/web", withIntermediateDirectories: true)
+        try r.git("mv", "apps/web.yaml", "apps/web/deployment.yaml")
+        try r.commitAll("move it")
+        let moved = try tagwarden(["check", "--base", "main", "--format", "json"], in: r.path)
+        #expect(moved.code == 0 && moved.findings.isEmpty, "\(moved.findings)")
+        // moved and edited: the old finding is still not new, a finding the edit adds is
+        let text = try String(contentsOfFile: r.path + "/apps/web/deployment.yaml", encoding: .utf8)
+        try r.write("apps/web/deployment.yaml", "# the web tier\n" + text.replacingOccurrences(of: "redis:7.2.4", with: "redis:edge"))
+        try r.commitAll("edit it")
+        let edited = try tagwarden(["check", "--base", "main", "--all", "--format", "json"], in: r.path)
+        #expect(edited.findings == ["image-latest-tag apps/web/deployment.yaml:9:14", "image-floating-tag apps/web/deployment.yaml:11:14"])
+        #expect(edited.findingObjects.map { $0["new"] as? Bool } == [false, true])
+    }
+
     @Test func shallowCloneWithoutTheBaseAsksForHistory() throws {
         let r = try prRepo()
         let clone = try TempRepo(git: false)

@@ -292,6 +292,38 @@ public final class GitRepository {
         return out
     }
 
+    /// Files renamed (or moved) between two commits, old path → new path, as `git diff -M` finds them
+    /// (content at least 50% similar).
+    public func renames(from old: String, to new: String) throws -> [String: String] {
+        func tree(_ commit: String) throws -> OpaquePointer {
+            var t: OpaquePointer?
+            guard git_revparse_single(&t, handle, commit + "^{tree}") == 0, let t else { throw TagwardenError("cannot read the tree of \(commit)") }
+            return t
+        }
+        let a = try tree(old)
+        defer { git_object_free(a) }
+        let b = try tree(new)
+        defer { git_object_free(b) }
+        var diff: OpaquePointer?
+        guard git_diff_tree_to_tree(&diff, handle, a, b, nil) == 0, let diff else {
+            throw TagwardenError("cannot diff \(old) and \(new): \(lastGitError("unknown error"))")
+        }
+        defer { git_diff_free(diff) }
+        var opts = git_diff_find_options()
+        git_diff_find_options_init(&opts, UInt32(GIT_DIFF_FIND_OPTIONS_VERSION))
+        opts.flags = GIT_DIFF_FIND_RENAMES.rawValue
+        guard git_diff_find_similar(diff, &opts) == 0 else {
+            throw TagwardenError("cannot find renames between \(old) and \(new): \(lastGitError("unknown error"))")
+        }
+        var out: [String: String] = [:]
+        for i in 0..<git_diff_num_deltas(diff) {
+            guard let d = git_diff_get_delta(diff, i), d.pointee.status == GIT_DELTA_RENAMED,
+                  let from = d.pointee.old_file.path, let to = d.pointee.new_file.path else { continue }
+            out[String(cString: from)] = String(cString: to)
+        }
+        return out
+    }
+
     /// A string from the repository's configuration (all levels), or nil.
     public func configString(_ name: String) -> String? {
         var cfg: OpaquePointer?
