@@ -50,6 +50,28 @@ import Testing
         #expect(SourceText.lineText(bytes, line: 1) == "a: 1")
     }
 
+    @Test func anchorsAndTagsAreNotPartOfTheValueSpan() throws {
+        let text = "a: &x nginx:1.0 # c\nb: !!str 1.10\ncé: &z !!str\n  # why\n  'q'\nd: &y |\n  t\ne: !!str\n"
+        let y = parse(text)
+        #expect(y.error == nil)
+        let bytes = Array(text.utf8)
+        func offset(of s: String) -> Int { bytes.indices.first { bytes[$0...].starts(with: s.utf8) }! }
+        func shown(_ v: String) throws -> (String, SourcePosition) {
+            let n = try #require(y.nodes.indices.first { y.nodes[$0].kind == .scalar && y.value($0) == v })
+            let sp = y.nodes[n].span
+            return (String(decoding: bytes[sp.start.offset..<sp.end.offset], as: UTF8.self), sp.start)
+        }
+        #expect(try shown("nginx:1.0") == ("nginx:1.0", SourcePosition(offset: 6, line: 1, column: 7)))
+        #expect(y.comment(try #require(y.nodes.indices.first { y.value($0) == "nginx:1.0" })) == "# c")
+        #expect(try shown("1.10") == ("1.10", SourcePosition(offset: offset(of: "1.10"), line: 2, column: 10)))
+        // after a multi-byte key, the value two lines down after a comment
+        #expect(try shown("q") == ("'q'", SourcePosition(offset: offset(of: "'q'"), line: 5, column: 3)))
+        #expect(try shown("t\n").1 == SourcePosition(offset: offset(of: "|"), line: 6, column: 7))
+        // a tag with no value: an empty span where the value would be
+        let e = try shown("")
+        #expect(e.0 == "" && e.1.line == 8)
+    }
+
     @Test func multipleDocuments() {
         let y = parse("a: 1\n---\nb: 2\n---\n- c\n")
         #expect(y.documents.count == 3)

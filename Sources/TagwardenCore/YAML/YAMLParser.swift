@@ -139,8 +139,12 @@ extension YAMLFile {
                     documents.append(YAMLDocument(root: docRoot, span: SourceSpan(start: docStart, end: marks.position(event.end_mark))))
                 }
             case YAML_SCALAR_EVENT, YAML_ALIAS_EVENT:
-                let start = marks.position(event.start_mark)
+                var start = marks.position(event.start_mark)
                 let end = marks.position(event.end_mark)
+                if type == YAML_SCALAR_EVENT, event.data.scalar.anchor != nil || event.data.scalar.tag != nil {
+                    // libyaml starts the scalar at its anchor or tag: the span is the value only
+                    start = Self.skipProperties(buf, from: start, limit: end.offset)
+                }
                 var node = YAMLNode(kind: .scalar, style: .plain, isFlow: false, plainImplicit: true,
                                     span: SourceSpan(start: start, end: end), valueStart: 0, valueCount: 0,
                                     tagStart: 0, tagCount: 0, childStart: 0, childCount: 0,
@@ -211,6 +215,38 @@ extension YAMLFile {
                 break
             }
         }
+    }
+
+    /// The position after a node's properties (`&anchor`, `!tag`) and the blanks, line breaks and comments
+    /// between them and the value, at most `limit`.
+    static func skipProperties(_ buf: UnsafeBufferPointer<UInt8>, from p: SourcePosition, limit: Int) -> SourcePosition {
+        var pos = p
+        var i = p.offset
+        func step() {
+            let c = buf[i]
+            if c == 10 || (c == 13 && (i + 1 >= buf.count || buf[i + 1] != 10)) {
+                pos.line += 1
+                pos.column = 1
+            } else if c != 13, c & 0xC0 != 0x80 {
+                pos.column += 1
+            }
+            i += 1
+        }
+        while i < limit {
+            switch buf[i] {
+            case UInt8(ascii: "&"), UInt8(ascii: "!"):
+                while i < limit, buf[i] != 32, buf[i] != 9, buf[i] != 10, buf[i] != 13 { step() }
+            case 32, 9, 10, 13:
+                step()
+            case UInt8(ascii: "#"):
+                while i < limit, buf[i] != 10, buf[i] != 13 { step() }
+            default:
+                pos.offset = i
+                return pos
+            }
+        }
+        pos.offset = i
+        return pos
     }
 
     /// The comment that follows a scalar on the same line: skip blanks after its end, a `#` starts it.
