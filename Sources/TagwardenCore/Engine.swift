@@ -76,13 +76,26 @@ public enum Engine {
         var skipped = request.snapshot.skipped
         var files: [SourceFile] = []
         files.reserveCapacity(request.snapshot.files.count)
+        // a Helm chart's templates are Go templates that render to YAML, not YAML: one note per chart
+        let charts = request.snapshot.files.compactMap { f -> String? in
+            f.path == "Chart.yaml" ? "" : f.path.hasSuffix("/Chart.yaml") ? String(f.path.dropLast("Chart.yaml".count)) : nil
+        }
+        var templates = [Int](repeating: 0, count: charts.count)
         for f in request.snapshot.files {
             if let rel = config.relative(f.path), ignore.contains(where: { $0.matches(rel) }) { continue }
+            if !charts.isEmpty, let c = charts.firstIndex(where: { f.path.hasPrefix($0 + "templates/") }) {
+                templates[c] += 1
+                continue
+            }
             if let nul = SourceText.firstNUL(f.bytes) {
                 skipped.append(SkippedFile(path: f.path, reason: "binary content (a NUL byte at offset \(nul))"))
                 continue
             }
             files.append(f)
+        }
+        for (c, n) in zip(charts, templates) where n > 0 {
+            skipped.append(SkippedFile(path: c + "Chart.yaml", reason: "the chart's templates (\(n) file\(n == 1 ? "" : "s") under \(c)templates/) "
+                + "are Helm templates, not YAML: not linted"))
         }
         skipped.removeAll { s in config.relative(s.path).map { rel in ignore.contains { $0.matches(rel) } } ?? false }
         return (Model.build(files, config: config, profile: request.profile), skipped)

@@ -124,6 +124,35 @@ let imageRuleFindings = [
         #expect(md.stdout.contains("**1 error, 0 warnings, 0 notes** in 1 file."), "\(md.stdout)")
     }
 
+    @Test func helmChartTemplatesAreNotLintedAsYAML() throws {
+        let r = try TempRepo()
+        try r.write("charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 1.0.0\n")
+        try r.write("charts/web/values.yaml", "image:\n  repository: nginx\n  tag: latest\n")
+        try r.write("charts/web/templates/deployment.yaml", """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: {{ .Release.Name }}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
+                  resources: {{ toYaml .Values.resources | nindent 12 }}
+
+        """)
+        try r.write("charts/web/templates/service.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n")
+        try r.write("apps/web.yaml", pod("web", images: ["nginx:latest"]))
+        try r.commitAll("a chart")
+        for args in [["--format", "json"], ["--rev", "HEAD", "--format", "json"]] {
+            let res = try tagwarden(["audit"] + args, in: r.path)
+            #expect(res.findings == ["image-latest-tag apps/web.yaml:8:14", "file-skipped charts/web/Chart.yaml:1:1"], "\(res.findings)")
+            #expect(res.findingObjects.last?["message"] as? String
+                    == "skipped: the chart's templates (2 files under charts/web/templates/) are Helm templates, not YAML: not linted")
+        }
+    }
+
     @Test func colourOnlyOnATerminal() throws {
         let r = try imageRuleRepo()
         let cmd = "\(binary) audit --fail-on never"

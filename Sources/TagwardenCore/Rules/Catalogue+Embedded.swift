@@ -226,23 +226,44 @@ nonTriggering:
         ("file-skipped.yaml", #"""
 id: file-skipped
 severity: note
-summary: A manifest file was not linted (too large, binary, unreadable, or a symlink leaving the repository).
+summary: A manifest file was not linted (too large, binary, unreadable, a symlink leaving the repository, or a Helm chart's templates).
 rationale: >
   Tagwarden says what it did not read, so that a clean report is never silence about a file it could
   not see.
+  A Helm chart's `templates/` hold Go templates that Helm renders to YAML; they are not YAML, so they
+  are not linted (one note per chart, on its Chart.yaml). The HelmRelease that installs the chart, and
+  its `values`, are linted.
 fix: >
   Raise `maxFileSize` in .tagwarden.yaml (or `--max-file-size`) for large generated files, list them
-  under `ignore:`, or remove binary files that carry a .yaml name.
+  under `ignore:`, or remove binary files that carry a .yaml name. List a chart under `ignore:` to drop
+  its note.
 triggering:
   - description: a NUL byte marks binary content
     files:
       blob.yaml: "a: 1\0\n"
     expect:
       - {file: blob.yaml, line: 1, column: 1}
+  - description: a Helm chart's templates
+    files:
+      charts/web/Chart.yaml: |
+        apiVersion: v2
+        name: web
+        version: 1.0.0
+      charts/web/templates/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: {{ .Release.Name }}
+          labels: {{- include "web.labels" . | nindent 4 }}
+    expect:
+      - {file: charts/web/Chart.yaml, line: 1, column: 1}
 nonTriggering:
   - description: an ordinary file
     files:
       a.yaml: "a: 1\n"
+  - description: a directory named templates that is not in a chart
+    files:
+      templates/app.yaml: "a: 1\n"
 """#),
         ("image-env-prefix.yaml", #"""
 id: image-env-prefix
