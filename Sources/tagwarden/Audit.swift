@@ -19,7 +19,7 @@ struct Audit: ParsableCommand {
         """
     )
 
-    @Argument(help: "A directory or file in the repository (default: the current directory).")
+    @Argument(help: "A directory or file in the repository.")
     var path: String = "."
 
     @Option(help: "Lint the tree of this commit-ish (a sha, branch, tag, HEAD~3 …) from the object database, without checkout.")

@@ -6,7 +6,7 @@ struct Env: ParsableCommand {
         abstract: "Show the environment model in force and where each part of it came from."
     )
 
-    @Argument(help: "A directory in the repository (default: the current directory).")
+    @Argument(help: "A directory in the repository.")
     var path: String = "."
 
     @Option(help: "Output format: text or json.")

@@ -10,7 +10,7 @@ struct Init: ParsableCommand {
         discussion: "Refuses to overwrite an existing file unless --force. Review the result and commit it."
     )
 
-    @Argument(help: "A directory in the repository (default: the current directory).")
+    @Argument(help: "A directory in the repository.")
     var path: String = "."
 
     @Flag(help: "Overwrite an existing .tagwarden.yaml.")

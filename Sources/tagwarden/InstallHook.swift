@@ -15,7 +15,7 @@ struct InstallHook: ParsableCommand {
         """
     )
 
-    @Argument(help: "A directory in the repository (default: the current directory).")
+    @Argument(help: "A directory in the repository.")
     var path: String = "."
 
     @Flag(help: "Replace an existing pre-commit hook that is not Tagwarden's.")

@@ -32,7 +32,7 @@ struct PolicyEval: ParsableCommand {
         """
     )
 
-    @Argument(help: "With --policy: a directory in the repository that holds it (default: the current directory).")
+    @Argument(help: "With --policy: a directory in the repository that holds it.")
     var path: String = "."
 
     @Option(help: "The policy to evaluate, as NAMESPACE/NAME (or NAMESPACE:NAME).")
