@@ -185,7 +185,7 @@ public struct Model: Sendable {
 
     /// An object's namespace: `metadata.namespace`; else the outermost `namespace:` of the kustomizations
     /// that include its file (followed up through `resources:`), when they agree; else the
-    /// `targetNamespace` of the Flux Kustomization whose `path` holds the file.
+    /// `targetNamespace` of the Flux Kustomizations whose `path` holds the file, when they agree.
     static func resolveNamespaces(_ objects: [ManifestObject], files: [FileFacts]) -> [String?] {
         var includedBy: [String: [Int]] = [:]   // file path or directory → kustomizations listing it
         var fluxTargets: [(String, String)] = []
@@ -241,10 +241,10 @@ public struct Model: Sendable {
                 continue
             }
             if candidates.count > 1 { continue }
-            for (p, t) in fluxTargets where p.isEmpty || path.hasPrefix(p + "/") {
-                out[i] = t
-                break
-            }
+            // Flux Kustomizations that apply the file: their targetNamespace when they agree
+            var targets: [String] = []
+            for (p, t) in fluxTargets where (p.isEmpty || path.hasPrefix(p + "/")) && !targets.contains(t) { targets.append(t) }
+            if targets.count == 1 { out[i] = targets[0] }
         }
         return out
     }
