@@ -32,62 +32,74 @@ public indirect enum JSON: Sendable, Equatable {
     // MARK: writing
 
     public func serialized(pretty: Bool = false) -> String {
-        var out = ""
+        var out: [UInt8] = []
         write(&out, pretty: pretty, indent: 0)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    func write(_ out: inout String, pretty: Bool, indent: Int) {
+    /// Appends the value's text as UTF-8 bytes: a large report is many small pieces, and bytes append
+    /// without String's per-append bookkeeping.
+    func write(_ out: inout [UInt8], pretty: Bool, indent: Int) {
+        func newline(_ depth: Int) {
+            out.append(10)
+            out.append(contentsOf: repeatElement(32, count: 2 * depth))
+        }
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
-        case .double(let d): out += d.isFinite ? String(d) : "null"
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .int(let i): out.append(contentsOf: String(i).utf8)
+        case .double(let d): out.append(contentsOf: (d.isFinite ? String(d) : "null").utf8)
         case .string(let s): JSON.quote(s, into: &out)
         case .array(let xs):
-            if xs.isEmpty { out += "[]"; return }
-            out += "["
+            if xs.isEmpty { out.append(contentsOf: "[]".utf8); return }
+            out.append(UInt8(ascii: "["))
             for (i, x) in xs.enumerated() {
-                if i > 0 { out += "," }
-                if pretty { out += "\n" + String(repeating: "  ", count: indent + 1) }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                if pretty { newline(indent + 1) }
                 x.write(&out, pretty: pretty, indent: indent + 1)
             }
-            if pretty { out += "\n" + String(repeating: "  ", count: indent) }
-            out += "]"
+            if pretty { newline(indent) }
+            out.append(UInt8(ascii: "]"))
         case .object(let kv):
-            if kv.isEmpty { out += "{}"; return }
-            out += "{"
+            if kv.isEmpty { out.append(contentsOf: "{}".utf8); return }
+            out.append(UInt8(ascii: "{"))
             for (i, (k, v)) in kv.enumerated() {
-                if i > 0 { out += "," }
-                if pretty { out += "\n" + String(repeating: "  ", count: indent + 1) }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                if pretty { newline(indent + 1) }
                 JSON.quote(k, into: &out)
-                out += pretty ? ": " : ":"
+                out.append(UInt8(ascii: ":"))
+                if pretty { out.append(32) }
                 v.write(&out, pretty: pretty, indent: indent + 1)
             }
-            if pretty { out += "\n" + String(repeating: "  ", count: indent) }
-            out += "}"
+            if pretty { newline(indent) }
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    static func quote(_ s: String, into out: inout String) {
-        out += "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let h = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-                } else {
-                    out.unicodeScalars.append(u)
+    static func quote(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { b in
+            // runs that need no escape are appended whole
+            var run = 0
+            for i in 0..<b.count where b[i] < 0x20 || b[i] == UInt8(ascii: "\"") || b[i] == UInt8(ascii: "\\") {
+                out.append(contentsOf: b[run..<i])
+                run = i + 1
+                switch b[i] {
+                case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+                case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+                case 10: out.append(contentsOf: #"\n"#.utf8)
+                case 13: out.append(contentsOf: #"\r"#.utf8)
+                case 9: out.append(contentsOf: #"\t"#.utf8)
+                default:
+                    out.append(contentsOf: #"\u00"#.utf8)
+                    out.append(48 + (b[i] >> 4))
+                    out.append((b[i] & 15) < 10 ? 48 + (b[i] & 15) : 87 + (b[i] & 15))
                 }
             }
+            out.append(contentsOf: b[run..<b.count])
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 
     // MARK: reading
