@@ -266,31 +266,58 @@ public enum Engine {
         return out
     }
 
-    /// A fingerprint that ignores line numbers: rule, file, object, the offending line's text and the
-    /// message, plus an occurrence count for identical keys.
+    /// A fingerprint that ignores line numbers: rule, file, object, the offending line's text (blanks
+    /// removed) and the message, plus an occurrence count for identical keys. The parts are hashed as they
+    /// are, NUL-separated, without joining them into one string first.
     static func assignFingerprints(_ findings: inout [Finding], sources: [String: [UInt8]]) {
         var seen: [UInt64: Int] = [:]
+        var lines: [String: LineIndex] = [:]
         for i in findings.indices {
             let f = findings[i]
-            var line = ""
-            if let bytes = sources[f.file] {
-                line = SourceText.lineText(bytes, line: f.span.start.line).filter { $0 != " " && $0 != "\t" }
+            var h = FNV1a()
+            h.add(f.rule)
+            h.add(0)
+            h.add(f.file)
+            h.add(0)
+            if let o = f.object {
+                h.add(o.kind)
+                h.add(UInt8(ascii: "/"))
+                h.add(o.namespace ?? "")
+                h.add(UInt8(ascii: "/"))
+                h.add(o.name ?? "")
             }
-            let obj = f.object.map { "\($0.kind)/\($0.namespace ?? "")/\($0.name ?? "")" } ?? ""
-            let key = fnv1a("\(f.rule)\u{0}\(f.file)\u{0}\(obj)\u{0}\(line)\u{0}\(f.message)")
+            h.add(0)
+            if let bytes = sources[f.file] {
+                if lines[f.file] == nil { lines[f.file] = LineIndex(bytes) }
+                if let r = lines[f.file]!.range(bytes, line: f.span.start.line) {
+                    for b in bytes[r] where b != 32 && b != 9 { h.add(b) }
+                }
+            }
+            h.add(0)
+            h.add(f.message)
+            let key = h.value
             let n = seen[key, default: 0]
             seen[key] = n + 1
             findings[i].fingerprint = hex64(fnv1a("\(key)\u{0}\(n)"))
         }
     }
 
-    static func fnv1a(_ s: String) -> UInt64 {
-        var h: UInt64 = 0xcbf29ce484222325
-        for b in s.utf8 {
-            h ^= UInt64(b)
-            h = h &* 0x100000001b3
+    /// 64-bit FNV-1a, fed piece by piece.
+    struct FNV1a {
+        var value: UInt64 = 0xcbf29ce484222325
+        mutating func add(_ b: UInt8) {
+            value ^= UInt64(b)
+            value = value &* 0x100000001b3
         }
-        return h
+        mutating func add(_ s: String) {
+            for b in s.utf8 { add(b) }
+        }
+    }
+
+    static func fnv1a(_ s: String) -> UInt64 {
+        var h = FNV1a()
+        h.add(s)
+        return h.value
     }
 
     static func hex64(_ v: UInt64) -> String {

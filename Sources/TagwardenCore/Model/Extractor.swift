@@ -5,6 +5,9 @@ struct Extractor {
     var facts: FileFacts
     /// Nodes already taken as (part of) an image.
     var imageNodes: [Int: Int] = [:]
+    /// For files with markers: where lines start, and the scalar nodes in source order (both bisected).
+    var lines = LineIndex([])
+    var scalars: [Int] = []
 
     // static strings, not arrays or sets: extraction runs on every core, and a shared collection's reference
     // count would be contended by all of them
@@ -32,13 +35,15 @@ struct Extractor {
         let facts = FileFacts(path: path, bytes: bytes)
         if unread {
             // not YAML to Flux: only the markers, each on its line
-            for off in SourceText.occurrences(of: markerToken, in: bytes) {
+            let occurrences = SourceText.occurrences(of: markerToken, in: bytes)
+            let lines = occurrences.isEmpty ? LineIndex([]) : LineIndex(bytes)
+            for off in occurrences {
                 var start = off
                 while start > 0, bytes[start - 1] != 10 { start -= 1 }
                 if let hash = bytes[start..<off].lastIndex(of: UInt8(ascii: "#")) { start = hash }
                 let end = SourceText.lineEnd(bytes, from: off)
                 facts.markers.append(MarkerComment(file: index, text: String(decoding: bytes[start..<end], as: UTF8.self),
-                                                   span: span(bytes, start..<end), scalar: nil, context: .unreadFile, object: nil))
+                                                   span: span(bytes, start..<end, lines), scalar: nil, context: .unreadFile, object: nil))
             }
             facts.suppressions = suppressions(bytes)
             return facts
@@ -263,6 +268,11 @@ struct Extractor {
     /// Every `$imagepolicy` in the file, classified by where it sits.
     mutating func markers() {
         let bytes = y.bytes
+        let occurrences = SourceText.occurrences(of: Extractor.markerToken, in: bytes)
+        guard !occurrences.isEmpty else { return }
+        lines = LineIndex(bytes)
+        scalars = y.nodes.indices.filter { y.nodes[$0].kind == .scalar }
+        // comments taken by step 1, in source order
         var claimed: [Range<Int>] = []
         // 1. comments that follow a scalar on its line
         for i in y.commented {
@@ -285,8 +295,13 @@ struct Extractor {
             }
             facts.markers.append(marker)
         }
-        // 2. every other occurrence: a comment line, a key line, or text inside a string
-        for off in SourceText.occurrences(of: Extractor.markerToken, in: bytes) where !claimed.contains(where: { $0.contains(off) }) {
+        // 2. every other occurrence: a comment line, a key line, or text inside a string. Occurrences come in
+        // source order, so the claimed ranges are passed once; step 2 claims the rest of an occurrence's line.
+        var next = 0
+        var claimedUpTo = 0
+        for off in occurrences {
+            while next < claimed.count, claimed[next].upperBound <= off { next += 1 }
+            if off < claimedUpTo || (next < claimed.count && claimed[next].contains(off)) { continue }
             if let n = scalarContaining(off) {
                 let end = SourceText.lineEnd(bytes, from: off)
                 var start = off
@@ -294,7 +309,7 @@ struct Extractor {
                 if start > 0, bytes[start - 1] == UInt8(ascii: "#") { start -= 1 }
                 facts.markers.append(MarkerComment(file: fileIndex, text: String(decoding: bytes[start..<end], as: UTF8.self),
                                                    span: span(start..<end), scalar: nil, context: .blockScalar, object: objectOf(n)))
-                claimed.append(start..<end)
+                claimedUpTo = end
                 continue
             }
             var lineStart = off
@@ -313,7 +328,7 @@ struct Extractor {
             if before.isEmpty { context = .commentLine }
             else if before.last == UInt8(ascii: ":") { context = .keyLine }
             else { context = .other }
-            claimed.append(found..<end)
+            claimedUpTo = end
             let text = String(decoding: bytes[found..<end], as: UTF8.self)
             if context == .commentLine, let (item, alone) = headCommentItem(lineStart: lineStart, commentEnd: end) {
                 // the head comment of a block sequence item: Flux reads it when the item has no line comment
@@ -336,7 +351,7 @@ struct Extractor {
         facts.markers.sort { $0.span.start.offset < $1.span.start.offset }
     }
 
-    func span(_ r: Range<Int>) -> SourceSpan { Extractor.span(y.bytes, r) }
+    func span(_ r: Range<Int>) -> SourceSpan { Extractor.span(y.bytes, r, lines) }
 
     /// The scalar item of a block sequence that a comment line is the head comment of (the item starts on
     /// the next line), and whether the comment stands alone: with a comment line above it, the head comment
@@ -355,17 +370,28 @@ struct Extractor {
         if next < bytes.count, bytes[next] == 13 { next += 1 }
         guard next < bytes.count, bytes[next] == 10 else { return nil }
         next += 1
-        let line = SourceText.position(bytes, offset: next).line
-        for (i, n) in y.nodes.enumerated() where n.kind == .scalar && n.span.start.line == line && n.span.start.offset >= next {
-            guard n.parent >= 0, y.nodes[n.parent].kind == .sequence, !y.nodes[n.parent].isFlow else { return nil }
-            return (i, alone)
+        // the first scalar at or after the next line's start, if it starts on that line
+        let k = firstScalar(startingAtOrAfter: next)
+        guard k < scalars.count else { return nil }
+        let i = scalars[k], n = y.nodes[i]
+        guard n.span.start.line == lines.line(next), n.parent >= 0, y.nodes[n.parent].kind == .sequence,
+              !y.nodes[n.parent].isFlow else { return nil }
+        return (i, alone)
+    }
+
+    /// The position in `scalars` of the first scalar that starts at or after `offset`.
+    func firstScalar(startingAtOrAfter offset: Int) -> Int {
+        var lo = 0, hi = scalars.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if y.nodes[scalars[mid]].span.start.offset < offset { lo = mid + 1 } else { hi = mid }
         }
-        return nil
+        return lo
     }
 
     /// The span of a one-line byte range.
-    static func span(_ bytes: [UInt8], _ r: Range<Int>) -> SourceSpan {
-        let s = SourceText.position(bytes, offset: r.lowerBound)
+    static func span(_ bytes: [UInt8], _ r: Range<Int>, _ lines: LineIndex) -> SourceSpan {
+        let s = lines.position(bytes, offset: r.lowerBound)
         var e = s
         // columns count scalars on the same line
         var col = s.column
@@ -376,11 +402,11 @@ struct Extractor {
         return SourceSpan(start: s, end: e)
     }
 
+    /// The scalar whose text holds byte `off` (scalars do not overlap).
     func scalarContaining(_ off: Int) -> Int? {
-        for (i, n) in y.nodes.enumerated() where n.kind == .scalar && n.span.start.offset <= off && off < n.span.end.offset {
-            return i
-        }
-        return nil
+        let k = firstScalar(startingAtOrAfter: off + 1) - 1
+        guard k >= 0, off < y.nodes[scalars[k]].span.end.offset else { return nil }
+        return scalars[k]
     }
 
     /// The object whose document contains node `n`.
@@ -388,13 +414,15 @@ struct Extractor {
         objectAt(y.nodes[n].span.start.offset)
     }
 
+    /// The last object whose document holds `offset` (objects come in document order).
     func objectAt(_ offset: Int) -> Int? {
-        var best: Int?
-        for (i, o) in facts.objects.enumerated() {
-            let doc = y.documents[o.document].span
-            if doc.start.offset <= offset, offset <= doc.end.offset { best = i }
+        var lo = 0, hi = facts.objects.count   // the objects whose document starts at or before offset
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if y.documents[facts.objects[mid].document].span.start.offset <= offset { lo = mid + 1 } else { hi = mid }
         }
-        return best
+        guard lo > 0, offset <= y.documents[facts.objects[lo - 1].document].span.end.offset else { return nil }
+        return lo - 1
     }
 
     /// A marker on a scalar makes it an image field, if nothing else did.
@@ -418,9 +446,11 @@ struct Extractor {
 
     /// `# tagwarden:ignore RULE[,RULE] reason`
     static func suppressions(_ bytes: [UInt8]) -> [Suppression] {
-        guard SourceText.contains(suppressionToken, in: bytes) else { return [] }
+        let occurrences = SourceText.occurrences(of: suppressionToken, in: bytes)
+        guard !occurrences.isEmpty else { return [] }
+        let lines = LineIndex(bytes)
         var out: [Suppression] = []
-        for off in SourceText.occurrences(of: suppressionToken, in: bytes) {
+        for off in occurrences {
             var k = off - 1
             while k >= 0, bytes[k] == 32 || bytes[k] == 9 { k -= 1 }
             guard k >= 0, bytes[k] == UInt8(ascii: "#") else { continue }
@@ -429,8 +459,8 @@ struct Extractor {
             let words = rest.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
             let rules = words.first.map { $0.split(separator: ",").map(String.init) } ?? []
             let reason = words.count > 1 ? String(words[1]).trimmingBlanks : ""
-            let start = SourceText.position(bytes, offset: k)
-            var e = SourceText.position(bytes, offset: end)
+            let start = lines.position(bytes, offset: k)
+            var e = lines.position(bytes, offset: end)
             e.line = start.line
             out.append(Suppression(line: start.line, rules: rules, reason: reason, span: SourceSpan(start: start, end: e)))
         }

@@ -45,6 +45,7 @@ public enum Reports {
             for l in environmentLines(r.environments) { out += l + "\n" }
             out += "\n"
         }
+        var lines: [String: LineIndex] = [:]
         for f in r.findings {
             let sev: String
             switch f.severity {
@@ -55,7 +56,8 @@ public enum Reports {
             let new = f.isNew == true ? " (new)" : ""
             out += paint("\(visible(f.file)):\(f.span.start.line):\(f.span.start.column):", "1") + " \(sev)[\(f.rule)]: \(visible(f.message))\(new)\n"
             if let bytes = r.sources[f.file], f.span.start.offset > 0 || f.span.end.offset > 0 || f.rule != "file-skipped" {
-                let line = SourceText.lineText(bytes, line: f.span.start.line)
+                if lines[f.file] == nil { lines[f.file] = LineIndex(bytes) }
+                let line = lines[f.file]!.text(bytes, line: f.span.start.line)
                 if !line.isEmpty {
                     let gutter = "\(f.span.start.line)"
                     let endCol = f.span.end.line == f.span.start.line ? f.span.end.column : Int.max

@@ -52,6 +52,11 @@ public enum SourceText {
     /// The byte range of a line's content, without `\n` or `\r\n`.
     public static func lineRange(_ bytes: [UInt8], line: Int) -> Range<Int>? {
         guard let start = lineStart(bytes, line: line) else { return nil }
+        return contentRange(bytes, from: start)
+    }
+
+    /// From a line's start to its `\n` or `\r\n` (or the end of the bytes).
+    static func contentRange(_ bytes: [UInt8], from start: Int) -> Range<Int> {
         var end = start
         while end < bytes.count, bytes[end] != 10 { end += 1 }
         if end > start, bytes[end - 1] == 13 { end -= 1 }
@@ -126,5 +131,58 @@ public enum SourceText {
             guard let base = b.baseAddress, let p = memchr(base, 0, b.count) else { return nil }
             return base.distance(to: UnsafeRawPointer(p))
         }
+    }
+}
+
+/// Where each line of a file starts, found once, so that a file with many findings or markers looks up
+/// lines and positions by bisection instead of scanning from its first byte each time.
+public struct LineIndex: Sendable {
+    /// Byte offset of each line's start: line 1 starts after a BOM.
+    public let starts: [Int]
+
+    public init(_ bytes: [UInt8]) {
+        var starts = [SourceText.hasBOM(bytes) ? 3 : 0]
+        bytes.withUnsafeBytes { b in
+            var i = starts[0]
+            while i < b.count, let p = memchr(b.baseAddress! + i, 10, b.count - i) {
+                i = b.baseAddress!.distance(to: UnsafeRawPointer(p)) + 1
+                starts.append(i)
+            }
+        }
+        self.starts = starts
+    }
+
+    /// The 1-based line holding `offset`.
+    public func line(_ offset: Int) -> Int {
+        var lo = 0, hi = starts.count   // the number of starts at or before offset
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if starts[mid] <= offset { lo = mid + 1 } else { hi = mid }
+        }
+        return max(lo, 1)
+    }
+
+    /// The same as `SourceText.position(bytes, offset:)`.
+    public func position(_ bytes: [UInt8], offset: Int) -> SourcePosition {
+        let target = min(max(offset, 0), bytes.count)
+        let line = self.line(target)
+        var column = 1
+        var j = min(starts[line - 1], target)
+        while j < target {
+            if bytes[j] & 0xC0 != 0x80 { column += 1 }
+            j += 1
+        }
+        return SourcePosition(offset: target, line: line, column: column)
+    }
+
+    /// The same as `SourceText.lineRange(bytes, line:)`.
+    public func range(_ bytes: [UInt8], line: Int) -> Range<Int>? {
+        guard line >= 1, line <= starts.count, starts[line - 1] <= bytes.count else { return nil }
+        return SourceText.contentRange(bytes, from: starts[line - 1])
+    }
+
+    /// The same as `SourceText.lineText(bytes, line:)`.
+    public func text(_ bytes: [UInt8], line: Int) -> String {
+        range(bytes, line: line).map { String(decoding: bytes[$0], as: UTF8.self) } ?? ""
     }
 }

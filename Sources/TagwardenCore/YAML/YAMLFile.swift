@@ -211,11 +211,6 @@ public struct YAMLFile: Sendable {
         }
         return ScalarType.resolvePlain(value(node))
     }
-
-    /// The source text of a line (1-based), without its line break.
-    public func lineText(_ line: Int) -> String {
-        SourceText.lineText(bytes, line: line)
-    }
 }
 
 public enum ScalarType: Sendable, Equatable {
