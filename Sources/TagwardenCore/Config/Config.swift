@@ -225,6 +225,7 @@ extension Substring {
 
 /// "Did you mean" suggestions by edit distance.
 public enum Suggest {
+    /// Levenshtein distance over UTF-8 bytes.
     public static func distance(_ a: String, _ b: String) -> Int {
         let x = Array(a.utf8), y = Array(b.utf8)
         if x.isEmpty { return y.count }
@@ -243,12 +244,71 @@ public enum Suggest {
 
     /// The closest candidate within a third of the word's length (at least 2 edits), ties broken by name.
     public static func nearest(_ word: String, in candidates: [String]) -> String? {
-        let limit = max(2, word.count / 3)
-        var best: (Int, String)?
-        for c in candidates {
-            let d = distance(word, c)
-            if d <= limit, best == nil || d < best!.0 || (d == best!.0 && c < best!.1) { best = (d, c) }
+        Suggester(candidates).nearest(word)
+    }
+}
+
+/// `Suggest.nearest` for many words against one list of names (every unknown policy of a repository against
+/// its thousands of policies): candidates far from the word by length or by their bytes' counts are passed
+/// over without a distance, and the distance stops once it exceeds the best found so far.
+public struct Suggester {
+    let names: [String]
+    let bytes: [[UInt8]]
+
+    public init(_ candidates: [String]) {
+        names = candidates
+        bytes = candidates.map { Array($0.utf8) }
+    }
+
+    public func nearest(_ word: String) -> String? {
+        let w = Array(word.utf8)
+        var bound = max(2, word.count / 3)
+        var best: Int?
+        var counts = [Int](repeating: 0, count: 256)
+        var prev = [Int](), cur = [Int]()
+        for (c, y) in bytes.enumerated() {
+            if abs(w.count - y.count) > bound { continue }
+            // each edit changes the byte counts on each side by at most one
+            for b in w { counts[Int(b)] += 1 }
+            for b in y { counts[Int(b)] -= 1 }
+            var more = 0, fewer = 0
+            for b in w where counts[Int(b)] != 0 { if counts[Int(b)] > 0 { more += counts[Int(b)] } else { fewer -= counts[Int(b)] }; counts[Int(b)] = 0 }
+            for b in y where counts[Int(b)] != 0 { if counts[Int(b)] > 0 { more += counts[Int(b)] } else { fewer -= counts[Int(b)] }; counts[Int(b)] = 0 }
+            if max(more, fewer) > bound { continue }
+            guard let d = Suggester.distance(w, y, atMost: bound, &prev, &cur) else { continue }
+            if let b = best, d > bound || (d == bound && names[c] >= names[b]) { continue }
+            best = c
+            bound = d
         }
-        return best?.1
+        return best.map { names[$0] }
+    }
+
+    /// The Levenshtein distance of `x` and `y` if it is at most `k`: only the diagonal band of width 2k+1
+    /// is computed, and a row whose every cell exceeds `k` ends it.
+    static func distance(_ x: [UInt8], _ y: [UInt8], atMost k: Int, _ prev: inout [Int], _ cur: inout [Int]) -> Int? {
+        let n = x.count, m = y.count
+        if abs(n - m) > k { return nil }
+        if n == 0 || m == 0 { return max(n, m) }
+        let over = k + 1
+        if prev.count < m + 1 {
+            prev = [Int](repeating: 0, count: m + 1)
+            cur = [Int](repeating: 0, count: m + 1)
+        }
+        for j in 0...m { prev[j] = j <= k ? j : over }
+        for i in 1...n {
+            let lo = max(1, i - k), hi = min(m, i + k)
+            cur[0] = i <= k ? i : over
+            if lo > 1 { cur[lo - 1] = over }
+            var rowMin = lo == 1 ? cur[0] : over
+            for j in lo...hi {
+                let v = min(prev[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1), prev[j] + 1, cur[j - 1] + 1, over)
+                cur[j] = v
+                if v < rowMin { rowMin = v }
+            }
+            if hi < m { cur[hi + 1] = over }
+            if rowMin > k { return nil }
+            swap(&prev, &cur)
+        }
+        return prev[m] <= k ? prev[m] : nil
     }
 }

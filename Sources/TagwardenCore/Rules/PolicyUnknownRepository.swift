@@ -1,6 +1,7 @@
 extension Rule {
     static let policyUnknownRepository = Rule("policy-unknown-repository") { m in
         var out: [Finding] = []
+        var suggesters: [String?: Suggester] = [:]   // by the namespace asked for
         for (p, policy) in m.flux.policies.enumerated() where !m.flux.patchObjects.contains(policy.object) {
             guard let ref = policy.spec.repositoryName else {
                 out.append(m.finding("policy-unknown-repository", "policy \(m.policyName(p)) has no imageRepositoryRef.name",
@@ -9,8 +10,10 @@ extension Rule {
             }
             let targetNamespace = policy.spec.repositoryNamespace ?? policy.namespace
             guard let r = policy.repository else {
-                let known = m.flux.repositories.filter { FluxIndex.sameNamespace($0.namespace, targetNamespace) }.map(\.name)
-                let hint = Suggest.nearest(ref.value, in: known).map { ": did you mean '\($0)'?" } ?? ""
+                if suggesters[targetNamespace] == nil {
+                    suggesters[targetNamespace] = Suggester(m.flux.repositories.filter { FluxIndex.sameNamespace($0.namespace, targetNamespace) }.map(\.name))
+                }
+                let hint = suggesters[targetNamespace]!.nearest(ref.value).map { ": did you mean '\($0)'?" } ?? ""
                 out.append(m.finding("policy-unknown-repository",
                                      "no ImageRepository \(targetNamespace ?? "<no namespace>")/\(ref.value) in the repository\(hint)",
                                      policy: p, span: ref.span))
