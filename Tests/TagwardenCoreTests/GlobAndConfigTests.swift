@@ -118,10 +118,22 @@ import Testing
 }
 
 @Suite struct SuggestTests {
+    /// Levenshtein distance over UTF-8 bytes, the full table.
+    func distance(_ a: String, _ b: String) -> Int {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var prev = Array(0...y.count)
+        for i in x.indices {
+            var cur = [i + 1]
+            for j in y.indices { cur.append(min(prev[j + 1] + 1, cur[j] + 1, prev[j] + (x[i] == y[j] ? 0 : 1))) }
+            prev = cur
+        }
+        return prev[y.count]
+    }
+
     /// The plain definition: the closest candidate within the limit, ties broken by name.
     func bruteForce(_ word: String, _ candidates: [String]) -> String? {
         let limit = max(2, word.count / 3)
-        return candidates.map { (Suggest.distance(word, $0), $0) }.filter { $0.0 <= limit }.min { $0 < $1 }?.1
+        return candidates.map { (distance(word, $0), $0) }.filter { $0.0 <= limit }.min { $0 < $1 }?.1
     }
 
     @Test func pruningFindsWhatTheFullDistanceFinds() {

@@ -225,23 +225,6 @@ extension Substring {
 
 /// "Did you mean" suggestions by edit distance.
 public enum Suggest {
-    /// Levenshtein distance over UTF-8 bytes.
-    public static func distance(_ a: String, _ b: String) -> Int {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        if x.isEmpty { return y.count }
-        if y.isEmpty { return x.count }
-        var prev = Array(0...y.count)
-        var cur = [Int](repeating: 0, count: y.count + 1)
-        for i in 1...x.count {
-            cur[0] = i
-            for j in 1...y.count {
-                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
-            }
-            swap(&prev, &cur)
-        }
-        return prev[y.count]
-    }
-
     /// The closest candidate within a third of the word's length (at least 2 edits), ties broken by name.
     public static func nearest(_ word: String, in candidates: [String]) -> String? {
         Suggester(candidates).nearest(word)
