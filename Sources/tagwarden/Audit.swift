@@ -35,6 +35,15 @@ struct Audit: ParsableCommand {
             let tip = rev ?? ((ws.repo?.hasHead ?? false) ? "HEAD" : nil)
             let report = try ws.audit(snapshot, profile: options.profile, historyFrom: tip)
             let code = try options.emit(report)
+            if report.summary.files == 0, !ws.prefix.isEmpty, !options.quiet {
+                // say why a path that was asked for holds nothing to lint
+                let ignored = rev == nil && (ws.repo.map { $0.isIgnored(ws.prefix) || $0.isIgnored(ws.prefix + "/") } ?? false)
+                var st = stat()
+                let isDirectory = stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+                writeStderr(ignored ? "tagwarden: note: \(path) is ignored by git and not tracked, so it is not linted\n"
+                            : isDirectory ? "tagwarden: note: no *.yaml, *.yml or Kustomization file under \(path)\n"
+                            : "tagwarden: note: \(path) is not a *.yaml, *.yml or Kustomization file\n")
+            }
             // The report is written: end the process without tearing down the model object by object.
             withExtendedLifetime(report) { Glibc.exit(code) }
         }

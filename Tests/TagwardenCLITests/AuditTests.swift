@@ -153,6 +153,34 @@ let imageRuleFindings = [
         }
     }
 
+    @Test func headerNamesWhereTheTagRulesComeFrom() throws {
+        let r = try TempRepo()
+        try r.write(".tagwarden.yaml", "profile: strict\nenvironments:\n  - name: production\n    aliases: [prod, live]\n    tagPrefix: live-\n")
+        try r.write("app.yaml", pod("web", images: ["nginx:1.25.3"]))
+        let res = try r.audit("--no-color")
+        #expect(res.stdout.hasPrefix("""
+        tagwarden 0.1.0: worktree \(r.path)
+        environments: config .tagwarden.yaml over the strict profile
+          development: prefix develop- (strict profile in .tagwarden.yaml)
+          staging: prefix staging- (strict profile in .tagwarden.yaml)
+          production: prefix live-, tag pattern, digests required, review required (.tagwarden.yaml:5; strict profile in .tagwarden.yaml)
+
+        """), "\(res.stdout)")
+    }
+
+    @Test func aPathWithNothingToLintSaysWhy() throws {
+        let r = try TempRepo()
+        try r.write(".gitignore", "secret/\n")
+        try r.write("secret/app.yaml", pod("web", images: ["nginx:latest"]))
+        try r.write("docs/notes.md", "notes\n")
+        let ignored = try r.audit("secret/app.yaml", "--no-color")
+        #expect(ignored.code == 0 && ignored.stderr == "tagwarden: note: secret/app.yaml is ignored by git and not tracked, so it is not linted\n")
+        #expect(try r.audit("secret").stderr == "tagwarden: note: secret is ignored by git and not tracked, so it is not linted\n")
+        #expect(try r.audit("docs").stderr == "tagwarden: note: no *.yaml, *.yml or Kustomization file under docs\n")
+        #expect(try r.audit("docs/notes.md").stderr == "tagwarden: note: docs/notes.md is not a *.yaml, *.yml or Kustomization file\n")
+        #expect(try r.audit("docs", "--quiet").stderr == "")
+    }
+
     @Test func colourOnlyOnATerminal() throws {
         let r = try imageRuleRepo()
         let cmd = "\(binary) audit --fail-on never"

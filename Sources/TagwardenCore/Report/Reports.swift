@@ -22,14 +22,18 @@ public enum Reports {
 
     static func environmentLines(_ model: EnvironmentModel) -> [String] {
         model.environments.map { e in
-            var parts: [String] = []
-            if let p = e.tagPrefix { parts.append("prefix \(p)") }
-            if e.tagPattern != nil { parts.append("tag pattern") }
-            if e.requireDigest { parts.append("digests required") }
-            if e.requireReview { parts.append("review required") }
-            let origins = Set(e.origin.filter { $0.key != "name" }.map(\.value)).sorted()
+            // the tag rules in force and where they come from (`tagwarden env` has every setting's origin)
+            var parts: [String] = [], origins = Set<String>()
+            func add(_ part: String, _ key: String) {
+                parts.append(part)
+                if let o = e.origin[key] { origins.insert(o) }
+            }
+            if let p = e.tagPrefix { add("prefix \(p)", "tagPrefix") }
+            if e.tagPattern != nil { add("tag pattern", "tagPattern") }
+            if e.requireDigest { add("digests required", "requireDigest") }
+            if e.requireReview { add("review required", "requireReview") }
             return "  \(e.name): " + (parts.isEmpty ? "no tag rules" : parts.joined(separator: ", "))
-                + (origins.isEmpty ? "" : " (" + origins.joined(separator: "; ") + ")")
+                + (origins.isEmpty ? "" : " (" + origins.sorted().joined(separator: "; ") + ")")
         }
     }
 
