@@ -265,6 +265,23 @@ func fluxRepo() throws -> TempRepo {
         #expect(res.json["summary"].flatMap { ($0 as? [String: Any])?["markers"] as? Int } == 4)
     }
 
+    @Test func manyMarkersInOneFileKeepTheirPositions() throws {
+        // past a handful of markers a file's lines are indexed once: the positions must not change
+        let r = try TempRepo()
+        var text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: é😀\ndata:\n"
+        var expected: [String] = []
+        for i in 0..<12 {
+            text += "  # k\(i): v # {\"$imagepolicy\": \"flux-system:web\"}\r\n"
+            expected.append("marker-ignored apps/cm.yaml:\(6 + 2 * i):3")
+            text += "  k\(i): [a] # {\"$imagepolicy\": \"flux-system:web\"}\n"
+            expected.append("marker-ignored apps/cm.yaml:\(7 + 2 * i):\(i < 10 ? 11 : 12)")
+        }
+        try r.write("apps/cm.yaml", text)
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == expected, "\(res.findings)")
+        #expect(res.findingObjects.last?["endColumn"] as? Int == 12 + #"# {"$imagepolicy": "flux-system:web"}"#.count)
+    }
+
     func order(_ a: String, _ b: String) -> Bool {
         let fa = a.split(separator: " ")[1].split(separator: ":"), fb = b.split(separator: " ")[1].split(separator: ":")
         if fa[0] != fb[0] { return fa[0] < fb[0] }

@@ -72,6 +72,19 @@ import Testing
         #expect(e.0 == "" && e.1.line == 8)
     }
 
+    @Test func lineIndexAgreesWithTheScanningLookups() {
+        for text in ["", "a", "\u{FEFF}a: é😀\r\nb: 2\n\n  c: x", "x\n", "\n\n\n", "\u{FEFF}\n"] {
+            let bytes = Array(text.utf8)
+            let index = LineIndex(bytes)
+            for offset in 0...bytes.count {
+                #expect(index.position(bytes, offset: offset) == SourceText.position(bytes, offset: offset), "\(text.debugDescription) @\(offset)")
+            }
+            for line in 0...(index.starts.count + 1) {
+                #expect(index.text(bytes, line: line) == SourceText.lineText(bytes, line: line), "\(text.debugDescription) line \(line)")
+            }
+        }
+    }
+
     @Test func multipleDocuments() {
         let y = parse("a: 1\n---\nb: 2\n---\n- c\n")
         #expect(y.documents.count == 3)

@@ -5,8 +5,9 @@ struct Extractor {
     var facts: FileFacts
     /// Nodes already taken as (part of) an image.
     var imageNodes: [Int: Int] = [:]
-    /// For files with markers: where lines start, and the scalar nodes in source order (both bisected).
-    var lines = LineIndex([])
+    /// For files with many markers: where lines start; for markers not after a scalar: the scalar nodes in
+    /// source order. Both are bisected, and built only when a file needs them.
+    var lines: LineIndex?
     var scalars: [Int] = []
 
     // static strings, not arrays or sets: extraction runs on every core, and a shared collection's reference
@@ -36,7 +37,7 @@ struct Extractor {
         if unread {
             // not YAML to Flux: only the markers, each on its line
             let occurrences = SourceText.occurrences(of: markerToken, in: bytes)
-            let lines = occurrences.isEmpty ? LineIndex([]) : LineIndex(bytes)
+            let lines = occurrences.count > 8 ? LineIndex(bytes) : nil
             for off in occurrences {
                 var start = off
                 while start > 0, bytes[start - 1] != 10 { start -= 1 }
@@ -270,8 +271,7 @@ struct Extractor {
         let bytes = y.bytes
         let occurrences = SourceText.occurrences(of: Extractor.markerToken, in: bytes)
         guard !occurrences.isEmpty else { return }
-        lines = LineIndex(bytes)
-        scalars = y.nodes.indices.filter { y.nodes[$0].kind == .scalar }
+        if occurrences.count > 8 { lines = LineIndex(bytes) }
         // comments taken by step 1, in source order
         var claimed: [Range<Int>] = []
         // 1. comments that follow a scalar on its line
@@ -302,6 +302,7 @@ struct Extractor {
         for off in occurrences {
             while next < claimed.count, claimed[next].upperBound <= off { next += 1 }
             if off < claimedUpTo || (next < claimed.count && claimed[next].contains(off)) { continue }
+            if scalars.isEmpty { scalars = y.nodes.indices.filter { y.nodes[$0].kind == .scalar } }
             if let n = scalarContaining(off) {
                 let end = SourceText.lineEnd(bytes, from: off)
                 var start = off
@@ -353,6 +354,10 @@ struct Extractor {
 
     func span(_ r: Range<Int>) -> SourceSpan { Extractor.span(y.bytes, r, lines) }
 
+    func position(_ offset: Int) -> SourcePosition {
+        lines?.position(y.bytes, offset: offset) ?? SourceText.position(y.bytes, offset: offset)
+    }
+
     /// The scalar item of a block sequence that a comment line is the head comment of (the item starts on
     /// the next line), and whether the comment stands alone: with a comment line above it, the head comment
     /// has several lines, which Flux cannot read as one JSON object.
@@ -374,7 +379,7 @@ struct Extractor {
         let k = firstScalar(startingAtOrAfter: next)
         guard k < scalars.count else { return nil }
         let i = scalars[k], n = y.nodes[i]
-        guard n.span.start.line == lines.line(next), n.parent >= 0, y.nodes[n.parent].kind == .sequence,
+        guard n.span.start.line == position(next).line, n.parent >= 0, y.nodes[n.parent].kind == .sequence,
               !y.nodes[n.parent].isFlow else { return nil }
         return (i, alone)
     }
@@ -390,8 +395,8 @@ struct Extractor {
     }
 
     /// The span of a one-line byte range.
-    static func span(_ bytes: [UInt8], _ r: Range<Int>, _ lines: LineIndex) -> SourceSpan {
-        let s = lines.position(bytes, offset: r.lowerBound)
+    static func span(_ bytes: [UInt8], _ r: Range<Int>, _ lines: LineIndex?) -> SourceSpan {
+        let s = lines?.position(bytes, offset: r.lowerBound) ?? SourceText.position(bytes, offset: r.lowerBound)
         var e = s
         // columns count scalars on the same line
         var col = s.column
@@ -448,7 +453,7 @@ struct Extractor {
     static func suppressions(_ bytes: [UInt8]) -> [Suppression] {
         let occurrences = SourceText.occurrences(of: suppressionToken, in: bytes)
         guard !occurrences.isEmpty else { return [] }
-        let lines = LineIndex(bytes)
+        let lines = occurrences.count > 8 ? LineIndex(bytes) : nil
         var out: [Suppression] = []
         for off in occurrences {
             var k = off - 1
@@ -459,8 +464,8 @@ struct Extractor {
             let words = rest.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
             let rules = words.first.map { $0.split(separator: ",").map(String.init) } ?? []
             let reason = words.count > 1 ? String(words[1]).trimmingBlanks : ""
-            let start = lines.position(bytes, offset: k)
-            var e = lines.position(bytes, offset: end)
+            let start = lines?.position(bytes, offset: k) ?? SourceText.position(bytes, offset: k)
+            var e = lines?.position(bytes, offset: end) ?? SourceText.position(bytes, offset: end)
             e.line = start.line
             out.append(Suppression(line: start.line, rules: rules, reason: reason, span: SourceSpan(start: start, end: e)))
         }

@@ -142,6 +142,7 @@ public struct LineIndex: Sendable {
 
     public init(_ bytes: [UInt8]) {
         var starts = [SourceText.hasBOM(bytes) ? 3 : 0]
+        starts.reserveCapacity(bytes.count / 24 + 1)
         bytes.withUnsafeBytes { b in
             var i = starts[0]
             while i < b.count, let p = memchr(b.baseAddress! + i, 10, b.count - i) {
