@@ -53,7 +53,6 @@ public struct YAMLNode: Sendable {
     public var commentStart: Int
     public var commentEnd: Int
     public var parent: Int
-    public var depth: Int
     /// A mapping key (not a value).
     public var isKey = false
 }

@@ -148,7 +148,7 @@ extension YAMLFile {
                 var node = YAMLNode(kind: .scalar, style: .plain, isFlow: false, plainImplicit: true,
                                     span: SourceSpan(start: start, end: end), valueStart: 0, valueCount: 0,
                                     tagStart: 0, tagCount: 0, childStart: 0, childCount: 0,
-                                    commentStart: -1, commentEnd: -1, parent: open.last ?? -1, depth: open.count)
+                                    commentStart: -1, commentEnd: -1, parent: open.last ?? -1)
                 if type == YAML_ALIAS_EVENT {
                     node.kind = .alias
                     let a = event.data.alias.anchor
@@ -192,7 +192,7 @@ extension YAMLFile {
                 var node = YAMLNode(kind: isMapping ? .mapping : .sequence, style: .plain, isFlow: flow, plainImplicit: false,
                                     span: SourceSpan(start: start, end: start), valueStart: 0, valueCount: 0,
                                     tagStart: 0, tagCount: 0, childStart: 0, childCount: 0,
-                                    commentStart: -1, commentEnd: -1, parent: open.last ?? -1, depth: open.count)
+                                    commentStart: -1, commentEnd: -1, parent: open.last ?? -1)
                 let tagPtr = isMapping ? event.data.mapping_start.tag : event.data.sequence_start.tag
                 if let t = tagPtr {
                     let n = strlen(UnsafeRawPointer(t).assumingMemoryBound(to: CChar.self))
