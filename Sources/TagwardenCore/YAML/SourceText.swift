@@ -24,14 +24,18 @@ public enum SourceText {
                 lineStart = i
             }
         }
-        if lineStart > target { lineStart = target }
+        return SourcePosition(offset: target, line: line, column: column(bytes, lineStart: lineStart, at: target))
+    }
+
+    /// The 1-based column of byte `target` on the line that starts at `lineStart`: Unicode scalars, not bytes.
+    static func column(_ bytes: [UInt8], lineStart: Int, at target: Int) -> Int {
         var column = 1
-        var j = lineStart
+        var j = min(lineStart, target)
         while j < target {
             if bytes[j] & 0xC0 != 0x80 { column += 1 }
             j += 1
         }
-        return SourcePosition(offset: target, line: line, column: column)
+        return column
     }
 
     /// The byte offset where a 1-based line starts (BOM skipped), or nil past the end.
@@ -167,13 +171,7 @@ public struct LineIndex: Sendable {
     public func position(_ bytes: [UInt8], offset: Int) -> SourcePosition {
         let target = min(max(offset, 0), bytes.count)
         let line = self.line(target)
-        var column = 1
-        var j = min(starts[line - 1], target)
-        while j < target {
-            if bytes[j] & 0xC0 != 0x80 { column += 1 }
-            j += 1
-        }
-        return SourcePosition(offset: target, line: line, column: column)
+        return SourcePosition(offset: target, line: line, column: SourceText.column(bytes, lineStart: starts[line - 1], at: target))
     }
 
     /// The same as `SourceText.lineRange(bytes, line:)`.
