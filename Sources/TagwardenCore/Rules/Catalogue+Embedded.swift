@@ -749,8 +749,9 @@ id: marker-ignored
 severity: warning
 summary: A marker Flux will silently skip (commented out, in a string, on a key line, in a file Flux does not read, outside every automation).
 rationale: >
-  Flux only reads a marker that follows a scalar value on its line, in a file named *.yaml, *.yml or
-  Kustomization that parses as YAML, under
+  Flux only reads a marker that follows a scalar value on its line (or that stands alone on the line
+  right above a block-sequence item without a comment of its own: the item's head comment), in a file
+  named *.yaml, *.yml or Kustomization that parses as YAML, under
   an ImageUpdateAutomation's `update.path`, for a policy in that automation's namespace and selected
   by its `policySelector`. Everything else looks like a marker and does nothing.
 fix: >
