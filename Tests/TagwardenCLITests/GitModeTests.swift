@@ -191,6 +191,23 @@ import Testing
         #expect(edited.findingObjects.map { $0["new"] as? Bool } == [false, true])
     }
 
+    @Test func aMergeConflictInTheIndexIsNamed() throws {
+        let r = try TempRepo()
+        try r.write("a.yaml", pod("a", images: ["nginx:1.0.0"]))
+        try r.commitAll("base")
+        let main = try r.git("rev-parse", "--abbrev-ref", "HEAD").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try r.git("checkout", "-q", "-b", "other")
+        try r.write("a.yaml", pod("a", images: ["nginx:1.1.0"]))
+        try r.commitAll("theirs")
+        try r.git("checkout", "-q", main)
+        try r.write("a.yaml", pod("a", images: ["nginx:latest"]))
+        try r.commitAll("ours")
+        _ = try? r.git("merge", "-q", "other")   // fails: a conflict
+        let res = try tagwarden(["check", "--staged", "--format", "json"], in: r.path)
+        #expect(res.stderr == "tagwarden: note: unresolved merge conflict in a.yaml: the index holds both sides, and ours is linted\n")
+        #expect(res.findings == ["image-latest-tag a.yaml:8:14"])
+    }
+
     @Test func shallowCloneWithoutTheBaseAsksForHistory() throws {
         let r = try prRepo()
         let clone = try TempRepo(git: false)

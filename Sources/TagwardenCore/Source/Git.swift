@@ -187,6 +187,19 @@ public final class GitRepository {
         return out
     }
 
+    /// Paths with an unresolved merge conflict in the index (entries at stages 1–3), sorted.
+    public func conflictedPaths() -> [String] {
+        var index: OpaquePointer?
+        guard git_repository_index(&index, handle) == 0, let index else { return [] }
+        defer { git_index_free(index) }
+        var out = Set<String>()
+        for i in 0..<git_index_entrycount(index) {
+            guard let e = git_index_get_byindex(index, i), (UInt32(e.pointee.flags) & 0x3000) != 0 else { continue }
+            out.insert(String(cString: e.pointee.path))
+        }
+        return out.sorted(by: SourceText.byteLess)
+    }
+
     /// Paths whose staged content differs from HEAD (added, modified, deleted, renamed: both names).
     /// With no HEAD (an unborn branch) every staged path counts.
     public func stagedChanges() throws -> Set<String> {
