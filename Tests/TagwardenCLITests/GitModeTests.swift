@@ -208,6 +208,28 @@ import Testing
         #expect(res.findings == ["image-latest-tag a.yaml:8:14"])
     }
 
+    @Test func aRepositoryInsideTheRepositoryIsNotItsContent() throws {
+        let r = try TempRepo()
+        try r.write("app.yaml", pod("a", images: ["nginx:1.25.3"]))
+        try r.write("vendor/kept/kept.yaml", pod("k", images: ["redis:latest"]))
+        try r.commitAll("outer")
+        try r.write("vendor/other/bad.yaml", pod("b", images: ["nginx:latest"]))
+        _ = try run("/usr/bin/git", ["init", "-q"], cwd: r.path + "/vendor/other")
+        // like a submodule's checkout: git lists none of its files, so neither does the worktree audit
+        #expect(try r.audit("--format", "json").findings == ["image-latest-tag vendor/kept/kept.yaml:8:14"])
+        // a repository made where the outer one tracks files: those files stay its content, as for git
+        _ = try run("/usr/bin/git", ["init", "-q"], cwd: r.path + "/vendor/kept")
+        try r.write("vendor/kept/new.yaml", pod("n", images: ["busybox:latest"]))
+        #expect(try r.audit("--format", "json").findings == ["image-latest-tag vendor/kept/kept.yaml:8:14", "image-latest-tag vendor/kept/new.yaml:8:14"])
+        #expect(try r.audit("--rev", "HEAD", "--format", "json").findings == ["image-latest-tag vendor/kept/kept.yaml:8:14"])
+        // outside any repository, a directory is walked whole
+        let plain = try TempRepo(git: false)
+        try plain.write("x/inner/bad.yaml", pod("b", images: ["nginx:latest"]))
+        _ = try run("/usr/bin/git", ["init", "-q"], cwd: plain.path + "/x/inner")
+        let walked = try tagwarden(["audit", "--format", "json"], in: plain.path)
+        #expect(walked.findings == ["image-latest-tag x/inner/bad.yaml:8:14"], "\(walked.findings) \(walked.stderr)")
+    }
+
     @Test func shallowCloneWithoutTheBaseAsksForHistory() throws {
         let r = try prRepo()
         let clone = try TempRepo(git: false)

@@ -21,7 +21,7 @@ struct ListingCache {
 
     var listings: [String: Listing] = [:]
     var changed = false
-    static let header = "tagwarden-listings 2\n"
+    static let header = "tagwarden-listings 3\n"
 
     /// The cached entries of `relative`, if its stat still matches.
     func entries(_ relative: String, _ st: stat) -> [(String, UInt8)]? {

@@ -83,7 +83,7 @@ public enum Sources {
         var skipped: [SkippedFile] = []
         let cacheDir = Sources.join(repo.gitDir, "tagwarden")
         var cache: ListingCache? = ListingCache.load(cacheDir + "/listings")
-        walk(root: root, found: &found, skipped: &skipped, cache: &cache,
+        walk(root: root, found: &found, skipped: &skipped, cache: &cache, enterRepository: { tracked.containsDirectory($0) },
              includeDir: { rel in tracked.containsDirectory(rel) || !repo.isIgnored(rel + "/") },
              includeFile: { rel in tracked.contains(rel) || !repo.isIgnored(rel) })
         if let cache, cache.changed {
@@ -134,7 +134,8 @@ public enum Sources {
         var found: [String] = []
         var skipped: [SkippedFile] = []
         var noCache: ListingCache?
-        walk(root: root, found: &found, skipped: &skipped, cache: &noCache, includeDir: { _ in true }, includeFile: { _ in true })
+        walk(root: root, found: &found, skipped: &skipped, cache: &noCache, enterRepository: nil,
+             includeDir: { _ in true }, includeFile: { _ in true })
         let files = readAll(root: root, found, options: options, skipped: &skipped)
         return SourceSnapshot(kind: .directory, root: root, rev: nil, files: files, skipped: skipped)
     }
@@ -179,14 +180,19 @@ public enum Sources {
 
     /// Every manifest-looking file under `root` (sorted by path bytes within each directory). Directories are
     /// listed once and then, with a `cache`, only stat'ed while they stay unchanged.
+    /// With `enterRepository`, a directory holding `.git` (a submodule, or another repository inside this one)
+    /// is entered only when the closure says so (it tracks files there): otherwise its files are not this
+    /// repository's, as in git's own listings and the trees `--rev` and `--staged` read.
     static func walk(root: String, found: inout [String], skipped: inout [SkippedFile], cache: inout ListingCache?,
-                     includeDir: @escaping (String) -> Bool, includeFile: @escaping (String) -> Bool) {
+                     enterRepository: ((String) -> Bool)?, includeDir: @escaping (String) -> Bool,
+                     includeFile: @escaping (String) -> Bool) {
         let rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard rootFD >= 0 else { return }
         defer { close(rootFD) }
         var st = stat()
         guard fstat(rootFD, &st) == 0 else { return }
-        var context = WalkContext(rootFD: rootFD, root: root, now: time(nil), includeDir: includeDir, includeFile: includeFile)
+        var context = WalkContext(rootFD: rootFD, root: root, now: time(nil), enterRepository: enterRepository,
+                                  includeDir: includeDir, includeFile: includeFile)
         context.walk("", st, found: &found, skipped: &skipped, cache: &cache)
     }
 
@@ -194,6 +200,7 @@ public enum Sources {
         let rootFD: Int32
         let root: String
         let now: Int
+        let enterRepository: ((String) -> Bool)?
         let includeDir: (String) -> Bool
         let includeFile: (String) -> Bool
         var rootReal: String?
@@ -207,7 +214,8 @@ public enum Sources {
                 entries = listed
                 cache?.store(relative, st, listedAt: now, entries: entries)
             }
-            for (name, type) in entries {
+            if !relative.isEmpty, let enter = enterRepository, entries.contains(where: { $0.0 == ".git" }), !enter(relative) { return }
+            for (name, type) in entries where name != ".git" {
                 let rel = Sources.join(relative, name)
                 if type == UInt8(DT_DIR) {
                     guard includeDir(rel) else { continue }
@@ -241,15 +249,16 @@ public enum Sources {
                 var type = ent.pointee.d_type
                 let name = withUnsafePointer(to: ent.pointee.d_name) {
                     $0.withMemoryRebound(to: UInt8.self, capacity: 256) { p -> String? in
-                        // ".", ".." and ".git"
-                        if p[0] == UInt8(ascii: "."), p[1] == 0 || (p[1] == UInt8(ascii: ".") && p[2] == 0)
-                            || (p[1] == UInt8(ascii: "g") && p[2] == UInt8(ascii: "i") && p[3] == UInt8(ascii: "t") && p[4] == 0) {
-                            return nil
-                        }
+                        // "." and ".."; ".git" is listed (a repository's root, or one nested inside) and never entered
+                        if p[0] == UInt8(ascii: "."), p[1] == 0 || (p[1] == UInt8(ascii: ".") && p[2] == 0) { return nil }
                         return String(cString: p)
                     }
                 }
                 guard let name else { continue }
+                if name == ".git" {
+                    names.append((name, type))
+                    continue
+                }
                 if type == UInt8(DT_UNKNOWN) {
                     var st = stat()
                     guard fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
