@@ -79,6 +79,10 @@ struct PolicyEval: ParsableCommand {
             let hint = path != "." && access(path, F_OK) != 0 && path.split(separator: "/").count == 2 ? " (did you mean --policy \(path)?)" : ""
             throw ValidationError("name a policy (--policy NS/NAME) or give one (--semver, --numerical or --alphabetical)\(hint)")
         }
+        if inline > 1 {
+            // a Flux policy has exactly one of them; taking the first silently would evaluate another policy
+            throw ValidationError("give one of --semver, --numerical and --alphabetical: an ImagePolicy has exactly one")
+        }
         if let v = fluxVersion, FluxVersion.parse(v) == nil { throw ValidationError("--flux-version must look like 2.7") }
     }
 

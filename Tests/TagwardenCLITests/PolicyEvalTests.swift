@@ -92,6 +92,9 @@ import Testing
         // the policy's name given where the path goes
         let asPath = try tagwarden(["policy", "eval", "flux-system/web", "--tags", "tags.txt"], in: r.path)
         #expect(asPath.code == 2 && asPath.stderr.contains("(did you mean --policy flux-system/web?)"))
+        // two orderings at once is not a policy Flux could hold
+        let two = try tagwarden(["policy", "eval", "--semver", ">=1.0.0", "--numerical", "asc", "--tags", "tags.txt"], in: r.path)
+        #expect(two.code == 2 && two.stderr.contains("give one of --semver, --numerical and --alphabetical"), "\(two.stderr)")
     }
 
     @Test func fluxVersionSwitchesTheRegime() throws {
