@@ -127,6 +127,11 @@ struct PolicyEval: ParsableCommand {
         }
         let evaluator: PolicyEvaluator
         do { evaluator = try PolicyEvaluator(definition, flux: flux) } catch { return fail(error.message) }
+        let unknown = evaluator.unknownExtractGroups
+        if !unknown.isEmpty {
+            writeStderr("tagwarden: note: extract '\(definition.extract ?? "")' names no group \(unknown.map { "'\($0)'" }.joined(separator: ", ")) "
+                        + "of the pattern: that part of every key is empty, as in Flux\n")
+        }
 
         let text: String
         if tags == "-" {

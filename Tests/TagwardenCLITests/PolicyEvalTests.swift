@@ -69,6 +69,10 @@ import Testing
         #expect(res.stdout == "no tag selected: failed to parse invalid numeric value 'latest'\n")
         let json = try tagwarden(["policy", "eval", "--semver", ">=9", "--tags", "-", "--format", "json"], in: r.path, stdin: "1.0.0\n")
         #expect(json.code == 1 && json.stdout.contains("\"error\": \"unable to determine latest version from provided list\""))
+        // an extract that names no group of the pattern: Flux expands it to nothing, and so does eval, saying so
+        let group = try tagwarden(["policy", "eval", "--semver", ">=1.0.0", "--pattern", "^v(?P<v>.*)$", "--extract", "$w",
+                                   "--tags", "-"], in: r.path, stdin: "v1.0.0\n")
+        #expect(group.code == 1 && group.stderr == "tagwarden: note: extract '$w' names no group 'w' of the pattern: that part of every key is empty, as in Flux\n", "\(group.stderr)")
     }
 
     @Test func invalidInputIsExitTwo() throws {

@@ -146,6 +146,15 @@ public struct PolicyEvaluator: Sendable {
 
     public func isExcluded(_ tag: String) -> GoRegex? { exclusions.first { $0.matches(tag) } }
 
+    /// The names in `extract` that the pattern has no group for: they expand to nothing, as in Go.
+    public var unknownExtractGroups: [String] {
+        guard let re = regex, let e = definition.extract, !e.isEmpty else { return [] }
+        return GoRegex.scanTemplate(e).compactMap { piece in
+            if case .reference(let name) = piece, re.groupIndex(name) < 0 { return name }
+            return nil
+        }
+    }
+
     /// Byte order, descending: how the ImageRepository scan stores tags (and so the order a policy sees them).
     public static func databaseOrder(_ tags: [String]) -> [String] {
         tags.sorted { SourceText.byteLess($1, $0) }
