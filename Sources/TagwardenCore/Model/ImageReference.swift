@@ -63,8 +63,7 @@ public struct ImageReference: Sendable, Hashable {
             let t = (lastColon + 1)..<end
             if t.isEmpty { return .failure(.invalid("the tag after ':' is empty")) }
             if t.count > 128 { return .failure(.invalid("the tag is longer than 128 characters")) }
-            guard isWordByte(b[t.lowerBound]),
-                  b[t].allSatisfy({ isWordByte($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }) else {
+            guard isTag(b[t]) else {
                 return .failure(.invalid("tag '\(str(t))' has characters outside [A-Za-z0-9_.-] or starts with '.' or '-'"))
             }
             tag = str(t)
@@ -91,6 +90,12 @@ public struct ImageReference: Sendable, Hashable {
             compStart = i + 1
         }
         return .success(ImageReference(domain: domain, path: str(pathStart..<end), tag: tag, digest: digest))
+    }
+
+    /// The tag grammar: `[A-Za-z0-9_][A-Za-z0-9._-]{0,127}`.
+    static func isTag<C: Collection<UInt8>>(_ b: C) -> Bool {
+        guard let first = b.first, isWordByte(first), b.count <= 128 else { return false }
+        return b.allSatisfy { isWordByte($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
     }
 
     static func isWordByte(_ c: UInt8) -> Bool {

@@ -1174,6 +1174,29 @@ nonTriggering:
           policy:
             semver:
               range: '~1.4'
+  - description: a :tag marker on a whole reference (marker-wrong-form reports it)
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.2 # {"$imagepolicy": "flux-system:web:tag"}
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '~1.4'
 """#),
         ("marker-wrong-form.yaml", #"""
 id: marker-wrong-form

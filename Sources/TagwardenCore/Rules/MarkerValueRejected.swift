@@ -7,6 +7,8 @@ extension Rule {
             guard mk.context == .value, let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy,
                   ref.suffix == nil || ref.suffix == "tag", let value = mk.scalar?.value else { return nil }
             var tag = value
+            // a :tag marker on a value that is no tag (a whole reference) is marker-wrong-form's finding
+            if ref.suffix == "tag", !ImageReference.isTag(value.utf8) { return nil }
             if ref.suffix == nil {
                 guard let ii = mk.image, m.images[ii].invalid == nil, let t = m.images[ii].tag?.value else { return nil }
                 tag = t
