@@ -3,7 +3,7 @@
 Per app: one ImageRepository; per app and environment: a Deployment whose image carries a
 $imagepolicy marker, a kustomization.yaml and an ImagePolicy. 1,000 apps give 10,000 files,
 3,000 ImagePolicies and 3,000 markers (about 3.5 MB). Deterministic."""
-import os, subprocess, sys
+import os, shutil, subprocess, sys
 
 ENVS = [("development", "develop"), ("staging", "staging"), ("production", "production")]
 
@@ -52,6 +52,8 @@ resources:
 """
 
 def policy(app, env, prefix):
+    # staging and production pin digests, so their policies reflect them (else Flux would drop the pins)
+    reflect = "\n  digestReflectionPolicy: IfNotPresent" if env in ("staging", "production") else ""
     return f"""apiVersion: image.toolkit.fluxcd.io/v1
 kind: ImagePolicy
 metadata:
@@ -59,7 +61,7 @@ metadata:
   namespace: flux-system
 spec:
   imageRepositoryRef:
-    name: {app}
+    name: {app}{reflect}
   filterTags:
     pattern: '^{prefix}-v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)-[0-9a-f]+-(?P<ts>[0-9]+)$'
     extract: '$ts'
@@ -79,9 +81,14 @@ spec:
   interval: 5m
 """
 
+VERSION = "2"   # bump when the generated files change: an older fleet is generated again
+
 def main(out, apps):
-    if os.path.exists(os.path.join(out, ".git")):
+    stamp = os.path.join(out, ".git", "genfleet-version")
+    if os.path.exists(stamp) and open(stamp).read() == VERSION:
         return
+    if os.path.exists(out):
+        shutil.rmtree(out)
     os.makedirs(out, exist_ok=True)
     for i in range(apps):
         app = f"app{i:04d}"
@@ -99,6 +106,7 @@ def main(out, apps):
     subprocess.run(git + ["add", "-A"], check=True)
     subprocess.run(git + ["-c", "gc.auto=0", "commit", "-q", "-m", "fleet"], check=True)
     subprocess.run(git[:3] + ["gc", "-q"], check=False)  # packed, as real clones are
+    open(stamp, "w").write(VERSION)
 
 if __name__ == "__main__":
     main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1000)
