@@ -182,7 +182,10 @@ func fluxRepo() throws -> TempRepo {
             "marker-env-mismatch clusters/production/deploy.yaml:11:60",
             "automation-invalid-template clusters/production/flux.yaml:44:24",
             "automation-direct-push clusters/production/flux.yaml:46:15",
+            // web-production reflects no digests: its :digest markers would blank the digests
+            "marker-digest-unavailable clusters/production/helmrelease.yaml:11:87",
             "marker-wrong-form clusters/production/kustomization.yaml:8:41",
+            "marker-digest-unavailable clusters/production/kustomization.yaml:9:85",
             "marker-image-mismatch clusters/production/task.yaml:9:59",
             "marker-ignored clusters/production/task.yaml:10:5",
             "policy-crosses-environment clusters/staging/flux.yaml:10:14",
@@ -196,6 +199,7 @@ func fluxRepo() throws -> TempRepo {
         #expect(messages["marker-ignored 1"]?.contains("outside every ImageUpdateAutomation's update.path (clusters/production, clusters/staging)") == true)
         #expect(messages["marker-ignored 10"]?.contains("commented-out line") == true)
         #expect(messages["marker-env-mismatch 11"] == "this production field is updated by policy flux-system/web-staging, which belongs to staging: staging builds would land in production")
+        #expect(messages["marker-digest-unavailable 9"] == "policy flux-system/web-production does not reflect digests (digestReflectionPolicy is unset, so Never), so Flux writes an empty digest into this field: set digestReflectionPolicy: IfNotPresent on the policy")
     }
 
     @Test func markersInFilesFluxNeverReads() throws {

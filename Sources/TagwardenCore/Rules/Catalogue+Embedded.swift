@@ -686,6 +686,121 @@ nonTriggering:
             - name: web
               image: ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@sha256:4444444444444444444444444444444444444444444444444444444444444444
 """#),
+        ("marker-digest-unavailable.yaml", #"""
+id: marker-digest-unavailable
+severity: error
+summary: A marker needs a digest from a policy that does not reflect digests, so Flux writes an empty one or drops the pin.
+rationale: >
+  An ImagePolicy reports the digest of the tag it selects only with `digestReflectionPolicy:
+  IfNotPresent` or `Always`; the default is `Never`. Without it Flux still runs the markers: a `:digest`
+  marker writes an empty string into the field, and a whole-reference marker on a value pinned with
+  `@sha256:…` rewrites it as `name:tag` without the digest. Either way the pin is gone after the next
+  update, silently, and production runs whatever the tag points to.
+fix: >
+  Set `digestReflectionPolicy: IfNotPresent` on the policy (or `Always` with an `interval`), or
+  remove the `:digest` marker and the digest if the field is not meant to be pinned.
+triggering:
+  - description: a :digest marker and a policy without digest reflection
+    files:
+      apps/web.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.4.2 # {"$imagepolicy": "flux-system:web:tag"}
+            digest: sha256:0000000000000000000000000000000000000000000000000000000000000000 # {"$imagepolicy": "flux-system:web:digest"}
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '~1.4'
+    expect:
+      - {file: apps/web.yaml, line: 6, column: 85}
+  - description: a pinned whole reference and a policy that never reflects digests
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.2@sha256:0000000000000000000000000000000000000000000000000000000000000000 # {"$imagepolicy": "flux-system:web"}
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          digestReflectionPolicy: Never
+          policy:
+            semver:
+              range: '~1.4'
+    expect:
+      - {file: apps/web.yaml, line: 8, column: 109}
+nonTriggering:
+  - description: the policy reflects digests
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.2@sha256:0000000000000000000000000000000000000000000000000000000000000000 # {"$imagepolicy": "flux-system:web"}
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          digestReflectionPolicy: IfNotPresent
+          policy:
+            semver:
+              range: '~1.4'
+  - description: a tag marker, and a reference without a digest
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.2 # {"$imagepolicy": "flux-system:web"}
+            - name: side
+              image: ghcr.io/acme/web:1.4.2
+              args: ["1.4.2"]
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '~1.4'
+"""#),
         ("marker-env-mismatch.yaml", #"""
 id: marker-env-mismatch
 severity: error

@@ -41,6 +41,6 @@ public struct Rule: Sendable {
         .markerMalformed, .markerUnknownPolicy, .markerImageMismatch, .markerWrongForm, .markerEnvMismatch, .markerIgnored,
         .policyInvalidRegex, .policyCrossesEnvironment, .policySelectsNothing, .policyUnknownRepository, .policyUnused,
         .objectDuplicate, .automationUnknownSource, .automationMissingPath, .automationDirectPush, .automationInvalidTemplate,
-        .apiRemoved, .policyInvalidSemver, .markerValueRejected, .policyFragileOrder,
+        .apiRemoved, .policyInvalidSemver, .markerValueRejected, .policyFragileOrder, .markerDigestUnavailable,
     ]
 }

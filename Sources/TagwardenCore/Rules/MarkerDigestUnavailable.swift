@@ -1,0 +1,32 @@
+extension Rule {
+    /// A policy reflects digests (fills `status.latestRef.digest`) only with `digestReflectionPolicy`
+    /// `IfNotPresent` or `Always`; the default is `Never`.
+    static func reflectsDigests(_ spec: ImagePolicySpec) -> Bool {
+        spec.digestReflection == "IfNotPresent" || spec.digestReflection == "Always"
+    }
+
+    static let markerDigestUnavailable = Rule("marker-digest-unavailable") { m in
+        m.markers.indices.compactMap { k in
+            let mk = m.markers[k]
+            guard mk.context == .value, let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy,
+                  !reflectsDigests(m.flux.policies[p].spec) else { return nil }
+            let why = "policy \(m.policyName(p)) does not reflect digests (digestReflectionPolicy is \(m.flux.policies[p].spec.digestReflection ?? "unset, so Never"))"
+            switch ref.suffix {
+            case "digest"?:
+                return m.finding("marker-digest-unavailable",
+                                 "\(why), so Flux writes an empty digest into this field: set digestReflectionPolicy: IfNotPresent on the policy",
+                                 marker: k)
+            case nil:
+                // the marked value itself is a pinned reference (a marker on a tag field is marker-wrong-form's)
+                guard let value = mk.scalar?.value, case .success(let r) = ImageReference.parse(value), r.digest != nil else { return nil }
+                let name = value[..<(value.firstIndex(of: "@") ?? value.endIndex)]
+                let bare = r.tag.map { name.dropLast($0.count + 1) } ?? name
+                return m.finding("marker-digest-unavailable",
+                                 "\(why), so Flux rewrites this pinned reference as \(bare):<tag> and drops its digest: set digestReflectionPolicy: IfNotPresent on the policy",
+                                 marker: k)
+            default:
+                return nil
+            }
+        }
+    }
+}
