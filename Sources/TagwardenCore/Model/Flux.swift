@@ -11,6 +11,10 @@ public struct ImagePolicySpec: Sendable {
     public var hasAlphabetical = false
     public var hasNumerical = false
     public var digestReflection: String?
+
+    /// The policy reports the selected tag's digest (`status.latestRef.digest`) only with
+    /// `digestReflectionPolicy` `IfNotPresent` or `Always`; the default is `Never`.
+    public var reflectsDigests: Bool { digestReflection == "IfNotPresent" || digestReflection == "Always" }
 }
 
 public struct ImageRepositorySpec: Sendable {

@@ -1,15 +1,9 @@
 extension Rule {
-    /// A policy reflects digests (fills `status.latestRef.digest`) only with `digestReflectionPolicy`
-    /// `IfNotPresent` or `Always`; the default is `Never`.
-    static func reflectsDigests(_ spec: ImagePolicySpec) -> Bool {
-        spec.digestReflection == "IfNotPresent" || spec.digestReflection == "Always"
-    }
-
     static let markerDigestUnavailable = Rule("marker-digest-unavailable") { m in
         m.markers.indices.compactMap { k in
             let mk = m.markers[k]
             guard mk.context == .value, let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy,
-                  !reflectsDigests(m.flux.policies[p].spec) else { return nil }
+                  !m.flux.policies[p].spec.reflectsDigests else { return nil }
             let why = "policy \(m.policyName(p)) does not reflect digests (digestReflectionPolicy is \(m.flux.policies[p].spec.digestReflection ?? "unset, so Never"))"
             switch ref.suffix {
             case "digest"?:
