@@ -11,12 +11,11 @@ extension Rule {
                                  "\(why), so Flux writes an empty digest into this field: set digestReflectionPolicy: IfNotPresent on the policy",
                                  marker: k)
             case nil:
-                // the marked value itself is a pinned reference (a marker on a tag field is marker-wrong-form's)
-                guard let value = mk.scalar?.value, case .success(let r) = ImageReference.parse(value), r.digest != nil else { return nil }
-                let name = value[..<(value.firstIndex(of: "@") ?? value.endIndex)]
-                let bare = r.tag.map { name.dropLast($0.count + 1) } ?? name
+                // the marked scalar is itself the whole pinned reference (a marker on a tag field is marker-wrong-form's)
+                guard let i = mk.image, m.images[i].invalid == nil, m.images[i].digest != nil, m.images[i].span == mk.scalar?.span,
+                      let name = m.images[i].name else { return nil }
                 return m.finding("marker-digest-unavailable",
-                                 "\(why), so Flux rewrites this pinned reference as \(bare):<tag> and drops its digest: set digestReflectionPolicy: IfNotPresent on the policy",
+                                 "\(why), so Flux rewrites this pinned reference as \(name):<tag> and drops its digest: set digestReflectionPolicy: IfNotPresent on the policy",
                                  marker: k)
             default:
                 return nil
