@@ -54,9 +54,8 @@ struct Check: ParsableCommand {
                 let ws = try Workspace.open(path: path, configPath: options.config, fromIndex: true, fromEnvironment: fromEnv)
                 guard let repo = ws.repo else { throw TagwardenError("--staged needs a git repository, and \(ws.root) is not inside one") }
                 let indexSnap = try ws.snapshot(rev: nil, index: true, maxFileSize: options.maxFileSizeBytes)
-                let conflicts = repo.conflictedPaths().filter { p in indexSnap.files.contains { $0.path == p } }
-                if !conflicts.isEmpty, !options.quiet {
-                    writeStderr("tagwarden: note: unresolved merge conflict in \(conflicts.joined(separator: ", ")): "
+                if !indexSnap.conflicted.isEmpty, !options.quiet {
+                    writeStderr("tagwarden: note: unresolved merge conflict in \(indexSnap.conflicted.joined(separator: ", ")): "
                                 + "the index holds both sides, and ours is linted\n")
                 }
                 let tip = repo.hasHead ? "HEAD" : nil

@@ -105,6 +105,8 @@ public final class GitRepository {
         public var path: String
         public var oid: git_oid
         public var mode: UInt32
+        /// An index entry of an unresolved merge conflict (its "ours" side).
+        public var conflicted = false
     }
 
     private final class WalkBox {
@@ -182,22 +184,9 @@ public final class GitRepository {
             guard stage == 0 || stage == 2 else { continue }  // a conflict: lint "ours"
             let path = String(cString: e.pointee.path)
             guard accept(path), e.pointee.mode != 0o160000 else { continue }
-            out.append(TreeEntry(path: path, oid: e.pointee.id, mode: e.pointee.mode))
+            out.append(TreeEntry(path: path, oid: e.pointee.id, mode: e.pointee.mode, conflicted: stage == 2))
         }
         return out
-    }
-
-    /// Paths with an unresolved merge conflict in the index (entries at stages 1–3), sorted.
-    public func conflictedPaths() -> [String] {
-        var index: OpaquePointer?
-        guard git_repository_index(&index, handle) == 0, let index else { return [] }
-        defer { git_index_free(index) }
-        var out = Set<String>()
-        for i in 0..<git_index_entrycount(index) {
-            guard let e = git_index_get_byindex(index, i), (UInt32(e.pointee.flags) & 0x3000) != 0 else { continue }
-            out.insert(String(cString: e.pointee.path))
-        }
-        return out.sorted(by: SourceText.byteLess)
     }
 
     /// Paths whose staged content differs from HEAD (added, modified, deleted, renamed: both names).

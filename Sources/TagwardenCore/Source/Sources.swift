@@ -33,6 +33,8 @@ public struct SourceSnapshot: Sendable {
     public var rev: String?
     public var files: [SourceFile]
     public var skipped: [SkippedFile]
+    /// Files of an index with an unresolved merge conflict, read from its "ours" side.
+    public var conflicted: [String] = []
 }
 
 public struct SourceOptions: Sendable {
@@ -347,7 +349,9 @@ public enum Sources {
         var skipped: [SkippedFile] = []
         let files = readBlobs(repo, all.filter { isManifestName($0.path) || isUnreadYAMLName($0.path) }, options: options,
                               skipped: &skipped) { byPath[$0] }
-        return SourceSnapshot(kind: .index, root: rootOf(repo), rev: nil, files: files, skipped: skipped)
+        let read = Set(files.map(\.path))
+        return SourceSnapshot(kind: .index, root: rootOf(repo), rev: nil, files: files, skipped: skipped,
+                              conflicted: all.filter { $0.conflicted && read.contains($0.path) }.map(\.path))
     }
 
     static func rootOf(_ repo: GitRepository) -> String {
