@@ -398,12 +398,8 @@ struct Extractor {
     static func span(_ bytes: [UInt8], _ r: Range<Int>, _ lines: LineIndex?) -> SourceSpan {
         let s = lines?.position(bytes, offset: r.lowerBound) ?? SourceText.position(bytes, offset: r.lowerBound)
         var e = s
-        // columns count scalars on the same line
-        var col = s.column
-        var i = r.lowerBound
-        while i < r.upperBound { if bytes[i] & 0xC0 != 0x80 { col += 1 }; i += 1 }
         e.offset = r.upperBound
-        e.column = col
+        e.column = s.column + SourceText.column(bytes, lineStart: r.lowerBound, at: r.upperBound) - 1   // the range is one line
         return SourceSpan(start: s, end: e)
     }
 
