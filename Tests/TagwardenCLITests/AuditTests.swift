@@ -361,6 +361,60 @@ let imageRuleFindings = [
         ])
     }
 
+    @Test func kustomizeComponents() throws {
+        let r = try TempRepo()
+        // a Component is a kustomization: its images are kustomize images, and the namespace of the
+        // kustomization that pulls it in with `components:` reaches the resources it lists
+        try r.write("components/img/kustomization.yaml", """
+        apiVersion: kustomize.config.k8s.io/v1alpha1
+        kind: Component
+        resources: [policy.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: latest
+            digest: sha256:64d2a1ebcab622e8defe3e4a8a316205912a85d5d16306e6ad587ee38854d489
+          - name: ghcr.io/acme/api
+            newTag: main # {"$imagepolicy": "flux-system:api:tag"}
+
+        """)
+        try r.write("components/img/policy.yaml", """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: api
+        spec:
+          imageRepositoryRef: {name: api}
+          policy: {semver: {range: ">=1.0.0"}}
+
+        """)
+        try r.write("components/img/repo.yaml", """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: api
+          namespace: apps
+        spec:
+          image: ghcr.io/acme/api
+
+        """)
+        try r.write("overlay/kustomization.yaml", """
+        namespace: apps
+        components: [../components/img]
+        resources: [../components/img/repo.yaml]
+
+        """)
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == [
+            "image-floating-tag components/img/kustomization.yaml:9:13",
+            "marker-unknown-policy components/img/kustomization.yaml:9:18",
+            "policy-unused components/img/policy.yaml:2:7",
+        ])
+        #expect(res.json["summary"].flatMap { ($0 as? [String: Any])?["images"] as? Int } == 2)
+        let messages = res.findingObjects.map { $0["message"] as? String ?? "" }
+        #expect(messages[1] == "no ImagePolicy flux-system/api in the repository, so Flux never updates this field: did you mean 'apps:api'?")
+        #expect(messages[2].hasPrefix("no $imagepolicy marker uses policy apps/api"))
+    }
+
     @Test func namespaceFromFluxKustomizationTargets() throws {
         let r = try TempRepo()
         try r.write(".tagwarden.yaml", "profile: strict\npromotedImages: [\"ghcr.io/acme/*\"]\n")

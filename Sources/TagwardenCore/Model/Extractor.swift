@@ -101,11 +101,13 @@ struct Extractor {
         var isKustomization = false
         var kustomizeNamespace: String?
         var resources: [String] = [], patches: [String] = []
-        if kind == "Kustomization", group == "kustomize.config.k8s.io" {
+        if kind == "Kustomization" || kind == "Component", group == "kustomize.config.k8s.io" {
+            // a kustomize Component is a kustomization that others pull in with `components:`
             isKustomization = true
             kustomizeNamespace = scalarString(y.get(root, "namespace"))
-            if let res = y.get(root, "resources") {
-                resources = y.childNodes(res).compactMap { scalarString($0) }
+            for key: StaticString in ["resources", "components"] {
+                guard let list = y.get(root, key) else { continue }
+                resources += y.childNodes(list).compactMap { scalarString($0) }
             }
             for key: StaticString in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
                 guard let list = y.get(root, key) else { continue }
