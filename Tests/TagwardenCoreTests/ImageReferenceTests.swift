@@ -26,6 +26,8 @@ import Testing
         ("a__-b", "separator"),
         ("nginx@sha384:\(String(repeating: "a", count: 64))", "96 hex"),
         ("nginx@sha256:\(String(repeating: "A", count: 64))", "lower-case"),
+        ("ngïnx:1", "repository path 'ngïnx' contains 'ï'"),
+        ("a/b€c", "repository path 'b€c' contains '€'"),
     ])
     func rejects(_ text: String, _ reason: String) {
         guard case .failure(.invalid(let m)) = ImageReference.parse(text) else {

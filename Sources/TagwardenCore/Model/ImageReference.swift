@@ -175,7 +175,9 @@ public struct ImageReference: Sendable, Hashable {
             } else if b[i] == UInt8(ascii: "-") {
                 while i < b.count, b[i] == UInt8(ascii: "-") { i += 1 }
             } else {
-                return "repository path '\(c)' contains '\(String(decoding: [b[i]], as: UTF8.self))'"
+                let lead = b[i]   // name the whole character, not its first byte
+                let len = lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+                return "repository path '\(c)' contains '\(String(decoding: b[i..<min(i + len, b.count)], as: UTF8.self))'"
             }
             guard i < b.count, lowerAlnum(b[i]), i > sepStart else {
                 return "repository path component '\(c)' has a misplaced separator"
