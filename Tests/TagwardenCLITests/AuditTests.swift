@@ -348,6 +348,30 @@ let imageRuleFindings = [
 
         """)
         try r.write("compose/docker-compose.yaml", "services:\n  a:\n    image: nginx:latest\n")
+        try r.write("rollout/r.yaml", """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Rollout
+        metadata:
+          name: r
+        spec:
+          template:
+            spec:
+              containers:
+                - name: a
+                  image: nginx:latest
+        ---
+        apiVersion: argoproj.io/v1alpha1
+        kind: Workflow
+        metadata:
+          name: w
+        spec:
+          template:
+            spec:
+              containers:
+                - name: a
+                  image: nginx:latest
+
+        """)
         let res = try r.audit("--format", "json")
         #expect(res.findings == [
             "image-missing-tag base/cron.yaml:12:22",
@@ -358,6 +382,7 @@ let imageRuleFindings = [
             "image-tag-not-string helm/hr.yaml:8:16",
             "image-missing-tag helm/hr.yaml:12:18",
             "image-latest-tag helm/hr.yaml:16:12",
+            "image-latest-tag rollout/r.yaml:10:18",
         ])
     }
 

@@ -20,7 +20,10 @@ struct Extractor {
     }
 
     /// The pod spec of a workload kind.
-    func podSpecNode(_ root: Int, kind: String) -> Int? {
+    func podSpecNode(_ root: Int, kind: String, group: String) -> Int? {
+        if group == "argoproj.io" {   // an Argo Rollout runs its template's pods like a Deployment
+            return kind == "Rollout" ? y.get(root, "spec", "template", "spec") : nil
+        }
         switch kind {
         case "Pod": return y.get(root, "spec")
         case "PodTemplate": return y.get(root, "template", "spec")
@@ -124,7 +127,7 @@ struct Extractor {
                 facts.versionFields.append(located(v))
             }
             if let values = y.get(root, "spec", "values") { helmValues(values, object: objectIndex, depth: 0) }
-        } else if let spec = podSpecNode(root, kind: kind) {
+        } else if let spec = podSpecNode(root, kind: kind, group: group) {
             podSpec(spec, object: objectIndex)
         }
         facts.objects.append(ManifestObject(
