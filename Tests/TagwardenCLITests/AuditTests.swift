@@ -345,6 +345,9 @@ let imageRuleFindings = [
               registry: docker.io
               repository: bitnami/redis
               tag: latest
+            chartDefault:
+              repository: ghcr.io/acme/side
+              tag: ""
 
         """)
         try r.write("compose/docker-compose.yaml", "services:\n  a:\n    image: nginx:latest\n")

@@ -248,7 +248,8 @@ struct Extractor {
                     nodes.append(reg)
                 }
                 var use = ImageUse(origin: .helmParts, file: fileIndex, object: object, text: name, name: name, span: y.nodes[repo].span)
-                if !y.isNull(tag) { use.tag = located(tag) } else { use.tagOptional = true }
+                // `tag: ""` is the charts' way of saying "the chart's appVersion", like no tag at all
+                if !y.isNull(tag), y.nodes[tag].valueCount > 0 { use.tag = located(tag) } else { use.tagOptional = true }
                 if let dg = y.get(n, "digest"), let d = scalarString(dg), !d.isEmpty {
                     use.digest = d
                     nodes.append(dg)
