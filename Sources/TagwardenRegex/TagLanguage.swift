@@ -17,24 +17,45 @@ public enum TagLanguage: Sendable {
     /// The tag alphabet in byte order.
     static let symbols: [UInt8] = Array("-.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz".utf8)
 
-    /// The shortest tag (smallest in byte order among the shortest) in both languages, or nil when they do not meet.
+    /// The outcome of a search: a witness, proof that there is none, or a search that ran out of budget.
+    public enum Search: Equatable, Sendable {
+        case witness(String)
+        case none
+        /// The automata grew past the budget (a pattern such as `(a|b)*a(a|b){40}` has exponentially many
+        /// states): nothing was proved either way.
+        case undecided
+    }
+
+    /// Work allowed to one search, in NFA instructions visited while building automaton states: a fraction of a
+    /// second, far above what real policy patterns need (tens of thousands).
+    public static let defaultBudget = 2_000_000
+
+    /// The shortest tag (smallest in byte order among the shortest) in both languages, or nil when they do not
+    /// meet or the search ran out of budget.
     public static func witness(_ a: TagLanguage, _ b: TagLanguage) -> String? {
         witness([a, b])
     }
 
+    /// `search`'s witness, or nil.
+    public static func witness(_ languages: [TagLanguage], tagGrammar: Bool = true) -> String? {
+        if case .witness(let w) = search(languages, tagGrammar: tagGrammar) { return w }
+        return nil
+    }
+
     /// The shortest string in every language, smallest first in byte order. With `tagGrammar` it must be a
     /// valid tag (non-empty, first character not `.` or `-`); without, it may be empty (an extracted key).
-    public static func witness(_ languages: [TagLanguage], tagGrammar: Bool = true) -> String? {
+    public static func search(_ languages: [TagLanguage], tagGrammar: Bool = true, budget: Int = defaultBudget) -> Search {
         var autos = languages.map(Automaton.init)
         struct Key: Hashable { let states: [Int32], start: Bool }  // the start is not re-entered: a tag is never empty
-        var parent: [Key: (Key, UInt8)] = [:]
         let start = Key(states: autos.map { Int32($0.start) }, start: true)
+        var seen: Set<Key> = [start]
+        func spent() -> Bool { autos.reduce(seen.count * 64) { $0 + $1.work } > budget }
+        var parent: [Key: (Key, UInt8)] = [:]
         func accepting(_ k: Key) -> Bool {
             for i in autos.indices where !autos[i].accepts(Int(k.states[i])) { return false }
             return true
         }
-        if !tagGrammar, accepting(start) { return "" }
-        var seen: Set<Key> = [start]
+        if !tagGrammar, accepting(start) { return .witness("") }
         var layer = [start]
         var length = 0
         while !layer.isEmpty, length < maxLength {
@@ -53,6 +74,7 @@ public enum TagLanguage: Sendable {
                         next.append(n)
                     }
                 }
+                if spent() { return .undecided }
             }
             length += 1
             // the first accepting state of the layer, in discovery (= byte) order, spells the smallest witness
@@ -63,15 +85,13 @@ public enum TagLanguage: Sendable {
                     bytes.append(c)
                     cur = p
                 }
-                return String(decoding: bytes.reversed(), as: UTF8.self)
+                return .witness(String(decoding: bytes.reversed(), as: UTF8.self))
             }
+            if spent() { return .undecided }
             layer = next
         }
-        return nil
+        return .none
     }
-
-    /// Whether any valid tag is in the language.
-    public static func isEmpty(_ a: TagLanguage) -> Bool { witness(a, .any) == nil }
 }
 
 /// A lazily built DFA over the tag alphabet. States are small integers; `nil` steps are dead.
@@ -99,6 +119,15 @@ struct Automaton {
     /// Symbols that every set of the pattern (and \b) treats alike share a class, and so their transitions.
     var classOf: [Int] = []
     var classCount = 1
+    /// NFA instructions visited so far (the search's budget).
+    var work = 0
+    /// Per instruction, the fewest characters still needed to reach `match` (Int.max: never). A thread that
+    /// needs more than a tag can hold is dropped, so `x{1000}` costs nothing.
+    var distance: [Int] = []
+    /// A state without threads stays without them: the fresh thread started at each later position never gets
+    /// anywhere (an anchored pattern, `^staging-…`). Such a state is dead, and the product search stops there
+    /// instead of carrying it along while another language is explored.
+    var emptyIsDead = false
 
     init(_ language: TagLanguage) {
         switch language {
@@ -113,6 +142,8 @@ struct Automaton {
                 }
             }
             classCount = signatures.count
+            distance = Automaton.distances(re.program)
+            emptyIsDead = Automaton.freshStartIsFutile(re.program, distance)
             start = intern(SearchState(pcs: [], atStart: true, prevWord: false, matched: false))
         case .prefix(let p): kind = .prefix(Array(p.utf8))
         case .any: kind = .any
@@ -149,16 +180,22 @@ struct Automaton {
                 next = SearchState(pcs: [], atStart: false, prevWord: false, matched: true)
             } else {
                 let (consuming, matched) = Automaton.closure(prog, s, next: UInt32(c))
+                work += prog.insts.count
                 var pcs: [Int] = []
                 if !matched {
                     for pc in consuming {
-                        if case .set(let k) = prog.insts[pc], prog.sets[k].contains(UInt32(c)), !pcs.contains(pc + 1) {
+                        if case .set(let k) = prog.insts[pc], prog.sets[k].contains(UInt32(c)), !pcs.contains(pc + 1),
+                           distance[pc + 1] < TagLanguage.maxLength {
                             pcs.append(pc + 1)
                         }
                     }
                     pcs.sort()
                 }
                 next = SearchState(pcs: pcs, atStart: false, prevWord: PikeVM.isWord(UInt32(c)), matched: matched)
+            }
+            if emptyIsDead, next.pcs.isEmpty, !next.matched {
+                transitions[state][si] = -1
+                return nil
             }
             let id = intern(next)
             transitions[state][si] = Int32(id)
@@ -174,9 +211,51 @@ struct Automaton {
             if acceptCache[state] >= 0 { return acceptCache[state] == 1 }
             let s = states[state]
             let yes = s.matched || Automaton.closure(prog, s, next: nil).1
+            work += prog.insts.count
             acceptCache[state] = yes ? 1 : 0
             return yes
         }
+    }
+
+    /// Fewest characters from each instruction to `match`, assertions taken as passable (a lower bound).
+    static func distances(_ prog: Program) -> [Int] {
+        var d = [Int](repeating: Int.max, count: prog.insts.count)
+        var changed = true
+        while changed {
+            changed = false
+            for pc in prog.insts.indices.reversed() {
+                var v: Int
+                switch prog.insts[pc] {
+                case .match: v = 0
+                case .set: v = d[pc + 1] == Int.max ? Int.max : d[pc + 1] + 1
+                case .jmp(let x): v = d[x]
+                case .split(let x, let y): v = min(d[x], d[y])
+                case .save, .assert: v = d[pc + 1]
+                }
+                if v < d[pc] {
+                    d[pc] = v
+                    changed = true
+                }
+            }
+        }
+        return d
+    }
+
+    /// Whether a thread started after the first position can neither match nor consume a character that
+    /// leads anywhere, whatever comes before and after it.
+    static func freshStartIsFutile(_ prog: Program, _ distance: [Int]) -> Bool {
+        for prevWord in [false, true] {
+            let s = SearchState(pcs: [], atStart: false, prevWord: prevWord, matched: false)
+            for next in [nil] + TagLanguage.symbols.map({ UInt32($0) }) as [UInt32?] {
+                let (consuming, matched) = closure(prog, s, next: next)
+                if matched { return false }
+                guard let c = next else { continue }
+                for pc in consuming {
+                    if case .set(let k) = prog.insts[pc], prog.sets[k].contains(c), distance[pc + 1] < TagLanguage.maxLength { return false }
+                }
+            }
+        }
+        return true
     }
 
     /// The ε-closure of a state's threads plus a fresh start thread (unanchored search), in the context of

@@ -141,14 +141,28 @@ import TagwardenRegex
         #expect(try w(".{128}", .any) == "0" + String(repeating: "-", count: 127))  // '-' is the smallest byte after the first
     }
 
-    @Test func typicalPolicyAnalysisIsFast() throws {
+    @Test func typicalPatternsAreDecidedWithinATenthOfTheBudget() throws {
         let strict = try GoRegex(#"^production-v[0-9]+\.[0-9]+\.[0-9]+-[0-9a-f]{7,40}-[0-9]+$"#)
         let patterns = [#"^main-[a-fA-F0-9]+-(?P<ts>.*)"#, #"^staging-v(?P<version>[0-9]+\.[0-9]+\.[0-9]+)-[0-9a-f]+-[0-9]+$"#,
-                        #"[a-f0-9]+-(?P<ts>[0-9]+)"#, #"^.+-[a-f0-9]+-(?P<ts>[0-9]+)"#]
+                        #"[a-f0-9]+-(?P<ts>[0-9]+)"#, #"^.+-[a-f0-9]+-(?P<ts>[0-9]+)"#, #".*-[a-f0-9]{40}-(?P<ts>[0-9]+)$"#,
+                        #"^staging-[0-9a-f]{7,40}-[0-9]+$"#]
+        let budget = TagLanguage.defaultBudget / 10
         for p in patterns {
-            _ = TagLanguage.witness(.matching(try GoRegex(p)), .matching(strict))
-            _ = TagLanguage.witness(.matching(try GoRegex(p)), .prefix("production-"))
+            for other: TagLanguage in [.matching(strict), .prefix("production-"), .any] {
+                #expect(TagLanguage.search([.matching(try GoRegex(p)), other], budget: budget) != .undecided, "\(p)")
+            }
         }
+    }
+
+    @Test func exponentialAutomataRunOutOfBudgetInsteadOfHanging() throws {
+        // the automaton must remember which of the last 31 characters were 'a': 2^31 states
+        #expect(TagLanguage.search([.matching(try GoRegex("a[a-z]{30}")), .prefix("develop-")]) == .undecided)
+        // a thread that needs more characters than a tag holds is dropped: decided, and at once
+        #expect(TagLanguage.search([.matching(try GoRegex(#"(?i:[^a]{2}[^\n]{1000})+"#)), .any]) == .none)
+        // an anchored pattern dies when its prefix does not fit, so the other language is not explored for it
+        let anchored = try GoRegex(#"^staging-.*[0-9][0-9a-z]{40}$"#)
+        #expect(TagLanguage.search([.matching(anchored), .prefix("production-")]) == .none)
+        #expect(TagLanguage.search([.matching(anchored), .prefix("staging-")]) == .undecided)
     }
 }
 

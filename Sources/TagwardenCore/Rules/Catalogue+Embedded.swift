@@ -1446,6 +1446,27 @@ triggering:
     expect:
       - {file: clusters/staging/policy.yaml, line: 10, column: 14}
       - {file: clusters/staging/policy.yaml, line: 10, column: 14}
+  - description: >
+      a pattern whose automaton is exponential (it must remember which of the last 31 characters were
+      'a') outgrows the analysis budget: what cannot be proved is reported, as too complex
+    profile: strict
+    files:
+      clusters/staging/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web-staging
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          filterTags:
+            pattern: 'a[a-z]{30}'
+          policy:
+            alphabetical: {}
+    expect:
+      - {file: clusters/staging/policy.yaml, line: 10, column: 14}
+      - {file: clusters/staging/policy.yaml, line: 10, column: 14}
 nonTriggering:
   - description: anchored on its own prefix
     profile: strict

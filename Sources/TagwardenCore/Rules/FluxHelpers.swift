@@ -72,13 +72,13 @@ final class WitnessCache: @unchecked Sendable {
         let pattern: ObjectIdentifier?   // nil: the policy selects every tag
         let environment: Int?            // nil: any valid tag
     }
-    var cache: [Key: String?] = [:]
-    func witness(_ a: TagLanguage, _ b: TagLanguage, environment: Int?) -> String? {
+    var cache: [Key: TagLanguage.Search] = [:]
+    func search(_ a: TagLanguage, _ b: TagLanguage, environment: Int?) -> TagLanguage.Search {
         var pattern: ObjectIdentifier?
         if case .matching(let re) = a { pattern = ObjectIdentifier(re) }
         let key = Key(pattern: pattern, environment: environment)
         if let hit = cache[key] { return hit }
-        let w = TagLanguage.witness(a, b)
+        let w = TagLanguage.search([a, b])
         cache[key] = w
         return w
     }

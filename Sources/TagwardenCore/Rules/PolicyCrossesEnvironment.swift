@@ -8,13 +8,20 @@ extension Rule {
             let policy = m.flux.policies[p]
             for e in m.environments.environments.indices {
                 let name = m.environments.environments[e].name
-                guard !mine.contains(name), let theirs = m.environments.environments[e].language,
-                      let w = cache.witness(selectable, theirs, environment: e) else { continue }
+                guard !mine.contains(name), let theirs = m.environments.environments[e].language else { continue }
                 let message: String
-                if let pattern = policy.spec.pattern?.value, !pattern.isEmpty {
-                    message = "pattern '\(pattern)' of policy \(m.policyName(p)) selects \(name) tag '\(w)'"
-                } else {
-                    message = "policy \(m.policyName(p)) has no tag filter, so it selects every tag, \(name) tag '\(w)' among them"
+                switch cache.search(selectable, theirs, environment: e) {
+                case .none:
+                    continue
+                case .undecided:
+                    // a guardrail fails closed: what cannot be proved safe is reported, and says why
+                    message = "pattern '\(policy.spec.pattern?.value ?? "")' of policy \(m.policyName(p)) is too complex to prove that it selects no \(name) tag (its automaton outgrows the analysis budget): simplify it, e.g. anchor it on the environment's prefix"
+                case .witness(let w):
+                    if let pattern = policy.spec.pattern?.value, !pattern.isEmpty {
+                        message = "pattern '\(pattern)' of policy \(m.policyName(p)) selects \(name) tag '\(w)'"
+                    } else {
+                        message = "policy \(m.policyName(p)) has no tag filter, so it selects every tag, \(name) tag '\(w)' among them"
+                    }
                 }
                 out.append(m.finding("policy-crosses-environment", message, policy: p, environment: mine.sorted().first))
             }

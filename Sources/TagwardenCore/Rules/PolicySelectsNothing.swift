@@ -24,14 +24,14 @@ extension Rule {
                 m.environments.index(named: name).flatMap { e in m.environments.environments[e].language.map { (name, e, $0) } }
             }
             if owned.isEmpty {
-                if cache.witness(selectable, .any, environment: nil) == nil {
+                if cache.search(selectable, .any, environment: nil) == .none {
                     out.append(m.finding("policy-selects-nothing",
                                          "pattern '\(pattern)' of policy \(m.policyName(p)) cannot match any valid tag ([A-Za-z0-9_][A-Za-z0-9._-]{0,127})",
                                          policy: p))
                 }
                 continue
             }
-            for (name, e, language) in owned where cache.witness(selectable, language, environment: e) == nil {
+            for (name, e, language) in owned where cache.search(selectable, language, environment: e) == .none {
                 out.append(m.finding("policy-selects-nothing",
                                      "no \(name) tag can pass pattern '\(pattern)' of policy \(m.policyName(p)): it never selects anything for \(name)",
                                      policy: p, environment: name))
@@ -43,7 +43,7 @@ extension Rule {
             let spec = m.flux.policies[p].spec
             guard spec.semverRange != nil, spec.extract?.value.isEmpty ?? true, let pattern = spec.pattern?.value, !pattern.isEmpty,
                   let selectable = m.policyLanguage(p), let versions = versionLanguages(flux) else { continue }
-            if TagLanguage.witness([selectable] + versions) == nil {
+            if TagLanguage.search([selectable] + versions) == .none {
                 out.append(m.finding("policy-selects-nothing",
                                      "no tag that pattern '\(pattern)' of semver policy \(m.policyName(p)) admits parses as a version\(flux == .current ? " (Flux 2.7+ needs at least two dots, from the start of the tag)" : "")): extract the version, e.g. extract: '$version'",
                                      policy: p))
