@@ -286,6 +286,36 @@ func fluxRepo() throws -> TempRepo {
         #expect(res.findingObjects.last?["endColumn"] as? Int == 12 + #"# {"$imagepolicy": "flux-system:web"}"#.count)
     }
 
+    @Test func templateErrorsSayWhereInTheFile() throws {
+        let r = try TempRepo()
+        func automation(_ name: String, _ template: String) -> String {
+            """
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImageUpdateAutomation
+            metadata:
+              name: \(name)
+              namespace: flux-system
+            spec:
+              sourceRef: {kind: GitRepository, name: repo}
+              git:
+                commit:
+                  author: {name: bot, email: bot@example.com}
+                  messageTemplate: \(template)
+              update: {path: ./, strategy: Setters}
+
+            """
+        }
+        try r.write("flux/git.yaml", "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: repo, namespace: flux-system}\n")
+        try r.write("flux/block.yaml", automation("block", "|\n        Files:\n        {{ range $f, $_ := .Changed.FileChanges -}}\n        - {{ $f }}\n        {{ end -}"))
+        try r.write("flux/escaped.yaml", automation("escaped", #""Files:\n{{ end }}""#))
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["automation-invalid-template flux/block.yaml:11:24", "automation-invalid-template flux/escaped.yaml:11:24"])
+        let messages = res.findingObjects.map { $0["message"] as? String ?? "" }
+        #expect(messages[0] == #"messageTemplate does not parse as a Go template: bad number syntax: "-" (line 15, column 16); Flux cannot commit"#)
+        // escapes make the value differ from the source: the offset is given in the value
+        #expect(messages[1] == #"messageTemplate does not parse as a Go template: unexpected {{end}} (at byte 7 of the template); Flux cannot commit"#)
+    }
+
     func order(_ a: String, _ b: String) -> Bool {
         let fa = a.split(separator: " ")[1].split(separator: ":"), fb = b.split(separator: " ")[1].split(separator: ":")
         if fa[0] != fb[0] { return fa[0] < fb[0] }

@@ -24,6 +24,33 @@ import Testing
         #expect(try #require(scalar(y, "fold")).style == .folded)
     }
 
+    /// Where byte N of a scalar's value sits in the file: exact for literal blocks and one-line scalars without
+    /// escapes, nil otherwise.
+    @Test func positionsInsideValues() throws {
+        let text = "a: pl{ain\nb: 'q{x'\nc: \"d\\n{\"\nd: |\n  one\n\n  é{x\r\n  end\ne: |2\n   x{\nf: >\n  g{\n  h\ni: 'it''s{'\n"
+        let bytes = Array(text.utf8)
+        let y = YAMLFile(parsing: bytes)
+        #expect(y.error == nil)
+        func at(_ key: StaticString, _ needle: Character = "{") throws -> SourcePosition? {
+            let root = try #require(y.documents.first?.root)
+            let n = try #require(y.get(root, key))
+            let value = y.value(n)
+            let offset = value.utf8.distance(from: value.utf8.startIndex, to: try #require(value.firstIndex(of: needle)).samePosition(in: value.utf8)!)
+            return SourceText.position(inValue: value, offset: offset, span: y.nodes[n].span, bytes: bytes)
+        }
+        #expect(try at("a") == SourcePosition(offset: 5, line: 1, column: 6))
+        #expect(try at("b")?.line == 2 && at("b")?.column == 6)
+        #expect(try at("c") == nil)                                   // an escape: the value is not the source
+        #expect(try at("d")?.line == 7 && at("d")?.column == 4)       // after a blank line, "é" one column, CRLF line
+        #expect(try at("e") == nil)                                   // an indentation indicator
+        #expect(try at("f") == nil)                                   // folded
+        #expect(try at("i") == nil)                                   // '' stands for one quote
+        // the end of the value: just after its last byte
+        let root = try #require(y.documents.first?.root)
+        let a = try #require(y.get(root, "a"))
+        #expect(SourceText.position(inValue: "pl{ain", offset: 6, span: y.nodes[a].span, bytes: bytes)?.column == 10)
+    }
+
     @Test func multiByteUTF8GivesByteOffsetsAndCharacterColumns() throws {
         // "é" is 2 bytes, "😀" 4 bytes: libyaml counts characters; spans must be bytes.
         let text = "x: é😀\nimage: nginx:1.0 # {\"$imagepolicy\": \"ns:p\"}\n"

@@ -5,8 +5,11 @@ extension Rule {
             guard let t = a.spec.messageTemplate else { continue }
             switch GoTemplate.parse(t.value) {
             case .failure(let e):
+                // a multi-line template says where in the file, not where in the string
+                let at = SourceText.position(inValue: t.value, offset: e.offset, span: t.span, bytes: m.files[m.objects[a.object].file].bytes)
+                    .map { "line \($0.line), column \($0.column)" } ?? "at byte \(e.offset) of the template"
                 out.append(m.finding("automation-invalid-template",
-                                     "messageTemplate does not parse as a Go template: \(e.message) (at byte \(e.offset)); Flux cannot commit",
+                                     "messageTemplate does not parse as a Go template: \(e.message) (\(at)); Flux cannot commit",
                                      object: a.object, span: t.span))
             case .success(let fields):
                 if fields.contains(where: { $0.path.first == "Updated" }) {

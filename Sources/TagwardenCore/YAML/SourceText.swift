@@ -185,3 +185,60 @@ public struct LineIndex: Sendable {
         range(bytes, line: line).map { String(decoding: bytes[$0], as: UTF8.self) } ?? ""
     }
 }
+
+extension SourceText {
+    /// Where byte `offset` of a scalar's value sits in the source, when the value is the source text itself:
+    /// a literal block (`|`, `|-`, `|+`, without an indentation indicator), or a one-line plain or quoted
+    /// scalar without escapes. Nil when the mapping is not exact (folded, escaped, multi-line flow scalars):
+    /// every answer is checked against the source bytes.
+    public static func position(inValue value: String, offset: Int, span: SourceSpan, bytes: [UInt8]) -> SourcePosition? {
+        let v = Array(value.utf8)
+        guard !v.isEmpty, offset >= 0, offset <= v.count, span.start.offset < span.end.offset, span.end.offset <= bytes.count else { return nil }
+        // the end of the value maps to just after its last byte
+        let target = offset == v.count ? offset - 1 : offset
+        let after = offset == v.count ? 1 : 0
+        let s = span.start.offset, e = span.end.offset
+        var source: Int?
+        switch bytes[s] {
+        case UInt8(ascii: "|"):
+            var i = s + 1
+            while i < e, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") { i += 1 }
+            guard i < e, bytes[i] == 32 || bytes[i] == 9 || bytes[i] == 10 || bytes[i] == 13 || bytes[i] == UInt8(ascii: "#") else { return nil }
+            // the content starts on the next line; its indentation is the first non-blank line's
+            var lineStart = lineEnd(bytes, from: i)
+            if lineStart < e, bytes[lineStart] == 13 { lineStart += 1 }
+            if lineStart < e, bytes[lineStart] == 10 { lineStart += 1 }
+            var indent: Int?
+            var probe = lineStart
+            while probe < e, indent == nil {
+                var k = probe
+                while k < e, bytes[k] == 32 { k += 1 }
+                if k < e, bytes[k] != 10, bytes[k] != 13 { indent = k - probe } else { probe = lineEnd(bytes, from: k) + 1 }
+            }
+            guard let indent else { return nil }
+            // the value's line and column of `target`
+            var line = 0, col = 0
+            for b in v[..<target] {
+                if b == 10 { line += 1; col = 0 } else { col += 1 }
+            }
+            var start = lineStart
+            for _ in 0..<line {
+                start = lineEnd(bytes, from: start)
+                if start < e, bytes[start] == 13 { start += 1 }
+                start += 1
+            }
+            source = start + indent + col
+        case UInt8(ascii: "\""), UInt8(ascii: "'"):
+            let quote = bytes[s]
+            let inner = bytes[(s + 1)..<max(s + 1, e - 1)]
+            guard !inner.contains(10), !inner.contains(13),
+                  quote == UInt8(ascii: "'") ? !inner.contains(quote) : !inner.contains(UInt8(ascii: "\\")) else { return nil }
+            source = s + 1 + target
+        default:
+            guard !bytes[s..<e].contains(10), !bytes[s..<e].contains(13) else { return nil }
+            source = s + target
+        }
+        guard let at = source, at < e, bytes[at] == v[target] else { return nil }
+        return position(bytes, offset: at + after)
+    }
+}
