@@ -18,8 +18,11 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "Start from a built-in profile of environment guardrails (strict).")
     var profile: String?
 
-    @Option(name: .shortAndLong, help: "Write the report to FILE (atomically) instead of standard output.")
+    @Option(name: .shortAndLong, help: "Write the report to FILE (atomically) instead of standard output ('-': standard output).")
     var output: String?
+
+    /// The file to write, nil for standard output.
+    var outputFile: String? { output == "-" ? nil : output }
 
     @Option(help: "Configuration file (default: .tagwarden.yaml at the repository root, if present).")
     var config: String?
@@ -44,7 +47,7 @@ struct CommonOptions: ParsableArguments {
     var maxFileSizeBytes: Int? { maxFileSize.flatMap(Config.parseSize) }
 
     func useColor() -> Bool {
-        format == .text && output == nil && !noColor && getenv("NO_COLOR") == nil && isatty(STDOUT_FILENO) == 1
+        format == .text && outputFile == nil && !noColor && getenv("NO_COLOR") == nil && isatty(STDOUT_FILENO) == 1
     }
 
     /// Writes the report and returns the exit code that `--fail-on` asks for.
@@ -55,7 +58,7 @@ struct CommonOptions: ParsableArguments {
             }
         }
         let text = Reports.render(report, format: format, color: useColor(), quiet: quiet)
-        if let output { try writeFileAtomically(output, text) } else { writeStdout(text) }
+        if let outputFile { try writeFileAtomically(outputFile, text) } else { writeStdout(text) }
         Timings.mark("report")
         if getenv("TAGWARDEN_TIMINGS") != nil {
             for p in Timings.phases() {

@@ -234,6 +234,11 @@ let imageRuleFindings = [
         """, schema, r.path + "/out.sarif"], cwd: r.path)
         #expect(check.code == 0, "\(check.stderr)")
         #expect(check.stdout == "\(imageRuleFindings.count)\n")
+        // "-" is standard output, as for most tools, not a file named "-"
+        let dash = try r.audit("--format", "sarif", "--output", "-")
+        let written = try String(contentsOfFile: r.path + "/out.sarif", encoding: .utf8)
+        #expect(dash.code == 1 && dash.stdout == written)
+        #expect(!FileManager.default.fileExists(atPath: r.path + "/-"))
     }
 
     @Test func fingerprintsSurviveInsertedLines() throws {
