@@ -37,6 +37,9 @@ import Testing
 
     @Test(arguments: [
         ("profile: lax\n", ".tagwarden.yaml:1:10: unknown profile 'lax'; known profiles: strict"),
+        ("environments:\n  - name: staging\n    tagPrefix: stg-\n    tagPrefix: staging-\n", ".tagwarden.yaml:4:5: duplicate key 'tagPrefix' (first at line 3)"),
+        ("profile: strict\nfloatingTags: [a]\nprofile: strict\n", ".tagwarden.yaml:3:1: duplicate key 'profile' (first at line 1)"),
+        ("tagPrefix: prod-\n", ".tagwarden.yaml:1:1: unknown key 'tagPrefix' in the config (it belongs in an entry of environments); allowed: profile, environments, rules, promotedImages, floatingTags, ignore, maxFileSize, fluxVersion"),
         ("rulez: {}\n", ".tagwarden.yaml:1:1: unknown key 'rulez' in the config (did you mean 'rules'?); allowed: profile, environments, rules, promotedImages, floatingTags, ignore, maxFileSize, fluxVersion"),
         ("rules:\n  image-latest: {severity: error}\n", ".tagwarden.yaml:2:3: unknown rule 'image-latest' (did you mean 'image-latest-tag'?)"),
         ("rules:\n  image-latest-tag: {severity: fatal}\n", ".tagwarden.yaml:2:32: severity must be error, warning or note, not 'fatal'"),

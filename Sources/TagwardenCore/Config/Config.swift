@@ -54,6 +54,7 @@ public struct Config: Sendable {
 
     public static let fileName = ".tagwarden.yaml"
     static let profiles = ["strict"]
+    static let environmentKeys = ["name", "aliases", "paths", "namespaces", "tagPrefix", "tagPattern", "requireDigest", "requireReview"]
 
     /// Parses and validates a config; every problem names the file, line and column.
     public static func parse(_ bytes: [UInt8], path: String, knownRules: Set<String>) throws -> Config {
@@ -70,6 +71,15 @@ public struct Config: Sendable {
         let root = doc.root
         if file.nodes[root].kind == .scalar, file.resolvedType(root) == .null { return config }
         guard file.nodes[root].kind == .mapping else { throw fail(root, "the config must be a mapping") }
+        // a key given twice is a mistake that YAML readers settle differently (here the later would win): refuse it
+        for n in file.nodes.indices where file.nodes[n].kind == .mapping {
+            var first: [String: Int] = [:]
+            for (k, _) in file.pairs(n) where file.nodes[k].kind == .scalar {
+                let key = file.value(k)
+                if let line = first[key] { throw fail(k, "duplicate key '\(key)' (first at line \(line))") }
+                first[key] = file.nodes[k].span.start.line
+            }
+        }
 
         func string(_ n: Int, _ what: String) throws -> String {
             guard file.nodes[n].kind == .scalar, file.resolvedType(n) != .null else { throw fail(n, "\(what) must be a string") }
@@ -87,7 +97,9 @@ public struct Config: Sendable {
             for (k, _) in file.pairs(n) {
                 let key = file.value(k)
                 if !allowed.contains(key) {
-                    let hint = Suggest.nearest(key, in: allowed).map { " (did you mean '\($0)'?)" } ?? ""
+                    let hint = what == "the config" && environmentKeys.contains(key)
+                        ? " (it belongs in an entry of environments)"
+                        : Suggest.nearest(key, in: allowed).map { " (did you mean '\($0)'?)" } ?? ""
                     throw fail(k, "unknown key '\(key)' in \(what)\(hint); allowed: \(allowed.joined(separator: ", "))")
                 }
             }
@@ -114,7 +126,7 @@ public struct Config: Sendable {
                 }
                 for e in file.childNodes(v) {
                     guard file.nodes[e].kind == .mapping else { throw fail(e, "each environment must be a mapping") }
-                    try keys(e, allowed: ["name", "aliases", "paths", "namespaces", "tagPrefix", "tagPattern", "requireDigest", "requireReview"], "an environment")
+                    try keys(e, allowed: environmentKeys, "an environment")
                     guard let nameNode = file.get(e, "name") else { throw fail(e, "an environment needs a name") }
                     var env = EnvironmentConfig(name: try string(nameNode, "name"), origin: "\(path):\(file.nodes[e].span.start.line)")
                     if env.name.isEmpty { throw fail(nameNode, "an environment name cannot be empty") }
