@@ -114,6 +114,11 @@ public enum Engine {
                 findings.append(Finding(rule: "yaml-syntax", severity: .error, message: "YAML syntax error: \(e.message)",
                                         file: f.path, span: SourceSpan(start: e.position, end: end)))
             }
+            for d in f.duplicateKeys {
+                findings.append(Finding(rule: "yaml-syntax", severity: .error,
+                                        message: "duplicate key '\(d.key)' (first at line \(d.firstLine)): YAML keys must be unique, and kubectl and kustomize reject the file",
+                                        file: f.path, span: d.span))
+            }
         }
         let origin = SourcePosition(offset: 0, line: 1, column: 1)
         for s in skipped {

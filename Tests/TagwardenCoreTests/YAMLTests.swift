@@ -51,6 +51,19 @@ import Testing
         #expect(SourceText.position(inValue: "pl{ain", offset: 6, span: y.nodes[a].span, bytes: bytes)?.column == 10)
     }
 
+    @Test func duplicateKeysAreFoundInSmallAndLargeMappings() {
+        // a plain and a quoted spelling of one key are the same key; `<<` may repeat
+        let small = parse("a: 1\nm:\n  <<: {x: 1}\n  <<: {y: 1}\n  k: 1\n  'k': 2\n  j: 1\na: 3\n")
+        #expect(small.duplicateKeys.map { "\(small.nodes[$0.key].span.start.line)>\(small.nodes[$0.first].span.start.line)" } == ["6>5", "8>1"])
+        // past 32 keys a mapping is checked by hashing
+        var text = ""
+        for i in 0..<40 { text += "k\(i): v\n" }
+        text += "k3: again\nk39: again\n"
+        let large = parse(text)
+        #expect(large.duplicateKeys.map { "\(large.nodes[$0.key].span.start.line)>\(large.nodes[$0.first].span.start.line)" } == ["41>4", "42>40"])
+        #expect(parse("a: {b: 1}\nc: {b: 1}\n").duplicateKeys.isEmpty)
+    }
+
     @Test func multiByteUTF8GivesByteOffsetsAndCharacterColumns() throws {
         // "é" is 2 bytes, "😀" 4 bytes: libyaml counts characters; spans must be bytes.
         let text = "x: é😀\nimage: nginx:1.0 # {\"$imagepolicy\": \"ns:p\"}\n"

@@ -72,13 +72,8 @@ public struct Config: Sendable {
         if file.nodes[root].kind == .scalar, file.resolvedType(root) == .null { return config }
         guard file.nodes[root].kind == .mapping else { throw fail(root, "the config must be a mapping") }
         // a key given twice is a mistake that YAML readers settle differently (here the later would win): refuse it
-        for n in file.nodes.indices where file.nodes[n].kind == .mapping {
-            var first: [String: Int] = [:]
-            for (k, _) in file.pairs(n) where file.nodes[k].kind == .scalar {
-                let key = file.value(k)
-                if let line = first[key] { throw fail(k, "duplicate key '\(key)' (first at line \(line))") }
-                first[key] = file.nodes[k].span.start.line
-            }
+        if let d = file.duplicateKeys.min(by: { $0.key < $1.key }) {
+            throw fail(d.key, "duplicate key '\(file.value(d.key))' (first at line \(file.nodes[d.first].span.start.line))")
         }
 
         func string(_ n: Int, _ what: String) throws -> String {

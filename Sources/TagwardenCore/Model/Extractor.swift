@@ -55,6 +55,7 @@ struct Extractor {
         facts.suppressions = suppressions(bytes)
         scratch.reparse(bytes)
         facts.syntaxError = scratch.error
+        facts.duplicateKeys = scratch.duplicateKeys.map { (scratch.nodes[$0.key].span, scratch.value($0.key), scratch.nodes[$0.first].span.start.line) }
         facts.documents = scratch.documents.count
         var ex = Extractor(y: scratch, fileIndex: index, facts: facts)
         let baseName = Model.basename(path)

@@ -165,6 +165,8 @@ public final class FileFacts: @unchecked Sendable {
     public var bytes: [UInt8]
     public var documents = 0
     public var syntaxError: YAMLError?
+    /// Keys given twice in a mapping: where the repeat is, the key, and the line of the first.
+    public var duplicateKeys: [(span: SourceSpan, key: String, firstLine: Int)] = []
     public var objects: [ManifestObject] = []
     public var images: [ImageUse] = []
     public var markers: [MarkerComment] = []

@@ -2054,13 +2054,14 @@ nonTriggering:
         ("yaml-syntax.yaml", #"""
 id: yaml-syntax
 severity: error
-summary: A manifest does not parse as YAML.
+summary: A manifest does not parse as YAML, or repeats a key in a mapping.
 rationale: >
   Flux skips a file it cannot parse without a word: none of its objects are applied and none of its
   $imagepolicy markers are updated. Kubernetes tooling fails later and further away from the cause.
 fix: >
   Correct the YAML at the reported position. Common causes are tab indentation, a missing space after
-  a colon, unbalanced quotes and a mapping key at the wrong indentation.
+  a colon, unbalanced quotes and a mapping key at the wrong indentation. Remove a repeated key (merge
+  keys `<<` may repeat).
 triggering:
   - description: tab indentation
     files:
@@ -2073,10 +2074,35 @@ triggering:
         items: [a, b
     expect:
       - {file: app/list.yaml, line: 2, column: 1}
+  - description: a key given twice in one mapping (YAML requires unique keys; kubectl and kustomize refuse the file)
+    files:
+      app/pod.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.2.3
+              "image": ghcr.io/acme/web:1.2.4
+    expect:
+      - {file: app/pod.yaml, line: 9, column: 7}
 nonTriggering:
   - description: several documents, a BOM and CRLF line ends are fine
     files:
       app/two.yaml: "\uFEFFa: 1\r\n---\r\nb: 2\r\n"
+  - description: merge keys may repeat, and equal keys in different mappings are fine
+    files:
+      app/merge.yaml: |
+        base: &b {x: 1}
+        more: &m {y: 2}
+        both:
+          <<: *b
+          <<: *m
+          name: a
+        other:
+          name: a
 """#),
     ]
 

@@ -81,6 +81,9 @@ public struct YAMLFile: Sendable {
     /// The scalars followed by a comment on their line, in source order.
     public internal(set) var commented: [Int] = []
     public internal(set) var error: YAMLError?
+    /// Scalar keys given twice in one mapping (merge keys `<<` aside): each later key with the first one.
+    /// YAML requires unique keys; kubectl and kustomize reject such a file.
+    public internal(set) var duplicateKeys: [(key: Int, first: Int)] = []
     var arena: [UInt8] = []
 
     // MARK: access
@@ -92,6 +95,18 @@ public struct YAMLFile: Sendable {
     }
 
     /// The scalar's value compared with `text` byte for byte, without building a String.
+    /// Whether two scalars have the same value.
+    func sameValue(_ a: Int, _ b: Int) -> Bool {
+        let x = nodes[a], y = nodes[b]
+        guard x.valueCount == y.valueCount else { return false }
+        var i = 0
+        while i < x.valueCount {
+            if arena[x.valueStart + i] != arena[y.valueStart + i] { return false }
+            i += 1
+        }
+        return true
+    }
+
     public func valueEquals(_ node: Int, _ text: StaticString) -> Bool {
         let n = nodes[node]
         guard n.kind == .scalar, n.valueCount == text.utf8CodeUnitCount else { return false }

@@ -67,6 +67,7 @@ extension YAMLFile {
         documents.removeAll(keepingCapacity: true)
         commented.removeAll(keepingCapacity: true)
         arena.removeAll(keepingCapacity: true)
+        duplicateKeys.removeAll()
         error = nil
         if bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) {
             error = YAMLError(message: "UTF-16 encoded files are not supported; save the file as UTF-8",
@@ -210,11 +211,50 @@ extension YAMLFile {
                 nodes[index].childStart = children.count
                 nodes[index].childCount = pending.count - from
                 children.append(contentsOf: pending[from...])
+                if nodes[index].kind == .mapping { findDuplicateKeys(pending[from...]) }
                 pending.removeSubrange(from...)
             default:
                 break
             }
         }
+    }
+
+    /// Records the scalar keys of a mapping's `pairs` (key, value, key, value …) that repeat an earlier key.
+    private mutating func findDuplicateKeys(_ pairs: ArraySlice<Int>) {
+        let count = pairs.count / 2
+        guard count > 1 else { return }
+        // each pair's key compared with the earlier ones by length and bytes; past 32 keys by hashing
+        if count <= 32 {
+            var j = pairs.startIndex + 2
+            while j < pairs.endIndex {
+                let b = nodes[pairs[j]]
+                if b.kind == .scalar, !isMergeKey(b) {
+                    var i = pairs.startIndex
+                    while i < j {
+                        let a = nodes[pairs[i]]
+                        if a.kind == .scalar, a.valueCount == b.valueCount, sameValue(pairs[i], pairs[j]) {
+                            duplicateKeys.append((pairs[j], pairs[i]))
+                            break
+                        }
+                        i += 2
+                    }
+                }
+                j += 2
+            }
+        } else {
+            var first: [ArraySlice<UInt8>: Int] = [:]
+            for j in stride(from: pairs.startIndex, to: pairs.endIndex, by: 2) {
+                let b = nodes[pairs[j]]
+                guard b.kind == .scalar, !isMergeKey(b) else { continue }
+                let v = arena[b.valueStart..<(b.valueStart + b.valueCount)]
+                if let a = first[v] { duplicateKeys.append((pairs[j], a)) } else { first[v] = pairs[j] }
+            }
+        }
+    }
+
+    /// `<<`: a merge key, which may repeat.
+    private func isMergeKey(_ n: YAMLNode) -> Bool {
+        n.valueCount == 2 && arena[n.valueStart] == 60 && arena[n.valueStart + 1] == 60
     }
 
     /// The position after a node's properties (`&anchor`, `!tag`) and the blanks, line breaks and comments
