@@ -353,6 +353,11 @@ let imageRuleFindings = [
             chartDefault:
               repository: ghcr.io/acme/side
               tag: ""
+          postRenderers:
+            - kustomize:
+                images:
+                  - name: ghcr.io/acme/side
+                    newTag: latest
 
         """)
         try r.write("compose/docker-compose.yaml", "services:\n  a:\n    image: nginx:latest\n")
@@ -390,6 +395,7 @@ let imageRuleFindings = [
             "image-tag-not-string helm/hr.yaml:8:16",
             "image-missing-tag helm/hr.yaml:12:18",
             "image-latest-tag helm/hr.yaml:16:12",
+            "image-latest-tag helm/hr.yaml:24:21",
             "image-latest-tag rollout/r.yaml:10:18",
         ])
     }

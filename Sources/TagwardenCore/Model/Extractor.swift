@@ -128,6 +128,12 @@ struct Extractor {
                 facts.versionFields.append(located(v))
             }
             if let values = y.get(root, "spec", "values") { helmValues(values, object: objectIndex, depth: 0) }
+            // a post-renderer's kustomize `images:` rewrite the rendered chart's images like a kustomization's
+            if let renderers = y.get(root, "spec", "postRenderers"), y.nodes[renderers].kind == .sequence {
+                for r in y.childNodes(renderers) {
+                    if let images = y.get(r, "kustomize", "images") { kustomizeImages(images, object: objectIndex) }
+                }
+            }
         } else if let spec = podSpecNode(root, kind: kind, group: group) {
             podSpec(spec, object: objectIndex)
         }
