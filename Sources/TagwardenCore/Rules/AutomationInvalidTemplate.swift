@@ -12,6 +12,14 @@ extension Rule {
                                      "messageTemplate does not parse as a Go template: \(e.message) (\(at)); Flux cannot commit",
                                      object: a.object, span: t.span))
             case .success(let fields):
+                if let (field, known) = unknownField(fields, flux: m.config.fluxVersion ?? .current) {
+                    let at = SourceText.position(inValue: t.value, offset: field.offset, span: t.span, bytes: m.files[m.objects[a.object].file].bytes)
+                        .map { " (line \($0.line), column \($0.column))" } ?? ""
+                    out.append(m.finding("automation-invalid-template",
+                                         "messageTemplate reads .\(field.path.joined(separator: "."))\(at), which Flux's commit data does not have, "
+                                            + "so Flux fails to commit: \(known)",
+                                         object: a.object, span: t.span))
+                }
                 if fields.contains(where: { $0.path.first == "Updated" }) {
                     out.append(m.finding("automation-invalid-template",
                                          "messageTemplate uses .Updated, which Flux 2.7 removed (the automation stalls with RemovedTemplateField): use .Changed",
@@ -25,5 +33,30 @@ extension Rule {
             }
         }
         return out
+    }
+
+    /// Fields of Flux's commit-message data (spec §3.4): the first read that names a field it lacks, with what it
+    /// has. `.Updated` and `.Changed.ImageResult` are reported on their own.
+    static func unknownField(_ fields: [GoTemplate.Field], flux: FluxVersion) -> (GoTemplate.Field, String)? {
+        let legacy = flux == .legacy
+        let roots = ["AutomationObject", "Changed", "Values"] + (legacy ? ["Updated"] : [])
+        let members: [String: [String]] = [
+            "AutomationObject": ["Name", "Namespace", "String"],
+            "Changed": ["Changes", "FileChanges", "Objects"] + (legacy ? ["ImageResult"] : []),
+        ]
+        for f in fields {
+            guard let root = f.path.first else { continue }
+            func hint(_ name: String, _ known: [String], _ prefix: String) -> String {
+                Suggest.nearest(name, in: known).map { "did you mean \(prefix)\($0)?" }
+                    ?? "it has " + known.map { prefix + $0 }.joined(separator: ", ")
+            }
+            if !roots.contains(root), root != "Updated" {
+                return (f, hint(root, roots, "."))
+            }
+            if f.path.count >= 2, let known = members[root], !known.contains(f.path[1]), !(root == "Changed" && f.path[1] == "ImageResult") {
+                return (f, hint(f.path[1], known, ".\(root)."))
+            }
+        }
+        return nil
     }
 }

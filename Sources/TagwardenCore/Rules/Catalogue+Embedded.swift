@@ -82,10 +82,13 @@ nonTriggering:
         ("automation-invalid-template.yaml", #"""
 id: automation-invalid-template
 severity: error
-summary: messageTemplate does not parse as a Go text/template, or uses fields current Flux removed (.Updated, .Changed.ImageResult).
+summary: messageTemplate does not parse as a Go text/template, reads a field Flux's commit data lacks, or uses fields current Flux removed (.Updated, .Changed.ImageResult).
 rationale: >
   Flux renders the commit message before it commits: a template that does not parse fails every run,
-  and since Flux 2.7 `.Updated` and `.Changed.ImageResult` stall the automation (RemovedTemplateField).
+  and since Flux 2.7 `.Updated` and `.Changed.ImageResult` stall the automation (RemovedTemplateField). A
+  field the data does not have (a typo such as `.AutomationObject.Nme`) fails every commit at run time. Reads
+  from the root data are checked (`.Changed.X`, `$.Values`); inside `range` and `with` the dot is something
+  else and is not.
 fix: >
   Fix the template syntax; use `.Changed.FileChanges`, `.Changed.Objects` or `.Changed.Changes`.
 triggering:
@@ -115,6 +118,20 @@ triggering:
           git:
             commit:
               messageTemplate: '{{ range .Changed.Changes }}{{ .OldValue }}'
+    expect:
+      - {file: flux/auto.yaml, line: 9, column: 24}
+  - description: a field Flux's commit data does not have (it has .AutomationObject, .Changed and .Values)
+    files:
+      flux/auto.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata:
+          name: auto
+          namespace: flux-system
+        spec:
+          git:
+            commit:
+              messageTemplate: 'Update {{ .AutomationObject.Nme }}: {{ .Changed.Changes }}'
     expect:
       - {file: flux/auto.yaml, line: 9, column: 24}
 nonTriggering:
