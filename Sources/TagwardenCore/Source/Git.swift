@@ -76,6 +76,20 @@ public final class GitRepository {
     }
 
     /// Resolves any commit-ish to its commit id.
+    /// Remote-tracking branches called `name` (`origin/main` for `main`), sorted.
+    func remoteBranches(named name: String) -> [String] {
+        guard !name.isEmpty, !name.contains("*"), !name.contains("?"), !name.contains("[") else { return [] }
+        var iter: OpaquePointer?
+        guard git_reference_iterator_glob_new(&iter, handle, "refs/remotes/*/" + name) == 0, let iter else { return [] }
+        defer { git_reference_iterator_free(iter) }
+        var names: [String] = []
+        var ref: UnsafePointer<CChar>?
+        while git_reference_next_name(&ref, iter) == 0, let ref {
+            names.append(String(String(cString: ref).dropFirst("refs/remotes/".count)))
+        }
+        return names.sorted()
+    }
+
     public func resolveCommit(_ rev: String) throws -> String {
         var obj: OpaquePointer?
         guard git_revparse_single(&obj, handle, rev) == 0, let obj else {
@@ -83,7 +97,8 @@ public final class GitRepository {
             if git_repository_head_unborn(handle) == 1 {
                 throw TagwardenError("unknown revision '\(rev)': the repository has no commits yet")
             }
-            throw TagwardenError("unknown revision '\(rev)': \(why)")
+            let remote = remoteBranches(named: rev).first.map { " (did you mean '\($0)'? CI clones often have the remote-tracking branch only)" } ?? ""
+            throw TagwardenError("unknown revision '\(rev)': \(why)\(remote)")
         }
         defer { git_object_free(obj) }
         var commit: OpaquePointer?
