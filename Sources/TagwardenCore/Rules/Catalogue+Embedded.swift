@@ -1439,7 +1439,8 @@ rationale: >
   Flux matches filterTags.pattern anywhere in the tag. An unanchored or loose pattern such as
   `.*-(?P<ts>[0-9]+)$` lets a development or staging build into production the moment it is pushed.
   Tagwarden decides exactly, by intersecting the automata of the pattern and of the other environment's
-  tags (its tag pattern, else its prefix), and shows the shortest such tag, smallest first.
+  tags (its tag pattern, else its prefix), and shows the shortest such tag, smallest first. The rare
+  pattern whose automaton outgrows the analysis budget is reported as too complex to prove safe.
 fix: >
   Anchor the pattern on the environment's prefix: `^production-v(?P<version>…)…$`.
 triggering:
@@ -1463,7 +1464,7 @@ triggering:
     expect:
       - {file: clusters/staging/policy.yaml, line: 10, column: 14}
       - {file: clusters/staging/policy.yaml, line: 10, column: 14}
-  - description: >
+  - description: >-
       a pattern whose automaton is exponential (it must remember which of the last 31 characters were
       'a') outgrows the analysis budget: what cannot be proved is reported, as too complex
     profile: strict
