@@ -3,18 +3,20 @@ extension Rule {
         var out: [Finding] = []
         for a in m.flux.automations where !m.flux.patchObjects.contains(a.object) {
             guard let t = a.spec.messageTemplate else { continue }
+            // a multi-line template says where in the file, not where in the string
+            func place(_ offset: Int) -> String? {
+                SourceText.position(inValue: t.value, offset: offset, span: t.span, bytes: m.files[m.objects[a.object].file].bytes)
+                    .map { "line \($0.line), column \($0.column)" }
+            }
             switch GoTemplate.parse(t.value) {
             case .failure(let e):
-                // a multi-line template says where in the file, not where in the string
-                let at = SourceText.position(inValue: t.value, offset: e.offset, span: t.span, bytes: m.files[m.objects[a.object].file].bytes)
-                    .map { "line \($0.line), column \($0.column)" } ?? "at byte \(e.offset) of the template"
+                let at = place(e.offset) ?? "at byte \(e.offset) of the template"
                 out.append(m.finding("automation-invalid-template",
                                      "messageTemplate does not parse as a Go template: \(e.message) (\(at)); Flux cannot commit",
                                      object: a.object, span: t.span))
             case .success(let fields):
                 if let (field, known) = unknownField(fields, flux: m.config.fluxVersion ?? .current) {
-                    let at = SourceText.position(inValue: t.value, offset: field.offset, span: t.span, bytes: m.files[m.objects[a.object].file].bytes)
-                        .map { " (line \($0.line), column \($0.column))" } ?? ""
+                    let at = place(field.offset).map { " (\($0))" } ?? ""
                     out.append(m.finding("automation-invalid-template",
                                          "messageTemplate reads .\(field.path.joined(separator: "."))\(at), which Flux's commit data does not have, "
                                             + "so Flux fails to commit: \(known)",
@@ -44,12 +46,12 @@ extension Rule {
             "AutomationObject": ["Name", "Namespace", "String"],
             "Changed": ["Changes", "FileChanges", "Objects"] + (legacy ? ["ImageResult"] : []),
         ]
+        func hint(_ name: String, _ known: [String], _ prefix: String) -> String {
+            Suggest.nearest(name, in: known).map { "did you mean \(prefix)\($0)?" }
+                ?? "it has " + known.map { prefix + $0 }.joined(separator: ", ")
+        }
         for f in fields {
             guard let root = f.path.first else { continue }
-            func hint(_ name: String, _ known: [String], _ prefix: String) -> String {
-                Suggest.nearest(name, in: known).map { "did you mean \(prefix)\($0)?" }
-                    ?? "it has " + known.map { prefix + $0 }.joined(separator: ", ")
-            }
             if !roots.contains(root), root != "Updated" {
                 return (f, hint(root, roots, "."))
             }

@@ -94,7 +94,6 @@ public struct YAMLFile: Sendable {
         return String(decoding: arena[n.valueStart..<(n.valueStart + n.valueCount)], as: UTF8.self)
     }
 
-    /// The scalar's value compared with `text` byte for byte, without building a String.
     /// Whether two scalars have the same value.
     func sameValue(_ a: Int, _ b: Int) -> Bool {
         let x = nodes[a], y = nodes[b]
@@ -107,6 +106,7 @@ public struct YAMLFile: Sendable {
         return true
     }
 
+    /// The scalar's value compared with `text` byte for byte, without building a String.
     public func valueEquals(_ node: Int, _ text: StaticString) -> Bool {
         let n = nodes[node]
         guard n.kind == .scalar, n.valueCount == text.utf8CodeUnitCount else { return false }
