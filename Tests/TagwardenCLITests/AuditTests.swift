@@ -241,6 +241,24 @@ let imageRuleFindings = [
         #expect(!FileManager.default.fileExists(atPath: r.path + "/-"))
     }
 
+    @Test func sarifKeepsTheMostSevereResultsGitHubAccepts() throws {
+        // GitHub code scanning rejects a run of more than 25,000 results: ten warnings come first in the file,
+        // then 25,000 errors; the run keeps the errors and says what it left out
+        let r = try TempRepo()
+        var text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
+        for _ in 0..<10 { text += "    - {name: a, image: 'nginx:edge'}\n" }
+        for _ in 0..<25_000 { text += "    - {name: a, image: 'nginx:latest'}\n" }
+        try r.write("pod.yaml", text)
+        let res = try r.audit("--format", "sarif")
+        let run = try #require((res.json["runs"] as? [[String: Any]])?.first)
+        let results = try #require(run["results"] as? [[String: Any]])
+        #expect(results.count == 25_000)
+        #expect(results.allSatisfy { $0["ruleId"] as? String == "image-latest-tag" })
+        let notes = (run["invocations"] as? [[String: Any]])?.first?["toolExecutionNotifications"] as? [[String: Any]]
+        let message = (notes?.first?["message"] as? [String: Any])?["text"] as? String
+        #expect(message == "25010 findings; this run holds the 25000 most severe, as GitHub code scanning accepts no more: left out 10 warnings. The json format has them all.")
+    }
+
     @Test func fingerprintsSurviveInsertedLines() throws {
         let r = try imageRuleRepo()
         let before = try r.audit("--format", "json").findingObjects.map { "\($0["rule"]!) \($0["fingerprint"]!)" }

@@ -126,6 +126,9 @@ public enum Reports {
 
     static func sarifLevel(_ s: Severity) -> String { s.rawValue }
 
+    /// Results one SARIF run may hold for GitHub code scanning (spec/peers.md §3: "Results/run 25,000").
+    static let sarifResultLimit = 25_000
+
     public static func sarif(_ r: AuditReport) -> JSON {
         let rules = Catalogue.rules
         var index: [String: Int] = [:]
@@ -144,8 +147,29 @@ public enum Reports {
                 ("properties", .object([("tags", .array([.string("gitops"), .string("flux")])), ("precision", .string("very-high"))])),
             ]))
         }
+        // GitHub code scanning rejects a run of more than 25,000 results: keep the most severe, in report order
+        var kept = r.findings
+        var leftOut: [Severity: Int] = [:]
+        if kept.count > sarifResultLimit {
+            let chosen = r.findings.indices.sorted { a, b in
+                let x = r.findings[a].severity, y = r.findings[b].severity
+                return x != y ? x > y : a < b
+            }.prefix(sarifResultLimit).sorted()
+            kept = chosen.map { r.findings[$0] }
+            let keptSet = Set(chosen)
+            for i in r.findings.indices where !keptSet.contains(i) { leftOut[r.findings[i].severity, default: 0] += 1 }
+        }
+        var invocation: [(String, JSON)] = [("executionSuccessful", .bool(true))]
+        if !leftOut.isEmpty {
+            let counts = [Severity.error, .warning, .note].compactMap { s in leftOut[s].map { "\($0) \(s.rawValue)\($0 == 1 ? "" : "s")" } }
+            invocation.append(("toolExecutionNotifications", .array([.object([
+                ("level", .string("warning")),
+                ("message", .object([("text", .string("\(r.findings.count) findings; this run holds the \(sarifResultLimit) most severe, "
+                    + "as GitHub code scanning accepts no more: left out \(counts.joined(separator: ", ")). The json format has them all."))])),
+            ])])))
+        }
         var results: [JSON] = []
-        for f in r.findings {
+        for f in kept {
             var region: [(String, JSON)] = [("startLine", .int(f.span.start.line)), ("startColumn", .int(f.span.start.column)),
                                             ("endLine", .int(max(f.span.end.line, f.span.start.line))),
                                             ("endColumn", .int(max(f.span.end.column, f.span.start.column + (f.span.end.line > f.span.start.line ? 0 : 1))))]
@@ -183,7 +207,7 @@ public enum Reports {
                 ("automationDetails", .object([("id", .string(category))])),
                 ("originalUriBaseIds", .object([("%SRCROOT%", .object([("uri", .string(fileURI(r.source.root)))]))])),
                 ("columnKind", .string("unicodeCodePoints")),
-                ("invocations", .array([.object([("executionSuccessful", .bool(true))])])),
+                ("invocations", .array([.object(invocation)])),
                 ("results", .array(results)),
             ])])),
         ])
