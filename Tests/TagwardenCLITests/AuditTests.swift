@@ -207,6 +207,21 @@ let imageRuleFindings = [
         #expect(res.stdout.contains("| 🔴 error | `image-latest-tag` | `apps/staging/app.yaml:8:14` |"))
     }
 
+    @Test func markdownFitsAPullRequestComment() throws {
+        // warnings first in the file, then more errors than a PR comment holds: the errors are shown, the rest counted
+        let r = try TempRepo()
+        var text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
+        for _ in 0..<10 { text += "    - {name: a, image: 'nginx:edge'}\n" }
+        for _ in 0..<1_000 { text += "    - {name: a, image: 'nginx:latest'}\n" }
+        try r.write("pod.yaml", text)
+        let out = try r.audit("--format", "markdown").stdout
+        #expect(out.utf8.count <= 60_000)
+        let rows = out.split(separator: "\n").filter { $0.hasPrefix("| 🔴") || $0.hasPrefix("| 🟡") }
+        #expect(!rows.isEmpty && rows.allSatisfy { $0.hasPrefix("| 🔴 error | `image-latest-tag`") })
+        let tail = try #require(out.split(separator: "\n").last)
+        #expect(tail == "… and \(1_010 - rows.count) more findings not shown (\(1_000 - rows.count) errors, 10 warnings), to fit a PR comment: the json and sarif reports have them all.")
+    }
+
     @Test func sarifValidatesAgainstTheSchema() throws {
         let r = try imageRuleRepo()
         let res = try r.audit("--format", "sarif", "--output", "out.sarif")

@@ -272,12 +272,35 @@ public enum Reports {
         func cell(_ t: String) -> String {
             t.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
         }
-        for f in r.findings {
+        let rows = r.findings.map { f in
             let icon = f.severity == .error ? "🔴 error" : f.severity == .warning ? "🟡 warning" : "🔵 note"
-            out += "| \(icon) | `\(f.rule)` | `\(cell(f.file)):\(f.span.start.line):\(f.span.start.column)` | \(cell(f.message))\(f.isNew == true ? " *(new)*" : "") |\n"
+            return "| \(icon) | `\(f.rule)` | `\(cell(f.file)):\(f.span.start.line):\(f.span.start.column)` | \(cell(f.message))\(f.isNew == true ? " *(new)*" : "") |\n"
+        }
+        // a PR comment holds 65,536 characters (a step summary 1 MiB): past that, the most severe rows are kept
+        var room = markdownLimit - out.utf8.count - 200
+        var shown = Set<Int>()
+        let bySeverity = r.findings.indices.sorted { a, b in
+            let x = r.findings[a].severity, y = r.findings[b].severity
+            return x != y ? x > y : a < b
+        }
+        for i in bySeverity {
+            guard rows[i].utf8.count <= room else { break }
+            room -= rows[i].utf8.count
+            shown.insert(i)
+        }
+        for i in rows.indices where shown.contains(i) { out += rows[i] }
+        if shown.count < rows.count {
+            var left: [Severity: Int] = [:]
+            for i in r.findings.indices where !shown.contains(i) { left[r.findings[i].severity, default: 0] += 1 }
+            let counts = [Severity.error, .warning, .note].compactMap { s in left[s].map { count($0, s.rawValue) } }
+            out += "\n… and \(count(rows.count - shown.count, "more finding")) not shown (\(counts.joined(separator: ", "))), to fit a PR comment: "
+                + "the json and sarif reports have them all.\n"
         }
         return out
     }
+
+    /// Characters a Markdown report may take: GitHub's limit for a PR comment, 65,536, with some room to spare.
+    static let markdownLimit = 60_000
 }
 
 extension Reports {
