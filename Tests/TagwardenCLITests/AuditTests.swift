@@ -199,6 +199,11 @@ let imageRuleFindings = [
         #expect(lines.count == imageRuleFindings.count)
         #expect(lines.contains("::error file=apps/staging/app.yaml,line=8,col=14,endLine=8,endColumn=26,title=tagwarden image-latest-tag::image 'nginx:latest' uses the tag 'latest', which moves with every push: pin a version or a digest"))
         #expect(lines.contains { $0.hasPrefix("::warning file=apps/staging/app.yaml,line=12,col=14,") })
+        // past ten of a kind GitHub drops annotations silently: the log says so after them
+        try r.write("many.yaml", pod("m", images: Array(repeating: "nginx:latest", count: 11)))
+        let many = try r.audit("--format", "github").stdout.split(separator: "\n").map(String.init)
+        #expect(many.filter { $0.hasPrefix("::") }.count == imageRuleFindings.count + 11)
+        #expect(many.last?.hasPrefix("tagwarden: ") == true && many.last?.contains("GitHub shows the first 10 of each kind of a step as annotations") == true)
     }
 
     @Test func markdownTable() throws {

@@ -255,8 +255,17 @@ public enum Reports {
             props += ",title=\(prop("tagwarden " + f.rule))"
             out += "::\(cmd) \(props)::\(data(f.message))\n"
         }
+        // a step shows the first 10 annotations of each kind and drops the rest without a word: say so
+        let s = r.summary
+        if max(s.errors, s.warnings, s.notes) > githubAnnotationsPerKind {
+            out += "tagwarden: \(count(s.errors, "error")), \(count(s.warnings, "warning")), \(count(s.notes, "note")): GitHub shows the first "
+                + "\(githubAnnotationsPerKind) of each kind of a step as annotations; this log has them all, and a SARIF upload shows them in code scanning\n"
+        }
         return out
     }
+
+    /// Annotations of one kind (error, warning, notice) GitHub Actions shows per step (actions/toolkit, problem-matchers.md).
+    static let githubAnnotationsPerKind = 10
 
     // MARK: markdown
 
