@@ -152,6 +152,32 @@ import Testing
         return r
     }
 
+    /// The action's Lint step, run by bash as GitHub runs it on a pull request.
+    @Test func githubActionLintStepOnAPullRequest() throws {
+        let r = try prRepo()
+        let check = try run("/usr/bin/env", ["python3", "-c", "import yaml, sys; a = yaml.safe_load(open(sys.argv[1])); "
+            + "print(next(s for s in a['runs']['steps'] if s['name'] == 'Lint')['run'])", packageRoot + "/action.yml"], cwd: "/")
+        let script = check.stdout
+        #expect(!script.isEmpty, "\(check.stderr)")
+        let out = try TempRepo(git: false)
+        let env = ["TW": binary, "TW_PATH": ".", "TW_CONFIG": "", "TW_PROFILE": "", "TW_FAIL_ON": "warning", "TW_BASE": "",
+                   "TW_SARIF": out.path + "/t.sarif", "EVENT": "pull_request", "BASE_REF": "main",
+                   "GITHUB_STEP_SUMMARY": out.path + "/summary.md", "GITHUB_OUTPUT": out.path + "/output"]
+        try r.git("update-ref", "refs/remotes/origin/main", "main")   // what actions/checkout leaves
+        let step = try run("/bin/bash", ["-e", "-c", script], cwd: r.path, env: env)
+        #expect(step.code == 0, "\(step.stderr)")
+        // annotations and the summary show what the pull request introduces; the step fails on it (a warning)
+        #expect(step.stdout.split(separator: "\n").filter { $0.hasPrefix("::") } == ["::warning file=added.yaml,line=8,col=14,endLine=8,endColumn=26,title=tagwarden image-floating-tag::image 'busybox:edge' uses the floating tag 'edge', which points at a new build after each push"])
+        let summary = try String(contentsOfFile: out.path + "/summary.md", encoding: .utf8)
+        #expect(summary.contains("`added.yaml:8:14`") && !summary.contains("moved.yaml"))
+        #expect(try String(contentsOfFile: out.path + "/output", encoding: .utf8) == "status=1\n")
+        // code scanning gets every finding of the pull request's head, the new one marked
+        let sarif = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out.path + "/t.sarif"))) as? [String: Any]
+        let results = ((sarif?["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]]) ?? []
+        #expect(results.map { "\($0["ruleId"] as? String ?? "?") \((($0["properties"] as? [String: Any])?["new"] as? Bool).map { "\($0)" } ?? "nil")" }
+                == ["image-floating-tag true", "image-latest-tag false"])
+    }
+
     @Test func pullRequestReportsOnlyWhatItIntroduces() throws {
         let r = try prRepo()
         let res = try tagwarden(["check", "--base", "main", "--format", "json"], in: r.path)
