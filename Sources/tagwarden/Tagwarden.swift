@@ -22,6 +22,16 @@ struct Tagwarden: ParsableCommand {
 
     /// ArgumentParser exits 64 on usage errors; the contract says 2.
     static func main() {
+        // a mistyped command: name the nearest one instead of "unexpected argument"
+        let args = CommandLine.arguments.dropFirst()
+        if let first = args.first, !first.hasPrefix("-") {
+            let names = configuration.subcommands.map { $0._commandName } + ["help"]
+            if !names.contains(first) {
+                let hint = Suggest.nearest(first, in: names).map { " (did you mean '\($0)'?)" } ?? ""
+                writeStderr("tagwarden: error: unknown command '\(first)'\(hint); commands: \(names.dropLast().joined(separator: ", "))\n")
+                Glibc.exit(2)
+            }
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

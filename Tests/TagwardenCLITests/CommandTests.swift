@@ -27,6 +27,10 @@ import Testing
         #expect(explain.stdout.contains("→ image-tag-not-string at apps/db.yaml:9:12"))
         let unknown = try tagwarden(["explain", "image-latest"], in: "/")
         #expect(unknown.code == 2 && unknown.stderr.contains("did you mean 'image-latest-tag'"))
+        let typo = try tagwarden(["audti", "."], in: "/")
+        #expect(typo.code == 2)
+        #expect(typo.stderr == "tagwarden: error: unknown command 'audti' (did you mean 'audit'?); commands: audit, check, install-hook, policy, init, env, rules, explain\n")
+        #expect(try tagwarden(["help", "audit"], in: "/").stdout.hasPrefix("OVERVIEW: Lint a working tree"))
     }
 
     @Test func copiedBinaryCarriesTheCatalogue() throws {
