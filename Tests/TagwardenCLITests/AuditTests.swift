@@ -399,6 +399,18 @@ let imageRuleFindings = [
 
         """)
         try r.write("compose/docker-compose.yaml", "services:\n  a:\n    image: nginx:latest\n")
+        try r.write("list/list.yaml", """
+        apiVersion: v1
+        kind: List
+        items:
+          - apiVersion: v1
+            kind: Pod
+            metadata: {name: p}
+            spec:
+              containers:
+                - {name: a, image: "redis:latest"}
+
+        """)
         try r.write("rollout/r.yaml", """
         apiVersion: argoproj.io/v1alpha1
         kind: Rollout
@@ -434,6 +446,7 @@ let imageRuleFindings = [
             "image-missing-tag helm/hr.yaml:12:18",
             "image-latest-tag helm/hr.yaml:16:12",
             "image-latest-tag helm/hr.yaml:24:21",
+            "image-latest-tag list/list.yaml:9:28",
             "image-latest-tag rollout/r.yaml:10:18",
         ])
     }

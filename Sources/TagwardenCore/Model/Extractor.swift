@@ -88,6 +88,11 @@ struct Extractor {
             if kindNode == nil { kindSpan = SourceSpan(start: y.nodes[root].span.start, end: y.nodes[root].span.start) }
         }
         guard let apiVersion, let kind else { return }
+        if kind == "List", apiVersion == "v1", let items = y.get(root, "items"), y.nodes[items].kind == .sequence {
+            // `kubectl get -o yaml` writes a List; kubectl and Flux apply its items as objects
+            for item in y.childNodes(items) where item != root { document(d, root: item, isKustomizationFile: false) }
+            return
+        }
         let group = ManifestObject.group(of: apiVersion)
         var name: String?, declaredNamespace: String?
         var labels: [String: String] = [:]
