@@ -65,7 +65,8 @@ extension String {
 
     func indented(_ n: Int) -> String {
         let pad = String(repeating: " ", count: n)
-        return split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : pad + $0 }
-            .joined(separator: "\n") + (hasSuffix("\n") ? "" : "\n")
+        // "\r\n" is one Character in Swift: split on every line break, not only "\n"
+        return split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map { $0.isEmpty ? "" : pad + $0 }
+            .joined(separator: "\n") + (last?.isNewline == true ? "" : "\n")
     }
 }

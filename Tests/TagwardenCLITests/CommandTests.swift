@@ -27,6 +27,8 @@ import Testing
         #expect(explain.stdout.contains("→ image-tag-not-string at apps/db.yaml:9:12"))
         let unknown = try tagwarden(["explain", "image-latest"], in: "/")
         #expect(unknown.code == 2 && unknown.stderr.contains("did you mean 'image-latest-tag'"))
+        // an example with CRLF line ends is shown indented line by line ("\r\n" is one Character in Swift)
+        #expect(try tagwarden(["explain", "yaml-syntax"], in: "/").stdout.contains("a: 1\n    ---\n    b: 2\n\n"))
         let typo = try tagwarden(["audti", "."], in: "/")
         #expect(typo.code == 2)
         #expect(typo.stderr == "tagwarden: error: unknown command 'audti' (did you mean 'audit'?); commands: audit, check, install-hook, policy, init, env, rules, explain\n")
