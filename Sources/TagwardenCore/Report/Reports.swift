@@ -279,7 +279,7 @@ public enum Reports {
         out += "**\(count(s.errors, "error")), \(count(s.warnings, "warning")), \(count(s.notes, "note"))** in \(count(s.files, "file")).\n\n"
         out += "| Severity | Rule | Location | Message |\n|---|---|---|---|\n"
         func cell(_ t: String) -> String {
-            t.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+            t.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
         }
         let rows = r.findings.map { f in
             let icon = f.severity == .error ? "🔴 error" : f.severity == .warning ? "🟡 warning" : "🔵 note"
