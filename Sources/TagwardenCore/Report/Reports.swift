@@ -122,6 +122,22 @@ public enum Reports {
         ])
     }
 
+    /// Indices of `findings`, errors first, then warnings, then notes, each in report order: what a report that
+    /// cannot hold them all keeps.
+    static func mostSevereFirst(_ findings: [Finding]) -> [Int] {
+        findings.indices.sorted { a, b in
+            let x = findings[a].severity, y = findings[b].severity
+            return x != y ? x > y : a < b
+        }
+    }
+
+    /// "3 errors, 1 warning" for the findings not in `except`.
+    static func severityCounts(_ findings: [Finding], except: Set<Int>) -> String {
+        var left: [Severity: Int] = [:]
+        for i in findings.indices where !except.contains(i) { left[findings[i].severity, default: 0] += 1 }
+        return [Severity.error, .warning, .note].compactMap { s in left[s].map { count($0, s.rawValue) } }.joined(separator: ", ")
+    }
+
     // MARK: sarif
 
     static func sarifLevel(_ s: Severity) -> String { s.rawValue }
@@ -149,23 +165,18 @@ public enum Reports {
         }
         // GitHub code scanning rejects a run of more than 25,000 results: keep the most severe, in report order
         var kept = r.findings
-        var leftOut: [Severity: Int] = [:]
+        var leftOut = ""
         if kept.count > sarifResultLimit {
-            let chosen = r.findings.indices.sorted { a, b in
-                let x = r.findings[a].severity, y = r.findings[b].severity
-                return x != y ? x > y : a < b
-            }.prefix(sarifResultLimit).sorted()
-            kept = chosen.map { r.findings[$0] }
-            let keptSet = Set(chosen)
-            for i in r.findings.indices where !keptSet.contains(i) { leftOut[r.findings[i].severity, default: 0] += 1 }
+            let chosen = Set(mostSevereFirst(r.findings).prefix(sarifResultLimit))
+            kept = r.findings.indices.filter { chosen.contains($0) }.map { r.findings[$0] }
+            leftOut = severityCounts(r.findings, except: chosen)
         }
         var invocation: [(String, JSON)] = [("executionSuccessful", .bool(true))]
         if !leftOut.isEmpty {
-            let counts = [Severity.error, .warning, .note].compactMap { s in leftOut[s].map { "\($0) \(s.rawValue)\($0 == 1 ? "" : "s")" } }
             invocation.append(("toolExecutionNotifications", .array([.object([
                 ("level", .string("warning")),
                 ("message", .object([("text", .string("\(r.findings.count) findings; this run holds the \(sarifResultLimit) most severe, "
-                    + "as GitHub code scanning accepts no more: left out \(counts.joined(separator: ", ")). The json format has them all."))])),
+                    + "as GitHub code scanning accepts no more: left out \(leftOut). The json format has them all."))])),
             ])])))
         }
         var results: [JSON] = []
@@ -288,22 +299,15 @@ public enum Reports {
         // a PR comment holds 65,536 characters (a step summary 1 MiB): past that, the most severe rows are kept
         var room = markdownLimit - out.utf8.count - 200
         var shown = Set<Int>()
-        let bySeverity = r.findings.indices.sorted { a, b in
-            let x = r.findings[a].severity, y = r.findings[b].severity
-            return x != y ? x > y : a < b
-        }
-        for i in bySeverity {
+        for i in mostSevereFirst(r.findings) {
             guard rows[i].utf8.count <= room else { break }
             room -= rows[i].utf8.count
             shown.insert(i)
         }
         for i in rows.indices where shown.contains(i) { out += rows[i] }
         if shown.count < rows.count {
-            var left: [Severity: Int] = [:]
-            for i in r.findings.indices where !shown.contains(i) { left[r.findings[i].severity, default: 0] += 1 }
-            let counts = [Severity.error, .warning, .note].compactMap { s in left[s].map { count($0, s.rawValue) } }
-            out += "\n… and \(count(rows.count - shown.count, "more finding")) not shown (\(counts.joined(separator: ", "))), to fit a PR comment: "
-                + "the json and sarif reports have them all.\n"
+            out += "\n… and \(count(rows.count - shown.count, "more finding")) not shown (\(severityCounts(r.findings, except: shown))), "
+                + "to fit a PR comment: the json and sarif reports have them all.\n"
         }
         return out
     }
