@@ -214,11 +214,7 @@ let imageRuleFindings = [
 
     @Test func markdownFitsAPullRequestComment() throws {
         // warnings first in the file, then more errors than a PR comment holds: the errors are shown, the rest counted
-        let r = try TempRepo()
-        var text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
-        for _ in 0..<10 { text += "    - {name: a, image: 'nginx:edge'}\n" }
-        for _ in 0..<1_000 { text += "    - {name: a, image: 'nginx:latest'}\n" }
-        try r.write("pod.yaml", text)
+        let r = try warningsThenErrors(1_000)
         let out = try r.audit("--format", "markdown").stdout
         #expect(out.utf8.count <= 60_000)
         let rows = out.split(separator: "\n").filter { $0.hasPrefix("| 🔴") || $0.hasPrefix("| 🟡") }
@@ -261,14 +257,20 @@ let imageRuleFindings = [
         #expect(!FileManager.default.fileExists(atPath: r.path + "/-"))
     }
 
-    @Test func sarifKeepsTheMostSevereResultsGitHubAccepts() throws {
-        // GitHub code scanning rejects a run of more than 25,000 results: ten warnings come first in the file,
-        // then 25,000 errors; the run keeps the errors and says what it left out
+    /// One Pod whose first ten containers get warnings (`nginx:edge`), then `errors` containers errors (`nginx:latest`).
+    func warningsThenErrors(_ errors: Int) throws -> TempRepo {
         let r = try TempRepo()
         var text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
         for _ in 0..<10 { text += "    - {name: a, image: 'nginx:edge'}\n" }
-        for _ in 0..<25_000 { text += "    - {name: a, image: 'nginx:latest'}\n" }
+        for _ in 0..<errors { text += "    - {name: a, image: 'nginx:latest'}\n" }
         try r.write("pod.yaml", text)
+        return r
+    }
+
+    @Test func sarifKeepsTheMostSevereResultsGitHubAccepts() throws {
+        // GitHub code scanning rejects a run of more than 25,000 results: ten warnings come first in the file,
+        // then 25,000 errors; the run keeps the errors and says what it left out
+        let r = try warningsThenErrors(25_000)
         let res = try r.audit("--format", "sarif")
         let run = try #require((res.json["runs"] as? [[String: Any]])?.first)
         let results = try #require(run["results"] as? [[String: Any]])
