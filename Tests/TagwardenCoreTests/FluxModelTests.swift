@@ -93,3 +93,24 @@ import Testing
         #expect(PromotionEvidence.identity(tag: tag, prefix: prefix) == expected)
     }
 }
+
+/// The values `object-invalid` judges as the CRDs and the image-reflector-controller do.
+@Suite struct ObjectInvalidTests {
+    @Test(arguments: [("5m", true, true), ("1h30m", true, true), ("1.5h", true, true), ("250ms", true, true), ("90s", false, true),
+                      ("1h", false, false), ("10", true, false), ("", true, false), ("5 m", true, false), ("1.s", true, false),
+                      ("m", true, false), ("5d", true, false), ("1m1", true, false)] as [(String, Bool, Bool)])
+    func durations(_ text: String, _ hours: Bool, _ valid: Bool) {
+        #expect(Rule.isDuration(text, hours: hours) == valid, "\(text)")
+    }
+
+    @Test func imagesFluxRefuses() {
+        #expect(Rule.imageProblem("ghcr.io/acme/web") == nil)
+        #expect(Rule.imageProblem("localhost:5000/app") == nil)
+        #expect(Rule.imageProblem("registry.local:5000/acme/web") == nil)
+        #expect(Rule.imageProblem("nginx") == nil)
+        #expect(Rule.imageProblem("ghcr.io/acme/web:1.0") == "must not include a tag (remove ':1.0')")
+        #expect(Rule.imageProblem("nginx:1.25") == "must not include a tag (remove ':1.25')")
+        #expect(Rule.imageProblem("ghcr.io/a/b@sha256:abc") == "must not include a digest (remove '@sha256:abc')")
+        #expect(Rule.imageProblem("https://ghcr.io/acme/web") == "must not include a URL scheme (remove 'https://')")
+    }
+}

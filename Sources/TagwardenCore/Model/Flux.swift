@@ -11,6 +11,9 @@ public struct ImagePolicySpec: Sendable {
     public var hasAlphabetical = false
     public var hasNumerical = false
     public var digestReflection: String?
+    /// `digestReflectionPolicy` and `interval`, where they are (the API server checks them together).
+    public var digestReflectionField: Located?
+    public var interval: Located?
 
     /// The policy reports the selected tag's digest (`status.latestRef.digest`) only with
     /// `digestReflectionPolicy` `IfNotPresent` or `Always`; the default is `Never`.
@@ -22,6 +25,8 @@ public struct ImageRepositorySpec: Sendable {
     /// `accessFrom.namespaceSelectors[].matchLabels`; nil when there is no `accessFrom`.
     public var accessSelectors: [[String: String]]?
     public var exclusionList: [Located]?
+    public var interval: Located?
+    public var timeout: Located?
 }
 
 public struct AutomationSpec: Sendable {
@@ -72,6 +77,8 @@ public indirect enum FluxSpec: Sendable {
         case ("image.toolkit.fluxcd.io", "ImageRepository"):
             var r = ImageRepositorySpec()
             r.image = loc(spec.flatMap { y.get($0, "image") })
+            r.interval = loc(spec.flatMap { y.get($0, "interval") })
+            r.timeout = loc(spec.flatMap { y.get($0, "timeout") })
             if let af = spec.flatMap({ y.get($0, "accessFrom") }) {
                 var selectors: [[String: String]] = []
                 if let ns = y.get(af, "namespaceSelectors") {
@@ -101,6 +108,8 @@ public indirect enum FluxSpec: Sendable {
                 if let n = y.get(pol, "numerical") { p.hasNumerical = true; p.numericalOrder = loc(y.get(n, "order")) }
             }
             p.digestReflection = str(y.get(spec, "digestReflectionPolicy"))
+            p.digestReflectionField = loc(y.get(spec, "digestReflectionPolicy"))
+            p.interval = loc(y.get(spec, "interval"))
             return .imagePolicy(p)
         case ("image.toolkit.fluxcd.io", "ImageUpdateAutomation"):
             var a = AutomationSpec()

@@ -1431,6 +1431,105 @@ nonTriggering:
         metadata:
           name: web
 """#),
+        ("object-invalid.yaml", #"""
+id: object-invalid
+severity: error
+summary: A Flux image-automation object has a value its CRD or controller refuses (interval, timeout, digestReflectionPolicy, image, exclusionList).
+rationale: >
+  The API server checks ImageRepository and ImagePolicy values against the CRD schema and its CEL rules:
+  a timeout in hours, an interval that is not a duration, more than 25 exclusionList entries, an
+  ImagePolicy `interval` without `digestReflectionPolicy: Always` (or `Always` without an `interval`) is
+  refused, and the Flux Kustomization that applies it fails as a whole. Other values pass the API server
+  but stop the controller: an ImageRepository `image` with a URL scheme, a tag or a digest is stalled
+  (ImageURLInvalid) and scans nothing, and an exclusionList entry that is not a Go regular expression
+  fails every scan. Either way no policy on it selects anything, and Flux says so only in object status.
+fix: >
+  Give `image` as registry/repository only (no `https://`, no `:tag`), durations as Go durations
+  (`5m`, `1h30m`; `timeout` without hours), at most 25 exclusion patterns in Go syntax, and an ImagePolicy
+  `interval` exactly when `digestReflectionPolicy` is `Always`.
+triggering:
+  - description: an image with a tag, and a timeout in hours
+    files:
+      flux/repo.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/web:1.0.0
+          interval: 5m
+          timeout: 1h
+    expect:
+      - {file: flux/repo.yaml, line: 7, column: 10}
+      - {file: flux/repo.yaml, line: 9, column: 12}
+  - description: an interval on a policy that does not reflect digests Always, and Always without one
+    files:
+      flux/policies.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef: {name: web}
+          policy: {semver: {range: ">=1.0.0"}}
+          digestReflectionPolicy: IfNotPresent
+          interval: 10m
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: api
+          namespace: flux-system
+        spec:
+          imageRepositoryRef: {name: api}
+          policy: {semver: {range: ">=1.0.0"}}
+          digestReflectionPolicy: Always
+    expect:
+      - {file: flux/policies.yaml, line: 10, column: 13}
+      - {file: flux/policies.yaml, line: 20, column: 27}
+  - description: an exclusion pattern Go cannot compile, and a URL scheme
+    files:
+      flux/repo.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: https://ghcr.io/acme/web
+          interval: 1h30m
+          exclusionList: ['^.*\.sig$', '^(?!v)']
+    expect:
+      - {file: flux/repo.yaml, line: 7, column: 10}
+      - {file: flux/repo.yaml, line: 9, column: 32}
+nonTriggering:
+  - description: a registry with a port, durations, and Always with an interval
+    files:
+      flux/flux.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: registry.local:5000/acme/web
+          interval: 1h30m
+          timeout: 90s
+          exclusionList: ['^.*\.sig$', '^dev-']
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef: {name: web}
+          policy: {semver: {range: ">=1.0.0"}}
+          digestReflectionPolicy: Always
+          interval: 10m
+"""#),
         ("policy-crosses-environment.yaml", #"""
 id: policy-crosses-environment
 severity: error

@@ -1,0 +1,104 @@
+import TagwardenRegex
+
+extension Rule {
+    /// Flux image-automation objects the API server refuses (CRD schema and CEL rules) or the controller stalls
+    /// on before it does anything (spec §1.2, §2.1).
+    static let objectInvalid = Rule("object-invalid") { m in
+        var out: [Finding] = []
+        func served(_ o: Int) -> Bool {
+            let v = m.objects[o].apiVersion
+            return v == "image.toolkit.fluxcd.io/v1" || v == "image.toolkit.fluxcd.io/v1beta2"
+        }
+        let rejected = "the API server rejects the object, and with it the apply of everything around it"
+        for r in m.flux.repositories where !m.flux.patchObjects.contains(r.object) && served(r.object) {
+            let spec = r.spec
+            let what = "ImageRepository \(m.objects[r.object].name ?? "")"
+            if let image = spec.image, let problem = imageProblem(image.value) {
+                out.append(m.finding("object-invalid", "\(what): image '\(image.value)' \(problem): Flux stalls it (ImageURLInvalid) and scans no tags",
+                                     object: r.object, span: image.span))
+            }
+            if let interval = spec.interval, !isDuration(interval.value, hours: true) {
+                out.append(m.finding("object-invalid", "\(what): interval '\(interval.value)' is not a duration such as 5m or 1h30m: \(rejected)",
+                                     object: r.object, span: interval.span))
+            }
+            if let timeout = spec.timeout, !isDuration(timeout.value, hours: false) {
+                out.append(m.finding("object-invalid", "\(what): timeout '\(timeout.value)' is not a duration in ms, s or m (hours are not accepted here): \(rejected)",
+                                     object: r.object, span: timeout.span))
+            }
+            if let list = spec.exclusionList {
+                if list.count > 25 {
+                    out.append(m.finding("object-invalid", "\(what): exclusionList has \(list.count) entries, at most 25 are accepted: \(rejected)",
+                                         object: r.object, span: list[25].span))
+                }
+                for entry in list {
+                    do { _ = try GoRegex(entry.value) } catch {
+                        out.append(m.finding("object-invalid", "\(what): exclusionList entry '\(entry.value)' is not a valid Go regular expression: \(error); every scan fails",
+                                             object: r.object, span: entry.span))
+                    }
+                }
+            }
+        }
+        for (p, policy) in m.flux.policies.enumerated() where !m.flux.patchObjects.contains(policy.object) && served(policy.object) {
+            let spec = policy.spec
+            let reflection = spec.digestReflection ?? "Never"
+            if let field = spec.digestReflectionField, !["Always", "IfNotPresent", "Never"].contains(field.value) {
+                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): digestReflectionPolicy '\(field.value)' is not Always, IfNotPresent or Never: \(rejected)",
+                                     policy: p, span: field.span))
+            } else if let interval = spec.interval, reflection != "Always" {
+                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): spec.interval is only accepted when spec.digestReflectionPolicy is Always: \(rejected)",
+                                     policy: p, span: interval.span))
+            } else if reflection == "Always", spec.interval == nil {
+                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): spec.interval must be set when spec.digestReflectionPolicy is Always: \(rejected)",
+                                     policy: p, span: spec.digestReflectionField?.span))
+            } else if let interval = spec.interval, !isDuration(interval.value, hours: true) {
+                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): interval '\(interval.value)' is not a duration such as 5m or 1h30m: \(rejected)",
+                                     policy: p, span: interval.span))
+            }
+        }
+        return out
+    }
+
+    /// Why Flux refuses an ImageRepository's `image`: a URL scheme, or a tag or digest after the registry host.
+    static func imageProblem(_ image: String) -> String? {
+        let b = Array(image.utf8)
+        if b.count >= 3, let at = (0...(b.count - 3)).first(where: { b[$0] == 58 && b[$0 + 1] == 47 && b[$0 + 2] == 47 }) {
+            return "must not include a URL scheme (remove '\(String(decoding: b[..<(at + 3)], as: UTF8.self))')"
+        }
+        var rest = Substring(image)
+        if let slash = rest.firstIndex(of: "/") {
+            let host = rest[..<slash]
+            if host.contains(".") || host.contains(":") || host == "localhost" { rest = rest[rest.index(after: slash)...] }
+        }
+        if let at = rest.firstIndex(of: "@") {
+            return "must not include a digest (remove '\(rest[at...])')"
+        }
+        if let colon = rest.firstIndex(of: ":") {
+            return "must not include a tag (remove '\(rest[colon...])')"
+        }
+        return nil
+    }
+
+    /// Go durations as the CRDs accept them: `^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$` (`timeout` without `h`).
+    static func isDuration(_ s: String, hours: Bool) -> Bool {
+        let b = Array(s.utf8)
+        var i = 0
+        guard !b.isEmpty else { return false }
+        func digits() -> Bool {
+            let start = i
+            while i < b.count, b[i] >= 48, b[i] <= 57 { i += 1 }
+            return i > start
+        }
+        while i < b.count {
+            guard digits() else { return false }
+            if i < b.count, b[i] == UInt8(ascii: ".") {
+                i += 1
+                guard digits() else { return false }
+            }
+            guard i < b.count else { return false }
+            if b[i] == UInt8(ascii: "m"), i + 1 < b.count, b[i + 1] == UInt8(ascii: "s") { i += 2 }
+            else if b[i] == UInt8(ascii: "s") || b[i] == UInt8(ascii: "m") || (hours && b[i] == UInt8(ascii: "h")) { i += 1 }
+            else { return false }
+        }
+        return true
+    }
+}
