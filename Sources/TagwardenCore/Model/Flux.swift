@@ -39,10 +39,17 @@ public struct AutomationSpec: Sendable {
     public var updatePath: Located?
     public var policySelector: [String: String]?
     public var policySelectorExpressions: Bool = false
+    public var hasGit = false
+    /// `git.checkout.ref` is given (with or without a branch).
+    public var hasCheckoutRef = false
+    public var strategy: Located?
+    public var interval: Located?
 }
 
 public struct GitRepositorySpec: Sendable {
     public var branch: String?
+    /// `spec.ref` is given (with or without a branch).
+    public var hasRef = false
 }
 
 public struct FluxKustomizationSpec: Sendable {
@@ -119,19 +126,26 @@ public indirect enum FluxSpec: Sendable {
                 a.sourceName = loc(y.get(src, "name"))
                 a.sourceNamespace = str(y.get(src, "namespace"))
             }
+            a.interval = loc(y.get(spec, "interval"))
             if let git = y.get(spec, "git") {
+                a.hasGit = true
+                a.hasCheckoutRef = y.get(git, "checkout", "ref") != nil
                 a.checkoutBranch = str(y.get(git, "checkout", "ref", "branch"))
                 a.pushBranch = loc(y.get(git, "push", "branch"))
                 a.messageTemplate = loc(y.get(git, "commit", "messageTemplate"))
             }
-            if let upd = y.get(spec, "update") { a.updatePath = loc(y.get(upd, "path")) }
+            if let upd = y.get(spec, "update") {
+                a.updatePath = loc(y.get(upd, "path"))
+                a.strategy = loc(y.get(upd, "strategy"))
+            }
             if let sel = y.get(spec, "policySelector") {
                 a.policySelector = labels(y.get(sel, "matchLabels"))
                 a.policySelectorExpressions = y.get(sel, "matchExpressions") != nil
             }
             return .automation(a)
         case ("source.toolkit.fluxcd.io", "GitRepository"):
-            return .gitRepository(GitRepositorySpec(branch: str(spec.flatMap { y.get($0, "ref", "branch") })))
+            return .gitRepository(GitRepositorySpec(branch: str(spec.flatMap { y.get($0, "ref", "branch") }),
+                                                    hasRef: spec.flatMap { y.get($0, "ref") } != nil))
         case ("kustomize.toolkit.fluxcd.io", "Kustomization"):
             return .kustomization(FluxKustomizationSpec(path: str(spec.flatMap { y.get($0, "path") }),
                                                         targetNamespace: str(spec.flatMap { y.get($0, "targetNamespace") })))

@@ -175,6 +175,7 @@ triggering:
           update:
             path: ./cluster/production
             strategy: Setters
+          git: {commit: {author: {email: bot@example.com}}}
     expect:
       - {file: flux/auto.yaml, line: 8, column: 11}
 nonTriggering:
@@ -191,6 +192,7 @@ nonTriggering:
         spec:
           update:
             path: ./clusters/production
+          git: {commit: {author: {email: bot@example.com}}}
 """#),
         ("automation-unknown-source.yaml", #"""
 id: automation-unknown-source
@@ -219,6 +221,7 @@ triggering:
           sourceRef:
             kind: GitRepository
             name: flet
+          git: {commit: {author: {email: bot@example.com}}}
     expect:
       - {file: flux/auto.yaml, line: 15, column: 11}
 nonTriggering:
@@ -239,6 +242,7 @@ nonTriggering:
         spec:
           sourceRef:
             name: fleet
+          git: {commit: {author: {email: bot@example.com}}}
 """#),
         ("file-skipped.yaml", #"""
 id: file-skipped
@@ -952,6 +956,7 @@ triggering:
             name: fleet
           update:
             path: ./clusters
+          git: {commit: {author: {email: bot@example.com}}}
     expect:
       - {file: apps/web.yaml, line: 8, column: 37}
   - description: a file Flux never reads (a Helm-style template)
@@ -1039,6 +1044,7 @@ nonTriggering:
         spec:
           update:
             path: ./apps
+          git: {commit: {author: {email: bot@example.com}}}
 """#),
         ("marker-image-mismatch.yaml", #"""
 id: marker-image-mismatch
@@ -1434,7 +1440,7 @@ nonTriggering:
         ("object-invalid.yaml", #"""
 id: object-invalid
 severity: error
-summary: A Flux image-automation object has a value its CRD or controller refuses (interval, timeout, digestReflectionPolicy, image, exclusionList).
+summary: A Flux image-automation object has a value or a gap its CRD or controller refuses (image, durations, exclusionList, digestReflectionPolicy and interval, git, push branch, strategy).
 rationale: >
   The API server checks ImageRepository and ImagePolicy values against the CRD schema and its CEL rules:
   a timeout in hours, an interval that is not a duration, more than 25 exclusionList entries, an
@@ -1443,10 +1449,14 @@ rationale: >
   but stop the controller: an ImageRepository `image` with a URL scheme, a tag or a digest is stalled
   (ImageURLInvalid) and scans nothing, and an exclusionList entry that is not a Go regular expression
   fails every scan. Either way no policy on it selects anything, and Flux says so only in object status.
+  An ImageUpdateAutomation without `spec.git` is stalled; one without `git.push.branch` pushes to the
+  branch it checks out, and when that ref is a tag, a semver range or a commit there is none, so every
+  run fails; `update.strategy` accepts only Setters.
 fix: >
   Give `image` as registry/repository only (no `https://`, no `:tag`), durations as Go durations
   (`5m`, `1h30m`; `timeout` without hours), at most 25 exclusion patterns in Go syntax, and an ImagePolicy
-  `interval` exactly when `digestReflectionPolicy` is `Always`.
+  `interval` exactly when `digestReflectionPolicy` is `Always`; give an automation `spec.git`, and a
+  `git.push.branch` when it checks out anything but a branch.
 triggering:
   - description: an image with a tag, and a timeout in hours
     files:
@@ -1504,6 +1514,35 @@ triggering:
     expect:
       - {file: flux/repo.yaml, line: 7, column: 10}
       - {file: flux/repo.yaml, line: 9, column: 32}
+  - description: >-
+      an automation whose GitRepository follows a tag, without a push branch (Flux cannot tell where to
+      push), and an update strategy other than Setters
+    files:
+      flux/auto.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata:
+          name: fleet
+          namespace: flux-system
+        spec:
+          url: https://github.com/acme/fleet
+          ref: {tag: v1.0.0}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata:
+          name: auto
+          namespace: flux-system
+        spec:
+          interval: 30m
+          sourceRef: {kind: GitRepository, name: fleet}
+          git:
+            commit:
+              author: {email: bot@example.com}
+          update: {path: ./, strategy: Replace}
+    expect:
+      - {file: flux/auto.yaml, line: 11, column: 7}
+      - {file: flux/auto.yaml, line: 21, column: 32}
 nonTriggering:
   - description: a registry with a port, durations, and Always with an interval
     files:
@@ -1529,6 +1568,31 @@ nonTriggering:
           policy: {semver: {range: ">=1.0.0"}}
           digestReflectionPolicy: Always
           interval: 10m
+  - description: a tag to check out and a branch to push to
+    files:
+      flux/auto.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata:
+          name: fleet
+          namespace: flux-system
+        spec:
+          url: https://github.com/acme/fleet
+          ref: {tag: v1.0.0}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata:
+          name: auto
+          namespace: flux-system
+        spec:
+          interval: 30m
+          sourceRef: {kind: GitRepository, name: fleet}
+          git:
+            commit:
+              author: {email: bot@example.com}
+            push: {branch: image-updates}
+          update: {path: ./, strategy: Setters}
 """#),
         ("policy-crosses-environment.yaml", #"""
 id: policy-crosses-environment

@@ -2,7 +2,7 @@ import TagwardenRegex
 
 extension Rule {
     /// Flux image-automation objects the API server refuses (CRD schema and CEL rules) or the controller stalls
-    /// on before it does anything (spec §1.2, §2.1).
+    /// on before it does anything (spec §1.2, §2.1, §3.2).
     static let objectInvalid = Rule("object-invalid") { m in
         var out: [Finding] = []
         func served(_ o: Int) -> Bool {
@@ -53,6 +53,36 @@ extension Rule {
             } else if let interval = spec.interval, !isDuration(interval.value, hours: true) {
                 out.append(m.finding("object-invalid", "policy \(m.policyName(p)): interval '\(interval.value)' is not a duration such as 5m or 1h30m: \(rejected)",
                                      policy: p, span: interval.span))
+            }
+        }
+        for a in m.flux.automations where !m.flux.patchObjects.contains(a.object) && served(a.object) {
+            let spec = a.spec
+            let what = "ImageUpdateAutomation \(m.objects[a.object].name ?? "")"
+            if let interval = spec.interval, !isDuration(interval.value, hours: true) {
+                out.append(m.finding("object-invalid", "\(what): interval '\(interval.value)' is not a duration such as 5m or 1h30m: \(rejected)",
+                                     object: a.object, span: interval.span))
+            }
+            if let strategy = spec.strategy, strategy.value != "Setters" {
+                out.append(m.finding("object-invalid", "\(what): update.strategy '\(strategy.value)' is not Setters, the only strategy: \(rejected)",
+                                     object: a.object, span: strategy.span))
+            }
+            guard spec.hasGit else {
+                out.append(m.finding("object-invalid", "\(what) has no spec.git: Flux stalls it (a GitRepository source needs .spec.git) and never updates anything",
+                                     object: a.object))
+                continue
+            }
+            // no push branch: Flux pushes to the branch it checks out, and a tag, semver or commit ref has none
+            if spec.pushBranch == nil {
+                var refWithoutBranch = spec.hasCheckoutRef && spec.checkoutBranch == nil
+                if !spec.hasCheckoutRef, let name = spec.sourceName?.value,
+                   let source = m.flux.gitRepositories.first(where: { $0.name == name && FluxIndex.sameNamespace($0.namespace, spec.sourceNamespace ?? a.namespace) }) {
+                    refWithoutBranch = source.spec.hasRef && source.spec.branch == nil
+                }
+                if refWithoutBranch {
+                    out.append(m.finding("object-invalid", "\(what) has no git.push.branch, and the ref it checks out (\(spec.hasCheckoutRef ? "git.checkout.ref" : "its GitRepository's spec.ref")) "
+                                            + "names no branch: Flux fails every run (push spec not provided, and cannot be inferred); set git.push.branch",
+                                         object: a.object))
+                }
             }
         }
         return out
