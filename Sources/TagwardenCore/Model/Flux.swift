@@ -14,6 +14,8 @@ public struct ImagePolicySpec: Sendable {
     /// `digestReflectionPolicy` and `interval`, where they are (the API server checks them together).
     public var digestReflectionField: Located?
     public var interval: Located?
+    /// Where `spec.policy` is; nil when there is none.
+    public var policySpan: SourceSpan?
 
     /// The policy reports the selected tag's digest (`status.latestRef.digest`) only with
     /// `digestReflectionPolicy` `IfNotPresent` or `Always`; the default is `Never`.
@@ -110,6 +112,7 @@ public indirect enum FluxSpec: Sendable {
                 p.extract = loc(y.get(ft, "extract"))
             }
             if let pol = y.get(spec, "policy") {
+                p.policySpan = y.nodes[pol].span
                 if let sv = y.get(pol, "semver") { p.semverRange = loc(y.get(sv, "range")) ?? Located(value: "", span: y.nodes[sv].span, type: .null) }
                 if let a = y.get(pol, "alphabetical") { p.hasAlphabetical = true; p.alphabeticalOrder = loc(y.get(a, "order")) }
                 if let n = y.get(pol, "numerical") { p.hasNumerical = true; p.numericalOrder = loc(y.get(n, "order")) }

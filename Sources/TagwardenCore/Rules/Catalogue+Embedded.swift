@@ -1449,13 +1449,15 @@ rationale: >
   but stop the controller: an ImageRepository `image` with a URL scheme, a tag or a digest is stalled
   (ImageURLInvalid) and scans nothing, and an exclusionList entry that is not a Go regular expression
   fails every scan. Either way no policy on it selects anything, and Flux says so only in object status.
+  An ImagePolicy needs an ordering (semver, alphabetical or numerical; an `order` is `asc` or `desc`).
   An ImageUpdateAutomation without `spec.git` is stalled; one without `git.push.branch` pushes to the
   branch it checks out, and when that ref is a tag, a semver range or a commit there is none, so every
   run fails; `update.strategy` accepts only Setters.
 fix: >
   Give `image` as registry/repository only (no `https://`, no `:tag`), durations as Go durations
   (`5m`, `1h30m`; `timeout` without hours), at most 25 exclusion patterns in Go syntax, and an ImagePolicy
-  `interval` exactly when `digestReflectionPolicy` is `Always`; give an automation `spec.git`, and a
+  `interval` exactly when `digestReflectionPolicy` is `Always`, one ordering with `order: asc` or `desc`
+  to every policy; give an automation `spec.git`, and a
   `git.push.branch` when it checks out anything but a branch.
 triggering:
   - description: an image with a tag, and a timeout in hours
@@ -1543,6 +1545,29 @@ triggering:
     expect:
       - {file: flux/auto.yaml, line: 11, column: 7}
       - {file: flux/auto.yaml, line: 21, column: 32}
+  - description: a policy without an ordering, and an order in capitals
+    files:
+      flux/policies.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef: {name: web}
+          policy: {}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: api
+          namespace: flux-system
+        spec:
+          imageRepositoryRef: {name: api}
+          policy: {numerical: {order: ASC}}
+    expect:
+      - {file: flux/policies.yaml, line: 8, column: 11}
+      - {file: flux/policies.yaml, line: 17, column: 31}
 nonTriggering:
   - description: a registry with a port, durations, and Always with an interval
     files:
@@ -1670,11 +1695,13 @@ nonTriggering:
         ("policy-fragile-order.yaml", #"""
 id: policy-fragile-order
 severity: warning
-summary: The policy's ordering cannot be trusted (alphabetical over versions, numerical over non-numbers).
+summary: The policy's ordering cannot be trusted (alphabetical over versions, numerical over non-numbers, several orderings at once).
 rationale: >
   Alphabetical order compares bytes: `v1.10` sorts before `v1.9`, so the newest version loses. Numerical
   order parses every key as a Go float, and one key that is not a number makes Flux fail the whole policy.
   Tagwarden decides both on the automaton of the key (the tag, or the extracted group) and shows an example.
+  A policy that sets several orderings gets the first of semver, alphabetical and numerical; Flux ignores
+  the others without a word.
 fix: >
   Use semver for versions; use numerical only on a group that holds digits (`(?P<ts>[0-9]+)`).
 triggering:
@@ -1713,6 +1740,22 @@ triggering:
             numerical: {order: asc}
     expect:
       - {file: flux/policy.yaml, line: 11, column: 14}
+  - description: two orderings, of which Flux uses the first
+    files:
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver: {range: ">=1.0.0"}
+            alphabetical: {order: desc}
+    expect:
+      - {file: flux/policy.yaml, line: 10, column: 5}
 nonTriggering:
   - description: numerical over digits, alphabetical over timestamps
     files:

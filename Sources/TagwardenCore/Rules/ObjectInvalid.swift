@@ -40,6 +40,17 @@ extension Rule {
         }
         for (p, policy) in m.flux.policies.enumerated() where !m.flux.patchObjects.contains(policy.object) && served(policy.object) {
             let spec = policy.spec
+            if spec.policySpan == nil {
+                out.append(m.finding("object-invalid", "policy \(m.policyName(p)) has no spec.policy (semver, alphabetical or numerical): \(rejected)",
+                                     policy: p, span: m.objects[policy.object].kindSpan))
+            } else if spec.semverRange == nil, !spec.hasAlphabetical, !spec.hasNumerical {
+                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): spec.policy names no semver, alphabetical or numerical ordering: "
+                                        + "Flux stalls the policy (InvalidPolicy) and selects nothing", policy: p, span: spec.policySpan))
+            }
+            for order in [spec.alphabeticalOrder, spec.numericalOrder].compactMap({ $0 }) where order.value != "asc" && order.value != "desc" {
+                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): order '\(order.value)' is not asc or desc: \(rejected)",
+                                     policy: p, span: order.span))
+            }
             let reflection = spec.digestReflection ?? "Never"
             if let field = spec.digestReflectionField, !["Always", "IfNotPresent", "Never"].contains(field.value) {
                 out.append(m.finding("object-invalid", "policy \(m.policyName(p)): digestReflectionPolicy '\(field.value)' is not Always, IfNotPresent or Never: \(rejected)",

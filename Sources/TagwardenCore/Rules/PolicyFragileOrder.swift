@@ -14,6 +14,13 @@ extension Rule {
         var verdicts: [Key: String?] = [:]   // the same pattern, extract and order decide the same way
         for p in m.flux.policies.indices where !m.flux.patchObjects.contains(m.flux.policies[p].object) {
             let spec = m.flux.policies[p].spec
+            // several orderings: Flux takes the first of semver, alphabetical, numerical and ignores the rest
+            let kinds = [spec.semverRange != nil ? "semver" : nil, spec.hasAlphabetical ? "alphabetical" : nil, spec.hasNumerical ? "numerical" : nil]
+                .compactMap { $0 }
+            if kinds.count > 1 {
+                out.append(m.finding("policy-fragile-order", "policy \(m.policyName(p)) sets \(kinds.joined(separator: " and ")): Flux uses \(kinds[0]) "
+                                        + "and silently ignores \(kinds.dropFirst().joined(separator: " and ")); keep one", policy: p, span: spec.policySpan))
+            }
             guard spec.semverRange == nil, spec.hasAlphabetical || spec.hasNumerical else { continue }
             let cacheKey = Key(alphabetical: spec.hasAlphabetical, filtered: spec.hasFilterTags, pattern: spec.pattern?.value, extract: spec.extract?.value)
             if let known = verdicts[cacheKey] {
