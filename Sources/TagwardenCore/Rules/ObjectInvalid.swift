@@ -12,27 +12,27 @@ extension Rule {
         let rejected = "the API server rejects the object, and with it the apply of everything around it"
         for r in m.flux.repositories where !m.flux.patchObjects.contains(r.object) && served(r.object) {
             let spec = r.spec
-            let what = "ImageRepository \(m.objects[r.object].name ?? "")"
+            func what() -> String { "ImageRepository \(m.objects[r.object].name ?? "")" }   // built for findings only
             if let image = spec.image, let problem = imageProblem(image.value) {
-                out.append(m.finding("object-invalid", "\(what): image '\(image.value)' \(problem): Flux stalls it (ImageURLInvalid) and scans no tags",
+                out.append(m.finding("object-invalid", "\(what()): image '\(image.value)' \(problem): Flux stalls it (ImageURLInvalid) and scans no tags",
                                      object: r.object, span: image.span))
             }
             if let interval = spec.interval, !isDuration(interval.value, hours: true) {
-                out.append(m.finding("object-invalid", "\(what): interval '\(interval.value)' is not a duration such as 5m or 1h30m: \(rejected)",
+                out.append(m.finding("object-invalid", "\(what()): interval '\(interval.value)' is not a duration such as 5m or 1h30m: \(rejected)",
                                      object: r.object, span: interval.span))
             }
             if let timeout = spec.timeout, !isDuration(timeout.value, hours: false) {
-                out.append(m.finding("object-invalid", "\(what): timeout '\(timeout.value)' is not a duration in ms, s or m (hours are not accepted here): \(rejected)",
+                out.append(m.finding("object-invalid", "\(what()): timeout '\(timeout.value)' is not a duration in ms, s or m (hours are not accepted here): \(rejected)",
                                      object: r.object, span: timeout.span))
             }
             if let list = spec.exclusionList {
                 if list.count > 25 {
-                    out.append(m.finding("object-invalid", "\(what): exclusionList has \(list.count) entries, at most 25 are accepted: \(rejected)",
+                    out.append(m.finding("object-invalid", "\(what()): exclusionList has \(list.count) entries, at most 25 are accepted: \(rejected)",
                                          object: r.object, span: list[25].span))
                 }
                 for entry in list {
                     do { _ = try GoRegex(entry.value) } catch {
-                        out.append(m.finding("object-invalid", "\(what): exclusionList entry '\(entry.value)' is not a valid Go regular expression: \(error); every scan fails",
+                        out.append(m.finding("object-invalid", "\(what()): exclusionList entry '\(entry.value)' is not a valid Go regular expression: \(error); every scan fails",
                                              object: r.object, span: entry.span))
                     }
                 }
@@ -68,17 +68,17 @@ extension Rule {
         }
         for a in m.flux.automations where !m.flux.patchObjects.contains(a.object) && served(a.object) {
             let spec = a.spec
-            let what = "ImageUpdateAutomation \(m.objects[a.object].name ?? "")"
+            func what() -> String { "ImageUpdateAutomation \(m.objects[a.object].name ?? "")" }
             if let interval = spec.interval, !isDuration(interval.value, hours: true) {
-                out.append(m.finding("object-invalid", "\(what): interval '\(interval.value)' is not a duration such as 5m or 1h30m: \(rejected)",
+                out.append(m.finding("object-invalid", "\(what()): interval '\(interval.value)' is not a duration such as 5m or 1h30m: \(rejected)",
                                      object: a.object, span: interval.span))
             }
             if let strategy = spec.strategy, strategy.value != "Setters" {
-                out.append(m.finding("object-invalid", "\(what): update.strategy '\(strategy.value)' is not Setters, the only strategy: \(rejected)",
+                out.append(m.finding("object-invalid", "\(what()): update.strategy '\(strategy.value)' is not Setters, the only strategy: \(rejected)",
                                      object: a.object, span: strategy.span))
             }
             guard spec.hasGit else {
-                out.append(m.finding("object-invalid", "\(what) has no spec.git: Flux stalls it (a GitRepository source needs .spec.git) and never updates anything",
+                out.append(m.finding("object-invalid", "\(what()) has no spec.git: Flux stalls it (a GitRepository source needs .spec.git) and never updates anything",
                                      object: a.object))
                 continue
             }
@@ -90,7 +90,7 @@ extension Rule {
                     refWithoutBranch = source.spec.hasRef && source.spec.branch == nil
                 }
                 if refWithoutBranch {
-                    out.append(m.finding("object-invalid", "\(what) has no git.push.branch, and the ref it checks out (\(spec.hasCheckoutRef ? "git.checkout.ref" : "its GitRepository's spec.ref")) "
+                    out.append(m.finding("object-invalid", "\(what()) has no git.push.branch, and the ref it checks out (\(spec.hasCheckoutRef ? "git.checkout.ref" : "its GitRepository's spec.ref")) "
                                             + "names no branch: Flux fails every run (push spec not provided, and cannot be inferred); set git.push.branch",
                                          object: a.object))
                 }
@@ -101,22 +101,24 @@ extension Rule {
 
     /// Why Flux refuses an ImageRepository's `image`: a URL scheme, or a tag or digest after the registry host.
     static func imageProblem(_ image: String) -> String? {
-        let b = Array(image.utf8)
-        if b.count >= 3, let at = (0...(b.count - 3)).first(where: { b[$0] == 58 && b[$0 + 1] == 47 && b[$0 + 2] == 47 }) {
-            return "must not include a URL scheme (remove '\(String(decoding: b[..<(at + 3)], as: UTF8.self))')"
+        var image = image
+        return image.withUTF8 { b -> String? in
+            func text(_ r: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[r]), as: UTF8.self) }
+            var i = 0
+            while i + 2 < b.count {
+                if b[i] == 58, b[i + 1] == 47, b[i + 2] == 47 { return "must not include a URL scheme (remove '\(text(0..<(i + 3)))')" }
+                i += 1
+            }
+            // the registry host, when the first component looks like one, may carry a port
+            var rest = 0
+            if let slash = b.firstIndex(of: 47) {
+                let host = b[..<slash]
+                if host.contains(46) || host.contains(58) || host.elementsEqual("localhost".utf8) { rest = slash + 1 }
+            }
+            if let at = b[rest...].firstIndex(of: 64) { return "must not include a digest (remove '\(text(at..<b.count))')" }
+            if let colon = b[rest...].firstIndex(of: 58) { return "must not include a tag (remove '\(text(colon..<b.count))')" }
+            return nil
         }
-        var rest = Substring(image)
-        if let slash = rest.firstIndex(of: "/") {
-            let host = rest[..<slash]
-            if host.contains(".") || host.contains(":") || host == "localhost" { rest = rest[rest.index(after: slash)...] }
-        }
-        if let at = rest.firstIndex(of: "@") {
-            return "must not include a digest (remove '\(rest[at...])')"
-        }
-        if let colon = rest.firstIndex(of: ":") {
-            return "must not include a tag (remove '\(rest[colon...])')"
-        }
-        return nil
     }
 
     /// Go durations as the CRDs accept them: `^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$` (`timeout` without `h`).
