@@ -1618,6 +1618,30 @@ nonTriggering:
               author: {email: bot@example.com}
             push: {branch: image-updates}
           update: {path: ./, strategy: Setters}
+  - description: a base policy whose ordering an overlay's patch adds
+    files:
+      base/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef: {name: web}
+      base/kustomization.yaml: |
+        resources: [policy.yaml]
+      production/kustomization.yaml: |
+        resources: [../base]
+        patches:
+          - path: policy-patch.yaml
+      production/policy-patch.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          policy: {semver: {range: ">=1.0.0"}}
 """#),
         ("policy-crosses-environment.yaml", #"""
 id: policy-crosses-environment

@@ -38,9 +38,13 @@ extension Rule {
                 }
             }
         }
+        // a base policy that an overlay's patch completes (adding its ordering) is whole only once rendered
+        let patched = Set(m.flux.patchObjects.filter { m.objects[$0].kind == "ImagePolicy" }.compactMap { m.objects[$0].name })
         for (p, policy) in m.flux.policies.enumerated() where !m.flux.patchObjects.contains(policy.object) && served(policy.object) {
             let spec = policy.spec
-            if spec.policySpan == nil {
+            if patched.contains(policy.name) {
+                // the ordering may come from the patch
+            } else if spec.policySpan == nil {
                 out.append(m.finding("object-invalid", "policy \(m.policyName(p)) has no spec.policy (semver, alphabetical or numerical): \(rejected)",
                                      policy: p, span: m.objects[policy.object].kindSpan))
             } else if spec.semverRange == nil, !spec.hasAlphabetical, !spec.hasNumerical {
