@@ -38,11 +38,11 @@ extension Rule {
                 }
             }
         }
-        // a base policy that an overlay's patch completes (adding its ordering) is whole only once rendered
-        let patched = Set(m.flux.patchObjects.filter { m.objects[$0].kind == "ImagePolicy" }.compactMap { m.objects[$0].name })
+        // a base object that an overlay's patch completes (adding an ordering, a git section) is whole only once rendered
+        let patched = Set(m.flux.patchObjects.compactMap { o in m.objects[o].name.map { m.objects[o].kind + "/" + $0 } })
         for (p, policy) in m.flux.policies.enumerated() where !m.flux.patchObjects.contains(policy.object) && served(policy.object) {
             let spec = policy.spec
-            if patched.contains(policy.name) {
+            if patched.contains("ImagePolicy/" + policy.name) {
                 // the ordering may come from the patch
             } else if spec.policySpan == nil {
                 out.append(m.finding("object-invalid", "policy \(m.policyName(p)) has no spec.policy (semver, alphabetical or numerical): \(rejected)",
@@ -81,6 +81,7 @@ extension Rule {
                 out.append(m.finding("object-invalid", "\(what()): update.strategy '\(strategy.value)' is not Setters, the only strategy: \(rejected)",
                                      object: a.object, span: strategy.span))
             }
+            if let name = m.objects[a.object].name, patched.contains("ImageUpdateAutomation/" + name) { continue }
             guard spec.hasGit else {
                 out.append(m.finding("object-invalid", "\(what()) has no spec.git: Flux stalls it (a GitRepository source needs .spec.git) and never updates anything",
                                      object: a.object))
