@@ -10,10 +10,10 @@ public struct ImagePolicySpec: Sendable {
     public var numericalOrder: Located?
     public var hasAlphabetical = false
     public var hasNumerical = false
-    public var digestReflection: String?
     /// `digestReflectionPolicy` and `interval`, where they are (the API server checks them together).
     public var digestReflectionField: Located?
     public var interval: Located?
+    public var digestReflection: String? { digestReflectionField.flatMap { $0.type == .null ? nil : $0.value } }
     /// Where `spec.policy` is; nil when there is none.
     public var policySpan: SourceSpan?
 
@@ -117,7 +117,6 @@ public indirect enum FluxSpec: Sendable {
                 if let a = y.get(pol, "alphabetical") { p.hasAlphabetical = true; p.alphabeticalOrder = loc(y.get(a, "order")) }
                 if let n = y.get(pol, "numerical") { p.hasNumerical = true; p.numericalOrder = loc(y.get(n, "order")) }
             }
-            p.digestReflection = str(y.get(spec, "digestReflectionPolicy"))
             p.digestReflectionField = loc(y.get(spec, "digestReflectionPolicy"))
             p.interval = loc(y.get(spec, "interval"))
             return .imagePolicy(p)

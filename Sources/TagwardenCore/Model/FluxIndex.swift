@@ -72,6 +72,13 @@ public struct FluxIndex: Sendable {
         a == nil || b == nil || a == b
     }
 
+    /// The GitRepository an automation's `sourceRef` names (its own namespace unless the ref gives one).
+    public func source(of a: Automation) -> GitRepositorySpec? {
+        guard (a.spec.sourceKind ?? "GitRepository") == "GitRepository", let name = a.spec.sourceName?.value else { return nil }
+        let ns = a.spec.sourceNamespace ?? a.namespace
+        return gitRepositories.first { $0.name == name && FluxIndex.sameNamespace($0.namespace, ns) }?.spec
+    }
+
     public func policy(namespace: String, name: String) -> Int? {
         policyByKey[Key(namespace: namespace, name: name)] ?? unnamespacedPolicy[name]
     }

@@ -7,9 +7,7 @@ extension Rule {
                 ?? a.path.flatMap { m.environments.detect(m.environments.clues(path: $0 + "/x.yaml"), namespace: nil, namespaceLabels: [:]) }
             guard let env = m.environments.named(envName), env.requireReview else { return nil }
             var checkout = a.spec.checkoutBranch
-            if checkout == nil, let name = a.spec.sourceName?.value {
-                checkout = m.flux.gitRepositories.first { $0.name == name }?.spec.branch
-            }
+            if checkout == nil { checkout = m.flux.source(of: a)?.branch }
             let push = a.spec.pushBranch?.value ?? checkout
             guard let push, push == (checkout ?? "master") else { return nil }
             return m.finding("automation-direct-push",

@@ -90,9 +90,8 @@ extension Rule {
             // no push branch: Flux pushes to the branch it checks out, and a tag, semver or commit ref has none
             if spec.pushBranch == nil {
                 var refWithoutBranch = spec.hasCheckoutRef && spec.checkoutBranch == nil
-                if !spec.hasCheckoutRef, let name = spec.sourceName?.value,
-                   let source = m.flux.gitRepositories.first(where: { $0.name == name && FluxIndex.sameNamespace($0.namespace, spec.sourceNamespace ?? a.namespace) }) {
-                    refWithoutBranch = source.spec.hasRef && source.spec.branch == nil
+                if !spec.hasCheckoutRef, let source = m.flux.source(of: a) {
+                    refWithoutBranch = source.hasRef && source.branch == nil
                 }
                 if refWithoutBranch {
                     out.append(m.finding("object-invalid", "\(what()) has no git.push.branch, and the ref it checks out (\(spec.hasCheckoutRef ? "git.checkout.ref" : "its GitRepository's spec.ref")) "
@@ -104,25 +103,18 @@ extension Rule {
         return out
     }
 
-    /// Why Flux refuses an ImageRepository's `image`: a URL scheme, or a tag or digest after the registry host.
+    /// Why Flux refuses an ImageRepository's `image`: a URL scheme, a digest or a tag (as the reference grammar
+    /// reads it), or a name that is no reference at all.
     static func imageProblem(_ image: String) -> String? {
-        var image = image
-        return image.withUTF8 { b -> String? in
-            func text(_ r: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[r]), as: UTF8.self) }
-            var i = 0
-            while i + 2 < b.count {
-                if b[i] == 58, b[i + 1] == 47, b[i + 2] == 47 { return "must not include a URL scheme (remove '\(text(0..<(i + 3)))')" }
-                i += 1
-            }
-            // the registry host, when the first component looks like one, may carry a port
-            var rest = 0
-            if let slash = b.firstIndex(of: 47) {
-                let host = b[..<slash]
-                if host.contains(46) || host.contains(58) || host.elementsEqual("localhost".utf8) { rest = slash + 1 }
-            }
-            if let at = b[rest...].firstIndex(of: 64) { return "must not include a digest (remove '\(text(at..<b.count))')" }
-            if let colon = b[rest...].firstIndex(of: 58) { return "must not include a tag (remove '\(text(colon..<b.count))')" }
-            return nil
+        let b = Array(image.utf8)
+        if let i = b.indices.first(where: { $0 + 2 < b.count && b[$0] == 58 && b[$0 + 1] == 47 && b[$0 + 2] == 47 }) {
+            return "must not include a URL scheme (remove '\(String(decoding: b[..<(i + 3)], as: UTF8.self))')"
+        }
+        if let at = b.firstIndex(of: 64) { return "must not include a digest (remove '\(String(decoding: b[at...], as: UTF8.self))')" }
+        switch ImageReference.parse(image) {
+        case .success(let r): return r.tag.map { "must not include a tag (remove ':\($0)')" }
+        case .failure(.invalid(let why)): return "is not an image name (\(why))"
+        case .failure(.empty): return "is empty"
         }
     }
 
