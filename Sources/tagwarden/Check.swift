@@ -69,16 +69,10 @@ struct Check: ParsableCommand {
                 let headRev = head ?? "HEAD"
                 let ws = try Workspace.open(path: path, configPath: options.config, rev: headRev)
                 guard let repo = ws.repo else { throw TagwardenError("--base needs a git repository, and \(ws.root) is not inside one") }
-                let shallowHint = "the clone is shallow: fetch more history (git fetch --unshallow, or actions/checkout with fetch-depth: 0)"
-                let baseSha: String
-                do {
-                    baseSha = try repo.resolveCommit(base!)
-                } catch let e as TagwardenError {
-                    throw TagwardenError(repo.isShallow ? "\(e.message); \(shallowHint)" : e.message)
-                }
+                let baseSha = try repo.resolveCommit(base!)
                 let headSha = try repo.resolveCommit(headRev)
                 guard let mergeBase = repo.mergeBase(baseSha, headSha) else {
-                    throw TagwardenError(repo.isShallow ? "no merge base of \(base!) and \(headRev) in this clone: \(shallowHint)"
+                    throw TagwardenError(repo.isShallow ? "no merge base of \(base!) and \(headRev) in this clone: \(GitRepository.shallowHint)"
                                                         : "\(base!) and \(headRev) share no history")
                 }
                 let headReport = try ws.audit(try ws.snapshot(rev: headSha, maxFileSize: options.maxFileSizeBytes),

@@ -267,6 +267,9 @@ import Testing
         #expect(res.stderr.contains("the clone is shallow: fetch more history"), "\(res.stderr)")
         let missing = try tagwarden(["check", "--base", "origin/nope"], in: dest)
         #expect(missing.code == 2 && missing.stderr.contains("fetch more history"))
+        // a commit past the shallow boundary, for audit too
+        let past = try tagwarden(["audit", "--rev", "HEAD~1"], in: dest)
+        #expect(past.code == 2 && past.stderr.contains("unknown revision 'HEAD~1'") && past.stderr.contains("fetch more history"), "\(past.stderr)")
         // only the remote-tracking branch exists: it is named
         let local = try tagwarden(["check", "--base", "main"], in: dest)
         #expect(local.code == 2 && local.stderr.contains("unknown revision 'main'") && local.stderr.contains("did you mean 'origin/main'?"), "\(local.stderr)")

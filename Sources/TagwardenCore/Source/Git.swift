@@ -98,7 +98,7 @@ public final class GitRepository {
                 throw TagwardenError("unknown revision '\(rev)': the repository has no commits yet")
             }
             let remote = remoteBranches(named: rev).first.map { " (did you mean '\($0)'? CI clones often have the remote-tracking branch only)" } ?? ""
-            throw TagwardenError("unknown revision '\(rev)': \(why)\(remote)")
+            throw TagwardenError("unknown revision '\(rev)': \(why)\(remote)\(isShallow ? "; \(Self.shallowHint)" : "")")
         }
         defer { git_object_free(obj) }
         var commit: OpaquePointer?
@@ -241,6 +241,7 @@ public final class GitRepository {
     }
 
     public var isShallow: Bool { git_repository_is_shallow(handle) == 1 }
+    public static let shallowHint = "the clone is shallow: fetch more history (git fetch --unshallow, or actions/checkout with fetch-depth: 0)"
 
     static func oid(_ hex: String) -> git_oid? {
         var o = git_oid()
