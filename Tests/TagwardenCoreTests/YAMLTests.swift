@@ -152,6 +152,35 @@ import Testing
         #expect(y.nodes.contains { $0.kind == .alias })
     }
 
+    @Test func aliasesAndMergeKeysReadAsKubernetesReadsThem() throws {
+        let y = parse("""
+            base: &base {image: &img a:1, name: b}
+            x: *img
+            m: {<<: *base, name: m}
+            l: {<<: [{image: c:3}, *base]}
+            o: {<<: *base, image: d:4}
+            loop: &l {<<: *l}
+            ---
+            again: &img e:5
+            y: *img
+            """)
+        #expect(y.error == nil)
+        let doc1 = y.documents[0].root, doc2 = y.documents[1].root
+        func value(_ n: Int?) -> String? { n.map { y.value($0) } }
+        #expect(value(y.get(doc1, "x")) == "a:1")
+        #expect(y.nodes[try #require(y.get(doc1, "x"))].span.start.line == 1)  // the anchored scalar itself
+        #expect(value(y.get(doc1, "m", "image")) == "a:1")
+        #expect(value(y.get(doc1, "m", "name")) == "m")
+        #expect(value(y.get(doc1, "l", "image")) == "c:3")
+        #expect(value(y.get(doc1, "l", "name")) == "b")
+        #expect(value(y.get(doc1, "o", "image")) == "d:4")
+        #expect(y.get(doc1, "loop", "image") == nil)
+        #expect(value(y.get(doc2, "y")) == "e:5")  // the anchor of its own document
+        let unknown = parse("a: &x 1\n---\nb: *x\n")
+        let e = try #require(unknown.error)
+        #expect(e.message == "unknown anchor 'x' referenced by an alias" && e.position.line == 3 && e.position.column == 4, "\(e)")
+    }
+
     @Test func deepNestingIsAnErrorNotACrash() throws {
         let text = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         let y = parse(text)

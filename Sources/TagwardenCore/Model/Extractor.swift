@@ -269,8 +269,8 @@ struct Extractor {
                 finishParts(&use, nodes: nodes)
             }
             for (k, v) in y.pairs(n) {
-                if y.valueEquals(k, "image"), y.nodes[v].kind == .scalar {
-                    addReference(v, origin: .helmImage, object: object)
+                if y.valueEquals(k, "image"), y.nodes[y.resolved(v)].kind == .scalar {
+                    addReference(y.resolved(v), origin: .helmImage, object: object)
                 } else if y.nodes[v].kind != .scalar {
                     helmValues(v, object: object, depth: depth + 1)
                 }

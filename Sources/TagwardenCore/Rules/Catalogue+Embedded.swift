@@ -2309,7 +2309,7 @@ rationale: >
 fix: >
   Correct the YAML at the reported position. Common causes are tab indentation, a missing space after
   a colon, unbalanced quotes and a mapping key at the wrong indentation. Remove a repeated key (merge
-  keys `<<` may repeat).
+  keys `<<` may repeat). Define an anchor (`&name`) before its aliases (`*name`), in the same document.
 triggering:
   - description: tab indentation
     files:
@@ -2336,6 +2336,19 @@ triggering:
               "image": ghcr.io/acme/web:1.2.4
     expect:
       - {file: app/pod.yaml, line: 9, column: 7}
+  - description: an alias naming no anchor before it in its document (libyaml lets it pass; Go's YAML refuses it)
+    files:
+      app/pod.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: *webImage
+    expect:
+      - {file: app/pod.yaml, line: 8, column: 14}
 nonTriggering:
   - description: several documents, a BOM and CRLF line ends are fine
     files:

@@ -84,6 +84,9 @@ public struct YAMLFile: Sendable {
     /// Scalar keys given twice in one mapping (merge keys `<<` aside): each later key with the first one.
     /// YAML requires unique keys; kubectl and kustomize reject such a file.
     public internal(set) var duplicateKeys: [(key: Int, first: Int)] = []
+    /// The node each alias names: the latest anchor of that name before it in its document. Kept aside,
+    /// not copied into the tree, so an alias bomb stays a handful of nodes.
+    public internal(set) var aliasTargets: [Int: Int] = [:]
     var arena: [UInt8] = []
 
     // MARK: access
@@ -150,17 +153,41 @@ public struct YAMLFile: Sendable {
         return out
     }
 
-    /// The value under `key` in a mapping (the last one if the key repeats, as Kubernetes reads it).
+    /// The node an alias stands for (the node itself when it is no alias, or its anchor is unknown).
+    public func resolved(_ node: Int) -> Int {
+        nodes[node].kind == .alias ? aliasTargets[node] ?? node : node
+    }
+
+    /// The value under `key` in a mapping (the last one if the key repeats, as Kubernetes reads it), read
+    /// as Kubernetes reads YAML: an alias stands for its anchored node, and a key missing from the mapping
+    /// is looked up in what a merge key `<<: *base` (or `<<: [*a, *b]`, earlier first) brings in.
     public func get(_ node: Int, _ key: StaticString) -> Int? {
+        get(node, key, merges: 0)
+    }
+
+    private func get(_ node: Int, _ key: StaticString, merges: Int) -> Int? {
         let n = nodes[node]
         guard n.kind == .mapping else { return nil }
         var found: Int?
+        var merge: Int?
         var i = n.childStart
         while i + 1 < n.childStart + n.childCount {
-            if valueEquals(children[i], key) { found = children[i + 1] }
+            let k = nodes[children[i]]
+            if valueEquals(children[i], key) {
+                found = children[i + 1]
+            } else if k.kind == .scalar, k.style == .plain, isMergeKey(k) {
+                merge = children[i + 1]
+            }
             i += 2
         }
-        return found
+        if let found { return resolved(found) }
+        // a merge chain is followed a few levels deep: anchors can only point back, but `&a {<<: *a}` loops
+        guard let merge = merge.map(resolved), merges < 8 else { return nil }
+        if nodes[merge].kind == .mapping { return get(merge, key, merges: merges + 1) }
+        for m in childNodes(merge) {
+            if let v = get(resolved(m), key, merges: merges + 1) { return v }
+        }
+        return nil
     }
 
     /// Follows a path of mapping keys.

@@ -68,6 +68,7 @@ extension YAMLFile {
         commented.removeAll(keepingCapacity: true)
         arena.removeAll(keepingCapacity: true)
         duplicateKeys.removeAll()
+        aliasTargets.removeAll()
         error = nil
         if bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) {
             error = YAMLError(message: "UTF-16 encoded files are not supported; save the file as UTF-8",
@@ -104,6 +105,10 @@ extension YAMLFile {
         var pending: [Int] = []
         var docRoot = -1
         var docStart = SourcePosition(offset: 0, line: 1, column: 1)
+        var anchors: [String: Int] = [:]  // this document's anchors so far: the latest of a name wins
+        func anchor(_ name: UnsafeMutablePointer<yaml_char_t>?, _ index: Int) {
+            if let name { anchors[String(cString: name)] = index }
+        }
         // about one node per 6 bytes in manifests; large files grow as they need
         nodes.reserveCapacity(min(buf.count / 6, 1 << 14) + 8)
         children.reserveCapacity(min(buf.count / 6, 1 << 14) + 8)
@@ -135,6 +140,7 @@ extension YAMLFile {
             case YAML_DOCUMENT_START_EVENT:
                 docRoot = -1
                 docStart = marks.position(event.start_mark)
+                if !anchors.isEmpty { anchors.removeAll() }
             case YAML_DOCUMENT_END_EVENT:
                 if docRoot >= 0 {
                     documents.append(YAMLDocument(root: docRoot, span: SourceSpan(start: docStart, end: marks.position(event.end_mark))))
@@ -156,6 +162,13 @@ extension YAMLFile {
                     let n = a.map { strlen(UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) } ?? 0
                     node.valueStart = appendArena(a, n)
                     node.valueCount = n
+                    let name = a.map { String(cString: $0) } ?? ""
+                    guard let target = anchors[name] else {
+                        // libyaml's event parser lets it pass; Go's YAML (kubectl, Flux) refuses the file
+                        error = YAMLError(message: "unknown anchor '\(name)' referenced by an alias", position: start)
+                        return
+                    }
+                    aliasTargets[nodes.count] = target
                 } else {
                     let s = event.data.scalar
                     node.valueStart = appendArena(s.value, s.length)
@@ -178,6 +191,7 @@ extension YAMLFile {
                     node.commentEnd = ce
                 }
                 let index = nodes.count
+                if type == YAML_SCALAR_EVENT { anchor(event.data.scalar.anchor, index) }
                 if node.commentStart >= 0 { commented.append(index) }
                 nodes.append(node)
                 attach(index, &pending, &docRoot)
@@ -201,6 +215,7 @@ extension YAMLFile {
                     node.tagCount = n
                 }
                 let index = nodes.count
+                anchor(isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor, index)
                 nodes.append(node)
                 attach(index, &pending, &docRoot)
                 open.append(index)
@@ -253,7 +268,7 @@ extension YAMLFile {
     }
 
     /// `<<`: a merge key, which may repeat.
-    private func isMergeKey(_ n: YAMLNode) -> Bool {
+    func isMergeKey(_ n: YAMLNode) -> Bool {
         n.valueCount == 2 && arena[n.valueStart] == 60 && arena[n.valueStart + 1] == 60
     }
 
