@@ -346,6 +346,7 @@ struct Extractor {
             var context: MarkerContext
             if before.isEmpty { context = .commentLine }
             else if before.last == UInt8(ascii: ":") { context = .keyLine }
+            else if Extractor.lastToken(bytes, lineStart..<found).first == UInt8(ascii: "*") { context = .alias }
             else { context = .other }
             claimedUpTo = end
             let text = String(decoding: bytes[found..<end], as: UTF8.self)
@@ -379,6 +380,15 @@ struct Extractor {
     /// The scalar item of a block sequence that a comment line is the head comment of (the item starts on
     /// the next line), and whether the comment stands alone: with a comment line above it, the head comment
     /// has several lines, which Flux cannot read as one JSON object.
+    /// The last blank-separated token of `range` (an alias `*img` before a comment, say).
+    static func lastToken(_ bytes: [UInt8], _ range: Range<Int>) -> ArraySlice<UInt8> {
+        var end = range.upperBound
+        while end > range.lowerBound, bytes[end - 1] == 32 || bytes[end - 1] == 9 { end -= 1 }
+        var start = end
+        while start > range.lowerBound, !" \t[{,".utf8.contains(bytes[start - 1]) { start -= 1 }
+        return bytes[start..<end]
+    }
+
     func headCommentItem(lineStart: Int, commentEnd: Int) -> (item: Int, alone: Bool)? {
         let bytes = y.bytes
         var alone = true

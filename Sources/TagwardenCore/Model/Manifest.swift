@@ -154,6 +154,8 @@ public enum MarkerContext: Sendable, Equatable {
     case multiLineHeadComment
     /// inside a block scalar's text, where it is string content
     case blockScalar
+    /// after an alias (`image: *img`): the value is written elsewhere
+    case alias
     /// after a flow collection or other non-scalar
     case other
     /// in a file Flux never reads (its name)

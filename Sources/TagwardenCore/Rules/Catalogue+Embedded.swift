@@ -883,7 +883,7 @@ nonTriggering:
         ("marker-ignored.yaml", #"""
 id: marker-ignored
 severity: warning
-summary: A marker Flux will silently skip (commented out, in a string, on a key line, in a file Flux does not read, outside every automation).
+summary: A marker Flux will silently skip (commented out, in a string, on a key line, after an alias, in a file Flux does not read, outside every automation).
 rationale: >
   Flux only reads a marker that follows a scalar value on its line (or that stands alone on the line
   right above a block-sequence item without a comment of its own: the item's head comment), in a file
@@ -998,7 +998,34 @@ triggering:
                 - 1.0.0
     expect:
       - {file: apps/job.yaml, line: 11, column: 9}
+  - description: after an alias (Flux rewrites the anchored scalar, never an alias)
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+          annotations: {example.com/image: &web ghcr.io/acme/web:1.0.0}
+        spec:
+          containers:
+            - name: web
+              image: *web # {"$imagepolicy": "flux-system:web"}
+    expect:
+      - {file: apps/web.yaml, line: 9, column: 19}
 nonTriggering:
+  - description: after the anchored value, which every alias of it follows
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+          annotations:
+            example.com/image: &web ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web"}
+        spec:
+          containers:
+            - name: web
+              image: *web
   - description: the head comment of a sequence item, on the line above it (Flux reads it like a line comment)
     files:
       apps/job.yaml: |

@@ -12,6 +12,7 @@ extension Rule {
                 reason = "with the comment line above it, it is part of a head comment of several lines, which Flux cannot read as one JSON object"
             case .blockScalar: reason = "it is text inside a string (a block or quoted scalar), not a comment"
             case .keyLine: reason = "it follows a mapping key, not the scalar value Flux updates (put it after the value, on the value's line)"
+            case .alias: reason = "it follows an alias, and Flux only rewrites a value written in place (put the marker after the anchored value)"
             case .other: reason = "it does not follow a scalar value"
             case .unreadFile: reason = "Flux only reads files named *.yaml, *.yml or Kustomization, never \(Model.basename(path))"
             case .value:
