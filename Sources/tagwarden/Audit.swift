@@ -32,6 +32,7 @@ struct Audit: ParsableCommand {
             Timings.mark("start")
             let ws = try Workspace.open(path: path, configPath: options.config, rev: rev)
             let snapshot = try ws.snapshot(rev: rev, maxFileSize: options.maxFileSizeBytes)
+            if !options.quiet { for note in snapshot.notes { writeStderr("tagwarden: note: \(note)\n") } }
             let tip = rev ?? ((ws.repo?.hasHead ?? false) ? "HEAD" : nil)
             let report = try ws.audit(snapshot, profile: options.profile, historyFrom: tip)
             let code = try options.emit(report)

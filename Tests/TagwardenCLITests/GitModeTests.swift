@@ -275,6 +275,37 @@ import Testing
         #expect(local.code == 2 && local.stderr.contains("unknown revision 'main'") && local.stderr.contains("did you mean 'origin/main'?"), "\(local.stderr)")
     }
 
+    @Test func sparseAndSplitIndexesThatLibgit2CannotRead() throws {
+        let r = try TempRepo()
+        try r.write("apps/a.yaml", pod("a", images: ["nginx:latest"]))
+        try r.write("other/o.yaml", pod("o", images: ["redis:latest"]))
+        try r.write("apps/vendor/v.yaml", pod("v", images: ["busybox:latest"]))
+        try r.write(".gitignore", "vendor/\n")
+        try r.git("add", "-A")
+        try r.git("add", "-f", "apps/vendor/v.yaml")
+        try r.git("commit", "-q", "-m", "three")
+        // a sparse checkout of apps/ with a sparse index: the working tree is linted, without the index
+        try r.git("sparse-checkout", "set", "--cone", "apps")
+        try r.git("config", "index.sparse", "true")
+        try r.git("sparse-checkout", "reapply")
+        let audit = try r.audit("--format", "json")
+        #expect(audit.code == 1 && audit.findings == ["image-latest-tag apps/a.yaml:8:14"], "\(audit.findings) \(audit.stderr)")
+        #expect(audit.stderr.contains("note: cannot read the git index: it is a sparse index") && audit.stderr.contains("git config index.sparse false"), "\(audit.stderr)")
+        let staged = try tagwarden(["check", "--staged"], in: r.path)
+        #expect(staged.code == 2 && staged.stderr.contains("error: cannot read the git index: it is a sparse index"), "\(staged.stderr)")
+        // the fix the message names gives an index libgit2 reads: the tracked file .gitignore names is linted again
+        try r.git("config", "index.sparse", "false")
+        try r.git("sparse-checkout", "reapply")
+        #expect(try r.audit("--format", "json").findings == ["image-latest-tag apps/a.yaml:8:14", "image-latest-tag apps/vendor/v.yaml:8:14"])
+        try r.git("sparse-checkout", "disable")
+        #expect(try r.audit("--format", "json").findings == ["image-latest-tag apps/a.yaml:8:14", "image-latest-tag apps/vendor/v.yaml:8:14",
+                                                            "image-latest-tag other/o.yaml:8:14"])
+        try r.git("update-index", "--split-index")
+        let split = try tagwarden(["check", "--staged"], in: r.path)
+        #expect(split.code == 2 && split.stderr.contains("it is a split index (core.splitIndex)"), "\(split.stderr)")
+        #expect(try r.audit("--format", "json").findings == ["image-latest-tag apps/a.yaml:8:14", "image-latest-tag other/o.yaml:8:14"])
+    }
+
     @Test func checkNeedsExactlyOneMode() throws {
         let r = try TempRepo()
         #expect(try tagwarden(["check"], in: r.path).code == 2)

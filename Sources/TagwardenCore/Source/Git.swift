@@ -13,6 +13,8 @@ private let libgit2Initialised: Bool = {
 
 public struct TagwardenError: Error, Sendable, CustomStringConvertible {
     public var message: String
+    /// The git index is in a format libgit2 cannot read (a sparse or split index).
+    public var isIndexFormat = false
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
@@ -53,11 +55,26 @@ public final class GitRepository {
     }
 
     /// Tracked paths of the index at stage 0 with their file modes.
-    public func indexEntries() throws -> [(path: String, mode: UInt32)] {
+    /// The repository's index. Two formats git writes on request are beyond libgit2 1.5: their errors say how to
+    /// get an index it reads.
+    func openIndex() throws -> OpaquePointer {
         var index: OpaquePointer?
         guard git_repository_index(&index, handle) == 0, let index else {
-            throw TagwardenError("cannot read the git index: \(lastGitError("unknown error"))")
+            let why = lastGitError("unknown error")
+            let fix = why.contains("'sdir'")
+                ? "it is a sparse index (index.sparse), which libgit2 cannot read: `git config index.sparse false && git sparse-checkout reapply` writes a full one"
+                : why.contains("'link'")
+                ? "it is a split index (core.splitIndex), which libgit2 cannot read: `git config core.splitIndex false && git update-index --no-split-index` writes a whole one"
+                : nil
+            var e = TagwardenError("cannot read the git index: \(fix ?? why)")
+            e.isIndexFormat = fix != nil
+            throw e
         }
+        return index
+    }
+
+    public func indexEntries() throws -> [(path: String, mode: UInt32)] {
+        let index = try openIndex()
         defer { git_index_free(index) }
         let count = git_index_entrycount(index)
         var out: [(String, UInt32)] = []
@@ -187,10 +204,7 @@ public final class GitRepository {
 
     /// Stage-0 blob entries of the index (what the next commit will contain), filtered by name.
     public func indexBlobEntries(accept: (String) -> Bool) throws -> [TreeEntry] {
-        var index: OpaquePointer?
-        guard git_repository_index(&index, handle) == 0, let index else {
-            throw TagwardenError("cannot read the git index: \(lastGitError("unknown error"))")
-        }
+        let index = try openIndex()
         defer { git_index_free(index) }
         var out: [TreeEntry] = []
         for i in 0..<git_index_entrycount(index) {
@@ -207,10 +221,7 @@ public final class GitRepository {
     /// Paths whose staged content differs from HEAD (added, modified, deleted, renamed: both names).
     /// With no HEAD (an unborn branch) every staged path counts.
     public func stagedChanges() throws -> Set<String> {
-        var index: OpaquePointer?
-        guard git_repository_index(&index, handle) == 0, let index else {
-            throw TagwardenError("cannot read the git index: \(lastGitError("unknown error"))")
-        }
+        let index = try openIndex()
         defer { git_index_free(index) }
         var tree: OpaquePointer?
         if git_revparse_single(&tree, handle, "HEAD^{tree}") != 0 { tree = nil }

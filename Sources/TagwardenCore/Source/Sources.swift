@@ -35,6 +35,8 @@ public struct SourceSnapshot: Sendable {
     public var skipped: [SkippedFile]
     /// Files of an index with an unresolved merge conflict, read from its "ours" side.
     public var conflicted: [String] = []
+    /// What the user should know about how the files were read.
+    public var notes: [String] = []
 }
 
 public struct SourceOptions: Sendable {
@@ -79,7 +81,15 @@ public enum Sources {
     public static func worktree(_ repo: GitRepository, options: SourceOptions = SourceOptions()) throws -> SourceSnapshot {
         guard let workdir = repo.workdir else { throw TagwardenError("repository \(repo.gitDir) is bare: use --rev") }
         let root = String(workdir.dropLast(workdir.hasSuffix("/") ? 1 : 0))
-        let tracked = TrackedPaths(try repo.indexEntries().map(\.path))
+        // the index says which files git tracks even though .gitignore ignores them; without it, .gitignore alone decides
+        var notes: [String] = []
+        let tracked: TrackedPaths
+        do {
+            tracked = TrackedPaths(try repo.indexEntries().map(\.path))
+        } catch let e as TagwardenError where e.isIndexFormat {
+            tracked = TrackedPaths([])
+            notes.append("\(e.message); until then, files git tracks although .gitignore ignores them are not linted")
+        }
         Timings.mark("index")
         var found: [String] = []
         var skipped: [SkippedFile] = []
@@ -94,7 +104,7 @@ public enum Sources {
         }
         Timings.mark("walk")
         let files = readAll(root: root, found, options: options, skipped: &skipped)
-        return SourceSnapshot(kind: .worktree, root: root, rev: nil, files: files, skipped: skipped)
+        return SourceSnapshot(kind: .worktree, root: root, rev: nil, files: files, skipped: skipped, notes: notes)
     }
 
     /// The index's paths in byte order (as git keeps them), searched by bisection: no set of every path and
