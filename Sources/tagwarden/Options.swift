@@ -41,7 +41,7 @@ struct CommonOptions: ParsableArguments {
 
     func validate() throws {
         if let p = profile, p != "strict" { throw ValidationError("unknown profile '\(p)'; known profiles: strict") }
-        if let m = maxFileSize, Config.parseSize(m) == nil { throw ValidationError("--max-file-size must be a size like 10MiB or 1048576") }
+        if let m = maxFileSize, Config.parseSize(m) == nil { throw ValidationError("--max-file-size must be a size like 10MiB, 512K or 1048576 (K, M, G count in 1024s)") }
     }
 
     var maxFileSizeBytes: Int? { maxFileSize.flatMap(Config.parseSize) }

@@ -63,6 +63,19 @@ import Testing
         }
     }
 
+    @Test func sizes() {
+        let mib = 1_048_576, kib = 1024, gib = 1_073_741_824
+        let cases: [(String, Int)] = [("1048576", mib), ("10MiB", 10 * mib), ("10mib", 10 * mib), ("10M", 10 * mib), ("10m", 10 * mib),
+                                      ("10MB", 10 * mib), ("512K", 512 * kib), ("512 KiB", 512 * kib), ("2G", 2 * gib), ("2gb", 2 * gib),
+                                      ("100B", 100), ("8589934591G", 8_589_934_591 * gib)]
+        for (text, bytes) in cases {
+            #expect(Config.parseSize(text) == bytes, "\(text)")
+        }
+        for text in ["", "0", "-1", "0M", "1e3", "10iB", "10Mx", "M", "1.5G", "+5", "99999999999999GiB", "99999999999999999999"] {
+            #expect(Config.parseSize(text) == nil, "\(text)")
+        }
+    }
+
     @Test func inferredPrefixesNeedTwoThirds() {
         var m = EnvironmentModel.base(config: nil, profile: nil)
         m.inferPrefixes(policies: [("staging", "^staging-v.*"), ("staging", "^staging-[a-f0-9]+"), ("staging", ".*"),

@@ -181,7 +181,7 @@ public struct Config: Sendable {
                 config.fluxVersion = fv
             case "maxFileSize":
                 let s = try string(v, "maxFileSize")
-                guard let n = parseSize(s) else { throw fail(v, "maxFileSize must be a size like 10MiB, 512KiB or 1048576") }
+                guard let n = parseSize(s) else { throw fail(v, "maxFileSize must be a size like 10MiB, 512K or 1048576 (K, M, G count in 1024s)") }
                 config.maxFileSize = n
             default: break
             }
@@ -189,13 +189,18 @@ public struct Config: Sendable {
         return config
     }
 
+    /// A positive byte count: digits, optionally followed by K, M or G (1024-based, as git reads sizes), with or
+    /// without `iB`/`B`, in any case (`10MiB`, `10m`, `512KB`, `1048576`, `1048576B`). Nil for anything else,
+    /// and for sizes that do not fit in 64 bits.
     public static func parseSize(_ s: String) -> Int? {
-        let t = s.replacingOccurrences(of: " ", with: "")
-        for (suffix, mult) in [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10), ("B", 1)] {
-            if t.hasSuffix(suffix), let n = Int(t.dropLast(suffix.count)), n > 0 { return n * mult }
-        }
-        if let n = Int(t), n > 0 { return n }
-        return nil
+        var t = Substring(s.replacingOccurrences(of: " ", with: "").lowercased())
+        let binary = t.hasSuffix("ib")
+        if binary { t = t.dropLast(2) } else if t.hasSuffix("b") { t = t.dropLast() }
+        let mult = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30][t.last ?? " "] ?? 1
+        if mult > 1 { t = t.dropLast() } else if binary { return nil }  // "10iB"
+        guard !t.isEmpty, t.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(t), n > 0 else { return nil }
+        let (bytes, overflow) = n.multipliedReportingOverflow(by: mult)
+        return overflow ? nil : bytes
     }
 }
 
