@@ -103,6 +103,23 @@ import Testing
         #expect(Rule.isDuration(text, hours: hours) == valid, "\(text)")
     }
 
+    /// Go's `time.ParseDuration` arithmetic: 2562047h47m16.854775807s is the largest duration.
+    @Test func durationRange() {
+        #expect(Rule.durationNanoseconds("1h30m") == 5_400_000_000_000)
+        #expect(Rule.durationNanoseconds("1.5h") == 5_400_000_000_000)
+        #expect(Rule.durationNanoseconds("250ms") == 250_000_000)
+        #expect(Rule.durationNanoseconds("0.000000001s") == 1)
+        #expect(Rule.durationNanoseconds("2562047h47m16.854775807s") == UInt64(Int64.max))
+        #expect(Rule.durationNanoseconds("2562047h47m16.854775808s") == nil)
+        #expect(Rule.durationNanoseconds("2562048h") == nil)
+        #expect(Rule.durationNanoseconds("99999999999999999999h") == nil)
+        #expect(Rule.durationNanoseconds("9223372036854775807s") == nil)
+        #expect(Rule.durationNanoseconds("1.99999999999999999999999999s") == 2_000_000_000)  // Go rounds the same way
+        #expect(Rule.durationProblem("3000000h", hours: true) == "is longer than a Go duration can be (about 292 years)")
+        #expect(Rule.durationProblem("5m", hours: true) == nil)
+        #expect(Rule.durationProblem("1h", hours: false) == "is not a duration in ms, s or m (hours are not accepted here)")
+    }
+
     @Test func imagesFluxRefuses() {
         #expect(Rule.imageProblem("ghcr.io/acme/web") == nil)
         #expect(Rule.imageProblem("localhost:5000/app") == nil)

@@ -17,12 +17,12 @@ extension Rule {
                 out.append(m.finding("object-invalid", "\(what()): image '\(image.value)' \(problem): Flux stalls it (ImageURLInvalid) and scans no tags",
                                      object: r.object, span: image.span))
             }
-            if let interval = spec.interval, !isDuration(interval.value, hours: true) {
-                out.append(m.finding("object-invalid", "\(what()): interval '\(interval.value)' is not a duration such as 5m or 1h30m: \(rejected)",
+            if let interval = spec.interval, let problem = durationProblem(interval.value, hours: true) {
+                out.append(m.finding("object-invalid", "\(what()): interval '\(interval.value)' \(problem): \(rejected)",
                                      object: r.object, span: interval.span))
             }
-            if let timeout = spec.timeout, !isDuration(timeout.value, hours: false) {
-                out.append(m.finding("object-invalid", "\(what()): timeout '\(timeout.value)' is not a duration in ms, s or m (hours are not accepted here): \(rejected)",
+            if let timeout = spec.timeout, let problem = durationProblem(timeout.value, hours: false) {
+                out.append(m.finding("object-invalid", "\(what()): timeout '\(timeout.value)' \(problem): \(rejected)",
                                      object: r.object, span: timeout.span))
             }
             if let list = spec.exclusionList {
@@ -65,16 +65,16 @@ extension Rule {
             } else if reflection == "Always", spec.interval == nil {
                 out.append(m.finding("object-invalid", "policy \(m.policyName(p)): spec.interval must be set when spec.digestReflectionPolicy is Always: \(rejected)",
                                      policy: p, span: spec.digestReflectionField?.span))
-            } else if let interval = spec.interval, !isDuration(interval.value, hours: true) {
-                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): interval '\(interval.value)' is not a duration such as 5m or 1h30m: \(rejected)",
+            } else if let interval = spec.interval, let problem = durationProblem(interval.value, hours: true) {
+                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): interval '\(interval.value)' \(problem): \(rejected)",
                                      policy: p, span: interval.span))
             }
         }
         for a in m.flux.automations where !m.flux.patchObjects.contains(a.object) && served(a.object) {
             let spec = a.spec
             func what() -> String { "ImageUpdateAutomation \(m.objects[a.object].name ?? "")" }
-            if let interval = spec.interval, !isDuration(interval.value, hours: true) {
-                out.append(m.finding("object-invalid", "\(what()): interval '\(interval.value)' is not a duration such as 5m or 1h30m: \(rejected)",
+            if let interval = spec.interval, let problem = durationProblem(interval.value, hours: true) {
+                out.append(m.finding("object-invalid", "\(what()): interval '\(interval.value)' \(problem): \(rejected)",
                                      object: a.object, span: interval.span))
             }
             if let strategy = spec.strategy, strategy.value != "Setters" {
@@ -116,6 +116,61 @@ extension Rule {
         case .failure(.invalid(let why)): return "is not an image name (\(why))"
         case .failure(.empty): return "is empty"
         }
+    }
+
+    /// What is wrong with a duration field, or nil: the CRD's pattern, then Go's range (a duration is an int64 of
+    /// nanoseconds, so about 292 years at most; `time.ParseDuration` refuses more, and with it the object).
+    static func durationProblem(_ s: String, hours: Bool) -> String? {
+        guard isDuration(s, hours: hours) else {
+            return hours ? "is not a duration such as 5m or 1h30m" : "is not a duration in ms, s or m (hours are not accepted here)"
+        }
+        return durationNanoseconds(s) == nil ? "is longer than a Go duration can be (about 292 years)" : nil
+    }
+
+    /// The nanoseconds of a duration that matches the CRD pattern, with Go's `time.ParseDuration` arithmetic
+    /// (integer parts must not overflow; a fraction's excess digits are dropped); nil where Go reports overflow.
+    static func durationNanoseconds(_ s: String) -> UInt64? {
+        let b = Array(s.utf8)
+        let limit: UInt64 = 1 << 63
+        var i = 0
+        var total: UInt64 = 0
+        while i < b.count {
+            var v: UInt64 = 0
+            while i < b.count, b[i] >= 48, b[i] <= 57 {
+                if v > limit / 10 { return nil }
+                v = v * 10 + UInt64(b[i] - 48)
+                if v > limit { return nil }
+                i += 1
+            }
+            var f: UInt64 = 0, scale = 1.0, dropping = false
+            if i < b.count, b[i] == UInt8(ascii: ".") {
+                i += 1
+                while i < b.count, b[i] >= 48, b[i] <= 57 {
+                    defer { i += 1 }
+                    if dropping { continue }
+                    if f > (limit - 1) / 10 { dropping = true; continue }
+                    let y = f * 10 + UInt64(b[i] - 48)
+                    if y > limit { dropping = true; continue }
+                    f = y
+                    scale *= 10
+                }
+            }
+            let unit: UInt64
+            if i + 1 < b.count, b[i] == UInt8(ascii: "m"), b[i + 1] == UInt8(ascii: "s") { unit = 1_000_000; i += 2 }
+            else if i < b.count, b[i] == UInt8(ascii: "s") { unit = 1_000_000_000; i += 1 }
+            else if i < b.count, b[i] == UInt8(ascii: "m") { unit = 60_000_000_000; i += 1 }
+            else if i < b.count, b[i] == UInt8(ascii: "h") { unit = 3_600_000_000_000; i += 1 }
+            else { return nil }
+            if v > limit / unit { return nil }
+            v *= unit
+            if f > 0 {
+                v += UInt64(Double(f) * (Double(unit) / scale))
+                if v > limit { return nil }
+            }
+            total += v
+            if total > limit { return nil }
+        }
+        return total > limit - 1 ? nil : total
     }
 
     /// Go durations as the CRDs accept them: `^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$` (`timeout` without `h`).
