@@ -10,7 +10,7 @@ struct Env: ParsableCommand {
     var path: String = "."
 
     @Option(help: "Output format: text or json.")
-    var format: ReportFormat = .text
+    var format: DataFormat = .text
 
     @Option(help: "Start from a built-in profile (strict).")
     var profile: String?
@@ -19,7 +19,6 @@ struct Env: ParsableCommand {
     var config: String?
 
     func validate() throws {
-        guard format == .text || format == .json else { throw ValidationError("env prints text or json") }
         if let p = profile, p != "strict" { throw ValidationError("unknown profile '\(p)'; known profiles: strict") }
     }
 

@@ -6,6 +6,11 @@ import Glibc
 
 extension ReportFormat: ExpressibleByArgument {}
 
+/// The formats of the commands that print data rather than findings (`rules`, `env`, `policy eval`).
+enum DataFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
+
 enum FailOn: String, ExpressibleByArgument, CaseIterable {
     case error, warning, note, never
 }

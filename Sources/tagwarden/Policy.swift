@@ -63,13 +63,12 @@ struct PolicyEval: ParsableCommand {
     var explain = false
 
     @Option(help: "Output format: text or json.")
-    var format: ReportFormat = .text
+    var format: DataFormat = .text
 
     @Option(help: "Evaluate as this Flux version does (tag parsing and prerelease rules changed in 2.7; default current).")
     var fluxVersion: String?
 
     func validate() throws {
-        guard format == .text || format == .json else { throw ValidationError("policy eval prints text or json") }
         let inline = [semver, numerical, alphabetical].compactMap { $0 }.count
         if policy != nil && (inline > 0 || pattern != nil || extract != nil) {
             throw ValidationError("--policy takes the policy from the repository: leave out --semver, --numerical, --alphabetical, --pattern and --extract")

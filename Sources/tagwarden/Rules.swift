@@ -5,11 +5,7 @@ struct RulesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rules", abstract: "List the rule catalogue.")
 
     @Option(help: "Output format: text or json.")
-    var format: ReportFormat = .text
-
-    func validate() throws {
-        guard format == .text || format == .json else { throw ValidationError("rules prints text or json") }
-    }
+    var format: DataFormat = .text
 
     func run() throws {
         if format == .json {
