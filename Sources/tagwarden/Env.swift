@@ -15,7 +15,7 @@ struct Env: ParsableCommand {
     @Option(help: "Start from a built-in profile (strict).")
     var profile: String?
 
-    @Option(help: "Configuration file (default: .tagwarden.yaml at the repository root).")
+    @Option(help: "Configuration file (default: the nearest .tagwarden.yaml from PATH up to the repository root, if any).")
     var config: String?
 
     func validate() throws {

@@ -29,7 +29,7 @@ struct CommonOptions: ParsableArguments {
     /// The file to write, nil for standard output.
     var outputFile: String? { output == "-" ? nil : output }
 
-    @Option(help: "Configuration file (default: .tagwarden.yaml at the repository root, if present).")
+    @Option(help: "Configuration file (default: the nearest .tagwarden.yaml from PATH up to the repository root, if any).")
     var config: String?
 
     @Option(help: "Exit 1 when a finding is at or above this severity: error, warning, note or never.")
