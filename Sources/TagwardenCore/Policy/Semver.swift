@@ -35,36 +35,70 @@ public struct SemVersion: Sendable, Equatable {
     static func digits(_ s: Substring) -> Bool { !s.isEmpty && s.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }
 
     /// Masterminds `NewVersion` (coerce mode): `v?N(.N(.N)?)?(-pre)?(+meta)?`, missing parts are 0,
-    /// leading zeros allowed in the core.
+    /// leading zeros allowed in the core. Read byte by byte: every part must be ASCII, so a byte ≥ 0x80
+    /// anywhere is no version.
     public static func parse(_ s: String) -> SemVersion? {
-        var rest = Substring(s)
-        if rest.first == "v" { rest = rest.dropFirst() }
-        var meta = ""
-        if let plus = rest.firstIndex(of: "+") {
-            meta = String(rest[rest.index(after: plus)...])
-            rest = rest[..<plus]
-            guard !meta.isEmpty, meta.split(separator: ".", omittingEmptySubsequences: false)
-                .allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(isIdentChar) }) else { return nil }
-        }
-        var pre = ""
-        if let dash = rest.firstIndex(of: "-") {
-            pre = String(rest[rest.index(after: dash)...])
-            rest = rest[..<dash]
-            guard !pre.isEmpty else { return nil }
-            for id in pre.split(separator: ".", omittingEmptySubsequences: false) {
-                guard !id.isEmpty, id.utf8.allSatisfy(isIdentChar) else { return nil }
-                if digits(id), id.count > 1, id.first == "0" { return nil }
+        var text = s
+        return text.withUTF8 { b -> SemVersion? in
+            let n = b.count
+            var i = 0
+            while i < n {
+                if b[i] >= 0x80 { return nil }
+                i += 1
             }
+            let from = n > 0 && b[0] == UInt8(ascii: "v") ? 1 : 0
+            var plus = from
+            while plus < n, b[plus] != UInt8(ascii: "+") { plus += 1 }
+            var dash = from
+            while dash < plus, b[dash] != UInt8(ascii: "-") { dash += 1 }
+            // identifiers: non-empty runs of [0-9A-Za-z-] between dots
+            func identifiers(_ lo: Int, _ hi: Int, noLeadingZero: Bool) -> Bool {
+                guard lo < hi else { return false }
+                var start = lo
+                var j = lo
+                while j <= hi {
+                    if j == hi || b[j] == UInt8(ascii: ".") {
+                        if j == start { return false }
+                        if noLeadingZero, j - start > 1, b[start] == UInt8(ascii: "0"),
+                           (start..<j).allSatisfy({ b[$0] >= 48 && b[$0] <= 57 }) { return false }
+                        start = j + 1
+                    } else if !isIdentChar(b[j]) {
+                        return false
+                    }
+                    j += 1
+                }
+                return true
+            }
+            if plus < n, !identifiers(plus + 1, n, noLeadingZero: false) { return nil }
+            if dash < plus, !identifiers(dash + 1, plus, noLeadingZero: true) { return nil }
+            // the core: one to three dot-separated numbers
+            var nums: [UInt64] = [0, 0, 0]
+            var part = 0
+            var value: UInt64 = 0
+            var digitCount = 0
+            var j = from
+            while j <= dash {
+                if j == dash || b[j] == UInt8(ascii: ".") {
+                    guard digitCount > 0, part < 3 else { return nil }
+                    nums[part] = value
+                    part += 1
+                    value = 0
+                    digitCount = 0
+                } else {
+                    let c = b[j]
+                    guard c >= 48, c <= 57 else { return nil }
+                    let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+                    let (sum, o2) = times10.addingReportingOverflow(UInt64(c - 48))
+                    if o1 || o2 { return nil }
+                    value = sum
+                    digitCount += 1
+                }
+                j += 1
+            }
+            let pre = dash < plus ? String(decoding: UnsafeBufferPointer(rebasing: b[(dash + 1)..<plus]), as: UTF8.self) : ""
+            let meta = plus < n ? String(decoding: UnsafeBufferPointer(rebasing: b[(plus + 1)..<n]), as: UTF8.self) : ""
+            return SemVersion(major: nums[0], minor: nums[1], patch: nums[2], prerelease: pre, metadata: meta, original: s)
         }
-        let core = rest.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...3).contains(core.count), core.allSatisfy(digits) else { return nil }
-        var nums: [UInt64] = []
-        for c in core {
-            guard let n = UInt64(c) else { return nil }
-            nums.append(n)
-        }
-        while nums.count < 3 { nums.append(0) }
-        return SemVersion(major: nums[0], minor: nums[1], patch: nums[2], prerelease: pre, metadata: meta, original: s)
     }
 
     /// Masterminds `StrictNewVersion`: exactly `X.Y.Z[-pre][+meta]`, no leading zeros.
@@ -81,9 +115,13 @@ public struct SemVersion: Sendable, Equatable {
     public static func parseTag(_ tag: String, flux: FluxVersion = .current) -> SemVersion? {
         switch flux {
         case .current:
-            // split on "." at most three times must give three parts: at least two dots
-            guard tag.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false).count == 3 else { return nil }
-            return parse(tag)
+            // at least two dots (Flux splits on "." at most three times and wants three parts)
+            var dots = 0
+            for c in tag.utf8 where c == UInt8(ascii: ".") {
+                dots += 1
+                if dots == 2 { return parse(tag) }
+            }
+            return nil
         case .legacy:
             var t = Substring(tag)
             if t.first == "v" { t = t.dropFirst() }
