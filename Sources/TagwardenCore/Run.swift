@@ -15,16 +15,24 @@ public struct Workspace {
     /// (`configPath`, else `.tagwarden.yaml` at the root, read from `rev`'s tree when a revision is linted).
     public static func open(path: String, configPath: String?, rev: String? = nil, fromIndex: Bool = false,
                             fromEnvironment: Bool = false) throws -> Workspace {
-        guard let real = realpath(path, nil) else {
-            throw TagwardenError("\(path): \(String(cString: strerror(errno)))")
+        let abs: String
+        var existing: String?   // for a PATH that only the linted revision has: its nearest ancestor on disk
+        if let real = realpath(path, nil) {
+            abs = String(cString: real)
+            free(real)
+        } else {
+            let why = errno
+            guard why == ENOENT, rev != nil, let (ancestor, full) = Workspace.nearestExisting(path) else {
+                throw TagwardenError("\(path): \(String(cString: strerror(why)))")
+            }
+            abs = full
+            existing = ancestor
         }
-        let abs = String(cString: real)
-        free(real)
         var st = stat()
         _ = stat(abs, &st)
-        let isDir = (st.st_mode & S_IFMT) == S_IFDIR
-        let repo = try GitRepository.discover(isDir ? abs : Model.dirname(abs), fromEnvironment: fromEnvironment)
-        var root = isDir ? abs : Model.dirname(abs)
+        let isDir = existing != nil || (st.st_mode & S_IFMT) == S_IFDIR
+        let repo = try GitRepository.discover(existing ?? (isDir ? abs : Model.dirname(abs)), fromEnvironment: fromEnvironment)
+        var root = existing ?? (isDir ? abs : Model.dirname(abs))
         if let repo {
             if let wd = repo.workdir {
                 let w = String(wd.dropLast(wd.hasSuffix("/") ? 1 : 0))
@@ -38,6 +46,11 @@ public struct Workspace {
         var prefix = ""
         if abs != root {
             if abs.hasPrefix(root + "/") { prefix = String(abs.dropFirst(root.count + 1)) }
+        }
+        if existing != nil {
+            guard let repo, let rev, !prefix.isEmpty, repo.pathExists(commit: try repo.resolveCommit(rev), path: prefix) else {
+                throw TagwardenError("\(path): no such file or directory, in the working tree or in \(rev ?? "the revision")")
+            }
         }
         var config = Config()
         let knownRules = Catalogue.ids
@@ -84,6 +97,28 @@ public struct Workspace {
             }
         }
         return Workspace(repo: repo, root: root, prefix: prefix, config: config)
+    }
+
+    /// For a `path` missing on disk: the real path of its nearest existing ancestor, and the path made absolute
+    /// from it, the rest as written (`.` and `..` taken by name).
+    static func nearestExisting(_ path: String) -> (ancestor: String, full: String)? {
+        var head = path.isEmpty ? "." : path
+        var tail: [Substring] = []
+        while true {
+            if let real = realpath(head, nil) {
+                var full = String(cString: real)
+                free(real)
+                let ancestor = full
+                for c in tail.reversed() where c != "." {
+                    if c == ".." { full = Model.dirname(full).isEmpty ? "/" : Model.dirname(full) } else { full += (full.hasSuffix("/") ? "" : "/") + c }
+                }
+                return (ancestor, full)
+            }
+            guard errno == ENOENT, head != "/", head != "." else { return nil }
+            let cut = head.lastIndex(of: "/")
+            tail.append(cut.map { head[head.index(after: $0)...] } ?? Substring(head))
+            head = cut.map { $0 == head.startIndex ? "/" : String(head[..<$0]) } ?? "."
+        }
     }
 
     /// The working tree (or plain directory), the index, or the tree of `rev`. The config file is not a manifest.

@@ -86,6 +86,15 @@ let imageRuleFindings = [
         // a commit-ish that is a tag name works too
         try r.git("tag", "v1")
         #expect(try r.audit("--rev", "v1", "--format", "json").findings == imageRuleFindings)
+        // a PATH that only the revision has (deleted or moved on disk) is found in its tree
+        try r.git("mv", "apps/staging", "apps/stage")
+        try r.commitAll("moved")
+        let moved = try r.audit("apps/staging", "--rev", "v1", "--format", "json")
+        #expect(moved.code == 1 && moved.findings == Array(imageRuleFindings[3...8]), "\(moved.stderr)")
+        #expect(try r.audit("apps/staging/db.yaml", "--rev", "v1", "--format", "json").findings == Array(imageRuleFindings[7...8]))
+        let absent = try r.audit("apps/staging", "--rev", "HEAD")
+        #expect(absent.code == 2 && absent.stderr == "tagwarden: error: apps/staging: no such file or directory, in the working tree or in HEAD\n")
+        #expect(try r.audit("apps/staging").code == 2)
     }
 
     @Test func pathLimitsWhatIsReportedNotWhatIsResolved() throws {

@@ -183,6 +183,17 @@ public final class GitRepository {
         return TreeEntry(path: path, oid: git_tree_entry_id(entry).pointee, mode: git_tree_entry_filemode(entry).rawValue)
     }
 
+    /// Whether the tree of the commit has a file or directory at `path`.
+    public func pathExists(commit commitId: String, path: String) -> Bool {
+        var obj: OpaquePointer?
+        guard git_revparse_single(&obj, handle, commitId + "^{tree}") == 0, let obj else { return false }
+        defer { git_object_free(obj) }
+        var entry: OpaquePointer?
+        guard git_tree_entry_bypath(&entry, obj, path) == 0, let entry else { return false }
+        git_tree_entry_free(entry)
+        return true
+    }
+
     public enum BlobRead {
         case bytes([UInt8])
         case tooLarge(Int)
