@@ -377,9 +377,6 @@ struct Extractor {
         lines?.position(y.bytes, offset: offset) ?? SourceText.position(y.bytes, offset: offset)
     }
 
-    /// The scalar item of a block sequence that a comment line is the head comment of (the item starts on
-    /// the next line), and whether the comment stands alone: with a comment line above it, the head comment
-    /// has several lines, which Flux cannot read as one JSON object.
     /// The last blank-separated token of `range` (an alias `*img` before a comment, say).
     static func lastToken(_ bytes: [UInt8], _ range: Range<Int>) -> ArraySlice<UInt8> {
         var end = range.upperBound
@@ -389,6 +386,9 @@ struct Extractor {
         return bytes[start..<end]
     }
 
+    /// The scalar item of a block sequence that a comment line is the head comment of (the item starts on
+    /// the next line), and whether the comment stands alone: with a comment line above it, the head comment
+    /// has several lines, which Flux cannot read as one JSON object.
     func headCommentItem(lineStart: Int, commentEnd: Int) -> (item: Int, alone: Bool)? {
         let bytes = y.bytes
         var alone = true

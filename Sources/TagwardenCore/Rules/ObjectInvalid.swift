@@ -167,7 +167,7 @@ extension Rule {
                 v += UInt64(Double(f) * (Double(unit) / scale))
                 if v > limit { return nil }
             }
-            total += v
+            total &+= v   // Go's uint64 wraps here too
             if total > limit { return nil }
         }
         return total > limit - 1 ? nil : total

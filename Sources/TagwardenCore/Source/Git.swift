@@ -54,7 +54,6 @@ public final class GitRepository {
         return GitRepository(handle: repo)
     }
 
-    /// Tracked paths of the index at stage 0 with their file modes.
     /// The repository's index. Two formats git writes on request are beyond libgit2 1.5: their errors say how to
     /// get an index it reads.
     func openIndex() throws -> OpaquePointer {
@@ -73,6 +72,7 @@ public final class GitRepository {
         return index
     }
 
+    /// Tracked paths of the index at stage 0 with their file modes.
     public func indexEntries() throws -> [(path: String, mode: UInt32)] {
         let index = try openIndex()
         defer { git_index_free(index) }
