@@ -162,30 +162,42 @@ public struct YAMLFile: Sendable {
     /// as Kubernetes reads YAML: an alias stands for its anchored node, and a key missing from the mapping
     /// is looked up in what a merge key `<<: *base` (or `<<: [*a, *b]`, earlier first) brings in.
     public func get(_ node: Int, _ key: StaticString) -> Int? {
-        get(node, key, merges: 0)
+        guard nodes[node].kind == .mapping else { return nil }
+        let (found, merge) = lookup(node, key)
+        if let found { return resolved(found) }
+        guard let merge else { return nil }
+        return merged(merge, key, depth: 1)
     }
 
-    private func get(_ node: Int, _ key: StaticString, merges: Int) -> Int? {
-        let n = nodes[node]
-        guard n.kind == .mapping else { return nil }
+    /// A mapping's value under `key` (the last one), and the value of its merge key `<<`, if any.
+    @inline(__always)
+    private func lookup(_ mapping: Int, _ key: StaticString) -> (found: Int?, merge: Int?) {
+        let n = nodes[mapping]
         var found: Int?
         var merge: Int?
         var i = n.childStart
         while i + 1 < n.childStart + n.childCount {
-            let k = nodes[children[i]]
-            if valueEquals(children[i], key) {
+            let k = children[i]
+            if valueEquals(k, key) {
                 found = children[i + 1]
-            } else if k.kind == .scalar, k.style == .plain, isMergeKey(k) {
+            } else if nodes[k].valueCount == 2, nodes[k].kind == .scalar, nodes[k].style == .plain, isMergeKey(nodes[k]) {
                 merge = children[i + 1]
             }
             i += 2
         }
-        if let found { return resolved(found) }
-        // a merge chain is followed a few levels deep: anchors can only point back, but `&a {<<: *a}` loops
-        guard let merge = merge.map(resolved), merges < 8 else { return nil }
-        if nodes[merge].kind == .mapping { return get(merge, key, merges: merges + 1) }
-        for m in childNodes(merge) {
-            if let v = get(resolved(m), key, merges: merges + 1) { return v }
+        return (found, merge)
+    }
+
+    /// The value under `key` in what a merge key brings in: a mapping, or a sequence of mappings (earlier
+    /// first). A merge chain is followed a few levels deep: anchors only point back, but `&a {<<: *a}` loops.
+    private func merged(_ value: Int, _ key: StaticString, depth: Int) -> Int? {
+        guard depth <= 8 else { return nil }
+        let target = resolved(value)
+        let sources = nodes[target].kind == .mapping ? [target] : childNodes(target).map(resolved)
+        for m in sources where nodes[m].kind == .mapping {
+            let (found, merge) = lookup(m, key)
+            if let found { return resolved(found) }
+            if let merge, let v = merged(merge, key, depth: depth + 1) { return v }
         }
         return nil
     }

@@ -106,9 +106,6 @@ extension YAMLFile {
         var docRoot = -1
         var docStart = SourcePosition(offset: 0, line: 1, column: 1)
         var anchors: [String: Int] = [:]  // this document's anchors so far: the latest of a name wins
-        func anchor(_ name: UnsafeMutablePointer<yaml_char_t>?, _ index: Int) {
-            if let name { anchors[String(cString: name)] = index }
-        }
         // about one node per 6 bytes in manifests; large files grow as they need
         nodes.reserveCapacity(min(buf.count / 6, 1 << 14) + 8)
         children.reserveCapacity(min(buf.count / 6, 1 << 14) + 8)
@@ -191,7 +188,7 @@ extension YAMLFile {
                     node.commentEnd = ce
                 }
                 let index = nodes.count
-                if type == YAML_SCALAR_EVENT { anchor(event.data.scalar.anchor, index) }
+                if type == YAML_SCALAR_EVENT, let name = event.data.scalar.anchor { anchors[String(cString: name)] = index }
                 if node.commentStart >= 0 { commented.append(index) }
                 nodes.append(node)
                 attach(index, &pending, &docRoot)
@@ -215,7 +212,9 @@ extension YAMLFile {
                     node.tagCount = n
                 }
                 let index = nodes.count
-                anchor(isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor, index)
+                if let name = isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor {
+                    anchors[String(cString: name)] = index
+                }
                 nodes.append(node)
                 attach(index, &pending, &docRoot)
                 open.append(index)
