@@ -352,6 +352,9 @@ public final class GitRepository {
         var opts = git_diff_find_options()
         git_diff_find_options_init(&opts, UInt32(GIT_DIFF_FIND_OPTIONS_VERSION))
         opts.flags = GIT_DIFF_FIND_RENAMES.rawValue
+        // every added file is compared with every deleted one, as git does (libgit2 stops after 1000 candidates
+        // per file, so a pull request that moves more files than that would see half of them as new)
+        opts.rename_limit = max(1000, git_diff_num_deltas(diff))
         guard git_diff_find_similar(diff, &opts) == 0 else {
             throw TagwardenError("cannot find renames between \(old) and \(new): \(lastGitError("unknown error"))")
         }
