@@ -25,7 +25,7 @@ public struct Model: Sendable {
 
     public static let defaultFloatingTags = ["main", "master", "develop", "development", "dev", "stable", "edge", "nightly",
                                              "canary", "release", "head", "snapshot", "prod", "production", "staging", "stage",
-                                             "test", "testing", "unstable", "next", "trunk", "current", "lts", "beta", "alpha", "preview"]
+                                             "test", "testing", "unstable", "next", "trunk", "current", "lts", "mainline", "beta", "alpha", "preview"]
 
     /// Parses and extracts every file (in parallel), then resolves namespaces and environments.
     public static func build(_ sources: [SourceFile], config: Config, profile: String?) -> Model {

@@ -355,8 +355,8 @@ id: image-floating-tag
 severity: warning
 summary: A tag that moves, such as `main`, `stable` or a partial version like `1.25`.
 rationale: >
-  Branch names, channels (`stable`, `edge`, `nightly`) and partial versions (`1`, `1.25`, `v2`) are
-  re-pointed at new builds. The manifest stays the same while the running code changes.
+  Branch names, channels (`stable`, `edge`, `nightly`), their variants (`stable-slim`, `latest-alpine`)
+  and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest stays the same while the running code changes.
 fix: >
   Use the full version (`1.25.3`) or a build-specific tag, or pin a digest. The list of floating tags
   can be replaced with `floatingTags:` in .tagwarden.yaml.
@@ -385,6 +385,22 @@ triggering:
             newTag: "1.25"
     expect:
       - {file: apps/kustomization.yaml, line: 4, column: 13}
+  - description: a variant of a moving tag moves with it
+    files:
+      apps/cache.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: cache
+        spec:
+          containers:
+            - name: a
+              image: redis:latest-alpine
+            - name: b
+              image: nginx:stable-slim
+    expect:
+      - {file: apps/cache.yaml, line: 8, column: 14}
+      - {file: apps/cache.yaml, line: 10, column: 14}
 nonTriggering:
   - description: full versions
     files:
@@ -399,6 +415,19 @@ nonTriggering:
               image: nginx:1.25.3
             - name: b
               image: redis:7.2.4-alpine
+  - description: a branch name with a build after it names that build
+    files:
+      apps/api.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: api
+        spec:
+          containers:
+            - name: a
+              image: ghcr.io/acme/api:main-3f9c2ab
+            - name: b
+              image: ghcr.io/acme/api:develop-v1.4.2-3f9c2ab-1718000000
 """#),
         ("image-invalid-reference.yaml", #"""
 id: image-invalid-reference

@@ -3,8 +3,7 @@ extension Rule {
         m.images.indices.compactMap { i in
             let img = m.images[i]
             guard img.invalid == nil, img.digest == nil, let tag = img.tag, !isLatest(img) else { return nil }
-            let lower = tag.value.lowercased()
-            if m.floatingTags.contains(lower) {
+            if isFloatingWord(tag.value.lowercased(), m.floatingTags) {
                 return m.finding("image-floating-tag",
                                  "image '\(img.text)' uses the floating tag '\(tag.value)', which points at a new build after each push",
                                  image: i, span: tag.span)
@@ -18,12 +17,26 @@ extension Rule {
         }
     }
 
+    /// A floating tag of the list, or `latest`/a listed tag with a variant such as `-alpine` (`stable-slim`,
+    /// `latest-alpine`): the variant of a moving tag moves with it. A suffix with a digit (`main-3f9c2ab`,
+    /// `develop-v1.2.3`) names a build and is not a variant.
+    static func isFloatingWord(_ lower: String, _ list: Set<String>) -> Bool {
+        if list.contains(lower) { return true }
+        guard let dash = lower.firstIndex(of: "-") else { return false }
+        let head = String(lower[..<dash]), variant = lower[lower.index(after: dash)...]
+        return (head == "latest" || list.contains(head)) && isVariant(variant)
+    }
+
+    /// `alpine`, `slim-bookworm`: letters, with dashes between words.
+    static func isVariant(_ s: Substring) -> Bool {
+        !s.isEmpty && s.first != "-" && s.last != "-" && s.allSatisfy { ($0.isASCII && $0.isLetter) || $0 == "-" }
+    }
+
     /// `1`, `1.25`, `v2`, optionally with a variant such as `-alpine` (`1.25-alpine`).
     static func isPartialVersion(_ tag: String) -> Bool {
         var s = Substring(tag)
         if let dash = s.firstIndex(of: "-") {
-            let variant = s[s.index(after: dash)...]
-            guard !variant.isEmpty, variant.allSatisfy({ $0.isLetter || $0 == "-" }) else { return false }
+            guard isVariant(s[s.index(after: dash)...]) else { return false }
             s = s[..<dash]
         }
         if s.first == "v" || s.first == "V" { s = s.dropFirst() }
