@@ -111,14 +111,25 @@ struct PolicyEval: ParsableCommand {
             let model = Model.build(snapshot.files, config: ws.config, profile: nil)
             let parts = policy.split(whereSeparator: { $0 == "/" || $0 == ":" }).map(String.init)
             guard parts.count == 2 else { return fail("--policy must be NAMESPACE/NAME, not '\(policy)'") }
-            guard let p = model.flux.policy(namespace: parts[0], name: parts[1]) else {
+            var candidates = model.flux.policies(namespace: parts[0], name: parts[1])
+            guard !candidates.isEmpty else {
                 let known = model.flux.policies.map { "\($0.namespace ?? "default")/\($0.name)" }
                 let hint = Suggest.nearest("\(parts[0])/\(parts[1])", in: known).map { " (did you mean '\($0)'?)" } ?? ""
                 return fail("no ImagePolicy \(parts[0])/\(parts[1]) in \(ws.root)\(hint)")
             }
-            let spec = model.flux.policies[p].spec
-            let repo = spec.repositoryName.flatMap { model.flux.repository(namespace: spec.repositoryNamespace ?? model.flux.policies[p].namespace, name: $0.value) }
-            definition = PolicyDefinition(spec: spec, repository: repo.map { model.flux.repositories[$0].spec })
+            // one per cluster: PATH says which
+            func file(_ p: Int) -> String { model.path(model.objects[model.flux.policies[p].object].file) }
+            if candidates.count > 1, !ws.prefix.isEmpty {
+                let under = candidates.filter { file($0) == ws.prefix || file($0).hasPrefix(ws.prefix + "/") }
+                if !under.isEmpty { candidates = under }
+            }
+            guard candidates.count == 1 else {
+                let files = candidates.map(file)
+                return fail("\(parts[0])/\(parts[1]) is defined in \(files.dropLast().joined(separator: ", ")) and \(files.last!): "
+                            + "give the directory of one as PATH")
+            }
+            let chosen = model.flux.policies[candidates[0]]
+            definition = PolicyDefinition(spec: chosen.spec, repository: chosen.repository.map { model.flux.repositories[$0].spec })
         } else {
             let choice: PolicyDefinition.Choice
             if let s = semver { choice = .semver(s) } else if let a = alphabetical { choice = .alphabetical(a) } else { choice = .numerical(numerical!) }

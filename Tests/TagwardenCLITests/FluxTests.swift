@@ -269,6 +269,50 @@ func fluxRepo() throws -> TempRepo {
         #expect(res.json["summary"].flatMap { ($0 as? [String: Any])?["markers"] as? Int } == 4)
     }
 
+    @Test func oneRepositoryForSeveralClustersWithTheSameNames() throws {
+        // clusters/staging and clusters/production each define flux-system/web: a marker uses its environment's,
+        // and each policy its own cluster's ImageRepository
+        let r = try TempRepo()
+        for (env, registry) in [("staging", "registry.staging.example"), ("production", "ghcr.io")] {
+            try r.write("clusters/\(env)/web.yaml", """
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImagePolicy
+            metadata: {name: web, namespace: flux-system}
+            spec:
+              imageRepositoryRef: {name: web}
+              filterTags: {pattern: '^\(env)-v(?P<v>[0-9]+\\.[0-9]+\\.[0-9]+)-', extract: '$v'}
+              policy: {semver: {range: '>=1.0.0'}}
+            ---
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImageRepository
+            metadata: {name: web, namespace: flux-system}
+            spec: {image: \(registry)/acme/web, interval: 5m}
+
+            """)
+            try r.write("apps/\(env)/web.yaml", """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: web, namespace: \(env)}
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: web
+                      image: \(registry)/acme/web:\(env)-v1.2.3-abc1234-1700000000 # {"$imagepolicy": "flux-system:web"}
+
+            """)
+        }
+        let res = try r.audit("--format", "json")
+        #expect(res.code == 0 && res.findings.isEmpty, "\(res.findings)")
+        // policy eval: the PATH says which cluster's policy
+        let tags = "staging-v1.0.0-a-1\nproduction-v2.0.0-b-2\n"
+        let staging = try tagwarden(["policy", "eval", "clusters/staging", "--policy", "flux-system/web", "--tags", "-"], in: r.path, stdin: tags)
+        #expect(staging.code == 0 && staging.stdout.contains("selected: staging-v1.0.0-a-1"), "\(staging.stdout) \(staging.stderr)")
+        let ambiguous = try tagwarden(["policy", "eval", "--policy", "flux-system/web", "--tags", "-"], in: r.path, stdin: tags)
+        #expect(ambiguous.code == 2 && ambiguous.stderr.contains("flux-system/web is defined in clusters/production/web.yaml and clusters/staging/web.yaml"),
+                "\(ambiguous.stderr)")
+    }
+
     @Test func manyMarkersInOneFileKeepTheirPositions() throws {
         // past a handful of markers a file's lines are indexed once: the positions must not change
         let r = try TempRepo()

@@ -9,18 +9,21 @@ public struct FluxIndex: Sendable {
         public let name: String
         public let spec: ImagePolicySpec
         public let labels: [String: String]
+        /// The environment of where it is defined (nil when its location names none).
+        public let environment: String?
         /// The compiled pattern; nil when there is none or it does not compile.
         public var regex: GoRegex?
         public var regexError: String?
         /// The ImageRepository its `imageRepositoryRef` names, when the repository has it.
         public var repository: Int?
 
-        init(object: Int, namespace: String?, name: String, spec: ImagePolicySpec, labels: [String: String]) {
+        init(object: Int, namespace: String?, name: String, spec: ImagePolicySpec, labels: [String: String], environment: String?) {
             self.object = object
             self.namespace = namespace
             self.name = name
             self.spec = spec
             self.labels = labels
+            self.environment = environment
         }
     }
 
@@ -29,6 +32,7 @@ public struct FluxIndex: Sendable {
         public var namespace: String?
         public var name: String
         public var spec: ImageRepositorySpec
+        public var environment: String?
     }
 
     public struct Automation: Sendable {
@@ -62,9 +66,11 @@ public struct FluxIndex: Sendable {
         let namespace: String
         let name: String
     }
-    var policyByKey: [Key: Int] = [:]
-    var unnamespacedPolicy: [String: Int] = [:]
-    var repositoryByKey: [Key: Int] = [:]
+    // Every object of a key, in source order: a repository of several clusters defines `flux-system/web` once
+    // per cluster, and a lookup from one environment finds that environment's.
+    var policyByKey: [Key: [Int]] = [:]
+    var unnamespacedPolicy: [String: [Int]] = [:]
+    var repositoryByKey: [Key: [Int]] = [:]
     var repositoryByName: [String: [Int]] = [:]
 
     static func sameNamespace(_ a: String?, _ b: String?) -> Bool {
@@ -79,17 +85,35 @@ public struct FluxIndex: Sendable {
         return gitRepositories.first { $0.name == name && FluxIndex.sameNamespace($0.namespace, ns) }?.spec
     }
 
-    public func policy(namespace: String, name: String) -> Int? {
-        policyByKey[Key(namespace: namespace, name: name)] ?? unnamespacedPolicy[name]
+    /// The policy `namespace/name`; of several (one per cluster), the one defined in `environment`, else the first.
+    public func policy(namespace: String, name: String, environment: String? = nil) -> Int? {
+        let candidates = policies(namespace: namespace, name: name)
+        guard !candidates.isEmpty else { return nil }
+        return FluxIndex.preferring(environment, candidates) { policies[$0].environment }
     }
 
-    public func repository(namespace: String?, name: String) -> Int? {
-        if let ns = namespace, let r = repositoryByKey[Key(namespace: ns, name: name)] { return r }
-        return repositoryByName[name]?.first { FluxIndex.sameNamespace(repositories[$0].namespace, namespace) }
+    /// Every policy `namespace/name` (several when each cluster of the repository defines it).
+    public func policies(namespace: String, name: String) -> [Int] {
+        policyByKey[Key(namespace: namespace, name: name)] ?? unnamespacedPolicy[name] ?? []
     }
 
-    static func build(objects: [ManifestObject], namespaces: [String?], files: [FileFacts], markers: [MarkerComment],
-                      markerEnvironment: [String?]) -> FluxIndex {
+    /// The ImageRepository `name` in `namespace`; of several, the one defined in `environment`, else the first.
+    public func repository(namespace: String?, name: String, environment: String? = nil) -> Int? {
+        var candidates = namespace.flatMap { repositoryByKey[Key(namespace: $0, name: name)] } ?? []
+        if candidates.isEmpty {
+            candidates = repositoryByName[name]?.filter { FluxIndex.sameNamespace(repositories[$0].namespace, namespace) } ?? []
+        }
+        guard !candidates.isEmpty else { return nil }
+        return FluxIndex.preferring(environment, candidates) { repositories[$0].environment }
+    }
+
+    static func preferring(_ environment: String?, _ candidates: [Int], _ environmentOf: (Int) -> String?) -> Int {
+        if let environment, candidates.count > 1, let same = candidates.first(where: { environmentOf($0) == environment }) { return same }
+        return candidates[0]
+    }
+
+    static func build(objects: [ManifestObject], namespaces: [String?], environments: [String?], files: [FileFacts],
+                      markers: [MarkerComment], markerEnvironment: [String?]) -> FluxIndex {
         var idx = FluxIndex()
         var patchFiles = Set<String>()
         for o in objects where o.isKustomization {
@@ -104,7 +128,7 @@ public struct FluxIndex: Sendable {
             switch o.flux {
             case .imagePolicy(let spec)?:
                 guard let name = o.name else { continue }
-                let p = Policy(object: i, namespace: namespaces[i], name: name, spec: spec, labels: o.labels)
+                let p = Policy(object: i, namespace: namespaces[i], name: name, spec: spec, labels: o.labels, environment: environments[i])
                 if let pattern = spec.pattern?.value {
                     let r: Result<GoRegex, RegexSyntaxError>
                     if let c = compiled[pattern] { r = c } else {
@@ -118,7 +142,9 @@ public struct FluxIndex: Sendable {
                 }
                 idx.policies.append(p)
             case .imageRepository(let spec)?:
-                if let name = o.name { idx.repositories.append(Repository(object: i, namespace: namespaces[i], name: name, spec: spec)) }
+                if let name = o.name {
+                    idx.repositories.append(Repository(object: i, namespace: namespaces[i], name: name, spec: spec, environment: environments[i]))
+                }
             case .automation(let spec)?:
                 var path: String? = ""
                 if let raw = spec.updatePath?.value {
@@ -133,29 +159,26 @@ public struct FluxIndex: Sendable {
         }
         for (p, policy) in idx.policies.enumerated() {
             if let ns = policy.namespace {
-                let key = Key(namespace: ns, name: policy.name)
-                if idx.policyByKey[key] == nil { idx.policyByKey[key] = p }
-            } else if idx.unnamespacedPolicy[policy.name] == nil {
-                idx.unnamespacedPolicy[policy.name] = p
+                idx.policyByKey[Key(namespace: ns, name: policy.name), default: []].append(p)
+            } else {
+                idx.unnamespacedPolicy[policy.name, default: []].append(p)
             }
         }
         for (r, repo) in idx.repositories.enumerated() {
-            if let ns = repo.namespace {
-                let key = Key(namespace: ns, name: repo.name)
-                if idx.repositoryByKey[key] == nil { idx.repositoryByKey[key] = r }
-            }
+            if let ns = repo.namespace { idx.repositoryByKey[Key(namespace: ns, name: repo.name), default: []].append(r) }
             idx.repositoryByName[repo.name, default: []].append(r)
         }
         for policy in idx.policies {
             if let ref = policy.spec.repositoryName {
-                policy.repository = idx.repository(namespace: policy.spec.repositoryNamespace ?? policy.namespace, name: ref.value)
+                policy.repository = idx.repository(namespace: policy.spec.repositoryNamespace ?? policy.namespace, name: ref.value,
+                                                   environment: policy.environment)
             }
         }
         for (k, m) in markers.enumerated() {
             var info = MarkerInfo(environment: markerEnvironment[k])
             info.ref = m.ref
             info.problem = m.problem
-            if let ref = m.ref, let p = idx.policy(namespace: ref.namespace, name: ref.name) {
+            if let ref = m.ref, let p = idx.policy(namespace: ref.namespace, name: ref.name, environment: markerEnvironment[k]) {
                 info.policy = p
                 if m.context == .value { idx.uses[p, default: []].append(k) }
             }

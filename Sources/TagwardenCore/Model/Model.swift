@@ -118,8 +118,8 @@ public struct Model: Sendable {
             if let o = m.object { return objectEnvironment[o] }
             return env.detect(clues[m.file], namespace: nil, namespaceLabels: labels)
         }
-        let flux = FluxIndex.build(objects: objects, namespaces: namespaces, files: facts, markers: markers,
-                                   markerEnvironment: markerEnvironment)
+        let flux = FluxIndex.build(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
+                                   markers: markers, markerEnvironment: markerEnvironment)
         return Model(files: facts, objects: objects, images: images, markers: markers, config: config, environments: env,
                      objectNamespace: namespaces, objectEnvironment: objectEnvironment, imageEnvironment: imageEnvironment,
                      imagePromoted: promoted, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
