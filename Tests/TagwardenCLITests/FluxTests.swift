@@ -313,6 +313,35 @@ func fluxRepo() throws -> TempRepo {
                 "\(ambiguous.stderr)")
     }
 
+    @Test func eachClustersAutomationUsesItsOwnGitRepository() throws {
+        // both clusters name their source flux-system/flux-system; staging's comes first in the tree
+        let r = try TempRepo()
+        try r.write(".tagwarden.yaml", "profile: strict\n")
+        for (dir, branch) in [("clusters/eu/staging", "staging"), ("clusters/us/production", "main")] {
+            try r.write("\(dir)/flux.yaml", """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: flux-system, namespace: flux-system}
+            spec:
+              url: https://example.com/fleet.git
+              ref: {branch: \(branch)}
+            ---
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImageUpdateAutomation
+            metadata: {name: auto, namespace: flux-system}
+            spec:
+              sourceRef: {kind: GitRepository, name: flux-system}
+              git:
+                commit: {author: {email: bot@example.com}}
+                push: {branch: \(branch)}
+              update: {path: ./\(dir)}
+
+            """)
+        }
+        // production checks out main (its own source) and pushes to it: a direct push where review is required
+        #expect(try r.audit("--format", "json").findings == ["automation-direct-push clusters/us/production/flux.yaml:15:20"])
+    }
+
     @Test func manyMarkersInOneFileKeepTheirPositions() throws {
         // past a handful of markers a file's lines are indexed once: the positions must not change
         let r = try TempRepo()

@@ -38,6 +38,7 @@ public struct FluxIndex: Sendable {
     public struct Automation: Sendable {
         public var object: Int
         public var namespace: String?
+        public var environment: String?
         public var spec: AutomationSpec
         /// `update.path` normalised ("" for the root); nil when absolute or escaping.
         public var path: String?
@@ -54,7 +55,7 @@ public struct FluxIndex: Sendable {
     public var policies: [Policy] = []
     public var repositories: [Repository] = []
     public var automations: [Automation] = []
-    public var gitRepositories: [(namespace: String?, name: String, spec: GitRepositorySpec)] = []
+    public var gitRepositories: [(namespace: String?, name: String, spec: GitRepositorySpec, environment: String?)] = []
     /// Parallel to `Model.markers`.
     public var markers: [MarkerInfo] = []
     /// Policy → markers (Flux-readable ones) that name it.
@@ -78,11 +79,14 @@ public struct FluxIndex: Sendable {
         a == nil || b == nil || a == b
     }
 
-    /// The GitRepository an automation's `sourceRef` names (its own namespace unless the ref gives one).
+    /// The GitRepository an automation's `sourceRef` names (its own namespace unless the ref gives one; of several,
+    /// its own environment's).
     public func source(of a: Automation) -> GitRepositorySpec? {
         guard (a.spec.sourceKind ?? "GitRepository") == "GitRepository", let name = a.spec.sourceName?.value else { return nil }
         let ns = a.spec.sourceNamespace ?? a.namespace
-        return gitRepositories.first { $0.name == name && FluxIndex.sameNamespace($0.namespace, ns) }?.spec
+        let candidates = gitRepositories.indices.filter { gitRepositories[$0].name == name && FluxIndex.sameNamespace(gitRepositories[$0].namespace, ns) }
+        guard !candidates.isEmpty else { return nil }
+        return gitRepositories[FluxIndex.preferring(a.environment, candidates) { gitRepositories[$0].environment }].spec
     }
 
     /// The policy `namespace/name`; of several (one per cluster), the one defined in `environment`, else the first.
@@ -150,9 +154,9 @@ public struct FluxIndex: Sendable {
                 if let raw = spec.updatePath?.value {
                     path = raw.hasPrefix("/") ? nil : Model.normalizePath(raw)
                 }
-                idx.automations.append(Automation(object: i, namespace: namespaces[i], spec: spec, path: path))
+                idx.automations.append(Automation(object: i, namespace: namespaces[i], environment: environments[i], spec: spec, path: path))
             case .gitRepository(let spec)?:
-                if let name = o.name { idx.gitRepositories.append((namespaces[i], name, spec)) }
+                if let name = o.name { idx.gitRepositories.append((namespaces[i], name, spec, environments[i])) }
             default:
                 break
             }
