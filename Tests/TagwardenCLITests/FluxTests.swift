@@ -304,6 +304,27 @@ func fluxRepo() throws -> TempRepo {
         }
         let res = try r.audit("--format", "json")
         #expect(res.code == 0 && res.findings.isEmpty, "\(res.findings)")
+        // a marker in a shared base, updated by the automations of both clusters: contested, and nothing is judged
+        // against either policy alone (no value rejected, no policy unused)
+        try r.write("apps/base/worker.yaml", pod("worker", images: ["ghcr.io/acme/web:1.0.0 # {\"$imagepolicy\": \"flux-system:web\"}"]))
+        for env in ["staging", "production"] {
+            try r.write("clusters/\(env)/auto.yaml", """
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImageUpdateAutomation
+            metadata: {name: auto, namespace: flux-system}
+            spec:
+              git: {commit: {author: {email: bot@example.com}}, push: {branch: image-updates}}
+              update: {path: ./apps}
+
+            """)
+        }
+        let shared = try r.audit("--format", "json")
+        #expect(shared.findings == ["marker-contested apps/base/worker.yaml:8:37"], "\(shared.findings)")
+        // the base updated by staging's automation only: staging's policy is the one, and the tag is judged by it
+        try r.write("clusters/production/auto.yaml", "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\nmetadata: {name: auto, namespace: flux-system}\n"
+                    + "spec:\n  git: {commit: {author: {email: bot@example.com}}, push: {branch: image-updates}}\n  update: {path: ./apps/production}\n")
+        #expect(try r.audit("--format", "json").findings == ["marker-image-mismatch apps/base/worker.yaml:8:37", "marker-value-rejected apps/base/worker.yaml:8:37"])
+        try r.remove("apps/base/worker.yaml")
         // policy eval: the PATH says which cluster's policy
         let tags = "staging-v1.0.0-a-1\nproduction-v2.0.0-b-2\n"
         let staging = try tagwarden(["policy", "eval", "clusters/staging", "--policy", "flux-system/web", "--tags", "-"], in: r.path, stdin: tags)

@@ -49,6 +49,9 @@ public struct FluxIndex: Sendable {
         public var problem: String?
         /// The policy it names, if it exists.
         public var policy: Int?
+        /// When several environments define the policy it names, the field is in none of them, and the automations
+        /// that update it do not settle which: all of them (`policy` is then nil).
+        public var candidates: [Int] = []
         public var environment: String?
     }
 
@@ -94,6 +97,14 @@ public struct FluxIndex: Sendable {
         let candidates = policies(namespace: namespace, name: name)
         guard !candidates.isEmpty else { return nil }
         return FluxIndex.preferring(environment, candidates) { policies[$0].environment }
+    }
+
+    /// The automations whose `update.path` holds `path` and that use policies of `namespace`.
+    public func updaters(of path: String, namespace: String) -> [Automation] {
+        automations.filter { a in
+            guard let dir = a.path else { return false }
+            return (dir.isEmpty || path == dir || path.hasPrefix(dir + "/")) && FluxIndex.sameNamespace(a.namespace, namespace)
+        }
     }
 
     /// Every policy `namespace/name` (several when each cluster of the repository defines it).
@@ -182,9 +193,18 @@ public struct FluxIndex: Sendable {
             var info = MarkerInfo(environment: markerEnvironment[k])
             info.ref = m.ref
             info.problem = m.problem
-            if let ref = m.ref, let p = idx.policy(namespace: ref.namespace, name: ref.name, environment: markerEnvironment[k]) {
-                info.policy = p
-                if m.context == .value { idx.uses[p, default: []].append(k) }
+            if let ref = m.ref {
+                let all = idx.policies(namespace: ref.namespace, name: ref.name)
+                var environment = markerEnvironment[k]
+                if environment == nil, Set(all.compactMap { idx.policies[$0].environment }).count > 1 {
+                    // a field of no environment (a shared base): the environments whose automations update it decide
+                    let updating = Set(idx.updaters(of: files[m.file].path, namespace: ref.namespace).map(\.environment))
+                    if updating.count == 1 { environment = updating.first! } else { info.candidates = all }
+                }
+                if info.candidates.isEmpty { info.policy = idx.policy(namespace: ref.namespace, name: ref.name, environment: environment) }
+                if m.context == .value {
+                    for p in info.policy.map({ [$0] }) ?? info.candidates { idx.uses[p, default: []].append(k) }
+                }
             }
             idx.markers.append(info)
         }

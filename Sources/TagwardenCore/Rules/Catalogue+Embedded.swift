@@ -736,6 +736,105 @@ nonTriggering:
             - name: web
               image: ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@sha256:4444444444444444444444444444444444444444444444444444444444444444
 """#),
+        ("marker-contested.yaml", #"""
+id: marker-contested
+severity: error
+summary: A marker in a shared file (no environment of its own) names a policy that several environments define differently.
+rationale: >
+  In a repository of several clusters, `clusters/staging` and `clusters/production` may each define
+  `flux-system/web`. A marker in a file both use (a kustomize base) is then updated by whichever
+  cluster's ImageUpdateAutomation runs: when both automations cover the file, each run writes back the
+  other environment's tag, and production receives staging builds in between.
+fix: >
+  Keep the image field in each environment's overlay (a kustomize `images:` entry or a patch per
+  environment) with its own marker, and leave the shared base without one.
+triggering:
+  - description: a base that the automations of both clusters update
+    files:
+      apps/base/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web"}
+      clusters/staging/flux.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          filterTags: {pattern: '^staging-'}
+          policy: {alphabetical: {}}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: auto, namespace: flux-system}
+        spec:
+          git: {commit: {author: {email: bot@example.com}}, push: {branch: image-updates}}
+          update: {path: ./apps}
+      clusters/production/flux.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          filterTags: {pattern: '^production-'}
+          policy: {alphabetical: {}}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: auto, namespace: flux-system}
+        spec:
+          git: {commit: {author: {email: bot@example.com}}, push: {branch: image-updates}}
+          update: {path: ./apps}
+    expect:
+      - {file: apps/base/web.yaml, line: 8, column: 37}
+nonTriggering:
+  - description: only one environment's automation updates the base, so its policy is the one
+    files:
+      apps/base/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web"}
+      clusters/staging/flux.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          filterTags: {pattern: '^staging-'}
+          policy: {alphabetical: {}}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: auto, namespace: flux-system}
+        spec:
+          git: {commit: {author: {email: bot@example.com}}, push: {branch: image-updates}}
+          update: {path: ./apps/base}
+      clusters/production/flux.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          filterTags: {pattern: '^production-'}
+          policy: {alphabetical: {}}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: auto, namespace: flux-system}
+        spec:
+          git: {commit: {author: {email: bot@example.com}}, push: {branch: image-updates}}
+          update: {path: ./apps/production}
+"""#),
         ("marker-digest-unavailable.yaml", #"""
 id: marker-digest-unavailable
 severity: error

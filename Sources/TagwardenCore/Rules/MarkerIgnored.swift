@@ -18,7 +18,7 @@ extension Rule {
             case .value:
                 if m.files[mk.file].syntaxError != nil {
                     reason = "Flux skips files that do not parse"
-                } else if let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy {
+                } else if let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy ?? m.flux.markers[k].candidates.first {
                     reason = automationReason(m, path: path, ref: ref, policy: p)
                 }
             }
@@ -29,13 +29,13 @@ extension Rule {
 
     /// Why no ImageUpdateAutomation applies this marker, or nil when one does (or the repository has none).
     static func automationReason(_ m: Model, path: String, ref: MarkerRef, policy p: Int) -> String? {
-        let autos = m.flux.automations.filter { $0.path != nil && !m.flux.patchObjects.contains($0.object) }
+        let autos = m.flux.automations.filter { $0.path != nil }
         guard !autos.isEmpty else { return nil }
         let covering = autos.filter { a in a.path!.isEmpty || path == a.path! || path.hasPrefix(a.path! + "/") }
         if covering.isEmpty {
             return "the file is outside every ImageUpdateAutomation's update.path (\(Set(autos.map { $0.path!.isEmpty ? "." : $0.path! }).sorted().joined(separator: ", ")))"
         }
-        let sameNamespace = covering.filter { FluxIndex.sameNamespace($0.namespace, ref.namespace) }
+        let sameNamespace = m.flux.updaters(of: path, namespace: ref.namespace)
         if sameNamespace.isEmpty {
             let namespaces = Set(covering.compactMap(\.namespace)).sorted().joined(separator: ", ")
             return "policy namespace \(ref.namespace) is not the namespace of the automations that update this file (\(namespaces)); Flux only uses policies in an automation's own namespace"

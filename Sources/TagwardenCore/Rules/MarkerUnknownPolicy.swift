@@ -6,7 +6,8 @@ extension Rule {
         var byName: [String: [String]]?
         var hints: [String: String] = [:]   // many markers may share one unknown name
         return m.markers.indices.compactMap { k in
-            guard m.markers[k].context == .value, let ref = m.flux.markers[k].ref, m.flux.markers[k].policy == nil else { return nil }
+            guard m.markers[k].context == .value, let ref = m.flux.markers[k].ref, m.flux.markers[k].policy == nil,
+                  m.flux.markers[k].candidates.isEmpty else { return nil }
             let wanted = "\(ref.namespace):\(ref.name)"
             if hints[wanted] == nil {
                 if byName == nil {

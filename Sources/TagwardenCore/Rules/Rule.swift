@@ -38,7 +38,7 @@ public struct Rule: Sendable {
     public static let all: [Rule] = [
         .imageInvalidReference, .imageMissingTag, .imageLatestTag, .imageFloatingTag, .imageTagNotString,
         .imageNotPinned, .imageEnvPrefix, .imageTagPattern, .promotionUntestedDigest, .promotionRebuiltArtifact,
-        .markerMalformed, .markerUnknownPolicy, .markerImageMismatch, .markerWrongForm, .markerEnvMismatch, .markerIgnored,
+        .markerMalformed, .markerUnknownPolicy, .markerImageMismatch, .markerWrongForm, .markerEnvMismatch, .markerContested, .markerIgnored,
         .policyInvalidRegex, .policyCrossesEnvironment, .policySelectsNothing, .policyUnknownRepository, .policyUnused,
         .objectDuplicate, .automationUnknownSource, .automationMissingPath, .automationDirectPush, .automationInvalidTemplate,
         .apiRemoved, .policyInvalidSemver, .markerValueRejected, .policyFragileOrder, .markerDigestUnavailable,

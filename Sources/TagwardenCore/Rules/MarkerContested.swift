@@ -1,0 +1,18 @@
+extension Rule {
+    static let markerContested = Rule("marker-contested") { m in
+        m.markers.indices.compactMap { k in
+            let info = m.flux.markers[k]
+            guard m.markers[k].context == .value, let ref = info.ref, !info.candidates.isEmpty else { return nil }
+            let name = "\(ref.namespace)/\(ref.name)"
+            let defined = info.candidates.map { p in
+                "\(m.flux.policies[p].environment ?? "no environment") (\(m.path(m.objects[m.flux.policies[p].object].file)))"
+            }
+            let updating = m.flux.updaters(of: m.path(m.markers[k].file), namespace: ref.namespace).map { $0.environment ?? "no environment" }
+            let why = Set(updating).count > 1
+                ? ", and the automations of \(Set(updating).sorted().joined(separator: " and ")) all update this file: each run writes back another environment's tag"
+                : ": which one Flux uses depends on the cluster whose automation updates this file"
+            return m.finding("marker-contested", "this field belongs to no environment, but \(defined.joined(separator: " and ")) each define \(name)\(why); "
+                                + "mark the field in each environment's overlay instead", marker: k)
+        }
+    }
+}
