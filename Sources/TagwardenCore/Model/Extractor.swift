@@ -244,8 +244,9 @@ struct Extractor {
         facts.images.append(use)
     }
 
-    /// HelmRelease values: `image:` strings and `repository` + `tag` maps, at any depth.
-    mutating func helmValues(_ n: Int, object: Int, depth: Int) {
+    /// HelmRelease values: `image:` strings and `repository` + `tag` maps, at any depth; and `image: {tag: …}`,
+    /// which keeps the chart's repository and sets only the tag.
+    mutating func helmValues(_ n: Int, object: Int, depth: Int, underImageKey: Bool = false) {
         guard depth < 64 else { return }
         switch y.nodes[n].kind {
         case .mapping:
@@ -267,12 +268,20 @@ struct Extractor {
                     nodes.append(dg)
                 }
                 finishParts(&use, nodes: nodes)
+            } else if underImageKey, repo == nil, y.get(n, "name") == nil, let tag, y.nodes[tag].kind == .scalar, !y.isNull(tag),
+                      y.nodes[tag].valueCount > 0, imageNodes[tag] == nil, !Extractor.isTemplated(y.value(tag)) {
+                let use = ImageUse(origin: .helmParts, file: fileIndex, object: object, text: y.value(tag), span: y.nodes[tag].span)
+                use.tag = located(tag)
+                use.nodes = [tag]
+                if let dg = y.get(n, "digest"), let d = scalarString(dg), !d.isEmpty { use.digest = d }
+                imageNodes[tag] = facts.images.count
+                facts.images.append(use)
             }
             for (k, v) in y.pairs(n) {
                 if y.valueEquals(k, "image"), y.nodes[y.resolved(v)].kind == .scalar {
                     addReference(y.resolved(v), origin: .helmImage, object: object)
                 } else if y.nodes[v].kind != .scalar {
-                    helmValues(v, object: object, depth: depth + 1)
+                    helmValues(v, object: object, depth: depth + 1, underImageKey: y.valueEquals(k, "image"))
                 }
             }
         case .sequence:

@@ -94,6 +94,10 @@ public final class ImageUse: @unchecked Sendable {
     /// Node index of the field holding the tag (to match a marker's scalar).
     var nodes: [Int] = []
 
+    /// How messages name it: `image 'nginx:1.25'`, or, for a field that sets only a tag (a `:tag` marker's field,
+    /// a chart's `image: {tag: …}`), the image whose tag it sets.
+    public var described: String { name == nil && tag != nil ? "the image whose tag this field sets" : "image '\(text)'" }
+
     init(origin: ImageOrigin, file: Int, object: Int?, text: String, name: String? = nil, span: SourceSpan) {
         self.origin = origin
         self.file = file

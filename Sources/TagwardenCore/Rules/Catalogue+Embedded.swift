@@ -530,6 +530,19 @@ triggering:
               tag: LATEST
     expect:
       - {file: apps/redis.yaml, line: 9, column: 12}
+  - description: a HelmRelease (or an overlay's patch of one) that sets only the tag of the chart's image
+    files:
+      apps/staging/podinfo-values.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: podinfo
+        spec:
+          values:
+            image:
+              tag: latest
+    expect:
+      - {file: apps/staging/podinfo-values.yaml, line: 8, column: 12}
 nonTriggering:
   - description: latest with a digest pin
     files:
@@ -542,6 +555,23 @@ nonTriggering:
           containers:
             - name: web
               image: nginx:latest@sha256:0000000000000000000000000000000000000000000000000000000000000000
+  - description: a tag-only override with a version or a digest, and a `tag` that is not under `image`
+    files:
+      apps/podinfo.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: podinfo
+        spec:
+          values:
+            image:
+              tag: 6.7.1
+            release:
+              tag: latest
+            worker:
+              image:
+                tag: latest
+                digest: sha256:0000000000000000000000000000000000000000000000000000000000000000
   - description: a docker-compose file is not a Kubernetes manifest
     files:
       docker-compose.yaml: |

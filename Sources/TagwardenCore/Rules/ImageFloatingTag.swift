@@ -5,12 +5,12 @@ extension Rule {
             guard img.invalid == nil, img.digest == nil, let tag = img.tag, !isLatest(img) else { return nil }
             if isFloatingWord(tag.value.lowercased(), m.floatingTags) {
                 return m.finding("image-floating-tag",
-                                 "image '\(img.text)' uses the floating tag '\(tag.value)', which points at a new build after each push",
+                                 "\(img.described) uses the floating tag '\(tag.value)', which points at a new build after each push",
                                  image: i, span: tag.span)
             }
             if isPartialVersion(tag.value) {
                 return m.finding("image-floating-tag",
-                                 "image '\(img.text)' uses the partial version '\(tag.value)', which moves to every new patch release: pin the full version",
+                                 "\(img.described) uses the partial version '\(tag.value)', which moves to every new patch release: pin the full version",
                                  image: i, span: tag.span)
             }
             return nil

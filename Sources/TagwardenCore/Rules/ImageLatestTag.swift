@@ -4,7 +4,7 @@ extension Rule {
             let img = m.images[i]
             guard img.invalid == nil, img.digest == nil, let tag = img.tag, tag.value.lowercased() == "latest" else { return nil }
             return m.finding("image-latest-tag",
-                             "image '\(img.text)' uses the tag '\(tag.value)', which moves with every push: pin a version or a digest",
+                             "\(img.described) uses the tag '\(tag.value)', which moves with every push: pin a version or a digest",
                              image: i, span: tag.span)
         }
     }
