@@ -244,13 +244,14 @@ struct Extractor {
         facts.images.append(use)
     }
 
-    /// HelmRelease values: `image:` strings and `repository` + `tag` maps, at any depth; and `image: {tag: …}`,
-    /// which keeps the chart's repository and sets only the tag.
+    /// HelmRelease values: `image:` strings and `repository` + `tag` maps (`name` + `tag` under an `image:` key), at
+    /// any depth; and `image: {tag: …}`, which keeps the chart's repository and sets only the tag.
     mutating func helmValues(_ n: Int, object: Int, depth: Int, underImageKey: Bool = false) {
         guard depth < 64 else { return }
         switch y.nodes[n].kind {
         case .mapping:
-            let repo = y.get(n, "repository")
+            // under an `image:` key some charts call the repository `name`
+            let repo = y.get(n, "repository") ?? (underImageKey ? y.get(n, "name") : nil)
             let tag = y.get(n, "tag")
             if let repo, let tag, let repoName = scalarString(repo), y.nodes[tag].kind == .scalar,
                !Extractor.isTemplated(repoName) {
@@ -268,7 +269,7 @@ struct Extractor {
                     nodes.append(dg)
                 }
                 finishParts(&use, nodes: nodes)
-            } else if underImageKey, repo == nil, y.get(n, "name") == nil, let tag, y.nodes[tag].kind == .scalar, !y.isNull(tag),
+            } else if underImageKey, repo == nil, let tag, y.nodes[tag].kind == .scalar, !y.isNull(tag),
                       y.nodes[tag].valueCount > 0, imageNodes[tag] == nil, !Extractor.isTemplated(y.value(tag)) {
                 let use = ImageUse(origin: .helmParts, file: fileIndex, object: object, text: y.value(tag), span: y.nodes[tag].span)
                 use.tag = located(tag)

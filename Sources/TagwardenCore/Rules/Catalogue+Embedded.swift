@@ -530,7 +530,7 @@ triggering:
               tag: LATEST
     expect:
       - {file: apps/redis.yaml, line: 9, column: 12}
-  - description: a HelmRelease (or an overlay's patch of one) that sets only the tag of the chart's image
+  - description: a HelmRelease (or an overlay's patch of one) that sets only the tag of the chart's image, or names it `name`
     files:
       apps/staging/podinfo-values.yaml: |
         apiVersion: helm.toolkit.fluxcd.io/v2
@@ -541,8 +541,13 @@ triggering:
           values:
             image:
               tag: latest
+            exporter:
+              image:
+                name: ghcr.io/acme/exporter
+                tag: latest
     expect:
       - {file: apps/staging/podinfo-values.yaml, line: 8, column: 12}
+      - {file: apps/staging/podinfo-values.yaml, line: 12, column: 14}
 nonTriggering:
   - description: latest with a digest pin
     files:
