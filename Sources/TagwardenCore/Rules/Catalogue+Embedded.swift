@@ -356,7 +356,8 @@ severity: warning
 summary: A tag that moves, such as `main`, `stable` or a partial version like `1.25`.
 rationale: >
   Branch names, channels (`stable`, `edge`, `nightly`), their variants (`stable-slim`, `latest-alpine`)
-  and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest stays the same while the running code changes.
+  and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
+  stays the same while the running code changes.
 fix: >
   Use the full version (`1.25.3`) or a build-specific tag, or pin a digest. The list of floating tags
   can be replaced with `floatingTags:` in .tagwarden.yaml.
