@@ -251,6 +251,12 @@ struct PikeVM {
         return search(count: runes.count, rune: { runes[$0] }, offset: { offsets[$0] }, anchored: anchored, longest: longest, steps: &steps)
     }
 
+    /// The Pike VM alone over ASCII text, without the backtracker's shortcut: tests hold both engines to one answer.
+    func pikeOnly(_ bytes: UnsafeBufferPointer<UInt8>) -> [Int]? {
+        var steps = 0
+        return search(count: bytes.count, rune: { UInt32(bytes[$0]) }, offset: { $0 }, anchored: false, longest: false, steps: &steps)
+    }
+
     private enum Work {
         case explore(Int)
         case restore(Int, Int)
