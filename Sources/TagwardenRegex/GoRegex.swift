@@ -37,7 +37,9 @@ public final class GoRegex: Sendable {
 
     /// A template compiled for `expand`: literal bytes and group references.
     public struct Template: Sendable {
-        enum Part: Sendable { case bytes([UInt8]), group(Int) }
+        /// A reference: by number one group; by name every group of that name, of which the first that took
+        /// part in the match is expanded (Go's `Expand`).
+        enum Part: Sendable { case bytes([UInt8]), groups([Int]) }
         let parts: [Part]
     }
 
@@ -91,12 +93,22 @@ public final class GoRegex: Sendable {
         return subexpNames.firstIndex(where: { $0 == name }) ?? -1
     }
 
+    /// Every group a template reference names (several when a name is given to more than one group).
+    func groupIndices(_ name: String) -> [Int] {
+        let first = groupIndex(name)
+        guard first >= 0 else { return [] }
+        if first > 0, subexpNames[first] == name {
+            return subexpNames.indices.filter { subexpNames[$0] == name }
+        }
+        return [first]
+    }
+
     /// Compiles an `Expand` template once, for many subjects (same rules as `expand`).
     public func template(_ text: String) -> Template {
         Template(parts: GoRegex.scanTemplate(text).map { piece in
             switch piece {
             case .bytes(let b): return .bytes(b)
-            case .reference(let name): return .group(groupIndex(name))
+            case .reference(let name): return .groups(groupIndices(name))
             }
         })
     }
@@ -105,12 +117,13 @@ public final class GoRegex: Sendable {
     /// no intermediate arrays (the hot path of policy evaluation).
     public func expandFirstMatch(_ template: Template, subject: UnsafeBufferPointer<UInt8>) -> String? {
         guard let slots = PikeVM(prog: program).run(subject) else { return nil }
+        // the first group of a reference that took part in the match
+        func taken(_ gs: [Int]) -> Int? { gs.first { 2 * $0 + 1 < slots.count && slots[2 * $0] >= 0 && slots[2 * $0 + 1] >= 0 } }
         var size = 0
         for p in template.parts {
             switch p {
             case .bytes(let b): size += b.count
-            case .group(let g):
-                if g >= 0, 2 * g + 1 < slots.count, slots[2 * g] >= 0, slots[2 * g + 1] >= 0 { size += slots[2 * g + 1] - slots[2 * g] }
+            case .groups(let gs): if let g = taken(gs) { size += slots[2 * g + 1] - slots[2 * g] }
             }
         }
         return String(unsafeUninitializedCapacity: size) { out in
@@ -119,8 +132,8 @@ public final class GoRegex: Sendable {
                 switch p {
                 case .bytes(let b):
                     for c in b { out[i] = c; i += 1 }
-                case .group(let g):
-                    if g >= 0, 2 * g + 1 < slots.count, slots[2 * g] >= 0, slots[2 * g + 1] >= 0 {
+                case .groups(let gs):
+                    if let g = taken(gs) {
                         for k in slots[2 * g]..<slots[2 * g + 1] { out[i] = subject[k]; i += 1 }
                     }
                 }
@@ -134,8 +147,10 @@ public final class GoRegex: Sendable {
         for p in template.parts {
             switch p {
             case .bytes(let b): out.append(contentsOf: b)
-            case .group(let g):
-                if g >= 0, g < match.count, let r = match[g] { out.append(contentsOf: UnsafeBufferPointer(rebasing: subject[r])) }
+            case .groups(let gs):
+                if let g = gs.first(where: { $0 < match.count && match[$0] != nil }), let r = match[g] {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: subject[r]))
+                }
             }
         }
         return String(decoding: out, as: UTF8.self)

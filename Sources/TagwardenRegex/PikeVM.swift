@@ -144,24 +144,69 @@ struct Program: Sendable {
                 }
             }
             for j in jumps { insts[j] = .jmp(insts.count) }
-        case .repeat(let sub, let lo, let hi, let greedy):
-            for _ in 0..<lo { try emit(sub) }
-            if let hi {
-                // (x(x(x)?)?)? for the optional copies
-                var splits: [Int] = []
-                for _ in lo..<hi {
-                    splits.append(try add(.split(0, 0)))
-                    try emit(sub)
-                }
-                let end = insts.count
-                for s in splits { insts[s] = greedy ? .split(s + 1, end) : .split(end, s + 1) }
-            } else {
-                let loop = try add(.split(0, 0))
-                try emit(sub)
-                _ = try add(.jmp(loop))
-                let end = insts.count
-                insts[loop] = greedy ? .split(loop + 1, end) : .split(end, loop + 1)
+        case .repeat(var sub, let lo, let hi, let greedy):
+            // As Go simplifies and compiles repetitions (regexp/syntax simplify.go, compile.go), so that the
+            // priorities — which match wins, what the groups hold — are Go's. A star, plus or quest directly of
+            // the same operator and greediness is that operator once: (?:x*)* is x*.
+            if case .repeat(let inner, let ilo, let ihi, let igreedy) = sub, igreedy == greedy, ilo == lo, ihi == hi,
+               (lo, hi) == (0, nil) || (lo, hi) == (1, nil) || (lo, hi) == (0, 1) {
+                sub = inner
+                try emit(.repeat(sub, min: lo, max: hi, greedy: greedy))
+                return
             }
+            guard let hi else {
+                // x* ; x+ ; x{n,} is n-1 copies of x, then x+
+                if lo == 0 { try emitStar(sub, greedy: greedy); return }
+                for _ in 0..<(lo - 1) { try emit(sub) }
+                try emitPlus(sub, greedy: greedy)
+                return
+            }
+            for _ in 0..<lo { try emit(sub) }
+            // (x(x(x)?)?)? for the optional copies
+            var splits: [Int] = []
+            for _ in lo..<hi {
+                splits.append(try add(.split(0, 0)))
+                try emit(sub)
+            }
+            let end = insts.count
+            for s in splits { insts[s] = greedy ? .split(s + 1, end) : .split(end, s + 1) }
+        }
+    }
+
+    /// x+: x, then back to x's start or on.
+    private mutating func emitPlus(_ sub: RegexNode, greedy: Bool) throws {
+        let start = insts.count
+        try emit(sub)
+        let loop = try add(.split(0, 0))
+        insts[loop] = greedy ? .split(start, loop + 1) : .split(loop + 1, start)
+    }
+
+    /// x*: a loop, or (x+)? when x can match the empty string — Go's order of priorities (golang.org/issue/46123):
+    /// an empty iteration then counts as one, so `(a|)*` matches "" at 0 with the group set, as in Go.
+    private mutating func emitStar(_ sub: RegexNode, greedy: Bool) throws {
+        if Program.nullable(sub) {
+            let quest = try add(.split(0, 0))
+            try emitPlus(sub, greedy: greedy)
+            let end = insts.count
+            insts[quest] = greedy ? .split(quest + 1, end) : .split(end, quest + 1)
+            return
+        }
+        let loop = try add(.split(0, 0))
+        try emit(sub)
+        _ = try add(.jmp(loop))
+        let end = insts.count
+        insts[loop] = greedy ? .split(loop + 1, end) : .split(end, loop + 1)
+    }
+
+    /// Whether the node can match the empty string (assertions are empty-width).
+    static func nullable(_ node: RegexNode) -> Bool {
+        switch node {
+        case .empty, .assert: return true
+        case .set: return false
+        case .capture(_, _, let sub): return nullable(sub)
+        case .concat(let xs): return xs.allSatisfy(nullable)
+        case .alternate(let xs): return xs.isEmpty || xs.contains(where: nullable)
+        case .repeat(let sub, let lo, _, _): return lo == 0 || nullable(sub)
         }
     }
 }

@@ -420,7 +420,7 @@ struct Parser {
         let name = String(decoding: src[nameStart..<pos], as: UTF8.self)
         pos += 1
         if name.isEmpty { throw err("invalid named capture", groupStart, pos) }
-        if names.contains(name) { throw err("duplicate capture group name", groupStart, pos) }
+        // Go allows a name twice (RE2 does not); `$name` then expands the first such group that took part
         return name
     }
 

@@ -45,6 +45,36 @@ import TagwardenRegex
         #expect(try m(pattern, subject) == want)
     }
 
+    /// Stars whose body can match the empty string are compiled as Go compiles them, `(x+)?`
+    /// (golang.org/issue/46123), and a name may be given twice; expected values from Go 1.19's
+    /// `FindStringSubmatchIndex` and `ExpandString`.
+    @Test(arguments: [
+        (#"([]a]??|(?:\x41|\w{1,3}?){2})*"#, "A1a_..bb.b", [0, 0, 0, 0]),
+        ("(a|)*", "aab", [0, 2, 1, 2]),
+        ("(a|)*?b", "aab", [0, 3, 1, 2]),
+        ("(a*)*", "b", [0, 0, 0, 0]),
+        ("(a*)+", "b", [0, 0, 0, 0]),
+        ("(a*)*", "aab", [0, 2, 0, 2]),
+        ("(a?)*x", "aax", [0, 3, 1, 2]),
+        ("(|a)*", "aa", [0, 0, 0, 0]),
+        ("(|a)+", "aa", [0, 0, 0, 0]),
+        ("(a|b)*", "ab", [0, 2, 1, 2]),
+        ("(?:a*)*", "aa", [0, 2]),
+        ("(?:(a)|b)*", "ab", [0, 2, 0, 1]),
+        ("(?P<v>a)|(?P<v>b)", "b", [0, 1, -1, -1, 0, 1]),
+    ] as [(String, String, [Int])])
+    func goPriorities(_ pattern: String, _ subject: String, _ want: [Int]) throws {
+        #expect(try m(pattern, subject) == want)
+    }
+
+    @Test func aNameGivenTwiceExpandsTheGroupThatMatched() throws {
+        let re = try GoRegex("(?P<v>a)|(?P<v>b)")
+        for (subject, want) in [("a", "[a][a][a][]"), ("b", "[b][b][][b]")] {
+            let match = try #require(re.firstMatch(in: subject))
+            #expect(re.expand("[$v][${v}][$1][$2]", subject: subject, match: match) == want)
+        }
+    }
+
     @Test(arguments: [
         ("abc$", "abc\n"),   // $ is end of text, not before a final newline
         (#"\d"#, "٣"),       // ASCII \d
@@ -73,7 +103,6 @@ import TagwardenRegex
         ("[a", "missing closing ]: `[a` (at offset 0)"),
         ("[z-a]", "invalid character class range: `z-a` (at offset 1)"),
         ("*a", "missing argument to repetition operator: `*` (at offset 0)"),
-        ("(?P<n>a)(?P<n>b)", "duplicate capture group name: `(?P<n>` (at offset 8)"),
         ("(?P<>a)", "invalid named capture: `(?P<>` (at offset 0)"),
         (#"\pL"#, #"Unicode character classes are not supported: `\pL` (at offset 0)"#),
         (#"a\"#, #"trailing backslash at end of expression: `\` (at offset 1)"#),
