@@ -15,38 +15,46 @@ public enum GoTemplate {
         public var offset: Int
     }
 
-    /// Go's text/template builtins and the Sprig functions of Flux's hermetic function map
-    /// (Sprig without date/now/rand*/uuidv4/env/expandenv/getHostByName).
+    /// Go's text/template builtins and the Sprig functions of Flux's hermetic function map: Sprig 3.3's
+    /// `HermeticTxtFuncMap`, which leaves out date, date_in_zone, date_modify, now, htmlDate, htmlDateInZone,
+    /// dateInZone, dateModify, randAlphaNum, randAlpha, randAscii, randNumeric, randBytes, uuidv4, env, expandenv
+    /// and getHostByName (checked name by name against Sprig's own map).
     public static let functions: Set<String> = [
         "and", "call", "html", "index", "slice", "js", "len", "not", "or", "print", "printf", "println", "urlquery",
         "eq", "ge", "gt", "le", "lt", "ne",
+        "hello",
+        // dates (the repeatable ones)
+        "ago", "duration", "durationRound", "must_date_modify", "mustDateModify", "mustToDate", "toDate", "unixEpoch",
         // strings
-        "abbrev", "abbrevboth", "trunc", "trim", "upper", "lower", "title", "untitle", "substr", "repeat", "trimAll",
-        "trimSuffix", "trimPrefix", "nospace", "initials", "randAlphaNum", "wrap", "wrapWith", "contains", "hasPrefix",
-        "hasSuffix", "quote", "squote", "cat", "indent", "nindent", "replace", "plural", "snakecase", "camelcase",
-        "kebabcase", "swapcase", "shuffle", "regexMatch", "mustRegexMatch", "regexFindAll", "mustRegexFindAll",
-        "regexFind", "mustRegexFind", "regexReplaceAll", "mustRegexReplaceAll", "regexReplaceAllLiteral",
-        "mustRegexReplaceAllLiteral", "regexSplit", "mustRegexSplit", "regexQuoteMeta", "toString", "toStrings",
-        "join", "split", "splitList", "splitn", "sortAlpha", "trimall", "toJson", "mustToJson", "toPrettyJson",
-        "mustToPrettyJson", "toRawJson", "mustToRawJson", "fromJson", "mustFromJson", "b64enc", "b64dec", "b32enc",
-        "b32dec", "sha1sum", "sha256sum", "sha512sum", "adler32sum", "htmlDate", "htmlDateInZone", "semver",
-        "semverCompare", "ternary", "default", "empty", "coalesce", "all", "any", "compact", "mustCompact",
-        "fail", "required", "typeOf", "typeIs", "typeIsLike", "kindOf", "kindIs", "deepEqual", "toDecimal",
+        "abbrev", "abbrevboth", "trunc", "trim", "upper", "lower", "title", "untitle", "substr", "repeat", "trimall",
+        "trimAll", "trimSuffix", "trimPrefix", "nospace", "initials", "randSeededNumeric", "swapcase", "shuffle",
+        "snakecase", "camelcase", "kebabcase", "wrap", "wrapWith", "contains", "hasPrefix", "hasSuffix", "quote",
+        "squote", "cat", "indent", "nindent", "replace", "plural", "sha1sum", "sha256sum", "adler32sum", "toString",
+        "atoi", "int64", "int", "float64", "seq", "toDecimal", "split", "splitList", "splitn", "toStrings", "until",
+        "untilStep",
         // numbers
-        "add", "add1", "sub", "div", "mod", "mul", "max", "min", "floor", "ceil", "round", "until", "untilStep", "seq",
-        "atoi", "int", "int64", "float64", "addf", "add1f", "subf", "divf", "mulf", "maxf", "minf", "biggest",
-        // lists and dicts
-        "list", "tuple", "first", "mustFirst", "rest", "mustRest", "last", "mustLast", "initial", "mustInitial",
-        "append", "mustAppend", "push", "mustPush", "prepend", "mustPrepend", "concat", "reverse", "mustReverse",
-        "uniq", "mustUniq", "without", "mustWithout", "has", "mustHas", "chunk", "mustChunk", "dict", "get", "set",
-        "unset", "hasKey", "pluck", "dig", "merge", "mustMerge", "mergeOverwrite", "mustMergeOverwrite", "keys",
-        "pick", "omit", "values", "deepCopy", "mustDeepCopy",
-        // encoding, paths, crypto, misc
-        "base", "dir", "clean", "ext", "isAbs", "osBase", "osClean", "osDir", "osExt", "osIsAbs", "urlParse", "urlJoin",
-        "genPrivateKey", "derivePassword", "buildCustomCert", "genCA", "genCAWithKey", "genSelfSignedCert",
-        "genSelfSignedCertWithKey", "genSignedCert", "genSignedCertWithKey", "encryptAES", "decryptAES",
-        "bcrypt", "htpasswd", "durationRound", "dateInZone", "dateModify", "mustDateModify", "ago", "toDate",
-        "mustToDate", "unixEpoch", "duration", "date", "randInt", "randAscii", "randNumeric", "randAlpha",
+        "add1", "add", "sub", "div", "mod", "mul", "randInt", "add1f", "addf", "subf", "divf", "mulf", "biggest", "max",
+        "min", "maxf", "minf", "ceil", "floor", "round",
+        // lists, defaults, reflection
+        "join", "sortAlpha", "default", "empty", "coalesce", "all", "any", "compact", "mustCompact", "fromJson", "toJson",
+        "toPrettyJson", "toRawJson", "mustFromJson", "mustToJson", "mustToPrettyJson", "mustToRawJson", "ternary",
+        "deepCopy", "mustDeepCopy", "typeOf", "typeIs", "typeIsLike", "kindOf", "kindIs", "deepEqual",
+        // paths and encodings
+        "base", "dir", "clean", "ext", "isAbs", "osBase", "osClean", "osDir", "osExt", "osIsAbs", "b64enc", "b64dec",
+        "b32enc", "b32dec",
+        // data structures
+        "tuple", "list", "dict", "get", "set", "unset", "hasKey", "pluck", "keys", "pick", "omit", "merge",
+        "mergeOverwrite", "mustMerge", "mustMergeOverwrite", "values", "append", "push", "mustAppend", "mustPush",
+        "prepend", "mustPrepend", "first", "mustFirst", "rest", "mustRest", "last", "mustLast", "initial", "mustInitial",
+        "reverse", "mustReverse", "uniq", "mustUniq", "without", "mustWithout", "has", "mustHas", "mustSlice", "concat",
+        "dig", "chunk", "mustChunk",
+        // crypto, semver, flow control, regex, URLs
+        "bcrypt", "htpasswd", "genPrivateKey", "derivePassword", "buildCustomCert", "genCA", "genCAWithKey",
+        "genSelfSignedCert", "genSelfSignedCertWithKey", "genSignedCert", "genSignedCertWithKey", "encryptAES",
+        "decryptAES", "semver", "semverCompare", "fail", "regexMatch", "mustRegexMatch", "regexFindAll",
+        "mustRegexFindAll", "regexFind", "mustRegexFind", "regexReplaceAll", "mustRegexReplaceAll",
+        "regexReplaceAllLiteral", "mustRegexReplaceAllLiteral", "regexSplit", "mustRegexSplit", "regexQuoteMeta",
+        "urlParse", "urlJoin",
     ]
 
     enum Token: Equatable {

@@ -90,7 +90,8 @@ rationale: >
   from the root data are checked (`.Changed.X`, `$.Values`); inside `range` and `with` the dot is something
   else and is not.
 fix: >
-  Fix the template syntax; use `.Changed.FileChanges`, `.Changed.Objects` or `.Changed.Changes`.
+  Fix the template syntax; use `.Changed.FileChanges`, `.Changed.Objects` or `.Changed.Changes`. Flux's
+  Sprig functions are the hermetic ones: no date, now, rand*, uuidv4, env, expandenv or getHostByName.
 triggering:
   - description: the removed .Updated field
     files:
@@ -104,6 +105,20 @@ triggering:
           git:
             commit:
               messageTemplate: '{{range .Updated.Images}}{{println .}}{{end}}'
+    expect:
+      - {file: flux/auto.yaml, line: 9, column: 24}
+  - description: a Sprig function Flux's hermetic map leaves out (date, now, rand*, uuidv4, env …)
+    files:
+      flux/auto.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata:
+          name: auto
+          namespace: flux-system
+        spec:
+          git:
+            commit:
+              messageTemplate: 'Images of {{ now | date "2006-01-02" }}'
     expect:
       - {file: flux/auto.yaml, line: 9, column: 24}
   - description: an unclosed range
