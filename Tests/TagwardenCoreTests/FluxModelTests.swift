@@ -47,6 +47,9 @@ import Testing
         "{{ define \"x\" }}y{{ end }}{{ template \"x\" . }}",
         "{{ range .Changed.Changes }}{{ if .NewValue }}{{ break }}{{ end }}{{ end }}",
         "{{ 3.5 }} {{ -1 }} {{ 0x1F }} {{ 'a' }} {{ `raw` }} {{ true }} {{ nil | default \"x\" }}",
+        "{{ join \",\" ($v := list 1 2) }}{{ $v }}",                      // a declaration inside parentheses
+        "{{ with .Values }}a{{ else with .Changed }}b{{ end }}",           // else with (Go 1.23)
+        "{{ hello }} {{ randSeededNumeric 4 }} {{ list 1 2 | mustSlice 0 1 }}",
     ])
     func parses(_ t: String) throws {
         if case .failure(let e) = GoTemplate.parse(t) { Issue.record("\(t): \(e)") }
@@ -64,6 +67,13 @@ import Testing
         ("{{ break }}", "outside {{range}}"),
         ("{{ ( .A }}", "unclosed left paren"),
         ("{{ env \"HOME\" }}", "function \"env\" not defined"),
+        ("{{ now | date \"2006\" }}", "function \"now\" not defined"),
+        ("{{ randAlpha 4 }}", "function \"randAlpha\" not defined"),
+        ("{{ .Values | \"x\" }}", "non executable command in pipeline stage 2"),
+        ("{{ len . | upper | . }}", "non executable command in pipeline stage 3"),
+        ("{{ range .Changed.Changes }}{{ else if . }}{{ end }}", "unexpected <if> in input"),
+        ("{{ with . }}{{ else if . }}{{ end }}", "unexpected <if> in input"),
+        ("{{ if . }}{{ else with . }}{{ end }}", "unexpected <with> in else"),
     ])
     func rejects(_ t: String, _ message: String) {
         guard case .failure(let e) = GoTemplate.parse(t) else { Issue.record("accepted \(t)"); return }

@@ -279,6 +279,8 @@ struct TemplateParser {
                 guard case .identifier(let k2) = rest[0].0, k2 == "if" || k2 == "with" else {
                     throw fail("unexpected tokens after {{else}}", at)
                 }
+                // Go chains only {{else if}} in an if and {{else with}} in a with
+                guard k2 == top.keyword else { throw fail(k2 == "if" ? "unexpected <if> in input" : "unexpected <with> in else", at) }
                 let outer = blocks.count >= 2 ? blocks[blocks.count - 2].rootDot : true
                 blocks[blocks.count - 1].rootDot = k2 == "if" ? outer : false
                 try pipeline(Array(rest.dropFirst()), at: at, allowDecl: true, context: k2)
@@ -336,12 +338,14 @@ struct TemplateParser {
         }
         guard !t.isEmpty else { throw fail("missing value for \(context)", at) }
         var command: [(GoTemplate.Token, Int)] = []
+        var commands: [[(GoTemplate.Token, Int)]] = []
         var depth = 0
         for tok in t {
             if tok.0 == .leftParen { depth += 1 }
             if tok.0 == .rightParen { depth -= 1; if depth < 0 { throw fail("unexpected right paren", tok.1) } }
             if tok.0 == .pipe, depth == 0 {
                 try self.command(command, at: at)
+                commands.append(command)
                 command = []
             } else {
                 command.append(tok)
@@ -349,6 +353,17 @@ struct TemplateParser {
         }
         if depth != 0 { throw fail("unclosed left paren", at) }
         try self.command(command, at: at)
+        commands.append(command)
+        // as Go's checkPipeline: only the first command may start with a constant or the dot, which cannot take
+        // the piped value
+        for (stage, cmd) in commands.enumerated().dropFirst() {
+            switch cmd.first?.0 {
+            case .string?, .number?, .bool?, .nilValue?, .field([])?:
+                throw fail("non executable command in pipeline stage \(stage + 1)", cmd.first!.1)
+            default:
+                break
+            }
+        }
     }
 
     mutating func command(_ tokens: [(GoTemplate.Token, Int)], at: Int) throws {
@@ -365,7 +380,7 @@ struct TemplateParser {
                     if tokens[j].0 == .rightParen { depth -= 1 }
                     j += 1
                 } while depth > 0 && j < tokens.count
-                try pipeline(Array(tokens[(k + 1)..<(j - 1)]), at: off, allowDecl: false, context: "parenthesized pipeline")
+                try pipeline(Array(tokens[(k + 1)..<(j - 1)]), at: off, allowDecl: true, context: "parenthesized pipeline")
                 k = j
                 continue
             case .identifier(let name):
