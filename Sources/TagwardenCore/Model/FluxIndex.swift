@@ -42,6 +42,12 @@ public struct FluxIndex: Sendable {
         public var spec: AutomationSpec
         /// `update.path` normalised ("" for the root); nil when absolute or escaping.
         public var path: String?
+
+        /// Whether the file at `file` lies under `update.path`.
+        public func covers(_ file: String) -> Bool {
+            guard let path else { return false }
+            return path.isEmpty || file == path || file.hasPrefix(path + "/")
+        }
     }
 
     public struct MarkerInfo: Sendable {
@@ -50,8 +56,10 @@ public struct FluxIndex: Sendable {
         /// The policy it names, if it exists.
         public var policy: Int?
         /// When several environments define the policy it names, the field is in none of them, and the automations
-        /// that update it do not settle which: all of them (`policy` is then nil).
+        /// that update it do not settle which: all of them (`policy` is then nil), and the environments of those
+        /// automations (nil for one of no environment).
         public var candidates: [Int] = []
+        public var updatingEnvironments: Set<String?> = []
         public var environment: String?
     }
 
@@ -101,10 +109,7 @@ public struct FluxIndex: Sendable {
 
     /// The automations whose `update.path` holds `path` and that use policies of `namespace`.
     public func updaters(of path: String, namespace: String) -> [Automation] {
-        automations.filter { a in
-            guard let dir = a.path else { return false }
-            return (dir.isEmpty || path == dir || path.hasPrefix(dir + "/")) && FluxIndex.sameNamespace(a.namespace, namespace)
-        }
+        automations.filter { $0.covers(path) && FluxIndex.sameNamespace($0.namespace, namespace) }
     }
 
     /// Every policy `namespace/name` (several when each cluster of the repository defines it).
@@ -199,7 +204,12 @@ public struct FluxIndex: Sendable {
                 if environment == nil, Set(all.compactMap { idx.policies[$0].environment }).count > 1 {
                     // a field of no environment (a shared base): the environments whose automations update it decide
                     let updating = Set(idx.updaters(of: files[m.file].path, namespace: ref.namespace).map(\.environment))
-                    if updating.count == 1 { environment = updating.first! } else { info.candidates = all }
+                    if updating.count == 1 {
+                        environment = updating.first!
+                    } else {
+                        info.candidates = all
+                        info.updatingEnvironments = updating
+                    }
                 }
                 if info.candidates.isEmpty { info.policy = idx.policy(namespace: ref.namespace, name: ref.name, environment: environment) }
                 if m.context == .value {

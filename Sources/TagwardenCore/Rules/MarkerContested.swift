@@ -7,9 +7,9 @@ extension Rule {
             let defined = info.candidates.map { p in
                 "\(m.flux.policies[p].environment ?? "no environment") (\(m.path(m.objects[m.flux.policies[p].object].file)))"
             }
-            let updating = m.flux.updaters(of: m.path(m.markers[k].file), namespace: ref.namespace).map { $0.environment ?? "no environment" }
-            let why = Set(updating).count > 1
-                ? ", and the automations of \(Set(updating).sorted().joined(separator: " and ")) all update this file: each run writes back another environment's tag"
+            let updating = info.updatingEnvironments.map { $0 ?? "no environment" }.sorted()
+            let why = updating.count > 1
+                ? ", and the automations of \(updating.joined(separator: " and ")) all update this file: each run writes back another environment's tag"
                 : ": which one Flux uses depends on the cluster whose automation updates this file"
             return m.finding("marker-contested", "this field belongs to no environment, but \(defined.joined(separator: " and ")) each define \(name)\(why); "
                                 + "mark the field in each environment's overlay instead", marker: k)

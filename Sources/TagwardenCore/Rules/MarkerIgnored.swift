@@ -31,7 +31,7 @@ extension Rule {
     static func automationReason(_ m: Model, path: String, ref: MarkerRef, policy p: Int) -> String? {
         let autos = m.flux.automations.filter { $0.path != nil }
         guard !autos.isEmpty else { return nil }
-        let covering = autos.filter { a in a.path!.isEmpty || path == a.path! || path.hasPrefix(a.path! + "/") }
+        let covering = autos.filter { $0.covers(path) }
         if covering.isEmpty {
             return "the file is outside every ImageUpdateAutomation's update.path (\(Set(autos.map { $0.path!.isEmpty ? "." : $0.path! }).sorted().joined(separator: ", ")))"
         }
