@@ -106,13 +106,10 @@ public struct Workspace {
         var tail: [Substring] = []
         while true {
             if let real = realpath(head, nil) {
-                var full = String(cString: real)
+                let ancestor = String(cString: real)
                 free(real)
-                let ancestor = full
-                for c in tail.reversed() where c != "." {
-                    if c == ".." { full = Model.dirname(full).isEmpty ? "/" : Model.dirname(full) } else { full += (full.hasSuffix("/") ? "" : "/") + c }
-                }
-                return (ancestor, full)
+                guard let full = Model.normalizePath(ancestor + "/" + tail.reversed().joined(separator: "/")) else { return nil }
+                return (ancestor, "/" + full)
             }
             guard errno == ENOENT, head != "/", head != "." else { return nil }
             let cut = head.lastIndex(of: "/")
