@@ -421,4 +421,67 @@ func fluxRepo() throws -> TempRepo {
         if Int(fa[2])! != Int(fb[2])! { return Int(fa[2])! < Int(fb[2])! }
         return a < b
     }
+
+    @Test func postBuildSubstitutionIsJudgedAsEachClusterMakesIt() throws {
+        let r = try TempRepo()
+        try r.write("apps/base/kustomization.yaml", "resources:\n  - web.yaml\n")
+        try r.write("apps/base/web.yaml", pod("web", images: ["ghcr.io/acme/web:${WEB_TAG}", "${REGISTRY:=ghcr.io}/acme/side:${SIDE_TAG:-1.2.3}",
+                                                             "ghcr.io/acme/other:${OTHER_TAG,,}"]))
+        try r.write("apps/other/web.yaml", pod("loose", images: ["ghcr.io/acme/web:${WEB_TAG}"]))
+        for env in ["staging", "production"] {
+            try r.write("apps/\(env)/kustomization.yaml", "namespace: \(env)\nresources:\n  - ../base\n")
+        }
+        func kustomization(_ env: String, _ postBuild: String) -> String {
+            """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: apps, namespace: flux-system}
+            spec:
+              path: ./apps/\(env)
+            \(postBuild)
+            """
+        }
+        try r.write("clusters/staging/apps.yaml", kustomization("staging", "  postBuild:\n    substitute: {WEB_TAG: latest, SIDE_TAG: \"\"}\n"))
+        try r.write("clusters/production/apps.yaml", kustomization("production", "  postBuild:\n    substituteFrom:\n      - {kind: ConfigMap, name: vars}\n"))
+        try r.write("clusters/production/vars.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: vars, namespace: flux-system}\ndata:\n  WEB_TAG: 1.4.0\n  REGISTRY: registry.example.com\n")
+        // staging makes web:latest; production web:1.4.0 and its own registry; ${OTHER_TAG,,} is not evaluated, and
+        // apps/other is applied by no Kustomization
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-latest-tag apps/base/web.yaml:8:14"], "\(res.findings)")
+        let message = res.findingObjects.first?["message"] as? String ?? ""
+        #expect(message.hasSuffix("(written 'ghcr.io/acme/web:${WEB_TAG}', substituted by Flux Kustomization flux-system/apps in clusters/staging/apps.yaml)"),
+                "\(message)")
+        #expect(res.findingObjects.first?["environment"] as? String == "staging")
+
+        // production's variable missing from its ConfigMap: Flux puts an empty string in its place
+        try r.write("clusters/production/vars.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: vars, namespace: flux-system}\ndata:\n  REGISTRY: registry.example.com\n")
+        let missing = try r.audit("--format", "json")
+        #expect(missing.findings == ["image-invalid-reference apps/base/web.yaml:8:14", "image-latest-tag apps/base/web.yaml:8:14"], "\(missing.findings)")
+        let missingMessage = missing.findingObjects.first?["message"] as? String ?? ""
+        #expect(missingMessage.contains("WEB_TAG is not defined there, so Flux puts an empty string in its place"), "\(missingMessage)")
+
+        // a source Tagwarden cannot read (a Secret) may define it: production's text is not guessed
+        try r.write("clusters/production/apps.yaml", kustomization("production", "  postBuild:\n    substituteFrom:\n      - {kind: ConfigMap, name: vars}\n      - {kind: Secret, name: secret-vars}\n"))
+        #expect(try r.audit("--format", "json").findings == ["image-latest-tag apps/base/web.yaml:8:14"])
+
+        // a cluster that applies the base without postBuild deploys the reference as written
+        try r.write("clusters/production/apps.yaml", kustomization("production", ""))
+        let literal = try r.audit("--format", "json")
+        #expect(literal.findings == ["image-invalid-reference apps/base/web.yaml:8:14", "image-latest-tag apps/base/web.yaml:8:14",
+                                     "image-invalid-reference apps/base/web.yaml:10:14", "image-invalid-reference apps/base/web.yaml:12:14"],
+                "\(literal.findings)")
+        let literalMessage = literal.findingObjects.first?["message"] as? String ?? ""
+        #expect(literalMessage.hasSuffix("(Flux Kustomization flux-system/apps in clusters/production/apps.yaml applies it as written: it has no postBuild)"),
+                "\(literalMessage)")
+
+        // marked substitute: disabled, the object keeps its ${…} in every cluster
+        try r.write("clusters/production/apps.yaml", kustomization("production", "  postBuild:\n    substitute: {WEB_TAG: 1.4.0}\n"))
+        try r.write("apps/base/web.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  annotations: {kustomize.toolkit.fluxcd.io/substitute: disabled}\n"
+                    + "spec:\n  containers:\n    - name: web\n      image: ghcr.io/acme/web:${WEB_TAG}\n")
+        let disabled = try r.audit("--format", "json")
+        #expect(disabled.findings == ["image-invalid-reference apps/base/web.yaml:9:14"], "\(disabled.findings)")
+        let disabledMessage = disabled.findingObjects.first?["message"] as? String ?? ""
+        #expect(disabledMessage.contains("Flux Kustomizations flux-system/apps in clusters/production/apps.yaml, flux-system/apps in clusters/staging/apps.yaml "
+                                         + "apply it as written: the object is marked kustomize.toolkit.fluxcd.io/substitute: disabled"), "\(disabledMessage)")
+    }
 }

@@ -141,3 +141,52 @@ import Testing
         #expect(Rule.imageProblem("https://ghcr.io/acme/web") == "must not include a URL scheme (remove 'https://')")
     }
 }
+
+/// fluxcd/pkg/envsubst's expansions, as Flux's own tests and parser define them.
+@Suite struct EnvsubstTests {
+    static let vars: [String: String] = ["TAG": "1.2.3", "EMPTY": "", "REG": "ghcr.io"]
+
+    func expand(_ s: String, unknown: Set<String> = []) -> String? {
+        Envsubst.expand(s) { name in
+            if unknown.contains(name) { return .unknown }
+            return EnvsubstTests.vars[name].map { .defined($0) } ?? .undefined
+        }?.text
+    }
+
+    @Test func variablesAndDefaults() {
+        let cases: [(String, String?)] = [
+            ("nginx:${TAG}", "nginx:1.2.3"),
+            ("${REG}/acme/web:${TAG}", "ghcr.io/acme/web:1.2.3"),
+            ("nginx:${MISSING}", "nginx:"),                 // undefined: an empty string
+            ("nginx:${MISSING:=1.0}", "nginx:1.0"),
+            ("nginx:${MISSING:-1.0}", "nginx:1.0"),
+            ("nginx:${MISSING=1.0}", "nginx:1.0"),
+            ("nginx:${EMPTY:=1.0}", "nginx:1.0"),           // empty counts as unset for every default form
+            ("nginx:${EMPTY=1.0}", "nginx:1.0"),
+            ("nginx:${TAG:=9.9}", "nginx:1.2.3"),
+            ("nginx:${MISSING:=${TAG}-x}", "nginx:1.2.3-x"), // a default holding a variable
+            ("${MISSING:=a\\/b}", "a/b"),                   // escapes inside a function
+            ("nginx:$${TAG}", "nginx:${TAG}"),              // $$ is a dollar: no variable
+            ("a$$b", "a$b"),
+            ("nginx:$TAG", "nginx:$TAG"),                   // only ${…} is substituted
+            ("nginx:${TAG-1.0}", nil),                      // Flux's parser refuses ${var-default}
+            ("nginx:${TAG:1}", nil),                        // not evaluated here
+            ("nginx:${TAG^^}", nil),
+            ("nginx:${#TAG}", nil),
+            ("nginx:${TAG", nil),                           // no closing brace
+            ("nginx:${}", nil),
+            ("nginx:${MISSING:=1.0", nil),
+        ]
+        for (input, expected) in cases {
+            #expect(expand(input) == expected, "\(input)")
+        }
+    }
+
+    @Test func unknownValuesAreNotGuessed() {
+        #expect(expand("nginx:${SECRET}", unknown: ["SECRET"]) == nil)
+        #expect(expand("nginx:${SECRET:=1.0}", unknown: ["SECRET"]) == nil)
+        #expect(expand("nginx:${TAG}", unknown: ["SECRET"]) == "nginx:1.2.3")
+        let r = Envsubst.expand("${A}:${B}:${A}") { _ in .undefined }
+        #expect(r?.text == "::" && r?.undefined == ["A", "B"])
+    }
+}

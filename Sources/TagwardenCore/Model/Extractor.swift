@@ -96,7 +96,13 @@ struct Extractor {
         let group = ManifestObject.group(of: apiVersion)
         var name: String?, declaredNamespace: String?
         var labels: [String: String] = [:]
+        var substitutionDisabled = false
         if let meta = y.get(root, "metadata") {
+            for key: StaticString in ["labels", "annotations"] {
+                if let m = y.get(meta, key), scalarString(y.get(m, "kustomize.toolkit.fluxcd.io/substitute")) == "disabled" {
+                    substitutionDisabled = true
+                }
+            }
             name = scalarString(y.get(meta, "name"))
             declaredNamespace = scalarString(y.get(meta, "namespace"))
             // labels matter for Namespaces (environment, accessFrom) and ImagePolicies (policySelector)
@@ -142,11 +148,17 @@ struct Extractor {
         } else if let spec = podSpecNode(root, kind: kind, group: group) {
             podSpec(spec, object: objectIndex)
         }
+        var configData: [String: String]?
+        if kind == "ConfigMap", group.isEmpty, let data = y.get(root, "data") {
+            configData = [:]
+            for (k, v) in y.pairs(data) { if let s = scalarString(v) { configData![y.value(k)] = s } }
+        }
         facts.objects.append(ManifestObject(
             file: fileIndex, document: d, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
             apiVersionSpan: apiVersionNode.map { y.nodes[$0].span }, name: name, declaredNamespace: declaredNamespace,
             labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
-            kustomizePatches: patches, flux: FluxSpec.extract(y, root: root, group: group, kind: kind)))
+            kustomizePatches: patches, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
+            substitutionDisabled: substitutionDisabled))
     }
 
     mutating func podSpec(_ spec: Int, object: Int) {
@@ -176,21 +188,15 @@ struct Extractor {
     mutating func addReference(_ n: Int, origin: ImageOrigin, object: Int?) {
         guard imageNodes[n] == nil, !y.isNull(n) else { return }
         let text = y.value(n)
-        if text.isEmpty || Extractor.isTemplated(text) { return }
-        let use = ImageUse(origin: origin, file: fileIndex, object: object, text: text, span: y.nodes[n].span)
-        switch ImageReference.parse(text) {
-        case .success(let ref):
-            use.name = ref.name
-            use.normalizedName = ref.normalizedName
-            use.tag = ref.tag.map { Located(value: $0, span: y.nodes[n].span, type: .string) }
-            use.digest = ref.digest
-        case .failure(let e):
-            use.name = text
-            switch e {
-            case .empty: use.invalid = "the reference is empty"
-            case .invalid(let m): use.invalid = m
+        if text.isEmpty { return }
+        if Extractor.isTemplated(text) {
+            if !text.containsBytes("{{") {
+                facts.substitutable.append(ImageUse(origin: origin, file: fileIndex, object: object, text: text, span: y.nodes[n].span))
             }
+            return
         }
+        let use = ImageUse(origin: origin, file: fileIndex, object: object, text: text, span: y.nodes[n].span)
+        use.parse(text)
         use.nodes = [n]
         imageNodes[n] = facts.images.count
         facts.images.append(use)

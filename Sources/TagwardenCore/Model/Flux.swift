@@ -57,6 +57,24 @@ public struct GitRepositorySpec: Sendable {
 public struct FluxKustomizationSpec: Sendable {
     public var path: String?
     public var targetNamespace: String?
+    /// `spec.postBuild`; nil when there is none.
+    public var postBuild: PostBuild?
+
+    /// Variables Flux substitutes for `${…}` in what the Kustomization builds.
+    public struct PostBuild: Sendable {
+        /// `substitute`: inline values, which win over every source.
+        public var substitute: [String: String] = [:]
+        /// `substituteFrom`, in order: a later source's value wins over an earlier one's.
+        public var substituteFrom: [Source] = []
+        /// Flux substitutes only when at least one variable or source is given.
+        public var isActive: Bool { !substitute.isEmpty || !substituteFrom.isEmpty }
+
+        public struct Source: Sendable {
+            public var kind: String
+            public var name: String
+            public var optional: Bool
+        }
+    }
 }
 
 public indirect enum FluxSpec: Sendable {
@@ -149,8 +167,22 @@ public indirect enum FluxSpec: Sendable {
             return .gitRepository(GitRepositorySpec(branch: str(spec.flatMap { y.get($0, "ref", "branch") }),
                                                     hasRef: spec.flatMap { y.get($0, "ref") } != nil))
         case ("kustomize.toolkit.fluxcd.io", "Kustomization"):
-            return .kustomization(FluxKustomizationSpec(path: str(spec.flatMap { y.get($0, "path") }),
-                                                        targetNamespace: str(spec.flatMap { y.get($0, "targetNamespace") })))
+            var k = FluxKustomizationSpec(path: str(spec.flatMap { y.get($0, "path") }),
+                                          targetNamespace: str(spec.flatMap { y.get($0, "targetNamespace") }))
+            if let pb = spec.flatMap({ y.get($0, "postBuild") }), y.nodes[pb].kind == .mapping {
+                var post = FluxKustomizationSpec.PostBuild()
+                if let sub = y.get(pb, "substitute") {
+                    for (key, v) in y.pairs(sub) { if let s = str(v) { post.substitute[y.value(key)] = s } }
+                }
+                if let from = y.get(pb, "substituteFrom") {
+                    for item in y.childNodes(from) {
+                        guard let kind = str(y.get(item, "kind")), let name = str(y.get(item, "name")) else { continue }
+                        post.substituteFrom.append(.init(kind: kind, name: name, optional: str(y.get(item, "optional")) == "true"))
+                    }
+                }
+                k.postBuild = post
+            }
+            return .kustomization(k)
         default:
             return nil
         }

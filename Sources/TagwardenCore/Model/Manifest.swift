@@ -33,10 +33,15 @@ public final class ManifestObject: Sendable {
     public let flux: FluxSpec?
     /// The API group (`apps` of `apps/v1`; empty for the core group).
     public let group: String
+    /// A ConfigMap's `data` (its string values), which a Flux Kustomization's `substituteFrom` may read.
+    public let configData: [String: String]?
+    /// Labelled or annotated `kustomize.toolkit.fluxcd.io/substitute: disabled`: Flux leaves its `${…}` as written.
+    public let substitutionDisabled: Bool
 
     init(file: Int, document: Int, apiVersion: String, kind: String, kindSpan: SourceSpan, apiVersionSpan: SourceSpan?,
          name: String?, declaredNamespace: String?, labels: [String: String], isKustomization: Bool, kustomizeNamespace: String?,
-         kustomizeResources: [String], kustomizePatches: [String], flux: FluxSpec?) {
+         kustomizeResources: [String], kustomizePatches: [String], flux: FluxSpec?, configData: [String: String]? = nil,
+         substitutionDisabled: Bool = false) {
         self.file = file
         self.document = document
         self.apiVersion = apiVersion
@@ -51,6 +56,8 @@ public final class ManifestObject: Sendable {
         self.kustomizeResources = kustomizeResources
         self.kustomizePatches = kustomizePatches
         self.flux = flux
+        self.configData = configData
+        self.substitutionDisabled = substitutionDisabled
         group = ManifestObject.group(of: apiVersion)
     }
 
@@ -93,6 +100,8 @@ public final class ImageUse: @unchecked Sendable {
     public var tagOptional = false
     /// Node index of the field holding the tag (to match a marker's scalar).
     var nodes: [Int] = []
+    /// For a reference written with `${…}`: how Flux's post-build substitution made this text of it.
+    public var substitution: Substitution?
 
     /// How messages name it: `image 'nginx:1.25'`, or, for a field that sets only a tag (a `:tag` marker's field,
     /// a chart's `image: {tag: …}`), the image whose tag it sets.
@@ -105,6 +114,23 @@ public final class ImageUse: @unchecked Sendable {
         self.text = text
         self.name = name
         self.span = span
+    }
+
+    /// Reads a whole reference written in one scalar (at `span`).
+    func parse(_ text: String) {
+        switch ImageReference.parse(text) {
+        case .success(let ref):
+            name = ref.name
+            normalizedName = ref.normalizedName
+            tag = ref.tag.map { Located(value: $0, span: span, type: .string) }
+            digest = ref.digest
+        case .failure(let e):
+            name = text
+            switch e {
+            case .empty: invalid = "the reference is empty"
+            case .invalid(let m): invalid = m
+            }
+        }
     }
 }
 
@@ -179,6 +205,9 @@ public final class FileFacts: @unchecked Sendable {
     public var suppressions: [Suppression] = []
     /// HelmRelease chart versions (`spec.chart.spec.version`), which YAML may read as numbers.
     public var versionFields: [Located] = []
+    /// Whole references written with Flux substitution variables (`${TAG}`): judged once the model knows which
+    /// Flux Kustomizations apply the file and what they substitute.
+    public var substitutable: [ImageUse] = []
 
     init(path: String, bytes: [UInt8]) {
         self.path = path

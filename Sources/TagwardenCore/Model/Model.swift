@@ -62,9 +62,14 @@ public struct Model: Sendable {
         var objects: [ManifestObject] = []
         var images: [ImageUse] = []
         var markers: [MarkerComment] = []
+        var substitutable: [ImageUse] = []
         for f in facts.indices {
             let base = objects.count
             objects.append(contentsOf: facts[f].objects)
+            for img in facts[f].substitutable {
+                img.object = img.object.map { $0 + base }
+                substitutable.append(img)
+            }
             for img in facts[f].images {
                 img.object = img.object.map { $0 + base }
                 images.append(img)
@@ -79,6 +84,7 @@ public struct Model: Sendable {
             facts[f].objects = []
             facts[f].images = []
             facts[f].markers = []
+            facts[f].substitutable = []
         }
         var labels: [String: [String: String]] = [:]
         for o in objects where o.kind == "Namespace" && o.apiVersion == "v1" {
@@ -97,7 +103,11 @@ public struct Model: Sendable {
             if case .imagePolicy(let p)? = o.flux { policies.append((objectEnvironment[i], p.pattern?.value)) }
         }
         env.inferPrefixes(policies: policies)
+        images += Substitution.resolve(substitutable, objects: objects, namespaces: namespaces, environments: objectEnvironment,
+                                       files: facts)
         let imageEnvironment = images.map { img -> String? in
+            // a reference made by substitution runs where the Kustomization that made it applies it
+            if let s = img.substitution, let e = objectEnvironment[s.kustomizations[0]] { return e }
             if let o = img.object { return objectEnvironment[o] }
             return env.detect(clues[img.file], namespace: nil, namespaceLabels: labels)
         }
@@ -266,6 +276,7 @@ public struct Model: Sendable {
 
     public func finding(_ rule: String, _ message: String, image i: Int, span: SourceSpan? = nil) -> Finding {
         let img = images[i]
-        return finding(rule, message, file: img.file, span: span ?? img.span, object: img.object, environment: imageEnvironment[i])
+        return finding(rule, message + (img.substitution?.note(self) ?? ""), file: img.file, span: span ?? img.span,
+                       object: img.object, environment: imageEnvironment[i])
     }
 }

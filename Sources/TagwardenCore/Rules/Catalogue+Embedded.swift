@@ -456,6 +456,32 @@ rationale: >
 fix: >
   Write `[registry[:port]/]path[:tag][@sha256:<64 hex>]` with a lower-case path.
 triggering:
+  - description: a variable that the Flux Kustomization applying the file does not define, which Flux replaces with an empty string
+    files:
+      clusters/production/apps.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: apps
+          namespace: flux-system
+        spec:
+          path: ./apps
+          postBuild:
+            substitute:
+              WEB_TAG: 1.4.0
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:${WEB_TAG}
+            - name: side
+              image: ghcr.io/acme/side:${SIDE_TAG}
+    expect:
+      - {file: apps/web.yaml, line: 10, column: 14}
   - description: upper case in the repository path
     files:
       apps/web.yaml: |
@@ -494,7 +520,7 @@ nonTriggering:
           containers:
             - name: web
               image: localhost:5000/a/b-c/d__e:1.0@sha256:2222222222222222222222222222222222222222222222222222222222222222
-  - description: substitution variables are resolved by Flux later
+  - description: a substitution variable that no Flux Kustomization in the repository sets (something Tagwarden does not see fills it in)
     files:
       apps/web.yaml: |
         apiVersion: v1
@@ -564,6 +590,32 @@ triggering:
     expect:
       - {file: apps/staging/podinfo-values.yaml, line: 8, column: 12}
       - {file: apps/staging/podinfo-values.yaml, line: 12, column: 14}
+  - description: a tag that a Flux Kustomization's post-build substitution sets to latest
+    files:
+      clusters/staging/apps.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: apps
+          namespace: flux-system
+        spec:
+          path: ./apps/staging
+          postBuild:
+            substitute:
+              WEB_TAG: latest
+      apps/staging/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:${WEB_TAG}
+    expect:
+      - {file: apps/staging/web.yaml, line: 10, column: 18}
 nonTriggering:
   - description: latest with a digest pin
     files:

@@ -1,0 +1,289 @@
+/// Flux's post-build variable substitution, as far as image references need it: a Flux Kustomization with
+/// `spec.postBuild` replaces `${VAR}` in everything it builds (kustomize-controller, fluxcd/pkg/envsubst).
+/// A reference written with variables is judged as each Kustomization that applies its file makes it.
+public struct Substitution: Sendable {
+    /// The reference as written.
+    public var written: String
+    /// The Flux Kustomizations (object indices) that apply the file and make this text of it.
+    public var kustomizations: [Int]
+    /// Variables used without a default that they do not define: Flux (unless its StrictPostBuildSubstitutions
+    /// feature gate is on) puts an empty string in their place.
+    public var undefined: [String]
+    /// Why the text stays as written: the Kustomization has no `postBuild`, or the object is labelled or
+    /// annotated `kustomize.toolkit.fluxcd.io/substitute: disabled`; nil when Flux substitutes.
+    public var notApplied: String?
+    /// A second text of the same field (another Kustomization makes another): not counted again as an image.
+    public var isRepeat: Bool
+}
+
+/// fluxcd/pkg/envsubst's reading of `${…}`, for the forms a reference uses: `${var}`, the default forms
+/// `${var:=d}` `${var:-d}` `${var=d}` (and `:?` `:+`, which it treats alike: the value when it is not empty,
+/// else the default), defaults holding further `${…}`, and `$$` for a `$`. Other expressions (`${var:1}`,
+/// `${var^^}`, `${#var}`, `${var/a/b}`) are not evaluated here.
+enum Envsubst {
+    enum Value {
+        case defined(String)
+        /// no variable of the name: Flux substitutes an empty string
+        case undefined
+        /// a source this repository does not show might define it
+        case unknown
+    }
+
+    /// The text Flux makes of `s`, and the variables it found undefined; nil when a value cannot be known
+    /// here, the expression is not one evaluated here, or Flux cannot parse it.
+    static func expand(_ s: String, _ lookup: @escaping (String) -> Value) -> (text: String, undefined: [String])? {
+        var p = Parser(bytes: Array(s.utf8), lookup: lookup)
+        guard let out = p.text() else { return nil }
+        return (String(decoding: out, as: UTF8.self), p.undefined)
+    }
+
+    private struct Parser {
+        let bytes: [UInt8]
+        let lookup: (String) -> Value
+        var i = 0
+        var undefined: [String] = []
+
+        func at(_ k: Int) -> UInt8? { k < bytes.count ? bytes[k] : nil }
+
+        /// Text outside `${…}`.
+        mutating func text() -> [UInt8]? {
+            var out: [UInt8] = []
+            while i < bytes.count {
+                let c = bytes[i]
+                if c == UInt8(ascii: "$"), at(i + 1) == UInt8(ascii: "{") {
+                    i += 2
+                    guard let v = function() else { return nil }
+                    out += v
+                } else if c == UInt8(ascii: "$"), at(i + 1) == UInt8(ascii: "$") {
+                    out.append(c)
+                    i += 2
+                } else {
+                    out.append(c)
+                    i += 1
+                }
+            }
+            return out
+        }
+
+        static func isIdent(_ c: UInt8) -> Bool {
+            (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == UInt8(ascii: "_")
+        }
+
+        /// After `${`: a variable, or a variable with a default.
+        mutating func function() -> [UInt8]? {
+            let start = i
+            while let c = at(i), Parser.isIdent(c) { i += 1 }
+            // a name needs at least one character; non-ASCII letters (which Go accepts) are left alone
+            guard i > start, let next = at(i), next < 0x80 else { return nil }
+            let name = String(decoding: bytes[start..<i], as: UTF8.self)
+            switch next {
+            case UInt8(ascii: "}"):
+                i += 1
+                switch lookup(name) {
+                case .defined(let v): return Array(v.utf8)
+                case .undefined:
+                    if !undefined.contains(name) { undefined.append(name) }
+                    return []
+                case .unknown: return nil
+                }
+            case UInt8(ascii: ":"):
+                guard let op = at(i + 1), [UInt8(ascii: "="), UInt8(ascii: "-"), UInt8(ascii: "?"), UInt8(ascii: "+")].contains(op) else {
+                    return nil   // ${var:offset:length}
+                }
+                i += 2
+            case UInt8(ascii: "="):
+                i += 1
+            default:
+                return nil   // ${var-d} does not parse in Flux's fork; casing, trimming, replacing: not evaluated
+            }
+            // the default: text and `${…}` up to the closing brace
+            var fallback: [UInt8] = []
+            while true {
+                guard let c = at(i) else { return nil }   // no closing brace: Flux refuses the file
+                if c == UInt8(ascii: "}") {
+                    i += 1
+                    break
+                }
+                if c == UInt8(ascii: "$"), at(i + 1) == UInt8(ascii: "{") {
+                    i += 2
+                    guard let v = function() else { return nil }
+                    fallback += v
+                } else if c == UInt8(ascii: "$"), at(i + 1) == UInt8(ascii: "$") {
+                    fallback.append(c)
+                    i += 2
+                } else if c == UInt8(ascii: "\\"), let e = at(i + 1), e == UInt8(ascii: "/") || e == UInt8(ascii: "\\") {
+                    fallback.append(e)
+                    i += 2
+                } else {
+                    fallback.append(c)
+                    i += 1
+                }
+            }
+            switch lookup(name) {
+            case .defined(let v) where !v.isEmpty: return Array(v.utf8)
+            case .defined, .undefined: return fallback
+            case .unknown: return nil
+            }
+        }
+    }
+}
+
+extension Substitution {
+    /// The texts Flux makes of the references in `pending`, one image per distinct text and environment.
+    /// A file that no Kustomization with `postBuild` applies keeps its references unjudged: they are filled
+    /// in by something Tagwarden does not see.
+    static func resolve(_ pending: [ImageUse], objects: [ManifestObject], namespaces: [String?], environments: [String?],
+                        files: [FileFacts]) -> [ImageUse] {
+        guard !pending.isEmpty else { return [] }
+        var kustomizations: [Int] = []
+        var anyActive = false
+        for (i, o) in objects.enumerated() {
+            if case .kustomization(let k)? = o.flux {
+                kustomizations.append(i)
+                if k.postBuild?.isActive == true { anyActive = true }
+            }
+        }
+        guard anyActive else { return [] }
+        let built = BuildSets(objects: objects, files: files)
+        var appliedBy: [Int: [Int]] = [:]   // file → the Kustomizations that build it
+        for k in kustomizations {
+            guard case .kustomization(let spec)? = objects[k].flux, let path = spec.path.flatMap(Model.normalizePath) else { continue }
+            for f in built.files(under: path) { appliedBy[f, default: []].append(k) }
+        }
+        var configMaps: [String: [Int]] = [:]   // namespace/name → ConfigMaps
+        for (i, o) in objects.enumerated() where o.configData != nil {
+            if let name = o.name { configMaps[(namespaces[i] ?? "") + "/" + name, default: []].append(i) }
+        }
+        func configData(_ name: String, kustomization k: Int) -> [String: String]? {
+            var found = configMaps[(namespaces[k] ?? "") + "/" + name] ?? []
+            // several clusters in one repository: the one of the Kustomization's environment
+            if found.count > 1 { found = found.filter { environments[$0] == environments[k] } }
+            return found.count == 1 ? objects[found[0]].configData : nil
+        }
+
+        var out: [ImageUse] = []
+        var seen = Set<String>()
+        for use in pending {
+            guard seen.insert("\(use.file):\(use.span.start.offset)").inserted,
+                  let ks = appliedBy[use.file], ks.contains(where: { k in
+                      if case .kustomization(let s)? = objects[k].flux { return s.postBuild?.isActive == true }
+                      return false
+                  }) else { continue }
+            var made: [(text: String, environment: String?, substitution: Substitution)] = []
+            for k in ks {
+                guard case .kustomization(let spec)? = objects[k].flux else { continue }
+                var text = use.text
+                var undefined: [String] = []
+                var notApplied: String?
+                if let post = spec.postBuild, post.isActive, !(use.object.map { objects[$0].substitutionDisabled } ?? false) {
+                    let lookup = { (name: String) -> Envsubst.Value in
+                        if let v = post.substitute[name] { return .defined(v) }
+                        var value = Envsubst.Value.undefined
+                        for source in post.substituteFrom {
+                            // a Secret is not read (it is usually encrypted), nor a ConfigMap the repository does not hold
+                            guard source.kind == "ConfigMap", let data = configData(source.name, kustomization: k) else {
+                                value = .unknown
+                                continue
+                            }
+                            if let v = data[name] { value = .defined(v) }
+                        }
+                        return value
+                    }
+                    guard let r = Envsubst.expand(use.text, lookup) else { continue }
+                    (text, undefined) = r
+                } else {
+                    notApplied = spec.postBuild?.isActive == true
+                        ? "the object is marked kustomize.toolkit.fluxcd.io/substitute: disabled" : "it has no postBuild"
+                }
+                // a text that is no reference is reported once, whichever clusters make it
+                var env: String?
+                if case .success = ImageReference.parse(text) { env = environments[k] }
+                if let m = made.firstIndex(where: { $0.text == text && $0.environment == env }) {
+                    made[m].substitution.kustomizations.append(k)
+                    for u in undefined where !made[m].substitution.undefined.contains(u) { made[m].substitution.undefined.append(u) }
+                } else {
+                    made.append((text, env, Substitution(written: use.text, kustomizations: [k], undefined: undefined,
+                                                         notApplied: notApplied, isRepeat: !made.isEmpty)))
+                }
+            }
+            for m in made {
+                let img = ImageUse(origin: use.origin, file: use.file, object: use.object, text: m.text, span: use.span)
+                img.parse(m.text)
+                img.substitution = m.substitution
+                out.append(img)
+            }
+        }
+        return out
+    }
+
+    /// What a finding about the image adds: how the text came to be.
+    func note(_ model: Model) -> String {
+        // by file too: the clusters of one repository often call theirs alike (flux-system/apps)
+        let several = kustomizations.count > 1
+        let names = (several ? "Flux Kustomizations " : "Flux Kustomization ") + kustomizations.map { k in
+            (model.objectNamespace[k].map { $0 + "/" } ?? "") + (model.objects[k].name ?? "") + " in " + model.path(model.objects[k].file)
+        }.joined(separator: ", ")
+        if let notApplied {
+            return " (\(names) \(several ? "apply" : "applies") it as written: \(notApplied))"
+        }
+        var note = " (written '\(written)', substituted by \(names)"
+        if !undefined.isEmpty {
+            note += "; \(undefined.joined(separator: ", ")) \(undefined.count == 1 ? "is" : "are") not defined there, so Flux puts an empty string in its place"
+        }
+        return note + ")"
+    }
+}
+
+/// Which files a Flux Kustomization's `path` builds: the kustomization file there and what its `resources` and
+/// `components` name, followed through further kustomization files; a directory without one gives every
+/// manifest under it (a subdirectory with a kustomization file by that file), as the kustomization Flux
+/// generates does.
+struct BuildSets {
+    let files: [FileFacts]
+    var kustomizationAt: [String: Int] = [:]   // directory → its kustomization object
+    let objects: [ManifestObject]
+    var fileAt: [String: Int] = [:]
+
+    init(objects: [ManifestObject], files: [FileFacts]) {
+        self.objects = objects
+        self.files = files
+        for (i, o) in objects.enumerated() where o.isKustomization && Extractor.isKustomizationName(Model.basename(files[o.file].path)) {
+            kustomizationAt[Model.dirname(files[o.file].path)] = i
+        }
+        for (i, f) in files.enumerated() { fileAt[f.path] = i }
+    }
+
+    func files(under dir: String) -> Set<Int> {
+        var out = Set<Int>()
+        var visited = Set<String>()
+        add(dir, &out, &visited)
+        return out
+    }
+
+    private func add(_ dir: String, _ out: inout Set<Int>, _ visited: inout Set<String>) {
+        guard visited.insert(dir).inserted else { return }
+        if let k = kustomizationAt[dir] {
+            out.insert(objects[k].file)
+            for r in objects[k].kustomizeResources where !r.containsBytes("://") {
+                guard let p = Model.normalizePath(Sources.join(dir, r)) else { continue }
+                if let f = fileAt[p] { out.insert(f) } else { add(p, &out, &visited) }
+            }
+            return
+        }
+        let prefix = dir.isEmpty ? "" : dir + "/"
+        for (i, f) in files.enumerated() where f.path.hasPrefix(prefix) && Sources.isManifestName(f.path) {
+            // a file in a subdirectory that has its own kustomization: that directory as the kustomization builds it
+            var sub = Model.dirname(f.path)
+            var governed = false
+            while sub.count > dir.count {
+                if kustomizationAt[sub] != nil {
+                    add(sub, &out, &visited)
+                    governed = true
+                    break
+                }
+                sub = Model.dirname(sub)
+            }
+            if !governed { out.insert(i) }
+        }
+    }
+}
