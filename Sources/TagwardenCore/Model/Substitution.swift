@@ -243,6 +243,8 @@ struct BuildSets {
     var kustomizationAt: [String: Int] = [:]   // directory → its kustomization object
     let objects: [ManifestObject]
     var fileAt: [String: Int] = [:]
+    /// File indices in path byte order: the files under a directory are one run of it.
+    let byPath: [Int]
 
     init(objects: [ManifestObject], files: [FileFacts]) {
         self.objects = objects
@@ -251,6 +253,7 @@ struct BuildSets {
             kustomizationAt[Model.dirname(files[o.file].path)] = i
         }
         for (i, f) in files.enumerated() { fileAt[f.path] = i }
+        byPath = files.indices.sorted { SourceText.byteLess(files[$0].path, files[$1].path) }
     }
 
     func files(under dir: String) -> Set<Int> {
@@ -271,7 +274,15 @@ struct BuildSets {
             return
         }
         let prefix = dir.isEmpty ? "" : dir + "/"
-        for (i, f) in files.enumerated() where f.path.hasPrefix(prefix) && Sources.isManifestName(f.path) {
+        var lo = 0, hi = byPath.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if SourceText.byteLess(files[byPath[mid]].path, prefix) { lo = mid + 1 } else { hi = mid }
+        }
+        for i in byPath[lo...] {
+            let f = files[i]
+            guard f.path.utf8.starts(with: prefix.utf8) else { break }
+            guard Sources.isManifestName(f.path) else { continue }
             // a file in a subdirectory that has its own kustomization: that directory as the kustomization builds it
             var sub = Model.dirname(f.path)
             var governed = false
