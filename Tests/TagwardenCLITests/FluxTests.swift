@@ -474,6 +474,24 @@ func fluxRepo() throws -> TempRepo {
         #expect(literalMessage.hasSuffix("(Flux Kustomization flux-system/apps in clusters/production/apps.yaml applies it as written: it has no postBuild)"),
                 "\(literalMessage)")
 
+        // unless a parent Kustomization patches postBuild into the ones it applies: then it is not known here
+        try r.write("clusters/production/flux-system.yaml", """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/production
+          patches:
+            - target: {kind: Kustomization}
+              patch: |
+                - op: add
+                  path: /spec/postBuild
+                  value: {substituteFrom: [{kind: Secret, name: cluster-secrets}]}
+
+        """)
+        #expect(try r.audit("--format", "json").findings == ["image-latest-tag apps/base/web.yaml:8:14"])
+        try r.remove("clusters/production/flux-system.yaml")
+
         // marked substitute: disabled, the object keeps its ${…} in every cluster
         try r.write("clusters/production/apps.yaml", kustomization("production", "  postBuild:\n    substitute: {WEB_TAG: 1.4.0}\n"))
         try r.write("apps/base/web.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  annotations: {kustomize.toolkit.fluxcd.io/substitute: disabled}\n"

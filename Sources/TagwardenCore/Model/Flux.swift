@@ -59,6 +59,9 @@ public struct FluxKustomizationSpec: Sendable {
     public var targetNamespace: String?
     /// `spec.postBuild`; nil when there is none.
     public var postBuild: PostBuild?
+    /// A `spec.patches` patch that sets `postBuild`: the Kustomizations this one applies get variables their
+    /// files do not show (a common way to give every app the cluster's settings).
+    public var patchesPostBuild = false
 
     /// Variables Flux substitutes for `${…}` in what the Kustomization builds.
     public struct PostBuild: Sendable {
@@ -181,6 +184,9 @@ public indirect enum FluxSpec: Sendable {
                     }
                 }
                 k.postBuild = post
+            }
+            if let patches = spec.flatMap({ y.get($0, "patches") }) {
+                k.patchesPostBuild = y.childNodes(patches).contains { str(y.get($0, "patch"))?.containsBytes("postBuild") == true }
             }
             return .kustomization(k)
         default:

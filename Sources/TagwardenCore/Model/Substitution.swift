@@ -146,9 +146,12 @@ extension Substitution {
         guard anyActive else { return [] }
         let built = BuildSets(objects: objects, files: files)
         var appliedBy: [Int: [Int]] = [:]   // file → the Kustomizations that build it
+        var patchedFiles = Set<Int>()        // files of Kustomizations whose postBuild another one patches in
         for k in kustomizations {
             guard case .kustomization(let spec)? = objects[k].flux, let path = spec.path.flatMap(Model.normalizePath) else { continue }
-            for f in built.files(under: path) { appliedBy[f, default: []].append(k) }
+            let files = built.files(under: path)
+            for f in files { appliedBy[f, default: []].append(k) }
+            if spec.patchesPostBuild { patchedFiles.formUnion(files) }
         }
         var configMaps: [String: [Int]] = [:]   // namespace/name → ConfigMaps
         for (i, o) in objects.enumerated() where o.configData != nil {
@@ -171,7 +174,8 @@ extension Substitution {
                   }) else { continue }
             var made: [(text: String, environment: String?, substitution: Substitution)] = []
             for k in ks {
-                guard case .kustomization(let spec)? = objects[k].flux else { continue }
+                // its postBuild may come from a parent's patch: what it substitutes is not known here
+                guard case .kustomization(let spec)? = objects[k].flux, !patchedFiles.contains(objects[k].file) else { continue }
                 var text = use.text
                 var undefined: [String] = []
                 var notApplied: String?
