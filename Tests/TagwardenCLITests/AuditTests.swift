@@ -446,12 +446,54 @@ let imageRuleFindings = [
                   image: nginx:latest
 
         """)
+        try r.write("crds/workloads.yaml", """
+        apiVersion: serving.knative.dev/v1
+        kind: Service
+        metadata: {name: k}
+        spec:
+          template:
+            spec:
+              containers:
+                - image: ghcr.io/acme/k:latest
+        ---
+        apiVersion: apps.kruise.io/v1alpha1
+        kind: CloneSet
+        metadata: {name: c}
+        spec:
+          template:
+            spec:
+              initContainers:
+                - {name: i, image: "busybox"}
+        ---
+        apiVersion: keda.sh/v1alpha1
+        kind: ScaledJob
+        metadata: {name: j}
+        spec:
+          jobTargetRef:
+            template:
+              spec:
+                containers:
+                  - {name: w, image: "ghcr.io/acme/worker:main"}
+        ---
+        apiVersion: v1
+        kind: Service
+        metadata: {name: plain}
+        spec:
+          template:
+            spec:
+              containers:
+                - image: nginx:latest
+
+        """)
         let res = try r.audit("--format", "json")
         #expect(res.findings == [
             "image-missing-tag base/cron.yaml:12:22",
             "image-floating-tag base/cron.yaml:15:22",
             "image-latest-tag base/kustomization.yaml:5:13",
             "image-invalid-reference base/kustomization.yaml:6:11",
+            "image-latest-tag crds/workloads.yaml:8:18",
+            "image-missing-tag crds/workloads.yaml:17:28",
+            "image-floating-tag crds/workloads.yaml:27:30",
             "image-floating-tag flux/ks.yaml:8:15",
             "image-tag-not-string helm/hr.yaml:8:16",
             "image-missing-tag helm/hr.yaml:12:18",

@@ -21,8 +21,17 @@ struct Extractor {
 
     /// The pod spec of a workload kind.
     func podSpecNode(_ root: Int, kind: String, group: String) -> Int? {
-        if group == "argoproj.io" {   // an Argo Rollout runs its template's pods like a Deployment
+        switch group {
+        case "argoproj.io":   // an Argo Rollout runs its template's pods like a Deployment
             return kind == "Rollout" ? y.get(root, "spec", "template", "spec") : nil
+        case "serving.knative.dev":   // a Knative Service (or Configuration) runs revisions of its template
+            return kind == "Service" || kind == "Configuration" ? y.get(root, "spec", "template", "spec") : nil
+        case "apps.kruise.io":   // OpenKruise's workloads
+            return ["CloneSet", "StatefulSet", "DaemonSet"].contains(kind) ? y.get(root, "spec", "template", "spec") : nil
+        case "keda.sh":   // a KEDA ScaledJob starts Jobs of its template
+            return kind == "ScaledJob" ? y.get(root, "spec", "jobTargetRef", "template", "spec") : nil
+        default:
+            break
         }
         switch kind {
         case "Pod": return y.get(root, "spec")
