@@ -502,4 +502,50 @@ func fluxRepo() throws -> TempRepo {
         #expect(disabledMessage.contains("Flux Kustomizations flux-system/apps in clusters/production/apps.yaml, flux-system/apps in clusters/staging/apps.yaml "
                                          + "apply it as written: the object is marked kustomize.toolkit.fluxcd.io/substitute: disabled"), "\(disabledMessage)")
     }
+
+    @Test func valuesFilesOfConfigMapGeneratorsAreTheReleasesValues() throws {
+        let r = try TempRepo()
+        try r.write("apps/base/podinfo/kustomization.yaml", "namespace: podinfo\nresources:\n  - release.yaml\n")
+        try r.write("apps/base/podinfo/release.yaml", """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: podinfo}
+        spec:
+          chart: {spec: {chart: podinfo, sourceRef: {kind: HelmRepository, name: podinfo}}}
+          valuesFrom:
+            - {kind: ConfigMap, name: podinfo-values}
+            - {kind: ConfigMap, name: podinfo-values, valuesKey: extra.yaml}
+            - {kind: ConfigMap, name: podinfo-replicas, targetPath: replicaCount}
+
+        """)
+        for (env, tag) in [("staging", "latest"), ("production", "6.7.1")] {
+            try r.write("apps/\(env)/kustomization.yaml", """
+            resources:
+              - ../base/podinfo
+            configMapGenerator:
+              - name: podinfo-values
+                namespace: podinfo
+                files:
+                  - values.yaml=podinfo-values.yaml
+                  - extra.yaml
+              - name: podinfo-replicas
+                namespace: podinfo
+                files:
+                  - replicaCount=replicas.yaml
+
+            """)
+            try r.write("apps/\(env)/podinfo-values.yaml", "image:\n  repository: ghcr.io/stefanprodan/podinfo\n  tag: \(tag)\n")
+            try r.write("apps/\(env)/extra.yaml", "sidecar:\n  image: busybox\n")
+            try r.write("apps/\(env)/replicas.yaml", "image: nginx:latest\n")   // a single value (targetPath), not values
+        }
+        // an unrelated app with a generator of the same name: its file is not this release's
+        try r.write("apps/other/kustomization.yaml", "configMapGenerator:\n  - name: podinfo-values\n    namespace: podinfo\n    files:\n      - values.yaml=vals.yaml\n")
+        try r.write("apps/other/vals.yaml", "image:\n  repository: ghcr.io/acme/other\n  tag: latest\n")
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-missing-tag apps/production/extra.yaml:2:10", "image-missing-tag apps/staging/extra.yaml:2:10",
+                                 "image-latest-tag apps/staging/podinfo-values.yaml:3:8"], "\(res.findings)")
+        let latest = res.findingObjects.last
+        #expect(latest?["environment"] as? String == "staging")
+        #expect((latest?["object"] as? [String: Any])?["name"] as? String == "podinfo")
+    }
 }

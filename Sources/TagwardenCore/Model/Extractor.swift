@@ -125,6 +125,7 @@ struct Extractor {
         var isKustomization = false
         var kustomizeNamespace: String?
         var resources: [String] = [], patches: [String] = []
+        var generators: [ManifestObject.ConfigMapGenerator] = []
         if kind == "Kustomization" || kind == "Component", group == "kustomize.config.k8s.io" {
             // a kustomize Component is a kustomization that others pull in with `components:`
             isKustomization = true
@@ -141,6 +142,16 @@ struct Extractor {
                 }
             }
             if let images = y.get(root, "images") { kustomizeImages(images, object: objectIndex) }
+            if let gens = y.get(root, "configMapGenerator") {
+                for g in y.childNodes(gens) {
+                    guard let name = scalarString(y.get(g, "name")), let list = y.get(g, "files") else { continue }
+                    let files = y.childNodes(list).compactMap { scalarString($0) }.map { entry -> (key: String, path: String) in
+                        if let eq = entry.firstIndex(of: "=") { return (String(entry[..<eq]), String(entry[entry.index(after: eq)...])) }
+                        return (Model.basename(entry), entry)
+                    }
+                    generators.append(.init(name: name, namespace: scalarString(y.get(g, "namespace")), files: files))
+                }
+            }
         } else if kind == "Kustomization", group == "kustomize.toolkit.fluxcd.io" {
             if let images = y.get(root, "spec", "images") { kustomizeImages(images, object: objectIndex) }
         } else if kind == "HelmRelease" {
@@ -167,7 +178,7 @@ struct Extractor {
             apiVersionSpan: apiVersionNode.map { y.nodes[$0].span }, name: name, declaredNamespace: declaredNamespace,
             labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
             kustomizePatches: patches, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
-            substitutionDisabled: substitutionDisabled))
+            substitutionDisabled: substitutionDisabled, configMapGenerators: generators))
     }
 
     mutating func podSpec(_ spec: Int, object: Int) {

@@ -80,12 +80,26 @@ public struct FluxKustomizationSpec: Sendable {
     }
 }
 
+public struct HelmReleaseSpec: Sendable {
+    /// `valuesFrom` entries that bring a whole values document (those with a `targetPath` set one value).
+    public var valuesFrom: [ValuesReference] = []
+
+    public struct ValuesReference: Sendable {
+        public var kind: String
+        public var name: String
+        /// The key of the ConfigMap or Secret that holds the values (`values.yaml` unless given).
+        public var valuesKey: String
+    }
+}
+
 public indirect enum FluxSpec: Sendable {
     case imageRepository(ImageRepositorySpec)
     case imagePolicy(ImagePolicySpec)
     case automation(AutomationSpec)
     case gitRepository(GitRepositorySpec)
     case kustomization(FluxKustomizationSpec)
+    /// only for a HelmRelease with `valuesFrom`
+    case helmRelease(HelmReleaseSpec)
 
     static func extract(_ y: YAMLFile, root: Int, group: String, kind: String) -> FluxSpec? {
         func loc(_ n: Int?) -> Located? {
@@ -189,6 +203,15 @@ public indirect enum FluxSpec: Sendable {
                 k.patchesPostBuild = y.childNodes(patches).contains { str(y.get($0, "patch"))?.containsBytes("postBuild") == true }
             }
             return .kustomization(k)
+        case ("helm.toolkit.fluxcd.io", "HelmRelease"):
+            var h = HelmReleaseSpec()
+            if let from = spec.flatMap({ y.get($0, "valuesFrom") }) {
+                for item in y.childNodes(from) where y.get(item, "targetPath") == nil {
+                    guard let kind = str(y.get(item, "kind")), let name = str(y.get(item, "name")) else { continue }
+                    h.valuesFrom.append(.init(kind: kind, name: name, valuesKey: str(y.get(item, "valuesKey")) ?? "values.yaml"))
+                }
+            }
+            return h.valuesFrom.isEmpty ? nil : .helmRelease(h)
         default:
             return nil
         }

@@ -37,11 +37,20 @@ public final class ManifestObject: Sendable {
     public let configData: [String: String]?
     /// Labelled or annotated `kustomize.toolkit.fluxcd.io/substitute: disabled`: Flux leaves its `${…}` as written.
     public let substitutionDisabled: Bool
+    /// A kustomization's `configMapGenerator` entries made from files.
+    public let configMapGenerators: [ConfigMapGenerator]
+
+    public struct ConfigMapGenerator: Sendable {
+        public var name: String
+        public var namespace: String?
+        /// (key, path as written): `key=path`, or the path's file name as the key.
+        public var files: [(key: String, path: String)]
+    }
 
     init(file: Int, document: Int, apiVersion: String, kind: String, kindSpan: SourceSpan, apiVersionSpan: SourceSpan?,
          name: String?, declaredNamespace: String?, labels: [String: String], isKustomization: Bool, kustomizeNamespace: String?,
          kustomizeResources: [String], kustomizePatches: [String], flux: FluxSpec?, configData: [String: String]? = nil,
-         substitutionDisabled: Bool = false) {
+         substitutionDisabled: Bool = false, configMapGenerators: [ConfigMapGenerator] = []) {
         self.file = file
         self.document = document
         self.apiVersion = apiVersion
@@ -58,6 +67,7 @@ public final class ManifestObject: Sendable {
         self.flux = flux
         self.configData = configData
         self.substitutionDisabled = substitutionDisabled
+        self.configMapGenerators = configMapGenerators
         group = ManifestObject.group(of: apiVersion)
     }
 
@@ -102,6 +112,9 @@ public final class ImageUse: @unchecked Sendable {
     var nodes: [Int] = []
     /// For a reference written with `${…}`: how Flux's post-build substitution made this text of it.
     public var substitution: Substitution?
+    /// The object whose environment the image runs in when it is not its own object's: the Flux Kustomization
+    /// that substituted it, the kustomization that generates the values file it comes from.
+    public var environmentObject: Int?
 
     /// How messages name it: `image 'nginx:1.25'`, or, for a field that sets only a tag (a `:tag` marker's field,
     /// a chart's `image: {tag: …}`), the image whose tag it sets.

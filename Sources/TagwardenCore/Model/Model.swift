@@ -105,9 +105,9 @@ public struct Model: Sendable {
         env.inferPrefixes(policies: policies)
         images += Substitution.resolve(substitutable, objects: objects, namespaces: namespaces, environments: objectEnvironment,
                                        files: facts)
+        images += ValuesFiles.images(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts)
         let imageEnvironment = images.map { img -> String? in
-            // a reference made by substitution runs where the Kustomization that made it applies it
-            if let s = img.substitution, let e = objectEnvironment[s.kustomizations[0]] { return e }
+            if let o = img.environmentObject, let e = objectEnvironment[o] { return e }
             if let o = img.object { return objectEnvironment[o] }
             return env.detect(clues[img.file], namespace: nil, namespaceLabels: labels)
         }

@@ -214,6 +214,8 @@ extension Substitution {
                 let img = ImageUse(origin: use.origin, file: use.file, object: use.object, text: m.text, span: use.span)
                 img.parse(m.text)
                 img.substitution = m.substitution
+                // it runs where the Kustomization that made it applies it
+                img.environmentObject = m.substitution.kustomizations[0]
                 out.append(img)
             }
         }

@@ -616,6 +616,31 @@ triggering:
                   image: ghcr.io/acme/web:${WEB_TAG}
     expect:
       - {file: apps/staging/web.yaml, line: 10, column: 18}
+  - description: a values file that a kustomization's configMapGenerator turns into the ConfigMap a HelmRelease's valuesFrom reads
+    files:
+      apps/staging/kustomization.yaml: |
+        namespace: podinfo
+        resources:
+          - release.yaml
+        configMapGenerator:
+          - name: podinfo-values
+            files:
+              - values.yaml=podinfo-values.yaml
+      apps/staging/release.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: podinfo
+        spec:
+          valuesFrom:
+            - kind: ConfigMap
+              name: podinfo-values
+      apps/staging/podinfo-values.yaml: |
+        image:
+          repository: ghcr.io/stefanprodan/podinfo
+          tag: latest
+    expect:
+      - {file: apps/staging/podinfo-values.yaml, line: 3, column: 8}
 nonTriggering:
   - description: latest with a digest pin
     files:
