@@ -45,24 +45,32 @@ enum Envsubst {
 
         func at(_ k: Int) -> UInt8? { k < bytes.count ? bytes[k] : nil }
 
-        /// Text outside `${…}`.
-        mutating func text() -> [UInt8]? {
+        /// Text with its `${…}` expanded and `$$` read as `$`: the whole string, or (`inFunction`) a default up to
+        /// and past its closing brace, where `\/` and `\\` are escapes too.
+        mutating func text(inFunction: Bool = false) -> [UInt8]? {
             var out: [UInt8] = []
-            while i < bytes.count {
-                let c = bytes[i]
-                if c == UInt8(ascii: "$"), at(i + 1) == UInt8(ascii: "{") {
+            while let c = at(i) {
+                if inFunction, c == UInt8(ascii: "}") {
+                    i += 1
+                    return out
+                }
+                let next = at(i + 1)
+                if c == UInt8(ascii: "$"), next == UInt8(ascii: "{") {
                     i += 2
                     guard let v = function() else { return nil }
                     out += v
-                } else if c == UInt8(ascii: "$"), at(i + 1) == UInt8(ascii: "$") {
+                } else if c == UInt8(ascii: "$"), next == UInt8(ascii: "$") {
                     out.append(c)
+                    i += 2
+                } else if inFunction, c == UInt8(ascii: "\\"), let e = next, e == UInt8(ascii: "/") || e == UInt8(ascii: "\\") {
+                    out.append(e)
                     i += 2
                 } else {
                     out.append(c)
                     i += 1
                 }
             }
-            return out
+            return inFunction ? nil : out   // a default without its closing brace: Flux refuses the file
         }
 
         static func isIdent(_ c: UInt8) -> Bool {
@@ -96,29 +104,7 @@ enum Envsubst {
             default:
                 return nil   // ${var-d} does not parse in Flux's fork; casing, trimming, replacing: not evaluated
             }
-            // the default: text and `${…}` up to the closing brace
-            var fallback: [UInt8] = []
-            while true {
-                guard let c = at(i) else { return nil }   // no closing brace: Flux refuses the file
-                if c == UInt8(ascii: "}") {
-                    i += 1
-                    break
-                }
-                if c == UInt8(ascii: "$"), at(i + 1) == UInt8(ascii: "{") {
-                    i += 2
-                    guard let v = function() else { return nil }
-                    fallback += v
-                } else if c == UInt8(ascii: "$"), at(i + 1) == UInt8(ascii: "$") {
-                    fallback.append(c)
-                    i += 2
-                } else if c == UInt8(ascii: "\\"), let e = at(i + 1), e == UInt8(ascii: "/") || e == UInt8(ascii: "\\") {
-                    fallback.append(e)
-                    i += 2
-                } else {
-                    fallback.append(c)
-                    i += 1
-                }
-            }
+            guard let fallback = text(inFunction: true) else { return nil }   // the default, up to the closing brace
             switch lookup(name) {
             case .defined(let v) where !v.isEmpty: return Array(v.utf8)
             case .defined, .undefined: return fallback
