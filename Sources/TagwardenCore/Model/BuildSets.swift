@@ -1,0 +1,64 @@
+/// Which files a kustomize build of a directory takes (a Flux Kustomization's `path`, an overlay): the kustomization file there and what its `resources` and
+/// `components` name, followed through further kustomization files; a directory without one gives every
+/// manifest under it (a subdirectory with a kustomization file by that file), as the kustomization Flux
+/// generates does.
+struct BuildSets {
+    let files: [FileFacts]
+    var kustomizationAt: [String: Int] = [:]   // directory → its kustomization object
+    let objects: [ManifestObject]
+    var fileAt: [String: Int] = [:]
+    /// File indices in path byte order: the files under a directory are one run of it.
+    let byPath: [Int]
+
+    init(objects: [ManifestObject], files: [FileFacts]) {
+        self.objects = objects
+        self.files = files
+        for (i, o) in objects.enumerated() where o.isKustomization && Extractor.isKustomizationName(Model.basename(files[o.file].path)) {
+            kustomizationAt[Model.dirname(files[o.file].path)] = i
+        }
+        for (i, f) in files.enumerated() { fileAt[f.path] = i }
+        byPath = files.indices.sorted { SourceText.byteLess(files[$0].path, files[$1].path) }
+    }
+
+    func files(under dir: String) -> Set<Int> {
+        var out = Set<Int>()
+        var visited = Set<String>()
+        add(dir, &out, &visited)
+        return out
+    }
+
+    private func add(_ dir: String, _ out: inout Set<Int>, _ visited: inout Set<String>) {
+        guard visited.insert(dir).inserted else { return }
+        if let k = kustomizationAt[dir] {
+            out.insert(objects[k].file)
+            for r in objects[k].kustomizeResources where !r.containsBytes("://") {
+                guard let p = Model.normalizePath(Sources.join(dir, r)) else { continue }
+                if let f = fileAt[p] { out.insert(f) } else { add(p, &out, &visited) }
+            }
+            return
+        }
+        let prefix = dir.isEmpty ? "" : dir + "/"
+        var lo = 0, hi = byPath.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if SourceText.byteLess(files[byPath[mid]].path, prefix) { lo = mid + 1 } else { hi = mid }
+        }
+        for i in byPath[lo...] {
+            let f = files[i]
+            guard f.path.utf8.starts(with: prefix.utf8) else { break }
+            guard Sources.isManifestName(f.path) else { continue }
+            // a file in a subdirectory that has its own kustomization: that directory as the kustomization builds it
+            var sub = Model.dirname(f.path)
+            var governed = false
+            while sub.count > dir.count {
+                if kustomizationAt[sub] != nil {
+                    add(sub, &out, &visited)
+                    governed = true
+                    break
+                }
+                sub = Model.dirname(sub)
+            }
+            if !governed { out.insert(i) }
+        }
+    }
+}
