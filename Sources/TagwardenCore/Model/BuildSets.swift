@@ -1,7 +1,7 @@
-/// Which files a kustomize build of a directory takes (a Flux Kustomization's `path`, an overlay): the kustomization file there and what its `resources` and
-/// `components` name, followed through further kustomization files; a directory without one gives every
-/// manifest under it (a subdirectory with a kustomization file by that file), as the kustomization Flux
-/// generates does.
+/// Which files a kustomize build of a directory takes (a Flux Kustomization's `path`, an overlay): the
+/// kustomization file there and what its `resources` and `components` name, followed through further
+/// kustomization files; a directory without one gives every manifest under it (a subdirectory with a
+/// kustomization file by that file), as the kustomization Flux generates does.
 struct BuildSets {
     let files: [FileFacts]
     var kustomizationAt: [String: Int] = [:]   // directory → its kustomization object
