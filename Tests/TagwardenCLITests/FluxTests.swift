@@ -548,4 +548,28 @@ func fluxRepo() throws -> TempRepo {
         #expect(latest?["environment"] as? String == "staging")
         #expect((latest?["object"] as? [String: Any])?["name"] as? String == "podinfo")
     }
+
+    @Test func aManifestsOwnEnvironmentWinsOverItsKustomizations() throws {
+        // the environment model decides a manifest's environment from its own path first; the applying Kustomization's
+        // environment serves only a manifest without one
+        let r = try TempRepo()
+        try r.write(".tagwarden.yaml", "profile: strict\npromotedImages: [\"ghcr.io/acme/*\"]\n")
+        try r.write("apps/production/web.yaml", pod("web", images: ["ghcr.io/acme/web:${WEB_TAG}"]))
+        try r.write("apps/shared/web.yaml", pod("shared", images: ["ghcr.io/acme/web:${WEB_TAG}"]))
+        try r.write("clusters/staging/apps.yaml", """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          path: ./apps
+          postBuild:
+            substitute: {WEB_TAG: staging-v1.0.0-abc1234-1}
+
+        """)
+        let res = try r.audit("--format", "json")
+        // production's manifest is judged as production's (a staging tag there); the shared one as staging's (no finding)
+        let found = res.findingObjects.map { "\($0["rule"]!) \($0["file"]!):\($0["line"]!) \($0["environment"] ?? "-")" }
+        #expect(found == ["image-env-prefix apps/production/web.yaml:8 production", "image-not-pinned apps/production/web.yaml:8 production"],
+                "\(found)")
+    }
 }

@@ -112,8 +112,8 @@ public final class ImageUse: @unchecked Sendable {
     var nodes: [Int] = []
     /// For a reference written with `${…}`: how Flux's post-build substitution made this text of it.
     public var substitution: Substitution?
-    /// The object whose environment the image runs in when it is not its own object's: the Flux Kustomization
-    /// that substituted it, the kustomization that generates the values file it comes from.
+    /// The object whose environment the image takes when its own object has none: the Flux Kustomization that
+    /// substituted it, the kustomization that generates the values file it comes from.
     public var environmentObject: Int?
 
     /// How messages name it: `image 'nginx:1.25'`, or, for a field that sets only a tag (a `:tag` marker's field,

@@ -107,8 +107,10 @@ public struct Model: Sendable {
                                        files: facts)
         images += ValuesFiles.images(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts)
         let imageEnvironment = images.map { img -> String? in
+            if let o = img.object, let e = objectEnvironment[o] { return e }
+            // an image whose manifest has no environment of its own: that of what makes it run, if any
             if let o = img.environmentObject, let e = objectEnvironment[o] { return e }
-            if let o = img.object { return objectEnvironment[o] }
+            if img.object != nil { return nil }
             return env.detect(clues[img.file], namespace: nil, namespaceLabels: labels)
         }
         var watched = Set<String>()
