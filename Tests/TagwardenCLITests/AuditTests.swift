@@ -504,6 +504,38 @@ let imageRuleFindings = [
         ])
     }
 
+    @Test func jsonPatchesThatWriteContainerImages() throws {
+        let r = try TempRepo()
+        try r.write("apps/production/patch.yaml", """
+        - op: replace
+          path: /spec/template/spec/containers/0/image
+          value: nginx:latest
+        - op: add
+          path: /spec/template/spec/containers/-
+          value: {name: side, image: busybox}
+        - op: add
+          path: /spec/jobTemplate/spec/template/spec/initContainers
+          value:
+            - {name: init, image: "alpine:edge"}
+        - op: test
+          path: /spec/template/spec/containers/0/image
+          value: redis:latest
+        - op: replace
+          path: /spec/image
+          value: ghcr.io/acme/web
+        - op: remove
+          path: /spec/template/spec/containers/1/image
+
+        """)
+        // a test compares without writing; /spec/image is no container's (an ImageRepository's repository)
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == [
+            "image-latest-tag apps/production/patch.yaml:3:10",
+            "image-missing-tag apps/production/patch.yaml:6:30",
+            "image-floating-tag apps/production/patch.yaml:10:27",
+        ], "\(res.findings)")
+    }
+
     @Test func anchorsAliasesAndMergeKeysAreFollowed() throws {
         let r = try TempRepo()
         try r.write("d.yaml", """

@@ -69,7 +69,11 @@ struct Extractor {
         var ex = Extractor(y: scratch, fileIndex: index, facts: facts)
         let baseName = Model.basename(path)
         for (d, doc) in scratch.documents.enumerated() {
-            ex.document(d, root: doc.root, isKustomizationFile: isKustomizationName(baseName))
+            if scratch.nodes[doc.root].kind == .sequence {
+                ex.jsonPatch(doc.root)
+            } else {
+                ex.document(d, root: doc.root, isKustomizationFile: isKustomizationName(baseName))
+            }
         }
         if SourceText.contains(markerToken, in: bytes) { ex.markers() }
         return ex.facts
@@ -179,6 +183,29 @@ struct Extractor {
             labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
             kustomizePatches: patches, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
             substitutionDisabled: substitutionDisabled, configMapGenerators: generators))
+    }
+
+    /// A JSON patch (RFC 6902) written as YAML, as kustomize's `patches` read it from a file: the values that an
+    /// `add` or `replace` writes to a container's `image`, or the containers it writes whole.
+    mutating func jsonPatch(_ list: Int) {
+        for op in y.childNodes(list) where y.nodes[op].kind == .mapping {
+            guard let kind = scalarString(y.get(op, "op")), kind == "add" || kind == "replace",
+                  let path = scalarString(y.get(op, "path")), let value = y.get(op, "value") else { continue }
+            let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+            // the container list, a container in it, or a container's image
+            guard let c = segments.lastIndex(where: { $0 == "containers" || $0 == "initContainers" || $0 == "ephemeralContainers" })
+            else { continue }
+            let rest = segments[(c + 1)...]
+            if rest.count == 2, rest.last == "image", y.nodes[value].kind == .scalar {
+                addReference(value, origin: .container, object: nil)
+            } else if rest.count == 1, y.nodes[value].kind == .mapping, let image = y.get(value, "image"), y.nodes[image].kind == .scalar {
+                addReference(image, origin: .container, object: nil)
+            } else if rest.isEmpty, y.nodes[value].kind == .sequence {
+                for item in y.childNodes(value) {
+                    if let image = y.get(item, "image"), y.nodes[image].kind == .scalar { addReference(image, origin: .container, object: nil) }
+                }
+            }
+        }
     }
 
     mutating func podSpec(_ spec: Int, object: Int) {

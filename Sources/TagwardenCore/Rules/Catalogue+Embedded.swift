@@ -641,6 +641,14 @@ triggering:
           tag: latest
     expect:
       - {file: apps/staging/podinfo-values.yaml, line: 3, column: 8}
+  - description: a JSON patch (a kustomization's patch file) that writes a container's image
+    files:
+      apps/production/image-patch.yaml: |
+        - op: replace
+          path: /spec/template/spec/containers/0/image
+          value: ghcr.io/acme/web:latest
+    expect:
+      - {file: apps/production/image-patch.yaml, line: 3, column: 10}
 nonTriggering:
   - description: latest with a digest pin
     files:
