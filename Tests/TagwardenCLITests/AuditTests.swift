@@ -536,6 +536,55 @@ let imageRuleFindings = [
         ], "\(res.findings)")
     }
 
+    @Test func inlinePatchesAreReadWhereTheyStand() throws {
+        let r = try TempRepo()
+        // CRLF line ends and a blank line inside the block: positions are the file's all the same
+        try r.write("apps/production/kustomization.yaml", [
+            "apiVersion: kustomize.config.k8s.io/v1beta1", "kind: Kustomization", "patches:",
+            "  - target: {kind: Deployment}", "    patch: |-", "      - op: replace", "        path: /spec/template/spec/containers/0/image",
+            "        value: nginx:latest", "  - patch: |", "      apiVersion: apps/v1", "      kind: Deployment", "      metadata: {name: web}",
+            "      spec:", "        template:", "          spec:", "            containers:", "", "              - name: web",
+            "                image: \"ghcr.io/acme/web:main\"",
+            "  - patch: \"- op: replace\\n  path: /spec/template/spec/containers/0/image\\n  value: busybox\"",
+            "patchesStrategicMerge:", "  - |-", "    apiVersion: v1", "    kind: Pod", "    metadata: {name: p}", "    spec:",
+            "      containers:", "        - {name: a, image: redis}", "",
+        ].joined(separator: "\r\n"))
+        try r.write("clusters/production/apps.yaml", """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          path: ./apps/production
+          patches:
+            - patch: |
+                - op: add
+                  path: /spec/template/spec/initContainers
+                  value: [{name: init, image: "alpine:edge"}]
+        ---
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: podinfo, namespace: podinfo}
+        spec:
+          postRenderers:
+            - kustomize:
+                patches:
+                  - patch: |
+                      - op: replace
+                        path: /spec/template/spec/containers/0/image
+                        value: ghcr.io/stefanprodan/podinfo:latest
+
+        """)
+        // a patch in a quoted string (busybox) is not read: its positions do not map back to the file
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == [
+            "image-latest-tag apps/production/kustomization.yaml:8:16",
+            "image-floating-tag apps/production/kustomization.yaml:19:24",
+            "image-missing-tag apps/production/kustomization.yaml:28:28",
+            "image-floating-tag clusters/production/apps.yaml:10:39",
+            "image-latest-tag clusters/production/apps.yaml:22:24",
+        ], "\(res.findings)")
+    }
+
     @Test func anchorsAliasesAndMergeKeysAreFollowed() throws {
         let r = try TempRepo()
         try r.write("d.yaml", """

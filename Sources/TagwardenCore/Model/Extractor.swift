@@ -141,8 +141,11 @@ struct Extractor {
             for key: StaticString in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
                 guard let list = y.get(root, key) else { continue }
                 for item in y.childNodes(list) {
-                    if let s = scalarString(item) { patches.append(s) }
+                    if y.nodes[item].kind == .scalar, y.nodes[item].style == .literal {
+                        inlinePatch(item, object: objectIndex)   // patchesStrategicMerge takes inline patches too
+                    } else if let s = scalarString(item) { patches.append(s) }
                     else if let s = scalarString(y.get(item, "path")) { patches.append(s) }
+                    else if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) }
                 }
             }
             if let images = y.get(root, "images") { kustomizeImages(images, object: objectIndex) }
@@ -158,6 +161,9 @@ struct Extractor {
             }
         } else if kind == "Kustomization", group == "kustomize.toolkit.fluxcd.io" {
             if let images = y.get(root, "spec", "images") { kustomizeImages(images, object: objectIndex) }
+            if let list = y.get(root, "spec", "patches") {
+                for item in y.childNodes(list) { if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) } }
+            }
         } else if kind == "HelmRelease" {
             if let v = y.get(root, "spec", "chart", "spec", "version"), y.nodes[v].kind == .scalar {
                 facts.versionFields.append(located(v))
@@ -167,6 +173,9 @@ struct Extractor {
             if let renderers = y.get(root, "spec", "postRenderers"), y.nodes[renderers].kind == .sequence {
                 for r in y.childNodes(renderers) {
                     if let images = y.get(r, "kustomize", "images") { kustomizeImages(images, object: objectIndex) }
+                    if let list = y.get(r, "kustomize", "patches") {
+                        for item in y.childNodes(list) { if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) } }
+                    }
                 }
             }
         } else if let spec = podSpecNode(root, kind: kind, group: group) {

@@ -649,6 +649,20 @@ triggering:
           value: ghcr.io/acme/web:latest
     expect:
       - {file: apps/production/image-patch.yaml, line: 3, column: 10}
+  - description: a patch written inline in a kustomization (a literal block), read where it stands
+    files:
+      apps/production/kustomization.yaml: |
+        resources:
+          - ../base
+        patches:
+          - target:
+              kind: Deployment
+            patch: |-
+              - op: replace
+                path: /spec/template/spec/containers/0/image
+                value: ghcr.io/acme/web:latest
+    expect:
+      - {file: apps/production/kustomization.yaml, line: 9, column: 16}
 nonTriggering:
   - description: latest with a digest pin
     files:
