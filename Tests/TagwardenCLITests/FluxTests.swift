@@ -572,4 +572,42 @@ func fluxRepo() throws -> TempRepo {
         #expect(found == ["image-env-prefix apps/production/web.yaml:8 production", "image-not-pinned apps/production/web.yaml:8 production"],
                 "\(found)")
     }
+
+    @Test func valuesInAConfigMapsLiteralBlockAreTheReleasesValues() throws {
+        let r = try TempRepo()
+        try r.write("apps/base/release.yaml", """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: podinfo, namespace: podinfo}
+        spec:
+          valuesFrom:
+            - {kind: ConfigMap, name: podinfo-values}
+            - {kind: ConfigMap, name: quoted-values}
+
+        """)
+        for (env, tag) in [("staging", "latest"), ("production", "6.7.1")] {
+            try r.write("clusters/\(env)/values.yaml", """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: podinfo-values, namespace: podinfo}
+            data:
+              other.yaml: |
+                image: nginx:latest
+              values.yaml: |
+                replicaCount: 2
+
+                image:
+                  repository: ghcr.io/stefanprodan/podinfo
+                  tag: \(tag)
+
+            """)
+        }
+        // values in a quoted string are not read (their positions do not map back), nor another key's
+        try r.write("clusters/staging/quoted.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: quoted-values, namespace: podinfo}\n"
+                    + "data:\n  values.yaml: \"image:\\n  repository: redis\\n  tag: latest\\n\"\n")
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-latest-tag clusters/staging/values.yaml:12:12"], "\(res.findings)")
+        #expect(res.findingObjects.first?["environment"] as? String == "staging")
+        #expect((res.findingObjects.first?["object"] as? [String: Any])?["kind"] as? String == "HelmRelease")
+    }
 }

@@ -4,12 +4,7 @@
 /// inside maps back to the file; a patch in a quoted or folded string is not.
 extension Extractor {
     mutating func inlinePatch(_ n: Int, object: Int) {
-        guard y.nodes[n].kind == .scalar, y.nodes[n].style == .literal else { return }
-        let content = Array(y.value(n).utf8)
-        guard SourceText.contains("image", in: content), let map = BlockLines(file: y.bytes, header: y.nodes[n].span.start, content: content)
-        else { return }
-        let patch = YAMLFile(parsing: content)
-        guard patch.error == nil else { return }
+        guard let (patch, map) = embeddedYAML(n) else { return }
         var ex = Extractor(y: patch, fileIndex: fileIndex, facts: FileFacts(path: facts.path, bytes: []))
         for doc in patch.documents {
             let root = doc.root
@@ -20,13 +15,18 @@ extension Extractor {
                 ex.podSpec(spec, object: object)
             }
         }
-        for img in ex.facts.images {
-            img.span = map.span(img.span)
-            if let t = img.tag { img.tag = Located(value: t.value, span: map.span(t.span), type: t.type) }
-            img.object = object
-            img.nodes = []   // nodes of the patch's own tree: no marker of the file refers to them
-            facts.images.append(img)
-        }
+        facts.images += map.adopt(ex.facts.images, object: object)
+    }
+
+    /// The YAML written in a literal block scalar that mentions an image, with the map of its positions back to the
+    /// file; nil for any other scalar, or text that does not parse.
+    func embeddedYAML(_ n: Int) -> (YAMLFile, BlockLines)? {
+        guard y.nodes[n].kind == .scalar, y.nodes[n].style == .literal else { return nil }
+        let content = Array(y.value(n).utf8)
+        guard SourceText.contains("image", in: content), let map = BlockLines(file: y.bytes, header: y.nodes[n].span.start, content: content)
+        else { return nil }
+        let inner = YAMLFile(parsing: content)
+        return inner.error == nil ? (inner, map) : nil
     }
 }
 
@@ -74,4 +74,15 @@ struct BlockLines {
     }
 
     func span(_ s: SourceSpan) -> SourceSpan { SourceSpan(start: position(s.start), end: position(s.end)) }
+
+    /// Images found in the block's own tree, placed in the file and given to `object`.
+    func adopt(_ images: [ImageUse], object: Int) -> [ImageUse] {
+        for img in images {
+            img.span = span(img.span)
+            if let t = img.tag { img.tag = Located(value: t.value, span: span(t.span), type: t.type) }
+            img.object = object
+            img.nodes = []   // nodes of the block's own tree: no marker of the file refers to them
+        }
+        return images
+    }
 }

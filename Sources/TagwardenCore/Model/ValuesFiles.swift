@@ -1,7 +1,8 @@
-/// HelmRelease values kept in files of their own: a kustomization's `configMapGenerator` makes the ConfigMap that a
-/// HelmRelease's `valuesFrom` names out of them (a common layout: one base release, one values file per cluster).
-/// Their images are read as the release's `spec.values` are; a release without an environment of its own takes the
-/// generating kustomization's.
+/// HelmRelease values kept outside the release, in a ConfigMap its `valuesFrom` names: a file that a kustomization's
+/// `configMapGenerator` makes the ConfigMap of (a common layout: one base release, one values file per cluster), or
+/// a ConfigMap written in the repository with the values in a literal block under the key. Their images are read as
+/// the release's `spec.values` are; a release without an environment of its own takes that of the generating
+/// kustomization or of the ConfigMap.
 enum ValuesFiles {
     static func images(objects: [ManifestObject], namespaces: [String?], environments: [String?], files: [FileFacts]) -> [ImageUse] {
         let releases = objects.indices.filter { if case .helmRelease? = objects[$0].flux { return true } else { return false } }
@@ -14,7 +15,11 @@ enum ValuesFiles {
                 generated[(g.namespace ?? objects[k].kustomizeNamespace ?? namespaces[k] ?? "") + "/" + g.name, default: []].append((k, g))
             }
         }
-        guard !generated.isEmpty else { return [] }
+        var configMaps: [String: [Int]] = [:]   // ConfigMaps in the repository, by namespace and name
+        for (i, o) in objects.enumerated() where o.configData != nil {
+            if let name = o.name { configMaps[(namespaces[i] ?? "") + "/" + name, default: []].append(i) }
+        }
+        guard !generated.isEmpty || !configMaps.isEmpty else { return [] }
         let built = BuildSets(objects: objects, files: files)
         var builds: [Int: Set<Int>] = [:]   // generating kustomization → the files its build takes
         var out: [ImageUse] = []
@@ -22,7 +27,12 @@ enum ValuesFiles {
         for r in releases {
             guard case .helmRelease(let spec)? = objects[r].flux else { continue }
             for ref in spec.valuesFrom where ref.kind == "ConfigMap" {
-                for (k, g) in generated[(namespaces[r] ?? "") + "/" + ref.name] ?? [] {
+                let key = (namespaces[r] ?? "") + "/" + ref.name
+                // a ConfigMap written in the repository, its values a literal block under the key
+                for c in configMaps[key] ?? [] where objects[c].configData?[ref.valuesKey] != nil && seen.insert("\(c)").inserted {
+                    out += inline(configMap: c, key: ref.valuesKey, objects: objects, files: files, release: r)
+                }
+                for (k, g) in generated[key] ?? [] {
                     // the kustomization that generates it builds the release
                     let dir = Model.dirname(files[objects[k].file].path)
                     if builds[k] == nil { builds[k] = built.files(under: dir) }
@@ -36,6 +46,24 @@ enum ValuesFiles {
             }
         }
         return out
+    }
+
+    /// The images of the values a ConfigMap holds in a literal block, as the release's, where they stand in its file.
+    private static func inline(configMap c: Int, key: String, objects: [ManifestObject], files: [FileFacts], release: Int) -> [ImageUse] {
+        let f = objects[c].file
+        let y = YAMLFile(parsing: files[f].bytes)
+        guard y.error == nil, objects[c].document < y.documents.count else { return [] }
+        let root = y.documents[objects[c].document].root
+        guard let data = y.get(root, "data"), let node = y.pairs(data).first(where: { y.value($0.key) == key })?.value else { return [] }
+        let outer = Extractor(y: y, fileIndex: f, facts: FileFacts(path: files[f].path, bytes: []))
+        guard let (values, map) = outer.embeddedYAML(node) else { return [] }
+        var ex = Extractor(y: values, fileIndex: f, facts: FileFacts(path: files[f].path, bytes: []))
+        for doc in values.documents where values.nodes[doc.root].kind == .mapping {
+            ex.helmValues(doc.root, object: release, depth: 0)
+        }
+        let images = map.adopt(ex.facts.images, object: release)
+        for img in images { img.environmentObject = c }
+        return images
     }
 
     /// The images of one values file, as the release's.
