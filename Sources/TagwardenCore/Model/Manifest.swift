@@ -113,7 +113,7 @@ public final class ImageUse: @unchecked Sendable {
     /// For a reference written with `${…}`: how Flux's post-build substitution made this text of it.
     public var substitution: Substitution?
     /// The object whose environment the image takes when its own object has none: the Flux Kustomization that
-    /// substituted it, the kustomization that generates the values file it comes from.
+    /// substituted it, the kustomization that generates the values file it comes from, the ConfigMap that holds them.
     public var environmentObject: Int?
 
     /// How messages name it: `image 'nginx:1.25'`, or, for a field that sets only a tag (a `:tag` marker's field,

@@ -105,7 +105,7 @@ public struct Model: Sendable {
         env.inferPrefixes(policies: policies)
         images += Substitution.resolve(substitutable, objects: objects, namespaces: namespaces, environments: objectEnvironment,
                                        files: facts)
-        images += ValuesFiles.images(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts)
+        images += ValuesFiles.images(objects: objects, namespaces: namespaces, files: facts)
         let imageEnvironment = images.map { img -> String? in
             if let o = img.object, let e = objectEnvironment[o] { return e }
             // an image whose manifest has no environment of its own: that of what makes it run, if any

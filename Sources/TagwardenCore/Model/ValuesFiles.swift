@@ -4,7 +4,7 @@
 /// the release's `spec.values` are; a release without an environment of its own takes that of the generating
 /// kustomization or of the ConfigMap.
 enum ValuesFiles {
-    static func images(objects: [ManifestObject], namespaces: [String?], environments: [String?], files: [FileFacts]) -> [ImageUse] {
+    static func images(objects: [ManifestObject], namespaces: [String?], files: [FileFacts]) -> [ImageUse] {
         let releases = objects.indices.filter { if case .helmRelease? = objects[$0].flux { return true } else { return false } }
         guard !releases.isEmpty else { return [] }
         // the ConfigMaps the kustomizations generate, by namespace and name (a generated ConfigMap lands in the
