@@ -585,6 +585,32 @@ let imageRuleFindings = [
         ], "\(res.findings)")
     }
 
+    @Test func partsWithVariablesAreNotJudged() throws {
+        // a tag, digest or registry written with ${…} or {{ … }} is filled in later: no invalid reference
+        let r = try TempRepo()
+        try r.write("kustomization.yaml", """
+        images:
+          - {name: ghcr.io/acme/web, newTag: "${WEB_TAG}"}
+          - {name: ghcr.io/acme/api, digest: "{{ .Digest }}"}
+          - {name: ghcr.io/acme/ok, newTag: "1.0.0"}
+          - {name: ghcr.io/acme/bad, newTag: "latest"}
+
+        """)
+        try r.write("hr.yaml", """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: x}
+        spec:
+          values:
+            a: {image: {repository: ghcr.io/acme/x, tag: "${X_TAG}"}}
+            b: {image: {registry: "${REGISTRY}", repository: acme/z, tag: "1.0"}}
+            c: {image: {repository: ghcr.io/acme/y, tag: latest}}
+
+        """)
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-latest-tag hr.yaml:8:50", "image-latest-tag kustomization.yaml:5:38"], "\(res.findings)")
+    }
+
     @Test func anchorsAliasesAndMergeKeysAreFollowed() throws {
         let r = try TempRepo()
         try r.write("d.yaml", """

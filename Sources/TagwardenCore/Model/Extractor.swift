@@ -282,8 +282,10 @@ struct Extractor {
         }
     }
 
-    /// Composes and validates a reference given in parts.
+    /// Composes and validates a reference given in parts. A part with `${…}` or `{{ … }}` is filled in later (by
+    /// Flux's substitution or a template): the reference is not judged.
     mutating func finishParts(_ use: inout ImageUse, nodes: [Int]) {
+        if [use.name, use.tag?.value, use.digest].contains(where: { $0.map(Extractor.isTemplated) ?? false }) { return }
         var text = use.name ?? ""
         if let t = use.tag { text += ":" + t.value }
         if let d = use.digest { text += "@" + d }
