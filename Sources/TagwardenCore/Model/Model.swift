@@ -25,7 +25,9 @@ public struct Model: Sendable {
 
     public static let defaultFloatingTags = ["main", "master", "develop", "development", "dev", "stable", "edge", "nightly",
                                              "canary", "release", "head", "snapshot", "prod", "production", "staging", "stage",
-                                             "test", "testing", "unstable", "next", "trunk", "current", "lts", "mainline", "beta", "alpha", "preview"]
+                                             "test", "testing", "unstable", "next", "trunk", "current", "lts", "mainline", "beta", "alpha", "preview",
+                                             // distribution codenames: rebuilt with every point release and security fix
+                                             "stretch", "buster", "bullseye", "bookworm", "trixie", "sid", "bionic", "focal", "jammy", "noble"]
 
     /// Parses and extracts every file (in parallel), then resolves namespaces and environments.
     public static func build(_ sources: [SourceFile], config: Config, profile: String?) -> Model {

@@ -370,8 +370,8 @@ id: image-floating-tag
 severity: warning
 summary: A tag that moves, such as `main`, `stable` or a partial version like `1.25`.
 rationale: >
-  Branch names, channels (`stable`, `edge`, `nightly`), their variants (`stable-slim`, `latest-alpine`)
-  and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
+  Branch names, channels (`stable`, `edge`, `nightly`), distribution codenames (`bookworm`, `jammy`),
+  their variants (`stable-slim`, `latest-alpine`, `bookworm-slim`) and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
   stays the same while the running code changes.
 fix: >
   Use the full version (`1.25.3`) or a build-specific tag, or pin a digest. The list of floating tags
@@ -417,6 +417,22 @@ triggering:
     expect:
       - {file: apps/cache.yaml, line: 8, column: 14}
       - {file: apps/cache.yaml, line: 10, column: 14}
+  - description: a distribution's codename, which is rebuilt with every point release
+    files:
+      apps/tools.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: tools
+        spec:
+          containers:
+            - name: a
+              image: debian:bookworm-slim
+            - name: b
+              image: ubuntu:jammy
+    expect:
+      - {file: apps/tools.yaml, line: 8, column: 14}
+      - {file: apps/tools.yaml, line: 10, column: 14}
 nonTriggering:
   - description: full versions
     files:
