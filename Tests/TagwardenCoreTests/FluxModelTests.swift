@@ -188,5 +188,9 @@ import Testing
         #expect(expand("nginx:${TAG}", unknown: ["SECRET"]) == "nginx:1.2.3")
         let r = Envsubst.expand("${A}:${B}:${A}") { _ in .undefined }
         #expect(r?.text == "::" && r?.undefined == ["A", "B"])
+        // defaults nested thousands deep are given up, not followed down the stack
+        let deep = String(repeating: "${A:=", count: 100_000) + "x" + String(repeating: "}", count: 100_000)
+        #expect(Envsubst.expand(deep) { _ in .undefined } == nil)
+        #expect(Envsubst.expand("${A:=${B:=${C:=x}}}") { _ in .undefined }?.text == "x")
     }
 }

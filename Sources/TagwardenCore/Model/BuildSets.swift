@@ -23,17 +23,19 @@ struct BuildSets {
     func files(under dir: String) -> Set<Int> {
         var out = Set<Int>()
         var visited = Set<String>()
-        add(dir, &out, &visited)
+        add(dir, &out, &visited, depth: 0)
         return out
     }
 
-    private func add(_ dir: String, _ out: inout Set<Int>, _ visited: inout Set<String>) {
-        guard visited.insert(dir).inserted else { return }
+    /// `depth` bounds a chain of kustomizations that include each other's directories (kustomize has no limit;
+    /// a generated chain of thousands would otherwise exhaust the stack).
+    private func add(_ dir: String, _ out: inout Set<Int>, _ visited: inout Set<String>, depth: Int) {
+        guard depth < 256, visited.insert(dir).inserted else { return }
         if let k = kustomizationAt[dir] {
             out.insert(objects[k].file)
             for r in objects[k].kustomizeResources where !r.containsBytes("://") {
                 guard let p = Model.normalizePath(Sources.join(dir, r)) else { continue }
-                if let f = fileAt[p] { out.insert(f) } else { add(p, &out, &visited) }
+                if let f = fileAt[p] { out.insert(f) } else { add(p, &out, &visited, depth: depth + 1) }
             }
             return
         }
@@ -52,7 +54,7 @@ struct BuildSets {
             var governed = false
             while sub.count > dir.count {
                 if kustomizationAt[sub] != nil {
-                    add(sub, &out, &visited)
+                    add(sub, &out, &visited, depth: depth + 1)
                     governed = true
                     break
                 }

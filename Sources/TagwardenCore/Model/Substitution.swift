@@ -42,6 +42,8 @@ enum Envsubst {
         let lookup: (String) -> Value
         var i = 0
         var undefined: [String] = []
+        /// `${…}` inside defaults, counted: a string of thousands nested would otherwise exhaust the stack
+        var depth = 0
 
         func at(_ k: Int) -> UInt8? { k < bytes.count ? bytes[k] : nil }
 
@@ -79,6 +81,9 @@ enum Envsubst {
 
         /// After `${`: a variable, or a variable with a default.
         mutating func function() -> [UInt8]? {
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= 32 else { return nil }
             let start = i
             while let c = at(i), Parser.isIdent(c) { i += 1 }
             // a name needs at least one character; non-ASCII letters (which Go accepts) are left alone
