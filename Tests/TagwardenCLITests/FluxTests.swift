@@ -610,4 +610,46 @@ func fluxRepo() throws -> TempRepo {
         #expect(res.findingObjects.first?["environment"] as? String == "staging")
         #expect((res.findingObjects.first?["object"] as? [String: Any])?["kind"] as? String == "HelmRelease")
     }
+
+    @Test func partsAreSubstitutedWhereTheyStand() throws {
+        let r = try TempRepo()
+        try r.write("apps/kustomization.yaml", """
+        resources: [release.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: ${WEB_TAG}
+          - name: ghcr.io/acme/api
+            newName: ${REGISTRY}/acme/api
+            newTag: "1.0.0"
+
+        """)
+        try r.write("apps/release.yaml", """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: x}
+        spec:
+          values:
+            image:
+              repository: ghcr.io/acme/x
+              tag: ${X_TAG:=1.2.3}
+
+        """)
+        try r.write("clusters/staging/apps.yaml", """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          path: ./apps
+          postBuild:
+            substitute: {WEB_TAG: main, REGISTRY: "registry.example.com/ACME", X_TAG: latest}
+
+        """)
+        // the tag's finding stays at the tag's field; a substituted registry that is no valid name is reported at the entry
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-floating-tag apps/kustomization.yaml:4:13", "image-invalid-reference apps/kustomization.yaml:6:14",
+                                 "image-latest-tag apps/release.yaml:8:12"], "\(res.findings)")
+        let messages = res.findingObjects.map { $0["message"] as? String ?? "" }
+        #expect(messages[0].hasSuffix("(written 'ghcr.io/acme/web:${WEB_TAG}', substituted by Flux Kustomization flux-system/apps in clusters/staging/apps.yaml)"),
+                "\(messages[0])")
+    }
 }

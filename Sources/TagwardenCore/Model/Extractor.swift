@@ -264,7 +264,6 @@ struct Extractor {
             guard let nameNode = y.get(entry, "name"), let name = scalarString(nameNode) else { continue }
             let newName = y.get(entry, "newName")
             let effective = scalarString(newName) ?? name
-            if Extractor.isTemplated(effective) { continue }
             var use = ImageUse(origin: .kustomize, file: fileIndex, object: object, text: effective,
                                name: effective, span: y.nodes[newName ?? nameNode].span)
             use.tagOptional = true
@@ -282,26 +281,14 @@ struct Extractor {
         }
     }
 
-    /// Composes and validates a reference given in parts. A part with `${…}` or `{{ … }}` is filled in later (by
-    /// Flux's substitution or a template): the reference is not judged.
+    /// Composes and validates a reference given in parts. One with `${…}` in a part waits for the model, which
+    /// knows what Flux substitutes; one with `{{ … }}` is filled in by a template later and not judged.
     mutating func finishParts(_ use: inout ImageUse, nodes: [Int]) {
-        if [use.name, use.tag?.value, use.digest].contains(where: { $0.map(Extractor.isTemplated) ?? false }) { return }
-        var text = use.name ?? ""
-        if let t = use.tag { text += ":" + t.value }
-        if let d = use.digest { text += "@" + d }
-        use.text = text
-        if let name = use.name {
-            switch ImageReference.parse(name) {
-            case .failure(let e):
-                if case .invalid(let m) = e { use.invalid = m } else { use.invalid = "the repository name is empty" }
-            case .success(let r):
-                use.normalizedName = r.normalizedName
-                if r.tag != nil || r.digest != nil, use.tag != nil || use.digest != nil {
-                    use.invalid = "the repository field '\(name)' already carries a tag or digest"
-                } else if case .failure(let e) = ImageReference.parse(text), case .invalid(let m) = e {
-                    use.invalid = m
-                }
-            }
+        use.compose()
+        let parts = [use.name, use.tag?.value, use.digest].compactMap { $0 }
+        if parts.contains(where: Extractor.isTemplated) {
+            if !parts.contains(where: { $0.containsBytes("{{") }) { facts.substitutable.append(use) }
+            return
         }
         use.nodes = nodes
         for n in nodes { imageNodes[n] = facts.images.count }
@@ -317,8 +304,7 @@ struct Extractor {
             // under an `image:` key some charts call the repository `name`
             let repo = y.get(n, "repository") ?? (underImageKey ? y.get(n, "name") : nil)
             let tag = y.get(n, "tag")
-            if let repo, let tag, let repoName = scalarString(repo), y.nodes[tag].kind == .scalar,
-               !Extractor.isTemplated(repoName) {
+            if let repo, let tag, let repoName = scalarString(repo), y.nodes[tag].kind == .scalar {
                 var name = repoName
                 var nodes = [repo, tag]
                 if let reg = y.get(n, "registry"), let r = scalarString(reg), !r.isEmpty {

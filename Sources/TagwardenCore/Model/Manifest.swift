@@ -129,6 +129,39 @@ public final class ImageUse: @unchecked Sendable {
         self.span = span
     }
 
+    /// Given in parts (a kustomize `images:` entry, a chart's `repository` and `tag`), not as one reference.
+    var isParts: Bool { origin == .kustomize || origin == .helmParts }
+
+    /// The same use, as a new image of the model (no marker refers to it).
+    func copy() -> ImageUse {
+        let c = ImageUse(origin: origin, file: file, object: object, text: text, name: name, span: span)
+        c.normalizedName = normalizedName
+        c.tag = tag
+        c.digest = digest
+        c.invalid = invalid
+        c.tagOptional = tagOptional
+        return c
+    }
+
+    /// For a reference given in parts: the text they compose, and why it does not parse, if it does not.
+    func compose() {
+        text = (name ?? "") + (tag.map { ":" + $0.value } ?? "") + (digest.map { "@" + $0 } ?? "")
+        invalid = nil
+        normalizedName = nil
+        guard let name else { return }
+        switch ImageReference.parse(name) {
+        case .failure(let e):
+            if case .invalid(let m) = e { invalid = m } else { invalid = "the repository name is empty" }
+        case .success(let r):
+            normalizedName = r.normalizedName
+            if r.tag != nil || r.digest != nil, tag != nil || digest != nil {
+                invalid = "the repository field '\(name)' already carries a tag or digest"
+            } else if case .failure(let e) = ImageReference.parse(text), case .invalid(let m) = e {
+                invalid = m
+            }
+        }
+    }
+
     /// Reads a whole reference written in one scalar (at `span`).
     func parse(_ text: String) {
         switch ImageReference.parse(text) {

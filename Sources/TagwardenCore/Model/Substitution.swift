@@ -163,11 +163,11 @@ extension Substitution {
                       if case .kustomization(let s)? = objects[k].flux { return s.postBuild?.isActive == true }
                       return false
                   }) else { continue }
-            var made: [(text: String, environment: String?, substitution: Substitution)] = []
+            var made: [(image: ImageUse, environment: String?, substitution: Substitution)] = []
             for k in ks {
                 // its postBuild may come from a parent's patch: what it substitutes is not known here
                 guard case .kustomization(let spec)? = objects[k].flux, !patchedFiles.contains(objects[k].file) else { continue }
-                var text = use.text
+                var img: ImageUse
                 var undefined: [String] = []
                 var notApplied: String?
                 if let post = spec.postBuild, post.isActive, !(use.object.map { objects[$0].substitutionDisabled } ?? false) {
@@ -184,33 +184,63 @@ extension Substitution {
                         }
                         return value
                     }
-                    guard let r = Envsubst.expand(use.text, lookup) else { continue }
-                    (text, undefined) = r
+                    guard let r = substituted(use, lookup) else { continue }
+                    (img, undefined) = r
                 } else {
+                    img = asWritten(use)
                     notApplied = spec.postBuild?.isActive == true
                         ? "the object is marked kustomize.toolkit.fluxcd.io/substitute: disabled" : "it has no postBuild"
                 }
                 // a text that is no reference is reported once, whichever clusters make it
-                var env: String?
-                if case .success = ImageReference.parse(text) { env = environments[k] }
-                if let m = made.firstIndex(where: { $0.text == text && $0.environment == env }) {
+                let env = img.invalid == nil ? environments[k] : nil
+                if let m = made.firstIndex(where: { $0.image.text == img.text && $0.environment == env }) {
                     made[m].substitution.kustomizations.append(k)
                     for u in undefined where !made[m].substitution.undefined.contains(u) { made[m].substitution.undefined.append(u) }
                 } else {
-                    made.append((text, env, Substitution(written: use.text, kustomizations: [k], undefined: undefined,
-                                                         notApplied: notApplied, isRepeat: !made.isEmpty)))
+                    made.append((img, env, Substitution(written: use.text, kustomizations: [k], undefined: undefined,
+                                                        notApplied: notApplied, isRepeat: !made.isEmpty)))
                 }
             }
             for m in made {
-                let img = ImageUse(origin: use.origin, file: use.file, object: use.object, text: m.text, span: use.span)
-                img.parse(m.text)
-                img.substitution = m.substitution
+                m.image.substitution = m.substitution
                 // it runs where the Kustomization that made it applies it
-                img.environmentObject = m.substitution.kustomizations[0]
-                out.append(img)
+                m.image.environmentObject = m.substitution.kustomizations[0]
+                out.append(m.image)
             }
         }
         return out
+    }
+
+    /// The image Flux makes of `use`: a whole reference expanded as one text, a reference in parts part by part
+    /// (a tag stays where its field is); nil when a part cannot be expanded here.
+    private static func substituted(_ use: ImageUse, _ lookup: @escaping (String) -> Envsubst.Value) -> (ImageUse, [String])? {
+        var undefined: [String] = []
+        func expand(_ s: String?) -> String?? {
+            guard let s, Extractor.isTemplated(s) else { return .some(s) }
+            guard let r = Envsubst.expand(s, lookup) else { return nil }
+            for u in r.undefined where !undefined.contains(u) { undefined.append(u) }
+            return .some(r.text)
+        }
+        let img = use.copy()
+        if use.isParts {
+            guard let name = expand(use.name), let tag = expand(use.tag?.value), let digest = expand(use.digest) else { return nil }
+            img.name = name
+            img.tag = use.tag.map { Located(value: tag ?? "", span: $0.span, type: $0.type) }
+            img.digest = digest
+            img.compose()
+        } else {
+            guard let text = expand(use.text), let text else { return nil }
+            img.text = text
+            img.parse(text)
+        }
+        return (img, undefined)
+    }
+
+    /// `use` as written, `${…}` and all: what a cluster that does not substitute deploys.
+    private static func asWritten(_ use: ImageUse) -> ImageUse {
+        let img = use.copy()
+        if use.isParts { img.compose() } else { img.parse(use.text) }
+        return img
     }
 
     /// What a finding about the image adds: how the text came to be.
