@@ -71,6 +71,8 @@ public struct FluxKustomizationSpec: Sendable {
         public var substituteFrom: [Source] = []
         /// Flux substitutes only when at least one variable or source is given.
         public var isActive: Bool { !substitute.isEmpty || !substituteFrom.isEmpty }
+        /// `substitute` values that YAML reads as a number or a boolean: the CRD takes strings only.
+        public var notStrings: [Located] = []
 
         public struct Source: Sendable {
             public var kind: String
@@ -189,7 +191,10 @@ public indirect enum FluxSpec: Sendable {
             if let pb = spec.flatMap({ y.get($0, "postBuild") }), y.nodes[pb].kind == .mapping {
                 var post = FluxKustomizationSpec.PostBuild()
                 if let sub = y.get(pb, "substitute") {
-                    for (key, v) in y.pairs(sub) { if let s = str(v) { post.substitute[y.value(key)] = s } }
+                    for (key, v) in y.pairs(sub) {
+                        if let s = str(v) { post.substitute[y.value(key)] = s }
+                        if let l = loc(v), l.type != .string, l.type != .null { post.notStrings.append(l) }
+                    }
                 }
                 if let from = y.get(pb, "substituteFrom") {
                     for item in y.childNodes(from) {

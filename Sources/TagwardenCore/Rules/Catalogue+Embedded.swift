@@ -1761,7 +1761,7 @@ nonTriggering:
         ("object-invalid.yaml", #"""
 id: object-invalid
 severity: error
-summary: A Flux image-automation object has a value or a gap its CRD or controller refuses (image, durations, exclusionList, digestReflectionPolicy and interval, git, push branch, strategy).
+summary: A Flux image-automation object has a value or a gap its CRD or controller refuses (image, durations, exclusionList, digestReflectionPolicy and interval, git, push branch, strategy), or a Flux Kustomization substitutes a value that is no string.
 rationale: >
   The API server checks ImageRepository and ImagePolicy values against the CRD schema and its CEL rules:
   a timeout in hours, an interval that is not a duration, more than 25 exclusionList entries, an
@@ -1773,14 +1773,33 @@ rationale: >
   An ImagePolicy needs an ordering (semver, alphabetical or numerical; an `order` is `asc` or `desc`).
   An ImageUpdateAutomation without `spec.git` is stalled; one without `git.push.branch` pushes to the
   branch it checks out, and when that ref is a tag, a semver range or a commit there is none, so every
-  run fails; `update.strategy` accepts only Setters.
+  run fails; `update.strategy` accepts only Setters. A Flux Kustomization's `postBuild.substitute` takes
+  strings only: `WEB_TAG: 1.10` is a number to YAML, refused by the API server (and as a tag it would have
+  lost its trailing zero).
 fix: >
   Give `image` as registry/repository only (no `https://`, no `:tag`), durations as Go durations
   (`5m`, `1h30m`; `timeout` without hours), at most 25 exclusion patterns in Go syntax, and an ImagePolicy
   `interval` exactly when `digestReflectionPolicy` is `Always`, one ordering with `order: asc` or `desc`
   to every policy; give an automation `spec.git`, and a
-  `git.push.branch` when it checks out anything but a branch.
+  `git.push.branch` when it checks out anything but a branch; quote numbers and booleans in
+  `postBuild.substitute`.
 triggering:
+  - description: a substitute value that YAML reads as a number
+    files:
+      clusters/production/apps.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: apps
+          namespace: flux-system
+        spec:
+          path: ./apps
+          postBuild:
+            substitute:
+              WEB_TAG: 1.10
+              REPLICAS: "3"
+    expect:
+      - {file: clusters/production/apps.yaml, line: 10, column: 16}
   - description: an image with a tag, and a timeout in hours
     files:
       flux/repo.yaml: |

@@ -10,6 +10,15 @@ extension Rule {
             return v == "image.toolkit.fluxcd.io/v1" || v == "image.toolkit.fluxcd.io/v1beta2"
         }
         let rejected = "the API server rejects the object, and with it the apply of everything around it"
+        // a Flux Kustomization's substitute values are strings: `WEB_TAG: 1.10` is refused (and would lose its 0)
+        for (o, object) in m.objects.enumerated() {
+            guard case .kustomization(let k)? = object.flux, let post = k.postBuild else { continue }
+            for v in post.notStrings {
+                out.append(m.finding("object-invalid", "Flux Kustomization \(object.name ?? ""): postBuild.substitute value \(v.value) is read as a "
+                                        + "\(v.type == .bool ? "boolean" : "number"), where only strings are accepted: "
+                                        + "quote it (\"\(v.value)\"); \(rejected)", object: o, span: v.span))
+            }
+        }
         for r in m.flux.repositories where !m.flux.patchObjects.contains(r.object) && served(r.object) {
             let spec = r.spec
             func what() -> String { "ImageRepository \(m.objects[r.object].name ?? "")" }   // built for findings only
