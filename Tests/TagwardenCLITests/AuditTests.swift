@@ -730,6 +730,19 @@ let imageRuleFindings = [
         try target("zz", "staging")
         let open = try r.audit("--format", "json")
         #expect(open.findings == [], "\(open.findings)")
+        // a Kustomization whose path is an overlay that includes the base deploys the base too
+        try r.remove("clusters/zz/apps.yaml")
+        try r.write("apps/overlay/kustomization.yaml", "resources:\n  - ../base\n")
+        try r.write("clusters/aa/apps.yaml", """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          path: ./apps/overlay
+          targetNamespace: production
+
+        """)
+        #expect(try r.audit("--format", "json").findings == ["image-env-prefix apps/base/web.yaml:8:14", "image-not-pinned apps/base/web.yaml:8:14"])
     }
 
     @Test func suppressions() throws {

@@ -199,10 +199,10 @@ public struct Model: Sendable {
 
     /// An object's namespace: `metadata.namespace`; else the outermost `namespace:` of the kustomizations
     /// that include its file (followed up through `resources:`), when they agree; else the
-    /// `targetNamespace` of the Flux Kustomizations whose `path` holds the file, when they agree.
+    /// `targetNamespace` of the Flux Kustomizations whose `path` builds the file (`BuildSets`), when they agree.
     static func resolveNamespaces(_ objects: [ManifestObject], files: [FileFacts]) -> [String?] {
         var includedBy: [String: [Int]] = [:]   // file path or directory → kustomizations listing it
-        var fluxTargets: [(String, String)] = []
+        var fluxTargets: [(path: String, namespace: String)] = []
         var needed = false
         for i in objects.indices {
             if objects[i].declaredNamespace == nil { needed = true }
@@ -240,6 +240,7 @@ public struct Model: Sendable {
             memo[k] = result
             return result
         }
+        var targetsOfFile: [Int: [String]]? = fluxTargets.isEmpty ? [:] : nil   // built when first needed
         for i in objects.indices where out[i] == nil {
             let path = files[objects[i].file].path
             var candidates: [String] = []
@@ -255,10 +256,16 @@ public struct Model: Sendable {
                 continue
             }
             if candidates.count > 1 { continue }
-            // Flux Kustomizations that apply the file: their targetNamespace when they agree
-            var targets: [String] = []
-            for (p, t) in fluxTargets where (p.isEmpty || path.hasPrefix(p + "/")) && !targets.contains(t) { targets.append(t) }
-            if targets.count == 1 { out[i] = targets[0] }
+            // Flux Kustomizations that apply the file (what their path builds): their targetNamespace when they agree
+            if targetsOfFile == nil {
+                let built = BuildSets(objects: objects, files: files)
+                var byFile: [Int: [String]] = [:]
+                for (p, t) in fluxTargets {
+                    for f in built.files(under: p) where !(byFile[f]?.contains(t) ?? false) { byFile[f, default: []].append(t) }
+                }
+                targetsOfFile = byFile
+            }
+            if let targets = targetsOfFile?[objects[i].file], targets.count == 1 { out[i] = targets[0] }
         }
         return out
     }
