@@ -64,3 +64,23 @@ struct BuildSets {
         }
     }
 }
+
+/// The `BuildSets` of one model build, made when a step first asks: namespaces, substitution and values files share
+/// it, and most repositories need none.
+final class LazyBuildSets {
+    private let objects: [ManifestObject]
+    private let files: [FileFacts]
+    private var made: BuildSets?
+
+    init(objects: [ManifestObject], files: [FileFacts]) {
+        self.objects = objects
+        self.files = files
+    }
+
+    var value: BuildSets {
+        if let made { return made }
+        let b = BuildSets(objects: objects, files: files)
+        made = b
+        return b
+    }
+}

@@ -92,7 +92,8 @@ public struct Model: Sendable {
         for o in objects where o.kind == "Namespace" && o.apiVersion == "v1" {
             if let n = o.name { labels[n, default: [:]].merge(o.labels) { a, _ in a } }
         }
-        let namespaces = resolveNamespaces(objects, files: facts)
+        let builds = LazyBuildSets(objects: objects, files: facts)
+        let namespaces = resolveNamespaces(objects, files: facts, builds: builds)
         var env = EnvironmentModel.base(config: config, profile: profile)
         let clues = facts.map { env.clues(path: $0.path) }
         // detection reads names, aliases and namespaces, never the tag rules inferred below
@@ -106,8 +107,8 @@ public struct Model: Sendable {
         }
         env.inferPrefixes(policies: policies)
         images += Substitution.resolve(substitutable, objects: objects, namespaces: namespaces, environments: objectEnvironment,
-                                       files: facts)
-        images += ValuesFiles.images(objects: objects, namespaces: namespaces, files: facts)
+                                       builds: builds)
+        images += ValuesFiles.images(objects: objects, namespaces: namespaces, files: facts, builds: builds)
         let imageEnvironment = images.map { img -> String? in
             if let o = img.object, let e = objectEnvironment[o] { return e }
             // an image whose manifest has no environment of its own: that of what makes it run, if any
@@ -200,7 +201,7 @@ public struct Model: Sendable {
     /// An object's namespace: `metadata.namespace`; else the outermost `namespace:` of the kustomizations
     /// that include its file (followed up through `resources:`), when they agree; else the
     /// `targetNamespace` of the Flux Kustomizations whose `path` builds the file (`BuildSets`), when they agree.
-    static func resolveNamespaces(_ objects: [ManifestObject], files: [FileFacts]) -> [String?] {
+    static func resolveNamespaces(_ objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets) -> [String?] {
         var includedBy: [String: [Int]] = [:]   // file path or directory → kustomizations listing it
         var fluxTargets: [(path: String, namespace: String)] = []
         var needed = false
@@ -258,7 +259,7 @@ public struct Model: Sendable {
             if candidates.count > 1 { continue }
             // Flux Kustomizations that apply the file (what their path builds): their targetNamespace when they agree
             if targetsOfFile == nil {
-                let built = BuildSets(objects: objects, files: files)
+                let built = builds.value
                 var byFile: [Int: [String]] = [:]
                 for (p, t) in fluxTargets {
                     for f in built.files(under: p) where !(byFile[f]?.contains(t) ?? false) { byFile[f, default: []].append(t) }

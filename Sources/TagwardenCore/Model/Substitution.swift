@@ -124,7 +124,7 @@ extension Substitution {
     /// A file that no Kustomization with `postBuild` applies keeps its references unjudged: they are filled
     /// in by something Tagwarden does not see.
     static func resolve(_ pending: [ImageUse], objects: [ManifestObject], namespaces: [String?], environments: [String?],
-                        files: [FileFacts]) -> [ImageUse] {
+                        builds: LazyBuildSets) -> [ImageUse] {
         guard !pending.isEmpty else { return [] }
         var kustomizations: [Int] = []
         var anyActive = false
@@ -135,7 +135,7 @@ extension Substitution {
             }
         }
         guard anyActive else { return [] }
-        let built = BuildSets(objects: objects, files: files)
+        let built = builds.value
         var appliedBy: [Int: [Int]] = [:]   // file → the Kustomizations that build it
         var patchedFiles = Set<Int>()        // files of Kustomizations whose postBuild another one patches in
         for k in kustomizations {

@@ -4,7 +4,7 @@
 /// the release's `spec.values` are; a release without an environment of its own takes that of the generating
 /// kustomization or of the ConfigMap.
 enum ValuesFiles {
-    static func images(objects: [ManifestObject], namespaces: [String?], files: [FileFacts]) -> [ImageUse] {
+    static func images(objects: [ManifestObject], namespaces: [String?], files: [FileFacts], builds: LazyBuildSets) -> [ImageUse] {
         let releases = objects.indices.filter { if case .helmRelease? = objects[$0].flux { return true } else { return false } }
         guard !releases.isEmpty else { return [] }
         // the ConfigMaps the kustomizations generate, by namespace and name (a generated ConfigMap lands in the
@@ -20,7 +20,7 @@ enum ValuesFiles {
             if let name = o.name { configMaps[(namespaces[i] ?? "") + "/" + name, default: []].append(i) }
         }
         guard !generated.isEmpty || !configMaps.isEmpty else { return [] }
-        let built = BuildSets(objects: objects, files: files)
+        let built = builds.value
         var builds: [Int: Set<Int>] = [:]   // generating kustomization → the files its build takes
         var out: [ImageUse] = []
         var seen = Set<String>()
