@@ -611,7 +611,7 @@ func fluxRepo() throws -> TempRepo {
         #expect((res.findingObjects.first?["object"] as? [String: Any])?["kind"] as? String == "HelmRelease")
     }
 
-    @Test func partsAreSubstitutedWhereTheyStand() throws {
+    @Test func partsAndInlinePatchesAreSubstitutedWhereTheyStand() throws {
         let r = try TempRepo()
         try r.write("apps/kustomization.yaml", """
         resources: [release.yaml]
@@ -621,6 +621,11 @@ func fluxRepo() throws -> TempRepo {
           - name: ghcr.io/acme/api
             newName: ${REGISTRY}/acme/api
             newTag: "1.0.0"
+        patches:
+          - patch: |-
+              - op: replace
+                path: /spec/template/spec/containers/1/image
+                value: ghcr.io/acme/side:${WEB_TAG}
 
         """)
         try r.write("apps/release.yaml", """
@@ -647,7 +652,8 @@ func fluxRepo() throws -> TempRepo {
         // the tag's finding stays at the tag's field; a substituted registry that is no valid name is reported at the entry
         let res = try r.audit("--format", "json")
         #expect(res.findings == ["image-floating-tag apps/kustomization.yaml:4:13", "image-invalid-reference apps/kustomization.yaml:6:14",
-                                 "image-latest-tag apps/release.yaml:8:12"], "\(res.findings)")
+                                 "image-floating-tag apps/kustomization.yaml:12:16", "image-latest-tag apps/release.yaml:8:12"],
+                "\(res.findings)")
         let messages = res.findingObjects.map { $0["message"] as? String ?? "" }
         #expect(messages[0].hasSuffix("(written 'ghcr.io/acme/web:${WEB_TAG}', substituted by Flux Kustomization flux-system/apps in clusters/staging/apps.yaml)"),
                 "\(messages[0])")

@@ -16,6 +16,8 @@ extension Extractor {
             }
         }
         facts.images += map.adopt(ex.facts.images, object: object)
+        // `${…}` in the patch: Flux substitutes the build output, the patched object included
+        facts.substitutable += map.adopt(ex.facts.substitutable, object: object)
     }
 
     /// The YAML written in a literal block scalar that mentions an image, with the map of its positions back to the
