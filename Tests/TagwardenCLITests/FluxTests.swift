@@ -546,6 +546,9 @@ func fluxRepo() throws -> TempRepo {
                                  "image-latest-tag apps/staging/podinfo-values.yaml:3:8"], "\(res.findings)")
         let latest = res.findingObjects.last
         #expect(latest?["environment"] as? String == "staging")
+        let latestMessage = latest?["message"] as? String ?? ""
+        #expect(latestMessage.hasSuffix("(values of HelmRelease podinfo/podinfo, from ConfigMap podinfo-values that apps/staging/kustomization.yaml generates)"),
+                "\(latestMessage)")
         #expect((latest?["object"] as? [String: Any])?["name"] as? String == "podinfo")
     }
 
@@ -609,6 +612,8 @@ func fluxRepo() throws -> TempRepo {
         #expect(res.findings == ["image-latest-tag clusters/staging/values.yaml:12:12"], "\(res.findings)")
         #expect(res.findingObjects.first?["environment"] as? String == "staging")
         #expect((res.findingObjects.first?["object"] as? [String: Any])?["kind"] as? String == "HelmRelease")
+        let message = res.findingObjects.first?["message"] as? String ?? ""
+        #expect(message.hasSuffix("(values of HelmRelease podinfo/podinfo, from ConfigMap podinfo-values)"), "\(message)")
     }
 
     @Test func partsAndInlinePatchesAreSubstitutedWhereTheyStand() throws {

@@ -112,6 +112,9 @@ public final class ImageUse: @unchecked Sendable {
     var nodes: [Int] = []
     /// For a reference written with `${…}`: how Flux's post-build substitution made this text of it.
     public var substitution: Substitution?
+    /// Where an image that is not written in its object's own manifest comes from, for messages (a release's values
+    /// in a ConfigMap).
+    public var provenance: String?
     /// The object whose environment the image takes when its own object has none: the Flux Kustomization that
     /// substituted it, the kustomization that generates the values file it comes from, the ConfigMap that holds them.
     public var environmentObject: Int?

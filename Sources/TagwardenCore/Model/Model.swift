@@ -288,7 +288,8 @@ public struct Model: Sendable {
 
     public func finding(_ rule: String, _ message: String, image i: Int, span: SourceSpan? = nil) -> Finding {
         let img = images[i]
-        return finding(rule, message + (img.substitution?.note(self) ?? ""), file: img.file, span: span ?? img.span,
+        return finding(rule, message + (img.substitution?.note(self) ?? "") + (img.provenance.map { " (\($0))" } ?? ""),
+                       file: img.file, span: span ?? img.span,
                        object: img.object, environment: imageEnvironment[i])
     }
 }

@@ -26,11 +26,14 @@ enum ValuesFiles {
         var seen = Set<String>()
         for r in releases {
             guard case .helmRelease(let spec)? = objects[r].flux else { continue }
+            let releaseName = "HelmRelease " + (namespaces[r].map { $0 + "/" } ?? "") + (objects[r].name ?? "")
             for ref in spec.valuesFrom where ref.kind == "ConfigMap" {
                 let key = (namespaces[r] ?? "") + "/" + ref.name
                 // a ConfigMap written in the repository, its values a literal block under the key
                 for c in configMaps[key] ?? [] where objects[c].configData?[ref.valuesKey] != nil && seen.insert("\(c)").inserted {
-                    out += inline(configMap: c, key: ref.valuesKey, objects: objects, files: files, release: r)
+                    let images = inline(configMap: c, key: ref.valuesKey, objects: objects, files: files, release: r)
+                    for img in images { img.provenance = "values of \(releaseName), from ConfigMap \(ref.name)" }
+                    out += images
                 }
                 for (k, g) in generated[key] ?? [] {
                     // the kustomization that generates it builds the release
@@ -40,7 +43,11 @@ enum ValuesFiles {
                     for entry in g.files where entry.key == ref.valuesKey {
                         guard let p = Model.normalizePath(Sources.join(dir, entry.path)), let f = built.fileAt[p],
                               files[f].syntaxError == nil, seen.insert("\(f) \(k)").inserted else { continue }
-                        out += read(file: f, files: files, release: r, generator: k)
+                        let images = read(file: f, files: files, release: r, generator: k)
+                        for img in images {
+                            img.provenance = "values of \(releaseName), from ConfigMap \(ref.name) that \(files[objects[k].file].path) generates"
+                        }
+                        out += images
                     }
                 }
             }
