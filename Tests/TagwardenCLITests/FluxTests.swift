@@ -431,18 +431,8 @@ func fluxRepo() throws -> TempRepo {
         for env in ["staging", "production"] {
             try r.write("apps/\(env)/kustomization.yaml", "namespace: \(env)\nresources:\n  - ../base\n")
         }
-        func kustomization(_ env: String, _ postBuild: String) -> String {
-            """
-            apiVersion: kustomize.toolkit.fluxcd.io/v1
-            kind: Kustomization
-            metadata: {name: apps, namespace: flux-system}
-            spec:
-              path: ./apps/\(env)
-            \(postBuild)
-            """
-        }
-        try r.write("clusters/staging/apps.yaml", kustomization("staging", "  postBuild:\n    substitute: {WEB_TAG: latest, SIDE_TAG: \"\"}\n"))
-        try r.write("clusters/production/apps.yaml", kustomization("production", "  postBuild:\n    substituteFrom:\n      - {kind: ConfigMap, name: vars}\n"))
+        try r.write("clusters/staging/apps.yaml", fluxApps("./apps/staging", "  postBuild:\n    substitute: {WEB_TAG: latest, SIDE_TAG: \"\"}\n"))
+        try r.write("clusters/production/apps.yaml", fluxApps("./apps/production", "  postBuild:\n    substituteFrom:\n      - {kind: ConfigMap, name: vars}\n"))
         try r.write("clusters/production/vars.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: vars, namespace: flux-system}\ndata:\n  WEB_TAG: 1.4.0\n  REGISTRY: registry.example.com\n")
         // staging makes web:latest; production web:1.4.0 and its own registry; ${OTHER_TAG,,} is not evaluated, and
         // apps/other is applied by no Kustomization
@@ -461,11 +451,11 @@ func fluxRepo() throws -> TempRepo {
         #expect(missingMessage.contains("WEB_TAG is not defined there, so Flux puts an empty string in its place"), "\(missingMessage)")
 
         // a source Tagwarden cannot read (a Secret) may define it: production's text is not guessed
-        try r.write("clusters/production/apps.yaml", kustomization("production", "  postBuild:\n    substituteFrom:\n      - {kind: ConfigMap, name: vars}\n      - {kind: Secret, name: secret-vars}\n"))
+        try r.write("clusters/production/apps.yaml", fluxApps("./apps/production", "  postBuild:\n    substituteFrom:\n      - {kind: ConfigMap, name: vars}\n      - {kind: Secret, name: secret-vars}\n"))
         #expect(try r.audit("--format", "json").findings == ["image-latest-tag apps/base/web.yaml:8:14"])
 
         // a cluster that applies the base without postBuild deploys the reference as written
-        try r.write("clusters/production/apps.yaml", kustomization("production", ""))
+        try r.write("clusters/production/apps.yaml", fluxApps("./apps/production", ""))
         let literal = try r.audit("--format", "json")
         #expect(literal.findings == ["image-invalid-reference apps/base/web.yaml:8:14", "image-latest-tag apps/base/web.yaml:8:14",
                                      "image-invalid-reference apps/base/web.yaml:10:14", "image-invalid-reference apps/base/web.yaml:12:14"],
@@ -493,7 +483,7 @@ func fluxRepo() throws -> TempRepo {
         try r.remove("clusters/production/flux-system.yaml")
 
         // marked substitute: disabled, the object keeps its ${…} in every cluster
-        try r.write("clusters/production/apps.yaml", kustomization("production", "  postBuild:\n    substitute: {WEB_TAG: 1.4.0}\n"))
+        try r.write("clusters/production/apps.yaml", fluxApps("./apps/production", "  postBuild:\n    substitute: {WEB_TAG: 1.4.0}\n"))
         try r.write("apps/base/web.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  annotations: {kustomize.toolkit.fluxcd.io/substitute: disabled}\n"
                     + "spec:\n  containers:\n    - name: web\n      image: ghcr.io/acme/web:${WEB_TAG}\n")
         let disabled = try r.audit("--format", "json")
@@ -559,16 +549,7 @@ func fluxRepo() throws -> TempRepo {
         try r.write(".tagwarden.yaml", "profile: strict\npromotedImages: [\"ghcr.io/acme/*\"]\n")
         try r.write("apps/production/web.yaml", pod("web", images: ["ghcr.io/acme/web:${WEB_TAG}"]))
         try r.write("apps/shared/web.yaml", pod("shared", images: ["ghcr.io/acme/web:${WEB_TAG}"]))
-        try r.write("clusters/staging/apps.yaml", """
-        apiVersion: kustomize.toolkit.fluxcd.io/v1
-        kind: Kustomization
-        metadata: {name: apps, namespace: flux-system}
-        spec:
-          path: ./apps
-          postBuild:
-            substitute: {WEB_TAG: staging-v1.0.0-abc1234-1}
-
-        """)
+        try r.write("clusters/staging/apps.yaml", fluxApps("./apps", "  postBuild:\n    substitute: {WEB_TAG: staging-v1.0.0-abc1234-1}\n"))
         let res = try r.audit("--format", "json")
         // production's manifest is judged as production's (a staging tag there); the shared one as staging's (no finding)
         let found = res.findingObjects.map { "\($0["rule"]!) \($0["file"]!):\($0["line"]!) \($0["environment"] ?? "-")" }
@@ -644,16 +625,8 @@ func fluxRepo() throws -> TempRepo {
               tag: ${X_TAG:=1.2.3}
 
         """)
-        try r.write("clusters/staging/apps.yaml", """
-        apiVersion: kustomize.toolkit.fluxcd.io/v1
-        kind: Kustomization
-        metadata: {name: apps, namespace: flux-system}
-        spec:
-          path: ./apps
-          postBuild:
-            substitute: {WEB_TAG: main, REGISTRY: "registry.example.com/ACME", X_TAG: latest}
-
-        """)
+        try r.write("clusters/staging/apps.yaml",
+                    fluxApps("./apps", "  postBuild:\n    substitute: {WEB_TAG: main, REGISTRY: \"registry.example.com/ACME\", X_TAG: latest}\n"))
         // the tag's finding stays at the tag's field; a substituted registry that is no valid name is reported at the entry
         let res = try r.audit("--format", "json")
         #expect(res.findings == ["image-floating-tag apps/kustomization.yaml:4:13", "image-invalid-reference apps/kustomization.yaml:6:14",
@@ -663,4 +636,9 @@ func fluxRepo() throws -> TempRepo {
         #expect(messages[0].hasSuffix("(written 'ghcr.io/acme/web:${WEB_TAG}', substituted by Flux Kustomization flux-system/apps in clusters/staging/apps.yaml)"),
                 "\(messages[0])")
     }
+}
+
+/// The Flux Kustomization flux-system/apps applying `path`, with `spec` lines (indented under `spec:`) after it.
+func fluxApps(_ path: String, _ spec: String) -> String {
+    "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec:\n  path: \(path)\n" + spec
 }
