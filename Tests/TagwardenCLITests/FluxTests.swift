@@ -539,6 +539,15 @@ func fluxRepo() throws -> TempRepo {
         let latestMessage = latest?["message"] as? String ?? ""
         #expect(latestMessage.hasSuffix("(values of HelmRelease podinfo/podinfo, from ConfigMap podinfo-values that apps/staging/kustomization.yaml generates)"),
                 "\(latestMessage)")
+        // Flux substitutes the generated ConfigMap too: a variable in a values file takes the applying Kustomization's value
+        try r.write("apps/staging/extra.yaml", "sidecar:\n  image: busybox:${SIDE}\n")
+        let unsubstituted = try r.audit("--format", "json")
+        #expect(unsubstituted.findings == ["image-missing-tag apps/production/extra.yaml:2:10", "image-latest-tag apps/staging/podinfo-values.yaml:3:8"],
+                "\(unsubstituted.findings)")
+        try r.write("clusters/staging/apps.yaml", fluxApps("./apps/staging", "  postBuild:\n    substitute: {SIDE: nightly}\n"))
+        let substituted = try r.audit("--format", "json")
+        #expect(substituted.findings == ["image-missing-tag apps/production/extra.yaml:2:10", "image-floating-tag apps/staging/extra.yaml:2:10",
+                                         "image-latest-tag apps/staging/podinfo-values.yaml:3:8"], "\(substituted.findings)")
         #expect((latest?["object"] as? [String: Any])?["name"] as? String == "podinfo")
     }
 

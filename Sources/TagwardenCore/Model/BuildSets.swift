@@ -1,6 +1,6 @@
 /// Which files a kustomize build of a directory takes (a Flux Kustomization's `path`, an overlay): the
-/// kustomization file there and what its `resources` and `components` name, followed through further
-/// kustomization files; a directory without one gives every manifest under it (a subdirectory with a
+/// kustomization file there, what its `resources` and `components` name, followed through further
+/// kustomization files, and the files its `configMapGenerator` reads; a directory without one gives every manifest under it (a subdirectory with a
 /// kustomization file by that file), as the kustomization Flux generates does.
 struct BuildSets {
     let files: [FileFacts]
@@ -36,6 +36,12 @@ struct BuildSets {
             for r in objects[k].kustomizeResources where !r.containsBytes("://") {
                 guard let p = Model.normalizePath(Sources.join(dir, r)) else { continue }
                 if let f = fileAt[p] { out.insert(f) } else { add(p, &out, &visited, depth: depth + 1) }
+            }
+            // the files a configMapGenerator turns into ConfigMaps are part of the build's output too
+            for g in objects[k].configMapGenerators {
+                for entry in g.files {
+                    if let p = Model.normalizePath(Sources.join(dir, entry.path)), let f = fileAt[p] { out.insert(f) }
+                }
             }
             return
         }

@@ -143,6 +143,8 @@ public final class ImageUse: @unchecked Sendable {
         c.digest = digest
         c.invalid = invalid
         c.tagOptional = tagOptional
+        c.provenance = provenance
+        c.environmentObject = environmentObject
         return c
     }
 

@@ -106,9 +106,10 @@ public struct Model: Sendable {
             if case .imagePolicy(let p)? = o.flux { policies.append((objectEnvironment[i], p.pattern?.value)) }
         }
         env.inferPrefixes(policies: policies)
-        images += Substitution.resolve(substitutable, objects: objects, namespaces: namespaces, environments: objectEnvironment,
-                                       builds: builds)
-        images += ValuesFiles.images(objects: objects, namespaces: namespaces, files: facts, builds: builds)
+        let values = ValuesFiles.images(objects: objects, namespaces: namespaces, files: facts, builds: builds)
+        images += values.images
+        images += Substitution.resolve(substitutable + values.substitutable, objects: objects, namespaces: namespaces,
+                                       environments: objectEnvironment, builds: builds)
         let imageEnvironment = images.map { img -> String? in
             if let o = img.object, let e = objectEnvironment[o] { return e }
             // an image whose manifest has no environment of its own: that of what makes it run, if any

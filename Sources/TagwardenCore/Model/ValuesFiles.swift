@@ -4,9 +4,11 @@
 /// the release's `spec.values` are; a release without an environment of its own takes that of the generating
 /// kustomization or of the ConfigMap.
 enum ValuesFiles {
-    static func images(objects: [ManifestObject], namespaces: [String?], files: [FileFacts], builds: LazyBuildSets) -> [ImageUse] {
+    /// The images, and the references with `${…}` that wait for substitution.
+    static func images(objects: [ManifestObject], namespaces: [String?], files: [FileFacts],
+                       builds: LazyBuildSets) -> (images: [ImageUse], substitutable: [ImageUse]) {
         let releases = objects.indices.filter { if case .helmRelease? = objects[$0].flux { return true } else { return false } }
-        guard !releases.isEmpty else { return [] }
+        guard !releases.isEmpty else { return ([], []) }
         // the ConfigMaps the kustomizations generate, by namespace and name (a generated ConfigMap lands in the
         // generator's namespace, else the kustomization's)
         var generated: [String: [(kustomization: Int, generator: ManifestObject.ConfigMapGenerator)]] = [:]
@@ -19,10 +21,11 @@ enum ValuesFiles {
         for (i, o) in objects.enumerated() where o.configData != nil {
             if let name = o.name { configMaps[(namespaces[i] ?? "") + "/" + name, default: []].append(i) }
         }
-        guard !generated.isEmpty || !configMaps.isEmpty else { return [] }
+        guard !generated.isEmpty || !configMaps.isEmpty else { return ([], []) }
         let built = builds.value
         var builds: [Int: Set<Int>] = [:]   // generating kustomization → the files its build takes
         var out: [ImageUse] = []
+        var pending: [ImageUse] = []
         var seen = Set<String>()
         for r in releases {
             guard case .helmRelease(let spec)? = objects[r].flux else { continue }
@@ -31,9 +34,10 @@ enum ValuesFiles {
                 let key = (namespaces[r] ?? "") + "/" + ref.name
                 // a ConfigMap written in the repository, its values a literal block under the key
                 for c in configMaps[key] ?? [] where objects[c].configData?[ref.valuesKey] != nil && seen.insert("\(c)").inserted {
-                    let images = inline(configMap: c, key: ref.valuesKey, objects: objects, files: files, release: r)
-                    for img in images { img.provenance = "values of \(releaseName), from ConfigMap \(ref.name)" }
-                    out += images
+                    let found = inline(configMap: c, key: ref.valuesKey, objects: objects, files: files, release: r)
+                    for img in found.images + found.substitutable { img.provenance = "values of \(releaseName), from ConfigMap \(ref.name)" }
+                    out += found.images
+                    pending += found.substitutable
                 }
                 for (k, g) in generated[key] ?? [] {
                     // the kustomization that generates it builds the release
@@ -43,45 +47,48 @@ enum ValuesFiles {
                     for entry in g.files where entry.key == ref.valuesKey {
                         guard let p = Model.normalizePath(Sources.join(dir, entry.path)), let f = built.fileAt[p],
                               files[f].syntaxError == nil, seen.insert("\(f) \(k)").inserted else { continue }
-                        let images = read(file: f, files: files, release: r, generator: k)
-                        for img in images {
+                        let found = read(file: f, files: files, release: r, generator: k)
+                        for img in found.images + found.substitutable {
                             img.provenance = "values of \(releaseName), from ConfigMap \(ref.name) that \(files[objects[k].file].path) generates"
                         }
-                        out += images
+                        out += found.images
+                        pending += found.substitutable
                     }
                 }
             }
         }
-        return out
+        return (out, pending)
     }
 
     /// The images of the values a ConfigMap holds in a literal block, as the release's, where they stand in its file.
-    private static func inline(configMap c: Int, key: String, objects: [ManifestObject], files: [FileFacts], release: Int) -> [ImageUse] {
+    private static func inline(configMap c: Int, key: String, objects: [ManifestObject], files: [FileFacts],
+                               release: Int) -> (images: [ImageUse], substitutable: [ImageUse]) {
         let f = objects[c].file
         let y = YAMLFile(parsing: files[f].bytes)
-        guard y.error == nil, objects[c].document < y.documents.count else { return [] }
+        guard y.error == nil, objects[c].document < y.documents.count else { return ([], []) }
         let root = y.documents[objects[c].document].root
-        guard let data = y.get(root, "data"), let node = y.pairs(data).first(where: { y.value($0.key) == key })?.value else { return [] }
+        guard let data = y.get(root, "data"), let node = y.pairs(data).first(where: { y.value($0.key) == key })?.value else { return ([], []) }
         let outer = Extractor(y: y, fileIndex: f, facts: FileFacts(path: files[f].path, bytes: []))
-        guard let (values, map) = outer.embeddedYAML(node) else { return [] }
+        guard let (values, map) = outer.embeddedYAML(node) else { return ([], []) }
         var ex = Extractor(y: values, fileIndex: f, facts: FileFacts(path: files[f].path, bytes: []))
         for doc in values.documents where values.nodes[doc.root].kind == .mapping {
             ex.helmValues(doc.root, object: release, depth: 0)
         }
         let images = map.adopt(ex.facts.images, object: release)
-        for img in images { img.environmentObject = c }
-        return images
+        let substitutable = map.adopt(ex.facts.substitutable, object: release)
+        for img in images + substitutable { img.environmentObject = c }
+        return (images, substitutable)
     }
 
     /// The images of one values file, as the release's.
-    private static func read(file f: Int, files: [FileFacts], release: Int, generator: Int) -> [ImageUse] {
+    private static func read(file f: Int, files: [FileFacts], release: Int, generator: Int) -> (images: [ImageUse], substitutable: [ImageUse]) {
         let y = YAMLFile(parsing: files[f].bytes)
-        guard y.error == nil else { return [] }
+        guard y.error == nil else { return ([], []) }
         var ex = Extractor(y: y, fileIndex: f, facts: FileFacts(path: files[f].path, bytes: []))
         for doc in y.documents where y.nodes[doc.root].kind == .mapping {
             ex.helmValues(doc.root, object: release, depth: 0)
         }
-        for img in ex.facts.images { img.environmentObject = generator }
-        return ex.facts.images
+        for img in ex.facts.images + ex.facts.substitutable { img.environmentObject = generator }
+        return (ex.facts.images, ex.facts.substitutable)
     }
 }
