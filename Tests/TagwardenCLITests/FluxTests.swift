@@ -464,6 +464,11 @@ func fluxRepo() throws -> TempRepo {
         #expect(literalMessage.hasSuffix("(Flux Kustomization flux-system/apps in clusters/production/apps.yaml applies it as written: it has no postBuild)"),
                 "\(literalMessage)")
 
+        // but not when it reads that path from another source than the substituting one (another repository)
+        try r.write("clusters/production/apps.yaml", fluxApps("./apps/production", "  sourceRef: {kind: GitRepository, name: other-repo}\n"))
+        #expect(try r.audit("--format", "json").findings == ["image-latest-tag apps/base/web.yaml:8:14"])
+        try r.write("clusters/production/apps.yaml", fluxApps("./apps/production", ""))
+
         // unless a parent Kustomization patches postBuild into the ones it applies: then it is not known here
         try r.write("clusters/production/flux-system.yaml", """
         apiVersion: kustomize.toolkit.fluxcd.io/v1

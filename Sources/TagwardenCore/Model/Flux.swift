@@ -57,6 +57,8 @@ public struct GitRepositorySpec: Sendable {
 public struct FluxKustomizationSpec: Sendable {
     public var path: String?
     public var targetNamespace: String?
+    /// `spec.sourceRef` as kind/namespace/name (the namespace empty when not given); nil when there is none.
+    public var source: String?
     /// `spec.postBuild`; nil when there is none.
     public var postBuild: PostBuild?
     /// A `spec.patches` patch that sets `postBuild`: the Kustomizations this one applies get variables their
@@ -188,6 +190,9 @@ public indirect enum FluxSpec: Sendable {
         case ("kustomize.toolkit.fluxcd.io", "Kustomization"):
             var k = FluxKustomizationSpec(path: str(spec.flatMap { y.get($0, "path") }),
                                           targetNamespace: str(spec.flatMap { y.get($0, "targetNamespace") }))
+            if let src = spec.flatMap({ y.get($0, "sourceRef") }) {
+                k.source = [str(y.get(src, "kind")), str(y.get(src, "namespace")), str(y.get(src, "name"))].map { $0 ?? "" }.joined(separator: "/")
+            }
             if let pb = spec.flatMap({ y.get($0, "postBuild") }), y.nodes[pb].kind == .mapping {
                 var post = FluxKustomizationSpec.PostBuild()
                 if let sub = y.get(pb, "substitute") {

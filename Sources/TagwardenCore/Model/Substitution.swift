@@ -163,6 +163,16 @@ extension Substitution {
                       if case .kustomization(let s)? = objects[k].flux { return s.postBuild?.isActive == true }
                       return false
                   }) else { continue }
+            // the sources the substituting Kustomizations read the file from (a Kustomization's own namespace when not given)
+            func source(_ k: Int) -> String? {
+                guard case .kustomization(let s)? = objects[k].flux, let src = s.source else { return nil }
+                let parts = src.split(separator: "/", omittingEmptySubsequences: false)
+                return parts.count == 3 && parts[1].isEmpty ? "\(parts[0])/\(namespaces[k] ?? "")/\(parts[2])" : src
+            }
+            let substitutingSources = Set(ks.filter { k in
+                if case .kustomization(let s)? = objects[k].flux { return s.postBuild?.isActive == true }
+                return false
+            }.map { source($0) ?? "" })
             var made: [(image: ImageUse, environment: String?, substitution: Substitution)] = []
             for k in ks {
                 // its postBuild may come from a parent's patch: what it substitutes is not known here
@@ -187,6 +197,8 @@ extension Substitution {
                     guard let r = substituted(use, lookup) else { continue }
                     (img, undefined) = r
                 } else {
+                    // one that reads the file from another source (another repository at the same path) is not this file's
+                    guard substitutingSources.contains(source(k) ?? "") else { continue }
                     img = asWritten(use)
                     notApplied = spec.postBuild?.isActive == true
                         ? "the object is marked kustomize.toolkit.fluxcd.io/substitute: disabled" : "it has no postBuild"
