@@ -106,10 +106,15 @@ public struct Model: Sendable {
             if case .imagePolicy(let p)? = o.flux { policies.append((objectEnvironment[i], p.pattern?.value)) }
         }
         env.inferPrefixes(policies: policies)
-        let values = ValuesFiles.images(objects: objects, namespaces: namespaces, files: facts, builds: builds)
+        // the repository's ConfigMaps by namespace/name, which substitution and release values both look up
+        var configMaps: [String: [Int]] = [:]
+        for (i, o) in objects.enumerated() where o.configData != nil {
+            if let name = o.name { configMaps[(namespaces[i] ?? "") + "/" + name, default: []].append(i) }
+        }
+        let values = ValuesFiles.images(objects: objects, namespaces: namespaces, files: facts, configMaps: configMaps, builds: builds)
         images += values.images
         images += Substitution.resolve(substitutable + values.substitutable, objects: objects, namespaces: namespaces,
-                                       environments: objectEnvironment, builds: builds)
+                                       environments: objectEnvironment, configMaps: configMaps, builds: builds)
         let imageEnvironment = images.map { img -> String? in
             if let o = img.object, let e = objectEnvironment[o] { return e }
             // an image whose manifest has no environment of its own: that of what makes it run, if any

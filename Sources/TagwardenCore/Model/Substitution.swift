@@ -124,7 +124,7 @@ extension Substitution {
     /// A file that no Kustomization with `postBuild` applies keeps its references unjudged: they are filled
     /// in by something Tagwarden does not see.
     static func resolve(_ pending: [ImageUse], objects: [ManifestObject], namespaces: [String?], environments: [String?],
-                        builds: LazyBuildSets) -> [ImageUse] {
+                        configMaps: [String: [Int]], builds: LazyBuildSets) -> [ImageUse] {
         guard !pending.isEmpty else { return [] }
         var kustomizations: [Int] = []
         var anyActive = false
@@ -143,10 +143,6 @@ extension Substitution {
             let files = built.files(under: path)
             for f in files { appliedBy[f, default: []].append(k) }
             if spec.patchesPostBuild { patchedFiles.formUnion(files) }
-        }
-        var configMaps: [String: [Int]] = [:]   // namespace/name → ConfigMaps
-        for (i, o) in objects.enumerated() where o.configData != nil {
-            if let name = o.name { configMaps[(namespaces[i] ?? "") + "/" + name, default: []].append(i) }
         }
         func configData(_ name: String, kustomization k: Int) -> [String: String]? {
             var found = configMaps[(namespaces[k] ?? "") + "/" + name] ?? []

@@ -5,7 +5,7 @@
 /// kustomization or of the ConfigMap.
 enum ValuesFiles {
     /// The images, and the references with `${…}` that wait for substitution.
-    static func images(objects: [ManifestObject], namespaces: [String?], files: [FileFacts],
+    static func images(objects: [ManifestObject], namespaces: [String?], files: [FileFacts], configMaps: [String: [Int]],
                        builds: LazyBuildSets) -> (images: [ImageUse], substitutable: [ImageUse]) {
         let releases = objects.indices.filter { if case .helmRelease? = objects[$0].flux { return true } else { return false } }
         guard !releases.isEmpty else { return ([], []) }
@@ -16,10 +16,6 @@ enum ValuesFiles {
             for g in objects[k].configMapGenerators {
                 generated[(g.namespace ?? objects[k].kustomizeNamespace ?? namespaces[k] ?? "") + "/" + g.name, default: []].append((k, g))
             }
-        }
-        var configMaps: [String: [Int]] = [:]   // ConfigMaps in the repository, by namespace and name
-        for (i, o) in objects.enumerated() where o.configData != nil {
-            if let name = o.name { configMaps[(namespaces[i] ?? "") + "/" + name, default: []].append(i) }
         }
         guard !generated.isEmpty || !configMaps.isEmpty else { return ([], []) }
         let built = builds.value
