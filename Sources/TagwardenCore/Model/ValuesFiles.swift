@@ -66,25 +66,25 @@ enum ValuesFiles {
         guard let data = y.get(root, "data"), let node = y.pairs(data).first(where: { y.value($0.key) == key })?.value else { return ([], []) }
         let outer = Extractor(y: y, fileIndex: f, facts: FileFacts(path: files[f].path, bytes: []))
         guard let (values, map) = outer.embeddedYAML(node) else { return ([], []) }
-        var ex = Extractor(y: values, fileIndex: f, facts: FileFacts(path: files[f].path, bytes: []))
-        for doc in values.documents where values.nodes[doc.root].kind == .mapping {
-            ex.helmValues(doc.root, object: release, depth: 0)
-        }
-        let images = map.adopt(ex.facts.images, object: release)
-        let substitutable = map.adopt(ex.facts.substitutable, object: release)
-        for img in images + substitutable { img.environmentObject = c }
-        return (images, substitutable)
+        let found = releaseValues(values, file: f, path: files[f].path, release: release, environmentObject: c)
+        return (map.adopt(found.images, object: release), map.adopt(found.substitutable, object: release))
     }
 
     /// The images of one values file, as the release's.
     private static func read(file f: Int, files: [FileFacts], release: Int, generator: Int) -> (images: [ImageUse], substitutable: [ImageUse]) {
         let y = YAMLFile(parsing: files[f].bytes)
         guard y.error == nil else { return ([], []) }
-        var ex = Extractor(y: y, fileIndex: f, facts: FileFacts(path: files[f].path, bytes: []))
+        return releaseValues(y, file: f, path: files[f].path, release: release, environmentObject: generator)
+    }
+
+    /// A values document's images, read as `spec.values` of `release`.
+    private static func releaseValues(_ y: YAMLFile, file f: Int, path: String, release: Int,
+                                      environmentObject: Int) -> (images: [ImageUse], substitutable: [ImageUse]) {
+        var ex = Extractor(y: y, fileIndex: f, facts: FileFacts(path: path, bytes: []))
         for doc in y.documents where y.nodes[doc.root].kind == .mapping {
             ex.helmValues(doc.root, object: release, depth: 0)
         }
-        for img in ex.facts.images + ex.facts.substitutable { img.environmentObject = generator }
+        for img in ex.facts.images + ex.facts.substitutable { img.environmentObject = environmentObject }
         return (ex.facts.images, ex.facts.substitutable)
     }
 }
