@@ -547,7 +547,9 @@ let imageRuleFindings = [
             "                image: \"ghcr.io/acme/web:main\"",
             "  - patch: \"- op: replace\\n  path: /spec/template/spec/containers/0/image\\n  value: busybox\"",
             "patchesStrategicMerge:", "  - |-", "    apiVersion: v1", "    kind: Pod", "    metadata: {name: p}", "    spec:",
-            "      containers:", "        - {name: a, image: redis}", "",
+            "      containers:", "        - {name: a, image: redis}",
+            "  - patch: |", "      apiVersion: helm.toolkit.fluxcd.io/v2", "      kind: HelmRelease", "      metadata: {name: podinfo}",
+            "      spec:", "        values:", "          image: {repository: ghcr.io/stefanprodan/podinfo, tag: latest}", "",
         ].joined(separator: "\r\n"))
         try r.write("clusters/production/apps.yaml", """
         apiVersion: kustomize.toolkit.fluxcd.io/v1
@@ -580,6 +582,7 @@ let imageRuleFindings = [
             "image-latest-tag apps/production/kustomization.yaml:8:16",
             "image-floating-tag apps/production/kustomization.yaml:19:24",
             "image-missing-tag apps/production/kustomization.yaml:28:28",
+            "image-latest-tag apps/production/kustomization.yaml:35:66",
             "image-floating-tag clusters/production/apps.yaml:10:39",
             "image-latest-tag clusters/production/apps.yaml:22:24",
         ], "\(res.findings)")

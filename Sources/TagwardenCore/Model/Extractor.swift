@@ -164,22 +164,11 @@ struct Extractor {
             if let list = y.get(root, "spec", "patches") {
                 for item in y.childNodes(list) { if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) } }
             }
-        } else if kind == "HelmRelease" {
-            if let v = y.get(root, "spec", "chart", "spec", "version"), y.nodes[v].kind == .scalar {
+        } else {
+            if kind == "HelmRelease", let v = y.get(root, "spec", "chart", "spec", "version"), y.nodes[v].kind == .scalar {
                 facts.versionFields.append(located(v))
             }
-            if let values = y.get(root, "spec", "values") { helmValues(values, object: objectIndex, depth: 0) }
-            // a post-renderer's kustomize `images:` rewrite the rendered chart's images like a kustomization's
-            if let renderers = y.get(root, "spec", "postRenderers"), y.nodes[renderers].kind == .sequence {
-                for r in y.childNodes(renderers) {
-                    if let images = y.get(r, "kustomize", "images") { kustomizeImages(images, object: objectIndex) }
-                    if let list = y.get(r, "kustomize", "patches") {
-                        for item in y.childNodes(list) { if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) } }
-                    }
-                }
-            }
-        } else if let spec = podSpecNode(root, kind: kind, group: group) {
-            podSpec(spec, object: objectIndex)
+            workloadImages(root, kind: kind, group: group, object: objectIndex)
         }
         var configData: [String: String]?
         if kind == "ConfigMap", group.isEmpty, let data = y.get(root, "data") {
@@ -192,6 +181,25 @@ struct Extractor {
             labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
             kustomizePatches: patches, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
             substitutionDisabled: substitutionDisabled, configMapGenerators: generators))
+    }
+
+    /// The images of a HelmRelease (values, post-renderers) or of a workload's pod spec: an object's, or those a
+    /// strategic merge patch sets.
+    mutating func workloadImages(_ root: Int, kind: String, group: String, object: Int) {
+        if kind == "HelmRelease" {
+            if let values = y.get(root, "spec", "values") { helmValues(values, object: object, depth: 0) }
+            // a post-renderer's kustomize `images:` rewrite the rendered chart's images like a kustomization's
+            if let renderers = y.get(root, "spec", "postRenderers"), y.nodes[renderers].kind == .sequence {
+                for r in y.childNodes(renderers) {
+                    if let images = y.get(r, "kustomize", "images") { kustomizeImages(images, object: object) }
+                    if let list = y.get(r, "kustomize", "patches") {
+                        for item in y.childNodes(list) { if let patch = y.get(item, "patch") { inlinePatch(patch, object: object) } }
+                    }
+                }
+            }
+        } else if let spec = podSpecNode(root, kind: kind, group: group) {
+            podSpec(spec, object: object)
+        }
     }
 
     /// A JSON patch (RFC 6902) written as YAML, as kustomize's `patches` read it from a file: the values that an

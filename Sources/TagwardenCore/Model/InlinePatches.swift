@@ -1,7 +1,7 @@
-/// Patches written inline in a kustomization (`patches: [{patch: |- …}]`): a JSON patch or a strategic merge
-/// patch in a string. Their container images are read where they stand in the file. Only literal block scalars
-/// (`|`, `|-`, `|+`) are read: their lines are the file's lines less the block's indentation, so every position
-/// inside maps back to the file; a patch in a quoted or folded string is not.
+/// Patches written inline in a kustomization (`patches: [{patch: |- …}]`): a JSON patch or a strategic merge patch
+/// (of a workload, or of a HelmRelease's values) in a string. Their images are read where they stand in the file.
+/// Only literal block scalars (`|`, `|-`, `|+`) are read: their lines are the file's lines less the block's
+/// indentation, so every position inside maps back to the file; a patch in a quoted or folded string is not.
 extension Extractor {
     mutating func inlinePatch(_ n: Int, object: Int) {
         guard let (patch, map) = embeddedYAML(n) else { return }
@@ -10,9 +10,9 @@ extension Extractor {
             let root = doc.root
             if patch.nodes[root].kind == .sequence {
                 ex.jsonPatch(root)
-            } else if let kind = ex.scalarString(patch.get(root, "kind")),
-                      let spec = ex.podSpecNode(root, kind: kind, group: ManifestObject.group(of: ex.scalarString(patch.get(root, "apiVersion")) ?? "")) {
-                ex.podSpec(spec, object: object)
+            } else if patch.nodes[root].kind == .mapping, let kind = ex.scalarString(patch.get(root, "kind")) {
+                ex.workloadImages(root, kind: kind, group: ManifestObject.group(of: ex.scalarString(patch.get(root, "apiVersion")) ?? ""),
+                                  object: object)
             }
         }
         facts.images += map.adopt(ex.facts.images, object: object)
