@@ -1374,6 +1374,9 @@ summary: The marked value names another image than the policy's ImageRepository.
 rationale: >
   Flux writes the policy's image (`ImageRepository.spec.image`) into the field, whatever it held
   before: a marker that points at the web policy on the api container replaces the api image with web.
+  A `:tag` or `:digest` marker writes only that part, so the image is the name beside it (a kustomize
+  entry's `newName` or `name`, a chart's `repository`, or what that field's own `:name` marker makes
+  it): the web policy's tag on the api entry deploys api with a tag of web's, which api may not have.
 fix: >
   Point the marker at the policy that watches this image.
 triggering:
@@ -1410,6 +1413,41 @@ triggering:
               range: '>=1.0.0'
     expect:
       - {file: apps/api.yaml, line: 8, column: 37}
+  - description: the api chart's tag takes the web policy's tag
+    files:
+      apps/api.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: api
+          namespace: apps
+        spec:
+          values:
+            image:
+              repository: ghcr.io/acme/api
+              tag: 1.0.0 # {"$imagepolicy": "flux-system:web:tag"}
+      flux/web.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/web
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '>=1.0.0'
+    expect:
+      - {file: apps/api.yaml, line: 10, column: 18}
 nonTriggering:
   - description: Docker Hub names compare normalised
     files:
@@ -1439,6 +1477,35 @@ nonTriggering:
         spec:
           imageRepositoryRef:
             name: nginx
+          policy:
+            semver:
+              range: '>=1.0.0'
+  - description: the entry's name comes from the same policy's `:name` marker, so the tag fits it
+    files:
+      apps/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        images:
+          - name: web
+            newName: ghcr.io/acme/web # {"$imagepolicy": "flux-system:web:name"}
+            newTag: 1.0.0 # {"$imagepolicy": "flux-system:web:tag"}
+      flux/web.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/web
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
           policy:
             semver:
               range: '>=1.0.0'
