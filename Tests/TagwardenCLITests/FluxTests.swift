@@ -403,15 +403,17 @@ func fluxRepo() throws -> TempRepo {
         try r.write("flux/block.yaml", automation("block", "|\n        Files:\n        {{ range $f, $_ := .Changed.FileChanges -}}\n        - {{ $f }}\n        {{ end -}"))
         try r.write("flux/escaped.yaml", automation("escaped", #""Files:\n{{ end }}""#))
         try r.write("flux/typo.yaml", automation("typo", "|\n        By {{ .AutomationObject.Nme }}\n        {{ range .Changed.Changes }}{{ .Typo }}{{ end }}"))
+        try r.write("flux/updated.yaml", automation("updated", "|\n        Update {{ range .Updated.Images }}{{ . }}{{ end }}"))
         let res = try r.audit("--format", "json")
         #expect(res.findings == ["automation-invalid-template flux/block.yaml:11:24", "automation-invalid-template flux/escaped.yaml:11:24",
-                                 "automation-invalid-template flux/typo.yaml:11:24"])
+                                 "automation-invalid-template flux/typo.yaml:11:24", "automation-invalid-template flux/updated.yaml:11:24"])
         let messages = res.findingObjects.map { $0["message"] as? String ?? "" }
         #expect(messages[0] == #"messageTemplate does not parse as a Go template: bad number syntax: "-" (line 15, column 16); Flux cannot commit"#)
         // escapes make the value differ from the source: the offset is given in the value
         #expect(messages[1] == #"messageTemplate does not parse as a Go template: unexpected {{end}} (at byte 7 of the template); Flux cannot commit"#)
         // a field the commit data lacks, read from the root; inside range the dot is a change, not checked
         #expect(messages[2] == "messageTemplate reads .AutomationObject.Nme (line 12, column 15), which Flux's commit data does not have, so Flux fails to commit: did you mean .AutomationObject.Name?")
+        #expect(messages[3] == "messageTemplate uses .Updated (line 12, column 25), which Flux 2.7 removed (the automation stalls with RemovedTemplateField): use .Changed")
     }
 
     @Test func aTagMarkerSetsTheTagOfTheNameBesideIt() throws {

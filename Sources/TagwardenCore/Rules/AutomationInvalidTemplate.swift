@@ -22,14 +22,16 @@ extension Rule {
                                             + "so Flux fails to commit: \(known)",
                                          object: a.object, span: t.span))
                 }
-                if fields.contains(where: { $0.path.first == "Updated" }) {
+                if let f = fields.first(where: { $0.path.first == "Updated" }) {
+                    let at = place(f.offset).map { " (\($0))" } ?? ""
                     out.append(m.finding("automation-invalid-template",
-                                         "messageTemplate uses .Updated, which Flux 2.7 removed (the automation stalls with RemovedTemplateField): use .Changed",
+                                         "messageTemplate uses .Updated\(at), which Flux 2.7 removed (the automation stalls with RemovedTemplateField): use .Changed",
                                          object: a.object, span: t.span))
                 }
-                if fields.contains(where: { $0.path.starts(with: ["Changed", "ImageResult"]) }) {
+                if let f = fields.first(where: { $0.path.starts(with: ["Changed", "ImageResult"]) }) {
+                    let at = place(f.offset).map { " (\($0))" } ?? ""
                     out.append(m.finding("automation-invalid-template",
-                                         "messageTemplate uses .Changed.ImageResult, which Flux 2.7 removed: use .Changed.FileChanges or .Changed.Objects",
+                                         "messageTemplate uses .Changed.ImageResult\(at), which Flux 2.7 removed: use .Changed.FileChanges or .Changed.Objects",
                                          object: a.object, span: t.span))
                 }
             }
