@@ -153,6 +153,13 @@ import Testing
         }?.text
     }
 
+    @Test func variablesReadByAValue() {
+        #expect(Envsubst.variables("ghcr.io/acme/web:1.2.3") == [])
+        #expect(Envsubst.variables("web:$${TAG}") == [])
+        #expect(Envsubst.variables("${REG}/web:${TAG:=${DEFAULT_TAG}}-${REG}") == ["REG", "TAG", "DEFAULT_TAG"])
+        #expect(Envsubst.variables("web:${TAG") == nil)
+    }
+
     @Test func variablesAndDefaults() {
         let cases: [(String, String?)] = [
             ("nginx:${TAG}", "nginx:1.2.3"),

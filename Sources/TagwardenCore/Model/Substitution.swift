@@ -37,6 +37,24 @@ enum Envsubst {
         return (String(decoding: out, as: UTF8.self), p.undefined)
     }
 
+    /// The variables `s` reads, each once, in the order they are written; nil when Flux cannot parse it.
+    static func variables(_ s: String) -> [String]? {
+        guard s.utf8.contains(UInt8(ascii: "$")) else { return [] }
+        final class Seen { var names: [String] = [] }
+        let seen = Seen()
+        guard expand(s, { name in
+            if !seen.names.contains(name) { seen.names.append(name) }
+            return .defined("")
+        }) != nil else { return nil }
+        let bytes = Array(s.utf8)
+        func at(_ name: String) -> Int {
+            let needle = Array(("${" + name).utf8)
+            guard needle.count <= bytes.count else { return bytes.count }
+            return (0...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) } ?? bytes.count
+        }
+        return seen.names.sorted { at($0) < at($1) }
+    }
+
     private struct Parser {
         let bytes: [UInt8]
         let lookup: (String) -> Value

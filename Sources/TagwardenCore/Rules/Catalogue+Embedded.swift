@@ -1626,6 +1626,8 @@ rationale: >
   A marked tag that fails the policy's filter, does not parse as a version, or lies outside its semver
   range was not put there by Flux: it was hand-edited, or the policy changed under it. On the next run Flux
   replaces it with whatever the policy selects, which is rarely what the person who wrote it intended.
+  A value written with `${VAR}` for Flux's post-build substitution is replaced too, expression and all:
+  from then on every cluster that applies the file deploys the automation's tag, whatever it substitutes.
 fix: >
   Use a tag the policy selects (`tagwarden policy eval` shows which), or correct the policy.
 triggering:
@@ -1676,6 +1678,26 @@ triggering:
             numerical: {order: asc}
     expect:
       - {file: apps/kustomization.yaml, line: 3, column: 24}
+  - description: a tag each cluster substitutes, which the automation overwrites
+    files:
+      apps/kustomization.yaml: |
+        images:
+          - name: ghcr.io/acme/web
+            newTag: ${WEB_TAG:=1.4.2} # {"$imagepolicy": "flux-system:web:tag"}
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '~1.4'
+    expect:
+      - {file: apps/kustomization.yaml, line: 3, column: 31}
 nonTriggering:
   - description: a value the policy selects
     files:

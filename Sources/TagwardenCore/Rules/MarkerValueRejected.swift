@@ -6,6 +6,14 @@ extension Rule {
             let mk = m.markers[k]
             guard mk.context == .value, let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy,
                   ref.suffix == nil || ref.suffix == "tag", let value = mk.scalar?.value else { return nil }
+            // `${…}` for Flux's post-build substitution: the automation writes over the expression itself
+            if let names = Envsubst.variables(value), !names.isEmpty {
+                let what = ref.suffix == "tag" ? "tag" : "image"
+                return m.finding("marker-value-rejected",
+                                 "the value uses \(names.map { "${\($0)}" }.joined(separator: ", ")) for Flux's post-build substitution, but policy "
+                                    + "\(m.policyName(p)) writes the \(what) it selects over the whole value: the variable is lost for every cluster that applies this file",
+                                 marker: k)
+            }
             var tag = value
             // a :tag marker on a value that is no tag (a whole reference) is marker-wrong-form's finding
             if ref.suffix == "tag", !ImageReference.isTag(value.utf8) { return nil }
