@@ -564,6 +564,45 @@ func fluxRepo() throws -> TempRepo {
                                          + "apply it as written: the object is marked kustomize.toolkit.fluxcd.io/substitute: disabled"), "\(disabledMessage)")
     }
 
+    @Test func valuesFilesOfAChartInThisRepositoryAreTheReleasesValues() throws {
+        let r = try TempRepo()
+        try r.write("charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\nappVersion: \"1.0.0\"\n")
+        try r.write("charts/web/values.yaml", "image:\n  repository: ghcr.io/acme/web\n  tag: \"\"\nhelper:\n  image: busybox\n")
+        try r.write("charts/web/values-production.yaml", "image:\n  repository: ghcr.io/acme/web\n  tag: latest\n")
+        try r.write("charts/web/values-staging.yaml", "image:\n  repository: ghcr.io/acme/web\n  tag: latest\n")
+        func release(_ env: String, _ source: String, _ files: String) -> String {
+            """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: web, namespace: \(env)}
+            spec:
+              chart:
+                spec:
+                  chart: ./charts/web
+                  sourceRef: {kind: \(source), name: flux-system, namespace: flux-system}
+                  \(files)
+
+            """
+        }
+        // production lists the defaults and its own file; the values.yaml `tag: ""` is the chart's appVersion
+        try r.write("clusters/production/web.yaml", release("production", "GitRepository",
+                                                            "valuesFiles: [./charts/web/values.yaml, charts/web/values-production.yaml]"))
+        // the older single field
+        try r.write("clusters/development/web.yaml", release("development", "GitRepository", "valuesFile: charts/web/values-staging.yaml"))
+        // a chart from a Helm repository: the paths are that chart's, not this tree's
+        try r.write("clusters/staging/web.yaml", release("staging", "HelmRepository", "valuesFiles: [charts/web/values-staging.yaml]"))
+        // a chart path with no Chart.yaml here: another repository's
+        try r.write("clusters/qa/web.yaml", release("qa", "GitRepository", "valuesFiles: [charts/web/values-staging.yaml]")
+                        .replacingOccurrences(of: "./charts/web", with: "./charts/api"))
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-missing-tag charts/web/values.yaml:5:10", "image-latest-tag charts/web/values-production.yaml:3:8",
+                                 "image-latest-tag charts/web/values-staging.yaml:3:8"].sorted(by: order), "\(res.findings)")
+        let messages = res.findingObjects.map { $0["message"] as? String ?? "" }
+        #expect(messages.contains("image 'ghcr.io/acme/web:latest' uses the tag 'latest', which moves with every push: pin a version or a digest "
+                                  + "(values of HelmRelease development/web, from the chart values file its chart.spec.valuesFiles names)"))
+        #expect(res.findingObjects.map { $0["environment"] as? String } == ["production", "development", "production"])
+    }
+
     @Test func valuesFilesOfConfigMapGeneratorsAreTheReleasesValues() throws {
         let r = try TempRepo()
         try r.write("apps/base/podinfo/kustomization.yaml", "namespace: podinfo\nresources:\n  - release.yaml\n")

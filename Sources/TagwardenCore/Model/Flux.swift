@@ -87,6 +87,10 @@ public struct FluxKustomizationSpec: Sendable {
 public struct HelmReleaseSpec: Sendable {
     /// `valuesFrom` entries that bring a whole values document (those with a `targetPath` set one value).
     public var valuesFrom: [ValuesReference] = []
+    /// `chart.spec.valuesFiles` (and the older `valuesFile`) of a chart that comes from a GitRepository: paths from
+    /// the root of its source, as written; and the chart's own path there.
+    public var valuesFiles: [Located] = []
+    public var chartPath: String?
 
     public struct ValuesReference: Sendable {
         public var kind: String
@@ -102,7 +106,7 @@ public indirect enum FluxSpec: Sendable {
     case automation(AutomationSpec)
     case gitRepository(GitRepositorySpec)
     case kustomization(FluxKustomizationSpec)
-    /// only for a HelmRelease with `valuesFrom`
+    /// only for a HelmRelease with `valuesFrom`, or `valuesFiles` of a chart in a GitRepository
     case helmRelease(HelmReleaseSpec)
 
     static func extract(_ y: YAMLFile, root: Int, group: String, kind: String) -> FluxSpec? {
@@ -221,7 +225,12 @@ public indirect enum FluxSpec: Sendable {
                     h.valuesFrom.append(.init(kind: kind, name: name, valuesKey: str(y.get(item, "valuesKey")) ?? "values.yaml"))
                 }
             }
-            return h.valuesFrom.isEmpty ? nil : .helmRelease(h)
+            if let chart = spec.flatMap({ y.get($0, "chart", "spec") }), str(y.get(chart, "sourceRef", "kind")) == "GitRepository" {
+                let list = y.get(chart, "valuesFiles").map { y.childNodes($0).map { $0 } } ?? []
+                h.valuesFiles = (list + [y.get(chart, "valuesFile")].compactMap { $0 }).compactMap(loc)
+                h.chartPath = str(y.get(chart, "chart"))
+            }
+            return h.valuesFrom.isEmpty && h.valuesFiles.isEmpty ? nil : .helmRelease(h)
         default:
             return nil
         }

@@ -1,8 +1,9 @@
 /// HelmRelease values kept outside the release, in a ConfigMap its `valuesFrom` names: a file that a kustomization's
 /// `configMapGenerator` makes the ConfigMap of (a common layout: one base release, one values file per cluster), or
-/// a ConfigMap written in the repository with the values in a literal block under the key. Their images are read as
-/// the release's `spec.values` are; a release without an environment of its own takes that of the generating
-/// kustomization or of the ConfigMap.
+/// a ConfigMap written in the repository with the values in a literal block under the key; or, for a chart kept in
+/// this repository (its `Chart.yaml` at the chart path of a GitRepository source), the files its
+/// `chart.spec.valuesFiles` names. Their images are read as the release's `spec.values` are; a release without an
+/// environment of its own takes that of the generating kustomization or of the ConfigMap.
 enum ValuesFiles {
     /// The images, and the references with `${…}` that wait for substitution.
     static func images(objects: [ManifestObject], namespaces: [String?], files: [FileFacts], configMaps: [String: [Int]],
@@ -17,7 +18,10 @@ enum ValuesFiles {
                 generated[(g.namespace ?? objects[k].kustomizeNamespace ?? namespaces[k] ?? "") + "/" + g.name, default: []].append((k, g))
             }
         }
-        guard !generated.isEmpty || !configMaps.isEmpty else { return ([], []) }
+        let chartValues = releases.contains { r in
+            if case .helmRelease(let spec)? = objects[r].flux { return !spec.valuesFiles.isEmpty } else { return false }
+        }
+        guard !generated.isEmpty || !configMaps.isEmpty || chartValues else { return ([], []) }
         let built = builds.value
         var builds: [Int: Set<Int>] = [:]   // generating kustomization → the files its build takes
         var out: [ImageUse] = []
@@ -26,6 +30,19 @@ enum ValuesFiles {
         for r in releases {
             guard case .helmRelease(let spec)? = objects[r].flux else { continue }
             let releaseName = "HelmRelease " + (namespaces[r].map { $0 + "/" } ?? "") + (objects[r].name ?? "")
+            // a chart in this repository: its values files are files of this tree
+            if let chart = spec.chartPath.flatMap({ Model.normalizePath($0) }), built.fileAt[Sources.join(chart, "Chart.yaml")] != nil {
+                for entry in spec.valuesFiles {
+                    guard let p = Model.normalizePath(entry.value), let f = built.fileAt[p], files[f].syntaxError == nil,
+                          seen.insert("\(f) release \(r)").inserted else { continue }
+                    let found = read(file: f, files: files, release: r, generator: nil)
+                    for img in found.images + found.substitutable {
+                        img.provenance = "values of \(releaseName), from the chart values file its chart.spec.valuesFiles names"
+                    }
+                    out += found.images
+                    pending += found.substitutable
+                }
+            }
             for ref in spec.valuesFrom where ref.kind == "ConfigMap" {
                 let key = (namespaces[r] ?? "") + "/" + ref.name
                 // a ConfigMap written in the repository, its values a literal block under the key
@@ -71,7 +88,7 @@ enum ValuesFiles {
     }
 
     /// The images of one values file, as the release's.
-    private static func read(file f: Int, files: [FileFacts], release: Int, generator: Int) -> (images: [ImageUse], substitutable: [ImageUse]) {
+    private static func read(file f: Int, files: [FileFacts], release: Int, generator: Int?) -> (images: [ImageUse], substitutable: [ImageUse]) {
         let y = YAMLFile(parsing: files[f].bytes)
         guard y.error == nil else { return ([], []) }
         return releaseValues(y, file: f, path: files[f].path, release: release, environmentObject: generator)
@@ -79,7 +96,7 @@ enum ValuesFiles {
 
     /// A values document's images, read as `spec.values` of `release`.
     private static func releaseValues(_ y: YAMLFile, file f: Int, path: String, release: Int,
-                                      environmentObject: Int) -> (images: [ImageUse], substitutable: [ImageUse]) {
+                                      environmentObject: Int?) -> (images: [ImageUse], substitutable: [ImageUse]) {
         var ex = Extractor(y: y, fileIndex: f, facts: FileFacts(path: path, bytes: []))
         for doc in y.documents where y.nodes[doc.root].kind == .mapping {
             ex.helmValues(doc.root, object: release, depth: 0)
