@@ -568,7 +568,7 @@ func fluxRepo() throws -> TempRepo {
         let r = try TempRepo()
         try r.write("charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\nappVersion: \"1.0.0\"\n")
         try r.write("charts/web/values.yaml", "image:\n  repository: ghcr.io/acme/web\n  tag: \"\"\nhelper:\n  image: busybox\n")
-        try r.write("charts/web/values-production.yaml", "image:\n  repository: ghcr.io/acme/web\n  tag: latest\n")
+        try r.write("charts/web/values-production.yaml", "image:\n  repository: ghcr.io/acme/web\n  tag: latest\nproxy:\n  image: ghcr.io/acme/proxy:${PROXY_TAG}\n")
         try r.write("charts/web/values-staging.yaml", "image:\n  repository: ghcr.io/acme/web\n  tag: latest\n")
         func release(_ env: String, _ source: String, _ files: String) -> String {
             """
@@ -587,6 +587,17 @@ func fluxRepo() throws -> TempRepo {
         // production lists the defaults and its own file; the values.yaml `tag: ""` is the chart's appVersion
         try r.write("clusters/production/web.yaml", release("production", "GitRepository",
                                                             "valuesFiles: [./charts/web/values.yaml, charts/web/values-production.yaml]"))
+        // a Flux Kustomization substitutes what it builds, never the chart's files: PROXY_TAG stays as written
+        try r.write("clusters/production/sync.yaml", """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: all, namespace: flux-system}
+        spec:
+          path: ./
+          sourceRef: {kind: GitRepository, name: flux-system}
+          postBuild: {substitute: {PROXY_TAG: latest}}
+
+        """)
         // the older single field
         try r.write("clusters/development/web.yaml", release("development", "GitRepository", "valuesFile: charts/web/values-staging.yaml"))
         // a chart from a Helm repository: the paths are that chart's, not this tree's

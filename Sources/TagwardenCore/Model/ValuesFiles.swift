@@ -35,12 +35,13 @@ enum ValuesFiles {
                 for entry in spec.valuesFiles {
                     guard let p = Model.normalizePath(entry.value), let f = built.fileAt[p], files[f].syntaxError == nil,
                           seen.insert("\(f) release \(r)").inserted else { continue }
+                    // helm-controller reads these from the source: no post-build substitution reaches a `${…}` in them,
+                    // and what the chart's templates make of one is not judged
                     let found = read(file: f, files: files, release: r, generator: nil)
-                    for img in found.images + found.substitutable {
+                    for img in found.images {
                         img.provenance = "values of \(releaseName), from the chart values file its chart.spec.valuesFiles names"
                     }
                     out += found.images
-                    pending += found.substitutable
                 }
             }
             for ref in spec.valuesFrom where ref.kind == "ConfigMap" {
