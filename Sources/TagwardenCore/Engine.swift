@@ -227,7 +227,7 @@ public enum Engine {
             var f = f
             if config.rules[f.rule]?.enabled == false { return nil }
             if let s = config.rules[f.rule]?.severity { f.severity = s }
-            else if let info = Catalogue.info(f.rule) { f.severity = info.severity }
+            else if let severity = Catalogue.severities[f.rule] { f.severity = severity }
             return f
         }
     }

@@ -18,6 +18,7 @@ import Testing
 
     @Test func everyEmbeddedFileParses() throws {
         #expect(Catalogue.embedded.count == Catalogue.rules.count)
+        #expect(Catalogue.severities == Dictionary(uniqueKeysWithValues: Catalogue.rules.map { ($0.id, $0.severity) }))
         for e in Catalogue.embedded { _ = try Catalogue.parse(e.text, name: e.name) }
     }
 

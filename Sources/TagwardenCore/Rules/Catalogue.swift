@@ -28,7 +28,26 @@ public enum Catalogue {
     /// at run time it is left out rather than crashing the tool.
     public static let rules: [RuleInfo] = embedded.compactMap { try? parse($0.text, name: $0.name) }.sorted { $0.id < $1.id }
 
-    public static let ids: Set<String> = Set(rules.map(\.id))
+    /// Each rule's default severity by id, read from the `id:` and `severity:` lines that open every rule file (the
+    /// test suite checks they agree with the parsed catalogue): every run needs these, and only `rules`, `explain`
+    /// and SARIF reports need the whole catalogue parsed.
+    public static let severities: [String: Severity] = {
+        var out: [String: Severity] = [:]
+        for e in embedded {
+            var id: String?, severity: Severity?
+            var utf8 = e.text.utf8[...]
+            while id == nil || severity == nil, let end = utf8.firstIndex(of: 10) {
+                let line = String(Substring(utf8[..<end]))
+                utf8 = utf8[utf8.index(after: end)...]
+                if line.hasPrefix("id: ") { id = String(line.dropFirst(4)) }
+                if line.hasPrefix("severity: ") { severity = Severity(rawValue: String(line.dropFirst(10))) }
+            }
+            if let id, let severity { out[id] = severity }
+        }
+        return out
+    }()
+
+    public static let ids: Set<String> = Set(severities.keys)
 
     public static func info(_ id: String) -> RuleInfo? {
         rules.first { $0.id == id }
