@@ -50,6 +50,9 @@ import Testing
         "{{ join \",\" ($v := list 1 2) }}{{ $v }}",                      // a declaration inside parentheses
         "{{ with .Values }}a{{ else with .Changed }}b{{ end }}",           // else with (Go 1.23)
         "{{ hello }} {{ randSeededNumeric 4 }} {{ list 1 2 | mustSlice 0 1 }}",
+        "{{ define \"t\" }}{{ end }}{{ define \"t\" }}x{{ end }}",         // an empty definition gives way
+        "{{ define \"t\" }}x{{ end }}{{ define \"t\" }} {{/* c */}} {{ end }}",
+        "{{ define \"commit message\" }}y{{ end }}",                    // Flux's own name, with an empty main template
     ])
     func parses(_ t: String) throws {
         if case .failure(let e) = GoTemplate.parse(t) { Issue.record("\(t): \(e)") }
@@ -74,6 +77,10 @@ import Testing
         ("{{ range .Changed.Changes }}{{ else if . }}{{ end }}", "unexpected <if> in input"),
         ("{{ with . }}{{ else if . }}{{ end }}", "unexpected <if> in input"),
         ("{{ if . }}{{ else with . }}{{ end }}", "unexpected <with> in else"),
+        ("{{ if . }}{{ define \"t\" }}{{ end }}{{ end }}", "unexpected <define> in command"),
+        ("{{ define \"t\" }}x{{ end }}{{ block \"t\" . }}y{{ end }}", "multiple definition of template \"t\""),
+        ("{{ define \"t\\x41\" }}a{{ end }}{{ define `tA` }}b{{ end }}", "multiple definition of template \"tA\""),
+        ("x{{ define \"commit message\" }}y{{ end }}", "multiple definition of template \"commit message\""),
     ])
     func rejects(_ t: String, _ message: String) {
         guard case .failure(let e) = GoTemplate.parse(t) else { Issue.record("accepted \(t)"); return }

@@ -3,6 +3,9 @@
 /// `{{-`/`-}}` trimming, comments, and the functions Flux's hermetic Sprig map defines. It also collects the
 /// field chains read from the root data, so rules can flag the fields current Flux removed.
 public enum GoTemplate {
+    /// The name Flux parses the template under (`template.New("commit message")`), which a `define` may reuse.
+    static let name = "commit message"
+
     public struct ParseError: Error, Sendable, Equatable {
         public var message: String
         /// Byte offset in the template.
@@ -90,8 +93,62 @@ struct TemplateParser {
     /// Open blocks: keyword and whether dot is still the root data inside.
     var blocks: [(keyword: String, rootDot: Bool, sawElse: Bool, offset: Int)] = []
     var variables: [[String]] = [["$"]]
+    /// The bodies of the open `define` and `block` actions, templates of their own: name, and whether anything but
+    /// blanks and comments is in it (Go refuses a second non-empty definition of a name).
+    var trees: [(name: String, nonEmpty: Bool)] = []
+    var mainNonEmpty = false
+    var defined: [String: Bool] = [:]
 
     init(_ b: [UInt8]) { self.b = b }
+
+    mutating func markNonEmpty() {
+        if trees.isEmpty { mainNonEmpty = true } else { trees[trees.count - 1].nonEmpty = true }
+    }
+
+    /// Text between actions counts when it is more than blanks.
+    mutating func text(_ from: Int, _ to: Int) {
+        if from < to, b[from..<to].contains(where: { !isSpace($0) && $0 != 11 && $0 != 12 }) { markNonEmpty() }
+    }
+
+    /// The value of the quoted name at `at`: a raw string as written, an interpreted one with Go's escapes
+    /// (`\n`, `\x41`, `\101`, `\u00e9` …) decoded.
+    func quoted(_ at: Int) -> String {
+        var k = at + 1, out: [UInt8] = []
+        func hex(_ n: Int) -> UInt32? {
+            guard k + n < b.count, let v = UInt32(String(decoding: b[(k + 1)...(k + n)], as: UTF8.self), radix: 16) else { return nil }
+            k += n
+            return v
+        }
+        while k < b.count, b[k] != b[at] {
+            guard b[at] == UInt8(ascii: "\""), b[k] == UInt8(ascii: "\\"), k + 1 < b.count else {
+                out.append(b[k])
+                k += 1
+                continue
+            }
+            k += 1
+            let c = b[k]
+            switch c {
+            case UInt8(ascii: "a"): out.append(7)
+            case UInt8(ascii: "b"): out.append(8)
+            case UInt8(ascii: "f"): out.append(12)
+            case UInt8(ascii: "n"): out.append(10)
+            case UInt8(ascii: "r"): out.append(13)
+            case UInt8(ascii: "t"): out.append(9)
+            case UInt8(ascii: "v"): out.append(11)
+            case UInt8(ascii: "x"): if let v = hex(2) { out.append(UInt8(v)) }
+            case UInt8(ascii: "u"), UInt8(ascii: "U"):
+                if let v = hex(c == UInt8(ascii: "u") ? 4 : 8), let scalar = Unicode.Scalar(v) { out += Array(String(Character(scalar)).utf8) }
+            case UInt8(ascii: "0")...UInt8(ascii: "7"):
+                if k + 2 < b.count, let v = UInt8(String(decoding: b[k...(k + 2)], as: UTF8.self), radix: 8) {
+                    out.append(v)
+                    k += 2
+                }
+            default: out.append(c)
+            }
+            k += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
 
     func fail(_ m: String, _ at: Int) -> GoTemplate.ParseError { GoTemplate.ParseError(message: m, offset: at) }
 
@@ -100,6 +157,7 @@ struct TemplateParser {
     mutating func parseAll() throws {
         while i < b.count {
             guard let open = find("{{", from: i) else { break }
+            text(i, open)
             i = open + 2
             let actionStart = open
             if i < b.count, b[i] == UInt8(ascii: "-"), i + 1 < b.count, isSpace(b[i + 1]) { i += 1 }
@@ -116,6 +174,10 @@ struct TemplateParser {
             try action(tokens, at: actionStart)
         }
         if let open = blocks.last { throw fail("unexpected EOF: {{\(open.keyword)}} has no {{end}}", open.offset) }
+        text(i, b.count)
+        if mainNonEmpty, defined[GoTemplate.name] == true {
+            throw fail("template: multiple definition of template \"\(GoTemplate.name)\"", b.count)
+        }
     }
 
     func find(_ s: String, from: Int) -> Int? {
@@ -257,6 +319,7 @@ struct TemplateParser {
 
     mutating func action(_ tokens: [(GoTemplate.Token, Int)], at: Int) throws {
         guard let (first, _) = tokens.first else { throw fail("missing value for command", at) }
+        if case .identifier(let kw) = first, kw == "define" || kw == "end" {} else { markNonEmpty() }
         if case .identifier(let kw) = first {
             let rest = Array(tokens.dropFirst())
             switch kw {
@@ -287,20 +350,30 @@ struct TemplateParser {
                 return
             case "end":
                 guard rest.isEmpty else { throw fail("unexpected tokens after {{end}}", at) }
-                guard blocks.popLast() != nil else { throw fail("unexpected {{end}}", at) }
+                guard let closed = blocks.popLast() else { throw fail("unexpected {{end}}", at) }
                 if variables.count > 1 { variables.removeLast() }
+                if closed.keyword == "define" || closed.keyword == "block", let tree = trees.popLast() {
+                    if tree.nonEmpty, defined[tree.name] == true {
+                        throw fail("template: multiple definition of template \"\(tree.name)\"", at)
+                    }
+                    if defined[tree.name] != true { defined[tree.name] = tree.nonEmpty }
+                }
                 return
             case "define", "block", "template":
-                guard let (t, _) = rest.first, t == .string else { throw fail("expected a quoted name after \(kw)", at) }
+                // a definition stands only at the top level: inside anything else it is no keyword Go knows there
+                if kw == "define", !blocks.isEmpty { throw fail("unexpected <define> in command", at) }
+                guard let (t, nameAt) = rest.first, t == .string else { throw fail("expected a quoted name after \(kw)", at) }
                 if kw == "define" {
                     guard rest.count == 1 else { throw fail("unexpected tokens in define clause", at) }
                     blocks.append(("define", false, false, at))
+                    trees.append((quoted(nameAt), false))
                     variables.append([])
                     return
                 }
                 if rest.count > 1 { try pipeline(Array(rest.dropFirst()), at: at, allowDecl: false, context: kw) }
                 if kw == "block" {
                     blocks.append(("block", false, false, at))
+                    trees.append((quoted(nameAt), false))
                     variables.append([])
                 }
                 return
