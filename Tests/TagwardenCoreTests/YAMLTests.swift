@@ -90,6 +90,25 @@ import Testing
         #expect(SourceText.lineText(bytes, line: 1) == "a: 1")
     }
 
+    /// libyaml breaks lines at a lone CR, NEL, U+2028 and U+2029; git, GitHub and editors number lines by LF.
+    @Test func linesAreCountedByLineFeedsAlone() throws {
+        for odd in ["\u{2028}", "\u{2029}", "\u{85}", "\r"] {
+            let text = "a: 'x\(odd) y'\nb: &k !!str é # \(odd)\nimage: web:2\nc: [\n"
+            let y = parse(text)
+            let bytes = Array(text.utf8)
+            let n = try #require(y.nodes.indices.first { y.value($0) == "web:2" }, "\(odd.unicodeScalars.first!.value)")
+            let at = bytes.indices.first { bytes[$0...].starts(with: "web:2".utf8) }!
+            #expect(y.nodes[n].span.start == SourcePosition(offset: at, line: 3, column: 8), "\(odd.unicodeScalars.first!.value)")
+            // past a node's properties too, and inside the parser's own message
+            let e = try #require(y.nodes.indices.first { y.nodes[$0].kind == .scalar && y.value($0).hasPrefix("é") })
+            #expect(y.nodes[e].span.start.line == 2 && y.nodes[e].span.start.column == 13)
+            #expect(y.error?.position.line == 5 && y.error?.position.column == 1)
+        }
+        let y = parse("x: 1\u{2028}\nb: \"abc\n\n")
+        #expect(y.error?.message.hasSuffix("started at line 2, column 4") == true, "\(y.error?.message ?? "")")
+        #expect(y.error?.position.line == 4 && y.error?.position.column == 1)
+    }
+
     @Test func anchorsAndTagsAreNotPartOfTheValueSpan() throws {
         let text = "a: &x nginx:1.0 # c\nb: !!str 1.10\ncé: &z !!str\n  # why\n  'q'\nd: &y |\n  t\ne: !!str\n"
         let y = parse(text)

@@ -2,18 +2,44 @@ import CYAML
 
 /// Translates libyaml marks, which count characters (a BOM not counted), into byte offsets with one
 /// forward cursor; all-ASCII files take the fast path.
+///
+/// libyaml also counts a lone CR, U+0085, U+2028 and U+2029 as line breaks, which git, GitHub and editors' line
+/// numbers do not: in a file with one of them, lines and columns come from the byte offset and the file's LF lines.
 struct MarkTranslator {
     let bytes: UnsafeBufferPointer<UInt8>
     let base: Int
     let ascii: Bool
+    let irregularBreaks: Bool
     var char = 0
     var byte: Int
+    /// Where each LF line starts, made when first needed.
+    var lineStarts: [Int] = []
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         base = (bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF) ? 3 : 0
         ascii = MarkTranslator.isASCII(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[base...])))
+        irregularBreaks = MarkTranslator.hasIrregularBreaks(bytes, ascii: ascii)
         byte = base
+    }
+
+    /// A lone CR, or (outside ASCII) NEL, LINE SEPARATOR or PARAGRAPH SEPARATOR.
+    static func hasIrregularBreaks(_ b: UnsafeBufferPointer<UInt8>, ascii: Bool) -> Bool {
+        guard let start = b.baseAddress else { return false }
+        var i = 0
+        while i < b.count, let p = memchr(start + i, 13, b.count - i) {
+            let at = start.distance(to: p.assumingMemoryBound(to: UInt8.self))
+            if at + 1 >= b.count || b[at + 1] != 10 { return true }
+            i = at + 2
+        }
+        if ascii { return false }
+        i = 0
+        while i + 1 < b.count {
+            if b[i] == 0xC2, b[i + 1] == 0x85 { return true }
+            if b[i] == 0xE2, i + 2 < b.count, b[i + 1] == 0x80, b[i + 2] == 0xA8 || b[i + 2] == 0xA9 { return true }
+            i += 1
+        }
+        return false
     }
 
     /// No byte ≥ 0x80: eight bytes at a time.
@@ -47,7 +73,20 @@ struct MarkTranslator {
     }
 
     mutating func position(_ mark: yaml_mark_t) -> SourcePosition {
-        SourcePosition(offset: offset(Int(mark.index)), line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+        let at = offset(Int(mark.index))
+        guard irregularBreaks else { return SourcePosition(offset: at, line: Int(mark.line) + 1, column: Int(mark.column) + 1) }
+        if lineStarts.isEmpty {
+            lineStarts = [base]
+            for k in base..<bytes.count where bytes[k] == 10 { lineStarts.append(k + 1) }
+        }
+        var lo = 0, hi = lineStarts.count   // the last line start at or before `at`
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2
+            if lineStarts[mid] <= at { lo = mid } else { hi = mid }
+        }
+        var column = 1
+        for k in lineStarts[lo]..<at where bytes[k] & 0xC0 != 0x80 { column += 1 }
+        return SourcePosition(offset: at, line: lo + 1, column: column)
     }
 }
 
@@ -278,10 +317,10 @@ extension YAMLFile {
         var i = p.offset
         func step() {
             let c = buf[i]
-            if c == 10 || (c == 13 && (i + 1 >= buf.count || buf[i + 1] != 10)) {
+            if c == 10 {
                 pos.line += 1
                 pos.column = 1
-            } else if c != 13, c & 0xC0 != 0x80 {
+            } else if !(c == 13 && i + 1 < buf.count && buf[i + 1] == 10), c & 0xC0 != 0x80 {
                 pos.column += 1
             }
             i += 1
@@ -347,7 +386,8 @@ extension YAMLFile {
         if let ctx = parser.context {
             message += " " + String(cString: ctx)
             if parser.context_mark.line != parser.problem_mark.line || parser.context_mark.column != parser.problem_mark.column {
-                message += " started at line \(parser.context_mark.line + 1), column \(parser.context_mark.column + 1)"
+                let started = marks.position(parser.context_mark)
+                message += " started at line \(started.line), column \(started.column)"
             }
         }
         return YAMLError(message: message, position: marks.position(parser.problem_mark))
