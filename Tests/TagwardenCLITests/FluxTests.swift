@@ -614,6 +614,52 @@ func fluxRepo() throws -> TempRepo {
         #expect(res.findingObjects.map { $0["environment"] as? String } == ["production", "development", "production"])
     }
 
+    @Test func aMarkedFieldOfAValuesFileIsTheReleasesImage() throws {
+        let r = try TempRepo()
+        try r.write("staging/policies.yaml", """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata: {name: web, namespace: flux-system}
+        spec: {image: ghcr.io/acme/web}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web-staging, namespace: flux-system}
+        spec: {imageRepositoryRef: {name: web}, policy: {semver: {range: '>=1.0.0'}}}
+
+        """)
+        try r.write("charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n")
+        // production's values: a staging policy's markers, one on the tag beside another image's repository
+        try r.write("charts/web/values-prod.yaml", """
+        image:
+          repository: ghcr.io/acme/web
+          tag: latest # {"$imagepolicy": "flux-system:web-staging:tag"}
+        api:
+          image:
+            repository: ghcr.io/acme/api
+            tag: 1.0.0 # {"$imagepolicy": "flux-system:web-staging:tag"}
+
+        """)
+        try r.write("production/web.yaml", """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: web, namespace: production}
+        spec:
+          chart:
+            spec:
+              chart: ./charts/web
+              sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}
+              valuesFiles: [charts/web/values-prod.yaml]
+
+        """)
+        let res = try r.audit("--format", "json")
+        // latest once (the release's reading, not also the marker's), in production, where the staging markers do not belong
+        #expect(res.findings == ["image-latest-tag charts/web/values-prod.yaml:3:8", "marker-env-mismatch charts/web/values-prod.yaml:3:15",
+                                 "marker-value-rejected charts/web/values-prod.yaml:3:15", "marker-env-mismatch charts/web/values-prod.yaml:7:16",
+                                 "marker-image-mismatch charts/web/values-prod.yaml:7:16"], "\(res.findings)")
+        #expect(res.findingObjects.allSatisfy { $0["environment"] as? String == "production" })
+    }
+
     @Test func valuesFilesOfConfigMapGeneratorsAreTheReleasesValues() throws {
         let r = try TempRepo()
         try r.write("apps/base/podinfo/kustomization.yaml", "namespace: podinfo\nresources:\n  - release.yaml\n")

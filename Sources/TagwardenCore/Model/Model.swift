@@ -36,6 +36,46 @@ public struct Model: Sendable {
         return build(facts: facts, config: config, profile: profile)
     }
 
+    /// Appends the images of release values files (a generated ConfigMap's file, a chart's `valuesFiles`) to `images`.
+    /// A marked field there was read as the marker's image too: that reading is dropped, and the marker belongs to
+    /// the release's image of the field, so it is judged once, with the name beside it. Returns the images whose field
+    /// several releases read.
+    static func adoptMarkedValues(_ values: [ImageUse], into images: inout [ImageUse], markers: [MarkerComment]) -> Set<Int> {
+        guard !values.isEmpty else { return [] }
+        let first = images.count
+        images += values
+        var covering: [Int: [Int: Int]] = [:]   // file → field offset → image
+        var readers: [Int: Set<Int>] = [:]      // image → the releases that read its field
+        for i in first..<images.count {
+            let img = images[i]
+            for offset in [img.span.start.offset] + (img.tag.map { [$0.span.start.offset] } ?? []) {
+                if let earlier = covering[img.file]?[offset] {
+                    readers[earlier, default: [images[earlier].object ?? -1]].insert(img.object ?? -1)
+                } else {
+                    covering[img.file, default: [:]][offset] = i
+                }
+            }
+        }
+        var dropped = Set<Int>()
+        for m in markers {
+            guard let field = m.scalar?.span.start.offset, let i = covering[m.file]?[field] else { continue }
+            if let own = m.image, images[own].origin == .marker { dropped.insert(own) }
+            if m.image == nil || dropped.contains(m.image!) { m.image = i }
+        }
+        let shared = Set(readers.filter { $0.value.count > 1 }.keys)
+        guard !dropped.isEmpty else { return shared }
+        var renumbered = [Int](repeating: -1, count: images.count)
+        var kept: [ImageUse] = []
+        kept.reserveCapacity(images.count - dropped.count)
+        for (i, img) in images.enumerated() where !dropped.contains(i) {
+            renumbered[i] = kept.count
+            kept.append(img)
+        }
+        images = kept
+        for m in markers { if let i = m.image { m.image = renumbered[i] >= 0 ? renumbered[i] : nil } }
+        return Set(shared.map { renumbered[$0] })
+    }
+
     static func extractAll(_ sources: [SourceFile]) -> [FileFacts] {
         final class Slots: @unchecked Sendable {
             var items: [FileFacts?]
@@ -112,7 +152,7 @@ public struct Model: Sendable {
             if let name = o.name { configMaps[(namespaces[i] ?? "") + "/" + name, default: []].append(i) }
         }
         let values = ValuesFiles.images(objects: objects, namespaces: namespaces, files: facts, configMaps: configMaps, builds: builds)
-        images += values.images
+        let shared = adoptMarkedValues(values.images, into: &images, markers: markers)
         images += Substitution.resolve(substitutable + values.substitutable, objects: objects, namespaces: namespaces,
                                        environments: objectEnvironment, configMaps: configMaps, builds: builds)
         let imageEnvironment = images.map { img -> String? in
@@ -137,6 +177,8 @@ public struct Model: Sendable {
         }
         let markerEnvironment = markers.map { m -> String? in
             if let o = m.object { return objectEnvironment[o] }
+            // a marked field of a release's values file: the release's, unless several releases read the file
+            if let ii = m.image, images[ii].object != nil, !shared.contains(ii), let e = imageEnvironment[ii] { return e }
             return env.detect(clues[m.file], namespace: nil, namespaceLabels: labels)
         }
         let flux = FluxIndex.build(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
