@@ -219,11 +219,19 @@ import Testing
         #expect(truncated.error != nil)
     }
 
-    @Test func scalarTypesFollowYAML11() {
+    /// As go-yaml reads them (scripts/yaml-vs-go/run holds the whole to go-yaml itself).
+    @Test func scalarTypesFollowGoYAML() {
         #expect(ScalarType.resolvePlain("1.10") == .float)
         #expect(ScalarType.resolvePlain("16") == .int)
         #expect(ScalarType.resolvePlain("1e3") == .float)
-        #expect(ScalarType.resolvePlain("yes") == .bool)
+        #expect(ScalarType.resolvePlain("yes") == .bool && ScalarType.resolvePlain("True") == .bool)
+        #expect(ScalarType.resolvePlain("08") == .float)                   // no octal number, so Go's ParseFloat's
+        #expect(ScalarType.resolvePlain("017") == .int && ScalarType.resolvePlain("0o17") == .int)
+        #expect(ScalarType.resolvePlain("+_5") == .int)                    // underscores go before ParseInt
+        #expect(ScalarType.resolvePlain("1:30") == .string)                // no base-60 numbers
+        #expect(ScalarType.resolvePlain("99999999999999999999") == .float && ScalarType.resolvePlain("1e400") == .string)
+        #expect(ScalarType.resolvePlain("18446744073709551615") == .int)
+        #expect(ScalarType.resolvePlain("0b-101") == .int && ScalarType.resolvePlain("0x") == .string)
         #expect(ScalarType.resolvePlain("1.2.3") == .string)
         #expect(ScalarType.resolvePlain("v1") == .string)
         #expect(ScalarType.resolvePlain("0x1F") == .int)

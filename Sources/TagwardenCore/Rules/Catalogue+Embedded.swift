@@ -817,8 +817,9 @@ id: image-tag-not-string
 severity: warning
 summary: A tag or version field that YAML reads as a number or boolean.
 rationale: >
-  `tag: 1.10` is the float 1.1 to YAML, so Helm renders `image:1.1`; `tag: 1e3` becomes 1000 and
-  `tag: yes` a boolean. The image that runs is not the one written.
+  `tag: 1.10` is the float 1.1 to YAML, so Helm renders `image:1.1`; `tag: 1e3` becomes 1000, `tag: 08`
+  the number 8 and `tag: yes` a boolean. The image that runs is not the one written. Types are go-yaml's,
+  as Kubernetes, Flux and Helm read them.
 fix: >
   Quote the value: `tag: "1.10"`.
 triggering:

@@ -240,7 +240,7 @@ public struct YAMLFile: Sendable {
         }
     }
 
-    /// How YAML 1.1 (what Helm reads values with) types this scalar.
+    /// The type Kubernetes, Flux and Helm give this scalar (`ScalarType.resolvePlain`).
     public func resolvedType(_ node: Int) -> ScalarType {
         let n = nodes[node]
         guard n.kind == .scalar else { return .string }
@@ -269,70 +269,106 @@ public struct YAMLFile: Sendable {
 public enum ScalarType: Sendable, Equatable {
     case string, int, float, bool, null
 
-    /// YAML 1.1 implicit resolution of a plain scalar.
+    /// How go-yaml v2 types a plain scalar: what Kubernetes, Flux and Helm end up with, since the API server's
+    /// sigs.k8s.io/yaml reads what kustomize writes (a plain scalar as it was written), and Helm reads values files
+    /// with it too. Held to go-yaml itself by `scripts/yaml-vs-go/run`. `null`, `~` and the empty scalar are null;
+    /// `true`, `yes`, `on`, `y` and their opposites (three casings) are booleans; a scalar that starts with a digit or
+    /// sign is an integer when Go's `ParseInt(s, 0, 64)` (or `ParseUint`) takes it with its underscores removed (`0x1F`,
+    /// `0o17`, `017`, `1_000`), else a float when it looks like `[-+]?(.N|N(.N?)?)([eE][-+]?N)?` and is in range
+    /// (`1.10`, `08`, `1e3`, a too large integer), else a string (`1:30`, `1.2.3`).
     public static func resolvePlain(_ s: String) -> ScalarType {
         switch s {
         case "", "~", "null", "Null", "NULL": return .null
-        case "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
-             "true", "True", "TRUE", "false", "False", "FALSE",
-             "on", "On", "ON", "off", "Off", "OFF": return .bool
-        case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF",
-             ".nan", ".NaN", ".NAN": return .float
+        case "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
+             "on", "On", "ON", "off", "Off", "OFF":
+            return .bool
+        case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN":
+            return .float
         default: break
         }
         let b = Array(s.utf8)
-        if isInt(b) { return .int }
-        if isFloat(b) { return .float }
-        return .string
+        switch b[0] {
+        case UInt8(ascii: "."):
+            if case .success = GoFloat.parse(s) { return .float }
+            return .string
+        case UInt8(ascii: "+"), UInt8(ascii: "-"), 48...57:
+            let plain = b.filter { $0 != UInt8(ascii: "_") }
+            if goInteger(plain) { return .int }
+            if yamlStyleFloat(plain), case .success = GoFloat.parse(String(decoding: plain, as: UTF8.self)) { return .float }
+            // go-yaml's own binary forms: what follows `0b` read by ParseInt(…, 2), which takes a sign (`0b-1`)
+            if plain.starts(with: "0b".utf8), goInteger(Array(plain.dropFirst(2)), base: 2) { return .int }
+            if plain.starts(with: "-0b".utf8), goInteger([UInt8(ascii: "-")] + plain.dropFirst(3), base: 2) { return .int }
+            return .string
+        default:
+            return .string
+        }
     }
 
-    private static func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
-
-    private static func isInt(_ b: [UInt8]) -> Bool {
+    /// Go's `strconv.ParseInt(s, base, 64)`, or `ParseUint(s, base, 64)` for an unsigned one, succeeds (base 0: the
+    /// prefix decides, `0x`, `0o`, `0b`, or a leading `0` for octal).
+    static func goInteger(_ b: [UInt8], base fixed: UInt64 = 0) -> Bool {
         var i = 0
-        if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
-        guard i < b.count else { return false }
-        let rest = b[i...]
-        if rest.count > 2, rest.first == UInt8(ascii: "0"), rest[rest.startIndex + 1] == UInt8(ascii: "x") {
-            return rest.dropFirst(2).allSatisfy { isDigit($0) || ($0 >= 97 && $0 <= 102) || ($0 >= 65 && $0 <= 70) || $0 == 95 }
-        }
-        if rest.count > 2, rest.first == UInt8(ascii: "0"), rest[rest.startIndex + 1] == UInt8(ascii: "b") {
-            return rest.dropFirst(2).allSatisfy { $0 == 48 || $0 == 49 || $0 == 95 }
-        }
-        // decimal (and YAML 1.1 octal 0755), with `_` separators, and base-60 `1:30`
-        guard isDigit(rest.first!) else { return false }
-        var sawColon = false
-        for c in rest {
-            if isDigit(c) || c == 95 { continue }
-            if c == UInt8(ascii: ":") { sawColon = true; continue }
-            return false
-        }
-        if sawColon { return rest.last.map(isDigit) ?? false }
-        return true
-    }
-
-    private static func isFloat(_ b: [UInt8]) -> Bool {
-        // [-+]?([0-9][0-9_]*)?\.[0-9_]*([eE][-+][0-9]+)?  (YAML 1.1), also 1e3 as YAML 1.2 readers do
-        var i = 0
-        if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
-        var digits = 0
-        while i < b.count, isDigit(b[i]) || b[i] == 95 { i += 1; digits += 1 }
-        var frac = 0
-        var dot = false
-        if i < b.count, b[i] == UInt8(ascii: ".") {
-            dot = true
+        var negative = false, signed = false
+        if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+            signed = true
+            negative = b[i] == UInt8(ascii: "-")
             i += 1
-            while i < b.count, isDigit(b[i]) || b[i] == 95 { i += 1; frac += 1 }
         }
-        guard digits + frac > 0 else { return false }
+        var base: UInt64 = fixed == 0 ? 10 : fixed
+        if fixed == 0, i + 1 < b.count, b[i] == UInt8(ascii: "0") {
+            switch b[i + 1] | 0x20 {
+            case UInt8(ascii: "x"): base = 16; i += 2
+            case UInt8(ascii: "o"): base = 8; i += 2
+            case UInt8(ascii: "b"): base = 2; i += 2
+            default: base = 8; i += 1
+            }
+        }
+        guard i < b.count else { return false }
+        var value: UInt64 = 0
+        for c in b[i...] {
+            let d: UInt64
+            switch c {
+            case 48...57: d = UInt64(c - 48)
+            case 97...122: d = UInt64(c - 97 + 10)
+            case 65...90: d = UInt64(c - 65 + 10)
+            default: return false
+            }
+            guard d < base else { return false }
+            let (m, o1) = value.multipliedReportingOverflow(by: base)
+            let (a, o2) = m.addingReportingOverflow(d)
+            if o1 || o2 { return false }
+            value = a
+        }
+        if !signed { return true }   // ParseUint takes what ParseInt cannot
+        return negative ? value <= UInt64(Int64.max) + 1 : value <= UInt64(Int64.max)
+    }
+
+    /// go-yaml's `yamlStyleFloat`: `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
+    static func yamlStyleFloat(_ b: [UInt8]) -> Bool {
+        func digit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
+        var i = 0
+        if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
+        let intStart = i
+        while i < b.count, digit(b[i]) { i += 1 }
+        if i > intStart {
+            if i < b.count, b[i] == UInt8(ascii: ".") {
+                i += 1
+                while i < b.count, digit(b[i]) { i += 1 }
+            }
+        } else {
+            guard i < b.count, b[i] == UInt8(ascii: ".") else { return false }
+            i += 1
+            let fracStart = i
+            while i < b.count, digit(b[i]) { i += 1 }
+            guard i > fracStart else { return false }
+        }
         if i < b.count, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
             i += 1
             if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
-            var exp = 0
-            while i < b.count, isDigit(b[i]) { i += 1; exp += 1 }
-            guard exp > 0 else { return false }
-            return i == b.count
+            let expStart = i
+            while i < b.count, digit(b[i]) { i += 1 }
+            guard i > expStart else { return false }
         }
-        return dot && i == b.count
+        return i == b.count
     }
 }
