@@ -179,7 +179,8 @@ import Testing
             ("nginx:${EMPTY=1.0}", "nginx:1.0"),
             ("nginx:${TAG:=9.9}", "nginx:1.2.3"),
             ("nginx:${MISSING:=${TAG}-x}", "nginx:1.2.3-x"), // a default holding a variable
-            ("${MISSING:=a\\/b}", "a/b"),                   // escapes inside a function
+            ("${MISSING:=a\\/b$$c}", "a\\/b$$c"),           // a default has no escapes (Flux's scanner, its source read)
+            ("${MISSING:=$${TAG}}", "$1.2.3"),               // so $${ is a dollar, then a variable
             ("nginx:$${TAG}", "nginx:${TAG}"),              // $$ is a dollar: no variable
             ("a$$b", "a$b"),
             ("nginx:$TAG", "nginx:$TAG"),                   // only ${…} is substituted

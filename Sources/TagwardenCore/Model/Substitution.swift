@@ -65,8 +65,9 @@ enum Envsubst {
 
         func at(_ k: Int) -> UInt8? { k < bytes.count ? bytes[k] : nil }
 
-        /// Text with its `${…}` expanded and `$$` read as `$`: the whole string, or (`inFunction`) a default up to
-        /// and past its closing brace, where `\/` and `\\` are escapes too.
+        /// Text with its `${…}` expanded: the whole string, where `$$` is read as `$`, or (`inFunction`) a default up
+        /// to and past its closing brace, where nothing is an escape (Flux's scanner reads a function's parameters
+        /// without its escape mode: `$$` stays `$$`, and `$${X}` is `$` before `${X}`).
         mutating func text(inFunction: Bool = false) -> [UInt8]? {
             var out: [UInt8] = []
             while let c = at(i) {
@@ -79,11 +80,8 @@ enum Envsubst {
                     i += 2
                     guard let v = function() else { return nil }
                     out += v
-                } else if c == UInt8(ascii: "$"), next == UInt8(ascii: "$") {
+                } else if !inFunction, c == UInt8(ascii: "$"), next == UInt8(ascii: "$") {
                     out.append(c)
-                    i += 2
-                } else if inFunction, c == UInt8(ascii: "\\"), let e = next, e == UInt8(ascii: "/") || e == UInt8(ascii: "\\") {
-                    out.append(e)
                     i += 2
                 } else {
                     out.append(c)
