@@ -41,6 +41,10 @@ import Testing
         #expect(ImageReference.normalizeName("nginx") == "docker.io/library/nginx")
         #expect(ImageReference.normalizeName("docker.io/library/nginx") == "docker.io/library/nginx")
         #expect(ImageReference.normalizeName("index.docker.io/library/nginx") == "docker.io/library/nginx")
+        #expect(ImageReference.normalizeName("index.docker.io/nginx") == "docker.io/library/nginx")
+        // the Hub's registry named directly implies no library/: its nginx is another name than docker.io's
+        #expect(ImageReference.normalizeName("registry-1.docker.io/library/nginx") == "docker.io/library/nginx")
+        #expect(ImageReference.normalizeName("registry-1.docker.io/nginx") == "docker.io/nginx")
         #expect(ImageReference.normalizeName("bitnami/redis") == "docker.io/bitnami/redis")
         #expect(ImageReference.normalizeName("ghcr.io/acme/web") == "ghcr.io/acme/web")
     }

@@ -11,13 +11,14 @@ public struct ImageReference: Sendable, Hashable {
     /// Everything before the tag and digest, as written.
     public var name: String { domain.map { "\($0)/\(path)" } ?? path }
 
-    /// Docker Hub normalisation, for comparing names: `nginx` = `docker.io/library/nginx` = `index.docker.io/library/nginx`.
+    /// Docker Hub normalisation, for comparing names: `nginx` = `docker.io/library/nginx` = `index.docker.io/nginx`
+    /// (as distribution's ParseNormalizedNamed has it), and = `registry-1.docker.io/library/nginx`, the Hub's registry
+    /// named directly, where no `library/` is implied (`registry-1.docker.io/nginx` is another name).
     public var normalizedName: String {
-        var d = domain ?? "docker.io"
-        if d == "index.docker.io" || d == "registry-1.docker.io" { d = "docker.io" }
-        var p = path
-        if d == "docker.io", !p.contains("/") { p = "library/" + p }
-        return "\(d)/\(p)"
+        let d = domain ?? "docker.io"
+        if d == "registry-1.docker.io" { return "docker.io/\(path)" }
+        guard d == "docker.io" || d == "index.docker.io" else { return "\(d)/\(path)" }
+        return "docker.io/" + (path.contains("/") ? path : "library/" + path)
     }
 
     public var description: String {
