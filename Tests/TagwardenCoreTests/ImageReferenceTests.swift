@@ -11,6 +11,8 @@ import Testing
         #expect(p.domain == "registry:5000" && p.tag == nil)
         let n = try ImageReference.parse("nginx").get()
         #expect(n.domain == nil && n.path == "nginx")
+        #expect(try ImageReference.parse(String(repeating: "a", count: 237)).get().normalizedName.count == 255)
+        #expect(try ImageReference.parse("acme/" + String(repeating: "0123456789abcdef", count: 4)).get().domain == nil)
         let ip6 = try ImageReference.parse("[::1]:5000/x:y").get()
         #expect(ip6.domain == "[::1]:5000" && ip6.tag == "y")
     }
@@ -28,6 +30,9 @@ import Testing
         ("nginx@sha256:\(String(repeating: "A", count: 64))", "lower-case"),
         ("ngïnx:1", "repository path 'ngïnx' contains 'ï'"),
         ("a/b€c", "repository path 'b€c' contains '€'"),
+        (String(repeating: "0123456789abcdef", count: 4), "image ID"),
+        // 250 characters as written, 268 as docker.io/library/…: over distribution's 255
+        (String(repeating: "a", count: 250) + ":1", "longer than 255 characters (268"),
     ])
     func rejects(_ text: String, _ reason: String) {
         guard case .failure(.invalid(let m)) = ImageReference.parse(text) else {

@@ -46,6 +46,10 @@ public struct ImageReference: Sendable, Hashable {
 
     private static func parse(bytes b: UnsafeBufferPointer<UInt8>) -> Result<ImageReference, ParseError> {
         func str(_ r: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[r]), as: UTF8.self) }
+        // 64 hex characters alone are an image ID, which runtimes refuse to read as a repository name
+        if b.count == 64, b.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) {
+            return .failure(.invalid("64 hexadecimal characters are an image ID, not a repository name"))
+        }
         var end = b.count
         var digest: String?
         if let at = b.firstIndex(of: UInt8(ascii: "@")) {
@@ -71,7 +75,6 @@ public struct ImageReference: Sendable, Hashable {
             end = lastColon
         }
         if end == 0 { return .failure(.invalid("the repository name is empty")) }
-        if end > 255 { return .failure(.invalid("the repository name is longer than 255 characters")) }
         var pathStart = 0
         var domain: String?
         if let firstSlash = b[..<end].firstIndex(of: UInt8(ascii: "/")) {
@@ -90,7 +93,11 @@ public struct ImageReference: Sendable, Hashable {
             if let problem = checkPathComponent(UnsafeBufferPointer(rebasing: b[compStart..<i])) { return .failure(.invalid(problem)) }
             compStart = i + 1
         }
-        return .success(ImageReference(domain: domain, path: str(pathStart..<end), tag: tag, digest: digest))
+        let reference = ImageReference(domain: domain, path: str(pathStart..<end), tag: tag, digest: digest)
+        // the limit is on the name as the runtime completes it: `nginx` is docker.io/library/nginx
+        let full = domain == nil || domain == "index.docker.io" ? reference.normalizedName.utf8.count : end
+        if full > 255 { return .failure(.invalid("the repository name is longer than 255 characters (\(full) as \(domain == nil ? "Docker Hub's" : "the runtime's") full name)")) }
+        return .success(reference)
     }
 
     /// The tag grammar: `[A-Za-z0-9_][A-Za-z0-9._-]{0,127}`.
