@@ -321,6 +321,20 @@ import Testing
         #expect(try r.audit("--format", "json").findings == ["image-latest-tag apps/a.yaml:8:14", "image-latest-tag other/o.yaml:8:14"])
     }
 
+    @Test func untrackedFilesUnderAnIgnoredDirectoryStayIgnored() throws {
+        let r = try TempRepo()
+        // */ ignores every directory; a later !**/keep.yaml cannot bring back a file under one, as git has it
+        try r.write(".gitignore", "*/\n!**/keep.yaml\n")
+        try r.write("gen/tracked.yaml", pod("t", images: ["nginx:latest"]))
+        try r.write("gen/keep.yaml", pod("k", images: ["redis:latest"]))
+        try r.write("top.yaml", pod("o", images: ["busybox:latest"]))
+        try r.git("add", "-f", "gen/tracked.yaml")
+        let untracked = try r.git("ls-files", "--others", "--exclude-standard").stdout
+        #expect(!untracked.contains("gen/keep.yaml"))
+        // the tracked file is linted (git tracks it although .gitignore ignores it); the untracked one beside it is not
+        #expect(try r.audit("--format", "json").findings == ["image-latest-tag gen/tracked.yaml:8:14", "image-latest-tag top.yaml:8:14"])
+    }
+
     @Test func checkNeedsExactlyOneMode() throws {
         let r = try TempRepo()
         #expect(try tagwarden(["check"], in: r.path).code == 2)

@@ -95,9 +95,19 @@ public enum Sources {
         var skipped: [SkippedFile] = []
         let cacheDir = Sources.join(repo.gitDir, "tagwarden")
         var cache: ListingCache? = ListingCache.load(cacheDir + "/listings")
+        // as in git, nothing untracked under an ignored directory counts, whatever a later `!pattern` says (libgit2
+        // judges the path alone); asked only when something untracked is found, and once per directory
+        var ignoredDirectories: [String: Bool] = [:]
+        func ignoredDirectory(_ dir: String) -> Bool {
+            if dir.isEmpty { return false }
+            if let known = ignoredDirectories[dir] { return known }
+            let ignored = ignoredDirectory(Model.dirname(dir)) || repo.isIgnored(dir + "/")
+            ignoredDirectories[dir] = ignored
+            return ignored
+        }
         walk(root: root, found: &found, skipped: &skipped, cache: &cache, enterRepository: { tracked.containsDirectory($0) },
-             includeDir: { rel in tracked.containsDirectory(rel) || !repo.isIgnored(rel + "/") },
-             includeFile: { rel in tracked.contains(rel) || !repo.isIgnored(rel) })
+             includeDir: { rel in tracked.containsDirectory(rel) || !ignoredDirectory(rel) },
+             includeFile: { rel in tracked.contains(rel) || !(ignoredDirectory(Model.dirname(rel)) || repo.isIgnored(rel)) })
         if let cache, cache.changed {
             mkdir(cacheDir, 0o755)
             cache.save(cacheDir + "/listings")
