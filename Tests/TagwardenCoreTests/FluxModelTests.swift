@@ -184,6 +184,8 @@ import Testing
             ("nginx:$${TAG}", "nginx:${TAG}"),              // $$ is a dollar: no variable
             ("a$$b", "a$b"),
             ("nginx:$TAG", "nginx:$TAG"),                   // only ${…} is substituted
+            ("nginx:${TÄG_٣:=1.0}", "nginx:1.0"),           // a name of Unicode letters and digits, as Go's IsLetter/IsDigit
+            ("nginx:${TAGⅫ}", nil),                        // a letter number is neither: no closing brace after the name
             ("nginx:${TAG-1.0}", nil),                      // Flux's parser refuses ${var-default}
             ("nginx:${TAG:1}", nil),                        // not evaluated here
             ("nginx:${TAG^^}", nil),

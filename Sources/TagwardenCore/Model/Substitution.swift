@@ -91,6 +91,22 @@ enum Envsubst {
             return inFunction ? nil : out   // a default without its closing brace: Flux refuses the file
         }
 
+        /// Go's `unicode.IsLetter(r) || unicode.IsDigit(r)` for a non-ASCII scalar.
+        static func isIdentScalar(_ s: Unicode.Scalar) -> Bool {
+            switch s.properties.generalCategory {
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber: return true
+            default: return false
+            }
+        }
+
+        /// The scalar that starts at byte `k`, and its length; nil for a malformed sequence.
+        func scalar(at k: Int) -> (Unicode.Scalar, Int)? {
+            var it = bytes[k...].makeIterator()
+            var decoder = UTF8()
+            guard case .scalarValue(let s) = decoder.decode(&it) else { return nil }
+            return (s, UTF8.width(s))
+        }
+
         static func isIdent(_ c: UInt8) -> Bool {
             (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == UInt8(ascii: "_")
         }
@@ -101,9 +117,13 @@ enum Envsubst {
             defer { depth -= 1 }
             guard depth <= 32 else { return nil }
             let start = i
-            while let c = at(i), Parser.isIdent(c) { i += 1 }
-            // a name needs at least one character; non-ASCII letters (which Go accepts) are left alone
-            guard i > start, let next = at(i), next < 0x80 else { return nil }
+            // a name: letters, digits (Unicode's, as Go's unicode.IsLetter and IsDigit take them) and `_`, at least one
+            while let c = at(i) {
+                if Parser.isIdent(c) { i += 1; continue }
+                guard c >= 0x80, let (scalar, length) = scalar(at: i), Parser.isIdentScalar(scalar) else { break }
+                i += length
+            }
+            guard i > start, let next = at(i) else { return nil }
             let name = String(decoding: bytes[start..<i], as: UTF8.self)
             switch next {
             case UInt8(ascii: "}"):
