@@ -40,19 +40,9 @@ enum Envsubst {
     /// The variables `s` reads, each once, in the order they are written; nil when Flux cannot parse it.
     static func variables(_ s: String) -> [String]? {
         guard s.utf8.contains(UInt8(ascii: "$")) else { return [] }
-        final class Seen { var names: [String] = [] }
-        let seen = Seen()
-        guard expand(s, { name in
-            if !seen.names.contains(name) { seen.names.append(name) }
-            return .defined("")
-        }) != nil else { return nil }
-        let bytes = Array(s.utf8)
-        func at(_ name: String) -> Int {
-            let needle = Array(("${" + name).utf8)
-            guard needle.count <= bytes.count else { return bytes.count }
-            return (0...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) } ?? bytes.count
-        }
-        return seen.names.sorted { at($0) < at($1) }
+        var p = Parser(bytes: Array(s.utf8), lookup: { _ in .defined("") })   // empty: every default is read too
+        guard p.text() != nil else { return nil }
+        return p.names
     }
 
     private struct Parser {
@@ -60,6 +50,8 @@ enum Envsubst {
         let lookup: (String) -> Value
         var i = 0
         var undefined: [String] = []
+        /// Every variable name, once, in the order written.
+        var names: [String] = []
         /// `${…}` inside defaults, counted: a string of thousands nested would otherwise exhaust the stack
         var depth = 0
 
@@ -125,6 +117,7 @@ enum Envsubst {
             }
             guard i > start, let next = at(i) else { return nil }
             let name = String(decoding: bytes[start..<i], as: UTF8.self)
+            if !names.contains(name) { names.append(name) }
             switch next {
             case UInt8(ascii: "}"):
                 i += 1
