@@ -612,6 +612,17 @@ func fluxRepo() throws -> TempRepo {
         #expect(messages.contains("image 'ghcr.io/acme/web:latest' uses the tag 'latest', which moves with every push: pin a version or a digest "
                                   + "(values of HelmRelease development/web, from the chart values file its chart.spec.valuesFiles names)"))
         #expect(res.findingObjects.map { $0["environment"] as? String } == ["production", "development", "production"])
+        // a file several releases name is judged once per environment of theirs, the message naming them
+        try r.write("clusters/production/api.yaml", release("production", "GitRepository", "valuesFiles: [charts/web/values-production.yaml]")
+                        .replacingOccurrences(of: "name: web,", with: "name: api,"))
+        try r.write("clusters/staging/web.yaml", release("staging", "GitRepository", "valuesFiles: [charts/web/values-production.yaml]"))
+        let shared = try r.audit("--format", "json")
+        let latest = shared.findingObjects.filter { $0["file"] as? String == "charts/web/values-production.yaml" }
+        let byEnvironment = Dictionary(uniqueKeysWithValues: latest.map { ($0["environment"] as? String ?? "", $0["message"] as? String ?? "") })
+        #expect(byEnvironment.count == 2 && latest.count == 2, "\(shared.findings)")
+        #expect(byEnvironment["production"]?.hasSuffix("(values of HelmReleases production/api, production/web, from the chart values file their chart.spec.valuesFiles name)") == true,
+                "\(byEnvironment)")
+        #expect(byEnvironment["staging"]?.hasSuffix("(values of HelmRelease staging/web, from the chart values file its chart.spec.valuesFiles names)") == true)
     }
 
     @Test func aMarkedFieldOfAValuesFileIsTheReleasesImage() throws {

@@ -151,7 +151,8 @@ public struct Model: Sendable {
         for (i, o) in objects.enumerated() where o.configData != nil {
             if let name = o.name { configMaps[(namespaces[i] ?? "") + "/" + name, default: []].append(i) }
         }
-        let values = ValuesFiles.images(objects: objects, namespaces: namespaces, files: facts, configMaps: configMaps, builds: builds)
+        let values = ValuesFiles.images(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
+                                        configMaps: configMaps, builds: builds)
         let shared = adoptMarkedValues(values.images, into: &images, markers: markers)
         images += Substitution.resolve(substitutable + values.substitutable, objects: objects, namespaces: namespaces,
                                        environments: objectEnvironment, configMaps: configMaps, builds: builds)

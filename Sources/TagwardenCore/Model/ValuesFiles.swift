@@ -6,8 +6,8 @@
 /// environment of its own takes that of the generating kustomization or of the ConfigMap.
 enum ValuesFiles {
     /// The images, and the references with `${…}` that wait for substitution.
-    static func images(objects: [ManifestObject], namespaces: [String?], files: [FileFacts], configMaps: [String: [Int]],
-                       builds: LazyBuildSets) -> (images: [ImageUse], substitutable: [ImageUse]) {
+    static func images(objects: [ManifestObject], namespaces: [String?], environments: [String?], files: [FileFacts],
+                       configMaps: [String: [Int]], builds: LazyBuildSets) -> (images: [ImageUse], substitutable: [ImageUse]) {
         let releases = objects.indices.filter { if case .helmRelease? = objects[$0].flux { return true } else { return false } }
         guard !releases.isEmpty else { return ([], []) }
         // the ConfigMaps the kustomizations generate, by namespace and name (a generated ConfigMap lands in the
@@ -27,21 +27,19 @@ enum ValuesFiles {
         var out: [ImageUse] = []
         var pending: [ImageUse] = []
         var seen = Set<String>()
+        func name(_ r: Int) -> String { (namespaces[r].map { $0 + "/" } ?? "") + (objects[r].name ?? "") }
+        var chartReaders: [Int: [Int]] = [:]   // a chart values file → the releases that name it, in order
+        var chartFiles: [Int] = []
         for r in releases {
             guard case .helmRelease(let spec)? = objects[r].flux else { continue }
-            let releaseName = "HelmRelease " + (namespaces[r].map { $0 + "/" } ?? "") + (objects[r].name ?? "")
+            let releaseName = "HelmRelease " + name(r)
             // a chart in this repository: its values files are files of this tree
             if let chart = spec.chartPath.flatMap({ Model.normalizePath($0) }), built.fileAt[Sources.join(chart, "Chart.yaml")] != nil {
                 for entry in spec.valuesFiles {
                     guard let p = Model.normalizePath(entry.value), let f = built.fileAt[p], files[f].syntaxError == nil,
                           seen.insert("\(f) release \(r)").inserted else { continue }
-                    // helm-controller reads these from the source: no post-build substitution reaches a `${…}` in them,
-                    // and what the chart's templates make of one is not judged
-                    let found = read(file: f, files: files, release: r, generator: nil)
-                    for img in found.images {
-                        img.provenance = "values of \(releaseName), from the chart values file its chart.spec.valuesFiles names"
-                    }
-                    out += found.images
+                    if chartReaders[f] == nil { chartFiles.append(f) }
+                    chartReaders[f, default: []].append(r)
                 }
             }
             for ref in spec.valuesFrom where ref.kind == "ConfigMap" {
@@ -69,6 +67,26 @@ enum ValuesFiles {
                         pending += found.substitutable
                     }
                 }
+            }
+        }
+        // read once for each environment of the releases that name it: one finding per field and environment, naming them
+        for f in chartFiles {
+            var groups: [(environment: String?, releases: [Int])] = []
+            for r in chartReaders[f]! {
+                if let g = groups.firstIndex(where: { $0.environment == environments[r] }) { groups[g].releases.append(r) }
+                else { groups.append((environments[r], [r])) }
+            }
+            for group in groups {
+                // helm-controller reads these from the source: no post-build substitution reaches a `${…}` in them, and
+                // what the chart's templates make of one is not judged
+                let found = read(file: f, files: files, release: group.releases[0], generator: nil)
+                let names = group.releases.map(name)
+                let who = names.count == 1
+                    ? "HelmRelease \(names[0]), from the chart values file its chart.spec.valuesFiles names"
+                    : "HelmReleases " + names.prefix(3).joined(separator: ", ") + (names.count > 3 ? " and \(names.count - 3) more" : "")
+                        + ", from the chart values file their chart.spec.valuesFiles name"
+                for img in found.images { img.provenance = "values of " + who }
+                out += found.images
             }
         }
         return (out, pending)
