@@ -1630,7 +1630,9 @@ rationale: >
   A value written with `${VAR}` for Flux's post-build substitution is replaced too, expression and all:
   from then on every cluster that applies the file deploys the automation's tag, whatever it substitutes.
 fix: >
-  Use a tag the policy selects (`tagwarden policy eval` shows which), or correct the policy.
+  Use a tag the policy selects (`tagwarden policy eval` shows which), or correct the policy. For a `${VAR}`
+  value, choose one mechanism: drop the marker and let each cluster substitute its tag, or write the tag
+  itself and let the automation choose it.
 triggering:
   - description: a tag outside the semver range
     files:
