@@ -12,11 +12,13 @@ struct MarkTranslator {
     let irregularBreaks: Bool
     var char = 0
     var byte: Int
-    /// Where each LF line starts, made when first needed.
-    var lineStarts: [Int] = []
+    /// The same bytes as an array, and their LF lines, made when first needed.
+    let source: [UInt8]
+    var lines: LineIndex?
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, source: [UInt8]) {
         self.bytes = bytes
+        self.source = source
         base = (bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF) ? 3 : 0
         ascii = MarkTranslator.isASCII(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[base...])))
         irregularBreaks = MarkTranslator.hasIrregularBreaks(bytes, ascii: ascii)
@@ -75,18 +77,8 @@ struct MarkTranslator {
     mutating func position(_ mark: yaml_mark_t) -> SourcePosition {
         let at = offset(Int(mark.index))
         guard irregularBreaks else { return SourcePosition(offset: at, line: Int(mark.line) + 1, column: Int(mark.column) + 1) }
-        if lineStarts.isEmpty {
-            lineStarts = [base]
-            for k in base..<bytes.count where bytes[k] == 10 { lineStarts.append(k + 1) }
-        }
-        var lo = 0, hi = lineStarts.count   // the last line start at or before `at`
-        while hi - lo > 1 {
-            let mid = (lo + hi) / 2
-            if lineStarts[mid] <= at { lo = mid } else { hi = mid }
-        }
-        var column = 1
-        for k in lineStarts[lo]..<at where bytes[k] & 0xC0 != 0x80 { column += 1 }
-        return SourcePosition(offset: at, line: lo + 1, column: column)
+        if lines == nil { lines = LineIndex(source) }
+        return lines!.position(source, offset: at)
     }
 }
 
@@ -137,7 +129,7 @@ extension YAMLFile {
         // libyaml reads through the pointer during parsing only; `buf` outlives this function's loop.
         yaml_parser_set_input_string(&parser, buf.baseAddress, buf.count)
 
-        var marks = MarkTranslator(buf)
+        var marks = MarkTranslator(buf, source: bytes)
         var event = yaml_event_t()
         var open: [Int] = []            // open containers
         var pendingStart: [Int] = []    // where each open container's children begin in `pending`
