@@ -76,10 +76,12 @@ enum ValuesFiles {
                 if let g = groups.firstIndex(where: { $0.environment == environments[r] }) { groups[g].releases.append(r) }
                 else { groups.append((environments[r], [r])) }
             }
+            let y = YAMLFile(parsing: files[f].bytes)   // parsed once for all its groups
+            guard y.error == nil else { continue }
             for group in groups {
                 // helm-controller reads these from the source: no post-build substitution reaches a `${…}` in them, and
                 // what the chart's templates make of one is not judged
-                let found = read(file: f, files: files, release: group.releases[0], generator: nil)
+                let found = releaseValues(y, file: f, path: files[f].path, release: group.releases[0], environmentObject: nil)
                 let names = group.releases.map(name)
                 let who = names.count == 1
                     ? "HelmRelease \(names[0]), from the chart values file its chart.spec.valuesFiles names"
@@ -107,7 +109,7 @@ enum ValuesFiles {
     }
 
     /// The images of one values file, as the release's.
-    private static func read(file f: Int, files: [FileFacts], release: Int, generator: Int?) -> (images: [ImageUse], substitutable: [ImageUse]) {
+    private static func read(file f: Int, files: [FileFacts], release: Int, generator: Int) -> (images: [ImageUse], substitutable: [ImageUse]) {
         let y = YAMLFile(parsing: files[f].bytes)
         guard y.error == nil else { return ([], []) }
         return releaseValues(y, file: f, path: files[f].path, release: release, environmentObject: generator)
