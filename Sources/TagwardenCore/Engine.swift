@@ -70,6 +70,11 @@ public enum Engine {
         return finish(request, model: model, skipped: skipped)
     }
 
+    /// The directories of Helm charts (holding a `Chart.yaml`), each with its trailing slash ("" for the root).
+    static func chartDirectories(_ paths: [String]) -> [String] {
+        paths.compactMap { p in p == "Chart.yaml" ? "" : p.hasSuffix("/Chart.yaml") ? String(p.dropLast("Chart.yaml".count)) : nil }
+    }
+
     static func buildModel(_ request: AuditRequest) -> (Model, [SkippedFile]) {
         let config = request.config
         let ignore = config.ignore.map(Glob.init)
@@ -77,9 +82,7 @@ public enum Engine {
         var files: [SourceFile] = []
         files.reserveCapacity(request.snapshot.files.count)
         // a Helm chart's templates are Go templates that render to YAML, not YAML: one note per chart
-        let charts = request.snapshot.files.compactMap { f -> String? in
-            f.path == "Chart.yaml" ? "" : f.path.hasSuffix("/Chart.yaml") ? String(f.path.dropLast("Chart.yaml".count)) : nil
-        }
+        let charts = chartDirectories(request.snapshot.files.map(\.path))
         var templates = [Int](repeating: 0, count: charts.count)
         for f in request.snapshot.files {
             if let rel = config.relative(f.path), ignore.contains(where: { $0.matches(rel) }) { continue }
@@ -106,6 +109,7 @@ public enum Engine {
         var (findings, timings) = runRules(model)
         Timings.mark("rules")
 
+        var charts: [String]?
         for f in model.files {
             if let e = f.syntaxError {
                 var end = e.position
@@ -118,6 +122,19 @@ public enum Engine {
                 findings.append(Finding(rule: "yaml-syntax", severity: .error,
                                         message: "duplicate key '\(d.key)' (first at line \(d.firstLine)): YAML keys must be unique, and kubectl and kustomize reject the file",
                                         file: f.path, span: d.span))
+            }
+            for r in f.goRefusals {
+                findings.append(Finding(rule: "yaml-syntax", severity: .error, message: r.message, file: f.path, span: r.span))
+            }
+            // Helm reads a chart's own files with go-yaml, which takes the later merge; kustomize reads the rest
+            if !f.duplicateMergeKeys.isEmpty {
+                let dirs = charts ?? chartDirectories(model.files.map(\.path))
+                charts = dirs
+                for d in f.duplicateMergeKeys where !dirs.contains(where: { f.path.hasPrefix($0) }) {
+                    findings.append(Finding(rule: "yaml-syntax", severity: .error,
+                                            message: "a second merge key '<<' in one mapping (first at line \(d.firstLine)): kustomize, which Flux's kustomize-controller runs, refuses the file; merge a list instead, `<<: [*a, *b]`",
+                                            file: f.path, span: d.span))
+                }
             }
         }
         let origin = SourcePosition(offset: 0, line: 1, column: 1)

@@ -47,8 +47,43 @@ import Testing
         var text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lol\ndata:\n  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
         for i in 1...9 { text += "  a\(i): &a\(i) [" + Array(repeating: "*a\(i - 1)", count: 9).joined(separator: ", ") + "]\n" }
         let (res, _) = try single("bomb.yaml", Data(text.utf8))
-        #expect(res.code == 0)
-        #expect(res.findings.isEmpty)
+        // kept as references, it costs nothing here; Go's reader stops expanding it and refuses the file
+        #expect(res.code == 1)
+        #expect(res.findings == ["yaml-syntax bomb.yaml:9:32"])
+        #expect(message(res).hasPrefix("alias '*a2' expands the document past go-yaml's limit (excessive aliasing)"))
+    }
+
+    @Test func documentsGoRefusesAreReportedWhereTheProblemIs() throws {
+        let r = try TempRepo()
+        try r.write("apps/web.yaml", """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata:
+              name: web
+              namespace: prod
+              labels:
+                ~: web
+            spec:
+              replicas: !!int three
+              template:
+                spec:
+                  containers:
+                    - name: web
+                      image: ghcr.io/acme/web:1.2.3
+            """)
+        // a second merge key: kustomize refuses it, Helm (reading a chart's own values) does not
+        let values = "base: &base {pullPolicy: IfNotPresent}\nextra: &extra {tag: 1.2.3}\nimage:\n  <<: *base\n  <<: *extra\n"
+        try r.write("apps/values.yaml", values)
+        try r.write("charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n")
+        try r.write("charts/web/values.yaml", values)
+        let res = try r.audit("--format", "json")
+        #expect(res.code == 1)
+        #expect(res.findings == ["yaml-syntax apps/values.yaml:5:3", "yaml-syntax apps/web.yaml:7:5", "yaml-syntax apps/web.yaml:9:19"])
+        #expect(res.findingObjects.map { $0["message"] as? String ?? "" } == [
+            "a second merge key '<<' in one mapping (first at line 4): kustomize, which Flux's kustomize-controller runs, refuses the file; merge a list instead, `<<: [*a, *b]`",
+            "a null key ('~'): JSON keys are strings, and kubectl, Helm and Flux's controllers reject the file; quote it for a string",
+            "'!!int three' is a !!str, not a !!int: kubectl, Helm and Flux's controllers reject the file",
+        ])
     }
 
     @Test func binaryFileAndNULByte() throws {

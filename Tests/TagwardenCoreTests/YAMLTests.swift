@@ -240,4 +240,92 @@ import Testing
         let types = y.nodes.indices.filter { !y.nodes[$0].isKey && y.nodes[$0].kind == .scalar }.map { y.resolvedType($0) }
         #expect(types == [.string, .string, .float])
     }
+
+    /// Each document's refusals as `line:column message-start`.
+    func refusals(_ text: String) -> [String] {
+        let y = parse(text)
+        return y.goRefusals.map { "\(y.nodes[$0.node].span.start.line):\(y.nodes[$0.node].span.start.column) \($0.message)" }
+    }
+
+    @Test func whatGoRefusesAlthoughLibyamlParsesIt() {
+        // verdicts and messages as go-yaml v2 and sigs.k8s.io/yaml give them (scripts/documents-vs-go/run)
+        let cases: [(String, String)] = [
+            ("a: !!int abc\n", "1:10 '!!int abc' is a !!str, not a !!int"),
+            ("a: !!bool maybe\n", "1:11 '!!bool maybe' is a !!str, not a !!bool"),
+            ("a: !!float 0x8000000000000000\n", "1:12 '!!float 0x8000000000000000' is a !!int, not a !!float"),
+            ("a: !!null foo\n", "1:11 '!!null foo' is a !!str, not a !!null"),
+            ("a: !!int 08\n", "1:10 '!!int 08' is a !!float, not a !!int"),
+            ("a: !<tag:yaml.org,2002:int> z\n", "1:29 '!!int z' is a !!str, not a !!int"),
+            ("%TAG !y! tag:yaml.org,2002:\n---\na: !y!bool 3\n", "3:12 '!!bool 3' is a !!int, not a !!bool"),
+            ("a: !!timestamp 2023-02-29\n", "1:16 '!!timestamp 2023-02-29' is a !!str, not a !!timestamp"),
+            ("a: !!binary Zm9\n", "1:13 '!!binary Zm9' is not base64"),
+            ("a: {b: 1}\nc:\n  <<: 3\n", "3:7 the merge key '<<' takes a mapping or a list of mappings"),
+            ("a: &s [1]\nc:\n  <<: [{b: 1}, *s]\n", "3:7 the merge key '<<' takes a mapping or a list of mappings"),
+            ("? [a, b]\n: 1\n", "1:3 a list as a key"),
+            ("x: {{a: 1}: 1}\n", "1:5 a mapping as a key"),
+            ("a: &m {b: 1}\n*m : 2\n", "2:1 alias '*m' as a key names a mapping"),
+            ("~: x\n", "1:1 a null key ('~')"),
+            ("a:\n  NULL: x\n", "2:3 a null key ('NULL')"),
+            ("a:\n  ?\n  : x\n", "2:4 a null key ('')"),
+            ("0xFFFFFFFFFFFFFFFF: x\n", "1:1 the key 0xFFFFFFFFFFFFFFFF is an integer beyond 64 signed bits"),
+            ("a: &n null\n*n : x\n", "2:1 alias '*n' as a key names a null"),
+            ("a: .inf\n", "1:4 '.inf' is a float JSON cannot hold"),
+            ("a: [-.Inf]\n", "1:5 '-.Inf' is a float JSON cannot hold"),
+            ("a: !!float .NaN\n", "1:12 '!!float .NaN' is a float JSON cannot hold"),
+            (".nan: &v .nan\n", "1:10 '.nan' is a float JSON cannot hold"),
+            ("a: &x [*x]\n", "1:8 alias '*x' lies inside its own anchor's value, a cycle"),
+        ]
+        for (text, want) in cases {
+            let got = refusals(text)
+            #expect(got.count == 1 && got[0].hasPrefix(want + ":"), "\(text): \(got)")
+        }
+        // what Go reads: strings however written, tags their values satisfy, merges of mappings, null and NaN
+        // elsewhere, numbers within 64 signed bits as keys
+        let fine = ["'~': x\n", "\"null\": x\n", "!!str ~: x\n", "a: !!int \"12\"\n", "a: !!float 1\n", "a: !!bool yes\n",
+                    "a: !!int 0x1F\n", "a: !!timestamp 2024-02-29\n", "a: !!binary |\n  Zm9v\n  YmFy\n", "a: !foo bar\n",
+                    "a: !!merge x\n", "a: ! 12\n", "a: &a {x: 1}\nb: &b {y: 1}\nc:\n  <<: [*a, *b]\n  <<: *a\n", "a: ~\nb:\n",
+                    ".nan: 1\n", "9223372036854775807: x\n", "18446744073709551615x: y\n", "a: '.inf'\n", "a: !!str .inf\n",
+                    "a: &x [1]\nb: [*x, *x]\n", "nameless: 1\nnull_ish: 2\nnone: 3\n"]
+        for text in fine {
+            #expect(refusals(text).isEmpty, "\(text): \(refusals(text))")
+        }
+        // a second merge key in one mapping: go-yaml takes it, kustomize does not (reported by the engine)
+        let merges = parse("a: &a {x: 1}\nb:\n  <<: *a\n  k: 1\n  <<: {y: 2}\n")
+        #expect(merges.duplicateMergeKeys.map { "\(merges.nodes[$0.key].span.start.line)>\(merges.nodes[$0.first].span.start.line)" } == ["5>3"])
+        #expect(parse("a: {'<<': 1, '<<': 2}\n").duplicateMergeKeys.isEmpty)   // quoted: not merge keys
+    }
+
+    @Test func aliasExpansionStopsWhereGoYAMLStops() {
+        // a list of `width` aliases to a list of ten, nested: go-yaml refuses once aliases make more than 99% of
+        // the nodes decoded past the first thousand (and more than 100 of them)
+        func bomb(_ width: Int, _ depth: Int) -> String {
+            var t = "a0: &a0 [" + Array(repeating: "x", count: 10).joined(separator: ", ") + "]\n"
+            for d in 1...depth { t += "a\(d): &a\(d) [" + Array(repeating: "*a\(d - 1)", count: width).joined(separator: ", ") + "]\n" }
+            return t
+        }
+        #expect(refusals(bomb(9, 2)).isEmpty)
+        #expect(refusals(bomb(9, 9)) == ["4:25 alias '*a2' expands the document past go-yaml's limit (excessive aliasing): kubectl, Helm and Flux's controllers reject the file"])
+        // a large document may repeat a small anchor many times: 400 aliases of a list of ten, 4,400 nodes decoded
+        #expect(refusals("a: &a [" + Array(repeating: "x", count: 10).joined(separator: ", ") + "]\nb: [" + Array(repeating: "*a", count: 400).joined(separator: ", ") + "]\n").isEmpty)
+    }
+
+    @Test func timestampsAndBase64AsGoReadsThem() {
+        // go-yaml v2 with Go's time.Parse and base64.StdEncoding (Go 1.19)
+        let timestamps: [(String, Bool)] = [
+            ("2020-1-2", true), ("2020-12-31T23:59:59Z", true), ("2020-12-31t1:2:3.5+01:00", true), ("2020-1-2 3:4:5", true),
+            ("2020-1-2  3:4:5.123456789", true), ("2024-02-29", true), ("2023-02-29", false), ("1900-02-29", false),
+            ("2000-02-29", true), ("2020-1-2T3:4:5,5Z", true), ("2020-1-2T3:4:5+-1:00", true), ("2020-1-2 3:4:5.1234567891", false),
+            ("2020-13-01", false), ("2020-0-1", false), ("2020-1-0", false), ("2020-1-2T24:00:00Z", false), ("2020-1-2T23:60:00Z", false),
+            ("2020-1-2T23:59:60Z", false), ("2020-1-2T3:4:5", false), ("2020-1-2T3:4:5+0100", false), ("2020-1-2T3:4:5z", false),
+            ("2020-1-2 3:4:5Z", false), ("2020-1-2T3:4:5+99:99", true), ("2020-1-2T3:4:5.Z", false), ("20200-1-2", false),
+            ("2020-001-2", false), ("2020-1-2 ", false), ("2020-1-2T03:04:05.123456789Z", true), ("2020-1-2T3:4:5.1234567890Z", false),
+        ]
+        for (t, ok) in timestamps { #expect(GoYAML.timestamp(Array(t.utf8)) == ok, "\(t)") }
+        let base64: [(String, Bool)] = [
+            ("", true), ("aGk=", true), ("YQ==", true), ("YQ=", false), ("Y===", false), ("Zm9v", true), ("Zm9v\n", true),
+            ("Zm\n9v", true), ("Zm9", false), ("a+/=", true), ("a+/", false), ("####", false), ("aGVsbG8", false),
+            ("YQ==YQ==", false), ("Y Q==", false), ("YQ=\n=", true), ("\r\nYQ==\r\n", true),
+        ]
+        for (b, ok) in base64 { #expect(GoYAML.base64(Array(b.utf8)) == ok, "\(b.debugDescription)") }
+    }
 }

@@ -65,6 +65,10 @@ struct Extractor {
         scratch.reparse(bytes)
         facts.syntaxError = scratch.error
         facts.duplicateKeys = scratch.duplicateKeys.map { (scratch.nodes[$0.key].span, scratch.value($0.key), scratch.nodes[$0.first].span.start.line) }
+        if !scratch.goRefusals.isEmpty { facts.goRefusals = scratch.goRefusals.map { (scratch.nodes[$0.node].span, $0.message) } }
+        if !scratch.duplicateMergeKeys.isEmpty {
+            facts.duplicateMergeKeys = scratch.duplicateMergeKeys.map { (scratch.nodes[$0.key].span, scratch.nodes[$0.first].span.start.line) }
+        }
         facts.documents = scratch.documents.count
         var ex = Extractor(y: scratch, fileIndex: index, facts: facts)
         let baseName = Model.basename(path)

@@ -250,6 +250,10 @@ public final class FileFacts: @unchecked Sendable {
     public var syntaxError: YAMLError?
     /// Keys given twice in a mapping: where the repeat is, the key, and the line of the first.
     public var duplicateKeys: [(span: SourceSpan, key: String, firstLine: Int)] = []
+    /// What Go's YAML reader refuses although libyaml parses it (`GoYAML`): where, and why.
+    public var goRefusals: [(span: SourceSpan, message: String)] = []
+    /// Merge keys `<<` given twice in one mapping: where the repeat is, and the line of the first.
+    public var duplicateMergeKeys: [(span: SourceSpan, firstLine: Int)] = []
     public var objects: [ManifestObject] = []
     public var images: [ImageUse] = []
     public var markers: [MarkerComment] = []

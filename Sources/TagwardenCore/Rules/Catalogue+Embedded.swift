@@ -2734,14 +2734,21 @@ nonTriggering:
         ("yaml-syntax.yaml", #"""
 id: yaml-syntax
 severity: error
-summary: A manifest does not parse as YAML, or repeats a key in a mapping.
+summary: A manifest does not parse as YAML, repeats a key in a mapping, or holds what Go's YAML reader refuses.
 rationale: >
   Flux skips a file it cannot parse without a word: none of its objects are applied and none of its
-  $imagepolicy markers are updated. Kubernetes tooling fails later and further away from the cause.
+  $imagepolicy markers are updated. Kubernetes tooling fails later and further away from the cause. Some
+  YAML parses and is still refused: kubectl, Helm and Flux's controllers read a manifest with Go's YAML
+  (go-yaml v2 through sigs.k8s.io/yaml) and then as JSON, which refuse an explicit tag the value does not
+  satisfy (`!!int three`), a merge key `<<` that merges no mapping, a list, mapping or null as a key, a NaN
+  or infinite float, an alias inside its own anchor, and alias expansion past go-yaml's limit; kustomize,
+  through which Flux applies every manifest, also refuses a second merge key in one mapping.
 fix: >
   Correct the YAML at the reported position. Common causes are tab indentation, a missing space after
-  a colon, unbalanced quotes and a mapping key at the wrong indentation. Remove a repeated key (merge
-  keys `<<` may repeat). Define an anchor (`&name`) before its aliases (`*name`), in the same document.
+  a colon, unbalanced quotes and a mapping key at the wrong indentation. Remove a repeated key; merge
+  several anchors with one merge key, `<<: [*a, *b]`. Define an anchor (`&name`) before its aliases
+  (`*name`), in the same document. Drop a tag the value does not satisfy, and quote `~`, `null`, `.nan`
+  or `.inf` where a string is meant.
 triggering:
   - description: tab indentation
     files:
@@ -2781,11 +2788,39 @@ triggering:
               image: *webImage
     expect:
       - {file: app/pod.yaml, line: 8, column: 14}
-nonTriggering:
-  - description: several documents, a BOM and CRLF line ends are fine
+  - description: a tag the value does not satisfy (Go's reader refuses the file)
     files:
-      app/two.yaml: "\uFEFFa: 1\r\n---\r\nb: 2\r\n"
-  - description: merge keys may repeat, and equal keys in different mappings are fine
+      app/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          replicas: !!int three
+    expect:
+      - {file: app/web.yaml, line: 6, column: 19}
+  - description: a merge key that merges no mapping, and a null key
+    files:
+      app/config.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: config
+          labels:
+            <<: web
+            ~: api
+    expect:
+      - {file: app/config.yaml, line: 6, column: 9}
+      - {file: app/config.yaml, line: 7, column: 5}
+  - description: a float JSON cannot hold, and an alias inside its own anchor
+    files:
+      app/values.yaml: |
+        threshold: .inf
+        node: &n {child: *n}
+    expect:
+      - {file: app/values.yaml, line: 1, column: 12}
+      - {file: app/values.yaml, line: 2, column: 18}
+  - description: a second merge key in one mapping (kustomize refuses it; go-yaml would take the later)
     files:
       app/merge.yaml: |
         base: &b {x: 1}
@@ -2793,9 +2828,38 @@ nonTriggering:
         both:
           <<: *b
           <<: *m
+    expect:
+      - {file: app/merge.yaml, line: 5, column: 3}
+nonTriggering:
+  - description: several documents, a BOM and CRLF line ends are fine
+    files:
+      app/two.yaml: "\uFEFFa: 1\r\n---\r\nb: 2\r\n"
+  - description: merge keys merging mappings, equal keys in different mappings, tags their values satisfy
+    files:
+      app/merge.yaml: |
+        base: &b {x: 1}
+        more: &m {y: 2}
+        both:
+          <<: [*b, *m]
           name: a
+          replicas: !!int "3"
+          since: !!timestamp 2024-02-29
+          "~": quoted
         other:
           name: a
+          ratio: .5
+  - description: a chart's own values file may repeat a merge key (Helm reads it with go-yaml, which takes the later)
+    files:
+      charts/web/Chart.yaml: |
+        apiVersion: v2
+        name: web
+        version: 0.1.0
+      charts/web/values.yaml: |
+        base: &b {x: 1}
+        more: &m {y: 2}
+        both:
+          <<: *b
+          <<: *m
 """#),
     ]
 

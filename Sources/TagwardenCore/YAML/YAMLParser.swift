@@ -100,6 +100,8 @@ extension YAMLFile {
         arena.removeAll(keepingCapacity: true)
         duplicateKeys.removeAll()
         aliasTargets.removeAll()
+        goRefusals.removeAll()
+        duplicateMergeKeys.removeAll()
         error = nil
         if bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) {
             error = YAMLError(message: "UTF-16 encoded files are not supported; save the file as UTF-8",
@@ -109,6 +111,7 @@ extension YAMLFile {
         bytes.withUnsafeBufferPointer { buf in
             parseEvents(buf, maxDepth: maxDepth)
         }
+        judgeForGo()
     }
 
     private mutating func appendArena(_ ptr: UnsafeMutablePointer<yaml_char_t>?, _ count: Int) -> Int {

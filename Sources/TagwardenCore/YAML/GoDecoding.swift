@@ -1,0 +1,394 @@
+/// What Go's YAML reader refuses although libyaml parses it. Kubernetes tools read a manifest with sigs.k8s.io/yaml
+/// over go-yaml v2: kubectl, Helm (values files and `spec.values` alike), and Flux's controllers when they decode what
+/// kustomize built (fluxcd/pkg/ssa's ReadObjects). Each document is decoded into Go values and then written as JSON,
+/// and that refuses, for the whole document:
+///
+/// - an explicit tag its scalar does not satisfy (`!!int abc`, `!!bool maybe`, `!!timestamp 2020-13-45`,
+///   `!!binary` that is not base64);
+/// - a merge key `<<` whose value is not a mapping or a list of mappings;
+/// - a key that is a mapping or a list, is null, or an integer beyond a signed 64-bit one (JSON keys are strings);
+/// - a value that is a float NaN or infinity (`.nan`, `.inf`), which JSON cannot hold;
+/// - an alias inside its own anchor's value, and alias expansion past go-yaml's limit ("excessive aliasing").
+///
+/// Held to sigs.k8s.io/yaml itself by `scripts/documents-vs-go/run`.
+enum GoYAML {
+    static let tagPrefix = "tag:yaml.org,2002:"
+
+    /// Whether a plain scalar of `count` bytes starting with `c` may be one Go refuses as a key (null: `~`, `null`;
+    /// an integer beyond 64 signed bits, 18 characters at least as in 0x8000000000000000) or as a value (`.nan`,
+    /// `-.inf` and the like).
+    @inline(__always)
+    static func mayBeRefused(_ c: UInt8, _ second: UInt8, count: Int) -> Bool {
+        switch c {
+        case UInt8(ascii: "~"): return count == 1
+        case UInt8(ascii: "n"), UInt8(ascii: "N"): return count == 4 && second | 0x20 == UInt8(ascii: "u")
+        case UInt8(ascii: "."), UInt8(ascii: "+"), UInt8(ascii: "-"): return count <= 5
+        case 48...57: return count >= 18
+        default: return false
+        }
+    }
+
+    /// What a scalar decodes to.
+    enum Kind: Equatable {
+        case string, int, uint, float, nanOrInf, bool, null, timestamp
+    }
+
+    /// go-yaml v2's `resolve` and the base64 check of its `scalar`: the Go value of a scalar written with `tag`
+    /// (the full tag, or nil for a plain scalar without one), or why the decoder refuses it.
+    static func resolve(tag: String?, value: [UInt8]) -> Result<Kind, Refusal> {
+        let short: String
+        switch tag {
+        case nil: short = ""
+        case let t?:
+            guard t.hasPrefix(tagPrefix) else { return .success(.string) }  // `!foo`, `!`: any value, a string
+            short = String(t.dropFirst(tagPrefix.count))
+        }
+        switch short {
+        case "", "str", "bool", "int", "float", "null", "timestamp": break
+        case "binary": return base64(value) ? .success(.string) : .failure(.binary)
+        default: return .success(.string)
+        }
+        let found = plainKind(value, timestamps: short == "" || short == "timestamp")
+        switch (short, found) {
+        case ("", _), ("str", _): return .success(short == "str" ? .string : found)
+        case ("bool", .bool), ("int", .int), ("int", .uint), ("null", .null), ("timestamp", .timestamp): return .success(found)
+        case ("float", .float), ("float", .nanOrInf), ("float", .int): return .success(found == .int ? .float : found)
+        default:
+            return .failure(.tag(found: found, wanted: short))
+        }
+    }
+
+    enum Refusal: Error, Equatable {
+        case binary
+        case tag(found: Kind, wanted: String)
+    }
+
+    static func name(_ k: Kind) -> String {
+        switch k {
+        case .string: return "str"
+        case .int, .uint: return "int"
+        case .float, .nanOrInf: return "float"
+        case .bool: return "bool"
+        case .null: return "null"
+        case .timestamp: return "timestamp"
+        }
+    }
+
+    /// The type go-yaml v2 gives a scalar from its text (`ScalarType.resolvePlain`, with the detail decoding needs:
+    /// an integer that only fits unsigned, NaN and the infinities, timestamps when `timestamps`).
+    static func plainKind(_ b: [UInt8], timestamps: Bool) -> Kind {
+        guard let c = b.first else { return .null }
+        switch c {
+        case UInt8(ascii: "."), UInt8(ascii: "+"), UInt8(ascii: "-"), 48...57,
+             UInt8(ascii: "y"), UInt8(ascii: "Y"), UInt8(ascii: "n"), UInt8(ascii: "N"), UInt8(ascii: "t"), UInt8(ascii: "T"),
+             UInt8(ascii: "f"), UInt8(ascii: "F"), UInt8(ascii: "o"), UInt8(ascii: "O"), UInt8(ascii: "~"):
+            break
+        default:
+            return .string
+        }
+        let s = String(decoding: b, as: UTF8.self)
+        switch s {
+        case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN": return .nanOrInf
+        default: break
+        }
+        if (c >= 48 && c <= 57) || c == UInt8(ascii: "+") || c == UInt8(ascii: "-"), timestamps, timestamp(b) { return .timestamp }
+        switch ScalarType.resolvePlain(s) {
+        case .null: return .null
+        case .bool: return .bool
+        case .float: return .float
+        case .string: return .string
+        case .int:
+            // ParseInt first: what only ParseUint takes is a uint64, which no JSON key conversion accepts
+            let plain = b.filter { $0 != UInt8(ascii: "_") }
+            if c != UInt8(ascii: "+"), c != UInt8(ascii: "-"), ScalarType.goInteger(plain), !ScalarType.goInteger([UInt8(ascii: "+")] + plain) {
+                return .uint
+            }
+            return .int
+        }
+    }
+
+    /// Go's `base64.StdEncoding.DecodeString` succeeds: line breaks anywhere are skipped, the rest is whole groups of
+    /// four, `=` only as the padding of the last.
+    static func base64(_ value: [UInt8]) -> Bool {
+        let b = value.filter { $0 != 10 && $0 != 13 }
+        guard b.count % 4 == 0 else { return false }
+        for (i, c) in b.enumerated() {
+            switch c {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "+"), UInt8(ascii: "/"):
+                continue
+            case UInt8(ascii: "="):
+                // "xx==" or "xxx=" at the very end
+                let fromEnd = b.count - i
+                if fromEnd == 1 { continue }
+                if fromEnd == 2, b[i + 1] == UInt8(ascii: "=") { continue }
+                return false
+            default:
+                return false
+            }
+        }
+        return true
+    }
+
+    /// go-yaml v2's `parseTimestamp`: Go's `time.Parse` with `2006-1-2T15:4:5.999999999Z07:00` (also with `t`),
+    /// `2006-1-2 15:4:5.999999999` and `2006-1-2`, after a quick check for four digits and a dash.
+    static func timestamp(_ s: [UInt8]) -> Bool {
+        func digit(_ i: Int) -> Bool { i < s.count && s[i] >= 48 && s[i] <= 57 }
+        guard s.count > 4, (0..<4).allSatisfy(digit), s[4] == UInt8(ascii: "-") else { return false }
+        let year = (0..<4).reduce(0) { $0 * 10 + Int(s[$1] - 48) }
+        var i = 5
+        // Go's getnum: one digit, or two when there are two
+        func number() -> Int? {
+            guard digit(i) else { return nil }
+            var n = Int(s[i] - 48)
+            i += 1
+            if digit(i) { n = n * 10 + Int(s[i] - 48); i += 1 }
+            return n
+        }
+        func literal(_ c: Character) -> Bool {
+            guard i < s.count, s[i] == c.asciiValue! else { return false }
+            i += 1
+            return true
+        }
+        guard let month = number(), (1...12).contains(month), literal("-"), let day = number() else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        guard day >= 1, day <= days else { return false }
+        if i == s.count { return true }   // 2006-1-2
+        let withZone: Bool
+        switch s[i] {
+        case UInt8(ascii: "T"), UInt8(ascii: "t"):
+            withZone = true
+            i += 1
+        case UInt8(ascii: " "):
+            withZone = false
+            while i < s.count, s[i] == UInt8(ascii: " ") { i += 1 }
+        default:
+            return false
+        }
+        guard let hour = number(), hour < 24, literal(":"), let minute = number(), minute < 60, literal(":"),
+              let second = number(), second < 60 else { return false }
+        // an optional fraction: `.` or `,` and up to nine digits
+        if i + 1 < s.count, s[i] == UInt8(ascii: ".") || s[i] == UInt8(ascii: ","), digit(i + 1) {
+            i += 1
+            var n = 0
+            while n < 9, digit(i) { i += 1; n += 1 }
+        }
+        if !withZone { return i == s.count }
+        if i < s.count, s[i] == UInt8(ascii: "Z") { return i + 1 == s.count }
+        // ±hh:mm, each part read by Go's atoi (which also takes a sign)
+        guard s.count - i == 6, s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-"), s[i + 3] == UInt8(ascii: ":") else { return false }
+        func atoi2(_ a: UInt8, _ b: UInt8) -> Bool {
+            let d: (UInt8) -> Bool = { $0 >= 48 && $0 <= 57 }
+            return (d(a) || a == UInt8(ascii: "+") || a == UInt8(ascii: "-")) && d(b)
+        }
+        return atoi2(s[i + 1], s[i + 2]) && atoi2(s[i + 4], s[i + 5])
+    }
+
+    /// go-yaml v2's share of a document that alias expansion may account for, by how many nodes it has decoded.
+    static func allowedAliasRatio(_ decodeCount: Int) -> Double {
+        if decodeCount <= 400_000 { return 0.99 }
+        if decodeCount >= 4_000_000 { return 0.10 }
+        return 0.99 - 0.89 * (Double(decodeCount - 400_000) / Double(4_000_000 - 400_000))
+    }
+}
+
+extension YAMLFile {
+    static let refusedBy = "kubectl, Helm and Flux's controllers reject the file"
+
+    /// A merge key as go-yaml v2 sees one: `<<` written plainly, or tagged `!!merge`.
+    func isGoMergeKey(_ node: Int) -> Bool {
+        let n = nodes[node]
+        guard n.kind == .scalar, isMergeKey(n) else { return false }
+        return n.plainImplicit || tag(node) == GoYAML.tagPrefix + "merge"
+    }
+
+    func goKind(_ node: Int) -> GoYAML.Kind? {
+        let n = nodes[node]
+        guard n.kind == .scalar else { return nil }
+        if n.tagCount == 0, !n.plainImplicit { return .string }
+        return try? GoYAML.resolve(tag: tag(node), value: Array(valueBytes(node))).get()
+    }
+
+    /// Judges the parsed file as Go's reader decodes it (`GoYAML`), into `goRefusals` and `duplicateMergeKeys`: one
+    /// pass over the nodes that costs a byte or two for most, then only what may be refused is looked at closely;
+    /// merge keys only in a file that may have one, alias expansion only in a document with aliases.
+    mutating func judgeForGo() {
+        var candidates: [Int] = []
+        var mayMerge = false
+        nodes.withUnsafeBufferPointer { ns in
+            arena.withUnsafeBufferPointer { arena in
+                for i in ns.indices {
+                    switch ns[i].kind {
+                    case .scalar:
+                        if ns[i].tagCount > 0 {
+                            mayMerge = true   // `!!merge <<`, or a merge key written with escapes
+                            candidates.append(i)
+                        } else if ns[i].plainImplicit {
+                            if ns[i].valueCount == 0 {
+                                if ns[i].isKey { candidates.append(i) }
+                            } else {
+                                let c = arena[ns[i].valueStart]
+                                if c == UInt8(ascii: "<") {
+                                    mayMerge = true
+                                } else if GoYAML.mayBeRefused(c, ns[i].valueCount > 1 ? arena[ns[i].valueStart + 1] : 0, count: ns[i].valueCount) {
+                                    candidates.append(i)
+                                }
+                            }
+                        }
+                    case .alias:
+                        candidates.append(i)
+                    case .mapping, .sequence:
+                        if ns[i].isKey { candidates.append(i) }
+                    }
+                }
+            }
+        }
+        for i in candidates { goJudge(i) }
+        if mayMerge {
+            for i in nodes.indices where nodes[i].kind == .mapping { goJudgeMerges(childNodes(i)) }
+        }
+        if !aliasTargets.isEmpty {
+            // a document's nodes follow its root, up to the next document's
+            let aliases = aliasTargets.keys.sorted()
+            var a = 0
+            for (d, doc) in documents.enumerated() {
+                let end = d + 1 < documents.count ? documents[d + 1].root : nodes.count
+                while a < aliases.count, aliases[a] < doc.root { a += 1 }
+                if a < aliases.count, aliases[a] < end { goJudgeAliases(root: doc.root) }
+            }
+        }
+    }
+
+    /// Judges a scalar, alias or collection key as Go decodes it (`judgeForGo` picks which).
+    mutating func goJudge(_ index: Int) {
+        let n = nodes[index]
+        if n.kind == .alias {
+            guard let target = aliasTargets[index] else { return }
+            let t = nodes[target]
+            if n.isKey {
+                if t.kind != .scalar {
+                    goRefusals.append((index, "alias '*\(value(index))' as a key names a \(t.kind == .mapping ? "mapping" : "list"): JSON keys are strings, and \(Self.refusedBy)"))
+                } else if let k = goKind(target), k == .null || k == .uint {
+                    goRefusals.append((index, "alias '*\(value(index))' as a key names \(k == .null ? "a null" : "an integer beyond 64 signed bits"): JSON keys are strings, and \(Self.refusedBy)"))
+                }
+            } else if t.kind == .scalar, goKind(target) == .nanOrInf {
+                goRefusals.append((index, "alias '*\(value(index))' names '\(value(target))', a float JSON cannot hold: \(Self.refusedBy); quote it for a string"))
+            }
+            return
+        }
+        guard n.kind == .scalar else {
+            if n.isKey {
+                goRefusals.append((index, "a \(n.kind == .mapping ? "mapping" : "list") as a key: JSON keys are strings, and \(Self.refusedBy)"))
+            }
+            return
+        }
+        if n.tagCount == 0, !n.plainImplicit { return }   // quoted or a block, without a tag: a string
+        let written = n.tagCount > 0 ? "\(goShortTag(index)) \(value(index))" : value(index)
+        switch GoYAML.resolve(tag: tag(index), value: Array(valueBytes(index))) {
+        case .failure(.binary):
+            goRefusals.append((index, "'\(written)' is not base64: \(Self.refusedBy)"))
+        case .failure(.tag(let found, let wanted)):
+            goRefusals.append((index, "'\(written)' is a !!\(GoYAML.name(found)), not a !!\(wanted): \(Self.refusedBy)"))
+        case .success(let k):
+            if n.isKey, k == .null {
+                goRefusals.append((index, "a null key ('\(written)'): JSON keys are strings, and \(Self.refusedBy); quote it for a string"))
+            } else if n.isKey, k == .uint {
+                goRefusals.append((index, "the key \(written) is an integer beyond 64 signed bits: \(Self.refusedBy); quote it for a string"))
+            } else if !n.isKey, k == .nanOrInf {
+                goRefusals.append((index, "'\(written)' is a float JSON cannot hold: \(Self.refusedBy); quote it for a string"))
+            }
+        }
+    }
+
+    func goShortTag(_ node: Int) -> String {
+        guard let t = tag(node) else { return "" }
+        return t.hasPrefix(GoYAML.tagPrefix) ? "!!" + t.dropFirst(GoYAML.tagPrefix.count) : t
+    }
+
+    /// The merge keys of a closed mapping (`pairs`: key, value, …) whose value is not a mapping or a list of them,
+    /// and a second merge key in one mapping: go-yaml lets it pass, but kustomize (kyaml, which expands anchors and
+    /// merges before anything else reads a manifest) refuses "duplicate merge key"; Helm reads a chart's values files
+    /// itself, so the engine leaves that one out for files in a chart (`duplicateMergeKeys`).
+    mutating func goJudgeMerges(_ pairs: ArraySlice<Int>) {
+        var first: Int?
+        func isMapping(_ node: Int) -> Bool {
+            switch nodes[node].kind {
+            case .mapping: return true
+            case .alias: return aliasTargets[node].map { nodes[$0].kind == .mapping } ?? false
+            default: return false
+            }
+        }
+        var j = pairs.startIndex
+        while j < pairs.endIndex {
+            defer { j += 2 }
+            guard nodes[pairs[j]].valueCount == 2, isGoMergeKey(pairs[j]) else { continue }
+            if let first {
+                duplicateMergeKeys.append((pairs[j], first))
+            } else {
+                first = pairs[j]
+            }
+            let v = pairs[j + 1]
+            let ok = nodes[v].kind == .sequence ? childNodes(v).allSatisfy(isMapping) : isMapping(v)
+            if !ok {
+                goRefusals.append((v, "the merge key '<<' takes a mapping or a list of mappings: \(Self.refusedBy)"))
+            }
+        }
+    }
+
+    /// Decodes a document with aliases as go-yaml v2 does, counting nodes, to find an alias inside its own anchor's
+    /// value and expansion past go-yaml's limit. Stops at the first of either, as Go does, and after `budget` nodes
+    /// (a document of more than four million nodes that has not tripped the limit by then: beyond the file limit).
+    mutating func goJudgeAliases(root: Int, budget: Int = 8_000_000) {
+        enum Step { case visit(Int), leave }
+        var stack: [Step] = [.visit(root)]
+        var expanding: [Int] = []       // the aliases being expanded, outermost first
+        var decodeCount = 1, aliasCount = 0   // the document node counts as one
+        while let step = stack.popLast() {
+            guard case .visit(let node) = step else {
+                expanding.removeLast()
+                continue
+            }
+            decodeCount += 1
+            if !expanding.isEmpty { aliasCount += 1 }
+            if aliasCount > 100, decodeCount > 1000, Double(aliasCount) / Double(decodeCount) > GoYAML.allowedAliasRatio(decodeCount) {
+                let outer = expanding[0]
+                goRefusals.append((outer, "alias '*\(value(outer))' expands the document past go-yaml's limit (excessive aliasing): \(Self.refusedBy)"))
+                return
+            }
+            if decodeCount > budget { return }
+            let n = nodes[node]
+            switch n.kind {
+            case .scalar: break
+            case .alias:
+                if expanding.contains(node) {
+                    goRefusals.append((node, "alias '*\(value(node))' lies inside its own anchor's value, a cycle: \(Self.refusedBy)"))
+                    return
+                }
+                guard let target = aliasTargets[node] else { break }
+                expanding.append(node)
+                stack.append(.leave)
+                stack.append(.visit(target))
+            case .sequence:
+                for c in childNodes(node).reversed() { stack.append(.visit(c)) }
+            case .mapping:
+                // pushed in reverse: keys before their values, pairs in order; a merge visits its value's mappings,
+                // a list of them from the last
+                let kids = childNodes(node)
+                for j in stride(from: kids.endIndex - 2, through: kids.startIndex, by: -2) {
+                    let k = kids[j], v = kids[j + 1]
+                    if isGoMergeKey(k) {
+                        if nodes[v].kind == .sequence {
+                            for c in childNodes(v) { stack.append(.visit(c)) }
+                        } else {
+                            stack.append(.visit(v))
+                        }
+                    } else {
+                        stack.append(.visit(v))
+                        stack.append(.visit(k))
+                    }
+                }
+            }
+        }
+    }
+}
