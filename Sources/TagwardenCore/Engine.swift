@@ -119,9 +119,10 @@ public enum Engine {
                                         file: f.path, span: SourceSpan(start: e.position, end: end)))
             }
             for d in f.duplicateKeys {
-                findings.append(Finding(rule: "yaml-syntax", severity: .error,
-                                        message: "duplicate key '\(d.key)' (first at line \(d.firstLine)): YAML keys must be unique, and kubectl and kustomize reject the file",
-                                        file: f.path, span: d.span))
+                let message = d.key == d.firstKey
+                    ? "duplicate key '\(d.key)' (first at line \(d.firstLine)): YAML keys must be unique, and kubectl and kustomize reject the file"
+                    : "key '\(d.key)' is the key '\(d.firstKey)' (line \(d.firstLine)) once Go reads the YAML: kubectl, Helm and Flux's controllers keep one of the two values and drop the other without a word"
+                findings.append(Finding(rule: "yaml-syntax", severity: .error, message: message, file: f.path, span: d.span))
             }
             for r in f.goRefusals {
                 findings.append(Finding(rule: "yaml-syntax", severity: .error, message: r.message, file: f.path, span: r.span))

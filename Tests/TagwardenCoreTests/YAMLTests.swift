@@ -328,4 +328,25 @@ import Testing
         ]
         for (b, ok) in base64 { #expect(GoYAML.base64(Array(b.utf8)) == ok, "\(b.debugDescription)") }
     }
+
+    @Test func keysEqualOnceGoReadsThem() {
+        // sigs.k8s.io/yaml's JSON keys: what it printed for each, one key where two were written
+        func duplicates(_ text: String) -> [String] {
+            let y = parse(text)
+            return y.duplicateKeys.map { "\(y.nodes[$0.key].span.start.line)>\(y.nodes[$0.first].span.start.line)" }
+        }
+        let one = ["on: 1\ntrue: 2\n", "1: a\n01: b\n", "1.0: a\n1: b\n", "0x10: a\n16: b\n", "a: &k name\n*k : x\nname: y\n",
+                   "yes: a\n\"true\": b\n", "1e3: a\n1000: b\n", "1e6: a\n\"1e+06\": b\n", "0.1: a\n\"0.1\": b\n",
+                   "1234567.0: a\n\"1.234567e+06\": b\n", "0.00001: a\n\"1e-05\": b\n", "-0.0: a\n\"-0\": b\n", "1e40: a\n.inf: b\n",
+                   "!!float 0o1: a\n0b1: b\n", "-0.0: a\n!!float 0: b\n"]
+        for text in one {
+            let d = duplicates(text)
+            #expect(d == (text.hasPrefix("a:") ? ["3>2"] : ["2>1"]), "\(text): \(d)")
+        }
+        let two = ["1: a\n\"01\": b\n", "16777217: a\n16777217.0: b\n", "name: a\nnone: b\nno: c\n", "y: a\nyes!: b\n",
+                   "off: a\n\"off\": b\n", "1e40: a\n\"1e40\": b\n", "!!str yes: a\nyes: b\n", "1_0: a\n'1_0': b\n",
+                   "1e-50: a\n-0.0: b\n"]
+        for text in two { #expect(duplicates(text).isEmpty, "\(text): \(duplicates(text))") }
+        #expect(GoYAML.float32Key(16777217) == "1.6777216e+07" && GoYAML.float32Key(100000) == "100000" && GoYAML.float32Key(0.0001) == "0.0001")
+    }
 }

@@ -64,7 +64,12 @@ struct Extractor {
         facts.suppressions = suppressions(bytes)
         scratch.reparse(bytes)
         facts.syntaxError = scratch.error
-        facts.duplicateKeys = scratch.duplicateKeys.map { (scratch.nodes[$0.key].span, scratch.value($0.key), scratch.nodes[$0.first].span.start.line) }
+        if !scratch.duplicateKeys.isEmpty {
+            func written(_ n: Int) -> String { (scratch.nodes[n].kind == .alias ? "*" : "") + scratch.value(n) }
+            facts.duplicateKeys = scratch.duplicateKeys.map { d in
+                (scratch.nodes[d.key].span, written(d.key), scratch.nodes[d.first].span.start.line, written(d.first))
+            }
+        }
         if !scratch.goRefusals.isEmpty { facts.goRefusals = scratch.goRefusals.map { (scratch.nodes[$0.node].span, $0.message) } }
         if !scratch.duplicateMergeKeys.isEmpty {
             facts.duplicateMergeKeys = scratch.duplicateMergeKeys.map { (scratch.nodes[$0.key].span, scratch.nodes[$0.first].span.start.line) }

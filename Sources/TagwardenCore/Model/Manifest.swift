@@ -248,8 +248,9 @@ public final class FileFacts: @unchecked Sendable {
     public var bytes: [UInt8]
     public var documents = 0
     public var syntaxError: YAMLError?
-    /// Keys given twice in a mapping: where the repeat is, the key, and the line of the first.
-    public var duplicateKeys: [(span: SourceSpan, key: String, firstLine: Int)] = []
+    /// Keys given twice in a mapping: where the repeat is, the key, and the line and text of the first (another text
+    /// when the two are one key only as Go reads them, `on` and `true`).
+    public var duplicateKeys: [(span: SourceSpan, key: String, firstLine: Int, firstKey: String)] = []
     /// What Go's YAML reader refuses although libyaml parses it (`GoYAML`): where, and why.
     public var goRefusals: [(span: SourceSpan, message: String)] = []
     /// Merge keys `<<` given twice in one mapping: where the repeat is, and the line of the first.

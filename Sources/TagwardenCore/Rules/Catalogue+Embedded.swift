@@ -2820,6 +2820,18 @@ triggering:
     expect:
       - {file: app/values.yaml, line: 1, column: 12}
       - {file: app/values.yaml, line: 2, column: 18}
+  - description: two keys that are one once Go reads them (`on` is the boolean true; one value is dropped)
+    files:
+      app/config.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: flags
+        data:
+          true: enabled
+          on: disabled
+    expect:
+      - {file: app/config.yaml, line: 7, column: 3}
   - description: a second merge key in one mapping (kustomize refuses it; go-yaml would take the later)
     files:
       app/merge.yaml: |
@@ -2845,6 +2857,8 @@ nonTriggering:
           replicas: !!int "3"
           since: !!timestamp 2024-02-29
           "~": quoted
+          off: false
+          "off": a string, another key
         other:
           name: a
           ratio: .5

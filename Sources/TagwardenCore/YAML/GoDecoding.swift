@@ -10,6 +10,9 @@
 /// - a value that is a float NaN or infinity (`.nan`, `.inf`), which JSON cannot hold;
 /// - an alias inside its own anchor's value, and alias expansion past go-yaml's limit ("excessive aliasing").
 ///
+/// And two keys of a mapping that differ as written may be one key once read (`on` and `true`): one value is
+/// dropped without a word (`findKeysEqualAsGoReadsThem`).
+///
 /// Held to sigs.k8s.io/yaml itself by `scripts/documents-vs-go/run`.
 enum GoYAML {
     static let tagPrefix = "tag:yaml.org,2002:"
@@ -24,6 +27,29 @@ enum GoYAML {
         case UInt8(ascii: "n"), UInt8(ascii: "N"): return count == 4 && second | 0x20 == UInt8(ascii: "u")
         case UInt8(ascii: "."), UInt8(ascii: "+"), UInt8(ascii: "-"): return count <= 5
         case 48...57: return count >= 18
+        default: return false
+        }
+    }
+
+    /// Whether the plain key `b[start..<start+count]` may read as a number or is a boolean (`yes`, `Off`).
+    static func mayBeTyped(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, count: Int) -> Bool {
+        switch b[start] {
+        case 48...57, UInt8(ascii: "."), UInt8(ascii: "+"), UInt8(ascii: "-"): return true
+        case UInt8(ascii: "y"), UInt8(ascii: "Y"), UInt8(ascii: "n"), UInt8(ascii: "N"), UInt8(ascii: "t"), UInt8(ascii: "T"),
+             UInt8(ascii: "f"), UInt8(ascii: "F"), UInt8(ascii: "o"), UInt8(ascii: "O"):
+            // the second letter first (`name` and `type` are common keys, `no` and `true` are not)
+            let c = b[start] | 0x20, second = count > 1 ? b[start + 1] | 0x20 : 0
+            switch (c, count) {
+            case (UInt8(ascii: "y"), 1), (UInt8(ascii: "n"), 1): break
+            case (UInt8(ascii: "y"), 3): guard second == UInt8(ascii: "e") else { return false }
+            case (UInt8(ascii: "n"), 2): guard second == UInt8(ascii: "o") else { return false }
+            case (UInt8(ascii: "t"), 4): guard second == UInt8(ascii: "r") else { return false }
+            case (UInt8(ascii: "f"), 5): guard second == UInt8(ascii: "a") else { return false }
+            case (UInt8(ascii: "o"), 2): guard second == UInt8(ascii: "n") else { return false }
+            case (UInt8(ascii: "o"), 3): guard second == UInt8(ascii: "f") else { return false }
+            default: return false
+            }
+            return ScalarType.resolvePlain(String(decoding: UnsafeBufferPointer(rebasing: b[start..<(start + count)]), as: UTF8.self)) == .bool
         default: return false
         }
     }
@@ -185,6 +211,104 @@ enum GoYAML {
         return atoi2(s[i + 1], s[i + 2]) && atoi2(s[i + 4], s[i + 5])
     }
 
+    /// The JSON key sigs.k8s.io/yaml makes of a key Go decodes to `kind` from `value` (nil for a null or unsigned
+    /// key, which it refuses): a number by its value (`01`, `0x1`, `1.0` are all "1"; floats as Go formats a
+    /// float32), a boolean as `true` or `false` (`on`, `Yes`), anything else as written.
+    static func jsonKey(_ kind: Kind, _ value: [UInt8]) -> String? {
+        switch kind {
+        case .string, .timestamp: return String(decoding: value, as: UTF8.self)
+        case .null, .uint: return nil
+        case .bool:
+            return ["y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"].contains(String(decoding: value, as: UTF8.self))
+                ? "true" : "false"
+        case .nanOrInf:
+            // `.nan` in three casings has an `a`, the infinities none
+            return value.contains(UInt8(ascii: "a")) || value.contains(UInt8(ascii: "A")) ? ".nan" : value.first == UInt8(ascii: "-") ? "-.inf" : ".inf"
+        case .int:
+            let plain = value.filter { $0 != UInt8(ascii: "_") }
+            if let v = intValue(plain) { return String(v) }
+            // go-yaml's own binary forms (`0b-1`)
+            if plain.starts(with: "0b".utf8), let v = intValue(Array(plain.dropFirst(2)), base: 2) { return String(v) }
+            if plain.starts(with: "-0b".utf8), let v = intValue([UInt8(ascii: "-")] + plain.dropFirst(3), base: 2) { return String(v) }
+            return nil
+        case .float:
+            return floatValue(value).map(float32Key)
+        }
+    }
+
+    /// The value of a scalar Go reads as a float (`!!float 0o1`: an integer made a float).
+    static func floatValue(_ value: [UInt8]) -> Double? {
+        if case .success(let d) = GoFloat.parse(String(decoding: value, as: UTF8.self)) { return d }
+        if case .success(let d) = GoFloat.parse(String(decoding: value.filter { $0 != UInt8(ascii: "_") }, as: UTF8.self)) { return d }
+        return jsonKey(.int, value).flatMap(Int64.init).map(Double.init)
+    }
+
+    /// Go's `strconv.ParseInt(b, base, 64)` (base 0: `0x`, `0o`, `0b` or a leading `0` decide).
+    static func intValue(_ b: [UInt8], base fixed: Int = 0) -> Int64? {
+        var i = 0, negative = false
+        if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+            negative = b[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        var base = fixed == 0 ? 10 : fixed
+        if fixed == 0, i + 1 < b.count, b[i] == UInt8(ascii: "0") {
+            switch b[i + 1] | 0x20 {
+            case UInt8(ascii: "x"): base = 16; i += 2
+            case UInt8(ascii: "o"): base = 8; i += 2
+            case UInt8(ascii: "b"): base = 2; i += 2
+            default: base = 8; i += 1
+            }
+        }
+        guard i < b.count else { return nil }
+        var magnitude: UInt64 = 0
+        for c in b[i...] {
+            let d: Int
+            switch c {
+            case 48...57: d = Int(c - 48)
+            case 97...122: d = Int(c - 97 + 10)
+            case 65...90: d = Int(c - 65 + 10)
+            default: return nil
+            }
+            guard d < base else { return nil }
+            let (m, o1) = magnitude.multipliedReportingOverflow(by: UInt64(base))
+            let (a, o2) = m.addingReportingOverflow(UInt64(d))
+            if o1 || o2 { return nil }
+            magnitude = a
+        }
+        if negative { return magnitude <= UInt64(Int64.max) + 1 ? Int64(bitPattern: 0 &- magnitude) : nil }
+        return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
+    }
+
+    /// Go's `strconv.FormatFloat(d, 'g', -1, 32)`, with sigs.k8s.io/yaml's names for the infinities: the shortest
+    /// digits of the float32, in exponent form when the exponent is below -4 or 6 and above.
+    static func float32Key(_ d: Double) -> String {
+        let f = Float(d)
+        if f.isNaN { return ".nan" }
+        if f.isInfinite { return f < 0 ? "-.inf" : ".inf" }
+        if f == 0 { return f.sign == .minus ? "-0" : "0" }
+        // Swift's description has the same shortest digits; take them and the decimal point's place
+        let text = f.magnitude.description
+        let parts = text.split(separator: "e", omittingEmptySubsequences: false)
+        let mantissa = parts[0]
+        let exponent = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+        let whole = mantissa.split(separator: ".", omittingEmptySubsequences: false)
+        var digits = Array(whole[0].utf8) + (whole.count > 1 ? Array(whole[1].utf8) : [])
+        var point = whole[0].utf8.count + exponent
+        while digits.first == UInt8(ascii: "0") { digits.removeFirst(); point -= 1 }
+        while digits.last == UInt8(ascii: "0") { digits.removeLast() }
+        let ds = String(decoding: digits, as: UTF8.self)
+        let sign = f < 0 ? "-" : ""
+        let exp = point - 1
+        if exp < -4 || exp >= 6 {
+            let rest = ds.dropFirst()
+            let e = abs(exp) < 10 ? "0\(abs(exp))" : "\(abs(exp))"
+            return sign + String(ds.prefix(1)) + (rest.isEmpty ? "" : "." + rest) + "e" + (exp < 0 ? "-" : "+") + e
+        }
+        if point <= 0 { return sign + "0." + String(repeating: "0", count: -point) + ds }
+        if point >= digits.count { return sign + ds + String(repeating: "0", count: point - digits.count) }
+        return sign + String(ds.prefix(point)) + "." + String(ds.dropFirst(point))
+    }
+
     /// go-yaml v2's share of a document that alias expansion may account for, by how many nodes it has decoded.
     static func allowedAliasRatio(_ decodeCount: Int) -> Double {
         if decodeCount <= 400_000 { return 0.99 }
@@ -215,6 +339,7 @@ extension YAMLFile {
     /// merge keys only in a file that may have one, alias expansion only in a document with aliases.
     mutating func judgeForGo() {
         var candidates: [Int] = []
+        var typedKeys: [Int] = []   // mappings with a key that may read as a number or boolean, or an alias key
         var mayMerge = false
         nodes.withUnsafeBufferPointer { ns in
             arena.withUnsafeBufferPointer { arena in
@@ -224,6 +349,7 @@ extension YAMLFile {
                         if ns[i].tagCount > 0 {
                             mayMerge = true   // `!!merge <<`, or a merge key written with escapes
                             candidates.append(i)
+                            if ns[i].isKey { typedKeys.append(ns[i].parent) }
                         } else if ns[i].plainImplicit {
                             if ns[i].valueCount == 0 {
                                 if ns[i].isKey { candidates.append(i) }
@@ -234,10 +360,15 @@ extension YAMLFile {
                                 } else if GoYAML.mayBeRefused(c, ns[i].valueCount > 1 ? arena[ns[i].valueStart + 1] : 0, count: ns[i].valueCount) {
                                     candidates.append(i)
                                 }
+                                if ns[i].isKey, (c < UInt8(ascii: "a") || ns[i].valueCount <= 5),
+                                   GoYAML.mayBeTyped(arena, ns[i].valueStart, count: ns[i].valueCount) {
+                                    typedKeys.append(ns[i].parent)
+                                }
                             }
                         }
                     case .alias:
                         candidates.append(i)
+                        if ns[i].isKey { typedKeys.append(ns[i].parent) }
                     case .mapping, .sequence:
                         if ns[i].isKey { candidates.append(i) }
                     }
@@ -245,6 +376,11 @@ extension YAMLFile {
             }
         }
         for i in candidates { goJudge(i) }
+        var last = -1
+        for m in typedKeys.sorted() where m != last {
+            last = m
+            findKeysEqualAsGoReadsThem(childNodes(m))
+        }
         if mayMerge {
             for i in nodes.indices where nodes[i].kind == .mapping { goJudgeMerges(childNodes(i)) }
         }
@@ -256,6 +392,30 @@ extension YAMLFile {
                 let end = d + 1 < documents.count ? documents[d + 1].root : nodes.count
                 while a < aliases.count, aliases[a] < doc.root { a += 1 }
                 if a < aliases.count, aliases[a] < end { goJudgeAliases(root: doc.root) }
+            }
+        }
+    }
+
+    /// The repeated keys of a mapping with a key that may read as a number or boolean, or an alias key, as Go reads
+    /// them once sigs.k8s.io/yaml has made them JSON keys, in place of the parser's byte comparison: `on` and `true`,
+    /// `1` and `01`, `1.0` and `1`, an alias and the key it repeats are one key (one value is lost, silently), while
+    /// `off` and `"off"` are two (false and "off").
+    mutating func findKeysEqualAsGoReadsThem(_ pairs: ArraySlice<Int>) {
+        let keys = Set(stride(from: pairs.startIndex, to: pairs.endIndex, by: 2).map { pairs[$0] })
+        duplicateKeys.removeAll { keys.contains($0.key) }
+        var first: [String: Int] = [:]
+        for j in stride(from: pairs.startIndex, to: pairs.endIndex, by: 2) {
+            let k = pairs[j]
+            let scalar = resolved(k)
+            guard nodes[scalar].kind == .scalar, !isGoMergeKey(k), let kind = goKind(scalar),
+                  let key = GoYAML.jsonKey(kind, Array(valueBytes(scalar))) else { continue }
+            // as JSON keys; and -0.0 and 0.0 are one key in Go's map before they are JSON keys "-0" and "0"
+            let zero = kind == .float && GoYAML.floatValue(Array(valueBytes(scalar))) == 0
+            if let f = first[key] ?? (zero ? first["\u{0}float zero"] : nil) {
+                duplicateKeys.append((k, f))
+            } else {
+                first[key] = k
+                if zero { first["\u{0}float zero"] = k }
             }
         }
     }
