@@ -274,6 +274,9 @@ import Testing
             ("a: !!float .NaN\n", "1:12 '!!float .NaN' is a float JSON cannot hold"),
             (".nan: &v .nan\n", "1:10 '.nan' is a float JSON cannot hold"),
             ("a: &x [*x]\n", "1:8 alias '*x' lies inside its own anchor's value, a cycle"),
+            ("args: [--url=http://x/y?q=1]\n", "1:8 '--url=http://x/y?q=1' has a '?', which ends a plain value inside [ ] or { } for Go's YAML"),
+            ("a: {x: [y], z: a?}\n", "1:16 'a?' has a '?', which ends a plain value inside [ ] or { } for Go's YAML"),
+            ("a: [a,\n  !foo b?c]\n", "2:8 'b?c' has a '?', which ends a plain value inside [ ] or { } for Go's YAML"),
         ]
         for (text, want) in cases {
             let got = refusals(text)
@@ -285,7 +288,8 @@ import Testing
                     "a: !!int 0x1F\n", "a: !!timestamp 2024-02-29\n", "a: !!binary |\n  Zm9v\n  YmFy\n", "a: !foo bar\n",
                     "a: !!merge x\n", "a: ! 12\n", "a: &a {x: 1}\nb: &b {y: 1}\nc:\n  <<: [*a, *b]\n  <<: *a\n", "a: ~\nb:\n",
                     ".nan: 1\n", "9223372036854775807: x\n", "18446744073709551615x: y\n", "a: '.inf'\n", "a: !!str .inf\n",
-                    "a: &x [1]\nb: [*x, *x]\n", "nameless: 1\nnull_ish: 2\nnone: 3\n"]
+                    "a: &x [1]\nb: [*x, *x]\n", "nameless: 1\nnull_ish: 2\nnone: 3\n",
+                    "a: why?\nb: [\"a?b\", 'c?']\nc: [?d]\n", "? e\n: f\n"]
         for text in fine {
             #expect(refusals(text).isEmpty, "\(text): \(refusals(text))")
         }
@@ -338,7 +342,7 @@ import Testing
         let one = ["on: 1\ntrue: 2\n", "1: a\n01: b\n", "1.0: a\n1: b\n", "0x10: a\n16: b\n", "a: &k name\n*k : x\nname: y\n",
                    "yes: a\n\"true\": b\n", "1e3: a\n1000: b\n", "1e6: a\n\"1e+06\": b\n", "0.1: a\n\"0.1\": b\n",
                    "1234567.0: a\n\"1.234567e+06\": b\n", "0.00001: a\n\"1e-05\": b\n", "-0.0: a\n\"-0\": b\n", "1e40: a\n.inf: b\n",
-                   "!!float 0o1: a\n0b1: b\n", "-0.0: a\n!!float 0: b\n"]
+                   "!!float 0o1: a\n0b1: b\n", "-0.0: a\n!!float 0: b\n", "1_0: a\n!!float 012: b\n", "0: a\n!!float -0: b\n"]
         for text in one {
             let d = duplicates(text)
             #expect(d == (text.hasPrefix("a:") ? ["3>2"] : ["2>1"]), "\(text): \(d)")

@@ -2741,7 +2741,7 @@ rationale: >
   YAML parses and is still refused: kubectl, Helm and Flux's controllers read a manifest with Go's YAML
   (go-yaml v2 through sigs.k8s.io/yaml) and then as JSON, which refuse an explicit tag the value does not
   satisfy (`!!int three`), a merge key `<<` that merges no mapping, a list, mapping or null as a key, a NaN
-  or infinite float, an alias inside its own anchor, and alias expansion past go-yaml's limit; kustomize,
+  or infinite float, a `?` inside an unquoted value in `[ ]` or `{ }`, an alias inside its own anchor, and alias expansion past go-yaml's limit; kustomize,
   through which Flux applies every manifest, also refuses a second merge key in one mapping.
 fix: >
   Correct the YAML at the reported position. Common causes are tab indentation, a missing space after
@@ -2820,6 +2820,22 @@ triggering:
     expect:
       - {file: app/values.yaml, line: 1, column: 12}
       - {file: app/values.yaml, line: 2, column: 18}
+  - description: a '?' inside an unquoted value in a flow sequence (Go's reader ends the value there)
+    files:
+      app/job.yaml: |
+        apiVersion: batch/v1
+        kind: Job
+        metadata:
+          name: probe
+        spec:
+          template:
+            spec:
+              containers:
+                - name: probe
+                  image: curlimages/curl:8.5.0
+                  args: [-fsS, http://web/healthz?full=1]
+    expect:
+      - {file: app/job.yaml, line: 11, column: 24}
   - description: two keys that are one once Go reads them (`on` is the boolean true; one value is dropped)
     files:
       app/config.yaml: |

@@ -8,6 +8,8 @@
 /// - a merge key `<<` whose value is not a mapping or a list of mappings;
 /// - a key that is a mapping or a list, is null, or an integer beyond a signed 64-bit one (JSON keys are strings);
 /// - a value that is a float NaN or infinity (`.nan`, `.inf`), which JSON cannot hold;
+/// - a `?` inside a plain scalar in a flow collection (`[a?b]`), where go-yaml's scanner (ported from an older
+///   libyaml) ends the scalar and libyaml 0.2.5 does not;
 /// - an alias inside its own anchor's value, and alias expansion past go-yaml's limit ("excessive aliasing").
 ///
 /// And two keys of a mapping that differ as written may be one key once read (`on` and `true`): one value is
@@ -236,11 +238,13 @@ enum GoYAML {
         }
     }
 
-    /// The value of a scalar Go reads as a float (`!!float 0o1`: an integer made a float).
+    /// The value of a scalar Go reads as a float. go-yaml tries an integer first, so `!!float 012` is 10 (octal)
+    /// and `!!float -0` is 0, an integer made a float.
     static func floatValue(_ value: [UInt8]) -> Double? {
+        if let i = jsonKey(.int, value).flatMap(Int64.init) { return Double(i) }
         if case .success(let d) = GoFloat.parse(String(decoding: value, as: UTF8.self)) { return d }
         if case .success(let d) = GoFloat.parse(String(decoding: value.filter { $0 != UInt8(ascii: "_") }, as: UTF8.self)) { return d }
-        return jsonKey(.int, value).flatMap(Int64.init).map(Double.init)
+        return nil
     }
 
     /// Go's `strconv.ParseInt(b, base, 64)` (base 0: `0x`, `0o`, `0b` or a leading `0` decide).
@@ -340,6 +344,8 @@ extension YAMLFile {
     mutating func judgeForGo() {
         var candidates: [Int] = []
         var typedKeys: [Int] = []   // mappings with a key that may read as a number or boolean, or an alias key
+        var questionMarks: [Int] = []   // plain scalars in a flow collection with a `?` in them
+        let mayHaveQuestionMark = SourceText.contains("?", in: bytes)
         var mayMerge = false
         nodes.withUnsafeBufferPointer { ns in
             arena.withUnsafeBufferPointer { arena in
@@ -366,6 +372,10 @@ extension YAMLFile {
                                 }
                             }
                         }
+                        if mayHaveQuestionMark, ns[i].style == .plain, ns[i].parent >= 0, ns[ns[i].parent].isFlow,
+                           UnsafeBufferPointer(rebasing: arena[ns[i].valueStart..<(ns[i].valueStart + ns[i].valueCount)]).contains(UInt8(ascii: "?")) {
+                            questionMarks.append(i)
+                        }
                     case .alias:
                         candidates.append(i)
                         if ns[i].isKey { typedKeys.append(ns[i].parent) }
@@ -376,6 +386,11 @@ extension YAMLFile {
             }
         }
         for i in candidates { goJudge(i) }
+        // go-yaml's scanner, from an older libyaml, ends a plain scalar at a `?` in a flow collection (libyaml 0.2.5
+        // reads on), and then finds no `,` or `]` where it expects one
+        for i in questionMarks {
+            goRefusals.append((i, "'\(value(i))' has a '?', which ends a plain value inside [ ] or { } for Go's YAML: \(Self.refusedBy); quote the value"))
+        }
         var last = -1
         for m in typedKeys.sorted() where m != last {
             last = m
