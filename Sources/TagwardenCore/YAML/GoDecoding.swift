@@ -128,9 +128,7 @@ enum GoYAML {
         case .int:
             // ParseInt first: what only ParseUint takes is a uint64, which no JSON key conversion accepts
             let plain = b.filter { $0 != UInt8(ascii: "_") }
-            if c != UInt8(ascii: "+"), c != UInt8(ascii: "-"), ScalarType.goInteger(plain), !ScalarType.goInteger([UInt8(ascii: "+")] + plain) {
-                return .uint
-            }
+            if ScalarType.goInt64(plain) == nil, ScalarType.goInteger(plain) { return .uint }
             return .int
         }
     }
@@ -228,10 +226,10 @@ enum GoYAML {
             return value.contains(UInt8(ascii: "a")) || value.contains(UInt8(ascii: "A")) ? ".nan" : value.first == UInt8(ascii: "-") ? "-.inf" : ".inf"
         case .int:
             let plain = value.filter { $0 != UInt8(ascii: "_") }
-            if let v = intValue(plain) { return String(v) }
+            if let v = ScalarType.goInt64(plain) { return String(v) }
             // go-yaml's own binary forms (`0b-1`)
-            if plain.starts(with: "0b".utf8), let v = intValue(Array(plain.dropFirst(2)), base: 2) { return String(v) }
-            if plain.starts(with: "-0b".utf8), let v = intValue([UInt8(ascii: "-")] + plain.dropFirst(3), base: 2) { return String(v) }
+            if plain.starts(with: "0b".utf8), let v = ScalarType.goInt64(Array(plain.dropFirst(2)), base: 2) { return String(v) }
+            if plain.starts(with: "-0b".utf8), let v = ScalarType.goInt64([UInt8(ascii: "-")] + plain.dropFirst(3), base: 2) { return String(v) }
             return nil
         case .float:
             return floatValue(value).map(float32Key)
@@ -245,42 +243,6 @@ enum GoYAML {
         if case .success(let d) = GoFloat.parse(String(decoding: value, as: UTF8.self)) { return d }
         if case .success(let d) = GoFloat.parse(String(decoding: value.filter { $0 != UInt8(ascii: "_") }, as: UTF8.self)) { return d }
         return nil
-    }
-
-    /// Go's `strconv.ParseInt(b, base, 64)` (base 0: `0x`, `0o`, `0b` or a leading `0` decide).
-    static func intValue(_ b: [UInt8], base fixed: Int = 0) -> Int64? {
-        var i = 0, negative = false
-        if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
-            negative = b[i] == UInt8(ascii: "-")
-            i += 1
-        }
-        var base = fixed == 0 ? 10 : fixed
-        if fixed == 0, i + 1 < b.count, b[i] == UInt8(ascii: "0") {
-            switch b[i + 1] | 0x20 {
-            case UInt8(ascii: "x"): base = 16; i += 2
-            case UInt8(ascii: "o"): base = 8; i += 2
-            case UInt8(ascii: "b"): base = 2; i += 2
-            default: base = 8; i += 1
-            }
-        }
-        guard i < b.count else { return nil }
-        var magnitude: UInt64 = 0
-        for c in b[i...] {
-            let d: Int
-            switch c {
-            case 48...57: d = Int(c - 48)
-            case 97...122: d = Int(c - 97 + 10)
-            case 65...90: d = Int(c - 65 + 10)
-            default: return nil
-            }
-            guard d < base else { return nil }
-            let (m, o1) = magnitude.multipliedReportingOverflow(by: UInt64(base))
-            let (a, o2) = m.addingReportingOverflow(UInt64(d))
-            if o1 || o2 { return nil }
-            magnitude = a
-        }
-        if negative { return magnitude <= UInt64(Int64.max) + 1 ? Int64(bitPattern: 0 &- magnitude) : nil }
-        return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
     }
 
     /// Go's `strconv.FormatFloat(d, 'g', -1, 32)`, with sigs.k8s.io/yaml's names for the infinities: the shortest

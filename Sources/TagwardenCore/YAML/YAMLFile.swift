@@ -310,7 +310,22 @@ public enum ScalarType: Sendable, Equatable {
 
     /// Go's `strconv.ParseInt(s, base, 64)`, or `ParseUint(s, base, 64)` for an unsigned one, succeeds (base 0: the
     /// prefix decides, `0x`, `0o`, `0b`, or a leading `0` for octal).
-    static func goInteger(_ b: [UInt8], base fixed: UInt64 = 0) -> Bool {
+    static func goInteger(_ b: [UInt8], base: Int = 0) -> Bool {
+        guard let n = goDigits(b, base: base) else { return false }
+        if !n.signed { return true }   // ParseUint takes what ParseInt cannot
+        return n.negative ? n.magnitude <= UInt64(Int64.max) + 1 : n.magnitude <= UInt64(Int64.max)
+    }
+
+    /// Go's `strconv.ParseInt(s, base, 64)`: the value, or nil.
+    static func goInt64(_ b: [UInt8], base: Int = 0) -> Int64? {
+        guard let n = goDigits(b, base: base) else { return nil }
+        if n.negative { return n.magnitude <= UInt64(Int64.max) + 1 ? Int64(bitPattern: 0 &- n.magnitude) : nil }
+        return n.magnitude <= UInt64(Int64.max) ? Int64(n.magnitude) : nil
+    }
+
+    /// The sign and magnitude of an integer as Go's strconv reads one (a sign, then the base's prefix when `base` is
+    /// 0), or nil when a digit is out of the base or the magnitude passes 64 bits.
+    private static func goDigits(_ b: [UInt8], base fixed: Int) -> (magnitude: UInt64, negative: Bool, signed: Bool)? {
         var i = 0
         var negative = false, signed = false
         if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
@@ -318,7 +333,7 @@ public enum ScalarType: Sendable, Equatable {
             negative = b[i] == UInt8(ascii: "-")
             i += 1
         }
-        var base: UInt64 = fixed == 0 ? 10 : fixed
+        var base = UInt64(fixed == 0 ? 10 : fixed)
         if fixed == 0, i + 1 < b.count, b[i] == UInt8(ascii: "0") {
             switch b[i + 1] | 0x20 {
             case UInt8(ascii: "x"): base = 16; i += 2
@@ -327,7 +342,7 @@ public enum ScalarType: Sendable, Equatable {
             default: base = 8; i += 1
             }
         }
-        guard i < b.count else { return false }
+        guard i < b.count else { return nil }
         var value: UInt64 = 0
         for c in b[i...] {
             let d: UInt64
@@ -335,16 +350,15 @@ public enum ScalarType: Sendable, Equatable {
             case 48...57: d = UInt64(c - 48)
             case 97...122: d = UInt64(c - 97 + 10)
             case 65...90: d = UInt64(c - 65 + 10)
-            default: return false
+            default: return nil
             }
-            guard d < base else { return false }
+            guard d < base else { return nil }
             let (m, o1) = value.multipliedReportingOverflow(by: base)
             let (a, o2) = m.addingReportingOverflow(d)
-            if o1 || o2 { return false }
+            if o1 || o2 { return nil }
             value = a
         }
-        if !signed { return true }   // ParseUint takes what ParseInt cannot
-        return negative ? value <= UInt64(Int64.max) + 1 : value <= UInt64(Int64.max)
+        return (value, negative, signed)
     }
 
     /// go-yaml's `yamlStyleFloat`: `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
