@@ -2742,13 +2742,14 @@ rationale: >
   (go-yaml v2 through sigs.k8s.io/yaml) and then as JSON, which refuse an explicit tag the value does not
   satisfy (`!!int three`), a merge key `<<` that merges no mapping, a list, mapping or null as a key, a NaN
   or infinite float, a `?` inside an unquoted value in `[ ]` or `{ }`, an alias inside its own anchor, and alias expansion past go-yaml's limit; kustomize,
-  through which Flux applies every manifest, also refuses a second merge key in one mapping.
+  through which Flux applies every manifest, also refuses a second merge key in one mapping. Two keys Go
+  reads as one (`on` and `true`, `1` and `01`) keep only one of their values, silently.
 fix: >
   Correct the YAML at the reported position. Common causes are tab indentation, a missing space after
   a colon, unbalanced quotes and a mapping key at the wrong indentation. Remove a repeated key; merge
   several anchors with one merge key, `<<: [*a, *b]`. Define an anchor (`&name`) before its aliases
   (`*name`), in the same document. Drop a tag the value does not satisfy, and quote `~`, `null`, `.nan`
-  or `.inf` where a string is meant.
+  or `.inf` where a string is meant, and a value with a `?` inside `[ ]` or `{ }`.
 triggering:
   - description: tab indentation
     files:
