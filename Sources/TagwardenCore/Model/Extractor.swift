@@ -70,7 +70,7 @@ struct Extractor {
                 (scratch.nodes[d.key].span, written(d.key), scratch.nodes[d.first].span.start.line, written(d.first))
             }
         }
-        if !scratch.goRefusals.isEmpty { facts.goRefusals = scratch.goRefusals.map { (scratch.nodes[$0.node].span, $0.message) } }
+        if !scratch.goRefusals.isEmpty { facts.goRefusals = scratch.goRefusals }
         if !scratch.duplicateMergeKeys.isEmpty {
             facts.duplicateMergeKeys = scratch.duplicateMergeKeys.map { (scratch.nodes[$0.key].span, scratch.nodes[$0.first].span.start.line) }
         }

@@ -2742,7 +2742,8 @@ rationale: >
   (go-yaml v2 through sigs.k8s.io/yaml) and then as JSON, which refuse an explicit tag the value does not
   satisfy (`!!int three`), a merge key `<<` that merges no mapping, a list, mapping or null as a key, a NaN
   or infinite float, a `?` inside an unquoted value in `[ ]` or `{ }`, an alias inside its own anchor, and alias expansion past go-yaml's limit; kustomize,
-  through which Flux applies every manifest, also refuses a second merge key in one mapping. Two keys Go
+  through which Flux applies every manifest, also refuses a second merge key in one mapping, and go-yaml a
+  `%YAML` directive other than 1.1. Two keys Go
   reads as one (`on` and `true`, `1` and `01`) keep only one of their values, silently.
 fix: >
   Correct the YAML at the reported position. Common causes are tab indentation, a missing space after
@@ -2837,6 +2838,17 @@ triggering:
                   args: [-fsS, http://web/healthz?full=1]
     expect:
       - {file: app/job.yaml, line: 11, column: 24}
+  - description: a YAML 1.2 directive (libyaml reads it; go-yaml reads 1.1 only and refuses the document)
+    files:
+      app/cm.yaml: |
+        %YAML 1.2
+        ---
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: settings
+    expect:
+      - {file: app/cm.yaml, line: 1, column: 1}
   - description: two keys that are one once Go reads them (`on` is the boolean true; one value is dropped)
     files:
       app/config.yaml: |

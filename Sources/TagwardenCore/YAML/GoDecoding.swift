@@ -10,7 +10,8 @@
 /// - a value that is a float NaN or infinity (`.nan`, `.inf`), which JSON cannot hold;
 /// - a `?` inside a plain scalar in a flow collection (`[a?b]`), where go-yaml's scanner (ported from an older
 ///   libyaml) ends the scalar and libyaml 0.2.5 does not;
-/// - an alias inside its own anchor's value, and alias expansion past go-yaml's limit ("excessive aliasing").
+/// - an alias inside its own anchor's value, and alias expansion past go-yaml's limit ("excessive aliasing");
+/// - a `%YAML` directive other than 1.1 (libyaml takes 1.2; noted by the parser).
 ///
 /// And two keys of a mapping that differ as written may be one key once read (`on` and `true`): one value is
 /// dropped without a word (`findKeysEqualAsGoReadsThem`).
@@ -351,7 +352,7 @@ extension YAMLFile {
         // go-yaml's scanner, from an older libyaml, ends a plain scalar at a `?` in a flow collection (libyaml 0.2.5
         // reads on), and then finds no `,` or `]` where it expects one
         for i in questionMarks {
-            goRefusals.append((i, "'\(value(i))' has a '?', which ends a plain value inside [ ] or { } for Go's YAML: \(Self.refusedBy); quote the value"))
+            refuse(i, "'\(value(i))' has a '?', which ends a plain value inside [ ] or { } for Go's YAML: \(Self.refusedBy); quote the value")
         }
         var last = -1
         for m in typedKeys.sorted() where m != last {
@@ -397,6 +398,10 @@ extension YAMLFile {
         }
     }
 
+    mutating func refuse(_ node: Int, _ message: String) {
+        goRefusals.append((nodes[node].span, message))
+    }
+
     /// Judges a scalar, alias or collection key as Go decodes it (`judgeForGo` picks which).
     mutating func goJudge(_ index: Int) {
         let n = nodes[index]
@@ -405,18 +410,18 @@ extension YAMLFile {
             let t = nodes[target]
             if n.isKey {
                 if t.kind != .scalar {
-                    goRefusals.append((index, "alias '*\(value(index))' as a key names a \(t.kind == .mapping ? "mapping" : "list"): JSON keys are strings, and \(Self.refusedBy)"))
+                    refuse(index, "alias '*\(value(index))' as a key names a \(t.kind == .mapping ? "mapping" : "list"): JSON keys are strings, and \(Self.refusedBy)")
                 } else if let k = goKind(target), k == .null || k == .uint {
-                    goRefusals.append((index, "alias '*\(value(index))' as a key names \(k == .null ? "a null" : "an integer beyond 64 signed bits"): JSON keys are strings, and \(Self.refusedBy)"))
+                    refuse(index, "alias '*\(value(index))' as a key names \(k == .null ? "a null" : "an integer beyond 64 signed bits"): JSON keys are strings, and \(Self.refusedBy)")
                 }
             } else if t.kind == .scalar, goKind(target) == .nanOrInf {
-                goRefusals.append((index, "alias '*\(value(index))' names '\(value(target))', a float JSON cannot hold: \(Self.refusedBy); quote it for a string"))
+                refuse(index, "alias '*\(value(index))' names '\(value(target))', a float JSON cannot hold: \(Self.refusedBy); quote it for a string")
             }
             return
         }
         guard n.kind == .scalar else {
             if n.isKey {
-                goRefusals.append((index, "a \(n.kind == .mapping ? "mapping" : "list") as a key: JSON keys are strings, and \(Self.refusedBy)"))
+                refuse(index, "a \(n.kind == .mapping ? "mapping" : "list") as a key: JSON keys are strings, and \(Self.refusedBy)")
             }
             return
         }
@@ -424,16 +429,16 @@ extension YAMLFile {
         let written = n.tagCount > 0 ? "\(goShortTag(index)) \(value(index))" : value(index)
         switch GoYAML.resolve(tag: tag(index), value: Array(valueBytes(index))) {
         case .failure(.binary):
-            goRefusals.append((index, "'\(written)' is not base64: \(Self.refusedBy)"))
+            refuse(index, "'\(written)' is not base64: \(Self.refusedBy)")
         case .failure(.tag(let found, let wanted)):
-            goRefusals.append((index, "'\(written)' is a !!\(GoYAML.name(found)), not a !!\(wanted): \(Self.refusedBy)"))
+            refuse(index, "'\(written)' is a !!\(GoYAML.name(found)), not a !!\(wanted): \(Self.refusedBy)")
         case .success(let k):
             if n.isKey, k == .null {
-                goRefusals.append((index, "a null key ('\(written)'): JSON keys are strings, and \(Self.refusedBy); quote it for a string"))
+                refuse(index, "a null key ('\(written)'): JSON keys are strings, and \(Self.refusedBy); quote it for a string")
             } else if n.isKey, k == .uint {
-                goRefusals.append((index, "the key \(written) is an integer beyond 64 signed bits: \(Self.refusedBy); quote it for a string"))
+                refuse(index, "the key \(written) is an integer beyond 64 signed bits: \(Self.refusedBy); quote it for a string")
             } else if !n.isKey, k == .nanOrInf {
-                goRefusals.append((index, "'\(written)' is a float JSON cannot hold: \(Self.refusedBy); quote it for a string"))
+                refuse(index, "'\(written)' is a float JSON cannot hold: \(Self.refusedBy); quote it for a string")
             }
         }
     }
@@ -468,7 +473,7 @@ extension YAMLFile {
             let v = pairs[j + 1]
             let ok = nodes[v].kind == .sequence ? childNodes(v).allSatisfy(isMapping) : isMapping(v)
             if !ok {
-                goRefusals.append((v, "the merge key '<<' takes a mapping or a list of mappings: \(Self.refusedBy)"))
+                refuse(v, "the merge key '<<' takes a mapping or a list of mappings: \(Self.refusedBy)")
             }
         }
     }
@@ -490,7 +495,7 @@ extension YAMLFile {
             if !expanding.isEmpty { aliasCount += 1 }
             if aliasCount > 100, decodeCount > 1000, Double(aliasCount) / Double(decodeCount) > GoYAML.allowedAliasRatio(decodeCount) {
                 let outer = expanding[0]
-                goRefusals.append((outer, "alias '*\(value(outer))' expands the document past go-yaml's limit (excessive aliasing): \(Self.refusedBy)"))
+                refuse(outer, "alias '*\(value(outer))' expands the document past go-yaml's limit (excessive aliasing): \(Self.refusedBy)")
                 return
             }
             if decodeCount > budget { return }
@@ -499,7 +504,7 @@ extension YAMLFile {
             case .scalar: break
             case .alias:
                 if expanding.contains(node) {
-                    goRefusals.append((node, "alias '*\(value(node))' lies inside its own anchor's value, a cycle: \(Self.refusedBy)"))
+                    refuse(node, "alias '*\(value(node))' lies inside its own anchor's value, a cycle: \(Self.refusedBy)")
                     return
                 }
                 guard let target = aliasTargets[node] else { break }

@@ -87,8 +87,8 @@ public struct YAMLFile: Sendable {
     /// The node each alias names: the latest anchor of that name before it in its document. Kept aside,
     /// not copied into the tree, so an alias bomb stays a handful of nodes.
     public internal(set) var aliasTargets: [Int: Int] = [:]
-    /// Nodes Go's YAML reader refuses although libyaml parses them (see `GoYAML`), each with the reason.
-    public internal(set) var goRefusals: [(node: Int, message: String)] = []
+    /// What Go's YAML reader refuses although libyaml parses it (see `GoYAML`): where, and why.
+    public internal(set) var goRefusals: [(span: SourceSpan, message: String)] = []
     /// A merge key `<<` given twice in one mapping, with the first: kustomize refuses it, go-yaml does not.
     public internal(set) var duplicateMergeKeys: [(key: Int, first: Int)] = []
     var arena: [UInt8] = []

@@ -172,6 +172,11 @@ extension YAMLFile {
                 docRoot = -1
                 docStart = marks.position(event.start_mark)
                 if !anchors.isEmpty { anchors.removeAll() }
+                if let v = event.data.document_start.version_directive?.pointee, v.major != 1 || v.minor != 1 {
+                    // libyaml takes 1.2 as well; go-yaml refuses all but 1.1 ("found incompatible YAML document")
+                    goRefusals.append((SourceSpan(start: docStart, end: docStart),
+                                       "a %YAML \(v.major).\(v.minor) directive: go-yaml reads YAML 1.1 only and refuses the document, so kustomize and Flux reject the file; remove the directive"))
+                }
             case YAML_DOCUMENT_END_EVENT:
                 if docRoot >= 0 {
                     documents.append(YAMLDocument(root: docRoot, span: SourceSpan(start: docStart, end: marks.position(event.end_mark))))
