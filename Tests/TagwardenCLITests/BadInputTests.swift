@@ -53,6 +53,16 @@ import Testing
         #expect(message(res).hasPrefix("alias '*a2' expands the document past go-yaml's limit (excessive aliasing)"))
     }
 
+    @Test func aByteOrderMarkInsideTheFileIsNamed() throws {
+        // two files joined end to end, each with its BOM: Go's YAML skips the second, libyaml refuses it
+        let one = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"
+        let (res, _) = try single("joined.yaml", Data(("\u{FEFF}" + one + "---\n\u{FEFF}" + one).utf8))
+        #expect(res.code == 1)
+        #expect(res.findings == ["yaml-syntax joined.yaml:6:1"])
+        #expect(message(res) == "YAML syntax error: a byte-order mark (U+FEFF) starts line 6: libyaml refuses it after the first line (Go's YAML skips it), "
+            + "and the parse fails at line 7 (did not find expected <document start>); remove it")
+    }
+
     @Test func documentsGoRefusesAreReportedWhereTheProblemIs() throws {
         let r = try TempRepo()
         try r.write("apps/web.yaml", """

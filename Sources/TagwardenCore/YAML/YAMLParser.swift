@@ -390,6 +390,16 @@ extension YAMLFile {
                 message += " started at line \(started.line), column \(started.column)"
             }
         }
-        return YAMLError(message: message, position: marks.position(parser.problem_mark))
+        let position = marks.position(parser.problem_mark)
+        // a byte-order mark at the start of a later line (files joined end to end): libyaml refuses it, go-yaml skips
+        // it, and libyaml's error comes later and says nothing of it
+        let bom: [UInt8] = [10, 0xEF, 0xBB, 0xBF]
+        if let at = bytes.withUnsafeBytes({ hay in bom.withUnsafeBytes { SourceText.find(hay, $0, from: 0) } }), at + 1 <= position.offset {
+            let mark = SourceText.position(bytes, offset: at + 1)
+            return YAMLError(message: "a byte-order mark (U+FEFF) starts line \(mark.line): libyaml refuses it after the first line "
+                                 + "(Go's YAML skips it), and the parse fails at line \(position.line) (\(message)); remove it",
+                             position: mark)
+        }
+        return YAMLError(message: message, position: position)
     }
 }
