@@ -208,6 +208,12 @@ import Testing
         #expect(e.position.line == 1 && e.position.column == 257)
     }
 
+    @Test func aColonBeforeAFlowIndicatorSaysToQuote() throws {
+        let e = try #require(parse("args: [--flag=a:]\n").error)
+        #expect(e.message == "found unexpected ':' while scanning a plain scalar started at line 1, column 8; quote the value (Go's YAML reads `[a:]` as the text 'a:', libyaml does not)")
+        #expect(e.position.line == 1 && e.position.column == 16)
+    }
+
     @Test func syntaxErrorsHavePositions() throws {
         let tab = parse("a:\n\tb: 1\n")
         #expect(try #require(tab.error).position.line == 2)

@@ -390,6 +390,11 @@ extension YAMLFile {
                 message += " started at line \(started.line), column \(started.column)"
             }
         }
+        if problem == "found unexpected ':'" {
+            // libyaml's only use of it: a ':' right before `,` `?` `[` `]` `{` `}` in a flow collection (`[a:]`), which
+            // go-yaml reads as part of the value before `,` `]` `}`
+            message += "; quote the value (Go's YAML reads `[a:]` as the text 'a:', libyaml does not)"
+        }
         let position = marks.position(parser.problem_mark)
         // a byte-order mark at the start of a later line (files joined end to end): libyaml refuses it, go-yaml skips
         // it, and libyaml's error comes later and says nothing of it
