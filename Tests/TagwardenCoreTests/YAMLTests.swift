@@ -305,6 +305,11 @@ import Testing
         let merges = parse("a: &a {x: 1}\nb:\n  <<: *a\n  k: 1\n  <<: {y: 2}\n")
         #expect(merges.duplicateMergeKeys.map { "\(merges.nodes[$0.key].span.start.line)>\(merges.nodes[$0.first].span.start.line)" } == ["5>3"])
         #expect(parse("a: {'<<': 1, '<<': 2}\n").duplicateMergeKeys.isEmpty)   // quoted: not merge keys
+        #expect(parse("a: {'<<': 1, '<<': 2}\n").duplicateKeys.count == 1)     // but one key given twice
+        // lookups take the same merge keys as Go: `!!str <<` is a key named "<<", `!!merge "<<"` merges
+        let tagged = parse("b: &b {image: x}\ns: {!!str <<: *b}\nm: {!!merge \"<<\": *b}\n")
+        let root = tagged.documents[0].root
+        #expect(tagged.get(root, "s", "image") == nil && tagged.get(root, "m", "image") != nil)
     }
 
     @Test func aliasExpansionStopsWhereGoYAMLStops() {

@@ -287,13 +287,6 @@ enum GoYAML {
 extension YAMLFile {
     static let refusedBy = "kubectl, Helm and Flux's controllers reject the file"
 
-    /// A merge key as go-yaml v2 sees one: `<<` written plainly, or tagged `!!merge`.
-    func isGoMergeKey(_ node: Int) -> Bool {
-        let n = nodes[node]
-        guard n.kind == .scalar, isMergeKey(n) else { return false }
-        return n.plainImplicit || tag(node) == GoYAML.tagPrefix + "merge"
-    }
-
     func goKind(_ node: Int) -> GoYAML.Kind? {
         let n = nodes[node]
         guard n.kind == .scalar else { return nil }
@@ -385,7 +378,7 @@ extension YAMLFile {
         for j in stride(from: pairs.startIndex, to: pairs.endIndex, by: 2) {
             let k = pairs[j]
             let scalar = resolved(k)
-            guard nodes[scalar].kind == .scalar, !isGoMergeKey(k), let kind = goKind(scalar),
+            guard nodes[scalar].kind == .scalar, !isMergeKey(k), let kind = goKind(scalar),
                   let key = GoYAML.jsonKey(kind, Array(valueBytes(scalar))) else { continue }
             // as JSON keys; and -0.0 and 0.0 are one key in Go's map before they are JSON keys "-0" and "0"
             let zero = kind == .float && GoYAML.floatValue(Array(valueBytes(scalar))) == 0
@@ -464,7 +457,7 @@ extension YAMLFile {
         var j = pairs.startIndex
         while j < pairs.endIndex {
             defer { j += 2 }
-            guard nodes[pairs[j]].valueCount == 2, isGoMergeKey(pairs[j]) else { continue }
+            guard isMergeKey(pairs[j]) else { continue }
             if let first {
                 duplicateMergeKeys.append((pairs[j], first))
             } else {
@@ -519,7 +512,7 @@ extension YAMLFile {
                 let kids = childNodes(node)
                 for j in stride(from: kids.endIndex - 2, through: kids.startIndex, by: -2) {
                     let k = kids[j], v = kids[j + 1]
-                    if isGoMergeKey(k) {
+                    if isMergeKey(k) {
                         if nodes[v].kind == .sequence {
                             for c in childNodes(v) { stack.append(.visit(c)) }
                         } else {

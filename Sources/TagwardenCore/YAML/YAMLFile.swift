@@ -81,7 +81,7 @@ public struct YAMLFile: Sendable {
     /// The scalars followed by a comment on their line, in source order.
     public internal(set) var commented: [Int] = []
     public internal(set) var error: YAMLError?
-    /// Scalar keys given twice in one mapping (merge keys `<<` aside): each later key with the first one.
+    /// Scalar keys given twice in one mapping (merge keys aside, `isMergeKey`): each later key with the first one.
     /// YAML requires unique keys; kubectl and kustomize reject such a file.
     public internal(set) var duplicateKeys: [(key: Int, first: Int)] = []
     /// The node each alias names: the latest anchor of that name before it in its document. Kept aside,
@@ -162,6 +162,14 @@ public struct YAMLFile: Sendable {
         nodes[node].kind == .alias ? aliasTargets[node] ?? node : node
     }
 
+    /// A merge key as go-yaml and kustomize read one: `<<` written plainly, or tagged `!!merge`. A quoted `"<<"` is a
+    /// key like any other; a merge key may repeat only for go-yaml (kustomize refuses it: `duplicateMergeKeys`).
+    public func isMergeKey(_ node: Int) -> Bool {
+        let n = nodes[node]
+        guard n.kind == .scalar, n.valueCount == 2, arena[n.valueStart] == 60, arena[n.valueStart + 1] == 60 else { return false }
+        return n.plainImplicit || tag(node) == "tag:yaml.org,2002:merge"
+    }
+
     /// The value under `key` in a mapping (the last one if the key repeats, as Kubernetes reads it), read
     /// as Kubernetes reads YAML: an alias stands for its anchored node, and a key missing from the mapping
     /// is looked up in what a merge key `<<: *base` (or `<<: [*a, *b]`, earlier first) brings in.
@@ -184,7 +192,7 @@ public struct YAMLFile: Sendable {
             let k = children[i]
             if valueEquals(k, key) {
                 found = children[i + 1]
-            } else if nodes[k].valueCount == 2, nodes[k].kind == .scalar, nodes[k].style == .plain, isMergeKey(nodes[k]) {
+            } else if nodes[k].valueCount == 2, isMergeKey(k) {
                 merge = children[i + 1]
             }
             i += 2

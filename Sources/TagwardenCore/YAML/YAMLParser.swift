@@ -281,11 +281,11 @@ extension YAMLFile {
             var j = pairs.startIndex + 2
             while j < pairs.endIndex {
                 let b = nodes[pairs[j]]
-                if b.kind == .scalar, !isMergeKey(b) {
+                if b.kind == .scalar, !isMergeKey(pairs[j]) {
                     var i = pairs.startIndex
                     while i < j {
                         let a = nodes[pairs[i]]
-                        if a.kind == .scalar, a.valueCount == b.valueCount, sameValue(pairs[i], pairs[j]) {
+                        if a.kind == .scalar, a.valueCount == b.valueCount, sameValue(pairs[i], pairs[j]), !isMergeKey(pairs[i]) {
                             duplicateKeys.append((pairs[j], pairs[i]))
                             break
                         }
@@ -298,16 +298,11 @@ extension YAMLFile {
             var first: [ArraySlice<UInt8>: Int] = [:]
             for j in stride(from: pairs.startIndex, to: pairs.endIndex, by: 2) {
                 let b = nodes[pairs[j]]
-                guard b.kind == .scalar, !isMergeKey(b) else { continue }
+                guard b.kind == .scalar, !isMergeKey(pairs[j]) else { continue }
                 let v = arena[b.valueStart..<(b.valueStart + b.valueCount)]
                 if let a = first[v] { duplicateKeys.append((pairs[j], a)) } else { first[v] = pairs[j] }
             }
         }
-    }
-
-    /// `<<`: a merge key, which may repeat.
-    func isMergeKey(_ n: YAMLNode) -> Bool {
-        n.valueCount == 2 && arena[n.valueStart] == 60 && arena[n.valueStart + 1] == 60
     }
 
     /// The position after a node's properties (`&anchor`, `!tag`) and the blanks, line breaks and comments
@@ -398,8 +393,7 @@ extension YAMLFile {
         let position = marks.position(parser.problem_mark)
         // a byte-order mark at the start of a later line (files joined end to end): libyaml refuses it, go-yaml skips
         // it, and libyaml's error comes later and says nothing of it
-        let bom: [UInt8] = [10, 0xEF, 0xBB, 0xBF]
-        if let at = bytes.withUnsafeBytes({ hay in bom.withUnsafeBytes { SourceText.find(hay, $0, from: 0) } }), at + 1 <= position.offset {
+        if let at = SourceText.occurrences(of: "\n\u{FEFF}", in: bytes).first, at + 1 <= position.offset {
             let mark = SourceText.position(bytes, offset: at + 1)
             return YAMLError(message: "a byte-order mark (U+FEFF) starts line \(mark.line): libyaml refuses it after the first line "
                                  + "(Go's YAML skips it), and the parse fails at line \(position.line) (\(message)); remove it",
