@@ -113,8 +113,9 @@ struct PolicyEval: ParsableCommand {
             guard parts.count == 2 else { return fail("--policy must be NAMESPACE/NAME, not '\(policy)'") }
             var candidates = model.flux.policies(namespace: parts[0], name: parts[1])
             guard !candidates.isEmpty else {
-                let known = model.flux.policies.map { "\($0.namespace ?? "default")/\($0.name)" }
-                let hint = Suggest.nearest("\(parts[0])/\(parts[1])", in: known).map { " (did you mean '\($0)'?)" } ?? ""
+                let names = PolicySuggester(model.flux.policies).suggest(namespace: parts[0], name: parts[1])
+                    .map { "'\($0.namespace)/\($0.name)'" }
+                let hint = names.isEmpty ? "" : " (did you mean \(names.joined(separator: " or "))?)"
                 return fail("no ImagePolicy \(parts[0])/\(parts[1]) in \(ws.root)\(hint)")
             }
             // one per cluster: PATH says which

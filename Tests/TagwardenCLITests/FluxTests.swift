@@ -214,6 +214,33 @@ func fluxRepo() throws -> TempRepo {
         #expect(try r.audit("--rev", "HEAD", "--format", "json").findings == res.findings)
     }
 
+    @Test func didYouMeanOffersOnlyALikelyPolicy() throws {
+        let r = try TempRepo()
+        var policies = ""
+        for name in ["web-production", "api-prod", "lab-home", "wordle-duel"] {
+            policies += "---\napiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata:\n  name: \(name)\n  namespace: flux-system\nspec:\n  imageRepositoryRef:\n    name: \(name)\n  policy:\n    alphabetical: {}\n"
+        }
+        try r.write("flux/policies.yaml", policies)
+        try r.write("apps/a.yaml", pod("a", images: [
+            "ghcr.io/acme/web:1 # {\"$imagepolicy\": \"flux-system:web-prod\"}",        // a word shortened: not api-prod, one edit nearer
+            "ghcr.io/acme/checker:1 # {\"$imagepolicy\": \"flux-system:page-checker\"}", // nothing like it: no lab-home
+            "ghcr.io/acme/duel:1 # {\"$imagepolicy\": \"flux-sytem:wordle-duel\"}",      // a typo in the namespace
+            "ghcr.io/acme/duel:1 # {\"$imagepolicy\": \"flux-system:wordle-duell\"}",    // a typo in the name
+            "ghcr.io/acme/lab:1 # {\"$imagepolicy\": \"flux-system:lab\"}",               // a word dropped
+        ]))
+        let res = try r.audit("--format", "json")
+        let unknown = res.findingObjects.filter { $0["rule"] as? String == "marker-unknown-policy" }
+        #expect(unknown.map { "\($0["line"]!)" } == ["8", "10", "12", "14", "16"])
+        let suffix = "in the repository, so Flux never updates this field"
+        #expect(unknown.map { $0["message"] as? String ?? "" } == [
+            "no ImagePolicy flux-system/web-prod \(suffix): did you mean 'flux-system:web-production'?",
+            "no ImagePolicy flux-system/page-checker \(suffix)",
+            "no ImagePolicy flux-sytem/wordle-duel \(suffix): did you mean 'flux-system:wordle-duel'?",
+            "no ImagePolicy flux-system/wordle-duell \(suffix): did you mean 'flux-system:wordle-duel'?",
+            "no ImagePolicy flux-system/lab \(suffix): did you mean 'flux-system:lab-home'?",
+        ])
+    }
+
     @Test func headCommentMarkersOnSequenceItems() throws {
         let r = try TempRepo()
         try r.write("flux/policy.yaml", """

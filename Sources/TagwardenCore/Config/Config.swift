@@ -256,8 +256,13 @@ public struct Suggester {
     }
 
     public func nearest(_ word: String) -> String? {
+        nearest(word, within: max(2, word.count / 3))
+    }
+
+    /// The closest candidate at most `within` edits away, ties broken by name.
+    public func nearest(_ word: String, within: Int) -> String? {
         let w = Array(word.utf8)
-        var bound = max(2, word.count / 3)
+        var bound = within
         var best: Int?
         var counts = [Int](repeating: 0, count: 256)
         var prev = [Int](), cur = [Int]()

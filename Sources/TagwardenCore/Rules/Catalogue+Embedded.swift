@@ -1563,7 +1563,9 @@ severity: error
 summary: A marker names an ImagePolicy that does not exist in the repository.
 rationale: >
   Flux builds its setters only from existing policies; a marker naming any other policy is skipped
-  silently, so a typo leaves the field frozen forever. The message suggests the nearest existing name.
+  silently, so a typo leaves the field frozen forever. The message suggests the likeliest existing
+  policy: the same name in another namespace, a name with a word shortened, spelt out, added or dropped
+  (`web-prod` for `web-production`), or a name a few edits away.
 fix: >
   Correct the marker's `<namespace>:<name>`, or add the missing ImagePolicy.
 triggering:

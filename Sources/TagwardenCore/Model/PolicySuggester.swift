@@ -1,0 +1,51 @@
+/// "Did you mean" for a policy reference that names no ImagePolicy, from the likeliest meaning down:
+/// a policy of that very name in another namespace; in the same namespace, a name with a word shortened,
+/// spelt out, added or dropped (`web-prod` for `web-production`, `web` for `web-app`); else a reference
+/// a few edits away — within a third of the *name's* length, so that `flux-system:` does not stretch the
+/// budget until `page-checker` suggests `lab-home`. Nothing when no policy is that close.
+public struct PolicySuggester {
+    let byName: [String: [String]]     // name → the namespaces of the policies so named
+    let namesIn: [String: [String]]    // namespace → the names of its policies
+    let refs: Suggester
+
+    public init(_ policies: [FluxIndex.Policy]) {
+        var byName: [String: [String]] = [:], namesIn: [String: [String]] = [:], refs: [String] = []
+        for p in policies {
+            let namespace = p.namespace ?? "default"
+            if !(byName[p.name]?.contains(namespace) ?? false) { byName[p.name, default: []].append(namespace) }
+            namesIn[namespace, default: []].append(p.name)
+            refs.append("\(namespace):\(p.name)")
+        }
+        self.byName = byName
+        self.namesIn = namesIn
+        self.refs = Suggester(refs)
+    }
+
+    /// Up to three policies, likeliest first.
+    public func suggest(namespace: String, name: String) -> [(namespace: String, name: String)] {
+        if let same = byName[name] { return same.sorted().prefix(3).map { ($0, name) } }
+        let similar = PolicySuggester.rewordings(of: name, in: namesIn[namespace] ?? [])
+        if !similar.isEmpty { return similar.prefix(3).map { (namespace, $0) } }
+        guard let ref = refs.nearest("\(namespace):\(name)", within: max(2, name.count / 3)) else { return [] }
+        let colon = ref.firstIndex(of: ":")!   // names have no colon; namespaces neither
+        return [(String(ref[..<colon]), String(ref[ref.index(after: colon)...]))]
+    }
+
+    /// The names that say the same as `name` with a word shortened, spelt out, added or dropped: as many
+    /// `-`-separated words, each the same or a prefix of at least three characters of the other's; or the
+    /// same words with whole words before or after. Shortest first.
+    static func rewordings(of name: String, in names: [String]) -> [String] {
+        let words = name.split(separator: "-", omittingEmptySubsequences: false)
+        return names.filter { other in
+            guard other != name else { return false }
+            let otherWords = other.split(separator: "-", omittingEmptySubsequences: false)
+            if otherWords.count == words.count {
+                return zip(words, otherWords).allSatisfy { a, b in
+                    a == b || (min(a.count, b.count) >= 3 && (a.hasPrefix(b) || b.hasPrefix(a)))
+                }
+            }
+            let (few, many) = words.count < otherWords.count ? (words, otherWords) : (otherWords, words)
+            return many.starts(with: few) || many.reversed().starts(with: few.reversed())
+        }.sorted { ($0.count, $0) < ($1.count, $1) }
+    }
+}
