@@ -487,7 +487,7 @@ let imageRuleFindings = [
         """)
         let res = try r.audit("--format", "json")
         #expect(res.findings == [
-            "image-missing-tag base/cron.yaml:12:22",
+            // `image: app` leaves the build as ghcr.io/acme/app:latest: the entry that says so is reported, not the base
             "image-floating-tag base/cron.yaml:15:22",
             "image-latest-tag base/kustomization.yaml:5:13",
             "image-invalid-reference base/kustomization.yaml:6:11",
@@ -501,6 +501,76 @@ let imageRuleFindings = [
             "image-latest-tag helm/hr.yaml:24:21",
             "image-latest-tag list/list.yaml:9:28",
             "image-latest-tag rollout/r.yaml:10:18",
+        ])
+    }
+
+    /// The kustomize base/overlay layout: a base leaves the tag to the overlays' `images:`; what runs is the
+    /// overlays' tag, judged where they write it, and the base is reported only where a build deploys its own.
+    @Test func aBaseWhoseOverlaysSetTheTagIsJudgedByTheOverlays() throws {
+        let r = try TempRepo()
+        try r.write("base/kustomization.yaml", "resources: [app.yaml]\n")
+        try r.write("base/app.yaml", pod("app", images: ["ghcr.io/acme/web", "ghcr.io/acme/api:latest", "ghcr.io/acme/worker:main"]))
+        try r.write("overlays/staging/kustomization.yaml", """
+        resources: [../../base]
+        images:
+          - {name: ghcr.io/acme/web, newTag: 1.0.0}
+          - {name: ghcr.io/acme/api, newTag: latest}
+          - {name: ghcr.io/acme/worker, newName: ghcr.io/acme/worker2}
+
+        """)
+        try r.write("overlays/production/kustomization.yaml", """
+        resources: [../../base]
+        components: [../../components/tags]
+        images:
+          - name: ghcr.io/acme/web
+            digest: sha256:\(String(repeating: "a", count: 64))
+
+        """)
+        try r.write("components/tags/kustomization.yaml", """
+        apiVersion: kustomize.config.k8s.io/v1alpha1
+        kind: Component
+        images:
+          - {name: ghcr.io/acme/api, newTag: 2.0.0}
+
+        """)
+        // built by Flux Kustomizations: one that sets the tag, one that does not
+        try r.write("flux-base/kustomization.yaml", "resources: [app.yaml]\n")
+        try r.write("flux-base/app.yaml", pod("flux-app", images: ["ghcr.io/acme/flux-app", "ghcr.io/acme/flux-tool"]))
+        try r.write("clusters/flux.yaml", """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: a, namespace: flux-system}
+        spec:
+          path: ./flux-base
+          images:
+            - {name: ghcr.io/acme/flux-app, newTag: 1.0.0}
+            - {name: ghcr.io/acme/flux-tool, newTag: 1.0.0}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: b, namespace: flux-system}
+        spec:
+          path: ./flux-base
+          images:
+            - {name: ghcr.io/acme/flux-app, newTag: 1.0.0}
+
+        """)
+        let res = try r.audit("--format", "json")
+        // web: every overlay sets it; api: staging's own entry and production's Component set it (staging's
+        // `latest` is what runs there, reported where it is written)
+        #expect(res.findings == [
+            "image-floating-tag base/app.yaml:12:14",        // worker: the staging overlay renames it and keeps 'main'
+            "image-missing-tag flux-base/app.yaml:10:14",    // flux-tool: Kustomization b deploys it untagged
+            "image-latest-tag overlays/staging/kustomization.yaml:4:38",
+        ])
+        // a Flux Kustomization that builds the base itself deploys what the base writes
+        try r.write("clusters/base.yaml", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: c, namespace: flux-system}\nspec:\n  path: ./base\n")
+        #expect(try r.audit("--format", "json").findings == [
+            "image-missing-tag base/app.yaml:8:14",
+            "image-latest-tag base/app.yaml:10:14",
+            "image-floating-tag base/app.yaml:12:14",
+            "image-missing-tag flux-base/app.yaml:10:14",
+            "image-latest-tag overlays/staging/kustomization.yaml:4:38",
         ])
     }
 

@@ -137,7 +137,7 @@ struct Extractor {
         let objectIndex = facts.objects.count
         var isKustomization = false
         var kustomizeNamespace: String?
-        var resources: [String] = [], patches: [String] = []
+        var resources: [String] = [], patches: [String] = [], retags: [String] = []
         var generators: [ManifestObject.ConfigMapGenerator] = []
         if kind == "Kustomization" || kind == "Component", group == "kustomize.config.k8s.io" {
             // a kustomize Component is a kustomization that others pull in with `components:`
@@ -157,7 +157,7 @@ struct Extractor {
                     else if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) }
                 }
             }
-            if let images = y.get(root, "images") { kustomizeImages(images, object: objectIndex) }
+            if let images = y.get(root, "images") { retags = kustomizeImages(images, object: objectIndex) }
             if let gens = y.get(root, "configMapGenerator") {
                 for g in y.childNodes(gens) {
                     guard let name = scalarString(y.get(g, "name")), let list = y.get(g, "files") else { continue }
@@ -169,7 +169,7 @@ struct Extractor {
                 }
             }
         } else if kind == "Kustomization", group == "kustomize.toolkit.fluxcd.io" {
-            if let images = y.get(root, "spec", "images") { kustomizeImages(images, object: objectIndex) }
+            if let images = y.get(root, "spec", "images") { retags = kustomizeImages(images, object: objectIndex) }
             if let list = y.get(root, "spec", "patches") {
                 for item in y.childNodes(list) { if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) } }
             }
@@ -188,7 +188,7 @@ struct Extractor {
             file: fileIndex, document: d, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
             apiVersionSpan: apiVersionNode.map { y.nodes[$0].span }, name: name, declaredNamespace: declaredNamespace,
             labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
-            kustomizePatches: patches, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
+            kustomizePatches: patches, kustomizeRetags: retags, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
             substitutionDisabled: substitutionDisabled, configMapGenerators: generators))
     }
 
@@ -200,7 +200,7 @@ struct Extractor {
             // a post-renderer's kustomize `images:` rewrite the rendered chart's images like a kustomization's
             if let renderers = y.get(root, "spec", "postRenderers"), y.nodes[renderers].kind == .sequence {
                 for r in y.childNodes(renderers) {
-                    if let images = y.get(r, "kustomize", "images") { kustomizeImages(images, object: object) }
+                    if let images = y.get(r, "kustomize", "images") { _ = kustomizeImages(images, object: object) }
                     if let list = y.get(r, "kustomize", "patches") {
                         for item in y.childNodes(list) { if let patch = y.get(item, "patch") { inlinePatch(patch, object: object) } }
                     }
@@ -275,8 +275,10 @@ struct Extractor {
         facts.images.append(use)
     }
 
-    mutating func kustomizeImages(_ list: Int, object: Int) {
-        guard y.nodes[list].kind == .sequence else { return }
+    /// The entries' images; returns the names of those that set a tag or a digest.
+    mutating func kustomizeImages(_ list: Int, object: Int) -> [String] {
+        guard y.nodes[list].kind == .sequence else { return [] }
+        var retags: [String] = []
         for entry in y.childNodes(list) where y.nodes[entry].kind == .mapping {
             guard let nameNode = y.get(entry, "name"), let name = scalarString(nameNode) else { continue }
             let newName = y.get(entry, "newName")
@@ -294,8 +296,10 @@ struct Extractor {
                 use.digest = d
                 nodes.append(dg)
             }
+            if use.tag != nil || use.digest != nil { retags.append(name) }
             finishParts(&use, nodes: nodes)
         }
+        return retags
     }
 
     /// Composes and validates a reference given in parts. One with `${…}` in a part waits for the model, which

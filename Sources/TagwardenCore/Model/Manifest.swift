@@ -29,6 +29,9 @@ public final class ManifestObject: Sendable {
     public let kustomizeResources: [String]
     /// Patch files a kustomization names (`patches[].path`, `patchesStrategicMerge`, `patchesJson6902[].path`).
     public let kustomizePatches: [String]
+    /// The `name` of each `images:` entry (a kustomization's, a Flux Kustomization's `spec.images`) that sets a
+    /// `newTag` or a `digest`: the images so named leave the build with that tag, whatever their manifests say.
+    public let kustomizeRetags: [String]
     /// Flux objects: the fields rules need, by object kind.
     public let flux: FluxSpec?
     /// The API group (`apps` of `apps/v1`; empty for the core group).
@@ -49,8 +52,8 @@ public final class ManifestObject: Sendable {
 
     init(file: Int, document: Int, apiVersion: String, kind: String, kindSpan: SourceSpan, apiVersionSpan: SourceSpan?,
          name: String?, declaredNamespace: String?, labels: [String: String], isKustomization: Bool, kustomizeNamespace: String?,
-         kustomizeResources: [String], kustomizePatches: [String], flux: FluxSpec?, configData: [String: String]? = nil,
-         substitutionDisabled: Bool = false, configMapGenerators: [ConfigMapGenerator] = []) {
+         kustomizeResources: [String], kustomizePatches: [String], kustomizeRetags: [String] = [], flux: FluxSpec?,
+         configData: [String: String]? = nil, substitutionDisabled: Bool = false, configMapGenerators: [ConfigMapGenerator] = []) {
         self.file = file
         self.document = document
         self.apiVersion = apiVersion
@@ -64,6 +67,7 @@ public final class ManifestObject: Sendable {
         self.kustomizeNamespace = kustomizeNamespace
         self.kustomizeResources = kustomizeResources
         self.kustomizePatches = kustomizePatches
+        self.kustomizeRetags = kustomizeRetags
         self.flux = flux
         self.configData = configData
         self.substitutionDisabled = substitutionDisabled
@@ -108,6 +112,10 @@ public final class ImageUse: @unchecked Sendable {
     public var span: SourceSpan
     /// kustomize `images:` entries without `newTag` keep the base's tag.
     public var tagOptional = false
+    /// Every kustomize build that deploys this container image replaces its tag (an `images:` entry with `newTag`
+    /// or `digest` for its name, in a kustomization above its file): the tag written here never runs, and the tag
+    /// rules judge those entries instead.
+    public var retagged = false
     /// Node index of the field holding the tag (to match a marker's scalar).
     var nodes: [Int] = []
     /// For a reference written with `${…}`: how Flux's post-build substitution made this text of it.

@@ -133,7 +133,8 @@ public struct Model: Sendable {
             if let n = o.name { labels[n, default: [:]].merge(o.labels) { a, _ in a } }
         }
         let builds = LazyBuildSets(objects: objects, files: facts)
-        let namespaces = resolveNamespaces(objects, files: facts, builds: builds)
+        let includedBy = kustomizeInclusions(objects, files: facts)
+        let namespaces = resolveNamespaces(objects, files: facts, includedBy: includedBy, builds: builds)
         var env = EnvironmentModel.base(config: config, profile: profile)
         let clues = facts.map { env.clues(path: $0.path) }
         // detection reads names, aliases and namespaces, never the tag rules inferred below
@@ -156,6 +157,7 @@ public struct Model: Sendable {
         let shared = adoptMarkedValues(values.images, into: &images, markers: markers)
         images += Substitution.resolve(substitutable + values.substitutable, objects: objects, namespaces: namespaces,
                                        environments: objectEnvironment, configMaps: configMaps, builds: builds)
+        markRetagged(images, objects: objects, files: facts, includedBy: includedBy)
         let imageEnvironment = images.map { img -> String? in
             if let o = img.object, let e = objectEnvironment[o] { return e }
             // an image whose manifest has no environment of its own: that of what makes it run, if any
@@ -250,18 +252,24 @@ public struct Model: Sendable {
     /// An object's namespace: `metadata.namespace`; else the outermost `namespace:` of the kustomizations
     /// that include its file (followed up through `resources:`), when they agree; else the
     /// `targetNamespace` of the Flux Kustomizations whose `path` builds the file (`BuildSets`), when they agree.
-    static func resolveNamespaces(_ objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets) -> [String?] {
-        var includedBy: [String: [Int]] = [:]   // file path or directory → kustomizations listing it
+    /// File path or directory → the kustomizations whose `resources` or `components` name it.
+    static func kustomizeInclusions(_ objects: [ManifestObject], files: [FileFacts]) -> [String: [Int]] {
+        var includedBy: [String: [Int]] = [:]
+        for i in objects.indices where objects[i].isKustomization {
+            let dir = dirname(files[objects[i].file].path)
+            for r in objects[i].kustomizeResources where !r.containsBytes("://") {
+                if let p = normalizePath(Sources.join(dir, r)) { includedBy[p, default: []].append(i) }
+            }
+        }
+        return includedBy
+    }
+
+    static func resolveNamespaces(_ objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]],
+                                  builds: LazyBuildSets) -> [String?] {
         var fluxTargets: [(path: String, namespace: String)] = []
         var needed = false
         for i in objects.indices {
             if objects[i].declaredNamespace == nil { needed = true }
-            if objects[i].isKustomization {
-                let dir = dirname(files[objects[i].file].path)
-                for r in objects[i].kustomizeResources where !r.containsBytes("://") {
-                    if let p = normalizePath(Sources.join(dir, r)) { includedBy[p, default: []].append(i) }
-                }
-            }
             if case .kustomization(let k)? = objects[i].flux, let t = k.targetNamespace, let p = k.path.flatMap(normalizePath) {
                 fluxTargets.append((p, t))
             }

@@ -723,7 +723,9 @@ rationale: >
   A reference without a tag means `latest`: the pod runs whatever was pushed last, and the manifest
   does not say what that is.
 fix: >
-  Add a version tag or a digest: `registry:5000/app:1.4.2` or `registry:5000/app@sha256:…`.
+  Add a version tag or a digest: `registry:5000/app:1.4.2` or `registry:5000/app@sha256:…`. In a kustomize
+  base, setting the tag in every overlay's `images:` is as good: an image whose every build sets its tag is
+  not reported (the tag and digest rules judge the overlays' entries instead).
 triggering:
   - description: a registry with a port and no tag
     files:
@@ -761,6 +763,31 @@ nonTriggering:
         images:
           - name: web
             newName: ghcr.io/acme/web
+  - description: a kustomize base whose every overlay sets the tag (the overlays' tags are judged where they are written)
+    files:
+      base/kustomization.yaml: |
+        resources: [deploy.yaml]
+      base/deploy.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web
+      overlays/staging/kustomization.yaml: |
+        resources: [../../base]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.4.2
+      overlays/production/kustomization.yaml: |
+        resources: [../../base]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.4.1
 """#),
         ("image-not-pinned.yaml", #"""
 id: image-not-pinned

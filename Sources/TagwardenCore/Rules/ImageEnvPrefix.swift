@@ -2,7 +2,7 @@ extension Rule {
     static let imageEnvPrefix = Rule("image-env-prefix") { m in
         m.images.indices.compactMap { i in
             let img = m.images[i]
-            guard img.invalid == nil, m.imagePromoted[i], let tag = img.tag, !isLatest(img),
+            guard img.invalid == nil, !img.retagged, m.imagePromoted[i], let tag = img.tag, !isLatest(img),
                   let env = m.environments.named(m.imageEnvironment[i]), let prefix = env.tagPrefix,
                   !tag.value.hasPrefix(prefix) else { return nil }
             var message = "tag '\(tag.value)' of promoted image '\(img.name ?? img.text)' lacks the \(env.name) prefix '\(prefix)'"

@@ -2,7 +2,7 @@ extension Rule {
     static let imageFloatingTag = Rule("image-floating-tag") { m in
         m.images.indices.compactMap { i in
             let img = m.images[i]
-            guard img.invalid == nil, img.digest == nil, let tag = img.tag, !isLatest(img) else { return nil }
+            guard img.invalid == nil, !img.retagged, img.digest == nil, let tag = img.tag, !isLatest(img) else { return nil }
             if isFloatingWord(tag.value.lowercased(), m.floatingTags) {
                 return m.finding("image-floating-tag",
                                  "\(img.described) uses the floating tag '\(tag.value)', which points at a new build after each push",
