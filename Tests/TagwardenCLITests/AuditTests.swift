@@ -504,6 +504,44 @@ let imageRuleFindings = [
         ])
     }
 
+    /// Renovate pins charts' images as `tag: v1.60.0@sha256:…`: the chart renders `repository:tag`, a reference with
+    /// both, so the image is pinned and its tag is the part before `@`.
+    @Test func aTagFieldThatCarriesTheDigestPinsTheImage() throws {
+        let r = try TempRepo()
+        let sha = "sha256:" + String(repeating: "5f", count: 32)
+        try r.write("apps/production/hr.yaml", """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: web, namespace: production}
+        spec:
+          values:
+            app:
+              image:
+                repository: ghcr.io/acme/web
+                tag: v1.60.0@\(sha)
+            proxy:
+              image: {repository: ghcr.io/acme/proxy, tag: "latest@\(sha)"}
+            worker:
+              image: {repository: ghcr.io/acme/worker, tag: "1.0.0@sha256:5f5f"}
+            job:
+              image: {repository: ghcr.io/acme/job, tag: "1.0.0"}
+
+        """)
+        try r.write("apps/production/kustomization.yaml", """
+        resources: [hr.yaml]
+        images:
+          - {name: ghcr.io/acme/db, newTag: "16.2@\(sha)"}
+
+        """)
+        let res = try r.audit("--profile", "strict", "--format", "json")
+        #expect(res.findings == [
+            "image-invalid-reference apps/production/hr.yaml:13:27",
+            "image-not-pinned apps/production/hr.yaml:15:27",
+        ])
+        let messages = res.findingObjects.map { $0["message"] as? String ?? "" }
+        #expect(messages[1] == "production requires digests: pin 'ghcr.io/acme/job:1.0.0' as ghcr.io/acme/job:1.0.0@sha256:<digest>")
+    }
+
     /// The kustomize base/overlay layout: a base leaves the tag to the overlays' `images:`; what runs is the
     /// overlays' tag, judged where they write it, and the base is reported only where a build deploys its own.
     @Test func aBaseWhoseOverlaysSetTheTagIsJudgedByTheOverlays() throws {

@@ -169,8 +169,18 @@ public final class ImageUse: @unchecked Sendable {
             normalizedName = r.normalizedName
             if r.tag != nil || r.digest != nil, tag != nil || digest != nil {
                 invalid = "the repository field '\(name)' already carries a tag or digest"
-            } else if case .failure(let e) = ImageReference.parse(text), case .invalid(let m) = e {
-                invalid = m
+            } else {
+                switch ImageReference.parse(text) {
+                case .failure(let e):
+                    if case .invalid(let m) = e { invalid = m }
+                case .success(let whole):
+                    // a tag field that carries the digest as well (`tag: v1.60.0@sha256:…`, as Renovate pins charts'
+                    // images): the reference has both
+                    if digest == nil, let t = tag, let d = whole.digest {
+                        digest = d
+                        tag = whole.tag.map { Located(value: $0, span: t.span, type: t.type) }
+                    }
+                }
             }
         }
     }

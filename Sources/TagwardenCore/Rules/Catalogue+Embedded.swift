@@ -838,6 +838,19 @@ nonTriggering:
           containers:
             - name: web
               image: nginx:1.25.3
+  - description: a chart's tag that carries the digest, as Renovate pins them (the chart renders repository:tag)
+    profile: strict
+    files:
+      apps/production/web.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: web
+        spec:
+          values:
+            image:
+              repository: nginx
+              tag: 1.25.3@sha256:4c0fdaa8b6341bfdeca5f18f7837462c80cff90527ee35ef185571e1c327beac
 """#),
         ("image-tag-not-string.yaml", #"""
 id: image-tag-not-string
