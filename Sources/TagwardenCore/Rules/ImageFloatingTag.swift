@@ -8,9 +8,11 @@ extension Rule {
                                  "\(img.described) uses the floating tag '\(tag.value)', which points at a new build after each push",
                                  image: i, span: tag.span)
             }
-            if isPartialVersion(tag.value) {
+            if let numbers = partialVersion(tag.value) {
+                // `7` and `13-latest` follow every minor release of their major version; `1.25` every patch release
+                let moves = numbers == 1 ? "every new minor and patch release" : "every new patch release"
                 return m.finding("image-floating-tag",
-                                 "\(img.described) uses the partial version '\(tag.value)', which moves to every new patch release: pin the full version",
+                                 "\(img.described) uses the partial version '\(tag.value)', which moves to \(moves): pin the full version",
                                  image: i, span: tag.span)
             }
             return nil
@@ -32,16 +34,17 @@ extension Rule {
         !s.isEmpty && s.first != "-" && s.last != "-" && s.allSatisfy { ($0.isASCII && $0.isLetter) || $0 == "-" }
     }
 
-    /// `1`, `1.25`, `v2`, optionally with a variant such as `-alpine` (`1.25-alpine`).
-    static func isPartialVersion(_ tag: String) -> Bool {
+    /// `1`, `1.25`, `v2`, optionally with a variant such as `-alpine` (`1.25-alpine`): how many numbers it has
+    /// (1 or 2), or nil for any other tag.
+    static func partialVersion(_ tag: String) -> Int? {
         var s = Substring(tag)
         if let dash = s.firstIndex(of: "-") {
-            guard isVariant(s[s.index(after: dash)...]) else { return false }
+            guard isVariant(s[s.index(after: dash)...]) else { return nil }
             s = s[..<dash]
         }
         if s.first == "v" || s.first == "V" { s = s.dropFirst() }
         let parts = s.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count <= 2, !s.isEmpty else { return false }
-        return parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) }
+        guard parts.count <= 2, !s.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) }) else { return nil }
+        return parts.count
     }
 }
