@@ -371,7 +371,8 @@ severity: warning
 summary: A tag that moves, such as `main`, `stable` or a partial version like `1.25`.
 rationale: >
   Branch names, channels (`stable`, `edge`, `nightly`), distribution codenames (`bookworm`, `jammy`),
-  their variants (`stable-slim`, `latest-alpine`, `bookworm-slim`) and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
+  their variants (`stable-slim`, `latest-alpine`, `bookworm-slim`), such words after others of letters
+  (`qa-latest`, `preprod-stable`) and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
   stays the same while the running code changes.
 fix: >
   Use the full version (`1.25.3`) or a build-specific tag, or pin a digest. The list of floating tags
@@ -433,6 +434,18 @@ triggering:
     expect:
       - {file: apps/tools.yaml, line: 8, column: 14}
       - {file: apps/tools.yaml, line: 10, column: 14}
+  - description: an environment's moving tag, as overlays often set it
+    files:
+      overlays/qa/kustomization.yaml: |
+        resources: [../../base]
+        images:
+          - name: ghcr.io/acme/api
+            newTag: qa-latest
+          - name: ghcr.io/acme/web
+            newTag: preprod-stable-slim
+    expect:
+      - {file: overlays/qa/kustomization.yaml, line: 4, column: 13}
+      - {file: overlays/qa/kustomization.yaml, line: 6, column: 13}
 nonTriggering:
   - description: full versions
     files:

@@ -19,14 +19,15 @@ extension Rule {
         }
     }
 
-    /// A floating tag of the list, or `latest`/a listed tag with a variant such as `-alpine` (`stable-slim`,
-    /// `latest-alpine`): the variant of a moving tag moves with it. A suffix with a digit (`main-3f9c2ab`,
-    /// `develop-v1.2.3`) names a build and is not a variant.
+    /// A floating tag of the list, or `latest`/a listed tag among words of letters: with a variant such as
+    /// `-alpine` (`stable-slim`, `latest-alpine`), the variant of a moving tag moving with it, or after such words
+    /// (`qa-latest`, `preprod-stable`): a tag with no digit names no build. A word with a digit (`main-3f9c2ab`,
+    /// `develop-v1.2.3`) names a build.
     static func isFloatingWord(_ lower: String, _ list: Set<String>) -> Bool {
         if list.contains(lower) { return true }
-        guard let dash = lower.firstIndex(of: "-") else { return false }
-        let head = String(lower[..<dash]), variant = lower[lower.index(after: dash)...]
-        return (head == "latest" || list.contains(head)) && isVariant(variant)
+        let words = lower.split(separator: "-", omittingEmptySubsequences: false)
+        guard words.count > 1, words.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isLetter } }) else { return false }
+        return words.contains { $0 == "latest" || list.contains(String($0)) }
     }
 
     /// `alpine`, `slim-bookworm`: letters, with dashes between words.
