@@ -214,6 +214,51 @@ func fluxRepo() throws -> TempRepo {
         #expect(try r.audit("--rev", "HEAD", "--format", "json").findings == res.findings)
     }
 
+    @Test func aMarkerWhoseTagEveryBuildReplacesIsReported() throws {
+        let r = try TempRepo()
+        try r.write("flux/policy.yaml", """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          policy: {semver: {range: '>=1.0.0'}}
+
+        """)
+        try r.write("base/kustomization.yaml", "resources: [app.yaml]\n")
+        try r.write("base/app.yaml", pod("app", images: [
+            "ghcr.io/acme/web:1.4.0 # {\"$imagepolicy\": \"flux-system:web\"}",
+            "ghcr.io/acme/api:1.4.0 # {\"$imagepolicy\": \"flux-system:web\"}",
+        ]))
+        try r.write("overlays/staging/kustomization.yaml", """
+        resources: [../../base]
+        images:
+          - {name: ghcr.io/acme/web, newTag: 1.3.9}
+
+        """)
+        try r.write("overlays/production/kustomization.yaml", """
+        resources: [../../base]
+        components: [../../components/pin]
+
+        """)
+        try r.write("components/pin/kustomization.yaml", """
+        apiVersion: kustomize.config.k8s.io/v1alpha1
+        kind: Component
+        images:
+          - {name: ghcr.io/acme/web, newTag: 1.3.8}
+          - {name: ghcr.io/acme/api, newTag: 1.3.8}
+
+        """)
+        let res = try r.audit("--format", "json")
+        // api: the staging overlay deploys the base's marked tag, so Flux's updates do run there
+        let overridden = res.findingObjects.filter { $0["rule"] as? String == "marker-overridden" }
+        #expect(overridden.map { "\($0["file"]!):\($0["line"]!):\($0["column"]!)" } == ["base/app.yaml:8:37"])
+        #expect(overridden.first?["message"] as? String
+                == "Flux updates this field, but the tag it writes never runs: every build that deploys image 'ghcr.io/acme/web:1.4.0' "
+                + "sets its tag with an images: entry (overlays/production/kustomization.yaml, overlays/staging/kustomization.yaml); "
+                + "put the marker on those entries' newTag instead")
+    }
+
     @Test func didYouMeanOffersOnlyALikelyPolicy() throws {
         let r = try TempRepo()
         var policies = ""

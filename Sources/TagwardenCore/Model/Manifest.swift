@@ -112,10 +112,11 @@ public final class ImageUse: @unchecked Sendable {
     public var span: SourceSpan
     /// kustomize `images:` entries without `newTag` keep the base's tag.
     public var tagOptional = false
-    /// Every kustomize build that deploys this container image replaces its tag (an `images:` entry with `newTag`
-    /// or `digest` for its name, in a kustomization above its file): the tag written here never runs, and the tag
-    /// rules judge those entries instead.
-    public var retagged = false
+    /// When every kustomize build that deploys this container image replaces its tag (an `images:` entry with
+    /// `newTag` or `digest` for its name, in a kustomization above its file): the objects whose entries do (the
+    /// nearest on each way up). The tag written here never runs, and the tag rules judge those entries instead.
+    public var retaggedBy: [Int] = []
+    public var retagged: Bool { !retaggedBy.isEmpty }
     /// Node index of the field holding the tag (to match a marker's scalar).
     var nodes: [Int] = []
     /// For a reference written with `${…}`: how Flux's post-build substitution made this text of it.

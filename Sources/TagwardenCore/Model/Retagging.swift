@@ -53,8 +53,18 @@ extension Model {
             return runs
         }
         for img in images where img.origin == .container && img.invalid == nil {
-            guard let name = img.name, let includers = includedBy[files[img.file].path] else { continue }
-            img.retagged = !includers.contains { writtenTagRuns($0, name, 0) }
+            guard let name = img.name, let includers = includedBy[files[img.file].path],
+                  !includers.contains(where: { writtenTagRuns($0, name, 0) }) else { continue }
+            // the kustomizations (or Flux Kustomizations) that set the tag: the nearest on each way up
+            var by: [Int] = [], seen = Set<Int>(), queue = includers
+            while let k = queue.popLast() {
+                guard seen.insert(k).inserted else { continue }
+                if retags(k, name) { by.append(k); continue }
+                let dir = dirname(files[objects[k].file].path)
+                by += (fluxBuilders[dir] ?? []).filter { !by.contains($0) }
+                queue += includedBy[dir] ?? []
+            }
+            img.retaggedBy = by.sorted()
         }
     }
 }

@@ -1610,6 +1610,83 @@ nonTriggering:
             - name: web
               image: ghcr.io/acme/web:1.0.0 ## { "$imagepolicy" : "flux-system:web" }
 """#),
+        ("marker-overridden.yaml", #"""
+id: marker-overridden
+severity: warning
+summary: A marker on an image whose tag every build that deploys it replaces, so Flux's updates never run.
+rationale: >
+  In the kustomize base/overlay layout, a marker on a base's `image:` is updated by Flux, but when every
+  overlay that deploys the base sets the image's tag with an `images:` entry (`newTag` or `digest`), the
+  tag Flux writes is replaced in every build: Flux commits new tags, the cluster keeps running the
+  overlays' tags, and nothing says so.
+fix: >
+  Put the marker on the `newTag` of the overlays' `images:` entries (a `:tag` marker), or drop the
+  overlays' entries for that image so the base's marked tag is what runs.
+triggering:
+  - description: a marked base image that the only overlay retags
+    files:
+      base/kustomization.yaml: |
+        resources: [web.yaml]
+      base/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:1.4.0 # {"$imagepolicy": "flux-system:web"}
+      overlays/production/kustomization.yaml: |
+        resources: [../../base]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.3.9
+    expect:
+      - {file: base/web.yaml, line: 10, column: 41}
+nonTriggering:
+  - description: the marker on the overlay's newTag
+    files:
+      base/kustomization.yaml: |
+        resources: [web.yaml]
+      base/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:1.4.0
+      overlays/production/kustomization.yaml: |
+        resources: [../../base]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.3.9 # {"$imagepolicy": "flux-system:web:tag"}
+  - description: an overlay that keeps the base's tag (a rename only)
+    files:
+      base/kustomization.yaml: |
+        resources: [web.yaml]
+      base/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:1.4.0 # {"$imagepolicy": "flux-system:web"}
+      overlays/production/kustomization.yaml: |
+        resources: [../../base]
+        images:
+          - name: ghcr.io/acme/web
+            newName: registry.acme.io/web
+"""#),
         ("marker-unknown-policy.yaml", #"""
 id: marker-unknown-policy
 severity: error
