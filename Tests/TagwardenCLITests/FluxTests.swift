@@ -214,6 +214,48 @@ func fluxRepo() throws -> TempRepo {
         #expect(try r.audit("--rev", "HEAD", "--format", "json").findings == res.findings)
     }
 
+    /// The Flux guide's HelmRelease form: `repository` and `tag` with their own markers, or the `tag` alone (the
+    /// chart names the repository). Either way the field is the image of the policy's ImageRepository.
+    @Test func aStagingTagInAProductionChartTagFieldIsReported() throws {
+        let r = try TempRepo()
+        try r.write("flux/web.yaml", """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata: {name: web, namespace: flux-system}
+        spec: {image: ghcr.io/acme/web}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          policy: {semver: {range: '>=1.0.0'}}
+
+        """)
+        try r.write("apps/production/web.yaml", """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: web, namespace: production}
+        spec:
+          values:
+            image:
+              tag: staging-v1.2.3-abc1234-1700000000 # {"$imagepolicy": "flux-system:web:tag"}
+            sidecar:
+              image:
+                repository: ghcr.io/acme/web # {"$imagepolicy": "flux-system:web:name"}
+                tag: staging-v1.2.3-abc1234-1700000000 # {"$imagepolicy": "flux-system:web:tag"}
+            unmarked:
+              image: {tag: staging-v1.2.3-abc1234-1700000000}
+
+        """)
+        let res = try r.audit("--profile", "strict", "--format", "json")
+        let prefix = res.findingObjects.filter { $0["rule"] as? String == "image-env-prefix" }
+        #expect(prefix.map { "\($0["line"]!):\($0["column"]!)" } == ["7:12", "11:14"])
+        #expect(Set(prefix.map { $0["message"] as? String ?? "" }) == [
+            "tag 'staging-v1.2.3-abc1234-1700000000' of promoted image 'ghcr.io/acme/web' lacks the production prefix 'production-': it is a staging tag",
+        ])
+    }
+
     @Test func aMarkerWhoseTagEveryBuildReplacesIsReported() throws {
         let r = try TempRepo()
         try r.write("flux/policy.yaml", """

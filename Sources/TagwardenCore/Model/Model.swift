@@ -172,8 +172,12 @@ public struct Model: Sendable {
             }
         }
         let globs = config.promotedImages.map(Glob.init)
-        let promoted = images.map { img -> Bool in
-            if img.origin == .marker { return true }
+        // a field that sets only a tag (a chart's `image: {tag: …}`) and that a marker has Flux write: the image
+        // of an ImageRepository, whichever the chart names
+        let marked = Set(markers.compactMap { $0.context == .value ? $0.image : nil })
+        let promoted = images.indices.map { i -> Bool in
+            let img = images[i]
+            if img.origin == .marker || (img.name == nil && marked.contains(i)) { return true }
             guard let name = img.name, let normalized = img.normalizedName else { return false }
             if watched.contains(normalized) { return true }
             return globs.contains { $0.matches(name) || $0.matches(normalized) }

@@ -337,6 +337,41 @@ triggering:
           interval: 5m
     expect:
       - {file: apps/production/web.yaml, line: 8, column: 14}
+  - description: a chart's tag alone, which a marker has Flux write (the image is the policy's repository)
+    profile: strict
+    files:
+      apps/production/web.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: web
+        spec:
+          values:
+            image:
+              tag: staging-v1.2.3-abc1234-1700000000 # {"$imagepolicy": "flux-system:web:tag"}
+      flux/web.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/web
+          interval: 5m
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '>=1.0.0'
+    expect:
+      - {file: apps/production/web.yaml, line: 8, column: 12}
 nonTriggering:
   - description: a third-party image is not promoted
     profile: strict
