@@ -256,6 +256,35 @@ func fluxRepo() throws -> TempRepo {
         ])
     }
 
+    /// A policy outside every environment that markers of staging and production both use: what it selects goes to
+    /// both, so staging's tags cross into production.
+    @Test func aPolicyThatMarkersOfTwoEnvironmentsShareCrossesBetweenThem() throws {
+        let r = try TempRepo()
+        try r.write("flux/web.yaml", """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata: {name: web, namespace: flux-system}
+        spec: {image: ghcr.io/acme/web}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          filterTags: {pattern: '^staging-v[0-9]+$'}
+          policy: {alphabetical: {}}
+
+        """)
+        for env in ["staging", "production"] {
+            try r.write("apps/\(env)/web.yaml", pod("web", images: ["ghcr.io/acme/web:staging-v1 # {\"$imagepolicy\": \"flux-system:web\"}"]))
+        }
+        let res = try r.audit("--profile", "strict", "--format", "json")
+        let crossing = res.findingObjects.filter { $0["rule"] as? String == "policy-crosses-environment" }
+        #expect(crossing.map { "\($0["file"]!):\($0["line"]!):\($0["column"]!) \($0["environment"]!)" } == ["flux/web.yaml:11:25 production"])
+        #expect(crossing.first?["message"] as? String
+                == "pattern '^staging-v[0-9]+$' of policy flux-system/web selects staging tag 'staging-v0', which its markers in production would receive")
+    }
+
     @Test func aMarkerWhoseTagEveryBuildReplacesIsReported() throws {
         let r = try TempRepo()
         try r.write("flux/policy.yaml", """

@@ -2252,6 +2252,8 @@ rationale: >
   Tagwarden decides exactly, by intersecting the automata of the pattern and of the other environment's
   tags (its tag pattern, else its prefix), and shows the shortest such tag, smallest first. The rare
   pattern whose automaton outgrows the analysis budget is reported as too complex to prove safe.
+  A policy of no environment of its own that markers of several environments use gives each of them
+  what it selects: one environment's tags then cross into the others.
 fix: >
   Anchor the pattern on the environment's prefix: `^production-v(?P<version>…)…$`.
 triggering:

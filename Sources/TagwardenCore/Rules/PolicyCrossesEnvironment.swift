@@ -6,10 +6,14 @@ extension Rule {
             let mine = m.policyEnvironments(p)
             guard !mine.isEmpty, let selectable = m.policyLanguage(p) else { continue }
             let policy = m.flux.policies[p]
+            // a policy of no environment of its own that markers of several use: each of them receives what the
+            // policy selects, so another one's tags cross too
+            let shared = mine.count > 1 && m.objectEnvironment[policy.object] == nil
             for e in m.environments.environments.indices {
                 let name = m.environments.environments[e].name
-                guard !mine.contains(name), let theirs = m.environments.environments[e].language else { continue }
-                let message: String
+                let receivers = shared ? mine.subtracting([name]) : (mine.contains(name) ? [] : mine)
+                guard !receivers.isEmpty, let theirs = m.environments.environments[e].language else { continue }
+                var message: String
                 switch cache.search(selectable, theirs, environment: e) {
                 case .none:
                     continue
@@ -23,7 +27,8 @@ extension Rule {
                         message = "policy \(m.policyName(p)) has no tag filter, so it selects every tag, \(name) tag '\(w)' among them"
                     }
                 }
-                out.append(m.finding("policy-crosses-environment", message, policy: p, environment: mine.sorted().first))
+                if shared { message += ", which its markers in \(receivers.sorted().joined(separator: " and ")) would receive" }
+                out.append(m.finding("policy-crosses-environment", message, policy: p, environment: receivers.sorted().first))
             }
         }
         return out
