@@ -494,6 +494,7 @@ let imageRuleFindings = [
             // `image: app` leaves the build as ghcr.io/acme/app:latest: the entry that says so is reported, not the base
             "image-floating-tag base/cron.yaml:15:22",
             "image-latest-tag base/kustomization.yaml:5:13",
+            "image-entry-unmatched base/kustomization.yaml:6:11",   // no container of the build is 'side'
             "image-invalid-reference base/kustomization.yaml:6:11",
             "image-latest-tag crds/workloads.yaml:8:18",
             "image-missing-tag crds/workloads.yaml:17:28",
@@ -531,8 +532,9 @@ let imageRuleFindings = [
               image: {repository: ghcr.io/acme/job, tag: "1.0.0"}
 
         """)
+        try r.write("apps/production/db.yaml", pod("db", images: ["ghcr.io/acme/db"]))
         try r.write("apps/production/kustomization.yaml", """
-        resources: [hr.yaml]
+        resources: [hr.yaml, db.yaml]
         images:
           - {name: ghcr.io/acme/db, newTag: "16.2@\(sha)"}
 
@@ -544,6 +546,47 @@ let imageRuleFindings = [
         ])
         let messages = res.findingObjects.map { $0["message"] as? String ?? "" }
         #expect(messages[1] == "production requires digests: pin 'ghcr.io/acme/job:1.0.0' as ghcr.io/acme/job:1.0.0@sha256:<digest>")
+    }
+
+    @Test func anImagesEntryThatMatchesNothingIsReported() throws {
+        let r = try TempRepo()
+        try r.write("base/kustomization.yaml", """
+        resources: [app.yaml, crd.yaml]
+        images:
+          - {name: web, newName: ghcr.io/acme/web}
+
+        """)
+        try r.write("base/app.yaml", pod("app", images: ["web", "nginx:1.25.3"]))
+        try r.write("base/crd.yaml", "apiVersion: acme.io/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  runner:\n    containers:\n      - image: ghcr.io/acme/runner:1.0.0\n")
+        try r.write("overlays/production/kustomization.yaml", """
+        resources: [../../base]
+        images:
+          - {name: ghcr.io/acme/wbe, newTag: 1.4.1}
+          - {name: ghcr.io/acme/web, newTag: 1.4.1}
+          - {name: docker.io/library/nginx, newTag: 1.25.4}
+          - {name: ghcr.io/acme/runner, newTag: 1.0.1}
+          - {name: ghcr.io/acme/gone, newTag: 1.0.0}
+
+        """)
+        // what cannot be known is not judged: a chart kustomize inflates, a remote base, a path the repository lacks
+        try r.write("charts/kustomization.yaml", "helmCharts:\n  - {name: podinfo, repo: https://stefanprodan.github.io/podinfo}\nimages:\n  - {name: ghcr.io/x/y, newTag: 1.0.0}\n")
+        try r.write("remote/kustomization.yaml", "resources: [github.com/acme/base//app?ref=v1]\nimages:\n  - {name: ghcr.io/x/y, newTag: 1.0.0}\n")
+        try r.write("missing/kustomization.yaml", "resources: [../nowhere]\nimages:\n  - {name: ghcr.io/x/y, newTag: 1.0.0}\n")
+        // a Flux Kustomization's spec.images apply to what its path builds
+        try r.write("clusters/apps.yaml", fluxApps("./base", "  images:\n    - {name: ghcr.io/acme/web, newTag: 1.0.0}\n    - {name: ghcr.io/acme/api, newTag: 1.0.0}\n"))
+        let res = try r.audit("--format", "json")
+        let unmatched = res.findingObjects.filter { $0["rule"] as? String == "image-entry-unmatched" }
+        #expect(unmatched.map { "\($0["file"]!):\($0["line"]!):\($0["column"]!)" } == [
+            "clusters/apps.yaml:8:14", "overlays/production/kustomization.yaml:3:12", "overlays/production/kustomization.yaml:7:12",
+        ])
+        #expect(unmatched.map { $0["message"] as? String ?? "" } == [
+            "images: entry 'ghcr.io/acme/api' matches no image of the build of Flux Kustomization flux-system/apps, so kustomize leaves "
+                + "the images as they are (its images include 'ghcr.io/acme/web', 'nginx', 'web')",
+            "images: entry 'ghcr.io/acme/wbe' matches no image of this kustomization's build, so kustomize leaves the images as they are: "
+                + "did you mean 'ghcr.io/acme/web'?",
+            "images: entry 'ghcr.io/acme/gone' matches no image of this kustomization's build, so kustomize leaves the images as they are "
+                + "(its images include 'ghcr.io/acme/web', 'nginx', 'web')",
+        ])
     }
 
     /// The kustomize base/overlay layout: a base leaves the tag to the overlays' `images:`; what runs is the
@@ -704,6 +747,7 @@ let imageRuleFindings = [
         // a tag, digest or registry written with ${…} or {{ … }} is filled in later: no invalid reference
         let r = try TempRepo()
         try r.write("kustomization.yaml", """
+        resources: [pod.yaml]
         images:
           - {name: ghcr.io/acme/web, newTag: "${WEB_TAG}"}
           - {name: ghcr.io/acme/api, digest: "{{ .Digest }}"}
@@ -722,8 +766,9 @@ let imageRuleFindings = [
             c: {image: {repository: ghcr.io/acme/y, tag: latest}}
 
         """)
+        try r.write("pod.yaml", pod("p", images: ["ghcr.io/acme/web", "ghcr.io/acme/api", "ghcr.io/acme/ok", "ghcr.io/acme/bad"]))
         let res = try r.audit("--format", "json")
-        #expect(res.findings == ["image-latest-tag hr.yaml:8:50", "image-latest-tag kustomization.yaml:5:38"], "\(res.findings)")
+        #expect(res.findings == ["image-latest-tag hr.yaml:8:50", "image-latest-tag kustomization.yaml:6:38"], "\(res.findings)")
     }
 
     @Test func anchorsAliasesAndMergeKeysAreFollowed() throws {
@@ -811,14 +856,17 @@ let imageRuleFindings = [
         """)
         let res = try r.audit("--format", "json")
         #expect(res.findings == [
+            "image-entry-unmatched components/img/kustomization.yaml:5:11",   // the overlay has no web container
             "image-floating-tag components/img/kustomization.yaml:9:13",
             "marker-unknown-policy components/img/kustomization.yaml:9:18",
             "policy-unused components/img/policy.yaml:2:7",
         ])
         #expect(res.json["summary"].flatMap { ($0 as? [String: Any])?["images"] as? Int } == 2)
         let messages = res.findingObjects.map { $0["message"] as? String ?? "" }
-        #expect(messages[1] == "no ImagePolicy flux-system/api in the repository, so Flux never updates this field: did you mean 'apps:api'?")
-        #expect(messages[2].hasPrefix("no $imagepolicy marker uses policy apps/api"))
+        #expect(messages[0] == "images: entry 'ghcr.io/acme/web' matches no image of the builds that include this Component, "
+                + "so kustomize leaves the images as they are (it has no container images)")
+        #expect(messages[2] == "no ImagePolicy flux-system/api in the repository, so Flux never updates this field: did you mean 'apps:api'?")
+        #expect(messages[3].hasPrefix("no $imagepolicy marker uses policy apps/api"))
     }
 
     @Test func namespaceFromFluxKustomizationTargets() throws {

@@ -20,6 +20,23 @@ struct BuildSets {
         byPath = files.indices.sorted { SourceText.byteLess(files[$0].path, files[$1].path) }
     }
 
+    /// Whether the repository has a file under `dir`.
+    func hasFiles(under dir: String) -> Bool {
+        let prefix = dir.isEmpty ? "" : dir + "/"
+        let lo = firstPath(from: prefix)
+        return lo < byPath.count && files[byPath[lo]].path.utf8.starts(with: prefix.utf8)
+    }
+
+    /// The position in `byPath` of the first path not before `prefix`.
+    private func firstPath(from prefix: String) -> Int {
+        var lo = 0, hi = byPath.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if SourceText.byteLess(files[byPath[mid]].path, prefix) { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
     func files(under dir: String) -> Set<Int> {
         var out = Set<Int>()
         var visited = Set<String>()
@@ -46,12 +63,7 @@ struct BuildSets {
             return
         }
         let prefix = dir.isEmpty ? "" : dir + "/"
-        var lo = 0, hi = byPath.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if SourceText.byteLess(files[byPath[mid]].path, prefix) { lo = mid + 1 } else { hi = mid }
-        }
-        for i in byPath[lo...] {
+        for i in byPath[firstPath(from: prefix)...] {
             let f = files[i]
             guard f.path.utf8.starts(with: prefix.utf8) else { break }
             guard Sources.isManifestName(f.path) else { continue }

@@ -137,7 +137,8 @@ struct Extractor {
         let objectIndex = facts.objects.count
         var isKustomization = false
         var kustomizeNamespace: String?
-        var resources: [String] = [], patches: [String] = [], retags: [String] = []
+        var resources: [String] = [], patches: [String] = [], retags: [String] = [], entryNames: [Located] = []
+        var opaque = false
         var generators: [ManifestObject.ConfigMapGenerator] = []
         if kind == "Kustomization" || kind == "Component", group == "kustomize.config.k8s.io" {
             // a kustomize Component is a kustomization that others pull in with `components:`
@@ -157,7 +158,12 @@ struct Extractor {
                     else if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) }
                 }
             }
-            if let images = y.get(root, "images") { retags = kustomizeImages(images, object: objectIndex) }
+            if let images = y.get(root, "images") { (retags, entryNames) = kustomizeImages(images, object: objectIndex) }
+            // what Tagwarden cannot see into: charts and plugins that make resources, resources from elsewhere
+            for key: StaticString in ["helmCharts", "helmChartInflationGenerator", "generators", "transformers"] where y.get(root, key) != nil {
+                opaque = true
+            }
+            if resources.contains(where: Extractor.isRemote) { opaque = true }
             if let gens = y.get(root, "configMapGenerator") {
                 for g in y.childNodes(gens) {
                     guard let name = scalarString(y.get(g, "name")), let list = y.get(g, "files") else { continue }
@@ -169,7 +175,7 @@ struct Extractor {
                 }
             }
         } else if kind == "Kustomization", group == "kustomize.toolkit.fluxcd.io" {
-            if let images = y.get(root, "spec", "images") { retags = kustomizeImages(images, object: objectIndex) }
+            if let images = y.get(root, "spec", "images") { (retags, entryNames) = kustomizeImages(images, object: objectIndex) }
             if let list = y.get(root, "spec", "patches") {
                 for item in y.childNodes(list) { if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) } }
             }
@@ -188,7 +194,7 @@ struct Extractor {
             file: fileIndex, document: d, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
             apiVersionSpan: apiVersionNode.map { y.nodes[$0].span }, name: name, declaredNamespace: declaredNamespace,
             labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
-            kustomizePatches: patches, kustomizeRetags: retags, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
+            kustomizePatches: patches, kustomizeRetags: retags, kustomizeImageNames: entryNames, kustomizeOpaque: opaque, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
             substitutionDisabled: substitutionDisabled, configMapGenerators: generators))
     }
 
@@ -275,12 +281,13 @@ struct Extractor {
         facts.images.append(use)
     }
 
-    /// The entries' images; returns the names of those that set a tag or a digest.
-    mutating func kustomizeImages(_ list: Int, object: Int) -> [String] {
-        guard y.nodes[list].kind == .sequence else { return [] }
-        var retags: [String] = []
+    /// The entries' images; returns the names of those that set a tag or a digest, and every entry's `name`.
+    mutating func kustomizeImages(_ list: Int, object: Int) -> (retags: [String], names: [Located]) {
+        guard y.nodes[list].kind == .sequence else { return ([], []) }
+        var retags: [String] = [], names: [Located] = []
         for entry in y.childNodes(list) where y.nodes[entry].kind == .mapping {
             guard let nameNode = y.get(entry, "name"), let name = scalarString(nameNode) else { continue }
+            names.append(located(nameNode))
             let newName = y.get(entry, "newName")
             let effective = scalarString(newName) ?? name
             var use = ImageUse(origin: .kustomize, file: fileIndex, object: object, text: effective,
@@ -299,7 +306,7 @@ struct Extractor {
             if use.tag != nil || use.digest != nil { retags.append(name) }
             finishParts(&use, nodes: nodes)
         }
-        return retags
+        return (retags, names)
     }
 
     /// Composes and validates a reference given in parts. One with `${…}` in a part waits for the model, which
@@ -314,6 +321,14 @@ struct Extractor {
         use.nodes = nodes
         for n in nodes { imageNodes[n] = facts.images.count }
         facts.images.append(use)
+    }
+
+    /// A kustomize resource from outside the repository: a URL, or a git repository (`github.com/org/repo//path?ref=v1`,
+    /// `git@github.com:org/repo`). A local path has no `:`, `?` or `@`.
+    static func isRemote(_ r: String) -> Bool {
+        let b = r.utf8
+        return b.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") })
+            || b.starts(with: "github.com/".utf8) || b.starts(with: "gitlab.com/".utf8)
     }
 
     /// HelmRelease values: `image:` strings and `repository` + `tag` maps (`name` + `tag` under an `image:` key), at

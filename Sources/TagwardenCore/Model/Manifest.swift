@@ -32,6 +32,11 @@ public final class ManifestObject: Sendable {
     /// The `name` of each `images:` entry (a kustomization's, a Flux Kustomization's `spec.images`) that sets a
     /// `newTag` or a `digest`: the images so named leave the build with that tag, whatever their manifests say.
     public let kustomizeRetags: [String]
+    /// The `name` of every `images:` entry, where it is written.
+    public let kustomizeImageNames: [Located]
+    /// A kustomization whose output Tagwarden cannot know: it inflates Helm charts, runs generator or transformer
+    /// plugins, or takes resources from outside the repository.
+    public let kustomizeOpaque: Bool
     /// Flux objects: the fields rules need, by object kind.
     public let flux: FluxSpec?
     /// The API group (`apps` of `apps/v1`; empty for the core group).
@@ -52,7 +57,8 @@ public final class ManifestObject: Sendable {
 
     init(file: Int, document: Int, apiVersion: String, kind: String, kindSpan: SourceSpan, apiVersionSpan: SourceSpan?,
          name: String?, declaredNamespace: String?, labels: [String: String], isKustomization: Bool, kustomizeNamespace: String?,
-         kustomizeResources: [String], kustomizePatches: [String], kustomizeRetags: [String] = [], flux: FluxSpec?,
+         kustomizeResources: [String], kustomizePatches: [String], kustomizeRetags: [String] = [],
+         kustomizeImageNames: [Located] = [], kustomizeOpaque: Bool = false, flux: FluxSpec?,
          configData: [String: String]? = nil, substitutionDisabled: Bool = false, configMapGenerators: [ConfigMapGenerator] = []) {
         self.file = file
         self.document = document
@@ -68,6 +74,8 @@ public final class ManifestObject: Sendable {
         self.kustomizeResources = kustomizeResources
         self.kustomizePatches = kustomizePatches
         self.kustomizeRetags = kustomizeRetags
+        self.kustomizeImageNames = kustomizeImageNames
+        self.kustomizeOpaque = kustomizeOpaque
         self.flux = flux
         self.configData = configData
         self.substitutionDisabled = substitutionDisabled

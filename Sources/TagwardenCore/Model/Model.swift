@@ -22,6 +22,8 @@ public struct Model: Sendable {
     public let flux: FluxIndex
     /// The environment of each marker (its object's, else its file's).
     public let markerEnvironment: [String?]
+    /// kustomize `images:` entries that match no image of their build.
+    public let unmatchedImageEntries: [UnmatchedImageEntry]
 
     public static let defaultFloatingTags = ["main", "master", "develop", "development", "dev", "stable", "edge", "nightly",
                                              "canary", "release", "head", "snapshot", "prod", "production", "staging", "stage",
@@ -158,6 +160,7 @@ public struct Model: Sendable {
         images += Substitution.resolve(substitutable + values.substitutable, objects: objects, namespaces: namespaces,
                                        environments: objectEnvironment, configMaps: configMaps, builds: builds)
         markRetagged(images, objects: objects, files: facts, includedBy: includedBy)
+        let unmatched = unmatchedImageEntries(objects: objects, files: facts, images: images, includedBy: includedBy, builds: builds)
         let imageEnvironment = images.map { img -> String? in
             if let o = img.object, let e = objectEnvironment[o] { return e }
             // an image whose manifest has no environment of its own: that of what makes it run, if any
@@ -193,7 +196,7 @@ public struct Model: Sendable {
         return Model(files: facts, objects: objects, images: images, markers: markers, config: config, environments: env,
                      objectNamespace: namespaces, objectEnvironment: objectEnvironment, imageEnvironment: imageEnvironment,
                      imagePromoted: promoted, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
-                     namespaceLabels: labels, flux: flux, markerEnvironment: markerEnvironment)
+                     namespaceLabels: labels, flux: flux, markerEnvironment: markerEnvironment, unmatchedImageEntries: unmatched)
     }
 
     /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.

@@ -301,6 +301,78 @@ nonTriggering:
     files:
       templates/app.yaml: "a: 1\n"
 """#),
+        ("image-entry-unmatched.yaml", #"""
+id: image-entry-unmatched
+severity: warning
+summary: A kustomize `images:` entry names no image of the build it applies to, so it changes nothing.
+rationale: >
+  kustomize applies an `images:` entry to the containers whose image name is the entry's `name` as
+  written, and says nothing when none is: a typo (`ghcr.io/acme/wbe`), a registry written differently
+  (`docker.io/acme/web` for `acme/web`), or an image renamed in the base leaves every container as it was,
+  and a `$imagepolicy` marker on the entry's `newTag` has Flux update a tag that reaches no container. The
+  build is what the kustomization takes (its resources, components and patch files, followed through the
+  kustomizations they name), or, for a Flux Kustomization's `spec.images`, what its `path` builds. Builds
+  whose output cannot be known are not judged: Helm charts inflated by kustomize, generator or transformer
+  plugins, resources from outside the repository, paths the repository lacks; and a name that appears
+  anywhere in the build's files (a custom resource's containers) is taken as matched.
+fix: >
+  Write the `name` as the image is written in the manifests (the message suggests the nearest), or remove
+  the entry.
+triggering:
+  - description: a typo in the entry's name
+    files:
+      base/kustomization.yaml: |
+        resources: [web.yaml]
+      base/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:1.4.0
+      overlays/production/kustomization.yaml: |
+        resources: [../../base]
+        images:
+          - name: ghcr.io/acme/wbe
+            newTag: 1.4.1
+    expect:
+      - {file: overlays/production/kustomization.yaml, line: 3, column: 11}
+nonTriggering:
+  - description: the entry names the base's image
+    files:
+      base/kustomization.yaml: |
+        resources: [web.yaml]
+      base/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:1.4.0
+      overlays/production/kustomization.yaml: |
+        resources: [../../base]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.4.1
+  - description: a build that inflates a Helm chart, whose images Tagwarden cannot see
+    files:
+      apps/kustomization.yaml: |
+        helmCharts:
+          - name: podinfo
+            repo: https://stefanprodan.github.io/podinfo
+            version: 6.5.0
+        images:
+          - name: ghcr.io/stefanprodan/podinfo
+            newTag: 6.5.1
+"""#),
         ("image-env-prefix.yaml", #"""
 id: image-env-prefix
 severity: error

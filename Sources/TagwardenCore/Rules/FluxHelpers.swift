@@ -20,19 +20,17 @@ extension Model {
     }
 
     /// How the prefix and pattern rules name a promoted image: its name, or, for a field that sets only the tag,
-    /// the image of the ImageRepository behind the field's marker.
-    func promotedName(_ i: Int, _ markerOf: [Int: Int]) -> String {
+    /// the image of the ImageRepository behind the field's marker (`markerOf`, image → marker, made on first need).
+    func promotedName(_ i: Int, _ markerOf: inout [Int: Int]?) -> String {
         if let name = images[i].name { return name }
-        if let k = markerOf[i], let p = flux.markers[k].policy, let r = flux.policies[p].repository,
+        if markerOf == nil {
+            var index: [Int: Int] = [:]
+            for k in markers.indices where markers[k].context == .value { if let i = markers[k].image { index[i] = k } }
+            markerOf = index
+        }
+        if let k = markerOf?[i], let p = flux.markers[k].policy, let r = flux.policies[p].repository,
            let image = flux.repositories[r].spec.image?.value { return image }
         return images[i].text
-    }
-
-    /// Image → the marker on its field, for `promotedName`.
-    func markersByImage() -> [Int: Int] {
-        var out: [Int: Int] = [:]
-        for k in markers.indices where markers[k].context == .value { if let i = markers[k].image { out[i] = k } }
-        return out
     }
 
     func policyName(_ p: Int) -> String {

@@ -25,8 +25,14 @@ extension Rule {
     /// `develop-v1.2.3`) names a build.
     static func isFloatingWord(_ lower: String, _ list: Set<String>) -> Bool {
         if list.contains(lower) { return true }
+        // letters and dashes only, with a dash (most tags have a digit and stop here, at no cost)
+        var dashes = 0
+        for c in lower.utf8 {
+            if c == UInt8(ascii: "-") { dashes += 1 } else if !(c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) { return false }
+        }
+        guard dashes > 0 else { return false }
         let words = lower.split(separator: "-", omittingEmptySubsequences: false)
-        guard words.count > 1, words.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isLetter } }) else { return false }
+        guard !words.contains(where: \.isEmpty) else { return false }
         return words.contains { $0 == "latest" || list.contains(String($0)) }
     }
 
