@@ -5,6 +5,11 @@ extension Rule {
             let mk = m.markers[k]
             let path = m.path(mk.file)
             var reason: String?
+            // a file that does not parse is skipped whole, before any marker in it is looked at
+            if mk.context != .unreadFile, m.files[mk.file].syntaxError != nil {
+                out.append(m.finding("marker-ignored", "Flux silently skips this $imagepolicy marker: Flux skips files that do not parse", marker: k))
+                continue
+            }
             switch mk.context {
             case .commentLine: reason = "it is on a commented-out line"
             case .hiddenHeadComment: reason = "the item below has a comment of its own on its line, which Flux reads instead"
@@ -16,9 +21,7 @@ extension Rule {
             case .other: reason = "it does not follow a scalar value"
             case .unreadFile: reason = "Flux only reads files named *.yaml, *.yml or Kustomization, never \(Model.basename(path))"
             case .value:
-                if m.files[mk.file].syntaxError != nil {
-                    reason = "Flux skips files that do not parse"
-                } else if let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy ?? m.flux.markers[k].candidates.first {
+                if let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy ?? m.flux.markers[k].candidates.first {
                     reason = automationReason(m, path: path, ref: ref, policy: p)
                 }
             }
