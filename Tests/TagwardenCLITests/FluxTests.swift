@@ -222,20 +222,7 @@ func fluxRepo() throws -> TempRepo {
     /// chart names the repository). Either way the field is the image of the policy's ImageRepository.
     @Test func aStagingTagInAProductionChartTagFieldIsReported() throws {
         let r = try TempRepo()
-        try r.write("flux/web.yaml", """
-        apiVersion: image.toolkit.fluxcd.io/v1
-        kind: ImageRepository
-        metadata: {name: web, namespace: flux-system}
-        spec: {image: ghcr.io/acme/web}
-        ---
-        apiVersion: image.toolkit.fluxcd.io/v1
-        kind: ImagePolicy
-        metadata: {name: web, namespace: flux-system}
-        spec:
-          imageRepositoryRef: {name: web}
-          policy: {semver: {range: '>=1.0.0'}}
-
-        """)
+        try r.write("flux/web.yaml", webRepositoryAndPolicy("  policy: {semver: {range: '>=1.0.0'}}\n"))
         try r.write("apps/production/web.yaml", """
         apiVersion: helm.toolkit.fluxcd.io/v2
         kind: HelmRelease
@@ -264,21 +251,7 @@ func fluxRepo() throws -> TempRepo {
     /// both, so staging's tags cross into production.
     @Test func aPolicyThatMarkersOfTwoEnvironmentsShareCrossesBetweenThem() throws {
         let r = try TempRepo()
-        try r.write("flux/web.yaml", """
-        apiVersion: image.toolkit.fluxcd.io/v1
-        kind: ImageRepository
-        metadata: {name: web, namespace: flux-system}
-        spec: {image: ghcr.io/acme/web}
-        ---
-        apiVersion: image.toolkit.fluxcd.io/v1
-        kind: ImagePolicy
-        metadata: {name: web, namespace: flux-system}
-        spec:
-          imageRepositoryRef: {name: web}
-          filterTags: {pattern: '^staging-v[0-9]+$'}
-          policy: {alphabetical: {}}
-
-        """)
+        try r.write("flux/web.yaml", webRepositoryAndPolicy("  filterTags: {pattern: '^staging-v[0-9]+$'}\n  policy: {alphabetical: {}}\n"))
         for env in ["staging", "production"] {
             try r.write("apps/\(env)/web.yaml", pod("web", images: ["ghcr.io/acme/web:staging-v1 # {\"$imagepolicy\": \"flux-system:web\"}"]))
         }
@@ -973,6 +946,14 @@ func fluxRepo() throws -> TempRepo {
         #expect(messages[0].hasSuffix("(written 'ghcr.io/acme/web:${WEB_TAG}', substituted by Flux Kustomization flux-system/apps in clusters/staging/apps.yaml)"),
                 "\(messages[0])")
     }
+}
+
+/// ImageRepository flux-system/web (ghcr.io/acme/web) and ImagePolicy flux-system/web on it, with `spec` lines after
+/// `imageRepositoryRef`.
+func webRepositoryAndPolicy(_ spec: String) -> String {
+    "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata: {name: web, namespace: flux-system}\nspec: {image: ghcr.io/acme/web}\n"
+        + "---\napiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata: {name: web, namespace: flux-system}\nspec:\n"
+        + "  imageRepositoryRef: {name: web}\n" + spec
 }
 
 /// The Flux Kustomization flux-system/apps applying `path`, with `spec` lines (indented under `spec:`) after it.
