@@ -568,6 +568,8 @@ let imageRuleFindings = [
           - {name: ghcr.io/acme/gone, newTag: 1.0.0}
 
         """)
+        // `bases:` is the older name of `resources:`
+        try r.write("legacy/kustomization.yaml", "bases: [../base]\nimages:\n  - {name: ghcr.io/acme/web, newTag: 1.4.1}\n")
         // what cannot be known is not judged: a chart kustomize inflates, a remote base, a path the repository lacks
         try r.write("charts/kustomization.yaml", "helmCharts:\n  - {name: podinfo, repo: https://stefanprodan.github.io/podinfo}\nimages:\n  - {name: ghcr.io/x/y, newTag: 1.0.0}\n")
         try r.write("remote/kustomization.yaml", "resources: [github.com/acme/base//app?ref=v1]\nimages:\n  - {name: ghcr.io/x/y, newTag: 1.0.0}\n")
@@ -604,7 +606,7 @@ let imageRuleFindings = [
 
         """)
         try r.write("overlays/production/kustomization.yaml", """
-        resources: [../../base]
+        bases: [../../base]
         components: [../../components/tags]
         images:
           - name: ghcr.io/acme/web

@@ -141,10 +141,11 @@ struct Extractor {
         var opaque = false
         var generators: [ManifestObject.ConfigMapGenerator] = []
         if kind == "Kustomization" || kind == "Component", group == "kustomize.config.k8s.io" {
-            // a kustomize Component is a kustomization that others pull in with `components:`
+            // a kustomize Component is a kustomization that others pull in with `components:`; `bases:` is the
+            // older name of `resources:` (kustomize still reads it)
             isKustomization = true
             kustomizeNamespace = scalarString(y.get(root, "namespace"))
-            for key: StaticString in ["resources", "components"] {
+            for key: StaticString in ["resources", "bases", "components"] {
                 guard let list = y.get(root, key) else { continue }
                 resources += y.childNodes(list).compactMap { scalarString($0) }
             }
