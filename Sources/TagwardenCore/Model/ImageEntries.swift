@@ -1,5 +1,5 @@
 /// A kustomize `images:` entry whose `name` matches no image of what it applies to: kustomize changes nothing,
-/// silently (a typo in the name, or `nginx` written `docker.io/nginx`), and a marker on its `newTag` has Flux
+/// silently (a typo in the name, a registry left out), and a marker on its `newTag` has Flux
 /// update a tag that reaches no container.
 public struct UnmatchedImageEntry: Sendable {
     /// The kustomization (or Flux Kustomization) of the entry.
