@@ -579,13 +579,16 @@ let imageRuleFindings = [
         let res = try r.audit("--format", "json")
         let unmatched = res.findingObjects.filter { $0["rule"] as? String == "image-entry-unmatched" }
         #expect(unmatched.map { "\($0["file"]!):\($0["line"]!):\($0["column"]!)" } == [
-            "clusters/apps.yaml:8:14", "overlays/production/kustomization.yaml:3:12", "overlays/production/kustomization.yaml:7:12",
+            "clusters/apps.yaml:8:14", "overlays/production/kustomization.yaml:3:12", "overlays/production/kustomization.yaml:5:12",
+            "overlays/production/kustomization.yaml:7:12",
         ])
         #expect(unmatched.map { $0["message"] as? String ?? "" } == [
             "images: entry 'ghcr.io/acme/api' matches no image of the build of Flux Kustomization flux-system/apps, so kustomize leaves "
                 + "the images as they are (its images include 'ghcr.io/acme/web', 'nginx', 'web')",
             "images: entry 'ghcr.io/acme/wbe' matches no image of this kustomization's build, so kustomize leaves the images as they are: "
                 + "did you mean 'ghcr.io/acme/web'?",
+            "images: entry 'docker.io/library/nginx' matches no image of this kustomization's build, so kustomize leaves the images as "
+                + "they are: kustomize compares names as written, and the build writes this image 'nginx'",
             "images: entry 'ghcr.io/acme/gone' matches no image of this kustomization's build, so kustomize leaves the images as they are "
                 + "(its images include 'ghcr.io/acme/web', 'nginx', 'web')",
         ])

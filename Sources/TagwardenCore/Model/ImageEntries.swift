@@ -7,15 +7,18 @@ public struct UnmatchedImageEntry: Sendable {
     public var name: Located
     /// The images the build has, nearest to the name first (up to three).
     public var nearest: [String]
+    /// An image of the build that is the entry's image written another way (`nginx` for `docker.io/library/nginx`),
+    /// which kustomize, comparing the text, does not match.
+    public var spelledOtherwise: String?
 }
 
 extension Model {
     /// The entries of kustomizations (and of Flux Kustomizations' `spec.images`) that name no container image of the
     /// repository and match no image of their build: the files it takes (`BuildSets`), with the patch files of every
     /// kustomization in it; a Component's entries apply to the builds of the kustomizations that list it. A name
-    /// matches an image as written (kustomize compares the text; the same image after Docker Hub normalisation is
-    /// taken as a match too), another kustomization's `newName`, or — for what Tagwarden does not read as an image (a
-    /// custom resource's `containers`) — any text of a file of the build. A build that inflates charts, runs plugins,
+    /// matches an image as written (kustomize compares the text: `docker.io/library/nginx` is not `nginx`), another
+    /// kustomization's `newName`, or — for what Tagwarden does not read as an image (a custom resource's
+    /// `containers`) — any text of a file of the build. A build that inflates charts, runs plugins,
     /// takes resources from outside the repository or names a path the repository lacks is not judged: its images
     /// cannot be known. An entry for an image the repository has elsewhere, but not in its build, is not reported.
     static func unmatchedImageEntries(objects: [ManifestObject], files: [FileFacts], images: [ImageUse],
@@ -48,7 +51,7 @@ extension Model {
             for r in roots { taken.formUnion(built.files(under: r)) }
             guard !taken.isEmpty, let known = knownBuild(taken, objects: objects, objectsOfFile: objectsOfFile, files: files, built: built) else { continue }
             taken = known
-            var names = Set<String>(), normalized = Set<String>()
+            var names = Set<String>(), normalized: [String: String] = [:]
             for f in taken {
                 for i in imagesOfFile[f] ?? [] {
                     let img = images[i], name = img.name!
@@ -56,11 +59,10 @@ extension Model {
                     if img.origin == .kustomize, let j = img.object,
                        j == k || objects[j].kustomizeImageNames.contains(where: { $0.value == name }) { continue }
                     names.insert(name)
-                    if let n = img.normalizedName { normalized.insert(n) }
+                    if let n = img.normalizedName { normalized[n] = min(normalized[n] ?? name, name) }
                 }
             }
             for entry in o.kustomizeImageNames where !everywhere.contains(entry.value) && !names.contains(entry.value) {
-                if let n = ImageReference.normalizeName(entry.value), normalized.contains(n) { continue }
                 // text Tagwarden does not read as an image may hold it (the entry's own file aside)
                 let needle = Array(entry.value.utf8)
                 if needle.isEmpty || taken.contains(where: { $0 != o.file && contains(files[$0].bytes, needle) }) { continue }
@@ -69,7 +71,8 @@ extension Model {
                     let (x, y) = (Array(entry.value.utf8), Array(name.utf8))
                     return (Suggester.distance(x, y, atMost: max(x.count, y.count), &prev, &cur) ?? Int.max, name)
                 }.sorted { $0 < $1 }.prefix(3).map(\.1)
-                out.append(UnmatchedImageEntry(object: k, name: entry, nearest: nearest))
+                out.append(UnmatchedImageEntry(object: k, name: entry, nearest: nearest,
+                                               spelledOtherwise: ImageReference.normalizeName(entry.value).flatMap { normalized[$0] }))
             }
         }
         return out

@@ -308,7 +308,8 @@ summary: A kustomize `images:` entry names no image of the build it applies to, 
 rationale: >
   kustomize applies an `images:` entry to the containers whose image name is the entry's `name` as
   written, and says nothing when none is: a typo (`ghcr.io/acme/wbe`), a registry left out (`acme/web`
-  for `ghcr.io/acme/web`), or an image renamed in the base leaves every container as it was,
+  for `ghcr.io/acme/web`), the same image spelt another way (`docker.io/library/nginx` for `nginx`: kustomize
+  compares the text), or an image renamed in the base leaves every container as it was,
   and a `$imagepolicy` marker on the entry's `newTag` has Flux update a tag that reaches no container. The
   build is what the kustomization takes (its resources, components and patch files, followed through the
   kustomizations they name), or, for a Flux Kustomization's `spec.images`, what its `path` builds. Builds

@@ -11,7 +11,9 @@ extension Rule {
                 builds = "this kustomization's build"
             }
             var message = "images: entry '\(name)' matches no image of \(builds), so kustomize leaves the images as they are"
-            if let near = u.nearest.first(where: { likelyMeant(name, $0) }) {
+            if let same = u.spelledOtherwise {
+                message += ": kustomize compares names as written, and the build writes this image '\(same)'"
+            } else if let near = u.nearest.first(where: { likelyMeant(name, $0) }) {
                 message += ": did you mean '\(near)'?"
             } else if !u.nearest.isEmpty {
                 message += " (its images include \(u.nearest.map { "'\($0)'" }.joined(separator: ", ")))"
