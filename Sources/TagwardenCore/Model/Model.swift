@@ -256,10 +256,7 @@ public struct Model: Sendable {
         return nil
     }
 
-    /// An object's namespace: `metadata.namespace`; else the outermost `namespace:` of the kustomizations
-    /// that include its file (followed up through `resources:`), when they agree; else the
-    /// `targetNamespace` of the Flux Kustomizations whose `path` builds the file (`BuildSets`), when they agree.
-    /// File path or directory → the kustomizations whose `resources` or `components` name it.
+    /// File path or directory → the kustomizations whose `resources`, `bases` or `components` name it.
     static func kustomizeInclusions(_ objects: [ManifestObject], files: [FileFacts]) -> [String: [Int]] {
         var includedBy: [String: [Int]] = [:]
         for i in objects.indices where objects[i].isKustomization {
@@ -271,6 +268,9 @@ public struct Model: Sendable {
         return includedBy
     }
 
+    /// An object's namespace: `metadata.namespace`; else the outermost `namespace:` of the kustomizations
+    /// that include its file (followed up through `resources:`), when they agree; else the
+    /// `targetNamespace` of the Flux Kustomizations whose `path` builds the file (`BuildSets`), when they agree.
     static func resolveNamespaces(_ objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]],
                                   builds: LazyBuildSets) -> [String?] {
         var fluxTargets: [(path: String, namespace: String)] = []

@@ -41,7 +41,7 @@ extension Model {
             memo[key] = false   // a cycle of kustomizations deploys nothing more
             let dir = dirname(files[objects[k].file].path)
             let parents = includedBy[dir] ?? []
-            var runs: Bool
+            let runs: Bool
             if let builders = fluxBuilders[dir], !builders.allSatisfy({ objects[$0].kustomizeRetags.contains(name) }) {
                 runs = true
             } else if parents.isEmpty {
