@@ -30,7 +30,7 @@ extension Rule {
                 switch e.definition.choice {
                 case .semver(let range)?:
                     if let v = SemVersion.parseTag(key, flux: flux) {
-                        if let c = try? SemverConstraint(range), !c.check(v, flux: flux) { why = "\(key) is outside the semver range '\(range)'" }
+                        if let c = e.constraint, !c.check(v, flux: flux) { why = "\(key) is outside the semver range '\(range)'" }
                     } else {
                         why = "'\(key)' does not parse as a version"
                             + (flux == .current ? " (Flux 2.7+ needs at least two dots)" : " (Flux before 2.7 needs exactly X.Y.Z)")
