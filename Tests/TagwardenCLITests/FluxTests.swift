@@ -237,6 +237,9 @@ func fluxRepo() throws -> TempRepo {
                 tag: staging-v1.2.3-abc1234-1700000000 # {"$imagepolicy": "flux-system:web:tag"}
             unmarked:
               image: {tag: staging-v1.2.3-abc1234-1700000000}
+            canary:
+              image:
+                tag: latest # {"$imagepolicy": "flux-system:web:tag"}
 
         """)
         let res = try r.audit("--profile", "strict", "--format", "json")
@@ -244,6 +247,10 @@ func fluxRepo() throws -> TempRepo {
         #expect(prefix.map { "\($0["line"]!):\($0["column"]!)" } == ["7:12", "11:14"])
         #expect(Set(prefix.map { $0["message"] as? String ?? "" }) == [
             "tag 'staging-v1.2.3-abc1234-1700000000' of promoted image 'ghcr.io/acme/web' lacks the production prefix 'production-': it is a staging tag",
+        ])
+        let latest = res.findingObjects.filter { $0["rule"] as? String == "image-latest-tag" }
+        #expect(latest.map { $0["message"] as? String ?? "" } == [
+            "image 'ghcr.io/acme/web:latest' (this field sets its tag) uses the tag 'latest', which moves with every push: pin a version or a digest",
         ])
     }
 
