@@ -101,7 +101,7 @@ public enum Engine {
                 + "are Helm templates, not YAML: not linted"))
         }
         skipped.removeAll { s in config.relative(s.path).map { rel in ignore.contains { $0.matches(rel) } } ?? false }
-        return (Model.build(files, config: config, profile: request.profile), skipped)
+        return (Model.build(files, config: config, profile: request.profile, remoteURLs: request.snapshot.remoteURLs), skipped)
     }
 
     static func finish(_ request: AuditRequest, model: Model, skipped: [SkippedFile]) -> AuditReport {

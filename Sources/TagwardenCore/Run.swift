@@ -136,6 +136,7 @@ public struct Workspace {
             snap = try Sources.directory(root, options: options)
         }
         snap.files.removeAll { $0.path == Config.fileName || $0.path.hasSuffix("/" + Config.fileName) }
+        if let repo { snap.remoteURLs = repo.remoteURLs() }
         Timings.mark("read")  // the worktree marks its index and walk phases before this
         return snap
     }

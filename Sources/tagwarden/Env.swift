@@ -26,7 +26,7 @@ struct Env: ParsableCommand {
         try guarded {
             let ws = try Workspace.open(path: path, configPath: config)
             let snapshot = try ws.snapshot(rev: nil, maxFileSize: nil)
-            let model = Model.build(snapshot.files, config: ws.config, profile: profile)
+            let model = Model.build(snapshot.files, config: ws.config, profile: profile, remoteURLs: snapshot.remoteURLs)
             writeStdout(format == .json ? EnvironmentReport.json(model.environments).serialized(pretty: true) + "\n"
                                         : EnvironmentReport.text(model.environments))
             return 0

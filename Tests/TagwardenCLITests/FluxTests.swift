@@ -269,6 +269,67 @@ func fluxRepo() throws -> TempRepo {
                 == "pattern '^staging-v[0-9]+$' of policy flux-system/web selects staging tag 'staging-v0', which its markers in production would receive")
     }
 
+    /// A fleet repository that holds the automations and Kustomizations of application repositories: their paths are
+    /// paths of those repositories. Which GitRepository is this one is told by the remotes' URLs.
+    @Test func sourcesInAnotherRepositoryNamePathsOfThatRepository() throws {
+        let r = try TempRepo()
+        try r.write("clusters/sources.yaml", """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec: {url: 'ssh://git@github.com/acme/fleet'}
+        ---
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: web-app, namespace: flux-system}
+        spec: {url: 'https://github.com/acme/web-app.git'}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: web-app, namespace: flux-system}
+        spec:
+          sourceRef: {kind: GitRepository, name: web-app}
+          git: {checkout: {ref: {branch: main}}, push: {branch: main}}
+          update: {path: ./deploy}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: fleet, namespace: flux-system}
+        spec:
+          sourceRef: {kind: GitRepository, name: flux-system}
+          git: {checkout: {ref: {branch: main}}, push: {branch: main}}
+          update: {path: ./missing}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: web-app, namespace: flux-system}
+        spec:
+          sourceRef: {kind: GitRepository, name: web-app}
+          path: ./
+          targetNamespace: tenant
+
+        """)
+        try r.write("apps/cache.yaml", pod("cache", images: ["redis:latest"]))
+        func audit() throws -> (findings: [String], namespace: String?) {
+            let res = try r.audit("--format", "json")
+            let latest = res.findingObjects.first { $0["rule"] as? String == "image-latest-tag" }
+            return (res.findings, (latest?["object"] as? [String: Any])?["namespace"] as? String)
+        }
+        // without remotes nothing tells the repositories apart: every path is read as this repository's
+        var res = try audit()
+        #expect(res.findings == ["image-latest-tag apps/cache.yaml:8:14", "automation-missing-path clusters/sources.yaml:17:18",
+                                 "automation-missing-path clusters/sources.yaml:25:18"], "\(res.findings)")
+        #expect(res.namespace == "tenant")
+        // a remote that no GitRepository names (an SSH host alias, a mirror) tells nothing either
+        try r.git("remote", "add", "origin", "git@fleet-alias:acme/fleet.git")
+        #expect(try audit().findings.count == 3)
+        // the remote's URL, spelt another way, is flux-system's: web-app is another repository
+        try r.git("remote", "set-url", "origin", "git@github.com:acme/fleet.git")
+        res = try audit()
+        #expect(res.findings == ["image-latest-tag apps/cache.yaml:8:14", "automation-missing-path clusters/sources.yaml:25:18"], "\(res.findings)")
+        #expect(res.namespace == nil)
+    }
+
     @Test func aMarkerWhoseTagEveryBuildReplacesIsReported() throws {
         let r = try TempRepo()
         try r.write("flux/policy.yaml", """

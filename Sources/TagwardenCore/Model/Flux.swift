@@ -46,10 +46,13 @@ public struct AutomationSpec: Sendable {
     public var hasCheckoutRef = false
     public var strategy: Located?
     public var interval: Located?
+    /// Its GitRepository is another repository: `update.path` is a path of that one, and no file here is updated.
+    public var updatesElsewhere = false
 }
 
 public struct GitRepositorySpec: Sendable {
     public var branch: String?
+    public var url: String?
     /// `spec.ref` is given (with or without a branch).
     public var hasRef = false
 }
@@ -190,6 +193,7 @@ public indirect enum FluxSpec: Sendable {
             return .automation(a)
         case ("source.toolkit.fluxcd.io", "GitRepository"):
             return .gitRepository(GitRepositorySpec(branch: str(spec.flatMap { y.get($0, "ref", "branch") }),
+                                                    url: str(spec.flatMap { y.get($0, "url") }),
                                                     hasRef: spec.flatMap { y.get($0, "ref") } != nil))
         case ("kustomize.toolkit.fluxcd.io", "Kustomization"):
             var k = FluxKustomizationSpec(path: str(spec.flatMap { y.get($0, "path") }),

@@ -43,9 +43,9 @@ public struct FluxIndex: Sendable {
         /// `update.path` normalised ("" for the root); nil when absolute or escaping.
         public var path: String?
 
-        /// Whether the file at `file` lies under `update.path`.
+        /// Whether the file at `file` lies under `update.path` (of this repository).
         public func covers(_ file: String) -> Bool {
-            guard let path else { return false }
+            guard let path, !spec.updatesElsewhere else { return false }
             return path.isEmpty || file == path || file.hasPrefix(path + "/")
         }
     }

@@ -83,6 +83,16 @@ public final class ManifestObject: Sendable {
         group = ManifestObject.group(of: apiVersion)
     }
 
+    /// The same object with other Flux fields.
+    func replacingFlux(_ flux: FluxSpec?) -> ManifestObject {
+        ManifestObject(file: file, document: document, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
+                       apiVersionSpan: apiVersionSpan, name: name, declaredNamespace: declaredNamespace, labels: labels,
+                       isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: kustomizeResources,
+                       kustomizePatches: kustomizePatches, kustomizeRetags: kustomizeRetags, kustomizeImageNames: kustomizeImageNames,
+                       kustomizeOpaque: kustomizeOpaque, flux: flux, configData: configData, substitutionDisabled: substitutionDisabled,
+                       configMapGenerators: configMapGenerators)
+    }
+
     /// `apps` of `apps/v1`; empty for the core group (`v1`).
     static func group(of apiVersion: String) -> String {
         guard let slash = apiVersion.utf8.firstIndex(of: UInt8(ascii: "/")) else { return "" }

@@ -32,10 +32,10 @@ public struct Model: Sendable {
                                              "stretch", "buster", "bullseye", "bookworm", "trixie", "sid", "bionic", "focal", "jammy", "noble"]
 
     /// Parses and extracts every file (in parallel), then resolves namespaces and environments.
-    public static func build(_ sources: [SourceFile], config: Config, profile: String?) -> Model {
+    public static func build(_ sources: [SourceFile], config: Config, profile: String?, remoteURLs: [String] = []) -> Model {
         let facts = extractAll(sources)
         Timings.mark("extract")
-        return build(facts: facts, config: config, profile: profile)
+        return build(facts: facts, config: config, profile: profile, remoteURLs: remoteURLs)
     }
 
     /// Appends the images of release values files (a generated ConfigMap's file, a chart's `valuesFiles`) to `images`.
@@ -101,7 +101,7 @@ public struct Model: Sendable {
         return slots.items.map { $0! }
     }
 
-    public static func build(facts input: consuming [FileFacts], config: Config, profile: String?) -> Model {
+    public static func build(facts input: consuming [FileFacts], config: Config, profile: String?, remoteURLs: [String] = []) -> Model {
         let facts = input
         var objects: [ManifestObject] = []
         var images: [ImageUse] = []
@@ -130,6 +130,7 @@ public struct Model: Sendable {
             facts[f].markers = []
             facts[f].substitutable = []
         }
+        markSourcesElsewhere(&objects, remoteURLs: remoteURLs)
         var labels: [String: [String: String]] = [:]
         for o in objects where o.kind == "Namespace" && o.apiVersion == "v1" {
             if let n = o.name { labels[n, default: [:]].merge(o.labels) { a, _ in a } }

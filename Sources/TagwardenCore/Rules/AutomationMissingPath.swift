@@ -1,7 +1,7 @@
 extension Rule {
     static let automationMissingPath = Rule("automation-missing-path") { m in
         m.flux.automations.compactMap { a in
-            guard !m.flux.patchObjects.contains(a.object), let raw = a.spec.updatePath else { return nil }
+            guard !m.flux.patchObjects.contains(a.object), !a.spec.updatesElsewhere, let raw = a.spec.updatePath else { return nil }
             if raw.value.hasPrefix("/") {
                 return m.finding("automation-missing-path", "update.path '\(raw.value)' is absolute: it is relative to the repository root",
                                  object: a.object, span: raw.span)

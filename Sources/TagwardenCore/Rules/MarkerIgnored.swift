@@ -32,7 +32,7 @@ extension Rule {
 
     /// Why no ImageUpdateAutomation applies this marker, or nil when one does (or the repository has none).
     static func automationReason(_ m: Model, path: String, ref: MarkerRef, policy p: Int) -> String? {
-        let autos = m.flux.automations.filter { $0.path != nil }
+        let autos = m.flux.automations.filter { $0.path != nil && !$0.spec.updatesElsewhere }
         guard !autos.isEmpty else { return nil }
         let covering = autos.filter { $0.covers(path) }
         if covering.isEmpty {

@@ -92,7 +92,36 @@ public final class GitRepository {
         return ignored == 1
     }
 
-    /// Resolves any commit-ish to its commit id.
+    /// The URLs of the repository's remotes: as configured (`remote.<name>.url`, `pushurl`) and as git uses them
+    /// after `url.<base>.insteadOf` rewriting.
+    public func remoteURLs() -> [String] {
+        var list = git_strarray()
+        guard git_remote_list(&list, handle) == 0 else { return [] }
+        defer { git_strarray_dispose(&list) }
+        var config: OpaquePointer?
+        if git_repository_config_snapshot(&config, handle) != 0 { config = nil }
+        defer { if let config { git_config_free(config) } }
+        var urls: [String] = []
+        func add(_ url: UnsafePointer<CChar>?) {
+            if let url, !urls.contains(String(cString: url)) { urls.append(String(cString: url)) }
+        }
+        for i in 0..<list.count {
+            guard let name = list.strings[i] else { continue }
+            if let config {
+                for key in ["url", "pushurl"] {
+                    var value: UnsafePointer<CChar>?
+                    if git_config_get_string(&value, config, "remote.\(String(cString: name)).\(key)") == 0 { add(value) }
+                }
+            }
+            var remote: OpaquePointer?
+            guard git_remote_lookup(&remote, handle, name) == 0, let remote else { continue }
+            defer { git_remote_free(remote) }
+            add(git_remote_url(remote))
+            add(git_remote_pushurl(remote))
+        }
+        return urls
+    }
+
     /// Remote-tracking branches called `name` (`origin/main` for `main`), sorted.
     func remoteBranches(named name: String) -> [String] {
         guard !name.isEmpty, !name.contains("*"), !name.contains("?"), !name.contains("[") else { return [] }
@@ -107,6 +136,7 @@ public final class GitRepository {
         return names.sorted()
     }
 
+    /// Resolves any commit-ish to its commit id.
     public func resolveCommit(_ rev: String) throws -> String {
         var obj: OpaquePointer?
         guard git_revparse_single(&obj, handle, rev) == 0, let obj else {

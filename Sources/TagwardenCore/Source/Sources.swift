@@ -37,6 +37,8 @@ public struct SourceSnapshot: Sendable {
     public var conflicted: [String] = []
     /// What the user should know about how the files were read.
     public var notes: [String] = []
+    /// The URLs of the repository's remotes: a Flux source with another URL is another repository.
+    public var remoteURLs: [String] = []
 }
 
 public struct SourceOptions: Sendable {
