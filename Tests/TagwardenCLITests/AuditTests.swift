@@ -594,6 +594,35 @@ let imageRuleFindings = [
         ])
     }
 
+    /// kustomize applies `images:` entries one after another, a Component's before the kustomization's own: an entry
+    /// for a name that an earlier `newName` changed misses, and the base's tag runs (found by
+    /// scripts/kustomize-vs-tagwarden against `kubectl kustomize`).
+    @Test func anEntryForANameAnEarlierEntryRenamedMisses() throws {
+        let r = try TempRepo()
+        try r.write("base/kustomization.yaml", "resources: [app.yaml]\n")
+        try r.write("base/app.yaml", pod("app", images: ["ghcr.io/acme/web:latest", "ghcr.io/acme/api:latest", "ghcr.io/acme/job:latest"]))
+        try r.write("components/mirror/kustomization.yaml", """
+        apiVersion: kustomize.config.k8s.io/v1alpha1
+        kind: Component
+        images:
+          - {name: ghcr.io/acme/api, newName: mirror.acme.io/api}
+
+        """)
+        try r.write("overlay/kustomization.yaml", """
+        resources: [../base]
+        components: [../components/mirror]
+        images:
+          - {name: ghcr.io/acme/web, newName: mirror.acme.io/web}
+          - {name: ghcr.io/acme/web, newTag: 1.0.0}
+          - {name: ghcr.io/acme/api, newTag: 1.0.0}
+          - {name: ghcr.io/acme/job, newName: mirror.acme.io/job}
+          - {name: mirror.acme.io/job, newTag: 1.0.0}
+
+        """)
+        // web and api keep `latest` (their retag comes after a rename); job's retag follows its new name
+        #expect(try r.audit("--format", "json").findings == ["image-latest-tag base/app.yaml:8:14", "image-latest-tag base/app.yaml:10:14"])
+    }
+
     /// The kustomize base/overlay layout: a base leaves the tag to the overlays' `images:`; what runs is the
     /// overlays' tag, judged where they write it, and the base is reported only where a build deploys its own.
     @Test func aBaseWhoseOverlaysSetTheTagIsJudgedByTheOverlays() throws {

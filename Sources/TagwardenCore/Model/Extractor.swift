@@ -137,7 +137,7 @@ struct Extractor {
         let objectIndex = facts.objects.count
         var isKustomization = false
         var kustomizeNamespace: String?
-        var resources: [String] = [], patches: [String] = [], retags: [String] = [], entryNames: [Located] = []
+        var resources: [String] = [], patches: [String] = [], entries: [KustomizeImageEntry] = []
         var opaque = false
         var generators: [ManifestObject.ConfigMapGenerator] = []
         if kind == "Kustomization" || kind == "Component", group == "kustomize.config.k8s.io" {
@@ -159,7 +159,7 @@ struct Extractor {
                     else if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) }
                 }
             }
-            if let images = y.get(root, "images") { (retags, entryNames) = kustomizeImages(images, object: objectIndex) }
+            if let images = y.get(root, "images") { entries = kustomizeImages(images, object: objectIndex) }
             // what Tagwarden cannot see into: charts and plugins that make resources, resources from elsewhere
             for key: StaticString in ["helmCharts", "helmChartInflationGenerator", "generators", "transformers"] where y.get(root, key) != nil {
                 opaque = true
@@ -176,7 +176,7 @@ struct Extractor {
                 }
             }
         } else if kind == "Kustomization", group == "kustomize.toolkit.fluxcd.io" {
-            if let images = y.get(root, "spec", "images") { (retags, entryNames) = kustomizeImages(images, object: objectIndex) }
+            if let images = y.get(root, "spec", "images") { entries = kustomizeImages(images, object: objectIndex) }
             if let list = y.get(root, "spec", "patches") {
                 for item in y.childNodes(list) { if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) } }
             }
@@ -195,7 +195,7 @@ struct Extractor {
             file: fileIndex, document: d, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
             apiVersionSpan: apiVersionNode.map { y.nodes[$0].span }, name: name, declaredNamespace: declaredNamespace,
             labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
-            kustomizePatches: patches, kustomizeRetags: retags, kustomizeImageNames: entryNames, kustomizeOpaque: opaque, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
+            kustomizePatches: patches, kustomizeImages: entries, kustomizeOpaque: opaque, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
             substitutionDisabled: substitutionDisabled, configMapGenerators: generators))
     }
 
@@ -282,13 +282,12 @@ struct Extractor {
         facts.images.append(use)
     }
 
-    /// The entries' images; returns the names of those that set a tag or a digest, and every entry's `name`.
-    mutating func kustomizeImages(_ list: Int, object: Int) -> (retags: [String], names: [Located]) {
-        guard y.nodes[list].kind == .sequence else { return ([], []) }
-        var retags: [String] = [], names: [Located] = []
+    /// The entries' images; returns the entries.
+    mutating func kustomizeImages(_ list: Int, object: Int) -> [KustomizeImageEntry] {
+        guard y.nodes[list].kind == .sequence else { return [] }
+        var entries: [KustomizeImageEntry] = []
         for entry in y.childNodes(list) where y.nodes[entry].kind == .mapping {
             guard let nameNode = y.get(entry, "name"), let name = scalarString(nameNode) else { continue }
-            names.append(located(nameNode))
             let newName = y.get(entry, "newName")
             let effective = scalarString(newName) ?? name
             var use = ImageUse(origin: .kustomize, file: fileIndex, object: object, text: effective,
@@ -304,10 +303,11 @@ struct Extractor {
                 use.digest = d
                 nodes.append(dg)
             }
-            if use.tag != nil || use.digest != nil { retags.append(name) }
+            entries.append(KustomizeImageEntry(name: located(nameNode), newName: scalarString(newName),
+                                               setsTag: use.tag != nil || use.digest != nil))
             finishParts(&use, nodes: nodes)
         }
-        return (retags, names)
+        return entries
     }
 
     /// Composes and validates a reference given in parts. One with `${…}` in a part waits for the model, which

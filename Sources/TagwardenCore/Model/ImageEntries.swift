@@ -16,19 +16,19 @@ extension Model {
     /// The entries of kustomizations (and of Flux Kustomizations' `spec.images`) that name no container image of the
     /// repository and match no image of their build: the files it takes (`BuildSets`), with the patch files of every
     /// kustomization in it; a Component's entries apply to the builds of the kustomizations that list it. A name
-    /// matches an image as written (kustomize compares the text: `docker.io/library/nginx` is not `nginx`), another
-    /// kustomization's `newName`, or — for what Tagwarden does not read as an image (a custom resource's
+    /// matches an image as written (kustomize compares the text: `docker.io/library/nginx` is not `nginx`), an entry's
+    /// `newName` in the build, or — for what Tagwarden does not read as an image (a custom resource's
     /// `containers`) — any text of a file of the build. A build that inflates charts, runs plugins,
     /// takes resources from outside the repository or names a path the repository lacks is not judged: its images
     /// cannot be known. An entry for an image the repository has elsewhere, but not in its build, is not reported.
     static func unmatchedImageEntries(objects: [ManifestObject], files: [FileFacts], images: [ImageUse],
                                       includedBy: [String: [Int]], builds: LazyBuildSets) -> [UnmatchedImageEntry] {
-        guard objects.contains(where: { !$0.kustomizeImageNames.isEmpty }) else { return [] }
+        guard objects.contains(where: { !$0.kustomizeImages.isEmpty }) else { return [] }
         // only an entry that names no container image of the repository is looked into (a typo, another registry's
         // spelling): most entries cost one lookup
         var everywhere = Set<String>()
         for img in images where img.origin == .container { if let name = img.name { everywhere.insert(name) } }
-        let suspects = objects.indices.filter { k in objects[k].kustomizeImageNames.contains { !everywhere.contains($0.value) } }
+        let suspects = objects.indices.filter { k in objects[k].kustomizeImages.contains { !everywhere.contains($0.name.value) } }
         guard !suspects.isEmpty else { return [] }
         let built = builds.value
         var imagesOfFile: [Int: [Int]] = [:], objectsOfFile: [Int: [Int]] = [:]
@@ -53,16 +53,17 @@ extension Model {
             taken = known
             var names = Set<String>(), normalized: [String: String] = [:]
             for f in taken {
-                for i in imagesOfFile[f] ?? [] {
+                for i in imagesOfFile[f] ?? [] where images[i].origin != .kustomize {
                     let img = images[i], name = img.name!
-                    // an entry's image is an image of the build only when it renames one (its newName)
-                    if img.origin == .kustomize, let j = img.object,
-                       j == k || objects[j].kustomizeImageNames.contains(where: { $0.value == name }) { continue }
                     names.insert(name)
                     if let n = img.normalizedName { normalized[n] = min(normalized[n] ?? name, name) }
                 }
             }
-            for entry in o.kustomizeImageNames where !everywhere.contains(entry.value) && !names.contains(entry.value) {
+            // an entry's `newName` is an image of the build for the entries applied after it (its own list's included)
+            for j in taken.flatMap({ objectsOfFile[$0] ?? [] }) + [k] {
+                names.formUnion(objects[j].kustomizeImages.compactMap(\.newName))
+            }
+            for entry in o.kustomizeImages.map(\.name) where !everywhere.contains(entry.value) && !names.contains(entry.value) {
                 // text Tagwarden does not read as an image may hold it (the entry's own file aside)
                 let needle = Array(entry.value.utf8)
                 if needle.isEmpty || taken.contains(where: { $0 != o.file && contains(files[$0].bytes, needle) }) { continue }

@@ -29,11 +29,9 @@ public final class ManifestObject: Sendable {
     public let kustomizeResources: [String]
     /// Patch files a kustomization names (`patches[].path`, `patchesStrategicMerge`, `patchesJson6902[].path`).
     public let kustomizePatches: [String]
-    /// The `name` of each `images:` entry (a kustomization's, a Flux Kustomization's `spec.images`) that sets a
-    /// `newTag` or a `digest`: the images so named leave the build with that tag, whatever their manifests say.
-    public let kustomizeRetags: [String]
-    /// The `name` of every `images:` entry, where it is written.
-    public let kustomizeImageNames: [Located]
+    /// The `images:` entries of a kustomization or of a Flux Kustomization's `spec.images`, in order: kustomize
+    /// applies them one after another, each to the images whose name is its `name` as written at that point.
+    public let kustomizeImages: [KustomizeImageEntry]
     /// A kustomization whose output Tagwarden cannot know: it inflates Helm charts, runs generator or transformer
     /// plugins, or takes resources from outside the repository.
     public let kustomizeOpaque: Bool
@@ -57,8 +55,8 @@ public final class ManifestObject: Sendable {
 
     init(file: Int, document: Int, apiVersion: String, kind: String, kindSpan: SourceSpan, apiVersionSpan: SourceSpan?,
          name: String?, declaredNamespace: String?, labels: [String: String], isKustomization: Bool, kustomizeNamespace: String?,
-         kustomizeResources: [String], kustomizePatches: [String], kustomizeRetags: [String] = [],
-         kustomizeImageNames: [Located] = [], kustomizeOpaque: Bool = false, flux: FluxSpec?,
+         kustomizeResources: [String], kustomizePatches: [String], kustomizeImages: [KustomizeImageEntry] = [],
+         kustomizeOpaque: Bool = false, flux: FluxSpec?,
          configData: [String: String]? = nil, substitutionDisabled: Bool = false, configMapGenerators: [ConfigMapGenerator] = []) {
         self.file = file
         self.document = document
@@ -73,8 +71,7 @@ public final class ManifestObject: Sendable {
         self.kustomizeNamespace = kustomizeNamespace
         self.kustomizeResources = kustomizeResources
         self.kustomizePatches = kustomizePatches
-        self.kustomizeRetags = kustomizeRetags
-        self.kustomizeImageNames = kustomizeImageNames
+        self.kustomizeImages = kustomizeImages
         self.kustomizeOpaque = kustomizeOpaque
         self.flux = flux
         self.configData = configData
@@ -88,8 +85,7 @@ public final class ManifestObject: Sendable {
         ManifestObject(file: file, document: document, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
                        apiVersionSpan: apiVersionSpan, name: name, declaredNamespace: declaredNamespace, labels: labels,
                        isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: kustomizeResources,
-                       kustomizePatches: kustomizePatches, kustomizeRetags: kustomizeRetags, kustomizeImageNames: kustomizeImageNames,
-                       kustomizeOpaque: kustomizeOpaque, flux: flux, configData: configData, substitutionDisabled: substitutionDisabled,
+                       kustomizePatches: kustomizePatches, kustomizeImages: kustomizeImages, kustomizeOpaque: kustomizeOpaque, flux: flux, configData: configData, substitutionDisabled: substitutionDisabled,
                        configMapGenerators: configMapGenerators)
     }
 
@@ -109,6 +105,26 @@ public struct Located: Sendable {
 
 public enum ImageOrigin: String, Sendable {
     case container, helmImage, helmParts, kustomize, marker
+}
+
+/// A kustomize `images:` entry: the images it applies to, and what it does to them.
+public struct KustomizeImageEntry: Sendable {
+    /// `name`, where it is written.
+    public var name: Located
+    public var newName: String?
+    /// It sets `newTag` or `digest`: the image leaves the build with that tag, whatever its manifest says.
+    public var setsTag: Bool
+
+    /// What the entries, one after another, leave of an image called `name`: nil when one sets its tag or digest,
+    /// else its name (which a `newName` may have changed, so that later entries for the old name miss it).
+    static func apply(_ entries: [KustomizeImageEntry], to name: String) -> String? {
+        var name = name
+        for e in entries where e.name.value == name {
+            if e.setsTag { return nil }
+            if let n = e.newName { name = n }
+        }
+        return name
+    }
 }
 
 /// An image reference found in a manifest.
