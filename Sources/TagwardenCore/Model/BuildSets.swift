@@ -50,7 +50,7 @@ struct BuildSets {
         guard depth < 256, visited.insert(dir).inserted else { return }
         if let k = kustomizationAt[dir] {
             out.insert(objects[k].file)
-            for r in objects[k].kustomizeResources where !r.containsBytes("://") {
+            for r in objects[k].kustomizeResources where !Extractor.isRemote(r) {
                 guard let p = Model.normalizePath(Sources.join(dir, r)) else { continue }
                 if let f = fileAt[p] { out.insert(f) } else { add(p, &out, &visited, depth: depth + 1) }
             }

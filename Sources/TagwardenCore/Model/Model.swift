@@ -24,6 +24,8 @@ public struct Model: Sendable {
     public let markerEnvironment: [String?]
     /// kustomize `images:` entries that match no image of their build.
     public let unmatchedImageEntries: [UnmatchedImageEntry]
+    /// Image → the marker on its field (markers Flux reads where they stand).
+    public let markerOfImage: [Int: Int]
 
     public static let defaultFloatingTags = ["main", "master", "develop", "development", "dev", "stable", "edge", "nightly",
                                              "canary", "release", "head", "snapshot", "prod", "production", "staging", "stage",
@@ -178,10 +180,11 @@ public struct Model: Sendable {
         let globs = config.promotedImages.map(Glob.init)
         // a field that sets only a tag (a chart's `image: {tag: …}`) and that a marker has Flux write: the image
         // of an ImageRepository, whichever the chart names
-        let marked = Set(markers.compactMap { $0.context == .value ? $0.image : nil })
+        var markerOfImage: [Int: Int] = [:]
+        for k in markers.indices where markers[k].context == .value { if let i = markers[k].image { markerOfImage[i] = k } }
         let promoted = images.indices.map { i -> Bool in
             let img = images[i]
-            if img.origin == .marker || (img.name == nil && marked.contains(i)) { return true }
+            if img.origin == .marker || (img.name == nil && markerOfImage[i] != nil) { return true }
             guard let name = img.name, let normalized = img.normalizedName else { return false }
             if watched.contains(normalized) { return true }
             return globs.contains { $0.matches(name) || $0.matches(normalized) }
@@ -197,7 +200,8 @@ public struct Model: Sendable {
         return Model(files: facts, objects: objects, images: images, markers: markers, config: config, environments: env,
                      objectNamespace: namespaces, objectEnvironment: objectEnvironment, imageEnvironment: imageEnvironment,
                      imagePromoted: promoted, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
-                     namespaceLabels: labels, flux: flux, markerEnvironment: markerEnvironment, unmatchedImageEntries: unmatched)
+                     namespaceLabels: labels, flux: flux, markerEnvironment: markerEnvironment, unmatchedImageEntries: unmatched,
+                     markerOfImage: markerOfImage)
     }
 
     /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.
@@ -262,7 +266,7 @@ public struct Model: Sendable {
         var includedBy: [String: [Int]] = [:]
         for i in objects.indices where objects[i].isKustomization {
             let dir = dirname(files[objects[i].file].path)
-            for r in objects[i].kustomizeResources where !r.containsBytes("://") {
+            for r in objects[i].kustomizeResources where !Extractor.isRemote(r) {
                 if let p = normalizePath(Sources.join(dir, r)) { includedBy[p, default: []].append(i) }
             }
         }

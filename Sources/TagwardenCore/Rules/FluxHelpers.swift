@@ -19,30 +19,25 @@ extension Model {
         flux.policies[p].spec.pattern?.span ?? objects[flux.policies[p].object].kindSpan
     }
 
-    /// The image of the ImageRepository behind the marker on image `i`'s field (`markerOf`, image → marker, made on
-    /// first need): what a field that sets only the tag is the tag of.
-    func markedRepository(_ i: Int, _ markerOf: inout [Int: Int]?) -> String? {
-        if markerOf == nil {
-            var index: [Int: Int] = [:]
-            for k in markers.indices where markers[k].context == .value { if let i = markers[k].image { index[i] = k } }
-            markerOf = index
-        }
-        guard let k = markerOf?[i], let p = flux.markers[k].policy, let r = flux.policies[p].repository else { return nil }
+    /// The image of the ImageRepository behind the marker on image `i`'s field: what a field that sets only the tag
+    /// is the tag of.
+    func markedRepository(_ i: Int) -> String? {
+        guard let k = markerOfImage[i], let p = flux.markers[k].policy, let r = flux.policies[p].repository else { return nil }
         return flux.repositories[r].spec.image?.value
     }
 
     /// How the prefix and pattern rules name a promoted image: its name, or, for a field that sets only the tag,
     /// the image of the ImageRepository behind the field's marker.
-    func promotedName(_ i: Int, _ markerOf: inout [Int: Int]?) -> String {
-        images[i].name ?? markedRepository(i, &markerOf) ?? images[i].text
+    func promotedName(_ i: Int) -> String {
+        images[i].name ?? markedRepository(i) ?? images[i].text
     }
 
     /// How the tag rules name an image: `image 'nginx:1.25'`; for a field that sets only the tag, the image of the
     /// policy whose marker it carries (`image 'ghcr.io/acme/web:latest' (this field sets its tag)`), else
     /// `ImageUse.described`.
-    func described(_ i: Int, _ markerOf: inout [Int: Int]?) -> String {
+    func described(_ i: Int) -> String {
         let img = images[i]
-        guard img.name == nil, let tag = img.tag, let repo = markedRepository(i, &markerOf) else { return img.described }
+        guard img.name == nil, let tag = img.tag, let repo = markedRepository(i) else { return img.described }
         return "image '\(repo):\(tag.value)' (this field sets its tag)"
     }
 

@@ -1,12 +1,11 @@
 extension Rule {
     static let imageEnvPrefix = Rule("image-env-prefix") { m in
-        var markerOf: [Int: Int]?
-        return m.images.indices.compactMap { i in
+        m.images.indices.compactMap { i in
             let img = m.images[i]
             guard img.invalid == nil, !img.retagged, m.imagePromoted[i], let tag = img.tag, !isLatest(img),
                   let env = m.environments.named(m.imageEnvironment[i]), let prefix = env.tagPrefix,
                   !tag.value.hasPrefix(prefix) else { return nil }
-            var message = "tag '\(tag.value)' of promoted image '\(m.promotedName(i, &markerOf))' lacks the \(env.name) prefix '\(prefix)'"
+            var message = "tag '\(tag.value)' of promoted image '\(m.promotedName(i))' lacks the \(env.name) prefix '\(prefix)'"
             if let other = m.environments.environment(ofTag: tag.value), other.name != env.name {
                 message += ": it is a \(other.name) tag"
             }
