@@ -402,6 +402,26 @@ func fluxRepo() throws -> TempRepo {
         ])
     }
 
+    @Test func didYouMeanNamesAPolicyOfEveryClusterOnce() throws {
+        // a fleet repository defines flux-system/web-production once per cluster: one candidate, not one per cluster
+        let r = try TempRepo()
+        for cluster in ["eu", "us", "ap"] {
+            try r.write("clusters/\(cluster)/policy.yaml", "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata:\n  name: web-production\n"
+                        + "  namespace: flux-system\nspec:\n  imageRepositoryRef:\n    name: web\n  policy:\n    alphabetical: {}\n")
+        }
+        try r.write("apps/a.yaml", pod("a", images: [
+            "ghcr.io/acme/web:1 # {\"$imagepolicy\": \"flux-system:web-prod\"}",
+            "ghcr.io/acme/web:1 # {\"$imagepolicy\": \"apps:web-production\"}",
+        ]))
+        let res = try r.audit("--format", "json")
+        let unknown = res.findingObjects.filter { $0["rule"] as? String == "marker-unknown-policy" }
+        let suffix = "in the repository, so Flux never updates this field"
+        #expect(unknown.map { "\($0["file"]!):\($0["line"]!): \($0["message"] as? String ?? "")" } == [
+            "apps/a.yaml:8: no ImagePolicy flux-system/web-prod \(suffix): did you mean 'flux-system:web-production'?",
+            "apps/a.yaml:10: no ImagePolicy apps/web-production \(suffix): did you mean 'flux-system:web-production'?",
+        ])
+    }
+
     @Test func headCommentMarkersOnSequenceItems() throws {
         let r = try TempRepo()
         try r.write("flux/policy.yaml", """

@@ -5,16 +5,19 @@
 /// budget until `page-checker` suggests `lab-home`. Nothing when no policy is that close.
 public struct PolicySuggester {
     let byName: [String: [String]]     // name → the namespaces of the policies so named
-    let namesIn: [String: [String]]    // namespace → the names of its policies
+    let namesIn: [String: [Name]]      // namespace → the names of its policies
     let refs: Suggester
 
     public init(_ policies: [FluxIndex.Policy]) {
-        var byName: [String: [String]] = [:], namesIn: [String: [String]] = [:], refs: [String] = []
+        var byName: [String: [String]] = [:], namesIn: [String: [Name]] = [:], refs: [String] = []
+        var seen = Set<String>()   // a policy each cluster of the repository defines is one candidate
         for p in policies {
             let namespace = p.namespace ?? "default"
-            if !(byName[p.name]?.contains(namespace) ?? false) { byName[p.name, default: []].append(namespace) }
-            namesIn[namespace, default: []].append(p.name)
-            refs.append("\(namespace):\(p.name)")
+            let ref = "\(namespace):\(p.name)"
+            guard seen.insert(ref).inserted else { continue }
+            byName[p.name, default: []].append(namespace)
+            namesIn[namespace, default: []].append(Name(p.name))
+            refs.append(ref)
         }
         self.byName = byName
         self.namesIn = namesIn
@@ -31,14 +34,24 @@ public struct PolicySuggester {
         return [(String(ref[..<colon]), String(ref[ref.index(after: colon)...]))]
     }
 
+    /// A policy name and its `-`-separated words, split once.
+    struct Name {
+        let text: String
+        let words: [Substring]
+        init(_ text: String) {
+            self.text = text
+            words = text.split(separator: "-", omittingEmptySubsequences: false)
+        }
+    }
+
     /// The names that say the same as `name` with a word shortened, spelt out, added or dropped: as many
     /// `-`-separated words, each the same or a prefix of at least three characters of the other's; or the
     /// same words with whole words before or after. Shortest first.
-    static func rewordings(of name: String, in names: [String]) -> [String] {
-        let words = name.split(separator: "-", omittingEmptySubsequences: false)
-        return names.filter { other in
-            guard other != name else { return false }
-            let otherWords = other.split(separator: "-", omittingEmptySubsequences: false)
+    static func rewordings(of name: String, in names: [Name]) -> [String] {
+        let words = Name(name).words
+        return names.filter { candidate in
+            guard candidate.text != name else { return false }
+            let otherWords = candidate.words
             if otherWords.count == words.count {
                 return zip(words, otherWords).allSatisfy { a, b in
                     a == b || (min(a.count, b.count) >= 3 && (a.hasPrefix(b) || b.hasPrefix(a)))
@@ -46,6 +59,6 @@ public struct PolicySuggester {
             }
             let (few, many) = words.count < otherWords.count ? (words, otherWords) : (otherWords, words)
             return many.starts(with: few) || many.reversed().starts(with: few.reversed())
-        }.sorted { ($0.count, $0) < ($1.count, $1) }
+        }.map(\.text).sorted { ($0.count, $0) < ($1.count, $1) }
     }
 }
