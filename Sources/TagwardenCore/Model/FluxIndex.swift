@@ -42,12 +42,6 @@ public struct FluxIndex: Sendable {
         public var spec: AutomationSpec
         /// `update.path` normalised ("" for the root); nil when absolute or escaping.
         public var path: String?
-
-        /// Whether the file at `file` lies under `update.path` (of this repository).
-        public func covers(_ file: String) -> Bool {
-            guard let path, !spec.updatesElsewhere else { return false }
-            return path.isEmpty || file == path || file.hasPrefix(path + "/")
-        }
     }
 
     public struct MarkerInfo: Sendable {
@@ -66,10 +60,14 @@ public struct FluxIndex: Sendable {
     public var policies: [Policy] = []
     public var repositories: [Repository] = []
     public var automations: [Automation] = []
+    /// The automations that update this repository, by their normalised `update.path` ("" for the root).
+    public private(set) var automationsByPath: [String: [Int]] = [:]
     public var gitRepositories: [(namespace: String?, name: String, spec: GitRepositorySpec, environment: String?)] = []
     /// Parallel to `Model.markers`.
     public var markers: [MarkerInfo] = []
-    /// Policy → markers (Flux-readable ones) that name it.
+    /// Policy → markers (Flux-readable ones) that name it. A marker of no environment that names a policy several
+    /// environments define (`MarkerInfo.candidates`) is listed under each only when it is the first such marker of
+    /// that name: it adds no environment, and a repository of many copies of one fleet must not cost markers × copies.
     public var uses: [Int: [Int]] = [:]
     /// Objects in files that kustomizations use as patches: partial objects, not resources.
     public var patchObjects: Set<Int> = []
@@ -107,9 +105,30 @@ public struct FluxIndex: Sendable {
         return FluxIndex.preferring(environment, candidates) { policies[$0].environment }
     }
 
-    /// The automations whose `update.path` holds `path` and that use policies of `namespace`.
-    public func updaters(of path: String, namespace: String) -> [Automation] {
-        automations.filter { $0.covers(path) && FluxIndex.sameNamespace($0.namespace, namespace) }
+    /// The automations whose `update.path` holds `file` (of this repository), deepest path last: looked up by the
+    /// file's directories, so a marker costs its path's depth, not one test per automation.
+    public func covering(_ file: String) -> [Int] {
+        var found = automationsByPath[""] ?? []
+        for p in Model.directories(of: file) + [file] { found += automationsByPath[p] ?? [] }
+        return found
+    }
+
+    /// The environments of the automations whose `update.path` holds `file` and that use policies of `namespace`,
+    /// from the environments of each `update.path` and namespace (`cache`): markers cost their path's depth, however
+    /// many automations update the whole repository.
+    func updatingEnvironments(_ file: String, namespace: String, cache: inout [Key: Set<String?>]) -> Set<String?> {
+        var out = Set<String?>()
+        for p in [""] + Model.directories(of: file) + [file] {
+            guard let autos = automationsByPath[p] else { continue }
+            let key = Key(namespace: namespace, name: p)
+            if cache[key] == nil {
+                var environments = Set<String?>()
+                for a in autos where FluxIndex.sameNamespace(automations[a].namespace, namespace) { environments.insert(automations[a].environment) }
+                cache[key] = environments
+            }
+            out.formUnion(cache[key]!)
+        }
+        return out
     }
 
     /// Every policy `namespace/name` (several when each cluster of the repository defines it).
@@ -170,6 +189,7 @@ public struct FluxIndex: Sendable {
                 if let raw = spec.updatePath?.value {
                     path = raw.hasPrefix("/") ? nil : Model.normalizePath(raw)
                 }
+                if let path, !spec.updatesElsewhere { idx.automationsByPath[path, default: []].append(idx.automations.count) }
                 idx.automations.append(Automation(object: i, namespace: namespaces[i], environment: environments[i], spec: spec, path: path))
             case .gitRepository(let spec)?:
                 if let name = o.name { idx.gitRepositories.append((namespaces[i], name, spec, environments[i])) }
@@ -194,6 +214,9 @@ public struct FluxIndex: Sendable {
                                                    environment: policy.environment)
             }
         }
+        var definedInSeveral: [Key: Bool] = [:]  // whether several environments define a policy: many markers name one
+        var contestedListed = Set<Key>()
+        var updatingAt: [Key: Set<String?>] = [:]
         for (k, m) in markers.enumerated() {
             var info = MarkerInfo(environment: markerEnvironment[k])
             info.ref = m.ref
@@ -201,9 +224,15 @@ public struct FluxIndex: Sendable {
             if let ref = m.ref {
                 let all = idx.policies(namespace: ref.namespace, name: ref.name)
                 var environment = markerEnvironment[k]
-                if environment == nil, Set(all.compactMap { idx.policies[$0].environment }).count > 1 {
+                let key = Key(namespace: ref.namespace, name: ref.name)
+                let several = definedInSeveral[key] ?? {
+                    let v = Set(all.compactMap { idx.policies[$0].environment }).count > 1
+                    definedInSeveral[key] = v
+                    return v
+                }()
+                if environment == nil, several {
                     // a field of no environment (a shared base): the environments whose automations update it decide
-                    let updating = Set(idx.updaters(of: files[m.file].path, namespace: ref.namespace).map(\.environment))
+                    let updating = idx.updatingEnvironments(files[m.file].path, namespace: ref.namespace, cache: &updatingAt)
                     if updating.count == 1 {
                         environment = updating.first!
                     } else {
@@ -213,7 +242,11 @@ public struct FluxIndex: Sendable {
                 }
                 if info.candidates.isEmpty { info.policy = idx.policy(namespace: ref.namespace, name: ref.name, environment: environment) }
                 if m.context == .value {
-                    for p in info.policy.map({ [$0] }) ?? info.candidates { idx.uses[p, default: []].append(k) }
+                    if let p = info.policy {
+                        idx.uses[p, default: []].append(k)
+                    } else if contestedListed.insert(key).inserted {
+                        for p in info.candidates { idx.uses[p, default: []].append(k) }
+                    }
                 }
             }
             idx.markers.append(info)

@@ -243,6 +243,17 @@ public struct Model: Sendable {
         } ?? p
     }
 
+    /// The directories above `path`, outermost first: `a` and `a/b` for `a/b/c.yaml`.
+    static func directories(of path: String) -> [String] {
+        var out: [String] = []
+        var at = path.utf8.startIndex
+        while let slash = path.utf8[at...].firstIndex(of: UInt8(ascii: "/")) {
+            out.append(String(path[..<slash]))
+            at = path.utf8.index(after: slash)
+        }
+        return out
+    }
+
     static func dirname(_ p: String) -> String {
         var p = p
         return p.withUTF8 { b in

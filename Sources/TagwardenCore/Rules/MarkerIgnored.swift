@@ -32,23 +32,23 @@ extension Rule {
 
     /// Why no ImageUpdateAutomation applies this marker, or nil when one does (or the repository has none).
     static func automationReason(_ m: Model, path: String, ref: MarkerRef, policy p: Int) -> String? {
-        let autos = m.flux.automations.filter { $0.path != nil && !$0.spec.updatesElsewhere }
-        guard !autos.isEmpty else { return nil }
-        let covering = autos.filter { $0.covers(path) }
+        let byPath = m.flux.automationsByPath
+        guard !byPath.isEmpty else { return nil }
+        let covering = m.flux.covering(path)
         if covering.isEmpty {
-            return "the file is outside every ImageUpdateAutomation's update.path (\(Set(autos.map { $0.path!.isEmpty ? "." : $0.path! }).sorted().joined(separator: ", ")))"
+            return "the file is outside every ImageUpdateAutomation's update.path (\(byPath.keys.map { $0.isEmpty ? "." : $0 }.sorted().joined(separator: ", ")))"
         }
-        let sameNamespace = m.flux.updaters(of: path, namespace: ref.namespace)
+        let sameNamespace = covering.filter { FluxIndex.sameNamespace(m.flux.automations[$0].namespace, ref.namespace) }
         if sameNamespace.isEmpty {
-            let namespaces = Set(covering.compactMap(\.namespace)).sorted().joined(separator: ", ")
+            let namespaces = Set(covering.compactMap { m.flux.automations[$0].namespace }).sorted().joined(separator: ", ")
             return "policy namespace \(ref.namespace) is not the namespace of the automations that update this file (\(namespaces)); Flux only uses policies in an automation's own namespace"
         }
         let labels = m.flux.policies[p].labels
-        let selected = sameNamespace.filter { a in
-            guard let sel = a.spec.policySelector else { return true }
-            return a.spec.policySelectorExpressions || FluxIndex.matches(sel, labels)
+        let selected = sameNamespace.contains { a in
+            guard let sel = m.flux.automations[a].spec.policySelector else { return true }
+            return m.flux.automations[a].spec.policySelectorExpressions || FluxIndex.matches(sel, labels)
         }
-        if selected.isEmpty { return "policy \(m.policyName(p)) is not selected by the policySelector of the automations that update this file" }
+        if !selected { return "policy \(m.policyName(p)) is not selected by the policySelector of the automations that update this file" }
         return nil
     }
 }
