@@ -545,7 +545,8 @@ let imageRuleFindings = [
             "image-not-pinned apps/production/hr.yaml:15:27",
         ])
         let messages = res.findingObjects.map { $0["message"] as? String ?? "" }
-        #expect(messages[1] == "production requires digests: pin 'ghcr.io/acme/job:1.0.0' as ghcr.io/acme/job:1.0.0@sha256:<digest>")
+        #expect(messages[1] == "production requires digests: give the chart the digest of 'ghcr.io/acme/job:1.0.0': a `digest: sha256:<digest>` value "
+                + "beside the tag where the chart reads one, else `tag: 1.0.0@sha256:<digest>`")
     }
 
     @Test func anImagesEntryThatMatchesNothingIsReported() throws {

@@ -5,9 +5,27 @@ extension Rule {
             guard img.invalid == nil, !img.retagged, img.digest == nil, let name = img.name,
                   let env = m.environments.named(m.imageEnvironment[i]), env.requireDigest else { return nil }
             if img.tagOptional && img.tag == nil { return nil }  // a kustomize rename keeps the base's pin
-            return m.finding("image-not-pinned",
-                             "\(env.name) requires digests: pin '\(img.text)' as \(name)\(img.tag.map { ":" + $0.value } ?? "")@sha256:<digest>",
-                             image: i)
+            let pinned = "\(name)\(img.tag.map { ":" + $0.value } ?? "")@sha256:<digest>"
+            // a tag Flux moves needs a digest Flux moves beside it: the runtime pulls by digest, so a fixed one keeps the old image
+            var tagMarker: MarkerRef?
+            if img.isParts, let k = m.markerOfImage[i], let ref = m.flux.markers[k].ref, ref.suffix == "tag" { tagMarker = ref }
+            let marked = tagMarker.map {
+                ", with a {\"$imagepolicy\": \"\($0.namespace):\($0.name):digest\"} marker on it: otherwise Flux moves the tag "
+                    + "and the pinned digest keeps the old image running"
+            } ?? ""
+            let how: String
+            switch img.origin {
+            case .kustomize:
+                how = "add `digest: sha256:<digest>` to this images: entry (the build then runs \(pinned))" + marked
+            case .helmParts where tagMarker != nil:
+                how = "give the chart the digest of '\(img.text)' in a `digest: sha256:<digest>` value beside the tag (charts that read one)" + marked
+            case .helmParts:
+                how = "give the chart the digest of '\(img.text)': a `digest: sha256:<digest>` value beside the tag where the chart reads one, "
+                    + "else `tag: \(img.tag?.value ?? "<tag>")@sha256:<digest>`"
+            default:
+                how = "pin '\(img.text)' as \(pinned)"
+            }
+            return m.finding("image-not-pinned", "\(env.name) requires digests: \(how)", image: i)
         }
     }
 }
