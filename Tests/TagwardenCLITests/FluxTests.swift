@@ -422,6 +422,97 @@ func fluxRepo() throws -> TempRepo {
         ])
     }
 
+    @Test func aMovedTagBesideAnUnmarkedDigestIsStale() throws {
+        let r = try TempRepo()
+        try r.write("flux/policy.yaml", """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata: {name: web, namespace: flux-system}
+        spec: {image: ghcr.io/acme/web}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          policy:
+            semver: {range: ">=1.0.0"}
+
+        """)
+        let digest = "sha256:" + String(repeating: "0", count: 64)
+        try r.write("apps/production/release.yaml", """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: web, namespace: production}
+        spec:
+          values:
+            image:
+              repository: ghcr.io/acme/web
+              tag: 1.2.3 # {"$imagepolicy": "flux-system:web:tag"}
+              digest: \(digest)
+            sidecar:
+              image:
+                tag: 1.2.3 # {"$imagepolicy": "flux-system:web:tag"}
+                digest: \(digest) # {"$imagepolicy": "flux-system:web:digest"}
+
+        """)
+        try r.write("apps/production/kustomization.yaml", """
+        resources: [release.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.2.3 # {"$imagepolicy": "flux-system:web:tag"}
+            digest: \(digest)
+
+        """)
+        let res = try r.audit("--format", "json", "--profile", "strict")
+        let stale = res.findingObjects.filter { $0["rule"] as? String == "marker-digest-stale" }
+        let fix = "the runtime pulls by digest, so after each update the old image keeps running; add {\"$imagepolicy\": \"flux-system:web:digest\"} to it "
+            + "and set digestReflectionPolicy: IfNotPresent on policy flux-system/web"
+        #expect(stale.map { "\($0["file"]!):\($0["line"]!):\($0["column"]!): \($0["message"] as? String ?? "")" } == [
+            "apps/production/kustomization.yaml:5:13: Flux moves this image's tag (the marker on line 4) but no marker updates this digest: \(fix)",
+            "apps/production/release.yaml:9:15: Flux moves this image's tag (the marker on line 8) but no marker updates this digest: \(fix)",
+        ])
+        // the sidecar's digest is marked: no finding there, and its :digest marker is no one's else
+        #expect(!res.findingObjects.contains { ($0["line"] as? Int) == 13 && ($0["file"] as? String) == "apps/production/release.yaml"
+            && ($0["rule"] as? String) != "marker-digest-unavailable" })
+    }
+
+    @Test func unpinnedPartsSayWhereTheDigestGoes() throws {
+        let r = try TempRepo()
+        try r.write("apps/production/kustomization.yaml", """
+        resources: [release.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.2.3 # {"$imagepolicy": "flux-system:web:tag"}
+
+        """)
+        try r.write("apps/production/release.yaml", """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: api, namespace: production}
+        spec:
+          values:
+            image: {repository: ghcr.io/acme/api, tag: 2.0.1}
+            worker:
+              image:
+                repository: ghcr.io/acme/worker
+                tag: 2.0.1 # {"$imagepolicy": "flux-system:worker:tag"}
+
+        """)
+        let res = try r.audit("--format", "json", "--profile", "strict")
+        let unpinned = res.findingObjects.filter { $0["rule"] as? String == "image-not-pinned" }
+        #expect(unpinned.map { "\($0["file"]!):\($0["line"]!):\($0["column"]!): \($0["message"] as? String ?? "")" } == [
+            "apps/production/kustomization.yaml:3:11: production requires digests: add `digest: sha256:<digest>` to this images: entry "
+                + "(the build then runs ghcr.io/acme/web:1.2.3@sha256:<digest>), with a {\"$imagepolicy\": \"flux-system:web:digest\"} marker on it: "
+                + "otherwise Flux moves the tag and the pinned digest keeps the old image running",
+            "apps/production/release.yaml:6:25: production requires digests: give the chart the digest of 'ghcr.io/acme/api:2.0.1': "
+                + "a `digest: sha256:<digest>` value beside the tag where the chart reads one, else `tag: 2.0.1@sha256:<digest>`",
+            "apps/production/release.yaml:9:21: production requires digests: give the chart the digest of 'ghcr.io/acme/worker:2.0.1' in a "
+                + "`digest: sha256:<digest>` value beside the tag (charts that read one), with a {\"$imagepolicy\": \"flux-system:worker:digest\"} marker on it: "
+                + "otherwise Flux moves the tag and the pinned digest keeps the old image running",
+        ])
+    }
+
     @Test func headCommentMarkersOnSequenceItems() throws {
         let r = try TempRepo()
         try r.write("flux/policy.yaml", """

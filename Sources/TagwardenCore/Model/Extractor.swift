@@ -301,6 +301,7 @@ struct Extractor {
             }
             if let dg = y.get(entry, "digest"), let d = scalarString(dg) {
                 use.digest = d
+                use.digestField = located(dg)
                 nodes.append(dg)
             }
             entries.append(KustomizeImageEntry(name: located(nameNode), newName: scalarString(newName),
@@ -353,6 +354,7 @@ struct Extractor {
                 if !y.isNull(tag), y.nodes[tag].valueCount > 0 { use.tag = located(tag) } else { use.tagOptional = true }
                 if let dg = y.get(n, "digest"), let d = scalarString(dg), !d.isEmpty {
                     use.digest = d
+                    use.digestField = located(dg)
                     nodes.append(dg)
                 }
                 finishParts(&use, nodes: nodes)
@@ -361,7 +363,12 @@ struct Extractor {
                 let use = ImageUse(origin: .helmParts, file: fileIndex, object: object, text: y.value(tag), span: y.nodes[tag].span)
                 use.tag = located(tag)
                 use.nodes = [tag]
-                if let dg = y.get(n, "digest"), let d = scalarString(dg), !d.isEmpty { use.digest = d }
+                if let dg = y.get(n, "digest"), let d = scalarString(dg), !d.isEmpty {
+                    use.digest = d
+                    use.digestField = located(dg)
+                    use.nodes.append(dg)
+                    imageNodes[dg] = facts.images.count
+                }
                 imageNodes[tag] = facts.images.count
                 facts.images.append(use)
             }

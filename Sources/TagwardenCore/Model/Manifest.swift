@@ -140,6 +140,8 @@ public final class ImageUse: @unchecked Sendable {
     public var normalizedName: String?
     public var tag: Located?
     public var digest: String?
+    /// For an image given in parts, the field that holds its digest (a kustomize entry's or a chart's `digest:`).
+    public var digestField: Located?
     /// Why the reference does not parse, if it does not.
     public var invalid: String?
     /// The whole reference (or, for parts, the repository field).

@@ -1163,6 +1163,122 @@ nonTriggering:
           git: {commit: {author: {email: bot@example.com}}, push: {branch: image-updates}}
           update: {path: ./apps/production}
 """#),
+        ("marker-digest-stale.yaml", #"""
+id: marker-digest-stale
+severity: warning
+summary: A marker moves an image's tag, but its digest beside the tag has no marker, so the old image keeps running.
+rationale: >
+  An image given in parts — a kustomize `images:` entry with `newTag` and `digest`, a chart's `tag`
+  and `digest` values — runs as `name:tag@digest`, and the runtime pulls it by the digest alone. When
+  a `:tag` marker lets Flux move the tag but nothing moves the digest, every update commits a new tag
+  beside the old digest: the manifests say the new version, the cluster keeps running the old image,
+  and nothing fails.
+fix: >
+  Put a `:digest` marker on the digest (`digest: sha256:… # {"$imagepolicy": "flux-system:web:digest"}`)
+  and let the policy reflect digests (`digestReflectionPolicy: IfNotPresent`); or drop the digest if the
+  image is not meant to be pinned.
+triggering:
+  - description: a kustomize entry whose tag Flux moves and whose digest it does not
+    files:
+      apps/production/kustomization.yaml: |
+        resources: [web.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.4.2 # {"$imagepolicy": "flux-system:web:tag"}
+            digest: sha256:0000000000000000000000000000000000000000000000000000000000000000
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          digestReflectionPolicy: IfNotPresent
+          policy:
+            semver:
+              range: '~1.4'
+    expect:
+      - {file: apps/production/kustomization.yaml, line: 5, column: 13}
+  - description: a chart's tag and digest values, only the tag marked
+    files:
+      apps/production/release.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: web
+          namespace: production
+        spec:
+          values:
+            image:
+              repository: ghcr.io/acme/web
+              tag: 1.4.2 # {"$imagepolicy": "flux-system:web:tag"}
+              digest: sha256:0000000000000000000000000000000000000000000000000000000000000000
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '~1.4'
+    expect:
+      - {file: apps/production/release.yaml, line: 11, column: 15}
+nonTriggering:
+  - description: both the tag and the digest marked
+    files:
+      apps/production/kustomization.yaml: |
+        resources: [web.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.4.2 # {"$imagepolicy": "flux-system:web:tag"}
+            digest: sha256:0000000000000000000000000000000000000000000000000000000000000000 # {"$imagepolicy": "flux-system:web:digest"}
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          digestReflectionPolicy: IfNotPresent
+          policy:
+            semver:
+              range: '~1.4'
+  - description: a pinned entry Flux does not update at all
+    files:
+      apps/production/kustomization.yaml: |
+        resources: [web.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.4.2
+            digest: sha256:0000000000000000000000000000000000000000000000000000000000000000
+  - description: a marked tag without a digest beside it
+    files:
+      apps/production/kustomization.yaml: |
+        resources: [web.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.4.2 # {"$imagepolicy": "flux-system:web:tag"}
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '~1.4'
+"""#),
         ("marker-digest-unavailable.yaml", #"""
 id: marker-digest-unavailable
 severity: error

@@ -1,0 +1,24 @@
+extension Rule {
+    static let markerDigestStale = Rule("marker-digest-stale") { m in
+        // the markers on each image's fields: Flux updates those fields, and only those
+        var marked: [Int: [Int]] = [:]
+        for k in m.markers.indices where m.markers[k].context == .value {
+            if let i = m.markers[k].image, m.flux.markers[k].ref != nil { marked[i, default: []].append(k) }
+        }
+        return marked.keys.sorted().compactMap { i in
+            let img = m.images[i]
+            guard img.isParts, let digest = img.digestField, let ks = marked[i],
+                  !ks.contains(where: { m.flux.markers[$0].ref?.suffix == "digest" }),
+                  let k = ks.first(where: { m.flux.markers[$0].ref?.suffix == "tag" }), let ref = m.flux.markers[k].ref,
+                  m.flux.markers[k].policy != nil || !m.flux.markers[k].candidates.isEmpty else { return nil }
+            var fix = "add {\"$imagepolicy\": \"\(ref.namespace):\(ref.name):digest\"} to it"
+            if let p = m.flux.markers[k].policy, !m.flux.policies[p].spec.reflectsDigests {
+                fix += " and set digestReflectionPolicy: IfNotPresent on policy \(m.policyName(p))"
+            }
+            return m.finding("marker-digest-stale",
+                             "Flux moves this image's tag (the marker on line \(m.markers[k].span.start.line)) but no marker updates this digest: "
+                                + "the runtime pulls by digest, so after each update the old image keeps running; \(fix)",
+                             image: i, span: digest.span)
+        }
+    }
+}
