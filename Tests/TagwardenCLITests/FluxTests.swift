@@ -477,6 +477,41 @@ func fluxRepo() throws -> TempRepo {
             && ($0["rule"] as? String) != "marker-digest-unavailable" })
     }
 
+    @Test func aTagAndADigestFromDifferentPoliciesAreMixed() throws {
+        let r = try TempRepo()
+        var flux = "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata: {name: web, namespace: flux-system}\nspec: {image: ghcr.io/acme/web}\n"
+        for (name, range) in [("web-prod", ">=1.0.0"), ("web-canary", ">=1.0.0-0"), ("web-copy", ">=1.0.0")] {
+            flux += "---\napiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata: {name: \(name), namespace: flux-system}\nspec:\n"
+                + "  imageRepositoryRef: {name: web}\n  digestReflectionPolicy: IfNotPresent\n  policy:\n    semver: {range: '\(range)'}\n"
+        }
+        try r.write("flux/policies.yaml", flux)
+        let digest = "sha256:" + String(repeating: "0", count: 64)
+        try r.write("apps/production/release.yaml", """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: web, namespace: production}
+        spec:
+          values:
+            image:
+              repository: ghcr.io/acme/web # {"$imagepolicy": "flux-system:web-prod:name"}
+              tag: 1.2.3 # {"$imagepolicy": "flux-system:web-prod:tag"}
+              digest: \(digest) # {"$imagepolicy": "flux-system:web-canary:digest"}
+            worker:
+              repository: ghcr.io/acme/web
+              tag: 1.2.3 # {"$imagepolicy": "flux-system:web-prod:tag"}
+              digest: \(digest) # {"$imagepolicy": "flux-system:web-copy:digest"}
+
+        """)
+        let res = try r.audit("--format", "json")
+        let mixed = res.findingObjects.filter { $0["rule"] as? String == "marker-mixed-policies" }
+        // the worker's policies differ in name only: they select alike
+        #expect(mixed.map { "\($0["file"]!):\($0["line"]!):\($0["column"]!): \($0["message"] as? String ?? "")" } == [
+            "apps/production/release.yaml:9:87: Flux writes this digest from policy flux-system/web-canary and the tag beside it (line 8) from "
+                + "flux-system/web-prod: the runtime pulls by digest, so it runs what web-canary selects while the tag names what web-prod selects; "
+                + "mark both with one policy",
+        ])
+    }
+
     @Test func unpinnedPartsSayWhereTheDigestGoes() throws {
         let r = try TempRepo()
         try r.write("apps/production/kustomization.yaml", """

@@ -1834,6 +1834,128 @@ nonTriggering:
             - name: web
               image: ghcr.io/acme/web:1.0.0 ## { "$imagepolicy" : "flux-system:web" }
 """#),
+        ("marker-mixed-policies.yaml", #"""
+id: marker-mixed-policies
+severity: error
+summary: The tag and the digest of one image are marked with different policies, so the digest that runs is another build than the tag names.
+rationale: >
+  Flux writes each marked field from the policy its marker names. When an image's `:tag` marker names
+  one policy and its `:digest` marker another — an overlay's markers copied from the wrong environment,
+  a canary policy beside a release policy — the two fields can hold different builds: the manifest
+  shows the tag the first policy selected, and the runtime, which pulls by digest, runs what the
+  second selected (a prerelease in production, say), and nothing fails.
+fix: >
+  Mark the tag and the digest with the same policy (`…:web-prod:tag` and `…:web-prod:digest`).
+triggering:
+  - description: a release policy on the tag, a canary policy on the digest
+    files:
+      apps/production/kustomization.yaml: |
+        resources: [web.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.4.2 # {"$imagepolicy": "flux-system:web-prod:tag"}
+            digest: sha256:0000000000000000000000000000000000000000000000000000000000000000 # {"$imagepolicy": "flux-system:web-canary:digest"}
+      flux/policies.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/web
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web-prod
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          digestReflectionPolicy: IfNotPresent
+          policy:
+            semver:
+              range: '>=1.0.0'
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web-canary
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          digestReflectionPolicy: IfNotPresent
+          policy:
+            semver:
+              range: '>=1.0.0-0'
+    expect:
+      - {file: apps/production/kustomization.yaml, line: 5, column: 85}
+nonTriggering:
+  - description: the tag and the digest marked with one policy
+    files:
+      apps/production/kustomization.yaml: |
+        resources: [web.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.4.2 # {"$imagepolicy": "flux-system:web-prod:tag"}
+            digest: sha256:0000000000000000000000000000000000000000000000000000000000000000 # {"$imagepolicy": "flux-system:web-prod:digest"}
+      flux/policies.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web-prod
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          digestReflectionPolicy: IfNotPresent
+          policy:
+            semver:
+              range: '>=1.0.0'
+  - description: two policies of one ImageRepository that select alike
+    files:
+      apps/production/kustomization.yaml: |
+        resources: [web.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.4.2 # {"$imagepolicy": "flux-system:web:tag"}
+            digest: sha256:0000000000000000000000000000000000000000000000000000000000000000 # {"$imagepolicy": "flux-system:web-pinned:digest"}
+      flux/policies.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/web
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          digestReflectionPolicy: IfNotPresent
+          policy:
+            semver:
+              range: '>=1.0.0'
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web-pinned
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          digestReflectionPolicy: IfNotPresent
+          policy:
+            semver:
+              range: '>=1.0.0'
+"""#),
         ("marker-overridden.yaml", #"""
 id: marker-overridden
 severity: warning

@@ -43,6 +43,6 @@ public struct Rule: Sendable {
         .policyInvalidRegex, .policyCrossesEnvironment, .policySelectsNothing, .policyUnknownRepository, .policyUnused,
         .objectDuplicate, .automationUnknownSource, .automationMissingPath, .automationDirectPush, .automationInvalidTemplate,
         .apiRemoved, .policyInvalidSemver, .markerValueRejected, .policyFragileOrder, .markerDigestUnavailable,
-        .objectInvalid, .imageEntryUnmatched, .markerDigestStale,
+        .objectInvalid, .imageEntryUnmatched, .markerDigestStale, .markerMixedPolicies,
     ]
 }

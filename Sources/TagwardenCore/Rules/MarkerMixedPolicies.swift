@@ -1,0 +1,32 @@
+extension Rule {
+    static let markerMixedPolicies = Rule("marker-mixed-policies") { m in
+        // the :tag and :digest markers of each image given in parts
+        var parts: [Int: [Int]] = [:]
+        for k in m.markers.indices where m.markers[k].context == .value {
+            if let i = m.markers[k].image, let s = m.flux.markers[k].ref?.suffix, s == "tag" || s == "digest" { parts[i, default: []].append(k) }
+        }
+        func ref(_ k: Int) -> MarkerRef? { m.flux.markers[k].ref }
+        return parts.keys.sorted().compactMap { i in
+            let ks = parts[i]!
+            guard let t = ks.first(where: { ref($0)?.suffix == "tag" }), let d = ks.first(where: { ref($0)?.suffix == "digest" }),
+                  let rt = ref(t), let rd = ref(d), rt.namespace != rd.namespace || rt.name != rd.name else { return nil }
+            // two policies that select alike (one ImageRepository; the same filter, order and exclusions) write matching parts
+            if let pt = m.flux.markers[t].policy, let pd = m.flux.markers[d].policy, m.selectAlike(pt, pd) { return nil }
+            return m.finding("marker-mixed-policies",
+                             "Flux writes this digest from policy \(rd.namespace)/\(rd.name) and the tag beside it (line \(m.markers[t].span.start.line)) from "
+                                + "\(rt.namespace)/\(rt.name): the runtime pulls by digest, so it runs what \(rd.name) selects while the tag names what "
+                                + "\(rt.name) selects; mark both with one policy",
+                             marker: d)
+        }
+    }
+}
+
+extension Model {
+    /// Whether two policies always select the same tag: one ImageRepository, and the same filter, order and exclusions.
+    func selectAlike(_ a: Int, _ b: Int) -> Bool {
+        let pa = flux.policies[a], pb = flux.policies[b]
+        guard let ra = pa.repository, ra == pb.repository else { return false }
+        let repository = flux.repositories[ra].spec
+        return PolicyDefinition(spec: pa.spec, repository: repository).behaviour == PolicyDefinition(spec: pb.spec, repository: repository).behaviour
+    }
+}
