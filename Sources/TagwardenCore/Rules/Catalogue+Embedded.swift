@@ -1726,7 +1726,77 @@ triggering:
               range: '>=1.0.0'
     expect:
       - {file: apps/api.yaml, line: 10, column: 18}
+  - description: a :name marker on a chart's repository that the chart prefixes with its registry value
+    files:
+      apps/redis.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: redis
+          namespace: production
+        spec:
+          values:
+            image:
+              registry: docker.io
+              repository: bitnami/redis # {"$imagepolicy": "flux-system:redis:name"}
+              tag: 7.2.4 # {"$imagepolicy": "flux-system:redis:tag"}
+      flux/redis.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: redis
+          namespace: flux-system
+        spec:
+          image: docker.io/bitnami/redis
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: redis
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: redis
+          policy:
+            semver:
+              range: '>=7.0.0'
+    expect:
+      - {file: apps/redis.yaml, line: 10, column: 33}
 nonTriggering:
+  - description: the same chart with an ImageRepository image that the registry value completes
+    files:
+      apps/redis.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: redis
+          namespace: production
+        spec:
+          values:
+            image:
+              registry: docker.io
+              repository: bitnami/redis # {"$imagepolicy": "flux-system:redis:name"}
+              tag: 7.2.4 # {"$imagepolicy": "flux-system:redis:tag"}
+      flux/redis.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: redis
+          namespace: flux-system
+        spec:
+          image: bitnami/redis
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: redis
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: redis
+          policy:
+            semver:
+              range: '>=7.0.0'
   - description: Docker Hub names compare normalised
     files:
       apps/nginx.yaml: |

@@ -49,6 +49,17 @@ extension Rule {
                 guard let h = ImageReference.normalizeName(name) else { return nil }
                 (written, have) = (name, h)
             }
+            if have == wantName, ref.suffix == "name", let ii = m.markers[k].image, m.images[ii].origin == .helmParts,
+               written != value, written.hasSuffix("/" + value) {
+                // a chart that puts its `registry` value in front of `repository`: Flux writes spec.image there as written
+                let registry = written.dropLast(value.utf8.count + 1)
+                let after = registry + "/" + image
+                guard ImageReference.normalizeName(after) != wantName else { return nil }
+                return m.finding("marker-image-mismatch",
+                                 "policy \(m.policyName(p)) writes \(image) into this repository field, and the chart puts the registry value '\(registry)' "
+                                    + "in front of it: after the first update the release pulls \(after); drop the :name marker (the repository then stays as written)",
+                                 marker: k)
+            }
             guard have != wantName else { return nil }
             return m.finding("marker-image-mismatch",
                              "policy \(m.policyName(p)) updates \(image), but this field names \(written): Flux would overwrite it with another image",
