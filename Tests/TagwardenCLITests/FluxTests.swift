@@ -552,6 +552,33 @@ func fluxRepo() throws -> TempRepo {
         ])
     }
 
+    @Test func aTagMarkerOnADigestFieldIsTheWrongForm() throws {
+        let r = try TempRepo()
+        try r.write("flux/policy.yaml", """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          digestReflectionPolicy: IfNotPresent
+          policy:
+            semver: {range: ">=1.0.0"}
+
+        """)
+        try r.write("apps/kustomization.yaml", """
+        images:
+          - name: ghcr.io/acme/web
+            digest: sha256:\(String(repeating: "0", count: 64)) # {"$imagepolicy": "flux-system:web:tag"}
+
+        """)
+        let res = try r.audit("--format", "json")
+        // a digest is no whole reference (`sha256:<hex>` only reads like a name and a tag), and no tag moves beside it
+        let markerFindings = res.findingObjects.filter { ($0["rule"] as? String ?? "").hasPrefix("marker-") }
+        #expect(markerFindings.map { "\($0["rule"]!) \($0["line"]!):\($0["column"]!): \($0["message"] as? String ?? "")" } == [
+            "marker-wrong-form 3:85: digest does not hold a tag: the :tag marker would write the wrong part of the image here",
+        ])
+    }
+
     @Test func unpinnedPartsSayWhereTheDigestGoes() throws {
         let r = try TempRepo()
         try r.write("apps/production/kustomization.yaml", """

@@ -9,7 +9,8 @@ extension Rule {
             let img = m.images[i]
             guard img.isParts, let digest = img.digestField, let ks = marked[i],
                   !ks.contains(where: { m.flux.markers[$0].ref?.suffix == "digest" }),
-                  let k = ks.first(where: { m.flux.markers[$0].ref?.suffix == "tag" }), let ref = m.flux.markers[k].ref,
+                  let k = ks.first(where: { m.flux.markers[$0].ref?.suffix == "tag" && tagFields.contains(m.markers[$0].fieldKey ?? "") }),
+                  let ref = m.flux.markers[k].ref,
                   m.flux.markers[k].policy != nil || !m.flux.markers[k].candidates.isEmpty else { return nil }
             var fix = "add {\"$imagepolicy\": \"\(ref.namespace):\(ref.name):digest\"} to it"
             if let p = m.flux.markers[k].policy, !m.flux.policies[p].spec.reflectsDigests {

@@ -8,7 +8,9 @@ extension Rule {
             let mk = m.markers[k]
             guard mk.context == .value, let ref = m.flux.markers[k].ref, let value = mk.scalar?.value else { return nil }
             let key = mk.fieldKey ?? ""
-            let holdsFull: Bool = key == "image" || {
+            let partField = tagFields.contains(key) || nameFields.contains(key) || digestFields.contains(key)
+            // (a digest field's `sha256:<hex>` reads as a name and a tag, but it is a part)
+            let holdsFull: Bool = key == "image" || !partField && {
                 guard case .success(let r) = ImageReference.parse(value) else { return false }
                 return r.tag != nil || r.digest != nil
             }()
@@ -23,7 +25,7 @@ extension Rule {
                 let fits = suffix == "tag" ? tagFields : suffix == "name" ? nameFields : digestFields
                 if holdsFull, !fits.contains(key) {
                     message = "this field holds a whole image reference, but the :\(suffix) marker writes only the \(suffix): use \"\(ref.namespace):\(ref.name)\""
-                } else if !key.isEmpty, !fits.contains(key), (tagFields.contains(key) || nameFields.contains(key) || digestFields.contains(key)) {
+                } else if partField, !fits.contains(key) {
                     message = "\(key) does not hold a \(suffix): the :\(suffix) marker would write the wrong part of the image here"
                 } else {
                     message = nil
