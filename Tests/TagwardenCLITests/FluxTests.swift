@@ -579,6 +579,23 @@ func fluxRepo() throws -> TempRepo {
         ])
     }
 
+    @Test func aBrokenExtractIsThePolicysFindingNotTheMarkers() throws {
+        let r = try TempRepo()
+        var flux = "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata: {name: web, namespace: flux-system}\nspec: {image: ghcr.io/acme/web}\n"
+        for (name, filter) in [("nopattern", "{extract: '$ts'}"), ("nogroup", "{pattern: '^main-(?P<ts>[0-9]+)$', extract: '$t'}")] {
+            flux += "---\napiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata: {name: \(name), namespace: flux-system}\nspec:\n"
+                + "  imageRepositoryRef: {name: web}\n  filterTags: \(filter)\n  policy:\n    numerical: {order: asc}\n"
+        }
+        try r.write("flux/policies.yaml", flux)
+        try r.write("apps/web.yaml", pod("web", images: [
+            "ghcr.io/acme/web:main-1 # {\"$imagepolicy\": \"flux-system:nopattern\"}",
+            "ghcr.io/acme/web:main-2 # {\"$imagepolicy\": \"flux-system:nogroup\"}",
+        ]))
+        let res = try r.audit("--format", "json")
+        // every tag's key is empty under such a policy: the marked values are not what is wrong
+        #expect(res.findings == ["policy-invalid-regex flux/policies.yaml:11:25", "policy-invalid-regex flux/policies.yaml:20:59"])
+    }
+
     @Test func unpinnedPartsSayWhereTheDigestGoes() throws {
         let r = try TempRepo()
         try r.write("apps/production/kustomization.yaml", """

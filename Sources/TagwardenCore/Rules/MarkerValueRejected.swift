@@ -21,8 +21,9 @@ extension Rule {
                 guard let ii = mk.image, m.images[ii].invalid == nil, let t = m.images[ii].tag?.value else { return nil }
                 tag = t
             }
-            guard let e = m.policyEvaluator(p, cache: &evaluators) else { return nil }
             let policy = m.flux.policies[p]
+            // an extract that names no group of the pattern gives every tag an empty key: policy-invalid-regex says so
+            guard Rule.extractResolves(policy.spec, policy.regex), let e = m.policyEvaluator(p, cache: &evaluators) else { return nil }
             var why: String?
             if let ex = e.isExcluded(tag) {
                 why = "it matches the ImageRepository exclusion \(ex.pattern)"
