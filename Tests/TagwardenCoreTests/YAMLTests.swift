@@ -162,6 +162,14 @@ import Testing
         #expect(y.comment(t) == "# c3")
     }
 
+    @Test func inAFlowCollectionTheCommentAfterAnItemsCommaIsTheItems() throws {
+        // as go-yaml v3 (kyaml, Flux) places them: held to it by scripts/markers-vs-go
+        let y = parse("x: [\n  a, # c1\n  b , # c2\n  c # c3\n  , d,# c4\n  e]\ny: {k: v,   # c5\n  }\nz: [f, g] # c6\n")
+        let comments = ["a", "b", "c", "d", "e", "v", "f", "g"].map { v in y.nodes.indices.first { y.value($0) == v }.flatMap { y.comment($0) } }
+        // `,#` starts one too (the scanner is between tokens there); after a collection's closing bracket it is no item's
+        #expect(comments == ["# c1", "# c2", "# c3", "# c4", nil, "# c5", nil, nil])
+    }
+
     @Test func aliasesAreNotExpanded() {
         var text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
         for i in 1..<30 { text += "a\(i): &a\(i) [*a\(i-1), *a\(i-1), *a\(i-1), *a\(i-1), *a\(i-1), *a\(i-1), *a\(i-1), *a\(i-1), *a\(i-1), *a\(i-1)]\n" }

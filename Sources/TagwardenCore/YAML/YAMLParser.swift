@@ -222,7 +222,7 @@ extension YAMLFile {
                     case YAML_FOLDED_SCALAR_STYLE: node.style = .folded
                     default: node.style = .plain
                     }
-                    let (cs, ce) = Self.trailingComment(buf, node: node)
+                    let (cs, ce) = Self.trailingComment(buf, node: node, inFlow: open.last.map { nodes[$0].isFlow } ?? false)
                     node.commentStart = cs
                     node.commentEnd = ce
                 }
@@ -338,8 +338,9 @@ extension YAMLFile {
     }
 
     /// The comment that follows a scalar on the same line: skip blanks after its end, a `#` starts it.
-    /// For block scalars the comment sits on the header line after the `|`/`>` indicators.
-    static func trailingComment(_ buf: UnsafeBufferPointer<UInt8>, node: YAMLNode) -> (Int, Int) {
+    /// For block scalars the comment sits on the header line after the `|`/`>` indicators. In a flow collection the
+    /// comment may follow the `,` after the item (`[a, # …`), where go-yaml, and so Flux, gives it to the item.
+    static func trailingComment(_ buf: UnsafeBufferPointer<UInt8>, node: YAMLNode, inFlow: Bool = false) -> (Int, Int) {
         var i: Int
         if node.style.isBlock {
             i = node.span.start.offset
@@ -350,9 +351,15 @@ extension YAMLFile {
         }
         let afterValue = i
         while i < buf.count, buf[i] == 32 || buf[i] == 9 { i += 1 }
+        var afterComma = false   // the scanner takes a `#` right after a flow `,` as a comment: `[a,# c`
+        if inFlow, i < buf.count, buf[i] == UInt8(ascii: ",") {
+            i += 1
+            afterComma = true
+            while i < buf.count, buf[i] == 32 || buf[i] == 9 { i += 1 }
+        }
         guard i < buf.count, buf[i] == UInt8(ascii: "#") else { return (-1, -1) }
         // A comment needs whitespace before it (or must start the line).
-        if i == afterValue, i > 0, buf[i - 1] != 10, buf[i - 1] != 13 { return (-1, -1) }
+        if !afterComma, i == afterValue, i > 0, buf[i - 1] != 10, buf[i - 1] != 13 { return (-1, -1) }
         var end = i
         while end < buf.count, buf[end] != 10, buf[end] != 13 { end += 1 }
         return (i, end)
