@@ -596,6 +596,42 @@ func fluxRepo() throws -> TempRepo {
         #expect(res.findings == ["policy-invalid-regex flux/policies.yaml:11:25", "policy-invalid-regex flux/policies.yaml:20:59"])
     }
 
+    @Test func headCommentsAsGoYamlJoinsThem() throws {
+        // which comment lines go-yaml v3 (kyaml, Flux) makes a value's head comment, and which it joins into one of
+        // several lines (no JSON object, so no marker): held to go-yaml by scripts/markers-vs-go
+        let r = try TempRepo()
+        try r.write("apps/values.yaml", """
+        image:
+          # {"$imagepolicy": "ns:p1"}
+          ghcr.io/acme/web:1.0.0
+        args:
+          - # {"$imagepolicy": "ns:p2"}
+            1.0.0
+          # the version
+          - # {"$imagepolicy": "ns:p3"}
+            1.0.0
+          # the version
+          -
+            # {"$imagepolicy": "ns:p4"}
+            1.0.0
+          -
+            # {"$imagepolicy": "ns:p5"}
+            - 1.0.0
+        mapping:
+          # {"$imagepolicy": "ns:p6"}
+          key: value
+
+        """)
+        let res = try r.audit("--format", "json")
+        let markers = res.findingObjects.filter { ($0["rule"] as? String ?? "").hasPrefix("marker-") }
+        #expect(markers.map { "\($0["rule"]!) \($0["line"]!)" } == [
+            "marker-unknown-policy 2", "marker-unknown-policy 5", "marker-ignored 8", "marker-ignored 12", "marker-unknown-policy 15",
+            "marker-ignored 18",
+        ])
+        #expect(markers[2]["message"] as? String == "Flux silently skips this $imagepolicy marker: with the comment line above it, "
+                + "it is part of a head comment of several lines, which Flux cannot read as one JSON object")
+    }
+
     @Test func unpinnedPartsSayWhereTheDigestGoes() throws {
         let r = try TempRepo()
         try r.write("apps/production/kustomization.yaml", """

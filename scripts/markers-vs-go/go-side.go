@@ -1,6 +1,8 @@
-// The Go side of markers-vs-go: for every YAML file in a directory, the `$imagepolicy` markers that go-yaml v3 (the
-// parser under kyaml, which Flux's image automation uses) gives to a scalar value as its line comment, the comment
-// Flux reads first. One line per marker: "<file> <namespace>:<name>", sorted. Keys are skipped (Flux visits values).
+// The Go side of markers-vs-go: for every YAML file in a directory, the `$imagepolicy` markers Flux reads on a scalar
+// value, placed by go-yaml v3 (the parser under kyaml, which Flux's image automation uses): its line comment, or when
+// it has none its head comment, all leading '#' stripped, must be the marker's JSON object alone (a head comment of
+// several lines is not). One line per marker: "<file> <namespace>:<name>", sorted. Keys are skipped (Flux visits
+// values only).
 package main
 
 import (
@@ -9,16 +11,21 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
 
-var marker = regexp.MustCompile(`ns:p[0-9]+`)
+var marker = regexp.MustCompile(`^\{"\$imagepolicy": "(ns:p[0-9]+)"\}$`)
 
 func walk(n *yaml.Node, file string, found map[string]bool) {
 	if n.Kind == yaml.ScalarNode {
-		for _, m := range marker.FindAllString(n.LineComment, -1) {
-			found[file+" "+m] = true
+		comment := n.LineComment
+		if comment == "" {
+			comment = n.HeadComment
+		}
+		if m := marker.FindStringSubmatch(strings.TrimSpace(strings.TrimLeft(comment, "#"))); m != nil {
+			found[file+" "+m[1]] = true
 		}
 	}
 	for i, c := range n.Content {

@@ -454,8 +454,10 @@ struct Extractor {
             else { context = .other }
             claimedUpTo = end
             let text = String(decoding: bytes[found..<end], as: UTF8.self)
-            if context == .commentLine, let (item, alone) = headCommentItem(lineStart: lineStart, commentEnd: end) {
-                // the head comment of a block sequence item: Flux reads it when the item has no line comment
+            // after a sequence entry's `-` whose item starts on the next line (`- # …`), the comment is that item's head comment too
+            let dashLine = !before.isEmpty && before.allSatisfy { $0 == UInt8(ascii: "-") }
+            if context == .commentLine || dashLine, let (item, alone) = headCommentItem(lineStart: lineStart, commentEnd: end, dashLine: dashLine) {
+                // the head comment of a block sequence item or mapping value: Flux reads it when the value has no line comment
                 if !alone {
                     context = .multiLineHeadComment
                 } else if y.nodes[item].commentStart >= 0 {
@@ -490,18 +492,22 @@ struct Extractor {
         return bytes[start..<end]
     }
 
-    /// The scalar item of a block sequence that a comment line is the head comment of (the item starts on
-    /// the next line), and whether the comment stands alone: with a comment line above it, the head comment
-    /// has several lines, which Flux cannot read as one JSON object.
-    func headCommentItem(lineStart: Int, commentEnd: Int) -> (item: Int, alone: Bool)? {
+    /// The scalar a comment line is the head comment of, as go-yaml v3 gives it: an item of a block sequence, or a
+    /// value of a block mapping, that starts on the next line (a `- # …` line's item too); and whether the comment
+    /// stands alone: go-yaml joins the comment lines right above it, and those above a bare `-` line, into one head
+    /// comment, which Flux cannot read as one JSON object. A key's head comment is no value's. (A blank line after
+    /// the comment makes go-yaml place it elsewhere, variously: it is taken as a line of its own.)
+    func headCommentItem(lineStart: Int, commentEnd: Int, dashLine: Bool = false) -> (item: Int, alone: Bool)? {
         let bytes = y.bytes
-        var alone = true
-        if lineStart > 0 {
-            var prev = lineStart - 1
+        /// What the line before the one starting at `start` holds, and where it starts.
+        func lineAbove(_ start: Int) -> (kind: UInt8?, start: Int)? {
+            guard start > 0 else { return nil }
+            var prev = start - 1
             while prev > 0, bytes[prev - 1] != 10 { prev -= 1 }
-            var k = prev
-            while k < lineStart - 1, bytes[k] == 32 || bytes[k] == 9 { k += 1 }
-            if k < lineStart - 1, bytes[k] == UInt8(ascii: "#") { alone = false }
+            let text = bytes[prev..<(start - 1)].filter { $0 != 32 && $0 != 9 && $0 != 13 }
+            if text.first == UInt8(ascii: "#") { return (UInt8(ascii: "#"), prev) }
+            if !text.isEmpty, text.allSatisfy({ $0 == UInt8(ascii: "-") }) { return (UInt8(ascii: "-"), prev) }
+            return (nil, prev)
         }
         var next = commentEnd
         if next < bytes.count, bytes[next] == 13 { next += 1 }
@@ -511,8 +517,14 @@ struct Extractor {
         let k = firstScalar(startingAtOrAfter: next)
         guard k < scalars.count else { return nil }
         let i = scalars[k], n = y.nodes[i]
-        guard n.span.start.line == position(next).line, n.parent >= 0, y.nodes[n.parent].kind == .sequence,
-              !y.nodes[n.parent].isFlow else { return nil }
+        guard n.span.start.line == position(next).line, n.parent >= 0, !y.nodes[n.parent].isFlow, !n.isKey else { return nil }
+        var alone = true
+        if var above = lineAbove(lineStart) {
+            // between a bare `-` and its own item (not a nested `- …` entry), the comment joins those above the `-`
+            if above.kind == UInt8(ascii: "-"), !dashLine, !bytes[next..<n.span.start.offset].contains(UInt8(ascii: "-")),
+               let further = lineAbove(above.start) { above = further }
+            if above.kind == UInt8(ascii: "#") { alone = false }
+        }
         return (i, alone)
     }
 

@@ -1458,7 +1458,8 @@ severity: warning
 summary: A marker Flux will silently skip (commented out, in a string, on a key line, after an alias, in a file Flux does not read, outside every automation).
 rationale: >
   Flux only reads a marker that follows a scalar value on its line (or that stands alone on the line
-  right above a block-sequence item without a comment of its own: the item's head comment), in a file
+  right above a block-sequence item or a mapping value on its own line, without a comment of its own:
+  the value's head comment), in a file
   named *.yaml, *.yml or Kustomization that parses as YAML, under
   an ImageUpdateAutomation's `update.path`, for a policy in that automation's namespace and selected
   by its `policySelector`. Everything else looks like a marker and does nothing.

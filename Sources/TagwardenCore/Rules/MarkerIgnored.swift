@@ -12,7 +12,7 @@ extension Rule {
             }
             switch mk.context {
             case .commentLine: reason = "it is on a commented-out line"
-            case .hiddenHeadComment: reason = "the item below has a comment of its own on its line, which Flux reads instead"
+            case .hiddenHeadComment: reason = "the value below has a comment of its own on its line, which Flux reads instead"
             case .multiLineHeadComment:
                 reason = "with the comment line above it, it is part of a head comment of several lines, which Flux cannot read as one JSON object"
             case .blockScalar: reason = "it is text inside a string (a block or quoted scalar), not a comment"
