@@ -224,13 +224,14 @@ public struct FluxIndex: Sendable {
             if let ref = m.ref {
                 let all = idx.policies(namespace: ref.namespace, name: ref.name)
                 var environment = markerEnvironment[k]
-                let key = Key(namespace: ref.namespace, name: ref.name)
-                let several = definedInSeveral[key] ?? {
-                    let v = Set(all.compactMap { idx.policies[$0].environment }).count > 1
-                    definedInSeveral[key] = v
-                    return v
-                }()
-                if environment == nil, several {
+                func definedInSeveralEnvironments() -> Bool {
+                    let key = Key(namespace: ref.namespace, name: ref.name)
+                    if let known = definedInSeveral[key] { return known }
+                    let several = Set(all.compactMap { idx.policies[$0].environment }).count > 1
+                    definedInSeveral[key] = several
+                    return several
+                }
+                if environment == nil, all.count > 1, definedInSeveralEnvironments() {
                     // a field of no environment (a shared base): the environments whose automations update it decide
                     let updating = idx.updatingEnvironments(files[m.file].path, namespace: ref.namespace, cache: &updatingAt)
                     if updating.count == 1 {
@@ -244,7 +245,7 @@ public struct FluxIndex: Sendable {
                 if m.context == .value {
                     if let p = info.policy {
                         idx.uses[p, default: []].append(k)
-                    } else if contestedListed.insert(key).inserted {
+                    } else if contestedListed.insert(Key(namespace: ref.namespace, name: ref.name)).inserted {
                         for p in info.candidates { idx.uses[p, default: []].append(k) }
                     }
                 }

@@ -1,6 +1,8 @@
 extension Rule {
     static let markerValueRejected = Rule("marker-value-rejected") { m in
         var evaluators: [PolicyDefinition.Behaviour: PolicyEvaluator?] = [:]
+        struct Extract: Hashable { let template: String?, pattern: ObjectIdentifier? }
+        var extractResolves: [Extract: Bool] = [:]   // a fleet's policies share a few patterns and templates
         let flux = m.config.fluxVersion ?? .current
         return m.markers.indices.compactMap { k in
             let mk = m.markers[k]
@@ -23,7 +25,9 @@ extension Rule {
             }
             let policy = m.flux.policies[p]
             // an extract that names no group of the pattern gives every tag an empty key: policy-invalid-regex says so
-            guard Rule.extractResolves(policy.spec, policy.regex), let e = m.policyEvaluator(p, cache: &evaluators) else { return nil }
+            let extract = Extract(template: policy.spec.extract?.value, pattern: policy.regex.map(ObjectIdentifier.init))
+            if extractResolves[extract] == nil { extractResolves[extract] = Rule.extractResolves(policy.spec, policy.regex) }
+            guard extractResolves[extract]!, let e = m.policyEvaluator(p, cache: &evaluators) else { return nil }
             var why: String?
             if let ex = e.isExcluded(tag) {
                 why = "it matches the ImageRepository exclusion \(ex.pattern)"
