@@ -650,8 +650,8 @@ func fluxRepo() throws -> TempRepo {
             image: {repository: ghcr.io/acme/api, tag: 2.0.1}
             worker:
               image:
-                repository: ghcr.io/acme/worker
                 tag: 2.0.1 # {"$imagepolicy": "flux-system:worker:tag"}
+                repository: ghcr.io/acme/worker # {"$imagepolicy": "flux-system:worker:name"}
 
         """)
         let res = try r.audit("--format", "json", "--profile", "strict")
@@ -662,7 +662,7 @@ func fluxRepo() throws -> TempRepo {
                 + "otherwise Flux moves the tag and the pinned digest keeps the old image running",
             "apps/production/release.yaml:6:25: production requires digests: give the chart the digest of 'ghcr.io/acme/api:2.0.1': "
                 + "a `digest: sha256:<digest>` value beside the tag where the chart reads one, else `tag: 2.0.1@sha256:<digest>`",
-            "apps/production/release.yaml:9:21: production requires digests: give the chart the digest of 'ghcr.io/acme/worker:2.0.1' in a "
+            "apps/production/release.yaml:10:21: production requires digests: give the chart the digest of 'ghcr.io/acme/worker:2.0.1' in a "
                 + "`digest: sha256:<digest>` value beside the tag (charts that read one), with a {\"$imagepolicy\": \"flux-system:worker:digest\"} marker on it: "
                 + "otherwise Flux moves the tag and the pinned digest keeps the old image running",
         ])

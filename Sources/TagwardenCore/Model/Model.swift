@@ -24,8 +24,9 @@ public struct Model: Sendable {
     public let markerEnvironment: [String?]
     /// kustomize `images:` entries that match no image of their build.
     public let unmatchedImageEntries: [UnmatchedImageEntry]
-    /// Image → the marker on its field (markers Flux reads where they stand).
-    public let markerOfImage: [Int: Int]
+    /// Image → the markers on its fields, in source order (markers Flux reads where they stand): one for a reference,
+    /// up to three for an image given in parts (`:name`, `:tag`, `:digest`).
+    public let markersOfImage: [Int: [Int]]
 
     public static let defaultFloatingTags = ["main", "master", "develop", "development", "dev", "stable", "edge", "nightly",
                                              "canary", "release", "head", "snapshot", "prod", "production", "staging", "stage",
@@ -180,11 +181,11 @@ public struct Model: Sendable {
         let globs = config.promotedImages.map(Glob.init)
         // a field that sets only a tag (a chart's `image: {tag: …}`) and that a marker has Flux write: the image
         // of an ImageRepository, whichever the chart names
-        var markerOfImage: [Int: Int] = [:]
-        for k in markers.indices where markers[k].context == .value { if let i = markers[k].image { markerOfImage[i] = k } }
+        var markersOfImage: [Int: [Int]] = [:]
+        for k in markers.indices where markers[k].context == .value { if let i = markers[k].image { markersOfImage[i, default: []].append(k) } }
         let promoted = images.indices.map { i -> Bool in
             let img = images[i]
-            if img.origin == .marker || (img.name == nil && markerOfImage[i] != nil) { return true }
+            if img.origin == .marker || (img.name == nil && markersOfImage[i] != nil) { return true }
             guard let name = img.name, let normalized = img.normalizedName else { return false }
             if watched.contains(normalized) { return true }
             return globs.contains { $0.matches(name) || $0.matches(normalized) }
@@ -201,7 +202,7 @@ public struct Model: Sendable {
                      objectNamespace: namespaces, objectEnvironment: objectEnvironment, imageEnvironment: imageEnvironment,
                      imagePromoted: promoted, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
                      namespaceLabels: labels, flux: flux, markerEnvironment: markerEnvironment, unmatchedImageEntries: unmatched,
-                     markerOfImage: markerOfImage)
+                     markersOfImage: markersOfImage)
     }
 
     /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.

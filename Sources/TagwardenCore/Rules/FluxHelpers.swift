@@ -22,7 +22,8 @@ extension Model {
     /// The image of the ImageRepository behind the marker on image `i`'s field: what a field that sets only the tag
     /// is the tag of.
     func markedRepository(_ i: Int) -> String? {
-        guard let k = markerOfImage[i], let p = flux.markers[k].policy, let r = flux.policies[p].repository else { return nil }
+        guard let k = markersOfImage[i]?.first(where: { flux.markers[$0].policy != nil }), let p = flux.markers[k].policy,
+              let r = flux.policies[p].repository else { return nil }
         return flux.repositories[r].spec.image?.value
     }
 

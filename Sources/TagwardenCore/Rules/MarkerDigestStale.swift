@@ -1,13 +1,9 @@
 extension Rule {
     static let markerDigestStale = Rule("marker-digest-stale") { m in
         // the markers on each image's fields: Flux updates those fields, and only those
-        var marked: [Int: [Int]] = [:]
-        for k in m.markers.indices where m.markers[k].context == .value {
-            if let i = m.markers[k].image, m.flux.markers[k].ref != nil { marked[i, default: []].append(k) }
-        }
-        return marked.keys.sorted().compactMap { i in
+        m.markersOfImage.keys.sorted().compactMap { i in
             let img = m.images[i]
-            guard img.isParts, let digest = img.digestField, let ks = marked[i],
+            guard img.isParts, let digest = img.digestField, let ks = m.markersOfImage[i],
                   !ks.contains(where: { m.flux.markers[$0].ref?.suffix == "digest" }),
                   let k = ks.first(where: { m.flux.markers[$0].ref?.suffix == "tag" && tagFields.contains(m.markers[$0].fieldKey ?? "") }),
                   let ref = m.flux.markers[k].ref,

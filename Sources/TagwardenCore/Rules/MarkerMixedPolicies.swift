@@ -1,14 +1,9 @@
 extension Rule {
     static let markerMixedPolicies = Rule("marker-mixed-policies") { m in
-        // the :tag and :digest markers of each image given in parts
-        var parts: [Int: [Int]] = [:]
-        for k in m.markers.indices where m.markers[k].context == .value {
-            if let i = m.markers[k].image, let s = m.flux.markers[k].ref?.suffix, s == "tag" || s == "digest" { parts[i, default: []].append(k) }
-        }
         func ref(_ k: Int) -> MarkerRef? { m.flux.markers[k].ref }
-        return parts.keys.sorted().compactMap { i in
-            let ks = parts[i]!
-            guard let t = ks.first(where: { ref($0)?.suffix == "tag" }), let d = ks.first(where: { ref($0)?.suffix == "digest" }),
+        // the :tag and :digest markers of each image given in parts
+        return m.markersOfImage.keys.sorted().compactMap { i in
+            guard let ks = m.markersOfImage[i], ks.count > 1, let t = ks.first(where: { ref($0)?.suffix == "tag" }), let d = ks.first(where: { ref($0)?.suffix == "digest" }),
                   let rt = ref(t), let rd = ref(d), rt.namespace != rd.namespace || rt.name != rd.name else { return nil }
             // two policies that select alike (one ImageRepository; the same filter, order and exclusions) write matching parts
             if let pt = m.flux.markers[t].policy, let pd = m.flux.markers[d].policy, m.selectAlike(pt, pd) { return nil }
