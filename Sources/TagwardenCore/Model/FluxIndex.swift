@@ -108,9 +108,12 @@ public struct FluxIndex: Sendable {
     /// The automations whose `update.path` holds `file` (of this repository), deepest path last: looked up by the
     /// file's directories, so a marker costs its path's depth, not one test per automation.
     public func covering(_ file: String) -> [Int] {
-        var found = automationsByPath[""] ?? []
-        for p in Model.directories(of: file) + [file] { found += automationsByPath[p] ?? [] }
-        return found
+        FluxIndex.updatePaths(holding: file).flatMap { automationsByPath[$0] ?? [] }
+    }
+
+    /// Every normalised `update.path` that holds `file`: the root (""), each directory above it, the file itself.
+    static func updatePaths(holding file: String) -> [String] {
+        [""] + Model.directories(of: file) + [file]
     }
 
     /// The environments of the automations whose `update.path` holds `file` and that use policies of `namespace`,
@@ -118,7 +121,7 @@ public struct FluxIndex: Sendable {
     /// many automations update the whole repository.
     func updatingEnvironments(_ file: String, namespace: String, cache: inout [Key: Set<String?>]) -> Set<String?> {
         var out = Set<String?>()
-        for p in [""] + Model.directories(of: file) + [file] {
+        for p in FluxIndex.updatePaths(holding: file) {
             guard let autos = automationsByPath[p] else { continue }
             let key = Key(namespace: namespace, name: p)
             if cache[key] == nil {

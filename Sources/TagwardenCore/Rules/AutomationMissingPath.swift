@@ -23,7 +23,7 @@ extension Rule {
         var held = Set<String>()
         guard !paths.isEmpty else { return held }
         for f in m.files {
-            for p in Model.directories(of: f.path) + [f.path] where paths.contains(p) { held.insert(p) }
+            for p in FluxIndex.updatePaths(holding: f.path) where paths.contains(p) { held.insert(p) }
             if held.count == paths.count { break }
         }
         return held

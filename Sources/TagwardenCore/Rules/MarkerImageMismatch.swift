@@ -8,9 +8,8 @@ extension Rule {
             return (image, n)
         }
         // an image given in parts whose name field carries a `:name` marker: the policy Flux writes its name from
-        var namedBy: [Int: Int] = [:]
-        for k in m.markers.indices where m.markers[k].context == .value && m.markers[k].ref?.suffix == "name" {
-            if let ii = m.markers[k].image, let p = m.flux.markers[k].policy { namedBy[ii] = p }
+        func namedBy(_ ii: Int) -> Int? {
+            m.markersOfImage[ii]?.lazy.filter { m.markers[$0].ref?.suffix == "name" }.compactMap { m.flux.markers[$0].policy }.first
         }
         return m.markers.indices.compactMap { k in
             let info = m.flux.markers[k]
@@ -22,7 +21,7 @@ extension Rule {
                 // what that field's own `:name` marker makes it
                 guard (ref.suffix == "tag" ? tagFields : digestFields).contains(key), let ii = m.markers[k].image,
                       m.images[ii].isParts, var written = m.images[ii].name, var have = m.images[ii].normalizedName else { return nil }
-                if let q = namedBy[ii] {
+                if let q = namedBy(ii) {
                     guard let (qImage, qName) = policyImage(q) else { return nil }
                     (written, have) = (qImage, qName)
                 }
