@@ -116,7 +116,7 @@ public enum Engine {
                 end.column += 1
                 end.offset = min(end.offset + 1, f.bytes.count)
                 findings.append(Finding(rule: "yaml-syntax", severity: .error, message: "YAML syntax error: \(e.message)",
-                                        file: f.path, span: SourceSpan(start: e.position, end: end)))
+                                        file: f.path, span: SourceSpan(start: e.position, end: end), subject: e.message))
             }
             for d in f.duplicateKeys {
                 let message = d.key == d.firstKey
@@ -141,7 +141,7 @@ public enum Engine {
         let origin = SourcePosition(offset: 0, line: 1, column: 1)
         for s in skipped {
             findings.append(Finding(rule: "file-skipped", severity: .note, message: "skipped: \(s.reason)", file: s.path,
-                                    span: SourceSpan(start: origin, end: origin)))
+                                    span: SourceSpan(start: origin, end: origin), subject: s.reason))
         }
         findings = applySettings(findings, config: config)
         findings = applySuppressions(findings, model: model, config: config)
@@ -223,6 +223,7 @@ public enum Engine {
             var seconds: [Double] = []
         }
         let results = Results()
+        let unapplied = Set(model.files.indices.filter { !model.clusters.applies($0) }.map { model.files[$0].path })
         results.items = Array(repeating: [], count: rules.count)
         results.seconds = Array(repeating: 0, count: rules.count)
         results.items.withUnsafeMutableBufferPointer { buf in
@@ -232,6 +233,11 @@ public enum Engine {
                 DispatchQueue.concurrentPerform(iterations: rules.count) { i in
                     let t0 = monotonicSeconds()
                     out[i] = rules[i].check(model)
+                    // objects of files no cluster applies are in no cluster; of those files, Flux's automation reads only
+                    // the ones under an update.path
+                    if !unapplied.isEmpty {
+                        out[i].removeAll { f in unapplied.contains(f.file) && (!rules[i].everyFile || model.flux.covering(f.file).isEmpty) }
+                    }
                     time[i] = monotonicSeconds() - t0
                 }
             }
@@ -245,6 +251,7 @@ public enum Engine {
             var f = f
             if config.rules[f.rule]?.enabled == false { return nil }
             if let s = config.rules[f.rule]?.severity { f.severity = s }
+            else if let own = f.ruleSeverity { f.severity = own }
             else if let severity = Catalogue.severities[f.rule] { f.severity = severity }
             return f
         }
@@ -289,12 +296,13 @@ public enum Engine {
         return out
     }
 
-    /// A fingerprint that ignores line numbers: rule, file, object, the offending line's text (blanks
-    /// removed) and the message, plus an occurrence count for identical keys. The parts are hashed as they
-    /// are, NUL-separated, without joining them into one string first.
+    /// A fingerprint that ignores line numbers and everything a finding's message says about the rest of the
+    /// repository: the rule, the file, the object (kind, namespace, name), the offending text (the finding's span,
+    /// blanks removed) and the finding's subject when the span does not say it alone, plus an occurrence count for
+    /// identical keys. So a finding keeps its fingerprint when lines are inserted above it, or when a change elsewhere
+    /// (a Flux upgrade bumping versions and labels, another policy that changes a "did you mean") changes its message.
     static func assignFingerprints(_ findings: inout [Finding], sources: [String: [UInt8]]) {
         var seen: [UInt64: Int] = [:]
-        var lines: [String: LineIndex] = [:]
         for i in findings.indices {
             let f = findings[i]
             var h = FNV1a()
@@ -311,13 +319,11 @@ public enum Engine {
             }
             h.add(0)
             if let bytes = sources[f.file] {
-                if lines[f.file] == nil { lines[f.file] = LineIndex(bytes) }
-                if let r = lines[f.file]!.range(bytes, line: f.span.start.line) {
-                    for b in bytes[r] where b != 32 && b != 9 { h.add(b) }
-                }
+                let lo = min(f.span.start.offset, bytes.count), hi = min(max(f.span.end.offset, lo), bytes.count)
+                for b in bytes[lo..<hi] where b != 32 && b != 9 && b != 10 && b != 13 { h.add(b) }
             }
             h.add(0)
-            h.add(f.message)
+            h.add(f.subject ?? "")
             let key = h.value
             let n = seen[key, default: 0]
             seen[key] = n + 1

@@ -65,7 +65,7 @@ struct PolicyEval: ParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: DataFormat = .text
 
-    @Option(help: "Evaluate as this Flux version does (tag parsing and prerelease rules changed in 2.7; default current).")
+    @Option(help: "Evaluate as this Flux version does (tag parsing and prerelease rules changed in 2.7; default: with --policy, the Flux the repository's config names or its cluster installs, else current).")
     var fluxVersion: String?
 
     func validate() throws {
@@ -100,12 +100,11 @@ struct PolicyEval: ParsableCommand {
     }
 
     func evaluate() throws -> Int32 {
-        var flux = fluxVersion.flatMap(FluxVersion.parse) ?? .current
+        var flux = fluxVersion.flatMap(FluxVersion.parse)?.tagParsing ?? .current
         let definition: PolicyDefinition
         if let policy {
             let ws: Workspace
             do { ws = try Workspace.open(path: path, configPath: nil) } catch let e as TagwardenError { return fail(e.message) }
-            if fluxVersion == nil, let v = ws.config.fluxVersion { flux = v }
             let snapshot: SourceSnapshot
             do { snapshot = try ws.snapshot(rev: nil, maxFileSize: nil) } catch let e as TagwardenError { return fail(e.message) }
             let model = Model.build(snapshot.files, config: ws.config, profile: nil, remoteURLs: snapshot.remoteURLs)
@@ -130,6 +129,8 @@ struct PolicyEval: ParsableCommand {
                             + "give the directory of one as PATH")
             }
             let chosen = model.flux.policies[candidates[0]]
+            // the Flux that runs it: the config's, else the one its cluster installs
+            if fluxVersion == nil { flux = model.fluxVersion(ofFile: model.objects[chosen.object].file).tagParsing }
             definition = PolicyDefinition(spec: chosen.spec, repository: chosen.repository.map { model.flux.repositories[$0].spec })
         } else {
             let choice: PolicyDefinition.Choice

@@ -58,6 +58,9 @@ import Testing
         }
         try r.write("clusters/staging/p1.yaml", policy("a", "^stg-[0-9]+"))
         try r.write("clusters/staging/p2.yaml", policy("b", "^stg-v.*"))
+        // a prefix is an environment's only when another environment has another
+        try r.write("clusters/production/p3.yaml", policy("c", "^production-[0-9]+"))
+        try r.write("clusters/production/p4.yaml", policy("d", "^production-v.*"))
         try r.write("flux/repo.yaml", "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  image: ghcr.io/acme/web\n")
         return r
     }
@@ -89,7 +92,7 @@ import Testing
         #expect(res.code == 0 && res.stderr == "wrote \(r.path)/.tagwarden.yaml\n")
         let text = try String(contentsOfFile: r.path + "/.tagwarden.yaml", encoding: .utf8)
         #expect(text.contains("profile: strict\n"))
-        #expect(text.contains("  - name: production\n    aliases: [prod, production]\n    namespaces: [shop]\n"))
+        #expect(text.contains("  - name: production\n    aliases: [prod, production]\n    paths: ['clusters/production/**']\n    namespaces: [shop]\n"))
         #expect(text.contains("  - name: staging\n    aliases: [stage, staging, stg]\n    paths: ['clusters/staging/**']\n    # tag prefixes seen: staging-\n"))
         // what init wrote is a valid config
         let env = try tagwarden(["env"], in: r.path)

@@ -79,10 +79,26 @@ import Testing
     @Test func inferredPrefixesNeedTwoThirds() {
         var m = EnvironmentModel.base(config: nil, profile: nil)
         m.inferPrefixes(policies: [("staging", "^staging-v.*"), ("staging", "^staging-[a-f0-9]+"), ("staging", ".*"),
-                                   ("production", "^production-v.*"), ("production", "^prod-.*"), ("production", "^x-.*")])
+                                   ("production", "^production-v.*"), ("production", "^prod-.*"), ("production", "^x-.*"),
+                                   ("development", "^develop-v.*"), ("development", "^develop-[0-9]+")])
         #expect(m.named("staging")?.tagPrefix == "staging-")
         #expect(m.named("production")?.tagPrefix == nil)
+        #expect(m.named("development")?.tagPrefix == "develop-")
         #expect(m.named("staging")?.origin["tagPrefix"] == "inferred from 2 of 3 ImagePolicies")
+    }
+
+    @Test func aPrefixOfOneEnvironmentAloneNamesABranch() {
+        // Flux's own guide tags builds main-<sha>-<ts>: one environment's prefix with no other is the branch's
+        var m = EnvironmentModel.base(config: nil, profile: nil)
+        m.inferPrefixes(policies: [("production", "^main-[a-f0-9]+-(?P<ts>[0-9]+)"), ("production", "^main-.*")])
+        #expect(m.named("production")?.tagPrefix == nil)
+        #expect(m.named("production")?.origin["tagPrefix"]?.hasPrefix("'main-' inferred from 2 of 2 ImagePolicies, but no other environment") == true)
+        // a configured prefix of another environment makes it one of two
+        var c = Config()
+        c.environments = [EnvironmentConfig(name: "staging", tagPrefix: "rc-", origin: "x")]
+        var configured = EnvironmentModel.base(config: c, profile: nil)
+        configured.inferPrefixes(policies: [("production", "^main-[a-f0-9]+"), ("production", "^main-.*")])
+        #expect(configured.named("production")?.tagPrefix == "main-")
     }
 
     @Test func environmentDetectionOrder() {

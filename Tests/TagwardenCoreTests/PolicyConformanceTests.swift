@@ -4,7 +4,7 @@ import Testing
 /// The conformance tables of spec/flux-image-automation.md §1.4, §1.5, §2.2, §2.5, §2.6, row by row.
 @Suite struct PolicyConformanceTests {
     func eval(_ choice: PolicyDefinition.Choice, _ tags: [String], pattern: String? = nil, extract: String? = nil,
-              exclusions: [String]? = nil, flux: FluxVersion = .current) throws -> PolicyResult {
+              exclusions: [String]? = nil, flux: TagParsing = .current) throws -> PolicyResult {
         let e = try PolicyEvaluator(PolicyDefinition(choice: choice, pattern: pattern, extract: extract, exclusionList: exclusions), flux: flux)
         return e.evaluate(tags)
     }

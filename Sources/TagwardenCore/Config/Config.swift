@@ -39,7 +39,7 @@ public struct Config: Sendable {
     public var floatingTags: [String]?
     public var ignore: [String] = []
     public var maxFileSize: Int?
-    /// The Flux the repository runs (tag parsing and prerelease rules changed in 2.7).
+    /// The Flux the repository runs: overrides what is detected from its Flux components, for every rule.
     public var fluxVersion: FluxVersion?
     /// The directory of the config file, relative to the root: its path globs are relative to it.
     public var baseDir = ""
@@ -177,7 +177,7 @@ public struct Config: Sendable {
             case "ignore": config.ignore = try strings(v, "ignore")
             case "fluxVersion":
                 let s = try string(v, "fluxVersion")
-                guard let fv = FluxVersion.parse(s) else { throw fail(v, "fluxVersion must look like 2.7, not '\(s)'") }
+                guard let fv = FluxVersion.parse(s) else { throw fail(v, "fluxVersion must look like 2.7 or v2.7.1, not '\(s)'") }
                 config.fluxVersion = fv
             case "maxFileSize":
                 let s = try string(v, "maxFileSize")

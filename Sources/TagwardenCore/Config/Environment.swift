@@ -109,7 +109,8 @@ public struct EnvironmentModel: Sendable {
     }
 
     /// Fills in tag prefixes nobody configured from the repository's own ImagePolicies: an environment
-    /// whose policies mostly (at least two, and at least two thirds) require the same literal prefix.
+    /// whose policies mostly (at least two, and at least two thirds) require the same literal prefix, when at least two
+    /// environments then have distinct prefixes.
     public mutating func inferPrefixes(policies: [(environment: String?, pattern: String?)]) {
         var prefixOf: [String: String?] = [:]
         func literal(_ p: String) -> String? {
@@ -118,6 +119,7 @@ public struct EnvironmentModel: Sendable {
             prefixOf[p] = l
             return l
         }
+        var inferred: [(index: Int, prefix: String, origin: String)] = []
         for i in environments.indices where environments[i].tagPrefix == nil && environments[i].origin["tagPrefix"] == nil {
             let mine = policies.filter { $0.environment == environments[i].name }
             guard mine.count >= 2 else { continue }
@@ -127,8 +129,20 @@ public struct EnvironmentModel: Sendable {
             }
             guard let (prefix, n) = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }),
                   n >= 2, n * 3 >= mine.count * 2 else { continue }
-            environments[i].tagPrefix = prefix
-            environments[i].origin["tagPrefix"] = "inferred from \(n) of \(mine.count) ImagePolicies"
+            inferred.append((i, prefix, "inferred from \(n) of \(mine.count) ImagePolicies"))
+        }
+        // a prefix tells environments apart only when another environment has another: one alone (`main-` of Flux's
+        // own guide, `develop-`) is the branch the builds come from
+        let configured = environments.compactMap(\.tagPrefix)
+        let distinct = Set(configured + inferred.map(\.prefix))
+        for (i, prefix, origin) in inferred {
+            if distinct.count >= 2 {
+                environments[i].tagPrefix = prefix
+                environments[i].origin["tagPrefix"] = origin
+            } else {
+                environments[i].origin["tagPrefix"] = "'\(prefix)' \(origin), but no other environment has a prefix of its own: "
+                    + "it names the branch builds come from, not an environment (set tagPrefix to use it)"
+            }
         }
     }
 

@@ -1,6 +1,6 @@
 /// Which files a kustomize build of a directory takes (a Flux Kustomization's `path`, an overlay): the
 /// kustomization file there, what its `resources` and `components` name, followed through further
-/// kustomization files, and the files its `configMapGenerator` reads; a directory without one gives every manifest under it (a subdirectory with a
+/// kustomization files, and the files its `configMapGenerator` and patches read; a directory without one gives every manifest under it (a subdirectory with a
 /// kustomization file by that file), as the kustomization Flux generates does.
 struct BuildSets {
     let files: [FileFacts]
@@ -54,11 +54,14 @@ struct BuildSets {
                 guard let p = Model.normalizePath(Sources.join(dir, r)) else { continue }
                 if let f = fileAt[p] { out.insert(f) } else { add(p, &out, &visited, depth: depth + 1) }
             }
-            // the files a configMapGenerator turns into ConfigMaps are part of the build's output too
+            // the files a configMapGenerator turns into ConfigMaps are part of the build's output too, and its patches
             for g in objects[k].configMapGenerators {
                 for entry in g.files {
                     if let p = Model.normalizePath(Sources.join(dir, entry.path)), let f = fileAt[p] { out.insert(f) }
                 }
+            }
+            for patch in objects[k].kustomizePatches {
+                if let p = Model.normalizePath(Sources.join(dir, patch)), let f = fileAt[p] { out.insert(f) }
             }
             return
         }
@@ -95,10 +98,20 @@ final class LazyBuildSets {
         self.files = files
     }
 
+    private var under: [String: Set<Int>] = [:]
+
     var value: BuildSets {
         if let made { return made }
         let b = BuildSets(objects: objects, files: files)
         made = b
         return b
+    }
+
+    /// `BuildSets.files(under:)`, each directory built once for all the steps that ask.
+    func files(under dir: String) -> Set<Int> {
+        if let known = under[dir] { return known }
+        let set = value.files(under: dir)
+        under[dir] = set
+        return set
     }
 }

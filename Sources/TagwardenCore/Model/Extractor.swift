@@ -140,6 +140,12 @@ struct Extractor {
         var resources: [String] = [], patches: [String] = [], entries: [KustomizeImageEntry] = []
         var opaque = false
         var generators: [ManifestObject.ConfigMapGenerator] = []
+        var configFiles: [String] = []
+        var targets: [ManifestObject.PatchTarget] = []
+        func target(_ item: Int) {
+            if let t = y.get(item, "target") { targets.append(.init(kind: scalarString(y.get(t, "kind")), name: scalarString(y.get(t, "name")))) }
+        }
+        var definition: ManifestObject.CustomResource?
         if kind == "Kustomization" || kind == "Component", group == "kustomize.config.k8s.io" {
             // a kustomize Component is a kustomization that others pull in with `components:`; `bases:` is the
             // older name of `resources:` (kustomize still reads it)
@@ -152,6 +158,7 @@ struct Extractor {
             for key: StaticString in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
                 guard let list = y.get(root, key) else { continue }
                 for item in y.childNodes(list) {
+                    target(item)
                     if y.nodes[item].kind == .scalar, y.nodes[item].style == .literal {
                         inlinePatch(item, object: objectIndex)   // patchesStrategicMerge takes inline patches too
                     } else if let s = scalarString(item) { patches.append(s) }
@@ -163,6 +170,11 @@ struct Extractor {
             // what Tagwarden cannot see into: charts and plugins that make resources, resources from elsewhere
             for key: StaticString in ["helmCharts", "helmChartInflationGenerator", "generators", "transformers"] where y.get(root, key) != nil {
                 opaque = true
+            }
+            // kustomize's own configuration files: transformer and generator configs, not resources
+            for key: StaticString in ["transformers", "generators", "validators", "configurations"] {
+                guard let list = y.get(root, key) else { continue }
+                configFiles += y.childNodes(list).compactMap { y.nodes[$0].style == .literal ? nil : scalarString($0) }
             }
             if resources.contains(where: Extractor.isRemote) { opaque = true }
             if let gens = y.get(root, "configMapGenerator") {
@@ -178,7 +190,17 @@ struct Extractor {
         } else if kind == "Kustomization", group == "kustomize.toolkit.fluxcd.io" {
             if let images = y.get(root, "spec", "images") { entries = kustomizeImages(images, object: objectIndex) }
             if let list = y.get(root, "spec", "patches") {
-                for item in y.childNodes(list) { if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) } }
+                for item in y.childNodes(list) {
+                    target(item)
+                    if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) }
+                }
+            }
+        } else if kind == "CustomResourceDefinition", group == "apiextensions.k8s.io", let spec = y.get(root, "spec") {
+            // Flux's components define its kinds: which versions the cluster serves, and which kinds have no namespace
+            if let g = scalarString(y.get(spec, "group")), let k = scalarString(y.get(spec, "names", "kind")) {
+                let served = y.get(spec, "versions").map { y.childNodes($0).filter { scalarString(y.get($0, "served")) != "false" }
+                    .compactMap { scalarString(y.get($0, "name")) } } ?? []
+                definition = .init(group: g, kind: k, clusterScoped: scalarString(y.get(spec, "scope")) == "Cluster", served: served)
             }
         } else {
             if kind == "HelmRelease", let v = y.get(root, "spec", "chart", "spec", "version"), y.nodes[v].kind == .scalar {
@@ -196,7 +218,8 @@ struct Extractor {
             apiVersionSpan: apiVersionNode.map { y.nodes[$0].span }, name: name, declaredNamespace: declaredNamespace,
             labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
             kustomizePatches: patches, kustomizeImages: entries, kustomizeOpaque: opaque, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
-            substitutionDisabled: substitutionDisabled, configMapGenerators: generators))
+            substitutionDisabled: substitutionDisabled, configMapGenerators: generators, kustomizeConfigFiles: configFiles,
+            definition: definition, byteRange: y.nodes[root].span.start.offset..<y.nodes[root].span.end.offset, patchTargets: targets))
     }
 
     /// The images of a HelmRelease (values, post-renderers) or of a workload's pod spec: an object's, or those a
@@ -470,6 +493,10 @@ struct Extractor {
                     facts.markers.append(marker)
                     continue
                 }
+            }
+            // a comment that is more than the marker: a line of YAML commented out with its marker
+            if context == .commentLine, bytes[found..<end].first(where: { $0 != UInt8(ascii: "#") && $0 != 32 && $0 != 9 }) != UInt8(ascii: "{") {
+                context = .commentedOut
             }
             facts.markers.append(MarkerComment(file: fileIndex, text: text, span: span(found..<end), scalar: nil, context: context,
                                                object: objectAt(found)))

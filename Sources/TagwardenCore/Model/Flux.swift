@@ -109,8 +109,10 @@ public indirect enum FluxSpec: Sendable {
     case automation(AutomationSpec)
     case gitRepository(GitRepositorySpec)
     case kustomization(FluxKustomizationSpec)
-    /// only for a HelmRelease with `valuesFrom`, or `valuesFiles` of a chart in a GitRepository
+    /// only for a HelmRelease with `valuesFrom`, or a chart in a GitRepository
     case helmRelease(HelmReleaseSpec)
+    /// the Flux Operator's FluxInstance: the Flux distribution it installs (`spec.distribution.version`, `2.7.x`)
+    case fluxInstance(version: Located?)
 
     static func extract(_ y: YAMLFile, root: Int, group: String, kind: String) -> FluxSpec? {
         func loc(_ n: Int?) -> Located? {
@@ -234,7 +236,9 @@ public indirect enum FluxSpec: Sendable {
                 h.valuesFiles = (list + [y.get(chart, "valuesFile")].compactMap { $0 }).compactMap(loc)
                 h.chartPath = str(y.get(chart, "chart"))
             }
-            return h.valuesFrom.isEmpty && h.valuesFiles.isEmpty ? nil : .helmRelease(h)
+            return h.valuesFrom.isEmpty && h.valuesFiles.isEmpty && h.chartPath == nil ? nil : .helmRelease(h)
+        case ("fluxcd.controlplane.io", "FluxInstance"):
+            return .fluxInstance(version: loc(spec.flatMap { y.get($0, "distribution", "version") }))
         default:
             return nil
         }

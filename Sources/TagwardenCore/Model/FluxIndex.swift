@@ -40,8 +40,22 @@ public struct FluxIndex: Sendable {
         public var namespace: String?
         public var environment: String?
         public var spec: AutomationSpec
-        /// `update.path` normalised ("" for the root); nil when absolute or escaping.
-        public var path: String?
+        /// `update.path` normalised ("" for the root): one path, or, for a path written with `${…}`, each path the
+        /// post-build substitution of the builds that apply the automation makes of it. Empty when `problem` says why.
+        public var paths: [String]
+        public var problem: PathProblem?
+        /// Whether its GitRepository is known to be this repository (its URL is a remote of the clone), taken to be (the
+        /// repository's only GitRepository), or cannot be told.
+        public var source: SourceKnowledge = .unknown
+
+        public enum SourceKnowledge: Sendable { case here, assumed, unknown }
+
+        public enum PathProblem: Sendable, Equatable {
+            /// written from the root (`/apps`), or leaving the repository (`../x`): the text Flux gets
+            case absolute(String), escapes(String)
+            /// `${…}` that nothing here substitutes (a Secret, a patch, a build applied from elsewhere): not judged
+            case unresolved
+        }
     }
 
     public struct MarkerInfo: Sendable {
@@ -55,6 +69,11 @@ public struct FluxIndex: Sendable {
         public var candidates: [Int] = []
         public var updatingEnvironments: Set<String?> = []
         public var environment: String?
+        /// Why Flux's image automation skips this marker though it is written where Flux reads markers: the file does
+        /// not parse, it is outside every automation's `update.path`, or no automation that updates it uses the policy.
+        /// nil when an automation applies it, or the repository has none. Rules about what Flux does with the marked
+        /// value say nothing of a skipped marker; `marker-ignored` says why it is skipped.
+        public var skipped: String?
     }
 
     public var policies: [Policy] = []
@@ -69,8 +88,8 @@ public struct FluxIndex: Sendable {
     /// environments define (`MarkerInfo.candidates`) is listed under each only when it is the first such marker of
     /// that name: it adds no environment, and a repository of many copies of one fleet must not cost markers × copies.
     public var uses: [Int: [Int]] = [:]
-    /// Objects in files that kustomizations use as patches: partial objects, not resources.
-    public var patchObjects: Set<Int> = []
+    /// Objects that are no resources of a cluster (`FluxIndex.nonResources`): patches and kustomize's configuration.
+    public var nonResources: Set<Int> = []
     /// A namespace and a name, hashed as they are (no joined string per lookup).
     struct Key: Hashable {
         let namespace: String
@@ -154,19 +173,31 @@ public struct FluxIndex: Sendable {
         return candidates[0]
     }
 
-    static func build(objects: [ManifestObject], namespaces: [String?], environments: [String?], files: [FileFacts],
-                      markers: [MarkerComment], markerEnvironment: [String?]) -> FluxIndex {
-        var idx = FluxIndex()
-        var patchFiles = Set<String>()
+    /// Objects that are no resources of a cluster: those of files kustomizations use as patches (partial objects), or
+    /// as kustomize's own configuration (`transformers`, `generators`, `validators`, `configurations`), and kustomize's
+    /// built-in transformer and generator configs (`apiVersion: builtin`).
+    static func nonResources(_ objects: [ManifestObject], files: [FileFacts]) -> Set<Int> {
+        var paths = Set<String>()
         for o in objects where o.isKustomization {
             let dir = Model.dirname(files[o.file].path)
-            for p in o.kustomizePatches {
-                if let n = Model.normalizePath(dir.isEmpty ? p : dir + "/" + p) { patchFiles.insert(n) }
+            for p in o.kustomizePatches + o.kustomizeConfigFiles {
+                if let n = Model.normalizePath(dir.isEmpty ? p : dir + "/" + p) { paths.insert(n) }
             }
         }
+        return Set(objects.indices.filter { objects[$0].apiVersion == "builtin" || (!paths.isEmpty && paths.contains(files[objects[$0].file].path)) })
+    }
+
+    /// `expand` gives the texts the post-build substitution of the builds applying a file make of a text with `${…}`
+    /// (nil when they cannot be known here).
+    /// `remotes` are the clone's remotes as `gitURLKey`s.
+    static func build(objects: [ManifestObject], namespaces: [String?], environments: [String?], files: [FileFacts],
+                      nonResources: Set<Int>, markers: [MarkerComment], markerEnvironment: [String?],
+                      expand: (String, Int) -> [String]?, remotes: Set<String>) -> FluxIndex {
+        var idx = FluxIndex()
+        idx.nonResources = nonResources
         var compiled: [String: Result<GoRegex, RegexSyntaxError>] = [:]
         for (i, o) in objects.enumerated() {
-            if patchFiles.contains(files[o.file].path) { idx.patchObjects.insert(i); continue }
+            if nonResources.contains(i) { continue }
             switch o.flux {
             case .imagePolicy(let spec)?:
                 guard let name = o.name else { continue }
@@ -188,12 +219,21 @@ public struct FluxIndex: Sendable {
                     idx.repositories.append(Repository(object: i, namespace: namespaces[i], name: name, spec: spec, environment: environments[i]))
                 }
             case .automation(let spec)?:
-                var path: String? = ""
-                if let raw = spec.updatePath?.value {
-                    path = raw.hasPrefix("/") ? nil : Model.normalizePath(raw)
+                var paths: [String] = []
+                var problem: Automation.PathProblem?
+                var texts = [spec.updatePath?.value ?? ""]
+                if texts[0].containsBytes("${"), Envsubst.variables(texts[0])?.isEmpty == false {
+                    if let made = expand(texts[0], o.file), !made.isEmpty { texts = made } else { texts = []; problem = .unresolved }
                 }
-                if let path, !spec.updatesElsewhere { idx.automationsByPath[path, default: []].append(idx.automations.count) }
-                idx.automations.append(Automation(object: i, namespace: namespaces[i], environment: environments[i], spec: spec, path: path))
+                for raw in texts {
+                    if raw.hasPrefix("/") { problem = .absolute(raw) }
+                    else if let p = Model.normalizePath(raw) { if !paths.contains(p) { paths.append(p) } }
+                    else { problem = .escapes(raw) }
+                }
+                if problem != nil { paths = [] }
+                if !spec.updatesElsewhere { for p in paths { idx.automationsByPath[p, default: []].append(idx.automations.count) } }
+                idx.automations.append(Automation(object: i, namespace: namespaces[i], environment: environments[i], spec: spec,
+                                                  paths: paths, problem: problem))
             case .gitRepository(let spec)?:
                 if let name = o.name { idx.gitRepositories.append((namespaces[i], name, spec, environments[i])) }
             default:
@@ -210,6 +250,17 @@ public struct FluxIndex: Sendable {
         for (r, repo) in idx.repositories.enumerated() {
             if let ns = repo.namespace { idx.repositoryByKey[Key(namespace: ns, name: repo.name), default: []].append(r) }
             idx.repositoryByName[repo.name, default: []].append(r)
+        }
+        for a in idx.automations.indices {
+            let spec = idx.automations[a].spec
+            guard (spec.sourceKind ?? "GitRepository") == "GitRepository", let name = spec.sourceName?.value else { continue }
+            let ns = spec.sourceNamespace ?? idx.automations[a].namespace
+            let candidates = idx.gitRepositories.filter { $0.name == name && FluxIndex.sameNamespace($0.namespace, ns) }
+            if candidates.contains(where: { c in c.spec.url.flatMap(Model.gitURLKey).map(remotes.contains) ?? false }) {
+                idx.automations[a].source = .here
+            } else if idx.gitRepositories.count == 1, !candidates.isEmpty {
+                idx.automations[a].source = .assumed
+            }
         }
         for policy in idx.policies {
             if let ref = policy.spec.repositoryName {
@@ -253,9 +304,37 @@ public struct FluxIndex: Sendable {
                     }
                 }
             }
+            if m.context == .value, let ref = info.ref, let p = info.policy ?? info.candidates.first {
+                info.skipped = files[m.file].syntaxError != nil ? "Flux skips files that do not parse"
+                    : idx.automationReason(path: files[m.file].path, ref: ref, policy: p)
+            }
             idx.markers.append(info)
         }
         return idx
+    }
+
+    /// Why no ImageUpdateAutomation applies a marker in `path` naming policy `p`, or nil when one does (or the
+    /// repository has none).
+    func automationReason(path: String, ref: MarkerRef, policy p: Int) -> String? {
+        guard !automationsByPath.isEmpty else { return nil }
+        let covering = covering(path)
+        if covering.isEmpty {
+            return "the file is outside every ImageUpdateAutomation's update.path (\(automationsByPath.keys.map { $0.isEmpty ? "." : $0 }.sorted().joined(separator: ", ")))"
+        }
+        let sameNamespace = covering.filter { FluxIndex.sameNamespace(automations[$0].namespace, ref.namespace) }
+        if sameNamespace.isEmpty {
+            let namespaces = Set(covering.compactMap { automations[$0].namespace }).sorted().joined(separator: ", ")
+            return "policy namespace \(ref.namespace) is not the namespace of the automations that update this file (\(namespaces)); Flux only uses policies in an automation's own namespace"
+        }
+        let labels = policies[p].labels
+        let selected = sameNamespace.contains { a in
+            guard let sel = automations[a].spec.policySelector else { return true }
+            return automations[a].spec.policySelectorExpressions || FluxIndex.matches(sel, labels)
+        }
+        if !selected {
+            return "policy \(policies[p].namespace ?? "<no namespace>")/\(policies[p].name) is not selected by the policySelector of the automations that update this file"
+        }
+        return nil
     }
 
     /// Whether `labels` satisfy a selector's `matchLabels` (an empty selector matches everything).

@@ -45,6 +45,29 @@ public final class ManifestObject: Sendable {
     public let substitutionDisabled: Bool
     /// A kustomization's `configMapGenerator` entries made from files.
     public let configMapGenerators: [ConfigMapGenerator]
+    /// The `target:` of a kustomization's `patches` (or a Flux Kustomization's `spec.patches`): the objects a patch may
+    /// change (a kind, a name that kustomize reads as a regular expression; nil matches all).
+    public let patchTargets: [PatchTarget]
+
+    public struct PatchTarget: Sendable {
+        public var kind: String?
+        public var name: String?
+    }
+
+    /// Files a kustomization names as kustomize's own configuration (`transformers`, `generators`, `validators`,
+    /// `configurations`): transformer and generator configs, not resources of the cluster.
+    public let kustomizeConfigFiles: [String]
+    /// A CustomResourceDefinition: the kind it defines, whether that kind is cluster-scoped, the versions it serves.
+    public let definition: CustomResource?
+    /// The bytes of the object's document (its root node), to tell identical copies from different objects.
+    public let byteRange: Range<Int>
+
+    public struct CustomResource: Sendable {
+        public var group: String
+        public var kind: String
+        public var clusterScoped: Bool
+        public var served: [String]
+    }
 
     public struct ConfigMapGenerator: Sendable {
         public var name: String
@@ -57,7 +80,9 @@ public final class ManifestObject: Sendable {
          name: String?, declaredNamespace: String?, labels: [String: String], isKustomization: Bool, kustomizeNamespace: String?,
          kustomizeResources: [String], kustomizePatches: [String], kustomizeImages: [KustomizeImageEntry] = [],
          kustomizeOpaque: Bool = false, flux: FluxSpec?,
-         configData: [String: String]? = nil, substitutionDisabled: Bool = false, configMapGenerators: [ConfigMapGenerator] = []) {
+         configData: [String: String]? = nil, substitutionDisabled: Bool = false, configMapGenerators: [ConfigMapGenerator] = [],
+         kustomizeConfigFiles: [String] = [], definition: CustomResource? = nil, byteRange: Range<Int> = 0..<0,
+         patchTargets: [PatchTarget] = []) {
         self.file = file
         self.document = document
         self.apiVersion = apiVersion
@@ -77,6 +102,10 @@ public final class ManifestObject: Sendable {
         self.configData = configData
         self.substitutionDisabled = substitutionDisabled
         self.configMapGenerators = configMapGenerators
+        self.kustomizeConfigFiles = kustomizeConfigFiles
+        self.definition = definition
+        self.byteRange = byteRange
+        self.patchTargets = patchTargets
         group = ManifestObject.group(of: apiVersion)
     }
 
@@ -85,8 +114,10 @@ public final class ManifestObject: Sendable {
         ManifestObject(file: file, document: document, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
                        apiVersionSpan: apiVersionSpan, name: name, declaredNamespace: declaredNamespace, labels: labels,
                        isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: kustomizeResources,
-                       kustomizePatches: kustomizePatches, kustomizeImages: kustomizeImages, kustomizeOpaque: kustomizeOpaque, flux: flux, configData: configData, substitutionDisabled: substitutionDisabled,
-                       configMapGenerators: configMapGenerators)
+                       kustomizePatches: kustomizePatches, kustomizeImages: kustomizeImages, kustomizeOpaque: kustomizeOpaque, flux: flux,
+                       configData: configData, substitutionDisabled: substitutionDisabled, configMapGenerators: configMapGenerators,
+                       kustomizeConfigFiles: kustomizeConfigFiles, definition: definition, byteRange: byteRange,
+                       patchTargets: patchTargets)
     }
 
     /// `apps` of `apps/v1`; empty for the core group (`v1`).
@@ -284,6 +315,8 @@ public enum MarkerContext: Sendable, Equatable {
     case keyLine
     /// on a line of its own, or a commented-out line
     case commentLine
+    /// a commented-out line of YAML that held a marker (`# image: web:1.2 # {...}`): switched off on purpose
+    case commentedOut
     /// the head comment of a sequence item whose own line comment Flux reads instead
     case hiddenHeadComment
     /// the last line of a sequence item's head comment of several lines

@@ -27,12 +27,20 @@ public struct Model: Sendable {
     /// Image → the markers on its fields, in source order (markers Flux reads where they stand): one for a reference,
     /// up to three for an image given in parts (`:name`, `:tag`, `:digest`).
     public let markersOfImage: [Int: [Int]]
+    /// The clusters the repository describes, what each applies and the Flux each runs.
+    public let clusters: Clusters
+    /// Object → what gave it another namespace than it declares (a kustomization's `namespace:`, a Flux
+    /// Kustomization's `targetNamespace`), for messages.
+    public let namespaceOverride: [Int: String]
 
     public static let defaultFloatingTags = ["main", "master", "develop", "development", "dev", "stable", "edge", "nightly",
                                              "canary", "release", "head", "snapshot", "prod", "production", "staging", "stage",
                                              "test", "testing", "unstable", "next", "trunk", "current", "lts", "mainline", "beta", "alpha", "preview",
                                              // distribution codenames: rebuilt with every point release and security fix
-                                             "stretch", "buster", "bullseye", "bookworm", "trixie", "sid", "bionic", "focal", "jammy", "noble"]
+                                             "stretch", "buster", "bullseye", "bookworm", "trixie", "sid", "bionic", "focal", "jammy", "noble",
+                                             // variants that name no version: they follow the image's latest release
+                                             "alpine", "slim", "windowsservercore", "nanoserver", "ltsc", "ubi", "ubuntu", "debian",
+                                             "distroless"]
 
     /// Parses and extracts every file (in parallel), then resolves namespaces and environments.
     public static func build(_ sources: [SourceFile], config: Config, profile: String?, remoteURLs: [String] = []) -> Model {
@@ -136,11 +144,14 @@ public struct Model: Sendable {
         markSourcesElsewhere(&objects, remoteURLs: remoteURLs)
         var labels: [String: [String: String]] = [:]
         for o in objects where o.kind == "Namespace" && o.apiVersion == "v1" {
-            if let n = o.name { labels[n, default: [:]].merge(o.labels) { a, _ in a } }
+            // the API server labels every Namespace with its name (selectors such as accessFrom's use it)
+            if let n = o.name { labels[n, default: ["kubernetes.io/metadata.name": n]].merge(o.labels) { a, _ in a } }
         }
         let builds = LazyBuildSets(objects: objects, files: facts)
+        let nonResources = FluxIndex.nonResources(objects, files: facts)
+        let clusters = Clusters.build(objects: objects, files: facts, builds: builds, ignoring: nonResources)
         let includedBy = kustomizeInclusions(objects, files: facts)
-        let namespaces = resolveNamespaces(objects, files: facts, includedBy: includedBy, builds: builds)
+        var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, includedBy: includedBy, clusters: clusters)
         var env = EnvironmentModel.base(config: config, profile: profile)
         let clues = facts.map { env.clues(path: $0.path) }
         // detection reads names, aliases and namespaces, never the tag rules inferred below
@@ -158,11 +169,18 @@ public struct Model: Sendable {
         for (i, o) in objects.enumerated() where o.configData != nil {
             if let name = o.name { configMaps[(namespaces[i] ?? "") + "/" + name, default: []].append(i) }
         }
+        let variables = PostBuildVariables(objects: objects, namespaces: namespaces, environments: objectEnvironment,
+                                           configMaps: configMaps, kustomizationsOfFile: clusters.kustomizationsOfFile)
+        // a namespace written with `${…}`: as the builds that apply it substitute it, when they agree
+        for i in namespaces.indices where namespaces[i]?.containsBytes("${") == true {
+            let made = variables.expansions(namespaces[i]!, file: objects[i].file)
+            namespaces[i] = made?.count == 1 ? made![0] : nil
+            namespaceOverride[i] = nil
+        }
         let values = ValuesFiles.images(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
                                         configMaps: configMaps, builds: builds)
         let shared = adoptMarkedValues(values.images, into: &images, markers: markers)
-        images += Substitution.resolve(substitutable + values.substitutable, objects: objects, namespaces: namespaces,
-                                       environments: objectEnvironment, configMaps: configMaps, builds: builds)
+        images += Substitution.resolve(substitutable + values.substitutable, variables: variables)
         markRetagged(images, objects: objects, files: facts, includedBy: includedBy)
         let unmatched = unmatchedImageEntries(objects: objects, files: facts, images: images, includedBy: includedBy, builds: builds)
         let imageEnvironment = images.map { img -> String? in
@@ -197,12 +215,13 @@ public struct Model: Sendable {
             return env.detect(clues[m.file], namespace: nil, namespaceLabels: labels)
         }
         let flux = FluxIndex.build(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
-                                   markers: markers, markerEnvironment: markerEnvironment)
+                                   nonResources: nonResources, markers: markers, markerEnvironment: markerEnvironment,
+                                   expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)))
         return Model(files: facts, objects: objects, images: images, markers: markers, config: config, environments: env,
                      objectNamespace: namespaces, objectEnvironment: objectEnvironment, imageEnvironment: imageEnvironment,
                      imagePromoted: promoted, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
                      namespaceLabels: labels, flux: flux, markerEnvironment: markerEnvironment, unmatchedImageEntries: unmatched,
-                     markersOfImage: markersOfImage)
+                     markersOfImage: markersOfImage, clusters: clusters, namespaceOverride: namespaceOverride)
     }
 
     /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.
@@ -285,71 +304,108 @@ public struct Model: Sendable {
         return includedBy
     }
 
-    /// An object's namespace: `metadata.namespace`; else the outermost `namespace:` of the kustomizations
-    /// that include its file (followed up through `resources:`), when they agree; else the
-    /// `targetNamespace` of the Flux Kustomizations whose `path` builds the file (`BuildSets`), when they agree.
+    /// Kinds the API server keeps without a namespace (besides those a CustomResourceDefinition of the repository
+    /// declares `scope: Cluster`).
+    static let clusterScopedKinds: Set<String> = [
+        "Namespace", "Node", "PersistentVolume", "StorageClass", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding",
+        "PriorityClass", "PriorityLevelConfiguration", "FlowSchema", "RuntimeClass", "IngressClass", "CSIDriver", "CSINode",
+        "VolumeAttachment", "CertificateSigningRequest", "APIService", "ComponentStatus", "PodSecurityPolicy",
+        "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding",
+        "VolumeSnapshotClass", "VolumeSnapshotContent", "GatewayClass", "ClusterIssuer", "ClusterSecretStore",
+        "ClusterExternalSecret", "ClusterPolicy", "ClusterPolicyReport", "ClusterImagePolicy",
+    ]
+
+    /// Each object's namespace as the cluster gets it, and what changed a declared one (for messages). kustomize's
+    /// `namespace:` sets the namespace of every namespaced object a kustomization builds, overriding the one written
+    /// (the outermost kustomization of each chain of `resources:` wins; chains that disagree leave it open, nil); a
+    /// Flux Kustomization's `targetNamespace` overrides that for everything its `path` builds, when the Kustomizations
+    /// that build a file agree. Cluster-scoped kinds have none.
     static func resolveNamespaces(_ objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]],
-                                  builds: LazyBuildSets) -> [String?] {
-        var fluxTargets: [(path: String, namespace: String)] = []
-        var needed = false
-        for i in objects.indices {
-            if objects[i].declaredNamespace == nil { needed = true }
-            if case .kustomization(let k)? = objects[i].flux, let t = k.targetNamespace, let p = k.path.flatMap(normalizePath) {
-                fluxTargets.append((p, t))
-            }
+                                  clusters: Clusters) -> ([String?], [Int: String]) {
+        var clusterScoped = Set<String>()   // `group/kind` that the repository's CRDs declare cluster-scoped
+        var overriding = false
+        for o in objects {
+            if let d = o.definition, d.clusterScoped { clusterScoped.insert(d.group + "/" + d.kind) }
+            if o.kustomizeNamespace != nil { overriding = true }
+            if case .kustomization(let k)? = o.flux, k.targetNamespace != nil { overriding = true }
         }
-        var out = objects.map(\.declaredNamespace)
-        guard needed else { return out }
-        // Namespaces that the chains above kustomization k impose (the outermost wins); "" = none.
-        var memo: [Int: [String]] = [:]
-        func chain(_ k: Int, _ depth: Int) -> [String] {
+        func isClusterScoped(_ o: ManifestObject) -> Bool {
+            clusterScopedKinds.contains(o.kind) || (!clusterScoped.isEmpty && clusterScoped.contains(o.group + "/" + o.kind))
+        }
+        var out = objects.map { isClusterScoped($0) ? nil : $0.declaredNamespace }
+        var overrides: [Int: String] = [:]
+        guard overriding else { return (out, overrides) }
+        // Namespaces that the chains above kustomization k impose (the outermost wins), each with the kustomization
+        // that sets it; "" = none.
+        var memo: [Int: [(namespace: String, by: Int)]] = [:]
+        func chain(_ k: Int, _ depth: Int) -> [(namespace: String, by: Int)] {
             if let m = memo[k] { return m }
-            let own = objects[k].kustomizeNamespace ?? ""
+            let own: (namespace: String, by: Int) = (objects[k].kustomizeNamespace ?? "", k)
             if depth > 64 { return [own] }
             memo[k] = [own]
             let parents = includedBy[dirname(files[objects[k].file].path)] ?? []
-            var result: [String] = []
+            var result: [(namespace: String, by: Int)] = []
             if parents.isEmpty {
                 result = [own]
             } else {
                 for p in parents {
                     for ns in chain(p, depth + 1) {
-                        let v = ns.isEmpty ? own : ns
-                        if !result.contains(v) { result.append(v) }
+                        let v = ns.namespace.isEmpty ? own : ns
+                        if !result.contains(where: { $0.namespace == v.namespace }) { result.append(v) }
                     }
                 }
             }
             memo[k] = result
             return result
         }
-        var targetsOfFile: [Int: [String]]? = fluxTargets.isEmpty ? [:] : nil   // built when first needed
-        for i in objects.indices where out[i] == nil {
-            let path = files[objects[i].file].path
-            var candidates: [String] = []
-            if objects[i].isKustomization {
-                candidates = chain(i, 0)
-            } else {
-                for k in includedBy[path] ?? [] {
-                    for ns in chain(k, 0) where !candidates.contains(ns) { candidates.append(ns) }
-                }
-            }
-            if candidates.count == 1, !candidates[0].isEmpty {
-                out[i] = candidates[0]
-                continue
-            }
-            if candidates.count > 1 { continue }
-            // Flux Kustomizations that apply the file (what their path builds): their targetNamespace when they agree
-            if targetsOfFile == nil {
-                let built = builds.value
-                var byFile: [Int: [String]] = [:]
-                for (p, t) in fluxTargets {
-                    for f in built.files(under: p) where !(byFile[f]?.contains(t) ?? false) { byFile[f, default: []].append(t) }
-                }
-                targetsOfFile = byFile
-            }
-            if let targets = targetsOfFile?[objects[i].file], targets.count == 1 { out[i] = targets[0] }
+        var targets: [Int: (namespace: String?, by: Int)] = [:]   // Flux Kustomization → its targetNamespace
+        for i in objects.indices {
+            if case .kustomization(let k)? = objects[i].flux { targets[i] = (k.targetNamespace, i) }
         }
-        return out
+        var chainsOfFile: [Int: [(namespace: String, by: Int)]] = [:]
+        for i in objects.indices where !isClusterScoped(objects[i]) {
+            let f = objects[i].file
+            var ways: [(namespace: String, by: Int)]
+            if objects[i].isKustomization {
+                ways = chain(i, 0)
+            } else if let known = chainsOfFile[f] {
+                ways = known
+            } else {
+                ways = []
+                for k in includedBy[files[f].path] ?? [] {
+                    for ns in chain(k, 0) where !ways.contains(where: { $0.namespace == ns.namespace }) { ways.append(ns) }
+                }
+                chainsOfFile[f] = ways
+            }
+            // what kustomize makes of it: one namespace, the one written ("" in `ways`), or open
+            var built: String? = out[i]
+            var by: Int?
+            if ways.count > 1 {
+                built = nil
+            } else if let w = ways.first, !w.namespace.isEmpty {
+                built = w.namespace
+                by = w.by
+            }
+            // then the targetNamespace of the Flux Kustomizations that build the file, when they agree
+            if let ks = clusters.kustomizationsOfFile[f], !ks.isEmpty {
+                let wanted = Set(ks.map { targets[$0]?.namespace ?? "" })
+                if wanted.count == 1, let t = wanted.first, !t.isEmpty {
+                    built = t
+                    by = ks[0]
+                } else if wanted.count > 1 {
+                    built = nil
+                }
+            }
+            if let by, let ns = built, let declared = out[i], ns != declared {
+                let setter = objects[by]
+                overrides[i] = setter.isKustomization
+                    ? "the kustomization \(files[setter.file].path) sets namespace: \(ns)"
+                    : "Flux Kustomization \(setter.name ?? "") (\(files[setter.file].path)) sets targetNamespace: \(ns)"
+            }
+            out[i] = built
+        }
+        return (out, overrides)
     }
 
     // MARK: helpers for rules
@@ -369,8 +425,10 @@ public struct Model: Sendable {
 
     public func finding(_ rule: String, _ message: String, image i: Int, span: SourceSpan? = nil) -> Finding {
         let img = images[i]
-        return finding(rule, message + (img.substitution?.note(self) ?? "") + (img.provenance.map { " (\($0))" } ?? ""),
-                       file: img.file, span: span ?? img.span,
-                       object: img.object, environment: imageEnvironment[i])
+        var f = finding(rule, message + (img.substitution?.note(self) ?? "") + (img.provenance.map { " (\($0))" } ?? ""),
+                        file: img.file, span: span ?? img.span,
+                        object: img.object, environment: imageEnvironment[i])
+        f.subject = img.text   // a field that several builds substitute differently is several findings
+        return f
     }
 }

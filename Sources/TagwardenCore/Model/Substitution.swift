@@ -148,77 +148,109 @@ enum Envsubst {
     }
 }
 
+/// The variables of the Flux Kustomizations that apply each file (`spec.postBuild`): `substitute`, then the ConfigMaps
+/// of `substituteFrom` the repository holds (a later source wins, `substitute` over all).
+struct PostBuildVariables {
+    let objects: [ManifestObject]
+    let namespaces: [String?]
+    let environments: [String?]
+    let configMaps: [String: [Int]]
+    /// File → the Flux Kustomizations whose build takes it.
+    let kustomizationsOfFile: [Int: [Int]]
+    /// Files of Kustomizations whose `postBuild` a parent's patch sets: what they substitute is not known here.
+    let patchedFiles: Set<Int>
+
+    init(objects: [ManifestObject], namespaces: [String?], environments: [String?], configMaps: [String: [Int]],
+         kustomizationsOfFile: [Int: [Int]]) {
+        self.objects = objects
+        self.namespaces = namespaces
+        self.environments = environments
+        self.configMaps = configMaps
+        self.kustomizationsOfFile = kustomizationsOfFile
+        var patched = Set<Int>()
+        for (f, ks) in kustomizationsOfFile where ks.contains(where: { k in
+            if case .kustomization(let s)? = objects[k].flux { return s.patchesPostBuild } else { return false }
+        }) { patched.insert(f) }
+        patchedFiles = patched
+    }
+
+    /// Whether any Flux Kustomization of the repository substitutes variables.
+    var anyActive: Bool {
+        objects.contains { if case .kustomization(let k)? = $0.flux { return k.postBuild?.isActive == true } else { return false } }
+    }
+
+    func spec(_ k: Int) -> FluxKustomizationSpec? {
+        if case .kustomization(let s)? = objects[k].flux { return s }
+        return nil
+    }
+
+    /// The Kustomization's variables; nil when it substitutes nothing (no `postBuild`), or a parent's patch gives it
+    /// variables its file does not show.
+    func lookup(_ k: Int) -> ((String) -> Envsubst.Value)? {
+        guard let post = spec(k)?.postBuild, post.isActive, !patchedFiles.contains(objects[k].file) else { return nil }
+        return { name in
+            if let v = post.substitute[name] { return .defined(v) }
+            var value = Envsubst.Value.undefined
+            for source in post.substituteFrom {
+                // a Secret is not read (it is usually encrypted), nor a ConfigMap the repository does not hold
+                guard source.kind == "ConfigMap", let data = configData(source.name, kustomization: k) else {
+                    value = .unknown
+                    continue
+                }
+                if let v = data[name] { value = .defined(v) }
+            }
+            return value
+        }
+    }
+
+    func configData(_ name: String, kustomization k: Int) -> [String: String]? {
+        var found = configMaps[(namespaces[k] ?? "") + "/" + name] ?? []
+        // several clusters in one repository: the one of the Kustomization's environment
+        if found.count > 1 { found = found.filter { environments[$0] == environments[k] } }
+        return found.count == 1 ? objects[found[0]].configData : nil
+    }
+
+    /// The texts the builds that apply `file` and substitute make of `text`, each once; nil when one of them cannot be
+    /// known here (a Secret, a variable a parent's patch gives) or none substitutes.
+    func expansions(_ text: String, file: Int) -> [String]? {
+        var out: [String] = []
+        for k in kustomizationsOfFile[file] ?? [] {
+            guard spec(k)?.postBuild?.isActive == true else { continue }
+            guard let lookup = lookup(k), let r = Envsubst.expand(text, lookup) else { return nil }
+            if !out.contains(r.text) { out.append(r.text) }
+        }
+        return out.isEmpty ? nil : out
+    }
+}
+
 extension Substitution {
     /// The texts Flux makes of the references in `pending`, one image per distinct text and environment.
     /// A file that no Kustomization with `postBuild` applies keeps its references unjudged: they are filled
     /// in by something Tagwarden does not see.
-    static func resolve(_ pending: [ImageUse], objects: [ManifestObject], namespaces: [String?], environments: [String?],
-                        configMaps: [String: [Int]], builds: LazyBuildSets) -> [ImageUse] {
-        guard !pending.isEmpty else { return [] }
-        var kustomizations: [Int] = []
-        var anyActive = false
-        for (i, o) in objects.enumerated() {
-            if case .kustomization(let k)? = o.flux {
-                kustomizations.append(i)
-                if k.postBuild?.isActive == true { anyActive = true }
-            }
-        }
-        guard anyActive else { return [] }
-        let built = builds.value
-        var appliedBy: [Int: [Int]] = [:]   // file → the Kustomizations that build it
-        var patchedFiles = Set<Int>()        // files of Kustomizations whose postBuild another one patches in
-        for k in kustomizations {
-            guard case .kustomization(let spec)? = objects[k].flux, let path = spec.path.flatMap(Model.normalizePath) else { continue }
-            let files = built.files(under: path)
-            for f in files { appliedBy[f, default: []].append(k) }
-            if spec.patchesPostBuild { patchedFiles.formUnion(files) }
-        }
-        func configData(_ name: String, kustomization k: Int) -> [String: String]? {
-            var found = configMaps[(namespaces[k] ?? "") + "/" + name] ?? []
-            // several clusters in one repository: the one of the Kustomization's environment
-            if found.count > 1 { found = found.filter { environments[$0] == environments[k] } }
-            return found.count == 1 ? objects[found[0]].configData : nil
-        }
-
+    static func resolve(_ pending: [ImageUse], variables: PostBuildVariables) -> [ImageUse] {
+        guard !pending.isEmpty, variables.anyActive else { return [] }
+        let objects = variables.objects, namespaces = variables.namespaces, environments = variables.environments
         var out: [ImageUse] = []
         var seen = Set<String>()
         for use in pending {
             guard seen.insert("\(use.file):\(use.span.start.offset)").inserted,
-                  let ks = appliedBy[use.file], ks.contains(where: { k in
-                      if case .kustomization(let s)? = objects[k].flux { return s.postBuild?.isActive == true }
-                      return false
-                  }) else { continue }
+                  let ks = variables.kustomizationsOfFile[use.file], ks.contains(where: { variables.spec($0)?.postBuild?.isActive == true })
+            else { continue }
             // the sources the substituting Kustomizations read the file from (a Kustomization's own namespace when not given)
             func source(_ k: Int) -> String? {
-                guard case .kustomization(let s)? = objects[k].flux, let src = s.source else { return nil }
+                guard let src = variables.spec(k)?.source else { return nil }
                 let parts = src.split(separator: "/", omittingEmptySubsequences: false)
                 return parts.count == 3 && parts[1].isEmpty ? "\(parts[0])/\(namespaces[k] ?? "")/\(parts[2])" : src
             }
-            let substitutingSources = Set(ks.filter { k in
-                if case .kustomization(let s)? = objects[k].flux { return s.postBuild?.isActive == true }
-                return false
-            }.map { source($0) ?? "" })
+            let substitutingSources = Set(ks.filter { variables.spec($0)?.postBuild?.isActive == true }.map { source($0) ?? "" })
             var made: [(image: ImageUse, environment: String?, substitution: Substitution)] = []
             for k in ks {
                 // its postBuild may come from a parent's patch: what it substitutes is not known here
-                guard case .kustomization(let spec)? = objects[k].flux, !patchedFiles.contains(objects[k].file) else { continue }
+                guard let spec = variables.spec(k), !variables.patchedFiles.contains(objects[k].file) else { continue }
                 var img: ImageUse
                 var undefined: [String] = []
                 var notApplied: String?
-                if let post = spec.postBuild, post.isActive, !(use.object.map { objects[$0].substitutionDisabled } ?? false) {
-                    let lookup = { (name: String) -> Envsubst.Value in
-                        if let v = post.substitute[name] { return .defined(v) }
-                        var value = Envsubst.Value.undefined
-                        for source in post.substituteFrom {
-                            // a Secret is not read (it is usually encrypted), nor a ConfigMap the repository does not hold
-                            guard source.kind == "ConfigMap", let data = configData(source.name, kustomization: k) else {
-                                value = .unknown
-                                continue
-                            }
-                            if let v = data[name] { value = .defined(v) }
-                        }
-                        return value
-                    }
+                if let lookup = variables.lookup(k), !(use.object.map { objects[$0].substitutionDisabled } ?? false) {
                     guard let r = substituted(use, lookup) else { continue }
                     (img, undefined) = r
                 } else {

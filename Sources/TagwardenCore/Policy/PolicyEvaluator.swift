@@ -89,14 +89,14 @@ public struct PolicyEvaluator: Sendable {
     let exclusions: [GoRegex]
     let constraint: SemverConstraint?
     let ascending: Bool
-    let flux: FluxVersion
+    let flux: TagParsing
 
     public static let defaultExclusion = #"^.*\.sig$"#
     static let defaultExclusionRegex = try? GoRegex(defaultExclusion)
 
     /// Validates the policy as Flux does when it builds the policer; invalid ones are `PolicyError`s.
     /// `compiled` is the pattern already compiled, when the caller has it.
-    public init(_ d: PolicyDefinition, flux: FluxVersion = .current, compiled: GoRegex? = nil) throws(PolicyError) {
+    public init(_ d: PolicyDefinition, flux: TagParsing = .current, compiled: GoRegex? = nil) throws(PolicyError) {
         definition = d
         self.flux = flux
         guard let choice = d.choice else { throw PolicyError(message: "invalid policy: given ImagePolicyChoice object is invalid") }

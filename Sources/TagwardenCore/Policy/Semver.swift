@@ -1,21 +1,12 @@
 import TagwardenRegex
 
-/// Which Flux parses the tags: the version regime changed in Flux 2.7 (image-reflector-controller v1.0,
+/// How Flux parses tags as versions: the regime changed in Flux 2.7 (image-reflector-controller v1.0,
 /// Masterminds semver v3.4).
-public enum FluxVersion: Sendable, Equatable {
+public enum TagParsing: Sendable, Equatable {
     /// Flux ≥ 2.7: loose parsing (at least two dots), group-level prerelease opt-in.
     case current
     /// Flux ≤ 2.6: strict `X.Y.Z` after one `v`, per-term prerelease rule.
     case legacy
-
-    /// "2.7", "v2.6.1" …
-    public static func parse(_ s: String) -> FluxVersion? {
-        var t = Substring(s)
-        if t.first == "v" { t = t.dropFirst() }
-        let parts = t.split(separator: ".")
-        guard parts.count >= 2, let major = Int(parts[0]), let minor = Int(parts[1]) else { return nil }
-        return (major, minor) >= (2, 7) ? .current : .legacy
-    }
 }
 
 /// A Masterminds semver v3 version.
@@ -112,7 +103,7 @@ public struct SemVersion: Sendable, Equatable {
     }
 
     /// How Flux reads an image tag as a version (`fluxcd/pkg/version.ParseVersion`).
-    public static func parseTag(_ tag: String, flux: FluxVersion = .current) -> SemVersion? {
+    public static func parseTag(_ tag: String, flux: TagParsing = .current) -> SemVersion? {
         switch flux {
         case .current:
             // at least two dots (Flux splits on "." at most three times and wants three parts)
@@ -265,7 +256,7 @@ public struct SemverConstraint: Sendable {
 
     /// Masterminds `Check`. `.current` (v3.4+): a prerelease passes a group only if a term of the group carries
     /// a prerelease. `.legacy` (v3.3): each term must carry one (a `!=` without wildcards does not look).
-    public func check(_ v: SemVersion, flux: FluxVersion = .current) -> Bool {
+    public func check(_ v: SemVersion, flux: TagParsing = .current) -> Bool {
         for (i, group) in groups.enumerated() {
             var ok = true
             for t in group {

@@ -1,7 +1,7 @@
 extension Rule {
     static let automationInvalidTemplate = Rule("automation-invalid-template") { m in
         var out: [Finding] = []
-        for a in m.flux.automations where !m.flux.patchObjects.contains(a.object) {
+        for a in m.flux.automations where !m.flux.nonResources.contains(a.object) {
             guard let t = a.spec.messageTemplate else { continue }
             // a multi-line template says where in the file, not where in the string
             func place(_ offset: Int) -> String? {
@@ -15,38 +15,67 @@ extension Rule {
                                      "messageTemplate does not parse as a Go template: \(e.message) (\(at)); Flux cannot commit",
                                      object: a.object, span: t.span))
             case .success(let fields):
-                if let (field, known) = unknownField(fields, flux: m.config.fluxVersion ?? .current) {
-                    let at = place(field.offset).map { " (\($0))" } ?? ""
-                    out.append(m.finding("automation-invalid-template",
-                                         "messageTemplate reads .\(field.path.joined(separator: "."))\(at), which Flux's commit data does not have, "
-                                            + "so Flux fails to commit: \(known)",
-                                         object: a.object, span: t.span))
-                }
-                if let f = fields.first(where: { $0.path.first == "Updated" }) {
-                    let at = place(f.offset).map { " (\($0))" } ?? ""
-                    out.append(m.finding("automation-invalid-template",
-                                         "messageTemplate uses .Updated\(at), which Flux 2.7 removed (the automation stalls with RemovedTemplateField): use .Changed",
-                                         object: a.object, span: t.span))
-                }
-                if let f = fields.first(where: { $0.path.starts(with: ["Changed", "ImageResult"]) }) {
-                    let at = place(f.offset).map { " (\($0))" } ?? ""
-                    out.append(m.finding("automation-invalid-template",
-                                         "messageTemplate uses .Changed.ImageResult\(at), which Flux 2.7 removed: use .Changed.FileChanges or .Changed.Objects",
-                                         object: a.object, span: t.span))
+                // the commit data of each Flux that runs the automation (the oldest of each data model first)
+                var seen = Set<FluxVersion>()
+                let fluxRuns = m.fluxRuns(ofFile: m.objects[a.object].file).sorted { $0.version < $1.version }
+                    .filter { seen.insert(Rule.templateData($0.version)).inserted }
+                var reported = false
+                for run in fluxRuns where !reported {
+                    // the Flux it runs, where the repository says which (an unknown one is current Flux, as the header says)
+                    let runs = run.origin.map { _ in " (it runs on \(m.describe(run)))" } ?? ""
+                    if let (field, known) = unknownField(fields, flux: run.version) {
+                        let at = place(field.offset).map { " (\($0))" } ?? ""
+                        // a field of no Flux's commit data, or one this Flux lacks
+                        let everywhere = [FluxVersion(2, 6), FluxVersion.current].allSatisfy { unknownField(fields, flux: $0)?.0.offset == field.offset }
+                        let whose = everywhere ? "Flux's commit data" : "the commit data of Flux \(run.version)"
+                        out.append(m.finding("automation-invalid-template",
+                                             "messageTemplate reads .\(field.path.joined(separator: "."))\(at), which \(whose) does not have, "
+                                                + "so Flux fails to commit: \(known)\(everywhere ? "" : runs)",
+                                             object: a.object, span: t.span))
+                        reported = true
+                    }
+                    guard run.version.release >= FluxVersion(2, 7) else { continue }
+                    if let f = fields.first(where: { $0.path.first == "Updated" }) {
+                        let at = place(f.offset).map { " (\($0))" } ?? ""
+                        out.append(m.finding("automation-invalid-template",
+                                             "messageTemplate uses .Updated\(at), which Flux 2.7 removed (the automation stalls with RemovedTemplateField)"
+                                                + "\(runs): use .Changed",
+                                             object: a.object, span: t.span))
+                        reported = true
+                    }
+                    if let f = fields.first(where: { $0.path.starts(with: ["Changed", "ImageResult"]) }) {
+                        let at = place(f.offset).map { " (\($0))" } ?? ""
+                        out.append(m.finding("automation-invalid-template",
+                                             "messageTemplate uses .Changed.ImageResult\(at), which Flux 2.7 removed\(runs): "
+                                                + "use .Changed.FileChanges or .Changed.Objects",
+                                             object: a.object, span: t.span))
+                        reported = true
+                    }
                 }
             }
         }
         return out
     }
 
-    /// Fields of Flux's commit-message data (spec §3.4): the first read that names a field it lacks, with what it
-    /// has. `.Updated` and `.Changed.ImageResult` are reported on their own.
+    /// The first Flux release of the commit-data model that `flux` has (spec §3.4): 2.2 and before, 2.3–2.4,
+    /// 2.5–2.6, 2.7 and later.
+    static func templateData(_ flux: FluxVersion) -> FluxVersion {
+        [FluxVersion(2, 7), FluxVersion(2, 5), FluxVersion(2, 3)].first { flux.release >= $0 } ?? FluxVersion(0, 0)
+    }
+
+    /// Fields of the commit-message data of `flux` (spec §3.4): the first read that names a field it lacks, with what
+    /// it has. `.Updated` and `.Changed.ImageResult`, which Flux 2.7 removed, are reported on their own.
     static func unknownField(_ fields: [GoTemplate.Field], flux: FluxVersion) -> (GoTemplate.Field, String)? {
-        let legacy = flux == .legacy
-        let roots = ["AutomationObject", "Changed", "Values"] + (legacy ? ["Updated"] : [])
+        let v = flux.release
+        let before27 = v < FluxVersion(2, 7)
+        var roots = ["AutomationObject"]
+        if v >= FluxVersion(2, 3) { roots.append("Changed") }
+        if v >= FluxVersion(2, 5) { roots.append("Values") }
+        if before27 { roots.append("Updated") }
         let members: [String: [String]] = [
             "AutomationObject": ["Name", "Namespace", "String"],
-            "Changed": ["Changes", "FileChanges", "Objects"] + (legacy ? ["ImageResult"] : []),
+            "Changed": ["Changes", "FileChanges", "Objects"] + (before27 ? ["ImageResult"] : []),
+            "Updated": ["Files", "Images", "Objects"],
         ]
         func hint(_ name: String, _ known: [String], _ prefix: String) -> String {
             Suggest.nearest(name, in: known).map { "did you mean \(prefix)\($0)?" }
@@ -54,10 +83,12 @@ extension Rule {
         }
         for f in fields {
             guard let root = f.path.first else { continue }
-            if !roots.contains(root), root != "Updated" {
+            // removed in 2.7: reported on their own
+            if !before27, root == "Updated" || (root == "Changed" && f.path.dropFirst().first == "ImageResult") { continue }
+            if !roots.contains(root) {
                 return (f, hint(root, roots, "."))
             }
-            if f.path.count >= 2, let known = members[root], !known.contains(f.path[1]), !(root == "Changed" && f.path[1] == "ImageResult") {
+            if f.path.count >= 2, let known = members[root], !known.contains(f.path[1]) {
                 return (f, hint(f.path[1], known, ".\(root)."))
             }
         }

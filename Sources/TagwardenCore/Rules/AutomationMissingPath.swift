@@ -1,18 +1,30 @@
 extension Rule {
     static let automationMissingPath = Rule("automation-missing-path") { m in
-        let held = pathsHoldingFiles(m, among: Set(m.flux.automations.compactMap { $0.path }.filter { !$0.isEmpty }))
+        let held = pathsHoldingFiles(m, among: Set(m.flux.automations.flatMap(\.paths).filter { !$0.isEmpty }))
         return m.flux.automations.compactMap { a in
-            guard !m.flux.patchObjects.contains(a.object), !a.spec.updatesElsewhere, let raw = a.spec.updatePath else { return nil }
-            if raw.value.hasPrefix("/") {
-                return m.finding("automation-missing-path", "update.path '\(raw.value)' is absolute: it is relative to the repository root",
+            guard !m.flux.nonResources.contains(a.object), !a.spec.updatesElsewhere, let raw = a.spec.updatePath else { return nil }
+            func made(_ p: String) -> String { p == raw.value ? "" : " (substituted: '\(p)')" }
+            switch a.problem {
+            case .absolute(let p)?:
+                return m.finding("automation-missing-path", "update.path '\(raw.value)'\(made(p)) is absolute: it is relative to the repository root",
                                  object: a.object, span: raw.span)
+            case .escapes(let p)?:
+                return m.finding("automation-missing-path", "update.path '\(raw.value)'\(made(p)) leaves the repository", object: a.object, span: raw.span)
+            case .unresolved?:
+                return nil   // `${…}` that nothing here substitutes
+            case nil:
+                break
             }
-            guard let path = a.path else {
-                return m.finding("automation-missing-path", "update.path '\(raw.value)' leaves the repository", object: a.object, span: raw.span)
-            }
-            if path.isEmpty { return nil }
-            if held.contains(path) { return nil }
-            return m.finding("automation-missing-path", "update.path '\(raw.value)' holds no manifest in this tree: the automation updates nothing",
+            // its paths are this tree's only when its GitRepository is this repository
+            guard a.source != .unknown else { return nil }
+            let missing = a.paths.filter { !$0.isEmpty && !held.contains($0) }
+            guard !missing.isEmpty else { return nil }
+            let substituted = raw.value.containsBytes("${")
+                ? " (substituted by the Flux Kustomizations that apply it: " + missing.map { "'\($0)'" }.joined(separator: ", ") + ")" : ""
+            let checked = a.source == .assumed
+                ? "; checked against this checkout, as the repository of its GitRepository (the only one here; no remote of the clone has its URL)" : ""
+            return m.finding("automation-missing-path",
+                             "update.path '\(raw.value)'\(substituted) holds no manifest in this tree: the automation updates nothing\(checked)",
                              object: a.object, span: raw.span)
         }
     }

@@ -1,7 +1,7 @@
 extension Rule {
     static let automationUnknownSource = Rule("automation-unknown-source") { m in
         m.flux.automations.compactMap { a in
-            guard !m.flux.patchObjects.contains(a.object), (a.spec.sourceKind ?? "GitRepository") == "GitRepository",
+            guard !m.flux.nonResources.contains(a.object), (a.spec.sourceKind ?? "GitRepository") == "GitRepository",
                   let name = a.spec.sourceName else { return nil }
             let ns = a.spec.sourceNamespace ?? a.namespace
             if m.flux.source(of: a) != nil { return nil }

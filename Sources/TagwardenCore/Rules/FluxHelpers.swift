@@ -49,8 +49,10 @@ extension Model {
 
     func finding(_ rule: String, _ message: String, policy p: Int, span: SourceSpan? = nil, environment: String? = nil) -> Finding {
         let o = flux.policies[p].object
-        return finding(rule, message, file: objects[o].file, span: span ?? policySpan(p), object: o,
-                       environment: environment ?? objectEnvironment[o])
+        var f = finding(rule, message, file: objects[o].file, span: span ?? policySpan(p), object: o,
+                        environment: environment ?? objectEnvironment[o])
+        f.subject = environment   // the environment a policy is judged for, of several
+        return f
     }
 
     func finding(_ rule: String, _ message: String, marker k: Int) -> Finding {
@@ -62,14 +64,20 @@ extension Model {
         finding(rule, message, file: objects[o].file, span: span ?? objects[o].kindSpan, object: o, environment: objectEnvironment[o])
     }
 
-    /// The policy as Flux evaluates it, or nil when Flux cannot build it (other rules say why). Policies that
-    /// filter, rank and exclude alike (a fleet's per-app policies) share one evaluator through `cache`.
-    func policyEvaluator(_ p: Int, cache: inout [PolicyDefinition.Behaviour: PolicyEvaluator?]) -> PolicyEvaluator? {
+    /// How the Flux that runs policy `p` parses tags as versions (the oldest, when clusters of several Flux apply it).
+    func tagParsing(policy p: Int) -> TagParsing {
+        fluxVersion(ofFile: objects[flux.policies[p].object].file).tagParsing
+    }
+
+    /// The policy as the Flux that runs it evaluates it, or nil when Flux cannot build it (other rules say why). Policies
+    /// that filter, rank and exclude alike (a fleet's per-app policies) share one evaluator through `cache`.
+    func policyEvaluator(_ p: Int, cache: inout [TagParsing: [PolicyDefinition.Behaviour: PolicyEvaluator?]]) -> PolicyEvaluator? {
         let policy = flux.policies[p]
         let definition = PolicyDefinition(spec: policy.spec, repository: policy.repository.map { flux.repositories[$0].spec })
-        if let known = cache[definition.behaviour] { return known }
-        let e = try? PolicyEvaluator(definition, flux: config.fluxVersion ?? .current, compiled: policy.regex)
-        cache[definition.behaviour] = e
+        let parsing = tagParsing(policy: p)
+        if let known = cache[parsing]?[definition.behaviour] { return known }
+        let e = try? PolicyEvaluator(definition, flux: parsing, compiled: policy.regex)
+        cache[parsing, default: [:]][definition.behaviour] = e
         return e
     }
 

@@ -8,7 +8,7 @@ extension Rule {
                                  "\(m.described(i)) uses the floating tag '\(tag.value)', which points at a new build after each push",
                                  image: i, span: tag.span)
             }
-            if let numbers = partialVersion(tag.value) {
+            if let numbers = partialVersion(tag.value), !(numbers == 2 && img.normalizedName.map(Rule.releasesTwoNumbers) == true) {
                 // `7` and `13-latest` follow every minor release of their major version; `1.25` every patch release
                 let moves = numbers == 1 ? "every new minor and patch release" : "every new patch release"
                 return m.finding("image-floating-tag",
@@ -21,19 +21,33 @@ extension Rule {
 
     /// A floating tag of the list, or `latest`/a listed tag among words of letters: with a variant such as
     /// `-alpine` (`stable-slim`, `latest-alpine`), the variant of a moving tag moving with it, or after such words
-    /// (`qa-latest`, `preprod-stable`): a tag with no digit names no build. A word with a digit (`main-3f9c2ab`,
-    /// `develop-v1.2.3`) names a build.
+    /// (`qa-latest`, `preprod-stable`): a tag with no version names no build. A listed word may carry the version of
+    /// the variant itself (`alpine3.20`, `ltsc2022`, `bookworm-slim`): still no version of the image. A word with
+    /// another digit (`main-3f9c2ab`, `develop-v1.2.3`) names a build.
     static func isFloatingWord(_ lower: String, _ list: Set<String>) -> Bool {
         if list.contains(lower) { return true }
-        // letters and dashes only, with a dash (most tags have a digit and stop here, at no cost)
-        var dashes = 0
-        for c in lower.utf8 {
-            if c == UInt8(ascii: "-") { dashes += 1 } else if !(c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) { return false }
-        }
-        guard dashes > 0 else { return false }
         let words = lower.split(separator: "-", omittingEmptySubsequences: false)
-        guard !words.contains(where: \.isEmpty) else { return false }
-        return words.contains { $0 == "latest" || list.contains(String($0)) }
+        var moving = false
+        for w in words {
+            guard let digit = w.utf8.firstIndex(where: { !($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) }) else {
+                // a word of letters
+                if w.isEmpty { return false }
+                if w == "latest" || list.contains(String(w)) { moving = true }
+                continue
+            }
+            // a listed variant with its own version (`alpine3.20`): digits and dots after the word
+            let stem = String(w[..<digit])
+            guard !stem.isEmpty, list.contains(stem), w.utf8[digit...].first.map({ $0 >= 48 && $0 <= 57 }) == true,
+                  w.utf8[digit...].allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") }) else { return false }
+            moving = true
+        }
+        return moving
+    }
+
+    /// Images whose releases are numbered with two numbers, so that `16.3` is a release and not a series: PostgreSQL
+    /// (from 10) and Kubernetes' pause container.
+    static func releasesTwoNumbers(_ normalizedName: String) -> Bool {
+        normalizedName == "docker.io/library/postgres" || Model.basename(normalizedName) == "pause"
     }
 
     /// `alpine`, `slim-bookworm`: letters, with dashes between words.

@@ -1,8 +1,8 @@
 extension Rule {
-    static let markerContested = Rule("marker-contested") { m in
+    static let markerContested = Rule("marker-contested", everyFile: true) { m in
         m.markers.indices.compactMap { k in
             let info = m.flux.markers[k]
-            guard m.markers[k].context == .value, let ref = info.ref, !info.candidates.isEmpty else { return nil }
+            guard m.markers[k].context == .value, info.skipped == nil, let ref = info.ref, !info.candidates.isEmpty else { return nil }
             let name = "\(ref.namespace)/\(ref.name)"
             let defined = info.candidates.map { p in
                 "\(m.flux.policies[p].environment ?? "no environment") (\(m.path(m.objects[m.flux.policies[p].object].file)))"

@@ -1,12 +1,12 @@
 extension Rule {
-    static let markerDigestStale = Rule("marker-digest-stale") { m in
+    static let markerDigestStale = Rule("marker-digest-stale", everyFile: true) { m in
         // the markers on each image's fields: Flux updates those fields, and only those
         m.markersOfImage.keys.sorted().compactMap { i in
             let img = m.images[i]
             guard img.isParts, let digest = img.digestField, let ks = m.markersOfImage[i],
                   !ks.contains(where: { m.flux.markers[$0].ref?.suffix == "digest" }),
                   let k = ks.first(where: { m.flux.markers[$0].ref?.suffix == "tag" && tagFields.contains(m.markers[$0].fieldKey ?? "") }),
-                  let ref = m.flux.markers[k].ref,
+                  m.flux.markers[k].skipped == nil, let ref = m.flux.markers[k].ref,
                   m.flux.markers[k].policy != nil || !m.flux.markers[k].candidates.isEmpty else { return nil }
             var fix = "add {\"$imagepolicy\": \"\(ref.namespace):\(ref.name):digest\"} to it"
             if let p = m.flux.markers[k].policy, !m.flux.policies[p].spec.reflectsDigests {

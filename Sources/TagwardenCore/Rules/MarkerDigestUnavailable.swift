@@ -1,8 +1,8 @@
 extension Rule {
-    static let markerDigestUnavailable = Rule("marker-digest-unavailable") { m in
+    static let markerDigestUnavailable = Rule("marker-digest-unavailable", everyFile: true) { m in
         m.markers.indices.compactMap { k in
             let mk = m.markers[k]
-            guard mk.context == .value, let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy,
+            guard mk.context == .value, m.flux.markers[k].skipped == nil, let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy,
                   !m.flux.policies[p].spec.reflectsDigests else { return nil }
             let why = "policy \(m.policyName(p)) does not reflect digests (digestReflectionPolicy is \(m.flux.policies[p].spec.digestReflection ?? "unset, so Never"))"
             switch ref.suffix {

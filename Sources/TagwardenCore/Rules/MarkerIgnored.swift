@@ -1,5 +1,5 @@
 extension Rule {
-    static let markerIgnored = Rule("marker-ignored") { m in
+    static let markerIgnored = Rule("marker-ignored", everyFile: true) { m in
         var out: [Finding] = []
         for k in m.markers.indices {
             let mk = m.markers[k]
@@ -11,7 +11,10 @@ extension Rule {
                 continue
             }
             switch mk.context {
-            case .commentLine: reason = "it is on a commented-out line"
+            case .commentLine:
+                reason = "it is on a comment line that belongs to no value (Flux reads a marker after the value on its line, "
+                    + "or on the line right above a value that starts on the next line)"
+            case .commentedOut: reason = nil   // a line switched off on purpose, marker and all
             case .hiddenHeadComment: reason = "the value below has a comment of its own on its line, which Flux reads instead"
             case .multiLineHeadComment:
                 reason = "with the comment line above it, it is part of a head comment of several lines, which Flux cannot read as one JSON object"
@@ -21,34 +24,11 @@ extension Rule {
             case .other: reason = "it does not follow a scalar value"
             case .unreadFile: reason = "Flux only reads files named *.yaml, *.yml or Kustomization, never \(Model.basename(path))"
             case .value:
-                if let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy ?? m.flux.markers[k].candidates.first {
-                    reason = automationReason(m, path: path, ref: ref, policy: p)
-                }
+                reason = m.flux.markers[k].skipped
             }
             if let reason { out.append(m.finding("marker-ignored", "Flux silently skips this $imagepolicy marker: \(reason)", marker: k)) }
         }
         return out
     }
 
-    /// Why no ImageUpdateAutomation applies this marker, or nil when one does (or the repository has none).
-    static func automationReason(_ m: Model, path: String, ref: MarkerRef, policy p: Int) -> String? {
-        let byPath = m.flux.automationsByPath
-        guard !byPath.isEmpty else { return nil }
-        let covering = m.flux.covering(path)
-        if covering.isEmpty {
-            return "the file is outside every ImageUpdateAutomation's update.path (\(byPath.keys.map { $0.isEmpty ? "." : $0 }.sorted().joined(separator: ", ")))"
-        }
-        let sameNamespace = covering.filter { FluxIndex.sameNamespace(m.flux.automations[$0].namespace, ref.namespace) }
-        if sameNamespace.isEmpty {
-            let namespaces = Set(covering.compactMap { m.flux.automations[$0].namespace }).sorted().joined(separator: ", ")
-            return "policy namespace \(ref.namespace) is not the namespace of the automations that update this file (\(namespaces)); Flux only uses policies in an automation's own namespace"
-        }
-        let labels = m.flux.policies[p].labels
-        let selected = sameNamespace.contains { a in
-            guard let sel = m.flux.automations[a].spec.policySelector else { return true }
-            return m.flux.automations[a].spec.policySelectorExpressions || FluxIndex.matches(sel, labels)
-        }
-        if !selected { return "policy \(m.policyName(p)) is not selected by the policySelector of the automations that update this file" }
-        return nil
-    }
 }

@@ -1,5 +1,5 @@
 extension Rule {
-    static let markerImageMismatch = Rule("marker-image-mismatch") { m in
+    static let markerImageMismatch = Rule("marker-image-mismatch", everyFile: true) { m in
         var wanted: [Int: String?] = [:]   // repository → normalised image name
         func policyImage(_ p: Int) -> (written: String, normalized: String)? {
             guard let r = m.flux.policies[p].repository, let image = m.flux.repositories[r].spec.image?.value else { return nil }

@@ -1,5 +1,5 @@
 extension Rule {
-    static let markerUnknownPolicy = Rule("marker-unknown-policy") { m in
+    static let markerUnknownPolicy = Rule("marker-unknown-policy", everyFile: true) { m in
         var suggester: PolicySuggester?     // built on first need
         var hints: [String: String] = [:]   // many markers may share one unknown name
         return m.markers.indices.compactMap { k in

@@ -1,12 +1,11 @@
 extension Rule {
-    static let markerValueRejected = Rule("marker-value-rejected") { m in
-        var evaluators: [PolicyDefinition.Behaviour: PolicyEvaluator?] = [:]
+    static let markerValueRejected = Rule("marker-value-rejected", everyFile: true) { m in
+        var evaluators: [TagParsing: [PolicyDefinition.Behaviour: PolicyEvaluator?]] = [:]
         struct Extract: Hashable { let template: String?, pattern: ObjectIdentifier? }
         var extractResolves: [Extract: Bool] = [:]   // a fleet's policies share a few patterns and templates
-        let flux = m.config.fluxVersion ?? .current
         return m.markers.indices.compactMap { k in
             let mk = m.markers[k]
-            guard mk.context == .value, let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy,
+            guard mk.context == .value, m.flux.markers[k].skipped == nil, let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy,
                   ref.suffix == nil || ref.suffix == "tag", let value = mk.scalar?.value else { return nil }
             // `${…}` for Flux's post-build substitution: the automation writes over the expression itself
             if let names = Envsubst.variables(value), !names.isEmpty {
@@ -28,6 +27,7 @@ extension Rule {
             let extract = Extract(template: policy.spec.extract?.value, pattern: policy.regex.map(ObjectIdentifier.init))
             if extractResolves[extract] == nil { extractResolves[extract] = Rule.extractResolves(policy.spec, policy.regex) }
             guard extractResolves[extract]!, let e = m.policyEvaluator(p, cache: &evaluators) else { return nil }
+            let flux = e.flux
             var why: String?
             if let ex = e.isExcluded(tag) {
                 why = "it matches the ImageRepository exclusion \(ex.pattern)"

@@ -3,7 +3,7 @@ extension Rule {
     static let nameFields: Set<String> = ["repository", "newName"]
     static let digestFields: Set<String> = ["digest", "newDigest"]
 
-    static let markerWrongForm = Rule("marker-wrong-form") { m in
+    static let markerWrongForm = Rule("marker-wrong-form", everyFile: true) { m in
         m.markers.indices.compactMap { k in
             let mk = m.markers[k]
             guard mk.context == .value, let ref = m.flux.markers[k].ref, let value = mk.scalar?.value else { return nil }

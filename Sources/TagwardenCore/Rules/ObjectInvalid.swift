@@ -19,7 +19,7 @@ extension Rule {
                                         + "quote it (\"\(v.value)\"); \(rejected)", object: o, span: v.span))
             }
         }
-        for r in m.flux.repositories where !m.flux.patchObjects.contains(r.object) && served(r.object) {
+        for r in m.flux.repositories where !m.flux.nonResources.contains(r.object) && served(r.object) {
             let spec = r.spec
             func what() -> String { "ImageRepository \(m.objects[r.object].name ?? "")" }   // built for findings only
             if let image = spec.image, let problem = imageProblem(image.value) {
@@ -48,10 +48,20 @@ extension Rule {
             }
         }
         // a base object that an overlay's patch completes (adding an ordering, a git section) is whole only once rendered
-        let patched = Set(m.flux.patchObjects.compactMap { o in m.objects[o].name.map { m.objects[o].kind + "/" + $0 } })
-        for (p, policy) in m.flux.policies.enumerated() where !m.flux.patchObjects.contains(policy.object) && served(policy.object) {
+        let patchedByName = Set(m.flux.nonResources.compactMap { o in m.objects[o].name.map { m.objects[o].kind + "/" + $0 } })
+        let targets = m.objects.flatMap(\.patchTargets)
+        // a patch file of that kind and name, or a patch whose target names the kind (or every kind) and a name that
+        // matches (kustomize reads it as a regular expression, whole) or none
+        func patched(_ kind: String, _ name: String) -> Bool {
+            patchedByName.contains(kind + "/" + name) || targets.contains { t in
+                guard t.kind == nil || t.kind == kind else { return false }
+                guard let pattern = t.name else { return true }
+                return (try? GoRegex("^(?:" + pattern + ")$")).map { $0.matches(name) } ?? (pattern == name)
+            }
+        }
+        for (p, policy) in m.flux.policies.enumerated() where !m.flux.nonResources.contains(policy.object) && served(policy.object) {
             let spec = policy.spec
-            if patched.contains("ImagePolicy/" + policy.name) {
+            if patched("ImagePolicy", policy.name) {
                 // the ordering may come from the patch
             } else if spec.policySpan == nil {
                 out.append(m.finding("object-invalid", "policy \(m.policyName(p)) has no spec.policy (semver, alphabetical or numerical): \(rejected)",
@@ -79,7 +89,7 @@ extension Rule {
                                      policy: p, span: interval.span))
             }
         }
-        for a in m.flux.automations where !m.flux.patchObjects.contains(a.object) && served(a.object) {
+        for a in m.flux.automations where !m.flux.nonResources.contains(a.object) && served(a.object) {
             let spec = a.spec
             func what() -> String { "ImageUpdateAutomation \(m.objects[a.object].name ?? "")" }
             if let interval = spec.interval, let problem = durationProblem(interval.value, hours: true) {
@@ -90,7 +100,7 @@ extension Rule {
                 out.append(m.finding("object-invalid", "\(what()): update.strategy '\(strategy.value)' is not Setters, the only strategy: \(rejected)",
                                      object: a.object, span: strategy.span))
             }
-            if let name = m.objects[a.object].name, patched.contains("ImageUpdateAutomation/" + name) { continue }
+            if let name = m.objects[a.object].name, patched("ImageUpdateAutomation", name) { continue }
             guard spec.hasGit else {
                 out.append(m.finding("object-invalid", "\(what()) has no spec.git: Flux stalls it (a GitRepository source needs .spec.git) and never updates anything",
                                      object: a.object))

@@ -2,7 +2,7 @@ extension Rule {
     static let policyCrossesEnvironment = Rule("policy-crosses-environment") { m in
         var out: [Finding] = []
         let cache = WitnessCache()
-        for p in m.flux.policies.indices where !m.flux.patchObjects.contains(m.flux.policies[p].object) {
+        for p in m.flux.policies.indices where !m.flux.nonResources.contains(m.flux.policies[p].object) {
             let mine = m.policyEnvironments(p)
             guard !mine.isEmpty, let selectable = m.policyLanguage(p) else { continue }
             let policy = m.flux.policies[p]
@@ -28,7 +28,9 @@ extension Rule {
                     }
                 }
                 if shared { message += ", which its markers in \(receivers.sorted().joined(separator: " and ")) would receive" }
-                out.append(m.finding("policy-crosses-environment", message, policy: p, environment: receivers.sorted().first))
+                var f = m.finding("policy-crosses-environment", message, policy: p, environment: receivers.sorted().first)
+                f.subject = name   // the environment it crosses into
+                out.append(f)
             }
         }
         return out

@@ -1,7 +1,16 @@
 import TagwardenRegex
 
 extension Rule {
-    static let versionLike = try? GoRegex(#"^v?[0-9]+\.[0-9]+"#)
+    /// Text with a version in it (`1.9`), and, for the first, second and third number of a text, that it has one digit,
+    /// and that it has more: version-like keys whose number at one place can be written both ways sort byte by byte out
+    /// of version order ('v1.10' before 'v1.9'). Numbers of a fixed width (a date, `2024.01.31`) sort right.
+    static let versionLike = try? GoRegex(#"[0-9]+\.[0-9]+"#)
+    static let numberWidths: [(one: GoRegex, more: GoRegex)] = (0..<3).compactMap { k in
+        let before = "^[^0-9]*" + String(repeating: "[0-9]+[^0-9]+", count: k)
+        guard let one = try? GoRegex(before + "[0-9]([^0-9]|$)"), let more = try? GoRegex(before + "[0-9]{2,}") else { return nil }
+        return (one, more)
+    }
+
     /// A key Go's ParseFloat rejects: a character no float literal has, or the empty key.
     static let notNumber = try? GoRegex(#"[^0-9.eEpPxX_+-]|^$|^[eEpPxX_.+-]*$"#)
 
@@ -12,7 +21,7 @@ extension Rule {
             let pattern: String?, extract: String?
         }
         var verdicts: [Key: String?] = [:]   // the same pattern, extract and order decide the same way
-        for p in m.flux.policies.indices where !m.flux.patchObjects.contains(m.flux.policies[p].object) {
+        for p in m.flux.policies.indices where !m.flux.nonResources.contains(m.flux.policies[p].object) {
             let spec = m.flux.policies[p].spec
             // several orderings: Flux takes the first of semver, alphabetical, numerical and ignores the rest
             let kinds = [spec.semverRange != nil ? "semver" : nil, spec.hasAlphabetical ? "alphabetical" : nil, spec.hasNumerical ? "numerical" : nil]
@@ -32,9 +41,20 @@ extension Rule {
             let extracted = !(spec.extract?.value.isEmpty ?? true)
             let what = extracted ? "key" : "tag"
             var message: String?
-            if spec.hasAlphabetical, let re = versionLike,
-               let w = TagLanguage.witness([keys, .matching(re)], tagGrammar: !extracted) {
-                message = "alphabetical order compares version-like \(what)s byte by byte ('v1.10' sorts before 'v1.9'), e.g. \(what) '\(w)': use semver, or numerical on a timestamp"
+            // the text the order turns on: the extracted key, or the part of the tag the pattern matches (a number
+            // before or after it varies with whatever tags a registry holds)
+            let ordered: TagLanguage? = extracted ? keys
+                : !spec.hasFilterTags || (spec.pattern?.value ?? "").isEmpty ? keys
+                : m.flux.policies[p].spec.pattern.flatMap { try? GoRegex("^(?:" + $0.value + ")$") }.map { .matching($0) }
+            if spec.hasAlphabetical, let ordered, let version = versionLike,
+               TagLanguage.witness([ordered, .matching(version)], tagGrammar: false) != nil,
+               let (short, long) = numberWidths.lazy.compactMap({ pair -> (String, String)? in
+                   guard let a = TagLanguage.witness([ordered, .matching(version), .matching(pair.one)], tagGrammar: false),
+                         let b = TagLanguage.witness([ordered, .matching(version), .matching(pair.more)], tagGrammar: false) else { return nil }
+                   return (a, b)
+               }).first {
+                message = "alphabetical order compares version-like \(what)s byte by byte, and their numbers can have one digit or more "
+                    + "('\(short)', '\(long)'), so 'v1.10' sorts before 'v1.9': use semver, or numerical on a timestamp"
             } else if spec.hasNumerical, let re = notNumber,
                       let w = TagLanguage.witness([keys, .matching(re)], tagGrammar: !extracted) {
                 message = "numerical order needs numbers, but the \(what) can be '\(w)': one such tag makes Flux fail the whole policy; narrow the pattern to digits"

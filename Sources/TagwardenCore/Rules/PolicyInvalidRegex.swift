@@ -3,7 +3,7 @@ import TagwardenRegex
 extension Rule {
     static let policyInvalidRegex = Rule("policy-invalid-regex") { m in
         var out: [Finding] = []
-        for (p, policy) in m.flux.policies.enumerated() where !m.flux.patchObjects.contains(policy.object) {
+        for (p, policy) in m.flux.policies.enumerated() where !m.flux.nonResources.contains(policy.object) {
             if let e = policy.regexError, let pattern = policy.spec.pattern {
                 out.append(m.finding("policy-invalid-regex",
                                      "filterTags.pattern '\(pattern.value)' is not a valid Go regular expression: \(e); Flux stalls the policy",

@@ -1,7 +1,7 @@
 extension Rule {
     static let policyInvalidSemver = Rule("policy-invalid-semver") { m in
         m.flux.policies.indices.compactMap { p -> Finding? in
-            guard !m.flux.patchObjects.contains(m.flux.policies[p].object), let range = m.flux.policies[p].spec.semverRange else { return nil }
+            guard !m.flux.nonResources.contains(m.flux.policies[p].object), let range = m.flux.policies[p].spec.semverRange else { return nil }
             do {
                 _ = try SemverConstraint(range.value)
                 return nil

@@ -1,7 +1,7 @@
 import TagwardenRegex
 
 /// Tags Flux can read as versions.
-func versionLanguages(_ flux: FluxVersion) -> [TagLanguage]? {
+func versionLanguages(_ flux: TagParsing) -> [TagLanguage]? {
     switch flux {
     case .current:
         guard let shape = try? GoRegex(#"^v?[0-9]+(\.[0-9]+)?(\.[0-9]+)?(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$"#),
@@ -17,7 +17,7 @@ extension Rule {
     static let policySelectsNothing = Rule("policy-selects-nothing") { m in
         var out: [Finding] = []
         let cache = WitnessCache()
-        for p in m.flux.policies.indices where !m.flux.patchObjects.contains(m.flux.policies[p].object) {
+        for p in m.flux.policies.indices where !m.flux.nonResources.contains(m.flux.policies[p].object) {
             guard let selectable = m.policyLanguage(p), let pattern = m.flux.policies[p].spec.pattern?.value, !pattern.isEmpty else { continue }
             let mine = m.policyEnvironments(p).sorted()
             let owned = mine.compactMap { name in
@@ -38,8 +38,8 @@ extension Rule {
             }
         }
         // a semver policy without extract ranks the tags themselves: they must parse as versions
-        let flux = m.config.fluxVersion ?? .current
-        for p in m.flux.policies.indices where !m.flux.patchObjects.contains(m.flux.policies[p].object) {
+        for p in m.flux.policies.indices where !m.flux.nonResources.contains(m.flux.policies[p].object) {
+            let flux = m.tagParsing(policy: p)
             let spec = m.flux.policies[p].spec
             guard spec.semverRange != nil, spec.extract?.value.isEmpty ?? true, let pattern = spec.pattern?.value, !pattern.isEmpty,
                   let selectable = m.policyLanguage(p), let versions = versionLanguages(flux) else { continue }

@@ -2,7 +2,7 @@ extension Rule {
     static let policyUnknownRepository = Rule("policy-unknown-repository") { m in
         var out: [Finding] = []
         var suggesters: [String?: Suggester] = [:]   // by the namespace asked for
-        for (p, policy) in m.flux.policies.enumerated() where !m.flux.patchObjects.contains(policy.object) {
+        for (p, policy) in m.flux.policies.enumerated() where !m.flux.nonResources.contains(policy.object) {
             guard let ref = policy.spec.repositoryName else {
                 out.append(m.finding("policy-unknown-repository", "policy \(m.policyName(p)) has no imageRepositoryRef.name",
                                      policy: p, span: m.objects[policy.object].kindSpan))
