@@ -25,6 +25,8 @@ public struct AuditReport: Sendable {
     public var summary: Summary
     public var findings: [Finding]
     public var environments: EnvironmentModel
+    /// The Flux the repository runs, for the text report's header (`Model.fluxHeader`).
+    public var flux = ""
     /// Source bytes by file, for the text report's excerpts.
     public var sources: [String: [UInt8]]
     /// The model the findings came from (a caller may exit without tearing it down).
@@ -171,8 +173,8 @@ public enum Engine {
         let snap = request.snapshot
         Timings.mark("findings")
         return AuditReport(source: SourceInfo(kind: snap.kind, root: snap.root, rev: snap.rev, base: nil),
-                           summary: summary, findings: findings, environments: model.environments, sources: sources, model: model,
-                           ruleTimings: timings)
+                           summary: summary, findings: findings, environments: model.environments, flux: model.fluxHeader,
+                           sources: sources, model: model, ruleTimings: timings)
     }
 
     /// What a change introduces: the findings of `head` whose fingerprints `base` lacks (a finding that only

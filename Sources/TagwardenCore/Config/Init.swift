@@ -77,6 +77,40 @@ public enum EnvironmentReport {
         return out
     }
 
+    /// `tagwarden env`: the environment model, then the clusters and their Flux (and, with `applied`, every file).
+    public static func text(_ model: Model, applied: Bool) -> String {
+        var out = text(model.environments) + "\nClusters and Flux\n"
+        for l in model.clusterLines { out += "  \(l)\n" }
+        if applied {
+            out += "\nFiles\n"
+            for l in model.appliedLines { out += "  \(l)\n" }
+        }
+        return out
+    }
+
+    public static func json(_ model: Model, applied: Bool) -> JSON {
+        guard case .object(var kv) = json(model.environments) else { return json(model.environments) }
+        func name(_ k: Int) -> JSON { .string("\(model.objectNamespace[k].map { $0 + "/" } ?? "")\(model.objects[k].name ?? "")") }
+        kv.append(("flux", .string(model.fluxHeader)))
+        kv.append(("clusters", .array(model.clusters.clusters.map { c in
+            .object([
+                ("name", .string(c.name)),
+                ("fluxVersion", (model.config.fluxVersion ?? c.flux).map { .string($0.description) } ?? .null),
+                ("fluxOrigin", model.config.fluxVersion != nil ? .string("fluxVersion in \(model.config.path ?? Config.fileName)")
+                    : c.fluxOrigin.map(JSON.string) ?? .null),
+                ("roots", .array(c.roots.map(name))),
+                ("kustomizations", .array(c.kustomizations.map(name))),
+                ("files", .array(applied ? c.files.map { .string(model.path($0)) } : [])),
+                ("fileCount", .int(c.files.count)),
+            ])
+        })))
+        if applied {
+            kv.append(("notApplied", .array(model.clusters.clusters.isEmpty ? []
+                : model.files.indices.filter { !model.clusters.applies($0) }.map { .string(model.path($0)) })))
+        }
+        return .object(kv)
+    }
+
     public static func text(_ m: EnvironmentModel) -> String {
         var out = "Environment model: \(m.source)\n"
         for e in m.environments {

@@ -38,13 +38,15 @@ public struct Clusters: Sendable {
     /// The clusters that apply `file`.
     public func of(_ file: Int) -> [Int] { clusters.isEmpty ? [] : ofFile[file] }
 
+    /// `nonResources` are objects of patch files: a Flux Kustomization there that sets `path` is the patched
+    /// Kustomization as the build that patches it applies it (a cluster's bootstrap Kustomization completed per cluster).
     static func build(objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets, ignoring nonResources: Set<Int>) -> Clusters {
         var out = Clusters()
         var kustomizations: [Int] = []
         var objectsOfFile: [Int: [Int]] = [:]   // the objects that say what a cluster runs or reads, by file
         for (i, o) in objects.enumerated() {
             switch o.flux {
-            case .kustomization(let k)? where k.path != nil && !nonResources.contains(i):
+            case .kustomization(let k)? where k.path != nil:
                 kustomizations.append(i)
                 objectsOfFile[o.file, default: []].append(i)
             case .fluxInstance?, .helmRelease?:
@@ -57,24 +59,43 @@ public struct Clusters: Sendable {
         }
         out.installations = installations(objectsOfFile.keys.sorted(), objects: objects, objectsOfFile: objectsOfFile, files: files)
         guard !kustomizations.isEmpty else { return out }
-        var built: [Int: Set<Int>] = [:]   // Kustomization → the files its path builds
+        func spec(_ k: Int) -> FluxKustomizationSpec? {
+            if case .kustomization(let s)? = objects[k].flux { return s }
+            return nil
+        }
+        // a path written with `${…}` is another path in each build that applies the Kustomization: the variables of the
+        // Kustomization that builds its file (`substitute`) make it
+        func path(_ k: Int, _ variables: [String: String]) -> String? {
+            guard let raw = spec(k)?.path else { return nil }
+            guard raw.containsBytes("${") else { return Model.normalizePath(raw) }
+            guard !variables.isEmpty, let made = Envsubst.expand(raw, { variables[$0].map { .defined($0) } ?? .undefined }),
+                  !made.text.containsBytes("${") else { return nil }
+            return Model.normalizePath(made.text)
+        }
+        var built: [Int: Set<Int>] = [:]   // Kustomization → the files its path as written builds
         for k in kustomizations {
-            guard case .kustomization(let spec)? = objects[k].flux, let path = spec.path.flatMap(Model.normalizePath) else { continue }
-            let set = builds.files(under: path)
+            guard let p = path(k, [:]) else { continue }
+            let set = builds.files(under: p)
             built[k] = set
-            for f in set { out.kustomizationsOfFile[f, default: []].append(k) }
+            for f in set where !nonResources.contains(k) { out.kustomizationsOfFile[f, default: []].append(k) }
         }
         // paths that build nothing here (another repository's, or missing): no cluster of this repository
         guard built.values.contains(where: { !$0.isEmpty }) else { return out }
         func file(_ k: Int) -> Int { objects[k].file }
         func buildsItself(_ k: Int) -> Bool { built[k]?.contains(file(k)) ?? false }
         func clusterName(_ k: Int) -> String {
-            if buildsItself(k), case .kustomization(let spec)? = objects[k].flux, let p = spec.path.flatMap(Model.normalizePath) { return p }
+            if buildsItself(k), let p = path(k, [:]) { return p }
             return Model.dirname(files[file(k)].path)
         }
-        let roots = kustomizations.filter { k in (out.kustomizationsOfFile[file(k)] ?? []).allSatisfy { $0 == k } }
+        var includers: [Int: Set<Int>] = [:]   // file → the Kustomizations whose build as written takes it
+        for (k, set) in built { for f in set { includers[f, default: []].insert(k) } }
+        // (a patch's Kustomization is a root only as flux bootstrap's, completed by the patch)
+        let roots = kustomizations.filter { k in
+            (includers[file(k)] ?? []).allSatisfy { $0 == k } && (!nonResources.contains(k) || buildsItself(k))
+        }
         var index: [String: Int] = [:]
         var sets: [Set<Int>] = [], members: [Set<Int>] = []
+        var done = Set<String>()   // cluster, Kustomization and the path it builds there
         var reached = Set<Int>()
         func apply(_ root: Int) {
             let name = clusterName(root)
@@ -87,17 +108,24 @@ public struct Clusters: Sendable {
                 members.append([])
             }
             out.clusters[c].roots.append(root)
-            var queue = [root]
-            func take(_ f: Int) {
-                if sets[c].insert(f).inserted { for j in objectsOfFile[f] ?? [] where built[j] != nil { queue.append(j) } }
+            // each Kustomization with the variables of the one whose build takes its file
+            var queue: [(k: Int, variables: [String: String])] = [(root, [:])]
+            func take(_ f: Int, by variables: [String: String]) {
+                if sets[c].insert(f).inserted || !variables.isEmpty {
+                    for j in objectsOfFile[f] ?? [] where spec(j) != nil { queue.append((j, variables)) }
+                }
             }
             // applied from outside, with the directory it is in (what bootstrap's path builds, when it is not here)
-            if !buildsItself(root) { for f in builds.files(under: Model.dirname(files[file(root)].path)) { take(f) } }
-            while let k = queue.popLast() {
-                guard members[c].insert(k).inserted else { continue }
+            if !buildsItself(root) { for f in builds.files(under: Model.dirname(files[file(root)].path)) { take(f, by: [:]) } }
+            while let (k, variables) = queue.popLast() {
+                guard let p = path(k, variables), done.insert("\(c) \(k) \(p)").inserted else { continue }
+                members[c].insert(k)
                 reached.insert(k)
-                take(file(k))
-                for f in built[k] ?? [] { take(f) }
+                sets[c].insert(file(k))
+                let set = p == path(k, [:]) ? built[k] ?? [] : builds.files(under: p)
+                if p != path(k, [:]), !nonResources.contains(k) { for f in set { out.kustomizationsOfFile[f, default: []].append(k) } }
+                let own = spec(k)?.postBuild?.substitute ?? [:]
+                for f in set { take(f, by: own) }
             }
         }
         // flux bootstrap's Kustomizations build their own files: where the repository has them, they are its clusters,
@@ -108,9 +136,10 @@ public struct Clusters: Sendable {
         } else {
             for r in roots { apply(r) }
             // Kustomizations that only build each other: the first of each such ring stands for its root
-            for k in kustomizations where !reached.contains(k) { apply(k) }
+            for k in kustomizations where !reached.contains(k) && built[k] != nil { apply(k) }
         }
-        out.unapplied = kustomizations.filter { !reached.contains($0) }
+        out.unapplied = kustomizations.filter { !reached.contains($0) && !nonResources.contains($0) }
+        for c in out.clusters.indices { out.clusters[c].kustomizations = members[c].sorted() }
         // a chart kept here that an applied HelmRelease installs: helm-controller reads its values files
         var fileAt: [String: Int] = [:]
         for c in sets.indices {
@@ -127,7 +156,6 @@ public struct Clusters: Sendable {
         }
         out.ofFile = Array(repeating: [], count: files.count)
         for c in out.clusters.indices {
-            out.clusters[c].kustomizations = members[c].sorted()
             out.clusters[c].files = sets[c].sorted { SourceText.byteLess(files[$0].path, files[$1].path) }
             for f in out.clusters[c].files { out.ofFile[f].append(c) }
             let own = installations(out.clusters[c].files, objects: objects, objectsOfFile: objectsOfFile, files: files)
@@ -199,30 +227,65 @@ extension Model {
         fluxRuns(ofFile: file).map(\.version).min() ?? .current
     }
 
-    /// What the report's header and `tagwarden env` say of the repository's Flux: one line per cluster (or one for the
-    /// repository), and whether current Flux is assumed anywhere.
-    public var fluxSummary: (lines: [String], assumed: Bool) {
-        if let v = config.fluxVersion { return (["Flux \(v) (fluxVersion in \(config.path ?? Config.fileName))"], false) }
-        var lines: [String] = []
-        var assumed = false
-        for c in clusters.clusters {
-            let name = c.name.isEmpty ? "." : c.name
-            if let v = c.flux {
-                lines.append("cluster \(name): Flux \(v) (\(c.fluxOrigin ?? ""))")
-            } else {
-                lines.append("cluster \(name): Flux version unknown")
-                assumed = true
-            }
-        }
+    /// What the report's header says of the repository's Flux, in one line: the versions of its clusters and where they
+    /// come from, and, where nothing names one, that current Flux is assumed (said once, here and in `tagwarden env`).
+    public var fluxHeader: String {
+        let assume = "current Flux (\(FluxVersion.current)) assumed; set fluxVersion in \(Config.fileName) to name yours"
+        if let v = config.fluxVersion { return "\(v) (fluxVersion in \(config.path ?? Config.fileName))" }
         if clusters.clusters.isEmpty {
             let versions = Set(clusters.installations.map(\.version))
-            if versions.count == 1, let only = clusters.installations.first {
-                lines.append("Flux \(only.version) (\(only.origin))")
-            } else {
-                for i in clusters.installations { lines.append("Flux \(i.version) (\(i.origin))") }
-                assumed = true
-            }
+            if versions.count == 1, let only = clusters.installations.first { return "\(only.version) (\(only.origin))" }
+            return versions.isEmpty ? "version unknown: \(assume)"
+                : "several installations, of no cluster here (\(versions.map(\.description).sorted().joined(separator: ", "))): \(assume)"
         }
-        return (lines, assumed)
+        var byVersion: [FluxVersion?: [Clusters.Cluster]] = [:]
+        for c in clusters.clusters { byVersion[c.flux, default: []].append(c) }
+        func named(_ cs: [Clusters.Cluster]) -> String {
+            let names = cs.map { $0.name.isEmpty ? "." : $0.name }
+            return (cs.count == 1 ? "cluster " : "\(cs.count) clusters: ") + names.prefix(3).joined(separator: ", ") + (names.count > 3 ? ", …" : "")
+        }
+        var parts: [String] = []
+        let known = byVersion.compactMap { entry in entry.key.map { ($0, entry.value) } }.sorted { $0.0 < $1.0 }
+        for (v, cs) in known {
+            let origin = byVersion.count == 1 && cs.count == 1 ? " (\(cs[0].fluxOrigin ?? ""))" : ""
+            parts.append("\(v) in \(named(cs))\(origin)")
+        }
+        if let unknown = byVersion[nil] { parts.append("version unknown in \(named(unknown)): \(assume)") }
+        return parts.joined(separator: "; ")
+    }
+
+    /// `tagwarden env`'s account of each cluster: its Flux and where that was read, its roots, what it applies.
+    public var clusterLines: [String] {
+        var out: [String] = []
+        func name(_ k: Int) -> String { "\(objectNamespace[k].map { $0 + "/" } ?? "")\(objects[k].name ?? "") (\(path(objects[k].file)))" }
+        for c in clusters.clusters {
+            let version = config.fluxVersion.map { "Flux \($0) (fluxVersion in \(config.path ?? Config.fileName))" }
+                ?? c.flux.map { "Flux \($0) (\(c.fluxOrigin ?? ""))" } ?? "Flux version unknown: current Flux (\(FluxVersion.current)) assumed"
+            out.append("cluster \(c.name.isEmpty ? "." : c.name): \(version)")
+            out.append("  applied from: " + c.roots.map(name).joined(separator: ", "))
+            out.append("  applies: \(c.files.count) file\(c.files.count == 1 ? "" : "s") through \(c.kustomizations.count) Flux Kustomization\(c.kustomizations.count == 1 ? "" : "s")")
+        }
+        if !clusters.unapplied.isEmpty {
+            out.append("Flux Kustomizations no cluster applies: " + clusters.unapplied.prefix(10).map(name).joined(separator: ", ")
+                       + (clusters.unapplied.count > 10 ? " and \(clusters.unapplied.count - 10) more" : ""))
+        }
+        if clusters.clusters.isEmpty {
+            out.append("no Flux Kustomization here builds this repository's files: every file counts as applied (Flux \(fluxHeader))")
+        } else {
+            let unapplied = files.indices.filter { !clusters.applies($0) }.count
+            out.append("\(unapplied) file\(unapplied == 1 ? " is" : "s are") applied by no cluster: objects there are not judged, markers only under an update.path")
+        }
+        return out
+    }
+
+    /// `tagwarden env --applied`: each file, with the clusters and Flux Kustomizations that apply it (none: not applied).
+    public var appliedLines: [String] {
+        files.indices.map { f in
+            guard !clusters.clusters.isEmpty else { return "\(files[f].path)  applied (no cluster is described here)" }
+            let cs = clusters.of(f).map { clusters.clusters[$0].name }.map { $0.isEmpty ? "." : $0 }
+            guard !cs.isEmpty else { return "\(files[f].path)  not applied" }
+            let ks = (clusters.kustomizationsOfFile[f] ?? []).map { "\(objectNamespace[$0].map { $0 + "/" } ?? "")\(objects[$0].name ?? "")" }
+            return "\(files[f].path)  cluster \(cs.joined(separator: ", "))" + (ks.isEmpty ? "" : " by \(ks.joined(separator: ", "))")
+        }
     }
 }

@@ -47,6 +47,7 @@ public enum Reports {
             out += "tagwarden \(version): \(what)\n"
             out += "environments: \(r.environments.source)\n"
             for l in environmentLines(r.environments) { out += l + "\n" }
+            if !r.flux.isEmpty { out += "flux: \(r.flux)\n" }
             out += "\n"
         }
         var lines: [String: LineIndex] = [:]
