@@ -1,3 +1,5 @@
+import TagwardenRegex
+
 /// `tagwarden init` and `tagwarden env`: the environment model written out.
 public enum EnvironmentReport {
     public struct Found: Sendable {
@@ -5,6 +7,8 @@ public enum EnvironmentReport {
         public var paths: [String]
         public var namespaces: [String]
         public var prefixes: [String]
+        /// The tags of the promoted images seen there.
+        public var tags: [String] = []
     }
 
     /// What the repository shows about each environment: directories named after it, namespaces, tag prefixes.
@@ -18,6 +22,7 @@ public enum EnvironmentReport {
             var paths = Set<String>()
             var namespaces = Set<String>()
             var prefixes = Set<String>()
+            var tags = Set<String>()
             for (i, o) in m.objects.enumerated() where m.objectEnvironment[i] == env.name {
                 let parts = m.path(o.file).split(separator: "/").dropLast()
                 if let k = parts.firstIndex(where: { env.matchesAlias(String($0)) }) {
@@ -27,9 +32,20 @@ public enum EnvironmentReport {
             }
             for (i, img) in m.images.enumerated() where m.imageEnvironment[i] == env.name && m.imagePromoted[i] {
                 if let t = img.tag?.value, let dash = t.firstIndex(of: "-") { prefixes.insert(String(t[...dash])) }
+                if let t = img.tag?.value { tags.insert(t) }
             }
-            return Found(name: env.name, paths: paths.sorted(), namespaces: namespaces.sorted(), prefixes: prefixes.sorted())
+            return Found(name: env.name, paths: paths.sorted(), namespaces: namespaces.sorted(), prefixes: prefixes.sorted(), tags: tags.sorted())
         }
+    }
+
+    /// `s` as a regular expression that matches it literally (Go's regexp.QuoteMeta).
+    static func quoteMeta(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            if "\\.+*?()|[]{}^$".contains(c) { out.append("\\") }
+            out.append(c)
+        }
+        return out
     }
 
     static func flow(_ xs: [String]) -> String {
@@ -63,11 +79,21 @@ public enum EnvironmentReport {
             let envPrefix = env?.tagPrefix
             if let seen = f.prefixes.first, f.prefixes.count == 1, seen != envPrefix {
                 out += "    tagPrefix: \(yamlQuote(seen))  # seen in this repository (the strict profile says \(envPrefix ?? "none"))\n"
+                // the strict tag pattern spells the strict prefix: one that agrees with the prefix written, or none
+                if let strictPattern = env?.tagPattern, let strictPrefix = envPrefix, strictPattern.hasPrefix("^" + strictPrefix) {
+                    let derived = "^" + quoteMeta(seen) + strictPattern.dropFirst(1 + strictPrefix.count)
+                    if let re = try? GoRegex(derived), !f.tags.isEmpty, f.tags.allSatisfy({ re.matches($0) }) {
+                        out += "    tagPattern: \(yamlQuote(derived))  # the strict pattern, for \(seen) tags (every one seen matches)\n"
+                    } else {
+                        out += "    tagPattern: ''  # the strict pattern is for \(strictPrefix) tags: write one for \(seen) tags, or leave none\n"
+                    }
+                }
             } else if !f.prefixes.isEmpty {
                 out += "    # tag prefixes seen: \(f.prefixes.joined(separator: ", "))\n"
             }
         }
         out += """
+        # Flux's own controllers (flux bootstrap's gotk-components.yaml) need no digests: flux pins them by release.
         # promotedImages: ["ghcr.io/acme/*"]   # images you build and promote, besides those an ImageRepository watches
         # ignore: ["charts/**"]
         # rules:

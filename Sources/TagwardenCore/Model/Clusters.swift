@@ -29,6 +29,9 @@ public struct Clusters: Sendable {
     /// Flux Kustomizations of the repository that no cluster applies (where flux bootstrap's are here, those it does
     /// not reach).
     public private(set) var unapplied: [Int] = []
+    /// Files of Flux's own components (flux bootstrap's `gotk-components.yaml`: its flux-system Namespace carries
+    /// `app.kubernetes.io/part-of: flux`), whose images flux writes, not the team.
+    public private(set) var componentFiles: Set<Int> = []
     /// Every Flux installation the repository holds, wherever it is: version and where it was read.
     public private(set) var installations: [(version: FluxVersion, origin: String)] = []
 
@@ -58,6 +61,7 @@ public struct Clusters: Sendable {
             }
         }
         out.installations = installations(objectsOfFile.keys.sorted(), objects: objects, objectsOfFile: objectsOfFile, files: files)
+        for (f, os) in objectsOfFile where os.contains(where: { objects[$0].kind == "Namespace" }) { out.componentFiles.insert(f) }
         guard !kustomizations.isEmpty else { return out }
         func spec(_ k: Int) -> FluxKustomizationSpec? {
             if case .kustomization(let s)? = objects[k].flux { return s }

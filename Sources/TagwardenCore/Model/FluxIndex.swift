@@ -44,8 +44,8 @@ public struct FluxIndex: Sendable {
         /// post-build substitution of the builds that apply the automation makes of it. Empty when `problem` says why.
         public var paths: [String]
         public var problem: PathProblem?
-        /// Whether its GitRepository is known to be this repository (its URL is a remote of the clone), taken to be (the
-        /// repository's only GitRepository), or cannot be told.
+        /// Whether its GitRepository is known to be this repository (its URL is a remote of the clone), taken to be (every
+        /// GitRepository here names one repository, as each cluster's flux-system does), or cannot be told.
         public var source: SourceKnowledge = .unknown
 
         public enum SourceKnowledge: Sendable { case here, assumed, unknown }
@@ -258,7 +258,7 @@ public struct FluxIndex: Sendable {
             let candidates = idx.gitRepositories.filter { $0.name == name && FluxIndex.sameNamespace($0.namespace, ns) }
             if candidates.contains(where: { c in c.spec.url.flatMap(Model.gitURLKey).map(remotes.contains) ?? false }) {
                 idx.automations[a].source = .here
-            } else if idx.gitRepositories.count == 1, !candidates.isEmpty {
+            } else if !candidates.isEmpty, Set(idx.gitRepositories.map { $0.spec.url.flatMap(Model.gitURLKey) ?? "?\($0.name)" }).count == 1 {
                 idx.automations[a].source = .assumed
             }
         }

@@ -3,20 +3,23 @@ extension Rule {
         m.objects.indices.compactMap { i in
             guard let api = m.imageAPI(i), let refused = api.runs.first(where: { !$0.served }) else { return nil }
             let o = m.objects[i]
-            var why: String
-            if let removed = api.lifetime?.removedIn, refused.run.version.release >= removed {
-                why = "removed in Flux \(removed)"
-            } else if let since = api.lifetime?.since, refused.run.version.release < since {
-                why = "\(api.version) came in Flux \(since)"
-            } else if api.lifetime == nil {
-                why = "no Flux 2 serves it"
-            } else {
-                why = "the CustomResourceDefinition of this cluster's Flux components does not serve it"
-            }
             let advice = refused.alternatives.first.map { "use \(FluxAPIs.group)/\($0)" }
                 ?? "no apiVersion of \(o.kind) is served there: upgrade Flux first"
+            var by = m.describe(refused.run), why: String
+            if refused.byComponents {
+                // the cluster's own CustomResourceDefinitions say what its API server serves
+                let cluster = refused.run.cluster.map { " of cluster \(m.clusters.clusters[$0].name)" } ?? ""
+                by = "the Flux components\(cluster)"
+                why = "their CustomResourceDefinition of \(o.kind) serves " + (refused.alternatives.isEmpty ? "no version" : refused.alternatives.joined(separator: ", "))
+            } else if let removed = api.lifetime?.removedIn, refused.run.version.release >= removed {
+                why = "removed in Flux \(removed)"
+            } else if let since = api.lifetime?.since {
+                why = "\(api.version) came in Flux \(since)"
+            } else {
+                why = "no Flux 2 serves it"
+            }
             return m.finding("api-removed",
-                             "\(o.apiVersion) \(o.kind) is not served by \(m.describe(refused.run)) (\(why)): the API server refuses it, "
+                             "\(o.apiVersion) \(o.kind) is not served by \(by) (\(why)): the API server refuses it, "
                                 + "and the Kustomization that applies it fails; \(advice)",
                              object: i, span: o.apiVersionSpan)
         }
@@ -29,17 +32,22 @@ extension Model {
     struct ImageAPI {
         var version: String
         var lifetime: (since: FluxVersion?, removedIn: FluxVersion?)?
-        var runs: [(run: FluxRun, served: Bool, alternatives: [String])]
+        /// For each Flux that applies it: whether it serves the apiVersion, which it serves instead (newest first), and
+        /// whether the cluster's own CustomResourceDefinitions said so.
+        var runs: [(run: FluxRun, served: Bool, alternatives: [String], byComponents: Bool)]
     }
 
     func imageAPI(_ i: Int) -> ImageAPI? {
         let o = objects[i]
         guard o.group == FluxAPIs.group, FluxAPIs.kinds.contains(o.kind), !flux.nonResources.contains(i) else { return nil }
         let version = Model.basename(o.apiVersion)
-        let runs = fluxRuns(ofFile: o.file).map { run -> (run: FluxRun, served: Bool, alternatives: [String]) in
-            let served = run.cluster.flatMap { clusters.clusters[$0].servedImageAPIs[o.kind] }
-                ?? FluxAPIs.served(by: run.version, kind: o.kind)
-            return (run, served.contains(version), served.filter { $0 != version })
+        let runs = fluxRuns(ofFile: o.file).map { run -> (run: FluxRun, served: Bool, alternatives: [String], byComponents: Bool) in
+            // the config's fluxVersion overrides what the components say, as it does their version
+            let crd = config.fluxVersion == nil ? run.cluster.flatMap { clusters.clusters[$0].servedImageAPIs[o.kind] } : nil
+            let served = crd ?? FluxAPIs.served(by: run.version, kind: o.kind)
+            // newest first: the advice names the latest the cluster serves
+            let alternatives = ["v1", "v1beta2", "v1beta1"].filter { $0 != version && served.contains($0) }
+            return (run, served.contains(version), alternatives, crd != nil)
         }
         return ImageAPI(version: version, lifetime: FluxAPIs.lifetime(kind: o.kind, version: version), runs: runs)
     }

@@ -22,7 +22,7 @@ extension Rule {
             let substituted = raw.value.containsBytes("${")
                 ? " (substituted by the Flux Kustomizations that apply it: " + missing.map { "'\($0)'" }.joined(separator: ", ") + ")" : ""
             let checked = a.source == .assumed
-                ? "; checked against this checkout, as the repository of its GitRepository (the only one here; no remote of the clone has its URL)" : ""
+                ? "; checked against this checkout, as the repository its GitRepository names (every GitRepository here names that one; no remote of the clone has its URL)" : ""
             return m.finding("automation-missing-path",
                              "update.path '\(raw.value)'\(substituted) holds no manifest in this tree: the automation updates nothing\(checked)",
                              object: a.object, span: raw.span)

@@ -5,6 +5,8 @@ extension Rule {
             guard img.invalid == nil, !img.retagged, img.digest == nil, let name = img.name,
                   let env = m.environments.named(m.imageEnvironment[i]), env.requireDigest else { return nil }
             if img.tagOptional && img.tag == nil { return nil }  // a kustomize rename keeps the base's pin
+            // Flux's own controllers, as flux bootstrap writes them: pinned by the Flux release, not by the team
+            if m.clusters.componentFiles.contains(img.file) { return nil }
             let pinned = "\(name)\(img.tag.map { ":" + $0.value } ?? "")@sha256:<digest>"
             // a tag Flux moves needs a digest Flux moves beside it: the runtime pulls by digest, so a fixed one keeps the old image
             var tagMarker: MarkerRef?

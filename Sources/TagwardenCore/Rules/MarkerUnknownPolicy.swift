@@ -6,6 +6,13 @@ extension Rule {
             guard m.markers[k].context == .value, let ref = m.flux.markers[k].ref, m.flux.markers[k].policy == nil,
                   m.flux.markers[k].candidates.isEmpty else { return nil }
             let wanted = "\(ref.namespace):\(ref.name)"
+            // a policy written in that namespace that a kustomization moved: where it really is
+            if hints[wanted] == nil, let p = m.flux.policies.firstIndex(where: { p in
+                p.name == ref.name && m.objects[p.object].declaredNamespace == ref.namespace && m.namespaceOverride[p.object] != nil
+            }), let now = m.flux.policies[p].namespace {
+                hints[wanted] = ": ImagePolicy \(ref.name) of \(m.path(m.objects[m.flux.policies[p].object].file)) is written in \(ref.namespace), "
+                    + "but \(m.namespaceOverride[m.flux.policies[p].object]!), so it is \(now)/\(ref.name): write '\(now):\(ref.name)'"
+            }
             if hints[wanted] == nil {
                 if suggester == nil { suggester = PolicySuggester(m.flux.policies) }
                 let names = suggester!.suggest(namespace: ref.namespace, name: ref.name)
