@@ -500,6 +500,31 @@ func imageAPIObjects() -> String {
         #expect(!res.findings.contains { $0.hasPrefix("automation-missing-path") })
     }
 
+    @Test func aGitRepositoryTheClustersKustomizationsReadExistsThere() throws {
+        // made outside the repository (by hand, as its documentation says): the Kustomizations read from it, so it exists
+        let r = try TempRepo()
+        try r.write("clusters/a/apps.yaml", fluxKustomizations([("apps", "./apps")]) + "  sourceRef: {kind: GitRepository, name: your-repo, namespace: default}\n")
+        try r.write("apps/auto.yaml", """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: auto, namespace: default}
+        spec:
+          sourceRef: {kind: GitRepository, name: your-repo}
+          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
+          update: {path: ./apps}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: other, namespace: default}
+        spec:
+          sourceRef: {kind: GitRepository, name: your-rep}
+          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
+          update: {path: ./apps}
+
+        """)
+        #expect(try r.audit("--format", "json").findings == ["automation-unknown-source apps/auto.yaml:13:42"])
+    }
+
     @Test func updatePathsAreJudgedAsEachClusterSubstitutesThem() throws {
         let r = try TempRepo()
         for c in ["dev", "prod"] {

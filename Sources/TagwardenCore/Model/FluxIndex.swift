@@ -319,7 +319,9 @@ public struct FluxIndex: Sendable {
         guard !automationsByPath.isEmpty else { return nil }
         let covering = covering(path)
         if covering.isEmpty {
-            return "the file is outside every ImageUpdateAutomation's update.path (\(automationsByPath.keys.map { $0.isEmpty ? "." : $0 }.sorted().joined(separator: ", ")))"
+            // written as paths (`./environments`), not names that read like the repository's environments
+            let paths = automationsByPath.keys.sorted().map { $0.isEmpty ? "." : "./" + $0 }
+            return "the file is outside every ImageUpdateAutomation's update.path (\(paths.joined(separator: ", ")))"
         }
         let sameNamespace = covering.filter { FluxIndex.sameNamespace(automations[$0].namespace, ref.namespace) }
         if sameNamespace.isEmpty {
