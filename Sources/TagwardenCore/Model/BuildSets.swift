@@ -9,22 +9,34 @@ struct BuildSets {
     var fileAt: [String: Int] = [:]
     /// File indices in path byte order: the files under a directory are one run of it.
     let byPath: [Int]
+    /// Each file's position in `byPath`.
+    let rank: [Int]
+    /// Each kustomization's `resources` (and `bases`, `components`) as normalised paths (`Model.resolvedResources`).
+    let resources: [Int: [String]]
 
-    init(objects: [ManifestObject], files: [FileFacts]) {
+    init(objects: [ManifestObject], files: [FileFacts], resources: [Int: [String]]) {
         self.objects = objects
         self.files = files
+        self.resources = resources
+        kustomizationAt.reserveCapacity(resources.count)
+        fileAt.reserveCapacity(files.count)
         for (i, o) in objects.enumerated() where o.isKustomization && Extractor.isKustomizationName(Model.basename(files[o.file].path)) {
             kustomizationAt[Model.dirname(files[o.file].path)] = i
         }
         for (i, f) in files.enumerated() { fileAt[f.path] = i }
-        byPath = files.indices.sorted { SourceText.byteLess(files[$0].path, files[$1].path) }
+        // a snapshot from git's index or a walk is most often in path order already
+        let sorted = zip(files, files.dropFirst()).allSatisfy { !SourceText.byteLess($1.path, $0.path) }
+        byPath = sorted ? Array(files.indices) : files.indices.sorted { SourceText.byteLess(files[$0].path, files[$1].path) }
+        var rank = [Int](repeating: 0, count: files.count)
+        for (k, f) in byPath.enumerated() { rank[f] = k }
+        self.rank = rank
     }
 
     /// Whether the repository has a file under `dir`.
     func hasFiles(under dir: String) -> Bool {
         let prefix = dir.isEmpty ? "" : dir + "/"
         let lo = firstPath(from: prefix)
-        return lo < byPath.count && files[byPath[lo]].path.utf8.starts(with: prefix.utf8)
+        return lo < byPath.count && SourceText.hasBytePrefix(files[byPath[lo]].path, prefix)
     }
 
     /// The position in `byPath` of the first path not before `prefix`.
@@ -49,9 +61,17 @@ struct BuildSets {
     private func add(_ dir: String, _ out: inout Set<Int>, _ visited: inout Set<String>, depth: Int) {
         guard depth < 256, visited.insert(dir).inserted else { return }
         if let k = kustomizationAt[dir] {
+            add(kustomization: k, dir, &out, &visited, depth: depth)
+        } else {
+            dirMode(dir, &out, &visited, depth: depth)
+        }
+    }
+
+    /// What kustomization `k` (of directory `dir`, already visited) builds.
+    private func add(kustomization k: Int, _ dir: String, _ out: inout Set<Int>, _ visited: inout Set<String>, depth: Int) {
+        do {
             out.insert(objects[k].file)
-            for r in objects[k].kustomizeResources where !Extractor.isRemote(r) {
-                guard let p = Model.normalizePath(Sources.join(dir, r)) else { continue }
+            for p in resources[k] ?? [] {
                 if let f = fileAt[p] { out.insert(f) } else { add(p, &out, &visited, depth: depth + 1) }
             }
             // the files a configMapGenerator turns into ConfigMaps are part of the build's output too, and its patches
@@ -63,20 +83,29 @@ struct BuildSets {
             for patch in objects[k].kustomizePatches {
                 if let p = Model.normalizePath(Sources.join(dir, patch)), let f = fileAt[p] { out.insert(f) }
             }
-            return
         }
+    }
+
+    /// A directory without a kustomization: every manifest under it, as the kustomization Flux generates takes them.
+    private func dirMode(_ dir: String, _ out: inout Set<Int>, _ visited: inout Set<String>, depth: Int) {
         let prefix = dir.isEmpty ? "" : dir + "/"
-        for i in byPath[firstPath(from: prefix)...] {
+        var k = firstPath(from: prefix)
+        while k < byPath.count {
+            let i = byPath[k]
             let f = files[i]
-            guard f.path.utf8.starts(with: prefix.utf8) else { break }
+            guard SourceText.hasBytePrefix(f.path, prefix) else { break }
+            k += 1
             guard Sources.isManifestName(f.path) else { continue }
-            // a file in a subdirectory that has its own kustomization: that directory as the kustomization builds it
+            // a file in a subdirectory that has its own kustomization: that directory as the kustomization builds it,
+            // and the rest of the subdirectory's files (one run in path order) are passed over
             var sub = Model.dirname(f.path)
             var governed = false
-            while sub.count > dir.count {
-                if kustomizationAt[sub] != nil {
-                    add(sub, &out, &visited, depth: depth + 1)
+            while sub.utf8.count > dir.utf8.count {
+                if let sk = kustomizationAt[sub] {
+                    if depth + 1 < 256, visited.insert(sub).inserted { add(kustomization: sk, sub, &out, &visited, depth: depth + 1) }
                     governed = true
+                    let under = sub + "/"
+                    while k < byPath.count, SourceText.hasBytePrefix(files[byPath[k]].path, under) { k += 1 }
                     break
                 }
                 sub = Model.dirname(sub)
@@ -93,16 +122,19 @@ final class LazyBuildSets {
     private let files: [FileFacts]
     private var made: BuildSets?
 
-    init(objects: [ManifestObject], files: [FileFacts]) {
+    private let resources: [Int: [String]]
+
+    init(objects: [ManifestObject], files: [FileFacts], resources: [Int: [String]]) {
         self.objects = objects
         self.files = files
+        self.resources = resources
     }
 
     private var under: [String: Set<Int>] = [:]
 
     var value: BuildSets {
         if let made { return made }
-        let b = BuildSets(objects: objects, files: files)
+        let b = BuildSets(objects: objects, files: files, resources: resources)
         made = b
         return b
     }

@@ -33,7 +33,11 @@ public struct Clusters: Sendable {
     /// `app.kubernetes.io/part-of: flux`), whose images flux writes, not the team.
     public private(set) var componentFiles: Set<Int> = []
     /// Every Flux installation the repository holds, wherever it is: version and where it was read.
-    public private(set) var installations: [(version: FluxVersion, origin: String)] = []
+    public private(set) var installations: [(version: FluxVersion, origin: String)] = [] {
+        didSet { only = Set(installations.map(\.version)).count == 1 ? installations.first : nil }
+    }
+    /// The repository's Flux when all its installations are of one version.
+    public private(set) var only: (version: FluxVersion, origin: String)?
 
     /// Whether any cluster applies `file`; true for every file of a repository without clusters.
     public func applies(_ file: Int) -> Bool { clusters.isEmpty || !ofFile[file].isEmpty }
@@ -99,6 +103,7 @@ public struct Clusters: Sendable {
         }
         var index: [String: Int] = [:]
         var sets: [Set<Int>] = [], members: [Set<Int>] = []
+        let fileCount = files.count
         var done = Set<String>()   // cluster, Kustomization and the path it builds there
         var reached = Set<Int>()
         func apply(_ root: Int) {
@@ -108,7 +113,7 @@ public struct Clusters: Sendable {
                 c = out.clusters.count
                 index[name] = c
                 out.clusters.append(Cluster(name: name, roots: [], kustomizations: [], files: []))
-                sets.append([])
+                sets.append(Set(minimumCapacity: min(fileCount, 1024)))
                 members.append([])
             }
             out.clusters[c].roots.append(root)
@@ -146,8 +151,9 @@ public struct Clusters: Sendable {
         for c in out.clusters.indices { out.clusters[c].kustomizations = members[c].sorted() }
         // a chart kept here that an applied HelmRelease installs: helm-controller reads its values files
         var fileAt: [String: Int] = [:]
+        let informative = objectsOfFile.keys.sorted()   // the few files whose objects say what a cluster runs or reads
         for c in sets.indices {
-            for f in sets[c] {
+            for f in informative where sets[c].contains(f) {
                 for o in objectsOfFile[f] ?? [] {
                     guard case .helmRelease(let h)? = objects[o].flux, let chart = h.chartPath.flatMap(Model.normalizePath) else { continue }
                     if fileAt.isEmpty { for (i, facts) in files.enumerated() { fileAt[facts.path] = i } }
@@ -160,18 +166,19 @@ public struct Clusters: Sendable {
         }
         out.ofFile = Array(repeating: [], count: files.count)
         for c in out.clusters.indices {
-            out.clusters[c].files = sets[c].sorted { SourceText.byteLess(files[$0].path, files[$1].path) }
+            let rank = builds.value.rank
+            out.clusters[c].files = sets[c].sorted { rank[$0] < rank[$1] }
             for f in out.clusters[c].files { out.ofFile[f].append(c) }
-            let own = installations(out.clusters[c].files, objects: objects, objectsOfFile: objectsOfFile, files: files)
+            let own = installations(informative.filter(sets[c].contains), objects: objects, objectsOfFile: objectsOfFile, files: files)
             if let first = own.first {
                 out.clusters[c].flux = first.version
                 let others = Set(own.map(\.version)).subtracting([first.version])
                 out.clusters[c].fluxOrigin = first.origin + (others.isEmpty ? "" : "; it also holds Flux " + others.map(\.description).sorted().joined(separator: ", "))
-            } else if Set(out.installations.map(\.version)).count == 1, let only = out.installations.first {
+            } else if let only = out.only {
                 out.clusters[c].flux = only.version
                 out.clusters[c].fluxOrigin = only.origin + ", the repository's only Flux installation"
             }
-            for f in out.clusters[c].files {
+            for f in informative where sets[c].contains(f) {
                 for o in objectsOfFile[f] ?? [] {
                     if let d = objects[o].definition, d.group == FluxAPIs.group { out.clusters[c].servedImageAPIs[d.kind] = d.served }
                 }
@@ -219,16 +226,20 @@ extension Model {
                 FluxRun(version: clusters.clusters[c].flux ?? .current, cluster: c, origin: clusters.clusters[c].fluxOrigin)
             }
         }
-        if Set(clusters.installations.map(\.version)).count == 1, let only = clusters.installations.first {
-            return [FluxRun(version: only.version, cluster: nil, origin: only.origin)]
-        }
+        if let only = clusters.only { return [FluxRun(version: only.version, cluster: nil, origin: only.origin)] }
         return [FluxRun(version: .current, cluster: nil, origin: nil)]
     }
 
     /// The oldest Flux that runs `file`'s objects: what version-dependent checks of one answer (a policy's tag parsing)
-    /// follow.
+    /// follow. (`fluxRuns`, without building them: every policy of a fleet asks.)
     public func fluxVersion(ofFile file: Int) -> FluxVersion {
-        fluxRuns(ofFile: file).map(\.version).min() ?? .current
+        if let v = config.fluxVersion { return v }
+        var oldest: FluxVersion?
+        for c in clusters.of(file) {
+            let v = clusters.clusters[c].flux ?? .current
+            if oldest == nil || v < oldest! { oldest = v }
+        }
+        return oldest ?? clusters.only?.version ?? .current
     }
 
     /// What the report's header says of the repository's Flux, in one line: the versions of its clusters and where they
@@ -238,7 +249,7 @@ extension Model {
         if let v = config.fluxVersion { return "\(v) (fluxVersion in \(config.path ?? Config.fileName))" }
         if clusters.clusters.isEmpty {
             let versions = Set(clusters.installations.map(\.version))
-            if versions.count == 1, let only = clusters.installations.first { return "\(only.version) (\(only.origin))" }
+            if let only = clusters.only { return "\(only.version) (\(only.origin))" }
             return versions.isEmpty ? "version unknown: \(assume)"
                 : "several installations, of no cluster here (\(versions.map(\.description).sorted().joined(separator: ", "))): \(assume)"
         }

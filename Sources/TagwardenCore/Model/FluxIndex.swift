@@ -124,10 +124,22 @@ public struct FluxIndex: Sendable {
         return FluxIndex.preferring(environment, candidates) { policies[$0].environment }
     }
 
-    /// The automations whose `update.path` holds `file` (of this repository), deepest path last: looked up by the
-    /// file's directories, so a marker costs its path's depth, not one test per automation.
+    /// The automations whose `update.path` holds `file` (of this repository), deepest path last: with a few paths,
+    /// each is compared with the file's bytes; with many, they are looked up by the file's directories, so a marker
+    /// costs its path's depth, not one test per automation.
     public func covering(_ file: String) -> [Int] {
-        FluxIndex.updatePaths(holding: file).flatMap { automationsByPath[$0] ?? [] }
+        if automationsByPath.count <= 16 {
+            return automationsByPath.filter { FluxIndex.holds($0.key, file) }.sorted { $0.key.utf8.count < $1.key.utf8.count }
+                .flatMap(\.value)
+        }
+        return FluxIndex.updatePaths(holding: file).flatMap { automationsByPath[$0] ?? [] }
+    }
+
+    /// Whether the normalised `update.path` `path` holds `file`: the root, the file itself, or a directory above it.
+    static func holds(_ path: String, _ file: String) -> Bool {
+        let n = path.utf8.count
+        if n == 0 || path == file { return true }
+        return file.utf8.count > n && SourceText.hasBytePrefix(file, path) && file.utf8[file.utf8.index(file.utf8.startIndex, offsetBy: n)] == UInt8(ascii: "/")
     }
 
     /// Every normalised `update.path` that holds `file`: the root (""), each directory above it, the file itself.

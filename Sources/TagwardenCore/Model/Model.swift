@@ -147,10 +147,11 @@ public struct Model: Sendable {
             // the API server labels every Namespace with its name (selectors such as accessFrom's use it)
             if let n = o.name { labels[n, default: ["kubernetes.io/metadata.name": n]].merge(o.labels) { a, _ in a } }
         }
-        let builds = LazyBuildSets(objects: objects, files: facts)
+        let resources = resolvedResources(objects, files: facts)
+        let builds = LazyBuildSets(objects: objects, files: facts, resources: resources)
         let nonResources = FluxIndex.nonResources(objects, files: facts)
         let clusters = Clusters.build(objects: objects, files: facts, builds: builds, ignoring: nonResources)
-        let includedBy = kustomizeInclusions(objects, files: facts)
+        let includedBy = kustomizeInclusions(resources)
         var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, includedBy: includedBy, clusters: clusters)
         var env = EnvironmentModel.base(config: config, profile: profile)
         let clues = facts.map { env.clues(path: $0.path) }
@@ -293,15 +294,23 @@ public struct Model: Sendable {
     }
 
     /// File path or directory → the kustomizations whose `resources`, `bases` or `components` name it.
-    static func kustomizeInclusions(_ objects: [ManifestObject], files: [FileFacts]) -> [String: [Int]] {
+    static func kustomizeInclusions(_ resources: [Int: [String]]) -> [String: [Int]] {
         var includedBy: [String: [Int]] = [:]
-        for i in objects.indices where objects[i].isKustomization {
-            let dir = dirname(files[objects[i].file].path)
-            for r in objects[i].kustomizeResources where !Extractor.isRemote(r) {
-                if let p = normalizePath(Sources.join(dir, r)) { includedBy[p, default: []].append(i) }
-            }
+        for (i, paths) in resources.sorted(by: { $0.key < $1.key }) {
+            for p in paths { includedBy[p, default: []].append(i) }
         }
         return includedBy
+    }
+
+    /// Each kustomization's `resources`, `bases` and `components` of this repository, as normalised paths from the root
+    /// (remote ones, and paths that leave the repository, left out): what the inclusions and the builds follow.
+    static func resolvedResources(_ objects: [ManifestObject], files: [FileFacts]) -> [Int: [String]] {
+        var out: [Int: [String]] = [:]
+        for i in objects.indices where objects[i].isKustomization && !objects[i].kustomizeResources.isEmpty {
+            let dir = dirname(files[objects[i].file].path)
+            out[i] = objects[i].kustomizeResources.compactMap { r in Extractor.isRemote(r) ? nil : normalizePath(Sources.join(dir, r)) }
+        }
+        return out
     }
 
     /// Kinds the API server keeps without a namespace (besides those a CustomResourceDefinition of the repository
@@ -315,6 +324,8 @@ public struct Model: Sendable {
         "VolumeSnapshotClass", "VolumeSnapshotContent", "GatewayClass", "ClusterIssuer", "ClusterSecretStore",
         "ClusterExternalSecret", "ClusterPolicy", "ClusterPolicyReport", "ClusterImagePolicy",
     ]
+    static let clusterScopedKindShapes = Set(clusterScopedKinds.map(kindShape))
+    static func kindShape(_ kind: String) -> Int { Int(kind.utf8.first ?? 0) << 16 | kind.utf8.count }
 
     /// Each object's namespace as the cluster gets it, and what changed a declared one (for messages). kustomize's
     /// `namespace:` sets the namespace of every namespaced object a kustomization builds, overriding the one written
@@ -331,7 +342,9 @@ public struct Model: Sendable {
             if case .kustomization(let k)? = o.flux, k.targetNamespace != nil { overriding = true }
         }
         func isClusterScoped(_ o: ManifestObject) -> Bool {
-            clusterScopedKinds.contains(o.kind) || (!clusterScoped.isEmpty && clusterScoped.contains(o.group + "/" + o.kind))
+            // first letter and length first: most objects' kinds (Deployment, ImagePolicy …) are hashed no further
+            (clusterScopedKindShapes.contains(kindShape(o.kind)) && clusterScopedKinds.contains(o.kind))
+                || (!clusterScoped.isEmpty && clusterScoped.contains(o.group + "/" + o.kind))
         }
         var out = objects.map { isClusterScoped($0) ? nil : $0.declaredNamespace }
         var overrides: [Int: String] = [:]

@@ -1,7 +1,9 @@
 extension Rule {
     static let apiDeprecated = Rule("api-deprecated") { m in
-        m.objects.indices.compactMap { i in
-            guard let api = m.imageAPI(i), api.runs.allSatisfy(\.served), let removed = api.lifetime?.removedIn,
+        var cache: [Model.ImageAPI.Key: Model.ImageAPI] = [:]
+        let v1Everywhere = m.servesV1Everywhere
+        return m.objects.indices.compactMap { i in
+            guard let api = m.imageAPI(i, cache: &cache, v1Everywhere: v1Everywhere), api.runs.allSatisfy(\.served), let removed = api.lifetime?.removedIn,
                   let nearest = api.runs.max(by: { $0.run.version < $1.run.version }) else { return nil }
             let o = m.objects[i]
             let ahead = nearest.run.version.release.minorsUntil(removed)

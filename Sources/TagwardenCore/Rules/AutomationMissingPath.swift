@@ -34,6 +34,19 @@ extension Rule {
     static func pathsHoldingFiles(_ m: Model, among paths: Set<String>) -> Set<String> {
         var held = Set<String>()
         guard !paths.isEmpty else { return held }
+        // a few paths: each compared with the files' bytes until it holds one
+        if paths.count <= 16 {
+            var open = Array(paths)
+            for f in m.files where !open.isEmpty {
+                open.removeAll { p in
+                    guard FluxIndex.holds(p, f.path) else { return false }
+                    held.insert(p)
+                    return true
+                }
+            }
+            return held
+        }
+        // many: the files' directories looked up
         for f in m.files {
             for p in FluxIndex.updatePaths(holding: f.path) where paths.contains(p) { held.insert(p) }
             if held.count == paths.count { break }

@@ -26,6 +26,12 @@ extension Rule {
     /// another digit (`main-3f9c2ab`, `develop-v1.2.3`) names a build.
     static func isFloatingWord(_ lower: String, _ list: Set<String>) -> Bool {
         if list.contains(lower) { return true }
+        // a word that starts with a digit names a build or a version (most tags stop here, at no cost)
+        var wordStart = true
+        for c in lower.utf8 {
+            if wordStart, c >= 48 && c <= 57 { return false }
+            wordStart = c == UInt8(ascii: "-")
+        }
         let words = lower.split(separator: "-", omittingEmptySubsequences: false)
         var moving = false
         for w in words {

@@ -24,31 +24,36 @@ extension Rule {
                                      object: i))
             }
         }
-        if m.clusters.clusters.isEmpty {
-            // no cluster is described here: objects of one environment are taken to meet in one cluster
-            var first: [Key: Int] = [:]
-            for i in m.objects.indices {
-                guard let name = candidate(i) else { continue }
-                let o = m.objects[i]
-                let key = Key(kind: o.kind, group: o.group, namespace: m.objectNamespace[i], name: name, scope: m.objectEnvironment[i])
-                if let j = first[key] { report(i, j, cluster: nil) } else { first[key] = i }
-            }
-            return out
+        // the objects of each kind, namespace and name (with the environment, where no cluster is described here: objects
+        // of one environment are taken to meet), in path order; most keys have one
+        let byCluster = !m.clusters.clusters.isEmpty
+        var first: [Key: Int] = [:]
+        first.reserveCapacity(m.objects.count)
+        var groups: [Key: [Int]] = [:]
+        for i in m.objects.indices {
+            guard let name = candidate(i) else { continue }
+            let o = m.objects[i]
+            let key = Key(kind: o.kind, group: o.group, namespace: m.objectNamespace[i], name: name, scope: byCluster ? nil : m.objectEnvironment[i])
+            if let j = first[key] { groups[key, default: [j]].append(i) } else { first[key] = i }
         }
-        // a cluster applies both: the same chain of builds from its root Flux Kustomizations
-        var objectsOfFile: [Int: [Int]] = [:]
-        for i in m.objects.indices where candidate(i) != nil { objectsOfFile[m.objects[i].file, default: []].append(i) }
-        var reported = Set<Int>()
-        for c in m.clusters.clusters {
-            var first: [Key: Int] = [:]
-            for f in c.files {
-                for i in objectsOfFile[f] ?? [] {
-                    let o = m.objects[i]
-                    let key = Key(kind: o.kind, group: o.group, namespace: m.objectNamespace[i], name: o.name!, scope: nil)
-                    guard let j = first[key] else { first[key] = i; continue }
-                    // files in path order: the later of the two is reported, once whichever clusters apply both
-                    if reported.insert(i).inserted { report(i, j, cluster: m.clusters.clusters.count > 1 ? (c.name.isEmpty ? "." : c.name) : nil) }
-                }
+        for (_, same) in groups {
+            guard byCluster else {
+                for i in same.dropFirst() { report(i, same[0], cluster: nil) }
+                continue
+            }
+            // a cluster applies both: the same chain of builds from its root Flux Kustomizations; the later of each pair
+            // in path order is reported, once whichever clusters apply both
+            let ordered = same.sorted { a, b in
+                let fa = m.objects[a].file, fb = m.objects[b].file
+                return fa == fb ? a < b : SourceText.byteLess(m.path(fa), m.path(fb))
+            }
+            for (n, i) in ordered.enumerated() {
+                let mine = m.clusters.of(m.objects[i].file)
+                guard let (j, c) = ordered[..<n].lazy.compactMap({ j in
+                    m.clusters.of(m.objects[j].file).first(where: mine.contains).map { (j, $0) }
+                }).first else { continue }
+                let name = m.clusters.clusters[c].name
+                report(i, j, cluster: m.clusters.clusters.count > 1 ? (name.isEmpty ? "." : name) : nil)
             }
         }
         return out

@@ -149,7 +149,7 @@ public enum Sources {
         func containsDirectory(_ dir: String) -> Bool {
             let prefix = dir + "/"
             let i = lowerBound(prefix)
-            return i < paths.count && paths[i].utf8.starts(with: prefix.utf8)
+            return i < paths.count && SourceText.hasBytePrefix(paths[i], prefix)
         }
     }
 
