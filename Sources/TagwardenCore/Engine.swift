@@ -86,10 +86,12 @@ public enum Engine {
         // a Helm chart's templates are Go templates that render to YAML, not YAML: one note per chart
         let charts = chartDirectories(request.snapshot.files.map(\.path))
         var templates = [Int](repeating: 0, count: charts.count)
+        var policyCharts = Set<Int>()   // charts whose templates make ImagePolicies
         for f in request.snapshot.files {
             if let rel = config.relative(f.path), ignore.contains(where: { $0.matches(rel) }) { continue }
             if !charts.isEmpty, let c = charts.firstIndex(where: { f.path.hasPrefix($0 + "templates/") }) {
                 templates[c] += 1
+                if SourceText.contains("ImagePolicy", in: f.bytes[...]) { policyCharts.insert(c) }
                 continue
             }
             if let nul = SourceText.firstNUL(f.bytes) {
@@ -103,7 +105,8 @@ public enum Engine {
                 + "are Helm templates, not YAML: not linted"))
         }
         skipped.removeAll { s in config.relative(s.path).map { rel in ignore.contains { $0.matches(rel) } } ?? false }
-        return (Model.build(files, config: config, profile: request.profile, remoteURLs: request.snapshot.remoteURLs), skipped)
+        return (Model.build(files, config: config, profile: request.profile, remoteURLs: request.snapshot.remoteURLs,
+                            policyCharts: policyCharts.sorted().map { charts[$0].isEmpty ? "." : String(charts[$0].dropLast()) }), skipped)
     }
 
     static func finish(_ request: AuditRequest, model: Model, skipped: [SkippedFile]) -> AuditReport {

@@ -188,7 +188,9 @@ func imageAPIObjects() -> String {
     }
 
     @Test func commitTemplatesFollowTheClustersFlux() throws {
-        for (version, expected) in [("v2.2.0", ["automation-invalid-template:13"]), ("v2.6.0", []), ("v2.7.0", ["automation-invalid-template:13"])] {
+        // 2.2: no .Values yet (an error); 2.6: .Updated works, and 2.7 removes it (a warning); 2.7: removed (an error)
+        for (version, expected) in [("v2.2.0", ["automation-invalid-template:13:error"]), ("v2.6.0", ["automation-invalid-template:13:warning"]),
+                                    ("v2.7.0", ["automation-invalid-template:13:error"])] {
             let r = try TempRepo()
             try bootstrap("clusters/prod", flux: version, in: r)
             let api = version == "v2.7.0" ? "v1" : "v1beta1"
@@ -209,12 +211,13 @@ func imageAPIObjects() -> String {
 
             """)
             let res = try r.audit("--format", "json")
-            let got = res.findingObjects.filter { $0["rule"] as? String == "automation-invalid-template" }.map { "\($0["rule"]!):\($0["line"]!)" }
+            let got = res.findingObjects.filter { $0["rule"] as? String == "automation-invalid-template" }.map { "\($0["rule"]!):\($0["line"]!):\($0["severity"]!)" }
             #expect(got == expected, "Flux \(version): \(got)")
             let message = res.findingObjects.first { $0["rule"] as? String == "automation-invalid-template" }?["message"] as? String ?? ""
             // 2.2 has no .Values yet (2.5); 2.7 removed .Updated
             if version == "v2.2.0" { #expect(message.hasPrefix("messageTemplate reads .Values.cluster (line 13, column"), "\(message)") }
             if version == "v2.7.0" { #expect(message.hasPrefix("messageTemplate uses .Updated (line 13, column"), "\(message)") }
+            if version == "v2.6.0" { #expect(message.contains("which Flux 2.7 removes") && message.hasSuffix("use .Changed, which it serves"), "\(message)") }
         }
     }
 
@@ -500,6 +503,104 @@ func imageAPIObjects() -> String {
         #expect(!res.findings.contains { $0.hasPrefix("automation-missing-path") })
     }
 
+    @Test func artifactsAndSiblingsAndPathsAboveTheRoot() throws {
+        let r = try TempRepo()
+        try bootstrap("clusters/production", flux: "v2.8.0", in: r)
+        // staging is bootstrapped too, but its sync is not in the repository: a cluster beside production's
+        try r.write("clusters/staging/apps.yaml", fluxKustomizations([("apps", "../apps/staging")]))
+        try r.write("clusters/production/apps.yaml", fluxKustomizations([("apps", "./apps/production")]))
+        // a Kustomization of an OCI artifact: `./` is the artifact's root, not this repository's
+        try r.write("clusters/production/policies.yaml", fluxKustomizations([("kyverno", "./")]) + "  sourceRef: {kind: OCIRepository, name: policies}\n")
+        for env in ["staging", "production"] {
+            try r.write("apps/\(env)/config.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: web\ndata: {env: \(env)}\n")
+        }
+        #expect(try r.audit("--format", "json").findings == [])
+        let env = try tagwarden(["env", "--applied"], in: r.path)
+        #expect(env.stdout.contains("  apps/staging/config.yaml  cluster clusters/staging by flux-system/apps\n"), "\(env.stdout)")
+        #expect(env.stdout.contains("  apps/production/config.yaml  cluster clusters/production by flux-system/apps\n"), "\(env.stdout)")
+    }
+
+    @Test func bootstrapsSourceIsThisRepositoryWhateverTheRemote() throws {
+        // a clone from a mirror: no remote names the GitRepository, and there are two, but flux bootstrap's sync reads this one
+        let r = try TempRepo()
+        try r.git("remote", "add", "origin", "/srv/mirrors/fleet.git")
+        try bootstrap("clusters/prod", flux: "v2.8.0", in: r)
+        try r.write("clusters/prod/sources.yaml", "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: charts, namespace: flux-system}\nspec: {url: 'https://github.com/acme/charts'}\n")
+        try r.write("clusters/prod/auto.yaml", """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: auto, namespace: flux-system}
+        spec:
+          sourceRef: {kind: GitRepository, name: flux-system}
+          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
+          update: {path: ./apps/missing}
+
+        """)
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["automation-missing-path clusters/prod/auto.yaml:7:18"])
+        #expect(res.findingObjects.first?["message"] as? String == "update.path './apps/missing' holds no manifest in this tree: the automation updates nothing")
+    }
+
+    @Test func anUpdatePathIsCheckedAgainstTheCheckoutWhenOneRepositoryIsNamed() throws {
+        // no remote, no bootstrap: the only repository the GitRepositories name is taken to be this checkout, and the message says so
+        let r = try TempRepo()
+        try r.write("flux/auto.yaml", """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: fleet, namespace: flux-system}
+        spec: {url: 'https://github.com/acme/fleet'}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: auto, namespace: flux-system}
+        spec:
+          sourceRef: {kind: GitRepository, name: fleet}
+          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
+          update: {path: ./apps}
+
+        """)
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["automation-missing-path flux/auto.yaml:12:18"])
+        #expect(res.findingObjects.first?["message"] as? String == "update.path './apps' holds no manifest in this tree: the automation updates nothing; "
+                + "checked against this checkout, as the repository its GitRepository names (every GitRepository here names that one; no remote of the clone has its URL)")
+        // a second repository named: which one this checkout is cannot be told
+        try r.write("flux/other.yaml", "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: charts, namespace: flux-system}\nspec: {url: 'https://github.com/acme/charts'}\n")
+        #expect(try r.audit("--format", "json").findings == [])
+    }
+
+    @Test func aPolicysRepositoryReferenceIsSubstitutedLikeItsNamespace() throws {
+        let r = try TempRepo()
+        try r.write("clusters/a/apps.yaml", fluxKustomizations([("apps", "./apps")]) + "  postBuild:\n    substitute: {org: acme}\n")
+        try r.write("apps/image.yaml", """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata: {name: web, namespace: 'org-${org}'}
+        spec: {image: ghcr.io/acme/web}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web, namespace: 'org-${org}'}
+        spec:
+          imageRepositoryRef: {name: web, namespace: 'org-${org}'}
+          policy: {semver: {range: '>=1.0.0'}}
+
+        """)
+        let res = try r.audit("--format", "json")
+        #expect(!res.findings.contains { $0.hasPrefix("policy-unknown-repository") }, "\(res.findings)")
+    }
+
+    @Test func aChartThatMakesImagePoliciesMayMakeTheOneAMarkerNames() throws {
+        let r = try TempRepo()
+        try r.write("charts/frontend/Chart.yaml", "apiVersion: v2\nname: frontend\nversion: 1.0.0\n")
+        try r.write("charts/frontend/templates/policy.yaml", "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata:\n  name: {{ .Values.name }}\n")
+        try r.write("apps/values.yaml", "image:\n  repository: ghcr.io/acme/ui\n  tag: 1.0.0 # {\"$imagepolicy\": \"flux-system:ui:tag\"}\n")
+        let res = try r.audit("--format", "json")
+        let unknown = res.findingObjects.filter { $0["rule"] as? String == "marker-unknown-policy" }
+        #expect(unknown.map { $0["severity"] as? String } == ["note"])
+        let message = unknown.first?["message"] as? String ?? ""
+        #expect(message.hasPrefix("no manifest defines ImagePolicy flux-system/ui, but the templates of chart charts/frontend make ImagePolicies"), "\(message)")
+    }
+
     @Test func aGitRepositoryTheClustersKustomizationsReadExistsThere() throws {
         // made outside the repository (by hand, as its documentation says): the Kustomizations read from it, so it exists
         let r = try TempRepo()
@@ -547,8 +648,7 @@ func imageAPIObjects() -> String {
         var res = try r.audit("--format", "json")
         #expect(res.findings == ["automation-missing-path infrastructure/auto.yaml:7:18"])
         #expect(res.findingObjects[0]["message"] as? String == "update.path '${FLUX_CONFIG_PATH}/apps' (substituted by the Flux Kustomizations that apply it: "
-                + "'clusters/dev/apps', 'clusters/prod/apps') holds no manifest in this tree: the automation updates nothing; checked against this checkout, "
-                + "as the repository its GitRepository names (every GitRepository here names that one; no remote of the clone has its URL)")
+                + "'clusters/dev/apps', 'clusters/prod/apps') holds no manifest in this tree: the automation updates nothing")
         // every cluster sets it to a directory it has
         try r.write("infrastructure/auto.yaml", try String(contentsOfFile: r.path + "/infrastructure/auto.yaml", encoding: .utf8)
             .replacingOccurrences(of: "${FLUX_CONFIG_PATH}/apps", with: "${FLUX_CONFIG_PATH}"))

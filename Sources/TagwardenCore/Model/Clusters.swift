@@ -24,7 +24,8 @@ public struct Clusters: Sendable {
     public private(set) var clusters: [Cluster] = []
     /// File → the clusters that apply it (empty when there are no clusters).
     private var ofFile: [[Int]] = []
-    /// File → the Flux Kustomizations of this repository whose build takes it.
+    /// File → the Flux Kustomizations of this repository whose build takes it (a patch's Kustomization that sets `path`
+    /// among them: the patched one, as its build applies it).
     public private(set) var kustomizationsOfFile: [Int: [Int]] = [:]
     /// Flux Kustomizations of the repository that no cluster applies (where flux bootstrap's are here, those it does
     /// not reach).
@@ -85,7 +86,7 @@ public struct Clusters: Sendable {
             guard let p = path(k, [:]) else { continue }
             let set = builds.files(under: p)
             built[k] = set
-            for f in set where !nonResources.contains(k) { out.kustomizationsOfFile[f, default: []].append(k) }
+            for f in set { out.kustomizationsOfFile[f, default: []].append(k) }
         }
         // paths that build nothing here (another repository's, or missing): no cluster of this repository
         guard built.values.contains(where: { !$0.isEmpty }) else { return out }
@@ -132,7 +133,7 @@ public struct Clusters: Sendable {
                 reached.insert(k)
                 sets[c].insert(file(k))
                 let set = p == path(k, [:]) ? built[k] ?? [] : builds.files(under: p)
-                if p != path(k, [:]), !nonResources.contains(k) { for f in set { out.kustomizationsOfFile[f, default: []].append(k) } }
+                if p != path(k, [:]) { for f in set { out.kustomizationsOfFile[f, default: []].append(k) } }
                 let own = spec(k)?.postBuild?.substitute ?? [:]
                 for f in set { take(f, by: own) }
             }
@@ -142,6 +143,13 @@ public struct Clusters: Sendable {
         let bootstrapped = roots.filter(buildsItself)
         if !bootstrapped.isEmpty {
             for r in bootstrapped { apply(r) }
+            // a cluster directory beside theirs (clusters/staging next to a bootstrapped clusters/production) whose
+            // Kustomizations nothing here applies is a cluster bootstrapped without its sync in the repository
+            let parents = Set(bootstrapped.map { Model.dirname(clusterName($0)) })
+            for r in roots where !reached.contains(r) && !nonResources.contains(r) && built[r] != nil
+                && parents.contains(Model.dirname(Model.dirname(files[file(r)].path))) {
+                apply(r)
+            }
         } else {
             for r in roots { apply(r) }
             // Kustomizations that only build each other: the first of each such ring stands for its root

@@ -198,7 +198,8 @@ public indirect enum FluxSpec: Sendable {
                                                     url: str(spec.flatMap { y.get($0, "url") }),
                                                     hasRef: spec.flatMap { y.get($0, "ref") } != nil))
         case ("kustomize.toolkit.fluxcd.io", "Kustomization"):
-            var k = FluxKustomizationSpec(path: str(spec.flatMap { y.get($0, "path") }),
+            // Flux joins the path to the source's root securely: `..` above the root stays at the root
+            var k = FluxKustomizationSpec(path: str(spec.flatMap { y.get($0, "path") }).map(Model.rootedPath),
                                           targetNamespace: str(spec.flatMap { y.get($0, "targetNamespace") }))
             if let src = spec.flatMap({ y.get($0, "sourceRef") }) {
                 k.source = [str(y.get(src, "kind")), str(y.get(src, "namespace")), str(y.get(src, "name"))].map { $0 ?? "" }.joined(separator: "/")

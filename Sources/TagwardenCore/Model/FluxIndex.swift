@@ -44,8 +44,9 @@ public struct FluxIndex: Sendable {
         /// post-build substitution of the builds that apply the automation makes of it. Empty when `problem` says why.
         public var paths: [String]
         public var problem: PathProblem?
-        /// Whether its GitRepository is known to be this repository (its URL is a remote of the clone), taken to be (every
-        /// GitRepository here names one repository, as each cluster's flux-system does), or cannot be told.
+        /// Whether its GitRepository is known to be this repository (its URL is a remote of the clone, or flux bootstrap's
+        /// Kustomization here reads it), taken to be (every GitRepository here names one repository, as each cluster's
+        /// flux-system does), or cannot be told.
         public var source: SourceKnowledge = .unknown
 
         public enum SourceKnowledge: Sendable { case here, assumed, unknown }
@@ -201,10 +202,12 @@ public struct FluxIndex: Sendable {
 
     /// `expand` gives the texts the post-build substitution of the builds applying a file make of a text with `${…}`
     /// (nil when they cannot be known here).
-    /// `remotes` are the clone's remotes as `gitURLKey`s.
+    /// `remotes` are the clone's remotes as `gitURLKey`s; `bootstrapSources` the GitRepositories that flux bootstrap's
+    /// Kustomizations read (`<path>/flux-system/gotk-sync.yaml`), which are this repository.
     static func build(objects: [ManifestObject], namespaces: [String?], environments: [String?], files: [FileFacts],
                       nonResources: Set<Int>, markers: [MarkerComment], markerEnvironment: [String?],
-                      expand: (String, Int) -> [String]?, remotes: Set<String>) -> FluxIndex {
+                      expand: (String, Int) -> [String]?, remotes: Set<String>,
+                      bootstrapSources: [(namespace: String?, name: String)] = []) -> FluxIndex {
         var idx = FluxIndex()
         idx.nonResources = nonResources
         var compiled: [String: Result<GoRegex, RegexSyntaxError>] = [:]
@@ -268,7 +271,8 @@ public struct FluxIndex: Sendable {
             guard (spec.sourceKind ?? "GitRepository") == "GitRepository", let name = spec.sourceName?.value else { continue }
             let ns = spec.sourceNamespace ?? idx.automations[a].namespace
             let candidates = idx.gitRepositories.filter { $0.name == name && FluxIndex.sameNamespace($0.namespace, ns) }
-            if candidates.contains(where: { c in c.spec.url.flatMap(Model.gitURLKey).map(remotes.contains) ?? false }) {
+            if candidates.contains(where: { c in c.spec.url.flatMap(Model.gitURLKey).map(remotes.contains) ?? false })
+                || bootstrapSources.contains(where: { $0.name == name && FluxIndex.sameNamespace($0.namespace, ns) }) {
                 idx.automations[a].source = .here
             } else if !candidates.isEmpty, Set(idx.gitRepositories.map { $0.spec.url.flatMap(Model.gitURLKey) ?? "?\($0.name)" }).count == 1 {
                 idx.automations[a].source = .assumed
@@ -276,8 +280,13 @@ public struct FluxIndex: Sendable {
         }
         for policy in idx.policies {
             if let ref = policy.spec.repositoryName {
-                policy.repository = idx.repository(namespace: policy.spec.repositoryNamespace ?? policy.namespace, name: ref.value,
-                                                   environment: policy.environment)
+                // a namespace written with `${…}`, as the builds that apply the policy make it (any, when they cannot be known)
+                var namespace = policy.spec.repositoryNamespace ?? policy.namespace
+                if let written = policy.spec.repositoryNamespace, written.containsBytes("${") {
+                    let made = expand(written, objects[policy.object].file)
+                    namespace = made?.count == 1 ? made![0] : nil
+                }
+                policy.repository = idx.repository(namespace: namespace, name: ref.value, environment: policy.environment)
             }
         }
         var definedInSeveral: [Key: Bool] = [:]  // whether several environments define a policy: many markers name one

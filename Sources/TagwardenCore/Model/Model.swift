@@ -32,6 +32,9 @@ public struct Model: Sendable {
     /// Object → what gave it another namespace than it declares (a kustomization's `namespace:`, a Flux
     /// Kustomization's `targetNamespace`), for messages.
     public let namespaceOverride: [Int: String]
+    /// Helm charts of the repository whose templates make ImagePolicies: Go templates Tagwarden does not render, so a
+    /// policy no manifest defines may be one of theirs.
+    public let policyCharts: [String]
 
     public static let defaultFloatingTags = ["main", "master", "develop", "development", "dev", "stable", "edge", "nightly",
                                              "canary", "release", "head", "snapshot", "prod", "production", "staging", "stage",
@@ -43,10 +46,12 @@ public struct Model: Sendable {
                                              "distroless"]
 
     /// Parses and extracts every file (in parallel), then resolves namespaces and environments.
-    public static func build(_ sources: [SourceFile], config: Config, profile: String?, remoteURLs: [String] = []) -> Model {
+    /// `policyCharts`: the Helm charts of the repository whose templates (not read) make ImagePolicies.
+    public static func build(_ sources: [SourceFile], config: Config, profile: String?, remoteURLs: [String] = [],
+                             policyCharts: [String] = []) -> Model {
         let facts = extractAll(sources)
         Timings.mark("extract")
-        return build(facts: facts, config: config, profile: profile, remoteURLs: remoteURLs)
+        return build(facts: facts, config: config, profile: profile, remoteURLs: remoteURLs, policyCharts: policyCharts)
     }
 
     /// Appends the images of release values files (a generated ConfigMap's file, a chart's `valuesFiles`) to `images`.
@@ -112,7 +117,8 @@ public struct Model: Sendable {
         return slots.items.map { $0! }
     }
 
-    public static func build(facts input: consuming [FileFacts], config: Config, profile: String?, remoteURLs: [String] = []) -> Model {
+    public static func build(facts input: consuming [FileFacts], config: Config, profile: String?, remoteURLs: [String] = [],
+                             policyCharts: [String] = []) -> Model {
         let facts = input
         var objects: [ManifestObject] = []
         var images: [ImageUse] = []
@@ -215,14 +221,25 @@ public struct Model: Sendable {
             if let ii = m.image, images[ii].object != nil, !shared.contains(ii), let e = imageEnvironment[ii] { return e }
             return env.detect(clues[m.file], namespace: nil, namespaceLabels: labels)
         }
+        // flux bootstrap writes `<path>/flux-system/gotk-sync.yaml`: the GitRepository its Kustomization reads is this repository
+        var bootstrapSources: [(namespace: String?, name: String)] = []
+        for c in clusters.clusters {
+            for r in c.roots where dirname(facts[objects[r].file].path) == Sources.join(c.name, "flux-system") {
+                guard case .kustomization(let k)? = objects[r].flux,
+                      let parts = k.source?.split(separator: "/", omittingEmptySubsequences: false).map(String.init), parts.count == 3,
+                      parts[0].isEmpty || parts[0] == "GitRepository" else { continue }
+                bootstrapSources.append((parts[1].isEmpty ? namespaces[r] : parts[1], parts[2]))
+            }
+        }
         let flux = FluxIndex.build(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
                                    nonResources: nonResources, markers: markers, markerEnvironment: markerEnvironment,
-                                   expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)))
+                                   expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)),
+                                   bootstrapSources: bootstrapSources)
         return Model(files: facts, objects: objects, images: images, markers: markers, config: config, environments: env,
                      objectNamespace: namespaces, objectEnvironment: objectEnvironment, imageEnvironment: imageEnvironment,
                      imagePromoted: promoted, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
                      namespaceLabels: labels, flux: flux, markerEnvironment: markerEnvironment, unmatchedImageEntries: unmatched,
-                     markersOfImage: markersOfImage, clusters: clusters, namespaceOverride: namespaceOverride)
+                     markersOfImage: markersOfImage, clusters: clusters, namespaceOverride: namespaceOverride, policyCharts: policyCharts)
     }
 
     /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.
@@ -252,6 +269,18 @@ public struct Model: Sendable {
                 if parts.isEmpty { return nil }
                 parts.removeLast()
             } else { parts.append(c) }
+        }
+        return parts.joined(separator: "/")
+    }
+
+    /// A path as Go's securejoin joins it to a root (kustomize-controller's `spec.path`): `.` and `..` resolved, `..`
+    /// above the root ignored, so `../apps` is `apps`; written relative (`./apps` is `apps`).
+    static func rootedPath(_ p: String) -> String {
+        if let n = normalizePath(p) { return n }
+        var parts: [Substring] = []
+        for c in p.split(separator: "/") {
+            if c == "." || c.isEmpty { continue }
+            if c == ".." { if !parts.isEmpty { parts.removeLast() } } else { parts.append(c) }
         }
         return parts.joined(separator: "/")
     }

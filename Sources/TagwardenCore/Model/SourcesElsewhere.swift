@@ -5,9 +5,17 @@ extension Model {
     /// A GitRepository is another repository when this one has remotes and its `spec.url` is none of them (compared
     /// as `host/path`: scheme, user, port and `.git` aside, so `git@github.com:acme/fleet.git` is
     /// `https://github.com/acme/fleet`), and some GitRepository of the repository has a remote's URL (so that an SSH
-    /// host alias does not make every source look foreign). Otherwise, or for a source the repository does not
-    /// define, an OCIRepository or a Bucket, nothing is dropped.
+    /// host alias does not make every source look foreign). Otherwise, or for a GitRepository the repository does not
+    /// define, nothing is dropped. A Kustomization of an OCIRepository or a Bucket builds a path of that artifact, not of
+    /// this tree: its `path` is dropped too (`path: ./` of an artifact is not this repository's root).
     static func markSourcesElsewhere(_ objects: inout [ManifestObject], remoteURLs: [String]) {
+        for i in objects.indices {
+            guard case .kustomization(var k)? = objects[i].flux, k.path != nil,
+                  let kind = k.source?.split(separator: "/", omittingEmptySubsequences: false).first,
+                  ["OCIRepository", "Bucket", "ExternalArtifact"].contains(kind) else { continue }
+            k.path = nil
+            objects[i] = objects[i].replacingFlux(.kustomization(k))
+        }
         let here = Set(remoteURLs.compactMap(gitURLKey))
         guard !here.isEmpty else { return }
         var sources: [String: [(namespace: String?, url: String)]] = [:]   // GitRepository name → where it points

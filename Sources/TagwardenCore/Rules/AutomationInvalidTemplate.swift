@@ -34,7 +34,24 @@ extension Rule {
                                              object: a.object, span: t.span))
                         reported = true
                     }
-                    guard run.version.release >= FluxVersion(2, 7) else { continue }
+                    guard run.version.release >= FluxVersion(2, 7) else {
+                        // deprecated since 2.3 (`.Changed` replaces them) and removed in 2.7: the upgrade breaks the commit
+                        guard run.version.release >= FluxVersion(2, 3) else { continue }
+                        let old = fields.first(where: { $0.path.first == "Updated" }).map { ($0, ".Updated", ".Changed") }
+                            ?? fields.first(where: { $0.path.starts(with: ["Changed", "ImageResult"]) })
+                                .map { ($0, ".Changed.ImageResult", ".Changed.FileChanges or .Changed.Objects") }
+                        if let (f, name, instead) = old {
+                            let at = place(f.offset).map { " (\($0))" } ?? ""
+                            var finding = m.finding("automation-invalid-template",
+                                                    "messageTemplate uses \(name)\(at), which Flux 2.7 removes (the automation then stalls with "
+                                                        + "RemovedTemplateField)\(runs): use \(instead), which it serves",
+                                                    object: a.object, span: t.span)
+                            finding.ruleSeverity = run.version.release.minorsUntil(FluxVersion(2, 7)) >= 2 ? .note : .warning
+                            out.append(finding)
+                            reported = true
+                        }
+                        continue
+                    }
                     if let f = fields.first(where: { $0.path.first == "Updated" }) {
                         let at = place(f.offset).map { " (\($0))" } ?? ""
                         out.append(m.finding("automation-invalid-template",

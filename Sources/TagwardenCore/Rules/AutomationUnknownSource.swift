@@ -5,9 +5,9 @@ extension Rule {
                   let name = a.spec.sourceName else { return nil }
             let ns = a.spec.sourceNamespace ?? a.namespace
             if m.flux.source(of: a) != nil { return nil }
-            // a GitRepository the cluster's Flux Kustomizations read from exists there, made outside this repository
-            // (by flux bootstrap's first run, or by hand as the repository's documentation says)
-            let readByKustomizations = m.objects.indices.contains { k in
+            // a GitRepository a cluster's root Kustomization reads from exists there, made outside this repository (by
+            // flux bootstrap's first run, or by hand as the repository's documentation says): the cluster runs on it
+            let readByKustomizations = m.clusters.clusters.flatMap(\.roots).contains { k in
                 guard case .kustomization(let spec)? = m.objects[k].flux, let parts = spec.source?.split(separator: "/", omittingEmptySubsequences: false),
                       parts.count == 3, parts[0].isEmpty || parts[0] == "GitRepository", parts[2] == name.value else { return false }
                 return FluxIndex.sameNamespace(parts[1].isEmpty ? m.objectNamespace[k] : String(parts[1]), ns)

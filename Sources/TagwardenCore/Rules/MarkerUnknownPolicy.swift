@@ -18,6 +18,15 @@ extension Rule {
                 let names = suggester!.suggest(namespace: ref.namespace, name: ref.name)
                 hints[wanted] = names.isEmpty ? "" : ": did you mean " + names.map { "'\($0.namespace):\($0.name)'" }.joined(separator: " or ") + "?"
             }
+            // a chart of the repository may make it: its templates are not read
+            if let chart = m.policyCharts.first {
+                var f = m.finding("marker-unknown-policy",
+                                  "no manifest defines ImagePolicy \(ref.namespace)/\(ref.name), but the templates of chart \(chart) make ImagePolicies, "
+                                    + "which Tagwarden does not render: unless one of them is \(ref.namespace)/\(ref.name), Flux never updates this field\(hints[wanted]!)",
+                                  marker: k)
+                f.ruleSeverity = .note
+                return f
+            }
             return m.finding("marker-unknown-policy",
                              "no ImagePolicy \(ref.namespace)/\(ref.name) in the repository, so Flux never updates this field\(hints[wanted]!)",
                              marker: k)

@@ -20,6 +20,8 @@ extension Rule {
                 continue
             }
             let repo = m.flux.repositories[r]
+            // a reference written with `${…}`: which namespace it names is the build's to say, not judged here
+            if policy.spec.repositoryNamespace?.containsBytes("${") == true { continue }
             guard let from = policy.namespace, let to = repo.namespace, from != to else { continue }
             guard let selectors = repo.spec.accessSelectors else {
                 out.append(m.finding("policy-unknown-repository",
