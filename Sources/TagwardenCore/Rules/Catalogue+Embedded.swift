@@ -184,10 +184,13 @@ nonTriggering:
         ("automation-invalid-template.yaml", #"""
 id: automation-invalid-template
 severity: error
-summary: messageTemplate does not parse as a Go text/template, reads a field Flux's commit data lacks, or uses fields current Flux removed (.Updated, .Changed.ImageResult).
+summary: messageTemplate does not parse as a Go text/template, reads a field the commit data of the cluster's Flux lacks, or uses fields Flux 2.7 removed (.Updated, .Changed.ImageResult).
 rationale: >
   Flux renders the commit message before it commits: a template that does not parse fails every run,
-  and since Flux 2.7 `.Updated` and `.Changed.ImageResult` stall the automation (RemovedTemplateField). A
+  and since Flux 2.7 `.Updated` and `.Changed.ImageResult` stall the automation (RemovedTemplateField). The
+  commit data depends on the Flux the cluster runs (read from its components, or `fluxVersion`): `.Changed`
+  came in 2.3, `.Values` in 2.5; on 2.3 to 2.6 the removed fields still work and are reported as what 2.7
+  removes (a warning, a note when 2.7 is two releases ahead or more). A
   field the data does not have (a typo such as `.AutomationObject.Nme`) fails every commit at run time. Reads
   from the root data are checked (`.Changed.X`, `$.Values`); inside `range` and `with` the dot is something
   else and is not.
@@ -276,7 +279,11 @@ severity: error
 summary: update.path does not exist in the tree, is absolute, or escapes the repository.
 rationale: >
   Flux resolves update.path inside the clone; a path that holds no manifests updates nothing, and the
-  automation reports success all the same.
+  automation reports success all the same. The path is a path of the automation's GitRepository: it is
+  checked here only when that is this repository (its URL is a remote of the clone, or flux bootstrap's
+  sync reads it), or every GitRepository here names one repository (then the message says the path was
+  checked against this checkout). A path written with `${VAR}` is checked as each Flux Kustomization that
+  applies the automation substitutes it, and not where a value cannot be known here.
 fix: >
   Give a path relative to the repository root that holds the marked manifests (`./clusters/production`).
 triggering:
@@ -325,7 +332,9 @@ id: automation-unknown-source
 severity: error
 summary: sourceRef names no GitRepository in the repository.
 rationale: >
-  An ImageUpdateAutomation without its GitRepository cannot clone, so no marker is ever updated.
+  An ImageUpdateAutomation without its GitRepository cannot clone, so no marker is ever updated. A
+  GitRepository that a cluster's root Flux Kustomization reads exists in that cluster (made by flux
+  bootstrap, or by hand as the repository's documentation says) and is not reported.
 fix: >
   Name the GitRepository the automation should update (and its namespace, if it is another one).
 triggering:
@@ -590,9 +599,11 @@ severity: warning
 summary: A tag that moves, such as `main`, `stable` or a partial version like `1.25`.
 rationale: >
   Branch names, channels (`stable`, `edge`, `nightly`), distribution codenames (`bookworm`, `jammy`),
-  their variants (`stable-slim`, `latest-alpine`, `bookworm-slim`), such words after others of letters
+  their variants (`stable-slim`, `latest-alpine`, `bookworm-slim`), a variant with no version at all
+  (`alpine`, `slim`, `windowsservercore`, `alpine3.20`), such words after others of letters
   (`qa-latest`, `preprod-stable`) and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
-  stays the same while the running code changes.
+  stays the same while the running code changes. Images numbered with two numbers (PostgreSQL's `16.3`,
+  Kubernetes' `pause:3.9`) are releases, not series.
 fix: >
   Use the full version (`1.25.3`) or a build-specific tag, or pin a digest. The list of floating tags
   can be replaced with `floatingTags:` in .tagwarden.yaml.
@@ -1027,7 +1038,8 @@ severity: error
 summary: The environment requires digests and the image has none.
 rationale: >
   A tag can be re-pushed; a digest cannot. Environments that require review (production in the
-  strict profile) must name the exact bytes that were tested.
+  strict profile) must name the exact bytes that were tested. Flux's own controllers, as flux bootstrap
+  writes them in gotk-components.yaml, are pinned by the Flux release and not reported.
 fix: >
   Append the digest: `image: ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@sha256:<64 hex>`.
   Flux can keep it current with a `:digest` marker and `digestReflectionPolicy: IfNotPresent`.
@@ -2237,7 +2249,11 @@ rationale: >
   Flux builds its setters only from existing policies; a marker naming any other policy is skipped
   silently, so a typo leaves the field frozen forever. The message suggests the likeliest existing
   policy: the same name in another namespace, a name with a word shortened, spelt out, added or dropped
-  (`web-prod` for `web-production`), or a name a few edits away.
+  (`web-prod` for `web-production`), or a name a few edits away. A policy lives in the namespace the cluster
+  gives it: a kustomization's `namespace:` (or a Flux Kustomization's `targetNamespace`) overrides the one it
+  is written in, and the message says where it went. When a Helm chart of the repository makes
+  ImagePolicies in its templates, which Tagwarden does not render, the finding is a note: the policy may
+  be one of theirs.
 fix: >
   Correct the marker's `<namespace>:<name>`, or add the missing ImagePolicy.
 triggering:
@@ -2473,12 +2489,16 @@ nonTriggering:
         ("object-duplicate.yaml", #"""
 id: object-duplicate
 severity: warning
-summary: Two objects share kind, namespace and name in the same environment.
+summary: One cluster applies two objects of the same kind, namespace and name.
 rationale: >
-  Applied to one cluster, the second silently replaces the first. Objects in different environments
-  go to different clusters and are not duplicates; kustomize patches are not objects.
+  Applied to one cluster, the second silently replaces the first. A cluster is the chain of builds from its
+  root Flux Kustomizations (see tagwarden env): objects of different clusters are not duplicates, whatever
+  their directories are called, and a file no cluster applies is none of theirs. Without Flux
+  Kustomizations in the repository, objects of one environment are taken to meet. Identical copies replace
+  nothing: they are a note, one of the two is redundant. Kustomize patches and kustomize's own
+  configuration (transformer and generator configs) are not objects of a cluster.
 fix: >
-  Rename one, move it to its environment, or make it a patch.
+  Rename one, move it to its cluster, make it a patch, or delete the redundant copy.
 triggering:
   - description: the same policy twice
     files:
@@ -2829,7 +2849,9 @@ id: policy-fragile-order
 severity: warning
 summary: The policy's ordering cannot be trusted (alphabetical over versions, numerical over non-numbers, several orderings at once).
 rationale: >
-  Alphabetical order compares bytes: `v1.10` sorts before `v1.9`, so the newest version loses. Numerical
+  Alphabetical order compares bytes: `v1.10` sorts before `v1.9`, so the newest version loses; numbers of
+  a fixed width (a date, `2024.01.31`) sort right and are not reported. The text judged is the extracted key,
+  or the part of the tag the pattern matches. Numerical
   order parses every key as a Go float, and one key that is not a number makes Flux fail the whole policy.
   Tagwarden decides both on the automaton of the key (the tag, or the extracted group) and shows an example.
   A policy that sets several orderings gets the first of semver, alphabetical and numerical; Flux ignores
@@ -3170,7 +3192,8 @@ severity: note
 summary: No marker in the repository references the policy.
 rationale: >
   A policy without a marker selects tags that nothing deploys: dead configuration, or a marker that
-  lost its way (see marker-unknown-policy).
+  lost its way (see marker-unknown-policy). A policy that an automation of its namespace uses to update
+  another repository has its markers there, and is not reported.
 fix: >
   Add the marker to the field it should update, or delete the policy.
 triggering:
