@@ -660,12 +660,30 @@ func imageAPIObjects() -> String {
         try r.write("clusters/dev/infra.yaml", fluxKustomizations([("infra", "./infrastructure")])
             + "  postBuild:\n    substituteFrom: [{kind: Secret, name: cluster-vars}]\n")
         #expect(try r.audit("--format", "json").findings == [])
-        // a variable the Kustomization does not define becomes an empty string, as in Flux: '/x' is absolute
+        // a variable the Kustomization does not define becomes an empty string, as in Flux: '/x', which Flux joins to the
+        // root as 'x' (securejoin)
         try r.write("clusters/dev/infra.yaml", fluxKustomizations([("infra", "./infrastructure")]) + "  postBuild:\n    substitute: {A: b}\n")
         try r.remove("clusters/prod/infra.yaml")
         let absolute = try r.audit("--format", "json")
         #expect(absolute.findings == ["automation-missing-path infrastructure/auto.yaml:7:18"])
-        #expect(absolute.findingObjects.first?["message"] as? String == "update.path '${FROM_SECRET}/x' (substituted: '/x') is absolute: it is relative to the repository root")
+        #expect(absolute.findingObjects.first?["message"] as? String == "update.path '${FROM_SECRET}/x' (substituted by the Flux Kustomizations that apply it: 'x') "
+                + "holds no manifest in this tree: the automation updates nothing")
+        try r.write("x/app.yaml", pod("x", images: ["nginx:1.25.3"]))
+        #expect(try r.audit("--format", "json").findings == [])
+    }
+
+    @Test func updatePathsAreJoinedToTheRootAsFluxJoinsThem() throws {
+        // securejoin: '/apps' and '../apps' are 'apps', which holds manifests; '../gone' is 'gone', which does not
+        let r = try TempRepo()
+        try bootstrap("clusters/prod", flux: "v2.8.0", in: r)
+        try r.write("apps/web.yaml", pod("web", images: ["nginx:1.25.3"]))
+        let automation = { (name: String, path: String) in
+            "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\nmetadata: {name: \(name), namespace: flux-system}\nspec:\n"
+                + "  sourceRef: {kind: GitRepository, name: flux-system}\n  git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}\n"
+                + "  update: {path: '\(path)'}\n"
+        }
+        try r.write("clusters/prod/auto.yaml", automation("a", "/apps") + "---\n" + automation("b", "../apps") + "---\n" + automation("c", "../gone"))
+        #expect(try r.audit("--format", "json").findings == ["automation-missing-path clusters/prod/auto.yaml:23:18"])
     }
 
     @Test func tagsAUserWouldCallFloating() throws {

@@ -40,10 +40,12 @@ public struct FluxIndex: Sendable {
         public var namespace: String?
         public var environment: String?
         public var spec: AutomationSpec
-        /// `update.path` normalised ("" for the root): one path, or, for a path written with `${…}`, each path the
-        /// post-build substitution of the builds that apply the automation makes of it. Empty when `problem` says why.
+        /// `update.path` as Flux joins it to the clone's root (securejoin: `/apps` and `../apps` are `apps`; "" for the
+        /// root): one path, or, for a path written with `${…}`, each path the post-build substitution of the builds that
+        /// apply the automation makes of it. Empty when `unresolved`.
         public var paths: [String]
-        public var problem: PathProblem?
+        /// `${…}` that nothing here substitutes (a Secret, a patch, a build applied from elsewhere): not judged.
+        public var unresolved = false
         /// Whether its GitRepository is known to be this repository (its URL is a remote of the clone, or flux bootstrap's
         /// Kustomization here reads it), taken to be (every GitRepository here names one repository, as each cluster's
         /// flux-system does), or cannot be told.
@@ -51,12 +53,6 @@ public struct FluxIndex: Sendable {
 
         public enum SourceKnowledge: Sendable { case here, assumed, unknown }
 
-        public enum PathProblem: Sendable, Equatable {
-            /// written from the root (`/apps`), or leaving the repository (`../x`): the text Flux gets
-            case absolute(String), escapes(String)
-            /// `${…}` that nothing here substitutes (a Secret, a patch, a build applied from elsewhere): not judged
-            case unresolved
-        }
     }
 
     public struct MarkerInfo: Sendable {
@@ -234,21 +230,16 @@ public struct FluxIndex: Sendable {
                     idx.repositories.append(Repository(object: i, namespace: namespaces[i], name: name, spec: spec, environment: environments[i]))
                 }
             case .automation(let spec)?:
-                var paths: [String] = []
-                var problem: Automation.PathProblem?
                 var texts = [spec.updatePath?.value ?? ""]
+                var unresolved = false
                 if texts[0].containsBytes("${"), Envsubst.variables(texts[0])?.isEmpty == false {
-                    if let made = expand(texts[0], o.file), !made.isEmpty { texts = made } else { texts = []; problem = .unresolved }
+                    if let made = expand(texts[0], o.file), !made.isEmpty { texts = made } else { texts = []; unresolved = true }
                 }
-                for raw in texts {
-                    if raw.hasPrefix("/") { problem = .absolute(raw) }
-                    else if let p = Model.normalizePath(raw) { if !paths.contains(p) { paths.append(p) } }
-                    else { problem = .escapes(raw) }
-                }
-                if problem != nil { paths = [] }
+                var paths: [String] = []
+                for p in texts.map(Model.rootedPath) where !paths.contains(p) { paths.append(p) }
                 if !spec.updatesElsewhere { for p in paths { idx.automationsByPath[p, default: []].append(idx.automations.count) } }
                 idx.automations.append(Automation(object: i, namespace: namespaces[i], environment: environments[i], spec: spec,
-                                                  paths: paths, problem: problem))
+                                                  paths: paths, unresolved: unresolved))
             case .gitRepository(let spec)?:
                 if let name = o.name { idx.gitRepositories.append((namespaces[i], name, spec, environments[i])) }
             default:

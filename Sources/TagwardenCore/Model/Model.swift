@@ -273,8 +273,9 @@ public struct Model: Sendable {
         return parts.joined(separator: "/")
     }
 
-    /// A path as Go's securejoin joins it to a root (kustomize-controller's `spec.path`): `.` and `..` resolved, `..`
-    /// above the root ignored, so `../apps` is `apps`; written relative (`./apps` is `apps`).
+    /// A path as Go's securejoin joins it to a root (kustomize-controller's `spec.path`, image-automation-controller's
+    /// `update.path`): `.` and `..` resolved, `..` above the root ignored, so `../apps` is `apps`; written relative
+    /// (`./apps` and `/apps` are `apps`).
     static func rootedPath(_ p: String) -> String {
         if let n = normalizePath(p) { return n }
         var parts: [Substring] = []

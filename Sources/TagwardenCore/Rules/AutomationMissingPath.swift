@@ -3,20 +3,8 @@ extension Rule {
         let held = pathsHoldingFiles(m, among: Set(m.flux.automations.flatMap(\.paths).filter { !$0.isEmpty }))
         return m.flux.automations.compactMap { a in
             guard !m.flux.nonResources.contains(a.object), !a.spec.updatesElsewhere, let raw = a.spec.updatePath else { return nil }
-            func made(_ p: String) -> String { p == raw.value ? "" : " (substituted: '\(p)')" }
-            switch a.problem {
-            case .absolute(let p)?:
-                return m.finding("automation-missing-path", "update.path '\(raw.value)'\(made(p)) is absolute: it is relative to the repository root",
-                                 object: a.object, span: raw.span)
-            case .escapes(let p)?:
-                return m.finding("automation-missing-path", "update.path '\(raw.value)'\(made(p)) leaves the repository", object: a.object, span: raw.span)
-            case .unresolved?:
-                return nil   // `${…}` that nothing here substitutes
-            case nil:
-                break
-            }
-            // its paths are this tree's only when its GitRepository is this repository
-            guard a.source != .unknown else { return nil }
+            // not judged: `${…}` that nothing here substitutes, or another repository's paths (its GitRepository may be one)
+            guard !a.unresolved, a.source != .unknown else { return nil }
             let missing = a.paths.filter { !$0.isEmpty && !held.contains($0) }
             guard !missing.isEmpty else { return nil }
             let substituted = raw.value.containsBytes("${")

@@ -276,10 +276,10 @@ nonTriggering:
         ("automation-missing-path.yaml", #"""
 id: automation-missing-path
 severity: error
-summary: update.path does not exist in the tree, is absolute, or escapes the repository.
+summary: update.path holds no manifest of the tree.
 rationale: >
-  Flux resolves update.path inside the clone; a path that holds no manifests updates nothing, and the
-  automation reports success all the same. The path is a path of the automation's GitRepository: it is
+  Flux joins update.path to the clone's root securely (`/apps` and `../apps` are `apps`); a path that holds no
+  manifests updates nothing, and the automation reports success all the same. The path is a path of the automation's GitRepository: it is
   checked here only when that is this repository (its URL is a remote of the clone, or flux bootstrap's
   sync reads it), or every GitRepository here names one repository (then the message says the path was
   checked against this checkout). A path written with `${VAR}` is checked as each Flux Kustomization that
