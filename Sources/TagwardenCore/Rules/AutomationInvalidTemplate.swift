@@ -34,44 +34,33 @@ extension Rule {
                                              object: a.object, span: t.span))
                         reported = true
                     }
-                    guard run.version.release >= FluxVersion(2, 7) else {
-                        // deprecated since 2.3 (`.Changed` replaces them) and removed in 2.7: the upgrade breaks the commit
-                        guard run.version.release >= FluxVersion(2, 3) else { continue }
-                        let old = fields.first(where: { $0.path.first == "Updated" }).map { ($0, ".Updated", ".Changed") }
-                            ?? fields.first(where: { $0.path.starts(with: ["Changed", "ImageResult"]) })
-                                .map { ($0, ".Changed.ImageResult", ".Changed.FileChanges or .Changed.Objects") }
-                        if let (f, name, instead) = old {
-                            let at = place(f.offset).map { " (\($0))" } ?? ""
-                            var finding = m.finding("automation-invalid-template",
-                                                    "messageTemplate uses \(name)\(at), which Flux 2.7 removes (the automation then stalls with "
-                                                        + "RemovedTemplateField)\(runs): use \(instead), which it serves",
-                                                    object: a.object, span: t.span)
-                            finding.ruleSeverity = run.version.release.minorsUntil(FluxVersion(2, 7)) >= 2 ? .note : .warning
-                            out.append(finding)
-                            reported = true
-                        }
-                        continue
-                    }
-                    if let f = fields.first(where: { $0.path.first == "Updated" }) {
+                    // `.Updated` and `.Changed.ImageResult`: removed in 2.7 (the automation stalls with RemovedTemplateField);
+                    // on 2.3 to 2.6, where `.Changed` replaces them, what the upgrade breaks (a warning, a note further ahead)
+                    guard run.version.release >= FluxVersion(2, 3) else { continue }
+                    let removed = run.version.release >= FluxVersion(2, 7)
+                    for (f, name, instead) in Rule.removedTemplateFields(fields) {
                         let at = place(f.offset).map { " (\($0))" } ?? ""
-                        out.append(m.finding("automation-invalid-template",
-                                             "messageTemplate uses .Updated\(at), which Flux 2.7 removed (the automation stalls with RemovedTemplateField)"
-                                                + "\(runs): use .Changed",
-                                             object: a.object, span: t.span))
-                        reported = true
-                    }
-                    if let f = fields.first(where: { $0.path.starts(with: ["Changed", "ImageResult"]) }) {
-                        let at = place(f.offset).map { " (\($0))" } ?? ""
-                        out.append(m.finding("automation-invalid-template",
-                                             "messageTemplate uses .Changed.ImageResult\(at), which Flux 2.7 removed\(runs): "
-                                                + "use .Changed.FileChanges or .Changed.Objects",
-                                             object: a.object, span: t.span))
+                        var finding = m.finding("automation-invalid-template",
+                                                removed ? "messageTemplate uses \(name)\(at), which Flux 2.7 removed (the automation stalls with "
+                                                            + "RemovedTemplateField)\(runs): use \(instead)"
+                                                        : "messageTemplate uses \(name)\(at), which Flux 2.7 removes (the automation then stalls with "
+                                                            + "RemovedTemplateField)\(runs): use \(instead), which it serves",
+                                                object: a.object, span: t.span)
+                        if !removed { finding.ruleSeverity = run.version.release.minorsUntil(FluxVersion(2, 7)) >= 2 ? .note : .warning }
+                        out.append(finding)
                         reported = true
                     }
                 }
             }
         }
         return out
+    }
+
+    /// The first read of each field Flux 2.7 removed, with what replaces it.
+    static func removedTemplateFields(_ fields: [GoTemplate.Field]) -> [(GoTemplate.Field, String, String)] {
+        [fields.first { $0.path.first == "Updated" }.map { ($0, ".Updated", ".Changed") },
+         fields.first { $0.path.starts(with: ["Changed", "ImageResult"]) }.map { ($0, ".Changed.ImageResult", ".Changed.FileChanges or .Changed.Objects") }]
+            .compactMap { $0 }
     }
 
     /// The first Flux release of the commit-data model that `flux` has (spec §3.4): 2.2 and before, 2.3–2.4,
