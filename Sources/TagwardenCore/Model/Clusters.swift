@@ -68,10 +68,7 @@ public struct Clusters: Sendable {
         out.installations = installations(objectsOfFile.keys.sorted(), objects: objects, objectsOfFile: objectsOfFile, files: files)
         for (f, os) in objectsOfFile where os.contains(where: { objects[$0].kind == "Namespace" }) { out.componentFiles.insert(f) }
         guard !kustomizations.isEmpty else { return out }
-        func spec(_ k: Int) -> FluxKustomizationSpec? {
-            if case .kustomization(let s)? = objects[k].flux { return s }
-            return nil
-        }
+        func spec(_ k: Int) -> FluxKustomizationSpec? { objects[k].fluxKustomization }
         // a path written with `${…}` is another path in each build that applies the Kustomization: the variables of the
         // Kustomization that builds its file (`substitute`) make it
         func path(_ k: Int, _ variables: [String: String]) -> String? {

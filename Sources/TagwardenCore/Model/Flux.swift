@@ -60,8 +60,19 @@ public struct GitRepositorySpec: Sendable {
 public struct FluxKustomizationSpec: Sendable {
     public var path: String?
     public var targetNamespace: String?
-    /// `spec.sourceRef` as kind/namespace/name (the namespace empty when not given); nil when there is none.
-    public var source: String?
+    /// `spec.sourceRef`; nil when there is none.
+    public var source: SourceRef?
+
+    public struct SourceRef: Sendable, Hashable {
+        /// "" when not given (a GitRepository).
+        public var kind: String
+        /// nil when not given: the Kustomization's own namespace.
+        public var namespace: String?
+        public var name: String
+
+        /// A GitRepository (the kind given or left out), whose paths are those of a repository's tree.
+        public var isGitRepository: Bool { kind.isEmpty || kind == "GitRepository" }
+    }
     /// `spec.postBuild`; nil when there is none.
     public var postBuild: PostBuild?
     /// A `spec.patches` patch that sets `postBuild`: the Kustomizations this one applies get variables their
@@ -202,7 +213,7 @@ public indirect enum FluxSpec: Sendable {
             var k = FluxKustomizationSpec(path: str(spec.flatMap { y.get($0, "path") }).map(Model.rootedPath),
                                           targetNamespace: str(spec.flatMap { y.get($0, "targetNamespace") }))
             if let src = spec.flatMap({ y.get($0, "sourceRef") }) {
-                k.source = [str(y.get(src, "kind")), str(y.get(src, "namespace")), str(y.get(src, "name"))].map { $0 ?? "" }.joined(separator: "/")
+                k.source = .init(kind: str(y.get(src, "kind")) ?? "", namespace: str(y.get(src, "namespace")), name: str(y.get(src, "name")) ?? "")
             }
             if let pb = spec.flatMap({ y.get($0, "postBuild") }), y.nodes[pb].kind == .mapping {
                 var post = FluxKustomizationSpec.PostBuild()

@@ -53,7 +53,6 @@ public struct FluxVersion: Sendable, Hashable, Comparable, CustomStringConvertib
 /// ImageRepository and ImagePolicy, image-automation-controller's ImageUpdateAutomation.
 public enum FluxAPIs {
     public static let group = "image.toolkit.fluxcd.io"
-    public static let kinds: Set<String> = ["ImageRepository", "ImagePolicy", "ImageUpdateAutomation"]
 
     /// The Flux versions that serve `version` of `kind`: from `since` (nil: every Flux 2 and earlier) until before
     /// `removedIn` (nil: still served). nil for an apiVersion no Flux 2 serves (the v1alpha APIs of Flux 0.x).

@@ -109,6 +109,12 @@ public final class ManifestObject: Sendable {
         group = ManifestObject.group(of: apiVersion)
     }
 
+    /// A Flux Kustomization's fields; nil for any other object.
+    var fluxKustomization: FluxKustomizationSpec? {
+        if case .kustomization(let k)? = flux { return k }
+        return nil
+    }
+
     /// The same object with other Flux fields.
     func replacingFlux(_ flux: FluxSpec?) -> ManifestObject {
         ManifestObject(file: file, document: document, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,

@@ -225,10 +225,8 @@ public struct Model: Sendable {
         var bootstrapSources: [(namespace: String?, name: String)] = []
         for c in clusters.clusters {
             for r in c.roots where dirname(facts[objects[r].file].path) == Sources.join(c.name, "flux-system") {
-                guard case .kustomization(let k)? = objects[r].flux,
-                      let parts = k.source?.split(separator: "/", omittingEmptySubsequences: false).map(String.init), parts.count == 3,
-                      parts[0].isEmpty || parts[0] == "GitRepository" else { continue }
-                bootstrapSources.append((parts[1].isEmpty ? namespaces[r] : parts[1], parts[2]))
+                guard let src = objects[r].fluxKustomization?.source, src.isGitRepository else { continue }
+                bootstrapSources.append((src.namespace ?? namespaces[r], src.name))
             }
         }
         let flux = FluxIndex.build(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,

@@ -10,8 +10,7 @@ extension Model {
     /// this tree: its `path` is dropped too (`path: ./` of an artifact is not this repository's root).
     static func markSourcesElsewhere(_ objects: inout [ManifestObject], remoteURLs: [String]) {
         for i in objects.indices {
-            guard case .kustomization(var k)? = objects[i].flux, k.path != nil,
-                  let kind = k.source?.split(separator: "/", omittingEmptySubsequences: false).first,
+            guard var k = objects[i].fluxKustomization, k.path != nil, let kind = k.source?.kind,
                   ["OCIRepository", "Bucket", "ExternalArtifact"].contains(kind) else { continue }
             k.path = nil
             objects[i] = objects[i].replacingFlux(.kustomization(k))
@@ -35,9 +34,8 @@ extension Model {
         for i in objects.indices {
             switch objects[i].flux {
             case .kustomization(var k)?:
-                let parts = (k.source ?? "").split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-                guard parts.count == 3,
-                      elsewhere(kind: parts[0], name: parts[2], namespace: parts[1].isEmpty ? objects[i].declaredNamespace : parts[1]) else { continue }
+                guard let src = k.source, elsewhere(kind: src.kind, name: src.name, namespace: src.namespace ?? objects[i].declaredNamespace)
+                else { continue }
                 k.path = nil
                 objects[i] = objects[i].replacingFlux(.kustomization(k))
             case .automation(var a)?:

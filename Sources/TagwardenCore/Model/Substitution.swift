@@ -168,26 +168,21 @@ struct PostBuildVariables {
         self.configMaps = configMaps
         self.kustomizationsOfFile = kustomizationsOfFile
         var patched = Set<Int>()
-        for (f, ks) in kustomizationsOfFile where ks.contains(where: { k in
-            if case .kustomization(let s)? = objects[k].flux { return s.patchesPostBuild } else { return false }
-        }) { patched.insert(f) }
+        for (f, ks) in kustomizationsOfFile where ks.contains(where: { objects[$0].fluxKustomization?.patchesPostBuild == true }) {
+            patched.insert(f)
+        }
         patchedFiles = patched
     }
 
     /// Whether any Flux Kustomization of the repository substitutes variables.
     var anyActive: Bool {
-        objects.contains { if case .kustomization(let k)? = $0.flux { return k.postBuild?.isActive == true } else { return false } }
-    }
-
-    func spec(_ k: Int) -> FluxKustomizationSpec? {
-        if case .kustomization(let s)? = objects[k].flux { return s }
-        return nil
+        objects.contains { $0.fluxKustomization?.postBuild?.isActive == true }
     }
 
     /// The Kustomization's variables; nil when it substitutes nothing (no `postBuild`), or a parent's patch gives it
     /// variables its file does not show.
     func lookup(_ k: Int) -> ((String) -> Envsubst.Value)? {
-        guard let post = spec(k)?.postBuild, post.isActive, !patchedFiles.contains(objects[k].file) else { return nil }
+        guard let post = objects[k].fluxKustomization?.postBuild, post.isActive, !patchedFiles.contains(objects[k].file) else { return nil }
         return { name in
             if let v = post.substitute[name] { return .defined(v) }
             var value = Envsubst.Value.undefined
@@ -215,7 +210,7 @@ struct PostBuildVariables {
     func expansions(_ text: String, file: Int) -> [String]? {
         var out: [String] = []
         for k in kustomizationsOfFile[file] ?? [] {
-            guard spec(k)?.postBuild?.isActive == true else { continue }
+            guard objects[k].fluxKustomization?.postBuild?.isActive == true else { continue }
             guard let lookup = lookup(k), let r = Envsubst.expand(text, lookup) else { return nil }
             if !out.contains(r.text) { out.append(r.text) }
         }
@@ -234,19 +229,19 @@ extension Substitution {
         var seen = Set<String>()
         for use in pending {
             guard seen.insert("\(use.file):\(use.span.start.offset)").inserted,
-                  let ks = variables.kustomizationsOfFile[use.file], ks.contains(where: { variables.spec($0)?.postBuild?.isActive == true })
+                  let ks = variables.kustomizationsOfFile[use.file], ks.contains(where: { objects[$0].fluxKustomization?.postBuild?.isActive == true })
             else { continue }
             // the sources the substituting Kustomizations read the file from (a Kustomization's own namespace when not given)
-            func source(_ k: Int) -> String? {
-                guard let src = variables.spec(k)?.source else { return nil }
-                let parts = src.split(separator: "/", omittingEmptySubsequences: false)
-                return parts.count == 3 && parts[1].isEmpty ? "\(parts[0])/\(namespaces[k] ?? "")/\(parts[2])" : src
+            func source(_ k: Int) -> FluxKustomizationSpec.SourceRef? {
+                guard var src = objects[k].fluxKustomization?.source else { return nil }
+                if src.namespace == nil { src.namespace = namespaces[k] }
+                return src
             }
-            let substitutingSources = Set(ks.filter { variables.spec($0)?.postBuild?.isActive == true }.map { source($0) ?? "" })
+            let substitutingSources = Set(ks.filter { objects[$0].fluxKustomization?.postBuild?.isActive == true }.map(source))
             var made: [(image: ImageUse, environment: String?, substitution: Substitution)] = []
             for k in ks {
                 // its postBuild may come from a parent's patch: what it substitutes is not known here
-                guard let spec = variables.spec(k), !variables.patchedFiles.contains(objects[k].file) else { continue }
+                guard let spec = objects[k].fluxKustomization, !variables.patchedFiles.contains(objects[k].file) else { continue }
                 var img: ImageUse
                 var undefined: [String] = []
                 var notApplied: String?
@@ -255,7 +250,7 @@ extension Substitution {
                     (img, undefined) = r
                 } else {
                     // one that reads the file from another source (another repository at the same path) is not this file's
-                    guard substitutingSources.contains(source(k) ?? "") else { continue }
+                    guard substitutingSources.contains(source(k)) else { continue }
                     img = asWritten(use)
                     notApplied = spec.postBuild?.isActive == true
                         ? "the object is marked kustomize.toolkit.fluxcd.io/substitute: disabled" : "it has no postBuild"

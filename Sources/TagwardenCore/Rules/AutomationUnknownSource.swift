@@ -8,9 +8,8 @@ extension Rule {
             // a GitRepository a cluster's root Kustomization reads from exists there, made outside this repository (by
             // flux bootstrap's first run, or by hand as the repository's documentation says): the cluster runs on it
             let readByKustomizations = m.clusters.clusters.flatMap(\.roots).contains { k in
-                guard case .kustomization(let spec)? = m.objects[k].flux, let parts = spec.source?.split(separator: "/", omittingEmptySubsequences: false),
-                      parts.count == 3, parts[0].isEmpty || parts[0] == "GitRepository", parts[2] == name.value else { return false }
-                return FluxIndex.sameNamespace(parts[1].isEmpty ? m.objectNamespace[k] : String(parts[1]), ns)
+                guard let src = m.objects[k].fluxKustomization?.source, src.isGitRepository, src.name == name.value else { return false }
+                return FluxIndex.sameNamespace(src.namespace ?? m.objectNamespace[k], ns)
             }
             if readByKustomizations { return nil }
             let hint = Suggest.nearest(name.value, in: m.flux.gitRepositories.map(\.name)).map { ": did you mean '\($0)'?" } ?? ""
