@@ -51,6 +51,13 @@ func bootstrap(_ dir: String, flux version: String?, in r: TempRepo, crds: Strin
     try r.write("\(dir)/flux-system/kustomization.yaml", "resources: [gotk-components.yaml, gotk-sync.yaml]\n")
 }
 
+/// An ImageUpdateAutomation (v1) of GitRepository `source` that updates `path` and pushes to main: seven lines.
+func imageUpdateAutomation(_ name: String, namespace: String = "flux-system", source: String = "flux-system", path: String) -> String {
+    "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\nmetadata: {name: \(name), namespace: \(namespace)}\nspec:\n"
+        + "  sourceRef: {kind: GitRepository, name: \(source)}\n  git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}\n"
+        + "  update: {path: '\(path)'}\n"
+}
+
 /// An object of each image kind at each apiVersion, one document per line pair: kind, apiVersion.
 let imageAPIs: [(kind: String, version: String)] = [
     ("ImageRepository", "v1beta1"), ("ImagePolicy", "v1beta2"), ("ImageUpdateAutomation", "v1beta1"),
@@ -312,16 +319,7 @@ func imageAPIObjects() -> String {
         // a marker in a file Flux's automation updates is still read there, applied or not
         try r.write("archive/web.yaml", pod("web", namespace: "web", images: ["ghcr.io/acme/web:latest"])
             .replacingOccurrences(of: "web:latest", with: "web:latest # {\"$imagepolicy\": \"flux-system:wbe\"}"))
-        try r.write("clusters/prod/auto.yaml", """
-        apiVersion: image.toolkit.fluxcd.io/v1
-        kind: ImageUpdateAutomation
-        metadata: {name: auto, namespace: flux-system}
-        spec:
-          sourceRef: {kind: GitRepository, name: flux-system}
-          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
-          update: {path: ./archive}
-
-        """)
+        try r.write("clusters/prod/auto.yaml", imageUpdateAutomation("auto", path: "./archive"))
         let marked = try r.audit("--format", "json").findings
         #expect(marked == ["marker-unknown-policy archive/web.yaml:9:38"], "\(marked)")
         // outside every update.path it is nobody's marker
@@ -526,16 +524,7 @@ func imageAPIObjects() -> String {
         try r.git("remote", "add", "origin", "/srv/mirrors/fleet.git")
         try bootstrap("clusters/prod", flux: "v2.8.0", in: r)
         try r.write("clusters/prod/sources.yaml", "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: charts, namespace: flux-system}\nspec: {url: 'https://github.com/acme/charts'}\n")
-        try r.write("clusters/prod/auto.yaml", """
-        apiVersion: image.toolkit.fluxcd.io/v1
-        kind: ImageUpdateAutomation
-        metadata: {name: auto, namespace: flux-system}
-        spec:
-          sourceRef: {kind: GitRepository, name: flux-system}
-          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
-          update: {path: ./apps/missing}
-
-        """)
+        try r.write("clusters/prod/auto.yaml", imageUpdateAutomation("auto", path: "./apps/missing"))
         let res = try r.audit("--format", "json")
         #expect(res.findings == ["automation-missing-path clusters/prod/auto.yaml:7:18"])
         #expect(res.findingObjects.first?["message"] as? String == "update.path './apps/missing' holds no manifest in this tree: the automation updates nothing")
@@ -605,24 +594,8 @@ func imageAPIObjects() -> String {
         // made outside the repository (by hand, as its documentation says): the Kustomizations read from it, so it exists
         let r = try TempRepo()
         try r.write("clusters/a/apps.yaml", fluxKustomizations([("apps", "./apps")]) + "  sourceRef: {kind: GitRepository, name: your-repo, namespace: default}\n")
-        try r.write("apps/auto.yaml", """
-        apiVersion: image.toolkit.fluxcd.io/v1
-        kind: ImageUpdateAutomation
-        metadata: {name: auto, namespace: default}
-        spec:
-          sourceRef: {kind: GitRepository, name: your-repo}
-          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
-          update: {path: ./apps}
-        ---
-        apiVersion: image.toolkit.fluxcd.io/v1
-        kind: ImageUpdateAutomation
-        metadata: {name: other, namespace: default}
-        spec:
-          sourceRef: {kind: GitRepository, name: your-rep}
-          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
-          update: {path: ./apps}
-
-        """)
+        try r.write("apps/auto.yaml", imageUpdateAutomation("auto", namespace: "default", source: "your-repo", path: "./apps") + "---\n"
+                    + imageUpdateAutomation("other", namespace: "default", source: "your-rep", path: "./apps"))
         #expect(try r.audit("--format", "json").findings == ["automation-unknown-source apps/auto.yaml:13:42"])
     }
 
@@ -634,16 +607,7 @@ func imageAPIObjects() -> String {
                 + "  postBuild:\n    substitute: {FLUX_CONFIG_PATH: ./clusters/\(c)}\n")
             try r.write("clusters/\(c)/app.yaml", pod("app", namespace: "apps", images: ["ghcr.io/acme/app:1.0.0"]))
         }
-        try r.write("infrastructure/auto.yaml", """
-        apiVersion: image.toolkit.fluxcd.io/v1
-        kind: ImageUpdateAutomation
-        metadata: {name: auto, namespace: flux-system}
-        spec:
-          sourceRef: {kind: GitRepository, name: flux-system}
-          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
-          update: {path: '${FLUX_CONFIG_PATH}/apps'}
-
-        """)
+        try r.write("infrastructure/auto.yaml", imageUpdateAutomation("auto", path: "${FLUX_CONFIG_PATH}/apps"))
         // ./clusters/dev/apps and ./clusters/prod/apps: neither exists
         var res = try r.audit("--format", "json")
         #expect(res.findings == ["automation-missing-path infrastructure/auto.yaml:7:18"])
@@ -677,12 +641,8 @@ func imageAPIObjects() -> String {
         let r = try TempRepo()
         try bootstrap("clusters/prod", flux: "v2.8.0", in: r)
         try r.write("apps/web.yaml", pod("web", images: ["nginx:1.25.3"]))
-        let automation = { (name: String, path: String) in
-            "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\nmetadata: {name: \(name), namespace: flux-system}\nspec:\n"
-                + "  sourceRef: {kind: GitRepository, name: flux-system}\n  git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}\n"
-                + "  update: {path: '\(path)'}\n"
-        }
-        try r.write("clusters/prod/auto.yaml", automation("a", "/apps") + "---\n" + automation("b", "../apps") + "---\n" + automation("c", "../gone"))
+        try r.write("clusters/prod/auto.yaml", imageUpdateAutomation("a", path: "/apps") + "---\n" + imageUpdateAutomation("b", path: "../apps") + "---\n"
+                    + imageUpdateAutomation("c", path: "../gone"))
         #expect(try r.audit("--format", "json").findings == ["automation-missing-path clusters/prod/auto.yaml:23:18"])
     }
 
