@@ -49,14 +49,17 @@ extension Rule {
         }
         // a base object that an overlay's patch completes (adding an ordering, a git section) is whole only once rendered
         let patchedByName = Set(m.flux.nonResources.compactMap { o in m.objects[o].name.map { m.objects[o].kind + "/" + $0 } })
-        let targets = m.objects.flatMap(\.patchTargets)
-        // a patch file of that kind and name, or a patch whose target names the kind (or every kind) and a name that
-        // matches (kustomize reads it as a regular expression, whole) or none
+        // patches' targets: a kind (nil: every kind), and a name kustomize reads as a regular expression, whole (nil: every
+        // name), compiled once
+        let targets = m.objects.flatMap(\.patchTargets).map { t in
+            (kind: t.kind, name: t.name, regex: t.name.flatMap { try? GoRegex("^(?:" + $0 + ")$") })
+        }
+        // a patch file of that kind and name, or a patch whose target matches
         func patched(_ kind: String, _ name: String) -> Bool {
             patchedByName.contains(kind + "/" + name) || targets.contains { t in
                 guard t.kind == nil || t.kind == kind else { return false }
                 guard let pattern = t.name else { return true }
-                return (try? GoRegex("^(?:" + pattern + ")$")).map { $0.matches(name) } ?? (pattern == name)
+                return t.regex.map { $0.matches(name) } ?? (pattern == name)
             }
         }
         for (p, policy) in m.flux.policies.enumerated() where !m.flux.nonResources.contains(policy.object) && served(policy.object) {
