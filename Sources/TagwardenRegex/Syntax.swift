@@ -193,29 +193,69 @@ struct Parser {
 
     static func parse(_ pattern: String) throws -> ParsedRegex {
         var p = Parser(pattern)
-        let root = try p.parseAlternation()
-        if !p.atEnd {
-            // only a stray ')' stops the top level early
-            throw p.err("unexpected )", 0, p.src.count)
-        }
+        let root = try p.parseAll()
         return ParsedRegex(root: root, captureCount: p.captures, names: p.names)
     }
 
-    mutating func parseAlternation() throws -> RegexNode {
-        var branches: [RegexNode] = [try parseConcat()]
-        while peek() == UInt8(ascii: "|") {
-            pos += 1
-            branches.append(try parseConcat())
+    /// A group being read: the alternatives finished so far and the concatenation being built.
+    struct OpenGroup {
+        var start: Int
+        var saved: Flags
+        var capture: Bool
+        var index: Int
+        var name: String?
+        var branches: [RegexNode] = []
+        var items: [RegexNode] = []
+
+        func node() -> RegexNode {
+            var all = branches
+            all.append(Parser.concat(items))
+            let inner = all.count == 1 ? all[0] : .alternate(all)
+            return capture ? .capture(index: index, name: name, inner) : inner
         }
-        return branches.count == 1 ? branches[0] : .alternate(branches)
     }
 
-    mutating func parseConcat() throws -> RegexNode {
-        var items: [RegexNode] = []
-        while let c = peek(), c != UInt8(ascii: "|"), c != UInt8(ascii: ")") {
-            let atomStart = pos
-            var atom: RegexNode
-            if c == UInt8(ascii: "\\"), peek(1) == UInt8(ascii: "Q") {
+    static func concat(_ items: [RegexNode]) -> RegexNode {
+        switch items.count {
+        case 0: return .empty
+        case 1: return items[0]
+        default: return .concat(items)
+        }
+    }
+
+    /// The whole expression, read with a stack of open groups rather than by recursion, as Go's parser does:
+    /// Go accepts 1,000 levels of nesting, which a recursive descent would not survive on a thread's stack.
+    mutating func parseAll() throws -> RegexNode {
+        var open: [OpenGroup] = []
+        var current = OpenGroup(start: 0, saved: flags, capture: false, index: 0, name: nil)
+        while true {
+            guard let c = peek() else {
+                if let innermost = open.isEmpty ? nil : current {
+                    throw RegexSyntaxError(code: "missing closing )", expr: text, offset: innermost.start)
+                }
+                return current.node()
+            }
+            switch c {
+            case UInt8(ascii: "|"):
+                pos += 1
+                current.branches.append(Parser.concat(current.items))
+                current.items = []
+            case UInt8(ascii: ")"):
+                // only a stray ')' stops the top level early
+                guard let outer = open.popLast() else { throw err("unexpected )", 0, src.count) }
+                pos += 1
+                depth -= 1
+                flags = current.saved
+                let group = current.node()
+                current = outer
+                current.items.append(try quantified(group))
+            case UInt8(ascii: "("):
+                guard let group = try openGroup() else { continue }  // a flag group: no operand
+                depth += 1
+                if depth > Parser.maxDepth { throw err("expression nests too deeply", group.start, src.count) }
+                open.append(current)
+                current = group
+            case UInt8(ascii: "\\") where peek(1) == UInt8(ascii: "Q"):
                 // \Q…\E: each character is its own literal, so a quantifier binds to the last one
                 pos += 2
                 var lits: [RegexNode] = []
@@ -224,46 +264,44 @@ struct Parser {
                     lits.append(literal(try nextRune()))
                 }
                 guard let last = lits.popLast() else { continue }
-                items.append(contentsOf: lits)
-                atom = last
-            } else {
-                guard let a = try parseAtom() else { continue }  // a flag group: no operand
-                atom = a
+                current.items.append(contentsOf: lits)
+                current.items.append(try quantified(last))
+            default:
+                current.items.append(try quantified(try parseAtom()))
             }
-            var lastOpStart = -1
-            while let q = peek() {
-                let opStart = pos
-                var minR = 0, maxR: Int? = nil
-                if q == UInt8(ascii: "*") { pos += 1; minR = 0; maxR = nil }
-                else if q == UInt8(ascii: "+") { pos += 1; minR = 1; maxR = nil }
-                else if q == UInt8(ascii: "?") { pos += 1; minR = 0; maxR = 1 }
-                else if q == UInt8(ascii: "{"), let (lo, hi, end) = parseRepeatBraces() {
-                    if lo > Parser.maxRepeat || (hi ?? 0) > Parser.maxRepeat || (hi != nil && hi! < lo) {
-                        throw err("invalid repeat count", opStart, end)
-                    }
-                    pos = end
-                    minR = lo; maxR = hi
-                } else { break }
-                if lastOpStart >= 0 {
-                    throw err("invalid nested repetition operator", lastOpStart, pos)
+        }
+    }
+
+    /// The repetition operators after an atom.
+    mutating func quantified(_ operand: RegexNode) throws -> RegexNode {
+        var atom = operand
+        var lastOpStart = -1
+        while let q = peek() {
+            let opStart = pos
+            var minR = 0, maxR: Int? = nil
+            if q == UInt8(ascii: "*") { pos += 1; minR = 0; maxR = nil }
+            else if q == UInt8(ascii: "+") { pos += 1; minR = 1; maxR = nil }
+            else if q == UInt8(ascii: "?") { pos += 1; minR = 0; maxR = 1 }
+            else if q == UInt8(ascii: "{"), let (lo, hi, end) = parseRepeatBraces() {
+                if lo > Parser.maxRepeat || (hi ?? 0) > Parser.maxRepeat || (hi != nil && hi! < lo) {
+                    throw err("invalid repeat count", opStart, end)
                 }
-                var greedy = true
-                if peek() == UInt8(ascii: "?") { pos += 1; greedy = false }
-                if flags.ungreedy { greedy.toggle() }
-                lastOpStart = opStart
-                atom = .repeat(atom, min: minR, max: maxR, greedy: greedy)
-                if RegexAnalysis.repeatProduct(atom) > Parser.maxRepeat {
-                    throw err("invalid repeat count", opStart, pos)
-                }
+                pos = end
+                minR = lo; maxR = hi
+            } else { break }
+            if lastOpStart >= 0 {
+                throw err("invalid nested repetition operator", lastOpStart, pos)
             }
-            _ = atomStart
-            items.append(atom)
+            var greedy = true
+            if peek() == UInt8(ascii: "?") { pos += 1; greedy = false }
+            if flags.ungreedy { greedy.toggle() }
+            lastOpStart = opStart
+            atom = .repeat(atom, min: minR, max: maxR, greedy: greedy)
+            if RegexAnalysis.repeatProduct(atom) > Parser.maxRepeat {
+                throw err("invalid repeat count", opStart, pos)
+            }
         }
-        switch items.count {
-        case 0: return .empty
-        case 1: return items[0]
-        default: return .concat(items)
-        }
+        return atom
     }
 
     /// `{n}`, `{n,}`, `{n,m}` at `pos`; nil when the brace is a literal.
@@ -291,12 +329,11 @@ struct Parser {
         return (lo, hi, i + 1)
     }
 
-    mutating func parseAtom() throws -> RegexNode? {
+    /// One atom other than a group.
+    mutating func parseAtom() throws -> RegexNode {
         let start = pos
         let c = src[pos]
         switch c {
-        case UInt8(ascii: "("):
-            return try parseGroup()
         case UInt8(ascii: "["):
             return .set(try parseClass())
         case UInt8(ascii: "."):
@@ -329,11 +366,11 @@ struct Parser {
         return .set(flags.caseInsensitive ? s.caseFolded() : s)
     }
 
-    mutating func parseGroup() throws -> RegexNode? {
+    /// The opening of a group at `(`: nil for a flag group `(?flags)`, which only changes the flags.
+    mutating func openGroup() throws -> OpenGroup? {
         let start = pos
         pos += 1
         var name: String? = nil
-        var capture = true
         let saved = flags
         if peek() == UInt8(ascii: "?") {
             // (?P<name>re), (?<name>re), (?flags), (?flags:re); look-around is not RE2
@@ -375,34 +412,16 @@ struct Parser {
                             return nil
                         }
                         flags = newFlags
-                        capture = false
-                        return try finishGroup(start: start, saved: saved, capture: false, name: nil)
+                        return OpenGroup(start: start, saved: saved, capture: false, index: 0, name: nil)
                     default:
                         throw err("invalid or unsupported Perl syntax", start, pos)
                     }
                 }
             }
         }
-        return try finishGroup(start: start, saved: saved, capture: capture, name: name)
-    }
-
-    mutating func finishGroup(start: Int, saved: Flags, capture: Bool, name: String?) throws -> RegexNode {
-        depth += 1
-        if depth > Parser.maxDepth { throw err("expression nests too deeply", start, src.count) }
-        var index = 0
-        if capture {
-            captures += 1
-            index = captures
-            names.append(name)
-        }
-        let inner = try parseAlternation()
-        guard peek() == UInt8(ascii: ")") else {
-            throw RegexSyntaxError(code: "missing closing )", expr: text, offset: start)
-        }
-        pos += 1
-        depth -= 1
-        flags = saved
-        return capture ? .capture(index: index, name: name, inner) : inner
+        captures += 1
+        names.append(name)
+        return OpenGroup(start: start, saved: saved, capture: true, index: captures, name: name)
     }
 
     mutating func parseName(groupStart: Int) throws -> String {

@@ -98,6 +98,11 @@ struct TemplateParser {
     var trees: [(name: String, nonEmpty: Bool)] = []
     var mainNonEmpty = false
     var defined: [String: Bool] = [:]
+    /// For each left paren of the current action, the index of its right paren (else -1): found once, so that
+    /// nesting costs linear time and memory, not a rescan and a copy per level.
+    var closing: [Int] = []
+    /// Go refuses parentheses nested deeper than this ("max expression depth exceeded").
+    static let maxDepth = 10_000
 
     init(_ b: [UInt8]) { self.b = b }
 
@@ -171,7 +176,8 @@ struct TemplateParser {
                 continue
             }
             let tokens = try lexAction(actionStart)
-            try action(tokens, at: actionStart)
+            try matchParens(tokens)
+            try action(tokens[...], at: actionStart)
         }
         if let open = blocks.last { throw fail("unexpected EOF: {{\(open.keyword)}} has no {{end}}", open.offset) }
         text(i, b.count)
@@ -317,11 +323,25 @@ struct TemplateParser {
 
     func declared(_ v: String) -> Bool { variables.contains { $0.contains(v) } }
 
-    mutating func action(_ tokens: [(GoTemplate.Token, Int)], at: Int) throws {
+    /// Pairs the parentheses of an action without recursion, and refuses nesting beyond Go's limit.
+    mutating func matchParens(_ tokens: [(GoTemplate.Token, Int)]) throws {
+        closing = Array(repeating: -1, count: tokens.count)
+        var open: [Int] = []
+        for (k, tok) in tokens.enumerated() {
+            if tok.0 == .leftParen {
+                if open.count >= TemplateParser.maxDepth { throw fail("max expression depth exceeded", tok.1) }
+                open.append(k)
+            } else if tok.0 == .rightParen, let l = open.popLast() {
+                closing[l] = k
+            }
+        }
+    }
+
+    mutating func action(_ tokens: ArraySlice<(GoTemplate.Token, Int)>, at: Int) throws {
         guard let (first, _) = tokens.first else { throw fail("missing value for command", at) }
         if case .identifier(let kw) = first, kw == "define" || kw == "end" {} else { markNonEmpty() }
         if case .identifier(let kw) = first {
-            let rest = Array(tokens.dropFirst())
+            let rest = tokens.dropFirst()
             switch kw {
             case "if", "with", "range":
                 let bodyRoot = kw == "if" ? rootDot : false
@@ -339,14 +359,14 @@ struct TemplateParser {
                     blocks[blocks.count - 1].rootDot = blocks.count >= 2 ? blocks[blocks.count - 2].rootDot : true
                     return
                 }
-                guard case .identifier(let k2) = rest[0].0, k2 == "if" || k2 == "with" else {
+                guard case .identifier(let k2) = rest.first!.0, k2 == "if" || k2 == "with" else {
                     throw fail("unexpected tokens after {{else}}", at)
                 }
                 // Go chains only {{else if}} in an if and {{else with}} in a with
                 guard k2 == top.keyword else { throw fail(k2 == "if" ? "unexpected <if> in input" : "unexpected <with> in else", at) }
                 let outer = blocks.count >= 2 ? blocks[blocks.count - 2].rootDot : true
                 blocks[blocks.count - 1].rootDot = k2 == "if" ? outer : false
-                try pipeline(Array(rest.dropFirst()), at: at, allowDecl: true, context: k2)
+                try pipeline(rest.dropFirst(), at: at, allowDecl: true, context: k2)
                 return
             case "end":
                 guard rest.isEmpty else { throw fail("unexpected tokens after {{end}}", at) }
@@ -370,7 +390,7 @@ struct TemplateParser {
                     variables.append([])
                     return
                 }
-                if rest.count > 1 { try pipeline(Array(rest.dropFirst()), at: at, allowDecl: false, context: kw) }
+                if rest.count > 1 { try pipeline(rest.dropFirst(), at: at, allowDecl: false, context: kw) }
                 if kw == "block" {
                     blocks.append(("block", false, false, at))
                     trees.append((quoted(nameAt), false))
@@ -388,10 +408,90 @@ struct TemplateParser {
         try pipeline(tokens, at: at, allowDecl: true, context: "command")
     }
 
-    /// `[decl] command ('|' command)*`
-    mutating func pipeline(_ tokens: [(GoTemplate.Token, Int)], at: Int, allowDecl: Bool, context: String) throws {
-        var t = tokens[...]
-        // declarations: $x := …, $x, $y := … (range), $x = …
+    typealias Tokens = ArraySlice<(GoTemplate.Token, Int)>
+
+    /// A pipeline being read: its commands so far, and where the scan for the next `|` stands.
+    struct PipelineFrame {
+        var tokens: Tokens
+        var at: Int
+        var k: Int
+        var start: Int
+        var commands: [Tokens] = []
+        var finished = false
+    }
+
+    /// A command being read: the operand it stands at.
+    struct CommandFrame {
+        var tokens: Tokens
+        var at: Int
+        var k: Int
+    }
+
+    enum Frame {
+        case pipeline(PipelineFrame)
+        case command(CommandFrame)
+    }
+
+    /// `[decl] command ('|' command)*`, where an operand may be a parenthesized pipeline. Read with a stack of
+    /// frames rather than by recursion: Go allows 10,000 levels of parentheses, more than a thread's stack holds.
+    /// The frames run in the order the recursion would (declarations are visible to what follows them).
+    mutating func pipeline(_ tokens: Tokens, at: Int, allowDecl: Bool, context: String) throws {
+        var stack: [Frame] = [.pipeline(try startPipeline(tokens, at: at, allowDecl: allowDecl, context: context))]
+        while let top = stack.popLast() {
+            switch top {
+            case .pipeline(var p):
+                if p.finished {
+                    try checkStages(p.commands)
+                    continue
+                }
+                var command: Tokens?
+                scan: while p.k < p.tokens.endIndex {
+                    switch p.tokens[p.k].0 {
+                    case .leftParen:
+                        // a parenthesized group is skipped whole: its pipes are its own
+                        guard closing[p.k] >= 0, closing[p.k] < p.tokens.endIndex else { throw fail("unclosed left paren", p.at) }
+                        p.k = closing[p.k] + 1
+                    case .rightParen:
+                        throw fail("unexpected right paren", p.tokens[p.k].1)
+                    case .pipe:
+                        command = p.tokens[p.start..<p.k]
+                        p.start = p.k + 1
+                        p.k += 1
+                        break scan
+                    default:
+                        p.k += 1
+                    }
+                }
+                if command == nil {
+                    command = p.tokens[p.start..<p.tokens.endIndex]
+                    p.finished = true
+                }
+                p.commands.append(command!)
+                guard !command!.isEmpty else { throw fail("missing value for command", p.at) }
+                stack.append(.pipeline(p))
+                stack.append(.command(CommandFrame(tokens: command!, at: p.at, k: command!.startIndex)))
+            case .command(var c):
+                while c.k < c.tokens.endIndex {
+                    let (tok, off) = c.tokens[c.k]
+                    if tok == .leftParen {
+                        let close = closing[c.k]
+                        let inner = c.tokens[(c.k + 1)..<close]
+                        c.k = close + 1
+                        stack.append(.command(c))
+                        stack.append(.pipeline(try startPipeline(inner, at: off, allowDecl: true, context: "parenthesized pipeline")))
+                        break
+                    }
+                    try operand(tok, off)
+                    c.k += 1
+                }
+            }
+        }
+    }
+
+    /// The declarations that open a pipeline (`$x := …`, `$x, $y := …` in a range, `$x = …`), and the frame for
+    /// the rest.
+    mutating func startPipeline(_ tokens: Tokens, at: Int, allowDecl: Bool, context: String) throws -> PipelineFrame {
+        var t = tokens
         if allowDecl, case .variable(let v, let chain)? = t.first?.0, chain.isEmpty {
             var k = t.startIndex + 1
             var names = [v]
@@ -410,25 +510,12 @@ struct TemplateParser {
             }
         }
         guard !t.isEmpty else { throw fail("missing value for \(context)", at) }
-        var command: [(GoTemplate.Token, Int)] = []
-        var commands: [[(GoTemplate.Token, Int)]] = []
-        var depth = 0
-        for tok in t {
-            if tok.0 == .leftParen { depth += 1 }
-            if tok.0 == .rightParen { depth -= 1; if depth < 0 { throw fail("unexpected right paren", tok.1) } }
-            if tok.0 == .pipe, depth == 0 {
-                try self.command(command, at: at)
-                commands.append(command)
-                command = []
-            } else {
-                command.append(tok)
-            }
-        }
-        if depth != 0 { throw fail("unclosed left paren", at) }
-        try self.command(command, at: at)
-        commands.append(command)
-        // as Go's checkPipeline: only the first command may start with a constant or the dot, which cannot take
-        // the piped value
+        return PipelineFrame(tokens: t, at: at, k: t.startIndex, start: t.startIndex)
+    }
+
+    /// As Go's checkPipeline: only the first command may start with a constant or the dot, which cannot take the
+    /// piped value.
+    func checkStages(_ commands: [Tokens]) throws {
         for (stage, cmd) in commands.enumerated().dropFirst() {
             switch cmd.first?.0 {
             case .string?, .number?, .bool?, .nilValue?, .field([])?:
@@ -439,38 +526,22 @@ struct TemplateParser {
         }
     }
 
-    mutating func command(_ tokens: [(GoTemplate.Token, Int)], at: Int) throws {
-        guard !tokens.isEmpty else { throw fail("missing value for command", at) }
-        var k = 0
-        while k < tokens.count {
-            let (tok, off) = tokens[k]
-            switch tok {
-            case .leftParen:
-                var depth = 0
-                var j = k
-                repeat {
-                    if tokens[j].0 == .leftParen { depth += 1 }
-                    if tokens[j].0 == .rightParen { depth -= 1 }
-                    j += 1
-                } while depth > 0 && j < tokens.count
-                try pipeline(Array(tokens[(k + 1)..<(j - 1)]), at: off, allowDecl: true, context: "parenthesized pipeline")
-                k = j
-                continue
-            case .identifier(let name):
-                if !GoTemplate.functions.contains(name) { throw fail("function \"\(name)\" not defined", off) }
-            case .variable(let v, let chain):
-                if !declared(v) { throw fail("undefined variable \"\(v)\"", off) }
-                if v == "$", !chain.isEmpty { fields.append(GoTemplate.Field(path: chain, offset: off)) }
-            case .field(let chain):
-                if rootDot, !chain.isEmpty { fields.append(GoTemplate.Field(path: chain, offset: off)) }
-            case .declare, .assign, .comma:
-                throw fail("unexpected \(tok == .comma ? "\",\"" : "\":=\"") in operand", off)
-            case .rightParen, .pipe:
-                throw fail("unexpected \(tok == .pipe ? "\"|\"" : "\")\"") in operand", off)
-            default:
-                break
-            }
-            k += 1
+    /// One operand of a command (not a parenthesized group).
+    mutating func operand(_ tok: GoTemplate.Token, _ off: Int) throws {
+        switch tok {
+        case .identifier(let name):
+            if !GoTemplate.functions.contains(name) { throw fail("function \"\(name)\" not defined", off) }
+        case .variable(let v, let chain):
+            if !declared(v) { throw fail("undefined variable \"\(v)\"", off) }
+            if v == "$", !chain.isEmpty { fields.append(GoTemplate.Field(path: chain, offset: off)) }
+        case .field(let chain):
+            if rootDot, !chain.isEmpty { fields.append(GoTemplate.Field(path: chain, offset: off)) }
+        case .declare, .assign, .comma:
+            throw fail("unexpected \(tok == .comma ? "\",\"" : "\":=\"") in operand", off)
+        case .rightParen, .pipe:
+            throw fail("unexpected \(tok == .pipe ? "\"|\"" : "\")\"") in operand", off)
+        default:
+            break
         }
     }
 }
