@@ -6,9 +6,20 @@ public struct Glob: Sendable, Hashable {
 
     public init(_ pattern: String) {
         self.pattern = pattern
-        segments = pattern.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { Array($0) }
+        var segments: [[UInt8]] = []
+        for part in pattern.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+            let segment = Array(part)
+            // `**/**` is `**`: a run of them matches what one does
+            if segment == Glob.doubleStar, segments.last == Glob.doubleStar { continue }
+            segments.append(segment)
+        }
+        self.segments = segments
     }
 
+    static let doubleStar: [UInt8] = [UInt8(ascii: "*"), UInt8(ascii: "*")]
+
+    /// Which path segments each pattern segment can end at, one pattern segment after another: linear in the
+    /// pattern's length times the path's depth, with no recursion (a config may hold a very long pattern).
     public func matches(_ path: String) -> Bool {
         var path = path
         return path.withUTF8 { b in
@@ -18,32 +29,25 @@ public struct Glob: Sendable, Hashable {
                 if i > start { parts.append(start..<i) }
                 start = i + 1
             }
-            // (segment, part) → 0 not yet known, 1 no match, 2 match
-            var memo = [UInt8](repeating: 0, count: (segments.count + 1) * (parts.count + 1))
-            return match(0, b, parts, 0, &memo)
-        }
-    }
-
-    private func match(_ si: Int, _ b: UnsafeBufferPointer<UInt8>, _ parts: [Range<Int>], _ pi: Int, _ memo: inout [UInt8]) -> Bool {
-        let key = si * (parts.count + 1) + pi
-        if memo[key] != 0 { return memo[key] == 2 }
-        var result: Bool
-        if si == segments.count {
-            result = pi == parts.count
-        } else if segments[si].count == 2, segments[si][0] == UInt8(ascii: "*"), segments[si][1] == UInt8(ascii: "*") {
-            result = false
-            var k = pi
-            while k <= parts.count {
-                if match(si + 1, b, parts, k, &memo) { result = true; break }
-                k += 1
+            // reached[k]: the segments so far can match the first k parts of the path
+            var reached = [Bool](repeating: false, count: parts.count + 1)
+            reached[0] = true
+            for segment in segments {
+                if segment == Glob.doubleStar {
+                    guard let first = reached.firstIndex(of: true) else { return false }
+                    for k in first...parts.count { reached[k] = true }
+                } else {
+                    var any = false
+                    for k in stride(from: parts.count, through: 1, by: -1) {
+                        reached[k] = reached[k - 1] && Glob.segmentMatches(segment[...], b[parts[k - 1]])
+                        any = any || reached[k]
+                    }
+                    reached[0] = false
+                    if !any { return false }
+                }
             }
-        } else if pi < parts.count, Glob.segmentMatches(segments[si][...], b[parts[pi]]) {
-            result = match(si + 1, b, parts, pi + 1, &memo)
-        } else {
-            result = false
+            return reached[parts.count]
         }
-        memo[key] = result ? 2 : 1
-        return result
     }
 
     static func segmentMatches<S: Collection<UInt8>>(_ p: ArraySlice<UInt8>, _ s: S) -> Bool where S.Index == Int {

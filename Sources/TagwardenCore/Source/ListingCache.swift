@@ -72,11 +72,12 @@ struct ListingCache {
             if b[i] == UInt8(ascii: "D"), i + 1 < b.count, b[i + 1] == 9 {
                 if let c = current, let l = listing { cache.listings[c] = l }
                 i += 2
-                guard let ms = number(), let mns = number(), let cs = number(), let cns = number(), let ino = number(), let at = number(),
-                      let rel = rest() else { return nil }
+                // a number out of range is damage like any other: the cache is discarded
+                guard let ms = number().flatMap(Int.init(exactly:)), let mns = number().flatMap(Int.init(exactly:)),
+                      let cs = number().flatMap(Int.init(exactly:)), let cns = number().flatMap(Int.init(exactly:)), let ino = number(),
+                      let at = number().flatMap(Int.init(exactly:)), let rel = rest() else { return nil }
                 current = rel
-                listing = Listing(mtimeSec: Int(ms), mtimeNsec: Int(mns), ctimeSec: Int(cs), ctimeNsec: Int(cns), inode: ino,
-                                  listedAt: Int(at), entries: [])
+                listing = Listing(mtimeSec: ms, mtimeNsec: mns, ctimeSec: cs, ctimeNsec: cns, inode: ino, listedAt: at, entries: [])
             } else {
                 guard listing != nil, let t = number(), t <= 255, let name = rest() else { return nil }
                 listing!.entries.append((name, UInt8(t)))
