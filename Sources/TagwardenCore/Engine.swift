@@ -94,6 +94,18 @@ public enum Engine {
                 if SourceText.contains("ImagePolicy", in: f.bytes[...]) { policyCharts.insert(c) }
                 continue
             }
+            var f = f
+            switch SourceText.utf8(fromBOMEncoded: f.bytes) {
+            case .success(let utf8)?:
+                f.bytes = utf8
+            case .failure(let e)?:
+                // kustomize would refuse it too, but a file that cannot be read is never passed over in silence
+                skipped.append(SkippedFile(path: f.path, reason: "cannot be read: it starts with a \(e.encoding) byte order mark but is not "
+                                           + "valid \(e.encoding) at byte \(e.offset)", severity: .error))
+                continue
+            case nil:
+                break
+            }
             if let nul = SourceText.firstNUL(f.bytes) {
                 skipped.append(SkippedFile(path: f.path, reason: "binary content (a NUL byte at offset \(nul))"))
                 continue
@@ -145,8 +157,10 @@ public enum Engine {
         }
         let origin = SourcePosition(offset: 0, line: 1, column: 1)
         for s in skipped {
-            findings.append(Finding(rule: "file-skipped", severity: .note, message: "skipped: \(s.reason)", file: s.path,
-                                    span: SourceSpan(start: origin, end: origin), subject: s.reason))
+            var f = Finding(rule: "file-skipped", severity: s.severity, message: "skipped: \(s.reason)", file: s.path,
+                            span: SourceSpan(start: origin, end: origin), subject: s.reason)
+            if s.severity != .note { f.ruleSeverity = s.severity }
+            findings.append(f)
         }
         findings = applySettings(findings, config: config)
         findings = applySuppressions(findings, model: model, config: config)

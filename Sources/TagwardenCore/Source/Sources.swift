@@ -24,6 +24,15 @@ public struct SourceFile: Sendable {
 public struct SkippedFile: Sendable, Equatable {
     public var path: String
     public var reason: String
+    /// A note for what Tagwarden chose not to read; an error for a file Flux may deploy that could not be read
+    /// (a run must not pass without it).
+    public var severity: Severity = .note
+
+    public init(path: String, reason: String, severity: Severity = .note) {
+        self.path = path
+        self.reason = reason
+        self.severity = severity
+    }
 }
 
 /// The manifests of one tree: what the rest of Tagwarden reads, whatever the tree came from.

@@ -141,6 +141,61 @@ public enum SourceText {
     }
 
     /// The offset of the first NUL byte, if any (libc's memchr).
+    /// A file that starts with a UTF-32 or UTF-16 byte order mark, as UTF-8 without the mark (YAML parsers, Go's
+    /// among them, read these encodings, so kustomize deploys such a file): nil for any other file; `.failure`
+    /// with the byte offset of the first unit that is not a character of its encoding.
+    public static func utf8(fromBOMEncoded bytes: [UInt8]) -> Result<[UInt8], DecodingFailure>? {
+        func unit32(_ i: Int, big: Bool) -> UInt32 {
+            var v: UInt32 = 0
+            for k in 0..<4 { v = v << 8 | UInt32(bytes[big ? i + k : i + 3 - k]) }
+            return v
+        }
+        var out: [UInt8] = []
+        let head = bytes.prefix(4)
+        if head.elementsEqual([0xFF, 0xFE, 0, 0] as [UInt8]) || head.elementsEqual([0, 0, 0xFE, 0xFF] as [UInt8]) {
+            let big = bytes[0] == 0
+            out.reserveCapacity(bytes.count / 4)
+            var i = 4
+            while i + 4 <= bytes.count {
+                guard let scalar = Unicode.Scalar(unit32(i, big: big)) else { return .failure(DecodingFailure(encoding: "UTF-32", offset: i)) }
+                out.append(contentsOf: UTF8.encode(scalar)!)
+                i += 4
+            }
+            if i != bytes.count { return .failure(DecodingFailure(encoding: "UTF-32", offset: i)) }
+            return .success(out)
+        }
+        if head.starts(with: [0xFF, 0xFE] as [UInt8]) || head.starts(with: [0xFE, 0xFF] as [UInt8]) {
+            let big = bytes[0] == 0xFE
+            let units = stride(from: 2, to: bytes.count - 1, by: 2).lazy.map { i -> UInt16 in
+                let (high, low) = big ? (bytes[i], bytes[i + 1]) : (bytes[i + 1], bytes[i])
+                return UInt16(high) << 8 | UInt16(low)
+            }
+            out.reserveCapacity(bytes.count / 2)
+            var offset = 2
+            var iterator = units.makeIterator()
+            var decoder = UTF16()
+            loop: while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue(let scalar):
+                    out.append(contentsOf: UTF8.encode(scalar)!)
+                    offset += scalar.value > 0xFFFF ? 4 : 2
+                case .emptyInput:
+                    break loop
+                case .error:
+                    return .failure(DecodingFailure(encoding: "UTF-16", offset: offset))
+                }
+            }
+            if bytes.count % 2 != 0 { return .failure(DecodingFailure(encoding: "UTF-16", offset: bytes.count - 1)) }
+            return .success(out)
+        }
+        return nil
+    }
+
+    public struct DecodingFailure: Error {
+        public var encoding: String
+        public var offset: Int
+    }
+
     public static func firstNUL(_ bytes: [UInt8]) -> Int? {
         bytes.withUnsafeBytes { b in
             guard let base = b.baseAddress, let p = memchr(base, 0, b.count) else { return nil }
