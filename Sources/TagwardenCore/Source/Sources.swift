@@ -11,14 +11,17 @@ public struct SourceFile: Sendable {
     /// Relative to the root, `/`-separated.
     public var path: String
     public var bytes: [UInt8]
-    public init(path: String, bytes: [UInt8]) {
+    /// A kustomization's `resources` names it: kustomize reads it as YAML whatever its name (`app.json`, `app.txt`).
+    public var namedByBuild = false
+    public init(path: String, bytes: [UInt8], namedByBuild: Bool = false) {
         self.path = path
         self.bytes = bytes
+        self.namedByBuild = namedByBuild
     }
 
     /// A YAML-looking file that Flux never reads (`.YAML`, `.yaml.tpl`, `kustomization`): it matters only for
     /// the markers it holds in vain.
-    public var unread: Bool { !Sources.isManifestName(path) }
+    public var unread: Bool { !namedByBuild && !Sources.isManifestName(path) }
 }
 
 public struct SkippedFile: Sendable, Equatable {
@@ -124,7 +127,8 @@ public enum Sources {
             cache.save(cacheDir + "/listings")
         }
         Timings.mark("walk")
-        let files = readAll(root: root, found, options: options, skipped: &skipped)
+        var files = readAll(root: root, found, options: options, skipped: &skipped)
+        addBuildNamedFiles(&files, skipped: &skipped, options: options) { readInside(root: root, $0, options: options) }
         return SourceSnapshot(kind: .worktree, root: root, rev: nil, files: files, skipped: skipped, notes: notes)
     }
 
@@ -169,7 +173,8 @@ public enum Sources {
         var noCache: ListingCache?
         walk(root: root, found: &found, skipped: &skipped, cache: &noCache, enterRepository: nil,
              includeDir: { _ in true }, includeFile: { _ in true })
-        let files = readAll(root: root, found, options: options, skipped: &skipped)
+        var files = readAll(root: root, found, options: options, skipped: &skipped)
+        addBuildNamedFiles(&files, skipped: &skipped, options: options) { readInside(root: root, $0, options: options) }
         return SourceSnapshot(kind: .directory, root: root, rev: nil, files: files, skipped: skipped)
     }
 
@@ -361,6 +366,73 @@ public enum Sources {
         return r == r.rounded() ? String(Int(r)) : String(r)
     }
 
+    // MARK: files a build names
+
+    /// The files that kustomizations name in `resources` (or `bases`) under names the listing passes over
+    /// (`app.json`, `app.txt`, `app.YAML`): kustomize reads each as YAML, so they are manifests like the rest.
+    /// `read` gives a path's bytes, nil when the tree has no such file (a directory, say).
+    static func addBuildNamedFiles(_ files: inout [SourceFile], skipped: inout [SkippedFile], options: SourceOptions,
+                                   read: (String) -> Result<[UInt8], TagwardenError>?) {
+        var present: [String: Int] = [:]
+        for (i, f) in files.enumerated() { present[f.path] = i }
+        var wanted: [String] = []
+        var seen = Set<String>()
+        var y = YAMLFile()
+        for f in files where Extractor.isKustomizationName(Model.basename(f.path)) {
+            y.reparse(f.bytes)
+            let dir = Model.dirname(f.path)
+            for doc in y.documents {
+                for key: StaticString in ["resources", "bases"] {
+                    guard let list = y.get(doc.root, key) else { continue }
+                    for item in y.childNodes(list) where y.nodes[item].kind == .scalar {
+                        let entry = y.value(item)
+                        guard !entry.isEmpty, !Extractor.isRemote(entry), !isManifestName(entry),
+                              let path = Model.normalizePath(join(dir, entry)), seen.insert(path).inserted else { continue }
+                        wanted.append(path)
+                    }
+                }
+            }
+        }
+        for path in wanted {
+            if let i = present[path] {
+                // listed for the markers in it only (`app.yaml.tpl`): now it is a manifest
+                files[i].namedByBuild = true
+                continue
+            }
+            switch read(path) {
+            case .success(let bytes)?:
+                files.append(SourceFile(path: path, bytes: bytes, namedByBuild: true))
+            case .failure(let e)?:
+                skipped.append(SkippedFile(path: path, reason: e.message, severity: .error))
+            case nil:
+                break
+            }
+        }
+    }
+
+    /// A file under `root` for `addBuildNamedFiles`: a regular file inside the root (a symlink may not lead out).
+    static func readInside(root: String, _ path: String, options: SourceOptions) -> Result<[UInt8], TagwardenError>? {
+        let full = join(root, path)
+        guard let real = realpath(full, nil) else { return nil }
+        let target = String(cString: real)
+        free(real)
+        let rootReal = realpath(root, nil).map { p -> String in defer { free(p) }; return String(cString: p) } ?? root
+        guard target.hasPrefix(rootReal + "/") else { return .failure(TagwardenError("symlink points outside the repository (\(target))")) }
+        var st = stat()
+        guard stat(target, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return readFile(target, limit: options.maxFileSize)
+    }
+
+    /// A blob of a tree or the index for `addBuildNamedFiles`.
+    static func readEntry(_ repo: GitRepository, _ entry: GitRepository.TreeEntry?, options: SourceOptions) -> Result<[UInt8], TagwardenError>? {
+        guard let entry, entry.mode != 0o120000 else { return nil }
+        switch repo.readBlob(entry.oid, limit: options.maxFileSize) {
+        case .bytes(let b): return .success(b)
+        case .tooLarge(let n): return .failure(TagwardenError("larger than the \(formatSize(options.maxFileSize)) limit (\(formatSize(n)))"))
+        case .missing: return .failure(TagwardenError("blob missing from the object database"))
+        }
+    }
+
     // MARK: commits
 
     /// The tree of commit `rev`, read from the object database (no checkout).
@@ -368,7 +440,8 @@ public enum Sources {
         let sha = try repo.resolveCommit(rev)
         let entries = try repo.treeEntries(commit: sha) { isManifestName($0) || isUnreadYAMLName($0) }
         var skipped: [SkippedFile] = []
-        let files = readBlobs(repo, entries, options: options, skipped: &skipped) { path in repo.treeEntry(commit: sha, path: path) }
+        var files = readBlobs(repo, entries, options: options, skipped: &skipped) { path in repo.treeEntry(commit: sha, path: path) }
+        addBuildNamedFiles(&files, skipped: &skipped, options: options) { readEntry(repo, repo.treeEntry(commit: sha, path: $0), options: options) }
         return SourceSnapshot(kind: .commit, root: rootOf(repo), rev: sha, files: files, skipped: skipped)
     }
 
@@ -378,8 +451,9 @@ public enum Sources {
         var byPath: [String: GitRepository.TreeEntry] = [:]
         for e in all { byPath[e.path] = e }
         var skipped: [SkippedFile] = []
-        let files = readBlobs(repo, all.filter { isManifestName($0.path) || isUnreadYAMLName($0.path) }, options: options,
+        var files = readBlobs(repo, all.filter { isManifestName($0.path) || isUnreadYAMLName($0.path) }, options: options,
                               skipped: &skipped) { byPath[$0] }
+        addBuildNamedFiles(&files, skipped: &skipped, options: options) { readEntry(repo, byPath[$0], options: options) }
         let read = Set(files.map(\.path))
         return SourceSnapshot(kind: .index, root: rootOf(repo), rev: nil, files: files, skipped: skipped,
                               conflicted: all.filter { $0.conflicted && read.contains($0.path) }.map(\.path))
