@@ -10,10 +10,14 @@ public struct Workspace {
     /// PATH relative to the root ("" for the root itself).
     public var prefix: String
     public var config: Config
+    /// The directories from PATH up to the root (nearest first) where a config file is looked for.
+    public var configDirs: [String] = []
 
     /// Opens the repository containing `path` (or treats `path` as a plain directory) and loads the config
     /// (`configPath`, else `.tagwarden.yaml` at the root, read from `rev`'s tree when a revision is linted).
-    public static func open(path: String, configPath: String?, rev: String? = nil, fromIndex: Bool = false,
+    /// `configRev` reads the config from another revision's tree than the one linted (the pull request check runs
+    /// with the base side's).
+    public static func open(path: String, configPath: String?, rev: String? = nil, configRev: String? = nil, fromIndex: Bool = false,
                             fromEnvironment: Bool = false) throws -> Workspace {
         let abs: String
         var existing: String?   // for a PATH that only the linted revision has: its nearest ancestor on disk
@@ -77,15 +81,8 @@ public struct Workspace {
                     break
                 }
             }
-        } else if let rev, let repo {
-            let sha = try repo.resolveCommit(rev)
-            for dir in dirs {
-                if let entry = repo.treeEntry(commit: sha, path: name(dir)), case .bytes(let b) = repo.readBlob(entry.oid, limit: 1 << 20) {
-                    config = try Config.parse(b, path: name(dir), knownRules: knownRules)
-                    config.baseDir = dir
-                    break
-                }
-            }
+        } else if let rev = configRev ?? rev, let repo {
+            if let found = try committedConfig(repo: repo, rev: rev, dirs: dirs) { config = found.config }
         } else {
             for dir in dirs where access(root + "/" + name(dir), F_OK) == 0 {
                 switch Sources.readFile(root + "/" + name(dir), limit: 1 << 20) {
@@ -96,7 +93,28 @@ public struct Workspace {
                 break
             }
         }
-        return Workspace(repo: repo, root: root, prefix: prefix, config: config)
+        return Workspace(repo: repo, root: root, prefix: prefix, config: config, configDirs: dirs)
+    }
+
+    /// The nearest config file of `dirs` in a revision's tree: its path, bytes and parsed config; nil when the
+    /// tree has none.
+    public static func committedConfig(repo: GitRepository, rev: String, dirs: [String]) throws -> (path: String, bytes: [UInt8], config: Config)? {
+        let sha = try repo.resolveCommit(rev)
+        for dir in dirs {
+            let path = dir.isEmpty ? Config.fileName : dir + "/" + Config.fileName
+            guard let entry = repo.treeEntry(commit: sha, path: path) else { continue }
+            switch repo.readBlob(entry.oid, limit: 1 << 20) {
+            case .bytes(let b):
+                var config = try Config.parse(b, path: path, knownRules: Catalogue.ids)
+                config.baseDir = dir
+                return (path, b, config)
+            case .tooLarge(let n):
+                throw TagwardenError("\(path) in \(rev): larger than the 1 MiB a config may be (\(Sources.formatSize(n)))")
+            case .missing:
+                throw TagwardenError("\(path) in \(rev): blob \(GitRepository.hex(entry.oid)) is missing from the object database")
+            }
+        }
+        return nil
     }
 
     /// For a `path` missing on disk: the real path of its nearest existing ancestor, and the path made absolute

@@ -17,6 +17,13 @@ struct Check: ParsableCommand {
         both from the object database, and reports the findings HEAD has that the merge base did not (matched by \
         fingerprint, so a finding that only moved is not new, nor one in a file the change renamed or moved). --all reports every HEAD finding, marking the new ones.
 
+        A pull request cannot vouch for itself: the config in force is the one of BASE (not the pull request's \
+        .tagwarden.yaml), and a change that loosens the config (a rule turned off or lowered, a path ignored, a \
+        requirement dropped) is a config-weakened error; the promotion rules take staging's history from the merge \
+        base and its ancestors (plus HEAD's staging manifests), never from the pull request's own commits. \
+        --config-from head uses the pull request's config instead, for repositories that review config changes \
+        by other means.
+
         Examples:
           tagwarden check --staged
           tagwarden check --base origin/main --format sarif --output tagwarden.sarif
@@ -38,11 +45,18 @@ struct Check: ParsableCommand {
     @Flag(help: "With --base: report every finding of HEAD, marking which are new.")
     var all = false
 
+    enum ConfigFrom: String, ExpressibleByArgument, CaseIterable {
+        case base, head
+    }
+
+    @Option(help: "With --base: whose .tagwarden.yaml is in force, base (the default: a pull request cannot loosen its own check) or head.")
+    var configFrom: ConfigFrom = .base
+
     @OptionGroup var options: CommonOptions
 
     func validate() throws {
         if staged == (base != nil) { throw ValidationError("give exactly one of --staged or --base REV") }
-        if staged && (head != nil || all) { throw ValidationError("--head and --all go with --base") }
+        if staged && (head != nil || all || configFrom != .base) { throw ValidationError("--head, --all and --config-from go with --base") }
     }
 
     func run() throws {
@@ -67,7 +81,8 @@ struct Check: ParsableCommand {
                 report = Engine.compare(head: staged, base: before, alwaysIn: try repo.stagedChanges())
             } else {
                 let headRev = head ?? "HEAD"
-                let ws = try Workspace.open(path: path, configPath: options.config, rev: headRev)
+                let ws = try Workspace.open(path: path, configPath: options.config, rev: headRev,
+                                            configRev: configFrom == .base ? base! : headRev)
                 guard let repo = ws.repo else { throw TagwardenError("--base needs a git repository, and \(ws.root) is not inside one") }
                 let baseSha = try repo.resolveCommit(base!)
                 let headSha = try repo.resolveCommit(headRev)
@@ -75,8 +90,12 @@ struct Check: ParsableCommand {
                     throw TagwardenError(repo.isShallow ? "no merge base of \(base!) and \(headRev) in this clone: \(GitRepository.shallowHint)"
                                                         : "\(base!) and \(headRev) share no history")
                 }
-                let headReport = try ws.audit(try ws.snapshot(rev: headSha, maxFileSize: options.maxFileSizeBytes),
-                                              profile: options.profile, historyFrom: headSha)
+                // staging's history is the merge base's: the pull request's own commits are no evidence
+                var headReport = try ws.audit(try ws.snapshot(rev: headSha, maxFileSize: options.maxFileSizeBytes),
+                                              profile: options.profile, historyFrom: mergeBase)
+                if configFrom == .base, options.config == nil {
+                    headReport.findings += try configWeakenings(repo, ws: ws, base: baseSha, head: headSha)
+                }
                 let baseReport = try ws.audit(try ws.snapshot(rev: mergeBase, maxFileSize: options.maxFileSizeBytes),
                                               profile: options.profile, historyFrom: mergeBase)
                 var r = Engine.compare(head: headReport, base: baseReport, renamed: try repo.renames(from: mergeBase, to: headSha), all: all)
@@ -86,6 +105,25 @@ struct Check: ParsableCommand {
             let code = try options.emit(report)
             withExtendedLifetime(report) { Glibc.exit(code) }
         }
+    }
+}
+
+extension Check {
+    /// `config-weakened` findings for what HEAD's config loosens against BASE's (the one in force).
+    func configWeakenings(_ repo: GitRepository, ws: Workspace, base: String, head: String) throws -> [Finding] {
+        let baseConfig = try Workspace.committedConfig(repo: repo, rev: base, dirs: ws.configDirs)
+        let headConfig: (path: String, bytes: [UInt8], config: Config)?
+        do {
+            headConfig = try Workspace.committedConfig(repo: repo, rev: head, dirs: ws.configDirs)
+        } catch let e as TagwardenError {
+            // a config the pull request breaks would break every later run
+            let at = SourcePosition(offset: 0, line: 1, column: 1)
+            return [Finding(rule: "config-weakened", severity: .error, message: "the pull request's config cannot be read: \(e.message)",
+                            file: baseConfig?.path ?? Config.fileName, span: SourceSpan(start: at, end: at))]
+        }
+        guard let baseConfig else { return [] }
+        return ConfigChange.findings(base: baseConfig.config, head: headConfig?.config ?? Config(),
+                                     path: headConfig?.path ?? baseConfig.path, headBytes: headConfig?.bytes)
     }
 }
 

@@ -9,6 +9,10 @@ import Testing
         if let c = ex.config {
             config = try Config.parse(Array(c.utf8), path: ".tagwarden.yaml", knownRules: Catalogue.ids)
         }
+        if let b = ex.baseConfig {
+            let base = try Config.parse(Array(b.utf8), path: ".tagwarden.yaml", knownRules: Catalogue.ids)
+            return ConfigChange.findings(base: base, head: config, path: ".tagwarden.yaml", headBytes: ex.config.map { Array($0.utf8) })
+        }
         let files = ex.files.map { SourceFile(path: $0.path, bytes: Array($0.content.utf8)) }
         let snap = SourceSnapshot(kind: .directory, root: "/example", rev: nil, files: files, skipped: [])
         return try Engine.audit(AuditRequest(snapshot: snap, config: config, profile: ex.profile)) { model in

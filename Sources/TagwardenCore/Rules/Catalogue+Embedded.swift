@@ -379,6 +379,59 @@ nonTriggering:
             name: fleet
           git: {commit: {author: {email: bot@example.com}}}
 """#),
+        ("config-weakened.yaml", #"""
+id: config-weakened
+severity: error
+summary: A pull request loosens `.tagwarden.yaml` (a rule turned off or lowered, a path ignored, a requirement dropped).
+rationale: >
+  `check --base` judges a pull request with the base side's config, so a pull request cannot switch off
+  the check that judges it: `ignore: ["**"]` in the pull request changes nothing in its own check. But
+  once merged, the looser config is in force for every later run. This finding names each loosening, on
+  the line that makes it, so that a reviewer sees it: a rule turned off or given a lower severity, a new
+  `ignore` pattern, a lower `maxFileSize`, a dropped profile, `requireDigest`, `requireReview`,
+  `tagPrefix` or `tagPattern`, an environment removed or given fewer paths or namespaces, a
+  `promotedImages` or `floatingTags` entry removed, a changed `fluxVersion`. It is reported by
+  `check --base` only (with the default `--config-from base`, and no `--config`).
+fix: >
+  Keep the config as it was, or have the change reviewed and merged on its own; repositories that review
+  config changes by other means run `check --base … --config-from head`.
+triggering:
+  - description: a pull request that ignores everything and turns a rule off
+    baseConfig: |
+      rules:
+        image-latest-tag: {severity: error}
+    config: |
+      ignore: ["**"]
+      rules:
+        image-latest-tag: {enabled: false}
+    expect:
+      - {file: .tagwarden.yaml, line: 1, column: 11}
+      - {file: .tagwarden.yaml, line: 3, column: 3}
+  - description: production no longer requires digests
+    baseConfig: |
+      environments:
+        - name: production
+          paths: ["clusters/prod/**"]
+          requireDigest: true
+    config: |
+      environments:
+        - name: production
+          paths: ["clusters/prod/**"]
+    expect:
+      - {file: .tagwarden.yaml, line: 2, column: 11}
+nonTriggering:
+  - description: a stricter config
+    baseConfig: |
+      ignore: ["vendor/**"]
+    config: |
+      rules:
+        image-floating-tag: {severity: error}
+  - description: the same config, reordered
+    baseConfig: |
+      ignore: ["a/**", "b/**"]
+    config: |
+      ignore: ["b/**", "a/**"]
+"""#),
         ("file-skipped.yaml", #"""
 id: file-skipped
 severity: note

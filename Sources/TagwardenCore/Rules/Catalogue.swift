@@ -8,6 +8,8 @@ public struct RuleExample: Sendable {
     }
     public var description: String?
     public var config: String?
+    /// For `config-weakened`: the base side's config, against which `config` (the head's) is judged.
+    public var baseConfig: String?
     public var profile: String?
     public var files: [(path: String, content: String)]
     public var expect: [Expected]
@@ -81,8 +83,9 @@ public enum Catalogue {
                         expect.append(.init(file: file, line: line, column: col))
                     }
                 }
-                if files.isEmpty { throw fail("an example without files") }
-                return RuleExample(description: y.string(ex, "description"), config: y.string(ex, "config"),
+                let baseConfig = y.string(ex, "baseConfig")
+                if files.isEmpty && baseConfig == nil { throw fail("an example without files") }
+                return RuleExample(description: y.string(ex, "description"), config: y.string(ex, "config"), baseConfig: baseConfig,
                                    profile: y.string(ex, "profile"), files: files, expect: expect)
             }
         }

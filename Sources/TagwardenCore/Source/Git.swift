@@ -156,6 +156,11 @@ public final class GitRepository {
         return Self.hex(git_object_id(commit))
     }
 
+    static func hex(_ oid: git_oid) -> String {
+        var o = oid
+        return hex(&o)
+    }
+
     static func hex(_ oid: UnsafePointer<git_oid>?) -> String {
         guard let oid else { return "" }
         var buf = [CChar](repeating: 0, count: 41)
