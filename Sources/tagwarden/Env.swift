@@ -35,8 +35,11 @@ struct Env: ParsableCommand {
             let ws = try Workspace.open(path: path, configPath: config)
             let snapshot = try ws.snapshot(rev: nil, maxFileSize: nil)
             let model = Model.build(snapshot.files, config: ws.config, profile: profile, remoteURLs: snapshot.remoteURLs)
-            writeStdout(format == .json ? EnvironmentReport.json(model, applied: applied).serialized(pretty: true) + "\n"
-                                        : EnvironmentReport.text(model, applied: applied))
+            if format == .json {
+                writeStdout(EnvironmentReport.json(model, applied: applied).serialized(pretty: true) + "\n")
+            } else {
+                writeStdoutLines(EnvironmentReport.text(model, applied: applied))
+            }
             return 0
         }
     }

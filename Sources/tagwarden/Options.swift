@@ -95,7 +95,19 @@ func writeAll(_ fd: Int32, _ s: String) {
 }
 
 func writeStdout(_ s: String) { writeAll(STDOUT_FILENO, s) }
-func writeStderr(_ s: String) { writeAll(STDERR_FILENO, s) }
+
+/// A message on standard error: one line, whatever repository content it quotes (`Escape.text`).
+func writeStderr(_ s: String) {
+    let body = s.hasSuffix("\n") ? String(s.dropLast()) : s
+    writeAll(STDERR_FILENO, Escape.text(body) + "\n")
+}
+
+/// Text of several lines on standard output (not a report, whose renderers escape what they quote): each line
+/// escaped, so that no line repository content makes can drive the terminal or start a workflow command.
+func writeStdoutLines(_ s: String) { writeAll(STDOUT_FILENO, Escape.lines(s)) }
+
+/// The same on standard error (the usage text that comes with an argument error).
+func writeStderrLines(_ s: String) { writeAll(STDERR_FILENO, Escape.lines(s)) }
 
 /// Runs a command body: tool errors become exit code 2 with a one-line message, never a trace.
 func guarded(_ body: () throws -> Int32) throws {

@@ -189,7 +189,7 @@ struct PolicyEval: ParsableCommand {
             } else {
                 out += "no tag selected: \(result.error ?? "nothing passes the policy")\n"
             }
-            writeStdout(out)
+            writeStdoutLines(out)
         }
         return result.selected == nil ? 1 : 0
     }

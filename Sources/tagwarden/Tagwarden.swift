@@ -42,7 +42,7 @@ struct Tagwarden: ParsableCommand {
                 Glibc.exit(0)
             }
             if !(error is ExitCode) {
-                writeStderr(fullMessage(for: error) + "\n")
+                writeStderrLines(fullMessage(for: error) + "\n")
             }
             Glibc.exit(code == .validationFailure ? 2 : code.rawValue)
         }

@@ -44,10 +44,10 @@ public enum Reports {
             var what = "\(r.source.kind.rawValue) \(r.source.root)"
             if let rev = r.source.rev { what += " at \(rev.prefix(12))" }
             if let base = r.source.base { what += " (new since \(base.prefix(12)))" }
-            out += "tagwarden \(version): \(what)\n"
-            out += "environments: \(r.environments.source)\n"
-            for l in environmentLines(r.environments) { out += l + "\n" }
-            if !r.flux.isEmpty { out += "flux: \(r.flux)\n" }
+            out += "tagwarden \(version): \(visible(what))\n"
+            out += "environments: \(visible(r.environments.source))\n"
+            for l in environmentLines(r.environments) { out += visible(l) + "\n" }
+            if !r.flux.isEmpty { out += "flux: \(visible(r.flux))\n" }
             out += "\n"
         }
         var lines: [String: LineIndex] = [:]
@@ -59,7 +59,9 @@ public enum Reports {
             case .note: sev = paint("note", "1;36")
             }
             let new = f.isNew == true ? " (new)" : ""
-            out += paint("\(visible(f.file)):\(f.span.start.line):\(f.span.start.column):", "1") + " \(sev)[\(f.rule)]: \(visible(f.message))\(new)\n"
+            // a line that starts with `::` would be a workflow command in a GitHub Actions log
+            let file = f.file.hasPrefix("::") ? "./" + visible(f.file) : visible(f.file)
+            out += paint("\(file):\(f.span.start.line):\(f.span.start.column):", "1") + " \(sev)[\(f.rule)]: \(visible(f.message))\(new)\n"
             if let bytes = r.sources[f.file], f.span.start.offset > 0 || f.span.end.offset > 0 || f.rule != "file-skipped" {
                 if lines[f.file] == nil { lines[f.file] = LineIndex(bytes) }
                 let line = lines[f.file]!.text(bytes, line: f.span.start.line)
@@ -248,13 +250,18 @@ public enum Reports {
     /// Workflow commands: `::error file=…,line=…,col=…,endLine=…,endColumn=…,title=…::message`.
     public static func github(_ r: AuditReport) -> String {
         func prop(_ s: String) -> String {
-            s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
-                .replacingOccurrences(of: "\n", with: "%0A").replacingOccurrences(of: ":", with: "%3A")
-                .replacingOccurrences(of: ",", with: "%2C")
+            data(s).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
         }
+        // the runner reads %25, %0D and %0A back (and %3A, %2C in properties); any other control (ESC, BEL, NUL …)
+        // is written as %XX, which the log shows as such, and a bidirectional control as U+FFFD
         func data(_ s: String) -> String {
-            s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
-                .replacingOccurrences(of: "\n", with: "%0A")
+            var out = ""
+            for c in s.replacingOccurrences(of: "%", with: "%25").unicodeScalars {
+                if c.value < 0x20 || c.value == 0x7F { out += "%" + Escape.hex(c.value, width: 2) }
+                else if Escape.isUnsafe(c) { out += "\u{FFFD}" }
+                else { out.unicodeScalars.append(c) }
+            }
+            return out
         }
         var out = ""
         for f in r.findings {
@@ -319,9 +326,10 @@ public enum Reports {
 
 extension Reports {
     /// A character as the text report shows it: a tab as a blank, a control character (which could drive the
-    /// terminal: a double-quoted YAML string can hold an escape) as U+FFFD, so that every character stays one column.
+    /// terminal: a double-quoted YAML string can hold an escape), a bidirectional control or a line separator
+    /// (`Escape.isUnsafe`) as U+FFFD, so that every character stays one column.
     static func visible(_ c: Unicode.Scalar) -> Unicode.Scalar {
-        c == "\t" ? " " : (c.value < 0x20 || (c.value >= 0x7F && c.value < 0xA0)) ? "\u{FFFD}" : c
+        c == "\t" ? " " : Escape.isUnsafe(c) ? "\u{FFFD}" : c
     }
 
     static func visible(_ s: String) -> String {
