@@ -297,12 +297,10 @@ public enum Reports {
         }
         out += "**\(count(s.errors, "error")), \(count(s.warnings, "warning")), \(count(s.notes, "note"))** in \(count(s.files, "file")).\n\n"
         out += "| Severity | Rule | Location | Message |\n|---|---|---|---|\n"
-        func cell(_ t: String) -> String {
-            t.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
-        }
         let rows = r.findings.map { f in
             let icon = f.severity == .error ? "🔴 error" : f.severity == .warning ? "🟡 warning" : "🔵 note"
-            return "| \(icon) | `\(f.rule)` | `\(cell(f.file)):\(f.span.start.line):\(f.span.start.column)` | \(cell(f.message))\(f.isNew == true ? " *(new)*" : "") |\n"
+            return "| \(icon) | `\(f.rule)` | \(markdownCell(f.file, limit: 300)):\(f.span.start.line):\(f.span.start.column) | "
+                + "\(markdownCell(f.message, limit: 1000))\(f.isNew == true ? " *(new)*" : "") |\n"
         }
         // a PR comment holds 65,536 characters (a step summary 1 MiB): past that, the most severe rows are kept
         var room = markdownLimit - out.utf8.count - 200
@@ -316,6 +314,32 @@ public enum Reports {
         if shown.count < rows.count {
             out += "\n… and \(count(rows.count - shown.count, "more finding")) not shown (\(severityCounts(r.findings, except: shown))), "
                 + "to fit a PR comment: the json and sarif reports have them all.\n"
+        }
+        return out
+    }
+
+    /// Repository content in a Markdown table cell: HTML is written as text (`<`, `>` and `&` as entities), Markdown's
+    /// punctuation is escaped (no code span, link, emphasis or table cell can open), line breaks and controls are
+    /// blanks, and a value longer than `limit` characters is cut with "…" (one finding never fills the comment).
+    static func markdownCell(_ t: String, limit: Int) -> String {
+        var out = ""
+        var n = 0
+        for c in t.unicodeScalars {
+            if n == limit {
+                out += "…"
+                break
+            }
+            n += 1
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\\", "`", "*", "_", "[", "]", "|", "~":
+                out += "\\"
+                out.unicodeScalars.append(c)
+            default:
+                if Escape.isUnsafe(c) { out += " " } else { out.unicodeScalars.append(c) }
+            }
         }
         return out
     }
