@@ -112,6 +112,8 @@ public struct Workspace {
                 throw TagwardenError("\(path) in \(rev): larger than the 1 MiB a config may be (\(Sources.formatSize(n)))")
             case .missing:
                 throw TagwardenError("\(path) in \(rev): blob \(GitRepository.hex(entry.oid)) is missing from the object database")
+            case .damaged(let why):
+                throw TagwardenError("\(path) in \(rev): \(why)")
             }
         }
         return nil

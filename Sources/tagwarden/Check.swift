@@ -68,6 +68,7 @@ struct Check: ParsableCommand {
                 let ws = try Workspace.open(path: path, configPath: options.config, fromIndex: true, fromEnvironment: fromEnv)
                 guard let repo = ws.repo else { throw TagwardenError("--staged needs a git repository, and \(ws.root) is not inside one") }
                 let indexSnap = try ws.snapshot(rev: nil, index: true, maxFileSize: options.maxFileSizeBytes)
+                try indexSnap.requireIntact()
                 if !indexSnap.conflicted.isEmpty, !options.quiet {
                     writeStderr("tagwarden: note: unresolved merge conflict in \(indexSnap.conflicted.joined(separator: ", ")): "
                                 + "the index holds both sides, and ours is linted\n")
@@ -76,7 +77,9 @@ struct Check: ParsableCommand {
                 let staged = try ws.audit(indexSnap, profile: options.profile, historyFrom: tip)
                 var before: AuditReport?
                 if let tip {
-                    before = try ws.audit(try ws.snapshot(rev: tip, maxFileSize: options.maxFileSizeBytes), profile: options.profile, historyFrom: tip)
+                    let headSnap = try ws.snapshot(rev: tip, maxFileSize: options.maxFileSizeBytes)
+                    try headSnap.requireIntact()
+                    before = try ws.audit(headSnap, profile: options.profile, historyFrom: tip)
                 }
                 report = Engine.compare(head: staged, base: before, alwaysIn: try repo.stagedChanges())
             } else {
@@ -91,13 +94,15 @@ struct Check: ParsableCommand {
                                                         : "\(base!) and \(headRev) share no history")
                 }
                 // staging's history is the merge base's: the pull request's own commits are no evidence
-                var headReport = try ws.audit(try ws.snapshot(rev: headSha, maxFileSize: options.maxFileSizeBytes),
-                                              profile: options.profile, historyFrom: mergeBase)
+                let headSnap = try ws.snapshot(rev: headSha, maxFileSize: options.maxFileSizeBytes)
+                try headSnap.requireIntact()
+                var headReport = try ws.audit(headSnap, profile: options.profile, historyFrom: mergeBase)
                 if configFrom == .base, options.config == nil {
                     headReport.findings += try configWeakenings(repo, ws: ws, base: baseSha, head: headSha)
                 }
-                let baseReport = try ws.audit(try ws.snapshot(rev: mergeBase, maxFileSize: options.maxFileSizeBytes),
-                                              profile: options.profile, historyFrom: mergeBase)
+                let baseSnap = try ws.snapshot(rev: mergeBase, maxFileSize: options.maxFileSizeBytes)
+                try baseSnap.requireIntact()
+                let baseReport = try ws.audit(baseSnap, profile: options.profile, historyFrom: mergeBase)
                 var r = Engine.compare(head: headReport, base: baseReport, renamed: try repo.renames(from: mergeBase, to: headSha), all: all)
                 r.source.kind = .diff
                 report = r

@@ -233,18 +233,60 @@ public final class GitRepository {
         case bytes([UInt8])
         case tooLarge(Int)
         case missing
+        /// The object is there but cannot be read whole (a truncated or damaged loose object): why.
+        case damaged(String)
     }
 
+    /// A blob's bytes. Its size is read first, so a blob over `limit` is never inflated. A loose object is
+    /// inflated here, with zlib, and checked to end where its header says: libgit2 1.5 loops forever on a
+    /// truncated one (git itself fails at once).
     public func readBlob(_ oid: git_oid, limit: Int) -> BlobRead {
         var id = oid
-        var blob: OpaquePointer?
-        guard git_blob_lookup(&blob, handle, &id) == 0, let blob else { return .missing }
-        defer { git_blob_free(blob) }
-        let size = Int(git_blob_rawsize(blob))
+        let hexId = Self.hex(oid)
+        if let loose = looseObject(hexId) {
+            return loose.read(limit: limit, id: hexId)
+        }
+        var odb: OpaquePointer?
+        guard git_repository_odb(&odb, handle) == 0, let odb else { return .missing }
+        defer { git_odb_free(odb) }
+        var size = 0
+        var type = GIT_OBJECT_INVALID
+        guard git_odb_read_header(&size, &type, odb, &id) == 0 else {
+            return git_odb_exists(odb, &id) == 1 ? .damaged("object \(hexId) cannot be read: \(lastGitError("damaged"))") : .missing
+        }
         if size > limit { return .tooLarge(size) }
-        guard size > 0, let raw = git_blob_rawcontent(blob) else { return .bytes([]) }
-        return .bytes(Array(UnsafeRawBufferPointer(start: raw, count: size)))
+        var blob: OpaquePointer?
+        guard git_blob_lookup(&blob, handle, &id) == 0, let blob else {
+            return .damaged("object \(hexId) cannot be read: \(lastGitError("damaged"))")
+        }
+        defer { git_blob_free(blob) }
+        let n = Int(git_blob_rawsize(blob))
+        guard n > 0, let raw = git_blob_rawcontent(blob) else { return .bytes([]) }
+        return .bytes(Array(UnsafeRawBufferPointer(start: raw, count: n)))
     }
+
+    /// The loose object file of an object id, if the repository (or an alternate it names) has one.
+    func looseObject(_ hexId: String) -> LooseObject? {
+        let name = String(hexId.prefix(2)) + "/" + String(hexId.dropFirst(2))
+        for dir in objectDirectories {
+            let fd = open(dir + "/" + name, O_RDONLY | O_CLOEXEC)
+            if fd >= 0 { return LooseObject(fd: fd) }
+        }
+        return nil
+    }
+
+    /// The object directory and those `objects/info/alternates` names (one level, as they are usually set up).
+    private(set) lazy var objectDirectories: [String] = {
+        let common = commonDir.hasSuffix("/") ? String(commonDir.dropLast()) : commonDir
+        let objects = common + "/objects"
+        var dirs = [objects]
+        if case .success(let bytes) = Sources.readFile(objects + "/info/alternates", limit: 1 << 16) {
+            for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") && !line.isEmpty {
+                dirs.append(line.hasPrefix("/") ? String(line) : objects + "/" + line)
+            }
+        }
+        return dirs
+    }()
 
     // MARK: index
 
@@ -415,3 +457,78 @@ public final class GitRepository {
     /// The common git directory (shared by linked worktrees).
     public var commonDir: String { String(cString: git_repository_commondir(handle)) }
 }
+
+/// An open loose object file: zlib-deflated `<type> <size>\0<content>`, read in chunks: the size in the header
+/// is known before the content is inflated, and the end of the input is the end of the reading.
+struct LooseObject {
+    let fd: Int32
+
+    func read(limit: Int, id: String) -> GitRepository.BlobRead {
+        defer { close(fd) }
+        func damaged(_ why: String) -> GitRepository.BlobRead { .damaged("loose object \(id) is damaged: \(why)") }
+        var stream = z_stream()
+        guard tw_inflate_init(&stream) == Z_OK else { return damaged("zlib cannot start") }
+        defer { inflateEnd(&stream) }
+        let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 16)
+        defer { chunk.deallocate() }
+        /// More input when the last is used up; false at the end of the file (or on a read error).
+        func refill() -> Bool {
+            while true {
+                let n = Glibc.read(fd, chunk, 1 << 16)
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else { return false }
+                stream.next_in = chunk
+                stream.avail_in = UInt32(n)
+                return true
+            }
+        }
+        /// Inflates into `buffer` until it is full or the stream ends; false when the input ends first.
+        func inflate(into buffer: UnsafeMutableRawBufferPointer) -> (rc: Int32, filled: Int) {
+            stream.next_out = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            stream.avail_out = UInt32(buffer.count)
+            var rc: Int32 = Z_OK
+            while stream.avail_out > 0 {
+                if stream.avail_in == 0, !refill() { rc = Z_BUF_ERROR; break }
+                rc = zlibInflate(&stream, Z_NO_FLUSH)
+                if rc != Z_OK { break }
+            }
+            return (rc, buffer.count - Int(stream.avail_out))
+        }
+        // the header and the first bytes: `blob <size>\0` is at most 32 bytes as git writes it
+        var head = [UInt8](repeating: 0, count: 64)
+        let (headRC, headCount) = head.withUnsafeMutableBytes { inflate(into: $0) }
+        guard headRC == Z_OK || headRC == Z_STREAM_END || headRC == Z_BUF_ERROR else { return damaged("zlib error \(headRC)") }
+        guard let nul = head[0..<headCount].firstIndex(of: 0), let space = head[0..<nul].firstIndex(of: 32) else {
+            return damaged("no object header")
+        }
+        let type = String(decoding: head[0..<space], as: UTF8.self)
+        guard type == "blob" else { return damaged("a \(type), not a blob") }
+        guard let size = Int(String(decoding: head[(space + 1)..<nul], as: UTF8.self)), size >= 0 else { return damaged("no size in the header") }
+        if size > limit { return .tooLarge(size) }
+        let early = head[(nul + 1)..<headCount]
+        guard early.count <= size else { return damaged("longer than the \(size) bytes its header says") }
+        var out = [UInt8](repeating: 0, count: size)
+        out.replaceSubrange(0..<early.count, with: early)
+        var rc = headRC
+        var produced = early.count
+        if rc != Z_STREAM_END, produced < size {
+            let (r, n) = out.withUnsafeMutableBytes { inflate(into: UnsafeMutableRawBufferPointer(rebasing: $0[produced...])) }
+            rc = r
+            produced += n
+        }
+        if rc != Z_STREAM_END, produced == size {
+            // full: the stream must end here, with nothing more to give
+            var extra: UInt8 = 0
+            let (r, n) = withUnsafeMutableBytes(of: &extra) { inflate(into: $0) }
+            guard n == 0 else { return damaged("longer than the \(size) bytes its header says") }
+            rc = r
+        }
+        guard rc == Z_STREAM_END else {
+            return damaged(rc == Z_BUF_ERROR ? "truncated (\(produced) of \(size) bytes)" : "zlib error \(rc)")
+        }
+        guard produced == size else { return damaged("\(produced) bytes where its header says \(size)") }
+        return .bytes(out)
+    }
+}
+
+private func zlibInflate(_ stream: inout z_stream, _ flush: Int32) -> Int32 { inflate(&stream, flush) }

@@ -154,7 +154,10 @@ public enum History {
             var scratch = YAMLFile()
             for c in commits {
                 for entry in try repo.changedEntries(commit: c, accept: isStagingPath) {
-                    guard case .bytes(let b) = repo.readBlob(entry.oid, limit: 10 << 20), SourceText.firstNUL(b) == nil else { continue }
+                    let read = repo.readBlob(entry.oid, limit: 10 << 20)
+                    // a damaged object is not evidence either way: the walk stops rather than judge without it
+                    if case .damaged(let why) = read { throw TagwardenError("staging history, \(entry.path) in commit \(c.prefix(12)): \(why)") }
+                    guard case .bytes(let b) = read, SourceText.firstNUL(b) == nil else { continue }
                     let facts = Extractor.extract(path: entry.path, bytes: b, index: 0, reusing: &scratch)
                     let clues = env.clues(path: entry.path)
                     for img in facts.images where img.invalid == nil {

@@ -30,11 +30,14 @@ public struct SkippedFile: Sendable, Equatable {
     /// A note for what Tagwarden chose not to read; an error for a file Flux may deploy that could not be read
     /// (a run must not pass without it).
     public var severity: Severity = .note
+    /// The repository is damaged: the file's blob is missing or cannot be read. The check modes stop (exit 2).
+    public var damaged = false
 
-    public init(path: String, reason: String, severity: Severity = .note) {
+    public init(path: String, reason: String, severity: Severity = .note, damaged: Bool = false) {
         self.path = path
         self.reason = reason
         self.severity = severity
+        self.damaged = damaged
     }
 }
 
@@ -51,6 +54,16 @@ public struct SourceSnapshot: Sendable {
     public var notes: [String] = []
     /// The URLs of the repository's remotes: a Flux source with another URL is another repository.
     public var remoteURLs: [String] = []
+}
+
+extension SourceSnapshot {
+    /// Stops a check when the repository is damaged (a blob missing or unreadable): a check that passes must have
+    /// read every file.
+    public func requireIntact() throws {
+        guard let d = skipped.first(where: \.damaged) else { return }
+        let more = skipped.filter(\.damaged).count - 1
+        throw TagwardenError("\(d.path)\(rev.map { " in \($0.prefix(12))" } ?? ""): \(d.reason)\(more > 0 ? " (and \(more) more)" : ""); the check cannot pass without reading it")
+    }
 }
 
 public struct SourceOptions: Sendable {
@@ -429,7 +442,8 @@ public enum Sources {
         switch repo.readBlob(entry.oid, limit: options.maxFileSize) {
         case .bytes(let b): return .success(b)
         case .tooLarge(let n): return .failure(TagwardenError("larger than the \(formatSize(options.maxFileSize)) limit (\(formatSize(n)))"))
-        case .missing: return .failure(TagwardenError("blob missing from the object database"))
+        case .missing: return .failure(TagwardenError("blob \(GitRepository.hex(entry.oid)) is missing from the object database"))
+        case .damaged(let why): return .failure(TagwardenError(why))
         }
     }
 
@@ -491,7 +505,10 @@ public enum Sources {
                 if unread { continue }
                 skipped.append(SkippedFile(path: entry.path, reason: "larger than the \(formatSize(options.maxFileSize)) limit (\(formatSize(n)))"))
             case .missing:
-                skipped.append(SkippedFile(path: entry.path, reason: "blob missing from the object database"))
+                skipped.append(SkippedFile(path: entry.path, reason: "blob \(GitRepository.hex(target.oid)) is missing from the object database",
+                                           severity: .error, damaged: true))
+            case .damaged(let why):
+                skipped.append(SkippedFile(path: entry.path, reason: why, severity: .error, damaged: true))
             }
         }
         return files
