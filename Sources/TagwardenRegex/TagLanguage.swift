@@ -45,11 +45,18 @@ public enum TagLanguage: Sendable {
     /// The shortest string in every language, smallest first in byte order. With `tagGrammar` it must be a
     /// valid tag (non-empty, first character not `.` or `-`); without, it may be empty (an extracted key).
     public static func search(_ languages: [TagLanguage], tagGrammar: Bool = true, budget: Int = defaultBudget) -> Search {
+        var spent = 0
+        return search(languages, tagGrammar: tagGrammar, budget: budget, spent: &spent)
+    }
+
+    /// The same, saying how much of the budget the search took (for a caller that bounds many searches).
+    public static func search(_ languages: [TagLanguage], tagGrammar: Bool = true, budget: Int, spent work: inout Int) -> Search {
         var autos = languages.map(Automaton.init)
         struct Key: Hashable { let states: [Int32], start: Bool }  // the start is not re-entered: a tag is never empty
         let start = Key(states: autos.map { Int32($0.start) }, start: true)
         var seen: Set<Key> = [start]
         func spent() -> Bool { autos.reduce(seen.count * 64) { $0 + $1.work } > budget }
+        defer { work = autos.reduce(seen.count * 64) { $0 + $1.work } }
         var parent: [Key: (Key, UInt8)] = [:]
         func accepting(_ k: Key) -> Bool {
             for i in autos.indices where !autos[i].accepts(Int(k.states[i])) { return false }

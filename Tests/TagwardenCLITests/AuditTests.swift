@@ -222,7 +222,7 @@ let imageRuleFindings = [
     @Test func markdownTable() throws {
         let r = try imageRuleRepo()
         let res = try r.audit("--format", "markdown")
-        #expect(res.stdout.contains("| 🔴 error | `image-latest-tag` | `apps/staging/app.yaml:8:14` |"))
+        #expect(res.stdout.contains("| 🔴 error | `image-latest-tag` | apps/staging/app.yaml:8:14 |"))
     }
 
     @Test func markdownFitsAPullRequestComment() throws {

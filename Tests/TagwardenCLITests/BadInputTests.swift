@@ -175,7 +175,7 @@ import Testing
         let res2 = try unborn.audit("--rev", "HEAD")
         #expect(res2.code == 2 && res2.stderr == "tagwarden: error: unknown revision 'HEAD': the repository has no commits yet\n", "\(res2.stderr)")
         let res3 = try run(binary, ["check", "--base", "main"], cwd: unborn.path)
-        #expect(res3.code == 2 && res3.stderr == "tagwarden: error: unknown revision 'HEAD': the repository has no commits yet\n", "\(res3.stderr)")
+        #expect(res3.code == 2 && res3.stderr == "tagwarden: error: unknown revision 'main': the repository has no commits yet\n", "\(res3.stderr)")
     }
 
     @Test func pathOutsideAnyRepository() throws {

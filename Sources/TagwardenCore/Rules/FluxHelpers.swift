@@ -106,13 +106,33 @@ final class WitnessCache: @unchecked Sendable {
         let environment: Int?            // nil: any valid tag
     }
     var cache: [Key: TagLanguage.Search] = [:]
+    /// What one rule's searches may take in all: each search has its own budget (`TagLanguage.defaultBudget`),
+    /// and a repository of many patterns that each exhaust it would otherwise take minutes.
+    static let runBudget = 10 * TagLanguage.defaultBudget
+    private(set) var remaining = WitnessCache.runBudget
+    /// Searches refused because the rule's budget was spent.
+    private(set) var refused = 0
+    var exhausted: Bool { remaining <= 0 }
+
     func search(_ a: TagLanguage, _ b: TagLanguage, environment: Int?) -> TagLanguage.Search {
         var pattern: ObjectIdentifier?
         if case .matching(let re) = a { pattern = ObjectIdentifier(re) }
         let key = Key(pattern: pattern, environment: environment)
         if let hit = cache[key] { return hit }
-        let w = TagLanguage.search([a, b])
+        let w = search([a, b])
         cache[key] = w
+        return w
+    }
+
+    /// An unmemoised search within the rule's budget: `.undecided` without a step once it is spent.
+    func search(_ languages: [TagLanguage]) -> TagLanguage.Search {
+        guard remaining > 0 else {
+            refused += 1
+            return .undecided
+        }
+        var spent = 0
+        let w = TagLanguage.search(languages, budget: min(TagLanguage.defaultBudget, remaining), spent: &spent)
+        remaining -= spent
         return w
     }
 }

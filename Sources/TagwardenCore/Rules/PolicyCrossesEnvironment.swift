@@ -14,9 +14,14 @@ extension Rule {
                 let receivers = shared ? mine.subtracting([name]) : (mine.contains(name) ? [] : mine)
                 guard !receivers.isEmpty, let theirs = m.environments.environments[e].language else { continue }
                 var message: String
+                let budgetSpent = cache.exhausted
                 switch cache.search(selectable, theirs, environment: e) {
                 case .none:
                     continue
+                case .undecided where budgetSpent:
+                    // the rule's budget went to earlier policies: this one is not proved safe, and says why
+                    message = "policy \(m.policyName(p)) was not analysed: the analysis budget of the run was spent on earlier policies "
+                        + "whose patterns outgrow it, so it cannot be proved to select no \(name) tag; simplify those patterns"
                 case .undecided:
                     // a guardrail fails closed: what cannot be proved safe is reported, and says why
                     message = "pattern '\(policy.spec.pattern?.value ?? "")' of policy \(m.policyName(p)) is too complex to prove that it selects no \(name) tag (its automaton outgrows the analysis budget): simplify it, e.g. anchor it on the environment's prefix"
