@@ -7,8 +7,10 @@ public struct PolicySuggester {
     let byName: [String: [String]]     // name → the namespaces of the policies so named
     let namesIn: [String: [Name]]      // namespace → the names of its policies
     let refs: Suggester
+    /// Shared by the rewordings and the nearest references.
+    public let budget: SuggestionBudget
 
-    public init(_ policies: [FluxIndex.Policy]) {
+    public init(_ policies: [FluxIndex.Policy], budget: SuggestionBudget = SuggestionBudget()) {
         var byName: [String: [String]] = [:], namesIn: [String: [Name]] = [:], refs: [String] = []
         var seen = Set<String>()   // a policy each cluster of the repository defines is one candidate
         for p in policies {
@@ -21,13 +23,16 @@ public struct PolicySuggester {
         }
         self.byName = byName
         self.namesIn = namesIn
-        self.refs = Suggester(refs)
+        self.refs = Suggester(refs, budget: budget)
+        self.budget = budget
     }
 
     /// Up to three policies, likeliest first.
     public func suggest(namespace: String, name: String) -> [(namespace: String, name: String)] {
         if let same = byName[name] { return same.sorted().prefix(3).map { ($0, name) } }
-        let similar = PolicySuggester.rewordings(of: name, in: namesIn[namespace] ?? [])
+        let names = namesIn[namespace] ?? []
+        guard budget.take(names.count) else { return [] }
+        let similar = PolicySuggester.rewordings(of: name, in: names)
         if !similar.isEmpty { return similar.prefix(3).map { (namespace, $0) } }
         guard let ref = refs.nearest("\(namespace):\(name)", within: max(2, name.count / 3)) else { return [] }
         let colon = ref.firstIndex(of: ":")!   // names have no colon; namespaces neither
