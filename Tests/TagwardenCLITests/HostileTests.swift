@@ -148,11 +148,14 @@ import Testing
         try r.write("apps/evil.txt", pod("t", images: ["evil/txt:latest"]))
         try r.write("apps/web.yaml", pod("w", images: ["nginx:1.25.3"]))
         try r.write("notes.txt", pod("n", images: ["not/deployed:latest"]))   // no build names it
+        try r.write("flow/kustomization.yaml", "resources: [evil]\n")          // a flow list, a file without extension
+        try r.write("flow/evil", pod("f", images: ["evil/flow:latest"]))
         try r.commitAll("apps")
         for args in [["audit", "--format", "json"], ["audit", "--rev", "HEAD", "--format", "json"]] {
             let res = try tagwarden(args, in: r.path)
             #expect(res.code == 1, "\(res.stderr)")
-            #expect(res.findings == ["image-latest-tag apps/evil.json:1:111", "image-latest-tag apps/evil.txt:8:14"], "\(args)")
+            #expect(res.findings == ["image-latest-tag apps/evil.json:1:111", "image-latest-tag apps/evil.txt:8:14",
+                                     "image-latest-tag flow/evil:8:14"], "\(args)")
         }
     }
 

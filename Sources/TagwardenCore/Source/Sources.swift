@@ -391,7 +391,12 @@ public enum Sources {
         var wanted: [String] = []
         var seen = Set<String>()
         var y = YAMLFile()
+        var directories: Set<String>?
         for f in files where Extractor.isKustomizationName(Model.basename(f.path)) {
+            // most kustomizations list only manifests and directories the snapshot has: a scan of their list items
+            // says so without parsing them again
+            if directories == nil { directories = Set(files.map { Model.dirname($0.path) }.flatMap(Sources.ancestors)) }
+            guard listsSomethingElse(f.bytes, dir: Model.dirname(f.path), present: present, directories: directories!) else { continue }
             y.reparse(f.bytes)
             let dir = Model.dirname(f.path)
             for doc in y.documents {
@@ -421,6 +426,51 @@ public enum Sources {
                 break
             }
         }
+    }
+
+    /// `dir` and each directory above it ("" excluded).
+    static func ancestors(_ dir: String) -> [String] {
+        var out: [String] = []
+        var d = dir
+        while !d.isEmpty {
+            out.append(d)
+            d = Model.dirname(d)
+        }
+        return out
+    }
+
+    /// Whether a kustomization has a list item (`- x`) that is neither a manifest name nor a file or directory of
+    /// the snapshot: only then is it worth parsing for `addBuildNamedFiles`.
+    static func listsSomethingElse(_ bytes: [UInt8], dir: String, present: [String: Int], directories: Set<String>) -> Bool {
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            var j = i
+            while j < n, bytes[j] == 32 { j += 1 }
+            var end = j
+            var flow = false   // `resources: [a.json]`: a flow sequence is left to the parser
+            while end < n, bytes[end] != 10 {
+                if bytes[end] == UInt8(ascii: "[") { flow = true }
+                end += 1
+            }
+            if flow, j < n, bytes[j] != UInt8(ascii: "#") { return true }
+            if j + 1 < n, bytes[j] == UInt8(ascii: "-"), bytes[j + 1] == 32 {
+                var a = j + 2, b = end
+                while a < b, bytes[a] == 32 { a += 1 }
+                while b > a, bytes[b - 1] == 32 || bytes[b - 1] == 13 { b -= 1 }
+                if b > a, bytes[a] == UInt8(ascii: "\""), bytes[b - 1] == UInt8(ascii: "\""), b - a >= 2 { a += 1; b -= 1 }
+                else if b > a, bytes[a] == UInt8(ascii: "'"), bytes[b - 1] == UInt8(ascii: "'"), b - a >= 2 { a += 1; b -= 1 }
+                let item = String(decoding: bytes[a..<b], as: UTF8.self)
+                // a mapping item (`- name: web`), a comment, a flow collection: not a path
+                if !item.isEmpty, !item.contains(": "), !item.hasPrefix("#"), !item.hasPrefix("{"), !item.hasPrefix("["),
+                   !Extractor.isRemote(item), !isManifestName(item) {
+                    guard let path = Model.normalizePath(join(dir, item)) else { return true }
+                    if present[path] == nil && !directories.contains(path) && !path.isEmpty { return true }
+                }
+            }
+            i = end + 1
+        }
+        return false
     }
 
     /// A file under `root` for `addBuildNamedFiles`: a regular file inside the root (a symlink may not lead out).
