@@ -87,12 +87,13 @@ public enum Engine {
         let charts = chartDirectories(request.snapshot.files.map(\.path))
         var templates = [Int](repeating: 0, count: charts.count)
         var policyCharts = Set<Int>()   // charts whose templates make ImagePolicies
-        for f in request.snapshot.files {
-            if let rel = config.relative(f.path), ignore.contains(where: { $0.matches(rel) }) { continue }
+        /// Takes a file into the model's input: ignored, chart templates, other encodings and binary content first.
+        func admit(_ f: SourceFile) {
+            if let rel = config.relative(f.path), ignore.contains(where: { $0.matches(rel) }) { return }
             if !charts.isEmpty, let c = charts.firstIndex(where: { f.path.hasPrefix($0 + "templates/") }) {
                 templates[c] += 1
                 if SourceText.contains("ImagePolicy", in: f.bytes[...]) { policyCharts.insert(c) }
-                continue
+                return
             }
             var f = f
             switch SourceText.utf8(fromBOMEncoded: f.bytes) {
@@ -102,23 +103,67 @@ public enum Engine {
                 // kustomize would refuse it too, but a file that cannot be read is never passed over in silence
                 skipped.append(SkippedFile(path: f.path, reason: "cannot be read: it starts with a \(e.encoding) byte order mark but is not "
                                            + "valid \(e.encoding) at byte \(e.offset)", severity: .error))
-                continue
+                return
             case nil:
                 break
             }
             if let nul = SourceText.firstNUL(f.bytes) {
                 skipped.append(SkippedFile(path: f.path, reason: "binary content (a NUL byte at offset \(nul))"))
-                continue
+                return
             }
             files.append(f)
+        }
+        for f in request.snapshot.files { admit(f) }
+        func build() -> Model {
+            Model.build(files, config: config, profile: request.profile, remoteURLs: request.snapshot.remoteURLs,
+                        policyCharts: policyCharts.sorted().map { charts[$0].isEmpty ? "." : String(charts[$0].dropLast()) })
+        }
+        var model = build()
+        // kustomize reads every file a build names as YAML, whatever its name (`app.json`, `app.txt`): such files,
+        // which the listing passed over, join the input, and the model is built again (only then)
+        if let reader = request.snapshot.reader {
+            let named = buildNamedFiles(model, present: files)
+            if !named.isEmpty {
+                for path in named {
+                    if let i = files.firstIndex(where: { $0.path == path }) {
+                        files[i].namedByBuild = true   // listed for its markers only (`app.yaml.tpl`): a manifest now
+                        continue
+                    }
+                    switch reader.read(path) {
+                    case .success(let bytes)?: admit(SourceFile(path: path, bytes: bytes, namedByBuild: true))
+                    case .failure(let e)?: skipped.append(SkippedFile(path: path, reason: e.message, severity: .error, damaged: e.isDamage))
+                    case nil: break
+                    }
+                }
+                model = build()
+            }
         }
         for (c, n) in zip(charts, templates) where n > 0 {
             skipped.append(SkippedFile(path: c + "Chart.yaml", reason: "the chart's templates (\(n) file\(n == 1 ? "" : "s") under \(c)templates/) "
                 + "are Helm templates, not YAML: not linted"))
         }
         skipped.removeAll { s in config.relative(s.path).map { rel in ignore.contains { $0.matches(rel) } } ?? false }
-        return (Model.build(files, config: config, profile: request.profile, remoteURLs: request.snapshot.remoteURLs,
-                            policyCharts: policyCharts.sorted().map { charts[$0].isEmpty ? "." : String(charts[$0].dropLast()) }), skipped)
+        return (model, skipped)
+    }
+
+    /// The paths that kustomizations list in `resources` (or `bases`, `components`) which the input lacks under a
+    /// name the listing reads: neither a manifest name, nor a file or directory of the input, nor remote.
+    static func buildNamedFiles(_ model: Model, present files: [SourceFile]) -> [String] {
+        var out: [String] = []
+        var known: Set<String>?
+        for o in model.objects where o.isKustomization {
+            let dir = Model.dirname(model.path(o.file))
+            for r in o.kustomizeResources where !Extractor.isRemote(r) && !Sources.isManifestName(r) {
+                guard let path = Model.normalizePath(Sources.join(dir, r)), !path.isEmpty else { continue }
+                if known == nil {
+                    // manifests and the directories above them; files read for their markers only stay candidates
+                    known = Set(files.lazy.filter { !$0.unread }.map(\.path))
+                    for f in files { known!.formUnion(Model.directories(of: f.path)) }
+                }
+                if !known!.contains(path), !out.contains(path) { out.append(path) }
+            }
+        }
+        return out
     }
 
     static func finish(_ request: AuditRequest, model: Model, skipped: [SkippedFile]) -> AuditReport {

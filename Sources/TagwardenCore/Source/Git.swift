@@ -15,7 +15,12 @@ public struct TagwardenError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The git index is in a format libgit2 cannot read (a sparse or split index).
     public var isIndexFormat = false
-    public init(_ message: String) { self.message = message }
+    /// The repository is damaged: an object is missing or cannot be read.
+    public var isDamage = false
+    public init(_ message: String, damage: Bool = false) {
+        self.message = message
+        isDamage = damage
+    }
     public var description: String { message }
 }
 

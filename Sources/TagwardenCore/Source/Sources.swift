@@ -54,6 +54,16 @@ public struct SourceSnapshot: Sendable {
     public var notes: [String] = []
     /// The URLs of the repository's remotes: a Flux source with another URL is another repository.
     public var remoteURLs: [String] = []
+    /// Reads any file of the tree by path (nil when there is none): for the files a kustomization names under a
+    /// name the listing passes over.
+    public var reader: TreeReader?
+}
+
+/// A path → bytes reader over the tree a snapshot was taken from (the working tree, a commit, the index). Used on
+/// the thread that audits the snapshot, like the repository it may hold.
+public final class TreeReader: @unchecked Sendable {
+    let read: (String) -> Result<[UInt8], TagwardenError>?
+    public init(_ read: @escaping (String) -> Result<[UInt8], TagwardenError>?) { self.read = read }
 }
 
 extension SourceSnapshot {
@@ -140,9 +150,9 @@ public enum Sources {
             cache.save(cacheDir + "/listings")
         }
         Timings.mark("walk")
-        var files = readAll(root: root, found, options: options, skipped: &skipped)
-        addBuildNamedFiles(&files, skipped: &skipped, options: options) { readInside(root: root, $0, options: options) }
-        return SourceSnapshot(kind: .worktree, root: root, rev: nil, files: files, skipped: skipped, notes: notes)
+        let files = readAll(root: root, found, options: options, skipped: &skipped)
+        return SourceSnapshot(kind: .worktree, root: root, rev: nil, files: files, skipped: skipped, notes: notes,
+                              reader: TreeReader { readInside(root: root, $0, options: options) })
     }
 
     /// The index's paths in byte order (as git keeps them), searched by bisection: no set of every path and
@@ -186,9 +196,9 @@ public enum Sources {
         var noCache: ListingCache?
         walk(root: root, found: &found, skipped: &skipped, cache: &noCache, enterRepository: nil,
              includeDir: { _ in true }, includeFile: { _ in true })
-        var files = readAll(root: root, found, options: options, skipped: &skipped)
-        addBuildNamedFiles(&files, skipped: &skipped, options: options) { readInside(root: root, $0, options: options) }
-        return SourceSnapshot(kind: .directory, root: root, rev: nil, files: files, skipped: skipped)
+        let files = readAll(root: root, found, options: options, skipped: &skipped)
+        return SourceSnapshot(kind: .directory, root: root, rev: nil, files: files, skipped: skipped,
+                              reader: TreeReader { readInside(root: root, $0, options: options) })
     }
 
     /// Reads the files the walk found, on all cores.
@@ -381,99 +391,7 @@ public enum Sources {
 
     // MARK: files a build names
 
-    /// The files that kustomizations name in `resources` (or `bases`) under names the listing passes over
-    /// (`app.json`, `app.txt`, `app.YAML`): kustomize reads each as YAML, so they are manifests like the rest.
-    /// `read` gives a path's bytes, nil when the tree has no such file (a directory, say).
-    static func addBuildNamedFiles(_ files: inout [SourceFile], skipped: inout [SkippedFile], options: SourceOptions,
-                                   read: (String) -> Result<[UInt8], TagwardenError>?) {
-        var present: [String: Int] = [:]
-        for (i, f) in files.enumerated() { present[f.path] = i }
-        var wanted: [String] = []
-        var seen = Set<String>()
-        var y = YAMLFile()
-        var directories: Set<String>?
-        for f in files where Extractor.isKustomizationName(Model.basename(f.path)) {
-            // most kustomizations list only manifests and directories the snapshot has: a scan of their list items
-            // says so without parsing them again
-            if directories == nil { directories = Set(files.map { Model.dirname($0.path) }.flatMap(Sources.ancestors)) }
-            guard listsSomethingElse(f.bytes, dir: Model.dirname(f.path), present: present, directories: directories!) else { continue }
-            y.reparse(f.bytes)
-            let dir = Model.dirname(f.path)
-            for doc in y.documents {
-                for key: StaticString in ["resources", "bases"] {
-                    guard let list = y.get(doc.root, key) else { continue }
-                    for item in y.childNodes(list) where y.nodes[item].kind == .scalar {
-                        let entry = y.value(item)
-                        guard !entry.isEmpty, !Extractor.isRemote(entry), !isManifestName(entry),
-                              let path = Model.normalizePath(join(dir, entry)), seen.insert(path).inserted else { continue }
-                        wanted.append(path)
-                    }
-                }
-            }
-        }
-        for path in wanted {
-            if let i = present[path] {
-                // listed for the markers in it only (`app.yaml.tpl`): now it is a manifest
-                files[i].namedByBuild = true
-                continue
-            }
-            switch read(path) {
-            case .success(let bytes)?:
-                files.append(SourceFile(path: path, bytes: bytes, namedByBuild: true))
-            case .failure(let e)?:
-                skipped.append(SkippedFile(path: path, reason: e.message, severity: .error))
-            case nil:
-                break
-            }
-        }
-    }
-
-    /// `dir` and each directory above it ("" excluded).
-    static func ancestors(_ dir: String) -> [String] {
-        var out: [String] = []
-        var d = dir
-        while !d.isEmpty {
-            out.append(d)
-            d = Model.dirname(d)
-        }
-        return out
-    }
-
-    /// Whether a kustomization has a list item (`- x`) that is neither a manifest name nor a file or directory of
-    /// the snapshot: only then is it worth parsing for `addBuildNamedFiles`.
-    static func listsSomethingElse(_ bytes: [UInt8], dir: String, present: [String: Int], directories: Set<String>) -> Bool {
-        var i = 0
-        let n = bytes.count
-        while i < n {
-            var j = i
-            while j < n, bytes[j] == 32 { j += 1 }
-            var end = j
-            var flow = false   // `resources: [a.json]`: a flow sequence is left to the parser
-            while end < n, bytes[end] != 10 {
-                if bytes[end] == UInt8(ascii: "[") { flow = true }
-                end += 1
-            }
-            if flow, j < n, bytes[j] != UInt8(ascii: "#") { return true }
-            if j + 1 < n, bytes[j] == UInt8(ascii: "-"), bytes[j + 1] == 32 {
-                var a = j + 2, b = end
-                while a < b, bytes[a] == 32 { a += 1 }
-                while b > a, bytes[b - 1] == 32 || bytes[b - 1] == 13 { b -= 1 }
-                if b > a, bytes[a] == UInt8(ascii: "\""), bytes[b - 1] == UInt8(ascii: "\""), b - a >= 2 { a += 1; b -= 1 }
-                else if b > a, bytes[a] == UInt8(ascii: "'"), bytes[b - 1] == UInt8(ascii: "'"), b - a >= 2 { a += 1; b -= 1 }
-                let item = String(decoding: bytes[a..<b], as: UTF8.self)
-                // a mapping item (`- name: web`), a comment, a flow collection: not a path
-                if !item.isEmpty, !item.contains(": "), !item.hasPrefix("#"), !item.hasPrefix("{"), !item.hasPrefix("["),
-                   !Extractor.isRemote(item), !isManifestName(item) {
-                    guard let path = Model.normalizePath(join(dir, item)) else { return true }
-                    if present[path] == nil && !directories.contains(path) && !path.isEmpty { return true }
-                }
-            }
-            i = end + 1
-        }
-        return false
-    }
-
-    /// A file under `root` for `addBuildNamedFiles`: a regular file inside the root (a symlink may not lead out).
+    /// A file under `root` that a kustomization names: a regular file inside the root (a symlink may not lead out).
     static func readInside(root: String, _ path: String, options: SourceOptions) -> Result<[UInt8], TagwardenError>? {
         let full = join(root, path)
         guard let real = realpath(full, nil) else { return nil }
@@ -486,14 +404,14 @@ public enum Sources {
         return readFile(target, limit: options.maxFileSize)
     }
 
-    /// A blob of a tree or the index for `addBuildNamedFiles`.
+    /// A blob of a tree or the index that a kustomization names.
     static func readEntry(_ repo: GitRepository, _ entry: GitRepository.TreeEntry?, options: SourceOptions) -> Result<[UInt8], TagwardenError>? {
         guard let entry, entry.mode != 0o120000 else { return nil }
         switch repo.readBlob(entry.oid, limit: options.maxFileSize) {
         case .bytes(let b): return .success(b)
         case .tooLarge(let n): return .failure(TagwardenError("larger than the \(formatSize(options.maxFileSize)) limit (\(formatSize(n)))"))
-        case .missing: return .failure(TagwardenError("blob \(GitRepository.hex(entry.oid)) is missing from the object database"))
-        case .damaged(let why): return .failure(TagwardenError(why))
+        case .missing: return .failure(TagwardenError("blob \(GitRepository.hex(entry.oid)) is missing from the object database", damage: true))
+        case .damaged(let why): return .failure(TagwardenError(why, damage: true))
         }
     }
 
@@ -504,9 +422,9 @@ public enum Sources {
         let sha = try repo.resolveCommit(rev)
         let entries = try repo.treeEntries(commit: sha) { isManifestName($0) || isUnreadYAMLName($0) }
         var skipped: [SkippedFile] = []
-        var files = readBlobs(repo, entries, options: options, skipped: &skipped) { path in repo.treeEntry(commit: sha, path: path) }
-        addBuildNamedFiles(&files, skipped: &skipped, options: options) { readEntry(repo, repo.treeEntry(commit: sha, path: $0), options: options) }
-        return SourceSnapshot(kind: .commit, root: rootOf(repo), rev: sha, files: files, skipped: skipped)
+        let files = readBlobs(repo, entries, options: options, skipped: &skipped) { path in repo.treeEntry(commit: sha, path: path) }
+        return SourceSnapshot(kind: .commit, root: rootOf(repo), rev: sha, files: files, skipped: skipped,
+                              reader: TreeReader { readEntry(repo, repo.treeEntry(commit: sha, path: $0), options: options) })
     }
 
     /// The index: exactly the blobs the next commit will contain, whatever the working files say.
@@ -515,12 +433,12 @@ public enum Sources {
         var byPath: [String: GitRepository.TreeEntry] = [:]
         for e in all { byPath[e.path] = e }
         var skipped: [SkippedFile] = []
-        var files = readBlobs(repo, all.filter { isManifestName($0.path) || isUnreadYAMLName($0.path) }, options: options,
+        let files = readBlobs(repo, all.filter { isManifestName($0.path) || isUnreadYAMLName($0.path) }, options: options,
                               skipped: &skipped) { byPath[$0] }
-        addBuildNamedFiles(&files, skipped: &skipped, options: options) { readEntry(repo, byPath[$0], options: options) }
         let read = Set(files.map(\.path))
         return SourceSnapshot(kind: .index, root: rootOf(repo), rev: nil, files: files, skipped: skipped,
-                              conflicted: all.filter { $0.conflicted && read.contains($0.path) }.map(\.path))
+                              conflicted: all.filter { $0.conflicted && read.contains($0.path) }.map(\.path),
+                              reader: TreeReader { readEntry(repo, byPath[$0], options: options) })
     }
 
     static func rootOf(_ repo: GitRepository) -> String {
