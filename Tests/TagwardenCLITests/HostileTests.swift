@@ -197,7 +197,7 @@ import Testing
         try r.commitAll("all clear")
         let res = try tagwarden(["check", "--base", "main", "--format", "json"], in: r.path)
         #expect(res.code == 1, "\(res.stderr)")
-        #expect(res.findings == ["image-latest-tag apps/web.yaml:8:14", "config-weakened .tagwarden.yaml:1:11", "config-weakened .tagwarden.yaml:3:3"])
+        #expect(res.findings == ["image-latest-tag apps/web.yaml:8:14", "config-weakened .tagwarden.yaml:1:10", "config-weakened .tagwarden.yaml:3:3"])
         let messages = res.findingObjects.dropFirst().compactMap { $0["message"] as? String }
         #expect(messages[0] == "this change to .tagwarden.yaml ignores '**'; the check ran with the base side's config, and later runs would not")
         #expect(messages[1].hasPrefix("this change to .tagwarden.yaml turns rule image-floating-tag off"))

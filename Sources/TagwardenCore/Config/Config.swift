@@ -43,6 +43,9 @@ public struct Config: Sendable {
     public var fluxVersion: FluxVersion?
     /// The directory of the config file, relative to the root: its path globs are relative to it.
     public var baseDir = ""
+    /// Where each setting is written: a top-level key (`ignore`), `rules/<id>`, `ignore/<pattern>`,
+    /// `environments/<name>` and `environments/<name>/<key>` (for `config-weakened`).
+    public var locations: [String: SourceSpan] = [:]
 
     public init() {}
 
@@ -102,6 +105,7 @@ public struct Config: Sendable {
 
         try keys(root, allowed: ["profile", "environments", "rules", "promotedImages", "floatingTags", "ignore", "maxFileSize", "fluxVersion"], "the config")
         for (k, v) in file.pairs(root) {
+            config.locations[file.value(k)] = file.nodes[k].span
             switch file.value(k) {
             case "profile":
                 let p = try string(v, "profile")
@@ -129,8 +133,10 @@ public struct Config: Sendable {
                         throw fail(nameNode, "environment '\(env.name)' is defined twice (also line \(other.line))")
                     }
                     try claim(env.name, nameNode, by: env.name)
+                    config.locations["environments/\(env.name)"] = file.nodes[nameNode].span
                     for (ek, ev) in file.pairs(e) {
                         env.keyOrigin[file.value(ek)] = "\(path):\(file.nodes[ek].span.start.line)"
+                        config.locations["environments/\(env.name)/\(file.value(ek))"] = file.nodes[ek].span
                         switch file.value(ek) {
                         case "aliases":
                             let aliases = try strings(ev, "aliases")
@@ -171,10 +177,13 @@ public struct Config: Sendable {
                         }
                     }
                     config.rules[id] = setting
+                    config.locations["rules/\(id)"] = file.nodes[rk].span
                 }
             case "promotedImages": config.promotedImages = try strings(v, "promotedImages")
             case "floatingTags": config.floatingTags = try strings(v, "floatingTags")
-            case "ignore": config.ignore = try strings(v, "ignore")
+            case "ignore":
+                config.ignore = try strings(v, "ignore")
+                for item in file.childNodes(v) { config.locations["ignore/\(file.value(item))"] = file.nodes[item].span }
             case "fluxVersion":
                 let s = try string(v, "fluxVersion")
                 guard let fv = FluxVersion.parse(s) else { throw fail(v, "fluxVersion must look like 2.7 or v2.7.1, not '\(s)'") }

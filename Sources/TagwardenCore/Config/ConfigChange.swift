@@ -1,15 +1,16 @@
 /// What a change of `.tagwarden.yaml` weakens: the pull request check runs with the base side's config, and a
 /// pull request that would loosen it for every later run is told so, one finding per loosening.
 public enum ConfigChange {
-    /// One loosening: what it is, and a word of the head config's text that locates it (nil: the file's start).
+    /// One loosening: what it is, and the settings of the head config that locate it, the likeliest first (a key of
+    /// `Config.locations`; none there: the file's start).
     public struct Weakening: Sendable, Equatable {
         public var message: String
-        public var near: String?
+        public var near: [String]
     }
 
     public static func weakenings(base: Config, head: Config) -> [Weakening] {
         var out: [Weakening] = []
-        func add(_ message: String, near: String? = nil) { out.append(Weakening(message: message, near: near)) }
+        func add(_ message: String, near: String...) { out.append(Weakening(message: message, near: near)) }
 
         if let p = base.profile, head.profile != p { add("drops profile '\(p)'", near: "profile") }
         // rules: on in base and off in head, or a lower severity
@@ -17,15 +18,15 @@ public enum ConfigChange {
             let b = base.rules[id], h = head.rules[id]
             let wasOn = b?.enabled != false, isOn = h?.enabled != false
             if wasOn && !isOn {
-                add("turns rule \(id) off", near: id)
+                add("turns rule \(id) off", near: "rules/\(id)", "rules")
                 continue
             }
             guard wasOn, let defaultSeverity = Catalogue.severities[id] else { continue }
             let was = b?.severity ?? defaultSeverity, now = h?.severity ?? defaultSeverity
-            if now < was { add("lowers rule \(id) from \(was.rawValue) to \(now.rawValue)", near: id) }
+            if now < was { add("lowers rule \(id) from \(was.rawValue) to \(now.rawValue)", near: "rules/\(id)", "rules") }
         }
         for pattern in head.ignore where !base.ignore.contains(pattern) {
-            add("ignores '\(pattern)'", near: pattern)
+            add("ignores '\(pattern)'", near: "ignore/\(pattern)", "ignore")
         }
         if let b = base.maxFileSize, (head.maxFileSize ?? SourceOptions().maxFileSize) < b {
             add("lowers maxFileSize from \(Sources.formatSize(b)) to \(Sources.formatSize(head.maxFileSize ?? SourceOptions().maxFileSize)): larger files are skipped",
@@ -46,19 +47,28 @@ public enum ConfigChange {
         }
         for env in base.environments {
             guard let h = head.environments.first(where: { $0.name == env.name }) else {
-                add("removes environment '\(env.name)'", near: nil)
+                add("removes environment '\(env.name)'", near: "environments")
                 continue
             }
-            if env.requireDigest == true, h.requireDigest != true { add("drops requireDigest from environment '\(env.name)'", near: env.name) }
-            if env.requireReview == true, h.requireReview != true { add("drops requireReview from environment '\(env.name)'", near: env.name) }
-            if let p = env.tagPrefix, h.tagPrefix != p { add("changes the tagPrefix of environment '\(env.name)' from '\(p)'", near: env.name) }
-            if let p = env.tagPattern, h.tagPattern != p { add("changes the tagPattern of environment '\(env.name)' from '\(p)'", near: env.name) }
+            func at(_ key: String) -> [String] { ["environments/\(env.name)/\(key)", "environments/\(env.name)"] }
+            if env.requireDigest == true, h.requireDigest != true {
+                out.append(Weakening(message: "drops requireDigest from environment '\(env.name)'", near: at("requireDigest")))
+            }
+            if env.requireReview == true, h.requireReview != true {
+                out.append(Weakening(message: "drops requireReview from environment '\(env.name)'", near: at("requireReview")))
+            }
+            if let p = env.tagPrefix, h.tagPrefix != p {
+                out.append(Weakening(message: "changes the tagPrefix of environment '\(env.name)' from '\(p)'", near: at("tagPrefix")))
+            }
+            if let p = env.tagPattern, h.tagPattern != p {
+                out.append(Weakening(message: "changes the tagPattern of environment '\(env.name)' from '\(p)'", near: at("tagPattern")))
+            }
             // which files and namespaces are the environment's: a file moved out of production escapes its rules
             for path in env.paths ?? [] where !(h.paths ?? []).contains(path) {
-                add("no longer counts '\(path)' as environment '\(env.name)'", near: env.name)
+                out.append(Weakening(message: "no longer counts '\(path)' as environment '\(env.name)'", near: at("paths")))
             }
             for ns in env.namespaces ?? [] where !(h.namespaces ?? []).contains(ns) {
-                add("no longer counts namespace '\(ns)' as environment '\(env.name)'", near: env.name)
+                out.append(Weakening(message: "no longer counts namespace '\(ns)' as environment '\(env.name)'", near: at("namespaces")))
             }
         }
         return out
@@ -68,10 +78,7 @@ public enum ConfigChange {
     public static func findings(base: Config, head: Config, path: String, headBytes: [UInt8]?) -> [Finding] {
         let origin = SourcePosition(offset: 0, line: 1, column: 1)
         var findings = weakenings(base: base, head: head).map { w in
-            var span = SourceSpan(start: origin, end: origin)
-            if let bytes = headBytes, let word = w.near, let at = firstOccurrence(Array(word.utf8), in: bytes) {
-                span = SourceSpan(start: SourceText.position(bytes, offset: at), end: SourceText.position(bytes, offset: at + word.utf8.count))
-            }
+            let span = w.near.lazy.compactMap { head.locations[$0] }.first ?? SourceSpan(start: origin, end: origin)
             let verb = headBytes == nil ? "deleting \(path)" : "this change to \(path)"
             return Finding(rule: "config-weakened", severity: .error,
                            message: "\(verb) \(w.message); the check ran with the base side's config, and later runs would not",
@@ -80,13 +87,5 @@ public enum ConfigChange {
         findings.sort { $0.span.start.offset < $1.span.start.offset }
         Engine.assignFingerprints(&findings, sources: headBytes.map { [path: $0] } ?? [:])
         return findings
-    }
-
-    static func firstOccurrence(_ needle: [UInt8], in bytes: [UInt8]) -> Int? {
-        guard !needle.isEmpty, needle.count <= bytes.count else { return nil }
-        for i in 0...(bytes.count - needle.count) where bytes[i] == needle[0] && bytes[i..<(i + needle.count)].elementsEqual(needle) {
-            return i
-        }
-        return nil
     }
 }

@@ -405,7 +405,7 @@ triggering:
       rules:
         image-latest-tag: {enabled: false}
     expect:
-      - {file: .tagwarden.yaml, line: 1, column: 11}
+      - {file: .tagwarden.yaml, line: 1, column: 10}
       - {file: .tagwarden.yaml, line: 3, column: 3}
   - description: production no longer requires digests
     baseConfig: |
