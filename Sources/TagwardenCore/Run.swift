@@ -201,7 +201,7 @@ public func writeFileAtomically(_ path: String, _ text: String) throws {
         let fd = open(target, O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { throw failure() }
         defer { close(fd) }
-        try writeAll(fd, Array(text.utf8)) { failure() }
+        guard writeAll(fd, Array(text.utf8)) else { throw failure() }
         return
     }
     let dir = Model.dirname(target)
@@ -211,7 +211,7 @@ public func writeFileAtomically(_ path: String, _ text: String) throws {
     let tmp = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     var open = true
     do {
-        try writeAll(fd, Array(text.utf8)) { failure() }
+        guard writeAll(fd, Array(text.utf8)) else { throw failure() }
         // the replaced file keeps its mode; a new one gets what the umask allows
         var mode = st.st_mode & 0o7777
         if !exists {
@@ -230,14 +230,17 @@ public func writeFileAtomically(_ path: String, _ text: String) throws {
     }
 }
 
-private func writeAll(_ fd: Int32, _ bytes: [UInt8], _ failure: () -> TagwardenError) throws {
+/// Writes all of `bytes` to `fd` (again after a short write or EINTR); false on an error, with `errno` set.
+@discardableResult
+public func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
     var done = 0
     while done < bytes.count {
         let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
         if n < 0 {
             if errno == EINTR { continue }
-            throw failure()
+            return false
         }
         done += n
     }
+    return true
 }

@@ -82,17 +82,7 @@ struct CommonOptions: ParsableArguments {
     }
 }
 
-func writeAll(_ fd: Int32, _ s: String) {
-    var s = s
-    s.withUTF8 { buf in
-        var done = 0
-        while done < buf.count {
-            let n = write(fd, buf.baseAddress! + done, buf.count - done)
-            if n < 0 { if errno == EINTR { continue }; return }
-            done += n
-        }
-    }
-}
+func writeAll(_ fd: Int32, _ s: String) { TagwardenCore.writeAll(fd, Array(s.utf8)) }
 
 func writeStdout(_ s: String) { writeAll(STDOUT_FILENO, s) }
 
