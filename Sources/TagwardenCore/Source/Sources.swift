@@ -407,6 +407,11 @@ public enum Sources {
     /// A blob of a tree or the index that a kustomization names.
     static func readEntry(_ repo: GitRepository, _ entry: GitRepository.TreeEntry?, options: SourceOptions) -> Result<[UInt8], TagwardenError>? {
         guard let entry, entry.mode != 0o120000 else { return nil }
+        return blob(repo, entry, options: options)
+    }
+
+    /// An entry's blob, or why it cannot be linted: over the size limit, or (`isDamage`) missing or damaged.
+    static func blob(_ repo: GitRepository, _ entry: GitRepository.TreeEntry, options: SourceOptions) -> Result<[UInt8], TagwardenError> {
         switch repo.readBlob(entry.oid, limit: options.maxFileSize) {
         case .bytes(let b): return .success(b)
         case .tooLarge(let n): return .failure(TagwardenError("larger than the \(formatSize(options.maxFileSize)) limit (\(formatSize(n)))"))
@@ -465,18 +470,13 @@ public enum Sources {
                 target = t
             }
             let unread = !isManifestName(entry.path)
-            switch repo.readBlob(target.oid, limit: options.maxFileSize) {
-            case .bytes(let b):
+            switch blob(repo, target, options: options) {
+            case .success(let b):
                 if unread && !SourceText.contains(markerToken, in: b) { continue }
                 files.append(SourceFile(path: entry.path, bytes: b))
-            case .tooLarge(let n):
-                if unread { continue }
-                skipped.append(SkippedFile(path: entry.path, reason: "larger than the \(formatSize(options.maxFileSize)) limit (\(formatSize(n)))"))
-            case .missing:
-                skipped.append(SkippedFile(path: entry.path, reason: "blob \(GitRepository.hex(target.oid)) is missing from the object database",
-                                           severity: .error, damaged: true))
-            case .damaged(let why):
-                skipped.append(SkippedFile(path: entry.path, reason: why, severity: .error, damaged: true))
+            case .failure(let e):
+                if unread && !e.isDamage { continue }   // too large, and Flux would not read it anyway
+                skipped.append(SkippedFile(path: entry.path, reason: e.message, severity: e.isDamage ? .error : .note, damaged: e.isDamage))
             }
         }
         return files
