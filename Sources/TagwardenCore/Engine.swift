@@ -87,6 +87,9 @@ public enum Engine {
         let charts = chartDirectories(request.snapshot.files.map(\.path))
         var templates = [Int](repeating: 0, count: charts.count)
         var policyCharts = Set<Int>()   // charts whose templates make ImagePolicies
+        // what the run parses in all: each byte of YAML costs some fifteen in the model
+        let inputBudget = config.maxInputSize ?? Config.defaultMaxInputSize
+        var input = 0
         /// Takes a file into the model's input: ignored, chart templates, other encodings and binary content first.
         func admit(_ f: SourceFile) {
             if let rel = config.relative(f.path), ignore.contains(where: { $0.matches(rel) }) { return }
@@ -111,6 +114,12 @@ public enum Engine {
                 skipped.append(SkippedFile(path: f.path, reason: "binary content (a NUL byte at offset \(nul))"))
                 return
             }
+            guard input + f.bytes.count <= inputBudget else {
+                skipped.append(SkippedFile(path: f.path, reason: "the run's input budget (maxInputSize, \(Sources.formatSize(inputBudget))) is spent: "
+                                           + "not read; raise maxInputSize in .tagwarden.yaml, or ignore generated files", severity: .error))
+                return
+            }
+            input += f.bytes.count
             files.append(f)
         }
         for f in request.snapshot.files { admit(f) }

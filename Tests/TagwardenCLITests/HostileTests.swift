@@ -214,7 +214,7 @@ import Testing
         let res = try r.audit()
         #expect(res.code == 2)
         #expect(res.stderr == "tagwarden: error: .tagwarden.yaml:1:1: unknown key 'bogus\\n::error file=a.yaml,line=1::CONFIG-FORGED\\e[2J' in the config; "
-                + "allowed: profile, environments, rules, promotedImages, floatingTags, ignore, maxFileSize, fluxVersion\n")
+                + "allowed: profile, environments, rules, promotedImages, floatingTags, ignore, maxFileSize, maxInputSize, fluxVersion\n")
 
         try r.write(".tagwarden.yaml", "environments:\n  - name: \"prod\\n::error::ENV-FORGED\\u202E\"\n    paths: [\"apps/**\"]\n")
         try r.write("::error file=x::y/p.yaml", pod("a", images: ["\"nginx:latest\\e[31m\\u202e\""]))
@@ -286,6 +286,20 @@ import Testing
         #expect(audit.findingObjects.first?["message"] as? String == "skipped: blob \(oid) is missing from the object database")
         let check = try tagwarden(["check", "--base", "main"], in: r.path)
         #expect(check.code == 2 && check.stderr.contains("blob \(oid) is missing from the object database"), "\(check.stderr)")
+    }
+
+    @Test func theRunsInputBudgetLeavesNoFileUnreadInSilence() throws {
+        let r = try TempRepo(git: false)
+        try r.write(".tagwarden.yaml", "maxInputSize: 1K\n")
+        try r.write("a.yaml", pod("a", images: ["nginx:latest"]))                                  // 120 bytes: read
+        try r.write("b.yaml", pod("b", images: ["nginx:1.25.3"]) + "# " + String(repeating: "x", count: 1000) + "\n")
+        try r.write("c.yaml", pod("c", images: ["nginx:latest"]))                                  // fits again: read
+        let res = try r.audit("--format", "json")
+        #expect(res.code == 1, "\(res.stderr)")
+        #expect(res.findings == ["image-latest-tag a.yaml:8:14", "file-skipped b.yaml:1:1", "image-latest-tag c.yaml:8:14"])
+        let skipped = res.findingObjects.first { $0["rule"] as? String == "file-skipped" }
+        #expect(skipped?["severity"] as? String == "error")
+        #expect((skipped?["message"] as? String)?.hasPrefix("skipped: the run's input budget (maxInputSize, 1 KiB) is spent") == true)
     }
 
     @Test func aBlobOverTheLimitIsNeverInflated() throws {

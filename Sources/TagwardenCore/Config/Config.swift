@@ -39,6 +39,9 @@ public struct Config: Sendable {
     public var floatingTags: [String]?
     public var ignore: [String] = []
     public var maxFileSize: Int?
+    /// What one run reads in all (`maxInputSize`): a file past it is an error-level `file-skipped`, not parsed.
+    public var maxInputSize: Int?
+    public static let defaultMaxInputSize = 512 << 20
     /// The Flux the repository runs: overrides what is detected from its Flux components, for every rule.
     public var fluxVersion: FluxVersion?
     /// The directory of the config file, relative to the root: its path globs are relative to it.
@@ -103,7 +106,7 @@ public struct Config: Sendable {
             }
         }
 
-        try keys(root, allowed: ["profile", "environments", "rules", "promotedImages", "floatingTags", "ignore", "maxFileSize", "fluxVersion"], "the config")
+        try keys(root, allowed: ["profile", "environments", "rules", "promotedImages", "floatingTags", "ignore", "maxFileSize", "maxInputSize", "fluxVersion"], "the config")
         for (k, v) in file.pairs(root) {
             config.locations[file.value(k)] = file.nodes[k].span
             switch file.value(k) {
@@ -192,6 +195,10 @@ public struct Config: Sendable {
                 let s = try string(v, "maxFileSize")
                 guard let n = parseSize(s) else { throw fail(v, "maxFileSize must be a size like 10MiB, 512K or 1048576 (K, M, G count in 1024s)") }
                 config.maxFileSize = n
+            case "maxInputSize":
+                let s = try string(v, "maxInputSize")
+                guard let n = parseSize(s) else { throw fail(v, "maxInputSize must be a size like 512MiB or 2G (K, M, G count in 1024s)") }
+                config.maxInputSize = n
             default: break
             }
         }

@@ -34,6 +34,10 @@ public enum ConfigChange {
         } else if base.maxFileSize == nil, let h = head.maxFileSize, h < SourceOptions().maxFileSize {
             add("lowers maxFileSize to \(Sources.formatSize(h)): larger files are skipped", near: "maxFileSize")
         }
+        if (head.maxInputSize ?? Config.defaultMaxInputSize) < (base.maxInputSize ?? Config.defaultMaxInputSize) {
+            add("lowers maxInputSize to \(Sources.formatSize(head.maxInputSize ?? Config.defaultMaxInputSize)): files past it are not read",
+                near: "maxInputSize")
+        }
         for image in base.promotedImages where !head.promotedImages.contains(image) {
             add("no longer requires '\(image)' to be promoted", near: "promotedImages")
         }

@@ -388,7 +388,7 @@ rationale: >
   the check that judges it: `ignore: ["**"]` in the pull request changes nothing in its own check. But
   once merged, the looser config is in force for every later run. This finding names each loosening, on
   the line that makes it, so that a reviewer sees it: a rule turned off or given a lower severity, a new
-  `ignore` pattern, a lower `maxFileSize`, a dropped profile, `requireDigest`, `requireReview`,
+  `ignore` pattern, a lower `maxFileSize` or `maxInputSize`, a dropped profile, `requireDigest`, `requireReview`,
   `tagPrefix` or `tagPattern`, an environment removed or given fewer paths or namespaces, a
   `promotedImages` or `floatingTags` entry removed, a changed `fluxVersion`. It is reported by
   `check --base` only (with the default `--config-from base`, and no `--config`).

@@ -34,27 +34,61 @@ public struct SourceSpan: Sendable, Hashable {
 }
 
 /// One node of a parsed YAML document. Nodes live in `YAMLFile.nodes`; children are indices.
+/// Positions and indices are kept in 32 bits (a file is read only below 2 GiB): a node is 68 bytes, not 136, and a
+/// 10 MB file of short lines has a million of them.
 public struct YAMLNode: Sendable {
     public var kind: NodeKind
     public var style: ScalarStyle
     public var isFlow: Bool
     /// The scalar was written without an explicit tag (`!!str 1.10` is not implicit).
     public var plainImplicit: Bool
-    public var span: SourceSpan
-    /// Scalar value (unescaped), or the anchor name an alias refers to: a range in `YAMLFile.arena`.
-    var valueStart: Int
-    var valueCount: Int
-    var tagStart: Int
-    var tagCount: Int
-    /// Children in `YAMLFile.children`: key, value, key, value … for mappings.
-    var childStart: Int
-    public var childCount: Int
-    /// The comment that follows a scalar on its own line (`#` included), as a byte range; -1 when none.
-    public var commentStart: Int
-    public var commentEnd: Int
-    public var parent: Int
     /// A mapping key (not a value).
     public var isKey = false
+    private var startOffset: Int32, startLine: Int32, startColumn: Int32
+    private var endOffset: Int32, endLine: Int32, endColumn: Int32
+    private var value: (start: Int32, count: Int32)
+    private var tagRange: (start: Int32, count: Int32)
+    private var childRange: (start: Int32, count: Int32)
+    private var commentRange: (start: Int32, end: Int32)
+    private var parentIndex: Int32
+
+    init(kind: NodeKind, style: ScalarStyle, isFlow: Bool, plainImplicit: Bool, span: SourceSpan, parent: Int) {
+        self.kind = kind
+        self.style = style
+        self.isFlow = isFlow
+        self.plainImplicit = plainImplicit
+        (startOffset, startLine, startColumn) = (0, 0, 0)
+        (endOffset, endLine, endColumn) = (0, 0, 0)
+        value = (0, 0)
+        tagRange = (0, 0)
+        childRange = (0, 0)
+        commentRange = (-1, -1)
+        parentIndex = Int32(truncatingIfNeeded: parent)
+        self.span = span
+    }
+
+    public var span: SourceSpan {
+        get {
+            SourceSpan(start: SourcePosition(offset: Int(startOffset), line: Int(startLine), column: Int(startColumn)),
+                       end: SourcePosition(offset: Int(endOffset), line: Int(endLine), column: Int(endColumn)))
+        }
+        set {
+            (startOffset, startLine, startColumn) = (Int32(newValue.start.offset), Int32(newValue.start.line), Int32(newValue.start.column))
+            (endOffset, endLine, endColumn) = (Int32(newValue.end.offset), Int32(newValue.end.line), Int32(newValue.end.column))
+        }
+    }
+    /// Scalar value (unescaped), or the anchor name an alias refers to: a range in `YAMLFile.arena`.
+    var valueStart: Int { get { Int(value.start) } set { value.start = Int32(newValue) } }
+    var valueCount: Int { get { Int(value.count) } set { value.count = Int32(newValue) } }
+    var tagStart: Int { get { Int(tagRange.start) } set { tagRange.start = Int32(newValue) } }
+    var tagCount: Int { get { Int(tagRange.count) } set { tagRange.count = Int32(newValue) } }
+    /// Children in `YAMLFile.children`: key, value, key, value … for mappings.
+    var childStart: Int { get { Int(childRange.start) } set { childRange.start = Int32(newValue) } }
+    public var childCount: Int { get { Int(childRange.count) } set { childRange.count = Int32(newValue) } }
+    /// The comment that follows a scalar on its own line (`#` included), as a byte range; -1 when none.
+    public var commentStart: Int { get { Int(commentRange.start) } set { commentRange.start = Int32(newValue) } }
+    public var commentEnd: Int { get { Int(commentRange.end) } set { commentRange.end = Int32(newValue) } }
+    public var parent: Int { get { Int(parentIndex) } set { parentIndex = Int32(newValue) } }
 }
 
 public struct YAMLDocument: Sendable {

@@ -103,6 +103,12 @@ extension YAMLFile {
         goRefusals.removeAll()
         duplicateMergeKeys.removeAll()
         error = nil
+        // nodes keep positions in 32 bits
+        if bytes.count >= Int(Int32.max) / 2 {
+            error = YAMLError(message: "the file is too large to parse (\(Sources.formatSize(bytes.count)); at most 1 GiB)",
+                              position: SourcePosition(offset: 0, line: 1, column: 1))
+            return
+        }
         if bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) {
             error = YAMLError(message: "UTF-16 encoded files are not supported; save the file as UTF-8",
                               position: SourcePosition(offset: 0, line: 1, column: 1))
@@ -140,9 +146,19 @@ extension YAMLFile {
         var docRoot = -1
         var docStart = SourcePosition(offset: 0, line: 1, column: 1)
         var anchors: [String: Int] = [:]  // this document's anchors so far: the latest of a name wins
-        // about one node per 6 bytes in manifests; large files grow as they need
-        nodes.reserveCapacity(min(buf.count / 6, 1 << 14) + 8)
-        children.reserveCapacity(min(buf.count / 6, 1 << 14) + 8)
+        // about two nodes per line in block YAML (a key and its value): a large file gets room for that at once rather
+        // than growing by doubling, which holds the old array and the new at its peak
+        var lines = 0
+        if buf.count > 1 << 16, let base = buf.baseAddress {
+            var at = 0
+            while at < buf.count, let p = memchr(base + at, 10, buf.count - at) {
+                lines += 1
+                at = base.distance(to: p.assumingMemoryBound(to: UInt8.self)) + 1
+            }
+        }
+        let expected = max(min(buf.count / 6, 1 << 14), 2 * lines) + 8
+        nodes.reserveCapacity(expected)
+        children.reserveCapacity(expected)
         arena.reserveCapacity(buf.count / 2)
         open.reserveCapacity(16)
         pendingStart.reserveCapacity(16)
@@ -189,9 +205,7 @@ extension YAMLFile {
                     start = Self.skipProperties(buf, from: start, limit: end.offset)
                 }
                 var node = YAMLNode(kind: .scalar, style: .plain, isFlow: false, plainImplicit: true,
-                                    span: SourceSpan(start: start, end: end), valueStart: 0, valueCount: 0,
-                                    tagStart: 0, tagCount: 0, childStart: 0, childCount: 0,
-                                    commentStart: -1, commentEnd: -1, parent: open.last ?? -1)
+                                    span: SourceSpan(start: start, end: end), parent: open.last ?? -1)
                 if type == YAML_ALIAS_EVENT {
                     node.kind = .alias
                     let a = event.data.alias.anchor
@@ -241,9 +255,7 @@ extension YAMLFile {
                 let flow = isMapping ? event.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
                                      : event.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
                 var node = YAMLNode(kind: isMapping ? .mapping : .sequence, style: .plain, isFlow: flow, plainImplicit: false,
-                                    span: SourceSpan(start: start, end: start), valueStart: 0, valueCount: 0,
-                                    tagStart: 0, tagCount: 0, childStart: 0, childCount: 0,
-                                    commentStart: -1, commentEnd: -1, parent: open.last ?? -1)
+                                    span: SourceSpan(start: start, end: start), parent: open.last ?? -1)
                 let tagPtr = isMapping ? event.data.mapping_start.tag : event.data.sequence_start.tag
                 if let t = tagPtr {
                     let n = strlen(UnsafeRawPointer(t).assumingMemoryBound(to: CChar.self))
