@@ -289,31 +289,63 @@ public struct Suggester {
     /// Which byte values (modulo 64) each candidate holds: an edit changes at most two of them, so a candidate
     /// whose set differs from the word's in more than twice the edits allowed is passed over at once.
     let masks: [UInt64]
+    /// The candidates holding each pair of adjacent bytes (distinct pairs per candidate), in candidate order.
+    let postings: [UInt16: [Int32]]
     let budget: SuggestionBudget
 
     public init(_ candidates: [String], budget: SuggestionBudget = SuggestionBudget()) {
         names = candidates
         bytes = candidates.map { Array($0.utf8) }
         masks = bytes.map(Suggester.mask)
+        var postings: [UInt16: [Int32]] = [:]
+        for (c, b) in bytes.enumerated() {
+            for pair in Suggester.pairs(b) { postings[pair, default: []].append(Int32(c)) }
+        }
+        self.postings = postings
         self.budget = budget
     }
 
     static func mask(_ b: [UInt8]) -> UInt64 { b.reduce(0) { $0 | 1 << UInt64($1 & 63) } }
+
+    /// The distinct pairs of adjacent bytes of `b`.
+    static func pairs(_ b: [UInt8]) -> Set<UInt16> {
+        var out = Set<UInt16>()
+        if b.count >= 2 { for i in 1..<b.count { out.insert(UInt16(b[i - 1]) << 8 | UInt16(b[i])) } }
+        return out
+    }
 
     public func nearest(_ word: String) -> String? {
         nearest(word, within: max(2, word.count / 3))
     }
 
     /// The closest candidate at most `within` edits away, ties broken by name.
+    ///
+    /// An edit destroys at most two of the word's distinct pairs of adjacent bytes, so a candidate within `within`
+    /// edits shares at least `pairs - 2 × within` of them, and so at least one of any `2 × within + 1` of them: the
+    /// candidates holding the word's rarest pairs are the only ones measured (prefix filtering; pairs rather than
+    /// longer runs, so that the rarest fit in a policy's name and leave out the namespace that every reference
+    /// shares). Many words against many candidates then cost what those few postings hold, not every pair of
+    /// them; a word too short for the bound is measured against all.
     public func nearest(_ word: String, within: Int) -> String? {
-        guard budget.take(bytes.count) else { return nil }
         let w = Array(word.utf8)
+        let wordPairs = Suggester.pairs(w)
+        var candidates: [Int]?
+        if wordPairs.count > 2 * within {
+            let rarest = wordPairs.map { ($0, postings[$0]?.count ?? 0) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.prefix(2 * within + 1)
+            var union = Set<Int>()
+            for (pair, _) in rarest { for c in postings[pair] ?? [] { union.insert(Int(c)) } }
+            guard budget.take(union.count) else { return nil }
+            candidates = union.sorted()
+        } else {
+            guard budget.take(bytes.count) else { return nil }
+        }
         let wordMask = Suggester.mask(w)
         var bound = within
         var best: Int?
         var counts = [Int](repeating: 0, count: 256)
         var prev = [Int](), cur = [Int]()
-        for (c, y) in bytes.enumerated() {
+        for c in candidates ?? Array(bytes.indices) {
+            let y = bytes[c]
             if abs(w.count - y.count) > bound || (wordMask ^ masks[c]).nonzeroBitCount > 2 * bound { continue }
             // each edit changes the byte counts on each side by at most one
             for b in w { counts[Int(b)] += 1 }

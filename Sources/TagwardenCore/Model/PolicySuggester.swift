@@ -5,24 +5,32 @@
 /// budget until `page-checker` suggests `lab-home`. Nothing when no policy is that close.
 public struct PolicySuggester {
     let byName: [String: [String]]     // name → the namespaces of the policies so named
-    let namesIn: [String: [Name]]      // namespace → the names of its policies
+    /// Namespace and a word key → the names of its policies whose first (or last) word starts with it: a rewording
+    /// shares its first word's first three bytes with the name (or, words added in front, its last word's), so only
+    /// those names are compared.
+    let byFirstWord: [String: [Name]]
+    let byLastWord: [String: [Name]]
     let refs: Suggester
     /// Shared by the rewordings and the nearest references.
     public let budget: SuggestionBudget
 
     public init(_ policies: [FluxIndex.Policy], budget: SuggestionBudget = SuggestionBudget()) {
-        var byName: [String: [String]] = [:], namesIn: [String: [Name]] = [:], refs: [String] = []
+        var byName: [String: [String]] = [:], byFirstWord: [String: [Name]] = [:], byLastWord: [String: [Name]] = [:]
+        var refs: [String] = []
         var seen = Set<String>()   // a policy each cluster of the repository defines is one candidate
         for p in policies {
             let namespace = p.namespace ?? "default"
             let ref = "\(namespace):\(p.name)"
             guard seen.insert(ref).inserted else { continue }
             byName[p.name, default: []].append(namespace)
-            namesIn[namespace, default: []].append(Name(p.name))
+            let name = Name(p.name)
+            byFirstWord[PolicySuggester.key(namespace, name.words.first!), default: []].append(name)
+            byLastWord[PolicySuggester.key(namespace, name.words.last!), default: []].append(name)
             refs.append(ref)
         }
         self.byName = byName
-        self.namesIn = namesIn
+        self.byFirstWord = byFirstWord
+        self.byLastWord = byLastWord
         self.refs = Suggester(refs, budget: budget)
         self.budget = budget
     }
@@ -30,7 +38,10 @@ public struct PolicySuggester {
     /// Up to three policies, likeliest first.
     public func suggest(namespace: String, name: String) -> [(namespace: String, name: String)] {
         if let same = byName[name] { return same.sorted().prefix(3).map { ($0, name) } }
-        let names = namesIn[namespace] ?? []
+        let words = Name(name).words
+        var names = byFirstWord[PolicySuggester.key(namespace, words.first!)] ?? []
+        let firstOnes = Set(names.map(\.text))
+        names += (byLastWord[PolicySuggester.key(namespace, words.last!)] ?? []).filter { !firstOnes.contains($0.text) }
         guard budget.take(names.count) else { return [] }
         let similar = PolicySuggester.rewordings(of: name, in: names)
         if !similar.isEmpty { return similar.prefix(3).map { (namespace, $0) } }
@@ -38,6 +49,8 @@ public struct PolicySuggester {
         let colon = ref.firstIndex(of: ":")!   // names have no colon; namespaces neither
         return [(String(ref[..<colon]), String(ref[ref.index(after: colon)...]))]
     }
+
+    static func key(_ namespace: String, _ word: Substring) -> String { namespace + "\u{0}" + word.prefix(3) }
 
     /// A policy name and its `-`-separated words, split once.
     struct Name {
