@@ -84,6 +84,53 @@ import Testing
         #expect(try !String(contentsOfFile: cache, encoding: .utf8).contains("9999999999999999999"))
     }
 
+    // MARK: 6. CPU: a bounded analysis per run
+
+    @Test func patternsThatEachOutgrowTheirBudgetShareOneAndSayWhereItStopped() throws {
+        let r = try TempRepo(git: false)
+        try r.write(".tagwarden.yaml", "environments:\n  - {name: staging, paths: [\"staging/**\"], tagPrefix: staging-}\n"
+                    + "  - {name: production, paths: [\"production/**\"], tagPrefix: production-}\n")
+        var text = "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata: {name: r, namespace: flux-system}\nspec: {image: ghcr.io/a/b}\n"
+        var markers = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: m, namespace: flux-system}\ndata:\n"
+        for i in 0..<60 {
+            text += "---\napiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata: {name: p\(i), namespace: flux-system}\n"
+                + "spec:\n  imageRepositoryRef: {name: r}\n  filterTags: {pattern: 'a[a-z]{30}x\(i)'}\n  policy: {alphabetical: {order: asc}}\n"
+            markers += "  k\(i): ghcr.io/a/b:production-1 # {\"$imagepolicy\": \"flux-system:p\(i)\"}\n"
+        }
+        try r.write("production/policies.yaml", text + markers)
+        let res = try bounded(["audit", ".", "--format", "json"], in: r.path, seconds: 60, rssMB: 1000)
+        #expect(res.code == 1, "\(res.stderr)")
+        let crosses = res.findingObjects.filter { $0["rule"] as? String == "policy-crosses-environment" }.compactMap { $0["message"] as? String }
+        #expect(crosses.count == 60)
+        #expect(crosses.filter { $0.contains("is too complex to prove") }.count == 10)
+        #expect(crosses.filter { $0.contains("was not analysed: the analysis budget of the run was spent") }.count == 50)
+        let stopped = res.findingObjects.filter { $0["rule"] as? String == "policy-selects-nothing" }
+        #expect(stopped.count == 1 && stopped.first?["severity"] as? String == "note", "\(stopped)")
+    }
+
+    @Test func twoThousandUnknownMarkersAgainstTwoThousandPoliciesAreSuggestedForQuickly() throws {
+        let r = try TempRepo(git: false)
+        var rng = SystemRandomNumberGenerator()
+        func word() -> String { String((0..<8).map { _ in "abcdefghijklmnopqrstuvwxyz".randomElement(using: &rng)! }) }
+        var policies = "", markers = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m, namespace: flux-system}\ndata:\n"
+        for i in 0..<2000 {
+            policies += "---\napiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata: {name: app-\(word())-\(i), namespace: flux-system}\n"
+                + "spec: {imageRepositoryRef: {name: r}, policy: {alphabetical: {order: asc}}}\n"
+            markers += "  k\(i): nginx:1.0 # {\"$imagepolicy\": \"flux-system:svc-\(word())-\(i)\"}\n"
+        }
+        policies += "---\napiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata: {name: web-production, namespace: flux-system}\n"
+            + "spec: {imageRepositoryRef: {name: r}, policy: {alphabetical: {order: asc}}}\n"
+        markers += "  web: nginx:1.0 # {\"$imagepolicy\": \"flux-system:web-prodution\"}\n"
+        try r.write("policies.yaml", policies)
+        try r.write("markers.yaml", markers)
+        let res = try bounded(["audit", ".", "--format", "json"], in: r.path, seconds: 40, rssMB: 500)
+        #expect(res.code == 1, "\(res.stderr)")
+        let unknown = res.findingObjects.filter { $0["rule"] as? String == "marker-unknown-policy" }.compactMap { $0["message"] as? String }
+        #expect(unknown.count == 2001)
+        #expect(unknown.last == "no ImagePolicy flux-system/web-prodution in the repository, so Flux never updates this field: "
+                + "did you mean 'flux-system:web-production'?")
+    }
+
     // MARK: 2. --output
 
     @Test func outputWritesThroughAFIFOAndASymlinkAndReplacesOnlyRegularFiles() throws {
