@@ -45,7 +45,10 @@ public final class GitRepository {
         gitDir = String(cString: git_repository_path(handle))
     }
 
-    deinit { git_repository_free(handle) }
+    deinit {
+        if case let odb?? = odbStorage { git_odb_free(odb) }
+        git_repository_free(handle)
+    }
 
     /// Finds the repository containing `path`, or nil when there is none.
     /// `fromEnvironment` honours GIT_DIR, GIT_INDEX_FILE … as git does inside a hook.
@@ -247,22 +250,19 @@ public final class GitRepository {
     /// truncated one (git itself fails at once).
     public func readBlob(_ oid: git_oid, limit: Int) -> BlobRead {
         var id = oid
-        let hexId = Self.hex(oid)
-        if let loose = looseObject(hexId) {
-            return loose.read(limit: limit, id: hexId)
+        if let loose = looseObject(oid) {
+            return loose.read(limit: limit, id: Self.hex(oid))
         }
-        var odb: OpaquePointer?
-        guard git_repository_odb(&odb, handle) == 0, let odb else { return .missing }
-        defer { git_odb_free(odb) }
+        guard let odb else { return .missing }
         var size = 0
         var type = GIT_OBJECT_INVALID
         guard git_odb_read_header(&size, &type, odb, &id) == 0 else {
-            return git_odb_exists(odb, &id) == 1 ? .damaged("object \(hexId) cannot be read: \(lastGitError("damaged"))") : .missing
+            return git_odb_exists(odb, &id) == 1 ? .damaged("object \(Self.hex(oid)) cannot be read: \(lastGitError("damaged"))") : .missing
         }
         if size > limit { return .tooLarge(size) }
         var blob: OpaquePointer?
         guard git_blob_lookup(&blob, handle, &id) == 0, let blob else {
-            return .damaged("object \(hexId) cannot be read: \(lastGitError("damaged"))")
+            return .damaged("object \(Self.hex(oid)) cannot be read: \(lastGitError("damaged"))")
         }
         defer { git_blob_free(blob) }
         let n = Int(git_blob_rawsize(blob))
@@ -270,14 +270,42 @@ public final class GitRepository {
         return .bytes(Array(UnsafeRawBufferPointer(start: raw, count: n)))
     }
 
-    /// The loose object file of an object id, if the repository (or an alternate it names) has one.
-    func looseObject(_ hexId: String) -> LooseObject? {
-        let name = String(hexId.prefix(2)) + "/" + String(hexId.dropFirst(2))
-        for dir in objectDirectories {
-            let fd = open(dir + "/" + name, O_RDONLY | O_CLOEXEC)
+    /// The object database, opened on first use and kept.
+    private var odb: OpaquePointer? {
+        if let opened = odbStorage { return opened }
+        var odb: OpaquePointer?
+        let opened = git_repository_odb(&odb, handle) == 0 ? odb : nil
+        odbStorage = .some(opened)
+        return opened
+    }
+    private var odbStorage: OpaquePointer??
+
+    /// The loose object file of an object id, if the repository (or an alternate it names) has one. Each fan-out
+    /// directory (`objects/ab/`) is listed once: a packed repository costs one failed listing per prefix, not one
+    /// failed open per blob.
+    func looseObject(_ oid: git_oid) -> LooseObject? {
+        let first = Int(oid.id.0)
+        var hexId: String?
+        for (d, dir) in objectDirectories.enumerated() {
+            if looseNames[d][first] == nil {
+                let fanOut = dir + "/" + Self.hexByte(UInt8(first))
+                looseNames[d][first] = Set((try? directoryEntries(fanOut)) ?? [])
+            }
+            guard !looseNames[d][first]!.isEmpty else { continue }
+            if hexId == nil { hexId = Self.hex(oid) }
+            let rest = String(hexId!.dropFirst(2))
+            guard looseNames[d][first]!.contains(rest) else { continue }
+            let fd = open(dir + "/" + hexId!.prefix(2) + "/" + rest, O_RDONLY | O_CLOEXEC)
             if fd >= 0 { return LooseObject(fd: fd) }
         }
         return nil
+    }
+    /// Per object directory, per first byte: the names in that fan-out directory (nil: not listed yet).
+    private lazy var looseNames: [[Set<String>?]] = Array(repeating: Array(repeating: nil, count: 256), count: objectDirectories.count)
+
+    static func hexByte(_ b: UInt8) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[Int(b >> 4)], digits[Int(b & 15)]])
     }
 
     /// The object directory and those `objects/info/alternates` names (one level, as they are usually set up).
