@@ -131,7 +131,7 @@ public enum Engine {
         // kustomize reads every file a build names as YAML, whatever its name (`app.json`, `app.txt`): such files,
         // which the listing passed over, join the input, and the model is built again (only then)
         if let reader = request.snapshot.reader {
-            let named = buildNamedFiles(model, present: files)
+            let named = model.unlistedResources
             if !named.isEmpty {
                 for path in named {
                     if let i = files.firstIndex(where: { $0.path == path }) {
@@ -153,26 +153,6 @@ public enum Engine {
         }
         skipped.removeAll { s in config.relative(s.path).map { rel in ignore.contains { $0.matches(rel) } } ?? false }
         return (model, skipped)
-    }
-
-    /// The paths that kustomizations list in `resources` (or `bases`, `components`) which the input lacks under a
-    /// name the listing reads: neither a manifest name, nor a file or directory of the input, nor remote.
-    static func buildNamedFiles(_ model: Model, present files: [SourceFile]) -> [String] {
-        var out: [String] = []
-        var known: Set<String>?
-        for o in model.objects where o.isKustomization {
-            let dir = Model.dirname(model.path(o.file))
-            for r in o.kustomizeResources where !Extractor.isRemote(r) && !Sources.isManifestName(r) {
-                guard let path = Model.normalizePath(Sources.join(dir, r)), !path.isEmpty else { continue }
-                if known == nil {
-                    // manifests and the directories above them; files read for their markers only stay candidates
-                    known = Set(files.lazy.filter { !$0.unread }.map(\.path))
-                    for f in files { known!.formUnion(Model.directories(of: f.path)) }
-                }
-                if !known!.contains(path), !out.contains(path) { out.append(path) }
-            }
-        }
-        return out
     }
 
     static func finish(_ request: AuditRequest, model: Model, skipped: [SkippedFile]) -> AuditReport {

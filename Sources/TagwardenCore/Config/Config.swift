@@ -289,20 +289,33 @@ public struct Suggester {
     /// Which byte values (modulo 64) each candidate holds: an edit changes at most two of them, so a candidate
     /// whose set differs from the word's in more than twice the edits allowed is passed over at once.
     let masks: [UInt64]
-    /// The candidates holding each pair of adjacent bytes (distinct pairs per candidate), in candidate order.
-    let postings: [UInt16: [Int32]]
+    let index = PairIndex()
     let budget: SuggestionBudget
 
     public init(_ candidates: [String], budget: SuggestionBudget = SuggestionBudget()) {
         names = candidates
         bytes = candidates.map { Array($0.utf8) }
         masks = bytes.map(Suggester.mask)
-        var postings: [UInt16: [Int32]] = [:]
-        for (c, b) in bytes.enumerated() {
-            for pair in Suggester.pairs(b) { postings[pair, default: []].append(Int32(c)) }
-        }
-        self.postings = postings
         self.budget = budget
+    }
+
+    /// The candidates holding each pair of adjacent bytes (distinct pairs per candidate), in candidate order: built
+    /// at the ninth word looked up, since a few words cost less measured against all than the index costs to build.
+    final class PairIndex: @unchecked Sendable {
+        var lookups = 0
+        var postings: [UInt16: [Int32]]?
+
+        func postings(for bytes: [[UInt8]]) -> [UInt16: [Int32]]? {
+            lookups += 1
+            if postings == nil, lookups > 8 {
+                var built: [UInt16: [Int32]] = [:]
+                for (c, b) in bytes.enumerated() {
+                    for pair in Suggester.pairs(b) { built[pair, default: []].append(Int32(c)) }
+                }
+                postings = built
+            }
+            return postings
+        }
     }
 
     static func mask(_ b: [UInt8]) -> UInt64 { b.reduce(0) { $0 | 1 << UInt64($1 & 63) } }
@@ -325,12 +338,12 @@ public struct Suggester {
     /// candidates holding the word's rarest pairs are the only ones measured (prefix filtering; pairs rather than
     /// longer runs, so that the rarest fit in a policy's name and leave out the namespace that every reference
     /// shares). Many words against many candidates then cost what those few postings hold, not every pair of
-    /// them; a word too short for the bound is measured against all.
+    /// them; a word too short for the bound, and the first eight words, are measured against all.
     public func nearest(_ word: String, within: Int) -> String? {
         let w = Array(word.utf8)
         let wordPairs = Suggester.pairs(w)
         var candidates: [Int]?
-        if wordPairs.count > 2 * within {
+        if wordPairs.count > 2 * within, let postings = index.postings(for: bytes) {
             let rarest = wordPairs.map { ($0, postings[$0]?.count ?? 0) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.prefix(2 * within + 1)
             var union = Set<Int>()
             for (pair, _) in rarest { for c in postings[pair] ?? [] { union.insert(Int(c)) } }

@@ -35,6 +35,9 @@ public struct Model: Sendable {
     /// Helm charts of the repository whose templates make ImagePolicies: Go templates Tagwarden does not render, so a
     /// policy no manifest defines may be one of theirs.
     public let policyCharts: [String]
+    /// What kustomizations list in `resources` (or `bases`, `components`) that the input has neither as a manifest
+    /// nor as a directory of files: a file under a name the listing passes over (`app.json`), or nothing.
+    public let unlistedResources: [String]
 
     public static let defaultFloatingTags = ["main", "master", "develop", "development", "dev", "stable", "edge", "nightly",
                                              "canary", "release", "head", "snapshot", "prod", "production", "staging", "stage",
@@ -237,7 +240,21 @@ public struct Model: Sendable {
                      objectNamespace: namespaces, objectEnvironment: objectEnvironment, imageEnvironment: imageEnvironment,
                      imagePromoted: promoted, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
                      namespaceLabels: labels, flux: flux, markerEnvironment: markerEnvironment, unmatchedImageEntries: unmatched,
-                     markersOfImage: markersOfImage, clusters: clusters, namespaceOverride: namespaceOverride, policyCharts: policyCharts)
+                     markersOfImage: markersOfImage, clusters: clusters, namespaceOverride: namespaceOverride, policyCharts: policyCharts,
+                     unlistedResources: unlistedResources(resources, builds: builds))
+    }
+
+    /// `unlistedResources`: by the build sets' index of paths, which the kustomizations' builds need anyway.
+    static func unlistedResources(_ resources: [Int: [String]], builds: LazyBuildSets) -> [String] {
+        var out: [String] = []
+        for k in resources.keys.sorted() {
+            for path in resources[k]! where !path.isEmpty && !Sources.isManifestName(path) && !out.contains(path) {
+                // a file of the input with such a name was read for its markers only: it is a manifest now
+                if builds.value.hasFiles(under: path) { continue }
+                out.append(path)
+            }
+        }
+        return out
     }
 
     /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.

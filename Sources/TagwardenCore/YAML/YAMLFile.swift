@@ -68,27 +68,29 @@ public struct YAMLNode: Sendable {
     }
 
     public var span: SourceSpan {
-        get {
+        @inline(__always) get {
             SourceSpan(start: SourcePosition(offset: Int(startOffset), line: Int(startLine), column: Int(startColumn)),
                        end: SourcePosition(offset: Int(endOffset), line: Int(endLine), column: Int(endColumn)))
         }
-        set {
-            (startOffset, startLine, startColumn) = (Int32(newValue.start.offset), Int32(newValue.start.line), Int32(newValue.start.column))
-            (endOffset, endLine, endColumn) = (Int32(newValue.end.offset), Int32(newValue.end.line), Int32(newValue.end.column))
+        @inline(__always) set {
+            (startOffset, startLine, startColumn) = (Int32(truncatingIfNeeded: newValue.start.offset), Int32(truncatingIfNeeded: newValue.start.line),
+                                                     Int32(truncatingIfNeeded: newValue.start.column))
+            (endOffset, endLine, endColumn) = (Int32(truncatingIfNeeded: newValue.end.offset), Int32(truncatingIfNeeded: newValue.end.line),
+                                               Int32(truncatingIfNeeded: newValue.end.column))
         }
     }
     /// Scalar value (unescaped), or the anchor name an alias refers to: a range in `YAMLFile.arena`.
-    var valueStart: Int { get { Int(value.start) } set { value.start = Int32(newValue) } }
-    var valueCount: Int { get { Int(value.count) } set { value.count = Int32(newValue) } }
-    var tagStart: Int { get { Int(tagRange.start) } set { tagRange.start = Int32(newValue) } }
-    var tagCount: Int { get { Int(tagRange.count) } set { tagRange.count = Int32(newValue) } }
+    var valueStart: Int { get { Int(value.start) } set { value.start = Int32(truncatingIfNeeded: newValue) } }
+    var valueCount: Int { get { Int(value.count) } set { value.count = Int32(truncatingIfNeeded: newValue) } }
+    var tagStart: Int { get { Int(tagRange.start) } set { tagRange.start = Int32(truncatingIfNeeded: newValue) } }
+    var tagCount: Int { get { Int(tagRange.count) } set { tagRange.count = Int32(truncatingIfNeeded: newValue) } }
     /// Children in `YAMLFile.children`: key, value, key, value … for mappings.
-    var childStart: Int { get { Int(childRange.start) } set { childRange.start = Int32(newValue) } }
-    public var childCount: Int { get { Int(childRange.count) } set { childRange.count = Int32(newValue) } }
+    var childStart: Int { get { Int(childRange.start) } set { childRange.start = Int32(truncatingIfNeeded: newValue) } }
+    public var childCount: Int { get { Int(childRange.count) } set { childRange.count = Int32(truncatingIfNeeded: newValue) } }
     /// The comment that follows a scalar on its own line (`#` included), as a byte range; -1 when none.
-    public var commentStart: Int { get { Int(commentRange.start) } set { commentRange.start = Int32(newValue) } }
-    public var commentEnd: Int { get { Int(commentRange.end) } set { commentRange.end = Int32(newValue) } }
-    public var parent: Int { get { Int(parentIndex) } set { parentIndex = Int32(newValue) } }
+    public var commentStart: Int { get { Int(commentRange.start) } set { commentRange.start = Int32(truncatingIfNeeded: newValue) } }
+    public var commentEnd: Int { get { Int(commentRange.end) } set { commentRange.end = Int32(truncatingIfNeeded: newValue) } }
+    public var parent: Int { get { Int(parentIndex) } set { parentIndex = Int32(truncatingIfNeeded: newValue) } }
 }
 
 public struct YAMLDocument: Sendable {
