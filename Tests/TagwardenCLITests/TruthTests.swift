@@ -77,6 +77,27 @@ func imageAPIObjects() -> String {
             .map { "\($0["rule"]!):\($0["line"]!):\($0["severity"]!)" }
     }
 
+    @Test func specImagesOfEveryFluxKustomizationRetagAFolderWithoutAKustomizationFile() throws {
+        // MonBusinessApp/Infrastructure: apps/split-app-backend has no kustomization.yaml; the Flux Kustomization of each
+        // cluster builds it with spec.images setting the tag, so the `:main` written in the deployment never runs
+        let r = try TempRepo()
+        for cluster in ["dev", "local"] {
+            try r.write("clusters/\(cluster)/app.yaml", fluxApps("./apps/split-app-backend", """
+              images:
+                - name: ghcr.io/diezfx/split-app-backend
+                  newTag: main-793d3481-1705427332
+            """))
+        }
+        try r.write("apps/split-app-backend/deployment.yaml", pod("backend", images: ["ghcr.io/diezfx/split-app-backend:main"]))
+        try r.write("apps/split-app-backend/debug.yaml", pod("debug", images: ["ubuntu:latest"]))
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-latest-tag apps/split-app-backend/debug.yaml:8:14"], "\(res.findings)")
+        // one cluster without the entry: the written tag runs there
+        try r.write("clusters/local/app.yaml", fluxApps("./apps/split-app-backend", ""))
+        let partly = try r.audit("--format", "json")
+        #expect(partly.findings.contains("image-floating-tag apps/split-app-backend/deployment.yaml:8:14"), "\(partly.findings)")
+    }
+
     @Test func apiVersionsAreJudgedAgainstTheClustersFlux() throws {
         // each document starts at lines 1, 7, 13, 19, 25: v1beta1 IR, v1beta2 IP, v1beta1 IUA, v1beta2 IUA, v1 IR
         let expected: [String: [String]] = [

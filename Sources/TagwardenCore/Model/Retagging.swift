@@ -7,15 +7,20 @@ extension Model {
     /// another, each to the image's name at that point (a `newName` before an entry for the old name makes that entry
     /// miss); a Flux Kustomization's `spec.images` after the kustomization at its `path`. A build deploys where a
     /// kustomization is included by none (`kubectl apply -k`), or where a Flux Kustomization's `path` builds it.
+    /// A file in a directory without a kustomization file is built by the kustomization Flux generates for the
+    /// nearest `path` above it (no kustomization file on the way): its Flux Kustomizations' `spec.images` alone
+    /// decide.
     /// Patches that replace the image are not followed: an image they replace is judged as written. Held to
     /// `kubectl kustomize` by `scripts/kustomize-vs-tagwarden/run`.
     static func markRetagged(_ images: [ImageUse], objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]]) {
         guard objects.contains(where: { $0.kustomizeImages.contains(where: \.setsTag) }) else { return }
         var components: [String: Int] = [:]      // directory → the kustomize Component there
         var fluxBuilders: [String: [Int]] = [:]  // directory → the Flux Kustomizations whose path it is
+        var kustomizationDirs = Set<String>()    // directories with a kustomization file
         for (i, o) in objects.enumerated() {
-            if o.isKustomization, o.kind == "Component", Extractor.isKustomizationName(basename(files[o.file].path)) {
-                components[dirname(files[o.file].path)] = i
+            if o.isKustomization, Extractor.isKustomizationName(basename(files[o.file].path)) {
+                kustomizationDirs.insert(dirname(files[o.file].path))
+                if o.kind == "Component" { components[dirname(files[o.file].path)] = i }
             }
             if case .kustomization(let k)? = o.flux, let p = k.path.flatMap(normalizePath) { fluxBuilders[p, default: []].append(i) }
         }
@@ -59,7 +64,25 @@ extension Model {
             memo[key] = runs
             return runs
         }
+        /// The Flux Kustomizations whose generated kustomization takes `path`: those of the nearest directory above it
+        /// that is a `path`, with no kustomization file from the file's directory up to it.
+        func generatedBuilders(_ path: String) -> [Int] {
+            var dir = dirname(path)
+            while !kustomizationDirs.contains(dir) {
+                if let builders = fluxBuilders[dir] { return builders }
+                if dir.isEmpty { break }
+                dir = dirname(dir)
+            }
+            return []
+        }
         for img in images where img.origin == .container && img.invalid == nil {
+            if let name = img.name, includedBy[files[img.file].path] == nil {
+                let builders = generatedBuilders(files[img.file].path)
+                if !builders.isEmpty, builders.allSatisfy({ KustomizeImageEntry.apply(objects[$0].kustomizeImages, to: name) == nil }) {
+                    img.retaggedBy = builders.sorted()
+                }
+                continue
+            }
             guard let name = img.name, let includers = includedBy[files[img.file].path],
                   !includers.contains(where: { writtenTagRuns($0, name, 0) }) else { continue }
             // the kustomizations (or Flux Kustomizations) that set the tag: the nearest on each way up
