@@ -16,11 +16,9 @@ extension Model {
         guard objects.contains(where: { $0.kustomizeImages.contains(where: \.setsTag) }) else { return }
         var components: [String: Int] = [:]      // directory → the kustomize Component there
         var fluxBuilders: [String: [Int]] = [:]  // directory → the Flux Kustomizations whose path it is
-        var kustomizationDirs = Set<String>()    // directories with a kustomization file
         for (i, o) in objects.enumerated() {
-            if o.isKustomization, Extractor.isKustomizationName(basename(files[o.file].path)) {
-                kustomizationDirs.insert(dirname(files[o.file].path))
-                if o.kind == "Component" { components[dirname(files[o.file].path)] = i }
+            if o.isKustomization, o.kind == "Component", Extractor.isKustomizationName(basename(files[o.file].path)) {
+                components[dirname(files[o.file].path)] = i
             }
             if case .kustomization(let k)? = o.flux, let p = k.path.flatMap(normalizePath) { fluxBuilders[p, default: []].append(i) }
         }
@@ -66,17 +64,27 @@ extension Model {
         }
         /// The Flux Kustomizations whose generated kustomization takes `path`: those of the nearest directory above it
         /// that is a `path`, with no kustomization file from the file's directory up to it.
+        /// (Only asked when some Flux Kustomization has `spec.images`; one answer per directory.)
+        let fluxRetags = fluxBuilders.values.contains { $0.contains { !objects[$0].kustomizeImages.isEmpty } }
+        // directories with a kustomization file
+        let kustomizationDirs = fluxRetags ? Set(objects.lazy.filter { $0.isKustomization && Extractor.isKustomizationName(basename(files[$0.file].path)) }
+            .map { dirname(files[$0.file].path) }) : []
+        var generatedOf: [String: [Int]] = [:]
         func generatedBuilders(_ path: String) -> [Int] {
-            var dir = dirname(path)
+            let start = dirname(path)
+            if let known = generatedOf[start] { return known }
+            var dir = start, found: [Int] = []
             while !kustomizationDirs.contains(dir) {
-                if let builders = fluxBuilders[dir] { return builders }
+                if let builders = fluxBuilders[dir] { found = builders; break }
                 if dir.isEmpty { break }
                 dir = dirname(dir)
             }
-            return []
+            generatedOf[start] = found
+            return found
         }
         for img in images where img.origin == .container && img.invalid == nil {
             if let name = img.name, includedBy[files[img.file].path] == nil {
+                guard fluxRetags else { continue }
                 let builders = generatedBuilders(files[img.file].path)
                 if !builders.isEmpty, builders.allSatisfy({ KustomizeImageEntry.apply(objects[$0].kustomizeImages, to: name) == nil }) {
                     img.retaggedBy = builders.sorted()

@@ -150,6 +150,8 @@ public enum SourceText {
             for k in 0..<4 { v = v << 8 | UInt32(bytes[big ? i + k : i + 3 - k]) }
             return v
         }
+        // most files: no such mark, known from the first byte
+        guard let first = bytes.first, first == 0xFF || first == 0xFE || first == 0 else { return nil }
         var out: [UInt8] = []
         let head = bytes.prefix(4)
         if head.elementsEqual([0xFF, 0xFE, 0, 0] as [UInt8]) || head.elementsEqual([0, 0, 0xFE, 0xFF] as [UInt8]) {
