@@ -1,12 +1,15 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Tagwarden builds and is tested on Linux (Debian, with the system libyaml and libgit2). It states no Apple platform:
+// it has never been built on one.
+//
+// The targets are layers: each depends only on those above it in this list, and the compiler refuses an import that
+// runs the other way (docs/architecture.md draws them).
 let package = Package(
     name: "Tagwarden",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "tagwarden", targets: ["tagwarden"]),
-        .library(name: "TagwardenCore", targets: ["TagwardenCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -14,15 +17,37 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
-        // The RE2-compatible regular expression engine: no dependency on the rest of Tagwarden.
+        // The error every layer reports, the run's phase timings, atomic file writes.
+        .target(name: "TagwardenBasics"),
+        // An RE2-compatible regular expression engine with Go's syntax, and the languages of tags it can select.
         .target(name: "TagwardenRegex"),
-        .target(name: "TagwardenCore", dependencies: ["CYAML", "CGit2", "TagwardenRegex"]),
+        // libyaml wrapped once: YAML documents with exact positions, read as Go's YAML libraries read them, and byte-span edits.
+        .target(name: "TagwardenYAML", dependencies: ["CYAML", "TagwardenBasics"]),
+        // libgit2 wrapped once: repositories, trees, the index, blobs, commits, references, push.
+        .target(name: "TagwardenGit", dependencies: ["CGit2", "TagwardenBasics"]),
+        // How Flux chooses a tag: semver ranges, numerical and alphabetical order, Go's float parsing.
+        .target(name: "TagwardenPolicy", dependencies: ["TagwardenBasics", "TagwardenRegex", "TagwardenYAML"]),
+        // What a repository holds: its snapshot (working tree, index, commit), the config, and the frozen Model of
+        // manifests, images, markers, Flux objects, kustomize builds, clusters and environments.
+        .target(name: "TagwardenModel", dependencies: ["TagwardenBasics", "TagwardenRegex", "TagwardenYAML", "TagwardenGit", "TagwardenPolicy"]),
+        // The rules, the linter that runs them over a Model, suppressions, fingerprints, and the check orchestration.
+        .target(name: "TagwardenLint", dependencies: ["TagwardenBasics", "TagwardenRegex", "TagwardenYAML", "TagwardenGit", "TagwardenPolicy",
+                                                      "TagwardenModel"]),
+        // Findings rendered: text, JSON, SARIF, GitHub annotations, Markdown.
+        .target(name: "TagwardenReport", dependencies: ["TagwardenBasics", "TagwardenYAML", "TagwardenModel", "TagwardenLint"]),
+        // The update engine's place: it will evaluate policies, rewrite marked fields and commit (not built yet).
+        .target(name: "TagwardenUpdate", dependencies: ["TagwardenBasics", "TagwardenYAML", "TagwardenGit", "TagwardenPolicy", "TagwardenModel"]),
+        // Argument parsing and printing only.
         .executableTarget(
             name: "tagwarden",
-            dependencies: ["TagwardenCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["TagwardenBasics", "TagwardenYAML", "TagwardenGit", "TagwardenPolicy", "TagwardenModel", "TagwardenLint",
+                           "TagwardenReport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "TagwardenCoreTests", dependencies: ["TagwardenCore", "TagwardenRegex"]),
-        .testTarget(name: "TagwardenCLITests", dependencies: ["TagwardenCore"]),
+        // In-process tests of the libraries: parsers, the Model, the rules over their catalogue examples.
+        .testTarget(name: "TagwardenTests", dependencies: ["TagwardenBasics", "TagwardenRegex", "TagwardenYAML", "TagwardenGit",
+                                                           "TagwardenPolicy", "TagwardenModel", "TagwardenLint", "TagwardenReport"]),
+        // End-to-end tests of the built binary: the commands, git, hooks.
+        .testTarget(name: "TagwardenCLITests", dependencies: ["tagwarden"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,11 @@
+import TagwardenBasics
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+import TagwardenLint
+import TagwardenReport
 import ArgumentParser
-import TagwardenCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,11 @@
+import TagwardenBasics
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+import TagwardenLint
+import TagwardenReport
 import ArgumentParser
-import TagwardenCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -82,7 +88,7 @@ struct CommonOptions: ParsableArguments {
     }
 }
 
-func writeAll(_ fd: Int32, _ s: String) { TagwardenCore.writeAll(fd, Array(s.utf8)) }
+func writeAll(_ fd: Int32, _ s: String) { _ = TagwardenBasics.writeAll(fd, Array(s.utf8)) }
 
 func writeStdout(_ s: String) { writeAll(STDOUT_FILENO, s) }
 

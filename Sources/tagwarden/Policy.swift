@@ -1,5 +1,11 @@
+import TagwardenBasics
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+import TagwardenLint
+import TagwardenReport
 import ArgumentParser
-import TagwardenCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -149,7 +155,7 @@ struct PolicyEval: ParsableCommand {
         if tags == "-" {
             text = readAllStdin()
         } else {
-            switch Sources.readFile(tags, limit: 256 << 20) {
+            switch FileSystem.readFile(tags, limit: 256 << 20) {
             case .success(let b): text = String(decoding: b, as: UTF8.self)
             case .failure(let e): return fail("\(tags): \(e.message)")
             }

@@ -1,5 +1,11 @@
+import TagwardenBasics
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+import TagwardenLint
+import TagwardenReport
 import ArgumentParser
-import TagwardenCore
 
 struct RulesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rules", abstract: "List the rule catalogue.")

@@ -1,5 +1,11 @@
+import TagwardenBasics
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+import TagwardenLint
+import TagwardenReport
 import ArgumentParser
-import TagwardenCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,7 +22,7 @@ struct Tagwarden: ParsableCommand {
         Exit codes: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage, configuration or \
         environment error.
         """,
-        version: Reports.version,
+        version: Version.current,
         subcommands: [Audit.self, Check.self, InstallHook.self, PolicyCommand.self, Init.self, Env.self, RulesCommand.self, Explain.self]
     )
 

@@ -1,0 +1,28 @@
+/// `/`-separated relative paths, as git and the report name files.
+public enum Path {
+    /// The last component of a `/`-separated path.
+    public static func basename(_ p: String) -> String {
+        var bytes = p
+        return bytes.withUTF8 { b in
+            lastSlash(b).map { String(decoding: UnsafeBufferPointer(rebasing: b[($0 + 1)...]), as: UTF8.self) }
+        } ?? p
+    }
+
+    public static func dirname(_ p: String) -> String {
+        var p = p
+        return p.withUTF8 { b in
+            guard let slash = lastSlash(b) else { return "" }
+            return String(decoding: UnsafeBufferPointer(rebasing: b[..<slash]), as: UTF8.self)
+        }
+    }
+
+    /// The offset of the last `/`.
+    private static func lastSlash(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+        var i = b.count - 1
+        while i >= 0 {
+            if b[i] == UInt8(ascii: "/") { return i }
+            i -= 1
+        }
+        return nil
+    }
+}

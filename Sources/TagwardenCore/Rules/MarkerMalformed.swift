@@ -1,8 +1,0 @@
-extension Rule {
-    static let markerMalformed = Rule("marker-malformed", everyFile: true) { m in
-        m.markers.indices.compactMap { k in
-            guard m.markers[k].context == .value, let problem = m.flux.markers[k].problem else { return nil }
-            return m.finding("marker-malformed", "$imagepolicy marker Flux cannot read: \(problem)", marker: k)
-        }
-    }
-}

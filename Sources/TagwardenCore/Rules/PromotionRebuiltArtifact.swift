@@ -1,5 +1,0 @@
-extension Rule {
-    static let promotionRebuiltArtifact = Rule("promotion-rebuilt-artifact") { m in
-        promotionFindings(m).filter { $0.rule == "promotion-rebuilt-artifact" }
-    }
-}

@@ -1,0 +1,94 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+extension Rule {
+    static let apiRemoved = Rule("api-removed") { m in
+        var cache: [Model.ImageAPI.Key: Model.ImageAPI] = [:]
+        let v1Everywhere = m.servesV1Everywhere
+        return m.objects.indices.compactMap { i in
+            guard let api = m.imageAPI(i, cache: &cache, v1Everywhere: v1Everywhere), let refused = api.runs.first(where: { !$0.served }) else { return nil }
+            let o = m.objects[i]
+            let advice = refused.alternatives.first.map { "use \(FluxAPIs.group)/\($0)" }
+                ?? "no apiVersion of \(o.kind) is served there: upgrade Flux first"
+            var by = m.describe(refused.run), why: String
+            if refused.byComponents {
+                // the cluster's own CustomResourceDefinitions say what its API server serves
+                let cluster = refused.run.cluster.map { " of cluster \(m.clusters.clusters[$0].name)" } ?? ""
+                by = "the Flux components\(cluster)"
+                why = "their CustomResourceDefinition of \(o.kind) serves " + (refused.alternatives.isEmpty ? "no version" : refused.alternatives.joined(separator: ", "))
+            } else if let removed = api.lifetime?.removedIn, refused.run.version.release >= removed {
+                why = "removed in Flux \(removed)"
+            } else if let since = api.lifetime?.since {
+                why = "\(api.version) came in Flux \(since)"
+            } else {
+                why = "no Flux 2 serves it"
+            }
+            return m.finding("api-removed",
+                             "\(o.apiVersion) \(o.kind) is not served by \(by) (\(why)): the API server refuses it, "
+                                + "and the Kustomization that applies it fails; \(advice)",
+                             object: i, span: o.apiVersionSpan)
+        }
+    }
+}
+
+extension Model {
+    /// An image-automation object's apiVersion against the Flux of each cluster that applies it: whether that Flux
+    /// serves it (its CustomResourceDefinitions say, else the version map) and the versions it serves instead.
+    struct ImageAPI {
+        /// What decides the verdicts: a fleet's thousands of policies share a few.
+        struct Key: Hashable {
+            let clusters: [Int], kind: String, version: String
+        }
+        var version: String
+        var lifetime: (since: FluxVersion?, removedIn: FluxVersion?)?
+        /// For each Flux that applies it: whether it serves the apiVersion, which it serves instead (newest first), and
+        /// whether the cluster's own CustomResourceDefinitions said so.
+        var runs: [(run: FluxRun, served: Bool, alternatives: [String], byComponents: Bool)]
+    }
+
+    /// `v1Everywhere` is `servesV1Everywhere`, asked once by the rule.
+    func imageAPI(_ i: Int, cache: inout [ImageAPI.Key: ImageAPI], v1Everywhere: Bool) -> ImageAPI? {
+        let o = objects[i]
+        switch o.flux {   // the Flux fields of the three image kinds
+        case .imageRepository?, .imagePolicy?, .automation?: break
+        default: return nil
+        }
+        // v1, where every Flux here serves it, is served and removed by none: a fleet's thousands of objects stop here
+        if v1Everywhere, o.apiVersion == "image.toolkit.fluxcd.io/v1" { return nil }
+        guard !flux.nonResources.contains(i) else { return nil }
+        let version = Path.basename(o.apiVersion)
+        let key = ImageAPI.Key(clusters: clusters.of(o.file), kind: o.kind, version: version)
+        if let known = cache[key] { return known }
+        let runs = fluxRuns(ofFile: o.file).map { run -> (run: FluxRun, served: Bool, alternatives: [String], byComponents: Bool) in
+            // the config's fluxVersion overrides what the components say, as it does their version
+            let crd = config.fluxVersion == nil ? run.cluster.flatMap { clusters.clusters[$0].servedImageAPIs[o.kind] } : nil
+            let served = crd ?? FluxAPIs.served(by: run.version, kind: o.kind)
+            // newest first: the advice names the latest the cluster serves
+            let alternatives = ["v1", "v1beta2", "v1beta1"].filter { $0 != version && served.contains($0) }
+            return (run, served.contains(version), alternatives, crd != nil)
+        }
+        let api = ImageAPI(version: version, lifetime: FluxAPIs.lifetime(kind: o.kind, version: version), runs: runs)
+        cache[key] = api
+        return api
+    }
+
+    /// Every Flux that runs a file here serves image.toolkit.fluxcd.io/v1 by the version map (2.7 and later), and no
+    /// cluster's own CRDs say otherwise.
+    var servesV1Everywhere: Bool {
+        if let v = config.fluxVersion { return v.release >= FluxVersion(2, 7) }
+        if clusters.clusters.isEmpty { return (clusters.only?.version ?? .current).release >= FluxVersion(2, 7) }
+        return clusters.clusters.allSatisfy { ($0.flux ?? .current).release >= FluxVersion(2, 7) && $0.servedImageAPIs.isEmpty }
+            && (clusters.only?.version ?? .current).release >= FluxVersion(2, 7)
+    }
+
+    /// `Flux 2.3 (app.kubernetes.io/version v2.3.0 of Namespace flux-system in clusters/prod/…)`, naming the cluster when
+    /// the repository has several; `current Flux (2.9)` where nothing names the version (the report's header says so).
+    func describe(_ run: FluxRun) -> String {
+        let cluster = run.cluster.flatMap { clusters.clusters.count > 1 ? clusters.clusters[$0].name : nil }.map { " of cluster \($0.isEmpty ? "." : $0)" } ?? ""
+        guard let origin = run.origin else { return "current Flux (\(run.version))\(cluster)" }
+        return "Flux \(run.version)\(cluster) (\(origin))"
+    }
+}

@@ -1,0 +1,26 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+extension Rule {
+    static let automationUnknownSource = Rule("automation-unknown-source") { m in
+        m.flux.automations.compactMap { a in
+            guard !m.flux.nonResources.contains(a.object), (a.spec.sourceKind ?? "GitRepository") == "GitRepository",
+                  let name = a.spec.sourceName else { return nil }
+            let ns = a.spec.sourceNamespace ?? a.namespace
+            if m.flux.source(of: a) != nil { return nil }
+            // a GitRepository a cluster's root Kustomization reads from exists there, made outside this repository (by
+            // flux bootstrap's first run, or by hand as the repository's documentation says): the cluster runs on it
+            let readByKustomizations = m.clusters.clusters.flatMap(\.roots).contains { k in
+                guard let src = m.objects[k].fluxKustomization?.source, src.isGitRepository, src.name == name.value else { return false }
+                return FluxIndex.sameNamespace(src.namespace ?? m.objectNamespace[k], ns)
+            }
+            if readByKustomizations { return nil }
+            let hint = Suggest.nearest(name.value, in: m.flux.gitRepositories.map(\.name)).map { ": did you mean '\($0)'?" } ?? ""
+            return m.finding("automation-unknown-source", "no GitRepository \(ns ?? "<no namespace>")/\(name.value) in the repository\(hint)",
+                             object: a.object, span: name.span)
+        }
+    }
+}

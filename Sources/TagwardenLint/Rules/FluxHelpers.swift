@@ -1,0 +1,143 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+
+extension Model {
+    /// A policy's environments: where it lives, else the environments of the markers that use it.
+    func policyEnvironments(_ p: Int) -> Set<String> {
+        if let own = objectEnvironment[flux.policies[p].object] { return [own] }
+        return Set((flux.uses[p] ?? []).compactMap { markerEnvironment[$0] })
+    }
+
+    /// The tags a policy's filter lets through: nil when the pattern does not compile.
+    func policyLanguage(_ p: Int) -> TagLanguage? {
+        let policy = flux.policies[p]
+        guard policy.spec.hasFilterTags, let pattern = policy.spec.pattern?.value, !pattern.isEmpty else { return .any }
+        return policy.regex.map { .matching($0) }
+    }
+
+    /// Where policy findings point: the pattern, or the policy's kind when it has none.
+    func policySpan(_ p: Int) -> SourceSpan {
+        flux.policies[p].spec.pattern?.span ?? objects[flux.policies[p].object].kindSpan
+    }
+
+    /// The image of the ImageRepository behind the marker on image `i`'s field: what a field that sets only the tag
+    /// is the tag of.
+    func markedRepository(_ i: Int) -> String? {
+        guard let k = markersOfImage[i]?.first(where: { flux.markers[$0].policy != nil }), let p = flux.markers[k].policy,
+              let r = flux.policies[p].repository else { return nil }
+        return flux.repositories[r].spec.image?.value
+    }
+
+    /// How the prefix and pattern rules name a promoted image: its name, or, for a field that sets only the tag,
+    /// the image of the ImageRepository behind the field's marker.
+    func promotedName(_ i: Int) -> String {
+        images[i].name ?? markedRepository(i) ?? images[i].text
+    }
+
+    /// How the tag rules name an image: `image 'nginx:1.25'`; for a field that sets only the tag, the image of the
+    /// policy whose marker it carries (`image 'ghcr.io/acme/web:latest' (this field sets its tag)`), else
+    /// `ImageUse.described`.
+    func described(_ i: Int) -> String {
+        let img = images[i]
+        guard img.name == nil, let tag = img.tag, let repo = markedRepository(i) else { return img.described }
+        return "image '\(repo):\(tag.value)' (this field sets its tag)"
+    }
+
+    func policyName(_ p: Int) -> String {
+        let policy = flux.policies[p]
+        return "\(policy.namespace ?? "<no namespace>")/\(policy.name)"
+    }
+
+    func finding(_ rule: String, _ message: String, policy p: Int, span: SourceSpan? = nil, environment: String? = nil) -> Finding {
+        let o = flux.policies[p].object
+        var f = finding(rule, message, file: objects[o].file, span: span ?? policySpan(p), object: o,
+                        environment: environment ?? objectEnvironment[o])
+        f.subject = environment   // the environment a policy is judged for, of several
+        return f
+    }
+
+    func finding(_ rule: String, _ message: String, marker k: Int) -> Finding {
+        let m = markers[k]
+        return finding(rule, message, file: m.file, span: m.span, object: m.object, environment: markerEnvironment[k])
+    }
+
+    func finding(_ rule: String, _ message: String, object o: Int, span: SourceSpan? = nil) -> Finding {
+        finding(rule, message, file: objects[o].file, span: span ?? objects[o].kindSpan, object: o, environment: objectEnvironment[o])
+    }
+
+    /// How the Flux that runs policy `p` parses tags as versions (the oldest, when clusters of several Flux apply it).
+    func tagParsing(policy p: Int) -> TagParsing {
+        fluxVersion(ofFile: objects[flux.policies[p].object].file).tagParsing
+    }
+
+    /// The policy as the Flux that runs it evaluates it, or nil when Flux cannot build it (other rules say why). Policies
+    /// that filter, rank and exclude alike (a fleet's per-app policies) share one evaluator through `cache`.
+    func policyEvaluator(_ p: Int, cache: inout [TagParsing: [PolicyDefinition.Behaviour: PolicyEvaluator?]]) -> PolicyEvaluator? {
+        let policy = flux.policies[p]
+        let definition = PolicyDefinition(spec: policy.spec, repository: policy.repository.map { flux.repositories[$0].spec })
+        let parsing = tagParsing(policy: p)
+        if let known = cache[parsing]?[definition.behaviour] { return known }
+        let e = try? PolicyEvaluator(definition, flux: parsing, compiled: policy.regex)
+        cache[parsing, default: [:]][definition.behaviour] = e
+        return e
+    }
+
+    /// The language of the keys a policy ranks: the tags its filter passes, or the extracted group's language
+    /// when `extract` is a single group reference; nil when that cannot be decided.
+    func keyLanguage(_ p: Int) -> TagLanguage? {
+        let policy = flux.policies[p]
+        guard let selectable = policyLanguage(p) else { return nil }
+        guard let extract = policy.spec.extract?.value, !extract.isEmpty else { return selectable }
+        guard let re = policy.regex else { return nil }
+        let refs = Rule.extractReferences(extract)
+        guard refs.count == 1, extract == "$" + refs[0] || extract == "${" + refs[0] + "}" else { return nil }
+        // a name given to several groups takes whichever matched: no one group's language is the key's
+        guard Int(refs[0]) != nil || re.subexpNames.filter({ $0 == refs[0] }).count <= 1 else { return nil }
+        let index = Int(refs[0]) ?? re.subexpNames.firstIndex(of: refs[0]) ?? -1
+        return re.group(index).map { .matching($0) }
+    }
+}
+
+/// Memoised witnesses of a policy's language against an environment's (or against every tag): policies and
+/// environments repeat across a fleet, and a distinct pattern is compiled once (`FluxIndex.build`), so the
+/// compiled pattern's identity stands for the pattern.
+final class WitnessCache: @unchecked Sendable {
+    struct Key: Hashable {
+        let pattern: ObjectIdentifier?   // nil: the policy selects every tag
+        let environment: Int?            // nil: any valid tag
+    }
+    var cache: [Key: TagLanguage.Search] = [:]
+    /// What one rule's searches may take in all: each search has its own budget (`TagLanguage.defaultBudget`),
+    /// and a repository of many patterns that each exhaust it would otherwise take minutes.
+    static let runBudget = 10 * TagLanguage.defaultBudget
+    private(set) var remaining = WitnessCache.runBudget
+    /// Searches refused because the rule's budget was spent.
+    private(set) var refused = 0
+    var exhausted: Bool { remaining <= 0 }
+
+    func search(_ a: TagLanguage, _ b: TagLanguage, environment: Int?) -> TagLanguage.Search {
+        var pattern: ObjectIdentifier?
+        if case .matching(let re) = a { pattern = ObjectIdentifier(re) }
+        let key = Key(pattern: pattern, environment: environment)
+        if let hit = cache[key] { return hit }
+        let w = search([a, b])
+        cache[key] = w
+        return w
+    }
+
+    /// An unmemoised search within the rule's budget: `.undecided` without a step once it is spent.
+    func search(_ languages: [TagLanguage]) -> TagLanguage.Search {
+        guard remaining > 0 else {
+            refused += 1
+            return .undecided
+        }
+        var spent = 0
+        let w = TagLanguage.search(languages, budget: min(TagLanguage.defaultBudget, remaining), spent: &spent)
+        remaining -= spent
+        return w
+    }
+}

@@ -1,0 +1,21 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+extension Rule {
+    static let imageEnvPrefix = Rule("image-env-prefix") { m in
+        m.images.indices.compactMap { i in
+            let img = m.images[i]
+            guard img.invalid == nil, !img.retagged, m.imagePromoted[i], let tag = img.tag, !isLatest(img),
+                  let env = m.environments.named(m.imageEnvironment[i]), let prefix = env.tagPrefix,
+                  !tag.value.hasPrefix(prefix) else { return nil }
+            var message = "tag '\(tag.value)' of promoted image '\(m.promotedName(i))' lacks the \(env.name) prefix '\(prefix)'"
+            if let other = m.environments.environment(ofTag: tag.value), other.name != env.name {
+                message += ": it is a \(other.name) tag"
+            }
+            return m.finding("image-env-prefix", message, image: i, span: tag.span)
+        }
+    }
+}

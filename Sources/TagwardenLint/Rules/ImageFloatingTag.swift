@@ -1,0 +1,83 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+extension Rule {
+    static let imageFloatingTag = Rule("image-floating-tag") { m in
+        m.images.indices.compactMap { i in
+            let img = m.images[i]
+            guard img.invalid == nil, !img.retagged, img.digest == nil, let tag = img.tag, !isLatest(img) else { return nil }
+            if isFloatingWord(tag.value.lowercased(), m.floatingTags) {
+                return m.finding("image-floating-tag",
+                                 "\(m.described(i)) uses the floating tag '\(tag.value)', which points at a new build after each push",
+                                 image: i, span: tag.span)
+            }
+            if let numbers = partialVersion(tag.value), !(numbers == 2 && img.normalizedName.map(Rule.releasesTwoNumbers) == true) {
+                // `7` and `13-latest` follow every minor release of their major version; `1.25` every patch release
+                let moves = numbers == 1 ? "every new minor and patch release" : "every new patch release"
+                return m.finding("image-floating-tag",
+                                 "\(m.described(i)) uses the partial version '\(tag.value)', which moves to \(moves): pin the full version",
+                                 image: i, span: tag.span)
+            }
+            return nil
+        }
+    }
+
+    /// A floating tag of the list, or `latest`/a listed tag among words of letters: with a variant such as
+    /// `-alpine` (`stable-slim`, `latest-alpine`), the variant of a moving tag moving with it, or after such words
+    /// (`qa-latest`, `preprod-stable`): a tag with no version names no build. A listed word may carry the version of
+    /// the variant itself (`alpine3.20`, `ltsc2022`, `bookworm-slim`): still no version of the image. A word with
+    /// another digit (`main-3f9c2ab`, `develop-v1.2.3`) names a build.
+    static func isFloatingWord(_ lower: String, _ list: Set<String>) -> Bool {
+        if list.contains(lower) { return true }
+        // a word that starts with a digit names a build or a version (most tags stop here, at no cost)
+        var wordStart = true
+        for c in lower.utf8 {
+            if wordStart, c >= 48 && c <= 57 { return false }
+            wordStart = c == UInt8(ascii: "-")
+        }
+        let words = lower.split(separator: "-", omittingEmptySubsequences: false)
+        var moving = false
+        for w in words {
+            guard let digit = w.utf8.firstIndex(where: { !($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) }) else {
+                // a word of letters
+                if w.isEmpty { return false }
+                if w == "latest" || list.contains(String(w)) { moving = true }
+                continue
+            }
+            // a listed variant with its own version (`alpine3.20`): digits and dots after the word
+            let stem = String(w[..<digit])
+            guard !stem.isEmpty, list.contains(stem), w.utf8[digit...].first.map({ $0 >= 48 && $0 <= 57 }) == true,
+                  w.utf8[digit...].allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") }) else { return false }
+            moving = true
+        }
+        return moving
+    }
+
+    /// Images whose releases are numbered with two numbers, so that `16.3` is a release and not a series: PostgreSQL
+    /// (from 10) and Kubernetes' pause container.
+    static func releasesTwoNumbers(_ normalizedName: String) -> Bool {
+        normalizedName == "docker.io/library/postgres" || Path.basename(normalizedName) == "pause"
+    }
+
+    /// `alpine`, `slim-bookworm`: letters, with dashes between words.
+    static func isVariant(_ s: Substring) -> Bool {
+        !s.isEmpty && s.first != "-" && s.last != "-" && s.allSatisfy { ($0.isASCII && $0.isLetter) || $0 == "-" }
+    }
+
+    /// `1`, `1.25`, `v2`, optionally with a variant such as `-alpine` (`1.25-alpine`): how many numbers it has
+    /// (1 or 2), or nil for any other tag.
+    static func partialVersion(_ tag: String) -> Int? {
+        var s = Substring(tag)
+        if let dash = s.firstIndex(of: "-") {
+            guard isVariant(s[s.index(after: dash)...]) else { return nil }
+            s = s[..<dash]
+        }
+        if s.first == "v" || s.first == "V" { s = s.dropFirst() }
+        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, !s.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) }) else { return nil }
+        return parts.count
+    }
+}

@@ -1,0 +1,17 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+extension Rule {
+    static let imageMissingTag = Rule("image-missing-tag") { m in
+        m.images.indices.compactMap { i in
+            let img = m.images[i]
+            guard img.invalid == nil, !img.retagged, img.name != nil, img.tag == nil, img.digest == nil, !img.tagOptional else { return nil }
+            return m.finding("image-missing-tag",
+                             "image '\(img.text)' has neither a tag nor a digest: it runs whatever 'latest' points to when the pod starts",
+                             image: i)
+        }
+    }
+}

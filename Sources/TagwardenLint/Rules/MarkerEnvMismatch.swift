@@ -1,0 +1,17 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+extension Rule {
+    static let markerEnvMismatch = Rule("marker-env-mismatch", everyFile: true) { m in
+        m.markers.indices.compactMap { k in
+            guard m.markers[k].context == .value, m.flux.markers[k].skipped == nil, let p = m.flux.markers[k].policy, let mine = m.markerEnvironment[k],
+                  let theirs = m.objectEnvironment[m.flux.policies[p].object], mine != theirs else { return nil }
+            return m.finding("marker-env-mismatch",
+                             "this \(mine) field is updated by policy \(m.policyName(p)), which belongs to \(theirs): \(theirs) builds would land in \(mine)",
+                             marker: k)
+        }
+    }
+}

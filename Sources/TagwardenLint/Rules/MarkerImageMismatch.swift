@@ -1,0 +1,74 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+extension Rule {
+    static let markerImageMismatch = Rule("marker-image-mismatch", everyFile: true) { m in
+        var wanted: [Int: String?] = [:]   // repository → normalised image name
+        func policyImage(_ p: Int) -> (written: String, normalized: String)? {
+            guard let r = m.flux.policies[p].repository, let image = m.flux.repositories[r].spec.image?.value else { return nil }
+            if wanted[r] == nil { wanted[r] = ImageReference.normalizeName(image) }
+            guard let n = wanted[r] ?? nil else { return nil }
+            return (image, n)
+        }
+        // an image given in parts whose name field carries a `:name` marker: the policy Flux writes its name from
+        func namedBy(_ ii: Int) -> Int? {
+            m.markersOfImage[ii]?.lazy.filter { m.markers[$0].ref?.suffix == "name" }.compactMap { m.flux.markers[$0].policy }.first
+        }
+        return m.markers.indices.compactMap { k in
+            let info = m.flux.markers[k]
+            let key = m.markers[k].fieldKey ?? ""
+            guard m.markers[k].context == .value, let ref = info.ref, let p = info.policy,
+                  let value = m.markers[k].scalar?.value, let (image, wantName) = policyImage(p) else { return nil }
+            if ref.suffix == "tag" || ref.suffix == "digest" {
+                // the tag (digest) goes on the name beside it: the entry's `newName`/`name`, the chart's `repository`, or
+                // what that field's own `:name` marker makes it
+                guard (ref.suffix == "tag" ? tagFields : digestFields).contains(key), let ii = m.markers[k].image,
+                      m.images[ii].isParts, var written = m.images[ii].name, var have = m.images[ii].normalizedName else { return nil }
+                if let q = namedBy(ii) {
+                    guard let (qImage, qName) = policyImage(q) else { return nil }
+                    (written, have) = (qImage, qName)
+                }
+                guard have != wantName else { return nil }
+                let part = ref.suffix == "tag" ? "tag" : "digest"
+                return m.finding("marker-image-mismatch",
+                                 "policy \(m.policyName(p)) writes the \(part) of \(image) here, but this field sets the \(part) of \(written): Flux would give \(written) another image's \(part)",
+                                 marker: k)
+            }
+            // a full-reference marker on a tag or digest field is marker-wrong-form's, not a name to compare
+            guard ref.suffix == nil || ref.suffix == "name",
+                  !(ref.suffix == nil && (tagFields.contains(key) || digestFields.contains(key))) else { return nil }
+            // the image the marked field belongs to was parsed once, when it was extracted; a field that is not
+            // an image Tagwarden knows (a `:name` on a custom field) is read here
+            let written: String, have: String
+            if let ii = m.markers[k].image, let n = m.images[ii].name, let h = m.images[ii].normalizedName {
+                (written, have) = (n, h)
+            } else {
+                let name: String
+                if ref.suffix == "name" { name = value } else {
+                    guard case .success(let r) = ImageReference.parse(value) else { return nil }
+                    name = r.name
+                }
+                guard let h = ImageReference.normalizeName(name) else { return nil }
+                (written, have) = (name, h)
+            }
+            if have == wantName, ref.suffix == "name", let ii = m.markers[k].image, m.images[ii].origin == .helmParts,
+               written != value, written.hasSuffix("/" + value) {
+                // a chart that puts its `registry` value in front of `repository`: Flux writes spec.image there as written
+                let registry = written.dropLast(value.utf8.count + 1)
+                let after = registry + "/" + image
+                guard ImageReference.normalizeName(after) != wantName else { return nil }
+                return m.finding("marker-image-mismatch",
+                                 "policy \(m.policyName(p)) writes \(image) into this repository field, and the chart puts the registry value '\(registry)' "
+                                    + "in front of it: after the first update the release pulls \(after); drop the :name marker (the repository then stays as written)",
+                                 marker: k)
+            }
+            guard have != wantName else { return nil }
+            return m.finding("marker-image-mismatch",
+                             "policy \(m.policyName(p)) updates \(image), but this field names \(written): Flux would overwrite it with another image",
+                             marker: k)
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+extension Rule {
+    static let markerMixedPolicies = Rule("marker-mixed-policies", everyFile: true) { m in
+        func ref(_ k: Int) -> MarkerRef? { m.flux.markers[k].ref }
+        // the :tag and :digest markers of each image given in parts
+        return m.markersOfImage.keys.sorted().compactMap { i in
+            guard let ks = m.markersOfImage[i], ks.count > 1, ks.allSatisfy({ m.flux.markers[$0].skipped == nil }), let t = ks.first(where: { ref($0)?.suffix == "tag" }), let d = ks.first(where: { ref($0)?.suffix == "digest" }),
+                  let rt = ref(t), let rd = ref(d), rt.namespace != rd.namespace || rt.name != rd.name else { return nil }
+            // two policies that select alike (one ImageRepository; the same filter, order and exclusions) write matching parts
+            if let pt = m.flux.markers[t].policy, let pd = m.flux.markers[d].policy, m.selectAlike(pt, pd) { return nil }
+            return m.finding("marker-mixed-policies",
+                             "Flux writes this digest from policy \(rd.namespace)/\(rd.name) and the tag beside it (line \(m.markers[t].span.start.line)) from "
+                                + "\(rt.namespace)/\(rt.name): the runtime pulls by digest, so it runs what \(rd.name) selects while the tag names what "
+                                + "\(rt.name) selects; mark both with one policy",
+                             marker: d)
+        }
+    }
+}
+
+extension Model {
+    /// Whether two policies always select the same tag: one ImageRepository, and the same filter, order and exclusions.
+    func selectAlike(_ a: Int, _ b: Int) -> Bool {
+        let pa = flux.policies[a], pb = flux.policies[b]
+        guard let ra = pa.repository, ra == pb.repository else { return false }
+        let repository = flux.repositories[ra].spec
+        return PolicyDefinition(spec: pa.spec, repository: repository).behaviour == PolicyDefinition(spec: pb.spec, repository: repository).behaviour
+    }
+}

@@ -1,0 +1,59 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+extension Rule {
+    static let markerUnknownPolicy = Rule("marker-unknown-policy", everyFile: true) { m in
+        var suggester: PolicySuggester?     // built on first need
+        var hints: [String: String] = [:]   // many markers may share one unknown name
+        var movedByName: [String: [Int]]?   // policies by name, built on first need
+        var refusedAt: Int?                 // the first marker left without a suggestion for want of budget
+        var out: [Finding] = m.markers.indices.compactMap { k in
+            guard m.markers[k].context == .value, let ref = m.flux.markers[k].ref, m.flux.markers[k].policy == nil,
+                  m.flux.markers[k].candidates.isEmpty else { return nil }
+            let wanted = "\(ref.namespace):\(ref.name)"
+            // a policy written in that namespace that a kustomization moved: where it really is
+            if movedByName == nil {
+                movedByName = [:]
+                for (p, policy) in m.flux.policies.enumerated() where m.namespaceOverride[policy.object] != nil {
+                    movedByName![policy.name, default: []].append(p)
+                }
+            }
+            if hints[wanted] == nil, let p = movedByName![ref.name]?.first(where: { p in
+                m.objects[m.flux.policies[p].object].declaredNamespace == ref.namespace
+            }), let now = m.flux.policies[p].namespace {
+                hints[wanted] = ": ImagePolicy \(ref.name) of \(m.path(m.objects[m.flux.policies[p].object].file)) is written in \(ref.namespace), "
+                    + "but \(m.namespaceOverride[m.flux.policies[p].object]!), so it is \(now)/\(ref.name): write '\(now):\(ref.name)'"
+            }
+            if hints[wanted] == nil {
+                if suggester == nil { suggester = PolicySuggester(m.flux.policies) }
+                let names = suggester!.suggest(namespace: ref.namespace, name: ref.name)
+                hints[wanted] = names.isEmpty ? "" : ": did you mean " + names.map { "'\($0.namespace):\($0.name)'" }.joined(separator: " or ") + "?"
+                if suggester!.budget.refused, refusedAt == nil { refusedAt = k }
+            }
+            // a chart of the repository may make it: its templates are not read
+            if let chart = m.policyCharts.first {
+                var f = m.finding("marker-unknown-policy",
+                                  "no manifest defines ImagePolicy \(ref.namespace)/\(ref.name), but the templates of chart \(chart) make ImagePolicies, "
+                                    + "which Tagwarden does not render: unless one of them is \(ref.namespace)/\(ref.name), Flux never updates this field\(hints[wanted]!)",
+                                  marker: k)
+                f.ruleSeverity = .note
+                return f
+            }
+            return m.finding("marker-unknown-policy",
+                             "no ImagePolicy \(ref.namespace)/\(ref.name) in the repository, so Flux never updates this field\(hints[wanted]!)",
+                             marker: k)
+        }
+        if let k = refusedAt {
+            var f = m.finding("marker-unknown-policy",
+                              "from this marker on, unknown policies get no \"did you mean\": the run's budget for suggestions "
+                                + "(\(SuggestionBudget.candidates) candidates looked at) is spent", marker: k)
+            f.ruleSeverity = .note
+            f.subject = "suggestions stopped"
+            out.append(f)
+        }
+        return out
+    }
+}

@@ -1,0 +1,63 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+extension Rule {
+    static let markerValueRejected = Rule("marker-value-rejected", everyFile: true) { m in
+        var evaluators: [TagParsing: [PolicyDefinition.Behaviour: PolicyEvaluator?]] = [:]
+        struct Extract: Hashable { let template: String?, pattern: ObjectIdentifier? }
+        var extractResolves: [Extract: Bool] = [:]   // a fleet's policies share a few patterns and templates
+        return m.markers.indices.compactMap { k in
+            let mk = m.markers[k]
+            guard mk.context == .value, m.flux.markers[k].skipped == nil, let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy,
+                  ref.suffix == nil || ref.suffix == "tag", let value = mk.scalar?.value else { return nil }
+            // `${…}` for Flux's post-build substitution: the automation writes over the expression itself
+            if let names = Envsubst.variables(value), !names.isEmpty {
+                let what = ref.suffix == "tag" ? "tag" : "image"
+                return m.finding("marker-value-rejected",
+                                 "the value uses \(names.map { "${\($0)}" }.joined(separator: ", ")) for Flux's post-build substitution, but policy "
+                                    + "\(m.policyName(p)) writes the \(what) it selects over the whole value: the variable is lost for every cluster that applies this file",
+                                 marker: k)
+            }
+            var tag = value
+            // a :tag marker on a value that is no tag (a whole reference) is marker-wrong-form's finding
+            if ref.suffix == "tag", !ImageReference.isTag(value.utf8) { return nil }
+            if ref.suffix == nil {
+                guard let ii = mk.image, m.images[ii].invalid == nil, let t = m.images[ii].tag?.value else { return nil }
+                tag = t
+            }
+            let policy = m.flux.policies[p]
+            // an extract that names no group of the pattern gives every tag an empty key: policy-invalid-regex says so
+            let extract = Extract(template: policy.spec.extract?.value, pattern: policy.regex.map(ObjectIdentifier.init))
+            if extractResolves[extract] == nil { extractResolves[extract] = Rule.extractResolves(policy.spec, policy.regex) }
+            guard extractResolves[extract]!, let e = m.policyEvaluator(p, cache: &evaluators) else { return nil }
+            let flux = e.flux
+            var why: String?
+            if let ex = e.isExcluded(tag) {
+                why = "it matches the ImageRepository exclusion \(ex.pattern)"
+            } else if let key = e.key(for: tag) {
+                switch e.definition.choice {
+                case .semver(let range)?:
+                    if let v = SemVersion.parseTag(key, flux: flux) {
+                        if let c = e.constraint, !c.check(v, flux: flux) { why = "\(key) is outside the semver range '\(range)'" }
+                    } else {
+                        why = "'\(key)' does not parse as a version"
+                            + (flux == .current ? " (Flux 2.7+ needs at least two dots)" : " (Flux before 2.7 needs exactly X.Y.Z)")
+                    }
+                case .numerical?:
+                    if case .failure = GoFloat.parse(key) { why = "its key '\(key)' is not a number" }
+                default:
+                    break
+                }
+            } else {
+                why = "it does not match filterTags.pattern '\(policy.spec.pattern?.value ?? "")'"
+            }
+            guard let why else { return nil }
+            return m.finding("marker-value-rejected",
+                             "policy \(m.policyName(p)) could never select '\(tag)': \(why); Flux will replace it with the next tag it selects",
+                             marker: k)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+extension Rule {
+    static let tagFields: Set<String> = ["tag", "newTag"]
+    static let nameFields: Set<String> = ["repository", "newName"]
+    static let digestFields: Set<String> = ["digest", "newDigest"]
+
+    static let markerWrongForm = Rule("marker-wrong-form", everyFile: true) { m in
+        m.markers.indices.compactMap { k in
+            let mk = m.markers[k]
+            guard mk.context == .value, let ref = m.flux.markers[k].ref, let value = mk.scalar?.value else { return nil }
+            let key = mk.fieldKey ?? ""
+            let partField = tagFields.contains(key) || nameFields.contains(key) || digestFields.contains(key)
+            // (a digest field's `sha256:<hex>` reads as a name and a tag, but it is a part)
+            let holdsFull: Bool = key == "image" || !partField && {
+                guard case .success(let r) = ImageReference.parse(value) else { return false }
+                return r.tag != nil || r.digest != nil
+            }()
+            let message: String?
+            switch ref.suffix {
+            case nil:
+                if tagFields.contains(key) { message = "\(key) holds only a tag, but the marker writes a whole reference: use \"\(ref.namespace):\(ref.name):tag\"" }
+                else if nameFields.contains(key) { message = "\(key) holds only a name, but the marker writes a whole reference: use \"\(ref.namespace):\(ref.name):name\"" }
+                else if digestFields.contains(key) { message = "\(key) holds only a digest, but the marker writes a whole reference: use \"\(ref.namespace):\(ref.name):digest\"" }
+                else { message = nil }
+            case let suffix?:
+                let fits = suffix == "tag" ? tagFields : suffix == "name" ? nameFields : digestFields
+                if holdsFull, !fits.contains(key) {
+                    message = "this field holds a whole image reference, but the :\(suffix) marker writes only the \(suffix): use \"\(ref.namespace):\(ref.name)\""
+                } else if partField, !fits.contains(key) {
+                    message = "\(key) does not hold a \(suffix): the :\(suffix) marker would write the wrong part of the image here"
+                } else {
+                    message = nil
+                }
+            }
+            return message.map { m.finding("marker-wrong-form", $0, marker: k) }
+        }
+    }
+}

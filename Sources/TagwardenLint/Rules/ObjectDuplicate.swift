@@ -1,0 +1,67 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+extension Rule {
+    static let objectDuplicate = Rule("object-duplicate") { m in
+        struct Key: Hashable { let kind: String, group: String, namespace: String?, name: String, scope: String? }
+        var out: [Finding] = []
+        // resources with a name that is theirs as written (a name or namespace with `${…}` is another per build)
+        func candidate(_ i: Int) -> String? {
+            let o = m.objects[i]
+            guard !o.isKustomization, !m.flux.nonResources.contains(i), o.kind != "List", let name = o.name,
+                  !name.containsBytes("${"), !(m.objectNamespace[i]?.containsBytes("${") ?? false) else { return nil }
+            return name
+        }
+        func report(_ i: Int, _ j: Int, cluster: String?) {
+            let a = m.objects[i], b = m.objects[j]
+            let identity = "\(a.kind) \(m.objectNamespace[i].map { $0 + "/" } ?? "")\(a.name ?? "")"
+            let there = "\(m.path(b.file)):\(b.kindSpan.start.line)"
+            let inCluster = cluster.map { " applied to cluster \($0)" } ?? ""
+            if m.files[a.file].bytes[a.byteRange] == m.files[b.file].bytes[b.byteRange] {
+                var f = m.finding("object-duplicate", "\(identity) is also defined, identically, in \(there)\(inCluster): one of the two copies is redundant",
+                                  object: i)
+                f.ruleSeverity = .note
+                out.append(f)
+            } else {
+                out.append(m.finding("object-duplicate", "\(identity) is also defined in \(there)\(inCluster), differently: one silently replaces the other",
+                                     object: i))
+            }
+        }
+        // the objects of each kind, namespace and name (with the environment, where no cluster is described here: objects
+        // of one environment are taken to meet), in path order; most keys have one
+        let byCluster = !m.clusters.clusters.isEmpty
+        var first: [Key: Int] = [:]
+        first.reserveCapacity(m.objects.count)
+        var groups: [Key: [Int]] = [:]
+        for i in m.objects.indices {
+            guard let name = candidate(i) else { continue }
+            let o = m.objects[i]
+            let key = Key(kind: o.kind, group: o.group, namespace: m.objectNamespace[i], name: name, scope: byCluster ? nil : m.objectEnvironment[i])
+            if let j = first[key] { groups[key, default: [j]].append(i) } else { first[key] = i }
+        }
+        for (_, same) in groups {
+            guard byCluster else {
+                for i in same.dropFirst() { report(i, same[0], cluster: nil) }
+                continue
+            }
+            // a cluster applies both: the same chain of builds from its root Flux Kustomizations; the later of each pair
+            // in path order is reported, once whichever clusters apply both
+            let ordered = same.sorted { a, b in
+                let fa = m.objects[a].file, fb = m.objects[b].file
+                return fa == fb ? a < b : SourceText.byteLess(m.path(fa), m.path(fb))
+            }
+            for (n, i) in ordered.enumerated() {
+                let mine = m.clusters.of(m.objects[i].file)
+                guard let (j, c) = ordered[..<n].lazy.compactMap({ j in
+                    m.clusters.of(m.objects[j].file).first(where: mine.contains).map { (j, $0) }
+                }).first else { continue }
+                let name = m.clusters.clusters[c].name
+                report(i, j, cluster: m.clusters.clusters.count > 1 ? (name.isEmpty ? "." : name) : nil)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,226 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+
+extension Rule {
+    /// Flux image-automation objects the API server refuses (CRD schema and CEL rules) or the controller stalls
+    /// on before it does anything (spec §1.2, §2.1, §3.2).
+    static let objectInvalid = Rule("object-invalid") { m in
+        var out: [Finding] = []
+        func served(_ o: Int) -> Bool {
+            let v = m.objects[o].apiVersion
+            return v == "image.toolkit.fluxcd.io/v1" || v == "image.toolkit.fluxcd.io/v1beta2"
+        }
+        let rejected = "the API server rejects the object, and with it the apply of everything around it"
+        // a Flux Kustomization's substitute values are strings: `WEB_TAG: 1.10` is refused (and would lose its 0)
+        for (o, object) in m.objects.enumerated() {
+            guard case .kustomization(let k)? = object.flux, let post = k.postBuild else { continue }
+            for v in post.notStrings {
+                out.append(m.finding("object-invalid", "Flux Kustomization \(object.name ?? ""): postBuild.substitute value \(v.value) is read as a "
+                                        + "\(v.type == .bool ? "boolean" : "number"), where only strings are accepted: "
+                                        + "quote it (\"\(v.value)\"); \(rejected)", object: o, span: v.span))
+            }
+        }
+        for r in m.flux.repositories where !m.flux.nonResources.contains(r.object) && served(r.object) {
+            let spec = r.spec
+            func what() -> String { "ImageRepository \(m.objects[r.object].name ?? "")" }   // built for findings only
+            if let image = spec.image, let problem = imageProblem(image.value) {
+                out.append(m.finding("object-invalid", "\(what()): image '\(image.value)' \(problem): Flux stalls it (ImageURLInvalid) and scans no tags",
+                                     object: r.object, span: image.span))
+            }
+            if let interval = spec.interval, let problem = durationProblem(interval.value, hours: true) {
+                out.append(m.finding("object-invalid", "\(what()): interval '\(interval.value)' \(problem): \(rejected)",
+                                     object: r.object, span: interval.span))
+            }
+            if let timeout = spec.timeout, let problem = durationProblem(timeout.value, hours: false) {
+                out.append(m.finding("object-invalid", "\(what()): timeout '\(timeout.value)' \(problem): \(rejected)",
+                                     object: r.object, span: timeout.span))
+            }
+            if let list = spec.exclusionList {
+                if list.count > 25 {
+                    out.append(m.finding("object-invalid", "\(what()): exclusionList has \(list.count) entries, at most 25 are accepted: \(rejected)",
+                                         object: r.object, span: list[25].span))
+                }
+                for entry in list {
+                    do { _ = try GoRegex(entry.value) } catch {
+                        out.append(m.finding("object-invalid", "\(what()): exclusionList entry '\(entry.value)' is not a valid Go regular expression: \(error); every scan fails",
+                                             object: r.object, span: entry.span))
+                    }
+                }
+            }
+        }
+        // a base object that an overlay's patch completes (adding an ordering, a git section) is whole only once rendered
+        let patchedByName = Set(m.flux.nonResources.compactMap { o in m.objects[o].name.map { m.objects[o].kind + "/" + $0 } })
+        // patches' targets: a kind (nil: every kind), and a name kustomize reads as a regular expression, whole (nil: every
+        // name), compiled once
+        let targets = m.objects.flatMap(\.patchTargets).map { t in
+            (kind: t.kind, name: t.name, regex: t.name.flatMap { try? GoRegex("^(?:" + $0 + ")$") })
+        }
+        // a patch file of that kind and name, or a patch whose target matches
+        func patched(_ kind: String, _ name: String) -> Bool {
+            patchedByName.contains(kind + "/" + name) || targets.contains { t in
+                guard t.kind == nil || t.kind == kind else { return false }
+                guard let pattern = t.name else { return true }
+                return t.regex.map { $0.matches(name) } ?? (pattern == name)
+            }
+        }
+        for (p, policy) in m.flux.policies.enumerated() where !m.flux.nonResources.contains(policy.object) && served(policy.object) {
+            let spec = policy.spec
+            if patched("ImagePolicy", policy.name) {
+                // the ordering may come from the patch
+            } else if spec.policySpan == nil {
+                out.append(m.finding("object-invalid", "policy \(m.policyName(p)) has no spec.policy (semver, alphabetical or numerical): \(rejected)",
+                                     policy: p, span: m.objects[policy.object].kindSpan))
+            } else if spec.semverRange == nil, !spec.hasAlphabetical, !spec.hasNumerical {
+                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): spec.policy names no semver, alphabetical or numerical ordering: "
+                                        + "Flux stalls the policy (InvalidPolicy) and selects nothing", policy: p, span: spec.policySpan))
+            }
+            for order in [spec.alphabeticalOrder, spec.numericalOrder].compactMap({ $0 }) where order.value != "asc" && order.value != "desc" {
+                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): order '\(order.value)' is not asc or desc: \(rejected)",
+                                     policy: p, span: order.span))
+            }
+            let reflection = spec.digestReflection ?? "Never"
+            if let field = spec.digestReflectionField, !["Always", "IfNotPresent", "Never"].contains(field.value) {
+                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): digestReflectionPolicy '\(field.value)' is not Always, IfNotPresent or Never: \(rejected)",
+                                     policy: p, span: field.span))
+            } else if let interval = spec.interval, reflection != "Always" {
+                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): spec.interval is only accepted when spec.digestReflectionPolicy is Always: \(rejected)",
+                                     policy: p, span: interval.span))
+            } else if reflection == "Always", spec.interval == nil {
+                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): spec.interval must be set when spec.digestReflectionPolicy is Always: \(rejected)",
+                                     policy: p, span: spec.digestReflectionField?.span))
+            } else if let interval = spec.interval, let problem = durationProblem(interval.value, hours: true) {
+                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): interval '\(interval.value)' \(problem): \(rejected)",
+                                     policy: p, span: interval.span))
+            }
+        }
+        for a in m.flux.automations where !m.flux.nonResources.contains(a.object) && served(a.object) {
+            let spec = a.spec
+            func what() -> String { "ImageUpdateAutomation \(m.objects[a.object].name ?? "")" }
+            if let interval = spec.interval, let problem = durationProblem(interval.value, hours: true) {
+                out.append(m.finding("object-invalid", "\(what()): interval '\(interval.value)' \(problem): \(rejected)",
+                                     object: a.object, span: interval.span))
+            }
+            if let strategy = spec.strategy, strategy.value != "Setters" {
+                out.append(m.finding("object-invalid", "\(what()): update.strategy '\(strategy.value)' is not Setters, the only strategy: \(rejected)",
+                                     object: a.object, span: strategy.span))
+            }
+            if let name = m.objects[a.object].name, patched("ImageUpdateAutomation", name) { continue }
+            guard spec.hasGit else {
+                out.append(m.finding("object-invalid", "\(what()) has no spec.git: Flux stalls it (a GitRepository source needs .spec.git) and never updates anything",
+                                     object: a.object))
+                continue
+            }
+            // no push branch: Flux pushes to the branch it checks out, and a tag, semver or commit ref has none
+            if spec.pushBranch == nil {
+                var refWithoutBranch = spec.hasCheckoutRef && spec.checkoutBranch == nil
+                if !spec.hasCheckoutRef, let source = m.flux.source(of: a) {
+                    refWithoutBranch = source.hasRef && source.branch == nil
+                }
+                if refWithoutBranch {
+                    out.append(m.finding("object-invalid", "\(what()) has no git.push.branch, and the ref it checks out (\(spec.hasCheckoutRef ? "git.checkout.ref" : "its GitRepository's spec.ref")) "
+                                            + "names no branch: Flux fails every run (push spec not provided, and cannot be inferred); set git.push.branch",
+                                         object: a.object))
+                }
+            }
+        }
+        return out
+    }
+
+    /// Why Flux refuses an ImageRepository's `image`: a URL scheme, a digest or a tag (as the reference grammar
+    /// reads it), or a name that is no reference at all.
+    static func imageProblem(_ image: String) -> String? {
+        let b = Array(image.utf8)
+        if let i = b.indices.first(where: { $0 + 2 < b.count && b[$0] == 58 && b[$0 + 1] == 47 && b[$0 + 2] == 47 }) {
+            return "must not include a URL scheme (remove '\(String(decoding: b[..<(i + 3)], as: UTF8.self))')"
+        }
+        if let at = b.firstIndex(of: 64) { return "must not include a digest (remove '\(String(decoding: b[at...], as: UTF8.self))')" }
+        switch ImageReference.parse(image) {
+        case .success(let r): return r.tag.map { "must not include a tag (remove ':\($0)')" }
+        case .failure(.invalid(let why)): return "is not an image name (\(why))"
+        case .failure(.empty): return "is empty"
+        }
+    }
+
+    /// What is wrong with a duration field, or nil: the CRD's pattern, then Go's range (a duration is an int64 of
+    /// nanoseconds, so about 292 years at most; `time.ParseDuration` refuses more, and with it the object).
+    static func durationProblem(_ s: String, hours: Bool) -> String? {
+        guard isDuration(s, hours: hours) else {
+            return hours ? "is not a duration such as 5m or 1h30m" : "is not a duration in ms, s or m (hours are not accepted here)"
+        }
+        return durationNanoseconds(s) == nil ? "is longer than a Go duration can be (about 292 years)" : nil
+    }
+
+    /// The nanoseconds of a duration that matches the CRD pattern, with Go's `time.ParseDuration` arithmetic
+    /// (integer parts must not overflow; a fraction's excess digits are dropped); nil where Go reports overflow.
+    static func durationNanoseconds(_ s: String) -> UInt64? {
+        let b = Array(s.utf8)
+        let limit: UInt64 = 1 << 63
+        var i = 0
+        var total: UInt64 = 0
+        while i < b.count {
+            var v: UInt64 = 0
+            while i < b.count, b[i] >= 48, b[i] <= 57 {
+                if v > limit / 10 { return nil }
+                v = v * 10 + UInt64(b[i] - 48)
+                if v > limit { return nil }
+                i += 1
+            }
+            var f: UInt64 = 0, scale = 1.0, dropping = false
+            if i < b.count, b[i] == UInt8(ascii: ".") {
+                i += 1
+                while i < b.count, b[i] >= 48, b[i] <= 57 {
+                    defer { i += 1 }
+                    if dropping { continue }
+                    if f > (limit - 1) / 10 { dropping = true; continue }
+                    let y = f * 10 + UInt64(b[i] - 48)
+                    if y > limit { dropping = true; continue }
+                    f = y
+                    scale *= 10
+                }
+            }
+            let unit: UInt64
+            if i + 1 < b.count, b[i] == UInt8(ascii: "m"), b[i + 1] == UInt8(ascii: "s") { unit = 1_000_000; i += 2 }
+            else if i < b.count, b[i] == UInt8(ascii: "s") { unit = 1_000_000_000; i += 1 }
+            else if i < b.count, b[i] == UInt8(ascii: "m") { unit = 60_000_000_000; i += 1 }
+            else if i < b.count, b[i] == UInt8(ascii: "h") { unit = 3_600_000_000_000; i += 1 }
+            else { return nil }
+            if v > limit / unit { return nil }
+            v *= unit
+            if f > 0 {
+                v += UInt64(Double(f) * (Double(unit) / scale))
+                if v > limit { return nil }
+            }
+            total &+= v   // Go's uint64 wraps here too
+            if total > limit { return nil }
+        }
+        return total > limit - 1 ? nil : total
+    }
+
+    /// Go durations as the CRDs accept them: `^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$` (`timeout` without `h`).
+    static func isDuration(_ s: String, hours: Bool) -> Bool {
+        let b = Array(s.utf8)
+        var i = 0
+        guard !b.isEmpty else { return false }
+        func digits() -> Bool {
+            let start = i
+            while i < b.count, b[i] >= 48, b[i] <= 57 { i += 1 }
+            return i > start
+        }
+        while i < b.count {
+            guard digits() else { return false }
+            if i < b.count, b[i] == UInt8(ascii: ".") {
+                i += 1
+                guard digits() else { return false }
+            }
+            guard i < b.count else { return false }
+            if b[i] == UInt8(ascii: "m"), i + 1 < b.count, b[i + 1] == UInt8(ascii: "s") { i += 2 }
+            else if b[i] == UInt8(ascii: "s") || b[i] == UInt8(ascii: "m") || (hours && b[i] == UInt8(ascii: "h")) { i += 1 }
+            else { return false }
+        }
+        return true
+    }
+}

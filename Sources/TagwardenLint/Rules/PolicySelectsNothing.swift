@@ -1,0 +1,70 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+
+/// Tags Flux can read as versions.
+func versionLanguages(_ flux: TagParsing) -> [TagLanguage]? {
+    switch flux {
+    case .current:
+        guard let shape = try? GoRegex(#"^v?[0-9]+(\.[0-9]+)?(\.[0-9]+)?(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$"#),
+              let dots = try? GoRegex(#"\..*\."#) else { return nil }
+        return [.matching(shape), .matching(dots)]
+    case .legacy:
+        guard let strict = try? GoRegex(#"^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$"#) else { return nil }
+        return [.matching(strict)]
+    }
+}
+
+extension Rule {
+    static let policySelectsNothing = Rule("policy-selects-nothing") { m in
+        var out: [Finding] = []
+        let cache = WitnessCache()
+        var firstRefused: Int?   // the first policy not judged because the rule's budget was spent
+        for p in m.flux.policies.indices where !m.flux.nonResources.contains(m.flux.policies[p].object) {
+            guard let selectable = m.policyLanguage(p), let pattern = m.flux.policies[p].spec.pattern?.value, !pattern.isEmpty else { continue }
+            if cache.exhausted, firstRefused == nil { firstRefused = p }
+            let mine = m.policyEnvironments(p).sorted()
+            let owned = mine.compactMap { name in
+                m.environments.index(named: name).flatMap { e in m.environments.environments[e].language.map { (name, e, $0) } }
+            }
+            if owned.isEmpty {
+                if cache.search(selectable, .any, environment: nil) == .none {
+                    out.append(m.finding("policy-selects-nothing",
+                                         "pattern '\(pattern)' of policy \(m.policyName(p)) cannot match any valid tag ([A-Za-z0-9_][A-Za-z0-9._-]{0,127})",
+                                         policy: p))
+                }
+                continue
+            }
+            for (name, e, language) in owned where cache.search(selectable, language, environment: e) == .none {
+                out.append(m.finding("policy-selects-nothing",
+                                     "no \(name) tag can pass pattern '\(pattern)' of policy \(m.policyName(p)): it never selects anything for \(name)",
+                                     policy: p, environment: name))
+            }
+        }
+        // a semver policy without extract ranks the tags themselves: they must parse as versions
+        for p in m.flux.policies.indices where !m.flux.nonResources.contains(m.flux.policies[p].object) {
+            let flux = m.tagParsing(policy: p)
+            let spec = m.flux.policies[p].spec
+            guard spec.semverRange != nil, spec.extract?.value.isEmpty ?? true, let pattern = spec.pattern?.value, !pattern.isEmpty,
+                  let selectable = m.policyLanguage(p), let versions = versionLanguages(flux) else { continue }
+            if cache.exhausted, firstRefused == nil { firstRefused = p }
+            if cache.search([selectable] + versions) == .none {
+                out.append(m.finding("policy-selects-nothing",
+                                     "no tag that pattern '\(pattern)' of semver policy \(m.policyName(p)) admits parses as a version\(flux == .current ? " (Flux 2.7+ needs at least two dots, from the start of the tag)" : "")): extract the version, e.g. extract: '$version'",
+                                     policy: p))
+            }
+        }
+        if cache.refused > 0, let first = firstRefused {
+            var f = m.finding("policy-selects-nothing",
+                              "policy \(m.policyName(first)) and \(cache.refused - 1 == 0 ? "no other" : "later") searches were not judged: the analysis "
+                                + "budget of the run was spent on earlier policies whose patterns outgrow it",
+                              policy: first)
+            f.ruleSeverity = .note
+            out.append(f)
+        }
+        return out
+    }
+}

@@ -1,0 +1,22 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import TagwardenModel
+extension Rule {
+    static let policyUnused = Rule("policy-unused") { m in
+        m.flux.policies.indices.compactMap { p in
+            let policy = m.flux.policies[p]
+            guard !m.flux.nonResources.contains(policy.object), (m.flux.uses[p] ?? []).isEmpty else { return nil }
+            // an automation of its namespace that updates another repository: its markers live there
+            let elsewhere = m.flux.automations.contains { a in
+                a.spec.updatesElsewhere && FluxIndex.sameNamespace(a.namespace, policy.namespace)
+                    && (a.spec.policySelector.map { a.spec.policySelectorExpressions || FluxIndex.matches($0, policy.labels) } ?? true)
+            }
+            guard !elsewhere else { return nil }
+            return m.finding("policy-unused", "no $imagepolicy marker uses policy \(m.policyName(p)): it selects tags nobody deploys",
+                             policy: p, span: m.objects[policy.object].kindSpan)
+        }
+    }
+}

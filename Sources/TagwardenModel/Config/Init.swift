@@ -1,0 +1,184 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+
+/// `tagwarden init` and `tagwarden env`: the environment model written out.
+public enum EnvironmentReport {
+    public struct Found: Sendable {
+        public var name: String
+        public var paths: [String]
+        public var namespaces: [String]
+        public var prefixes: [String]
+        /// The tags of the promoted images seen there.
+        public var tags: [String] = []
+    }
+
+    /// What the repository shows about each environment: directories named after it, namespaces, tag prefixes.
+    public static func found(_ m: Model) -> [Found] {
+        // a namespace belongs to an environment only when every object in it does
+        var envsOfNamespace: [String: Set<String>] = [:]
+        for (i, o) in m.objects.enumerated() where o.kind != "Namespace" {
+            if let ns = m.objectNamespace[i] { envsOfNamespace[ns, default: []].insert(m.objectEnvironment[i] ?? "") }
+        }
+        return m.environments.environments.map { env in
+            var paths = Set<String>()
+            var namespaces = Set<String>()
+            var prefixes = Set<String>()
+            var tags = Set<String>()
+            for (i, o) in m.objects.enumerated() where m.objectEnvironment[i] == env.name {
+                let parts = m.path(o.file).split(separator: "/").dropLast()
+                if let k = parts.firstIndex(where: { env.matchesAlias(String($0)) }) {
+                    paths.insert(parts[...k].joined(separator: "/") + "/**")
+                }
+                if let ns = m.objectNamespace[i], o.kind != "Namespace", envsOfNamespace[ns] == [env.name] { namespaces.insert(ns) }
+            }
+            for (i, img) in m.images.enumerated() where m.imageEnvironment[i] == env.name && m.imagePromoted[i] {
+                if let t = img.tag?.value, let dash = t.firstIndex(of: "-") { prefixes.insert(String(t[...dash])) }
+                if let t = img.tag?.value { tags.insert(t) }
+            }
+            return Found(name: env.name, paths: paths.sorted(), namespaces: namespaces.sorted(), prefixes: prefixes.sorted(), tags: tags.sorted())
+        }
+    }
+
+    /// `s` as a regular expression that matches it literally (Go's regexp.QuoteMeta).
+    static func quoteMeta(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            if "\\.+*?()|[]{}^$".contains(c) { out.append("\\") }
+            out.append(c)
+        }
+        return out
+    }
+
+    static func flow(_ xs: [String]) -> String {
+        "[" + xs.map { yamlQuote($0) }.joined(separator: ", ") + "]"
+    }
+
+    static func yamlQuote(_ s: String) -> String {
+        let plainSafe = s.unicodeScalars.allSatisfy { ($0.value >= 0x30 && $0.value <= 0x39) || ($0.value >= 0x41 && $0.value <= 0x5A)
+            || ($0.value >= 0x61 && $0.value <= 0x7A) || "-_./".unicodeScalars.contains($0) }
+        if plainSafe, !s.isEmpty, ScalarType.resolvePlain(s) == .string { return s }
+        return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
+    /// The `.tagwarden.yaml` that `init` writes: the strict profile plus what was found.
+    public static func initialConfig(_ m: Model) -> String {
+        var out = """
+        # Tagwarden configuration, written by `tagwarden init`. Review it, edit it, commit it.
+        # The strict profile: develop-/staging-/production- tag prefixes, a release tag pattern and
+        # digests in production. Entries below override it per environment.
+        profile: strict
+        environments:
+
+        """
+        let strict = EnvironmentModel.base(config: nil, profile: "strict")
+        for f in found(m) {
+            let env = strict.named(f.name)
+            out += "  - name: \(f.name)\n"
+            out += "    aliases: \(flow(env?.aliases ?? []))\n"
+            if !f.paths.isEmpty { out += "    paths: \(flow(f.paths))\n" }
+            if !f.namespaces.isEmpty { out += "    namespaces: \(flow(f.namespaces))\n" }
+            let envPrefix = env?.tagPrefix
+            if let seen = f.prefixes.first, f.prefixes.count == 1, seen != envPrefix {
+                out += "    tagPrefix: \(yamlQuote(seen))  # seen in this repository (the strict profile says \(envPrefix ?? "none"))\n"
+                // the strict tag pattern spells the strict prefix: one that agrees with the prefix written, or none
+                if let strictPattern = env?.tagPattern, let strictPrefix = envPrefix, strictPattern.hasPrefix("^" + strictPrefix) {
+                    let derived = "^" + quoteMeta(seen) + strictPattern.dropFirst(1 + strictPrefix.count)
+                    if let re = try? GoRegex(derived), !f.tags.isEmpty, f.tags.allSatisfy({ re.matches($0) }) {
+                        out += "    tagPattern: \(yamlQuote(derived))  # the strict pattern, for \(seen) tags (every one seen matches)\n"
+                    } else {
+                        out += "    tagPattern: ''  # the strict pattern is for \(strictPrefix) tags: write one for \(seen) tags, or leave none\n"
+                    }
+                }
+            } else if !f.prefixes.isEmpty {
+                out += "    # tag prefixes seen: \(f.prefixes.joined(separator: ", "))\n"
+            }
+        }
+        out += """
+        # Flux's own controllers (flux bootstrap's gotk-components.yaml) need no digests: flux pins them by release.
+        # promotedImages: ["ghcr.io/acme/*"]   # images you build and promote, besides those an ImageRepository watches
+        # ignore: ["charts/**"]
+        # rules:
+        #   image-floating-tag: {severity: error}
+
+        """
+        return out
+    }
+
+    /// `tagwarden env`: the environment model, then the clusters and their Flux (and, with `applied`, every file).
+    public static func text(_ model: Model, applied: Bool) -> String {
+        var out = text(model.environments) + "\nClusters and Flux\n"
+        for l in model.clusterLines { out += "  \(l)\n" }
+        if applied {
+            out += "\nFiles\n"
+            for l in model.appliedLines { out += "  \(l)\n" }
+        }
+        return out
+    }
+
+    public static func json(_ model: Model, applied: Bool) -> JSON {
+        guard case .object(var kv) = json(model.environments) else { return json(model.environments) }
+        func name(_ k: Int) -> JSON { .string("\(model.objectNamespace[k].map { $0 + "/" } ?? "")\(model.objects[k].name ?? "")") }
+        kv.append(("flux", .string(model.fluxHeader)))
+        kv.append(("clusters", .array(model.clusters.clusters.map { c in
+            .object([
+                ("name", .string(c.name)),
+                ("fluxVersion", (model.config.fluxVersion ?? c.flux).map { .string($0.description) } ?? .null),
+                ("fluxOrigin", model.config.fluxVersion != nil ? .string("fluxVersion in \(model.config.path ?? Config.fileName)")
+                    : c.fluxOrigin.map(JSON.string) ?? .null),
+                ("roots", .array(c.roots.map(name))),
+                ("kustomizations", .array(c.kustomizations.map(name))),
+                ("files", .array(applied ? c.files.map { .string(model.path($0)) } : [])),
+                ("fileCount", .int(c.files.count)),
+            ])
+        })))
+        if applied {
+            kv.append(("notApplied", .array(model.clusters.clusters.isEmpty ? []
+                : model.files.indices.filter { !model.clusters.applies($0) }.map { .string(model.path($0)) })))
+        }
+        return .object(kv)
+    }
+
+    public static func text(_ m: EnvironmentModel) -> String {
+        var out = "Environment model: \(m.source)\n"
+        for e in m.environments {
+            func origin(_ key: String) -> String { e.origin[key].map { "  (\($0))" } ?? "" }
+            out += "\n\(e.name)\n"
+            out += "  aliases:        \(e.aliases.joined(separator: ", "))\(origin("aliases"))\n"
+            out += "  tag prefix:     \(e.tagPrefix ?? "none")\(origin("tagPrefix"))\n"
+            out += "  tag pattern:    \(e.tagPattern ?? "none")\(origin("tagPattern"))\n"
+            out += "  require digest: \(e.requireDigest ? "yes" : "no")\(origin("requireDigest"))\n"
+            out += "  require review: \(e.requireReview ? "yes" : "no")\(origin("requireReview"))\n"
+            if !e.paths.isEmpty { out += "  paths:          \(e.paths.map(\.pattern).joined(separator: ", "))\(origin("paths"))\n" }
+            if !e.namespaces.isEmpty { out += "  namespaces:     \(e.namespaces.joined(separator: ", "))\(origin("namespaces"))\n" }
+        }
+        out += """
+
+        A manifest's environment: the config's paths and namespaces; else the `environment` label of its
+        Namespace object; else a directory named after an alias; else its namespace's name.
+
+        """
+        return out
+    }
+
+    public static func json(_ m: EnvironmentModel) -> JSON {
+        .object([
+            ("source", .string(m.source)),
+            ("environments", .array(m.environments.map { e in
+                .object([
+                    ("name", .string(e.name)),
+                    ("aliases", .array(e.aliases.map(JSON.string))),
+                    ("tagPrefix", e.tagPrefix.map(JSON.string) ?? .null),
+                    ("tagPattern", e.tagPattern.map(JSON.string) ?? .null),
+                    ("requireDigest", .bool(e.requireDigest)),
+                    ("requireReview", .bool(e.requireReview)),
+                    ("paths", .array(e.paths.map { .string($0.pattern) })),
+                    ("namespaces", .array(e.namespaces.map(JSON.string))),
+                    ("origin", .object(e.origin.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+                ])
+            })),
+        ])
+    }
+}

@@ -1,0 +1,154 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+/// Which files a kustomize build of a directory takes (a Flux Kustomization's `path`, an overlay): the
+/// kustomization file there, what its `resources` and `components` name, followed through further
+/// kustomization files, and the files its `configMapGenerator` and patches read; a directory without one gives every manifest under it (a subdirectory with a
+/// kustomization file by that file), as the kustomization Flux generates does.
+struct BuildSets {
+    let files: [FileFacts]
+    var kustomizationAt: [String: Int] = [:]   // directory → its kustomization object
+    let objects: [ManifestObject]
+    var fileAt: [String: Int] = [:]
+    /// File indices in path byte order: the files under a directory are one run of it.
+    let byPath: [Int]
+    /// Each file's position in `byPath`.
+    let rank: [Int]
+    /// Each kustomization's `resources` (and `bases`, `components`) as normalised paths (`Model.resolvedResources`).
+    let resources: [Int: [String]]
+
+    init(objects: [ManifestObject], files: [FileFacts], resources: [Int: [String]]) {
+        self.objects = objects
+        self.files = files
+        self.resources = resources
+        kustomizationAt.reserveCapacity(resources.count)
+        fileAt.reserveCapacity(files.count)
+        for (i, o) in objects.enumerated() where o.isKustomization && Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
+            kustomizationAt[Path.dirname(files[o.file].path)] = i
+        }
+        for (i, f) in files.enumerated() { fileAt[f.path] = i }
+        // a snapshot from git's index or a walk is most often in path order already
+        let sorted = zip(files, files.dropFirst()).allSatisfy { !SourceText.byteLess($1.path, $0.path) }
+        byPath = sorted ? Array(files.indices) : files.indices.sorted { SourceText.byteLess(files[$0].path, files[$1].path) }
+        var rank = [Int](repeating: 0, count: files.count)
+        for (k, f) in byPath.enumerated() { rank[f] = k }
+        self.rank = rank
+    }
+
+    /// Whether the repository has a file under `dir`.
+    func hasFiles(under dir: String) -> Bool {
+        let prefix = dir.isEmpty ? "" : dir + "/"
+        let lo = firstPath(from: prefix)
+        return lo < byPath.count && SourceText.hasBytePrefix(files[byPath[lo]].path, prefix)
+    }
+
+    /// The position in `byPath` of the first path not before `prefix`.
+    private func firstPath(from prefix: String) -> Int {
+        var lo = 0, hi = byPath.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if SourceText.byteLess(files[byPath[mid]].path, prefix) { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    func files(under dir: String) -> Set<Int> {
+        var out = Set<Int>()
+        var visited = Set<String>()
+        add(dir, &out, &visited, depth: 0)
+        return out
+    }
+
+    /// `depth` bounds a chain of kustomizations that include each other's directories (kustomize has no limit;
+    /// a generated chain of thousands would otherwise exhaust the stack).
+    private func add(_ dir: String, _ out: inout Set<Int>, _ visited: inout Set<String>, depth: Int) {
+        guard depth < 256, visited.insert(dir).inserted else { return }
+        if let k = kustomizationAt[dir] {
+            add(kustomization: k, dir, &out, &visited, depth: depth)
+        } else {
+            dirMode(dir, &out, &visited, depth: depth)
+        }
+    }
+
+    /// What kustomization `k` (of directory `dir`, already visited) builds.
+    private func add(kustomization k: Int, _ dir: String, _ out: inout Set<Int>, _ visited: inout Set<String>, depth: Int) {
+        do {
+            out.insert(objects[k].file)
+            for p in resources[k] ?? [] {
+                if let f = fileAt[p] { out.insert(f) } else { add(p, &out, &visited, depth: depth + 1) }
+            }
+            // the files a configMapGenerator turns into ConfigMaps are part of the build's output too, and its patches
+            for g in objects[k].configMapGenerators {
+                for entry in g.files {
+                    if let p = Model.normalizePath(Sources.join(dir, entry.path)), let f = fileAt[p] { out.insert(f) }
+                }
+            }
+            for patch in objects[k].kustomizePatches {
+                if let p = Model.normalizePath(Sources.join(dir, patch)), let f = fileAt[p] { out.insert(f) }
+            }
+        }
+    }
+
+    /// A directory without a kustomization: every manifest under it, as the kustomization Flux generates takes them.
+    private func dirMode(_ dir: String, _ out: inout Set<Int>, _ visited: inout Set<String>, depth: Int) {
+        let prefix = dir.isEmpty ? "" : dir + "/"
+        var k = firstPath(from: prefix)
+        while k < byPath.count {
+            let i = byPath[k]
+            let f = files[i]
+            guard SourceText.hasBytePrefix(f.path, prefix) else { break }
+            k += 1
+            guard Sources.isManifestName(f.path) else { continue }
+            // a file in a subdirectory that has its own kustomization: that directory as the kustomization builds it,
+            // and the rest of the subdirectory's files (one run in path order) are passed over
+            var sub = Path.dirname(f.path)
+            var governed = false
+            while sub.utf8.count > dir.utf8.count {
+                if let sk = kustomizationAt[sub] {
+                    if depth + 1 < 256, visited.insert(sub).inserted { add(kustomization: sk, sub, &out, &visited, depth: depth + 1) }
+                    governed = true
+                    let under = sub + "/"
+                    while k < byPath.count, SourceText.hasBytePrefix(files[byPath[k]].path, under) { k += 1 }
+                    break
+                }
+                sub = Path.dirname(sub)
+            }
+            if !governed { out.insert(i) }
+        }
+    }
+}
+
+/// The `BuildSets` of one model build, made when a step first asks: namespaces, substitution and values files share
+/// it, and most repositories need none.
+final class LazyBuildSets {
+    private let objects: [ManifestObject]
+    private let files: [FileFacts]
+    private var made: BuildSets?
+
+    private let resources: [Int: [String]]
+
+    init(objects: [ManifestObject], files: [FileFacts], resources: [Int: [String]]) {
+        self.objects = objects
+        self.files = files
+        self.resources = resources
+    }
+
+    private var under: [String: Set<Int>] = [:]
+
+    var value: BuildSets {
+        if let made { return made }
+        let b = BuildSets(objects: objects, files: files, resources: resources)
+        made = b
+        return b
+    }
+
+    /// `BuildSets.files(under:)`, each directory built once for all the steps that ask.
+    func files(under dir: String) -> Set<Int> {
+        if let known = under[dir] { return known }
+        let set = value.files(under: dir)
+        under[dir] = set
+        return set
+    }
+}

@@ -1,0 +1,663 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+/// Turns one parsed file into `FileFacts`: objects, images, markers, suppressions.
+package struct Extractor {
+    let y: YAMLFile
+    let fileIndex: Int
+    var facts: FileFacts
+    /// Nodes already taken as (part of) an image.
+    var imageNodes: [Int: Int] = [:]
+    /// For files with many markers: where lines start; for markers not after a scalar: the scalar nodes in
+    /// source order. Both are bisected, and built only when a file needs them.
+    var lines: LineIndex?
+    var scalars: [Int] = []
+
+    // static strings, not arrays or sets: extraction runs on every core, and a shared collection's reference
+    // count would be contended by all of them
+    static let markerToken: StaticString = "$imagepolicy"
+    static let suppressionToken: StaticString = "tagwarden:ignore"
+
+    static func isKustomizationName(_ name: String) -> Bool {
+        name == "kustomization.yaml" || name == "kustomization.yml" || name == "Kustomization"
+    }
+
+    /// The pod spec of a workload kind.
+    func podSpecNode(_ root: Int, kind: String, group: String) -> Int? {
+        switch group {
+        case "argoproj.io":   // an Argo Rollout runs its template's pods like a Deployment
+            return kind == "Rollout" ? y.get(root, "spec", "template", "spec") : nil
+        case "serving.knative.dev":   // a Knative Service (or Configuration) runs revisions of its template
+            return kind == "Service" || kind == "Configuration" ? y.get(root, "spec", "template", "spec") : nil
+        case "apps.kruise.io":   // OpenKruise's workloads
+            return ["CloneSet", "StatefulSet", "DaemonSet"].contains(kind) ? y.get(root, "spec", "template", "spec") : nil
+        case "keda.sh":   // a KEDA ScaledJob starts Jobs of its template
+            return kind == "ScaledJob" ? y.get(root, "spec", "jobTargetRef", "template", "spec") : nil
+        default:
+            break
+        }
+        switch kind {
+        case "Pod": return y.get(root, "spec")
+        case "PodTemplate": return y.get(root, "template", "spec")
+        case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job":
+            return y.get(root, "spec", "template", "spec")
+        case "CronJob": return y.get(root, "spec", "jobTemplate", "spec", "template", "spec")
+        default: return nil
+        }
+    }
+
+    /// `scratch` is parsed into and kept for the next file (see `YAMLFile.reparse`).
+    package static func extract(path: String, bytes: [UInt8], index: Int, unread: Bool = false, reusing scratch: inout YAMLFile) -> FileFacts {
+        let facts = FileFacts(path: path, bytes: bytes)
+        if unread {
+            // not YAML to Flux: only the markers, each on its line
+            let occurrences = SourceText.occurrences(of: markerToken, in: bytes)
+            let lines = occurrences.count > 8 ? LineIndex(bytes) : nil
+            for off in occurrences {
+                var start = off
+                while start > 0, bytes[start - 1] != 10 { start -= 1 }
+                if let hash = bytes[start..<off].lastIndex(of: UInt8(ascii: "#")) { start = hash }
+                let end = SourceText.lineEnd(bytes, from: off)
+                facts.markers.append(MarkerComment(file: index, text: String(decoding: bytes[start..<end], as: UTF8.self),
+                                                   span: span(bytes, start..<end, lines), scalar: nil, context: .unreadFile, object: nil))
+            }
+            facts.suppressions = suppressions(bytes)
+            return facts
+        }
+        facts.suppressions = suppressions(bytes)
+        scratch.reparse(bytes)
+        facts.syntaxError = scratch.error
+        if !scratch.duplicateKeys.isEmpty {
+            func written(_ n: Int) -> String { (scratch.nodes[n].kind == .alias ? "*" : "") + scratch.value(n) }
+            facts.duplicateKeys = scratch.duplicateKeys.map { d in
+                (scratch.nodes[d.key].span, written(d.key), scratch.nodes[d.first].span.start.line, written(d.first))
+            }
+        }
+        if !scratch.goRefusals.isEmpty { facts.goRefusals = scratch.goRefusals }
+        if !scratch.duplicateMergeKeys.isEmpty {
+            facts.duplicateMergeKeys = scratch.duplicateMergeKeys.map { (scratch.nodes[$0.key].span, scratch.nodes[$0.first].span.start.line) }
+        }
+        facts.documents = scratch.documents.count
+        var ex = Extractor(y: scratch, fileIndex: index, facts: facts)
+        let baseName = Path.basename(path)
+        for (d, doc) in scratch.documents.enumerated() {
+            if scratch.nodes[doc.root].kind == .sequence {
+                ex.jsonPatch(doc.root)
+            } else {
+                ex.document(d, root: doc.root, isKustomizationFile: isKustomizationName(baseName))
+            }
+        }
+        if SourceText.contains(markerToken, in: bytes) { ex.markers() }
+        return ex.facts
+    }
+
+    func located(_ n: Int) -> Located {
+        Located(value: y.value(n), span: y.nodes[n].span, type: y.resolvedType(n))
+    }
+
+    func scalarString(_ n: Int?) -> String? {
+        guard let n, y.nodes[n].kind == .scalar, !y.isNull(n) else { return nil }
+        return y.value(n)
+    }
+
+    mutating func document(_ d: Int, root: Int, isKustomizationFile: Bool) {
+        guard y.nodes[root].kind == .mapping else { return }
+        let apiVersionNode = y.get(root, "apiVersion")
+        var apiVersion = scalarString(apiVersionNode)
+        let kindNode = y.get(root, "kind")
+        var kind = scalarString(kindNode)
+        var kindSpan = kindNode.map { y.nodes[$0].span } ?? y.nodes[root].span
+        if isKustomizationFile, kind == nil || kind == "Kustomization" {
+            kind = "Kustomization"
+            if apiVersion == nil { apiVersion = "kustomize.config.k8s.io/v1beta1" }
+            if kindNode == nil { kindSpan = SourceSpan(start: y.nodes[root].span.start, end: y.nodes[root].span.start) }
+        }
+        guard let apiVersion, let kind else { return }
+        if kind == "List", apiVersion == "v1", let items = y.get(root, "items"), y.nodes[items].kind == .sequence {
+            // `kubectl get -o yaml` writes a List; kubectl and Flux apply its items as objects
+            for item in y.childNodes(items) where item != root { document(d, root: item, isKustomizationFile: false) }
+            return
+        }
+        let group = ManifestObject.group(of: apiVersion)
+        var name: String?, declaredNamespace: String?
+        var labels: [String: String] = [:]
+        var substitutionDisabled = false
+        if let meta = y.get(root, "metadata") {
+            for key: StaticString in ["labels", "annotations"] {
+                if let m = y.get(meta, key), scalarString(y.get(m, "kustomize.toolkit.fluxcd.io/substitute")) == "disabled" {
+                    substitutionDisabled = true
+                }
+            }
+            name = scalarString(y.get(meta, "name"))
+            declaredNamespace = scalarString(y.get(meta, "namespace"))
+            // labels matter for Namespaces (environment, accessFrom) and ImagePolicies (policySelector)
+            if kind == "Namespace" || kind == "ImagePolicy", let l = y.get(meta, "labels") {
+                for (k, v) in y.pairs(l) {
+                    if let s = scalarString(v) { labels[y.value(k)] = s }
+                }
+            }
+        }
+        let objectIndex = facts.objects.count
+        var isKustomization = false
+        var kustomizeNamespace: String?
+        var resources: [String] = [], patches: [String] = [], entries: [KustomizeImageEntry] = []
+        var opaque = false
+        var generators: [ManifestObject.ConfigMapGenerator] = []
+        var configFiles: [String] = []
+        var targets: [ManifestObject.PatchTarget] = []
+        func target(_ item: Int) {
+            if let t = y.get(item, "target") { targets.append(.init(kind: scalarString(y.get(t, "kind")), name: scalarString(y.get(t, "name")))) }
+        }
+        var definition: ManifestObject.CustomResource?
+        if kind == "Kustomization" || kind == "Component", group == "kustomize.config.k8s.io" {
+            // a kustomize Component is a kustomization that others pull in with `components:`; `bases:` is the
+            // older name of `resources:` (kustomize still reads it)
+            isKustomization = true
+            kustomizeNamespace = scalarString(y.get(root, "namespace"))
+            for key: StaticString in ["resources", "bases", "components"] {
+                guard let list = y.get(root, key) else { continue }
+                resources += y.childNodes(list).compactMap { scalarString($0) }
+            }
+            for key: StaticString in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
+                guard let list = y.get(root, key) else { continue }
+                for item in y.childNodes(list) {
+                    target(item)
+                    if y.nodes[item].kind == .scalar, y.nodes[item].style == .literal {
+                        inlinePatch(item, object: objectIndex)   // patchesStrategicMerge takes inline patches too
+                    } else if let s = scalarString(item) { patches.append(s) }
+                    else if let s = scalarString(y.get(item, "path")) { patches.append(s) }
+                    else if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) }
+                }
+            }
+            if let images = y.get(root, "images") { entries = kustomizeImages(images, object: objectIndex) }
+            // what Tagwarden cannot see into: charts and plugins that make resources, resources from elsewhere
+            for key: StaticString in ["helmCharts", "helmChartInflationGenerator", "generators", "transformers"] where y.get(root, key) != nil {
+                opaque = true
+            }
+            // kustomize's own configuration files: transformer and generator configs, not resources
+            for key: StaticString in ["transformers", "generators", "validators", "configurations"] {
+                guard let list = y.get(root, key) else { continue }
+                configFiles += y.childNodes(list).compactMap { y.nodes[$0].style == .literal ? nil : scalarString($0) }
+            }
+            if resources.contains(where: Extractor.isRemote) { opaque = true }
+            if let gens = y.get(root, "configMapGenerator") {
+                for g in y.childNodes(gens) {
+                    guard let name = scalarString(y.get(g, "name")), let list = y.get(g, "files") else { continue }
+                    let files = y.childNodes(list).compactMap { scalarString($0) }.map { entry -> (key: String, path: String) in
+                        if let eq = entry.firstIndex(of: "=") { return (String(entry[..<eq]), String(entry[entry.index(after: eq)...])) }
+                        return (Path.basename(entry), entry)
+                    }
+                    generators.append(.init(name: name, namespace: scalarString(y.get(g, "namespace")), files: files))
+                }
+            }
+        } else if kind == "Kustomization", group == "kustomize.toolkit.fluxcd.io" {
+            if let images = y.get(root, "spec", "images") { entries = kustomizeImages(images, object: objectIndex) }
+            if let list = y.get(root, "spec", "patches") {
+                for item in y.childNodes(list) {
+                    target(item)
+                    if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) }
+                }
+            }
+        } else if kind == "CustomResourceDefinition", group == "apiextensions.k8s.io", let spec = y.get(root, "spec") {
+            // Flux's components define its kinds: which versions the cluster serves, and which kinds have no namespace
+            if let g = scalarString(y.get(spec, "group")), let k = scalarString(y.get(spec, "names", "kind")) {
+                let served = y.get(spec, "versions").map { y.childNodes($0).filter { scalarString(y.get($0, "served")) != "false" }
+                    .compactMap { scalarString(y.get($0, "name")) } } ?? []
+                definition = .init(group: g, kind: k, clusterScoped: scalarString(y.get(spec, "scope")) == "Cluster", served: served)
+            }
+        } else {
+            if kind == "HelmRelease", let v = y.get(root, "spec", "chart", "spec", "version"), y.nodes[v].kind == .scalar {
+                facts.versionFields.append(located(v))
+            }
+            workloadImages(root, kind: kind, group: group, object: objectIndex)
+        }
+        var configData: [String: String]?
+        if kind == "ConfigMap", group.isEmpty, let data = y.get(root, "data") {
+            configData = [:]
+            for (k, v) in y.pairs(data) { if let s = scalarString(v) { configData![y.value(k)] = s } }
+        }
+        facts.objects.append(ManifestObject(
+            file: fileIndex, document: d, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
+            apiVersionSpan: apiVersionNode.map { y.nodes[$0].span }, name: name, declaredNamespace: declaredNamespace,
+            labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
+            kustomizePatches: patches, kustomizeImages: entries, kustomizeOpaque: opaque, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
+            substitutionDisabled: substitutionDisabled, configMapGenerators: generators, kustomizeConfigFiles: configFiles,
+            definition: definition, byteRange: y.nodes[root].span.start.offset..<y.nodes[root].span.end.offset, patchTargets: targets))
+    }
+
+    /// The images of a HelmRelease (values, post-renderers) or of a workload's pod spec: an object's, or those a
+    /// strategic merge patch sets.
+    mutating func workloadImages(_ root: Int, kind: String, group: String, object: Int) {
+        if kind == "HelmRelease" {
+            if let values = y.get(root, "spec", "values") { helmValues(values, object: object, depth: 0) }
+            // a post-renderer's kustomize `images:` rewrite the rendered chart's images like a kustomization's
+            if let renderers = y.get(root, "spec", "postRenderers"), y.nodes[renderers].kind == .sequence {
+                for r in y.childNodes(renderers) {
+                    if let images = y.get(r, "kustomize", "images") { _ = kustomizeImages(images, object: object) }
+                    if let list = y.get(r, "kustomize", "patches") {
+                        for item in y.childNodes(list) { if let patch = y.get(item, "patch") { inlinePatch(patch, object: object) } }
+                    }
+                }
+            }
+        } else if let spec = podSpecNode(root, kind: kind, group: group) {
+            podSpec(spec, object: object)
+        }
+    }
+
+    /// A JSON patch (RFC 6902) written as YAML, as kustomize's `patches` read it from a file: the values that an
+    /// `add` or `replace` writes to a container's `image`, or the containers it writes whole.
+    mutating func jsonPatch(_ list: Int) {
+        for op in y.childNodes(list) where y.nodes[op].kind == .mapping {
+            guard let kind = scalarString(y.get(op, "op")), kind == "add" || kind == "replace",
+                  let path = scalarString(y.get(op, "path")), let value = y.get(op, "value") else { continue }
+            let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+            // the container list, a container in it, or a container's image
+            guard let c = segments.lastIndex(where: { $0 == "containers" || $0 == "initContainers" || $0 == "ephemeralContainers" })
+            else { continue }
+            let rest = segments[(c + 1)...]
+            if rest.count == 2, rest.last == "image", y.nodes[value].kind == .scalar {
+                addReference(value, origin: .container, object: nil)
+            } else if rest.count == 1, y.nodes[value].kind == .mapping, let image = y.get(value, "image"), y.nodes[image].kind == .scalar {
+                addReference(image, origin: .container, object: nil)
+            } else if rest.isEmpty, y.nodes[value].kind == .sequence {
+                for item in y.childNodes(value) {
+                    if let image = y.get(item, "image"), y.nodes[image].kind == .scalar { addReference(image, origin: .container, object: nil) }
+                }
+            }
+        }
+    }
+
+    mutating func podSpec(_ spec: Int, object: Int) {
+        for key: StaticString in ["initContainers", "containers", "ephemeralContainers"] {
+            guard let list = y.get(spec, key), y.nodes[list].kind == .sequence else { continue }
+            for c in y.childNodes(list) {
+                guard let img = y.get(c, "image"), y.nodes[img].kind == .scalar else { continue }
+                addReference(img, origin: .container, object: object)
+            }
+        }
+    }
+
+    /// `${VAR}` (Flux post-build substitution) or `{{ … }}` (a template): resolved later, not an image yet.
+    static func isTemplated(_ s: String) -> Bool {
+        var s = s
+        return s.withUTF8 { b in
+            var prev: UInt8 = 0
+            for c in b {
+                if c == UInt8(ascii: "{"), prev == UInt8(ascii: "$") || prev == UInt8(ascii: "{") { return true }
+                prev = c
+            }
+            return false
+        }
+    }
+
+    /// A scalar that holds a whole reference.
+    mutating func addReference(_ n: Int, origin: ImageOrigin, object: Int?) {
+        guard imageNodes[n] == nil, !y.isNull(n) else { return }
+        let text = y.value(n)
+        if text.isEmpty { return }
+        if Extractor.isTemplated(text) {
+            if !text.containsBytes("{{") {
+                facts.substitutable.append(ImageUse(origin: origin, file: fileIndex, object: object, text: text, span: y.nodes[n].span))
+            }
+            return
+        }
+        let use = ImageUse(origin: origin, file: fileIndex, object: object, text: text, span: y.nodes[n].span)
+        use.parse(text)
+        use.nodes = [n]
+        imageNodes[n] = facts.images.count
+        facts.images.append(use)
+    }
+
+    /// The entries' images; returns the entries.
+    mutating func kustomizeImages(_ list: Int, object: Int) -> [KustomizeImageEntry] {
+        guard y.nodes[list].kind == .sequence else { return [] }
+        var entries: [KustomizeImageEntry] = []
+        for entry in y.childNodes(list) where y.nodes[entry].kind == .mapping {
+            guard let nameNode = y.get(entry, "name"), let name = scalarString(nameNode) else { continue }
+            let newName = y.get(entry, "newName")
+            let effective = scalarString(newName) ?? name
+            var use = ImageUse(origin: .kustomize, file: fileIndex, object: object, text: effective,
+                               name: effective, span: y.nodes[newName ?? nameNode].span)
+            use.tagOptional = true
+            var nodes = [nameNode]
+            if let newName { nodes.append(newName) }
+            if let t = y.get(entry, "newTag"), y.nodes[t].kind == .scalar, !y.isNull(t) {
+                use.tag = located(t)
+                nodes.append(t)
+            }
+            if let dg = y.get(entry, "digest"), let d = scalarString(dg) {
+                use.digest = d
+                use.digestField = located(dg)
+                nodes.append(dg)
+            }
+            entries.append(KustomizeImageEntry(name: located(nameNode), newName: scalarString(newName),
+                                               setsTag: use.tag != nil || use.digest != nil))
+            finishParts(&use, nodes: nodes)
+        }
+        return entries
+    }
+
+    /// Composes and validates a reference given in parts. One with `${…}` in a part waits for the model, which
+    /// knows what Flux substitutes; one with `{{ … }}` is filled in by a template later and not judged.
+    mutating func finishParts(_ use: inout ImageUse, nodes: [Int]) {
+        use.compose()
+        let parts = [use.name, use.tag?.value, use.digest].compactMap { $0 }
+        if parts.contains(where: Extractor.isTemplated) {
+            if !parts.contains(where: { $0.containsBytes("{{") }) { facts.substitutable.append(use) }
+            return
+        }
+        use.nodes = nodes
+        for n in nodes { imageNodes[n] = facts.images.count }
+        facts.images.append(use)
+    }
+
+    /// A kustomize resource from outside the repository: a URL, or a git repository (`github.com/org/repo//path?ref=v1`,
+    /// `git@github.com:org/repo`). A local path has no `:`, `?` or `@`.
+    static func isRemote(_ r: String) -> Bool {
+        let b = r.utf8
+        return b.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") })
+            || b.starts(with: "github.com/".utf8) || b.starts(with: "gitlab.com/".utf8)
+    }
+
+    /// HelmRelease values: `image:` strings and `repository` + `tag` maps (`name` + `tag` under an `image:` key), at
+    /// any depth; and `image: {tag: …}`, which keeps the chart's repository and sets only the tag.
+    mutating func helmValues(_ n: Int, object: Int, depth: Int, underImageKey: Bool = false) {
+        guard depth < 64 else { return }
+        switch y.nodes[n].kind {
+        case .mapping:
+            // under an `image:` key some charts call the repository `name`
+            let repo = y.get(n, "repository") ?? (underImageKey ? y.get(n, "name") : nil)
+            let tag = y.get(n, "tag")
+            if let repo, let tag, let repoName = scalarString(repo), y.nodes[tag].kind == .scalar {
+                var name = repoName
+                var nodes = [repo, tag]
+                if let reg = y.get(n, "registry"), let r = scalarString(reg), !r.isEmpty {
+                    name = r + "/" + repoName
+                    nodes.append(reg)
+                }
+                var use = ImageUse(origin: .helmParts, file: fileIndex, object: object, text: name, name: name, span: y.nodes[repo].span)
+                // `tag: ""` is the charts' way of saying "the chart's appVersion", like no tag at all
+                if !y.isNull(tag), y.nodes[tag].valueCount > 0 { use.tag = located(tag) } else { use.tagOptional = true }
+                if let dg = y.get(n, "digest"), let d = scalarString(dg), !d.isEmpty {
+                    use.digest = d
+                    use.digestField = located(dg)
+                    nodes.append(dg)
+                }
+                finishParts(&use, nodes: nodes)
+            } else if underImageKey, repo == nil, let tag, y.nodes[tag].kind == .scalar, !y.isNull(tag),
+                      y.nodes[tag].valueCount > 0, imageNodes[tag] == nil, !Extractor.isTemplated(y.value(tag)) {
+                let use = ImageUse(origin: .helmParts, file: fileIndex, object: object, text: y.value(tag), span: y.nodes[tag].span)
+                use.tag = located(tag)
+                use.nodes = [tag]
+                if let dg = y.get(n, "digest"), let d = scalarString(dg), !d.isEmpty {
+                    use.digest = d
+                    use.digestField = located(dg)
+                    use.nodes.append(dg)
+                    imageNodes[dg] = facts.images.count
+                }
+                imageNodes[tag] = facts.images.count
+                facts.images.append(use)
+            }
+            for (k, v) in y.pairs(n) {
+                if y.valueEquals(k, "image"), y.nodes[y.resolved(v)].kind == .scalar {
+                    addReference(y.resolved(v), origin: .helmImage, object: object)
+                } else if y.nodes[v].kind != .scalar {
+                    helmValues(v, object: object, depth: depth + 1, underImageKey: y.valueEquals(k, "image"))
+                }
+            }
+        case .sequence:
+            for c in y.childNodes(n) where y.nodes[c].kind != .scalar { helmValues(c, object: object, depth: depth + 1) }
+        default:
+            break
+        }
+    }
+
+    // MARK: markers
+
+    /// Every `$imagepolicy` in the file, classified by where it sits.
+    mutating func markers() {
+        let bytes = y.bytes
+        let occurrences = SourceText.occurrences(of: Extractor.markerToken, in: bytes)
+        guard !occurrences.isEmpty else { return }
+        if occurrences.count > 8 { lines = LineIndex(bytes) }
+        // comments taken by step 1, in source order
+        var claimed: [Range<Int>] = []
+        // 1. comments that follow a scalar on its line
+        for i in y.commented {
+            let node = y.nodes[i]
+            let range = node.commentStart..<node.commentEnd
+            guard SourceText.contains(Extractor.markerToken, in: bytes[range]) else { continue }
+            claimed.append(range)
+            let context: MarkerContext = node.isKey ? .keyLine : .value
+            var key: String?
+            if node.parent >= 0, y.nodes[node.parent].kind == .mapping {
+                let kids = y.childNodes(node.parent)
+                if let pos = kids.firstIndex(of: i), (pos - kids.startIndex) % 2 == 1 { key = y.value(kids[pos - 1]) }
+            }
+            let scalar = node.isKey ? nil : located(i)
+            let marker = MarkerComment(file: fileIndex, text: String(decoding: bytes[range], as: UTF8.self),
+                                       span: span(range), scalar: scalar, context: context, object: objectOf(i), fieldKey: key)
+            if context == .value {
+                attachMarker(i, marker: marker)
+                marker.image = imageNodes[i]
+            }
+            facts.markers.append(marker)
+        }
+        // 2. every other occurrence: a comment line, a key line, or text inside a string. Occurrences come in
+        // source order, so the claimed ranges are passed once; step 2 claims the rest of an occurrence's line.
+        var next = 0
+        var claimedUpTo = 0
+        for off in occurrences {
+            while next < claimed.count, claimed[next].upperBound <= off { next += 1 }
+            if off < claimedUpTo || (next < claimed.count && claimed[next].contains(off)) { continue }
+            if scalars.isEmpty { scalars = y.nodes.indices.filter { y.nodes[$0].kind == .scalar } }
+            if let n = scalarContaining(off) {
+                let end = SourceText.lineEnd(bytes, from: off)
+                var start = off
+                while start > 0, bytes[start - 1] != 10, bytes[start - 1] != UInt8(ascii: "#") { start -= 1 }
+                if start > 0, bytes[start - 1] == UInt8(ascii: "#") { start -= 1 }
+                facts.markers.append(MarkerComment(file: fileIndex, text: String(decoding: bytes[start..<end], as: UTF8.self),
+                                                   span: span(start..<end), scalar: nil, context: .blockScalar, object: objectOf(n)))
+                claimedUpTo = end
+                continue
+            }
+            var lineStart = off
+            while lineStart > 0, bytes[lineStart - 1] != 10 { lineStart -= 1 }
+            // the comment starts at the first '#' on the line that is at the line start or after a blank
+            var hash = lineStart
+            var found = -1
+            while hash < off {
+                if bytes[hash] == UInt8(ascii: "#"), hash == lineStart || bytes[hash - 1] == 32 || bytes[hash - 1] == 9 { found = hash; break }
+                hash += 1
+            }
+            guard found >= 0 else { continue }
+            let end = SourceText.lineEnd(bytes, from: found)
+            let before = bytes[lineStart..<found].filter { $0 != 32 && $0 != 9 }
+            var context: MarkerContext
+            if before.isEmpty { context = .commentLine }
+            else if before.last == UInt8(ascii: ":") { context = .keyLine }
+            else if Extractor.lastToken(bytes, lineStart..<found).first == UInt8(ascii: "*") { context = .alias }
+            else { context = .other }
+            claimedUpTo = end
+            let text = String(decoding: bytes[found..<end], as: UTF8.self)
+            // after a sequence entry's `-` whose item starts on the next line (`- # …`), the comment is that item's head comment too
+            let dashLine = !before.isEmpty && before.allSatisfy { $0 == UInt8(ascii: "-") }
+            if context == .commentLine || dashLine, let (item, alone) = headCommentItem(lineStart: lineStart, commentEnd: end, dashLine: dashLine) {
+                // the head comment of a block sequence item or mapping value: Flux reads it when the value has no line comment
+                if !alone {
+                    context = .multiLineHeadComment
+                } else if y.nodes[item].commentStart >= 0 {
+                    context = .hiddenHeadComment
+                } else {
+                    let marker = MarkerComment(file: fileIndex, text: text, span: span(found..<end), scalar: located(item),
+                                               context: .value, object: objectOf(item))
+                    attachMarker(item, marker: marker)
+                    marker.image = imageNodes[item]
+                    facts.markers.append(marker)
+                    continue
+                }
+            }
+            // a comment that is more than the marker: a line of YAML commented out with its marker
+            if context == .commentLine, bytes[found..<end].first(where: { $0 != UInt8(ascii: "#") && $0 != 32 && $0 != 9 }) != UInt8(ascii: "{") {
+                context = .commentedOut
+            }
+            facts.markers.append(MarkerComment(file: fileIndex, text: text, span: span(found..<end), scalar: nil, context: context,
+                                               object: objectAt(found)))
+        }
+        facts.markers.sort { $0.span.start.offset < $1.span.start.offset }
+    }
+
+    func span(_ r: Range<Int>) -> SourceSpan { Extractor.span(y.bytes, r, lines) }
+
+    func position(_ offset: Int) -> SourcePosition {
+        lines?.position(y.bytes, offset: offset) ?? SourceText.position(y.bytes, offset: offset)
+    }
+
+    /// The last blank-separated token of `range` (an alias `*img` before a comment, say).
+    static func lastToken(_ bytes: [UInt8], _ range: Range<Int>) -> ArraySlice<UInt8> {
+        var end = range.upperBound
+        while end > range.lowerBound, bytes[end - 1] == 32 || bytes[end - 1] == 9 { end -= 1 }
+        var start = end
+        while start > range.lowerBound, !" \t[{,".utf8.contains(bytes[start - 1]) { start -= 1 }
+        return bytes[start..<end]
+    }
+
+    /// The scalar a comment line is the head comment of, as go-yaml v3 gives it: an item of a block sequence, or a
+    /// value of a block mapping, that starts on the next line (a `- # …` line's item too); and whether the comment
+    /// stands alone: go-yaml joins the comment lines right above it, and those above a bare `-` line, into one head
+    /// comment, which Flux cannot read as one JSON object. A key's head comment is no value's. (A blank line after
+    /// the comment makes go-yaml place it elsewhere, variously: it is taken as a line of its own.)
+    func headCommentItem(lineStart: Int, commentEnd: Int, dashLine: Bool = false) -> (item: Int, alone: Bool)? {
+        let bytes = y.bytes
+        /// What the line before the one starting at `start` holds, and where it starts.
+        func lineAbove(_ start: Int) -> (kind: UInt8?, start: Int)? {
+            guard start > 0 else { return nil }
+            var prev = start - 1
+            while prev > 0, bytes[prev - 1] != 10 { prev -= 1 }
+            let text = bytes[prev..<(start - 1)].filter { $0 != 32 && $0 != 9 && $0 != 13 }
+            if text.first == UInt8(ascii: "#") { return (UInt8(ascii: "#"), prev) }
+            if !text.isEmpty, text.allSatisfy({ $0 == UInt8(ascii: "-") }) { return (UInt8(ascii: "-"), prev) }
+            return (nil, prev)
+        }
+        var next = commentEnd
+        if next < bytes.count, bytes[next] == 13 { next += 1 }
+        guard next < bytes.count, bytes[next] == 10 else { return nil }
+        next += 1
+        // the first scalar at or after the next line's start, if it starts on that line
+        let k = firstScalar(startingAtOrAfter: next)
+        guard k < scalars.count else { return nil }
+        let i = scalars[k], n = y.nodes[i]
+        guard n.span.start.line == position(next).line, n.parent >= 0, !y.nodes[n.parent].isFlow, !n.isKey else { return nil }
+        var alone = true
+        if var above = lineAbove(lineStart) {
+            // between a bare `-` and its own item (not a nested `- …` entry), the comment joins those above the `-`
+            if above.kind == UInt8(ascii: "-"), !dashLine, !bytes[next..<n.span.start.offset].contains(UInt8(ascii: "-")),
+               let further = lineAbove(above.start) { above = further }
+            if above.kind == UInt8(ascii: "#") { alone = false }
+        }
+        return (i, alone)
+    }
+
+    /// The position in `scalars` of the first scalar that starts at or after `offset`.
+    func firstScalar(startingAtOrAfter offset: Int) -> Int {
+        var lo = 0, hi = scalars.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if y.nodes[scalars[mid]].span.start.offset < offset { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// The span of a one-line byte range.
+    static func span(_ bytes: [UInt8], _ r: Range<Int>, _ lines: LineIndex?) -> SourceSpan {
+        let s = lines?.position(bytes, offset: r.lowerBound) ?? SourceText.position(bytes, offset: r.lowerBound)
+        var e = s
+        e.offset = r.upperBound
+        e.column = s.column + SourceText.column(bytes, lineStart: r.lowerBound, at: r.upperBound) - 1   // the range is one line
+        return SourceSpan(start: s, end: e)
+    }
+
+    /// The scalar whose text holds byte `off` (scalars do not overlap).
+    func scalarContaining(_ off: Int) -> Int? {
+        let k = firstScalar(startingAtOrAfter: off + 1) - 1
+        guard k >= 0, off < y.nodes[scalars[k]].span.end.offset else { return nil }
+        return scalars[k]
+    }
+
+    /// The object whose document contains node `n`.
+    func objectOf(_ n: Int) -> Int? {
+        objectAt(y.nodes[n].span.start.offset)
+    }
+
+    /// The last object whose document holds `offset` (objects come in document order).
+    func objectAt(_ offset: Int) -> Int? {
+        var lo = 0, hi = facts.objects.count   // the objects whose document starts at or before offset
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if y.documents[facts.objects[mid].document].span.start.offset <= offset { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo > 0, offset <= y.documents[facts.objects[lo - 1].document].span.end.offset else { return nil }
+        return lo - 1
+    }
+
+    /// A marker on a scalar makes it an image field, if nothing else did.
+    mutating func attachMarker(_ n: Int, marker: MarkerComment) {
+        guard imageNodes[n] == nil, let parsed = marker.ref else { return }
+        switch parsed.suffix {
+        case nil:
+            addReference(n, origin: .marker, object: marker.object)
+        case "tag"?:
+            let use = ImageUse(origin: .marker, file: fileIndex, object: marker.object, text: y.value(n), span: y.nodes[n].span)
+            use.tag = located(n)
+            use.nodes = [n]
+            imageNodes[n] = facts.images.count
+            facts.images.append(use)
+        default:
+            break
+        }
+    }
+
+    // MARK: suppressions
+
+    /// `# tagwarden:ignore RULE[,RULE] reason`
+    static func suppressions(_ bytes: [UInt8]) -> [Suppression] {
+        let occurrences = SourceText.occurrences(of: suppressionToken, in: bytes)
+        guard !occurrences.isEmpty else { return [] }
+        let lines = occurrences.count > 8 ? LineIndex(bytes) : nil
+        var out: [Suppression] = []
+        for off in occurrences {
+            var k = off - 1
+            while k >= 0, bytes[k] == 32 || bytes[k] == 9 { k -= 1 }
+            guard k >= 0, bytes[k] == UInt8(ascii: "#") else { continue }
+            let end = SourceText.lineEnd(bytes, from: off)
+            let rest = String(decoding: bytes[(off + suppressionToken.utf8CodeUnitCount)..<end], as: UTF8.self)
+            let words = rest.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+            let rules = words.first.map { $0.split(separator: ",").map(String.init) } ?? []
+            let reason = words.count > 1 ? String(words[1]).trimmingBlanks : ""
+            let start = lines?.position(bytes, offset: k) ?? SourceText.position(bytes, offset: k)
+            var e = lines?.position(bytes, offset: end) ?? SourceText.position(bytes, offset: end)
+            e.line = start.line
+            out.append(Suppression(line: start.line, rules: rules, reason: reason, span: SourceSpan(start: start, end: e)))
+        }
+        return out
+    }
+}
+
+extension String {
+    /// Whether the UTF-8 of `needle` occurs in this string's UTF-8 (byte search, no Character work).
+    package func containsBytes(_ needle: StaticString) -> Bool {
+        var s = self
+        return s.withUTF8 { hay in
+            needle.withUTF8Buffer { n in SourceText.find(UnsafeRawBufferPointer(hay), UnsafeRawBufferPointer(n), from: 0) != nil }
+        }
+    }
+
+    var trimmingBlanks: String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+        return String(s)
+    }
+}

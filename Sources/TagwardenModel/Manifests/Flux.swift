@@ -1,0 +1,263 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+/// The fields of Flux objects that the rules read.
+public struct ImagePolicySpec: Sendable {
+    public var repositoryName: Located?
+    public var repositoryNamespace: String?
+    public var hasFilterTags = false
+    public var pattern: Located?
+    public var extract: Located?
+    public var semverRange: Located?
+    public var alphabeticalOrder: Located?
+    public var numericalOrder: Located?
+    public var hasAlphabetical = false
+    public var hasNumerical = false
+    /// `digestReflectionPolicy` and `interval`, where they are (the API server checks them together).
+    public var digestReflectionField: Located?
+    public var interval: Located?
+    public var digestReflection: String? { digestReflectionField.flatMap { $0.type == .null ? nil : $0.value } }
+    /// Where `spec.policy` is; nil when there is none.
+    public var policySpan: SourceSpan?
+
+    /// The policy reports the selected tag's digest (`status.latestRef.digest`) only with
+    /// `digestReflectionPolicy` `IfNotPresent` or `Always`; the default is `Never`.
+    public var reflectsDigests: Bool { digestReflection == "IfNotPresent" || digestReflection == "Always" }
+}
+
+public struct ImageRepositorySpec: Sendable {
+    public var image: Located?
+    /// `accessFrom.namespaceSelectors[].matchLabels`; nil when there is no `accessFrom`.
+    public var accessSelectors: [[String: String]]?
+    public var exclusionList: [Located]?
+    public var interval: Located?
+    public var timeout: Located?
+}
+
+public struct AutomationSpec: Sendable {
+    public var sourceKind: String?
+    public var sourceName: Located?
+    public var sourceNamespace: String?
+    public var checkoutBranch: String?
+    public var pushBranch: Located?
+    public var messageTemplate: Located?
+    public var updatePath: Located?
+    public var policySelector: [String: String]?
+    public var policySelectorExpressions: Bool = false
+    public var hasGit = false
+    /// `git.checkout.ref` is given (with or without a branch).
+    public var hasCheckoutRef = false
+    public var strategy: Located?
+    public var interval: Located?
+    /// Its GitRepository is another repository: `update.path` is a path of that one, and no file here is updated.
+    public var updatesElsewhere = false
+}
+
+public struct GitRepositorySpec: Sendable {
+    public var branch: String?
+    public var url: String?
+    /// `spec.ref` is given (with or without a branch).
+    public var hasRef = false
+}
+
+public struct FluxKustomizationSpec: Sendable {
+    public var path: String?
+    public var targetNamespace: String?
+    /// `spec.sourceRef`; nil when there is none.
+    public var source: SourceRef?
+
+    public struct SourceRef: Sendable, Hashable {
+        /// "" when not given (a GitRepository).
+        public var kind: String
+        /// nil when not given: the Kustomization's own namespace.
+        public var namespace: String?
+        public var name: String
+
+        /// A GitRepository (the kind given or left out), whose paths are those of a repository's tree.
+        public var isGitRepository: Bool { kind.isEmpty || kind == "GitRepository" }
+    }
+    /// `spec.postBuild`; nil when there is none.
+    public var postBuild: PostBuild?
+    /// A `spec.patches` patch that sets `postBuild`: the Kustomizations this one applies get variables their
+    /// files do not show (a common way to give every app the cluster's settings).
+    public var patchesPostBuild = false
+
+    /// Variables Flux substitutes for `${…}` in what the Kustomization builds.
+    public struct PostBuild: Sendable {
+        /// `substitute`: inline values, which win over every source.
+        public var substitute: [String: String] = [:]
+        /// `substituteFrom`, in order: a later source's value wins over an earlier one's.
+        public var substituteFrom: [Source] = []
+        /// Flux substitutes only when at least one variable or source is given.
+        public var isActive: Bool { !substitute.isEmpty || !substituteFrom.isEmpty }
+        /// `substitute` values that YAML reads as a number or a boolean: the CRD takes strings only.
+        public var notStrings: [Located] = []
+
+        public struct Source: Sendable {
+            public var kind: String
+            public var name: String
+            public var optional: Bool
+        }
+    }
+}
+
+public struct HelmReleaseSpec: Sendable {
+    /// `valuesFrom` entries that bring a whole values document (those with a `targetPath` set one value).
+    public var valuesFrom: [ValuesReference] = []
+    /// `chart.spec.valuesFiles` (and the older `valuesFile`) of a chart that comes from a GitRepository: paths from
+    /// the root of its source, as written; and the chart's own path there.
+    public var valuesFiles: [Located] = []
+    public var chartPath: String?
+
+    public struct ValuesReference: Sendable {
+        public var kind: String
+        public var name: String
+        /// The key of the ConfigMap or Secret that holds the values (`values.yaml` unless given).
+        public var valuesKey: String
+    }
+}
+
+public indirect enum FluxSpec: Sendable {
+    case imageRepository(ImageRepositorySpec)
+    case imagePolicy(ImagePolicySpec)
+    case automation(AutomationSpec)
+    case gitRepository(GitRepositorySpec)
+    case kustomization(FluxKustomizationSpec)
+    /// only for a HelmRelease with `valuesFrom`, or a chart in a GitRepository
+    case helmRelease(HelmReleaseSpec)
+    /// the Flux Operator's FluxInstance: the Flux distribution it installs (`spec.distribution.version`, `2.7.x`)
+    case fluxInstance(version: Located?)
+
+    static func extract(_ y: YAMLFile, root: Int, group: String, kind: String) -> FluxSpec? {
+        func loc(_ n: Int?) -> Located? {
+            guard let n, y.nodes[n].kind == .scalar else { return nil }
+            return Located(value: y.value(n), span: y.nodes[n].span, type: y.resolvedType(n))
+        }
+        func str(_ n: Int?) -> String? {
+            guard let n, y.nodes[n].kind == .scalar, !y.isNull(n) else { return nil }
+            return y.value(n)
+        }
+        func labels(_ n: Int?) -> [String: String] {
+            var out: [String: String] = [:]
+            guard let n else { return out }
+            for (k, v) in y.pairs(n) { if let s = str(v) { out[y.value(k)] = s } }
+            return out
+        }
+        let spec = y.get(root, "spec")
+        switch (group, kind) {
+        case ("image.toolkit.fluxcd.io", "ImageRepository"):
+            var r = ImageRepositorySpec()
+            r.image = loc(spec.flatMap { y.get($0, "image") })
+            r.interval = loc(spec.flatMap { y.get($0, "interval") })
+            r.timeout = loc(spec.flatMap { y.get($0, "timeout") })
+            if let af = spec.flatMap({ y.get($0, "accessFrom") }) {
+                var selectors: [[String: String]] = []
+                if let ns = y.get(af, "namespaceSelectors") {
+                    for sel in y.childNodes(ns) { selectors.append(labels(y.get(sel, "matchLabels"))) }
+                }
+                r.accessSelectors = selectors
+            }
+            if let ex = spec.flatMap({ y.get($0, "exclusionList") }), y.nodes[ex].kind == .sequence {
+                r.exclusionList = y.childNodes(ex).compactMap { loc($0) }
+            }
+            return .imageRepository(r)
+        case ("image.toolkit.fluxcd.io", "ImagePolicy"):
+            var p = ImagePolicySpec()
+            guard let spec else { return .imagePolicy(p) }
+            if let ref = y.get(spec, "imageRepositoryRef") {
+                p.repositoryName = loc(y.get(ref, "name"))
+                p.repositoryNamespace = str(y.get(ref, "namespace"))
+            }
+            if let ft = y.get(spec, "filterTags") {
+                p.hasFilterTags = true
+                p.pattern = loc(y.get(ft, "pattern"))
+                p.extract = loc(y.get(ft, "extract"))
+            }
+            if let pol = y.get(spec, "policy") {
+                p.policySpan = y.nodes[pol].span
+                if let sv = y.get(pol, "semver") { p.semverRange = loc(y.get(sv, "range")) ?? Located(value: "", span: y.nodes[sv].span, type: .null) }
+                if let a = y.get(pol, "alphabetical") { p.hasAlphabetical = true; p.alphabeticalOrder = loc(y.get(a, "order")) }
+                if let n = y.get(pol, "numerical") { p.hasNumerical = true; p.numericalOrder = loc(y.get(n, "order")) }
+            }
+            p.digestReflectionField = loc(y.get(spec, "digestReflectionPolicy"))
+            p.interval = loc(y.get(spec, "interval"))
+            return .imagePolicy(p)
+        case ("image.toolkit.fluxcd.io", "ImageUpdateAutomation"):
+            var a = AutomationSpec()
+            guard let spec else { return .automation(a) }
+            if let src = y.get(spec, "sourceRef") {
+                a.sourceKind = str(y.get(src, "kind"))
+                a.sourceName = loc(y.get(src, "name"))
+                a.sourceNamespace = str(y.get(src, "namespace"))
+            }
+            a.interval = loc(y.get(spec, "interval"))
+            if let git = y.get(spec, "git") {
+                a.hasGit = true
+                a.hasCheckoutRef = y.get(git, "checkout", "ref") != nil
+                a.checkoutBranch = str(y.get(git, "checkout", "ref", "branch"))
+                a.pushBranch = loc(y.get(git, "push", "branch"))
+                a.messageTemplate = loc(y.get(git, "commit", "messageTemplate"))
+            }
+            if let upd = y.get(spec, "update") {
+                a.updatePath = loc(y.get(upd, "path"))
+                a.strategy = loc(y.get(upd, "strategy"))
+            }
+            if let sel = y.get(spec, "policySelector") {
+                a.policySelector = labels(y.get(sel, "matchLabels"))
+                a.policySelectorExpressions = y.get(sel, "matchExpressions") != nil
+            }
+            return .automation(a)
+        case ("source.toolkit.fluxcd.io", "GitRepository"):
+            return .gitRepository(GitRepositorySpec(branch: str(spec.flatMap { y.get($0, "ref", "branch") }),
+                                                    url: str(spec.flatMap { y.get($0, "url") }),
+                                                    hasRef: spec.flatMap { y.get($0, "ref") } != nil))
+        case ("kustomize.toolkit.fluxcd.io", "Kustomization"):
+            // Flux joins the path to the source's root securely: `..` above the root stays at the root
+            var k = FluxKustomizationSpec(path: str(spec.flatMap { y.get($0, "path") }).map(Model.rootedPath),
+                                          targetNamespace: str(spec.flatMap { y.get($0, "targetNamespace") }))
+            if let src = spec.flatMap({ y.get($0, "sourceRef") }) {
+                k.source = .init(kind: str(y.get(src, "kind")) ?? "", namespace: str(y.get(src, "namespace")), name: str(y.get(src, "name")) ?? "")
+            }
+            if let pb = spec.flatMap({ y.get($0, "postBuild") }), y.nodes[pb].kind == .mapping {
+                var post = FluxKustomizationSpec.PostBuild()
+                if let sub = y.get(pb, "substitute") {
+                    for (key, v) in y.pairs(sub) {
+                        if let s = str(v) { post.substitute[y.value(key)] = s }
+                        if let l = loc(v), l.type != .string, l.type != .null { post.notStrings.append(l) }
+                    }
+                }
+                if let from = y.get(pb, "substituteFrom") {
+                    for item in y.childNodes(from) {
+                        guard let kind = str(y.get(item, "kind")), let name = str(y.get(item, "name")) else { continue }
+                        post.substituteFrom.append(.init(kind: kind, name: name, optional: str(y.get(item, "optional")) == "true"))
+                    }
+                }
+                k.postBuild = post
+            }
+            if let patches = spec.flatMap({ y.get($0, "patches") }) {
+                k.patchesPostBuild = y.childNodes(patches).contains { str(y.get($0, "patch"))?.containsBytes("postBuild") == true }
+            }
+            return .kustomization(k)
+        case ("helm.toolkit.fluxcd.io", "HelmRelease"):
+            var h = HelmReleaseSpec()
+            if let from = spec.flatMap({ y.get($0, "valuesFrom") }) {
+                for item in y.childNodes(from) where y.get(item, "targetPath") == nil {
+                    guard let kind = str(y.get(item, "kind")), let name = str(y.get(item, "name")) else { continue }
+                    h.valuesFrom.append(.init(kind: kind, name: name, valuesKey: str(y.get(item, "valuesKey")) ?? "values.yaml"))
+                }
+            }
+            if let chart = spec.flatMap({ y.get($0, "chart", "spec") }), str(y.get(chart, "sourceRef", "kind")) == "GitRepository" {
+                let list = y.get(chart, "valuesFiles").map { y.childNodes($0).map { $0 } } ?? []
+                h.valuesFiles = (list + [y.get(chart, "valuesFile")].compactMap { $0 }).compactMap(loc)
+                h.chartPath = str(y.get(chart, "chart"))
+            }
+            return h.valuesFrom.isEmpty && h.valuesFiles.isEmpty && h.chartPath == nil ? nil : .helmRelease(h)
+        case ("fluxcd.controlplane.io", "FluxInstance"):
+            return .fluxInstance(version: loc(spec.flatMap { y.get($0, "distribution", "version") }))
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,371 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+
+/// The Flux objects of a model, resolved against each other: policies, repositories, automations,
+/// and every marker with the policy it names.
+public struct FluxIndex: Sendable {
+    public final class Policy: @unchecked Sendable {
+        public let object: Int
+        public let namespace: String?
+        public let name: String
+        public let spec: ImagePolicySpec
+        public let labels: [String: String]
+        /// The environment of where it is defined (nil when its location names none).
+        public let environment: String?
+        /// The compiled pattern; nil when there is none or it does not compile.
+        public var regex: GoRegex?
+        public var regexError: String?
+        /// The ImageRepository its `imageRepositoryRef` names, when the repository has it.
+        public var repository: Int?
+
+        init(object: Int, namespace: String?, name: String, spec: ImagePolicySpec, labels: [String: String], environment: String?) {
+            self.object = object
+            self.namespace = namespace
+            self.name = name
+            self.spec = spec
+            self.labels = labels
+            self.environment = environment
+        }
+    }
+
+    public struct Repository: Sendable {
+        public var object: Int
+        public var namespace: String?
+        public var name: String
+        public var spec: ImageRepositorySpec
+        public var environment: String?
+    }
+
+    public struct Automation: Sendable {
+        public var object: Int
+        public var namespace: String?
+        public var environment: String?
+        public var spec: AutomationSpec
+        /// `update.path` as Flux joins it to the clone's root (securejoin: `/apps` and `../apps` are `apps`; "" for the
+        /// root): one path, or, for a path written with `${…}`, each path the post-build substitution of the builds that
+        /// apply the automation makes of it. Empty when `unresolved`.
+        public var paths: [String]
+        /// `${…}` that nothing here substitutes (a Secret, a patch, a build applied from elsewhere): not judged.
+        public var unresolved = false
+        /// Whether its GitRepository is known to be this repository (its URL is a remote of the clone, or flux bootstrap's
+        /// Kustomization here reads it), taken to be (every GitRepository here names one repository, as each cluster's
+        /// flux-system does), or cannot be told.
+        public var source: SourceKnowledge = .unknown
+
+        public enum SourceKnowledge: Sendable { case here, assumed, unknown }
+
+    }
+
+    public struct MarkerInfo: Sendable {
+        public var ref: MarkerRef?
+        public var problem: String?
+        /// The policy it names, if it exists.
+        public var policy: Int?
+        /// When several environments define the policy it names, the field is in none of them, and the automations
+        /// that update it do not settle which: all of them (`policy` is then nil), and the environments of those
+        /// automations (nil for one of no environment).
+        public var candidates: [Int] = []
+        public var updatingEnvironments: Set<String?> = []
+        public var environment: String?
+        /// Why Flux's image automation skips this marker though it is written where Flux reads markers: the file does
+        /// not parse, it is outside every automation's `update.path`, or no automation that updates it uses the policy.
+        /// nil when an automation applies it, or the repository has none. Rules about what Flux does with the marked
+        /// value say nothing of a skipped marker; `marker-ignored` says why it is skipped.
+        public var skipped: String?
+    }
+
+    public var policies: [Policy] = []
+    public var repositories: [Repository] = []
+    public var automations: [Automation] = []
+    /// The automations that update this repository, by their normalised `update.path` ("" for the root).
+    public private(set) var automationsByPath: [String: [Int]] = [:]
+    public var gitRepositories: [(namespace: String?, name: String, spec: GitRepositorySpec, environment: String?)] = []
+    /// Parallel to `Model.markers`.
+    public var markers: [MarkerInfo] = []
+    /// Policy → markers (Flux-readable ones) that name it. A marker of no environment that names a policy several
+    /// environments define (`MarkerInfo.candidates`) is listed under each only when it is the first such marker of
+    /// that name: it adds no environment, and a repository of many copies of one fleet must not cost markers × copies.
+    public var uses: [Int: [Int]] = [:]
+    /// Objects that are no resources of a cluster (`FluxIndex.nonResources`): patches and kustomize's configuration.
+    public var nonResources: Set<Int> = []
+    /// A namespace and a name, hashed as they are (no joined string per lookup).
+    struct Key: Hashable {
+        let namespace: String
+        let name: String
+    }
+    // Every object of a key, in source order: a repository of several clusters defines `flux-system/web` once
+    // per cluster, and a lookup from one environment finds that environment's.
+    var policyByKey: [Key: [Int]] = [:]
+    var unnamespacedPolicy: [String: [Int]] = [:]
+    var repositoryByKey: [Key: [Int]] = [:]
+    var repositoryByName: [String: [Int]] = [:]
+
+    package static func sameNamespace(_ a: String?, _ b: String?) -> Bool {
+        // an object whose namespace nothing sets is taken to be in whatever namespace is asked
+        a == nil || b == nil || a == b
+    }
+
+    /// The GitRepository an automation's `sourceRef` names (its own namespace unless the ref gives one; of several,
+    /// its own environment's).
+    public func source(of a: Automation) -> GitRepositorySpec? {
+        guard (a.spec.sourceKind ?? "GitRepository") == "GitRepository", let name = a.spec.sourceName?.value else { return nil }
+        let ns = a.spec.sourceNamespace ?? a.namespace
+        let candidates = gitRepositories.indices.filter { gitRepositories[$0].name == name && FluxIndex.sameNamespace(gitRepositories[$0].namespace, ns) }
+        guard !candidates.isEmpty else { return nil }
+        return gitRepositories[FluxIndex.preferring(a.environment, candidates) { gitRepositories[$0].environment }].spec
+    }
+
+    /// The policy `namespace/name`; of several (one per cluster), the one defined in `environment`, else the first.
+    public func policy(namespace: String, name: String, environment: String? = nil) -> Int? {
+        let candidates = policies(namespace: namespace, name: name)
+        guard !candidates.isEmpty else { return nil }
+        return FluxIndex.preferring(environment, candidates) { policies[$0].environment }
+    }
+
+    /// The automations whose `update.path` holds `file` (of this repository), deepest path last: with a few paths,
+    /// each is compared with the file's bytes; with many, they are looked up by the file's directories, so a marker
+    /// costs its path's depth, not one test per automation.
+    public func covering(_ file: String) -> [Int] {
+        if automationsByPath.count <= 16 {
+            return automationsByPath.filter { FluxIndex.holds($0.key, file) }.sorted { $0.key.utf8.count < $1.key.utf8.count }
+                .flatMap(\.value)
+        }
+        return FluxIndex.updatePaths(holding: file).flatMap { automationsByPath[$0] ?? [] }
+    }
+
+    /// Whether the normalised `update.path` `path` holds `file`: the root, the file itself, or a directory above it.
+    package static func holds(_ path: String, _ file: String) -> Bool {
+        let n = path.utf8.count
+        if n == 0 || path == file { return true }
+        return file.utf8.count > n && SourceText.hasBytePrefix(file, path) && file.utf8[file.utf8.index(file.utf8.startIndex, offsetBy: n)] == UInt8(ascii: "/")
+    }
+
+    /// Every normalised `update.path` that holds `file`: the root (""), each directory above it, the file itself.
+    package static func updatePaths(holding file: String) -> [String] {
+        [""] + Model.directories(of: file) + [file]
+    }
+
+    /// The environments of the automations whose `update.path` holds `file` and that use policies of `namespace`,
+    /// from the environments of each `update.path` and namespace (`cache`): markers cost their path's depth, however
+    /// many automations update the whole repository.
+    func updatingEnvironments(_ file: String, namespace: String, cache: inout [Key: Set<String?>]) -> Set<String?> {
+        var out = Set<String?>()
+        for p in FluxIndex.updatePaths(holding: file) {
+            guard let autos = automationsByPath[p] else { continue }
+            let key = Key(namespace: namespace, name: p)
+            if cache[key] == nil {
+                var environments = Set<String?>()
+                for a in autos where FluxIndex.sameNamespace(automations[a].namespace, namespace) { environments.insert(automations[a].environment) }
+                cache[key] = environments
+            }
+            out.formUnion(cache[key]!)
+        }
+        return out
+    }
+
+    /// Every policy `namespace/name` (several when each cluster of the repository defines it).
+    public func policies(namespace: String, name: String) -> [Int] {
+        policyByKey[Key(namespace: namespace, name: name)] ?? unnamespacedPolicy[name] ?? []
+    }
+
+    /// The ImageRepository `name` in `namespace`; of several, the one defined in `environment`, else the first.
+    public func repository(namespace: String?, name: String, environment: String? = nil) -> Int? {
+        var candidates = namespace.flatMap { repositoryByKey[Key(namespace: $0, name: name)] } ?? []
+        if candidates.isEmpty {
+            candidates = repositoryByName[name]?.filter { FluxIndex.sameNamespace(repositories[$0].namespace, namespace) } ?? []
+        }
+        guard !candidates.isEmpty else { return nil }
+        return FluxIndex.preferring(environment, candidates) { repositories[$0].environment }
+    }
+
+    static func preferring(_ environment: String?, _ candidates: [Int], _ environmentOf: (Int) -> String?) -> Int {
+        if let environment, candidates.count > 1, let same = candidates.first(where: { environmentOf($0) == environment }) { return same }
+        return candidates[0]
+    }
+
+    /// Objects that are no resources of a cluster: those of files kustomizations use as patches (partial objects), or
+    /// as kustomize's own configuration (`transformers`, `generators`, `validators`, `configurations`), and kustomize's
+    /// built-in transformer and generator configs (`apiVersion: builtin`).
+    static func nonResources(_ objects: [ManifestObject], files: [FileFacts]) -> Set<Int> {
+        var paths = Set<String>()
+        for o in objects where o.isKustomization {
+            let dir = Path.dirname(files[o.file].path)
+            for p in o.kustomizePatches + o.kustomizeConfigFiles {
+                if let n = Model.normalizePath(dir.isEmpty ? p : dir + "/" + p) { paths.insert(n) }
+            }
+        }
+        return Set(objects.indices.filter { objects[$0].apiVersion == "builtin" || (!paths.isEmpty && paths.contains(files[objects[$0].file].path)) })
+    }
+
+    /// `expand` gives the texts the post-build substitution of the builds applying a file make of a text with `${…}`
+    /// (nil when they cannot be known here).
+    /// `remotes` are the clone's remotes as `gitURLKey`s; `bootstrapSources` the GitRepositories that flux bootstrap's
+    /// Kustomizations read (`<path>/flux-system/gotk-sync.yaml`), which are this repository.
+    static func build(objects: [ManifestObject], namespaces: [String?], environments: [String?], files: [FileFacts],
+                      nonResources: Set<Int>, markers: [MarkerComment], markerEnvironment: [String?],
+                      expand: (String, Int) -> [String]?, remotes: Set<String>,
+                      bootstrapSources: [(namespace: String?, name: String)] = []) -> FluxIndex {
+        var idx = FluxIndex()
+        idx.nonResources = nonResources
+        var compiled: [String: Result<GoRegex, RegexSyntaxError>] = [:]
+        for (i, o) in objects.enumerated() {
+            if nonResources.contains(i) { continue }
+            switch o.flux {
+            case .imagePolicy(let spec)?:
+                guard let name = o.name else { continue }
+                let p = Policy(object: i, namespace: namespaces[i], name: name, spec: spec, labels: o.labels, environment: environments[i])
+                if let pattern = spec.pattern?.value {
+                    let r: Result<GoRegex, RegexSyntaxError>
+                    if let c = compiled[pattern] { r = c } else {
+                        do { r = .success(try GoRegex(pattern)) } catch { r = .failure(error) }
+                        compiled[pattern] = r
+                    }
+                    switch r {
+                    case .success(let re): p.regex = re
+                    case .failure(let e): p.regexError = e.description
+                    }
+                }
+                idx.policies.append(p)
+            case .imageRepository(let spec)?:
+                if let name = o.name {
+                    idx.repositories.append(Repository(object: i, namespace: namespaces[i], name: name, spec: spec, environment: environments[i]))
+                }
+            case .automation(let spec)?:
+                var texts = [spec.updatePath?.value ?? ""]
+                var unresolved = false
+                if texts[0].containsBytes("${"), Envsubst.variables(texts[0])?.isEmpty == false {
+                    if let made = expand(texts[0], o.file), !made.isEmpty { texts = made } else { texts = []; unresolved = true }
+                }
+                var paths: [String] = []
+                for p in texts.map(Model.rootedPath) where !paths.contains(p) { paths.append(p) }
+                if !spec.updatesElsewhere { for p in paths { idx.automationsByPath[p, default: []].append(idx.automations.count) } }
+                idx.automations.append(Automation(object: i, namespace: namespaces[i], environment: environments[i], spec: spec,
+                                                  paths: paths, unresolved: unresolved))
+            case .gitRepository(let spec)?:
+                if let name = o.name { idx.gitRepositories.append((namespaces[i], name, spec, environments[i])) }
+            default:
+                break
+            }
+        }
+        for (p, policy) in idx.policies.enumerated() {
+            if let ns = policy.namespace {
+                idx.policyByKey[Key(namespace: ns, name: policy.name), default: []].append(p)
+            } else {
+                idx.unnamespacedPolicy[policy.name, default: []].append(p)
+            }
+        }
+        for (r, repo) in idx.repositories.enumerated() {
+            if let ns = repo.namespace { idx.repositoryByKey[Key(namespace: ns, name: repo.name), default: []].append(r) }
+            idx.repositoryByName[repo.name, default: []].append(r)
+        }
+        for a in idx.automations.indices {
+            let spec = idx.automations[a].spec
+            guard (spec.sourceKind ?? "GitRepository") == "GitRepository", let name = spec.sourceName?.value else { continue }
+            let ns = spec.sourceNamespace ?? idx.automations[a].namespace
+            let candidates = idx.gitRepositories.filter { $0.name == name && FluxIndex.sameNamespace($0.namespace, ns) }
+            if candidates.contains(where: { c in c.spec.url.flatMap(Model.gitURLKey).map(remotes.contains) ?? false })
+                || bootstrapSources.contains(where: { $0.name == name && FluxIndex.sameNamespace($0.namespace, ns) }) {
+                idx.automations[a].source = .here
+            } else if !candidates.isEmpty, Set(idx.gitRepositories.map { $0.spec.url.flatMap(Model.gitURLKey) ?? "?\($0.name)" }).count == 1 {
+                idx.automations[a].source = .assumed
+            }
+        }
+        for policy in idx.policies {
+            if let ref = policy.spec.repositoryName {
+                // a namespace written with `${…}`, as the builds that apply the policy make it (any, when they cannot be known)
+                var namespace = policy.spec.repositoryNamespace ?? policy.namespace
+                if let written = policy.spec.repositoryNamespace, written.containsBytes("${") {
+                    let made = expand(written, objects[policy.object].file)
+                    namespace = made?.count == 1 ? made![0] : nil
+                }
+                policy.repository = idx.repository(namespace: namespace, name: ref.value, environment: policy.environment)
+            }
+        }
+        var definedInSeveral: [Key: Bool] = [:]  // whether several environments define a policy: many markers name one
+        var contestedListed = Set<Key>()
+        var updatingAt: [Key: Set<String?>] = [:]
+        for (k, m) in markers.enumerated() {
+            var info = MarkerInfo(environment: markerEnvironment[k])
+            info.ref = m.ref
+            info.problem = m.problem
+            if let ref = m.ref {
+                let all = idx.policies(namespace: ref.namespace, name: ref.name)
+                var environment = markerEnvironment[k]
+                func definedInSeveralEnvironments() -> Bool {
+                    let key = Key(namespace: ref.namespace, name: ref.name)
+                    if let known = definedInSeveral[key] { return known }
+                    let several = Set(all.compactMap { idx.policies[$0].environment }).count > 1
+                    definedInSeveral[key] = several
+                    return several
+                }
+                if environment == nil, all.count > 1, definedInSeveralEnvironments() {
+                    // a field of no environment (a shared base): the environments whose automations update it decide
+                    let updating = idx.updatingEnvironments(files[m.file].path, namespace: ref.namespace, cache: &updatingAt)
+                    if updating.count == 1 {
+                        environment = updating.first!
+                    } else {
+                        info.candidates = all
+                        info.updatingEnvironments = updating
+                    }
+                }
+                if info.candidates.isEmpty { info.policy = idx.policy(namespace: ref.namespace, name: ref.name, environment: environment) }
+                if m.context == .value {
+                    if let p = info.policy {
+                        idx.uses[p, default: []].append(k)
+                    } else if contestedListed.insert(Key(namespace: ref.namespace, name: ref.name)).inserted {
+                        for p in info.candidates { idx.uses[p, default: []].append(k) }
+                    }
+                }
+            }
+            if m.context == .value, let ref = info.ref, let p = info.policy ?? info.candidates.first {
+                info.skipped = files[m.file].syntaxError != nil ? "Flux skips files that do not parse"
+                    : idx.automationReason(path: files[m.file].path, ref: ref, policy: p)
+            }
+            idx.markers.append(info)
+        }
+        return idx
+    }
+
+    /// Why no ImageUpdateAutomation applies a marker in `path` naming policy `p`, or nil when one does (or the
+    /// repository has none).
+    func automationReason(path: String, ref: MarkerRef, policy p: Int) -> String? {
+        guard !automationsByPath.isEmpty else { return nil }
+        let covering = covering(path)
+        if covering.isEmpty {
+            // written as paths (`./environments`), not names that read like the repository's environments
+            let paths = automationsByPath.keys.sorted().map { $0.isEmpty ? "." : "./" + $0 }
+            return "the file is outside every ImageUpdateAutomation's update.path (\(paths.joined(separator: ", ")))"
+        }
+        let sameNamespace = covering.filter { FluxIndex.sameNamespace(automations[$0].namespace, ref.namespace) }
+        if sameNamespace.isEmpty {
+            let namespaces = Set(covering.compactMap { automations[$0].namespace }).sorted().joined(separator: ", ")
+            return "policy namespace \(ref.namespace) is not the namespace of the automations that update this file (\(namespaces)); Flux only uses policies in an automation's own namespace"
+        }
+        let labels = policies[p].labels
+        let selected = sameNamespace.contains { a in
+            guard let sel = automations[a].spec.policySelector else { return true }
+            return automations[a].spec.policySelectorExpressions || FluxIndex.matches(sel, labels)
+        }
+        if !selected {
+            return "policy \(policies[p].namespace ?? "<no namespace>")/\(policies[p].name) is not selected by the policySelector of the automations that update this file"
+        }
+        return nil
+    }
+
+    /// Whether `labels` satisfy a selector's `matchLabels` (an empty selector matches everything).
+    public static func matches(_ selector: [String: String], _ labels: [String: String]) -> Bool {
+        selector.allSatisfy { labels[$0.key] == $0.value }
+    }
+}
+
+extension Environment {
+    /// The tags this environment owns: its tag pattern when set, else its prefix; nil when it has neither.
+    public var language: TagLanguage? {
+        if let re = tagRegex { return .matching(re) }
+        if let p = tagPrefix { return .prefix(p) }
+        return nil
+    }
+}

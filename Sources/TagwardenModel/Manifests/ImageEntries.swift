@@ -1,0 +1,117 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+/// A kustomize `images:` entry whose `name` matches no image of what it applies to: kustomize changes nothing,
+/// silently (a typo in the name, a registry left out), and a marker on its `newTag` has Flux
+/// update a tag that reaches no container.
+public struct UnmatchedImageEntry: Sendable {
+    /// The kustomization (or Flux Kustomization) of the entry.
+    public var object: Int
+    public var name: Located
+    /// The images the build has, nearest to the name first (up to three).
+    public var nearest: [String]
+    /// An image of the build that is the entry's image written another way (`nginx` for `docker.io/library/nginx`),
+    /// which kustomize, comparing the text, does not match.
+    public var spelledOtherwise: String?
+}
+
+extension Model {
+    /// The entries of kustomizations (and of Flux Kustomizations' `spec.images`) that name no container image of the
+    /// repository and match no image of their build: the files it takes (`BuildSets`), with the patch files of every
+    /// kustomization in it; a Component's entries apply to the builds of the kustomizations that list it. A name
+    /// matches an image as written (kustomize compares the text: `docker.io/library/nginx` is not `nginx`), an entry's
+    /// `newName` in the build, or — for what Tagwarden does not read as an image (a custom resource's
+    /// `containers`) — any text of a file of the build. A build that inflates charts, runs plugins,
+    /// takes resources from outside the repository or names a path the repository lacks is not judged: its images
+    /// cannot be known. An entry for an image the repository has elsewhere, but not in its build, is not reported.
+    static func unmatchedImageEntries(objects: [ManifestObject], files: [FileFacts], images: [ImageUse],
+                                      includedBy: [String: [Int]], builds: LazyBuildSets) -> [UnmatchedImageEntry] {
+        guard objects.contains(where: { !$0.kustomizeImages.isEmpty }) else { return [] }
+        // only an entry that names no container image of the repository is looked into (a typo, another registry's
+        // spelling): most entries cost one lookup
+        var everywhere = Set<String>()
+        for img in images where img.origin == .container { if let name = img.name { everywhere.insert(name) } }
+        let suspects = objects.indices.filter { k in objects[k].kustomizeImages.contains { !everywhere.contains($0.name.value) } }
+        guard !suspects.isEmpty else { return [] }
+        let built = builds.value
+        var imagesOfFile: [Int: [Int]] = [:], objectsOfFile: [Int: [Int]] = [:]
+        for (i, img) in images.enumerated() where img.name != nil { imagesOfFile[img.file, default: []].append(i) }
+        for (i, o) in objects.enumerated() where o.isKustomization { objectsOfFile[o.file, default: []].append(i) }
+        var out: [UnmatchedImageEntry] = []
+        for k in suspects {
+            let o = objects[k]
+            let dir = Path.dirname(files[o.file].path)
+            var roots: [String]
+            if case .kustomization(let flux)? = o.flux {
+                guard let p = flux.path.flatMap(normalizePath) else { continue }
+                roots = [p]
+            } else if o.isKustomization {
+                roots = o.kind == "Component" ? (includedBy[dir] ?? []).map { Path.dirname(files[objects[$0].file].path) } : [dir]
+            } else {
+                continue   // a HelmRelease's post-renderer: the chart's output
+            }
+            var taken = Set<Int>()
+            for r in roots { taken.formUnion(built.files(under: r)) }
+            guard !taken.isEmpty, let known = knownBuild(taken, objects: objects, objectsOfFile: objectsOfFile, files: files, built: built) else { continue }
+            taken = known
+            var names = Set<String>(), normalized: [String: String] = [:]
+            for f in taken {
+                for i in imagesOfFile[f] ?? [] where images[i].origin != .kustomize {
+                    let img = images[i], name = img.name!
+                    names.insert(name)
+                    if let n = img.normalizedName { normalized[n] = min(normalized[n] ?? name, name) }
+                }
+            }
+            // an entry's `newName` is an image of the build for the entries applied after it (its own list's included)
+            for j in taken.flatMap({ objectsOfFile[$0] ?? [] }) + [k] {
+                names.formUnion(objects[j].kustomizeImages.compactMap(\.newName))
+            }
+            for entry in o.kustomizeImages.map(\.name) where !everywhere.contains(entry.value) && !names.contains(entry.value) {
+                // text Tagwarden does not read as an image may hold it (the entry's own file aside)
+                let needle = Array(entry.value.utf8)
+                if needle.isEmpty || taken.contains(where: { $0 != o.file && contains(files[$0].bytes, needle) }) { continue }
+                var prev: [Int] = [], cur: [Int] = []
+                let nearest = names.map { name -> (Int, String) in
+                    let (x, y) = (Array(entry.value.utf8), Array(name.utf8))
+                    return (Suggester.distance(x, y, atMost: max(x.count, y.count), &prev, &cur) ?? Int.max, name)
+                }.sorted { $0 < $1 }.prefix(3).map(\.1)
+                out.append(UnmatchedImageEntry(object: k, name: entry, nearest: nearest,
+                                               spelledOtherwise: ImageReference.normalizeName(entry.value).flatMap { normalized[$0] }))
+            }
+        }
+        return out
+    }
+
+    /// The build's files with the patch files its kustomizations name, or nil when what it makes cannot be known.
+    private static func knownBuild(_ taken: Set<Int>, objects: [ManifestObject], objectsOfFile: [Int: [Int]], files: [FileFacts],
+                                   built: BuildSets) -> Set<Int>? {
+        var all = taken
+        for f in taken {
+            for o in objectsOfFile[f] ?? [] {
+                if objects[o].kustomizeOpaque { return nil }
+                let dir = Path.dirname(files[f].path)
+                for r in objects[o].kustomizeResources {
+                    guard let p = normalizePath(Sources.join(dir, r)), built.fileAt[p] != nil || built.hasFiles(under: p) else { return nil }
+                }
+                for r in objects[o].kustomizePatches {
+                    guard let p = normalizePath(Sources.join(dir, r)), let pf = built.fileAt[p] else { return nil }
+                    all.insert(pf)
+                }
+            }
+        }
+        return all
+    }
+
+    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard haystack.count >= needle.count else { return false }
+        let first = needle[0]
+        var i = 0
+        while i <= haystack.count - needle.count {
+            if haystack[i] == first, haystack[i..<(i + needle.count)].elementsEqual(needle) { return true }
+            i += 1
+        }
+        return false
+    }
+}

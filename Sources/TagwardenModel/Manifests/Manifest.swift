@@ -1,0 +1,371 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+/// What one file contributes to the model, extracted from its YAML tree in one pass. Files are
+/// extracted in parallel; the tree is dropped afterwards.
+
+public struct ObjectRef: Sendable, Hashable {
+    public var apiVersion: String
+    public var kind: String
+    public var namespace: String?
+    public var name: String?
+}
+
+/// Model elements are classes: rules read them from many places and threads, and a class is shared by
+/// one reference where a struct of a dozen strings would be copied field by field.
+public final class ManifestObject: Sendable {
+    public let file: Int
+    public let document: Int
+    public let apiVersion: String
+    public let kind: String
+    public let name: String?
+    /// `metadata.namespace` as written.
+    public let declaredNamespace: String?
+    /// Where object-level findings point: the `kind` value.
+    public let kindSpan: SourceSpan
+    public let apiVersionSpan: SourceSpan?
+    public let labels: [String: String]
+    /// A kustomize kustomization file (by name or by kind).
+    public let isKustomization: Bool
+    /// kustomization `namespace:`; `resources:` entries as written.
+    public let kustomizeNamespace: String?
+    public let kustomizeResources: [String]
+    /// Patch files a kustomization names (`patches[].path`, `patchesStrategicMerge`, `patchesJson6902[].path`).
+    public let kustomizePatches: [String]
+    /// The `images:` entries of a kustomization or of a Flux Kustomization's `spec.images`, in order: kustomize
+    /// applies them one after another, each to the images whose name is its `name` as written at that point.
+    public let kustomizeImages: [KustomizeImageEntry]
+    /// A kustomization whose output Tagwarden cannot know: it inflates Helm charts, runs generator or transformer
+    /// plugins, or takes resources from outside the repository.
+    public let kustomizeOpaque: Bool
+    /// Flux objects: the fields rules need, by object kind.
+    public let flux: FluxSpec?
+    /// The API group (`apps` of `apps/v1`; empty for the core group).
+    public let group: String
+    /// A ConfigMap's `data` (its string values), which a Flux Kustomization's `substituteFrom` may read.
+    public let configData: [String: String]?
+    /// Labelled or annotated `kustomize.toolkit.fluxcd.io/substitute: disabled`: Flux leaves its `${…}` as written.
+    public let substitutionDisabled: Bool
+    /// A kustomization's `configMapGenerator` entries made from files.
+    public let configMapGenerators: [ConfigMapGenerator]
+    /// The `target:` of a kustomization's `patches` (or a Flux Kustomization's `spec.patches`): the objects a patch may
+    /// change (a kind, a name that kustomize reads as a regular expression; nil matches all).
+    public let patchTargets: [PatchTarget]
+
+    public struct PatchTarget: Sendable {
+        public var kind: String?
+        public var name: String?
+    }
+
+    /// Files a kustomization names as kustomize's own configuration (`transformers`, `generators`, `validators`,
+    /// `configurations`): transformer and generator configs, not resources of the cluster.
+    public let kustomizeConfigFiles: [String]
+    /// A CustomResourceDefinition: the kind it defines, whether that kind is cluster-scoped, the versions it serves.
+    public let definition: CustomResource?
+    /// The bytes of the object's document (its root node), to tell identical copies from different objects.
+    public let byteRange: Range<Int>
+
+    public struct CustomResource: Sendable {
+        public var group: String
+        public var kind: String
+        public var clusterScoped: Bool
+        public var served: [String]
+    }
+
+    public struct ConfigMapGenerator: Sendable {
+        public var name: String
+        public var namespace: String?
+        /// (key, path as written): `key=path`, or the path's file name as the key.
+        public var files: [(key: String, path: String)]
+    }
+
+    init(file: Int, document: Int, apiVersion: String, kind: String, kindSpan: SourceSpan, apiVersionSpan: SourceSpan?,
+         name: String?, declaredNamespace: String?, labels: [String: String], isKustomization: Bool, kustomizeNamespace: String?,
+         kustomizeResources: [String], kustomizePatches: [String], kustomizeImages: [KustomizeImageEntry] = [],
+         kustomizeOpaque: Bool = false, flux: FluxSpec?,
+         configData: [String: String]? = nil, substitutionDisabled: Bool = false, configMapGenerators: [ConfigMapGenerator] = [],
+         kustomizeConfigFiles: [String] = [], definition: CustomResource? = nil, byteRange: Range<Int> = 0..<0,
+         patchTargets: [PatchTarget] = []) {
+        self.file = file
+        self.document = document
+        self.apiVersion = apiVersion
+        self.kind = kind
+        self.kindSpan = kindSpan
+        self.apiVersionSpan = apiVersionSpan
+        self.name = name
+        self.declaredNamespace = declaredNamespace
+        self.labels = labels
+        self.isKustomization = isKustomization
+        self.kustomizeNamespace = kustomizeNamespace
+        self.kustomizeResources = kustomizeResources
+        self.kustomizePatches = kustomizePatches
+        self.kustomizeImages = kustomizeImages
+        self.kustomizeOpaque = kustomizeOpaque
+        self.flux = flux
+        self.configData = configData
+        self.substitutionDisabled = substitutionDisabled
+        self.configMapGenerators = configMapGenerators
+        self.kustomizeConfigFiles = kustomizeConfigFiles
+        self.definition = definition
+        self.byteRange = byteRange
+        self.patchTargets = patchTargets
+        group = ManifestObject.group(of: apiVersion)
+    }
+
+    /// A Flux Kustomization's fields; nil for any other object.
+    package var fluxKustomization: FluxKustomizationSpec? {
+        if case .kustomization(let k)? = flux { return k }
+        return nil
+    }
+
+    /// The same object with other Flux fields.
+    func replacingFlux(_ flux: FluxSpec?) -> ManifestObject {
+        ManifestObject(file: file, document: document, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
+                       apiVersionSpan: apiVersionSpan, name: name, declaredNamespace: declaredNamespace, labels: labels,
+                       isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: kustomizeResources,
+                       kustomizePatches: kustomizePatches, kustomizeImages: kustomizeImages, kustomizeOpaque: kustomizeOpaque, flux: flux,
+                       configData: configData, substitutionDisabled: substitutionDisabled, configMapGenerators: configMapGenerators,
+                       kustomizeConfigFiles: kustomizeConfigFiles, definition: definition, byteRange: byteRange,
+                       patchTargets: patchTargets)
+    }
+
+    /// `apps` of `apps/v1`; empty for the core group (`v1`).
+    static func group(of apiVersion: String) -> String {
+        guard let slash = apiVersion.utf8.firstIndex(of: UInt8(ascii: "/")) else { return "" }
+        return String(apiVersion[..<slash])
+    }
+}
+
+/// A scalar's value with its location and YAML type.
+public struct Located: Sendable {
+    public var value: String
+    public var span: SourceSpan
+    public var type: ScalarType
+}
+
+public enum ImageOrigin: String, Sendable {
+    case container, helmImage, helmParts, kustomize, marker
+}
+
+/// A kustomize `images:` entry: the images it applies to, and what it does to them.
+public struct KustomizeImageEntry: Sendable {
+    /// `name`, where it is written.
+    public var name: Located
+    public var newName: String?
+    /// It sets `newTag` or `digest`: the image leaves the build with that tag, whatever its manifest says.
+    public var setsTag: Bool
+
+    /// What the entries, one after another, leave of an image called `name`: nil when one sets its tag or digest,
+    /// else its name (which a `newName` may have changed, so that later entries for the old name miss it).
+    static func apply(_ entries: [KustomizeImageEntry], to name: String) -> String? {
+        var name = name
+        for e in entries where e.name.value == name {
+            if e.setsTag { return nil }
+            if let n = e.newName { name = n }
+        }
+        return name
+    }
+}
+
+/// An image reference found in a manifest.
+public final class ImageUse: @unchecked Sendable {
+    public var origin: ImageOrigin
+    public var file: Int
+    public var object: Int?
+    /// The reference as Tagwarden composes it, for messages.
+    public var text: String
+    /// Repository name as written (with registry); nil when the field holds only a tag.
+    public var name: String?
+    /// The name after Docker Hub normalisation (`nginx` → `docker.io/library/nginx`), parsed once here.
+    public var normalizedName: String?
+    public var tag: Located?
+    public var digest: String?
+    /// For an image given in parts, the field that holds its digest (a kustomize entry's or a chart's `digest:`).
+    public var digestField: Located?
+    /// Why the reference does not parse, if it does not.
+    public var invalid: String?
+    /// The whole reference (or, for parts, the repository field).
+    public var span: SourceSpan
+    /// kustomize `images:` entries without `newTag` keep the base's tag.
+    public var tagOptional = false
+    /// When every kustomize build that deploys this container image replaces its tag (an `images:` entry with
+    /// `newTag` or `digest` for its name, in a kustomization above its file): the objects whose entries do (the
+    /// nearest on each way up). The tag written here never runs, and the tag rules judge those entries instead.
+    public var retaggedBy: [Int] = []
+    public var retagged: Bool { !retaggedBy.isEmpty }
+    /// Node index of the field holding the tag (to match a marker's scalar).
+    var nodes: [Int] = []
+    /// For a reference written with `${…}`: how Flux's post-build substitution made this text of it.
+    public var substitution: Substitution?
+    /// Where an image that is not written in its object's own manifest comes from, for messages (a release's values
+    /// in a ConfigMap).
+    public var provenance: String?
+    /// The object whose environment the image takes when its own object has none: the Flux Kustomization that
+    /// substituted it, the kustomization that generates the values file it comes from, the ConfigMap that holds them.
+    public var environmentObject: Int?
+
+    /// How messages name it: `image 'nginx:1.25'`, or, for a field that sets only a tag (a `:tag` marker's field,
+    /// a chart's `image: {tag: …}`), the image whose tag it sets.
+    public var described: String { name == nil && tag != nil ? "the image whose tag this field sets" : "image '\(text)'" }
+
+    init(origin: ImageOrigin, file: Int, object: Int?, text: String, name: String? = nil, span: SourceSpan) {
+        self.origin = origin
+        self.file = file
+        self.object = object
+        self.text = text
+        self.name = name
+        self.span = span
+    }
+
+    /// Given in parts (a kustomize `images:` entry, a chart's `repository` and `tag`), not as one reference.
+    package var isParts: Bool { origin == .kustomize || origin == .helmParts }
+
+    /// The same use, as a new image of the model (no marker refers to it).
+    func copy() -> ImageUse {
+        let c = ImageUse(origin: origin, file: file, object: object, text: text, name: name, span: span)
+        c.normalizedName = normalizedName
+        c.tag = tag
+        c.digest = digest
+        c.invalid = invalid
+        c.tagOptional = tagOptional
+        c.provenance = provenance
+        c.environmentObject = environmentObject
+        return c
+    }
+
+    /// For a reference given in parts: the text they compose, and why it does not parse, if it does not.
+    func compose() {
+        text = (name ?? "") + (tag.map { ":" + $0.value } ?? "") + (digest.map { "@" + $0 } ?? "")
+        invalid = nil
+        normalizedName = nil
+        guard let name else { return }
+        switch ImageReference.parse(name) {
+        case .failure(let e):
+            if case .invalid(let m) = e { invalid = m } else { invalid = "the repository name is empty" }
+        case .success(let r):
+            normalizedName = r.normalizedName
+            if r.tag != nil || r.digest != nil, tag != nil || digest != nil {
+                invalid = "the repository field '\(name)' already carries a tag or digest"
+            } else {
+                switch ImageReference.parse(text) {
+                case .failure(let e):
+                    if case .invalid(let m) = e { invalid = m }
+                case .success(let whole):
+                    // a tag field that carries the digest as well (`tag: v1.60.0@sha256:…`, as Renovate pins charts'
+                    // images): the reference has both
+                    if digest == nil, let t = tag, let d = whole.digest {
+                        digest = d
+                        tag = whole.tag.map { Located(value: $0, span: t.span, type: t.type) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads a whole reference written in one scalar (at `span`).
+    func parse(_ text: String) {
+        switch ImageReference.parse(text) {
+        case .success(let ref):
+            name = ref.name
+            normalizedName = ref.normalizedName
+            tag = ref.tag.map { Located(value: $0, span: span, type: .string) }
+            digest = ref.digest
+        case .failure(let e):
+            name = text
+            switch e {
+            case .empty: invalid = "the reference is empty"
+            case .invalid(let m): invalid = m
+            }
+        }
+    }
+}
+
+public struct Suppression: Sendable {
+    public var line: Int
+    public var rules: [String]
+    public var reason: String
+    public var span: SourceSpan
+}
+
+/// A `$imagepolicy` comment, wherever it is.
+public final class MarkerComment: @unchecked Sendable {
+    public var file: Int
+    /// The comment from `#` to the end of the line.
+    public var text: String
+    public var span: SourceSpan
+    /// The scalar the comment follows on its line, if any.
+    public var scalar: Located?
+    public var context: MarkerContext
+    public var object: Int?
+    /// The marked scalar's role when it is part of an image (`image`, `newTag`, `tag` …).
+    public var fieldKey: String?
+    /// The image the marked scalar belongs to (an index into `Model.images`).
+    public var image: Int?
+    /// The comment read as Flux reads it (once, here): the policy it names, or why it is no marker.
+    public var ref: MarkerRef?
+    public var problem: String?
+
+    init(file: Int, text: String, span: SourceSpan, scalar: Located?, context: MarkerContext, object: Int?, fieldKey: String? = nil) {
+        self.file = file
+        self.text = text
+        self.span = span
+        self.scalar = scalar
+        self.context = context
+        self.object = object
+        self.fieldKey = fieldKey
+        (ref, problem) = Marker.parse(text)
+    }
+}
+
+public enum MarkerContext: Sendable, Equatable {
+    /// after a scalar value, where Flux reads it
+    case value
+    /// after a mapping key (`image: # {...}` with the value on the next line, or a collection value)
+    case keyLine
+    /// on a line of its own, or a commented-out line
+    case commentLine
+    /// a commented-out line of YAML that held a marker (`# image: web:1.2 # {...}`): switched off on purpose
+    case commentedOut
+    /// the head comment of a sequence item whose own line comment Flux reads instead
+    case hiddenHeadComment
+    /// the last line of a sequence item's head comment of several lines
+    case multiLineHeadComment
+    /// inside a block scalar's text, where it is string content
+    case blockScalar
+    /// after an alias (`image: *img`): the value is written elsewhere
+    case alias
+    /// after a flow collection or other non-scalar
+    case other
+    /// in a file Flux never reads (its name)
+    case unreadFile
+}
+
+public final class FileFacts: @unchecked Sendable {
+    public var path: String
+    public var bytes: [UInt8]
+    public var documents = 0
+    public var syntaxError: YAMLError?
+    /// Keys given twice in a mapping: where the repeat is, the key, and the line and text of the first (another text
+    /// when the two are one key only as Go reads them, `on` and `true`).
+    public var duplicateKeys: [(span: SourceSpan, key: String, firstLine: Int, firstKey: String)] = []
+    /// What Go's YAML reader refuses although libyaml parses it (`GoYAML`): where, and why.
+    public var goRefusals: [(span: SourceSpan, message: String)] = []
+    /// Merge keys `<<` given twice in one mapping: where the repeat is, and the line of the first.
+    public var duplicateMergeKeys: [(span: SourceSpan, firstLine: Int)] = []
+    public var objects: [ManifestObject] = []
+    public var images: [ImageUse] = []
+    public var markers: [MarkerComment] = []
+    public var suppressions: [Suppression] = []
+    /// HelmRelease chart versions (`spec.chart.spec.version`), which YAML may read as numbers.
+    public var versionFields: [Located] = []
+    /// Whole references written with Flux substitution variables (`${TAG}`): judged once the model knows which
+    /// Flux Kustomizations apply the file and what they substitute.
+    public var substitutable: [ImageUse] = []
+
+    init(path: String, bytes: [UInt8]) {
+        self.path = path
+        self.bytes = bytes
+    }
+}

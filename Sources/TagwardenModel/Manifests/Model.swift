@@ -1,0 +1,457 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+import Dispatch
+
+/// Everything the rules read, built once per run from all files. Rules never parse YAML.
+public struct Model: Sendable {
+    public let files: [FileFacts]
+    public let objects: [ManifestObject]
+    public let images: [ImageUse]
+    public let markers: [MarkerComment]
+    public let config: Config
+    public let environments: EnvironmentModel
+    /// Effective namespace per object: declared, inherited from kustomize, or a Flux Kustomization's target.
+    public let objectNamespace: [String?]
+    public let objectEnvironment: [String?]
+    public let imageEnvironment: [String?]
+    public let imagePromoted: [Bool]
+    public let floatingTags: Set<String>
+    /// Labels of the Namespace objects in the repository, by name.
+    public let namespaceLabels: [String: [String: String]]
+    /// What staging ran (from git history), for the promotion rules; nil when they do not apply.
+    public var evidence: PromotionEvidence?
+    /// Flux objects resolved against each other, and every marker's policy.
+    public let flux: FluxIndex
+    /// The environment of each marker (its object's, else its file's).
+    public let markerEnvironment: [String?]
+    /// kustomize `images:` entries that match no image of their build.
+    public let unmatchedImageEntries: [UnmatchedImageEntry]
+    /// Image → the markers on its fields, in source order (markers Flux reads where they stand): one for a reference,
+    /// up to three for an image given in parts (`:name`, `:tag`, `:digest`).
+    public let markersOfImage: [Int: [Int]]
+    /// The clusters the repository describes, what each applies and the Flux each runs.
+    public let clusters: Clusters
+    /// Object → what gave it another namespace than it declares (a kustomization's `namespace:`, a Flux
+    /// Kustomization's `targetNamespace`), for messages.
+    public let namespaceOverride: [Int: String]
+    /// Helm charts of the repository whose templates make ImagePolicies: Go templates Tagwarden does not render, so a
+    /// policy no manifest defines may be one of theirs.
+    public let policyCharts: [String]
+    /// What kustomizations list in `resources` (or `bases`, `components`) that the input has neither as a manifest
+    /// nor as a directory of files: a file under a name the listing passes over (`app.json`), or nothing.
+    public let unlistedResources: [String]
+
+    public static let defaultFloatingTags = ["main", "master", "develop", "development", "dev", "stable", "edge", "nightly",
+                                             "canary", "release", "head", "snapshot", "prod", "production", "staging", "stage",
+                                             "test", "testing", "unstable", "next", "trunk", "current", "lts", "mainline", "beta", "alpha", "preview",
+                                             // distribution codenames: rebuilt with every point release and security fix
+                                             "stretch", "buster", "bullseye", "bookworm", "trixie", "sid", "bionic", "focal", "jammy", "noble",
+                                             // variants that name no version: they follow the image's latest release
+                                             "alpine", "slim", "windowsservercore", "nanoserver", "ltsc", "ubi", "ubuntu", "debian",
+                                             "distroless"]
+
+    /// Parses and extracts every file (in parallel), then resolves namespaces and environments.
+    /// `policyCharts`: the Helm charts of the repository whose templates (not read) make ImagePolicies.
+    public static func build(_ sources: [SourceFile], config: Config, profile: String?, remoteURLs: [String] = [],
+                             policyCharts: [String] = []) -> Model {
+        let facts = extractAll(sources)
+        Timings.mark("extract")
+        return build(facts: facts, config: config, profile: profile, remoteURLs: remoteURLs, policyCharts: policyCharts)
+    }
+
+    /// Appends the images of release values files (a generated ConfigMap's file, a chart's `valuesFiles`) to `images`.
+    /// A marked field there was read as the marker's image too: that reading is dropped, and the marker belongs to
+    /// the release's image of the field, so it is judged once, with the name beside it. Returns the images whose field
+    /// several releases read.
+    static func adoptMarkedValues(_ values: [ImageUse], into images: inout [ImageUse], markers: [MarkerComment]) -> Set<Int> {
+        guard !values.isEmpty else { return [] }
+        let first = images.count
+        images += values
+        var covering: [Int: [Int: Int]] = [:]   // file → field offset → image
+        var readers: [Int: Set<Int>] = [:]      // image → the releases that read its field
+        for i in first..<images.count {
+            let img = images[i]
+            for offset in [img.span.start.offset] + (img.tag.map { [$0.span.start.offset] } ?? []) {
+                if let earlier = covering[img.file]?[offset] {
+                    readers[earlier, default: [images[earlier].object ?? -1]].insert(img.object ?? -1)
+                } else {
+                    covering[img.file, default: [:]][offset] = i
+                }
+            }
+        }
+        var dropped = Set<Int>()
+        for m in markers {
+            guard let field = m.scalar?.span.start.offset, let i = covering[m.file]?[field] else { continue }
+            if let own = m.image, images[own].origin == .marker { dropped.insert(own) }
+            if m.image == nil || dropped.contains(m.image!) { m.image = i }
+        }
+        let shared = Set(readers.filter { $0.value.count > 1 }.keys)
+        guard !dropped.isEmpty else { return shared }
+        var renumbered = [Int](repeating: -1, count: images.count)
+        var kept: [ImageUse] = []
+        kept.reserveCapacity(images.count - dropped.count)
+        for (i, img) in images.enumerated() where !dropped.contains(i) {
+            renumbered[i] = kept.count
+            kept.append(img)
+        }
+        images = kept
+        for m in markers { if let i = m.image { m.image = renumbered[i] >= 0 ? renumbered[i] : nil } }
+        return Set(shared.map { renumbered[$0] })
+    }
+
+    static func extractAll(_ sources: [SourceFile]) -> [FileFacts] {
+        final class Slots: @unchecked Sendable {
+            var items: [FileFacts?]
+            init(_ n: Int) { items = Array(repeating: nil, count: n) }
+        }
+        let slots = Slots(sources.count)
+        let workers = max(1, min(sources.count, 8))
+        let chunk = max(1, (sources.count + workers * 8 - 1) / (workers * 8))
+        let chunks = (sources.count + chunk - 1) / chunk
+        slots.items.withUnsafeMutableBufferPointer { buf in
+            nonisolated(unsafe) let out = buf
+            DispatchQueue.concurrentPerform(iterations: chunks) { c in
+                let lo = c * chunk, hi = min(lo + chunk, sources.count)
+                var scratch = YAMLFile()
+                for i in lo..<hi {
+                    out[i] = Extractor.extract(path: sources[i].path, bytes: sources[i].bytes, index: i, unread: sources[i].unread,
+                                               reusing: &scratch)
+                }
+            }
+        }
+        return slots.items.map { $0! }
+    }
+
+    public static func build(facts input: consuming [FileFacts], config: Config, profile: String?, remoteURLs: [String] = [],
+                             policyCharts: [String] = []) -> Model {
+        let facts = input
+        var objects: [ManifestObject] = []
+        var images: [ImageUse] = []
+        var markers: [MarkerComment] = []
+        var substitutable: [ImageUse] = []
+        for f in facts.indices {
+            let base = objects.count
+            objects.append(contentsOf: facts[f].objects)
+            for img in facts[f].substitutable {
+                img.object = img.object.map { $0 + base }
+                substitutable.append(img)
+            }
+            for img in facts[f].images {
+                img.object = img.object.map { $0 + base }
+                images.append(img)
+            }
+            let imageBase = images.count - facts[f].images.count
+            for m in facts[f].markers {
+                m.object = m.object.map { $0 + base }
+                m.image = m.image.map { $0 + imageBase }
+                markers.append(m)
+            }
+            // the Model holds each once
+            facts[f].objects = []
+            facts[f].images = []
+            facts[f].markers = []
+            facts[f].substitutable = []
+        }
+        markSourcesElsewhere(&objects, remoteURLs: remoteURLs)
+        var labels: [String: [String: String]] = [:]
+        for o in objects where o.kind == "Namespace" && o.apiVersion == "v1" {
+            // the API server labels every Namespace with its name (selectors such as accessFrom's use it)
+            if let n = o.name { labels[n, default: ["kubernetes.io/metadata.name": n]].merge(o.labels) { a, _ in a } }
+        }
+        let resources = resolvedResources(objects, files: facts)
+        let builds = LazyBuildSets(objects: objects, files: facts, resources: resources)
+        let nonResources = FluxIndex.nonResources(objects, files: facts)
+        let clusters = Clusters.build(objects: objects, files: facts, builds: builds, ignoring: nonResources)
+        let includedBy = kustomizeInclusions(resources)
+        var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, includedBy: includedBy, clusters: clusters)
+        var env = EnvironmentModel.base(config: config, profile: profile)
+        let clues = facts.map { env.clues(path: $0.path) }
+        // detection reads names, aliases and namespaces, never the tag rules inferred below
+        let objectEnvironment = objects.indices.map { i in
+            env.detect(clues[objects[i].file], namespace: namespaces[i], namespaceLabels: labels)
+        }
+        // Infer tag prefixes from the repository's own policies where nothing set them.
+        var policies: [(environment: String?, pattern: String?)] = []
+        for (i, o) in objects.enumerated() {
+            if case .imagePolicy(let p)? = o.flux { policies.append((objectEnvironment[i], p.pattern?.value)) }
+        }
+        env.inferPrefixes(policies: policies)
+        // the repository's ConfigMaps by namespace/name, which substitution and release values both look up
+        var configMaps: [String: [Int]] = [:]
+        for (i, o) in objects.enumerated() where o.configData != nil {
+            if let name = o.name { configMaps[(namespaces[i] ?? "") + "/" + name, default: []].append(i) }
+        }
+        let variables = PostBuildVariables(objects: objects, namespaces: namespaces, environments: objectEnvironment,
+                                           configMaps: configMaps, kustomizationsOfFile: clusters.kustomizationsOfFile)
+        // a namespace written with `${…}`: as the builds that apply it substitute it, when they agree
+        for i in namespaces.indices where namespaces[i]?.containsBytes("${") == true {
+            let made = variables.expansions(namespaces[i]!, file: objects[i].file)
+            namespaces[i] = made?.count == 1 ? made![0] : nil
+            namespaceOverride[i] = nil
+        }
+        let values = ValuesFiles.images(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
+                                        configMaps: configMaps, builds: builds)
+        let shared = adoptMarkedValues(values.images, into: &images, markers: markers)
+        images += Substitution.resolve(substitutable + values.substitutable, variables: variables)
+        markRetagged(images, objects: objects, files: facts, includedBy: includedBy)
+        let unmatched = unmatchedImageEntries(objects: objects, files: facts, images: images, includedBy: includedBy, builds: builds)
+        let imageEnvironment = images.map { img -> String? in
+            if let o = img.object, let e = objectEnvironment[o] { return e }
+            // an image whose manifest has no environment of its own: that of what makes it run, if any
+            if let o = img.environmentObject, let e = objectEnvironment[o] { return e }
+            if img.object != nil { return nil }
+            return env.detect(clues[img.file], namespace: nil, namespaceLabels: labels)
+        }
+        var watched = Set<String>()
+        for o in objects {
+            if case .imageRepository(let r)? = o.flux, let image = r.image?.value, let n = ImageReference.normalizeName(image) {
+                watched.insert(n)
+            }
+        }
+        let globs = config.promotedImages.map(Glob.init)
+        // a field that sets only a tag (a chart's `image: {tag: …}`) and that a marker has Flux write: the image
+        // of an ImageRepository, whichever the chart names
+        var markersOfImage: [Int: [Int]] = [:]
+        for k in markers.indices where markers[k].context == .value { if let i = markers[k].image { markersOfImage[i, default: []].append(k) } }
+        let promoted = images.indices.map { i -> Bool in
+            let img = images[i]
+            if img.origin == .marker || (img.name == nil && markersOfImage[i] != nil) { return true }
+            guard let name = img.name, let normalized = img.normalizedName else { return false }
+            if watched.contains(normalized) { return true }
+            return globs.contains { $0.matches(name) || $0.matches(normalized) }
+        }
+        let markerEnvironment = markers.map { m -> String? in
+            if let o = m.object { return objectEnvironment[o] }
+            // a marked field of a release's values file: the release's, unless several releases read the file
+            if let ii = m.image, images[ii].object != nil, !shared.contains(ii), let e = imageEnvironment[ii] { return e }
+            return env.detect(clues[m.file], namespace: nil, namespaceLabels: labels)
+        }
+        // flux bootstrap writes `<path>/flux-system/gotk-sync.yaml`: the GitRepository its Kustomization reads is this repository
+        var bootstrapSources: [(namespace: String?, name: String)] = []
+        for c in clusters.clusters {
+            for r in c.roots where Path.dirname(facts[objects[r].file].path) == Sources.join(c.name, "flux-system") {
+                guard let src = objects[r].fluxKustomization?.source, src.isGitRepository else { continue }
+                bootstrapSources.append((src.namespace ?? namespaces[r], src.name))
+            }
+        }
+        let flux = FluxIndex.build(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
+                                   nonResources: nonResources, markers: markers, markerEnvironment: markerEnvironment,
+                                   expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)),
+                                   bootstrapSources: bootstrapSources)
+        return Model(files: facts, objects: objects, images: images, markers: markers, config: config, environments: env,
+                     objectNamespace: namespaces, objectEnvironment: objectEnvironment, imageEnvironment: imageEnvironment,
+                     imagePromoted: promoted, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
+                     namespaceLabels: labels, flux: flux, markerEnvironment: markerEnvironment, unmatchedImageEntries: unmatched,
+                     markersOfImage: markersOfImage, clusters: clusters, namespaceOverride: namespaceOverride, policyCharts: policyCharts,
+                     unlistedResources: unlistedResources(resources, builds: builds))
+    }
+
+    /// `unlistedResources`: by the build sets' index of paths, which the kustomizations' builds need anyway.
+    static func unlistedResources(_ resources: [Int: [String]], builds: LazyBuildSets) -> [String] {
+        var out: [String] = []
+        for k in resources.keys.sorted() {
+            for path in resources[k]! where !path.isEmpty && !Sources.isManifestName(path) && !out.contains(path) {
+                // a file of the input with such a name was read for its markers only: it is a manifest now
+                if builds.value.hasFiles(under: path) { continue }
+                out.append(path)
+            }
+        }
+        return out
+    }
+
+    /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.
+    package static func normalizePath(_ p: String) -> String? {
+        // fast path: no empty, "." or ".." component
+        var clean = true
+        var segStart = true
+        var dots = 0
+        for c in p.utf8 {
+            if c == UInt8(ascii: "/") {
+                if segStart || dots == 1 || dots == 2 { clean = false; break }
+                segStart = true
+                dots = 0
+            } else if c == UInt8(ascii: ".") && (segStart || dots > 0) {
+                dots += 1
+                segStart = false
+            } else {
+                segStart = false
+                dots = -1
+            }
+        }
+        if clean, !segStart, dots != 1, dots != 2 { return p }
+        var parts: [Substring] = []
+        for c in p.split(separator: "/") {
+            if c == "." || c.isEmpty { continue }
+            if c == ".." {
+                if parts.isEmpty { return nil }
+                parts.removeLast()
+            } else { parts.append(c) }
+        }
+        return parts.joined(separator: "/")
+    }
+
+    /// A path as Go's securejoin joins it to a root (kustomize-controller's `spec.path`, image-automation-controller's
+    /// `update.path`): `.` and `..` resolved, `..` above the root ignored, so `../apps` is `apps`; written relative
+    /// (`./apps` and `/apps` are `apps`).
+    static func rootedPath(_ p: String) -> String {
+        if let n = normalizePath(p) { return n }
+        var parts: [Substring] = []
+        for c in p.split(separator: "/") {
+            if c == "." || c.isEmpty { continue }
+            if c == ".." { if !parts.isEmpty { parts.removeLast() } } else { parts.append(c) }
+        }
+        return parts.joined(separator: "/")
+    }
+
+    /// The directories above `path`, outermost first: `a` and `a/b` for `a/b/c.yaml`.
+    static func directories(of path: String) -> [String] {
+        var out: [String] = []
+        var at = path.utf8.startIndex
+        while let slash = path.utf8[at...].firstIndex(of: UInt8(ascii: "/")) {
+            out.append(String(path[..<slash]))
+            at = path.utf8.index(after: slash)
+        }
+        return out
+    }
+
+
+    /// File path or directory → the kustomizations whose `resources`, `bases` or `components` name it.
+    static func kustomizeInclusions(_ resources: [Int: [String]]) -> [String: [Int]] {
+        var includedBy: [String: [Int]] = [:]
+        for (i, paths) in resources.sorted(by: { $0.key < $1.key }) {
+            for p in paths { includedBy[p, default: []].append(i) }
+        }
+        return includedBy
+    }
+
+    /// Each kustomization's `resources`, `bases` and `components` of this repository, as normalised paths from the root
+    /// (remote ones, and paths that leave the repository, left out): what the inclusions and the builds follow.
+    static func resolvedResources(_ objects: [ManifestObject], files: [FileFacts]) -> [Int: [String]] {
+        var out: [Int: [String]] = [:]
+        for i in objects.indices where objects[i].isKustomization && !objects[i].kustomizeResources.isEmpty {
+            let dir = Path.dirname(files[objects[i].file].path)
+            out[i] = objects[i].kustomizeResources.compactMap { r in Extractor.isRemote(r) ? nil : normalizePath(Sources.join(dir, r)) }
+        }
+        return out
+    }
+
+    /// Kinds the API server keeps without a namespace (besides those a CustomResourceDefinition of the repository
+    /// declares `scope: Cluster`).
+    static let clusterScopedKinds: Set<String> = [
+        "Namespace", "Node", "PersistentVolume", "StorageClass", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding",
+        "PriorityClass", "PriorityLevelConfiguration", "FlowSchema", "RuntimeClass", "IngressClass", "CSIDriver", "CSINode",
+        "VolumeAttachment", "CertificateSigningRequest", "APIService", "ComponentStatus", "PodSecurityPolicy",
+        "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding",
+        "VolumeSnapshotClass", "VolumeSnapshotContent", "GatewayClass", "ClusterIssuer", "ClusterSecretStore",
+        "ClusterExternalSecret", "ClusterPolicy", "ClusterPolicyReport", "ClusterImagePolicy",
+    ]
+    static let clusterScopedKindShapes = Set(clusterScopedKinds.map(kindShape))
+    static func kindShape(_ kind: String) -> Int { Int(kind.utf8.first ?? 0) << 16 | kind.utf8.count }
+
+    /// Each object's namespace as the cluster gets it, and what changed a declared one (for messages). kustomize's
+    /// `namespace:` sets the namespace of every namespaced object a kustomization builds, overriding the one written
+    /// (the outermost kustomization of each chain of `resources:` wins; chains that disagree leave it open, nil); a
+    /// Flux Kustomization's `targetNamespace` overrides that for everything its `path` builds, when the Kustomizations
+    /// that build a file agree. Cluster-scoped kinds have none.
+    static func resolveNamespaces(_ objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]],
+                                  clusters: Clusters) -> ([String?], [Int: String]) {
+        var clusterScoped = Set<String>()   // `group/kind` that the repository's CRDs declare cluster-scoped
+        var overriding = false
+        for o in objects {
+            if let d = o.definition, d.clusterScoped { clusterScoped.insert(d.group + "/" + d.kind) }
+            if o.kustomizeNamespace != nil { overriding = true }
+            if case .kustomization(let k)? = o.flux, k.targetNamespace != nil { overriding = true }
+        }
+        func isClusterScoped(_ o: ManifestObject) -> Bool {
+            // first letter and length first: most objects' kinds (Deployment, ImagePolicy …) are hashed no further
+            (clusterScopedKindShapes.contains(kindShape(o.kind)) && clusterScopedKinds.contains(o.kind))
+                || (!clusterScoped.isEmpty && clusterScoped.contains(o.group + "/" + o.kind))
+        }
+        var out = objects.map { isClusterScoped($0) ? nil : $0.declaredNamespace }
+        var overrides: [Int: String] = [:]
+        guard overriding else { return (out, overrides) }
+        // Namespaces that the chains above kustomization k impose (the outermost wins), each with the kustomization
+        // that sets it; "" = none.
+        var memo: [Int: [(namespace: String, by: Int)]] = [:]
+        func chain(_ k: Int, _ depth: Int) -> [(namespace: String, by: Int)] {
+            if let m = memo[k] { return m }
+            let own: (namespace: String, by: Int) = (objects[k].kustomizeNamespace ?? "", k)
+            if depth > 64 { return [own] }
+            memo[k] = [own]
+            let parents = includedBy[Path.dirname(files[objects[k].file].path)] ?? []
+            var result: [(namespace: String, by: Int)] = []
+            if parents.isEmpty {
+                result = [own]
+            } else {
+                for p in parents {
+                    for ns in chain(p, depth + 1) {
+                        let v = ns.namespace.isEmpty ? own : ns
+                        if !result.contains(where: { $0.namespace == v.namespace }) { result.append(v) }
+                    }
+                }
+            }
+            memo[k] = result
+            return result
+        }
+        var targets: [Int: (namespace: String?, by: Int)] = [:]   // Flux Kustomization → its targetNamespace
+        for i in objects.indices {
+            if case .kustomization(let k)? = objects[i].flux { targets[i] = (k.targetNamespace, i) }
+        }
+        var chainsOfFile: [Int: [(namespace: String, by: Int)]] = [:]
+        for i in objects.indices where !isClusterScoped(objects[i]) {
+            let f = objects[i].file
+            var ways: [(namespace: String, by: Int)]
+            if objects[i].isKustomization {
+                ways = chain(i, 0)
+            } else if let known = chainsOfFile[f] {
+                ways = known
+            } else {
+                ways = []
+                for k in includedBy[files[f].path] ?? [] {
+                    for ns in chain(k, 0) where !ways.contains(where: { $0.namespace == ns.namespace }) { ways.append(ns) }
+                }
+                chainsOfFile[f] = ways
+            }
+            // what kustomize makes of it: one namespace, the one written ("" in `ways`), or open
+            var built: String? = out[i]
+            var by: Int?
+            if ways.count > 1 {
+                built = nil
+            } else if let w = ways.first, !w.namespace.isEmpty {
+                built = w.namespace
+                by = w.by
+            }
+            // then the targetNamespace of the Flux Kustomizations that build the file, when they agree
+            if let ks = clusters.kustomizationsOfFile[f], !ks.isEmpty {
+                let wanted = Set(ks.map { targets[$0]?.namespace ?? "" })
+                if wanted.count == 1, let t = wanted.first, !t.isEmpty {
+                    built = t
+                    by = ks[0]
+                } else if wanted.count > 1 {
+                    built = nil
+                }
+            }
+            if let by, let ns = built, let declared = out[i], ns != declared {
+                let setter = objects[by]
+                overrides[i] = setter.isKustomization
+                    ? "the kustomization \(files[setter.file].path) sets namespace: \(ns)"
+                    : "Flux Kustomization \(setter.name ?? "") (\(files[setter.file].path)) sets targetNamespace: \(ns)"
+            }
+            out[i] = built
+        }
+        return (out, overrides)
+    }
+
+    /// The path of file `file`.
+    public func path(_ file: Int) -> String { files[file].path }
+
+    public func objectRef(_ i: Int?) -> ObjectRef? {
+        guard let i else { return nil }
+        let o = objects[i]
+        return ObjectRef(apiVersion: o.apiVersion, kind: o.kind, namespace: objectNamespace[i], name: o.name)
+    }
+}

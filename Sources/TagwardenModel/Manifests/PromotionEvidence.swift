@@ -1,0 +1,102 @@
+import TagwardenBasics
+
+/// What staging ran, by image: every digest and every version identity (`vX.Y.Z-<sha>-<ts>` after the
+/// environment prefix) that a staging manifest held, at HEAD or in any commit reachable from it.
+public struct PromotionEvidence: Sendable, Equatable {
+    /// normalized image name → digests
+    public var digests: [String: Set<String>] = [:]
+    /// normalized image name → identity → digests seen with it (empty when staging ran it without one)
+    public var identities: [String: [String: Set<String>]] = [:]
+    /// How many commits were read on this run (0 when the cache was current).
+    public var commitsRead = 0
+
+    public init() {}
+
+    /// `staging-v1.2.3-abc1234-17…` → `v1.2.3-abc1234-17…` (nil when the rest is not a version identity).
+    public static func identity(tag: String, prefix: String?) -> String? {
+        let b = Array(tag.utf8)
+        var from = 0
+        if let prefix, b.starts(with: prefix.utf8) { from = prefix.utf8.count }
+        else if b.first != UInt8(ascii: "v"), let dash = b.firstIndex(of: UInt8(ascii: "-")) { from = dash + 1 }
+        guard isIdentity(b[from...]) else { return nil }
+        return String(decoding: b[from...], as: UTF8.self)
+    }
+
+    /// `^v[0-9]+\.[0-9]+\.[0-9]+-[0-9a-f]{7,40}-[0-9]+$`, read byte by byte (a tag per image and commit).
+    static func isIdentity(_ b: ArraySlice<UInt8>) -> Bool {
+        var i = b.startIndex
+        @inline(__always) func run(_ accept: (UInt8) -> Bool) -> Int {
+            let start = i
+            while i < b.endIndex, accept(b[i]) { i += 1 }
+            return i - start
+        }
+        @inline(__always) func byte(_ c: UInt8) -> Bool {
+            guard i < b.endIndex, b[i] == c else { return false }
+            i += 1
+            return true
+        }
+        let digit = { (c: UInt8) in c >= 48 && c <= 57 }
+        let hex = { (c: UInt8) in (c >= 48 && c <= 57) || (c >= 97 && c <= 102) }
+        let dot = UInt8(ascii: "."), dash = UInt8(ascii: "-")
+        return byte(UInt8(ascii: "v")) && run(digit) > 0 && byte(dot) && run(digit) > 0 && byte(dot) && run(digit) > 0
+            && byte(dash) && (7...40).contains(run(hex)) && byte(dash) && run(digit) > 0 && i == b.endIndex
+    }
+
+    /// Records what a staging manifest held for an image (its normalised name), in place: no copy of the per-image maps.
+    package mutating func record(normalized: String, tag: String?, digest: String?, prefix: String?) {
+        if let digest { digests[normalized, default: []].insert(digest) }
+        if let tag, let id = PromotionEvidence.identity(tag: tag, prefix: prefix) {
+            if let digest {
+                identities[normalized, default: [:]][id, default: []].insert(digest)
+            } else if identities[normalized]?[id] == nil {
+                identities[normalized, default: [:]][id] = []
+            }
+        }
+    }
+
+    public mutating func merge(_ other: PromotionEvidence) {
+        for (k, v) in other.digests { digests[k, default: []].formUnion(v) }
+        for (k, byId) in other.identities {
+            for (id, ds) in byId { identities[k, default: [:]][id, default: []].formUnion(ds) }
+        }
+    }
+
+    /// Staging images of a model (the tree being linted counts as "at HEAD").
+    public static func fromModel(_ m: Model, staging: Environment) -> PromotionEvidence {
+        var e = PromotionEvidence()
+        for (i, img) in m.images.enumerated() where m.imageEnvironment[i] == staging.name && img.invalid == nil {
+            if let n = img.normalizedName { e.record(normalized: n, tag: img.tag?.value, digest: img.digest, prefix: staging.tagPrefix) }
+        }
+        return e
+    }
+
+    // MARK: cache file
+
+    package func json(key: String, tip: String) -> JSON {
+        .object([
+            ("version", .int(1)), ("key", .string(key)), ("tip", .string(tip)),
+            ("digests", .object(digests.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.sorted().map(JSON.string))) })),
+            ("identities", .object(identities.sorted { $0.key < $1.key }.map { (name, byId) in
+                (name, .object(byId.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.sorted().map(JSON.string))) }))
+            })),
+        ])
+    }
+
+    package static func fromJSON(_ j: JSON, key: String) -> (PromotionEvidence, String)? {
+        guard case .int(1)? = j["version"], j["key"]?.stringValue == key, let tip = j["tip"]?.stringValue,
+              case .object(let ds)? = j["digests"], case .object(let ids)? = j["identities"] else { return nil }
+        var e = PromotionEvidence()
+        for (name, list) in ds {
+            guard case .array(let xs) = list else { return nil }
+            e.digests[name] = Set(xs.compactMap(\.stringValue))
+        }
+        for (name, byId) in ids {
+            guard case .object(let kv) = byId else { return nil }
+            for (id, list) in kv {
+                guard case .array(let xs) = list else { return nil }
+                e.identities[name, default: [:]][id] = Set(xs.compactMap(\.stringValue))
+            }
+        }
+        return (e, tip)
+    }
+}

@@ -1,0 +1,116 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+extension Model {
+    /// Marks the container images whose written tag never runs: the kustomize base/overlay layout, where a base
+    /// says `image: ghcr.io/acme/web` (or `:latest`) and every overlay that builds it sets the tag with an
+    /// `images:` entry. Such an image is `retagged` when its file is a resource of some kustomization and every
+    /// way up from there to a build that deploys it passes an entry that sets its tag or digest. Entries apply as
+    /// kustomize applies them: at each kustomization, those of the Components it lists and then its own, one after
+    /// another, each to the image's name at that point (a `newName` before an entry for the old name makes that entry
+    /// miss); a Flux Kustomization's `spec.images` after the kustomization at its `path`. A build deploys where a
+    /// kustomization is included by none (`kubectl apply -k`), or where a Flux Kustomization's `path` builds it.
+    /// A file in a directory without a kustomization file is built by the kustomization Flux generates for the
+    /// nearest `path` above it (no kustomization file on the way): its Flux Kustomizations' `spec.images` alone
+    /// decide.
+    /// Patches that replace the image are not followed: an image they replace is judged as written. Held to
+    /// `kubectl kustomize` by `scripts/kustomize-vs-tagwarden/run`.
+    static func markRetagged(_ images: [ImageUse], objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]]) {
+        guard objects.contains(where: { $0.kustomizeImages.contains(where: \.setsTag) }) else { return }
+        var components: [String: Int] = [:]      // directory → the kustomize Component there
+        var fluxBuilders: [String: [Int]] = [:]  // directory → the Flux Kustomizations whose path it is
+        for (i, o) in objects.enumerated() {
+            if o.isKustomization, o.kind == "Component", Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
+                components[Path.dirname(files[o.file].path)] = i
+            }
+            if case .kustomization(let k)? = o.flux, let p = k.path.flatMap(normalizePath) { fluxBuilders[p, default: []].append(i) }
+        }
+        /// The entries kustomization k applies, in order: its Components' (as it lists them), then its own.
+        var entriesOf: [Int: [KustomizeImageEntry]] = [:]
+        func entries(_ k: Int) -> [KustomizeImageEntry] {
+            if let known = entriesOf[k] { return known }
+            var all: [KustomizeImageEntry] = []
+            if !components.isEmpty {
+                let dir = Path.dirname(files[objects[k].file].path)
+                for r in objects[k].kustomizeResources {
+                    if let p = normalizePath(Sources.join(dir, r)), let c = components[p] { all += objects[c].kustomizeImages }
+                }
+            }
+            all += objects[k].kustomizeImages
+            entriesOf[k] = all
+            return all
+        }
+        struct Key: Hashable { let kustomization: Int, name: String }
+        var memo: [Key: Bool] = [:]
+        /// Whether some build through kustomization k deploys the image, called `name` when it reaches k, with the
+        /// tag its manifest writes.
+        func writtenTagRuns(_ k: Int, _ name: String, _ depth: Int) -> Bool {
+            let key = Key(kustomization: k, name: name)
+            if let known = memo[key] { return known }
+            memo[key] = false   // a cycle of kustomizations deploys nothing more
+            let runs: Bool
+            if let after = KustomizeImageEntry.apply(entries(k), to: name) {
+                let dir = Path.dirname(files[objects[k].file].path)
+                let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
+                if builders.contains(where: { KustomizeImageEntry.apply(objects[$0].kustomizeImages, to: after) != nil }) {
+                    runs = true
+                } else if parents.isEmpty {
+                    runs = builders.isEmpty
+                } else {
+                    runs = depth > 64 || parents.contains { writtenTagRuns($0, after, depth + 1) }
+                }
+            } else {
+                runs = false
+            }
+            memo[key] = runs
+            return runs
+        }
+        /// The Flux Kustomizations whose generated kustomization takes `path`: those of the nearest directory above it
+        /// that is a `path`, with no kustomization file from the file's directory up to it.
+        /// (Only asked when some Flux Kustomization has `spec.images`; one answer per directory.)
+        let fluxRetags = fluxBuilders.values.contains { $0.contains { !objects[$0].kustomizeImages.isEmpty } }
+        // directories with a kustomization file
+        let kustomizationDirs = fluxRetags ? Set(objects.lazy.filter { $0.isKustomization && Extractor.isKustomizationName(Path.basename(files[$0.file].path)) }
+            .map { Path.dirname(files[$0.file].path) }) : []
+        var generatedOf: [String: [Int]] = [:]
+        func generatedBuilders(_ path: String) -> [Int] {
+            let start = Path.dirname(path)
+            if let known = generatedOf[start] { return known }
+            var dir = start, found: [Int] = []
+            while !kustomizationDirs.contains(dir) {
+                if let builders = fluxBuilders[dir] { found = builders; break }
+                if dir.isEmpty { break }
+                dir = Path.dirname(dir)
+            }
+            generatedOf[start] = found
+            return found
+        }
+        for img in images where img.origin == .container && img.invalid == nil {
+            if let name = img.name, includedBy[files[img.file].path] == nil {
+                guard fluxRetags else { continue }
+                let builders = generatedBuilders(files[img.file].path)
+                if !builders.isEmpty, builders.allSatisfy({ KustomizeImageEntry.apply(objects[$0].kustomizeImages, to: name) == nil }) {
+                    img.retaggedBy = builders.sorted()
+                }
+                continue
+            }
+            guard let name = img.name, let includers = includedBy[files[img.file].path],
+                  !includers.contains(where: { writtenTagRuns($0, name, 0) }) else { continue }
+            // the kustomizations (or Flux Kustomizations) that set the tag: the nearest on each way up
+            var by: [Int] = [], seen = Set<Key>(), queue = includers.map { Key(kustomization: $0, name: name) }
+            while let at = queue.popLast() {
+                guard seen.insert(at).inserted else { continue }
+                guard let after = KustomizeImageEntry.apply(entries(at.kustomization), to: at.name) else {
+                    if !by.contains(at.kustomization) { by.append(at.kustomization) }
+                    continue
+                }
+                let dir = Path.dirname(files[objects[at.kustomization].file].path)
+                by += (fluxBuilders[dir] ?? []).filter { !by.contains($0) }
+                queue += (includedBy[dir] ?? []).map { Key(kustomization: $0, name: after) }
+            }
+            img.retaggedBy = by.sorted()
+        }
+    }
+}

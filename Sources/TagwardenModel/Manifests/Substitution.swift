@@ -1,0 +1,331 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+/// Flux's post-build variable substitution, as far as image references need it: a Flux Kustomization with
+/// `spec.postBuild` replaces `${VAR}` in everything it builds (kustomize-controller, fluxcd/pkg/envsubst).
+/// A reference written with variables is judged as each Kustomization that applies its file makes it.
+public struct Substitution: Sendable {
+    /// The reference as written.
+    public var written: String
+    /// The Flux Kustomizations (object indices) that apply the file and make this text of it.
+    public var kustomizations: [Int]
+    /// Variables used without a default that they do not define: Flux (unless its StrictPostBuildSubstitutions
+    /// feature gate is on) puts an empty string in their place.
+    public var undefined: [String]
+    /// Why the text stays as written: the Kustomization has no `postBuild`, or the object is labelled or
+    /// annotated `kustomize.toolkit.fluxcd.io/substitute: disabled`; nil when Flux substitutes.
+    public var notApplied: String?
+    /// A second text of the same field (another Kustomization makes another): not counted again as an image.
+    public var isRepeat: Bool
+}
+
+/// fluxcd/pkg/envsubst's reading of `${…}`, for the forms a reference uses: `${var}`, the default forms
+/// `${var:=d}` `${var:-d}` `${var=d}` (and `:?` `:+`, which it treats alike: the value when it is not empty,
+/// else the default), defaults holding further `${…}`, and `$$` for a `$`. Other expressions (`${var:1}`,
+/// `${var^^}`, `${#var}`, `${var/a/b}`) are not evaluated here.
+package enum Envsubst {
+    enum Value {
+        case defined(String)
+        /// no variable of the name: Flux substitutes an empty string
+        case undefined
+        /// a source this repository does not show might define it
+        case unknown
+    }
+
+    /// The text Flux makes of `s`, and the variables it found undefined; nil when a value cannot be known
+    /// here, the expression is not one evaluated here, or Flux cannot parse it.
+    static func expand(_ s: String, _ lookup: @escaping (String) -> Value) -> (text: String, undefined: [String])? {
+        var p = Parser(bytes: Array(s.utf8), lookup: lookup)
+        guard let out = p.text() else { return nil }
+        return (String(decoding: out, as: UTF8.self), p.undefined)
+    }
+
+    /// The variables `s` reads, each once, in the order they are written; nil when Flux cannot parse it.
+    package static func variables(_ s: String) -> [String]? {
+        guard s.utf8.contains(UInt8(ascii: "$")) else { return [] }
+        var p = Parser(bytes: Array(s.utf8), lookup: { _ in .defined("") })   // empty: every default is read too
+        guard p.text() != nil else { return nil }
+        return p.names
+    }
+
+    private struct Parser {
+        let bytes: [UInt8]
+        let lookup: (String) -> Value
+        var i = 0
+        var undefined: [String] = []
+        /// Every variable name, once, in the order written.
+        var names: [String] = []
+        /// `${…}` inside defaults, counted: a string of thousands nested would otherwise exhaust the stack
+        var depth = 0
+
+        func at(_ k: Int) -> UInt8? { k < bytes.count ? bytes[k] : nil }
+
+        /// Text with its `${…}` expanded: the whole string, where `$$` is read as `$`, or (`inFunction`) a default up
+        /// to and past its closing brace, where nothing is an escape (Flux's scanner reads a function's parameters
+        /// without its escape mode: `$$` stays `$$`, and `$${X}` is `$` before `${X}`).
+        mutating func text(inFunction: Bool = false) -> [UInt8]? {
+            var out: [UInt8] = []
+            while let c = at(i) {
+                if inFunction, c == UInt8(ascii: "}") {
+                    i += 1
+                    return out
+                }
+                let next = at(i + 1)
+                if c == UInt8(ascii: "$"), next == UInt8(ascii: "{") {
+                    i += 2
+                    guard let v = function() else { return nil }
+                    out += v
+                } else if !inFunction, c == UInt8(ascii: "$"), next == UInt8(ascii: "$") {
+                    out.append(c)
+                    i += 2
+                } else {
+                    out.append(c)
+                    i += 1
+                }
+            }
+            return inFunction ? nil : out   // a default without its closing brace: Flux refuses the file
+        }
+
+        /// Go's `unicode.IsLetter(r) || unicode.IsDigit(r)` for a non-ASCII scalar.
+        static func isIdentScalar(_ s: Unicode.Scalar) -> Bool {
+            switch s.properties.generalCategory {
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber: return true
+            default: return false
+            }
+        }
+
+        /// The scalar that starts at byte `k`, and its length; nil for a malformed sequence.
+        func scalar(at k: Int) -> (Unicode.Scalar, Int)? {
+            var it = bytes[k...].makeIterator()
+            var decoder = UTF8()
+            guard case .scalarValue(let s) = decoder.decode(&it) else { return nil }
+            return (s, UTF8.width(s))
+        }
+
+        static func isIdent(_ c: UInt8) -> Bool {
+            (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == UInt8(ascii: "_")
+        }
+
+        /// After `${`: a variable, or a variable with a default.
+        mutating func function() -> [UInt8]? {
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= 32 else { return nil }
+            let start = i
+            // a name: letters, digits (Unicode's, as Go's unicode.IsLetter and IsDigit take them) and `_`, at least one
+            while let c = at(i) {
+                if Parser.isIdent(c) { i += 1; continue }
+                guard c >= 0x80, let (scalar, length) = scalar(at: i), Parser.isIdentScalar(scalar) else { break }
+                i += length
+            }
+            guard i > start, let next = at(i) else { return nil }
+            let name = String(decoding: bytes[start..<i], as: UTF8.self)
+            if !names.contains(name) { names.append(name) }
+            switch next {
+            case UInt8(ascii: "}"):
+                i += 1
+                switch lookup(name) {
+                case .defined(let v): return Array(v.utf8)
+                case .undefined:
+                    if !undefined.contains(name) { undefined.append(name) }
+                    return []
+                case .unknown: return nil
+                }
+            case UInt8(ascii: ":"):
+                guard let op = at(i + 1), [UInt8(ascii: "="), UInt8(ascii: "-"), UInt8(ascii: "?"), UInt8(ascii: "+")].contains(op) else {
+                    return nil   // ${var:offset:length}
+                }
+                i += 2
+            case UInt8(ascii: "="):
+                i += 1
+            default:
+                return nil   // ${var-d} does not parse in Flux's fork; casing, trimming, replacing: not evaluated
+            }
+            guard let fallback = text(inFunction: true) else { return nil }   // the default, up to the closing brace
+            switch lookup(name) {
+            case .defined(let v) where !v.isEmpty: return Array(v.utf8)
+            case .defined, .undefined: return fallback
+            case .unknown: return nil
+            }
+        }
+    }
+}
+
+/// The variables of the Flux Kustomizations that apply each file (`spec.postBuild`): `substitute`, then the ConfigMaps
+/// of `substituteFrom` the repository holds (a later source wins, `substitute` over all).
+struct PostBuildVariables {
+    let objects: [ManifestObject]
+    let namespaces: [String?]
+    let environments: [String?]
+    let configMaps: [String: [Int]]
+    /// File → the Flux Kustomizations whose build takes it.
+    let kustomizationsOfFile: [Int: [Int]]
+    /// Files of Kustomizations whose `postBuild` a parent's patch sets: what they substitute is not known here.
+    let patchedFiles: Set<Int>
+
+    init(objects: [ManifestObject], namespaces: [String?], environments: [String?], configMaps: [String: [Int]],
+         kustomizationsOfFile: [Int: [Int]]) {
+        self.objects = objects
+        self.namespaces = namespaces
+        self.environments = environments
+        self.configMaps = configMaps
+        self.kustomizationsOfFile = kustomizationsOfFile
+        var patched = Set<Int>()
+        for (f, ks) in kustomizationsOfFile where ks.contains(where: { objects[$0].fluxKustomization?.patchesPostBuild == true }) {
+            patched.insert(f)
+        }
+        patchedFiles = patched
+    }
+
+    /// Whether any Flux Kustomization of the repository substitutes variables.
+    var anyActive: Bool {
+        objects.contains { $0.fluxKustomization?.postBuild?.isActive == true }
+    }
+
+    /// The Kustomization's variables; nil when it substitutes nothing (no `postBuild`), or a parent's patch gives it
+    /// variables its file does not show.
+    func lookup(_ k: Int) -> ((String) -> Envsubst.Value)? {
+        guard let post = objects[k].fluxKustomization?.postBuild, post.isActive, !patchedFiles.contains(objects[k].file) else { return nil }
+        return { name in
+            if let v = post.substitute[name] { return .defined(v) }
+            var value = Envsubst.Value.undefined
+            for source in post.substituteFrom {
+                // a Secret is not read (it is usually encrypted), nor a ConfigMap the repository does not hold
+                guard source.kind == "ConfigMap", let data = configData(source.name, kustomization: k) else {
+                    value = .unknown
+                    continue
+                }
+                if let v = data[name] { value = .defined(v) }
+            }
+            return value
+        }
+    }
+
+    func configData(_ name: String, kustomization k: Int) -> [String: String]? {
+        var found = configMaps[(namespaces[k] ?? "") + "/" + name] ?? []
+        // several clusters in one repository: the one of the Kustomization's environment
+        if found.count > 1 { found = found.filter { environments[$0] == environments[k] } }
+        return found.count == 1 ? objects[found[0]].configData : nil
+    }
+
+    /// The texts the builds that apply `file` and substitute make of `text`, each once; nil when one of them cannot be
+    /// known here (a Secret, a variable a parent's patch gives) or none substitutes.
+    func expansions(_ text: String, file: Int) -> [String]? {
+        var out: [String] = []
+        for k in kustomizationsOfFile[file] ?? [] {
+            guard objects[k].fluxKustomization?.postBuild?.isActive == true else { continue }
+            guard let lookup = lookup(k), let r = Envsubst.expand(text, lookup) else { return nil }
+            if !out.contains(r.text) { out.append(r.text) }
+        }
+        return out.isEmpty ? nil : out
+    }
+}
+
+extension Substitution {
+    /// The texts Flux makes of the references in `pending`, one image per distinct text and environment.
+    /// A file that no Kustomization with `postBuild` applies keeps its references unjudged: they are filled
+    /// in by something Tagwarden does not see.
+    static func resolve(_ pending: [ImageUse], variables: PostBuildVariables) -> [ImageUse] {
+        guard !pending.isEmpty, variables.anyActive else { return [] }
+        let objects = variables.objects, namespaces = variables.namespaces, environments = variables.environments
+        var out: [ImageUse] = []
+        var seen = Set<String>()
+        for use in pending {
+            guard seen.insert("\(use.file):\(use.span.start.offset)").inserted,
+                  let ks = variables.kustomizationsOfFile[use.file], ks.contains(where: { objects[$0].fluxKustomization?.postBuild?.isActive == true })
+            else { continue }
+            // the sources the substituting Kustomizations read the file from (a Kustomization's own namespace when not given)
+            func source(_ k: Int) -> FluxKustomizationSpec.SourceRef? {
+                guard var src = objects[k].fluxKustomization?.source else { return nil }
+                if src.namespace == nil { src.namespace = namespaces[k] }
+                return src
+            }
+            let substitutingSources = Set(ks.filter { objects[$0].fluxKustomization?.postBuild?.isActive == true }.map(source))
+            var made: [(image: ImageUse, environment: String?, substitution: Substitution)] = []
+            for k in ks {
+                // its postBuild may come from a parent's patch: what it substitutes is not known here
+                guard let spec = objects[k].fluxKustomization, !variables.patchedFiles.contains(objects[k].file) else { continue }
+                var img: ImageUse
+                var undefined: [String] = []
+                var notApplied: String?
+                if let lookup = variables.lookup(k), !(use.object.map { objects[$0].substitutionDisabled } ?? false) {
+                    guard let r = substituted(use, lookup) else { continue }
+                    (img, undefined) = r
+                } else {
+                    // one that reads the file from another source (another repository at the same path) is not this file's
+                    guard substitutingSources.contains(source(k)) else { continue }
+                    img = asWritten(use)
+                    notApplied = spec.postBuild?.isActive == true
+                        ? "the object is marked kustomize.toolkit.fluxcd.io/substitute: disabled" : "it has no postBuild"
+                }
+                // a text that is no reference is reported once, whichever clusters make it
+                let env = img.invalid == nil ? environments[k] : nil
+                if let m = made.firstIndex(where: { $0.image.text == img.text && $0.environment == env }) {
+                    made[m].substitution.kustomizations.append(k)
+                    for u in undefined where !made[m].substitution.undefined.contains(u) { made[m].substitution.undefined.append(u) }
+                } else {
+                    made.append((img, env, Substitution(written: use.text, kustomizations: [k], undefined: undefined,
+                                                        notApplied: notApplied, isRepeat: !made.isEmpty)))
+                }
+            }
+            for m in made {
+                m.image.substitution = m.substitution
+                // it runs where the Kustomization that made it applies it
+                m.image.environmentObject = m.substitution.kustomizations[0]
+                out.append(m.image)
+            }
+        }
+        return out
+    }
+
+    /// The image Flux makes of `use`: a whole reference expanded as one text, a reference in parts part by part
+    /// (a tag stays where its field is); nil when a part cannot be expanded here.
+    private static func substituted(_ use: ImageUse, _ lookup: @escaping (String) -> Envsubst.Value) -> (ImageUse, [String])? {
+        var undefined: [String] = []
+        func expand(_ s: String?) -> String?? {
+            guard let s, Extractor.isTemplated(s) else { return .some(s) }
+            guard let r = Envsubst.expand(s, lookup) else { return nil }
+            for u in r.undefined where !undefined.contains(u) { undefined.append(u) }
+            return .some(r.text)
+        }
+        let img = use.copy()
+        if use.isParts {
+            guard let name = expand(use.name), let tag = expand(use.tag?.value), let digest = expand(use.digest) else { return nil }
+            img.name = name
+            img.tag = use.tag.map { Located(value: tag ?? "", span: $0.span, type: $0.type) }
+            img.digest = digest
+            img.compose()
+        } else {
+            guard let text = expand(use.text), let text else { return nil }
+            img.text = text
+            img.parse(text)
+        }
+        return (img, undefined)
+    }
+
+    /// `use` as written, `${…}` and all: what a cluster that does not substitute deploys.
+    private static func asWritten(_ use: ImageUse) -> ImageUse {
+        let img = use.copy()
+        if use.isParts { img.compose() } else { img.parse(use.text) }
+        return img
+    }
+
+    /// What a finding about the image adds: how the text came to be.
+    package func note(_ model: Model) -> String {
+        // by file too: the clusters of one repository often call theirs alike (flux-system/apps)
+        let several = kustomizations.count > 1
+        let names = (several ? "Flux Kustomizations " : "Flux Kustomization ") + kustomizations.map { k in
+            (model.objectNamespace[k].map { $0 + "/" } ?? "") + (model.objects[k].name ?? "") + " in " + model.path(model.objects[k].file)
+        }.joined(separator: ", ")
+        if let notApplied {
+            return " (\(names) \(several ? "apply" : "applies") it as written: \(notApplied))"
+        }
+        var note = " (written '\(written)', substituted by \(names)"
+        if !undefined.isEmpty {
+            note += "; \(undefined.joined(separator: ", ")) \(undefined.count == 1 ? "is" : "are") not defined there, so Flux puts an empty string in its place"
+        }
+        return note + ")"
+    }
+}

@@ -1,0 +1,133 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+/// HelmRelease values kept outside the release, in a ConfigMap its `valuesFrom` names: a file that a kustomization's
+/// `configMapGenerator` makes the ConfigMap of (a common layout: one base release, one values file per cluster), or
+/// a ConfigMap written in the repository with the values in a literal block under the key; or, for a chart kept in
+/// this repository (its `Chart.yaml` at the chart path of a GitRepository source), the files its
+/// `chart.spec.valuesFiles` names. Their images are read as the release's `spec.values` are; a release without an
+/// environment of its own takes that of the generating kustomization or of the ConfigMap.
+enum ValuesFiles {
+    /// The images, and the references with `${…}` that wait for substitution.
+    static func images(objects: [ManifestObject], namespaces: [String?], environments: [String?], files: [FileFacts],
+                       configMaps: [String: [Int]], builds: LazyBuildSets) -> (images: [ImageUse], substitutable: [ImageUse]) {
+        let releases = objects.indices.filter { if case .helmRelease? = objects[$0].flux { return true } else { return false } }
+        guard !releases.isEmpty else { return ([], []) }
+        // the ConfigMaps the kustomizations generate, by namespace and name (a generated ConfigMap lands in the
+        // generator's namespace, else the kustomization's)
+        var generated: [String: [(kustomization: Int, generator: ManifestObject.ConfigMapGenerator)]] = [:]
+        for k in objects.indices {
+            for g in objects[k].configMapGenerators {
+                generated[(g.namespace ?? objects[k].kustomizeNamespace ?? namespaces[k] ?? "") + "/" + g.name, default: []].append((k, g))
+            }
+        }
+        let chartValues = releases.contains { r in
+            if case .helmRelease(let spec)? = objects[r].flux { return !spec.valuesFiles.isEmpty } else { return false }
+        }
+        guard !generated.isEmpty || !configMaps.isEmpty || chartValues else { return ([], []) }
+        let built = builds.value
+        var builds: [Int: Set<Int>] = [:]   // generating kustomization → the files its build takes
+        var out: [ImageUse] = []
+        var pending: [ImageUse] = []
+        var seen = Set<String>()
+        func name(_ r: Int) -> String { (namespaces[r].map { $0 + "/" } ?? "") + (objects[r].name ?? "") }
+        var chartReaders: [Int: [Int]] = [:]   // a chart values file → the releases that name it, in order
+        var chartFiles: [Int] = []
+        for r in releases {
+            guard case .helmRelease(let spec)? = objects[r].flux else { continue }
+            let releaseName = "HelmRelease " + name(r)
+            // a chart in this repository: its values files are files of this tree
+            if let chart = spec.chartPath.flatMap({ Model.normalizePath($0) }), built.fileAt[Sources.join(chart, "Chart.yaml")] != nil {
+                for entry in spec.valuesFiles {
+                    guard let p = Model.normalizePath(entry.value), let f = built.fileAt[p], files[f].syntaxError == nil,
+                          seen.insert("\(f) release \(r)").inserted else { continue }
+                    if chartReaders[f] == nil { chartFiles.append(f) }
+                    chartReaders[f, default: []].append(r)
+                }
+            }
+            for ref in spec.valuesFrom where ref.kind == "ConfigMap" {
+                let key = (namespaces[r] ?? "") + "/" + ref.name
+                // a ConfigMap written in the repository, its values a literal block under the key
+                for c in configMaps[key] ?? [] where objects[c].configData?[ref.valuesKey] != nil && seen.insert("\(c)").inserted {
+                    let found = inline(configMap: c, key: ref.valuesKey, objects: objects, files: files, release: r)
+                    for img in found.images + found.substitutable { img.provenance = "values of \(releaseName), from ConfigMap \(ref.name)" }
+                    out += found.images
+                    pending += found.substitutable
+                }
+                for (k, g) in generated[key] ?? [] {
+                    // the kustomization that generates it builds the release
+                    let dir = Path.dirname(files[objects[k].file].path)
+                    if builds[k] == nil { builds[k] = built.files(under: dir) }
+                    guard builds[k]!.contains(objects[r].file) else { continue }
+                    for entry in g.files where entry.key == ref.valuesKey {
+                        guard let p = Model.normalizePath(Sources.join(dir, entry.path)), let f = built.fileAt[p],
+                              files[f].syntaxError == nil, seen.insert("\(f) \(k)").inserted else { continue }
+                        let found = read(file: f, files: files, release: r, generator: k)
+                        for img in found.images + found.substitutable {
+                            img.provenance = "values of \(releaseName), from ConfigMap \(ref.name) that \(files[objects[k].file].path) generates"
+                        }
+                        out += found.images
+                        pending += found.substitutable
+                    }
+                }
+            }
+        }
+        // read once for each environment of the releases that name it: one finding per field and environment, naming them
+        for f in chartFiles {
+            var groups: [(environment: String?, releases: [Int])] = []
+            for r in chartReaders[f]! {
+                if let g = groups.firstIndex(where: { $0.environment == environments[r] }) { groups[g].releases.append(r) }
+                else { groups.append((environments[r], [r])) }
+            }
+            let y = YAMLFile(parsing: files[f].bytes)   // parsed once for all its groups
+            guard y.error == nil else { continue }
+            for group in groups {
+                // helm-controller reads these from the source: no post-build substitution reaches a `${…}` in them, and
+                // what the chart's templates make of one is not judged
+                let found = releaseValues(y, file: f, path: files[f].path, release: group.releases[0], environmentObject: nil)
+                let names = group.releases.map(name)
+                let who = names.count == 1
+                    ? "HelmRelease \(names[0]), from the chart values file its chart.spec.valuesFiles names"
+                    : "HelmReleases " + names.prefix(3).joined(separator: ", ") + (names.count > 3 ? " and \(names.count - 3) more" : "")
+                        + ", from the chart values file their chart.spec.valuesFiles name"
+                for img in found.images { img.provenance = "values of " + who }
+                out += found.images
+            }
+        }
+        return (out, pending)
+    }
+
+    /// The images of the values a ConfigMap holds in a literal block, as the release's, where they stand in its file.
+    private static func inline(configMap c: Int, key: String, objects: [ManifestObject], files: [FileFacts],
+                               release: Int) -> (images: [ImageUse], substitutable: [ImageUse]) {
+        let f = objects[c].file
+        let y = YAMLFile(parsing: files[f].bytes)
+        guard y.error == nil, objects[c].document < y.documents.count else { return ([], []) }
+        let root = y.documents[objects[c].document].root
+        guard let data = y.get(root, "data"), let node = y.pairs(data).first(where: { y.value($0.key) == key })?.value else { return ([], []) }
+        let outer = Extractor(y: y, fileIndex: f, facts: FileFacts(path: files[f].path, bytes: []))
+        guard let (values, map) = outer.embeddedYAML(node) else { return ([], []) }
+        let found = releaseValues(values, file: f, path: files[f].path, release: release, environmentObject: c)
+        return (map.adopt(found.images, object: release), map.adopt(found.substitutable, object: release))
+    }
+
+    /// The images of one values file, as the release's.
+    private static func read(file f: Int, files: [FileFacts], release: Int, generator: Int) -> (images: [ImageUse], substitutable: [ImageUse]) {
+        let y = YAMLFile(parsing: files[f].bytes)
+        guard y.error == nil else { return ([], []) }
+        return releaseValues(y, file: f, path: files[f].path, release: release, environmentObject: generator)
+    }
+
+    /// A values document's images, read as `spec.values` of `release`.
+    private static func releaseValues(_ y: YAMLFile, file f: Int, path: String, release: Int,
+                                      environmentObject: Int?) -> (images: [ImageUse], substitutable: [ImageUse]) {
+        var ex = Extractor(y: y, fileIndex: f, facts: FileFacts(path: path, bytes: []))
+        for doc in y.documents where y.nodes[doc.root].kind == .mapping {
+            ex.helmValues(doc.root, object: release, depth: 0)
+        }
+        for img in ex.facts.images + ex.facts.substitutable { img.environmentObject = environmentObject }
+        return (ex.facts.images, ex.facts.substitutable)
+    }
+}

@@ -1,0 +1,463 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+import TagwardenGit
+import TagwardenPolicy
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+
+public enum SourceKind: String, Sendable {
+    case worktree, index, commit, diff, directory
+}
+
+public struct SourceFile: Sendable {
+    /// Relative to the root, `/`-separated.
+    public var path: String
+    public var bytes: [UInt8]
+    /// A kustomization's `resources` names it: kustomize reads it as YAML whatever its name (`app.json`, `app.txt`).
+    public var namedByBuild = false
+    public init(path: String, bytes: [UInt8], namedByBuild: Bool = false) {
+        self.path = path
+        self.bytes = bytes
+        self.namedByBuild = namedByBuild
+    }
+
+    /// A YAML-looking file that Flux never reads (`.YAML`, `.yaml.tpl`, `kustomization`): it matters only for
+    /// the markers it holds in vain.
+    public var unread: Bool { !namedByBuild && !Sources.isManifestName(path) }
+}
+
+public struct SkippedFile: Sendable, Equatable {
+    public var path: String
+    public var reason: String
+    /// A note for what Tagwarden chose not to read; an error for a file Flux may deploy that could not be read
+    /// (a run must not pass without it).
+    public var severity: Severity = .note
+    /// The repository is damaged: the file's blob is missing or cannot be read. The check modes stop (exit 2).
+    public var damaged = false
+
+    public init(path: String, reason: String, severity: Severity = .note, damaged: Bool = false) {
+        self.path = path
+        self.reason = reason
+        self.severity = severity
+        self.damaged = damaged
+    }
+}
+
+/// The manifests of one tree: what the rest of Tagwarden reads, whatever the tree came from.
+public struct SourceSnapshot: Sendable {
+    public var kind: SourceKind
+    public var root: String
+    public var rev: String?
+    public var files: [SourceFile]
+    public var skipped: [SkippedFile]
+    /// Files of an index with an unresolved merge conflict, read from its "ours" side.
+    public var conflicted: [String] = []
+    /// What the user should know about how the files were read.
+    public var notes: [String] = []
+    /// The URLs of the repository's remotes: a Flux source with another URL is another repository.
+    public var remoteURLs: [String] = []
+    /// Reads any file of the tree by path (nil when there is none): for the files a kustomization names under a
+    /// name the listing passes over.
+    public var reader: TreeReader?
+}
+
+/// A path → bytes reader over the tree a snapshot was taken from (the working tree, a commit, the index). Used on
+/// the thread that audits the snapshot, like the repository it may hold.
+public final class TreeReader: @unchecked Sendable {
+    package let read: (String) -> Result<[UInt8], TagwardenError>?
+    public init(_ read: @escaping (String) -> Result<[UInt8], TagwardenError>?) { self.read = read }
+}
+
+extension SourceSnapshot {
+    /// Stops a check when the repository is damaged (a blob missing or unreadable): a check that passes must have
+    /// read every file.
+    public func requireIntact() throws {
+        guard let d = skipped.first(where: \.damaged) else { return }
+        let more = skipped.filter(\.damaged).count - 1
+        throw TagwardenError("\(d.path)\(rev.map { " in \($0.prefix(12))" } ?? ""): \(d.reason)\(more > 0 ? " (and \(more) more)" : ""); the check cannot pass without reading it")
+    }
+}
+
+public struct SourceOptions: Sendable {
+    public var maxFileSize = 10 * 1024 * 1024
+    public init() {}
+}
+
+public enum Sources {
+    /// `*.yaml`, `*.yml`, and files named `Kustomization`.
+    /// Names that look like YAML manifests but that Flux's file filter passes over: another case
+    /// (`app.YAML`), a template suffix (`app.yaml.tpl`), a lower-case `kustomization`.
+    public static func isUnreadYAMLName(_ path: String) -> Bool {
+        let base = Path.basename(path)
+        if isManifestName(base) { return false }
+        let lower = base.lowercased()
+        return lower.hasSuffix(".yaml") || lower.hasSuffix(".yml") || lower.contains(".yaml.") || lower.contains(".yml.")
+            || base == "kustomization"
+    }
+
+    static let markerToken: StaticString = "$imagepolicy"
+
+    public static func isManifestName(_ path: String) -> Bool {
+        let u = path.utf8
+        if u.last == UInt8(ascii: "l") {
+            return path.hasSuffix(".yaml") || path.hasSuffix(".yml")
+        }
+        return path == "Kustomization" || path.hasSuffix("/Kustomization")
+    }
+
+    static func join(_ a: String, _ b: String) -> String {
+        if a.isEmpty { return b }
+        var s = a
+        s.reserveCapacity(a.utf8.count + 1 + b.utf8.count)  // one allocation
+        if a.utf8.last != UInt8(ascii: "/") { s += "/" }
+        s += b
+        return s
+    }
+
+    // MARK: working tree and plain directories
+
+    /// The working tree of `repo`: tracked files and untracked files that .gitignore does not ignore.
+    public static func worktree(_ repo: GitRepository, options: SourceOptions = SourceOptions()) throws -> SourceSnapshot {
+        guard let workdir = repo.workdir else { throw TagwardenError("repository \(repo.gitDir) is bare: use --rev") }
+        let root = String(workdir.dropLast(workdir.hasSuffix("/") ? 1 : 0))
+        // the index says which files git tracks even though .gitignore ignores them; without it, .gitignore alone decides
+        var notes: [String] = []
+        let tracked: TrackedPaths
+        do {
+            tracked = TrackedPaths(try repo.indexEntries().map(\.path))
+        } catch let e as TagwardenError where e.isIndexFormat {
+            tracked = TrackedPaths([])
+            notes.append("\(e.message); until then, files git tracks although .gitignore ignores them are not linted")
+        }
+        Timings.mark("index")
+        var found: [String] = []
+        var skipped: [SkippedFile] = []
+        let cacheDir = Sources.join(repo.gitDir, "tagwarden")
+        var cache: ListingCache? = ListingCache.load(cacheDir + "/listings")
+        // as in git, nothing untracked under an ignored directory counts, whatever a later `!pattern` says (libgit2
+        // judges the path alone); asked only when something untracked is found, and once per directory
+        var ignoredDirectories: [String: Bool] = [:]
+        func ignoredDirectory(_ dir: String) -> Bool {
+            if dir.isEmpty { return false }
+            if let known = ignoredDirectories[dir] { return known }
+            let ignored = ignoredDirectory(Path.dirname(dir)) || repo.isIgnored(dir + "/")
+            ignoredDirectories[dir] = ignored
+            return ignored
+        }
+        walk(root: root, found: &found, skipped: &skipped, cache: &cache, enterRepository: { tracked.containsDirectory($0) },
+             includeDir: { rel in tracked.containsDirectory(rel) || !ignoredDirectory(rel) },
+             includeFile: { rel in tracked.contains(rel) || !(ignoredDirectory(Path.dirname(rel)) || repo.isIgnored(rel)) })
+        if let cache, cache.changed {
+            mkdir(cacheDir, 0o755)
+            cache.save(cacheDir + "/listings")
+        }
+        Timings.mark("walk")
+        let files = readAll(root: root, found, options: options, skipped: &skipped)
+        return SourceSnapshot(kind: .worktree, root: root, rev: nil, files: files, skipped: skipped, notes: notes,
+                              reader: TreeReader { readInside(root: root, $0, options: options) })
+    }
+
+    /// The index's paths in byte order (as git keeps them), searched by bisection: no set of every path and
+    /// every directory above one is built.
+    struct TrackedPaths {
+        let paths: [String]
+
+        init(_ paths: [String]) {
+            // an index written with core.ignoreCase is in another order
+            let sorted = zip(paths, paths.dropFirst()).allSatisfy { !SourceText.byteLess($1, $0) }
+            self.paths = sorted ? paths : paths.sorted(by: SourceText.byteLess)
+        }
+
+        /// The first position whose path is not byte-less than `key`.
+        func lowerBound(_ key: String) -> Int {
+            var lo = 0, hi = paths.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if SourceText.byteLess(paths[mid], key) { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+
+        func contains(_ path: String) -> Bool {
+            let i = lowerBound(path)
+            return i < paths.count && paths[i] == path
+        }
+
+        /// Whether a tracked file lies under `dir`.
+        func containsDirectory(_ dir: String) -> Bool {
+            let prefix = dir + "/"
+            let i = lowerBound(prefix)
+            return i < paths.count && SourceText.hasBytePrefix(paths[i], prefix)
+        }
+    }
+
+    /// A directory that is not in a git repository: every manifest under it.
+    public static func directory(_ root: String, options: SourceOptions = SourceOptions()) throws -> SourceSnapshot {
+        var found: [String] = []
+        var skipped: [SkippedFile] = []
+        var noCache: ListingCache?
+        walk(root: root, found: &found, skipped: &skipped, cache: &noCache, enterRepository: nil,
+             includeDir: { _ in true }, includeFile: { _ in true })
+        let files = readAll(root: root, found, options: options, skipped: &skipped)
+        return SourceSnapshot(kind: .directory, root: root, rev: nil, files: files, skipped: skipped,
+                              reader: TreeReader { readInside(root: root, $0, options: options) })
+    }
+
+    /// Reads the files the walk found, on all cores.
+    static func readAll(root: String, _ paths: [String], options: SourceOptions, skipped: inout [SkippedFile]) -> [SourceFile] {
+        final class Slots: @unchecked Sendable {
+            var items: [Result<[UInt8], TagwardenError>?]
+            init(_ n: Int) { items = Array(repeating: nil, count: n) }
+        }
+        let slots = Slots(paths.count)
+        let chunk = 64
+        let limit = options.maxFileSize
+        // relative to the root's descriptor: the root's own path is not looked up again for every file
+        let rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if rootFD >= 0 { close(rootFD) } }
+        let base = rootFD >= 0 ? rootFD : AT_FDCWD
+        slots.items.withUnsafeMutableBufferPointer { buf in
+            nonisolated(unsafe) let out = buf
+            DispatchQueue.concurrentPerform(iterations: (paths.count + chunk - 1) / chunk) { c in
+                for i in (c * chunk)..<min(paths.count, (c + 1) * chunk) {
+                    out[i] = base == AT_FDCWD ? FileSystem.readFile(join(root, paths[i]), limit: limit) : FileSystem.readFile(at: base, paths[i], limit: limit)
+                }
+            }
+        }
+        var files: [SourceFile] = []
+        files.reserveCapacity(paths.count)
+        for (i, r) in slots.items.enumerated() {
+            let unread = !isManifestName(paths[i])
+            switch r {
+            case .success(let bytes)?:
+                // a file Flux never reads matters only for the markers it holds in vain
+                if unread && !SourceText.contains(markerToken, in: bytes) { continue }
+                files.append(SourceFile(path: paths[i], bytes: bytes))
+            case .failure(let e)?:
+                if !unread { skipped.append(SkippedFile(path: paths[i], reason: e.message)) }
+            case nil: break
+            }
+        }
+        return files
+    }
+
+    /// Every manifest-looking file under `root` (sorted by path bytes within each directory). Directories are
+    /// listed once and then, with a `cache`, only stat'ed while they stay unchanged.
+    /// With `enterRepository`, a directory holding `.git` (a submodule, or another repository inside this one)
+    /// is entered only when the closure says so (it tracks files there): otherwise its files are not this
+    /// repository's, as in git's own listings and the trees `--rev` and `--staged` read.
+    static func walk(root: String, found: inout [String], skipped: inout [SkippedFile], cache: inout ListingCache?,
+                     enterRepository: ((String) -> Bool)?, includeDir: @escaping (String) -> Bool,
+                     includeFile: @escaping (String) -> Bool) {
+        let rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard rootFD >= 0 else { return }
+        defer { close(rootFD) }
+        var st = stat()
+        guard fstat(rootFD, &st) == 0 else { return }
+        var context = WalkContext(rootFD: rootFD, root: root, now: time(nil), enterRepository: enterRepository,
+                                  includeDir: includeDir, includeFile: includeFile)
+        context.walk("", st, found: &found, skipped: &skipped, cache: &cache)
+    }
+
+    private struct WalkContext {
+        let rootFD: Int32
+        let root: String
+        let now: Int
+        let enterRepository: ((String) -> Bool)?
+        let includeDir: (String) -> Bool
+        let includeFile: (String) -> Bool
+        var rootReal: String?
+
+        mutating func walk(_ relative: String, _ st: stat, found: inout [String], skipped: inout [SkippedFile], cache: inout ListingCache?) {
+            let entries: [(String, UInt8)]
+            if let cached = cache?.entries(relative, st) {
+                entries = cached
+            } else {
+                guard let listed = list(relative, skipped: &skipped) else { return }
+                entries = listed
+                cache?.store(relative, st, listedAt: now, entries: entries)
+            }
+            if !relative.isEmpty, let enter = enterRepository, entries.contains(where: { $0.0 == ".git" }), !enter(relative) { return }
+            for (name, type) in entries where name != ".git" {
+                let rel = Sources.join(relative, name)
+                if type == UInt8(DT_DIR) {
+                    guard includeDir(rel) else { continue }
+                    var sub = stat()
+                    guard fstatat(rootFD, rel, &sub, AT_SYMLINK_NOFOLLOW) == 0, (sub.st_mode & S_IFMT) == S_IFDIR else { continue }
+                    walk(rel, sub, found: &found, skipped: &skipped, cache: &cache)
+                    continue
+                }
+                guard includeFile(rel) else { continue }
+                if type == UInt8(DT_LNK), let reason = leavesRoot(rel) {
+                    if !reason.isEmpty { skipped.append(SkippedFile(path: rel, reason: reason)) }
+                    continue
+                }
+                found.append(rel)
+            }
+        }
+
+        /// A directory's subdirectories and YAML-looking files, sorted by name bytes; nil when it cannot be read.
+        func list(_ relative: String, skipped: inout [SkippedFile]) -> [(String, UInt8)]? {
+            let fd = openat(rootFD, relative.isEmpty ? "." : relative, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0, let dir = fdopendir(fd) else {
+                if fd >= 0 { close(fd) }
+                if !relative.isEmpty {
+                    skipped.append(SkippedFile(path: relative, reason: "directory cannot be read: \(String(cString: strerror(errno)))"))
+                }
+                return nil
+            }
+            defer { closedir(dir) }
+            var names: [(String, UInt8)] = []
+            while let ent = readdir(dir) {
+                var type = ent.pointee.d_type
+                let name = withUnsafePointer(to: ent.pointee.d_name) {
+                    $0.withMemoryRebound(to: UInt8.self, capacity: 256) { p -> String? in
+                        // "." and ".."; ".git" is listed (a repository's root, or one nested inside) and never entered
+                        if p[0] == UInt8(ascii: "."), p[1] == 0 || (p[1] == UInt8(ascii: ".") && p[2] == 0) { return nil }
+                        return String(cString: p)
+                    }
+                }
+                guard let name else { continue }
+                if name == ".git" {
+                    names.append((name, type))
+                    continue
+                }
+                if type == UInt8(DT_UNKNOWN) {
+                    var st = stat()
+                    guard fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+                    let mode = st.st_mode & S_IFMT
+                    type = mode == S_IFDIR ? UInt8(DT_DIR) : mode == S_IFLNK ? UInt8(DT_LNK) : UInt8(DT_REG)
+                }
+                if type == UInt8(DT_DIR) || Sources.isManifestName(name) || Sources.isUnreadYAMLName(name) { names.append((name, type)) }
+            }
+            names.sort { SourceText.byteLess($0.0, $1.0) }
+            return names
+        }
+
+        /// Directory symlinks are not followed; file symlinks must stay inside the root. Returns nil for a
+        /// symlink to a file inside, "" for one to a directory, else why it is skipped.
+        mutating func leavesRoot(_ rel: String) -> String? {
+            let full = Sources.join(root, rel)
+            var st = stat()
+            if stat(full, &st) != 0 { return errno == ELOOP ? "symlink loop" : "dangling symlink" }
+            if (st.st_mode & S_IFMT) == S_IFDIR { return "" }
+            guard let real = realpath(full, nil) else { return "symlink cannot be resolved" }
+            let target = String(cString: real)
+            free(real)
+            if rootReal == nil { rootReal = realpath(root, nil).map { p -> String in defer { free(p) }; return String(cString: p) } ?? root }
+            return target.hasPrefix(rootReal! + "/") ? nil : "symlink points outside the repository (\(target))"
+        }
+    }
+
+    // MARK: files a build names
+
+    /// A file under `root` that a kustomization names: a regular file inside the root (a symlink may not lead out).
+    static func readInside(root: String, _ path: String, options: SourceOptions) -> Result<[UInt8], TagwardenError>? {
+        let full = join(root, path)
+        guard let real = realpath(full, nil) else { return nil }
+        let target = String(cString: real)
+        free(real)
+        let rootReal = realpath(root, nil).map { p -> String in defer { free(p) }; return String(cString: p) } ?? root
+        guard target.hasPrefix(rootReal + "/") else { return .failure(TagwardenError("symlink points outside the repository (\(target))")) }
+        var st = stat()
+        guard stat(target, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return FileSystem.readFile(target, limit: options.maxFileSize)
+    }
+
+    /// A blob of a tree or the index that a kustomization names.
+    static func readEntry(_ repo: GitRepository, _ entry: GitRepository.TreeEntry?, options: SourceOptions) -> Result<[UInt8], TagwardenError>? {
+        guard let entry, entry.mode != 0o120000 else { return nil }
+        return blob(repo, entry, options: options)
+    }
+
+    /// An entry's blob, or why it cannot be linted: over the size limit, or (`isDamage`) missing or damaged.
+    static func blob(_ repo: GitRepository, _ entry: GitRepository.TreeEntry, options: SourceOptions) -> Result<[UInt8], TagwardenError> {
+        switch repo.readBlob(entry.oid, limit: options.maxFileSize) {
+        case .bytes(let b): return .success(b)
+        case .tooLarge(let n): return .failure(TagwardenError("larger than the \(ByteCount.formatSize(options.maxFileSize)) limit (\(ByteCount.formatSize(n)))"))
+        case .missing: return .failure(TagwardenError("blob \(GitRepository.hex(entry.oid)) is missing from the object database", damage: true))
+        case .damaged(let why): return .failure(TagwardenError(why, damage: true))
+        }
+    }
+
+    // MARK: commits
+
+    /// The tree of commit `rev`, read from the object database (no checkout).
+    public static func commit(_ repo: GitRepository, rev: String, options: SourceOptions = SourceOptions()) throws -> SourceSnapshot {
+        let sha = try repo.resolveCommit(rev)
+        let entries = try repo.treeEntries(commit: sha) { isManifestName($0) || isUnreadYAMLName($0) }
+        var skipped: [SkippedFile] = []
+        let files = readBlobs(repo, entries, options: options, skipped: &skipped) { path in repo.treeEntry(commit: sha, path: path) }
+        return SourceSnapshot(kind: .commit, root: rootOf(repo), rev: sha, files: files, skipped: skipped,
+                              reader: TreeReader { readEntry(repo, repo.treeEntry(commit: sha, path: $0), options: options) })
+    }
+
+    /// The index: exactly the blobs the next commit will contain, whatever the working files say.
+    public static func index(_ repo: GitRepository, options: SourceOptions = SourceOptions()) throws -> SourceSnapshot {
+        let all = try repo.indexBlobEntries { _ in true }
+        var byPath: [String: GitRepository.TreeEntry] = [:]
+        for e in all { byPath[e.path] = e }
+        var skipped: [SkippedFile] = []
+        let files = readBlobs(repo, all.filter { isManifestName($0.path) || isUnreadYAMLName($0.path) }, options: options,
+                              skipped: &skipped) { byPath[$0] }
+        let read = Set(files.map(\.path))
+        return SourceSnapshot(kind: .index, root: rootOf(repo), rev: nil, files: files, skipped: skipped,
+                              conflicted: all.filter { $0.conflicted && read.contains($0.path) }.map(\.path),
+                              reader: TreeReader { readEntry(repo, byPath[$0], options: options) })
+    }
+
+    static func rootOf(_ repo: GitRepository) -> String {
+        repo.workdir.map { String($0.dropLast($0.hasSuffix("/") ? 1 : 0)) } ?? repo.gitDir
+    }
+
+    /// Reads blobs from the object database; symlinks are followed only to files inside the same tree.
+    static func readBlobs(_ repo: GitRepository, _ entries: [GitRepository.TreeEntry], options: SourceOptions,
+                          skipped: inout [SkippedFile], lookup: (String) -> GitRepository.TreeEntry?) -> [SourceFile] {
+        var files: [SourceFile] = []
+        files.reserveCapacity(entries.count)
+        for entry in entries {
+            var target = entry
+            if entry.mode == 0o120000 {
+                guard case .bytes(let link) = repo.readBlob(entry.oid, limit: 4096),
+                      let resolved = resolveLink(from: entry.path, target: String(decoding: link, as: UTF8.self)) else {
+                    skipped.append(SkippedFile(path: entry.path, reason: "symlink points outside the repository"))
+                    continue
+                }
+                guard let t = lookup(resolved), t.mode != 0o120000 else {
+                    skipped.append(SkippedFile(path: entry.path, reason: "symlink target \(resolved) is not a file in the tree"))
+                    continue
+                }
+                target = t
+            }
+            let unread = !isManifestName(entry.path)
+            switch blob(repo, target, options: options) {
+            case .success(let b):
+                if unread && !SourceText.contains(markerToken, in: b) { continue }
+                files.append(SourceFile(path: entry.path, bytes: b))
+            case .failure(let e):
+                if unread && !e.isDamage { continue }   // too large, and Flux would not read it anyway
+                skipped.append(SkippedFile(path: entry.path, reason: e.message, severity: e.isDamage ? .error : .note, damaged: e.isDamage))
+            }
+        }
+        return files
+    }
+
+    /// Resolves a relative symlink target against the link's directory; nil if it leaves the root.
+    static func resolveLink(from linkPath: String, target: String) -> String? {
+        if target.hasPrefix("/") { return nil }
+        var parts = linkPath.split(separator: "/").dropLast().map(String.init)
+        for comp in target.split(separator: "/") {
+            if comp == "." || comp.isEmpty { continue }
+            if comp == ".." {
+                if parts.isEmpty { return nil }
+                parts.removeLast()
+            } else {
+                parts.append(String(comp))
+            }
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: "/")
+    }
+}

@@ -1,0 +1,52 @@
+import TagwardenBasics
+import TagwardenYAML
+import TagwardenModel
+import TagwardenLint
+/// Repository content on its way to a terminal or a CI log. A string from a pull request can hold line breaks
+/// (a forged `::error` workflow command on a line of its own), terminal escapes (`ESC[2J`), and bidirectional
+/// controls that make text read otherwise than it is: each is written as an escape instead.
+public enum Escape {
+    /// C0 and C1 controls, DEL, the bidirectional embeddings, overrides and isolates (and the marks), and the
+    /// Unicode line and paragraph separators.
+    public static func isUnsafe(_ c: Unicode.Scalar) -> Bool {
+        let v = c.value
+        return v < 0x20 || (v >= 0x7F && v < 0xA0) || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
+            || v == 0x2028 || v == 0x2029 || v == 0x200E || v == 0x200F || v == 0x061C
+    }
+
+    /// `s` with each unsafe scalar written as `\n`, `\r`, `\t`, `\e`, `\xNN` or `\u{NNNN}`.
+    public static func text(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: isUnsafe) else { return s }
+        var out = ""
+        out.reserveCapacity(s.utf8.count + 8)
+        for c in s.unicodeScalars {
+            guard isUnsafe(c) else {
+                out.unicodeScalars.append(c)
+                continue
+            }
+            switch c.value {
+            case 0x0A: out += "\\n"
+            case 0x0D: out += "\\r"
+            case 0x09: out += "\\t"
+            case 0x1B: out += "\\e"
+            case ..<0x100: out += "\\x" + hex(c.value, width: 2)
+            default: out += "\\u{" + hex(c.value, width: 4) + "}"
+            }
+        }
+        return out
+    }
+
+    /// A text of several lines: each line escaped, the line breaks kept, and a line that would start with `::`
+    /// (a GitHub Actions workflow command) starts with `\:` instead.
+    public static func lines(_ s: String) -> String {
+        s.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            let escaped = text(String(line))
+            return escaped.hasPrefix("::") ? "\\" + escaped : escaped
+        }.joined(separator: "\n")
+    }
+
+    static func hex(_ v: UInt32, width: Int) -> String {
+        let digits = String(v, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}

@@ -1,0 +1,424 @@
+import TagwardenBasics
+import CYAML
+
+/// Translates libyaml marks, which count characters (a BOM not counted), into byte offsets with one
+/// forward cursor; all-ASCII files take the fast path.
+///
+/// libyaml also counts a lone CR, U+0085, U+2028 and U+2029 as line breaks, which git, GitHub and editors' line
+/// numbers do not: in a file with one of them, lines and columns come from the byte offset and the file's LF lines.
+struct MarkTranslator {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let base: Int
+    let ascii: Bool
+    let irregularBreaks: Bool
+    var char = 0
+    var byte: Int
+    /// The same bytes as an array, and their LF lines, made when first needed.
+    let source: [UInt8]
+    var lines: LineIndex?
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, source: [UInt8]) {
+        self.bytes = bytes
+        self.source = source
+        base = (bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF) ? 3 : 0
+        ascii = MarkTranslator.isASCII(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[base...])))
+        irregularBreaks = MarkTranslator.hasIrregularBreaks(bytes, ascii: ascii)
+        byte = base
+    }
+
+    /// A lone CR, or (outside ASCII) NEL, LINE SEPARATOR or PARAGRAPH SEPARATOR.
+    static func hasIrregularBreaks(_ b: UnsafeBufferPointer<UInt8>, ascii: Bool) -> Bool {
+        guard let start = b.baseAddress else { return false }
+        var i = 0
+        while i < b.count, let p = memchr(start + i, 13, b.count - i) {
+            let at = start.distance(to: p.assumingMemoryBound(to: UInt8.self))
+            if at + 1 >= b.count || b[at + 1] != 10 { return true }
+            i = at + 2
+        }
+        if ascii { return false }
+        i = 0
+        while i + 1 < b.count {
+            if b[i] == 0xC2, b[i + 1] == 0x85 { return true }
+            if b[i] == 0xE2, i + 2 < b.count, b[i + 1] == 0x80, b[i + 2] == 0xA8 || b[i + 2] == 0xA9 { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// No byte ≥ 0x80: eight bytes at a time.
+    static func isASCII(_ b: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        while i + 8 <= b.count {
+            if b.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            i += 8
+        }
+        while i < b.count {
+            if b[i] >= 0x80 { return false }
+            i += 1
+        }
+        return true
+    }
+
+    mutating func offset(_ charIndex: Int) -> Int {
+        if ascii { return min(base + charIndex, bytes.count) }
+        while char < charIndex, byte < bytes.count {
+            let lead = bytes[byte]
+            let len = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+            byte = min(byte + len, bytes.count)
+            char += 1
+        }
+        while char > charIndex, byte > base {
+            byte -= 1
+            while byte > base, bytes[byte] & 0xC0 == 0x80 { byte -= 1 }
+            char -= 1
+        }
+        return byte
+    }
+
+    mutating func position(_ mark: yaml_mark_t) -> SourcePosition {
+        let at = offset(Int(mark.index))
+        guard irregularBreaks else { return SourcePosition(offset: at, line: Int(mark.line) + 1, column: Int(mark.column) + 1) }
+        if lines == nil { lines = LineIndex(source) }
+        return lines!.position(source, offset: at)
+    }
+}
+
+extension YAMLFile {
+    /// Parses every document of `bytes` with libyaml's event API into a node tree.
+    public init(parsing bytes: [UInt8], maxDepth: Int = YAMLFile.defaultMaxDepth) {
+        reparse(bytes, maxDepth: maxDepth)
+    }
+
+    /// Parses `bytes` into this value in place of what it held, keeping its arrays' capacity: a worker that
+    /// parses file after file into one value allocates its node arrays once, and writes to memory its cache
+    /// already holds instead of to fresh heap.
+    public mutating func reparse(_ bytes: [UInt8], maxDepth: Int = YAMLFile.defaultMaxDepth) {
+        self.bytes = bytes
+        nodes.removeAll(keepingCapacity: true)
+        children.removeAll(keepingCapacity: true)
+        documents.removeAll(keepingCapacity: true)
+        commented.removeAll(keepingCapacity: true)
+        arena.removeAll(keepingCapacity: true)
+        duplicateKeys.removeAll()
+        aliasTargets.removeAll()
+        goRefusals.removeAll()
+        duplicateMergeKeys.removeAll()
+        error = nil
+        // nodes keep positions in 32 bits
+        if bytes.count >= Int(Int32.max) / 2 {
+            error = YAMLError(message: "the file is too large to parse (\(ByteCount.formatSize(bytes.count)); at most 1 GiB)",
+                              position: SourcePosition(offset: 0, line: 1, column: 1))
+            return
+        }
+        if bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) {
+            error = YAMLError(message: "UTF-16 encoded files are not supported; save the file as UTF-8",
+                              position: SourcePosition(offset: 0, line: 1, column: 1))
+            return
+        }
+        bytes.withUnsafeBufferPointer { buf in
+            parseEvents(buf, maxDepth: maxDepth)
+        }
+        judgeForGo()
+    }
+
+    private mutating func appendArena(_ ptr: UnsafeMutablePointer<yaml_char_t>?, _ count: Int) -> Int {
+        let start = arena.count
+        if let ptr, count > 0 {
+            arena.append(contentsOf: UnsafeBufferPointer(start: ptr, count: count))
+        }
+        return start
+    }
+
+    private mutating func parseEvents(_ buf: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else {
+            error = YAMLError(message: "cannot initialise the YAML parser", position: SourcePosition(offset: 0, line: 1, column: 1))
+            return
+        }
+        defer { yaml_parser_delete(&parser) }
+        // libyaml reads through the pointer during parsing only; `buf` outlives this function's loop.
+        yaml_parser_set_input_string(&parser, buf.baseAddress, buf.count)
+
+        var marks = MarkTranslator(buf, source: bytes)
+        var event = yaml_event_t()
+        var open: [Int] = []            // open containers
+        var pendingStart: [Int] = []    // where each open container's children begin in `pending`
+        var pending: [Int] = []
+        var docRoot = -1
+        var docStart = SourcePosition(offset: 0, line: 1, column: 1)
+        var anchors: [String: Int] = [:]  // this document's anchors so far: the latest of a name wins
+        // about two nodes per line in block YAML (a key and its value): a large file gets room for that at once rather
+        // than growing by doubling, which holds the old array and the new at its peak
+        var lines = 0
+        if buf.count > 1 << 16, let base = buf.baseAddress {
+            var at = 0
+            while at < buf.count, let p = memchr(base + at, 10, buf.count - at) {
+                lines += 1
+                at = base.distance(to: p.assumingMemoryBound(to: UInt8.self)) + 1
+            }
+        }
+        let expected = max(min(buf.count / 6, 1 << 14), 2 * lines) + 8
+        nodes.reserveCapacity(expected)
+        children.reserveCapacity(expected)
+        arena.reserveCapacity(buf.count / 2)
+        open.reserveCapacity(16)
+        pendingStart.reserveCapacity(16)
+        pending.reserveCapacity(64)
+
+        func attach(_ index: Int, _ pending: inout [Int], _ docRoot: inout Int) {
+            if let parent = open.last {
+                if nodes[parent].kind == .mapping, (pending.count - pendingStart[pendingStart.count - 1]) % 2 == 0 {
+                    nodes[index].isKey = true
+                }
+                pending.append(index)
+            } else {
+                docRoot = index
+            }
+        }
+
+        while true {
+            guard yaml_parser_parse(&parser, &event) == 1 else {
+                error = makeError(&parser, &marks)
+                return
+            }
+            defer { yaml_event_delete(&event) }
+            let type = event.type
+            if type == YAML_STREAM_END_EVENT { return }
+            switch type {
+            case YAML_DOCUMENT_START_EVENT:
+                docRoot = -1
+                docStart = marks.position(event.start_mark)
+                if !anchors.isEmpty { anchors.removeAll() }
+                if let v = event.data.document_start.version_directive?.pointee, v.major != 1 || v.minor != 1 {
+                    // libyaml takes 1.2 as well; go-yaml refuses all but 1.1 ("found incompatible YAML document")
+                    goRefusals.append((SourceSpan(start: docStart, end: docStart),
+                                       "a %YAML \(v.major).\(v.minor) directive: go-yaml reads YAML 1.1 only and refuses the document, so kustomize and Flux reject the file; remove the directive"))
+                }
+            case YAML_DOCUMENT_END_EVENT:
+                if docRoot >= 0 {
+                    documents.append(YAMLDocument(root: docRoot, span: SourceSpan(start: docStart, end: marks.position(event.end_mark))))
+                }
+            case YAML_SCALAR_EVENT, YAML_ALIAS_EVENT:
+                var start = marks.position(event.start_mark)
+                let end = marks.position(event.end_mark)
+                if type == YAML_SCALAR_EVENT, event.data.scalar.anchor != nil || event.data.scalar.tag != nil {
+                    // libyaml starts the scalar at its anchor or tag: the span is the value only
+                    start = Self.skipProperties(buf, from: start, limit: end.offset)
+                }
+                var node = YAMLNode(kind: .scalar, style: .plain, isFlow: false, plainImplicit: true,
+                                    span: SourceSpan(start: start, end: end), parent: open.last ?? -1)
+                if type == YAML_ALIAS_EVENT {
+                    node.kind = .alias
+                    let a = event.data.alias.anchor
+                    let n = a.map { strlen(UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) } ?? 0
+                    node.valueStart = appendArena(a, n)
+                    node.valueCount = n
+                    let name = a.map { String(cString: $0) } ?? ""
+                    guard let target = anchors[name] else {
+                        // libyaml's event parser lets it pass; Go's YAML (kubectl, Flux) refuses the file
+                        error = YAMLError(message: "unknown anchor '\(name)' referenced by an alias", position: start)
+                        return
+                    }
+                    aliasTargets[nodes.count] = target
+                } else {
+                    let s = event.data.scalar
+                    node.valueStart = appendArena(s.value, s.length)
+                    node.valueCount = s.length
+                    node.plainImplicit = s.plain_implicit == 1
+                    if let t = s.tag {
+                        let n = strlen(UnsafeRawPointer(t).assumingMemoryBound(to: CChar.self))
+                        node.tagStart = appendArena(t, n)
+                        node.tagCount = n
+                    }
+                    switch s.style {
+                    case YAML_SINGLE_QUOTED_SCALAR_STYLE: node.style = .singleQuoted
+                    case YAML_DOUBLE_QUOTED_SCALAR_STYLE: node.style = .doubleQuoted
+                    case YAML_LITERAL_SCALAR_STYLE: node.style = .literal
+                    case YAML_FOLDED_SCALAR_STYLE: node.style = .folded
+                    default: node.style = .plain
+                    }
+                    let (cs, ce) = Self.trailingComment(buf, node: node, inFlow: open.last.map { nodes[$0].isFlow } ?? false)
+                    node.commentStart = cs
+                    node.commentEnd = ce
+                }
+                let index = nodes.count
+                if type == YAML_SCALAR_EVENT, let name = event.data.scalar.anchor { anchors[String(cString: name)] = index }
+                if node.commentStart >= 0 { commented.append(index) }
+                nodes.append(node)
+                attach(index, &pending, &docRoot)
+            case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+                let start = marks.position(event.start_mark)
+                if open.count >= maxDepth {
+                    error = YAMLError(message: "nesting is deeper than \(maxDepth) levels", position: start)
+                    return
+                }
+                let isMapping = type == YAML_MAPPING_START_EVENT
+                let flow = isMapping ? event.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
+                                     : event.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
+                var node = YAMLNode(kind: isMapping ? .mapping : .sequence, style: .plain, isFlow: flow, plainImplicit: false,
+                                    span: SourceSpan(start: start, end: start), parent: open.last ?? -1)
+                let tagPtr = isMapping ? event.data.mapping_start.tag : event.data.sequence_start.tag
+                if let t = tagPtr {
+                    let n = strlen(UnsafeRawPointer(t).assumingMemoryBound(to: CChar.self))
+                    node.tagStart = appendArena(t, n)
+                    node.tagCount = n
+                }
+                let index = nodes.count
+                if let name = isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor {
+                    anchors[String(cString: name)] = index
+                }
+                nodes.append(node)
+                attach(index, &pending, &docRoot)
+                open.append(index)
+                pendingStart.append(pending.count)
+            case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                guard let index = open.popLast(), let from = pendingStart.popLast() else { break }
+                nodes[index].span.end = marks.position(event.end_mark)
+                nodes[index].childStart = children.count
+                nodes[index].childCount = pending.count - from
+                children.append(contentsOf: pending[from...])
+                if nodes[index].kind == .mapping { findDuplicateKeys(pending[from...]) }
+                pending.removeSubrange(from...)
+            default:
+                break
+            }
+        }
+    }
+
+    /// Records the scalar keys of a mapping's `pairs` (key, value, key, value …) that repeat an earlier key.
+    private mutating func findDuplicateKeys(_ pairs: ArraySlice<Int>) {
+        let count = pairs.count / 2
+        guard count > 1 else { return }
+        // each pair's key compared with the earlier ones by length and bytes; past 32 keys by hashing
+        if count <= 32 {
+            var j = pairs.startIndex + 2
+            while j < pairs.endIndex {
+                let b = nodes[pairs[j]]
+                if b.kind == .scalar, !isMergeKey(pairs[j]) {
+                    var i = pairs.startIndex
+                    while i < j {
+                        let a = nodes[pairs[i]]
+                        if a.kind == .scalar, a.valueCount == b.valueCount, sameValue(pairs[i], pairs[j]), !isMergeKey(pairs[i]) {
+                            duplicateKeys.append((pairs[j], pairs[i]))
+                            break
+                        }
+                        i += 2
+                    }
+                }
+                j += 2
+            }
+        } else {
+            var first: [ArraySlice<UInt8>: Int] = [:]
+            for j in stride(from: pairs.startIndex, to: pairs.endIndex, by: 2) {
+                let b = nodes[pairs[j]]
+                guard b.kind == .scalar, !isMergeKey(pairs[j]) else { continue }
+                let v = arena[b.valueStart..<(b.valueStart + b.valueCount)]
+                if let a = first[v] { duplicateKeys.append((pairs[j], a)) } else { first[v] = pairs[j] }
+            }
+        }
+    }
+
+    /// The position after a node's properties (`&anchor`, `!tag`) and the blanks, line breaks and comments
+    /// between them and the value, at most `limit`.
+    static func skipProperties(_ buf: UnsafeBufferPointer<UInt8>, from p: SourcePosition, limit: Int) -> SourcePosition {
+        var pos = p
+        var i = p.offset
+        func step() {
+            let c = buf[i]
+            if c == 10 {
+                pos.line += 1
+                pos.column = 1
+            } else if !(c == 13 && i + 1 < buf.count && buf[i + 1] == 10), c & 0xC0 != 0x80 {
+                pos.column += 1
+            }
+            i += 1
+        }
+        while i < limit {
+            switch buf[i] {
+            case UInt8(ascii: "&"), UInt8(ascii: "!"):
+                while i < limit, buf[i] != 32, buf[i] != 9, buf[i] != 10, buf[i] != 13 { step() }
+            case 32, 9, 10, 13:
+                step()
+            case UInt8(ascii: "#"):
+                while i < limit, buf[i] != 10, buf[i] != 13 { step() }
+            default:
+                pos.offset = i
+                return pos
+            }
+        }
+        pos.offset = i
+        return pos
+    }
+
+    /// The comment that follows a scalar on the same line: skip blanks after its end, a `#` starts it.
+    /// For block scalars the comment sits on the header line after the `|`/`>` indicators. In a flow collection the
+    /// comment may follow the `,` after the item (`[a, # …`), where go-yaml, and so Flux, gives it to the item.
+    static func trailingComment(_ buf: UnsafeBufferPointer<UInt8>, node: YAMLNode, inFlow: Bool = false) -> (Int, Int) {
+        var i: Int
+        if node.style.isBlock {
+            i = node.span.start.offset
+            while i < buf.count, [UInt8(ascii: "|"), UInt8(ascii: ">"), UInt8(ascii: "+"), UInt8(ascii: "-")].contains(buf[i])
+                || (buf[i] >= 48 && buf[i] <= 57) { i += 1 }
+        } else {
+            i = node.span.end.offset
+        }
+        let afterValue = i
+        while i < buf.count, buf[i] == 32 || buf[i] == 9 { i += 1 }
+        var afterComma = false   // the scanner takes a `#` right after a flow `,` as a comment: `[a,# c`
+        if inFlow, i < buf.count, buf[i] == UInt8(ascii: ",") {
+            i += 1
+            afterComma = true
+            while i < buf.count, buf[i] == 32 || buf[i] == 9 { i += 1 }
+        }
+        guard i < buf.count, buf[i] == UInt8(ascii: "#") else { return (-1, -1) }
+        // A comment needs whitespace before it (or must start the line).
+        if !afterComma, i == afterValue, i > 0, buf[i - 1] != 10, buf[i - 1] != 13 { return (-1, -1) }
+        var end = i
+        while end < buf.count, buf[end] != 10, buf[end] != 13 { end += 1 }
+        return (i, end)
+    }
+
+    private func makeError(_ parser: inout yaml_parser_t, _ marks: inout MarkTranslator) -> YAMLError {
+        let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
+        if parser.error == YAML_READER_ERROR {
+            var message = problem
+            if parser.problem_value != -1 {
+                message += " (0x" + String(parser.problem_value, radix: 16, uppercase: true) + ")"
+            }
+            var offset = Int(parser.problem_offset)
+            if problem.contains("trailing"), offset > 0, offset <= bytes.count {
+                // point at the start of the broken sequence, not at its bad continuation byte
+                var k = offset - 1
+                while k > 0, bytes[k] & 0xC0 == 0x80 { k -= 1 }
+                if bytes[k] >= 0xC0 { offset = k }
+            }
+            return YAMLError(message: message, position: SourceText.position(bytes, offset: offset))
+        }
+        if parser.error == YAML_MEMORY_ERROR {
+            return YAMLError(message: "out of memory while parsing", position: SourcePosition(offset: 0, line: 1, column: 1))
+        }
+        var message = problem
+        if let ctx = parser.context {
+            message += " " + String(cString: ctx)
+            if parser.context_mark.line != parser.problem_mark.line || parser.context_mark.column != parser.problem_mark.column {
+                let started = marks.position(parser.context_mark)
+                message += " started at line \(started.line), column \(started.column)"
+            }
+        }
+        if problem == "found unexpected ':'" {
+            // libyaml's only use of it: a ':' right before `,` `?` `[` `]` `{` `}` in a flow collection (`[a:]`), which
+            // go-yaml reads as part of the value before `,` `]` `}`
+            message += "; quote the value (Go's YAML reads `[a:]` as the text 'a:', libyaml does not)"
+        }
+        let position = marks.position(parser.problem_mark)
+        // a byte-order mark at the start of a later line (files joined end to end): libyaml refuses it, go-yaml skips
+        // it, and libyaml's error comes later and says nothing of it
+        if let at = SourceText.occurrences(of: "\n\u{FEFF}", in: bytes).first, at + 1 <= position.offset {
+            let mark = SourceText.position(bytes, offset: at + 1)
+            return YAMLError(message: "a byte-order mark (U+FEFF) starts line \(mark.line): libyaml refuses it after the first line "
+                                 + "(Go's YAML skips it), and the parse fails at line \(position.line) (\(message)); remove it",
+                             position: mark)
+        }
+        return YAMLError(message: message, position: position)
+    }
+}

@@ -1,0 +1,102 @@
+@testable import TagwardenBasics
+@testable import TagwardenRegex
+@testable import TagwardenYAML
+@testable import TagwardenGit
+@testable import TagwardenPolicy
+@testable import TagwardenModel
+@testable import TagwardenLint
+@testable import TagwardenReport
+import Testing
+
+/// The backtracker (short ASCII inputs) and the Pike VM (everything else) must give the same leftmost-first
+/// match with the same submatches, for any pattern: thousands of generated patterns and subjects, seeded.
+@Suite struct EngineAgreementTests {
+    struct SplitMix {
+        var state: UInt64
+        mutating func next(_ n: Int) -> Int {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(n))
+        }
+    }
+
+    static func pattern(_ r: inout SplitMix, depth: Int = 0) -> String {
+        let atoms = ["a", "b", "-", ".", "[ab]", "[^a]", #"\d"#, #"\w"#, "0", "^", "$", #"\b"#, #"\B"#, "(?i:A)", "x"]
+        var out = ""
+        for _ in 0..<(1 + r.next(4)) {
+            var piece: String
+            if depth < 3, r.next(4) == 0 {
+                let inner = pattern(&r, depth: depth + 1)
+                let alt = r.next(3) == 0 ? "|" + pattern(&r, depth: depth + 1) : ""
+                piece = ["(", "(?:", "(?P<g\(depth)\(r.next(9))>"][r.next(3)] + inner + alt + ")"
+            } else {
+                piece = atoms[r.next(atoms.count)]
+            }
+            if piece != "^", piece != "$", !piece.hasPrefix(#"\b"#), !piece.hasPrefix(#"\B"#) {
+                piece += ["", "", "*", "+", "?", "{0,2}", "{2}", "*?", "+?", "??", "{1,3}?"][r.next(11)]
+            }
+            out += piece
+        }
+        return out
+    }
+
+    @Test func backtrackerAndPikeVMAgree() {
+        var r = SplitMix(state: 20261122)
+        var compared = 0, matched = 0
+        for _ in 0..<3000 {
+            let p = EngineAgreementTests.pattern(&r)
+            guard let re = try? GoRegex(p), Backtracker.fits(re.program, length: 16) else { continue }
+            for _ in 0..<12 {
+                let subject = (0..<r.next(14)).map { _ in ["a", "b", "0", "1", "-", ".", "x", "A", "_"][r.next(9)] }.joined()
+                let bytes = Array(subject.utf8)
+                let (pike, back) = bytes.withUnsafeBufferPointer { b -> ([Int]?, [Int]?) in
+                    var steps = 0
+                    return (PikeVM(prog: re.program).pikeOnly(b), Backtracker(prog: re.program).run(b, steps: &steps))
+                }
+                #expect(pike == back, "pattern \(p) subject '\(subject)': Pike VM \(String(describing: pike)), backtracker \(String(describing: back))")
+                if pike != back { return }
+                compared += 1
+                if pike != nil { matched += 1 }
+            }
+        }
+        #expect(compared > 20_000 && matched > 5_000, "\(compared) compared, \(matched) matched")
+    }
+}
+
+/// The automaton analysis against brute force: for generated patterns, every tag of one and two characters is tried
+/// in byte order with the matcher; the witness must be the first that both languages accept, or, when none is that
+/// short, longer and accepted by both (or none at all).
+@Suite struct WitnessAgreementTests {
+    @Test func witnessesAreTheFirstTagsBruteForceFinds() throws {
+        var r = EngineAgreementTests.SplitMix(state: 4_2026_1122)
+        let alphabet = Array("-.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz").map(String.init)
+        var short: [String] = alphabet.filter { $0 != "-" && $0 != "." }   // a tag starts with neither
+        for a in alphabet where a != "-" && a != "." { for b in alphabet { short.append(a + b) } }
+        short.sort { $0.utf8.count != $1.utf8.count ? $0.utf8.count < $1.utf8.count : $0 < $1 }
+        var decided = 0, found = 0
+        for _ in 0..<300 {
+            guard let a = try? GoRegex(EngineAgreementTests.pattern(&r)) else { continue }
+            let others: [(TagLanguage, (String) -> Bool)] = [(.any, { _ in true }), (.prefix("a"), { $0.hasPrefix("a") })]
+                + ((try? GoRegex(EngineAgreementTests.pattern(&r))).map { b in [(.matching(b), { b.matches($0) })] } ?? [])
+            for (other, accepts) in others {
+                let expected = short.first { a.matches($0) && accepts($0) }
+                switch TagLanguage.search([.matching(a), other]) {
+                case .witness(let w):
+                    decided += 1
+                    found += 1
+                    if let expected { #expect(w == expected, "\(a.pattern)") } else {
+                        #expect(w.utf8.count > 2 && a.matches(w) && accepts(w), "\(a.pattern): \(w)")
+                    }
+                case .none:
+                    decided += 1
+                    #expect(expected == nil, "\(a.pattern): brute force found \(expected ?? "")")
+                case .undecided:
+                    break
+                }
+            }
+        }
+        #expect(decided > 600 && found > 300, "\(decided) decided, \(found) with a witness")
+    }
+}

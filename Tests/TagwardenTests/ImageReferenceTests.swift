@@ -1,0 +1,68 @@
+import Testing
+@testable import TagwardenBasics
+@testable import TagwardenRegex
+@testable import TagwardenYAML
+@testable import TagwardenGit
+@testable import TagwardenPolicy
+@testable import TagwardenModel
+@testable import TagwardenLint
+@testable import TagwardenReport
+
+@Suite struct ImageReferenceTests {
+    let hex64 = String(repeating: "a", count: 64)
+
+    @Test func parsesTheDistributionGrammar() throws {
+        let r = try ImageReference.parse("localhost:5000/a/b:1.0@sha256:\(hex64)").get()
+        #expect(r.domain == "localhost:5000" && r.path == "a/b" && r.tag == "1.0" && r.digest == "sha256:\(hex64)")
+        let p = try ImageReference.parse("registry:5000/app").get()
+        #expect(p.domain == "registry:5000" && p.tag == nil)
+        let n = try ImageReference.parse("nginx").get()
+        #expect(n.domain == nil && n.path == "nginx")
+        #expect(try ImageReference.parse(String(repeating: "a", count: 237)).get().normalizedName.count == 255)
+        #expect(try ImageReference.parse("acme/" + String(repeating: "0123456789abcdef", count: 4)).get().domain == nil)
+        let ip6 = try ImageReference.parse("[::1]:5000/x:y").get()
+        #expect(ip6.domain == "[::1]:5000" && ip6.tag == "y")
+    }
+
+    @Test(arguments: [
+        ("ghcr.io/Acme/web:1", "lower case"),
+        ("nginx@sha256:abc", "64 hex digits"),
+        ("nginx@md5:\(String(repeating: "a", count: 32))", "not one of sha256"),
+        ("nginx:", "empty"),
+        ("nginx:\(String(repeating: "a", count: 129))", "128"),
+        ("nginx:-x", "starts with"),
+        ("a//b", "empty component"),
+        ("a__-b", "separator"),
+        ("nginx@sha384:\(String(repeating: "a", count: 64))", "96 hex"),
+        ("nginx@sha256:\(String(repeating: "A", count: 64))", "lower-case"),
+        ("ngïnx:1", "repository path 'ngïnx' contains 'ï'"),
+        ("a/b€c", "repository path 'b€c' contains '€'"),
+        (String(repeating: "0123456789abcdef", count: 4), "image ID"),
+        // 250 characters as written, 268 as docker.io/library/…: over distribution's 255
+        (String(repeating: "a", count: 250) + ":1", "longer than 255 characters (268"),
+    ])
+    func rejects(_ text: String, _ reason: String) {
+        guard case .failure(.invalid(let m)) = ImageReference.parse(text) else {
+            Issue.record("\(text) parsed")
+            return
+        }
+        #expect(m.contains(reason), "\(m)")
+    }
+
+    @Test func dockerHubNormalisation() {
+        #expect(ImageReference.normalizeName("nginx") == "docker.io/library/nginx")
+        #expect(ImageReference.normalizeName("docker.io/library/nginx") == "docker.io/library/nginx")
+        #expect(ImageReference.normalizeName("index.docker.io/library/nginx") == "docker.io/library/nginx")
+        #expect(ImageReference.normalizeName("index.docker.io/nginx") == "docker.io/library/nginx")
+        // the Hub's registry named directly implies no library/: its nginx is another name than docker.io's
+        #expect(ImageReference.normalizeName("registry-1.docker.io/library/nginx") == "docker.io/library/nginx")
+        #expect(ImageReference.normalizeName("registry-1.docker.io/nginx") == "docker.io/nginx")
+        #expect(ImageReference.normalizeName("bitnami/redis") == "docker.io/bitnami/redis")
+        #expect(ImageReference.normalizeName("ghcr.io/acme/web") == "ghcr.io/acme/web")
+    }
+
+    @Test func tagOf128IsFine() throws {
+        let t = String(repeating: "a", count: 128)
+        #expect(try ImageReference.parse("x:\(t)").get().tag == t)
+    }
+}
