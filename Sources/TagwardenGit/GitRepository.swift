@@ -1,5 +1,5 @@
 import TagwardenBasics
-import CGit2
+internal import CGit2
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -152,21 +152,14 @@ public final class GitRepository {
         return Self.hex(git_object_id(commit))
     }
 
-    package static func hex(_ oid: git_oid) -> String {
-        var o = oid
-        return hex(&o)
-    }
+    /// The 40 lowercase hex digits of an object id.
+    public static func hex(_ oid: GitOID) -> String { oid.hex }
 
-    static func hex(_ oid: UnsafePointer<git_oid>?) -> String {
-        guard let oid else { return "" }
-        var buf = [CChar](repeating: 0, count: 41)
-        git_oid_tostr(&buf, 41, oid)
-        return String(decoding: buf.prefix(40).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    static func hex(_ oid: UnsafePointer<git_oid>?) -> String { GitOID(oid)?.hex ?? "" }
 
     public struct TreeEntry {
         public var path: String
-        public var oid: git_oid
+        public var oid: GitOID
         public var mode: UInt32
         /// An index entry of an unresolved merge conflict (its "ours" side).
         public var conflicted = false
@@ -194,7 +187,7 @@ public final class GitRepository {
             let name = String(cString: git_tree_entry_name(entry))
             let path = (root.map { String(cString: $0) } ?? "") + name
             guard box.accept(path) else { return 0 }
-            box.entries.append(TreeEntry(path: path, oid: git_tree_entry_id(entry).pointee,
+            box.entries.append(TreeEntry(path: path, oid: GitOID(git_tree_entry_id(entry).pointee),
                                          mode: git_tree_entry_filemode(entry).rawValue))
             return 0
         }, payload)
@@ -211,7 +204,7 @@ public final class GitRepository {
         guard git_tree_entry_bypath(&entry, obj, path) == 0, let entry else { return nil }
         defer { git_tree_entry_free(entry) }
         guard git_tree_entry_type(entry) == GIT_OBJECT_BLOB else { return nil }
-        return TreeEntry(path: path, oid: git_tree_entry_id(entry).pointee, mode: git_tree_entry_filemode(entry).rawValue)
+        return TreeEntry(path: path, oid: GitOID(git_tree_entry_id(entry).pointee), mode: git_tree_entry_filemode(entry).rawValue)
     }
 
     /// Whether the tree of the commit has a file or directory at `path`.
@@ -236,8 +229,8 @@ public final class GitRepository {
     /// A blob's bytes. Its size is read first, so a blob over `limit` is never inflated. A loose object is
     /// inflated here, with zlib, and checked to end where its header says: libgit2 1.5 loops forever on a
     /// truncated one (git itself fails at once).
-    public func readBlob(_ oid: git_oid, limit: Int) -> BlobRead {
-        var id = oid
+    public func readBlob(_ oid: GitOID, limit: Int) -> BlobRead {
+        var id = oid.raw
         if let loose = looseObject(oid) {
             return loose.read(limit: limit, id: Self.hex(oid))
         }
@@ -271,8 +264,8 @@ public final class GitRepository {
     /// The loose object file of an object id, if the repository (or an alternate it names) has one. Each fan-out
     /// directory (`objects/ab/`) is listed once: a packed repository costs one failed listing per prefix, not one
     /// failed open per blob.
-    func looseObject(_ oid: git_oid) -> LooseObject? {
-        let first = Int(oid.id.0)
+    func looseObject(_ oid: GitOID) -> LooseObject? {
+        let first = Int(oid.raw.id.0)
         var hexId: String?
         for (d, dir) in objectDirectories.enumerated() {
             if looseNames[d][first] == nil {
@@ -322,7 +315,7 @@ public final class GitRepository {
             guard stage == 0 || stage == 2 else { continue }  // a conflict: lint "ours"
             let path = String(cString: e.pointee.path)
             guard accept(path), e.pointee.mode != 0o160000 else { continue }
-            out.append(TreeEntry(path: path, oid: e.pointee.id, mode: e.pointee.mode, conflicted: stage == 2))
+            out.append(TreeEntry(path: path, oid: GitOID(e.pointee.id), mode: e.pointee.mode, conflicted: stage == 2))
         }
         return out
     }
@@ -425,7 +418,7 @@ public final class GitRepository {
                   let p = d.pointee.new_file.path else { continue }
             let path = String(cString: p)
             guard accept(path), d.pointee.new_file.mode != 0o120000 else { continue }
-            out.append(TreeEntry(path: path, oid: d.pointee.new_file.id, mode: UInt32(d.pointee.new_file.mode)))
+            out.append(TreeEntry(path: path, oid: GitOID(d.pointee.new_file.id), mode: UInt32(d.pointee.new_file.mode)))
         }
         return out
     }

@@ -1,0 +1,340 @@
+import TagwardenBasics
+internal import CGit2
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The mode of a file in a tree or the index.
+public enum GitFileMode: UInt32, Sendable {
+    case regular = 0o100644
+    case executable = 0o100755
+}
+
+/// What `writeTree` does at one path.
+public enum GitTreeChange: Sendable, Hashable {
+    /// The path holds this blob, replacing whatever was there.
+    case blob(GitOID, mode: GitFileMode)
+    /// The path (a file, or a directory and all it holds) is removed; it must exist.
+    case delete
+}
+
+/// Who made a commit, and when.
+public struct GitSignature: Sendable, Hashable {
+    public var name: String
+    public var email: String
+    /// Seconds since the Unix epoch.
+    public var time: Int64
+    /// The time zone's offset from UTC in minutes, east positive (`+0130` is 90).
+    public var offsetMinutes: Int
+
+    public init(name: String, email: String, time: Int64, offsetMinutes: Int = 0) {
+        self.name = name
+        self.email = email
+        self.time = time
+        self.offsetMinutes = offsetMinutes
+    }
+
+    /// A `git_signature*` the caller frees with `git_signature_free`.
+    func make() throws -> UnsafeMutablePointer<git_signature> {
+        let bad: (String) -> Bool = { $0.contains("\n") || $0.contains("\0") || $0.contains("<") || $0.contains(">") }
+        guard !bad(name), !bad(email) else {
+            throw TagwardenError("invalid git signature \(name) <\(email)>: a name or email cannot hold '<', '>', a newline or NUL")
+        }
+        guard abs(offsetMinutes) < 24 * 60 else { throw TagwardenError("invalid git signature time zone offset: \(offsetMinutes) minutes") }
+        var sig: UnsafeMutablePointer<git_signature>?
+        guard git_signature_new(&sig, name, email, git_time_t(time), Int32(offsetMinutes)) == 0, let sig else {
+            throw TagwardenError("invalid git signature \(name) <\(email)>: \(lastGitError("rejected"))")
+        }
+        return sig
+    }
+}
+
+extension GitRepository {
+    // MARK: objects
+
+    /// Writes `bytes` to the object database as a blob; its id.
+    public func writeBlob(_ bytes: [UInt8]) throws -> GitOID {
+        var id = git_oid()
+        var none: UInt8 = 0
+        let rc = bytes.isEmpty
+            ? git_blob_create_from_buffer(&id, handle, &none, 0)
+            : bytes.withUnsafeBytes { git_blob_create_from_buffer(&id, handle, $0.baseAddress, $0.count) }
+        guard rc == 0 else { throw TagwardenError("cannot write a blob of \(bytes.count) bytes: \(lastGitError("error \(rc)"))") }
+        return GitOID(id)
+    }
+
+    /// The id of the tree of a commit.
+    public func tree(ofCommit commit: GitOID) throws -> GitOID {
+        var id = commit.raw
+        var c: OpaquePointer?
+        guard git_commit_lookup(&c, handle, &id) == 0, let c else {
+            throw TagwardenError("cannot read commit \(commit): \(lastGitError("not found"))")
+        }
+        defer { git_commit_free(c) }
+        guard let tree = GitOID(git_commit_tree_id(c)) else { throw TagwardenError("commit \(commit) has no tree") }
+        return tree
+    }
+
+    /// Writes tree `base` (nil: empty) with `changes` at `/`-separated paths; untouched subtrees keep their ids, emptied ones go.
+    public func writeTree(base: GitOID?, changes: [String: GitTreeChange]) throws -> GitOID {
+        var edits: [TreeEdit] = []
+        edits.reserveCapacity(changes.count)
+        for (path, change) in changes {
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            guard !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." || $0.contains("\0") }) else {
+                throw TagwardenError("cannot write '\(path)' to a tree: not a relative path of /-separated names")
+            }
+            edits.append(TreeEdit(path: path, parts: parts, change: change))
+        }
+        var root: OpaquePointer?
+        if let base {
+            var id = base.raw
+            guard git_tree_lookup(&root, handle, &id) == 0, root != nil else {
+                throw TagwardenError("cannot read tree \(base): \(lastGitError("not found"))")
+            }
+        }
+        defer { if let root { git_tree_free(root) } }
+        return try buildTree(root, edits, depth: 0, isRoot: true)!
+    }
+
+    private struct TreeEdit {
+        var path: String
+        var parts: [String]
+        var change: GitTreeChange
+    }
+
+    /// The tree `base` with `edits` (at `parts[depth...]`) made, written; nil (not written) when it is left empty
+    /// below the root.
+    private func buildTree(_ base: OpaquePointer?, _ edits: [TreeEdit], depth: Int, isRoot: Bool) throws -> GitOID? {
+        var builder: OpaquePointer?
+        guard git_treebuilder_new(&builder, handle, base) == 0, let builder else {
+            throw TagwardenError("cannot build a tree: \(lastGitError("unknown error"))")
+        }
+        defer { git_treebuilder_free(builder) }
+        var here: [String: TreeEdit] = [:]
+        var below: [String: [TreeEdit]] = [:]
+        for edit in edits {
+            let name = edit.parts[depth]
+            if edit.parts.count == depth + 1 { here[name] = edit } else { below[name, default: []].append(edit) }
+        }
+        for (name, inner) in below.sorted(by: { $0.key < $1.key }) {
+            let first = inner.map(\.path).min()!
+            var replaced = false
+            if let edit = here.removeValue(forKey: name) {
+                guard case .delete = edit.change else {
+                    throw TagwardenError("cannot write '\(edit.path)' as a file and '\(first)' inside it")
+                }
+                replaced = true
+            }
+            var subtree: OpaquePointer?
+            if !replaced, let entry = git_treebuilder_get(builder, name) {
+                guard git_tree_entry_type(entry) == GIT_OBJECT_TREE else {
+                    throw TagwardenError("cannot write '\(first)': '\(inner[0].parts[0...depth].joined(separator: "/"))' is not a directory")
+                }
+                guard git_tree_lookup(&subtree, handle, git_tree_entry_id(entry)) == 0, subtree != nil else {
+                    throw TagwardenError("cannot read the tree of '\(inner[0].parts[0...depth].joined(separator: "/"))': \(lastGitError("not found"))")
+                }
+            }
+            defer { if let subtree { git_tree_free(subtree) } }
+            if let id = try buildTree(subtree, inner, depth: depth + 1, isRoot: false) {
+                try insert(builder, name, id, GIT_FILEMODE_TREE, path: first)
+            } else if git_treebuilder_get(builder, name) != nil, git_treebuilder_remove(builder, name) != 0 {
+                throw TagwardenError("cannot remove '\(inner[0].parts[0...depth].joined(separator: "/"))': \(lastGitError("unknown error"))")
+            }
+        }
+        for (name, edit) in here.sorted(by: { $0.key < $1.key }) {
+            switch edit.change {
+            case .blob(let id, let mode):
+                try insert(builder, name, id, git_filemode_t(rawValue: mode.rawValue), path: edit.path)
+            case .delete:
+                guard git_treebuilder_get(builder, name) != nil else { throw TagwardenError("cannot delete '\(edit.path)': it is not in the tree") }
+                guard git_treebuilder_remove(builder, name) == 0 else {
+                    throw TagwardenError("cannot delete '\(edit.path)': \(lastGitError("unknown error"))")
+                }
+            }
+        }
+        if !isRoot, git_treebuilder_entrycount(builder) == 0 { return nil }
+        var out = git_oid()
+        guard git_treebuilder_write(&out, builder) == 0 else { throw TagwardenError("cannot write a tree: \(lastGitError("unknown error"))") }
+        return GitOID(out)
+    }
+
+    private func insert(_ builder: OpaquePointer, _ name: String, _ id: GitOID, _ mode: git_filemode_t, path: String) throws {
+        var raw = id.raw
+        guard git_treebuilder_insert(nil, builder, name, &raw, mode) == 0 else {
+            throw TagwardenError("cannot write '\(path)' (\(id)) to a tree: \(lastGitError("unknown error"))")
+        }
+    }
+
+    /// Writes a commit of `tree` with `parents` (the message gets a final newline when it lacks one); moves no reference.
+    public func createCommit(tree: GitOID, parents: [GitOID], author: GitSignature, committer: GitSignature,
+                             message: String) throws -> GitOID {
+        var treeId = tree.raw
+        var treeObject: OpaquePointer?
+        guard git_tree_lookup(&treeObject, handle, &treeId) == 0, let treeObject else {
+            throw TagwardenError("cannot commit tree \(tree): \(lastGitError("not found"))")
+        }
+        defer { git_tree_free(treeObject) }
+        var parentCommits: [OpaquePointer?] = []
+        defer { for p in parentCommits { git_commit_free(p) } }
+        for parent in parents {
+            var id = parent.raw
+            var c: OpaquePointer?
+            guard git_commit_lookup(&c, handle, &id) == 0, let c else {
+                throw TagwardenError("cannot commit on parent \(parent): \(lastGitError("not found"))")
+            }
+            parentCommits.append(c)
+        }
+        let authorSignature = try author.make()
+        defer { git_signature_free(authorSignature) }
+        let committerSignature = try committer.make()
+        defer { git_signature_free(committerSignature) }
+        let text = message.isEmpty || message.hasSuffix("\n") ? message : message + "\n"
+        var out = git_oid()
+        let rc = parentCommits.withUnsafeMutableBufferPointer { parentList in
+            git_commit_create(&out, handle, nil, authorSignature, committerSignature, nil, text, treeObject,
+                              parentList.count, parentList.baseAddress)
+        }
+        guard rc == 0 else { throw TagwardenError("cannot write a commit: \(lastGitError("error \(rc)"))") }
+        return GitOID(out)
+    }
+
+    // MARK: references
+
+    /// Points `name` (`refs/…`) at `new` only if it is at `old` (nil: only if it does not exist yet); `message` goes to the reflog.
+    public func updateReference(_ name: String, to new: GitOID, expecting old: GitOID?, message: String) throws {
+        var valid: Int32 = 0
+        guard name.hasPrefix("refs/"), git_reference_name_is_valid(&valid, name) == 0, valid == 1 else {
+            throw TagwardenError("cannot update '\(name)': not a full reference name (refs/…)")
+        }
+        var newId = new.raw
+        var ref: OpaquePointer?
+        let rc: Int32
+        if let old {
+            var oldId = old.raw
+            rc = git_reference_create_matching(&ref, handle, name, &newId, 1, &oldId, message)
+        } else {
+            rc = git_reference_create(&ref, handle, name, &newId, 0, message)
+        }
+        if let ref { git_reference_free(ref) }
+        guard rc != 0 else { return }
+        let why = lastGitError("error \(rc)")
+        let now = referenceTarget(name)
+        if rc == GIT_EEXISTS.rawValue || rc == GIT_EMODIFIED.rawValue || now != old {
+            throw TagwardenError("cannot update \(name): it is at \(now?.hex ?? "nothing (no such reference)"), "
+                                 + "not \(old?.hex ?? "nothing (it was to be created)") as expected: it moved")
+        }
+        throw TagwardenError("cannot update \(name) to \(new): \(why)")
+    }
+
+    /// The object reference `name` points at (symbolic references followed), nil when there is none.
+    public func referenceTarget(_ name: String) -> GitOID? {
+        var id = git_oid()
+        guard git_reference_name_to_id(&id, handle, name) == 0 else { return nil }
+        return GitOID(id)
+    }
+
+    /// The full name of the branch HEAD points at (`refs/heads/main`, perhaps not born yet), nil when it is detached.
+    public var currentBranch: String? {
+        var ref: OpaquePointer?
+        guard git_reference_lookup(&ref, handle, "HEAD") == 0, let ref else { return nil }
+        defer { git_reference_free(ref) }
+        guard git_reference_type(ref) == GIT_REFERENCE_SYMBOLIC, let target = git_reference_symbolic_target(ref) else { return nil }
+        return String(cString: target)
+    }
+
+    // MARK: index
+
+    /// Stages `blob` at `path` in the repository's index (resolving a conflict there) and writes the index.
+    public func stage(path: String, blob: GitOID, mode: GitFileMode) throws {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." || $0.contains("\0") }) else {
+            throw TagwardenError("cannot stage '\(path)': not a relative path of /-separated names")
+        }
+        let index = try openIndex()
+        defer { git_index_free(index) }
+        // the index object is the repository's, read once: take in what git did to the file since
+        guard git_index_read(index, 0) == 0 else { throw TagwardenError("cannot read the git index: \(lastGitError("unknown error"))") }
+        var entry = git_index_entry()
+        entry.mode = mode.rawValue
+        entry.id = blob.raw
+        let rc = path.withCString { cPath -> Int32 in
+            entry.path = cPath
+            if git_index_has_conflicts(index) != 0 { _ = git_index_conflict_remove(index, cPath) }
+            return git_index_add(index, &entry)
+        }
+        guard rc == 0 else { throw TagwardenError("cannot stage '\(path)': \(lastGitError("error \(rc)"))") }
+        guard git_index_write(index) == 0 else { throw TagwardenError("cannot write the git index: \(lastGitError("unknown error"))") }
+    }
+
+    // MARK: push
+
+    /// Pushes `refspecs` (`src:dst`, `+` forces) to the named remote; a refused reference (not a fast-forward …) throws, named.
+    public func push(remote: String, refspecs: [String]) throws {
+        var remoteHandle: OpaquePointer?
+        guard git_remote_lookup(&remoteHandle, handle, remote) == 0, let remoteHandle else {
+            throw TagwardenError("cannot push to '\(remote)': \(lastGitError("no such remote"))")
+        }
+        defer { git_remote_free(remoteHandle) }
+        let state = PushState()
+        var options = git_push_options()
+        git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION))
+        options.callbacks.payload = Unmanaged.passUnretained(state).toOpaque()
+        options.callbacks.push_negotiation = { updates, count, payload in
+            guard let payload, let updates else { return 0 }
+            let state = Unmanaged<PushState>.fromOpaque(payload).takeUnretainedValue()
+            for i in 0..<count {
+                guard let u = updates[i]?.pointee, let dst = u.dst_refname else { continue }
+                state.updates.append((String(cString: dst), GitOID(u.src), GitOID(u.dst)))
+            }
+            return 0
+        }
+        options.callbacks.push_update_reference = { name, status, payload in
+            guard let payload, let name, let status else { return 0 }
+            Unmanaged<PushState>.fromOpaque(payload).takeUnretainedValue().rejected.append((String(cString: name), String(cString: status)))
+            return 0
+        }
+        // SSH: the agent's keys, once (libgit2 asks again after each refusal)
+        options.callbacks.credentials = { out, _, user, allowed, payload in
+            guard let payload, let user else { return GIT_PASSTHROUGH.rawValue }
+            let state = Unmanaged<PushState>.fromOpaque(payload).takeUnretainedValue()
+            state.credentialRequests += 1
+            guard state.credentialRequests <= 2 else { return GIT_PASSTHROUGH.rawValue }
+            if allowed & GIT_CREDENTIAL_SSH_KEY.rawValue != 0 { return git_credential_ssh_key_from_agent(out, user) }
+            if allowed & GIT_CREDENTIAL_USERNAME.rawValue != 0 { return git_credential_username_new(out, user) }
+            return GIT_PASSTHROUGH.rawValue
+        }
+        var strings = refspecs.map { strdup($0) }
+        defer { for s in strings { free(s) } }
+        let rc = strings.withUnsafeMutableBufferPointer { buffer in
+            var list = git_strarray(strings: buffer.baseAddress, count: buffer.count)
+            return git_remote_push(remoteHandle, &list, &options)
+        }
+        if rc == GIT_ENONFASTFORWARD.rawValue {
+            // libgit2 says only "cannot push non-fastforwardable reference": find which, as it did
+            let forced = Set(refspecs.filter { $0.hasPrefix("+") }.map { spec in
+                String(spec.dropFirst().split(separator: ":", omittingEmptySubsequences: false).last!)
+            })
+            let refused = state.updates.filter { update in
+                let short = update.ref.hasPrefix("refs/heads/") ? String(update.ref.dropFirst("refs/heads/".count)) : update.ref
+                guard !update.old.isZero, update.old != update.new, !forced.contains(update.ref), !forced.contains(short) else { return false }
+                var a = update.new.raw, b = update.old.raw
+                return git_graph_descendant_of(handle, &a, &b) != 1
+            }
+            let refs = refused.map { "\($0.ref) (the remote has \($0.old), which \($0.new) does not descend from)" }
+            throw TagwardenError("push to '\(remote)' rejected, not a fast-forward: "
+                                 + (refs.isEmpty ? refspecs.joined(separator: ", ") : refs.joined(separator: ", ")))
+        }
+        guard rc == 0 else { throw TagwardenError("cannot push \(refspecs.joined(separator: ", ")) to '\(remote)': \(lastGitError("error \(rc)"))") }
+        if !state.rejected.isEmpty {
+            throw TagwardenError("push to '\(remote)' rejected: " + state.rejected.map { "\($0.ref): \($0.why)" }.joined(separator: ", "))
+        }
+    }
+}
+
+/// What a push's callbacks saw.
+private final class PushState {
+    var updates: [(ref: String, old: GitOID, new: GitOID)] = []
+    var rejected: [(ref: String, why: String)] = []
+    var credentialRequests = 0
+}
