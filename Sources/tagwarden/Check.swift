@@ -87,7 +87,7 @@ struct Check: ParsableCommand {
                     try headSnap.requireIntact()
                     before = try ws.audit(headSnap, profile: options.profile, historyFrom: tip)
                 }
-                report = Engine.compare(head: staged, base: before, alwaysIn: try repo.stagedChanges())
+                report = Linter.compare(head: staged, base: before, alwaysIn: try repo.stagedChanges())
             } else {
                 let headRev = head ?? "HEAD"
                 let ws = try Workspace.open(path: path, configPath: options.config, rev: headRev,
@@ -109,7 +109,7 @@ struct Check: ParsableCommand {
                 let baseSnap = try ws.snapshot(rev: mergeBase, maxFileSize: options.maxFileSizeBytes)
                 try baseSnap.requireIntact()
                 let baseReport = try ws.audit(baseSnap, profile: options.profile, historyFrom: mergeBase)
-                var r = Engine.compare(head: headReport, base: baseReport, renamed: try repo.renames(from: mergeBase, to: headSha), all: all)
+                var r = Linter.compare(head: headReport, base: baseReport, renamed: try repo.renames(from: mergeBase, to: headSha), all: all)
                 r.source.kind = .diff
                 report = r
             }

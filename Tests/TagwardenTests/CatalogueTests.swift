@@ -22,7 +22,7 @@ import Testing
         }
         let files = ex.files.map { SourceFile(path: $0.path, bytes: Array($0.content.utf8)) }
         let snap = SourceSnapshot(kind: .directory, root: "/example", rev: nil, files: files, skipped: [])
-        return try Engine.audit(AuditRequest(snapshot: snap, config: config, profile: ex.profile)) { model in
+        return try Linter.audit(AuditRequest(snapshot: snap, config: config, profile: ex.profile)) { model in
             try History.stagingEvidence(repo: nil, tip: nil, model: model)
         }.findings
     }

@@ -95,7 +95,7 @@ public enum ConfigChange {
                            file: path, span: span, subject: w.message)
         }
         findings.sort { $0.span.start.offset < $1.span.start.offset }
-        Engine.assignFingerprints(&findings, sources: headBytes.map { [path: $0] } ?? [:])
+        Linter.assignFingerprints(&findings, sources: headBytes.map { [path: $0] } ?? [:])
         return findings
     }
 }

@@ -175,6 +175,6 @@ extension Workspace {
 
     /// Audits a snapshot; in a git repository the promotion rules get staging's history from `tip`.
     public func audit(_ snapshot: SourceSnapshot, profile: String?, historyFrom tip: String?) throws -> AuditReport {
-        try Engine.audit(request(snapshot, profile: profile)) { model in try History.stagingEvidence(repo: repo, tip: tip, model: model) }
+        try Linter.audit(request(snapshot, profile: profile)) { model in try History.stagingEvidence(repo: repo, tip: tip, model: model) }
     }
 }

@@ -5,7 +5,8 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let apiDeprecated = Rule("api-deprecated") { m in
+    static let apiDeprecated = Rule("api-deprecated") { c in
+        let m = c.model
         var cache: [Model.ImageAPI.Key: Model.ImageAPI] = [:]
         let v1Everywhere = m.servesV1Everywhere
         return m.objects.indices.compactMap { i in
@@ -16,8 +17,7 @@ extension Rule {
             let newer = nearest.alternatives.filter { FluxAPIs.lifetime(kind: o.kind, version: $0)?.removedIn.map { $0 > removed } ?? true }
             let advice = newer.first.map { "use \(FluxAPIs.group)/\($0), which it serves" }
                 ?? "it serves no later apiVersion of \(o.kind): upgrade Flux first (\(FluxAPIs.served(by: removed, kind: o.kind).first.map { "\($0) from Flux \(FluxAPIs.lifetime(kind: o.kind, version: $0)?.since ?? removed)" } ?? "a later apiVersion")), then move to it"
-            var f = m.finding("api-deprecated",
-                              "\(o.apiVersion) \(o.kind) is removed in Flux \(removed); \(m.describe(nearest.run)) still serves it: \(advice)",
+            var f = c.finding("\(o.apiVersion) \(o.kind) is removed in Flux \(removed); \(m.describe(nearest.run)) still serves it: \(advice)",
                               object: i, span: o.apiVersionSpan)
             if ahead >= 2 { f.ruleSeverity = .note }   // a removal two minor releases ahead or more
             return f

@@ -5,7 +5,8 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let apiRemoved = Rule("api-removed") { m in
+    static let apiRemoved = Rule("api-removed") { c in
+        let m = c.model
         var cache: [Model.ImageAPI.Key: Model.ImageAPI] = [:]
         let v1Everywhere = m.servesV1Everywhere
         return m.objects.indices.compactMap { i in
@@ -26,8 +27,7 @@ extension Rule {
             } else {
                 why = "no Flux 2 serves it"
             }
-            return m.finding("api-removed",
-                             "\(o.apiVersion) \(o.kind) is not served by \(by) (\(why)): the API server refuses it, "
+            return c.finding("\(o.apiVersion) \(o.kind) is not served by \(by) (\(why)): the API server refuses it, "
                                 + "and the Kustomization that applies it fails; \(advice)",
                              object: i, span: o.apiVersionSpan)
         }

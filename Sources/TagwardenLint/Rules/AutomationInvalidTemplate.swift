@@ -5,7 +5,8 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let automationInvalidTemplate = Rule("automation-invalid-template") { m in
+    static let automationInvalidTemplate = Rule("automation-invalid-template") { c in
+        let m = c.model
         var out: [Finding] = []
         for a in m.flux.automations where !m.flux.nonResources.contains(a.object) {
             guard let t = a.spec.messageTemplate else { continue }
@@ -17,8 +18,7 @@ extension Rule {
             switch GoTemplate.parse(t.value) {
             case .failure(let e):
                 let at = place(e.offset) ?? "at byte \(e.offset) of the template"
-                out.append(m.finding("automation-invalid-template",
-                                     "messageTemplate does not parse as a Go template: \(e.message) (\(at)); Flux cannot commit",
+                out.append(c.finding("messageTemplate does not parse as a Go template: \(e.message) (\(at)); Flux cannot commit",
                                      object: a.object, span: t.span))
             case .success(let fields):
                 // the commit data of each Flux that runs the automation (the oldest of each data model first)
@@ -34,8 +34,7 @@ extension Rule {
                         // a field of no Flux's commit data, or one this Flux lacks
                         let everywhere = [FluxVersion(2, 6), FluxVersion.current].allSatisfy { unknownField(fields, flux: $0)?.0.offset == field.offset }
                         let whose = everywhere ? "Flux's commit data" : "the commit data of Flux \(run.version)"
-                        out.append(m.finding("automation-invalid-template",
-                                             "messageTemplate reads .\(field.path.joined(separator: "."))\(at), which \(whose) does not have, "
+                        out.append(c.finding("messageTemplate reads .\(field.path.joined(separator: "."))\(at), which \(whose) does not have, "
                                                 + "so Flux fails to commit: \(known)\(everywhere ? "" : runs)",
                                              object: a.object, span: t.span))
                         reported = true
@@ -46,8 +45,7 @@ extension Rule {
                     let removed = run.version.release >= FluxVersion(2, 7)
                     for (f, name, instead) in Rule.removedTemplateFields(fields) {
                         let at = place(f.offset).map { " (\($0))" } ?? ""
-                        var finding = m.finding("automation-invalid-template",
-                                                removed ? "messageTemplate uses \(name)\(at), which Flux 2.7 removed (the automation stalls with "
+                        var finding = c.finding(removed ? "messageTemplate uses \(name)\(at), which Flux 2.7 removed (the automation stalls with "
                                                             + "RemovedTemplateField)\(runs): use \(instead)"
                                                         : "messageTemplate uses \(name)\(at), which Flux 2.7 removes (the automation then stalls with "
                                                             + "RemovedTemplateField)\(runs): use \(instead), which it serves",

@@ -5,7 +5,8 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let automationMissingPath = Rule("automation-missing-path") { m in
+    static let automationMissingPath = Rule("automation-missing-path") { c in
+        let m = c.model
         let held = pathsHoldingFiles(m, among: Set(m.flux.automations.flatMap(\.paths).filter { !$0.isEmpty }))
         return m.flux.automations.compactMap { a in
             guard !m.flux.nonResources.contains(a.object), !a.spec.updatesElsewhere, let raw = a.spec.updatePath else { return nil }
@@ -17,8 +18,7 @@ extension Rule {
                 ? " (substituted by the Flux Kustomizations that apply it: " + missing.map { "'\($0)'" }.joined(separator: ", ") + ")" : ""
             let checked = a.source == .assumed
                 ? "; checked against this checkout, as the repository its GitRepository names (every GitRepository here names that one; no remote of the clone has its URL)" : ""
-            return m.finding("automation-missing-path",
-                             "update.path '\(raw.value)'\(substituted) holds no manifest in this tree: the automation updates nothing\(checked)",
+            return c.finding("update.path '\(raw.value)'\(substituted) holds no manifest in this tree: the automation updates nothing\(checked)",
                              object: a.object, span: raw.span)
         }
     }

@@ -5,8 +5,9 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let automationUnknownSource = Rule("automation-unknown-source") { m in
-        m.flux.automations.compactMap { a in
+    static let automationUnknownSource = Rule("automation-unknown-source") { c in
+        let m = c.model
+        return m.flux.automations.compactMap { a in
             guard !m.flux.nonResources.contains(a.object), (a.spec.sourceKind ?? "GitRepository") == "GitRepository",
                   let name = a.spec.sourceName else { return nil }
             let ns = a.spec.sourceNamespace ?? a.namespace
@@ -19,7 +20,7 @@ extension Rule {
             }
             if readByKustomizations { return nil }
             let hint = Suggest.nearest(name.value, in: m.flux.gitRepositories.map(\.name)).map { ": did you mean '\($0)'?" } ?? ""
-            return m.finding("automation-unknown-source", "no GitRepository \(ns ?? "<no namespace>")/\(name.value) in the repository\(hint)",
+            return c.finding("no GitRepository \(ns ?? "<no namespace>")/\(name.value) in the repository\(hint)",
                              object: a.object, span: name.span)
         }
     }

@@ -5,8 +5,9 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let imageEntryUnmatched = Rule("image-entry-unmatched") { m in
-        m.unmatchedImageEntries.map { u in
+    static let imageEntryUnmatched = Rule("image-entry-unmatched") { c in
+        let m = c.model
+        return m.unmatchedImageEntries.map { u in
             let name = u.name.value
             let builds: String
             if case .kustomization? = m.objects[u.object].flux {
@@ -26,7 +27,7 @@ extension Rule {
             } else {
                 message += " (it has no container images)"
             }
-            return m.finding("image-entry-unmatched", message, file: m.objects[u.object].file, span: u.name.span,
+            return c.finding(message, file: m.objects[u.object].file, span: u.name.span,
                              object: u.object, environment: m.objectEnvironment[u.object])
         }
     }

@@ -5,8 +5,9 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let imageEnvPrefix = Rule("image-env-prefix") { m in
-        m.images.indices.compactMap { i in
+    static let imageEnvPrefix = Rule("image-env-prefix") { c in
+        let m = c.model
+        return m.images.indices.compactMap { i in
             let img = m.images[i]
             guard img.invalid == nil, !img.retagged, m.imagePromoted[i], let tag = img.tag, !isLatest(img),
                   let env = m.environments.named(m.imageEnvironment[i]), let prefix = env.tagPrefix,
@@ -15,7 +16,7 @@ extension Rule {
             if let other = m.environments.environment(ofTag: tag.value), other.name != env.name {
                 message += ": it is a \(other.name) tag"
             }
-            return m.finding("image-env-prefix", message, image: i, span: tag.span)
+            return c.finding(message, image: i, span: tag.span)
         }
     }
 }

@@ -5,20 +5,19 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let imageFloatingTag = Rule("image-floating-tag") { m in
-        m.images.indices.compactMap { i in
+    static let imageFloatingTag = Rule("image-floating-tag") { c in
+        let m = c.model
+        return m.images.indices.compactMap { i in
             let img = m.images[i]
             guard img.invalid == nil, !img.retagged, img.digest == nil, let tag = img.tag, !isLatest(img) else { return nil }
             if isFloatingWord(tag.value.lowercased(), m.floatingTags) {
-                return m.finding("image-floating-tag",
-                                 "\(m.described(i)) uses the floating tag '\(tag.value)', which points at a new build after each push",
+                return c.finding("\(m.described(i)) uses the floating tag '\(tag.value)', which points at a new build after each push",
                                  image: i, span: tag.span)
             }
             if let numbers = partialVersion(tag.value), !(numbers == 2 && img.normalizedName.map(Rule.releasesTwoNumbers) == true) {
                 // `7` and `13-latest` follow every minor release of their major version; `1.25` every patch release
                 let moves = numbers == 1 ? "every new minor and patch release" : "every new patch release"
-                return m.finding("image-floating-tag",
-                                 "\(m.described(i)) uses the partial version '\(tag.value)', which moves to \(moves): pin the full version",
+                return c.finding("\(m.described(i)) uses the partial version '\(tag.value)', which moves to \(moves): pin the full version",
                                  image: i, span: tag.span)
             }
             return nil

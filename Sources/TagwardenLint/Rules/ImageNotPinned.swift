@@ -5,8 +5,9 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let imageNotPinned = Rule("image-not-pinned") { m in
-        m.images.indices.compactMap { i in
+    static let imageNotPinned = Rule("image-not-pinned") { c in
+        let m = c.model
+        return m.images.indices.compactMap { i in
             let img = m.images[i]
             guard img.invalid == nil, !img.retagged, img.digest == nil, let name = img.name,
                   let env = m.environments.named(m.imageEnvironment[i]), env.requireDigest else { return nil }
@@ -33,7 +34,7 @@ extension Rule {
             default:
                 how = "pin '\(img.text)' as \(pinned)"
             }
-            return m.finding("image-not-pinned", "\(env.name) requires digests: \(how)", image: i)
+            return c.finding("\(env.name) requires digests: \(how)", image: i)
         }
     }
 }

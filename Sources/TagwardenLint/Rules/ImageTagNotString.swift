@@ -5,7 +5,8 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let imageTagNotString = Rule("image-tag-not-string") { m in
+    static let imageTagNotString = Rule("image-tag-not-string") { c in
+        let m = c.model
         var out: [Finding] = []
         for i in m.images.indices {
             let img = m.images[i]
@@ -17,8 +18,7 @@ extension Rule {
             case .bool: meaning = "a boolean"
             default: continue
             }
-            out.append(m.finding("image-tag-not-string",
-                                 "tag \(tag.value) is read by YAML as \(meaning), not the string '\(tag.value)': quote it",
+            out.append(c.finding("tag \(tag.value) is read by YAML as \(meaning), not the string '\(tag.value)': quote it",
                                  image: i, span: tag.span))
         }
         for f in m.files {

@@ -5,15 +5,15 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let imageTagPattern = Rule("image-tag-pattern") { m in
-        m.images.indices.compactMap { i in
+    static let imageTagPattern = Rule("image-tag-pattern") { c in
+        let m = c.model
+        return m.images.indices.compactMap { i in
             let img = m.images[i]
             guard img.invalid == nil, !img.retagged, m.imagePromoted[i], let tag = img.tag, !isLatest(img),
                   let env = m.environments.named(m.imageEnvironment[i]), let re = env.tagRegex, let pattern = env.tagPattern,
                   env.tagPrefix.map({ tag.value.hasPrefix($0) }) ?? true,  // a wrong prefix is image-env-prefix's
                   !re.matches(tag.value) else { return nil }
-            return m.finding("image-tag-pattern",
-                             "tag '\(tag.value)' of promoted image '\(m.promotedName(i))' does not match the \(env.name) tag pattern '\(pattern)'",
+            return c.finding("tag '\(tag.value)' of promoted image '\(m.promotedName(i))' does not match the \(env.name) tag pattern '\(pattern)'",
                              image: i, span: tag.span)
         }
     }

@@ -5,8 +5,9 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let markerContested = Rule("marker-contested", everyFile: true) { m in
-        m.markers.indices.compactMap { k in
+    static let markerContested = Rule("marker-contested", scope: .updatePaths) { c in
+        let m = c.model
+        return m.markers.indices.compactMap { k in
             let info = m.flux.markers[k]
             guard m.markers[k].context == .value, info.skipped == nil, let ref = info.ref, !info.candidates.isEmpty else { return nil }
             let name = "\(ref.namespace)/\(ref.name)"
@@ -17,7 +18,7 @@ extension Rule {
             let why = updating.count > 1
                 ? ", and the automations of \(updating.joined(separator: " and ")) all update this file: each run writes back another environment's tag"
                 : ": which one Flux uses depends on the cluster whose automation updates this file"
-            return m.finding("marker-contested", "this field belongs to no environment, but \(defined.joined(separator: " and ")) each define \(name)\(why); "
+            return c.finding("this field belongs to no environment, but \(defined.joined(separator: " and ")) each define \(name)\(why); "
                                 + "mark the field in each environment's overlay instead", marker: k)
         }
     }

@@ -5,9 +5,10 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let markerDigestStale = Rule("marker-digest-stale", everyFile: true) { m in
+    static let markerDigestStale = Rule("marker-digest-stale", scope: .updatePaths) { c in
+        let m = c.model
         // the markers on each image's fields: Flux updates those fields, and only those
-        m.markersOfImage.keys.sorted().compactMap { i in
+        return m.markersOfImage.keys.sorted().compactMap { i in
             let img = m.images[i]
             guard img.isParts, let digest = img.digestField, let ks = m.markersOfImage[i],
                   !ks.contains(where: { m.flux.markers[$0].ref?.suffix == "digest" }),
@@ -18,8 +19,7 @@ extension Rule {
             if let p = m.flux.markers[k].policy, !m.flux.policies[p].spec.reflectsDigests {
                 fix += " and set digestReflectionPolicy: IfNotPresent on policy \(m.policyName(p))"
             }
-            return m.finding("marker-digest-stale",
-                             "Flux moves this image's tag (the marker on line \(m.markers[k].span.start.line)) but no marker updates this digest: "
+            return c.finding("Flux moves this image's tag (the marker on line \(m.markers[k].span.start.line)) but no marker updates this digest: "
                                 + "the runtime pulls by digest, so after each update the old image keeps running; \(fix)",
                              image: i, span: digest.span)
         }

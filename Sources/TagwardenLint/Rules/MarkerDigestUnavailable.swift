@@ -5,23 +5,22 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let markerDigestUnavailable = Rule("marker-digest-unavailable", everyFile: true) { m in
-        m.markers.indices.compactMap { k in
+    static let markerDigestUnavailable = Rule("marker-digest-unavailable", scope: .updatePaths) { c in
+        let m = c.model
+        return m.markers.indices.compactMap { k in
             let mk = m.markers[k]
             guard mk.context == .value, m.flux.markers[k].skipped == nil, let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy,
                   !m.flux.policies[p].spec.reflectsDigests else { return nil }
             let why = "policy \(m.policyName(p)) does not reflect digests (digestReflectionPolicy is \(m.flux.policies[p].spec.digestReflection ?? "unset, so Never"))"
             switch ref.suffix {
             case "digest"?:
-                return m.finding("marker-digest-unavailable",
-                                 "\(why), so Flux writes an empty digest into this field: set digestReflectionPolicy: IfNotPresent on the policy",
+                return c.finding("\(why), so Flux writes an empty digest into this field: set digestReflectionPolicy: IfNotPresent on the policy",
                                  marker: k)
             case nil:
                 // the marked scalar is itself the whole pinned reference (a marker on a tag field is marker-wrong-form's)
                 guard let i = mk.image, m.images[i].invalid == nil, m.images[i].digest != nil, m.images[i].span == mk.scalar?.span,
                       let name = m.images[i].name else { return nil }
-                return m.finding("marker-digest-unavailable",
-                                 "\(why), so Flux rewrites this pinned reference as \(name):<tag> and drops its digest: set digestReflectionPolicy: IfNotPresent on the policy",
+                return c.finding("\(why), so Flux rewrites this pinned reference as \(name):<tag> and drops its digest: set digestReflectionPolicy: IfNotPresent on the policy",
                                  marker: k)
             default:
                 return nil

@@ -5,12 +5,12 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let markerEnvMismatch = Rule("marker-env-mismatch", everyFile: true) { m in
-        m.markers.indices.compactMap { k in
+    static let markerEnvMismatch = Rule("marker-env-mismatch", scope: .updatePaths) { c in
+        let m = c.model
+        return m.markers.indices.compactMap { k in
             guard m.markers[k].context == .value, m.flux.markers[k].skipped == nil, let p = m.flux.markers[k].policy, let mine = m.markerEnvironment[k],
                   let theirs = m.objectEnvironment[m.flux.policies[p].object], mine != theirs else { return nil }
-            return m.finding("marker-env-mismatch",
-                             "this \(mine) field is updated by policy \(m.policyName(p)), which belongs to \(theirs): \(theirs) builds would land in \(mine)",
+            return c.finding("this \(mine) field is updated by policy \(m.policyName(p)), which belongs to \(theirs): \(theirs) builds would land in \(mine)",
                              marker: k)
         }
     }

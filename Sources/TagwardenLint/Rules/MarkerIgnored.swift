@@ -5,7 +5,8 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let markerIgnored = Rule("marker-ignored", everyFile: true) { m in
+    static let markerIgnored = Rule("marker-ignored", scope: .updatePaths) { c in
+        let m = c.model
         var out: [Finding] = []
         for k in m.markers.indices {
             let mk = m.markers[k]
@@ -13,7 +14,7 @@ extension Rule {
             var reason: String?
             // a file that does not parse is skipped whole, before any marker in it is looked at
             if mk.context != .unreadFile, m.files[mk.file].syntaxError != nil {
-                out.append(m.finding("marker-ignored", "Flux silently skips this $imagepolicy marker: Flux skips files that do not parse", marker: k))
+                out.append(c.finding("Flux silently skips this $imagepolicy marker: Flux skips files that do not parse", marker: k))
                 continue
             }
             switch mk.context {
@@ -32,7 +33,7 @@ extension Rule {
             case .value:
                 reason = m.flux.markers[k].skipped
             }
-            if let reason { out.append(m.finding("marker-ignored", "Flux silently skips this $imagepolicy marker: \(reason)", marker: k)) }
+            if let reason { out.append(c.finding("Flux silently skips this $imagepolicy marker: \(reason)", marker: k)) }
         }
         return out
     }

@@ -5,7 +5,8 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let markerImageMismatch = Rule("marker-image-mismatch", everyFile: true) { m in
+    static let markerImageMismatch = Rule("marker-image-mismatch", scope: .updatePaths) { c in
+        let m = c.model
         var wanted: [Int: String?] = [:]   // repository → normalised image name
         func policyImage(_ p: Int) -> (written: String, normalized: String)? {
             guard let r = m.flux.policies[p].repository, let image = m.flux.repositories[r].spec.image?.value else { return nil }
@@ -33,8 +34,7 @@ extension Rule {
                 }
                 guard have != wantName else { return nil }
                 let part = ref.suffix == "tag" ? "tag" : "digest"
-                return m.finding("marker-image-mismatch",
-                                 "policy \(m.policyName(p)) writes the \(part) of \(image) here, but this field sets the \(part) of \(written): Flux would give \(written) another image's \(part)",
+                return c.finding("policy \(m.policyName(p)) writes the \(part) of \(image) here, but this field sets the \(part) of \(written): Flux would give \(written) another image's \(part)",
                                  marker: k)
             }
             // a full-reference marker on a tag or digest field is marker-wrong-form's, not a name to compare
@@ -60,14 +60,12 @@ extension Rule {
                 let registry = written.dropLast(value.utf8.count + 1)
                 let after = registry + "/" + image
                 guard ImageReference.normalizeName(after) != wantName else { return nil }
-                return m.finding("marker-image-mismatch",
-                                 "policy \(m.policyName(p)) writes \(image) into this repository field, and the chart puts the registry value '\(registry)' "
+                return c.finding("policy \(m.policyName(p)) writes \(image) into this repository field, and the chart puts the registry value '\(registry)' "
                                     + "in front of it: after the first update the release pulls \(after); drop the :name marker (the repository then stays as written)",
                                  marker: k)
             }
             guard have != wantName else { return nil }
-            return m.finding("marker-image-mismatch",
-                             "policy \(m.policyName(p)) updates \(image), but this field names \(written): Flux would overwrite it with another image",
+            return c.finding("policy \(m.policyName(p)) updates \(image), but this field names \(written): Flux would overwrite it with another image",
                              marker: k)
         }
     }

@@ -5,10 +5,11 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let markerMalformed = Rule("marker-malformed", everyFile: true) { m in
-        m.markers.indices.compactMap { k in
+    static let markerMalformed = Rule("marker-malformed", scope: .updatePaths) { c in
+        let m = c.model
+        return m.markers.indices.compactMap { k in
             guard m.markers[k].context == .value, let problem = m.flux.markers[k].problem else { return nil }
-            return m.finding("marker-malformed", "$imagepolicy marker Flux cannot read: \(problem)", marker: k)
+            return c.finding("$imagepolicy marker Flux cannot read: \(problem)", marker: k)
         }
     }
 }

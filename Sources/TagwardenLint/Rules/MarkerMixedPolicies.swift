@@ -5,7 +5,8 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let markerMixedPolicies = Rule("marker-mixed-policies", everyFile: true) { m in
+    static let markerMixedPolicies = Rule("marker-mixed-policies", scope: .updatePaths) { c in
+        let m = c.model
         func ref(_ k: Int) -> MarkerRef? { m.flux.markers[k].ref }
         // the :tag and :digest markers of each image given in parts
         return m.markersOfImage.keys.sorted().compactMap { i in
@@ -13,8 +14,7 @@ extension Rule {
                   let rt = ref(t), let rd = ref(d), rt.namespace != rd.namespace || rt.name != rd.name else { return nil }
             // two policies that select alike (one ImageRepository; the same filter, order and exclusions) write matching parts
             if let pt = m.flux.markers[t].policy, let pd = m.flux.markers[d].policy, m.selectAlike(pt, pd) { return nil }
-            return m.finding("marker-mixed-policies",
-                             "Flux writes this digest from policy \(rd.namespace)/\(rd.name) and the tag beside it (line \(m.markers[t].span.start.line)) from "
+            return c.finding("Flux writes this digest from policy \(rd.namespace)/\(rd.name) and the tag beside it (line \(m.markers[t].span.start.line)) from "
                                 + "\(rt.namespace)/\(rt.name): the runtime pulls by digest, so it runs what \(rd.name) selects while the tag names what "
                                 + "\(rt.name) selects; mark both with one policy",
                              marker: d)

@@ -5,7 +5,8 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let markerUnknownPolicy = Rule("marker-unknown-policy", everyFile: true) { m in
+    static let markerUnknownPolicy = Rule("marker-unknown-policy", scope: .updatePaths) { c in
+        let m = c.model
         var suggester: PolicySuggester?     // built on first need
         var hints: [String: String] = [:]   // many markers may share one unknown name
         var movedByName: [String: [Int]]?   // policies by name, built on first need
@@ -35,20 +36,17 @@ extension Rule {
             }
             // a chart of the repository may make it: its templates are not read
             if let chart = m.policyCharts.first {
-                var f = m.finding("marker-unknown-policy",
-                                  "no manifest defines ImagePolicy \(ref.namespace)/\(ref.name), but the templates of chart \(chart) make ImagePolicies, "
+                var f = c.finding("no manifest defines ImagePolicy \(ref.namespace)/\(ref.name), but the templates of chart \(chart) make ImagePolicies, "
                                     + "which Tagwarden does not render: unless one of them is \(ref.namespace)/\(ref.name), Flux never updates this field\(hints[wanted]!)",
                                   marker: k)
                 f.ruleSeverity = .note
                 return f
             }
-            return m.finding("marker-unknown-policy",
-                             "no ImagePolicy \(ref.namespace)/\(ref.name) in the repository, so Flux never updates this field\(hints[wanted]!)",
+            return c.finding("no ImagePolicy \(ref.namespace)/\(ref.name) in the repository, so Flux never updates this field\(hints[wanted]!)",
                              marker: k)
         }
         if let k = refusedAt {
-            var f = m.finding("marker-unknown-policy",
-                              "from this marker on, unknown policies get no \"did you mean\": the run's budget for suggestions "
+            var f = c.finding("from this marker on, unknown policies get no \"did you mean\": the run's budget for suggestions "
                                 + "(\(SuggestionBudget.candidates) candidates looked at) is spent", marker: k)
             f.ruleSeverity = .note
             f.subject = "suggestions stopped"

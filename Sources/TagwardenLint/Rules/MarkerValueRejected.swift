@@ -5,7 +5,8 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let markerValueRejected = Rule("marker-value-rejected", everyFile: true) { m in
+    static let markerValueRejected = Rule("marker-value-rejected", scope: .updatePaths) { c in
+        let m = c.model
         var evaluators: [TagParsing: [PolicyDefinition.Behaviour: PolicyEvaluator?]] = [:]
         struct Extract: Hashable { let template: String?, pattern: ObjectIdentifier? }
         var extractResolves: [Extract: Bool] = [:]   // a fleet's policies share a few patterns and templates
@@ -16,8 +17,7 @@ extension Rule {
             // `${…}` for Flux's post-build substitution: the automation writes over the expression itself
             if let names = Envsubst.variables(value), !names.isEmpty {
                 let what = ref.suffix == "tag" ? "tag" : "image"
-                return m.finding("marker-value-rejected",
-                                 "the value uses \(names.map { "${\($0)}" }.joined(separator: ", ")) for Flux's post-build substitution, but policy "
+                return c.finding("the value uses \(names.map { "${\($0)}" }.joined(separator: ", ")) for Flux's post-build substitution, but policy "
                                     + "\(m.policyName(p)) writes the \(what) it selects over the whole value: the variable is lost for every cluster that applies this file",
                                  marker: k)
             }
@@ -55,8 +55,7 @@ extension Rule {
                 why = "it does not match filterTags.pattern '\(policy.spec.pattern?.value ?? "")'"
             }
             guard let why else { return nil }
-            return m.finding("marker-value-rejected",
-                             "policy \(m.policyName(p)) could never select '\(tag)': \(why); Flux will replace it with the next tag it selects",
+            return c.finding("policy \(m.policyName(p)) could never select '\(tag)': \(why); Flux will replace it with the next tag it selects",
                              marker: k)
         }
     }

@@ -9,8 +9,9 @@ extension Rule {
     static let nameFields: Set<String> = ["repository", "newName"]
     static let digestFields: Set<String> = ["digest", "newDigest"]
 
-    static let markerWrongForm = Rule("marker-wrong-form", everyFile: true) { m in
-        m.markers.indices.compactMap { k in
+    static let markerWrongForm = Rule("marker-wrong-form", scope: .updatePaths) { c in
+        let m = c.model
+        return m.markers.indices.compactMap { k in
             let mk = m.markers[k]
             guard mk.context == .value, let ref = m.flux.markers[k].ref, let value = mk.scalar?.value else { return nil }
             let key = mk.fieldKey ?? ""
@@ -37,7 +38,7 @@ extension Rule {
                     message = nil
                 }
             }
-            return message.map { m.finding("marker-wrong-form", $0, marker: k) }
+            return message.map { c.finding($0, marker: k) }
         }
     }
 }

@@ -5,7 +5,8 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let objectDuplicate = Rule("object-duplicate") { m in
+    static let objectDuplicate = Rule("object-duplicate") { c in
+        let m = c.model
         struct Key: Hashable { let kind: String, group: String, namespace: String?, name: String, scope: String? }
         var out: [Finding] = []
         // resources with a name that is theirs as written (a name or namespace with `${…}` is another per build)
@@ -21,12 +22,12 @@ extension Rule {
             let there = "\(m.path(b.file)):\(b.kindSpan.start.line)"
             let inCluster = cluster.map { " applied to cluster \($0)" } ?? ""
             if m.files[a.file].bytes[a.byteRange] == m.files[b.file].bytes[b.byteRange] {
-                var f = m.finding("object-duplicate", "\(identity) is also defined, identically, in \(there)\(inCluster): one of the two copies is redundant",
+                var f = c.finding("\(identity) is also defined, identically, in \(there)\(inCluster): one of the two copies is redundant",
                                   object: i)
                 f.ruleSeverity = .note
                 out.append(f)
             } else {
-                out.append(m.finding("object-duplicate", "\(identity) is also defined in \(there)\(inCluster), differently: one silently replaces the other",
+                out.append(c.finding("\(identity) is also defined in \(there)\(inCluster), differently: one silently replaces the other",
                                      object: i))
             }
         }

@@ -8,7 +8,8 @@ import TagwardenModel
 extension Rule {
     /// Flux image-automation objects the API server refuses (CRD schema and CEL rules) or the controller stalls
     /// on before it does anything (spec §1.2, §2.1, §3.2).
-    static let objectInvalid = Rule("object-invalid") { m in
+    static let objectInvalid = Rule("object-invalid") { c in
+        let m = c.model
         var out: [Finding] = []
         func served(_ o: Int) -> Bool {
             let v = m.objects[o].apiVersion
@@ -19,7 +20,7 @@ extension Rule {
         for (o, object) in m.objects.enumerated() {
             guard case .kustomization(let k)? = object.flux, let post = k.postBuild else { continue }
             for v in post.notStrings {
-                out.append(m.finding("object-invalid", "Flux Kustomization \(object.name ?? ""): postBuild.substitute value \(v.value) is read as a "
+                out.append(c.finding("Flux Kustomization \(object.name ?? ""): postBuild.substitute value \(v.value) is read as a "
                                         + "\(v.type == .bool ? "boolean" : "number"), where only strings are accepted: "
                                         + "quote it (\"\(v.value)\"); \(rejected)", object: o, span: v.span))
             }
@@ -28,25 +29,25 @@ extension Rule {
             let spec = r.spec
             func what() -> String { "ImageRepository \(m.objects[r.object].name ?? "")" }   // built for findings only
             if let image = spec.image, let problem = imageProblem(image.value) {
-                out.append(m.finding("object-invalid", "\(what()): image '\(image.value)' \(problem): Flux stalls it (ImageURLInvalid) and scans no tags",
+                out.append(c.finding("\(what()): image '\(image.value)' \(problem): Flux stalls it (ImageURLInvalid) and scans no tags",
                                      object: r.object, span: image.span))
             }
             if let interval = spec.interval, let problem = durationProblem(interval.value, hours: true) {
-                out.append(m.finding("object-invalid", "\(what()): interval '\(interval.value)' \(problem): \(rejected)",
+                out.append(c.finding("\(what()): interval '\(interval.value)' \(problem): \(rejected)",
                                      object: r.object, span: interval.span))
             }
             if let timeout = spec.timeout, let problem = durationProblem(timeout.value, hours: false) {
-                out.append(m.finding("object-invalid", "\(what()): timeout '\(timeout.value)' \(problem): \(rejected)",
+                out.append(c.finding("\(what()): timeout '\(timeout.value)' \(problem): \(rejected)",
                                      object: r.object, span: timeout.span))
             }
             if let list = spec.exclusionList {
                 if list.count > 25 {
-                    out.append(m.finding("object-invalid", "\(what()): exclusionList has \(list.count) entries, at most 25 are accepted: \(rejected)",
+                    out.append(c.finding("\(what()): exclusionList has \(list.count) entries, at most 25 are accepted: \(rejected)",
                                          object: r.object, span: list[25].span))
                 }
                 for entry in list {
                     do { _ = try GoRegex(entry.value) } catch {
-                        out.append(m.finding("object-invalid", "\(what()): exclusionList entry '\(entry.value)' is not a valid Go regular expression: \(error); every scan fails",
+                        out.append(c.finding("\(what()): exclusionList entry '\(entry.value)' is not a valid Go regular expression: \(error); every scan fails",
                                              object: r.object, span: entry.span))
                     }
                 }
@@ -72,28 +73,28 @@ extension Rule {
             if patched("ImagePolicy", policy.name) {
                 // the ordering may come from the patch
             } else if spec.policySpan == nil {
-                out.append(m.finding("object-invalid", "policy \(m.policyName(p)) has no spec.policy (semver, alphabetical or numerical): \(rejected)",
+                out.append(c.finding("policy \(m.policyName(p)) has no spec.policy (semver, alphabetical or numerical): \(rejected)",
                                      policy: p, span: m.objects[policy.object].kindSpan))
             } else if spec.semverRange == nil, !spec.hasAlphabetical, !spec.hasNumerical {
-                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): spec.policy names no semver, alphabetical or numerical ordering: "
+                out.append(c.finding("policy \(m.policyName(p)): spec.policy names no semver, alphabetical or numerical ordering: "
                                         + "Flux stalls the policy (InvalidPolicy) and selects nothing", policy: p, span: spec.policySpan))
             }
             for order in [spec.alphabeticalOrder, spec.numericalOrder].compactMap({ $0 }) where order.value != "asc" && order.value != "desc" {
-                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): order '\(order.value)' is not asc or desc: \(rejected)",
+                out.append(c.finding("policy \(m.policyName(p)): order '\(order.value)' is not asc or desc: \(rejected)",
                                      policy: p, span: order.span))
             }
             let reflection = spec.digestReflection ?? "Never"
             if let field = spec.digestReflectionField, !["Always", "IfNotPresent", "Never"].contains(field.value) {
-                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): digestReflectionPolicy '\(field.value)' is not Always, IfNotPresent or Never: \(rejected)",
+                out.append(c.finding("policy \(m.policyName(p)): digestReflectionPolicy '\(field.value)' is not Always, IfNotPresent or Never: \(rejected)",
                                      policy: p, span: field.span))
             } else if let interval = spec.interval, reflection != "Always" {
-                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): spec.interval is only accepted when spec.digestReflectionPolicy is Always: \(rejected)",
+                out.append(c.finding("policy \(m.policyName(p)): spec.interval is only accepted when spec.digestReflectionPolicy is Always: \(rejected)",
                                      policy: p, span: interval.span))
             } else if reflection == "Always", spec.interval == nil {
-                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): spec.interval must be set when spec.digestReflectionPolicy is Always: \(rejected)",
+                out.append(c.finding("policy \(m.policyName(p)): spec.interval must be set when spec.digestReflectionPolicy is Always: \(rejected)",
                                      policy: p, span: spec.digestReflectionField?.span))
             } else if let interval = spec.interval, let problem = durationProblem(interval.value, hours: true) {
-                out.append(m.finding("object-invalid", "policy \(m.policyName(p)): interval '\(interval.value)' \(problem): \(rejected)",
+                out.append(c.finding("policy \(m.policyName(p)): interval '\(interval.value)' \(problem): \(rejected)",
                                      policy: p, span: interval.span))
             }
         }
@@ -101,16 +102,16 @@ extension Rule {
             let spec = a.spec
             func what() -> String { "ImageUpdateAutomation \(m.objects[a.object].name ?? "")" }
             if let interval = spec.interval, let problem = durationProblem(interval.value, hours: true) {
-                out.append(m.finding("object-invalid", "\(what()): interval '\(interval.value)' \(problem): \(rejected)",
+                out.append(c.finding("\(what()): interval '\(interval.value)' \(problem): \(rejected)",
                                      object: a.object, span: interval.span))
             }
             if let strategy = spec.strategy, strategy.value != "Setters" {
-                out.append(m.finding("object-invalid", "\(what()): update.strategy '\(strategy.value)' is not Setters, the only strategy: \(rejected)",
+                out.append(c.finding("\(what()): update.strategy '\(strategy.value)' is not Setters, the only strategy: \(rejected)",
                                      object: a.object, span: strategy.span))
             }
             if let name = m.objects[a.object].name, patched("ImageUpdateAutomation", name) { continue }
             guard spec.hasGit else {
-                out.append(m.finding("object-invalid", "\(what()) has no spec.git: Flux stalls it (a GitRepository source needs .spec.git) and never updates anything",
+                out.append(c.finding("\(what()) has no spec.git: Flux stalls it (a GitRepository source needs .spec.git) and never updates anything",
                                      object: a.object))
                 continue
             }
@@ -121,7 +122,7 @@ extension Rule {
                     refWithoutBranch = source.hasRef && source.branch == nil
                 }
                 if refWithoutBranch {
-                    out.append(m.finding("object-invalid", "\(what()) has no git.push.branch, and the ref it checks out (\(spec.hasCheckoutRef ? "git.checkout.ref" : "its GitRepository's spec.ref")) "
+                    out.append(c.finding("\(what()) has no git.push.branch, and the ref it checks out (\(spec.hasCheckoutRef ? "git.checkout.ref" : "its GitRepository's spec.ref")) "
                                             + "names no branch: Flux fails every run (push spec not provided, and cannot be inferred); set git.push.branch",
                                          object: a.object))
                 }

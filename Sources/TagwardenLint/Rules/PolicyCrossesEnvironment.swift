@@ -5,7 +5,8 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let policyCrossesEnvironment = Rule("policy-crosses-environment") { m in
+    static let policyCrossesEnvironment = Rule("policy-crosses-environment") { c in
+        let m = c.model
         var out: [Finding] = []
         let cache = WitnessCache()
         for p in m.flux.policies.indices where !m.flux.nonResources.contains(m.flux.policies[p].object) {
@@ -39,7 +40,7 @@ extension Rule {
                     }
                 }
                 if shared { message += ", which its markers in \(receivers.sorted().joined(separator: " and ")) would receive" }
-                var f = m.finding("policy-crosses-environment", message, policy: p, environment: receivers.sorted().first)
+                var f = c.finding(message, policy: p, environment: receivers.sorted().first)
                 f.subject = name   // the environment it crosses into
                 out.append(f)
             }

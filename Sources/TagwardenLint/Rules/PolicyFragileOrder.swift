@@ -19,7 +19,8 @@ extension Rule {
     /// A key Go's ParseFloat rejects: a character no float literal has, or the empty key.
     static let notNumber = try? GoRegex(#"[^0-9.eEpPxX_+-]|^$|^[eEpPxX_.+-]*$"#)
 
-    static let policyFragileOrder = Rule("policy-fragile-order") { m in
+    static let policyFragileOrder = Rule("policy-fragile-order") { c in
+        let m = c.model
         var out: [Finding] = []
         struct Key: Hashable {
             let alphabetical: Bool, filtered: Bool
@@ -32,13 +33,13 @@ extension Rule {
             let kinds = [spec.semverRange != nil ? "semver" : nil, spec.hasAlphabetical ? "alphabetical" : nil, spec.hasNumerical ? "numerical" : nil]
                 .compactMap { $0 }
             if kinds.count > 1 {
-                out.append(m.finding("policy-fragile-order", "policy \(m.policyName(p)) sets \(kinds.joined(separator: " and ")): Flux uses \(kinds[0]) "
+                out.append(c.finding("policy \(m.policyName(p)) sets \(kinds.joined(separator: " and ")): Flux uses \(kinds[0]) "
                                         + "and silently ignores \(kinds.dropFirst().joined(separator: " and ")); keep one", policy: p, span: spec.policySpan))
             }
             guard spec.semverRange == nil, spec.hasAlphabetical || spec.hasNumerical else { continue }
             let cacheKey = Key(alphabetical: spec.hasAlphabetical, filtered: spec.hasFilterTags, pattern: spec.pattern?.value, extract: spec.extract?.value)
             if let known = verdicts[cacheKey] {
-                if let message = known { out.append(m.finding("policy-fragile-order", message, policy: p, span: fragileSpan(m, p))) }
+                if let message = known { out.append(c.finding(message, policy: p, span: fragileSpan(m, p))) }
                 continue
             }
             verdicts[cacheKey] = .some(nil)
@@ -65,7 +66,7 @@ extension Rule {
                 message = "numerical order needs numbers, but the \(what) can be '\(w)': one such tag makes Flux fail the whole policy; narrow the pattern to digits"
             }
             verdicts[cacheKey] = .some(message)
-            if let message { out.append(m.finding("policy-fragile-order", message, policy: p, span: fragileSpan(m, p))) }
+            if let message { out.append(c.finding(message, policy: p, span: fragileSpan(m, p))) }
         }
         return out
     }

@@ -6,31 +6,29 @@ import TagwardenPolicy
 import TagwardenModel
 
 extension Rule {
-    static let policyInvalidRegex = Rule("policy-invalid-regex") { m in
+    static let policyInvalidRegex = Rule("policy-invalid-regex") { c in
+        let m = c.model
         var out: [Finding] = []
         for (p, policy) in m.flux.policies.enumerated() where !m.flux.nonResources.contains(policy.object) {
             if let e = policy.regexError, let pattern = policy.spec.pattern {
-                out.append(m.finding("policy-invalid-regex",
-                                     "filterTags.pattern '\(pattern.value)' is not a valid Go regular expression: \(e); Flux stalls the policy",
+                out.append(c.finding("filterTags.pattern '\(pattern.value)' is not a valid Go regular expression: \(e); Flux stalls the policy",
                                      policy: p, span: pattern.span))
                 continue
             }
             guard let extract = policy.spec.extract, !extract.value.isEmpty else { continue }
             guard let re = policy.regex else {
-                out.append(m.finding("policy-invalid-regex", "filterTags.extract '\(extract.value)' has no pattern to take groups from",
+                out.append(c.finding("filterTags.extract '\(extract.value)' has no pattern to take groups from",
                                      policy: p, span: extract.span))
                 continue
             }
             for name in extractReferences(extract.value) where !referenceResolves(name, in: re) {
                 if Int(name) != nil, !(name.count > 1 && name.hasPrefix("0")) {
-                    out.append(m.finding("policy-invalid-regex",
-                                         "filterTags.extract '\(extract.value)' uses group $\(name), but the pattern has \(re.captureCount) group\(re.captureCount == 1 ? "" : "s")",
+                    out.append(c.finding("filterTags.extract '\(extract.value)' uses group $\(name), but the pattern has \(re.captureCount) group\(re.captureCount == 1 ? "" : "s")",
                                          policy: p, span: extract.span))
                 } else {
                     let hint = name.first?.isNumber == true && name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
                         ? " (Go reads '$\(name)' as one name: write '${\(name.prefix { $0.isNumber })}\(name.drop { $0.isNumber })')" : ""
-                    out.append(m.finding("policy-invalid-regex",
-                                         "filterTags.extract '\(extract.value)' uses group '\(name)', which the pattern does not define\(hint)",
+                    out.append(c.finding("filterTags.extract '\(extract.value)' uses group '\(name)', which the pattern does not define\(hint)",
                                          policy: p, span: extract.span))
                 }
             }
@@ -38,21 +36,4 @@ extension Rule {
         return out
     }
 
-    /// Whether an extract template's reference names a group of `re` (a number, `$1`, or a name; `$01` is a name).
-    static func referenceResolves(_ name: String, in re: GoRegex) -> Bool {
-        if let n = Int(name), !(name.count > 1 && name.hasPrefix("0")) { return n <= re.captureCount }
-        return re.subexpNames.contains(name)
-    }
-
-    /// Whether a policy's `extract` (if any) can take every group it names from its pattern.
-    static func extractResolves(_ spec: ImagePolicySpec, _ re: GoRegex?) -> Bool {
-        guard let extract = spec.extract?.value, !extract.isEmpty else { return true }
-        guard let re else { return false }
-        return extractReferences(extract).allSatisfy { referenceResolves($0, in: re) }
-    }
-
-    /// Group names an extract template refers to, by Go's `Expand` rules.
-    static func extractReferences(_ template: String) -> [String] {
-        GoRegex.scanTemplate(template).compactMap { if case .reference(let name) = $0 { return name } else { return nil } }
-    }
 }

@@ -19,7 +19,8 @@ func versionLanguages(_ flux: TagParsing) -> [TagLanguage]? {
 }
 
 extension Rule {
-    static let policySelectsNothing = Rule("policy-selects-nothing") { m in
+    static let policySelectsNothing = Rule("policy-selects-nothing") { c in
+        let m = c.model
         var out: [Finding] = []
         let cache = WitnessCache()
         var firstRefused: Int?   // the first policy not judged because the rule's budget was spent
@@ -32,15 +33,13 @@ extension Rule {
             }
             if owned.isEmpty {
                 if cache.search(selectable, .any, environment: nil) == .none {
-                    out.append(m.finding("policy-selects-nothing",
-                                         "pattern '\(pattern)' of policy \(m.policyName(p)) cannot match any valid tag ([A-Za-z0-9_][A-Za-z0-9._-]{0,127})",
+                    out.append(c.finding("pattern '\(pattern)' of policy \(m.policyName(p)) cannot match any valid tag ([A-Za-z0-9_][A-Za-z0-9._-]{0,127})",
                                          policy: p))
                 }
                 continue
             }
             for (name, e, language) in owned where cache.search(selectable, language, environment: e) == .none {
-                out.append(m.finding("policy-selects-nothing",
-                                     "no \(name) tag can pass pattern '\(pattern)' of policy \(m.policyName(p)): it never selects anything for \(name)",
+                out.append(c.finding("no \(name) tag can pass pattern '\(pattern)' of policy \(m.policyName(p)): it never selects anything for \(name)",
                                      policy: p, environment: name))
             }
         }
@@ -52,14 +51,12 @@ extension Rule {
                   let selectable = m.policyLanguage(p), let versions = versionLanguages(flux) else { continue }
             if cache.exhausted, firstRefused == nil { firstRefused = p }
             if cache.search([selectable] + versions) == .none {
-                out.append(m.finding("policy-selects-nothing",
-                                     "no tag that pattern '\(pattern)' of semver policy \(m.policyName(p)) admits parses as a version\(flux == .current ? " (Flux 2.7+ needs at least two dots, from the start of the tag)" : "")): extract the version, e.g. extract: '$version'",
+                out.append(c.finding("no tag that pattern '\(pattern)' of semver policy \(m.policyName(p)) admits parses as a version\(flux == .current ? " (Flux 2.7+ needs at least two dots, from the start of the tag)" : "")): extract the version, e.g. extract: '$version'",
                                      policy: p))
             }
         }
         if cache.refused > 0, let first = firstRefused {
-            var f = m.finding("policy-selects-nothing",
-                              "policy \(m.policyName(first)) and \(cache.refused - 1 == 0 ? "no other" : "later") searches were not judged: the analysis "
+            var f = c.finding("policy \(m.policyName(first)) and \(cache.refused - 1 == 0 ? "no other" : "later") searches were not judged: the analysis "
                                 + "budget of the run was spent on earlier policies whose patterns outgrow it",
                               policy: first)
             f.ruleSeverity = .note

@@ -5,12 +5,13 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let policyUnknownRepository = Rule("policy-unknown-repository") { m in
+    static let policyUnknownRepository = Rule("policy-unknown-repository") { c in
+        let m = c.model
         var out: [Finding] = []
         var suggesters: [String?: Suggester] = [:]   // by the namespace asked for
         for (p, policy) in m.flux.policies.enumerated() where !m.flux.nonResources.contains(policy.object) {
             guard let ref = policy.spec.repositoryName else {
-                out.append(m.finding("policy-unknown-repository", "policy \(m.policyName(p)) has no imageRepositoryRef.name",
+                out.append(c.finding("policy \(m.policyName(p)) has no imageRepositoryRef.name",
                                      policy: p, span: m.objects[policy.object].kindSpan))
                 continue
             }
@@ -20,8 +21,7 @@ extension Rule {
                     suggesters[targetNamespace] = Suggester(m.flux.repositories.filter { FluxIndex.sameNamespace($0.namespace, targetNamespace) }.map(\.name))
                 }
                 let hint = suggesters[targetNamespace]!.nearest(ref.value).map { ": did you mean '\($0)'?" } ?? ""
-                out.append(m.finding("policy-unknown-repository",
-                                     "no ImageRepository \(targetNamespace ?? "<no namespace>")/\(ref.value) in the repository\(hint)",
+                out.append(c.finding("no ImageRepository \(targetNamespace ?? "<no namespace>")/\(ref.value) in the repository\(hint)",
                                      policy: p, span: ref.span))
                 continue
             }
@@ -30,15 +30,13 @@ extension Rule {
             if policy.spec.repositoryNamespace?.containsBytes("${") == true { continue }
             guard let from = policy.namespace, let to = repo.namespace, from != to else { continue }
             guard let selectors = repo.spec.accessSelectors else {
-                out.append(m.finding("policy-unknown-repository",
-                                     "ImageRepository \(to)/\(repo.name) has no accessFrom, so policy \(m.policyName(p)) in namespace \(from) may not use it",
+                out.append(c.finding("ImageRepository \(to)/\(repo.name) has no accessFrom, so policy \(m.policyName(p)) in namespace \(from) may not use it",
                                      policy: p, span: ref.span))
                 continue
             }
             let labels = m.namespaceLabels[from] ?? [:]
             if !selectors.contains(where: { FluxIndex.matches($0, labels) }) {
-                out.append(m.finding("policy-unknown-repository",
-                                     "the accessFrom of ImageRepository \(to)/\(repo.name) does not admit namespace \(from) (labels \(labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")))",
+                out.append(c.finding("the accessFrom of ImageRepository \(to)/\(repo.name) does not admit namespace \(from) (labels \(labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")))",
                                      policy: p, span: ref.span))
             }
         }

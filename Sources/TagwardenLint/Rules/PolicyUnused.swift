@@ -5,8 +5,9 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let policyUnused = Rule("policy-unused") { m in
-        m.flux.policies.indices.compactMap { p in
+    static let policyUnused = Rule("policy-unused") { c in
+        let m = c.model
+        return m.flux.policies.indices.compactMap { p in
             let policy = m.flux.policies[p]
             guard !m.flux.nonResources.contains(policy.object), (m.flux.uses[p] ?? []).isEmpty else { return nil }
             // an automation of its namespace that updates another repository: its markers live there
@@ -15,7 +16,7 @@ extension Rule {
                     && (a.spec.policySelector.map { a.spec.policySelectorExpressions || FluxIndex.matches($0, policy.labels) } ?? true)
             }
             guard !elsewhere else { return nil }
-            return m.finding("policy-unused", "no $imagepolicy marker uses policy \(m.policyName(p)): it selects tags nobody deploys",
+            return c.finding("no $imagepolicy marker uses policy \(m.policyName(p)): it selects tags nobody deploys",
                              policy: p, span: m.objects[policy.object].kindSpan)
         }
     }

@@ -3689,3 +3689,50 @@ fi
 exit "$status"
 """#
 }
+
+extension Rule {
+    /// Every rule, by id: the `Rule` declarations of Sources/TagwardenLint/Rules.
+    public static let all: [Rule] = [
+        .apiDeprecated,
+        .apiRemoved,
+        .automationDirectPush,
+        .automationInvalidTemplate,
+        .automationMissingPath,
+        .automationUnknownSource,
+        .fileSkipped,
+        .imageEntryUnmatched,
+        .imageEnvPrefix,
+        .imageFloatingTag,
+        .imageInvalidReference,
+        .imageLatestTag,
+        .imageMissingTag,
+        .imageNotPinned,
+        .imageTagNotString,
+        .imageTagPattern,
+        .markerContested,
+        .markerDigestStale,
+        .markerDigestUnavailable,
+        .markerEnvMismatch,
+        .markerIgnored,
+        .markerImageMismatch,
+        .markerMalformed,
+        .markerMixedPolicies,
+        .markerOverridden,
+        .markerUnknownPolicy,
+        .markerValueRejected,
+        .markerWrongForm,
+        .objectDuplicate,
+        .objectInvalid,
+        .policyCrossesEnvironment,
+        .policyFragileOrder,
+        .policyInvalidRegex,
+        .policyInvalidSemver,
+        .policySelectsNothing,
+        .policyUnknownRepository,
+        .policyUnused,
+        .promotionRebuiltArtifact,
+        .promotionUntestedDigest,
+        .suppressionUnused,
+        .yamlSyntax,
+    ]
+}

@@ -52,23 +52,6 @@ extension Model {
         return "\(policy.namespace ?? "<no namespace>")/\(policy.name)"
     }
 
-    func finding(_ rule: String, _ message: String, policy p: Int, span: SourceSpan? = nil, environment: String? = nil) -> Finding {
-        let o = flux.policies[p].object
-        var f = finding(rule, message, file: objects[o].file, span: span ?? policySpan(p), object: o,
-                        environment: environment ?? objectEnvironment[o])
-        f.subject = environment   // the environment a policy is judged for, of several
-        return f
-    }
-
-    func finding(_ rule: String, _ message: String, marker k: Int) -> Finding {
-        let m = markers[k]
-        return finding(rule, message, file: m.file, span: m.span, object: m.object, environment: markerEnvironment[k])
-    }
-
-    func finding(_ rule: String, _ message: String, object o: Int, span: SourceSpan? = nil) -> Finding {
-        finding(rule, message, file: objects[o].file, span: span ?? objects[o].kindSpan, object: o, environment: objectEnvironment[o])
-    }
-
     /// How the Flux that runs policy `p` parses tags as versions (the oldest, when clusters of several Flux apply it).
     func tagParsing(policy p: Int) -> TagParsing {
         fluxVersion(ofFile: objects[flux.policies[p].object].file).tagParsing

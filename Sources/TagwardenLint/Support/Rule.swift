@@ -36,30 +36,32 @@ public struct Finding: Sendable {
     }
 }
 
-/// A rule: an id (its severity, texts and examples live in `rules/<id>.yaml`) and a check over the Model.
+/// A rule: its id (its default severity, texts and examples live in `rules/<id>.yaml`, embedded in the binary), which
+/// files its findings may be in, and its check over the Model. Every rule is declared in its own file under
+/// `Sources/TagwardenLint/Rules`, as a static property of `Rule`; `scripts/gen-catalogue` registers them (`Rule.all`).
 public struct Rule: Sendable {
-    public let id: String
-    /// It judges what Flux's image automation reads in every file under `update.path`, applied or not (the marker
-    /// rules); the other rules judge objects, and only those of files some cluster of the repository applies.
-    public let everyFile: Bool
-    public let check: @Sendable (Model) -> [Finding]
-
-    public init(_ id: String, everyFile: Bool = false, check: @escaping @Sendable (Model) -> [Finding]) {
-        self.id = id
-        self.everyFile = everyFile
-        self.check = check
+    /// Which findings of the rule are kept, by the file they are in.
+    public enum Scope: Sendable {
+        /// Findings in files some cluster of the repository applies (objects of other files are in no cluster).
+        case appliedFiles
+        /// Also findings in files under an image automation's `update.path`, applied or not: what Flux's image
+        /// automation reads (the marker rules).
+        case updatePaths
+        /// Findings in any file read (or not read: `file-skipped`).
+        case everyFile
     }
 
-    /// Every rule that reads the Model. `yaml-syntax`, `file-skipped` and `suppression-unused` are
-    /// produced by the engine itself.
-    public static let all: [Rule] = [
-        .imageInvalidReference, .imageMissingTag, .imageLatestTag, .imageFloatingTag, .imageTagNotString,
-        .imageNotPinned, .imageEnvPrefix, .imageTagPattern, .promotionUntestedDigest, .promotionRebuiltArtifact,
-        .markerMalformed, .markerUnknownPolicy, .markerImageMismatch, .markerWrongForm, .markerEnvMismatch, .markerContested, .markerIgnored,
-        .markerOverridden,
-        .policyInvalidRegex, .policyCrossesEnvironment, .policySelectsNothing, .policyUnknownRepository, .policyUnused,
-        .objectDuplicate, .automationUnknownSource, .automationMissingPath, .automationDirectPush, .automationInvalidTemplate,
-        .apiRemoved, .policyInvalidSemver, .markerValueRejected, .policyFragileOrder, .markerDigestUnavailable,
-        .objectInvalid, .imageEntryUnmatched, .markerDigestStale, .markerMixedPolicies, .apiDeprecated,
-    ]
+    public let id: String
+    public let scope: Scope
+    /// It runs after the other rules' findings are matched with the suppressions, and judges the suppressions.
+    public let judgesSuppressions: Bool
+    let check: @Sendable (RuleContext) -> [Finding]
+
+    public init(_ id: String, scope: Scope = .appliedFiles, judgesSuppressions: Bool = false,
+                check: @escaping @Sendable (RuleContext) -> [Finding]) {
+        self.id = id
+        self.scope = scope
+        self.judgesSuppressions = judgesSuppressions
+        self.check = check
+    }
 }

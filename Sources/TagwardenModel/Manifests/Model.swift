@@ -21,8 +21,6 @@ public struct Model: Sendable {
     public let floatingTags: Set<String>
     /// Labels of the Namespace objects in the repository, by name.
     public let namespaceLabels: [String: [String: String]]
-    /// What staging ran (from git history), for the promotion rules; nil when they do not apply.
-    public var evidence: PromotionEvidence?
     /// Flux objects resolved against each other, and every marker's policy.
     public let flux: FluxIndex
     /// The environment of each marker (its object's, else its file's).
@@ -43,6 +41,15 @@ public struct Model: Sendable {
     /// What kustomizations list in `resources` (or `bases`, `components`) that the input has neither as a manifest
     /// nor as a directory of files: a file under a name the listing passes over (`app.json`), or nothing.
     public let unlistedResources: [String]
+    /// What staging ran (from git history), for the promotion rules; nil when they do not apply.
+    public let evidence: PromotionEvidence?
+    /// The files of the snapshot that were not read, and why.
+    public let skipped: [SkippedFile]
+
+    /// The directories of Helm charts (holding a `Chart.yaml`), each with its trailing slash ("" for the root).
+    public static func chartDirectories(_ paths: [String]) -> [String] {
+        paths.compactMap { p in p == "Chart.yaml" ? "" : p.hasSuffix("/Chart.yaml") ? String(p.dropLast("Chart.yaml".count)) : nil }
+    }
 
     public static let defaultFloatingTags = ["main", "master", "develop", "development", "dev", "stable", "edge", "nightly",
                                              "canary", "release", "head", "snapshot", "prod", "production", "staging", "stage",
@@ -55,11 +62,15 @@ public struct Model: Sendable {
 
     /// Parses and extracts every file (in parallel), then resolves namespaces and environments.
     /// `policyCharts`: the Helm charts of the repository whose templates (not read) make ImagePolicies.
+    /// `skipped`: the files of the snapshot that were not read. `evidence`: what staging ran, which needs the Model to
+    /// know where staging lives; it is given the Model once built, and the Model returned holds what it found.
     public static func build(_ sources: [SourceFile], config: Config, profile: String?, remoteURLs: [String] = [],
-                             policyCharts: [String] = []) -> Model {
+                             policyCharts: [String] = [], skipped: [SkippedFile] = [],
+                             evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
         let facts = extractAll(sources)
         Timings.mark("extract")
-        return build(facts: facts, config: config, profile: profile, remoteURLs: remoteURLs, policyCharts: policyCharts)
+        return try build(facts: facts, config: config, profile: profile, remoteURLs: remoteURLs, policyCharts: policyCharts,
+                         skipped: skipped, evidence: evidence)
     }
 
     /// Appends the images of release values files (a generated ConfigMap's file, a chart's `valuesFiles`) to `images`.
@@ -126,7 +137,8 @@ public struct Model: Sendable {
     }
 
     public static func build(facts input: consuming [FileFacts], config: Config, profile: String?, remoteURLs: [String] = [],
-                             policyCharts: [String] = []) -> Model {
+                             policyCharts: [String] = [], skipped: [SkippedFile] = [],
+                             evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
         let facts = input
         var objects: [ManifestObject] = []
         var images: [ImageUse] = []
@@ -241,12 +253,20 @@ public struct Model: Sendable {
                                    nonResources: nonResources, markers: markers, markerEnvironment: markerEnvironment,
                                    expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)),
                                    bootstrapSources: bootstrapSources)
-        return Model(files: facts, objects: objects, images: images, markers: markers, config: config, environments: env,
-                     objectNamespace: namespaces, objectEnvironment: objectEnvironment, imageEnvironment: imageEnvironment,
-                     imagePromoted: promoted, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
-                     namespaceLabels: labels, flux: flux, markerEnvironment: markerEnvironment, unmatchedImageEntries: unmatched,
-                     markersOfImage: markersOfImage, clusters: clusters, namespaceOverride: namespaceOverride, policyCharts: policyCharts,
-                     unlistedResources: unlistedResources(resources, builds: builds))
+        let unlisted = unlistedResources(resources, builds: builds)
+        func assemble(_ evidence: PromotionEvidence?) -> Model {
+            Model(files: facts, objects: objects, images: images, markers: markers, config: config, environments: env,
+                  objectNamespace: namespaces, objectEnvironment: objectEnvironment, imageEnvironment: imageEnvironment,
+                  imagePromoted: promoted, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
+                  namespaceLabels: labels, flux: flux, markerEnvironment: markerEnvironment, unmatchedImageEntries: unmatched,
+                  markersOfImage: markersOfImage, clusters: clusters, namespaceOverride: namespaceOverride, policyCharts: policyCharts,
+                  unlistedResources: unlisted, evidence: evidence, skipped: skipped)
+        }
+        let model = assemble(nil)
+        Timings.mark("model")
+        guard let found = try evidence(model) else { return model }
+        Timings.mark("history")
+        return assemble(found)
     }
 
     /// `unlistedResources`: by the build sets' index of paths, which the kustomizations' builds need anyway.

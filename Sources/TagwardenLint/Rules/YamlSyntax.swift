@@ -1,0 +1,37 @@
+import TagwardenBasics
+import TagwardenYAML
+import TagwardenModel
+
+extension Rule {
+    static let yamlSyntax = Rule("yaml-syntax", scope: .everyFile) { c in
+        var out: [Finding] = []
+        var charts: [String]?
+        for f in c.model.files {
+            if let e = f.syntaxError {
+                var end = e.position
+                end.column += 1
+                end.offset = min(end.offset + 1, f.bytes.count)
+                out.append(c.finding("YAML syntax error: \(e.message)", path: f.path, span: SourceSpan(start: e.position, end: end), subject: e.message))
+            }
+            for d in f.duplicateKeys {
+                let message = d.key == d.firstKey
+                    ? "duplicate key '\(d.key)' (first at line \(d.firstLine)): YAML keys must be unique, and kubectl and kustomize reject the file"
+                    : "key '\(d.key)' is the key '\(d.firstKey)' (line \(d.firstLine)) once Go reads the YAML: kubectl, Helm and Flux's controllers keep one of the two values and drop the other without a word"
+                out.append(c.finding(message, path: f.path, span: d.span))
+            }
+            for r in f.goRefusals {
+                out.append(c.finding(r.message, path: f.path, span: r.span))
+            }
+            // Helm reads a chart's own files with go-yaml, which takes the later merge; kustomize reads the rest
+            if !f.duplicateMergeKeys.isEmpty {
+                let dirs = charts ?? Model.chartDirectories(c.model.files.map(\.path))
+                charts = dirs
+                for d in f.duplicateMergeKeys where !dirs.contains(where: { f.path.hasPrefix($0) }) {
+                    out.append(c.finding("a second merge key '<<' in one mapping (first at line \(d.firstLine)): kustomize, which Flux's kustomize-controller runs, refuses the file; merge a list instead, `<<: [*a, *b]`",
+                                         path: f.path, span: d.span))
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,59 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenModel
+
+/// What several rules ask of images, policies and promotion evidence.
+extension Rule {
+    /// An image that names `latest` (in any case) and no digest.
+    static func isLatest(_ img: ImageUse) -> Bool {
+        img.digest == nil && img.tag?.value.lowercased() == "latest"
+    }
+
+    /// Whether an extract template's reference names a group of `re` (a number, `$1`, or a name; `$01` is a name).
+    static func referenceResolves(_ name: String, in re: GoRegex) -> Bool {
+        if let n = Int(name), !(name.count > 1 && name.hasPrefix("0")) { return n <= re.captureCount }
+        return re.subexpNames.contains(name)
+    }
+
+    /// Whether a policy's `extract` (if any) can take every group it names from its pattern.
+    static func extractResolves(_ spec: ImagePolicySpec, _ re: GoRegex?) -> Bool {
+        guard let extract = spec.extract?.value, !extract.isEmpty else { return true }
+        guard let re else { return false }
+        return extractReferences(extract).allSatisfy { referenceResolves($0, in: re) }
+    }
+
+    /// Group names an extract template refers to, by Go's `Expand` rules.
+    static func extractReferences(_ template: String) -> [String] {
+        GoRegex.scanTemplate(template).compactMap { if case .reference(let name) = $0 { return name } else { return nil } }
+    }
+
+    /// A digest as messages show it: the algorithm and its first twelve hex digits.
+    static func short(_ digest: String) -> String {
+        guard let colon = digest.firstIndex(of: ":") else { return digest }
+        return String(digest[...colon]) + String(digest[digest.index(after: colon)...].prefix(12)) + "…"
+    }
+
+    /// A production image of a promoted image whose digest staging never ran: the identity staging ran under another
+    /// digest (a rebuilt artifact), or none at all.
+    enum PromotionVerdict {
+        case rebuilt(identity: String, stagingDigest: String)
+        case untested
+    }
+
+    /// Production digests of promoted images checked against what staging ran (from the Model's promotion evidence).
+    static func promotionVerdicts(_ m: Model) -> [(image: Int, verdict: PromotionVerdict)] {
+        guard let evidence = m.evidence, let production = m.environments.byAlias("production") else { return [] }
+        var out: [(image: Int, verdict: PromotionVerdict)] = []
+        for (i, img) in m.images.enumerated() where m.imageEnvironment[i] == production.name && m.imagePromoted[i] {
+            guard img.invalid == nil, let digest = img.digest, img.name != nil, let normalized = img.normalizedName else { continue }
+            if evidence.digests[normalized]?.contains(digest) == true { continue }
+            if let tag = img.tag?.value, let id = PromotionEvidence.identity(tag: tag, prefix: production.tagPrefix),
+               let staged = evidence.identities[normalized]?[id], !staged.isEmpty {
+                out.append((i, .rebuilt(identity: id, stagingDigest: staged.sorted().first!)))
+            } else {
+                out.append((i, .untested))
+            }
+        }
+        return out
+    }
+}
