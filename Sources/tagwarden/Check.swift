@@ -129,7 +129,7 @@ extension Check {
         } catch let e as TagwardenError {
             // a config the pull request breaks would break every later run
             let at = SourcePosition(offset: 0, line: 1, column: 1)
-            return [Finding(rule: "config-weakened", severity: .error, message: "the pull request's config cannot be read: \(e.message)",
+            return [Finding(rule: ConfigChange.ruleID, severity: .error, message: "the pull request's config cannot be read: \(e.message)",
                             file: baseConfig?.path ?? Config.fileName, span: SourceSpan(start: at, end: at))]
         }
         guard let baseConfig else { return [] }

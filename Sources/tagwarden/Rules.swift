@@ -10,10 +10,18 @@ import ArgumentParser
 struct RulesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rules", abstract: "List the rule catalogue.")
 
-    @Option(help: "Output format: text or json.")
-    var format: DataFormat = .text
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json, markdown
+    }
+
+    @Option(help: "Output format: text, json, or markdown (docs/rules.md).")
+    var format: Format = .text
 
     func run() throws {
+        if format == .markdown {
+            writeStdout(RuleDocs.markdown(Catalogue.rules))
+            return
+        }
         if format == .json {
             let list = JSON.array(Catalogue.rules.map { r in
                 .object([("id", .string(r.id)), ("severity", .string(r.severity.rawValue)), ("summary", .string(r.summary)),
@@ -53,7 +61,7 @@ struct Explain: ParsableCommand {
                 for (path, content) in ex.files {
                     out += "  \(path):\n" + content.indented(4)
                 }
-                for e in ex.expect { out += "  → \(r.id) at \(e.file):\(e.line):\(e.column)\n" }
+                for e in ex.expect { out += "  → \(r.id) at \(e.file):\(e.line):\(e.column)" + (e.message.map { ": \($0)" } ?? "") + "\n" }
             }
         }
         show("Triggers", r.triggering)

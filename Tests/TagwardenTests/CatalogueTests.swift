@@ -9,7 +9,8 @@ import Testing
 @testable import TagwardenReport
 
 /// Every rule's examples are tests: triggering examples produce exactly the expected findings of that
-/// rule (file, line, column); non-triggering ones produce none.
+/// rule (file, line, column, and the message where the example gives it); non-triggering ones produce none. The
+/// catalogue, the rules declared in code, their registration and docs/rules.md agree.
 @Suite struct CatalogueTests {
     static func run(_ ex: RuleExample) throws -> [Finding] {
         var config = Config()
@@ -56,16 +57,49 @@ import Testing
         }
     }
 
-    @Test func everyRuleInCodeIsInTheCatalogue() {
-        for r in Rule.all { #expect(Catalogue.info(r.id) != nil, "\(r.id) missing from rules/") }
+    static let root = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+
+    /// `config-weakened` judges two configs (the base branch's and the pull request's) in `check --base`, not a Model.
+    static let judgedOutsideTheModel: Set<String> = [ConfigChange.ruleID]
+
+    @Test func everyRuleInCodeIsInTheCatalogueAndEveryOtherWay() {
+        let inCode = Rule.all.map(\.id)
+        #expect(Set(inCode).count == inCode.count, "a rule id is declared twice")
+        for id in inCode { #expect(Catalogue.info(id) != nil, "\(id) missing from rules/") }
+        for r in Catalogue.rules where !Self.judgedOutsideTheModel.contains(r.id) {
+            #expect(inCode.contains(r.id), "rules/\(r.id).yaml has no Rule(\"\(r.id)\") under Sources/TagwardenLint/Rules")
+        }
+    }
+
+    @Test func registrationIsGeneratedFromTheRuleFiles() throws {
+        var declared: [String] = []
+        let dir = Self.root + "/Sources/TagwardenLint/Rules"
+        for name in try listDirectory(dir) where name.hasSuffix(".swift") {
+            let text = try readText(dir + "/" + name)
+            var rest = text[...]
+            while let r = rest.range(of: " = Rule(\"") {
+                let after = rest[r.upperBound...]
+                declared.append(String(after.prefix { $0 != "\"" }))
+                rest = after
+            }
+        }
+        #expect(declared.sorted() == Rule.all.map(\.id), "run scripts/gen-catalogue")
+    }
+
+    @Test func docsRulesIsGeneratedFromTheCatalogue() throws {
+        let onDisk = try readText(Self.root + "/docs/rules.md")
+        #expect(onDisk == RuleDocs.markdown(Catalogue.rules), "docs/rules.md is stale: swift run tagwarden rules --format markdown > docs/rules.md")
     }
 
     @Test(arguments: Catalogue.rules.map(\.id))
     func examples(_ id: String) throws {
         let info = try #require(Catalogue.info(id))
         for ex in info.triggering {
-            let got = try Self.run(ex).filter { $0.rule == id }
-                .map { RuleExample.Expected(file: $0.file, line: $0.span.start.line, column: $0.span.start.column) }
+            let found = try Self.run(ex).filter { $0.rule == id }
+            // the message is compared where the example states it
+            let got = zip(found, ex.expect.map(\.message) + Array(repeating: nil, count: max(0, found.count - ex.expect.count))).map { f, stated in
+                RuleExample.Expected(file: f.file, line: f.span.start.line, column: f.span.start.column, message: stated == nil ? nil : f.message)
+            }
             #expect(got == ex.expect, "\(id): \(ex.description ?? "triggering example")")
         }
         for ex in info.nonTriggering {

@@ -84,13 +84,16 @@ public enum ConfigChange {
         return out
     }
 
+    /// The rule whose findings these are.
+    public static let ruleID = "config-weakened"
+
     /// The findings of `config-weakened` for a head config file (`headBytes` nil when the change deletes it).
     public static func findings(base: Config, head: Config, path: String, headBytes: [UInt8]?) -> [Finding] {
         let origin = SourcePosition(offset: 0, line: 1, column: 1)
         var findings = weakenings(base: base, head: head).map { w in
             let span = w.near.lazy.compactMap { head.locations[$0] }.first ?? SourceSpan(start: origin, end: origin)
             let verb = headBytes == nil ? "deleting \(path)" : "this change to \(path)"
-            return Finding(rule: "config-weakened", severity: .error,
+            return Finding(rule: ruleID, severity: .error,
                            message: "\(verb) \(w.message); the check ran with the base side's config, and later runs would not",
                            file: path, span: span, subject: w.message)
         }

@@ -28,7 +28,7 @@ triggering:
         spec:
           image: ghcr.io/acme/web
     expect:
-      - {file: flux/repo.yaml, line: 1, column: 13}
+      - {file: flux/repo.yaml, line: 1, column: 13, message: "image.toolkit.fluxcd.io/v1beta2 ImageRepository is removed in Flux 2.9; Flux 2.8 (fluxVersion in .tagwarden.yaml) still serves it: use image.toolkit.fluxcd.io/v1, which it serves"}
   - description: v1beta1 automation on Flux 2.2, whose components say which Flux runs (a note; upgrade Flux first)
     files:
       clusters/prod/flux-system/gotk-components.yaml: |
@@ -50,7 +50,7 @@ triggering:
           git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
           update: {path: ./clusters/prod}
     expect:
-      - {file: clusters/prod/flux-system/automation.yaml, line: 1, column: 13}
+      - {file: clusters/prod/flux-system/automation.yaml, line: 1, column: 13, message: "image.toolkit.fluxcd.io/v1beta1 ImageUpdateAutomation is removed in Flux 2.7; Flux 2.2.3 (app.kubernetes.io/version v2.2.3 of Namespace flux-system in clusters/prod/flux-system/gotk-components.yaml) still serves it: it serves no later apiVersion of ImageUpdateAutomation: upgrade Flux first (v1 from Flux 2.7), then move to it"}
 nonTriggering:
   - description: v1, which no Flux has removed
     files:
@@ -99,7 +99,7 @@ triggering:
         spec:
           image: ghcr.io/acme/web
     expect:
-      - {file: flux/repo.yaml, line: 1, column: 13}
+      - {file: flux/repo.yaml, line: 1, column: 13, message: "image.toolkit.fluxcd.io/v1beta2 ImageRepository is not served by current Flux (2.9) (removed in Flux 2.9): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1"}
   - description: v1 on Flux 2.3, which serves it only from 2.7
     config: |
       fluxVersion: "2.3"
@@ -112,7 +112,7 @@ triggering:
         spec:
           image: ghcr.io/acme/web
     expect:
-      - {file: flux/repo.yaml, line: 1, column: 13}
+      - {file: flux/repo.yaml, line: 1, column: 13, message: "image.toolkit.fluxcd.io/v1 ImageRepository is not served by Flux 2.3 (fluxVersion in .tagwarden.yaml) (v1 came in Flux 2.7): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1beta2"}
 nonTriggering:
   - description: v1
     files:
@@ -162,7 +162,7 @@ triggering:
             push:
               branch: main
     expect:
-      - {file: clusters/production/auto.yaml, line: 12, column: 15}
+      - {file: clusters/production/auto.yaml, line: 12, column: 15, message: "the automation pushes to 'main', the branch it checks out: production requires review, so push to another branch and merge it by pull request"}
 nonTriggering:
   - description: a separate branch
     profile: strict
@@ -211,7 +211,7 @@ triggering:
             commit:
               messageTemplate: '{{range .Updated.Images}}{{println .}}{{end}}'
     expect:
-      - {file: flux/auto.yaml, line: 9, column: 24}
+      - {file: flux/auto.yaml, line: 9, column: 24, message: "messageTemplate uses .Updated (line 9, column 33), which Flux 2.7 removed (the automation stalls with RemovedTemplateField): use .Changed"}
   - description: a Sprig function Flux's hermetic map leaves out (date, now, rand*, uuidv4, env …)
     files:
       flux/auto.yaml: |
@@ -225,7 +225,7 @@ triggering:
             commit:
               messageTemplate: 'Images of {{ now | date "2006-01-02" }}'
     expect:
-      - {file: flux/auto.yaml, line: 9, column: 24}
+      - {file: flux/auto.yaml, line: 9, column: 24, message: "messageTemplate does not parse as a Go template: function \"now\" not defined (line 9, column 38); Flux cannot commit"}
   - description: an unclosed range
     files:
       flux/auto.yaml: |
@@ -239,7 +239,7 @@ triggering:
             commit:
               messageTemplate: '{{ range .Changed.Changes }}{{ .OldValue }}'
     expect:
-      - {file: flux/auto.yaml, line: 9, column: 24}
+      - {file: flux/auto.yaml, line: 9, column: 24, message: "messageTemplate does not parse as a Go template: unexpected EOF: {{range}} has no {{end}} (line 9, column 25); Flux cannot commit"}
   - description: a field Flux's commit data does not have (it has .AutomationObject, .Changed and .Values)
     files:
       flux/auto.yaml: |
@@ -253,7 +253,7 @@ triggering:
             commit:
               messageTemplate: 'Update {{ .AutomationObject.Nme }}: {{ .Changed.Changes }}'
     expect:
-      - {file: flux/auto.yaml, line: 9, column: 24}
+      - {file: flux/auto.yaml, line: 9, column: 24, message: "messageTemplate reads .AutomationObject.Nme (line 9, column 35), which Flux's commit data does not have, so Flux fails to commit: did you mean .AutomationObject.Name?"}
 nonTriggering:
   - description: ranges, variables, trimming and Sprig
     files:
@@ -310,7 +310,7 @@ triggering:
         spec:
           url: ssh://git@github.com/acme/fleet
     expect:
-      - {file: flux/auto.yaml, line: 9, column: 11}
+      - {file: flux/auto.yaml, line: 9, column: 11, message: "update.path './cluster/production' holds no manifest in this tree: the automation updates nothing; checked against this checkout, as the repository its GitRepository names (every GitRepository here names that one; no remote of the clone has its URL)"}
 nonTriggering:
   - description: the path holds manifests
     files:
@@ -358,7 +358,7 @@ triggering:
             name: flet
           git: {commit: {author: {email: bot@example.com}}}
     expect:
-      - {file: flux/auto.yaml, line: 15, column: 11}
+      - {file: flux/auto.yaml, line: 15, column: 11, message: "no GitRepository flux-system/flet in the repository: did you mean 'fleet'?"}
 nonTriggering:
   - description: the source exists
     files:
@@ -405,8 +405,8 @@ triggering:
       rules:
         image-latest-tag: {enabled: false}
     expect:
-      - {file: .tagwarden.yaml, line: 1, column: 10}
-      - {file: .tagwarden.yaml, line: 3, column: 3}
+      - {file: .tagwarden.yaml, line: 1, column: 10, message: "this change to .tagwarden.yaml ignores '**'; the check ran with the base side's config, and later runs would not"}
+      - {file: .tagwarden.yaml, line: 3, column: 3, message: "this change to .tagwarden.yaml turns rule image-latest-tag off; the check ran with the base side's config, and later runs would not"}
   - description: production no longer requires digests
     baseConfig: |
       environments:
@@ -418,7 +418,7 @@ triggering:
         - name: production
           paths: ["clusters/prod/**"]
     expect:
-      - {file: .tagwarden.yaml, line: 2, column: 11}
+      - {file: .tagwarden.yaml, line: 2, column: 11, message: "this change to .tagwarden.yaml drops requireDigest from environment 'production'; the check ran with the base side's config, and later runs would not"}
 nonTriggering:
   - description: a stricter config
     baseConfig: |
@@ -451,7 +451,7 @@ triggering:
     files:
       blob.yaml: "a: 1\0\n"
     expect:
-      - {file: blob.yaml, line: 1, column: 1}
+      - {file: blob.yaml, line: 1, column: 1, message: "skipped: binary content (a NUL byte at offset 4)"}
   - description: a Helm chart's templates
     files:
       charts/web/Chart.yaml: |
@@ -465,7 +465,7 @@ triggering:
           name: {{ .Release.Name }}
           labels: {{- include "web.labels" . | nindent 4 }}
     expect:
-      - {file: charts/web/Chart.yaml, line: 1, column: 1}
+      - {file: charts/web/Chart.yaml, line: 1, column: 1, message: "skipped: the chart's templates (1 file under charts/web/templates/) are Helm templates, not YAML: not linted"}
 nonTriggering:
   - description: an ordinary file
     files:
@@ -514,7 +514,7 @@ triggering:
           - name: ghcr.io/acme/wbe
             newTag: 1.4.1
     expect:
-      - {file: overlays/production/kustomization.yaml, line: 3, column: 11}
+      - {file: overlays/production/kustomization.yaml, line: 3, column: 11, message: "images: entry 'ghcr.io/acme/wbe' matches no image of this kustomization's build, so kustomize leaves the images as they are: did you mean 'ghcr.io/acme/web'?"}
 nonTriggering:
   - description: the entry names the base's image
     files:
@@ -582,7 +582,7 @@ triggering:
           image: ghcr.io/acme/web
           interval: 5m
     expect:
-      - {file: apps/production/web.yaml, line: 8, column: 14}
+      - {file: apps/production/web.yaml, line: 8, column: 14, message: "tag 'staging-v1.2.3-abc1234-1700000000' of promoted image 'ghcr.io/acme/web' lacks the production prefix 'production-': it is a staging tag"}
   - description: a chart's tag alone, which a marker has Flux write (the image is the policy's repository)
     profile: strict
     files:
@@ -617,7 +617,7 @@ triggering:
             semver:
               range: '>=1.0.0'
     expect:
-      - {file: apps/production/web.yaml, line: 8, column: 12}
+      - {file: apps/production/web.yaml, line: 8, column: 12, message: "tag 'staging-v1.2.3-abc1234-1700000000' of promoted image 'ghcr.io/acme/web' lacks the production prefix 'production-': it is a staging tag"}
 nonTriggering:
   - description: a third-party image is not promoted
     profile: strict
@@ -675,7 +675,7 @@ triggering:
                 - name: api
                   image: ghcr.io/acme/api:main
     expect:
-      - {file: apps/api.yaml, line: 10, column: 18}
+      - {file: apps/api.yaml, line: 10, column: 18, message: "image 'ghcr.io/acme/api:main' uses the floating tag 'main', which points at a new build after each push"}
   - description: a partial version in kustomize images
     files:
       apps/kustomization.yaml: |
@@ -684,7 +684,7 @@ triggering:
           - name: nginx
             newTag: "1.25"
     expect:
-      - {file: apps/kustomization.yaml, line: 4, column: 13}
+      - {file: apps/kustomization.yaml, line: 4, column: 13, message: "image 'nginx:1.25' uses the partial version '1.25', which moves to every new patch release: pin the full version"}
   - description: a variant of a moving tag moves with it
     files:
       apps/cache.yaml: |
@@ -699,8 +699,8 @@ triggering:
             - name: b
               image: nginx:stable-slim
     expect:
-      - {file: apps/cache.yaml, line: 8, column: 14}
-      - {file: apps/cache.yaml, line: 10, column: 14}
+      - {file: apps/cache.yaml, line: 8, column: 14, message: "image 'redis:latest-alpine' uses the floating tag 'latest-alpine', which points at a new build after each push"}
+      - {file: apps/cache.yaml, line: 10, column: 14, message: "image 'nginx:stable-slim' uses the floating tag 'stable-slim', which points at a new build after each push"}
   - description: a distribution's codename, which is rebuilt with every point release
     files:
       apps/tools.yaml: |
@@ -715,8 +715,8 @@ triggering:
             - name: b
               image: ubuntu:jammy
     expect:
-      - {file: apps/tools.yaml, line: 8, column: 14}
-      - {file: apps/tools.yaml, line: 10, column: 14}
+      - {file: apps/tools.yaml, line: 8, column: 14, message: "image 'debian:bookworm-slim' uses the floating tag 'bookworm-slim', which points at a new build after each push"}
+      - {file: apps/tools.yaml, line: 10, column: 14, message: "image 'ubuntu:jammy' uses the floating tag 'jammy', which points at a new build after each push"}
   - description: an environment's moving tag, as overlays often set it
     files:
       overlays/qa/kustomization.yaml: |
@@ -727,8 +727,8 @@ triggering:
           - name: ghcr.io/acme/web
             newTag: preprod-stable-slim
     expect:
-      - {file: overlays/qa/kustomization.yaml, line: 4, column: 13}
-      - {file: overlays/qa/kustomization.yaml, line: 6, column: 13}
+      - {file: overlays/qa/kustomization.yaml, line: 4, column: 13, message: "image 'ghcr.io/acme/api:qa-latest' uses the floating tag 'qa-latest', which points at a new build after each push"}
+      - {file: overlays/qa/kustomization.yaml, line: 6, column: 13, message: "image 'ghcr.io/acme/web:preprod-stable-slim' uses the floating tag 'preprod-stable-slim', which points at a new build after each push"}
 nonTriggering:
   - description: full versions
     files:
@@ -793,7 +793,7 @@ triggering:
             - name: side
               image: ghcr.io/acme/side:${SIDE_TAG}
     expect:
-      - {file: apps/web.yaml, line: 10, column: 14}
+      - {file: apps/web.yaml, line: 10, column: 14, message: "'ghcr.io/acme/side:' is not a valid image reference: the tag after ':' is empty (written 'ghcr.io/acme/side:${SIDE_TAG}', substituted by Flux Kustomization flux-system/apps in clusters/production/apps.yaml; SIDE_TAG is not defined there, so Flux puts an empty string in its place)"}
   - description: upper case in the repository path
     files:
       apps/web.yaml: |
@@ -806,7 +806,7 @@ triggering:
             - name: web
               image: ghcr.io/Acme/web:1.0.0
     expect:
-      - {file: apps/web.yaml, line: 8, column: 14}
+      - {file: apps/web.yaml, line: 8, column: 14, message: "'ghcr.io/Acme/web:1.0.0' is not a valid image reference: repository path 'Acme' must be lower case"}
   - description: a digest that is too short
     files:
       apps/web.yaml: |
@@ -819,7 +819,7 @@ triggering:
             - name: web
               image: nginx@sha256:abc
     expect:
-      - {file: apps/web.yaml, line: 8, column: 14}
+      - {file: apps/web.yaml, line: 8, column: 14, message: "'nginx@sha256:abc' is not a valid image reference: sha256 digest must have 64 hex digits, not 3"}
 nonTriggering:
   - description: registry with port, nested path, tag and digest
     files:
@@ -1039,7 +1039,7 @@ triggering:
                     - name: init
                       image: registry:5000/tools/backup
     expect:
-      - {file: apps/job.yaml, line: 12, column: 22}
+      - {file: apps/job.yaml, line: 12, column: 22, message: "image 'registry:5000/tools/backup' has neither a tag nor a digest: it runs whatever 'latest' points to when the pod starts"}
 nonTriggering:
   - description: a digest without a tag is pinned
     files:
@@ -1110,7 +1110,7 @@ triggering:
             - name: web
               image: nginx:1.25.3
     expect:
-      - {file: apps/production/web.yaml, line: 8, column: 14}
+      - {file: apps/production/web.yaml, line: 8, column: 14, message: "production requires digests: pin 'nginx:1.25.3' as nginx:1.25.3@sha256:<digest>"}
 nonTriggering:
   - description: staging does not require digests
     profile: strict
@@ -1173,7 +1173,7 @@ triggering:
               repository: postgres
               tag: 16.10
     expect:
-      - {file: apps/db.yaml, line: 9, column: 12}
+      - {file: apps/db.yaml, line: 9, column: 12, message: "tag 16.10 is read by YAML as the number 16.1, not the string '16.10': quote it"}
   - description: a numeric newTag in kustomize images
     files:
       apps/kustomization.yaml: |
@@ -1181,7 +1181,7 @@ triggering:
           - name: postgres
             newTag: 16
     expect:
-      - {file: apps/kustomization.yaml, line: 3, column: 13}
+      - {file: apps/kustomization.yaml, line: 3, column: 13, message: "tag 16 is read by YAML as an integer, not the string '16': quote it"}
 nonTriggering:
   - description: quoted tags
     files:
@@ -1223,7 +1223,7 @@ triggering:
       profile: strict
       promotedImages: ["ghcr.io/acme/*"]
     expect:
-      - {file: apps/production/web.yaml, line: 8, column: 14}
+      - {file: apps/production/web.yaml, line: 8, column: 14, message: "tag 'production-hotfix' of promoted image 'ghcr.io/acme/web' does not match the production tag pattern '^production-v[0-9]+\\.[0-9]+\\.[0-9]+-[0-9a-f]{7,40}-[0-9]+$'"}
 nonTriggering:
   - description: a release tag
     config: |
@@ -1295,7 +1295,7 @@ triggering:
           git: {commit: {author: {email: bot@example.com}}, push: {branch: image-updates}}
           update: {path: ./apps}
     expect:
-      - {file: apps/base/web.yaml, line: 8, column: 37}
+      - {file: apps/base/web.yaml, line: 8, column: 37, message: "this field belongs to no environment, but staging (clusters/staging/flux.yaml) and production (clusters/production/flux.yaml) each define flux-system/web, and the automations of production and staging all update this file: each run writes back another environment's tag; mark the field in each environment's overlay instead"}
 nonTriggering:
   - description: only one environment's automation updates the base, so its policy is the one
     files:
@@ -1376,7 +1376,7 @@ triggering:
             semver:
               range: '~1.4'
     expect:
-      - {file: apps/production/kustomization.yaml, line: 5, column: 13}
+      - {file: apps/production/kustomization.yaml, line: 5, column: 13, message: "Flux moves this image's tag (the marker on line 4) but no marker updates this digest: the runtime pulls by digest, so after each update the old image keeps running; add {\"$imagepolicy\": \"flux-system:web:digest\"} to it"}
   - description: a chart's tag and digest values, only the tag marked
     files:
       apps/production/release.yaml: |
@@ -1404,7 +1404,7 @@ triggering:
             semver:
               range: '~1.4'
     expect:
-      - {file: apps/production/release.yaml, line: 11, column: 15}
+      - {file: apps/production/release.yaml, line: 11, column: 15, message: "Flux moves this image's tag (the marker on line 10) but no marker updates this digest: the runtime pulls by digest, so after each update the old image keeps running; add {\"$imagepolicy\": \"flux-system:web:digest\"} to it and set digestReflectionPolicy: IfNotPresent on policy flux-system/web"}
 nonTriggering:
   - description: both the tag and the digest marked
     files:
@@ -1491,7 +1491,7 @@ triggering:
             semver:
               range: '~1.4'
     expect:
-      - {file: apps/web.yaml, line: 6, column: 85}
+      - {file: apps/web.yaml, line: 6, column: 85, message: "policy flux-system/web does not reflect digests (digestReflectionPolicy is unset, so Never), so Flux writes an empty digest into this field: set digestReflectionPolicy: IfNotPresent on the policy"}
   - description: a pinned whole reference and a policy that never reflects digests
     files:
       apps/web.yaml: |
@@ -1517,7 +1517,7 @@ triggering:
             semver:
               range: '~1.4'
     expect:
-      - {file: apps/web.yaml, line: 8, column: 109}
+      - {file: apps/web.yaml, line: 8, column: 109, message: "policy flux-system/web does not reflect digests (digestReflectionPolicy is Never), so Flux rewrites this pinned reference as ghcr.io/acme/web:<tag> and drops its digest: set digestReflectionPolicy: IfNotPresent on the policy"}
 nonTriggering:
   - description: the policy reflects digests
     files:
@@ -1603,7 +1603,7 @@ triggering:
           policy:
             alphabetical: {}
     expect:
-      - {file: clusters/production/web.yaml, line: 8, column: 46}
+      - {file: clusters/production/web.yaml, line: 8, column: 46, message: "this production field is updated by policy flux-system/web-staging, which belongs to staging: staging builds would land in production"}
 nonTriggering:
   - description: each environment its own policy
     files:
@@ -1658,7 +1658,7 @@ triggering:
               image: # {"$imagepolicy": "flux-system:web"}
                 ghcr.io/acme/web:1.0.0
     expect:
-      - {file: apps/web.yaml, line: 8, column: 14}
+      - {file: apps/web.yaml, line: 8, column: 14, message: "Flux silently skips this $imagepolicy marker: it follows a mapping key, not the scalar value Flux updates (put it after the value, on the value's line)"}
   - description: on a comment line of its own that belongs to no value (below the value)
     files:
       apps/web.yaml: |
@@ -1672,7 +1672,7 @@ triggering:
               image: ghcr.io/acme/web:1.0.0
               # {"$imagepolicy": "flux-system:web"}
     expect:
-      - {file: apps/web.yaml, line: 9, column: 7}
+      - {file: apps/web.yaml, line: 9, column: 7, message: "Flux silently skips this $imagepolicy marker: it is on a comment line that belongs to no value (Flux reads a marker after the value on its line, or on the line right above a value that starts on the next line)"}
   - description: outside every automation's update.path
     files:
       apps/web.yaml: |
@@ -1709,13 +1709,13 @@ triggering:
             path: ./clusters
           git: {commit: {author: {email: bot@example.com}}}
     expect:
-      - {file: apps/web.yaml, line: 8, column: 37}
+      - {file: apps/web.yaml, line: 8, column: 37, message: "Flux silently skips this $imagepolicy marker: the file is outside every ImageUpdateAutomation's update.path (./clusters)"}
   - description: a file Flux never reads (a Helm-style template)
     files:
       apps/values.yaml.tpl: |
         image: ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web"}
     expect:
-      - {file: apps/values.yaml.tpl, line: 1, column: 31}
+      - {file: apps/values.yaml.tpl, line: 1, column: 31, message: "Flux silently skips this $imagepolicy marker: Flux only reads files named *.yaml, *.yml or Kustomization, never values.yaml.tpl"}
   - description: the head comment of a sequence item that has a comment of its own (Flux reads that one)
     files:
       apps/job.yaml: |
@@ -1731,7 +1731,7 @@ triggering:
                 # {"$imagepolicy": "flux-system:web:tag"}
                 - 1.0.0 # the version to test
     expect:
-      - {file: apps/job.yaml, line: 10, column: 9}
+      - {file: apps/job.yaml, line: 10, column: 9, message: "Flux silently skips this $imagepolicy marker: the value below has a comment of its own on its line, which Flux reads instead"}
   - description: the second line of a head comment (two comment lines are not one JSON object)
     files:
       apps/job.yaml: |
@@ -1748,7 +1748,7 @@ triggering:
                 # {"$imagepolicy": "flux-system:web:tag"}
                 - 1.0.0
     expect:
-      - {file: apps/job.yaml, line: 11, column: 9}
+      - {file: apps/job.yaml, line: 11, column: 9, message: "Flux silently skips this $imagepolicy marker: with the comment line above it, it is part of a head comment of several lines, which Flux cannot read as one JSON object"}
   - description: after an alias (Flux rewrites the anchored scalar, never an alias)
     files:
       apps/web.yaml: |
@@ -1762,7 +1762,7 @@ triggering:
             - name: web
               image: *web # {"$imagepolicy": "flux-system:web"}
     expect:
-      - {file: apps/web.yaml, line: 9, column: 19}
+      - {file: apps/web.yaml, line: 9, column: 19, message: "Flux silently skips this $imagepolicy marker: it follows an alias, and Flux only rewrites a value written in place (put the marker after the anchored value)"}
 nonTriggering:
   - description: after the anchored value, which every alias of it follows
     files:
@@ -1881,7 +1881,7 @@ triggering:
             semver:
               range: '>=1.0.0'
     expect:
-      - {file: apps/api.yaml, line: 8, column: 37}
+      - {file: apps/api.yaml, line: 8, column: 37, message: "policy flux-system/web updates ghcr.io/acme/web, but this field names ghcr.io/acme/api: Flux would overwrite it with another image"}
   - description: the api chart's tag takes the web policy's tag
     files:
       apps/api.yaml: |
@@ -1916,7 +1916,7 @@ triggering:
             semver:
               range: '>=1.0.0'
     expect:
-      - {file: apps/api.yaml, line: 10, column: 18}
+      - {file: apps/api.yaml, line: 10, column: 18, message: "policy flux-system/web writes the tag of ghcr.io/acme/web here, but this field sets the tag of ghcr.io/acme/api: Flux would give ghcr.io/acme/api another image's tag"}
   - description: a :name marker on a chart's repository that the chart prefixes with its registry value
     files:
       apps/redis.yaml: |
@@ -1952,7 +1952,7 @@ triggering:
             semver:
               range: '>=7.0.0'
     expect:
-      - {file: apps/redis.yaml, line: 10, column: 33}
+      - {file: apps/redis.yaml, line: 10, column: 33, message: "policy flux-system/redis writes docker.io/bitnami/redis into this repository field, and the chart puts the registry value 'docker.io' in front of it: after the first update the release pulls docker.io/docker.io/bitnami/redis; drop the :name marker (the repository then stays as written)"}
 nonTriggering:
   - description: the same chart with an ImageRepository image that the registry value completes
     files:
@@ -2073,7 +2073,7 @@ triggering:
             - name: web
               image: ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web"} # bump me
     expect:
-      - {file: apps/web.yaml, line: 8, column: 37}
+      - {file: apps/web.yaml, line: 8, column: 37, message: "$imagepolicy marker Flux cannot read: text after the JSON object ('# bump me'): Flux ignores the whole marker"}
   - description: no namespace
     files:
       apps/kustomization.yaml: |
@@ -2081,7 +2081,7 @@ triggering:
           - name: ghcr.io/acme/web
             newTag: 1.0.0 # {"$imagepolicy": "web"}
     expect:
-      - {file: apps/kustomization.yaml, line: 3, column: 19}
+      - {file: apps/kustomization.yaml, line: 3, column: 19, message: "$imagepolicy marker Flux cannot read: 'web' has no namespace: write \"<namespace>:web\""}
 nonTriggering:
   - description: a well-formed marker, several leading hashes and spaces inside the JSON
     files:
@@ -2151,7 +2151,7 @@ triggering:
             semver:
               range: '>=1.0.0-0'
     expect:
-      - {file: apps/production/kustomization.yaml, line: 5, column: 85}
+      - {file: apps/production/kustomization.yaml, line: 5, column: 85, message: "Flux writes this digest from policy flux-system/web-canary and the tag beside it (line 4) from flux-system/web-prod: the runtime pulls by digest, so it runs what web-canary selects while the tag names what web-prod selects; mark both with one policy"}
 nonTriggering:
   - description: the tag and the digest marked with one policy
     files:
@@ -2251,7 +2251,7 @@ triggering:
           - name: ghcr.io/acme/web
             newTag: 1.3.9
     expect:
-      - {file: base/web.yaml, line: 10, column: 41}
+      - {file: base/web.yaml, line: 10, column: 41, message: "Flux updates this field, but the tag it writes never runs: every build that deploys image 'ghcr.io/acme/web:1.4.0' sets its tag with an images: entry (overlays/production/kustomization.yaml); put the marker on those entries' newTag instead"}
 nonTriggering:
   - description: the marker on the overlay's newTag
     files:
@@ -2334,7 +2334,7 @@ triggering:
             semver:
               range: '>=1.0.0'
     expect:
-      - {file: apps/web.yaml, line: 8, column: 37}
+      - {file: apps/web.yaml, line: 8, column: 37, message: "no ImagePolicy flux-system/web-prod in the repository, so Flux never updates this field: did you mean 'flux-system:web-production'?"}
 nonTriggering:
   - description: a policy whose namespace comes from its kustomization
     files:
@@ -2401,7 +2401,7 @@ triggering:
             semver:
               range: '~1.4'
     expect:
-      - {file: apps/web.yaml, line: 8, column: 37}
+      - {file: apps/web.yaml, line: 8, column: 37, message: "policy flux-system/web could never select '2.0.0': 2.0.0 is outside the semver range '~1.4'; Flux will replace it with the next tag it selects"}
   - description: a :tag value that fails the filter
     files:
       apps/kustomization.yaml: |
@@ -2423,7 +2423,7 @@ triggering:
           policy:
             numerical: {order: asc}
     expect:
-      - {file: apps/kustomization.yaml, line: 3, column: 24}
+      - {file: apps/kustomization.yaml, line: 3, column: 24, message: "policy flux-system/web could never select 'staging-42': it does not match filterTags.pattern '^main-(?P<ts>[0-9]+)$'; Flux will replace it with the next tag it selects"}
   - description: a tag each cluster substitutes, which the automation overwrites
     files:
       apps/kustomization.yaml: |
@@ -2443,7 +2443,7 @@ triggering:
             semver:
               range: '~1.4'
     expect:
-      - {file: apps/kustomization.yaml, line: 3, column: 31}
+      - {file: apps/kustomization.yaml, line: 3, column: 31, message: "the value uses ${WEB_TAG} for Flux's post-build substitution, but policy flux-system/web writes the tag it selects over the whole value: the variable is lost for every cluster that applies this file"}
 nonTriggering:
   - description: a value the policy selects
     files:
@@ -2511,7 +2511,7 @@ triggering:
           - name: ghcr.io/acme/web
             newTag: 1.0.0 # {"$imagepolicy": "flux-system:web"}
     expect:
-      - {file: apps/kustomization.yaml, line: 3, column: 19}
+      - {file: apps/kustomization.yaml, line: 3, column: 19, message: "newTag holds only a tag, but the marker writes a whole reference: use \"flux-system:web:tag\""}
   - description: a :tag marker on an image field
     files:
       apps/web.yaml: |
@@ -2524,7 +2524,7 @@ triggering:
             - name: web
               image: ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web:tag"}
     expect:
-      - {file: apps/web.yaml, line: 8, column: 37}
+      - {file: apps/web.yaml, line: 8, column: 37, message: "this field holds a whole image reference, but the :tag marker writes only the tag: use \"flux-system:web\""}
 nonTriggering:
   - description: the forms that fit
     files:
@@ -2568,7 +2568,7 @@ triggering:
           name: web
           namespace: flux-system
     expect:
-      - {file: flux/b.yaml, line: 2, column: 7}
+      - {file: flux/b.yaml, line: 2, column: 7, message: "ImagePolicy flux-system/web is also defined, identically, in flux/a.yaml:2: one of the two copies is redundant"}
 nonTriggering:
   - description: a kustomize patch, and the same name in another environment
     files:
@@ -2638,7 +2638,7 @@ triggering:
               WEB_TAG: 1.10
               REPLICAS: "3"
     expect:
-      - {file: clusters/production/apps.yaml, line: 10, column: 16}
+      - {file: clusters/production/apps.yaml, line: 10, column: 16, message: "Flux Kustomization apps: postBuild.substitute value 1.10 is read as a number, where only strings are accepted: quote it (\"1.10\"); the API server rejects the object, and with it the apply of everything around it"}
   - description: an image with a tag, and a timeout in hours
     files:
       flux/repo.yaml: |
@@ -2652,8 +2652,8 @@ triggering:
           interval: 5m
           timeout: 1h
     expect:
-      - {file: flux/repo.yaml, line: 7, column: 10}
-      - {file: flux/repo.yaml, line: 9, column: 12}
+      - {file: flux/repo.yaml, line: 7, column: 10, message: "ImageRepository web: image 'ghcr.io/acme/web:1.0.0' must not include a tag (remove ':1.0.0'): Flux stalls it (ImageURLInvalid) and scans no tags"}
+      - {file: flux/repo.yaml, line: 9, column: 12, message: "ImageRepository web: timeout '1h' is not a duration in ms, s or m (hours are not accepted here): the API server rejects the object, and with it the apply of everything around it"}
   - description: an interval on a policy that does not reflect digests Always, and Always without one
     files:
       flux/policies.yaml: |
@@ -2678,8 +2678,8 @@ triggering:
           policy: {semver: {range: ">=1.0.0"}}
           digestReflectionPolicy: Always
     expect:
-      - {file: flux/policies.yaml, line: 10, column: 13}
-      - {file: flux/policies.yaml, line: 20, column: 27}
+      - {file: flux/policies.yaml, line: 10, column: 13, message: "policy flux-system/web: spec.interval is only accepted when spec.digestReflectionPolicy is Always: the API server rejects the object, and with it the apply of everything around it"}
+      - {file: flux/policies.yaml, line: 20, column: 27, message: "policy flux-system/api: spec.interval must be set when spec.digestReflectionPolicy is Always: the API server rejects the object, and with it the apply of everything around it"}
   - description: an exclusion pattern Go cannot compile, and a URL scheme
     files:
       flux/repo.yaml: |
@@ -2693,8 +2693,8 @@ triggering:
           interval: 1h30m
           exclusionList: ['^.*\.sig$', '^(?!v)']
     expect:
-      - {file: flux/repo.yaml, line: 7, column: 10}
-      - {file: flux/repo.yaml, line: 9, column: 32}
+      - {file: flux/repo.yaml, line: 7, column: 10, message: "ImageRepository web: image 'https://ghcr.io/acme/web' must not include a URL scheme (remove 'https://'): Flux stalls it (ImageURLInvalid) and scans no tags"}
+      - {file: flux/repo.yaml, line: 9, column: 32, message: "ImageRepository web: exclusionList entry '^(?!v)' is not a valid Go regular expression: invalid or unsupported Perl syntax: `(?!` (at offset 1); every scan fails"}
   - description: >-
       an automation whose GitRepository follows a tag, without a push branch (Flux cannot tell where to
       push), and an update strategy other than Setters
@@ -2722,8 +2722,8 @@ triggering:
               author: {email: bot@example.com}
           update: {path: ./, strategy: Replace}
     expect:
-      - {file: flux/auto.yaml, line: 11, column: 7}
-      - {file: flux/auto.yaml, line: 21, column: 32}
+      - {file: flux/auto.yaml, line: 11, column: 7, message: "ImageUpdateAutomation auto has no git.push.branch, and the ref it checks out (its GitRepository's spec.ref) names no branch: Flux fails every run (push spec not provided, and cannot be inferred); set git.push.branch"}
+      - {file: flux/auto.yaml, line: 21, column: 32, message: "ImageUpdateAutomation auto: update.strategy 'Replace' is not Setters, the only strategy: the API server rejects the object, and with it the apply of everything around it"}
   - description: a policy without an ordering, and an order in capitals
     files:
       flux/policies.yaml: |
@@ -2745,8 +2745,8 @@ triggering:
           imageRepositoryRef: {name: api}
           policy: {numerical: {order: ASC}}
     expect:
-      - {file: flux/policies.yaml, line: 8, column: 11}
-      - {file: flux/policies.yaml, line: 17, column: 31}
+      - {file: flux/policies.yaml, line: 8, column: 11, message: "policy flux-system/web: spec.policy names no semver, alphabetical or numerical ordering: Flux stalls the policy (InvalidPolicy) and selects nothing"}
+      - {file: flux/policies.yaml, line: 17, column: 31, message: "policy flux-system/api: order 'ASC' is not asc or desc: the API server rejects the object, and with it the apply of everything around it"}
 nonTriggering:
   - description: a registry with a port, durations, and Always with an interval
     files:
@@ -2855,8 +2855,8 @@ triggering:
           policy:
             numerical: {order: asc}
     expect:
-      - {file: clusters/staging/policy.yaml, line: 10, column: 14}
-      - {file: clusters/staging/policy.yaml, line: 10, column: 14}
+      - {file: clusters/staging/policy.yaml, line: 10, column: 14, message: "pattern '^.*-v.*-(?P<ts>[0-9]+)$' of policy flux-system/web-staging selects development tag 'develop-v-0'"}
+      - {file: clusters/staging/policy.yaml, line: 10, column: 14, message: "pattern '^.*-v.*-(?P<ts>[0-9]+)$' of policy flux-system/web-staging selects production tag 'production-v0.0.0-0000000-0'"}
   - description: >-
       a pattern whose automaton is exponential (it must remember which of the last 31 characters were
       'a') outgrows the analysis budget: what cannot be proved is reported, as too complex
@@ -2876,8 +2876,8 @@ triggering:
           policy:
             alphabetical: {}
     expect:
-      - {file: clusters/staging/policy.yaml, line: 10, column: 14}
-      - {file: clusters/staging/policy.yaml, line: 10, column: 14}
+      - {file: clusters/staging/policy.yaml, line: 10, column: 14, message: "pattern 'a[a-z]{30}' of policy flux-system/web-staging is too complex to prove that it selects no development tag (its automaton outgrows the analysis budget): simplify it, e.g. anchor it on the environment's prefix"}
+      - {file: clusters/staging/policy.yaml, line: 10, column: 14, message: "pattern 'a[a-z]{30}' of policy flux-system/web-staging is too complex to prove that it selects no production tag (its automaton outgrows the analysis budget): simplify it, e.g. anchor it on the environment's prefix"}
 nonTriggering:
   - description: anchored on its own prefix
     profile: strict
@@ -2928,7 +2928,7 @@ triggering:
           policy:
             alphabetical: {order: asc}
     expect:
-      - {file: flux/policy.yaml, line: 10, column: 14}
+      - {file: flux/policy.yaml, line: 10, column: 14, message: "alphabetical order compares version-like tags byte by byte, and their numbers can have one digit or more ('v0.0.0', 'v00.0.0'), so 'v1.10' sorts before 'v1.9': use semver, or numerical on a timestamp"}
   - description: numerical over an extracted group that can hold letters
     files:
       flux/policy.yaml: |
@@ -2946,7 +2946,7 @@ triggering:
           policy:
             numerical: {order: asc}
     expect:
-      - {file: flux/policy.yaml, line: 11, column: 14}
+      - {file: flux/policy.yaml, line: 11, column: 14, message: "numerical order needs numbers, but the key can be '': one such tag makes Flux fail the whole policy; narrow the pattern to digits"}
   - description: two orderings, of which Flux uses the first
     files:
       flux/policy.yaml: |
@@ -2962,7 +2962,7 @@ triggering:
             semver: {range: ">=1.0.0"}
             alphabetical: {order: desc}
     expect:
-      - {file: flux/policy.yaml, line: 10, column: 5}
+      - {file: flux/policy.yaml, line: 10, column: 5, message: "policy flux-system/web sets semver and alphabetical: Flux uses semver and silently ignores alphabetical; keep one"}
 nonTriggering:
   - description: numerical over digits, alphabetical over timestamps
     files:
@@ -3023,7 +3023,7 @@ triggering:
           policy:
             alphabetical: {}
     expect:
-      - {file: flux/policy.yaml, line: 10, column: 14}
+      - {file: flux/policy.yaml, line: 10, column: 14, message: "filterTags.pattern '^main-(?=[0-9a-f]+)' is not a valid Go regular expression: invalid or unsupported Perl syntax: `(?=` (at offset 6); Flux stalls the policy"}
   - description: extract names a missing group
     files:
       flux/policy.yaml: |
@@ -3041,7 +3041,7 @@ triggering:
           policy:
             numerical: {order: asc}
     expect:
-      - {file: flux/policy.yaml, line: 11, column: 14}
+      - {file: flux/policy.yaml, line: 11, column: 14, message: "filterTags.extract '$timestamp' uses group 'timestamp', which the pattern does not define"}
 nonTriggering:
   - description: named groups in both Go spellings
     files:
@@ -3086,7 +3086,7 @@ triggering:
             semver:
               range: '>= latest'
     expect:
-      - {file: flux/policy.yaml, line: 11, column: 14}
+      - {file: flux/policy.yaml, line: 11, column: 14, message: "policy.semver.range '>= latest' is not a valid constraint (improper constraint: >= latest): Flux stalls policy flux-system/web with InvalidPolicy"}
 nonTriggering:
   - description: ranges Masterminds accepts
     files:
@@ -3132,7 +3132,7 @@ triggering:
           policy:
             alphabetical: {}
     expect:
-      - {file: clusters/production/policy.yaml, line: 10, column: 14}
+      - {file: clusters/production/policy.yaml, line: 10, column: 14, message: "no production tag can pass pattern '^staging-v(?P<v>[0-9.]+)$' of policy flux-system/web-production: it never selects anything for production"}
   - description: a semver policy whose tags never parse as versions (no extract)
     files:
       flux/policy.yaml: |
@@ -3150,7 +3150,7 @@ triggering:
             semver:
               range: '>=1.0.0'
     expect:
-      - {file: flux/policy.yaml, line: 10, column: 14}
+      - {file: flux/policy.yaml, line: 10, column: 14, message: "no tag that pattern '^production-v[0-9]+\\.[0-9]+\\.[0-9]+-[0-9a-f]+-[0-9]+$' of semver policy flux-system/web admits parses as a version (Flux 2.7+ needs at least two dots, from the start of the tag)): extract the version, e.g. extract: '$version'"}
 nonTriggering:
   - description: the environment's own tags
     profile: strict
@@ -3203,7 +3203,7 @@ triggering:
           policy:
             alphabetical: {}
     expect:
-      - {file: flux/objects.yaml, line: 16, column: 11}
+      - {file: flux/objects.yaml, line: 16, column: 11, message: "ImageRepository images/web has no accessFrom, so policy team-a/web in namespace team-a may not use it"}
 nonTriggering:
   - description: accessFrom admits the namespace by its labels
     files:
@@ -3264,7 +3264,7 @@ triggering:
           policy:
             alphabetical: {}
     expect:
-      - {file: flux/policy.yaml, line: 2, column: 7}
+      - {file: flux/policy.yaml, line: 2, column: 7, message: "no $imagepolicy marker uses policy flux-system/web: it selects tags nobody deploys"}
 nonTriggering:
   - description: a marker uses it
     files:
@@ -3323,7 +3323,7 @@ triggering:
         spec:
           image: ghcr.io/acme/web
     expect:
-      - {file: apps/production/web.yaml, line: 8, column: 14}
+      - {file: apps/production/web.yaml, line: 8, column: 14, message: "production runs v1.2.3-abc1234-1700000000 of ghcr.io/acme/web as sha256:333333333333…, but staging ran v1.2.3-abc1234-1700000000 as sha256:111111111111…: the artifact was rebuilt, not promoted"}
 nonTriggering:
   - description: the same digest under both tags
     profile: strict
@@ -3395,7 +3395,7 @@ triggering:
         spec:
           image: ghcr.io/acme/web
     expect:
-      - {file: apps/production/web.yaml, line: 8, column: 14}
+      - {file: apps/production/web.yaml, line: 8, column: 14, message: "digest sha256:222222222222… of ghcr.io/acme/web never ran in staging (not at HEAD, not in any earlier commit): promote the build staging tested"}
 nonTriggering:
   - description: the digest staging ran
     profile: strict
@@ -3468,7 +3468,7 @@ triggering:
               # tagwarden:ignore image-latest-tag pinned by the platform team
               image: nginx:1.25.3
     expect:
-      - {file: apps/web.yaml, line: 8, column: 7}
+      - {file: apps/web.yaml, line: 8, column: 7, message: "tagwarden:ignore image-latest-tag suppresses nothing on this line or the next: remove it"}
 nonTriggering:
   - description: a used suppression, on the line above
     files:
@@ -3508,13 +3508,13 @@ triggering:
     files:
       app/deploy.yaml: "apiVersion: v1\nkind: Pod\nmetadata:\n\tname: web\n"
     expect:
-      - {file: app/deploy.yaml, line: 4, column: 1}
+      - {file: app/deploy.yaml, line: 4, column: 1, message: "YAML syntax error: found character that cannot start any token while scanning for the next token"}
   - description: an unterminated flow sequence
     files:
       app/list.yaml: |
         items: [a, b
     expect:
-      - {file: app/list.yaml, line: 2, column: 1}
+      - {file: app/list.yaml, line: 2, column: 1, message: "YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence started at line 1, column 8"}
   - description: a key given twice in one mapping (YAML requires unique keys; kubectl and kustomize refuse the file)
     files:
       app/pod.yaml: |
@@ -3528,7 +3528,7 @@ triggering:
               image: ghcr.io/acme/web:1.2.3
               "image": ghcr.io/acme/web:1.2.4
     expect:
-      - {file: app/pod.yaml, line: 9, column: 7}
+      - {file: app/pod.yaml, line: 9, column: 7, message: "duplicate key 'image' (first at line 8): YAML keys must be unique, and kubectl and kustomize reject the file"}
   - description: an alias naming no anchor before it in its document (libyaml lets it pass; Go's YAML refuses it)
     files:
       app/pod.yaml: |
@@ -3541,7 +3541,7 @@ triggering:
             - name: web
               image: *webImage
     expect:
-      - {file: app/pod.yaml, line: 8, column: 14}
+      - {file: app/pod.yaml, line: 8, column: 14, message: "YAML syntax error: unknown anchor 'webImage' referenced by an alias"}
   - description: a tag the value does not satisfy (Go's reader refuses the file)
     files:
       app/web.yaml: |
@@ -3552,7 +3552,7 @@ triggering:
         spec:
           replicas: !!int three
     expect:
-      - {file: app/web.yaml, line: 6, column: 19}
+      - {file: app/web.yaml, line: 6, column: 19, message: "'!!int three' is a !!str, not a !!int: kubectl, Helm and Flux's controllers reject the file"}
   - description: a merge key that merges no mapping, and a null key
     files:
       app/config.yaml: |
@@ -3564,16 +3564,16 @@ triggering:
             <<: web
             ~: api
     expect:
-      - {file: app/config.yaml, line: 6, column: 9}
-      - {file: app/config.yaml, line: 7, column: 5}
+      - {file: app/config.yaml, line: 6, column: 9, message: "the merge key '<<' takes a mapping or a list of mappings: kubectl, Helm and Flux's controllers reject the file"}
+      - {file: app/config.yaml, line: 7, column: 5, message: "a null key ('~'): JSON keys are strings, and kubectl, Helm and Flux's controllers reject the file; quote it for a string"}
   - description: a float JSON cannot hold, and an alias inside its own anchor
     files:
       app/values.yaml: |
         threshold: .inf
         node: &n {child: *n}
     expect:
-      - {file: app/values.yaml, line: 1, column: 12}
-      - {file: app/values.yaml, line: 2, column: 18}
+      - {file: app/values.yaml, line: 1, column: 12, message: "'.inf' is a float JSON cannot hold: kubectl, Helm and Flux's controllers reject the file; quote it for a string"}
+      - {file: app/values.yaml, line: 2, column: 18, message: "alias '*n' lies inside its own anchor's value, a cycle: kubectl, Helm and Flux's controllers reject the file"}
   - description: a '?' inside an unquoted value in a flow sequence (Go's reader ends the value there)
     files:
       app/job.yaml: |
@@ -3589,7 +3589,7 @@ triggering:
                   image: curlimages/curl:8.5.0
                   args: [-fsS, http://web/healthz?full=1]
     expect:
-      - {file: app/job.yaml, line: 11, column: 24}
+      - {file: app/job.yaml, line: 11, column: 24, message: "'http://web/healthz?full=1' has a '?', which ends a plain value inside [ ] or { } for Go's YAML: kubectl, Helm and Flux's controllers reject the file; quote the value"}
   - description: a YAML 1.2 directive (libyaml reads it; go-yaml reads 1.1 only and refuses the document)
     files:
       app/cm.yaml: |
@@ -3600,7 +3600,7 @@ triggering:
         metadata:
           name: settings
     expect:
-      - {file: app/cm.yaml, line: 1, column: 1}
+      - {file: app/cm.yaml, line: 1, column: 1, message: "a %YAML 1.2 directive: go-yaml reads YAML 1.1 only and refuses the document, so kustomize and Flux reject the file; remove the directive"}
   - description: two keys that are one once Go reads them (`on` is the boolean true; one value is dropped)
     files:
       app/config.yaml: |
@@ -3612,7 +3612,7 @@ triggering:
           true: enabled
           on: disabled
     expect:
-      - {file: app/config.yaml, line: 7, column: 3}
+      - {file: app/config.yaml, line: 7, column: 3, message: "key 'on' is the key 'true' (line 6) once Go reads the YAML: kubectl, Helm and Flux's controllers keep one of the two values and drop the other without a word"}
   - description: a second merge key in one mapping (kustomize refuses it; go-yaml would take the later)
     files:
       app/merge.yaml: |
@@ -3622,7 +3622,7 @@ triggering:
           <<: *b
           <<: *m
     expect:
-      - {file: app/merge.yaml, line: 5, column: 3}
+      - {file: app/merge.yaml, line: 5, column: 3, message: "a second merge key '<<' in one mapping (first at line 4): kustomize, which Flux's kustomize-controller runs, refuses the file; merge a list instead, `<<: [*a, *b]`"}
 nonTriggering:
   - description: several documents, a BOM and CRLF line ends are fine
     files:

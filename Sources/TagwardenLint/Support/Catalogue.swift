@@ -10,7 +10,9 @@ public struct RuleExample: Sendable {
         public var file: String
         public var line: Int
         public var column: Int
-        public var description: String { "\(file):\(line):\(column)" }
+        /// The finding's message, when the example states it.
+        public var message: String?
+        public var description: String { "\(file):\(line):\(column)" + (message.map { " \($0)" } ?? "") }
     }
     public var description: String?
     public var config: String?
@@ -86,7 +88,7 @@ public enum Catalogue {
                               let col = y.string(item, "column").flatMap({ Int($0) }) else {
                             throw fail("each expect entry needs file, line and column")
                         }
-                        expect.append(.init(file: file, line: line, column: col))
+                        expect.append(.init(file: file, line: line, column: col, message: y.string(item, "message")))
                     }
                 }
                 let baseConfig = y.string(ex, "baseConfig")
