@@ -869,7 +869,7 @@ triggering:
                 - name: web
                   image: nginx:latest
     expect:
-      - {file: apps/web.yaml, line: 10, column: 18}
+      - {file: apps/web.yaml, line: 10, column: 18, message: "image 'nginx:latest' uses the tag 'latest', which moves with every push: pin a version or a digest"}
   - description: LATEST in HelmRelease values
     files:
       apps/redis.yaml: |
@@ -883,7 +883,7 @@ triggering:
               repository: bitnami/redis
               tag: LATEST
     expect:
-      - {file: apps/redis.yaml, line: 9, column: 12}
+      - {file: apps/redis.yaml, line: 9, column: 12, message: "image 'bitnami/redis:LATEST' uses the tag 'LATEST', which moves with every push: pin a version or a digest"}
   - description: a HelmRelease (or an overlay's patch of one) that sets only the tag of the chart's image, or names it `name`
     files:
       apps/staging/podinfo-values.yaml: |
@@ -900,8 +900,8 @@ triggering:
                 name: ghcr.io/acme/exporter
                 tag: latest
     expect:
-      - {file: apps/staging/podinfo-values.yaml, line: 8, column: 12}
-      - {file: apps/staging/podinfo-values.yaml, line: 12, column: 14}
+      - {file: apps/staging/podinfo-values.yaml, line: 8, column: 12, message: "the image whose tag this field sets uses the tag 'latest', which moves with every push: pin a version or a digest"}
+      - {file: apps/staging/podinfo-values.yaml, line: 12, column: 14, message: "image 'ghcr.io/acme/exporter:latest' uses the tag 'latest', which moves with every push: pin a version or a digest"}
   - description: a tag that a Flux Kustomization's post-build substitution sets to latest
     files:
       clusters/staging/apps.yaml: |
@@ -927,7 +927,7 @@ triggering:
                 - name: web
                   image: ghcr.io/acme/web:${WEB_TAG}
     expect:
-      - {file: apps/staging/web.yaml, line: 10, column: 18}
+      - {file: apps/staging/web.yaml, line: 10, column: 18, message: "image 'ghcr.io/acme/web:latest' uses the tag 'latest', which moves with every push: pin a version or a digest (written 'ghcr.io/acme/web:${WEB_TAG}', substituted by Flux Kustomization flux-system/apps in clusters/staging/apps.yaml)"}
   - description: a values file that a kustomization's configMapGenerator turns into the ConfigMap a HelmRelease's valuesFrom reads
     files:
       apps/staging/kustomization.yaml: |
@@ -952,7 +952,7 @@ triggering:
           repository: ghcr.io/stefanprodan/podinfo
           tag: latest
     expect:
-      - {file: apps/staging/podinfo-values.yaml, line: 3, column: 8}
+      - {file: apps/staging/podinfo-values.yaml, line: 3, column: 8, message: "image 'ghcr.io/stefanprodan/podinfo:latest' uses the tag 'latest', which moves with every push: pin a version or a digest (values of HelmRelease podinfo/podinfo, from ConfigMap podinfo-values that apps/staging/kustomization.yaml generates)"}
   - description: a JSON patch (a kustomization's patch file) that writes a container's image
     files:
       apps/production/image-patch.yaml: |
@@ -960,7 +960,7 @@ triggering:
           path: /spec/template/spec/containers/0/image
           value: ghcr.io/acme/web:latest
     expect:
-      - {file: apps/production/image-patch.yaml, line: 3, column: 10}
+      - {file: apps/production/image-patch.yaml, line: 3, column: 10, message: "image 'ghcr.io/acme/web:latest' uses the tag 'latest', which moves with every push: pin a version or a digest"}
   - description: a patch written inline in a kustomization (a literal block), read where it stands
     files:
       apps/production/kustomization.yaml: |
@@ -974,7 +974,7 @@ triggering:
                 path: /spec/template/spec/containers/0/image
                 value: ghcr.io/acme/web:latest
     expect:
-      - {file: apps/production/kustomization.yaml, line: 9, column: 16}
+      - {file: apps/production/kustomization.yaml, line: 9, column: 16, message: "image 'ghcr.io/acme/web:latest' uses the tag 'latest', which moves with every push: pin a version or a digest"}
 nonTriggering:
   - description: latest with a digest pin
     files:
