@@ -68,73 +68,19 @@ struct Check: ParsableCommand {
     func run() throws {
         try guarded {
             let env = ProcessInfo.environment
-            let fromEnv = staged && (env["GIT_INDEX_FILE"] != nil || env["GIT_DIR"] != nil)
-            let report: AuditReport
+            let checkOptions = CheckOptions(configPath: options.config, profile: options.profile, maxFileSize: options.maxFileSizeBytes)
+            let result: CheckResult
             if staged {
-                let ws = try Workspace.open(path: path, configPath: options.config, fromIndex: true, fromEnvironment: fromEnv)
-                guard let repo = ws.repo else { throw TagwardenError("--staged needs a git repository, and \(ws.root) is not inside one") }
-                let indexSnap = try ws.snapshot(rev: nil, index: true, maxFileSize: options.maxFileSizeBytes)
-                try indexSnap.requireIntact()
-                if !indexSnap.conflicted.isEmpty, !options.quiet {
-                    writeStderr("tagwarden: note: unresolved merge conflict in \(indexSnap.conflicted.joined(separator: ", ")): "
-                                + "the index holds both sides, and ours is linted\n")
-                }
-                let tip = repo.hasHead ? "HEAD" : nil
-                let staged = try ws.audit(indexSnap, profile: options.profile, historyFrom: tip)
-                var before: AuditReport?
-                if let tip {
-                    let headSnap = try ws.snapshot(rev: tip, maxFileSize: options.maxFileSizeBytes)
-                    try headSnap.requireIntact()
-                    before = try ws.audit(headSnap, profile: options.profile, historyFrom: tip)
-                }
-                report = Linter.compare(head: staged, base: before, alwaysIn: try repo.stagedChanges())
+                result = try Checks.staged(path: path, options: checkOptions,
+                                           fromEnvironment: env["GIT_INDEX_FILE"] != nil || env["GIT_DIR"] != nil)
             } else {
-                let headRev = head ?? "HEAD"
-                let ws = try Workspace.open(path: path, configPath: options.config, rev: headRev,
-                                            configRev: configFrom == .base ? base! : headRev)
-                guard let repo = ws.repo else { throw TagwardenError("--base needs a git repository, and \(ws.root) is not inside one") }
-                let baseSha = try repo.resolveCommit(base!)
-                let headSha = try repo.resolveCommit(headRev)
-                guard let mergeBase = repo.mergeBase(baseSha, headSha) else {
-                    throw TagwardenError(repo.isShallow ? "no merge base of \(base!) and \(headRev) in this clone: \(GitRepository.shallowHint)"
-                                                        : "\(base!) and \(headRev) share no history")
-                }
-                // staging's history is the merge base's: the pull request's own commits are no evidence
-                let headSnap = try ws.snapshot(rev: headSha, maxFileSize: options.maxFileSizeBytes)
-                try headSnap.requireIntact()
-                var headReport = try ws.audit(headSnap, profile: options.profile, historyFrom: mergeBase)
-                if configFrom == .base, options.config == nil {
-                    headReport.findings += try configWeakenings(repo, ws: ws, base: baseSha, head: headSha)
-                }
-                let baseSnap = try ws.snapshot(rev: mergeBase, maxFileSize: options.maxFileSizeBytes)
-                try baseSnap.requireIntact()
-                let baseReport = try ws.audit(baseSnap, profile: options.profile, historyFrom: mergeBase)
-                var r = Linter.compare(head: headReport, base: baseReport, renamed: try repo.renames(from: mergeBase, to: headSha), all: all)
-                r.source.kind = .diff
-                report = r
+                result = try Checks.pullRequest(path: path, base: base!, head: head, all: all, configFromBase: configFrom == .base,
+                                                options: checkOptions)
             }
-            let code = try options.emit(report)
-            withExtendedLifetime(report) { Glibc.exit(code) }
+            if !options.quiet { for note in result.notes { writeStderr("tagwarden: note: \(note)\n") } }
+            let code = try options.emit(result.report)
+            withExtendedLifetime(result.report) { Glibc.exit(code) }
         }
-    }
-}
-
-extension Check {
-    /// `config-weakened` findings for what HEAD's config loosens against BASE's (the one in force).
-    func configWeakenings(_ repo: GitRepository, ws: Workspace, base: String, head: String) throws -> [Finding] {
-        let baseConfig = try Workspace.committedConfig(repo: repo, rev: base, dirs: ws.configDirs)
-        let headConfig: (path: String, bytes: [UInt8], config: Config)?
-        do {
-            headConfig = try Workspace.committedConfig(repo: repo, rev: head, dirs: ws.configDirs)
-        } catch let e as TagwardenError {
-            // a config the pull request breaks would break every later run
-            let at = SourcePosition(offset: 0, line: 1, column: 1)
-            return [Finding(rule: ConfigChange.ruleID, severity: .error, message: "the pull request's config cannot be read: \(e.message)",
-                            file: baseConfig?.path ?? Config.fileName, span: SourceSpan(start: at, end: at))]
-        }
-        guard let baseConfig else { return [] }
-        return ConfigChange.findings(base: baseConfig.config, head: headConfig?.config ?? Config(),
-                                     path: headConfig?.path ?? baseConfig.path, headBytes: headConfig?.bytes)
     }
 }
 

@@ -1,0 +1,94 @@
+import TagwardenBasics
+import TagwardenYAML
+import TagwardenGit
+import TagwardenModel
+
+/// What the two checks share with the command line: the config file given, the profile, the file size limit.
+public struct CheckOptions: Sendable {
+    public var configPath: String?
+    public var profile: String?
+    public var maxFileSize: Int?
+
+    public init(configPath: String?, profile: String?, maxFileSize: Int?) {
+        self.configPath = configPath
+        self.profile = profile
+        self.maxFileSize = maxFileSize
+    }
+}
+
+/// A check's findings, and what the user should be told beside them.
+public struct CheckResult: Sendable {
+    public var report: AuditReport
+    public var notes: [String] = []
+}
+
+/// `check --staged` (pre-commit) and `check --base` (the pull-request check): each lints two trees and keeps the
+/// findings the change brings.
+public enum Checks {
+    /// The index against HEAD: the findings in the staged files, plus any elsewhere the staged change creates.
+    /// `fromEnvironment`: GIT_DIR or GIT_INDEX_FILE locate the repository (inside a hook).
+    public static func staged(path: String, options: CheckOptions, fromEnvironment: Bool) throws -> CheckResult {
+        let ws = try Workspace.open(path: path, configPath: options.configPath, fromIndex: true, fromEnvironment: fromEnvironment)
+        guard let repo = ws.repo else { throw TagwardenError("--staged needs a git repository, and \(ws.root) is not inside one") }
+        let indexSnap = try ws.snapshot(rev: nil, index: true, maxFileSize: options.maxFileSize)
+        try indexSnap.requireIntact()
+        var notes: [String] = []
+        if !indexSnap.conflicted.isEmpty {
+            notes.append("unresolved merge conflict in \(indexSnap.conflicted.joined(separator: ", ")): the index holds both sides, and ours is linted")
+        }
+        let tip = repo.hasHead ? "HEAD" : nil
+        let staged = try ws.audit(indexSnap, profile: options.profile, historyFrom: tip)
+        var before: AuditReport?
+        if let tip {
+            let headSnap = try ws.snapshot(rev: tip, maxFileSize: options.maxFileSize)
+            try headSnap.requireIntact()
+            before = try ws.audit(headSnap, profile: options.profile, historyFrom: tip)
+        }
+        return CheckResult(report: Linter.compare(head: staged, base: before, alwaysIn: try repo.stagedChanges()), notes: notes)
+    }
+
+    /// HEAD against the merge base of BASE and HEAD, both from the object database. With `configFromBase`, BASE's
+    /// config is in force and what HEAD's loosens is a `config-weakened` error; staging's history is always the
+    /// merge base's (the pull request's own commits are no evidence). `all` keeps every HEAD finding, marked new or not.
+    public static func pullRequest(path: String, base: String, head: String?, all: Bool, configFromBase: Bool,
+                                   options: CheckOptions) throws -> CheckResult {
+        let headRev = head ?? "HEAD"
+        let ws = try Workspace.open(path: path, configPath: options.configPath, rev: headRev, configRev: configFromBase ? base : headRev)
+        guard let repo = ws.repo else { throw TagwardenError("--base needs a git repository, and \(ws.root) is not inside one") }
+        let baseSha = try repo.resolveCommit(base)
+        let headSha = try repo.resolveCommit(headRev)
+        guard let mergeBase = repo.mergeBase(baseSha, headSha) else {
+            throw TagwardenError(repo.isShallow ? "no merge base of \(base) and \(headRev) in this clone: \(GitRepository.shallowHint)"
+                                                : "\(base) and \(headRev) share no history")
+        }
+        let headSnap = try ws.snapshot(rev: headSha, maxFileSize: options.maxFileSize)
+        try headSnap.requireIntact()
+        var headReport = try ws.audit(headSnap, profile: options.profile, historyFrom: mergeBase)
+        if configFromBase, options.configPath == nil {
+            headReport.findings += try configWeakenings(repo, ws: ws, base: baseSha, head: headSha)
+        }
+        let baseSnap = try ws.snapshot(rev: mergeBase, maxFileSize: options.maxFileSize)
+        try baseSnap.requireIntact()
+        let baseReport = try ws.audit(baseSnap, profile: options.profile, historyFrom: mergeBase)
+        var r = Linter.compare(head: headReport, base: baseReport, renamed: try repo.renames(from: mergeBase, to: headSha), all: all)
+        r.source.kind = .diff
+        return CheckResult(report: r)
+    }
+
+    /// `config-weakened` findings for what HEAD's config loosens against BASE's (the one in force).
+    static func configWeakenings(_ repo: GitRepository, ws: Workspace, base: String, head: String) throws -> [Finding] {
+        let baseConfig = try Workspace.committedConfig(repo: repo, rev: base, dirs: ws.configDirs)
+        let headConfig: (path: String, bytes: [UInt8], config: Config)?
+        do {
+            headConfig = try Workspace.committedConfig(repo: repo, rev: head, dirs: ws.configDirs)
+        } catch let e as TagwardenError {
+            // a config the pull request breaks would break every later run
+            let at = SourcePosition(offset: 0, line: 1, column: 1)
+            return [Finding(rule: ConfigChange.ruleID, severity: .error, message: "the pull request's config cannot be read: \(e.message)",
+                            file: baseConfig?.path ?? Config.fileName, span: SourceSpan(start: at, end: at))]
+        }
+        guard let baseConfig else { return [] }
+        return ConfigChange.findings(base: baseConfig.config, head: headConfig?.config ?? Config(),
+                                     path: headConfig?.path ?? baseConfig.path, headBytes: headConfig?.bytes)
+    }
+}
