@@ -21,12 +21,16 @@ import Testing
         let json = try tagwarden(["rules", "--format", "json"], in: "/")
         let list = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
         #expect(list?.contains { $0["id"] as? String == "image-not-pinned" && $0["severity"] as? String == "error" } == true)
-        // the commands that print data offer (and list in --help) only text and json
-        for command in [["rules"], ["env"], ["policy", "eval", "--semver", "*", "--tags", "-"]] {
+        // the commands that print data offer (and list in --help) only text and json; rules also Markdown (docs/rules.md)
+        for command in [["env"], ["policy", "eval", "--semver", "*", "--tags", "-"]] {
             let sarif = try tagwarden(command + ["--format", "sarif"], in: "/")
             #expect(sarif.code == 2 && sarif.stderr.contains("Please provide one of 'text' and 'json'"), "\(command) \(sarif.stderr)")
             #expect(try tagwarden(command + ["--help"], in: "/").stdout.contains("(values: text, json;"), "\(command)")
         }
+        let sarif = try tagwarden(["rules", "--format", "sarif"], in: "/")
+        #expect(sarif.code == 2 && sarif.stderr.contains("Please provide one of 'text', 'json' or 'markdown'"), "\(sarif.stderr)")
+        let markdown = try tagwarden(["rules", "--format", "markdown"], in: "/")
+        #expect(markdown.code == 0 && markdown.stdout.hasPrefix("# Rules\n") && markdown.stdout.contains("\n## image-latest-tag\n"))
         let explain = try tagwarden(["explain", "image-tag-not-string"], in: "/")
         #expect(explain.code == 0)
         #expect(explain.stdout.hasPrefix("image-tag-not-string (warning)\n"))

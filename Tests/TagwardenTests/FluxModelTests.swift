@@ -19,7 +19,7 @@ import Testing
     ] as [(String, String, String, String?)])
     func valid(_ text: String, _ ns: String, _ name: String, _ suffix: String?) throws {
         let r = try #require(Marker.parse(text).policy)
-        #expect(r.namespace == ns && r.name == name && r.suffix == suffix)
+        #expect(r.namespace == ns && r.name == name && r.part == MarkerPart(rawValue: suffix ?? ""))
     }
 
     @Test(arguments: [

@@ -42,7 +42,7 @@ public struct AuditReport: Sendable {
     public var ruleTimings: [(rule: String, seconds: Double)] = []
 }
 
-public struct AuditRequest: Sendable {
+public struct AuditRequest {
     public var snapshot: SourceSnapshot
     public var config: Config
     public var profile: String?

@@ -11,8 +11,8 @@ extension Rule {
         return m.markersOfImage.keys.sorted().compactMap { i in
             let img = m.images[i]
             guard img.isParts, let digest = img.digestField, let ks = m.markersOfImage[i],
-                  !ks.contains(where: { m.flux.markers[$0].ref?.suffix == "digest" }),
-                  let k = ks.first(where: { m.flux.markers[$0].ref?.suffix == "tag" && tagFields.contains(m.markers[$0].fieldKey ?? "") }),
+                  !ks.contains(where: { m.flux.markers[$0].ref?.part == .digest }),
+                  let k = ks.first(where: { m.flux.markers[$0].ref?.part == .tag && tagFields.contains(m.markers[$0].fieldKey ?? "") }),
                   m.flux.markers[k].skipped == nil, let ref = m.flux.markers[k].ref,
                   m.flux.markers[k].policy != nil || !m.flux.markers[k].candidates.isEmpty else { return nil }
             var fix = "add {\"$imagepolicy\": \"\(ref.namespace):\(ref.name):digest\"} to it"

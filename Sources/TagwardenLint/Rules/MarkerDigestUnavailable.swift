@@ -12,11 +12,11 @@ extension Rule {
             guard mk.context == .value, m.flux.markers[k].skipped == nil, let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy,
                   !m.flux.policies[p].spec.reflectsDigests else { return nil }
             let why = "policy \(m.policyName(p)) does not reflect digests (digestReflectionPolicy is \(m.flux.policies[p].spec.digestReflection ?? "unset, so Never"))"
-            switch ref.suffix {
-            case "digest"?:
+            switch ref.part {
+            case .digest:
                 return c.finding("\(why), so Flux writes an empty digest into this field: set digestReflectionPolicy: IfNotPresent on the policy",
                                  marker: k)
-            case nil:
+            case .reference:
                 // the marked scalar is itself the whole pinned reference (a marker on a tag field is marker-wrong-form's)
                 guard let i = mk.image, m.images[i].invalid == nil, m.images[i].digest != nil, m.images[i].span == mk.scalar?.span,
                       let name = m.images[i].name else { return nil }

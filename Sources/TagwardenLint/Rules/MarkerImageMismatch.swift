@@ -16,30 +16,30 @@ extension Rule {
         }
         // an image given in parts whose name field carries a `:name` marker: the policy Flux writes its name from
         func namedBy(_ ii: Int) -> Int? {
-            m.markersOfImage[ii]?.lazy.filter { m.markers[$0].ref?.suffix == "name" }.compactMap { m.flux.markers[$0].policy }.first
+            m.markersOfImage[ii]?.lazy.filter { m.markers[$0].ref?.part == .name }.compactMap { m.flux.markers[$0].policy }.first
         }
         return m.markers.indices.compactMap { k in
             let info = m.flux.markers[k]
             let key = m.markers[k].fieldKey ?? ""
             guard m.markers[k].context == .value, let ref = info.ref, let p = info.policy,
                   let value = m.markers[k].scalar?.value, let (image, wantName) = policyImage(p) else { return nil }
-            if ref.suffix == "tag" || ref.suffix == "digest" {
+            if ref.part == .tag || ref.part == .digest {
                 // the tag (digest) goes on the name beside it: the entry's `newName`/`name`, the chart's `repository`, or
                 // what that field's own `:name` marker makes it
-                guard (ref.suffix == "tag" ? tagFields : digestFields).contains(key), let ii = m.markers[k].image,
+                guard (ref.part == .tag ? tagFields : digestFields).contains(key), let ii = m.markers[k].image,
                       m.images[ii].isParts, var written = m.images[ii].name, var have = m.images[ii].normalizedName else { return nil }
                 if let q = namedBy(ii) {
                     guard let (qImage, qName) = policyImage(q) else { return nil }
                     (written, have) = (qImage, qName)
                 }
                 guard have != wantName else { return nil }
-                let part = ref.suffix == "tag" ? "tag" : "digest"
+                let part = ref.part == .tag ? "tag" : "digest"
                 return c.finding("policy \(m.policyName(p)) writes the \(part) of \(image) here, but this field sets the \(part) of \(written): Flux would give \(written) another image's \(part)",
                                  marker: k)
             }
             // a full-reference marker on a tag or digest field is marker-wrong-form's, not a name to compare
-            guard ref.suffix == nil || ref.suffix == "name",
-                  !(ref.suffix == nil && (tagFields.contains(key) || digestFields.contains(key))) else { return nil }
+            guard ref.part == .reference || ref.part == .name,
+                  !(ref.part == .reference && (tagFields.contains(key) || digestFields.contains(key))) else { return nil }
             // the image the marked field belongs to was parsed once, when it was extracted; a field that is not
             // an image Tagwarden knows (a `:name` on a custom field) is read here
             let written: String, have: String
@@ -47,14 +47,14 @@ extension Rule {
                 (written, have) = (n, h)
             } else {
                 let name: String
-                if ref.suffix == "name" { name = value } else {
+                if ref.part == .name { name = value } else {
                     guard case .success(let r) = ImageReference.parse(value) else { return nil }
                     name = r.name
                 }
                 guard let h = ImageReference.normalizeName(name) else { return nil }
                 (written, have) = (name, h)
             }
-            if have == wantName, ref.suffix == "name", let ii = m.markers[k].image, m.images[ii].origin == .helmParts,
+            if have == wantName, ref.part == .name, let ii = m.markers[k].image, m.images[ii].origin == .helmParts,
                written != value, written.hasSuffix("/" + value) {
                 // a chart that puts its `registry` value in front of `repository`: Flux writes spec.image there as written
                 let registry = written.dropLast(value.utf8.count + 1)

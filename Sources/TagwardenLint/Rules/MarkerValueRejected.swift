@@ -13,18 +13,18 @@ extension Rule {
         return m.markers.indices.compactMap { k in
             let mk = m.markers[k]
             guard mk.context == .value, m.flux.markers[k].skipped == nil, let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy,
-                  ref.suffix == nil || ref.suffix == "tag", let value = mk.scalar?.value else { return nil }
+                  ref.part == .reference || ref.part == .tag, let value = mk.scalar?.value else { return nil }
             // `${…}` for Flux's post-build substitution: the automation writes over the expression itself
             if let names = Envsubst.variables(value), !names.isEmpty {
-                let what = ref.suffix == "tag" ? "tag" : "image"
+                let what = ref.part == .tag ? "tag" : "image"
                 return c.finding("the value uses \(names.map { "${\($0)}" }.joined(separator: ", ")) for Flux's post-build substitution, but policy "
                                     + "\(m.policyName(p)) writes the \(what) it selects over the whole value: the variable is lost for every cluster that applies this file",
                                  marker: k)
             }
             var tag = value
             // a :tag marker on a value that is no tag (a whole reference) is marker-wrong-form's finding
-            if ref.suffix == "tag", !ImageReference.isTag(value.utf8) { return nil }
-            if ref.suffix == nil {
+            if ref.part == .tag, !ImageReference.isTag(value.utf8) { return nil }
+            if ref.part == .reference {
                 guard let ii = mk.image, m.images[ii].invalid == nil, let t = m.images[ii].tag?.value else { return nil }
                 tag = t
             }

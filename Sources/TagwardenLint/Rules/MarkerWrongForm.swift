@@ -22,14 +22,15 @@ extension Rule {
                 return r.tag != nil || r.digest != nil
             }()
             let message: String?
-            switch ref.suffix {
-            case nil:
+            switch ref.part {
+            case .reference:
                 if tagFields.contains(key) { message = "\(key) holds only a tag, but the marker writes a whole reference: use \"\(ref.namespace):\(ref.name):tag\"" }
                 else if nameFields.contains(key) { message = "\(key) holds only a name, but the marker writes a whole reference: use \"\(ref.namespace):\(ref.name):name\"" }
                 else if digestFields.contains(key) { message = "\(key) holds only a digest, but the marker writes a whole reference: use \"\(ref.namespace):\(ref.name):digest\"" }
                 else { message = nil }
-            case let suffix?:
-                let fits = suffix == "tag" ? tagFields : suffix == "name" ? nameFields : digestFields
+            case .name, .tag, .digest:
+                let suffix = ref.part.rawValue
+                let fits = ref.part == .tag ? tagFields : ref.part == .name ? nameFields : digestFields
                 if holdsFull, !fits.contains(key) {
                     message = "this field holds a whole image reference, but the :\(suffix) marker writes only the \(suffix): use \"\(ref.namespace):\(ref.name)\""
                 } else if partField, !fits.contains(key) {

@@ -88,7 +88,7 @@ extension Model {
 /// Memoised witnesses of a policy's language against an environment's (or against every tag): policies and
 /// environments repeat across a fleet, and a distinct pattern is compiled once (`FluxIndex.build`), so the
 /// compiled pattern's identity stands for the pattern.
-final class WitnessCache: @unchecked Sendable {
+final class WitnessCache {
     struct Key: Hashable {
         let pattern: ObjectIdentifier?   // nil: the policy selects every tag
         let environment: Int?            // nil: any valid tag

@@ -250,7 +250,7 @@ public enum Suggest {
 /// What the suggestions of one run may take, in candidates looked at: a pull request with 20,000 misspelt
 /// markers and 5,000 policies would otherwise spend minutes on "did you mean". Once it is spent, no more
 /// suggestions are made, and `refused` says so.
-public final class SuggestionBudget: @unchecked Sendable {
+public final class SuggestionBudget {
     public static let candidates = 2_000_000
     private(set) var remaining: Int
     public private(set) var refused = false
@@ -289,7 +289,7 @@ public struct Suggester {
 
     /// The candidates holding each pair of adjacent bytes (distinct pairs per candidate), in candidate order: built
     /// at the ninth word looked up, since a few words cost less measured against all than the index costs to build.
-    final class PairIndex: @unchecked Sendable {
+    final class PairIndex {
         var lookups = 0
         var postings: [UInt16: [Int32]]?
 

@@ -50,7 +50,7 @@ package struct Extractor {
 
     /// `scratch` is parsed into and kept for the next file (see `YAMLFile.reparse`).
     package static func extract(path: String, bytes: [UInt8], index: Int, unread: Bool = false, reusing scratch: inout YAMLFile) -> FileFacts {
-        let facts = FileFacts(path: path, bytes: bytes)
+        var facts = FileFacts(path: path, bytes: bytes)
         if unread {
             // not YAML to Flux: only the markers, each on its line
             let occurrences = SourceText.occurrences(of: markerToken, in: bytes)
@@ -303,7 +303,7 @@ package struct Extractor {
             }
             return
         }
-        let use = ImageUse(origin: origin, file: fileIndex, object: object, text: text, span: y.nodes[n].span)
+        var use = ImageUse(origin: origin, file: fileIndex, object: object, text: text, span: y.nodes[n].span)
         use.parse(text)
         use.nodes = [n]
         imageNodes[n] = facts.images.count
@@ -388,7 +388,7 @@ package struct Extractor {
                 finishParts(&use, nodes: nodes)
             } else if underImageKey, repo == nil, let tag, y.nodes[tag].kind == .scalar, !y.isNull(tag),
                       y.nodes[tag].valueCount > 0, imageNodes[tag] == nil, !Extractor.isTemplated(y.value(tag)) {
-                let use = ImageUse(origin: .helmParts, file: fileIndex, object: object, text: y.value(tag), span: y.nodes[tag].span)
+                var use = ImageUse(origin: .helmParts, file: fileIndex, object: object, text: y.value(tag), span: y.nodes[tag].span)
                 use.tag = located(tag)
                 use.nodes = [tag]
                 if let dg = y.get(n, "digest"), let d = scalarString(dg), !d.isEmpty {
@@ -437,7 +437,7 @@ package struct Extractor {
                 if let pos = kids.firstIndex(of: i), (pos - kids.startIndex) % 2 == 1 { key = y.value(kids[pos - 1]) }
             }
             let scalar = node.isKey ? nil : located(i)
-            let marker = MarkerComment(file: fileIndex, text: String(decoding: bytes[range], as: UTF8.self),
+            var marker = MarkerComment(file: fileIndex, text: String(decoding: bytes[range], as: UTF8.self),
                                        span: span(range), scalar: scalar, context: context, object: objectOf(i), fieldKey: key)
             if context == .value {
                 attachMarker(i, marker: marker)
@@ -491,7 +491,7 @@ package struct Extractor {
                 } else if y.nodes[item].commentStart >= 0 {
                     context = .hiddenHeadComment
                 } else {
-                    let marker = MarkerComment(file: fileIndex, text: text, span: span(found..<end), scalar: located(item),
+                    var marker = MarkerComment(file: fileIndex, text: text, span: span(found..<end), scalar: located(item),
                                                context: .value, object: objectOf(item))
                     attachMarker(item, marker: marker)
                     marker.image = imageNodes[item]
@@ -605,11 +605,11 @@ package struct Extractor {
     /// A marker on a scalar makes it an image field, if nothing else did.
     mutating func attachMarker(_ n: Int, marker: MarkerComment) {
         guard imageNodes[n] == nil, let parsed = marker.ref else { return }
-        switch parsed.suffix {
-        case nil:
+        switch parsed.part {
+        case .reference:
             addReference(n, origin: .marker, object: marker.object)
-        case "tag"?:
-            let use = ImageUse(origin: .marker, file: fileIndex, object: marker.object, text: y.value(n), span: y.nodes[n].span)
+        case .tag:
+            var use = ImageUse(origin: .marker, file: fileIndex, object: marker.object, text: y.value(n), span: y.nodes[n].span)
             use.tag = located(n)
             use.nodes = [n]
             imageNodes[n] = facts.images.count

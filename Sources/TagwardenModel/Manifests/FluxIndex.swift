@@ -7,7 +7,7 @@ import TagwardenPolicy
 /// The Flux objects of a model, resolved against each other: policies, repositories, automations,
 /// and every marker with the policy it names.
 public struct FluxIndex: Sendable {
-    public final class Policy: @unchecked Sendable {
+    public struct Policy: Sendable {
         public let object: Int
         public let namespace: String?
         public let name: String
@@ -216,7 +216,7 @@ public struct FluxIndex: Sendable {
             switch o.flux {
             case .imagePolicy(let spec)?:
                 guard let name = o.name else { continue }
-                let p = Policy(object: i, namespace: namespaces[i], name: name, spec: spec, labels: o.labels, environment: environments[i])
+                var p = Policy(object: i, namespace: namespaces[i], name: name, spec: spec, labels: o.labels, environment: environments[i])
                 if let pattern = spec.pattern?.value {
                     let r: Result<GoRegex, RegexSyntaxError>
                     if let c = compiled[pattern] { r = c } else {
@@ -273,7 +273,7 @@ public struct FluxIndex: Sendable {
                 idx.automations[a].source = .assumed
             }
         }
-        for policy in idx.policies {
+        for (k, policy) in idx.policies.enumerated() {
             if let ref = policy.spec.repositoryName {
                 // a namespace written with `${…}`, as the builds that apply the policy make it (any, when they cannot be known)
                 var namespace = policy.spec.repositoryNamespace ?? policy.namespace
@@ -281,7 +281,7 @@ public struct FluxIndex: Sendable {
                     let made = expand(written, objects[policy.object].file)
                     namespace = made?.count == 1 ? made![0] : nil
                 }
-                policy.repository = idx.repository(namespace: namespace, name: ref.value, environment: policy.environment)
+                idx.policies[k].repository = idx.repository(namespace: namespace, name: ref.value, environment: policy.environment)
             }
         }
         var definedInSeveral: [Key: Bool] = [:]  // whether several environments define a policy: many markers name one

@@ -84,12 +84,13 @@ struct BlockLines {
 
     /// Images found in the block's own tree, placed in the file and given to `object`.
     func adopt(_ images: [ImageUse], object: Int) -> [ImageUse] {
-        for img in images {
+        images.map { img in
+            var img = img
             img.span = span(img.span)
             if let t = img.tag { img.tag = Located(value: t.value, span: span(t.span), type: t.type) }
             img.object = object
             img.nodes = []   // nodes of the block's own tree: no marker of the file refers to them
+            return img
         }
-        return images
     }
 }

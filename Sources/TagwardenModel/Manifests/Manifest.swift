@@ -170,7 +170,7 @@ public struct KustomizeImageEntry: Sendable {
 }
 
 /// An image reference found in a manifest.
-public final class ImageUse: @unchecked Sendable {
+public struct ImageUse: Sendable {
     public var origin: ImageOrigin
     public var file: Int
     public var object: Int?
@@ -222,9 +222,16 @@ public final class ImageUse: @unchecked Sendable {
     /// Given in parts (a kustomize `images:` entry, a chart's `repository` and `tag`), not as one reference.
     package var isParts: Bool { origin == .kustomize || origin == .helmParts }
 
+    /// The same use, with where it comes from.
+    func with(provenance: String) -> ImageUse {
+        var c = self
+        c.provenance = provenance
+        return c
+    }
+
     /// The same use, as a new image of the model (no marker refers to it).
     func copy() -> ImageUse {
-        let c = ImageUse(origin: origin, file: file, object: object, text: text, name: name, span: span)
+        var c = ImageUse(origin: origin, file: file, object: object, text: text, name: name, span: span)
         c.normalizedName = normalizedName
         c.tag = tag
         c.digest = digest
@@ -236,7 +243,7 @@ public final class ImageUse: @unchecked Sendable {
     }
 
     /// For a reference given in parts: the text they compose, and why it does not parse, if it does not.
-    func compose() {
+    mutating func compose() {
         text = (name ?? "") + (tag.map { ":" + $0.value } ?? "") + (digest.map { "@" + $0 } ?? "")
         invalid = nil
         normalizedName = nil
@@ -265,7 +272,7 @@ public final class ImageUse: @unchecked Sendable {
     }
 
     /// Reads a whole reference written in one scalar (at `span`).
-    func parse(_ text: String) {
+    mutating func parse(_ text: String) {
         switch ImageReference.parse(text) {
         case .success(let ref):
             name = ref.name
@@ -290,7 +297,7 @@ public struct Suppression: Sendable {
 }
 
 /// A `$imagepolicy` comment, wherever it is.
-public final class MarkerComment: @unchecked Sendable {
+public struct MarkerComment: Sendable {
     public var file: Int
     /// The comment from `#` to the end of the line.
     public var text: String
@@ -342,7 +349,7 @@ public enum MarkerContext: Sendable, Equatable {
     case unreadFile
 }
 
-public final class FileFacts: @unchecked Sendable {
+public struct FileFacts: Sendable {
     public var path: String
     public var bytes: [UInt8]
     public var documents = 0

@@ -11,9 +11,16 @@ import Glibc
 public struct MarkerRef: Sendable, Hashable {
     public var namespace: String
     public var name: String
-    /// nil for the full-reference form.
-    public var suffix: String?
+    /// What the marker writes: the whole reference, or one part of it (`:name`, `:tag`, `:digest`).
+    public var part: MarkerPart
     public var value: String
+}
+
+/// What a marker writes into its field.
+public enum MarkerPart: String, Sendable, Hashable {
+    /// `ns:name`: the whole reference, `name:tag` (or `name:tag@digest` for a policy that reflects digests).
+    case reference = ""
+    case name, tag, digest
 }
 
 public enum Marker {
@@ -99,7 +106,7 @@ public enum Marker {
             return (nil, "unknown suffix ':\(parts[2])' in '\(value)': use :tag, :name or :digest")
         }
         if odd { return (nil, "'\(value)' contains blanks, '/' or '~': Flux looks it up verbatim and finds nothing") }
-        return (MarkerRef(namespace: parts[0], name: parts[1], suffix: parts.count == 3 ? parts[2] : nil, value: value), nil)
+        return (MarkerRef(namespace: parts[0], name: parts[1], part: parts.count == 3 ? MarkerPart(rawValue: parts[2])! : .reference, value: value), nil)
     }
 
     /// The length of a leading balanced `{…}` (strings respected), if any.

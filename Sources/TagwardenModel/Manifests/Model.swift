@@ -77,7 +77,7 @@ public struct Model: Sendable {
     /// A marked field there was read as the marker's image too: that reading is dropped, and the marker belongs to
     /// the release's image of the field, so it is judged once, with the name beside it. Returns the images whose field
     /// several releases read.
-    static func adoptMarkedValues(_ values: [ImageUse], into images: inout [ImageUse], markers: [MarkerComment]) -> Set<Int> {
+    static func adoptMarkedValues(_ values: [ImageUse], into images: inout [ImageUse], markers: inout [MarkerComment]) -> Set<Int> {
         guard !values.isEmpty else { return [] }
         let first = images.count
         images += values
@@ -94,10 +94,11 @@ public struct Model: Sendable {
             }
         }
         var dropped = Set<Int>()
-        for m in markers {
+        for k in markers.indices {
+            let m = markers[k]
             guard let field = m.scalar?.span.start.offset, let i = covering[m.file]?[field] else { continue }
             if let own = m.image, images[own].origin == .marker { dropped.insert(own) }
-            if m.image == nil || dropped.contains(m.image!) { m.image = i }
+            if m.image == nil || dropped.contains(m.image!) { markers[k].image = i }
         }
         let shared = Set(readers.filter { $0.value.count > 1 }.keys)
         guard !dropped.isEmpty else { return shared }
@@ -109,37 +110,25 @@ public struct Model: Sendable {
             kept.append(img)
         }
         images = kept
-        for m in markers { if let i = m.image { m.image = renumbered[i] >= 0 ? renumbered[i] : nil } }
+        for k in markers.indices { if let i = markers[k].image { markers[k].image = renumbered[i] >= 0 ? renumbered[i] : nil } }
         return Set(shared.map { renumbered[$0] })
     }
 
     static func extractAll(_ sources: [SourceFile]) -> [FileFacts] {
-        final class Slots: @unchecked Sendable {
-            var items: [FileFacts?]
-            init(_ n: Int) { items = Array(repeating: nil, count: n) }
-        }
-        let slots = Slots(sources.count)
         let workers = max(1, min(sources.count, 8))
         let chunk = max(1, (sources.count + workers * 8 - 1) / (workers * 8))
-        let chunks = (sources.count + chunk - 1) / chunk
-        slots.items.withUnsafeMutableBufferPointer { buf in
-            nonisolated(unsafe) let out = buf
-            DispatchQueue.concurrentPerform(iterations: chunks) { c in
-                let lo = c * chunk, hi = min(lo + chunk, sources.count)
-                var scratch = YAMLFile()
-                for i in lo..<hi {
-                    out[i] = Extractor.extract(path: sources[i].path, bytes: sources[i].bytes, index: i, unread: sources[i].unread,
-                                               reusing: &scratch)
-                }
+        return concurrentChunks(sources.count, chunkSize: chunk) { range in
+            var scratch = YAMLFile()
+            return range.map { i in
+                Extractor.extract(path: sources[i].path, bytes: sources[i].bytes, index: i, unread: sources[i].unread, reusing: &scratch)
             }
         }
-        return slots.items.map { $0! }
     }
 
     public static func build(facts input: consuming [FileFacts], config: Config, profile: String?, remoteURLs: [String] = [],
                              policyCharts: [String] = [], skipped: [SkippedFile] = [],
                              evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
-        let facts = input
+        var facts = input
         var objects: [ManifestObject] = []
         var images: [ImageUse] = []
         var markers: [MarkerComment] = []
@@ -147,16 +136,16 @@ public struct Model: Sendable {
         for f in facts.indices {
             let base = objects.count
             objects.append(contentsOf: facts[f].objects)
-            for img in facts[f].substitutable {
+            for var img in facts[f].substitutable {
                 img.object = img.object.map { $0 + base }
                 substitutable.append(img)
             }
-            for img in facts[f].images {
+            for var img in facts[f].images {
                 img.object = img.object.map { $0 + base }
                 images.append(img)
             }
             let imageBase = images.count - facts[f].images.count
-            for m in facts[f].markers {
+            for var m in facts[f].markers {
                 m.object = m.object.map { $0 + base }
                 m.image = m.image.map { $0 + imageBase }
                 markers.append(m)
@@ -206,9 +195,9 @@ public struct Model: Sendable {
         }
         let values = ValuesFiles.images(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
                                         configMaps: configMaps, builds: builds)
-        let shared = adoptMarkedValues(values.images, into: &images, markers: markers)
+        let shared = adoptMarkedValues(values.images, into: &images, markers: &markers)
         images += Substitution.resolve(substitutable + values.substitutable, variables: variables)
-        markRetagged(images, objects: objects, files: facts, includedBy: includedBy)
+        markRetagged(&images, objects: objects, files: facts, includedBy: includedBy)
         let unmatched = unmatchedImageEntries(objects: objects, files: facts, images: images, includedBy: includedBy, builds: builds)
         let imageEnvironment = images.map { img -> String? in
             if let o = img.object, let e = objectEnvironment[o] { return e }

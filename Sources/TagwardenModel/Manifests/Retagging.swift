@@ -17,7 +17,7 @@ extension Model {
     /// decide.
     /// Patches that replace the image are not followed: an image they replace is judged as written. Held to
     /// `kubectl kustomize` by `scripts/kustomize-vs-tagwarden/run`.
-    static func markRetagged(_ images: [ImageUse], objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]]) {
+    static func markRetagged(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]]) {
         guard objects.contains(where: { $0.kustomizeImages.contains(where: \.setsTag) }) else { return }
         var components: [String: Int] = [:]      // directory → the kustomize Component there
         var fluxBuilders: [String: [Int]] = [:]  // directory → the Flux Kustomizations whose path it is
@@ -87,12 +87,13 @@ extension Model {
             generatedOf[start] = found
             return found
         }
-        for img in images where img.origin == .container && img.invalid == nil {
+        for i in images.indices where images[i].origin == .container && images[i].invalid == nil {
+            let img = images[i]
             if let name = img.name, includedBy[files[img.file].path] == nil {
                 guard fluxRetags else { continue }
                 let builders = generatedBuilders(files[img.file].path)
                 if !builders.isEmpty, builders.allSatisfy({ KustomizeImageEntry.apply(objects[$0].kustomizeImages, to: name) == nil }) {
-                    img.retaggedBy = builders.sorted()
+                    images[i].retaggedBy = builders.sorted()
                 }
                 continue
             }
@@ -110,7 +111,7 @@ extension Model {
                 by += (fluxBuilders[dir] ?? []).filter { !by.contains($0) }
                 queue += (includedBy[dir] ?? []).map { Key(kustomization: $0, name: after) }
             }
-            img.retaggedBy = by.sorted()
+            images[i].retaggedBy = by.sorted()
         }
     }
 }

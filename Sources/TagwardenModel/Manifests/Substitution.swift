@@ -270,7 +270,7 @@ extension Substitution {
                                                         notApplied: notApplied, isRepeat: !made.isEmpty)))
                 }
             }
-            for m in made {
+            for var m in made {
                 m.image.substitution = m.substitution
                 // it runs where the Kustomization that made it applies it
                 m.image.environmentObject = m.substitution.kustomizations[0]
@@ -290,7 +290,7 @@ extension Substitution {
             for u in r.undefined where !undefined.contains(u) { undefined.append(u) }
             return .some(r.text)
         }
-        let img = use.copy()
+        var img = use.copy()
         if use.isParts {
             guard let name = expand(use.name), let tag = expand(use.tag?.value), let digest = expand(use.digest) else { return nil }
             img.name = name
@@ -307,7 +307,7 @@ extension Substitution {
 
     /// `use` as written, `${…}` and all: what a cluster that does not substitute deploys.
     private static func asWritten(_ use: ImageUse) -> ImageUse {
-        let img = use.copy()
+        var img = use.copy()
         if use.isParts { img.compose() } else { img.parse(use.text) }
         return img
     }

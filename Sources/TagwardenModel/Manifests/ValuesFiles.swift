@@ -52,9 +52,9 @@ enum ValuesFiles {
                 // a ConfigMap written in the repository, its values a literal block under the key
                 for c in configMaps[key] ?? [] where objects[c].configData?[ref.valuesKey] != nil && seen.insert("\(c)").inserted {
                     let found = inline(configMap: c, key: ref.valuesKey, objects: objects, files: files, release: r)
-                    for img in found.images + found.substitutable { img.provenance = "values of \(releaseName), from ConfigMap \(ref.name)" }
-                    out += found.images
-                    pending += found.substitutable
+                    let provenance = "values of \(releaseName), from ConfigMap \(ref.name)"
+                    out += found.images.map { $0.with(provenance: provenance) }
+                    pending += found.substitutable.map { $0.with(provenance: provenance) }
                 }
                 for (k, g) in generated[key] ?? [] {
                     // the kustomization that generates it builds the release
@@ -65,11 +65,9 @@ enum ValuesFiles {
                         guard let p = Model.normalizePath(Sources.join(dir, entry.path)), let f = built.fileAt[p],
                               files[f].syntaxError == nil, seen.insert("\(f) \(k)").inserted else { continue }
                         let found = read(file: f, files: files, release: r, generator: k)
-                        for img in found.images + found.substitutable {
-                            img.provenance = "values of \(releaseName), from ConfigMap \(ref.name) that \(files[objects[k].file].path) generates"
-                        }
-                        out += found.images
-                        pending += found.substitutable
+                        let provenance = "values of \(releaseName), from ConfigMap \(ref.name) that \(files[objects[k].file].path) generates"
+                        out += found.images.map { $0.with(provenance: provenance) }
+                        pending += found.substitutable.map { $0.with(provenance: provenance) }
                     }
                 }
             }
@@ -92,8 +90,7 @@ enum ValuesFiles {
                     ? "HelmRelease \(names[0]), from the chart values file its chart.spec.valuesFiles names"
                     : "HelmReleases " + names.prefix(3).joined(separator: ", ") + (names.count > 3 ? " and \(names.count - 3) more" : "")
                         + ", from the chart values file their chart.spec.valuesFiles name"
-                for img in found.images { img.provenance = "values of " + who }
-                out += found.images
+                out += found.images.map { $0.with(provenance: "values of " + who) }
             }
         }
         return (out, pending)
@@ -127,7 +124,11 @@ enum ValuesFiles {
         for doc in y.documents where y.nodes[doc.root].kind == .mapping {
             ex.helmValues(doc.root, object: release, depth: 0)
         }
-        for img in ex.facts.images + ex.facts.substitutable { img.environmentObject = environmentObject }
-        return (ex.facts.images, ex.facts.substitutable)
+        func placed(_ img: ImageUse) -> ImageUse {
+            var img = img
+            img.environmentObject = environmentObject
+            return img
+        }
+        return (ex.facts.images.map(placed), ex.facts.substitutable.map(placed))
     }
 }

@@ -47,7 +47,7 @@ public struct SkippedFile: Sendable, Equatable {
 }
 
 /// The manifests of one tree: what the rest of Tagwarden reads, whatever the tree came from.
-public struct SourceSnapshot: Sendable {
+public struct SourceSnapshot {
     public var kind: SourceKind
     public var root: String
     public var rev: String?
@@ -66,7 +66,7 @@ public struct SourceSnapshot: Sendable {
 
 /// A path → bytes reader over the tree a snapshot was taken from (the working tree, a commit, the index). Used on
 /// the thread that audits the snapshot, like the repository it may hold.
-public final class TreeReader: @unchecked Sendable {
+public final class TreeReader {
     package let read: (String) -> Result<[UInt8], TagwardenError>?
     public init(_ read: @escaping (String) -> Result<[UInt8], TagwardenError>?) { self.read = read }
 }
@@ -208,37 +208,28 @@ public enum Sources {
 
     /// Reads the files the walk found, on all cores.
     static func readAll(root: String, _ paths: [String], options: SourceOptions, skipped: inout [SkippedFile]) -> [SourceFile] {
-        final class Slots: @unchecked Sendable {
-            var items: [Result<[UInt8], TagwardenError>?]
-            init(_ n: Int) { items = Array(repeating: nil, count: n) }
-        }
-        let slots = Slots(paths.count)
         let chunk = 64
         let limit = options.maxFileSize
         // relative to the root's descriptor: the root's own path is not looked up again for every file
         let rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { if rootFD >= 0 { close(rootFD) } }
         let base = rootFD >= 0 ? rootFD : AT_FDCWD
-        slots.items.withUnsafeMutableBufferPointer { buf in
-            nonisolated(unsafe) let out = buf
-            DispatchQueue.concurrentPerform(iterations: (paths.count + chunk - 1) / chunk) { c in
-                for i in (c * chunk)..<min(paths.count, (c + 1) * chunk) {
-                    out[i] = base == AT_FDCWD ? FileSystem.readFile(join(root, paths[i]), limit: limit) : FileSystem.readFile(at: base, paths[i], limit: limit)
-                }
+        let read = concurrentChunks(paths.count, chunkSize: chunk) { range in
+            range.map { i in
+                base == AT_FDCWD ? FileSystem.readFile(join(root, paths[i]), limit: limit) : FileSystem.readFile(at: base, paths[i], limit: limit)
             }
         }
         var files: [SourceFile] = []
         files.reserveCapacity(paths.count)
-        for (i, r) in slots.items.enumerated() {
+        for (i, r) in read.enumerated() {
             let unread = !isManifestName(paths[i])
             switch r {
-            case .success(let bytes)?:
+            case .success(let bytes):
                 // a file Flux never reads matters only for the markers it holds in vain
                 if unread && !SourceText.contains(markerToken, in: bytes) { continue }
                 files.append(SourceFile(path: paths[i], bytes: bytes))
-            case .failure(let e)?:
+            case .failure(let e):
                 if !unread { skipped.append(SkippedFile(path: paths[i], reason: e.message)) }
-            case nil: break
             }
         }
         return files
