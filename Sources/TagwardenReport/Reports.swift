@@ -148,7 +148,7 @@ public enum Reports {
 
     static func sarifLevel(_ s: Severity) -> String { s.rawValue }
 
-    /// Results one SARIF run may hold for GitHub code scanning (spec/peers.md §3: "Results/run 25,000").
+    /// Results one SARIF run may hold for GitHub code scanning (GitHub documents 25,000 results per run).
     static let sarifResultLimit = 25_000
 
     public static func sarif(_ r: AuditReport) -> JSON {

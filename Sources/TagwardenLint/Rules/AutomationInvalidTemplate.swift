@@ -67,14 +67,13 @@ extension Rule {
             .compactMap { $0 }
     }
 
-    /// The first Flux release of the commit-data model that `flux` has (spec §3.4): 2.2 and before, 2.3–2.4,
-    /// 2.5–2.6, 2.7 and later.
+    /// The first Flux release of the commit-data model that `flux` has: 2.2 and before, 2.3–2.4, 2.5–2.6, 2.7 and
+    /// later.
     static func templateData(_ flux: FluxVersion) -> FluxVersion {
         [FluxVersion(2, 7), FluxVersion(2, 5), FluxVersion(2, 3)].first { flux.release >= $0 } ?? FluxVersion(0, 0)
     }
 
-    /// Fields of the commit-message data of `flux` (spec §3.4): the first read that names a field it lacks, with what
-    /// it has. `.Updated` and `.Changed.ImageResult`, which Flux 2.7 removed, are reported on their own.
+    /// Fields of the commit-message data of `flux`: the first read that names a field it lacks, with what it has. `.Updated` and `.Changed.ImageResult`, which Flux 2.7 removed, are reported on their own.
     static func unknownField(_ fields: [GoTemplate.Field], flux: FluxVersion) -> (GoTemplate.Field, String)? {
         let v = flux.release
         let before27 = v < FluxVersion(2, 7)

@@ -7,7 +7,7 @@ import TagwardenModel
 
 extension Rule {
     /// Flux image-automation objects the API server refuses (CRD schema and CEL rules) or the controller stalls
-    /// on before it does anything (spec §1.2, §2.1, §3.2).
+    /// on before it does anything (the controllers' CRD validation and the checks their reconcilers make first).
     static let objectInvalid = Rule("object-invalid") { c in
         let m = c.model
         var out: [Finding] = []

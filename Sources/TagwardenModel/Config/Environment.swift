@@ -209,7 +209,7 @@ public struct EnvironmentModel: Sendable {
         return aliasIndex[key.lowercased()]
     }
 
-    /// The environment of a manifest, in PRODUCT.md's order: config path globs and namespace lists; the
+    /// The environment of a manifest, in this order: config path globs and namespace lists; the
     /// `environment` label of the Namespace object; a directory named after an alias; the namespace's name.
     public func detect(path: String, namespace: String?, namespaceLabels: [String: [String: String]]) -> String? {
         detect(clues(path: path), namespace: namespace, namespaceLabels: namespaceLabels)

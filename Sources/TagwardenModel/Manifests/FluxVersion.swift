@@ -16,7 +16,7 @@ public struct FluxVersion: Sendable, Hashable, Comparable, CustomStringConvertib
         self.patch = patch
     }
 
-    /// The newest Flux whose behaviour Tagwarden knows (spec §0): what an unknown version is taken to be.
+    /// The newest Flux whose behaviour Tagwarden knows: what an unknown version is taken to be.
     public static let current = FluxVersion(2, 9)
 
     /// `2.7`, `v2.6.1`, `2.3.x`, `v2.4.0-rc.1`; nil for anything else.
@@ -54,7 +54,7 @@ public struct FluxVersion: Sendable, Hashable, Comparable, CustomStringConvertib
     }
 }
 
-/// Which Flux serves which image-automation apiVersion (spec §0, §1.1 and §3.1): image-reflector-controller's
+/// Which Flux serves which image-automation apiVersion: image-reflector-controller's
 /// ImageRepository and ImagePolicy, image-automation-controller's ImageUpdateAutomation.
 public enum FluxAPIs {
     public static let group = "image.toolkit.fluxcd.io"
