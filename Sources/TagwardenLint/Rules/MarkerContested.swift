@@ -8,7 +8,7 @@ extension Rule {
     static let markerContested = Rule("marker-contested", scope: .updatePaths) { c in
         let m = c.model
         return m.markers.indices.compactMap { k in
-            let info = m.flux.markers[k]
+            let info = m.markers[k]
             guard m.markers[k].context == .value, info.skipped == nil, let ref = info.ref, !info.candidates.isEmpty else { return nil }
             let name = "\(ref.namespace)/\(ref.name)"
             let defined = info.candidates.map { p in

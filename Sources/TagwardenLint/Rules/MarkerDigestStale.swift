@@ -11,12 +11,12 @@ extension Rule {
         return m.markersOfImage.keys.sorted().compactMap { i in
             let img = m.images[i]
             guard img.isParts, let digest = img.digestField, let ks = m.markersOfImage[i],
-                  !ks.contains(where: { m.flux.markers[$0].ref?.part == .digest }),
-                  let k = ks.first(where: { m.flux.markers[$0].ref?.part == .tag && tagFields.contains(m.markers[$0].fieldKey ?? "") }),
-                  m.flux.markers[k].skipped == nil, let ref = m.flux.markers[k].ref,
-                  m.flux.markers[k].policy != nil || !m.flux.markers[k].candidates.isEmpty else { return nil }
+                  !ks.contains(where: { m.markers[$0].ref?.part == .digest }),
+                  let k = ks.first(where: { m.markers[$0].ref?.part == .tag && tagFields.contains(m.markers[$0].fieldKey ?? "") }),
+                  m.markers[k].skipped == nil, let ref = m.markers[k].ref,
+                  m.markers[k].policy != nil || !m.markers[k].candidates.isEmpty else { return nil }
             var fix = "add {\"$imagepolicy\": \"\(ref.namespace):\(ref.name):digest\"} to it"
-            if let p = m.flux.markers[k].policy, !m.flux.policies[p].spec.reflectsDigests {
+            if let p = m.markers[k].policy, !m.flux.policies[p].spec.reflectsDigests {
                 fix += " and set digestReflectionPolicy: IfNotPresent on policy \(m.policyName(p))"
             }
             return c.finding("Flux moves this image's tag (the marker on line \(m.markers[k].span.start.line)) but no marker updates this digest: "

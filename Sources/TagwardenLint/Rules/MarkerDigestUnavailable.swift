@@ -9,7 +9,7 @@ extension Rule {
         let m = c.model
         return m.markers.indices.compactMap { k in
             let mk = m.markers[k]
-            guard mk.context == .value, m.flux.markers[k].skipped == nil, let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy,
+            guard mk.context == .value, m.markers[k].skipped == nil, let ref = m.markers[k].ref, let p = m.markers[k].policy,
                   !m.flux.policies[p].spec.reflectsDigests else { return nil }
             let why = "policy \(m.policyName(p)) does not reflect digests (digestReflectionPolicy is \(m.flux.policies[p].spec.digestReflection ?? "unset, so Never"))"
             switch ref.part {

@@ -31,7 +31,7 @@ extension Rule {
             case .other: reason = "it does not follow a scalar value"
             case .unreadFile: reason = "Flux only reads files named *.yaml, *.yml or Kustomization, never \(Path.basename(path))"
             case .value:
-                reason = m.flux.markers[k].skipped
+                reason = m.markers[k].skipped
             }
             if let reason { out.append(c.finding("Flux silently skips this $imagepolicy marker: \(reason)", marker: k)) }
         }

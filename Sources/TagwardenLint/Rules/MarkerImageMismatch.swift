@@ -16,10 +16,10 @@ extension Rule {
         }
         // an image given in parts whose name field carries a `:name` marker: the policy Flux writes its name from
         func namedBy(_ ii: Int) -> Int? {
-            m.markersOfImage[ii]?.lazy.filter { m.markers[$0].ref?.part == .name }.compactMap { m.flux.markers[$0].policy }.first
+            m.markersOfImage[ii]?.lazy.filter { m.markers[$0].ref?.part == .name }.compactMap { m.markers[$0].policy }.first
         }
         return m.markers.indices.compactMap { k in
-            let info = m.flux.markers[k]
+            let info = m.markers[k]
             let key = m.markers[k].fieldKey ?? ""
             guard m.markers[k].context == .value, let ref = info.ref, let p = info.policy,
                   let value = m.markers[k].scalar?.value, let (image, wantName) = policyImage(p) else { return nil }

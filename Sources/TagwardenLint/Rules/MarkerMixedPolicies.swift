@@ -7,13 +7,13 @@ import TagwardenModel
 extension Rule {
     static let markerMixedPolicies = Rule("marker-mixed-policies", scope: .updatePaths) { c in
         let m = c.model
-        func ref(_ k: Int) -> MarkerRef? { m.flux.markers[k].ref }
+        func ref(_ k: Int) -> MarkerRef? { m.markers[k].ref }
         // the :tag and :digest markers of each image given in parts
         return m.markersOfImage.keys.sorted().compactMap { i in
-            guard let ks = m.markersOfImage[i], ks.count > 1, ks.allSatisfy({ m.flux.markers[$0].skipped == nil }), let t = ks.first(where: { ref($0)?.part == .tag }), let d = ks.first(where: { ref($0)?.part == .digest }),
+            guard let ks = m.markersOfImage[i], ks.count > 1, ks.allSatisfy({ m.markers[$0].skipped == nil }), let t = ks.first(where: { ref($0)?.part == .tag }), let d = ks.first(where: { ref($0)?.part == .digest }),
                   let rt = ref(t), let rd = ref(d), rt.namespace != rd.namespace || rt.name != rd.name else { return nil }
             // two policies that select alike (one ImageRepository; the same filter, order and exclusions) write matching parts
-            if let pt = m.flux.markers[t].policy, let pd = m.flux.markers[d].policy, m.selectAlike(pt, pd) { return nil }
+            if let pt = m.markers[t].policy, let pd = m.markers[d].policy, m.selectAlike(pt, pd) { return nil }
             return c.finding("Flux writes this digest from policy \(rd.namespace)/\(rd.name) and the tag beside it (line \(m.markers[t].span.start.line)) from "
                                 + "\(rt.namespace)/\(rt.name): the runtime pulls by digest, so it runs what \(rd.name) selects while the tag names what "
                                 + "\(rt.name) selects; mark both with one policy",

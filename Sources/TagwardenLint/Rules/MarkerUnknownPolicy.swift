@@ -12,8 +12,8 @@ extension Rule {
         var movedByName: [String: [Int]]?   // policies by name, built on first need
         var refusedAt: Int?                 // the first marker left without a suggestion for want of budget
         var out: [Finding] = m.markers.indices.compactMap { k in
-            guard m.markers[k].context == .value, let ref = m.flux.markers[k].ref, m.flux.markers[k].policy == nil,
-                  m.flux.markers[k].candidates.isEmpty else { return nil }
+            guard m.markers[k].context == .value, let ref = m.markers[k].ref, m.markers[k].policy == nil,
+                  m.markers[k].candidates.isEmpty else { return nil }
             let wanted = "\(ref.namespace):\(ref.name)"
             // a policy written in that namespace that a kustomization moved: where it really is
             if movedByName == nil {

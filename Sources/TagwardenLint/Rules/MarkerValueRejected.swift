@@ -12,7 +12,7 @@ extension Rule {
         var extractResolves: [Extract: Bool] = [:]   // a fleet's policies share a few patterns and templates
         return m.markers.indices.compactMap { k in
             let mk = m.markers[k]
-            guard mk.context == .value, m.flux.markers[k].skipped == nil, let ref = m.flux.markers[k].ref, let p = m.flux.markers[k].policy,
+            guard mk.context == .value, m.markers[k].skipped == nil, let ref = m.markers[k].ref, let p = m.markers[k].policy,
                   ref.part == .reference || ref.part == .tag, let value = mk.scalar?.value else { return nil }
             // `${…}` for Flux's post-build substitution: the automation writes over the expression itself
             if let names = Envsubst.variables(value), !names.isEmpty {

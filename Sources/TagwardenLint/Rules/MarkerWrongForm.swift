@@ -13,7 +13,7 @@ extension Rule {
         let m = c.model
         return m.markers.indices.compactMap { k in
             let mk = m.markers[k]
-            guard mk.context == .value, let ref = m.flux.markers[k].ref, let value = mk.scalar?.value else { return nil }
+            guard mk.context == .value, let ref = m.markers[k].ref, let value = mk.scalar?.value else { return nil }
             let key = mk.fieldKey ?? ""
             let partField = tagFields.contains(key) || nameFields.contains(key) || digestFields.contains(key)
             // (a digest field's `sha256:<hex>` reads as a name and a tag, but it is a part)

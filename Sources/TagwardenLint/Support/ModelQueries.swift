@@ -9,7 +9,7 @@ extension Model {
     /// A policy's environments: where it lives, else the environments of the markers that use it.
     func policyEnvironments(_ p: Int) -> Set<String> {
         if let own = objectEnvironment[flux.policies[p].object] { return [own] }
-        return Set((flux.uses[p] ?? []).compactMap { markerEnvironment[$0] })
+        return Set((flux.uses[p] ?? []).compactMap { markers[$0].environment })
     }
 
     /// The tags a policy's filter lets through: nil when the pattern does not compile.
@@ -27,7 +27,7 @@ extension Model {
     /// The image of the ImageRepository behind the marker on image `i`'s field: what a field that sets only the tag
     /// is the tag of.
     func markedRepository(_ i: Int) -> String? {
-        guard let k = markersOfImage[i]?.first(where: { flux.markers[$0].policy != nil }), let p = flux.markers[k].policy,
+        guard let k = markersOfImage[i]?.first(where: { markers[$0].policy != nil }), let p = markers[k].policy,
               let r = flux.policies[p].repository else { return nil }
         return flux.repositories[r].spec.image?.value
     }

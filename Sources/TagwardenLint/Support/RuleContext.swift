@@ -51,7 +51,7 @@ public struct RuleContext: Sendable {
     /// A finding at marker `k`.
     public func finding(_ message: String, marker k: Int) -> Finding {
         let m = model.markers[k]
-        return finding(message, file: m.file, span: m.span, object: m.object, environment: model.markerEnvironment[k])
+        return finding(message, file: m.file, span: m.span, object: m.object, environment: model.markers[k].environment)
     }
 
     /// A finding about object `o`, at its kind unless a span is given.

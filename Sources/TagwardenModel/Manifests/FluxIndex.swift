@@ -70,6 +70,9 @@ public struct FluxIndex: Sendable {
         public var candidates: [Int] = []
         public var updatingEnvironments: Set<String?> = []
         public var environment: String?
+        /// The ImageUpdateAutomations that apply it (its file is under their update.path, they are in the policy's
+        /// namespace and their policySelector takes the policy); empty when none does, or the marker names no policy.
+        public var automations: [Int] = []
         /// Why Flux's image automation skips this marker though it is written where Flux reads markers: the file does
         /// not parse, it is outside every automation's `update.path`, or no automation that updates it uses the policy.
         /// nil when an automation applies it, or the repository has none. Rules about what Flux does with the marked
@@ -83,8 +86,6 @@ public struct FluxIndex: Sendable {
     /// The automations that update this repository, by their normalised `update.path` ("" for the root).
     public private(set) var automationsByPath: [String: [Int]] = [:]
     public var gitRepositories: [(namespace: String?, name: String, spec: GitRepositorySpec, environment: String?)] = []
-    /// Parallel to `Model.markers`.
-    public var markers: [MarkerInfo] = []
     /// Policy → markers (Flux-readable ones) that name it. A marker of no environment that names a policy several
     /// environments define (`MarkerInfo.candidates`) is listed under each only when it is the first such marker of
     /// that name: it adds no environment, and a repository of many copies of one fleet must not cost markers × copies.
@@ -207,7 +208,7 @@ public struct FluxIndex: Sendable {
     static func build(objects: [ManifestObject], namespaces: [String?], environments: [String?], files: [FileFacts],
                       nonResources: Set<Int>, markers: [MarkerComment], markerEnvironment: [String?],
                       expand: (String, Int) -> [String]?, remotes: Set<String>,
-                      bootstrapSources: [(namespace: String?, name: String)] = []) -> FluxIndex {
+                      bootstrapSources: [(namespace: String?, name: String)] = []) -> (FluxIndex, [MarkerInfo]) {
         var idx = FluxIndex()
         idx.nonResources = nonResources
         var compiled: [String: Result<GoRegex, RegexSyntaxError>] = [:]
@@ -287,6 +288,8 @@ public struct FluxIndex: Sendable {
         var definedInSeveral: [Key: Bool] = [:]  // whether several environments define a policy: many markers name one
         var contestedListed = Set<Key>()
         var updatingAt: [Key: Set<String?>] = [:]
+        var infos: [MarkerInfo] = []
+        infos.reserveCapacity(markers.count)
         for (k, m) in markers.enumerated() {
             var info = MarkerInfo(environment: markerEnvironment[k])
             info.ref = m.ref
@@ -321,38 +324,41 @@ public struct FluxIndex: Sendable {
                 }
             }
             if m.context == .value, let ref = info.ref, let p = info.policy ?? info.candidates.first {
-                info.skipped = files[m.file].syntaxError != nil ? "Flux skips files that do not parse"
-                    : idx.automationReason(path: files[m.file].path, ref: ref, policy: p)
+                if files[m.file].syntaxError != nil {
+                    info.skipped = "Flux skips files that do not parse"
+                } else {
+                    (info.automations, info.skipped) = idx.automations(applying: ref, policy: p, path: files[m.file].path)
+                }
             }
-            idx.markers.append(info)
+            infos.append(info)
         }
-        return idx
+        return (idx, infos)
     }
 
-    /// Why no ImageUpdateAutomation applies a marker in `path` naming policy `p`, or nil when one does (or the
-    /// repository has none).
-    func automationReason(path: String, ref: MarkerRef, policy p: Int) -> String? {
-        guard !automationsByPath.isEmpty else { return nil }
+    /// The ImageUpdateAutomations that apply a marker in `path` naming policy `p`; when none does (and the repository
+    /// has automations), why.
+    func automations(applying ref: MarkerRef, policy p: Int, path: String) -> (applying: [Int], whyNone: String?) {
+        guard !automationsByPath.isEmpty else { return ([], nil) }
         let covering = covering(path)
         if covering.isEmpty {
             // written as paths (`./environments`), not names that read like the repository's environments
             let paths = automationsByPath.keys.sorted().map { $0.isEmpty ? "." : "./" + $0 }
-            return "the file is outside every ImageUpdateAutomation's update.path (\(paths.joined(separator: ", ")))"
+            return ([], "the file is outside every ImageUpdateAutomation's update.path (\(paths.joined(separator: ", ")))")
         }
         let sameNamespace = covering.filter { FluxIndex.sameNamespace(automations[$0].namespace, ref.namespace) }
         if sameNamespace.isEmpty {
             let namespaces = Set(covering.compactMap { automations[$0].namespace }).sorted().joined(separator: ", ")
-            return "policy namespace \(ref.namespace) is not the namespace of the automations that update this file (\(namespaces)); Flux only uses policies in an automation's own namespace"
+            return ([], "policy namespace \(ref.namespace) is not the namespace of the automations that update this file (\(namespaces)); Flux only uses policies in an automation's own namespace")
         }
         let labels = policies[p].labels
-        let selected = sameNamespace.contains { a in
+        let selecting = sameNamespace.filter { a in
             guard let sel = automations[a].spec.policySelector else { return true }
             return automations[a].spec.policySelectorExpressions || FluxIndex.matches(sel, labels)
         }
-        if !selected {
-            return "policy \(policies[p].namespace ?? "<no namespace>")/\(policies[p].name) is not selected by the policySelector of the automations that update this file"
+        if selecting.isEmpty {
+            return ([], "policy \(policies[p].namespace ?? "<no namespace>")/\(policies[p].name) is not selected by the policySelector of the automations that update this file")
         }
-        return nil
+        return (selecting, nil)
     }
 
     /// Whether `labels` satisfy a selector's `matchLabels` (an empty selector matches everything).

@@ -10,7 +10,8 @@ public struct Model: Sendable {
     public let files: [FileFacts]
     public let objects: [ManifestObject]
     public let images: [ImageUse]
-    public let markers: [MarkerComment]
+    /// Every `$imagepolicy` comment, resolved.
+    public let markers: [ResolvedMarker]
     public let config: Config
     public let environments: EnvironmentModel
     /// Effective namespace per object: declared, inherited from kustomize, or a Flux Kustomization's target.
@@ -21,10 +22,8 @@ public struct Model: Sendable {
     public let floatingTags: Set<String>
     /// Labels of the Namespace objects in the repository, by name.
     public let namespaceLabels: [String: [String: String]]
-    /// Flux objects resolved against each other, and every marker's policy.
+    /// Flux objects resolved against each other.
     public let flux: FluxIndex
-    /// The environment of each marker (its object's, else its file's).
-    public let markerEnvironment: [String?]
     /// kustomize `images:` entries that match no image of their build.
     public let unmatchedImageEntries: [UnmatchedImageEntry]
     /// Image → the markers on its fields, in source order (markers Flux reads where they stand): one for a reference,
@@ -238,16 +237,17 @@ public struct Model: Sendable {
                 bootstrapSources.append((src.namespace ?? namespaces[r], src.name))
             }
         }
-        let flux = FluxIndex.build(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
+        let (flux, resolutions) = FluxIndex.build(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
                                    nonResources: nonResources, markers: markers, markerEnvironment: markerEnvironment,
                                    expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)),
                                    bootstrapSources: bootstrapSources)
         let unlisted = unlistedResources(resources, builds: builds)
+        let resolved = zip(markers, resolutions).map { ResolvedMarker($0, $1) }
         func assemble(_ evidence: PromotionEvidence?) -> Model {
-            Model(files: facts, objects: objects, images: images, markers: markers, config: config, environments: env,
+            Model(files: facts, objects: objects, images: images, markers: resolved, config: config, environments: env,
                   objectNamespace: namespaces, objectEnvironment: objectEnvironment, imageEnvironment: imageEnvironment,
                   imagePromoted: promoted, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
-                  namespaceLabels: labels, flux: flux, markerEnvironment: markerEnvironment, unmatchedImageEntries: unmatched,
+                  namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
                   markersOfImage: markersOfImage, clusters: clusters, namespaceOverride: namespaceOverride, policyCharts: policyCharts,
                   unlistedResources: unlisted, evidence: evidence, skipped: skipped)
         }
