@@ -3,10 +3,10 @@ import Testing
 
 /// Bad input ends in a finding or a clear message with the right exit code, never a crash.
 @Suite struct BadInputTests {
-    func single(_ name: String, _ data: Data) throws -> (RunResult, TempRepo) {
+    func single(_ name: String, _ data: Data, sourceLocation: SourceLocation = #_sourceLocation) throws -> (RunResult, TempRepo) {
         let r = try TempRepo()
         try r.write(name, data)
-        return (try r.audit("--format", "json"), r)
+        return (try r.audit("--format", "json", sourceLocation: sourceLocation), r)
     }
 
     func message(_ res: RunResult) -> String { res.findingObjects.first?["message"] as? String ?? "" }
@@ -174,7 +174,7 @@ import Testing
         let unborn = try TempRepo()
         let res2 = try unborn.audit("--rev", "HEAD")
         #expect(res2.code == 2 && res2.stderr == "tagwarden: error: unknown revision 'HEAD': the repository has no commits yet\n", "\(res2.stderr)")
-        let res3 = try run(binary, ["check", "--base", "main"], cwd: unborn.path)
+        let res3 = try tagwarden(["check", "--base", "main"], in: unborn.path)
         #expect(res3.code == 2 && res3.stderr == "tagwarden: error: unknown revision 'main': the repository has no commits yet\n", "\(res3.stderr)")
     }
 

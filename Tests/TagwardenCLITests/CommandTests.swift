@@ -2,47 +2,53 @@ import Foundation
 import Testing
 
 @Suite struct CommandTests {
+    /// An empty directory to run the commands in, so that none of them could read anything else.
+    let empty: TempRepo
+    var here: String { empty.path }
+
+    init() throws { empty = try TempRepo(git: false) }
+
     @Test func versionAndHelp() throws {
-        let v = try tagwarden(["--version"], in: "/")
+        let v = try tagwarden(["--version"], in: here)
         #expect(v.code == 0 && v.stdout == "0.1.0\n")
         for cmd in [[], ["audit"], ["check"], ["install-hook"], ["policy"], ["policy", "eval"], ["init"], ["env"], ["rules"], ["explain"]] {
-            let h = try tagwarden(cmd + ["--help"], in: "/")
+            let h = try tagwarden(cmd + ["--help"], in: here)
             #expect(h.code == 0, "\(cmd)")
             #expect(h.stdout.contains("USAGE: tagwarden"), "\(cmd)")
         }
-        let audit = try tagwarden(["audit", "--help"], in: "/")
+        let audit = try tagwarden(["audit", "--help"], in: here)
         #expect(audit.stdout.contains("--rev <rev>") && audit.stdout.contains("--fail-on <fail-on>"))
     }
 
     @Test func rulesAndExplain() throws {
-        let rules = try tagwarden(["rules"], in: "/")
+        let rules = try tagwarden(["rules"], in: here)
         #expect(rules.stdout.contains("image-latest-tag"))
         #expect(rules.stdout.contains("error    An image's tag is `latest`"))
-        let json = try tagwarden(["rules", "--format", "json"], in: "/")
+        let json = try tagwarden(["rules", "--format", "json"], in: here)
         let list = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
         #expect(list?.contains { $0["id"] as? String == "image-not-pinned" && $0["severity"] as? String == "error" } == true)
         // the commands that print data offer (and list in --help) only text and json; rules also Markdown (docs/rules.md)
         for command in [["env"], ["policy", "eval", "--semver", "*", "--tags", "-"]] {
-            let sarif = try tagwarden(command + ["--format", "sarif"], in: "/")
+            let sarif = try tagwarden(command + ["--format", "sarif"], in: here)
             #expect(sarif.code == 2 && sarif.stderr.contains("Please provide one of 'text' and 'json'"), "\(command) \(sarif.stderr)")
-            #expect(try tagwarden(command + ["--help"], in: "/").stdout.contains("(values: text, json;"), "\(command)")
+            #expect(try tagwarden(command + ["--help"], in: here).stdout.contains("(values: text, json;"), "\(command)")
         }
-        let sarif = try tagwarden(["rules", "--format", "sarif"], in: "/")
+        let sarif = try tagwarden(["rules", "--format", "sarif"], in: here)
         #expect(sarif.code == 2 && sarif.stderr.contains("Please provide one of 'text', 'json' or 'markdown'"), "\(sarif.stderr)")
-        let markdown = try tagwarden(["rules", "--format", "markdown"], in: "/")
+        let markdown = try tagwarden(["rules", "--format", "markdown"], in: here)
         #expect(markdown.code == 0 && markdown.stdout.hasPrefix("# Rules\n") && markdown.stdout.contains("\n## image-latest-tag\n"))
-        let explain = try tagwarden(["explain", "image-tag-not-string"], in: "/")
+        let explain = try tagwarden(["explain", "image-tag-not-string"], in: here)
         #expect(explain.code == 0)
         #expect(explain.stdout.hasPrefix("image-tag-not-string (warning)\n"))
         #expect(explain.stdout.contains("→ image-tag-not-string at apps/db.yaml:9:12"))
-        let unknown = try tagwarden(["explain", "image-latest"], in: "/")
+        let unknown = try tagwarden(["explain", "image-latest"], in: here)
         #expect(unknown.code == 2 && unknown.stderr.contains("did you mean 'image-latest-tag'"))
         // an example with CRLF line ends is shown indented line by line ("\r\n" is one Character in Swift)
-        #expect(try tagwarden(["explain", "yaml-syntax"], in: "/").stdout.contains("a: 1\n    ---\n    b: 2\n\n"))
-        let typo = try tagwarden(["audti", "."], in: "/")
+        #expect(try tagwarden(["explain", "yaml-syntax"], in: here).stdout.contains("a: 1\n    ---\n    b: 2\n\n"))
+        let typo = try tagwarden(["audti", "."], in: here)
         #expect(typo.code == 2)
         #expect(typo.stderr == "tagwarden: error: unknown command 'audti' (did you mean 'audit'?); commands: audit, check, install-hook, policy, init, env, rules, explain\n")
-        #expect(try tagwarden(["help", "audit"], in: "/").stdout.hasPrefix("OVERVIEW: Lint a working tree"))
+        #expect(try tagwarden(["help", "audit"], in: here).stdout.hasPrefix("OVERVIEW: Lint a working tree"))
     }
 
     @Test func copiedBinaryCarriesTheCatalogue() throws {

@@ -7,15 +7,16 @@ import Testing
     /// The binary under `prlimit`: killed (and the test failing on its exit code) past `seconds` of CPU or
     /// `megabytes` of address space; `/usr/bin/time` reports the peak resident memory, which must stay under
     /// `rssMB`.
-    func bounded(_ args: [String], in dir: String, seconds: Int = 60, megabytes: Int = 3000, rssMB: Int? = nil) throws -> RunResult {
+    func bounded(_ args: [String], in dir: String, seconds: Int = 60, megabytes: Int = 3000, rssMB: Int? = nil,
+                 sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
         let rssFile = dir + "/.rss-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: rssFile) }
         let r = try run("/usr/bin/prlimit", ["--cpu=\(seconds)", "--as=\(megabytes << 20)", "/usr/bin/time", "-o", rssFile, "-f", "%M", binary] + args,
-                        cwd: dir)
+                        cwd: dir, sourceLocation: sourceLocation)
         if let rssMB {
             let text = (try? String(contentsOfFile: rssFile, encoding: .utf8)) ?? ""
             let kb = Int(text.split(separator: "\n").last.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? "") ?? Int.max
-            #expect(kb < rssMB << 10, "peak resident memory \(kb) KB, bound \(rssMB) MB")
+            #expect(kb < rssMB << 10, "peak resident memory \(kb) KB, bound \(rssMB) MB", sourceLocation: sourceLocation)
         }
         return r
     }
@@ -140,17 +141,16 @@ import Testing
         #expect(mkfifo(fifo, 0o644) == 0)
         try FileManager.default.createSymbolicLink(atPath: r.path + "/to-fifo", withDestinationPath: "out.fifo")
         // a reader on the FIFO, as a CI step piping the report on
-        final class Box: @unchecked Sendable { var data = Data() }
-        let got = Box()
+        let got = Locked(Data())
         let reading = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            got.data = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data()
+            got.value = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data()
             reading.signal()
         }
         let res = try tagwarden(["audit", ".", "--format", "json", "-o", "to-fifo"], in: r.path)
         #expect(res.code == 1, "\(res.stderr)")
         #expect(reading.wait(timeout: .now() + 30) == .success)
-        #expect(String(decoding: got.data, as: UTF8.self).contains("\"image-latest-tag\""))
+        #expect(String(decoding: got.value, as: UTF8.self).contains("\"image-latest-tag\""))
         var st = stat()
         #expect(lstat(fifo, &st) == 0 && (st.st_mode & S_IFMT) == S_IFIFO, "the FIFO was replaced")
         #expect(lstat(r.path + "/to-fifo", &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK, "the symlink was replaced")

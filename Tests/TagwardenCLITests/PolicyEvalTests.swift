@@ -101,6 +101,19 @@ import Testing
         #expect(two.code == 2 && two.stderr.contains("give one of --semver, --numerical and --alphabetical"), "\(two.stderr)")
     }
 
+    /// Two clusters define flux-system/web (their rules: FluxRuleTests): the PATH says which cluster's policy, and
+    /// without one the name is ambiguous.
+    @Test func thePathSaysWhichClustersPolicy() throws {
+        let r = try TempRepo()
+        try r.write(severalClustersWithTheSameNames())
+        let tags = "staging-v1.0.0-a-1\nproduction-v2.0.0-b-2\n"
+        let staging = try tagwarden(["policy", "eval", "clusters/staging", "--policy", "flux-system/web", "--tags", "-"], in: r.path, stdin: tags)
+        #expect(staging.code == 0 && staging.stdout.contains("selected: staging-v1.0.0-a-1"), "\(staging.stdout) \(staging.stderr)")
+        let ambiguous = try tagwarden(["policy", "eval", "--policy", "flux-system/web", "--tags", "-"], in: r.path, stdin: tags)
+        #expect(ambiguous.code == 2 && ambiguous.stderr.contains("flux-system/web is defined in clusters/production/web.yaml and clusters/staging/web.yaml"),
+                "\(ambiguous.stderr)")
+    }
+
     @Test func fluxVersionSwitchesTheRegime() throws {
         let r = try repo()
         // before 2.7 the prerelease needed a prerelease in the same term; 2.7+ looks at the whole group

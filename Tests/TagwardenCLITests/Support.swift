@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// The built `tagwarden` binary, next to this test bundle.
@@ -11,27 +12,79 @@ let packageRoot: String = {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 }()
 
+/// A value one thread writes and another reads, behind a lock the compiler checks.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    var value: Value {
+        get { mutex.withLock { $0 } }
+        set { mutex.withLock { $0 = newValue } }
+    }
+}
+
+/// What a process printed and how it ended. Reading `json`, `findings` or `findingObjects` records a test failure
+/// (at the line that ran the process) when standard output is not a JSON report (a JSON object holding a `findings`
+/// array): a crash or an error message never passes for "no findings". `sarif` does the same for a SARIF log.
 struct RunResult {
     var stdout: String
     var stderr: String
     var code: Int32
+    /// The process was killed by a signal (`code` is then the signal's number).
+    var signalled = false
+    /// Where the process was run: failures about its output are recorded there.
+    var sourceLocation: SourceLocation
+    private let parsed: ParsedOutput
 
-    var json: [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any] ?? [:]
+    init(stdout: String, stderr: String, code: Int32, signalled: Bool = false, sourceLocation: SourceLocation) {
+        self.stdout = stdout
+        self.stderr = stderr
+        self.code = code
+        self.signalled = signalled
+        self.sourceLocation = sourceLocation
+        parsed = ParsedOutput(stdout)
     }
+
+    /// The JSON report on standard output.
+    var json: [String: Any] { parsed.object(holding: "findings", of: self) }
+
+    /// The SARIF log on standard output.
+    var sarif: [String: Any] { parsed.object(holding: "runs", of: self) }
 
     /// `rule file:line:column` of every finding in a JSON report.
     var findings: [String] {
-        (json["findings"] as? [[String: Any]] ?? []).map {
-            "\($0["rule"]!) \($0["file"]!):\($0["line"]!):\($0["column"]!)"
-        }
+        findingObjects.map { "\($0["rule"]!) \($0["file"]!):\($0["line"]!):\($0["column"]!)" }
     }
 
     var findingObjects: [[String: Any]] { json["findings"] as? [[String: Any]] ?? [] }
+
+    /// How the process ended and the start of what it printed, for a failure's message.
+    var described: String {
+        "\(signalled ? "killed by signal" : "exit code") \(code)\nstdout: \(stdout.prefix(2_000))\nstderr: \(stderr.prefix(2_000))"
+    }
+}
+
+/// Standard output parsed once; a failure recorded once per result.
+private final class ParsedOutput {
+    let object: [String: Any]?
+    var recorded = false
+
+    init(_ stdout: String) {
+        object = stdout.first == "{" ? (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any] : nil
+    }
+
+    func object(holding key: String, of result: RunResult) -> [String: Any] {
+        if let object, object[key] is [Any] { return object }
+        if !recorded {
+            recorded = true
+            Issue.record("standard output is not a JSON object holding a '\(key)' array: \(result.described)", sourceLocation: result.sourceLocation)
+        }
+        return [:]
+    }
 }
 
 @discardableResult
-func run(_ executable: String, _ args: [String], cwd: String, env: [String: String] = [:], stdin: String? = nil) throws -> RunResult {
+func run(_ executable: String, _ args: [String], cwd: String, env: [String: String] = [:], stdin: String? = nil,
+         sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: executable)
     p.arguments = args
@@ -50,25 +103,34 @@ func run(_ executable: String, _ args: [String], cwd: String, env: [String: Stri
     if let stdin { inp.fileHandleForWriting.write(Data(stdin.utf8)) }
     try inp.fileHandleForWriting.close()
     // read both pipes fully before waiting, so a large output cannot block the child
-    final class Box: @unchecked Sendable { var data = Data() }
-    let errBox = Box()
+    let errData = Locked(Data())
     let group = DispatchGroup()
     group.enter()
     let errHandle = err.fileHandleForReading
     DispatchQueue.global().async {
-        errBox.data = errHandle.readDataToEndOfFile()
+        errData.value = errHandle.readDataToEndOfFile()
         group.leave()
     }
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     group.wait()
-    let errData = errBox.data
     p.waitUntilExit()
-    return RunResult(stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self),
-                     code: p.terminationStatus)
+    return RunResult(stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData.value, as: UTF8.self),
+                     code: p.terminationStatus, signalled: p.terminationReason == .uncaughtSignal, sourceLocation: sourceLocation)
 }
 
-func tagwarden(_ args: [String], in dir: String, env: [String: String] = [:], stdin: String? = nil) throws -> RunResult {
-    try run(binary, args, cwd: dir, env: env, stdin: stdin)
+/// Runs the built binary. Its death by a signal (a crash, an abort) is a test failure: no test expects one.
+func tagwarden(_ args: [String], in dir: String, env: [String: String] = [:], stdin: String? = nil,
+               sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
+    let res = try run(binary, args, cwd: dir, env: env, stdin: stdin, sourceLocation: sourceLocation)
+    recordDeath(of: res, running: args)
+    return res
+}
+
+/// Records a test failure when the process of `res` was killed by a signal.
+func recordDeath(of res: RunResult, running args: [String]) {
+    if res.signalled {
+        Issue.record("tagwarden \(args.joined(separator: " ")) died: \(res.described)", sourceLocation: res.sourceLocation)
+    }
 }
 
 /// A temporary directory, optionally a git repository, removed at deinit.
@@ -93,6 +155,11 @@ final class TempRepo {
         try write(rel, Data(content.utf8))
     }
 
+    /// Writes every file of `files` (path → text).
+    func write(_ files: [String: String]) throws {
+        for (rel, text) in files.sorted(by: { $0.key < $1.key }) { try write(rel, text) }
+    }
+
     func write(_ rel: String, _ data: Data) throws {
         let url = URL(fileURLWithPath: path).appendingPathComponent(rel)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -115,16 +182,7 @@ final class TempRepo {
         try git("commit", "-q", "-m", message)
     }
 
-    func audit(_ args: String..., env: [String: String] = [:]) throws -> RunResult {
-        try tagwarden(["audit"] + args, in: path, env: env)
+    func audit(_ args: String..., env: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
+        try tagwarden(["audit"] + args, in: path, env: env, sourceLocation: sourceLocation)
     }
-}
-
-/// A Pod manifest with the given container images.
-func pod(_ name: String, namespace: String? = nil, images: [String]) -> String {
-    var s = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: \(name)\n"
-    if let namespace { s += "  namespace: \(namespace)\n" }
-    s += "spec:\n  containers:\n"
-    for (i, img) in images.enumerated() { s += "    - name: c\(i)\n      image: \(img)\n" }
-    return s
 }

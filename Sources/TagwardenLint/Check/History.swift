@@ -20,7 +20,7 @@ public enum History {
         for (i, o) in model.objects.enumerated() where model.objectEnvironment[i] == staging.name {
             stagingFiles.insert(model.path(o.file))
         }
-        for (i, img) in model.images.enumerated() where model.imageEnvironment[i] == staging.name {
+        for (i, img) in model.images.enumerated() where model.images[i].environment == staging.name {
             stagingFiles.insert(model.path(img.file))
         }
         if stagingFiles.isEmpty { return nil }  // no staging environment here: the promotion rules do not apply

@@ -9,8 +9,8 @@ extension Rule {
         let m = c.model
         return m.images.indices.compactMap { i in
             let img = m.images[i]
-            guard img.invalid == nil, !img.retagged, m.imagePromoted[i], let tag = img.tag, !isLatest(img),
-                  let env = m.environments.named(m.imageEnvironment[i]), let prefix = env.tagPrefix,
+            guard img.invalid == nil, !img.retagged, m.images[i].promoted, let tag = img.tag, !isLatest(img),
+                  let env = m.environments.named(m.images[i].environment), let prefix = env.tagPrefix,
                   !tag.value.hasPrefix(prefix) else { return nil }
             var message = "tag '\(tag.value)' of promoted image '\(m.promotedName(i))' lacks the \(env.name) prefix '\(prefix)'"
             if let other = m.environments.environment(ofTag: tag.value), other.name != env.name {

@@ -10,7 +10,7 @@ extension Rule {
         return m.images.indices.compactMap { i in
             let img = m.images[i]
             guard img.invalid == nil, !img.retagged, img.digest == nil, let name = img.name,
-                  let env = m.environments.named(m.imageEnvironment[i]), env.requireDigest else { return nil }
+                  let env = m.environments.named(m.images[i].environment), env.requireDigest else { return nil }
             if img.tagOptional && img.tag == nil { return nil }  // a kustomize rename keeps the base's pin
             // Flux's own controllers, as flux bootstrap writes them: pinned by the Flux release, not by the team
             if m.clusters.componentFiles.contains(img.file) { return nil }

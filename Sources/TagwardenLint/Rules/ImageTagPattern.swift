@@ -9,8 +9,8 @@ extension Rule {
         let m = c.model
         return m.images.indices.compactMap { i in
             let img = m.images[i]
-            guard img.invalid == nil, !img.retagged, m.imagePromoted[i], let tag = img.tag, !isLatest(img),
-                  let env = m.environments.named(m.imageEnvironment[i]), let re = env.tagRegex, let pattern = env.tagPattern,
+            guard img.invalid == nil, !img.retagged, m.images[i].promoted, let tag = img.tag, !isLatest(img),
+                  let env = m.environments.named(m.images[i].environment), let re = env.tagRegex, let pattern = env.tagPattern,
                   env.tagPrefix.map({ tag.value.hasPrefix($0) }) ?? true,  // a wrong prefix is image-env-prefix's
                   !re.matches(tag.value) else { return nil }
             return c.finding("tag '\(tag.value)' of promoted image '\(m.promotedName(i))' does not match the \(env.name) tag pattern '\(pattern)'",

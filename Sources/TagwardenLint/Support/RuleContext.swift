@@ -34,7 +34,7 @@ public struct RuleContext: Sendable {
     public func finding(_ message: String, image i: Int, span: SourceSpan? = nil) -> Finding {
         let img = model.images[i]
         var f = finding(message + (img.substitution?.note(model) ?? "") + (img.provenance.map { " (\($0))" } ?? ""),
-                        file: img.file, span: span ?? img.span, object: img.object, environment: model.imageEnvironment[i])
+                        file: img.file, span: span ?? img.span, object: img.object, environment: model.images[i].environment)
         f.subject = img.text   // a field that several builds substitute differently is several findings
         return f
     }

@@ -5,7 +5,7 @@ import TagwardenModel
 /// What several rules ask of images, policies and promotion evidence.
 extension Rule {
     /// An image that names `latest` (in any case) and no digest.
-    static func isLatest(_ img: ImageUse) -> Bool {
+    static func isLatest(_ img: ResolvedImage) -> Bool {
         img.digest == nil && img.tag?.value.lowercased() == "latest"
     }
 
@@ -44,7 +44,7 @@ extension Rule {
     static func promotionVerdicts(_ m: Model) -> [(image: Int, verdict: PromotionVerdict)] {
         guard let evidence = m.evidence, let production = m.environments.byAlias("production") else { return [] }
         var out: [(image: Int, verdict: PromotionVerdict)] = []
-        for (i, img) in m.images.enumerated() where m.imageEnvironment[i] == production.name && m.imagePromoted[i] {
+        for (i, img) in m.images.enumerated() where m.images[i].environment == production.name && m.images[i].promoted {
             guard img.invalid == nil, let digest = img.digest, img.name != nil, let normalized = img.normalizedName else { continue }
             if evidence.digests[normalized]?.contains(digest) == true { continue }
             if let tag = img.tag?.value, let id = PromotionEvidence.identity(tag: tag, prefix: production.tagPrefix),

@@ -34,7 +34,7 @@ public enum EnvironmentReport {
                 }
                 if let ns = m.objectNamespace[i], o.kind != "Namespace", envsOfNamespace[ns] == [env.name] { namespaces.insert(ns) }
             }
-            for (i, img) in m.images.enumerated() where m.imageEnvironment[i] == env.name && m.imagePromoted[i] {
+            for (i, img) in m.images.enumerated() where m.images[i].environment == env.name && m.images[i].promoted {
                 if let t = img.tag?.value, let dash = t.firstIndex(of: "-") { prefixes.insert(String(t[...dash])) }
                 if let t = img.tag?.value { tags.insert(t) }
             }

@@ -9,7 +9,8 @@ import Dispatch
 public struct Model: Sendable {
     public let files: [FileFacts]
     public let objects: [ManifestObject]
-    public let images: [ImageUse]
+    /// Every image reference, resolved.
+    public let images: [ResolvedImage]
     /// Every `$imagepolicy` comment, resolved.
     public let markers: [ResolvedMarker]
     public let config: Config
@@ -17,8 +18,6 @@ public struct Model: Sendable {
     /// Effective namespace per object: declared, inherited from kustomize, or a Flux Kustomization's target.
     public let objectNamespace: [String?]
     public let objectEnvironment: [String?]
-    public let imageEnvironment: [String?]
-    public let imagePromoted: [Bool]
     public let floatingTags: Set<String>
     /// Labels of the Namespace objects in the repository, by name.
     public let namespaceLabels: [String: [String: String]]
@@ -243,10 +242,10 @@ public struct Model: Sendable {
                                    bootstrapSources: bootstrapSources)
         let unlisted = unlistedResources(resources, builds: builds)
         let resolved = zip(markers, resolutions).map { ResolvedMarker($0, $1) }
+        let resolvedImages = images.indices.map { ResolvedImage(use: images[$0], environment: imageEnvironment[$0], promoted: promoted[$0]) }
         func assemble(_ evidence: PromotionEvidence?) -> Model {
-            Model(files: facts, objects: objects, images: images, markers: resolved, config: config, environments: env,
-                  objectNamespace: namespaces, objectEnvironment: objectEnvironment, imageEnvironment: imageEnvironment,
-                  imagePromoted: promoted, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
+            Model(files: facts, objects: objects, images: resolvedImages, markers: resolved, config: config, environments: env,
+                  objectNamespace: namespaces, objectEnvironment: objectEnvironment, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
                   namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
                   markersOfImage: markersOfImage, clusters: clusters, namespaceOverride: namespaceOverride, policyCharts: policyCharts,
                   unlistedResources: unlisted, evidence: evidence, skipped: skipped)

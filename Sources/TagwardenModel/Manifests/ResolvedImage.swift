@@ -1,0 +1,15 @@
+/// An image reference with what the repository makes of it: the environment it runs in and whether it is promoted.
+/// The reference's own fields (`name`, `tag`, `digest`, `span` …) read through it.
+@dynamicMemberLookup
+public struct ResolvedImage: Sendable {
+    /// The reference as written (or as a substitution or a values file made it).
+    public let use: ImageUse
+    /// Its object's environment, else that of what makes it run (a Flux Kustomization's substitution, a release's
+    /// values), else its file's.
+    public let environment: String?
+    /// Promoted from environment to environment: an ImageRepository watches it, a marker updates it, or
+    /// `promotedImages` names it.
+    public let promoted: Bool
+
+    public subscript<T>(dynamicMember path: KeyPath<ImageUse, T>) -> T { use[keyPath: path] }
+}

@@ -1,0 +1,1057 @@
+import Testing
+@testable import TagwardenLint
+
+private let sha = "sha256:" + String(repeating: "c", count: 64)
+
+/// A multi-environment Flux repository with markers in Deployments, CronJobs, HelmRelease values,
+/// kustomize images (:tag, :name, :digest) and a custom resource.
+func fluxRepo() -> [String: String] {
+    var files: [String: String] = [:]
+    files[".tagwarden.yaml"] = """
+    profile: strict
+    rules:
+      image-not-pinned: {enabled: false}
+      promotion-untested-digest: {enabled: false}
+
+    """
+    files["clusters/production/flux.yaml"] = """
+    apiVersion: image.toolkit.fluxcd.io/v1
+    kind: ImageRepository
+    metadata:
+      name: web
+      namespace: flux-system
+    spec:
+      image: ghcr.io/acme/web
+    ---
+    apiVersion: image.toolkit.fluxcd.io/v1
+    kind: ImagePolicy
+    metadata:
+      name: web-production
+      namespace: flux-system
+    spec:
+      imageRepositoryRef:
+        name: web
+      filterTags:
+        pattern: '^production-v(?P<v>[0-9]+\\.[0-9]+\\.[0-9]+)-[0-9a-f]{7,40}-[0-9]+$'
+        extract: '$v'
+      policy:
+        semver:
+          range: '>=1.0.0'
+    ---
+    apiVersion: source.toolkit.fluxcd.io/v1
+    kind: GitRepository
+    metadata:
+      name: fleet
+      namespace: flux-system
+    spec:
+      ref:
+        branch: main
+    ---
+    apiVersion: image.toolkit.fluxcd.io/v1
+    kind: ImageUpdateAutomation
+    metadata:
+      name: production
+      namespace: flux-system
+    spec:
+      sourceRef:
+        kind: GitRepository
+        name: fleet
+      git:
+        commit:
+          messageTemplate: '{{range .Updated.Images}}{{println .}}{{end}}'
+        push:
+          branch: main
+      update:
+        path: ./clusters/production
+
+    """
+    files["clusters/staging/flux.yaml"] = """
+    apiVersion: image.toolkit.fluxcd.io/v1
+    kind: ImagePolicy
+    metadata:
+      name: web-staging
+      namespace: flux-system
+    spec:
+      imageRepositoryRef:
+        name: web
+      filterTags:
+        pattern: '-v(?P<v>[0-9]+\\.[0-9]+\\.[0-9]+)'
+      policy:
+        alphabetical: {}
+    ---
+    apiVersion: image.toolkit.fluxcd.io/v1beta2
+    kind: ImageUpdateAutomation
+    metadata:
+      name: staging
+      namespace: flux-system
+    spec:
+      sourceRef:
+        kind: GitRepository
+        name: fleet
+      git:
+        push:
+          branch: flux-staging
+      update:
+        path: ./clusters/staging
+
+    """
+    files["clusters/production/deploy.yaml"] = """
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: web
+      namespace: production
+    spec:
+      template:
+        spec:
+          initContainers:
+            - name: migrate
+              image: ghcr.io/acme/web:staging-v1.0.0-abc1234-1 # {"$imagepolicy": "flux-system:web-staging"}
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:production-v1.0.0-abc1234-1 # {"$imagepolicy": "flux-system:web-production"}
+
+    """
+    files["clusters/production/cron.yaml"] = """
+    apiVersion: batch/v1
+    kind: CronJob
+    metadata:
+      name: report
+      namespace: production
+    spec:
+      jobTemplate:
+        spec:
+          template:
+            spec:
+              containers:
+                - name: report
+                  image: ghcr.io/acme/web:production-v1.0.0-abc1234-1 # {"$imagepolicy": "flux-system:web-prod"}
+
+    """
+    files["clusters/production/helmrelease.yaml"] = """
+    apiVersion: helm.toolkit.fluxcd.io/v2
+    kind: HelmRelease
+    metadata:
+      name: web
+      namespace: production
+    spec:
+      values:
+        image:
+          repository: ghcr.io/acme/web # {"$imagepolicy": "flux-system:web-production:name"}
+          tag: production-v1.0.0-abc1234-1 # {"$imagepolicy": "flux-system:web-production:tag"}
+          digest: \(sha) # {"$imagepolicy": "flux-system:web-production:digest"}
+
+    """
+    files["clusters/production/kustomization.yaml"] = """
+    apiVersion: kustomize.config.k8s.io/v1beta1
+    kind: Kustomization
+    namespace: production
+    resources: [deploy.yaml, cron.yaml, helmrelease.yaml, task.yaml]
+    images:
+      - name: web
+        newName: ghcr.io/acme/web # {"$imagepolicy": "flux-system:web-production:name"}
+        newTag: production-v1.0.0-abc1234-1 # {"$imagepolicy": "flux-system:web-production"}
+        digest: \(sha) # {"$imagepolicy": "flux-system:web-production:digest"}
+
+    """
+    files["clusters/production/task.yaml"] = """
+    apiVersion: tekton.dev/v1
+    kind: Task
+    metadata:
+      name: smoke
+      namespace: production
+    spec:
+      steps:
+        - name: smoke
+          image: ghcr.io/acme/api:production-v1.0.0-abc1234-1 # {"$imagepolicy": "flux-system:web-production"}
+        # - image: ghcr.io/acme/web:production-v1.0.0-abc1234-1 # {"$imagepolicy": "flux-system:web-production"}
+
+    """
+    files["apps/values.yaml"] = "image: ghcr.io/acme/web:production-v1.0.0-abc1234-1 # {\"$imagepolicy\": \"flux-system:web-production\"}\n"
+    return files
+}
+
+/// The Flux rules over the markers, policies, automations and Kustomizations of a repository, in-process; what only
+/// the binary shows of them (the files its listing passes over, the remotes of the clone) is in FluxTests.
+@Suite struct FluxRuleTests {
+    @Test func everyFluxRuleOnAMultiEnvironmentRepository() throws {
+        let res = try lint(fluxRepo())
+        #expect(res.rendered == [
+            "marker-ignored apps/values.yaml:1:53",
+            "marker-unknown-policy clusters/production/cron.yaml:13:67",
+            "image-env-prefix clusters/production/deploy.yaml:11:18",
+            "marker-env-mismatch clusters/production/deploy.yaml:11:60",
+            "automation-invalid-template clusters/production/flux.yaml:44:24",
+            "automation-direct-push clusters/production/flux.yaml:46:15",
+            // web-production reflects no digests: its :digest markers would blank the digests
+            "marker-digest-unavailable clusters/production/helmrelease.yaml:11:87",
+            "marker-wrong-form clusters/production/kustomization.yaml:8:41",
+            "marker-digest-unavailable clusters/production/kustomization.yaml:9:85",
+            "marker-image-mismatch clusters/production/task.yaml:9:59",
+            "policy-crosses-environment clusters/staging/flux.yaml:10:14",
+            "policy-crosses-environment clusters/staging/flux.yaml:10:14",
+            "policy-fragile-order clusters/staging/flux.yaml:10:14",
+            "api-removed clusters/staging/flux.yaml:14:13",
+        ].sorted(by: order))
+        let messages = Dictionary(res.map { ("\($0.rule) \($0.line)", $0.message) }) { a, b in a + " | " + b }
+        #expect(messages["marker-unknown-policy 13"] == "no ImagePolicy flux-system/web-prod in the repository, so Flux never updates this field: did you mean 'flux-system:web-production'?")
+        #expect(messages["policy-crosses-environment 10"] == "pattern '-v(?P<v>[0-9]+\\.[0-9]+\\.[0-9]+)' of policy flux-system/web-staging selects development tag 'develop-v0.0.0' | pattern '-v(?P<v>[0-9]+\\.[0-9]+\\.[0-9]+)' of policy flux-system/web-staging selects production tag 'production-v0.0.0-0000000-0'")
+        #expect(messages["marker-ignored 1"]?.contains("outside every ImageUpdateAutomation's update.path (./clusters/production, ./clusters/staging)") == true)
+        // the commented-out line of task.yaml (10) is switched off on purpose: not reported
+        #expect(messages["marker-env-mismatch 11"] == "this production field is updated by policy flux-system/web-staging, which belongs to staging: staging builds would land in production")
+        #expect(messages["marker-digest-unavailable 9"] == "policy flux-system/web-production does not reflect digests (digestReflectionPolicy is unset, so Never), so Flux writes an empty digest into this field: set digestReflectionPolicy: IfNotPresent on the policy")
+    }
+
+    /// The Flux guide's HelmRelease form: `repository` and `tag` with their own markers, or the `tag` alone (the
+    /// chart names the repository). Either way the field is the image of the policy's ImageRepository.
+    @Test func aStagingTagInAProductionChartTagFieldIsReported() throws {
+        var files: [String: String] = [:]
+        files["flux/web.yaml"] = imageRepository() + "---\n" + imagePolicy()
+        files["apps/production/web.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: web, namespace: production}
+        spec:
+          values:
+            image:
+              tag: staging-v1.2.3-abc1234-1700000000 # {"$imagepolicy": "flux-system:web:tag"}
+            sidecar:
+              image:
+                repository: ghcr.io/acme/web # {"$imagepolicy": "flux-system:web:name"}
+                tag: staging-v1.2.3-abc1234-1700000000 # {"$imagepolicy": "flux-system:web:tag"}
+            unmarked:
+              image: {tag: staging-v1.2.3-abc1234-1700000000}
+            canary:
+              image:
+                tag: latest # {"$imagepolicy": "flux-system:web:tag"}
+
+        """
+        let res = try lint(files, profile: "strict")
+        let prefix = res.filter { $0.rule == "image-env-prefix" }
+        #expect(prefix.map { "\($0.line):\($0.column)" } == ["7:12", "11:14"])
+        #expect(Set(prefix.map(\.message)) == [
+            "tag 'staging-v1.2.3-abc1234-1700000000' of promoted image 'ghcr.io/acme/web' lacks the production prefix 'production-': it is a staging tag",
+        ])
+        let latest = res.filter { $0.rule == "image-latest-tag" }
+        #expect(latest.map(\.message) == [
+            "image 'ghcr.io/acme/web:latest' (this field sets its tag) uses the tag 'latest', which moves with every push: pin a version or a digest",
+        ])
+    }
+
+    /// A policy outside every environment that markers of staging and production both use: what it selects goes to
+    /// both, so staging's tags cross into production.
+    @Test func aPolicyThatMarkersOfTwoEnvironmentsShareCrossesBetweenThem() throws {
+        var files: [String: String] = [:]
+        files["flux/web.yaml"] = imageRepository() + "---\n" + imagePolicy(pattern: "^staging-v[0-9]+$", order: .alphabetical())
+        for env in ["staging", "production"] {
+            files["apps/\(env)/web.yaml"] = pod("web", images: ["ghcr.io/acme/web:staging-v1 # {\"$imagepolicy\": \"flux-system:web\"}"])
+        }
+        let res = try lint(files, profile: "strict")
+        let crossing = res.filter { $0.rule == "policy-crosses-environment" }
+        #expect(crossing.map { "\($0.file):\($0.line):\($0.column) \($0.environment ?? "-")" } == ["flux/web.yaml:11:25 production"])
+        #expect(crossing.first?.message
+                == "pattern '^staging-v[0-9]+$' of policy flux-system/web selects staging tag 'staging-v0', which its markers in production would receive")
+    }
+
+    @Test func aMarkerWhoseTagEveryBuildReplacesIsReported() throws {
+        var files: [String: String] = [:]
+        files["flux/policy.yaml"] = imagePolicy()
+        files["base/kustomization.yaml"] = "resources: [app.yaml]\n"
+        files["base/app.yaml"] = pod("app", images: [
+            "ghcr.io/acme/web:1.4.0 # {\"$imagepolicy\": \"flux-system:web\"}",
+            "ghcr.io/acme/api:1.4.0 # {\"$imagepolicy\": \"flux-system:web\"}",
+        ])
+        files["overlays/staging/kustomization.yaml"] = """
+        resources: [../../base]
+        images:
+          - {name: ghcr.io/acme/web, newTag: 1.3.9}
+
+        """
+        files["overlays/production/kustomization.yaml"] = """
+        resources: [../../base]
+        components: [../../components/pin]
+
+        """
+        files["components/pin/kustomization.yaml"] = """
+        apiVersion: kustomize.config.k8s.io/v1alpha1
+        kind: Component
+        images:
+          - {name: ghcr.io/acme/web, newTag: 1.3.8}
+          - {name: ghcr.io/acme/api, newTag: 1.3.8}
+
+        """
+        let res = try lint(files)
+        // api: the staging overlay deploys the base's marked tag, so Flux's updates do run there
+        let overridden = res.filter { $0.rule == "marker-overridden" }
+        #expect(overridden.map(\.position) == ["base/app.yaml:8:37"])
+        #expect(overridden.first?.message
+                == "Flux updates this field, but the tag it writes never runs: every build that deploys image 'ghcr.io/acme/web:1.4.0' "
+                + "sets its tag with an images: entry (overlays/production/kustomization.yaml, overlays/staging/kustomization.yaml); "
+                + "put the marker on those entries' newTag instead")
+    }
+
+    @Test func didYouMeanOffersOnlyALikelyPolicy() throws {
+        var files: [String: String] = [:]
+        files["flux/policies.yaml"] = ["web-production", "api-prod", "lab-home", "wordle-duel"].map { imagePolicy(name: $0, order: .alphabetical()) }
+            .joined(separator: "---\n")
+        files["apps/a.yaml"] = pod("a", images: [
+            "ghcr.io/acme/web:1 # {\"$imagepolicy\": \"flux-system:web-prod\"}",        // a word shortened: not api-prod, one edit nearer
+            "ghcr.io/acme/checker:1 # {\"$imagepolicy\": \"flux-system:page-checker\"}", // nothing like it: no lab-home
+            "ghcr.io/acme/duel:1 # {\"$imagepolicy\": \"flux-sytem:wordle-duel\"}",      // a typo in the namespace
+            "ghcr.io/acme/duel:1 # {\"$imagepolicy\": \"flux-system:wordle-duell\"}",    // a typo in the name
+            "ghcr.io/acme/lab:1 # {\"$imagepolicy\": \"flux-system:lab\"}",               // a word dropped
+        ])
+        let res = try lint(files)
+        let unknown = res.filter { $0.rule == "marker-unknown-policy" }
+        #expect(unknown.map { "\($0.line)" } == ["8", "10", "12", "14", "16"])
+        let suffix = "in the repository, so Flux never updates this field"
+        #expect(unknown.map(\.message) == [
+            "no ImagePolicy flux-system/web-prod \(suffix): did you mean 'flux-system:web-production'?",
+            "no ImagePolicy flux-system/page-checker \(suffix)",
+            "no ImagePolicy flux-sytem/wordle-duel \(suffix): did you mean 'flux-system:wordle-duel'?",
+            "no ImagePolicy flux-system/wordle-duell \(suffix): did you mean 'flux-system:wordle-duel'?",
+            "no ImagePolicy flux-system/lab \(suffix): did you mean 'flux-system:lab-home'?",
+        ])
+    }
+
+    @Test func didYouMeanNamesAPolicyOfEveryClusterOnce() throws {
+        // a fleet repository defines flux-system/web-production once per cluster: one candidate, not one per cluster
+        var files: [String: String] = [:]
+        for cluster in ["eu", "us", "ap"] {
+            files["clusters/\(cluster)/policy.yaml"] = imagePolicy(name: "web-production", repository: "web", order: .alphabetical())
+        }
+        files["apps/a.yaml"] = pod("a", images: [
+            "ghcr.io/acme/web:1 # {\"$imagepolicy\": \"flux-system:web-prod\"}",
+            "ghcr.io/acme/web:1 # {\"$imagepolicy\": \"apps:web-production\"}",
+        ])
+        let res = try lint(files)
+        let unknown = res.filter { $0.rule == "marker-unknown-policy" }
+        let suffix = "in the repository, so Flux never updates this field"
+        #expect(unknown.map { "\($0.file):\($0.line): \($0.message)" } == [
+            "apps/a.yaml:8: no ImagePolicy flux-system/web-prod \(suffix): did you mean 'flux-system:web-production'?",
+            "apps/a.yaml:10: no ImagePolicy apps/web-production \(suffix): did you mean 'flux-system:web-production'?",
+        ])
+    }
+
+    @Test func aMovedTagBesideAnUnmarkedDigestIsStale() throws {
+        var files: [String: String] = [:]
+        files["flux/policy.yaml"] = imageRepository() + "---\n" + imagePolicy()
+        let digest = "sha256:" + String(repeating: "0", count: 64)
+        files["apps/production/release.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: web, namespace: production}
+        spec:
+          values:
+            image:
+              repository: ghcr.io/acme/web
+              tag: 1.2.3 # {"$imagepolicy": "flux-system:web:tag"}
+              digest: \(digest)
+            sidecar:
+              image:
+                tag: 1.2.3 # {"$imagepolicy": "flux-system:web:tag"}
+                digest: \(digest) # {"$imagepolicy": "flux-system:web:digest"}
+
+        """
+        files["apps/production/kustomization.yaml"] = """
+        resources: [release.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.2.3 # {"$imagepolicy": "flux-system:web:tag"}
+            digest: \(digest)
+
+        """
+        let res = try lint(files, profile: "strict")
+        let stale = res.filter { $0.rule == "marker-digest-stale" }
+        let fix = "the runtime pulls by digest, so after each update the old image keeps running; add {\"$imagepolicy\": \"flux-system:web:digest\"} to it "
+            + "and set digestReflectionPolicy: IfNotPresent on policy flux-system/web"
+        #expect(stale.map { "\($0.file):\($0.line):\($0.column): \($0.message)" } == [
+            "apps/production/kustomization.yaml:5:13: Flux moves this image's tag (the marker on line 4) but no marker updates this digest: \(fix)",
+            "apps/production/release.yaml:9:15: Flux moves this image's tag (the marker on line 8) but no marker updates this digest: \(fix)",
+        ])
+        // the sidecar's digest is marked: no finding there, and its :digest marker is no one's else
+        #expect(!res.contains { $0.line == 13 && $0.file == "apps/production/release.yaml"
+            && $0.rule != "marker-digest-unavailable" })
+    }
+
+    @Test func aTagAndADigestFromDifferentPoliciesAreMixed() throws {
+        var files: [String: String] = [:]
+        files["flux/policies.yaml"] = ([imageRepository()] + [("web-prod", ">=1.0.0"), ("web-canary", ">=1.0.0-0"), ("web-copy", ">=1.0.0")].map {
+            imagePolicy(name: $0, repository: "web", semver: $1, digestReflection: "IfNotPresent")
+        }).joined(separator: "---\n")
+        let digest = "sha256:" + String(repeating: "0", count: 64)
+        files["apps/production/release.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: web, namespace: production}
+        spec:
+          values:
+            image:
+              repository: ghcr.io/acme/web # {"$imagepolicy": "flux-system:web-prod:name"}
+              tag: 1.2.3 # {"$imagepolicy": "flux-system:web-prod:tag"}
+              digest: \(digest) # {"$imagepolicy": "flux-system:web-canary:digest"}
+            worker:
+              repository: ghcr.io/acme/web
+              tag: 1.2.3 # {"$imagepolicy": "flux-system:web-prod:tag"}
+              digest: \(digest) # {"$imagepolicy": "flux-system:web-copy:digest"}
+
+        """
+        let res = try lint(files)
+        let mixed = res.filter { $0.rule == "marker-mixed-policies" }
+        // the worker's policies differ in name only: they select alike
+        #expect(mixed.map { "\($0.file):\($0.line):\($0.column): \($0.message)" } == [
+            "apps/production/release.yaml:9:87: Flux writes this digest from policy flux-system/web-canary and the tag beside it (line 8) from "
+                + "flux-system/web-prod: the runtime pulls by digest, so it runs what web-canary selects while the tag names what web-prod selects; "
+                + "mark both with one policy",
+        ])
+    }
+
+    @Test func aNameMarkerUnderAChartsRegistryValueDoublesTheRegistry() throws {
+        var files: [String: String] = [:]
+        for (name, image) in [("redis", "docker.io/bitnami/redis"), ("valkey", "bitnami/valkey")] {
+            files["flux/\(name).yaml"] = imageRepository(name: name, image: image) + "---\n" + imagePolicy(name: name, semver: ">=7.0.0")
+            files["apps/\(name).yaml"] = """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: \(name), namespace: production}
+            spec:
+              values:
+                image:
+                  registry: docker.io
+                  repository: bitnami/\(name) # {"$imagepolicy": "flux-system:\(name):name"}
+                  tag: 7.2.4 # {"$imagepolicy": "flux-system:\(name):tag"}
+
+            """
+        }
+        let res = try lint(files)
+        // valkey's ImageRepository names the image without its registry: Flux writes bitnami/valkey, as the chart wants
+        #expect(res.map { "\($0.rule) \($0.file):\($0.line):\($0.column): \($0.message)" } == [
+            "marker-image-mismatch apps/redis.yaml:8:33: policy flux-system/redis writes docker.io/bitnami/redis into this repository field, "
+                + "and the chart puts the registry value 'docker.io' in front of it: after the first update the release pulls "
+                + "docker.io/docker.io/bitnami/redis; drop the :name marker (the repository then stays as written)",
+        ])
+    }
+
+    @Test func aTagMarkerOnADigestFieldIsTheWrongForm() throws {
+        var files: [String: String] = [:]
+        files["flux/policy.yaml"] = imagePolicy(digestReflection: "IfNotPresent")
+        files["apps/kustomization.yaml"] = """
+        images:
+          - name: ghcr.io/acme/web
+            digest: sha256:\(String(repeating: "0", count: 64)) # {"$imagepolicy": "flux-system:web:tag"}
+
+        """
+        let res = try lint(files)
+        // a digest is no whole reference (`sha256:<hex>` only reads like a name and a tag), and no tag moves beside it
+        let markerFindings = res.filter { $0.rule.hasPrefix("marker-") }
+        #expect(markerFindings.map { "\($0.rule) \($0.line):\($0.column): \($0.message)" } == [
+            "marker-wrong-form 3:85: digest does not hold a tag: the :tag marker would write the wrong part of the image here",
+        ])
+    }
+
+    @Test func aBrokenExtractIsThePolicysFindingNotTheMarkers() throws {
+        var files: [String: String] = [:]
+        var flux = "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata: {name: web, namespace: flux-system}\nspec: {image: ghcr.io/acme/web}\n"
+        for (name, filter) in [("nopattern", "{extract: '$ts'}"), ("nogroup", "{pattern: '^main-(?P<ts>[0-9]+)$', extract: '$t'}")] {
+            flux += "---\napiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata: {name: \(name), namespace: flux-system}\nspec:\n"
+                + "  imageRepositoryRef: {name: web}\n  filterTags: \(filter)\n  policy:\n    numerical: {order: asc}\n"
+        }
+        files["flux/policies.yaml"] = flux
+        files["apps/web.yaml"] = pod("web", images: [
+            "ghcr.io/acme/web:main-1 # {\"$imagepolicy\": \"flux-system:nopattern\"}",
+            "ghcr.io/acme/web:main-2 # {\"$imagepolicy\": \"flux-system:nogroup\"}",
+        ])
+        let res = try lint(files)
+        // every tag's key is empty under such a policy: the marked values are not what is wrong
+        #expect(res.rendered == ["policy-invalid-regex flux/policies.yaml:11:25", "policy-invalid-regex flux/policies.yaml:20:59"])
+    }
+
+    @Test func headCommentsAsGoYamlJoinsThem() throws {
+        // which comment lines go-yaml v3 (kyaml, Flux) makes a value's head comment, and which it joins into one of
+        // several lines (no JSON object, so no marker): held to go-yaml by scripts/markers-vs-go
+        var files: [String: String] = [:]
+        files["apps/values.yaml"] = """
+        image:
+          # {"$imagepolicy": "ns:p1"}
+          ghcr.io/acme/web:1.0.0
+        args:
+          - # {"$imagepolicy": "ns:p2"}
+            1.0.0
+          # the version
+          - # {"$imagepolicy": "ns:p3"}
+            1.0.0
+          # the version
+          -
+            # {"$imagepolicy": "ns:p4"}
+            1.0.0
+          -
+            # {"$imagepolicy": "ns:p5"}
+            - 1.0.0
+        mapping:
+          # {"$imagepolicy": "ns:p6"}
+          key: value
+
+        """
+        let res = try lint(files)
+        let markers = res.filter { $0.rule.hasPrefix("marker-") }
+        #expect(markers.map { "\($0.rule) \($0.line)" } == [
+            "marker-unknown-policy 2", "marker-unknown-policy 5", "marker-ignored 8", "marker-ignored 12", "marker-unknown-policy 15",
+            "marker-ignored 18",
+        ])
+        #expect(markers[2].message == "Flux silently skips this $imagepolicy marker: with the comment line above it, "
+                + "it is part of a head comment of several lines, which Flux cannot read as one JSON object")
+    }
+
+    @Test func unpinnedPartsSayWhereTheDigestGoes() throws {
+        var files: [String: String] = [:]
+        files["apps/production/kustomization.yaml"] = """
+        resources: [release.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.2.3 # {"$imagepolicy": "flux-system:web:tag"}
+
+        """
+        files["apps/production/release.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: api, namespace: production}
+        spec:
+          values:
+            image: {repository: ghcr.io/acme/api, tag: 2.0.1}
+            worker:
+              image:
+                tag: 2.0.1 # {"$imagepolicy": "flux-system:worker:tag"}
+                repository: ghcr.io/acme/worker # {"$imagepolicy": "flux-system:worker:name"}
+
+        """
+        let res = try lint(files, profile: "strict")
+        let unpinned = res.filter { $0.rule == "image-not-pinned" }
+        #expect(unpinned.map { "\($0.file):\($0.line):\($0.column): \($0.message)" } == [
+            "apps/production/kustomization.yaml:3:11: production requires digests: add `digest: sha256:<digest>` to this images: entry "
+                + "(the build then runs ghcr.io/acme/web:1.2.3@sha256:<digest>), with a {\"$imagepolicy\": \"flux-system:web:digest\"} marker on it: "
+                + "otherwise Flux moves the tag and the pinned digest keeps the old image running",
+            "apps/production/release.yaml:6:25: production requires digests: give the chart the digest of 'ghcr.io/acme/api:2.0.1': "
+                + "a `digest: sha256:<digest>` value beside the tag where the chart reads one, else `tag: 2.0.1@sha256:<digest>`",
+            "apps/production/release.yaml:10:21: production requires digests: give the chart the digest of 'ghcr.io/acme/worker:2.0.1' in a "
+                + "`digest: sha256:<digest>` value beside the tag (charts that read one), with a {\"$imagepolicy\": \"flux-system:worker:digest\"} marker on it: "
+                + "otherwise Flux moves the tag and the pinned digest keeps the old image running",
+        ])
+    }
+
+    @Test func headCommentMarkersOnSequenceItems() throws {
+        var files: [String: String] = [:]
+        files["flux/policy.yaml"] = imageRepository() + "---\n" + imagePolicy()
+        files["apps/job.yaml"] = """
+        apiVersion: batch/v1
+        kind: Job
+        metadata:
+          name: job
+        spec:
+          template:
+            spec:
+              containers:
+                - name: job
+                  image: busybox:1.36.1
+                  args:
+                    # {"$imagepolicy": "flux-system:wbe:tag"}
+                    - 1.0.0
+                    # {"$imagepolicy": "flux-system:web:tag"}
+                    - 1.0.0 # a comment Flux reads instead
+                    # the version
+                    # {"$imagepolicy": "flux-system:web:tag"}
+                    - 1.0.0
+                    # {"$imagepolicy": "flux-system:web:tag"}
+                    - latest
+
+        """
+        let report = try lintReport(files)
+        // the head comment of an item is a marker: its policy is looked up and its value checked
+        #expect(report.findings.rendered == ["marker-unknown-policy apps/job.yaml:12:13", "marker-ignored apps/job.yaml:14:13",
+                                             "marker-ignored apps/job.yaml:17:13", "marker-value-rejected apps/job.yaml:19:13",
+                                             "image-latest-tag apps/job.yaml:20:15"], "\(report.findings.rendered)")
+        #expect(report.summary.markers == 4)
+    }
+
+    @Test func oneRepositoryForSeveralClustersWithTheSameNames() throws {
+        // clusters/staging and clusters/production each define flux-system/web: a marker uses its environment's,
+        // and each policy its own cluster's ImageRepository (`policy eval` of the two: PolicyEvalTests)
+        var files = severalClustersWithTheSameNames()
+        #expect(try lint(files).rendered == [])
+        // a marker in a shared base, updated by the automations of both clusters: contested, and nothing is judged
+        // against either policy alone (no value rejected, no policy unused)
+        files["apps/base/worker.yaml"] = pod("worker", images: ["ghcr.io/acme/web:1.0.0 # {\"$imagepolicy\": \"flux-system:web\"}"])
+        func automation(_ path: String) -> String {
+            "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\nmetadata: {name: auto, namespace: flux-system}\n"
+                + "spec:\n  git: {commit: {author: {email: bot@example.com}}, push: {branch: image-updates}}\n  update: {path: \(path)}\n"
+        }
+        for env in ["staging", "production"] { files["clusters/\(env)/auto.yaml"] = automation("./apps") }
+        #expect(try lint(files).rendered == ["marker-contested apps/base/worker.yaml:8:37"])
+        // the base updated by staging's automation only: staging's policy is the one, and the tag is judged by it
+        files["clusters/production/auto.yaml"] = automation("./apps/production")
+        #expect(try lint(files).rendered == ["marker-image-mismatch apps/base/worker.yaml:8:37", "marker-value-rejected apps/base/worker.yaml:8:37"])
+    }
+
+    @Test func eachClustersAutomationUsesItsOwnGitRepository() throws {
+        // both clusters name their source flux-system/flux-system; staging's comes first in the tree
+        var files: [String: String] = [:]
+        files[".tagwarden.yaml"] = "profile: strict\n"
+        for (dir, branch) in [("clusters/eu/staging", "staging"), ("clusters/us/production", "main")] {
+            files["\(dir)/flux.yaml"] = """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: flux-system, namespace: flux-system}
+            spec:
+              url: https://example.com/fleet.git
+              ref: {branch: \(branch)}
+            ---
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImageUpdateAutomation
+            metadata: {name: auto, namespace: flux-system}
+            spec:
+              sourceRef: {kind: GitRepository, name: flux-system}
+              git:
+                commit: {author: {email: bot@example.com}}
+                push: {branch: \(branch)}
+              update: {path: ./\(dir)}
+
+            """
+        }
+        // production checks out main (its own source) and pushes to it: a direct push where review is required
+        #expect(try lint(files).rendered == ["automation-direct-push clusters/us/production/flux.yaml:15:20"])
+    }
+
+    @Test func manyMarkersInOneFileKeepTheirPositions() throws {
+        // past a handful of markers a file's lines are indexed once: the positions must not change
+        var files: [String: String] = [:]
+        var text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: é😀\ndata:\n"
+        var expected: [String] = []
+        for i in 0..<12 {
+            // a line switched off with its marker: not reported
+            text += "  # k\(i): v # {\"$imagepolicy\": \"flux-system:web\"}\r\n"
+            text += "  k\(i): [a] # {\"$imagepolicy\": \"flux-system:web\"}\n"
+            expected.append("marker-ignored apps/cm.yaml:\(7 + 2 * i):\(i < 10 ? 11 : 12)")
+        }
+        files["apps/cm.yaml"] = text
+        let res = try lint(files)
+        #expect(res.rendered == expected, "\(res.rendered)")
+        #expect(res.last?.span.end.column == 12 + #"# {"$imagepolicy": "flux-system:web"}"#.count)
+    }
+
+    @Test func templateErrorsSayWhereInTheFile() throws {
+        var files: [String: String] = [:]
+        func automation(_ name: String, _ template: String) -> String {
+            """
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImageUpdateAutomation
+            metadata:
+              name: \(name)
+              namespace: flux-system
+            spec:
+              sourceRef: {kind: GitRepository, name: repo}
+              git:
+                commit:
+                  author: {name: bot, email: bot@example.com}
+                  messageTemplate: \(template)
+              update: {path: ./, strategy: Setters}
+
+            """
+        }
+        files["flux/git.yaml"] = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: repo, namespace: flux-system}\n"
+        files["flux/block.yaml"] = automation("block", "|\n        Files:\n        {{ range $f, $_ := .Changed.FileChanges -}}\n        - {{ $f }}\n        {{ end -}")
+        files["flux/escaped.yaml"] = automation("escaped", #""Files:\n{{ end }}""#)
+        files["flux/typo.yaml"] = automation("typo", "|\n        By {{ .AutomationObject.Nme }}\n        {{ range .Changed.Changes }}{{ .Typo }}{{ end }}")
+        files["flux/updated.yaml"] = automation("updated", "|\n        Update {{ range .Updated.Images }}{{ . }}{{ end }}")
+        let res = try lint(files)
+        #expect(res.rendered == ["automation-invalid-template flux/block.yaml:11:24", "automation-invalid-template flux/escaped.yaml:11:24",
+                                 "automation-invalid-template flux/typo.yaml:11:24", "automation-invalid-template flux/updated.yaml:11:24"])
+        let messages = res.map(\.message)
+        #expect(messages[0] == #"messageTemplate does not parse as a Go template: bad number syntax: "-" (line 15, column 16); Flux cannot commit"#)
+        // escapes make the value differ from the source: the offset is given in the value
+        #expect(messages[1] == #"messageTemplate does not parse as a Go template: unexpected {{end}} (at byte 7 of the template); Flux cannot commit"#)
+        // a field the commit data lacks, read from the root; inside range the dot is a change, not checked
+        #expect(messages[2] == "messageTemplate reads .AutomationObject.Nme (line 12, column 15), which Flux's commit data does not have, so Flux fails to commit: did you mean .AutomationObject.Name?")
+        #expect(messages[3] == "messageTemplate uses .Updated (line 12, column 25), which Flux 2.7 removed (the automation stalls with RemovedTemplateField): use .Changed")
+    }
+
+    @Test func aTagMarkerSetsTheTagOfTheNameBesideIt() throws {
+        var files: [String: String] = [:]
+        files["flux/web.yaml"] = [imageRepository(), imageRepository(name: "api", image: "ghcr.io/acme/api"), imagePolicy(), imagePolicy(name: "api")]
+            .joined(separator: "---\n")
+        files["apps/kustomization.yaml"] = """
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources: [pod.yaml, release.yaml]
+        images:
+          - name: nginx
+            newTag: 1.0.0 # {"$imagepolicy": "flux-system:web:tag"}
+          - name: web
+            newName: ghcr.io/acme/web # {"$imagepolicy": "flux-system:web:name"}
+            newTag: 1.0.0 # {"$imagepolicy": "flux-system:web:tag"}
+          - name: api
+            newName: ghcr.io/acme/web # {"$imagepolicy": "flux-system:api:name"}
+            newTag: 1.0.0 # {"$imagepolicy": "flux-system:web:tag"}
+
+        """
+        files["apps/release.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: api, namespace: apps}
+        spec:
+          values:
+            image:
+              registry: ghcr.io
+              repository: acme/api
+              tag: 1.0.0 # {"$imagepolicy": "flux-system:web:tag"}
+            sidecar:
+              image:
+                repository: ghcr.io/acme/web
+                tag: 1.0.0 # {"$imagepolicy": "flux-system:web:tag"}
+
+        """
+        files["apps/pod.yaml"] = pod("p", images: ["nginx", "web", "api"])   // what the entries rename and retag
+        let res = try lint(files)
+        // nginx's tag, api's (whose name its own marker makes api's), the chart's registry + repository: all not web
+        #expect(res.rendered == ["marker-image-mismatch apps/kustomization.yaml:6:19", "marker-image-mismatch apps/kustomization.yaml:11:31",
+                                 "marker-image-mismatch apps/kustomization.yaml:12:19", "marker-image-mismatch apps/release.yaml:9:18"])
+        let messages = res.map(\.message)
+        #expect(messages[0] == "policy flux-system/web writes the tag of ghcr.io/acme/web here, but this field sets the tag of nginx: Flux would give nginx another image's tag")
+        #expect(messages[2] == "policy flux-system/web writes the tag of ghcr.io/acme/web here, but this field sets the tag of ghcr.io/acme/api: Flux would give ghcr.io/acme/api another image's tag")
+        #expect(messages[3].contains("sets the tag of ghcr.io/acme/api"))
+    }
+
+    @Test func postBuildSubstitutionIsJudgedAsEachClusterMakesIt() throws {
+        var files: [String: String] = [:]
+        files["apps/base/kustomization.yaml"] = "resources:\n  - web.yaml\n"
+        files["apps/base/web.yaml"] = pod("web", images: ["ghcr.io/acme/web:${WEB_TAG}", "${REGISTRY:=ghcr.io}/acme/side:${SIDE_TAG:-1.2.3}",
+                                                             "ghcr.io/acme/other:${OTHER_TAG,,}"])
+        files["apps/other/web.yaml"] = pod("loose", images: ["ghcr.io/acme/web:${WEB_TAG}"])
+        for env in ["staging", "production"] {
+            files["apps/\(env)/kustomization.yaml"] = "namespace: \(env)\nresources:\n  - ../base\n"
+        }
+        files["clusters/staging/apps.yaml"] = fluxKustomization(path: "./apps/staging", spec: "  postBuild:\n    substitute: {WEB_TAG: latest, SIDE_TAG: \"\"}\n")
+        files["clusters/production/apps.yaml"] = fluxKustomization(path: "./apps/production", spec: "  postBuild:\n    substituteFrom:\n      - {kind: ConfigMap, name: vars}\n")
+        files["clusters/production/vars.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: vars, namespace: flux-system}\ndata:\n  WEB_TAG: 1.4.0\n  REGISTRY: registry.example.com\n"
+        // staging makes web:latest; production web:1.4.0 and its own registry; ${OTHER_TAG,,} is not evaluated, and
+        // apps/other is applied by no Kustomization
+        let res = try lint(files)
+        #expect(res.rendered == ["image-latest-tag apps/base/web.yaml:8:14"], "\(res.rendered)")
+        let message = res.first?.message ?? ""
+        #expect(message.hasSuffix("(written 'ghcr.io/acme/web:${WEB_TAG}', substituted by Flux Kustomization flux-system/apps in clusters/staging/apps.yaml)"),
+                "\(message)")
+        #expect(res.first?.environment == "staging")
+
+        // production's variable missing from its ConfigMap: Flux puts an empty string in its place
+        files["clusters/production/vars.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: vars, namespace: flux-system}\ndata:\n  REGISTRY: registry.example.com\n"
+        let missing = try lint(files)
+        #expect(missing.rendered == ["image-invalid-reference apps/base/web.yaml:8:14", "image-latest-tag apps/base/web.yaml:8:14"], "\(missing.rendered)")
+        let missingMessage = missing.first?.message ?? ""
+        #expect(missingMessage.contains("WEB_TAG is not defined there, so Flux puts an empty string in its place"), "\(missingMessage)")
+
+        // a source Tagwarden cannot read (a Secret) may define it: production's text is not guessed
+        files["clusters/production/apps.yaml"] = fluxKustomization(path: "./apps/production", spec: "  postBuild:\n    substituteFrom:\n      - {kind: ConfigMap, name: vars}\n      - {kind: Secret, name: secret-vars}\n")
+        #expect(try lint(files).rendered == ["image-latest-tag apps/base/web.yaml:8:14"])
+
+        // a cluster that applies the base without postBuild deploys the reference as written
+        files["clusters/production/apps.yaml"] = fluxKustomization(path: "./apps/production")
+        let literal = try lint(files)
+        #expect(literal.rendered == ["image-invalid-reference apps/base/web.yaml:8:14", "image-latest-tag apps/base/web.yaml:8:14",
+                                     "image-invalid-reference apps/base/web.yaml:10:14", "image-invalid-reference apps/base/web.yaml:12:14"],
+                "\(literal.rendered)")
+        let literalMessage = literal.first?.message ?? ""
+        #expect(literalMessage.hasSuffix("(Flux Kustomization flux-system/apps in clusters/production/apps.yaml applies it as written: it has no postBuild)"),
+                "\(literalMessage)")
+
+        // but not when it reads that path from another source than the substituting one (another repository)
+        files["clusters/production/apps.yaml"] = fluxKustomization(path: "./apps/production", spec: "  sourceRef: {kind: GitRepository, name: other-repo}\n")
+        #expect(try lint(files).rendered == ["image-latest-tag apps/base/web.yaml:8:14"])
+        files["clusters/production/apps.yaml"] = fluxKustomization(path: "./apps/production")
+
+        // unless a parent Kustomization patches postBuild into the ones it applies: then it is not known here
+        files["clusters/production/flux-system.yaml"] = """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/production
+          patches:
+            - target: {kind: Kustomization}
+              patch: |
+                - op: add
+                  path: /spec/postBuild
+                  value: {substituteFrom: [{kind: Secret, name: cluster-secrets}]}
+
+        """
+        #expect(try lint(files).rendered == ["image-latest-tag apps/base/web.yaml:8:14"])
+        files["clusters/production/flux-system.yaml"] = nil
+
+        // marked substitute: disabled, the object keeps its ${…} in every cluster
+        files["clusters/production/apps.yaml"] = fluxKustomization(path: "./apps/production", spec: "  postBuild:\n    substitute: {WEB_TAG: 1.4.0}\n")
+        files["apps/base/web.yaml"] = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  annotations: {kustomize.toolkit.fluxcd.io/substitute: disabled}\n"
+                    + "spec:\n  containers:\n    - name: web\n      image: ghcr.io/acme/web:${WEB_TAG}\n"
+        let disabled = try lint(files)
+        #expect(disabled.rendered == ["image-invalid-reference apps/base/web.yaml:9:14"], "\(disabled.rendered)")
+        let disabledMessage = disabled.first?.message ?? ""
+        #expect(disabledMessage.contains("Flux Kustomizations flux-system/apps in clusters/production/apps.yaml, flux-system/apps in clusters/staging/apps.yaml "
+                                         + "apply it as written: the object is marked kustomize.toolkit.fluxcd.io/substitute: disabled"), "\(disabledMessage)")
+    }
+
+    @Test func valuesFilesOfAChartInThisRepositoryAreTheReleasesValues() throws {
+        var files: [String: String] = [:]
+        files["charts/web/Chart.yaml"] = "apiVersion: v2\nname: web\nversion: 0.1.0\nappVersion: \"1.0.0\"\n"
+        files["charts/web/values.yaml"] = "image:\n  repository: ghcr.io/acme/web\n  tag: \"\"\nhelper:\n  image: busybox\n"
+        files["charts/web/values-production.yaml"] = "image:\n  repository: ghcr.io/acme/web\n  tag: latest\nproxy:\n  image: ghcr.io/acme/proxy:${PROXY_TAG}\n"
+        files["charts/web/values-staging.yaml"] = "image:\n  repository: ghcr.io/acme/web\n  tag: latest\n"
+        func release(_ env: String, _ source: String, _ files: String) -> String {
+            """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: web, namespace: \(env)}
+            spec:
+              chart:
+                spec:
+                  chart: ./charts/web
+                  sourceRef: {kind: \(source), name: flux-system, namespace: flux-system}
+                  \(files)
+
+            """
+        }
+        // production lists the defaults and its own file; the values.yaml `tag: ""` is the chart's appVersion
+        files["clusters/production/web.yaml"] = release("production", "GitRepository",
+                                                            "valuesFiles: [./charts/web/values.yaml, charts/web/values-production.yaml]")
+        // a Flux Kustomization substitutes what it builds, never the chart's files: PROXY_TAG stays as written
+        files["clusters/production/sync.yaml"] = """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: all, namespace: flux-system}
+        spec:
+          path: ./
+          sourceRef: {kind: GitRepository, name: flux-system}
+          postBuild: {substitute: {PROXY_TAG: latest}}
+
+        """
+        // the older single field
+        files["clusters/development/web.yaml"] = release("development", "GitRepository", "valuesFile: charts/web/values-staging.yaml")
+        // a chart from a Helm repository: the paths are that chart's, not this tree's
+        files["clusters/staging/web.yaml"] = release("staging", "HelmRepository", "valuesFiles: [charts/web/values-staging.yaml]")
+        // a chart path with no Chart.yaml here: another repository's
+        files["clusters/qa/web.yaml"] = release("qa", "GitRepository", "valuesFiles: [charts/web/values-staging.yaml]")
+                        .replacingOccurrences(of: "./charts/web", with: "./charts/api")
+        let res = try lint(files)
+        #expect(res.rendered == ["image-missing-tag charts/web/values.yaml:5:10", "image-latest-tag charts/web/values-production.yaml:3:8",
+                                 "image-latest-tag charts/web/values-staging.yaml:3:8"].sorted(by: order), "\(res.rendered)")
+        let messages = res.map(\.message)
+        #expect(messages.contains("image 'ghcr.io/acme/web:latest' uses the tag 'latest', which moves with every push: pin a version or a digest "
+                                  + "(values of HelmRelease development/web, from the chart values file its chart.spec.valuesFiles names)"))
+        #expect(res.map(\.environment) == ["production", "development", "production"])
+        // a file several releases name is judged once per environment of theirs, the message naming them
+        files["clusters/production/api.yaml"] = release("production", "GitRepository", "valuesFiles: [charts/web/values-production.yaml]")
+                        .replacingOccurrences(of: "name: web,", with: "name: api,")
+        files["clusters/staging/web.yaml"] = release("staging", "GitRepository", "valuesFiles: [charts/web/values-production.yaml]")
+        let shared = try lint(files)
+        let latest = shared.filter { $0.file == "charts/web/values-production.yaml" }
+        let byEnvironment = Dictionary(uniqueKeysWithValues: latest.map { ($0.environment ?? "", $0.message) })
+        #expect(byEnvironment.count == 2 && latest.count == 2, "\(shared.rendered)")
+        #expect(byEnvironment["production"]?.hasSuffix("(values of HelmReleases production/api, production/web, from the chart values file their chart.spec.valuesFiles name)") == true,
+                "\(byEnvironment)")
+        #expect(byEnvironment["staging"]?.hasSuffix("(values of HelmRelease staging/web, from the chart values file its chart.spec.valuesFiles names)") == true)
+    }
+
+    @Test func aMarkedFieldOfAValuesFileIsTheReleasesImage() throws {
+        var files: [String: String] = [:]
+        files["staging/policies.yaml"] = imageRepository() + "---\n" + imagePolicy(name: "web-staging", repository: "web")
+        files["charts/web/Chart.yaml"] = "apiVersion: v2\nname: web\nversion: 0.1.0\n"
+        // production's values: a staging policy's markers, one on the tag beside another image's repository
+        files["charts/web/values-prod.yaml"] = """
+        image:
+          repository: ghcr.io/acme/web
+          tag: latest # {"$imagepolicy": "flux-system:web-staging:tag"}
+        api:
+          image:
+            repository: ghcr.io/acme/api
+            tag: 1.0.0 # {"$imagepolicy": "flux-system:web-staging:tag"}
+
+        """
+        files["production/web.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: web, namespace: production}
+        spec:
+          chart:
+            spec:
+              chart: ./charts/web
+              sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}
+              valuesFiles: [charts/web/values-prod.yaml]
+
+        """
+        let res = try lint(files)
+        // latest once (the release's reading, not also the marker's), in production, where the staging markers do not belong
+        #expect(res.rendered == ["image-latest-tag charts/web/values-prod.yaml:3:8", "marker-env-mismatch charts/web/values-prod.yaml:3:15",
+                                 "marker-value-rejected charts/web/values-prod.yaml:3:15", "marker-env-mismatch charts/web/values-prod.yaml:7:16",
+                                 "marker-image-mismatch charts/web/values-prod.yaml:7:16"], "\(res.rendered)")
+        #expect(res.allSatisfy { $0.environment == "production" })
+    }
+
+    @Test func valuesFilesOfConfigMapGeneratorsAreTheReleasesValues() throws {
+        var files: [String: String] = [:]
+        files["apps/base/podinfo/kustomization.yaml"] = "namespace: podinfo\nresources:\n  - release.yaml\n"
+        files["apps/base/podinfo/release.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: podinfo}
+        spec:
+          chart: {spec: {chart: podinfo, sourceRef: {kind: HelmRepository, name: podinfo}}}
+          valuesFrom:
+            - {kind: ConfigMap, name: podinfo-values}
+            - {kind: ConfigMap, name: podinfo-values, valuesKey: extra.yaml}
+            - {kind: ConfigMap, name: podinfo-replicas, targetPath: replicaCount}
+
+        """
+        for (env, tag) in [("staging", "latest"), ("production", "6.7.1")] {
+            files["apps/\(env)/kustomization.yaml"] = """
+            resources:
+              - ../base/podinfo
+            configMapGenerator:
+              - name: podinfo-values
+                namespace: podinfo
+                files:
+                  - values.yaml=podinfo-values.yaml
+                  - extra.yaml
+              - name: podinfo-replicas
+                namespace: podinfo
+                files:
+                  - replicaCount=replicas.yaml
+
+            """
+            files["apps/\(env)/podinfo-values.yaml"] = "image:\n  repository: ghcr.io/stefanprodan/podinfo\n  tag: \(tag)\n"
+            files["apps/\(env)/extra.yaml"] = "sidecar:\n  image: busybox\n"
+            files["apps/\(env)/replicas.yaml"] = "image: nginx:latest\n"   // a single value (targetPath), not values
+        }
+        // an unrelated app with a generator of the same name: its file is not this release's
+        files["apps/other/kustomization.yaml"] = "configMapGenerator:\n  - name: podinfo-values\n    namespace: podinfo\n    files:\n      - values.yaml=vals.yaml\n"
+        files["apps/other/vals.yaml"] = "image:\n  repository: ghcr.io/acme/other\n  tag: latest\n"
+        let res = try lint(files)
+        #expect(res.rendered == ["image-missing-tag apps/production/extra.yaml:2:10", "image-missing-tag apps/staging/extra.yaml:2:10",
+                                 "image-latest-tag apps/staging/podinfo-values.yaml:3:8"], "\(res.rendered)")
+        let latest = res.last
+        #expect(latest?.environment == "staging")
+        let latestMessage = latest?.message ?? ""
+        #expect(latestMessage.hasSuffix("(values of HelmRelease podinfo/podinfo, from ConfigMap podinfo-values that apps/staging/kustomization.yaml generates)"),
+                "\(latestMessage)")
+        // Flux substitutes the generated ConfigMap too: a variable in a values file takes the applying Kustomization's value
+        files["apps/staging/extra.yaml"] = "sidecar:\n  image: busybox:${SIDE}\n"
+        let unsubstituted = try lint(files)
+        #expect(unsubstituted.rendered == ["image-missing-tag apps/production/extra.yaml:2:10", "image-latest-tag apps/staging/podinfo-values.yaml:3:8"],
+                "\(unsubstituted.rendered)")
+        files["clusters/staging/apps.yaml"] = fluxKustomization(path: "./apps/staging", spec: "  postBuild:\n    substitute: {SIDE: nightly}\n")
+        // once Flux Kustomizations are here, what they apply is what is deployed: production's has one too
+        files["clusters/production/apps.yaml"] = fluxKustomization(path: "./apps/production")
+        let substituted = try lint(files)
+        #expect(substituted.rendered == ["image-missing-tag apps/production/extra.yaml:2:10", "image-floating-tag apps/staging/extra.yaml:2:10",
+                                         "image-latest-tag apps/staging/podinfo-values.yaml:3:8"], "\(substituted.rendered)")
+        #expect(latest?.object?.name == "podinfo")
+    }
+
+    @Test func aManifestsOwnEnvironmentWinsOverItsKustomizations() throws {
+        // the environment model decides a manifest's environment from its own path first; the applying Kustomization's
+        // environment serves only a manifest without one
+        var files: [String: String] = [:]
+        files[".tagwarden.yaml"] = "profile: strict\npromotedImages: [\"ghcr.io/acme/*\"]\n"
+        files["apps/production/web.yaml"] = pod("web", images: ["ghcr.io/acme/web:${WEB_TAG}"])
+        files["apps/shared/web.yaml"] = pod("shared", images: ["ghcr.io/acme/web:${WEB_TAG}"])
+        files["clusters/staging/apps.yaml"] = fluxKustomization(path: "./apps", spec: "  postBuild:\n    substitute: {WEB_TAG: staging-v1.0.0-abc1234-1}\n")
+        let res = try lint(files)
+        // production's manifest is judged as production's (a staging tag there); the shared one as staging's (no finding)
+        let found = res.map { "\($0.rule) \($0.file):\($0.line) \($0.environment ?? "-")" }
+        #expect(found == ["image-env-prefix apps/production/web.yaml:8 production", "image-not-pinned apps/production/web.yaml:8 production"],
+                "\(found)")
+    }
+
+    @Test func valuesInAConfigMapsLiteralBlockAreTheReleasesValues() throws {
+        var files: [String: String] = [:]
+        files["apps/base/release.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: podinfo, namespace: podinfo}
+        spec:
+          valuesFrom:
+            - {kind: ConfigMap, name: podinfo-values}
+            - {kind: ConfigMap, name: quoted-values}
+
+        """
+        for (env, tag) in [("staging", "latest"), ("production", "6.7.1")] {
+            files["clusters/\(env)/values.yaml"] = """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: podinfo-values, namespace: podinfo}
+            data:
+              other.yaml: |
+                image: nginx:latest
+              values.yaml: |
+                replicaCount: 2
+
+                image:
+                  repository: ghcr.io/stefanprodan/podinfo
+                  tag: \(tag)
+
+            """
+        }
+        // values in a quoted string are not read (their positions do not map back), nor another key's
+        files["clusters/staging/quoted.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: quoted-values, namespace: podinfo}\n"
+                    + "data:\n  values.yaml: \"image:\\n  repository: redis\\n  tag: latest\\n\"\n"
+        let res = try lint(files)
+        #expect(res.rendered == ["image-latest-tag clusters/staging/values.yaml:12:12"], "\(res.rendered)")
+        #expect(res.first?.environment == "staging")
+        #expect(res.first?.object?.kind == "HelmRelease")
+        let message = res.first?.message ?? ""
+        #expect(message.hasSuffix("(values of HelmRelease podinfo/podinfo, from ConfigMap podinfo-values)"), "\(message)")
+    }
+
+    @Test func partsAndInlinePatchesAreSubstitutedWhereTheyStand() throws {
+        var files: [String: String] = [:]
+        files["apps/kustomization.yaml"] = """
+        resources: [release.yaml, deploy.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: ${WEB_TAG}
+          - name: ghcr.io/acme/api
+            newName: ${REGISTRY}/acme/api
+            newTag: "1.0.0"
+        patches:
+          - patch: |-
+              - op: replace
+                path: /spec/template/spec/containers/1/image
+                value: ghcr.io/acme/side:${WEB_TAG}
+
+        """
+        files["apps/release.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: x}
+        spec:
+          values:
+            image:
+              repository: ghcr.io/acme/x
+              tag: ${X_TAG:=1.2.3}
+
+        """
+        files["apps/deploy.yaml"] = pod("web", images: ["ghcr.io/acme/web", "ghcr.io/acme/api"])   // what the entries retag
+        files["clusters/staging/apps.yaml"] = 
+                    fluxKustomization(path: "./apps", spec: "  postBuild:\n    substitute: {WEB_TAG: main, REGISTRY: \"registry.example.com/ACME\", X_TAG: latest}\n")
+        // the tag's finding stays at the tag's field; a substituted registry that is no valid name is reported at the entry
+        let res = try lint(files)
+        #expect(res.rendered == ["image-floating-tag apps/kustomization.yaml:4:13", "image-invalid-reference apps/kustomization.yaml:6:14",
+                                 "image-floating-tag apps/kustomization.yaml:12:16", "image-latest-tag apps/release.yaml:8:12"],
+                "\(res.rendered)")
+        let messages = res.map(\.message)
+        #expect(messages[0].hasSuffix("(written 'ghcr.io/acme/web:${WEB_TAG}', substituted by Flux Kustomization flux-system/apps in clusters/staging/apps.yaml)"),
+                "\(messages[0])")
+    }
+
+    func order(_ a: String, _ b: String) -> Bool {
+        let fa = a.split(separator: " ")[1].split(separator: ":"), fb = b.split(separator: " ")[1].split(separator: ":")
+        if fa[0] != fb[0] { return fa[0] < fb[0] }
+        if Int(fa[1])! != Int(fb[1])! { return Int(fa[1])! < Int(fb[1])! }
+        if Int(fa[2])! != Int(fb[2])! { return Int(fa[2])! < Int(fb[2])! }
+        return a < b
+    }
+}

@@ -1,0 +1,623 @@
+import Testing
+@testable import TagwardenLint
+
+/// The images of a repository as kustomize, Helm and Flux make them (images: entries, patches, components, values,
+/// anchors) and the image rules over them, with suppressions. In-process; the reports, exit codes and what the
+/// binary reads from disk and git are in AuditTests.
+@Suite struct ImageRuleTests {
+    @Test func kustomizeHelmAndCronJobImages() throws {
+        var files: [String: String] = [:]
+        files["base/kustomization.yaml"] = """
+        resources: [cron.yaml]
+        images:
+          - name: app
+            newName: ghcr.io/acme/app
+            newTag: latest
+          - name: side
+            digest: sha256:123
+
+        """
+        files["base/cron.yaml"] = """
+        apiVersion: batch/v1
+        kind: CronJob
+        metadata:
+          name: c
+        spec:
+          jobTemplate:
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: a
+                      image: app
+                  ephemeralContainers:
+                    - name: dbg
+                      image: busybox:edge
+
+        """
+        files["flux/ks.yaml"] = """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: apps
+        spec:
+          images:
+            - name: web
+              newTag: main
+
+        """
+        files["helm/hr.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: h
+        spec:
+          chart:
+            spec:
+              version: 1.10
+          values:
+            deep:
+              list:
+                - image: quay.io/x/y
+            other:
+              registry: docker.io
+              repository: bitnami/redis
+              tag: latest
+            chartDefault:
+              repository: ghcr.io/acme/side
+              tag: ""
+          postRenderers:
+            - kustomize:
+                images:
+                  - name: ghcr.io/acme/side
+                    newTag: latest
+
+        """
+        files["compose/docker-compose.yaml"] = "services:\n  a:\n    image: nginx:latest\n"
+        files["list/list.yaml"] = """
+        apiVersion: v1
+        kind: List
+        items:
+          - apiVersion: v1
+            kind: Pod
+            metadata: {name: p}
+            spec:
+              containers:
+                - {name: a, image: "redis:latest"}
+
+        """
+        files["rollout/r.yaml"] = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Rollout
+        metadata:
+          name: r
+        spec:
+          template:
+            spec:
+              containers:
+                - name: a
+                  image: nginx:latest
+        ---
+        apiVersion: argoproj.io/v1alpha1
+        kind: Workflow
+        metadata:
+          name: w
+        spec:
+          template:
+            spec:
+              containers:
+                - name: a
+                  image: nginx:latest
+
+        """
+        files["crds/workloads.yaml"] = """
+        apiVersion: serving.knative.dev/v1
+        kind: Service
+        metadata: {name: k}
+        spec:
+          template:
+            spec:
+              containers:
+                - image: ghcr.io/acme/k:latest
+        ---
+        apiVersion: apps.kruise.io/v1alpha1
+        kind: CloneSet
+        metadata: {name: c}
+        spec:
+          template:
+            spec:
+              initContainers:
+                - {name: i, image: "busybox"}
+        ---
+        apiVersion: keda.sh/v1alpha1
+        kind: ScaledJob
+        metadata: {name: j}
+        spec:
+          jobTargetRef:
+            template:
+              spec:
+                containers:
+                  - {name: w, image: "ghcr.io/acme/worker:main"}
+        ---
+        apiVersion: v1
+        kind: Service
+        metadata: {name: plain}
+        spec:
+          template:
+            spec:
+              containers:
+                - image: nginx:latest
+
+        """
+        let res = try lint(files)
+        #expect(res.rendered == [
+            // `image: app` leaves the build as ghcr.io/acme/app:latest: the entry that says so is reported, not the base
+            "image-floating-tag base/cron.yaml:15:22",
+            "image-latest-tag base/kustomization.yaml:5:13",
+            "image-entry-unmatched base/kustomization.yaml:6:11",   // no container of the build is 'side'
+            "image-invalid-reference base/kustomization.yaml:6:11",
+            "image-latest-tag crds/workloads.yaml:8:18",
+            "image-missing-tag crds/workloads.yaml:17:28",
+            "image-floating-tag crds/workloads.yaml:27:30",
+            "image-floating-tag flux/ks.yaml:8:15",
+            "image-tag-not-string helm/hr.yaml:8:16",
+            "image-missing-tag helm/hr.yaml:12:18",
+            "image-latest-tag helm/hr.yaml:16:12",
+            "image-latest-tag helm/hr.yaml:24:21",
+            "image-latest-tag list/list.yaml:9:28",
+            "image-latest-tag rollout/r.yaml:10:18",
+        ])
+    }
+
+    /// Renovate pins charts' images as `tag: v1.60.0@sha256:…`: the chart renders `repository:tag`, a reference with
+    /// both, so the image is pinned and its tag is the part before `@`.
+    @Test func aTagFieldThatCarriesTheDigestPinsTheImage() throws {
+        var files: [String: String] = [:]
+        let sha = "sha256:" + String(repeating: "5f", count: 32)
+        files["apps/production/hr.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: web, namespace: production}
+        spec:
+          values:
+            app:
+              image:
+                repository: ghcr.io/acme/web
+                tag: v1.60.0@\(sha)
+            proxy:
+              image: {repository: ghcr.io/acme/proxy, tag: "latest@\(sha)"}
+            worker:
+              image: {repository: ghcr.io/acme/worker, tag: "1.0.0@sha256:5f5f"}
+            job:
+              image: {repository: ghcr.io/acme/job, tag: "1.0.0"}
+
+        """
+        files["apps/production/db.yaml"] = pod("db", images: ["ghcr.io/acme/db"])
+        files["apps/production/kustomization.yaml"] = """
+        resources: [hr.yaml, db.yaml]
+        images:
+          - {name: ghcr.io/acme/db, newTag: "16.2@\(sha)"}
+
+        """
+        let res = try lint(files, profile: "strict")
+        #expect(res.rendered == [
+            "image-invalid-reference apps/production/hr.yaml:13:27",
+            "image-not-pinned apps/production/hr.yaml:15:27",
+        ])
+        let messages = res.map(\.message)
+        #expect(messages[1] == "production requires digests: give the chart the digest of 'ghcr.io/acme/job:1.0.0': a `digest: sha256:<digest>` value "
+                + "beside the tag where the chart reads one, else `tag: 1.0.0@sha256:<digest>`")
+    }
+
+    @Test func anImagesEntryThatMatchesNothingIsReported() throws {
+        var files: [String: String] = [:]
+        files["base/kustomization.yaml"] = """
+        resources: [app.yaml, crd.yaml]
+        images:
+          - {name: web, newName: ghcr.io/acme/web}
+
+        """
+        files["base/app.yaml"] = pod("app", images: ["web", "nginx:1.25.3"])
+        files["base/crd.yaml"] = "apiVersion: acme.io/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  runner:\n    containers:\n      - image: ghcr.io/acme/runner:1.0.0\n"
+        files["overlays/production/kustomization.yaml"] = """
+        resources: [../../base]
+        images:
+          - {name: ghcr.io/acme/wbe, newTag: 1.4.1}
+          - {name: ghcr.io/acme/web, newTag: 1.4.1}
+          - {name: docker.io/library/nginx, newTag: 1.25.4}
+          - {name: ghcr.io/acme/runner, newTag: 1.0.1}
+          - {name: ghcr.io/acme/gone, newTag: 1.0.0}
+
+        """
+        // `bases:` is the older name of `resources:`
+        files["legacy/kustomization.yaml"] = "bases: [../base]\nimages:\n  - {name: ghcr.io/acme/web, newTag: 1.4.1}\n"
+        // what cannot be known is not judged: a chart kustomize inflates, a remote base, a path the repository lacks
+        files["charts/kustomization.yaml"] = "helmCharts:\n  - {name: podinfo, repo: https://stefanprodan.github.io/podinfo}\nimages:\n  - {name: ghcr.io/x/y, newTag: 1.0.0}\n"
+        files["remote/kustomization.yaml"] = "resources: [github.com/acme/base//app?ref=v1]\nimages:\n  - {name: ghcr.io/x/y, newTag: 1.0.0}\n"
+        files["missing/kustomization.yaml"] = "resources: [../nowhere]\nimages:\n  - {name: ghcr.io/x/y, newTag: 1.0.0}\n"
+        // a Flux Kustomization's spec.images apply to what its path builds
+        files["clusters/apps.yaml"] = fluxKustomization(path: "./base", spec: "  images:\n    - {name: ghcr.io/acme/web, newTag: 1.0.0}\n    - {name: ghcr.io/acme/api, newTag: 1.0.0}\n")
+        // the cluster applies the other builds too (what no Flux Kustomization applies is not deployed)
+        files["clusters/others.yaml"] = fluxKustomizations([("production", "./overlays/production"), ("legacy", "./legacy"), ("charts", "./charts"),
+                                                                ("remote", "./remote"), ("missing", "./missing")])
+        let res = try lint(files)
+        let unmatched = res.filter { $0.rule == "image-entry-unmatched" }
+        #expect(unmatched.map(\.position) == [
+            "clusters/apps.yaml:8:14", "overlays/production/kustomization.yaml:3:12", "overlays/production/kustomization.yaml:5:12",
+            "overlays/production/kustomization.yaml:7:12",
+        ])
+        #expect(unmatched.map(\.message) == [
+            "images: entry 'ghcr.io/acme/api' matches no image of the build of Flux Kustomization flux-system/apps, so kustomize leaves "
+                + "the images as they are (its images include 'ghcr.io/acme/web', 'nginx', 'web')",
+            "images: entry 'ghcr.io/acme/wbe' matches no image of this kustomization's build, so kustomize leaves the images as they are: "
+                + "did you mean 'ghcr.io/acme/web'?",
+            "images: entry 'docker.io/library/nginx' matches no image of this kustomization's build, so kustomize leaves the images as "
+                + "they are: kustomize compares names as written, and the build writes this image 'nginx'",
+            "images: entry 'ghcr.io/acme/gone' matches no image of this kustomization's build, so kustomize leaves the images as they are "
+                + "(its images include 'ghcr.io/acme/web', 'nginx', 'web')",
+        ])
+    }
+
+    /// kustomize applies `images:` entries one after another, a Component's before the kustomization's own: an entry
+    /// for a name that an earlier `newName` changed misses, and the base's tag runs (found by
+    /// scripts/kustomize-vs-tagwarden against `kubectl kustomize`).
+    @Test func anEntryForANameAnEarlierEntryRenamedMisses() throws {
+        var files: [String: String] = [:]
+        files["base/kustomization.yaml"] = "resources: [app.yaml]\n"
+        files["base/app.yaml"] = pod("app", images: ["ghcr.io/acme/web:latest", "ghcr.io/acme/api:latest", "ghcr.io/acme/job:latest"])
+        files["components/mirror/kustomization.yaml"] = """
+        apiVersion: kustomize.config.k8s.io/v1alpha1
+        kind: Component
+        images:
+          - {name: ghcr.io/acme/api, newName: mirror.acme.io/api}
+
+        """
+        files["overlay/kustomization.yaml"] = """
+        resources: [../base]
+        components: [../components/mirror]
+        images:
+          - {name: ghcr.io/acme/web, newName: mirror.acme.io/web}
+          - {name: ghcr.io/acme/web, newTag: 1.0.0}
+          - {name: ghcr.io/acme/api, newTag: 1.0.0}
+          - {name: ghcr.io/acme/job, newName: mirror.acme.io/job}
+          - {name: mirror.acme.io/job, newTag: 1.0.0}
+
+        """
+        // web and api keep `latest` (their retag comes after a rename); job's retag follows its new name
+        #expect(try lint(files).rendered == ["image-latest-tag base/app.yaml:8:14", "image-latest-tag base/app.yaml:10:14"])
+    }
+
+    /// The kustomize base/overlay layout: a base leaves the tag to the overlays' `images:`; what runs is the
+    /// overlays' tag, judged where they write it, and the base is reported only where a build deploys its own.
+    @Test func aBaseWhoseOverlaysSetTheTagIsJudgedByTheOverlays() throws {
+        var files: [String: String] = [:]
+        files["base/kustomization.yaml"] = "resources: [app.yaml]\n"
+        files["base/app.yaml"] = pod("app", images: ["ghcr.io/acme/web", "ghcr.io/acme/api:latest", "ghcr.io/acme/worker:main"])
+        files["overlays/staging/kustomization.yaml"] = """
+        resources: [../../base]
+        images:
+          - {name: ghcr.io/acme/web, newTag: 1.0.0}
+          - {name: ghcr.io/acme/api, newTag: latest}
+          - {name: ghcr.io/acme/worker, newName: ghcr.io/acme/worker2}
+
+        """
+        files["overlays/production/kustomization.yaml"] = """
+        bases: [../../base]
+        components: [../../components/tags]
+        images:
+          - name: ghcr.io/acme/web
+            digest: sha256:\(String(repeating: "a", count: 64))
+
+        """
+        files["components/tags/kustomization.yaml"] = """
+        apiVersion: kustomize.config.k8s.io/v1alpha1
+        kind: Component
+        images:
+          - {name: ghcr.io/acme/api, newTag: 2.0.0}
+
+        """
+        // the overlays are applied by the cluster
+        files["clusters/overlays.yaml"] = fluxKustomizations([("staging", "./overlays/staging"), ("production", "./overlays/production")])
+        // built by Flux Kustomizations: one that sets the tag, one that does not
+        files["flux-base/kustomization.yaml"] = "resources: [app.yaml]\n"
+        files["flux-base/app.yaml"] = pod("flux-app", images: ["ghcr.io/acme/flux-app", "ghcr.io/acme/flux-tool"])
+        files["clusters/flux.yaml"] = """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: a, namespace: flux-system}
+        spec:
+          path: ./flux-base
+          images:
+            - {name: ghcr.io/acme/flux-app, newTag: 1.0.0}
+            - {name: ghcr.io/acme/flux-tool, newTag: 1.0.0}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: b, namespace: flux-system}
+        spec:
+          path: ./flux-base
+          images:
+            - {name: ghcr.io/acme/flux-app, newTag: 1.0.0}
+
+        """
+        let res = try lint(files)
+        // web: every overlay sets it; api: staging's own entry and production's Component set it (staging's
+        // `latest` is what runs there, reported where it is written)
+        #expect(res.rendered == [
+            "image-floating-tag base/app.yaml:12:14",        // worker: the staging overlay renames it and keeps 'main'
+            "image-missing-tag flux-base/app.yaml:10:14",    // flux-tool: Kustomization b deploys it untagged
+            "image-latest-tag overlays/staging/kustomization.yaml:4:38",
+        ])
+        // a Flux Kustomization that builds the base itself deploys what the base writes
+        files["clusters/base.yaml"] = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: c, namespace: flux-system}\nspec:\n  path: ./base\n"
+        #expect(try lint(files).rendered == [
+            "image-missing-tag base/app.yaml:8:14",
+            "image-latest-tag base/app.yaml:10:14",
+            "image-floating-tag base/app.yaml:12:14",
+            "image-missing-tag flux-base/app.yaml:10:14",
+            "image-latest-tag overlays/staging/kustomization.yaml:4:38",
+        ])
+    }
+
+    @Test func jsonPatchesThatWriteContainerImages() throws {
+        var files: [String: String] = [:]
+        files["apps/production/patch.yaml"] = """
+        - op: replace
+          path: /spec/template/spec/containers/0/image
+          value: nginx:latest
+        - op: add
+          path: /spec/template/spec/containers/-
+          value: {name: side, image: busybox}
+        - op: add
+          path: /spec/jobTemplate/spec/template/spec/initContainers
+          value:
+            - {name: init, image: "alpine:edge"}
+        - op: test
+          path: /spec/template/spec/containers/0/image
+          value: redis:latest
+        - op: replace
+          path: /spec/image
+          value: ghcr.io/acme/web
+        - op: remove
+          path: /spec/template/spec/containers/1/image
+
+        """
+        // a test compares without writing; /spec/image is no container's (an ImageRepository's repository)
+        let res = try lint(files)
+        #expect(res.rendered == [
+            "image-latest-tag apps/production/patch.yaml:3:10",
+            "image-missing-tag apps/production/patch.yaml:6:30",
+            "image-floating-tag apps/production/patch.yaml:10:27",
+        ], "\(res.rendered)")
+    }
+
+    @Test func inlinePatchesAreReadWhereTheyStand() throws {
+        var files: [String: String] = [:]
+        // CRLF line ends and a blank line inside the block: positions are the file's all the same
+        files["apps/production/kustomization.yaml"] = [
+            "apiVersion: kustomize.config.k8s.io/v1beta1", "kind: Kustomization", "patches:",
+            "  - target: {kind: Deployment}", "    patch: |-", "      - op: replace", "        path: /spec/template/spec/containers/0/image",
+            "        value: nginx:latest", "  - patch: |", "      apiVersion: apps/v1", "      kind: Deployment", "      metadata: {name: web}",
+            "      spec:", "        template:", "          spec:", "            containers:", "", "              - name: web",
+            "                image: \"ghcr.io/acme/web:main\"",
+            "  - patch: \"- op: replace\\n  path: /spec/template/spec/containers/0/image\\n  value: busybox\"",
+            "patchesStrategicMerge:", "  - |-", "    apiVersion: v1", "    kind: Pod", "    metadata: {name: p}", "    spec:",
+            "      containers:", "        - {name: a, image: redis}",
+            "  - patch: |", "      apiVersion: helm.toolkit.fluxcd.io/v2", "      kind: HelmRelease", "      metadata: {name: podinfo}",
+            "      spec:", "        values:", "          image: {repository: ghcr.io/stefanprodan/podinfo, tag: latest}", "",
+        ].joined(separator: "\r\n")
+        files["clusters/production/apps.yaml"] = """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          path: ./apps/production
+          patches:
+            - patch: |
+                - op: add
+                  path: /spec/template/spec/initContainers
+                  value: [{name: init, image: "alpine:edge"}]
+        ---
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: podinfo, namespace: podinfo}
+        spec:
+          postRenderers:
+            - kustomize:
+                patches:
+                  - patch: |
+                      - op: replace
+                        path: /spec/template/spec/containers/0/image
+                        value: ghcr.io/stefanprodan/podinfo:latest
+
+        """
+        // a patch in a quoted string (busybox) is not read: its positions do not map back to the file
+        let res = try lint(files)
+        #expect(res.rendered == [
+            "image-latest-tag apps/production/kustomization.yaml:8:16",
+            "image-floating-tag apps/production/kustomization.yaml:19:24",
+            "image-missing-tag apps/production/kustomization.yaml:28:28",
+            "image-latest-tag apps/production/kustomization.yaml:35:66",
+            "image-floating-tag clusters/production/apps.yaml:10:39",
+            "image-latest-tag clusters/production/apps.yaml:22:24",
+        ], "\(res.rendered)")
+    }
+
+    @Test func partsWithVariablesAreNotJudged() throws {
+        // a tag, digest or registry written with ${…} or {{ … }} is filled in later: no invalid reference
+        var files: [String: String] = [:]
+        files["kustomization.yaml"] = """
+        resources: [pod.yaml]
+        images:
+          - {name: ghcr.io/acme/web, newTag: "${WEB_TAG}"}
+          - {name: ghcr.io/acme/api, digest: "{{ .Digest }}"}
+          - {name: ghcr.io/acme/ok, newTag: "1.0.0"}
+          - {name: ghcr.io/acme/bad, newTag: "latest"}
+
+        """
+        files["hr.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: x}
+        spec:
+          values:
+            a: {image: {repository: ghcr.io/acme/x, tag: "${X_TAG}"}}
+            b: {image: {registry: "${REGISTRY}", repository: acme/z, tag: "1.0"}}
+            c: {image: {repository: ghcr.io/acme/y, tag: latest}}
+
+        """
+        files["pod.yaml"] = pod("p", images: ["ghcr.io/acme/web", "ghcr.io/acme/api", "ghcr.io/acme/ok", "ghcr.io/acme/bad"])
+        let res = try lint(files)
+        #expect(res.rendered == ["image-latest-tag hr.yaml:8:50", "image-latest-tag kustomization.yaml:6:38"], "\(res.rendered)")
+    }
+
+    @Test func anchorsAliasesAndMergeKeysAreFollowed() throws {
+        var files: [String: String] = [:]
+        files["d.yaml"] = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: d
+          annotations: {example.com/image: &img ghcr.io/o/a:latest}
+        spec:
+          template:
+            spec:
+              containers:
+                - &base
+                  name: a
+                  image: ghcr.io/o/a:1.2.3
+                - <<: *base
+                  name: b
+                - <<: [{name: c}, *base]
+                  image: ghcr.io/o/c:1.2.3
+                - name: d
+                  image: *img
+              initContainers:
+                - {<<: *base, name: i}
+        ---
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: h}
+        spec:
+          values:
+            a: {image: &h "redis:latest"}
+            b: {image: *h}
+
+        """
+        files["e.yaml"] = "apiVersion: v1\nkind: Pod\nmetadata: {name: e}\nspec:\n  containers:\n    - {name: a, image: *nope}\n"
+        // an image given through an alias is reported once, at the anchored value (where the fix goes); an alias
+        // naming no anchor is what kubectl refuses
+        #expect(try lint(files).rendered == [
+            "image-latest-tag d.yaml:5:41", "image-latest-tag d.yaml:27:19", "yaml-syntax e.yaml:6:24",
+        ])
+    }
+
+    @Test func kustomizeComponents() throws {
+        var files: [String: String] = [:]
+        // a Component is a kustomization: its images are kustomize images, and the namespace of the
+        // kustomization that pulls it in with `components:` reaches the resources it lists
+        files["components/img/kustomization.yaml"] = """
+        apiVersion: kustomize.config.k8s.io/v1alpha1
+        kind: Component
+        resources: [policy.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: latest
+            digest: sha256:64d2a1ebcab622e8defe3e4a8a316205912a85d5d16306e6ad587ee38854d489
+          - name: ghcr.io/acme/api
+            newTag: main # {"$imagepolicy": "flux-system:api:tag"}
+
+        """
+        files["components/img/policy.yaml"] = """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: api
+        spec:
+          imageRepositoryRef: {name: api}
+          policy: {semver: {range: ">=1.0.0"}}
+
+        """
+        files["components/img/repo.yaml"] = """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: api
+          namespace: apps
+        spec:
+          image: ghcr.io/acme/api
+
+        """
+        files["overlay/kustomization.yaml"] = """
+        namespace: apps
+        components: [../components/img]
+        resources: [../components/img/repo.yaml]
+
+        """
+        let report = try lintReport(files)
+        #expect(report.findings.rendered == [
+            "image-entry-unmatched components/img/kustomization.yaml:5:11",   // the overlay has no web container
+            "image-floating-tag components/img/kustomization.yaml:9:13",
+            "marker-unknown-policy components/img/kustomization.yaml:9:18",
+            "policy-unused components/img/policy.yaml:2:7",
+        ])
+        #expect(report.summary.images == 2)
+        let messages = report.findings.map(\.message)
+        #expect(messages[0] == "images: entry 'ghcr.io/acme/web' matches no image of the builds that include this Component, "
+                + "so kustomize leaves the images as they are (it has no container images)")
+        #expect(messages[2] == "no ImagePolicy flux-system/api in the repository, so Flux never updates this field: did you mean 'apps:api'?")
+        #expect(messages[3].hasPrefix("no $imagepolicy marker uses policy apps/api"))
+    }
+
+    @Test func namespaceFromFluxKustomizationTargets() throws {
+        var files: [String: String] = [:]
+        files[".tagwarden.yaml"] = "profile: strict\npromotedImages: [\"ghcr.io/acme/*\"]\n"
+        func target(_ ns: String) -> String {
+            fluxKustomization(name: "apps-\(ns)", path: "./apps/base", spec: "  targetNamespace: \(ns)\n")
+        }
+        files["apps/base/web.yaml"] = pod("web", images: ["ghcr.io/acme/web:staging-v1.2.3-abcdef0-1700000000"])
+        files["clusters/aa/apps.yaml"] = target("production")
+        // one Flux Kustomization deploys the base into production: production's rules apply
+        #expect(try lint(files).rendered == ["image-env-prefix apps/base/web.yaml:8:14", "image-not-pinned apps/base/web.yaml:8:14"])
+        // another deploys it into staging too: the namespace is open, as when kustomize overlays disagree
+        files["clusters/zz/apps.yaml"] = target("staging")
+        let open = try lint(files)
+        #expect(open.rendered == [], "\(open.rendered)")
+        // a Kustomization whose path is an overlay that includes the base deploys the base too
+        files["clusters/zz/apps.yaml"] = nil
+        files["apps/overlay/kustomization.yaml"] = "resources:\n  - ../base\n"
+        files["clusters/aa/apps.yaml"] = fluxKustomization(path: "./apps/overlay", spec: "  targetNamespace: production\n")
+        #expect(try lint(files).rendered == ["image-env-prefix apps/base/web.yaml:8:14", "image-not-pinned apps/base/web.yaml:8:14"])
+    }
+
+    @Test func suppressions() throws {
+        var files: [String: String] = [:]
+        files["a.yaml"] = """
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: a
+        spec:
+          containers:
+            - name: a
+              image: nginx:latest # tagwarden:ignore image-latest-tag vendor ships no versions
+            - name: b
+              # tagwarden:ignore image-latest-tag,image-floating-tag one comment, two rules
+              image: redis:latest
+            - name: c
+              image: redis:edge # tagwarden:ignore image-latest-tag wrong rule
+            # tagwarden:ignore image-latst-tag typo
+
+        """
+        let res = try lint(files)
+        #expect(res.rendered == [
+            "suppression-unused a.yaml:10:7",
+            "image-floating-tag a.yaml:13:14",
+            "suppression-unused a.yaml:13:25",
+            "suppression-unused a.yaml:14:5",
+        ])
+        let messages = res.map(\.message)
+        #expect(messages[0] == "tagwarden:ignore image-floating-tag suppresses nothing on this line or the next: remove it")
+        #expect(messages[3] == "tagwarden:ignore names an unknown rule 'image-latst-tag' (did you mean 'image-latest-tag'?)")
+    }
+}

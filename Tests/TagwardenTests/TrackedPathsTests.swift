@@ -1,0 +1,21 @@
+import Testing
+@testable import TagwardenBasics
+@testable import TagwardenRegex
+@testable import TagwardenYAML
+@testable import TagwardenGit
+@testable import TagwardenPolicy
+@testable import TagwardenModel
+@testable import TagwardenLint
+@testable import TagwardenReport
+
+@Suite struct TrackedPathsTests {
+    @Test func bisectsFilesAndDirectories() {
+        // out of byte order, as an index written with core.ignoreCase is
+        let t = Sources.TrackedPaths(["b/x.yaml", "A/y.yaml", "a/b/c.yaml", "a/b.yaml", "a-b/z.yaml"])
+        #expect(t.paths == ["A/y.yaml", "a-b/z.yaml", "a/b.yaml", "a/b/c.yaml", "b/x.yaml"])
+        #expect(t.contains("a/b.yaml") && t.contains("b/x.yaml") && t.contains("A/y.yaml"))
+        #expect(!t.contains("a/b") && !t.contains("a/c.yaml") && !t.contains("c.yaml"))
+        #expect(t.containsDirectory("a") && t.containsDirectory("a/b") && t.containsDirectory("a-b") && t.containsDirectory("A"))
+        #expect(!t.containsDirectory("a/b.yaml") && !t.containsDirectory("a/c") && !t.containsDirectory("c") && !t.containsDirectory("b/x"))
+    }
+}

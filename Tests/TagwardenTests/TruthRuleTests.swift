@@ -1,0 +1,346 @@
+import Testing
+@testable import TagwardenLint
+
+/// What the repository says of the clusters: the Flux each runs (its components' version label or CRDs), what its
+/// Kustomizations apply and substitute, and where its automations' paths lead. In-process; what the binary shows of
+/// them (the report's header, `env`, `init`, git) is in TruthTests.
+@Suite struct TruthRuleTests {
+    /// `rule:line:severity` of the api findings of `file`.
+    func apiFindings(_ res: [Finding], _ file: String) -> [String] {
+        res.filter { $0.rule.hasPrefix("api-") && $0.file == file }.map { "\($0.rule):\($0.line):\($0.severity.rawValue)" }
+    }
+
+    @Test func specImagesOfEveryFluxKustomizationRetagAFolderWithoutAKustomizationFile() throws {
+        // MonBusinessApp/Infrastructure: apps/split-app-backend has no kustomization.yaml; the Flux Kustomization of each
+        // cluster builds it with spec.images setting the tag, so the `:main` written in the deployment never runs
+        var files: [String: String] = [:]
+        for cluster in ["dev", "local"] {
+            files["clusters/\(cluster)/app.yaml"] = fluxKustomization(path: "./apps/split-app-backend", spec: """
+              images:
+                - name: ghcr.io/diezfx/split-app-backend
+                  newTag: main-793d3481-1705427332
+            """)
+        }
+        files["apps/split-app-backend/deployment.yaml"] = pod("backend", images: ["ghcr.io/diezfx/split-app-backend:main"])
+        files["apps/split-app-backend/debug.yaml"] = pod("debug", images: ["ubuntu:latest"])
+        let res = try lint(files)
+        #expect(res.rendered == ["image-latest-tag apps/split-app-backend/debug.yaml:8:14"], "\(res.rendered)")
+        // one cluster without the entry: the written tag runs there
+        files["clusters/local/app.yaml"] = fluxKustomization(path: "./apps/split-app-backend")
+        let partly = try lint(files)
+        #expect(partly.rendered.contains("image-floating-tag apps/split-app-backend/deployment.yaml:8:14"), "\(partly.rendered)")
+    }
+
+    @Test func theComponentsCRDsSayWhatIsServed() throws {
+        // no version label: the CustomResourceDefinitions of the cluster's components decide
+        var files = bootstrapFiles("clusters/prod", flux: nil, crds: """
+        ---
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata:
+          name: imagepolicies.image.toolkit.fluxcd.io
+        spec:
+          group: image.toolkit.fluxcd.io
+          names: {kind: ImagePolicy}
+          scope: Namespaced
+          versions:
+            - {name: v1beta1, served: true}
+            - {name: v1beta2, served: true}
+
+        """)
+        files["clusters/prod/policy.yaml"] = "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata:\n  name: web\n  namespace: flux-system\n"
+        let res = try lint(files)
+        #expect(apiFindings(res, "clusters/prod/policy.yaml") == ["api-removed:1:error"])
+        let message = res.first { $0.rule == "api-removed" }?.message ?? ""
+        #expect(message == "image.toolkit.fluxcd.io/v1 ImagePolicy is not served by the Flux components of cluster clusters/prod (their CustomResourceDefinition "
+                + "of ImagePolicy serves v1beta2, v1beta1): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1beta2")
+    }
+
+    @Test func commitTemplatesFollowTheClustersFlux() throws {
+        // 2.2: no .Values yet (an error); 2.6: .Updated works, and 2.7 removes it (a warning); 2.7: removed (an error)
+        for (version, expected) in [("v2.2.0", ["automation-invalid-template:13:error"]), ("v2.6.0", ["automation-invalid-template:13:warning"]),
+                                    ("v2.7.0", ["automation-invalid-template:13:error"])] {
+            var files = bootstrapFiles("clusters/prod", flux: version)
+            let api = version == "v2.7.0" ? "v1" : "v1beta1"
+            files["clusters/prod/auto.yaml"] = """
+            apiVersion: image.toolkit.fluxcd.io/\(api)
+            kind: ImageUpdateAutomation
+            metadata:
+              name: auto
+              namespace: flux-system
+            spec:
+              sourceRef: {kind: GitRepository, name: flux-system}
+              update: {path: ./clusters/prod}
+              git:
+                push: {branch: main}
+                commit:
+                  author: {email: bot@example.com}
+                  messageTemplate: '{{range .Updated.Images}}{{println .}}{{end}} {{ .Values.cluster }}'
+
+            """
+            let res = try lint(files)
+            let got = res.filter { $0.rule == "automation-invalid-template" }.map { "\($0.rule):\($0.line):\($0.severity.rawValue)" }
+            #expect(got == expected, "Flux \(version): \(got)")
+            let message = res.first { $0.rule == "automation-invalid-template" }?.message ?? ""
+            // 2.2 has no .Values yet (2.5); 2.7 removed .Updated
+            if version == "v2.2.0" { #expect(message.hasPrefix("messageTemplate reads .Values.cluster (line 13, column"), "\(message)") }
+            if version == "v2.7.0" { #expect(message.hasPrefix("messageTemplate uses .Updated (line 13, column"), "\(message)") }
+            if version == "v2.6.0" { #expect(message.contains("which Flux 2.7 removes") && message.hasSuffix("use .Changed, which it serves"), "\(message)") }
+        }
+    }
+
+    @Test func aKustomizationsNamespaceOverridesTheOneWritten() throws {
+        var files: [String: String] = [:]
+        files["apps/web/kustomization.yaml"] = "namespace: apps\nresources: [policy.yaml, deploy.yaml, roles.yaml]\n"
+        files["apps/web/policy.yaml"] = """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef: {name: web, namespace: flux-system}
+          policy: {semver: {range: '>=1.0.0'}}
+
+        """
+        files["apps/web/deploy.yaml"] = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web"}
+
+        """
+        // cluster-scoped: no namespace, whatever the kustomization says
+        files["apps/web/roles.yaml"] = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\n---\n"
+                    + "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\nrules: []\n"
+        // the repository lets the policy's namespace use the repository through the API server's own label
+        files["flux/repo.yaml"] = """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/web
+          accessFrom:
+            namespaceSelectors:
+              - matchLabels: {kubernetes.io/metadata.name: apps}
+        ---
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: apps
+
+        """
+        let res = try lint(files)
+        // the policy no marker names where it is: unused (a note)
+        #expect(res.rendered == ["marker-unknown-policy apps/web/deploy.yaml:11:41", "policy-unused apps/web/policy.yaml:2:7",
+                                 "object-duplicate apps/web/roles.yaml:7:7"], "\(res.rendered)")
+        let messages = res.map(\.message)
+        #expect(messages[1] == "no $imagepolicy marker uses policy apps/web: it selects tags nobody deploys")
+        #expect(messages[0] == "no ImagePolicy flux-system/web in the repository, so Flux never updates this field: ImagePolicy web of apps/web/policy.yaml "
+                + "is written in flux-system, but the kustomization apps/web/kustomization.yaml sets namespace: apps, so it is apps/web: write 'apps:web'")
+        #expect(messages[2].hasPrefix("ClusterRole reader is also defined in apps/web/roles.yaml:2, differently"), "\(messages[2])")
+        #expect(try #require(res[2].object).namespace == nil)
+        // the marker that names where the policy is resolves
+        files["apps/web/deploy.yaml"] = files["apps/web/deploy.yaml"]!
+            .replacingOccurrences(of: "flux-system:web", with: "apps:web")
+        #expect(try lint(files).rendered == ["object-duplicate apps/web/roles.yaml:7:7"])
+    }
+
+    @Test func aRepositoryWithoutKustomizationsHasEverythingApplied() throws {
+        var files = appliedRepoFiles()
+        for f in ["clusters/prod/apps.yaml", "clusters/prod/flux-system/gotk-sync.yaml"] { files[f] = nil }
+        // an applications repository: every file counts (the archive's policy, on the components' Flux 2.7, and its
+        // latest image); the LabelTransformers are kustomize's configuration, no duplicates
+        let all = try lint(files).rendered
+        #expect(all == ["api-removed archive/api.yaml:1:13", "policy-unknown-repository archive/api.yaml:2:7", "policy-unused archive/api.yaml:2:7",
+                        "image-latest-tag archive/web.yaml:9:14"], "\(all)")
+    }
+
+    @Test func clustersNotNamedAfterEnvironmentsAreClustersAllTheSame() throws {
+        var files: [String: String] = [:]
+        for c in ["demo", "ithc", "sbox"] {
+            files.merge(bootstrapFiles("clusters/\(c)", flux: "v2.8.0")) { $1 }
+            files["clusters/\(c)/apps.yaml"] = fluxKustomization(path: "./apps/\(c)")
+            files["apps/\(c)/kustomization.yaml"] = "resources: [../base, config.yaml]\n"
+            files["apps/\(c)/config.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: web\ndata: {cluster: \(c)}\n"
+        }
+        files["apps/base/kustomization.yaml"] = "resources: [settings.yaml]\n"
+        files["apps/base/settings.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: base-settings\n  namespace: web\ndata: {a: b}\n"
+        // each cluster has its own settings: no duplicate across clusters
+        #expect(try lint(files).rendered == [])
+        // one cluster that applies two different objects of one name: one replaces the other there
+        files["apps/sbox/more.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: web\ndata: {cluster: other}\n"
+        files["apps/sbox/kustomization.yaml"] = "resources: [../base, config.yaml, more.yaml]\n"
+        let res = try lint(files)
+        #expect(res.rendered == ["object-duplicate apps/sbox/more.yaml:2:7"])
+        #expect(res[0].message == "ConfigMap web/settings is also defined in apps/sbox/config.yaml:2 applied to cluster clusters/sbox, differently: one silently replaces the other")
+        #expect(res[0].severity == .warning)
+    }
+
+    @Test func fluxsOwnControllersNeedNoDigest() throws {
+        var files: [String: String] = [:]
+        files[".tagwarden.yaml"] = "profile: strict\n"
+        files.merge(bootstrapFiles("clusters/production", flux: "v2.7.0")) { $1 }
+        files["clusters/production/app.yaml"] = pod("app", namespace: "apps", images: ["nginx:1.25.3"])
+        #expect(try lint(files).rendered == ["image-not-pinned clusters/production/app.yaml:9:14"])
+    }
+
+    @Test func anUpdatePathIsCheckedAgainstTheCheckoutWhenOneRepositoryIsNamed() throws {
+        // no remote, no bootstrap: the only repository the GitRepositories name is taken to be this checkout, and the message says so
+        var files: [String: String] = [:]
+        files["flux/auto.yaml"] = """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: fleet, namespace: flux-system}
+        spec: {url: 'https://github.com/acme/fleet'}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: auto, namespace: flux-system}
+        spec:
+          sourceRef: {kind: GitRepository, name: fleet}
+          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
+          update: {path: ./apps}
+
+        """
+        let res = try lint(files)
+        #expect(res.rendered == ["automation-missing-path flux/auto.yaml:12:18"])
+        #expect(res.first?.message == "update.path './apps' holds no manifest in this tree: the automation updates nothing; "
+                + "checked against this checkout, as the repository its GitRepository names (every GitRepository here names that one; no remote of the clone has its URL)")
+        // a second repository named: which one this checkout is cannot be told
+        files["flux/other.yaml"] = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: charts, namespace: flux-system}\nspec: {url: 'https://github.com/acme/charts'}\n"
+        #expect(try lint(files).rendered == [])
+    }
+
+    @Test func aPolicysRepositoryReferenceIsSubstitutedLikeItsNamespace() throws {
+        var files: [String: String] = [:]
+        files["clusters/a/apps.yaml"] = fluxKustomization(path: "./apps", spec: "  postBuild:\n    substitute: {org: acme}\n")
+        files["apps/image.yaml"] = """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata: {name: web, namespace: 'org-${org}'}
+        spec: {image: ghcr.io/acme/web}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web, namespace: 'org-${org}'}
+        spec:
+          imageRepositoryRef: {name: web, namespace: 'org-${org}'}
+          policy: {semver: {range: '>=1.0.0'}}
+
+        """
+        let res = try lint(files)
+        #expect(!res.rendered.contains { $0.hasPrefix("policy-unknown-repository") }, "\(res.rendered)")
+    }
+
+    @Test func aChartThatMakesImagePoliciesMayMakeTheOneAMarkerNames() throws {
+        var files: [String: String] = [:]
+        files["charts/frontend/Chart.yaml"] = "apiVersion: v2\nname: frontend\nversion: 1.0.0\n"
+        files["charts/frontend/templates/policy.yaml"] = "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata:\n  name: {{ .Values.name }}\n"
+        files["apps/values.yaml"] = "image:\n  repository: ghcr.io/acme/ui\n  tag: 1.0.0 # {\"$imagepolicy\": \"flux-system:ui:tag\"}\n"
+        let res = try lint(files)
+        let unknown = res.filter { $0.rule == "marker-unknown-policy" }
+        #expect(unknown.map(\.severity) == [.note])
+        let message = unknown.first?.message ?? ""
+        #expect(message.hasPrefix("no manifest defines ImagePolicy flux-system/ui, but the templates of chart charts/frontend make ImagePolicies"), "\(message)")
+    }
+
+    @Test func aGitRepositoryTheClustersKustomizationsReadExistsThere() throws {
+        // made outside the repository (by hand, as its documentation says): the Kustomizations read from it, so it exists
+        var files: [String: String] = [:]
+        files["clusters/a/apps.yaml"] = fluxKustomization(path: "./apps", spec: "  sourceRef: {kind: GitRepository, name: your-repo, namespace: default}\n")
+        files["apps/auto.yaml"] = imageUpdateAutomation(name: "auto", namespace: "default", source: "your-repo", path: "./apps") + "---\n"
+                    + imageUpdateAutomation(name: "other", namespace: "default", source: "your-rep", path: "./apps")
+        #expect(try lint(files).rendered == ["automation-unknown-source apps/auto.yaml:13:42"])
+    }
+
+    @Test func updatePathsAreJudgedAsEachClusterSubstitutesThem() throws {
+        var files: [String: String] = [:]
+        for c in ["dev", "prod"] {
+            files.merge(bootstrapFiles("clusters/\(c)", flux: "v2.7.0")) { $1 }
+            files["clusters/\(c)/infra.yaml"] = fluxKustomization(name: "infra", path: "./infrastructure", spec: "  postBuild:\n    substitute: {FLUX_CONFIG_PATH: ./clusters/\(c)}\n")
+            files["clusters/\(c)/app.yaml"] = pod("app", namespace: "apps", images: ["ghcr.io/acme/app:1.0.0"])
+        }
+        files["infrastructure/auto.yaml"] = imageUpdateAutomation(name: "auto", path: "${FLUX_CONFIG_PATH}/apps")
+        // ./clusters/dev/apps and ./clusters/prod/apps: neither exists
+        var res = try lint(files)
+        #expect(res.rendered == ["automation-missing-path infrastructure/auto.yaml:7:18"])
+        #expect(res[0].message == "update.path '${FLUX_CONFIG_PATH}/apps' (substituted by the Flux Kustomizations that apply it: "
+                + "'clusters/dev/apps', 'clusters/prod/apps') holds no manifest in this tree: the automation updates nothing")
+        // every cluster sets it to a directory it has
+        files["infrastructure/auto.yaml"] = files["infrastructure/auto.yaml"]!
+            .replacingOccurrences(of: "${FLUX_CONFIG_PATH}/apps", with: "${FLUX_CONFIG_PATH}")
+        res = try lint(files)
+        #expect(res.rendered == [], "\(res.rendered)")
+        // a value that may come from a Secret (never read here): not judged
+        files["infrastructure/auto.yaml"] = files["infrastructure/auto.yaml"]!
+            .replacingOccurrences(of: "${FLUX_CONFIG_PATH}", with: "${FROM_SECRET}/x")
+        files["clusters/dev/infra.yaml"] = fluxKustomization(name: "infra", path: "./infrastructure", spec: "  postBuild:\n    substituteFrom: [{kind: Secret, name: cluster-vars}]\n")
+        #expect(try lint(files).rendered == [])
+        // a variable the Kustomization does not define becomes an empty string, as in Flux: '/x', which Flux joins to the
+        // root as 'x' (securejoin)
+        files["clusters/dev/infra.yaml"] = fluxKustomization(name: "infra", path: "./infrastructure", spec: "  postBuild:\n    substitute: {A: b}\n")
+        files["clusters/prod/infra.yaml"] = nil
+        let absolute = try lint(files)
+        #expect(absolute.rendered == ["automation-missing-path infrastructure/auto.yaml:7:18"])
+        #expect(absolute.first?.message == "update.path '${FROM_SECRET}/x' (substituted by the Flux Kustomizations that apply it: 'x') "
+                + "holds no manifest in this tree: the automation updates nothing")
+        files["x/app.yaml"] = pod("x", images: ["nginx:1.25.3"])
+        #expect(try lint(files).rendered == [])
+    }
+
+    @Test func updatePathsAreJoinedToTheRootAsFluxJoinsThem() throws {
+        // securejoin: '/apps' and '../apps' are 'apps', which holds manifests; '../gone' is 'gone', which does not
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["apps/web.yaml"] = pod("web", images: ["nginx:1.25.3"])
+        files["clusters/prod/auto.yaml"] = imageUpdateAutomation(name: "a", path: "/apps") + "---\n" + imageUpdateAutomation(name: "b", path: "../apps") + "---\n"
+                    + imageUpdateAutomation(name: "c", path: "../gone")
+        #expect(try lint(files).rendered == ["automation-missing-path clusters/prod/auto.yaml:23:18"])
+    }
+
+    @Test func tagsAUserWouldCallFloating() throws {
+        let floating = ["nginx:alpine", "python:slim", "debian:bookworm", "mcr.microsoft.com/windows/servercore:windowsservercore",
+                        "nginx:alpine3.20", "node:bookworm-slim", "mcr.microsoft.com/dotnet/runtime:ltsc2022"]
+        let pinned = ["nginx:1.25.3-alpine3.20", "postgres:16.3", "registry.k8s.io/pause:3.9", "postgres:16.3-alpine"]
+        let res = try lint(["apps/web.yaml": pod("web", images: floating + pinned)])
+        #expect(res.rendered == floating.indices.map { "image-floating-tag apps/web.yaml:\(8 + 2 * $0):14" }, "\(res.rendered)")
+    }
+
+    @Test func fixedWidthNumbersSortRightAlphabetically() throws {
+        var files: [String: String] = [:]
+        files["flux/dates.yaml"] = imagePolicy(name: "dates", repository: "web", pattern: "\\b\\d{4}\\.\\d{2}\\.\\d{2}\\b", order: .alphabetical("asc"))
+        files["flux/versions.yaml"] = imagePolicy(name: "versions", repository: "web", pattern: "-v[0-9]+\\.[0-9]+\\.[0-9]+$", order: .alphabetical("asc"))
+        let res = try lint(files).filter { $0.rule == "policy-fragile-order" }
+        #expect(res.map(\.file) == ["flux/versions.yaml"])
+        #expect(res.first?.message == "alphabetical order compares version-like tags byte by byte, and their numbers can have one digit or more "
+                + "('-v0.0.0', '-v00.0.0'), so 'v1.10' sorts before 'v1.9': use semver, or numerical on a timestamp")
+    }
+
+    @Test func aPatchTargetingEveryPolicyMayAddItsOrdering() throws {
+        var files: [String: String] = [:]
+        files["apps/kustomization.yaml"] = """
+        resources: [policy.yaml]
+        patches:
+          - target: {kind: ImagePolicy, annotationSelector: 'acme.io/defaults != disabled'}
+            patch: |-
+              - op: add
+                path: /spec/policy
+                value: {semver: {range: '>=1.0.0'}}
+
+        """
+        files["apps/policy.yaml"] = "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  imageRepositoryRef: {name: web}\n"
+        #expect(!(try lint(files).rendered.contains { $0.hasPrefix("object-invalid") }))
+        // a target of another kind or name does not
+        files["apps/kustomization.yaml"] = "resources: [policy.yaml]\npatches:\n  - target: {kind: ImagePolicy, name: 'api-.*'}\n    path: p.yaml\n"
+        #expect(try lint(files).rendered.contains("object-invalid apps/policy.yaml:2:7"))
+    }
+}
