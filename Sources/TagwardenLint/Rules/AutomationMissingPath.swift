@@ -31,9 +31,10 @@ extension Rule {
         // a few paths: each compared with the files' bytes until it holds one
         if paths.count <= 16 {
             var open = Array(paths)
-            for f in m.files where !open.isEmpty {
+            for i in m.files.indices where !open.isEmpty {
+                let path = m.files[i].path
                 open.removeAll { p in
-                    guard FluxIndex.holds(p, f.path) else { return false }
+                    guard FluxIndex.holds(p, path) else { return false }
                     held.insert(p)
                     return true
                 }
@@ -41,8 +42,8 @@ extension Rule {
             return held
         }
         // many: the files' directories looked up
-        for f in m.files {
-            for p in FluxIndex.updatePaths(holding: f.path) where paths.contains(p) { held.insert(p) }
+        for i in m.files.indices {
+            for p in FluxIndex.updatePaths(holding: m.files[i].path) where paths.contains(p) { held.insert(p) }
             if held.count == paths.count { break }
         }
         return held

@@ -21,11 +21,10 @@ extension Rule {
             out.append(c.finding("tag \(tag.value) is read by YAML as \(meaning), not the string '\(tag.value)': quote it",
                                  image: i, span: tag.span))
         }
-        for f in m.files {
-            for v in f.versionFields where v.type != .string && v.type != .null {
-                out.append(Finding(rule: "image-tag-not-string", severity: .warning,
-                                   message: "chart version \(v.value) is read by YAML as a number, not the string '\(v.value)': quote it",
-                                   file: f.path, span: v.span))
+        for i in m.files.indices where !m.files[i].versionFields.isEmpty {
+            for v in m.files[i].versionFields where v.type != .string && v.type != .null {
+                out.append(c.finding("chart version \(v.value) is read by YAML as a number, not the string '\(v.value)': quote it",
+                                     path: m.files[i].path, span: v.span))
             }
         }
         return out

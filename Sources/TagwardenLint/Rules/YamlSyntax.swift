@@ -6,7 +6,11 @@ extension Rule {
     static let yamlSyntax = Rule("yaml-syntax", scope: .everyFile) { c in
         var out: [Finding] = []
         var charts: [String]?
-        for f in c.model.files {
+        let files = c.model.files
+        // a file is copied out only when it has something to report
+        for i in files.indices where files[i].syntaxError != nil || !files[i].duplicateKeys.isEmpty || !files[i].goRefusals.isEmpty
+                                    || !files[i].duplicateMergeKeys.isEmpty {
+            let f = files[i]
             if let e = f.syntaxError {
                 var end = e.position
                 end.column += 1

@@ -28,9 +28,9 @@ struct BuildSets {
         for (i, o) in objects.enumerated() where o.isKustomization && Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
             kustomizationAt[Path.dirname(files[o.file].path)] = i
         }
-        for (i, f) in files.enumerated() { fileAt[f.path] = i }
+        for i in files.indices { fileAt[files[i].path] = i }
         // a snapshot from git's index or a walk is most often in path order already
-        let sorted = zip(files, files.dropFirst()).allSatisfy { !SourceText.byteLess($1.path, $0.path) }
+        let sorted = files.indices.dropFirst().allSatisfy { !SourceText.byteLess(files[$0].path, files[$0 - 1].path) }
         byPath = sorted ? Array(files.indices) : files.indices.sorted { SourceText.byteLess(files[$0].path, files[$1].path) }
         var rank = [Int](repeating: 0, count: files.count)
         for (k, f) in byPath.enumerated() { rank[f] = k }
@@ -97,13 +97,13 @@ struct BuildSets {
         var k = firstPath(from: prefix)
         while k < byPath.count {
             let i = byPath[k]
-            let f = files[i]
-            guard SourceText.hasBytePrefix(f.path, prefix) else { break }
+            let path = files[i].path
+            guard SourceText.hasBytePrefix(path, prefix) else { break }
             k += 1
-            guard Sources.isManifestName(f.path) else { continue }
+            guard Sources.isManifestName(path) else { continue }
             // a file in a subdirectory that has its own kustomization: that directory as the kustomization builds it,
             // and the rest of the subdirectory's files (one run in path order) are passed over
-            var sub = Path.dirname(f.path)
+            var sub = Path.dirname(path)
             var governed = false
             while sub.utf8.count > dir.utf8.count {
                 if let sk = kustomizationAt[sub] {

@@ -90,7 +90,9 @@ package struct Extractor {
             }
         }
         if SourceText.contains(markerToken, in: bytes) { ex.markers() }
-        return ex.facts
+        var extracted = FileFacts(path: "", bytes: [])
+        swap(&extracted, &ex.facts)   // moved out, not copied
+        return extracted
     }
 
     func located(_ n: Int) -> Located {

@@ -7,7 +7,7 @@ import TagwardenPolicy
 /// The Flux objects of a model, resolved against each other: policies, repositories, automations,
 /// and every marker with the policy it names.
 public struct FluxIndex: Sendable {
-    public struct Policy: Sendable {
+    public final class Policy: Sendable {
         public let object: Int
         public let namespace: String?
         public let name: String
@@ -16,12 +16,16 @@ public struct FluxIndex: Sendable {
         /// The environment of where it is defined (nil when its location names none).
         public let environment: String?
         /// The compiled pattern; nil when there is none or it does not compile.
-        public var regex: GoRegex?
-        public var regexError: String?
+        public let regex: GoRegex?
+        public let regexError: String?
         /// The ImageRepository its `imageRepositoryRef` names, when the repository has it.
-        public var repository: Int?
+        public let repository: Int?
 
-        init(object: Int, namespace: String?, name: String, spec: ImagePolicySpec, labels: [String: String], environment: String?) {
+        init(object: Int, namespace: String?, name: String, spec: ImagePolicySpec, labels: [String: String], environment: String?,
+             regex: GoRegex?, regexError: String?, repository: Int? = nil) {
+            self.regex = regex
+            self.regexError = regexError
+            self.repository = repository
             self.object = object
             self.namespace = namespace
             self.name = name
@@ -217,7 +221,7 @@ public struct FluxIndex: Sendable {
             switch o.flux {
             case .imagePolicy(let spec)?:
                 guard let name = o.name else { continue }
-                var p = Policy(object: i, namespace: namespaces[i], name: name, spec: spec, labels: o.labels, environment: environments[i])
+                var regex: GoRegex?, regexError: String?
                 if let pattern = spec.pattern?.value {
                     let r: Result<GoRegex, RegexSyntaxError>
                     if let c = compiled[pattern] { r = c } else {
@@ -225,11 +229,12 @@ public struct FluxIndex: Sendable {
                         compiled[pattern] = r
                     }
                     switch r {
-                    case .success(let re): p.regex = re
-                    case .failure(let e): p.regexError = e.description
+                    case .success(let re): regex = re
+                    case .failure(let e): regexError = e.description
                     }
                 }
-                idx.policies.append(p)
+                idx.policies.append(Policy(object: i, namespace: namespaces[i], name: name, spec: spec, labels: o.labels,
+                                           environment: environments[i], regex: regex, regexError: regexError))
             case .imageRepository(let spec)?:
                 if let name = o.name {
                     idx.repositories.append(Repository(object: i, namespace: namespaces[i], name: name, spec: spec, environment: environments[i]))
@@ -282,7 +287,10 @@ public struct FluxIndex: Sendable {
                     let made = expand(written, objects[policy.object].file)
                     namespace = made?.count == 1 ? made![0] : nil
                 }
-                idx.policies[k].repository = idx.repository(namespace: namespace, name: ref.value, environment: policy.environment)
+                let repository = idx.repository(namespace: namespace, name: ref.value, environment: policy.environment)
+                idx.policies[k] = Policy(object: policy.object, namespace: policy.namespace, name: policy.name, spec: policy.spec,
+                                         labels: policy.labels, environment: policy.environment, regex: policy.regex,
+                                         regexError: policy.regexError, repository: repository)
             }
         }
         var definedInSeveral: [Key: Bool] = [:]  // whether several environments define a policy: many markers name one

@@ -167,7 +167,7 @@ public struct Model: Sendable {
         let includedBy = kustomizeInclusions(resources)
         var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, includedBy: includedBy, clusters: clusters)
         var env = EnvironmentModel.base(config: config, profile: profile)
-        let clues = facts.map { env.clues(path: $0.path) }
+        let clues = facts.indices.map { env.clues(path: facts[$0].path) }
         // detection reads names, aliases and namespaces, never the tag rules inferred below
         let objectEnvironment = objects.indices.map { i in
             env.detect(clues[objects[i].file], namespace: namespaces[i], namespaceLabels: labels)

@@ -1,7 +1,7 @@
 /// An image reference with what the repository makes of it: the environment it runs in and whether it is promoted.
 /// The reference's own fields (`name`, `tag`, `digest`, `span` …) read through it.
 @dynamicMemberLookup
-public struct ResolvedImage: Sendable {
+public final class ResolvedImage: Sendable {
     /// The reference as written (or as a substitution or a values file made it).
     public let use: ImageUse
     /// Its object's environment, else that of what makes it run (a Flux Kustomization's substitution, a release's
@@ -11,5 +11,11 @@ public struct ResolvedImage: Sendable {
     /// `promotedImages` names it.
     public let promoted: Bool
 
-    public subscript<T>(dynamicMember path: KeyPath<ImageUse, T>) -> T { use[keyPath: path] }
+    init(use: ImageUse, environment: String?, promoted: Bool) {
+        self.use = use
+        self.environment = environment
+        self.promoted = promoted
+    }
+
+    @inlinable public subscript<T>(dynamicMember path: KeyPath<ImageUse, T>) -> T { use[keyPath: path] }
 }

@@ -2,7 +2,7 @@
 /// automations that apply it, or why Flux skips it. The comment's own fields (`file`, `span`, `scalar`, `context`,
 /// `ref` …) read through it.
 @dynamicMemberLookup
-public struct ResolvedMarker: Sendable {
+public final class ResolvedMarker: Sendable {
     /// The comment as written, where it stands.
     public let comment: MarkerComment
     /// The policy it names, if it exists.
@@ -31,5 +31,5 @@ public struct ResolvedMarker: Sendable {
         skipped = info.skipped
     }
 
-    public subscript<T>(dynamicMember path: KeyPath<MarkerComment, T>) -> T { comment[keyPath: path] }
+    @inlinable public subscript<T>(dynamicMember path: KeyPath<MarkerComment, T>) -> T { comment[keyPath: path] }
 }
