@@ -80,7 +80,8 @@ package struct Extractor {
             facts.duplicateMergeKeys = scratch.duplicateMergeKeys.map { (scratch.nodes[$0.key].span, scratch.nodes[$0.first].span.start.line) }
         }
         facts.documents = scratch.documents.count
-        var ex = Extractor(y: scratch, fileIndex: index, facts: facts)
+        var ex = Extractor(y: scratch, fileIndex: index, facts: FileFacts(path: "", bytes: []))
+        swap(&ex.facts, &facts)   // moved in, not copied
         let baseName = Path.basename(path)
         for (d, doc) in scratch.documents.enumerated() {
             if scratch.nodes[doc.root].kind == .sequence {

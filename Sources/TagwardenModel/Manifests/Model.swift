@@ -44,6 +44,19 @@ public struct Model: Sendable {
     /// The files of the snapshot that were not read, and why.
     public let skipped: [SkippedFile]
 
+    /// The elements of `list`, moved out one by one (a consuming iterator): `list` is left empty.
+    static func take<T>(_ list: inout [T]) -> Taken<T> {
+        var out: [T] = []
+        swap(&out, &list)
+        out.reverse()
+        return Taken(rest: out)
+    }
+
+    struct Taken<T>: Sequence, IteratorProtocol {
+        var rest: [T]
+        mutating func next() -> T? { rest.popLast() }
+    }
+
     /// The directories of Helm charts (holding a `Chart.yaml`), each with its trailing slash ("" for the root).
     public static func chartDirectories(_ paths: [String]) -> [String] {
         paths.compactMap { p in p == "Chart.yaml" ? "" : p.hasSuffix("/Chart.yaml") ? String(p.dropLast("Chart.yaml".count)) : nil }
@@ -134,25 +147,22 @@ public struct Model: Sendable {
         for f in facts.indices {
             let base = objects.count
             objects.append(contentsOf: facts[f].objects)
-            for var img in facts[f].substitutable {
+            // the Model holds each once: moved out of the file's facts, element by element, never copied
+            for var img in take(&facts[f].substitutable) {
                 img.object = img.object.map { $0 + base }
                 substitutable.append(img)
             }
-            for var img in facts[f].images {
+            let imageBase = images.count
+            for var img in take(&facts[f].images) {
                 img.object = img.object.map { $0 + base }
                 images.append(img)
             }
-            let imageBase = images.count - facts[f].images.count
-            for var m in facts[f].markers {
+            for var m in take(&facts[f].markers) {
                 m.object = m.object.map { $0 + base }
                 m.image = m.image.map { $0 + imageBase }
                 markers.append(m)
             }
-            // the Model holds each once
             facts[f].objects = []
-            facts[f].images = []
-            facts[f].markers = []
-            facts[f].substitutable = []
         }
         markSourcesElsewhere(&objects, remoteURLs: remoteURLs)
         var labels: [String: [String: String]] = [:]
@@ -241,7 +251,9 @@ public struct Model: Sendable {
                                    expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)),
                                    bootstrapSources: bootstrapSources)
         let unlisted = unlistedResources(resources, builds: builds)
-        let resolved = zip(markers, resolutions).map { ResolvedMarker($0, $1) }
+        var resolved: [ResolvedMarker] = []
+        resolved.reserveCapacity(markers.count)
+        for (k, m) in take(&markers).enumerated() { resolved.append(ResolvedMarker(m, resolutions[k])) }
         let resolvedImages = images.indices.map { ResolvedImage(use: images[$0], environment: imageEnvironment[$0], promoted: promoted[$0]) }
         func assemble(_ evidence: PromotionEvidence?) -> Model {
             Model(files: facts, objects: objects, images: resolvedImages, markers: resolved, config: config, environments: env,
