@@ -43,11 +43,14 @@ let package = Package(
             dependencies: ["TagwardenBasics", "TagwardenYAML", "TagwardenGit", "TagwardenPolicy", "TagwardenModel", "TagwardenLint",
                            "TagwardenReport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // The Flux and Kubernetes objects both test targets write (YAML text builders).
+        .target(name: "TagwardenFixtures", path: "Tests/TagwardenFixtures"),
         // In-process tests of the libraries: parsers, the Model, the rules over their catalogue examples.
         .testTarget(name: "TagwardenTests", dependencies: ["TagwardenBasics", "TagwardenRegex", "TagwardenYAML", "TagwardenGit",
-                                                           "TagwardenPolicy", "TagwardenModel", "TagwardenLint", "TagwardenReport"]),
+                                                           "TagwardenPolicy", "TagwardenModel", "TagwardenLint", "TagwardenReport",
+                                                           "TagwardenFixtures"]),
         // End-to-end tests of the built binary: the commands, git, hooks.
-        .testTarget(name: "TagwardenCLITests", dependencies: ["tagwarden"]),
+        .testTarget(name: "TagwardenCLITests", dependencies: ["tagwarden", "TagwardenFixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import TagwardenFixtures
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import TagwardenFixtures
 import Testing
 @testable import TagwardenLint
 

@@ -113,7 +113,7 @@ public enum Linter {
             files.append(f)
         }
         for f in request.snapshot.files { admit(f) }
-        func build() throws -> Model {
+        func build(evidence: (Model) throws -> PromotionEvidence?) throws -> Model {
             var notRead = skipped
             for (c, n) in zip(charts, templates) where n > 0 {
                 notRead.append(SkippedFile(path: c + "Chart.yaml", reason: "the chart's templates (\(n) file\(n == 1 ? "" : "s") under \(c)templates/) "
@@ -124,7 +124,10 @@ public enum Linter {
                                    policyCharts: policyCharts.sorted().map { charts[$0].isEmpty ? "." : String(charts[$0].dropLast()) },
                                    skipped: notRead, evidence: evidence)
         }
-        var model = try build()
+        // staging's history is read for the model the run keeps: this one, unless its builds name files the listing
+        // passed over, which join the input and make the model again
+        let hasReader = request.snapshot.reader != nil
+        var model = try build { m in hasReader && !m.unlistedResources.isEmpty ? nil : try evidence(m) }
         // kustomize reads every file a build names as YAML, whatever its name (`app.json`, `app.txt`): such files,
         // which the listing passed over, join the input, and the model is built again (only then)
         if let reader = request.snapshot.reader {
@@ -141,7 +144,7 @@ public enum Linter {
                     case nil: break
                     }
                 }
-                model = try build()
+                model = try build(evidence: evidence)
             }
         }
         return model
@@ -229,7 +232,8 @@ public enum Linter {
 
     /// Runs rules over the Model in parallel, and keeps the findings their scope allows.
     static func run(_ rules: [Rule], on model: Model, suppressionsUsed: Set<String> = []) -> ([Finding], [(rule: String, seconds: Double)]) {
-        let unapplied = Set(model.files.indices.filter { !model.clusters.applies($0) }.map { model.files[$0].path })
+        let unapplied = rules.allSatisfy({ $0.scope == .everyFile }) ? []
+            : Set(model.files.indices.filter { !model.clusters.applies($0) }.map { model.files[$0].path })
         let results = Mutex<[(findings: [Finding], seconds: Double)]>(Array(repeating: ([], 0), count: rules.count))
         DispatchQueue.concurrentPerform(iterations: rules.count) { i in
             let rule = rules[i]

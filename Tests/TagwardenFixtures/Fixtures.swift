@@ -1,10 +1,10 @@
-// The builders of the Flux and Kubernetes objects the tests write again and again, the same as those of
-// Tests/TagwardenCLITests/Fixtures.swift (two test targets cannot share a file). Each returns the YAML text of one
-// object, or of a few files (path → text); the doc comments give the lines findings are asserted on.
+// The builders of the Flux and Kubernetes objects the tests write again and again, shared by both test targets. Each
+// returns the YAML text of one object, or of a few files (path → text); the doc comments give the lines findings are
+// asserted on.
 
 /// A Pod with the given container images: the first `image:` is on line 8 (column 14 its value), each next one two
 /// lines down (one more with a namespace).
-func pod(_ name: String, namespace: String? = nil, images: [String]) -> String {
+public func pod(_ name: String, namespace: String? = nil, images: [String]) -> String {
     var s = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: \(name)\n"
     if let namespace { s += "  namespace: \(namespace)\n" }
     s += "spec:\n  containers:\n"
@@ -14,18 +14,18 @@ func pod(_ name: String, namespace: String? = nil, images: [String]) -> String {
 
 /// A Deployment with one container: its `image:` is on line 9 (column 18 its value), followed by a `$imagepolicy`
 /// marker naming `marker` (`namespace:name[:field]`) when one is given.
-func deployment(name: String = "web", namespace: String, image: String, marker: String? = nil) -> String {
+public func deployment(name: String = "web", namespace: String, image: String, marker: String? = nil) -> String {
     "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: \(name), namespace: \(namespace)}\nspec:\n  template:\n    spec:\n      containers:\n"
         + "        - name: \(name)\n          image: \(image)" + (marker.map { " # {\"$imagepolicy\": \"\($0)\"}" } ?? "") + "\n"
 }
 
 /// An ImageRepository (v1) of `image`: four lines.
-func imageRepository(name: String = "web", namespace: String = "flux-system", image: String = "ghcr.io/acme/web") -> String {
+public func imageRepository(name: String = "web", namespace: String = "flux-system", image: String = "ghcr.io/acme/web") -> String {
     "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata: {name: \(name), namespace: \(namespace)}\nspec: {image: \(image)}\n"
 }
 
 /// How an ImagePolicy orders the tags it keeps, when not by semver.
-enum TagOrder {
+public enum TagOrder {
     /// `alphabetical: {}`, or with an `order:`.
     case alphabetical(String? = nil)
     /// `numerical: {order: …}`.
@@ -35,7 +35,7 @@ enum TagOrder {
 /// An ImagePolicy on ImageRepository `repository` (its own name by default), in its namespace. Line 4 is `spec:`,
 /// line 5 `imageRepositoryRef`; then `digestReflectionPolicy` when given, `filterTags` (one line, flow style) when a
 /// pattern or an extract is given, and the policy: `semver` with its range unless an `order` is given.
-func imagePolicy(name: String = "web", namespace: String = "flux-system", repository: String? = nil, pattern: String? = nil,
+public func imagePolicy(name: String = "web", namespace: String = "flux-system", repository: String? = nil, pattern: String? = nil,
                  extract: String? = nil, semver: String = ">=1.0.0", order: TagOrder? = nil, digestReflection: String? = nil,
                  apiVersion: String = "v1") -> String {
     var s = "apiVersion: image.toolkit.fluxcd.io/\(apiVersion)\nkind: ImagePolicy\nmetadata: {name: \(name), namespace: \(namespace)}\nspec:\n"
@@ -54,7 +54,7 @@ func imagePolicy(name: String = "web", namespace: String = "flux-system", reposi
 
 /// An ImageUpdateAutomation (v1) of GitRepository `source` that updates `path` and pushes to `branch`: seven lines,
 /// `update.path` on the last (column 18 its value).
-func imageUpdateAutomation(name: String, namespace: String = "flux-system", source: String = "flux-system", path: String,
+public func imageUpdateAutomation(name: String, namespace: String = "flux-system", source: String = "flux-system", path: String,
                            branch: String = "main") -> String {
     "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\nmetadata: {name: \(name), namespace: \(namespace)}\nspec:\n"
         + "  sourceRef: {kind: GitRepository, name: \(source)}\n  git: {commit: {author: {email: bot@example.com}}, push: {branch: \(branch)}}\n"
@@ -62,18 +62,18 @@ func imageUpdateAutomation(name: String, namespace: String = "flux-system", sour
 }
 
 /// A Flux Kustomization applying `path` (line 5), with `spec` lines (indented under `spec:`) after it.
-func fluxKustomization(name: String = "apps", namespace: String = "flux-system", path: String, spec: String = "") -> String {
+public func fluxKustomization(name: String = "apps", namespace: String = "flux-system", path: String, spec: String = "") -> String {
     "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: \(name), namespace: \(namespace)}\nspec:\n  path: \(path)\n" + spec
 }
 
 /// Flux Kustomizations `name: path`, one document each: what a cluster applies.
-func fluxKustomizations(_ paths: [(name: String, path: String)]) -> String {
+public func fluxKustomizations(_ paths: [(name: String, path: String)]) -> String {
     paths.map { fluxKustomization(name: $0.name, path: $0.path) }.joined(separator: "---\n")
 }
 
 /// flux bootstrap's files for the cluster in `dir`: the flux-system Namespace of its components, labelled with the
 /// Flux `version` (with `crds` after it), and the sync (GitRepository and the Kustomization whose path is `dir`).
-func bootstrapFiles(_ dir: String, flux version: String?, crds: String = "") -> [String: String] {
+public func bootstrapFiles(_ dir: String, flux version: String?, crds: String = "") -> [String: String] {
     var labels = "    app.kubernetes.io/part-of: flux\n"
     if let version { labels += "    app.kubernetes.io/version: \(version)\n" }
     return [
@@ -124,13 +124,13 @@ func bootstrapFiles(_ dir: String, flux version: String?, crds: String = "") -> 
 }
 
 /// An object of each image kind at each apiVersion, six lines each: kind, apiVersion.
-let imageAPIs: [(kind: String, version: String)] = [
+public let imageAPIs: [(kind: String, version: String)] = [
     ("ImageRepository", "v1beta1"), ("ImagePolicy", "v1beta2"), ("ImageUpdateAutomation", "v1beta1"),
     ("ImageUpdateAutomation", "v1beta2"), ("ImageRepository", "v1"),
 ]
 
 /// The objects of `imageAPIs` in one file: they start at lines 1, 7, 13, 19 and 25.
-func imageAPIObjects() -> String {
+public func imageAPIObjects() -> String {
     imageAPIs.enumerated().map { i, api in
         "apiVersion: image.toolkit.fluxcd.io/\(api.version)\nkind: \(api.kind)\nmetadata:\n  name: o\(i)\n  namespace: flux-system\n"
     }.joined(separator: "---\n")
@@ -139,7 +139,7 @@ func imageAPIObjects() -> String {
 /// A cluster bootstrapped with Flux 2.7 (clusters/prod) whose Kustomization applies apps/prod (a Pod and a kustomize
 /// LabelTransformer), and an archive no Kustomization applies: the same Pod with a latest image (line 9), a second
 /// LabelTransformer of the same name and a v1beta1 ImagePolicy.
-func appliedRepoFiles() -> [String: String] {
+public func appliedRepoFiles() -> [String: String] {
     var files = bootstrapFiles("clusters/prod", flux: "v2.7.0")
     files["clusters/prod/apps.yaml"] = fluxKustomization(path: "./apps/prod")
     files["apps/prod/kustomization.yaml"] = "resources: [web.yaml]\ntransformers: [labels.yaml]\n"
@@ -155,7 +155,7 @@ func appliedRepoFiles() -> [String: String] {
 /// clusters/staging and clusters/production, each with its own ImagePolicy and ImageRepository flux-system/web
 /// (staging's image on registry.staging.example, production's on ghcr.io), and a Deployment of each environment in
 /// apps/<environment> whose image (line 9) is marked with that policy.
-func severalClustersWithTheSameNames() -> [String: String] {
+public func severalClustersWithTheSameNames() -> [String: String] {
     var files: [String: String] = [:]
     for (env, registry) in [("staging", "registry.staging.example"), ("production", "ghcr.io")] {
         files["clusters/\(env)/web.yaml"] = imagePolicy(pattern: "^\(env)-v(?P<v>[0-9]+\\.[0-9]+\\.[0-9]+)-", extract: "$v") + "---\n"
