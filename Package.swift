@@ -6,6 +6,10 @@ import PackageDescription
 //
 // The targets are layers: each depends only on those above it in this list, and the compiler refuses an import that
 // runs the other way (docs/architecture.md draws them).
+// Release builds optimise across the layers as they would inside one module (generic specialisation, inlining): the
+// split into targets otherwise costs the audit about 1% more instructions. A compiler flag that SwiftPM calls unsafe
+// only because a package that others depend on may not use it; Tagwarden is built as a tool, not depended on.
+let cmo: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 let package = Package(
     name: "Tagwarden",
     products: [
@@ -18,23 +22,23 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
         // The error every layer reports, the run's phase timings, atomic file writes.
-        .target(name: "TagwardenBasics"),
+        .target(name: "TagwardenBasics", swiftSettings: cmo),
         // An RE2-compatible regular expression engine with Go's syntax, and the languages of tags it can select.
-        .target(name: "TagwardenRegex"),
+        .target(name: "TagwardenRegex", swiftSettings: cmo),
         // libyaml wrapped once: YAML documents with exact positions, read as Go's YAML libraries read them, and byte-span edits.
-        .target(name: "TagwardenYAML", dependencies: ["CYAML", "TagwardenBasics"]),
+        .target(name: "TagwardenYAML", dependencies: ["CYAML", "TagwardenBasics"], swiftSettings: cmo),
         // libgit2 wrapped once: repositories, trees, the index, blobs, commits, references, push.
-        .target(name: "TagwardenGit", dependencies: ["CGit2", "TagwardenBasics"]),
+        .target(name: "TagwardenGit", dependencies: ["CGit2", "TagwardenBasics"], swiftSettings: cmo),
         // How Flux chooses a tag: semver ranges, numerical and alphabetical order, Go's float parsing.
-        .target(name: "TagwardenPolicy", dependencies: ["TagwardenBasics", "TagwardenRegex", "TagwardenYAML"]),
+        .target(name: "TagwardenPolicy", dependencies: ["TagwardenBasics", "TagwardenRegex", "TagwardenYAML"], swiftSettings: cmo),
         // What a repository holds: its snapshot (working tree, index, commit), the config, and the frozen Model of
         // manifests, images, markers, Flux objects, kustomize builds, clusters and environments.
-        .target(name: "TagwardenModel", dependencies: ["TagwardenBasics", "TagwardenRegex", "TagwardenYAML", "TagwardenGit", "TagwardenPolicy"]),
+        .target(name: "TagwardenModel", dependencies: ["TagwardenBasics", "TagwardenRegex", "TagwardenYAML", "TagwardenGit", "TagwardenPolicy"], swiftSettings: cmo),
         // The rules, the linter that runs them over a Model, suppressions, fingerprints, and the check orchestration.
         .target(name: "TagwardenLint", dependencies: ["TagwardenBasics", "TagwardenRegex", "TagwardenYAML", "TagwardenGit", "TagwardenPolicy",
-                                                      "TagwardenModel"]),
+                                                      "TagwardenModel"], swiftSettings: cmo),
         // Findings rendered: text, JSON, SARIF, GitHub annotations, Markdown.
-        .target(name: "TagwardenReport", dependencies: ["TagwardenBasics", "TagwardenYAML", "TagwardenModel", "TagwardenLint"]),
+        .target(name: "TagwardenReport", dependencies: ["TagwardenBasics", "TagwardenYAML", "TagwardenModel", "TagwardenLint"], swiftSettings: cmo),
         // The update engine's place: it will evaluate policies, rewrite marked fields and commit (not built yet).
         .target(name: "TagwardenUpdate", dependencies: ["TagwardenBasics", "TagwardenYAML", "TagwardenGit", "TagwardenPolicy", "TagwardenModel"]),
         // Argument parsing and printing only.
