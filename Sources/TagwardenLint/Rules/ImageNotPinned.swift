@@ -17,7 +17,7 @@ extension Rule {
             let pinned = "\(name)\(img.tag.map { ":" + $0.value } ?? "")@sha256:<digest>"
             // a tag Flux moves needs a digest Flux moves beside it: the runtime pulls by digest, so a fixed one keeps the old image
             var tagMarker: MarkerRef?
-            if img.isParts, let k = m.markersOfImage[i]?.first(where: { m.markers[$0].ref?.part == .tag }) { tagMarker = m.markers[k].ref }
+            if img.isParts, let k = m.images[i].markers.first(where: { m.markers[$0].ref?.part == .tag }) { tagMarker = m.markers[k].ref }
             let marked = tagMarker.map {
                 ", with a {\"$imagepolicy\": \"\($0.namespace):\($0.name):digest\"} marker on it: otherwise Flux moves the tag "
                     + "and the pinned digest keeps the old image running"

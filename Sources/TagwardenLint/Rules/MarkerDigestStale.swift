@@ -8,9 +8,9 @@ extension Rule {
     static let markerDigestStale = Rule("marker-digest-stale", scope: .updatePaths) { c in
         let m = c.model
         // the markers on each image's fields: Flux updates those fields, and only those
-        return m.markersOfImage.keys.sorted().compactMap { i in
-            let img = m.images[i]
-            guard img.isParts, let digest = img.digestField, let ks = m.markersOfImage[i],
+        return m.images.indices.compactMap { i in
+            let img = m.images[i], ks = img.markers
+            guard !ks.isEmpty, img.isParts, let digest = img.digestField,
                   !ks.contains(where: { m.markers[$0].ref?.part == .digest }),
                   let k = ks.first(where: { m.markers[$0].ref?.part == .tag && tagFields.contains(m.markers[$0].fieldKey ?? "") }),
                   m.markers[k].skipped == nil, let ref = m.markers[k].ref,

@@ -16,7 +16,7 @@ extension Rule {
         }
         // an image given in parts whose name field carries a `:name` marker: the policy Flux writes its name from
         func namedBy(_ ii: Int) -> Int? {
-            m.markersOfImage[ii]?.lazy.filter { m.markers[$0].ref?.part == .name }.compactMap { m.markers[$0].policy }.first
+            m.images[ii].markers.lazy.filter { m.markers[$0].ref?.part == .name }.compactMap { m.markers[$0].policy }.first
         }
         return m.markers.indices.compactMap { k in
             let info = m.markers[k]

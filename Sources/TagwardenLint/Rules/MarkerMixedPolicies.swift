@@ -9,8 +9,9 @@ extension Rule {
         let m = c.model
         func ref(_ k: Int) -> MarkerRef? { m.markers[k].ref }
         // the :tag and :digest markers of each image given in parts
-        return m.markersOfImage.keys.sorted().compactMap { i in
-            guard let ks = m.markersOfImage[i], ks.count > 1, ks.allSatisfy({ m.markers[$0].skipped == nil }), let t = ks.first(where: { ref($0)?.part == .tag }), let d = ks.first(where: { ref($0)?.part == .digest }),
+        return m.images.compactMap { img in
+            let ks = img.markers
+            guard ks.count > 1, ks.allSatisfy({ m.markers[$0].skipped == nil }), let t = ks.first(where: { ref($0)?.part == .tag }), let d = ks.first(where: { ref($0)?.part == .digest }),
                   let rt = ref(t), let rd = ref(d), rt.namespace != rd.namespace || rt.name != rd.name else { return nil }
             // two policies that select alike (one ImageRepository; the same filter, order and exclusions) write matching parts
             if let pt = m.markers[t].policy, let pd = m.markers[d].policy, m.selectAlike(pt, pd) { return nil }

@@ -27,7 +27,7 @@ extension Model {
     /// The image of the ImageRepository behind the marker on image `i`'s field: what a field that sets only the tag
     /// is the tag of.
     func markedRepository(_ i: Int) -> String? {
-        guard let k = markersOfImage[i]?.first(where: { markers[$0].policy != nil }), let p = markers[k].policy,
+        guard let k = images[i].markers.first(where: { markers[$0].policy != nil }), let p = markers[k].policy,
               let r = flux.policies[p].repository else { return nil }
         return flux.repositories[r].spec.image?.value
     }

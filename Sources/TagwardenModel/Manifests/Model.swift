@@ -25,9 +25,6 @@ public struct Model: Sendable {
     public let flux: FluxIndex
     /// kustomize `images:` entries that match no image of their build.
     public let unmatchedImageEntries: [UnmatchedImageEntry]
-    /// Image → the markers on its fields, in source order (markers Flux reads where they stand): one for a reference,
-    /// up to three for an image given in parts (`:name`, `:tag`, `:digest`).
-    public let markersOfImage: [Int: [Int]]
     /// The clusters the repository describes, what each applies and the Flux each runs.
     public let clusters: Clusters
     /// Object → what gave it another namespace than it declares (a kustomization's `namespace:`, a Flux
@@ -254,12 +251,12 @@ public struct Model: Sendable {
         var resolved: [ResolvedMarker] = []
         resolved.reserveCapacity(markers.count)
         for (k, m) in take(&markers).enumerated() { resolved.append(ResolvedMarker(m, resolutions[k])) }
-        let resolvedImages = images.indices.map { ResolvedImage(use: images[$0], environment: imageEnvironment[$0], promoted: promoted[$0]) }
+        let resolvedImages = images.indices.map { ResolvedImage(use: images[$0], environment: imageEnvironment[$0], promoted: promoted[$0], markers: markersOfImage[$0] ?? []) }
         func assemble(_ evidence: PromotionEvidence?) -> Model {
             Model(files: facts, objects: objects, images: resolvedImages, markers: resolved, config: config, environments: env,
                   objectNamespace: namespaces, objectEnvironment: objectEnvironment, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
                   namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
-                  markersOfImage: markersOfImage, clusters: clusters, namespaceOverride: namespaceOverride, policyCharts: policyCharts,
+                  clusters: clusters, namespaceOverride: namespaceOverride, policyCharts: policyCharts,
                   unlistedResources: unlisted, evidence: evidence, skipped: skipped)
         }
         let model = assemble(nil)

@@ -10,11 +10,15 @@ public final class ResolvedImage: Sendable {
     /// Promoted from environment to environment: an ImageRepository watches it, a marker updates it, or
     /// `promotedImages` names it.
     public let promoted: Bool
+    /// The markers on its fields that Flux reads where they stand, in source order: one for a reference, up to three
+    /// for an image given in parts (`:name`, `:tag`, `:digest`).
+    public let markers: [Int]
 
-    init(use: ImageUse, environment: String?, promoted: Bool) {
+    init(use: ImageUse, environment: String?, promoted: Bool, markers: [Int]) {
         self.use = use
         self.environment = environment
         self.promoted = promoted
+        self.markers = markers
     }
 
     @inlinable public subscript<T>(dynamicMember path: KeyPath<ImageUse, T>) -> T { use[keyPath: path] }
