@@ -39,7 +39,7 @@ let package = Package(
                                                       "TagwardenModel"], swiftSettings: cmo),
         // Findings rendered: text, JSON, SARIF, GitHub annotations, Markdown.
         .target(name: "TagwardenReport", dependencies: ["TagwardenBasics", "TagwardenYAML", "TagwardenModel", "TagwardenLint"], swiftSettings: cmo),
-        // The update engine's place: it will evaluate policies, rewrite marked fields and commit (not built yet).
+        // The update engine: tag sources (a file now, registries later); it will evaluate policies, rewrite marked fields and commit.
         .target(name: "TagwardenUpdate", dependencies: ["TagwardenBasics", "TagwardenYAML", "TagwardenGit", "TagwardenPolicy", "TagwardenModel"]),
         // Argument parsing and printing only.
         .executableTarget(
@@ -52,7 +52,7 @@ let package = Package(
         // In-process tests of the libraries: parsers, the Model, the rules over their catalogue examples.
         .testTarget(name: "TagwardenTests", dependencies: ["TagwardenBasics", "TagwardenRegex", "TagwardenYAML", "TagwardenGit",
                                                            "TagwardenPolicy", "TagwardenModel", "TagwardenLint", "TagwardenReport",
-                                                           "TagwardenFixtures"]),
+                                                           "TagwardenUpdate", "TagwardenFixtures"]),
         // End-to-end tests of the built binary: the commands, git, hooks.
         .testTarget(name: "TagwardenCLITests", dependencies: ["tagwarden", "TagwardenFixtures"]),
     ],
