@@ -39,8 +39,8 @@ let package = Package(
                                                       "TagwardenModel"], swiftSettings: cmo),
         // Findings rendered: text, JSON, SARIF, GitHub annotations, Markdown.
         .target(name: "TagwardenReport", dependencies: ["TagwardenBasics", "TagwardenYAML", "TagwardenModel", "TagwardenLint"], swiftSettings: cmo),
-        // The update engine: tag sources (a file now, registries later) and policy evaluation; it will rewrite marked
-        // fields and commit.
+        // The update engine: tag sources (a file now, registries later), policy evaluation, the setter table; it will
+        // rewrite marked fields and commit.
         .target(name: "TagwardenUpdate", dependencies: ["TagwardenBasics", "TagwardenYAML", "TagwardenGit", "TagwardenPolicy", "TagwardenModel"],
                 swiftSettings: cmo),
         // Argument parsing and printing only.

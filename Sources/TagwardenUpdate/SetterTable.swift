@@ -1,0 +1,37 @@
+import TagwardenBasics
+import TagwardenModel
+
+/// What one ImageUpdateAutomation writes for each marker value, as image-automation-controller builds its setter table
+/// per run: from the policies in the automation's namespace that its `policySelector` takes and that select a tag.
+/// A marker whose value is not in the table is left alone, as Flux leaves it (silently; the linter reports it).
+public struct SetterTable: Sendable, Equatable {
+    /// Marker value (`ns:name`, `ns:name:tag`, `ns:name:name`, `ns:name:digest`) → the value written.
+    public let values: [String: String]
+
+    /// The table of automation `a` (`Model.flux.automations` index), from the policies' outcomes.
+    public static func build(_ model: Model, automation a: Int, outcomes: [PolicyOutcome]) throws -> SetterTable {
+        let automation = model.flux.automations[a]
+        if automation.spec.policySelectorExpressions {
+            // not guessed: a wrong guess writes what Flux would not
+            let name = model.objects[automation.object].name ?? ""
+            throw TagwardenError("ImageUpdateAutomation \(automation.namespace ?? "<no namespace>")/\(name): its policySelector has "
+                                 + "matchExpressions, which tagwarden does not evaluate; use matchLabels")
+        }
+        var values: [String: String] = [:]
+        for o in outcomes {
+            let policy = model.flux.policies[o.policy]
+            guard let image = o.image, let tag = o.tag,
+                  FluxIndex.sameNamespace(policy.namespace, automation.namespace) else { continue }
+            if let selector = automation.spec.policySelector, !FluxIndex.matches(selector, policy.labels) { continue }
+            // a policy without a namespace of its own is in the automation's
+            let key = "\(policy.namespace ?? automation.namespace ?? ""):\(policy.name)"
+            let digest = o.digest ?? ""
+            values[key] = digest.isEmpty ? "\(image):\(tag)" : "\(image):\(tag)@\(digest)"
+            values[key + ":tag"] = tag
+            values[key + ":name"] = image
+            // Flux writes the digest even when the policy reflects none: the field becomes ""
+            values[key + ":digest"] = digest
+        }
+        return SetterTable(values: values)
+    }
+}
