@@ -1,5 +1,6 @@
 import TagwardenBasics
 import TagwardenYAML
+import TagwardenModel
 
 // The update engine's layer: what Flux's image automation does, run from a laptop or CI. It reads tags (from a file,
 // later from registries), evaluates each ImagePolicy with TagwardenPolicy, rewrites the marked fields of the Model's
@@ -78,7 +79,7 @@ public struct TagFile: TagSource {
                 var digest: String?
                 if let d = y.get(n, "digest"), !y.isNull(d) {
                     let text = y.isScalar(d) ? y.value(d) : ""
-                    guard isDigest(text) else { throw fail(d, "digest '\(text)' is not sha256: and 64 lowercase hexadecimal digits") }
+                    if let problem = ImageReference.checkDigest(text) { throw fail(d, problem) }
                     digest = text
                 }
                 records.append(TagRecord(tag: y.value(t), digest: digest))
@@ -93,12 +94,5 @@ public struct TagFile: TagSource {
         self.path = path
         self.images = images
         self.entries = entries
-    }
-
-    /// `sha256:` and 64 lowercase hexadecimal digits, the form of an OCI digest Flux records.
-    static func isDigest(_ s: String) -> Bool {
-        let b = Array(s.utf8)
-        guard b.count == 71, b.starts(with: Array("sha256:".utf8)) else { return false }
-        return b[7...].allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 }

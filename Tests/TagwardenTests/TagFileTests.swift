@@ -54,7 +54,7 @@ import TagwardenBasics
         #expect(failure("web:\n  - {tag: a, size: 3}\n") == "tags.yaml:2:14: unknown field 'size': a tag has 'tag' and 'digest'")
         #expect(failure("web:\n  - {digest: \(digest)}\n") == "tags.yaml:2:5: a tag given as a mapping needs 'tag'")
         #expect(failure("web:\n  - {tag: a, digest: sha256:AB}\n")
-                == "tags.yaml:2:22: digest 'sha256:AB' is not sha256: and 64 lowercase hexadecimal digits")
+                == "tags.yaml:2:22: sha256 digest must be lower-case hexadecimal")
         #expect(failure("a: b\n---\nc: d\n") == "tags.yaml: 2 documents: expected one mapping of images to their tags")
         #expect(failure("web: [a\n").hasPrefix("tags.yaml:2:1: not YAML or JSON: "))
     }

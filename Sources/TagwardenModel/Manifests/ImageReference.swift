@@ -115,7 +115,8 @@ public struct ImageReference: Sendable, Hashable {
         (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95
     }
 
-    static func checkDigest(_ d: String) -> String? {
+    /// Why `d` is not a digest (`sha256:`, `sha384:` or `sha512:` and lower-case hexadecimal of the algorithm's length); nil when it is.
+    package static func checkDigest(_ d: String) -> String? {
         var bytes = d
         return bytes.withUTF8 { b in
             guard let colon = b.firstIndex(of: UInt8(ascii: ":")) else { return "digest '\(d)' has no algorithm (expected sha256:<hex>)" }
