@@ -20,9 +20,8 @@ public struct SetterTable: Sendable, Equatable {
         var values: [String: String] = [:]
         for o in outcomes {
             let policy = model.flux.policies[o.policy]
-            guard let image = o.image, let tag = o.tag,
-                  FluxIndex.sameNamespace(policy.namespace, automation.namespace) else { continue }
-            if let selector = automation.spec.policySelector, !FluxIndex.matches(selector, policy.labels) { continue }
+            guard let image = o.image, let tag = o.tag, FluxIndex.sameNamespace(policy.namespace, automation.namespace),
+                  model.flux.selectorTakes(automation: a, policy: o.policy) else { continue }
             // a policy without a namespace of its own is in the automation's
             let key = "\(policy.namespace ?? automation.namespace ?? ""):\(policy.name)"
             let digest = o.digest ?? ""

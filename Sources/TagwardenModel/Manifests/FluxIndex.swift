@@ -358,15 +358,18 @@ public struct FluxIndex: Sendable {
             let namespaces = Set(covering.compactMap { automations[$0].namespace }).sorted().joined(separator: ", ")
             return ([], "policy namespace \(ref.namespace) is not the namespace of the automations that update this file (\(namespaces)); Flux only uses policies in an automation's own namespace")
         }
-        let labels = policies[p].labels
-        let selecting = sameNamespace.filter { a in
-            guard let sel = automations[a].spec.policySelector else { return true }
-            return automations[a].spec.policySelectorExpressions || FluxIndex.matches(sel, labels)
-        }
+        let selecting = sameNamespace.filter { selectorTakes(automation: $0, policy: p) }
         if selecting.isEmpty {
             return ([], "policy \(policies[p].namespace ?? "<no namespace>")/\(policies[p].name) is not selected by the policySelector of the automations that update this file")
         }
         return (selecting, nil)
+    }
+
+    /// Whether automation `a`'s `policySelector` takes policy `p`: no selector takes every policy; `matchLabels` must
+    /// all match its labels; `matchExpressions`, which Tagwarden does not evaluate, is taken to take it.
+    package func selectorTakes(automation a: Int, policy p: Int) -> Bool {
+        guard let selector = automations[a].spec.policySelector else { return true }
+        return automations[a].spec.policySelectorExpressions || FluxIndex.matches(selector, policies[p].labels)
     }
 
     /// Whether `labels` satisfy a selector's `matchLabels` (an empty selector matches everything).
