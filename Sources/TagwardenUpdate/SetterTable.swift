@@ -7,6 +7,14 @@ import TagwardenModel
 public struct SetterTable: Sendable, Equatable {
     /// Marker value (`ns:name`, `ns:name:tag`, `ns:name:name`, `ns:name:digest`) → the value written.
     public let values: [String: String]
+    /// `ns:name` of a policy of the repository that is not in the table → why not (another namespace, not taken by
+    /// the policySelector, selects no tag). A marker naming a policy in neither is one the repository does not define.
+    public let whyAbsent: [String: String]
+
+    public init(values: [String: String], whyAbsent: [String: String] = [:]) {
+        self.values = values
+        self.whyAbsent = whyAbsent
+    }
 
     /// The table of automation `a` (`Model.flux.automations` index), from the policies' outcomes.
     public static func build(_ model: Model, automation a: Int, outcomes: [PolicyOutcome]) throws -> SetterTable {
@@ -18,12 +26,24 @@ public struct SetterTable: Sendable, Equatable {
                                  + "matchExpressions, which tagwarden does not evaluate; use matchLabels")
         }
         var values: [String: String] = [:]
+        var whyAbsent: [String: String] = [:]
         for o in outcomes {
             let policy = model.flux.policies[o.policy]
-            guard let image = o.image, let tag = o.tag, FluxIndex.sameNamespace(policy.namespace, automation.namespace),
-                  model.flux.selectorTakes(automation: a, policy: o.policy) else { continue }
             // a policy without a namespace of its own is in the automation's
             let key = "\(policy.namespace ?? automation.namespace ?? ""):\(policy.name)"
+            guard FluxIndex.sameNamespace(policy.namespace, automation.namespace) else {
+                whyAbsent[key] = whyAbsent[key] ?? "ImagePolicy \(policy.namespace ?? "")/\(policy.name) is not in the automation's "
+                    + "namespace \(automation.namespace ?? "(none)"); Flux only uses policies of its own namespace"
+                continue
+            }
+            guard model.flux.selectorTakes(automation: a, policy: o.policy) else {
+                whyAbsent[key] = "the automation's policySelector does not take ImagePolicy \(key.replacingOccurrences(":", "/"))"
+                continue
+            }
+            guard let image = o.image, let tag = o.tag else {
+                whyAbsent[key] = "ImagePolicy \(key.replacingOccurrences(":", "/")) selects no tag: \(o.error ?? "no tag")"
+                continue
+            }
             let digest = o.digest ?? ""
             values[key] = digest.isEmpty ? "\(image):\(tag)" : "\(image):\(tag)@\(digest)"
             values[key + ":tag"] = tag
@@ -31,6 +51,6 @@ public struct SetterTable: Sendable, Equatable {
             // Flux writes the digest even when the policy reflects none: the field becomes ""
             values[key + ":digest"] = digest
         }
-        return SetterTable(values: values)
+        return SetterTable(values: values, whyAbsent: whyAbsent)
     }
 }

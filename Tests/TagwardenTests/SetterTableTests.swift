@@ -42,6 +42,12 @@ import TagwardenFixtures
                            imageUpdateAutomation(name: "apps", path: "./apps") + selector],
                           tags: #"{"ghcr.io/acme/web": ["1.0.0"]}"#)
         #expect(t.values.keys.sorted() == ["flux-system:taken", "flux-system:taken:digest", "flux-system:taken:name", "flux-system:taken:tag"])
+        // and why each other policy is not there, for --explain
+        #expect(t.whyAbsent == [
+            "flux-system:other-team": "the automation's policySelector does not take ImagePolicy flux-system/other-team",
+            "apps:elsewhere": "ImagePolicy apps/elsewhere is not in the automation's namespace flux-system; Flux only uses policies of its own namespace",
+            "flux-system:nothing": "ImagePolicy flux-system/nothing selects no tag: no tag in the list satisfies the range >=9.0.0",
+        ])
     }
 
     @Test func matchExpressionsAreRefusedNotGuessed() throws {

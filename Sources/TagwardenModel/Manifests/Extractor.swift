@@ -657,7 +657,7 @@ extension String {
         }
     }
 
-    var trimmingBlanks: String {
+    package var trimmingBlanks: String {
         var s = Substring(self)
         while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
         while let l = s.last, l == " " || l == "\t" { s.removeLast() }

@@ -1,0 +1,302 @@
+import TagwardenBasics
+import TagwardenYAML
+import TagwardenModel
+
+/// The Kubernetes object a change is in, as Flux names it in its result (`ObjectIdentifier`): empty strings for what
+/// the document does not say (a kustomization has no name; YAML that is no Kubernetes object has nothing).
+public struct ObjectIdentity: Sendable, Hashable {
+    public let apiVersion: String
+    public let kind: String
+    public let namespace: String
+    public let name: String
+}
+
+/// One field a setter changes: Flux's `Change{OldValue, NewValue, Setter}`, with where it is.
+public struct SetterChange: Sendable, Equatable {
+    /// The file, relative to the repository root.
+    public let file: String
+    public let line: Int
+    public let column: Int
+    public let object: ObjectIdentity
+    /// The marker's value (`ns:name`, `ns:name:tag` …): Flux's setter name.
+    public let setter: String
+    public let oldValue: String
+    public let newValue: String
+}
+
+/// What happens to one marker Flux reads (written after a scalar value, or as a sequence item's head comment).
+public struct MarkerOutcome: Sendable, Equatable {
+    public enum Status: Sendable, Equatable {
+        /// The value changes (see the run's changes).
+        case changed
+        /// The value is what the policy selects already.
+        case current
+        /// Not written, and why.
+        case skipped(String)
+    }
+    public let file: String
+    public let line: Int
+    public let column: Int
+    /// The marker's `$imagepolicy` value.
+    public let setter: String
+    public let status: Status
+}
+
+/// A file the setters rewrite: its bytes before and after, and the changes, in file order.
+public struct FileRewrite: Sendable, Equatable {
+    public let path: String
+    public let before: [UInt8]
+    public let after: [UInt8]
+    public let changes: [SetterChange]
+}
+
+/// What Flux's Setters strategy does to the files under an automation's `update.path`, as edits of the original bytes.
+public struct SetterRun: Sendable, Equatable {
+    /// The files that change, in path order.
+    public let rewrites: [FileRewrite]
+    /// Every marker Flux reads under the path, and what happens to it, in path and file order.
+    public let markers: [MarkerOutcome]
+    /// Files with the marker token that Flux cannot read and so skips silently (here, reported), and why.
+    public let unreadable: [(path: String, reason: String)]
+
+    public var changes: [SetterChange] { rewrites.flatMap(\.changes) }
+
+    public static func == (a: SetterRun, b: SetterRun) -> Bool {
+        a.rewrites == b.rewrites && a.markers == b.markers
+            && a.unreadable.map(\.path) == b.unreadable.map(\.path) && a.unreadable.map(\.reason) == b.unreadable.map(\.reason)
+    }
+}
+
+/// Flux's Setters update strategy (spec §4.2–§4.4): which files are read, which markers count, what each writes and
+/// how it is quoted — applied as byte-span edits, so every byte outside a changed value stays as it was.
+public enum Setters {
+    /// The token a file must hold, quotes included, for Flux to read it at all.
+    static let screenToken: StaticString = "\"$imagepolicy\""
+
+    /// Whether Flux's reader takes `path` (relative to the clone) under `root` (an `update.path` as Flux joins it, ""
+    /// for the whole repository): a `.yaml` or `.yml` file, or one named `Kustomization`.
+    public static func selects(_ path: String, under root: String) -> Bool {
+        guard root.isEmpty || path.hasPrefix(root + "/") else { return false }
+        return Sources.isManifestName(path)
+    }
+
+    /// Applies `table` to the files under `root` (each path relative to the clone, bytes as read).
+    public static func run(_ files: [SourceFile], under root: String, table: SetterTable) -> SetterRun {
+        let chosen = files.filter { selects($0.path, under: root) && SourceText.contains(screenToken, in: $0.bytes) }
+            .sorted { SourceText.byteLess($0.path, $1.path) }
+        let results = concurrentChunks(chosen.count, chunkSize: 16) { range in
+            var scratch = YAMLFile()
+            return range.map { rewrite(chosen[$0], table: table, scratch: &scratch) }
+        }
+        var rewrites: [FileRewrite] = []
+        var markers: [MarkerOutcome] = []
+        var unreadable: [(String, String)] = []
+        for r in results {
+            if let w = r.rewrite { rewrites.append(w) }
+            markers += r.markers
+            if let why = r.unreadable { unreadable.append((r.path, why)) }
+        }
+        return SetterRun(rewrites: rewrites, markers: markers, unreadable: unreadable)
+    }
+
+    struct FileResult: Sendable {
+        var path: String
+        var rewrite: FileRewrite?
+        var markers: [MarkerOutcome] = []
+        var unreadable: String?
+    }
+
+    /// Why Flux (kyaml's reader, go-yaml v3) cannot read a parsed file, or nil when it can.
+    static func unreadable(_ facts: FileFacts, _ y: YAMLFile) -> String? {
+        if let e = facts.syntaxError { return "line \(e.position.line): \(e.message)" }
+        if let refusal = facts.goRefusals.first { return "line \(refusal.span.start.line): \(refusal.message)" }
+        for doc in y.documents {
+            let root = y.nodes[doc.root]
+            if root.kind == .sequence || (root.kind == .scalar && !y.isNull(doc.root)) {
+                // kyaml annotates every document with its path, which a list or a scalar cannot hold
+                return "line \(root.span.start.line): the document is a \(root.kind == .sequence ? "list" : "scalar"), not a mapping"
+            }
+        }
+        return nil
+    }
+
+    static func rewrite(_ file: SourceFile, table: SetterTable, scratch: inout YAMLFile) -> FileResult {
+        var result = FileResult(path: file.path)
+        let facts = Extractor.extract(path: file.path, bytes: file.bytes, index: 0, reusing: &scratch)
+        let y = scratch
+        let readable = unreadable(facts, y)
+        if let readable { result.unreadable = readable }
+        // markers where Flux reads them, each on the scalar node it follows
+        var nodeAt: [Int: Int] = [:]
+        var edits: [(edit: Edit, change: SetterChange?, value: String)] = []
+        for m in facts.markers where m.context == .value {
+            guard let ref = m.ref, let scalar = m.scalar else { continue }
+            let at = scalar.span.start
+            func outcome(_ status: MarkerOutcome.Status) {
+                result.markers.append(MarkerOutcome(file: file.path, line: at.line, column: at.column, setter: ref.value, status: status))
+            }
+            if let readable {
+                outcome(.skipped("Flux cannot read the file (\(readable)) and skips it"))
+                continue
+            }
+            guard let value = table.values[ref.value] else {
+                outcome(.skipped(table.whyAbsent["\(ref.namespace):\(ref.name)"] ?? "there is no ImagePolicy \(ref.namespace)/\(ref.name)"))
+                continue
+            }
+            if nodeAt.isEmpty {
+                for (i, n) in y.nodes.enumerated() where n.kind == .scalar { nodeAt[n.span.start.offset] = i }
+            }
+            guard let node = nodeAt[at.offset] else {
+                outcome(.skipped("the marked value was not found in the parsed file"))
+                continue
+            }
+            let old = y.value(node)
+            let style = y.nodes[node].style
+            if style.isBlock {
+                outcome(.skipped("the marked value is a block scalar (| or >), which tagwarden does not rewrite"))
+                continue
+            }
+            let written = encode(value, style: style, inFlow: inFlow(y, node))
+            let span = y.nodes[node].span
+            let current = Array(file.bytes[span.start.offset..<span.end.offset])
+            if old == value {
+                outcome(.current)
+                // as Flux, a value that YAML would read as no string is quoted — seen only when the file changes anyway
+                if current != Array(written.utf8) { edits.append((Edit(span: span, replacement: written), nil, value)) }
+                continue
+            }
+            outcome(.changed)
+            let object = m.object.map { identity(facts.objects[$0]) } ?? ObjectIdentity(apiVersion: "", kind: "", namespace: "", name: "")
+            let change = SetterChange(file: file.path, line: at.line, column: at.column, object: object, setter: ref.value,
+                                      oldValue: old, newValue: value)
+            edits.append((Edit(span: span, replacement: written), change, value))
+        }
+        let changes = edits.compactMap(\.change)
+        guard !changes.isEmpty else { return result }
+        do {
+            let after = try Edit.apply(edits.map(\.edit), to: file.bytes)
+            if let problem = verify(after, edits: edits.map { ($0.edit, $0.value) }, scratch: &scratch) {
+                result.markers = result.markers.map { o in
+                    o.status == .changed ? MarkerOutcome(file: o.file, line: o.line, column: o.column, setter: o.setter,
+                                                         status: .skipped("not written: \(problem)")) : o
+                }
+                return result
+            }
+            result.rewrite = FileRewrite(path: file.path, before: file.bytes, after: after, changes: changes)
+        } catch {
+            result.unreadable = error.description
+        }
+        return result
+    }
+
+    static func identity(_ o: ManifestObject) -> ObjectIdentity {
+        ObjectIdentity(apiVersion: o.apiVersion, kind: o.kind, namespace: o.declaredNamespace ?? "", name: o.name ?? "")
+    }
+
+    /// Whether a node sits in a flow collection (`[a, b]`, `{k: v}`), where `,[]{}` end a plain scalar.
+    static func inFlow(_ y: YAMLFile, _ node: Int) -> Bool {
+        let parent = y.nodes[node].parent
+        return parent >= 0 && y.nodes[parent].isFlow
+    }
+
+    /// The edited file read again: it parses, and each edited scalar reads back as the value written, a string.
+    static func verify(_ bytes: [UInt8], edits: [(edit: Edit, value: String)], scratch y: inout YAMLFile) -> String? {
+        y.reparse(bytes)
+        if let e = y.error { return "the rewritten file would not parse (line \(e.position.line): \(e.message))" }
+        var starts: [Int: Int] = [:]
+        for (i, n) in y.nodes.enumerated() where n.kind == .scalar { starts[n.span.start.offset] = i }
+        var shift = 0
+        for (edit, value) in edits.sorted(by: { $0.edit.range.lowerBound < $1.edit.range.lowerBound }) {
+            let offset = edit.range.lowerBound + shift
+            shift += edit.replacement.count - edit.range.count
+            guard let n = starts[offset], y.value(n) == value, y.resolvedType(n) == .string else {
+                return "the rewritten value '\(value)' would not read back as that string"
+            }
+        }
+        return nil
+    }
+
+    // MARK: writing a value
+
+    /// `value` written in a scalar of `style`: the style kept and the value escaped for it; a plain value that YAML 1.1
+    /// reads as a number, a boolean or null double-quoted (kyaml's `FormatNonStringStyle`, as Flux does); a plain value
+    /// that cannot be written plain quoted as go-yaml would (single quotes, double when single cannot hold it). Block
+    /// scalars are not written (the caller skips them).
+    static func encode(_ value: String, style: ScalarStyle, inFlow: Bool) -> String {
+        let printable = value.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7f || $0 == "\t" }
+        switch style {
+        case .doubleQuoted, .literal, .folded:
+            return doubleQuoted(value)
+        case .singleQuoted:
+            return printable ? "'" + value.replacingOccurrences("'", "''") + "'" : doubleQuoted(value)
+        case .plain:
+            // an empty value too: go-yaml writes a string that would read as null double-quoted
+            if value.isEmpty || isYAML11NonString(value) { return doubleQuoted(value) }
+            if printable, plainSafe(value, inFlow: inFlow) { return value }
+            return printable ? "'" + value.replacingOccurrences("'", "''") + "'" : doubleQuoted(value)
+        }
+    }
+
+    static func doubleQuoted(_ value: String) -> String {
+        var out = "\""
+        for u in value.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\t": out += "\\t"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            default:
+                if u.value < 0x20 || u.value == 0x7f {
+                    let hex = String(u.value, radix: 16, uppercase: true)
+                    out += "\\x" + (hex.count < 2 ? "0" : "") + hex
+                } else {
+                    out.unicodeScalars.append(u)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    /// kyaml's `IsValueNonString`: whether yaml.v2 reads `value`, written alone as a document, as anything but a
+    /// string. Empty and multi-line values count as strings.
+    package static func isYAML11NonString(_ value: String) -> Bool {
+        if value.isEmpty || value.contains("\n") { return false }
+        let trimmed = value.trimmingBlanks
+        if trimmed.isEmpty || trimmed.hasPrefix("#") { return true }   // null
+        if let first = trimmed.unicodeScalars.first, "[{".unicodeScalars.contains(first) { return true }  // a collection
+        if trimmed == "-" || trimmed.hasPrefix("- ") || trimmed.hasSuffix(":") || trimmed.contains(": ") { return true }
+        if trimmed.hasPrefix("\"") || trimmed.hasPrefix("'") { return false }
+        // a comment after the value leaves the value
+        let plain = trimmed.firstRange(of: " #").map { String(trimmed[..<$0.lowerBound]).trimmingBlanks } ?? trimmed
+        return ScalarType.resolvePlain(plain) != .string
+    }
+
+    /// Whether `value` can be written as a plain scalar and read back as itself (YAML 1.2 and 1.1 types aside).
+    static func plainSafe(_ value: String, inFlow: Bool) -> Bool {
+        let s = Array(value.utf8)
+        guard let first = s.first, let last = s.last else { return false }
+        if first == 32 || first == 9 || last == 32 || last == 9 { return false }
+        let indicators = Array("-?:,[]{}#&*!|>'\"%@`".utf8)
+        if indicators.contains(first) {
+            // `-`, `?` and `:` start a plain scalar when a non-blank follows
+            guard [UInt8(ascii: "-"), UInt8(ascii: "?"), UInt8(ascii: ":")].contains(first), s.count > 1, s[1] != 32, s[1] != 9,
+                  !(inFlow && Array(",[]{}".utf8).contains(s[1])) else { return false }
+        }
+        if last == UInt8(ascii: ":") { return false }
+        for i in s.indices {
+            if s[i] == UInt8(ascii: ":"), i + 1 < s.count, s[i + 1] == 32 || s[i + 1] == 9 { return false }
+            if s[i] == UInt8(ascii: "#"), i > 0, s[i - 1] == 32 || s[i - 1] == 9 { return false }
+            if inFlow, Array(",[]{}".utf8).contains(s[i]) { return false }
+            if inFlow, s[i] == UInt8(ascii: ":"), i + 1 < s.count, Array(",[]{}".utf8).contains(s[i + 1]) { return false }
+        }
+        // `---` or `...` at a line start would end the document
+        return !(value.hasPrefix("---") || value.hasPrefix("..."))
+    }
+}
+
+extension String {
+    func replacingOccurrences(_ a: String, _ b: String) -> String {
+        split(separator: a, omittingEmptySubsequences: false).joined(separator: b)
+    }
+}
