@@ -47,7 +47,7 @@ let package = Package(
         .executableTarget(
             name: "tagwarden",
             dependencies: ["TagwardenBasics", "TagwardenYAML", "TagwardenGit", "TagwardenPolicy", "TagwardenModel", "TagwardenLint",
-                           "TagwardenReport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+                           "TagwardenReport", "TagwardenUpdate", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The Flux and Kubernetes objects both test targets write (YAML text builders).
         .target(name: "TagwardenFixtures", path: "Tests/TagwardenFixtures"),

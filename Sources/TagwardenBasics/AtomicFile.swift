@@ -7,6 +7,11 @@ import Glibc
 /// to is replaced, never the link. Anything else (a device, a FIFO, a socket) is opened and written: renaming
 /// over `/dev/null` would replace the device with a file.
 public func writeFileAtomically(_ path: String, _ text: String) throws {
+    try writeFileAtomically(path, bytes: Array(text.utf8))
+}
+
+/// `writeFileAtomically` of bytes.
+public func writeFileAtomically(_ path: String, bytes: [UInt8]) throws {
     func failure(_ what: String = path) -> TagwardenError {
         TagwardenError("cannot write \(what): \(String(cString: strerror(errno)))")
     }
@@ -30,7 +35,7 @@ public func writeFileAtomically(_ path: String, _ text: String) throws {
         let fd = open(target, O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { throw failure() }
         defer { close(fd) }
-        guard writeAll(fd, Array(text.utf8)) else { throw failure() }
+        guard writeAll(fd, bytes) else { throw failure() }
         return
     }
     let dir = Path.dirname(target)
@@ -40,7 +45,7 @@ public func writeFileAtomically(_ path: String, _ text: String) throws {
     let tmp = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     var open = true
     do {
-        guard writeAll(fd, Array(text.utf8)) else { throw failure() }
+        guard writeAll(fd, bytes) else { throw failure() }
         // the replaced file keeps its mode; a new one gets what the umask allows
         var mode = st.st_mode & 0o7777
         if !exists {

@@ -245,6 +245,16 @@ extension GitRepository {
 
     // MARK: index
 
+    /// Whether the working tree or the index holds a change to `path` (relative to the work tree) that HEAD does not:
+    /// a file someone is editing.
+    public func hasUncommittedChanges(_ path: String) throws -> Bool {
+        var flags: UInt32 = 0
+        let rc = git_status_file(&flags, handle, path)
+        if rc == GIT_ENOTFOUND.rawValue { return false }
+        guard rc == 0 else { throw TagwardenError("cannot read the git status of \(path): \(lastGitError("error \(rc)"))") }
+        return flags & ~UInt32(GIT_STATUS_IGNORED.rawValue) != 0
+    }
+
     /// Stages `blob` at `path` in the repository's index (resolving a conflict there) and writes the index.
     public func stage(path: String, blob: GitOID, mode: GitFileMode) throws {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)

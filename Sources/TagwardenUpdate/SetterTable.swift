@@ -10,10 +10,13 @@ public struct SetterTable: Sendable, Equatable {
     /// `ns:name` of a policy of the repository that is not in the table → why not (another namespace, not taken by
     /// the policySelector, selects no tag). A marker naming a policy in neither is one the repository does not define.
     public let whyAbsent: [String: String]
+    /// The `ns:name` of the policies the automation would use but that select no tag: an error, not a choice.
+    public let failed: Set<String>
 
-    public init(values: [String: String], whyAbsent: [String: String] = [:]) {
+    public init(values: [String: String], whyAbsent: [String: String] = [:], failed: Set<String> = []) {
         self.values = values
         self.whyAbsent = whyAbsent
+        self.failed = failed
     }
 
     /// The table of automation `a` (`Model.flux.automations` index), from the policies' outcomes.
@@ -27,6 +30,7 @@ public struct SetterTable: Sendable, Equatable {
         }
         var values: [String: String] = [:]
         var whyAbsent: [String: String] = [:]
+        var failed: Set<String> = []
         for o in outcomes {
             let policy = model.flux.policies[o.policy]
             // a policy without a namespace of its own is in the automation's
@@ -42,6 +46,7 @@ public struct SetterTable: Sendable, Equatable {
             }
             guard let image = o.image, let tag = o.tag else {
                 whyAbsent[key] = "ImagePolicy \(key.replacingOccurrences(":", "/")) selects no tag: \(o.error ?? "no tag")"
+                failed.insert(key)
                 continue
             }
             let digest = o.digest ?? ""
@@ -51,6 +56,6 @@ public struct SetterTable: Sendable, Equatable {
             // Flux writes the digest even when the policy reflects none: the field becomes ""
             values[key + ":digest"] = digest
         }
-        return SetterTable(values: values, whyAbsent: whyAbsent)
+        return SetterTable(values: values, whyAbsent: whyAbsent, failed: failed)
     }
 }

@@ -40,6 +40,9 @@ public struct MarkerOutcome: Sendable, Equatable {
     /// The marker's `$imagepolicy` value.
     public let setter: String
     public let status: Status
+
+    /// The policy it names, `namespace:name`.
+    public var policy: String { setter.split(separator: ":", omittingEmptySubsequences: false).prefix(2).joined(separator: ":") }
 }
 
 /// A file the setters rewrite: its bytes before and after, and the changes, in file order.

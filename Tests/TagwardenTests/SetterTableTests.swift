@@ -46,7 +46,7 @@ import TagwardenFixtures
         #expect(t.whyAbsent == [
             "flux-system:other-team": "the automation's policySelector does not take ImagePolicy flux-system/other-team",
             "apps:elsewhere": "ImagePolicy apps/elsewhere is not in the automation's namespace flux-system; Flux only uses policies of its own namespace",
-            "flux-system:nothing": "ImagePolicy flux-system/nothing selects no tag: no tag in the list satisfies the range >=9.0.0",
+            "flux-system:nothing": "ImagePolicy flux-system/nothing selects no tag: unable to determine latest version from provided list",
         ])
     }
 

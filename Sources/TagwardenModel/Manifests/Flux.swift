@@ -53,6 +53,14 @@ public struct AutomationSpec: Sendable {
     public var interval: Located?
     /// Its GitRepository is another repository: `update.path` is a path of that one, and no file here is updated.
     public var updatesElsewhere = false
+    /// `spec.suspend: true`: Flux does not run it.
+    public var suspended = false
+    /// `git.commit.author`.
+    public var authorName: String?
+    public var authorEmail: String?
+    /// `git.push.refspec` and `git.push.options`.
+    public var pushRefspec: String?
+    public var pushOptions: [String: String] = [:]
 }
 
 public struct GitRepositorySpec: Sendable {
@@ -193,8 +201,16 @@ public indirect enum FluxSpec: Sendable {
                 a.sourceNamespace = str(y.get(src, "namespace"))
             }
             a.interval = loc(y.get(spec, "interval"))
+            // a YAML 1.1 true, as Kubernetes reads it (`yes` and `on` too)
+            a.suspended = y.get(spec, "suspend").map {
+                y.resolvedType($0) == .bool && ["true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"].contains(y.value($0))
+            } ?? false
             if let git = y.get(spec, "git") {
                 a.hasGit = true
+                a.authorName = str(y.get(git, "commit", "author", "name"))
+                a.authorEmail = str(y.get(git, "commit", "author", "email"))
+                a.pushRefspec = str(y.get(git, "push", "refspec"))
+                a.pushOptions = labels(y.get(git, "push", "options"))
                 a.hasCheckoutRef = y.get(git, "checkout", "ref") != nil
                 a.checkoutBranch = str(y.get(git, "checkout", "ref", "branch"))
                 a.pushBranch = loc(y.get(git, "push", "branch"))

@@ -1,0 +1,142 @@
+import TagwardenBasics
+import TagwardenModel
+
+/// What an update did, or would do: the plan, and what became of it (files written, a commit, a push).
+public struct UpdateReport: Sendable {
+    public enum Mode: String, Sendable { case dryRun = "dry-run", write, commit }
+
+    public let mode: Mode
+    public let plan: UpdatePlan
+    /// Files written (`--write`, or `--commit` on the branch checked out).
+    public var written: [String] = []
+    /// The commit made, and the branch it is on.
+    public var commit: String?
+    public var branch: String?
+    /// What the push did, when asked.
+    public var push: String?
+
+    public init(mode: Mode, plan: UpdatePlan) {
+        self.mode = mode
+        self.plan = plan
+    }
+
+    public var isUpToDate: Bool { plan.files.isEmpty }
+
+    // MARK: text
+
+    /// One line per automation: what it changes, or why it did not run.
+    public func summary(_ model: Model) -> [String] {
+        var lines: [String] = []
+        for a in plan.automations {
+            let paths = a.paths.map { $0.isEmpty ? "." : "./" + $0 }.joined(separator: ", ")
+            if let why = a.skipped {
+                lines.append("\(a.namespace)/\(a.name): not run: \(why)")
+            } else if a.changes.isEmpty {
+                lines.append("\(a.namespace)/\(a.name) (\(paths)): up to date, \(count(a.markers.count, "marker"))")
+            } else {
+                lines.append("\(a.namespace)/\(a.name) (\(paths)): \(count(a.changes.count, "change")) in \(count(a.rewrites.count, "file"))")
+            }
+        }
+        if plan.automations.isEmpty { lines.append("no ImageUpdateAutomation in the repository: nothing to update") }
+        return lines
+    }
+
+    /// Every marker under each automation's paths and what happens to it.
+    public func explanation(_ model: Model) -> String {
+        var out = ""
+        for o in plan.policies {
+            let p = model.flux.policies[o.policy]
+            out += "ImagePolicy \(p.namespace ?? "")/\(p.name): "
+            if let tag = o.tag {
+                out += "selects \(tag)" + (o.digest.map { " (\($0))" } ?? "") + " of \(o.image ?? "")\n"
+            } else {
+                out += "selects nothing: \(o.error ?? "")\n"
+            }
+        }
+        for a in plan.automations {
+            out += "ImageUpdateAutomation \(a.namespace)/\(a.name)"
+            if let why = a.skipped { out += ": not run: \(why)\n"; continue }
+            out += " (update.path \(a.paths.map { $0.isEmpty ? "." : "./" + $0 }.joined(separator: ", ")))\n"
+            if a.markers.isEmpty && a.unreadable.isEmpty { out += "  no marker Flux reads\n" }
+            let changes = Dictionary(grouping: a.changes, by: { "\($0.file):\($0.line):\($0.column)" })
+            for m in a.markers {
+                let at = "\(m.file):\(m.line):\(m.column)"
+                switch m.status {
+                case .changed:
+                    let c = changes[at]?.first
+                    out += "  \(at) \(m.setter): changed \(c?.oldValue ?? "") -> \(c?.newValue ?? "")\n"
+                case .current:
+                    out += "  \(at) \(m.setter): already current\n"
+                case .skipped(let why):
+                    out += "  \(at) \(m.setter): skipped: \(why)\n"
+                }
+            }
+            for u in a.unreadable { out += "  \(u.path): skipped: Flux cannot read the file (\(u.reason))\n" }
+        }
+        return out
+    }
+
+    // MARK: JSON
+
+    public func json(_ model: Model) -> JSON {
+        func str(_ s: String?) -> JSON { s.map(JSON.string) ?? .null }
+        let policies: [JSON] = plan.policies.map { o in
+            let p = model.flux.policies[o.policy]
+            return .object([("namespace", str(p.namespace)), ("name", .string(p.name)), ("image", str(o.image)), ("tag", str(o.tag)),
+                            ("digest", str(o.digest)), ("error", str(o.error))])
+        }
+        func change(_ c: SetterChange) -> JSON {
+            .object([("file", .string(c.file)), ("line", .int(c.line)), ("column", .int(c.column)), ("setter", .string(c.setter)),
+                     ("old", .string(c.oldValue)), ("new", .string(c.newValue)),
+                     ("object", .object([("apiVersion", .string(c.object.apiVersion)), ("kind", .string(c.object.kind)),
+                                         ("namespace", .string(c.object.namespace)), ("name", .string(c.object.name))]))])
+        }
+        let automations: [JSON] = plan.automations.map { a in
+            .object([
+                ("namespace", .string(a.namespace)), ("name", .string(a.name)), ("paths", .array(a.paths.map { .string($0) })),
+                ("skipped", str(a.skipped)),
+                ("markers", .array(a.markers.map { m in
+                    var status = "", reason: String?
+                    switch m.status {
+                    case .changed: status = "changed"
+                    case .current: status = "current"
+                    case .skipped(let why): status = "skipped"; reason = why
+                    }
+                    return .object([("file", .string(m.file)), ("line", .int(m.line)), ("column", .int(m.column)),
+                                    ("setter", .string(m.setter)), ("status", .string(status)), ("reason", str(reason))])
+                })),
+                ("unreadable", .array(a.unreadable.map { .object([("file", .string($0.path)), ("reason", .string($0.reason))]) })),
+                ("changes", .array(a.changes.map(change))),
+            ])
+        }
+        return .object([
+            ("version", .int(1)), ("mode", .string(mode.rawValue)), ("upToDate", .bool(isUpToDate)),
+            ("policies", .array(policies)), ("automations", .array(automations)),
+            ("files", .array(plan.files.map { f in .object([("path", .string(f.path)), ("changes", .array(f.changes.map(change)))]) })),
+            ("errors", .array(plan.errors.map { .string($0) })), ("warnings", .array(plan.warnings.map { .string($0) })),
+            ("written", .array(written.map { .string($0) })), ("commit", str(commit)), ("branch", str(branch)), ("push", str(push)),
+        ])
+    }
+
+    // MARK: Markdown
+
+    /// A summary for a pull request's body: the changes as a table, then errors and warnings.
+    public func markdown(_ model: Model) -> String {
+        func cell(_ s: String) -> String { "`" + s.replacingOccurrences("`", "'").replacingOccurrences("|", "\\|") + "`" }
+        var out = "## Image updates\n\n"
+        if isUpToDate {
+            out += "Everything is up to date.\n"
+        } else {
+            out += "| File | Line | Setter | From | To |\n|---|---|---|---|---|\n"
+            for c in plan.changes {
+                out += "| \(cell(c.file)) | \(c.line) | \(cell(c.setter)) | \(cell(c.oldValue)) | \(cell(c.newValue)) |\n"
+            }
+        }
+        if let commit { out += "\nCommit `\(commit)` on `\(branch ?? "")`.\n" }
+        if !plan.errors.isEmpty { out += "\n### Errors\n\n" + plan.errors.map { "- \($0)\n" }.joined() }
+        if !plan.warnings.isEmpty { out += "\n### Warnings\n\n" + plan.warnings.map { "- \($0)\n" }.joined() }
+        return out
+    }
+
+    func count(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+}

@@ -1,0 +1,127 @@
+import TagwardenBasics
+import TagwardenYAML
+import TagwardenModel
+
+/// One ImageUpdateAutomation's part of an update: what its setters change, or why it did not run.
+public struct AutomationUpdate: Sendable {
+    /// `Model.flux.automations` index.
+    public let automation: Int
+    public let namespace: String
+    public let name: String
+    /// The `update.path`s it covers, as Flux joins them ("" for the whole repository).
+    public let paths: [String]
+    /// Why it was not run (suspended, another repository's, an unresolved path, an invalid reference); nil when it ran.
+    public let skipped: String?
+    /// Whether `skipped` is an error (an invalid reference aborts Flux's run too), not a choice (suspended).
+    public let failed: Bool
+    public let table: SetterTable
+    /// What its setters do, over all its paths.
+    public let markers: [MarkerOutcome]
+    public let unreadable: [(path: String, reason: String)]
+    public let changes: [SetterChange]
+    /// Files it changes, as it leaves them.
+    public let rewrites: [FileRewrite]
+}
+
+/// What `tagwarden update` does to a repository: each automation run in turn (by namespace and name), as Flux
+/// runs them, each on the files as the one before left them.
+public struct UpdatePlan: Sendable {
+    public let policies: [PolicyOutcome]
+    public let automations: [AutomationUpdate]
+    /// Each file that changes, from its bytes before the first automation to its bytes after the last, with the
+    /// changes of all of them, in path order.
+    public let files: [FileRewrite]
+    /// What stops the update being what Flux would do: a policy an automation uses selects no tag, a file with
+    /// markers Flux cannot read, an automation Flux would abort. Each names the file or object.
+    public let errors: [String]
+    /// What Flux does silently and a user should know: files with the marker token that Flux cannot read, so skips.
+    public let warnings: [String]
+
+    public var changes: [SetterChange] { files.flatMap(\.changes) }
+}
+
+public enum Updater {
+    /// Plans the update of the repository whose files are `files` (the same the Model was built from), with tags
+    /// from `source`; `only` (namespace, name) runs one automation.
+    public static func plan(_ model: Model, files: [SourceFile], tags source: some TagSource,
+                            only: (namespace: String, name: String)? = nil) throws -> UpdatePlan {
+        let outcomes = try PolicyEvaluation.evaluate(model, tags: source)
+        var order = model.flux.automations.indices.map { a in
+            (a, model.flux.automations[a].namespace ?? "", model.objects[model.flux.automations[a].object].name ?? "")
+        }
+        order.sort { ($0.1, $0.2) < ($1.1, $1.2) }
+        if let only {
+            order = order.filter { $0.1 == only.namespace && $0.2 == only.name }
+            guard !order.isEmpty else {
+                let known = model.flux.automations.map { "\($0.namespace ?? "")/\(model.objects[$0.object].name ?? "")" }.sorted()
+                throw TagwardenError("no ImageUpdateAutomation \(only.namespace)/\(only.name) in the repository"
+                                     + (known.isEmpty ? " (it has none)" : "; it has \(known.joined(separator: ", "))"))
+            }
+        }
+        var current: [String: SourceFile] = [:]
+        for f in files { current[f.path] = f }
+        let original = current
+        var runs: [AutomationUpdate] = []
+        var errors: [String] = []
+        var warnings: [String] = []
+        var changed: [String: [SetterChange]] = [:]
+        for (a, namespace, name) in order {
+            let automation = model.flux.automations[a]
+            let spec = automation.spec
+            func skipped(_ why: String, failed: Bool = false, table: SetterTable = SetterTable(values: [:])) -> AutomationUpdate {
+                AutomationUpdate(automation: a, namespace: namespace, name: name, paths: automation.paths, skipped: why, failed: failed,
+                                 table: table, markers: [], unreadable: [], changes: [], rewrites: [])
+            }
+            if spec.suspended { runs.append(skipped("suspended (spec.suspend: true)")); continue }
+            if spec.updatesElsewhere { runs.append(skipped("its GitRepository is another repository")); continue }
+            if let strategy = spec.strategy?.value, strategy != "Setters" {
+                runs.append(skipped("update strategy '\(strategy)' is not Setters", failed: true)); continue
+            }
+            if automation.unresolved {
+                runs.append(skipped("its update.path uses variables nothing here substitutes")); continue
+            }
+            let table = try SetterTable.build(model, automation: a, outcomes: outcomes)
+            // Flux parses every whole reference before it writes anything, and gives up on the run when one fails
+            if let bad = table.values.filter({ $0.key.split(separator: ":").count == 2 }).sorted(by: { $0.key < $1.key })
+                .first(where: { if case .failure = ImageReference.parse($0.value) { true } else { false } }) {
+                let why = "encountered invalid image ref \"\(bad.value)\" (policy \(bad.key.replacingOccurrences(":", "/")))"
+                errors.append("ImageUpdateAutomation \(namespace)/\(name): \(why)")
+                runs.append(skipped(why, failed: true, table: table))
+                continue
+            }
+            var markers: [MarkerOutcome] = []
+            var unreadable: [(path: String, reason: String)] = []
+            var changes: [SetterChange] = []
+            var rewrites: [String: FileRewrite] = [:]
+            for root in automation.paths {
+                let run = Setters.run(Array(current.values), under: root, table: table)
+                markers += run.markers
+                unreadable += run.unreadable
+                for w in run.rewrites {
+                    let f = current[w.path]!
+                    current[w.path] = SourceFile(path: f.path, bytes: w.after, namedByBuild: f.namedByBuild)
+                    rewrites[w.path] = FileRewrite(path: w.path, before: rewrites[w.path]?.before ?? w.before, after: w.after,
+                                                   changes: (rewrites[w.path]?.changes ?? []) + w.changes)
+                    changes += w.changes
+                    changed[w.path, default: []] += w.changes
+                }
+            }
+            for u in unreadable {
+                warnings.append("\(u.path): Flux cannot read this file and skips its markers: \(u.reason)")
+            }
+            for key in Set(markers.filter { table.failed.contains($0.policy) }.map(\.policy)).sorted() {
+                errors.append(table.whyAbsent[key] ?? "ImagePolicy \(key) selects no tag")
+            }
+            runs.append(AutomationUpdate(automation: a, namespace: namespace, name: name, paths: automation.paths, skipped: nil, failed: false,
+                                         table: table, markers: markers, unreadable: unreadable, changes: changes,
+                                         rewrites: rewrites.values.sorted { SourceText.byteLess($0.path, $1.path) }))
+        }
+        let files = changed.keys.sorted { SourceText.byteLess($0, $1) }.compactMap { path -> FileRewrite? in
+            let before = original[path]!.bytes, after = current[path]!.bytes
+            return before == after ? nil : FileRewrite(path: path, before: before, after: after, changes: changed[path]!)
+        }
+        var seen: Set<String> = []
+        return UpdatePlan(policies: outcomes, automations: runs, files: files, errors: errors.filter { seen.insert($0).inserted },
+                          warnings: warnings.filter { seen.insert($0).inserted })
+    }
+}

@@ -1,0 +1,194 @@
+import TagwardenBasics
+import TagwardenGit
+import TagwardenModel
+import TagwardenLint
+import TagwardenReport
+import TagwardenUpdate
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum UpdateMode: String, EnumerableFlag {
+    case dryRun, write, commit
+
+    static func help(for value: UpdateMode) -> ArgumentHelp? {
+        switch value {
+        case .dryRun: "Show the changes as a unified diff and change nothing (the default)."
+        case .write: "Write the changed files in place, atomically (refuses files with uncommitted changes unless --force)."
+        case .commit: "Commit the changes on the automation's push branch with its commit template (the working tree is left alone unless the push branch is checked out)."
+        }
+    }
+}
+
+enum UpdateFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json, markdown
+}
+
+struct Update: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run Flux's image update automation here: evaluate the ImagePolicies, rewrite the marked fields, show, write or commit the result.",
+        discussion: """
+        For each ImageUpdateAutomation (by namespace and name; --automation runs one), the ImagePolicies of its \
+        namespace that its policySelector takes are evaluated against the tags given (--tags: a JSON or YAML file, \
+        or - for standard input, mapping each ImageRepository spec.image to its tags, each a string or \
+        {tag: ..., digest: sha256:...}). The fields marked with $imagepolicy under its update.path are rewritten as Flux \
+        rewrites them — the same files, markers, values and quoting — but as edits of the original bytes: comments, \
+        blank lines, ---, block scalars, CRLF and indentation stay exactly as they were.
+
+        The diff goes to standard output (a patch git apply takes); the summary to standard error.
+
+        Exit codes: 0 up to date, or the changes were written or committed; 1 an error (a policy an automation uses \
+        selects no tag, an invalid reference); 2 usage, configuration or environment error; 3 (--dry-run) changes are \
+        pending.
+
+        Examples:
+          tagwarden update --tags tags.yaml
+          tagwarden update --tags tags.yaml --explain
+          crane ls ghcr.io/acme/web | jq -R . | jq -s '{"ghcr.io/acme/web": .}' | tagwarden update --tags - --write
+        """
+    )
+
+    @Argument(help: "A directory in the repository (the whole repository is updated).")
+    var path: String = "."
+
+    @Option(help: "The tags: a JSON or YAML file mapping each image to its tags, or - for standard input.")
+    var tags: String
+
+    @Option(help: "Run only this automation, NAMESPACE/NAME.")
+    var automation: String?
+
+    @Flag var mode: UpdateMode = .dryRun
+
+    @Flag(help: "With --write: write files that have uncommitted changes too.")
+    var force = false
+
+    @Flag(help: "List every ImagePolicy's choice and every marker with what happens to it (changed, already current, or skipped and why).")
+    var explain = false
+
+    @Option(help: "Output format: text, json or markdown.")
+    var format: UpdateFormat = .text
+
+    @Option(help: "Configuration file (default: the nearest .tagwarden.yaml).")
+    var config: String?
+
+    @Flag(help: "Never colour the diff (NO_COLOR is honoured too).")
+    var noColor = false
+
+    @Flag(name: .shortAndLong, help: "No summary on standard error.")
+    var quiet = false
+
+    func validate() throws {
+        if let a = automation, a.split(whereSeparator: { $0 == "/" || $0 == ":" }).count != 2 {
+            throw ValidationError("--automation must be NAMESPACE/NAME, not '\(a)'")
+        }
+        if force && mode != .write { throw ValidationError("--force goes with --write") }
+    }
+
+    func run() throws {
+        try guarded {
+            let ws = try Workspace.open(path: path, configPath: config)
+            let snapshot = try ws.snapshot(rev: nil, maxFileSize: nil)
+            let model = try Model.build(snapshot.files, config: ws.config, profile: nil, remoteURLs: snapshot.remoteURLs)
+            let source = try readTags()
+            let only = automation.map { a -> (namespace: String, name: String) in
+                let parts = a.split(whereSeparator: { $0 == "/" || $0 == ":" }).map(String.init)
+                return (parts[0], parts[1])
+            }
+            let plan = try Updater.plan(model, files: snapshot.files, tags: source, only: only)
+            var report = UpdateReport(mode: mode == .write ? .write : mode == .commit ? .commit : .dryRun, plan: plan)
+            switch mode {
+            case .dryRun: break
+            case .write: report.written = try write(plan, root: snapshot.root, repo: ws.repo)
+            case .commit: throw TagwardenError("--commit is not built yet")
+            }
+            emit(report, model: model)
+            if !plan.errors.isEmpty { return 1 }
+            return mode == .dryRun && !report.isUpToDate ? 3 : 0
+        }
+    }
+
+    func readTags() throws -> TagFile {
+        let name = tags == "-" ? "<stdin>" : tags
+        let bytes: [UInt8]
+        if tags == "-" {
+            var all: [UInt8] = []
+            var buf = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = read(STDIN_FILENO, &buf, buf.count)
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { break }
+                all += buf[0..<n]
+            }
+            bytes = all
+        } else {
+            switch FileSystem.readFile(tags, limit: 256 << 20) {
+            case .success(let b): bytes = b
+            case .failure(let e): throw TagwardenError("\(tags): \(e.message)")
+            }
+        }
+        return try TagFile.parse(bytes, path: name)
+    }
+
+    /// Writes every changed file, each atomically, after checking them all: none is written when one is refused.
+    func write(_ plan: UpdatePlan, root: String, repo: GitRepository?) throws -> [String] {
+        if let repo, !force {
+            let dirty = try plan.files.map(\.path).filter { try repo.hasUncommittedChanges($0) }
+            if !dirty.isEmpty {
+                throw TagwardenError("\(dirty.joined(separator: ", ")) \(dirty.count == 1 ? "has" : "have") uncommitted changes: "
+                                     + "commit or stash them, or use --force to write over them")
+            }
+        }
+        for f in plan.files {
+            let full = root + "/" + f.path
+            // the file as the plan read it: if it changed since, writing would lose that change
+            guard case .success(let now) = FileSystem.readFile(full, limit: Int.max), now == f.before else {
+                throw TagwardenError("\(f.path) changed while the update ran: run it again")
+            }
+            try writeFileAtomically(full, bytes: f.after)
+        }
+        return plan.files.map(\.path)
+    }
+
+    func emit(_ report: UpdateReport, model: Model) {
+        switch format {
+        case .json:
+            writeStdout(report.json(model).serialized(pretty: true) + "\n")
+        case .markdown:
+            writeStdout(report.markdown(model))
+        case .text:
+            let tty = isatty(STDOUT_FILENO) == 1
+            let color = tty && !noColor && getenv("NO_COLOR") == nil
+            if explain { writeStdoutLines(report.explanation(model)) }
+            if report.mode == .dryRun {
+                // on a terminal, repository text is escaped; into a pipe or file, the diff is byte-exact for git apply
+                let escape: ((String) -> String)? = tty ? { line in
+                    line.split(separator: "\t", omittingEmptySubsequences: false).map { Escape.text(String($0)) }.joined(separator: "\t")
+                } : nil
+                for f in report.plan.files {
+                    writeAll(STDOUT_FILENO, UnifiedDiff.render(path: f.path, before: f.before, after: f.after, color: color, escape: escape))
+                }
+            } else {
+                for c in report.plan.changes {
+                    writeStdoutLines("\(c.file):\(c.line): \(c.oldValue) -> \(c.newValue) (\(c.setter))\n")
+                }
+            }
+            for e in report.plan.errors { writeStderr("tagwarden: error: \(e)\n") }
+            for w in report.plan.warnings { writeStderr("tagwarden: warning: \(w)\n") }
+            if !quiet {
+                for line in report.summary(model) { writeStderr("tagwarden: \(line)\n") }
+                let n = report.plan.changes.count, files = report.plan.files.count
+                if report.isUpToDate {
+                    writeStderr("tagwarden: up to date\n")
+                } else {
+                    let what = "\(n) change\(n == 1 ? "" : "s") in \(files) file\(files == 1 ? "" : "s")"
+                    switch report.mode {
+                    case .dryRun: writeStderr("tagwarden: \(what) pending (--write writes them, --commit commits them)\n")
+                    case .write: writeStderr("tagwarden: wrote \(what)\n")
+                    case .commit: writeStderr("tagwarden: committed \(what)" + (report.commit.map { " as \($0)" } ?? "") + "\n")
+                    }
+                }
+            }
+        }
+    }
+}

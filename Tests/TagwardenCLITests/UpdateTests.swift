@@ -1,0 +1,143 @@
+import TagwardenFixtures
+import Foundation
+import Testing
+
+/// `tagwarden update` end to end: a real repository, the real binary.
+@Suite struct UpdateTests {
+    static let marker = #"# {"$imagepolicy": "flux-system:web"}"#
+    static let tagMarker = #"# {"$imagepolicy": "flux-system:web:tag"}"#
+    static let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  template:\n    spec:\n"
+        + "      containers:\n      - name: web\n        image: ghcr.io/acme/web:1.0.0 \(marker)\n"
+    static let kustomization = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [web.yaml]\n\nimages:\n"
+        + "- name: ghcr.io/acme/web\n  newTag: 1.0.0 \(tagMarker)\n"
+
+    func repo() throws -> TempRepo {
+        let r = try TempRepo()
+        try r.write([
+            "flux/images.yaml": [imageRepository(), imagePolicy(), imageUpdateAutomation(name: "apps", path: "./apps")].joined(separator: "---\n"),
+            "apps/web.yaml": Self.deployment,
+            "apps/kustomization.yaml": Self.kustomization,
+        ])
+        try r.write("tags.yaml", "ghcr.io/acme/web: ['1.0.0', '1.1.0', '0.9.0']\n")
+        try r.commitAll("fleet")
+        return r
+    }
+
+    @Test func dryRunPrintsAPatchGitAppliesAndExitsThree() throws {
+        let r = try repo()
+        let res = try tagwarden(["update", "--tags", "tags.yaml"], in: r.path)
+        #expect(res.code == 3, "\(res.described)")
+        #expect(res.stdout == """
+        --- a/apps/kustomization.yaml
+        +++ b/apps/kustomization.yaml
+        @@ -4,4 +4,4 @@ resources: [web.yaml]
+         
+         images:
+         - name: ghcr.io/acme/web
+        -  newTag: 1.0.0 \(Self.tagMarker)
+        +  newTag: 1.1.0 \(Self.tagMarker)
+        --- a/apps/web.yaml
+        +++ b/apps/web.yaml
+        @@ -8,4 +8,4 @@ spec:
+             spec:
+               containers:
+               - name: web
+        -        image: ghcr.io/acme/web:1.0.0 \(Self.marker)
+        +        image: ghcr.io/acme/web:1.1.0 \(Self.marker)
+
+        """)
+        #expect(res.stderr == "tagwarden: flux-system/apps (./apps): 2 changes in 2 files\n"
+                + "tagwarden: 2 changes in 2 files pending (--write writes them, --commit commits them)\n")
+        // nothing was written, and the patch applies
+        #expect(try r.git("status", "--porcelain").stdout == "")
+        try r.write("p.patch", res.stdout)
+        try r.git("apply", "p.patch")
+        #expect(try String(contentsOfFile: r.path + "/apps/web.yaml", encoding: .utf8) == Self.deployment.replacingOccurrences(of: ":1.0.0", with: ":1.1.0"))
+    }
+
+    @Test func writeWritesAtomicallyKeepsTheModeAndASecondRunIsUpToDate() throws {
+        let r = try repo()
+        try r.git("update-index", "--chmod=+x", "apps/web.yaml")
+        chmod(r.path + "/apps/web.yaml", 0o751)
+        try r.git("commit", "-qam", "mode")
+        let res = try tagwarden(["update", "--tags", "tags.yaml", "--write"], in: r.path)
+        #expect(res.code == 0, "\(res.described)")
+        #expect(res.stdout == "apps/kustomization.yaml:7: 1.0.0 -> 1.1.0 (flux-system:web:tag)\n"
+                + "apps/web.yaml:11: ghcr.io/acme/web:1.0.0 -> ghcr.io/acme/web:1.1.0 (flux-system:web)\n")
+        #expect(try String(contentsOfFile: r.path + "/apps/kustomization.yaml", encoding: .utf8)
+                == Self.kustomization.replacingOccurrences(of: "newTag: 1.0.0", with: "newTag: 1.1.0"))
+        var st = stat()
+        stat(r.path + "/apps/web.yaml", &st)
+        #expect(st.st_mode & 0o777 == 0o751)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: r.path + "/apps").sorted() == ["kustomization.yaml", "web.yaml"])
+        let again = try tagwarden(["update", "--tags", "tags.yaml"], in: r.path)
+        #expect(again.code == 0 && again.stdout.isEmpty, "\(again.described)")
+        #expect(again.stderr.hasSuffix("tagwarden: up to date\n"))
+    }
+
+    @Test func writeRefusesFilesWithUncommittedChangesUnlessForced() throws {
+        let r = try repo()
+        let edited = Self.deployment + "# my edit\n"
+        try r.write("apps/web.yaml", edited)
+        let res = try tagwarden(["update", "--tags", "tags.yaml", "--write"], in: r.path)
+        #expect(res.code == 2)
+        #expect(res.stderr == "tagwarden: error: apps/web.yaml has uncommitted changes: commit or stash them, or use --force to write over them\n")
+        // nothing written, not even the clean file
+        #expect(try r.git("status", "--porcelain").stdout == " M apps/web.yaml\n")
+        let forced = try tagwarden(["update", "--tags", "tags.yaml", "--write", "--force"], in: r.path)
+        #expect(forced.code == 0, "\(forced.described)")
+        #expect(try String(contentsOfFile: r.path + "/apps/web.yaml", encoding: .utf8) == edited.replacingOccurrences(of: ":1.0.0", with: ":1.1.0"))
+    }
+
+    @Test func aPolicyThatSelectsNothingIsAnErrorAndItsMarkersStay() throws {
+        let r = try repo()
+        try r.write("tags.yaml", "ghcr.io/acme/web: ['0.1.0']\n")
+        let res = try tagwarden(["update", "--tags", "tags.yaml", "--explain"], in: r.path)
+        #expect(res.code == 1, "\(res.described)")
+        #expect(res.stdout == """
+        ImagePolicy flux-system/web: selects nothing: unable to determine latest version from provided list
+        ImageUpdateAutomation flux-system/apps (update.path ./apps)
+          apps/kustomization.yaml:7:11 flux-system:web:tag: skipped: ImagePolicy flux-system/web selects no tag: unable to determine latest version from provided list
+          apps/web.yaml:11:16 flux-system:web: skipped: ImagePolicy flux-system/web selects no tag: unable to determine latest version from provided list
+
+        """)
+        #expect(res.stderr.hasPrefix("tagwarden: error: ImagePolicy flux-system/web selects no tag: unable to determine latest version from provided list\n"))
+    }
+
+    @Test func jsonSaysEverything() throws {
+        let r = try repo()
+        let res = try tagwarden(["update", "--tags", "-", "--format", "json"], in: r.path, stdin: #"{"ghcr.io/acme/web": ["1.2.0"]}"#)
+        #expect(res.code == 3, "\(res.described)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(res.stdout.utf8)) as? [String: Any])
+        #expect(json["upToDate"] as? Bool == false)
+        #expect(json["mode"] as? String == "dry-run")
+        let files = try #require(json["files"] as? [[String: Any]])
+        #expect(files.map { $0["path"] as? String } == ["apps/kustomization.yaml", "apps/web.yaml"])
+        let change = try #require((files[1]["changes"] as? [[String: Any]])?.first)
+        #expect(change["old"] as? String == "ghcr.io/acme/web:1.0.0")
+        #expect(change["new"] as? String == "ghcr.io/acme/web:1.2.0")
+        #expect(change["line"] as? Int == 11)
+        #expect((change["object"] as? [String: String]) == ["apiVersion": "apps/v1", "kind": "Deployment", "namespace": "apps", "name": "web"])
+        let policies = try #require(json["policies"] as? [[String: Any]])
+        #expect(policies.first?["tag"] as? String == "1.2.0")
+    }
+
+    @Test func badTagsAndUnknownAutomationsAreUsageErrors() throws {
+        let r = try repo()
+        let bad = try tagwarden(["update", "--tags", "-"], in: r.path, stdin: "ghcr.io/acme/web: 1.0\n")
+        #expect(bad.code == 2)
+        #expect(bad.stderr == "tagwarden: error: <stdin>:1:19: the tags of ghcr.io/acme/web must be a list\n")
+        let unknown = try tagwarden(["update", "--tags", "tags.yaml", "--automation", "flux-system/nope"], in: r.path)
+        #expect(unknown.code == 2)
+        #expect(unknown.stderr == "tagwarden: error: no ImageUpdateAutomation flux-system/nope in the repository; it has flux-system/apps\n")
+    }
+
+    @Test func suspendedAutomationsAreSkippedWithANote() throws {
+        let r = try repo()
+        try r.write("flux/images.yaml", [imageRepository(), imagePolicy(),
+                                         imageUpdateAutomation(name: "apps", path: "./apps") + "  suspend: true\n"].joined(separator: "---\n"))
+        let res = try tagwarden(["update", "--tags", "tags.yaml"], in: r.path)
+        #expect(res.code == 0, "\(res.described)")
+        #expect(res.stderr == "tagwarden: flux-system/apps: not run: suspended (spec.suspend: true)\ntagwarden: up to date\n")
+    }
+}
