@@ -167,8 +167,10 @@ extension GitRepository {
     }
 
     /// Writes a commit of `tree` with `parents` (the message gets a final newline when it lacks one); moves no reference.
+    /// `sign`, when given, gets the commit's text and returns its signature (an armored OpenPGP or SSH signature),
+    /// stored in the `gpgsig` header as git stores it.
     public func createCommit(tree: GitOID, parents: [GitOID], author: GitSignature, committer: GitSignature,
-                             message: String) throws -> GitOID {
+                             message: String, sign: ((String) throws -> String)? = nil) throws -> GitOID {
         var treeId = tree.raw
         var treeObject: OpaquePointer?
         guard git_tree_lookup(&treeObject, handle, &treeId) == 0, let treeObject else {
@@ -191,11 +193,26 @@ extension GitRepository {
         defer { git_signature_free(committerSignature) }
         let text = message.isEmpty || message.hasSuffix("\n") ? message : message + "\n"
         var out = git_oid()
-        let rc = parentCommits.withUnsafeMutableBufferPointer { parentList in
-            git_commit_create(&out, handle, nil, authorSignature, committerSignature, nil, text, treeObject,
-                              parentList.count, parentList.baseAddress)
+        guard let sign else {
+            let rc = parentCommits.withUnsafeMutableBufferPointer { parentList in
+                git_commit_create(&out, handle, nil, authorSignature, committerSignature, nil, text, treeObject,
+                                  parentList.count, parentList.baseAddress)
+            }
+            guard rc == 0 else { throw TagwardenError("cannot write a commit: \(lastGitError("error \(rc)"))") }
+            return GitOID(out)
         }
-        guard rc == 0 else { throw TagwardenError("cannot write a commit: \(lastGitError("error \(rc)"))") }
+        var buffer = git_buf()
+        defer { git_buf_dispose(&buffer) }
+        let rc = parentCommits.withUnsafeMutableBufferPointer { parentList in
+            git_commit_create_buffer(&buffer, handle, authorSignature, committerSignature, nil, text, treeObject,
+                                     parentList.count, parentList.baseAddress)
+        }
+        guard rc == 0, let bytes = buffer.ptr else { throw TagwardenError("cannot write a commit: \(lastGitError("error \(rc)"))") }
+        let content = String(cString: bytes)
+        let signature = try sign(content)
+        guard git_commit_create_with_signature(&out, handle, content, signature, "gpgsig") == 0 else {
+            throw TagwardenError("cannot write a signed commit: \(lastGitError("rejected"))")
+        }
         return GitOID(out)
     }
 
@@ -276,75 +293,4 @@ extension GitRepository {
         guard rc == 0 else { throw TagwardenError("cannot stage '\(path)': \(lastGitError("error \(rc)"))") }
         guard git_index_write(index) == 0 else { throw TagwardenError("cannot write the git index: \(lastGitError("unknown error"))") }
     }
-
-    // MARK: push
-
-    /// Pushes `refspecs` (`src:dst`, `+` forces) to the named remote; a refused reference (not a fast-forward …) throws, named.
-    public func push(remote: String, refspecs: [String]) throws {
-        var remoteHandle: OpaquePointer?
-        guard git_remote_lookup(&remoteHandle, handle, remote) == 0, let remoteHandle else {
-            throw TagwardenError("cannot push to '\(remote)': \(lastGitError("no such remote"))")
-        }
-        defer { git_remote_free(remoteHandle) }
-        let state = PushState()
-        var options = git_push_options()
-        git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION))
-        options.callbacks.payload = Unmanaged.passUnretained(state).toOpaque()
-        options.callbacks.push_negotiation = { updates, count, payload in
-            guard let payload, let updates else { return 0 }
-            let state = Unmanaged<PushState>.fromOpaque(payload).takeUnretainedValue()
-            for i in 0..<count {
-                guard let u = updates[i]?.pointee, let dst = u.dst_refname else { continue }
-                state.updates.append((String(cString: dst), GitOID(u.src), GitOID(u.dst)))
-            }
-            return 0
-        }
-        options.callbacks.push_update_reference = { name, status, payload in
-            guard let payload, let name, let status else { return 0 }
-            Unmanaged<PushState>.fromOpaque(payload).takeUnretainedValue().rejected.append((String(cString: name), String(cString: status)))
-            return 0
-        }
-        // SSH: the agent's keys, once (libgit2 asks again after each refusal)
-        options.callbacks.credentials = { out, _, user, allowed, payload in
-            guard let payload, let user else { return GIT_PASSTHROUGH.rawValue }
-            let state = Unmanaged<PushState>.fromOpaque(payload).takeUnretainedValue()
-            state.credentialRequests += 1
-            guard state.credentialRequests <= 2 else { return GIT_PASSTHROUGH.rawValue }
-            if allowed & GIT_CREDENTIAL_SSH_KEY.rawValue != 0 { return git_credential_ssh_key_from_agent(out, user) }
-            if allowed & GIT_CREDENTIAL_USERNAME.rawValue != 0 { return git_credential_username_new(out, user) }
-            return GIT_PASSTHROUGH.rawValue
-        }
-        var strings = refspecs.map { strdup($0) }
-        defer { for s in strings { free(s) } }
-        let rc = strings.withUnsafeMutableBufferPointer { buffer in
-            var list = git_strarray(strings: buffer.baseAddress, count: buffer.count)
-            return git_remote_push(remoteHandle, &list, &options)
-        }
-        if rc == GIT_ENONFASTFORWARD.rawValue {
-            // libgit2 says only "cannot push non-fastforwardable reference": find which, as it did
-            let forced = Set(refspecs.filter { $0.hasPrefix("+") }.map { spec in
-                String(spec.dropFirst().split(separator: ":", omittingEmptySubsequences: false).last!)
-            })
-            let refused = state.updates.filter { update in
-                let short = update.ref.hasPrefix("refs/heads/") ? String(update.ref.dropFirst("refs/heads/".count)) : update.ref
-                guard !update.old.isZero, update.old != update.new, !forced.contains(update.ref), !forced.contains(short) else { return false }
-                var a = update.new.raw, b = update.old.raw
-                return git_graph_descendant_of(handle, &a, &b) != 1
-            }
-            let refs = refused.map { "\($0.ref) (the remote has \($0.old), which \($0.new) does not descend from)" }
-            throw TagwardenError("push to '\(remote)' rejected, not a fast-forward: "
-                                 + (refs.isEmpty ? refspecs.joined(separator: ", ") : refs.joined(separator: ", ")))
-        }
-        guard rc == 0 else { throw TagwardenError("cannot push \(refspecs.joined(separator: ", ")) to '\(remote)': \(lastGitError("error \(rc)"))") }
-        if !state.rejected.isEmpty {
-            throw TagwardenError("push to '\(remote)' rejected: " + state.rejected.map { "\($0.ref): \($0.why)" }.joined(separator: ", "))
-        }
-    }
-}
-
-/// What a push's callbacks saw.
-private final class PushState {
-    var updates: [(ref: String, old: GitOID, new: GitOID)] = []
-    var rejected: [(ref: String, why: String)] = []
-    var credentialRequests = 0
 }
