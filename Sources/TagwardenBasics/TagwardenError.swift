@@ -1,5 +1,5 @@
 /// An error that reaches the user as one line: what went wrong and where (file, line, revision).
-public struct TagwardenError: Error, Sendable, CustomStringConvertible {
+public struct TagwardenError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     /// The git index is in a format libgit2 cannot read (a sparse or split index).
     public var isIndexFormat = false

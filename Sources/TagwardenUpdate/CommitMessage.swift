@@ -1,0 +1,90 @@
+import TagwardenBasics
+import TagwardenModel
+
+/// The commit message Flux writes: `git.commit.messageTemplate` rendered with Flux's template data (spec §3.4), or
+/// Flux's default text when there is no template.
+public enum CommitMessage {
+    public static let defaultTemplate = "Update from image update automation"
+
+    /// Flux's `TemplateData` (Flux 2.7 on: `.AutomationObject`, `.Changed`, `.Values`). `root` is the automation's
+    /// update.path: file names are relative to it, as Flux gives them. `.Changed.Changes` lists the changes by file,
+    /// then by object (as `range` orders them), then in file order (Flux's order depends on Go's map iteration; this one
+    /// is fixed).
+    public static func data(namespace: String, name: String, root: String, changes: [SetterChange], values: [String: String]) -> TemplateValue {
+        func relative(_ path: String) -> String { root.isEmpty ? path : String(path.dropFirst(root.count + 1)) }
+        func change(_ c: SetterChange) -> TemplateValue {
+            .structure(TemplateStruct(type: "update.Change", fields: [("OldValue", .string(c.oldValue)), ("NewValue", .string(c.newValue)),
+                                                                      ("Setter", .string(c.setter))]))
+        }
+        func identifier(_ o: ObjectIdentity) -> TemplateValue {
+            let typeMeta = TemplateStruct(type: "yaml.TypeMeta", fields: [("APIVersion", .string(o.apiVersion)), ("Kind", .string(o.kind))])
+            let nameMeta = TemplateStruct(type: "yaml.NameMeta", fields: [("Name", .string(o.name)), ("Namespace", .string(o.namespace))])
+            let resource = TemplateStruct(type: "yaml.ResourceIdentifier", embedded: [typeMeta, nameMeta])
+            return .structure(TemplateStruct(type: "update.ObjectIdentifier", embedded: [resource]))
+        }
+        func key(_ o: ObjectIdentity) -> [[UInt8]] { [o.apiVersion, o.kind, o.name, o.namespace].map { Array($0.utf8) } }
+        func precedes(_ a: ObjectIdentity, _ b: ObjectIdentity) -> Bool {
+            for (x, y) in zip(key(a), key(b)) where x != y { return x.lexicographicallyPrecedes(y) }
+            return false
+        }
+        /// The objects of some changes in Go's order for struct keys (field by field), each with its changes in order.
+        func byObject(_ changes: [SetterChange]) -> [(ObjectIdentity, [SetterChange])] {
+            var order: [ObjectIdentity] = []
+            var grouped: [ObjectIdentity: [SetterChange]] = [:]
+            for c in changes {
+                if grouped[c.object] == nil { order.append(c.object) }
+                grouped[c.object, default: []].append(c)
+            }
+            return order.sorted(by: precedes).map { ($0, grouped[$0]!) }
+        }
+        func objectMap(_ changes: [SetterChange]) -> TemplateValue {
+            .map(byObject(changes).map { .init(identifier($0.0), .list($0.1.map(change), type: "[]update.Change")) }, type: "update.ObjectChanges")
+        }
+        let paths = Set(changes.map(\.file)).sorted { Array(relative($0).utf8).lexicographicallyPrecedes(Array(relative($1).utf8)) }
+        var files: [String: TemplateValue] = [:]
+        // .Changes: by file, then object, then in file order (Flux's order follows Go's map iteration), without repeats
+        var unique: [SetterChange] = []
+        for path in paths {
+            let inFile = changes.filter { $0.file == path }
+            files[relative(path)] = objectMap(inFile)
+            for (_, list) in byObject(inFile) {
+                for c in list where !unique.contains(where: { $0.oldValue == c.oldValue && $0.newValue == c.newValue && $0.setter == c.setter }) {
+                    unique.append(c)
+                }
+            }
+        }
+        let result = TemplateStruct(type: "update.Result", fields: [("FileChanges", .stringMap(files, type: "map[string]update.ObjectChanges"))],
+                                    methods: ["Changes": .list(unique.map(change), type: "[]update.Change"), "Objects": objectMap(changes)])
+        let automation = TemplateStruct(type: "types.NamespacedName", fields: [("Namespace", .string(namespace)), ("Name", .string(name))],
+                                        stringer: "\(namespace)/\(name)")
+        return .structure(TemplateStruct(type: "source.TemplateData", fields: [
+            ("AutomationObject", .structure(automation)), ("Changed", .structure(result)),
+            ("Values", .stringMap(values.mapValues { .string($0) }, type: "map[string]string")),
+        ]))
+    }
+
+    /// The message, or Flux's error for a template it cannot parse or run (a removed field named with its replacement).
+    public static func render(_ template: String?, data: TemplateValue) throws -> String {
+        let text = (template ?? "").isEmpty ? defaultTemplate : template!
+        let tree: GoTemplate.Tree
+        switch GoTemplate.tree(text) {
+        case .success(let t): tree = t
+        case .failure(let e):
+            let line = 1 + text.utf8.prefix(e.offset).filter { $0 == 10 }.count
+            throw TagwardenError("unable to create commit message template from spec: template: commit message:\(line): \(e.message)")
+        }
+        do {
+            return try TemplateRunner.render(tree, data: data)
+        } catch let e as TagwardenError {
+            if e.message.contains("can't evaluate field Updated in type source.TemplateData") {
+                throw TagwardenError("template uses removed '.Updated' field. Please use '.Changed' instead. "
+                                     + "See: https://fluxcd.io/flux/components/image/imageupdateautomations/#message-template")
+            }
+            if e.message.contains("can't evaluate field ImageResult in type update.Result") {
+                throw TagwardenError("template uses removed '.Changed.ImageResult' field. Please use '.Changed.FileChanges' or "
+                                     + "'.Changed.Objects' instead. See: https://fluxcd.io/flux/components/image/imageupdateautomations/#message-template")
+            }
+            throw TagwardenError("failed to run template from spec: \(e.message)")
+        }
+    }
+}

@@ -1,0 +1,346 @@
+import TagwardenBasics
+
+/// Go's template builtins and the Sprig functions commit messages use, as Go and Sprig define them.
+enum TemplateFunctions {
+    struct Failure: Error { let message: String }
+
+    /// A parameter's Go type: `string`, `int`, `interface{}`; `variadic` (last) takes any number of `interface{}`.
+    enum Param: Equatable { case string, int, any, variadic }
+
+    /// The functions tagwarden runs, with their parameters as Go and Sprig declare them.
+    static let signatures: [String: [Param]] = [
+        "not": [.any], "len": [.any], "index": [.any, .variadic], "print": [.variadic], "println": [.variadic],
+        "printf": [.string, .variadic], "eq": [.any, .variadic], "ne": [.any, .any], "lt": [.any, .any], "le": [.any, .any],
+        "gt": [.any, .any], "ge": [.any, .any],
+        "upper": [.string], "lower": [.string], "title": [.string], "trim": [.string], "nospace": [.string],
+        "trimPrefix": [.string, .string], "trimSuffix": [.string, .string], "replace": [.string, .string, .string],
+        "contains": [.string, .string], "hasPrefix": [.string, .string], "hasSuffix": [.string, .string],
+        "split": [.string, .string], "splitList": [.string, .string], "indent": [.int, .string], "nindent": [.int, .string],
+        "trunc": [.int, .string], "repeat": [.int, .string], "join": [.string, .any], "quote": [.variadic], "squote": [.variadic],
+        "cat": [.variadic], "toString": [.any], "default": [.any, .variadic], "empty": [.any], "list": [.variadic],
+        "first": [.any], "last": [.any], "sortAlpha": [.any], "uniq": [.any], "toJson": [.any],
+    ]
+
+    /// Go's truth: false, 0, nil, and empty strings, lists and maps are false; structs are true.
+    static func truth(_ v: TemplateValue) -> Bool {
+        switch v {
+        case .missing, .null: false
+        case .bool(let b): b
+        case .int(let n): n != 0
+        case .float(let x): x != 0
+        case .string(let s): !s.isEmpty
+        case .list(let l, _): !l.isEmpty
+        case .map(let m, _): !m.isEmpty
+        case .structure: true
+        }
+    }
+
+    /// Sprig's `empty`: the zero value of its type.
+    static func empty(_ v: TemplateValue) -> Bool { !truth(v) }
+
+    /// What Sprig's `strval` and `toString` make of a value: the string itself, else `fmt.Sprintf("%v")`.
+    static func str(_ v: TemplateValue) -> String {
+        if case .string(let s) = v { return s }
+        return TemplateFormat.plain(v)
+    }
+
+    static func int(_ v: TemplateValue, _ f: String) throws -> Int {
+        switch v {
+        case .int(let n): return n
+        case .float(let x): return Int(x)
+        case .string(let s): return Int(s) ?? 0   // Sprig's toInt: cast.ToInt, 0 when it cannot
+        case .bool(let b): return b ? 1 : 0
+        default: return 0
+        }
+    }
+
+    static func arity(_ f: String, _ args: [TemplateValue], _ n: Int) throws {
+        guard args.count == n else { throw Failure(message: "wrong number of args for \(f): want \(n) got \(args.count)") }
+    }
+
+    static func call(_ f: String, _ args: [TemplateValue]) throws -> TemplateValue {
+        switch f {
+        // Go's builtins
+        case "not":
+            try arity(f, args, 1)
+            return .bool(!truth(args[0]))
+        case "len":
+            try arity(f, args, 1)
+            switch args[0] {
+            case .string(let s): return .int(s.utf8.count)
+            case .list(let l, _): return .int(l.count)
+            case .map(let m, _): return .int(m.count)
+            case .null, .missing: throw Failure(message: "reflect: call of reflect.Value.Type on zero Value")
+            default: throw Failure(message: "len of type \(TemplateFormat.typeName(args[0]))")
+            }
+        case "index":
+            guard var item = args.first else { throw Failure(message: "wrong number of args for index: want at least 1 got 0") }
+            for key in args.dropFirst() {
+                switch item {
+                case .list(let l, _):
+                    guard case .int(let i) = key else { throw Failure(message: "cannot index slice/array with type \(TemplateFormat.typeName(key))") }
+                    guard i >= 0, i < l.count else { throw Failure(message: "index out of range: \(i)") }
+                    item = l[i]
+                case .string(let s):
+                    guard case .int(let i) = key else { throw Failure(message: "cannot index slice/array with type \(TemplateFormat.typeName(key))") }
+                    let bytes = Array(s.utf8)
+                    guard i >= 0, i < bytes.count else { throw Failure(message: "index out of range: \(i)") }
+                    item = .int(Int(bytes[i]))
+                case .map(let m, let type):
+                    // the key must be of the map's key type
+                    let keyType = type.hasPrefix("map[string]") ? "string" : type == "update.ObjectChanges" ? "update.ObjectIdentifier" : "interface {}"
+                    if keyType != "interface {}", TemplateFormat.typeName(key) != keyType {
+                        throw Failure(message: "value has type \(TemplateFormat.typeName(key)); should be \(keyType)")
+                    }
+                    if let hit = m.first(where: { $0.key == key }) { item = hit.value; continue }
+                    // a missing key gives the element type's zero value
+                    switch m.first?.value {
+                    case .list(_, let type)?: item = .list([], type: type)
+                    case .map(_, let type)?: item = .map([], type: type)
+                    case .int?: item = .int(0)
+                    case .structure?, .null?: item = .null
+                    default: item = .string("")
+                    }
+                case .null, .missing: throw Failure(message: "index of untyped nil")
+                default: throw Failure(message: "can't index item of type \(TemplateFormat.typeName(item))")
+                }
+            }
+            return item
+        case "print": return .string(TemplateFormat.sprint(args))
+        case "println": return .string(TemplateFormat.sprintln(args))
+        case "printf":
+            guard case .string(let format)? = args.first else { throw Failure(message: "wrong type for value; expected string") }
+            return .string(TemplateFormat.sprintf(format, Array(args.dropFirst())))
+        case "eq":
+            guard args.count >= 2 else { throw Failure(message: "missing argument for comparison") }
+            for other in args.dropFirst() where try compare(args[0], other) == 0 { return .bool(true) }
+            return .bool(false)
+        case "ne":
+            try arity(f, args, 2)
+            return .bool(try compare(args[0], args[1]) != 0)
+        case "lt", "le", "gt", "ge":
+            try arity(f, args, 2)
+            let c = try compare(args[0], args[1], ordered: true)
+            switch f {
+            case "lt": return .bool(c < 0)
+            case "le": return .bool(c <= 0)
+            case "gt": return .bool(c > 0)
+            default: return .bool(c >= 0)
+            }
+        case "html", "js", "urlquery", "call", "slice":
+            throw Failure(message: "\(f) is not supported by tagwarden's template runner")
+
+        // Sprig: strings
+        case "upper": try arity(f, args, 1); return .string(simpleCase(str(args[0]), upper: true))
+        case "lower": try arity(f, args, 1); return .string(simpleCase(str(args[0]), upper: false))
+        case "title": try arity(f, args, 1); return .string(title(str(args[0])))
+        case "trim": try arity(f, args, 1); return .string(trimSpace(str(args[0])))
+        case "trimPrefix":
+            try arity(f, args, 2)
+            let (p, s) = (str(args[0]), str(args[1]))
+            return .string(s.hasPrefix(p) ? String(s.dropFirst(p.count)) : s)
+        case "trimSuffix":
+            try arity(f, args, 2)
+            let (p, s) = (str(args[0]), str(args[1]))
+            return .string(s.hasSuffix(p) ? String(s.dropLast(p.count)) : s)
+        case "replace":
+            try arity(f, args, 3)
+            let (old, new, s) = (str(args[0]), str(args[1]), str(args[2]))
+            return .string(old.isEmpty ? s : s.replacingOccurrences(old, new))
+        case "contains": try arity(f, args, 2); return .bool(str(args[1]).contains(str(args[0])) || str(args[0]).isEmpty)
+        case "hasPrefix": try arity(f, args, 2); return .bool(str(args[1]).hasPrefix(str(args[0])))
+        case "hasSuffix": try arity(f, args, 2); return .bool(str(args[1]).hasSuffix(str(args[0])))
+        case "quote":
+            return .string(args.filter { $0 != .null }.map { TemplateFormat.goQuote(str($0)) }.joined(separator: " "))
+        case "squote":
+            return .string(args.filter { $0 != .null }.map { "'" + str($0) + "'" }.joined(separator: " "))
+        case "cat":
+            return .string(args.filter { $0 != .null }.map(str).joined(separator: " "))
+        case "indent":
+            try arity(f, args, 2)
+            let pad = String(repeating: " ", count: try count(args[0]))
+            return .string(pad + str(args[1]).replacingOccurrences("\n", "\n" + pad))
+        case "nindent":
+            try arity(f, args, 2)
+            let pad = String(repeating: " ", count: try count(args[0]))
+            return .string("\n" + pad + str(args[1]).replacingOccurrences("\n", "\n" + pad))
+        case "trunc":
+            try arity(f, args, 2)
+            let n = try int(args[0], f), s = Array(str(args[1]).utf8)
+            if n < 0 { return .string(String(decoding: s.suffix(min(-n, s.count)), as: UTF8.self)) }
+            return .string(String(decoding: s.prefix(n), as: UTF8.self))
+        case "repeat":
+            try arity(f, args, 2)
+            return .string(String(repeating: str(args[1]), count: try count(args[0])))
+        case "nospace":
+            try arity(f, args, 1)
+            var out = String.UnicodeScalarView()
+            for u in str(args[0]).unicodeScalars where !goSpace(u) { out.append(u) }
+            return .string(String(out))
+        case "toString": try arity(f, args, 1); return .string(str(args[0]))
+        case "split":
+            // Sprig's split gives a map _0, _1 …
+            try arity(f, args, 2)
+            let parts = str(args[1]).split(separator: str(args[0]), omittingEmptySubsequences: false).map(String.init)
+            var m: [String: TemplateValue] = [:]
+            for (i, p) in parts.enumerated() { m["_\(i)"] = .string(p) }
+            return .stringMap(m, type: "map[string]string")
+        case "splitList":
+            try arity(f, args, 2)
+            return .list(str(args[1]).split(separator: str(args[0]), omittingEmptySubsequences: false).map { .string(String($0)) }, type: "[]string")
+        case "join":
+            try arity(f, args, 2)
+            let items: [TemplateValue]
+            switch args[1] {
+            case .list(let l, _): items = l
+            case .null, .missing: items = []
+            default: items = [args[1]]
+            }
+            return .string(items.filter { $0 != .null }.map(str).joined(separator: str(args[0])))
+
+        // Sprig: defaults, lists, encodings
+        case "default":
+            guard let d = args.first else { throw Failure(message: "wrong number of args for default: want at least 1 got 0") }
+            guard args.count > 1 else { return d }
+            return empty(args[1]) ? d : args[1]
+        case "empty": try arity(f, args, 1); return .bool(empty(args[0]))
+        case "list": return .list(args)
+        case "first", "last":
+            try arity(f, args, 1)
+            if args[0] == .null { throw Failure(message: "runtime error: invalid memory address or nil pointer dereference") }
+            guard case .list(let l, _) = args[0] else { throw Failure(message: "Cannot find \(f) on type \(kind(args[0]))") }
+            return (f == "first" ? l.first : l.last) ?? .null
+        case "sortAlpha":
+            try arity(f, args, 1)
+            guard case .list(let l, _) = args[0] else { return .list([.string(str(args[0]))], type: "[]string") }
+            return .list(l.map(str).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }.map { .string($0) }, type: "[]string")
+        case "uniq":
+            try arity(f, args, 1)
+            guard case .list(let l, _) = args[0] else { throw Failure(message: "Cannot find uniq on type \(kind(args[0]))") }
+            var out: [TemplateValue] = []
+            for v in l where !out.contains(v) { out.append(v) }
+            return .list(out)
+        case "toJson":
+            try arity(f, args, 1)
+            // Sprig gives "" when Go cannot encode the value (a map with struct keys)
+            return .string(TemplateFormat.json(args[0]) ?? "")
+        default:
+            throw Failure(message: "\(f) is not supported by tagwarden's template runner")
+        }
+    }
+
+    /// A count for strings.Repeat, which refuses a negative one.
+    static func count(_ v: TemplateValue) throws -> Int {
+        let n = try int(v, "")
+        if n < 0 { throw Failure(message: "strings: negative Repeat count") }
+        return n
+    }
+
+    /// Whether Go can compare values of this one's type with ==: no slices or maps, in structs neither.
+    static func comparable(_ v: TemplateValue) -> Bool {
+        switch v {
+        case .list, .map: false
+        case .structure(let s): s.fields.allSatisfy { comparable($0.1) } && s.embedded.allSatisfy { comparable(.structure($0)) }
+        default: true
+        }
+    }
+
+    /// reflect's kind name, as Sprig's messages give it.
+    static func kind(_ v: TemplateValue) -> String {
+        switch v {
+        case .missing, .null: "invalid"
+        case .string: "string"
+        case .int: "int"
+        case .float: "float64"
+        case .bool: "bool"
+        case .list: "slice"
+        case .map: "map"
+        case .structure: "struct"
+        }
+    }
+
+    /// Go's unicode.IsSpace.
+    static func goSpace(_ u: Unicode.Scalar) -> Bool {
+        switch u.value {
+        case 0x09...0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: true
+        default: false
+        }
+    }
+
+    /// Go's strings.ToUpper/ToLower: each character's simple case mapping (one character for one).
+    static func simpleCase(_ s: String, upper: Bool) -> String {
+        var out = String.UnicodeScalarView()
+        for u in s.unicodeScalars {
+            let mapped = upper ? u.properties.uppercaseMapping : u.properties.lowercaseMapping
+            let scalars = mapped.unicodeScalars
+            if scalars.count == 1 { out.append(scalars.first!) } else { out.append(u) }
+        }
+        return String(out)
+    }
+
+    /// Go's `strings.TrimSpace`.
+    static func trimSpace(_ s: String) -> String {
+        var sub = Substring(s).unicodeScalars
+        while let c = sub.first, goSpace(c) { sub.removeFirst() }
+        while let c = sub.last, goSpace(c) { sub.removeLast() }
+        return String(sub)
+    }
+
+    /// Go's deprecated `strings.Title` (Sprig's `title`): the first letter of each word upper-cased, a word following
+    /// anything but a letter, digit, `_` or `'`.
+    static func title(_ s: String) -> String {
+        var out = ""
+        var previous: Character = " "
+        for c in s {
+            let separator = !(previous.isLetter || previous.isNumber || previous == "_")
+            out += separator ? c.uppercased() : String(c)
+            previous = c
+        }
+        return out
+    }
+
+    /// Go's comparison for eq/ne (`ordered` false) and lt/le/gt/ge: basic kinds only (bool, int, float, string), each
+    /// with its own kind; eq also compares structs, and refuses slices and maps.
+    static func compare(_ a: TemplateValue, _ b: TemplateValue, ordered: Bool = false) throws -> Int {
+        func basic(_ v: TemplateValue) -> Int? {
+            switch v {
+            case .bool: 1
+            case .int: 2
+            case .float: 3
+            case .string: 4
+            default: nil
+            }
+        }
+        if ordered {
+            guard let k1 = basic(a), let k2 = basic(b) else { throw Failure(message: "invalid type for comparison") }
+            guard k1 == k2 else { throw Failure(message: "incompatible types for comparison") }
+            if k1 == 1 { throw Failure(message: "invalid type for comparison") }
+        } else {
+            // Go's eq: kinds apart are incompatible unless one is nil; two values of no basic kind must be of one
+            // comparable type
+            let validA = a != .null && a != .missing, validB = b != .null && b != .missing
+            let k1 = basic(a), k2 = basic(b)
+            if k1 != k2 {
+                if validA && validB { throw Failure(message: "incompatible types for comparison") }
+                return 1
+            }
+            if k1 == nil {
+                if !validA || !validB { return validA == validB ? 0 : 1 }
+                if TemplateFormat.typeName(a) != TemplateFormat.typeName(b) {
+                    throw Failure(message: "non-comparable types \(TemplateFormat.plain(a)): \(TemplateFormat.typeName(a)), "
+                                  + "\(TemplateFormat.typeName(b)): \(TemplateFormat.plain(b))")
+                }
+                guard comparable(b) else { throw Failure(message: "non-comparable type \(TemplateFormat.plain(b)): \(TemplateFormat.typeName(b))") }
+                return a == b ? 0 : 1
+            }
+        }
+        switch (a, b) {
+        case (.int(let x), .int(let y)): return x < y ? -1 : x > y ? 1 : 0
+        case (.float(let x), .float(let y)): return x < y ? -1 : x > y ? 1 : 0
+        case (.string(let x), .string(let y)):
+            return Array(x.utf8).lexicographicallyPrecedes(Array(y.utf8)) ? -1 : x == y ? 0 : 1
+        case (.bool(let x), .bool(let y)): return x == y ? 0 : 1
+        default: return 1
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Testing
+import TagwardenBasics
+import TagwardenModel
+@testable import TagwardenUpdate
+
+/// Flux's commit messages: its template data and Go's text/template run on them.
+@Suite struct CommitMessageTests {
+    let deploy = SetterChange(file: "deploy.yaml", line: 9, column: 16,
+                              object: ObjectIdentity(apiVersion: "apps/v1", kind: "Deployment", namespace: "", name: "test"),
+                              setter: "flux-system:helloworld", oldValue: "helloworld:1.0.0", newValue: "helloworld:1.0.1")
+
+    func render(_ template: String, changes: [SetterChange]? = nil, values: [String: String] = [:], root: String = "") throws -> String {
+        try CommitMessage.render(template, data: CommitMessage.data(namespace: "test-ns", name: "test-update", root: root,
+                                                                    changes: changes ?? [deploy], values: values))
+    }
+
+    @Test func fluxsTestVectorRendersByteForByte() throws {
+        let template = """
+        Commit summary with ResultV2
+
+        Automation: {{ .AutomationObject }}
+
+        {{ range $filename, $objchange := .Changed.FileChanges -}}
+        - File: {{ $filename }}
+        {{- range $obj, $changes := $objchange }}
+          - Object: {{ $obj.Kind }}/{{ $obj.Namespace }}/{{ $obj.Name }}
+            Changes:
+        {{- range $_ , $change := $changes }}
+            - {{ $change.OldValue }} -> {{ $change.NewValue }}
+        {{ end -}}
+        {{ end -}}
+        {{ end -}}
+
+        """
+        #expect(try render(template) == """
+        Commit summary with ResultV2
+
+        Automation: test-ns/test-update
+
+        - File: deploy.yaml
+          - Object: Deployment//test
+            Changes:
+            - helloworld:1.0.0 -> helloworld:1.0.1
+
+        """)
+        let values = "Commit summary\n\nAutomation: {{ .AutomationObject }}\n\nCluster: {{ index .Values \"cluster\" }}\nTesting: {{ .Values.testing }}\n"
+        #expect(try render(values, values: ["cluster": "prod", "testing": "value"])
+                == "Commit summary\n\nAutomation: test-ns/test-update\n\nCluster: prod\nTesting: value\n")
+    }
+
+    @Test func anEmptyTemplateIsFluxsDefaultText() throws {
+        #expect(try render("") == "Update from image update automation")
+    }
+
+    @Test func removedFieldsAreNamedWithTheirReplacement() {
+        #expect(throws: TagwardenError("template uses removed '.Updated' field. Please use '.Changed' instead. "
+                                       + "See: https://fluxcd.io/flux/components/image/imageupdateautomations/#message-template")) {
+            try render("{{ range .Updated.Images }}{{ . }}{{ end }}")
+        }
+        #expect(throws: TagwardenError("template uses removed '.Changed.ImageResult' field. Please use '.Changed.FileChanges' or "
+                                       + "'.Changed.Objects' instead. See: https://fluxcd.io/flux/components/image/imageupdateautomations/#message-template")) {
+            try render("{{ .Changed.ImageResult.Files }}")
+        }
+    }
+
+    @Test func filesAreRelativeToTheUpdatePathAndChangesDeduplicated() throws {
+        let a = SetterChange(file: "apps/prod/web.yaml", line: 1, column: 1, object: deploy.object, setter: "ns:web:tag", oldValue: "1", newValue: "2")
+        let b = SetterChange(file: "apps/staging/web.yaml", line: 1, column: 1, object: deploy.object, setter: "ns:web:tag", oldValue: "1", newValue: "2")
+        #expect(try render("{{ range $f, $_ := .Changed.FileChanges }}{{ $f }} {{ end }}|{{ len .Changed.Changes }}|{{ len .Changed.Objects }}",
+                           changes: [b, a], root: "apps") == "prod/web.yaml staging/web.yaml |1|1")
+    }
+
+    @Test func goPrintsValuesAsFmtDoes() throws {
+        #expect(try render("{{ range $o, $c := .Changed.Objects }}{{ $o }} {{ $c }}{{ end }}")
+                == "{{{apps/v1 Deployment} {test }}} [{helloworld:1.0.0 helloworld:1.0.1 flux-system:helloworld}]")
+        #expect(try render("{{ .Values }} {{ .Values.nope }} {{ index .Values \"nope\" }}|") == "map[] <no value> |")
+        #expect(try render(#"{{ print 1 2 "a" 3 }}|{{ println 1 "a" }}|{{ printf "%05.1f %-4d| %q %x %v %t %s" 3.14159 7 "a\"b" 255 1.0 true 2 }}"#)
+                == "1 2a3|1 a\n|003.1 7   | \"a\\\"b\" ff 1 true %!s(int=2)")
+        #expect(try render(#"{{ printf "%d %d" 1 }}|{{ printf "%d" 1 2 }}"#) == "1 %!d(MISSING)|1%!(EXTRA int=2)")
+    }
+
+    @Test func controlFlowVariablesAndDefinitions() throws {
+        let t = """
+        {{- define "item" }}<{{ . }}>{{ end -}}
+        {{ $n := 0 }}{{ range $i, $c := .Changed.Changes }}{{ $n = $i }}{{ template "item" $c.Setter }}{{ end }} n={{ $n }}
+        {{ if eq .AutomationObject.Name "x" }}x{{ else if eq .AutomationObject.Name "test-update" }}found{{ else }}no{{ end }}
+        {{ with .Values.none }}has{{ else }}none{{ end }} {{ range 3 }}{{ if eq . 1 }}{{ continue }}{{ end }}{{ . }}{{ end }}
+        {{ block "b" . }}block {{ .AutomationObject.Namespace }}{{ end }}
+        """
+        #expect(try render(t) == "<flux-system:helloworld> n=0\nfound\nnone 02\nblock test-ns")
+    }
+
+    @Test func sprigFunctions() throws {
+        let t = #"{{ upper "a" }} {{ "B" | lower }} {{ title "hello wor_ld x" }} {{ trim "  x " }} {{ trimPrefix "v" "v1" }} "#
+            + #"{{ trimSuffix "-rc" "1-rc" }} {{ replace "a" "b" "aXa" }} {{ join "," (list "a" "b") }} {{ (split ":" "a:b")._1 }} "#
+            + #"{{ contains "el" "hello" }} {{ hasPrefix "he" "hello" }} {{ hasSuffix "lo" "hello" }} {{ quote "a" "b" }} {{ squote "c" }} "#
+            + #"{{ default "d" "" }} {{ default "d" "x" }} {{ empty "" }} {{ toJson (list "a<" 1) }}|{{ indent 2 "a\nb" }}|{{ nindent 1 "c" }}"#
+        #expect(try render(t) == "A b Hello Wor_ld X x 1 1 bXb a,b b true true true \"a\" \"b\" 'c' d x true [\"a\\u003c\",1]|  a\n  b|\n c")
+    }
+
+    @Test func runtimeErrorsAreGosWithThePosition() {
+        #expect(throws: TagwardenError("failed to run template from spec: template: commit message:2:5: executing \"commit message\" at <.Nope>: "
+                                       + "can't evaluate field Nope in type source.TemplateData")) {
+            try render("x\n  {{ .Nope }}")
+        }
+        #expect(throws: TagwardenError("unable to create commit message template from spec: template: commit message:1: "
+                                       + "function \"nosuch\" not defined")) {
+            try render("{{ nosuch }}")
+        }
+    }
+}
