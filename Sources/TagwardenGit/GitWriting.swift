@@ -244,6 +244,17 @@ extension GitRepository {
         throw TagwardenError("cannot update \(name) to \(new): \(why)")
     }
 
+    /// Deletes reference `name` if it still points at `expected`.
+    public func deleteReference(_ name: String, expecting expected: GitOID) throws {
+        var ref: OpaquePointer?
+        guard git_reference_lookup(&ref, handle, name) == 0, let ref else { return }
+        defer { git_reference_free(ref) }
+        guard let target = git_reference_target(ref), GitOID(target.pointee) == expected else {
+            throw TagwardenError("cannot delete \(name): it moved")
+        }
+        guard git_reference_delete(ref) == 0 else { throw TagwardenError("cannot delete \(name): \(lastGitError("unknown error"))") }
+    }
+
     /// The object reference `name` points at (symbolic references followed), nil when there is none.
     public func referenceTarget(_ name: String) -> GitOID? {
         var id = git_oid()

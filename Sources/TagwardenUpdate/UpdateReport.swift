@@ -9,11 +9,8 @@ public struct UpdateReport: Sendable {
     public let plan: UpdatePlan
     /// Files written (`--write`, or `--commit` on the branch checked out).
     public var written: [String] = []
-    /// The commit made, and the branch it is on.
-    public var commit: String?
-    public var branch: String?
-    /// What the push did, when asked.
-    public var push: String?
+    /// The commits made (`--commit`): by which automation, on which branch, and whether pushed.
+    public var commits: [(automation: String, branch: String, commit: String, pushed: Bool)] = []
 
     public init(mode: Mode, plan: UpdatePlan) {
         self.mode = mode
@@ -72,6 +69,11 @@ public struct UpdateReport: Sendable {
                 }
             }
             for u in a.unreadable { out += "  \(u.path): skipped: Flux cannot read the file (\(u.reason))\n" }
+            switch a.message {
+            case .success(let m)?: out += "  commit message:\n" + m.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n") + "\n"
+            case .failure(let e)?: out += "  commit message: \(e.message)\n"
+            case nil: break
+            }
         }
         return out
     }
@@ -107,6 +109,11 @@ public struct UpdateReport: Sendable {
                 })),
                 ("unreadable", .array(a.unreadable.map { .object([("file", .string($0.path)), ("reason", .string($0.reason))]) })),
                 ("changes", .array(a.changes.map(change))),
+                ("message", { switch a.message {
+                    case .success(let m)?: return .string(m)
+                    default: return .null
+                } }()),
+                ("messageError", { if case .failure(let e)? = a.message { return .string(e.message) }; return .null }()),
             ])
         }
         return .object([
@@ -114,7 +121,11 @@ public struct UpdateReport: Sendable {
             ("policies", .array(policies)), ("automations", .array(automations)),
             ("files", .array(plan.files.map { f in .object([("path", .string(f.path)), ("changes", .array(f.changes.map(change)))]) })),
             ("errors", .array(plan.errors.map { .string($0) })), ("warnings", .array(plan.warnings.map { .string($0) })),
-            ("written", .array(written.map { .string($0) })), ("commit", str(commit)), ("branch", str(branch)), ("push", str(push)),
+            ("written", .array(written.map { .string($0) })),
+            ("commits", .array(commits.map { c in
+                .object([("automation", .string(c.automation)), ("branch", .string(c.branch)), ("commit", .string(c.commit)),
+                         ("pushed", .bool(c.pushed))])
+            })),
         ])
     }
 
@@ -132,7 +143,7 @@ public struct UpdateReport: Sendable {
                 out += "| \(cell(c.file)) | \(c.line) | \(cell(c.setter)) | \(cell(c.oldValue)) | \(cell(c.newValue)) |\n"
             }
         }
-        if let commit { out += "\nCommit `\(commit)` on `\(branch ?? "")`.\n" }
+        for c in commits { out += "\nCommit `\(c.commit)` on `\(c.branch)`\(c.pushed ? ", pushed" : "") (\(c.automation)).\n" }
         if !plan.errors.isEmpty { out += "\n### Errors\n\n" + plan.errors.map { "- \($0)\n" }.joined() }
         if !plan.warnings.isEmpty { out += "\n### Warnings\n\n" + plan.warnings.map { "- \($0)\n" }.joined() }
         return out

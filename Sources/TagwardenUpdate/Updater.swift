@@ -21,6 +21,9 @@ public struct AutomationUpdate: Sendable {
     public let changes: [SetterChange]
     /// Files it changes, as it leaves them.
     public let rewrites: [FileRewrite]
+    /// The commit message its changes get (its messageTemplate rendered with Flux's data), or why Flux could not
+    /// render it; nil when nothing changes.
+    public let message: Result<String, TagwardenError>?
 }
 
 /// What `tagwarden update` does to a repository: each automation run in turn (by namespace and name), as Flux
@@ -70,7 +73,7 @@ public enum Updater {
             let spec = automation.spec
             func skipped(_ why: String, failed: Bool = false, table: SetterTable = SetterTable(values: [:])) -> AutomationUpdate {
                 AutomationUpdate(automation: a, namespace: namespace, name: name, paths: automation.paths, skipped: why, failed: failed,
-                                 table: table, markers: [], unreadable: [], changes: [], rewrites: [])
+                                 table: table, markers: [], unreadable: [], changes: [], rewrites: [], message: nil)
             }
             if spec.suspended { runs.append(skipped("suspended (spec.suspend: true)")); continue }
             if spec.updatesElsewhere { runs.append(skipped("its GitRepository is another repository")); continue }
@@ -112,9 +115,16 @@ public enum Updater {
             for key in Set(markers.filter { table.failed.contains($0.policy) }.map(\.policy)).sorted() {
                 errors.append(table.whyAbsent[key] ?? "ImagePolicy \(key) selects no tag")
             }
+            var message: Result<String, TagwardenError>?
+            if !changes.isEmpty {
+                let data = CommitMessage.data(namespace: namespace, name: name, root: automation.paths.first ?? "", changes: changes,
+                                              values: spec.messageTemplateValues)
+                message = Result { try CommitMessage.render(spec.messageTemplate?.value, data: data) }.mapError { ($0 as? TagwardenError) ?? TagwardenError("\($0)") }
+                if case .failure(let e) = message { errors.append("ImageUpdateAutomation \(namespace)/\(name): \(e.message)") }
+            }
             runs.append(AutomationUpdate(automation: a, namespace: namespace, name: name, paths: automation.paths, skipped: nil, failed: false,
                                          table: table, markers: markers, unreadable: unreadable, changes: changes,
-                                         rewrites: rewrites.values.sorted { SourceText.byteLess($0.path, $1.path) }))
+                                         rewrites: rewrites.values.sorted { SourceText.byteLess($0.path, $1.path) }, message: message))
         }
         let files = changed.keys.sorted { SourceText.byteLess($0, $1) }.compactMap { path -> FileRewrite? in
             let before = original[path]!.bytes, after = current[path]!.bytes

@@ -25,6 +25,11 @@ enum UpdateFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json, markdown
 }
 
+enum PushBranchModeArgument: String, ExpressibleByArgument, CaseIterable {
+    case stack, reset
+    var mode: PushBranchMode { self == .stack ? .stack : .reset }
+}
+
 struct Update: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run Flux's image update automation here: evaluate the ImagePolicies, rewrite the marked fields, show, write or commit the result.",
@@ -63,6 +68,18 @@ struct Update: ParsableCommand {
     @Flag(help: "With --write: write files that have uncommitted changes too.")
     var force = false
 
+    @Flag(help: "With --commit: sign the commit as git does (gpg.format openpgp or ssh, user.signingKey); commit.gpgsign=true signs unasked.")
+    var sign = false
+
+    @Flag(help: "With --commit: push the push branch (SSH keys or agent; HTTPS with TAGWARDEN_GIT_TOKEN, GITHUB_TOKEN or git's credential helper).")
+    var push = false
+
+    @Option(help: "With --push: the remote, a name or a URL.")
+    var remote: String = "origin"
+
+    @Option(help: "With --commit: stack (commit on the push branch's tip, as Flux does) or reset (rebuild it from the checkout branch; pushed with a lease).")
+    var pushBranchMode: PushBranchModeArgument = .stack
+
     @Flag(help: "List every ImagePolicy's choice and every marker with what happens to it (changed, already current, or skipped and why).")
     var explain = false
 
@@ -83,6 +100,9 @@ struct Update: ParsableCommand {
             throw ValidationError("--automation must be NAMESPACE/NAME, not '\(a)'")
         }
         if force && mode != .write { throw ValidationError("--force goes with --write") }
+        if (sign || push || pushBranchMode != .stack) && mode != .commit {
+            throw ValidationError("--sign, --push and --push-branch-mode go with --commit")
+        }
     }
 
     func run() throws {
@@ -95,13 +115,30 @@ struct Update: ParsableCommand {
                 let parts = a.split(whereSeparator: { $0 == "/" || $0 == ":" }).map(String.init)
                 return (parts[0], parts[1])
             }
-            let plan = try Updater.plan(model, files: snapshot.files, tags: source, only: only)
-            var report = UpdateReport(mode: mode == .write ? .write : mode == .commit ? .commit : .dryRun, plan: plan)
-            switch mode {
-            case .dryRun: break
-            case .write: report.written = try write(plan, root: snapshot.root, repo: ws.repo)
-            case .commit: throw TagwardenError("--commit is not built yet")
+            var report: UpdateReport
+            if mode == .commit {
+                guard let repo = ws.repo else { throw TagwardenError("--commit needs a git repository, and \(ws.root) is not inside one") }
+                var options = CommitRun.Options()
+                options.remote = remote
+                options.mode = pushBranchMode.mode
+                options.sign = sign
+                options.push = push
+                options.only = only
+                let (plans, commits) = try CommitRun(repo: repo, config: ws.config, tags: source, options: options,
+                                                     workdir: repo.workdir.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }).run(model)
+                report = UpdateReport(mode: .commit, plan: UpdatePlan.merging(plans))
+                report.commits = commits.map { (automation: $0.automation, branch: $0.branch, commit: $0.commit.hex, pushed: $0.pushed) }
+                report.written = commits.flatMap(\.written)
+            } else {
+                let plan = try Updater.plan(model, files: snapshot.files, tags: source, only: only)
+                report = UpdateReport(mode: mode == .write ? .write : .dryRun, plan: plan)
+                if mode == .write {
+                    let lock = try ws.repo.map { try UpdateLock(gitDir: $0.commonDir) }
+                    defer { lock?.release() }
+                    report.written = try write(plan, root: snapshot.root, repo: ws.repo)
+                }
             }
+            let plan = report.plan
             emit(report, model: model)
             if !plan.errors.isEmpty { return 1 }
             return mode == .dryRun && !report.isUpToDate ? 3 : 0
@@ -185,7 +222,11 @@ struct Update: ParsableCommand {
                     switch report.mode {
                     case .dryRun: writeStderr("tagwarden: \(what) pending (--write writes them, --commit commits them)\n")
                     case .write: writeStderr("tagwarden: wrote \(what)\n")
-                    case .commit: writeStderr("tagwarden: committed \(what)" + (report.commit.map { " as \($0)" } ?? "") + "\n")
+                    case .commit:
+                        for c in report.commits {
+                            writeStderr("tagwarden: \(c.automation): committed \(c.commit) on \(c.branch)\(c.pushed ? ", pushed to \(remote)" : "")\n")
+                        }
+                        if report.commits.isEmpty { writeStderr("tagwarden: \(what), not committed\n") }
                     }
                 }
             }

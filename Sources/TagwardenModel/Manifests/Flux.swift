@@ -58,6 +58,8 @@ public struct AutomationSpec: Sendable {
     /// `git.commit.author`.
     public var authorName: String?
     public var authorEmail: String?
+    /// `git.commit.messageTemplateValues`.
+    public var messageTemplateValues: [String: String] = [:]
     /// `git.push.refspec` and `git.push.options`.
     public var pushRefspec: String?
     public var pushOptions: [String: String] = [:]
@@ -215,6 +217,7 @@ public indirect enum FluxSpec: Sendable {
                 a.checkoutBranch = str(y.get(git, "checkout", "ref", "branch"))
                 a.pushBranch = loc(y.get(git, "push", "branch"))
                 a.messageTemplate = loc(y.get(git, "commit", "messageTemplate"))
+                a.messageTemplateValues = labels(y.get(git, "commit", "messageTemplateValues"))
             }
             if let upd = y.get(spec, "update") {
                 a.updatePath = loc(y.get(upd, "path"))

@@ -1,0 +1,142 @@
+import TagwardenBasics
+import TagwardenGit
+import TagwardenModel
+
+/// `update --commit [--push]`: each automation updated on its own branch's tree, committed, and pushed if asked.
+public struct CommitRun {
+    public struct Options: Sendable {
+        public var remote = "origin"
+        public var mode: PushBranchMode = .stack
+        public var sign = false
+        public var push = false
+        public var only: (namespace: String, name: String)?
+        public init() {}
+    }
+
+    /// What one automation's commit did.
+    public struct Made: Sendable {
+        public let automation: String
+        public let branch: String
+        public let commit: GitOID
+        public let pushed: Bool
+        /// The files written into the work tree (the push branch is checked out).
+        public let written: [String]
+    }
+
+    let repo: GitRepository
+    let config: Config
+    let tags: any TagSource
+    let options: Options
+    /// The work tree, when the repository has one.
+    let workdir: String?
+
+    public init(repo: GitRepository, config: Config, tags: some TagSource, options: Options, workdir: String?) {
+        self.repo = repo
+        self.config = config
+        self.tags = tags
+        self.options = options
+        self.workdir = workdir
+    }
+
+    /// Runs every automation of `model` (the repository as checked out), each on its checkout and push branches.
+    /// Returns the plans (one per automation run) and the commits made.
+    public func run(_ model: Model) throws -> (plans: [UpdatePlan], commits: [Made]) {
+        let lock = try UpdateLock(gitDir: repo.commonDir)
+        defer { lock.release() }
+        var plans: [UpdatePlan] = []
+        var commits: [Made] = []
+        var order = model.flux.automations.indices.map { a in
+            (a, model.flux.automations[a].namespace ?? "", model.objects[model.flux.automations[a].object].name ?? "")
+        }
+        order.sort { ($0.1, $0.2) < ($1.1, $1.2) }
+        if let only = options.only {
+            order = order.filter { $0.1 == only.namespace && $0.2 == only.name }
+            if order.isEmpty { throw TagwardenError("no ImageUpdateAutomation \(only.namespace)/\(only.name) in the repository") }
+        }
+        for (a, namespace, name) in order {
+            var attempt = 0
+            var lease: GitOID?? = nil
+            while true {
+                attempt += 1
+                let target = try Committer.target(model, automation: a, repo: repo, remote: options.remote, mode: options.mode)
+                // the automation as its branch holds it, on that branch's files
+                let snapshot = try Sources.commit(repo, rev: target.base.hex)
+                let base = try Model.build(snapshot.files, config: config, profile: nil, remoteURLs: repo.remoteURLs())
+                let plan = try Updater.plan(base, files: snapshot.files, tags: tags, only: (namespace, name))
+                plans.append(plan)
+                guard plan.errors.isEmpty, let run = plan.automations.first, run.skipped == nil, !plan.files.isEmpty,
+                      case .success(let message)? = run.message else { break }
+                let spec = base.flux.automations[run.automation].spec
+                guard let email = spec.authorEmail ?? repo.configString("user.email") else {
+                    throw TagwardenError("ImageUpdateAutomation \(namespace)/\(name) has no git.commit.author.email, and git has no user.email")
+                }
+                let author = Committer.signature(name: spec.authorName ?? repo.configString("user.name") ?? email, email: email)
+                // the committer is the author unless git's configuration names one
+                let committer = repo.configString("user.email").map {
+                    Committer.signature(name: repo.configString("user.name") ?? $0, email: $0, time: author.time)
+                } ?? author
+                var signer: CommitSigner?
+                if options.sign || CommitSigner.configured(repo) { signer = try CommitSigner.fromConfig(repo, email: committer.email) }
+                let commit = try Committer.commit(plan.files, on: target, repo: repo, workdir: workdir, author: author, committer: committer,
+                                                  message: message, sign: signer.map { s in { try s.sign($0) } })
+                var pushed = false
+                if options.push {
+                    if !spec.pushOptions.isEmpty {
+                        throw TagwardenError("ImageUpdateAutomation \(namespace)/\(name) sets git.push.options, which this build's libgit2 "
+                                             + "cannot send; commit \(commit) is on \(target.pushBranch), unpushed")
+                    }
+                    // a rebuilt branch is forced only over the remote tip last fetched
+                    let forced = options.mode == .reset && target.pushBranch != target.checkoutBranch
+                    lease = forced ? .some(repo.referenceTarget("refs/remotes/\(options.remote)/\(target.pushBranch)")) : nil
+                    switch try Pusher.push(repo, remote: options.remote, branch: target.pushBranch, commit: commit, lease: lease,
+                                           refspec: spec.pushRefspec) {
+                    case .pushed: pushed = true
+                    case .remoteMoved(let now):
+                        let branchRef = "refs/heads/" + target.pushBranch
+                        if target.checkedOut {
+                            throw TagwardenError("the remote's \(target.pushBranch) moved (now \(now?.hex ?? "deleted")): the update is commit "
+                                                 + "\(commit) on your \(target.pushBranch); pull --rebase and push it")
+                        }
+                        // put the branch back as it was, then, once, fetch and make the update again over the remote's tip
+                        if let old = target.pushTip {
+                            try repo.updateReference(branchRef, to: old, expecting: commit, message: "tagwarden update: the remote moved")
+                        } else {
+                            try repo.deleteReference(branchRef, expecting: commit)
+                        }
+                        guard attempt == 1 else {
+                            throw TagwardenError("the remote's \(target.pushBranch) moved again (now \(now?.hex ?? "deleted")) while updating; gave up "
+                                                 + "after one retry")
+                        }
+                        let tracking = "refs/remotes/\(options.remote)/\(target.pushBranch)"
+                        try repo.fetch(remote: options.remote, refspecs: ["+\(branchRef):\(tracking)"])
+                        if options.mode == .stack, let fetched = repo.referenceTarget(tracking) {
+                            try repo.updateReference(branchRef, to: fetched, expecting: target.pushTip, message: "tagwarden update: follow the remote")
+                        }
+                        plans.removeLast()
+                        continue
+                    }
+                }
+                commits.append(Made(automation: "\(namespace)/\(name)", branch: target.pushBranch, commit: commit, pushed: pushed,
+                                    written: target.checkedOut ? plan.files.map(\.path) : []))
+                break
+            }
+        }
+        return (plans, commits)
+    }
+}
+
+extension UpdatePlan {
+    /// Several automations' plans as one, for the report.
+    public static func merging(_ plans: [UpdatePlan]) -> UpdatePlan {
+        var files: [String: FileRewrite] = [:]
+        for p in plans {
+            for f in p.files {
+                files[f.path] = FileRewrite(path: f.path, before: files[f.path]?.before ?? f.before, after: f.after,
+                                            changes: (files[f.path]?.changes ?? []) + f.changes)
+            }
+        }
+        return UpdatePlan(policies: plans.first?.policies ?? [], automations: plans.flatMap(\.automations),
+                          files: files.values.sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) },
+                          errors: plans.flatMap(\.errors), warnings: plans.flatMap(\.warnings))
+    }
+}

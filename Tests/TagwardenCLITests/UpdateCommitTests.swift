@@ -1,0 +1,225 @@
+import TagwardenFixtures
+import Foundation
+import Testing
+
+/// `update --commit [--push] [--sign]` end to end: a bare repository as the remote, a clone as the work tree, the real
+/// binary, and git itself to check what was made.
+@Suite struct UpdateCommitTests {
+    static let marker = #"# {"$imagepolicy": "flux-system:web"}"#
+
+    static func automation(push: String, extra: String = "") -> String {
+        """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          sourceRef: {kind: GitRepository, name: flux-system}
+          git:
+            checkout: {ref: {branch: main}}
+            commit:
+              author: {name: Flux Bot, email: flux@example.com}
+              messageTemplate: |
+                Update images
+
+                {{ range .Changed.Changes }}- {{ .OldValue }} -> {{ .NewValue }}
+                {{ end }}
+            push: {branch: \(push)}
+          update: {path: ./apps}
+        \(extra)
+        """
+    }
+
+    /// A bare remote and a clone of it holding a fleet whose automation pushes to `push`.
+    func setUp(push: String = "image-updates") throws -> (remote: TempRepo, clone: TempRepo) {
+        let remote = try TempRepo(git: false)
+        try run("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", remote.path], cwd: remote.path)
+        let clone = try TempRepo()
+        try clone.write([
+            "flux/images.yaml": [imageRepository(), imagePolicy(), Self.automation(push: push)].joined(separator: "---\n"),
+            "apps/web.yaml": "image: ghcr.io/acme/web:1.0.0 \(Self.marker)\n",
+            "apps/notes.yaml": "note: keep\n",
+        ])
+        try clone.commitAll("fleet")
+        try clone.git("remote", "add", "origin", remote.path)
+        try clone.git("push", "-q", "origin", "main")
+        try clone.git("fetch", "-q", "origin")
+        return (remote, clone)
+    }
+
+    func tags(_ clone: TempRepo, _ list: [String]) throws {
+        try FileManager.default.createDirectory(atPath: clone.path + "/.git/t", withIntermediateDirectories: true)
+        try clone.write(".git/t/tags.yaml", "ghcr.io/acme/web: [\(list.joined(separator: ", "))]\n")
+    }
+
+    func update(_ clone: TempRepo, _ args: [String], env: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
+        try tagwarden(["update", "--tags", ".git/t/tags.yaml", "--commit"] + args, in: clone.path, env: env, sourceLocation: sourceLocation)
+    }
+
+    @Test func aPushBranchIsCreatedThenStackedAndTheWorkTreeIsLeftAlone() throws {
+        let (_, clone) = try setUp()
+        // uncommitted work, in a marked file too, survives untouched
+        try clone.write("apps/web.yaml", "image: ghcr.io/acme/web:1.0.0 \(Self.marker)\n# mine\n")
+        try clone.write("apps/new.yaml", "draft: true\n")
+        let statusBefore = try clone.git("status", "--porcelain").stdout
+        let main = try clone.git("rev-parse", "main").stdout
+        try tags(clone, ["1.1.0"])
+        let first = try update(clone, [])
+        #expect(first.code == 0, "\(first.described)")
+        #expect(try clone.git("status", "--porcelain").stdout == statusBefore)
+        #expect(try clone.git("rev-parse", "main").stdout == main)
+        #expect(try clone.git("rev-parse", "image-updates^").stdout == main)
+        #expect(try clone.git("show", "image-updates:apps/web.yaml").stdout == "image: ghcr.io/acme/web:1.1.0 \(Self.marker)\n")
+        #expect(try clone.git("log", "-1", "--format=%an <%ae>%n%B", "image-updates").stdout
+                == "Flux Bot <flux@example.com>\nUpdate images\n\n- ghcr.io/acme/web:1.0.0 -> ghcr.io/acme/web:1.1.0\n\n\n")
+        #expect(try clone.git("diff", "--stat", "main", "image-updates").stdout.contains("apps/web.yaml | 2 +-"))
+        let firstCommit = try clone.git("rev-parse", "image-updates").stdout
+        // a newer tag: stacked on the push branch, as Flux stacks
+        try tags(clone, ["1.2.0"])
+        let second = try update(clone, [])
+        #expect(second.code == 0, "\(second.described)")
+        #expect(try clone.git("rev-parse", "image-updates^").stdout == firstCommit)
+        // nothing new: no commit
+        let third = try update(clone, [])
+        #expect(third.code == 0 && third.stderr.hasSuffix("tagwarden: up to date\n"), "\(third.described)")
+        #expect(try clone.git("rev-list", "--count", "main..image-updates").stdout == "2\n")
+    }
+
+    @Test func resetModeRebuildsThePushBranchFromTheCheckoutBranch() throws {
+        let (_, clone) = try setUp()
+        try tags(clone, ["1.1.0"])
+        _ = try update(clone, [])
+        try tags(clone, ["1.2.0"])
+        let res = try update(clone, ["--push-branch-mode", "reset"])
+        #expect(res.code == 0, "\(res.described)")
+        #expect(try clone.git("rev-parse", "image-updates^").stdout == (try clone.git("rev-parse", "main").stdout))
+        #expect(try clone.git("show", "image-updates:apps/web.yaml").stdout == "image: ghcr.io/acme/web:1.2.0 \(Self.marker)\n")
+    }
+
+    @Test func onTheBranchCheckedOutTheFilesAreWrittenAndStagedWithTheCommit() throws {
+        let (_, clone) = try setUp(push: "main")
+        try clone.write("apps/other.yaml", "draft: true\n")
+        try tags(clone, ["1.1.0"])
+        let res = try update(clone, [])
+        #expect(res.code == 0, "\(res.described)")
+        #expect(try clone.git("status", "--porcelain").stdout == "?? apps/other.yaml\n")
+        #expect(try String(contentsOfFile: clone.path + "/apps/web.yaml", encoding: .utf8) == "image: ghcr.io/acme/web:1.1.0 \(Self.marker)\n")
+        #expect(try clone.git("log", "-1", "--format=%s", "main").stdout == "Update images\n")
+        // a marked file being edited stops the commit, and nothing moves
+        try tags(clone, ["1.2.0"])
+        try clone.write("apps/web.yaml", "image: ghcr.io/acme/web:1.1.0 \(Self.marker)\n# mine\n")
+        let head = try clone.git("rev-parse", "HEAD").stdout
+        let refused = try update(clone, [])
+        #expect(refused.code == 2)
+        #expect(refused.stderr == "tagwarden: error: apps/web.yaml has uncommitted changes on main, the branch checked out: commit or stash them first\n")
+        #expect(try clone.git("rev-parse", "HEAD").stdout == head)
+    }
+
+    @Test func pushGoesToTheRemoteAndARemoteThatMovedIsFollowedOnce() throws {
+        let (remote, clone) = try setUp()
+        try tags(clone, ["1.1.0"])
+        let res = try update(clone, ["--push"])
+        #expect(res.code == 0, "\(res.described)")
+        let pushed = try run("/usr/bin/git", ["--git-dir", remote.path, "rev-parse", "image-updates"], cwd: remote.path).stdout
+        #expect(pushed == (try clone.git("rev-parse", "image-updates").stdout))
+        // someone else adds to the push branch; our next update is made on their commit, after one fetch
+        let other = try TempRepo()
+        try other.git("fetch", "-q", remote.path, "image-updates:image-updates")
+        try other.git("checkout", "-q", "image-updates")
+        try other.write("apps/notes.yaml", "note: theirs\n")
+        try other.commitAll("their change")
+        try other.git("push", "-q", remote.path, "image-updates")
+        let theirs = try other.git("rev-parse", "HEAD").stdout
+        try tags(clone, ["1.2.0"])
+        let again = try update(clone, ["--push"])
+        #expect(again.code == 0, "\(again.described)")
+        let tip = try run("/usr/bin/git", ["--git-dir", remote.path, "rev-parse", "image-updates"], cwd: remote.path).stdout
+        #expect(try run("/usr/bin/git", ["--git-dir", remote.path, "rev-parse", "image-updates^"], cwd: remote.path).stdout == theirs)
+        #expect(try run("/usr/bin/git", ["--git-dir", remote.path, "show", "image-updates:apps/notes.yaml"], cwd: remote.path).stdout == "note: theirs\n")
+        #expect(tip == (try clone.git("rev-parse", "image-updates").stdout))
+    }
+
+    @Test func aResetBranchIsPushedWithALeaseAndARejectedPushSaysSo() throws {
+        let (remote, clone) = try setUp()
+        try tags(clone, ["1.1.0"])
+        #expect(try update(clone, ["--push"]).code == 0)
+        // the remote's push branch moves and our tracking ref does not know: the lease refuses, we fetch, rebuild, push
+        let other = try TempRepo()
+        try other.git("fetch", "-q", remote.path, "image-updates:image-updates")
+        try other.git("checkout", "-q", "image-updates")
+        try other.write("x.yaml", "x: 1\n")
+        try other.commitAll("theirs")
+        try other.git("push", "-q", remote.path, "image-updates")
+        try tags(clone, ["1.2.0"])
+        let res = try update(clone, ["--push", "--push-branch-mode", "reset"])
+        #expect(res.code == 0, "\(res.described)")
+        let remoteTip = try run("/usr/bin/git", ["--git-dir", remote.path, "rev-parse", "image-updates^"], cwd: remote.path).stdout
+        #expect(remoteTip == (try clone.git("rev-parse", "main").stdout))
+        // the checkout branch is never forced: a push to a main that moved is refused and says so
+        let (remote2, clone2) = try setUp(push: "main")
+        let third = try TempRepo()
+        try third.git("fetch", "-q", remote2.path, "main")
+        try third.git("checkout", "-q", "-B", "main", "FETCH_HEAD")
+        try third.write("y.yaml", "y: 1\n")
+        try third.commitAll("theirs")
+        try third.git("push", "-q", remote2.path, "main")
+        try tags(clone2, ["1.1.0"])
+        let refused = try update(clone2, ["--push"])
+        #expect(refused.code == 2)
+        #expect(refused.stderr.contains("the remote's main moved (now "), "\(refused.described)")
+        #expect(refused.stderr.contains("pull --rebase and push it"))
+    }
+
+    @Test func signedCommitsOfBothFormatsAreVerifiedByGit() throws {
+        // ssh
+        let (_, clone) = try setUp()
+        let key = clone.path + "/.git/t/key"
+        try FileManager.default.createDirectory(atPath: clone.path + "/.git/t", withIntermediateDirectories: true)
+        try run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "flux@example.com", "-f", key], cwd: clone.path)
+        let publicKey = try String(contentsOfFile: key + ".pub", encoding: .utf8)
+        try clone.write(".git/t/allowed", "flux@example.com \(publicKey)")
+        try clone.git("config", "gpg.format", "ssh")
+        try clone.git("config", "user.signingKey", key)
+        try clone.git("config", "gpg.ssh.allowedSignersFile", clone.path + "/.git/t/allowed")
+        try clone.git("config", "user.email", "flux@example.com")
+        try tags(clone, ["1.1.0"])
+        let res = try update(clone, ["--sign"])
+        #expect(res.code == 0, "\(res.described)")
+        let verified = try run("/usr/bin/git", ["verify-commit", "image-updates"], cwd: clone.path)
+        #expect(verified.code == 0, "\(verified.described)")
+        #expect(verified.stderr.contains("Good \"git\" signature for flux@example.com"))
+
+        // OpenPGP, from commit.gpgsign=true without --sign
+        let (_, pgp) = try setUp()
+        let home = pgp.path + "/.git/gnupg"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        chmod(home, 0o700)
+        let gen = try run("/usr/bin/gpg", ["--batch", "--homedir", home, "--pinentry-mode", "loopback", "--passphrase", "",
+                                           "--quick-gen-key", "Flux Bot <flux@example.com>", "ed25519", "sign", "never"], cwd: pgp.path)
+        #expect(gen.code == 0, "\(gen.described)")
+        try pgp.git("config", "commit.gpgsign", "true")
+        try pgp.git("config", "user.email", "flux@example.com")
+        try tags(pgp, ["1.1.0"])
+        let signed = try update(pgp, [], env: ["GNUPGHOME": home])
+        #expect(signed.code == 0, "\(signed.described)")
+        let log = try run("/usr/bin/git", ["log", "-1", "--show-signature", "--format=%G?", "image-updates"], cwd: pgp.path, env: ["GNUPGHOME": home])
+        #expect(log.stdout.hasSuffix("G\n"), "\(log.described)")
+        #expect(log.stdout.contains("Good signature from \"Flux Bot <flux@example.com>\""))
+    }
+
+    @Test func aLockStopsASecondRunAndAStaleOneIsTakenOver() throws {
+        let (_, clone) = try setUp()
+        try tags(clone, ["1.1.0"])
+        // a live process holds it: this test's own
+        try clone.write(".git/tagwarden-update.lock", "\(getpid())\n")
+        let held = try update(clone, [])
+        #expect(held.code == 2)
+        #expect(held.stderr == "tagwarden: error: another tagwarden update (process \(getpid())) is running on this repository; "
+                + "if none is, remove \(clone.path)/.git/tagwarden-update.lock\n")
+        #expect(try clone.git("branch", "--list", "image-updates").stdout.isEmpty)
+        // a dead one's is stale
+        try clone.write(".git/tagwarden-update.lock", "999999\n")
+        let taken = try update(clone, [])
+        #expect(taken.code == 0, "\(taken.described)")
+        #expect(!FileManager.default.fileExists(atPath: clone.path + "/.git/tagwarden-update.lock"))
+    }
+}
