@@ -40,17 +40,19 @@ public enum CommitMessage {
         func objectMap(_ changes: [SetterChange]) -> TemplateValue {
             .map(byObject(changes).map { .init(identifier($0.0), .list($0.1.map(change), type: "[]update.Change")) }, type: "update.ObjectChanges")
         }
-        let paths = Set(changes.map(\.file)).sorted { Array(relative($0).utf8).lexicographicallyPrecedes(Array(relative($1).utf8)) }
+        var byFile: [String: [SetterChange]] = [:]
+        for c in changes { byFile[relative(c.file), default: []].append(c) }
+        let paths = byFile.keys.map { (Array($0.utf8), $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }.map(\.1)
         var files: [String: TemplateValue] = [:]
         // .Changes: by file, then object, then in file order (Flux's order follows Go's map iteration), without repeats
+        struct Key: Hashable { let old, new, setter: String }
+        var seen: Set<Key> = []
         var unique: [SetterChange] = []
         for path in paths {
-            let inFile = changes.filter { $0.file == path }
-            files[relative(path)] = objectMap(inFile)
-            for (_, list) in byObject(inFile) {
-                for c in list where !unique.contains(where: { $0.oldValue == c.oldValue && $0.newValue == c.newValue && $0.setter == c.setter }) {
-                    unique.append(c)
-                }
+            let grouped = byObject(byFile[path]!)
+            files[path] = .map(grouped.map { .init(identifier($0.0), .list($0.1.map(change), type: "[]update.Change")) }, type: "update.ObjectChanges")
+            for (_, list) in grouped {
+                for c in list where seen.insert(Key(old: c.oldValue, new: c.newValue, setter: c.setter)).inserted { unique.append(c) }
             }
         }
         let result = TemplateStruct(type: "update.Result", fields: [("FileChanges", .stringMap(files, type: "map[string]update.ObjectChanges"))],

@@ -38,13 +38,15 @@ public struct CommitRun {
         self.workdir = workdir
     }
 
-    /// Runs every automation of `model` (the repository as checked out), each on its checkout and push branches.
-    /// Returns the plans (one per automation run) and the commits made.
-    public func run(_ model: Model) throws -> (plans: [UpdatePlan], commits: [Made]) {
+    /// Runs every automation of `model` (the repository at commit `commit`, whose files are `files`), each on its
+    /// checkout and push branches. Returns the plans (one per automation run) and the commits made.
+    public func run(_ model: Model, files: [SourceFile], commit: GitOID) throws -> (plans: [UpdatePlan], commits: [Made]) {
         let lock = try UpdateLock(gitDir: repo.commonDir)
         defer { lock.release() }
         var plans: [UpdatePlan] = []
         var commits: [Made] = []
+        // the tree of each base commit read and modelled once: automations made on one commit share it
+        var models: [GitOID: (files: [SourceFile], model: Model)] = [commit: (files, model)]
         var order = model.flux.automations.indices.map { a in
             (a, model.flux.automations[a].namespace ?? "", model.objects[model.flux.automations[a].object].name ?? "")
         }
@@ -60,9 +62,12 @@ public struct CommitRun {
                 attempt += 1
                 let target = try Committer.target(model, automation: a, repo: repo, remote: options.remote, mode: options.mode)
                 // the automation as its branch holds it, on that branch's files
-                let snapshot = try Sources.commit(repo, rev: target.base.hex)
-                let base = try Model.build(snapshot.files, config: config, profile: nil, remoteURLs: repo.remoteURLs())
-                let plan = try Updater.plan(base, files: snapshot.files, tags: tags, only: (namespace, name))
+                if models[target.base] == nil {
+                    let snapshot = try Sources.commit(repo, rev: target.base.hex)
+                    models[target.base] = (snapshot.files, try Model.build(snapshot.files, config: config, profile: nil, remoteURLs: repo.remoteURLs()))
+                }
+                let (baseFiles, base) = models[target.base]!
+                let plan = try Updater.plan(base, files: baseFiles, tags: tags, only: (namespace, name))
                 plans.append(plan)
                 guard plan.errors.isEmpty, let run = plan.automations.first, run.skipped == nil, !plan.files.isEmpty,
                       case .success(let message)? = run.message else { break }

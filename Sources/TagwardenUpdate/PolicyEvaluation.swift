@@ -1,3 +1,4 @@
+import TagwardenBasics
 import TagwardenPolicy
 import TagwardenModel
 
@@ -17,8 +18,25 @@ public struct PolicyOutcome: Sendable, Equatable {
 
 /// Every ImagePolicy of the Model evaluated against a tag source, as image-reflector-controller evaluates it.
 public enum PolicyEvaluation {
+    /// Every policy, evaluated on all cores (each compiles its patterns); the tags are read first, once per image.
     public static func evaluate(_ model: Model, tags source: some TagSource) throws -> [PolicyOutcome] {
-        try model.flux.policies.indices.map { p in try evaluate(model, policy: p, tags: source) }
+        var tags: [String: [TagRecord]] = [:]
+        for r in model.flux.repositories {
+            guard let image = r.spec.image?.value, tags[image] == nil else { continue }
+            if let records = try source.tags(of: image) { tags[image] = records }
+        }
+        let known = KnownTags(entries: tags)
+        let count = model.flux.policies.count
+        let outcomes = concurrentChunks(count, chunkSize: 64) { range in
+            range.map { p in (try? evaluate(model, policy: p, tags: known)) ?? PolicyOutcome(policy: p, image: nil, tag: nil, digest: nil, error: "no tags") }
+        }
+        return outcomes
+    }
+
+    /// Tags already read from a source.
+    struct KnownTags: TagSource, Sendable {
+        let entries: [String: [TagRecord]]
+        func tags(of image: String) throws -> [TagRecord]? { entries[image] }
     }
 
     static func evaluate(_ model: Model, policy p: Int, tags source: some TagSource) throws -> PolicyOutcome {

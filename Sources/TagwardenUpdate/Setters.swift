@@ -70,6 +70,76 @@ public struct SetterRun: Sendable, Equatable {
     }
 }
 
+/// A file's markers where Flux reads them (after a scalar value, or a sequence item's head comment, naming a policy),
+/// with what the setters need of each: the value and where it is, how it is written, and its object.
+public struct MarkedFile: Sendable {
+    public struct Mark: Sendable {
+        public let ref: MarkerRef
+        public let scalar: Located
+        public let style: ScalarStyle
+        /// Whether the value is in a flow collection; nil when not known (then the file is parsed if it matters).
+        public let inFlow: Bool?
+        public let object: ObjectIdentity
+    }
+    public let path: String
+    public let bytes: [UInt8]
+    public let marks: [Mark]
+    /// Why Flux cannot read the file, if it cannot.
+    public let unreadable: String?
+
+    var markers: [Mark] { marks }
+
+    /// The marks of a file, read by parsing it.
+    init(parsing file: SourceFile, scratch: inout YAMLFile) {
+        let facts = Extractor.extract(path: file.path, bytes: file.bytes, index: 0, reusing: &scratch)
+        let y = scratch
+        var nodeAt: [Int: Int] = [:]
+        var marks: [Mark] = []
+        for m in facts.markers where m.context == .value {
+            guard let ref = m.ref, let scalar = m.scalar else { continue }
+            if nodeAt.isEmpty { for (i, n) in y.nodes.enumerated() where n.kind == .scalar { nodeAt[n.span.start.offset] = i } }
+            guard let node = nodeAt[scalar.span.start.offset] else { continue }
+            let parent = y.nodes[node].parent
+            marks.append(Mark(ref: ref, scalar: scalar, style: y.nodes[node].style, inFlow: parent >= 0 && y.nodes[parent].isFlow,
+                              object: m.object.map { Setters.identity(facts.objects[$0]) } ?? .none))
+        }
+        self.init(path: file.path, bytes: file.bytes, marks: marks, unreadable: Setters.unreadable(facts))
+    }
+
+    /// The marks of file `f` of the Model (its markers `markers`, indices into `Model.markers`), as the Model read them.
+    public init(model: Model, file f: Int, markers: [Int]) {
+        let facts = model.files[f]
+        var marks: [Mark] = []
+        for k in markers {
+            let m = model.markers[k]
+            guard m.context == .value, let ref = m.ref, let scalar = m.scalar else { continue }
+            // how the value is written shows in its first byte
+            let style: ScalarStyle
+            switch facts.bytes[scalar.span.start.offset] {
+            case UInt8(ascii: "\""): style = .doubleQuoted
+            case UInt8(ascii: "'"): style = .singleQuoted
+            case UInt8(ascii: "|"): style = .literal
+            case UInt8(ascii: ">"): style = .folded
+            default: style = .plain
+            }
+            marks.append(Mark(ref: ref, scalar: scalar, style: style, inFlow: nil,
+                              object: m.object.map { Setters.identity(model.objects[$0]) } ?? .none))
+        }
+        self.init(path: facts.path, bytes: facts.bytes, marks: marks, unreadable: Setters.unreadable(facts))
+    }
+
+    init(path: String, bytes: [UInt8], marks: [Mark], unreadable: String?) {
+        self.path = path
+        self.bytes = bytes
+        self.marks = marks
+        self.unreadable = unreadable
+    }
+}
+
+extension ObjectIdentity {
+    static let none = ObjectIdentity(apiVersion: "", kind: "", namespace: "", name: "")
+}
+
 /// Flux's Setters update strategy (spec §4.2–§4.4): which files are read, which markers count, what each writes and
 /// how it is quoted — applied as byte-span edits, so every byte outside a changed value stays as it was.
 public enum Setters {
@@ -83,13 +153,18 @@ public enum Setters {
         return Sources.isManifestName(path)
     }
 
-    /// Applies `table` to the files under `root` (each path relative to the clone, bytes as read).
-    public static func run(_ files: [SourceFile], under root: String, table: SetterTable) -> SetterRun {
+    /// Applies `table` to the files under `root` (each path relative to the clone, bytes as read). `known` gives a
+    /// file's markers already read (the Model's) when its bytes are those it read; other files are parsed here.
+    public static func run(_ files: [SourceFile], under root: String, table: SetterTable,
+                           known: (@Sendable (SourceFile) -> MarkedFile?)? = nil) -> SetterRun {
         let chosen = files.filter { selects($0.path, under: root) && SourceText.contains(screenToken, in: $0.bytes) }
             .sorted { SourceText.byteLess($0.path, $1.path) }
         let results = concurrentChunks(chosen.count, chunkSize: 16) { range in
             var scratch = YAMLFile()
-            return range.map { rewrite(chosen[$0], table: table, scratch: &scratch) }
+            return range.map { k -> FileResult in
+                let marked = known?(chosen[k]) ?? MarkedFile(parsing: chosen[k], scratch: &scratch)
+                return rewrite(marked, table: table, scratch: &scratch)
+            }
         }
         var rewrites: [FileRewrite] = []
         var markers: [MarkerOutcome] = []
@@ -109,76 +184,69 @@ public enum Setters {
         var unreadable: String?
     }
 
-    /// Why Flux (kyaml's reader, go-yaml v3) cannot read a parsed file, or nil when it can.
-    static func unreadable(_ facts: FileFacts, _ y: YAMLFile) -> String? {
+    /// Why Flux (kyaml's reader, go-yaml v3) cannot read an extracted file, or nil when it can.
+    static func unreadable(_ facts: FileFacts) -> String? {
         if let e = facts.syntaxError { return "line \(e.position.line): \(e.message)" }
         if let refusal = facts.goRefusals.first { return "line \(refusal.span.start.line): \(refusal.message)" }
-        for doc in y.documents {
-            let root = y.nodes[doc.root]
-            if root.kind == .sequence || (root.kind == .scalar && !y.isNull(doc.root)) {
-                // kyaml annotates every document with its path, which a list or a scalar cannot hold
-                return "line \(root.span.start.line): the document is a \(root.kind == .sequence ? "list" : "scalar"), not a mapping"
-            }
-        }
+        // kyaml annotates every document with its path, which a list or a scalar cannot hold
+        if let root = facts.nonMappingRoot { return "line \(root.line): the document is a \(root.kind), not a mapping" }
         return nil
     }
 
-    static func rewrite(_ file: SourceFile, table: SetterTable, scratch: inout YAMLFile) -> FileResult {
+    static func rewrite(_ file: MarkedFile, table: SetterTable, scratch: inout YAMLFile) -> FileResult {
         var result = FileResult(path: file.path)
-        let facts = Extractor.extract(path: file.path, bytes: file.bytes, index: 0, reusing: &scratch)
-        let y = scratch
-        let readable = unreadable(facts, y)
-        if let readable { result.unreadable = readable }
-        // markers where Flux reads them, each on the scalar node it follows
-        var nodeAt: [Int: Int] = [:]
+        result.unreadable = file.unreadable
         var edits: [(edit: Edit, change: SetterChange?, value: String)] = []
-        for m in facts.markers where m.context == .value {
-            guard let ref = m.ref, let scalar = m.scalar else { continue }
-            let at = scalar.span.start
+        var flow: [Int: Bool]?
+        for m in file.markers {
+            let at = m.scalar.span.start
             func outcome(_ status: MarkerOutcome.Status) {
-                result.markers.append(MarkerOutcome(file: file.path, line: at.line, column: at.column, setter: ref.value, status: status))
+                result.markers.append(MarkerOutcome(file: file.path, line: at.line, column: at.column, setter: m.ref.value, status: status))
             }
-            if let readable {
+            if let readable = file.unreadable {
                 outcome(.skipped("Flux cannot read the file (\(readable)) and skips it"))
                 continue
             }
-            guard let value = table.values[ref.value] else {
-                outcome(.skipped(table.whyAbsent["\(ref.namespace):\(ref.name)"] ?? "there is no ImagePolicy \(ref.namespace)/\(ref.name)"))
+            guard let value = table.values[m.ref.value] else {
+                outcome(.skipped(table.whyAbsent["\(m.ref.namespace):\(m.ref.name)"] ?? "there is no ImagePolicy \(m.ref.namespace)/\(m.ref.name)"))
                 continue
             }
-            if nodeAt.isEmpty {
-                for (i, n) in y.nodes.enumerated() where n.kind == .scalar { nodeAt[n.span.start.offset] = i }
-            }
-            guard let node = nodeAt[at.offset] else {
-                outcome(.skipped("the marked value was not found in the parsed file"))
-                continue
-            }
-            let old = y.value(node)
-            let style = y.nodes[node].style
-            if style.isBlock {
+            if m.style.isBlock {
                 outcome(.skipped("the marked value is a block scalar (| or >), which tagwarden does not rewrite"))
                 continue
             }
-            let written = encode(value, style: style, inFlow: inFlow(y, node))
-            let span = y.nodes[node].span
-            let current = Array(file.bytes[span.start.offset..<span.end.offset])
-            if old == value {
+            // whether the value sits in a flow collection matters only for a value with `,[]{}`: then the file is parsed
+            var inFlow = m.inFlow ?? false
+            if m.inFlow == nil, value.utf8.contains(where: { [UInt8(ascii: ","), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}")].contains($0) }) {
+                if flow == nil {
+                    let parsed = MarkedFile(parsing: SourceFile(path: file.path, bytes: file.bytes), scratch: &scratch)
+                    flow = Dictionary(parsed.markers.map { ($0.scalar.span.start.offset, $0.inFlow ?? false) }, uniquingKeysWith: { a, _ in a })
+                }
+                inFlow = flow?[at.offset] ?? false
+            }
+            let written = encode(value, style: m.style, inFlow: inFlow)
+            let span = m.scalar.span
+            if m.scalar.value == value {
                 outcome(.current)
                 // as Flux, a value that YAML would read as no string is quoted — seen only when the file changes anyway
-                if current != Array(written.utf8) { edits.append((Edit(span: span, replacement: written), nil, value)) }
+                if !file.bytes[span.start.offset..<span.end.offset].elementsEqual(written.utf8) {
+                    edits.append((Edit(span: span, replacement: written), nil, value))
+                }
                 continue
             }
             outcome(.changed)
-            let object = m.object.map { identity(facts.objects[$0]) } ?? ObjectIdentity(apiVersion: "", kind: "", namespace: "", name: "")
-            let change = SetterChange(file: file.path, line: at.line, column: at.column, object: object, setter: ref.value,
-                                      oldValue: old, newValue: value)
+            let change = SetterChange(file: file.path, line: at.line, column: at.column, object: m.object, setter: m.ref.value,
+                                      oldValue: m.scalar.value, newValue: value)
             edits.append((Edit(span: span, replacement: written), change, value))
         }
         let changes = edits.compactMap(\.change)
         guard !changes.isEmpty else { return result }
         do {
             let after = try Edit.apply(edits.map(\.edit), to: file.bytes)
-            if let problem = verify(after, edits: edits.map { ($0.edit, $0.value) }, scratch: &scratch) {
+            // a value of image-reference characters written plain, or quoted, cannot change what is around it; anything
+            // else is read back before it counts
+            let plainSafe = edits.allSatisfy { e in e.edit.replacement.allSatisfy(Self.referenceByte) }
+            if !plainSafe, let problem = verify(after, edits: edits.map { ($0.edit, $0.value) }, scratch: &scratch) {
                 result.markers = result.markers.map { o in
                     o.status == .changed ? MarkerOutcome(file: o.file, line: o.line, column: o.column, setter: o.setter,
                                                          status: .skipped("not written: \(problem)")) : o
@@ -194,6 +262,18 @@ public enum Setters {
 
     static func identity(_ o: ManifestObject) -> ObjectIdentity {
         ObjectIdentity(apiVersion: o.apiVersion, kind: o.kind, namespace: o.declaredNamespace ?? "", name: o.name ?? "")
+    }
+
+    /// A byte of image references, tags and digests: letters, digits and `.-_:/@+`, and the quotes `encode` puts around
+    /// a value (escaping what is inside).
+    static func referenceByte(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "@"), UInt8(ascii: "+"),
+             UInt8(ascii: "\""), UInt8(ascii: "'"):
+            true
+        default: false
+        }
     }
 
     /// Whether a node sits in a flow collection (`[a, b]`, `{k: v}`), where `,[]{}` end a plain scalar.

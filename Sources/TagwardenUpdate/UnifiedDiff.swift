@@ -4,7 +4,7 @@ public enum UnifiedDiff {
     /// `escape`, when given, rewrites each line's text (without its line break) for a terminal; without it the diff is
     /// byte-exact, so that `git apply` takes it.
     public static func render(path: String, before: [UInt8], after: [UInt8], color: Bool = false, context: Int = 3,
-                              escape: ((String) -> String)? = nil) -> String {
+                              escape: (@Sendable (String) -> String)? = nil) -> String {
         let a = lines(before), b = lines(after)
         let path = escape.map { $0(path) } ?? path
         let ops = script(a, b)

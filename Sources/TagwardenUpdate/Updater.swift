@@ -49,6 +49,7 @@ public enum Updater {
     public static func plan(_ model: Model, files: [SourceFile], tags source: some TagSource,
                             only: (namespace: String, name: String)? = nil) throws -> UpdatePlan {
         let outcomes = try PolicyEvaluation.evaluate(model, tags: source)
+        Timings.mark("policies")
         var order = model.flux.automations.indices.map { a in
             (a, model.flux.automations[a].namespace ?? "", model.objects[model.flux.automations[a].object].name ?? "")
         }
@@ -60,6 +61,15 @@ public enum Updater {
                 throw TagwardenError("no ImageUpdateAutomation \(only.namespace)/\(only.name) in the repository"
                                      + (known.isEmpty ? " (it has none)" : "; it has \(known.joined(separator: ", "))"))
             }
+        }
+        // the markers the Model read, by file: a file no automation has changed yet is not parsed again
+        let fileIndex = Dictionary(model.files.indices.map { (model.files[$0].path, $0) }, uniquingKeysWith: { a, _ in a })
+        var markersOf: [Int: [Int]] = [:]
+        for (k, m) in model.markers.enumerated() where m.context == .value { markersOf[m.file, default: []].append(k) }
+        let byFile = markersOf
+        let known: @Sendable (SourceFile) -> MarkedFile? = { file in
+            guard let f = fileIndex[file.path], model.files[f].bytes == file.bytes else { return nil }
+            return MarkedFile(model: model, file: f, markers: byFile[f] ?? [])
         }
         var current: [String: SourceFile] = [:]
         for f in files { current[f.path] = f }
@@ -85,8 +95,9 @@ public enum Updater {
             }
             let table = try SetterTable.build(model, automation: a, outcomes: outcomes)
             // Flux parses every whole reference before it writes anything, and gives up on the run when one fails
-            if let bad = table.values.filter({ $0.key.split(separator: ":").count == 2 }).sorted(by: { $0.key < $1.key })
-                .first(where: { if case .failure = ImageReference.parse($0.value) { true } else { false } }) {
+            let references = table.values.filter { entry in entry.key.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: ":") ? 1 : 0) } == 1 }
+            if let bad = references.filter({ if case .failure = ImageReference.parse($0.value) { true } else { false } })
+                .min(by: { $0.key < $1.key }) {
                 let why = "encountered invalid image ref \"\(bad.value)\" (policy \(bad.key.replacingOccurrences(":", "/")))"
                 errors.append("ImageUpdateAutomation \(namespace)/\(name): \(why)")
                 runs.append(skipped(why, failed: true, table: table))
@@ -97,7 +108,7 @@ public enum Updater {
             var changes: [SetterChange] = []
             var rewrites: [String: FileRewrite] = [:]
             for root in automation.paths {
-                let run = Setters.run(Array(current.values), under: root, table: table)
+                let run = Setters.run(Array(current.values), under: root, table: table, known: known)
                 markers += run.markers
                 unreadable += run.unreadable
                 for w in run.rewrites {
@@ -115,6 +126,7 @@ public enum Updater {
             for key in Set(markers.filter { table.failed.contains($0.policy) }.map(\.policy)).sorted() {
                 errors.append(table.whyAbsent[key] ?? "ImagePolicy \(key) selects no tag")
             }
+            Timings.mark("setters")
             var message: Result<String, TagwardenError>?
             if !changes.isEmpty {
                 let data = CommitMessage.data(namespace: namespace, name: name, root: automation.paths.first ?? "", changes: changes,
@@ -122,6 +134,7 @@ public enum Updater {
                 message = Result { try CommitMessage.render(spec.messageTemplate?.value, data: data) }.mapError { ($0 as? TagwardenError) ?? TagwardenError("\($0)") }
                 if case .failure(let e) = message { errors.append("ImageUpdateAutomation \(namespace)/\(name): \(e.message)") }
             }
+            Timings.mark("message")
             runs.append(AutomationUpdate(automation: a, namespace: namespace, name: name, paths: automation.paths, skipped: nil, failed: false,
                                          table: table, markers: markers, unreadable: unreadable, changes: changes,
                                          rewrites: rewrites.values.sorted { SourceText.byteLess($0.path, $1.path) }, message: message))

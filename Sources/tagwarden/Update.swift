@@ -107,9 +107,13 @@ struct Update: ParsableCommand {
 
     func run() throws {
         try guarded {
+            Timings.mark("start")
             let ws = try Workspace.open(path: path, configPath: config)
-            let snapshot = try ws.snapshot(rev: nil, maxFileSize: nil)
+            // --commit works on commits, as Flux works on a clone: the automations are read from HEAD's tree
+            let head = mode == .commit ? try ws.repo.map { try $0.resolveCommit("HEAD") } : nil
+            let snapshot = try ws.snapshot(rev: head, maxFileSize: nil)
             let model = try Model.build(snapshot.files, config: ws.config, profile: nil, remoteURLs: snapshot.remoteURLs)
+            Timings.mark("model")
             let source = try readTags()
             let only = automation.map { a -> (namespace: String, name: String) in
                 let parts = a.split(whereSeparator: { $0 == "/" || $0 == ":" }).map(String.init)
@@ -125,7 +129,8 @@ struct Update: ParsableCommand {
                 options.push = push
                 options.only = only
                 let (plans, commits) = try CommitRun(repo: repo, config: ws.config, tags: source, options: options,
-                                                     workdir: repo.workdir.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }).run(model)
+                                                     workdir: repo.workdir.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
+                    .run(model, files: snapshot.files, commit: GitOID(hex: head!)!)
                 report = UpdateReport(mode: .commit, plan: UpdatePlan.merging(plans))
                 report.commits = commits.map { (automation: $0.automation, branch: $0.branch, commit: $0.commit.hex, pushed: $0.pushed) }
                 report.written = commits.flatMap(\.written)
@@ -139,7 +144,14 @@ struct Update: ParsableCommand {
                 }
             }
             let plan = report.plan
+            Timings.mark("update")
             emit(report, model: model)
+            Timings.mark("report")
+            if getenv("TAGWARDEN_TIMINGS") != nil {
+                for p in Timings.phases() {
+                    writeStderr("phase \(p.phase) wall \(Int((p.wall * 1e6).rounded())) us cpu \(Int((p.cpu * 1e6).rounded())) us\n")
+                }
+            }
             if !plan.errors.isEmpty { return 1 }
             return mode == .dryRun && !report.isUpToDate ? 3 : 0
         }
@@ -199,12 +211,18 @@ struct Update: ParsableCommand {
             if explain { writeStdoutLines(report.explanation(model)) }
             if report.mode == .dryRun {
                 // on a terminal, repository text is escaped; into a pipe or file, the diff is byte-exact for git apply
-                let escape: ((String) -> String)? = tty ? { line in
+                let escapeLine: @Sendable (String) -> String = { line in
                     line.split(separator: "\t", omittingEmptySubsequences: false).map { Escape.text(String($0)) }.joined(separator: "\t")
-                } : nil
-                for f in report.plan.files {
-                    writeAll(STDOUT_FILENO, UnifiedDiff.render(path: f.path, before: f.before, after: f.after, color: color, escape: escape))
                 }
+                let escape = tty ? escapeLine : nil
+                // rendered on all cores, written in order
+                let files = report.plan.files
+                let diffs: [String] = concurrentChunks(files.count, chunkSize: 32) { range in
+                    range.map { k -> String in
+                        UnifiedDiff.render(path: files[k].path, before: files[k].before, after: files[k].after, color: color, escape: escape)
+                    }
+                }
+                writeAll(STDOUT_FILENO, diffs.joined())
             } else {
                 for c in report.plan.changes {
                     writeStdoutLines("\(c.file):\(c.line): \(c.oldValue) -> \(c.newValue) (\(c.setter))\n")

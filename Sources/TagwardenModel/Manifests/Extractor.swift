@@ -84,6 +84,10 @@ package struct Extractor {
         swap(&ex.facts, &facts)   // moved in, not copied
         let baseName = Path.basename(path)
         for (d, doc) in scratch.documents.enumerated() {
+            let root = scratch.nodes[doc.root]
+            if ex.facts.nonMappingRoot == nil, root.kind == .sequence || (root.kind == .scalar && !scratch.isNull(doc.root)) {
+                ex.facts.nonMappingRoot = (root.span.start.line, root.kind == .sequence ? "list" : "scalar")
+            }
             if scratch.nodes[doc.root].kind == .sequence {
                 ex.jsonPatch(doc.root)
             } else {

@@ -354,6 +354,9 @@ public struct FileFacts: Sendable {
     public var bytes: [UInt8]
     public var documents = 0
     public var syntaxError: YAMLError?
+    /// The first document whose root is a list or a scalar (a JSON patch, say), which kyaml cannot annotate, so Flux's
+    /// image automation cannot read the file: its line and what it is.
+    public var nonMappingRoot: (line: Int, kind: String)?
     /// Keys given twice in a mapping: where the repeat is, the key, and the line and text of the first (another text
     /// when the two are one key only as Go reads them, `on` and `true`).
     public var duplicateKeys: [(span: SourceSpan, key: String, firstLine: Int, firstKey: String)] = []
