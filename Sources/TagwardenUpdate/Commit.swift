@@ -79,6 +79,8 @@ public enum Committer {
         let tree = try repo.writeTree(base: repo.tree(ofCommit: target.base), changes: changes)
         let commit = try repo.createCommit(tree: tree, parents: [target.base], author: author, committer: committer,
                                            message: message, sign: sign)
+        // the work tree, the index and the branch change as one: a Ctrl-C now takes effect after
+        try Interruption.whole {
         if target.checkedOut {
             guard let workdir else { throw TagwardenError("the push branch \(target.pushBranch) is checked out, but the repository has no work tree") }
             let dirty = try files.map(\.path).filter { try repo.hasUncommittedChanges($0) }
@@ -93,6 +95,7 @@ public enum Committer {
         }
         try repo.updateReference("refs/heads/" + target.pushBranch, to: commit, expecting: target.pushTip,
                                  message: "tagwarden update: image update on \(target.pushBranch)")
+        }
         return commit
     }
 
@@ -117,6 +120,7 @@ public final class UpdateLock {
             if fd >= 0 {
                 _ = TagwardenBasics.writeAll(fd, Array("\(getpid())\n".utf8))
                 close(fd)
+                Interruption.install(lockPath: path)
                 return
             }
             guard errno == EEXIST else { throw TagwardenError("cannot create the lock \(path): \(String(cString: strerror(errno)))") }
@@ -132,7 +136,10 @@ public final class UpdateLock {
         throw TagwardenError("cannot take the lock \(path)")
     }
 
-    public func release() { unlink(path) }
+    public func release() {
+        Interruption.uninstall()
+        unlink(path)
+    }
 
     deinit { release() }
 }

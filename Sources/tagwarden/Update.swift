@@ -194,7 +194,7 @@ struct Update: ParsableCommand {
             guard case .success(let now) = FileSystem.readFile(full, limit: Int.max), now == f.before else {
                 throw TagwardenError("\(f.path) changed while the update ran: run it again")
             }
-            try writeFileAtomically(full, bytes: f.after)
+            try Interruption.whole { try writeFileAtomically(full, bytes: f.after) }
         }
         return plan.files.map(\.path)
     }

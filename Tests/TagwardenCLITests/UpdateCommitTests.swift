@@ -223,3 +223,77 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: clone.path + "/.git/tagwarden-update.lock"))
     }
 }
+
+/// Ctrl-C during `update --write` and `--commit`: every file old or new, no lock or temporary file left, the branch at
+/// its old or its new commit.
+@Suite struct UpdateInterruptionTests {
+    static let marker = #"# {"$imagepolicy": "flux-system:web"}"#
+
+    func fleet(files: Int, push: String) throws -> TempRepo {
+        let r = try TempRepo()
+        var all = ["flux/images.yaml": [imageRepository(), imagePolicy(),
+                                        UpdateCommitTests.automation(push: push)].joined(separator: "---\n")]
+        for i in 0..<files { all["apps/app\(i).yaml"] = "image: ghcr.io/acme/web:1.0.0 \(Self.marker)\nindex: \(i)\n" }
+        try r.write(all)
+        try r.write(".git/tags.yaml", "ghcr.io/acme/web: ['1.1.0']\n")
+        try r.commitAll("fleet")
+        return r
+    }
+
+    /// Starts tagwarden, interrupts it after `delay` seconds, and waits for it.
+    func interrupt(_ args: [String], in dir: String, after delay: Double) throws -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        Thread.sleep(forTimeInterval: delay)
+        p.interrupt()
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+
+    func checkEveryFileIsOldOrNew(_ r: TempRepo, files: Int) throws -> Int {
+        var updated = 0
+        for i in 0..<files {
+            let text = try String(contentsOfFile: r.path + "/apps/app\(i).yaml", encoding: .utf8)
+            let old = "image: ghcr.io/acme/web:1.0.0 \(Self.marker)\nindex: \(i)\n"
+            let new = "image: ghcr.io/acme/web:1.1.0 \(Self.marker)\nindex: \(i)\n"
+            #expect(text == old || text == new, "apps/app\(i).yaml is half-written: \(text)")
+            if text == new { updated += 1 }
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: r.path + "/apps").filter { $0.contains(".tmp-") }
+        #expect(left.isEmpty, "temporary files left: \(left)")
+        #expect(!FileManager.default.fileExists(atPath: r.path + "/.git/tagwarden-update.lock"), "the lock was left behind")
+        return updated
+    }
+
+    @Test func writeInterruptedLeavesEveryFileWhole() throws {
+        let files = 400
+        for delay in [0.05, 0.15, 0.3, 0.6] {
+            let r = try fleet(files: files, push: "main")
+            _ = try interrupt(["update", "--tags", ".git/tags.yaml", "--write"], in: r.path, after: delay)
+            _ = try checkEveryFileIsOldOrNew(r, files: files)
+        }
+    }
+
+    @Test func commitInterruptedLeavesTheBranchOldOrNewAndTheWorkTreeInStep() throws {
+        let files = 400
+        for delay in [0.05, 0.15, 0.3, 0.6] {
+            let r = try fleet(files: files, push: "main")
+            let before = try r.git("rev-parse", "main").stdout
+            _ = try interrupt(["update", "--tags", ".git/tags.yaml", "--commit"], in: r.path, after: delay)
+            let updated = try checkEveryFileIsOldOrNew(r, files: files)
+            let after = try r.git("rev-parse", "main").stdout
+            // the files are written before the branch moves, all of them inside one uninterruptible change
+            if after == before {
+                #expect(updated == 0, "the branch did not move but \(updated) files changed")
+            } else {
+                #expect(updated == files)
+                #expect(try r.git("status", "--porcelain").stdout.isEmpty)
+            }
+        }
+    }
+}
