@@ -10,7 +10,12 @@ public enum CommitMessage {
     /// update.path: file names are relative to it, as Flux gives them. `.Changed.Changes` lists the changes by file,
     /// then by object (as `range` orders them), then in file order (Flux's order depends on Go's map iteration; this one
     /// is fixed).
-    public static func data(namespace: String, name: String, root: String, changes: [SetterChange], values: [String: String]) -> TemplateValue {
+    ///
+    /// Before Flux 2.7 the data has more: `.Updated` (the images each object got, as go-containerregistry references;
+    /// `.Changed.ImageResult` from 2.3), and `.Values` only from 2.5; `references` gives each policy's (`ns:name`)
+    /// selected reference, for those.
+    public static func data(namespace: String, name: String, root: String, changes: [SetterChange], values: [String: String],
+                            flux: FluxVersion = .current, references: [String: String] = [:]) -> TemplateValue {
         func relative(_ path: String) -> String { root.isEmpty ? path : String(path.dropFirst(root.count + 1)) }
         func change(_ c: SetterChange) -> TemplateValue {
             .structure(TemplateStruct(type: "update.Change", fields: [("OldValue", .string(c.oldValue)), ("NewValue", .string(c.newValue)),
@@ -55,14 +60,55 @@ public enum CommitMessage {
                 for c in list where seen.insert(Key(old: c.oldValue, new: c.newValue, setter: c.setter)).inserted { unique.append(c) }
             }
         }
-        let result = TemplateStruct(type: "update.Result", fields: [("FileChanges", .stringMap(files, type: "map[string]update.ObjectChanges"))],
-                                    methods: ["Changes": .list(unique.map(change), type: "[]update.Change"), "Objects": objectMap(changes)])
         let automation = TemplateStruct(type: "types.NamespacedName", fields: [("Namespace", .string(namespace)), ("Name", .string(name))],
                                         stringer: "\(namespace)/\(name)")
-        return .structure(TemplateStruct(type: "source.TemplateData", fields: [
-            ("AutomationObject", .structure(automation)), ("Changed", .structure(result)),
-            ("Values", .stringMap(values.mapValues { .string($0) }, type: "map[string]string")),
-        ]))
+        let valueMap = TemplateValue.stringMap(values.mapValues { .string($0) }, type: "map[string]string")
+        let release = flux.release
+        if release >= FluxVersion(2, 7) {
+            let result = TemplateStruct(type: "update.Result", fields: [("FileChanges", .stringMap(files, type: "map[string]update.ObjectChanges"))],
+                                        methods: ["Changes": .list(unique.map(change), type: "[]update.Change"), "Objects": objectMap(changes)])
+            return .structure(TemplateStruct(type: "source.TemplateData", fields: [
+                ("AutomationObject", .structure(automation)), ("Changed", .structure(result)), ("Values", valueMap),
+            ]))
+        }
+        // Flux before 2.7: .Updated, the images (go-containerregistry references) each object got, one per policy
+        func imageRef(_ setter: String) -> TemplateValue? {
+            let key = setter.split(separator: ":").prefix(2).joined(separator: ":")
+            guard let ref = references[key] else { return nil }
+            let parts = key.split(separator: ":").map(String.init)
+            return ContainerReference(ref).value(policy: TemplateStruct(type: "types.NamespacedName",
+                                                                        fields: [("Namespace", .string(parts[0])), ("Name", .string(parts[1]))],
+                                                                        stringer: key.replacingOccurrences(":", "/")))
+        }
+        func refsByObject(_ changes: [SetterChange]) -> TemplateValue {
+            .map(byObject(changes).map { object, list in
+                var refs: [TemplateValue] = []
+                for c in list { if let r = imageRef(c.setter), !refs.contains(r) { refs.append(r) } }
+                return .init(identifier(object), .list(refs, type: "[]update.ImageRef"))
+            }, type: "map[update.ObjectIdentifier][]update.ImageRef")
+        }
+        var fileResults: [String: TemplateValue] = [:]
+        var images: [TemplateValue] = []
+        for path in paths {
+            fileResults[path] = .structure(TemplateStruct(type: "update.FileResult", fields: [("Objects", refsByObject(byFile[path]!))]))
+            for (_, list) in byObject(byFile[path]!) { for c in list { if let r = imageRef(c.setter), !images.contains(r) { images.append(r) } } }
+        }
+        let updated = TemplateStruct(type: "update.Result", fields: [("Files", .stringMap(fileResults, type: "map[string]update.FileResult"))],
+                                     methods: ["Images": .list(images, type: "[]update.ImageRef"), "Objects": refsByObject(changes)])
+        var fields: [(String, TemplateValue)] = [("AutomationObject", .structure(automation)), ("Updated", .structure(updated))]
+        if release >= FluxVersion(2, 3) {
+            // ResultV2's Objects kept one file's changes per object (fixed in 2.7's 1.2): the last file's here
+            var lastFile: [ObjectIdentity: [SetterChange]] = [:]
+            for path in paths { for (object, list) in byObject(byFile[path]!) { lastFile[object] = list } }
+            let objects = byObject(changes).map { o, _ in TemplateValue.MapEntry(identifier(o), .list(lastFile[o]!.map(change), type: "[]update.Change")) }
+            let changed = TemplateStruct(type: "update.ResultV2",
+                                         fields: [("ImageResult", .structure(updated)), ("FileChanges", .stringMap(files, type: "map[string]update.ObjectChanges"))],
+                                         methods: ["Changes": .list(unique.map(change), type: "[]update.Change"),
+                                                   "Objects": .map(objects, type: "update.ObjectChanges")])
+            fields.append(("Changed", .structure(changed)))
+        }
+        if release >= FluxVersion(2, 5) { fields.append(("Values", valueMap)) }
+        return .structure(TemplateStruct(type: "source.TemplateData", fields: fields))
     }
 
     /// The message, or Flux's error for a template it cannot parse or run (a removed field named with its replacement).
@@ -88,5 +134,53 @@ public enum CommitMessage {
             }
             throw TagwardenError("failed to run template from spec: \(e.message)")
         }
+    }
+}
+
+/// A reference as go-containerregistry reads it with weak validation, for the `ImageRef` of Flux's old commit data:
+/// `String()` the reference as given, `Identifier()` its tag (or digest), `Repository()` and `Registry()` with Docker
+/// Hub's defaults filled in, `Name()` the whole of it.
+struct ContainerReference {
+    let original: String
+    let registry: String
+    let repository: String
+    let tag: String?
+    let digest: String?
+
+    init(_ reference: String) {
+        original = reference
+        var base = reference
+        var digest: String?
+        if let at = reference.firstIndex(of: "@") {
+            digest = String(reference[reference.index(after: at)...])
+            base = String(reference[..<at])
+        }
+        var tag: String?
+        if let colon = base.lastIndex(of: ":"), !base[colon...].contains("/") {
+            tag = String(base[base.index(after: colon)...])
+            base = String(base[..<colon])
+        }
+        let parts = base.split(separator: "/", maxSplits: 1).map(String.init)
+        var registry = "index.docker.io"
+        var repository = base
+        if parts.count == 2, parts[0].contains(".") || parts[0].contains(":") || parts[0] == "localhost" {
+            registry = parts[0] == "docker.io" ? "index.docker.io" : parts[0]
+            repository = parts[1]
+        }
+        if registry == "index.docker.io", !repository.contains("/") { repository = "library/" + repository }
+        self.registry = registry
+        self.repository = repository
+        self.digest = digest
+        // weak validation fills in `latest` for a reference without tag or digest
+        self.tag = digest == nil ? (tag ?? "latest") : tag
+    }
+
+    func value(policy: TemplateStruct) -> TemplateValue {
+        let identifier = digest ?? tag ?? "latest"
+        let name = digest.map { "\(registry)/\(repository)@\($0)" } ?? "\(registry)/\(repository):\(tag ?? "latest")"
+        return .structure(TemplateStruct(type: "update.imageRef", methods: [
+            "String": .string(original), "Identifier": .string(identifier), "Repository": .string(repository),
+            "Registry": .string(registry), "Name": .string(name), "Policy": .structure(policy),
+        ], stringer: original))
     }
 }

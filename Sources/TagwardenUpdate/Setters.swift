@@ -208,7 +208,7 @@ public enum Setters {
                 continue
             }
             guard let value = table.values[m.ref.value] else {
-                outcome(.skipped(table.whyAbsent["\(m.ref.namespace):\(m.ref.name)"] ?? "there is no ImagePolicy \(m.ref.namespace)/\(m.ref.name)"))
+                outcome(.skipped(table.whyAbsent["\(m.ref.namespace):\(m.ref.name)"] ?? "the repository has no ImagePolicy \(m.ref.namespace)/\(m.ref.name)"))
                 continue
             }
             if m.style.isBlock {

@@ -52,7 +52,7 @@ public struct TemplateStruct: Sendable, Equatable {
 
     public static func == (a: TemplateStruct, b: TemplateStruct) -> Bool {
         a.type == b.type && a.fields.map(\.0) == b.fields.map(\.0) && a.fields.map(\.1) == b.fields.map(\.1)
-            && a.embedded == b.embedded
+            && a.embedded == b.embedded && a.methods == b.methods && a.stringer == b.stringer
     }
 
     func member(_ name: String) -> TemplateValue? {

@@ -93,6 +93,11 @@ public enum Updater {
             if automation.unresolved {
                 runs.append(skipped("its update.path uses variables nothing here substitutes")); continue
             }
+            // a template for objects made elsewhere (`${BRANCH}-updater`): Flux never sees it as written
+            if let unsubstituted = [name, spec.checkoutBranch ?? "", spec.pushBranch?.value ?? "", spec.sourceName?.value ?? ""]
+                .first(where: { $0.contains("${") }) {
+                runs.append(skipped("it is a template: '\(unsubstituted)' holds variables nothing here substitutes")); continue
+            }
             let table = try SetterTable.build(model, automation: a, outcomes: outcomes)
             // Flux parses every whole reference before it writes anything, and gives up on the run when one fails
             let references = table.values.filter { entry in entry.key.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: ":") ? 1 : 0) } == 1 }
@@ -129,8 +134,10 @@ public enum Updater {
             Timings.mark("setters")
             var message: Result<String, TagwardenError>?
             if !changes.isEmpty {
+                // the commit data of the Flux that runs the automation (the oldest, where several do)
+                let flux = model.fluxVersion(ofFile: model.objects[automation.object].file)
                 let data = CommitMessage.data(namespace: namespace, name: name, root: automation.paths.first ?? "", changes: changes,
-                                              values: spec.messageTemplateValues)
+                                              values: spec.messageTemplateValues, flux: flux, references: table.values)
                 message = Result { try CommitMessage.render(spec.messageTemplate?.value, data: data) }.mapError { ($0 as? TagwardenError) ?? TagwardenError("\($0)") }
                 if case .failure(let e) = message { errors.append("ImageUpdateAutomation \(namespace)/\(name): \(e.message)") }
             }

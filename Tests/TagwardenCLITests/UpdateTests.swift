@@ -141,3 +141,31 @@ import Testing
         #expect(res.stderr == "tagwarden: flux-system/apps: not run: suspended (spec.suspend: true)\ntagwarden: up to date\n")
     }
 }
+
+extension UpdateTests {
+    @Test func theCommitMessageFollowsTheRepositorysFlux() throws {
+        let r = try repo()
+        try r.write("flux/images.yaml", [imageRepository(), imagePolicy(), imageUpdateAutomation(name: "apps", path: "./apps")
+            + "  git:\n    commit:\n      author: {email: bot@example.com}\n      messageTemplate: '{{range .Updated.Images}}{{println .}}{{end}}'\n"
+            + "    push: {branch: main}\n"].joined(separator: "---\n").replacingOccurrences(of: "  git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}\n", with: ""))
+        // current Flux removed .Updated: the run is an error, as the automation would stall
+        let current = try tagwarden(["update", "--tags", "tags.yaml", "--format", "json"], in: r.path)
+        #expect(current.code == 1, "\(current.described)")
+        #expect(current.stdout.contains("template uses removed '.Updated' field. Please use '.Changed' instead."))
+        // on Flux 2.4 it renders
+        try r.write(".tagwarden.yaml", "fluxVersion: \"2.4\"\n")
+        let old = try tagwarden(["update", "--tags", "tags.yaml", "--format", "json"], in: r.path)
+        #expect(old.code == 3, "\(old.described)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(old.stdout.utf8)) as? [String: Any])
+        let automation = try #require((json["automations"] as? [[String: Any]])?.first)
+        #expect(automation["message"] as? String == "ghcr.io/acme/web:1.1.0\n")
+    }
+
+    @Test func aTemplateOfAnAutomationIsNotRun() throws {
+        let r = try repo()
+        try r.write("flux/template.yaml", imageUpdateAutomation(name: "'${BRANCH}-apps'", path: "./apps"))
+        let res = try tagwarden(["update", "--tags", "tags.yaml"], in: r.path)
+        #expect(res.stderr.hasPrefix("tagwarden: flux-system/${BRANCH}-apps: not run: it is a template: '${BRANCH}-apps' holds variables nothing here substitutes\n"),
+                "\(res.described)")
+    }
+}

@@ -109,3 +109,27 @@ import TagwardenModel
         }
     }
 }
+
+extension CommitMessageTests {
+    func renderOld(_ template: String, flux: FluxVersion) throws -> String {
+        let second = SetterChange(file: "deploy.yaml", line: 12, column: 16, object: deploy.object, setter: "flux-system:helloworld:tag",
+                                  oldValue: "1.0.0", newValue: "1.0.1")
+        return try CommitMessage.render(template, data: CommitMessage.data(
+            namespace: "test-ns", name: "test-update", root: "", changes: [deploy, second], values: ["cluster": "prod"], flux: flux,
+            references: ["flux-system:helloworld": "helloworld:1.0.1"]))
+    }
+
+    @Test func olderFluxHasUpdatedWithGoContainerRegistryReferences() throws {
+        // Flux before 2.7: .Updated, one image per policy and object, whichever of its setters changed
+        let t = "{{ range .Updated.Images }}{{ . }} {{ .Identifier }} {{ .Repository }} {{ .Registry }} {{ .Name }} {{ .Policy.Name }}\n{{ end }}"
+            + "{{ range $f, $r := .Updated.Files }}{{ $f }}:{{ range $o, $refs := $r.Objects }} {{ $o.Kind }}/{{ $o.Name }} {{ len $refs }}{{ end }}{{ end }}"
+        let expected = "helloworld:1.0.1 1.0.1 library/helloworld index.docker.io index.docker.io/library/helloworld:1.0.1 helloworld\n"
+            + "deploy.yaml: Deployment/test 1"
+        #expect(try renderOld(t, flux: FluxVersion(2, 4)) == expected)
+        #expect(try renderOld("{{ len .Changed.ImageResult.Images }} {{ len .Changed.Changes }}", flux: FluxVersion(2, 4)) == "1 2")
+        // .Values came with 2.5, and 2.2 has no .Changed
+        #expect(throws: TagwardenError.self) { try renderOld("{{ .Values.cluster }}", flux: FluxVersion(2, 4)) }
+        #expect(try renderOld("{{ .Values.cluster }}", flux: FluxVersion(2, 5)) == "prod")
+        #expect(throws: TagwardenError.self) { try renderOld("{{ .Changed.Changes }}", flux: FluxVersion(2, 2)) }
+    }
+}

@@ -142,7 +142,7 @@ import TagwardenModel
         #expect(r.rewrites.isEmpty)
         #expect(r.markers.map(\.status) == [
             .skipped("ImagePolicy other/web is not in the automation's namespace flux-system; Flux only uses policies of its own namespace"),
-            .skipped("there is no ImagePolicy flux-system/nope"), .current,
+            .skipped("the repository has no ImagePolicy flux-system/nope"), .current,
         ])
     }
 
