@@ -206,6 +206,26 @@ import Testing
         #expect(log.stdout.contains("Good signature from \"Flux Bot <flux@example.com>\""))
     }
 
+    /// The action's Update step (mode: update), run by bash as GitHub runs it on a schedule.
+    @Test func githubActionUpdateStepCommitsAndPushes() throws {
+        let (remote, clone) = try setUp()
+        try tags(clone, ["1.1.0"])
+        let extract = try run("/usr/bin/env", ["python3", "-c", "import yaml, sys; a = yaml.safe_load(open(sys.argv[1])); "
+            + "print(next(s for s in a['runs']['steps'] if s['name'] == 'Update')['run'])", packageRoot + "/action.yml"], cwd: "/")
+        #expect(!extract.stdout.isEmpty, "\(extract.stderr)")
+        let out = try TempRepo(git: false)
+        let env = ["TW": binary, "TW_PATH": ".", "TW_CONFIG": "", "TW_TAGS": ".git/t/tags.yaml", "TW_ARGS": "--automation flux-system/apps",
+                   "GITHUB_STEP_SUMMARY": out.path + "/summary.md"]
+        let step = try run("/bin/bash", ["-e", "-c", extract.stdout], cwd: clone.path, env: env)
+        #expect(step.code == 0, "\(step.stderr)")
+        let pushed = try run("/usr/bin/git", ["--git-dir", remote.path, "show", "image-updates:apps/web.yaml"], cwd: remote.path).stdout
+        #expect(pushed == "image: ghcr.io/acme/web:1.1.0 \(Self.marker)\n")
+        let summary = try String(contentsOfFile: out.path + "/summary.md", encoding: .utf8)
+        #expect(summary.hasPrefix("## Image updates\n\n| File | Line | Setter | From | To |\n|---|---|---|---|---|\n"
+                                  + "| `apps/web.yaml` | 1 | `flux-system:web` | `ghcr.io/acme/web:1.0.0` | `ghcr.io/acme/web:1.1.0` |\n"), "\(summary)")
+        #expect(summary.contains(", pushed (flux-system/apps)."))
+    }
+
     @Test func aLockStopsASecondRunAndAStaleOneIsTakenOver() throws {
         let (_, clone) = try setUp()
         try tags(clone, ["1.1.0"])
