@@ -138,6 +138,20 @@ import Testing
         #expect(tip == (try clone.git("rev-parse", "image-updates").stdout))
     }
 
+    @Test func aPushRefspecIsPushedToo() throws {
+        let (remote, clone) = try setUp()
+        try clone.write("flux/images.yaml", [imageRepository(), imagePolicy(),
+                                             Self.automation(push: "image-updates").replacingOccurrences(
+                                                of: "    push: {branch: image-updates}",
+                                                with: "    push: {branch: image-updates, refspec: 'HEAD:refs/heads/review/images'}")].joined(separator: "---\n"))
+        try clone.commitAll("refspec")
+        try tags(clone, ["1.1.0"])
+        let res = try update(clone, ["--push"])
+        #expect(res.code == 0, "\(res.described)")
+        let review = try run("/usr/bin/git", ["--git-dir", remote.path, "rev-parse", "review/images"], cwd: remote.path).stdout
+        #expect(review == (try clone.git("rev-parse", "image-updates").stdout))
+    }
+
     @Test func aResetBranchIsPushedWithALeaseAndARejectedPushSaysSo() throws {
         let (remote, clone) = try setUp()
         try tags(clone, ["1.1.0"])
@@ -314,6 +328,111 @@ import Testing
                 #expect(updated == files)
                 #expect(try r.git("status", "--porcelain").stdout.isEmpty)
             }
+        }
+    }
+}
+
+/// `--push` over HTTPS-style authentication: a git smart-HTTP server (git http-backend behind Basic authentication)
+/// that only takes one token; the token reaches it from the environment or from git's credential helper, and never
+/// appears in what tagwarden prints.
+@Suite struct UpdatePushCredentialTests {
+    static let token = "s3cr3t-token-\(UUID().uuidString.prefix(8))"
+
+    /// A server for `root` on a free port; stopped at the end of `body`.
+    func withServer(root: String, _ body: (String) throws -> Void) throws {
+        let script = """
+        import base64, http.server, os, subprocess, sys
+        root, token = sys.argv[1], sys.argv[2]
+        class H(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a): pass
+            def handle_one(self):
+                expected = "Basic " + base64.b64encode(("x-access-token:" + token).encode()).decode()
+                if self.headers.get("Authorization") != expected:
+                    self.send_response(401); self.send_header("WWW-Authenticate", 'Basic realm="git"'); self.send_header("Content-Length", "0"); self.end_headers(); return
+                path, _, query = self.path.partition("?")
+                env = dict(os.environ, GIT_PROJECT_ROOT=root, GIT_HTTP_EXPORT_ALL="1", PATH_INFO=path, QUERY_STRING=query,
+                           REQUEST_METHOD=self.command, CONTENT_TYPE=self.headers.get("Content-Type", ""), REMOTE_USER="bot")
+                if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+                    body = b""
+                    while True:
+                        size = int(self.rfile.readline().strip().split(b";")[0], 16)
+                        if size == 0:
+                            self.rfile.readline(); break
+                        body += self.rfile.read(size); self.rfile.readline()
+                else:
+                    body = self.rfile.read(int(self.headers.get("Content-Length", "0") or 0))
+                out = subprocess.run(["git", "http-backend"], input=body, env=env, capture_output=True).stdout
+                head, _, rest = out.partition(b"\\r\\n\\r\\n")
+                status = 200
+                headers = []
+                for line in head.decode().split("\\r\\n"):
+                    k, _, v = line.partition(": ")
+                    if k.lower() == "status": status = int(v.split()[0])
+                    elif k: headers.append((k, v))
+                self.send_response(status)
+                for k, v in headers: self.send_header(k, v)
+                self.send_header("Content-Length", str(len(rest))); self.end_headers(); self.wfile.write(rest)
+            do_GET = do_POST = handle_one
+        s = http.server.HTTPServer(("127.0.0.1", 0), H)
+        print(s.server_port, flush=True)
+        s.serve_forever()
+        """
+        let dir = try TempRepo(git: false)
+        try dir.write("server.py", script)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = [dir.path + "/server.py", root, Self.token]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer {
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+        }
+        var port = ""
+        while !port.hasSuffix("\n") {
+            let byte = out.fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty { break }
+            port += String(decoding: byte, as: UTF8.self)
+        }
+        try body("http://127.0.0.1:\(port.trimmingCharacters(in: .whitespacesAndNewlines))/remote.git")
+    }
+
+    @Test func aTokenFromTheEnvironmentOrGitsCredentialHelperPushesAndIsNeverShown() throws {
+        let (remoteRepo, clone) = try UpdateCommitTests().setUp()
+        let root = remoteRepo.path + "-root"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.moveItem(atPath: remoteRepo.path, toPath: root + "/remote.git")
+        try run("/usr/bin/git", ["--git-dir", root + "/remote.git", "config", "http.receivepack", "true"], cwd: root)
+        try withServer(root: root) { url in
+            try UpdateCommitTests().tags(clone, ["1.1.0"])
+            let noGlobal = ["GIT_CONFIG_GLOBAL": "/dev/null", "GIT_TERMINAL_PROMPT": "0", "GITHUB_TOKEN": "", "TAGWARDEN_GIT_TOKEN": ""]
+            // no credentials: refused, and the message says what was tried
+            let refused = try tagwarden(["update", "--tags", ".git/t/tags.yaml", "--commit", "--push", "--remote", url], in: clone.path, env: noGlobal)
+            #expect(refused.code == 2, "\(refused.described)")
+            #expect(refused.stderr.contains("credentials tried: git credential helper"), "\(refused.described)")
+            try clone.git("update-ref", "-d", "refs/heads/image-updates")
+            // a token in the environment
+            var env = noGlobal
+            env["TAGWARDEN_GIT_TOKEN"] = Self.token
+            let pushed = try tagwarden(["update", "--tags", ".git/t/tags.yaml", "--commit", "--push", "--remote", url, "--format", "json"],
+                                       in: clone.path, env: env)
+            #expect(pushed.code == 0, "\(pushed.described)")
+            #expect(!pushed.stdout.contains(Self.token) && !pushed.stderr.contains(Self.token))
+            #expect(try run("/usr/bin/git", ["--git-dir", root + "/remote.git", "rev-parse", "image-updates"], cwd: root).stdout
+                    == (try clone.git("rev-parse", "image-updates").stdout))
+            // git's credential helper: a store file with the token
+            try run("/usr/bin/git", ["--git-dir", root + "/remote.git", "update-ref", "-d", "refs/heads/image-updates"], cwd: root)
+            try clone.git("update-ref", "-d", "refs/heads/image-updates")
+            let store = clone.path + "/.git/t/credentials"
+            try clone.write(".git/t/credentials", url.replacingOccurrences(of: "http://", with: "http://x-access-token:\(Self.token)@") + "\n")
+            try clone.git("config", "credential.helper", "store --file=\(store)")
+            let helped = try tagwarden(["update", "--tags", ".git/t/tags.yaml", "--commit", "--push", "--remote", url], in: clone.path, env: noGlobal)
+            #expect(helped.code == 0, "\(helped.described)")
+            #expect(!helped.stdout.contains(Self.token) && !helped.stderr.contains(Self.token))
+            #expect(try run("/usr/bin/git", ["--git-dir", root + "/remote.git", "rev-parse", "image-updates"], cwd: root).code == 0)
         }
     }
 }
