@@ -87,8 +87,6 @@ public struct MarkedFile: Sendable {
     /// Why Flux cannot read the file, if it cannot.
     public let unreadable: String?
 
-    var markers: [Mark] { marks }
-
     /// The marks of a file, read by parsing it.
     init(parsing file: SourceFile, scratch: inout YAMLFile) {
         let facts = Extractor.extract(path: file.path, bytes: file.bytes, index: 0, reusing: &scratch)
@@ -198,7 +196,7 @@ public enum Setters {
         result.unreadable = file.unreadable
         var edits: [(edit: Edit, change: SetterChange?, value: String)] = []
         var flow: [Int: Bool]?
-        for m in file.markers {
+        for m in file.marks {
             let at = m.scalar.span.start
             func outcome(_ status: MarkerOutcome.Status) {
                 result.markers.append(MarkerOutcome(file: file.path, line: at.line, column: at.column, setter: m.ref.value, status: status))
@@ -220,7 +218,7 @@ public enum Setters {
             if m.inFlow == nil, value.utf8.contains(where: { [UInt8(ascii: ","), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}")].contains($0) }) {
                 if flow == nil {
                     let parsed = MarkedFile(parsing: SourceFile(path: file.path, bytes: file.bytes), scratch: &scratch)
-                    flow = Dictionary(parsed.markers.map { ($0.scalar.span.start.offset, $0.inFlow ?? false) }, uniquingKeysWith: { a, _ in a })
+                    flow = Dictionary(parsed.marks.map { ($0.scalar.span.start.offset, $0.inFlow ?? false) }, uniquingKeysWith: { a, _ in a })
                 }
                 inFlow = flow?[at.offset] ?? false
             }
@@ -274,12 +272,6 @@ public enum Setters {
             true
         default: false
         }
-    }
-
-    /// Whether a node sits in a flow collection (`[a, b]`, `{k: v}`), where `,[]{}` end a plain scalar.
-    static func inFlow(_ y: YAMLFile, _ node: Int) -> Bool {
-        let parent = y.nodes[node].parent
-        return parent >= 0 && y.nodes[parent].isFlow
     }
 
     /// The edited file read again: it parses, and each edited scalar reads back as the value written, a string.

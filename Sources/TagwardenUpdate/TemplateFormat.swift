@@ -7,7 +7,7 @@ import Glibc
 /// Go's `fmt` as templates use it: how `{{ . }}` prints a value, `print`, `println`, `printf` and `%q`.
 enum TemplateFormat {
     /// What `{{ value }}` writes (text/template's printValue).
-    static func printed(_ v: TemplateValue, offset: Int, runner: TemplateRunner) throws -> String {
+    static func printed(_ v: TemplateValue) -> String {
         if case .missing = v { return "<no value>" }
         return plain(v)
     }

@@ -44,11 +44,12 @@ enum TemplateFunctions {
         return TemplateFormat.plain(v)
     }
 
-    static func int(_ v: TemplateValue, _ f: String) throws -> Int {
+    /// Sprig's `toInt` (cast.ToInt): 0 for what is no number.
+    static func int(_ v: TemplateValue) -> Int {
         switch v {
         case .int(let n): return n
         case .float(let x): return Int(x)
-        case .string(let s): return Int(s) ?? 0   // Sprig's toInt: cast.ToInt, 0 when it cannot
+        case .string(let s): return Int(s) ?? 0
         case .bool(let b): return b ? 1 : 0
         default: return 0
         }
@@ -166,7 +167,7 @@ enum TemplateFunctions {
             return .string("\n" + pad + str(args[1]).replacingOccurrences("\n", "\n" + pad))
         case "trunc":
             try arity(f, args, 2)
-            let n = try int(args[0], f), s = Array(str(args[1]).utf8)
+            let n = int(args[0]), s = Array(str(args[1]).utf8)
             if n < 0 { return .string(String(decoding: s.suffix(min(-n, s.count)), as: UTF8.self)) }
             return .string(String(decoding: s.prefix(n), as: UTF8.self))
         case "repeat":
@@ -231,7 +232,7 @@ enum TemplateFunctions {
 
     /// A count for strings.Repeat, which refuses a negative one.
     static func count(_ v: TemplateValue) throws -> Int {
-        let n = try int(v, "")
+        let n = int(v)
         if n < 0 { throw Failure(message: "strings: negative Repeat count") }
         return n
     }

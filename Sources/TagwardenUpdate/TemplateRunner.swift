@@ -91,7 +91,7 @@ public struct TemplateRunner {
             case .text(let s): output += s
             case .action(let p):
                 let v = try pipeline(p, dot: dot)
-                if p.variables.isEmpty { output += try TemplateFormat.printed(v, offset: p.offset, runner: self) }
+                if p.variables.isEmpty { output += TemplateFormat.printed(v) }
             case .branch(let keyword, let p, let body, let elseBody):
                 scopes.append([])
                 defer { scopes.removeLast() }

@@ -22,7 +22,7 @@ public struct UpdateReport: Sendable {
     // MARK: text
 
     /// One line per automation: what it changes, or why it did not run.
-    public func summary(_ model: Model) -> [String] {
+    public func summary() -> [String] {
         var lines: [String] = []
         for a in plan.automations {
             let paths = a.paths.map { $0.isEmpty ? "." : "./" + $0 }.joined(separator: ", ")
@@ -132,7 +132,7 @@ public struct UpdateReport: Sendable {
     // MARK: Markdown
 
     /// A summary for a pull request's body: the changes as a table, then errors and warnings.
-    public func markdown(_ model: Model) -> String {
+    public func markdown() -> String {
         func cell(_ s: String) -> String { "`" + s.replacingOccurrences("`", "'").replacingOccurrences("|", "\\|") + "`" }
         var out = "## Image updates\n\n"
         if isUpToDate {

@@ -204,7 +204,7 @@ struct Update: ParsableCommand {
         case .json:
             writeStdout(report.json(model).serialized(pretty: true) + "\n")
         case .markdown:
-            writeStdout(report.markdown(model))
+            writeStdout(report.markdown())
         case .text:
             let tty = isatty(STDOUT_FILENO) == 1
             let color = tty && !noColor && getenv("NO_COLOR") == nil
@@ -231,7 +231,7 @@ struct Update: ParsableCommand {
             for e in report.plan.errors { writeStderr("tagwarden: error: \(e)\n") }
             for w in report.plan.warnings { writeStderr("tagwarden: warning: \(w)\n") }
             if !quiet {
-                for line in report.summary(model) { writeStderr("tagwarden: \(line)\n") }
+                for line in report.summary() { writeStderr("tagwarden: \(line)\n") }
                 let n = report.plan.changes.count, files = report.plan.files.count
                 if report.isUpToDate {
                     writeStderr("tagwarden: up to date\n")
