@@ -47,6 +47,7 @@ public struct CommitRun {
         var commits: [Made] = []
         // the tree of each base commit read and modelled once: automations made on one commit share it
         var models: [GitOID: (files: [SourceFile], model: Model)] = [commit: (files, model)]
+        var rebuilt: Set<String> = []
         var order = model.flux.automations.indices.map { a in
             (a, model.flux.automations[a].namespace ?? "", model.objects[model.flux.automations[a].object].name ?? "")
         }
@@ -60,7 +61,11 @@ public struct CommitRun {
             var lease: GitOID?? = nil
             while true {
                 attempt += 1
-                let target = try Committer.target(model, automation: a, repo: repo, remote: options.remote, mode: options.mode)
+                var target = try Committer.target(model, automation: a, repo: repo, remote: options.remote, mode: options.mode)
+                // a push branch is rebuilt once a run: the automations after the first stack on it
+                if options.mode == .reset, rebuilt.contains(target.pushBranch) {
+                    target = try Committer.target(model, automation: a, repo: repo, remote: options.remote, mode: .stack)
+                }
                 // the automation as its branch holds it, on that branch's files
                 if models[target.base] == nil {
                     let snapshot = try Sources.commit(repo, rev: target.base.hex)
@@ -84,6 +89,7 @@ public struct CommitRun {
                 if options.sign || CommitSigner.configured(repo) { signer = try CommitSigner.fromConfig(repo, email: committer.email) }
                 let commit = try Committer.commit(plan.files, on: target, repo: repo, workdir: workdir, author: author, committer: committer,
                                                   message: message, sign: signer.map { s in { try s.sign($0) } })
+                if options.mode == .reset { rebuilt.insert(target.pushBranch) }
                 var pushed = false
                 if options.push {
                     if !spec.pushOptions.isEmpty {
@@ -98,23 +104,29 @@ public struct CommitRun {
                     case .pushed: pushed = true
                     case .remoteMoved(let now):
                         let branchRef = "refs/heads/" + target.pushBranch
+                        let moved = "the remote's \(target.pushBranch) moved (now \(now?.hex ?? "deleted"))"
                         if target.checkedOut {
-                            throw TagwardenError("the remote's \(target.pushBranch) moved (now \(now?.hex ?? "deleted")): the update is commit "
-                                                 + "\(commit) on your \(target.pushBranch); pull --rebase and push it")
+                            throw TagwardenError("\(moved): the update is commit \(commit) on your \(target.pushBranch); pull --rebase and push it")
                         }
-                        // put the branch back as it was, then, once, fetch and make the update again over the remote's tip
+                        // put the branch back as it was
                         if let old = target.pushTip {
                             try repo.updateReference(branchRef, to: old, expecting: commit, message: "tagwarden update: the remote moved")
                         } else {
                             try repo.deleteReference(branchRef, expecting: commit)
                         }
-                        guard attempt == 1 else {
-                            throw TagwardenError("the remote's \(target.pushBranch) moved again (now \(now?.hex ?? "deleted")) while updating; gave up "
-                                                 + "after one retry")
+                        // a rebuilt branch is forced only over what was last fetched: someone else's commits are not lost
+                        if lease != nil {
+                            throw TagwardenError("\(moved) since it was last fetched: nothing pushed; fetch it and look at what is there before "
+                                                 + "rebuilding it")
                         }
+                        guard attempt == 1 else { throw TagwardenError("\(moved) again while updating; gave up after one retry") }
+                        // once: fetch, follow the remote (a fast-forward only: local commits are never dropped), update again
                         let tracking = "refs/remotes/\(options.remote)/\(target.pushBranch)"
                         try repo.fetch(remote: options.remote, refspecs: ["+\(branchRef):\(tracking)"])
-                        if options.mode == .stack, let fetched = repo.referenceTarget(tracking) {
+                        if let fetched = repo.referenceTarget(tracking), fetched != target.pushTip {
+                            if let local = target.pushTip, !repo.isAncestor(local.hex, of: fetched.hex) {
+                                throw TagwardenError("\(moved), and your \(target.pushBranch) has commits it has not: merge or rebase them first")
+                            }
                             try repo.updateReference(branchRef, to: fetched, expecting: target.pushTip, message: "tagwarden update: follow the remote")
                         }
                         plans.removeLast()

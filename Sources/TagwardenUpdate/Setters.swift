@@ -113,7 +113,7 @@ public struct MarkedFile: Sendable {
             guard m.context == .value, let ref = m.ref, let scalar = m.scalar else { continue }
             // how the value is written shows in its first byte
             let style: ScalarStyle
-            switch facts.bytes[scalar.span.start.offset] {
+            switch scalar.span.start.offset < facts.bytes.count ? facts.bytes[scalar.span.start.offset] : 0 {
             case UInt8(ascii: "\""): style = .doubleQuoted
             case UInt8(ascii: "'"): style = .singleQuoted
             case UInt8(ascii: "|"): style = .literal
@@ -196,6 +196,8 @@ public enum Setters {
         result.unreadable = file.unreadable
         var edits: [(edit: Edit, change: SetterChange?, value: String)] = []
         var flow: [Int: Bool]?
+        // an empty value, or one after a tag or an anchor: read the file back whatever is written
+        var mustReadBack = false
         for m in file.marks {
             let at = m.scalar.span.start
             func outcome(_ status: MarkerOutcome.Status) {
@@ -235,27 +237,47 @@ public enum Setters {
             outcome(.changed)
             let change = SetterChange(file: file.path, line: at.line, column: at.column, object: m.object, setter: m.ref.value,
                                       oldValue: m.scalar.value, newValue: value)
-            edits.append((Edit(span: span, replacement: written), change, value))
+            // an empty value (`image: # {…}`) has no bytes: the new one must not touch what stands before it
+            let before = span.start.offset > 0 ? file.bytes[span.start.offset - 1] : 10
+            let separated = span.start.offset == span.end.offset && ![32, 9, 10, 13].contains(before) ? " " + written : written
+            edits.append((Edit(span: span, replacement: separated), change, value))
+            if span.start.offset == span.end.offset || Self.hasProperty(file.bytes, before: span.start.offset) { mustReadBack = true }
         }
-        let changes = edits.compactMap(\.change)
-        guard !changes.isEmpty else { return result }
-        do {
-            let after = try Edit.apply(edits.map(\.edit), to: file.bytes)
-            // a value of image-reference characters written plain, or quoted, cannot change what is around it; anything
-            // else is read back before it counts
-            let plainSafe = edits.allSatisfy { e in e.edit.replacement.allSatisfy(Self.referenceByte) }
-            if !plainSafe, let problem = verify(after, edits: edits.map { ($0.edit, $0.value) }, scratch: &scratch) {
-                result.markers = result.markers.map { o in
-                    o.status == .changed ? MarkerOutcome(file: o.file, line: o.line, column: o.column, setter: o.setter,
-                                                         status: .skipped("not written: \(problem)")) : o
-                }
+        // edits that would not read back are dropped, one at a time, and the rest made again
+        while edits.contains(where: { $0.change != nil }) {
+            let after: [UInt8]
+            do {
+                after = try Edit.apply(edits.map(\.edit), to: file.bytes)
+            } catch {
+                result.unreadable = error.description
                 return result
             }
-            result.rewrite = FileRewrite(path: file.path, before: file.bytes, after: after, changes: changes)
-        } catch {
-            result.unreadable = error.description
+            // a value of image-reference characters written plain, or quoted, cannot change what is around it; anything
+            // else is read back before it counts
+            let plainSafe = !mustReadBack && edits.allSatisfy { e in e.edit.replacement.allSatisfy(Self.referenceByte) }
+            if !plainSafe, let (bad, problem) = verify(after, edits: edits.map { ($0.edit, $0.value) }, scratch: &scratch) {
+                let dropped = edits.remove(at: bad)
+                if let c = dropped.change {
+                    result.markers = result.markers.map { o in
+                        o.line == c.line && o.column == c.column ? MarkerOutcome(file: o.file, line: o.line, column: o.column, setter: o.setter,
+                                                                                 status: .skipped("not written: \(problem)")) : o
+                    }
+                }
+                continue
+            }
+            result.rewrite = FileRewrite(path: file.path, before: file.bytes, after: after, changes: edits.compactMap(\.change))
+            break
         }
         return result
+    }
+
+    /// Whether the token before `offset` on its line is a node property: a tag (`!!float`) or an anchor (`&a`).
+    static func hasProperty(_ bytes: [UInt8], before offset: Int) -> Bool {
+        var k = offset
+        while k > 0, bytes[k - 1] == 32 || bytes[k - 1] == 9 { k -= 1 }
+        var start = k
+        while start > 0, ![32, 9, 10, 13].contains(bytes[start - 1]) { start -= 1 }
+        return start < k && (bytes[start] == UInt8(ascii: "!") || bytes[start] == UInt8(ascii: "&"))
     }
 
     static func identity(_ o: ManifestObject) -> ObjectIdentity {
@@ -275,17 +297,21 @@ public enum Setters {
     }
 
     /// The edited file read again: it parses, and each edited scalar reads back as the value written, a string.
-    static func verify(_ bytes: [UInt8], edits: [(edit: Edit, value: String)], scratch y: inout YAMLFile) -> String? {
+    /// The first edit (its index in `edits`) whose value does not read back as that string, and why; nil when all do.
+    /// When the file does not parse at all, the first edit is blamed.
+    static func verify(_ bytes: [UInt8], edits: [(edit: Edit, value: String)], scratch y: inout YAMLFile) -> (Int, String)? {
         y.reparse(bytes)
-        if let e = y.error { return "the rewritten file would not parse (line \(e.position.line): \(e.message))" }
+        if let e = y.error { return (0, "the rewritten file would not parse (line \(e.position.line): \(e.message))") }
         var starts: [Int: Int] = [:]
         for (i, n) in y.nodes.enumerated() where n.kind == .scalar { starts[n.span.start.offset] = i }
         var shift = 0
-        for (edit, value) in edits.sorted(by: { $0.edit.range.lowerBound < $1.edit.range.lowerBound }) {
-            let offset = edit.range.lowerBound + shift
+        for k in edits.indices.sorted(by: { edits[$0].edit.range.lowerBound < edits[$1].edit.range.lowerBound }) {
+            let (edit, value) = edits[k]
+            // the value starts after the blank put before an empty one
+            let offset = edit.range.lowerBound + shift + edit.replacement.prefix { $0 == 32 }.count
             shift += edit.replacement.count - edit.range.count
             guard let n = starts[offset], y.value(n) == value, y.resolvedType(n) == .string else {
-                return "the rewritten value '\(value)' would not read back as that string"
+                return (k, "the rewritten value '\(value)' would not read back as that string")
             }
         }
         return nil

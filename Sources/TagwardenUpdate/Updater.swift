@@ -125,6 +125,11 @@ public enum Updater {
                     changed[w.path, default: []] += w.changes
                 }
             }
+            for m in markers {
+                if case .skipped(let why) = m.status, why.hasPrefix("not written") {
+                    warnings.append("\(m.file):\(m.line): \(m.setter): \(why)")
+                }
+            }
             for u in unreadable {
                 warnings.append("\(u.path): Flux cannot read this file and skips its markers: \(u.reason)")
             }

@@ -156,18 +156,27 @@ import Testing
         let (remote, clone) = try setUp()
         try tags(clone, ["1.1.0"])
         #expect(try update(clone, ["--push"]).code == 0)
-        // the remote's push branch moves and our tracking ref does not know: the lease refuses, we fetch, rebuild, push
+        // with the remote where it was last fetched, the rebuilt branch is forced over it
+        try tags(clone, ["1.2.0"])
+        let rebuilt = try update(clone, ["--push", "--push-branch-mode", "reset"])
+        #expect(rebuilt.code == 0, "\(rebuilt.described)")
+        #expect(try run("/usr/bin/git", ["--git-dir", remote.path, "rev-parse", "image-updates^"], cwd: remote.path).stdout
+                == (try clone.git("rev-parse", "main").stdout))
+        // the remote's push branch moves and our tracking ref does not know: the lease refuses, nothing is lost
         let other = try TempRepo()
         try other.git("fetch", "-q", remote.path, "image-updates:image-updates")
         try other.git("checkout", "-q", "image-updates")
         try other.write("x.yaml", "x: 1\n")
         try other.commitAll("theirs")
         try other.git("push", "-q", remote.path, "image-updates")
-        try tags(clone, ["1.2.0"])
+        let theirs = try other.git("rev-parse", "HEAD").stdout
+        let localBefore = try clone.git("rev-parse", "image-updates").stdout
+        try tags(clone, ["1.3.0"])
         let res = try update(clone, ["--push", "--push-branch-mode", "reset"])
-        #expect(res.code == 0, "\(res.described)")
-        let remoteTip = try run("/usr/bin/git", ["--git-dir", remote.path, "rev-parse", "image-updates^"], cwd: remote.path).stdout
-        #expect(remoteTip == (try clone.git("rev-parse", "main").stdout))
+        #expect(res.code == 2, "\(res.described)")
+        #expect(res.stderr.contains("since it was last fetched: nothing pushed"), "\(res.described)")
+        #expect(try run("/usr/bin/git", ["--git-dir", remote.path, "rev-parse", "image-updates"], cwd: remote.path).stdout == theirs)
+        #expect(try clone.git("rev-parse", "image-updates").stdout == localBefore)
         // the checkout branch is never forced: a push to a main that moved is refused and says so
         let (remote2, clone2) = try setUp(push: "main")
         let third = try TempRepo()
@@ -181,6 +190,44 @@ import Testing
         #expect(refused.code == 2)
         #expect(refused.stderr.contains("the remote's main moved (now "), "\(refused.described)")
         #expect(refused.stderr.contains("pull --rebase and push it"))
+    }
+
+    @Test func resetRebuildsASharedPushBranchOnceAndKeepsEveryAutomationsCommit() throws {
+        // found by review: a second automation on the same push branch rebuilt it again, dropping the first's commit
+        let (_, clone) = try setUp()
+        try clone.write("flux/second.yaml", [imageRepository(name: "api", image: "ghcr.io/acme/api"), imagePolicy(name: "api"),
+                                             Self.automation(push: "image-updates").replacingOccurrences(of: "name: apps", with: "name: zz-api")
+                                                .replacingOccurrences(of: "path: ./apps", with: "path: ./api")].joined(separator: "---\n"))
+        try clone.write("api/api.yaml", "image: ghcr.io/acme/api:1.0.0 # {\"$imagepolicy\": \"flux-system:api\"}\n")
+        try clone.commitAll("second automation")
+        try clone.write(".git/t/tags.yaml", "ghcr.io/acme/web: ['1.1.0']\nghcr.io/acme/api: ['1.1.0']\n")
+        let res = try update(clone, ["--push-branch-mode", "reset"])
+        #expect(res.code == 0, "\(res.described)")
+        #expect(try clone.git("rev-list", "--count", "main..image-updates").stdout == "2\n")
+        #expect(try clone.git("show", "image-updates:apps/web.yaml").stdout.contains("web:1.1.0"))
+        #expect(try clone.git("show", "image-updates:api/api.yaml").stdout.contains("api:1.1.0"))
+    }
+
+    @Test func localCommitsTheRemoteLacksAreNeverDropped() throws {
+        // found by review: following a remote that moved reset the local branch, dropping unpushed commits
+        let (remote, clone) = try setUp(push: "main")
+        try clone.git("checkout", "-q", "-b", "elsewhere")
+        try clone.git("checkout", "-q", "main")
+        try clone.write("apps/notes.yaml", "note: mine, unpushed\n")
+        try clone.commitAll("my unpushed work")
+        let mine = try clone.git("rev-parse", "main").stdout
+        try clone.git("checkout", "-q", "elsewhere")
+        let other = try TempRepo()
+        try other.git("fetch", "-q", remote.path, "main")
+        try other.git("checkout", "-q", "-B", "main", "FETCH_HEAD")
+        try other.write("y.yaml", "y: 1\n")
+        try other.commitAll("theirs")
+        try other.git("push", "-q", remote.path, "main")
+        try tags(clone, ["1.1.0"])
+        let res = try update(clone, ["--push"])
+        #expect(res.code == 2, "\(res.described)")
+        #expect(res.stderr.contains("and your main has commits it has not: merge or rebase them first"), "\(res.described)")
+        #expect(try clone.git("rev-parse", "main").stdout == mine)
     }
 
     @Test func signedCommitsOfBothFormatsAreVerifiedByGit() throws {

@@ -226,3 +226,22 @@ extension SettersTests {
         #expect(run([("a.yaml", text)]).markers.isEmpty)
     }
 }
+
+extension SettersTests {
+    @Test func anEmptyValueGetsItsOwnPlaceAndATaggedValueIsReadBack() {
+        // found by review: an empty scalar has no bytes, and the value must not stick to the `:` or `-` before it
+        let text = "a:\n  image: \(Self.web)\n  list:\n  - \(Self.web)\n"
+        #expect(after(text) == "a:\n  image: ghcr.io/acme/web:1.2.0 \(Self.web)\n  list:\n  - ghcr.io/acme/web:1.2.0 \(Self.web)\n")
+        // a value with an explicit non-string tag would not read back as a string: not written, and said so
+        let numeric = #"# {"$imagepolicy": "flux-system:numeric:tag"}"#
+        let tagged = "t: !!float 1.0 \(numeric)\n"
+        let r = run([("a.yaml", tagged)])
+        #expect(r.rewrites.isEmpty)
+        #expect(r.markers.map(\.status) == [.skipped("not written: the rewritten value '1.10' would not read back as that string")])
+    }
+
+    @Test func aMarkedEmptyValueAtTheEndOfAFileWithoutNewlineDoesNotCrash() {
+        let text = "list:\n  # {\"$imagepolicy\": \"flux-system:web\"}\n  -"
+        _ = run([("a.yaml", text)])
+    }
+}
