@@ -15,17 +15,32 @@ public enum Interruption {
     /// The signal that came during a change, or 0.
     static let pending = Atomic<Int32>(0)
 
-    /// Handles the signals from now on, removing `lockPath` when one ends the process.
+    /// The signals handled: each bit `1 << signal` set while tagwarden's handler is installed for it.
+    static let handled = Atomic<Int>(0)
+
+    /// Handles the signals from now on, removing `lockPath` when one ends the process. A signal the process was started
+    /// ignoring (`nohup`, a background job) stays ignored.
     public static func install(lockPath: String) {
         // the string is never freed: a handler on another thread may be reading it
         lock.store(Int(bitPattern: strdup(lockPath)), ordering: .sequentiallyConsistent)
-        for s in [SIGINT, SIGTERM, SIGHUP] { signal(s, handler) }
+        for s in [SIGINT, SIGTERM, SIGHUP] {
+            var old = sigaction()
+            // SIG_IGN is the handler 1
+            guard sigaction(s, nil, &old) == 0,
+                  (old.__sigaction_handler.sa_handler.map { unsafeBitCast($0, to: Int.self) } ?? 0) != 1 else { continue }
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = handler
+            sigemptyset(&action.sa_mask)
+            guard sigaction(s, &action, nil) == 0 else { continue }
+            handled.bitwiseOr(1 << Int(s), ordering: .sequentiallyConsistent)
+        }
     }
 
-    /// The lock is gone: signals end the process as they did.
+    /// The lock is gone: the signals tagwarden handled end the process again.
     public static func uninstall() {
         lock.store(0, ordering: .sequentiallyConsistent)
-        for s in [SIGINT, SIGTERM, SIGHUP] { signal(s, SIG_DFL) }
+        let signals = handled.exchange(0, ordering: .sequentiallyConsistent)
+        for s in [SIGINT, SIGTERM, SIGHUP] where signals & (1 << Int(s)) != 0 { signal(s, SIG_DFL) }
     }
 
     /// Runs `body`, a change that must be made whole; a signal that comes meanwhile takes effect after it.
@@ -46,11 +61,10 @@ public enum Interruption {
         raise(s)
     }
 
+    /// The signal is noted first, then the change checked: a change that ends meanwhile sees the note, or the handler
+    /// sees no change under way, so no signal is lost.
     static let handler: @convention(c) (Int32) -> Void = { s in
-        if changing.load(ordering: .sequentiallyConsistent) > 0 {
-            pending.store(s, ordering: .sequentiallyConsistent)
-        } else {
-            end(s)
-        }
+        pending.store(s, ordering: .sequentiallyConsistent)
+        if changing.load(ordering: .sequentiallyConsistent) == 0 { end(s) }
     }
 }

@@ -53,12 +53,12 @@ extension GitRepository {
                 return git_graph_descendant_of(handle, &a, &b) != 1
             }
             let refs = refused.map { "\($0.ref) (the remote has \($0.old), which \($0.new) does not descend from)" }
-            throw TagwardenError("push to '\(remote)' rejected, not a fast-forward: "
+            throw TagwardenError("push to '\(Self.redacted(remote))' rejected, not a fast-forward: "
                                  + (refs.isEmpty ? refspecs.joined(separator: ", ") : refs.joined(separator: ", ")))
         }
-        guard rc == 0 else { throw TagwardenError("cannot push \(refspecs.joined(separator: ", ")) to '\(remote)': \(state.failure(lastGitError("error \(rc)")))") }
+        guard rc == 0 else { throw TagwardenError("cannot push \(refspecs.joined(separator: ", ")) to '\(Self.redacted(remote))': \(Self.redacting(remote, in: state.failure(lastGitError("error \(rc)"))))") }
         if !state.rejected.isEmpty {
-            throw TagwardenError("push to '\(remote)' rejected: " + state.rejected.map { "\($0.ref): \($0.why)" }.joined(separator: ", "))
+            throw TagwardenError("push to '\(Self.redacted(remote))' rejected: " + state.rejected.map { "\($0.ref): \($0.why)" }.joined(separator: ", "))
         }
     }
 
@@ -77,7 +77,7 @@ extension GitRepository {
             var list = git_strarray(strings: buffer.baseAddress, count: buffer.count)
             return git_remote_fetch(remoteHandle, &list, &options, "tagwarden: fetch")
         }
-        guard rc == 0 else { throw TagwardenError("cannot fetch from '\(remote)': \(state.failure(lastGitError("error \(rc)")))") }
+        guard rc == 0 else { throw TagwardenError("cannot fetch from '\(Self.redacted(remote))': \(Self.redacting(remote, in: state.failure(lastGitError("error \(rc)"))))") }
     }
 
     /// Where the remote's reference `name` (`refs/heads/…`) points now, asked over the network; nil when it has none.
@@ -90,12 +90,12 @@ extension GitRepository {
         callbacks.payload = Unmanaged.passUnretained(state).toOpaque()
         callbacks.credentials = remoteCredentials
         let rc = git_remote_connect(remoteHandle, GIT_DIRECTION_FETCH, &callbacks, nil, nil)
-        guard rc == 0 else { throw TagwardenError("cannot connect to '\(remote)': \(state.failure(lastGitError("error \(rc)")))") }
+        guard rc == 0 else { throw TagwardenError("cannot connect to '\(Self.redacted(remote))': \(Self.redacting(remote, in: state.failure(lastGitError("error \(rc)"))))") }
         defer { git_remote_disconnect(remoteHandle) }
         var heads: UnsafeMutablePointer<UnsafePointer<git_remote_head>?>?
         var count = 0
         guard git_remote_ls(&heads, &count, remoteHandle) == 0, let heads else {
-            throw TagwardenError("cannot list the references of '\(remote)': \(lastGitError("unknown error"))")
+            throw TagwardenError("cannot list the references of '\(Self.redacted(remote))': \(Self.redacting(remote, in: lastGitError("unknown error")))")
         }
         for i in 0..<count {
             guard let head = heads[i]?.pointee, let n = head.name, String(cString: n) == name else { continue }
@@ -104,12 +104,33 @@ extension GitRepository {
         return nil
     }
 
+    /// A remote for messages: a URL's user and password (`https://user:token@host/…`) replaced by `***`.
+    public static func redacted(_ remote: String) -> String {
+        guard let secret = userinfo(remote) else { return remote }
+        return remote.replacing(secret + "@", with: "***@")
+    }
+
+    /// `message` with the user and password of `remote`'s URL, wherever libgit2 quotes them, replaced by `***`.
+    static func redacting(_ remote: String, in message: String) -> String {
+        guard let secret = userinfo(remote), !secret.isEmpty else { return message }
+        return message.replacing(secret, with: "***")
+    }
+
+    /// The `user[:password]` of a URL's authority, if it has one.
+    static func userinfo(_ remote: String) -> String? {
+        guard let scheme = remote.firstRange(of: "://") else { return nil }
+        let rest = remote[scheme.upperBound...]
+        let authority = rest.prefix { $0 != "/" }
+        guard let at = authority.lastIndex(of: "@") else { return nil }
+        return String(authority[..<at])
+    }
+
     /// The remote of that name, or an anonymous one for a URL.
     func openRemote(_ remote: String, for what: String) throws -> OpaquePointer {
         var r: OpaquePointer?
         if git_remote_lookup(&r, handle, remote) == 0, let r { return r }
         if remote.contains("/") || remote.contains(":"), git_remote_create_anonymous(&r, handle, remote) == 0, let r { return r }
-        throw TagwardenError("cannot \(what) '\(remote)': no such remote")
+        throw TagwardenError("cannot \(what) '\(Self.redacted(remote))': no such remote")
     }
 }
 

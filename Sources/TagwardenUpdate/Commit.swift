@@ -41,7 +41,7 @@ public enum Committer {
         }
         guard let checkoutTip = tip(checkout) else {
             throw TagwardenError("ImageUpdateAutomation \(name) checks out branch \(checkout), which is neither a local branch nor "
-                                 + "refs/remotes/\(remote)/\(checkout): fetch it first")
+                                 + "refs/remotes/\(GitRepository.redacted(remote))/\(checkout): fetch it first")
         }
         let pushTip = repo.referenceTarget("refs/heads/" + push)
         let checkedOut = repo.currentBranch == "refs/heads/" + push
@@ -71,10 +71,22 @@ public enum Committer {
         var changes: [String: GitTreeChange] = [:]
         var blobs: [(path: String, blob: GitOID, mode: GitFileMode)] = []
         for f in files {
-            let mode: GitFileMode = repo.treeEntry(commit: target.base.hex, path: f.path)?.mode == GitFileMode.executable.rawValue ? .executable : .regular
+            // a symlink is followed to its file in the tree, as the files were read: the link stays a link
+            var path = f.path
+            var entry = repo.treeEntry(commit: target.base.hex, path: path)
+            if let link = entry, link.mode == 0o120000 {
+                guard case .bytes(let text) = repo.readBlob(link.oid, limit: 4096),
+                      let resolved = Sources.resolveLink(from: path, target: String(decoding: text, as: UTF8.self)),
+                      let file = repo.treeEntry(commit: target.base.hex, path: resolved), file.mode != 0o120000 else {
+                    throw TagwardenError("\(path) is a symlink to no file of the tree: not committed")
+                }
+                path = resolved
+                entry = file
+            }
+            let mode: GitFileMode = entry?.mode == GitFileMode.executable.rawValue ? .executable : .regular
             let blob = try repo.writeBlob(f.after)
-            changes[f.path] = .blob(blob, mode: mode)
-            blobs.append((f.path, blob, mode))
+            changes[path] = .blob(blob, mode: mode)
+            blobs.append((path, blob, mode))
         }
         let tree = try repo.writeTree(base: repo.tree(ofCommit: target.base), changes: changes)
         let commit = try repo.createCommit(tree: tree, parents: [target.base], author: author, committer: committer,
@@ -89,8 +101,9 @@ public enum Committer {
                                      + "the branch checked out: commit or stash them first")
             }
             for (f, b) in zip(files, blobs) {
+                // written through the link (as `--write` writes), staged at the file the link names
                 try writeFileAtomically(workdir + "/" + f.path, bytes: f.after)
-                try repo.stage(path: f.path, blob: b.blob, mode: b.mode)
+                try repo.stage(path: b.path, blob: b.blob, mode: b.mode)
             }
         }
         try repo.updateReference("refs/heads/" + target.pushBranch, to: commit, expecting: target.pushTip,
@@ -108,37 +121,44 @@ public enum Committer {
     }
 }
 
-/// A lock in the git directory that stops two updates of one repository at once. A lock whose process is gone is stale
-/// and taken over.
+/// A lock in the git directory that stops two updates of one repository at once: a file held with `flock`, which the
+/// kernel lets go when its process ends, so a dead run's lock is never in the way. The file names the holder's process.
 public final class UpdateLock {
     public let path: String
+    var fd: Int32 = -1
 
     public init(gitDir: String) throws {
         path = (gitDir.hasSuffix("/") ? gitDir : gitDir + "/") + "tagwarden-update.lock"
-        for attempt in 0..<2 {
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            if fd >= 0 {
-                _ = TagwardenBasics.writeAll(fd, Array("\(getpid())\n".utf8))
+        while true {
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw TagwardenError("cannot create the lock \(path): \(String(cString: strerror(errno)))") }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+                let holder = (try? FileSystem.readFile(path, limit: 64).get()).map { String(decoding: $0, as: UTF8.self) } ?? ""
                 close(fd)
-                Interruption.install(lockPath: path)
-                return
+                let pid = Int32(holder.split(separator: "\n").first.map(String.init) ?? "") ?? 0
+                throw TagwardenError("another tagwarden update\(pid > 0 ? " (process \(pid))" : "") is running on this repository")
             }
-            guard errno == EEXIST else { throw TagwardenError("cannot create the lock \(path): \(String(cString: strerror(errno)))") }
-            let holder = (try? FileSystem.readFile(path, limit: 64).get()).map { String(decoding: $0, as: UTF8.self) } ?? ""
-            let pid = Int32(holder.split(separator: "\n").first.map(String.init) ?? "") ?? 0
-            if attempt == 0, pid > 0, kill(pid, 0) != 0, errno == ESRCH {
-                unlink(path)   // its process is gone
+            // the file may have been removed by the run that held it, between our open and our lock: lock the one there now
+            var held = stat(), named = stat()
+            guard fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_ino == named.st_ino, held.st_dev == named.st_dev else {
+                close(fd)
                 continue
             }
-            throw TagwardenError("another tagwarden update\(pid > 0 ? " (process \(pid))" : "") is running on this repository; "
-                                 + "if none is, remove \(path)")
+            _ = ftruncate(fd, 0)
+            _ = TagwardenBasics.writeAll(fd, Array("\(getpid())\n".utf8))
+            self.fd = fd
+            Interruption.install(lockPath: path)
+            return
         }
-        throw TagwardenError("cannot take the lock \(path)")
     }
 
+    /// Removes the lock (while still holding it, so no one takes a file about to go); again, nothing happens.
     public func release() {
+        guard fd >= 0 else { return }
         Interruption.uninstall()
         unlink(path)
+        close(fd)
+        fd = -1
     }
 
     deinit { release() }

@@ -242,7 +242,7 @@ struct Update: ParsableCommand {
                     case .write: writeStderr("tagwarden: wrote \(what)\n")
                     case .commit:
                         for c in report.commits {
-                            writeStderr("tagwarden: \(c.automation): committed \(c.commit) on \(c.branch)\(c.pushed ? ", pushed to \(remote)" : "")\n")
+                            writeStderr("tagwarden: \(c.automation): committed \(c.commit) on \(c.branch)\(c.pushed ? ", pushed to \(GitRepository.redacted(remote))" : "")\n")
                         }
                         if report.commits.isEmpty { writeStderr("tagwarden: \(what), not committed\n") }
                     }

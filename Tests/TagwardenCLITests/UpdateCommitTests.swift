@@ -230,6 +230,20 @@ import Testing
         #expect(try clone.git("rev-parse", "main").stdout == mine)
     }
 
+    @Test func aSymlinkedManifestStaysALinkAndItsFileChanges() throws {
+        // found by review: --commit replaced the link with a regular file
+        let (_, clone) = try setUp()
+        try clone.write("shared/web.yaml", "image: ghcr.io/acme/web:1.0.0 \(Self.marker)\n")
+        try clone.remove("apps/web.yaml")
+        try FileManager.default.createSymbolicLink(atPath: clone.path + "/apps/web.yaml", withDestinationPath: "../shared/web.yaml")
+        try clone.commitAll("linked")
+        try tags(clone, ["1.1.0"])
+        let res = try update(clone, [])
+        #expect(res.code == 0, "\(res.described)")
+        #expect(try clone.git("ls-tree", "image-updates", "apps/web.yaml").stdout.hasPrefix("120000 blob"))
+        #expect(try clone.git("show", "image-updates:shared/web.yaml").stdout == "image: ghcr.io/acme/web:1.1.0 \(Self.marker)\n")
+    }
+
     @Test func signedCommitsOfBothFormatsAreVerifiedByGit() throws {
         // ssh
         let (_, clone) = try setUp()
@@ -287,21 +301,24 @@ import Testing
         #expect(summary.contains(", pushed (flux-system/apps)."))
     }
 
-    @Test func aLockStopsASecondRunAndAStaleOneIsTakenOver() throws {
+    @Test func aLockStopsASecondRunAndADeadRunsLockIsNoObstacle() throws {
         let (_, clone) = try setUp()
         try tags(clone, ["1.1.0"])
         // a live process holds it: this test's own
+        let path = clone.path + "/.git/tagwarden-update.lock"
         try clone.write(".git/tagwarden-update.lock", "\(getpid())\n")
+        let fd = open(path, O_RDWR)
+        #expect(flock(fd, LOCK_EX) == 0)
         let held = try update(clone, [])
         #expect(held.code == 2)
-        #expect(held.stderr == "tagwarden: error: another tagwarden update (process \(getpid())) is running on this repository; "
-                + "if none is, remove \(clone.path)/.git/tagwarden-update.lock\n")
+        #expect(held.stderr == "tagwarden: error: another tagwarden update (process \(getpid())) is running on this repository\n")
         #expect(try clone.git("branch", "--list", "image-updates").stdout.isEmpty)
-        // a dead one's is stale
+        close(fd)
+        // a dead run's file, which nothing holds, is no lock
         try clone.write(".git/tagwarden-update.lock", "999999\n")
         let taken = try update(clone, [])
         #expect(taken.code == 0, "\(taken.described)")
-        #expect(!FileManager.default.fileExists(atPath: clone.path + "/.git/tagwarden-update.lock"))
+        #expect(!FileManager.default.fileExists(atPath: path))
     }
 }
 
@@ -460,6 +477,12 @@ import Testing
             let refused = try tagwarden(["update", "--tags", ".git/t/tags.yaml", "--commit", "--push", "--remote", url], in: clone.path, env: noGlobal)
             #expect(refused.code == 2, "\(refused.described)")
             #expect(refused.stderr.contains("credentials tried: git credential helper"), "\(refused.described)")
+            try clone.git("update-ref", "-d", "refs/heads/image-updates")
+            // a token written in the remote's URL is never printed either, failing or not
+            let inURL = url.replacingOccurrences(of: "http://", with: "http://x-access-token:wrong-\(Self.token)@")
+            let leaked = try tagwarden(["update", "--tags", ".git/t/tags.yaml", "--commit", "--push", "--remote", inURL], in: clone.path, env: noGlobal)
+            #expect(leaked.code == 2, "\(leaked.described)")
+            #expect(!leaked.stderr.contains("wrong-") && leaked.stderr.contains("***@127.0.0.1"), "\(leaked.described)")
             try clone.git("update-ref", "-d", "refs/heads/image-updates")
             // a token in the environment
             var env = noGlobal

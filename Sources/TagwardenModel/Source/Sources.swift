@@ -437,7 +437,7 @@ public enum Sources {
     }
 
     /// Resolves a relative symlink target against the link's directory; nil if it leaves the root.
-    static func resolveLink(from linkPath: String, target: String) -> String? {
+    package static func resolveLink(from linkPath: String, target: String) -> String? {
         if target.hasPrefix("/") { return nil }
         var parts = linkPath.split(separator: "/").dropLast().map(String.init)
         for comp in target.split(separator: "/") {
