@@ -8,7 +8,8 @@ import Glibc
 enum TemplateFormat {
     /// What `{{ value }}` writes (text/template's printValue).
     static func printed(_ v: TemplateValue) -> String {
-        if case .missing = v { return "<no value>" }
+        // a nil (a function's, a missing map key's, a template called without data) prints as no value
+        if v == .missing || v == .null { return "<no value>" }
         return plain(v)
     }
 
@@ -123,7 +124,8 @@ enum TemplateFormat {
             // %g: the shortest digits; exponent form when the exponent is < -4 or >= the digits (21 for shortest)
             let digits = precision < 0 ? shortestDigits(x) : max(1, precision)
             let exp = x == 0 ? 0 : Int((abs(x)).log10Floor)
-            let limit = precision < 0 ? 21 : digits
+            // strconv's %g: the exponent form from 6 digits before the point for the shortest, else from the precision
+            let limit = precision < 0 ? 6 : digits
             if exp < -4 || exp >= limit {
                 var s = exponent(x, digits - 1)
                 // %g drops trailing zeros of the mantissa
@@ -228,6 +230,7 @@ enum TemplateFormat {
     /// One argument under one verb.
     static func one(_ arg: TemplateValue, _ spec: Spec) -> String {
         let verb = spec.verb
+        if verb == "T" { return pad(arg == .null || arg == .missing ? "<nil>" : typeName(arg), spec, numeric: false) }
         switch arg {
         case .list(let l, _):
             if verb == "s" || verb == "v" || verb == "d" || verb == "q" || verb == "x" || verb == "X" || verb == "t" || "eEfFgGob".contains(verb) {
@@ -320,7 +323,24 @@ enum TemplateFormat {
             }
             return out + "\""
         case .int(let n): return String(n)
-        case .float(let x): return float(x, verb: "g", precision: -1)
+        case .float(let x):
+            // encoding/json: the shortest digits, the exponent form only below 1e-6 and from 1e21, written e-7, e+21
+            guard x.isFinite else { return nil }
+            let a = abs(x)
+            if a == 0 || (a >= 1e-6 && a < 1e21) { return (x < 0 ? "-" : "") + fixed(a, shortestFractionDigits(a)) }
+            var e = exponent(x, shortestDigits(x) - 1)
+            if let at = e.firstIndex(of: "e") {
+                var mantissa = String(e[..<at])
+                if mantissa.contains(".") {
+                    while mantissa.hasSuffix("0") { mantissa.removeLast() }
+                    if mantissa.hasSuffix(".") { mantissa.removeLast() }
+                }
+                var power = String(e[e.index(after: at)...])
+                let sign = power.removeFirst()
+                while power.count > 1, power.hasPrefix("0") { power.removeFirst() }
+                e = mantissa + "e" + (sign == "-" ? "-" : "+") + power
+            }
+            return e
         case .bool(let b): return b ? "true" : "false"
         case .list(let l, _):
             var parts: [String] = []

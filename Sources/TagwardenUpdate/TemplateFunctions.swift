@@ -80,12 +80,15 @@ enum TemplateFunctions {
                 switch item {
                 case .list(let l, _):
                     guard case .int(let i) = key else { throw Failure(message: "cannot index slice/array with type \(TemplateFormat.typeName(key))") }
-                    guard i >= 0, i < l.count else { throw Failure(message: "index out of range: \(i)") }
+                    // Go checks the index against the length, then reflect against the last element
+                    guard i >= 0, i <= l.count else { throw Failure(message: "index out of range: \(i)") }
+                    guard i < l.count else { throw Failure(message: "reflect: slice index out of range") }
                     item = l[i]
                 case .string(let s):
                     guard case .int(let i) = key else { throw Failure(message: "cannot index slice/array with type \(TemplateFormat.typeName(key))") }
                     let bytes = Array(s.utf8)
-                    guard i >= 0, i < bytes.count else { throw Failure(message: "index out of range: \(i)") }
+                    guard i >= 0, i <= bytes.count else { throw Failure(message: "index out of range: \(i)") }
+                    guard i < bytes.count else { throw Failure(message: "reflect: string index out of range") }
                     item = .int(Int(bytes[i]))
                 case .map(let m, let type):
                     // the key must be of the map's key type
@@ -138,19 +141,19 @@ enum TemplateFunctions {
         case "trim": try arity(f, args, 1); return .string(trimSpace(str(args[0])))
         case "trimPrefix":
             try arity(f, args, 2)
-            let (p, s) = (str(args[0]), str(args[1]))
-            return .string(s.hasPrefix(p) ? String(s.dropFirst(p.count)) : s)
+            let (p, s) = (Array(str(args[0]).utf8), Array(str(args[1]).utf8))
+            return .string(String(decoding: s.starts(with: p) ? s.dropFirst(p.count) : s[...], as: UTF8.self))
         case "trimSuffix":
             try arity(f, args, 2)
-            let (p, s) = (str(args[0]), str(args[1]))
-            return .string(s.hasSuffix(p) ? String(s.dropLast(p.count)) : s)
+            let (p, s) = (Array(str(args[0]).utf8), Array(str(args[1]).utf8))
+            return .string(String(decoding: s.reversed().starts(with: p.reversed()) ? s.dropLast(p.count) : s[...], as: UTF8.self))
         case "replace":
             try arity(f, args, 3)
             let (old, new, s) = (str(args[0]), str(args[1]), str(args[2]))
-            return .string(old.isEmpty ? s : s.replacingOccurrences(old, new))
-        case "contains": try arity(f, args, 2); return .bool(str(args[1]).contains(str(args[0])) || str(args[0]).isEmpty)
-        case "hasPrefix": try arity(f, args, 2); return .bool(str(args[1]).hasPrefix(str(args[0])))
-        case "hasSuffix": try arity(f, args, 2); return .bool(str(args[1]).hasSuffix(str(args[0])))
+            return .string(goSplit(s, old).joined(separator: new).withEnds(new, when: old.isEmpty))
+        case "contains": try arity(f, args, 2); return .bool(goSplit(str(args[1]), str(args[0])).count > 1 || str(args[0]).isEmpty)
+        case "hasPrefix": try arity(f, args, 2); return .bool(Array(str(args[1]).utf8).starts(with: Array(str(args[0]).utf8)))
+        case "hasSuffix": try arity(f, args, 2); return .bool(Array(str(args[1]).utf8).reversed().starts(with: Array(str(args[0]).utf8).reversed()))
         case "quote":
             return .string(args.filter { $0 != .null }.map { TemplateFormat.goQuote(str($0)) }.joined(separator: " "))
         case "squote":
@@ -182,13 +185,13 @@ enum TemplateFunctions {
         case "split":
             // Sprig's split gives a map _0, _1 …
             try arity(f, args, 2)
-            let parts = str(args[1]).split(separator: str(args[0]), omittingEmptySubsequences: false).map(String.init)
+            let parts = goSplit(str(args[1]), str(args[0]))
             var m: [String: TemplateValue] = [:]
             for (i, p) in parts.enumerated() { m["_\(i)"] = .string(p) }
             return .stringMap(m, type: "map[string]string")
         case "splitList":
             try arity(f, args, 2)
-            return .list(str(args[1]).split(separator: str(args[0]), omittingEmptySubsequences: false).map { .string(String($0)) }, type: "[]string")
+            return .list(goSplit(str(args[1]), str(args[0])).map { .string($0) }, type: "[]string")
         case "join":
             try arity(f, args, 2)
             let items: [TemplateValue]
@@ -217,6 +220,7 @@ enum TemplateFunctions {
             return .list(l.map(str).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }.map { .string($0) }, type: "[]string")
         case "uniq":
             try arity(f, args, 1)
+            if args[0] == .null { throw Failure(message: "runtime error: invalid memory address or nil pointer dereference") }
             guard case .list(let l, _) = args[0] else { throw Failure(message: "Cannot find uniq on type \(kind(args[0]))") }
             var out: [TemplateValue] = []
             for v in l where !out.contains(v) { out.append(v) }
@@ -287,17 +291,47 @@ enum TemplateFunctions {
         return String(sub)
     }
 
-    /// Go's deprecated `strings.Title` (Sprig's `title`): the first letter of each word upper-cased, a word following
-    /// anything but a letter, digit, `_` or `'`.
+    /// Go's deprecated `strings.Title` (Sprig's `title`): each letter after a separator in its title case (one character
+    /// for one). A separator is an ASCII character other than a letter, digit or `_`, or a space; other characters are not.
     static func title(_ s: String) -> String {
-        var out = ""
-        var previous: Character = " "
-        for c in s {
-            let separator = !(previous.isLetter || previous.isNumber || previous == "_")
-            out += separator ? c.uppercased() : String(c)
-            previous = c
+        func separator(_ u: Unicode.Scalar) -> Bool {
+            if u.isASCII {
+                let v = u.value
+                return !((48...57).contains(v) || (65...90).contains(v) || (97...122).contains(v) || v == 95)
+            }
+            if u.properties.isAlphabetic || u.properties.numericType != nil { return false }
+            return goSpace(u)
         }
-        return out
+        var out = String.UnicodeScalarView()
+        var previous: Unicode.Scalar = " "
+        for u in s.unicodeScalars {
+            if separator(previous), case let mapped = u.properties.titlecaseMapping.unicodeScalars, mapped.count == 1 {
+                out.append(mapped.first!)
+            } else {
+                out.append(u)
+            }
+            previous = u
+        }
+        return String(out)
+    }
+
+    /// Go's `strings.Split` on bytes: an empty separator splits into characters (UTF-8 sequences).
+    static func goSplit(_ s: String, _ separator: String) -> [String] {
+        let b = Array(s.utf8), sep = Array(separator.utf8)
+        if sep.isEmpty { return s.unicodeScalars.map { String($0) } }
+        var parts: [String] = []
+        var start = 0, i = 0
+        while i + sep.count <= b.count {
+            if b[i..<(i + sep.count)].elementsEqual(sep) {
+                parts.append(String(decoding: b[start..<i], as: UTF8.self))
+                i += sep.count
+                start = i
+            } else {
+                i += 1
+            }
+        }
+        parts.append(String(decoding: b[start...], as: UTF8.self))
+        return parts
     }
 
     /// Go's comparison for eq/ne (`ordered` false) and lt/le/gt/ge: basic kinds only (bool, int, float, string), each
@@ -327,7 +361,9 @@ enum TemplateFunctions {
             }
             if k1 == nil {
                 if !validA || !validB { return validA == validB ? 0 : 1 }
-                if TemplateFormat.typeName(a) != TemplateFormat.typeName(b) {
+                // values of two kinds (a map and a struct) cannot be compared; of one kind, the second must be of a comparable
+                // type, and values of two types are unequal
+                if kind(a) != kind(b) {
                     throw Failure(message: "non-comparable types \(TemplateFormat.plain(a)): \(TemplateFormat.typeName(a)), "
                                   + "\(TemplateFormat.typeName(b)): \(TemplateFormat.plain(b))")
                 }
@@ -344,4 +380,9 @@ enum TemplateFunctions {
         default: return 1
         }
     }
+}
+
+extension String {
+    /// `strings.Replace` with an empty old string puts the new one before and after every character too.
+    func withEnds(_ end: String, when: Bool) -> String { when && !isEmpty ? end + self + end : (when ? end : self) }
 }

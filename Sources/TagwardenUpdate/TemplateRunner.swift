@@ -106,7 +106,8 @@ public struct TemplateRunner {
                 }
             case .template(let n, let p, let offset):
                 guard let body = tree.definitions[n] else { throw fail(offset, "{{template \"\(n)\"}}", "template \"\(n)\" not defined") }
-                let v = try p.map { try pipeline($0, dot: dot) } ?? .null
+                // without data, the template's dot is Go's invalid value
+                let v = try p.map { try pipeline($0, dot: dot) } ?? .missing
                 depth += 1
                 defer { depth -= 1 }
                 guard depth < 1000 else { throw fail(offset, "{{template \"\(n)\"}}", "exceeded maximum template depth (100000)") }

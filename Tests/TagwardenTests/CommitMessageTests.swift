@@ -133,3 +133,17 @@ extension CommitMessageTests {
         #expect(throws: TagwardenError.self) { try renderOld("{{ .Changed.Changes }}", flux: FluxVersion(2, 2)) }
     }
 }
+
+extension CommitMessageTests {
+    @Test func goSemanticsTheSecondReadFound() throws {
+        // strings as Go's bytes and runes, not Swift's characters
+        #expect(try render(#"{{ replace "" "-" "abc" }}|{{ splitList "" "ab" }}|{{ title "don’t stop ßa" }}|{{ hasPrefix "e" "e\u0301" }}"#)
+                == "-a-b-c-|[a b]|Don’t Stop ßa|true")
+        // nil prints as no value; fmt's %v of a float is %g's shortest, with the exponent from 1e6; JSON's from 1e21
+        #expect(try render(#"{{ define "t" }}[{{ . }}]{{ end }}{{ template "t" }}{{ first (list) }}|{{ 1e6 }} {{ 123456.5 }}|{{ toJson (list 1e6 1e21) }}"#)
+                == "[<no value>]<no value>|1e+06 123456.5|[1000000,1e+21]")
+        // a redefinition of blanks only keeps the first
+        #expect(try render("{{ block \"b\" . }}x{{ end }}{{ block \"b\" . }}\n{{ end }}") == "xx")
+        #expect(try render("{{ printf \"%T %T\" 1 .Changed.Changes }}") == "int []update.Change")
+    }
+}

@@ -141,6 +141,14 @@ struct TreeBuilder {
 
     typealias Tokens = ArraySlice<(GoTemplate.Token, Int)>
 
+    /// Nodes that are text of blanks only.
+    static func blank(_ nodes: [GoTemplate.Node]) -> Bool {
+        nodes.allSatisfy { node in
+            if case .text(let t) = node { return t.utf8.allSatisfy { [32, 9, 10, 13].contains($0) } }
+            return false
+        }
+    }
+
     mutating func action(_ tokens: Tokens, at: Int) throws {
         if case .identifier(let kw)? = tokens.first?.0 {
             let rest = tokens.dropFirst()
@@ -164,10 +172,11 @@ struct TreeBuilder {
                 while true {
                     let closed = stack.removeLast()
                     switch closed.keyword {
+                    // a definition of blanks only does not replace another (Go's IsEmptyTree)
                     case "define":
-                        if definitions[closed.name] == nil || !closed.body.isEmpty { definitions[closed.name] = closed.body }
+                        if definitions[closed.name] == nil || !Self.blank(closed.body) { definitions[closed.name] = closed.body }
                     case "block":
-                        if definitions[closed.name] == nil || !closed.body.isEmpty { definitions[closed.name] = closed.body }
+                        if definitions[closed.name] == nil || !Self.blank(closed.body) { definitions[closed.name] = closed.body }
                         append(.template(name: closed.name, closed.pipeline, offset: at))
                     default:
                         append(.branch(keyword: closed.keyword, closed.pipeline!, closed.body, closed.elseBody))
