@@ -21,6 +21,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // The error every layer reports, the run's phase timings, atomic file writes.
         .target(name: "TagwardenBasics", swiftSettings: cmo),
         // An RE2-compatible regular expression engine with Go's syntax, and the languages of tags it can select.
@@ -29,6 +30,10 @@ let package = Package(
         .target(name: "TagwardenYAML", dependencies: ["CYAML", "TagwardenBasics"], swiftSettings: cmo),
         // libgit2 wrapped once: repositories, trees, the index, blobs, commits, references, push.
         .target(name: "TagwardenGit", dependencies: ["CGit2", "TagwardenBasics"], swiftSettings: cmo),
+        // libcurl wrapped once: HTTP(S) requests with the system trust store and the proxy environment, for registries.
+        // libcurl rather than a Swift HTTP client: a system C library like libyaml and libgit2 (TLS, proxies, CA files
+        // as users already configure them), synchronous like the rest of the tool, and no package tree to build.
+        .target(name: "TagwardenHTTP", dependencies: ["CCurl", "TagwardenBasics"], swiftSettings: cmo),
         // How Flux chooses a tag: semver ranges, numerical and alphabetical order, Go's float parsing.
         .target(name: "TagwardenPolicy", dependencies: ["TagwardenBasics", "TagwardenRegex", "TagwardenYAML"], swiftSettings: cmo),
         // What a repository holds: its snapshot (working tree, index, commit), the config, and the frozen Model of
@@ -39,9 +44,10 @@ let package = Package(
                                                       "TagwardenModel"], swiftSettings: cmo),
         // Findings rendered: text, JSON, SARIF, GitHub annotations, Markdown.
         .target(name: "TagwardenReport", dependencies: ["TagwardenBasics", "TagwardenYAML", "TagwardenModel", "TagwardenLint"], swiftSettings: cmo),
-        // The update engine: tag sources (a file now, registries later), policy evaluation, the setter table; it will
-        // rewrite marked fields and commit.
-        .target(name: "TagwardenUpdate", dependencies: ["TagwardenBasics", "TagwardenYAML", "TagwardenGit", "TagwardenPolicy", "TagwardenModel"],
+        // The update engine: tag sources (a file, registries), policy evaluation, setters as byte-span edits, commit
+        // messages, commit, sign, push.
+        .target(name: "TagwardenUpdate", dependencies: ["TagwardenBasics", "TagwardenYAML", "TagwardenGit", "TagwardenHTTP", "TagwardenPolicy",
+                                                        "TagwardenModel"],
                 swiftSettings: cmo),
         // Argument parsing and printing only.
         .executableTarget(
@@ -52,7 +58,7 @@ let package = Package(
         // The Flux and Kubernetes objects both test targets write (YAML text builders).
         .target(name: "TagwardenFixtures", path: "Tests/TagwardenFixtures"),
         // In-process tests of the libraries: parsers, the Model, the rules over their catalogue examples.
-        .testTarget(name: "TagwardenTests", dependencies: ["TagwardenBasics", "TagwardenRegex", "TagwardenYAML", "TagwardenGit",
+        .testTarget(name: "TagwardenTests", dependencies: ["TagwardenBasics", "TagwardenRegex", "TagwardenYAML", "TagwardenGit", "TagwardenHTTP",
                                                            "TagwardenPolicy", "TagwardenModel", "TagwardenLint", "TagwardenReport",
                                                            "TagwardenUpdate", "TagwardenFixtures"]),
         // End-to-end tests of the built binary: the commands, git, hooks.

@@ -28,6 +28,15 @@ public indirect enum JSON: Sendable, Equatable {
     }
 
     public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
+    public var arrayValue: [JSON]? { if case .array(let a) = self { return a }; return nil }
+    /// A number, integer or not.
+    public var doubleValue: Double? {
+        switch self {
+        case .int(let n): Double(n)
+        case .double(let x): x
+        default: nil
+        }
+    }
 
     // MARK: writing
 

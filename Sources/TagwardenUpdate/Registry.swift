@@ -1,0 +1,264 @@
+import TagwardenBasics
+import TagwardenHTTP
+import TagwardenModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where an ImageRepository's `spec.image` lives: the registry's host (Docker Hub's API host for Docker Hub names), the
+/// repository path in it (`library/` added for Docker Hub's official images), and whether it speaks plain HTTP.
+public struct RegistryRepository: Sendable, Hashable {
+    public let host: String
+    public let path: String
+    public let plainHTTP: Bool
+
+    /// `image` as go-containerregistry reads a repository name; `insecure` (the ImageRepository's `spec.insecure`) or a
+    /// loopback host means plain HTTP.
+    public init(image: String, insecure: Bool = false) {
+        let parts = image.split(separator: "/", maxSplits: 1).map(String.init)
+        var host = "docker.io"
+        var path = image
+        if parts.count == 2, parts[0].contains(".") || parts[0].contains(":") || parts[0] == "localhost" {
+            host = parts[0]
+            path = parts[1]
+        }
+        if host == "docker.io" || host == "index.docker.io" {
+            host = "registry-1.docker.io"
+            if !path.contains("/") { path = "library/" + path }
+        }
+        self.host = host
+        self.path = path
+        let bare = host.split(separator: ":").first.map(String.init) ?? host
+        plainHTTP = insecure || bare == "localhost" || bare == "127.0.0.1" || bare == "[::1]" || bare.hasPrefix("127.")
+    }
+
+    var base: String { (plainHTTP ? "http://" : "https://") + host + "/v2/" + path }
+}
+
+/// A credential for a registry: a user and password (or token) for Basic auth and token requests, or an identity
+/// token (OAuth2 refresh token) for the token service.
+public struct RegistryCredential: Sendable {
+    public let username: String
+    public let password: String
+    /// Where it came from, for notes ("docker config auths", "credential helper ecr-login"); never the secret.
+    public let origin: String
+
+    public init(username: String, password: String, origin: String) {
+        self.username = username
+        self.password = password
+        self.origin = origin
+    }
+}
+
+/// The OCI distribution API, as image-reflector-controller uses it: tags listed page by page, digests by `HEAD` of the
+/// manifest (the registry's digest for the tag: an index's for a multi-arch image). Authentication answers the
+/// registry's challenge: Basic with the credential, or a Bearer token from its token service, kept per scope until it
+/// expires and fetched again once when the registry says it is invalid.
+public final class RegistryClient {
+    let http: HTTPClient
+    let credential: (String) -> RegistryCredential?
+    /// Bearer tokens by host and scope, with when they expire (seconds since the epoch).
+    var tokens: [String: (token: String, expires: Double)] = [:]
+    /// How many requests were sent, for progress and tests.
+    public private(set) var requests = 0
+    public let pageSize: Int
+    public let timeout: Double
+
+    public static let manifestTypes = [
+        "application/vnd.oci.image.index.v1+json", "application/vnd.docker.distribution.manifest.list.v2+json",
+        "application/vnd.oci.image.manifest.v1+json", "application/vnd.docker.distribution.manifest.v2+json",
+    ]
+
+    /// `credential` gives the credential for a registry host, if there is one.
+    public init(caFile: String? = nil, pageSize: Int = 100, timeout: Double = 30,
+                credential: @escaping (String) -> RegistryCredential? = { _ in nil }) throws {
+        http = try HTTPClient(caFile: caFile)
+        self.credential = credential
+        self.pageSize = min(100, max(1, pageSize))
+        self.timeout = timeout
+    }
+
+    /// Every tag of the repository, following the `Link` header from page to page.
+    public func tags(_ repository: RegistryRepository) throws -> [String] {
+        var url = repository.base + "/tags/list?n=\(pageSize)"
+        var all: [String] = []
+        var seen: Set<String> = []
+        for _ in 0..<100_000 {
+            let response = try send(HTTPRequest(url: url, headers: [("Accept", "application/json")], timeout: timeout), repository: repository,
+                                    scope: "repository:\(repository.path):pull")
+            guard response.status == 200 else { throw failure(response, "listing the tags of \(repository.path)", repository) }
+            let page = try JSON.parse(String(decoding: response.body, as: UTF8.self))
+            for t in page["tags"]?.arrayValue ?? [] { if let s = t.stringValue { all.append(s) } }
+            guard let link = response.header("Link"), let next = Self.nextLink(link, base: repository) else { return all }
+            // a registry that sends the same page again would never end
+            guard seen.insert(next).inserted else { return all }
+            url = next
+        }
+        return all
+    }
+
+    /// The digest the registry gives for `tag` (a `HEAD` of its manifest, which Docker Hub does not count as a pull),
+    /// and its media type; nil when there is no such tag.
+    public func digest(_ repository: RegistryRepository, tag: String) throws -> (digest: String, mediaType: String?)? {
+        let request = HTTPRequest(method: "HEAD", url: repository.base + "/manifests/" + tag,
+                                  headers: [("Accept", Self.manifestTypes.joined(separator: ", "))], timeout: timeout)
+        let response = try send(request, repository: repository, scope: "repository:\(repository.path):pull")
+        if response.status == 404 { return nil }
+        guard response.status == 200, let digest = response.header("Docker-Content-Digest") else {
+            throw failure(response, "reading the digest of \(repository.path):\(tag)", repository)
+        }
+        return (digest, response.header("Content-Type"))
+    }
+
+    // MARK: authentication
+
+    func send(_ request: HTTPRequest, repository: RegistryRepository, scope: String) throws -> HTTPResponse {
+        var request = request
+        let key = repository.host + " " + scope
+        if let cached = tokens[key], cached.expires > Self.now() {
+            request.headers.append(("Authorization", "Bearer " + cached.token))
+        }
+        requests += 1
+        var response = try http.send(request)
+        guard response.status == 401 else { return response }
+        // the registry's challenge says how to authenticate
+        guard let challenge = response.header("WWW-Authenticate") else { return response }
+        let (scheme, params) = Self.parseChallenge(challenge)
+        var retry = request
+        retry.headers.removeAll { $0.name == "Authorization" }
+        switch scheme.lowercased() {
+        case "basic":
+            guard let c = credential(repository.host) else { return response }
+            retry.headers.append(("Authorization", "Basic " + Base64.encode(Array("\(c.username):\(c.password)".utf8))))
+        case "bearer":
+            guard let realm = params["realm"] else { return response }
+            let token = try bearerToken(realm: realm, service: params["service"], scope: params["scope"] ?? scope, host: repository.host)
+            tokens[key] = token
+            retry.headers.append(("Authorization", "Bearer " + token.token))
+        default:
+            return response
+        }
+        requests += 1
+        response = try http.send(retry)
+        return response
+    }
+
+    func bearerToken(realm: String, service: String?, scope: String, host: String) throws -> (token: String, expires: Double) {
+        var url = realm + (realm.contains("?") ? "&" : "?") + "scope=" + Self.escape(scope)
+        if let service { url += "&service=" + Self.escape(service) }
+        var headers: [(name: String, value: String)] = []
+        if let c = credential(host) {
+            headers.append(("Authorization", "Basic " + Base64.encode(Array("\(c.username):\(c.password)".utf8))))
+        }
+        requests += 1
+        let response = try http.send(HTTPRequest(url: url, headers: headers, timeout: timeout))
+        guard response.status == 200 else {
+            throw TagwardenError("the token service of \(host) (\(HTTPClient.host(realm))) refused: HTTP \(response.status)")
+        }
+        let json = try JSON.parse(String(decoding: response.body, as: UTF8.self))
+        guard let token = json["token"]?.stringValue ?? json["access_token"]?.stringValue else {
+            throw TagwardenError("the token service of \(host) gave no token")
+        }
+        // a token without expires_in lasts 60 seconds (the distribution spec's default)
+        let lifetime = json["expires_in"]?.doubleValue ?? 60
+        return (token, Self.now() + lifetime - 5)
+    }
+
+    func failure(_ response: HTTPResponse, _ what: String, _ repository: RegistryRepository) -> TagwardenError {
+        var why = "HTTP \(response.status)"
+        if let body = try? JSON.parse(String(decoding: response.body, as: UTF8.self)), let errors = body["errors"]?.arrayValue,
+           let first = errors.first, let code = first["code"]?.stringValue {
+            why += " \(code)" + (first["message"]?.stringValue.map { ": \($0)" } ?? "")
+        }
+        if response.status == 401 { why += credential(repository.host) == nil ? " (no credential for \(repository.host))" : " (credential refused)" }
+        return TagwardenError("\(repository.host): \(what): \(why)")
+    }
+
+    // MARK: parsing
+
+    /// `Bearer realm="…",service="…",scope="…"` → ("Bearer", [realm: …, service: …, scope: …]).
+    static func parseChallenge(_ header: String) -> (String, [String: String]) {
+        let scheme = String(header.prefix { $0 != " " })
+        var rest = Substring(header.dropFirst(scheme.count))
+        var params: [String: String] = [:]
+        while !rest.isEmpty {
+            while let c = rest.first, c == " " || c == "," { rest.removeFirst() }
+            let key = rest.prefix { $0 != "=" }
+            rest = rest.dropFirst(key.count)
+            guard rest.first == "=" else { break }
+            rest.removeFirst()
+            var value = ""
+            if rest.first == "\"" {
+                rest.removeFirst()
+                while let c = rest.first, c != "\"" {
+                    if c == "\\" { rest.removeFirst() }
+                    if let d = rest.first { value.append(d); rest.removeFirst() }
+                }
+                if !rest.isEmpty { rest.removeFirst() }
+            } else {
+                value = String(rest.prefix { $0 != "," })
+                rest = rest.dropFirst(value.count)
+            }
+            params[String(key).trimmingBlanks.lowercased()] = value
+        }
+        return (scheme, params)
+    }
+
+    /// The `rel="next"` URL of a `Link` header (`</v2/…/tags/list?n=100&last=x>; rel="next"`), absolute.
+    static func nextLink(_ header: String, base: RegistryRepository) -> String? {
+        for part in header.split(separator: ",") {
+            guard part.contains("rel=\"next\"") || part.contains("rel=next"),
+                  let open = part.firstIndex(of: "<"), let close = part.firstIndex(of: ">"), open < close else { continue }
+            let target = String(part[part.index(after: open)..<close])
+            if target.hasPrefix("http://") || target.hasPrefix("https://") { return target }
+            return (base.plainHTTP ? "http://" : "https://") + base.host + (target.hasPrefix("/") ? "" : "/") + target
+        }
+        return nil
+    }
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            default:
+                out += "%" + String(b, radix: 16, uppercase: true).leftPadded(2)
+            }
+        }
+        return out
+    }
+
+    static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_REALTIME, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+}
+
+extension String {
+    func leftPadded(_ n: Int) -> String { String(repeating: "0", count: max(0, n - count)) + self }
+}
+
+/// Base64, for Basic authentication.
+enum Base64 {
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        var i = 0
+        while i + 2 < bytes.count {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+            i += 3
+        }
+        if i < bytes.count {
+            let rest = bytes.count - i
+            let n = UInt32(bytes[i]) << 16 | (rest == 2 ? UInt32(bytes[i + 1]) << 8 : 0)
+            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)]]
+            out += rest == 2 ? [alphabet[Int(n >> 6 & 63)], UInt8(ascii: "=")] : [UInt8(ascii: "="), UInt8(ascii: "=")]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
