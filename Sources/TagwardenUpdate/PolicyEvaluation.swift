@@ -21,14 +21,41 @@ public enum PolicyEvaluation {
     /// Every policy, evaluated on all cores (each compiles its patterns); the tags are read first, once per image.
     public static func evaluate(_ model: Model, tags source: some TagSource) throws -> [PolicyOutcome] {
         var tags: [String: [TagRecord]] = [:]
+        var unreadable: [String: String] = [:]
         for r in model.flux.repositories {
-            guard let image = r.spec.image?.value, tags[image] == nil else { continue }
-            if let records = try source.tags(of: image) { tags[image] = records }
+            guard let image = r.spec.image?.value, tags[image] == nil, unreadable[image] == nil else { continue }
+            // one registry that cannot be read fails its policies, as an ImageRepository that cannot scan does in Flux
+            do {
+                if let records = try source.tags(of: image) { tags[image] = records }
+            } catch let e as TagwardenError {
+                unreadable[image] = e.message
+            }
         }
         let known = KnownTags(entries: tags)
         let count = model.flux.policies.count
-        let outcomes = concurrentChunks(count, chunkSize: 64) { range in
+        var outcomes = concurrentChunks(count, chunkSize: 64) { range in
             range.map { p in (try? evaluate(model, policy: p, tags: known)) ?? PolicyOutcome(policy: p, image: nil, tag: nil, digest: nil, error: "no tags") }
+        }
+        for k in outcomes.indices {
+            if let image = outcomes[k].image, let why = unreadable[image] {
+                outcomes[k] = PolicyOutcome(policy: outcomes[k].policy, image: image, tag: nil, digest: nil, error: "cannot read the tags of \(image): \(why)")
+            }
+        }
+        // a digest the listing did not give is asked of the source, once per image and tag (a registry: one HEAD)
+        var asked: [String: String?] = [:]
+        for k in outcomes.indices {
+            let o = outcomes[k]
+            guard o.error == nil, o.digest == nil, let image = o.image, let tag = o.tag, model.flux.policies[o.policy].spec.reflectsDigests else { continue }
+            let key = image + "\n" + tag
+            if asked[key] == nil { asked[key] = .some(try source.digest(of: image, tag: tag)) }
+            if let digest = asked[key]!, ImageReference.checkDigest(digest) == nil {
+                outcomes[k] = PolicyOutcome(policy: o.policy, image: image, tag: tag, digest: digest, error: nil)
+            } else {
+                let spec = model.flux.policies[o.policy].spec
+                outcomes[k] = PolicyOutcome(policy: o.policy, image: image, tag: nil, digest: nil,
+                                            error: "digestReflectionPolicy \(spec.digestReflection ?? "") needs the digest of tag \(tag), "
+                                                + "which the tag source does not give")
+            }
         }
         return outcomes
     }
@@ -57,10 +84,8 @@ public enum PolicyEvaluation {
         let result = evaluator.evaluate(records.map(\.tag))
         guard let tag = result.selected else { return failed(image, result.error ?? "no tag selected") }
         guard policy.spec.reflectsDigests else { return PolicyOutcome(policy: p, image: image, tag: tag, digest: nil, error: nil) }
-        guard let digest = records.first(where: { $0.tag == tag && $0.digest != nil })?.digest else {
-            return failed(image, "digestReflectionPolicy \(policy.spec.digestReflection ?? "") needs the digest of tag \(tag), "
-                                 + "which the tag source does not give")
-        }
+        // without the digest here, the caller asks the source for it
+        let digest = records.first(where: { $0.tag == tag && $0.digest != nil })?.digest
         return PolicyOutcome(policy: p, image: image, tag: tag, digest: digest, error: nil)
     }
 }

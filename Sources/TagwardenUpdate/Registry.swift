@@ -118,8 +118,7 @@ public final class RegistryClient {
         if let cached = tokens[key], cached.expires > Self.now() {
             request.headers.append(("Authorization", "Bearer " + cached.token))
         }
-        requests += 1
-        var response = try http.send(request)
+        var response = try sendPolitely(request)
         guard response.status == 401 else { return response }
         // the registry's challenge says how to authenticate
         guard let challenge = response.header("WWW-Authenticate") else { return response }
@@ -138,9 +137,34 @@ public final class RegistryClient {
         default:
             return response
         }
-        requests += 1
-        response = try http.send(retry)
+        response = try sendPolitely(retry)
         return response
+    }
+
+    /// How many times a request that the registry refused with 429 or 503 was sent again.
+    public private(set) var retries = 0
+    /// The most tries of one request, and the most seconds to wait between two.
+    public var maxTries = 5
+    public var maxWait = 30.0
+
+    /// Sends a request; on `429 Too Many Requests` or `503`, waits as `Retry-After` says (else 0.5 s, doubling, with
+    /// jitter) and tries again, a bounded number of times.
+    func sendPolitely(_ request: HTTPRequest) throws -> HTTPResponse {
+        var delay = 0.5
+        for attempt in 1...maxTries {
+            requests += 1
+            let response = try http.send(request)
+            guard response.status == 429 || response.status == 503, attempt < maxTries else { return response }
+            var wait = delay * (0.75 + Double(UInt8.random(in: 0...100)) / 200)
+            if let after = response.header("Retry-After"), let seconds = Double(after.trimmingBlanks) { wait = seconds }
+            wait = min(wait, maxWait)
+            retries += 1
+            var t = timespec(tv_sec: Int(wait), tv_nsec: Int((wait - wait.rounded(.down)) * 1e9))
+            var left = timespec()
+            while nanosleep(&t, &left) != 0, errno == EINTR { t = left }
+            delay *= 2
+        }
+        return try http.send(request)
     }
 
     func bearerToken(realm: String, service: String?, scope: String, host: String) throws -> (token: String, expires: Double) {
@@ -150,8 +174,7 @@ public final class RegistryClient {
         if let c = credential(host) {
             headers.append(("Authorization", "Basic " + Base64.encode(Array("\(c.username):\(c.password)".utf8))))
         }
-        requests += 1
-        let response = try http.send(HTTPRequest(url: url, headers: headers, timeout: timeout))
+        let response = try sendPolitely(HTTPRequest(url: url, headers: headers, timeout: timeout))
         guard response.status == 200 else {
             throw TagwardenError("the token service of \(host) (\(HTTPClient.host(realm))) refused: HTTP \(response.status)")
         }

@@ -24,6 +24,14 @@ public struct TagRecord: Sendable, Equatable {
 public protocol TagSource {
     /// The tags of `image` (an ImageRepository `spec.image`, as written), or nil when the source has none for it.
     func tags(of image: String) throws -> [TagRecord]?
+    /// The digest of one tag, for a source that does not list digests with the tags (a registry is asked per tag).
+    func digest(of image: String, tag: String) throws -> String?
+}
+
+extension TagSource {
+    public func digest(of image: String, tag: String) throws -> String? {
+        try tags(of: image)?.first { $0.tag == tag }?.digest
+    }
 }
 
 /// Tags given in a file (`update --tags FILE`): a JSON or YAML mapping whose keys are ImageRepository `spec.image`

@@ -58,7 +58,16 @@ struct Update: ParsableCommand {
     var path: String = "."
 
     @Option(help: "The tags: a JSON or YAML file mapping each image to its tags, or - for standard input.")
-    var tags: String
+    var tags: String?
+
+    @Flag(help: "Read the tags from the registries the ImageRepositories name (OCI distribution API), with docker's credentials.")
+    var registry = false
+
+    @Option(help: "With --registry: docker's config.json to take credentials from (default: DOCKER_CONFIG, else ~/.docker).")
+    var registryConfig: String?
+
+    @Option(help: "With --registry: a CA bundle to trust besides the system's (a private registry's certificate).")
+    var caFile: String?
 
     @Option(help: "Run only this automation, NAMESPACE/NAME.")
     var automation: String?
@@ -96,6 +105,8 @@ struct Update: ParsableCommand {
     var quiet = false
 
     func validate() throws {
+        if (tags == nil) == !registry { throw ValidationError("give the tags: --tags FILE (or - for standard input), or --registry") }
+        if !registry && (registryConfig != nil || caFile != nil) { throw ValidationError("--registry-config and --ca-file go with --registry") }
         if let a = automation, a.split(whereSeparator: { $0 == "/" || $0 == ":" }).count != 2 {
             throw ValidationError("--automation must be NAMESPACE/NAME, not '\(a)'")
         }
@@ -114,7 +125,7 @@ struct Update: ParsableCommand {
             let snapshot = try ws.snapshot(rev: head, maxFileSize: nil)
             let model = try Model.build(snapshot.files, config: ws.config, profile: nil, remoteURLs: snapshot.remoteURLs)
             Timings.mark("model")
-            let source = try readTags()
+            let source = try tagSource(model)
             let only = automation.map { a -> (namespace: String, name: String) in
                 let parts = a.split(whereSeparator: { $0 == "/" || $0 == ":" }).map(String.init)
                 return (parts[0], parts[1])
@@ -157,7 +168,17 @@ struct Update: ParsableCommand {
         }
     }
 
-    func readTags() throws -> TagFile {
+    /// The tag file, or the registries.
+    func tagSource(_ model: Model) throws -> any TagSource {
+        guard registry else { return try readTags(tags!) }
+        let credentials = try DockerCredentials.load(path: registryConfig)
+        let client = try RegistryClient(caFile: caFile) { credentials.credential(for: $0) }
+        let source = RegistryTagSource(model: model, client: client, credentials: credentials)
+        if !quiet { for note in source.notes { writeStderr("tagwarden: note: \(note)\n") } }
+        return source
+    }
+
+    func readTags(_ tags: String) throws -> TagFile {
         let name = tags == "-" ? "<stdin>" : tags
         let bytes: [UInt8]
         if tags == "-" {

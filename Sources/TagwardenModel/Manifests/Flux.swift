@@ -34,6 +34,11 @@ public struct ImageRepositorySpec: Sendable {
     public var exclusionList: [Located]?
     public var interval: Located?
     public var timeout: Located?
+    /// `spec.insecure: true`: the registry speaks plain HTTP.
+    public var insecure = false
+    /// `spec.secretRef.name` and `spec.provider`: credentials Tagwarden cannot read outside the cluster.
+    public var secretRef: String?
+    public var provider: String?
 }
 
 public struct AutomationSpec: Sendable {
@@ -162,6 +167,9 @@ public indirect enum FluxSpec: Sendable {
             r.image = loc(spec.flatMap { y.get($0, "image") })
             r.interval = loc(spec.flatMap { y.get($0, "interval") })
             r.timeout = loc(spec.flatMap { y.get($0, "timeout") })
+            r.insecure = spec.flatMap { y.get($0, "insecure") }.map { y.resolvedType($0) == .bool && ["true", "True", "TRUE"].contains(y.value($0)) } ?? false
+            r.secretRef = str(spec.flatMap { y.get($0, "secretRef", "name") })
+            r.provider = str(spec.flatMap { y.get($0, "provider") })
             if let af = spec.flatMap({ y.get($0, "accessFrom") }) {
                 var selectors: [[String: String]] = []
                 if let ns = y.get(af, "namespaceSelectors") {

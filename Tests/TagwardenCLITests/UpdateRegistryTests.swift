@@ -1,0 +1,86 @@
+import TagwardenFixtures
+import Foundation
+import Testing
+
+/// `tagwarden update --registry` against a real registry (Debian's docker-registry) on a loopback port.
+@Suite(.serialized) struct UpdateRegistryTests {
+    static let marker = #"# {"$imagepolicy": "flux-system:web"}"#
+    static let secret = "pa55-\(UUID().uuidString.prefix(8))"
+
+    func fleet(image: String, digests: Bool = false) throws -> TempRepo {
+        let r = try TempRepo()
+        try r.write([
+            "flux/images.yaml": [imageRepository(image: image), imagePolicy(digestReflection: digests ? "IfNotPresent" : nil),
+                                 imageUpdateAutomation(name: "apps", path: "./apps")].joined(separator: "---\n"),
+            "apps/web.yaml": "image: \(image):1.0.0 \(Self.marker)\n",
+        ])
+        try r.commitAll("fleet")
+        return r
+    }
+
+    func content(_ r: TempRepo) throws -> String { try String(contentsOfFile: r.path + "/apps/web.yaml", encoding: .utf8) }
+
+    @Test func tagsAndTheIndexDigestComeFromTheRegistry() throws {
+        let registry = try LocalRegistry()
+        try registry.push("acme/web", tags: ["1.0.0", "1.1.0", "0.9.0", "1.2.0-rc.1"])
+        let digest = try registry.push("acme/web", tags: ["1.2.0"], platforms: 2, seed: "newer")
+        let r = try fleet(image: "\(registry.host)/acme/web", digests: true)
+        let missing = try tagwarden(["update", "--registry", "--registry-config", r.path + "/nope.json"], in: r.path)
+        #expect(missing.code == 2 && missing.stderr.contains("nope.json: cannot be read"), "\(missing.described)")
+        let res = try tagwarden(["update", "--registry", "--write"], in: r.path, env: ["DOCKER_CONFIG": r.path + "/.git/none"])
+        #expect(res.code == 0, "\(res.described)")
+        // the multi-arch 1.2.0's index digest, as Flux records it
+        #expect(try content(r) == "image: \(registry.host)/acme/web:1.2.0@\(digest) \(Self.marker)\n")
+    }
+
+    @Test func credentialsAsDockerFindsThemAndTheSecretIsNeverShown() throws {
+        let registry = try LocalRegistry(users: [("bot", Self.secret)])
+        try registry.push("acme/web", tags: ["1.0.0", "1.3.0"], auth: ("bot", Self.secret))
+        let r = try fleet(image: "\(registry.host)/acme/web")
+        let config = r.path + "/.git/docker"
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        func check(_ res: RunResult, sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(!res.stdout.contains(Self.secret) && !res.stderr.contains(Self.secret), "the secret was printed", sourceLocation: sourceLocation)
+        }
+        // anonymous: the policy cannot read its tags, an error that says why
+        try "{}".write(toFile: config + "/config.json", atomically: true, encoding: .utf8)
+        let anonymous = try tagwarden(["update", "--registry", "--format", "json"], in: r.path, env: ["DOCKER_CONFIG": config])
+        #expect(anonymous.code == 1, "\(anonymous.described)")
+        #expect(anonymous.stdout.contains("HTTP 401 UNAUTHORIZED"), "\(anonymous.described)")
+        check(anonymous)
+        // auths, as docker login writes them
+        let auth = Data("bot:\(Self.secret)".utf8).base64EncodedString()
+        try #"{"auths": {"\#(registry.host)": {"auth": "\#(auth)"}}}"#.write(toFile: config + "/config.json", atomically: true, encoding: .utf8)
+        for args in [["update", "--registry"], ["update", "--registry", "--explain"], ["update", "--registry", "--format", "json"],
+                     ["update", "--registry", "--format", "markdown"]] {
+            let res = try tagwarden(args, in: r.path, env: ["DOCKER_CONFIG": config])
+            #expect(res.code == 3, "\(res.described)")
+            #expect(res.stdout.contains("1.3.0"))
+            check(res)
+        }
+        // a credential helper, as ECR, GAR and ACR logins work
+        let bin = r.path + "/.git/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try "#!/bin/sh\nread server\necho '{\"ServerURL\": \"'$server'\", \"Username\": \"bot\", \"Secret\": \"\(Self.secret)\"}'\n"
+            .write(toFile: bin + "/docker-credential-fake", atomically: true, encoding: .utf8)
+        chmod(bin + "/docker-credential-fake", 0o755)
+        try #"{"credHelpers": {"\#(registry.host)": "fake"}}"#.write(toFile: config + "/config.json", atomically: true, encoding: .utf8)
+        let helped = try tagwarden(["update", "--registry", "--write"], in: r.path,
+                                   env: ["DOCKER_CONFIG": config, "PATH": bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")])
+        #expect(helped.code == 0, "\(helped.described)")
+        check(helped)
+        #expect(try content(r) == "image: \(registry.host)/acme/web:1.3.0 \(Self.marker)\n")
+    }
+
+    @Test func tooManyRequestsIsWaitedOut() throws {
+        let registry = try LocalRegistry()
+        try registry.push("acme/web", tags: ["1.0.0", "1.4.0"])
+        let proxy = try RegistryProxy(upstream: registry.host, refusals: 2, retryAfter: 1)
+        let r = try fleet(image: "\(proxy.host)/acme/web")
+        let res = try tagwarden(["update", "--registry", "--write"], in: r.path, env: ["DOCKER_CONFIG": r.path + "/.git/none"])
+        #expect(res.code == 0, "\(res.described)")
+        #expect(try content(r) == "image: \(proxy.host)/acme/web:1.4.0 \(Self.marker)\n")
+        // two refusals, then the one listing
+        #expect(try proxy.count() == 3)
+    }
+}

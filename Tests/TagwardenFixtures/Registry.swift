@@ -1,0 +1,231 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A test service that did not start or answer.
+public struct HarnessError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A real registry: Debian's `docker-registry` (distribution) on a free loopback port, with its storage in a temporary
+/// directory, stopped when the value goes. With `htpasswd`, it asks for Basic authentication.
+public final class LocalRegistry: @unchecked Sendable {
+    let dir: String
+    public let port: Int
+    let process: Process
+    public var host: String { "127.0.0.1:\(port)" }
+
+    public init(users: [(String, String)] = []) throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("tw-registry-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir + "/storage", withIntermediateDirectories: true)
+        port = try LocalRegistry.freePort()
+        var config = "version: 0.1\nlog: {level: error}\nstorage: {filesystem: {rootdirectory: \(dir)/storage}, delete: {enabled: true}}\n"
+            + "http: {addr: \"127.0.0.1:\(port)\"}\n"
+        if !users.isEmpty {
+            var lines = ""
+            for (user, password) in users {
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: "/usr/bin/htpasswd")
+                p.arguments = ["-Bbn", user, password]
+                let out = Pipe()
+                p.standardOutput = out
+                try p.run()
+                lines += String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) + "\n"
+                p.waitUntilExit()
+            }
+            try lines.write(toFile: dir + "/htpasswd", atomically: true, encoding: .utf8)
+            config += "auth: {htpasswd: {realm: test, path: \(dir)/htpasswd}}\n"
+        }
+        try config.write(toFile: dir + "/config.yml", atomically: true, encoding: .utf8)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/docker-registry")
+        process.arguments = ["serve", dir + "/config.yml"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // ready when /v2/ answers
+        for _ in 0..<100 {
+            if let r = try? HTTPClientForTests.get("http://\(host)/v2/"), r > 0 { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw HarnessError("docker-registry did not start on \(host)")
+    }
+
+    deinit {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    public static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    /// Pushes one small image (a config and a layer) under each of `tags` of `repository`, through the distribution
+    /// API, as Basic user `auth` when given; returns the manifest's digest. `platforms` > 0 pushes a multi-arch index
+    /// of that many images instead, and returns the index's digest.
+    @discardableResult
+    public func push(_ repository: String, tags: [String], platforms: Int = 0, auth: (String, String)? = nil, seed: String = "") throws -> String {
+        let script = #"""
+        import hashlib, json, sys, urllib.request, base64
+        host, repo, seed, platforms, user, password = sys.argv[1:7]
+        tags = sys.stdin.read().split()
+        def req(method, url, data=None, ctype=None):
+            r = urllib.request.Request(url, data=data, method=method)
+            if ctype: r.add_header("Content-Type", ctype)
+            if user: r.add_header("Authorization", "Basic " + base64.b64encode((user + ":" + password).encode()).decode())
+            return urllib.request.urlopen(r)
+        def blob(data):
+            d = "sha256:" + hashlib.sha256(data).hexdigest()
+            loc = req("POST", f"http://{host}/v2/{repo}/blobs/uploads/").headers["Location"]
+            if loc.startswith("/"): loc = f"http://{host}{loc}"
+            req("PUT", loc + ("&" if "?" in loc else "?") + "digest=" + d, data, "application/octet-stream")
+            return {"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": d, "size": len(data)}
+        def image(arch):
+            config = json.dumps({"architecture": arch, "os": "linux", "rootfs": {"type": "layers", "diff_ids": []}, "seed": seed}).encode()
+            c = blob(config); c["mediaType"] = "application/vnd.oci.image.config.v1+json"
+            layer = blob(("layer " + seed + arch).encode())
+            return json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json", "config": c, "layers": [layer]}).encode()
+        if int(platforms) == 0:
+            body, ctype = image("amd64"), "application/vnd.oci.image.manifest.v1+json"
+        else:
+            manifests = []
+            for arch in ["amd64", "arm64", "ppc64le", "s390x"][:int(platforms)]:
+                m = image(arch)
+                d = "sha256:" + hashlib.sha256(m).hexdigest()
+                req("PUT", f"http://{host}/v2/{repo}/manifests/{d}", m, "application/vnd.oci.image.manifest.v1+json")
+                manifests.append({"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": d, "size": len(m), "platform": {"architecture": arch, "os": "linux"}})
+            body, ctype = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json", "manifests": manifests}).encode(), "application/vnd.oci.image.index.v1+json"
+        for t in tags:
+            req("PUT", f"http://{host}/v2/{repo}/manifests/{t}", body, ctype)
+        print("sha256:" + hashlib.sha256(body).hexdigest())
+        """#
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = ["-c", script, host, repository, seed, String(platforms), auth?.0 ?? "", auth?.1 ?? ""]
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = errors
+        try p.run()
+        input.fileHandleForWriting.write(Data(tags.joined(separator: "\n").utf8))
+        try input.fileHandleForWriting.close()
+        let digest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let problem = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw HarnessError("pushing to the test registry failed: \(problem)") }
+        return digest
+    }
+}
+
+/// A proxy in front of a registry, as a busy public registry behaves: tag lists in pages of at most `n` (never more than
+/// `maxPage`) with a `Link` to the next, the first `refusals` requests answered `429` with `Retry-After`, and every request
+/// counted (GET /__count).
+public final class RegistryProxy: @unchecked Sendable {
+    let process: Process
+    public let port: Int
+    public var host: String { "127.0.0.1:\(port)" }
+
+    public init(upstream: String, maxPage: Int = 100, refusals: Int = 0, retryAfter: Int = 1) throws {
+        port = try LocalRegistry.freePort()
+        let script = #"""
+        import http.server, json, sys, urllib.request, urllib.parse
+        upstream, port, max_page, refusals, retry_after = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+        state = {"count": 0, "refused": 0}
+        class H(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a): pass
+            def reply(self, status, headers, body):
+                self.send_response(status)
+                for k, v in headers: self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body))); self.end_headers()
+                if self.command != "HEAD": self.wfile.write(body)
+            def handle_any(self):
+                if self.path == "/__count":
+                    return self.reply(200, [], str(state["count"]).encode())
+                state["count"] += 1
+                if state["refused"] < refusals:
+                    state["refused"] += 1
+                    return self.reply(429, [("Retry-After", retry_after)], b'{"errors":[{"code":"TOOMANYREQUESTS"}]}')
+                url = urllib.parse.urlparse(self.path)
+                q = urllib.parse.parse_qs(url.query)
+                paged = url.path.endswith("/tags/list")
+                target = "http://" + upstream + (url.path if paged else self.path)
+                r = urllib.request.Request(target, method=self.command)
+                for k in ("Accept", "Authorization"):
+                    if self.headers.get(k): r.add_header(k, self.headers[k])
+                try:
+                    resp = urllib.request.urlopen(r); status = resp.status; body = resp.read(); headers = list(resp.headers.items())
+                except urllib.error.HTTPError as e:
+                    status, body, headers = e.code, e.read(), list(e.headers.items())
+                headers = [(k, v) for k, v in headers if k.lower() not in ("content-length", "transfer-encoding", "connection", "date")]
+                if paged and status == 200:
+                    doc = json.loads(body); tags = sorted(doc.get("tags") or [])
+                    n = min(int(q.get("n", [str(max_page)])[0]), max_page); last = q.get("last", [None])[0]
+                    rest = [t for t in tags if last is None or t > last]
+                    page = rest[:n]; doc["tags"] = page; body = json.dumps(doc).encode()
+                    if len(rest) > n:
+                        headers.append(("Link", f'<{url.path}?n={n}&last={urllib.parse.quote(page[-1])}>; rel="next"'))
+                self.reply(status, headers, body)
+            do_GET = do_HEAD = handle_any
+        s = http.server.HTTPServer(("127.0.0.1", port), H)
+        s.serve_forever()
+        """#
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, upstream, String(port), String(maxPage), String(refusals), String(retryAfter)]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<100 {
+            if (try? HTTPClientForTests.get("http://\(host)/__count")) == 200 { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw HarnessError("the registry proxy did not start")
+    }
+
+    /// Requests the proxy has had (the count itself not included).
+    public func count() throws -> Int {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = ["-c", "import urllib.request, sys; print(urllib.request.urlopen(sys.argv[1]).read().decode())", "http://\(host)/__count"]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    deinit {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+/// The status of a GET, with libcurl (the client under test) out of the way.
+public enum HTTPClientForTests {
+    public static func get(_ url: String) throws -> Int {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = ["-c", "import urllib.request, urllib.error, sys\ntry: print(urllib.request.urlopen(sys.argv[1], timeout=1).status)\n"
+                       + "except urllib.error.HTTPError as e: print(e.code)\nexcept Exception: print(0)", url]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+}
+
