@@ -84,3 +84,16 @@ import Testing
         #expect(try proxy.count() == 3)
     }
 }
+
+extension UpdateRegistryTests {
+    @Test func policyEvalListsTheRegistryOfThePolicy() throws {
+        let registry = try LocalRegistry()
+        try registry.push("acme/web", tags: ["1.0.0", "2.0.0", "1.5.0", "x.sig"])
+        let r = try fleet(image: "\(registry.host)/acme/web")
+        let res = try tagwarden(["policy", "eval", "--policy", "flux-system/web", "--registry"], in: r.path, env: ["DOCKER_CONFIG": r.path + "/.git/none"])
+        #expect(res.code == 0, "\(res.described)")
+        #expect(res.stdout == "selected: 2.0.0\nlatestRef: \(registry.host)/acme/web:2.0.0\n")
+        let inline = try tagwarden(["policy", "eval", "--semver", ">=1.0.0", "--registry"], in: r.path)
+        #expect(inline.code == 2 && inline.stderr.contains("name it with --policy NS/NAME"))
+    }
+}
