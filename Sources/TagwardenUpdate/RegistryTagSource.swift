@@ -60,18 +60,32 @@ public struct DockerCredentials: Sendable {
     }
 }
 
-/// Tags and digests from the registries the ImageRepositories name, as image-reflector-controller scans them.
+/// Tags and digests from the registries the ImageRepositories name, as image-reflector-controller scans them, kept in
+/// a `TagCache` for `ttl` seconds. `offline` reads the cache only; when a registry cannot be read, a cached listing
+/// however old is used, and a note says so.
 public final class RegistryTagSource: TagSource {
     let client: RegistryClient
+    let credentials: DockerCredentials
     let insecure: [String: Bool]
-    var listed: [String: [TagRecord]] = [:]
-    /// What a user should know: which credential each registry got, and the ImageRepositories whose cluster credentials
-    /// (secretRef, provider) cannot be read here.
+    let cache: TagCache?
+    let ttl: Double
+    let offline: Bool
+    var entries: [String: (key: String, entry: TagCache.Entry)] = [:]
+    var identities: [String: String] = [:]
+    /// What a user should know: which credential each registry got, the ImageRepositories whose cluster credentials
+    /// (secretRef, provider) cannot be read here, and listings served stale from the cache.
     public private(set) var notes: [String] = []
-    var noted: Set<String> = []
+    /// Listings served from the cache, and asked of registries.
+    public private(set) var cached = 0
+    public private(set) var listed = 0
 
-    public init(model: Model, client: RegistryClient, credentials: DockerCredentials) {
+    public init(model: Model, client: RegistryClient, credentials: DockerCredentials, cache: TagCache? = TagCache(),
+                ttl: Double = 1800, offline: Bool = false) {
         self.client = client
+        self.credentials = credentials
+        self.cache = cache
+        self.ttl = ttl
+        self.offline = offline
         var insecure: [String: Bool] = [:]
         for r in model.flux.repositories {
             guard let image = r.spec.image?.value else { continue }
@@ -85,16 +99,58 @@ public final class RegistryTagSource: TagSource {
         self.insecure = insecure
     }
 
+    func repository(_ image: String) -> RegistryRepository { RegistryRepository(image: image, insecure: insecure[image] ?? false) }
+
+    /// The cache key of a repository: where it is and who asks (a credential's origin and user, never its secret).
+    func key(_ repository: RegistryRepository) -> String {
+        if identities[repository.host] == nil {
+            identities[repository.host] = credentials.credential(for: repository.host).map { "\($0.origin) \($0.username)" } ?? "anonymous"
+        }
+        return "\(repository.plainHTTP ? "http" : "https")://\(repository.host)/\(repository.path) as \(identities[repository.host]!)"
+    }
+
+    static func age(_ seconds: Double) -> String {
+        seconds < 120 ? "\(Int(seconds)) s" : seconds < 7200 ? "\(Int(seconds / 60)) min" : "\(Int(seconds / 3600)) h"
+    }
+
     public func tags(of image: String) throws -> [TagRecord]? {
-        if let known = listed[image] { return known }
-        let repository = RegistryRepository(image: image, insecure: insecure[image] ?? false)
-        let records = try client.tags(repository).map { TagRecord(tag: $0) }
-        listed[image] = records
-        return records
+        if let known = entries[image] { return known.entry.tags.map { TagRecord(tag: $0, digest: known.entry.digests[$0]) } }
+        let repository = repository(image)
+        let key = key(repository)
+        let saved = cache?.load(key)
+        let now = RegistryClient.now()
+        var entry: TagCache.Entry
+        if let saved, offline || now - saved.listed < ttl {
+            entry = saved
+            cached += 1
+        } else if offline {
+            throw TagwardenError("no cached tags of \(image) (--offline reads the cache only)")
+        } else {
+            do {
+                entry = TagCache.Entry(tags: try client.tags(repository), digests: [:], listed: now)
+                listed += 1
+                cache?.store(key, entry)
+            } catch let e as TagwardenError {
+                guard let saved else { throw e }
+                notes.append("the tags of \(image) are \(Self.age(now - saved.listed)) old, from the cache: \(e.message)")
+                entry = saved
+                cached += 1
+            }
+        }
+        entries[image] = (key, entry)
+        return entry.tags.map { TagRecord(tag: $0, digest: entry.digests[$0]) }
     }
 
     public func digest(of image: String, tag: String) throws -> String? {
-        try client.digest(RegistryRepository(image: image, insecure: insecure[image] ?? false), tag: tag)?.digest
+        if let known = entries[image], let d = known.entry.digests[tag] { return d }
+        if offline { return nil }
+        guard let d = try client.digest(repository(image), tag: tag)?.digest else { return nil }
+        if var known = entries[image] {
+            known.entry.digests[tag] = d
+            entries[image] = known
+            cache?.store(known.key, known.entry)
+        }
+        return d
     }
 
     public var requests: Int { client.requests }

@@ -69,6 +69,15 @@ struct Update: ParsableCommand {
     @Option(help: "With --registry: a CA bundle to trust besides the system's (a private registry's certificate).")
     var caFile: String?
 
+    @Option(help: "With --registry: how long listed tags stay fresh in the cache (e.g. 30m, the default; 90s, 2h).")
+    var cacheTtl: String = "30m"
+
+    @Flag(help: "With --registry: neither read nor write the tag cache.")
+    var noCache = false
+
+    @Flag(help: "With --registry: read tags from the cache only; no registry is asked.")
+    var offline = false
+
     @Option(help: "Run only this automation, NAMESPACE/NAME.")
     var automation: String?
 
@@ -106,7 +115,11 @@ struct Update: ParsableCommand {
 
     func validate() throws {
         if (tags == nil) == !registry { throw ValidationError("give the tags: --tags FILE (or - for standard input), or --registry") }
-        if !registry && (registryConfig != nil || caFile != nil) { throw ValidationError("--registry-config and --ca-file go with --registry") }
+        if !registry && (registryConfig != nil || caFile != nil || noCache || offline) {
+            throw ValidationError("--registry-config, --ca-file, --no-cache and --offline go with --registry")
+        }
+        if Self.seconds(cacheTtl) == nil { throw ValidationError("--cache-ttl must be a duration like 30m, 90s or 2h") }
+        if noCache && offline { throw ValidationError("--offline reads the cache, which --no-cache turns off") }
         if let a = automation, a.split(whereSeparator: { $0 == "/" || $0 == ":" }).count != 2 {
             throw ValidationError("--automation must be NAMESPACE/NAME, not '\(a)'")
         }
@@ -156,6 +169,11 @@ struct Update: ParsableCommand {
             }
             let plan = report.plan
             Timings.mark("update")
+            if let registry = source as? RegistryTagSource, !quiet {
+                for note in registry.notes { writeStderr("tagwarden: note: \(note)\n") }
+                writeStderr("tagwarden: registries: \(registry.listed) repositories listed, \(registry.cached) from the cache; "
+                            + "\(registry.requests) requests, \(registry.retries) retried\n")
+            }
             emit(report, model: model)
             Timings.mark("report")
             if getenv("TAGWARDEN_TIMINGS") != nil {
@@ -168,13 +186,31 @@ struct Update: ParsableCommand {
         }
     }
 
+    /// `30m`, `90s`, `2h`, `1h30m`, or a number of seconds.
+    static func seconds(_ text: String) -> Double? {
+        if let n = Double(text) { return n >= 0 ? n : nil }
+        var total = 0.0, number = ""
+        for c in text {
+            if c.isNumber || c == "." { number.append(c); continue }
+            guard let n = Double(number) else { return nil }
+            switch c {
+            case "s": total += n
+            case "m": total += n * 60
+            case "h": total += n * 3600
+            default: return nil
+            }
+            number = ""
+        }
+        return number.isEmpty ? total : nil
+    }
+
     /// The tag file, or the registries.
     func tagSource(_ model: Model) throws -> any TagSource {
         guard registry else { return try readTags(tags!) }
         let credentials = try DockerCredentials.load(path: registryConfig)
         let client = try RegistryClient(caFile: caFile) { credentials.credential(for: $0) }
-        let source = RegistryTagSource(model: model, client: client, credentials: credentials)
-        if !quiet { for note in source.notes { writeStderr("tagwarden: note: \(note)\n") } }
+        let source = RegistryTagSource(model: model, client: client, credentials: credentials, cache: noCache ? nil : TagCache(),
+                                       ttl: Self.seconds(cacheTtl)!, offline: offline)
         return source
     }
 

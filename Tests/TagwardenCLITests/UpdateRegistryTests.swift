@@ -20,14 +20,21 @@ import Testing
 
     func content(_ r: TempRepo) throws -> String { try String(contentsOfFile: r.path + "/apps/web.yaml", encoding: .utf8) }
 
+    /// tagwarden with the repository's own tag cache and docker configuration (none unless given).
+    func update(_ r: TempRepo, _ args: [String], env: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
+        var environment = ["XDG_CACHE_HOME": r.path + "/.git/cache", "DOCKER_CONFIG": r.path + "/.git/none"]
+        for (k, v) in env { environment[k] = v }
+        return try tagwarden(["update"] + args, in: r.path, env: environment, sourceLocation: sourceLocation)
+    }
+
     @Test func tagsAndTheIndexDigestComeFromTheRegistry() throws {
         let registry = try LocalRegistry()
         try registry.push("acme/web", tags: ["1.0.0", "1.1.0", "0.9.0", "1.2.0-rc.1"])
         let digest = try registry.push("acme/web", tags: ["1.2.0"], platforms: 2, seed: "newer")
         let r = try fleet(image: "\(registry.host)/acme/web", digests: true)
-        let missing = try tagwarden(["update", "--registry", "--registry-config", r.path + "/nope.json"], in: r.path)
+        let missing = try update(r, ["--registry", "--registry-config", r.path + "/nope.json"])
         #expect(missing.code == 2 && missing.stderr.contains("nope.json: cannot be read"), "\(missing.described)")
-        let res = try tagwarden(["update", "--registry", "--write"], in: r.path, env: ["DOCKER_CONFIG": r.path + "/.git/none"])
+        let res = try update(r, ["--registry", "--write"])
         #expect(res.code == 0, "\(res.described)")
         // the multi-arch 1.2.0's index digest, as Flux records it
         #expect(try content(r) == "image: \(registry.host)/acme/web:1.2.0@\(digest) \(Self.marker)\n")
@@ -44,16 +51,15 @@ import Testing
         }
         // anonymous: the policy cannot read its tags, an error that says why
         try "{}".write(toFile: config + "/config.json", atomically: true, encoding: .utf8)
-        let anonymous = try tagwarden(["update", "--registry", "--format", "json"], in: r.path, env: ["DOCKER_CONFIG": config])
+        let anonymous = try update(r, ["--registry", "--format", "json"], env: ["DOCKER_CONFIG": config])
         #expect(anonymous.code == 1, "\(anonymous.described)")
         #expect(anonymous.stdout.contains("HTTP 401 UNAUTHORIZED"), "\(anonymous.described)")
         check(anonymous)
         // auths, as docker login writes them
         let auth = Data("bot:\(Self.secret)".utf8).base64EncodedString()
         try #"{"auths": {"\#(registry.host)": {"auth": "\#(auth)"}}}"#.write(toFile: config + "/config.json", atomically: true, encoding: .utf8)
-        for args in [["update", "--registry"], ["update", "--registry", "--explain"], ["update", "--registry", "--format", "json"],
-                     ["update", "--registry", "--format", "markdown"]] {
-            let res = try tagwarden(args, in: r.path, env: ["DOCKER_CONFIG": config])
+        for args in [["--registry"], ["--registry", "--explain"], ["--registry", "--format", "json"], ["--registry", "--format", "markdown"]] {
+            let res = try update(r, args, env: ["DOCKER_CONFIG": config])
             #expect(res.code == 3, "\(res.described)")
             #expect(res.stdout.contains("1.3.0"))
             check(res)
@@ -65,8 +71,8 @@ import Testing
             .write(toFile: bin + "/docker-credential-fake", atomically: true, encoding: .utf8)
         chmod(bin + "/docker-credential-fake", 0o755)
         try #"{"credHelpers": {"\#(registry.host)": "fake"}}"#.write(toFile: config + "/config.json", atomically: true, encoding: .utf8)
-        let helped = try tagwarden(["update", "--registry", "--write"], in: r.path,
-                                   env: ["DOCKER_CONFIG": config, "PATH": bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")])
+        let helped = try update(r, ["--registry", "--write"],
+                                env: ["DOCKER_CONFIG": config, "PATH": bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")])
         #expect(helped.code == 0, "\(helped.described)")
         check(helped)
         #expect(try content(r) == "image: \(registry.host)/acme/web:1.3.0 \(Self.marker)\n")
@@ -77,7 +83,7 @@ import Testing
         try registry.push("acme/web", tags: ["1.0.0", "1.4.0"])
         let proxy = try RegistryProxy(upstream: registry.host, refusals: 2, retryAfter: 1)
         let r = try fleet(image: "\(proxy.host)/acme/web")
-        let res = try tagwarden(["update", "--registry", "--write"], in: r.path, env: ["DOCKER_CONFIG": r.path + "/.git/none"])
+        let res = try update(r, ["--registry", "--write"])
         #expect(res.code == 0, "\(res.described)")
         #expect(try content(r) == "image: \(proxy.host)/acme/web:1.4.0 \(Self.marker)\n")
         // two refusals, then the one listing
@@ -90,10 +96,46 @@ extension UpdateRegistryTests {
         let registry = try LocalRegistry()
         try registry.push("acme/web", tags: ["1.0.0", "2.0.0", "1.5.0", "x.sig"])
         let r = try fleet(image: "\(registry.host)/acme/web")
-        let res = try tagwarden(["policy", "eval", "--policy", "flux-system/web", "--registry"], in: r.path, env: ["DOCKER_CONFIG": r.path + "/.git/none"])
+        let res = try tagwarden(["policy", "eval", "--policy", "flux-system/web", "--registry"], in: r.path,
+                                env: ["DOCKER_CONFIG": r.path + "/.git/none", "XDG_CACHE_HOME": r.path + "/.git/cache"])
         #expect(res.code == 0, "\(res.described)")
         #expect(res.stdout == "selected: 2.0.0\nlatestRef: \(registry.host)/acme/web:2.0.0\n")
         let inline = try tagwarden(["policy", "eval", "--semver", ">=1.0.0", "--registry"], in: r.path)
         #expect(inline.code == 2 && inline.stderr.contains("name it with --policy NS/NAME"))
+    }
+}
+
+extension UpdateRegistryTests {
+    @Test func theCacheSavesTheSecondRunsRequestsAndServesWhenTheRegistryIsGone() throws {
+        let registry = try LocalRegistry()
+        try registry.push("acme/web", tags: ["1.0.0", "1.5.0"])
+        let proxy = try RegistryProxy(upstream: registry.host)
+        let r = try fleet(image: "\(proxy.host)/acme/web")
+        #expect(try update(r, ["--registry"]).code == 3)
+        let first = try proxy.count()
+        #expect(first == 1)
+        // fresh: no request at all
+        let second = try update(r, ["--registry"])
+        #expect(second.code == 3 && second.stderr.contains("0 repositories listed, 1 from the cache; 0 requests"), "\(second.described)")
+        #expect(try proxy.count() == first)
+        // --no-cache asks again; --offline never asks
+        #expect(try update(r, ["--registry", "--no-cache"]).code == 3)
+        #expect(try proxy.count() == first + 1)
+        #expect(try update(r, ["--registry", "--offline", "--cache-ttl", "0"]).code == 3)
+        #expect(try proxy.count() == first + 1)
+        // the registry is gone and the cache is stale: the old listing is used, and said to be
+        registry.stop()
+        let stale = try update(r, ["--registry", "--cache-ttl", "0"])
+        #expect(stale.code == 3, "\(stale.described)")
+        #expect(stale.stderr.contains("tagwarden: note: the tags of \(proxy.host)/acme/web are "), "\(stale.described)")
+        #expect(stale.stderr.contains("old, from the cache: "))
+        // another repository's cache, and offline without one, is an error for its policy
+        let other = try TempRepo()
+        try other.write(["flux/images.yaml": [imageRepository(image: "\(proxy.host)/acme/web"), imagePolicy(),
+                                              imageUpdateAutomation(name: "apps", path: "./apps")].joined(separator: "---\n"),
+                         "apps/web.yaml": "image: \(proxy.host)/acme/web:1.0.0 \(Self.marker)\n"])
+        try other.commitAll("other")
+        let offline = try update(other, ["--registry", "--offline", "--format", "json"])
+        #expect(offline.code == 1 && offline.stdout.contains("--offline reads the cache only"), "\(offline.described)")
     }
 }

@@ -53,9 +53,14 @@ public final class LocalRegistry: @unchecked Sendable {
         throw HarnessError("docker-registry did not start on \(host)")
     }
 
-    deinit {
+    /// Stops the registry (a registry that went away).
+    public func stop() {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+    }
+
+    deinit {
+        stop()
         try? FileManager.default.removeItem(atPath: dir)
     }
 
