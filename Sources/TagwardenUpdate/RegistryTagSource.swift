@@ -78,6 +78,10 @@ public final class RegistryTagSource: TagSource {
     /// Listings served from the cache, and asked of registries.
     public private(set) var cached = 0
     public private(set) var listed = 0
+    /// How many images there are to list, and a callback after each (for a progress line).
+    public let images: Int
+    public var progress: ((_ done: Int, _ tags: Int) -> Void)?
+    var tagCount = 0
 
     public init(model: Model, client: RegistryClient, credentials: DockerCredentials, cache: TagCache? = TagCache(),
                 ttl: Double = 1800, offline: Bool = false) {
@@ -97,6 +101,7 @@ public final class RegistryTagSource: TagSource {
             }
         }
         self.insecure = insecure
+        images = insecure.count
     }
 
     func repository(_ image: String) -> RegistryRepository { RegistryRepository(image: image, insecure: insecure[image] ?? false) }
@@ -138,6 +143,8 @@ public final class RegistryTagSource: TagSource {
             }
         }
         entries[image] = (key, entry)
+        tagCount += entry.tags.count
+        progress?(entries.count, tagCount)
         return entry.tags.map { TagRecord(tag: $0, digest: entry.digests[$0]) }
     }
 

@@ -211,6 +211,14 @@ struct Update: ParsableCommand {
         let client = try RegistryClient(caFile: caFile) { credentials.credential(for: $0) }
         let source = RegistryTagSource(model: model, client: client, credentials: credentials, cache: noCache ? nil : TagCache(),
                                        ttl: Self.seconds(cacheTtl)!, offline: offline)
+        // a progress line on a terminal, nothing in a log
+        if !quiet, isatty(STDERR_FILENO) == 1 {
+            source.progress = { [unowned source] done, tags in
+                writeAll(STDERR_FILENO, "\rtagwarden: registries: \(done)/\(source.images) repositories, \(tags) tags, "
+                         + "\(source.requests) requests, \(source.retries) retried\u{1B}[K")
+                if done == source.images { writeAll(STDERR_FILENO, "\r\u{1B}[K") }
+            }
+        }
         return source
     }
 

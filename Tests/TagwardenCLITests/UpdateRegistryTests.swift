@@ -139,3 +139,18 @@ extension UpdateRegistryTests {
         #expect(offline.code == 1 && offline.stdout.contains("--offline reads the cache only"), "\(offline.described)")
     }
 }
+
+extension UpdateRegistryTests {
+    @Test func aProgressLineOnATerminalAndNothingInALog() throws {
+        let registry = try LocalRegistry()
+        try registry.push("acme/web", tags: ["1.0.0", "1.6.0"])
+        let r = try fleet(image: "\(registry.host)/acme/web")
+        let env = ["XDG_CACHE_HOME": r.path + "/.git/cache", "DOCKER_CONFIG": r.path + "/.git/none"]
+        let tty = try run("/usr/bin/script", ["-qec", "'\(binary)' update --registry > /dev/null", "/dev/null"], cwd: r.path, env: env)
+        #expect(tty.stdout.contains("\rtagwarden: registries: 1/1 repositories, 2 tags, 1 requests, 0 retried"), "\(tty.described)")
+        let log = try update(r, ["--registry", "--no-cache"])
+        #expect(!log.stderr.contains("\r"), "\(log.described)")
+        let quiet = try run("/usr/bin/script", ["-qec", "'\(binary)' update --registry --quiet > /dev/null", "/dev/null"], cwd: r.path, env: env)
+        #expect(!quiet.stdout.contains("registries:"), "\(quiet.described)")
+    }
+}
