@@ -14,3 +14,30 @@ public func concurrentChunks<T: Sendable>(_ count: Int, chunkSize: Int, _ body: 
     results.withLock { for part in $0 { out += part } }
     return out
 }
+
+/// `body` for each of `0..<count` on `width` threads at once, for work that waits (network requests), not for work
+/// that computes; each thread gets its own `state` from `make` (a connection, say). The results in index order.
+public func concurrentWaiting<T: Sendable, State>(_ count: Int, width: Int, make: @Sendable () -> State,
+                                                  _ body: @Sendable (inout State, Int) -> T) -> [T] {
+    let next = Mutex(0)
+    let results = Mutex<[T?]>(Array(repeating: nil, count: count))
+    let group = DispatchGroup()
+    // the closures outlive no call: every thread is waited for before this returns
+    withoutActuallyEscaping(make) { make in
+        withoutActuallyEscaping(body) { body in
+            for _ in 0..<max(1, min(width, count)) {
+                DispatchQueue.global().async(group: group) {
+                    var state = make()
+                    while true {
+                        let i = next.withLock { n -> Int in defer { n += 1 }; return n }
+                        guard i < count else { break }
+                        let r = body(&state, i)
+                        results.withLock { $0[i] = r }
+                    }
+                }
+            }
+            group.wait()
+        }
+    }
+    return results.withLock { $0.map { $0! } }
+}

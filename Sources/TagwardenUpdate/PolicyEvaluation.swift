@@ -22,6 +22,9 @@ public enum PolicyEvaluation {
     public static func evaluate(_ model: Model, tags source: some TagSource) throws -> [PolicyOutcome] {
         var tags: [String: [TagRecord]] = [:]
         var unreadable: [String: String] = [:]
+        var images: [String] = []
+        for r in model.flux.repositories { if let image = r.spec.image?.value, !images.contains(image) { images.append(image) } }
+        source.prefetch(images)
         for r in model.flux.repositories {
             guard let image = r.spec.image?.value, tags[image] == nil, unreadable[image] == nil else { continue }
             // one registry that cannot be read fails its policies, as an ImageRepository that cannot scan does in Flux

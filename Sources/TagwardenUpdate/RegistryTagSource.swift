@@ -83,9 +83,17 @@ public final class RegistryTagSource: TagSource {
     public var progress: ((_ done: Int, _ tags: Int) -> Void)?
     var tagCount = 0
 
+    /// How many repositories are listed at once (each worker with its own connection), and with what.
+    public let concurrency: Int
+    let caFile: String?
+    var failures: [String: TagwardenError] = [:]
+    var workerRequests = 0, workerRetries = 0
+
     public init(model: Model, client: RegistryClient, credentials: DockerCredentials, cache: TagCache? = TagCache(),
-                ttl: Double = 1800, offline: Bool = false) {
+                ttl: Double = 1800, offline: Bool = false, concurrency: Int = 5, caFile: String? = nil) {
         self.client = client
+        self.concurrency = max(1, concurrency)
+        self.caFile = caFile
         self.credentials = credentials
         self.cache = cache
         self.ttl = ttl
@@ -118,8 +126,65 @@ public final class RegistryTagSource: TagSource {
         seconds < 120 ? "\(Int(seconds)) s" : seconds < 7200 ? "\(Int(seconds / 60)) min" : "\(Int(seconds / 3600)) h"
     }
 
+    /// Lists, `concurrency` at once, the repositories whose listing the cache does not hold fresh.
+    public func prefetch(_ images: [String]) {
+        guard !offline else { return }
+        let now = RegistryClient.now()
+        var jobs: [(image: String, repository: RegistryRepository, key: String)] = []
+        for image in images where entries[image] == nil {
+            let repository = repository(image)
+            let key = key(repository)
+            if let saved = cache?.load(key), now - saved.listed < ttl { continue }   // tags(of:) serves it
+            jobs.append((image, repository, key))
+        }
+        guard jobs.count > 1 else { return }
+        let credentials = self.credentials, caFile = self.caFile, pageSize = client.pageSize, timeout = client.timeout
+        let work = jobs.map { ($0.repository) }
+        let results = concurrentWaiting(work.count, width: concurrency, make: { () -> RegistryClient? in
+            try? RegistryClient(caFile: caFile, pageSize: pageSize, timeout: timeout) { credentials.credential(for: $0) }
+        }) { client, i -> (Result<[String], TagwardenError>, Int, Int) in
+            guard let client else { return (.failure(TagwardenError("cannot start libcurl")), 0, 0) }
+            let before = (client.requests, client.retries)
+            let result: Result<[String], TagwardenError>
+            do {
+                result = .success(try client.tags(work[i]))
+            } catch let e as TagwardenError {
+                result = .failure(e)
+            } catch {
+                result = .failure(TagwardenError("\(error)"))
+            }
+            return (result, client.requests - before.0, client.retries - before.1)
+        }
+        for (job, (result, requests, retries)) in zip(jobs, results) {
+            workerRequests += requests
+            workerRetries += retries
+            switch result {
+            case .success(let tags):
+                let entry = TagCache.Entry(tags: tags, digests: [:], listed: now)
+                cache?.store(job.key, entry)
+                entries[job.image] = (job.key, entry)
+                listed += 1
+                tagCount += tags.count
+                progress?(entries.count, tagCount)
+            case .failure(let e):
+                failures[job.image] = e
+            }
+        }
+    }
+
     public func tags(of image: String) throws -> [TagRecord]? {
         if let known = entries[image] { return known.entry.tags.map { TagRecord(tag: $0, digest: known.entry.digests[$0]) } }
+        if let failed = failures.removeValue(forKey: image) {
+            // a listing that failed: the cache, however old, else the error
+            let key = key(repository(image))
+            guard let saved = cache?.load(key) else { throw failed }
+            notes.append("the tags of \(image) are \(Self.age(RegistryClient.now() - saved.listed)) old, from the cache: \(failed.message)")
+            entries[image] = (key, saved)
+            cached += 1
+            tagCount += saved.tags.count
+            progress?(entries.count, tagCount)
+            return saved.tags.map { TagRecord(tag: $0, digest: saved.digests[$0]) }
+        }
         let repository = repository(image)
         let key = key(repository)
         let saved = cache?.load(key)
@@ -160,8 +225,8 @@ public final class RegistryTagSource: TagSource {
         return d
     }
 
-    public var requests: Int { client.requests }
-    public var retries: Int { client.retries }
+    public var requests: Int { client.requests + workerRequests }
+    public var retries: Int { client.retries + workerRetries }
 }
 
 extension Base64 {

@@ -26,9 +26,13 @@ public protocol TagSource {
     func tags(of image: String) throws -> [TagRecord]?
     /// The digest of one tag, for a source that does not list digests with the tags (a registry is asked per tag).
     func digest(of image: String, tag: String) throws -> String?
+    /// Reads the tags of these images ahead, several at once where that pays (registries); `tags(of:)` then answers.
+    func prefetch(_ images: [String])
 }
 
 extension TagSource {
+    public func prefetch(_ images: [String]) {}
+
     public func digest(of image: String, tag: String) throws -> String? {
         try tags(of: image)?.first { $0.tag == tag }?.digest
     }

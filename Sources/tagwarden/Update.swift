@@ -210,7 +210,7 @@ struct Update: ParsableCommand {
         let credentials = try DockerCredentials.load(path: registryConfig)
         let client = try RegistryClient(caFile: caFile) { credentials.credential(for: $0) }
         let source = RegistryTagSource(model: model, client: client, credentials: credentials, cache: noCache ? nil : TagCache(),
-                                       ttl: Self.seconds(cacheTtl)!, offline: offline)
+                                       ttl: Self.seconds(cacheTtl)!, offline: offline, caFile: caFile)
         // a progress line on a terminal, nothing in a log
         if !quiet, isatty(STDERR_FILENO) == 1 {
             source.progress = { [unowned source] done, tags in

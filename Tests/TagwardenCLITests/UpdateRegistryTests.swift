@@ -154,3 +154,27 @@ extension UpdateRegistryTests {
         #expect(!quiet.stdout.contains("registries:"), "\(quiet.described)")
     }
 }
+
+extension UpdateRegistryTests {
+    @Test func manyRepositoriesAreListedSeveralAtOnceEachRightly() throws {
+        let registry = try LocalRegistry()
+        let r = try TempRepo()
+        var docs: [String] = []
+        var files: [String: String] = [:]
+        for i in 0..<12 {
+            try registry.push("acme/app\(i)", tags: ["1.0.0", "1.\(i + 1).0"])
+            docs += [imageRepository(name: "app\(i)", image: "\(registry.host)/acme/app\(i)"), imagePolicy(name: "app\(i)")]
+            files["apps/app\(i).yaml"] = "image: \(registry.host)/acme/app\(i):1.0.0 # {\"$imagepolicy\": \"flux-system:app\(i)\"}\n"
+        }
+        files["flux/images.yaml"] = (docs + [imageUpdateAutomation(name: "apps", path: "./apps")]).joined(separator: "---\n")
+        try r.write(files)
+        try r.commitAll("fleet")
+        let res = try update(r, ["--registry", "--write"])
+        #expect(res.code == 0, "\(res.described)")
+        #expect(res.stderr.contains("12 repositories listed, 0 from the cache; 12 requests"), "\(res.described)")
+        for i in 0..<12 {
+            #expect(try String(contentsOfFile: r.path + "/apps/app\(i).yaml", encoding: .utf8)
+                    == "image: \(registry.host)/acme/app\(i):1.\(i + 1).0 # {\"$imagepolicy\": \"flux-system:app\(i)\"}\n")
+        }
+    }
+}
