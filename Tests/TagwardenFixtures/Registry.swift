@@ -15,15 +15,77 @@ public final class LocalRegistry: @unchecked Sendable {
     let dir: String
     public let port: Int
     let process: Process
+    var tokenPort = 0
+    var tokenProcess: Process?
+
+    /// Tokens the token service has issued.
+    public func tokensIssued() throws -> Int { try HTTPClientForTests.body("http://127.0.0.1:\(tokenPort)/__issued").flatMap(Int.init) ?? -1 }
     public var host: String { "127.0.0.1:\(port)" }
 
-    public init(users: [(String, String)] = []) throws {
+    /// With `tokenService`, the registry asks for Bearer tokens from a token service the harness runs (distribution's
+    /// `auth: token`, tokens signed with a certificate made here), which grants them to `users` only.
+    public init(users: [(String, String)] = [], tokenService: Bool = false) throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("tw-registry-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir + "/storage", withIntermediateDirectories: true)
         port = try LocalRegistry.freePort()
         var config = "version: 0.1\nlog: {level: error}\nstorage: {filesystem: {rootdirectory: \(dir)/storage}, delete: {enabled: true}}\n"
             + "http: {addr: \"127.0.0.1:\(port)\"}\n"
-        if !users.isEmpty {
+        if tokenService {
+            tokenPort = try LocalRegistry.freePort()
+            let openssl = Process()
+            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            openssl.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", dir + "/token.key", "-out", dir + "/token.pem",
+                                 "-subj", "/CN=token", "-days", "1"]
+            openssl.standardOutput = FileHandle.nullDevice
+            openssl.standardError = FileHandle.nullDevice
+            try openssl.run()
+            openssl.waitUntilExit()
+            let script = #"""
+            import base64, http.server, json, subprocess, sys, time, urllib.parse
+            port, key, cert, users = int(sys.argv[1]), sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
+            der = subprocess.run(["openssl", "x509", "-in", cert, "-outform", "DER"], capture_output=True).stdout
+            b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+            state = {"issued": 0}
+            class H(http.server.BaseHTTPRequestHandler):
+                def log_message(self, *a): pass
+                def do_GET(self):
+                    if self.path == "/__issued":
+                        body = str(state["issued"]).encode(); self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body); return
+                    auth = self.headers.get("Authorization", "")
+                    user = None
+                    if auth.startswith("Basic "):
+                        u, _, p = base64.b64decode(auth[6:]).decode().partition(":")
+                        if users.get(u) == p: user = u
+                    if user is None:
+                        self.send_response(401); self.send_header("Content-Length", "0"); self.end_headers(); return
+                    q = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)
+                    access = []
+                    for scope in q.get("scope", []):
+                        kind, name, actions = scope.split(":")
+                        access.append({"type": kind, "name": name, "actions": actions.split(",")})
+                    now = int(time.time())
+                    header = b64(json.dumps({"alg": "RS256", "typ": "JWT", "x5c": [base64.b64encode(der).decode()]}).encode())
+                    claims = b64(json.dumps({"iss": "test-issuer", "sub": user, "aud": q.get("service", [""])[0], "exp": now + 300, "nbf": now - 10,
+                                             "iat": now, "jti": str(now) + str(state["issued"]), "access": access}).encode())
+                    signature = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key], input=(header + "." + claims).encode(), capture_output=True).stdout
+                    state["issued"] += 1
+                    body = json.dumps({"token": header + "." + claims + "." + b64(signature), "expires_in": 300}).encode()
+                    self.send_response(200); self.send_header("Content-Type", "application/json"); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+            http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
+            """#
+            let service = Process()
+            service.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            service.arguments = ["-c", script, String(tokenPort), dir + "/token.key", dir + "/token.pem",
+                                 "{" + users.map { "\"\($0.0)\": \"\($0.1)\"" }.joined(separator: ", ") + "}"]
+            service.standardOutput = FileHandle.nullDevice
+            service.standardError = FileHandle.nullDevice
+            try service.run()
+            tokenProcess = service
+            for _ in 0..<100 where (try? HTTPClientForTests.body("http://127.0.0.1:\(tokenPort)/__issued")) == nil {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            config += "auth: {token: {realm: \"http://127.0.0.1:\(tokenPort)/token\", service: test-registry, issuer: test-issuer, rootcertbundle: \(dir)/token.pem}}\n"
+        } else if !users.isEmpty {
             var lines = ""
             for (user, password) in users {
                 let p = Process()
@@ -57,6 +119,11 @@ public final class LocalRegistry: @unchecked Sendable {
     public func stop() {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        if let t = tokenProcess {
+            kill(t.processIdentifier, SIGKILL)
+            t.waitUntilExit()
+            tokenProcess = nil
+        }
     }
 
     deinit {
@@ -84,12 +151,18 @@ public final class LocalRegistry: @unchecked Sendable {
     public func push(_ repository: String, tags: [String], platforms: Int = 0, auth: (String, String)? = nil, seed: String = "") throws -> String {
         let script = #"""
         import hashlib, json, sys, urllib.request, base64
-        host, repo, seed, platforms, user, password = sys.argv[1:7]
+        host, repo, seed, platforms, user, password, realm = sys.argv[1:8]
         tags = sys.stdin.read().split()
+        basic = "Basic " + base64.b64encode((user + ":" + password).encode()).decode()
+        authorization = basic
+        if realm:
+            t = urllib.request.Request(realm + "?service=test-registry&scope=repository:" + repo + ":pull,push")
+            t.add_header("Authorization", basic)
+            authorization = "Bearer " + json.loads(urllib.request.urlopen(t).read())["token"]
         def req(method, url, data=None, ctype=None):
             r = urllib.request.Request(url, data=data, method=method)
             if ctype: r.add_header("Content-Type", ctype)
-            if user: r.add_header("Authorization", "Basic " + base64.b64encode((user + ":" + password).encode()).decode())
+            if user: r.add_header("Authorization", authorization)
             return urllib.request.urlopen(r)
         def blob(data):
             d = "sha256:" + hashlib.sha256(data).hexdigest()
@@ -118,7 +191,8 @@ public final class LocalRegistry: @unchecked Sendable {
         """#
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = ["-c", script, host, repository, seed, String(platforms), auth?.0 ?? "", auth?.1 ?? ""]
+        p.arguments = ["-c", script, host, repository, seed, String(platforms), auth?.0 ?? "", auth?.1 ?? "",
+                       tokenPort > 0 ? "http://127.0.0.1:\(tokenPort)/token" : ""]
         let input = Pipe(), output = Pipe(), errors = Pipe()
         p.standardInput = input
         p.standardOutput = output
@@ -220,6 +294,19 @@ public final class RegistryProxy: @unchecked Sendable {
 
 /// The status of a GET, with libcurl (the client under test) out of the way.
 public enum HTTPClientForTests {
+    /// The body of a GET, nil when it fails.
+    public static func body(_ url: String) throws -> String? {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = ["-c", "import urllib.request, sys\ntry: print(urllib.request.urlopen(sys.argv[1], timeout=2).read().decode())\nexcept Exception: pass", url]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        p.waitUntilExit()
+        return text.isEmpty ? nil : text
+    }
+
     public static func get(_ url: String) throws -> Int {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")

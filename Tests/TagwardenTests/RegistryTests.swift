@@ -63,3 +63,22 @@ import TagwardenFixtures
         #expect(Base64.encode(Array("bot:s3cret".utf8)) == "Ym90OnMzY3JldA==")
     }
 }
+
+extension RegistryTests {
+    @Test func bearerTokensFromTheTokenServiceAreKeptPerScope() throws {
+        let registry = try LocalRegistry(users: [("bot", "t0ken-pass")], tokenService: true)
+        try registry.push("acme/web", tags: ["1.0.0", "1.1.0"], auth: ("bot", "t0ken-pass"))
+        let repository = RegistryRepository(image: "\(registry.host)/acme/web")
+        let issuedBefore = try registry.tokensIssued()
+        let client = try RegistryClient { _ in RegistryCredential(username: "bot", password: "t0ken-pass", origin: "test") }
+        #expect(try client.tags(repository).sorted() == ["1.0.0", "1.1.0"])
+        #expect(try client.digest(repository, tag: "1.1.0") != nil)
+        #expect(try client.tags(repository).count == 2)
+        // one token for the scope, reused: the challenge once, then the token on every request
+        #expect(try registry.tokensIssued() == issuedBefore + 1)
+        // no credential: the token service refuses, and the message says where
+        let anonymous = try RegistryClient()
+        let error = #expect(throws: TagwardenError.self) { try anonymous.tags(repository) }
+        #expect(error?.message.contains("the token service of \(registry.host)") == true, "\(String(describing: error))")
+    }
+}
