@@ -1,6 +1,7 @@
 import TagwardenBasics
 import TagwardenHTTP
 import TagwardenModel
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -69,10 +70,14 @@ public final class RegistryClient {
         "application/vnd.oci.image.manifest.v1+json", "application/vnd.docker.distribution.manifest.v2+json",
     ]
 
+    /// The run's rate and time limits, shared with the other connections.
+    let limits: RegistryLimits?
+
     /// `credential` gives the credential for a registry host, if there is one.
-    public init(caFile: String? = nil, pageSize: Int = 100, timeout: Double = 30,
+    public init(caFile: String? = nil, pageSize: Int = 100, timeout: Double = 30, limits: RegistryLimits? = nil,
                 credential: @escaping (String) -> RegistryCredential? = { _ in nil }) throws {
         http = try HTTPClient(caFile: caFile)
+        self.limits = limits
         self.credential = credential
         self.pageSize = min(100, max(1, pageSize))
         self.timeout = timeout
@@ -152,6 +157,10 @@ public final class RegistryClient {
     func sendPolitely(_ request: HTTPRequest) throws -> HTTPResponse {
         var delay = 0.5
         for attempt in 1...maxTries {
+            if let limits {
+                let wait = try limits.reserve(HTTPClient.host(request.url), now: Self.now())
+                if wait > 0 { Self.sleep(wait) }
+            }
             requests += 1
             let response = try http.send(request)
             guard response.status == 429 || response.status == 503, attempt < maxTries else { return response }
@@ -159,12 +168,16 @@ public final class RegistryClient {
             if let after = response.header("Retry-After"), let seconds = Double(after.trimmingBlanks) { wait = seconds }
             wait = min(wait, maxWait)
             retries += 1
-            var t = timespec(tv_sec: Int(wait), tv_nsec: Int((wait - wait.rounded(.down)) * 1e9))
-            var left = timespec()
-            while nanosleep(&t, &left) != 0, errno == EINTR { t = left }
+            Self.sleep(wait)
             delay *= 2
         }
         return try http.send(request)
+    }
+
+    static func sleep(_ seconds: Double) {
+        var t = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        var left = timespec()
+        while nanosleep(&t, &left) != 0, errno == EINTR { t = left }
     }
 
     func bearerToken(realm: String, service: String?, scope: String, host: String) throws -> (token: String, expires: Double) {
@@ -253,7 +266,7 @@ public final class RegistryClient {
         return out
     }
 
-    static func now() -> Double {
+    public static func now() -> Double {
         var t = timespec()
         clock_gettime(CLOCK_REALTIME, &t)
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
@@ -283,5 +296,34 @@ enum Base64 {
             out += rest == 2 ? [alphabet[Int(n >> 6 & 63)], UInt8(ascii: "=")] : [UInt8(ascii: "="), UInt8(ascii: "=")]
         }
         return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// Limits shared by every connection of a run: at most `rate` requests a second to one host, and a time limit for all
+/// registry work of the run.
+public final class RegistryLimits: Sendable {
+    let interval: Double
+    let deadline: Double?
+    let limit: Double?
+    /// When each host may next be asked.
+    let next = Mutex<[String: Double]>([:])
+
+    /// `rate` requests a second per host (0: no limit); `timeLimit` seconds for the run (nil: none).
+    public init(rate: Double = 0, timeLimit: Double? = nil, now: Double = RegistryClient.now()) {
+        interval = rate > 0 ? 1 / rate : 0
+        limit = timeLimit
+        deadline = timeLimit.map { now + $0 }
+    }
+
+    /// How long to wait before asking `host` at `now`; the slot is taken. Throws when the run's time is up.
+    func reserve(_ host: String, now: Double) throws -> Double {
+        if let deadline, now >= deadline {
+            throw TagwardenError("the registry time limit of the run (\(Int(limit ?? 0)) s) ran out; give more with --registry-time-limit")
+        }
+        return next.withLock { next in
+            let at = max(now, next[host] ?? 0)
+            next[host] = at + interval
+            return at - now
+        }
     }
 }

@@ -138,10 +138,10 @@ public final class RegistryTagSource: TagSource {
             jobs.append((image, repository, key))
         }
         guard jobs.count > 1 else { return }
-        let credentials = self.credentials, caFile = self.caFile, pageSize = client.pageSize, timeout = client.timeout
+        let credentials = self.credentials, caFile = self.caFile, pageSize = client.pageSize, timeout = client.timeout, limits = client.limits
         let work = jobs.map { ($0.repository) }
         let results = concurrentWaiting(work.count, width: concurrency, make: { () -> RegistryClient? in
-            try? RegistryClient(caFile: caFile, pageSize: pageSize, timeout: timeout) { credentials.credential(for: $0) }
+            try? RegistryClient(caFile: caFile, pageSize: pageSize, timeout: timeout, limits: limits) { credentials.credential(for: $0) }
         }) { client, i -> (Result<[String], TagwardenError>, Int, Int) in
             guard let client else { return (.failure(TagwardenError("cannot start libcurl")), 0, 0) }
             let before = (client.requests, client.retries)

@@ -78,6 +78,12 @@ struct Update: ParsableCommand {
     @Flag(help: "With --registry: read tags from the cache only; no registry is asked.")
     var offline = false
 
+    @Option(help: "With --registry: at most this many requests a second to one registry (0: no limit, the default).")
+    var registryRate: Double = 0
+
+    @Option(help: "With --registry: the time all registry work of the run may take (e.g. 10m, the default).")
+    var registryTimeLimit: String = "10m"
+
     @Option(help: "Run only this automation, NAMESPACE/NAME.")
     var automation: String?
 
@@ -119,6 +125,8 @@ struct Update: ParsableCommand {
             throw ValidationError("--registry-config, --ca-file, --no-cache and --offline go with --registry")
         }
         if Self.seconds(cacheTtl) == nil { throw ValidationError("--cache-ttl must be a duration like 30m, 90s or 2h") }
+        if Self.seconds(registryTimeLimit) == nil { throw ValidationError("--registry-time-limit must be a duration like 10m, 90s or 1h") }
+        if registryRate < 0 { throw ValidationError("--registry-rate must be 0 (no limit) or more") }
         if noCache && offline { throw ValidationError("--offline reads the cache, which --no-cache turns off") }
         if let a = automation, a.split(whereSeparator: { $0 == "/" || $0 == ":" }).count != 2 {
             throw ValidationError("--automation must be NAMESPACE/NAME, not '\(a)'")
@@ -208,7 +216,8 @@ struct Update: ParsableCommand {
     func tagSource(_ model: Model) throws -> any TagSource {
         guard registry else { return try readTags(tags!) }
         let credentials = try DockerCredentials.load(path: registryConfig)
-        let client = try RegistryClient(caFile: caFile) { credentials.credential(for: $0) }
+        let limits = RegistryLimits(rate: registryRate, timeLimit: Self.seconds(registryTimeLimit))
+        let client = try RegistryClient(caFile: caFile, limits: limits) { credentials.credential(for: $0) }
         let source = RegistryTagSource(model: model, client: client, credentials: credentials, cache: noCache ? nil : TagCache(),
                                        ttl: Self.seconds(cacheTtl)!, offline: offline, caFile: caFile)
         // a progress line on a terminal, nothing in a log

@@ -178,3 +178,16 @@ extension UpdateRegistryTests {
         }
     }
 }
+
+extension UpdateRegistryTests {
+    @Test func theRunsTimeLimitEndsRegistryWorkWithAClearError() throws {
+        let registry = try LocalRegistry()
+        try registry.push("acme/web", tags: ["1.0.0", "1.7.0"])
+        let r = try fleet(image: "\(registry.host)/acme/web")
+        let res = try update(r, ["--registry", "--registry-time-limit", "0", "--format", "json"])
+        #expect(res.code == 1, "\(res.described)")
+        #expect(res.stdout.contains("the registry time limit of the run (0 s) ran out"), "\(res.described)")
+        let bad = try update(r, ["--registry", "--registry-rate", "-1"])
+        #expect(bad.code == 2)
+    }
+}

@@ -82,3 +82,16 @@ extension RegistryTests {
         #expect(error?.message.contains("the token service of \(registry.host)") == true, "\(String(describing: error))")
     }
 }
+
+extension RegistryTests {
+    @Test func limitsSpaceRequestsPerHostAndEndTheRun() throws {
+        let limits = RegistryLimits(rate: 2, timeLimit: 5, now: 100)
+        #expect(try limits.reserve("a", now: 100) == 0)
+        #expect(try limits.reserve("a", now: 100) == 0.5)
+        #expect(try limits.reserve("a", now: 100.25) == 0.75)
+        #expect(try limits.reserve("b", now: 100.25) == 0)
+        #expect(throws: TagwardenError("the registry time limit of the run (5 s) ran out; give more with --registry-time-limit")) {
+            try limits.reserve("a", now: 105)
+        }
+    }
+}
