@@ -21,6 +21,26 @@ enum FailOn: String, ExpressibleByArgument, CaseIterable {
     case error, warning, note, never
 }
 
+/// Where tags come from, for the commands that read them: a file, or the registries (with docker's credentials).
+struct TagOptions: ParsableArguments {
+    @Option(help: "The tags: a file, or - for standard input.")
+    var tags: String?
+
+    @Flag(help: "Read the tags from the registries the ImageRepositories name (OCI distribution API), with docker's credentials.")
+    var registry = false
+
+    @Option(help: "With --registry: docker's config.json to take credentials from (default: DOCKER_CONFIG, else ~/.docker).")
+    var registryConfig: String?
+
+    @Option(help: "With --registry: a CA bundle to trust besides the system's (a private registry's certificate).")
+    var caFile: String?
+
+    func validate() throws {
+        if (tags == nil) == !registry { throw ValidationError("give the tags: --tags FILE (or - for standard input), or --registry") }
+        if !registry && (registryConfig != nil || caFile != nil) { throw ValidationError("--registry-config and --ca-file go with --registry") }
+    }
+}
+
 /// Options of every linting command.
 struct CommonOptions: ParsableArguments {
     @Option(help: "Output format: text, json, sarif, github or markdown.")

@@ -63,17 +63,7 @@ struct PolicyEval: ParsableCommand {
     @Option(name: .customLong("exclude"), help: "An exclusionList pattern (repeatable; default ^.*\\.sig$).")
     var exclusions: [String] = []
 
-    @Option(help: "The tag list: a file, or - for standard input.")
-    var tags: String?
-
-    @Flag(help: "With --policy: list the tags from the registry its ImageRepository names, with docker's credentials.")
-    var registry = false
-
-    @Option(help: "With --registry: docker's config.json (default: DOCKER_CONFIG, else ~/.docker).")
-    var registryConfig: String?
-
-    @Option(help: "With --registry: a CA bundle to trust besides the system's.")
-    var caFile: String?
+    @OptionGroup var source: TagOptions
 
     @Flag(help: "Say for every tag why it was dropped, ranked or selected.")
     var explain = false
@@ -99,8 +89,7 @@ struct PolicyEval: ParsableCommand {
             throw ValidationError("give one of --semver, --numerical and --alphabetical: an ImagePolicy has exactly one")
         }
         if let v = fluxVersion, FluxVersion.parse(v) == nil { throw ValidationError("--flux-version must look like 2.7") }
-        if (tags == nil) == !registry { throw ValidationError("give the tags: --tags FILE (or - for standard input), or --registry") }
-        if registry && policy == nil { throw ValidationError("--registry reads the tags of the policy's ImageRepository: name it with --policy NS/NAME") }
+        if source.registry && policy == nil { throw ValidationError("--registry reads the tags of the policy's ImageRepository: name it with --policy NS/NAME") }
     }
 
     func fail(_ message: String) -> Int32 {
@@ -151,13 +140,13 @@ struct PolicyEval: ParsableCommand {
             // the Flux that runs it: the config's, else the one its cluster installs
             if fluxVersion == nil { flux = model.fluxVersion(ofFile: model.objects[chosen.object].file).tagParsing }
             definition = PolicyDefinition(spec: chosen.spec, repository: chosen.repository.map { model.flux.repositories[$0].spec })
-            if registry {
+            if source.registry {
                 guard let r = chosen.repository, let image = model.flux.repositories[r].spec.image?.value else {
                     return fail("\(parts[0])/\(parts[1]) has no ImageRepository with a spec.image in the repository: nothing to list")
                 }
                 do {
-                    let credentials = try DockerCredentials.load(path: registryConfig)
-                    let client = try RegistryClient(caFile: caFile) { credentials.credential(for: $0) }
+                    let credentials = try DockerCredentials.load(path: source.registryConfig)
+                    let client = try RegistryClient(caFile: source.caFile) { credentials.credential(for: $0) }
                     registryTags = try client.tags(RegistryRepository(image: image, insecure: model.flux.repositories[r].spec.insecure))
                 } catch let e as TagwardenError {
                     return fail(e.message)
@@ -179,18 +168,18 @@ struct PolicyEval: ParsableCommand {
         let text: String
         if let registryTags {
             text = registryTags.joined(separator: "\n")
-        } else if tags == "-" {
+        } else if source.tags == "-" {
             text = readAllStdin()
         } else {
-            switch FileSystem.readFile(tags!, limit: 256 << 20) {
+            switch FileSystem.readFile(source.tags!, limit: 256 << 20) {
             case .success(let b): text = String(decoding: b, as: UTF8.self)
-            case .failure(let e): return fail("\(tags!): \(e.message)")
+            case .failure(let e): return fail("\(source.tags!): \(e.message)")
             }
         }
         let list: [String]
         switch TagList.parse(text) {
         case .success(let l): list = l
-        case .failure(let e): return fail("\(registryTags != nil ? "the registry" : tags == "-" ? "standard input" : tags!): \(e.message)")
+        case .failure(let e): return fail("\(registryTags != nil ? "the registry" : source.tags == "-" ? "standard input" : source.tags!): \(e.message)")
         }
         if list.isEmpty { return fail(registryTags != nil ? "the registry has no tags for the repository" : "the tag list is empty: give one tag per line, or a JSON array of strings") }
 

@@ -57,17 +57,7 @@ struct Update: ParsableCommand {
     @Argument(help: "A directory in the repository (the whole repository is updated).")
     var path: String = "."
 
-    @Option(help: "The tags: a JSON or YAML file mapping each image to its tags, or - for standard input.")
-    var tags: String?
-
-    @Flag(help: "Read the tags from the registries the ImageRepositories name (OCI distribution API), with docker's credentials.")
-    var registry = false
-
-    @Option(help: "With --registry: docker's config.json to take credentials from (default: DOCKER_CONFIG, else ~/.docker).")
-    var registryConfig: String?
-
-    @Option(help: "With --registry: a CA bundle to trust besides the system's (a private registry's certificate).")
-    var caFile: String?
+    @OptionGroup var source: TagOptions
 
     @Option(help: "With --registry: how long listed tags stay fresh in the cache (e.g. 30m, the default; 90s, 2h).")
     var cacheTtl: String = "30m"
@@ -120,10 +110,7 @@ struct Update: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if (tags == nil) == !registry { throw ValidationError("give the tags: --tags FILE (or - for standard input), or --registry") }
-        if !registry && (registryConfig != nil || caFile != nil || noCache || offline) {
-            throw ValidationError("--registry-config, --ca-file, --no-cache and --offline go with --registry")
-        }
+        if !source.registry && (noCache || offline) { throw ValidationError("--no-cache and --offline go with --registry") }
         if Self.seconds(cacheTtl) == nil { throw ValidationError("--cache-ttl must be a duration like 30m, 90s or 2h") }
         if Self.seconds(registryTimeLimit) == nil { throw ValidationError("--registry-time-limit must be a duration like 10m, 90s or 1h") }
         if registryRate < 0 { throw ValidationError("--registry-rate must be 0 (no limit) or more") }
@@ -146,7 +133,7 @@ struct Update: ParsableCommand {
             let snapshot = try ws.snapshot(rev: head, maxFileSize: nil)
             let model = try Model.build(snapshot.files, config: ws.config, profile: nil, remoteURLs: snapshot.remoteURLs)
             Timings.mark("model")
-            let source = try tagSource(model)
+            let tagSource = try self.tagSource(model)
             let only = automation.map { a -> (namespace: String, name: String) in
                 let parts = a.split(whereSeparator: { $0 == "/" || $0 == ":" }).map(String.init)
                 return (parts[0], parts[1])
@@ -160,14 +147,14 @@ struct Update: ParsableCommand {
                 options.sign = sign
                 options.push = push
                 options.only = only
-                let (plans, commits) = try CommitRun(repo: repo, config: ws.config, tags: source, options: options,
+                let (plans, commits) = try CommitRun(repo: repo, config: ws.config, tags: tagSource, options: options,
                                                      workdir: repo.workdir.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
                     .run(model, files: snapshot.files, commit: GitOID(hex: head!)!)
                 report = UpdateReport(mode: .commit, plan: UpdatePlan.merging(plans))
                 report.commits = commits.map { (automation: $0.automation, branch: $0.branch, commit: $0.commit.hex, pushed: $0.pushed) }
                 report.written = commits.flatMap(\.written)
             } else {
-                let plan = try Updater.plan(model, files: snapshot.files, tags: source, only: only)
+                let plan = try Updater.plan(model, files: snapshot.files, tags: tagSource, only: only)
                 report = UpdateReport(mode: mode == .write ? .write : .dryRun, plan: plan)
                 if mode == .write {
                     let lock = try ws.repo.map { try UpdateLock(gitDir: $0.commonDir) }
@@ -177,7 +164,7 @@ struct Update: ParsableCommand {
             }
             let plan = report.plan
             Timings.mark("update")
-            if let registry = source as? RegistryTagSource, !quiet {
+            if let registry = tagSource as? RegistryTagSource, !quiet {
                 for note in registry.notes { writeStderr("tagwarden: note: \(note)\n") }
                 writeStderr("tagwarden: registries: \(registry.listed) repositories listed, \(registry.cached) from the cache; "
                             + "\(registry.requests) requests, \(registry.retries) retried\n")
@@ -214,21 +201,21 @@ struct Update: ParsableCommand {
 
     /// The tag file, or the registries.
     func tagSource(_ model: Model) throws -> any TagSource {
-        guard registry else { return try readTags(tags!) }
-        let credentials = try DockerCredentials.load(path: registryConfig)
+        guard source.registry else { return try readTags(source.tags!) }
+        let credentials = try DockerCredentials.load(path: source.registryConfig)
         let limits = RegistryLimits(rate: registryRate, timeLimit: Self.seconds(registryTimeLimit))
-        let client = try RegistryClient(caFile: caFile, limits: limits) { credentials.credential(for: $0) }
-        let source = RegistryTagSource(model: model, client: client, credentials: credentials, cache: noCache ? nil : TagCache(),
-                                       ttl: Self.seconds(cacheTtl)!, offline: offline, caFile: caFile)
+        let client = try RegistryClient(caFile: source.caFile, limits: limits) { credentials.credential(for: $0) }
+        let registries = RegistryTagSource(model: model, client: client, credentials: credentials, cache: noCache ? nil : TagCache(),
+                                           ttl: Self.seconds(cacheTtl)!, offline: offline, caFile: source.caFile)
         // a progress line on a terminal, nothing in a log
         if !quiet, isatty(STDERR_FILENO) == 1 {
-            source.progress = { [unowned source] done, tags in
-                writeAll(STDERR_FILENO, "\rtagwarden: registries: \(done)/\(source.images) repositories, \(tags) tags, "
-                         + "\(source.requests) requests, \(source.retries) retried\u{1B}[K")
-                if done == source.images { writeAll(STDERR_FILENO, "\r\u{1B}[K") }
+            registries.progress = { [unowned registries] done, tags in
+                writeAll(STDERR_FILENO, "\rtagwarden: registries: \(done)/\(registries.images) repositories, \(tags) tags, "
+                         + "\(registries.requests) requests, \(registries.retries) retried\u{1B}[K")
+                if done == registries.images { writeAll(STDERR_FILENO, "\r\u{1B}[K") }
             }
         }
-        return source
+        return registries
     }
 
     func readTags(_ tags: String) throws -> TagFile {
