@@ -43,11 +43,14 @@ public struct RegistryCredential: Sendable {
     public let password: String
     /// Where it came from, for notes ("docker config auths", "credential helper ecr-login"); never the secret.
     public let origin: String
+    /// An OAuth2 refresh token (docker's `identitytoken`), traded at the token service for access tokens.
+    public let identityToken: String?
 
-    public init(username: String, password: String, origin: String) {
+    public init(username: String, password: String, origin: String, identityToken: String? = nil) {
         self.username = username
         self.password = password
         self.origin = origin
+        self.identityToken = identityToken
     }
 }
 
@@ -181,13 +184,23 @@ public final class RegistryClient {
     }
 
     func bearerToken(realm: String, service: String?, scope: String, host: String) throws -> (token: String, expires: Double) {
-        var url = realm + (realm.contains("?") ? "&" : "?") + "scope=" + Self.escape(scope)
-        if let service { url += "&service=" + Self.escape(service) }
-        var headers: [(name: String, value: String)] = []
-        if let c = credential(host) {
-            headers.append(("Authorization", "Basic " + Base64.encode(Array("\(c.username):\(c.password)".utf8))))
+        let request: HTTPRequest
+        if let c = credential(host), let refresh = c.identityToken {
+            // an identity token is an OAuth2 refresh token, traded by POST
+            var form = "grant_type=refresh_token&client_id=tagwarden&scope=" + Self.escape(scope) + "&refresh_token=" + Self.escape(refresh)
+            if let service { form += "&service=" + Self.escape(service) }
+            request = HTTPRequest(method: "POST", url: realm, headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                                  body: Array(form.utf8), timeout: timeout)
+        } else {
+            var url = realm + (realm.contains("?") ? "&" : "?") + "scope=" + Self.escape(scope)
+            if let service { url += "&service=" + Self.escape(service) }
+            var headers: [(name: String, value: String)] = []
+            if let c = credential(host) {
+                headers.append(("Authorization", "Basic " + Base64.encode(Array("\(c.username):\(c.password)".utf8))))
+            }
+            request = HTTPRequest(url: url, headers: headers, timeout: timeout)
         }
-        let response = try sendPolitely(HTTPRequest(url: url, headers: headers, timeout: timeout))
+        let response = try sendPolitely(request)
         guard response.status == 200 else {
             throw TagwardenError("the token service of \(host) (\(HTTPClient.host(realm))) refused: HTTP \(response.status)")
         }

@@ -8,7 +8,7 @@ import Glibc
 /// `auths` entries with `auth` (base64 `user:password`), `credHelpers` per registry and a `credsStore` for the rest, run
 /// as `docker-credential-NAME get`. Secrets are kept in memory only and never shown.
 public struct DockerCredentials: Sendable {
-    let auths: [String: (username: String, password: String)]
+    let auths: [String: (username: String, password: String, identityToken: String?)]
     let helpers: [String: String]
     let store: String?
     public let path: String?
@@ -25,12 +25,17 @@ public struct DockerCredentials: Sendable {
         do { json = try JSON.parse(String(decoding: bytes, as: UTF8.self)) } catch {
             throw TagwardenError("\(file): not JSON: \(error.message)")
         }
-        var auths: [String: (String, String)] = [:]
+        var auths: [String: (String, String, String?)] = [:]
         if case .object(let entries)? = json["auths"] {
             for (host, entry) in entries {
+                // `identitytoken` (an OAuth2 refresh token, as `docker login` stores for some registries) or `auth`
+                if let token = entry["identitytoken"]?.stringValue, !token.isEmpty {
+                    auths[Self.key(host)] = ("<token>", "", token)
+                    continue
+                }
                 guard let encoded = entry["auth"]?.stringValue, let decoded = Base64.decode(encoded),
                       let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else { continue }
-                auths[Self.key(host)] = (String(decoding: decoded[..<colon], as: UTF8.self), String(decoding: decoded[(colon + 1)...], as: UTF8.self))
+                auths[Self.key(host)] = (String(decoding: decoded[..<colon], as: UTF8.self), String(decoding: decoded[(colon + 1)...], as: UTF8.self), nil)
             }
         }
         var helpers: [String: String] = [:]
@@ -51,12 +56,17 @@ public struct DockerCredentials: Sendable {
     /// The credential for a registry host: its `auths` entry, else its helper, else the store.
     public func credential(for host: String) -> RegistryCredential? {
         let k = Self.key(host)
-        if let a = auths[k] { return RegistryCredential(username: a.username, password: a.password, origin: "\(path ?? "docker config") auths") }
+        if let a = auths[k] {
+            return RegistryCredential(username: a.username, password: a.password, origin: "\(path ?? "docker config") auths", identityToken: a.identityToken)
+        }
         guard let helper = helpers[k] ?? store else { return nil }
         let server = k == "docker.io" ? "https://index.docker.io/v1/" : k
         guard let out = try? Subprocess.run("docker-credential-" + helper, ["get"], input: Array(server.utf8)), out.status == 0,
               let json = try? JSON.parse(out.stdoutText), let secret = json["Secret"]?.stringValue else { return nil }
-        return RegistryCredential(username: json["Username"]?.stringValue ?? "", password: secret, origin: "credential helper docker-credential-\(helper)")
+        // a helper's user `<token>` means the secret is an identity token
+        let user = json["Username"]?.stringValue ?? ""
+        return RegistryCredential(username: user, password: user == "<token>" ? "" : secret, origin: "credential helper docker-credential-\(helper)",
+                                  identityToken: user == "<token>" ? secret : nil)
     }
 }
 

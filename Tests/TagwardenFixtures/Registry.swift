@@ -48,6 +48,15 @@ public final class LocalRegistry: @unchecked Sendable {
             state = {"issued": 0}
             class H(http.server.BaseHTTPRequestHandler):
                 def log_message(self, *a): pass
+                def do_POST(self):
+                    # an OAuth2 refresh token: "refresh-" and a user's password
+                    form = urllib.parse.parse_qs(self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode())
+                    refresh = form.get("refresh_token", [""])[0]
+                    user = next((u for u, p in users.items() if refresh == "refresh-" + p), None)
+                    if form.get("grant_type", [""])[0] != "refresh_token" or user is None:
+                        self.send_response(401); self.send_header("Content-Length", "0"); self.end_headers(); return
+                    self.path = "/token?" + urllib.parse.urlencode({"scope": form.get("scope", [""])[0], "service": form.get("service", [""])[0]})
+                    self.issue(user, access_token=True)
                 def do_GET(self):
                     if self.path == "/__issued":
                         body = str(state["issued"]).encode(); self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body); return
@@ -58,6 +67,8 @@ public final class LocalRegistry: @unchecked Sendable {
                         if users.get(u) == p: user = u
                     if user is None:
                         self.send_response(401); self.send_header("Content-Length", "0"); self.end_headers(); return
+                    self.issue(user)
+                def issue(self, user, access_token=False):
                     q = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)
                     access = []
                     for scope in q.get("scope", []):
@@ -69,7 +80,8 @@ public final class LocalRegistry: @unchecked Sendable {
                                              "iat": now, "jti": str(now) + str(state["issued"]), "access": access}).encode())
                     signature = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key], input=(header + "." + claims).encode(), capture_output=True).stdout
                     state["issued"] += 1
-                    body = json.dumps({"token": header + "." + claims + "." + b64(signature), "expires_in": 300}).encode()
+                    jwt = header + "." + claims + "." + b64(signature)
+                    body = json.dumps({"access_token": jwt, "expires_in": 300} if access_token else {"token": jwt, "expires_in": 300}).encode()
                     self.send_response(200); self.send_header("Content-Type", "application/json"); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
             http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
             """#

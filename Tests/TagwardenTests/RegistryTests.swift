@@ -95,3 +95,19 @@ extension RegistryTests {
         }
     }
 }
+
+extension RegistryTests {
+    @Test func anIdentityTokenIsTradedForAccessTokens() throws {
+        let registry = try LocalRegistry(users: [("bot", "idpass")], tokenService: true)
+        try registry.push("acme/web", tags: ["1.0.0"], auth: ("bot", "idpass"))
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tw-docker-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try #"{"auths": {"\#(registry.host)": {"auth": "", "identitytoken": "refresh-idpass"}}}"#
+            .write(toFile: dir + "/config.json", atomically: true, encoding: .utf8)
+        let credentials = try DockerCredentials.load(path: dir + "/config.json")
+        #expect(credentials.credential(for: registry.host)?.identityToken == "refresh-idpass")
+        let client = try RegistryClient { credentials.credential(for: $0) }
+        #expect(try client.tags(RegistryRepository(image: "\(registry.host)/acme/web")) == ["1.0.0"])
+    }
+}
