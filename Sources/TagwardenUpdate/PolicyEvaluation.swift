@@ -45,6 +45,12 @@ public enum PolicyEvaluation {
             }
         }
         // a digest the listing did not give is asked of the source, once per image and tag (a registry: one HEAD)
+        var wanted: [(image: String, tag: String)] = []
+        var seen: Set<String> = []
+        for o in outcomes where o.error == nil && o.digest == nil && model.flux.policies[o.policy].spec.reflectsDigests {
+            if let image = o.image, let tag = o.tag, seen.insert(image + "\n" + tag).inserted { wanted.append((image, tag)) }
+        }
+        source.prefetchDigests(wanted)
         var asked: [String: String?] = [:]
         for k in outcomes.indices {
             let o = outcomes[k]

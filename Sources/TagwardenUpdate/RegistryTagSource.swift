@@ -182,6 +182,34 @@ public final class RegistryTagSource: TagSource {
         }
     }
 
+    /// Asks the registries for these digests, `concurrency` at once, keeping them with the listings (and in the cache).
+    public func prefetchDigests(_ wanted: [(image: String, tag: String)]) {
+        guard !offline else { return }
+        let jobs = wanted.filter { entries[$0.image] != nil && entries[$0.image]!.entry.digests[$0.tag] == nil }
+        guard jobs.count > 1 else { return }
+        let credentials = self.credentials, caFile = self.caFile, pageSize = client.pageSize, timeout = client.timeout, limits = client.limits
+        let work = jobs.map { (repository($0.image), $0.tag) }
+        let results = concurrentWaiting(work.count, width: concurrency, make: { () -> RegistryClient? in
+            try? RegistryClient(caFile: caFile, pageSize: pageSize, timeout: timeout, limits: limits) { credentials.credential(for: $0) }
+        }) { client, i -> (String?, Int, Int) in
+            guard let client else { return (nil, 0, 0) }
+            let before = (client.requests, client.retries)
+            let digest = (try? client.digest(work[i].0, tag: work[i].1))??.digest
+            return (digest, client.requests - before.0, client.retries - before.1)
+        }
+        var changed: Set<String> = []
+        for (job, (digest, requests, retries)) in zip(jobs, results) {
+            workerRequests += requests
+            workerRetries += retries
+            // one that failed is asked again, alone, by digest(of:tag:), which says why
+            guard let digest, var known = entries[job.image] else { continue }
+            known.entry.digests[job.tag] = digest
+            entries[job.image] = known
+            changed.insert(job.image)
+        }
+        for image in changed { if let known = entries[image] { cache?.store(known.key, known.entry) } }
+    }
+
     public func tags(of image: String) throws -> [TagRecord]? {
         if let known = entries[image] { return known.entry.tags.map { TagRecord(tag: $0, digest: known.entry.digests[$0]) } }
         if let failed = failures.removeValue(forKey: image) {

@@ -28,10 +28,13 @@ public protocol TagSource {
     func digest(of image: String, tag: String) throws -> String?
     /// Reads the tags of these images ahead, several at once where that pays (registries); `tags(of:)` then answers.
     func prefetch(_ images: [String])
+    /// Reads these digests ahead, several at once where that pays; `digest(of:tag:)` then answers.
+    func prefetchDigests(_ wanted: [(image: String, tag: String)])
 }
 
 extension TagSource {
     public func prefetch(_ images: [String]) {}
+    public func prefetchDigests(_ wanted: [(image: String, tag: String)]) {}
 
     public func digest(of image: String, tag: String) throws -> String? {
         try tags(of: image)?.first { $0.tag == tag }?.digest
