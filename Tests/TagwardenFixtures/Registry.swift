@@ -15,21 +15,63 @@ public final class LocalRegistry: @unchecked Sendable {
     let dir: String
     public let port: Int
     let process: Process
+    let address: String
+    let tls: Bool
     var tokenPort = 0
+    /// The certificate of a TLS registry.
+    public var certificate: String { dir + "/tls.pem" }
+
+    /// The first IPv4 address of this machine that is not a loopback one.
+    public static func nonLoopbackAddress() -> String? {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return nil }
+        defer { freeifaddrs(list) }
+        var p = list
+        while let a = p {
+            defer { p = a.pointee.ifa_next }
+            guard let sa = a.pointee.ifa_addr, sa.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+            let addr = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+            var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            var copy = addr
+            inet_ntop(AF_INET, &copy, &buffer, socklen_t(INET_ADDRSTRLEN))
+            let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !text.hasPrefix("127.") { return text }
+        }
+        return nil
+    }
     var tokenProcess: Process?
 
     /// Tokens the token service has issued.
     public func tokensIssued() throws -> Int { try HTTPClientForTests.body("http://127.0.0.1:\(tokenPort)/__issued").flatMap(Int.init) ?? -1 }
-    public var host: String { "127.0.0.1:\(port)" }
+    public var host: String { "\(address):\(port)" }
 
     /// With `tokenService`, the registry asks for Bearer tokens from a token service the harness runs (distribution's
     /// `auth: token`, tokens signed with a certificate made here), which grants them to `users` only.
-    public init(users: [(String, String)] = [], tokenService: Bool = false) throws {
+    /// With `tls`, the registry speaks HTTPS on the machine's first address that is not a loopback one (a loopback
+    /// registry is spoken to over HTTP, as go-containerregistry does), with a certificate made here: `certificate`.
+    public init(users: [(String, String)] = [], tokenService: Bool = false, tls: Bool = false) throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("tw-registry-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir + "/storage", withIntermediateDirectories: true)
         port = try LocalRegistry.freePort()
+        var address = "127.0.0.1"
+        var tlsConfig = ""
+        if tls {
+            guard let a = LocalRegistry.nonLoopbackAddress() else { throw HarnessError("this machine has no address but loopback to serve TLS on") }
+            address = a
+            let openssl = Process()
+            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            openssl.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", dir + "/tls.key", "-out", dir + "/tls.pem",
+                                 "-subj", "/CN=registry", "-days", "1", "-addext", "subjectAltName=IP:\(a)"]
+            openssl.standardOutput = FileHandle.nullDevice
+            openssl.standardError = FileHandle.nullDevice
+            try openssl.run()
+            openssl.waitUntilExit()
+            tlsConfig = ", tls: {certificate: \(dir)/tls.pem, key: \(dir)/tls.key}"
+        }
+        self.address = address
+        self.tls = tls
         var config = "version: 0.1\nlog: {level: error}\nstorage: {filesystem: {rootdirectory: \(dir)/storage}, delete: {enabled: true}}\n"
-            + "http: {addr: \"127.0.0.1:\(port)\"}\n"
+            + "http: {addr: \"\(address):\(port)\"\(tlsConfig)}\n"
         if tokenService {
             tokenPort = try LocalRegistry.freePort()
             let openssl = Process()
@@ -121,7 +163,7 @@ public final class LocalRegistry: @unchecked Sendable {
         try process.run()
         // ready when /v2/ answers
         for _ in 0..<100 {
-            if let r = try? HTTPClientForTests.get("http://\(host)/v2/"), r > 0 { return }
+            if let r = try? HTTPClientForTests.get("\(tls ? "https" : "http")://\(host)/v2/"), r > 0 { return }
             Thread.sleep(forTimeInterval: 0.05)
         }
         throw HarnessError("docker-registry did not start on \(host)")
@@ -163,7 +205,9 @@ public final class LocalRegistry: @unchecked Sendable {
     public func push(_ repository: String, tags: [String], platforms: Int = 0, auth: (String, String)? = nil, seed: String = "") throws -> String {
         let script = #"""
         import hashlib, json, sys, urllib.request, base64
-        host, repo, seed, platforms, user, password, realm = sys.argv[1:8]
+        host, repo, seed, platforms, user, password, realm, scheme = sys.argv[1:9]
+        import ssl
+        context = ssl._create_unverified_context()
         tags = sys.stdin.read().split()
         basic = "Basic " + base64.b64encode((user + ":" + password).encode()).decode()
         authorization = basic
@@ -175,11 +219,11 @@ public final class LocalRegistry: @unchecked Sendable {
             r = urllib.request.Request(url, data=data, method=method)
             if ctype: r.add_header("Content-Type", ctype)
             if user: r.add_header("Authorization", authorization)
-            return urllib.request.urlopen(r)
+            return urllib.request.urlopen(r, context=context)
         def blob(data):
             d = "sha256:" + hashlib.sha256(data).hexdigest()
-            loc = req("POST", f"http://{host}/v2/{repo}/blobs/uploads/").headers["Location"]
-            if loc.startswith("/"): loc = f"http://{host}{loc}"
+            loc = req("POST", f"{scheme}://{host}/v2/{repo}/blobs/uploads/").headers["Location"]
+            if loc.startswith("/"): loc = f"{scheme}://{host}{loc}"
             req("PUT", loc + ("&" if "?" in loc else "?") + "digest=" + d, data, "application/octet-stream")
             return {"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": d, "size": len(data)}
         def image(arch):
@@ -194,17 +238,17 @@ public final class LocalRegistry: @unchecked Sendable {
             for arch in ["amd64", "arm64", "ppc64le", "s390x"][:int(platforms)]:
                 m = image(arch)
                 d = "sha256:" + hashlib.sha256(m).hexdigest()
-                req("PUT", f"http://{host}/v2/{repo}/manifests/{d}", m, "application/vnd.oci.image.manifest.v1+json")
+                req("PUT", f"{scheme}://{host}/v2/{repo}/manifests/{d}", m, "application/vnd.oci.image.manifest.v1+json")
                 manifests.append({"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": d, "size": len(m), "platform": {"architecture": arch, "os": "linux"}})
             body, ctype = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json", "manifests": manifests}).encode(), "application/vnd.oci.image.index.v1+json"
         for t in tags:
-            req("PUT", f"http://{host}/v2/{repo}/manifests/{t}", body, ctype)
+            req("PUT", f"{scheme}://{host}/v2/{repo}/manifests/{t}", body, ctype)
         print("sha256:" + hashlib.sha256(body).hexdigest())
         """#
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         p.arguments = ["-c", script, host, repository, seed, String(platforms), auth?.0 ?? "", auth?.1 ?? "",
-                       tokenPort > 0 ? "http://127.0.0.1:\(tokenPort)/token" : ""]
+                       tokenPort > 0 ? "http://127.0.0.1:\(tokenPort)/token" : "", tls ? "https" : "http"]
         let input = Pipe(), output = Pipe(), errors = Pipe()
         p.standardInput = input
         p.standardOutput = output
@@ -322,7 +366,8 @@ public enum HTTPClientForTests {
     public static func get(_ url: String) throws -> Int {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = ["-c", "import urllib.request, urllib.error, sys\ntry: print(urllib.request.urlopen(sys.argv[1], timeout=1).status)\n"
+        p.arguments = ["-c", "import ssl, urllib.request, urllib.error, sys\nc = ssl._create_unverified_context()\n"
+                       + "try: print(urllib.request.urlopen(sys.argv[1], timeout=1, context=c).status)\n"
                        + "except urllib.error.HTTPError as e: print(e.code)\nexcept Exception: print(0)", url]
         let out = Pipe()
         p.standardOutput = out

@@ -111,3 +111,17 @@ extension RegistryTests {
         #expect(try client.tags(RegistryRepository(image: "\(registry.host)/acme/web")) == ["1.0.0"])
     }
 }
+
+extension RegistryTests {
+    @Test func httpsWithTheRegistrysCertificateGivenAndRefusedWithout() throws {
+        let registry = try LocalRegistry(tls: true)
+        try registry.push("acme/web", tags: ["1.0.0"])
+        let repository = RegistryRepository(image: "\(registry.host)/acme/web")
+        #expect(!repository.plainHTTP)
+        let trusting = try RegistryClient(caFile: registry.certificate)
+        #expect(try trusting.tags(repository) == ["1.0.0"])
+        let strict = try RegistryClient()
+        let error = #expect(throws: TagwardenError.self) { try strict.tags(repository) }
+        #expect(error?.message.hasPrefix("request to https://\(registry.host) failed: ") == true, "\(String(describing: error))")
+    }
+}
