@@ -78,7 +78,7 @@ public enum CommitMessage {
             let parts = key.split(separator: ":").map(String.init)
             return ContainerReference(ref).value(policy: TemplateStruct(type: "types.NamespacedName",
                                                                         fields: [("Namespace", .string(parts[0])), ("Name", .string(parts[1]))],
-                                                                        stringer: key.replacingOccurrences(":", "/")))
+                                                                        stringer: key.replacingOccurrences(of: ":", with: "/")))
         }
         func refsByObject(_ changes: [SetterChange]) -> TemplateValue {
             .map(byObject(changes).map { object, list in

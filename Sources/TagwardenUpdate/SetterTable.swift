@@ -41,11 +41,11 @@ public struct SetterTable: Sendable, Equatable {
                 continue
             }
             guard model.flux.selectorTakes(automation: a, policy: o.policy) else {
-                whyAbsent[key] = "the automation's policySelector does not take ImagePolicy \(key.replacingOccurrences(":", "/"))"
+                whyAbsent[key] = "the automation's policySelector does not take ImagePolicy \(key.replacingOccurrences(of: ":", with: "/"))"
                 continue
             }
             guard let image = o.image, let tag = o.tag else {
-                whyAbsent[key] = "ImagePolicy \(key.replacingOccurrences(":", "/")) selects no tag: \(o.error ?? "no tag")"
+                whyAbsent[key] = "ImagePolicy \(key.replacingOccurrences(of: ":", with: "/")) selects no tag: \(o.error ?? "no tag")"
                 failed.insert(key)
                 continue
             }

@@ -101,7 +101,7 @@ public struct MarkedFile: Sendable {
             marks.append(Mark(ref: ref, scalar: scalar, style: y.nodes[node].style, inFlow: parent >= 0 && y.nodes[parent].isFlow,
                               object: m.object.map { Setters.identity(facts.objects[$0]) } ?? .none))
         }
-        self.init(path: file.path, bytes: file.bytes, marks: marks, unreadable: Setters.unreadable(facts))
+        self.init(path: file.path, bytes: file.bytes, marks: marks, unreadable: facts.fluxCannotRead)
     }
 
     /// The marks of file `f` of the Model (its markers `markers`, indices into `Model.markers`), as the Model read them.
@@ -123,7 +123,7 @@ public struct MarkedFile: Sendable {
             marks.append(Mark(ref: ref, scalar: scalar, style: style, inFlow: nil,
                               object: m.object.map { Setters.identity(model.objects[$0]) } ?? .none))
         }
-        self.init(path: facts.path, bytes: facts.bytes, marks: marks, unreadable: Setters.unreadable(facts))
+        self.init(path: facts.path, bytes: facts.bytes, marks: marks, unreadable: facts.fluxCannotRead)
     }
 
     init(path: String, bytes: [UInt8], marks: [Mark], unreadable: String?) {
@@ -180,15 +180,6 @@ public enum Setters {
         var rewrite: FileRewrite?
         var markers: [MarkerOutcome] = []
         var unreadable: String?
-    }
-
-    /// Why Flux (kyaml's reader, go-yaml v3) cannot read an extracted file, or nil when it can.
-    static func unreadable(_ facts: FileFacts) -> String? {
-        if let e = facts.syntaxError { return "line \(e.position.line): \(e.message)" }
-        if let refusal = facts.goRefusals.first { return "line \(refusal.span.start.line): \(refusal.message)" }
-        // kyaml annotates every document with its path, which a list or a scalar cannot hold
-        if let root = facts.nonMappingRoot { return "line \(root.line): the document is a \(root.kind), not a mapping" }
-        return nil
     }
 
     static func rewrite(_ file: MarkedFile, table: SetterTable, scratch: inout YAMLFile) -> FileResult {
@@ -329,12 +320,12 @@ public enum Setters {
         case .doubleQuoted, .literal, .folded:
             return doubleQuoted(value)
         case .singleQuoted:
-            return printable ? "'" + value.replacingOccurrences("'", "''") + "'" : doubleQuoted(value)
+            return printable ? "'" + value.replacingOccurrences(of: "'", with: "''") + "'" : doubleQuoted(value)
         case .plain:
             // an empty value too: go-yaml writes a string that would read as null double-quoted
             if value.isEmpty || isYAML11NonString(value) { return doubleQuoted(value) }
             if printable, plainSafe(value, inFlow: inFlow) { return value }
-            return printable ? "'" + value.replacingOccurrences("'", "''") + "'" : doubleQuoted(value)
+            return printable ? "'" + value.replacingOccurrences(of: "'", with: "''") + "'" : doubleQuoted(value)
         }
     }
 
@@ -393,11 +384,5 @@ public enum Setters {
         }
         // `---` or `...` at a line start would end the document
         return !(value.hasPrefix("---") || value.hasPrefix("..."))
-    }
-}
-
-extension String {
-    func replacingOccurrences(_ a: String, _ b: String) -> String {
-        split(separator: a, omittingEmptySubsequences: false).joined(separator: b)
     }
 }

@@ -163,11 +163,11 @@ enum TemplateFunctions {
         case "indent":
             try arity(f, args, 2)
             let pad = String(repeating: " ", count: try count(args[0]))
-            return .string(pad + str(args[1]).replacingOccurrences("\n", "\n" + pad))
+            return .string(pad + str(args[1]).replacingOccurrences(of: "\n", with: "\n" + pad))
         case "nindent":
             try arity(f, args, 2)
             let pad = String(repeating: " ", count: try count(args[0]))
-            return .string("\n" + pad + str(args[1]).replacingOccurrences("\n", "\n" + pad))
+            return .string("\n" + pad + str(args[1]).replacingOccurrences(of: "\n", with: "\n" + pad))
         case "trunc":
             try arity(f, args, 2)
             let n = int(args[0]), s = Array(str(args[1]).utf8)

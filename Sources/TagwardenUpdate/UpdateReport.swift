@@ -133,7 +133,7 @@ public struct UpdateReport: Sendable {
 
     /// A summary for a pull request's body: the changes as a table, then errors and warnings.
     public func markdown() -> String {
-        func cell(_ s: String) -> String { "`" + s.replacingOccurrences("`", "'").replacingOccurrences("|", "\\|") + "`" }
+        func cell(_ s: String) -> String { "`" + s.replacingOccurrences(of: "`", with: "'").replacingOccurrences(of: "|", with: "\\|") + "`" }
         var out = "## Image updates\n\n"
         if isUpToDate {
             out += "Everything is up to date.\n"

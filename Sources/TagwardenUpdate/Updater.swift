@@ -103,7 +103,7 @@ public enum Updater {
             let references = table.values.filter { entry in entry.key.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: ":") ? 1 : 0) } == 1 }
             if let bad = references.filter({ if case .failure = ImageReference.parse($0.value) { true } else { false } })
                 .min(by: { $0.key < $1.key }) {
-                let why = "encountered invalid image ref \"\(bad.value)\" (policy \(bad.key.replacingOccurrences(":", "/")))"
+                let why = "encountered invalid image ref \"\(bad.value)\" (policy \(bad.key.replacingOccurrences(of: ":", with: "/")))"
                 errors.append("ImageUpdateAutomation \(namespace)/\(name): \(why)")
                 runs.append(skipped(why, failed: true, table: table))
                 continue

@@ -332,7 +332,7 @@ public struct FluxIndex: Sendable {
                 }
             }
             if m.context == .value, let ref = info.ref, let p = info.policy ?? info.candidates.first {
-                if files[m.file].syntaxError != nil {
+                if files[m.file].fluxCannotRead != nil {
                     info.skipped = "Flux skips files that do not parse"
                 } else {
                     (info.automations, info.skipped) = idx.automations(applying: ref, policy: p, path: files[m.file].path)

@@ -378,4 +378,14 @@ public struct FileFacts: Sendable {
         self.path = path
         self.bytes = bytes
     }
+
+    /// Why Flux's image automation (kyaml's reader, go-yaml v3) cannot read the file and skips its markers; nil when
+    /// it can: YAML that does not parse, what Go's reader refuses, a document that is a list or a scalar (kyaml
+    /// annotates every document with its path, which neither can hold).
+    public var fluxCannotRead: String? {
+        if let e = syntaxError { return "line \(e.position.line): \(e.message)" }
+        if let refusal = goRefusals.first { return "line \(refusal.span.start.line): \(refusal.message)" }
+        if let root = nonMappingRoot { return "line \(root.line): the document is a \(root.kind), not a mapping" }
+        return nil
+    }
 }
