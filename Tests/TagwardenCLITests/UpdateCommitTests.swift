@@ -46,6 +46,18 @@ import Testing
         return (remote, clone)
     }
 
+    /// Someone else commits `file` on the remote's `branch` and pushes it: the remote moves. Their commit.
+    @discardableResult
+    func pushFromElsewhere(_ remote: TempRepo, branch: String, file: String, text: String) throws -> String {
+        let other = try TempRepo()
+        try other.git("fetch", "-q", remote.path, branch)
+        try other.git("checkout", "-q", "-B", branch, "FETCH_HEAD")
+        try other.write(file, text)
+        try other.commitAll("theirs")
+        try other.git("push", "-q", remote.path, branch)
+        return try other.git("rev-parse", "HEAD").stdout
+    }
+
     func tags(_ clone: TempRepo, _ list: [String]) throws {
         try FileManager.default.createDirectory(atPath: clone.path + "/.git/t", withIntermediateDirectories: true)
         try clone.write(".git/t/tags.yaml", "ghcr.io/acme/web: [\(list.joined(separator: ", "))]\n")
@@ -122,13 +134,7 @@ import Testing
         let pushed = try run("/usr/bin/git", ["--git-dir", remote.path, "rev-parse", "image-updates"], cwd: remote.path).stdout
         #expect(pushed == (try clone.git("rev-parse", "image-updates").stdout))
         // someone else adds to the push branch; our next update is made on their commit, after one fetch
-        let other = try TempRepo()
-        try other.git("fetch", "-q", remote.path, "image-updates:image-updates")
-        try other.git("checkout", "-q", "image-updates")
-        try other.write("apps/notes.yaml", "note: theirs\n")
-        try other.commitAll("their change")
-        try other.git("push", "-q", remote.path, "image-updates")
-        let theirs = try other.git("rev-parse", "HEAD").stdout
+        let theirs = try pushFromElsewhere(remote, branch: "image-updates", file: "apps/notes.yaml", text: "note: theirs\n")
         try tags(clone, ["1.2.0"])
         let again = try update(clone, ["--push"])
         #expect(again.code == 0, "\(again.described)")
@@ -163,13 +169,7 @@ import Testing
         #expect(try run("/usr/bin/git", ["--git-dir", remote.path, "rev-parse", "image-updates^"], cwd: remote.path).stdout
                 == (try clone.git("rev-parse", "main").stdout))
         // the remote's push branch moves and our tracking ref does not know: the lease refuses, nothing is lost
-        let other = try TempRepo()
-        try other.git("fetch", "-q", remote.path, "image-updates:image-updates")
-        try other.git("checkout", "-q", "image-updates")
-        try other.write("x.yaml", "x: 1\n")
-        try other.commitAll("theirs")
-        try other.git("push", "-q", remote.path, "image-updates")
-        let theirs = try other.git("rev-parse", "HEAD").stdout
+        let theirs = try pushFromElsewhere(remote, branch: "image-updates", file: "x.yaml", text: "x: 1\n")
         let localBefore = try clone.git("rev-parse", "image-updates").stdout
         try tags(clone, ["1.3.0"])
         let res = try update(clone, ["--push", "--push-branch-mode", "reset"])
@@ -179,12 +179,7 @@ import Testing
         #expect(try clone.git("rev-parse", "image-updates").stdout == localBefore)
         // the checkout branch is never forced: a push to a main that moved is refused and says so
         let (remote2, clone2) = try setUp(push: "main")
-        let third = try TempRepo()
-        try third.git("fetch", "-q", remote2.path, "main")
-        try third.git("checkout", "-q", "-B", "main", "FETCH_HEAD")
-        try third.write("y.yaml", "y: 1\n")
-        try third.commitAll("theirs")
-        try third.git("push", "-q", remote2.path, "main")
+        try pushFromElsewhere(remote2, branch: "main", file: "y.yaml", text: "y: 1\n")
         try tags(clone2, ["1.1.0"])
         let refused = try update(clone2, ["--push"])
         #expect(refused.code == 2)
@@ -217,12 +212,7 @@ import Testing
         try clone.commitAll("my unpushed work")
         let mine = try clone.git("rev-parse", "main").stdout
         try clone.git("checkout", "-q", "elsewhere")
-        let other = try TempRepo()
-        try other.git("fetch", "-q", remote.path, "main")
-        try other.git("checkout", "-q", "-B", "main", "FETCH_HEAD")
-        try other.write("y.yaml", "y: 1\n")
-        try other.commitAll("theirs")
-        try other.git("push", "-q", remote.path, "main")
+        try pushFromElsewhere(remote, branch: "main", file: "y.yaml", text: "y: 1\n")
         try tags(clone, ["1.1.0"])
         let res = try update(clone, ["--push"])
         #expect(res.code == 2, "\(res.described)")
@@ -233,15 +223,15 @@ import Testing
     @Test func aSymlinkedManifestStaysALinkAndItsFileChanges() throws {
         // found by review: --commit replaced the link with a regular file
         let (_, clone) = try setUp()
-        try clone.write("shared/web.yaml", "image: ghcr.io/acme/web:1.0.0 \(Self.marker)\n")
+        try clone.write("common/web.yaml", "image: ghcr.io/acme/web:1.0.0 \(Self.marker)\n")
         try clone.remove("apps/web.yaml")
-        try FileManager.default.createSymbolicLink(atPath: clone.path + "/apps/web.yaml", withDestinationPath: "../shared/web.yaml")
+        try FileManager.default.createSymbolicLink(atPath: clone.path + "/apps/web.yaml", withDestinationPath: "../common/web.yaml")
         try clone.commitAll("linked")
         try tags(clone, ["1.1.0"])
         let res = try update(clone, [])
         #expect(res.code == 0, "\(res.described)")
         #expect(try clone.git("ls-tree", "image-updates", "apps/web.yaml").stdout.hasPrefix("120000 blob"))
-        #expect(try clone.git("show", "image-updates:shared/web.yaml").stdout == "image: ghcr.io/acme/web:1.1.0 \(Self.marker)\n")
+        #expect(try clone.git("show", "image-updates:common/web.yaml").stdout == "image: ghcr.io/acme/web:1.1.0 \(Self.marker)\n")
     }
 
     @Test func signedCommitsOfBothFormatsAreVerifiedByGit() throws {

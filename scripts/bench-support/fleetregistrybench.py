@@ -2,35 +2,16 @@
 environment's tag now and a newer one), a copy of bench-out/fleet (made by scripts/bench) pointing at it, and
 `tagwarden update --registry` timed cold and from the cache, medians of 3. Usage:
 scripts/bench-support/fleetregistrybench.py [WORKDIR]  (needs Debian's docker-registry and a release build)."""
-import hashlib, json, os, subprocess, sys, time, urllib.request, concurrent.futures, socket, shutil
+import os, subprocess, sys, time, concurrent.futures, shutil
 here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-root = sys.argv[1] if len(sys.argv) > 1 else "/tmp/tagwarden-fleetregistrybench"; shutil.rmtree(root, ignore_errors=True); os.makedirs(root + "/storage")
-s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
-open(root + "/config.yml", "w").write(f"version: 0.1\nlog: {{level: error}}\nstorage: {{filesystem: {{rootdirectory: {root}/storage}}}}\nhttp: {{addr: \"127.0.0.1:{port}\"}}\n")
-reg = subprocess.Popen(["docker-registry", "serve", root + "/config.yml"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-host = f"127.0.0.1:{port}"
-for _ in range(100):
-    try: urllib.request.urlopen(f"http://{host}/v2/"); break
-    except Exception: time.sleep(0.05)
-def req(method, url, data=None, ctype=None):
-    r = urllib.request.Request(url, data=data, method=method)
-    if ctype: r.add_header("Content-Type", ctype)
-    return urllib.request.urlopen(r)
-def blob(repo, data):
-    d = "sha256:" + hashlib.sha256(data).hexdigest()
-    loc = req("POST", f"http://{host}/v2/{repo}/blobs/uploads/").headers["Location"]
-    if loc.startswith("/"): loc = f"http://{host}{loc}"
-    req("PUT", loc + ("&" if "?" in loc else "?") + "digest=" + d, data, "application/octet-stream")
-    return {"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": d, "size": len(data)}
+root = sys.argv[1] if len(sys.argv) > 1 else "/tmp/tagwarden-fleetregistrybench"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from localregistry import LocalRegistry
+registry = LocalRegistry(root)
+host = registry.host
 def tag(prefix, i, ts): return f"{prefix}-v1.{i % 40}.{i % 7}-{i * 2654435761 % (1 << 28):07x}-{ts}"
 def fill(i):
-    repo = f"acme/app{i:04d}"
-    c = blob(repo, json.dumps({"architecture": "amd64", "os": "linux", "rootfs": {"type": "layers", "diff_ids": []}, "i": i}).encode())
-    c["mediaType"] = "application/vnd.oci.image.config.v1+json"
-    body = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json", "config": c, "layers": [blob(repo, b"l")]}).encode()
-    for prefix in ("develop", "staging", "production"):
-        for ts in (1700000000 + i, 1800000000 + i):
-            req("PUT", f"http://{host}/v2/{repo}/manifests/{tag(prefix, i, ts)}", body, "application/vnd.oci.image.manifest.v1+json")
+    registry.push(f"acme/app{i:04d}", [tag(p, i, ts) for p in ("develop", "staging", "production") for ts in (1700000000 + i, 1800000000 + i)], seed=str(i))
 t0 = time.time()
 with concurrent.futures.ThreadPoolExecutor(8) as ex: list(ex.map(fill, range(1000)))
 print("filled in", round(time.time() - t0, 1), "s", flush=True)
@@ -53,4 +34,4 @@ cold.sort(); warm.sort()
 print("1,000 repositories: cold median", round(cold[1], 2), "s; from the cache", round(warm[1], 2), "s; rc", p.returncode)
 print("\n".join(p2.stderr.strip().splitlines()[-5:]))
 print("changed lines:", p.stdout.count("\n+ "), p.stdout.count("\n+"))
-reg.kill()
+registry.stop()

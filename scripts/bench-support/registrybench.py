@@ -2,32 +2,14 @@
 ImageRepositories, policies and markers, and `tagwarden update --registry` timed cold (no cache) and from the cache,
 medians of 5. Usage: scripts/bench-support/registrybench.py [WORKDIR]  (needs Debian's docker-registry and a release
 build of tagwarden)."""
-import hashlib, json, os, subprocess, sys, time, urllib.request, concurrent.futures, socket, shutil
-root = sys.argv[1] if len(sys.argv) > 1 else "/tmp/tagwarden-registrybench"; shutil.rmtree(root, ignore_errors=True); os.makedirs(root + "/storage")
-s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
-open(root + "/config.yml", "w").write(f"version: 0.1\nlog: {{level: error}}\nstorage: {{filesystem: {{rootdirectory: {root}/storage}}}}\nhttp: {{addr: \"127.0.0.1:{port}\"}}\n")
-reg = subprocess.Popen(["docker-registry", "serve", root + "/config.yml"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-host = f"127.0.0.1:{port}"
-for _ in range(100):
-    try: urllib.request.urlopen(f"http://{host}/v2/"); break
-    except Exception: time.sleep(0.05)
-def req(method, url, data=None, ctype=None):
-    r = urllib.request.Request(url, data=data, method=method)
-    if ctype: r.add_header("Content-Type", ctype)
-    return urllib.request.urlopen(r)
-def blob(repo, data):
-    d = "sha256:" + hashlib.sha256(data).hexdigest()
-    loc = req("POST", f"http://{host}/v2/{repo}/blobs/uploads/").headers["Location"]
-    if loc.startswith("/"): loc = f"http://{host}{loc}"
-    req("PUT", loc + ("&" if "?" in loc else "?") + "digest=" + d, data, "application/octet-stream")
-    return {"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": d, "size": len(data)}
+import os, subprocess, sys, time, concurrent.futures, shutil
+root = sys.argv[1] if len(sys.argv) > 1 else "/tmp/tagwarden-registrybench"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from localregistry import LocalRegistry
+registry = LocalRegistry(root)
+host = registry.host
 def fill(i):
-    repo = f"acme/app{i:03d}"
-    c = blob(repo, json.dumps({"architecture": "amd64", "os": "linux", "rootfs": {"type": "layers", "diff_ids": []}}).encode())
-    c["mediaType"] = "application/vnd.oci.image.config.v1+json"
-    body = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json", "config": c, "layers": [blob(repo, b"l")]}).encode()
-    for t in range(500):
-        req("PUT", f"http://{host}/v2/{repo}/manifests/main-{t:04x}-{1700000000 + t}", body, "application/vnd.oci.image.manifest.v1+json")
+    registry.push(f"acme/app{i:03d}", [f"main-{t:04x}-{1700000000 + t}" for t in range(500)])
 t0 = time.time()
 with concurrent.futures.ThreadPoolExecutor(8) as ex: list(ex.map(fill, range(100)))
 print("filled in", round(time.time() - t0, 1), "s; host", host, flush=True)
@@ -54,4 +36,4 @@ cold.sort(); warm.sort()
 print("cold median", round(cold[2], 3), "s; warm median", round(warm[2], 3), "s")
 print(p.stderr.strip().splitlines()[-3:]); print(p2.stderr.strip().splitlines()[-3:])
 print("changes:", p.stdout.count("\n+image"))
-reg.kill()
+registry.stop()
