@@ -181,22 +181,9 @@ struct Update: ParsableCommand {
         }
     }
 
-    /// `30m`, `90s`, `2h`, `1h30m`, or a number of seconds.
+    /// A Go duration (`30m`, `90s`, `1h30m`, `0`), read as Flux's durations are read, in seconds.
     static func seconds(_ text: String) -> Double? {
-        if let n = Double(text) { return n >= 0 ? n : nil }
-        var total = 0.0, number = ""
-        for c in text {
-            if c.isNumber || c == "." { number.append(c); continue }
-            guard let n = Double(number) else { return nil }
-            switch c {
-            case "s": total += n
-            case "m": total += n * 60
-            case "h": total += n * 3600
-            default: return nil
-            }
-            number = ""
-        }
-        return number.isEmpty ? total : nil
+        text == "0" ? 0 : Rule.durationNanoseconds(text).map { Double($0) / 1e9 }
     }
 
     /// The tag file, or the registries.

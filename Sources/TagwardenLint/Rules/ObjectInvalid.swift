@@ -157,7 +157,7 @@ extension Rule {
 
     /// The nanoseconds of a duration that matches the CRD pattern, with Go's `time.ParseDuration` arithmetic
     /// (integer parts must not overflow; a fraction's excess digits are dropped); nil where Go reports overflow.
-    static func durationNanoseconds(_ s: String) -> UInt64? {
+    package static func durationNanoseconds(_ s: String) -> UInt64? {
         let b = Array(s.utf8)
         let limit: UInt64 = 1 << 63
         var i = 0
