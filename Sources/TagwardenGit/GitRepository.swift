@@ -389,6 +389,16 @@ public final class GitRepository {
         return out
     }
 
+    /// A commit's subject line and author time (seconds since the epoch); nil when there is no such commit.
+    public func commitSummary(_ commit: String) -> (subject: String, time: Int64)? {
+        guard var id = Self.oid(commit) else { return nil }
+        var c: OpaquePointer?
+        guard git_commit_lookup(&c, handle, &id) == 0, let c else { return nil }
+        defer { git_commit_free(c) }
+        let subject = git_commit_summary(c).map { String(cString: $0) } ?? ""
+        return (subject, Int64(git_commit_time(c)))
+    }
+
     /// Blob entries that changed between `commit`'s first parent (or nothing) and `commit`, filtered by name.
     public func changedEntries(commit: String, accept: (String) -> Bool) throws -> [TreeEntry] {
         guard var id = Self.oid(commit) else { return [] }

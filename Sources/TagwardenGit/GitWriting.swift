@@ -255,6 +255,12 @@ extension GitRepository {
         guard git_reference_delete(ref) == 0 else { throw TagwardenError("cannot delete \(name): \(lastGitError("unknown error"))") }
     }
 
+    /// Whether `name` can be a branch (`refs/heads/NAME` is a valid reference name).
+    public static func isValidBranchName(_ name: String) -> Bool {
+        var valid: Int32 = 0
+        return git_reference_name_is_valid(&valid, "refs/heads/" + name) == 0 && valid == 1
+    }
+
     /// The object reference `name` points at (symbolic references followed), nil when there is none.
     public func referenceTarget(_ name: String) -> GitOID? {
         var id = git_oid()

@@ -24,6 +24,15 @@ public struct CommitTarget: Sendable {
     public let pushTip: GitOID?
     /// The push branch is the branch checked out: its files are written and staged with the commit.
     public let checkedOut: Bool
+
+    public init(checkoutBranch: String, pushBranch: String, checkoutTip: GitOID, base: GitOID, pushTip: GitOID?, checkedOut: Bool) {
+        self.checkoutBranch = checkoutBranch
+        self.pushBranch = pushBranch
+        self.checkoutTip = checkoutTip
+        self.base = base
+        self.pushTip = pushTip
+        self.checkedOut = checkedOut
+    }
 }
 
 public enum Committer {
@@ -66,7 +75,7 @@ public enum Committer {
     /// the work tree stays in step; otherwise neither the work tree nor the index is touched. Returns the commit.
     public static func commit(_ files: [FileRewrite], on target: CommitTarget, repo: GitRepository, workdir: String?,
                               author: GitSignature, committer: GitSignature, message: String,
-                              sign: ((String) throws -> String)? = nil) throws -> GitOID {
+                              sign: ((String) throws -> String)? = nil, reflog: String? = nil) throws -> GitOID {
         precondition(!files.isEmpty, "no change, no commit")
         var changes: [String: GitTreeChange] = [:]
         var blobs: [(path: String, blob: GitOID, mode: GitFileMode)] = []
@@ -107,7 +116,7 @@ public enum Committer {
             }
         }
         try repo.updateReference("refs/heads/" + target.pushBranch, to: commit, expecting: target.pushTip,
-                                 message: "tagwarden update: image update on \(target.pushBranch)")
+                                 message: reflog ?? "tagwarden update: image update on \(target.pushBranch)")
         }
         return commit
     }

@@ -118,6 +118,35 @@ public final class RegistryClient {
         return (digest, response.header("Content-Type"))
     }
 
+    /// The manifest `reference` (a tag or a digest) names, byte for byte, with its media type and the registry's digest
+    /// of it; nil when there is none. A GET, which Docker Hub counts as a pull: only `promote` asks for one.
+    public func manifest(_ repository: RegistryRepository, reference: String) throws -> (bytes: [UInt8], mediaType: String, digest: String)? {
+        let request = HTTPRequest(url: repository.base + "/manifests/" + reference,
+                                  headers: [("Accept", Self.manifestTypes.joined(separator: ", "))], timeout: timeout)
+        let response = try send(request, repository: repository, scope: "repository:\(repository.path):pull")
+        if response.status == 404 { return nil }
+        guard response.status == 200, let type = response.header("Content-Type") else {
+            throw failure(response, "reading the manifest \(repository.path)@\(reference)", repository)
+        }
+        let digest = response.header("Docker-Content-Digest") ?? Self.sha256Digest(response.body)
+        return (response.body, type, digest)
+    }
+
+    /// Puts `bytes` (a manifest already in the repository, under another reference) under `tag`; returns the digest the
+    /// registry gives it. The same bytes make the same digest: a retag, no rebuild.
+    public func putManifest(_ repository: RegistryRepository, tag: String, bytes: [UInt8], mediaType: String) throws -> String {
+        let request = HTTPRequest(method: "PUT", url: repository.base + "/manifests/" + tag, headers: [("Content-Type", mediaType)],
+                                  body: bytes, timeout: timeout)
+        let response = try send(request, repository: repository, scope: "repository:\(repository.path):pull,push")
+        guard response.status == 201 || response.status == 200 else {
+            throw failure(response, "tagging \(repository.path):\(tag)", repository)
+        }
+        return response.header("Docker-Content-Digest") ?? Self.sha256Digest(bytes)
+    }
+
+    /// `sha256:` and the hex SHA-256 of `bytes`, as a registry names content.
+    public static func sha256Digest(_ bytes: [UInt8]) -> String { "sha256:" + SHA256.hex(bytes) }
+
     // MARK: authentication
 
     func send(_ request: HTTPRequest, repository: RegistryRepository, scope: String) throws -> HTTPResponse {

@@ -17,7 +17,7 @@ public final class LocalRegistry: @unchecked Sendable {
     let process: Process
     let address: String
     let tls: Bool
-    var tokenPort = 0
+    public internal(set) var tokenPort = 0
     /// The certificate of a TLS registry.
     public var certificate: String { dir + "/tls.pem" }
 

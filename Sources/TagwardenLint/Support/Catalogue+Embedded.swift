@@ -3362,7 +3362,9 @@ rationale: >
   Promotion means production runs the bytes staging tested. A production digest that no staging
   manifest ever held — neither at HEAD nor in any commit reachable from it — was never tested there.
   (When staging ran the same version identity with another digest, promotion-rebuilt-artifact is
-  reported instead.) Only promoted images are checked, and only in repositories with a staging environment.
+  reported instead.) When staging ran the same version identity by its tag alone, its digest is not on record
+  and the identity matches: no finding. A base's reference that every kustomize build retags never runs and
+  is not judged. Only promoted images are checked, and only in repositories with a staging environment.
 fix: >
   Pin in production a digest that staging ran: promote the staging build instead of building again.
 triggering:
@@ -3437,6 +3439,70 @@ nonTriggering:
           containers:
             - name: web
               image: ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@sha256:1111111111111111111111111111111111111111111111111111111111111111
+      flux/repo.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+        spec:
+          image: ghcr.io/acme/web
+  - description: staging ran the same identity by its tag alone (as after tagwarden promote)
+    profile: strict
+    files:
+      apps/staging/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:staging-v1.2.3-abc1234-1700000000
+      apps/production/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@sha256:1111111111111111111111111111111111111111111111111111111111111111
+      flux/repo.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+        spec:
+          image: ghcr.io/acme/web
+  - description: a base's pinned reference that the production overlay retags never runs
+    profile: strict
+    files:
+      apps/staging/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:staging-v1.2.3-abc1234-1700000000@sha256:1111111111111111111111111111111111111111111111111111111111111111
+      apps/production/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:production-v1.2.2-0000000-1690000000@sha256:2222222222222222222222222222222222222222222222222222222222222222
+      apps/production/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources: [web.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: production-v1.2.3-abc1234-1700000000
+            digest: sha256:1111111111111111111111111111111111111111111111111111111111111111
       flux/repo.yaml: |
         apiVersion: image.toolkit.fluxcd.io/v1
         kind: ImageRepository

@@ -24,14 +24,6 @@ extension Model {
         flux.policies[p].spec.pattern?.span ?? objects[flux.policies[p].object].kindSpan
     }
 
-    /// The image of the ImageRepository behind the marker on image `i`'s field: what a field that sets only the tag
-    /// is the tag of.
-    func markedRepository(_ i: Int) -> String? {
-        guard let k = images[i].markers.first(where: { markers[$0].policy != nil }), let p = markers[k].policy,
-              let r = flux.policies[p].repository else { return nil }
-        return flux.repositories[r].spec.image?.value
-    }
-
     /// How the prefix and pattern rules name a promoted image: its name, or, for a field that sets only the tag,
     /// the image of the ImageRepository behind the field's marker.
     func promotedName(_ i: Int) -> String {

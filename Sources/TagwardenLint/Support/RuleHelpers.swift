@@ -45,10 +45,13 @@ extension Rule {
         guard let evidence = m.evidence, let production = m.environments.byAlias("production") else { return [] }
         var out: [(image: Int, verdict: PromotionVerdict)] = []
         for (i, img) in m.images.enumerated() where m.images[i].environment == production.name && m.images[i].promoted {
-            guard img.invalid == nil, let digest = img.digest, img.name != nil, let normalized = img.normalizedName else { continue }
+            // a base's reference that every build retags never runs: its digest is not production's
+            guard img.invalid == nil, !img.retagged, let digest = img.digest, img.name != nil, let normalized = img.normalizedName else { continue }
             if evidence.digests[normalized]?.contains(digest) == true { continue }
-            if let tag = img.tag?.value, let id = PromotionEvidence.identity(tag: tag, prefix: production.tagPrefix),
-               let staged = evidence.identities[normalized]?[id], !staged.isEmpty {
+            let id = img.tag.flatMap { PromotionEvidence.identity(tag: $0.value, prefix: production.tagPrefix) }
+            if let id, let staged = evidence.identities[normalized]?[id] {
+                // staging ran this identity by its tag alone: the digest it ran is not on record, and the identity matches
+                if staged.isEmpty { continue }
                 out.append((i, .rebuilt(identity: id, stagingDigest: staged.sorted().first!)))
             } else {
                 out.append((i, .untested))

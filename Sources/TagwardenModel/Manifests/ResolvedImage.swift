@@ -23,3 +23,13 @@ public final class ResolvedImage: Sendable {
 
     @inlinable public subscript<T>(dynamicMember path: KeyPath<ImageUse, T>) -> T { use[keyPath: path] }
 }
+
+extension Model {
+    /// The image of the ImageRepository behind the marker on image `i`'s field: what a field that sets only the tag
+    /// is the tag of.
+    public func markedRepository(_ i: Int) -> String? {
+        guard let k = images[i].markers.first(where: { markers[$0].policy != nil }), let p = markers[k].policy,
+              let r = flux.policies[p].repository else { return nil }
+        return flux.repositories[r].spec.image?.value
+    }
+}

@@ -1,0 +1,241 @@
+import TagwardenFixtures
+import Foundation
+import Testing
+
+/// `tagwarden promote` end to end: a real registry (Debian's docker-registry, behind a Bearer token service), a
+/// repository with staging and production manifests, a bare remote to push the promotion branch to.
+@Suite(.serialized) struct PromoteTests {
+    static let secret = "s3cret-\(UUID().uuidString.prefix(8))"
+    static let stagingTag = "staging-v1.4.0-3f2a9c1-1732300000"
+    static let productionTag = "production-v1.4.0-3f2a9c1-1732300000"
+
+    /// What the registry names `repository:tag` now (HEAD of the manifest, as the test's user), or nil.
+    func registryDigest(_ registry: LocalRegistry, _ repository: String, _ tag: String, auth: (String, String)? = nil) throws -> String? {
+        let script = #"""
+        import base64, json, sys, urllib.request, urllib.error
+        host, repo, tag, user, password, realm = sys.argv[1:7]
+        headers = {"Accept": "application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json"}
+        if realm:
+            t = urllib.request.Request(realm + "?service=test-registry&scope=repository:" + repo + ":pull")
+            t.add_header("Authorization", "Basic " + base64.b64encode((user + ":" + password).encode()).decode())
+            headers["Authorization"] = "Bearer " + json.loads(urllib.request.urlopen(t).read())["token"]
+        try:
+            r = urllib.request.urlopen(urllib.request.Request(f"http://{host}/v2/{repo}/manifests/{tag}", method="HEAD", headers=headers))
+            print(r.headers["Docker-Content-Digest"])
+        except urllib.error.HTTPError as e:
+            if e.code != 404: raise
+        """#
+        let res = try run("/usr/bin/python3", ["-c", script, registry.host, repository, tag, auth?.0 ?? "", auth?.1 ?? "",
+                                               registry.tokenPort > 0 ? "http://127.0.0.1:\(registry.tokenPort)/token" : ""], cwd: "/")
+        guard res.code == 0 else { throw PromoteTestError(description: "reading the registry failed: \(res.stderr)") }
+        let out: String = res.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        return out.isEmpty ? nil : out
+    }
+
+    /// A repository whose staging runs `image:stagingTag` (pinned to `stagingDigest` when given), and whose production
+    /// names the image three ways: a quoted reference, a kustomize entry without a digest, chart values with one.
+    func repository(image: String, stagingDigest: String?) throws -> (remote: TempRepo, clone: TempRepo) {
+        let remote = try TempRepo(git: false)
+        try run("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", remote.path], cwd: remote.path)
+        let r = try TempRepo()
+        let staging = "\(image):\(Self.stagingTag)" + (stagingDigest.map { "@" + $0 } ?? "")
+        try r.write([
+            ".tagwarden.yaml": "profile: strict\n",
+            "flux/images.yaml": imageRepository(image: image),
+            "apps/staging/web.yaml": deployment(image: staging, comment: #" # {"$imagepolicy": "flux-system:web"}"#),
+            "apps/production/web.yaml": deployment(image: "\"\(image):production-v1.3.9-0a0b0c0-1732000000@sha256:\(String(repeating: "1", count: 64))\""),
+            "clusters/production/apps/kustomization.yaml": """
+                apiVersion: kustomize.config.k8s.io/v1beta1
+                kind: Kustomization
+                resources: [web.yaml]
+                images:
+                  - name: \(image)   # the production build
+                    newTag: production-v1.3.9-0a0b0c0-1732000000
+                """ + "\n",
+            "clusters/production/apps/web.yaml": deployment(image: "\(image):base"),
+            "clusters/production/apps/release.yaml": """
+                apiVersion: helm.toolkit.fluxcd.io/v2
+                kind: HelmRelease
+                metadata:
+                  name: web
+                  namespace: production
+                spec:
+                  chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: charts}}}
+                  values:
+                    image:
+                      repository: \(image)
+                      tag: 'production-v1.3.9-0a0b0c0-1732000000'
+                      digest: ""
+                """ + "\n",
+        ])
+        try r.commitAll("staging runs v1.4.0")
+        try r.git("remote", "add", "origin", remote.path)
+        try r.git("push", "-q", "origin", "main")
+        return (remote, r)
+    }
+
+    func deployment(image: String, comment: String = "") -> String {
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: \(image)\(comment)
+
+        """
+    }
+
+    func dockerConfig(_ r: TempRepo, host: String) throws -> String {
+        let dir = r.path + "/.git/docker"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let auth = Data("bot:\(Self.secret)".utf8).base64EncodedString()
+        try #"{"auths": {"\#(host)": {"auth": "\#(auth)"}}}"#.write(toFile: dir + "/config.json", atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    func promote(_ r: TempRepo, _ args: [String], config: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
+        let res = try tagwarden(["promote"] + args, in: r.path, env: ["DOCKER_CONFIG": config], sourceLocation: sourceLocation)
+        #expect(!res.stdout.contains(Self.secret) && !res.stderr.contains(Self.secret), "the secret was printed", sourceLocation: sourceLocation)
+        return res
+    }
+
+    @Test func theTestedBuildIsRetaggedPinnedAndCommittedForReview() throws {
+        let registry = try LocalRegistry(users: [("bot", Self.secret)], tokenService: true)
+        let user = ("bot", Self.secret)
+        // staging runs a multi-arch image: the index digest is what is promoted
+        let digest = try registry.push("acme/web", tags: [Self.stagingTag], platforms: 2, auth: user, seed: "v1.4.0")
+        let image = "\(registry.host)/acme/web"
+        let (remote, r) = try repository(image: image, stagingDigest: digest)
+        let config = try dockerConfig(r, host: registry.host)
+        let head = try r.git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let branch = "tagwarden/promote-web-\(Self.productionTag)"
+
+        // --dry-run: the whole plan, nothing changed
+        let dry = try promote(r, [image, "--from", "staging", "--to", "production", "--dry-run"], config: config)
+        #expect(dry.code == 0, "\(dry.described)")
+        #expect(dry.stderr.contains("would tag \(digest) as \(Self.productionTag)"), "\(dry.described)")
+        #expect(dry.stdout.contains("+    newTag: \(Self.productionTag)\n+    digest: \(digest)\n"), "\(dry.described)")
+        #expect(try registryDigest(registry, "acme/web", Self.productionTag, auth: user) == nil)
+        #expect((try? r.git("rev-parse", "--verify", "-q", branch)) == nil)
+        // the diff is a patch git applies
+        try r.write(".git/promote.patch", dry.stdout)
+        #expect(try run("/usr/bin/git", ["apply", "--check", ".git/promote.patch"], cwd: r.path).code == 0)
+
+        let res = try promote(r, [image, "--from", "staging", "--to", "production", "--push"], config: config)
+        #expect(res.code == 0, "\(res.described)")
+        // the production tag names the staging digest, in the registry
+        #expect(try registryDigest(registry, "acme/web", Self.productionTag, auth: user) == digest)
+        #expect(res.stderr.contains("read back identical"), "\(res.described)")
+        // the work tree and the checkout branch are as they were; the branch is on the remote
+        #expect(try r.git("status", "--porcelain").stdout.isEmpty)
+        #expect(try r.git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == head)
+        let pushed = try run("/usr/bin/git", ["rev-parse", branch], cwd: remote.path)
+        let local = try r.git("rev-parse", branch).stdout
+        #expect(pushed.code == 0 && pushed.stdout == local, "\(pushed.described)")
+        #expect(try r.git("rev-parse", branch + "^").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == head)
+
+        // the manifests: tag@digest, each written in its own field and style
+        func file(_ path: String) throws -> String { try r.git("show", "\(branch):\(path)").stdout }
+        let prod = "\(image):\(Self.productionTag)@\(digest)"
+        #expect(try file("apps/production/web.yaml") == deployment(image: "\"\(prod)\""))
+        #expect(try file("clusters/production/apps/kustomization.yaml").contains("""
+              - name: \(image)   # the production build
+                newTag: \(Self.productionTag)
+                digest: \(digest)
+
+            """))
+        #expect(try file("clusters/production/apps/release.yaml").contains("""
+                  repository: \(image)
+                  tag: '\(Self.productionTag)'
+                  digest: "\(digest)"
+
+            """))
+        #expect(try file("clusters/production/apps/web.yaml") == deployment(image: "\(image):base"))
+        #expect(try r.git("diff", "--name-only", head, branch).stdout == """
+            apps/production/web.yaml
+            clusters/production/apps/kustomization.yaml
+            clusters/production/apps/release.yaml
+
+            """)
+        // the message: identity, digest, the staging commit, the checklist
+        let message = try r.git("log", "-1", "--format=%B", branch).stdout
+        #expect(message.hasPrefix("Promote web v1.4.0-3f2a9c1-1732300000 from staging to production\n\n"), "\(message)")
+        for line in ["Identity:   v1.4.0-3f2a9c1-1732300000", "Digest:     \(digest) (application/vnd.oci.image.index.v1+json)",
+                     "Tested at:  \(head) (staging has run it since \(head.prefix(12)) \"staging runs v1.4.0\")",
+                     "Production: \(prod)", "  apps/production/web.yaml:10: \(image):production-v1.3.9-0a0b0c0-1732000000@sha256:\(String(repeating: "1", count: 64))",
+                     "- [ ] Confirm staging:", "- [ ] Promote the identity, not a rebuild:", "- [ ] Open a pull request from \(branch)",
+                     "- [ ] Verify Flux:", "- [ ] Prepare the rollback:"] {
+            #expect(message.contains(line + (line.hasSuffix(":") ? " " : "")) || message.contains(line), "missing '\(line)' in \(message)")
+        }
+        // the audit's promotion rules pass on the result, by construction
+        try r.git("checkout", "-q", branch)
+        let audit = try r.audit("--format", "json")
+        let rules = audit.findings.map { String($0.prefix { $0 != " " }) }
+        for rule in ["promotion-untested-digest", "promotion-rebuilt-artifact", "image-env-prefix", "image-tag-pattern", "image-not-pinned"] {
+            #expect(!rules.contains(rule), "\(rule) after the promotion: \(audit.described)")
+        }
+        try r.git("checkout", "-q", "main")
+
+        // again: the tag names the build already and the branch exists: refused, nothing changed
+        let again = try promote(r, [image, "--from", "staging", "--to", "production"], config: config)
+        #expect(again.code == 1 && again.stderr.contains("branch \(branch) exists"), "\(again.described)")
+    }
+
+    @Test func aMovedStagingTagOrATakenProductionTagIsRefused() throws {
+        let registry = try LocalRegistry()
+        let tested = try registry.push("acme/web", tags: [Self.stagingTag], seed: "tested")
+        let image = "\(registry.host)/acme/web"
+        let (_, r) = try repository(image: image, stagingDigest: tested)
+        let config = r.path + "/.git/none"
+        // someone pushed another build under staging's tag since staging was tested
+        let other = try registry.push("acme/web", tags: [Self.stagingTag], seed: "rebuilt")
+        let moved = try promote(r, [image, "--from", "staging", "--to", "production"], config: config)
+        #expect(moved.code == 1, "\(moved.described)")
+        #expect(moved.stderr.contains("refused: staging's tag now points to another build: \(Self.stagingTag) is \(other) in the registry, "
+                                      + "but staging was tested with \(tested)"), "\(moved.described)")
+        #expect(try registryDigest(registry, "acme/web", Self.productionTag) == nil)
+        #expect((try? r.git("rev-parse", "--verify", "-q", "tagwarden/promote-web-\(Self.productionTag)")) == nil)
+
+        // --digest that is not what the tag names is refused the same way, for a staging that pins no digest
+        let (_, unpinned) = try repository(image: image, stagingDigest: nil)
+        let wrong = try promote(unpinned, [image, "--from", "staging", "--to", "production", "--digest", tested], config: config)
+        #expect(wrong.code == 1 && wrong.stderr.contains("staging's tag now points to another build"), "\(wrong.described)")
+
+        // the production tag names another build already: not overwritten
+        try registry.push("acme/web", tags: [Self.productionTag], seed: "someone else's")
+        let taken = try promote(unpinned, [image, "--from", "staging", "--to", "production", "--dry-run"], config: config)
+        #expect(taken.code == 1 && taken.stderr.contains("\(image):\(Self.productionTag) exists and names another build"), "\(taken.described)")
+    }
+
+    @Test func whatCannotBePromotedSaysWhy() throws {
+        let registry = try LocalRegistry()
+        let image = "\(registry.host)/acme/web"
+        let (_, r) = try repository(image: image, stagingDigest: nil)
+        let config = r.path + "/.git/none"
+        let cases: [([String], String)] = [
+            ([image, "--from", "qa", "--to", "production"], "no environment 'qa' (the environments are development, staging, production"),
+            (["\(registry.host)/acme/api", "--from", "staging", "--to", "production"], "no staging manifest runs \(registry.host)/acme/api"),
+            ([image, "--from", "staging", "--to", "development"], "no development manifest names \(image): nothing to rewrite"),
+            ([image, "--from", "staging", "--to", "production", "--tag", "prod-1"], "the production tag prod-1 does not match production's tag pattern"),
+            ([image, "--from", "staging", "--to", "production", "--branch", "a..b"], "'a..b' is not a valid branch name"),
+        ]
+        for (args, message) in cases {
+            let res = try promote(r, args, config: config)
+            #expect(res.code == 2 && res.stderr.contains(message), "\(args): \(res.described)")
+        }
+        // the tag is not in the registry: nothing to promote
+        let missing = try promote(r, [image, "--from", "staging", "--to", "production"], config: config)
+        #expect(missing.code == 1 && missing.stderr.contains("\(image):\(Self.stagingTag) is not in the registry"), "\(missing.described)")
+        let bad = try promote(r, [image, "--from", "staging", "--to", "production", "--digest", "sha256:12"], config: config)
+        #expect(bad.code == 2 && bad.stderr.contains("--digest must be a digest"), "\(bad.described)")
+    }
+}
+
+struct PromoteTestError: Error, CustomStringConvertible {
+    let description: String
+}
