@@ -263,6 +263,50 @@ public final class RegistryTagSource: TagSource {
         return d
     }
 
+    /// Asks the registries, `concurrency` at once, what each tag names (a HEAD of its manifest). A registry that refuses
+    /// or fails leaves its tags out, with a note: only its answer "no such manifest" makes a tag missing.
+    public func lookup(_ wanted: [(image: String, tag: String)], notes: inout [String]) -> [Int: RegistryFacts.Tag] {
+        guard !wanted.isEmpty else { return [:] }
+        let credentials = self.credentials, caFile = self.caFile, pageSize = client.pageSize, timeout = client.timeout, limits = client.limits
+        let work = wanted.map { (repository($0.image), $0.tag) }
+        let results = concurrentWaiting(work.count, width: concurrency, make: { () -> RegistryClient? in
+            try? RegistryClient(caFile: caFile, pageSize: pageSize, timeout: timeout, limits: limits) { credentials.credential(for: $0) }
+        }) { client, i -> (Result<RegistryFacts.Tag, TagwardenError>, Int, Int) in
+            guard let client else { return (.failure(TagwardenError("cannot start libcurl")), 0, 0) }
+            let before = (client.requests, client.retries)
+            let result: Result<RegistryFacts.Tag, TagwardenError>
+            do {
+                result = .success(try client.digest(work[i].0, tag: work[i].1).map { .present(digest: $0.digest, mediaType: $0.mediaType, platforms: []) }
+                                  ?? .missing)
+            } catch let e as TagwardenError {
+                result = .failure(e)
+            } catch {
+                result = .failure(TagwardenError("\(error)"))
+            }
+            return (result, client.requests - before.0, client.retries - before.1)
+        }
+        var out: [Int: RegistryFacts.Tag] = [:]
+        var failed: [String: (count: Int, why: String)] = [:]
+        for (k, (result, requests, retries)) in results.enumerated() {
+            workerRequests += requests
+            workerRetries += retries
+            switch result {
+            case .success(let state): out[k] = state
+            case .failure(let e): failed[wanted[k].image, default: (0, e.message)].count += 1
+            }
+        }
+        for (image, f) in failed.sorted(by: { $0.key < $1.key }) {
+            notes.append("\(f.count) tag\(f.count == 1 ? "" : "s") of \(image) not checked: \(f.why)")
+        }
+        return out
+    }
+
+    public func platforms(of image: String, digest: String) -> [String]? {
+        guard let manifest = try? client.manifest(repository(image), reference: digest),
+              let json = try? JSON.parse(String(decoding: manifest.bytes, as: UTF8.self)) else { return nil }
+        return json["manifests"]?.arrayValue?.compactMap { $0["digest"]?.stringValue }
+    }
+
     public var requests: Int { client.requests + workerRequests }
     public var retries: Int { client.retries + workerRetries }
 }

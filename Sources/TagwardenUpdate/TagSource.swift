@@ -30,14 +30,30 @@ public protocol TagSource {
     func prefetch(_ images: [String])
     /// Reads these digests ahead, several at once where that pays; `digest(of:tag:)` then answers.
     func prefetchDigests(_ wanted: [(image: String, tag: String)])
+    /// What the source holds under each of these tags (an image as written, `nginx` or `ghcr.io/acme/web`), several at
+    /// once where that pays; a tag that could not be asked about is left out, with why in `notes`.
+    func lookup(_ wanted: [(image: String, tag: String)], notes: inout [String]) -> [Int: RegistryFacts.Tag]
+    /// The digests of the manifests of the index `digest` names; nil when the source cannot say.
+    func platforms(of image: String, digest: String) -> [String]?
 }
 
 extension TagSource {
     public func prefetch(_ images: [String]) {}
     public func prefetchDigests(_ wanted: [(image: String, tag: String)]) {}
+    public func platforms(of image: String, digest: String) -> [String]? { nil }
 
     public func digest(of image: String, tag: String) throws -> String? {
         try tags(of: image)?.first { $0.tag == tag }?.digest
+    }
+
+    /// From the listings: a tag listed is present (with its digest when the source gives one), one not listed is missing.
+    public func lookup(_ wanted: [(image: String, tag: String)], notes: inout [String]) -> [Int: RegistryFacts.Tag] {
+        var out: [Int: RegistryFacts.Tag] = [:]
+        for (k, w) in wanted.enumerated() {
+            guard let listed = try? tags(of: w.image) else { continue }
+            out[k] = listed.first { $0.tag == w.tag }.map { .present(digest: $0.digest, mediaType: nil, platforms: []) } ?? .missing
+        }
+        return out
     }
 }
 

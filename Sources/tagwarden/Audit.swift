@@ -5,6 +5,7 @@ import TagwardenPolicy
 import TagwardenModel
 import TagwardenLint
 import TagwardenReport
+import TagwardenUpdate
 import ArgumentParser
 #if canImport(Glibc)
 import Glibc
@@ -22,6 +23,7 @@ struct Audit: ParsableCommand {
           tagwarden audit
           tagwarden audit apps/production --format json
           tagwarden audit --rev v1.4.0 --format sarif --output tagwarden.sarif
+          tagwarden audit --registry        (adds image-tag-missing, image-digest-mismatch, marker-behind)
         """
     )
 
@@ -33,6 +35,34 @@ struct Audit: ParsableCommand {
 
     @OptionGroup var options: CommonOptions
 
+    @Flag(help: "Also ask the registries (OCI distribution API, docker's credentials): tags that do not exist, pins that are not the tag's digest, markers behind their policy. Off by default: the audit stays offline.")
+    var registry = false
+
+    @Option(help: "With --registry: docker's config.json to take credentials from (default: DOCKER_CONFIG, else ~/.docker).")
+    var registryConfig: String?
+
+    @Option(help: "With --registry: a CA bundle to trust besides the system's (a private registry's certificate).")
+    var caFile: String?
+
+    func validate() throws {
+        if !registry && (registryConfig != nil || caFile != nil) { throw ValidationError("--registry-config and --ca-file go with --registry") }
+    }
+
+    /// What the registries say about the model's images, for `--registry`; notes and a count on standard error.
+    func registryFacts(_ model: Model) throws -> RegistryFacts? {
+        guard registry else { return nil }
+        let credentials = try DockerCredentials.load(path: registryConfig)
+        let client = try RegistryClient(caFile: caFile, limits: RegistryLimits(timeLimit: 600)) { credentials.credential(for: $0) }
+        let source = RegistryTagSource(model: model, client: client, credentials: credentials, cache: TagCache(), caFile: caFile)
+        let facts = RegistryAudit.facts(model, tags: source)
+        if !options.quiet {
+            for note in source.notes + facts.notes { writeStderr("tagwarden: note: \(note)\n") }
+            writeStderr("tagwarden: registries: \(facts.tags.count) tags looked up, \(source.listed) repositories listed, \(source.cached) from the cache; "
+                        + "\(source.requests) requests, \(source.retries) retried\n")
+        }
+        return facts
+    }
+
     func run() throws {
         try guarded {
             Timings.mark("start")
@@ -40,7 +70,7 @@ struct Audit: ParsableCommand {
             let snapshot = try ws.snapshot(rev: rev, maxFileSize: options.maxFileSizeBytes)
             if !options.quiet { for note in snapshot.notes { writeStderr("tagwarden: note: \(note)\n") } }
             let tip = rev ?? ((ws.repo?.hasHead ?? false) ? "HEAD" : nil)
-            let report = try ws.audit(snapshot, profile: options.profile, historyFrom: tip)
+            let report = try ws.audit(snapshot, profile: options.profile, historyFrom: tip, registry: registryFacts)
             let code = try options.emit(report)
             if report.summary.files == 0, !ws.prefix.isEmpty, !options.quiet {
                 // say why a path that was asked for holds nothing to lint

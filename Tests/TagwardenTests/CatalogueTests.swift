@@ -7,6 +7,7 @@ import Testing
 @testable import TagwardenModel
 @testable import TagwardenLint
 @testable import TagwardenReport
+@testable import TagwardenUpdate
 
 /// Every rule's examples are tests: triggering examples produce exactly the expected findings of that
 /// rule (file, line, column, and the message where the example gives it); non-triggering ones produce none. The
@@ -23,9 +24,11 @@ import Testing
         }
         let files = ex.files.map { SourceFile(path: $0.path, bytes: Array($0.content.utf8)) }
         let snap = SourceSnapshot(kind: .directory, root: "/example", rev: nil, files: files, skipped: [])
-        return try Linter.audit(AuditRequest(snapshot: snap, config: config, profile: ex.profile)) { model in
+        // the registry rules read what the example's tags say the registry holds
+        let tags = try ex.tags.map { try TagFile.parse(Array($0.utf8), path: "tags") }
+        return try Linter.audit(AuditRequest(snapshot: snap, config: config, profile: ex.profile), evidence: { model in
             try History.stagingEvidence(repo: nil, tip: nil, model: model)
-        }.findings
+        }, registry: { model in tags.map { RegistryAudit.facts(model, tags: $0) } }).findings
     }
 
     @Test func everyEmbeddedFileParses() throws {

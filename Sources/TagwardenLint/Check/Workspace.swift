@@ -174,7 +174,10 @@ extension Workspace {
     }
 
     /// Audits a snapshot; in a git repository the promotion rules get staging's history from `tip`.
-    public func audit(_ snapshot: SourceSnapshot, profile: String?, historyFrom tip: String?) throws -> AuditReport {
-        try Linter.audit(request(snapshot, profile: profile)) { model in try History.stagingEvidence(repo: repo, tip: tip, model: model) }
+    /// `registry`: what the registries say, for `audit --registry`.
+    public func audit(_ snapshot: SourceSnapshot, profile: String?, historyFrom tip: String?,
+                      registry: (Model) throws -> RegistryFacts? = { _ in nil }) throws -> AuditReport {
+        try Linter.audit(request(snapshot, profile: profile), evidence: { model in try History.stagingEvidence(repo: repo, tip: tip, model: model) },
+                         registry: registry)
     }
 }

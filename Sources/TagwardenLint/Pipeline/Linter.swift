@@ -61,10 +61,12 @@ public struct AuditRequest {
 public enum Linter {
     /// Audits a snapshot. `evidence`: what staging ran, for the promotion rules (given the Model, which knows where
     /// staging lives).
+    /// `registry`: what the registries say about the model's images, for the rules only a registry can judge.
     public static func audit(_ request: AuditRequest,
-                             evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> AuditReport {
+                             evidence: (Model) throws -> PromotionEvidence? = { _ in nil },
+                             registry: (Model) throws -> RegistryFacts? = { _ in nil }) rethrows -> AuditReport {
         let model = try buildModel(request, evidence: evidence)
-        return finish(request, model: model)
+        return finish(request, model: model, registry: try registry(model))
     }
 
     static func buildModel(_ request: AuditRequest, evidence: (Model) throws -> PromotionEvidence?) rethrows -> Model {
@@ -150,10 +152,10 @@ public enum Linter {
         return model
     }
 
-    static func finish(_ request: AuditRequest, model: Model) -> AuditReport {
+    static func finish(_ request: AuditRequest, model: Model, registry: RegistryFacts? = nil) -> AuditReport {
         let config = request.config
         let enabled = Rule.all.filter { config.rules[$0.id]?.enabled != false }
-        var (findings, timings) = run(enabled.filter { !$0.judgesSuppressions }, on: model)
+        var (findings, timings) = run(enabled.filter { !$0.judgesSuppressions }, on: model, registry: registry)
         Timings.mark("rules")
         findings = applySettings(findings, config: config)
         let used: Set<String>
@@ -231,14 +233,15 @@ public enum Linter {
     }
 
     /// Runs rules over the Model in parallel, and keeps the findings their scope allows.
-    static func run(_ rules: [Rule], on model: Model, suppressionsUsed: Set<String> = []) -> ([Finding], [(rule: String, seconds: Double)]) {
+    static func run(_ rules: [Rule], on model: Model, suppressionsUsed: Set<String> = [],
+                    registry: RegistryFacts? = nil) -> ([Finding], [(rule: String, seconds: Double)]) {
         let unapplied = rules.allSatisfy({ $0.scope == .everyFile }) ? []
             : Set(model.files.indices.filter { !model.clusters.applies($0) }.map { model.files[$0].path })
         let results = Mutex<[(findings: [Finding], seconds: Double)]>(Array(repeating: ([], 0), count: rules.count))
         DispatchQueue.concurrentPerform(iterations: rules.count) { i in
             let rule = rules[i]
             let t0 = monotonicSeconds()
-            var found = rule.check(RuleContext(rule: rule.id, model: model, suppressionsUsed: suppressionsUsed))
+            var found = rule.check(RuleContext(rule: rule.id, model: model, suppressionsUsed: suppressionsUsed, registry: registry))
             // objects of files no cluster applies are in no cluster; of those files, Flux's automation reads only the
             // ones under an update.path
             if !unapplied.isEmpty {

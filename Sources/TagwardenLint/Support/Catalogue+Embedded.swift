@@ -474,6 +474,84 @@ nonTriggering:
     files:
       templates/app.yaml: "a: 1\n"
 """#),
+        ("image-digest-mismatch.yaml", #"""
+id: image-digest-mismatch
+severity: error
+summary: "With --registry: a pinned digest is not the digest its tag names in the registry."
+rationale: >
+  `name:tag@digest` runs the digest; the tag is only a label for people. When the registry's digest for
+  the tag is another one, either someone pushed the tag again (a rebuild under the same name, which
+  promotion forbids) or the pin was copied from another build, and the manifest says one version while the
+  cluster runs another. A pin of one platform of the tag's multi-arch index is that tag's image and is not
+  reported. Runs with `audit --registry` only.
+fix: >
+  Find out which build is meant: pin the digest the tag names now if the tag is right (`crane digest
+  name:tag`), or fix the tag to the one the pinned build was pushed under; never push a released tag again.
+triggering:
+  - description: the tag names another digest now
+    tags: |
+      ghcr.io/acme/web:
+        - {tag: 1.4.2, digest: sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb}
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.2@sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+    expect:
+      - {file: apps/web.yaml, line: 8, column: 14, message: "ghcr.io/acme/web:1.4.2 is sha256:bbbbbbbbbbbb… in the registry, but this pins sha256:aaaaaaaaaaaa…: the tag was pushed again, or the pin is not this tag's build; the runtime pulls the pinned digest"}
+  - description: a chart's digest field beside its tag
+    tags: |
+      ghcr.io/acme/web:
+        - {tag: 1.4.2, digest: sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb}
+    files:
+      apps/release.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: web
+          namespace: production
+        spec:
+          values:
+            image:
+              repository: ghcr.io/acme/web
+              tag: 1.4.2
+              digest: sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+    expect:
+      - {file: apps/release.yaml, line: 11, column: 15}
+nonTriggering:
+  - description: the pin is the tag's digest
+    tags: |
+      ghcr.io/acme/web:
+        - {tag: 1.4.2, digest: sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.2@sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+  - description: the registry's digest is not known (listed without digests)
+    tags: |
+      ghcr.io/acme/web: [1.4.2]
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.2@sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+"""#),
         ("image-entry-unmatched.yaml", #"""
 id: image-entry-unmatched
 severity: warning
@@ -1149,6 +1227,96 @@ nonTriggering:
               repository: nginx
               tag: 1.25.3@sha256:4c0fdaa8b6341bfdeca5f18f7837462c80cff90527ee35ef185571e1c327beac
 """#),
+        ("image-tag-missing.yaml", #"""
+id: image-tag-missing
+severity: error
+summary: "With --registry: a tag a manifest names does not exist in its registry."
+rationale: >
+  A tag that the registry does not have cannot be pulled: the Pod stays in ImagePullBackOff. It happens
+  when a tag is typed by hand, when CI failed to push, when a retention policy deleted an old build that a
+  manifest still names, or when an image moved to another registry. Only the registry can tell, so the rule
+  runs with `audit --registry` alone (the audit stays offline by default). A registry that refuses to answer
+  (no credential, rate limits) is a note, never this finding: only its answer that there is no such
+  manifest counts. A base reference that every kustomize build retags is not judged; the entries that
+  retag it are.
+fix: >
+  Name a tag that exists (`crane ls`, `skopeo list-tags`), push the missing build, or restore it from a
+  backup registry.
+triggering:
+  - description: a tag that was never pushed
+    tags: |
+      ghcr.io/acme/web: [1.4.1, 1.4.2]
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.3
+    expect:
+      - {file: apps/web.yaml, line: 8, column: 14, message: "image 'ghcr.io/acme/web:1.4.3': the registry has no tag '1.4.3' in ghcr.io/acme/web: the image cannot be pulled"}
+  - description: a kustomize entry's new tag
+    tags: |
+      ghcr.io/acme/web: [1.4.1]
+    files:
+      apps/kustomization.yaml: |
+        resources: [web.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.4.9
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.1
+    expect:
+      - {file: apps/kustomization.yaml, line: 4, column: 13}
+nonTriggering:
+  - description: the tag exists
+    tags: |
+      ghcr.io/acme/web: [1.4.1, 1.4.2]
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.2
+  - description: without --registry the rule does not run
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.3
+  - description: a registry that was not asked (no tags for the image) says nothing
+    tags: |
+      ghcr.io/acme/api: [1.0.0]
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.3
+"""#),
         ("image-tag-not-string.yaml", #"""
 id: image-tag-not-string
 severity: warning
@@ -1239,6 +1407,122 @@ nonTriggering:
           containers:
             - name: web
               image: ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@sha256:4444444444444444444444444444444444444444444444444444444444444444
+"""#),
+        ("marker-behind.yaml", #"""
+id: marker-behind
+severity: note
+summary: "With --registry: a marked field's value is behind what its ImagePolicy selects now."
+rationale: >
+  Flux's image automation writes what each policy selects into the fields its markers name. A field behind
+  its policy is normal for the minutes between a push and Flux's next run; a field that stays behind says
+  the automation is not running (suspended, failing to push, its branch not merged) or a policy selects
+  something unexpected. The rule evaluates every policy against the registry's tags now, exactly as
+  `tagwarden update` does, and reports each field that run would change. Runs with `audit --registry` only.
+fix: >
+  Look at the automation's status (`flux get image update`), or run `tagwarden update --registry` to see and
+  commit the change.
+triggering:
+  - description: a newer tag the policy selects
+    tags: |
+      ghcr.io/acme/web: [1.4.1, 1.4.2, 1.5.0]
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.1 # {"$imagepolicy": "flux-system:web"}
+      flux/images.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/web
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '~1.4'
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata:
+          name: apps
+          namespace: flux-system
+        spec:
+          sourceRef:
+            kind: GitRepository
+            name: flux-system
+          git:
+            commit:
+              author:
+                email: flux@example.com
+          update:
+            path: ./apps
+    expect:
+      - {file: apps/web.yaml, line: 8, column: 37, message: "'ghcr.io/acme/web:1.4.1' is behind: policy flux-system/web selects 'ghcr.io/acme/web:1.4.2' now (Flux writes it on its next run; tagwarden update shows the change)"}
+nonTriggering:
+  - description: the field holds what the policy selects
+    tags: |
+      ghcr.io/acme/web: [1.4.1, 1.4.2, 1.5.0]
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.2 # {"$imagepolicy": "flux-system:web"}
+      flux/images.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/web
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '~1.4'
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata:
+          name: apps
+          namespace: flux-system
+        spec:
+          sourceRef:
+            kind: GitRepository
+            name: flux-system
+          git:
+            commit:
+              author:
+                email: flux@example.com
+          update:
+            path: ./apps
 """#),
         ("marker-contested.yaml", #"""
 id: marker-contested
@@ -3766,6 +4050,7 @@ extension Rule {
         .automationMissingPath,
         .automationUnknownSource,
         .fileSkipped,
+        .imageDigestMismatch,
         .imageEntryUnmatched,
         .imageEnvPrefix,
         .imageFloatingTag,
@@ -3773,8 +4058,10 @@ extension Rule {
         .imageLatestTag,
         .imageMissingTag,
         .imageNotPinned,
+        .imageTagMissing,
         .imageTagNotString,
         .imageTagPattern,
+        .markerBehind,
         .markerContested,
         .markerDigestStale,
         .markerDigestUnavailable,

@@ -21,6 +21,8 @@ public struct RuleExample: Sendable {
     public var profile: String?
     public var files: [(path: String, content: String)]
     public var expect: [Expected]
+    /// For the registry rules: what the registry holds, as a tag file (`update --tags`) gives it.
+    public var tags: String?
 }
 
 public struct RuleInfo: Sendable {
@@ -94,7 +96,7 @@ public enum Catalogue {
                 let baseConfig = y.string(ex, "baseConfig")
                 if files.isEmpty && baseConfig == nil { throw fail("an example without files") }
                 return RuleExample(description: y.string(ex, "description"), config: y.string(ex, "config"), baseConfig: baseConfig,
-                                   profile: y.string(ex, "profile"), files: files, expect: expect)
+                                   profile: y.string(ex, "profile"), files: files, expect: expect, tags: y.string(ex, "tags"))
             }
         }
         let info = RuleInfo(id: id, severity: sev, summary: try req("summary"), rationale: try req("rationale"), fix: try req("fix"),

@@ -11,11 +11,14 @@ public struct RuleContext: Sendable {
     /// Only for a rule that judges the suppressions (`Rule.judgesSuppressions`): each `# tagwarden:ignore` that
     /// matched a finding of another rule, as `Suppression.useKey`.
     public let suppressionsUsed: Set<String>
+    /// What the registries say (`audit --registry`); nil when the audit stays offline, as it does by default.
+    public let registry: RegistryFacts?
 
-    init(rule: String, model: Model, suppressionsUsed: Set<String> = []) {
+    init(rule: String, model: Model, suppressionsUsed: Set<String> = [], registry: RegistryFacts? = nil) {
         self.rule = rule
         self.model = model
         self.suppressionsUsed = suppressionsUsed
+        self.registry = registry
     }
 
     /// A finding at a span of a file of the Model.

@@ -1,0 +1,97 @@
+import TagwardenFixtures
+import Foundation
+import Testing
+
+/// `tagwarden audit --registry` against real registries: the rules only a registry can judge.
+@Suite(.serialized) struct AuditRegistryTests {
+    @Test func missingTagsMovedTagsAndMarkersBehindAreFound() throws {
+        let open = try LocalRegistry()
+        let old = try open.push("acme/web", tags: ["1.4.1"], seed: "1.4.1")
+        try open.push("acme/web", tags: ["1.4.2"], seed: "1.4.2")
+        let index = try open.push("acme/api", tags: ["2.0.0"], platforms: 2, seed: "api")
+        // a platform of the index, as someone pins one architecture
+        let platforms = try indexPlatforms(open, "acme/api", index)
+        let platform = try #require(platforms.first)
+        let moved = try open.push("acme/worker", tags: ["3.0.0"], seed: "first")
+        try open.push("acme/worker", tags: ["3.0.0"], seed: "pushed again")
+        // a registry that wants a credential the test does not give: a note, no finding
+        let closed = try LocalRegistry(users: [("bot", "pw")])
+        try closed.push("acme/db", tags: ["1.0.0"], auth: ("bot", "pw"))
+
+        let r = try TempRepo()
+        let o = open.host
+        try r.write([
+            "flux/images.yaml": [imageRepository(image: "\(o)/acme/web"), imagePolicy(semver: "~1.4"),
+                                 imageUpdateAutomation(name: "apps", path: "./apps")].joined(separator: "---\n"),
+            "apps/web.yaml": "image: \(o)/acme/web:1.4.1 # {\"$imagepolicy\": \"flux-system:web\"}\n",
+            "apps/pods.yaml": """
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: pods
+                spec:
+                  containers:
+                    - name: typo
+                      image: \(o)/acme/web:1.4.9
+                    - name: pinned
+                      image: \(o)/acme/web:1.4.1@\(old)
+                    - name: platform
+                      image: \(o)/acme/api:2.0.0@\(platform)
+                    - name: index
+                      image: \(o)/acme/api:2.0.0@\(index)
+                    - name: moved
+                      image: \(o)/acme/worker:3.0.0@\(moved)
+                    - name: private
+                      image: \(closed.host)/acme/db:1.0.0
+
+                """,
+        ])
+        try r.commitAll("fleet")
+        let env = ["XDG_CACHE_HOME": r.path + "/.git/cache", "DOCKER_CONFIG": r.path + "/.git/none"]
+        // offline by default: none of the registry rules
+        let offline = try r.audit("--format", "json", env: env)
+        #expect(!offline.findings.contains { $0.hasPrefix("image-tag-missing") || $0.hasPrefix("image-digest-mismatch") || $0.hasPrefix("marker-behind") },
+                "\(offline.described)")
+
+        let res = try r.audit("--registry", "--format", "json", env: env)
+        let registryFindings = res.findings.filter { $0.hasPrefix("image-tag-missing") || $0.hasPrefix("image-digest-mismatch") || $0.hasPrefix("marker-behind") }
+        #expect(registryFindings.sorted() == [
+            "image-digest-mismatch apps/pods.yaml:16:14",
+            "image-tag-missing apps/pods.yaml:8:14",
+            "marker-behind apps/web.yaml:1:39",
+        ], "\(res.described)")
+        let messages = res.findingObjects.compactMap { $0["message"] as? String }
+        let now = try #require(try registryDigestPrefix(open, "acme/worker", "3.0.0"))
+        #expect(messages.contains("\(o)/acme/worker:3.0.0 is \(now) in the registry, "
+                                  + "but this pins \(moved.prefix(19))…: the tag was pushed again, or the pin is not this tag's build; the runtime pulls the pinned digest"),
+                "\(messages)")
+        #expect(res.stderr.contains("tagwarden: note: 1 tag of \(closed.host)/acme/db not checked: \(closed.host): reading the digest of acme/db:1.0.0: "
+                                    + "HTTP 401 (no credential for \(closed.host))"), "\(res.described)")
+        #expect(res.stderr.contains("registries: 4 tags looked up, 1 repositories listed"), "\(res.described)")
+    }
+
+    /// The digests of the manifests of an index in the registry.
+    func indexPlatforms(_ registry: LocalRegistry, _ repository: String, _ digest: String) throws -> [String] {
+        let body = try ask(registry, repository, digest, method: "GET")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        return (json["manifests"] as? [[String: Any]] ?? []).compactMap { $0["digest"] as? String }
+    }
+
+    /// The start of what the registry names `repository:tag`, as messages shorten digests.
+    func registryDigestPrefix(_ registry: LocalRegistry, _ repository: String, _ tag: String) throws -> Substring? {
+        let digest = try ask(registry, repository, tag, method: "HEAD")
+        return digest.isEmpty ? nil : digest.prefix(19) + "…"
+    }
+
+    /// A manifest's body (GET) or digest (HEAD), asked with urllib: the client under test out of the way.
+    func ask(_ registry: LocalRegistry, _ repository: String, _ reference: String, method: String) throws -> String {
+        let script = """
+            import sys, urllib.request
+            r = urllib.request.urlopen(urllib.request.Request(sys.argv[1], method=sys.argv[2], headers={"Accept": "application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json"}))
+            print(r.headers["Docker-Content-Digest"] if sys.argv[2] == "HEAD" else r.read().decode())
+            """
+        let res = try run("/usr/bin/python3", ["-c", script, "http://\(registry.host)/v2/\(repository)/manifests/\(reference)", method], cwd: "/")
+        #expect(res.code == 0, "\(res.described)")
+        return res.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
