@@ -198,69 +198,138 @@ public final class LocalRegistry: @unchecked Sendable {
         return Int(UInt16(bigEndian: addr.sin_port))
     }
 
-    /// Pushes one small image (a config and a layer) under each of `tags` of `repository`, through the distribution
-    /// API, as Basic user `auth` when given; returns the manifest's digest. `platforms` > 0 pushes a multi-arch index
-    /// of that many images instead, and returns the index's digest.
+    /// Pushes one small image (a config and a layer) under each of `tags` of `repository`, as user `auth` when given;
+    /// returns the manifest's digest. `platforms` > 0 pushes a multi-arch index of that many images instead, and returns
+    /// the index's digest. The content is a function of `seed` (and each image's architecture): the same seed, the same
+    /// digest.
+    ///
+    /// The image is written as an OCI image layout and copied into the registry by `skopeo copy --all
+    /// --preserve-digests` under the first tag, as a release pipeline fills a registry; the other tags are retags, the
+    /// same manifest bytes PUT under each through the distribution API (hundreds of tags would take a skopeo run each).
     @discardableResult
     public func push(_ repository: String, tags: [String], platforms: Int = 0, auth: (String, String)? = nil, seed: String = "") throws -> String {
-        let script = #"""
-        import hashlib, json, sys, urllib.request, base64
-        host, repo, seed, platforms, user, password, realm, scheme = sys.argv[1:9]
-        import ssl
-        context = ssl._create_unverified_context()
-        tags = sys.stdin.read().split()
-        basic = "Basic " + base64.b64encode((user + ":" + password).encode()).decode()
-        authorization = basic
-        if realm:
-            t = urllib.request.Request(realm + "?service=test-registry&scope=repository:" + repo + ":pull,push")
-            t.add_header("Authorization", basic)
-            authorization = "Bearer " + json.loads(urllib.request.urlopen(t).read())["token"]
-        def req(method, url, data=None, ctype=None):
-            r = urllib.request.Request(url, data=data, method=method)
-            if ctype: r.add_header("Content-Type", ctype)
-            if user: r.add_header("Authorization", authorization)
-            return urllib.request.urlopen(r, context=context)
-        def blob(data):
-            d = "sha256:" + hashlib.sha256(data).hexdigest()
-            loc = req("POST", f"{scheme}://{host}/v2/{repo}/blobs/uploads/").headers["Location"]
-            if loc.startswith("/"): loc = f"{scheme}://{host}{loc}"
-            req("PUT", loc + ("&" if "?" in loc else "?") + "digest=" + d, data, "application/octet-stream")
-            return {"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": d, "size": len(data)}
-        def image(arch):
-            config = json.dumps({"architecture": arch, "os": "linux", "rootfs": {"type": "layers", "diff_ids": []}, "seed": seed}).encode()
-            c = blob(config); c["mediaType"] = "application/vnd.oci.image.config.v1+json"
-            layer = blob(("layer " + seed + arch).encode())
-            return json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json", "config": c, "layers": [layer]}).encode()
-        if int(platforms) == 0:
-            body, ctype = image("amd64"), "application/vnd.oci.image.manifest.v1+json"
-        else:
-            manifests = []
-            for arch in ["amd64", "arm64", "ppc64le", "s390x"][:int(platforms)]:
-                m = image(arch)
-                d = "sha256:" + hashlib.sha256(m).hexdigest()
-                req("PUT", f"{scheme}://{host}/v2/{repo}/manifests/{d}", m, "application/vnd.oci.image.manifest.v1+json")
-                manifests.append({"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": d, "size": len(m), "platform": {"architecture": arch, "os": "linux"}})
-            body, ctype = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json", "manifests": manifests}).encode(), "application/vnd.oci.image.index.v1+json"
-        for t in tags:
-            req("PUT", f"{scheme}://{host}/v2/{repo}/manifests/{t}", body, ctype)
-        print("sha256:" + hashlib.sha256(body).hexdigest())
-        """#
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = ["-c", script, host, repository, seed, String(platforms), auth?.0 ?? "", auth?.1 ?? "",
-                       tokenPort > 0 ? "http://127.0.0.1:\(tokenPort)/token" : "", tls ? "https" : "http"]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        p.standardInput = input
-        p.standardOutput = output
-        p.standardError = errors
-        try p.run()
-        input.fileHandleForWriting.write(Data(tags.joined(separator: "\n").utf8))
-        try input.fileHandleForWriting.close()
-        let digest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        let problem = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw HarnessError("pushing to the test registry failed: \(problem)") }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("tw-push-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: work + "/home", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let layout = work + "/layout"
+        let digest = try LocalRegistry.run("/usr/bin/python3", ["-c", LocalRegistry.layoutScript, layout, seed, String(platforms)], in: work,
+                                           doing: "writing the OCI layout").trimmingCharacters(in: .whitespacesAndNewlines)
+        // skopeo with nothing of the user's: no auth file, registries.conf, certificates or signature storage read or
+        // written (a private HOME and XDG directories, an empty registries.conf, a policy that accepts anything), and no
+        // proxy from the environment
+        try #"{"default": [{"type": "insecureAcceptAnything"}]}"#.write(toFile: work + "/policy.json", atomically: true, encoding: .utf8)
+        try "".write(toFile: work + "/registries.conf", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: work + "/registries.d", withIntermediateDirectories: true)
+        let environment = ["PATH": "/usr/bin:/bin", "HOME": work + "/home", "XDG_RUNTIME_DIR": work + "/home", "XDG_CONFIG_HOME": work + "/home",
+                           "DOCKER_CONFIG": work + "/home", "REGISTRY_AUTH_FILE": work + "/auth.json",
+                           "CONTAINERS_REGISTRIES_CONF": work + "/registries.conf", "TMPDIR": work]
+        // a plain-HTTP registry, or one whose certificate was made here: skopeo tries HTTPS, then HTTP, verifying nothing
+        let destination = "docker://\(host)/\(repository)" + (tags.first.map { ":" + $0 } ?? "@" + digest)
+        try LocalRegistry.run("/usr/bin/skopeo", ["--policy", work + "/policy.json", "--registries.d", work + "/registries.d", "--tmpdir", work,
+                                                  "copy", "--quiet", "--all", "--preserve-digests", "--dest-tls-verify=false",
+                                                  "--authfile", work + "/auth.json"]
+                                                 + (auth.map { ["--dest-creds", $0.0 + ":" + $0.1] } ?? ["--dest-no-creds"])
+                                                 + ["oci:\(layout):push", destination],
+                              environment: environment, in: work, doing: "skopeo copy to \(destination)")
+        try tags.joined(separator: "\n").write(toFile: work + "/tags", atomically: true, encoding: .utf8)
+        try LocalRegistry.run("/usr/bin/python3", ["-c", LocalRegistry.retagScript, host, repository, layout, work + "/tags", auth?.0 ?? "", auth?.1 ?? "",
+                                                   tokenPort > 0 ? "http://127.0.0.1:\(tokenPort)/token" : "", tls ? "https" : "http"],
+                              in: work, doing: "tagging in the test registry")
         return digest
+    }
+
+    /// Writes an OCI image layout (`oci-layout`, `index.json`, `blobs/sha256/`) of one image, or of an index of
+    /// `platforms` images, under the reference `push`; prints the digest of the image or index. Every byte is a function of
+    /// the seed and the architecture (the layer a tar with fixed times and owners).
+    static let layoutScript = #"""
+    import hashlib, io, json, os, sys, tarfile
+    out, seed, platforms = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    os.makedirs(out + "/blobs/sha256")
+    def blob(data, media_type):
+        h = hashlib.sha256(data).hexdigest()
+        with open(out + "/blobs/sha256/" + h, "wb") as f: f.write(data)
+        return {"mediaType": media_type, "digest": "sha256:" + h, "size": len(data)}
+    def layer(text):
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+            data = text.encode()
+            info = tarfile.TarInfo("layer.txt"); info.size = len(data); info.mtime = 0; info.mode = 0o644
+            tar.addfile(info, io.BytesIO(data))
+        return buf.getvalue()
+    def image(arch):
+        l = layer("layer " + seed + arch)
+        config = json.dumps({"architecture": arch, "os": "linux", "config": {"Labels": {"seed": seed}},
+                             "rootfs": {"type": "layers", "diff_ids": ["sha256:" + hashlib.sha256(l).hexdigest()]}}).encode()
+        m = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+                        "config": blob(config, "application/vnd.oci.image.config.v1+json"),
+                        "layers": [blob(l, "application/vnd.oci.image.layer.v1.tar")]}).encode()
+        return blob(m, "application/vnd.oci.image.manifest.v1+json")
+    if platforms == 0:
+        top = image("amd64")
+    else:
+        manifests = []
+        for arch in ["amd64", "arm64", "ppc64le", "s390x"][:platforms]:
+            d = image(arch); d["platform"] = {"architecture": arch, "os": "linux"}; manifests.append(d)
+        top = blob(json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json", "manifests": manifests}).encode(),
+                   "application/vnd.oci.image.index.v1+json")
+    with open(out + "/oci-layout", "w") as f: f.write('{"imageLayoutVersion":"1.0.0"}')
+    with open(out + "/index.json", "w") as f:
+        json.dump({"schemaVersion": 2, "manifests": [dict(top, annotations={"org.opencontainers.image.ref.name": "push"})]}, f)
+    print(top["digest"])
+    """#
+
+    /// Checks that the registry's digest for the first tag is the layout's, then PUTs the layout's top manifest, byte for
+    /// byte, under each of the other tags: as Basic user when given, or with a Bearer token from `realm`.
+    static let retagScript = #"""
+    import base64, json, ssl, sys, urllib.request
+    host, repo, layout, tagfile, user, password, realm, scheme = sys.argv[1:9]
+    context = ssl._create_unverified_context()
+    tags = open(tagfile).read().split()
+    top = json.load(open(layout + "/index.json"))["manifests"][0]
+    digest, ctype = top["digest"], top["mediaType"]
+    body = open(layout + "/blobs/sha256/" + digest.split(":")[1], "rb").read()
+    basic = "Basic " + base64.b64encode((user + ":" + password).encode()).decode()
+    authorization = basic
+    if realm:
+        t = urllib.request.Request(realm + "?service=test-registry&scope=repository:" + repo + ":pull,push")
+        t.add_header("Authorization", basic)
+        authorization = "Bearer " + json.loads(urllib.request.urlopen(t).read())["token"]
+    def req(method, url, data=None, headers={}):
+        r = urllib.request.Request(url, data=data, method=method)
+        for k, v in headers.items(): r.add_header(k, v)
+        if user: r.add_header("Authorization", authorization)
+        return urllib.request.urlopen(r, context=context)
+    accept = "application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json"
+    first = tags[0] if tags else digest
+    found = req("HEAD", f"{scheme}://{host}/v2/{repo}/manifests/{first}", headers={"Accept": accept}).headers.get("Docker-Content-Digest")
+    if found != digest:
+        sys.exit(f"the registry has {found} for {repo}:{first}, the layout {digest}: skopeo did not preserve the digest")
+    for t in tags[1:]:
+        req("PUT", f"{scheme}://{host}/v2/{repo}/manifests/{t}", body, {"Content-Type": ctype})
+    """#
+
+    /// Runs a tool to its end with its output in files (no pipe to fill); its standard output, or a HarnessError with its
+    /// standard error.
+    @discardableResult
+    static func run(_ tool: String, _ arguments: [String], environment: [String: String]? = nil, in work: String, doing what: String) throws -> String {
+        let out = work + "/stdout", err = work + "/stderr"
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = arguments
+        if let environment { p.environment = environment }
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle(forWritingAtPath: out)
+        p.standardError = FileHandle(forWritingAtPath: err)
+        try p.run()
+        p.waitUntilExit()
+        let output = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        let problem = ((try? String(contentsOfFile: err, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard p.terminationStatus == 0 else {
+            throw HarnessError("\(what) failed (\(URL(fileURLWithPath: tool).lastPathComponent) exited \(p.terminationStatus)): \(problem)")
+        }
+        return output
     }
 }
 
