@@ -135,7 +135,9 @@ public final class LocalRegistry: @unchecked Sendable {
             service.standardError = FileHandle.nullDevice
             try service.run()
             tokenProcess = service
-            for _ in 0..<100 where (try? HTTPClientForTests.body("http://127.0.0.1:\(tokenPort)/__issued")) == nil {
+            // ready when it answers (a `for … where` would ask a hundred times, ready or not)
+            for _ in 0..<100 {
+                if (try? HTTPClientForTests.body("http://127.0.0.1:\(tokenPort)/__issued")) != nil { break }
                 Thread.sleep(forTimeInterval: 0.05)
             }
             config += "auth: {token: {realm: \"http://127.0.0.1:\(tokenPort)/token\", service: test-registry, issuer: test-issuer, rootcertbundle: \(dir)/token.pem}}\n"
