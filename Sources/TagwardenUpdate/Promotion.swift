@@ -54,6 +54,9 @@ public struct Promotion: Sendable {
     public let stagingTag: String?
     public let stagingDigest: String?
     public let stagingSites: [String]
+    /// What the staging fields hold as written (the whole reference, or the tag of an image in parts): what history is
+    /// searched for, to say since when staging has run the build.
+    public let stagingText: String
     /// The version identity (`vX.Y.Z-<sha>-<ts>`) after staging's prefix, when the tag has one.
     public let identity: String?
     public let productionTag: String
@@ -87,7 +90,7 @@ public struct Promotion: Sendable {
         func site(_ i: Int) -> String { "\(model.files[model.images[i].file].path):\(model.images[i].span.start.line)" }
 
         // what staging runs
-        var builds: [String: (tag: String?, digest: String?, sites: [String])] = [:]
+        var builds: [String: (tag: String?, digest: String?, sites: [String], text: String)] = [:]
         var order: [String] = []
         for i in sites(in: from) {
             let img = model.images[i]
@@ -96,7 +99,8 @@ public struct Promotion: Sendable {
             if let want = request.digest, let digest, digest != want { continue }
             let key = (tag ?? "") + "@" + (digest ?? "")
             if builds[key] == nil { order.append(key) }
-            builds[key, default: (tag, digest, [])].sites.append(site(i))
+            let text = !img.isParts && img.name != nil ? img.text : (tag ?? digest!)
+            builds[key, default: (tag, digest, [], text)].sites.append(site(i))
         }
         guard !order.isEmpty else {
             let pinned = request.digest.map { " pinned to \($0)" } ?? ""
@@ -155,7 +159,7 @@ public struct Promotion: Sendable {
             else if let provider = r.spec.provider, provider != "generic" { clusterCredential = "provider \(provider)" }
         }
         return Promotion(image: wanted, imageAsGiven: request.image, repository: RegistryRepository(image: request.image, insecure: insecure),
-                         from: from, to: to, stagingTag: build.tag, stagingDigest: build.digest, stagingSites: build.sites,
+                         from: from, to: to, stagingTag: build.tag, stagingDigest: build.digest, stagingSites: build.sites, stagingText: build.text,
                          identity: identity, productionTag: productionTag,
                          sites: production.map { i in
                              Site(image: i, path: model.files[model.images[i].file].path, line: model.images[i].span.start.line,
@@ -323,7 +327,7 @@ public struct Promotion: Sendable {
         for site in sites { lines.append("  \(site.path):\(site.line): \(site.before)") }
         lines.append("")
         lines.append("Review checklist:")
-        lines.append("- [ ] Confirm \(from.name): \(stagingTag ?? digest) ran and passed its checks at \(testedAt.prefix(12))")
+        lines.append("- [ ] Confirm \(from.name): \(name)\(stagingTag.map { ":" + $0 } ?? "@" + digest) ran and passed its checks at \(testedAt.prefix(12))")
         lines.append("- [ ] Promote the identity, not a rebuild: \(productionTag) is the same digest \(digest)")
         lines.append("- [ ] Open a pull request from \(branch) and have it reviewed")
         lines.append("- [ ] Verify Flux: after the merge, \(to.name) reconciles and runs \(name)@\(digest)")
@@ -333,9 +337,10 @@ public struct Promotion: Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The oldest commit of an unbroken run, back from `head`, in which every staging file still names `needle`: since
+    /// The oldest commit of an unbroken run, back from `head`, in which every staging file still holds `stagingText`: since
     /// when staging has run the build. Follows at most `limit` commits.
-    public func stagingSince(_ repo: GitRepository, head: String, needle: String, limit: Int = 1000) throws -> (commit: String, subject: String)? {
+    public func stagingSince(_ repo: GitRepository, head: String, limit: Int = 1000) throws -> (commit: String, subject: String)? {
+        let needle = stagingText
         let paths = Set(stagingSites.map { String($0[..<($0.lastIndex(of: ":") ?? $0.endIndex)]) })
         var since: String?
         for commit in try repo.commits(from: head, hiding: nil).prefix(limit) {

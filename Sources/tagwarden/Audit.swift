@@ -38,6 +38,9 @@ struct Audit: ParsableCommand {
     @Flag(help: "Also ask the registries (OCI distribution API, docker's credentials): tags that do not exist, pins that are not the tag's digest, markers behind their policy. Off by default: the audit stays offline.")
     var registry = false
 
+    @Option(help: "Judge the registry rules against a tag file instead of the registries (the format of update --tags; - for standard input).")
+    var tags: String?
+
     @Option(help: "With --registry: docker's config.json to take credentials from (default: DOCKER_CONFIG, else ~/.docker).")
     var registryConfig: String?
 
@@ -46,10 +49,17 @@ struct Audit: ParsableCommand {
 
     func validate() throws {
         if !registry && (registryConfig != nil || caFile != nil) { throw ValidationError("--registry-config and --ca-file go with --registry") }
+        if registry && tags != nil { throw ValidationError("give --registry or --tags, not both") }
     }
 
     /// What the registries say about the model's images, for `--registry`; notes and a count on standard error.
     func registryFacts(_ model: Model) throws -> RegistryFacts? {
+        if let tags {
+            let file = try Update.readTags(tags)
+            let facts = RegistryAudit.facts(model, tags: file)
+            if !options.quiet { for note in facts.notes { writeStderr("tagwarden: note: \(note)\n") } }
+            return facts
+        }
         guard registry else { return nil }
         let credentials = try DockerCredentials.load(path: registryConfig)
         let client = try RegistryClient(caFile: caFile, limits: RegistryLimits(timeLimit: 600)) { credentials.credential(for: $0) }

@@ -157,7 +157,7 @@ struct Promote: ParsableCommand {
         }
 
         let rewrites = try promotion.rewrite(model, files: snapshot.files, digest: artifact.digest)
-        let since = try promotion.stagingSince(repo, head: head, needle: promotion.stagingTag ?? artifact.digest)
+        let since = try promotion.stagingSince(repo, head: head)
         let message = promotion.message(digest: artifact.digest, mediaType: artifact.mediaType, testedAt: head, since: since,
                                         rewrites: rewrites, branch: branch)
         var result = Outcome(promotion: promotion, digest: artifact.digest, mediaType: artifact.mediaType, testedAt: head, since: since,

@@ -188,7 +188,7 @@ struct Update: ParsableCommand {
 
     /// The tag file, or the registries.
     func tagSource(_ model: Model) throws -> any TagSource {
-        guard source.registry else { return try readTags(source.tags!) }
+        guard source.registry else { return try Self.readTags(source.tags!) }
         let credentials = try DockerCredentials.load(path: source.registryConfig)
         let limits = RegistryLimits(rate: registryRate, timeLimit: Self.seconds(registryTimeLimit))
         let client = try RegistryClient(caFile: source.caFile, limits: limits) { credentials.credential(for: $0) }
@@ -205,7 +205,7 @@ struct Update: ParsableCommand {
         return registries
     }
 
-    func readTags(_ tags: String) throws -> TagFile {
+    static func readTags(_ tags: String) throws -> TagFile {
         let name = tags == "-" ? "<stdin>" : tags
         let bytes: [UInt8]
         if tags == "-" {
