@@ -68,6 +68,14 @@ import Testing
         #expect(res.stderr.contains("tagwarden: note: 1 tag of \(closed.host)/acme/db not checked: \(closed.host): reading the digest of acme/db:1.0.0: "
                                     + "HTTP 401 (no credential for \(closed.host))"), "\(res.described)")
         #expect(res.stderr.contains("registries: 4 tags looked up, 1 repositories listed"), "\(res.described)")
+
+        // --tags: the registry's content as a tag file, no registry asked
+        try r.write(".git/tags.yaml", "\(o)/acme/web: [1.4.1, 1.4.2]\n")
+        let fromFile = try r.audit("--tags", ".git/tags.yaml", "--format", "json", env: env)
+        #expect(fromFile.findings.filter { $0.hasPrefix("image-tag-missing") || $0.hasPrefix("marker-behind") }.sorted() == [
+            "image-tag-missing apps/pods.yaml:8:14", "marker-behind apps/web.yaml:1:39"], "\(fromFile.described)")
+        let both = try r.audit("--tags", ".git/tags.yaml", "--registry", env: env)
+        #expect(both.code == 2 && both.stderr.contains("give --registry or --tags, not both"), "\(both.described)")
     }
 
     /// The digests of the manifests of an index in the registry.

@@ -126,6 +126,17 @@ import Testing
         try r.write(".git/promote.patch", dry.stdout)
         #expect(try run("/usr/bin/git", ["apply", "--check", ".git/promote.patch"], cwd: r.path).code == 0)
 
+        // the same plan as JSON
+        let json = try promote(r, [image, "--from", "staging", "--to", "production", "--dry-run", "--format", "json"], config: config)
+        let plan = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.described)")
+        let staging = plan["staging"] as? [String: Any], production = plan["production"] as? [String: Any]
+        #expect(staging?["digest"] as? String == digest && staging?["mediaType"] as? String == "application/vnd.oci.image.index.v1+json")
+        #expect(staging?["identity"] as? String == "v1.4.0-3f2a9c1-1732300000" && staging?["testedAt"] as? String == head)
+        #expect(production?["reference"] as? String == "\(image):\(Self.productionTag)@\(digest)" && production?["tagged"] as? String == "would")
+        #expect((plan["files"] as? [[String: Any]])?.map { $0["path"] as? String } == [
+            "apps/production/web.yaml", "clusters/production/apps/kustomization.yaml", "clusters/production/apps/release.yaml"])
+        #expect(plan["commit"] is NSNull && plan["branch"] as? String == branch)
+
         let res = try promote(r, [image, "--from", "staging", "--to", "production", "--push"], config: config)
         #expect(res.code == 0, "\(res.described)")
         // the production tag names the staging digest, in the registry
