@@ -1,6 +1,6 @@
 """The registry budget on the bench fleet (issue 22): a local docker-registry holding the fleet's 1,000 images (each
 environment's tag now and a newer one), a copy of bench-out/fleet (made by scripts/bench) pointing at it, and
-`tagwarden update --registry` timed cold and from the cache, medians of 3. Usage:
+`tagwarden update --registry` timed cold and from the cache, and `audit --registry` cold, medians of 3. Usage:
 scripts/bench-support/fleetregistrybench.py [WORKDIR]  (needs Debian's docker-registry and a release build)."""
 import os, subprocess, sys, time, concurrent.futures, shutil
 here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -34,4 +34,16 @@ cold.sort(); warm.sort()
 print("1,000 repositories: cold median", round(cold[1], 2), "s; from the cache", round(warm[1], 2), "s; rc", p.returncode)
 print("\n".join(p2.stderr.strip().splitlines()[-5:]))
 print("changed lines:", p.stdout.count("\n+ "), p.stdout.count("\n+"))
+# audit --registry: every tag the manifests name looked up (HEAD), the policies' listings as update lists them
+audits = []
+for _ in range(3):
+    shutil.rmtree(root + "/cache", ignore_errors=True)
+    t = time.time(); a = subprocess.run([tw, "audit", "--registry", "--format", "json"], cwd=fleet, capture_output=True, text=True, env=env)
+    audits.append(time.time() - t)
+audits.sort()
+print("audit --registry, cold: median", round(audits[1], 2), "s; rc", a.returncode)
+print("\n".join(l for l in a.stderr.strip().splitlines() if "registries:" in l))
+import json as _json
+from collections import Counter
+print("registry findings:", dict(Counter(f["rule"] for f in _json.loads(a.stdout)["findings"] if f["rule"] in ("image-tag-missing", "image-digest-mismatch", "marker-behind"))))
 registry.stop()
