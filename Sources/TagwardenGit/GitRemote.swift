@@ -125,6 +125,13 @@ extension GitRepository {
         return String(authority[..<at])
     }
 
+    /// Whether `remote` names a configured remote or is a URL a push could go to (nothing is contacted).
+    public func isRemote(_ remote: String) -> Bool {
+        guard let r = try? openRemote(remote, for: "find") else { return false }
+        git_remote_free(r)
+        return true
+    }
+
     /// The remote of that name, or an anonymous one for a URL.
     func openRemote(_ remote: String, for what: String) throws -> OpaquePointer {
         var r: OpaquePointer?

@@ -255,6 +255,22 @@ extension GitRepository {
         guard git_reference_delete(ref) == 0 else { throw TagwardenError("cannot delete \(name): \(lastGitError("unknown error"))") }
     }
 
+    /// The branch that stops `refs/heads/NAME` being made: the branch itself, one whose name is a directory of it
+    /// (`a` for `a/b`), or one under it (`a/b/c` for `a/b`); nil when it can be made.
+    public func branchInTheWay(of name: String) -> String? {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        for k in 1...parts.count {
+            let prefix = parts.prefix(k).joined(separator: "/")
+            if referenceTarget("refs/heads/" + prefix) != nil { return prefix }
+        }
+        var iter: OpaquePointer?
+        guard git_reference_iterator_glob_new(&iter, handle, "refs/heads/" + name + "/*") == 0, let iter else { return nil }
+        defer { git_reference_iterator_free(iter) }
+        var ref: UnsafePointer<CChar>?
+        if git_reference_next_name(&ref, iter) == 0, let ref { return String(String(cString: ref).dropFirst("refs/heads/".count)) }
+        return nil
+    }
+
     /// Whether `name` can be a branch (`refs/heads/NAME` is a valid reference name).
     public static func isValidBranchName(_ name: String) -> Bool {
         var valid: Int32 = 0

@@ -145,7 +145,7 @@ public final class UpdateLock {
                 let holder = (try? FileSystem.readFile(path, limit: 64).get()).map { String(decoding: $0, as: UTF8.self) } ?? ""
                 close(fd)
                 let pid = Int32(holder.split(separator: "\n").first.map(String.init) ?? "") ?? 0
-                throw TagwardenError("another tagwarden update\(pid > 0 ? " (process \(pid))" : "") is running on this repository")
+                throw TagwardenError("another tagwarden update or promote\(pid > 0 ? " (process \(pid))" : "") is running on this repository")
             }
             // the file may have been removed by the run that held it, between our open and our lock: lock the one there now
             var held = stat(), named = stat()

@@ -102,6 +102,16 @@ public struct Promotion: Sendable {
             let text = !img.isParts && img.name != nil ? img.text : (tag ?? digest!)
             builds[key, default: (tag, digest, [], text)].sites.append(site(i))
         }
+        // a field that names the tag without a digest runs what the pinned field of the same tag pins
+        for key in order where builds[key]!.digest == nil {
+            let tag = builds[key]!.tag
+            let pinned = order.filter { builds[$0]!.tag == tag && builds[$0]!.digest != nil }
+            if pinned.count == 1 {
+                builds[pinned[0]]!.sites += builds[key]!.sites
+                builds[key] = nil
+            }
+        }
+        order.removeAll { builds[$0] == nil }
         guard !order.isEmpty else {
             let pinned = request.digest.map { " pinned to \($0)" } ?? ""
             throw TagwardenError("no \(from.name) manifest runs \(request.image)\(pinned): nothing to promote (see tagwarden env for where \(from.name) is)")
@@ -109,7 +119,7 @@ public struct Promotion: Sendable {
         guard order.count == 1 else {
             let list = order.map { k in "\(k.hasPrefix("@") ? String(k.dropFirst()) : k.hasSuffix("@") ? String(k.dropLast()) : k) (\(builds[k]!.sites.joined(separator: ", ")))" }
             throw TagwardenError("\(from.name) runs \(order.count) builds of \(request.image): \(list.joined(separator: "; ")); "
-                                 + "promote one with --digest, or make \(from.name) agree")
+                                 + "make \(from.name) agree, or pin the build you mean in \(from.name) and give its --digest")
         }
         let build = builds[order[0]]!
 
@@ -117,6 +127,10 @@ public struct Promotion: Sendable {
         let identity = build.tag.flatMap { PromotionEvidence.identity(tag: $0, prefix: from.tagPrefix) }
         let productionTag: String
         if let given = request.tag {
+            if let identity, let named = PromotionEvidence.identity(tag: given, prefix: to.tagPrefix), named != identity {
+                throw TagwardenError("--tag \(given) names the version identity \(named), but \(from.name) runs \(identity): a production tag "
+                                     + "carries the identity of the build it names")
+            }
             productionTag = given
         } else {
             guard let tag = build.tag else {
@@ -195,6 +209,8 @@ public struct Promotion: Sendable {
             }
             func replace(_ span: SourceSpan, with value: String) throws {
                 let n = try node(at: span)
+                // a field that holds the value already is left as it is
+                if y.value(n) == value { return }
                 let inFlow = y.nodes[n].parent >= 0 && y.nodes[y.nodes[n].parent].isFlow
                 edits[file, default: []].append((Edit(span: span, replacement: Setters.encode(value, style: y.nodes[n].style, inFlow: inFlow)),
                                                  span.start.line, span.start.column, y.value(n), value, img.object))
@@ -274,7 +290,9 @@ public struct Promotion: Sendable {
             let indent = String(repeating: " ", count: y.nodes[keyNode].span.start.column - 1)
             edit = Edit(range: at..<at, replacement: Array(((crlf ? "\r\n" : "\n") + indent + text).utf8))
         }
-        edits[file, default: []].append((edit, y.nodes[node].span.start.line + 1, y.nodes[keyNode].span.start.column, "", text, object))
+        let line = y.nodes[node].span.start.line + (y.nodes[mapping].isFlow ? 0 : 1)
+        let column = y.nodes[mapping].isFlow ? y.nodes[node].span.end.column + 2 : y.nodes[keyNode].span.start.column
+        edits[file, default: []].append((edit, line, column, "", text, object))
     }
 
     /// The rewritten repository read as a model again: each production field names the tag and digest.
@@ -319,7 +337,7 @@ public struct Promotion: Sendable {
         lines.append("Image:      \(name)")
         if let identity { lines.append("Identity:   \(identity)") }
         lines.append("Digest:     \(digest)" + (mediaType.map { " (\($0))" } ?? ""))
-        lines.append("\(from.name.capitalizedFirst):" + String(repeating: " ", count: max(1, 11 - from.name.count)) + "\(name):\(stagingTag ?? "")@\(digest)")
+        lines.append("\(from.name.capitalizedFirst):" + String(repeating: " ", count: max(1, 11 - from.name.count)) + "\(name)\(stagingTag.map { ":" + $0 } ?? "")@\(digest)")
         lines.append("Tested at:  \(testedAt)" + (since.map { " (\(from.name) has run it since \($0.commit.prefix(12)) \"\($0.subject)\")" } ?? ""))
         lines.append("\(to.name.capitalizedFirst):" + String(repeating: " ", count: max(1, 11 - to.name.count)) + "\(name):\(productionTag)@\(digest)")
         lines.append("")
@@ -346,12 +364,31 @@ public struct Promotion: Sendable {
         for commit in try repo.commits(from: head, hiding: nil).prefix(limit) {
             let holds = paths.allSatisfy { path in
                 guard let entry = repo.treeEntry(commit: commit, path: path), case .bytes(let b) = repo.readBlob(entry.oid, limit: 16 << 20) else { return false }
-                return b.firstRange(of: Array(needle.utf8)) != nil
+                return Self.holdsReference(b, needle)
             }
             guard holds else { break }
             since = commit
         }
         return since.map { ($0, repo.commitSummary($0)?.subject ?? "") }
+    }
+}
+
+extension Promotion {
+    /// Whether `bytes` hold `reference` whole: not as part of a longer reference (`web:1.4` in `web:1.4@sha256:…` or
+    /// `web:1.4.1`, `arangodb:3` in `myarangodb:3`).
+    static func holdsReference(_ bytes: [UInt8], _ reference: String) -> Bool {
+        let needle = Array(reference.utf8)
+        func part(_ c: UInt8) -> Bool {
+            (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || Array("._-:@/".utf8).contains(c)
+        }
+        var from = bytes.startIndex
+        while let r = bytes[from...].firstRange(of: needle) {
+            let before = r.lowerBound > bytes.startIndex ? bytes[r.lowerBound - 1] : 32
+            let after = r.upperBound < bytes.endIndex ? bytes[r.upperBound] : 32
+            if !part(before) && !part(after) { return true }
+            from = r.lowerBound + 1
+        }
+        return false
     }
 }
 

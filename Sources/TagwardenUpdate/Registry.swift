@@ -132,6 +132,17 @@ public final class RegistryClient {
         return (response.body, type, digest)
     }
 
+    /// Why the registry has no manifest under `tag`, as its error code says (`MANIFEST_UNKNOWN`, `NAME_UNKNOWN`): a GET
+    /// after a HEAD answered 404 (a HEAD's answer has no body). Nil when the answer has no code; "" when the tag exists.
+    public func absence(_ repository: RegistryRepository, tag: String) throws -> String? {
+        let request = HTTPRequest(url: repository.base + "/manifests/" + tag,
+                                  headers: [("Accept", Self.manifestTypes.joined(separator: ", "))], timeout: timeout)
+        let response = try send(request, repository: repository, scope: "repository:\(repository.path):pull")
+        if response.status == 200 { return "" }
+        guard response.status == 404 else { throw failure(response, "reading the manifest \(repository.path):\(tag)", repository) }
+        return (try? JSON.parse(String(decoding: response.body, as: UTF8.self)))?["errors"]?.arrayValue?.first?["code"]?.stringValue
+    }
+
     /// Puts `bytes` (a manifest already in the repository, under another reference) under `tag`; returns the digest the
     /// registry gives it. The same bytes make the same digest: a retag, no rebuild.
     public func putManifest(_ repository: RegistryRepository, tag: String, bytes: [UInt8], mediaType: String) throws -> String {

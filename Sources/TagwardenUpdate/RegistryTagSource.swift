@@ -276,8 +276,21 @@ public final class RegistryTagSource: TagSource {
             let before = (client.requests, client.retries)
             let result: Result<RegistryFacts.Tag, TagwardenError>
             do {
-                result = .success(try client.digest(work[i].0, tag: work[i].1).map { .present(digest: $0.digest, mediaType: $0.mediaType, platforms: []) }
-                                  ?? .missing)
+                if let found = try client.digest(work[i].0, tag: work[i].1) {
+                    result = .success(.present(digest: found.digest, mediaType: found.mediaType, platforms: []))
+                } else {
+                    // a 404 is "missing" only when the registry says which thing is unknown, or when it was asked with a
+                    // credential: some registries answer 404 to an anonymous request for a private repository
+                    let code = try client.absence(work[i].0, tag: work[i].1)
+                    let asked = credentials.credential(for: work[i].0.host) != nil
+                    switch code {
+                    case "": result = .failure(TagwardenError("the tag appeared while it was checked"))
+                    case "MANIFEST_UNKNOWN"?, "TAG_UNKNOWN"?: result = .success(.missing)
+                    case "NAME_UNKNOWN"? where asked, nil where asked: result = .success(.missing)
+                    default: result = .failure(TagwardenError("the registry answered 404 (\(code ?? "no reason given")) to an anonymous request: "
+                                                              + "the repository may be private"))
+                    }
+                }
             } catch let e as TagwardenError {
                 result = .failure(e)
             } catch {

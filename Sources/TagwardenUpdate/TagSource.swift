@@ -67,6 +67,18 @@ public struct TagFile: TagSource {
 
     public func tags(of image: String) throws -> [TagRecord]? { entries[image] }
 
+    /// From the listings, an image found by its normalised name (`nginx` and `docker.io/library/nginx` are one).
+    public func lookup(_ wanted: [(image: String, tag: String)], notes: inout [String]) -> [Int: RegistryFacts.Tag] {
+        var byName: [String: [TagRecord]] = [:]
+        for (image, tags) in entries { if let n = ImageReference.normalizeName(image) { byName[n, default: []] += tags } }
+        var out: [Int: RegistryFacts.Tag] = [:]
+        for (k, w) in wanted.enumerated() {
+            guard let n = ImageReference.normalizeName(w.image), let listed = byName[n] else { continue }
+            out[k] = listed.first { $0.tag == w.tag }.map { .present(digest: $0.digest, mediaType: nil, platforms: []) } ?? .missing
+        }
+        return out
+    }
+
     /// Reads `bytes` (the file named `path` in messages). A malformed file is an error naming the file, line and
     /// column: nothing is guessed.
     public static func parse(_ bytes: [UInt8], path: String) throws -> TagFile {

@@ -63,7 +63,8 @@ struct Audit: ParsableCommand {
         guard registry else { return nil }
         let credentials = try DockerCredentials.load(path: registryConfig)
         let client = try RegistryClient(caFile: caFile, limits: RegistryLimits(timeLimit: 600)) { credentials.credential(for: $0) }
-        let source = RegistryTagSource(model: model, client: client, credentials: credentials, cache: TagCache(), caFile: caFile)
+        // listed now (a listing the registry refuses falls back to the cache, with a note): the audit says what is true now
+        let source = RegistryTagSource(model: model, client: client, credentials: credentials, cache: TagCache(), ttl: 0, caFile: caFile)
         let facts = RegistryAudit.facts(model, tags: source)
         if !options.quiet {
             for note in source.notes + facts.notes { writeStderr("tagwarden: note: \(note)\n") }

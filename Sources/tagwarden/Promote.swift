@@ -135,8 +135,17 @@ struct Promote: ParsableCommand {
                 throw PromotionRefused("\(image):\(stagingTag) is not in the registry (\(registry.host)): nothing to promote")
             }
             if let tested = promotion.stagingDigest ?? digest, tested != now.digest {
+                // one platform of the tag's index is the same build, but not one promote can retag whole
+                let type = now.mediaType ?? ""
+                if type.contains("index") || type.contains("list"),
+                   let manifest = try client.manifest(registry, reference: now.digest),
+                   let json = try? JSON.parse(String(decoding: manifest.bytes, as: UTF8.self)),
+                   (json["manifests"]?.arrayValue ?? []).contains(where: { $0["digest"]?.stringValue == tested }) {
+                    throw PromotionRefused("\(from) pins \(tested), one platform of the multi-arch index \(now.digest) that \(stagingTag) names: "
+                                           + "promote retags whole builds; pin the index digest in \(from) to promote it")
+                }
                 throw PromotionRefused("\(from)'s tag now points to another build: \(stagingTag) is \(now.digest) in the registry, but \(from) "
-                                       + "was tested with \(tested); promote what was tested by its digest, or test the new build first")
+                                       + "was tested with \(tested); test the new build first, or put the tested build back under the tag")
             }
             if promotion.stagingDigest == nil && digest == nil {
                 say("note: \(from) does not pin a digest: promoting what \(stagingTag) names now; give --digest to check it is the build you tested")
@@ -168,12 +177,22 @@ struct Promote: ParsableCommand {
             emit(result)
             return 0
         }
-        // checked before the registry is touched: what would stop the commit
+        // checked before the registry is touched: what would stop the commit or the push
+        var signer: CommitSigner?
         if !rewrites.isEmpty {
-            if let there = repo.referenceTarget("refs/heads/" + branch) {
-                throw PromotionRefused("branch \(branch) exists (at \(there.hex.prefix(12))): delete it, or give another --branch")
+            if let there = repo.branchInTheWay(of: branch) {
+                throw PromotionRefused(there == branch ? "branch \(branch) exists: delete it, or give another --branch"
+                                       : "branch \(there) is in the way of \(branch) (git keeps branches as paths): give another --branch")
             }
-            guard repo.configString("user.email") != nil else { throw TagwardenError("git has no user.email: set it to commit the promotion") }
+            guard let email = repo.configString("user.email") else { throw TagwardenError("git has no user.email: set it to commit the promotion") }
+            if sign || CommitSigner.configured(repo) {
+                let s = try CommitSigner.fromConfig(repo, email: email)
+                _ = try s.sign("tagwarden promote: can this key sign?\n")
+                signer = s
+            }
+            if push && !repo.isRemote(remote) {
+                throw TagwardenError("cannot push to '\(GitRepository.redacted(remote))': no such remote (a name in git remote, or a URL)")
+            }
         }
         let lock = try UpdateLock(gitDir: repo.commonDir)
         defer { lock.release() }
@@ -205,8 +224,6 @@ struct Promote: ParsableCommand {
         }
         let email = repo.configString("user.email")!
         let author = Committer.signature(name: repo.configString("user.name") ?? email, email: email)
-        var signer: CommitSigner?
-        if sign || CommitSigner.configured(repo) { signer = try CommitSigner.fromConfig(repo, email: email) }
         let headOID = GitOID(hex: head)!
         let current = repo.currentBranch.map { String($0.dropFirst("refs/heads/".count)) } ?? "HEAD"
         let target = CommitTarget(checkoutBranch: current, pushBranch: branch, checkoutTip: headOID, base: headOID, pushTip: nil, checkedOut: false)
@@ -215,7 +232,14 @@ struct Promote: ParsableCommand {
         result.commit = commit.hex
         say("committed \(commit.hex) on \(branch)")
         if push {
-            switch try Pusher.push(repo, remote: remote, branch: branch, commit: commit, lease: nil, refspec: nil) {
+            // the branch is new: a remote that has one of that name already is refused (a lease on its absence)
+            let outcome: Pusher.Outcome
+            do {
+                outcome = try Pusher.push(repo, remote: remote, branch: branch, commit: commit, lease: .some(nil), refspec: nil)
+            } catch let e as TagwardenError {
+                throw TagwardenError("\(e.message); commit \(commit.hex) is on your \(branch), unpushed: push it with git push")
+            }
+            switch outcome {
             case .pushed:
                 result.pushed = true
                 say("pushed \(branch) to \(GitRepository.redacted(remote)): open a pull request from it")
@@ -274,13 +298,17 @@ struct Promote: ParsableCommand {
             writeStdout(json.serialized(pretty: true) + "\n")
         case .text:
             if dryRun {
-                say("registry: would tag \(r.digest) as \(p.productionTag)" + (r.tagged == "already" ? " (it names it already)" : ""))
+                say(r.tagged == "already" ? "registry: \(p.productionTag) names \(r.digest) already" : "registry: would tag \(r.digest) as \(p.productionTag)")
                 let tty = isatty(STDOUT_FILENO) == 1
                 let color = tty && getenv("NO_COLOR") == nil
                 let escapeLine: @Sendable (String) -> String = { line in Escape.text(line) }
                 let escape = tty ? escapeLine : nil
                 for f in r.rewrites {
                     writeAll(STDOUT_FILENO, UnifiedDiff.render(path: f.path, before: f.before, after: f.after, color: color, escape: escape))
+                }
+                guard !r.rewrites.isEmpty else {
+                    say("\(p.to.name) runs \(image):\(p.productionTag)@\(r.digest) already: nothing to commit")
+                    return
                 }
                 say("would commit on \(r.branch):")
                 if !quiet { for line in r.message.split(separator: "\n", omittingEmptySubsequences: false).dropLast() { writeStderr("    \(line)\n") } }

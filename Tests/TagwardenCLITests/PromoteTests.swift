@@ -245,6 +245,76 @@ import Testing
         let bad = try promote(r, [image, "--from", "staging", "--to", "production", "--digest", "sha256:12"], config: config)
         #expect(bad.code == 2 && bad.stderr.contains("--digest must be a digest"), "\(bad.described)")
     }
+
+    @Test func nothingIsTaggedWhenTheCommitOrPushCouldNotBeMadeAndARepeatCommitsNothing() throws {
+        let registry = try LocalRegistry()
+        let digest = try registry.push("acme/web", tags: [Self.stagingTag], seed: "v1.4.0")
+        let image = "\(registry.host)/acme/web"
+        let (remote, r) = try repository(image: image, stagingDigest: digest)
+        let config = r.path + "/.git/none"
+        let args = [image, "--from", "staging", "--to", "production"]
+        let branch = "tagwarden/promote-web-\(Self.productionTag)"
+        // a branch in the way of the new one, a remote that does not exist: refused before the registry is touched
+        try r.git("branch", "tagwarden")
+        let inTheWay = try promote(r, args, config: config)
+        #expect(inTheWay.code == 1 && inTheWay.stderr.contains("branch tagwarden is in the way of \(branch)"), "\(inTheWay.described)")
+        try r.git("branch", "-D", "tagwarden")
+        let noRemote = try promote(r, args + ["--push", "--remote", "nowhere"], config: config)
+        #expect(noRemote.code == 2 && noRemote.stderr.contains("cannot push to 'nowhere': no such remote"), "\(noRemote.described)")
+        #expect(try registryDigest(registry, "acme/web", Self.productionTag) == nil)
+        // a remote that has a branch of that name already: refused, the commit kept locally
+        try r.git("push", "-q", "origin", "main:refs/heads/" + branch)
+        let taken = try promote(r, args + ["--push"], config: config)
+        #expect(taken.code == 1 && taken.stderr.contains("has a branch \(branch) already"), "\(taken.described)")
+        let there = try run("/usr/bin/git", ["rev-parse", branch], cwd: remote.path).stdout
+        #expect(there == (try r.git("rev-parse", "main").stdout), "the remote's branch was moved")
+        // merged: promoting again finds production running the build, and commits nothing
+        try r.git("merge", "-q", "--ff-only", branch)
+        try r.git("branch", "-D", branch)
+        let again = try promote(r, args, config: config)
+        #expect(again.code == 0 && again.stderr.contains("runs \(image):\(Self.productionTag)@\(digest) already: nothing to commit"), "\(again.described)")
+        #expect((try? r.git("rev-parse", "--verify", "-q", branch)) == nil)
+    }
+
+    @Test func stagingAsItReallyIs() throws {
+        let registry = try LocalRegistry()
+        let index = try registry.push("acme/web", tags: [Self.stagingTag], platforms: 2, seed: "v1.4.0")
+        let image = "\(registry.host)/acme/web"
+        let config = "/nonexistent"
+        // two staging clusters, one pinning the build and one naming its tag: one build
+        let (_, r) = try repository(image: image, stagingDigest: index)
+        try r.write("apps/staging/us/web.yaml", deployment(image: "\(image):\(Self.stagingTag)"))
+        try r.commitAll("a second staging cluster")
+        let two = try promote(r, [image, "--from", "staging", "--to", "production", "--dry-run"], config: config)
+        #expect(two.code == 0 && two.stderr.contains("(apps/staging/web.yaml:10, apps/staging/us/web.yaml:10)"), "\(two.described)")
+        // a production tag with another identity than staging's build
+        let mislabelled = try promote(r, [image, "--from", "staging", "--to", "production", "--tag", "production-v2.0.0-bbbbbbb-1732399999"], config: config)
+        #expect(mislabelled.code == 2 && mislabelled.stderr.contains("names the version identity v2.0.0-bbbbbbb-1732399999, but staging runs "
+                                                                      + "v1.4.0-3f2a9c1-1732300000"), "\(mislabelled.described)")
+        // staging pins one platform of the index its tag names: said so, not "the tag moved"
+        let platforms = try run("/usr/bin/python3", ["-c", """
+            import json, sys, urllib.request
+            r = urllib.request.Request(sys.argv[1], headers={"Accept": "application/vnd.oci.image.index.v1+json"})
+            print(json.loads(urllib.request.urlopen(r).read())["manifests"][0]["digest"])
+            """, "http://\(registry.host)/v2/acme/web/manifests/\(index)"], cwd: "/").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let (_, pinsPlatform) = try repository(image: image, stagingDigest: platforms)
+        let platform = try promote(pinsPlatform, [image, "--from", "staging", "--to", "production", "--dry-run"], config: config)
+        #expect(platform.code == 1 && platform.stderr.contains("staging pins \(platforms), one platform of the multi-arch index \(index)"),
+                "\(platform.described)")
+        // staging by digest alone: the message names it so
+        let (_, byDigest) = try repository(image: image, stagingDigest: nil)
+        try byDigest.write("apps/staging/web.yaml", deployment(image: "\(image)@\(index)"))
+        try byDigest.commitAll("staging by digest")
+        let digestOnly = try promote(byDigest, [image, "--from", "staging", "--to", "production", "--dry-run", "--tag", Self.productionTag], config: config)
+        #expect(digestOnly.code == 0 && digestOnly.stderr.contains("    Staging:    \(image)@\(index)\n"), "\(digestOnly.described)")
+        // since when: not a commit that ran another build under the tag
+        let (_, history) = try repository(image: image, stagingDigest: "sha256:" + String(repeating: "9", count: 64))
+        try history.write("apps/staging/web.yaml", deployment(image: "\(image):\(Self.stagingTag)"))
+        try history.commitAll("staging unpinned")
+        let head = try history.git("rev-parse", "HEAD").stdout.prefix(12)
+        let since = try promote(history, [image, "--from", "staging", "--to", "production", "--dry-run"], config: config)
+        #expect(since.code == 0 && since.stderr.contains("(staging has run it since \(head) \"staging unpinned\")"), "\(since.described)")
+    }
 }
 
 struct PromoteTestError: Error, CustomStringConvertible {

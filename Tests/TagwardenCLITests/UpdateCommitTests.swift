@@ -301,7 +301,7 @@ import Testing
         #expect(flock(fd, LOCK_EX) == 0)
         let held = try update(clone, [])
         #expect(held.code == 2)
-        #expect(held.stderr == "tagwarden: error: another tagwarden update (process \(getpid())) is running on this repository\n")
+        #expect(held.stderr == "tagwarden: error: another tagwarden update or promote (process \(getpid())) is running on this repository\n")
         #expect(try clone.git("branch", "--list", "image-updates").stdout.isEmpty)
         close(fd)
         // a dead run's file, which nothing holds, is no lock
