@@ -83,7 +83,7 @@ public struct Promotion: Sendable {
             return model.images.indices.filter { i in
                 let img = model.images[i]
                 guard img.environment == env.name, !img.retagged, img.invalid == nil,
-                      let name = img.name ?? model.markedRepository(i), ImageReference.normalizeName(name) == wanted else { return false }
+                      model.repositoryName(i)?.normalized == wanted else { return false }
                 return seen.insert([img.file, img.span.start.offset]).inserted
             }
         }
@@ -306,8 +306,7 @@ public struct Promotion: Sendable {
         var found = 0
         for i in after.images.indices {
             let img = after.images[i]
-            guard img.environment == to.name, !img.retagged, let name = img.name ?? after.markedRepository(i),
-                  ImageReference.normalizeName(name) == wanted else { continue }
+            guard img.environment == to.name, !img.retagged, after.repositoryName(i)?.normalized == wanted else { continue }
             found += 1
             guard img.tag?.value == productionTag, img.digest == digest else {
                 throw TagwardenError("\(after.files[img.file].path):\(img.span.start.line): the rewritten field reads as \(img.text), "

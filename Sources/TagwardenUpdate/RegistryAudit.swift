@@ -15,7 +15,7 @@ public enum RegistryAudit {
         for i in model.images.indices {
             let img = model.images[i]
             guard img.invalid == nil, !img.retagged, img.substitution?.isRepeat != true, let tag = img.tag?.value,
-                  let name = img.name ?? model.markedRepository(i), let normalized = ImageReference.normalizeName(name) else { continue }
+                  let (name, normalized) = model.repositoryName(i) else { continue }
             let key = RegistryFacts.key(name: normalized, tag: tag)
             guard seen.insert(key).inserted else { continue }
             wanted.append((name, tag))
@@ -26,8 +26,7 @@ public enum RegistryAudit {
         var platformsOf: [String: [String]] = [:]
         for i in model.images.indices {
             let img = model.images[i]
-            guard let pinned = img.digest, let tag = img.tag?.value, let name = img.name ?? model.markedRepository(i),
-                  let normalized = ImageReference.normalizeName(name) else { continue }
+            guard let pinned = img.digest, let tag = img.tag?.value, let (name, normalized) = model.repositoryName(i) else { continue }
             let key = RegistryFacts.key(name: normalized, tag: tag)
             guard case .present(let digest?, let type?, []) = facts.tags[key], digest != pinned, type.contains("index") || type.contains("list") else { continue }
             if platformsOf[key] == nil { platformsOf[key] = source.platforms(of: name, digest: digest) ?? [] }

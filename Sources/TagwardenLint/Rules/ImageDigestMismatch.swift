@@ -7,8 +7,7 @@ extension Rule {
         let m = c.model
         return m.images.indices.compactMap { i in
             let img = m.images[i]
-            guard img.invalid == nil, !img.retagged, let tag = img.tag, let pinned = img.digest, let name = img.name ?? m.markedRepository(i),
-                  let normalized = ImageReference.normalizeName(name),
+            guard img.invalid == nil, !img.retagged, let tag = img.tag, let pinned = img.digest, let (name, normalized) = m.repositoryName(i),
                   case .present(let digest?, _, let platforms)? = registry.tags[RegistryFacts.key(name: normalized, tag: tag.value)],
                   digest != pinned, !platforms.contains(pinned) else { return nil }
             // a pin of one platform of the tag's index is that tag's image: not a mismatch

@@ -7,8 +7,7 @@ extension Rule {
         let m = c.model
         return m.images.indices.compactMap { i in
             let img = m.images[i]
-            guard img.invalid == nil, !img.retagged, let tag = img.tag, let name = img.name ?? m.markedRepository(i),
-                  let normalized = ImageReference.normalizeName(name),
+            guard img.invalid == nil, !img.retagged, let tag = img.tag, let (name, normalized) = m.repositoryName(i),
                   registry.tags[RegistryFacts.key(name: normalized, tag: tag.value)] == .missing else { return nil }
             // with a digest the runtime pulls by digest and ignores the tag; the tag is still wrong
             return c.finding("\(m.described(i)): the registry has no tag '\(tag.value)' in \(name)"

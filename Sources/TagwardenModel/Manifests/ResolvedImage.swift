@@ -32,4 +32,11 @@ extension Model {
               let r = flux.policies[p].repository else { return nil }
         return flux.repositories[r].spec.image?.value
     }
+
+    /// The repository image `i` is of, as written (its name, or for a field that sets only the tag the marked
+    /// policy's image), and normalised (`nginx` → `docker.io/library/nginx`); nil when neither is known.
+    public func repositoryName(_ i: Int) -> (written: String, normalized: String)? {
+        guard let name = images[i].name ?? markedRepository(i), let normalized = ImageReference.normalizeName(name) else { return nil }
+        return (name, normalized)
+    }
 }
