@@ -4,7 +4,7 @@ import TagwardenModel
 import TagwardenLint
 /// Reports are pure functions of an AuditReport.
 public enum ReportFormat: String, Sendable, CaseIterable {
-    case text, json, sarif, github, markdown
+    case text, json, sarif, github, markdown, gitlab
 }
 
 public enum Reports {
@@ -18,6 +18,7 @@ public enum Reports {
         case .sarif: return sarif(r).serialized(pretty: true) + "\n"
         case .github: return github(r)
         case .markdown: return markdown(r)
+        case .gitlab: return gitlab(r).serialized(pretty: true) + "\n"
         }
     }
 
@@ -246,6 +247,23 @@ public enum Reports {
 
     static func fileURI(_ root: String) -> String {
         "file://" + uriEscape(root.hasSuffix("/") ? root : root + "/")
+    }
+
+    // MARK: gitlab
+
+    /// GitLab's Code Quality report (the `codequality` artifact its merge request widget reads): an array of issues,
+    /// each with `description`, `check_name`, `fingerprint` (unique in the report: GitLab shows one issue per
+    /// fingerprint), `severity` (error → critical, warning → major, note → info) and `location.path` with
+    /// `location.lines.begin`.
+    public static func gitlab(_ r: AuditReport) -> JSON {
+        .array(r.findings.map { f in
+            let severity = f.severity == .error ? "critical" : f.severity == .warning ? "major" : "info"
+            return .object([
+                ("description", .string(f.message)), ("check_name", .string(f.rule)), ("fingerprint", .string(f.fingerprint)),
+                ("severity", .string(severity)),
+                ("location", .object([("path", .string(f.file)), ("lines", .object([("begin", .int(f.span.start.line))]))])),
+            ])
+        })
     }
 
     // MARK: github

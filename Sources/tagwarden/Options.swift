@@ -43,7 +43,7 @@ struct TagOptions: ParsableArguments {
 
 /// Options of every linting command.
 struct CommonOptions: ParsableArguments {
-    @Option(help: "Output format: text, json, sarif, github or markdown.")
+    @Option(help: "Output format: text, json, sarif, github, markdown or gitlab (GitLab's Code Quality report).")
     var format: ReportFormat = .text
 
     @Option(help: "Start from a built-in profile of environment guardrails (strict).")

@@ -239,6 +239,40 @@ let imageRuleFindings = [
         #expect(tail == "… and \(1_010 - rows.count) more findings not shown (\(1_000 - rows.count) errors, 10 warnings), to fit a PR comment: the json and sarif reports have them all.")
     }
 
+    /// GitLab's Code Quality report, field by field as GitLab documents it (docs.gitlab.com/ci/testing/code_quality,
+    /// "Code Quality report format"): an array of objects with a string `description`, `check_name` and `fingerprint`
+    /// (unique: GitLab shows one issue per fingerprint), a `severity` of info, minor, major, critical or blocker, and a
+    /// `location` with a relative `path` and `lines.begin`, and nothing GitLab does not read.
+    @Test func gitlabCodeQualityReport() throws {
+        let r = try imageRuleRepo()
+        let res = try r.audit("--format", "gitlab", "--output", "gl-code-quality.json")
+        #expect(res.code == 1 && res.stdout.isEmpty, "\(res.described)")
+        let issues = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: r.path + "/gl-code-quality.json")))
+                                  as? [[String: Any]])
+        let json = try r.audit("--format", "json")
+        let findings = json.findingObjects
+        #expect(!issues.isEmpty && issues.count == findings.count)
+        for (issue, finding) in zip(issues, findings) {
+            #expect(Set(issue.keys) == ["description", "check_name", "fingerprint", "severity", "location"], "\(issue)")
+            #expect(issue["description"] as? String == finding["message"] as? String)
+            #expect(issue["check_name"] as? String == finding["rule"] as? String)
+            #expect(issue["fingerprint"] as? String == finding["fingerprint"] as? String)
+            let severity = ["error": "critical", "warning": "major", "note": "info"][finding["severity"] as? String ?? ""]
+            #expect(issue["severity"] as? String == severity)
+            let location = try #require(issue["location"] as? [String: Any])
+            #expect(Set(location.keys) == ["path", "lines"])
+            #expect(location["path"] as? String == finding["file"] as? String && !(location["path"] as? String ?? "/").hasPrefix("/"))
+            #expect((location["lines"] as? [String: Any])?.keys.sorted() == ["begin"])
+            #expect((location["lines"] as? [String: Any])?["begin"] as? Int == finding["line"] as? Int)
+        }
+        #expect(Set(issues.compactMap { $0["fingerprint"] as? String }).count == issues.count, "fingerprints repeat")
+        // nothing to report is an empty array, which GitLab reads as no issues
+        let clean = try TempRepo()
+        try clean.write("apps/web.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n")
+        let none = try clean.audit("--format", "gitlab")
+        #expect(none.code == 0 && none.stdout == "[]\n", "\(none.described)")
+    }
+
     @Test func sarifValidatesAgainstTheSchema() throws {
         let r = try imageRuleRepo()
         let res = try r.audit("--format", "sarif", "--output", "out.sarif")
