@@ -1,0 +1,307 @@
+import TagwardenBasics
+import TagwardenModel
+import TagwardenLint
+
+/// The wiring of a repository's image automation, for `tagwarden graph`: per environment, the Flux Kustomizations, the
+/// ImageUpdateAutomations they apply, the ImagePolicies each automation takes, the ImageRepositories the policies read
+/// and their images, and the files whose `$imagepolicy` markers name the policies. An edge between two environments, and
+/// a reference to nothing, is a problem: drawn red, or grey when its finding is suppressed.
+public struct WiringGraph: Sendable {
+    public enum Kind: String, Sendable {
+        case kustomization, automation, policy, repository, image, file, missing
+    }
+
+    public struct Node: Sendable {
+        public let id: String
+        public let kind: Kind
+        public let label: String
+        public let environment: String?
+        /// Where it is defined, `file:line` (nil for an image or a missing object).
+        public let location: String?
+    }
+
+    public struct Edge: Sendable {
+        public enum State: String, Sendable { case ok, crossEnvironment = "cross-environment", broken, suppressed }
+        public let from: String
+        public let to: String
+        public let state: State
+        /// What the edge means, for JSON and tooltips (`applies`, `takes`, `reads`, `watches`, `marks`).
+        public let relation: String
+    }
+
+    public var nodes: [Node] = []
+    public var edges: [Edge] = []
+    /// The environments, in the model's order, then nodes of none (`nil`).
+    public var environments: [String?] = []
+
+    /// The graph of `model`; `findings` (the audit's, after suppressions) decide whether a problem edge is red or grey:
+    /// one whose finding was suppressed is grey. `only` keeps one environment and what its edges reach.
+    public static func build(_ model: Model, findings: [Finding], only: String? = nil, under prefix: String = "") -> WiringGraph {
+        var g = WiringGraph()
+        let flux = model.flux
+        var reported: [String: Set<String>] = [:]
+        for f in findings { reported["\(f.file):\(f.span.start.line)", default: []].insert(f.rule) }
+        func location(_ o: Int) -> String { "\(model.files[model.objects[o].file].path):\(model.objects[o].kindSpan.start.line)" }
+        func name(_ o: Int, _ namespace: String?) -> String { "\(namespace ?? model.objectNamespace[o] ?? "default")/\(model.objects[o].name ?? "?")" }
+        var ids: Set<String> = []
+        func add(_ node: Node) { if ids.insert(node.id).inserted { g.nodes.append(node) } }
+        func state(_ from: String?, _ to: String?, problemAt: String? = nil, broken: Bool = false) -> Edge.State {
+            let problem = broken || (from != nil && to != nil && from != to)
+            guard problem else { return .ok }
+            if let at = problemAt, reported[at] == nil { return .suppressed }
+            return broken ? .broken : .crossEnvironment
+        }
+
+        // the markers Flux reads where they stand
+        let markers = model.markers.indices.filter { model.markers[$0].context == .value && model.markers[$0].ref != nil }
+        /// The one environment of `envs`, if they have one.
+        func one(_ envs: [String?]) -> String? {
+            let set = Set(envs.compactMap { $0 })
+            return set.count == 1 ? set.first : nil
+        }
+        // an object of no environment is drawn in the one environment of what it serves, if there is one
+        // every Flux Kustomization, and the files it applies: as the clusters say, else the files under its path
+        var filesOf: [Int: [Int]] = [:]
+        for (o, object) in model.objects.enumerated() {
+            guard case .kustomization(let spec)? = object.flux else { continue }
+            filesOf[o] = []
+            if model.clusters.clusters.isEmpty, let path = spec.path {
+                var dir = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
+                while dir.hasSuffix("/") { dir.removeLast() }
+                filesOf[o] = model.files.indices.filter { dir.isEmpty || dir == "." || model.files[$0].path.hasPrefix(dir + "/") }
+            }
+        }
+        for (file, ks) in model.clusters.kustomizationsOfFile { for k in ks { filesOf[k, default: []].append(file) } }
+        var appliedBy: [Int: [Int]] = [:]
+        for (k, files) in filesOf { for f in files { appliedBy[f, default: []].append(k) } }
+        var objectsOf: [Int: [Int]] = [:]
+        for o in model.objects.indices { objectsOf[model.objects[o].file, default: []].append(o) }
+        func kustomizationEnvironment(_ o: Int) -> String? {
+            model.objectEnvironment[o] ?? one((filesOf[o] ?? []).flatMap { f in (objectsOf[f] ?? []).map { model.objectEnvironment[$0] } })
+        }
+        func policyEnvironment(_ p: Int) -> String? {
+            flux.policies[p].environment ?? one((flux.uses[p] ?? []).map { model.markers[$0].environment })
+        }
+        func automationEnvironment(_ a: Int) -> String? {
+            flux.automations[a].environment ?? one((markersOf[a] ?? []).map { model.markers[$0].environment })
+        }
+        var policiesOf: [Int: [Int]] = [:]
+        for p in flux.policies.indices { if let r = flux.policies[p].repository { policiesOf[r, default: []].append(p) } }
+        var markersOf: [Int: [Int]] = [:]
+        for k in markers { for a in model.markers[k].automations { markersOf[a, default: []].append(k) } }
+        func repositoryEnvironment(_ r: Int) -> String? {
+            flux.repositories[r].environment ?? one((policiesOf[r] ?? []).map(policyEnvironment))
+        }
+
+        /// A marker's edge to its policy crosses environments when the linter says so (`marker-env-mismatch`, which
+        /// knows environments by tag prefix too); when the two environments differ and it does not, it was suppressed.
+        func markerState(_ k: Int, _ p: Int, at: String) -> Edge.State {
+            if reported[at]?.contains("marker-env-mismatch") == true { return .crossEnvironment }
+            let mine = model.markers[k].environment, theirs = flux.policies[p].environment
+            return mine != nil && theirs != nil && mine != theirs ? .suppressed : .ok
+        }
+
+        // Flux Kustomizations, and the automations each applies
+        for o in filesOf.keys.sorted() {
+            // named with the path it builds
+            var builds = ""
+            if case .kustomization(let spec)? = model.objects[o].flux, let path = spec.path { builds = "\npath: " + path }
+            add(Node(id: "k\(o)", kind: .kustomization, label: "Kustomization \(name(o, nil))\(builds)", environment: kustomizationEnvironment(o),
+                     location: location(o)))
+        }
+        for (a, automation) in flux.automations.enumerated() {
+            let o = automation.object
+            add(Node(id: "a\(a)", kind: .automation, label: "ImageUpdateAutomation \(name(o, automation.namespace))",
+                     environment: automationEnvironment(a), location: location(o)))
+            for k in (appliedBy[model.objects[o].file] ?? []).sorted() {
+                g.edges.append(Edge(from: "k\(k)", to: "a\(a)", state: state(model.objectEnvironment[k], automation.environment), relation: "applies"))
+            }
+            for p in flux.policies.indices where flux.policies[p].namespace == automation.namespace && flux.selectorTakes(automation: a, policy: p) {
+                g.edges.append(Edge(from: "a\(a)", to: "p\(p)", state: state(automation.environment, flux.policies[p].environment), relation: "takes"))
+            }
+        }
+        // policies, their repositories and images
+        for (p, policy) in flux.policies.enumerated() {
+            add(Node(id: "p\(p)", kind: .policy, label: "ImagePolicy \(policy.namespace ?? "default")/\(policy.name)",
+                     environment: policyEnvironment(p), location: location(policy.object)))
+            if let r = policy.repository {
+                g.edges.append(Edge(from: "p\(p)", to: "r\(r)", state: state(policy.environment, flux.repositories[r].environment), relation: "reads"))
+            } else {
+                let ref = policy.spec.repositoryName?.value ?? "?"
+                let missing = "x-r-\(policy.namespace ?? "")-\(ref)".map { $0.isLetter || $0.isNumber ? $0 : "_" }.reduce(into: "") { $0.append($1) }
+                add(Node(id: missing, kind: .missing, label: "no ImageRepository \(ref)", environment: policyEnvironment(p), location: nil))
+                g.edges.append(Edge(from: "p\(p)", to: missing, state: state(nil, nil, problemAt: location(policy.object), broken: true), relation: "reads"))
+            }
+        }
+        for (r, repository) in flux.repositories.enumerated() {
+            add(Node(id: "r\(r)", kind: .repository, label: "ImageRepository \(repository.namespace ?? "default")/\(repository.name)",
+                     environment: repositoryEnvironment(r), location: location(repository.object)))
+            if let image = repository.spec.image?.value {
+                let id = "i\(r)"
+                add(Node(id: id, kind: .image, label: image, environment: repositoryEnvironment(r), location: nil))
+                g.edges.append(Edge(from: "r\(r)", to: id, state: .ok, relation: "watches"))
+            }
+        }
+        // files with markers, and the policies their markers name
+        var fileEdges: Set<String> = []
+        for k in markers {
+            let marker = model.markers[k], ref = marker.ref!
+            let path = model.files[marker.file].path
+            let fileID = "f\(marker.file)"
+            if !ids.contains(fileID) {
+                add(Node(id: fileID, kind: .file, label: path, environment: marker.environment, location: path))
+                for kz in (appliedBy[marker.file] ?? []).sorted() {
+                    g.edges.append(Edge(from: "k\(kz)", to: fileID, state: state(model.objectEnvironment[kz], marker.environment), relation: "applies"))
+                }
+            }
+            let at = "\(path):\(marker.span.start.line)"
+            if let p = marker.policy {
+                let key = "\(fileID)>p\(p)"
+                guard fileEdges.insert(key).inserted else { continue }
+                g.edges.append(Edge(from: fileID, to: "p\(p)", state: markerState(k, p, at: at), relation: "marks"))
+            } else if marker.candidates.isEmpty {
+                let missing = "x-p-\(ref.namespace)-\(ref.name)".map { $0.isLetter || $0.isNumber ? $0 : "_" }.reduce(into: "") { $0.append($1) }
+                add(Node(id: missing, kind: .missing, label: "no ImagePolicy \(ref.namespace)/\(ref.name)", environment: marker.environment, location: nil))
+                g.edges.append(Edge(from: fileID, to: missing, state: state(nil, nil, problemAt: at, broken: true), relation: "marks"))
+            } else {
+                for p in marker.candidates where fileEdges.insert("\(fileID)>p\(p)").inserted {
+                    g.edges.append(Edge(from: fileID, to: "p\(p)", state: markerState(k, p, at: at), relation: "marks"))
+                }
+            }
+        }
+        if !prefix.isEmpty && prefix != "." {
+            // what is defined under the directory asked for, and what it reaches
+            let own = Set(g.nodes.filter { n in n.location.map { $0.hasPrefix(prefix + "/") } ?? false }.map(\.id))
+            g.edges = g.edges.filter { own.contains($0.from) || own.contains($0.to) }
+            let kept = own.union(g.edges.flatMap { [$0.from, $0.to] })
+            g.nodes = g.nodes.filter { kept.contains($0.id) }
+        }
+        if let only {
+            // the environment's nodes, and those its edges reach
+            let own = Set(g.nodes.filter { $0.environment == only }.map(\.id))
+            g.edges = g.edges.filter { own.contains($0.from) || own.contains($0.to) }
+            let kept = own.union(g.edges.flatMap { [$0.from, $0.to] })
+            g.nodes = g.nodes.filter { kept.contains($0.id) }
+        }
+        var envs: [String?] = model.environments.environments.map(\.name).filter { e in g.nodes.contains { $0.environment == e } }
+        if g.nodes.contains(where: { $0.environment == nil }) { envs.append(nil) }
+        g.environments = envs
+        return g
+    }
+
+    // MARK: rendering
+
+    /// Mermaid (`flowchart LR`): a subgraph per environment; problem edges red (grey when suppressed).
+    public func mermaid() -> String {
+        var out = "flowchart LR\n"
+        func text(_ s: String) -> String {
+            // Mermaid's quoted labels: a quote is an entity, and markup characters are escaped
+            var o = ""
+            for c in s.unicodeScalars {
+                switch c {
+                case "\"": o += "#quot;"
+                case "<": o += "#lt;"
+                case ">": o += "#gt;"
+                case "#": o += "#35;"
+                case "\n": o += "<br/>"
+                default: o.unicodeScalars.append(c.value < 0x20 ? "?" : c)
+                }
+            }
+            return o
+        }
+        func shape(_ n: Node) -> String {
+            let l = "\"" + text(n.label) + "\""
+            switch n.kind {
+            case .kustomization: return "[\(l)]"
+            case .automation: return "[[\(l)]]"
+            case .policy: return "{{\(l)}}"
+            case .repository: return "[(\(l))]"
+            case .image: return "([\(l)])"
+            case .file: return "[/\(l)/]"
+            case .missing: return "((\(l)))"
+            }
+        }
+        for (k, env) in environments.enumerated() {
+            let members = nodes.filter { $0.environment == env }
+            out += "  subgraph env\(k)[\"\(text(env ?? "no environment"))\"]\n"
+            for n in members { out += "    \(n.id)\(shape(n))\n" }
+            out += "  end\n"
+        }
+        var red: [Int] = [], grey: [Int] = []
+        for (k, e) in edges.enumerated() {
+            out += e.state == .ok ? "  \(e.from) --> \(e.to)\n" : "  \(e.from) -->|\(e.state.rawValue)| \(e.to)\n"
+            switch e.state {
+            case .broken, .crossEnvironment: red.append(k)
+            case .suppressed: grey.append(k)
+            case .ok: break
+            }
+        }
+        if !red.isEmpty { out += "  linkStyle \(red.map(String.init).joined(separator: ",")) stroke:#d00,stroke-width:2px,color:#d00\n" }
+        if !grey.isEmpty { out += "  linkStyle \(grey.map(String.init).joined(separator: ",")) stroke:#999,stroke-dasharray:4 4\n" }
+        let missing = nodes.filter { $0.kind == .missing }.map(\.id)
+        if !missing.isEmpty {
+            out += "  classDef missing fill:#fee,stroke:#d00,color:#d00\n  class \(missing.joined(separator: ",")) missing\n"
+        }
+        return out
+    }
+
+    /// Graphviz DOT: a cluster per environment, left to right; problem edges red (grey, dashed, when suppressed).
+    public func dot() -> String {
+        func quoted(_ s: String) -> String {
+            var o = "\""
+            for c in s.unicodeScalars {
+                switch c {
+                case "\"": o += "\\\""
+                case "\\": o += "\\\\"
+                case "\n": o += "\\n"
+                default: o.unicodeScalars.append(c.value < 0x20 ? "?" : c)
+                }
+            }
+            return o + "\""
+        }
+        func attributes(_ n: Node) -> String {
+            switch n.kind {
+            case .kustomization: return "shape=folder"
+            case .automation: return "shape=box, style=\"rounded,bold\""
+            case .policy: return "shape=hexagon"
+            case .repository: return "shape=cylinder"
+            case .image: return "shape=box, style=rounded, fontname=\"monospace\""
+            case .file: return "shape=note, fontname=\"monospace\""
+            case .missing: return "shape=octagon, color=\"#dd0000\", fontcolor=\"#dd0000\""
+            }
+        }
+        var out = "digraph tagwarden {\n  rankdir=LR;\n  node [fontsize=10];\n  edge [fontsize=9];\n"
+        for (k, env) in environments.enumerated() {
+            out += "  subgraph cluster_\(k) {\n    label=\(quoted(env ?? "no environment"));\n    style=rounded;\n    color=\"#888888\";\n"
+            for n in nodes where n.environment == env {
+                out += "    \(n.id) [label=\(quoted(n.label)), \(attributes(n))\(n.location.map { ", tooltip=" + quoted($0) } ?? "")];\n"
+            }
+            out += "  }\n"
+        }
+        for e in edges {
+            // only a problem edge is labelled: forty "takes" would hide the picture
+            var style = "tooltip=\(quoted(e.relation))"
+            switch e.state {
+            case .broken, .crossEnvironment:
+                style += ", label=\(quoted(e.state.rawValue)), color=\"#dd0000\", fontcolor=\"#dd0000\", penwidth=2"
+            case .suppressed: style += ", label=\"suppressed\", color=\"#999999\", fontcolor=\"#999999\", style=dashed"
+            case .ok: break
+            }
+            out += "  \(e.from) -> \(e.to) [\(style)];\n"
+        }
+        return out + "}\n"
+    }
+
+    public func json() -> JSON {
+        .object([
+            ("environments", .array(environments.map { $0.map(JSON.string) ?? .null })),
+            ("nodes", .array(nodes.map { n in
+                .object([("id", .string(n.id)), ("kind", .string(n.kind.rawValue)), ("label", .string(n.label)),
+                         ("environment", n.environment.map(JSON.string) ?? .null), ("location", n.location.map(JSON.string) ?? .null)])
+            })),
+            ("edges", .array(edges.map { e in
+                .object([("from", .string(e.from)), ("to", .string(e.to)), ("relation", .string(e.relation)), ("state", .string(e.state.rawValue))])
+            })),
+        ])
+    }
+}

@@ -1,0 +1,68 @@
+import TagwardenBasics
+import TagwardenModel
+import TagwardenLint
+import TagwardenReport
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum GraphFormat: String, ExpressibleByArgument, CaseIterable {
+    case mermaid, dot, json
+}
+
+struct Graph: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Draw the wiring: per environment, Flux Kustomizations → image automations → policies → image repositories → images, and the files whose markers name the policies.",
+        discussion: """
+        An edge from one environment to another (a production marker naming a staging policy, an automation taking \
+        another environment's policy) and a reference to nothing (a marker naming no policy, a policy naming no \
+        ImageRepository) are drawn red; grey and dashed when their finding is suppressed (# tagwarden:ignore) or its \
+        rule turned off.
+
+        Mermaid renders in GitHub and GitLab comments and Markdown files; DOT is for Graphviz (dot -Tsvg graph.dot > \
+        graph.svg); JSON lists the nodes and edges.
+
+        Examples:
+          tagwarden graph > wiring.mmd
+          tagwarden graph --format dot | dot -Tsvg > wiring.svg
+          tagwarden graph --environment production --format json
+        """
+    )
+
+    @Argument(help: "A directory in the repository (the whole repository is drawn).")
+    var path: String = "."
+
+    @Option(help: "Output format: mermaid (the default), dot or json.")
+    var format: GraphFormat = .mermaid
+
+    @Option(help: "Only this environment, and what its edges reach in others.")
+    var environment: String?
+
+    @Option(help: "Configuration file (default: the nearest .tagwarden.yaml).")
+    var config: String?
+
+    func run() throws {
+        try guarded {
+            let ws = try Workspace.open(path: path, configPath: config)
+            let snapshot = try ws.snapshot(rev: nil, maxFileSize: nil)
+            let report = try ws.audit(snapshot, profile: nil, historyFrom: nil)
+            guard let model = report.model else { throw TagwardenError("the repository could not be read") }
+            var only: String?
+            if let environment {
+                guard let e = model.environments.named(environment) ?? model.environments.byAlias(environment) else {
+                    throw TagwardenError("no environment '\(environment)' (the environments are "
+                                         + "\(model.environments.environments.map(\.name).joined(separator: ", ")))")
+                }
+                only = e.name
+            }
+            let graph = WiringGraph.build(model, findings: report.findings, only: only, under: ws.prefix)
+            switch format {
+            case .mermaid: writeStdout(graph.mermaid())
+            case .dot: writeStdout(graph.dot())
+            case .json: writeStdout(graph.json().serialized(pretty: true) + "\n")
+            }
+            withExtendedLifetime(report) { Glibc.exit(0) }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import TagwardenFixtures
+import Foundation
+import Testing
+
+/// `tagwarden graph`: the wiring as Mermaid, DOT (read by Graphviz itself) and JSON, problems red, suppressed ones grey.
+@Suite struct GraphTests {
+    /// Two environments, one automation; production's markers: one right, one naming staging's policy, one naming
+    /// nothing, one naming nothing with its finding suppressed.
+    func fleet() throws -> TempRepo {
+        let r = try TempRepo()
+        let marker = { (policy: String) in #" # {"$imagepolicy": "flux-system:\#(policy)"}"# }
+        try r.write([
+            "flux/images.yaml": [imageRepository(image: "ghcr.io/acme/web"), imagePolicy(name: "api-production", repository: "api"),
+                                 imageUpdateAutomation(name: "apps", path: "./apps")].joined(separator: "---\n"),
+            "apps/staging/policy.yaml": imagePolicy(name: "web-staging", repository: "web", pattern: "^staging-v(?P<v>.*)$", extract: "$v"),
+            "apps/production/policy.yaml": imagePolicy(name: "web-production", repository: "web", pattern: "^production-v(?P<v>.*)$", extract: "$v"),
+            "apps/staging/web.yaml": "image: ghcr.io/acme/web:staging-v1.0.0" + marker("web-staging") + "\n",
+            "apps/production/web.yaml": "image: ghcr.io/acme/web:production-v1.0.0" + marker("web-production") + "\n",
+            "apps/production/worker.yaml": "image: ghcr.io/acme/web:staging-v1.0.0" + marker("web-staging") + "\n",
+            "apps/production/typo.yaml": "image: ghcr.io/acme/web:production-v1.0.0" + marker("web-prod") + "\n",
+            "apps/production/known.yaml": "# tagwarden:ignore marker-unknown-policy the policy comes from another repository\n"
+                + "image: ghcr.io/acme/web:production-v1.0.0" + marker("web-elsewhere") + "\n",
+        ])
+        try r.commitAll("fleet")
+        return r
+    }
+
+    @Test func theWiringWithItsProblems() throws {
+        let r = try fleet()
+        let res = try tagwarden(["graph", "--format", "json"], in: r.path)
+        #expect(res.code == 0, "\(res.described)")
+        let g = try #require(try JSONSerialization.jsonObject(with: Data(res.stdout.utf8)) as? [String: Any], "\(res.described)")
+        let nodes = try #require(g["nodes"] as? [[String: Any]])
+        let label = Dictionary(uniqueKeysWithValues: nodes.map { ($0["id"] as! String, $0["label"] as! String) })
+        let environment = Dictionary(uniqueKeysWithValues: nodes.map { ($0["id"] as! String, $0["environment"] as? String ?? "-") })
+        let edges = try #require(g["edges"] as? [[String: Any]]).map { e in
+            "\(label[e["from"] as! String]!) -> \(label[e["to"] as! String]!) [\(e["state"]!)]"
+        }
+        #expect(edges.sorted() == [
+            "ImagePolicy flux-system/api-production -> no ImageRepository api [broken]",
+            "ImagePolicy flux-system/web-production -> ImageRepository flux-system/web [ok]",
+            "ImagePolicy flux-system/web-staging -> ImageRepository flux-system/web [ok]",
+            "ImageRepository flux-system/web -> ghcr.io/acme/web [ok]",
+            "ImageUpdateAutomation flux-system/apps -> ImagePolicy flux-system/api-production [ok]",
+            "ImageUpdateAutomation flux-system/apps -> ImagePolicy flux-system/web-production [ok]",
+            "ImageUpdateAutomation flux-system/apps -> ImagePolicy flux-system/web-staging [ok]",
+            "apps/production/known.yaml -> no ImagePolicy flux-system/web-elsewhere [suppressed]",
+            "apps/production/typo.yaml -> no ImagePolicy flux-system/web-prod [broken]",
+            "apps/production/web.yaml -> ImagePolicy flux-system/web-production [ok]",
+            "apps/production/worker.yaml -> ImagePolicy flux-system/web-staging [cross-environment]",
+            "apps/staging/web.yaml -> ImagePolicy flux-system/web-staging [ok]",
+        ], "\(res.stdout)")
+        // each object drawn in its environment, or the one environment of the markers that use it
+        let byLabel = Dictionary(uniqueKeysWithValues: label.map { ($1, environment[$0]!) })
+        #expect(byLabel["ImagePolicy flux-system/web-staging"] == "staging" && byLabel["ImagePolicy flux-system/web-production"] == "production")
+        #expect(byLabel["ImagePolicy flux-system/api-production"] == "-" && byLabel["ImageRepository flux-system/web"] == "-")
+        #expect(byLabel["apps/staging/web.yaml"] == "staging" && byLabel["apps/production/worker.yaml"] == "production")
+        #expect((g["environments"] as? [Any])?.map { $0 as? String ?? "-" } == ["staging", "production", "-"])
+
+        // --environment: staging's nodes and what its edges reach
+        let staging = try tagwarden(["graph", "--format", "json", "--environment", "stage"], in: r.path)
+        let sg = try #require(try JSONSerialization.jsonObject(with: Data(staging.stdout.utf8)) as? [String: Any], "\(staging.described)")
+        #expect(Set((sg["nodes"] as? [[String: Any]] ?? []).map { $0["label"] as! String }) == [
+            "apps/staging/web.yaml", "ImagePolicy flux-system/web-staging", "ImageUpdateAutomation flux-system/apps",
+            "ImageRepository flux-system/web", "apps/production/worker.yaml"], "\(staging.stdout)")
+        let unknown = try tagwarden(["graph", "--environment", "qa"], in: r.path)
+        #expect(unknown.code == 2 && unknown.stderr.contains("no environment 'qa'"), "\(unknown.described)")
+    }
+
+    @Test func mermaidAndDot() throws {
+        let r = try fleet()
+        let mermaid = try tagwarden(["graph"], in: r.path)
+        #expect(mermaid.code == 0 && mermaid.stdout.hasPrefix("flowchart LR\n  subgraph env0[\"staging\"]\n"), "\(mermaid.described)")
+        // the red and the grey edges are styled by their index among the edges
+        let lines = mermaid.stdout.split(separator: "\n").map(String.init)
+        let edges = lines.filter { $0.contains(" --> ") || $0.contains(" -->|") }
+        func indexes(_ state: String) -> String { edges.indices.filter { edges[$0].contains("-->|\(state)|") }.map(String.init).joined(separator: ",") }
+        let red = edges.indices.filter { edges[$0].contains("-->|broken|") || edges[$0].contains("-->|cross-environment|") }.map(String.init).joined(separator: ",")
+        #expect(lines.contains("  linkStyle \(red) stroke:#d00,stroke-width:2px,color:#d00"), "\(mermaid.stdout)")
+        #expect(lines.contains("  linkStyle \(indexes("suppressed")) stroke:#999,stroke-dasharray:4 4"), "\(mermaid.stdout)")
+        #expect(red.split(separator: ",").count == 3)
+
+        // Graphviz reads the DOT and draws it
+        let dot = try tagwarden(["graph", "--format", "dot"], in: r.path)
+        #expect(dot.code == 0 && dot.stdout.hasPrefix("digraph tagwarden {\n  rankdir=LR;"), "\(dot.described)")
+        try r.write(".git/graph.dot", dot.stdout)
+        let svg = try run("/usr/bin/dot", ["-Tsvg", ".git/graph.dot", "-o", ".git/graph.svg"], cwd: r.path)
+        #expect(svg.code == 0 && svg.stderr.isEmpty, "\(svg.described)")
+        let drawn = try String(contentsOfFile: r.path + "/.git/graph.svg", encoding: .utf8)
+        #expect(drawn.contains("<title>cluster_0</title>") && drawn.contains("apps/production/worker.yaml"))
+        #expect(drawn.components(separatedBy: "stroke=\"#dd0000\"").count - 1 >= 3, "three red edges")
+    }
+}
