@@ -162,6 +162,7 @@ public struct WiringGraph: Sendable {
             } else if marker.candidates.isEmpty {
                 let missing = "x-p-\(ref.namespace)-\(ref.name)".map { $0.isLetter || $0.isNumber ? $0 : "_" }.reduce(into: "") { $0.append($1) }
                 add(Node(id: missing, kind: .missing, label: "no ImagePolicy \(ref.namespace)/\(ref.name)", environment: marker.environment, location: nil))
+                guard fileEdges.insert("\(fileID)>\(missing)").inserted else { continue }
                 g.edges.append(Edge(from: fileID, to: missing, state: state(nil, nil, problemAt: at, broken: true), relation: "marks"))
             } else {
                 for p in marker.candidates where fileEdges.insert("\(fileID)>p\(p)").inserted {
@@ -169,6 +170,9 @@ public struct WiringGraph: Sendable {
                 }
             }
         }
+        // a Kustomization that applies nothing of the image automation is not part of this picture
+        let connected = Set(g.edges.flatMap { [$0.from, $0.to] })
+        g.nodes.removeAll { $0.kind == .kustomization && !connected.contains($0.id) }
         if !prefix.isEmpty && prefix != "." {
             // what is defined under the directory asked for, and what it reaches
             let own = Set(g.nodes.filter { n in n.location.map { $0.hasPrefix(prefix + "/") } ?? false }.map(\.id))
