@@ -193,6 +193,21 @@ public struct WiringGraph: Sendable {
         return g
     }
 
+    /// The part of the graph that touches `files`: the nodes defined in them, and their neighbours.
+    public func touching(files: Set<String>) -> WiringGraph {
+        let own = Set(nodes.filter { n in
+            guard let location = n.location else { return false }
+            let file = location.lastIndex(of: ":").map { String(location[..<$0]) } ?? location
+            return files.contains(file) || files.contains(location)
+        }.map(\.id))
+        var g = self
+        g.edges = edges.filter { own.contains($0.from) || own.contains($0.to) }
+        let kept = own.union(g.edges.flatMap { [$0.from, $0.to] })
+        g.nodes = nodes.filter { kept.contains($0.id) }
+        g.environments = environments.filter { e in g.nodes.contains { $0.environment == e } }
+        return g
+    }
+
     // MARK: rendering
 
     /// Mermaid (`flowchart LR`): a subgraph per environment; problem edges red (grey when suppressed).
@@ -207,6 +222,7 @@ public struct WiringGraph: Sendable {
                 case "<": o += "#lt;"
                 case ">": o += "#gt;"
                 case "#": o += "#35;"
+                case "`": o += "#96;"
                 case "\n": o += "<br/>"
                 default: o.unicodeScalars.append(c.value < 0x20 ? "?" : c)
                 }

@@ -336,6 +336,15 @@ public enum Reports {
             out += "\n… and \(count(rows.count - shown.count, "more finding")) not shown (\(severityCounts(r.findings, except: shown))), "
                 + "to fit a PR comment: the json and sarif reports have them all.\n"
         }
+        // a pull request's check: the wiring its findings touch, when it is small enough to read and fits the comment
+        if r.source.kind == .diff, let model = r.model {
+            let files = Set(r.findings.map(\.file))
+            let part = WiringGraph.build(model, findings: r.headFindings ?? r.findings).touching(files: files)
+            if !part.nodes.isEmpty && part.nodes.count <= 60 {
+                let block = "\n<details><summary>The wiring these findings touch</summary>\n\n```mermaid\n" + part.mermaid() + "```\n\n</details>\n"
+                if out.utf8.count + block.utf8.count <= markdownLimit { out += block }
+            }
+        }
         return out
     }
 

@@ -90,4 +90,26 @@ import Testing
         #expect(drawn.contains("<title>cluster_0</title>") && drawn.contains("apps/production/worker.yaml"))
         #expect(drawn.components(separatedBy: "stroke=\"#dd0000\"").count - 1 >= 3, "three red edges")
     }
+
+    @Test func aPullRequestsMarkdownShowsTheWiringItsFindingsTouch() throws {
+        let r = try fleet()
+        let base = try r.git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // the pull request points another production field at staging's policy
+        try r.write("apps/production/batch.yaml", #"image: ghcr.io/acme/web:staging-v1.0.0 # {"$imagepolicy": "flux-system:web-staging"}"# + "\n")
+        try r.commitAll("batch")
+        let res = try tagwarden(["check", "--base", base, "--format", "markdown"], in: r.path)
+        #expect(res.code == 1, "\(res.described)")
+        let block = try #require(res.stdout.range(of: "<details><summary>The wiring these findings touch</summary>\n\n```mermaid\n").map { res.stdout[$0.upperBound...] },
+                                 "\(res.stdout)")
+        let mermaid = String(block.prefix { _ in true }).components(separatedBy: "```").first ?? ""
+        // the new file, the policy it names and what that policy connects to; not the rest of the fleet
+        #expect(mermaid.contains("[/\"apps/production/batch.yaml\"/]") && mermaid.contains("{{\"ImagePolicy flux-system/web-staging\"}}"), "\(mermaid)")
+        #expect(!mermaid.contains("typo.yaml") && !mermaid.contains("web-production"), "\(mermaid)")
+        // the new cross-environment edge is red; worker.yaml's (an older one, two steps away) is not drawn
+        #expect(mermaid.contains("-->|cross-environment| ") && mermaid.contains("  linkStyle 0 stroke:#d00"), "\(mermaid)")
+        #expect(!mermaid.contains("worker.yaml"), "\(mermaid)")
+        // a check with nothing new draws nothing
+        let clean = try tagwarden(["check", "--base", "HEAD", "--format", "markdown"], in: r.path)
+        #expect(clean.code == 0 && !clean.stdout.contains("mermaid"), "\(clean.described)")
+    }
 }

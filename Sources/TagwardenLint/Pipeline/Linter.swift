@@ -40,6 +40,9 @@ public struct AuditReport: Sendable {
     public var model: Model?
     /// Seconds each rule took (for `TAGWARDEN_TIMINGS=1`).
     public var ruleTimings: [(rule: String, seconds: Double)] = []
+    /// For a comparison (`check`): every finding of the head, the kept ones and the others, for what needs the
+    /// whole picture (the wiring graph of a PR check tells a suppressed problem from one that is not new).
+    public var headFindings: [Finding]?
 }
 
 public struct AuditRequest {
@@ -208,6 +211,7 @@ public enum Linter {
         }
         let known = Set(baseFindings.map(\.fingerprint))
         var out = head
+        out.headFindings = head.findings
         out.findings = head.findings.compactMap { f in
             var f = f
             f.isNew = !known.contains(f.fingerprint)
