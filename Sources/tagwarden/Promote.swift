@@ -102,7 +102,12 @@ struct Promote: ParsableCommand {
         try guarded {
             do { return try promote() } catch let refused as PromotionRefused {
                 writeStderr("tagwarden: refused: \(refused.message)\n")
+                if format == .json { writeStdout(JSON.object([("refused", .string(refused.message))]).serialized(pretty: true) + "\n") }
                 return 1
+            } catch let e as TagwardenError where format == .json {
+                // a JSON reader gets an object too; the message goes to standard error as always (guarded)
+                writeStdout(JSON.object([("error", .string(e.message))]).serialized(pretty: true) + "\n")
+                throw e
             }
         }
     }

@@ -221,6 +221,13 @@ import Testing
         try registry.push("acme/web", tags: [Self.productionTag], seed: "someone else's")
         let taken = try promote(unpinned, [image, "--from", "staging", "--to", "production", "--dry-run"], config: config)
         #expect(taken.code == 1 && taken.stderr.contains("\(image):\(Self.productionTag) exists and names another build"), "\(taken.described)")
+        // as JSON too, for a CI step that reads standard output
+        let json = try promote(unpinned, [image, "--from", "staging", "--to", "production", "--dry-run", "--format", "json"], config: config)
+        let refusal = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(json.code == 1 && (refusal?["refused"] as? String)?.contains("exists and names another build") == true, "\(json.described)")
+        let usage = try promote(unpinned, [image, "--from", "qa", "--to", "production", "--format", "json"], config: config)
+        let error = try JSONSerialization.jsonObject(with: Data(usage.stdout.utf8)) as? [String: Any]
+        #expect(usage.code == 2 && (error?["error"] as? String)?.hasPrefix("no environment 'qa'") == true, "\(usage.described)")
     }
 
     @Test func whatCannotBePromotedSaysWhy() throws {
