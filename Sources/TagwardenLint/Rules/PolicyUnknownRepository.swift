@@ -20,7 +20,14 @@ extension Rule {
                 if suggesters[targetNamespace] == nil {
                     suggesters[targetNamespace] = Suggester(m.flux.repositories.filter { FluxIndex.sameNamespace($0.namespace, targetNamespace) }.map(\.name))
                 }
-                let hint = suggesters[targetNamespace]!.nearest(ref.value).map { ": did you mean '\($0)'?" } ?? ""
+                var hint = suggesters[targetNamespace]!.nearest(ref.value).map { ": did you mean '\($0)'?" } ?? ""
+                // renamed by kustomize, which rewrites no reference to an ImageRepository
+                if let renamed = m.flux.repositories.first(where: { r in
+                    FluxIndex.sameNamespace(r.namespace, targetNamespace) && m.writtenName[r.object] == ref.value
+                }) {
+                    hint = ": kustomize's namePrefix/nameSuffix renames ImageRepository \(ref.value) to \(renamed.name) "
+                        + "(\(m.files[m.objects[renamed.object].file].path)) and does not rewrite imageRepositoryRef; name '\(renamed.name)'"
+                }
                 out.append(c.finding("no ImageRepository \(targetNamespace ?? "<no namespace>")/\(ref.value) in the repository\(hint)",
                                      policy: p, span: ref.span))
                 continue

@@ -3488,6 +3488,32 @@ triggering:
             alphabetical: {}
     expect:
       - {file: flux/objects.yaml, line: 16, column: 11, message: "ImageRepository images/web has no accessFrom, so policy team-a/web in namespace team-a may not use it"}
+  - description: kustomize's namePrefix renames the ImageRepository but not the reference to it
+    files:
+      flux/kustomization.yaml: |
+        namePrefix: prod-
+        namespace: flux-system
+        resources: [images.yaml]
+      flux/images.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+        spec:
+          image: ghcr.io/acme/web
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '>=1.0.0'
+    expect:
+      - {file: flux/images.yaml, line: 14, column: 11, message: "no ImageRepository flux-system/web in the repository: kustomize's namePrefix/nameSuffix renames ImageRepository web to prod-web (flux/images.yaml) and does not rewrite imageRepositoryRef; name 'prod-web'"}
 nonTriggering:
   - description: accessFrom admits the namespace by its labels
     files:
@@ -3522,6 +3548,30 @@ nonTriggering:
             namespace: images
           policy:
             alphabetical: {}
+  - description: the reference names the ImageRepository as kustomize renames it
+    files:
+      flux/kustomization.yaml: |
+        namePrefix: prod-
+        namespace: flux-system
+        resources: [images.yaml]
+      flux/images.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+        spec:
+          image: ghcr.io/acme/web
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+        spec:
+          imageRepositoryRef:
+            name: prod-web
+          policy:
+            semver:
+              range: '>=1.0.0'
 """#),
         ("policy-unused.yaml", #"""
 id: policy-unused

@@ -149,6 +149,7 @@ package struct Extractor {
         let objectIndex = facts.objects.count
         var isKustomization = false
         var kustomizeNamespace: String?
+        var namePrefix: String?, nameSuffix: String?
         var resources: [String] = [], patches: [String] = [], entries: [KustomizeImageEntry] = []
         var opaque = false
         var generators: [ManifestObject.ConfigMapGenerator] = []
@@ -163,6 +164,8 @@ package struct Extractor {
             // older name of `resources:` (kustomize still reads it)
             isKustomization = true
             kustomizeNamespace = scalarString(y.get(root, "namespace"))
+            namePrefix = scalarString(y.get(root, "namePrefix"))
+            nameSuffix = scalarString(y.get(root, "nameSuffix"))
             for key: StaticString in ["resources", "bases", "components"] {
                 guard let list = y.get(root, key) else { continue }
                 resources += y.childNodes(list).compactMap { scalarString($0) }
@@ -231,7 +234,8 @@ package struct Extractor {
             labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
             kustomizePatches: patches, kustomizeImages: entries, kustomizeOpaque: opaque, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
             substitutionDisabled: substitutionDisabled, configMapGenerators: generators, kustomizeConfigFiles: configFiles,
-            definition: definition, byteRange: y.nodes[root].span.start.offset..<y.nodes[root].span.end.offset, patchTargets: targets))
+            definition: definition, byteRange: y.nodes[root].span.start.offset..<y.nodes[root].span.end.offset, patchTargets: targets,
+            kustomizeNamePrefix: namePrefix, kustomizeNameSuffix: nameSuffix))
     }
 
     /// The images of a HelmRelease (values, post-renderers) or of a workload's pod spec: an object's, or those a

@@ -31,6 +31,9 @@ public final class ManifestObject: Sendable {
     public let isKustomization: Bool
     /// kustomization `namespace:`; `resources:` entries as written.
     public let kustomizeNamespace: String?
+    /// kustomization `namePrefix:` and `nameSuffix:`.
+    public let kustomizeNamePrefix: String?
+    public let kustomizeNameSuffix: String?
     public let kustomizeResources: [String]
     /// Patch files a kustomization names (`patches[].path`, `patchesStrategicMerge`, `patchesJson6902[].path`).
     public let kustomizePatches: [String]
@@ -87,7 +90,7 @@ public final class ManifestObject: Sendable {
          kustomizeOpaque: Bool = false, flux: FluxSpec?,
          configData: [String: String]? = nil, substitutionDisabled: Bool = false, configMapGenerators: [ConfigMapGenerator] = [],
          kustomizeConfigFiles: [String] = [], definition: CustomResource? = nil, byteRange: Range<Int> = 0..<0,
-         patchTargets: [PatchTarget] = []) {
+         patchTargets: [PatchTarget] = [], kustomizeNamePrefix: String? = nil, kustomizeNameSuffix: String? = nil) {
         self.file = file
         self.document = document
         self.apiVersion = apiVersion
@@ -111,6 +114,8 @@ public final class ManifestObject: Sendable {
         self.definition = definition
         self.byteRange = byteRange
         self.patchTargets = patchTargets
+        self.kustomizeNamePrefix = kustomizeNamePrefix
+        self.kustomizeNameSuffix = kustomizeNameSuffix
         group = ManifestObject.group(of: apiVersion)
     }
 
@@ -121,14 +126,19 @@ public final class ManifestObject: Sendable {
     }
 
     /// The same object with other Flux fields.
-    func replacingFlux(_ flux: FluxSpec?) -> ManifestObject {
+    func replacingFlux(_ flux: FluxSpec?) -> ManifestObject { copy(flux: flux, name: name) }
+
+    /// The same object under the name the cluster gets (a kustomization's `namePrefix` and `nameSuffix`).
+    func renamed(_ name: String?) -> ManifestObject { copy(flux: flux, name: name) }
+
+    private func copy(flux: FluxSpec?, name: String?) -> ManifestObject {
         ManifestObject(file: file, document: document, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
                        apiVersionSpan: apiVersionSpan, name: name, declaredNamespace: declaredNamespace, labels: labels,
                        isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: kustomizeResources,
                        kustomizePatches: kustomizePatches, kustomizeImages: kustomizeImages, kustomizeOpaque: kustomizeOpaque, flux: flux,
                        configData: configData, substitutionDisabled: substitutionDisabled, configMapGenerators: configMapGenerators,
                        kustomizeConfigFiles: kustomizeConfigFiles, definition: definition, byteRange: byteRange,
-                       patchTargets: patchTargets)
+                       patchTargets: patchTargets, kustomizeNamePrefix: kustomizeNamePrefix, kustomizeNameSuffix: kustomizeNameSuffix)
     }
 
     /// `apps` of `apps/v1`; empty for the core group (`v1`).

@@ -30,6 +30,9 @@ public struct Model: Sendable {
     /// Object → what gave it another namespace than it declares (a kustomization's `namespace:`, a Flux
     /// Kustomization's `targetNamespace`), for messages.
     public let namespaceOverride: [Int: String]
+    /// Object → the name it is written with, for those a kustomization's `namePrefix`/`nameSuffix` renames (their
+    /// `name` is the cluster's).
+    public let writtenName: [Int: String]
     /// Helm charts of the repository whose templates make ImagePolicies: Go templates Tagwarden does not render, so a
     /// policy no manifest defines may be one of theirs.
     public let policyCharts: [String]
@@ -173,6 +176,11 @@ public struct Model: Sendable {
         let clusters = Clusters.build(objects: objects, files: facts, builds: builds, ignoring: nonResources)
         let includedBy = kustomizeInclusions(resources)
         var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, includedBy: includedBy, clusters: clusters)
+        var writtenName: [Int: String] = [:]
+        for (i, name) in resolveNames(objects, files: facts, includedBy: includedBy) {
+            writtenName[i] = objects[i].name
+            objects[i] = objects[i].renamed(name)
+        }
         var env = EnvironmentModel.base(config: config, profile: profile)
         let clues = facts.indices.map { env.clues(path: facts[$0].path) }
         // detection reads names, aliases and namespaces, never the tag rules inferred below
@@ -256,7 +264,7 @@ public struct Model: Sendable {
             Model(files: facts, objects: objects, images: resolvedImages, markers: resolved, config: config, environments: env,
                   objectNamespace: namespaces, objectEnvironment: objectEnvironment, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
                   namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
-                  clusters: clusters, namespaceOverride: namespaceOverride, policyCharts: policyCharts,
+                  clusters: clusters, namespaceOverride: namespaceOverride, writtenName: writtenName, policyCharts: policyCharts,
                   unlistedResources: unlisted, evidence: evidence, skipped: skipped)
         }
         let model = assemble(nil)
@@ -461,6 +469,46 @@ public struct Model: Sendable {
             out[i] = built
         }
         return (out, overrides)
+    }
+
+    /// The image-automation objects (ImagePolicies, ImageRepositories, ImageUpdateAutomations) that kustomize renames: a
+    /// kustomization's `namePrefix` and `nameSuffix` rename every object it builds but Namespaces and
+    /// CustomResourceDefinitions, each kustomization of a chain of `resources:` around the name of the one inside it
+    /// (`outer-inner-name-inner-outer`). kustomize rewrites no reference to these kinds (it knows no nameReference for
+    /// them): a policy's `imageRepositoryRef` and a marker keep the name as written, and name nothing when it changed.
+    /// Chains that rename differently leave the written name. Returns object → name, for those renamed.
+    static func resolveNames(_ objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]]) -> [Int: String] {
+        guard objects.contains(where: { $0.kustomizeNamePrefix != nil || $0.kustomizeNameSuffix != nil }) else { return [:] }
+        /// The (prefix, suffix) pairs the chains from kustomization k outwards add.
+        var memo: [Int: [(String, String)]] = [:]
+        func chain(_ k: Int, _ depth: Int) -> [(String, String)] {
+            if let m = memo[k] { return m }
+            let own = (objects[k].kustomizeNamePrefix ?? "", objects[k].kustomizeNameSuffix ?? "")
+            memo[k] = [own]
+            guard depth < 64 else { return [own] }
+            let parents = includedBy[Path.dirname(files[objects[k].file].path)] ?? []
+            var result: [(String, String)] = []
+            for p in parents {
+                for (prefix, suffix) in chain(p, depth + 1) {
+                    let v = (prefix + own.0, own.1 + suffix)
+                    if !result.contains(where: { $0 == v }) { result.append(v) }
+                }
+            }
+            if parents.isEmpty { result = [own] }
+            memo[k] = result
+            return result
+        }
+        var out: [Int: String] = [:]
+        for (i, o) in objects.enumerated() where o.group == "image.toolkit.fluxcd.io" {
+            guard let name = o.name else { continue }
+            var ways: [(String, String)] = []
+            for k in includedBy[files[o.file].path] ?? [] {
+                for w in chain(k, 0) where !ways.contains(where: { $0 == w }) { ways.append(w) }
+            }
+            guard ways.count == 1, let (prefix, suffix) = ways.first, !(prefix.isEmpty && suffix.isEmpty) else { continue }
+            out[i] = prefix + name + suffix
+        }
+        return out
     }
 
     /// The path of file `file`.
