@@ -59,7 +59,6 @@ public struct WiringGraph: Sendable {
             let set = Set(envs.compactMap { $0 })
             return set.count == 1 ? set.first : nil
         }
-        // an object of no environment is drawn in the one environment of what it serves, if there is one
         // every Flux Kustomization, and the files it applies: as the clusters say, else the files under its path
         var filesOf: [Int: [Int]] = [:]
         for (o, object) in model.objects.enumerated() {
@@ -74,6 +73,7 @@ public struct WiringGraph: Sendable {
         for (file, ks) in model.clusters.kustomizationsOfFile { for k in ks { filesOf[k, default: []].append(file) } }
         var appliedBy: [Int: [Int]] = [:]
         for (k, files) in filesOf { for f in files { appliedBy[f, default: []].append(k) } }
+        // an object of no environment is drawn in the one environment of what it serves, if there is one
         var objectsOf: [Int: [Int]] = [:]
         for o in model.objects.indices { objectsOf[model.objects[o].file, default: []].append(o) }
         func kustomizationEnvironment(_ o: Int) -> String? {
