@@ -29,8 +29,8 @@ public enum Escape {
             case 0x0D: out += "\\r"
             case 0x09: out += "\\t"
             case 0x1B: out += "\\e"
-            case ..<0x100: out += "\\x" + hex(c.value, width: 2)
-            default: out += "\\u{" + hex(c.value, width: 4) + "}"
+            case ..<0x100: out += "\\x" + hexDigits(c.value, width: 2, uppercase: true)
+            default: out += "\\u{" + hexDigits(c.value, width: 4, uppercase: true) + "}"
             }
         }
         return out
@@ -45,8 +45,4 @@ public enum Escape {
         }.joined(separator: "\n")
     }
 
-    static func hex(_ v: UInt32, width: Int) -> String {
-        let digits = String(v, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
 }

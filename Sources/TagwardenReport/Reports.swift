@@ -231,19 +231,7 @@ public enum Reports {
         ])
     }
 
-    static func uriEscape(_ path: String) -> String {
-        var out = ""
-        for b in path.utf8 {
-            let c = Character(Unicode.Scalar(b))
-            if (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || "-._~/".contains(c) {
-                out.append(c)
-            } else {
-                let h = String(b, radix: 16, uppercase: true)
-                out += "%" + (h.count == 1 ? "0" + h : h)
-            }
-        }
-        return out
-    }
+    static func uriEscape(_ path: String) -> String { percentEncoded(path, keeping: "/") }
 
     static func fileURI(_ root: String) -> String {
         "file://" + uriEscape(root.hasSuffix("/") ? root : root + "/")
@@ -278,7 +266,7 @@ public enum Reports {
         func data(_ s: String) -> String {
             var out = ""
             for c in s.replacingOccurrences(of: "%", with: "%25").unicodeScalars {
-                if c.value < 0x20 || c.value == 0x7F { out += "%" + Escape.hex(c.value, width: 2) }
+                if c.value < 0x20 || c.value == 0x7F { out += "%" + hexDigits(c.value, width: 2, uppercase: true) }
                 else if Escape.isUnsafe(c) { out += "\u{FFFD}" }
                 else { out.unicodeScalars.append(c) }
             }

@@ -227,13 +227,13 @@ public final class RegistryClient {
         let request: HTTPRequest
         if let c = credential(host), let refresh = c.identityToken {
             // an identity token is an OAuth2 refresh token, traded by POST
-            var form = "grant_type=refresh_token&client_id=tagwarden&scope=" + Self.escape(scope) + "&refresh_token=" + Self.escape(refresh)
-            if let service { form += "&service=" + Self.escape(service) }
+            var form = "grant_type=refresh_token&client_id=tagwarden&scope=" + percentEncoded(scope) + "&refresh_token=" + percentEncoded(refresh)
+            if let service { form += "&service=" + percentEncoded(service) }
             request = HTTPRequest(method: "POST", url: realm, headers: [("Content-Type", "application/x-www-form-urlencoded")],
                                   body: Array(form.utf8), timeout: timeout)
         } else {
-            var url = realm + (realm.contains("?") ? "&" : "?") + "scope=" + Self.escape(scope)
-            if let service { url += "&service=" + Self.escape(service) }
+            var url = realm + (realm.contains("?") ? "&" : "?") + "scope=" + percentEncoded(scope)
+            if let service { url += "&service=" + percentEncoded(service) }
             var headers: [(name: String, value: String)] = []
             if let c = credential(host) {
                 headers.append(("Authorization", "Basic " + Base64.encode(Array("\(c.username):\(c.password)".utf8))))
@@ -305,29 +305,11 @@ public final class RegistryClient {
         return nil
     }
 
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(b))
-            default:
-                out += "%" + String(b, radix: 16, uppercase: true).leftPadded(2)
-            }
-        }
-        return out
-    }
-
     public static func now() -> Double {
         var t = timespec()
         clock_gettime(CLOCK_REALTIME, &t)
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
-}
-
-extension String {
-    func leftPadded(_ n: Int) -> String { String(repeating: "0", count: max(0, n - count)) + self }
 }
 
 /// Base64, for Basic authentication.

@@ -340,8 +340,7 @@ public enum Setters {
             case "\r": out += "\\r"
             default:
                 if u.value < 0x20 || u.value == 0x7f {
-                    let hex = String(u.value, radix: 16, uppercase: true)
-                    out += "\\x" + (hex.count < 2 ? "0" : "") + hex
+                    out += "\\x" + hexDigits(u.value, width: 2, uppercase: true)
                 } else {
                     out.unicodeScalars.append(u)
                 }

@@ -91,23 +91,18 @@ enum TemplateFormat {
             case "\u{0B}": out += "\\v"
             default:
                 if u.value < 0x20 || u.value == 0x7f {
-                    out += "\\x" + hex(Int(u.value), width: 2)
+                    out += "\\x" + hexDigits(u.value, width: 2)
                 } else if (0x80..<0xA0).contains(u.value) || u.value == 0xAD || u.properties.generalCategory == .format
                             || u.properties.generalCategory == .lineSeparator || u.properties.generalCategory == .paragraphSeparator
                             || u.properties.generalCategory == .unassigned || u.properties.generalCategory == .privateUse
                             || u.properties.generalCategory == .surrogate {
-                    out += u.value > 0xFFFF ? "\\U" + hex(Int(u.value), width: 8) : "\\u" + hex(Int(u.value), width: 4)
+                    out += u.value > 0xFFFF ? "\\U" + hexDigits(u.value, width: 8) : "\\u" + hexDigits(u.value, width: 4)
                 } else {
                     out.unicodeScalars.append(u)
                 }
             }
         }
         return out + "\""
-    }
-
-    static func hex(_ n: Int, width: Int, upper: Bool = false) -> String {
-        let s = String(n, radix: 16, uppercase: upper)
-        return String(repeating: "0", count: max(0, width - s.count)) + s
     }
 
     /// Go's `%e`, `%f`, `%g` of a float64 (`precision` -1: the shortest that reads back).
@@ -270,7 +265,7 @@ enum TemplateFormat {
             if n < 0 { body = "-" + body }
             numeric = true
         case ("x", .string(let s)), ("X", .string(let s)):
-            body = s.utf8.map { hex(Int($0), width: 2, upper: verb == "X") }.joined()
+            body = s.utf8.map { hexDigits($0, width: 2, uppercase: verb == "X") }.joined()
         case ("c", .int(let n)): body = String(UnicodeScalar(UInt32(max(0, n))).map(Character.init) ?? "\u{FFFD}")
         case ("e", .float(let x)), ("E", .float(let x)), ("f", .float(let x)), ("F", .float(let x)), ("g", .float(let x)), ("G", .float(let x)):
             let p = spec.precision < 0 && verb != "g" && verb != "G" ? 6 : spec.precision
@@ -317,8 +312,8 @@ enum TemplateFormat {
                 case "\n": out += "\\n"
                 case "\r": out += "\\r"
                 case "\t": out += "\\t"
-                case "<", ">", "&", "\u{2028}", "\u{2029}": out += "\\u" + hex(Int(u.value), width: 4)
-                default: if u.value < 0x20 { out += "\\u" + hex(Int(u.value), width: 4) } else { out.unicodeScalars.append(u) }
+                case "<", ">", "&", "\u{2028}", "\u{2029}": out += "\\u" + hexDigits(u.value, width: 4)
+                default: if u.value < 0x20 { out += "\\u" + hexDigits(u.value, width: 4) } else { out.unicodeScalars.append(u) }
                 }
             }
             return out + "\""

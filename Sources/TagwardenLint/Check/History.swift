@@ -101,6 +101,6 @@ public enum History {
             text += "\u{0}\(e.name):\(e.aliases.joined(separator: ","))|\(e.paths.map(\.pattern).joined(separator: ","))|\(e.namespaces.joined(separator: ","))"
         }
         for d in dirs.sorted() { text += "\u{0}" + d }
-        return Linter.hex64(Linter.fnv1a(text))
+        return hexDigits(Linter.fnv1a(text), width: 16)
     }
 }

@@ -33,7 +33,7 @@ extension Linter {
             let key = h.value
             let n = seen[key, default: 0]
             seen[key] = n + 1
-            findings[i].fingerprint = hex64(fnv1a("\(key)\u{0}\(n)"))
+            findings[i].fingerprint = hexDigits(fnv1a("\(key)\u{0}\(n)"), width: 16)
         }
     }
 
@@ -55,8 +55,4 @@ extension Linter {
         return h.value
     }
 
-    static func hex64(_ v: UInt64) -> String {
-        let s = String(v, radix: 16)
-        return String(repeating: "0", count: 16 - s.count) + s
-    }
 }
