@@ -69,12 +69,7 @@ public struct Promotion: Sendable {
         guard let wanted = ImageReference.normalizeName(request.image) else {
             throw TagwardenError("'\(request.image)' is not an image repository name (no tag or digest: ghcr.io/acme/web)")
         }
-        func environment(_ name: String) throws -> Environment {
-            if let e = model.environments.named(name) ?? model.environments.byAlias(name) { return e }
-            let names = model.environments.environments.map(\.name)
-            throw TagwardenError("no environment '\(name)' (the environments are \(names.joined(separator: ", ")); see tagwarden env)")
-        }
-        let from = try environment(request.from), to = try environment(request.to)
+        let from = try model.environments.resolve(request.from), to = try model.environments.resolve(request.to)
         guard from.name != to.name else { throw TagwardenError("--from and --to are both \(from.name)") }
 
         // the fields that name the image, by environment: the tag a field writes runs unless every build retags it

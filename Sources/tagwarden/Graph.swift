@@ -48,14 +48,7 @@ struct Graph: ParsableCommand {
             let snapshot = try ws.snapshot(rev: nil, maxFileSize: nil)
             let report = try ws.audit(snapshot, profile: nil, historyFrom: nil)
             guard let model = report.model else { throw TagwardenError("the repository could not be read") }
-            var only: String?
-            if let environment {
-                guard let e = model.environments.named(environment) ?? model.environments.byAlias(environment) else {
-                    throw TagwardenError("no environment '\(environment)' (the environments are "
-                                         + "\(model.environments.environments.map(\.name).joined(separator: ", ")))")
-                }
-                only = e.name
-            }
+            let only = try environment.map { try model.environments.resolve($0).name }
             let graph = WiringGraph.build(model, findings: report.findings, only: only, under: ws.prefix)
             switch format {
             case .mermaid: writeStdout(graph.mermaid())

@@ -54,6 +54,12 @@ public struct EnvironmentModel: Sendable {
         return environments.firstIndex { $0.name == name }
     }
 
+    /// The environment a user names on the command line, by name or alias; an error listing them when none is.
+    public func resolve(_ given: String) throws -> Environment {
+        if let e = named(given) ?? byAlias(given) { return e }
+        throw TagwardenError("no environment '\(given)' (the environments are \(environments.map(\.name).joined(separator: ", ")); see tagwarden env)")
+    }
+
     public func byAlias(_ alias: String) -> Environment? {
         aliasIndex(Substring(alias)).map { environments[$0] }
     }
