@@ -41,14 +41,10 @@ struct Audit: ParsableCommand {
     @Option(help: "Judge the registry rules against a tag file instead of the registries (the format of update --tags; - for standard input).")
     var tags: String?
 
-    @Option(help: "With --registry: docker's config.json to take credentials from (default: DOCKER_CONFIG, else ~/.docker).")
-    var registryConfig: String?
-
-    @Option(help: "With --registry: a CA bundle to trust besides the system's (a private registry's certificate).")
-    var caFile: String?
+    @OptionGroup var access: RegistryAccess
 
     func validate() throws {
-        if !registry && (registryConfig != nil || caFile != nil) { throw ValidationError("--registry-config and --ca-file go with --registry") }
+        if !registry && access.given { throw ValidationError("--registry-config and --ca-file go with --registry") }
         if registry && tags != nil { throw ValidationError("give --registry or --tags, not both") }
     }
 
@@ -61,10 +57,9 @@ struct Audit: ParsableCommand {
             return facts
         }
         guard registry else { return nil }
-        let credentials = try DockerCredentials.load(path: registryConfig)
-        let client = try RegistryClient(caFile: caFile, limits: RegistryLimits(timeLimit: 600)) { credentials.credential(for: $0) }
+        let (credentials, client) = try access.client(limits: RegistryLimits(timeLimit: 600))
         // listed now (a listing the registry refuses falls back to the cache, with a note): the audit says what is true now
-        let source = RegistryTagSource(model: model, client: client, credentials: credentials, cache: TagCache(), ttl: 0, caFile: caFile)
+        let source = RegistryTagSource(model: model, client: client, credentials: credentials, cache: TagCache(), ttl: 0, caFile: access.caFile)
         let facts = RegistryAudit.facts(model, tags: source)
         if !options.quiet {
             for note in source.notes + facts.notes { writeStderr("tagwarden: note: \(note)\n") }

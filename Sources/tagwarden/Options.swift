@@ -5,6 +5,7 @@ import TagwardenPolicy
 import TagwardenModel
 import TagwardenLint
 import TagwardenReport
+import TagwardenUpdate
 import ArgumentParser
 #if canImport(Glibc)
 import Glibc
@@ -29,15 +30,28 @@ struct TagOptions: ParsableArguments {
     @Flag(help: "Read the tags from the registries the ImageRepositories name (OCI distribution API), with docker's credentials.")
     var registry = false
 
-    @Option(help: "With --registry: docker's config.json to take credentials from (default: DOCKER_CONFIG, else ~/.docker).")
-    var registryConfig: String?
-
-    @Option(help: "With --registry: a CA bundle to trust besides the system's (a private registry's certificate).")
-    var caFile: String?
+    @OptionGroup var access: RegistryAccess
 
     func validate() throws {
         if (tags == nil) == !registry { throw ValidationError("give the tags: --tags FILE (or - for standard input), or --registry") }
-        if !registry && (registryConfig != nil || caFile != nil) { throw ValidationError("--registry-config and --ca-file go with --registry") }
+        if !registry && access.given { throw ValidationError("--registry-config and --ca-file go with --registry") }
+    }
+}
+
+/// How the registries are reached: docker's credentials and the certificates to trust.
+struct RegistryAccess: ParsableArguments {
+    @Option(help: "docker's config.json to take registry credentials from (default: DOCKER_CONFIG, else ~/.docker).")
+    var registryConfig: String?
+
+    @Option(help: "A CA bundle to trust besides the system's (a private registry's certificate).")
+    var caFile: String?
+
+    var given: Bool { registryConfig != nil || caFile != nil }
+
+    /// The credentials, and a client that uses them.
+    func client(limits: RegistryLimits? = nil) throws -> (credentials: DockerCredentials, client: RegistryClient) {
+        let credentials = try DockerCredentials.load(path: registryConfig)
+        return (credentials, try RegistryClient(caFile: caFile, limits: limits) { credentials.credential(for: $0) })
     }
 }
 

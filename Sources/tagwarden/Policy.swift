@@ -145,8 +145,7 @@ struct PolicyEval: ParsableCommand {
                     return fail("\(parts[0])/\(parts[1]) has no ImageRepository with a spec.image in the repository: nothing to list")
                 }
                 do {
-                    let credentials = try DockerCredentials.load(path: source.registryConfig)
-                    let client = try RegistryClient(caFile: source.caFile) { credentials.credential(for: $0) }
+                    let client = try source.access.client().client
                     registryTags = try client.tags(RegistryRepository(image: image, insecure: model.flux.repositories[r].spec.insecure))
                 } catch let e as TagwardenError {
                     return fail(e.message)

@@ -74,11 +74,7 @@ struct Promote: ParsableCommand {
     @Option(help: "With --push: the remote, a name or a URL.")
     var remote: String = "origin"
 
-    @Option(help: "docker's config.json to take registry credentials from (default: DOCKER_CONFIG, else ~/.docker).")
-    var registryConfig: String?
-
-    @Option(help: "A CA bundle to trust besides the system's (a private registry's certificate).")
-    var caFile: String?
+    @OptionGroup var access: RegistryAccess
 
     @Option(help: "Output format: text or json.")
     var format: PromoteFormat = .text
@@ -124,8 +120,7 @@ struct Promote: ParsableCommand {
         guard GitRepository.isValidBranchName(branch) else { throw TagwardenError("'\(branch)' is not a valid branch name") }
 
         // the registry: what staging's tag names now, and whether the production tag is free
-        let credentials = try DockerCredentials.load(path: registryConfig)
-        let client = try RegistryClient(caFile: caFile, limits: RegistryLimits(timeLimit: 600)) { credentials.credential(for: $0) }
+        let (credentials, client) = try access.client(limits: RegistryLimits(timeLimit: 600))
         let registry = promotion.repository
         let credential = credentials.credential(for: registry.host)
         if let cluster = promotion.clusterCredential {

@@ -189,11 +189,9 @@ struct Update: ParsableCommand {
     /// The tag file, or the registries.
     func tagSource(_ model: Model) throws -> any TagSource {
         guard source.registry else { return try Self.readTags(source.tags!) }
-        let credentials = try DockerCredentials.load(path: source.registryConfig)
-        let limits = RegistryLimits(rate: registryRate, timeLimit: Self.seconds(registryTimeLimit))
-        let client = try RegistryClient(caFile: source.caFile, limits: limits) { credentials.credential(for: $0) }
+        let (credentials, client) = try source.access.client(limits: RegistryLimits(rate: registryRate, timeLimit: Self.seconds(registryTimeLimit)))
         let registries = RegistryTagSource(model: model, client: client, credentials: credentials, cache: noCache ? nil : TagCache(),
-                                           ttl: Self.seconds(cacheTtl)!, offline: offline, caFile: source.caFile)
+                                           ttl: Self.seconds(cacheTtl)!, offline: offline, caFile: source.access.caFile)
         // a progress line on a terminal, nothing in a log
         if !quiet, isatty(STDERR_FILENO) == 1 {
             registries.progress = { [unowned registries] done, tags in
