@@ -59,17 +59,8 @@ public struct WiringGraph: Sendable {
             let set = Set(envs.compactMap { $0 })
             return set.count == 1 ? set.first : nil
         }
-        // every Flux Kustomization, and the files it applies: as the clusters say, else the files under its path
+        // the Flux Kustomizations, and the files each builds (the Model's reading of their paths)
         var filesOf: [Int: [Int]] = [:]
-        for (o, object) in model.objects.enumerated() {
-            guard case .kustomization(let spec)? = object.flux else { continue }
-            filesOf[o] = []
-            if model.clusters.clusters.isEmpty, let path = spec.path {
-                var dir = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
-                while dir.hasSuffix("/") { dir.removeLast() }
-                filesOf[o] = model.files.indices.filter { dir.isEmpty || dir == "." || model.files[$0].path.hasPrefix(dir + "/") }
-            }
-        }
         for (file, ks) in model.clusters.kustomizationsOfFile { for k in ks { filesOf[k, default: []].append(file) } }
         var appliedBy: [Int: [Int]] = [:]
         for (k, files) in filesOf { for f in files { appliedBy[f, default: []].append(k) } }
