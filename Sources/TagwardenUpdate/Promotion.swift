@@ -183,52 +183,64 @@ public struct Promotion: Sendable {
     /// back as a model: every production field must name the new tag and digest, or nothing is written.
     public func rewrite(_ model: Model, files: [SourceFile], digest: String) throws -> [FileRewrite] {
         var edits: [Int: [(edit: Edit, line: Int, column: Int, old: String, new: String, object: Int?)]] = [:]
-        var parsed: [Int: YAMLFile] = [:]
+        // a file is parsed again only where a key is added or a sibling looked up: the Model has the rest
+        var parsed: [Int: (y: YAMLFile, scalarAt: [Int: Int])] = [:]
         for site in sites {
             let img = model.images[site.image]
             let file = img.file
-            if parsed[file] == nil {
+            let bytes = model.files[file].bytes
+            func tree() -> (y: YAMLFile, scalarAt: [Int: Int]) {
+                if let known = parsed[file] { return known }
                 var y = YAMLFile()
-                y.reparse(model.files[file].bytes)
-                parsed[file] = y
+                y.reparse(bytes)
+                var at: [Int: Int] = [:]
+                for (i, n) in y.nodes.enumerated() where n.kind == .scalar { at[n.span.start.offset] = i }
+                parsed[file] = (y, at)
+                return (y, at)
             }
-            let y = parsed[file]!
             func node(at span: SourceSpan) throws -> Int {
-                guard let n = y.nodes.indices.first(where: { y.nodes[$0].kind == .scalar && y.nodes[$0].span.start.offset == span.start.offset }) else {
+                guard let n = tree().scalarAt[span.start.offset] else {
                     throw TagwardenError("\(site.path):\(span.start.line): the field could not be found again")
-                }
-                if y.nodes[n].style.isBlock {
-                    throw TagwardenError("\(site.path):\(span.start.line): the field is a block scalar: promote does not rewrite those; write it on one line")
                 }
                 return n
             }
-            func replace(_ span: SourceSpan, with value: String) throws {
-                let n = try node(at: span)
+            func replace(_ span: SourceSpan, holding current: String, with value: String) throws {
+                let style = Setters.style(at: span.start.offset, in: bytes)
+                if style.isBlock {
+                    throw TagwardenError("\(site.path):\(span.start.line): the field is a block scalar: promote does not rewrite those; write it on one line")
+                }
                 // a field that holds the value already is left as it is
-                if y.value(n) == value { return }
-                let inFlow = y.nodes[n].parent >= 0 && y.nodes[y.nodes[n].parent].isFlow
-                edits[file, default: []].append((Edit(span: span, replacement: Setters.encode(value, style: y.nodes[n].style, inFlow: inFlow)),
-                                                 span.start.line, span.start.column, y.value(n), value, img.object))
+                if current == value { return }
+                // promote's values (`name:tag@digest`, a tag, a digest) hold no flow indicator: a flow collection around
+                // the field does not change how they are quoted
+                edits[file, default: []].append((Edit(span: span, replacement: Setters.encode(value, style: style, inFlow: false)),
+                                                 span.start.line, span.start.column, current, value, img.object))
             }
             if !img.isParts && img.name != nil {
                 // one field holds the whole reference
-                try replace(img.span, with: img.name! + ":" + productionTag + "@" + digest)
+                try replace(img.span, holding: img.text, with: img.name! + ":" + productionTag + "@" + digest)
                 continue
             }
             // an image in parts: its tag field, and its digest field
             let anchor: SourceSpan
             if let tag = img.tag {
-                try replace(tag.span, with: productionTag)
+                try replace(tag.span, holding: tag.value, with: productionTag)
                 anchor = tag.span
             } else if img.origin == .kustomize {
                 anchor = img.span
-                try insert(key: "newTag", value: productionTag, after: try node(at: img.span), in: y, file: file, object: img.object, edits: &edits, site: site)
+                try insert(key: "newTag", value: productionTag, after: try node(at: img.span), in: tree().y, file: file, object: img.object,
+                           edits: &edits, site: site)
             } else {
                 throw TagwardenError("\(site.path):\(site.line): the \(to.name) image has no tag field to write \(productionTag) to")
             }
+            if let field = img.digestField {
+                try replace(field.span, holding: field.value, with: digest)
+                continue
+            }
             let tagNode = try node(at: anchor)
-            if let field = img.digestField?.span ?? sibling("digest", of: tagNode, in: y).map({ y.nodes[$0].span }) {
-                try replace(field, with: digest)
+            let y = tree().y
+            if let sibling = sibling("digest", of: tagNode, in: y) {
+                try replace(y.nodes[sibling].span, holding: y.value(sibling), with: digest)
             } else if img.origin == .kustomize {
                 try insert(key: "digest", value: digest, after: tagNode, in: y, file: file, object: img.object, edits: &edits, site: site)
             } else {

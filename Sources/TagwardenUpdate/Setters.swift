@@ -111,16 +111,7 @@ public struct MarkedFile: Sendable {
         for k in markers {
             let m = model.markers[k]
             guard m.context == .value, let ref = m.ref, let scalar = m.scalar else { continue }
-            // how the value is written shows in its first byte
-            let style: ScalarStyle
-            switch scalar.span.start.offset < facts.bytes.count ? facts.bytes[scalar.span.start.offset] : 0 {
-            case UInt8(ascii: "\""): style = .doubleQuoted
-            case UInt8(ascii: "'"): style = .singleQuoted
-            case UInt8(ascii: "|"): style = .literal
-            case UInt8(ascii: ">"): style = .folded
-            default: style = .plain
-            }
-            marks.append(Mark(ref: ref, scalar: scalar, style: style, inFlow: nil,
+            marks.append(Mark(ref: ref, scalar: scalar, style: Setters.style(at: scalar.span.start.offset, in: facts.bytes), inFlow: nil,
                               object: m.object.map { Setters.identity(model.objects[$0]) } ?? .none))
         }
         self.init(path: facts.path, bytes: facts.bytes, marks: marks, unreadable: facts.fluxCannotRead)
@@ -326,6 +317,17 @@ public enum Setters {
             if value.isEmpty || isYAML11NonString(value) { return doubleQuoted(value) }
             if printable, plainSafe(value, inFlow: inFlow) { return value }
             return printable ? "'" + value.replacingOccurrences(of: "'", with: "''") + "'" : doubleQuoted(value)
+        }
+    }
+
+    /// How the scalar that starts at `offset` is written: its first byte shows it.
+    static func style(at offset: Int, in bytes: [UInt8]) -> ScalarStyle {
+        switch offset < bytes.count ? bytes[offset] : 0 {
+        case UInt8(ascii: "\""): .doubleQuoted
+        case UInt8(ascii: "'"): .singleQuoted
+        case UInt8(ascii: "|"): .literal
+        case UInt8(ascii: ">"): .folded
+        default: .plain
         }
     }
 
