@@ -11,26 +11,27 @@ public enum RegistryAudit {
         // the tags the manifests name, once each: by the name as written (the registry's address), keyed by the normalised one
         var wanted: [(image: String, tag: String)] = []
         var keys: [String] = []
-        var seen: Set<String> = []
+        var index: [String: Int] = [:]
+        var pins: [Int: Set<String>] = [:]   // the digests pinned beside each tag
         for i in model.images.indices {
             let img = model.images[i]
             guard img.invalid == nil, !img.retagged, img.substitution?.isRepeat != true, let tag = img.tag?.value,
                   let (name, normalized) = model.repositoryName(i) else { continue }
             let key = RegistryFacts.key(name: normalized, tag: tag)
-            guard seen.insert(key).inserted else { continue }
-            wanted.append((name, tag))
-            keys.append(key)
+            let k = index[key] ?? wanted.count
+            if k == wanted.count {
+                index[key] = k
+                wanted.append((name, tag))
+                keys.append(key)
+            }
+            if let pinned = img.digest { pins[k, default: []].insert(pinned) }
         }
         for (k, state) in source.lookup(wanted, notes: &facts.notes) { facts.tags[keys[k]] = state }
         // a pin that is not the tag's index digest may be one of its platforms' (read only then: a GET is a pull)
-        var platformsOf: [String: [String]] = [:]
-        for i in model.images.indices {
-            let img = model.images[i]
-            guard let pinned = img.digest, let tag = img.tag?.value, let (name, normalized) = model.repositoryName(i) else { continue }
-            let key = RegistryFacts.key(name: normalized, tag: tag)
-            guard case .present(let digest?, let type?, []) = facts.tags[key], digest != pinned, type.contains("index") || type.contains("list") else { continue }
-            if platformsOf[key] == nil { platformsOf[key] = source.platforms(of: name, digest: digest) ?? [] }
-            facts.tags[key] = .present(digest: digest, mediaType: type, platforms: platformsOf[key]!)
+        for (k, pinned) in pins {
+            guard case .present(let digest?, let type?, _) = facts.tags[keys[k]], !pinned.subtracting([digest]).isEmpty,
+                  type.contains("index") || type.contains("list") else { continue }
+            facts.tags[keys[k]] = .present(digest: digest, mediaType: type, platforms: source.platforms(of: wanted[k].image, digest: digest) ?? [])
         }
 
         // what the policies select now, as update would write it
