@@ -10,7 +10,7 @@ import Testing
         try open.push("acme/web", tags: ["1.4.2"], seed: "1.4.2")
         let index = try open.push("acme/api", tags: ["2.0.0"], platforms: 2, seed: "api")
         // a platform of the index, as someone pins one architecture
-        let platforms = try indexPlatforms(open, "acme/api", index)
+        let platforms = try open.platforms("acme/api", index: index)
         let platform = try #require(platforms.first)
         let moved = try open.push("acme/worker", tags: ["3.0.0"], seed: "first")
         try open.push("acme/worker", tags: ["3.0.0"], seed: "pushed again")
@@ -61,7 +61,7 @@ import Testing
             "marker-behind apps/web.yaml:1:39",
         ], "\(res.described)")
         let messages = res.findingObjects.compactMap { $0["message"] as? String }
-        let now = try #require(try registryDigestPrefix(open, "acme/worker", "3.0.0"))
+        let now = try #require(try open.manifest("acme/worker", "3.0.0")?.digest.prefix(19)).appending("…")
         #expect(messages.contains("\(o)/acme/worker:3.0.0 is \(now) in the registry, "
                                   + "but this pins \(moved.prefix(19))…: the tag was pushed again, or the pin is not this tag's build; the runtime pulls the pinned digest"),
                 "\(messages)")
@@ -76,30 +76,5 @@ import Testing
             "image-tag-missing apps/pods.yaml:8:14", "marker-behind apps/web.yaml:1:39"], "\(fromFile.described)")
         let both = try r.audit("--tags", ".git/tags.yaml", "--registry", env: env)
         #expect(both.code == 2 && both.stderr.contains("give --registry or --tags, not both"), "\(both.described)")
-    }
-
-    /// The digests of the manifests of an index in the registry.
-    func indexPlatforms(_ registry: LocalRegistry, _ repository: String, _ digest: String) throws -> [String] {
-        let body = try ask(registry, repository, digest, method: "GET")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
-        return (json["manifests"] as? [[String: Any]] ?? []).compactMap { $0["digest"] as? String }
-    }
-
-    /// The start of what the registry names `repository:tag`, as messages shorten digests.
-    func registryDigestPrefix(_ registry: LocalRegistry, _ repository: String, _ tag: String) throws -> Substring? {
-        let digest = try ask(registry, repository, tag, method: "HEAD")
-        return digest.isEmpty ? nil : digest.prefix(19) + "…"
-    }
-
-    /// A manifest's body (GET) or digest (HEAD), asked with urllib: the client under test out of the way.
-    func ask(_ registry: LocalRegistry, _ repository: String, _ reference: String, method: String) throws -> String {
-        let script = """
-            import sys, urllib.request
-            r = urllib.request.urlopen(urllib.request.Request(sys.argv[1], method=sys.argv[2], headers={"Accept": "application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json"}))
-            print(r.headers["Docker-Content-Digest"] if sys.argv[2] == "HEAD" else r.read().decode())
-            """
-        let res = try run("/usr/bin/python3", ["-c", script, "http://\(registry.host)/v2/\(repository)/manifests/\(reference)", method], cwd: "/")
-        #expect(res.code == 0, "\(res.described)")
-        return res.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

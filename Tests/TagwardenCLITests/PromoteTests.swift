@@ -9,27 +9,9 @@ import Testing
     static let stagingTag = "staging-v1.4.0-3f2a9c1-1732300000"
     static let productionTag = "production-v1.4.0-3f2a9c1-1732300000"
 
-    /// What the registry names `repository:tag` now (HEAD of the manifest, as the test's user), or nil.
+    /// What the registry names `repository:tag` now, as the test's user, or nil.
     func registryDigest(_ registry: LocalRegistry, _ repository: String, _ tag: String, auth: (String, String)? = nil) throws -> String? {
-        let script = #"""
-        import base64, json, sys, urllib.request, urllib.error
-        host, repo, tag, user, password, realm = sys.argv[1:7]
-        headers = {"Accept": "application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json"}
-        if realm:
-            t = urllib.request.Request(realm + "?service=test-registry&scope=repository:" + repo + ":pull")
-            t.add_header("Authorization", "Basic " + base64.b64encode((user + ":" + password).encode()).decode())
-            headers["Authorization"] = "Bearer " + json.loads(urllib.request.urlopen(t).read())["token"]
-        try:
-            r = urllib.request.urlopen(urllib.request.Request(f"http://{host}/v2/{repo}/manifests/{tag}", method="HEAD", headers=headers))
-            print(r.headers["Docker-Content-Digest"])
-        except urllib.error.HTTPError as e:
-            if e.code != 404: raise
-        """#
-        let res = try run("/usr/bin/python3", ["-c", script, registry.host, repository, tag, auth?.0 ?? "", auth?.1 ?? "",
-                                               registry.tokenPort > 0 ? "http://127.0.0.1:\(registry.tokenPort)/token" : ""], cwd: "/")
-        guard res.code == 0 else { throw PromoteTestError(description: "reading the registry failed: \(res.stderr)") }
-        let out: String = res.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        return out.isEmpty ? nil : out
+        try registry.manifest(repository, tag, auth: auth)?.digest
     }
 
     /// A repository whose staging runs `image:stagingTag` (pinned to `stagingDigest` when given), and whose production
@@ -299,11 +281,7 @@ import Testing
         #expect(mislabelled.code == 2 && mislabelled.stderr.contains("names the version identity v2.0.0-bbbbbbb-1732399999, but staging runs "
                                                                       + "v1.4.0-3f2a9c1-1732300000"), "\(mislabelled.described)")
         // staging pins one platform of the index its tag names: said so, not "the tag moved"
-        let platforms = try run("/usr/bin/python3", ["-c", """
-            import json, sys, urllib.request
-            r = urllib.request.Request(sys.argv[1], headers={"Accept": "application/vnd.oci.image.index.v1+json"})
-            print(json.loads(urllib.request.urlopen(r).read())["manifests"][0]["digest"])
-            """, "http://\(registry.host)/v2/acme/web/manifests/\(index)"], cwd: "/").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let platforms = try #require(try registry.platforms("acme/web", index: index).first)
         let (_, pinsPlatform) = try repository(image: image, stagingDigest: platforms)
         let platform = try promote(pinsPlatform, [image, "--from", "staging", "--to", "production", "--dry-run"], config: config)
         #expect(platform.code == 1 && platform.stderr.contains("staging pins \(platforms), one platform of the multi-arch index \(index)"),
@@ -324,6 +302,3 @@ import Testing
     }
 }
 
-struct PromoteTestError: Error, CustomStringConvertible {
-    let description: String
-}

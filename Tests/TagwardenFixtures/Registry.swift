@@ -200,6 +200,49 @@ public final class LocalRegistry: @unchecked Sendable {
         return Int(UInt16(bigEndian: addr.sin_port))
     }
 
+    /// What the registry holds under `reference` (a tag or a digest) of `repository`, asked with urllib (the client
+    /// under test out of the way), as Basic user `auth` when given: the digest it names and the manifest; nil when there
+    /// is none.
+    public func manifest(_ repository: String, _ reference: String, auth: (String, String)? = nil) throws -> (digest: String, body: String)? {
+        let script = #"""
+        import base64, json, ssl, sys, urllib.request, urllib.error
+        url, repo, user, password, realm = sys.argv[1:6]
+        headers = {"Accept": "application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json"}
+        basic = "Basic " + base64.b64encode((user + ":" + password).encode()).decode()
+        if realm:
+            t = urllib.request.Request(realm + "?service=test-registry&scope=repository:" + repo + ":pull", headers={"Authorization": basic})
+            headers["Authorization"] = "Bearer " + json.loads(urllib.request.urlopen(t).read())["token"]
+        elif user:
+            headers["Authorization"] = basic
+        try:
+            r = urllib.request.urlopen(urllib.request.Request(url, headers=headers), context=ssl._create_unverified_context())
+            print(r.headers["Docker-Content-Digest"]); print(r.read().decode())
+        except urllib.error.HTTPError as e:
+            if e.code != 404: raise
+        """#
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = ["-c", script, "\(tls ? "https" : "http")://\(host)/v2/\(repository)/manifests/\(reference)", repository,
+                       auth?.0 ?? "", auth?.1 ?? "", tokenPort > 0 ? "http://127.0.0.1:\(tokenPort)/token" : ""]
+        let output = Pipe(), errors = Pipe()
+        p.standardOutput = output
+        p.standardError = errors
+        try p.run()
+        let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let problem = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw HarnessError("reading the test registry failed: \(problem)") }
+        guard let newline = out.firstIndex(of: "\n") else { return nil }
+        return (String(out[..<newline]), String(out[out.index(after: newline)...]))
+    }
+
+    /// The digests of the manifests of the index `digest` names.
+    public func platforms(_ repository: String, index digest: String) throws -> [String] {
+        guard let body = try manifest(repository, digest)?.body,
+              let json = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else { return [] }
+        return (json["manifests"] as? [[String: Any]] ?? []).compactMap { $0["digest"] as? String }
+    }
+
     /// Pushes one small image (a config and a layer) under each of `tags` of `repository`, as user `auth` when given;
     /// returns the manifest's digest. `platforms` > 0 pushes a multi-arch index of that many images instead, and returns
     /// the index's digest. The content is a function of `seed` (and each image's architecture): the same seed, the same
