@@ -108,9 +108,7 @@ public final class RegistryClient {
     /// The digest the registry gives for `tag` (a `HEAD` of its manifest, which Docker Hub does not count as a pull),
     /// and its media type; nil when there is no such tag.
     public func digest(_ repository: RegistryRepository, tag: String) throws -> (digest: String, mediaType: String?)? {
-        let request = HTTPRequest(method: "HEAD", url: repository.base + "/manifests/" + tag,
-                                  headers: [("Accept", Self.manifestTypes.joined(separator: ", "))], timeout: timeout)
-        let response = try send(request, repository: repository, scope: "repository:\(repository.path):pull")
+        let response = try askManifest(repository, reference: tag, method: "HEAD")
         if response.status == 404 { return nil }
         guard response.status == 200, let digest = response.header("Docker-Content-Digest") else {
             throw failure(response, "reading the digest of \(repository.path):\(tag)", repository)
@@ -121,9 +119,7 @@ public final class RegistryClient {
     /// The manifest `reference` (a tag or a digest) names, byte for byte, with its media type and the registry's digest
     /// of it; nil when there is none. A GET, which Docker Hub counts as a pull: only `promote` asks for one.
     public func manifest(_ repository: RegistryRepository, reference: String) throws -> (bytes: [UInt8], mediaType: String, digest: String)? {
-        let request = HTTPRequest(url: repository.base + "/manifests/" + reference,
-                                  headers: [("Accept", Self.manifestTypes.joined(separator: ", "))], timeout: timeout)
-        let response = try send(request, repository: repository, scope: "repository:\(repository.path):pull")
+        let response = try askManifest(repository, reference: reference, method: "GET")
         if response.status == 404 { return nil }
         guard response.status == 200, let type = response.header("Content-Type") else {
             throw failure(response, "reading the manifest \(repository.path)@\(reference)", repository)
@@ -135,12 +131,17 @@ public final class RegistryClient {
     /// Why the registry has no manifest under `tag`, as its error code says (`MANIFEST_UNKNOWN`, `NAME_UNKNOWN`): a GET
     /// after a HEAD answered 404 (a HEAD's answer has no body). Nil when the answer has no code; "" when the tag exists.
     public func absence(_ repository: RegistryRepository, tag: String) throws -> String? {
-        let request = HTTPRequest(url: repository.base + "/manifests/" + tag,
-                                  headers: [("Accept", Self.manifestTypes.joined(separator: ", "))], timeout: timeout)
-        let response = try send(request, repository: repository, scope: "repository:\(repository.path):pull")
+        let response = try askManifest(repository, reference: tag, method: "GET")
         if response.status == 200 { return "" }
         guard response.status == 404 else { throw failure(response, "reading the manifest \(repository.path):\(tag)", repository) }
         return (try? JSON.parse(String(decoding: response.body, as: UTF8.self)))?["errors"]?.arrayValue?.first?["code"]?.stringValue
+    }
+
+    /// A HEAD or GET of the manifest `reference` names, accepting every manifest and index type.
+    func askManifest(_ repository: RegistryRepository, reference: String, method: String) throws -> HTTPResponse {
+        let request = HTTPRequest(method: method, url: repository.base + "/manifests/" + reference,
+                                  headers: [("Accept", Self.manifestTypes.joined(separator: ", "))], timeout: timeout)
+        return try send(request, repository: repository, scope: "repository:\(repository.path):pull")
     }
 
     /// Puts `bytes` (a manifest already in the repository, under another reference) under `tag`; returns the digest the
