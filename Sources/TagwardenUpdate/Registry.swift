@@ -128,6 +128,13 @@ public final class RegistryClient {
         return (response.body, type, digest)
     }
 
+    /// The digests of the manifests of the index `digest` names (a multi-arch image's platforms); nil when it is none.
+    public func platforms(_ repository: RegistryRepository, index digest: String) throws -> [String]? {
+        guard let manifest = try manifest(repository, reference: digest),
+              let list = (try? JSON.parse(String(decoding: manifest.bytes, as: UTF8.self)))?["manifests"]?.arrayValue else { return nil }
+        return list.compactMap { $0["digest"]?.stringValue }
+    }
+
     /// Why the registry has no manifest under `tag`, as its error code says (`MANIFEST_UNKNOWN`, `NAME_UNKNOWN`): a GET
     /// after a HEAD answered 404 (a HEAD's answer has no body). Nil when the answer has no code; "" when the tag exists.
     public func absence(_ repository: RegistryRepository, tag: String) throws -> String? {

@@ -315,9 +315,7 @@ public final class RegistryTagSource: TagSource {
     }
 
     public func platforms(of image: String, digest: String) -> [String]? {
-        guard let manifest = try? client.manifest(repository(image), reference: digest),
-              let json = try? JSON.parse(String(decoding: manifest.bytes, as: UTF8.self)) else { return nil }
-        return json["manifests"]?.arrayValue?.compactMap { $0["digest"]?.stringValue }
+        (try? client.platforms(repository(image), index: digest)) ?? nil
     }
 
     public var requests: Int { client.requests + workerRequests }

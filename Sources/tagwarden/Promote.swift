@@ -115,160 +115,21 @@ struct Promote: ParsableCommand {
         let snapshot = try ws.snapshot(rev: head, maxFileSize: nil)
         let model = try Model.build(snapshot.files, config: ws.config, profile: nil, remoteURLs: snapshot.remoteURLs)
         let promotion = try Promotion.plan(model, request: PromotionRequest(image: image, from: from, to: to, digest: digest, tag: tag))
-        let from = promotion.from.name, to = promotion.to.name
-        let branch = self.branch ?? promotion.branch
-        guard GitRepository.isValidBranchName(branch) else { throw TagwardenError("'\(branch)' is not a valid branch name") }
-
-        // the registry: what staging's tag names now, and whether the production tag is free
+        var options = PromotionRun.Options()
+        options.digest = digest
+        options.branch = branch
+        options.dryRun = dryRun
+        options.sign = sign
+        options.push = push
+        options.remote = remote
         let (credentials, client) = try access.client(limits: RegistryLimits(timeLimit: 600))
-        let registry = promotion.repository
-        let credential = credentials.credential(for: registry.host)
-        if let cluster = promotion.clusterCredential {
-            say("note: the ImageRepository for \(image) reads credentials from \(cluster) in the cluster; here "
-                + (credential.map { "\($0.origin) is used" } ?? "access is anonymous"))
-        }
-        let stagingRef = promotion.stagingTag.map { "\(image):\($0)" } ?? "\(image)@\(promotion.stagingDigest ?? "")"
-        say("\(from) runs \(stagingRef)\(promotion.stagingTag != nil && promotion.stagingDigest != nil ? "@\(promotion.stagingDigest!)" : "") (\(promotion.stagingSites.joined(separator: ", ")))")
-        let artifact: (digest: String, mediaType: String?)
-        if let stagingTag = promotion.stagingTag {
-            guard let now = try client.digest(registry, tag: stagingTag) else {
-                throw PromotionRefused("\(image):\(stagingTag) is not in the registry (\(registry.host)): nothing to promote")
-            }
-            if let tested = promotion.stagingDigest ?? digest, tested != now.digest {
-                // one platform of the tag's index is the same build, but not one promote can retag whole
-                let type = now.mediaType ?? ""
-                if type.contains("index") || type.contains("list"),
-                   let manifest = try client.manifest(registry, reference: now.digest),
-                   let json = try? JSON.parse(String(decoding: manifest.bytes, as: UTF8.self)),
-                   (json["manifests"]?.arrayValue ?? []).contains(where: { $0["digest"]?.stringValue == tested }) {
-                    throw PromotionRefused("\(from) pins \(tested), one platform of the multi-arch index \(now.digest) that \(stagingTag) names: "
-                                           + "promote retags whole builds; pin the index digest in \(from) to promote it")
-                }
-                throw PromotionRefused("\(from)'s tag now points to another build: \(stagingTag) is \(now.digest) in the registry, but \(from) "
-                                       + "was tested with \(tested); test the new build first, or put the tested build back under the tag")
-            }
-            if promotion.stagingDigest == nil && digest == nil {
-                say("note: \(from) does not pin a digest: promoting what \(stagingTag) names now; give --digest to check it is the build you tested")
-            }
-            artifact = now
-        } else {
-            let pinned = promotion.stagingDigest!
-            guard let found = try client.digest(registry, tag: pinned) else {
-                throw PromotionRefused("\(image)@\(pinned) is not in the registry (\(registry.host)): nothing to promote")
-            }
-            artifact = found
-        }
-        say("registry: \(promotion.stagingTag ?? "the digest") names \(artifact.digest)\(artifact.mediaType.map { " (\($0))" } ?? "")")
-        let existing = try client.digest(registry, tag: promotion.productionTag)
-        if let existing, existing.digest != artifact.digest {
-            throw PromotionRefused("\(image):\(promotion.productionTag) exists and names another build, \(existing.digest): not overwritten; "
-                                   + "give another --tag, or find out who pushed it")
-        }
-
-        let rewrites = try promotion.rewrite(model, files: snapshot.files, digest: artifact.digest)
-        let since = try promotion.stagingSince(repo, head: head)
-        let message = promotion.message(digest: artifact.digest, mediaType: artifact.mediaType, testedAt: head, since: since,
-                                        rewrites: rewrites, branch: branch)
-        var result = Outcome(promotion: promotion, digest: artifact.digest, mediaType: artifact.mediaType, testedAt: head, since: since,
-                             rewrites: rewrites, branch: branch, message: message, tagged: existing != nil ? "already" : "no")
-
-        if dryRun {
-            result.tagged = existing != nil ? "already" : "would"
-            emit(result)
-            return 0
-        }
-        // checked before the registry is touched: what would stop the commit or the push
-        var signer: CommitSigner?
-        if !rewrites.isEmpty {
-            if let there = repo.branchInTheWay(of: branch) {
-                throw PromotionRefused(there == branch ? "branch \(branch) exists: delete it, or give another --branch"
-                                       : "branch \(there) is in the way of \(branch) (git keeps branches as paths): give another --branch")
-            }
-            guard let email = repo.configString("user.email") else { throw TagwardenError("git has no user.email: set it to commit the promotion") }
-            if sign || CommitSigner.configured(repo) {
-                let s = try CommitSigner.fromConfig(repo, email: email)
-                _ = try s.sign("tagwarden promote: can this key sign?\n")
-                signer = s
-            }
-            if push && !repo.isRemote(remote) {
-                throw TagwardenError("cannot push to '\(GitRepository.redacted(remote))': no such remote (a name in git remote, or a URL)")
-            }
-        }
-        let lock = try UpdateLock(gitDir: repo.commonDir)
-        defer { lock.release() }
-
-        if existing == nil {
-            guard let manifest = try client.manifest(registry, reference: artifact.digest) else {
-                throw PromotionRefused("\(image)@\(artifact.digest) could not be read from the registry")
-            }
-            // the bytes are the digest's: content-addressed, checked here rather than trusted
-            if artifact.digest.hasPrefix("sha256:"), RegistryClient.sha256Digest(manifest.bytes) != artifact.digest {
-                throw PromotionRefused("the registry's manifest for \(artifact.digest) hashes to \(RegistryClient.sha256Digest(manifest.bytes)): not retagged")
-            }
-            let put = try client.putManifest(registry, tag: promotion.productionTag, bytes: manifest.bytes, mediaType: manifest.mediaType)
-            let readBack = try client.digest(registry, tag: promotion.productionTag)?.digest
-            guard put == artifact.digest, readBack == artifact.digest else {
-                throw PromotionRefused("\(image):\(promotion.productionTag) reads back as \(readBack ?? "nothing") (the registry answered \(put)), "
-                                       + "not \(artifact.digest): the manifests are not changed")
-            }
-            result.tagged = "yes"
-            say("registry: tagged \(artifact.digest) as \(promotion.productionTag), read back identical")
-        } else {
-            say("registry: \(promotion.productionTag) names \(artifact.digest) already")
-        }
-
-        guard !rewrites.isEmpty else {
-            say("\(to) runs \(image):\(promotion.productionTag)@\(artifact.digest) already: nothing to commit")
-            emit(result)
-            return 0
-        }
-        let email = repo.configString("user.email")!
-        let author = Committer.signature(name: repo.configString("user.name") ?? email, email: email)
-        let headOID = GitOID(hex: head)!
-        let current = repo.currentBranch.map { String($0.dropFirst("refs/heads/".count)) } ?? "HEAD"
-        let target = CommitTarget(checkoutBranch: current, pushBranch: branch, checkoutTip: headOID, base: headOID, pushTip: nil, checkedOut: false)
-        let commit = try Committer.commit(rewrites, on: target, repo: repo, workdir: nil, author: author, committer: author, message: message,
-                                          sign: signer.map { s in { try s.sign($0) } }, reflog: "tagwarden promote: \(promotion.productionTag)")
-        result.commit = commit.hex
-        say("committed \(commit.hex) on \(branch)")
-        if push {
-            // the branch is new: a remote that has one of that name already is refused (a lease on its absence)
-            let outcome: Pusher.Outcome
-            do {
-                outcome = try Pusher.push(repo, remote: remote, branch: branch, commit: commit, lease: .some(nil), refspec: nil)
-            } catch let e as TagwardenError {
-                throw TagwardenError("\(e.message); commit \(commit.hex) is on your \(branch), unpushed: push it with git push")
-            }
-            switch outcome {
-            case .pushed:
-                result.pushed = true
-                say("pushed \(branch) to \(GitRepository.redacted(remote)): open a pull request from it")
-            case .remoteMoved(let there):
-                throw PromotionRefused("\(GitRepository.redacted(remote)) has a branch \(branch) already (at \(there?.hex.prefix(12) ?? "?")): "
-                                       + "commit \(commit.hex) is on your \(branch), unpushed")
-            }
-        }
+        let result = try PromotionRun(repo: repo, client: client, credentials: credentials, options: options, say: say)
+            .run(promotion, model: model, files: snapshot.files, head: head)
         emit(result)
         return 0
     }
 
-    /// What the run did, for the report.
-    struct Outcome {
-        let promotion: Promotion
-        let digest: String
-        let mediaType: String?
-        let testedAt: String
-        let since: (commit: String, subject: String)?
-        let rewrites: [FileRewrite]
-        let branch: String
-        let message: String
-        /// The production tag: "yes" (tagged now), "already", "would" (--dry-run).
-        var tagged: String
-        var commit: String?
-        var pushed = false
-    }
-
-    func emit(_ r: Outcome) {
+    func emit(_ r: PromotionRun.Outcome) {
         let p = r.promotion
         switch format {
         case .json:
