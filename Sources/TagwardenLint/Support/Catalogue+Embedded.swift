@@ -2645,6 +2645,33 @@ nonTriggering:
           policy:
             semver:
               range: '>=1.0.0'
+  - description: a base that a prefixed overlay and a plain one both build has both names
+    files:
+      apps/base/kustomization.yaml: |
+        namespace: flux-system
+        resources: [policy.yaml]
+      apps/base/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '>=1.0.0'
+      apps/staging/kustomization.yaml: |
+        namePrefix: stg-
+        resources: [../base]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.0.0 # {"$imagepolicy": "flux-system:stg-web:tag"}
+      apps/production/kustomization.yaml: |
+        resources: [../base]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: 1.0.0 # {"$imagepolicy": "flux-system:web:tag"}
 """#),
         ("marker-value-rejected.yaml", #"""
 id: marker-value-rejected
@@ -3569,6 +3596,37 @@ nonTriggering:
         spec:
           imageRepositoryRef:
             name: prod-web
+          policy:
+            semver:
+              range: '>=1.0.0'
+  - description: a kustomize configuration has kustomize rewrite the reference along with the name
+    files:
+      flux/kustomization.yaml: |
+        namePrefix: prod-
+        namespace: flux-system
+        resources: [images.yaml]
+        configurations: [names.yaml]
+      flux/names.yaml: |
+        nameReference:
+          - kind: ImageRepository
+            fieldSpecs:
+              - kind: ImagePolicy
+                path: spec/imageRepositoryRef/name
+      flux/images.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+        spec:
+          image: ghcr.io/acme/web
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+        spec:
+          imageRepositoryRef:
+            name: web
           policy:
             semver:
               range: '>=1.0.0'

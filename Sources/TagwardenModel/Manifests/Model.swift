@@ -177,9 +177,14 @@ public struct Model: Sendable {
         let includedBy = kustomizeInclusions(resources)
         var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, includedBy: includedBy, clusters: clusters)
         var writtenName: [Int: String] = [:]
-        for (i, name) in resolveNames(objects, files: facts, includedBy: includedBy) {
+        let names = resolveNames(objects, files: facts, includedBy: includedBy)
+        for (i, name) in names.renamed {
             writtenName[i] = objects[i].name
             objects[i] = objects[i].renamed(name)
+            if let ref = names.reference[i], case .imagePolicy(var spec)? = objects[i].flux, let written = spec.repositoryName {
+                spec.repositoryName = Located(value: ref, span: written.span, type: written.type)
+                objects[i] = objects[i].replacingFlux(.imagePolicy(spec))
+            }
         }
         var env = EnvironmentModel.base(config: config, profile: profile)
         let clues = facts.indices.map { env.clues(path: facts[$0].path) }
@@ -254,7 +259,7 @@ public struct Model: Sendable {
         let (flux, resolutions) = FluxIndex.build(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
                                    nonResources: nonResources, markers: markers, markerEnvironment: markerEnvironment,
                                    expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)),
-                                   bootstrapSources: bootstrapSources)
+                                   bootstrapSources: bootstrapSources, alsoNamed: names.alsoNamed)
         let unlisted = unlistedResources(resources, builds: builds)
         var resolved: [ResolvedMarker] = []
         resolved.reserveCapacity(markers.count)
@@ -471,44 +476,102 @@ public struct Model: Sendable {
         return (out, overrides)
     }
 
-    /// The image-automation objects (ImagePolicies, ImageRepositories, ImageUpdateAutomations) that kustomize renames: a
+    /// How kustomize names the image-automation objects (ImagePolicies, ImageRepositories, ImageUpdateAutomations): a
     /// kustomization's `namePrefix` and `nameSuffix` rename every object it builds but Namespaces and
     /// CustomResourceDefinitions, each kustomization of a chain of `resources:` around the name of the one inside it
-    /// (`outer-inner-name-inner-outer`). kustomize rewrites no reference to these kinds (it knows no nameReference for
-    /// them): a policy's `imageRepositoryRef` and a marker keep the name as written, and name nothing when it changed.
-    /// Chains that rename differently leave the written name. Returns object → name, for those renamed.
-    static func resolveNames(_ objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]]) -> [Int: String] {
-        guard objects.contains(where: { $0.kustomizeNamePrefix != nil || $0.kustomizeNameSuffix != nil }) else { return [:] }
-        /// The (prefix, suffix) pairs the chains from kustomization k outwards add.
-        var memo: [Int: [(String, String)]] = [:]
-        func chain(_ k: Int, _ depth: Int) -> [(String, String)] {
+    /// (`outer-inner-name-inner-outer`). kustomize rewrites a policy's `imageRepositoryRef` only where a kustomization of
+    /// the chain names a `configurations:` file whose `nameReference` says so; without one, the reference keeps the
+    /// written name. An object that several builds name differently (a base shared by a prefixed overlay and a plain
+    /// one) keeps its written name and is found by the others too.
+    struct Names {
+        /// Object → the one name every build gives it, where that is not the written one.
+        var renamed: [Int: String] = [:]
+        /// Object → the other names builds give it.
+        var alsoNamed: [Int: [String]] = [:]
+        /// Policy object → its `imageRepositoryRef` as the builds rewrite it.
+        var reference: [Int: String] = [:]
+    }
+
+    static func resolveNames(_ objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]]) -> Names {
+        var names = Names()
+        guard objects.contains(where: { $0.kustomizeNamePrefix != nil || $0.kustomizeNameSuffix != nil }) else { return names }
+        var fileIndex: [String: Int] = [:]
+        for (f, facts) in files.enumerated() { fileIndex[facts.path] = f }
+        /// Whether a configuration file of kustomization k has kustomize rewrite `spec/imageRepositoryRef/name`.
+        func rewritesReference(_ k: Int) -> Bool {
+            let dir = Path.dirname(files[objects[k].file].path)
+            return objects[k].kustomizeConfigFiles.contains { name in
+                guard let path = normalizePath(Sources.join(dir, name)), let f = fileIndex[path] else { return false }
+                let y = YAMLFile(parsing: files[f].bytes)
+                guard let root = y.documents.first?.root, let refs = y.get(root, "nameReference") else { return false }
+                return y.childNodes(refs).contains { ref in
+                    y.string(ref, "kind") == "ImageRepository" && y.get(ref, "fieldSpecs").map { specs in
+                        y.childNodes(specs).contains { spec in
+                            (y.string(spec, "kind").map { $0 == "ImagePolicy" } ?? true) && y.string(spec, "path") == "spec/imageRepositoryRef/name"
+                        }
+                    } == true
+                }
+            }
+        }
+        struct Affixes: Equatable { var prefix: String, suffix: String }
+        /// What a way adds to a name, whether it rewrites references, and the affixes after each of its kustomizations,
+        /// inside out (kustomize matches a reference against every name an object had on the way).
+        struct Way: Equatable {
+            var prefix: String, suffix: String, rewrites: Bool, steps: [Affixes]
+        }
+        /// The ways from kustomization k outwards: the prefix and suffix each adds, and whether references are rewritten.
+        var memo: [Int: [Way]] = [:]
+        func chain(_ k: Int, _ depth: Int) -> [Way] {
             if let m = memo[k] { return m }
-            let own = (objects[k].kustomizeNamePrefix ?? "", objects[k].kustomizeNameSuffix ?? "")
+            let prefix = objects[k].kustomizeNamePrefix ?? "", suffix = objects[k].kustomizeNameSuffix ?? ""
+            let own = Way(prefix: prefix, suffix: suffix, rewrites: !objects[k].kustomizeConfigFiles.isEmpty && rewritesReference(k),
+                          steps: [Affixes(prefix: prefix, suffix: suffix)])
             memo[k] = [own]
             guard depth < 64 else { return [own] }
             let parents = includedBy[Path.dirname(files[objects[k].file].path)] ?? []
-            var result: [(String, String)] = []
+            var result: [Way] = []
             for p in parents {
-                for (prefix, suffix) in chain(p, depth + 1) {
-                    let v = (prefix + own.0, own.1 + suffix)
-                    if !result.contains(where: { $0 == v }) { result.append(v) }
+                for outer in chain(p, depth + 1) {
+                    let v = Way(prefix: outer.prefix + own.prefix, suffix: own.suffix + outer.suffix, rewrites: own.rewrites || outer.rewrites,
+                                steps: own.steps + outer.steps.map { Affixes(prefix: $0.prefix + own.prefix, suffix: own.suffix + $0.suffix) })
+                    if !result.contains(v) { result.append(v) }
                 }
             }
             if parents.isEmpty { result = [own] }
             memo[k] = result
             return result
         }
-        var out: [Int: String] = [:]
+        var rewritten: [(policy: Int, reference: String, way: Way)] = []
         for (i, o) in objects.enumerated() where o.group == "image.toolkit.fluxcd.io" {
             guard let name = o.name else { continue }
-            var ways: [(String, String)] = []
+            var ways: [Way] = []
             for k in includedBy[files[o.file].path] ?? [] {
-                for w in chain(k, 0) where !ways.contains(where: { $0 == w }) { ways.append(w) }
+                for w in chain(k, 0) where !ways.contains(w) { ways.append(w) }
             }
-            guard ways.count == 1, let (prefix, suffix) = ways.first, !(prefix.isEmpty && suffix.isEmpty) else { continue }
-            out[i] = prefix + name + suffix
+            let made = ways.reduce(into: [String]()) { all, w in
+                let n = w.prefix + name + w.suffix
+                if !all.contains(n) { all.append(n) }
+            }
+            if made.count == 1, made[0] != name {
+                names.renamed[i] = made[0]
+                if ways.allSatisfy(\.rewrites), case .imagePolicy(let spec)? = o.flux, let ref = spec.repositoryName {
+                    rewritten.append((i, ref.value, ways[0]))
+                }
+            } else if made.count > 1 {
+                names.alsoNamed[i] = made.filter { $0 != name }
+            }
         }
-        return out
+        // kustomize rewrites a reference that names an ImageRepository of the build by any name it had on the way
+        let renamed = names.renamed
+        for (i, ref, way) in rewritten {
+            let target = objects.indices.first { r in
+                guard objects[r].kind == "ImageRepository", let written = objects[r].name, let final = renamed[r],
+                      final == way.prefix + written + way.suffix else { return false }
+                return ref == written || way.steps.contains { $0.prefix + written + $0.suffix == ref }
+            }
+            if let target { names.reference[i] = renamed[target] }
+        }
+        return names
     }
 
     /// The path of file `file`.
