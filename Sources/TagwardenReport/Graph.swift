@@ -107,7 +107,10 @@ public struct WiringGraph: Sendable {
             for k in (appliedBy[model.objects[o].file] ?? []).sorted() {
                 g.edges.append(Edge(from: "k\(k)", to: "a\(a)", state: state(model.objectEnvironment[k], automation.environment), relation: "applies"))
             }
-            for p in flux.policies.indices where flux.policies[p].namespace == automation.namespace && flux.selectorTakes(automation: a, policy: p) {
+            // an automation sees the policies of its namespace in its own cluster (several clusters are several clusters)
+            let clusters = Set(model.clusters.of(model.objects[o].file))
+            for p in flux.policies.indices where flux.policies[p].namespace == automation.namespace && flux.selectorTakes(automation: a, policy: p)
+                && (clusters.isEmpty || !clusters.isDisjoint(with: model.clusters.of(model.objects[flux.policies[p].object].file))) {
                 g.edges.append(Edge(from: "a\(a)", to: "p\(p)", state: state(automation.environment, flux.policies[p].environment), relation: "takes"))
             }
         }

@@ -112,4 +112,26 @@ import Testing
         let clean = try tagwarden(["check", "--base", "HEAD", "--format", "markdown"], in: r.path)
         #expect(clean.code == 0 && !clean.stdout.contains("mermaid"), "\(clean.described)")
     }
+
+    /// Two clusters, each bootstrapped with its automation and its policy of the same namespace: an automation takes
+    /// the policies of its own cluster only.
+    @Test func anAutomationTakesThePoliciesOfItsOwnCluster() throws {
+        let r = try TempRepo()
+        var files: [String: String] = [:]
+        for env in ["staging", "production"] {
+            files.merge(bootstrapFiles("clusters/\(env)", flux: "v2.6.0")) { a, _ in a }
+            files["clusters/\(env)/images.yaml"] = [imageRepository(), imagePolicy(name: "web-\(env)"),
+                                                   imageUpdateAutomation(name: "apps-\(env)", path: "./clusters/\(env)")].joined(separator: "---\n")
+            files["clusters/\(env)/web.yaml"] = "image: ghcr.io/acme/web:1.0.0 # {\"$imagepolicy\": \"flux-system:web-\(env)\"}\n"
+        }
+        try r.write(files)
+        try r.commitAll("two clusters")
+        let res = try tagwarden(["graph", "--format", "json"], in: r.path)
+        let g = try #require(try JSONSerialization.jsonObject(with: Data(res.stdout.utf8)) as? [String: Any], "\(res.described)")
+        let label = Dictionary(uniqueKeysWithValues: (g["nodes"] as? [[String: Any]] ?? []).map { ($0["id"] as! String, $0["label"] as! String) })
+        let takes = (g["edges"] as? [[String: Any]] ?? []).filter { $0["relation"] as? String == "takes" }
+            .map { "\(label[$0["from"] as! String]!) -> \(label[$0["to"] as! String]!)" }.sorted()
+        #expect(takes == ["ImageUpdateAutomation flux-system/apps-production -> ImagePolicy flux-system/web-production",
+                          "ImageUpdateAutomation flux-system/apps-staging -> ImagePolicy flux-system/web-staging"], "\(res.stdout)")
+    }
 }
