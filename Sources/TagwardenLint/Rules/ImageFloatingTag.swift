@@ -77,6 +77,8 @@ extension Rule {
         if s.first == "v" || s.first == "V" { s = s.dropFirst() }
         let parts = s.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count <= 2, !s.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) }) else { return nil }
+        // a number of six digits or more is a build's (a date, a timestamp `20250215015952`, a build number), not a major version
+        if parts[0].count >= 6 { return nil }
         return parts.count
     }
 }

@@ -734,7 +734,8 @@ rationale: >
   (`alpine`, `slim`, `windowsservercore`, `alpine3.20`), such words after others of letters
   (`qa-latest`, `preprod-stable`) and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
   stays the same while the running code changes. Images numbered with two numbers (PostgreSQL's `16.3`,
-  Kubernetes' `pause:3.9`) are releases, not series.
+  Kubernetes' `pause:3.9`) are releases, not series, and a number of six digits or more is a build's (a date,
+  a timestamp `20250215015952`, a build number), not a major version.
 fix: >
   Use the full version (`1.25.3`) or a build-specific tag, or pin a digest. The list of floating tags
   can be replaced with `floatingTags:` in .tagwarden.yaml.
@@ -834,6 +835,13 @@ nonTriggering:
               image: ghcr.io/acme/api:main-3f9c2ab
             - name: b
               image: ghcr.io/acme/api:develop-v1.4.2-3f9c2ab-1718000000
+  - description: a build's timestamp as the tag is not a partial version
+    files:
+      apps/kustomization.yaml: |
+        resources: [web.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: "20250215015952"
 """#),
         ("image-invalid-reference.yaml", #"""
 id: image-invalid-reference
