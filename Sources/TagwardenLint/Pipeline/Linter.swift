@@ -105,6 +105,12 @@ public enum Linter {
             case nil:
                 break
             }
+            // a Carvel ytt template (`#@ def`, `#@ load`, `#@data/values` …) is rendered to YAML by ytt; as YAML it is
+            // fragments that nothing applies. Flux reads it only for its markers, so one with a marker is read.
+            if Linter.isYttTemplate(f.bytes), !SourceText.contains("$imagepolicy", in: f.bytes) {
+                skipped.append(SkippedFile(path: f.path, reason: "a Carvel ytt template (#@ lines): ytt renders it to YAML, so it is not linted as YAML"))
+                return
+            }
             if let nul = SourceText.firstNUL(f.bytes) {
                 skipped.append(SkippedFile(path: f.path, reason: "binary content (a NUL byte at offset \(nul))"))
                 return
@@ -153,6 +159,27 @@ public enum Linter {
             }
         }
         return model
+    }
+
+    /// Whether a file holds ytt's annotations: a line that starts (after its indentation) with `#@` and a letter, a
+    /// blank or `(` (`#@ def alertmanager():`, `#@data/values`), which no plain YAML comment is written as.
+    static func isYttTemplate(_ bytes: [UInt8]) -> Bool {
+        var atLineStart = true
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == 10 { atLineStart = true } else if b == 32 || b == 9 {
+                // indentation keeps the line's start
+            } else {
+                if atLineStart, b == UInt8(ascii: "#"), i + 2 < bytes.count, bytes[i + 1] == UInt8(ascii: "@") {
+                    let c = bytes[i + 2]
+                    if c == 32 || c == UInt8(ascii: "(") || (c >= 97 && c <= 122) { return true }
+                }
+                atLineStart = false
+            }
+            i += 1
+        }
+        return false
     }
 
     static func finish(_ request: AuditRequest, model: Model, registry: RegistryFacts? = nil) -> AuditReport {

@@ -466,6 +466,19 @@ triggering:
           labels: {{- include "web.labels" . | nindent 4 }}
     expect:
       - {file: charts/web/Chart.yaml, line: 1, column: 1, message: "skipped: the chart's templates (1 file under charts/web/templates/) are Helm templates, not YAML: not linted"}
+  - description: a Carvel ytt template, whose fragments are YAML only once ytt renders them
+    files:
+      apps/oauth.ytt.yaml: |
+        #@ def proxy():
+        name: alertmanager
+        port: 9093
+        #@ end
+        #@ def other():
+        name: prometheus
+        port: 9090
+        #@ end
+    expect:
+      - {file: apps/oauth.ytt.yaml, line: 1, column: 1, message: "skipped: a Carvel ytt template (#@ lines): ytt renders it to YAML, so it is not linted as YAML"}
 nonTriggering:
   - description: an ordinary file
     files:
@@ -4121,6 +4134,15 @@ nonTriggering:
         both:
           <<: *b
           <<: *m
+  - description: a Carvel ytt template is not read as YAML (its fragments repeat keys)
+    files:
+      apps/oauth.ytt.yaml: |
+        #@ def proxy():
+        name: alertmanager
+        #@ end
+        #@ def other():
+        name: prometheus
+        #@ end
 """#),
     ]
 
