@@ -18,6 +18,9 @@ public struct WiringGraph: Sendable {
         public let environment: String?
         /// Where it is defined, `file:line` (nil for an image or a missing object).
         public let location: String?
+        /// A policy's or repository's spec as its builds deploy it (patches applied), each field with the place that
+        /// supplied it: JSON only.
+        public var spec: [(field: String, value: String, location: String)] = []
     }
 
     public struct Edge: Sendable {
@@ -42,6 +45,8 @@ public struct WiringGraph: Sendable {
         var reported: [String: Set<String>] = [:]
         for f in findings { reported["\(f.file):\(f.span.start.line)", default: []].insert(f.rule) }
         func location(_ o: Int) -> String { "\(model.files[model.objects[o].file].path):\(model.objects[o].kindSpan.start.line)" }
+        /// Where a field's value is written: its object's file, or the patch's.
+        func place(_ v: Located, of o: Int) -> String { "\(model.files[v.file ?? model.objects[o].file].path):\(v.span.start.line)" }
         func name(_ o: Int, _ namespace: String?) -> String { "\(namespace ?? model.objectNamespace[o] ?? "default")/\(model.objects[o].name ?? "?")" }
         var ids: Set<String> = []
         func add(_ node: Node) { if ids.insert(node.id).inserted { g.nodes.append(node) } }
@@ -116,8 +121,18 @@ public struct WiringGraph: Sendable {
         }
         // policies, their repositories and images
         for (p, policy) in flux.policies.enumerated() {
-            add(Node(id: "p\(p)", kind: .policy, label: "ImagePolicy \(policy.namespace ?? "default")/\(policy.name)",
-                     environment: policyEnvironment(p), location: location(policy.object)))
+            var node = Node(id: "p\(p)", kind: .policy, label: "ImagePolicy \(policy.namespace ?? "default")/\(policy.name)",
+                            environment: policyEnvironment(p), location: location(policy.object))
+            let spec = policy.spec
+            let fields: [(String, Located?)] = [
+                ("imageRepositoryRef.name", spec.repositoryName), ("filterTags.pattern", spec.pattern), ("filterTags.extract", spec.extract),
+                ("policy.semver.range", spec.semverRange), ("policy.alphabetical.order", spec.alphabeticalOrder),
+                ("policy.numerical.order", spec.numericalOrder),
+            ]
+            node.spec = fields.compactMap { name, v in v.map { (name, $0.value, place($0, of: policy.object)) } }
+            if spec.hasAlphabetical, spec.alphabeticalOrder == nil { node.spec.append(("policy.alphabetical", "", location(policy.object))) }
+            if spec.hasNumerical, spec.numericalOrder == nil { node.spec.append(("policy.numerical", "", location(policy.object))) }
+            add(node)
             if let r = policy.repository {
                 g.edges.append(Edge(from: "p\(p)", to: "r\(r)", state: state(policy.environment, flux.repositories[r].environment), relation: "reads"))
             } else {
@@ -128,8 +143,10 @@ public struct WiringGraph: Sendable {
             }
         }
         for (r, repository) in flux.repositories.enumerated() {
-            add(Node(id: "r\(r)", kind: .repository, label: "ImageRepository \(repository.namespace ?? "default")/\(repository.name)",
-                     environment: repositoryEnvironment(r), location: location(repository.object)))
+            var node = Node(id: "r\(r)", kind: .repository, label: "ImageRepository \(repository.namespace ?? "default")/\(repository.name)",
+                            environment: repositoryEnvironment(r), location: location(repository.object))
+            if let image = repository.spec.image { node.spec = [("image", image.value, place(image, of: repository.object))] }
+            add(node)
             if let image = repository.spec.image?.value {
                 let id = "i\(r)"
                 add(Node(id: id, kind: .image, label: image, environment: repositoryEnvironment(r), location: nil))
@@ -311,7 +328,10 @@ public struct WiringGraph: Sendable {
             ("environments", .array(environments.map { $0.map(JSON.string) ?? .null })),
             ("nodes", .array(nodes.map { n in
                 .object([("id", .string(n.id)), ("kind", .string(n.kind.rawValue)), ("label", .string(n.label)),
-                         ("environment", n.environment.map(JSON.string) ?? .null), ("location", n.location.map(JSON.string) ?? .null)])
+                         ("environment", n.environment.map(JSON.string) ?? .null), ("location", n.location.map(JSON.string) ?? .null)]
+                         + (n.spec.isEmpty ? [] : [("spec", .array(n.spec.map { f in
+                             .object([("field", .string(f.field)), ("value", .string(f.value)), ("location", .string(f.location))])
+                         }))]))
             })),
             ("edges", .array(edges.map { e in
                 .object([("from", .string(e.from)), ("to", .string(e.to)), ("relation", .string(e.relation)), ("state", .string(e.state.rawValue))])

@@ -43,7 +43,11 @@ extension Rule {
             let key = Key(kind: o.kind, group: o.group, namespace: m.objectNamespace[i], name: name, scope: byCluster ? nil : m.objectEnvironment[i])
             if let j = first[key] { groups[key, default: [j]].append(i) } else { first[key] = i }
         }
-        for (_, same) in groups {
+        for (_, all) in groups {
+            // variants of one written object are what different builds make of it, not copies
+            var origins = Set<Int>()
+            let same = all.filter { origins.insert(m.variantOf[$0] ?? $0).inserted }
+            guard same.count > 1 else { continue }
             guard byCluster else {
                 for i in same.dropFirst() { report(i, same[0], cluster: nil) }
                 continue

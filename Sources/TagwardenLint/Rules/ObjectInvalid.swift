@@ -30,25 +30,25 @@ extension Rule {
             func what() -> String { "ImageRepository \(m.objects[r.object].name ?? "")" }   // built for findings only
             if let image = spec.image, let problem = imageProblem(image.value) {
                 out.append(c.finding("\(what()): image '\(image.value)' \(problem): Flux stalls it (ImageURLInvalid) and scans no tags",
-                                     object: r.object, span: image.span))
+                                     object: r.object, at: image))
             }
             if let interval = spec.interval, let problem = durationProblem(interval.value, hours: true) {
                 out.append(c.finding("\(what()): interval '\(interval.value)' \(problem): \(rejected)",
-                                     object: r.object, span: interval.span))
+                                     object: r.object, at: interval))
             }
             if let timeout = spec.timeout, let problem = durationProblem(timeout.value, hours: false) {
                 out.append(c.finding("\(what()): timeout '\(timeout.value)' \(problem): \(rejected)",
-                                     object: r.object, span: timeout.span))
+                                     object: r.object, at: timeout))
             }
             if let list = spec.exclusionList {
                 if list.count > 25 {
                     out.append(c.finding("\(what()): exclusionList has \(list.count) entries, at most 25 are accepted: \(rejected)",
-                                         object: r.object, span: list[25].span))
+                                         object: r.object, at: list[25]))
                 }
                 for entry in list {
                     do { _ = try GoRegex(entry.value) } catch {
                         out.append(c.finding("\(what()): exclusionList entry '\(entry.value)' is not a valid Go regular expression: \(error); every scan fails",
-                                             object: r.object, span: entry.span))
+                                             object: r.object, at: entry))
                     }
                 }
             }
@@ -77,25 +77,25 @@ extension Rule {
                                      policy: p, span: m.objects[policy.object].kindSpan))
             } else if spec.semverRange == nil, !spec.hasAlphabetical, !spec.hasNumerical {
                 out.append(c.finding("policy \(m.policyName(p)): spec.policy names no semver, alphabetical or numerical ordering: "
-                                        + "Flux stalls the policy (InvalidPolicy) and selects nothing", policy: p, span: spec.policySpan))
+                                        + "Flux stalls the policy (InvalidPolicy) and selects nothing", policy: p, at: spec.policyField))
             }
             for order in [spec.alphabeticalOrder, spec.numericalOrder].compactMap({ $0 }) where order.value != "asc" && order.value != "desc" {
                 out.append(c.finding("policy \(m.policyName(p)): order '\(order.value)' is not asc or desc: \(rejected)",
-                                     policy: p, span: order.span))
+                                     policy: p, at: order))
             }
             let reflection = spec.digestReflection ?? "Never"
             if let field = spec.digestReflectionField, !["Always", "IfNotPresent", "Never"].contains(field.value) {
                 out.append(c.finding("policy \(m.policyName(p)): digestReflectionPolicy '\(field.value)' is not Always, IfNotPresent or Never: \(rejected)",
-                                     policy: p, span: field.span))
+                                     policy: p, at: field))
             } else if let interval = spec.interval, reflection != "Always" {
                 out.append(c.finding("policy \(m.policyName(p)): spec.interval is only accepted when spec.digestReflectionPolicy is Always: \(rejected)",
-                                     policy: p, span: interval.span))
+                                     policy: p, at: interval))
             } else if reflection == "Always", spec.interval == nil {
                 out.append(c.finding("policy \(m.policyName(p)): spec.interval must be set when spec.digestReflectionPolicy is Always: \(rejected)",
-                                     policy: p, span: spec.digestReflectionField?.span))
+                                     policy: p, at: spec.digestReflectionField))
             } else if let interval = spec.interval, let problem = durationProblem(interval.value, hours: true) {
                 out.append(c.finding("policy \(m.policyName(p)): interval '\(interval.value)' \(problem): \(rejected)",
-                                     policy: p, span: interval.span))
+                                     policy: p, at: interval))
             }
         }
         for a in m.flux.automations where !m.flux.nonResources.contains(a.object) && served(a.object) {

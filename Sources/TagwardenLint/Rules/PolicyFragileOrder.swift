@@ -34,12 +34,12 @@ extension Rule {
                 .compactMap { $0 }
             if kinds.count > 1 {
                 out.append(c.finding("policy \(m.policyName(p)) sets \(kinds.joined(separator: " and ")): Flux uses \(kinds[0]) "
-                                        + "and silently ignores \(kinds.dropFirst().joined(separator: " and ")); keep one", policy: p, span: spec.policySpan))
+                                        + "and silently ignores \(kinds.dropFirst().joined(separator: " and ")); keep one", policy: p, at: spec.policyField))
             }
             guard spec.semverRange == nil, spec.hasAlphabetical || spec.hasNumerical else { continue }
             let cacheKey = Key(alphabetical: spec.hasAlphabetical, filtered: spec.hasFilterTags, pattern: spec.pattern?.value, extract: spec.extract?.value)
             if let known = verdicts[cacheKey] {
-                if let message = known { out.append(c.finding(message, policy: p, span: fragileSpan(m, p))) }
+                if let message = known { out.append(c.finding(message, policy: p, at: fragileField(m, p))) }
                 continue
             }
             verdicts[cacheKey] = .some(nil)
@@ -66,13 +66,14 @@ extension Rule {
                 message = "numerical order needs numbers, but the \(what) can be '\(w)': one such tag makes Flux fail the whole policy; narrow the pattern to digits"
             }
             verdicts[cacheKey] = .some(message)
-            if let message { out.append(c.finding(message, policy: p, span: fragileSpan(m, p))) }
+            if let message { out.append(c.finding(message, policy: p, at: fragileField(m, p))) }
         }
         return out
     }
 
-    static func fragileSpan(_ m: Model, _ p: Int) -> SourceSpan {
+    /// The extract, else the pattern; nil for the policy's kind.
+    static func fragileField(_ m: Model, _ p: Int) -> Located? {
         let spec = m.flux.policies[p].spec
-        return spec.extract?.span ?? spec.pattern?.span ?? m.objects[m.flux.policies[p].object].kindSpan
+        return spec.extract ?? spec.pattern
     }
 }

@@ -12,24 +12,24 @@ extension Rule {
         for (p, policy) in m.flux.policies.enumerated() where !m.flux.nonResources.contains(policy.object) {
             if let e = policy.regexError, let pattern = policy.spec.pattern {
                 out.append(c.finding("filterTags.pattern '\(pattern.value)' is not a valid Go regular expression: \(e); Flux stalls the policy",
-                                     policy: p, span: pattern.span))
+                                     policy: p, at: pattern))
                 continue
             }
             guard let extract = policy.spec.extract, !extract.value.isEmpty else { continue }
             guard let re = policy.regex else {
                 out.append(c.finding("filterTags.extract '\(extract.value)' has no pattern to take groups from",
-                                     policy: p, span: extract.span))
+                                     policy: p, at: extract))
                 continue
             }
             for name in extractReferences(extract.value) where !referenceResolves(name, in: re) {
                 if Int(name) != nil, !(name.count > 1 && name.hasPrefix("0")) {
                     out.append(c.finding("filterTags.extract '\(extract.value)' uses group $\(name), but the pattern has \(re.captureCount) group\(re.captureCount == 1 ? "" : "s")",
-                                         policy: p, span: extract.span))
+                                         policy: p, at: extract))
                 } else {
                     let hint = name.first?.isNumber == true && name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
                         ? " (Go reads '$\(name)' as one name: write '${\(name.prefix { $0.isNumber })}\(name.drop { $0.isNumber })')" : ""
                     out.append(c.finding("filterTags.extract '\(extract.value)' uses group '\(name)', which the pattern does not define\(hint)",
-                                         policy: p, span: extract.span))
+                                         policy: p, at: extract))
                 }
             }
         }

@@ -15,7 +15,7 @@ extension Rule {
             } catch {
                 let text = range.value.isEmpty ? "policy.semver.range is empty" : "policy.semver.range '\(range.value)' is not a valid constraint (\(error))"
                 return c.finding("\(text): Flux stalls policy \(m.policyName(p)) with InvalidPolicy",
-                                 policy: p, span: range.span)
+                                 policy: p, at: range)
             }
         }
     }

@@ -29,7 +29,7 @@ extension Rule {
                         + "(\(m.files[m.objects[renamed.object].file].path)) and does not rewrite imageRepositoryRef; name '\(renamed.name)'"
                 }
                 out.append(c.finding("no ImageRepository \(targetNamespace ?? "<no namespace>")/\(ref.value) in the repository\(hint)",
-                                     policy: p, span: ref.span))
+                                     policy: p, at: ref))
                 continue
             }
             let repo = m.flux.repositories[r]
@@ -38,13 +38,13 @@ extension Rule {
             guard let from = policy.namespace, let to = repo.namespace, from != to else { continue }
             guard let selectors = repo.spec.accessSelectors else {
                 out.append(c.finding("ImageRepository \(to)/\(repo.name) has no accessFrom, so policy \(m.policyName(p)) in namespace \(from) may not use it",
-                                     policy: p, span: ref.span))
+                                     policy: p, at: ref))
                 continue
             }
             let labels = m.namespaceLabels[from] ?? [:]
             if !selectors.contains(where: { FluxIndex.matches($0, labels) }) {
                 out.append(c.finding("the accessFrom of ImageRepository \(to)/\(repo.name) does not admit namespace \(from) (labels \(labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")))",
-                                     policy: p, span: ref.span))
+                                     policy: p, at: ref))
             }
         }
         return out

@@ -19,9 +19,11 @@ extension Model {
         return policy.regex.map { .matching($0) }
     }
 
-    /// Where policy findings point: the pattern, or the policy's kind when it has none.
-    func policySpan(_ p: Int) -> SourceSpan {
-        flux.policies[p].spec.pattern?.span ?? objects[flux.policies[p].object].kindSpan
+    /// Where policy findings point: the pattern (in the file that supplied it), or the policy's kind when it has none.
+    func policyPlace(_ p: Int) -> (file: Int, span: SourceSpan) {
+        let o = objects[flux.policies[p].object]
+        guard let pattern = flux.policies[p].spec.pattern else { return (o.file, o.kindSpan) }
+        return (pattern.file ?? o.file, pattern.span)
     }
 
     /// How the prefix and pattern rules name a promoted image: its name, or, for a field that sets only the tag,

@@ -43,10 +43,26 @@ public struct RuleContext: Sendable {
     }
 
     /// A finding about policy `p`, at its pattern (or its kind); `environment` when it is judged for one of several.
-    public func finding(_ message: String, policy p: Int, span: SourceSpan? = nil, environment: String? = nil) -> Finding {
+    public func finding(_ message: String, policy p: Int, environment: String? = nil) -> Finding {
+        let (file, span) = model.policyPlace(p)
+        return finding(message, policy: p, file: file, span: span, environment: environment)
+    }
+
+    /// A finding about policy `p` at one of its fields, in the file that supplied it (a patch's, or the policy's own).
+    public func finding(_ message: String, policy p: Int, at field: Located?, environment: String? = nil) -> Finding {
+        guard let field else { return finding(message, policy: p, environment: environment) }
         let o = model.flux.policies[p].object
-        var f = finding(message, file: model.objects[o].file, span: span ?? model.policySpan(p), object: o,
-                        environment: environment ?? model.objectEnvironment[o])
+        return finding(message, policy: p, file: field.file ?? model.objects[o].file, span: field.span, environment: environment)
+    }
+
+    /// A finding about policy `p` at a span of the policy's own file.
+    public func finding(_ message: String, policy p: Int, span: SourceSpan, environment: String? = nil) -> Finding {
+        finding(message, policy: p, file: model.objects[model.flux.policies[p].object].file, span: span, environment: environment)
+    }
+
+    private func finding(_ message: String, policy p: Int, file: Int, span: SourceSpan, environment: String?) -> Finding {
+        let o = model.flux.policies[p].object
+        var f = finding(message, file: file, span: span, object: o, environment: environment ?? model.objectEnvironment[o])
         f.subject = environment   // the environment a policy is judged for, of several
         return f
     }
@@ -55,6 +71,11 @@ public struct RuleContext: Sendable {
     public func finding(_ message: String, marker k: Int) -> Finding {
         let m = model.markers[k]
         return finding(message, file: m.file, span: m.span, object: m.object, environment: model.markers[k].environment)
+    }
+
+    /// A finding about object `o` at one of its fields, in the file that supplied it (a patch's, or the object's own).
+    public func finding(_ message: String, object o: Int, at field: Located) -> Finding {
+        finding(message, file: field.file ?? model.objects[o].file, span: field.span, object: o, environment: model.objectEnvironment[o])
     }
 
     /// A finding about object `o`, at its kind unless a span is given.

@@ -4,7 +4,7 @@ import TagwardenYAML
 import TagwardenGit
 import TagwardenPolicy
 /// The fields of Flux objects that the rules read.
-public struct ImagePolicySpec: Sendable {
+public struct ImagePolicySpec: Sendable, Equatable {
     public var repositoryName: Located?
     public var repositoryNamespace: String?
     public var hasFilterTags = false
@@ -19,15 +19,18 @@ public struct ImagePolicySpec: Sendable {
     public var digestReflectionField: Located?
     public var interval: Located?
     public var digestReflection: String? { digestReflectionField.flatMap { $0.type == .null ? nil : $0.value } }
-    /// Where `spec.policy` is; nil when there is none.
+    /// Where `spec.policy` is; nil when there is none. In `policyFile` when a patch supplied it.
     public var policySpan: SourceSpan?
+    public var policyFile: Int?
+    /// `spec.policy`'s place, for findings.
+    public var policyField: Located? { policySpan.map { Located(value: "", span: $0, type: .null, file: policyFile) } }
 
     /// The policy reports the selected tag's digest (`status.latestRef.digest`) only with
     /// `digestReflectionPolicy` `IfNotPresent` or `Always`; the default is `Never`.
     public var reflectsDigests: Bool { digestReflection == "IfNotPresent" || digestReflection == "Always" }
 }
 
-public struct ImageRepositorySpec: Sendable {
+public struct ImageRepositorySpec: Sendable, Equatable {
     public var image: Located?
     /// `accessFrom.namespaceSelectors[].matchLabels`; nil when there is no `accessFrom`.
     public var accessSelectors: [[String: String]]?
@@ -41,7 +44,7 @@ public struct ImageRepositorySpec: Sendable {
     public var provider: String?
 }
 
-public struct AutomationSpec: Sendable {
+public struct AutomationSpec: Sendable, Equatable {
     public var sourceKind: String?
     public var sourceName: Located?
     public var sourceNamespace: String?

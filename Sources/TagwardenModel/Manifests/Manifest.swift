@@ -131,9 +131,12 @@ public final class ManifestObject: Sendable {
     /// The same object under the name the cluster gets (a kustomization's `namePrefix` and `nameSuffix`).
     func renamed(_ name: String?) -> ManifestObject { copy(flux: flux, name: name) }
 
-    private func copy(flux: FluxSpec?, name: String?) -> ManifestObject {
+    /// The same object as a build deploys it (`EffectiveObjects`).
+    func effective(name: String?, labels: [String: String], flux: FluxSpec?) -> ManifestObject { copy(flux: flux, name: name, labels: labels) }
+
+    private func copy(flux: FluxSpec?, name: String?, labels: [String: String]? = nil) -> ManifestObject {
         ManifestObject(file: file, document: document, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
-                       apiVersionSpan: apiVersionSpan, name: name, declaredNamespace: declaredNamespace, labels: labels,
+                       apiVersionSpan: apiVersionSpan, name: name, declaredNamespace: declaredNamespace, labels: labels ?? self.labels,
                        isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: kustomizeResources,
                        kustomizePatches: kustomizePatches, kustomizeImages: kustomizeImages, kustomizeOpaque: kustomizeOpaque, flux: flux,
                        configData: configData, substitutionDisabled: substitutionDisabled, configMapGenerators: configMapGenerators,
@@ -149,10 +152,12 @@ public final class ManifestObject: Sendable {
 }
 
 /// A scalar's value with its location and YAML type.
-public struct Located: Sendable {
+public struct Located: Sendable, Equatable {
     public var value: String
     public var span: SourceSpan
     public var type: ScalarType
+    /// The file the value is written in when it is not its object's own: a kustomize or Flux patch supplied it.
+    public var file: Int? = nil
 }
 
 public enum ImageOrigin: String, Sendable {

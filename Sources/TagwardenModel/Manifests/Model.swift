@@ -33,6 +33,9 @@ public struct Model: Sendable {
     /// Object → the name it is written with, for those a kustomization's `namePrefix`/`nameSuffix` renames (their
     /// `name` is the cluster's).
     public let writtenName: [Int: String]
+    /// Object → the object it is another variant of: a base's image-automation object that builds patch differently
+    /// (`EffectiveObjects`), deployed by other builds under the same file and line.
+    public let variantOf: [Int: Int]
     /// Helm charts of the repository whose templates make ImagePolicies: Go templates Tagwarden does not render, so a
     /// policy no manifest defines may be one of theirs.
     public let policyCharts: [String]
@@ -186,11 +189,40 @@ public struct Model: Sendable {
                 objects[i] = objects[i].replacingFlux(.imagePolicy(spec))
             }
         }
+        // the image-automation objects as the builds that patch them deploy them: each variant is an object
+        var alsoNamed = names.alsoNamed
+        var variantOf: [Int: Int] = [:]
+        var rootPaths: [Int: [String]] = [:]
+        let effective = EffectiveObjects.resolve(objects: objects, files: facts, includedBy: includedBy, clusters: clusters,
+                                                 writtenName: writtenName, nonResources: nonResources)
+        for i in effective.keys.sorted() {
+            let written = writtenName[i] ?? objects[i].name
+            for (n, v) in effective[i]!.enumerated() {
+                var at = i
+                if n == 0 {
+                    objects[i] = v.object
+                    if v.namespace != namespaces[i] { namespaceOverride[i] = nil }
+                    namespaces[i] = v.namespace
+                } else {
+                    at = objects.count
+                    objects.append(v.object)
+                    namespaces.append(v.namespace)
+                    variantOf[at] = i
+                }
+                writtenName[at] = v.object.name != written ? written : nil
+                rootPaths[at] = v.roots
+                alsoNamed[at] = nil
+            }
+        }
         var env = EnvironmentModel.base(config: config, profile: profile)
         let clues = facts.indices.map { env.clues(path: facts[$0].path) }
         // detection reads names, aliases and namespaces, never the tag rules inferred below
-        let objectEnvironment = objects.indices.map { i in
-            env.detect(clues[objects[i].file], namespace: namespaces[i], namespaceLabels: labels)
+        let objectEnvironment = objects.indices.map { i -> String? in
+            if let own = env.detect(clues[objects[i].file], namespace: namespaces[i], namespaceLabels: labels) { return own }
+            // a patched object of a shared base: the environment its builds deploy it to, when they agree
+            guard let roots = rootPaths[i] else { return nil }
+            let found = Set(roots.compactMap { env.detect(path: $0, namespace: nil, namespaceLabels: labels) })
+            return found.count == 1 ? found.first : nil
         }
         // Infer tag prefixes from the repository's own policies where nothing set them.
         var policies: [(environment: String?, pattern: String?)] = []
@@ -259,7 +291,7 @@ public struct Model: Sendable {
         let (flux, resolutions) = FluxIndex.build(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
                                    nonResources: nonResources, markers: markers, markerEnvironment: markerEnvironment,
                                    expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)),
-                                   bootstrapSources: bootstrapSources, alsoNamed: names.alsoNamed)
+                                   bootstrapSources: bootstrapSources, alsoNamed: alsoNamed)
         let unlisted = unlistedResources(resources, builds: builds)
         var resolved: [ResolvedMarker] = []
         resolved.reserveCapacity(markers.count)
@@ -269,7 +301,7 @@ public struct Model: Sendable {
             Model(files: facts, objects: objects, images: resolvedImages, markers: resolved, config: config, environments: env,
                   objectNamespace: namespaces, objectEnvironment: objectEnvironment, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
                   namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
-                  clusters: clusters, namespaceOverride: namespaceOverride, writtenName: writtenName, policyCharts: policyCharts,
+                  clusters: clusters, namespaceOverride: namespaceOverride, writtenName: writtenName, variantOf: variantOf, policyCharts: policyCharts,
                   unlistedResources: unlisted, evidence: evidence, skipped: skipped)
         }
         let model = assemble(nil)

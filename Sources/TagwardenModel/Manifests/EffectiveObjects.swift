@@ -1,0 +1,610 @@
+import TagwardenBasics
+import TagwardenRegex
+import TagwardenYAML
+
+/// The image-automation objects (ImagePolicies, ImageRepositories, ImageUpdateAutomations) as the builds that deploy
+/// them make them: kustomize's patches (`patchesStrategicMerge`, `patches`, `patchesJson6902`, a file's or written
+/// inline; with or without a `target`) and those of the Components a kustomization lists, followed along every chain
+/// of kustomizations from the object's file to a root (a kustomization nothing includes, or one a Flux Kustomization's
+/// `path` builds), in kustomize's order — at each kustomization its Components' patches, its strategic-merge patches
+/// and `patches`, then its `namespace`, `namePrefix` and `nameSuffix`, then its JSON 6902 patches — and then the
+/// `spec.patches` and `targetNamespace` of each Flux Kustomization that builds the root.
+///
+/// Only the fields the rules read are followed: `metadata.name`, `namespace`, `labels` and `annotations`, and the
+/// specs Tagwarden extracts. A value a patch supplies keeps its own place (`Located.file`), so a finding about it
+/// points at the patch. Builds that make the object alike share one variant; each other variant is another object.
+struct EffectiveObjects {
+    /// One object as some of its builds deploy it.
+    struct Variant {
+        var object: ManifestObject
+        var namespace: String?
+        /// The files that say where the builds deploy it (the root kustomization, the Flux Kustomization), for its
+        /// environment.
+        var roots: [String]
+    }
+
+    /// The state of an object along a build.
+    struct State: Equatable {
+        var name: String?
+        var namespace: String?
+        var labels: [String: String]
+        var annotations: [String: String]
+        var spec: Spec
+        /// Some patch changed it.
+        var patched = false
+        /// A `$patch: delete` removed it from the build.
+        var deleted = false
+    }
+
+    enum Spec: Equatable {
+        case policy(ImagePolicySpec), repository(ImageRepositorySpec), automation(AutomationSpec)
+    }
+
+    /// A patch's YAML, and where its values stand in the repository.
+    struct PatchText {
+        let yaml: YAMLFile
+        let file: Int
+        /// A literal block's lines in the kustomization that holds it.
+        let lines: BlockLines?
+        /// A patch written in another kind of string: every value points at the string.
+        let whole: SourceSpan?
+
+        func span(_ n: Int) -> SourceSpan {
+            if let whole { return whole }
+            return lines?.span(yaml.nodes[n].span) ?? yaml.nodes[n].span
+        }
+
+        func located(_ n: Int) -> Located {
+            Located(value: yaml.value(n), span: span(n), type: yaml.resolvedType(n), file: file)
+        }
+    }
+
+    /// The objects a patch changes: kustomize's `target`, or a strategic-merge patch's own kind and name.
+    struct Selector {
+        var group: String?, version: String?, kind: String?
+        /// kustomize reads `name` and `namespace` as regular expressions of the whole name.
+        var name: GoRegex?, namespace: GoRegex?
+        /// A strategic-merge patch without a target: its own name and namespace, as written.
+        var exactName: String?, exactNamespace: String?
+        var labels: LabelSelector?, annotations: LabelSelector?
+
+        func selects(_ o: ManifestObject, written: String?, _ s: State) -> Bool {
+            if let group, group != o.group { return false }
+            if let version, version != Substring(o.apiVersion.split(separator: "/").last ?? "") { return false }
+            if let kind, kind != o.kind { return false }
+            // kustomize matches the name (and namespace) an object was written with or has now
+            if let exactName, exactName != written, exactName != s.name { return false }
+            if let exactNamespace, exactNamespace != (o.declaredNamespace ?? "default"), exactNamespace != (s.namespace ?? "default") { return false }
+            if let name, !(written.map(name.matches) ?? false), !(s.name.map(name.matches) ?? false) { return false }
+            if let namespace, !namespace.matches(o.declaredNamespace ?? "default"), !namespace.matches(s.namespace ?? "default") { return false }
+            if let labels, !labels.matches(s.labels) { return false }
+            if let annotations, !annotations.matches(s.annotations) { return false }
+            return true
+        }
+    }
+
+    struct Patch {
+        var selector: Selector?
+        var text: PatchText
+        /// The patch document's root node.
+        var root: Int
+        /// A JSON 6902 patch (a list of operations); else a strategic-merge patch.
+        var json: Bool
+    }
+
+    /// A kustomization's patches in the order kustomize applies them.
+    struct Steps {
+        /// `patchesStrategicMerge`, then `patches`: before the namespace and the name affixes.
+        var early: [Patch] = []
+        /// `patchesJson6902`: after them.
+        var late: [Patch] = []
+        /// `components:`, as normalised directories, in order.
+        var components: [String] = []
+    }
+
+    static let kinds: Set<String> = ["ImagePolicy", "ImageRepository", "ImageUpdateAutomation"]
+
+    /// Per object that some build patches: its variants, the first of which replaces it.
+    static func resolve(objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]], clusters: Clusters,
+                        writtenName: [Int: String], nonResources: Set<Int>) -> [Int: [Variant]] {
+        // what can patch at all: kustomizations and Flux Kustomizations whose text has patches
+        func mentionsPatches(_ o: ManifestObject) -> Bool {
+            SourceText.contains("patches", in: files[o.file].bytes[o.byteRange]) || SourceText.contains("patchesStrategicMerge", in: files[o.file].bytes[o.byteRange])
+        }
+        let patching = objects.indices.filter { i in
+            (objects[i].isKustomization || objects[i].fluxKustomization != nil) && mentionsPatches(objects[i])
+        }
+        guard !patching.isEmpty else { return [:] }
+        var fileAt: [String: Int] = [:]
+        for (f, facts) in files.enumerated() { fileAt[facts.path] = f }
+        var kustomizationAt: [String: Int] = [:]
+        var fluxAt: [String: [Int]] = [:]
+        for (i, o) in objects.enumerated() {
+            if o.isKustomization && Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
+                kustomizationAt[Path.dirname(files[o.file].path)] = i
+            }
+            if let k = o.fluxKustomization, k.source?.isGitRepository ?? true, let p = k.path {
+                fluxAt[p, default: []].append(i)
+            }
+        }
+        var parsed: [Int: YAMLFile] = [:]
+        func yaml(_ f: Int) -> YAMLFile {
+            if let y = parsed[f] { return y }
+            let y = YAMLFile(parsing: files[f].bytes)
+            parsed[f] = y
+            return y
+        }
+        var stepsMemo: [Int: Steps] = [:]
+        func steps(_ k: Int) -> Steps {
+            if let s = stepsMemo[k] { return s }
+            let s = readSteps(k, objects: objects, files: files, fileAt: fileAt, yaml: yaml)
+            stepsMemo[k] = s
+            return s
+        }
+        var metadataMemo: [Int: ([String: String], [String: String])] = [:]
+        func metadata(_ i: Int) -> ([String: String], [String: String]) {
+            if let m = metadataMemo[i] { return m }
+            let o = objects[i]
+            let y = yaml(o.file)
+            var labels: [String: String] = [:], annotations: [String: String] = [:]
+            if o.document < y.documents.count {
+                let root = y.documents[o.document].root
+                for (key, into) in [("labels", 0), ("annotations", 1)] {
+                    guard let meta = y.get(root, "metadata"), let map = key == "labels" ? y.get(meta, "labels") : y.get(meta, "annotations") else { continue }
+                    for (k, v) in y.pairs(map) where y.nodes[v].kind == .scalar && !y.isNull(v) {
+                        if into == 0 { labels[y.value(k)] = y.value(v) } else { annotations[y.value(k)] = y.value(v) }
+                    }
+                }
+            }
+            metadataMemo[i] = (labels, annotations)
+            return (labels, annotations)
+        }
+
+        var out: [Int: [Variant]] = [:]
+        for i in objects.indices where objects[i].group == FluxAPIs.group && kinds.contains(objects[i].kind) && !nonResources.contains(i) {
+            let o = objects[i]
+            guard let initial = Spec(o.flux) else { continue }
+            let written = writtenName[i] ?? o.name
+            let (labels, annotations) = metadata(i)
+            let start = State(name: written, namespace: o.declaredNamespace, labels: labels, annotations: annotations, spec: initial)
+            var results: [(state: State, roots: [String])] = []
+            func finish(_ s: State, flux: Int?, root: String) {
+                var s = s
+                var roots = [root]
+                if let flux {
+                    for p in steps(flux).early { apply(p, to: &s, o, written) }
+                    if let t = objects[flux].fluxKustomization?.targetNamespace, !t.isEmpty { s.namespace = t }
+                    roots.append(files[objects[flux].file].path)
+                }
+                results.append((s, roots))
+            }
+            func climb(_ k: Int, from child: String, _ state: State, depth: Int) {
+                var s = state
+                let st = steps(k)
+                let after = st.components.firstIndex(of: child).map { $0 + 1 } ?? 0
+                for c in st.components[after...] {
+                    guard let ck = kustomizationAt[c] else { continue }
+                    for p in steps(ck).early + steps(ck).late { apply(p, to: &s, o, written) }
+                }
+                for p in st.early { apply(p, to: &s, o, written) }
+                let kz = objects[k]
+                if let ns = kz.kustomizeNamespace, !ns.isEmpty { s.namespace = ns }
+                if let name = s.name, kz.kustomizeNamePrefix != nil || kz.kustomizeNameSuffix != nil {
+                    s.name = (kz.kustomizeNamePrefix ?? "") + name + (kz.kustomizeNameSuffix ?? "")
+                }
+                for p in st.late { apply(p, to: &s, o, written) }
+                let path = files[kz.file].path
+                let dir = Path.dirname(path)
+                let parents = depth < 64 ? includedBy[dir] ?? [] : []
+                let here = fluxAt[dir] ?? []
+                for f in here { finish(s, flux: f, root: path) }
+                if parents.isEmpty {
+                    // Flux Kustomizations whose generated kustomization takes this one
+                    let above = (clusters.kustomizationsOfFile[kz.file] ?? []).filter { !here.contains($0) }
+                    for f in above { finish(s, flux: f, root: path) }
+                    if here.isEmpty && above.isEmpty { finish(s, flux: nil, root: path) }
+                }
+                for p in parents { climb(p, from: dir, s, depth: depth + 1) }
+            }
+            let path = files[o.file].path
+            let including = includedBy[path] ?? []
+            if including.isEmpty {
+                let flux = clusters.kustomizationsOfFile[o.file] ?? []
+                for f in flux { finish(start, flux: f, root: path) }
+                if flux.isEmpty { finish(start, flux: nil, root: path) }
+            } else {
+                for k in including { climb(k, from: path, start, depth: 0) }
+            }
+            guard results.contains(where: \.state.patched) else { continue }
+            // builds that make the object alike deploy one object
+            var groups: [(state: State, roots: [String])] = []
+            for r in results where !r.state.deleted {
+                var key = r.state
+                key.patched = false
+                if let g = groups.firstIndex(where: { $0.state == key }) {
+                    for root in r.roots where !groups[g].roots.contains(root) { groups[g].roots.append(root) }
+                } else {
+                    groups.append((key, r.roots))
+                }
+            }
+            guard !groups.isEmpty else { continue }
+            out[i] = groups.map { g in
+                Variant(object: o.effective(name: g.state.name, labels: o.kind == "ImagePolicy" ? g.state.labels : o.labels, flux: g.state.spec.flux),
+                        namespace: g.state.namespace, roots: g.roots)
+            }
+        }
+        return out
+    }
+
+    /// Reads kustomization (or Flux Kustomization) `k`'s patches and components.
+    static func readSteps(_ k: Int, objects: [ManifestObject], files: [FileFacts], fileAt: [String: Int],
+                          yaml: (Int) -> YAMLFile) -> Steps {
+        var steps = Steps()
+        let o = objects[k]
+        let y = yaml(o.file)
+        guard o.document < y.documents.count else { return steps }
+        let root = y.documents[o.document].root
+        let dir = Path.dirname(files[o.file].path)
+        func text(inline n: Int) -> PatchText? {
+            guard y.nodes[n].kind == .scalar else { return nil }
+            let content = Array(y.value(n).utf8)
+            let inner = YAMLFile(parsing: content)
+            guard inner.error == nil else { return nil }
+            if y.nodes[n].style == .literal, let lines = BlockLines(file: y.bytes, header: y.nodes[n].span.start, content: content) {
+                return PatchText(yaml: inner, file: o.file, lines: lines, whole: nil)
+            }
+            return PatchText(yaml: inner, file: o.file, lines: nil, whole: y.nodes[n].span)
+        }
+        func text(path: String) -> PatchText? {
+            guard let p = Model.normalizePath(Sources.join(dir, path)), let f = fileAt[p] else { return nil }
+            let py = yaml(f)
+            return py.error == nil ? PatchText(yaml: py, file: f, lines: nil, whole: nil) : nil
+        }
+        func selector(_ t: Int?) -> Selector? {
+            guard let t, y.nodes[t].kind == .mapping else { return nil }
+            func str(_ key: StaticString) -> String? {
+                guard let n = y.get(t, key), y.nodes[n].kind == .scalar, !y.isNull(n), !y.value(n).isEmpty else { return nil }
+                return y.value(n)
+            }
+            func regex(_ s: String?) -> GoRegex? { s.flatMap { try? GoRegex("^(?:" + $0 + ")$") } }
+            return Selector(group: str("group"), version: str("version"), kind: str("kind"), name: regex(str("name")),
+                            namespace: regex(str("namespace")), labels: str("labelSelector").flatMap(LabelSelector.init),
+                            annotations: str("annotationSelector").flatMap(LabelSelector.init))
+        }
+        /// Every document of a patch: a list is a JSON patch, a mapping a strategic-merge one.
+        func add(_ t: PatchText?, target: Selector?, into list: inout [Patch], json: Bool? = nil) {
+            guard let t else { return }
+            for d in t.yaml.documents {
+                let r = d.root
+                let isList = t.yaml.nodes[r].kind == .sequence
+                guard isList || t.yaml.nodes[r].kind == .mapping else { continue }
+                if let json, json != isList { continue }
+                var sel = target
+                if sel == nil, !isList {
+                    // a strategic-merge patch without a target patches the object of its own kind and name
+                    let api = t.yaml.string(r, "apiVersion") ?? ""
+                    let meta = t.yaml.get(r, "metadata")
+                    sel = Selector(group: ManifestObject.group(of: api), kind: t.yaml.string(r, "kind"),
+                                   exactName: meta.flatMap { t.yaml.string($0, "name") },
+                                   exactNamespace: meta.flatMap { t.yaml.string($0, "namespace") })
+                }
+                list.append(Patch(selector: sel, text: t, root: r, json: isList))
+            }
+        }
+        if o.isKustomization {
+            if let list = y.get(root, "patchesStrategicMerge") {
+                for item in y.childNodes(list) where y.nodes[item].kind == .scalar {
+                    // kustomize reads an entry with a line break as the patch itself, else as a file
+                    let v = y.value(item)
+                    add(v.contains("\n") ? text(inline: item) : text(path: v), target: nil, into: &steps.early, json: false)
+                }
+            }
+            if let list = y.get(root, "patches") {
+                for item in y.childNodes(list) where y.nodes[item].kind == .mapping {
+                    let t = y.get(item, "patch").flatMap { text(inline: $0) } ?? y.string(item, "path").flatMap { text(path: $0) }
+                    add(t, target: selector(y.get(item, "target")), into: &steps.early)
+                }
+            }
+            if let list = y.get(root, "patchesJson6902") {
+                for item in y.childNodes(list) where y.nodes[item].kind == .mapping {
+                    let t = y.get(item, "patch").flatMap { text(inline: $0) } ?? y.string(item, "path").flatMap { text(path: $0) }
+                    add(t, target: selector(y.get(item, "target")), into: &steps.late, json: true)
+                }
+            }
+            if let list = y.get(root, "components") {
+                steps.components = y.childNodes(list).compactMap { n in
+                    guard y.nodes[n].kind == .scalar, !Extractor.isRemote(y.value(n)) else { return nil }
+                    return Model.normalizePath(Sources.join(dir, y.value(n)))
+                }
+            }
+        } else if let list = y.get(root, "spec", "patches") {
+            // Flux Kustomization: inline patches only
+            for item in y.childNodes(list) where y.nodes[item].kind == .mapping {
+                add(y.get(item, "patch").flatMap { text(inline: $0) }, target: selector(y.get(item, "target")), into: &steps.early)
+            }
+        }
+        return steps
+    }
+
+    /// Applies patch `p` to the state of object `o`, if it selects it.
+    static func apply(_ p: Patch, to s: inout State, _ o: ManifestObject, _ written: String?) {
+        guard !s.deleted, p.selector?.selects(o, written: written, s) ?? true else { return }
+        let y = p.text.yaml
+        let before = s
+        if p.json {
+            for op in y.childNodes(p.root) where y.nodes[op].kind == .mapping {
+                guard let kind = y.string(op, "op"), let raw = y.string(op, "path") else { continue }
+                let path = raw.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
+                    String($0).replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+                }
+                switch kind {
+                case "add", "replace":
+                    if let v = y.get(op, "value") { s.assign(Array(path), v, p.text, replace: true) }
+                case "remove":
+                    s.clear(Array(path))
+                default:
+                    continue
+                }
+            }
+        } else {
+            let r = p.root
+            if y.string(r, "$patch") == "delete" {
+                s.deleted = true
+            } else {
+                if let meta = y.get(r, "metadata") {
+                    for key in ["labels", "annotations"] {
+                        if let n = key == "labels" ? y.get(meta, "labels") : y.get(meta, "annotations") {
+                            s.assign(["metadata", key], n, p.text, replace: false)
+                        }
+                    }
+                }
+                if let spec = y.get(r, "spec") { s.assign(["spec"], spec, p.text, replace: false) }
+            }
+        }
+        if s != before { s.patched = true }
+    }
+}
+
+extension EffectiveObjects.Spec {
+    init?(_ flux: FluxSpec?) {
+        switch flux {
+        case .imagePolicy(let p)?: self = .policy(p)
+        case .imageRepository(let r)?: self = .repository(r)
+        case .automation(let a)?: self = .automation(a)
+        default: return nil
+        }
+    }
+
+    var flux: FluxSpec {
+        switch self {
+        case .policy(let p): .imagePolicy(p)
+        case .repository(let r): .imageRepository(r)
+        case .automation(let a): .automation(a)
+        }
+    }
+}
+
+extension EffectiveObjects.State {
+    /// A patch sets `path` to node `n`: a strategic merge merges a mapping into what is there; a JSON patch
+    /// (`replace`) puts it in place of what is there. A null removes the field.
+    mutating func assign(_ path: [String], _ n: Int, _ t: EffectiveObjects.PatchText, replace: Bool) {
+        let y = t.yaml
+        switch y.nodes[n].kind {
+        case .scalar:
+            if y.isNull(n) { clear(path) } else { set(path, t.located(n)) }
+        case .mapping:
+            if replace || y.string(n, "$patch") == "replace" { clear(path) }
+            if y.string(n, "$patch") == "delete" { clear(path); return }
+            present(path, t.span(n), file: t.file)
+            for (k, v) in y.pairs(n) where y.value(k) != "$patch" {
+                assign(path + [y.value(k)], v, t, replace: false)
+            }
+        case .sequence:
+            if path == ["spec", "exclusionList"], case .repository(var r) = spec {
+                r.exclusionList = y.childNodes(n).compactMap { y.nodes[$0].kind == .scalar ? t.located($0) : nil }
+                spec = .repository(r)
+            }
+        default:
+            break
+        }
+    }
+
+    /// A mapping now stands at `path`.
+    mutating func present(_ path: [String], _ span: SourceSpan, file: Int) {
+        switch (spec, path.joined(separator: "/")) {
+        case (.policy(var p), "spec/filterTags"): p.hasFilterTags = true; spec = .policy(p)
+        case (.policy(var p), "spec/policy"): p.policySpan = span; p.policyFile = file; spec = .policy(p)
+        case (.policy(var p), "spec/policy/semver"):
+            if p.semverRange == nil { p.semverRange = Located(value: "", span: span, type: .null, file: file) }
+            spec = .policy(p)
+        case (.policy(var p), "spec/policy/alphabetical"): p.hasAlphabetical = true; spec = .policy(p)
+        case (.policy(var p), "spec/policy/numerical"): p.hasNumerical = true; spec = .policy(p)
+        case (.automation(var a), "spec/git"): a.hasGit = true; spec = .automation(a)
+        case (.automation(var a), "spec/git/checkout/ref"): a.hasCheckoutRef = true; spec = .automation(a)
+        case (.automation(var a), "spec/policySelector"):
+            if a.policySelector == nil { a.policySelector = [:] }
+            spec = .automation(a)
+        default: break
+        }
+    }
+
+    /// A scalar now stands at `path`.
+    mutating func set(_ path: [String], _ v: Located) {
+        if path.count == 3, path[0] == "metadata" {
+            if path[1] == "labels" { labels[path[2]] = v.value } else if path[1] == "annotations" { annotations[path[2]] = v.value }
+            return
+        }
+        if path == ["metadata", "name"] { name = v.value; return }
+        if path == ["metadata", "namespace"] { namespace = v.value; return }
+        if path.count == 4, path[0] == "spec", path[1] == "policySelector", path[2] == "matchLabels", case .automation(var a) = spec {
+            a.policySelector = (a.policySelector ?? [:]).merging([path[3]: v.value]) { _, new in new }
+            spec = .automation(a)
+            return
+        }
+        switch (spec, path.joined(separator: "/")) {
+        case (.policy(var p), let f):
+            switch f {
+            case "spec/imageRepositoryRef/name": p.repositoryName = v
+            case "spec/imageRepositoryRef/namespace": p.repositoryNamespace = v.value
+            case "spec/filterTags/pattern": p.pattern = v
+            case "spec/filterTags/extract": p.extract = v
+            case "spec/policy/semver/range": p.semverRange = v
+            case "spec/policy/alphabetical/order": p.alphabeticalOrder = v
+            case "spec/policy/numerical/order": p.numericalOrder = v
+            case "spec/digestReflectionPolicy": p.digestReflectionField = v
+            case "spec/interval": p.interval = v
+            default: return
+            }
+            spec = .policy(p)
+        case (.repository(var r), let f):
+            switch f {
+            case "spec/image": r.image = v
+            case "spec/interval": r.interval = v
+            case "spec/timeout": r.timeout = v
+            case "spec/provider": r.provider = v.value
+            case "spec/secretRef/name": r.secretRef = v.value
+            case "spec/insecure": r.insecure = v.type == .bool && ["true", "True", "TRUE"].contains(v.value)
+            default: return
+            }
+            spec = .repository(r)
+        case (.automation(var a), let f):
+            switch f {
+            case "spec/sourceRef/kind": a.sourceKind = v.value
+            case "spec/sourceRef/name": a.sourceName = v
+            case "spec/sourceRef/namespace": a.sourceNamespace = v.value
+            case "spec/interval": a.interval = v
+            case "spec/git/checkout/ref/branch": a.checkoutBranch = v.value
+            case "spec/git/push/branch": a.pushBranch = v
+            case "spec/git/push/refspec": a.pushRefspec = v.value
+            case "spec/git/commit/messageTemplate": a.messageTemplate = v
+            case "spec/git/commit/author/name": a.authorName = v.value
+            case "spec/git/commit/author/email": a.authorEmail = v.value
+            case "spec/update/path": a.updatePath = v
+            case "spec/update/strategy": a.strategy = v
+            default: return
+            }
+            spec = .automation(a)
+        }
+    }
+
+    /// Removes what stands at `path`.
+    mutating func clear(_ path: [String]) {
+        if path.count == 3, path[0] == "metadata" {
+            if path[1] == "labels" { labels[path[2]] = nil } else if path[1] == "annotations" { annotations[path[2]] = nil }
+            return
+        }
+        if path == ["metadata", "labels"] { labels = [:]; return }
+        if path == ["metadata", "annotations"] { annotations = [:]; return }
+        if path == ["metadata", "namespace"] { namespace = nil; return }
+        let f = path.joined(separator: "/")
+        switch spec {
+        case .policy(var p):
+            switch f {
+            case "spec": p = ImagePolicySpec()
+            case "spec/imageRepositoryRef": p.repositoryName = nil; p.repositoryNamespace = nil
+            case "spec/imageRepositoryRef/name": p.repositoryName = nil
+            case "spec/imageRepositoryRef/namespace": p.repositoryNamespace = nil
+            case "spec/filterTags": p.hasFilterTags = false; p.pattern = nil; p.extract = nil
+            case "spec/filterTags/pattern": p.pattern = nil
+            case "spec/filterTags/extract": p.extract = nil
+            case "spec/policy":
+                p.policySpan = nil; p.policyFile = nil; p.semverRange = nil
+                p.hasAlphabetical = false; p.alphabeticalOrder = nil; p.hasNumerical = false; p.numericalOrder = nil
+            case "spec/policy/semver", "spec/policy/semver/range": p.semverRange = nil
+            case "spec/policy/alphabetical": p.hasAlphabetical = false; p.alphabeticalOrder = nil
+            case "spec/policy/alphabetical/order": p.alphabeticalOrder = nil
+            case "spec/policy/numerical": p.hasNumerical = false; p.numericalOrder = nil
+            case "spec/policy/numerical/order": p.numericalOrder = nil
+            case "spec/digestReflectionPolicy": p.digestReflectionField = nil
+            case "spec/interval": p.interval = nil
+            default: return
+            }
+            spec = .policy(p)
+        case .repository(var r):
+            switch f {
+            case "spec": r = ImageRepositorySpec()
+            case "spec/image": r.image = nil
+            case "spec/interval": r.interval = nil
+            case "spec/timeout": r.timeout = nil
+            case "spec/provider": r.provider = nil
+            case "spec/secretRef", "spec/secretRef/name": r.secretRef = nil
+            case "spec/exclusionList": r.exclusionList = nil
+            case "spec/insecure": r.insecure = false
+            default: return
+            }
+            spec = .repository(r)
+        case .automation(var a):
+            switch f {
+            case "spec": a = AutomationSpec()
+            case "spec/update": a.updatePath = nil; a.strategy = nil
+            case "spec/update/path": a.updatePath = nil
+            case "spec/update/strategy": a.strategy = nil
+            case "spec/git/push", "spec/git/push/branch": a.pushBranch = nil
+            case "spec/git/checkout/ref/branch": a.checkoutBranch = nil
+            case "spec/git/commit/messageTemplate": a.messageTemplate = nil
+            case "spec/policySelector": a.policySelector = nil
+            case "spec/interval": a.interval = nil
+            default: return
+            }
+            spec = .automation(a)
+        }
+    }
+}
+
+extension StringProtocol {
+    var trimmedOfSpaces: String { String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }
+}
+
+/// A Kubernetes label selector in its string form (`app=web,tier!=db,env in (staging,production),!legacy`), as
+/// kustomize's `labelSelector` and `annotationSelector` take it.
+struct LabelSelector {
+    enum Requirement {
+        case equals(String, String), notEquals(String, String), isIn(String, Set<String>), notIn(String, Set<String>)
+        case exists(String), absent(String)
+    }
+    var requirements: [Requirement] = []
+
+    init?(_ text: String) {
+        // split at commas outside parentheses
+        var parts: [String] = []
+        var depth = 0
+        var current = ""
+        for c in text {
+            if c == "(" { depth += 1 } else if c == ")" { depth -= 1 }
+            if c == ",", depth == 0 { parts.append(current); current = "" } else { current.append(c) }
+        }
+        parts.append(current)
+        for raw in parts {
+            let p = raw.trimmedOfSpaces
+            if p.isEmpty { continue }
+            let words = p.split(separator: " ", omittingEmptySubsequences: true)
+            if words.count >= 3, words[1] == "in" || words[1] == "notin" {
+                let open = p.firstIndex(of: "(").map { p.index(after: $0) } ?? p.endIndex
+                let list = p[open...].prefix { $0 != ")" }
+                let values = Set(list.split(separator: ",").map { $0.trimmedOfSpaces })
+                requirements.append(words[1] == "in" ? .isIn(String(words[0]), values) : .notIn(String(words[0]), values))
+            } else if let r = p.firstRange(of: "!=") {
+                requirements.append(.notEquals(p[..<r.lowerBound].trimmedOfSpaces, p[r.upperBound...].trimmedOfSpaces))
+            } else if let r = p.firstRange(of: "==") ?? p.firstRange(of: "=") {
+                requirements.append(.equals(p[..<r.lowerBound].trimmedOfSpaces, p[r.upperBound...].trimmedOfSpaces))
+            } else if p.hasPrefix("!") {
+                requirements.append(.absent(p.dropFirst().trimmedOfSpaces))
+            } else {
+                requirements.append(.exists(p))
+            }
+        }
+    }
+
+    func matches(_ labels: [String: String]) -> Bool {
+        requirements.allSatisfy { r in
+            switch r {
+            case .equals(let k, let v): labels[k] == v
+            case .notEquals(let k, let v): labels[k] != v
+            case .isIn(let k, let vs): labels[k].map(vs.contains) ?? false
+            case .notIn(let k, let vs): !(labels[k].map(vs.contains) ?? false)
+            case .exists(let k): labels[k] != nil
+            case .absent(let k): labels[k] == nil
+            }
+        }
+    }
+}
