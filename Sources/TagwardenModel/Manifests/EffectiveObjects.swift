@@ -27,6 +27,19 @@ struct EffectiveObjects {
     struct State: Equatable {
         var name: String?
         var namespace: String?
+        /// The name and namespace kustomize keeps as the object's first (`previousNames`), which a `target` matches
+        /// as well as the current ones: kept the first time a `namespace`, a `namePrefix` or `nameSuffix`, or a JSON
+        /// patch under `patches:` changes the object (one under `patchesJson6902` keeps none); nil until then.
+        var first: (name: String?, namespace: String?)?
+        var originalName: String? { first.map { $0.name } ?? name }
+        var originalNamespace: String? { first.map { $0.namespace } ?? namespace }
+
+        mutating func keepFirst() { if first == nil { first = (name, namespace) } }
+
+        static func == (a: State, b: State) -> Bool {
+            a.name == b.name && a.namespace == b.namespace && a.labels == b.labels && a.annotations == b.annotations && a.spec == b.spec
+                && a.patched == b.patched && a.deleted == b.deleted && a.first?.name == b.first?.name && a.first?.namespace == b.first?.namespace
+        }
         var labels: [String: String]
         var annotations: [String: String]
         var spec: Spec
@@ -68,15 +81,15 @@ struct EffectiveObjects {
         var exactName: String?, exactNamespace: String?
         var labels: LabelSelector?, annotations: LabelSelector?
 
-        func selects(_ o: ManifestObject, written: String?, _ s: State) -> Bool {
+        func selects(_ o: ManifestObject, _ s: State) -> Bool {
             if let group, group != o.group { return false }
             if let version, version != Substring(o.apiVersion.split(separator: "/").last ?? "") { return false }
             if let kind, kind != o.kind { return false }
             // kustomize matches the name (and namespace) an object was written with or has now
-            if let exactName, exactName != written, exactName != s.name { return false }
-            if let exactNamespace, exactNamespace != (o.declaredNamespace ?? "default"), exactNamespace != (s.namespace ?? "default") { return false }
-            if let name, !(written.map(name.matches) ?? false), !(s.name.map(name.matches) ?? false) { return false }
-            if let namespace, !namespace.matches(o.declaredNamespace ?? "default"), !namespace.matches(s.namespace ?? "default") { return false }
+            if let exactName, exactName != s.originalName, exactName != s.name { return false }
+            if let exactNamespace, exactNamespace != (s.originalNamespace ?? "default"), exactNamespace != (s.namespace ?? "default") { return false }
+            if let name, !(s.originalName.map(name.matches) ?? false), !(s.name.map(name.matches) ?? false) { return false }
+            if let namespace, !namespace.matches(s.originalNamespace ?? "default"), !namespace.matches(s.namespace ?? "default") { return false }
             if let labels, !labels.matches(s.labels) { return false }
             if let annotations, !annotations.matches(s.annotations) { return false }
             return true
@@ -90,6 +103,9 @@ struct EffectiveObjects {
         var root: Int
         /// A JSON 6902 patch (a list of operations); else a strategic-merge patch.
         var json: Bool
+        /// Written under `patches:` (kustomize's PatchTransformer, which Flux's `spec.patches` use too): a JSON patch
+        /// there keeps the object's first name and namespace before it applies.
+        var keepsFirst = false
     }
 
     /// A kustomization's patches in the order kustomize applies them.
@@ -114,7 +130,10 @@ struct EffectiveObjects {
         let patching = objects.indices.filter { i in
             (objects[i].isKustomization || objects[i].fluxKustomization != nil) && mentionsPatches(objects[i])
         }
-        guard !patching.isEmpty else { return [:] }
+        // without patches, only builds that name or place a base differently make variants
+        guard !patching.isEmpty || objects.contains(where: { $0.kustomizeNamePrefix != nil || $0.kustomizeNameSuffix != nil || $0.kustomizeNamespace != nil })
+        else { return [:] }
+        let patched = Set(patching)
         var fileAt: [String: Int] = [:]
         for (f, facts) in files.enumerated() { fileAt[facts.path] = f }
         var kustomizationAt: [String: Int] = [:]
@@ -137,7 +156,8 @@ struct EffectiveObjects {
         var stepsMemo: [Int: Steps] = [:]
         func steps(_ k: Int) -> Steps {
             if let s = stepsMemo[k] { return s }
-            let s = readSteps(k, objects: objects, files: files, fileAt: fileAt, yaml: yaml)
+            // a kustomization without patches has none to give, nor do its Components matter without any
+            let s = patched.isEmpty ? Steps() : readSteps(k, objects: objects, files: files, fileAt: fileAt, yaml: yaml)
             stepsMemo[k] = s
             return s
         }
@@ -172,7 +192,7 @@ struct EffectiveObjects {
                 var s = s
                 var roots = [root]
                 if let flux {
-                    for p in steps(flux).early { apply(p, to: &s, o, written) }
+                    for p in steps(flux).early { apply(p, to: &s, o) }
                     if let t = objects[flux].fluxKustomization?.targetNamespace, !t.isEmpty { s.namespace = t }
                     roots.append(files[objects[flux].file].path)
                 }
@@ -184,15 +204,19 @@ struct EffectiveObjects {
                 let after = st.components.firstIndex(of: child).map { $0 + 1 } ?? 0
                 for c in st.components[after...] {
                     guard let ck = kustomizationAt[c] else { continue }
-                    for p in steps(ck).early + steps(ck).late { apply(p, to: &s, o, written) }
+                    for p in steps(ck).early + steps(ck).late { apply(p, to: &s, o) }
                 }
-                for p in st.early { apply(p, to: &s, o, written) }
+                for p in st.early { apply(p, to: &s, o) }
                 let kz = objects[k]
-                if let ns = kz.kustomizeNamespace, !ns.isEmpty { s.namespace = ns }
+                if let ns = kz.kustomizeNamespace, !ns.isEmpty {
+                    s.keepFirst()
+                    s.namespace = ns
+                }
                 if let name = s.name, kz.kustomizeNamePrefix != nil || kz.kustomizeNameSuffix != nil {
+                    s.keepFirst()
                     s.name = (kz.kustomizeNamePrefix ?? "") + name + (kz.kustomizeNameSuffix ?? "")
                 }
-                for p in st.late { apply(p, to: &s, o, written) }
+                for p in st.late { apply(p, to: &s, o) }
                 let path = files[kz.file].path
                 let dir = Path.dirname(path)
                 let parents = depth < 64 ? includedBy[dir] ?? [] : []
@@ -215,12 +239,15 @@ struct EffectiveObjects {
             } else {
                 for k in including { climb(k, from: path, start, depth: 0) }
             }
-            guard results.contains(where: \.state.patched) else { continue }
+            // an object every build deploys alike, unpatched, is as written (and as `resolveNames` and
+            // `resolveNamespaces` name it)
+            guard results.contains(where: \.state.patched) || results.contains(where: { $0.state != results[0].state }) else { continue }
             // builds that make the object alike deploy one object
             var groups: [(state: State, roots: [String])] = []
             for r in results where !r.state.deleted {
                 var key = r.state
                 key.patched = false
+                key.first = nil
                 if let g = groups.firstIndex(where: { $0.state == key }) {
                     for root in r.roots where !groups[g].roots.contains(root) { groups[g].roots.append(root) }
                 } else {
@@ -272,7 +299,7 @@ struct EffectiveObjects {
                             annotations: str("annotationSelector").flatMap(LabelSelector.init))
         }
         /// Every document of a patch: a list is a JSON patch, a mapping a strategic-merge one.
-        func add(_ t: PatchText?, target: Selector?, into list: inout [Patch], json: Bool? = nil) {
+        func add(_ t: PatchText?, target: Selector?, into list: inout [Patch], json: Bool? = nil, patchesField: Bool = false) {
             guard let t else { return }
             for d in t.yaml.documents {
                 let r = d.root
@@ -281,14 +308,15 @@ struct EffectiveObjects {
                 if let json, json != isList { continue }
                 var sel = target
                 if sel == nil, !isList {
-                    // a strategic-merge patch without a target patches the object of its own kind and name
+                    // a strategic-merge patch without a target patches the object of its own kind, name and namespace
+                    // (none is the default namespace)
                     let api = t.yaml.string(r, "apiVersion") ?? ""
                     let meta = t.yaml.get(r, "metadata")
                     sel = Selector(group: ManifestObject.group(of: api), kind: t.yaml.string(r, "kind"),
                                    exactName: meta.flatMap { t.yaml.string($0, "name") },
-                                   exactNamespace: meta.flatMap { t.yaml.string($0, "namespace") })
+                                   exactNamespace: meta.flatMap { t.yaml.string($0, "namespace") } ?? "default")
                 }
-                list.append(Patch(selector: sel, text: t, root: r, json: isList))
+                list.append(Patch(selector: sel, text: t, root: r, json: isList, keepsFirst: patchesField && isList))
             }
         }
         if o.isKustomization {
@@ -302,7 +330,7 @@ struct EffectiveObjects {
             if let list = y.get(root, "patches") {
                 for item in y.childNodes(list) where y.nodes[item].kind == .mapping {
                     let t = y.get(item, "patch").flatMap { text(inline: $0) } ?? y.string(item, "path").flatMap { text(path: $0) }
-                    add(t, target: selector(y.get(item, "target")), into: &steps.early)
+                    add(t, target: selector(y.get(item, "target")), into: &steps.early, patchesField: true)
                 }
             }
             if let list = y.get(root, "patchesJson6902") {
@@ -320,17 +348,19 @@ struct EffectiveObjects {
         } else if let list = y.get(root, "spec", "patches") {
             // Flux Kustomization: inline patches only
             for item in y.childNodes(list) where y.nodes[item].kind == .mapping {
-                add(y.get(item, "patch").flatMap { text(inline: $0) }, target: selector(y.get(item, "target")), into: &steps.early)
+                add(y.get(item, "patch").flatMap { text(inline: $0) }, target: selector(y.get(item, "target")), into: &steps.early,
+                    patchesField: true)
             }
         }
         return steps
     }
 
     /// Applies patch `p` to the state of object `o`, if it selects it.
-    static func apply(_ p: Patch, to s: inout State, _ o: ManifestObject, _ written: String?) {
-        guard !s.deleted, p.selector?.selects(o, written: written, s) ?? true else { return }
+    static func apply(_ p: Patch, to s: inout State, _ o: ManifestObject) {
+        guard !s.deleted, p.selector?.selects(o, s) ?? true else { return }
         let y = p.text.yaml
         let before = s
+        if p.keepsFirst { s.keepFirst() }
         if p.json {
             for op in y.childNodes(p.root) where y.nodes[op].kind == .mapping {
                 guard let kind = y.string(op, "op"), let raw = y.string(op, "path") else { continue }
