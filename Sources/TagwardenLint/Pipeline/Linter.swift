@@ -286,7 +286,14 @@ public enum Linter {
             results.withLock { $0[i] = (found, seconds) }
         }
         let all = results.withLock { $0 }
-        return (all.flatMap(\.findings), zip(rules, all).map { ($0.id, $1.seconds) })
+        // variants of one written object (a base that builds patch differently) are judged each: a finding they share,
+        // at the same place and in the same words, is one
+        struct Key: Hashable { let rule: String, file: String, offset: Int, message: String, subject: String? }
+        var seen = Set<Key>()
+        let findings = all.flatMap(\.findings).filter { f in
+            seen.insert(Key(rule: f.rule, file: f.file, offset: f.span.start.offset, message: f.message, subject: f.subject)).inserted
+        }
+        return (findings, zip(rules, all).map { ($0.id, $1.seconds) })
     }
 
     /// Catalogue severities, then the config's: a different severity, or the rule turned off.

@@ -1,0 +1,391 @@
+import Foundation
+import Testing
+
+/// The image-automation objects as each build deploys them: kustomize patches (strategic merge and JSON 6902, inline
+/// and in files, with targets by regular expression, label and annotation), Components, Flux `spec.patches`, name
+/// prefixes; findings at the line that supplied the value.
+@Suite struct EffectiveObjectsTests {
+    static func automation(_ env: String) -> String {
+        """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: apps
+          namespace: flux-system
+        spec:
+          interval: 10m
+          path: ./apps/\(env)
+          prune: true
+          sourceRef:
+            kind: GitRepository
+            name: flux-system
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata:
+          name: \(env)
+          namespace: flux-system
+        spec:
+          interval: 10m
+          sourceRef:
+            kind: GitRepository
+            name: flux-system
+          git:
+            checkout:
+              ref:
+                branch: main
+            commit:
+              author: {name: flux, email: flux@example.com}
+            push:
+              branch: main
+          update:
+            path: ./apps/\(env)
+            strategy: Setters
+
+        """
+    }
+
+    /// A base whose ImagePolicy has neither filter nor policy: a Component gives every `tier=frontend` policy its
+    /// order, and each overlay its own filter (staging inline by a name pattern, production from a file). Production's
+    /// filter admits staging's tags.
+    func overlays() throws -> TempRepo {
+        let r = try TempRepo()
+        try r.write([
+            ".tagwarden.yaml": "environments:\n  - name: production\n    tagPrefix: prod-\n  - name: staging\n    tagPrefix: staging-\n",
+            "clusters/staging/apps.yaml": Self.automation("staging"),
+            "clusters/production/apps.yaml": Self.automation("production"),
+            "apps/base/web/images.yaml": """
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImageRepository
+                metadata:
+                  name: web
+                  namespace: flux-system
+                spec:
+                  image: ghcr.io/acme/web
+                  interval: 5m
+                ---
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImagePolicy
+                metadata:
+                  name: web
+                  namespace: flux-system
+                  labels:
+                    tier: frontend
+                spec:
+                  imageRepositoryRef:
+                    name: web
+
+                """,
+            "apps/base/web/deployment.yaml": """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata:
+                  name: web
+                spec:
+                  template:
+                    spec:
+                      containers:
+                        - name: web
+                          image: ghcr.io/acme/web
+
+                """,
+            "apps/base/web/kustomization.yaml": "resources:\n  - images.yaml\n  - deployment.yaml\n",
+            "components/policies/kustomization.yaml": """
+                apiVersion: kustomize.config.k8s.io/v1alpha1
+                kind: Component
+                patches:
+                  - target:
+                      kind: ImagePolicy
+                      labelSelector: tier=frontend
+                    patch: |-
+                      - op: add
+                        path: /spec/policy
+                        value:
+                          numerical:
+                            order: asc
+
+                """,
+            "apps/staging/kustomization.yaml": """
+                resources:
+                  - ../base/web
+                components:
+                  - ../../components/policies
+                images:
+                  - name: ghcr.io/acme/web
+                    newTag: staging-1a2b3c4-1700000000 # {"$imagepolicy": "flux-system:web:tag"}
+                patches:
+                  - target:
+                      kind: ImagePolicy
+                      name: w.*
+                    patch: |-
+                      apiVersion: image.toolkit.fluxcd.io/v1
+                      kind: ImagePolicy
+                      metadata:
+                        name: web
+                      spec:
+                        filterTags:
+                          pattern: '^staging-[a-f0-9]+-(?P<ts>[0-9]+)$'
+                          extract: '$ts'
+
+                """,
+            "apps/production/policy-patch.yaml": """
+                - op: add
+                  path: /spec/filterTags
+                  value:
+                    pattern: '^(staging|prod)-[a-f0-9]+-(?P<ts>[0-9]+)$'
+                    extract: '$ts'
+
+                """,
+            "apps/production/kustomization.yaml": """
+                resources:
+                  - ../base/web
+                components:
+                  - ../../components/policies
+                images:
+                  - name: ghcr.io/acme/web
+                    newTag: prod-1a2b3c4-1700000000 # {"$imagepolicy": "flux-system:web:tag"}
+                patches:
+                  - path: policy-patch.yaml
+                    target:
+                      group: image.toolkit.fluxcd.io
+                      kind: ImagePolicy
+                      name: web
+
+                """,
+        ])
+        try r.commitAll("overlays")
+        return r
+    }
+
+    /// The policies `tagwarden graph --format json` shows: label, environment and each field with where it is written.
+    func policies(_ r: TempRepo, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
+        let res = try tagwarden(["graph", "--format", "json"], in: r.path, sourceLocation: sourceLocation)
+        #expect(res.code == 0, "\(res.described)", sourceLocation: sourceLocation)
+        let g = try #require(try JSONSerialization.jsonObject(with: Data(res.stdout.utf8)) as? [String: Any], "\(res.described)",
+                             sourceLocation: sourceLocation)
+        return try #require(g["nodes"] as? [[String: Any]]).filter { $0["kind"] as? String == "policy" }.map { n in
+            let spec = (n["spec"] as? [[String: String]] ?? []).map { "\($0["field"]!)=\($0["value"]!)@\($0["location"]!)" }
+            return "\(n["label"]!) [\(n["environment"] as? String ?? "-")] " + spec.joined(separator: " ")
+        }.sorted()
+    }
+
+    @Test func eachOverlayDeploysItsOwnPolicyAndFindingsPointAtThePatch() throws {
+        let r = try overlays()
+        let got = try policies(r)
+        #expect(got == [
+            "ImagePolicy flux-system/web [production] imageRepositoryRef.name=web@apps/base/web/images.yaml:19 "
+                + "filterTags.pattern=^(staging|prod)-[a-f0-9]+-(?P<ts>[0-9]+)$@apps/production/policy-patch.yaml:4 "
+                + "filterTags.extract=$ts@apps/production/policy-patch.yaml:5 policy.numerical.order=asc@components/policies/kustomization.yaml:12",
+            "ImagePolicy flux-system/web [staging] imageRepositoryRef.name=web@apps/base/web/images.yaml:19 "
+                + "filterTags.pattern=^staging-[a-f0-9]+-(?P<ts>[0-9]+)$@apps/staging/kustomization.yaml:19 "
+                + "filterTags.extract=$ts@apps/staging/kustomization.yaml:20 policy.numerical.order=asc@components/policies/kustomization.yaml:12",
+        ], "\(got)")
+        // the base alone has no policy (object-invalid) and no filter: the builds complete it; production's filter
+        // admits staging's tags, at the patch's line; the two markers each find their overlay's policy
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["policy-crosses-environment apps/production/policy-patch.yaml:4:14"], "\(res.described)")
+        #expect((res.findingObjects.first?["environment"] as? String) == "production")
+    }
+
+    @Test func patchesThatBreakAPolicyAreReportedWhereTheyAreWritten() throws {
+        let r = try overlays()
+        // staging's patch now writes an invalid regex; a Flux Kustomization's own patch sets production's semver range
+        let staging = try String(contentsOfFile: r.path + "/apps/staging/kustomization.yaml", encoding: .utf8)
+        try r.write("apps/staging/kustomization.yaml", staging.replacingOccurrences(of: "(?P<ts>[0-9]+)$'", with: "(?P<ts>[0-9+)$'"))
+        let flux = Self.automation("production").replacingOccurrences(of: "  prune: true\n", with: """
+              prune: true
+              patches:
+                - target:
+                    kind: ImagePolicy
+                  patch: |
+                    - op: add
+                      path: /spec/policy
+                      value:
+                        semver:
+                          range: '>=1.0.0 <<2'
+
+            """)
+        try r.write("clusters/production/apps.yaml", flux)
+        try r.commitAll("broken patches")
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == [
+            "policy-invalid-semver clusters/production/apps.yaml:18:22",
+            "policy-invalid-regex apps/staging/kustomization.yaml:19:20",
+            "policy-crosses-environment apps/production/policy-patch.yaml:4:14",
+        ].sorted(), "\(res.described)")
+    }
+
+    /// A Component holds template objects that each app renames with JSON patches (activescott/home-infra-k8s-flux,
+    /// ppbrown/fluxcd-starterkit): markers name the renamed policies, and one marker the template's own name.
+    @Test func templatePoliciesRenamedByEachApp() throws {
+        let r = try TempRepo()
+        var files: [String: String] = [
+            "templates/image-automation/kustomization.yaml": """
+                apiVersion: kustomize.config.k8s.io/v1alpha1
+                kind: Component
+                resources:
+                  - objects.yaml
+
+                """,
+            "templates/image-automation/objects.yaml": """
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImageRepository
+                metadata:
+                  name: CHANGEME
+                  namespace: flux-system
+                spec:
+                  image: ghcr.io/acme/CHANGEME
+                  interval: 5m
+                ---
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImagePolicy
+                metadata:
+                  name: CHANGEME
+                  namespace: flux-system
+                spec:
+                  imageRepositoryRef:
+                    name: CHANGEME
+                  filterTags:
+                    pattern: '^main-[a-f0-9]+-(?P<ts>[0-9]+)$'
+                    extract: '$ts'
+                  policy:
+                    numerical:
+                      order: asc
+
+                """,
+        ]
+        for app in ["shop", "blog"] {
+            files["prod/\(app)/kustomization.yaml"] = """
+                resources:
+                  - deployment.yaml
+                components:
+                  - ../../templates/image-automation
+                patches:
+                  - target:
+                      kind: ImageRepository
+                    patch: |
+                      - op: replace
+                        path: /metadata/name
+                        value: \(app)
+                      - op: replace
+                        path: /spec/image
+                        value: ghcr.io/acme/\(app)
+                  - target:
+                      kind: ImagePolicy
+                    patch: |
+                      - op: replace
+                        path: /metadata/name
+                        value: \(app)
+                      - op: replace
+                        path: /spec/imageRepositoryRef/name
+                        value: \(app)
+
+                """
+            let policy = app == "shop" ? app : "CHANGEME"
+            files["prod/\(app)/deployment.yaml"] = """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata:
+                  name: \(app)
+                spec:
+                  template:
+                    spec:
+                      containers:
+                        - name: \(app)
+                          image: ghcr.io/acme/\(app):main-1a2b3c4-1700000000 # {"$imagepolicy": "flux-system:\(policy)"}
+
+                """
+        }
+        try r.write(files)
+        try r.commitAll("apps")
+        let got = try policies(r)
+        #expect(got == [
+            "ImagePolicy flux-system/blog [production] imageRepositoryRef.name=blog@prod/blog/kustomization.yaml:23 "
+                + "filterTags.pattern=^main-[a-f0-9]+-(?P<ts>[0-9]+)$@templates/image-automation/objects.yaml:19 "
+                + "filterTags.extract=$ts@templates/image-automation/objects.yaml:20 policy.numerical.order=asc@templates/image-automation/objects.yaml:23",
+            "ImagePolicy flux-system/shop [production] imageRepositoryRef.name=shop@prod/shop/kustomization.yaml:23 "
+                + "filterTags.pattern=^main-[a-f0-9]+-(?P<ts>[0-9]+)$@templates/image-automation/objects.yaml:19 "
+                + "filterTags.extract=$ts@templates/image-automation/objects.yaml:20 policy.numerical.order=asc@templates/image-automation/objects.yaml:23",
+        ], "\(got)")
+        // the blog's marker names the template's name, which no build deploys; so the blog's policy is used by no
+        // marker (reported at the template, where it is written)
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["marker-unknown-policy prod/blog/deployment.yaml:10:60", "policy-unused templates/image-automation/objects.yaml:11:7"],
+                "\(res.described)")
+        let messages = res.findingObjects.map { $0["message"] as? String ?? "" }
+        #expect(messages.first?.contains("no ImagePolicy flux-system/CHANGEME") == true, "\(messages)")
+        #expect(messages.last?.contains("flux-system/blog") == true, "\(messages)")
+    }
+
+    /// A prefixed overlay renames the base's policy: a marker naming it as written finds nothing; a strategic-merge
+    /// patch without a target, named as written, still patches it; a `$patch: delete` takes it out of one build.
+    @Test func prefixesAndStrategicMergesByName() throws {
+        let r = try TempRepo()
+        try r.write([
+            "base/policy.yaml": """
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImageRepository
+                metadata:
+                  name: api
+                  namespace: flux-system
+                spec:
+                  image: ghcr.io/acme/api
+                ---
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImagePolicy
+                metadata:
+                  name: api
+                  namespace: flux-system
+                spec:
+                  imageRepositoryRef:
+                    name: api
+                  policy:
+                    semver:
+                      range: '>=1.0.0'
+
+                """,
+            "base/kustomization.yaml": "resources: [policy.yaml]\n",
+            "qa/kustomization.yaml": """
+                resources: [../base]
+                namePrefix: qa-
+                patchesStrategicMerge:
+                  - range.yaml
+
+                """,
+            "qa/range.yaml": """
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImagePolicy
+                metadata:
+                  name: api
+                  namespace: flux-system
+                spec:
+                  policy:
+                    semver:
+                      range: '~2.1'
+
+                """,
+            "gone/kustomization.yaml": """
+                resources: [../base]
+                patches:
+                  - patch: |
+                      $patch: delete
+                      apiVersion: image.toolkit.fluxcd.io/v1
+                      kind: ImagePolicy
+                      metadata:
+                        name: api
+                        namespace: flux-system
+
+                """,
+            "qa/app.yaml": #"image: ghcr.io/acme/api:2.1.0 # {"$imagepolicy": "flux-system:api"}"# + "\n",
+            "qa/app2.yaml": #"image: ghcr.io/acme/api:2.1.0 # {"$imagepolicy": "flux-system:qa-api"}"# + "\n",
+        ])
+        try r.commitAll("qa")
+        let got = try policies(r)
+        #expect(got == [
+            "ImagePolicy flux-system/qa-api [-] imageRepositoryRef.name=api@base/policy.yaml:16 policy.semver.range=~2.1@qa/range.yaml:9",
+        ], "\(got)")
+        // qa-api still reads an ImageRepository `api`: the one the `gone` build deploys, unprefixed
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["marker-unknown-policy qa/app.yaml:1:31"], "\(res.described)")
+    }
+}
