@@ -388,4 +388,94 @@ import Testing
         let res = try r.audit("--format", "json")
         #expect(res.findings == ["marker-unknown-policy qa/app.yaml:1:31"], "\(res.described)")
     }
+
+    /// A Component of templates named `${APP}` that Flux Kustomizations pull in with `spec.components` and name with
+    /// `postBuild.substitute` (Tomyail/talos-cluster): one policy per app, named as substituted; a marker naming an
+    /// app no Kustomization substitutes finds nothing.
+    @Test func componentTemplatesNamedByFluxSubstitution() throws {
+        let r = try TempRepo()
+        var files: [String: String] = [
+            "components/image-automation/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n  - objects.yaml\n",
+            "components/image-automation/objects.yaml": """
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImageRepository
+                metadata:
+                  name: ${APP}
+                spec:
+                  image: ${REGISTRY_URL}
+                  interval: 5m
+                ---
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImagePolicy
+                metadata:
+                  name: ${APP}
+                spec:
+                  imageRepositoryRef:
+                    name: ${APP}
+                  policy:
+                    semver:
+                      range: '>=1.0.0'
+
+                """,
+        ]
+        for app in ["fava", "atuin"] {
+            files["apps/\(app)/ks.yaml"] = """
+                apiVersion: kustomize.toolkit.fluxcd.io/v1
+                kind: Kustomization
+                metadata:
+                  name: &app \(app)
+                  namespace: flux-system
+                spec:
+                  components:
+                    - ../../../components/image-automation
+                  interval: 1h
+                  path: ./apps/\(app)/app
+                  prune: true
+                  sourceRef:
+                    kind: GitRepository
+                    name: flux-system
+                  targetNamespace: flux-system
+                  postBuild:
+                    substitute:
+                      APP: *app
+                      REGISTRY_URL: ghcr.io/acme/\(app)
+
+                """
+            files["apps/\(app)/app/kustomization.yaml"] = "resources:\n  - release.yaml\n"
+            files["apps/\(app)/app/release.yaml"] = """
+                image:
+                  repository: ghcr.io/acme/\(app)
+                  tag: 1.0.0 # {"$imagepolicy": "flux-system:\(app == "fava" ? app : "atuin-app"):tag"}
+
+                """
+        }
+        files["clusters/home/apps.yaml"] = """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata:
+              name: apps
+              namespace: flux-system
+            spec:
+              interval: 1h
+              path: ./apps
+              prune: true
+              sourceRef:
+                kind: GitRepository
+                name: flux-system
+
+            """
+        try r.write(files)
+        try r.commitAll("apps")
+        let got = try policies(r)
+        #expect(got == [
+            "ImagePolicy flux-system/atuin [-] imageRepositoryRef.name=atuin@components/image-automation/objects.yaml:15 "
+                + "policy.semver.range=>=1.0.0@components/image-automation/objects.yaml:18",
+            "ImagePolicy flux-system/fava [-] imageRepositoryRef.name=fava@components/image-automation/objects.yaml:15 "
+                + "policy.semver.range=>=1.0.0@components/image-automation/objects.yaml:18",
+        ], "\(got)")
+        let res = try r.audit("--format", "json")
+        #expect(res.findings.filter { $0.hasPrefix("marker") || $0.hasPrefix("policy") } == [
+            "marker-unknown-policy apps/atuin/app/release.yaml:3:14",
+        ], "\(res.described)")
+    }
 }

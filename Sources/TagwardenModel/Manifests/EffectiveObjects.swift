@@ -43,7 +43,7 @@ struct EffectiveObjects {
         var labels: [String: String]
         var annotations: [String: String]
         var spec: Spec
-        /// Some patch changed it.
+        /// Some patch (or Flux's substitution) changed it.
         var patched = false
         /// A `$patch: delete` removed it from the build.
         var deleted = false
@@ -130,13 +130,23 @@ struct EffectiveObjects {
         let patching = objects.indices.filter { i in
             (objects[i].isKustomization || objects[i].fluxKustomization != nil) && mentionsPatches(objects[i])
         }
-        // without patches, only builds that name or place a base differently make variants
-        guard !patching.isEmpty || objects.contains(where: { $0.kustomizeNamePrefix != nil || $0.kustomizeNameSuffix != nil || $0.kustomizeNamespace != nil })
-        else { return [:] }
+        // without patches, only builds that name or place a base differently, or substitute its fields, make variants
+        guard !patching.isEmpty || objects.contains(where: { o in
+            o.kustomizeNamePrefix != nil || o.kustomizeNameSuffix != nil || o.kustomizeNamespace != nil
+                || o.fluxKustomization?.postBuild?.isActive == true
+        }) else { return [:] }
         let patched = Set(patching)
         var fileAt: [String: Int] = [:]
         for (f, facts) in files.enumerated() { fileAt[facts.path] = f }
+        var parsed: [Int: YAMLFile] = [:]
+        func yaml(_ f: Int) -> YAMLFile {
+            if let y = parsed[f] { return y }
+            let y = YAMLFile(parsing: files[f].bytes)
+            parsed[f] = y
+            return y
+        }
         var kustomizationAt: [String: Int] = [:]
+        /// Directory → the Flux Kustomizations that build it: their `path`, or a Component of their `spec.components`.
         var fluxAt: [String: [Int]] = [:]
         for (i, o) in objects.enumerated() {
             if o.isKustomization && Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
@@ -144,14 +154,16 @@ struct EffectiveObjects {
             }
             if let k = o.fluxKustomization, k.source?.isGitRepository ?? true, let p = k.path {
                 fluxAt[p, default: []].append(i)
+                // its `spec.components`, relative to its path: each builds with it
+                if SourceText.contains("components", in: files[o.file].bytes[o.byteRange]) {
+                    let y = yaml(o.file)
+                    if o.document < y.documents.count, let list = y.get(y.documents[o.document].root, "spec", "components") {
+                        for n in y.childNodes(list) where y.nodes[n].kind == .scalar {
+                            if let dir = Model.normalizePath(Sources.join(p, y.value(n))) { fluxAt[dir, default: []].append(i) }
+                        }
+                    }
+                }
             }
-        }
-        var parsed: [Int: YAMLFile] = [:]
-        func yaml(_ f: Int) -> YAMLFile {
-            if let y = parsed[f] { return y }
-            let y = YAMLFile(parsing: files[f].bytes)
-            parsed[f] = y
-            return y
         }
         var stepsMemo: [Int: Steps] = [:]
         func steps(_ k: Int) -> Steps {
@@ -193,7 +205,14 @@ struct EffectiveObjects {
                 var roots = [root]
                 if let flux {
                     for p in steps(flux).early { apply(p, to: &s, o) }
-                    if let t = objects[flux].fluxKustomization?.targetNamespace, !t.isEmpty { s.namespace = t }
+                    let k = objects[flux].fluxKustomization
+                    if let t = k?.targetNamespace, !t.isEmpty { s.namespace = t }
+                    // postBuild: the inline variables are known; one a `substituteFrom` source may set is not
+                    if let post = k?.postBuild, post.isActive, !o.substitutionDisabled {
+                        s.substitute { text in
+                            Envsubst.expand(text) { v in post.substitute[v].map { .defined($0) } ?? (post.substituteFrom.isEmpty ? .undefined : .unknown) }?.text
+                        }
+                    }
                     roots.append(files[objects[flux].file].path)
                 }
                 results.append((s, roots))
@@ -436,6 +455,34 @@ extension EffectiveObjects.State {
             }
         default:
             break
+        }
+    }
+
+    /// Flux's post-build substitution of the name, namespace and spec values that hold `${…}`: `expand` gives what
+    /// Flux makes of a text, nil when that cannot be known here (the text is then left as written).
+    mutating func substitute(_ expand: (String) -> String?) {
+        func made(_ text: String?) -> String? {
+            guard let text, text.containsBytes("${"), let new = expand(text), new != text else { return nil }
+            patched = true
+            return new
+        }
+        func field(_ v: inout Located?) {
+            if let new = made(v?.value) { v!.value = new }
+        }
+        if let new = made(name) { name = new }
+        if let new = made(namespace) { namespace = new }
+        switch spec {
+        case .policy(var p):
+            field(&p.repositoryName); field(&p.pattern); field(&p.extract); field(&p.semverRange)
+            field(&p.alphabeticalOrder); field(&p.numericalOrder)
+            if let new = made(p.repositoryNamespace) { p.repositoryNamespace = new }
+            spec = .policy(p)
+        case .repository(var r):
+            field(&r.image); field(&r.interval)
+            spec = .repository(r)
+        case .automation(var a):
+            field(&a.updatePath); field(&a.pushBranch); field(&a.sourceName); field(&a.messageTemplate)
+            spec = .automation(a)
         }
     }
 

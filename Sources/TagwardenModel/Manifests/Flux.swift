@@ -253,7 +253,8 @@ public indirect enum FluxSpec: Sendable {
             if let pb = spec.flatMap({ y.get($0, "postBuild") }), y.nodes[pb].kind == .mapping {
                 var post = FluxKustomizationSpec.PostBuild()
                 if let sub = y.get(pb, "substitute") {
-                    for (key, v) in y.pairs(sub) {
+                    for (key, value) in y.pairs(sub) {
+                        let v = y.resolved(value)   // `APP: *app`: the anchored value
                         if let s = str(v) { post.substitute[y.value(key)] = s }
                         if let l = loc(v), l.type != .string, l.type != .null { post.notStrings.append(l) }
                     }
