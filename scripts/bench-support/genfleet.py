@@ -4,7 +4,13 @@ Per app: one ImageRepository; per app and environment: a Deployment whose image 
 $imagepolicy marker, a kustomization.yaml and an ImagePolicy. Per environment, a cluster as flux bootstrap
 writes it (Flux's components, their Namespace labelled with the Flux version, the sync) with Flux
 Kustomizations that apply its apps and the repositories, and an ImageUpdateAutomation. 1,000 apps give
-10,015 files, 3,000 ImagePolicies and 3,000 markers (about 3.5 MB). Deterministic."""
+10,015 files, 3,000 ImagePolicies and 3,000 markers (about 3.5 MB). Deterministic.
+
+With `overlays`, the same apps as kustomize bases and overlays: per app a base (a Deployment without a tag, an
+ImagePolicy with neither filter nor policy, their kustomization) and per environment an overlay that renames them
+(`nameSuffix`), sets the tag (an `images:` entry carrying the marker, and the digest in staging and production) and
+completes the policy from a patch file (`patches:` with a target): 10,015 files, the same 3,000 effective ImagePolicies
+and 3,000 markers."""
 import os, shutil, subprocess, sys
 
 ENVS = [("development", "develop"), ("staging", "staging"), ("production", "production")]
@@ -174,11 +180,76 @@ spec:
             ("flux-system/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - gotk-components.yaml\n  - gotk-sync.yaml\n"),
             ("apps.yaml", apps), ("automation.yaml", automation)]
 
+def base(app):
+    return [("deployment.yaml", f"""apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {app}
+  labels:
+    app: {app}
+spec:
+  selector:
+    matchLabels:
+      app: {app}
+  template:
+    metadata:
+      labels:
+        app: {app}
+    spec:
+      containers:
+        - name: {app}
+          image: ghcr.io/acme/{app}
+          ports:
+            - containerPort: 8080
+"""), ("policy.yaml", f"""apiVersion: image.toolkit.fluxcd.io/v1
+kind: ImagePolicy
+metadata:
+  name: {app}
+  namespace: flux-system
+spec:
+  imageRepositoryRef:
+    name: {app}
+"""), ("kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - deployment.yaml\n  - policy.yaml\n")]
+
+def overlay(app, env, prefix, i):
+    tag = f"{prefix}-v1.{i % 40}.{i % 7}-{i * 2654435761 % (1 << 28):07x}-{1700000000 + i}"
+    digest = (f"\n    digest: sha256:{i:064x} # {{\"$imagepolicy\": \"flux-system:{app}-{env}:digest\"}}"
+              if env in ("staging", "production") else "")
+    reflect = "\n  digestReflectionPolicy: IfNotPresent" if env in ("staging", "production") else ""
+    kust = f"""apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+  - ../../base/{app}
+nameSuffix: -{env}
+images:
+  - name: ghcr.io/acme/{app}
+    newTag: {tag} # {{"$imagepolicy": "flux-system:{app}-{env}:tag"}}{digest}
+patches:
+  - path: policy-patch.yaml
+    target:
+      kind: ImagePolicy
+      name: {app}
+"""
+    patch = f"""apiVersion: image.toolkit.fluxcd.io/v1
+kind: ImagePolicy
+metadata:
+  name: {app}
+spec:{reflect}
+  filterTags:
+    pattern: '^{prefix}-v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)-[0-9a-f]+-(?P<ts>[0-9]+)$'
+    extract: '$ts'
+  policy:
+    numerical:
+      order: asc
+"""
+    return [("kustomization.yaml", kust), ("policy-patch.yaml", patch)]
+
 VERSION = "3"   # bump when the generated files change: an older fleet is generated again
 
-def main(out, apps):
+def main(out, apps, overlays=False):
     stamp = os.path.join(out, ".git", "genfleet-version")
-    if os.path.exists(stamp) and open(stamp).read() == VERSION:
+    version = VERSION + ("-overlays" if overlays else "")
+    if os.path.exists(stamp) and open(stamp).read() == version:
         return
     if os.path.exists(out):
         shutil.rmtree(out)
@@ -188,9 +259,18 @@ def main(out, apps):
         d = os.path.join(out, "flux", "repositories")
         os.makedirs(d, exist_ok=True)
         open(os.path.join(d, f"{app}.yaml"), "w").write(repository(app))
+        if overlays:
+            d = os.path.join(out, "apps", "base", app)
+            os.makedirs(d, exist_ok=True)
+            for name, text in base(app):
+                open(os.path.join(d, name), "w").write(text)
         for env, prefix in ENVS:
             d = os.path.join(out, "apps", env, app)
             os.makedirs(d, exist_ok=True)
+            if overlays:
+                for name, text in overlay(app, env, prefix, i):
+                    open(os.path.join(d, name), "w").write(text)
+                continue
             open(os.path.join(d, "deployment.yaml"), "w").write(deployment(app, env, prefix, i))
             open(os.path.join(d, "kustomization.yaml"), "w").write(kustomization(app, env))
             open(os.path.join(d, "policy.yaml"), "w").write(policy(app, env, prefix))
@@ -204,7 +284,7 @@ def main(out, apps):
     subprocess.run(git + ["add", "-A"], check=True)
     subprocess.run(git + ["-c", "gc.auto=0", "commit", "-q", "-m", "fleet"], check=True)
     subprocess.run(git[:3] + ["gc", "-q"], check=False)  # packed, as real clones are
-    open(stamp, "w").write(VERSION)
+    open(stamp, "w").write(version)
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1000)
+    main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1000, "overlays" in sys.argv[3:])

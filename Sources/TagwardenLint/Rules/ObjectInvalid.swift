@@ -53,26 +53,10 @@ extension Rule {
                 }
             }
         }
-        // a base object that an overlay's patch completes (adding an ordering, a git section) is whole only once rendered
-        let patchedByName = Set(m.flux.nonResources.compactMap { o in m.objects[o].name.map { m.objects[o].kind + "/" + $0 } })
-        // patches' targets: a kind (nil: every kind), and a name kustomize reads as a regular expression, whole (nil: every
-        // name), compiled once
-        let targets = m.objects.flatMap(\.patchTargets).map { t in
-            (kind: t.kind, name: t.name, regex: t.name.flatMap { try? GoRegex("^(?:" + $0 + ")$") })
-        }
-        // a patch file of that kind and name, or a patch whose target matches
-        func patched(_ kind: String, _ name: String) -> Bool {
-            patchedByName.contains(kind + "/" + name) || targets.contains { t in
-                guard t.kind == nil || t.kind == kind else { return false }
-                guard let pattern = t.name else { return true }
-                return t.regex.map { $0.matches(name) } ?? (pattern == name)
-            }
-        }
         for (p, policy) in m.flux.policies.enumerated() where !m.flux.nonResources.contains(policy.object) && served(policy.object) {
             let spec = policy.spec
-            if patched("ImagePolicy", policy.name) {
-                // the ordering may come from the patch
-            } else if spec.policySpan == nil {
+            // a policy that builds complete with patches is judged as they complete it (EffectiveObjects)
+            if spec.policySpan == nil {
                 out.append(c.finding("policy \(m.policyName(p)) has no spec.policy (semver, alphabetical or numerical): \(rejected)",
                                      policy: p, span: m.objects[policy.object].kindSpan))
             } else if spec.semverRange == nil, !spec.hasAlphabetical, !spec.hasNumerical {
@@ -109,7 +93,6 @@ extension Rule {
                 out.append(c.finding("\(what()): update.strategy '\(strategy.value)' is not Setters, the only strategy: \(rejected)",
                                      object: a.object, span: strategy.span))
             }
-            if let name = m.objects[a.object].name, patched("ImageUpdateAutomation", name) { continue }
             guard spec.hasGit else {
                 out.append(c.finding("\(what()) has no spec.git: Flux stalls it (a GitRepository source needs .spec.git) and never updates anything",
                                      object: a.object))

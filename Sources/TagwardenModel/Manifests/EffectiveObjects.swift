@@ -54,13 +54,20 @@ struct EffectiveObjects {
     }
 
     /// A patch's YAML, and where its values stand in the repository.
-    struct PatchText {
+    final class PatchText: Sendable {
         let yaml: YAMLFile
         let file: Int
         /// A literal block's lines in the kustomization that holds it.
         let lines: BlockLines?
         /// A patch written in another kind of string: every value points at the string.
         let whole: SourceSpan?
+
+        init(yaml: YAMLFile, file: Int, lines: BlockLines?, whole: SourceSpan?) {
+            self.yaml = yaml
+            self.file = file
+            self.lines = lines
+            self.whole = whole
+        }
 
         func span(_ n: Int) -> SourceSpan {
             if let whole { return whole }
@@ -73,11 +80,12 @@ struct EffectiveObjects {
     }
 
     /// The objects a patch changes: kustomize's `target`, or a strategic-merge patch's own kind and name.
-    struct Selector {
+    struct Selector: Sendable {
         var group: String?, version: String?, kind: String?
         /// kustomize reads `name` and `namespace` as regular expressions of the whole name.
         var name: GoRegex?, namespace: GoRegex?
-        /// A strategic-merge patch without a target: its own name and namespace, as written.
+        /// A name or namespace with no regular-expression syntax, or a strategic-merge patch's own when it has no
+        /// target: compared as they are.
         var exactName: String?, exactNamespace: String?
         var labels: LabelSelector?, annotations: LabelSelector?
 
@@ -96,20 +104,17 @@ struct EffectiveObjects {
         }
     }
 
-    struct Patch {
+    struct Patch: Sendable {
         var selector: Selector?
-        var text: PatchText
-        /// The patch document's root node.
-        var root: Int
-        /// A JSON 6902 patch (a list of operations); else a strategic-merge patch.
-        var json: Bool
+        /// What it does, read once from its YAML.
+        var edits: [Edit]
         /// Written under `patches:` (kustomize's PatchTransformer, which Flux's `spec.patches` use too): a JSON patch
         /// there keeps the object's first name and namespace before it applies.
         var keepsFirst = false
     }
 
     /// A kustomization's patches in the order kustomize applies them.
-    struct Steps {
+    struct Steps: Sendable {
         /// `patchesStrategicMerge`, then `patches`: before the namespace and the name affixes.
         var early: [Patch] = []
         /// `patchesJson6902`: after them.
@@ -140,7 +145,7 @@ struct EffectiveObjects {
         for (f, facts) in files.enumerated() { fileAt[facts.path] = f }
         var parsed: [Int: YAMLFile] = [:]
         func yaml(_ f: Int) -> YAMLFile {
-            if let y = parsed[f] { return y }
+            if let y = files[f].tree ?? parsed[f] { return y }
             let y = YAMLFile(parsing: files[f].bytes)
             parsed[f] = y
             return y
@@ -165,18 +170,26 @@ struct EffectiveObjects {
                 }
             }
         }
-        var stepsMemo: [Int: Steps] = [:]
-        func steps(_ k: Int) -> Steps {
-            if let s = stepsMemo[k] { return s }
-            // a kustomization without patches has none to give, nor do its Components matter without any
-            let s = patched.isEmpty ? Steps() : readSteps(k, objects: objects, files: files, fileAt: fileAt, yaml: yaml)
-            stepsMemo[k] = s
-            return s
+        // the steps of every kustomization with patches, or Components that may hold some, read in parallel (each
+        // reads its own files: the YAML parse is most of this pass)
+        let reading = patched.isEmpty ? [] : objects.indices.filter { k in
+            patched.contains(k) || (objects[k].isKustomization && SourceText.contains("components", in: files[objects[k].file].bytes[objects[k].byteRange]))
         }
-        var metadataMemo: [Int: ([String: String], [String: String])] = [:]
+        let paths = fileAt
+        let read = concurrentChunks(reading.count, chunkSize: max(1, reading.count / 16)) { range in
+            range.map { n in readSteps(reading[n], objects: objects, files: files, fileAt: paths, yaml: { files[$0].tree ?? YAMLFile(parsing: files[$0].bytes) }) }
+        }
+        var stepsOf: [Int: Steps] = [:]
+        for (n, k) in reading.enumerated() { stepsOf[k] = read[n] }
+        func steps(_ k: Int) -> Steps { stepsOf[k] ?? Steps() }
+        // labels and annotations are read only when some patch selects by them
+        let bySelectors = patching.contains { k in
+            let st = steps(k)
+            return (st.early + st.late).contains { $0.selector?.labels != nil || $0.selector?.annotations != nil }
+        }
         func metadata(_ i: Int) -> ([String: String], [String: String]) {
-            if let m = metadataMemo[i] { return m }
             let o = objects[i]
+            guard bySelectors else { return (o.labels, [:]) }
             let y = yaml(o.file)
             var labels: [String: String] = [:], annotations: [String: String] = [:]
             if o.document < y.documents.count {
@@ -188,7 +201,6 @@ struct EffectiveObjects {
                     }
                 }
             }
-            metadataMemo[i] = (labels, annotations)
             return (labels, annotations)
         }
 
@@ -312,9 +324,14 @@ struct EffectiveObjects {
                 guard let n = y.get(t, key), y.nodes[n].kind == .scalar, !y.isNull(n), !y.value(n).isEmpty else { return nil }
                 return y.value(n)
             }
-            func regex(_ s: String?) -> GoRegex? { s.flatMap { try? GoRegex("^(?:" + $0 + ")$") } }
-            return Selector(group: str("group"), version: str("version"), kind: str("kind"), name: regex(str("name")),
-                            namespace: regex(str("namespace")), labels: str("labelSelector").flatMap(LabelSelector.init),
+            // a name without regular-expression syntax matches itself only: compared, not compiled
+            func literal(_ s: String?) -> String? {
+                s.flatMap { $0.utf8.allSatisfy { c in (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c == 45 || (c >= 65 && c <= 90) } ? $0 : nil }
+            }
+            func regex(_ s: String?) -> GoRegex? { s.flatMap { literal($0) == nil ? try? GoRegex("^(?:" + $0 + ")$") : nil } }
+            let name = str("name"), namespace = str("namespace")
+            return Selector(group: str("group"), version: str("version"), kind: str("kind"), name: regex(name),
+                            namespace: regex(namespace), exactName: literal(name), exactNamespace: literal(namespace), labels: str("labelSelector").flatMap(LabelSelector.init),
                             annotations: str("annotationSelector").flatMap(LabelSelector.init))
         }
         /// Every document of a patch: a list is a JSON patch, a mapping a strategic-merge one.
@@ -335,7 +352,7 @@ struct EffectiveObjects {
                                    exactName: meta.flatMap { t.yaml.string($0, "name") },
                                    exactNamespace: meta.flatMap { t.yaml.string($0, "namespace") } ?? "default")
                 }
-                list.append(Patch(selector: sel, text: t, root: r, json: isList, keepsFirst: patchesField && isList))
+                list.append(Patch(selector: sel, edits: edits(t, root: r, json: isList), keepsFirst: patchesField && isList))
             }
         }
         if o.isKustomization {
@@ -377,40 +394,78 @@ struct EffectiveObjects {
     /// Applies patch `p` to the state of object `o`, if it selects it.
     static func apply(_ p: Patch, to s: inout State, _ o: ManifestObject) {
         guard !s.deleted, p.selector?.selects(o, s) ?? true else { return }
-        let y = p.text.yaml
-        let before = s
+        s.patched = true
         if p.keepsFirst { s.keepFirst() }
-        if p.json {
-            for op in y.childNodes(p.root) where y.nodes[op].kind == .mapping {
+        for e in p.edits { s.perform(e) }
+    }
+
+    /// One change a patch makes to the fields Tagwarden reads.
+    struct Edit: Sendable {
+        enum Kind: Sendable {
+            /// A scalar now stands at the path; a mapping does (merged into what is there); a list does; nothing does;
+            /// the object leaves the build (`$patch: delete`).
+            case set(Located), present(SourceSpan, file: Int), list([Located]), clear, delete
+        }
+        var path: [String]
+        /// `path` joined with `/`, for the spec's fields.
+        var joined: String
+        var kind: Kind
+
+        init(_ path: [String], _ kind: Kind) {
+            self.path = path
+            joined = path.joined(separator: "/")
+            self.kind = kind
+        }
+    }
+
+    /// What a patch document does: a JSON patch's operations (`add` and `replace` put a value in place of what is
+    /// there, `remove` removes it), or a strategic merge of its labels, annotations and spec (a null removes a field,
+    /// `$patch: replace` and `$patch: delete` do what kustomize does).
+    static func edits(_ t: PatchText, root r: Int, json: Bool) -> [Edit] {
+        let y = t.yaml
+        var out: [Edit] = []
+        func assign(_ path: [String], _ n: Int, replace: Bool) {
+            switch y.nodes[n].kind {
+            case .scalar:
+                out.append(Edit(path, y.isNull(n) ? .clear : .set(t.located(n))))
+            case .mapping:
+                if replace || y.string(n, "$patch") == "replace" { out.append(Edit(path, .clear)) }
+                if y.string(n, "$patch") == "delete" { out.append(Edit(path, .clear)); return }
+                out.append(Edit(path, .present(t.span(n), file: t.file)))
+                for (k, v) in y.pairs(n) where y.value(k) != "$patch" {
+                    assign(path + [y.value(k)], v, replace: false)
+                }
+            case .sequence:
+                out.append(Edit(path, .list(y.childNodes(n).compactMap { y.nodes[$0].kind == .scalar ? t.located($0) : nil })))
+            default:
+                break
+            }
+        }
+        if json {
+            for op in y.childNodes(r) where y.nodes[op].kind == .mapping {
                 guard let kind = y.string(op, "op"), let raw = y.string(op, "path") else { continue }
                 let path = raw.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
                     String($0).replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
                 }
                 switch kind {
                 case "add", "replace":
-                    if let v = y.get(op, "value") { s.assign(Array(path), v, p.text, replace: true) }
+                    if let v = y.get(op, "value") { assign(Array(path), v, replace: true) }
                 case "remove":
-                    s.clear(Array(path))
+                    out.append(Edit(Array(path), .clear))
                 default:
                     continue
                 }
             }
+        } else if y.string(r, "$patch") == "delete" {
+            out.append(Edit([], .delete))
         } else {
-            let r = p.root
-            if y.string(r, "$patch") == "delete" {
-                s.deleted = true
-            } else {
-                if let meta = y.get(r, "metadata") {
-                    for key in ["labels", "annotations"] {
-                        if let n = key == "labels" ? y.get(meta, "labels") : y.get(meta, "annotations") {
-                            s.assign(["metadata", key], n, p.text, replace: false)
-                        }
-                    }
-                }
-                if let spec = y.get(r, "spec") { s.assign(["spec"], spec, p.text, replace: false) }
+            if let meta = y.get(r, "metadata") {
+                if let n = y.get(meta, "labels") { assign(["metadata", "labels"], n, replace: false) }
+                if let n = y.get(meta, "annotations") { assign(["metadata", "annotations"], n, replace: false) }
             }
+            if let spec = y.get(r, "spec") { assign(["spec"], spec, replace: false) }
         }
-        if s != before { s.patched = true }
+        return out
     }
 }
 
@@ -434,31 +489,21 @@ extension EffectiveObjects.Spec {
 }
 
 extension EffectiveObjects.State {
-    /// A patch sets `path` to node `n`: a strategic merge merges a mapping into what is there; a JSON patch
-    /// (`replace`) puts it in place of what is there. A null removes the field.
-    mutating func assign(_ path: [String], _ n: Int, _ t: EffectiveObjects.PatchText, replace: Bool) {
-        let y = t.yaml
-        switch y.nodes[n].kind {
-        case .scalar:
-            if y.isNull(n) { clear(path) } else { set(path, t.located(n)) }
-        case .mapping:
-            if replace || y.string(n, "$patch") == "replace" { clear(path) }
-            if y.string(n, "$patch") == "delete" { clear(path); return }
-            present(path, t.span(n), file: t.file)
-            for (k, v) in y.pairs(n) where y.value(k) != "$patch" {
-                assign(path + [y.value(k)], v, t, replace: false)
-            }
-        case .sequence:
-            if path == ["spec", "exclusionList"], case .repository(var r) = spec {
-                r.exclusionList = y.childNodes(n).compactMap { y.nodes[$0].kind == .scalar ? t.located($0) : nil }
+    mutating func perform(_ e: EffectiveObjects.Edit) {
+        switch e.kind {
+        case .set(let v): set(e.path, e.joined, v)
+        case .present(let span, let file): present(e.joined, span, file: file)
+        case .clear: clear(e.path, e.joined)
+        case .delete: deleted = true
+        case .list(let items):
+            if e.joined == "spec/exclusionList", case .repository(var r) = spec {
+                r.exclusionList = items
                 spec = .repository(r)
             }
-        default:
-            break
         }
     }
 
-    /// Flux's post-build substitution of the name, namespace and spec values that hold `${…}`: `expand` gives what
+    /// Flux's post-build substitution of the name, namespace and a policy's or repository's values that hold `${…}`: `expand` gives what
     /// Flux makes of a text, nil when that cannot be known here (the text is then left as written).
     mutating func substitute(_ expand: (String) -> String?) {
         func made(_ text: String?) -> String? {
@@ -480,15 +525,16 @@ extension EffectiveObjects.State {
         case .repository(var r):
             field(&r.image); field(&r.interval)
             spec = .repository(r)
-        case .automation(var a):
-            field(&a.updatePath); field(&a.pushBranch); field(&a.sourceName); field(&a.messageTemplate)
-            spec = .automation(a)
+        case .automation:
+            // an automation's `update.path` is judged per Flux Kustomization that substitutes it, where the finding
+            // can say how (`Substitution`)
+            break
         }
     }
 
     /// A mapping now stands at `path`.
-    mutating func present(_ path: [String], _ span: SourceSpan, file: Int) {
-        switch (spec, path.joined(separator: "/")) {
+    mutating func present(_ joined: String, _ span: SourceSpan, file: Int) {
+        switch (spec, joined) {
         case (.policy(var p), "spec/filterTags"): p.hasFilterTags = true; spec = .policy(p)
         case (.policy(var p), "spec/policy"): p.policySpan = span; p.policyFile = file; spec = .policy(p)
         case (.policy(var p), "spec/policy/semver"):
@@ -506,7 +552,7 @@ extension EffectiveObjects.State {
     }
 
     /// A scalar now stands at `path`.
-    mutating func set(_ path: [String], _ v: Located) {
+    mutating func set(_ path: [String], _ joined: String, _ v: Located) {
         if path.count == 3, path[0] == "metadata" {
             if path[1] == "labels" { labels[path[2]] = v.value } else if path[1] == "annotations" { annotations[path[2]] = v.value }
             return
@@ -518,7 +564,7 @@ extension EffectiveObjects.State {
             spec = .automation(a)
             return
         }
-        switch (spec, path.joined(separator: "/")) {
+        switch (spec, joined) {
         case (.policy(var p), let f):
             switch f {
             case "spec/imageRepositoryRef/name": p.repositoryName = v
@@ -565,7 +611,7 @@ extension EffectiveObjects.State {
     }
 
     /// Removes what stands at `path`.
-    mutating func clear(_ path: [String]) {
+    mutating func clear(_ path: [String], _ f: String) {
         if path.count == 3, path[0] == "metadata" {
             if path[1] == "labels" { labels[path[2]] = nil } else if path[1] == "annotations" { annotations[path[2]] = nil }
             return
@@ -573,7 +619,6 @@ extension EffectiveObjects.State {
         if path == ["metadata", "labels"] { labels = [:]; return }
         if path == ["metadata", "annotations"] { annotations = [:]; return }
         if path == ["metadata", "namespace"] { namespace = nil; return }
-        let f = path.joined(separator: "/")
         switch spec {
         case .policy(var p):
             switch f {
@@ -634,8 +679,8 @@ extension StringProtocol {
 
 /// A Kubernetes label selector in its string form (`app=web,tier!=db,env in (staging,production),!legacy`), as
 /// kustomize's `labelSelector` and `annotationSelector` take it.
-struct LabelSelector {
-    enum Requirement {
+struct LabelSelector: Sendable {
+    enum Requirement: Sendable {
         case equals(String, String), notEquals(String, String), isIn(String, Set<String>), notIn(String, Set<String>)
         case exists(String), absent(String)
     }

@@ -95,6 +95,13 @@ package struct Extractor {
             }
         }
         if SourceText.contains(markerToken, in: bytes) { ex.markers() }
+        // what `EffectiveObjects` reads again: the kustomizations that hold patches, patch files, the image-automation
+        // objects' own files
+        if ex.facts.nonMappingRoot != nil || SourceText.contains("patches", in: bytes)
+            || ex.facts.objects.contains(where: { $0.group == FluxAPIs.group }) {
+            ex.facts.tree = scratch
+            scratch = YAMLFile()   // the kept tree's storage is its own: the next parse does not copy it
+        }
         var extracted = FileFacts(path: "", bytes: [])
         swap(&extracted, &ex.facts)   // moved out, not copied
         return extracted
@@ -154,10 +161,6 @@ package struct Extractor {
         var opaque = false
         var generators: [ManifestObject.ConfigMapGenerator] = []
         var configFiles: [String] = []
-        var targets: [ManifestObject.PatchTarget] = []
-        func target(_ item: Int) {
-            if let t = y.get(item, "target") { targets.append(.init(kind: scalarString(y.get(t, "kind")), name: scalarString(y.get(t, "name")))) }
-        }
         var definition: ManifestObject.CustomResource?
         if kind == "Kustomization" || kind == "Component", group == "kustomize.config.k8s.io" {
             // a kustomize Component is a kustomization that others pull in with `components:`; `bases:` is the
@@ -173,7 +176,6 @@ package struct Extractor {
             for key: StaticString in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
                 guard let list = y.get(root, key) else { continue }
                 for item in y.childNodes(list) {
-                    target(item)
                     if y.nodes[item].kind == .scalar, y.nodes[item].style == .literal {
                         inlinePatch(item, object: objectIndex)   // patchesStrategicMerge takes inline patches too
                     } else if let s = scalarString(item) { patches.append(s) }
@@ -206,7 +208,6 @@ package struct Extractor {
             if let images = y.get(root, "spec", "images") { entries = kustomizeImages(images, object: objectIndex) }
             if let list = y.get(root, "spec", "patches") {
                 for item in y.childNodes(list) {
-                    target(item)
                     if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) }
                 }
             }
@@ -234,7 +235,7 @@ package struct Extractor {
             labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
             kustomizePatches: patches, kustomizeImages: entries, kustomizeOpaque: opaque, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
             substitutionDisabled: substitutionDisabled, configMapGenerators: generators, kustomizeConfigFiles: configFiles,
-            definition: definition, byteRange: y.nodes[root].span.start.offset..<y.nodes[root].span.end.offset, patchTargets: targets,
+            definition: definition, byteRange: y.nodes[root].span.start.offset..<y.nodes[root].span.end.offset,
             kustomizeNamePrefix: namePrefix, kustomizeNameSuffix: nameSuffix))
     }
 

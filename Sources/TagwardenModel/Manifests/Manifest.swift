@@ -53,15 +53,6 @@ public final class ManifestObject: Sendable {
     public let substitutionDisabled: Bool
     /// A kustomization's `configMapGenerator` entries made from files.
     public let configMapGenerators: [ConfigMapGenerator]
-    /// The `target:` of a kustomization's `patches` (or a Flux Kustomization's `spec.patches`): the objects a patch may
-    /// change (a kind, a name that kustomize reads as a regular expression; nil matches all).
-    public let patchTargets: [PatchTarget]
-
-    public struct PatchTarget: Sendable {
-        public var kind: String?
-        public var name: String?
-    }
-
     /// Files a kustomization names as kustomize's own configuration (`transformers`, `generators`, `validators`,
     /// `configurations`): transformer and generator configs, not resources of the cluster.
     public let kustomizeConfigFiles: [String]
@@ -90,7 +81,7 @@ public final class ManifestObject: Sendable {
          kustomizeOpaque: Bool = false, flux: FluxSpec?,
          configData: [String: String]? = nil, substitutionDisabled: Bool = false, configMapGenerators: [ConfigMapGenerator] = [],
          kustomizeConfigFiles: [String] = [], definition: CustomResource? = nil, byteRange: Range<Int> = 0..<0,
-         patchTargets: [PatchTarget] = [], kustomizeNamePrefix: String? = nil, kustomizeNameSuffix: String? = nil) {
+         kustomizeNamePrefix: String? = nil, kustomizeNameSuffix: String? = nil) {
         self.file = file
         self.document = document
         self.apiVersion = apiVersion
@@ -113,7 +104,6 @@ public final class ManifestObject: Sendable {
         self.kustomizeConfigFiles = kustomizeConfigFiles
         self.definition = definition
         self.byteRange = byteRange
-        self.patchTargets = patchTargets
         self.kustomizeNamePrefix = kustomizeNamePrefix
         self.kustomizeNameSuffix = kustomizeNameSuffix
         group = ManifestObject.group(of: apiVersion)
@@ -141,7 +131,7 @@ public final class ManifestObject: Sendable {
                        kustomizePatches: kustomizePatches, kustomizeImages: kustomizeImages, kustomizeOpaque: kustomizeOpaque, flux: flux,
                        configData: configData, substitutionDisabled: substitutionDisabled, configMapGenerators: configMapGenerators,
                        kustomizeConfigFiles: kustomizeConfigFiles, definition: definition, byteRange: byteRange,
-                       patchTargets: patchTargets, kustomizeNamePrefix: kustomizeNamePrefix, kustomizeNameSuffix: kustomizeNameSuffix)
+                       kustomizeNamePrefix: kustomizeNamePrefix, kustomizeNameSuffix: kustomizeNameSuffix)
     }
 
     /// `apps` of `apps/v1`; empty for the core group (`v1`).
@@ -368,6 +358,9 @@ public struct FileFacts: Sendable {
     public var path: String
     public var bytes: [UInt8]
     public var documents = 0
+    /// The parsed tree, kept for the files `EffectiveObjects` reads again: kustomizations with patches, patch files,
+    /// the image-automation objects' own.
+    var tree: YAMLFile?
     public var syntaxError: YAMLError?
     /// The first document whose root is a list or a scalar (a JSON patch, say), which kyaml cannot annotate, so Flux's
     /// image automation cannot read the file: its line and what it is.

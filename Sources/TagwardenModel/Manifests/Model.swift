@@ -217,12 +217,23 @@ public struct Model: Sendable {
         var env = EnvironmentModel.base(config: config, profile: profile)
         let clues = facts.indices.map { env.clues(path: facts[$0].path) }
         // detection reads names, aliases and namespaces, never the tag rules inferred below
+        var rootEnvironment: [String: String?] = [:]   // a root's path → its environment, found once per root
         let objectEnvironment = objects.indices.map { i -> String? in
             if let own = env.detect(clues[objects[i].file], namespace: namespaces[i], namespaceLabels: labels) { return own }
             // a patched object of a shared base: the environment its builds deploy it to, when they agree
             guard let roots = rootPaths[i] else { return nil }
-            let found = Set(roots.compactMap { env.detect(path: $0, namespace: nil, namespaceLabels: labels) })
-            return found.count == 1 ? found.first : nil
+            var found: String??
+            for root in roots {
+                let e: String?
+                if let known = rootEnvironment[root] { e = known } else {
+                    e = env.detect(path: root, namespace: nil, namespaceLabels: labels)
+                    rootEnvironment[root] = e
+                }
+                guard let e else { continue }
+                if let f = found, f != e { return nil }
+                found = e
+            }
+            return found ?? nil
         }
         // Infer tag prefixes from the repository's own policies where nothing set them.
         var policies: [(environment: String?, pattern: String?)] = []
