@@ -478,4 +478,42 @@ import Testing
             "marker-unknown-policy apps/atuin/app/release.yaml:3:14",
         ], "\(res.described)")
     }
+
+    /// A base whose tag the staging and production overlays set and the development one forgets: the finding is at the
+    /// base's line and names the build that deploys it as written.
+    @Test func anOverlayThatForgetsItsTagIsNamed() throws {
+        let r = try TempRepo()
+        var files: [String: String] = [
+            "base/deploy.yaml": """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata:
+                  name: web
+                spec:
+                  template:
+                    spec:
+                      containers:
+                        - name: web
+                          image: ghcr.io/acme/web:latest
+
+                """,
+            "base/kustomization.yaml": "resources: [deploy.yaml]\n",
+        ]
+        for env in ["staging", "production", "development"] {
+            files["clusters/\(env)/apps.yaml"] = Self.automation(env).components(separatedBy: "---\n")[0]
+            files["apps/\(env)/kustomization.yaml"] = "resources: [../../base]\n"
+                + (env == "development" ? "" : "images:\n  - name: ghcr.io/acme/web\n    newTag: 1.4.2\n")
+        }
+        try r.write(files)
+        try r.commitAll("three overlays")
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-latest-tag base/deploy.yaml:10:18"], "\(res.described)")
+        let message = res.findingObjects.first?["message"] as? String ?? ""
+        #expect(message.hasSuffix("(deployed with this tag by Flux Kustomization apps (clusters/development/apps.yaml); the other builds set their own)"),
+                "\(message)")
+        // once development sets it too, the base's tag never runs
+        try r.write("apps/development/kustomization.yaml", "resources: [../../base]\nimages:\n  - name: ghcr.io/acme/web\n    newTag: 1.4.2\n")
+        try r.commitAll("development sets it")
+        #expect(try r.audit("--format", "json").findings == [])
+    }
 }

@@ -199,6 +199,9 @@ public struct ImageUse: Sendable {
     /// `newTag` or `digest` for its name, in a kustomization above its file): the objects whose entries do (the
     /// nearest on each way up). The tag written here never runs, and the tag rules judge those entries instead.
     public var retaggedBy: [Int] = []
+    /// A base's container image that some builds retag and others deploy as written: those others (Flux
+    /// Kustomizations by name, root kustomizations by directory), for the tag rules' messages.
+    public var writtenTagDeployedBy: [String] = []
     public var retagged: Bool { !retaggedBy.isEmpty }
     /// Node index of the field holding the tag (to match a marker's scalar).
     var nodes: [Int] = []

@@ -67,6 +67,26 @@ extension Model {
             memo[key] = runs
             return runs
         }
+        /// Whether some build through kustomization k sets the tag of the image called `name` there.
+        func sets(_ k: Int, _ name: String, _ depth: Int = 0) -> Bool {
+            guard let after = KustomizeImageEntry.apply(entries(k), to: name) else { return true }
+            let dir = Path.dirname(files[objects[k].file].path)
+            if (fluxBuilders[dir] ?? []).contains(where: { KustomizeImageEntry.apply(objects[$0].kustomizeImages, to: after) == nil }) { return true }
+            return depth < 64 && (includedBy[dir] ?? []).contains { sets($0, after, depth + 1) }
+        }
+        /// The roots of the builds through kustomization k that deploy the image, called `name` there, with the tag its
+        /// manifest writes: the Flux Kustomizations that build them (by name), else the root kustomizations' directories.
+        func writtenTagRoots(_ k: Int, _ name: String, _ depth: Int, into roots: inout [String]) {
+            guard depth < 64, let after = KustomizeImageEntry.apply(entries(k), to: name) else { return }
+            let dir = Path.dirname(files[objects[k].file].path)
+            let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
+            for b in builders where KustomizeImageEntry.apply(objects[b].kustomizeImages, to: after) != nil {
+                let root = "Flux Kustomization \(objects[b].name ?? "") (\(files[objects[b].file].path))"
+                if !roots.contains(root) { roots.append(root) }
+            }
+            if parents.isEmpty, builders.isEmpty, !roots.contains(dir + "/") { roots.append(dir + "/") }
+            for p in parents { writtenTagRoots(p, after, depth + 1, into: &roots) }
+        }
         /// The Flux Kustomizations whose generated kustomization takes `path`: those of the nearest directory above it
         /// that is a `path`, with no kustomization file from the file's directory up to it.
         /// (Only asked when some Flux Kustomization has `spec.images`; one answer per directory.)
@@ -97,8 +117,16 @@ extension Model {
                 }
                 continue
             }
-            guard let name = img.name, let includers = includedBy[files[img.file].path],
-                  !includers.contains(where: { writtenTagRuns($0, name, 0) }) else { continue }
+            guard let name = img.name, let includers = includedBy[files[img.file].path] else { continue }
+            if includers.contains(where: { writtenTagRuns($0, name, 0) }) {
+                // some builds set the tag and some do not: the finding names those that deploy it as written
+                if includers.contains(where: { sets($0, name) }) {
+                    var roots: [String] = []
+                    for k in includers { writtenTagRoots(k, name, 0, into: &roots) }
+                    images[i].writtenTagDeployedBy = roots.sorted()
+                }
+                continue
+            }
             // the kustomizations (or Flux Kustomizations) that set the tag: the nearest on each way up
             var by: [Int] = [], seen = Set<Key>(), queue = includers.map { Key(kustomization: $0, name: name) }
             while let at = queue.popLast() {
