@@ -516,4 +516,29 @@ import Testing
         try r.commitAll("development sets it")
         #expect(try r.audit("--format", "json").findings == [])
     }
+
+    /// An `images:` entry that matches nothing deploys nothing: its `newTag: latest` is not `image-latest-tag`
+    /// (activescott/home-infra-k8s-flux's gpu-poet-collector), only `image-entry-unmatched`.
+    @Test func anEntryThatMatchesNothingDeploysNoTag() throws {
+        let r = try TempRepo()
+        try r.write([
+            "app/deploy.yaml": """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata:
+                  name: web
+                spec:
+                  template:
+                    spec:
+                      containers:
+                        - name: web
+                          image: ghcr.io/acme/web:1.4.2
+
+                """,
+            "app/kustomization.yaml": "resources: [deploy.yaml]\nimages:\n  - name: web-image\n    newName: ghcr.io/acme/web\n    newTag: latest\n",
+        ])
+        try r.commitAll("app")
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-entry-unmatched app/kustomization.yaml:3:11"], "\(res.described)")
+    }
 }

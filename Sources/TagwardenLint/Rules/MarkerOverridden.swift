@@ -8,7 +8,7 @@ extension Rule {
     static let markerOverridden = Rule("marker-overridden", scope: .updatePaths) { c in
         let m = c.model
         return m.markers.indices.compactMap { k in
-            guard m.markers[k].context == .value, m.markers[k].skipped == nil, let i = m.markers[k].image, m.images[i].retagged else { return nil }
+            guard m.markers[k].context == .value, m.markers[k].skipped == nil, let i = m.markers[k].image, !m.images[i].retaggedBy.isEmpty else { return nil }
             let files = Array(Set(m.images[i].retaggedBy.map { m.path(m.objects[$0].file) })).sorted()
             let named = files.prefix(3).joined(separator: ", ") + (files.count > 3 ? " and \(files.count - 3) more" : "")
             return c.finding("Flux updates this field, but the tag it writes never runs: every build that deploys \(m.images[i].described) "

@@ -270,9 +270,10 @@ struct EffectiveObjects {
             } else {
                 for k in including { climb(k, from: path, start, depth: 0) }
             }
-            // an object every build deploys alike, unpatched, is as written (and as `resolveNames` and
-            // `resolveNamespaces` name it)
-            guard results.contains(where: \.state.patched) || results.contains(where: { $0.state != results[0].state }) else { continue }
+            // an object every build deploys alike, unpatched and under its name, is as written (and as
+            // `resolveNamespaces` places it)
+            guard results.contains(where: \.state.patched) || results.contains(where: { $0.state != results[0].state })
+                    || results.first?.state.name != o.name else { continue }
             // builds that make the object alike deploy one object
             var groups: [(state: State, roots: [String])] = []
             for r in results where !r.state.deleted {

@@ -333,6 +333,7 @@ package struct Extractor {
             var use = ImageUse(origin: .kustomize, file: fileIndex, object: object, text: effective,
                                name: effective, span: y.nodes[newName ?? nameNode].span)
             use.tagOptional = true
+            use.entryNameOffset = y.nodes[nameNode].span.start.offset
             var nodes = [nameNode]
             if let newName { nodes.append(newName) }
             if let t = y.get(entry, "newTag"), y.nodes[t].kind == .scalar, !y.isNull(t) {

@@ -199,10 +199,16 @@ public struct ImageUse: Sendable {
     /// `newTag` or `digest` for its name, in a kustomization above its file): the objects whose entries do (the
     /// nearest on each way up). The tag written here never runs, and the tag rules judge those entries instead.
     public var retaggedBy: [Int] = []
+    /// A kustomize `images:` entry that matches no image of its build (`image-entry-unmatched`): its tag deploys
+    /// nothing.
+    public var deploysNothing = false
+    /// Where the kustomize `images:` entry it comes from writes its `name` (an offset in its file).
+    var entryNameOffset: Int?
     /// A base's container image that some builds retag and others deploy as written: those others (Flux
     /// Kustomizations by name, root kustomizations by directory), for the tag rules' messages.
     public var writtenTagDeployedBy: [String] = []
-    public var retagged: Bool { !retaggedBy.isEmpty }
+    /// The tag written here never runs: every build sets another, or it is an entry that matches nothing.
+    public var retagged: Bool { !retaggedBy.isEmpty || deploysNothing }
     /// Node index of the field holding the tag (to match a marker's scalar).
     var nodes: [Int] = []
     /// For a reference written with `${…}`: how Flux's post-build substitution made this text of it.

@@ -180,7 +180,10 @@ public struct Model: Sendable {
         let includedBy = kustomizeInclusions(resources)
         var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, includedBy: includedBy, clusters: clusters)
         var writtenName: [Int: String] = [:]
-        let names = resolveNames(objects, files: facts, includedBy: includedBy)
+        // kustomize's names, with the references a `configurations:` file has it rewrite; without such files the
+        // effective objects below give each build's names alone
+        let names = objects.contains(where: { !$0.kustomizeConfigFiles.isEmpty })
+            ? resolveNames(objects, files: facts, includedBy: includedBy) : Names()
         for (i, name) in names.renamed {
             writtenName[i] = objects[i].name
             objects[i] = objects[i].renamed(name)
@@ -260,6 +263,13 @@ public struct Model: Sendable {
         images += Substitution.resolve(substitutable + values.substitutable, variables: variables)
         markRetagged(&images, objects: objects, files: facts, includedBy: includedBy)
         let unmatched = unmatchedImageEntries(objects: objects, files: facts, images: images, includedBy: includedBy, builds: builds)
+        if !unmatched.isEmpty {
+            struct Place: Hashable { let file: Int, offset: Int }
+            let dead = Set(unmatched.map { Place(file: objects[$0.object].file, offset: $0.name.span.start.offset) })
+            for i in images.indices {
+                if let at = images[i].entryNameOffset, dead.contains(Place(file: images[i].file, offset: at)) { images[i].deploysNothing = true }
+            }
+        }
         let imageEnvironment = images.map { img -> String? in
             if let o = img.object, let e = objectEnvironment[o] { return e }
             // an image whose manifest has no environment of its own: that of what makes it run, if any
