@@ -99,8 +99,7 @@ package struct Extractor {
         // objects' own files
         if ex.facts.nonMappingRoot != nil || SourceText.contains("patches", in: bytes)
             || ex.facts.objects.contains(where: { $0.group == FluxAPIs.group }) {
-            ex.facts.tree = scratch
-            scratch = YAMLFile()   // the kept tree's storage is its own: the next parse does not copy it
+            ex.facts.tree = scratch   // shared: the next parse into `scratch` starts new storage, the caller reads this one
         }
         var extracted = FileFacts(path: "", bytes: [])
         swap(&extracted, &ex.facts)   // moved out, not copied
