@@ -505,13 +505,15 @@ func fluxRepo() -> [String: String] {
 
     @Test func unpinnedPartsSayWhereTheDigestGoes() throws {
         var files: [String: String] = [:]
+        // the entry sets the tag of the build's web container (an entry that matched nothing would deploy nothing)
         files["apps/production/kustomization.yaml"] = """
-        resources: [release.yaml]
+        resources: [release.yaml, web.yaml]
         images:
           - name: ghcr.io/acme/web
             newTag: 1.2.3 # {"$imagepolicy": "flux-system:web:tag"}
 
         """
+        files["apps/production/web.yaml"] = "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: production}\nspec:\n  containers:\n    - name: web\n      image: ghcr.io/acme/web\n"
         files["apps/production/release.yaml"] = """
         apiVersion: helm.toolkit.fluxcd.io/v2
         kind: HelmRelease
