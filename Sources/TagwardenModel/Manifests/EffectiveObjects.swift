@@ -125,15 +125,15 @@ struct EffectiveObjects {
 
     static let kinds: Set<String> = ["ImagePolicy", "ImageRepository", "ImageUpdateAutomation"]
 
-    /// Per object that some build patches: its variants, the first of which replaces it.
+    /// Per object that its builds deploy otherwise than it is written (patched, renamed, substituted, or differently
+    /// by different builds): its variants, the first of which replaces it.
     static func resolve(objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]], clusters: Clusters,
                         writtenName: [Int: String], nonResources: Set<Int>) -> [Int: [Variant]] {
-        // what can patch at all: kustomizations and Flux Kustomizations whose text has patches
-        func mentionsPatches(_ o: ManifestObject) -> Bool {
-            SourceText.contains("patches", in: files[o.file].bytes[o.byteRange]) || SourceText.contains("patchesStrategicMerge", in: files[o.file].bytes[o.byteRange])
-        }
+        // what can patch at all: kustomizations and Flux Kustomizations whose text has patches (`patches`,
+        // `patchesStrategicMerge`, `patchesJson6902`)
         let patching = objects.indices.filter { i in
-            (objects[i].isKustomization || objects[i].fluxKustomization != nil) && mentionsPatches(objects[i])
+            let o = objects[i]
+            return (o.isKustomization || o.fluxKustomization != nil) && SourceText.contains("patches", in: files[o.file].bytes[o.byteRange])
         }
         // without patches, only builds that name or place a base differently, or substitute its fields, make variants
         guard !patching.isEmpty || objects.contains(where: { o in

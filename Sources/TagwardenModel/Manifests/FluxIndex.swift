@@ -212,8 +212,7 @@ public struct FluxIndex: Sendable {
     static func build(objects: [ManifestObject], namespaces: [String?], environments: [String?], files: [FileFacts],
                       nonResources: Set<Int>, markers: [MarkerComment], markerEnvironment: [String?],
                       expand: (String, Int) -> [String]?, remotes: Set<String>,
-                      bootstrapSources: [(namespace: String?, name: String)] = [],
-                      alsoNamed: [Int: [String]] = [:]) -> (FluxIndex, [MarkerInfo]) {
+                      bootstrapSources: [(namespace: String?, name: String)] = []) -> (FluxIndex, [MarkerInfo]) {
         var idx = FluxIndex()
         idx.nonResources = nonResources
         var compiled: [String: Result<GoRegex, RegexSyntaxError>] = [:]
@@ -257,21 +256,16 @@ public struct FluxIndex: Sendable {
                 break
             }
         }
-        // an object that kustomize builds under several names (a base of a prefixed overlay and a plain one) is found by each
         for (p, policy) in idx.policies.enumerated() {
-            for name in [policy.name] + (alsoNamed[policy.object] ?? []) {
-                if let ns = policy.namespace {
-                    idx.policyByKey[Key(namespace: ns, name: name), default: []].append(p)
-                } else {
-                    idx.unnamespacedPolicy[name, default: []].append(p)
-                }
+            if let ns = policy.namespace {
+                idx.policyByKey[Key(namespace: ns, name: policy.name), default: []].append(p)
+            } else {
+                idx.unnamespacedPolicy[policy.name, default: []].append(p)
             }
         }
         for (r, repo) in idx.repositories.enumerated() {
-            for name in [repo.name] + (alsoNamed[repo.object] ?? []) {
-                if let ns = repo.namespace { idx.repositoryByKey[Key(namespace: ns, name: name), default: []].append(r) }
-                idx.repositoryByName[name, default: []].append(r)
-            }
+            if let ns = repo.namespace { idx.repositoryByKey[Key(namespace: ns, name: repo.name), default: []].append(r) }
+            idx.repositoryByName[repo.name, default: []].append(r)
         }
         for a in idx.automations.indices {
             let spec = idx.automations[a].spec

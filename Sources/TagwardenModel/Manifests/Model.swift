@@ -193,7 +193,6 @@ public struct Model: Sendable {
             }
         }
         // the image-automation objects as the builds that patch them deploy them: each variant is an object
-        var alsoNamed = names.alsoNamed
         var variantOf: [Int: Int] = [:]
         var rootPaths: [Int: [String]] = [:]
         let effective = EffectiveObjects.resolve(objects: objects, files: facts, includedBy: includedBy, clusters: clusters,
@@ -214,7 +213,6 @@ public struct Model: Sendable {
                 }
                 writtenName[at] = v.object.name != written ? written : nil
                 rootPaths[at] = v.roots
-                alsoNamed[at] = nil
             }
         }
         var env = EnvironmentModel.base(config: config, profile: profile)
@@ -312,7 +310,7 @@ public struct Model: Sendable {
         let (flux, resolutions) = FluxIndex.build(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
                                    nonResources: nonResources, markers: markers, markerEnvironment: markerEnvironment,
                                    expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)),
-                                   bootstrapSources: bootstrapSources, alsoNamed: alsoNamed)
+                                   bootstrapSources: bootstrapSources)
         let unlisted = unlistedResources(resources, builds: builds)
         var resolved: [ResolvedMarker] = []
         resolved.reserveCapacity(markers.count)
@@ -535,12 +533,10 @@ public struct Model: Sendable {
     /// (`outer-inner-name-inner-outer`). kustomize rewrites a policy's `imageRepositoryRef` only where a kustomization of
     /// the chain names a `configurations:` file whose `nameReference` says so; without one, the reference keeps the
     /// written name. An object that several builds name differently (a base shared by a prefixed overlay and a plain
-    /// one) keeps its written name and is found by the others too.
+    /// one) is one object per build (`EffectiveObjects`).
     struct Names {
         /// Object → the one name every build gives it, where that is not the written one.
         var renamed: [Int: String] = [:]
-        /// Object → the other names builds give it.
-        var alsoNamed: [Int: [String]] = [:]
         /// Policy object → its `imageRepositoryRef` as the builds rewrite it.
         var reference: [Int: String] = [:]
     }
@@ -610,8 +606,6 @@ public struct Model: Sendable {
                 if ways.allSatisfy(\.rewrites), case .imagePolicy(let spec)? = o.flux, let ref = spec.repositoryName {
                     rewritten.append((i, ref.value, ways[0]))
                 }
-            } else if made.count > 1 {
-                names.alsoNamed[i] = made.filter { $0 != name }
             }
         }
         // kustomize rewrites a reference that names an ImageRepository of the build by any name it had on the way
