@@ -5,11 +5,20 @@ import TagwardenModel
 extension Rule {
     static let fileSkipped = Rule("file-skipped", scope: .everyFile) { c in
         let origin = SourcePosition(offset: 0, line: 1, column: 1)
-        return c.model.skipped.map { s in
+        var out = c.model.skipped.map { s in
             var f = c.finding("skipped: \(s.reason)", path: s.path, span: SourceSpan(start: origin, end: origin), subject: s.reason)
             // a file that cannot be read is an error, one passed over on purpose a note
             if s.severity != .note { f.ruleSeverity = s.severity }
             return f
         }
+        // what a kustomization takes from elsewhere: not read, so what it deploys is not judged
+        for (i, file) in c.model.files.enumerated() {
+            for r in file.remoteResources {
+                out.append(c.finding("skipped: the remote resource '\(r.value)' is fetched by kustomize when it builds, not by Tagwarden: "
+                                        + "what it deploys is not judged (nor whether this build's images: entries match it)", file: i, span: r.span, object: nil,
+                                     environment: nil))
+            }
+        }
+        return out
     }
 }

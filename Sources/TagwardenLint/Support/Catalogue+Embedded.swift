@@ -435,17 +435,20 @@ nonTriggering:
         ("file-skipped.yaml", #"""
 id: file-skipped
 severity: note
-summary: A manifest file was not linted (too large, binary, unreadable, a symlink leaving the repository, or a Helm chart's templates).
+summary: A manifest file was not linted (too large, binary, unreadable, a symlink leaving the repository, a Helm chart's templates), or a kustomization takes a remote resource Tagwarden does not fetch.
 rationale: >
   Tagwarden says what it did not read, so that a clean report is never silence about a file it could
   not see.
   A Helm chart's `templates/` hold Go templates that Helm renders to YAML; they are not YAML, so they
   are not linted (one note per chart, on its Chart.yaml). The HelmRelease that installs the chart, and
   its `values`, are linted.
+  A kustomization's remote resource (a URL or a git repository kustomize fetches when it builds) is not
+  fetched: the note is at its line, and what it deploys is not judged.
 fix: >
   Raise `maxFileSize` in .tagwarden.yaml (or `--max-file-size`) for large generated files, list them
   under `ignore:`, or remove binary files that carry a .yaml name. List a chart under `ignore:` to drop
-  its note.
+  its note. A remote resource's note stays: vendor the resource into the repository for Tagwarden to
+  judge it.
 triggering:
   - description: a NUL byte marks binary content
     files:
@@ -479,6 +482,18 @@ triggering:
         #@ end
     expect:
       - {file: apps/oauth.ytt.yaml, line: 1, column: 1, message: "skipped: a Carvel ytt template (#@ lines): ytt renders it to YAML, so it is not linted as YAML"}
+  - description: a kustomization's remote resource
+    files:
+      app/kustomization.yaml: |
+        resources:
+          - https://github.com/acme/base//deploy?ref=v1
+          - local.yaml
+      app/local.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: settings}
+    expect:
+      - {file: app/kustomization.yaml, line: 2, column: 5, message: "skipped: the remote resource 'https://github.com/acme/base//deploy?ref=v1' is fetched by kustomize when it builds, not by Tagwarden: what it deploys is not judged (nor whether this build's images: entries match it)"}
 nonTriggering:
   - description: an ordinary file
     files:

@@ -171,6 +171,10 @@ package struct Extractor {
             for key: StaticString in ["resources", "bases", "components"] {
                 guard let list = y.get(root, key) else { continue }
                 resources += y.childNodes(list).compactMap { scalarString($0) }
+                // kustomize fetches these when it builds; Tagwarden does not
+                for n in y.childNodes(list) where y.nodes[n].kind == .scalar && Extractor.isRemote(y.value(n)) {
+                    facts.remoteResources.append(located(n))
+                }
             }
             for key: StaticString in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
                 guard let list = y.get(root, key) else { continue }

@@ -367,6 +367,9 @@ public struct FileFacts: Sendable {
     public var path: String
     public var bytes: [UInt8]
     public var documents = 0
+    /// A kustomization's `resources`, `bases` and `components` that are remote (a URL, a git repository): kustomize
+    /// fetches them at build time, Tagwarden does not.
+    public var remoteResources: [Located] = []
     /// The parsed tree, kept for the files `EffectiveObjects` reads again: kustomizations with patches, patch files,
     /// the image-automation objects' own.
     var tree: YAMLFile?
