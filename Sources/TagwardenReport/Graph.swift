@@ -130,8 +130,9 @@ public struct WiringGraph: Sendable {
                 ("policy.numerical.order", spec.numericalOrder),
             ]
             node.spec = fields.compactMap { name, v in v.map { (name, $0.value, place($0, of: policy.object)) } }
-            if spec.hasAlphabetical, spec.alphabeticalOrder == nil { node.spec.append(("policy.alphabetical", "", location(policy.object))) }
-            if spec.hasNumerical, spec.numericalOrder == nil { node.spec.append(("policy.numerical", "", location(policy.object))) }
+            let policyAt = spec.policyField.map { place($0, of: policy.object) } ?? location(policy.object)
+            if spec.hasAlphabetical, spec.alphabeticalOrder == nil { node.spec.append(("policy.alphabetical", "", policyAt)) }
+            if spec.hasNumerical, spec.numericalOrder == nil { node.spec.append(("policy.numerical", "", policyAt)) }
             add(node)
             if let r = policy.repository {
                 g.edges.append(Edge(from: "p\(p)", to: "r\(r)", state: state(policy.environment, flux.repositories[r].environment), relation: "reads"))

@@ -541,4 +541,112 @@ import Testing
         let res = try r.audit("--format", "json")
         #expect(res.findings == ["image-entry-unmatched app/kustomization.yaml:3:11"], "\(res.described)")
     }
+
+    /// From a review of this code, each held to `kubectl kustomize` on the kustomization Flux generates: a Flux
+    /// Kustomization's `spec.patches` run in its root's `patches:` step, before the root's `patchesJson6902` (which
+    /// wins); a policy every build deletes is not deployed; a patched automation's findings are at the patch's lines.
+    @Test func fluxPatchOrderDeletionAndAutomationPatches() throws {
+        let r = try TempRepo()
+        try r.write([
+            "apps/kustomization.yaml": """
+                resources: [policy.yaml, automation.yaml]
+                patchesJson6902:
+                  - target: {group: image.toolkit.fluxcd.io, version: v1, kind: ImagePolicy, name: api}
+                    patch: |
+                      - op: replace
+                        path: /spec/policy/semver/range
+                        value: '>=1.0.0'
+                patches:
+                  - path: automation-patch.yaml
+                  - target: {kind: ImagePolicy, name: old}
+                    patch: |
+                      $patch: delete
+                      apiVersion: image.toolkit.fluxcd.io/v1
+                      kind: ImagePolicy
+                      metadata: {name: old, namespace: flux-system}
+
+                """,
+            "apps/policy.yaml": """
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImageRepository
+                metadata: {name: api, namespace: flux-system}
+                spec: {image: ghcr.io/acme/api}
+                ---
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImagePolicy
+                metadata: {name: api, namespace: flux-system}
+                spec:
+                  imageRepositoryRef: {name: api}
+                  policy:
+                    semver:
+                      range: CHANGEME
+                ---
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImagePolicy
+                metadata: {name: old, namespace: flux-system}
+                spec:
+                  imageRepositoryRef: {name: api}
+                  policy: {semver: {range: not-a-range}}
+
+                """,
+            "apps/automation.yaml": """
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImageUpdateAutomation
+                metadata: {name: apps, namespace: flux-system}
+                spec:
+                  interval: 10m
+                  sourceRef: {kind: GitRepository, name: flux-system}
+                  git:
+                    checkout: {ref: {branch: main}}
+                    commit: {author: {name: flux, email: flux@example.com}}
+                    push: {branch: flux-updates}
+                  update: {path: ./apps, strategy: Setters}
+
+                """,
+            "apps/automation-patch.yaml": """
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImageUpdateAutomation
+                metadata:
+                  name: apps
+                  namespace: flux-system
+                spec:
+                  sourceRef:
+                    name: no-such-repository
+                  update:
+                    strategy: Bogus
+
+                """,
+            "apps/app.yaml": #"image: ghcr.io/acme/api:1.0.0 # {"$imagepolicy": "flux-system:api"}"# + "\n",
+            "clusters/prod/apps.yaml": """
+                apiVersion: kustomize.toolkit.fluxcd.io/v1
+                kind: Kustomization
+                metadata: {name: apps, namespace: flux-system}
+                spec:
+                  interval: 10m
+                  path: ./apps
+                  prune: true
+                  sourceRef: {kind: GitRepository, name: flux-system}
+                  patches:
+                    - target: {kind: ImagePolicy, name: api}
+                      patch: |
+                        - op: replace
+                          path: /spec/policy/semver/range
+                          value: 'also-not-a-range'
+                ---
+                apiVersion: source.toolkit.fluxcd.io/v1
+                kind: GitRepository
+                metadata: {name: flux-system, namespace: flux-system}
+                spec:
+                  url: https://example.com/acme/fleet.git
+                  ref: {branch: main}
+
+                """,
+        ])
+        try r.commitAll("apps")
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == [
+            "automation-unknown-source apps/automation-patch.yaml:8:11",
+            "object-invalid apps/automation-patch.yaml:10:15",
+        ], "\(res.described)")
+    }
 }

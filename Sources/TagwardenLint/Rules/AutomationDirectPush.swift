@@ -18,7 +18,7 @@ extension Rule {
             let push = a.spec.pushBranch?.value ?? checkout
             guard let push, push == (checkout ?? "master") else { return nil }
             return c.finding("the automation pushes to '\(push)', the branch it checks out: \(env.name) requires review, so push to another branch and merge it by pull request",
-                             object: a.object, span: a.spec.pushBranch?.span ?? m.objects[a.object].kindSpan)
+                             object: a.object, at: a.spec.pushBranch)
         }
     }
 }

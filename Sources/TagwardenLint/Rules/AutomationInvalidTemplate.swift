@@ -12,14 +12,14 @@ extension Rule {
             guard let t = a.spec.messageTemplate else { continue }
             // a multi-line template says where in the file, not where in the string
             func place(_ offset: Int) -> String? {
-                SourceText.position(inValue: t.value, offset: offset, span: t.span, bytes: m.files[m.objects[a.object].file].bytes)
+                SourceText.position(inValue: t.value, offset: offset, span: t.span, bytes: m.files[t.file ?? m.objects[a.object].file].bytes)
                     .map { "line \($0.line), column \($0.column)" }
             }
             switch GoTemplate.parse(t.value) {
             case .failure(let e):
                 let at = place(e.offset) ?? "at byte \(e.offset) of the template"
                 out.append(c.finding("messageTemplate does not parse as a Go template: \(e.message) (\(at)); Flux cannot commit",
-                                     object: a.object, span: t.span))
+                                     object: a.object, at: t))
             case .success(let fields):
                 // the commit data of each Flux that runs the automation (the oldest of each data model first)
                 var seen = Set<FluxVersion>()
@@ -36,7 +36,7 @@ extension Rule {
                         let whose = everywhere ? "Flux's commit data" : "the commit data of Flux \(run.version)"
                         out.append(c.finding("messageTemplate reads .\(field.path.joined(separator: "."))\(at), which \(whose) does not have, "
                                                 + "so Flux fails to commit: \(known)\(everywhere ? "" : runs)",
-                                             object: a.object, span: t.span))
+                                             object: a.object, at: t))
                         reported = true
                     }
                     // `.Updated` and `.Changed.ImageResult`: removed in 2.7 (the automation stalls with RemovedTemplateField);
@@ -49,7 +49,7 @@ extension Rule {
                                                             + "RemovedTemplateField)\(runs): use \(instead)"
                                                         : "messageTemplate uses \(name)\(at), which Flux 2.7 removes (the automation then stalls with "
                                                             + "RemovedTemplateField)\(runs): use \(instead), which it serves",
-                                                object: a.object, span: t.span)
+                                                object: a.object, at: t)
                         if !removed { finding.ruleSeverity = run.version.release.minorsUntil(FluxVersion(2, 7)) >= 2 ? .note : .warning }
                         out.append(finding)
                         reported = true

@@ -19,7 +19,7 @@ extension Rule {
             let checked = a.source == .assumed
                 ? "; checked against this checkout, as the repository its GitRepository names (every GitRepository here names that one; no remote of the clone has its URL)" : ""
             return c.finding("update.path '\(raw.value)'\(substituted) holds no manifest in this tree: the automation updates nothing\(checked)",
-                             object: a.object, span: raw.span)
+                             object: a.object, at: raw)
         }
     }
 

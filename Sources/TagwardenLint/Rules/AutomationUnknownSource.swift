@@ -21,7 +21,7 @@ extension Rule {
             if readByKustomizations { return nil }
             let hint = Suggest.nearest(name.value, in: m.flux.gitRepositories.map(\.name)).map { ": did you mean '\($0)'?" } ?? ""
             return c.finding("no GitRepository \(ns ?? "<no namespace>")/\(name.value) in the repository\(hint)",
-                             object: a.object, span: name.span)
+                             object: a.object, at: name)
         }
     }
 }

@@ -87,11 +87,11 @@ extension Rule {
             func what() -> String { "ImageUpdateAutomation \(m.objects[a.object].name ?? "")" }
             if let interval = spec.interval, let problem = durationProblem(interval.value, hours: true) {
                 out.append(c.finding("\(what()): interval '\(interval.value)' \(problem): \(rejected)",
-                                     object: a.object, span: interval.span))
+                                     object: a.object, at: interval))
             }
             if let strategy = spec.strategy, strategy.value != "Setters" {
                 out.append(c.finding("\(what()): update.strategy '\(strategy.value)' is not Setters, the only strategy: \(rejected)",
-                                     object: a.object, span: strategy.span))
+                                     object: a.object, at: strategy))
             }
             guard spec.hasGit else {
                 out.append(c.finding("\(what()) has no spec.git: Flux stalls it (a GitRepository source needs .spec.git) and never updates anything",

@@ -76,8 +76,10 @@ public struct RuleContext: Sendable {
     }
 
     /// A finding about object `o` at one of its fields, in the file that supplied it (a patch's, or the object's own).
-    public func finding(_ message: String, object o: Int, at field: Located) -> Finding {
-        finding(message, file: field.file ?? model.objects[o].file, span: field.span, object: o, environment: model.objectEnvironment[o])
+    /// At the object's kind when there is no such field.
+    public func finding(_ message: String, object o: Int, at field: Located?) -> Finding {
+        guard let field else { return finding(message, object: o) }
+        return finding(message, file: field.file ?? model.objects[o].file, span: field.span, object: o, environment: model.objectEnvironment[o])
     }
 
     /// A finding about object `o`, at its kind unless a span is given.

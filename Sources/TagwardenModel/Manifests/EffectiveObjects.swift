@@ -121,6 +121,9 @@ struct EffectiveObjects {
         var late: [Patch] = []
         /// `components:`, as normalised directories, in order.
         var components: [String] = []
+        /// `commonLabels` and `labels[].pairs`, `commonAnnotations`: set on every object after the name affixes.
+        var labels: [String: String] = [:]
+        var annotations: [String: String] = [:]
     }
 
     static let kinds: Set<String> = ["ImagePolicy", "ImageRepository", "ImageUpdateAutomation"]
@@ -151,20 +154,26 @@ struct EffectiveObjects {
             return y
         }
         var kustomizationAt: [String: Int] = [:]
-        /// Directory → the Flux Kustomizations that build it: their `path`, or a Component of their `spec.components`.
+        /// Directory → the Flux Kustomizations whose `path` it is.
         var fluxAt: [String: [Int]] = [:]
+        /// Directory of a Component → the Flux Kustomizations that list it in `spec.components` (relative to their
+        /// `path`): Flux appends them to the `components:` of the kustomization at the path.
+        var fluxComponentAt: [String: [Int]] = [:]
+        /// Flux Kustomization → its `spec.components`, as directories, in order.
+        var fluxComponents: [Int: [String]] = [:]
         for (i, o) in objects.enumerated() {
             if o.isKustomization && Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
                 kustomizationAt[Path.dirname(files[o.file].path)] = i
             }
             if let k = o.fluxKustomization, k.source?.isGitRepository ?? true, let p = k.path {
                 fluxAt[p, default: []].append(i)
-                // its `spec.components`, relative to its path: each builds with it
                 if SourceText.contains("components", in: files[o.file].bytes[o.byteRange]) {
                     let y = yaml(o.file)
                     if o.document < y.documents.count, let list = y.get(y.documents[o.document].root, "spec", "components") {
                         for n in y.childNodes(list) where y.nodes[n].kind == .scalar {
-                            if let dir = Model.normalizePath(Sources.join(p, y.value(n))) { fluxAt[dir, default: []].append(i) }
+                            guard let dir = Model.normalizePath(Sources.join(p, y.value(n))) else { continue }
+                            fluxComponentAt[dir, default: []].append(i)
+                            fluxComponents[i, default: []].append(dir)
                         }
                     }
                 }
@@ -173,7 +182,9 @@ struct EffectiveObjects {
         // the steps of every kustomization with patches, or Components that may hold some, read in parallel (each
         // reads its own files: the YAML parse is most of this pass)
         let reading = patched.isEmpty ? [] : objects.indices.filter { k in
-            patched.contains(k) || (objects[k].isKustomization && SourceText.contains("components", in: files[objects[k].file].bytes[objects[k].byteRange]))
+            let text = files[objects[k].file].bytes[objects[k].byteRange]
+            return patched.contains(k) || (objects[k].isKustomization && (SourceText.contains("components", in: text)
+                || SourceText.contains("abels", in: text) || SourceText.contains("commonAnnotations", in: text)))
         }
         let paths = fileAt
         let read = concurrentChunks(reading.count, chunkSize: max(1, reading.count / 16)) { range in
@@ -212,34 +223,35 @@ struct EffectiveObjects {
             let (labels, annotations) = metadata(i)
             let start = State(name: written, namespace: o.declaredNamespace, labels: labels, annotations: annotations, spec: initial)
             var results: [(state: State, roots: [String])] = []
-            func finish(_ s: State, flux: Int?, root: String) {
+            /// The state a build leaves: `roots` say where it is deployed from.
+            func finish(_ s: State, roots: [String]) { results.append((s, roots)) }
+            /// Flux's post-build substitution by Flux Kustomization `flux`: the inline variables are known; one a
+            /// `substituteFrom` source may set is not.
+            func substituted(_ s: State, by flux: Int) -> State {
+                guard let post = objects[flux].fluxKustomization?.postBuild, post.isActive, !o.substitutionDisabled else { return s }
                 var s = s
-                var roots = [root]
-                if let flux {
-                    for p in steps(flux).early { apply(p, to: &s, o) }
-                    let k = objects[flux].fluxKustomization
-                    if let t = k?.targetNamespace, !t.isEmpty { s.namespace = t }
-                    // postBuild: the inline variables are known; one a `substituteFrom` source may set is not
-                    if let post = k?.postBuild, post.isActive, !o.substitutionDisabled {
-                        s.substitute { text in
-                            Envsubst.expand(text) { v in post.substitute[v].map { .defined($0) } ?? (post.substituteFrom.isEmpty ? .undefined : .unknown) }?.text
-                        }
-                    }
-                    roots.append(files[objects[flux].file].path)
+                s.substitute { text in
+                    Envsubst.expand(text) { v in post.substitute[v].map { .defined($0) } ?? (post.substituteFrom.isEmpty ? .undefined : .unknown) }?.text
                 }
-                results.append((s, roots))
+                return s
             }
-            func climb(_ k: Int, from child: String, _ state: State, depth: Int) {
+            /// What kustomization k (reached from `child`) does, in kustomize's order; with `flux`, as the root of that
+            /// Flux Kustomization, whose generated additions are its `spec.components` after the kustomization's own,
+            /// its `spec.patches` after the kustomization's, and its `targetNamespace` in place of `namespace`.
+            func step(_ k: Int, from child: String, _ state: State, flux: Int?) -> State {
                 var s = state
                 let st = steps(k)
-                let after = st.components.firstIndex(of: child).map { $0 + 1 } ?? 0
-                for c in st.components[after...] {
+                let components = st.components + (flux.flatMap { fluxComponents[$0] } ?? [])
+                let after = components.firstIndex(of: child).map { $0 + 1 } ?? 0
+                for c in components[after...] {
                     guard let ck = kustomizationAt[c] else { continue }
                     for p in steps(ck).early + steps(ck).late { apply(p, to: &s, o) }
                 }
                 for p in st.early { apply(p, to: &s, o) }
+                if let flux { for p in steps(flux).early { apply(p, to: &s, o) } }
                 let kz = objects[k]
-                if let ns = kz.kustomizeNamespace, !ns.isEmpty {
+                let target = flux.flatMap { objects[$0].fluxKustomization?.targetNamespace }.flatMap { $0.isEmpty ? nil : $0 }
+                if let ns = target ?? kz.kustomizeNamespace, !ns.isEmpty {
                     s.keepFirst()
                     s.namespace = ns
                 }
@@ -247,17 +259,50 @@ struct EffectiveObjects {
                     s.keepFirst()
                     s.name = (kz.kustomizeNamePrefix ?? "") + name + (kz.kustomizeNameSuffix ?? "")
                 }
+                // kustomize's label and annotation transformers, before the JSON 6902 patches
+                if !st.labels.isEmpty { s.labels.merge(st.labels) { _, new in new } }
+                if !st.annotations.isEmpty { s.annotations.merge(st.annotations) { _, new in new } }
                 for p in st.late { apply(p, to: &s, o) }
+                return s
+            }
+            /// A Flux Kustomization that generates its kustomization (none at its path, or one above `path`): the
+            /// generated one takes what was built, then its own components, `spec.patches` and `targetNamespace`.
+            func generated(_ state: State, flux: Int, from child: String) -> State {
+                var s = state
+                let components = fluxComponents[flux] ?? []
+                let after = components.firstIndex(of: child).map { $0 + 1 } ?? 0
+                for c in components[after...] {
+                    guard let ck = kustomizationAt[c] else { continue }
+                    for p in steps(ck).early + steps(ck).late { apply(p, to: &s, o) }
+                }
+                for p in steps(flux).early { apply(p, to: &s, o) }
+                if let t = objects[flux].fluxKustomization?.targetNamespace, !t.isEmpty { s.namespace = t }
+                return s
+            }
+            func climb(_ k: Int, from child: String, _ state: State, depth: Int) {
+                let kz = objects[k]
                 let path = files[kz.file].path
                 let dir = Path.dirname(path)
-                let parents = depth < 64 ? includedBy[dir] ?? [] : []
+                // as the root of each Flux Kustomization whose path it is
                 let here = fluxAt[dir] ?? []
-                for f in here { finish(s, flux: f, root: path) }
-                if parents.isEmpty {
+                for f in here { finish(substituted(step(k, from: child, state, flux: f), by: f), roots: [path, files[objects[f].file].path]) }
+                let s = step(k, from: child, state, flux: nil)
+                // a Component that Flux Kustomizations list: taken by the kustomization at each one's path
+                for f in fluxComponentAt[dir] ?? [] {
+                    guard let p = objects[f].fluxKustomization?.path else { continue }
+                    if let root = kustomizationAt[p] {
+                        let r = step(root, from: dir, s, flux: f)
+                        finish(substituted(r, by: f), roots: [files[objects[root].file].path, files[objects[f].file].path])
+                    } else {
+                        finish(substituted(generated(s, flux: f, from: dir), by: f), roots: [path, files[objects[f].file].path])
+                    }
+                }
+                let parents = depth < 64 ? includedBy[dir] ?? [] : []
+                if parents.isEmpty, fluxComponentAt[dir] == nil {
                     // Flux Kustomizations whose generated kustomization takes this one
                     let above = (clusters.kustomizationsOfFile[kz.file] ?? []).filter { !here.contains($0) }
-                    for f in above { finish(s, flux: f, root: path) }
-                    if here.isEmpty && above.isEmpty { finish(s, flux: nil, root: path) }
+                    for f in above { finish(substituted(generated(s, flux: f, from: dir), by: f), roots: [path, files[objects[f].file].path]) }
+                    if here.isEmpty && above.isEmpty { finish(s, roots: [path]) }
                 }
                 for p in parents { climb(p, from: dir, s, depth: depth + 1) }
             }
@@ -265,8 +310,8 @@ struct EffectiveObjects {
             let including = includedBy[path] ?? []
             if including.isEmpty {
                 let flux = clusters.kustomizationsOfFile[o.file] ?? []
-                for f in flux { finish(start, flux: f, root: path) }
-                if flux.isEmpty { finish(start, flux: nil, root: path) }
+                for f in flux { finish(substituted(generated(start, flux: f, from: path), by: f), roots: [path, files[objects[f].file].path]) }
+                if flux.isEmpty { finish(start, roots: [path]) }
             } else {
                 for k in including { climb(k, from: path, start, depth: 0) }
             }
@@ -286,7 +331,7 @@ struct EffectiveObjects {
                     groups.append((key, r.roots))
                 }
             }
-            guard !groups.isEmpty else { continue }
+            // every build deletes it (`$patch: delete`): no variant, and the object is not deployed
             out[i] = groups.map { g in
                 Variant(object: o.effective(name: g.state.name, labels: o.kind == "ImagePolicy" ? g.state.labels : o.labels, flux: g.state.spec.flux),
                         namespace: g.state.namespace, roots: g.roots)
@@ -330,9 +375,12 @@ struct EffectiveObjects {
                 s.flatMap { $0.utf8.allSatisfy { c in (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c == 45 || (c >= 65 && c <= 90) } ? $0 : nil }
             }
             func regex(_ s: String?) -> GoRegex? { s.flatMap { literal($0) == nil ? try? GoRegex("^(?:" + $0 + ")$") : nil } }
+            // kustomize refuses a target whose name is no regular expression: such a patch changes nothing here
+            let nothing = "\u{0}"
+            func exact(_ s: String?) -> String? { s.flatMap { literal($0) ?? (regex($0) == nil ? nothing : nil) } }
             let name = str("name"), namespace = str("namespace")
             return Selector(group: str("group"), version: str("version"), kind: str("kind"), name: regex(name),
-                            namespace: regex(namespace), exactName: literal(name), exactNamespace: literal(namespace), labels: str("labelSelector").flatMap(LabelSelector.init),
+                            namespace: regex(namespace), exactName: exact(name), exactNamespace: exact(namespace), labels: str("labelSelector").flatMap(LabelSelector.init),
                             annotations: str("annotationSelector").flatMap(LabelSelector.init))
         }
         /// Every document of a patch: a list is a JSON patch, a mapping a strategic-merge one.
@@ -344,6 +392,8 @@ struct EffectiveObjects {
                 guard isList || t.yaml.nodes[r].kind == .mapping else { continue }
                 if let json, json != isList { continue }
                 var sel = target
+                // a JSON patch without a target: kustomize refuses it
+                if sel == nil, isList { continue }
                 if sel == nil, !isList {
                     // a strategic-merge patch without a target patches the object of its own kind, name and namespace
                     // (none is the default namespace)
@@ -376,6 +426,13 @@ struct EffectiveObjects {
                     add(t, target: selector(y.get(item, "target")), into: &steps.late, json: true)
                 }
             }
+            func pairs(_ n: Int?, into map: inout [String: String]) {
+                guard let n else { return }
+                for (k, v) in y.pairs(n) where y.nodes[v].kind == .scalar && !y.isNull(v) { map[y.value(k)] = y.value(v) }
+            }
+            pairs(y.get(root, "commonLabels"), into: &steps.labels)
+            if let list = y.get(root, "labels") { for item in y.childNodes(list) { pairs(y.get(item, "pairs"), into: &steps.labels) } }
+            pairs(y.get(root, "commonAnnotations"), into: &steps.annotations)
             if let list = y.get(root, "components") {
                 steps.components = y.childNodes(list).compactMap { n in
                     guard y.nodes[n].kind == .scalar, !Extractor.isRemote(y.value(n)) else { return nil }

@@ -175,7 +175,7 @@ public struct Model: Sendable {
         }
         let resources = resolvedResources(objects, files: facts)
         let builds = LazyBuildSets(objects: objects, files: facts, resources: resources)
-        let nonResources = FluxIndex.nonResources(objects, files: facts)
+        var nonResources = FluxIndex.nonResources(objects, files: facts)
         let clusters = Clusters.build(objects: objects, files: facts, builds: builds, ignoring: nonResources)
         let includedBy = kustomizeInclusions(resources)
         var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, includedBy: includedBy, clusters: clusters)
@@ -198,6 +198,8 @@ public struct Model: Sendable {
         let effective = EffectiveObjects.resolve(objects: objects, files: facts, includedBy: includedBy, clusters: clusters,
                                                  writtenName: writtenName, nonResources: nonResources)
         for i in effective.keys.sorted() {
+            // deleted by every build that would deploy it (`$patch: delete`): not a resource of the cluster
+            if effective[i]!.isEmpty { nonResources.insert(i) }
             let written = writtenName[i] ?? objects[i].name
             for (n, v) in effective[i]!.enumerated() {
                 var at = i
