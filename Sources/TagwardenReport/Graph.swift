@@ -226,7 +226,8 @@ public struct WiringGraph: Sendable {
     public func mermaid() -> String {
         var out = "flowchart LR\n"
         func text(_ s: String) -> String {
-            // Mermaid's quoted labels: a quote is an entity, and markup characters are escaped
+            // Mermaid's quoted labels: a quote is an entity, and markup characters are escaped (most labels have none)
+            if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x3C && $0 != 0x3E && $0 != 0x23 && $0 != 0x60 }) { return s }
             var o = ""
             for c in s.unicodeScalars {
                 switch c {
