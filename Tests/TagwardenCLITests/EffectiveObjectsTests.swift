@@ -649,4 +649,72 @@ import Testing
             "object-invalid apps/automation-patch.yaml:10:15",
         ], "\(res.described)")
     }
+
+    /// Strategic-merge patches that replace a container's image (inline with a target, and a patchesStrategicMerge
+    /// file by the workload's own name): the base's `:latest` of that container never runs in those builds, the
+    /// sidecar's does; a third overlay without the patch deploys it, and is named. As `kubectl kustomize` builds them.
+    @Test func strategicMergePatchesThatReplaceAContainerImage() throws {
+        let r = try TempRepo()
+        try r.write([
+            "base/deploy.yaml": """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata:
+                  name: web
+                spec:
+                  template:
+                    spec:
+                      containers:
+                        - name: web
+                          image: ghcr.io/acme/web:latest
+                        - name: sidecar
+                          image: ghcr.io/acme/sidecar:latest
+
+                """,
+            "base/kustomization.yaml": "resources: [deploy.yaml]\n",
+            "staging/kustomization.yaml": """
+                resources: [../base]
+                patches:
+                  - target: {kind: Deployment, name: web}
+                    patch: |-
+                      apiVersion: apps/v1
+                      kind: Deployment
+                      metadata:
+                        name: any
+                      spec:
+                        template:
+                          spec:
+                            containers:
+                              - name: web
+                                image: ghcr.io/acme/web:1.4.2
+
+                """,
+            "production/kustomization.yaml": "resources: [../base]\npatchesStrategicMerge: [web-image.yaml]\n",
+            "production/web-image.yaml": """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata:
+                  name: web
+                spec:
+                  template:
+                    spec:
+                      containers:
+                        - name: web
+                          image: ghcr.io/acme/web:latest
+
+                """,
+        ])
+        try r.commitAll("overlays")
+        // production's patch writes latest itself: reported where it is written; the base's web tag never runs
+        var res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-latest-tag base/deploy.yaml:12:18", "image-latest-tag production/web-image.yaml:10:18"],
+                "\(res.described)")
+        try r.write("dev/kustomization.yaml", "resources: [../base]\n")
+        try r.commitAll("dev")
+        res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-latest-tag base/deploy.yaml:10:18", "image-latest-tag base/deploy.yaml:12:18",
+                                 "image-latest-tag production/web-image.yaml:10:18"], "\(res.described)")
+        let web = res.findingObjects.first { ($0["line"] as? Int) == 10 && ($0["file"] as? String) == "base/deploy.yaml" }
+        #expect((web?["message"] as? String)?.hasSuffix("(deployed with this tag by dev/; the other builds set their own)") == true, "\(res.described)")
+    }
 }

@@ -183,7 +183,10 @@ package struct Extractor {
                         inlinePatch(item, object: objectIndex)   // patchesStrategicMerge takes inline patches too
                     } else if let s = scalarString(item) { patches.append(s) }
                     else if let s = scalarString(y.get(item, "path")) { patches.append(s) }
-                    else if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) }
+                    else if let patch = y.get(item, "patch") {
+                        let target = y.get(item, "target")
+                        inlinePatch(patch, object: objectIndex, target: target.map { (scalarString(y.get($0, "kind")), scalarString(y.get($0, "name"))) })
+                    }
                 }
             }
             if let images = y.get(root, "images") { entries = kustomizeImages(images, object: objectIndex) }
@@ -289,7 +292,9 @@ package struct Extractor {
             guard let list = y.get(spec, key), y.nodes[list].kind == .sequence else { continue }
             for c in y.childNodes(list) {
                 guard let img = y.get(c, "image"), y.nodes[img].kind == .scalar else { continue }
+                let before = facts.images.count
                 addReference(img, origin: .container, object: object)
+                if facts.images.count > before { facts.images[before].container = scalarString(y.get(c, "name")) }
             }
         }
     }

@@ -199,6 +199,10 @@ public struct ImageUse: Sendable {
     /// `newTag` or `digest` for its name, in a kustomization above its file): the objects whose entries do (the
     /// nearest on each way up). The tag written here never runs, and the tag rules judge those entries instead.
     public var retaggedBy: [Int] = []
+    /// A container's image: the container's `name`.
+    public var container: String?
+    /// An image a kustomization's strategic-merge patch writes: the workload whose container it replaces.
+    public var patchedWorkload: (kind: String, name: String)?
     /// A kustomize `images:` entry that matches no image of its build (`image-entry-unmatched`): its tag deploys
     /// nothing.
     public var deploysNothing = false

@@ -15,10 +15,20 @@ extension Model {
     /// A file in a directory without a kustomization file is built by the kustomization Flux generates for the
     /// nearest `path` above it (no kustomization file on the way): its Flux Kustomizations' `spec.images` alone
     /// decide.
-    /// Patches that replace the image are not followed: an image they replace is judged as written. Held to
+    /// A kustomization's strategic-merge patch that writes a container's image replaces it like an entry that sets its
+    /// tag (`imageReplacements`); JSON patches are not followed. Held to
     /// `kubectl kustomize` by `scripts/kustomize-vs-tagwarden/run`.
     static func markRetagged(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]]) {
-        guard objects.contains(where: { $0.kustomizeImages.contains(where: \.setsTag) }) else { return }
+        let replacing = imageReplacements(images, objects: objects, files: files)
+        guard !replacing.isEmpty || objects.contains(where: { $0.kustomizeImages.contains(where: \.setsTag) }) else { return }
+        /// The workload container the image being judged is in, when some patch replaces a container's image.
+        var me: Replacement?
+        /// What kustomization k leaves of the image called `name`: nil when a patch of k replaces its image or an
+        /// entry sets its tag (kustomize runs the patches first), else its name after the entries.
+        func applied(_ k: Int, _ name: String) -> String? {
+            if let me, replacing[k]?.contains(me) == true { return nil }
+            return KustomizeImageEntry.apply(entries(k), to: name)
+        }
         var components: [String: Int] = [:]      // directory → the kustomize Component there
         var fluxBuilders: [String: [Int]] = [:]  // directory → the Flux Kustomizations whose path it is
         for (i, o) in objects.enumerated() {
@@ -42,16 +52,16 @@ extension Model {
             entriesOf[k] = all
             return all
         }
-        struct Key: Hashable { let kustomization: Int, name: String }
+        struct Key: Hashable { let kustomization: Int, name: String, container: Replacement? }
         var memo: [Key: Bool] = [:]
         /// Whether some build through kustomization k deploys the image, called `name` when it reaches k, with the
         /// tag its manifest writes.
         func writtenTagRuns(_ k: Int, _ name: String, _ depth: Int) -> Bool {
-            let key = Key(kustomization: k, name: name)
+            let key = Key(kustomization: k, name: name, container: me)
             if let known = memo[key] { return known }
             memo[key] = false   // a cycle of kustomizations deploys nothing more
             let runs: Bool
-            if let after = KustomizeImageEntry.apply(entries(k), to: name) {
+            if let after = applied(k, name) {
                 let dir = Path.dirname(files[objects[k].file].path)
                 let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
                 if builders.contains(where: { KustomizeImageEntry.apply(objects[$0].kustomizeImages, to: after) != nil }) {
@@ -69,7 +79,7 @@ extension Model {
         }
         /// Whether some build through kustomization k sets the tag of the image called `name` there.
         func sets(_ k: Int, _ name: String, _ depth: Int = 0) -> Bool {
-            guard let after = KustomizeImageEntry.apply(entries(k), to: name) else { return true }
+            guard let after = applied(k, name) else { return true }
             let dir = Path.dirname(files[objects[k].file].path)
             if (fluxBuilders[dir] ?? []).contains(where: { KustomizeImageEntry.apply(objects[$0].kustomizeImages, to: after) == nil }) { return true }
             return depth < 64 && (includedBy[dir] ?? []).contains { sets($0, after, depth + 1) }
@@ -77,7 +87,7 @@ extension Model {
         /// The roots of the builds through kustomization k that deploy the image, called `name` there, with the tag its
         /// manifest writes: the Flux Kustomizations that build them (by name), else the root kustomizations' directories.
         func writtenTagRoots(_ k: Int, _ name: String, _ depth: Int, into roots: inout [String]) {
-            guard depth < 64, let after = KustomizeImageEntry.apply(entries(k), to: name) else { return }
+            guard depth < 64, let after = applied(k, name) else { return }
             let dir = Path.dirname(files[objects[k].file].path)
             let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
             for b in builders where KustomizeImageEntry.apply(objects[b].kustomizeImages, to: after) != nil {
@@ -118,6 +128,9 @@ extension Model {
                 continue
             }
             guard let name = img.name, let includers = includedBy[files[img.file].path] else { continue }
+            me = replacing.isEmpty ? nil : img.container.flatMap { c in
+                img.object.flatMap { o in objects[o].name.map { Replacement(kind: objects[o].kind, name: $0, container: c) } }
+            }
             if includers.contains(where: { writtenTagRuns($0, name, 0) }) {
                 // some builds set the tag and some do not: the finding names those that deploy it as written
                 if includers.contains(where: { sets($0, name) }) {
@@ -128,18 +141,44 @@ extension Model {
                 continue
             }
             // the kustomizations (or Flux Kustomizations) that set the tag: the nearest on each way up
-            var by: [Int] = [], seen = Set<Key>(), queue = includers.map { Key(kustomization: $0, name: name) }
+            var by: [Int] = [], seen = Set<Key>(), queue = includers.map { Key(kustomization: $0, name: name, container: me) }
             while let at = queue.popLast() {
                 guard seen.insert(at).inserted else { continue }
-                guard let after = KustomizeImageEntry.apply(entries(at.kustomization), to: at.name) else {
+                guard let after = applied(at.kustomization, at.name) else {
                     if !by.contains(at.kustomization) { by.append(at.kustomization) }
                     continue
                 }
                 let dir = Path.dirname(files[objects[at.kustomization].file].path)
                 by += (fluxBuilders[dir] ?? []).filter { !by.contains($0) }
-                queue += (includedBy[dir] ?? []).map { Key(kustomization: $0, name: after) }
+                queue += (includedBy[dir] ?? []).map { Key(kustomization: $0, name: after, container: me) }
             }
             images[i].retaggedBy = by.sorted()
         }
+    }
+
+    /// A workload's container, by kind, written name and container name.
+    struct Replacement: Hashable {
+        let kind: String, name: String, container: String
+    }
+
+    /// The containers whose image each kustomization's strategic-merge patches replace: an inline patch's (the
+    /// workload of its `target` when that names one kind and one name, else its own `kind` and `metadata.name`), and a
+    /// patch file's workloads (`patches[].path`, `patchesStrategicMerge`). kustomize matches the names as written.
+    static func imageReplacements(_ images: [ImageUse], objects: [ManifestObject], files: [FileFacts]) -> [Int: Set<Replacement>] {
+        var out: [Int: Set<Replacement>] = [:]
+        var patchFileOf: [String: [Int]] = [:]   // patch file → the kustomizations that apply it
+        for (k, o) in objects.enumerated() where o.isKustomization && !o.kustomizePatches.isEmpty {
+            let dir = Path.dirname(files[o.file].path)
+            for p in o.kustomizePatches { if let path = normalizePath(Sources.join(dir, p)) { patchFileOf[path, default: []].append(k) } }
+        }
+        for img in images where img.origin == .container {
+            guard let c = img.container, let o = img.object else { continue }
+            if let w = img.patchedWorkload, objects[o].isKustomization {
+                out[o, default: []].insert(Replacement(kind: w.kind, name: w.name, container: c))
+            } else if !patchFileOf.isEmpty, let ks = patchFileOf[files[img.file].path], let name = objects[o].name {
+                for k in ks { out[k, default: []].insert(Replacement(kind: objects[o].kind, name: name, container: c)) }
+            }
+        }
+        return out
     }
 }
