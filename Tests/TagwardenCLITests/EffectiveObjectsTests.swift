@@ -717,4 +717,19 @@ import Testing
         let web = res.findingObjects.first { ($0["line"] as? Int) == 10 && ($0["file"] as? String) == "base/deploy.yaml" }
         #expect((web?["message"] as? String)?.hasSuffix("(deployed with this tag by dev/; the other builds set their own)") == true, "\(res.described)")
     }
+
+    /// A shared base's image that no overlay retags: the finding at the base names the environments that deploy it.
+    @Test func aSharedBaseFindingNamesItsEnvironments() throws {
+        let r = try TempRepo()
+        try r.write([
+            "base/deploy.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n    - name: web\n      image: ghcr.io/acme/web:latest\n",
+            "base/kustomization.yaml": "resources: [deploy.yaml]\n",
+            "overlays/staging/kustomization.yaml": "resources: [../../base]\n",
+            "overlays/production/kustomization.yaml": "resources: [../../base]\n",
+        ])
+        try r.commitAll("overlays")
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-latest-tag base/deploy.yaml:7:14"], "\(res.described)")
+        #expect((res.findingObjects.first?["message"] as? String)?.hasSuffix("(deployed by production, staging)") == true, "\(res.described)")
+    }
 }

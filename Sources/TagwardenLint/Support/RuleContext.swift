@@ -36,8 +36,9 @@ public struct RuleContext: Sendable {
     /// values file).
     public func finding(_ message: String, image i: Int, span: SourceSpan? = nil) -> Finding {
         let img = model.images[i]
-        let builds = img.writtenTagDeployedBy.isEmpty ? ""
-            : " (deployed with this tag by \(img.writtenTagDeployedBy.joined(separator: ", ")); the other builds set their own)"
+        let builds = !img.writtenTagDeployedBy.isEmpty
+            ? " (deployed with this tag by \(img.writtenTagDeployedBy.joined(separator: ", ")); the other builds set their own)"
+            : img.deployedIn.isEmpty ? "" : " (deployed by \(img.deployedIn.joined(separator: ", ")))"
         var f = finding(message + (img.substitution?.note(model) ?? "") + (img.provenance.map { " (\($0))" } ?? "") + builds,
                         file: img.file, span: span ?? img.span, object: img.object, environment: model.images[i].environment)
         f.subject = img.text   // a field that several builds substitute differently is several findings

@@ -211,6 +211,9 @@ public struct ImageUse: Sendable {
     /// A base's container image that some builds retag and others deploy as written: those others (Flux
     /// Kustomizations by name, root kustomizations by directory), for the tag rules' messages.
     public var writtenTagDeployedBy: [String] = []
+    /// A shared base's container image, of no environment of its own: the environments of the builds that deploy it
+    /// (by their roots' paths and their Flux Kustomizations'), for the messages.
+    public var deployedIn: [String] = []
     /// The tag written here never runs: every build sets another, or it is an entry that matches nothing.
     public var retagged: Bool { !retaggedBy.isEmpty || deploysNothing }
     /// Node index of the field holding the tag (to match a marker's scalar).

@@ -277,6 +277,33 @@ public struct Model: Sendable {
             if img.object != nil { return nil }
             return env.detect(clues[img.file], namespace: nil, namespaceLabels: labels)
         }
+        // a shared base's container image of no environment of its own: the environments of the builds that deploy it
+        if !includedBy.isEmpty {
+            var rootEnvironments: [Int: Set<String>] = [:]   // kustomization → environments of the roots above it
+            func environments(_ k: Int, _ depth: Int) -> Set<String> {
+                if let known = rootEnvironments[k] { return known }
+                rootEnvironments[k] = []   // a cycle adds nothing
+                let path = facts[objects[k].file].path
+                let parents = depth < 64 ? includedBy[Path.dirname(path)] ?? [] : []
+                var out = Set<String>()
+                if parents.isEmpty {
+                    let builders = clusters.kustomizationsOfFile[objects[k].file] ?? []
+                    for p in [path] + builders.map({ facts[objects[$0].file].path }) {
+                        if let e = env.detect(path: p, namespace: nil, namespaceLabels: labels) { out.insert(e) }
+                    }
+                } else {
+                    for p in parents { out.formUnion(environments(p, depth + 1)) }
+                }
+                rootEnvironments[k] = out
+                return out
+            }
+            for i in images.indices where images[i].origin == .container && imageEnvironment[i] == nil && !images[i].retagged
+                && images[i].writtenTagDeployedBy.isEmpty {
+                guard let includers = includedBy[facts[images[i].file].path] else { continue }
+                let found = includers.reduce(into: Set<String>()) { $0.formUnion(environments($1, 0)) }
+                images[i].deployedIn = found.sorted()
+            }
+        }
         var watched = Set<String>()
         for o in objects {
             if case .imageRepository(let r)? = o.flux, let image = r.image?.value, let n = ImageReference.normalizeName(image) {
