@@ -732,4 +732,19 @@ import Testing
         #expect(res.findings == ["image-latest-tag base/deploy.yaml:7:14"], "\(res.described)")
         #expect((res.findingObjects.first?["message"] as? String)?.hasSuffix("(deployed by production, staging)") == true, "\(res.described)")
     }
+
+    /// A base that only production deploys is judged in production: a staging tag there is `image-env-prefix`.
+    @Test func aBaseOneEnvironmentDeploysIsJudgedThere() throws {
+        let r = try TempRepo()
+        try r.write([
+            ".tagwarden.yaml": "promotedImages: [\"ghcr.io/acme/*\"]\nenvironments:\n  - name: production\n    tagPrefix: prod-\n  - name: staging\n    tagPrefix: staging-\n",
+            "base/deploy.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n    - name: web\n      image: ghcr.io/acme/web:staging-1.4.2\n",
+            "base/kustomization.yaml": "resources: [deploy.yaml]\n",
+            "overlays/production/kustomization.yaml": "resources: [../../base]\n",
+        ])
+        try r.commitAll("base")
+        let res = try r.audit("--format", "json")
+        #expect(res.findings.filter { $0.hasPrefix("image-env-prefix") } == ["image-env-prefix base/deploy.yaml:7:14"], "\(res.described)")
+        #expect((res.findingObjects.first { ($0["rule"] as? String) == "image-env-prefix" }?["environment"] as? String) == "production")
+    }
 }

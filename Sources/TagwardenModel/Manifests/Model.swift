@@ -270,7 +270,7 @@ public struct Model: Sendable {
                 if let at = images[i].entryNameOffset, dead.contains(Place(file: images[i].file, offset: at)) { images[i].deploysNothing = true }
             }
         }
-        let imageEnvironment = images.map { img -> String? in
+        var imageEnvironment = images.map { img -> String? in
             if let o = img.object, let e = objectEnvironment[o] { return e }
             // an image whose manifest has no environment of its own: that of what makes it run, if any
             if let o = img.environmentObject, let e = objectEnvironment[o] { return e }
@@ -302,6 +302,8 @@ public struct Model: Sendable {
                 guard let includers = includedBy[facts[images[i].file].path] else { continue }
                 let found = includers.reduce(into: Set<String>()) { $0.formUnion(environments($1, 0)) }
                 images[i].deployedIn = found.sorted()
+                // one environment deploys it: it is judged there
+                if found.count == 1 { imageEnvironment[i] = found.first }
             }
         }
         var watched = Set<String>()
