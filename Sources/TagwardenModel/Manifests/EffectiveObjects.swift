@@ -128,6 +128,12 @@ struct EffectiveObjects {
 
     static let kinds: Set<String> = ["ImagePolicy", "ImageRepository", "ImageUpdateAutomation"]
 
+    /// A name with no regular-expression syntax (letters, digits, `-`): kustomize's target of it selects that name
+    /// alone.
+    static func isPlainName(_ s: String) -> Bool {
+        !s.isEmpty && s.utf8.allSatisfy { c in (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c == 45 }
+    }
+
     /// Per object that its builds deploy otherwise than it is written (patched, renamed, substituted, or differently
     /// by different builds): its variants, the first of which replaces it.
     static func resolve(objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]], clusters: Clusters,
@@ -167,15 +173,10 @@ struct EffectiveObjects {
             }
             if let k = o.fluxKustomization, k.source?.isGitRepository ?? true, let p = k.path {
                 fluxAt[p, default: []].append(i)
-                if SourceText.contains("components", in: files[o.file].bytes[o.byteRange]) {
-                    let y = yaml(o.file)
-                    if o.document < y.documents.count, let list = y.get(y.documents[o.document].root, "spec", "components") {
-                        for n in y.childNodes(list) where y.nodes[n].kind == .scalar {
-                            guard let dir = Model.normalizePath(Sources.join(p, y.value(n))) else { continue }
-                            fluxComponentAt[dir, default: []].append(i)
-                            fluxComponents[i, default: []].append(dir)
-                        }
-                    }
+                for c in k.components {
+                    guard let dir = Model.normalizePath(Sources.join(p, c)) else { continue }
+                    fluxComponentAt[dir, default: []].append(i)
+                    fluxComponents[i, default: []].append(dir)
                 }
             }
         }
@@ -371,9 +372,7 @@ struct EffectiveObjects {
                 return y.value(n)
             }
             // a name without regular-expression syntax matches itself only: compared, not compiled
-            func literal(_ s: String?) -> String? {
-                s.flatMap { $0.utf8.allSatisfy { c in (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c == 45 || (c >= 65 && c <= 90) } ? $0 : nil }
-            }
+            func literal(_ s: String?) -> String? { s.flatMap { isPlainName($0) ? $0 : nil } }
             func regex(_ s: String?) -> GoRegex? { s.flatMap { literal($0) == nil ? try? GoRegex("^(?:" + $0 + ")$") : nil } }
             // kustomize refuses a target whose name is no regular expression: such a patch changes nothing here
             let nothing = "\u{0}"

@@ -95,10 +95,13 @@ package struct Extractor {
             }
         }
         if SourceText.contains(markerToken, in: bytes) { ex.markers() }
-        // what `EffectiveObjects` reads again: the kustomizations that hold patches, patch files, the image-automation
-        // objects' own files
+        // what `EffectiveObjects` reads again: the kustomizations that hold patches, Components or labels, patch files,
+        // the image-automation objects' own files
         if ex.facts.nonMappingRoot != nil || SourceText.contains("patches", in: bytes)
-            || ex.facts.objects.contains(where: { $0.group == FluxAPIs.group }) {
+            || ex.facts.objects.contains(where: { $0.group == FluxAPIs.group })
+            || (ex.facts.objects.contains(where: \.isKustomization)
+                && (SourceText.contains("components", in: bytes) || SourceText.contains("abels", in: bytes)
+                    || SourceText.contains("commonAnnotations", in: bytes))) {
             ex.facts.tree = scratch   // shared: the next parse into `scratch` starts new storage, the caller reads this one
         }
         var extracted = FileFacts(path: "", bytes: [])

@@ -96,6 +96,8 @@ public struct FluxKustomizationSpec: Sendable {
         /// A GitRepository (the kind given or left out), whose paths are those of a repository's tree.
         public var isGitRepository: Bool { kind.isEmpty || kind == "GitRepository" }
     }
+    /// `spec.components`, as written (relative to `path`): Flux appends them to the kustomization it builds there.
+    public var components: [String] = []
     /// `spec.postBuild`; nil when there is none.
     public var postBuild: PostBuild?
     /// A `spec.patches` patch that sets `postBuild`: the Kustomizations this one applies get variables their
@@ -250,6 +252,7 @@ public indirect enum FluxSpec: Sendable {
             if let src = spec.flatMap({ y.get($0, "sourceRef") }) {
                 k.source = .init(kind: str(y.get(src, "kind")) ?? "", namespace: str(y.get(src, "namespace")), name: str(y.get(src, "name")) ?? "")
             }
+            if let list = spec.flatMap({ y.get($0, "components") }) { k.components = y.childNodes(list).compactMap(str) }
             if let pb = spec.flatMap({ y.get($0, "postBuild") }), y.nodes[pb].kind == .mapping {
                 var post = FluxKustomizationSpec.PostBuild()
                 if let sub = y.get(pb, "substitute") {

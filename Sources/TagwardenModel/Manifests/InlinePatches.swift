@@ -23,10 +23,9 @@ extension Extractor {
                 ex.workloadImages(root, kind: kind, group: ManifestObject.group(of: ex.scalarString(patch.get(root, "apiVersion")) ?? ""),
                                   object: object)
                 let own = ex.scalarString(patch.get(root, "metadata", "name"))
-                let literal = { (s: String) in s.utf8.allSatisfy { c in (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c == 45 || c == 46 } }
                 let workload: (kind: String, name: String)?
                 if let target {
-                    workload = target.kind.flatMap { k in target.name.flatMap { literal($0) ? (k, $0) : nil } }
+                    workload = target.kind.flatMap { k in target.name.flatMap { EffectiveObjects.isPlainName($0) ? (k, $0) : nil } }
                 } else {
                     workload = own.map { (kind, $0) }
                 }
