@@ -748,3 +748,53 @@ import Testing
         #expect((res.findingObjects.first { ($0["rule"] as? String) == "image-env-prefix" }?["environment"] as? String) == "production")
     }
 }
+
+extension EffectiveObjectsTests {
+    /// A shared base's promoted image is judged in each environment that deploys it with its written tag: a tag
+    /// without a prefix is a finding in each; a staging tag only in production; an overlay that retags it takes its
+    /// environment out of the judgement.
+    @Test func aSharedBaseIsJudgedInEachEnvironmentThatDeploysIt() throws {
+        let r = try TempRepo()
+        try r.write([
+            ".tagwarden.yaml": "promotedImages: [\"ghcr.io/acme/*\"]\nenvironments:\n  - name: production\n    tagPrefix: prod-\n  - name: staging\n    tagPrefix: staging-\n",
+            "base/deploy.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n    - name: web\n      image: ghcr.io/acme/web:1.4.2\n",
+            "base/kustomization.yaml": "resources: [deploy.yaml]\n",
+            "overlays/staging/kustomization.yaml": "resources: [../../base]\n",
+            "overlays/production/kustomization.yaml": "resources: [../../base]\n",
+        ])
+        try r.commitAll("base")
+        func prefixFindings() throws -> [String] {
+            let res = try r.audit("--format", "json")
+            return res.findingObjects.filter { ($0["rule"] as? String) == "image-env-prefix" }.map {
+                "\($0["file"] as? String ?? "?"):\($0["line"] as? Int ?? 0) [\($0["environment"] as? String ?? "-")] \($0["message"] as? String ?? "?")"
+            }.sorted()
+        }
+        var got = try prefixFindings()
+        #expect(got == [
+            "base/deploy.yaml:7 [production] tag '1.4.2' of promoted image 'ghcr.io/acme/web' lacks the production prefix 'prod-' (deployed by production, staging)",
+            "base/deploy.yaml:7 [staging] tag '1.4.2' of promoted image 'ghcr.io/acme/web' lacks the staging prefix 'staging-' (deployed by production, staging)",
+        ], "\(got)")
+        try r.write("base/deploy.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n    - name: web\n      image: ghcr.io/acme/web:staging-1.4.2\n")
+        try r.commitAll("staging tag")
+        got = try prefixFindings()
+        #expect(got == [
+            "base/deploy.yaml:7 [production] tag 'staging-1.4.2' of promoted image 'ghcr.io/acme/web' lacks the production prefix 'prod-': it is a staging tag (deployed by production, staging)",
+        ], "\(got)")
+        // production sets its own tag: the base's tag runs only in staging, where it is right
+        try r.write("overlays/production/kustomization.yaml", "resources: [../../base]\nimages:\n  - name: ghcr.io/acme/web\n    newTag: prod-1.4.2\n")
+        try r.commitAll("production retags")
+        got = try prefixFindings()
+        #expect(got == [], "\(got)")
+        // and a third build, development, deploys the staging tag as written: judged there only
+        try r.write([
+            ".tagwarden.yaml": "promotedImages: [\"ghcr.io/acme/*\"]\nenvironments:\n  - name: production\n    tagPrefix: prod-\n  - name: staging\n    tagPrefix: staging-\n  - name: development\n    tagPrefix: dev-\n",
+            "overlays/development/kustomization.yaml": "resources: [../../base]\n",
+        ])
+        try r.commitAll("development")
+        got = try prefixFindings()
+        #expect(got == [
+            "base/deploy.yaml:7 [development] tag 'staging-1.4.2' of promoted image 'ghcr.io/acme/web' lacks the development prefix 'dev-': it is a staging tag "
+                + "(deployed with this tag by overlays/development/, overlays/staging/; the other builds set their own)",
+        ], "\(got)")
+    }
+}

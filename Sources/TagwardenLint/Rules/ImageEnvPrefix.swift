@@ -7,16 +7,16 @@ import TagwardenModel
 extension Rule {
     static let imageEnvPrefix = Rule("image-env-prefix") { c in
         let m = c.model
-        return m.images.indices.compactMap { i in
+        return m.images.indices.flatMap { i in m.images[i].judgedIn.compactMap { e in
             let img = m.images[i]
             guard img.invalid == nil, !img.retagged, m.images[i].promoted, let tag = img.tag, !isLatest(img),
-                  let env = m.environments.named(m.images[i].environment), let prefix = env.tagPrefix,
+                  let env = m.environments.named(e), let prefix = env.tagPrefix,
                   !tag.value.hasPrefix(prefix) else { return nil }
             var message = "tag '\(tag.value)' of promoted image '\(m.promotedName(i))' lacks the \(env.name) prefix '\(prefix)'"
             if let other = m.environments.environment(ofTag: tag.value), other.name != env.name {
                 message += ": it is a \(other.name) tag"
             }
-            return c.finding(message, image: i, span: tag.span)
-        }
+            return c.finding(message, image: i, span: tag.span, environment: env.name)
+        } }
     }
 }

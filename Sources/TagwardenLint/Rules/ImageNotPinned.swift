@@ -7,10 +7,10 @@ import TagwardenModel
 extension Rule {
     static let imageNotPinned = Rule("image-not-pinned") { c in
         let m = c.model
-        return m.images.indices.compactMap { i in
+        return m.images.indices.flatMap { i in m.images[i].judgedIn.compactMap { e in
             let img = m.images[i]
             guard img.invalid == nil, !img.retagged, img.digest == nil, let name = img.name,
-                  let env = m.environments.named(m.images[i].environment), env.requireDigest else { return nil }
+                  let env = m.environments.named(e), env.requireDigest else { return nil }
             if img.tagOptional && img.tag == nil { return nil }  // a kustomize rename keeps the base's pin
             // Flux's own controllers, as flux bootstrap writes them: pinned by the Flux release, not by the team
             if m.clusters.componentFiles.contains(img.file) { return nil }
@@ -34,7 +34,7 @@ extension Rule {
             default:
                 how = "pin '\(img.text)' as \(pinned)"
             }
-            return c.finding("\(env.name) requires digests: \(how)", image: i)
-        }
+            return c.finding("\(env.name) requires digests: \(how)", image: i, environment: env.name)
+        } }
     }
 }

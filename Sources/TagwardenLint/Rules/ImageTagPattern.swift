@@ -7,14 +7,14 @@ import TagwardenModel
 extension Rule {
     static let imageTagPattern = Rule("image-tag-pattern") { c in
         let m = c.model
-        return m.images.indices.compactMap { i in
+        return m.images.indices.flatMap { i in m.images[i].judgedIn.compactMap { e in
             let img = m.images[i]
             guard img.invalid == nil, !img.retagged, m.images[i].promoted, let tag = img.tag, !isLatest(img),
-                  let env = m.environments.named(m.images[i].environment), let re = env.tagRegex, let pattern = env.tagPattern,
+                  let env = m.environments.named(e), let re = env.tagRegex, let pattern = env.tagPattern,
                   env.tagPrefix.map({ tag.value.hasPrefix($0) }) ?? true,  // a wrong prefix is image-env-prefix's
                   !re.matches(tag.value) else { return nil }
             return c.finding("tag '\(tag.value)' of promoted image '\(m.promotedName(i))' does not match the \(env.name) tag pattern '\(pattern)'",
-                             image: i, span: tag.span)
-        }
+                             image: i, span: tag.span, environment: env.name)
+        } }
     }
 }

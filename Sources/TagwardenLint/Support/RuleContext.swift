@@ -32,15 +32,15 @@ public struct RuleContext: Sendable {
         Finding(rule: rule, severity: .error, message: message, file: path, span: span, subject: subject)
     }
 
-    /// A finding about image `i`, in its environment; its message ends with what made the reference (a substitution, a
-    /// values file).
-    public func finding(_ message: String, image i: Int, span: SourceSpan? = nil) -> Finding {
+    /// A finding about image `i`, in its environment (or in `environment`, one of those that deploy a shared base's
+    /// image); its message ends with what made the reference (a substitution, a values file).
+    public func finding(_ message: String, image i: Int, span: SourceSpan? = nil, environment: String? = nil) -> Finding {
         let img = model.images[i]
         let builds = !img.writtenTagDeployedBy.isEmpty
             ? " (deployed with this tag by \(img.writtenTagDeployedBy.joined(separator: ", ")); the other builds set their own)"
             : img.deployedIn.isEmpty ? "" : " (deployed by \(img.deployedIn.joined(separator: ", ")))"
         var f = finding(message + (img.substitution?.note(model) ?? "") + (img.provenance.map { " (\($0))" } ?? "") + builds,
-                        file: img.file, span: span ?? img.span, object: img.object, environment: model.images[i].environment)
+                        file: img.file, span: span ?? img.span, object: img.object, environment: environment ?? model.images[i].environment)
         f.subject = img.text   // a field that several builds substitute differently is several findings
         return f
     }

@@ -211,8 +211,11 @@ public struct ImageUse: Sendable {
     /// A base's container image that some builds retag and others deploy as written: those others (Flux
     /// Kustomizations by name, root kustomizations by directory), for the tag rules' messages.
     public var writtenTagDeployedBy: [String] = []
+    /// The files that tell the environments of those builds: their root kustomizations' and Flux Kustomizations'.
+    var writtenTagRootPaths: [String] = []
     /// A shared base's container image, of no environment of its own: the environments of the builds that deploy it
-    /// (by their roots' paths and their Flux Kustomizations'), for the messages.
+    /// (by their roots' paths and their Flux Kustomizations'), for the messages and the environment rules, which judge it
+    /// in each (`ResolvedImage.judgedIn`).
     public var deployedIn: [String] = []
     /// The tag written here never runs: every build sets another, or it is an entry that matches nothing.
     public var retagged: Bool { !retaggedBy.isEmpty || deploysNothing }

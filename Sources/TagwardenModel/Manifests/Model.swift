@@ -297,10 +297,15 @@ public struct Model: Sendable {
                 rootEnvironments[k] = out
                 return out
             }
-            for i in images.indices where images[i].origin == .container && imageEnvironment[i] == nil && !images[i].retagged
-                && images[i].writtenTagDeployedBy.isEmpty {
-                guard let includers = includedBy[facts[images[i].file].path] else { continue }
-                let found = includers.reduce(into: Set<String>()) { $0.formUnion(environments($1, 0)) }
+            for i in images.indices where images[i].origin == .container && imageEnvironment[i] == nil && !images[i].retagged {
+                let found: Set<String>
+                if images[i].writtenTagDeployedBy.isEmpty {
+                    guard let includers = includedBy[facts[images[i].file].path] else { continue }
+                    found = includers.reduce(into: Set<String>()) { $0.formUnion(environments($1, 0)) }
+                } else {
+                    // only the builds that deploy its written tag
+                    found = Set(images[i].writtenTagRootPaths.compactMap { env.detect(path: $0, namespace: nil, namespaceLabels: labels) })
+                }
                 images[i].deployedIn = found.sorted()
                 // one environment deploys it: it is judged there
                 if found.count == 1 { imageEnvironment[i] = found.first }

@@ -13,6 +13,12 @@ public final class ResolvedImage: Sendable {
     /// The markers on its fields that Flux reads where they stand, in source order: one for a reference, up to three
     /// for an image given in parts (`:name`, `:tag`, `:digest`).
     public let markers: [Int]
+    /// The environments the environment rules judge it in: its own; else, for a shared base's image, each environment
+    /// that deploys it (`deployedIn`); else none (`[nil]`).
+    public var judgedIn: [String?] {
+        if let environment { return [environment] }
+        return use.deployedIn.isEmpty ? [nil] : use.deployedIn
+    }
 
     init(use: ImageUse, environment: String?, promoted: Bool, markers: [Int]) {
         self.use = use

@@ -86,16 +86,22 @@ extension Model {
         }
         /// The roots of the builds through kustomization k that deploy the image, called `name` there, with the tag its
         /// manifest writes: the Flux Kustomizations that build them (by name), else the root kustomizations' directories.
-        func writtenTagRoots(_ k: Int, _ name: String, _ depth: Int, into roots: inout [String]) {
+        /// `paths` gathers the files that tell those builds' environments: the root kustomization's, its Flux
+        /// Kustomizations'.
+        func writtenTagRoots(_ k: Int, _ name: String, _ depth: Int, into roots: inout [String], paths: inout Set<String>) {
             guard depth < 64, let after = applied(k, name) else { return }
             let dir = Path.dirname(files[objects[k].file].path)
             let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
             for b in builders where KustomizeImageEntry.apply(objects[b].kustomizeImages, to: after) != nil {
                 let root = "Flux Kustomization \(objects[b].name ?? "") (\(files[objects[b].file].path))"
                 if !roots.contains(root) { roots.append(root) }
+                paths.formUnion([files[objects[k].file].path, files[objects[b].file].path])
             }
-            if parents.isEmpty, builders.isEmpty, !roots.contains(dir + "/") { roots.append(dir + "/") }
-            for p in parents { writtenTagRoots(p, after, depth + 1, into: &roots) }
+            if parents.isEmpty, builders.isEmpty {
+                if !roots.contains(dir + "/") { roots.append(dir + "/") }
+                paths.insert(files[objects[k].file].path)
+            }
+            for p in parents { writtenTagRoots(p, after, depth + 1, into: &roots, paths: &paths) }
         }
         /// The Flux Kustomizations whose generated kustomization takes `path`: those of the nearest directory above it
         /// that is a `path`, with no kustomization file from the file's directory up to it.
@@ -134,9 +140,10 @@ extension Model {
             if includers.contains(where: { writtenTagRuns($0, name, 0) }) {
                 // some builds set the tag and some do not: the finding names those that deploy it as written
                 if includers.contains(where: { sets($0, name) }) {
-                    var roots: [String] = []
-                    for k in includers { writtenTagRoots(k, name, 0, into: &roots) }
+                    var roots: [String] = [], paths = Set<String>()
+                    for k in includers { writtenTagRoots(k, name, 0, into: &roots, paths: &paths) }
                     images[i].writtenTagDeployedBy = roots.sorted()
+                    images[i].writtenTagRootPaths = paths.sorted()
                 }
                 continue
             }
