@@ -798,3 +798,78 @@ extension EffectiveObjectsTests {
         ], "\(got)")
     }
 }
+
+extension EffectiveObjectsTests {
+    /// One patch completes a hundred ImagePolicies (a public repository keeps a hundred such): each is judged with the
+    /// patch's ordering and filter, and a broken range in the patch is a finding for each policy, at the patch's line.
+    @Test func onePatchCompletesAHundredPolicies() throws {
+        let r = try TempRepo()
+        var objects: [String] = [], workloads: [String] = []
+        for n in 0..<100 {
+            objects.append("""
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImageRepository
+                metadata: {name: app\(n), namespace: flux-system}
+                spec: {image: ghcr.io/acme/app\(n), interval: 5m}
+                ---
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImagePolicy
+                metadata: {name: app\(n), namespace: flux-system}
+                spec:
+                  imageRepositoryRef: {name: app\(n)}
+
+                """)
+            workloads.append("""
+                apiVersion: v1
+                kind: Pod
+                metadata: {name: app\(n)}
+                spec:
+                  containers:
+                    - name: app
+                      image: ghcr.io/acme/app\(n):prod-1.0.0 # {"$imagepolicy": "flux-system:app\(n)"}
+
+                """)
+        }
+        try r.write([
+            ".tagwarden.yaml": "environments:\n  - name: production\n    tagPrefix: prod-\n",
+            "clusters/production/apps.yaml": Self.automation("production"),
+            "apps/production/policies.yaml": objects.joined(separator: "---\n"),
+            "apps/production/pods.yaml": workloads.joined(separator: "---\n"),
+            "apps/production/kustomization.yaml": """
+                resources: [policies.yaml, pods.yaml]
+                patches:
+                  - target:
+                      kind: ImagePolicy
+                    patch: |-
+                      - op: add
+                        path: /spec/filterTags
+                        value:
+                          pattern: '^prod-(?P<v>.*)$'
+                          extract: '$v'
+                      - op: add
+                        path: /spec/policy
+                        value:
+                          semver:
+                            range: '>=1.0.0'
+
+                """,
+        ])
+        try r.commitAll("a hundred policies")
+        let got = try policies(r)
+        #expect(got.count == 100)
+        #expect(got.allSatisfy {
+            $0.contains("[production]") && $0.contains("filterTags.pattern=^prod-(?P<v>.*)$@apps/production/kustomization.yaml:9")
+                && $0.contains("policy.semver.range=>=1.0.0@apps/production/kustomization.yaml:15")
+        }, "\(got.prefix(3))")
+        var res = try r.audit("--format", "json")
+        #expect(res.findings == [], "\(res.described)")
+        // a broken range in the one patch breaks every policy it completes
+        let k = try String(contentsOfFile: r.path + "/apps/production/kustomization.yaml", encoding: .utf8)
+        try r.write("apps/production/kustomization.yaml", k.replacingOccurrences(of: "'>=1.0.0'", with: "'>=1.0.0 <<2'"))
+        try r.commitAll("broken range")
+        res = try r.audit("--format", "json")
+        #expect(res.findings == Array(repeating: "policy-invalid-semver apps/production/kustomization.yaml:15:20", count: 100), "\(res.described)")
+        let named = Set(res.findingObjects.compactMap { ($0["object"] as? [String: Any])?["name"] as? String })
+        #expect(named == Set((0..<100).map { "app\($0)" }), "\(named.sorted().prefix(5))")
+    }
+}
