@@ -873,3 +873,90 @@ extension EffectiveObjectsTests {
         #expect(named == Set((0..<100).map { "app\($0)" }), "\(named.sorted().prefix(5))")
     }
 }
+
+extension EffectiveObjectsTests {
+    /// JSON patches that write a container's image by its place in the list: inline with a target, a `patches:` file
+    /// with a target, a `patchesJson6902` file; an `add` that inserts a container before the others replaces none.
+    @Test func jsonPatchesThatReplaceAContainerImageByPlace() throws {
+        let r = try TempRepo()
+        try r.write([
+            "base/deploy.yaml": """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata:
+                  name: web
+                spec:
+                  template:
+                    spec:
+                      initContainers:
+                        - name: migrate
+                          image: ghcr.io/acme/migrate:latest
+                      containers:
+                        - name: web
+                          image: ghcr.io/acme/web:latest
+                        - name: sidecar
+                          image: ghcr.io/acme/sidecar:latest
+
+                """,
+            "base/kustomization.yaml": "resources: [deploy.yaml]\n",
+            "staging/kustomization.yaml": """
+                resources: [../base]
+                patches:
+                  - target: {kind: Deployment, name: web}
+                    patch: |-
+                      - op: replace
+                        path: /spec/template/spec/containers/0/image
+                        value: ghcr.io/acme/web:1.4.2
+                      - op: replace
+                        path: /spec/template/spec/initContainers/0/image
+                        value: ghcr.io/acme/migrate:1.4.2
+                  - path: sidecar.yaml
+                    target: {kind: Deployment, name: web}
+
+                """,
+            "staging/sidecar.yaml": """
+                - op: add
+                  path: /spec/template/spec/containers/1/image
+                  value: ghcr.io/acme/sidecar:2.0.0
+
+                """,
+            "production/kustomization.yaml": """
+                resources: [../base]
+                patchesJson6902:
+                  - target: {group: apps, version: v1, kind: Deployment, name: web}
+                    path: images.yaml
+
+                """,
+            "production/images.yaml": """
+                - op: replace
+                  path: /spec/template/spec/containers/0
+                  value: {name: web, image: ghcr.io/acme/web:1.4.2}
+                - op: replace
+                  path: /spec/template/spec/containers/1/image
+                  value: ghcr.io/acme/sidecar:2.0.0
+                - op: replace
+                  path: /spec/template/spec/initContainers/0/image
+                  value: ghcr.io/acme/migrate:1.4.2
+
+                """,
+        ])
+        try r.commitAll("json patches")
+        // every build replaces every image the base writes
+        var res = try r.audit("--format", "json")
+        #expect(res.findings == [], "\(res.described)")
+        // staging's file patch now inserts a container in front instead: the base's sidecar (now second) keeps its
+        // tag in staging, and the inserted one is judged where it is written
+        try r.write("staging/sidecar.yaml", """
+            - op: add
+              path: /spec/template/spec/containers/0
+              value: {name: proxy, image: ghcr.io/acme/proxy:latest}
+
+            """)
+        try r.commitAll("insert")
+        res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-latest-tag base/deploy.yaml:15:18", "image-latest-tag staging/sidecar.yaml:3:31"], "\(res.described)")
+        let sidecar = res.findingObjects.first { ($0["file"] as? String) == "base/deploy.yaml" }
+        #expect((sidecar?["message"] as? String)?.hasSuffix("(deployed with this tag by staging/; the other builds set their own)") == true,
+                "\(res.described)")
+    }
+}

@@ -15,18 +15,19 @@ extension Model {
     /// A file in a directory without a kustomization file is built by the kustomization Flux generates for the
     /// nearest `path` above it (no kustomization file on the way): its Flux Kustomizations' `spec.images` alone
     /// decide.
-    /// A kustomization's strategic-merge patch that writes a container's image replaces it like an entry that sets its
-    /// tag (`imageReplacements`); JSON patches are not followed. Held to
+    /// A kustomization's patch that writes a container's image replaces it like an entry that sets its tag
+    /// (`imageReplacements`): a strategic merge names the container, a JSON patch its place in the list. Held to
     /// `kubectl kustomize` by `scripts/kustomize-vs-tagwarden/run`.
     static func markRetagged(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]]) {
         let replacing = imageReplacements(images, objects: objects, files: files)
         guard !replacing.isEmpty || objects.contains(where: { $0.kustomizeImages.contains(where: \.setsTag) }) else { return }
-        /// The workload container the image being judged is in, when some patch replaces a container's image.
-        var me: Replacement?
+        /// The workload container the image being judged is in (by name and by slot), when some patch replaces a
+        /// container's image.
+        var me: [Replacement] = []
         /// What kustomization k leaves of the image called `name`: nil when a patch of k replaces its image or an
         /// entry sets its tag (kustomize runs the patches first), else its name after the entries.
         func applied(_ k: Int, _ name: String) -> String? {
-            if let me, replacing[k]?.contains(me) == true { return nil }
+            if !me.isEmpty, let replaced = replacing[k], me.contains(where: replaced.contains) { return nil }
             return KustomizeImageEntry.apply(entries(k), to: name)
         }
         var components: [String: Int] = [:]      // directory → the kustomize Component there
@@ -52,7 +53,7 @@ extension Model {
             entriesOf[k] = all
             return all
         }
-        struct Key: Hashable { let kustomization: Int, name: String, container: Replacement? }
+        struct Key: Hashable { let kustomization: Int, name: String, container: [Replacement] }
         var memo: [Key: Bool] = [:]
         /// Whether some build through kustomization k deploys the image, called `name` when it reaches k, with the
         /// tag its manifest writes.
@@ -134,9 +135,7 @@ extension Model {
                 continue
             }
             guard let name = img.name, let includers = includedBy[files[img.file].path] else { continue }
-            me = replacing.isEmpty ? nil : img.container.flatMap { c in
-                img.object.flatMap { o in objects[o].name.map { Replacement(kind: objects[o].kind, name: $0, container: c) } }
-            }
+            me = replacing.isEmpty ? [] : replacementKeys(img, objects: objects)
             if includers.contains(where: { writtenTagRuns($0, name, 0) }) {
                 // some builds set the tag and some do not: the finding names those that deploy it as written
                 if includers.contains(where: { sets($0, name) }) {
@@ -163,29 +162,49 @@ extension Model {
         }
     }
 
-    /// A workload's container, by kind, written name and container name.
+    /// A workload's container, by kind, written name and container: its name (as a strategic merge matches it), or
+    /// `#` and its slot (`#containers/0`, as a JSON patch's path names it).
     struct Replacement: Hashable {
         let kind: String, name: String, container: String
     }
 
-    /// The containers whose image each kustomization's strategic-merge patches replace: an inline patch's (the
-    /// workload of its `target` when that names one kind and one name, else its own `kind` and `metadata.name`), and a
-    /// patch file's workloads (`patches[].path`, `patchesStrategicMerge`). kustomize matches the names as written.
+    /// The containers whose image each kustomization's patches replace:
+    /// - an inline patch's: the workload of its `target` when that names one kind and one name, else (a strategic
+    ///   merge) its own `kind` and `metadata.name`;
+    /// - a strategic-merge patch file's (`patches[].path`, `patchesStrategicMerge`): its own workloads;
+    /// - a JSON patch file's: the workload its `target` names.
+    /// kustomize matches the names as written.
     static func imageReplacements(_ images: [ImageUse], objects: [ManifestObject], files: [FileFacts]) -> [Int: Set<Replacement>] {
         var out: [Int: Set<Replacement>] = [:]
-        var patchFileOf: [String: [Int]] = [:]   // patch file → the kustomizations that apply it
+        var patchFileOf: [String: [(kustomization: Int, written: String)]] = [:]   // patch file → the kustomizations that apply it
         for (k, o) in objects.enumerated() where o.isKustomization && !o.kustomizePatches.isEmpty {
             let dir = Path.dirname(files[o.file].path)
-            for p in o.kustomizePatches { if let path = normalizePath(Sources.join(dir, p)) { patchFileOf[path, default: []].append(k) } }
+            for p in o.kustomizePatches { if let path = normalizePath(Sources.join(dir, p)) { patchFileOf[path, default: []].append((k, p)) } }
         }
         for img in images where img.origin == .container {
-            guard let c = img.container, let o = img.object else { continue }
-            if let w = img.patchedWorkload, objects[o].isKustomization {
+            guard let c = img.container.map({ $0 }) ?? img.containerSlot.map({ "#" + $0 }) else { continue }
+            if let w = img.patchedWorkload, let o = img.object, objects[o].isKustomization {
                 out[o, default: []].insert(Replacement(kind: w.kind, name: w.name, container: c))
-            } else if !patchFileOf.isEmpty, let ks = patchFileOf[files[img.file].path], let name = objects[o].name {
-                for k in ks { out[k, default: []].insert(Replacement(kind: objects[o].kind, name: name, container: c)) }
+            } else if !patchFileOf.isEmpty, let ks = patchFileOf[files[img.file].path] {
+                if let o = img.object, let name = objects[o].name, img.container != nil {
+                    for (k, _) in ks { out[k, default: []].insert(Replacement(kind: objects[o].kind, name: name, container: c)) }
+                } else if img.object == nil {
+                    for (k, written) in ks {
+                        guard let w = files[objects[k].file].patchFileWorkloads[written] else { continue }
+                        out[k, default: []].insert(Replacement(kind: w.kind, name: w.name, container: c))
+                    }
+                }
             }
         }
         return out
+    }
+
+    /// How patches name container image `img`: by its container's name and by its slot.
+    static func replacementKeys(_ img: ImageUse, objects: [ManifestObject]) -> [Replacement] {
+        guard let o = img.object, let name = objects[o].name else { return [] }
+        var keys: [Replacement] = []
+        if let c = img.container { keys.append(Replacement(kind: objects[o].kind, name: name, container: c)) }
+        if let slot = img.containerSlot { keys.append(Replacement(kind: objects[o].kind, name: name, container: "#" + slot)) }
+        return keys
     }
 }
