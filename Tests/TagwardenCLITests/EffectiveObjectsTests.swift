@@ -960,3 +960,84 @@ extension EffectiveObjectsTests {
                 "\(res.described)")
     }
 }
+
+extension EffectiveObjectsTests {
+    /// Places move along a build: a strategic merge puts the containers it names first, so a JSON patch of place 0
+    /// after it writes the container it named; a Component's patch, selected by label, removes a container.
+    @Test func containerPlacesMoveAsKustomizeMovesThem() throws {
+        let r = try TempRepo()
+        try r.write([
+            "base/deploy.yaml": """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata:
+                  name: web
+                  labels: {app: web}
+                spec:
+                  template:
+                    spec:
+                      containers:
+                        - name: web
+                          image: ghcr.io/acme/web:latest
+                        - name: proxy
+                          image: ghcr.io/acme/proxy:latest
+
+                """,
+            "base/kustomization.yaml": "resources: [deploy.yaml]\n",
+            "staging/resources.yaml": """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata:
+                  name: web
+                spec:
+                  template:
+                    spec:
+                      containers:
+                        - name: proxy
+                          resources: {limits: {memory: 64Mi}}
+
+                """,
+            "staging/kustomization.yaml": """
+                resources: [../base]
+                patchesStrategicMerge: [resources.yaml]
+                patches:
+                  - target: {kind: Deployment, name: web}
+                    patch: |-
+                      - op: replace
+                        path: /spec/template/spec/containers/0/image
+                        value: ghcr.io/acme/proxy:1.2.0
+
+                """,
+        ])
+        try r.commitAll("reorder")
+        // staging's merge moved the proxy first: the JSON patch writes the proxy's image, and the web's `latest` runs
+        var res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-latest-tag base/deploy.yaml:11:18"], "\(res.described)")
+        // a Component that every app with `app: web` lists removes the (now second) web container
+        try r.write([
+            "components/no-web/kustomization.yaml": """
+                apiVersion: kustomize.config.k8s.io/v1alpha1
+                kind: Component
+                patches:
+                  - target: {kind: Deployment, labelSelector: app=web}
+                    patch: |-
+                      - op: remove
+                        path: /spec/template/spec/containers/1
+
+                """,
+        ])
+        let k = try String(contentsOfFile: r.path + "/staging/kustomization.yaml", encoding: .utf8)
+        try r.write("staging/kustomization.yaml", k.replacingOccurrences(of: "resources: [../base]\n", with: "resources: [../base]\ncomponents: [../components/no-web]\n"))
+        try r.commitAll("component")
+        // the Component runs first: it removes the proxy (second as written); the merge then names a proxy the build no
+        // longer has and adds it without an image, and the JSON patch writes that one: the web's `latest` runs still
+        res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-latest-tag base/deploy.yaml:11:18"], "\(res.described)")
+        // when it removes the first container, the web, no base tag runs (as `kubectl kustomize` builds it)
+        let c = try String(contentsOfFile: r.path + "/components/no-web/kustomization.yaml", encoding: .utf8)
+        try r.write("components/no-web/kustomization.yaml", c.replacingOccurrences(of: "containers/1", with: "containers/0"))
+        try r.commitAll("remove the web")
+        res = try r.audit("--format", "json")
+        #expect(res.findings == [], "\(res.described)")
+    }
+}

@@ -90,16 +90,23 @@ struct EffectiveObjects {
         var labels: LabelSelector?, annotations: LabelSelector?
 
         func selects(_ o: ManifestObject, _ s: State) -> Bool {
+            selects(o, name: s.name, namespace: s.namespace, firstName: s.originalName, firstNamespace: s.originalNamespace,
+                    labels: s.labels, annotations: s.annotations)
+        }
+
+        /// `first…`: the name and namespace kustomize kept as the object's first, which a target matches too.
+        func selects(_ o: ManifestObject, name current: String?, namespace currentNamespace: String?, firstName: String?, firstNamespace: String?,
+                     labels objectLabels: @autoclosure () -> [String: String], annotations objectAnnotations: @autoclosure () -> [String: String]) -> Bool {
             if let group, group != o.group { return false }
             if let version, version != Substring(o.apiVersion.split(separator: "/").last ?? "") { return false }
             if let kind, kind != o.kind { return false }
             // kustomize matches the name (and namespace) an object was written with or has now
-            if let exactName, exactName != s.originalName, exactName != s.name { return false }
-            if let exactNamespace, exactNamespace != (s.originalNamespace ?? "default"), exactNamespace != (s.namespace ?? "default") { return false }
-            if let name, !(s.originalName.map(name.matches) ?? false), !(s.name.map(name.matches) ?? false) { return false }
-            if let namespace, !namespace.matches(s.originalNamespace ?? "default"), !namespace.matches(s.namespace ?? "default") { return false }
-            if let labels, !labels.matches(s.labels) { return false }
-            if let annotations, !annotations.matches(s.annotations) { return false }
+            if let exactName, exactName != firstName, exactName != current { return false }
+            if let exactNamespace, exactNamespace != (firstNamespace ?? "default"), exactNamespace != (currentNamespace ?? "default") { return false }
+            if let name, !(firstName.map(name.matches) ?? false), !(current.map(name.matches) ?? false) { return false }
+            if let namespace, !namespace.matches(firstNamespace ?? "default"), !namespace.matches(currentNamespace ?? "default") { return false }
+            if let labels, !labels.matches(objectLabels()) { return false }
+            if let annotations, !annotations.matches(objectAnnotations()) { return false }
             return true
         }
     }
@@ -108,6 +115,10 @@ struct EffectiveObjects {
         var selector: Selector?
         /// What it does, read once from its YAML.
         var edits: [Edit]
+        /// Its YAML and the document's root: what it does to a workload's containers is read from them when asked
+        /// (`Model.markRetagged`).
+        var text: PatchText
+        var root: Int
         /// Written under `patches:` (kustomize's PatchTransformer, which Flux's `spec.patches` use too): a JSON patch
         /// there keeps the object's first name and namespace before it applies.
         var keepsFirst = false
@@ -402,7 +413,7 @@ struct EffectiveObjects {
                                    exactName: meta.flatMap { t.yaml.string($0, "name") },
                                    exactNamespace: meta.flatMap { t.yaml.string($0, "namespace") } ?? "default")
                 }
-                list.append(Patch(selector: sel, edits: edits(t, root: r, json: isList), keepsFirst: patchesField && isList))
+                list.append(Patch(selector: sel, edits: edits(t, root: r, json: isList), text: t, root: r, keepsFirst: patchesField && isList))
             }
         }
         if o.isKustomization {

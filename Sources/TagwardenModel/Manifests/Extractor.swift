@@ -185,17 +185,8 @@ package struct Extractor {
                     if y.nodes[item].kind == .scalar, y.nodes[item].style == .literal {
                         inlinePatch(item, object: objectIndex)   // patchesStrategicMerge takes inline patches too
                     } else if let s = scalarString(item) { patches.append(s) }
-                    else if let s = scalarString(y.get(item, "path")) {
-                        patches.append(s)
-                        if let t = y.get(item, "target"), let kind = scalarString(y.get(t, "kind")), let name = scalarString(y.get(t, "name")),
-                           EffectiveObjects.isPlainName(name) {
-                            facts.patchFileWorkloads[s] = Workload(kind: kind, name: name)
-                        }
-                    }
-                    else if let patch = y.get(item, "patch") {
-                        let target = y.get(item, "target")
-                        inlinePatch(patch, object: objectIndex, target: target.map { (scalarString(y.get($0, "kind")), scalarString(y.get($0, "name"))) })
-                    }
+                    else if let s = scalarString(y.get(item, "path")) { patches.append(s) }
+                    else if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) }
                 }
             }
             if let images = y.get(root, "images") { entries = kustomizeImages(images, object: objectIndex) }
@@ -284,15 +275,10 @@ package struct Extractor {
             guard let c = segments.lastIndex(where: { $0 == "containers" || $0 == "initContainers" || $0 == "ephemeralContainers" })
             else { continue }
             let rest = segments[(c + 1)...]
-            // the container it replaces, by place: an image written over, or (`replace`) a whole container
-            let slot = rest.first.flatMap { Int($0) }.map { "\(segments[c])/\($0)" }
-            let before = facts.images.count
             if rest.count == 2, rest.last == "image", y.nodes[value].kind == .scalar {
                 addReference(value, origin: .container, object: nil)
-                if facts.images.count > before { facts.images[before].containerSlot = slot }
             } else if rest.count == 1, y.nodes[value].kind == .mapping, let image = y.get(value, "image"), y.nodes[image].kind == .scalar {
                 addReference(image, origin: .container, object: nil)
-                if kind == "replace", facts.images.count > before { facts.images[before].containerSlot = slot }
             } else if rest.isEmpty, y.nodes[value].kind == .sequence {
                 for item in y.childNodes(value) {
                     if let image = y.get(item, "image"), y.nodes[image].kind == .scalar { addReference(image, origin: .container, object: nil) }

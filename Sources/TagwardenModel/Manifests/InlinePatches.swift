@@ -8,28 +8,16 @@ import TagwardenPolicy
 /// Only literal block scalars (`|`, `|-`, `|+`) are read: their lines are the file's lines less the block's
 /// indentation, so every position inside maps back to the file; a patch in a quoted or folded string is not.
 extension Extractor {
-    /// `target`: the patch's `target` kind and name, when it has one. A patch's containers say which workload's
-    /// container images it replaces: the target's, when it names one kind and one name without regular-expression
-    /// syntax, else (a strategic merge without a target) the patch's own kind and name.
-    mutating func inlinePatch(_ n: Int, object: Int, target: (kind: String?, name: String?)? = nil) {
+    mutating func inlinePatch(_ n: Int, object: Int) {
         guard let (patch, map) = embeddedYAML(n) else { return }
         var ex = Extractor(y: patch, fileIndex: fileIndex, facts: FileFacts(path: facts.path, bytes: []))
-        let targeted = target.flatMap { t in t.kind.flatMap { k in t.name.flatMap { EffectiveObjects.isPlainName($0) ? Workload(kind: k, name: $0) : nil } } }
         for doc in patch.documents {
             let root = doc.root
-            let before = ex.facts.images.count
             if patch.nodes[root].kind == .sequence {
                 ex.jsonPatch(root)
-                for i in before..<ex.facts.images.count { ex.facts.images[i].patchedWorkload = targeted }
             } else if patch.nodes[root].kind == .mapping, let kind = ex.scalarString(patch.get(root, "kind")) {
                 ex.workloadImages(root, kind: kind, group: ManifestObject.group(of: ex.scalarString(patch.get(root, "apiVersion")) ?? ""),
                                   object: object)
-                let own = ex.scalarString(patch.get(root, "metadata", "name"))
-                let workload = target == nil ? own.map { Workload(kind: kind, name: $0) } : targeted
-                for i in before..<ex.facts.images.count {
-                    ex.facts.images[i].patchedWorkload = workload
-                    ex.facts.images[i].containerSlot = nil   // a strategic merge matches containers by name
-                }
             }
         }
         facts.images += map.adopt(ex.facts.images, object: object)

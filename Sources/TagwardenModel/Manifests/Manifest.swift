@@ -174,11 +174,6 @@ public struct KustomizeImageEntry: Sendable {
     }
 }
 
-/// A workload by kind and name, as a patch selects it.
-public struct Workload: Hashable, Sendable {
-    public let kind: String, name: String
-}
-
 /// An image reference found in a manifest.
 public struct ImageUse: Sendable {
     public var origin: ImageOrigin
@@ -206,12 +201,9 @@ public struct ImageUse: Sendable {
     public var retaggedBy: [Int] = []
     /// A container's image: the container's `name`.
     public var container: String?
-    /// A container's image: which container by place (`containers/0`, `initContainers/1`), as a JSON patch's path
-    /// names it.
+    /// A workload's container image: which container by place (`containers/0`, `initContainers/1`), as a JSON
+    /// patch's path names it.
     public var containerSlot: String?
-    /// An image a kustomization's patch writes: the workload whose container it replaces (a strategic merge's by the
-    /// container's name, a JSON patch's by its slot).
-    public var patchedWorkload: Workload?
     /// A kustomize `images:` entry that matches no image of its build (`image-entry-unmatched`): its tag deploys
     /// nothing.
     public var deploysNothing = false
@@ -389,9 +381,6 @@ public struct FileFacts: Sendable {
     /// A kustomization's `resources`, `bases` and `components` that are remote (a URL, a git repository): kustomize
     /// fetches them at build time, Tagwarden does not.
     public var remoteResources: [Located] = []
-    /// A kustomization's patch files (as written) whose `target` names one workload by kind and plain name: the JSON
-    /// patches among them replace container images of that workload (`Model.imageReplacements`).
-    var patchFileWorkloads: [String: Workload] = [:]
     /// The parsed tree, kept for the files `EffectiveObjects` reads again: kustomizations with patches, patch files,
     /// the image-automation objects' own.
     var tree: YAMLFile?

@@ -15,21 +15,16 @@ extension Model {
     /// A file in a directory without a kustomization file is built by the kustomization Flux generates for the
     /// nearest `path` above it (no kustomization file on the way): its Flux Kustomizations' `spec.images` alone
     /// decide.
-    /// A kustomization's patch that writes a container's image replaces it like an entry that sets its tag
-    /// (`imageReplacements`): a strategic merge names the container, a JSON patch its place in the list. Held to
-    /// `kubectl kustomize` by `scripts/kustomize-vs-tagwarden/run`.
+    /// A patch that writes a container's image replaces it like an entry that sets its tag. When some patch of the
+    /// repository may touch container lists, each base container is followed through the patches of every
+    /// kustomization on the way (its Components' first, then its `patchesStrategicMerge`, `patches` and
+    /// `patchesJson6902`; a Flux Kustomization's `spec.patches` after the `patches` of the kustomization at its
+    /// `path`), by its place in its list (`ContainerPlace`): a strategic merge names containers and moves them, a JSON
+    /// patch names a place. Targets select as for the effective objects, by the workload's written name, namespace and
+    /// labels. Held to `kubectl kustomize` by `scripts/kustomize-vs-tagwarden/run`.
     static func markRetagged(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]]) {
-        let replacing = imageReplacements(images, objects: objects, files: files)
-        guard !replacing.isEmpty || objects.contains(where: { $0.kustomizeImages.contains(where: \.setsTag) }) else { return }
-        /// The workload container the image being judged is in (by name and by slot), when some patch replaces a
-        /// container's image.
-        var me: [Replacement] = []
-        /// What kustomization k leaves of the image called `name`: nil when a patch of k replaces its image or an
-        /// entry sets its tag (kustomize runs the patches first), else its name after the entries.
-        func applied(_ k: Int, _ name: String) -> String? {
-            if !me.isEmpty, let replaced = replacing[k], me.contains(where: replaced.contains) { return nil }
-            return KustomizeImageEntry.apply(entries(k), to: name)
-        }
+        let followsPatches = anyPatchTouchesContainers(objects: objects, files: files)
+        guard followsPatches || objects.contains(where: { $0.kustomizeImages.contains(where: \.setsTag) }) else { return }
         var components: [String: Int] = [:]      // directory → the kustomize Component there
         var fluxBuilders: [String: [Int]] = [:]  // directory → the Flux Kustomizations whose path it is
         for (i, o) in objects.enumerated() {
@@ -37,6 +32,82 @@ extension Model {
                 components[Path.dirname(files[o.file].path)] = i
             }
             if case .kustomization(let k)? = o.flux, let p = k.path.flatMap(normalizePath) { fluxBuilders[p, default: []].append(i) }
+        }
+        /// The container an image is written in, and where it stands at this point of a build (nil: no patch writes a
+        /// container image, or the image is no container's of a workload).
+        struct Me: Hashable { let object: Int, place: ContainerPlace }
+        var fileAt: [String: Int] = [:]
+        if followsPatches { for (f, facts) in files.enumerated() { fileAt[facts.path] = f } }
+        var stepsOf: [Int: EffectiveObjects.Steps] = [:]
+        func steps(_ k: Int) -> EffectiveObjects.Steps {
+            if let known = stepsOf[k] { return known }
+            let read = EffectiveObjects.readSteps(k, objects: objects, files: files, fileAt: fileAt,
+                                                  yaml: { files[$0].tree ?? YAMLFile(parsing: files[$0].bytes) })
+            stepsOf[k] = read
+            return read
+        }
+        /// What the patches of kustomization k (with those of Flux Kustomization `builder`, when it builds k) do to
+        /// workload o's containers, in kustomize's order.
+        struct EditsKey: Hashable { let kustomization: Int, builder: Int?, object: Int }
+        var editsOf: [EditsKey: [ContainerEdit]] = [:]
+        func edits(_ k: Int, builder: Int?, _ o: Int) -> [ContainerEdit] {
+            let key = EditsKey(kustomization: k, builder: builder, object: o)
+            if let known = editsOf[key] { return known }
+            let w = objects[o]
+            var out: [ContainerEdit] = []
+            func add(_ patches: [EffectiveObjects.Patch]) {
+                for p in patches where selects(p, o) {
+                    out += ContainerEdit.read(p.text.yaml, root: p.root, kind: w.kind, group: w.group)
+                }
+            }
+            let own = steps(k)
+            for dir in own.components { if let c = components[dir] { add(steps(c).early + steps(c).late) } }
+            add(own.early)
+            if let builder { add(steps(builder).early) }
+            add(own.late)
+            editsOf[key] = out
+            return out
+        }
+        /// Workload o's labels and annotations, read when a target selects by them.
+        var metadataOf: [Int: (labels: [String: String], annotations: [String: String])] = [:]
+        func metadata(_ o: Int) -> (labels: [String: String], annotations: [String: String]) {
+            if let known = metadataOf[o] { return known }
+            let y = files[objects[o].file].tree ?? YAMLFile(parsing: files[objects[o].file].bytes)
+            var out: (labels: [String: String], annotations: [String: String]) = ([:], [:])
+            if objects[o].document < y.documents.count, let meta = y.get(y.documents[objects[o].document].root, "metadata") {
+                for (key, value) in y.pairs(meta) where y.nodes[value].kind == .mapping {
+                    let field = y.value(key)
+                    guard field == "labels" || field == "annotations" else { continue }
+                    for (k, v) in y.pairs(value) where y.nodes[v].kind == .scalar && !y.isNull(v) {
+                        if field == "labels" { out.labels[y.value(k)] = y.value(v) } else { out.annotations[y.value(k)] = y.value(v) }
+                    }
+                }
+            }
+            metadataOf[o] = out
+            return out
+        }
+        /// Whether patch p selects workload o, by its written name, namespace, labels and annotations.
+        func selects(_ p: EffectiveObjects.Patch, _ o: Int) -> Bool {
+            let w = objects[o]
+            return p.selector?.selects(w, name: w.name, namespace: w.declaredNamespace, firstName: w.name, firstNamespace: w.declaredNamespace,
+                                       labels: metadata(o).labels, annotations: metadata(o).annotations) ?? false
+        }
+        /// What kustomization k (built by Flux Kustomization `builder`, if one builds it) leaves of the image called
+        /// `name`: nil when a patch replaces its image or an entry sets its tag (kustomize runs the patches first),
+        /// else its name after the entries and its container's place after the patches.
+        func applied(_ k: Int, _ name: String, _ me: Me?, builder: Int? = nil) -> (name: String, me: Me?)? {
+            var me = me
+            if let m = me {
+                var place = m.place
+                for e in edits(k, builder: builder, m.object) { if !place.apply(e) { return nil } }
+                me = Me(object: m.object, place: place)
+            }
+            guard var after = KustomizeImageEntry.apply(entries(k), to: name) else { return nil }
+            if let builder {
+                guard let flux = KustomizeImageEntry.apply(objects[builder].kustomizeImages, to: after) else { return nil }
+                after = flux
+            }
+            return (after, me)
         }
         /// The entries kustomization k applies, in order: its Components' (as it lists them), then its own.
         var entriesOf: [Int: [KustomizeImageEntry]] = [:]
@@ -53,24 +124,24 @@ extension Model {
             entriesOf[k] = all
             return all
         }
-        struct Key: Hashable { let kustomization: Int, name: String, container: [Replacement] }
+        struct Key: Hashable { let kustomization: Int, name: String, me: Me? }
         var memo: [Key: Bool] = [:]
         /// Whether some build through kustomization k deploys the image, called `name` when it reaches k, with the
         /// tag its manifest writes.
-        func writtenTagRuns(_ k: Int, _ name: String, _ depth: Int) -> Bool {
-            let key = Key(kustomization: k, name: name, container: me)
+        func writtenTagRuns(_ k: Int, _ name: String, _ me: Me?, _ depth: Int) -> Bool {
+            let key = Key(kustomization: k, name: name, me: me)
             if let known = memo[key] { return known }
             memo[key] = false   // a cycle of kustomizations deploys nothing more
             let runs: Bool
-            if let after = applied(k, name) {
-                let dir = Path.dirname(files[objects[k].file].path)
-                let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
-                if builders.contains(where: { KustomizeImageEntry.apply(objects[$0].kustomizeImages, to: after) != nil }) {
-                    runs = true
-                } else if parents.isEmpty {
+            let dir = Path.dirname(files[objects[k].file].path)
+            let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
+            if builders.contains(where: { applied(k, name, me, builder: $0) != nil }) {
+                runs = true
+            } else if let (after, next) = applied(k, name, me) {
+                if parents.isEmpty {
                     runs = builders.isEmpty
                 } else {
-                    runs = depth > 64 || parents.contains { writtenTagRuns($0, after, depth + 1) }
+                    runs = depth > 64 || parents.contains { writtenTagRuns($0, after, next, depth + 1) }
                 }
             } else {
                 runs = false
@@ -79,21 +150,21 @@ extension Model {
             return runs
         }
         /// Whether some build through kustomization k sets the tag of the image called `name` there.
-        func sets(_ k: Int, _ name: String, _ depth: Int = 0) -> Bool {
-            guard let after = applied(k, name) else { return true }
+        func sets(_ k: Int, _ name: String, _ me: Me?, _ depth: Int = 0) -> Bool {
+            guard let (after, next) = applied(k, name, me) else { return true }
             let dir = Path.dirname(files[objects[k].file].path)
-            if (fluxBuilders[dir] ?? []).contains(where: { KustomizeImageEntry.apply(objects[$0].kustomizeImages, to: after) == nil }) { return true }
-            return depth < 64 && (includedBy[dir] ?? []).contains { sets($0, after, depth + 1) }
+            if (fluxBuilders[dir] ?? []).contains(where: { applied(k, name, me, builder: $0) == nil }) { return true }
+            return depth < 64 && (includedBy[dir] ?? []).contains { sets($0, after, next, depth + 1) }
         }
         /// The roots of the builds through kustomization k that deploy the image, called `name` there, with the tag its
         /// manifest writes: the Flux Kustomizations that build them (by name), else the root kustomizations' directories.
         /// `paths` gathers the files that tell those builds' environments: the root kustomization's, its Flux
         /// Kustomizations'.
-        func writtenTagRoots(_ k: Int, _ name: String, _ depth: Int, into roots: inout [String], paths: inout Set<String>) {
-            guard depth < 64, let after = applied(k, name) else { return }
+        func writtenTagRoots(_ k: Int, _ name: String, _ me: Me?, _ depth: Int, into roots: inout [String], paths: inout Set<String>) {
+            guard depth < 64, let (after, next) = applied(k, name, me) else { return }
             let dir = Path.dirname(files[objects[k].file].path)
             let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
-            for b in builders where KustomizeImageEntry.apply(objects[b].kustomizeImages, to: after) != nil {
+            for b in builders where applied(k, name, me, builder: b) != nil {
                 let root = "Flux Kustomization \(objects[b].name ?? "") (\(files[objects[b].file].path))"
                 if !roots.contains(root) { roots.append(root) }
                 paths.formUnion([files[objects[k].file].path, files[objects[b].file].path])
@@ -102,12 +173,26 @@ extension Model {
                 if !roots.contains(dir + "/") { roots.append(dir + "/") }
                 paths.insert(files[objects[k].file].path)
             }
-            for p in parents { writtenTagRoots(p, after, depth + 1, into: &roots, paths: &paths) }
+            for p in parents { writtenTagRoots(p, after, next, depth + 1, into: &roots, paths: &paths) }
+        }
+        /// Whether Flux Kustomization b, building a directory without a kustomization file, replaces the image called
+        /// `name`: an entry of its `spec.images` sets its tag, or one of its `spec.patches` writes its container's.
+        func fluxReplaces(_ b: Int, _ name: String, _ me: Me?) -> Bool {
+            if KustomizeImageEntry.apply(objects[b].kustomizeImages, to: name) == nil { return true }
+            guard let me else { return false }
+            var place = me.place
+            let w = objects[me.object]
+            for p in steps(b).early where selects(p, me.object) {
+                for e in ContainerEdit.read(p.text.yaml, root: p.root, kind: w.kind, group: w.group) { if !place.apply(e) { return true } }
+            }
+            return false
         }
         /// The Flux Kustomizations whose generated kustomization takes `path`: those of the nearest directory above it
         /// that is a `path`, with no kustomization file from the file's directory up to it.
-        /// (Only asked when some Flux Kustomization has `spec.images`; one answer per directory.)
-        let fluxRetags = fluxBuilders.values.contains { $0.contains { !objects[$0].kustomizeImages.isEmpty } }
+        /// (Only asked when some Flux Kustomization has `spec.images` or `spec.patches`; one answer per directory.)
+        let fluxRetags = fluxBuilders.values.contains { $0.contains { b in
+            !objects[b].kustomizeImages.isEmpty || (followsPatches && SourceText.contains("patches", in: files[objects[b].file].bytes[objects[b].byteRange]))
+        } }
         // directories with a kustomization file
         let kustomizationDirs = fluxRetags ? Set(objects.lazy.filter { $0.isKustomization && Extractor.isKustomizationName(Path.basename(files[$0.file].path)) }
             .map { Path.dirname(files[$0.file].path) }) : []
@@ -124,87 +209,80 @@ extension Model {
             generatedOf[start] = found
             return found
         }
+        // the container lists of the workloads, as written: names by place
+        var listsOf: [Int: [String: [String?]]] = [:]
+        if followsPatches {
+            for img in images where img.origin == .container {
+                guard let o = img.object, let slot = img.containerSlot, let cut = slot.firstIndex(of: "/"),
+                      let place = Int(slot[slot.index(after: cut)...]) else { continue }
+                let list = String(slot[..<cut])
+                var names = listsOf[o]?[list] ?? []
+                while names.count <= place { names.append(nil) }
+                names[place] = img.container
+                listsOf[o, default: [:]][list] = names
+            }
+        }
+        func start(_ img: ImageUse) -> Me? {
+            guard followsPatches, let o = img.object, let slot = img.containerSlot, let cut = slot.firstIndex(of: "/"),
+                  let place = Int(slot[slot.index(after: cut)...]), let names = listsOf[o]?[String(slot[..<cut])] else { return nil }
+            return Me(object: o, place: ContainerPlace(list: String(slot[..<cut]), names: names, at: place))
+        }
         for i in images.indices where images[i].origin == .container && images[i].invalid == nil {
             let img = images[i]
+            let me = start(img)
             if let name = img.name, includedBy[files[img.file].path] == nil {
                 guard fluxRetags else { continue }
                 let builders = generatedBuilders(files[img.file].path)
-                if !builders.isEmpty, builders.allSatisfy({ KustomizeImageEntry.apply(objects[$0].kustomizeImages, to: name) == nil }) {
+                if !builders.isEmpty, builders.allSatisfy({ fluxReplaces($0, name, me) }) {
                     images[i].retaggedBy = builders.sorted()
                 }
                 continue
             }
             guard let name = img.name, let includers = includedBy[files[img.file].path] else { continue }
-            me = replacing.isEmpty ? [] : replacementKeys(img, objects: objects)
-            if includers.contains(where: { writtenTagRuns($0, name, 0) }) {
+            if includers.contains(where: { writtenTagRuns($0, name, me, 0) }) {
                 // some builds set the tag and some do not: the finding names those that deploy it as written
-                if includers.contains(where: { sets($0, name) }) {
+                if includers.contains(where: { sets($0, name, me) }) {
                     var roots: [String] = [], paths = Set<String>()
-                    for k in includers { writtenTagRoots(k, name, 0, into: &roots, paths: &paths) }
+                    for k in includers { writtenTagRoots(k, name, me, 0, into: &roots, paths: &paths) }
                     images[i].writtenTagDeployedBy = roots.sorted()
                     images[i].writtenTagRootPaths = paths.sorted()
                 }
                 continue
             }
             // the kustomizations (or Flux Kustomizations) that set the tag: the nearest on each way up
-            var by: [Int] = [], seen = Set<Key>(), queue = includers.map { Key(kustomization: $0, name: name, container: me) }
+            var by: [Int] = [], seen = Set<Key>(), queue = includers.map { Key(kustomization: $0, name: name, me: me) }
             while let at = queue.popLast() {
                 guard seen.insert(at).inserted else { continue }
-                guard let after = applied(at.kustomization, at.name) else {
+                guard let (after, next) = applied(at.kustomization, at.name, at.me) else {
                     if !by.contains(at.kustomization) { by.append(at.kustomization) }
                     continue
                 }
                 let dir = Path.dirname(files[objects[at.kustomization].file].path)
                 by += (fluxBuilders[dir] ?? []).filter { !by.contains($0) }
-                queue += (includedBy[dir] ?? []).map { Key(kustomization: $0, name: after, container: me) }
+                queue += (includedBy[dir] ?? []).map { Key(kustomization: $0, name: after, me: next) }
             }
             images[i].retaggedBy = by.sorted()
         }
     }
 
-    /// A workload's container, by kind, written name and container: its name (as a strategic merge matches it), or
-    /// `#` and its slot (`#containers/0`, as a JSON patch's path names it).
-    struct Replacement: Hashable {
-        let kind: String, name: String, container: String
-    }
-
-    /// The containers whose image each kustomization's patches replace:
-    /// - an inline patch's: the workload of its `target` when that names one kind and one name, else (a strategic
-    ///   merge) its own `kind` and `metadata.name`;
-    /// - a strategic-merge patch file's (`patches[].path`, `patchesStrategicMerge`): its own workloads;
-    /// - a JSON patch file's: the workload its `target` names.
-    /// kustomize matches the names as written.
-    static func imageReplacements(_ images: [ImageUse], objects: [ManifestObject], files: [FileFacts]) -> [Int: Set<Replacement>] {
-        var out: [Int: Set<Replacement>] = [:]
-        var patchFileOf: [String: [(kustomization: Int, written: String)]] = [:]   // patch file → the kustomizations that apply it
-        for (k, o) in objects.enumerated() where o.isKustomization && !o.kustomizePatches.isEmpty {
+    /// Whether some patch may touch a workload's container lists: a kustomization or Flux Kustomization with patches
+    /// whose own text, or one of whose patch files, mentions containers. Only then are containers followed through
+    /// patches.
+    static func anyPatchTouchesContainers(objects: [ManifestObject], files: [FileFacts]) -> Bool {
+        var fileAt: [String: Int]?
+        for o in objects where o.isKustomization || o.fluxKustomization != nil {
+            let text = files[o.file].bytes[o.byteRange]
+            guard SourceText.contains("patches", in: text) else { continue }
+            if SourceText.contains("ontainers", in: text) { return true }
+            guard !o.kustomizePatches.isEmpty else { continue }
+            if fileAt == nil { fileAt = Dictionary(files.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { a, _ in a }) }
             let dir = Path.dirname(files[o.file].path)
-            for p in o.kustomizePatches { if let path = normalizePath(Sources.join(dir, p)) { patchFileOf[path, default: []].append((k, p)) } }
-        }
-        for img in images where img.origin == .container {
-            guard let c = img.container.map({ $0 }) ?? img.containerSlot.map({ "#" + $0 }) else { continue }
-            if let w = img.patchedWorkload, let o = img.object, objects[o].isKustomization {
-                out[o, default: []].insert(Replacement(kind: w.kind, name: w.name, container: c))
-            } else if !patchFileOf.isEmpty, let ks = patchFileOf[files[img.file].path] {
-                if let o = img.object, let name = objects[o].name, img.container != nil {
-                    for (k, _) in ks { out[k, default: []].insert(Replacement(kind: objects[o].kind, name: name, container: c)) }
-                } else if img.object == nil {
-                    for (k, written) in ks {
-                        guard let w = files[objects[k].file].patchFileWorkloads[written] else { continue }
-                        out[k, default: []].insert(Replacement(kind: w.kind, name: w.name, container: c))
-                    }
+            for p in o.kustomizePatches {
+                if let path = normalizePath(Sources.join(dir, p)), let f = fileAt![path], SourceText.contains("ontainers", in: files[f].bytes) {
+                    return true
                 }
             }
         }
-        return out
-    }
-
-    /// How patches name container image `img`: by its container's name and by its slot.
-    static func replacementKeys(_ img: ImageUse, objects: [ManifestObject]) -> [Replacement] {
-        guard let o = img.object, let name = objects[o].name else { return [] }
-        var keys: [Replacement] = []
-        if let c = img.container { keys.append(Replacement(kind: objects[o].kind, name: name, container: c)) }
-        if let slot = img.containerSlot { keys.append(Replacement(kind: objects[o].kind, name: name, container: "#" + slot)) }
-        return keys
+        return false
     }
 }
