@@ -30,9 +30,9 @@ enum ContainerEdit: Hashable, Sendable {
         if y.nodes[root].kind == .sequence {
             for op in y.childNodes(root) where y.nodes[op].kind == .mapping {
                 guard let action = y.string(op, "op"), let path = y.string(op, "path") else { continue }
-                let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-                guard let c = segments.lastIndex(where: { lists.contains(String($0)) }) else { continue }
-                let list = String(segments[c]), rest = Array(segments[(c + 1)...])
+                let segments = EffectiveObjects.pointer(path)
+                guard let c = segments.lastIndex(where: lists.contains) else { continue }
+                let list = segments[c], rest = Array(segments[(c + 1)...])
                 let value = y.get(op, "value")
                 let name = value.flatMap { y.nodes[$0].kind == .mapping ? y.string($0, "name") : nil }
                 switch (rest.count, action) {

@@ -139,6 +139,13 @@ struct EffectiveObjects {
 
     static let kinds: Set<String> = ["ImagePolicy", "ImageRepository", "ImageUpdateAutomation"]
 
+    /// A JSON patch's path (RFC 6901): its keys, `~1` and `~0` read as `/` and `~`.
+    static func pointer(_ raw: String) -> [String] {
+        raw.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
+            String($0).replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+        }
+    }
+
     /// A name with no regular-expression syntax (letters, digits, `-`): kustomize's target of it selects that name
     /// alone.
     static func isPlainName(_ s: String) -> Bool {
@@ -512,9 +519,7 @@ struct EffectiveObjects {
         if json {
             for op in y.childNodes(r) where y.nodes[op].kind == .mapping {
                 guard let kind = y.string(op, "op"), let raw = y.string(op, "path") else { continue }
-                let path = raw.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
-                    String($0).replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-                }
+                let path = pointer(raw)
                 switch kind {
                 case "add", "replace":
                     if let v = y.get(op, "value") { assign(Array(path), v, replace: true) }

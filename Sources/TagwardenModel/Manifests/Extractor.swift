@@ -249,7 +249,7 @@ package struct Extractor {
     /// strategic merge patch sets.
     mutating func workloadImages(_ root: Int, kind: String, group: String, object: Int) {
         if kind == "HelmRelease" {
-            if let values = y.get(root, "spec", "values") { helmValues(values, object: object, depth: 0) }
+            if let values = y.get(root, "spec", "values") { helmValues(values, object: object, depth: 0, path: []) }
             // a post-renderer's kustomize `images:` rewrite the rendered chart's images like a kustomization's
             if let renderers = y.get(root, "spec", "postRenderers"), y.nodes[renderers].kind == .sequence {
                 for r in y.childNodes(renderers) {
@@ -387,7 +387,9 @@ package struct Extractor {
 
     /// HelmRelease values: `image:` strings and `repository` + `tag` maps (`name` + `tag` under an `image:` key), at
     /// any depth; and `image: {tag: …}`, which keeps the chart's repository and sets only the tag.
-    mutating func helmValues(_ n: Int, object: Int, depth: Int, underImageKey: Bool = false) {
+    /// `path`: where `n` stands under a HelmRelease's `spec.values` (nil elsewhere, or under a list), which each image
+    /// found keeps as the path of the field that sets its tag (`ImageUse.valuesPath`).
+    mutating func helmValues(_ n: Int, object: Int, depth: Int, underImageKey: Bool = false, path: [String]? = nil) {
         guard depth < 64 else { return }
         switch y.nodes[n].kind {
         case .mapping:
@@ -409,12 +411,14 @@ package struct Extractor {
                     use.digestField = located(dg)
                     nodes.append(dg)
                 }
+                use.valuesPath = path.map { $0 + ["tag"] }
                 finishParts(&use, nodes: nodes)
             } else if underImageKey, repo == nil, let tag, y.nodes[tag].kind == .scalar, !y.isNull(tag),
                       y.nodes[tag].valueCount > 0, imageNodes[tag] == nil, !Extractor.isTemplated(y.value(tag)) {
                 var use = ImageUse(origin: .helmParts, file: fileIndex, object: object, text: y.value(tag), span: y.nodes[tag].span)
                 use.tag = located(tag)
                 use.nodes = [tag]
+                use.valuesPath = path.map { $0 + ["tag"] }
                 if let dg = y.get(n, "digest"), let d = scalarString(dg), !d.isEmpty {
                     use.digest = d
                     use.digestField = located(dg)
@@ -426,9 +430,12 @@ package struct Extractor {
             }
             for (k, v) in y.pairs(n) {
                 if y.valueEquals(k, "image"), y.nodes[y.resolved(v)].kind == .scalar {
+                    let at = facts.images.count
                     addReference(y.resolved(v), origin: .helmImage, object: object)
+                    if let path, facts.images.count > at { facts.images[at].valuesPath = path + ["image"] }
                 } else if y.nodes[v].kind != .scalar {
-                    helmValues(v, object: object, depth: depth + 1, underImageKey: y.valueEquals(k, "image"))
+                    helmValues(v, object: object, depth: depth + 1, underImageKey: y.valueEquals(k, "image"),
+                               path: y.nodes[v].kind == .mapping ? path.map { $0 + [y.value(k)] } : nil)
                 }
             }
         case .sequence:

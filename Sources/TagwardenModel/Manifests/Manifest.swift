@@ -201,6 +201,9 @@ public struct ImageUse: Sendable {
     public var retaggedBy: [Int] = []
     /// A container's image: the container's `name`.
     public var container: String?
+    /// A HelmRelease's `spec.values` image: the path under `spec.values` of the field that sets its tag (`image.tag`,
+    /// or the `image` that holds the whole reference), which an overlay's patch may write.
+    public var valuesPath: [String]?
     /// A workload's container image: which container by place (`containers/0`, `initContainers/1`), as a JSON
     /// patch's path names it.
     public var containerSlot: String?

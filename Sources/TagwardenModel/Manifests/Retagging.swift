@@ -35,7 +35,13 @@ extension Model {
         }
         /// The container an image is written in, and where it stands at this point of a build (nil: no patch writes a
         /// container image, or the image is no container's of a workload).
-        struct Me: Hashable { let object: Int, place: ContainerPlace }
+        /// A HelmRelease's values image instead: the path of its tag under `spec.values`, which patches may write and
+        /// `images:` entries do not touch.
+        struct Me: Hashable {
+            let object: Int
+            var place: ContainerPlace?
+            var values: [String]?
+        }
         var fileAt: [String: Int] = [:]
         if followsPatches { for (f, facts) in files.enumerated() { fileAt[facts.path] = f } }
         var stepsOf: [Int: EffectiveObjects.Steps] = [:]
@@ -46,26 +52,36 @@ extension Model {
             stepsOf[k] = read
             return read
         }
-        /// What the patches of kustomization k (with those of Flux Kustomization `builder`, when it builds k) do to
-        /// workload o's containers, in kustomize's order.
+        /// The patches of kustomization k (with those of Flux Kustomization `builder`, when it builds k) that select
+        /// object o, in kustomize's order.
+        func patches(_ k: Int, builder: Int?, _ o: Int) -> [EffectiveObjects.Patch] {
+            let own = steps(k)
+            var all: [EffectiveObjects.Patch] = []
+            for dir in own.components { if let c = components[dir] { all += steps(c).early + steps(c).late } }
+            all += own.early
+            if let builder { all += steps(builder).early }
+            all += own.late
+            return all.filter { selects($0, o) }
+        }
+        /// What those patches do to workload o's containers.
         struct EditsKey: Hashable { let kustomization: Int, builder: Int?, object: Int }
         var editsOf: [EditsKey: [ContainerEdit]] = [:]
         func edits(_ k: Int, builder: Int?, _ o: Int) -> [ContainerEdit] {
             let key = EditsKey(kustomization: k, builder: builder, object: o)
             if let known = editsOf[key] { return known }
             let w = objects[o]
-            var out: [ContainerEdit] = []
-            func add(_ patches: [EffectiveObjects.Patch]) {
-                for p in patches where selects(p, o) {
-                    out += ContainerEdit.read(p.text.yaml, root: p.root, kind: w.kind, group: w.group)
-                }
-            }
-            let own = steps(k)
-            for dir in own.components { if let c = components[dir] { add(steps(c).early + steps(c).late) } }
-            add(own.early)
-            if let builder { add(steps(builder).early) }
-            add(own.late)
+            let out = patches(k, builder: builder, o).flatMap { ContainerEdit.read($0.text.yaml, root: $0.root, kind: w.kind, group: w.group) }
             editsOf[key] = out
+            return out
+        }
+        /// Whether those patches write HelmRelease o's values at `path`.
+        struct ValuesKey: Hashable { let kustomization: Int, builder: Int?, object: Int, path: [String] }
+        var writesOf: [ValuesKey: Bool] = [:]
+        func writesValues(_ k: Int, builder: Int?, _ o: Int, _ path: [String]) -> Bool {
+            let key = ValuesKey(kustomization: k, builder: builder, object: o, path: path)
+            if let known = writesOf[key] { return known }
+            let out = patches(k, builder: builder, o).contains { Model.writesValues($0.text.yaml, root: $0.root, path) }
+            writesOf[key] = out
             return out
         }
         /// Workload o's labels and annotations, read when a target selects by them.
@@ -97,10 +113,13 @@ extension Model {
         /// else its name after the entries and its container's place after the patches.
         func applied(_ k: Int, _ name: String, _ me: Me?, builder: Int? = nil) -> (name: String, me: Me?)? {
             var me = me
-            if let m = me {
-                var place = m.place
+            if let m = me, let path = m.values {
+                // kustomize's `images:` entries do not reach a release's values
+                return writesValues(k, builder: builder, m.object, path) ? nil : (name, me)
+            }
+            if let m = me, var place = m.place {
                 for e in edits(k, builder: builder, m.object) { if !place.apply(e) { return nil } }
-                me = Me(object: m.object, place: place)
+                me?.place = place
             }
             guard var after = KustomizeImageEntry.apply(entries(k), to: name) else { return nil }
             if let builder {
@@ -178,9 +197,11 @@ extension Model {
         /// Whether Flux Kustomization b, building a directory without a kustomization file, replaces the image called
         /// `name`: an entry of its `spec.images` sets its tag, or one of its `spec.patches` writes its container's.
         func fluxReplaces(_ b: Int, _ name: String, _ me: Me?) -> Bool {
+            if let me, let path = me.values {
+                return steps(b).early.contains { selects($0, me.object) && Model.writesValues($0.text.yaml, root: $0.root, path) }
+            }
             if KustomizeImageEntry.apply(objects[b].kustomizeImages, to: name) == nil { return true }
-            guard let me else { return false }
-            var place = me.place
+            guard let me, var place = me.place else { return false }
             let w = objects[me.object]
             for p in steps(b).early where selects(p, me.object) {
                 for e in ContainerEdit.read(p.text.yaml, root: p.root, kind: w.kind, group: w.group) { if !place.apply(e) { return true } }
@@ -223,14 +244,15 @@ extension Model {
             }
         }
         func start(_ img: ImageUse) -> Me? {
+            if followsPatches, let path = img.valuesPath, let o = img.object { return Me(object: o, values: path) }
             guard followsPatches, let o = img.object, let slot = img.containerSlot, let cut = slot.firstIndex(of: "/"),
                   let place = Int(slot[slot.index(after: cut)...]), let names = listsOf[o]?[String(slot[..<cut])] else { return nil }
-            return Me(object: o, place: ContainerPlace(list: String(slot[..<cut]), names: names, at: place))
+            return Me(object: o, place: ContainerPlace(list: String(slot[..<cut]), names: names, at: place), values: nil)
         }
-        for i in images.indices where images[i].origin == .container && images[i].invalid == nil {
+        for i in images.indices where images[i].invalid == nil && (images[i].origin == .container || (followsPatches && images[i].valuesPath != nil)) {
             let img = images[i]
             let me = start(img)
-            if let name = img.name, includedBy[files[img.file].path] == nil {
+            if let name = img.name ?? (me?.values != nil ? img.text : nil), includedBy[files[img.file].path] == nil {
                 guard fluxRetags else { continue }
                 let builders = generatedBuilders(files[img.file].path)
                 if !builders.isEmpty, builders.allSatisfy({ fluxReplaces($0, name, me) }) {
@@ -238,7 +260,7 @@ extension Model {
                 }
                 continue
             }
-            guard let name = img.name, let includers = includedBy[files[img.file].path] else { continue }
+            guard let name = img.name ?? (me?.values != nil ? img.text : nil), let includers = includedBy[files[img.file].path] else { continue }
             if includers.contains(where: { writtenTagRuns($0, name, me, 0) }) {
                 // some builds set the tag and some do not: the finding names those that deploy it as written
                 if includers.contains(where: { sets($0, name, me) }) {
@@ -265,20 +287,46 @@ extension Model {
         }
     }
 
-    /// Whether some patch may touch a workload's container lists: a kustomization or Flux Kustomization with patches
-    /// whose own text, or one of whose patch files, mentions containers. Only then are containers followed through
+    /// Whether patch document `root` of `y` writes the field at `path` under a HelmRelease's `spec.values`, or a
+    /// mapping or list around it: a JSON patch's `add`, `replace` or `remove` there, a strategic merge that gives the
+    /// field (or replaces, nulls or writes over something around it). Values have no merge keys: a list is written
+    /// whole.
+    static func writesValues(_ y: YAMLFile, root: Int, _ path: [String]) -> Bool {
+        if y.nodes[root].kind == .sequence {
+            for op in y.childNodes(root) where y.nodes[op].kind == .mapping {
+                guard let action = y.string(op, "op"), ["add", "replace", "remove"].contains(action), let p = y.string(op, "path") else { continue }
+                let segments = EffectiveObjects.pointer(p)
+                guard segments.count >= 2, segments[0] == "spec", segments[1] == "values" else { continue }
+                let rest = segments.dropFirst(2)
+                if rest.count <= path.count, zip(rest, path).allSatisfy({ $0 == $1 }) { return true }
+            }
+            return false
+        }
+        guard y.nodes[root].kind == .mapping, var n = y.get(root, "spec", "values") else { return false }
+        for key in path {
+            guard y.nodes[n].kind == .mapping else { return true }   // a scalar, a null or a list over the mapping
+            if y.string(n, "$patch") == "replace" { return true }
+            guard let child = y.pairs(n).first(where: { y.value($0.key) == key })?.value else { return false }
+            n = child
+        }
+        return true
+    }
+
+    /// Whether some patch may touch a workload's container lists or a HelmRelease's values: a kustomization or Flux
+    /// Kustomization with patches whose own text, or one of whose patch files, mentions containers or values. Only then are containers followed through
     /// patches.
     static func anyPatchTouchesContainers(objects: [ManifestObject], files: [FileFacts]) -> Bool {
         var fileAt: [String: Int]?
         for o in objects where o.isKustomization || o.fluxKustomization != nil {
             let text = files[o.file].bytes[o.byteRange]
             guard SourceText.contains("patches", in: text) else { continue }
-            if SourceText.contains("ontainers", in: text) { return true }
+            if SourceText.contains("ontainers", in: text) || SourceText.contains("values", in: text) { return true }
             guard !o.kustomizePatches.isEmpty else { continue }
             if fileAt == nil { fileAt = Dictionary(files.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { a, _ in a }) }
             let dir = Path.dirname(files[o.file].path)
             for p in o.kustomizePatches {
-                if let path = normalizePath(Sources.join(dir, p)), let f = fileAt![path], SourceText.contains("ontainers", in: files[f].bytes) {
+                if let path = normalizePath(Sources.join(dir, p)), let f = fileAt![path],
+                   SourceText.contains("ontainers", in: files[f].bytes) || SourceText.contains("values", in: files[f].bytes) {
                     return true
                 }
             }
