@@ -1121,3 +1121,41 @@ extension EffectiveObjectsTests {
         }, "\(res.described)")
     }
 }
+
+extension EffectiveObjectsTests {
+    /// A Flux Kustomization's `spec.namePrefix` and `spec.nameSuffix` (Flux 2.5) take the place of the
+    /// kustomization's own at its `path`, and of none where Flux generates the kustomization.
+    @Test func fluxNameAffixesReplaceTheKustomizations() throws {
+        let r = try TempRepo()
+        let policy = """
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImagePolicy
+            metadata:
+              name: api
+              namespace: flux-system
+            spec:
+              imageRepositoryRef:
+                name: api
+              policy:
+                semver:
+                  range: '>=1.0.0'
+
+            """
+        try r.write([
+            "clusters/production/apps.yaml": Self.automation("production").replacingOccurrences(of: "  prune: true\n",
+                                                                                              with: "  prune: true\n  namePrefix: prod-\n"),
+            "clusters/staging/apps.yaml": Self.automation("staging").replacingOccurrences(of: "  prune: true\n",
+                                                                                        with: "  prune: true\n  nameSuffix: -stg\n"),
+            "apps/production/policy.yaml": policy,
+            "apps/production/kustomization.yaml": "resources: [policy.yaml]\nnamePrefix: own-\n",
+            "apps/staging/policy.yaml": policy,
+            "apps/production/app.yaml": #"image: ghcr.io/acme/api:2.1.0 # {"$imagepolicy": "flux-system:prod-api"}"# + "\n",
+            "apps/staging/app.yaml": #"image: ghcr.io/acme/api:2.1.0 # {"$imagepolicy": "flux-system:own-api"}"# + "\n",
+        ])
+        try r.commitAll("affixes")
+        let got = try policies(r).map { $0.components(separatedBy: " [").first ?? $0 }
+        #expect(got == ["ImagePolicy flux-system/api-stg", "ImagePolicy flux-system/prod-api"], "\(got)")
+        let res = try r.audit("--format", "json")
+        #expect(res.findings.filter { $0.hasPrefix("marker-unknown-policy") } == ["marker-unknown-policy apps/staging/app.yaml:1:31"], "\(res.described)")
+    }
+}

@@ -165,7 +165,7 @@ struct EffectiveObjects {
         // without patches, only builds that name or place a base differently, or substitute its fields, make variants
         guard !patching.isEmpty || objects.contains(where: { o in
             o.kustomizeNamePrefix != nil || o.kustomizeNameSuffix != nil || o.kustomizeNamespace != nil
-                || o.fluxKustomization?.postBuild?.isActive == true
+                || o.fluxKustomization.map { $0.postBuild?.isActive == true || $0.namePrefix != nil || $0.nameSuffix != nil } == true
         }) else { return [:] }
         let patched = Set(patching)
         var fileAt: [String: Int] = [:]
@@ -256,7 +256,8 @@ struct EffectiveObjects {
             }
             /// What kustomization k (reached from `child`) does, in kustomize's order; with `flux`, as the root of that
             /// Flux Kustomization, whose generated additions are its `spec.components` after the kustomization's own,
-            /// its `spec.patches` after the kustomization's, and its `targetNamespace` in place of `namespace`.
+            /// its `spec.patches` after the kustomization's, and its `targetNamespace`, `namePrefix` and `nameSuffix`
+            /// in place of the kustomization's.
             func step(_ k: Int, from child: String, _ state: State, flux: Int?) -> State {
                 var s = state
                 let st = steps(k)
@@ -274,9 +275,11 @@ struct EffectiveObjects {
                     s.keepFirst()
                     s.namespace = ns
                 }
-                if let name = s.name, kz.kustomizeNamePrefix != nil || kz.kustomizeNameSuffix != nil {
+                let fluxSpec = flux.flatMap { objects[$0].fluxKustomization }
+                let prefix = fluxSpec?.namePrefix ?? kz.kustomizeNamePrefix, suffix = fluxSpec?.nameSuffix ?? kz.kustomizeNameSuffix
+                if let name = s.name, prefix != nil || suffix != nil {
                     s.keepFirst()
-                    s.name = (kz.kustomizeNamePrefix ?? "") + name + (kz.kustomizeNameSuffix ?? "")
+                    s.name = (prefix ?? "") + name + (suffix ?? "")
                 }
                 // kustomize's label and annotation transformers, before the JSON 6902 patches
                 if !st.labels.isEmpty { s.labels.merge(st.labels) { _, new in new } }
@@ -285,7 +288,8 @@ struct EffectiveObjects {
                 return s
             }
             /// A Flux Kustomization that generates its kustomization (none at its path, or one above `path`): the
-            /// generated one takes what was built, then its own components, `spec.patches` and `targetNamespace`.
+            /// generated one takes what was built, then its own components, `spec.patches`, `targetNamespace` and name
+            /// affixes.
             func generated(_ state: State, flux: Int, from child: String) -> State {
                 var s = state
                 let components = fluxComponents[flux] ?? []
@@ -295,7 +299,12 @@ struct EffectiveObjects {
                     for p in steps(ck).early + steps(ck).late { apply(p, to: &s, o) }
                 }
                 for p in steps(flux).early { apply(p, to: &s, o) }
-                if let t = objects[flux].fluxKustomization?.targetNamespace, !t.isEmpty { s.namespace = t }
+                let spec = objects[flux].fluxKustomization
+                if let t = spec?.targetNamespace, !t.isEmpty { s.namespace = t }
+                if let name = s.name, spec?.namePrefix != nil || spec?.nameSuffix != nil {
+                    s.keepFirst()
+                    s.name = (spec?.namePrefix ?? "") + name + (spec?.nameSuffix ?? "")
+                }
                 return s
             }
             func climb(_ k: Int, from child: String, _ state: State, depth: Int) {

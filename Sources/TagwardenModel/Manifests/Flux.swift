@@ -98,6 +98,10 @@ public struct FluxKustomizationSpec: Sendable {
     }
     /// `spec.components`, as written (relative to `path`): Flux appends them to the kustomization it builds there.
     public var components: [String] = []
+    /// `spec.namePrefix` and `spec.nameSuffix` (Flux 2.5 and later): Flux writes them over the kustomization's own
+    /// at its `path`.
+    public var namePrefix: String?
+    public var nameSuffix: String?
     /// `spec.postBuild`; nil when there is none.
     public var postBuild: PostBuild?
     /// A `spec.patches` patch that sets `postBuild`: the Kustomizations this one applies get variables their
@@ -253,6 +257,8 @@ public indirect enum FluxSpec: Sendable {
                 k.source = .init(kind: str(y.get(src, "kind")) ?? "", namespace: str(y.get(src, "namespace")), name: str(y.get(src, "name")) ?? "")
             }
             if let list = spec.flatMap({ y.get($0, "components") }) { k.components = y.childNodes(list).compactMap(str) }
+            k.namePrefix = str(spec.flatMap { y.get($0, "namePrefix") }).flatMap { $0.isEmpty ? nil : $0 }
+            k.nameSuffix = str(spec.flatMap { y.get($0, "nameSuffix") }).flatMap { $0.isEmpty ? nil : $0 }
             if let pb = spec.flatMap({ y.get($0, "postBuild") }), y.nodes[pb].kind == .mapping {
                 var post = FluxKustomizationSpec.PostBuild()
                 if let sub = y.get(pb, "substitute") {
