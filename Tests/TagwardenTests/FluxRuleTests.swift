@@ -287,8 +287,8 @@ func fluxRepo() -> [String: String] {
         #expect(overridden.map(\.position) == ["base/app.yaml:8:37"])
         #expect(overridden.first?.message
                 == "Flux updates this field, but the tag it writes never runs: every build that deploys image 'ghcr.io/acme/web:1.4.0' "
-                + "sets its tag with an images: entry (overlays/production/kustomization.yaml, overlays/staging/kustomization.yaml); "
-                + "put the marker on those entries' newTag instead")
+                + "sets its own, with an images: entry or a patch (overlays/production/kustomization.yaml, overlays/staging/kustomization.yaml); "
+                + "put the marker on those instead")
     }
 
     @Test func didYouMeanOffersOnlyALikelyPolicy() throws {

@@ -8,11 +8,13 @@ extension Rule {
     static let markerOverridden = Rule("marker-overridden", scope: .updatePaths) { c in
         let m = c.model
         return m.markers.indices.compactMap { k in
-            guard m.markers[k].context == .value, m.markers[k].skipped == nil, let i = m.markers[k].image, !m.images[i].retaggedBy.isEmpty else { return nil }
+            guard m.markers[k].context == .value, m.markers[k].skipped == nil, let i = m.markers[k].image, !m.images[i].retaggedBy.isEmpty,
+                  !m.overridesCarryMarkers(i)   // Flux updates the values that replace it: its updates run
+            else { return nil }
             let files = Array(Set(m.images[i].retaggedBy.map { m.path(m.objects[$0].file) })).sorted()
             let named = files.prefix(3).joined(separator: ", ") + (files.count > 3 ? " and \(files.count - 3) more" : "")
             return c.finding("Flux updates this field, but the tag it writes never runs: every build that deploys \(m.images[i].described) "
-                             + "sets its tag with an images: entry (\(named)); put the marker on those entries' newTag instead",
+                             + "sets its own, with an images: entry or a patch (\(named)); put the marker on those instead",
                              marker: k)
         }
     }

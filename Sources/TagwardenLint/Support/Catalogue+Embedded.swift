@@ -2542,13 +2542,16 @@ id: marker-overridden
 severity: warning
 summary: A marker on an image whose tag every build that deploys it replaces, so Flux's updates never run.
 rationale: >
-  In the kustomize base/overlay layout, a marker on a base's `image:` is updated by Flux, but when every
-  overlay that deploys the base sets the image's tag with an `images:` entry (`newTag` or `digest`), the
-  tag Flux writes is replaced in every build: Flux commits new tags, the cluster keeps running the
-  overlays' tags, and nothing says so.
+  In the kustomize base/overlay layout, a marker on a base's image is updated by Flux, but when every
+  overlay that deploys the base sets the image's tag itself — an `images:` entry (`newTag` or `digest`),
+  or a patch that writes the container's image or the release's values — the tag Flux writes is
+  replaced in every build: Flux commits new tags, the cluster keeps running the overlays' tags, and
+  nothing says so. When every overlay's own value carries a marker too, Flux's updates reach the
+  builds through them, and the base's marker is only redundant: not reported.
 fix: >
-  Put the marker on the `newTag` of the overlays' `images:` entries (a `:tag` marker), or drop the
-  overlays' entries for that image so the base's marked tag is what runs.
+  Put the marker on what the overlays write (a `:tag` marker on the `newTag` of their `images:`
+  entries, or a marker on their patch's image), or drop the overlays' override so the base's marked tag
+  is what runs.
 triggering:
   - description: a marked base image that the only overlay retags
     files:
@@ -2571,7 +2574,33 @@ triggering:
           - name: ghcr.io/acme/web
             newTag: 1.3.9
     expect:
-      - {file: base/web.yaml, line: 10, column: 41, message: "Flux updates this field, but the tag it writes never runs: every build that deploys image 'ghcr.io/acme/web:1.4.0' sets its tag with an images: entry (overlays/production/kustomization.yaml); put the marker on those entries' newTag instead"}
+      - {file: base/web.yaml, line: 10, column: 41, message: "Flux updates this field, but the tag it writes never runs: every build that deploys image 'ghcr.io/acme/web:1.4.0' sets its own, with an images: entry or a patch (overlays/production/kustomization.yaml); put the marker on those instead"}
+  - description: a marked release image that the only overlay's patch replaces with an unmarked one
+    files:
+      base/kustomization.yaml: |
+        resources: [release.yaml]
+      base/release.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: web
+        spec:
+          values:
+            image: ghcr.io/acme/web:1.4.0 # {"$imagepolicy": "flux-system:web"}
+      overlays/production/kustomization.yaml: |
+        resources: [../../base]
+        patches:
+          - path: values.yaml
+      overlays/production/values.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: web
+        spec:
+          values:
+            image: ghcr.io/acme/web:1.3.9
+    expect:
+      - {file: base/release.yaml, line: 7, column: 35, message: "Flux updates this field, but the tag it writes never runs: every build that deploys image 'ghcr.io/acme/web:1.4.0' sets its own, with an images: entry or a patch (overlays/production/kustomization.yaml); put the marker on those instead"}
 nonTriggering:
   - description: the marker on the overlay's newTag
     files:
@@ -2593,6 +2622,30 @@ nonTriggering:
         images:
           - name: ghcr.io/acme/web
             newTag: 1.3.9 # {"$imagepolicy": "flux-system:web:tag"}
+  - description: every overlay's patch of the release's values carries the marker too
+    files:
+      base/kustomization.yaml: |
+        resources: [release.yaml]
+      base/release.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: web
+        spec:
+          values:
+            image: ghcr.io/acme/web:1.4.0 # {"$imagepolicy": "flux-system:web"}
+      overlays/production/kustomization.yaml: |
+        resources: [../../base]
+        patches:
+          - path: values.yaml
+      overlays/production/values.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: web
+        spec:
+          values:
+            image: ghcr.io/acme/web:1.4.0 # {"$imagepolicy": "flux-system:web"}
   - description: an overlay that keeps the base's tag (a rename only)
     files:
       base/kustomization.yaml: |

@@ -334,3 +334,21 @@ extension Model {
         return false
     }
 }
+
+extension Model {
+    /// For a base image whose tag every build replaces (`retaggedBy`): whether each of those kustomizations replaces it
+    /// with a value that carries a `$imagepolicy` marker of its own — an `images:` entry's, or an image its patches
+    /// write (inline or in its patch files) — so Flux's updates reach the builds through them.
+    public func overridesCarryMarkers(_ i: Int) -> Bool {
+        guard let name = images[i].normalizedName ?? markedRepository(i).flatMap(ImageReference.normalizeName) else { return false }
+        return images[i].retaggedBy.allSatisfy { k in
+            let dir = Path.dirname(path(objects[k].file))
+            let patchFiles = Set(objects[k].kustomizePatches.compactMap { Model.normalizePath(Sources.join(dir, $0)) })
+            return images.indices.contains { j in
+                guard j != i, !images[j].markers.isEmpty, images[j].object == k || patchFiles.contains(path(images[j].file)) else { return false }
+                let other = images[j].normalizedName ?? markedRepository(j).flatMap(ImageReference.normalizeName)
+                return other == nil || other == name
+            }
+        }
+    }
+}
