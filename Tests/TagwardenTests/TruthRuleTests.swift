@@ -187,6 +187,28 @@ import Testing
         #expect(res[0].severity == .warning)
     }
 
+    /// A repository without Flux clusters (Argo CD applies each per-cluster overlay alone): objects of one name in two
+    /// overlays never meet; two in one overlay's build do, and so do two files outside every build.
+    @Test func withoutClustersObjectsMeetInOneBuild() throws {
+        var files: [String: String] = [:]
+        for c in ["prod-eu", "prod-us"] {
+            files["components/secrets/production/\(c)/kustomization.yaml"] = "resources: [../../base, secret.yaml]\n"
+            files["components/secrets/production/\(c)/secret.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: web\ndata: {cluster: \(c)}\n"
+        }
+        files["components/secrets/base/kustomization.yaml"] = "resources: [common.yaml]\n"
+        files["components/secrets/base/common.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: common\n  namespace: web\ndata: {a: b}\n"
+        #expect(try lint(files).rendered == [])
+        // the base itself now defines `settings` too: each overlay's build takes both
+        files["components/secrets/base/common.yaml"]! += "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: web\ndata: {a: c}\n"
+        let both = try lint(files).rendered
+        #expect(both == ["object-duplicate components/secrets/production/prod-eu/secret.yaml:2:7",
+                         "object-duplicate components/secrets/production/prod-us/secret.yaml:2:7"], "\(both)")
+        // two loose files of one environment, in no build: taken to meet, as before
+        files["loose/production/a.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: b}\n"
+        files["loose/production/b.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: c}\n"
+        #expect(try lint(files).rendered.filter { $0.hasPrefix("object-duplicate loose") } == ["object-duplicate loose/production/b.yaml:2:7"])
+    }
+
     @Test func fluxsOwnControllersNeedNoDigest() throws {
         var files: [String: String] = [:]
         files[".tagwarden.yaml"] = "profile: strict\n"

@@ -31,8 +31,9 @@ extension Rule {
                                      object: i))
             }
         }
-        // the objects of each kind, namespace and name (with the environment, where no cluster is described here: objects
-        // of one environment are taken to meet), in path order; most keys have one
+        // the objects of each kind, namespace and name (with the environment, where no cluster is described here and no
+        // kustomize build takes the file: such objects of one environment are taken to meet), in path order; most keys
+        // have one
         let byCluster = !m.clusters.clusters.isEmpty
         var first: [Key: Int] = [:]
         first.reserveCapacity(m.objects.count)
@@ -40,16 +41,30 @@ extension Rule {
         for i in m.objects.indices {
             guard let name = candidate(i) else { continue }
             let o = m.objects[i]
-            let key = Key(kind: o.kind, group: o.group, namespace: m.objectNamespace[i], name: name, scope: byCluster ? nil : m.objectEnvironment[i])
+            // without clusters, a file that some kustomize build takes meets by builds, not by environment
+            let scope = byCluster || m.includedBy[m.path(o.file)] != nil ? nil : m.objectEnvironment[i]
+            let key = Key(kind: o.kind, group: o.group, namespace: m.objectNamespace[i], name: name, scope: scope)
             if let j = first[key] { groups[key, default: [j]].append(i) } else { first[key] = i }
         }
+        var rootsMemo: [String: Set<Int>] = [:]
         for (_, all) in groups {
             // variants of one written object are what different builds make of it, not copies
             var origins = Set<Int>()
             let same = all.filter { origins.insert(m.variantOf[$0] ?? $0).inserted }
             guard same.count > 1 else { continue }
             guard byCluster else {
-                for i in same.dropFirst() { report(i, same[0], cluster: nil) }
+                // no cluster is described here: objects meet in a kustomize build that takes both, or, outside every
+                // build, when their environment is one (per-cluster directories that one tool applies each alone
+                // are not one build)
+                for (n, i) in same.enumerated() {
+                    let mine = m.kustomizeRoots(ofFile: m.objects[i].file, memo: &rootsMemo)
+                    if let j = same[..<n].first(where: { j in
+                        let theirs = m.kustomizeRoots(ofFile: m.objects[j].file, memo: &rootsMemo)
+                        return mine.isEmpty ? theirs.isEmpty : !mine.isDisjoint(with: theirs)
+                    }) {
+                        report(i, j, cluster: nil)
+                    }
+                }
                 continue
             }
             // a cluster applies both: the same chain of builds from its root Flux Kustomizations; the later of each pair

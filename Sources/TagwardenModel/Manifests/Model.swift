@@ -46,6 +46,8 @@ public struct Model: Sendable {
     public let evidence: PromotionEvidence?
     /// The files of the snapshot that were not read, and why.
     public let skipped: [SkippedFile]
+    /// File path (or directory) → the kustomizations whose `resources`, `bases` or `components` name it.
+    public let includedBy: [String: [Int]]
 
     /// The elements of `list`, moved out one by one (a consuming iterator): `list` is left empty.
     static func take<T>(_ list: inout [T]) -> Taken<T> {
@@ -357,7 +359,7 @@ public struct Model: Sendable {
                   objectNamespace: namespaces, objectEnvironment: objectEnvironment, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
                   namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
                   clusters: clusters, namespaceOverride: namespaceOverride, writtenName: writtenName, variantOf: variantOf, policyCharts: policyCharts,
-                  unlistedResources: unlisted, evidence: evidence, skipped: skipped)
+                  unlistedResources: unlisted, evidence: evidence, skipped: skipped, includedBy: includedBy)
         }
         let model = assemble(nil)
         Timings.mark("model")
@@ -659,6 +661,24 @@ public struct Model: Sendable {
 
     /// The path of file `file`.
     public func path(_ file: Int) -> String { files[file].path }
+
+    /// The root kustomizations (those nothing includes) whose builds take file `f`, followed up `includedBy`; empty
+    /// for a file no kustomization takes. `memo` keeps each directory's answer.
+    public func kustomizeRoots(ofFile f: Int, memo: inout [String: Set<Int>]) -> Set<Int> {
+        func roots(_ key: String, _ depth: Int) -> Set<Int> {
+            if let known = memo[key] { return known }
+            memo[key] = []   // a cycle adds nothing
+            var out = Set<Int>()
+            for k in includedBy[key] ?? [] {
+                let dir = Path.dirname(path(objects[k].file))
+                let above = depth < 64 ? roots(dir, depth + 1) : []
+                if above.isEmpty, includedBy[dir] == nil { out.insert(k) } else { out.formUnion(above) }
+            }
+            memo[key] = out
+            return out
+        }
+        return roots(path(f), 0)
+    }
 
     public func objectRef(_ i: Int?) -> ObjectRef? {
         guard let i else { return nil }
