@@ -203,10 +203,17 @@ import Testing
         let both = try lint(files).rendered
         #expect(both == ["object-duplicate components/secrets/production/prod-eu/secret.yaml:2:7",
                          "object-duplicate components/secrets/production/prod-us/secret.yaml:2:7"], "\(both)")
-        // two loose files of one environment, in no build: taken to meet, as before
-        files["loose/production/a.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: b}\n"
-        files["loose/production/b.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: c}\n"
-        #expect(try lint(files).rendered.filter { $0.hasPrefix("object-duplicate loose") } == ["object-duplicate loose/production/b.yaml:2:7"])
+        // files no build takes (test fixtures: an input and what it should become) meet only within a file
+        files["tests/.chainsaw-test/input.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: b}\n"
+        files["tests/.chainsaw-test/expected.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: c}\n"
+        #expect(try lint(files).rendered.filter { $0.hasPrefix("object-duplicate tests") } == [])
+        files["tests/.chainsaw-test/expected.yaml"]! += "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: d}\n"
+        #expect(try lint(files).rendered.filter { $0.hasPrefix("object-duplicate tests") } == ["object-duplicate tests/.chainsaw-test/expected.yaml:9:7"])
+        // a repository of plain manifests, without kustomizations: the files of one environment meet
+        let plain = ["manifests/production/a.yaml": files["tests/.chainsaw-test/input.yaml"]!,
+                     "manifests/production/b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: c}\n",
+                     "manifests/staging/c.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: e}\n"]
+        #expect(try lint(plain).rendered == ["object-duplicate manifests/production/b.yaml:2:7"])
     }
 
     @Test func fluxsOwnControllersNeedNoDigest() throws {

@@ -31,35 +31,44 @@ extension Rule {
                                      object: i))
             }
         }
-        // the objects of each kind, namespace and name (with the environment, where no cluster is described here and no
-        // kustomize build takes the file: such objects of one environment are taken to meet), in path order; most keys
-        // have one
+        // the objects of each kind, namespace and name (with where they can meet, when no cluster is described here and
+        // no kustomize build takes the file), in path order; most keys have one
         let byCluster = !m.clusters.clusters.isEmpty
+        let usesKustomize = !m.includedBy.isEmpty
         var first: [Key: Int] = [:]
         first.reserveCapacity(m.objects.count)
         var groups: [Key: [Int]] = [:]
         for i in m.objects.indices {
             guard let name = candidate(i) else { continue }
             let o = m.objects[i]
-            // without clusters, a file that some kustomize build takes meets by builds, not by environment
-            let scope = byCluster || m.includedBy[m.path(o.file)] != nil ? nil : m.objectEnvironment[i]
+            // without clusters, a file that some kustomize build takes meets by builds; one that none takes, only its
+            // own file (a repository of builds leaves it to no known build: test fixtures, saved build output), or,
+            // where there is no build at all, the files of its environment (`kubectl apply -R`)
+            let file = m.path(o.file)
+            let scope = byCluster || m.includedBy[file] != nil ? nil : usesKustomize ? file : m.objectEnvironment[i]
             let key = Key(kind: o.kind, group: o.group, namespace: m.objectNamespace[i], name: name, scope: scope)
             if let j = first[key] { groups[key, default: [j]].append(i) } else { first[key] = i }
         }
         var rootsMemo: [String: Set<Int>] = [:]
+        var fluxAt: [String: [Int]] = [:]   // directory → the Flux Kustomizations whose `path` it is
+        if !byCluster {
+            for (i, o) in m.objects.enumerated() {
+                if let p = o.fluxKustomization?.path.flatMap(Model.normalizePath) { fluxAt[p, default: []].append(i) }
+            }
+        }
         for (_, all) in groups {
             // variants of one written object are what different builds make of it, not copies
             var origins = Set<Int>()
             let same = all.filter { origins.insert(m.variantOf[$0] ?? $0).inserted }
             guard same.count > 1 else { continue }
             guard byCluster else {
-                // no cluster is described here: objects meet in a kustomize build that takes both, or, outside every
-                // build, when their environment is one (per-cluster directories that one tool applies each alone
-                // are not one build)
+                // no cluster is described here: objects meet in a build that takes both (kustomizations, and the Flux
+                // Kustomizations that build them, followed to what applies them); per-cluster directories that a tool
+                // applies each alone, and test fixtures no build takes, do not meet
                 for (n, i) in same.enumerated() {
-                    let mine = m.kustomizeRoots(ofFile: m.objects[i].file, memo: &rootsMemo)
+                    let mine = m.buildTops(ofFile: m.objects[i].file, fluxAt: fluxAt, memo: &rootsMemo)
                     if let j = same[..<n].first(where: { j in
-                        let theirs = m.kustomizeRoots(ofFile: m.objects[j].file, memo: &rootsMemo)
+                        let theirs = m.buildTops(ofFile: m.objects[j].file, fluxAt: fluxAt, memo: &rootsMemo)
                         return mine.isEmpty ? theirs.isEmpty : !mine.isDisjoint(with: theirs)
                     }) {
                         report(i, j, cluster: nil)

@@ -662,22 +662,33 @@ public struct Model: Sendable {
     /// The path of file `file`.
     public func path(_ file: Int) -> String { files[file].path }
 
-    /// The root kustomizations (those nothing includes) whose builds take file `f`, followed up `includedBy`; empty
-    /// for a file no kustomization takes. `memo` keeps each directory's answer.
-    public func kustomizeRoots(ofFile f: Int, memo: inout [String: Set<Int>]) -> Set<Int> {
-        func roots(_ key: String, _ depth: Int) -> Set<Int> {
+    /// The tops of the builds that take file `f`: followed up `includedBy` to the kustomizations nothing includes, and
+    /// from one that is a Flux Kustomization's `path` on to whatever applies that Flux Kustomization's own file, up to
+    /// a kustomization or Flux Kustomization nothing applies. Empty for a file no kustomization takes. `fluxAt`: the
+    /// Flux Kustomizations by their `path`; `memo` keeps each path's answer.
+    public func buildTops(ofFile f: Int, fluxAt: [String: [Int]], memo: inout [String: Set<Int>]) -> Set<Int> {
+        func tops(_ key: String, _ depth: Int) -> Set<Int> {
             if let known = memo[key] { return known }
             memo[key] = []   // a cycle adds nothing
             var out = Set<Int>()
             for k in includedBy[key] ?? [] {
                 let dir = Path.dirname(path(objects[k].file))
-                let above = depth < 64 ? roots(dir, depth + 1) : []
-                if above.isEmpty, includedBy[dir] == nil { out.insert(k) } else { out.formUnion(above) }
+                guard depth < 64 else { continue }
+                if includedBy[dir] != nil {
+                    out.formUnion(tops(dir, depth + 1))
+                } else if let builders = fluxAt[dir] {
+                    for b in builders {
+                        let above = tops(path(objects[b].file), depth + 1)
+                        if above.isEmpty { out.insert(b) } else { out.formUnion(above) }
+                    }
+                } else {
+                    out.insert(k)
+                }
             }
             memo[key] = out
             return out
         }
-        return roots(path(f), 0)
+        return tops(path(f), 0)
     }
 
     public func objectRef(_ i: Int?) -> ObjectRef? {
