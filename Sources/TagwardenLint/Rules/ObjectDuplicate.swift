@@ -49,11 +49,25 @@ extension Rule {
             let key = Key(kind: o.kind, group: o.group, namespace: m.objectNamespace[i], name: name, scope: scope)
             if let j = first[key] { groups[key, default: [j]].append(i) } else { first[key] = i }
         }
-        var rootsMemo: [String: Set<Int>] = [:]
+        var rootsMemo: [String: Set<String>] = [:]
         var fluxAt: [String: [Int]] = [:]   // directory → the Flux Kustomizations whose `path` it is
         if !byCluster {
+            // a `path` is of its source's root, which need not be the repository's (an artifact CI makes of
+            // `kubernetes/`): when no kustomization is at the path, the one directory of a kustomization that ends with it
+            var kustomizationDirs: [String: [String]] = [:]   // last path component → directories of kustomizations
+            for o in m.objects where o.isKustomization {
+                let dir = Path.dirname(m.path(o.file))
+                kustomizationDirs[Path.basename(dir), default: []].append(dir)
+            }
             for (i, o) in m.objects.enumerated() {
-                if let p = o.fluxKustomization?.path.flatMap(Model.normalizePath) { fluxAt[p, default: []].append(i) }
+                guard let k = o.fluxKustomization, let p = (k.path ?? k.artifactPath).flatMap(Model.normalizePath) else { continue }
+                let candidates = kustomizationDirs[Path.basename(p)] ?? []
+                if candidates.contains(p) {
+                    fluxAt[p, default: []].append(i)
+                } else {
+                    let ends = Set(candidates.filter { $0.hasSuffix("/" + p) })
+                    fluxAt[ends.count == 1 ? ends.first! : p, default: []].append(i)
+                }
             }
         }
         for (_, all) in groups {

@@ -102,6 +102,9 @@ public struct FluxKustomizationSpec: Sendable {
     /// at its `path`.
     public var namePrefix: String?
     public var nameSuffix: String?
+    /// The `path` of a Kustomization of an artifact (an OCIRepository, a Bucket, an ExternalArtifact): of the
+    /// artifact, which CI often makes of a directory of this repository (`kubernetes/`); `path` is nil then.
+    public var artifactPath: String?
     /// `spec.postBuild`; nil when there is none.
     public var postBuild: PostBuild?
     /// A `spec.patches` patch that sets `postBuild`: the Kustomizations this one applies get variables their

@@ -664,13 +664,14 @@ public struct Model: Sendable {
 
     /// The tops of the builds that take file `f`: followed up `includedBy` to the kustomizations nothing includes, and
     /// from one that is a Flux Kustomization's `path` on to whatever applies that Flux Kustomization's own file, up to
-    /// a kustomization or Flux Kustomization nothing applies. Empty for a file no kustomization takes. `fluxAt`: the
-    /// Flux Kustomizations by their `path`; `memo` keeps each path's answer.
-    public func buildTops(ofFile f: Int, fluxAt: [String: [Int]], memo: inout [String: Set<Int>]) -> Set<Int> {
-        func tops(_ key: String, _ depth: Int) -> Set<Int> {
+    /// a kustomization nothing applies (`k` and its index) or a Flux Kustomization no kustomization here applies: those
+    /// are taken to be applied together, to the cluster of their environment (`flux` and the environment). Empty for a
+    /// file no kustomization takes. `fluxAt`: the Flux Kustomizations by their `path`; `memo` keeps each path's answer.
+    public func buildTops(ofFile f: Int, fluxAt: [String: [Int]], memo: inout [String: Set<String>]) -> Set<String> {
+        func tops(_ key: String, _ depth: Int) -> Set<String> {
             if let known = memo[key] { return known }
             memo[key] = []   // a cycle adds nothing
-            var out = Set<Int>()
+            var out = Set<String>()
             for k in includedBy[key] ?? [] {
                 let dir = Path.dirname(path(objects[k].file))
                 guard depth < 64 else { continue }
@@ -679,10 +680,10 @@ public struct Model: Sendable {
                 } else if let builders = fluxAt[dir] {
                     for b in builders {
                         let above = tops(path(objects[b].file), depth + 1)
-                        if above.isEmpty { out.insert(b) } else { out.formUnion(above) }
+                        if above.isEmpty { out.insert("flux " + (objectEnvironment[b] ?? "")) } else { out.formUnion(above) }
                     }
                 } else {
-                    out.insert(k)
+                    out.insert("k \(k)")
                 }
             }
             memo[key] = out

@@ -17,6 +17,7 @@ extension Model {
         for i in objects.indices {
             guard var k = objects[i].fluxKustomization, k.path != nil, let kind = k.source?.kind,
                   ["OCIRepository", "Bucket", "ExternalArtifact"].contains(kind) else { continue }
+            k.artifactPath = k.path
             k.path = nil
             objects[i] = objects[i].replacingFlux(.kustomization(k))
         }
