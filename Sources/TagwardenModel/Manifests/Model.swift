@@ -263,7 +263,7 @@ public struct Model: Sendable {
                                         configMaps: configMaps, builds: builds)
         let shared = adoptMarkedValues(values.images, into: &images, markers: &markers)
         images += Substitution.resolve(substitutable + values.substitutable, variables: variables)
-        markRetagged(&images, objects: objects, files: facts, includedBy: includedBy)
+        markRetagged(&images, objects: objects, files: facts, includedBy: includedBy, namespaces: namespaces)
         let unmatched = unmatchedImageEntries(objects: objects, files: facts, images: images, includedBy: includedBy, builds: builds)
         if !unmatched.isEmpty {
             struct Place: Hashable { let file: Int, offset: Int }

@@ -22,7 +22,10 @@ extension Model {
     /// `path`), by its place in its list (`ContainerPlace`): a strategic merge names containers and moves them, a JSON
     /// patch names a place. Targets select as for the effective objects, by the workload's written name, namespace and
     /// labels. Held to `kubectl kustomize` by `scripts/kustomize-vs-tagwarden/run`.
-    static func markRetagged(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]]) {
+    /// `namespaces`: each object's namespace as the cluster gets it (a kustomization's `namespace:`), which a patch's
+    /// target or own namespace matches as well as the one written.
+    static func markRetagged(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]],
+                             namespaces: [String?]) {
         let followsPatches = anyPatchTouchesContainers(objects: objects, files: files)
         guard followsPatches || objects.contains(where: { $0.kustomizeImages.contains(where: \.setsTag) }) else { return }
         var components: [String: Int] = [:]      // directory → the kustomize Component there
@@ -102,10 +105,11 @@ extension Model {
             metadataOf[o] = out
             return out
         }
-        /// Whether patch p selects workload o, by its written name, namespace, labels and annotations.
+        /// Whether patch p selects workload o, by its written name, its namespace (written, or as the builds set it),
+        /// labels and annotations.
         func selects(_ p: EffectiveObjects.Patch, _ o: Int) -> Bool {
             let w = objects[o]
-            return p.selector?.selects(w, name: w.name, namespace: w.declaredNamespace, firstName: w.name, firstNamespace: w.declaredNamespace,
+            return p.selector?.selects(w, name: w.name, namespace: namespaces[o] ?? w.declaredNamespace, firstName: w.name, firstNamespace: w.declaredNamespace,
                                        labels: metadata(o).labels, annotations: metadata(o).annotations) ?? false
         }
         /// What kustomization k (built by Flux Kustomization `builder`, if one builds it) leaves of the image called
