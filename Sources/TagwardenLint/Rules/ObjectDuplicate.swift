@@ -13,7 +13,9 @@ extension Rule {
         func candidate(_ i: Int) -> String? {
             let o = m.objects[i]
             guard !o.isKustomization, !m.flux.nonResources.contains(i), o.kind != "List", let name = o.name,
-                  !name.containsBytes("${"), !(m.objectNamespace[i]?.containsBytes("${") ?? false) else { return nil }
+                  !name.containsBytes("${"), !(m.objectNamespace[i]?.containsBytes("${") ?? false),
+                  // a namespace written with `${…}` that the builds make differently (or not at all) is not known
+                  m.objectNamespace[i] != nil || !(o.declaredNamespace?.containsBytes("${") ?? false) else { return nil }
             return name
         }
         func report(_ i: Int, _ j: Int, cluster: String?) {
