@@ -43,11 +43,12 @@ extension Rule {
         for i in m.objects.indices {
             guard let name = candidate(i) else { continue }
             let o = m.objects[i]
-            // without clusters, a file that some kustomize build takes meets by builds; one that none takes, only its
-            // own file (a repository of builds leaves it to no known build: test fixtures, saved build output), or,
+            // without clusters, a file that some kustomize build takes meets by builds; one that none takes meets
+            // nothing in a repository of builds (test fixtures, saved build output: no known build applies it), and
             // where there is no build at all, the files of its environment (`kubectl apply -R`)
-            let file = m.path(o.file)
-            let scope = byCluster || m.includedBy[file] != nil ? nil : usesKustomize ? file : m.objectEnvironment[i]
+            let included = byCluster || m.includedBy[m.path(o.file)] != nil
+            if !included, usesKustomize { continue }
+            let scope = included ? nil : m.objectEnvironment[i]
             let key = Key(kind: o.kind, group: o.group, namespace: m.objectNamespace[i], name: name, scope: scope)
             if let j = first[key] { groups[key, default: [j]].append(i) } else { first[key] = i }
         }
