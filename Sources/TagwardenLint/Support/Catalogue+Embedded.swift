@@ -2946,8 +2946,12 @@ summary: One cluster applies two objects of the same kind, namespace and name.
 rationale: >
   Applied to one cluster, the second silently replaces the first. A cluster is the chain of builds from its
   root Flux Kustomizations (see tagwarden env): objects of different clusters are not duplicates, whatever
-  their directories are called, and a file no cluster applies is none of theirs. Without Flux
-  Kustomizations in the repository, objects of one environment are taken to meet. Identical copies replace
+  their directories are called, and a file no cluster applies is none of theirs. Without a cluster
+  described here, objects meet in a build that takes both: a kustomization nothing includes, followed
+  through the Flux Kustomizations whose path it is (an artifact's path too, matched to the directory it
+  ends) to what applies them; per-cluster overlays that a tool applies each alone are not one build, and
+  in a repository of kustomize builds a file no build takes (test fixtures) meets nothing. In a repository
+  of plain manifests, objects of one environment are taken to meet. Identical copies replace
   nothing: they are a note, one of the two is redundant. Kustomize patches and kustomize's own
   configuration (transformer and generator configs) are not objects of a cluster.
 fix: >
