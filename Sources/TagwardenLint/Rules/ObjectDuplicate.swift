@@ -54,7 +54,7 @@ extension Rule {
         }
         var rootsMemo: [String: Set<String>] = [:]
         var fluxAt: [String: [Int]] = [:]   // directory → the Flux Kustomizations whose `path` it is
-        if !byCluster {
+        if !byCluster, !groups.isEmpty {
             // a `path` is of its source's root, which need not be the repository's (an artifact CI makes of
             // `kubernetes/`): when no kustomization is at the path, the one directory of a kustomization that ends with it
             var kustomizationDirs: [String: [String]] = [:]   // last path component → directories of kustomizations

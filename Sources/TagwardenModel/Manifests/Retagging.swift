@@ -20,8 +20,9 @@ extension Model {
     /// kustomization on the way (its Components' first, then its `patchesStrategicMerge`, `patches` and
     /// `patchesJson6902`; a Flux Kustomization's `spec.patches` after the `patches` of the kustomization at its
     /// `path`), by its place in its list (`ContainerPlace`): a strategic merge names containers and moves them, a JSON
-    /// patch names a place. Targets select as for the effective objects, by the workload's written name, namespace and
-    /// labels. Held to `kubectl kustomize` by `scripts/kustomize-vs-tagwarden/run`.
+    /// patch names a place. A HelmRelease's `spec.values` image is followed by the path of its tag (`writesValues`).
+    /// Targets select as for the effective objects, by the workload's written name, its namespace, labels and
+    /// annotations. Held to `kubectl kustomize` by `scripts/kustomize-vs-tagwarden/run`.
     /// `namespaces`: each object's namespace as the cluster gets it (a kustomization's `namespace:`), which a patch's
     /// target or own namespace matches as well as the one written.
     static func markRetagged(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]],
@@ -36,10 +37,9 @@ extension Model {
             }
             if case .kustomization(let k)? = o.flux, let p = k.path.flatMap(normalizePath) { fluxBuilders[p, default: []].append(i) }
         }
-        /// The container an image is written in, and where it stands at this point of a build (nil: no patch writes a
-        /// container image, or the image is no container's of a workload).
-        /// A HelmRelease's values image instead: the path of its tag under `spec.values`, which patches may write and
-        /// `images:` entries do not touch.
+        /// The object an image is written in, followed through patches: its container and where that stands at this
+        /// point of a build, or for a HelmRelease's values image the path of its tag under `spec.values` (which
+        /// `images:` entries do not touch). nil where no patch may touch it.
         struct Me: Hashable {
             let object: Int
             var place: ContainerPlace?
