@@ -63,7 +63,7 @@ extension Rule {
                 kustomizationDirs[Path.basename(dir), default: []].append(dir)
             }
             for (i, o) in m.objects.enumerated() {
-                guard let k = o.fluxKustomization, let p = (k.path ?? k.artifactPath).flatMap(Model.normalizePath) else { continue }
+                guard o.isFluxKustomization, let k = o.fluxKustomization, let p = (k.path ?? k.artifactPath).flatMap(Model.normalizePath) else { continue }
                 let candidates = kustomizationDirs[Path.basename(p)] ?? []
                 if candidates.contains(p) {
                     fluxAt[p, default: []].append(i)

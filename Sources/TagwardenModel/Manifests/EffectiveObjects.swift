@@ -15,7 +15,7 @@ import TagwardenYAML
 /// points at the patch. Builds that make the object alike share one variant; each other variant is another object.
 struct EffectiveObjects {
     /// One object as some of its builds deploy it.
-    struct Variant {
+    struct Variant: Sendable {
         var object: ManifestObject
         var namespace: String?
         /// The files that say where the builds deploy it (the root kustomization, the Flux Kustomization), for its
@@ -160,44 +160,40 @@ struct EffectiveObjects {
         // `patchesStrategicMerge`, `patchesJson6902`)
         let patching = objects.indices.filter { i in
             let o = objects[i]
-            return (o.isKustomization || o.fluxKustomization != nil) && SourceText.contains("patches", in: files[o.file].bytes[o.byteRange])
+            return (o.isKustomization || o.isFluxKustomization) && SourceText.contains("patches", in: files[o.file].bytes[o.byteRange])
         }
         // without patches, only builds that name or place a base differently, or substitute its fields, make variants
         guard !patching.isEmpty || objects.contains(where: { o in
             o.kustomizeNamePrefix != nil || o.kustomizeNameSuffix != nil || o.kustomizeNamespace != nil
-                || o.fluxKustomization.map { $0.postBuild?.isActive == true || $0.namePrefix != nil || $0.nameSuffix != nil } == true
+                || (o.isFluxKustomization && o.fluxKustomization.map { $0.postBuild?.isActive == true || $0.namePrefix != nil || $0.nameSuffix != nil } == true)
         }) else { return [:] }
         let patched = Set(patching)
         var fileAt: [String: Int] = [:]
         for (f, facts) in files.enumerated() { fileAt[facts.path] = f }
-        var parsed: [Int: YAMLFile] = [:]
-        func yaml(_ f: Int) -> YAMLFile {
-            if let y = files[f].tree ?? parsed[f] { return y }
-            let y = YAMLFile(parsing: files[f].bytes)
-            parsed[f] = y
-            return y
-        }
-        var kustomizationAt: [String: Int] = [:]
-        /// Directory → the Flux Kustomizations whose `path` it is.
-        var fluxAt: [String: [Int]] = [:]
-        /// Directory of a Component → the Flux Kustomizations that list it in `spec.components` (relative to their
-        /// `path`): Flux appends them to the `components:` of the kustomization at the path.
-        var fluxComponentAt: [String: [Int]] = [:]
-        /// Flux Kustomization → its `spec.components`, as directories, in order.
-        var fluxComponents: [Int: [String]] = [:]
-        for (i, o) in objects.enumerated() {
-            if o.isKustomization && Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
-                kustomizationAt[Path.dirname(files[o.file].path)] = i
-            }
-            if let k = o.fluxKustomization, k.source?.isGitRepository ?? true, let p = k.path {
-                fluxAt[p, default: []].append(i)
-                for c in k.components {
-                    guard let dir = Model.normalizePath(Sources.join(p, c)) else { continue }
-                    fluxComponentAt[dir, default: []].append(i)
-                    fluxComponents[i, default: []].append(dir)
+        /// The image-automation objects' files keep their tree (`Extractor`); another is parsed again.
+        @Sendable func yaml(_ f: Int) -> YAMLFile { files[f].tree ?? YAMLFile(parsing: files[f].bytes) }
+        /// Directory → the kustomization there; directory → the Flux Kustomizations whose `path` it is; directory of a
+        /// Component → the Flux Kustomizations that list it in `spec.components` (relative to their `path`: Flux
+        /// appends them to the `components:` of the kustomization at the path); Flux Kustomization → its
+        /// `spec.components`, as directories, in order.
+        let (kustomizationAt, fluxAt, fluxComponentAt, fluxComponents) = {
+            var kustomizationAt: [String: Int] = [:], fluxAt: [String: [Int]] = [:]
+            var fluxComponentAt: [String: [Int]] = [:], fluxComponents: [Int: [String]] = [:]
+            for (i, o) in objects.enumerated() {
+                if o.isKustomization && Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
+                    kustomizationAt[Path.dirname(files[o.file].path)] = i
+                }
+                if let k = o.fluxKustomization, k.source?.isGitRepository ?? true, let p = k.path {
+                    fluxAt[p, default: []].append(i)
+                    for c in k.components {
+                        guard let dir = Model.normalizePath(Sources.join(p, c)) else { continue }
+                        fluxComponentAt[dir, default: []].append(i)
+                        fluxComponents[i, default: []].append(dir)
+                    }
                 }
             }
-        }
+            return (kustomizationAt, fluxAt, fluxComponentAt, fluxComponents)
+        }()
         // the steps of every kustomization with patches, or Components that may hold some, read in parallel (each
         // reads its own files: the YAML parse is most of this pass)
         let reading = patched.isEmpty ? [] : objects.indices.filter { k in
@@ -207,17 +203,16 @@ struct EffectiveObjects {
         }
         let paths = fileAt
         let read = concurrentChunks(reading.count, chunkSize: max(1, reading.count / 16)) { range in
-            range.map { n in readSteps(reading[n], objects: objects, files: files, fileAt: paths, yaml: { files[$0].tree ?? YAMLFile(parsing: files[$0].bytes) }) }
+            range.map { n in readSteps(reading[n], objects: objects, files: files, fileAt: paths, yaml: yaml) }
         }
-        var stepsOf: [Int: Steps] = [:]
-        for (n, k) in reading.enumerated() { stepsOf[k] = read[n] }
-        func steps(_ k: Int) -> Steps { stepsOf[k] ?? Steps() }
+        let stepsOf = Dictionary(uniqueKeysWithValues: zip(reading, read))
+        @Sendable func steps(_ k: Int) -> Steps { stepsOf[k] ?? Steps() }
         // labels and annotations are read only when some patch selects by them
         let bySelectors = patching.contains { k in
             let st = steps(k)
             return (st.early + st.late).contains { $0.selector?.labels != nil || $0.selector?.annotations != nil }
         }
-        func metadata(_ i: Int) -> ([String: String], [String: String]) {
+        @Sendable func metadata(_ i: Int) -> ([String: String], [String: String]) {
             let o = objects[i]
             guard bySelectors else { return (o.labels, [:]) }
             let y = yaml(o.file)
@@ -234,10 +229,10 @@ struct EffectiveObjects {
             return (labels, annotations)
         }
 
-        var out: [Int: [Variant]] = [:]
-        for i in objects.indices where objects[i].group == FluxAPIs.group && kinds.contains(objects[i].kind) && !nonResources.contains(i) {
+        // each object's builds, in parallel: they read what is above and write nothing shared
+        @Sendable func variants(_ i: Int) -> [Variant]? {
             let o = objects[i]
-            guard let initial = Spec(o.flux) else { continue }
+            guard let initial = Spec(o.flux) else { return nil }
             let written = writtenName[i] ?? o.name
             let (labels, annotations) = metadata(i)
             let start = State(name: written, namespace: o.declaredNamespace, labels: labels, annotations: annotations, spec: initial)
@@ -346,7 +341,7 @@ struct EffectiveObjects {
             // an object every build deploys alike, unpatched and under its name, is as written (and as
             // `resolveNamespaces` places it)
             guard results.contains(where: \.state.patched) || results.contains(where: { $0.state != results[0].state })
-                    || results.first?.state.name != o.name else { continue }
+                    || results.first?.state.name != o.name else { return nil }
             // builds that make the object alike deploy one object
             var groups: [(state: State, roots: [String])] = []
             for r in results where !r.state.deleted {
@@ -360,12 +355,16 @@ struct EffectiveObjects {
                 }
             }
             // every build deletes it (`$patch: delete`): no variant, and the object is not deployed
-            out[i] = groups.map { g in
+            return groups.map { g in
                 Variant(object: o.effective(name: g.state.name, labels: o.kind == "ImagePolicy" ? g.state.labels : o.labels, flux: g.state.spec.flux),
                         namespace: g.state.namespace, roots: g.roots)
             }
         }
-        return out
+        let candidates = objects.indices.filter { objects[$0].group == FluxAPIs.group && kinds.contains(objects[$0].kind) && !nonResources.contains($0) }
+        let found = concurrentChunks(candidates.count, chunkSize: max(1, candidates.count / 16)) { range in
+            range.compactMap { n in variants(candidates[n]).map { (candidates[n], $0) } }
+        }
+        return Dictionary(found, uniquingKeysWith: { a, _ in a })
     }
 
     /// Reads kustomization (or Flux Kustomization) `k`'s patches and components.

@@ -109,6 +109,12 @@ public final class ManifestObject: Sendable {
         group = ManifestObject.group(of: apiVersion)
     }
 
+    /// A Flux Kustomization (without copying its fields out, as `fluxKustomization` does).
+    package var isFluxKustomization: Bool {
+        if case .kustomization? = flux { return true }
+        return false
+    }
+
     /// A Flux Kustomization's fields; nil for any other object.
     package var fluxKustomization: FluxKustomizationSpec? {
         if case .kustomization(let k)? = flux { return k }

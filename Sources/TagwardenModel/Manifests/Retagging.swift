@@ -320,22 +320,18 @@ extension Model {
     /// Kustomization with patches whose own text, or one of whose patch files, mentions containers or values. Only then are containers followed through
     /// patches.
     static func anyPatchTouchesContainers(objects: [ManifestObject], files: [FileFacts]) -> Bool {
-        var fileAt: [String: Int]?
-        for o in objects where o.isKustomization || o.fluxKustomization != nil {
+        func mentions(_ text: ArraySlice<UInt8>) -> Bool {
+            SourceText.contains("ontainers", in: text) || SourceText.contains("values", in: text)
+        }
+        var patchFiles = Set<String>()
+        for o in objects where o.isKustomization || o.isFluxKustomization {
             let text = files[o.file].bytes[o.byteRange]
             guard SourceText.contains("patches", in: text) else { continue }
-            if SourceText.contains("ontainers", in: text) || SourceText.contains("values", in: text) { return true }
-            guard !o.kustomizePatches.isEmpty else { continue }
-            if fileAt == nil { fileAt = Dictionary(files.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { a, _ in a }) }
+            if mentions(text) { return true }
             let dir = Path.dirname(files[o.file].path)
-            for p in o.kustomizePatches {
-                if let path = normalizePath(Sources.join(dir, p)), let f = fileAt![path],
-                   SourceText.contains("ontainers", in: files[f].bytes) || SourceText.contains("values", in: files[f].bytes) {
-                    return true
-                }
-            }
+            for p in o.kustomizePatches { if let path = normalizePath(Sources.join(dir, p)) { patchFiles.insert(path) } }
         }
-        return false
+        return !patchFiles.isEmpty && files.indices.contains { patchFiles.contains(files[$0].path) && mentions(files[$0].bytes[...]) }
     }
 }
 

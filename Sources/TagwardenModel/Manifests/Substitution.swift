@@ -181,7 +181,7 @@ struct PostBuildVariables {
 
     /// Whether any Flux Kustomization of the repository substitutes variables.
     var anyActive: Bool {
-        objects.contains { $0.fluxKustomization?.postBuild?.isActive == true }
+        objects.contains { $0.isFluxKustomization && $0.fluxKustomization?.postBuild?.isActive == true }
     }
 
     /// The Kustomization's variables; nil when it substitutes nothing (no `postBuild`), or a parent's patch gives it
