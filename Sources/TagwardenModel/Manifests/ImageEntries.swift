@@ -84,6 +84,48 @@ extension Model {
         return out
     }
 
+    /// Marks the images of a kustomization's inline patches whose target is of a kind its build does not have (a patch
+    /// copied from another app, say): kustomize applies such a patch to nothing, so its image deploys nothing, like an
+    /// `images:` entry that matches nothing. Only the kind is compared, and only where the build can be known; a
+    /// Component's patches apply to other builds and are left alone.
+    static func markPatchesOfNothing(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets) {
+        let patchImages = images.indices.filter { i in
+            guard images[i].origin == .container, let k = images[i].object else { return false }
+            return objects[k].isKustomization && objects[k].kind != "Component" && images[i].file == objects[k].file
+        }
+        guard !patchImages.isEmpty else { return }
+        let built = builds.value
+        var objectsOfFile: [Int: [Int]] = [:], kustomizationsOfFile: [Int: [Int]] = [:]
+        for (i, o) in objects.enumerated() {
+            objectsOfFile[o.file, default: []].append(i)
+            if o.isKustomization { kustomizationsOfFile[o.file, default: []].append(i) }
+        }
+        var fileAt: [String: Int] = [:]
+        for (f, facts) in files.enumerated() { fileAt[facts.path] = f }
+        var kindsOf: [Int: Set<String>?] = [:]   // kustomization → the kinds of its build; nil when it cannot be known
+        var stepsOf: [Int: EffectiveObjects.Steps] = [:]
+        for i in patchImages {
+            let k = images[i].object!
+            if kindsOf[k] == nil {
+                let taken = built.files(under: Path.dirname(files[objects[k].file].path))
+                kindsOf[k] = knownBuild(taken, objects: objects, objectsOfFile: kustomizationsOfFile, files: files, built: built).map { all in
+                    Set(all.flatMap { objectsOfFile[$0] ?? [] }.map { objects[$0].kind })
+                }
+            }
+            guard let kinds = kindsOf[k] ?? nil else { continue }
+            let steps = stepsOf[k] ?? EffectiveObjects.readSteps(k, objects: objects, files: files, fileAt: fileAt,
+                                                                 yaml: { files[$0].tree ?? YAMLFile(parsing: files[$0].bytes) })
+            stepsOf[k] = steps
+            let at = images[i].span.start.offset
+            guard let patch = (steps.early + steps.late).first(where: { p in
+                guard p.text.file == images[i].file, p.text.lines != nil else { return false }
+                let span = p.text.span(p.root)
+                return span.start.offset <= at && at <= span.end.offset
+            }), let kind = patch.selector?.kind else { continue }
+            if !kinds.contains(kind) { images[i].deploysNothing = true }
+        }
+    }
+
     /// The build's files with the patch files its kustomizations name, or nil when what it makes cannot be known.
     private static func knownBuild(_ taken: Set<Int>, objects: [ManifestObject], objectsOfFile: [Int: [Int]], files: [FileFacts],
                                    built: BuildSets) -> Set<Int>? {

@@ -213,8 +213,8 @@ public struct ImageUse: Sendable {
     /// A workload's container image: which container by place (`containers/0`, `initContainers/1`), as a JSON
     /// patch's path names it.
     public var containerSlot: String?
-    /// A kustomize `images:` entry that matches no image of its build (`image-entry-unmatched`): its tag deploys
-    /// nothing.
+    /// A kustomize `images:` entry that matches no image of its build (`image-entry-unmatched`), or the image of an
+    /// inline patch whose target is of a kind its build does not have: its tag deploys nothing.
     public var deploysNothing = false
     /// Where the kustomize `images:` entry it comes from writes its `name` (an offset in its file).
     var entryNameOffset: Int?

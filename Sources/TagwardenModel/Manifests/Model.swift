@@ -264,6 +264,7 @@ public struct Model: Sendable {
         let shared = adoptMarkedValues(values.images, into: &images, markers: &markers)
         images += Substitution.resolve(substitutable + values.substitutable, variables: variables)
         markRetagged(&images, objects: objects, files: facts, includedBy: includedBy, namespaces: namespaces)
+        markPatchesOfNothing(&images, objects: objects, files: facts, builds: builds)
         let unmatched = unmatchedImageEntries(objects: objects, files: facts, images: images, includedBy: includedBy, builds: builds)
         if !unmatched.isEmpty {
             struct Place: Hashable { let file: Int, offset: Int }
