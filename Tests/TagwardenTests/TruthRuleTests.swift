@@ -203,12 +203,15 @@ import Testing
         let both = try lint(files).rendered
         #expect(both == ["object-duplicate components/secrets/production/prod-eu/secret.yaml:2:7",
                          "object-duplicate components/secrets/production/prod-us/secret.yaml:2:7"], "\(both)")
-        // files no build takes (test fixtures: an input and what it should become, a test runner's documents) meet
-        // nothing: no known build applies them
+        // files no build takes meet only their own documents, and under a hidden directory (a test runner's fixtures:
+        // an input and what it should become) nothing
         files["tests/.chainsaw-test/input.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: b}\n"
         files["tests/.chainsaw-test/expected.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: c}\n"
             + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: d}\n"
         #expect(try lint(files).rendered.filter { $0.hasPrefix("object-duplicate tests") } == [])
+        files["snapshots/prod-eu/deploy.yaml"] = files["tests/.chainsaw-test/expected.yaml"]
+        files["snapshots/prod-us/deploy.yaml"] = files["tests/.chainsaw-test/input.yaml"]
+        #expect(try lint(files).rendered.filter { $0.hasPrefix("object-duplicate snapshots") } == ["object-duplicate snapshots/prod-eu/deploy.yaml:9:7"])
         // a repository of plain manifests, without kustomizations: the files of one environment meet
         let plain = ["manifests/production/a.yaml": files["tests/.chainsaw-test/input.yaml"]!,
                      "manifests/production/b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: c}\n",

@@ -43,12 +43,14 @@ extension Rule {
         for i in m.objects.indices {
             guard let name = candidate(i) else { continue }
             let o = m.objects[i]
-            // without clusters, a file that some kustomize build takes meets by builds; one that none takes meets
-            // nothing in a repository of builds (test fixtures, saved build output: no known build applies it), and
-            // where there is no build at all, the files of its environment (`kubectl apply -R`)
-            let included = byCluster || m.includedBy[m.path(o.file)] != nil
-            if !included, usesKustomize { continue }
-            let scope = included ? nil : m.objectEnvironment[i]
+            // without clusters, a file that some kustomize build takes meets by builds; in a repository of builds, one
+            // that none takes meets only its own documents (whoever applies it applies them together; saved build
+            // output of two clusters does not meet), and nothing under a hidden directory (a test runner's fixtures);
+            // where there is no build at all, the files of its environment meet (`kubectl apply -R`)
+            let path = m.path(o.file)
+            let included = byCluster || m.includedBy[path] != nil
+            if !included, usesKustomize, path.hasPrefix(".") || path.contains("/.") { continue }
+            let scope = included ? nil : usesKustomize ? path : m.objectEnvironment[i]
             let key = Key(kind: o.kind, group: o.group, namespace: m.objectNamespace[i], name: name, scope: scope)
             if let j = first[key] { groups[key, default: [j]].append(i) } else { first[key] = i }
         }

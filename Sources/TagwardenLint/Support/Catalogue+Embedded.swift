@@ -2950,7 +2950,8 @@ rationale: >
   described here, objects meet in a build that takes both: a kustomization nothing includes, followed
   through the Flux Kustomizations whose path it is (an artifact's path too, matched to the directory it
   ends) to what applies them; per-cluster overlays that a tool applies each alone are not one build, and
-  in a repository of kustomize builds a file no build takes (test fixtures) meets nothing. In a repository
+  in a repository of kustomize builds a file no build takes meets only its own documents (and, under a
+  hidden directory such as a test runner's fixtures, nothing). In a repository
   of plain manifests, objects of one environment are taken to meet. Identical copies replace
   nothing: they are a note, one of the two is redundant. Kustomize patches and kustomize's own
   configuration (transformer and generator configs) are not objects of a cluster.
