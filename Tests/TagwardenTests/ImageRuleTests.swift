@@ -405,8 +405,33 @@ import Testing
             "patchesStrategicMerge:", "  - |-", "    apiVersion: v1", "    kind: Pod", "    metadata: {name: p}", "    spec:",
             "      containers:", "        - {name: a, image: redis}",
             "  - patch: |", "      apiVersion: helm.toolkit.fluxcd.io/v2", "      kind: HelmRelease", "      metadata: {name: podinfo}",
-            "      spec:", "        values:", "          image: {repository: ghcr.io/stefanprodan/podinfo, tag: latest}", "",
+            "      spec:", "        values:", "          image: {repository: ghcr.io/stefanprodan/podinfo, tag: latest}",
+            "resources: [workloads.yaml]", "",
         ].joined(separator: "\r\n")
+        // what the patches patch: kustomize applies a patch to nothing when its build has no object of the target's kind
+        files["apps/production/workloads.yaml"] = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+        spec:
+          template:
+            spec:
+              containers: [{name: web, image: "ghcr.io/acme/web:1.0.0"}]
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: p}
+        spec:
+          containers: [{name: a, image: "redis:7.2.4"}]
+        ---
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: podinfo}
+        spec:
+          values:
+            image: {repository: ghcr.io/stefanprodan/podinfo, tag: 6.5.0}
+
+        """
         files["clusters/production/apps.yaml"] = """
         apiVersion: kustomize.toolkit.fluxcd.io/v1
         kind: Kustomization
