@@ -85,10 +85,9 @@ extension Model {
     }
 
     /// Marks the images (a container's, a release's values') of a kustomization's inline patches whose target is of a
-    /// kind its build does not have (a patch
-    /// copied from another app, say): kustomize applies such a patch to nothing, so its image deploys nothing, like an
-    /// `images:` entry that matches nothing. Only the kind is compared, and only where the build can be known; a
-    /// Component's patches apply to other builds and are left alone.
+    /// kind its build does not have (a patch copied from another app, say): kustomize applies such a patch to nothing,
+    /// so its image deploys nothing, like an `images:` entry that matches nothing. Only the kind is compared, and only
+    /// where the build can be known; a Component's patches apply to other builds and are left alone.
     static func markPatchesOfNothing(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets) {
         let patchImages = images.indices.filter { i in
             guard [.container, .helmImage, .helmParts].contains(images[i].origin), let k = images[i].object else { return false }
