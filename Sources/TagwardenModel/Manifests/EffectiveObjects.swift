@@ -154,8 +154,9 @@ struct EffectiveObjects {
 
     /// Per object that its builds deploy otherwise than it is written (patched, renamed, substituted, or differently
     /// by different builds): its variants, the first of which replaces it.
+    /// `builds`: its index of paths finds patch files.
     static func resolve(objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]], clusters: Clusters,
-                        writtenName: [Int: String], nonResources: Set<Int>) -> [Int: [Variant]] {
+                        writtenName: [Int: String], nonResources: Set<Int>, builds: LazyBuildSets) -> [Int: [Variant]] {
         // what can patch at all: kustomizations and Flux Kustomizations whose text has patches (`patches`,
         // `patchesStrategicMerge`, `patchesJson6902`)
         let patching = objects.indices.filter { i in
@@ -168,8 +169,6 @@ struct EffectiveObjects {
                 || (o.isFluxKustomization && o.fluxKustomization.map { $0.postBuild?.isActive == true || $0.namePrefix != nil || $0.nameSuffix != nil } == true)
         }) else { return [:] }
         let patched = Set(patching)
-        var fileAt: [String: Int] = [:]
-        for (f, facts) in files.enumerated() { fileAt[facts.path] = f }
         /// The image-automation objects' files keep their tree (`Extractor`); another is parsed again.
         @Sendable func yaml(_ f: Int) -> YAMLFile { files[f].tree ?? YAMLFile(parsing: files[f].bytes) }
         /// Directory → the kustomization there; directory → the Flux Kustomizations whose `path` it is; directory of a
@@ -201,7 +200,7 @@ struct EffectiveObjects {
             return patched.contains(k) || (objects[k].isKustomization && (SourceText.contains("components", in: text)
                 || SourceText.contains("abels", in: text) || SourceText.contains("commonAnnotations", in: text)))
         }
-        let paths = fileAt
+        let paths = builds.value.fileAt
         let read = concurrentChunks(reading.count, chunkSize: max(1, reading.count / 16)) { range in
             range.map { n in readSteps(reading[n], objects: objects, files: files, fileAt: paths, yaml: yaml) }
         }
@@ -215,18 +214,7 @@ struct EffectiveObjects {
         @Sendable func metadata(_ i: Int) -> ([String: String], [String: String]) {
             let o = objects[i]
             guard bySelectors else { return (o.labels, [:]) }
-            let y = yaml(o.file)
-            var labels: [String: String] = [:], annotations: [String: String] = [:]
-            if o.document < y.documents.count {
-                let root = y.documents[o.document].root
-                for (key, into) in [("labels", 0), ("annotations", 1)] {
-                    guard let meta = y.get(root, "metadata"), let map = key == "labels" ? y.get(meta, "labels") : y.get(meta, "annotations") else { continue }
-                    for (k, v) in y.pairs(map) where y.nodes[v].kind == .scalar && !y.isNull(v) {
-                        if into == 0 { labels[y.value(k)] = y.value(v) } else { annotations[y.value(k)] = y.value(v) }
-                    }
-                }
-            }
-            return (labels, annotations)
+            return labelsAndAnnotations(o, in: yaml(o.file))
         }
 
         // each object's builds, in parallel: they read what is above and write nothing shared
@@ -365,6 +353,20 @@ struct EffectiveObjects {
             range.compactMap { n in variants(candidates[n]).map { (candidates[n], $0) } }
         }
         return Dictionary(found, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Object `o`'s `metadata.labels` and `metadata.annotations` (scalar values), read from its file's tree `y`: what
+    /// a patch's `labelSelector` and `annotationSelector` compare.
+    static func labelsAndAnnotations(_ o: ManifestObject, in y: YAMLFile) -> (labels: [String: String], annotations: [String: String]) {
+        var labels: [String: String] = [:], annotations: [String: String] = [:]
+        guard o.document < y.documents.count, let meta = y.get(y.documents[o.document].root, "metadata") else { return (labels, annotations) }
+        for (key, into) in [("labels", 0), ("annotations", 1)] {
+            guard let map = key == "labels" ? y.get(meta, "labels") : y.get(meta, "annotations") else { continue }
+            for (k, v) in y.pairs(map) where y.nodes[v].kind == .scalar && !y.isNull(v) {
+                if into == 0 { labels[y.value(k)] = y.value(v) } else { annotations[y.value(k)] = y.value(v) }
+            }
+        }
+        return (labels, annotations)
     }
 
     /// Reads kustomization (or Flux Kustomization) `k`'s patches and components.

@@ -100,8 +100,6 @@ extension Model {
             objectsOfFile[o.file, default: []].append(i)
             if o.isKustomization { kustomizationsOfFile[o.file, default: []].append(i) }
         }
-        var fileAt: [String: Int] = [:]
-        for (f, facts) in files.enumerated() { fileAt[facts.path] = f }
         var kindsOf: [Int: Set<String>?] = [:]   // kustomization → the kinds of its build; nil when it cannot be known
         var stepsOf: [Int: EffectiveObjects.Steps] = [:]
         for i in patchImages {
@@ -113,7 +111,7 @@ extension Model {
                 }
             }
             guard let kinds = kindsOf[k] ?? nil else { continue }
-            let steps = stepsOf[k] ?? EffectiveObjects.readSteps(k, objects: objects, files: files, fileAt: fileAt,
+            let steps = stepsOf[k] ?? EffectiveObjects.readSteps(k, objects: objects, files: files, fileAt: built.fileAt,
                                                                  yaml: { files[$0].tree ?? YAMLFile(parsing: files[$0].bytes) })
             stepsOf[k] = steps
             let at = images[i].span.start.offset

@@ -198,7 +198,7 @@ public struct Model: Sendable {
         var variantOf: [Int: Int] = [:]
         var rootPaths: [Int: [String]] = [:]
         let effective = EffectiveObjects.resolve(objects: objects, files: facts, includedBy: includedBy, clusters: clusters,
-                                                 writtenName: writtenName, nonResources: nonResources)
+                                                 writtenName: writtenName, nonResources: nonResources, builds: builds)
         for i in effective.keys.sorted() {
             // deleted by every build that would deploy it (`$patch: delete`): not a resource of the cluster
             if effective[i]!.isEmpty { nonResources.insert(i) }
@@ -263,7 +263,7 @@ public struct Model: Sendable {
                                         configMaps: configMaps, builds: builds)
         let shared = adoptMarkedValues(values.images, into: &images, markers: &markers)
         images += Substitution.resolve(substitutable + values.substitutable, variables: variables)
-        markRetagged(&images, objects: objects, files: facts, includedBy: includedBy, namespaces: namespaces)
+        markRetagged(&images, objects: objects, files: facts, includedBy: includedBy, namespaces: namespaces, builds: builds)
         markPatchesOfNothing(&images, objects: objects, files: facts, builds: builds)
         let unmatched = unmatchedImageEntries(objects: objects, files: facts, images: images, includedBy: includedBy, builds: builds)
         if !unmatched.isEmpty {

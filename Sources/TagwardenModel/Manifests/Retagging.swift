@@ -26,7 +26,7 @@ extension Model {
     /// `namespaces`: each object's namespace as the cluster gets it (a kustomization's `namespace:`), which a patch's
     /// target or own namespace matches as well as the one written.
     static func markRetagged(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]],
-                             namespaces: [String?]) {
+                             namespaces: [String?], builds: LazyBuildSets) {
         let followsPatches = anyPatchTouchesContainers(objects: objects, files: files)
         guard followsPatches || objects.contains(where: { $0.kustomizeImages.contains(where: \.setsTag) }) else { return }
         var components: [String: Int] = [:]      // directory → the kustomize Component there
@@ -45,8 +45,7 @@ extension Model {
             var place: ContainerPlace?
             var values: [String]?
         }
-        var fileAt: [String: Int] = [:]
-        if followsPatches { for (f, facts) in files.enumerated() { fileAt[facts.path] = f } }
+        let fileAt = followsPatches ? builds.value.fileAt : [:]
         var stepsOf: [Int: EffectiveObjects.Steps] = [:]
         func steps(_ k: Int) -> EffectiveObjects.Steps {
             if let known = stepsOf[k] { return known }
@@ -91,19 +90,9 @@ extension Model {
         var metadataOf: [Int: (labels: [String: String], annotations: [String: String])] = [:]
         func metadata(_ o: Int) -> (labels: [String: String], annotations: [String: String]) {
             if let known = metadataOf[o] { return known }
-            let y = files[objects[o].file].tree ?? YAMLFile(parsing: files[objects[o].file].bytes)
-            var out: (labels: [String: String], annotations: [String: String]) = ([:], [:])
-            if objects[o].document < y.documents.count, let meta = y.get(y.documents[objects[o].document].root, "metadata") {
-                for (key, value) in y.pairs(meta) where y.nodes[value].kind == .mapping {
-                    let field = y.value(key)
-                    guard field == "labels" || field == "annotations" else { continue }
-                    for (k, v) in y.pairs(value) where y.nodes[v].kind == .scalar && !y.isNull(v) {
-                        if field == "labels" { out.labels[y.value(k)] = y.value(v) } else { out.annotations[y.value(k)] = y.value(v) }
-                    }
-                }
-            }
-            metadataOf[o] = out
-            return out
+            let read = EffectiveObjects.labelsAndAnnotations(objects[o], in: files[objects[o].file].tree ?? YAMLFile(parsing: files[objects[o].file].bytes))
+            metadataOf[o] = read
+            return read
         }
         /// Whether patch p selects workload o, by its written name, its namespace (written, or as the builds set it),
         /// labels and annotations.
