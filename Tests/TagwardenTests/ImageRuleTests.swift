@@ -172,6 +172,49 @@ import Testing
 
     /// Renovate pins charts' images as `tag: v1.60.0@sha256:…`: the chart renders `repository:tag`, a reference with
     /// both, so the image is pinned and its tag is the part before `@`.
+    @Test func twoNumbersAreAReleaseWhereTheFieldsPolicyFiltersForThem() throws {
+        var files: [String: String] = [:]
+        func policy(_ name: String, pattern: String) -> String {
+            """
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImagePolicy
+            metadata: {name: \(name), namespace: flux-system}
+            spec:
+              imageRepositoryRef: {name: seaweedfs}
+              filterTags: {pattern: '\(pattern)', extract: '$major.$minor.0'}
+              policy: {semver: {range: '>=4.0.0'}}
+            ---
+
+            """
+        }
+        files["infra/policies.yaml"] = """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata: {name: seaweedfs, namespace: flux-system}
+        spec: {image: chrislusf/seaweedfs, interval: 24h}
+        ---
+
+        """ + policy("two", pattern: #"^(?P<major>\d+)\.(?P<minor>\d+)$"#)
+            + policy("prefix", pattern: #"^(?P<major>\d+)\.(?P<minor>\d+)"#)
+        files["infra/release.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: seaweedfs, namespace: flux-system}
+        spec:
+          values:
+            master:
+              image: chrislusf/seaweedfs:4.22 # {"$imagepolicy": "flux-system:two"}
+            filer:
+              image: chrislusf/seaweedfs:4.22 # {"$imagepolicy": "flux-system:prefix"}
+            volume:
+              image: chrislusf/seaweedfs:4.22
+
+        """
+        // a policy that takes 4.22.1 as well, and no policy at all, leave 4.22 a series of patch releases
+        let res = try lint(files).filter { $0.rule == "image-floating-tag" }
+        #expect(res.rendered == ["image-floating-tag infra/release.yaml:9:14", "image-floating-tag infra/release.yaml:11:14"], "\(res.rendered)")
+    }
+
     @Test func aTagFieldThatCarriesTheDigestPinsTheImage() throws {
         var files: [String: String] = [:]
         let sha = "sha256:" + String(repeating: "5f", count: 32)

@@ -14,7 +14,8 @@ extension Rule {
                 return c.finding("\(m.described(i)) uses the floating tag '\(tag.value)', which points at a new build after each push",
                                  image: i, span: tag.span)
             }
-            if let numbers = partialVersion(tag.value), !(numbers == 2 && img.normalizedName.map(Rule.releasesTwoNumbers) == true) {
+            if let numbers = partialVersion(tag.value),
+               !(numbers == 2 && (img.normalizedName.map(Rule.releasesTwoNumbers) == true || policyRanksTwoNumbers(m, i, tag: tag.value))) {
                 // `7` and `13-latest` follow every minor release of their major version; `1.25` every patch release
                 let moves = numbers == 1 ? "every new minor and patch release" : "every new patch release"
                 return c.finding("\(m.described(i)) uses the partial version '\(tag.value)', which moves to \(moves): pin the full version",
@@ -59,6 +60,18 @@ extension Rule {
     /// (from 10) and Kubernetes' pause container.
     static func releasesTwoNumbers(_ normalizedName: String) -> Bool {
         normalizedName == "docker.io/library/postgres" || Path.basename(normalizedName) == "pause"
+    }
+
+    /// Whether the field's own `$imagepolicy` names a policy whose filter takes this tag of two numbers but not the
+    /// same with a third (`4.22`, not `4.22.0` or `4.22.1`): the repository says that the image's releases are numbered
+    /// with two numbers (SeaweedFS's `4.22`), and Flux never moves the field to a three-number tag.
+    static func policyRanksTwoNumbers(_ m: Model, _ i: Int, tag: String) -> Bool {
+        let numbers = tag.firstIndex(of: "-") ?? tag.endIndex
+        let third = [".0", ".1"].map { String(tag[..<numbers]) + $0 + String(tag[numbers...]) }
+        return m.images[i].markers.contains { k in
+            guard let p = m.markers[k].policy, let re = m.flux.policies[p].regex else { return false }
+            return re.matches(tag) && !third.contains(where: re.matches)
+        }
     }
 
     /// `alpine`, `slim-bookworm`: letters, with dashes between words.

@@ -763,7 +763,9 @@ rationale: >
   (`qa-latest`, `preprod-stable`) and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
   stays the same while the running code changes. Images numbered with two numbers (PostgreSQL's `16.3`,
   Kubernetes' `pause:3.9`) are releases, not series, and a number of six digits or more is a build's (a date,
-  a timestamp `20250215015952`, a build number), not a major version.
+  a timestamp `20250215015952`, a build number), not a major version. So is a field whose own
+  `$imagepolicy` names a policy that filters for tags of two numbers (it takes `4.22` and not `4.22.1`):
+  the repository says that the image's releases are numbered so.
 fix: >
   Use the full version (`1.25.3`) or a build-specific tag, or pin a digest. The list of floating tags
   can be replaced with `floatingTags:` in .tagwarden.yaml.
@@ -837,6 +839,44 @@ triggering:
       - {file: overlays/qa/kustomization.yaml, line: 4, column: 13, message: "image 'ghcr.io/acme/api:qa-latest' uses the floating tag 'qa-latest', which points at a new build after each push"}
       - {file: overlays/qa/kustomization.yaml, line: 6, column: 13, message: "image 'ghcr.io/acme/web:preprod-stable-slim' uses the floating tag 'preprod-stable-slim', which points at a new build after each push"}
 nonTriggering:
+  - description: a field whose policy filters for releases of two numbers
+    files:
+      apps/storage.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: seaweedfs
+          namespace: flux-system
+        spec:
+          image: chrislusf/seaweedfs
+          interval: 24h
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: seaweedfs
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: seaweedfs
+          filterTags:
+            pattern: '^(?P<major>\d+)\.(?P<minor>\d+)$'
+            extract: '$major.$minor.0'
+          policy:
+            semver:
+              range: '>=4.0.0'
+        ---
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: seaweedfs
+          namespace: flux-system
+        spec:
+          template:
+            spec:
+              containers:
+                - name: master
+                  image: chrislusf/seaweedfs:4.22 # {"$imagepolicy": "flux-system:seaweedfs"}
   - description: full versions
     files:
       apps/api.yaml: |

@@ -143,6 +143,10 @@ public struct HelmReleaseSpec: Sendable {
         public var name: String
         /// The key of the ConfigMap or Secret that holds the values (`values.yaml` unless given).
         public var valuesKey: String
+
+        /// The entry as one text, `ConfigMap/name/key`: what the order of a release's sources compares.
+        public var id: String { Self.id(kind: kind, name: name, valuesKey: valuesKey) }
+        static func id(kind: String, name: String, valuesKey: String) -> String { kind + "/" + name + "/" + valuesKey }
     }
 }
 

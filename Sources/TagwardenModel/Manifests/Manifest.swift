@@ -207,9 +207,14 @@ public struct ImageUse: Sendable {
     public var retaggedBy: [Int] = []
     /// A container's image: the container's `name`.
     public var container: String?
-    /// A HelmRelease's `spec.values` image: the path under `spec.values` of the field that sets its tag (`image.tag`,
-    /// or the `image` that holds the whole reference), which an overlay's patch may write.
+    /// A HelmRelease's values image: the path under `spec.values` (or the root of its values file) of the field that
+    /// sets its tag (`image.tag`, or the `image` that holds the whole reference), which an overlay's patch, or a later
+    /// source of the release's values, may write.
     public var valuesPath: [String]?
+    /// A release's values image read from a values file that a kustomization's `configMapGenerator` makes a ConfigMap
+    /// key of: the release's `valuesFrom` entry that reads it (`ConfigMap/name/key`). Helm merges the entries in order,
+    /// and `spec.values` last, so a later source that sets `valuesPath` replaces it.
+    public var valuesFromEntry: String?
     /// A workload's container image: which container by place (`containers/0`, `initContainers/1`), as a JSON
     /// patch's path names it.
     public var containerSlot: String?

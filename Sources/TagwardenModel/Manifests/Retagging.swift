@@ -20,7 +20,9 @@ extension Model {
     /// kustomization on the way (its Components' first, then its `patchesStrategicMerge`, `patches` and
     /// `patchesJson6902`; a Flux Kustomization's `spec.patches` after the `patches` of the kustomization at its
     /// `path`), by its place in its list (`ContainerPlace`): a strategic merge names containers and moves them, a JSON
-    /// patch names a place. A HelmRelease's `spec.values` image is followed by the path of its tag (`writesValues`).
+    /// patch names a place. A HelmRelease's `spec.values` image is followed by the path of its tag (`writesValues`);
+    /// one from a values file also by the release's `valuesFrom` entries after its own, as patches change them, and
+    /// the values files the kustomizations on the way generate for them (`ValuesOrder`).
     /// Targets select as for the effective objects, by the workload's written name, its namespace, labels and
     /// annotations. Held to `kubectl kustomize` by `scripts/kustomize-vs-tagwarden/run`.
     /// `namespaces`: each object's namespace as the cluster gets it (a kustomization's `namespace:`), which a patch's
@@ -44,6 +46,19 @@ extension Model {
             let object: Int
             var place: ContainerPlace?
             var values: [String]?
+            var order: ValuesOrder?
+        }
+        /// For a release's image from a values file: the `valuesFrom` entry that reads it, the release's entries as the
+        /// patches so far leave them, and those whose generated values (in the kustomizations so far) set its field.
+        struct ValuesOrder: Hashable {
+            let entry: String
+            var list: [String]
+            var setters: Set<String> = []
+            /// Whether the image's field is read, and no later entry sets it.
+            var runs: Bool {
+                guard let at = list.lastIndex(of: entry) else { return false }
+                return !list[(at + 1)...].contains(where: setters.contains)
+            }
         }
         let fileAt = followsPatches ? builds.value.fileAt : [:]
         var stepsOf: [Int: EffectiveObjects.Steps] = [:]
@@ -86,6 +101,25 @@ extension Model {
             writesOf[key] = out
             return out
         }
+        /// The `valuesFrom` entries of `list` that kustomization k generates the values of, in release o's namespace, with
+        /// the field at `path` set.
+        var fileSets: [String: Bool] = [:]
+        func generatedSetters(_ k: Int, _ o: Int, _ path: [String], _ list: [String]) -> Set<String> {
+            var out = Set<String>()
+            let dir = Path.dirname(files[objects[k].file].path)
+            let namespace = namespaces[o] ?? objects[o].declaredNamespace
+            for g in objects[k].configMapGenerators {
+                if let written = g.namespace ?? objects[k].kustomizeNamespace, let namespace, written != namespace { continue }
+                for file in g.files {
+                    let id = HelmReleaseSpec.ValuesReference.id(kind: "ConfigMap", name: g.name, valuesKey: file.key)
+                    guard list.contains(id), let p = normalizePath(Sources.join(dir, file.path)), let f = fileAt[p] else { continue }
+                    let key = "\(f) " + path.joined(separator: "\u{0}")
+                    if fileSets[key] == nil { fileSets[key] = valuesFileSets(files[f], path) }
+                    if fileSets[key]! { out.insert(id) }
+                }
+            }
+            return out
+        }
         /// Workload o's labels and annotations, read when a target selects by them.
         var metadataOf: [Int: (labels: [String: String], annotations: [String: String])] = [:]
         func metadata(_ o: Int) -> (labels: [String: String], annotations: [String: String]) {
@@ -108,7 +142,16 @@ extension Model {
             var me = me
             if let m = me, let path = m.values {
                 // kustomize's `images:` entries do not reach a release's values
-                return writesValues(k, builder: builder, m.object, path) ? nil : (name, me)
+                if writesValues(k, builder: builder, m.object, path) { return nil }
+                guard var order = m.order else { return (name, me) }
+                // a values file's: the patches may change the release's sources, and the kustomization generate later ones
+                for p in patches(k, builder: builder, m.object) {
+                    if let list = valuesFrom(p.text.yaml, root: p.root, over: order.list) { order.list = list }
+                }
+                order.setters.formUnion(generatedSetters(k, m.object, path, order.list))
+                guard order.runs else { return nil }
+                me?.order = order
+                return (name, me)
             }
             if let m = me, var place = m.place {
                 for e in edits(k, builder: builder, m.object) { if !place.apply(e) { return nil } }
@@ -237,23 +280,29 @@ extension Model {
             }
         }
         func start(_ img: ImageUse) -> Me? {
-            if followsPatches, let path = img.valuesPath, let o = img.object { return Me(object: o, values: path) }
+            if followsPatches, let path = img.valuesPath, let o = img.object {
+                guard let entry = img.valuesFromEntry, case .helmRelease(let spec)? = objects[o].flux else { return Me(object: o, values: path) }
+                return Me(object: o, values: path, order: ValuesOrder(entry: entry, list: spec.valuesFrom.map(\.id)))
+            }
             guard followsPatches, let o = img.object, let slot = img.containerSlot, let cut = slot.firstIndex(of: "/"),
                   let place = Int(slot[slot.index(after: cut)...]), let names = listsOf[o]?[String(slot[..<cut])] else { return nil }
             return Me(object: o, place: ContainerPlace(list: String(slot[..<cut]), names: names, at: place), values: nil)
         }
-        for i in images.indices where images[i].invalid == nil && (images[i].origin == .container || (followsPatches && images[i].valuesPath != nil)) {
+        for i in images.indices where images[i].invalid == nil && images[i].retaggedBy.isEmpty
+            && (images[i].origin == .container || (followsPatches && images[i].valuesPath != nil)) {
             let img = images[i]
             let me = start(img)
-            if let name = img.name ?? (me?.values != nil ? img.text : nil), includedBy[files[img.file].path] == nil {
+            // a values file's image is followed from the release that reads it
+            let home = img.valuesFromEntry != nil ? files[objects[img.object!].file].path : files[img.file].path
+            if let name = img.name ?? (me?.values != nil ? img.text : nil), includedBy[home] == nil {
                 guard fluxRetags else { continue }
-                let builders = generatedBuilders(files[img.file].path)
+                let builders = generatedBuilders(home)
                 if !builders.isEmpty, builders.allSatisfy({ fluxReplaces($0, name, me) }) {
                     images[i].retaggedBy = builders.sorted()
                 }
                 continue
             }
-            guard let name = img.name ?? (me?.values != nil ? img.text : nil), let includers = includedBy[files[img.file].path] else { continue }
+            guard let name = img.name ?? (me?.values != nil ? img.text : nil), let includers = includedBy[home] else { continue }
             if includers.contains(where: { writtenTagRuns($0, name, me, 0) }) {
                 // some builds set the tag and some do not: the finding names those that deploy it as written
                 if includers.contains(where: { sets($0, name, me) }) {
@@ -295,14 +344,68 @@ extension Model {
             }
             return false
         }
-        guard y.nodes[root].kind == .mapping, var n = y.get(root, "spec", "values") else { return false }
+        guard y.nodes[root].kind == .mapping, let n = y.get(root, "spec", "values") else { return false }
+        return setsValues(y, n, path)
+    }
+
+    /// Whether values node n sets the field at `path` below it, or writes over a mapping around it (a scalar, a null or
+    /// a list where the path goes on; a patch's `$patch: replace`), as Helm merges values and kustomize merges patches.
+    static func setsValues(_ y: YAMLFile, _ n: Int, _ path: [String]) -> Bool {
+        var n = n
         for key in path {
-            guard y.nodes[n].kind == .mapping else { return true }   // a scalar, a null or a list over the mapping
+            guard y.nodes[n].kind == .mapping else { return true }
             if y.string(n, "$patch") == "replace" { return true }
             guard let child = y.pairs(n).first(where: { y.value($0.key) == key })?.value else { return false }
             n = child
         }
         return true
+    }
+
+    /// Whether a values file (its documents that are mappings) sets the field at `path`.
+    static func valuesFileSets(_ file: FileFacts, _ path: [String]) -> Bool {
+        let y = file.tree ?? YAMLFile(parsing: file.bytes)
+        return y.error == nil && y.documents.contains { y.nodes[$0.root].kind == .mapping && setsValues(y, $0.root, path) }
+    }
+
+    /// The `valuesFrom` entries (`ConfigMap/name/key`, those without a `targetPath`) of a HelmRelease after patch
+    /// document `root` of `y`, from `list`: a strategic merge's `spec.valuesFrom` replaces the list (a custom resource's
+    /// lists have no merge keys); a JSON patch adds, replaces or removes the list or an entry. nil when it leaves them.
+    static func valuesFrom(_ y: YAMLFile, root: Int, over list: [String]) -> [String]? {
+        func entry(_ n: Int) -> String? {
+            guard y.nodes[n].kind == .mapping, y.get(n, "targetPath") == nil, let kind = y.string(n, "kind"), let name = y.string(n, "name") else { return nil }
+            return HelmReleaseSpec.ValuesReference.id(kind: kind, name: name, valuesKey: y.string(n, "valuesKey") ?? "values.yaml")
+        }
+        func entries(_ n: Int?) -> [String] {
+            guard let n, y.nodes[n].kind == .sequence else { return [] }
+            return y.childNodes(n).compactMap(entry)
+        }
+        if y.nodes[root].kind == .sequence {
+            var list = list, changed = false
+            for op in y.childNodes(root) where y.nodes[op].kind == .mapping {
+                guard let action = y.string(op, "op"), action != "test", let p = y.string(op, "path") else { continue }
+                let segments = EffectiveObjects.pointer(p), value = y.get(op, "value")
+                guard segments.first == "spec", segments.count == 1 || segments[1] == "valuesFrom" else { continue }
+                changed = true
+                switch segments.count {
+                case 1: list = action == "remove" ? [] : entries(value.flatMap { y.get($0, "valuesFrom") })
+                case 2: list = action == "remove" ? [] : entries(value)
+                default:
+                    let at = segments[2] == "-" ? list.count : Int(segments[2]) ?? -1
+                    guard at >= 0, at <= list.count else { continue }
+                    if segments.count > 3 || action == "move" || action == "copy" {
+                        if at < list.count { list[at] = "?" }   // the entry changes: it reads something else
+                    } else if action == "add" {
+                        if let e = value.flatMap(entry) { list.insert(e, at: at) }
+                    } else if at < list.count {
+                        if action == "replace", let e = value.flatMap(entry) { list[at] = e } else { list.remove(at: at) }
+                    }
+                }
+            }
+            return changed ? list : nil
+        }
+        guard y.nodes[root].kind == .mapping, let spec = y.get(root, "spec"), y.nodes[spec].kind == .mapping,
+              let from = y.pairs(spec).first(where: { y.value($0.key) == "valuesFrom" })?.value else { return nil }
+        return entries(from)
     }
 
     /// Whether some patch may touch a workload's container lists or a HelmRelease's values: a kustomization or Flux
