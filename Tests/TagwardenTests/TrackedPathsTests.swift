@@ -9,6 +9,15 @@ import Testing
 @testable import TagwardenReport
 
 @Suite struct TrackedPathsTests {
+    @Test func pathsAreNormalisedAsKustomizeJoinsThem() {
+        let cases: [(String, String?)] = [
+            ("apps/base", "apps/base"), ("apps/production/web/../../base/web", "apps/base/web"), ("a/./b/../c", "a/c"),
+            ("./apps", "apps"), ("/apps/", "apps"), ("a//b", "a/b"), ("a/..", ""), ("", ""), (".../a", ".../a"),
+            ("a/..b/c", "a/..b/c"), ("a/b/../../c/./d", "c/d"), ("../x", nil), ("a/../..", nil), ("é/./ü", "é/ü"),
+        ]
+        for (path, normal) in cases { #expect(Model.normalizePath(path) == normal, "\(path)") }
+    }
+
     @Test func bisectsFilesAndDirectories() {
         // out of byte order, as an index written with core.ignoreCase is
         let t = Sources.TrackedPaths(["b/x.yaml", "A/y.yaml", "a/b/c.yaml", "a/b.yaml", "a-b/z.yaml"])

@@ -113,7 +113,7 @@ struct EffectiveObjects {
 
     struct Patch: Sendable {
         var selector: Selector?
-        /// What it does, read once from its YAML.
+        /// What it does to an image-automation object, read once from its YAML (none when it selects another kind).
         var edits: [Edit]
         /// Its YAML and the document's root: what it does to a workload's containers is read from them when asked
         /// (`Model.markRetagged`).
@@ -430,7 +430,10 @@ struct EffectiveObjects {
                                    exactName: meta.flatMap { t.yaml.string($0, "name") },
                                    exactNamespace: meta.flatMap { t.yaml.string($0, "namespace") } ?? "default")
                 }
-                list.append(Patch(selector: sel, edits: edits(t, root: r, json: isList), text: t, root: r, keepsFirst: patchesField && isList))
+                // what it does is read for the objects it may select: a workload's patch has no edits here
+                let reads = sel?.kind.map(kinds.contains) ?? true
+                list.append(Patch(selector: sel, edits: reads ? edits(t, root: r, json: isList) : [], text: t, root: r,
+                                  keepsFirst: patchesField && isList))
             }
         }
         if o.isKustomization {
@@ -617,19 +620,16 @@ extension EffectiveObjects.State {
 
     /// A mapping now stands at `path`.
     mutating func present(_ joined: String, _ span: SourceSpan, file: Int) {
-        switch (spec, joined) {
-        case (.policy(var p), "spec/filterTags"): p.hasFilterTags = true; spec = .policy(p)
-        case (.policy(var p), "spec/policy"): p.policySpan = span; p.policyFile = file; spec = .policy(p)
-        case (.policy(var p), "spec/policy/semver"):
-            if p.semverRange == nil { p.semverRange = Located(value: "", span: span, type: .null, file: file) }
-            spec = .policy(p)
-        case (.policy(var p), "spec/policy/alphabetical"): p.hasAlphabetical = true; spec = .policy(p)
-        case (.policy(var p), "spec/policy/numerical"): p.hasNumerical = true; spec = .policy(p)
-        case (.automation(var a), "spec/git"): a.hasGit = true; spec = .automation(a)
-        case (.automation(var a), "spec/git/checkout/ref"): a.hasCheckoutRef = true; spec = .automation(a)
-        case (.automation(var a), "spec/policySelector"):
-            if a.policySelector == nil { a.policySelector = [:] }
-            spec = .automation(a)
+        // the path first: the spec is copied out and back only for a field it has
+        switch joined {
+        case "spec/filterTags": policy { $0.hasFilterTags = true }
+        case "spec/policy": policy { $0.policySpan = span; $0.policyFile = file }
+        case "spec/policy/semver": policy { if $0.semverRange == nil { $0.semverRange = Located(value: "", span: span, type: .null, file: file) } }
+        case "spec/policy/alphabetical": policy { $0.hasAlphabetical = true }
+        case "spec/policy/numerical": policy { $0.hasNumerical = true }
+        case "spec/git": automation { $0.hasGit = true }
+        case "spec/git/checkout/ref": automation { $0.hasCheckoutRef = true }
+        case "spec/policySelector": automation { if $0.policySelector == nil { $0.policySelector = [:] } }
         default: break
         }
     }
@@ -640,57 +640,62 @@ extension EffectiveObjects.State {
             if path[1] == "labels" { labels[path[2]] = v.value } else if path[1] == "annotations" { annotations[path[2]] = v.value }
             return
         }
-        if path == ["metadata", "name"] { name = v.value; return }
-        if path == ["metadata", "namespace"] { namespace = v.value; return }
-        if path.count == 4, path[0] == "spec", path[1] == "policySelector", path[2] == "matchLabels", case .automation(var a) = spec {
-            a.policySelector = (a.policySelector ?? [:]).merging([path[3]: v.value]) { _, new in new }
-            spec = .automation(a)
+        if path.count == 2 && path[0] == "metadata" && path[1] == "name" { name = v.value; return }
+        if path.count == 2 && path[0] == "metadata" && path[1] == "namespace" { namespace = v.value; return }
+        if path.count == 4, path[0] == "spec", path[1] == "policySelector", path[2] == "matchLabels" {
+            automation { $0.policySelector = ($0.policySelector ?? [:]).merging([path[3]: v.value]) { _, new in new } }
             return
         }
-        switch (spec, joined) {
-        case (.policy(var p), let f):
-            switch f {
-            case "spec/imageRepositoryRef/name": p.repositoryName = v
-            case "spec/imageRepositoryRef/namespace": p.repositoryNamespace = v.value
-            case "spec/filterTags/pattern": p.pattern = v
-            case "spec/filterTags/extract": p.extract = v
-            case "spec/policy/semver/range": p.semverRange = v
-            case "spec/policy/alphabetical/order": p.alphabeticalOrder = v
-            case "spec/policy/numerical/order": p.numericalOrder = v
-            case "spec/digestReflectionPolicy": p.digestReflectionField = v
-            case "spec/interval": p.interval = v
-            default: return
-            }
-            spec = .policy(p)
-        case (.repository(var r), let f):
-            switch f {
-            case "spec/image": r.image = v
-            case "spec/interval": r.interval = v
-            case "spec/timeout": r.timeout = v
-            case "spec/provider": r.provider = v.value
-            case "spec/secretRef/name": r.secretRef = v.value
-            case "spec/insecure": r.insecure = v.type == .bool && ["true", "True", "TRUE"].contains(v.value)
-            default: return
-            }
-            spec = .repository(r)
-        case (.automation(var a), let f):
-            switch f {
-            case "spec/sourceRef/kind": a.sourceKind = v.value
-            case "spec/sourceRef/name": a.sourceName = v
-            case "spec/sourceRef/namespace": a.sourceNamespace = v.value
-            case "spec/interval": a.interval = v
-            case "spec/git/checkout/ref/branch": a.checkoutBranch = v.value
-            case "spec/git/push/branch": a.pushBranch = v
-            case "spec/git/push/refspec": a.pushRefspec = v.value
-            case "spec/git/commit/messageTemplate": a.messageTemplate = v
-            case "spec/git/commit/author/name": a.authorName = v.value
-            case "spec/git/commit/author/email": a.authorEmail = v.value
-            case "spec/update/path": a.updatePath = v
-            case "spec/update/strategy": a.strategy = v
-            default: return
-            }
-            spec = .automation(a)
+        switch joined {
+        case "spec/interval":
+            policy { $0.interval = v }
+            repository { $0.interval = v }
+            automation { $0.interval = v }
+        case "spec/imageRepositoryRef/name": policy { $0.repositoryName = v }
+        case "spec/imageRepositoryRef/namespace": policy { $0.repositoryNamespace = v.value }
+        case "spec/filterTags/pattern": policy { $0.pattern = v }
+        case "spec/filterTags/extract": policy { $0.extract = v }
+        case "spec/policy/semver/range": policy { $0.semverRange = v }
+        case "spec/policy/alphabetical/order": policy { $0.alphabeticalOrder = v }
+        case "spec/policy/numerical/order": policy { $0.numericalOrder = v }
+        case "spec/digestReflectionPolicy": policy { $0.digestReflectionField = v }
+        case "spec/image": repository { $0.image = v }
+        case "spec/timeout": repository { $0.timeout = v }
+        case "spec/provider": repository { $0.provider = v.value }
+        case "spec/secretRef/name": repository { $0.secretRef = v.value }
+        case "spec/insecure": repository { $0.insecure = v.type == .bool && ["true", "True", "TRUE"].contains(v.value) }
+        case "spec/sourceRef/kind": automation { $0.sourceKind = v.value }
+        case "spec/sourceRef/name": automation { $0.sourceName = v }
+        case "spec/sourceRef/namespace": automation { $0.sourceNamespace = v.value }
+        case "spec/git/checkout/ref/branch": automation { $0.checkoutBranch = v.value }
+        case "spec/git/push/branch": automation { $0.pushBranch = v }
+        case "spec/git/push/refspec": automation { $0.pushRefspec = v.value }
+        case "spec/git/commit/messageTemplate": automation { $0.messageTemplate = v }
+        case "spec/git/commit/author/name": automation { $0.authorName = v.value }
+        case "spec/git/commit/author/email": automation { $0.authorEmail = v.value }
+        case "spec/update/path": automation { $0.updatePath = v }
+        case "spec/update/strategy": automation { $0.strategy = v }
+        default: break
         }
+    }
+
+    /// Changes the spec when it is a policy's (a repository's, an automation's).
+    private mutating func policy(_ change: (inout ImagePolicySpec) -> Void) {
+        guard case .policy(var p) = spec else { return }
+        change(&p)
+        spec = .policy(p)
+    }
+
+    private mutating func repository(_ change: (inout ImageRepositorySpec) -> Void) {
+        guard case .repository(var r) = spec else { return }
+        change(&r)
+        spec = .repository(r)
+    }
+
+    private mutating func automation(_ change: (inout AutomationSpec) -> Void) {
+        guard case .automation(var a) = spec else { return }
+        change(&a)
+        spec = .automation(a)
     }
 
     /// Removes what stands at `path`.
@@ -699,9 +704,9 @@ extension EffectiveObjects.State {
             if path[1] == "labels" { labels[path[2]] = nil } else if path[1] == "annotations" { annotations[path[2]] = nil }
             return
         }
-        if path == ["metadata", "labels"] { labels = [:]; return }
-        if path == ["metadata", "annotations"] { annotations = [:]; return }
-        if path == ["metadata", "namespace"] { namespace = nil; return }
+        if path.count == 2 && path[0] == "metadata" && path[1] == "labels" { labels = [:]; return }
+        if path.count == 2 && path[0] == "metadata" && path[1] == "annotations" { annotations = [:]; return }
+        if path.count == 2 && path[0] == "metadata" && path[1] == "namespace" { namespace = nil; return }
         switch spec {
         case .policy(var p):
             switch f {

@@ -384,16 +384,25 @@ public struct Model: Sendable {
 
     /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.
     package static func normalizePath(_ p: String) -> String? {
-        // fast path: no empty, "." or ".." component
+        var p = p
+        let (asWritten, normal) = p.withUTF8(normalized)
+        return asWritten ? p : normal.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `normalizePath` by bytes: whether the path is normal as written (no empty, `.` or `..` segment), else its
+    /// normal bytes, nil when `..` leaves the root.
+    private static func normalized(_ b: UnsafeBufferPointer<UInt8>) -> (asWritten: Bool, normal: [UInt8]?) {
+        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+        // fast path: no empty, "." or ".." segment
         var clean = true
         var segStart = true
         var dots = 0
-        for c in p.utf8 {
-            if c == UInt8(ascii: "/") {
+        for c in b {
+            if c == slash {
                 if segStart || dots == 1 || dots == 2 { clean = false; break }
                 segStart = true
                 dots = 0
-            } else if c == UInt8(ascii: ".") && (segStart || dots > 0) {
+            } else if c == dot && (segStart || dots > 0) {
                 dots += 1
                 segStart = false
             } else {
@@ -401,16 +410,28 @@ public struct Model: Sendable {
                 dots = -1
             }
         }
-        if clean, !segStart, dots != 1, dots != 2 { return p }
-        var parts: [Substring] = []
-        for c in p.split(separator: "/") {
-            if c == "." || c.isEmpty { continue }
-            if c == ".." {
-                if parts.isEmpty { return nil }
-                parts.removeLast()
-            } else { parts.append(c) }
+        if clean, !segStart, dots != 1, dots != 2 { return (true, nil) }
+        // where each kept segment starts in `out` (with the `/` before it), so that `..` cuts it off
+        var out: [UInt8] = []
+        out.reserveCapacity(b.count)
+        var starts: [Int] = []
+        var i = 0
+        while i <= b.count {
+            var j = i
+            while j < b.count, b[j] != slash { j += 1 }
+            if j == i || (j - i == 1 && b[i] == dot) {
+                // an empty or `.` segment
+            } else if j - i == 2, b[i] == dot, b[i + 1] == dot {
+                guard let start = starts.popLast() else { return (false, nil) }
+                out.removeSubrange(start...)
+            } else {
+                starts.append(out.count)
+                if !out.isEmpty { out.append(slash) }
+                out.append(contentsOf: b[i..<j])
+            }
+            i = j + 1
         }
-        return parts.joined(separator: "/")
+        return (false, out)
     }
 
     /// A path as Go's securejoin joins it to a root (kustomize-controller's `spec.path`, image-automation-controller's

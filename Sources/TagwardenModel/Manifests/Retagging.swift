@@ -29,7 +29,7 @@ extension Model {
     /// target or own namespace matches as well as the one written.
     static func markRetagged(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]],
                              namespaces: [String?], builds: LazyBuildSets) {
-        let followsPatches = anyPatchTouchesContainers(objects: objects, files: files)
+        let followsPatches = anyPatchTouchesContainers(objects: objects, files: files, builds: builds)
         guard followsPatches || objects.contains(where: { $0.kustomizeImages.contains(where: \.setsTag) }) else { return }
         var components: [String: Int] = [:]      // directory → the kustomize Component there
         var fluxBuilders: [String: [Int]] = [:]  // directory → the Flux Kustomizations whose path it is
@@ -411,7 +411,7 @@ extension Model {
     /// Whether some patch may touch a workload's container lists or a HelmRelease's values: a kustomization or Flux
     /// Kustomization with patches whose own text, or one of whose patch files, mentions containers or values. Only then are containers followed through
     /// patches.
-    static func anyPatchTouchesContainers(objects: [ManifestObject], files: [FileFacts]) -> Bool {
+    static func anyPatchTouchesContainers(objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets) -> Bool {
         func mentions(_ text: ArraySlice<UInt8>) -> Bool {
             SourceText.contains("ontainers", in: text) || SourceText.contains("values", in: text)
         }
@@ -423,7 +423,9 @@ extension Model {
             let dir = Path.dirname(files[o.file].path)
             for p in o.kustomizePatches { if let path = normalizePath(Sources.join(dir, p)) { patchFiles.insert(path) } }
         }
-        return !patchFiles.isEmpty && files.indices.contains { patchFiles.contains(files[$0].path) && mentions(files[$0].bytes[...]) }
+        guard !patchFiles.isEmpty else { return false }
+        let fileAt = builds.value.fileAt
+        return patchFiles.contains { p in fileAt[p].map { mentions(files[$0].bytes[...]) } ?? false }
     }
 }
 
