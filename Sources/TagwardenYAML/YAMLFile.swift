@@ -133,6 +133,19 @@ public struct YAMLFile: Sendable {
     public internal(set) var duplicateMergeKeys: [(key: Int, first: Int)] = []
     var arena: [UInt8] = []
 
+    /// The same tree in storage of its own size: what to keep of a file parsed into a reused `YAMLFile`, whose storage
+    /// is as large as the largest file it held (and, kept, would be copied by the next parse).
+    public func compacted() -> YAMLFile {
+        func own<T>(_ a: [T]) -> [T] { a.withUnsafeBufferPointer { Array($0) } }
+        var c = self
+        c.nodes = own(nodes)
+        c.children = own(children)
+        c.documents = own(documents)
+        c.commented = own(commented)
+        c.arena = own(arena)
+        return c
+    }
+
     // MARK: access
 
     public func value(_ node: Int) -> String {

@@ -37,16 +37,90 @@ struct EffectiveObjects {
         mutating func keepFirst() { if first == nil { first = (name, namespace) } }
 
         static func == (a: State, b: State) -> Bool {
-            a.name == b.name && a.namespace == b.namespace && a.labels == b.labels && a.annotations == b.annotations && a.spec == b.spec
+            a.name == b.name && a.namespace == b.namespace && a.labels == b.labels && a.annotations == b.annotations
+                && (a.box === b.box || a.box.same(as: b.box))
                 && a.patched == b.patched && a.deleted == b.deleted && a.first?.name == b.first?.name && a.first?.namespace == b.first?.namespace
         }
         var labels: [String: String]
         var annotations: [String: String]
-        var spec: Spec
+        /// The spec, shared by the states copied from one another until one changes it: a build copies its state at
+        /// each step, and a spec is most of a state.
+        var spec: Spec {
+            get { box.spec }
+            set { box = SpecBox(newValue) }
+        }
+        private var box: SpecBox
+
+        /// Changes the spec when it is a policy's (a repository's, an automation's), in place.
+        mutating func policy(_ change: (inout ImagePolicySpec) -> Void) {
+            guard box.kind == .policy else { return }
+            if !isKnownUniquelyReferenced(&box) { box = SpecBox(copying: box) }
+            box.policy(change)
+        }
+
+        mutating func repository(_ change: (inout ImageRepositorySpec) -> Void) {
+            guard box.kind == .repository else { return }
+            if !isKnownUniquelyReferenced(&box) { box = SpecBox(copying: box) }
+            box.repository(change)
+        }
+
+        mutating func automation(_ change: (inout AutomationSpec) -> Void) {
+            guard box.kind == .automation else { return }
+            if !isKnownUniquelyReferenced(&box) { box = SpecBox(copying: box) }
+            box.automation(change)
+        }
+
+        init(name: String?, namespace: String?, labels: [String: String], annotations: [String: String], spec: Spec) {
+            self.name = name
+            self.namespace = namespace
+            self.labels = labels
+            self.annotations = annotations
+            box = SpecBox(spec)
+        }
         /// Some patch (or Flux's substitution) changed it.
         var patched = false
         /// A `$patch: delete` removed it from the build.
         var deleted = false
+    }
+
+    /// A state's spec, kept by kind so that a patch changes its fields in place.
+    final class SpecBox {
+        enum Kind { case policy, repository, automation }
+        let kind: Kind
+        private(set) var policy: ImagePolicySpec?
+        private(set) var repository: ImageRepositorySpec?
+        private(set) var automation: AutomationSpec?
+
+        init(_ spec: Spec) {
+            switch spec {
+            case .policy(let p): kind = .policy; policy = p
+            case .repository(let r): kind = .repository; repository = r
+            case .automation(let a): kind = .automation; automation = a
+            }
+        }
+
+        init(copying other: SpecBox) {
+            kind = other.kind
+            policy = other.policy
+            repository = other.repository
+            automation = other.automation
+        }
+
+        func policy(_ change: (inout ImagePolicySpec) -> Void) { change(&policy!) }
+        func repository(_ change: (inout ImageRepositorySpec) -> Void) { change(&repository!) }
+        func automation(_ change: (inout AutomationSpec) -> Void) { change(&automation!) }
+
+        var spec: Spec {
+            switch kind {
+            case .policy: .policy(policy!)
+            case .repository: .repository(repository!)
+            case .automation: .automation(automation!)
+            }
+        }
+
+        func same(as other: SpecBox) -> Bool {
+            policy == other.policy && repository == other.repository && automation == other.automation
+        }
     }
 
     enum Spec: Equatable {
@@ -499,9 +573,9 @@ struct EffectiveObjects {
         var joined: String
         var kind: Kind
 
-        init(_ path: [String], _ kind: Kind) {
+        init(_ path: [String], _ kind: Kind, joined: String? = nil) {
             self.path = path
-            joined = path.joined(separator: "/")
+            self.joined = joined ?? path.joined(separator: "/")
             self.kind = kind
         }
     }
@@ -512,19 +586,22 @@ struct EffectiveObjects {
     static func edits(_ t: PatchText, root r: Int, json: Bool) -> [Edit] {
         let y = t.yaml
         var out: [Edit] = []
-        func assign(_ path: [String], _ n: Int, replace: Bool) {
+        func assign(_ path: [String], _ n: Int, replace: Bool, joined: String? = nil) {
+            let joined = joined ?? path.joined(separator: "/")
             switch y.nodes[n].kind {
             case .scalar:
-                out.append(Edit(path, y.isNull(n) ? .clear : .set(t.located(n))))
+                out.append(Edit(path, y.isNull(n) ? .clear : .set(t.located(n)), joined: joined))
             case .mapping:
-                if replace || y.string(n, "$patch") == "replace" { out.append(Edit(path, .clear)) }
-                if y.string(n, "$patch") == "delete" { out.append(Edit(path, .clear)); return }
-                out.append(Edit(path, .present(t.span(n), file: t.file)))
-                for (k, v) in y.pairs(n) where y.value(k) != "$patch" {
-                    assign(path + [y.value(k)], v, replace: false)
+                let directive = y.string(n, "$patch")
+                if replace || directive == "replace" { out.append(Edit(path, .clear, joined: joined)) }
+                if directive == "delete" { out.append(Edit(path, .clear, joined: joined)); return }
+                out.append(Edit(path, .present(t.span(n), file: t.file), joined: joined))
+                for (k, v) in y.pairs(n) {
+                    let key = y.value(k)
+                    if key != "$patch" { assign(path + [key], v, replace: false, joined: joined + "/" + key) }
                 }
             case .sequence:
-                out.append(Edit(path, .list(y.childNodes(n).compactMap { y.nodes[$0].kind == .scalar ? t.located($0) : nil })))
+                out.append(Edit(path, .list(y.childNodes(n).compactMap { y.nodes[$0].kind == .scalar ? t.located($0) : nil }), joined: joined))
             default:
                 break
             }
@@ -677,25 +754,6 @@ extension EffectiveObjects.State {
         case "spec/update/strategy": automation { $0.strategy = v }
         default: break
         }
-    }
-
-    /// Changes the spec when it is a policy's (a repository's, an automation's).
-    private mutating func policy(_ change: (inout ImagePolicySpec) -> Void) {
-        guard case .policy(var p) = spec else { return }
-        change(&p)
-        spec = .policy(p)
-    }
-
-    private mutating func repository(_ change: (inout ImageRepositorySpec) -> Void) {
-        guard case .repository(var r) = spec else { return }
-        change(&r)
-        spec = .repository(r)
-    }
-
-    private mutating func automation(_ change: (inout AutomationSpec) -> Void) {
-        guard case .automation(var a) = spec else { return }
-        change(&a)
-        spec = .automation(a)
     }
 
     /// Removes what stands at `path`.

@@ -102,7 +102,7 @@ package struct Extractor {
             || (ex.facts.objects.contains(where: \.isKustomization)
                 && (SourceText.contains("components", in: bytes) || SourceText.contains("abels", in: bytes)
                     || SourceText.contains("commonAnnotations", in: bytes))) {
-            ex.facts.tree = scratch   // shared: the next parse into `scratch` starts new storage, the caller reads this one
+            ex.facts.tree = scratch.compacted()   // `scratch` keeps its storage for the next parse
         }
         var extracted = FileFacts(path: "", bytes: [])
         swap(&extracted, &ex.facts)   // moved out, not copied
