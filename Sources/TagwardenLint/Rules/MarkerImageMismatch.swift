@@ -15,8 +15,12 @@ extension Rule {
             return (image, n)
         }
         // an image given in parts whose name field carries a `:name` marker: the policy Flux writes its name from
+        // (a loop: a lazy filter's closures would each hold a copy of the model)
         func namedBy(_ ii: Int) -> Int? {
-            m.images[ii].markers.lazy.filter { m.markers[$0].ref?.part == .name }.compactMap { m.markers[$0].policy }.first
+            for k in m.images[ii].markers where m.markers[k].ref?.part == .name {
+                if let p = m.markers[k].policy { return p }
+            }
+            return nil
         }
         return m.markers.indices.compactMap { k in
             let info = m.markers[k]

@@ -103,9 +103,12 @@ extension Rule {
             }
             for (n, i) in ordered.enumerated() {
                 let mine = m.clusters.of(m.objects[i].file)
-                guard let (j, c) = ordered[..<n].lazy.compactMap({ j in
-                    m.clusters.of(m.objects[j].file).first(where: mine.contains).map { (j, $0) }
-                }).first else { continue }
+                // the first earlier object in a cluster of this one's (a loop: a lazy map's closure would hold a copy of the model)
+                var met: (j: Int, c: Int)?
+                for j in ordered[..<n] {
+                    if let c = m.clusters.of(m.objects[j].file).first(where: mine.contains) { met = (j, c); break }
+                }
+                guard let (j, c) = met else { continue }
                 let name = m.clusters.clusters[c].name
                 report(i, j, cluster: m.clusters.clusters.count > 1 ? (name.isEmpty ? "." : name) : nil)
             }
