@@ -287,7 +287,7 @@ func fluxRepo() -> [String: String] {
         #expect(overridden.map(\.position) == ["base/app.yaml:8:37"])
         #expect(overridden.first?.message
                 == "Flux updates this field, but the tag it writes never runs: every build that deploys image 'ghcr.io/acme/web:1.4.0' "
-                + "sets its own, with an images: entry or a patch (overlays/production/kustomization.yaml, overlays/staging/kustomization.yaml); "
+                + "sets its own, with an images: entry, a patch or a later values source (overlays/production/kustomization.yaml, overlays/staging/kustomization.yaml); "
                 + "put the marker on those instead")
     }
 
@@ -1065,6 +1065,133 @@ func fluxRepo() -> [String: String] {
 
         """
         #expect(try lint(files).rendered == ["image-latest-tag apps/base/web/values-base.yaml:9:10"])
+    }
+
+    @Test func eachBuildDecidesWhetherAValuesFilesFieldRuns() throws {
+        func release(_ entries: [String], values: String = "") -> String {
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: web, namespace: web}\nspec:\n  valuesFrom:\n"
+                + entries.map { "    - " + $0 + "\n" }.joined() + values
+        }
+        let base = "{kind: ConfigMap, name: web-values, valuesKey: values-base.yaml}"
+        let own = "{kind: ConfigMap, name: web-values, valuesKey: values.yaml, optional: true}"
+        func generator(_ files: String, merge: Bool = false) -> String {
+            "configMapGenerator:\n  - name: web-values\n    namespace: web\n" + (merge ? "    behavior: merge\n" : "") + "    files: [\(files)]\n"
+        }
+        // the common layout: the base lists both files and generates the first; each overlay merges its own
+        var files: [String: String] = [:]
+        files["apps/base/kustomization.yaml"] = "resources: [release.yaml]\n" + generator("values-base.yaml")
+        files["apps/base/release.yaml"] = release([base, own])
+        files["apps/base/values-base.yaml"] = "image:\n  repository: ghcr.io/acme/web\n  tag: latest\n"
+        for env in ["staging", "production"] {
+            files["apps/\(env)/kustomization.yaml"] = "resources: [../base]\n" + generator("values.yaml", merge: true)
+            files["apps/\(env)/values.yaml"] = "image:\n  tag: \"1.4.2\"\n"
+        }
+        #expect(try lint(files).rendered == [])
+        // an overlay whose values leave the tag alone deploys the base's, and is named
+        files["apps/staging/values.yaml"] = "replicaCount: 2\n"
+        let forgets = try lint(files)
+        #expect(forgets.rendered == ["image-latest-tag apps/base/values-base.yaml:3:8"], "\(forgets.rendered)")
+        #expect(forgets.first?.message.contains("(deployed with this tag by apps/staging/; the other builds set their own)") == true,
+                "\(forgets.first?.message ?? "")")
+        // a JSON patch that removes the later entry by its place (past an entry with a targetPath) takes the override away
+        files["apps/staging/values.yaml"] = "image:\n  tag: \"1.4.2\"\n"
+        files["apps/base/release.yaml"] = release([base, "{kind: ConfigMap, name: web-replicas, valuesKey: n, targetPath: replicaCount}", own])
+        #expect(try lint(files).rendered == [])
+        files["apps/production/kustomization.yaml"]! += "patches:\n  - target: {kind: HelmRelease}\n    patch: |-\n      - op: remove\n        path: /spec/valuesFrom/2\n"
+        let removed = try lint(files)
+        #expect(removed.rendered == ["image-latest-tag apps/base/values-base.yaml:3:8"], "\(removed.rendered)")
+        #expect(removed.first?.message.contains("by apps/production/;") == true, "\(removed.first?.message ?? "")")
+        // removing the entry with the targetPath instead leaves the override
+        files["apps/production/kustomization.yaml"] = files["apps/production/kustomization.yaml"]!
+            .replacingOccurrences(of: "/spec/valuesFrom/2", with: "/spec/valuesFrom/1")
+        #expect(try lint(files).rendered == [])
+    }
+
+    @Test func aReleasesValuesAndTheBuildsThatReadAFile() throws {
+        // the release's spec.values sets the field; an overlay's patch takes it away again
+        var files: [String: String] = [:]
+        files["apps/base/kustomization.yaml"] = "resources: [release.yaml]\nconfigMapGenerator:\n  - name: web-values\n    namespace: web\n    files: [values.yaml]\n"
+        files["apps/base/release.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: web, namespace: web}
+        spec:
+          valuesFrom:
+            - {kind: ConfigMap, name: web-values}
+          values:
+            image: {tag: "1.4.2"}
+
+        """
+        files["apps/base/values.yaml"] = "image:\n  repository: ghcr.io/acme/web\n  tag: latest\n"
+        files["apps/staging/kustomization.yaml"] = "resources: [../base]\n"
+        #expect(try lint(files).rendered == [])
+        files["apps/staging/kustomization.yaml"] = """
+        resources: [../base]
+        patches:
+          - target: {kind: HelmRelease}
+            patch: |-
+              apiVersion: helm.toolkit.fluxcd.io/v2
+              kind: HelmRelease
+              metadata: {name: web}
+              spec:
+                values:
+                  image: null
+
+        """
+        let nulled = try lint(files)
+        #expect(nulled.rendered == ["image-latest-tag apps/base/values.yaml:3:8"], "\(nulled.rendered)")
+
+        // two overlays each generate the ConfigMap from their own file; one patches the release's values: only the
+        // other's file runs, and the finding does not name the first
+        files = [:]
+        files["apps/base/kustomization.yaml"] = "resources: [release.yaml]\n"
+        files["apps/base/release.yaml"] = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: web, namespace: web}\nspec:\n  valuesFrom:\n    - {kind: ConfigMap, name: web-values}\n"
+        for env in ["a", "b"] {
+            files["apps/\(env)/kustomization.yaml"] = "resources: [../base]\nconfigMapGenerator:\n  - name: web-values\n    namespace: web\n    files: [values.yaml]\n"
+            files["apps/\(env)/values.yaml"] = "image:\n  repository: ghcr.io/acme/web\n  tag: latest\n"
+        }
+        files["apps/a/kustomization.yaml"]! += "patches:\n  - target: {kind: HelmRelease}\n    patch: |-\n      - op: add\n        path: /spec/values\n        value: {image: {tag: \"1.4.2\"}}\n"
+        let two = try lint(files)
+        #expect(two.rendered == ["image-latest-tag apps/b/values.yaml:3:8"], "\(two.rendered)")
+        #expect(two.first?.message.contains("deployed with this tag") == false, "\(two.first?.message ?? "")")
+    }
+
+    @Test func markersOnAValuesFileThatALaterSourceOverrides() throws {
+        var files: [String: String] = [:]
+        files["apps/backup/kustomization.yaml"] = "resources: [release.yaml]\nconfigMapGenerator:\n  - name: backup-values\n    namespace: flux-system\n    files: [values-base.yaml, values.yaml]\n"
+        files["apps/backup/release.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: backup, namespace: flux-system}
+        spec:
+          valuesFrom:
+            - {kind: ConfigMap, name: backup-values, valuesKey: values-base.yaml}
+            - {kind: ConfigMap, name: backup-values, valuesKey: values.yaml}
+
+        """
+        files["apps/backup/policy.yaml"] = """
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata: {name: seaweedfs, namespace: flux-system}
+        spec: {image: chrislusf/seaweedfs, interval: 1h}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: seaweedfs, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: seaweedfs}
+          policy: {semver: {range: '>=4.0.0'}}
+
+        """
+        files["apps/backup/kustomization.yaml"] = files["apps/backup/kustomization.yaml"]!.replacingOccurrences(of: "[release.yaml]", with: "[release.yaml, policy.yaml]")
+        files["apps/backup/values-base.yaml"] = "image:\n  repository: chrislusf/seaweedfs\n  tag: \"4.13.0\" # {\"$imagepolicy\": \"flux-system:seaweedfs:tag\"}\n"
+        files["apps/backup/values.yaml"] = "image:\n  repository: chrislusf/seaweedfs\n  tag: \"4.22.1\" # {\"$imagepolicy\": \"flux-system:seaweedfs:tag\"}\n"
+        // both marked: Flux's updates reach the release through the later file
+        #expect(try lint(files).filter { $0.rule == "marker-overridden" }.rendered == [])
+        files["apps/backup/values.yaml"] = "image:\n  repository: chrislusf/seaweedfs\n  tag: \"4.22.1\"\n"
+        let overridden = try lint(files).filter { $0.rule == "marker-overridden" }
+        #expect(overridden.rendered == ["marker-overridden apps/backup/values-base.yaml:3:17"], "\(overridden.rendered)")
+        #expect(overridden.first?.message.contains("a later values source (apps/backup/kustomization.yaml)") == true, "\(overridden.first?.message ?? "")")
     }
 
     @Test func laterEntriesOfOneGeneratorOverrideWithoutPatches() throws {

@@ -170,8 +170,7 @@ import Testing
         ])
     }
 
-    /// Renovate pins charts' images as `tag: v1.60.0@sha256:…`: the chart renders `repository:tag`, a reference with
-    /// both, so the image is pinned and its tag is the part before `@`.
+    /// A repository whose own policy filters for tags of two numbers says its image's releases have two.
     @Test func twoNumbersAreAReleaseWhereTheFieldsPolicyFiltersForThem() throws {
         var files: [String: String] = [:]
         func policy(_ name: String, pattern: String) -> String {
@@ -215,6 +214,8 @@ import Testing
         #expect(res.rendered == ["image-floating-tag infra/release.yaml:9:14", "image-floating-tag infra/release.yaml:11:14"], "\(res.rendered)")
     }
 
+    /// Renovate pins charts' images as `tag: v1.60.0@sha256:…`: the chart renders `repository:tag`, a reference with
+    /// both, so the image is pinned and its tag is the part before `@`.
     @Test func aTagFieldThatCarriesTheDigestPinsTheImage() throws {
         var files: [String: String] = [:]
         let sha = "sha256:" + String(repeating: "5f", count: 32)

@@ -14,7 +14,7 @@ extension Rule {
             let files = Array(Set(m.images[i].retaggedBy.map { m.path(m.objects[$0].file) })).sorted()
             let named = files.prefix(3).joined(separator: ", ") + (files.count > 3 ? " and \(files.count - 3) more" : "")
             return c.finding("Flux updates this field, but the tag it writes never runs: every build that deploys \(m.images[i].described) "
-                             + "sets its own, with an images: entry or a patch (\(named)); put the marker on those instead",
+                             + "sets its own, with an images: entry, a patch or a later values source (\(named)); put the marker on those instead",
                              marker: k)
         }
     }

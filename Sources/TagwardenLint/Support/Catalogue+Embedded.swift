@@ -2614,7 +2614,7 @@ triggering:
           - name: ghcr.io/acme/web
             newTag: 1.3.9
     expect:
-      - {file: base/web.yaml, line: 10, column: 41, message: "Flux updates this field, but the tag it writes never runs: every build that deploys image 'ghcr.io/acme/web:1.4.0' sets its own, with an images: entry or a patch (overlays/production/kustomization.yaml); put the marker on those instead"}
+      - {file: base/web.yaml, line: 10, column: 41, message: "Flux updates this field, but the tag it writes never runs: every build that deploys image 'ghcr.io/acme/web:1.4.0' sets its own, with an images: entry, a patch or a later values source (overlays/production/kustomization.yaml); put the marker on those instead"}
   - description: a marked release image that the only overlay's patch replaces with an unmarked one
     files:
       base/kustomization.yaml: |
@@ -2640,7 +2640,7 @@ triggering:
           values:
             image: ghcr.io/acme/web:1.3.9
     expect:
-      - {file: base/release.yaml, line: 7, column: 35, message: "Flux updates this field, but the tag it writes never runs: every build that deploys image 'ghcr.io/acme/web:1.4.0' sets its own, with an images: entry or a patch (overlays/production/kustomization.yaml); put the marker on those instead"}
+      - {file: base/release.yaml, line: 7, column: 35, message: "Flux updates this field, but the tag it writes never runs: every build that deploys image 'ghcr.io/acme/web:1.4.0' sets its own, with an images: entry, a patch or a later values source (overlays/production/kustomization.yaml); put the marker on those instead"}
 nonTriggering:
   - description: the marker on the overlay's newTag
     files:

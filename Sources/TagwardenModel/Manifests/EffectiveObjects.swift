@@ -697,7 +697,7 @@ extension EffectiveObjects.State {
 
     /// A mapping now stands at `path`.
     mutating func present(_ joined: String, _ span: SourceSpan, file: Int) {
-        // the path first: the spec is copied out and back only for a field it has
+        // by the path: each case changes the spec in place, when it is of the kind that has the field
         switch joined {
         case "spec/filterTags": policy { $0.hasFilterTags = true }
         case "spec/policy": policy { $0.policySpan = span; $0.policyFile = file }

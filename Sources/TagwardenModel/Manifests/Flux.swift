@@ -131,7 +131,7 @@ public struct FluxKustomizationSpec: Sendable {
 }
 
 public struct HelmReleaseSpec: Sendable {
-    /// `valuesFrom` entries that bring a whole values document (those with a `targetPath` set one value).
+    /// `valuesFrom` entries, in order: most bring a whole values document; one with a `targetPath` sets one value.
     public var valuesFrom: [ValuesReference] = []
     /// `chart.spec.valuesFiles` (and the older `valuesFile`) of a chart that comes from a GitRepository: paths from
     /// the root of its source, as written; and the chart's own path there.
@@ -143,10 +143,14 @@ public struct HelmReleaseSpec: Sendable {
         public var name: String
         /// The key of the ConfigMap or Secret that holds the values (`values.yaml` unless given).
         public var valuesKey: String
+        /// The one value the key's content sets, when given.
+        public var targetPath: String?
 
-        /// The entry as one text, `ConfigMap/name/key`: what the order of a release's sources compares.
-        public var id: String { Self.id(kind: kind, name: name, valuesKey: valuesKey) }
-        static func id(kind: String, name: String, valuesKey: String) -> String { kind + "/" + name + "/" + valuesKey }
+        /// The entry as one text, `ConfigMap/name/key` (with `@targetPath`): what the order of a release's sources compares.
+        public var id: String { Self.id(kind: kind, name: name, valuesKey: valuesKey, targetPath: targetPath) }
+        static func id(kind: String, name: String, valuesKey: String, targetPath: String? = nil) -> String {
+            kind + "/" + name + "/" + valuesKey + (targetPath.map { "@" + $0 } ?? "")
+        }
     }
 }
 
@@ -290,9 +294,10 @@ public indirect enum FluxSpec: Sendable {
         case ("helm.toolkit.fluxcd.io", "HelmRelease"):
             var h = HelmReleaseSpec()
             if let from = spec.flatMap({ y.get($0, "valuesFrom") }) {
-                for item in y.childNodes(from) where y.get(item, "targetPath") == nil {
+                for item in y.childNodes(from) {
                     guard let kind = str(y.get(item, "kind")), let name = str(y.get(item, "name")) else { continue }
-                    h.valuesFrom.append(.init(kind: kind, name: name, valuesKey: str(y.get(item, "valuesKey")) ?? "values.yaml"))
+                    h.valuesFrom.append(.init(kind: kind, name: name, valuesKey: str(y.get(item, "valuesKey")) ?? "values.yaml",
+                                              targetPath: str(y.get(item, "targetPath"))))
                 }
             }
             if let chart = spec.flatMap({ y.get($0, "chart", "spec") }), str(y.get(chart, "sourceRef", "kind")) == "GitRepository" {

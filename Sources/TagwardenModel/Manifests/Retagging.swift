@@ -20,9 +20,11 @@ extension Model {
     /// kustomization on the way (its Components' first, then its `patchesStrategicMerge`, `patches` and
     /// `patchesJson6902`; a Flux Kustomization's `spec.patches` after the `patches` of the kustomization at its
     /// `path`), by its place in its list (`ContainerPlace`): a strategic merge names containers and moves them, a JSON
-    /// patch names a place. A HelmRelease's `spec.values` image is followed by the path of its tag (`writesValues`);
-    /// one from a values file also by the release's `valuesFrom` entries after its own, as patches change them, and
-    /// the values files the kustomizations on the way generate for them (`ValuesOrder`).
+    /// patch names a place. A HelmRelease's `spec.values` image is followed by the path of its tag (`writesValues`).
+    /// One from a values file that one `valuesFrom` entry reads is followed from the kustomization that generates its
+    /// ConfigMap, by the order of the release's sources (`ValuesOrder`): the entries as patches change them, the values
+    /// the kustomizations on the way generate for the later ones, and the release's `spec.values` as written and
+    /// patched; whether the file's field runs is decided where each build ends.
     /// Targets select as for the effective objects, by the workload's written name, its namespace, labels and
     /// annotations. Held to `kubectl kustomize` by `scripts/kustomize-vs-tagwarden/run`.
     /// `namespaces`: each object's namespace as the cluster gets it (a kustomization's `namespace:`), which a patch's
@@ -30,7 +32,9 @@ extension Model {
     static func markRetagged(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]],
                              namespaces: [String?], builds: LazyBuildSets) {
         let followsPatches = anyPatchTouchesContainers(objects: objects, files: files, builds: builds)
-        guard followsPatches || objects.contains(where: { $0.kustomizeImages.contains(where: \.setsTag) }) else { return }
+        // a values file's field: later sources replace it with no patch at all (an overlay's generator merges a key)
+        let followsValuesFiles = images.contains { $0.valuesFromEntry != nil }
+        guard followsPatches || followsValuesFiles || objects.contains(where: { $0.kustomizeImages.contains(where: \.setsTag) }) else { return }
         var components: [String: Int] = [:]      // directory → the kustomize Component there
         var fluxBuilders: [String: [Int]] = [:]  // directory → the Flux Kustomizations whose path it is
         for (i, o) in objects.enumerated() {
@@ -48,19 +52,29 @@ extension Model {
             var values: [String]?
             var order: ValuesOrder?
         }
-        /// For a release's image from a values file: the `valuesFrom` entry that reads it, the release's entries as the
-        /// patches so far leave them, and those whose generated values (in the kustomizations so far) set its field.
+        /// For a release's image from a values file: the `valuesFrom` entry that reads it; the release's entries as the
+        /// patches so far leave them; for each entry whose values the kustomizations so far generate, whether they set
+        /// the field, and which kustomization generates them; and what sets the field in the release's `spec.values`
+        /// (the release as written, or the kustomization of a patch), if anything does.
         struct ValuesOrder: Hashable {
             let entry: String
             var list: [String]
-            var setters: Set<String> = []
-            /// Whether the image's field is read, and no later entry sets it.
-            var runs: Bool {
-                guard let at = list.lastIndex(of: entry) else { return false }
-                return !list[(at + 1)...].contains(where: setters.contains)
+            var generated: [String: Setter] = [:]
+            var valuesSetBy: Int?
+            /// A patch changed the entries in a way not followed (an entry's own fields, `move`, `copy`).
+            var unknown = false
+            struct Setter: Hashable { let sets: Bool, by: Int }
+            /// Whether the field runs as the file writes it: the entry is read, and no later source sets the field.
+            var runs: Bool { unknown || overrider == nil && list.contains(entry) }
+            /// What replaces the field: the `spec.values` that sets it, else the kustomization that generates the first
+            /// later entry that does; nil when nothing does.
+            var overrider: Int? {
+                if let valuesSetBy { return valuesSetBy }
+                guard let at = list.lastIndex(of: entry) else { return nil }
+                return list[(at + 1)...].lazy.compactMap { generated[$0] }.first(where: \.sets)?.by
             }
         }
-        let fileAt = followsPatches ? builds.value.fileAt : [:]
+        let fileAt = followsPatches || followsValuesFiles ? builds.value.fileAt : [:]
         var stepsOf: [Int: EffectiveObjects.Steps] = [:]
         func steps(_ k: Int) -> EffectiveObjects.Steps {
             if let known = stepsOf[k] { return known }
@@ -101,11 +115,11 @@ extension Model {
             writesOf[key] = out
             return out
         }
-        /// The `valuesFrom` entries of `list` that kustomization k generates the values of, in release o's namespace, with
-        /// the field at `path` set.
+        /// The `valuesFrom` entries of `list` whose values kustomization k generates, in release o's namespace: whether
+        /// each sets the field at `path` (a later generator of the same key replaces the earlier's file).
         var fileSets: [String: Bool] = [:]
-        func generatedSetters(_ k: Int, _ o: Int, _ path: [String], _ list: [String]) -> Set<String> {
-            var out = Set<String>()
+        func generated(_ k: Int, _ o: Int, _ path: [String], _ list: [String]) -> [String: Bool] {
+            var out: [String: Bool] = [:]
             let dir = Path.dirname(files[objects[k].file].path)
             let namespace = namespaces[o] ?? objects[o].declaredNamespace
             for g in objects[k].configMapGenerators {
@@ -115,10 +129,17 @@ extension Model {
                     guard list.contains(id), let p = normalizePath(Sources.join(dir, file.path)), let f = fileAt[p] else { continue }
                     let key = "\(f) " + path.joined(separator: "\u{0}")
                     if fileSets[key] == nil { fileSets[key] = valuesFileSets(files[f], path) }
-                    if fileSets[key]! { out.insert(id) }
+                    out[id] = fileSets[key]!
                 }
             }
             return out
+        }
+        /// Whether release o's own `spec.values` sets the field at `path` (a null there too: Helm then drops it).
+        func releaseValuesSet(_ o: Int, _ path: [String]) -> Bool {
+            let y = files[objects[o].file].tree ?? YAMLFile(parsing: files[objects[o].file].bytes)
+            guard objects[o].document < y.documents.count,
+                  let values = y.get(y.documents[objects[o].document].root, "spec", "values"), y.nodes[values].kind == .mapping else { return false }
+            return setsValues(y, values, path)
         }
         /// Workload o's labels and annotations, read when a target selects by them.
         var metadataOf: [Int: (labels: [String: String], annotations: [String: String])] = [:]
@@ -142,14 +163,16 @@ extension Model {
             var me = me
             if let m = me, let path = m.values {
                 // kustomize's `images:` entries do not reach a release's values
-                if writesValues(k, builder: builder, m.object, path) { return nil }
-                guard var order = m.order else { return (name, me) }
-                // a values file's: the patches may change the release's sources, and the kustomization generate later ones
+                guard var order = m.order else { return writesValues(k, builder: builder, m.object, path) ? nil : (name, me) }
+                // a values file's: the patches may change the release's sources and its `spec.values`, and the
+                // kustomization generate values for later entries; whether the field runs is decided where the build ends
                 for p in patches(k, builder: builder, m.object) {
-                    if let list = valuesFrom(p.text.yaml, root: p.root, over: order.list) { order.list = list }
+                    if let list = valuesFrom(p.text.yaml, root: p.root, over: order.list) {
+                        if list.contains("?") { order.unknown = true } else { order.list = list }
+                    }
+                    if let sets = valuesPatchSets(p.text.yaml, root: p.root, path) { order.valuesSetBy = sets ? k : nil }
                 }
-                order.setters.formUnion(generatedSetters(k, m.object, path, order.list))
-                guard order.runs else { return nil }
+                for (id, sets) in generated(k, m.object, path, order.list) { order.generated[id] = .init(sets: sets, by: k) }
                 me?.order = order
                 return (name, me)
             }
@@ -179,6 +202,9 @@ extension Model {
             entriesOf[k] = all
             return all
         }
+        /// Whether a build that ends with `me` deploys the written tag: for a values file's field, whether no later
+        /// source of the release replaced it.
+        func asWritten(_ me: Me?) -> Bool { me?.order?.runs ?? true }
         struct Key: Hashable { let kustomization: Int, name: String, me: Me? }
         var memo: [Key: Bool] = [:]
         /// Whether some build through kustomization k deploys the image, called `name` when it reaches k, with the
@@ -190,11 +216,11 @@ extension Model {
             let runs: Bool
             let dir = Path.dirname(files[objects[k].file].path)
             let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
-            if builders.contains(where: { applied(k, name, me, builder: $0) != nil }) {
+            if builders.contains(where: { applied(k, name, me, builder: $0).map { asWritten($0.me) } ?? false }) {
                 runs = true
             } else if let (after, next) = applied(k, name, me) {
                 if parents.isEmpty {
-                    runs = builders.isEmpty
+                    runs = builders.isEmpty && asWritten(next)
                 } else {
                     runs = depth > 64 || parents.contains { writtenTagRuns($0, after, next, depth + 1) }
                 }
@@ -208,8 +234,10 @@ extension Model {
         func sets(_ k: Int, _ name: String, _ me: Me?, _ depth: Int = 0) -> Bool {
             guard let (after, next) = applied(k, name, me) else { return true }
             let dir = Path.dirname(files[objects[k].file].path)
-            if (fluxBuilders[dir] ?? []).contains(where: { applied(k, name, me, builder: $0) == nil }) { return true }
-            return depth < 64 && (includedBy[dir] ?? []).contains { sets($0, after, next, depth + 1) }
+            let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
+            if builders.contains(where: { applied(k, name, me, builder: $0).map { !asWritten($0.me) } ?? true }) { return true }
+            if parents.isEmpty, builders.isEmpty { return !asWritten(next) }
+            return depth < 64 && parents.contains { sets($0, after, next, depth + 1) }
         }
         /// The roots of the builds through kustomization k that deploy the image, called `name` there, with the tag its
         /// manifest writes: the Flux Kustomizations that build them (by name), else the root kustomizations' directories.
@@ -219,12 +247,12 @@ extension Model {
             guard depth < 64, let (after, next) = applied(k, name, me) else { return }
             let dir = Path.dirname(files[objects[k].file].path)
             let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
-            for b in builders where applied(k, name, me, builder: b) != nil {
+            for b in builders where applied(k, name, me, builder: b).map({ asWritten($0.me) }) ?? false {
                 let root = "Flux Kustomization \(objects[b].name ?? "") (\(files[objects[b].file].path))"
                 if !roots.contains(root) { roots.append(root) }
                 paths.formUnion([files[objects[k].file].path, files[objects[b].file].path])
             }
-            if parents.isEmpty, builders.isEmpty {
+            if parents.isEmpty, builders.isEmpty, asWritten(next) {
                 if !roots.contains(dir + "/") { roots.append(dir + "/") }
                 paths.insert(files[objects[k].file].path)
             }
@@ -280,29 +308,33 @@ extension Model {
             }
         }
         func start(_ img: ImageUse) -> Me? {
-            if followsPatches, let path = img.valuesPath, let o = img.object {
-                guard let entry = img.valuesFromEntry, case .helmRelease(let spec)? = objects[o].flux else { return Me(object: o, values: path) }
-                return Me(object: o, values: path, order: ValuesOrder(entry: entry, list: spec.valuesFrom.map(\.id)))
+            if let path = img.valuesPath, let o = img.object, let entry = img.valuesFromEntry, case .helmRelease(let spec)? = objects[o].flux {
+                var order = ValuesOrder(entry: entry, list: spec.valuesFrom.map(\.id))
+                if releaseValuesSet(o, path) { order.valuesSetBy = o }
+                return Me(object: o, values: path, order: order)
             }
+            if followsPatches, let path = img.valuesPath, let o = img.object { return Me(object: o, values: path) }
             guard followsPatches, let o = img.object, let slot = img.containerSlot, let cut = slot.firstIndex(of: "/"),
                   let place = Int(slot[slot.index(after: cut)...]), let names = listsOf[o]?[String(slot[..<cut])] else { return nil }
             return Me(object: o, place: ContainerPlace(list: String(slot[..<cut]), names: names, at: place), values: nil)
         }
-        for i in images.indices where images[i].invalid == nil && images[i].retaggedBy.isEmpty
-            && (images[i].origin == .container || (followsPatches && images[i].valuesPath != nil)) {
+        for i in images.indices where images[i].invalid == nil
+            && (images[i].origin == .container || images[i].valuesFromEntry != nil || (followsPatches && images[i].valuesPath != nil)) {
             let img = images[i]
             let me = start(img)
-            // a values file's image is followed from the release that reads it
-            let home = img.valuesFromEntry != nil ? files[objects[img.object!].file].path : files[img.file].path
-            if let name = img.name ?? (me?.values != nil ? img.text : nil), includedBy[home] == nil {
+            // a values file's image is followed from the kustomization that generates its ConfigMap: the builds that read it
+            let generator = me?.order != nil ? img.environmentObject.flatMap { objects[$0].isKustomization ? $0 : nil } : nil
+            if me?.order != nil, generator == nil { continue }
+            if let name = img.name ?? (me?.values != nil ? img.text : nil), generator == nil, includedBy[files[img.file].path] == nil {
                 guard fluxRetags else { continue }
-                let builders = generatedBuilders(home)
+                let builders = generatedBuilders(files[img.file].path)
                 if !builders.isEmpty, builders.allSatisfy({ fluxReplaces($0, name, me) }) {
                     images[i].retaggedBy = builders.sorted()
                 }
                 continue
             }
-            guard let name = img.name ?? (me?.values != nil ? img.text : nil), let includers = includedBy[home] else { continue }
+            guard let name = img.name ?? (me?.values != nil ? img.text : nil),
+                  let includers = generator.map({ [$0] }) ?? includedBy[files[img.file].path] else { continue }
             if includers.contains(where: { writtenTagRuns($0, name, me, 0) }) {
                 // some builds set the tag and some do not: the finding names those that deploy it as written
                 if includers.contains(where: { sets($0, name, me) }) {
@@ -315,15 +347,21 @@ extension Model {
             }
             // the kustomizations (or Flux Kustomizations) that set the tag: the nearest on each way up
             var by: [Int] = [], seen = Set<Key>(), queue = includers.map { Key(kustomization: $0, name: name, me: me) }
+            func add(_ k: Int) { if !by.contains(k) { by.append(k) } }
             while let at = queue.popLast() {
                 guard seen.insert(at).inserted else { continue }
                 guard let (after, next) = applied(at.kustomization, at.name, at.me) else {
-                    if !by.contains(at.kustomization) { by.append(at.kustomization) }
+                    add(at.kustomization)
                     continue
                 }
                 let dir = Path.dirname(files[objects[at.kustomization].file].path)
-                by += (fluxBuilders[dir] ?? []).filter { !by.contains($0) }
-                queue += (includedBy[dir] ?? []).map { Key(kustomization: $0, name: after, me: next) }
+                let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
+                for b in builders {
+                    // a values file's field that a later source replaces: what replaces it
+                    if let order = applied(at.kustomization, at.name, at.me, builder: b)?.me?.order, let o = order.overrider { add(o) } else { add(b) }
+                }
+                if parents.isEmpty, builders.isEmpty, let o = next?.order?.overrider { add(o) }
+                queue += parents.map { Key(kustomization: $0, name: after, me: next) }
             }
             images[i].retaggedBy = by.sorted()
         }
@@ -361,19 +399,67 @@ extension Model {
         return true
     }
 
+    /// What patch document `root` of `y` does to the field at `path` of a HelmRelease's `spec.values`: true when it
+    /// gives the field a value (or writes a scalar or a list over a mapping around it), false when it takes it away
+    /// (a null, a JSON `remove`, a mapping around it replaced by one without it), nil when it does not touch it.
+    static func valuesPatchSets(_ y: YAMLFile, root: Int, _ path: [String]) -> Bool? {
+        if y.nodes[root].kind == .sequence {
+            var out: Bool?
+            for op in y.childNodes(root) where y.nodes[op].kind == .mapping {
+                guard let action = y.string(op, "op"), ["add", "replace", "remove"].contains(action), let p = y.string(op, "path") else { continue }
+                let segments = EffectiveObjects.pointer(p)
+                guard segments.count >= 2, segments[0] == "spec", segments[1] == "values" else {
+                    // the whole spec
+                    if segments == ["spec"] {
+                        out = action == "remove" ? false : y.get(op, "value").flatMap { y.get($0, "values") }.map { valuesNodeSets(y, $0, path) } ?? false
+                    }
+                    continue
+                }
+                let rest = Array(segments.dropFirst(2))
+                guard rest.count <= path.count, zip(rest, path).allSatisfy({ $0 == $1 }) else { continue }
+                if action == "remove" { out = false; continue }
+                out = y.get(op, "value").map { valuesNodeSets(y, $0, Array(path.dropFirst(rest.count))) } ?? false
+            }
+            return out
+        }
+        guard y.nodes[root].kind == .mapping, let spec = y.get(root, "spec"), y.nodes[spec].kind == .mapping,
+              var n = y.pairs(spec).first(where: { y.value($0.key) == "values" })?.value else { return nil }
+        for key in path {
+            if y.isNull(n) { return false }   // kustomize deletes the field
+            guard y.nodes[n].kind == .mapping else { return true }
+            if y.string(n, "$patch") == "replace" { return valuesNodeSets(y, n, Array(path.drop(while: { $0 != key }))) }
+            guard let child = y.pairs(n).first(where: { y.value($0.key) == key })?.value else { return nil }
+            n = child
+        }
+        return !y.isNull(n)
+    }
+
+    /// Whether values node n, put in place, holds a value at `path` below it (or a scalar or list over a mapping on the way).
+    static func valuesNodeSets(_ y: YAMLFile, _ n: Int, _ path: [String]) -> Bool {
+        var n = n
+        for key in path {
+            guard y.nodes[n].kind == .mapping else { return !y.isNull(n) }
+            guard let child = y.pairs(n).first(where: { y.value($0.key) == key })?.value else { return false }
+            n = child
+        }
+        return !y.isNull(n)
+    }
+
     /// Whether a values file (its documents that are mappings) sets the field at `path`.
     static func valuesFileSets(_ file: FileFacts, _ path: [String]) -> Bool {
         let y = file.tree ?? YAMLFile(parsing: file.bytes)
         return y.error == nil && y.documents.contains { y.nodes[$0.root].kind == .mapping && setsValues(y, $0.root, path) }
     }
 
-    /// The `valuesFrom` entries (`ConfigMap/name/key`, those without a `targetPath`) of a HelmRelease after patch
-    /// document `root` of `y`, from `list`: a strategic merge's `spec.valuesFrom` replaces the list (a custom resource's
-    /// lists have no merge keys); a JSON patch adds, replaces or removes the list or an entry. nil when it leaves them.
+    /// The `valuesFrom` entries (`ValuesReference.id`) of a HelmRelease after patch document `root` of `y`, from
+    /// `list`: a strategic merge's `spec.valuesFrom` replaces the list (a custom resource's lists have no merge keys); a
+    /// JSON patch adds, replaces or removes the list or an entry. An entry whose own fields change, or that a `move` or
+    /// `copy` targets, is `?`. nil when the patch leaves them.
     static func valuesFrom(_ y: YAMLFile, root: Int, over list: [String]) -> [String]? {
         func entry(_ n: Int) -> String? {
-            guard y.nodes[n].kind == .mapping, y.get(n, "targetPath") == nil, let kind = y.string(n, "kind"), let name = y.string(n, "name") else { return nil }
-            return HelmReleaseSpec.ValuesReference.id(kind: kind, name: name, valuesKey: y.string(n, "valuesKey") ?? "values.yaml")
+            guard y.nodes[n].kind == .mapping, let kind = y.string(n, "kind"), let name = y.string(n, "name") else { return nil }
+            return HelmReleaseSpec.ValuesReference.id(kind: kind, name: name, valuesKey: y.string(n, "valuesKey") ?? "values.yaml",
+                                                      targetPath: y.string(n, "targetPath"))
         }
         func entries(_ n: Int?) -> [String] {
             guard let n, y.nodes[n].kind == .sequence else { return [] }
@@ -431,15 +517,18 @@ extension Model {
 
 extension Model {
     /// For a base image whose tag every build replaces (`retaggedBy`): whether each of those kustomizations replaces it
-    /// with a value that carries a `$imagepolicy` marker of its own — an `images:` entry's, or an image its patches
-    /// write (inline or in its patch files) — so Flux's updates reach the builds through them.
+    /// with a value that carries a `$imagepolicy` marker of its own — an `images:` entry's, an image its patches
+    /// write (inline or in its patch files), or one of the values files it generates for a release — so Flux's updates
+    /// reach the builds through them.
     public func overridesCarryMarkers(_ i: Int) -> Bool {
         guard let name = images[i].normalizedName ?? markedRepository(i).flatMap(ImageReference.normalizeName) else { return false }
         return images[i].retaggedBy.allSatisfy { k in
             let dir = Path.dirname(path(objects[k].file))
             let patchFiles = Set(objects[k].kustomizePatches.compactMap { Model.normalizePath(Sources.join(dir, $0)) })
             return images.indices.contains { j in
-                guard j != i, !images[j].markers.isEmpty, images[j].object == k || patchFiles.contains(path(images[j].file)) else { return false }
+                guard j != i, !images[j].markers.isEmpty,
+                      images[j].object == k || patchFiles.contains(path(images[j].file))
+                        || (images[j].valuesFromEntry != nil && images[j].environmentObject == k) else { return false }
                 let other = images[j].normalizedName ?? markedRepository(j).flatMap(ImageReference.normalizeName)
                 return other == nil || other == name
             }

@@ -34,10 +34,10 @@ enum ValuesFiles {
         var seen = Set<String>()
         func name(_ r: Int) -> String { (namespaces[r].map { $0 + "/" } ?? "") + (objects[r].name ?? "") }
         var chartReaders: [Int: [Int]] = [:]   // a chart values file → the releases that name it, in order
-        // a generated values file, read once for its generator ("file generator") → the releases and their entries that
-        // name it; where its images are in `out`
-        var readers: [String: [(release: Int, entry: Int)]] = [:]
-        var readAt: [String: (at: Int, count: Int, generator: Int)] = [:]
+        // a generated values file, read once for its generator ("file generator"): how many releases' entries name it,
+        // and where its images are in `out`
+        var readers: [String: Int] = [:]
+        var readAt: [String: (at: Int, count: Int)] = [:]
         var chartFiles: [Int] = []
         for r in releases {
             guard case .helmRelease(let spec)? = objects[r].flux else { continue }
@@ -51,7 +51,7 @@ enum ValuesFiles {
                     chartReaders[f, default: []].append(r)
                 }
             }
-            for (entry, ref) in spec.valuesFrom.enumerated() where ref.kind == "ConfigMap" {
+            for ref in spec.valuesFrom where ref.kind == "ConfigMap" && ref.targetPath == nil {
                 let key = (namespaces[r] ?? "") + "/" + ref.name
                 // a ConfigMap written in the repository, its values a literal block under the key
                 for c in configMaps[key] ?? [] where objects[c].configData?[ref.valuesKey] != nil && seen.insert("\(c)").inserted {
@@ -69,25 +69,21 @@ enum ValuesFiles {
                         guard let p = Model.normalizePath(Sources.join(dir, file.path)), let f = built.fileAt[p],
                               files[f].syntaxError == nil else { continue }
                         let reading = "\(f) \(k)"
-                        readers[reading, default: []].append((r, entry))
-                        guard readers[reading]!.count == 1 else { continue }
+                        readers[reading, default: 0] += 1
+                        guard readers[reading]! == 1 else { continue }
                         let found = read(file: f, files: files, release: r, generator: k, entry: ref.id)
                         let provenance = "values of \(releaseName), from ConfigMap \(ref.name) that \(files[objects[k].file].path) generates"
-                        readAt[reading] = (out.count, found.images.count, k)
+                        readAt[reading] = (out.count, found.images.count)
                         out += found.images.map { $0.with(provenance: provenance) }
                         pending += found.substitutable.map { $0.with(provenance: provenance) }
                     }
                 }
             }
         }
-        // a field that a later source of every release reading it sets never runs as written here
-        var laterSources = LaterSources(objects: objects, files: files, fileAt: built.fileAt, generated: generated, namespaces: namespaces)
-        for (reading, at) in readAt {
-            for i in at.at..<(at.at + at.count) {
-                guard let path = out[i].valuesPath else { continue }
-                let by = readers[reading]!.map { laterSources.overrider(release: $0.release, entry: $0.entry, generator: at.generator, path: path) }
-                if by.allSatisfy({ $0 != nil }) { out[i].retaggedBy = Array(Set(by.compactMap { $0 })).sorted() }
-            }
+        // a file that one entry of one release reads is followed through the builds by that entry (`Model.markRetagged`);
+        // one that several read is judged as written
+        for (reading, at) in readAt where readers[reading]! > 1 {
+            for i in at.at..<(at.at + at.count) { out[i].valuesFromEntry = nil }
         }
         // read once for each environment of the releases that name it: one finding per field and environment, naming them
         for f in chartFiles {
@@ -155,57 +151,5 @@ enum ValuesFiles {
             return img
         }
         return (ex.facts.images.map(placed), ex.facts.substitutable.map(placed))
-    }
-
-    /// Which later source of a release's values sets a field that one of its values files sets: its own `spec.values`,
-    /// or a later `valuesFrom` entry whose key the same kustomization generates (every build that makes the ConfigMap
-    /// of the one makes the other). Later entries from elsewhere depend on the build, and `Model.markRetagged`
-    /// follows them.
-    struct LaterSources {
-        let objects: [ManifestObject]
-        let files: [FileFacts]
-        let fileAt: [String: Int]
-        let generated: [String: [(kustomization: Int, generator: ManifestObject.ConfigMapGenerator)]]
-        let namespaces: [String?]
-        private var setsOf: [String: Bool] = [:]
-
-        init(objects: [ManifestObject], files: [FileFacts], fileAt: [String: Int],
-             generated: [String: [(kustomization: Int, generator: ManifestObject.ConfigMapGenerator)]], namespaces: [String?]) {
-            self.objects = objects
-            self.files = files
-            self.fileAt = fileAt
-            self.generated = generated
-            self.namespaces = namespaces
-        }
-
-        /// The object that replaces the field at `path` that `entry` of `release`'s `valuesFrom` brings from a file
-        /// `generator` makes: the release itself (its `spec.values`), or the generator; nil when none does.
-        mutating func overrider(release r: Int, entry: Int, generator k: Int, path: [String]) -> Int? {
-            guard case .helmRelease(let spec)? = objects[r].flux else { return nil }
-            let o = objects[r]
-            let y = files[o.file].tree ?? YAMLFile(parsing: files[o.file].bytes)
-            if o.document < y.documents.count, let values = y.get(y.documents[o.document].root, "spec", "values"),
-               y.nodes[values].kind == .mapping, Model.setsValues(y, values, path) {
-                return r
-            }
-            let dir = Path.dirname(files[objects[k].file].path)
-            for ref in spec.valuesFrom[(entry + 1)...] where ref.kind == "ConfigMap" {
-                for (by, g) in generated[(namespaces[r] ?? "") + "/" + ref.name] ?? [] where by == k {
-                    for file in g.files where file.key == ref.valuesKey {
-                        if let p = Model.normalizePath(Sources.join(dir, file.path)), let f = fileAt[p], sets(file: f, path) { return k }
-                    }
-                }
-            }
-            return nil
-        }
-
-        /// Whether values file f sets the field at `path` (or writes over a mapping around it).
-        mutating func sets(file f: Int, _ path: [String]) -> Bool {
-            let key = "\(f) " + path.joined(separator: "\u{0}")
-            if let known = setsOf[key] { return known }
-            let out = Model.valuesFileSets(files[f], path)
-            setsOf[key] = out
-            return out
-        }
     }
 }
