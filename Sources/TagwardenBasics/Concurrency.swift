@@ -41,3 +41,22 @@ public func concurrentWaiting<T: Sendable, State>(_ count: Int, width: Int, make
     }
     return results.withLock { $0.map { $0! } }
 }
+
+/// `work` on another thread, started now; `value` waits for its result. For what the caller needs later, computed while
+/// it does other work.
+public final class Started<T: Sendable>: Sendable {
+    private let result = Mutex<T?>(nil)
+    private let group = DispatchGroup()
+
+    public init(_ work: @escaping @Sendable () -> T) {
+        DispatchQueue.global().async(group: group) { [self] in
+            let made = work()
+            result.withLock { $0 = made }
+        }
+    }
+
+    public var value: T {
+        group.wait()
+        return result.withLock { $0! }
+    }
+}

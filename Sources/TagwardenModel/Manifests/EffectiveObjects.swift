@@ -229,20 +229,38 @@ struct EffectiveObjects {
     /// Per object that its builds deploy otherwise than it is written (patched, renamed, substituted, or differently
     /// by different builds): its variants, the first of which replaces it.
     /// `builds`: its index of paths finds patch files.
-    static func resolve(objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]], clusters: Clusters,
-                        writtenName: [Int: String], nonResources: Set<Int>, builds: LazyBuildSets) -> [Int: [Variant]] {
-        // what can patch at all: kustomizations and Flux Kustomizations whose text has patches (`patches`,
-        // `patchesStrategicMerge`, `patchesJson6902`)
-        let patching = objects.indices.filter { i in
-            let o = objects[i]
-            return (o.isKustomization || o.isFluxKustomization) && SourceText.contains("patches", in: files[o.file].bytes[o.byteRange])
+    /// Whether some kustomization or Flux Kustomization may patch: its text has `patches` (`patchesStrategicMerge`,
+    /// `patchesJson6902`).
+    static func patches(_ o: ManifestObject, files: [FileFacts]) -> Bool {
+        (o.isKustomization || o.isFluxKustomization) && SourceText.contains("patches", in: files[o.file].bytes[o.byteRange])
+    }
+
+    /// The steps of every kustomization with patches, and of those that may be Components or set labels, when some
+    /// kustomization patches: read in parallel (each reads its own files: the YAML parse is most of this), and apart
+    /// from the rest of `resolve`, so that a model can read them while it does other work.
+    static func readAllSteps(objects: [ManifestObject], files: [FileFacts], fileAt: [String: Int]) -> [Int: Steps] {
+        let patched = Set(objects.indices.filter { patches(objects[$0], files: files) })
+        guard !patched.isEmpty else { return [:] }
+        let reading = objects.indices.filter { k in
+            let text = files[objects[k].file].bytes[objects[k].byteRange]
+            return patched.contains(k) || (objects[k].isKustomization && (SourceText.contains("components", in: text)
+                || SourceText.contains("abels", in: text) || SourceText.contains("commonAnnotations", in: text)))
         }
+        @Sendable func yaml(_ f: Int) -> YAMLFile { files[f].tree ?? YAMLFile(parsing: files[f].bytes) }
+        let read = concurrentChunks(reading.count, chunkSize: max(1, reading.count / 16)) { range in
+            range.map { n in readSteps(reading[n], objects: objects, files: files, fileAt: fileAt, yaml: yaml) }
+        }
+        return Dictionary(uniqueKeysWithValues: zip(reading, read))
+    }
+
+    /// `stepsOf`: what `readAllSteps` read.
+    static func resolve(objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]], clusters: Clusters,
+                        writtenName: [Int: String], nonResources: Set<Int>, stepsOf: [Int: Steps]) -> [Int: [Variant]] {
         // without patches, only builds that name or place a base differently, or substitute its fields, make variants
-        guard !patching.isEmpty || objects.contains(where: { o in
+        guard !stepsOf.isEmpty || objects.contains(where: { o in
             o.kustomizeNamePrefix != nil || o.kustomizeNameSuffix != nil || o.kustomizeNamespace != nil
                 || (o.isFluxKustomization && o.fluxKustomization.map { $0.postBuild?.isActive == true || $0.namePrefix != nil || $0.nameSuffix != nil } == true)
         }) else { return [:] }
-        let patched = Set(patching)
         /// The image-automation objects' files keep their tree (`Extractor`); another is parsed again.
         @Sendable func yaml(_ f: Int) -> YAMLFile { files[f].tree ?? YAMLFile(parsing: files[f].bytes) }
         /// Directory → the kustomization there; directory → the Flux Kustomizations whose `path` it is; directory of a
@@ -267,24 +285,10 @@ struct EffectiveObjects {
             }
             return (kustomizationAt, fluxAt, fluxComponentAt, fluxComponents)
         }()
-        // the steps of every kustomization with patches, or Components that may hold some, read in parallel (each
-        // reads its own files: the YAML parse is most of this pass)
-        let reading = patched.isEmpty ? [] : objects.indices.filter { k in
-            let text = files[objects[k].file].bytes[objects[k].byteRange]
-            return patched.contains(k) || (objects[k].isKustomization && (SourceText.contains("components", in: text)
-                || SourceText.contains("abels", in: text) || SourceText.contains("commonAnnotations", in: text)))
-        }
-        let paths = builds.value.fileAt
-        let read = concurrentChunks(reading.count, chunkSize: max(1, reading.count / 16)) { range in
-            range.map { n in readSteps(reading[n], objects: objects, files: files, fileAt: paths, yaml: yaml) }
-        }
-        let stepsOf = Dictionary(uniqueKeysWithValues: zip(reading, read))
         @Sendable func steps(_ k: Int) -> Steps { stepsOf[k] ?? Steps() }
         // labels and annotations are read only when some patch selects by them
-        let bySelectors = patching.contains { k in
-            let st = steps(k)
-            return (st.early + st.late).contains { $0.selector?.labels != nil || $0.selector?.annotations != nil }
-        }
+        func bySelector(_ p: Patch) -> Bool { p.selector?.labels != nil || p.selector?.annotations != nil }
+        let bySelectors = stepsOf.values.contains { $0.early.contains(where: bySelector) || $0.late.contains(where: bySelector) }
         @Sendable func metadata(_ i: Int) -> ([String: String], [String: String]) {
             let o = objects[i]
             guard bySelectors else { return (o.labels, [:]) }

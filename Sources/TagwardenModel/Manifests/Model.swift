@@ -177,6 +177,11 @@ public struct Model: Sendable {
         }
         let resources = resolvedResources(objects, files: facts)
         let builds = LazyBuildSets(objects: objects, files: facts, resources: resources)
+        // the patches the effective objects apply, read on other threads while the clusters, namespaces and names are made
+        let steps: Started<[Int: EffectiveObjects.Steps]>? = objects.contains(where: { EffectiveObjects.patches($0, files: facts) })
+            ? { [objects, facts, fileAt = builds.value.fileAt] in
+                Started { EffectiveObjects.readAllSteps(objects: objects, files: facts, fileAt: fileAt) }
+            }() : nil
         var nonResources = FluxIndex.nonResources(objects, files: facts)
         let clusters = Clusters.build(objects: objects, files: facts, builds: builds, ignoring: nonResources)
         let includedBy = kustomizeInclusions(resources)
@@ -198,7 +203,7 @@ public struct Model: Sendable {
         var variantOf: [Int: Int] = [:]
         var rootPaths: [Int: [String]] = [:]
         let effective = EffectiveObjects.resolve(objects: objects, files: facts, includedBy: includedBy, clusters: clusters,
-                                                 writtenName: writtenName, nonResources: nonResources, builds: builds)
+                                                 writtenName: writtenName, nonResources: nonResources, stepsOf: steps?.value ?? [:])
         for i in effective.keys.sorted() {
             // deleted by every build that would deploy it (`$patch: delete`): not a resource of the cluster
             if effective[i]!.isEmpty { nonResources.insert(i) }
