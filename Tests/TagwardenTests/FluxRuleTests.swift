@@ -1087,6 +1087,12 @@ func fluxRepo() -> [String: String] {
             files["apps/\(env)/values.yaml"] = "image:\n  tag: \"1.4.2\"\n"
         }
         #expect(try lint(files).rendered == [])
+        // an overlay that generates the base's key from a file of its own: the base's file is not read there
+        files["apps/production/kustomization.yaml"] = "resources: [../base]\n" + generator("values-base.yaml=prod-base.yaml", merge: true)
+        files["apps/production/prod-base.yaml"] = "image:\n  repository: ghcr.io/acme/web\n  tag: \"2.0.1\"\n"
+        #expect(try lint(files).rendered == [])
+        files["apps/production/kustomization.yaml"] = "resources: [../base]\n" + generator("values.yaml", merge: true)
+        files["apps/production/prod-base.yaml"] = nil
         // an overlay whose values leave the tag alone deploys the base's, and is named
         files["apps/staging/values.yaml"] = "replicaCount: 2\n"
         let forgets = try lint(files)

@@ -207,7 +207,8 @@ package struct Extractor {
                         if let eq = entry.firstIndex(of: "=") { return (String(entry[..<eq]), String(entry[entry.index(after: eq)...])) }
                         return (Path.basename(entry), entry)
                     }
-                    generators.append(.init(name: name, namespace: scalarString(y.get(g, "namespace")), files: files))
+                    generators.append(.init(name: name, namespace: scalarString(y.get(g, "namespace")), files: files,
+                                            replaces: scalarString(y.get(g, "behavior")) == "replace"))
                 }
             }
         } else if kind == "Kustomization", group == "kustomize.toolkit.fluxcd.io" {

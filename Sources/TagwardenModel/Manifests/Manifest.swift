@@ -73,6 +73,8 @@ public final class ManifestObject: Sendable {
         public var namespace: String?
         /// (key, path as written): `key=path`, or the path's file name as the key.
         public var files: [(key: String, path: String)]
+        /// `behavior: replace`: the ConfigMap a base generates is this one's alone.
+        public var replaces = false
     }
 
     init(file: Int, document: Int, apiVersion: String, kind: String, kindSpan: SourceSpan, apiVersionSpan: SourceSpan?,

@@ -58,18 +58,24 @@ extension Model {
         /// (the release as written, or the kustomization of a patch), if anything does.
         struct ValuesOrder: Hashable {
             let entry: String
+            /// The kustomization that generates the file's key.
+            let origin: Int
             var list: [String]
             var generated: [String: Setter] = [:]
             var valuesSetBy: Int?
+            /// The kustomization whose patch takes the entry away, or whose generator gives its key another file (or,
+            /// `behavior: replace`, none).
+            var replacedBy: Int?
             /// A patch changed the entries in a way not followed (an entry's own fields, `move`, `copy`).
             var unknown = false
             struct Setter: Hashable { let sets: Bool, by: Int }
-            /// Whether the field runs as the file writes it: the entry is read, and no later source sets the field.
-            var runs: Bool { unknown || overrider == nil && list.contains(entry) }
-            /// What replaces the field: the `spec.values` that sets it, else the kustomization that generates the first
-            /// later entry that does; nil when nothing does.
+            /// Whether the field runs as the file writes it: the file is read, and no later source sets the field.
+            var runs: Bool { unknown || overrider == nil }
+            /// What keeps the field from running as written: the `spec.values` that sets it, what replaces the file, else
+            /// the kustomization that generates the first later entry that sets it; nil when nothing does.
             var overrider: Int? {
                 if let valuesSetBy { return valuesSetBy }
+                if let replacedBy { return replacedBy }
                 guard let at = list.lastIndex(of: entry) else { return nil }
                 return list[(at + 1)...].lazy.compactMap { generated[$0] }.first(where: \.sets)?.by
             }
@@ -116,14 +122,16 @@ extension Model {
             return out
         }
         /// The `valuesFrom` entries of `list` whose values kustomization k generates, in release o's namespace: whether
-        /// each sets the field at `path` (a later generator of the same key replaces the earlier's file).
+        /// each sets the field at `path` (a later generator of the same key replaces the earlier's file); and the
+        /// ConfigMaps whose earlier keys a `behavior: replace` drops.
         var fileSets: [String: Bool] = [:]
-        func generated(_ k: Int, _ o: Int, _ path: [String], _ list: [String]) -> [String: Bool] {
-            var out: [String: Bool] = [:]
+        func generated(_ k: Int, _ o: Int, _ path: [String], _ list: [String]) -> (keys: [String: Bool], replaced: [String]) {
+            var out: [String: Bool] = [:], replaced: [String] = []
             let dir = Path.dirname(files[objects[k].file].path)
             let namespace = namespaces[o] ?? objects[o].declaredNamespace
             for g in objects[k].configMapGenerators {
                 if let written = g.namespace ?? objects[k].kustomizeNamespace, let namespace, written != namespace { continue }
+                if g.replaces { replaced.append("ConfigMap/" + g.name + "/") }
                 for file in g.files {
                     let id = HelmReleaseSpec.ValuesReference.id(kind: "ConfigMap", name: g.name, valuesKey: file.key)
                     guard list.contains(id), let p = normalizePath(Sources.join(dir, file.path)), let f = fileAt[p] else { continue }
@@ -132,7 +140,7 @@ extension Model {
                     out[id] = fileSets[key]!
                 }
             }
-            return out
+            return (out, replaced)
         }
         /// Whether release o's own `spec.values` sets the field at `path` (a null there too: Helm then drops it).
         func releaseValuesSet(_ o: Int, _ path: [String]) -> Bool {
@@ -169,10 +177,19 @@ extension Model {
                 for p in patches(k, builder: builder, m.object) {
                     if let list = valuesFrom(p.text.yaml, root: p.root, over: order.list) {
                         if list.contains("?") { order.unknown = true } else { order.list = list }
+                        if !order.list.contains(order.entry) { order.replacedBy = order.replacedBy ?? k }
                     }
                     if let sets = valuesPatchSets(p.text.yaml, root: p.root, path) { order.valuesSetBy = sets ? k : nil }
                 }
-                for (id, sets) in generated(k, m.object, path, order.list) { order.generated[id] = .init(sets: sets, by: k) }
+                var made = generated(k, m.object, path, order.list + [order.entry])
+                if k != order.origin {
+                    // above the kustomization that generates the file, another generator of its key replaces it
+                    let sourcePrefix = String(order.entry[...(order.entry.lastIndex(of: "/")!)])
+                    if made.keys[order.entry] != nil || made.replaced.contains(sourcePrefix) { order.replacedBy = order.replacedBy ?? k }
+                }
+                made.keys[order.entry] = nil
+                for prefix in made.replaced { order.generated = order.generated.filter { !$0.key.hasPrefix(prefix) } }
+                for (id, sets) in made.keys { order.generated[id] = .init(sets: sets, by: k) }
                 me?.order = order
                 return (name, me)
             }
@@ -309,7 +326,8 @@ extension Model {
         }
         func start(_ img: ImageUse) -> Me? {
             if let path = img.valuesPath, let o = img.object, let entry = img.valuesFromEntry, case .helmRelease(let spec)? = objects[o].flux {
-                var order = ValuesOrder(entry: entry, list: spec.valuesFrom.map(\.id))
+                guard let origin = img.environmentObject, objects[origin].isKustomization else { return nil }
+                var order = ValuesOrder(entry: entry, origin: origin, list: spec.valuesFrom.map(\.id))
                 if releaseValuesSet(o, path) { order.valuesSetBy = o }
                 return Me(object: o, values: path, order: order)
             }
@@ -323,8 +341,7 @@ extension Model {
             let img = images[i]
             let me = start(img)
             // a values file's image is followed from the kustomization that generates its ConfigMap: the builds that read it
-            let generator = me?.order != nil ? img.environmentObject.flatMap { objects[$0].isKustomization ? $0 : nil } : nil
-            if me?.order != nil, generator == nil { continue }
+            let generator = me?.order?.origin
             if let name = img.name ?? (me?.values != nil ? img.text : nil), generator == nil, includedBy[files[img.file].path] == nil {
                 guard fluxRetags else { continue }
                 let builders = generatedBuilders(files[img.file].path)
