@@ -1162,6 +1162,62 @@ func fluxRepo() -> [String: String] {
         #expect(two.first?.message.contains("deployed with this tag") == false, "\(two.first?.message ?? "")")
     }
 
+    @Test func valuesFilesFollowTheWholeBuild() throws {
+        let release = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: web, namespace: web}\nspec:\n"
+        let values = "image:\n  repository: ghcr.io/acme/web\n  tag: latest\n"
+        func patch(_ ops: String) -> String { "patches:\n  - target: {kind: HelmRelease}\n    patch: |-\n" + ops }
+        // the release's own values set the tag, and the base below the generator removes them: the file's tag runs
+        var files: [String: String] = [:]
+        files["apps/base/release.yaml"] = release + "  valuesFrom:\n    - {kind: ConfigMap, name: web-values}\n  values:\n    image: {tag: \"1.0.0\"}\n"
+        files["apps/base/kustomization.yaml"] = "resources: [release.yaml]\n"
+        files["apps/prod/kustomization.yaml"] = "resources: [../base]\nconfigMapGenerator:\n  - name: web-values\n    namespace: web\n    files: [values.yaml]\n"
+        files["apps/prod/values.yaml"] = values
+        #expect(try lint(files).rendered == [])
+        files["apps/base/kustomization.yaml"]! += patch("      - op: remove\n        path: /spec/values/image/tag\n")
+        #expect(try lint(files).rendered == ["image-latest-tag apps/prod/values.yaml:3:8"])
+        // a JSON patch that puts a null there: Helm drops the field, so the file's tag does not run
+        files["apps/base/kustomization.yaml"] = "resources: [release.yaml]\n" + patch("      - op: replace\n        path: /spec/values/image/tag\n        value: null\n")
+        #expect(try lint(files).rendered == [])
+
+        // an entry one overlay drops and the next puts back: the top build reads the file
+        files = [:]
+        files["apps/base/release.yaml"] = release + "  valuesFrom:\n    - {kind: ConfigMap, name: web-values}\n"
+        files["apps/base/kustomization.yaml"] = "resources: [release.yaml]\nconfigMapGenerator:\n  - name: web-values\n    namespace: web\n    files: [values.yaml]\n"
+        files["apps/base/values.yaml"] = values
+        files["apps/mid/kustomization.yaml"] = "resources: [../base]\n" + patch("      - op: replace\n        path: /spec/valuesFrom\n        value: []\n")
+        #expect(try lint(files).rendered == [])
+        files["apps/top/kustomization.yaml"] = "resources: [../mid]\n" + patch("      - op: add\n        path: /spec/valuesFrom/-\n        value: {kind: ConfigMap, name: web-values}\n")
+        #expect(try lint(files).rendered == ["image-latest-tag apps/base/values.yaml:3:8"])
+
+        // a later entry with a targetPath on the tag, its key a literal: the file's tag does not run
+        files = [:]
+        files["apps/base/release.yaml"] = release
+            + "  valuesFrom:\n    - {kind: ConfigMap, name: web-values}\n    - {kind: ConfigMap, name: web-tag, valuesKey: tag, targetPath: image.tag}\n"
+        files["apps/base/kustomization.yaml"] = "resources: [release.yaml]\nconfigMapGenerator:\n  - name: web-values\n    namespace: web\n    files: [values.yaml]\n"
+            + "  - name: web-tag\n    namespace: web\n    literals: [tag=1.4.2]\n"
+        files["apps/base/values.yaml"] = values
+        #expect(try lint(files).rendered == [])
+        files["apps/base/release.yaml"] = files["apps/base/release.yaml"]!.replacingOccurrences(of: "targetPath: image.tag", with: "targetPath: replicaCount")
+        #expect(try lint(files).rendered == ["image-latest-tag apps/base/values.yaml:3:8"])
+    }
+
+    @Test func aReleasesOwnValuesDoNotCarryAnotherFilesMarker() throws {
+        // the release's spec.values replaces both overlays' marked tags: each marker is on a field that never runs
+        var files: [String: String] = [:]
+        files["apps/base/kustomization.yaml"] = "resources: [release.yaml, policy.yaml]\n"
+        files["apps/base/release.yaml"] = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: web, namespace: web}\nspec:\n"
+            + "  valuesFrom:\n    - {kind: ConfigMap, name: web-values}\n  values:\n    image: {tag: \"1.0.0\"}\n"
+        files["apps/base/policy.yaml"] = "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata: {name: web, namespace: flux-system}\n"
+            + "spec: {image: ghcr.io/acme/web, interval: 1h}\n---\napiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\n"
+            + "metadata: {name: web, namespace: flux-system}\nspec:\n  imageRepositoryRef: {name: web}\n  policy: {semver: {range: '>=1.0.0'}}\n"
+        for env in ["prod", "staging"] {
+            files["apps/\(env)/kustomization.yaml"] = "resources: [../base]\nconfigMapGenerator:\n  - name: web-values\n    namespace: web\n    files: [values.yaml]\n"
+            files["apps/\(env)/values.yaml"] = "image:\n  repository: ghcr.io/acme/web\n  tag: \"1.4.0\" # {\"$imagepolicy\": \"flux-system:web:tag\"}\n"
+        }
+        let found = try lint(files).filter { $0.rule == "marker-overridden" }
+        #expect(found.rendered == ["marker-overridden apps/prod/values.yaml:3:16", "marker-overridden apps/staging/values.yaml:3:16"], "\(found.rendered)")
+    }
+
     @Test func markersOnAValuesFileThatALaterSourceOverrides() throws {
         var files: [String: String] = [:]
         files["apps/backup/kustomization.yaml"] = "resources: [release.yaml]\nconfigMapGenerator:\n  - name: backup-values\n    namespace: flux-system\n    files: [values-base.yaml, values.yaml]\n"

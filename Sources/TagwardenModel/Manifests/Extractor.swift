@@ -202,13 +202,17 @@ package struct Extractor {
             if resources.contains(where: Extractor.isRemote) { opaque = true }
             if let gens = y.get(root, "configMapGenerator") {
                 for g in y.childNodes(gens) {
-                    guard let name = scalarString(y.get(g, "name")), let list = y.get(g, "files") else { continue }
-                    let files = y.childNodes(list).compactMap { scalarString($0) }.map { entry -> (key: String, path: String) in
+                    guard let name = scalarString(y.get(g, "name")) else { continue }
+                    let files = (y.get(g, "files").map { y.childNodes($0) } ?? []).compactMap { scalarString($0) }.map { entry -> (key: String, path: String) in
                         if let eq = entry.firstIndex(of: "=") { return (String(entry[..<eq]), String(entry[entry.index(after: eq)...])) }
                         return (Path.basename(entry), entry)
                     }
+                    let literals = (y.get(g, "literals").map { y.childNodes($0) } ?? []).compactMap { scalarString($0) }.compactMap { entry in
+                        entry.firstIndex(of: "=").map { String(entry[..<$0]) }
+                    }
+                    guard !files.isEmpty || !literals.isEmpty else { continue }
                     generators.append(.init(name: name, namespace: scalarString(y.get(g, "namespace")), files: files,
-                                            replaces: scalarString(y.get(g, "behavior")) == "replace"))
+                                            replaces: scalarString(y.get(g, "behavior")) == "replace", literalKeys: literals))
                 }
             }
         } else if kind == "Kustomization", group == "kustomize.toolkit.fluxcd.io" {

@@ -75,6 +75,8 @@ public final class ManifestObject: Sendable {
         public var files: [(key: String, path: String)]
         /// `behavior: replace`: the ConfigMap a base generates is this one's alone.
         public var replaces = false
+        /// The keys of its `literals` (`key=value`).
+        public var literalKeys: [String] = []
     }
 
     init(file: Int, document: Int, apiVersion: String, kind: String, kindSpan: SourceSpan, apiVersionSpan: SourceSpan?,

@@ -63,20 +63,23 @@ extension Model {
             var list: [String]
             var generated: [String: Setter] = [:]
             var valuesSetBy: Int?
-            /// The kustomization whose patch takes the entry away, or whose generator gives its key another file (or,
-            /// `behavior: replace`, none).
-            var replacedBy: Int?
+            /// The build has passed `origin` (below it, the file is not yet in the ConfigMap).
+            var reached = false
+            /// The kustomization whose generator gives the file's key another file (or, `behavior: replace`, none).
+            var regeneratedBy: Int?
+            /// The kustomization whose patch last took the entry away (nil once one puts it back).
+            var droppedBy: Int?
             /// A patch changed the entries in a way not followed (an entry's own fields, `move`, `copy`).
             var unknown = false
             struct Setter: Hashable { let sets: Bool, by: Int }
-            /// Whether the field runs as the file writes it: the file is read, and no later source sets the field.
-            var runs: Bool { unknown || overrider == nil }
+            /// Whether the field runs as the file writes it: the build reads the file, and no later source sets the field.
+            var runs: Bool { unknown || reached && overrider == nil }
             /// What keeps the field from running as written: the `spec.values` that sets it, what replaces the file, else
             /// the kustomization that generates the first later entry that sets it; nil when nothing does.
             var overrider: Int? {
                 if let valuesSetBy { return valuesSetBy }
-                if let replacedBy { return replacedBy }
-                guard let at = list.lastIndex(of: entry) else { return nil }
+                if let regeneratedBy { return regeneratedBy }
+                guard let at = list.lastIndex(of: entry) else { return droppedBy }
                 return list[(at + 1)...].lazy.compactMap { generated[$0] }.first(where: \.sets)?.by
             }
         }
@@ -125,16 +128,28 @@ extension Model {
         /// each sets the field at `path` (a later generator of the same key replaces the earlier's file); and the
         /// ConfigMaps whose earlier keys a `behavior: replace` drops.
         var fileSets: [String: Bool] = [:]
-        func generated(_ k: Int, _ o: Int, _ path: [String], _ list: [String]) -> (keys: [String: Bool], replaced: [String]) {
+        func generated(_ k: Int, _ o: Int, _ path: [String]) -> (keys: [String: Bool], replaced: [String]) {
             var out: [String: Bool] = [:], replaced: [String] = []
             let dir = Path.dirname(files[objects[k].file].path)
             let namespace = namespaces[o] ?? objects[o].declaredNamespace
+            // entries with a `targetPath` set that one value from whatever the key holds
+            let targeted: [(name: String, key: String, id: String, sets: Bool)] = {
+                guard case .helmRelease(let spec)? = objects[o].flux else { return [] }
+                return spec.valuesFrom.compactMap { ref in
+                    guard ref.kind == "ConfigMap", let target = ref.targetPath else { return nil }
+                    let segments = target.split(separator: ".").map(String.init)
+                    return (ref.name, ref.valuesKey, ref.id, segments.count <= path.count && zip(segments, path).allSatisfy { $0 == $1 })
+                }
+            }()
             for g in objects[k].configMapGenerators {
                 if let written = g.namespace ?? objects[k].kustomizeNamespace, let namespace, written != namespace { continue }
                 if g.replaces { replaced.append("ConfigMap/" + g.name + "/") }
+                for key in g.files.map(\.key) + g.literalKeys {
+                    for t in targeted where t.name == g.name && t.key == key { out[t.id] = t.sets }
+                }
                 for file in g.files {
                     let id = HelmReleaseSpec.ValuesReference.id(kind: "ConfigMap", name: g.name, valuesKey: file.key)
-                    guard list.contains(id), let p = normalizePath(Sources.join(dir, file.path)), let f = fileAt[p] else { continue }
+                    guard let p = normalizePath(Sources.join(dir, file.path)), let f = fileAt[p] else { continue }
                     let key = "\(f) " + path.joined(separator: "\u{0}")
                     if fileSets[key] == nil { fileSets[key] = valuesFileSets(files[f], path) }
                     out[id] = fileSets[key]!
@@ -177,15 +192,17 @@ extension Model {
                 for p in patches(k, builder: builder, m.object) {
                     if let list = valuesFrom(p.text.yaml, root: p.root, over: order.list) {
                         if list.contains("?") { order.unknown = true } else { order.list = list }
-                        if !order.list.contains(order.entry) { order.replacedBy = order.replacedBy ?? k }
+                        order.droppedBy = order.list.contains(order.entry) ? nil : k
                     }
                     if let sets = valuesPatchSets(p.text.yaml, root: p.root, path) { order.valuesSetBy = sets ? k : nil }
                 }
-                var made = generated(k, m.object, path, order.list + [order.entry])
-                if k != order.origin {
+                var made = generated(k, m.object, path)
+                if k == order.origin {
+                    order.reached = true
+                } else if order.reached {
                     // above the kustomization that generates the file, another generator of its key replaces it
                     let sourcePrefix = String(order.entry[...(order.entry.lastIndex(of: "/")!)])
-                    if made.keys[order.entry] != nil || made.replaced.contains(sourcePrefix) { order.replacedBy = order.replacedBy ?? k }
+                    if made.keys[order.entry] != nil || made.replaced.contains(sourcePrefix) { order.regeneratedBy = order.regeneratedBy ?? k }
                 }
                 made.keys[order.entry] = nil
                 for prefix in made.replaced { order.generated = order.generated.filter { !$0.key.hasPrefix(prefix) } }
@@ -222,6 +239,9 @@ extension Model {
         /// Whether a build that ends with `me` deploys the written tag: for a values file's field, whether no later
         /// source of the release replaced it.
         func asWritten(_ me: Me?) -> Bool { me?.order?.runs ?? true }
+        /// Whether a build that ends with `me` reads a values file's field and replaces it (a build that does not read
+        /// the file neither deploys nor replaces it).
+        func replaces(_ me: Me?) -> Bool { me?.order.map { $0.reached && !$0.runs } ?? false }
         struct Key: Hashable { let kustomization: Int, name: String, me: Me? }
         var memo: [Key: Bool] = [:]
         /// Whether some build through kustomization k deploys the image, called `name` when it reaches k, with the
@@ -252,8 +272,8 @@ extension Model {
             guard let (after, next) = applied(k, name, me) else { return true }
             let dir = Path.dirname(files[objects[k].file].path)
             let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
-            if builders.contains(where: { applied(k, name, me, builder: $0).map { !asWritten($0.me) } ?? true }) { return true }
-            if parents.isEmpty, builders.isEmpty { return !asWritten(next) }
+            if builders.contains(where: { applied(k, name, me, builder: $0).map { replaces($0.me) } ?? true }) { return true }
+            if parents.isEmpty, builders.isEmpty { return replaces(next) }
             return depth < 64 && parents.contains { sets($0, after, next, depth + 1) }
         }
         /// The roots of the builds through kustomization k that deploy the image, called `name` there, with the tag its
@@ -350,8 +370,11 @@ extension Model {
                 }
                 continue
             }
+            // (a values file's: from the release, so that the kustomizations below the generator apply too; from the
+            // generator when the release is no resource, a patch file that the generator's kustomization applies)
+            let home = generator != nil ? files[objects[img.object!].file].path : files[img.file].path
             guard let name = img.name ?? (me?.values != nil ? img.text : nil),
-                  let includers = generator.map({ [$0] }) ?? includedBy[files[img.file].path] else { continue }
+                  let includers = includedBy[home] ?? generator.map({ [$0] }) else { continue }
             if includers.contains(where: { writtenTagRuns($0, name, me, 0) }) {
                 // some builds set the tag and some do not: the finding names those that deploy it as written
                 if includers.contains(where: { sets($0, name, me) }) {
@@ -375,9 +398,13 @@ extension Model {
                 let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
                 for b in builders {
                     // a values file's field that a later source replaces: what replaces it
-                    if let order = applied(at.kustomization, at.name, at.me, builder: b)?.me?.order, let o = order.overrider { add(o) } else { add(b) }
+                    if let order = applied(at.kustomization, at.name, at.me, builder: b)?.me?.order {
+                        if order.reached, let o = order.overrider { add(o) }
+                    } else {
+                        add(b)
+                    }
                 }
-                if parents.isEmpty, builders.isEmpty, let o = next?.order?.overrider { add(o) }
+                if parents.isEmpty, builders.isEmpty, let order = next?.order, order.reached, let o = order.overrider { add(o) }
                 queue += parents.map { Key(kustomization: $0, name: after, me: next) }
             }
             images[i].retaggedBy = by.sorted()
@@ -435,31 +462,34 @@ extension Model {
                 let rest = Array(segments.dropFirst(2))
                 guard rest.count <= path.count, zip(rest, path).allSatisfy({ $0 == $1 }) else { continue }
                 if action == "remove" { out = false; continue }
-                out = y.get(op, "value").map { valuesNodeSets(y, $0, Array(path.dropFirst(rest.count))) } ?? false
+                // a null put in `spec.values` is Helm's way of dropping the field: it replaces the file's too
+                out = y.get(op, "value").map { valuesNodeSets(y, $0, Array(path.dropFirst(rest.count)), nullSets: true) } ?? false
             }
             return out
         }
         guard y.nodes[root].kind == .mapping, let spec = y.get(root, "spec"), y.nodes[spec].kind == .mapping,
               var n = y.pairs(spec).first(where: { y.value($0.key) == "values" })?.value else { return nil }
-        for key in path {
+        for (at, key) in path.enumerated() {
             if y.isNull(n) { return false }   // kustomize deletes the field
             guard y.nodes[n].kind == .mapping else { return true }
-            if y.string(n, "$patch") == "replace" { return valuesNodeSets(y, n, Array(path.drop(while: { $0 != key }))) }
+            if y.string(n, "$patch") == "delete" { return false }
+            if y.string(n, "$patch") == "replace" { return valuesNodeSets(y, n, Array(path[at...])) }
             guard let child = y.pairs(n).first(where: { y.value($0.key) == key })?.value else { return nil }
             n = child
         }
         return !y.isNull(n)
     }
 
-    /// Whether values node n, put in place, holds a value at `path` below it (or a scalar or list over a mapping on the way).
-    static func valuesNodeSets(_ y: YAMLFile, _ n: Int, _ path: [String]) -> Bool {
+    /// Whether values node n, put in place, holds a value at `path` below it (or a scalar or list over a mapping on the
+    /// way); `nullSets`: a null counts.
+    static func valuesNodeSets(_ y: YAMLFile, _ n: Int, _ path: [String], nullSets: Bool = false) -> Bool {
         var n = n
         for key in path {
-            guard y.nodes[n].kind == .mapping else { return !y.isNull(n) }
+            guard y.nodes[n].kind == .mapping else { return nullSets || !y.isNull(n) }
             guard let child = y.pairs(n).first(where: { y.value($0.key) == key })?.value else { return false }
             n = child
         }
-        return !y.isNull(n)
+        return nullSets || !y.isNull(n)
     }
 
     /// Whether a values file (its documents that are mappings) sets the field at `path`.
@@ -487,6 +517,12 @@ extension Model {
             for op in y.childNodes(root) where y.nodes[op].kind == .mapping {
                 guard let action = y.string(op, "op"), action != "test", let p = y.string(op, "path") else { continue }
                 let segments = EffectiveObjects.pointer(p), value = y.get(op, "value")
+                // an entry moved or copied from the list: not followed
+                if let from = y.string(op, "from").map(EffectiveObjects.pointer), from.count >= 2, from[0] == "spec", from[1] == "valuesFrom" {
+                    changed = true
+                    list.append("?")
+                    continue
+                }
                 guard segments.first == "spec", segments.count == 1 || segments[1] == "valuesFrom" else { continue }
                 changed = true
                 switch segments.count {
@@ -544,7 +580,7 @@ extension Model {
             let patchFiles = Set(objects[k].kustomizePatches.compactMap { Model.normalizePath(Sources.join(dir, $0)) })
             return images.indices.contains { j in
                 guard j != i, !images[j].markers.isEmpty,
-                      images[j].object == k || patchFiles.contains(path(images[j].file))
+                      (images[j].object == k && images[j].valuesFromEntry == nil) || patchFiles.contains(path(images[j].file))
                         || (images[j].valuesFromEntry != nil && images[j].environmentObject == k) else { return false }
                 let other = images[j].normalizedName ?? markedRepository(j).flatMap(ImageReference.normalizeName)
                 return other == nil || other == name
