@@ -71,7 +71,7 @@ extension Model {
             for entry in o.kustomizeImages.map(\.name) where !everywhere.contains(entry.value) && !names.contains(entry.value) {
                 // text Tagwarden does not read as an image may hold it (the entry's own file aside)
                 let needle = Array(entry.value.utf8)
-                if needle.isEmpty || taken.contains(where: { $0 != o.file && contains(files[$0].bytes, needle) }) { continue }
+                if needle.isEmpty || taken.contains(where: { f in f != o.file && files[f].bytes.withUnsafeBytes { h in needle.withUnsafeBytes { SourceText.find(h, $0, from: 0) != nil } } }) { continue }
                 var prev: [Int] = [], cur: [Int] = []
                 let nearest = names.map { name -> (Int, String) in
                     let (x, y) = (Array(entry.value.utf8), Array(name.utf8))
@@ -88,7 +88,9 @@ extension Model {
     /// kind its build does not have (a patch copied from another app, say): kustomize applies such a patch to nothing,
     /// so its image deploys nothing, like an `images:` entry that matches nothing. Only the kind is compared, and only
     /// where the build can be known; a Component's patches apply to other builds and are left alone.
-    static func markPatchesOfNothing(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets) {
+    /// `stepsOf`: the kustomizations' patches, as `EffectiveObjects.readAllSteps` read them.
+    static func markPatchesOfNothing(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets,
+                                     stepsOf: [Int: EffectiveObjects.Steps]) {
         let patchImages = images.indices.filter { i in
             guard [.container, .helmImage, .helmParts].contains(images[i].origin), let k = images[i].object else { return false }
             return objects[k].isKustomization && objects[k].kind != "Component" && images[i].file == objects[k].file
@@ -101,7 +103,6 @@ extension Model {
             if o.isKustomization { kustomizationsOfFile[o.file, default: []].append(i) }
         }
         var kindsOf: [Int: Set<String>?] = [:]   // kustomization → the kinds of its build; nil when it cannot be known
-        var stepsOf: [Int: EffectiveObjects.Steps] = [:]
         for i in patchImages {
             let k = images[i].object!
             if kindsOf[k] == nil {
@@ -110,10 +111,7 @@ extension Model {
                     Set(all.flatMap { objectsOfFile[$0] ?? [] }.map { objects[$0].kind })
                 }
             }
-            guard let kinds = kindsOf[k] ?? nil else { continue }
-            let steps = stepsOf[k] ?? EffectiveObjects.readSteps(k, objects: objects, files: files, fileAt: built.fileAt,
-                                                                 yaml: { files[$0].tree ?? YAMLFile(parsing: files[$0].bytes) })
-            stepsOf[k] = steps
+            guard let kinds = kindsOf[k] ?? nil, let steps = stepsOf[k] else { continue }
             let at = images[i].span.start.offset
             guard let patch = (steps.early + steps.late).first(where: { p in
                 guard p.text.file == images[i].file, p.text.lines != nil else { return false }
@@ -142,16 +140,5 @@ extension Model {
             }
         }
         return all
-    }
-
-    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard haystack.count >= needle.count else { return false }
-        let first = needle[0]
-        var i = 0
-        while i <= haystack.count - needle.count {
-            if haystack[i] == first, haystack[i..<(i + needle.count)].elementsEqual(needle) { return true }
-            i += 1
-        }
-        return false
     }
 }

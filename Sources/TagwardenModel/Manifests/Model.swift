@@ -202,8 +202,9 @@ public struct Model: Sendable {
         // the image-automation objects as the builds that patch them deploy them: each variant is an object
         var variantOf: [Int: Int] = [:]
         var rootPaths: [Int: [String]] = [:]
+        let stepsOf = steps?.value ?? [:]
         let effective = EffectiveObjects.resolve(objects: objects, files: facts, includedBy: includedBy, clusters: clusters,
-                                                 writtenName: writtenName, nonResources: nonResources, stepsOf: steps?.value ?? [:])
+                                                 writtenName: writtenName, nonResources: nonResources, stepsOf: stepsOf)
         for i in effective.keys.sorted() {
             // deleted by every build that would deploy it (`$patch: delete`): not a resource of the cluster
             if effective[i]!.isEmpty { nonResources.insert(i) }
@@ -268,8 +269,8 @@ public struct Model: Sendable {
                                         configMaps: configMaps, builds: builds)
         let shared = adoptMarkedValues(values.images, into: &images, markers: &markers)
         images += Substitution.resolve(substitutable + values.substitutable, variables: variables)
-        markRetagged(&images, objects: objects, files: facts, includedBy: includedBy, namespaces: namespaces, builds: builds)
-        markPatchesOfNothing(&images, objects: objects, files: facts, builds: builds)
+        markRetagged(&images, objects: objects, files: facts, includedBy: includedBy, namespaces: namespaces, builds: builds, stepsOf: stepsOf)
+        markPatchesOfNothing(&images, objects: objects, files: facts, builds: builds, stepsOf: stepsOf)
         let unmatched = unmatchedImageEntries(objects: objects, files: facts, images: images, includedBy: includedBy, builds: builds)
         if !unmatched.isEmpty {
             struct Place: Hashable { let file: Int, offset: Int }

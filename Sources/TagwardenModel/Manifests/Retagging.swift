@@ -29,9 +29,10 @@ extension Model {
     /// annotations. Held to `kubectl kustomize` by `scripts/kustomize-vs-tagwarden/run`.
     /// `namespaces`: each object's namespace as the cluster gets it (a kustomization's `namespace:`), which a patch's
     /// target or own namespace matches as well as the one written.
+    /// `stepsOf`: the kustomizations' patches, as `EffectiveObjects.readAllSteps` read them.
     static func markRetagged(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]],
-                             namespaces: [String?], builds: LazyBuildSets) {
-        let followsPatches = anyPatchTouchesContainers(objects: objects, files: files, builds: builds)
+                             namespaces: [String?], builds: LazyBuildSets, stepsOf: [Int: EffectiveObjects.Steps]) {
+        let followsPatches = anyPatchTouchesContainers(stepsOf)
         // a values file's field: later sources replace it with no patch at all (an overlay's generator merges a key)
         let followsValuesFiles = images.contains { $0.valuesFromEntry != nil }
         guard followsPatches || followsValuesFiles || objects.contains(where: { $0.kustomizeImages.contains(where: \.setsTag) }) else { return }
@@ -83,15 +84,9 @@ extension Model {
                 return list[(at + 1)...].lazy.compactMap { generated[$0] }.first(where: \.sets)?.by
             }
         }
-        let fileAt = followsPatches || followsValuesFiles ? builds.value.fileAt : [:]
-        var stepsOf: [Int: EffectiveObjects.Steps] = [:]
-        func steps(_ k: Int) -> EffectiveObjects.Steps {
-            if let known = stepsOf[k] { return known }
-            let read = EffectiveObjects.readSteps(k, objects: objects, files: files, fileAt: fileAt,
-                                                  yaml: { files[$0].tree ?? YAMLFile(parsing: files[$0].bytes) })
-            stepsOf[k] = read
-            return read
-        }
+        let fileAt = followsValuesFiles ? builds.value.fileAt : [:]   // the values files the generators on the way make
+        // (a kustomization that `readAllSteps` did not read has no patches)
+        func steps(_ k: Int) -> EffectiveObjects.Steps { stepsOf[k] ?? EffectiveObjects.Steps() }
         /// The patches of kustomization k (with those of Flux Kustomization `builder`, when it builds k) that select
         /// object o, in kustomize's order.
         func patches(_ k: Int, builder: Int?, _ o: Int) -> [EffectiveObjects.Patch] {
@@ -120,7 +115,7 @@ extension Model {
         func writesValues(_ k: Int, builder: Int?, _ o: Int, _ path: [String]) -> Bool {
             let key = ValuesKey(kustomization: k, builder: builder, object: o, path: path)
             if let known = writesOf[key] { return known }
-            let out = patches(k, builder: builder, o).contains { Model.writesValues($0.text.yaml, root: $0.root, path) }
+            let out = patches(k, builder: builder, o).contains { valuesPatchSets($0.text.yaml, root: $0.root, path) != nil }
             writesOf[key] = out
             return out
         }
@@ -299,7 +294,7 @@ extension Model {
         /// `name`: an entry of its `spec.images` sets its tag, or one of its `spec.patches` writes its container's.
         func fluxReplaces(_ b: Int, _ name: String, _ me: Me?) -> Bool {
             if let me, let path = me.values {
-                return steps(b).early.contains { selects($0, me.object) && Model.writesValues($0.text.yaml, root: $0.root, path) }
+                return steps(b).early.contains { selects($0, me.object) && valuesPatchSets($0.text.yaml, root: $0.root, path) != nil }
             }
             if KustomizeImageEntry.apply(objects[b].kustomizeImages, to: name) == nil { return true }
             guard let me, var place = me.place else { return false }
@@ -409,25 +404,6 @@ extension Model {
             }
             images[i].retaggedBy = by.sorted()
         }
-    }
-
-    /// Whether patch document `root` of `y` writes the field at `path` under a HelmRelease's `spec.values`, or a
-    /// mapping or list around it: a JSON patch's `add`, `replace` or `remove` there, a strategic merge that gives the
-    /// field (or replaces, nulls or writes over something around it). Values have no merge keys: a list is written
-    /// whole.
-    static func writesValues(_ y: YAMLFile, root: Int, _ path: [String]) -> Bool {
-        if y.nodes[root].kind == .sequence {
-            for op in y.childNodes(root) where y.nodes[op].kind == .mapping {
-                guard let action = y.string(op, "op"), ["add", "replace", "remove"].contains(action), let p = y.string(op, "path") else { continue }
-                let segments = EffectiveObjects.pointer(p)
-                guard segments.count >= 2, segments[0] == "spec", segments[1] == "values" else { continue }
-                let rest = segments.dropFirst(2)
-                if rest.count <= path.count, zip(rest, path).allSatisfy({ $0 == $1 }) { return true }
-            }
-            return false
-        }
-        guard y.nodes[root].kind == .mapping, let n = y.get(root, "spec", "values") else { return false }
-        return setsValues(y, n, path)
     }
 
     /// Whether values node n sets the field at `path` below it, or writes over a mapping around it (a scalar, a null or
@@ -547,24 +523,16 @@ extension Model {
         return entries(from)
     }
 
-    /// Whether some patch may touch a workload's container lists or a HelmRelease's values: a kustomization or Flux
-    /// Kustomization with patches whose own text, or one of whose patch files, mentions containers or values. Only then are containers followed through
-    /// patches.
-    static func anyPatchTouchesContainers(objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets) -> Bool {
-        func mentions(_ text: ArraySlice<UInt8>) -> Bool {
-            SourceText.contains("ontainers", in: text) || SourceText.contains("values", in: text)
+    /// Whether some patch may touch a workload's container lists or a HelmRelease's values: one whose text mentions
+    /// containers or values. Only then are containers followed through patches.
+    static func anyPatchTouchesContainers(_ stepsOf: [Int: EffectiveObjects.Steps]) -> Bool {
+        var seen = Set<ObjectIdentifier>()
+        return stepsOf.values.contains { st in
+            (st.early + st.late).contains { p in
+                guard seen.insert(ObjectIdentifier(p.text)).inserted else { return false }
+                return SourceText.contains("ontainers", in: p.text.yaml.bytes) || SourceText.contains("values", in: p.text.yaml.bytes)
+            }
         }
-        var patchFiles = Set<String>()
-        for o in objects where o.isKustomization || o.isFluxKustomization {
-            let text = files[o.file].bytes[o.byteRange]
-            guard SourceText.contains("patches", in: text) else { continue }
-            if mentions(text) { return true }
-            let dir = Path.dirname(files[o.file].path)
-            for p in o.kustomizePatches { if let path = normalizePath(Sources.join(dir, p)) { patchFiles.insert(path) } }
-        }
-        guard !patchFiles.isEmpty else { return false }
-        let fileAt = builds.value.fileAt
-        return patchFiles.contains { p in fileAt[p].map { mentions(files[$0].bytes[...]) } ?? false }
     }
 }
 
