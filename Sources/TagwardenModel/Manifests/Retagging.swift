@@ -42,7 +42,7 @@ extension Model {
             if o.isKustomization, o.kind == "Component", Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
                 components[Path.dirname(files[o.file].path)] = i
             }
-            if case .kustomization(let k)? = o.flux, let p = k.path.flatMap(normalizePath) { fluxBuilders[p, default: []].append(i) }
+            if case .kustomization(let k)? = o.flux, let p = k.path { fluxBuilders[p, default: []].append(i) }
         }
         /// The object an image is written in, followed through patches: its container and where that stands at this
         /// point of a build, or for a HelmRelease's values image the path of its tag under `spec.values` (which
@@ -123,6 +123,7 @@ extension Model {
         /// each sets the field at `path` (a later generator of the same key replaces the earlier's file); and the
         /// ConfigMaps whose earlier keys a `behavior: replace` drops.
         var fileSets: [String: Bool] = [:]
+        var treeOf: [Int: YAMLFile] = [:]   // each values file parsed once, for all the fields asked of it
         func generated(_ k: Int, _ o: Int, _ path: [String]) -> (keys: [String: Bool], replaced: [String]) {
             var out: [String: Bool] = [:], replaced: [String] = []
             let dir = Path.dirname(files[objects[k].file].path)
@@ -146,7 +147,10 @@ extension Model {
                     let id = HelmReleaseSpec.ValuesReference.id(kind: "ConfigMap", name: g.name, valuesKey: file.key)
                     guard let p = normalizePath(Sources.join(dir, file.path)), let f = fileAt[p] else { continue }
                     let key = "\(f) " + path.joined(separator: "\u{0}")
-                    if fileSets[key] == nil { fileSets[key] = valuesFileSets(files[f], path) }
+                    if fileSets[key] == nil {
+                        if treeOf[f] == nil { treeOf[f] = files[f].tree ?? YAMLFile(parsing: files[f].bytes) }
+                        fileSets[key] = valuesFileSets(treeOf[f]!, path)
+                    }
                     out[id] = fileSets[key]!
                 }
             }
@@ -157,7 +161,7 @@ extension Model {
             let y = files[objects[o].file].tree ?? YAMLFile(parsing: files[objects[o].file].bytes)
             guard objects[o].document < y.documents.count,
                   let values = y.get(y.documents[objects[o].document].root, "spec", "values"), y.nodes[values].kind == .mapping else { return false }
-            return setsValues(y, values, path)
+            return valuesNodeSets(y, values, path, nullSets: true)
         }
         /// Workload o's labels and annotations, read when a target selects by them.
         var metadataOf: [Int: (labels: [String: String], annotations: [String: String])] = [:]
@@ -406,19 +410,6 @@ extension Model {
         }
     }
 
-    /// Whether values node n sets the field at `path` below it, or writes over a mapping around it (a scalar, a null or
-    /// a list where the path goes on; a patch's `$patch: replace`), as Helm merges values and kustomize merges patches.
-    static func setsValues(_ y: YAMLFile, _ n: Int, _ path: [String]) -> Bool {
-        var n = n
-        for key in path {
-            guard y.nodes[n].kind == .mapping else { return true }
-            if y.string(n, "$patch") == "replace" { return true }
-            guard let child = y.pairs(n).first(where: { y.value($0.key) == key })?.value else { return false }
-            n = child
-        }
-        return true
-    }
-
     /// What patch document `root` of `y` does to the field at `path` of a HelmRelease's `spec.values`: true when it
     /// gives the field a value (or writes a scalar or a list over a mapping around it), false when it takes it away
     /// (a null, a JSON `remove`, a mapping around it replaced by one without it), nil when it does not touch it.
@@ -457,7 +448,7 @@ extension Model {
     }
 
     /// Whether values node n, put in place, holds a value at `path` below it (or a scalar or list over a mapping on the
-    /// way); `nullSets`: a null counts.
+    /// way); `nullSets`: a null counts (in values Helm merges, a null drops the field: it replaces an earlier source's).
     static func valuesNodeSets(_ y: YAMLFile, _ n: Int, _ path: [String], nullSets: Bool = false) -> Bool {
         var n = n
         for key in path {
@@ -469,9 +460,8 @@ extension Model {
     }
 
     /// Whether a values file (its documents that are mappings) sets the field at `path`.
-    static func valuesFileSets(_ file: FileFacts, _ path: [String]) -> Bool {
-        let y = file.tree ?? YAMLFile(parsing: file.bytes)
-        return y.error == nil && y.documents.contains { y.nodes[$0.root].kind == .mapping && setsValues(y, $0.root, path) }
+    static func valuesFileSets(_ y: YAMLFile, _ path: [String]) -> Bool {
+        y.error == nil && y.documents.contains { y.nodes[$0.root].kind == .mapping && valuesNodeSets(y, $0.root, path, nullSets: true) }
     }
 
     /// The `valuesFrom` entries (`ValuesReference.id`) of a HelmRelease after patch document `root` of `y`, from
