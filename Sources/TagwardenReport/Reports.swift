@@ -52,6 +52,7 @@ public enum Reports {
             out += "environments: \(visible(r.environments.source))\n"
             for l in environmentLines(r.environments) { out += visible(l) + "\n" }
             if !r.flux.isEmpty { out += "flux: \(visible(r.flux))\n" }
+            if let applied = r.applied { out += "applied: \(visible(applied))\n" }
             out += "\n"
         }
         var lines: [String: LineIndex] = [:]
@@ -113,6 +114,7 @@ public enum Reports {
                 ("fingerprint", .string(f.fingerprint)),
             ]
             if let isNew = f.isNew { kv.append(("new", .bool(isNew))) }
+            if let premise = f.assumption { kv.append(("assumption", .string(premise))) }
             findings.append(.object(kv))
         }
         return .object([

@@ -474,8 +474,10 @@ import Testing
                 + "policy.semver.range=>=1.0.0@components/image-automation/objects.yaml:18",
         ], "\(got)")
         let res = try r.audit("--format", "json")
+        // the component is applied through the Kustomizations' spec.components: atuin's marker names another policy
         #expect(res.findings.filter { $0.hasPrefix("marker") || $0.hasPrefix("policy") } == [
             "marker-unknown-policy apps/atuin/app/release.yaml:3:14",
+            "policy-unused components/image-automation/objects.yaml:10:7",
         ], "\(res.described)")
     }
 

@@ -262,7 +262,7 @@ import Testing
         let res = try r.audit()
         #expect(res.code == 2)
         #expect(res.stderr == "tagwarden: error: .tagwarden.yaml:1:1: unknown key 'bogus\\n::error file=a.yaml,line=1::CONFIG-FORGED\\e[2J' in the config; "
-                + "allowed: profile, environments, rules, promotedImages, floatingTags, ignore, maxFileSize, maxInputSize, fluxVersion\n")
+                + "allowed: profile, environments, rules, promotedImages, floatingTags, ignore, maxFileSize, maxInputSize, fluxVersion, clusters\n")
 
         try r.write(".tagwarden.yaml", "environments:\n  - name: \"prod\\n::error::ENV-FORGED\\u202E\"\n    paths: [\"apps/**\"]\n")
         try r.write("::error file=x::y/p.yaml", pod("a", images: ["\"nginx:latest\\e[31m\\u202e\""]))

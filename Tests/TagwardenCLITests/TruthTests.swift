@@ -72,9 +72,10 @@ import Testing
         let r = try TempRepo()
         try r.write("flux/image.yaml", imageAPIObjects())
         let res = try r.audit("--format", "json")
-        #expect(apiFindings(res, "flux/image.yaml") == ["api-removed:1:error", "api-removed:7:error", "api-removed:13:error", "api-removed:19:error"])
+        // the version is an assumption: warnings that name it, and the key that settles it
+        #expect(apiFindings(res, "flux/image.yaml") == ["api-removed:1:warning", "api-removed:7:warning", "api-removed:13:warning", "api-removed:19:warning"])
         let message = res.findingObjects.first { $0["rule"] as? String == "api-removed" }?["message"] as? String ?? ""
-        #expect(message == "image.toolkit.fluxcd.io/v1beta1 ImageRepository is not served by current Flux (2.9) (removed in Flux 2.7): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1")
+        #expect(message == "image.toolkit.fluxcd.io/v1beta1 ImageRepository is not served by current Flux (2.9) (removed in Flux 2.7): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1 (no Flux version is written here, so current Flux (2.9) is assumed: this holds if it runs Flux 2.7 or later; set fluxVersion in .tagwarden.yaml)")
         let text = try r.audit("--no-color")
         #expect(text.stdout.contains("\nflux: version unknown: current Flux (2.9) assumed; set fluxVersion in .tagwarden.yaml to name yours\n"))
         let env = try tagwarden(["env"], in: r.path)
@@ -110,22 +111,81 @@ import Testing
         return r
     }
 
-    @Test func filesNoClusterAppliesGetNoObjectFindings() throws {
+    /// Each finding as "rule file:line:severity".
+    func severities(_ res: RunResult) -> [String] {
+        res.findingObjects.map { "\($0["rule"]!) \($0["file"]!):\($0["line"]!):\($0["severity"]!)" }
+    }
+
+    @Test func filesNoClusterReachesAreJudgedAsWarningsThatSaySo() throws {
         let r = try appliedRepo()
-        #expect(try r.audit("--format", "json").findings == [])
+        let res = try r.audit("--format", "json")
+        // archive/ may be applied from outside: judged, nothing above a warning, every message naming the premise
+        #expect(severities(res) == ["api-removed archive/api.yaml:1:warning", "policy-unknown-repository archive/api.yaml:2:warning",
+                                    "policy-unused archive/api.yaml:2:note", "image-latest-tag archive/web.yaml:9:warning"], "\(res.described)")
+        for f in res.findingObjects {
+            #expect((f["message"] as? String)?.hasSuffix(" (no cluster in this repository applies this file)") == true, "\(f)")
+            #expect(f["assumption"] as? String == "no cluster in this repository applies this file")
+        }
+        let text = try r.audit("--no-color")
+        #expect(text.stdout.contains("\napplied: 3 files that no cluster here applies, judged as warnings at most (declare what applies them "
+                                     + "under clusters: in .tagwarden.yaml); tagwarden env --applied lists them\n"), "\(text.stdout)")
         let env = try tagwarden(["env", "--applied"], in: r.path)
-        #expect(env.stdout.contains("  archive/web.yaml  not applied\n"))
+        #expect(env.stdout.contains("  archive/web.yaml  reached by no cluster here (judged, findings at most warnings)\n"))
         #expect(env.stdout.contains("  apps/prod/web.yaml  cluster clusters/prod by flux-system/apps\n"), "\(env.stdout)")
-        #expect(env.stdout.contains("  4 files are applied by no cluster: objects there are not judged, markers only under an update.path\n"))
-        // a marker in a file Flux's automation updates is still read there, applied or not
-        try r.write("archive/web.yaml", pod("web", namespace: "web", images: ["ghcr.io/acme/web:latest"])
-            .replacingOccurrences(of: "web:latest", with: "web:latest # {\"$imagepolicy\": \"flux-system:wbe\"}"))
+        #expect(env.stdout.contains("  3 files are reached by no cluster here: judged, findings at most warnings (declare what applies them "
+                                    + "under clusters: in .tagwarden.yaml); by directory:\n    archive/  3\n"), "\(env.stdout)")
+        // a marker in a file Flux's automation updates is read there, applied or not: a fact
+        try r.write("archive/web.yaml", pod("web", namespace: "web", images: ["ghcr.io/acme/web:1.0.0"])
+            .replacingOccurrences(of: "web:1.0.0", with: "web:1.0.0 # {\"$imagepolicy\": \"flux-system:wbe\"}"))
         try r.write("clusters/prod/auto.yaml", imageUpdateAutomation(name: "auto", path: "./archive"))
-        let marked = try r.audit("--format", "json").findings
-        #expect(marked == ["marker-unknown-policy archive/web.yaml:9:38"], "\(marked)")
-        // outside every update.path it is nobody's marker
+        #expect(severities(try r.audit("--format", "json")).filter { $0.hasPrefix("marker") } == ["marker-unknown-policy archive/web.yaml:9:error"])
+        // outside every update.path, what updates it is not known
         try r.remove("clusters/prod/auto.yaml")
-        #expect(try r.audit("--format", "json").findings == [])
+        #expect(severities(try r.audit("--format", "json")).filter { $0.hasPrefix("marker") } == ["marker-unknown-policy archive/web.yaml:9:warning"])
+    }
+
+    @Test func declaringWhatAppliesAFileMakesItsFindingsFacts() throws {
+        let r = try appliedRepo()
+        try r.write(".tagwarden.yaml", "clusters:\n  - name: by-hand\n    paths: [archive]\n    fluxVersion: \"2.6\"\n")
+        let res = try r.audit("--format", "json")
+        // Flux 2.6 still serves v1beta1 (deprecated); the rest are errors and notes as anywhere applied
+        #expect(severities(res) == ["api-deprecated archive/api.yaml:1:warning", "policy-unknown-repository archive/api.yaml:2:error",
+                                    "policy-unused archive/api.yaml:2:note", "image-latest-tag archive/web.yaml:9:error"], "\(res.described)")
+        #expect(res.findingObjects.allSatisfy { $0["assumption"] == nil })
+        let text = try r.audit("--no-color")
+        #expect(!text.stdout.contains("\napplied:"))
+        let env = try tagwarden(["env"], in: r.path)
+        #expect(env.stdout.contains("  cluster by-hand: Flux 2.6 (fluxVersion of cluster by-hand in .tagwarden.yaml:2)\n    declared in: .tagwarden.yaml:2\n"
+                                    + "    applies: 3 files through 0 Flux Kustomizations\n"), "\(env.stdout)")
+    }
+
+    @Test func aFileItsDirectorysKustomizationLeavesOutIsNotDeployed() throws {
+        let r = try appliedRepo()
+        try r.remove("archive/web.yaml")
+        try r.remove("archive/api.yaml")
+        try r.write("apps/prod/kustomization.yaml", "resources:\n  - web.yaml\n  # - old.yaml\ntransformers: [labels.yaml]\n")
+        try r.write("apps/prod/old.yaml", pod("old", namespace: "web", images: ["ghcr.io/acme/old:latest"]))
+        try r.write("apps/prod/unlisted.yaml", pod("unlisted", namespace: "web", images: ["ghcr.io/acme/unlisted:latest"]))
+        // a Flux Kustomization in a bootstrapped cluster's directory that its kustomization does not list is not a
+        // second cluster, and what it builds is not deployed either
+        try r.write("clusters/prod/kustomization.yaml", "resources: [flux-system, apps.yaml]\n")
+        try r.write("clusters/prod/backup.yaml", fluxKustomization(name: "backup", path: "./backup"))
+        try r.write("backup/job.yaml", pod("backup", namespace: "backup", images: ["ghcr.io/acme/backup:latest"]))
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == [], "\(res.described)")
+        let env = try tagwarden(["env", "--applied"], in: r.path)
+        #expect(env.stdout.contains("  apps/prod/old.yaml  not deployed: commented out of apps/prod/kustomization.yaml, which builds its directory\n"), "\(env.stdout)")
+        #expect(env.stdout.contains("  apps/prod/unlisted.yaml  not deployed: apps/prod/kustomization.yaml, which builds its directory, does not list it\n"))
+        #expect(env.stdout.contains("  clusters/prod/backup.yaml  not deployed: clusters/prod/kustomization.yaml, which builds its directory, does not list it\n"))
+        #expect(env.stdout.contains("  backup/job.yaml  not deployed: only Flux Kustomization backup of clusters/prod/backup.yaml builds it, and that file is not deployed\n"))
+        #expect(!env.stdout.contains("cluster clusters/prod/backup") && env.stdout.components(separatedBy: "\n  cluster ").count == 2, "\(env.stdout)")
+        // a marker there is still judged, as a warning that says the file is not deployed
+        try r.write("apps/prod/old.yaml", pod("old", namespace: "web", images: ["ghcr.io/acme/old:1.0.0"])
+            .replacingOccurrences(of: "old:1.0.0", with: "old:1.0.0 # {\"$imagepolicy\": \"flux-system:old\"}"))
+        let marked = try r.audit("--format", "json")
+        #expect(severities(marked) == ["marker-unknown-policy apps/prod/old.yaml:9:warning"])
+        #expect(marked.findingObjects.first?["assumption"] as? String
+                == "this file is not deployed: commented out of apps/prod/kustomization.yaml, which builds its directory")
     }
 
     @Test func aPrefixOfOneEnvironmentIsABranchName() throws {

@@ -15,7 +15,8 @@ func fluxRepo() -> [String: String] {
       promotion-untested-digest: {enabled: false}
 
     """
-    files["clusters/production/flux.yaml"] = """
+    // (in a directory of its own: clusters/production/kustomization.yaml builds the workloads only)
+    files["clusters/production/flux/flux.yaml"] = """
     apiVersion: image.toolkit.fluxcd.io/v1
     kind: ImageRepository
     metadata:
@@ -182,8 +183,8 @@ func fluxRepo() -> [String: String] {
             "marker-unknown-policy clusters/production/cron.yaml:13:67",
             "image-env-prefix clusters/production/deploy.yaml:11:18",
             "marker-env-mismatch clusters/production/deploy.yaml:11:60",
-            "automation-invalid-template clusters/production/flux.yaml:44:24",
-            "automation-direct-push clusters/production/flux.yaml:46:15",
+            "automation-invalid-template clusters/production/flux/flux.yaml:44:24",
+            "automation-direct-push clusters/production/flux/flux.yaml:46:15",
             // web-production reflects no digests: its :digest markers would blank the digests
             "marker-digest-unavailable clusters/production/helmrelease.yaml:11:87",
             "marker-wrong-form clusters/production/kustomization.yaml:8:41",
@@ -673,7 +674,8 @@ func fluxRepo() -> [String: String] {
         #expect(messages[1] == #"messageTemplate does not parse as a Go template: unexpected {{end}} (at byte 7 of the template); Flux cannot commit"#)
         // a field the commit data lacks, read from the root; inside range the dot is a change, not checked
         #expect(messages[2] == "messageTemplate reads .AutomationObject.Nme (line 12, column 15), which Flux's commit data does not have, so Flux fails to commit: did you mean .AutomationObject.Name?")
-        #expect(messages[3] == "messageTemplate uses .Updated (line 12, column 25), which Flux 2.7 removed (the automation stalls with RemovedTemplateField): use .Changed")
+        #expect(messages[3] == "messageTemplate uses .Updated (line 12, column 25), which Flux 2.7 removed (the automation stalls with RemovedTemplateField): use .Changed"
+                + " (no Flux version is written here, so current Flux (2.9) is assumed: this holds if it runs Flux 2.7 or later; set fluxVersion in .tagwarden.yaml)")
     }
 
     @Test func aTagMarkerSetsTheTagOfTheNameBesideIt() throws {

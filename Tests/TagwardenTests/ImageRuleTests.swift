@@ -517,7 +517,7 @@ import Testing
         // a tag, digest or registry written with ${…} or {{ … }} is filled in later: no invalid reference
         var files: [String: String] = [:]
         files["kustomization.yaml"] = """
-        resources: [pod.yaml]
+        resources: [pod.yaml, hr.yaml]
         images:
           - {name: ghcr.io/acme/web, newTag: "${WEB_TAG}"}
           - {name: ghcr.io/acme/api, digest: "{{ .Digest }}"}

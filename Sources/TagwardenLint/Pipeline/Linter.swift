@@ -34,6 +34,8 @@ public struct AuditReport: Sendable {
     public var environments: EnvironmentModel
     /// The Flux the repository runs, for the text report's header (`Model.fluxHeader`).
     public var flux = ""
+    /// What the header says of the files no cluster here applies (`Model.appliedHeader`); nil when every file is applied.
+    public var applied: String?
     /// Source bytes by file, for the text report's excerpts.
     public var sources: [String: [UInt8]]
     /// The model the findings came from (a caller may exit without tearing it down).
@@ -219,7 +221,7 @@ public enum Linter {
         Timings.mark("findings")
         return AuditReport(source: SourceInfo(kind: snap.kind, root: snap.root, rev: snap.rev, base: nil),
                            summary: summary, findings: findings, environments: model.environments, flux: model.fluxHeader,
-                           sources: sources, model: model, ruleTimings: timings)
+                           applied: model.appliedHeader, sources: sources, model: model, ruleTimings: timings)
     }
 
     /// What a change introduces: the findings of `head` whose fingerprints `base` lacks (a finding that only
@@ -266,22 +268,18 @@ public enum Linter {
     /// Runs rules over the Model in parallel, and keeps the findings their scope allows.
     static func run(_ rules: [Rule], on model: Model, suppressionsUsed: Set<String> = [],
                     registry: RegistryFacts? = nil) -> ([Finding], [(rule: String, seconds: Double)]) {
-        let unapplied = rules.allSatisfy({ $0.scope == .everyFile }) ? []
-            : Set(model.files.indices.filter { !model.clusters.applies($0) }.map { model.files[$0].path })
+        // the files that are not applied, by path, with what is known of them
+        var notApplied: [String: Clusters.Reach] = [:]
+        if !rules.allSatisfy({ $0.scope == .everyFile }) {
+            for f in model.files.indices where model.clusters.reach[f] != .applied { notApplied[model.files[f].path] = model.clusters.reach[f] }
+        }
+        let unapplied = notApplied
         let results = Mutex<[(findings: [Finding], seconds: Double)]>(Array(repeating: ([], 0), count: rules.count))
         DispatchQueue.concurrentPerform(iterations: rules.count) { i in
             let rule = rules[i]
             let t0 = monotonicSeconds()
             var found = rule.check(RuleContext(rule: rule.id, model: model, suppressionsUsed: suppressionsUsed, registry: registry))
-            // objects of files no cluster applies are in no cluster; of those files, Flux's automation reads only the
-            // ones under an update.path
-            if !unapplied.isEmpty {
-                switch rule.scope {
-                case .appliedFiles: found.removeAll { unapplied.contains($0.file) }
-                case .updatePaths: found.removeAll { unapplied.contains($0.file) && model.flux.covering($0.file).isEmpty }
-                case .everyFile: break
-                }
-            }
+            if !unapplied.isEmpty, rule.scope != .everyFile { found = judgeUnapplied(found, scope: rule.scope, unapplied, model) }
             let seconds = monotonicSeconds() - t0
             results.withLock { $0[i] = (found, seconds) }
         }
@@ -296,6 +294,25 @@ public enum Linter {
         return (findings, zip(rules, all).map { ($0.id, $1.seconds) })
     }
 
+    /// Findings in files that are not applied. One no cluster here reaches may be applied from outside: judged, as a
+    /// warning that says so. One known not to be deployed is in no cluster: only what Flux's image automation reads
+    /// there is judged (markers under an `update.path` as facts, other markers as warnings).
+    static func judgeUnapplied(_ found: [Finding], scope: Rule.Scope, _ unapplied: [String: Clusters.Reach], _ model: Model) -> [Finding] {
+        found.compactMap { f in
+            guard let reach = unapplied[f.file] else { return f }
+            if scope == .updatePaths, !model.flux.covering(f.file).isEmpty { return f }
+            var f = f
+            switch reach {
+            case .applied: break
+            case .unreached: f.assume(Clusters.unreachedPremise)
+            case .notDeployed(let why):
+                guard scope == .updatePaths else { return nil }
+                f.assume("this file is not deployed: \(why)")
+            }
+            return f
+        }
+    }
+
     /// Catalogue severities, then the config's: a different severity, or the rule turned off.
     static func applySettings(_ findings: [Finding], config: Config) -> [Finding] {
         findings.compactMap { f in
@@ -304,6 +321,8 @@ public enum Linter {
             if let s = config.rules[f.rule]?.severity { f.severity = s }
             else if let own = f.ruleSeverity { f.severity = own }
             else if let severity = Catalogue.severities[f.rule] { f.severity = severity }
+            // what rests on an assumption is at most a warning, whatever the rule's severity
+            if f.assumption != nil, f.severity == .error { f.severity = .warning }
             return f
         }
     }

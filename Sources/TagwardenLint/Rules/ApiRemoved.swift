@@ -27,9 +27,11 @@ extension Rule {
             } else {
                 why = "no Flux 2 serves it"
             }
-            return c.finding("\(o.apiVersion) \(o.kind) is not served by \(by) (\(why)): the API server refuses it, "
+            var f = c.finding("\(o.apiVersion) \(o.kind) is not served by \(by) (\(why)): the API server refuses it, "
                                 + "and the Kustomization that applies it fails; \(advice)",
-                             object: i, span: o.apiVersionSpan)
+                              object: i, span: o.apiVersionSpan)
+            if !refused.byComponents, let premise = m.fluxAssumption(refused.run, holdsFrom: api.lifetime?.removedIn) { f.assume(premise) }
+            return f
         }
     }
 }

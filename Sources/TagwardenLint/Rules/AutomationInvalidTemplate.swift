@@ -34,9 +34,11 @@ extension Rule {
                         // a field of no Flux's commit data, or one this Flux lacks
                         let everywhere = [FluxVersion(2, 6), FluxVersion.current].allSatisfy { unknownField(fields, flux: $0)?.0.offset == field.offset }
                         let whose = everywhere ? "Flux's commit data" : "the commit data of Flux \(run.version)"
-                        out.append(c.finding("messageTemplate reads .\(field.path.joined(separator: "."))\(at), which \(whose) does not have, "
+                        var finding = c.finding("messageTemplate reads .\(field.path.joined(separator: "."))\(at), which \(whose) does not have, "
                                                 + "so Flux fails to commit: \(known)\(everywhere ? "" : runs)",
-                                             object: a.object, at: t))
+                                             object: a.object, at: t)
+                        if !everywhere, let premise = m.fluxAssumption(run, holdsFrom: nil) { finding.assume(premise) }
+                        out.append(finding)
                         reported = true
                     }
                     // `.Updated` and `.Changed.ImageResult`: removed in 2.7 (the automation stalls with RemovedTemplateField);
@@ -51,6 +53,7 @@ extension Rule {
                                                             + "RemovedTemplateField)\(runs): use \(instead), which it serves",
                                                 object: a.object, at: t)
                         if !removed { finding.ruleSeverity = run.version.release.minorsUntil(FluxVersion(2, 7)) >= 2 ? .note : .warning }
+                        else if let premise = m.fluxAssumption(run, holdsFrom: FluxVersion(2, 7)) { finding.assume(premise) }
                         out.append(finding)
                         reported = true
                     }

@@ -99,7 +99,7 @@ triggering:
         spec:
           image: ghcr.io/acme/web
     expect:
-      - {file: flux/repo.yaml, line: 1, column: 13, message: "image.toolkit.fluxcd.io/v1beta2 ImageRepository is not served by current Flux (2.9) (removed in Flux 2.9): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1"}
+      - {file: flux/repo.yaml, line: 1, column: 13, message: "image.toolkit.fluxcd.io/v1beta2 ImageRepository is not served by current Flux (2.9) (removed in Flux 2.9): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1 (no Flux version is written here, so current Flux (2.9) is assumed: this holds if it runs Flux 2.9 or later; set fluxVersion in .tagwarden.yaml)"}
   - description: v1 on Flux 2.3, which serves it only from 2.7
     config: |
       fluxVersion: "2.3"
@@ -211,7 +211,7 @@ triggering:
             commit:
               messageTemplate: '{{range .Updated.Images}}{{println .}}{{end}}'
     expect:
-      - {file: flux/auto.yaml, line: 9, column: 24, message: "messageTemplate uses .Updated (line 9, column 33), which Flux 2.7 removed (the automation stalls with RemovedTemplateField): use .Changed"}
+      - {file: flux/auto.yaml, line: 9, column: 24, message: "messageTemplate uses .Updated (line 9, column 33), which Flux 2.7 removed (the automation stalls with RemovedTemplateField): use .Changed (no Flux version is written here, so current Flux (2.9) is assumed: this holds if it runs Flux 2.7 or later; set fluxVersion in .tagwarden.yaml)"}
   - description: a Sprig function Flux's hermetic map leaves out (date, now, rand*, uuidv4, env …)
     files:
       flux/auto.yaml: |
@@ -358,7 +358,7 @@ triggering:
             name: flet
           git: {commit: {author: {email: bot@example.com}}}
     expect:
-      - {file: flux/auto.yaml, line: 15, column: 11, message: "no GitRepository flux-system/flet in the repository: did you mean 'fleet'?"}
+      - {file: flux/auto.yaml, line: 15, column: 11, message: "no GitRepository flux-system/flet in the repository: did you mean 'fleet'? (no Flux installation of the cluster that runs it is in this repository, so the GitRepository may be made outside it, as a platform's tenant setup does; declare the cluster under clusters: in .tagwarden.yaml when this repository describes all of it)"}
 nonTriggering:
   - description: the source exists
     files:

@@ -19,6 +19,9 @@ public struct Finding: Sendable {
     /// What the finding is about when its span does not say it alone (the environment a policy crosses into, the text
     /// a substitution made of a reference): part of its fingerprint.
     public var subject: String?
+    /// The premise the finding rests on that is an assumption, not a fact read from the repository or the config (the
+    /// Flux version, whether the file is applied): its message names it, and its severity is at most a warning.
+    public var assumption: String?
     public var fingerprint = ""
     /// For `check --base --all`: whether the base lacked this finding.
     public var isNew: Bool?
@@ -34,6 +37,12 @@ public struct Finding: Sendable {
         self.environment = environment
         self.object = object
     }
+
+    /// The finding rests on `premise`, an assumption: its message says so, in parentheses, and its severity is capped.
+    public mutating func assume(_ premise: String) {
+        message += " (\(premise))"
+        assumption = assumption.map { $0 + "; " + premise } ?? premise
+    }
 }
 
 /// A rule: its id (its default severity, texts and examples live in `rules/<id>.yaml`, embedded in the binary), which
@@ -42,10 +51,11 @@ public struct Finding: Sendable {
 public struct Rule: Sendable {
     /// Which findings of the rule are kept, by the file they are in.
     public enum Scope: Sendable {
-        /// Findings in files some cluster of the repository applies (objects of other files are in no cluster).
+        /// Findings in files some cluster of the repository applies; in files no cluster here reaches, as warnings that
+        /// say so; none in files known not to be deployed.
         case appliedFiles
         /// Also findings in files under an image automation's `update.path`, applied or not: what Flux's image
-        /// automation reads (the marker rules).
+        /// automation reads (the marker rules). In other files that are not applied, as warnings that say why.
         case updatePaths
         /// Findings in any file read (or not read: `file-skipped`).
         case everyFile

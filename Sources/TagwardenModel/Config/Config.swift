@@ -28,6 +28,19 @@ public struct EnvironmentConfig: Sendable {
     public func origin(of key: String) -> String { keyOrigin[key] ?? origin }
 }
 
+/// An entry of `clusters:`: a cluster as the config declares it. It overrides what is detected: the files its `paths`
+/// match are applied by it (with the Flux Kustomizations there and what they build), it runs `fluxVersion`, and its
+/// builds substitute `substitute` where nothing in the repository gives a variable a value.
+public struct ClusterConfig: Sendable {
+    public var name: String
+    /// Globs relative to the config's directory (`management/**`), as `environments` paths are.
+    public var paths: [String] = []
+    public var fluxVersion: FluxVersion?
+    public var substitute: [String: String] = [:]
+    /// `file:line` of the entry.
+    public var origin: String
+}
+
 public struct RuleSetting: Sendable {
     public var severity: Severity?
     public var enabled: Bool?
@@ -48,6 +61,8 @@ public struct Config: Sendable {
     public static let defaultMaxInputSize = 512 << 20
     /// The Flux the repository runs: overrides what is detected from its Flux components, for every rule.
     public var fluxVersion: FluxVersion?
+    /// `clusters:`: the clusters the config declares, which override what is detected.
+    public var clusters: [ClusterConfig] = []
     /// The directory of the config file, relative to the root: its path globs are relative to it.
     public var baseDir = ""
     /// Where each setting is written: a top-level key (`ignore`), `rules/<id>`, `ignore/<pattern>`,
@@ -65,6 +80,7 @@ public struct Config: Sendable {
     public static let fileName = ".tagwarden.yaml"
     static let profiles = ["strict"]
     static let environmentKeys = ["name", "aliases", "paths", "namespaces", "tagPrefix", "tagPattern", "requireDigest", "requireReview"]
+    static let clusterKeys = ["name", "paths", "fluxVersion", "substitute"]
 
     /// Parses and validates a config; every problem names the file, line and column.
     public static func parse(_ bytes: [UInt8], path: String, knownRules: Set<String>) throws -> Config {
@@ -98,6 +114,11 @@ public struct Config: Sendable {
             guard file.nodes[n].kind == .sequence else { throw fail(n, "\(what) must be a list of strings") }
             return try file.childNodes(n).map { try string($0, "each entry of \(what)") }
         }
+        func fluxVersion(_ n: Int) throws -> FluxVersion {
+            let s = try string(n, "fluxVersion")
+            guard let fv = FluxVersion.parse(s) else { throw fail(n, "fluxVersion must look like 2.7 or v2.7.1, not '\(s)'") }
+            return fv
+        }
         func keys(_ n: Int, allowed: [String], _ what: String) throws {
             for (k, _) in file.pairs(n) {
                 let key = file.value(k)
@@ -110,7 +131,7 @@ public struct Config: Sendable {
             }
         }
 
-        try keys(root, allowed: ["profile", "environments", "rules", "promotedImages", "floatingTags", "ignore", "maxFileSize", "maxInputSize", "fluxVersion"], "the config")
+        try keys(root, allowed: ["profile", "environments", "rules", "promotedImages", "floatingTags", "ignore", "maxFileSize", "maxInputSize", "fluxVersion", "clusters"], "the config")
         for (k, v) in file.pairs(root) {
             config.locations[file.value(k)] = file.nodes[k].span
             switch file.value(k) {
@@ -192,9 +213,37 @@ public struct Config: Sendable {
                 config.ignore = try strings(v, "ignore")
                 for item in file.childNodes(v) { config.locations["ignore/\(file.value(item))"] = file.nodes[item].span }
             case "fluxVersion":
-                let s = try string(v, "fluxVersion")
-                guard let fv = FluxVersion.parse(s) else { throw fail(v, "fluxVersion must look like 2.7 or v2.7.1, not '\(s)'") }
-                config.fluxVersion = fv
+                config.fluxVersion = try fluxVersion(v)
+            case "clusters":
+                guard file.nodes[v].kind == .sequence else { throw fail(v, "clusters must be a list") }
+                var lines: [String: Int] = [:]
+                for e in file.childNodes(v) {
+                    guard file.nodes[e].kind == .mapping else { throw fail(e, "each cluster must be a mapping") }
+                    try keys(e, allowed: clusterKeys, "a cluster")
+                    guard let nameNode = file.get(e, "name") else { throw fail(e, "a cluster needs a name (a detected cluster's, to correct it, or a new one)") }
+                    var cluster = ClusterConfig(name: try string(nameNode, "name"), origin: "\(path):\(file.nodes[e].span.start.line)")
+                    if let line = lines[cluster.name] { throw fail(nameNode, "cluster '\(cluster.name)' is declared twice (also line \(line))") }
+                    lines[cluster.name] = file.nodes[nameNode].span.start.line
+                    for (ck, cv) in file.pairs(e) {
+                        switch file.value(ck) {
+                        case "paths": cluster.paths = try strings(cv, "paths")
+                        case "fluxVersion": cluster.fluxVersion = try fluxVersion(cv)
+                        case "substitute":
+                            guard file.nodes[cv].kind == .mapping else { throw fail(cv, "substitute must be a mapping of variable names to values") }
+                            for (sk, sv) in file.pairs(cv) {
+                                let name = file.value(sk)
+                                // Flux's envsubst takes names of letters, digits and underscores that do not start with a digit
+                                guard let first = name.utf8.first, !(48...57).contains(first),
+                                      name.utf8.allSatisfy({ $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) })
+                                else { throw fail(sk, "'\(name)' is not a variable name Flux substitutes (letters, digits and _, not starting with a digit)") }
+                                cluster.substitute[name] = try string(sv, "the value of \(name)")
+                            }
+                        default: break
+                        }
+                    }
+                    config.clusters.append(cluster)
+                    config.locations["clusters/\(cluster.name)"] = file.nodes[nameNode].span
+                }
             case "maxFileSize":
                 let s = try string(v, "maxFileSize")
                 guard let n = parseSize(s) else { throw fail(v, "maxFileSize must be a size like 10MiB, 512K or 1048576 (K, M, G count in 1024s)") }

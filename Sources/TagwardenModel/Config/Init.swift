@@ -104,6 +104,34 @@ public enum EnvironmentReport {
         #   image-floating-tag: {severity: error}
 
         """
+        out += clustersSection(m)
+        return out
+    }
+
+    /// `init`'s `clusters:`: the clusters found, each with the Flux read from the repository, then, commented, the
+    /// directories whose objects no cluster here reaches, for the user to say what applies them.
+    static func clustersSection(_ m: Model) -> String {
+        let unreached = m.unreachedDirectories
+        guard !m.clusters.clusters.isEmpty || !unreached.isEmpty else { return "" }
+        var out = """
+        # The clusters: each applies what its Flux Kustomizations build, plus the files its paths match (globs, relative to
+        # this file). An entry overrides what Tagwarden detects; fluxVersion and substitute settle what it would assume.
+
+        """
+        if m.clusters.clusters.isEmpty { out += "# clusters:\n" } else { out += "clusters:\n" }
+        for c in m.clusters.clusters {
+            out += "  - name: \(yamlQuote(c.name.isEmpty ? "." : c.name))\n"
+            if let v = c.flux, let origin = c.fluxOrigin { out += "    fluxVersion: \(yamlQuote(v.description))  # \(origin)\n" }
+            else { out += "    # fluxVersion: \"2.7\"  # not written in the repository: current Flux is assumed until set\n" }
+        }
+        if !unreached.isEmpty {
+            out += "# Directories with objects that no cluster here applies (judged, findings at most warnings). If\n"
+                + "# something applies them (kubectl apply -k, a cluster bootstrapped elsewhere), declare it:\n"
+                + "#   - name: applied-by-hand\n"
+                + "#     paths:\n"
+            for (dir, n) in unreached.prefix(50) { out += "#       - \(yamlQuote(dir.isEmpty ? "." : dir))  # \(n) file\(n == 1 ? "" : "s")\n" }
+            if unreached.count > 50 { out += "#       # and \(unreached.count - 50) more directories (tagwarden env lists them)\n" }
+        }
         return out
     }
 
@@ -128,6 +156,7 @@ public enum EnvironmentReport {
                 ("fluxVersion", (model.config.fluxVersion ?? c.flux).map { .string($0.description) } ?? .null),
                 ("fluxOrigin", model.config.fluxVersion != nil ? .string("fluxVersion in \(model.config.path ?? Config.fileName)")
                     : c.fluxOrigin.map(JSON.string) ?? .null),
+                ("declaredAt", c.declaredAt.map(JSON.string) ?? .null),
                 ("roots", .array(c.roots.map(name))),
                 ("kustomizations", .array(c.kustomizations.map(name))),
                 ("files", .array(applied ? c.files.map { .string(model.path($0)) } : [])),
@@ -135,8 +164,16 @@ public enum EnvironmentReport {
             ])
         })))
         if applied {
-            kv.append(("notApplied", .array(model.clusters.clusters.isEmpty ? []
-                : model.files.indices.filter { !model.clusters.applies($0) }.map { .string(model.path($0)) })))
+            var unreached: [JSON] = [], notDeployed: [JSON] = []
+            for f in model.files.indices {
+                switch model.clusters.reach[f] {
+                case .applied: break
+                case .unreached: unreached.append(.string(model.path(f)))
+                case .notDeployed(let why): notDeployed.append(.object([("file", .string(model.path(f))), ("why", .string(why))]))
+                }
+            }
+            kv.append(("unreached", .array(unreached)))
+            kv.append(("notDeployed", .array(notDeployed)))
         }
         return .object(kv)
     }

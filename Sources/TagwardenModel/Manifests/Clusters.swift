@@ -9,8 +9,23 @@ import TagwardenPolicy
 /// roots are the Kustomizations no other one builds, each with the directory it is in. A file that no cluster's builds take is not
 /// deployed: Flux's image automation still reads it, but its objects are in no cluster. A repository that holds no Flux
 /// Kustomization building its own files (an application repository applied from elsewhere) has no clusters, and every
-/// file counts as applied.
+/// file counts as applied. The config's `clusters:` override what is detected: the files their `paths` match are
+/// applied by them. Every file gets a `Reach`: applied, reached by no cluster here (judged, at most as warnings), or
+/// known not to be deployed (syntax and marker rules only).
 public struct Clusters: Sendable {
+    /// What Tagwarden knows of whether a file is deployed.
+    public enum Reach: Sendable, Equatable {
+        /// A cluster here applies it, or the config declares one that does; in a repository that describes no cluster,
+        /// every file not known to be left out.
+        case applied
+        /// No cluster root here reaches it: something outside the repository may apply it (a `kubectl apply -k`, a
+        /// cluster bootstrapped elsewhere). Its findings are at most warnings.
+        case unreached
+        /// It is known not to be deployed, and why (its directory's kustomization leaves it out; only a Flux
+        /// Kustomization that is itself not deployed builds it): syntax and marker rules only.
+        case notDeployed(String)
+    }
+
     public struct Cluster: Sendable {
         /// The directory that names it: the path its bootstrap Kustomization builds, else the directory of its roots.
         public var name: String
@@ -24,6 +39,10 @@ public struct Clusters: Sendable {
         public var fluxOrigin: String?
         /// The image-automation kinds its Flux components define (CustomResourceDefinitions), with the versions they serve.
         public var servedImageAPIs: [String: [String]] = [:]
+        /// Where the config declares it (`file:line` of its `clusters:` entry); nil for a cluster only detected.
+        public var declaredAt: String?
+        /// The values the config gives its builds' variables (`substitute`).
+        public var substitute: [String: String] = [:]
     }
 
     public private(set) var clusters: [Cluster] = []
@@ -45,15 +64,127 @@ public struct Clusters: Sendable {
     /// The repository's Flux when all its installations are of one version.
     public private(set) var only: (version: FluxVersion, origin: String)?
 
-    /// Whether any cluster applies `file`; true for every file of a repository without clusters.
-    public func applies(_ file: Int) -> Bool { clusters.isEmpty || !ofFile[file].isEmpty }
+    /// What a finding in a file no cluster here reaches says of it.
+    public static let unreachedPremise = "no cluster in this repository applies this file"
+
+    /// Each file's `Reach`.
+    public private(set) var reach: [Reach] = []
+
+    /// Whether `file` is applied: by a cluster, or, in a repository without clusters, as every file not left out is.
+    public func applies(_ file: Int) -> Bool { reach[file] == .applied }
 
     /// The clusters that apply `file`.
     public func of(_ file: Int) -> [Int] { clusters.isEmpty ? [] : ofFile[file] }
 
     /// `nonResources` are objects of patch files: a Flux Kustomization there that sets `path` is the patched
     /// Kustomization as the build that patches it applies it (a cluster's bootstrap Kustomization completed per cluster).
-    static func build(objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets, ignoring nonResources: Set<Int>) -> Clusters {
+    static func build(objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets, ignoring nonResources: Set<Int>,
+                      config: Config = Config()) -> Clusters {
+        let leftOut = leftOut(objects: objects, files: files, builds: builds.value)
+        // the files each declared cluster's paths take
+        let declared: [[Int]] = config.clusters.map { c in
+            let globs = c.paths.map(Glob.init)
+            return files.indices.filter { f in config.relative(files[f].path).map { matches(globs, $0) } ?? false }
+        }
+        var out = detect(objects: objects, files: files, builds: builds, ignoring: nonResources, config: config,
+                         leftOut: leftOut, declared: declared)
+        out.judgeReach(objects: objects, files: files, leftOut: leftOut, declared: declared)
+        return out
+    }
+
+    /// Whether one of `globs` matches `path` or a directory above it (`management` and `management/**` both take
+    /// `management/apps/web.yaml`).
+    static func matches(_ globs: [Glob], _ path: String) -> Bool {
+        var p = path
+        while !p.isEmpty {
+            if globs.contains(where: { $0.matches(p) }) { return true }
+            p = Path.dirname(p)
+        }
+        return false
+    }
+
+    /// Each file's `Reach`, once the clusters are known.
+    private mutating func judgeReach(objects: [ManifestObject], files: [FileFacts], leftOut: [Int: String], declared: [[Int]]) {
+        let declaredFiles = Set(declared.joined())
+        // kustomize's own configuration (`transformers`, `generators`, …): part of the build of the kustomization that
+        // names it, though not a resource of it
+        var configuredBy: [String: [Int]] = [:]
+        for o in objects where o.isKustomization {
+            let dir = Path.dirname(files[o.file].path)
+            for name in o.kustomizeConfigFiles {
+                if let p = Model.normalizePath(Sources.join(dir, name)) { configuredBy[p, default: []].append(o.file) }
+            }
+        }
+        var memo: [Int: Reach] = [:]
+        let otherwise: Reach = clusters.isEmpty ? .applied : .unreached
+        func judged(_ f: Int, depth: Int) -> Reach {
+            if let known = memo[f] { return known }
+            if (!clusters.isEmpty && !ofFile[f].isEmpty) || declaredFiles.contains(f) { return .applied }
+            if let users = configuredBy[files[f].path], users.contains(where: { !clusters.isEmpty && !ofFile[$0].isEmpty || declaredFiles.contains($0) }) {
+                return .applied
+            }
+            if let why = leftOut[f] { return .notDeployed(why) }
+            memo[f] = otherwise   // a Kustomization that builds its own file adds nothing
+            // built only by Flux Kustomizations that are themselves not deployed
+            var r = otherwise
+            if let builders = kustomizationsOfFile[f], let first = builders.first, depth < 64,
+               builders.allSatisfy({ if case .notDeployed = judged(objects[$0].file, depth: depth + 1) { true } else { false } }) {
+                r = .notDeployed("only Flux Kustomization \(objects[first].name ?? "") of \(files[objects[first].file].path) builds it, "
+                                 + "and that file is not deployed")
+            }
+            memo[f] = r
+            return r
+        }
+        reach = files.indices.map { judged($0, depth: 0) }
+    }
+
+    /// Manifests that the kustomization of their own directory leaves out: it neither lists them nor names them
+    /// anywhere outside a comment (a patch, a generator's file), and no other kustomization lists them. No build
+    /// takes such a file; file → why.
+    static func leftOut(objects: [ManifestObject], files: [FileFacts], builds: BuildSets) -> [Int: String] {
+        guard !builds.kustomizationAt.isEmpty else { return [:] }
+        var listed = Set<String>()
+        for paths in builds.resources.values { listed.formUnion(paths) }
+        var out: [Int: String] = [:]
+        for f in files.indices {
+            let path = files[f].path
+            guard Sources.isManifestName(path), let k = builds.kustomizationAt[Path.dirname(path)], objects[k].file != f,
+                  !listed.contains(path), !Extractor.isKustomizationName(Path.basename(path)) else { continue }
+            let kustomization = files[objects[k].file]
+            switch mention(of: Path.basename(path), in: kustomization.bytes) {
+            case true?: continue
+            case false?: out[f] = "commented out of \(kustomization.path), which builds its directory"
+            case nil: out[f] = "\(kustomization.path), which builds its directory, does not list it"
+            }
+        }
+        return out
+    }
+
+    /// Whether `name` occurs in `text`: true when once outside a comment, false when only in comments, nil when not.
+    static func mention(of name: String, in text: [UInt8]) -> Bool? {
+        let needle = Array(name.utf8)
+        guard !needle.isEmpty, text.count >= needle.count else { return nil }
+        var found: Bool?
+        var i = 0
+        while i + needle.count <= text.count {
+            guard text[i] == needle[0], text[i..<(i + needle.count)].elementsEqual(needle) else { i += 1; continue }
+            // a `#` at the line's start or after a blank, before the name, makes the rest of the line a comment
+            var j = i - 1, commented = false
+            while j >= 0, text[j] != UInt8(ascii: "\n") {
+                if text[j] == UInt8(ascii: "#"), j == 0 || text[j - 1] == UInt8(ascii: " ") || text[j - 1] == UInt8(ascii: "\t")
+                    || text[j - 1] == UInt8(ascii: "\n") { commented = true }
+                j -= 1
+            }
+            if !commented { return true }
+            found = false
+            i += needle.count
+        }
+        return found
+    }
+
+    /// The clusters of the repository and what each applies, before each file's `Reach` is judged.
+    private static func detect(objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets, ignoring nonResources: Set<Int>,
+                               config: Config, leftOut: [Int: String], declared: [[Int]]) -> Clusters {
         var out = Clusters()
         var kustomizations: [Int] = []
         var objectsOfFile: [Int: [Int]] = [:]   // the objects that say what a cluster runs or reads, by file
@@ -72,7 +203,7 @@ public struct Clusters: Sendable {
         }
         out.installations = installations(objectsOfFile.keys.sorted(), objects: objects, objectsOfFile: objectsOfFile, files: files)
         for (f, os) in objectsOfFile where os.contains(where: { objects[$0].kind == "Namespace" }) { out.componentFiles.insert(f) }
-        guard !kustomizations.isEmpty else { return out }
+        guard !kustomizations.isEmpty || !config.clusters.isEmpty else { return out }
         func spec(_ k: Int) -> FluxKustomizationSpec? { objects[k].fluxKustomization }
         // a path written with `${…}` is another path in each build that applies the Kustomization: the variables of the
         // Kustomization that builds its file (`substitute`) make it
@@ -83,15 +214,23 @@ public struct Clusters: Sendable {
                   !made.text.containsBytes("${") else { return nil }
             return Model.normalizePath(made.text)
         }
+        // what Kustomization `k` builds at `p`: the directory, and the Components its `spec.components` add there
+        func build(_ k: Int, at p: String) -> Set<Int> {
+            var set = builds.files(under: p)
+            for c in spec(k)?.components ?? [] {
+                if let dir = Model.normalizePath(Sources.join(p, c)) { set.formUnion(builds.files(under: dir)) }
+            }
+            return set
+        }
         var built: [Int: Set<Int>] = [:]   // Kustomization → the files its path as written builds
         for k in kustomizations {
             guard let p = path(k, [:]) else { continue }
-            let set = builds.files(under: p)
+            let set = build(k, at: p)
             built[k] = set
             for f in set { out.kustomizationsOfFile[f, default: []].append(k) }
         }
         // paths that build nothing here (another repository's, or missing): no cluster of this repository
-        guard built.values.contains(where: { !$0.isEmpty }) else { return out }
+        guard built.values.contains(where: { !$0.isEmpty }) || !config.clusters.isEmpty else { return out }
         func file(_ k: Int) -> Int { objects[k].file }
         func buildsItself(_ k: Int) -> Bool { built[k]?.contains(file(k)) ?? false }
         func clusterName(_ k: Int) -> String {
@@ -100,25 +239,26 @@ public struct Clusters: Sendable {
         }
         var includers: [Int: Set<Int>] = [:]   // file → the Kustomizations whose build as written takes it
         for (k, set) in built { for f in set { includers[f, default: []].insert(k) } }
-        // (a patch's Kustomization is a root only as flux bootstrap's, completed by the patch)
+        // (a patch's Kustomization is a root only as flux bootstrap's, completed by the patch; one in a file its
+        // directory's kustomization leaves out is applied by nothing, not the root of a cluster)
         let roots = kustomizations.filter { k in
-            (includers[file(k)] ?? []).allSatisfy { $0 == k } && (!nonResources.contains(k) || buildsItself(k))
+            (includers[file(k)] ?? []).allSatisfy { $0 == k } && (!nonResources.contains(k) || buildsItself(k)) && leftOut[file(k)] == nil
         }
         var index: [String: Int] = [:]
         var sets: [Set<Int>] = [], members: [Set<Int>] = []
         let fileCount = files.count
         var done = Set<String>()   // cluster, Kustomization and the path it builds there
         var reached = Set<Int>()
-        func apply(_ root: Int) {
-            let name = clusterName(root)
-            let c: Int
-            if let known = index[name] { c = known } else {
-                c = out.clusters.count
-                index[name] = c
-                out.clusters.append(Cluster(name: name, roots: [], kustomizations: [], files: []))
-                sets.append(Set(minimumCapacity: min(fileCount, 1024)))
-                members.append([])
-            }
+        func cluster(named name: String) -> Int {
+            if let known = index[name] { return known }
+            index[name] = out.clusters.count
+            out.clusters.append(Cluster(name: name, roots: [], kustomizations: [], files: []))
+            sets.append(Set(minimumCapacity: min(fileCount, 1024)))
+            members.append([])
+            return out.clusters.count - 1
+        }
+        func apply(_ root: Int, in named: String? = nil) {
+            let c = cluster(named: named ?? clusterName(root))
             out.clusters[c].roots.append(root)
             // each Kustomization with the variables of the one whose build takes its file
             var queue: [(k: Int, variables: [String: String])] = [(root, [:])]
@@ -134,7 +274,7 @@ public struct Clusters: Sendable {
                 members[c].insert(k)
                 reached.insert(k)
                 sets[c].insert(file(k))
-                let set = p == path(k, [:]) ? built[k] ?? [] : builds.files(under: p)
+                let set = p == path(k, [:]) ? built[k] ?? [] : build(k, at: p)
                 if p != path(k, [:]) { for f in set { out.kustomizationsOfFile[f, default: []].append(k) } }
                 let own = spec(k)?.postBuild?.substitute ?? [:]
                 for f in set { take(f, by: own) }
@@ -146,16 +286,30 @@ public struct Clusters: Sendable {
         if !bootstrapped.isEmpty {
             for r in bootstrapped { apply(r) }
             // a cluster directory beside theirs (clusters/staging next to a bootstrapped clusters/production) whose
-            // Kustomizations nothing here applies is a cluster bootstrapped without its sync in the repository
+            // Kustomizations nothing here applies is a cluster bootstrapped without its sync in the repository (not a
+            // file in a bootstrapped cluster's own directory that its kustomization does not list)
             let parents = Set(bootstrapped.map { Path.dirname(clusterName($0)) })
+            let bootstrappedNames = Set(bootstrapped.map(clusterName))
             for r in roots where !reached.contains(r) && !nonResources.contains(r) && built[r] != nil
-                && parents.contains(Path.dirname(Path.dirname(files[file(r)].path))) {
+                && parents.contains(Path.dirname(Path.dirname(files[file(r)].path)))
+                && !bootstrappedNames.contains(Path.dirname(files[file(r)].path)) {
                 apply(r)
             }
         } else {
             for r in roots { apply(r) }
             // Kustomizations that only build each other: the first of each such ring stands for its root
-            for k in kustomizations where !reached.contains(k) && built[k] != nil { apply(k) }
+            for k in kustomizations where !reached.contains(k) && built[k] != nil && leftOut[file(k)] == nil { apply(k) }
+        }
+        // the clusters the config declares: the files their paths match, and the Flux Kustomizations there with what
+        // they build
+        for (d, c) in config.clusters.enumerated() {
+            let n = cluster(named: c.name)
+            out.clusters[n].declaredAt = c.origin
+            out.clusters[n].substitute = c.substitute
+            for f in declared[d] {
+                sets[n].insert(f)
+                for k in objectsOfFile[f] ?? [] where spec(k) != nil && !reached.contains(k) { apply(k, in: c.name) }
+            }
         }
         out.unapplied = kustomizations.filter { !reached.contains($0) && !nonResources.contains($0) }
         for c in out.clusters.indices { out.clusters[c].kustomizations = members[c].sorted() }
@@ -187,6 +341,10 @@ public struct Clusters: Sendable {
             } else if let only = out.only {
                 out.clusters[c].flux = only.version
                 out.clusters[c].fluxOrigin = only.origin + ", the repository's only Flux installation"
+            }
+            if let d = config.clusters.first(where: { $0.name == out.clusters[c].name }), let v = d.fluxVersion {
+                out.clusters[c].flux = v
+                out.clusters[c].fluxOrigin = "fluxVersion of cluster \(d.name) in \(d.origin)"
             }
             for f in informative where sets[c].contains(f) {
                 for o in objectsOfFile[f] ?? [] {
@@ -240,6 +398,18 @@ extension Model {
         return [FluxRun(version: .current, cluster: nil, origin: nil)]
     }
 
+    /// What a finding that holds only for some Flux versions says when `run` is current Flux assumed (nothing here
+    /// names the version): the assumption, from which version on the finding holds, and the config key that settles it.
+    /// Nil when the version was read from the repository or the config.
+    public func fluxAssumption(_ run: FluxRun, holdsFrom version: FluxVersion?) -> String? {
+        guard run.origin == nil else { return nil }
+        let cluster = run.cluster.map { clusters.clusters[$0].name }.map { " of cluster \($0.isEmpty ? "." : $0)" } ?? ""
+        let holds = version.map { "this holds if it runs Flux \($0) or later" } ?? "this holds for current Flux"
+        let key = run.cluster.map { "fluxVersion of cluster \(clusters.clusters[$0].name) under clusters:" } ?? "fluxVersion"
+        return "no Flux version\(cluster) is written here, so current Flux (\(FluxVersion.current)) is assumed: \(holds); "
+            + "set \(key) in \(Config.fileName)"
+    }
+
     /// The oldest Flux that runs `file`'s objects: what version-dependent checks of one answer (a policy's tag parsing)
     /// follow. (`fluxRuns`, without building them: every policy of a fleet asks.)
     public func fluxVersion(ofFile file: Int) -> FluxVersion {
@@ -279,6 +449,29 @@ extension Model {
         return parts.joined(separator: "; ")
     }
 
+    /// The report header's line on the files that are not applied, and how to say what applies them; nil when every
+    /// file is applied.
+    public var appliedHeader: String? {
+        var unreached = 0, notDeployed = 0
+        for r in clusters.reach {
+            switch r {
+            case .applied: break
+            case .unreached: unreached += 1
+            case .notDeployed: notDeployed += 1
+            }
+        }
+        guard unreached + notDeployed > 0 else { return nil }
+        var parts: [String] = []
+        if unreached > 0 {
+            parts.append("\(unreached) file\(unreached == 1 ? "" : "s") that no cluster here applies, judged as warnings at most "
+                         + "(declare what applies \(unreached == 1 ? "it" : "them") under clusters: in \(Config.fileName))")
+        }
+        if notDeployed > 0 {
+            parts.append("\(notDeployed) file\(notDeployed == 1 ? "" : "s") known not to be deployed, judged for syntax and markers only")
+        }
+        return parts.joined(separator: "; ") + "; tagwarden env --applied lists them"
+    }
+
     /// `tagwarden env`'s account of each cluster: its Flux and where that was read, its roots, what it applies.
     public var clusterLines: [String] {
         var out: [String] = []
@@ -287,7 +480,9 @@ extension Model {
             let version = config.fluxVersion.map { "Flux \($0) (fluxVersion in \(config.path ?? Config.fileName))" }
                 ?? c.flux.map { "Flux \($0) (\(c.fluxOrigin ?? ""))" } ?? "Flux version unknown: current Flux (\(FluxVersion.current)) assumed"
             out.append("cluster \(c.name.isEmpty ? "." : c.name): \(version)")
-            out.append("  applied from: " + c.roots.map(name).joined(separator: ", "))
+            if let at = c.declaredAt { out.append("  declared in: \(at)") }
+            if !c.roots.isEmpty { out.append("  applied from: " + c.roots.map(name).joined(separator: ", ")) }
+            if !c.substitute.isEmpty { out.append("  substitutes: " + c.substitute.keys.sorted().joined(separator: ", ") + " (from the config)") }
             out.append("  applies: \(c.files.count) file\(c.files.count == 1 ? "" : "s") through \(c.kustomizations.count) Flux Kustomization\(c.kustomizations.count == 1 ? "" : "s")")
         }
         if !clusters.unapplied.isEmpty {
@@ -296,19 +491,47 @@ extension Model {
         }
         if clusters.clusters.isEmpty {
             out.append("no Flux Kustomization here builds this repository's files: every file counts as applied (Flux \(fluxHeader))")
-        } else {
-            let unapplied = files.indices.filter { !clusters.applies($0) }.count
-            out.append("\(unapplied) file\(unapplied == 1 ? " is" : "s are") applied by no cluster: objects there are not judged, markers only under an update.path")
+        }
+        var unreached: [String: Int] = [:]   // directory → files
+        var notDeployed = 0
+        for f in files.indices {
+            switch clusters.reach[f] {
+            case .applied: break
+            case .unreached: unreached[Path.dirname(files[f].path), default: 0] += 1
+            case .notDeployed: notDeployed += 1
+            }
+        }
+        if !unreached.isEmpty {
+            let count = unreached.values.reduce(0, +)
+            out.append("\(count) file\(count == 1 ? " is" : "s are") reached by no cluster here: judged, findings at most warnings "
+                       + "(declare what applies them under clusters: in \(Config.fileName)); by directory:")
+            for (dir, n) in unreached.sorted(by: { $0.key < $1.key }).prefix(20) { out.append("  \(dir.isEmpty ? "." : dir)/  \(n)") }
+            if unreached.count > 20 { out.append("  and \(unreached.count - 20) more directories") }
+        }
+        if notDeployed > 0 {
+            out.append("\(notDeployed) file\(notDeployed == 1 ? " is" : "s are") known not to be deployed: syntax and markers only (--applied says why)")
         }
         return out
+    }
+
+    /// Directories holding files of objects that no cluster here reaches, with the count of those files, in path order:
+    /// what `tagwarden init` lists for the user to declare.
+    public var unreachedDirectories: [(directory: String, files: Int)] {
+        var counts: [String: Int] = [:]
+        for f in Set(objects.map(\.file)) where clusters.reach[f] == .unreached { counts[Path.dirname(files[f].path), default: 0] += 1 }
+        return counts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     /// `tagwarden env --applied`: each file, with the clusters and Flux Kustomizations that apply it (none: not applied).
     public var appliedLines: [String] {
         files.indices.map { f in
+            switch clusters.reach[f] {
+            case .applied: break
+            case .unreached: return "\(files[f].path)  reached by no cluster here (judged, findings at most warnings)"
+            case .notDeployed(let why): return "\(files[f].path)  not deployed: \(why)"
+            }
             guard !clusters.clusters.isEmpty else { return "\(files[f].path)  applied (no cluster is described here)" }
             let cs = clusters.of(f).map { clusters.clusters[$0].name }.map { $0.isEmpty ? "." : $0 }
-            guard !cs.isEmpty else { return "\(files[f].path)  not applied" }
             let ks = (clusters.kustomizationsOfFile[f] ?? []).map { "\(objectNamespace[$0].map { $0 + "/" } ?? "")\(objects[$0].name ?? "")" }
             return "\(files[f].path)  cluster \(cs.joined(separator: ", "))" + (ks.isEmpty ? "" : " by \(ks.joined(separator: ", "))")
         }

@@ -183,7 +183,7 @@ public struct Model: Sendable {
                 Started { EffectiveObjects.readAllSteps(objects: objects, files: facts, fileAt: fileAt) }
             }() : nil
         var nonResources = FluxIndex.nonResources(objects, files: facts)
-        let clusters = Clusters.build(objects: objects, files: facts, builds: builds, ignoring: nonResources)
+        let clusters = Clusters.build(objects: objects, files: facts, builds: builds, ignoring: nonResources, config: config)
         let includedBy = kustomizeInclusions(resources)
         var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, includedBy: includedBy, clusters: clusters)
         var writtenName: [Int: String] = [:]
