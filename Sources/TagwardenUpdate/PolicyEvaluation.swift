@@ -23,9 +23,11 @@ public enum PolicyEvaluation {
         var tags: [String: [TagRecord]] = [:]
         var unreadable: [String: String] = [:]
         var images: [String] = []
-        for r in model.flux.repositories { if let image = r.spec.image?.value, !images.contains(image) { images.append(image) } }
+        // (an image whose variables are not known here is no registry's)
+        let resolvable = model.flux.repositories.filter { $0.unresolvedVariables.isEmpty }
+        for r in resolvable { if let image = r.spec.image?.value, !images.contains(image) { images.append(image) } }
         source.prefetch(images)
-        for r in model.flux.repositories {
+        for r in resolvable {
             guard let image = r.spec.image?.value, tags[image] == nil, unreadable[image] == nil else { continue }
             // one registry that cannot be read fails its policies, as an ImageRepository that cannot scan does in Flux
             do {
@@ -83,6 +85,8 @@ public enum PolicyEvaluation {
         guard let r = policy.repository else { return failed(nil, "its ImageRepository is not in the repository") }
         let repository = model.flux.repositories[r].spec
         guard let image = repository.image?.value else { return failed(nil, "its ImageRepository has no spec.image") }
+        let unresolved = model.flux.repositories[r].unresolvedVariables
+        guard unresolved.isEmpty else { return failed(image, Model.unresolvedImage(image, variables: unresolved)) }
         guard let records = try source.tags(of: image) else { return failed(image, "the tag source has no tags of \(image)") }
         let evaluator: PolicyEvaluator
         do {

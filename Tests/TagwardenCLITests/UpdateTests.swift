@@ -89,6 +89,43 @@ import Testing
         #expect(try String(contentsOfFile: r.path + "/apps/web.yaml", encoding: .utf8) == edited.replacingOccurrences(of: ":1.0.0", with: ":1.1.0"))
     }
 
+    /// A cluster whose Flux Kustomization substitutes from a ConfigMap made outside the repository (by Terraform, say),
+    /// and an ImageRepository whose image comes from it.
+    func repoWithOutsideVariables() throws -> TempRepo {
+        let r = try TempRepo()
+        var files = bootstrapFiles("clusters/prod", flux: "v2.7.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(path: "./apps", spec: "  postBuild:\n    substituteFrom:\n"
+                                                             + "      - {kind: ConfigMap, name: cluster-vars}\n")
+        files["apps/images.yaml"] = [imageRepository(image: "\"${image_registry}/web\""), imagePolicy(),
+                                     imageUpdateAutomation(name: "apps", path: "./apps")].joined(separator: "---\n")
+        files["apps/web.yaml"] = Self.deployment
+        try r.write(files)
+        try r.write("tags.yaml", "ghcr.io/acme/web: ['1.0.0', '1.1.0']\n")
+        try r.commitAll("fleet")
+        return r
+    }
+
+    @Test func variablesFromOutsideTheRepositoryAreNamedAndTheConfigSuppliesThem() throws {
+        let r = try repoWithOutsideVariables()
+        // the image Flux reads is not known here: no finding claims it is invalid
+        let audit = try r.audit("--format", "json")
+        #expect(!audit.findings.contains { $0.hasPrefix("object-invalid") }, "\(audit.described)")
+        let unknown = try tagwarden(["update", "--tags", "tags.yaml"], in: r.path)
+        #expect(unknown.code == 1, "\(unknown.described)")
+        #expect(unknown.stderr.contains("ImagePolicy flux-system/web selects no tag: its ImageRepository's image '${image_registry}/web' uses ${image_registry}, "
+                                        + "which nothing in this repository gives one value (a ConfigMap or Secret made elsewhere, or builds that "
+                                        + "disagree): set it under substitute: of its cluster in .tagwarden.yaml"), "\(unknown.stderr)")
+        #expect(!unknown.stderr.contains("invalid image ref"))
+        // the config gives the value: the update runs as Flux's would, with the image the substitution makes
+        try r.write(".tagwarden.yaml", "clusters:\n  - name: clusters/prod\n    substitute: {image_registry: ghcr.io/acme}\n")
+        let known = try tagwarden(["update", "--tags", "tags.yaml"], in: r.path)
+        #expect(known.code == 3, "\(known.described)")
+        #expect(known.stdout.contains("+        image: ghcr.io/acme/web:1.1.0 \(Self.marker)\n"), "\(known.stdout)")
+        let env = try tagwarden(["env"], in: r.path)
+        #expect(env.stdout.contains("  cluster clusters/prod: Flux 2.7.0 ("), "\(env.stdout)")
+        #expect(env.stdout.contains("    substitutes: image_registry (from the config)\n"), "\(env.stdout)")
+    }
+
     @Test func aPolicyThatSelectsNothingIsAnErrorAndItsMarkersStay() throws {
         let r = try repo()
         try r.write("tags.yaml", "ghcr.io/acme/web: ['0.1.0']\n")

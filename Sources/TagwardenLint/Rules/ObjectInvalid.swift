@@ -28,8 +28,11 @@ extension Rule {
         for r in m.flux.repositories where !m.flux.nonResources.contains(r.object) && served(r.object) {
             let spec = r.spec
             func what() -> String { "ImageRepository \(m.objects[r.object].name ?? "")" }   // built for findings only
-            if let image = spec.image, let problem = imageProblem(image.value) {
-                out.append(c.finding("\(what()): image '\(image.value)' \(problem): Flux stalls it (ImageURLInvalid) and scans no tags",
+            // an image whose variables nothing here gives a value is not known (`tagwarden env` names them); one the
+            // builds substitute is judged as Flux reads it
+            if r.unresolvedVariables.isEmpty, let image = spec.image, let problem = imageProblem(image.value) {
+                let written = r.writtenImage.map { " (written '\($0)', substituted by the builds that apply it)" } ?? ""
+                out.append(c.finding("\(what()): image '\(image.value)' \(problem)\(written): Flux stalls it (ImageURLInvalid) and scans no tags",
                                      object: r.object, at: image))
             }
             if let interval = spec.interval, let problem = durationProblem(interval.value, hours: true) {

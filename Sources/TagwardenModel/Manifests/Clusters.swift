@@ -511,6 +511,13 @@ extension Model {
         if notDeployed > 0 {
             out.append("\(notDeployed) file\(notDeployed == 1 ? " is" : "s are") known not to be deployed: syntax and markers only (--applied says why)")
         }
+        for r in flux.repositories where !r.unresolvedVariables.isEmpty {
+            out.append("not known here: " + r.unresolvedVariables.map { "${\($0)}" }.joined(separator: ", ")
+                       + " of ImageRepository \(name(r.object)), image '\(r.spec.image?.value ?? "")' (set under substitute: of its cluster)")
+        }
+        for a in flux.automations where a.unresolved {
+            out.append("not known here: the variables of ImageUpdateAutomation \(name(a.object))'s update.path '\(a.spec.updatePath?.value ?? "")'")
+        }
         return out
     }
 

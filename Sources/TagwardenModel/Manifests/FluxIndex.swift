@@ -41,6 +41,12 @@ public struct FluxIndex: Sendable {
         public var name: String
         public var spec: ImageRepositorySpec
         public var environment: String?
+        /// `spec.image` as written, when the post-build substitution of the builds that apply it made another text of
+        /// it (`${image_registry}/web`): `spec.image` holds what Flux reads.
+        public var writtenImage: String?
+        /// The variables of a `spec.image` written with `${…}` that nothing here gives one value (a ConfigMap made
+        /// elsewhere, builds that disagree): the image Flux reads is not known, and `spec.image` is as written.
+        public var unresolvedVariables: [String] = []
     }
 
     public struct Automation: Sendable {
@@ -235,9 +241,20 @@ public struct FluxIndex: Sendable {
                 }
                 idx.policies.append(Policy(object: i, namespace: namespaces[i], name: name, spec: spec, labels: o.labels,
                                            environment: environments[i], regex: regex, regexError: regexError))
-            case .imageRepository(let spec)?:
+            case .imageRepository(var spec)?:
                 if let name = o.name {
-                    idx.repositories.append(Repository(object: i, namespace: namespaces[i], name: name, spec: spec, environment: environments[i]))
+                    var repository = Repository(object: i, namespace: namespaces[i], name: name, spec: spec, environment: environments[i])
+                    // an image written with variables is what the builds that apply it substitute, when they agree
+                    if let image = spec.image, image.value.containsBytes("${"), let names = Envsubst.variables(image.value), !names.isEmpty {
+                        if let made = expand(image.value, o.file), made.count == 1, !made[0].containsBytes("${") {
+                            repository.writtenImage = image.value
+                            spec.image = Located(value: made[0], span: image.span, type: image.type, file: image.file)
+                            repository.spec = spec
+                        } else {
+                            repository.unresolvedVariables = names
+                        }
+                    }
+                    idx.repositories.append(repository)
                 }
             case .automation(let spec)?:
                 var texts = [spec.updatePath?.value ?? ""]

@@ -257,8 +257,14 @@ public struct Model: Sendable {
         for (i, o) in objects.enumerated() where o.configData != nil {
             if let name = o.name { configMaps[(namespaces[i] ?? "") + "/" + name, default: []].append(i) }
         }
+        var declared: [Int: [String: String]] = [:]   // a Kustomization's file → the config's values for its clusters
+        if clusters.clusters.contains(where: { !$0.substitute.isEmpty }) {
+            for o in objects where o.fluxKustomization?.postBuild?.isActive == true {
+                for c in clusters.of(o.file) { declared[o.file, default: [:]].merge(clusters.clusters[c].substitute) { a, _ in a } }
+            }
+        }
         let variables = PostBuildVariables(objects: objects, namespaces: namespaces, environments: objectEnvironment,
-                                           configMaps: configMaps, kustomizationsOfFile: clusters.kustomizationsOfFile)
+                                           configMaps: configMaps, kustomizationsOfFile: clusters.kustomizationsOfFile, declared: declared)
         // a namespace written with `${…}`: as the builds that apply it substitute it, when they agree
         for i in namespaces.indices where namespaces[i]?.containsBytes("${") == true {
             let made = variables.expansions(namespaces[i]!, file: objects[i].file)
@@ -320,24 +326,6 @@ public struct Model: Sendable {
                 if found.count == 1 { imageEnvironment[i] = found.first }
             }
         }
-        var watched = Set<String>()
-        for o in objects {
-            if case .imageRepository(let r)? = o.flux, let image = r.image?.value, let n = ImageReference.normalizeName(image) {
-                watched.insert(n)
-            }
-        }
-        let globs = config.promotedImages.map(Glob.init)
-        // a field that sets only a tag (a chart's `image: {tag: …}`) and that a marker has Flux write: the image
-        // of an ImageRepository, whichever the chart names
-        var markersOfImage: [Int: [Int]] = [:]
-        for k in markers.indices where markers[k].context == .value { if let i = markers[k].image { markersOfImage[i, default: []].append(k) } }
-        let promoted = images.indices.map { i -> Bool in
-            let img = images[i]
-            if img.origin == .marker || (img.name == nil && markersOfImage[i] != nil) { return true }
-            guard let name = img.name, let normalized = img.normalizedName else { return false }
-            if watched.contains(normalized) { return true }
-            return globs.contains { $0.matches(name) || $0.matches(normalized) }
-        }
         let markerEnvironment = markers.map { m -> String? in
             if let o = m.object { return objectEnvironment[o] }
             // a marked field of a release's values file: the release's, unless several releases read the file
@@ -357,6 +345,21 @@ public struct Model: Sendable {
                                    expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)),
                                    bootstrapSources: bootstrapSources)
         let unlisted = unlistedResources(resources, builds: builds)
+        var watched = Set<String>()
+        // (as Flux reads them: an image written with variables, substituted)
+        for r in flux.repositories { if let image = r.spec.image?.value, let n = ImageReference.normalizeName(image) { watched.insert(n) } }
+        let globs = config.promotedImages.map(Glob.init)
+        // a field that sets only a tag (a chart's `image: {tag: …}`) and that a marker has Flux write: the image
+        // of an ImageRepository, whichever the chart names
+        var markersOfImage: [Int: [Int]] = [:]
+        for k in markers.indices where markers[k].context == .value { if let i = markers[k].image { markersOfImage[i, default: []].append(k) } }
+        let promoted = images.indices.map { i -> Bool in
+            let img = images[i]
+            if img.origin == .marker || (img.name == nil && markersOfImage[i] != nil) { return true }
+            guard let name = img.name, let normalized = img.normalizedName else { return false }
+            if watched.contains(normalized) { return true }
+            return globs.contains { $0.matches(name) || $0.matches(normalized) }
+        }
         var resolved: [ResolvedMarker] = []
         resolved.reserveCapacity(markers.count)
         for (k, m) in take(&markers).enumerated() { resolved.append(ResolvedMarker(m, resolutions[k])) }

@@ -164,9 +164,13 @@ struct PostBuildVariables {
     let kustomizationsOfFile: [Int: [Int]]
     /// Files of Kustomizations whose `postBuild` a parent's patch sets: what they substitute is not known here.
     let patchedFiles: Set<Int>
+    /// File of a Kustomization → the values the config's `clusters:` give the variables of the clusters that apply it
+    /// (`substitute`): what the repository does not give, such as a ConfigMap made outside it.
+    let declared: [Int: [String: String]]
 
     init(objects: [ManifestObject], namespaces: [String?], environments: [String?], configMaps: [String: [Int]],
-         kustomizationsOfFile: [Int: [Int]]) {
+         kustomizationsOfFile: [Int: [Int]], declared: [Int: [String: String]] = [:]) {
+        self.declared = declared
         self.objects = objects
         self.namespaces = namespaces
         self.environments = environments
@@ -186,8 +190,15 @@ struct PostBuildVariables {
 
     /// The Kustomization's variables; nil when it substitutes nothing (no `postBuild`), or a parent's patch gives it
     /// variables its file does not show.
+    /// The config's values, where the repository does not give one, complete it: a variable its sources leave unknown
+    /// or undefined takes the value the config declares for the Kustomization's cluster.
     func lookup(_ k: Int) -> ((String) -> Envsubst.Value)? {
-        guard let post = objects[k].fluxKustomization?.postBuild, post.isActive, !patchedFiles.contains(objects[k].file) else { return nil }
+        guard let post = objects[k].fluxKustomization?.postBuild, post.isActive else { return nil }
+        let configured = declared[objects[k].file] ?? [:]
+        if patchedFiles.contains(objects[k].file) {
+            guard !configured.isEmpty else { return nil }
+            return { name in configured[name].map { .defined($0) } ?? .unknown }
+        }
         return { name in
             if let v = post.substitute[name] { return .defined(v) }
             var value = Envsubst.Value.undefined
@@ -199,7 +210,8 @@ struct PostBuildVariables {
                 }
                 if let v = data[name] { value = .defined(v) }
             }
-            return value
+            if case .defined = value { return value }
+            return configured[name].map { .defined($0) } ?? value
         }
     }
 
@@ -327,5 +339,16 @@ extension Substitution {
             note += "; \(undefined.joined(separator: ", ")) \(undefined.count == 1 ? "is" : "are") not defined there, so Flux puts an empty string in its place"
         }
         return note + ")"
+    }
+}
+
+extension Model {
+    /// Why an ImageRepository's image written with variables is not known: the variables, and the config key that gives
+    /// them values.
+    public static func unresolvedImage(_ image: String, variables: [String]) -> String {
+        let names = variables.map { "${\($0)}" }.joined(separator: ", ")
+        return "its ImageRepository's image '\(image)' uses \(names), which nothing in this repository gives one value (a ConfigMap "
+            + "or Secret made elsewhere, or builds that disagree): set \(variables.count == 1 ? "it" : "them") under substitute: "
+            + "of its cluster in \(Config.fileName)"
     }
 }
