@@ -23,7 +23,8 @@ extension Rule {
             let identity = "\(a.kind) \(m.objectNamespace[i].map { $0 + "/" } ?? "")\(a.name ?? "")"
             let there = "\(m.path(b.file)):\(b.kindSpan.start.line)"
             let inCluster = cluster.map { " applied to cluster \($0)" } ?? ""
-            if m.files[a.file].bytes[a.byteRange] == m.files[b.file].bytes[b.byteRange] {
+            // what the API server reads, not the bytes: comments, order and quoting do not make two objects differ
+            if m.sameContent(i, j) {
                 var f = c.finding("\(identity) is also defined, identically, in \(there)\(inCluster): one of the two copies is redundant",
                                   object: i)
                 f.ruleSeverity = .note

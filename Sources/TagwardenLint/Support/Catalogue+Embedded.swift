@@ -594,7 +594,8 @@ rationale: >
   kustomizations they name), or, for a Flux Kustomization's `spec.images`, what its `path` builds. Builds
   whose output cannot be known are not judged: Helm charts inflated by kustomize, generator or transformer
   plugins, resources from outside the repository, paths the repository lacks; and a name that appears
-  anywhere in the build's files (a custom resource's containers) is taken as matched.
+  in the build's files as a whole image name (a custom resource's containers) is taken as matched, but not
+  as part of a longer one: kustomize does not apply `redis` to `bitnami/redis` or `redis-exporter`.
 fix: >
   Write the `name` as the image is written in the manifests (the message suggests the nearest), or remove
   the entry.
@@ -621,6 +622,30 @@ triggering:
             newTag: 1.4.1
     expect:
       - {file: overlays/production/kustomization.yaml, line: 3, column: 11, message: "images: entry 'ghcr.io/acme/wbe' matches no image of this kustomization's build, so kustomize leaves the images as they are: did you mean 'ghcr.io/acme/web'?"}
+  - description: a short name that is only part of the images' names
+    files:
+      base/kustomization.yaml: |
+        resources: [cache.yaml]
+      base/cache.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: cache
+        spec:
+          template:
+            spec:
+              containers:
+                - name: cache
+                  image: bitnami/redis:7.2
+                - name: metrics
+                  image: oliver006/redis-exporter:v1.62.0
+      overlays/production/kustomization.yaml: |
+        resources: [../../base]
+        images:
+          - name: redis
+            newTag: "7.4"
+    expect:
+      - {file: overlays/production/kustomization.yaml, line: 3, column: 11, message: "images: entry 'redis' matches no image of this kustomization's build, so kustomize leaves the images as they are (its images include 'bitnami/redis', 'oliver006/redis-exporter')"}
 nonTriggering:
   - description: the entry names the base's image
     files:
@@ -2993,7 +3018,8 @@ rationale: >
   in a repository of kustomize builds a file no build takes meets only its own documents (and, under a
   hidden directory such as a test runner's fixtures, nothing). In a repository
   of plain manifests, objects of one environment are taken to meet. Identical copies replace
-  nothing: they are a note, one of the two is redundant. Kustomize patches and kustomize's own
+  nothing: they are a note, one of the two is redundant. Copies are compared as the API server reads
+  them: comments, key order, quoting and layout do not make them differ. Kustomize patches and kustomize's own
   configuration (transformer and generator configs) are not objects of a cluster.
 fix: >
   Rename one, move it to its cluster, make it a patch, or delete the redundant copy.
@@ -3014,6 +3040,40 @@ triggering:
           namespace: flux-system
     expect:
       - {file: flux/b.yaml, line: 2, column: 7, message: "ImagePolicy flux-system/web is also defined, identically, in flux/a.yaml:2: one of the two copies is redundant"}
+  - description: the same Namespace, written with another comment and key order
+    files:
+      infra/a.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: apps  # the team's
+          labels: {team: web, tier: "1"}
+      infra/b.yaml: |
+        kind: Namespace
+        apiVersion: v1
+        metadata:
+          labels:
+            tier: '1'
+            team: web
+          name: apps
+    expect:
+      - {file: infra/b.yaml, line: 1, column: 7, message: "Namespace apps is also defined, identically, in infra/a.yaml:2: one of the two copies is redundant"}
+  - description: the same Namespace with another label
+    files:
+      infra/a.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: apps
+          labels: {tier: "1"}
+      infra/b.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: apps
+          labels: {tier: "2"}
+    expect:
+      - {file: infra/b.yaml, line: 2, column: 7, message: "Namespace apps is also defined in infra/a.yaml:2, differently: one silently replaces the other"}
 nonTriggering:
   - description: a kustomize patch, and the same name in another environment
     files:

@@ -69,9 +69,9 @@ extension Model {
                 names.formUnion(objects[j].kustomizeImages.compactMap(\.newName))
             }
             for entry in o.kustomizeImages.map(\.name) where !everywhere.contains(entry.value) && !names.contains(entry.value) {
-                // text Tagwarden does not read as an image may hold it (the entry's own file aside)
+                // text Tagwarden does not read as an image may hold it (the entry's own file aside), as a whole name
                 let needle = Array(entry.value.utf8)
-                if needle.isEmpty || taken.contains(where: { f in f != o.file && files[f].bytes.withUnsafeBytes { h in needle.withUnsafeBytes { SourceText.find(h, $0, from: 0) != nil } } }) { continue }
+                if needle.isEmpty || taken.contains(where: { f in f != o.file && Model.holdsImageName(files[f].bytes, needle) }) { continue }
                 var prev: [Int] = [], cur: [Int] = []
                 let nearest = names.map { name -> (Int, String) in
                     let (x, y) = (Array(entry.value.utf8), Array(name.utf8))
@@ -140,5 +140,36 @@ extension Model {
             }
         }
         return all
+    }
+}
+
+extension Model {
+    /// Whether `text` holds `name` as kustomize matches an image name: the whole name, not part of a longer one
+    /// (`redis` is not in `bitnami/redis` or `redis-exporter`), followed by a tag, a digest or the end of the value (not
+    /// by `:` and a blank, a mapping key).
+    static func holdsImageName(_ text: [UInt8], _ name: [UInt8]) -> Bool {
+        func isNameByte(_ b: UInt8) -> Bool {
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x2F || b == 0x2D || b == 0x5F
+        }
+        return text.withUnsafeBytes { h in
+            name.withUnsafeBytes { n in
+                var from = 0
+                while let at = SourceText.find(h, n, from: from) {
+                    from = at + 1
+                    if at > 0, isNameByte(text[at - 1]) { continue }
+                    let end = at + name.count
+                    guard end < text.count else { return true }
+                    let next = text[end]
+                    if isNameByte(next) { continue }
+                    if next == UInt8(ascii: ":") {
+                        // a tag follows; `name:` then a blank or the line's end is a key
+                        if end + 1 < text.count, ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(text[end + 1]) { return true }
+                        continue
+                    }
+                    return true
+                }
+                return false
+            }
+        }
     }
 }

@@ -1,0 +1,37 @@
+import TagwardenYAML
+
+extension Model {
+    /// Whether objects `a` and `b` hold the same content as the API server reads it: the same keys and values,
+    /// whatever their order, comments, quoting or layout. Aliases stand for their anchors (to a bounded depth: an
+    /// alias bomb is not the same as anything).
+    public func sameContent(_ a: Int, _ b: Int) -> Bool {
+        let x = objects[a], y = objects[b]
+        let left = files[x.file].bytes[x.byteRange], right = files[y.file].bytes[y.byteRange]
+        if left == right { return true }
+        let l = YAMLFile(parsing: Array(left)), r = YAMLFile(parsing: Array(right))
+        guard l.error == nil, r.error == nil, let lroot = l.documents.first?.root, let rroot = r.documents.first?.root else { return false }
+        var budget = 100_000   // nodes compared, aliases counted each time they are followed
+        func same(_ i: Int, _ j: Int, _ depth: Int) -> Bool {
+            budget -= 1
+            guard budget > 0, depth < 200 else { return false }
+            let i = l.resolved(i), j = r.resolved(j)
+            let ni = l.nodes[i], nj = r.nodes[j]
+            guard ni.kind == nj.kind else { return false }
+            switch ni.kind {
+            case .scalar, .alias:
+                let ti = l.resolvedType(i), tj = r.resolvedType(j)
+                return ti == tj && l.value(i) == r.value(j)
+            case .sequence:
+                let ci = l.childNodes(i), cj = r.childNodes(j)
+                return ci.count == cj.count && zip(ci, cj).allSatisfy { same($0, $1, depth + 1) }
+            case .mapping:
+                let pi = l.pairs(i), pj = r.pairs(j)
+                guard pi.count == pj.count else { return false }
+                var byKey: [String: Int] = [:]
+                for p in pj { byKey[r.value(p.key)] = p.value }
+                return pi.allSatisfy { p in byKey[l.value(p.key)].map { same(p.value, $0, depth + 1) } ?? false }
+            }
+        }
+        return same(lroot, rroot, 0)
+    }
+}
