@@ -18,7 +18,7 @@ public enum RuleDocs {
             out += "| [`\(r.id)`](#\(r.id)) | \(r.severity.rawValue) | \(r.summary.replacingPipes) |\n"
         }
         for r in rules {
-            out += "\n## \(r.id)\n\n**\(r.severity.rawValue)** · \(r.summary)\n\n**Why.** \(r.rationale)\n\n**Fix.** \(r.fix)\n"
+            out += "\n## \(r.id)\n\n**\(r.severity.rawValue)** · \(r.summary)\n\n**Why.** \(r.rationale)\n\n" + (r.premises.map { "**Premises.** \($0)\n\n" } ?? "") + "**Fix.** \(r.fix)\n"
             for (title, examples) in [("Triggers", r.triggering), ("Does not trigger", r.nonTriggering)] {
                 for ex in examples {
                     out += "\n### \(title)" + (ex.description.map { ": \($0)" } ?? "") + "\n\n"

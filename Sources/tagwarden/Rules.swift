@@ -25,7 +25,7 @@ struct RulesCommand: ParsableCommand {
         if format == .json {
             let list = JSON.array(Catalogue.rules.map { r in
                 .object([("id", .string(r.id)), ("severity", .string(r.severity.rawValue)), ("summary", .string(r.summary)),
-                         ("rationale", .string(r.rationale)), ("fix", .string(r.fix))])
+                         ("rationale", .string(r.rationale)), ("premises", r.premises.map(JSON.string) ?? .null), ("fix", .string(r.fix))])
             })
             writeStdout(list.serialized(pretty: true) + "\n")
             return
@@ -52,7 +52,7 @@ struct Explain: ParsableCommand {
             writeStderr("tagwarden: error: unknown rule '\(rule)'\(hint); `tagwarden rules` lists them\n")
             throw ExitCode(2)
         }
-        var out = "\(r.id) (\(r.severity.rawValue))\n\n\(r.summary)\n\nWhy: \(r.rationale)\n\nFix: \(r.fix)\n"
+        var out = "\(r.id) (\(r.severity.rawValue))\n\n\(r.summary)\n\nWhy: \(r.rationale)\n\n" + (r.premises.map { "Premises: \($0)\n\n" } ?? "") + "Fix: \(r.fix)\n"
         func show(_ title: String, _ examples: [RuleExample]) {
             for ex in examples {
                 out += "\n\(title)" + (ex.description.map { ": \($0)" } ?? "") + "\n"

@@ -2480,6 +2480,126 @@ nonTriggering:
             - name: web
               image: ghcr.io/acme/web:1.0.0 ## { "$imagepolicy" : "flux-system:web" }
 """#),
+        ("marker-missing.yaml", #"""
+id: marker-missing
+severity: warning
+summary: A field of an image that its environment's ImagePolicy watches, in a file an automation updates, has no marker.
+rationale: >
+  Flux's image automation updates only the fields that carry a `$imagepolicy` marker. A field of a
+  promoted image in an environment whose ImagePolicy selects that image's tags, in a file under an
+  ImageUpdateAutomation's `update.path`, without a marker is left as written: a marker removed in a
+  refactor, or never added to a new overlay, silently stops the environment's updates, and the field
+  pins whatever tag it held. Under the strict profile this is an error: the promotion workflow rests on
+  every such field following its environment's policy. A field set through a kustomize `images:` entry
+  or a substitution is judged where it is set, and a suspended automation updates nothing.
+premises: >
+  The file is applied (else a warning that says so), the policy's environment and the field's are
+  the same (from the config's paths and namespaces, or from directories and namespaces named after the
+  environments), and the automation's update.path holds the file (read from the repository).
+fix: >
+  Add the marker the message names to the field (`:tag` on a field that holds only the tag), or, if the
+  field is pinned on purpose, suppress the finding with a reason.
+triggering:
+  - description: production's field lost its marker
+    files:
+      clusters/production/images.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata: {name: web, namespace: flux-system}
+        spec: {image: ghcr.io/acme/web}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web-production, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          policy: {semver: {range: ">=1.0.0"}}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          sourceRef: {kind: GitRepository, name: flux-system}
+          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
+          update: {path: ./apps/production, strategy: Setters}
+      apps/production/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web, namespace: web}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:1.4.0
+    expect:
+      - {file: apps/production/web.yaml, line: 9, column: 18, message: "no $imagepolicy marker on this production field of 'ghcr.io/acme/web', although policy flux-system/web-production selects its production tags and ImageUpdateAutomation flux-system/apps updates this file: Flux leaves the field as written (a marker removed or never added); add # {\"$imagepolicy\": \"flux-system:web-production\"}"}
+nonTriggering:
+  - description: the field carries the marker
+    files:
+      clusters/production/images.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata: {name: web, namespace: flux-system}
+        spec: {image: ghcr.io/acme/web}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web-production, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          policy: {semver: {range: ">=1.0.0"}}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          sourceRef: {kind: GitRepository, name: flux-system}
+          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
+          update: {path: ./apps/production, strategy: Setters}
+      apps/production/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web, namespace: web}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:1.4.0 # {"$imagepolicy": "flux-system:web-production"}
+  - description: no automation updates the file (staging's field, production's automation)
+    files:
+      clusters/production/images.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata: {name: web, namespace: flux-system}
+        spec: {image: ghcr.io/acme/web}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web-production, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          policy: {semver: {range: ">=1.0.0"}}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          sourceRef: {kind: GitRepository, name: flux-system}
+          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
+          update: {path: ./apps/production, strategy: Setters}
+      apps/staging/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web, namespace: web}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:1.4.0
+"""#),
         ("marker-mixed-policies.yaml", #"""
 id: marker-mixed-policies
 severity: error
@@ -4380,6 +4500,7 @@ extension Rule {
         .markerIgnored,
         .markerImageMismatch,
         .markerMalformed,
+        .markerMissing,
         .markerMixedPolicies,
         .markerOverridden,
         .markerUnknownPolicy,

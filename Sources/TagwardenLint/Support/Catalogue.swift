@@ -30,6 +30,8 @@ public struct RuleInfo: Sendable {
     public var severity: Severity
     public var summary: String
     public var rationale: String
+    /// What a finding rests on, and which of it may be an assumption (which then caps the finding at a warning).
+    public var premises: String?
     public var fix: String
     public var triggering: [RuleExample]
     public var nonTriggering: [RuleExample]
@@ -99,7 +101,8 @@ public enum Catalogue {
                                    profile: y.string(ex, "profile"), files: files, expect: expect, tags: y.string(ex, "tags"))
             }
         }
-        let info = RuleInfo(id: id, severity: sev, summary: try req("summary"), rationale: try req("rationale"), fix: try req("fix"),
+        let premises = y.string(root, "premises").map { $0.hasSuffix("\n") ? String($0.dropLast()) : $0 }
+        let info = RuleInfo(id: id, severity: sev, summary: try req("summary"), rationale: try req("rationale"), premises: premises, fix: try req("fix"),
                             triggering: try examples("triggering"), nonTriggering: try examples("nonTriggering"))
         if info.triggering.contains(where: { $0.expect.isEmpty }) { throw fail("a triggering example without expect") }
         return info

@@ -30,6 +30,9 @@ public struct EnvironmentModel: Sendable {
     public var source: String
     /// The config's directory: path globs are relative to it.
     public var baseDir = ""
+    /// Whether the strict profile is in force (`--profile strict` or `profile: strict`): the guardrails of the
+    /// promotion workflow are errors.
+    public var strict = false
     /// Lower-cased names and aliases → environment index.
     var aliasIndex: [String: Int] = [:]
     /// The same as bytes, for directory names, which are compared without building strings.
@@ -115,7 +118,9 @@ public struct EnvironmentModel: Sendable {
         let source = config != nil && !(config!.environments.isEmpty) ? "config \(config!.path ?? Config.fileName)"
             + (strict ? " over the strict profile" : "")
             : strict ? profileOrigin : "inferred from the repository"
-        return EnvironmentModel(environments: envs, source: source, baseDir: config?.baseDir ?? "")
+        var model = EnvironmentModel(environments: envs, source: source, baseDir: config?.baseDir ?? "")
+        model.strict = strict
+        return model
     }
 
     /// Fills in tag prefixes nobody configured from the repository's own ImagePolicies: an environment

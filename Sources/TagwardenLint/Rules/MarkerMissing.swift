@@ -1,0 +1,36 @@
+import TagwardenBasics
+import TagwardenModel
+extension Rule {
+    /// A field of a promoted image without a marker, where its environment's ImagePolicy watches the image and an
+    /// automation's update.path holds the file: Flux leaves it as written (a removed or forgotten marker).
+    static let markerMissing = Rule("marker-missing", scope: .updatePaths) { c in
+        let m = c.model
+        // each repository's image, by its normalised name → the policies that watch it, by environment
+        var policiesOfImage: [String: [(policy: Int, environment: String)]] = [:]
+        for (p, policy) in m.flux.policies.enumerated() where !m.flux.nonResources.contains(policy.object) {
+            guard let e = policy.environment, let r = policy.repository, m.flux.repositories[r].unresolvedVariables.isEmpty,
+                  let image = m.flux.repositories[r].spec.image?.value, let name = ImageReference.normalizeName(image) else { continue }
+            policiesOfImage[name, default: []].append((p, e))
+        }
+        guard !policiesOfImage.isEmpty else { return [] }
+        var out: [Finding] = []
+        for i in m.images.indices {
+            let img = m.images[i]
+            guard img.markers.isEmpty, img.promoted, !img.retagged, img.substitution == nil, img.tag != nil,
+                  let e = img.environment, let name = img.normalizedName,
+                  let watching = policiesOfImage[name]?.filter({ $0.environment == e }), let first = watching.first else { continue }
+            let automations = m.flux.covering(m.files[img.file].path).filter { !m.flux.automations[$0].spec.suspended }
+            guard let a = automations.first else { continue }
+            let automation = m.flux.automations[a]
+            let marker = #"# {"$imagepolicy": ""# + "\(m.flux.policies[first.policy].namespace ?? "flux-system"):\(m.flux.policies[first.policy].name)"
+                + (img.origin == .container ? "" : ":tag") + #""}"#
+            var f = c.finding("no $imagepolicy marker on this \(e) field of '\(img.name ?? name)', although policy \(m.policyName(first.policy)) "
+                                + "selects its \(e) tags and ImageUpdateAutomation \(automation.namespace ?? "")/\(m.objects[automation.object].name ?? "") "
+                                + "updates this file: Flux leaves the field as written (a marker removed or never added); add \(marker)",
+                              image: i, span: img.tag?.span)
+            if m.environments.strict { f.ruleSeverity = .error }
+            out.append(f)
+        }
+        return out
+    }
+}
