@@ -184,8 +184,45 @@ import Testing
             .replacingOccurrences(of: "old:1.0.0", with: "old:1.0.0 # {\"$imagepolicy\": \"flux-system:old\"}"))
         let marked = try r.audit("--format", "json")
         #expect(severities(marked) == ["marker-unknown-policy apps/prod/old.yaml:9:warning"])
+        // (the repository holds no ImagePolicy: that the policy may be made elsewhere is a premise too)
         #expect(marked.findingObjects.first?["assumption"] as? String
-                == "this file is not deployed: commented out of apps/prod/kustomization.yaml, which builds its directory")
+                == "no Flux installation of the cluster that runs it is in this repository, so the ImagePolicy may be made outside it, as a "
+                + "platform's tenant setup does; declare the cluster under clusters: in .tagwarden.yaml when this repository describes all of it"
+                + "; this file is not deployed: commented out of apps/prod/kustomization.yaml, which builds its directory")
+    }
+
+    @Test func aSyncAppliedByHandBesideItsKustomizationIsNotLeftOut() throws {
+        // cpho-phase2's layout: each directory's sync.yaml builds its own directory and is applied with kubectl apply -f
+        let r = try TempRepo()
+        try r.write("k8s/db/kustomization.yaml", "resources: [db.yaml]\n")
+        try r.write("k8s/db/db.yaml", pod("db", namespace: "db", images: ["ghcr.io/acme/db:latest"]))
+        try r.write("k8s/db/sync.yaml", fluxKustomization(name: "db", path: "./k8s/db"))
+        let res = try r.audit("--format", "json")
+        #expect(severities(res) == ["image-latest-tag k8s/db/db.yaml:9:error"], "\(res.described)")
+        let env = try tagwarden(["env", "--applied"], in: r.path)
+        #expect(!env.stdout.contains("not deployed"), "\(env.stdout)")
+    }
+
+    @Test func placeholdersAndMisformedMarkersAreNoImages() throws {
+        let r = try TempRepo()
+        // Istio's injection fills `image: auto`
+        try r.write("apps/web.yaml", pod("web", namespace: "web", images: ["ghcr.io/acme/web:1.0.0", "auto"]))
+        // a whole-reference marker on a tag: the field is a tag, which marker-wrong-form judges, not an image without one
+        try r.write("apps/values.yaml", "image:\n  repository: ghcr.io/acme/web\n  tag: 1.21.1 # {\"$imagepolicy\": \"flux-system:web\"}\n")
+        try r.write("flux/images.yaml", imageRepository() + "---\n" + imagePolicy() + "---\n" + imageUpdateAutomation(name: "apps", path: "./apps"))
+        let res = try r.audit("--format", "json")
+        #expect(res.findings.filter { !$0.hasPrefix("automation-") && !$0.hasPrefix("policy-") } == ["marker-wrong-form apps/values.yaml:3:15"], "\(res.described)")
+    }
+
+    @Test func aMarkerOfARepositoryWithoutPoliciesNamesAPolicyMadeElsewhere() throws {
+        // markers only: the ImagePolicies (and the automation) live in the platform's repository
+        let r = try TempRepo()
+        try r.write("deploy/web.yaml", pod("web", namespace: "web", images: [#"ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web"}"#]))
+        let res = try r.audit("--format", "json")
+        #expect(severities(res) == ["marker-unknown-policy deploy/web.yaml:9:warning"], "\(res.described)")
+        // a cluster declared here is one whose objects are all here: then the absence is a fact
+        try r.write(".tagwarden.yaml", "clusters:\n  - name: tenant\n    paths: [deploy]\n")
+        #expect(severities(try r.audit("--format", "json")) == ["marker-unknown-policy deploy/web.yaml:9:error"])
     }
 
     @Test func aPrefixOfOneEnvironmentIsABranchName() throws {

@@ -23,14 +23,7 @@ extension Rule {
             var f = c.finding("no GitRepository \(ns ?? "<no namespace>")/\(name.value) in the repository\(hint)",
                               object: a.object, at: name)
             // a cluster whose Flux is installed elsewhere (a tenant's repository) may be given the GitRepository there
-            let described = m.clusters.of(m.objects[a.object].file).contains {
-                m.clusters.clusters[$0].fluxOrigin != nil || m.clusters.clusters[$0].declaredAt != nil
-            }
-            if !described {
-                f.assume("no Flux installation of the cluster that runs it is in this repository, so the GitRepository may be made "
-                         + "outside it, as a platform's tenant setup does; declare the cluster under clusters: in \(Config.fileName) "
-                         + "when this repository describes all of it")
-            }
+            if !m.describesCluster(ofFile: m.objects[a.object].file) { f.assume(Model.madeElsewherePremise("GitRepository")) }
             return f
         }
     }

@@ -42,8 +42,11 @@ extension Rule {
                 f.ruleSeverity = .note
                 return f
             }
-            return c.finding("no ImagePolicy \(ref.namespace)/\(ref.name) in the repository, so Flux never updates this field\(hints[wanted]!)",
-                             marker: k)
+            var f = c.finding("no ImagePolicy \(ref.namespace)/\(ref.name) in the repository, so Flux never updates this field\(hints[wanted]!)",
+                              marker: k)
+            // a repository of markers only (a tenant's, or an application's): its policies are made elsewhere
+            if m.flux.policies.isEmpty, !m.describesCluster(ofFile: m.markers[k].file) { f.assume(Model.madeElsewherePremise("ImagePolicy")) }
+            return f
         }
         if let k = refusedAt {
             var f = c.finding("from this marker on, unknown policies get no \"did you mean\": the run's budget for suggestions "

@@ -145,11 +145,17 @@ public struct Clusters: Sendable {
         guard !builds.kustomizationAt.isEmpty else { return [:] }
         var listed = Set<String>()
         for paths in builds.resources.values { listed.formUnion(paths) }
+        // a Flux Kustomization that builds its own directory cannot be listed there (it would apply itself): it is
+        // applied another way (`kubectl apply -f sync.yaml`), so it is not left out
+        var selfSyncs = Set<Int>()
+        for o in objects {
+            if let p = o.fluxKustomization?.path, Model.normalizePath(p) == Path.dirname(files[o.file].path) { selfSyncs.insert(o.file) }
+        }
         var out: [Int: String] = [:]
         for f in files.indices {
             let path = files[f].path
             guard Sources.isManifestName(path), let k = builds.kustomizationAt[Path.dirname(path)], objects[k].file != f,
-                  !listed.contains(path), !Extractor.isKustomizationName(Path.basename(path)) else { continue }
+                  !listed.contains(path), !Extractor.isKustomizationName(Path.basename(path)), !selfSyncs.contains(f) else { continue }
             let kustomization = files[objects[k].file]
             switch mention(of: Path.basename(path), in: kustomization.bytes) {
             case true?: continue
@@ -396,6 +402,19 @@ extension Model {
         }
         if let only = clusters.only { return [FluxRun(version: only.version, cluster: nil, origin: only.origin)] }
         return [FluxRun(version: .current, cluster: nil, origin: nil)]
+    }
+
+    /// Whether the repository describes the cluster that runs `file`'s objects: its Flux installation is here, or the
+    /// config declares the cluster. Where it does not (a tenant's repository), Flux objects may be made outside it.
+    public func describesCluster(ofFile file: Int) -> Bool {
+        clusters.of(file).contains { clusters.clusters[$0].fluxOrigin != nil || clusters.clusters[$0].declaredAt != nil }
+    }
+
+    /// What a finding about an object missing from the repository says where the repository does not describe the
+    /// cluster: the object may be made outside it.
+    public static func madeElsewherePremise(_ what: String) -> String {
+        "no Flux installation of the cluster that runs it is in this repository, so the \(what) may be made outside it, as a "
+            + "platform's tenant setup does; declare the cluster under clusters: in \(Config.fileName) when this repository describes all of it"
     }
 
     /// What a finding that holds only for some Flux versions says when `run` is current Flux assumed (nothing here

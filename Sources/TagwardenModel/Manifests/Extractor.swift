@@ -325,6 +325,8 @@ package struct Extractor {
         guard imageNodes[n] == nil, !y.isNull(n) else { return }
         let text = y.value(n)
         if text.isEmpty { return }
+        // Istio's sidecar and gateway injection replaces a container's `image: auto` with its proxy's image
+        if origin == .container, text == "auto" { return }
         if Extractor.isTemplated(text) {
             if !text.containsBytes("{{") {
                 facts.substitutable.append(ImageUse(origin: origin, file: fileIndex, object: object, text: text, span: y.nodes[n].span))
