@@ -197,10 +197,16 @@ import Testing
         try r.write("k8s/db/kustomization.yaml", "resources: [db.yaml]\n")
         try r.write("k8s/db/db.yaml", pod("db", namespace: "db", images: ["ghcr.io/acme/db:latest"]))
         try r.write("k8s/db/sync.yaml", fluxKustomization(name: "db", path: "./k8s/db"))
+        // a cluster of its own, inferred: nothing here applies its root, so its findings are warnings until it is declared
         let res = try r.audit("--format", "json")
-        #expect(severities(res) == ["image-latest-tag k8s/db/db.yaml:9:error"], "\(res.described)")
+        #expect(severities(res) == ["image-latest-tag k8s/db/db.yaml:9:warning"], "\(res.described)")
+        #expect(res.findingObjects.first?["assumption"] as? String == "cluster k8s/db is taken to be applied from outside this repository "
+                + "(nothing here applies k8s/db/sync.yaml); declare it under clusters: in .tagwarden.yaml")
         let env = try tagwarden(["env", "--applied"], in: r.path)
         #expect(!env.stdout.contains("not deployed"), "\(env.stdout)")
+        #expect(env.stdout.contains("    inferred: cluster k8s/db is taken to be applied from outside this repository"), "\(env.stdout)")
+        try r.write(".tagwarden.yaml", "clusters:\n  - name: k8s/db\n")
+        #expect(severities(try r.audit("--format", "json")) == ["image-latest-tag k8s/db/db.yaml:9:error"])
     }
 
     @Test func placeholdersAndMisformedMarkersAreNoImages() throws {

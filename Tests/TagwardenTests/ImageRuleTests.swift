@@ -291,7 +291,11 @@ import Testing
             "clusters/apps.yaml:8:14", "overlays/production/kustomization.yaml:3:12", "overlays/production/kustomization.yaml:5:12",
             "overlays/production/kustomization.yaml:7:12",
         ])
-        #expect(unmatched.map(\.message) == [
+        // (the Flux Kustomizations of clusters/ are applied by nothing here: each message ends with that premise)
+        let premise = " (cluster clusters is taken to be applied from outside this repository (nothing here applies clusters/apps.yaml, "
+            + "clusters/others.yaml); declare it under clusters: in .tagwarden.yaml)"
+        #expect(unmatched.allSatisfy { $0.message.hasSuffix(premise) })
+        #expect(unmatched.map { $0.message.replacingOccurrences(of: premise, with: "") } == [
             "images: entry 'ghcr.io/acme/api' matches no image of the build of Flux Kustomization flux-system/apps, so kustomize leaves "
                 + "the images as they are (its images include 'ghcr.io/acme/web', 'nginx', 'web')",
             "images: entry 'ghcr.io/acme/wbe' matches no image of this kustomization's build, so kustomize leaves the images as they are: "

@@ -305,6 +305,7 @@ public enum Linter {
             switch reach {
             case .applied: break
             case .unreached: f.assume(Clusters.unreachedPremise)
+            case .assumed(let premise): f.assume(premise)
             case .notDeployed(let why):
                 guard scope == .updatePaths else { return nil }
                 f.assume("this file is not deployed: \(why)")

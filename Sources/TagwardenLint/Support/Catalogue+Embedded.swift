@@ -972,7 +972,7 @@ triggering:
             - name: side
               image: ghcr.io/acme/side:${SIDE_TAG}
     expect:
-      - {file: apps/web.yaml, line: 10, column: 14, message: "'ghcr.io/acme/side:' is not a valid image reference: the tag after ':' is empty (written 'ghcr.io/acme/side:${SIDE_TAG}', substituted by Flux Kustomization flux-system/apps in clusters/production/apps.yaml; SIDE_TAG is not defined there, so Flux puts an empty string in its place)"}
+      - {file: apps/web.yaml, line: 10, column: 14, message: "'ghcr.io/acme/side:' is not a valid image reference: the tag after ':' is empty (written 'ghcr.io/acme/side:${SIDE_TAG}', substituted by Flux Kustomization flux-system/apps in clusters/production/apps.yaml; SIDE_TAG is not defined there, so Flux puts an empty string in its place) (cluster clusters/production is taken to be applied from outside this repository (nothing here applies clusters/production/apps.yaml); declare it under clusters: in .tagwarden.yaml)"}
   - description: upper case in the repository path
     files:
       apps/web.yaml: |
@@ -1106,7 +1106,7 @@ triggering:
                 - name: web
                   image: ghcr.io/acme/web:${WEB_TAG}
     expect:
-      - {file: apps/staging/web.yaml, line: 10, column: 18, message: "image 'ghcr.io/acme/web:latest' uses the tag 'latest', which moves with every push: pin a version or a digest (written 'ghcr.io/acme/web:${WEB_TAG}', substituted by Flux Kustomization flux-system/apps in clusters/staging/apps.yaml)"}
+      - {file: apps/staging/web.yaml, line: 10, column: 18, message: "image 'ghcr.io/acme/web:latest' uses the tag 'latest', which moves with every push: pin a version or a digest (written 'ghcr.io/acme/web:${WEB_TAG}', substituted by Flux Kustomization flux-system/apps in clusters/staging/apps.yaml) (cluster clusters/staging is taken to be applied from outside this repository (nothing here applies clusters/staging/apps.yaml); declare it under clusters: in .tagwarden.yaml)"}
   - description: a values file that a kustomization's configMapGenerator turns into the ConfigMap a HelmRelease's valuesFrom reads
     files:
       apps/staging/kustomization.yaml: |

@@ -157,6 +157,7 @@ public enum EnvironmentReport {
                 ("fluxOrigin", model.config.fluxVersion != nil ? .string("fluxVersion in \(model.config.path ?? Config.fileName)")
                     : c.fluxOrigin.map(JSON.string) ?? .null),
                 ("declaredAt", c.declaredAt.map(JSON.string) ?? .null),
+                ("inferred", c.inferred.map(JSON.string) ?? .null),
                 ("roots", .array(c.roots.map(name))),
                 ("kustomizations", .array(c.kustomizations.map(name))),
                 ("files", .array(applied ? c.files.map { .string(model.path($0)) } : [])),
@@ -170,6 +171,7 @@ public enum EnvironmentReport {
                 case .applied: break
                 case .unreached: unreached.append(.string(model.path(f)))
                 case .notDeployed(let why): notDeployed.append(.object([("file", .string(model.path(f))), ("why", .string(why))]))
+                case .assumed: break   // in its inferred cluster's files
                 }
             }
             kv.append(("unreached", .array(unreached)))

@@ -24,6 +24,9 @@ public struct Clusters: Sendable {
         /// It is known not to be deployed, and why (its directory's kustomization leaves it out; only a Flux
         /// Kustomization that is itself not deployed builds it): syntax and marker rules only.
         case notDeployed(String)
+        /// Only clusters inferred from Kustomizations nothing here applies take it (`Cluster.inferred`): applied if
+        /// something outside applies their roots, which the premise says. Its findings are at most warnings.
+        case assumed(String)
     }
 
     public struct Cluster: Sendable {
@@ -41,6 +44,9 @@ public struct Clusters: Sendable {
         public var servedImageAPIs: [String: [String]] = [:]
         /// Where the config declares it (`file:line` of its `clusters:` entry); nil for a cluster only detected.
         public var declaredAt: String?
+        /// Why it is a cluster when neither flux bootstrap's sync nor the config says so: its roots are Flux
+        /// Kustomizations nothing here applies, taken to be applied from outside. Nil for a bootstrapped or declared one.
+        public var inferred: String?
         /// The values the config gives its builds' variables (`substitute`).
         public var substitute: [String: String] = [:]
     }
@@ -70,8 +76,6 @@ public struct Clusters: Sendable {
     /// Each file's `Reach`.
     public private(set) var reach: [Reach] = []
 
-    /// Whether `file` is applied: by a cluster, or, in a repository without clusters, as every file not left out is.
-    public func applies(_ file: Int) -> Bool { reach[file] == .applied }
 
     /// The clusters that apply `file`.
     public func of(_ file: Int) -> [Int] { clusters.isEmpty ? [] : ofFile[file] }
@@ -119,7 +123,17 @@ public struct Clusters: Sendable {
         let otherwise: Reach = clusters.isEmpty ? .applied : .unreached
         func judged(_ f: Int, depth: Int) -> Reach {
             if let known = memo[f] { return known }
-            if (!clusters.isEmpty && !ofFile[f].isEmpty) || declaredFiles.contains(f) { return .applied }
+            if declaredFiles.contains(f) { return .applied }
+            if !clusters.isEmpty && !ofFile[f].isEmpty {
+                // applied only by clusters inferred from Kustomizations nothing here applies
+                if let first = ofFile[f].first, ofFile[f].allSatisfy({ clusters[$0].inferred != nil }) {
+                    if ofFile[f].count == 1 { return .assumed(clusters[first].inferred! + "; declare it under clusters: in \(Config.fileName)") }
+                    let names = ofFile[f].map { clusters[$0].name.isEmpty ? "." : clusters[$0].name }
+                    return .assumed("clusters \(names.joined(separator: ", ")) are taken to be applied from outside this repository "
+                                    + "(nothing here applies their roots); declare them under clusters: in \(Config.fileName)")
+                }
+                return .applied
+            }
             if let users = configuredBy[files[f].path], users.contains(where: { !clusters.isEmpty && !ofFile[$0].isEmpty || declaredFiles.contains($0) }) {
                 return .applied
             }
@@ -255,6 +269,7 @@ public struct Clusters: Sendable {
         let fileCount = files.count
         var done = Set<String>()   // cluster, Kustomization and the path it builds there
         var reached = Set<Int>()
+        var bootstrappedClusters = Set<Int>()   // clusters with a root of flux bootstrap's
         func cluster(named name: String) -> Int {
             if let known = index[name] { return known }
             index[name] = out.clusters.count
@@ -291,6 +306,7 @@ public struct Clusters: Sendable {
         let bootstrapped = roots.filter(buildsItself)
         if !bootstrapped.isEmpty {
             for r in bootstrapped { apply(r) }
+            bootstrappedClusters = Set(out.clusters.indices)
             // a cluster directory beside theirs (clusters/staging next to a bootstrapped clusters/production) whose
             // Kustomizations nothing here applies is a cluster bootstrapped without its sync in the repository (not a
             // file in a bootstrapped cluster's own directory that its kustomization does not list)
@@ -306,11 +322,18 @@ public struct Clusters: Sendable {
             // Kustomizations that only build each other: the first of each such ring stands for its root
             for k in kustomizations where !reached.contains(k) && built[k] != nil && leftOut[file(k)] == nil { apply(k) }
         }
+        // the others stand on Kustomizations that nothing here applies
+        for c in out.clusters.indices where !bootstrappedClusters.contains(c) {
+            let files = Set(out.clusters[c].roots.map { filePath(objects, files, $0) }).sorted()
+            out.clusters[c].inferred = "cluster \(out.clusters[c].name.isEmpty ? "." : out.clusters[c].name) is taken to be applied from outside "
+                + "this repository (nothing here applies \(files.prefix(2).joined(separator: ", "))\(files.count > 2 ? ", …" : ""))"
+        }
         // the clusters the config declares: the files their paths match, and the Flux Kustomizations there with what
         // they build
         for (d, c) in config.clusters.enumerated() {
             let n = cluster(named: c.name)
             out.clusters[n].declaredAt = c.origin
+            out.clusters[n].inferred = nil
             out.clusters[n].substitute = c.substitute
             for f in declared[d] {
                 sets[n].insert(f)
@@ -471,16 +494,22 @@ extension Model {
     /// The report header's line on the files that are not applied, and how to say what applies them; nil when every
     /// file is applied.
     public var appliedHeader: String? {
-        var unreached = 0, notDeployed = 0
+        var unreached = 0, notDeployed = 0, assumed = 0
         for r in clusters.reach {
             switch r {
             case .applied: break
             case .unreached: unreached += 1
             case .notDeployed: notDeployed += 1
+            case .assumed: assumed += 1
             }
         }
-        guard unreached + notDeployed > 0 else { return nil }
+        guard unreached + notDeployed + assumed > 0 else { return nil }
         var parts: [String] = []
+        if assumed > 0 {
+            let inferred = clusters.clusters.filter { $0.inferred != nil }.count
+            parts.append("\(assumed) file\(assumed == 1 ? "" : "s") of \(inferred) cluster\(inferred == 1 ? "" : "s") whose roots nothing here "
+                         + "applies, judged as warnings at most (declare \(inferred == 1 ? "it" : "them") under clusters: in \(Config.fileName))")
+        }
         if unreached > 0 {
             parts.append("\(unreached) file\(unreached == 1 ? "" : "s") that no cluster here applies, judged as warnings at most "
                          + "(declare what applies \(unreached == 1 ? "it" : "them") under clusters: in \(Config.fileName))")
@@ -500,6 +529,7 @@ extension Model {
                 ?? c.flux.map { "Flux \($0) (\(c.fluxOrigin ?? ""))" } ?? "Flux version unknown: current Flux (\(FluxVersion.current)) assumed"
             out.append("cluster \(c.name.isEmpty ? "." : c.name): \(version)")
             if let at = c.declaredAt { out.append("  declared in: \(at)") }
+            if let why = c.inferred { out.append("  inferred: \(why); its files are judged as warnings at most until it is declared") }
             if !c.roots.isEmpty { out.append("  applied from: " + c.roots.map(name).joined(separator: ", ")) }
             if !c.substitute.isEmpty { out.append("  substitutes: " + c.substitute.keys.sorted().joined(separator: ", ") + " (from the config)") }
             out.append("  applies: \(c.files.count) file\(c.files.count == 1 ? "" : "s") through \(c.kustomizations.count) Flux Kustomization\(c.kustomizations.count == 1 ? "" : "s")")
@@ -518,6 +548,7 @@ extension Model {
             case .applied: break
             case .unreached: unreached[Path.dirname(files[f].path), default: 0] += 1
             case .notDeployed: notDeployed += 1
+            case .assumed: break
             }
         }
         if !unreached.isEmpty {
@@ -555,6 +586,7 @@ extension Model {
             case .applied: break
             case .unreached: return "\(files[f].path)  reached by no cluster here (judged, findings at most warnings)"
             case .notDeployed(let why): return "\(files[f].path)  not deployed: \(why)"
+            case .assumed: break
             }
             guard !clusters.clusters.isEmpty else { return "\(files[f].path)  applied (no cluster is described here)" }
             let cs = clusters.of(f).map { clusters.clusters[$0].name }.map { $0.isEmpty ? "." : $0 }
@@ -562,4 +594,8 @@ extension Model {
             return "\(files[f].path)  cluster \(cs.joined(separator: ", "))" + (ks.isEmpty ? "" : " by \(ks.joined(separator: ", "))")
         }
     }
+}
+
+extension Clusters {
+    fileprivate static func filePath(_ objects: [ManifestObject], _ files: [FileFacts], _ k: Int) -> String { files[objects[k].file].path }
 }
