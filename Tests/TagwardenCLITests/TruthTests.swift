@@ -220,6 +220,25 @@ import Testing
         #expect(res.findings.filter { !$0.hasPrefix("automation-") && !$0.hasPrefix("policy-") } == ["marker-wrong-form apps/values.yaml:3:15"], "\(res.described)")
     }
 
+    @Test func aPatternWithVariablesIsNotJudgedAsWritten() throws {
+        // cpho-phase2's sync-template.yaml: a template CI fills in per branch
+        let r = try TempRepo()
+        try r.write("flux/images.yaml", imageRepository() + """
+            ---
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImagePolicy
+            metadata: {name: "${BRANCH_NAME}-web", namespace: flux-system}
+            spec:
+              imageRepositoryRef: {name: web}
+              filterTags: {pattern: '^${BRANCH_NAME}-[a-fA-F0-9]+-(?P<ts>[0-9]+)', extract: $ts}
+              policy: {numerical: {order: asc}}
+
+            """)
+        let res = try r.audit("--format", "json")
+        // as written, `^$` would match no tag; the pattern is what the substitution makes of it
+        #expect(res.findings == ["policy-unused flux/images.yaml:7:7"], "\(res.described)")
+    }
+
     @Test func aMarkerOfARepositoryWithoutPoliciesNamesAPolicyMadeElsewhere() throws {
         // markers only: the ImagePolicies (and the automation) live in the platform's repository
         let r = try TempRepo()

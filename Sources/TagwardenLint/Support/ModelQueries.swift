@@ -16,6 +16,9 @@ extension Model {
     func policyLanguage(_ p: Int) -> TagLanguage? {
         let policy = flux.policies[p]
         guard policy.spec.hasFilterTags, let pattern = policy.spec.pattern?.value, !pattern.isEmpty else { return .any }
+        // `${…}` in the pattern: Flux substitutes it before the policy exists (or the file is a template for objects
+        // made elsewhere, `^${BRANCH_NAME}-…`); what it selects is not known as written
+        if pattern.containsBytes("${"), Envsubst.variables(pattern)?.isEmpty == false { return nil }
         return policy.regex.map { .matching($0) }
     }
 
