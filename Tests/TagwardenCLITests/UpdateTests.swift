@@ -110,6 +110,13 @@ import Testing
         // the image Flux reads is not known here: no finding claims it is invalid
         let audit = try r.audit("--format", "json")
         #expect(!audit.findings.contains { $0.hasPrefix("object-invalid") }, "\(audit.described)")
+        // the topology names the variable
+        let topology = try JSONSerialization.jsonObject(with: Data(try tagwarden(["env", "--format", "json"], in: r.path).stdout.utf8)) as? [String: Any] ?? [:]
+        let unresolved = topology["unresolvedVariables"] as? [[String: Any]] ?? []
+        #expect(unresolved.count == 1 && unresolved.first?["variables"] as? [String] == ["image_registry"]
+                && unresolved.first?["text"] as? String == "${image_registry}/web", "\(unresolved)")
+        let images = (topology["clusters"] as? [[String: Any]])?.first?["images"] as? [[String: Any]] ?? []
+        #expect(images.map { "\($0["kind"]!) \($0["name"]!) \($0["container"]!) \($0["image"]!)" } == ["Deployment web web ghcr.io/acme/web:1.0.0", "Deployment source-controller manager ghcr.io/fluxcd/source-controller:v1.3.0"])
         let unknown = try tagwarden(["update", "--tags", "tags.yaml"], in: r.path)
         #expect(unknown.code == 1, "\(unknown.described)")
         #expect(unknown.stderr.contains("ImagePolicy flux-system/web selects no tag: its ImageRepository's image '${image_registry}/web' uses ${image_registry}, "
@@ -124,6 +131,8 @@ import Testing
         let env = try tagwarden(["env"], in: r.path)
         #expect(env.stdout.contains("  cluster clusters/prod: Flux 2.7.0 ("), "\(env.stdout)")
         #expect(env.stdout.contains("    substitutes: image_registry (from the config)\n"), "\(env.stdout)")
+        let declared = try JSONSerialization.jsonObject(with: Data(try tagwarden(["env", "--format", "json"], in: r.path).stdout.utf8)) as? [String: Any]
+        #expect((declared?["unresolvedVariables"] as? [Any])?.isEmpty == true)
     }
 
     @Test func aPolicyThatSelectsNothingIsAnErrorAndItsMarkersStay() throws {

@@ -146,6 +146,25 @@ public enum EnvironmentReport {
         return out
     }
 
+    /// The images cluster `c` deploys, as the model reads them: each container (or release values) image of its files
+    /// that no `images:` entry or patch replaces, with its object, container, text (substituted) and place; and the
+    /// kustomize `images:` entries that replace others (`origin: kustomize`, the kustomization as the object: which
+    /// workload each reaches is not listed yet).
+    static func images(_ model: Model, of c: Clusters.Cluster) -> [JSON] {
+        let files = Set(c.files)
+        return model.images.indices.compactMap { i -> JSON? in
+            let img = model.images[i]
+            guard files.contains(img.file), !img.retagged, img.origin != .marker, let o = img.object else { return nil }
+            let object = model.objects[o]
+            return .object([
+                ("kind", .string(object.kind)), ("namespace", model.objectNamespace[o].map(JSON.string) ?? .null),
+                ("name", object.name.map(JSON.string) ?? .null), ("container", img.container.map(JSON.string) ?? .null),
+                ("image", .string(img.text)), ("origin", .string(img.origin.rawValue)),
+                ("file", .string(model.path(img.file))), ("line", .int(img.span.start.line)),
+            ])
+        }
+    }
+
     public static func json(_ model: Model, applied: Bool) -> JSON {
         guard case .object(var kv) = json(model.environments) else { return json(model.environments) }
         func name(_ k: Int) -> JSON { .string("\(model.objectNamespace[k].map { $0 + "/" } ?? "")\(model.objects[k].name ?? "")") }
@@ -162,8 +181,16 @@ public enum EnvironmentReport {
                 ("kustomizations", .array(c.kustomizations.map(name))),
                 ("files", .array(applied ? c.files.map { .string(model.path($0)) } : [])),
                 ("fileCount", .int(c.files.count)),
+                ("images", .array(images(model, of: c))),
+                ("substitute", .object(c.substitute.keys.sorted().map { ($0, .string(c.substitute[$0]!)) })),
             ])
         })))
+        var unknown: [JSON] = []
+        for r in model.flux.repositories where !r.unresolvedVariables.isEmpty {
+            unknown.append(.object([("object", name(r.object)), ("file", .string(model.path(model.objects[r.object].file))),
+                                    ("text", .string(r.spec.image?.value ?? "")), ("variables", .array(r.unresolvedVariables.map(JSON.string)))]))
+        }
+        kv.append(("unresolvedVariables", .array(unknown)))
         if applied {
             var unreached: [JSON] = [], notDeployed: [JSON] = []
             for f in model.files.indices {
