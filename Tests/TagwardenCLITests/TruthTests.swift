@@ -264,6 +264,20 @@ import Testing
         #expect(env.stdout.contains("  tag prefix:     none  ('main-' inferred from 2 of 2 ImagePolicies, but no other environment has a prefix of its own"), "\(env.stdout)")
     }
 
+    @Test func initWritesTheClustersAndListsWhatNoClusterApplies() throws {
+        let r = try appliedRepo()
+        let text = try tagwarden(["init", "--stdout"], in: r.path).stdout
+        #expect(text.contains("clusters:\n  - name: clusters/prod\n    fluxVersion: 2.7.0  # app.kubernetes.io/version v2.7.0 of Namespace "
+                              + "flux-system in clusters/prod/flux-system/gotk-components.yaml\n"), "\(text)")
+        #expect(text.contains("#   - name: applied-by-hand\n#     paths:\n#       - archive  # 3 files\n"), "\(text)")
+        // what it writes is a valid config, and declaring the listed directory makes its findings facts
+        try r.write(".tagwarden.yaml", text.replacingOccurrences(of: "#   - name: applied-by-hand\n#     paths:\n#       - archive",
+                                                                   with: "  - name: applied-by-hand\n    paths:\n      - archive"))
+        let res = try r.audit("--format", "json")
+        #expect(res.code == 1 && res.findingObjects.contains { $0["rule"] as? String == "image-latest-tag" && $0["severity"] as? String == "error" },
+                "\(res.described)")
+    }
+
     @Test func initWritesAPatternThatAgreesWithThePrefix() throws {
         let r = try TempRepo()
         try r.write("apps/production/web.yaml", pod("web", images: ["ghcr.io/acme/web:k8s-v1.4.2-3f9c2ab-1718000000", "ghcr.io/acme/api:k8s-v2.0.0-abcdef1-1718000001"]))

@@ -114,6 +114,7 @@ public enum EnvironmentReport {
         let unreached = m.unreachedDirectories
         guard !m.clusters.clusters.isEmpty || !unreached.isEmpty else { return "" }
         var out = """
+
         # The clusters: each applies what its Flux Kustomizations build, plus the files its paths match (globs, relative to
         # this file). An entry overrides what Tagwarden detects; fluxVersion and substitute settle what it would assume.
 
