@@ -11,9 +11,12 @@ struct Env: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the environment model in force, the clusters the repository describes and the Flux each runs, and where each part came from.",
         discussion: """
-        A cluster is the chain of builds from flux bootstrap's Kustomizations (or, without them, from the Flux \
-        Kustomizations nothing else builds). Objects of files no cluster applies are not judged; markers there \
-        only under an ImageUpdateAutomation's update.path. --applied lists every file with what applies it.
+        A cluster is the chain of builds from flux bootstrap's Kustomizations, from a cluster the config declares \
+        (clusters: in .tagwarden.yaml), or, inferred, from Flux Kustomizations nothing here applies. A file no \
+        cluster here reaches, or only an inferred one, is judged with findings at most warnings; a file its \
+        directory's kustomization leaves out is not deployed (syntax and markers only). --applied lists every \
+        file with what applies it or why nothing does; --format json adds each cluster's images and the \
+        variables whose values are not known here.
         """
     )
 
@@ -29,7 +32,7 @@ struct Env: ParsableCommand {
     @Option(help: "Configuration file (default: the nearest .tagwarden.yaml from PATH up to the repository root, if any).")
     var config: String?
 
-    @Flag(help: "List every file with the clusters and Flux Kustomizations that apply it, or 'not applied'.")
+    @Flag(help: "List every file with the clusters and Flux Kustomizations that apply it, or why none does.")
     var applied = false
 
     func validate() throws {
