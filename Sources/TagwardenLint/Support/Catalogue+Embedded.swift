@@ -1509,6 +1509,51 @@ nonTriggering:
             - name: web
               image: ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@sha256:4444444444444444444444444444444444444444444444444444444444444444
 """#),
+        ("kustomization-build-fails.yaml", #"""
+id: kustomization-build-fails
+severity: error
+summary: kustomize refuses a kustomization, so every build of its directory fails and deploys nothing.
+rationale: >
+  kustomize decodes a kustomization file with unknown fields disallowed: a field it does not know (a Flux
+  Kustomization's `spec` written into `kustomization.yaml`, a misspelt `resource:`) fails the build with
+  `invalid Kustomization: json: unknown field`. The Flux Kustomization whose path builds that directory (or a
+  directory above it) then fails to reconcile, and nothing it applies is deployed — in a bootstrap path, not even
+  Flux's own sync. The message names the Flux Kustomizations that build it.
+premises: >
+  The kustomization's fields, read from the file (a fact: kustomize v5.5's list of fields); the file is
+  applied (else a warning that says so).
+fix: >
+  Remove or rename the field (the message names it). A Flux Kustomization goes in a file of its own with
+  `apiVersion: kustomize.toolkit.fluxcd.io/v1`, listed in the kustomization's `resources`.
+triggering:
+  - description: a Flux Kustomization's spec in the bootstrap path's kustomization.yaml
+    files:
+      kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        metadata:
+          name: app
+          namespace: flux-system
+        spec:
+          path: ./manifests
+          sourceRef: {kind: GitRepository, name: flux-system}
+    expect:
+      - {file: kustomization.yaml, line: 6, column: 1, message: "kustomize refuses this kustomization (invalid Kustomization: json: unknown field \"spec\"), so nothing that builds . deploys anything; a Flux Kustomization (kustomize.toolkit.fluxcd.io) belongs in a file of its own, which this kustomization lists in resources"}
+nonTriggering:
+  - description: every field is one kustomize knows, whatever its case
+    files:
+      kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        Resources: [web.yaml]
+        sortOptions: {order: fifo}
+        images:
+          - {name: web, newTag: "1.0"}
+      web.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: web}
+"""#),
         ("marker-behind.yaml", #"""
 id: marker-behind
 severity: note
@@ -4492,6 +4537,7 @@ extension Rule {
         .imageTagMissing,
         .imageTagNotString,
         .imageTagPattern,
+        .kustomizationBuildFails,
         .markerBehind,
         .markerContested,
         .markerDigestStale,

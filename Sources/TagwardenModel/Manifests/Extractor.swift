@@ -118,6 +118,15 @@ package struct Extractor {
         return y.value(n)
     }
 
+    /// The fields of a kustomization kustomize v5 decodes (lower-cased): any other makes it refuse the file.
+    static let kustomizationFields: Set<String> = Set([
+        "apiVersion", "kind", "metadata", "openapi", "namePrefix", "nameSuffix", "namespace", "commonLabels", "labels",
+        "commonAnnotations", "patchesStrategicMerge", "patchesJson6902", "patches", "images", "imageTags", "replacements",
+        "replicas", "vars", "sortOptions", "resources", "components", "crds", "bases", "configMapGenerator", "secretGenerator",
+        "helmGlobals", "helmCharts", "helmChartInflationGenerator", "generatorOptions", "configurations", "generators",
+        "transformers", "validators", "buildMetadata",
+    ].map { $0.lowercased() })
+
     mutating func document(_ d: Int, root: Int, isKustomizationFile: Bool) {
         guard y.nodes[root].kind == .mapping else { return }
         let apiVersionNode = y.get(root, "apiVersion")
@@ -168,6 +177,12 @@ package struct Extractor {
             // a kustomize Component is a kustomization that others pull in with `components:`; `bases:` is the
             // older name of `resources:` (kustomize still reads it)
             isKustomization = true
+            // kustomize decodes the file with unknown fields disallowed (Go's JSON matching of names, case-insensitive)
+            if isKustomizationFile {
+                for (k, _) in y.pairs(root) where !Extractor.kustomizationFields.contains(y.value(k).lowercased()) {
+                    facts.kustomizationUnknownFields.append(located(k))
+                }
+            }
             kustomizeNamespace = scalarString(y.get(root, "namespace"))
             namePrefix = scalarString(y.get(root, "namePrefix"))
             nameSuffix = scalarString(y.get(root, "nameSuffix"))

@@ -399,6 +399,9 @@ public struct FileFacts: Sendable {
     /// A kustomization's `resources`, `bases` and `components` that are remote (a URL, a git repository): kustomize
     /// fetches them at build time, Tagwarden does not.
     public var remoteResources: [Located] = []
+    /// Top-level fields of the file's kustomization that kustomize does not know (`spec`): it refuses the file, and
+    /// every build of its directory fails.
+    public var kustomizationUnknownFields: [Located] = []
     /// The parsed tree, kept for the files `EffectiveObjects` reads again: kustomizations with patches, patch files,
     /// the image-automation objects' own.
     var tree: YAMLFile?
