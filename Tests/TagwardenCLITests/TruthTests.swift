@@ -239,6 +239,20 @@ import Testing
         #expect(res.findings == ["policy-unused flux/images.yaml:7:7"], "\(res.described)")
     }
 
+    @Test func syntaxAndComposedChartImagesWhereNoClusterApplies() throws {
+        let r = try appliedRepo()
+        try r.remove("archive/web.yaml")
+        try r.remove("archive/api.yaml")
+        // a template no cluster applies: its syntax error is a warning that says so
+        try r.write("archive/claim.yaml", "metadata:\n  name: {{ .name }\n")
+        // Istio's values compose hub/image:tag: `image: pilot` is no image without a tag
+        try r.write("archive/istiod.yaml", "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: istiod, namespace: istio-system}\n"
+                    + "spec:\n  values:\n    pilot:\n      hub: docker.io/istio\n      tag: 1.22.3\n      image: pilot\n")
+        let res = try r.audit("--format", "json")
+        #expect(severities(res) == ["yaml-syntax archive/claim.yaml:2:warning", "yaml-syntax archive/claim.yaml:3:warning"], "\(res.described)")
+        #expect(res.findingObjects.allSatisfy { ($0["message"] as? String)?.hasSuffix("(no cluster in this repository applies this file)") == true })
+    }
+
     @Test func aMarkerOfARepositoryWithoutPoliciesNamesAPolicyMadeElsewhere() throws {
         // markers only: the ImagePolicies (and the automation) live in the platform's repository
         let r = try TempRepo()

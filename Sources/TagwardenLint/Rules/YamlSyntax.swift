@@ -3,7 +3,7 @@ import TagwardenYAML
 import TagwardenModel
 
 extension Rule {
-    static let yamlSyntax = Rule("yaml-syntax", scope: .everyFile) { c in
+    static let yamlSyntax = Rule("yaml-syntax", scope: .updatePaths) { c in
         var out: [Finding] = []
         var charts: [String]?
         let files = c.model.files

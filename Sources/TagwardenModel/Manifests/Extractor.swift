@@ -450,8 +450,11 @@ package struct Extractor {
                 imageNodes[tag] = facts.images.count
                 facts.images.append(use)
             }
+            // Istio's charts (and others) compose `hub/image:tag` from sibling fields: `image: pilot` beside a `hub` or a
+            // `tag` is a part, not a whole reference
+            let composed = y.get(n, "hub") != nil || tag.map { y.nodes[$0].kind == .scalar } == true
             for (k, v) in y.pairs(n) {
-                if y.valueEquals(k, "image"), y.nodes[y.resolved(v)].kind == .scalar {
+                if y.valueEquals(k, "image"), y.nodes[y.resolved(v)].kind == .scalar, !composed || y.value(y.resolved(v)).contains(":") {
                     let at = facts.images.count
                     addReference(y.resolved(v), origin: .helmImage, object: object)
                     if let path, facts.images.count > at { facts.images[at].valuesPath = path + ["image"] }
