@@ -411,7 +411,8 @@ package struct Extractor {
     /// any depth; and `image: {tag: …}`, which keeps the chart's repository and sets only the tag.
     /// `path`: where `n` stands under a HelmRelease's `spec.values` (nil elsewhere, or under a list), which each image
     /// found keeps as the path of the field that sets its tag (`ImageUse.valuesPath`).
-    mutating func helmValues(_ n: Int, object: Int, depth: Int, underImageKey: Bool = false, path: [String]? = nil) {
+    /// `composed`: a mapping above holds a `hub` (Istio's `global.hub` composes `global.proxy.image`).
+    mutating func helmValues(_ n: Int, object: Int, depth: Int, underImageKey: Bool = false, path: [String]? = nil, composed above: Bool = false) {
         guard depth < 64 else { return }
         switch y.nodes[n].kind {
         case .mapping:
@@ -452,7 +453,8 @@ package struct Extractor {
             }
             // Istio's charts (and others) compose `hub/image:tag` from sibling fields: `image: pilot` beside a `hub` or a
             // `tag` is a part, not a whole reference
-            let composed = y.get(n, "hub") != nil || tag.map { y.nodes[$0].kind == .scalar } == true
+            let hub = above || y.get(n, "hub") != nil
+            let composed = hub || tag.map { y.nodes[$0].kind == .scalar } == true
             for (k, v) in y.pairs(n) {
                 if y.valueEquals(k, "image"), y.nodes[y.resolved(v)].kind == .scalar, !composed || y.value(y.resolved(v)).contains(":") {
                     let at = facts.images.count
@@ -460,11 +462,11 @@ package struct Extractor {
                     if let path, facts.images.count > at { facts.images[at].valuesPath = path + ["image"] }
                 } else if y.nodes[v].kind != .scalar {
                     helmValues(v, object: object, depth: depth + 1, underImageKey: y.valueEquals(k, "image"),
-                               path: y.nodes[v].kind == .mapping ? path.map { $0 + [y.value(k)] } : nil)
+                               path: y.nodes[v].kind == .mapping ? path.map { $0 + [y.value(k)] } : nil, composed: hub)
                 }
             }
         case .sequence:
-            for c in y.childNodes(n) where y.nodes[c].kind != .scalar { helmValues(c, object: object, depth: depth + 1) }
+            for c in y.childNodes(n) where y.nodes[c].kind != .scalar { helmValues(c, object: object, depth: depth + 1, composed: above) }
         default:
             break
         }
