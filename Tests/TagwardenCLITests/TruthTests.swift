@@ -254,6 +254,20 @@ import Testing
         #expect(res.findingObjects.allSatisfy { ($0["message"] as? String)?.hasSuffix("(no cluster in this repository applies this file)") == true })
     }
 
+    @Test func aFluxInstanceSyncAppliesItsPath() throws {
+        // flux-operator's flux-instance chart, as the cluster templates lay it out: the values name the path it syncs
+        let r = try TempRepo()
+        try r.write("kubernetes/apps/flux-system/flux-instance/app/helm/values.yaml",
+                    "instance:\n  sync:\n    kind: GitRepository\n    url: https://github.com/acme/cluster.git\n    path: kubernetes/flux/cluster\n")
+        try r.write("kubernetes/flux/cluster/ks.yaml", fluxKustomization(name: "apps", path: "./kubernetes/apps/web"))
+        try r.write("kubernetes/apps/web/web.yaml", pod("web", namespace: "web", images: ["ghcr.io/acme/web:latest"]))
+        let res = try r.audit("--format", "json")
+        #expect(severities(res) == ["image-latest-tag kubernetes/apps/web/web.yaml:9:error"], "\(res.described)")
+        let env = try tagwarden(["env"], in: r.path)
+        #expect(env.stdout.contains("  cluster kubernetes/flux/cluster: Flux version unknown: current Flux (2.9) assumed\n"
+                                    + "    synced by: the FluxInstance sync at kubernetes/apps/flux-system/flux-instance/app/helm/values.yaml:5\n"), "\(env.stdout)")
+    }
+
     @Test func aMarkerOfARepositoryWithoutPoliciesNamesAPolicyMadeElsewhere() throws {
         // markers only: the ImagePolicies (and the automation) live in the platform's repository
         let r = try TempRepo()

@@ -42,6 +42,8 @@ public struct Clusters: Sendable {
         public var fluxOrigin: String?
         /// The image-automation kinds its Flux components define (CustomResourceDefinitions), with the versions they serve.
         public var servedImageAPIs: [String: [String]] = [:]
+        /// The FluxInstance sync that applies its path (`file:line`), for a cluster of flux-operator's.
+        public var syncedBy: String?
         /// Where the config declares it (`file:line` of its `clusters:` entry); nil for a cluster only detected.
         public var declaredAt: String?
         /// Why it is a cluster when neither flux bootstrap's sync nor the config says so: its roots are Flux
@@ -278,18 +280,16 @@ public struct Clusters: Sendable {
             members.append([])
             return out.clusters.count - 1
         }
-        func apply(_ root: Int, in named: String? = nil) {
-            let c = cluster(named: named ?? clusterName(root))
-            out.clusters[c].roots.append(root)
+        // cluster `c` applies Kustomizations `roots` and the files `initial`, and what their builds reach
+        func walk(_ c: Int, roots: [Int], files initial: Set<Int>) {
             // each Kustomization with the variables of the one whose build takes its file
-            var queue: [(k: Int, variables: [String: String])] = [(root, [:])]
+            var queue: [(k: Int, variables: [String: String])] = roots.map { ($0, [:]) }
             func take(_ f: Int, by variables: [String: String]) {
                 if sets[c].insert(f).inserted || !variables.isEmpty {
                     for j in objectsOfFile[f] ?? [] where spec(j) != nil { queue.append((j, variables)) }
                 }
             }
-            // applied from outside, with the directory it is in (what bootstrap's path builds, when it is not here)
-            if !buildsItself(root) { for f in builds.files(under: Path.dirname(files[file(root)].path)) { take(f, by: [:]) } }
+            for f in initial { take(f, by: [:]) }
             while let (k, variables) = queue.popLast() {
                 guard let p = path(k, variables), done.insert("\(c) \(k) \(p)").inserted else { continue }
                 members[c].insert(k)
@@ -301,17 +301,36 @@ public struct Clusters: Sendable {
                 for f in set { take(f, by: own) }
             }
         }
+        func apply(_ root: Int, in named: String? = nil) {
+            let c = cluster(named: named ?? clusterName(root))
+            out.clusters[c].roots.append(root)
+            // applied from outside, with the directory it is in (what bootstrap's path builds, when it is not here)
+            walk(c, roots: [root], files: buildsItself(root) ? [] : builds.files(under: Path.dirname(files[file(root)].path)))
+        }
+        // a FluxInstance's sync (flux-operator's, or its chart's values): the path it syncs, as bootstrap's does
+        var syncs: [(path: String, by: String)] = []
+        for (f, facts) in files.enumerated() {
+            for at in facts.fluxInstanceSyncs {
+                guard let p = Model.normalizePath(at.value), builds.value.hasFiles(under: p), !syncs.contains(where: { $0.path == p }) else { continue }
+                syncs.append((p, "\(files[f].path):\(at.span.start.line)"))
+            }
+        }
         // flux bootstrap's Kustomizations build their own files: where the repository has them, they are its clusters,
         // and a Kustomization none of them reaches is applied by no cluster
         let bootstrapped = roots.filter(buildsItself)
-        if !bootstrapped.isEmpty {
+        if !bootstrapped.isEmpty || !syncs.isEmpty {
             for r in bootstrapped { apply(r) }
+            for sync in syncs {
+                let c = cluster(named: sync.path)
+                out.clusters[c].syncedBy = sync.by
+                walk(c, roots: [], files: builds.files(under: sync.path))
+            }
             bootstrappedClusters = Set(out.clusters.indices)
             // a cluster directory beside theirs (clusters/staging next to a bootstrapped clusters/production) whose
             // Kustomizations nothing here applies is a cluster bootstrapped without its sync in the repository (not a
             // file in a bootstrapped cluster's own directory that its kustomization does not list)
-            let parents = Set(bootstrapped.map { Path.dirname(clusterName($0)) })
-            let bootstrappedNames = Set(bootstrapped.map(clusterName))
+            let parents = Set(bootstrapped.map { Path.dirname(clusterName($0)) } + syncs.map { Path.dirname($0.path) })
+            let bootstrappedNames = Set(bootstrapped.map(clusterName) + syncs.map(\.path))
             for r in roots where !reached.contains(r) && !nonResources.contains(r) && built[r] != nil
                 && parents.contains(Path.dirname(Path.dirname(files[file(r)].path)))
                 && !bootstrappedNames.contains(Path.dirname(files[file(r)].path)) {
@@ -529,6 +548,7 @@ extension Model {
                 ?? c.flux.map { "Flux \($0) (\(c.fluxOrigin ?? ""))" } ?? "Flux version unknown: current Flux (\(FluxVersion.current)) assumed"
             out.append("cluster \(c.name.isEmpty ? "." : c.name): \(version)")
             if let at = c.declaredAt { out.append("  declared in: \(at)") }
+            if let at = c.syncedBy { out.append("  synced by: the FluxInstance sync at \(at)") }
             if let why = c.inferred { out.append("  inferred: \(why); its files are judged as warnings at most until it is declared") }
             if !c.roots.isEmpty { out.append("  applied from: " + c.roots.map(name).joined(separator: ", ")) }
             if !c.substitute.isEmpty { out.append("  substitutes: " + c.substitute.keys.sorted().joined(separator: ", ") + " (from the config)") }

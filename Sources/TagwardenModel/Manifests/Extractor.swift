@@ -118,6 +118,13 @@ package struct Extractor {
         return y.value(n)
     }
 
+    /// A FluxInstance's `sync` of a GitRepository (the kind Flux's bootstrap writes): its path.
+    mutating func fluxInstanceSync(_ sync: Int) {
+        guard (scalarString(y.get(sync, "kind")) ?? "GitRepository") == "GitRepository", let path = y.get(sync, "path"),
+              y.nodes[path].kind == .scalar else { return }
+        facts.fluxInstanceSyncs.append(located(path))
+    }
+
     /// The fields of a kustomization kustomize v5 decodes (lower-cased): any other makes it refuse the file.
     static let kustomizationFields: Set<String> = Set([
         "apiVersion", "kind", "metadata", "openapi", "namePrefix", "nameSuffix", "namespace", "commonLabels", "labels",
@@ -139,7 +146,10 @@ package struct Extractor {
             if apiVersion == nil { apiVersion = "kustomize.config.k8s.io/v1beta1" }
             if kindNode == nil { kindSpan = SourceSpan(start: y.nodes[root].span.start, end: y.nodes[root].span.start) }
         }
+        // flux-operator's flux-instance chart takes the FluxInstance's spec as `instance:` in its values
+        if apiVersion == nil, kind == nil, let sync = y.get(root, "instance", "sync") { fluxInstanceSync(sync) }
         guard let apiVersion, let kind else { return }
+        if kind == "FluxInstance", let sync = y.get(root, "spec", "sync") { fluxInstanceSync(sync) }
         if kind == "List", apiVersion == "v1", let items = y.get(root, "items"), y.nodes[items].kind == .sequence {
             // `kubectl get -o yaml` writes a List; kubectl and Flux apply its items as objects
             for item in y.childNodes(items) where item != root { document(d, root: item, isKustomizationFile: false) }

@@ -402,6 +402,9 @@ public struct FileFacts: Sendable {
     /// Top-level fields of the file's kustomization that kustomize does not know (`spec`): it refuses the file, and
     /// every build of its directory fails.
     public var kustomizationUnknownFields: [Located] = []
+    /// The paths a FluxInstance syncs (`spec.sync.path`, or `instance.sync.path` in the values of flux-operator's
+    /// flux-instance chart), which its Flux applies as flux bootstrap's sync applies its path.
+    public var fluxInstanceSyncs: [Located] = []
     /// The parsed tree, kept for the files `EffectiveObjects` reads again: kustomizations with patches, patch files,
     /// the image-automation objects' own.
     var tree: YAMLFile?
