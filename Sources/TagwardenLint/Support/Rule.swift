@@ -55,7 +55,7 @@ public struct Rule: Sendable {
         /// say so; none in files known not to be deployed.
         case appliedFiles
         /// Also findings in files under an image automation's `update.path`, applied or not: what Flux's image
-        /// automation reads (the marker rules). In other files that are not applied, as warnings that say why.
+        /// automation reads (the marker rules, `yaml-syntax`). In other files that are not applied, as warnings that say why.
         case updatePaths
         /// Findings in any file read (or not read: `file-skipped`).
         case everyFile

@@ -225,7 +225,8 @@ public struct Clusters: Sendable {
         }
         out.installations = installations(objectsOfFile.keys.sorted(), objects: objects, objectsOfFile: objectsOfFile, files: files)
         for (f, os) in objectsOfFile where os.contains(where: { objects[$0].kind == "Namespace" }) { out.componentFiles.insert(f) }
-        guard !kustomizations.isEmpty || !config.clusters.isEmpty else { return out }
+        let synced = files.contains { !$0.fluxInstanceSyncs.isEmpty }
+        guard !kustomizations.isEmpty || !config.clusters.isEmpty || synced else { return out }
         func spec(_ k: Int) -> FluxKustomizationSpec? { objects[k].fluxKustomization }
         // a path written with `${…}` is another path in each build that applies the Kustomization: the variables of the
         // Kustomization that builds its file (`substitute`) make it
@@ -252,7 +253,7 @@ public struct Clusters: Sendable {
             for f in set { out.kustomizationsOfFile[f, default: []].append(k) }
         }
         // paths that build nothing here (another repository's, or missing): no cluster of this repository
-        guard built.values.contains(where: { !$0.isEmpty }) || !config.clusters.isEmpty else { return out }
+        guard built.values.contains(where: { !$0.isEmpty }) || !config.clusters.isEmpty || synced else { return out }
         func file(_ k: Int) -> Int { objects[k].file }
         func buildsItself(_ k: Int) -> Bool { built[k]?.contains(file(k)) ?? false }
         func clusterName(_ k: Int) -> String {
@@ -343,9 +344,9 @@ public struct Clusters: Sendable {
         }
         // the others stand on Kustomizations that nothing here applies
         for c in out.clusters.indices where !bootstrappedClusters.contains(c) {
-            let files = Set(out.clusters[c].roots.map { filePath(objects, files, $0) }).sorted()
+            let rootFiles = Set(out.clusters[c].roots.map { files[file($0)].path }).sorted()
             out.clusters[c].inferred = "cluster \(out.clusters[c].name.isEmpty ? "." : out.clusters[c].name) is taken to be applied from outside "
-                + "this repository (nothing here applies \(files.prefix(2).joined(separator: ", "))\(files.count > 2 ? ", …" : ""))"
+                + "this repository (nothing here applies \(rootFiles.prefix(2).joined(separator: ", "))\(rootFiles.count > 2 ? ", …" : ""))"
         }
         // the clusters the config declares: the files their paths match, and the Flux Kustomizations there with what
         // they build
@@ -616,6 +617,3 @@ extension Model {
     }
 }
 
-extension Clusters {
-    fileprivate static func filePath(_ objects: [ManifestObject], _ files: [FileFacts], _ k: Int) -> String { files[objects[k].file].path }
-}
