@@ -129,6 +129,8 @@ import Testing
         let text = try r.audit("--no-color")
         #expect(text.stdout.contains("\napplied: 3 files that no cluster here applies, judged as warnings at most (declare what applies them "
                                      + "under clusters: in .tagwarden.yaml); tagwarden env --applied lists them\n"), "\(text.stdout)")
+        // the header counts the files under PATH
+        #expect(!(try r.audit("--no-color", "apps")).stdout.contains("\napplied:"))
         let env = try tagwarden(["env", "--applied"], in: r.path)
         #expect(env.stdout.contains("  archive/web.yaml  reached by no cluster here (judged, findings at most warnings)\n"))
         #expect(env.stdout.contains("  apps/prod/web.yaml  cluster clusters/prod by flux-system/apps\n"), "\(env.stdout)")

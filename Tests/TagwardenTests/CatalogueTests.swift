@@ -65,6 +65,11 @@ import Testing
     /// `config-weakened` judges two configs (the base branch's and the pull request's) in `check --base`, not a Model.
     static let judgedOutsideTheModel: Set<String> = [ConfigChange.ruleID]
 
+    @Test func everyRuleStatesItsPremises() {
+        // what a finding rests on, and which of it may be an assumption that caps it at a warning
+        #expect(Catalogue.rules.filter { ($0.premises ?? "").isEmpty }.map(\.id) == [])
+    }
+
     @Test func everyRuleInCodeIsInTheCatalogueAndEveryOtherWay() {
         let inCode = Rule.all.map(\.id)
         #expect(Set(inCode).count == inCode.count, "a rule id is declared twice")

@@ -34,7 +34,8 @@ public struct AuditReport: Sendable {
     public var environments: EnvironmentModel
     /// The Flux the repository runs, for the text report's header (`Model.fluxHeader`).
     public var flux = ""
-    /// What the header says of the files no cluster here applies (`Model.appliedHeader`); nil when every file is applied.
+    /// What the header says of the files under PATH that no cluster here applies (`Model.appliedHeader`); nil when every
+    /// one is applied.
     public var applied: String?
     /// Source bytes by file, for the text report's excerpts.
     public var sources: [String: [UInt8]]
@@ -221,7 +222,7 @@ public enum Linter {
         Timings.mark("findings")
         return AuditReport(source: SourceInfo(kind: snap.kind, root: snap.root, rev: snap.rev, base: nil),
                            summary: summary, findings: findings, environments: model.environments, flux: model.fluxHeader,
-                           applied: model.appliedHeader, sources: sources, model: model, ruleTimings: timings)
+                           applied: model.appliedHeader(under: request.reportPrefix), sources: sources, model: model, ruleTimings: timings)
     }
 
     /// What a change introduces: the findings of `head` whose fingerprints `base` lacks (a finding that only

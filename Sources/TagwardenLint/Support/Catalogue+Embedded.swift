@@ -12,6 +12,14 @@ rationale: >
   cluster runs (read from its Flux components, or `fluxVersion` in .tagwarden.yaml); it is a note when
   the removal is two minor releases ahead or more. The advice never names an apiVersion the cluster's
   Flux does not serve: on Flux 2.2 ImageUpdateAutomation has no later version, and Flux must be upgraded first.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run. The Flux version of each cluster that applies the object: read from its
+  gotk-components.yaml, a FluxInstance or its CustomResourceDefinitions, or set by `fluxVersion` (or a
+  cluster's `fluxVersion` under `clusters:`). Where none is written, current Flux is assumed, and the finding
+  is at most a warning that says so.
 fix: >
   Move to the apiVersion the message names (the spec fields are the same), or upgrade Flux first when it
   serves no later one.
@@ -84,6 +92,14 @@ rationale: >
   the flux-system Namespace in gotk-components.yaml, a FluxInstance's distribution version) and the
   versions their CustomResourceDefinitions serve, or `fluxVersion` in .tagwarden.yaml. Where nothing says
   which Flux runs, current Flux (2.9) is assumed, and the report's header says so.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run. The Flux version of each cluster that applies the object: read from its
+  gotk-components.yaml, a FluxInstance or its CustomResourceDefinitions, or set by `fluxVersion` (or a
+  cluster's `fluxVersion` under `clusters:`). Where none is written, current Flux is assumed, and the finding
+  is at most a warning that says so.
 fix: >
   Use an apiVersion the cluster's Flux serves (the message names it; the spec fields are the same), or,
   for an apiVersion that Flux serves only from a later release (v1 before Flux 2.7), upgrade Flux first.
@@ -142,6 +158,11 @@ summary: The automation pushes to the branch it checks out, in an environment th
 rationale: >
   Pushing to the checked-out branch deploys every selected tag with no human in between. Environments
   with `requireReview` (production in the strict profile) want the update as a pull request.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Set `git.push.branch` to another branch (e.g. `image-updates`) and merge it by pull request.
 triggering:
@@ -194,6 +215,14 @@ rationale: >
   field the data does not have (a typo such as `.AutomationObject.Nme`) fails every commit at run time. Reads
   from the root data are checked (`.Changed.X`, `$.Values`); inside `range` and `with` the dot is something
   else and is not.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run. For the fields Flux 2.7 removed: The Flux version of each cluster that
+  applies the object: read from its gotk-components.yaml, a FluxInstance or its CustomResourceDefinitions, or
+  set by `fluxVersion` (or a cluster's `fluxVersion` under `clusters:`). Where none is written, current Flux
+  is assumed, and the finding is at most a warning that says so.
 fix: >
   Fix the template syntax; use `.Changed.FileChanges`, `.Changed.Objects` or `.Changed.Changes`. Flux's
   Sprig functions are the hermetic ones: no date, now, rand*, uuidv4, env, expandenv or getHostByName.
@@ -284,6 +313,11 @@ rationale: >
   sync reads it), or every GitRepository here names one repository (then the message says the path was
   checked against this checkout). A path written with `${VAR}` is checked as each Flux Kustomization that
   applies the automation substitutes it, and not where a value cannot be known here.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Give a path relative to the repository root that holds the marked manifests (`./clusters/production`).
 triggering:
@@ -335,6 +369,13 @@ rationale: >
   An ImageUpdateAutomation without its GitRepository cannot clone, so no marker is ever updated. A
   GitRepository that a cluster's root Flux Kustomization reads exists in that cluster (made by flux
   bootstrap, or by hand as the repository's documentation says) and is not reported.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run. That the repository holds the cluster's Flux objects: its Flux
+  installation is here, or the cluster is declared under `clusters:`. Otherwise the GitRepository may be made
+  outside it (a tenant's platform), and the finding is at most a warning.
 fix: >
   Name the GitRepository the automation should update (and its namespace, if it is another one).
 triggering:
@@ -392,6 +433,8 @@ rationale: >
   `tagPrefix` or `tagPattern`, an environment removed or given fewer paths or namespaces, a
   `promotedImages` or `floatingTags` entry removed, a changed `fluxVersion`. It is reported by
   `check --base` only (with the default `--config-from base`, and no `--config`).
+premises: >
+  The two configurations, the base branch's and the pull request's, as `check --base` reads them from git: facts.
 fix: >
   Keep the config as it was, or have the change reviewed and merged on its own; repositories that review
   config changes by other means run `check --base … --config-from head`.
@@ -444,6 +487,8 @@ rationale: >
   its `values`, are linted.
   A kustomization's remote resource (a URL or a git repository kustomize fetches when it builds) is not
   fetched: the note is at its line, and what it deploys is not judged.
+premises: >
+  None beyond the file itself: the finding says what Tagwarden did not read, and why.
 fix: >
   Raise `maxFileSize` in .tagwarden.yaml (or `--max-file-size`) for large generated files, list them
   under `ignore:`, or remove binary files that carry a .yaml name. List a chart under `ignore:` to drop
@@ -512,6 +557,11 @@ rationale: >
   promotion forbids) or the pin was copied from another build, and the manifest says one version while the
   cluster runs another. A pin of one platform of the tag's multi-arch index is that tag's image and is not
   reported. Runs with `audit --registry` only.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Find out which build is meant: pin the digest the tag names now if the tag is right (`crane digest
   name:tag`), or fix the tag to the one the pinned build was pushed under; never push a released tag again.
@@ -596,6 +646,11 @@ rationale: >
   plugins, resources from outside the repository, paths the repository lacks; and a name that appears
   in the build's files as a whole image name (a custom resource's containers) is taken as matched, but not
   as part of a longer one: kustomize does not apply `redis` to `bitnami/redis` or `redis-exporter`.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Write the `name` as the image is written in the manifests (the message suggests the nearest), or remove
   the entry.
@@ -687,6 +742,11 @@ rationale: >
   staging tag in a production manifest is an untested build on its way to users. Only images the
   team builds and promotes are checked (watched by an ImageRepository, or listed in
   `promotedImages`); third-party images like nginx cannot carry such tags.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Use the build promoted to this environment: replace the tag with the one carrying the
   environment's prefix.
@@ -791,6 +851,13 @@ rationale: >
   a timestamp `20250215015952`, a build number), not a major version. So is a field whose own
   `$imagepolicy` names a policy that filters for tags of two numbers (it takes `4.22` and not `4.22.1`):
   the repository says that the image's releases are numbered so.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run. That a tag such as `1.25` or `v1` is a moving series is a heuristic (some
+  projects publish two-number releases): a field whose own policy filters for such tags is not reported, and
+  the findings are warnings.
 fix: >
   Use the full version (`1.25.3`) or a build-specific tag, or pin a digest. The list of floating tags
   can be replaced with `floatingTags:` in .tagwarden.yaml.
@@ -944,6 +1011,11 @@ rationale: >
   The kubelet rejects such references only when the pod is created, far from the commit that broke
   it: upper-case repository paths, digests of the wrong length or algorithm, empty tags, tags over
   128 characters.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Write `[registry[:port]/]path[:tag][@sha256:<64 hex>]` with a lower-case path.
 triggering:
@@ -1030,6 +1102,11 @@ summary: An image's tag is `latest` (in any case) and it has no digest.
 rationale: >
   `latest` names whatever was pushed last. Two pods of the same Deployment can run different code,
   a rollback re-pulls the broken image, and nobody can tell from git what production runs.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Use an immutable version tag (`1.25.3`, `production-v1.4.2-3f9c2ab-1718000000`) or pin a digest
   (`nginx@sha256:…`). A tag followed by a digest is fine: the digest decides.
@@ -1197,6 +1274,11 @@ summary: An image has neither a tag nor a digest.
 rationale: >
   A reference without a tag means `latest`: the pod runs whatever was pushed last, and the manifest
   does not say what that is.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Add a version tag or a digest: `registry:5000/app:1.4.2` or `registry:5000/app@sha256:…`. In a kustomize
   base, setting the tag in every overlay's `images:` is as good: an image whose every build sets its tag is
@@ -1272,6 +1354,11 @@ rationale: >
   A tag can be re-pushed; a digest cannot. Environments that require review (production in the
   strict profile) must name the exact bytes that were tested. Flux's own controllers, as flux bootstrap
   writes them in gotk-components.yaml, are pinned by the Flux release and not reported.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Append the digest: `image: ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@sha256:<64 hex>`.
   Flux can keep it current with a `:digest` marker and `digestReflectionPolicy: IfNotPresent`.
@@ -1340,6 +1427,11 @@ rationale: >
   (no credential, rate limits) is a note, never this finding: only its answer that there is no such
   manifest counts. A base reference that every kustomize build retags is not judged; the entries that
   retag it are.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Name a tag that exists (`crane ls`, `skopeo list-tags`), push the missing build, or restore it from a
   backup registry.
@@ -1426,6 +1518,11 @@ rationale: >
   `tag: 1.10` is the float 1.1 to YAML, so Helm renders `image:1.1`; `tag: 1e3` becomes 1000, `tag: 08`
   the number 8 and `tag: yes` a boolean. The image that runs is not the one written. Types are go-yaml's,
   as Kubernetes, Flux and Helm read them.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Quote the value: `tag: "1.10"`.
 triggering:
@@ -1473,6 +1570,11 @@ rationale: >
   A tag pattern such as `^production-v[0-9]+\.[0-9]+\.[0-9]+-[0-9a-f]{7,40}-[0-9]+$` ties every
   production tag to a release version, a commit and a build time. A hand-made tag like
   `production-hotfix` escapes that traceability.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Deploy a build produced by the release pipeline, whose tag matches the pattern.
 triggering:
@@ -1564,6 +1666,10 @@ rationale: >
   the automation is not running (suspended, failing to push, its branch not merged) or a policy selects
   something unexpected. The rule evaluates every policy against the registry's tags now, exactly as
   `tagwarden update` does, and reports each field that run would change. Runs with `audit --registry` only.
+premises: >
+  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
+  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  warning whose message says why the file may not be read.
 fix: >
   Look at the automation's status (`flux get image update`), or run `tagwarden update --registry` to see and
   commit the change.
@@ -1679,6 +1785,10 @@ rationale: >
   `flux-system/web`. A marker in a file both use (a kustomize base) is then updated by whichever
   cluster's ImageUpdateAutomation runs: when both automations cover the file, each run writes back the
   other environment's tag, and production receives staging builds in between.
+premises: >
+  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
+  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  warning whose message says why the file may not be read.
 fix: >
   Keep the image field in each environment's overlay (a kustomize `images:` entry or a patch per
   environment) with its own marker, and leave the shared base without one.
@@ -1779,6 +1889,10 @@ rationale: >
   a `:tag` marker lets Flux move the tag but nothing moves the digest, every update commits a new tag
   beside the old digest: the manifests say the new version, the cluster keeps running the old image,
   and nothing fails.
+premises: >
+  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
+  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  warning whose message says why the file may not be read.
 fix: >
   Put a `:digest` marker on the digest (`digest: sha256:… # {"$imagepolicy": "flux-system:web:digest"}`)
   and let the policy reflect digests (`digestReflectionPolicy: IfNotPresent`); or drop the digest if the
@@ -1895,6 +2009,10 @@ rationale: >
   marker writes an empty string into the field, and a whole-reference marker on a value pinned with
   `@sha256:…` rewrites it as `name:tag` without the digest. Either way the pin is gone after the next
   update, silently, and production runs whatever the tag points to.
+premises: >
+  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
+  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  warning whose message says why the file may not be read.
 fix: >
   Set `digestReflectionPolicy: IfNotPresent` on the policy (or `Always` with an `interval`), or
   remove the `:digest` marker and the digest if the field is not meant to be pinned.
@@ -2007,6 +2125,10 @@ summary: A marker in one environment references a policy that belongs to another
 rationale: >
   A production field updated by the staging policy receives every staging build as soon as it is
   pushed: the promotion pipeline is bypassed by one wrong marker.
+premises: >
+  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
+  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  warning whose message says why the file may not be read.
 fix: >
   Reference the policy of the field's own environment.
 triggering:
@@ -2069,6 +2191,10 @@ rationale: >
   named *.yaml, *.yml or Kustomization that parses as YAML, under
   an ImageUpdateAutomation's `update.path`, for a policy in that automation's namespace and selected
   by its `policySelector`. Everything else looks like a marker and does nothing.
+premises: >
+  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
+  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  warning whose message says why the file may not be read.
 fix: >
   Put the marker after the value on the value's line; move the file under `update.path`, or the policy
   into the automation's namespace; widen the `policySelector`; remove markers that are meant as comments.
@@ -2276,6 +2402,10 @@ rationale: >
   A `:tag` or `:digest` marker writes only that part, so the image is the name beside it (a kustomize
   entry's `newName` or `name`, a chart's `repository`, or what that field's own `:name` marker makes
   it): the web policy's tag on the api entry deploys api with a tag of web's, which api may not have.
+premises: >
+  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
+  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  warning whose message says why the file may not be read.
 fix: >
   Point the marker at the policy that watches this image.
 triggering:
@@ -2487,6 +2617,10 @@ rationale: >
   Flux reads a marker as exactly one JSON object of strings after the `#`, with a value of the form
   `<namespace>:<name>[:tag|:name|:digest]`. Trailing text, single quotes, a missing namespace or an
   unknown suffix make it an ordinary comment, and Flux never updates the field — without a word.
+premises: >
+  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
+  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  warning whose message says why the file may not be read.
 fix: >
   Write `# {"$imagepolicy": "<namespace>:<policy>"}` (or with `:tag`, `:name`, `:digest`) and nothing
   else after the value.
@@ -2655,6 +2789,10 @@ rationale: >
   a canary policy beside a release policy — the two fields can hold different builds: the manifest
   shows the tag the first policy selected, and the runtime, which pulls by digest, runs what the
   second selected (a prerelease in production, say), and nothing fails.
+premises: >
+  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
+  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  warning whose message says why the file may not be read.
 fix: >
   Mark the tag and the digest with the same policy (`…:web-prod:tag` and `…:web-prod:digest`).
 triggering:
@@ -2778,6 +2916,10 @@ rationale: >
   replaced in every build: Flux commits new tags, the cluster keeps running the overlays' tags, and
   nothing says so. When every overlay's own value carries a marker too, Flux's updates reach the
   builds through them, and the base's marker is only redundant: not reported.
+premises: >
+  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
+  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  warning whose message says why the file may not be read.
 fix: >
   Put the marker on what the overlays write (a `:tag` marker on the `newTag` of their `images:`
   entries, or a marker on their patch's image), or drop the overlays' override so the base's marked tag
@@ -2910,6 +3052,12 @@ rationale: >
   is written in, and the message says where it went. When a Helm chart of the repository makes
   ImagePolicies in its templates, which Tagwarden does not render, the finding is a note: the policy may
   be one of theirs.
+premises: >
+  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
+  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  warning whose message says why the file may not be read. In a repository that holds no ImagePolicy and no
+  Flux installation of the cluster, the policy may be made elsewhere (a platform's): the finding is then at
+  most a warning.
 fix: >
   Correct the marker's `<namespace>:<name>`, or add the missing ImagePolicy.
 triggering:
@@ -3002,6 +3150,10 @@ rationale: >
   replaces it with whatever the policy selects, which is rarely what the person who wrote it intended.
   A value written with `${VAR}` for Flux's post-build substitution is replaced too, expression and all:
   from then on every cluster that applies the file deploys the automation's tag, whatever it substitutes.
+premises: >
+  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
+  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  warning whose message says why the file may not be read.
 fix: >
   Use a tag the policy selects (`tagwarden policy eval` shows which), or correct the policy. For a `${VAR}`
   value, choose one mechanism: drop the marker and let each cluster substitute its tag, or write the tag
@@ -3130,6 +3282,10 @@ rationale: >
   A marker without a suffix writes `name:tag`; `:tag`, `:name` and `:digest` write one part. Into
   kustomize `newTag` or a Helm `tag` a full reference produces `app:ghcr.io/acme/app:1.2.3`; a `:tag`
   marker on an `image:` field replaces the whole reference with a bare tag. Either breaks the deployment.
+premises: >
+  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
+  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  warning whose message says why the file may not be read.
 fix: >
   Use the suffix that matches the field: `:tag` for `newTag`/`tag`, `:name` for `newName`/`repository`,
   `:digest` for `digest`, and no suffix for a field holding a whole reference.
@@ -3186,6 +3342,11 @@ rationale: >
   nothing: they are a note, one of the two is redundant. Copies are compared as the API server reads
   them: comments, key order, quoting and layout do not make them differ. Kustomize patches and kustomize's own
   configuration (transformer and generator configs) are not objects of a cluster.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Rename one, move it to its cluster, make it a patch, or delete the redundant copy.
 triggering:
@@ -3285,6 +3446,12 @@ rationale: >
   run fails; `update.strategy` accepts only Setters. A Flux Kustomization's `postBuild.substitute` takes
   strings only: `WEB_TAG: 1.10` is a number to YAML, refused by the API server (and as a tag it would have
   lost its trailing zero).
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run. An ImageRepository image written with variables nothing here gives a
+  value is not judged.
 fix: >
   Give `image` as registry/repository only (no `https://`, no `:tag`), durations as Go durations
   (`5m`, `1h30m`; `timeout` without hours), at most 25 exclusion patterns in Go syntax, and an ImagePolicy
@@ -3504,6 +3671,12 @@ rationale: >
   pattern whose automaton outgrows the analysis budget is reported as too complex to prove safe.
   A policy of no environment of its own that markers of several environments use gives each of them
   what it selects: one environment's tags then cross into the others.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run. A pattern written with `${…}` is not judged: its text is what the
+  substitution makes of it.
 fix: >
   Anchor the pattern on the environment's prefix: `^production-v(?P<version>…)…$`.
 triggering:
@@ -3579,6 +3752,12 @@ rationale: >
   Tagwarden decides both on the automaton of the key (the tag, or the extracted group) and shows an example.
   A policy that sets several orderings gets the first of semver, alphabetical and numerical; Flux ignores
   the others without a word.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run. A pattern written with `${…}` is not judged: its text is what the
+  substitution makes of it.
 fix: >
   Use semver for versions; use numerical only on a group that holds digits (`(?P<ts>[0-9]+)`).
 triggering:
@@ -3673,6 +3852,11 @@ rationale: >
   Flux compiles the pattern with Go's regexp package: look-around, back-references and possessive
   quantifiers, which other engines accept, stall the policy. An extract that names a missing group
   yields empty keys for every tag; `$1x` means the group named "1x", not group 1 followed by x.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Rewrite the pattern in RE2 syntax (named groups are `(?P<name>…)`), and reference only groups the
   pattern defines (`${1}x` for group 1 then x).
@@ -3737,6 +3921,11 @@ summary: policy.semver.range is not a valid constraint.
 rationale: >
   Flux parses the range with Masterminds semver when it builds the policy; an invalid range stalls the
   policy (InvalidPolicy) and nothing is ever selected. An empty range is invalid too.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Write a Masterminds constraint: `>=1.0.0`, `~1.2`, `^1.x`, `>=1.0.0 <2.0.0`, `1.2 - 1.4`, `>=1.0.0-0` to
   include prereleases. `tagwarden policy eval` tries one against a tag list.
@@ -3781,6 +3970,12 @@ rationale: >
   A policy that can never select a tag of its environment never updates anything: a copy-pasted
   pattern with another environment's prefix, a pattern no valid tag can match, or a semver policy whose
   filter only admits tags like `production-v1.2.3-…` that no version parser reads (without an extract).
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run. A pattern written with `${…}` is not judged: its text is what the
+  substitution makes of it.
 fix: >
   Make the pattern select the environment's own tags (its prefix or tag pattern); for semver, extract the
   version: `pattern: '^production-v(?P<version>[0-9.]+)-…'` with `extract: '$version'`.
@@ -3847,6 +4042,11 @@ rationale: >
   Without its ImageRepository a policy has no tags: Flux keeps retrying and never updates. Across
   namespaces the repository must admit the policy's namespace through `accessFrom.namespaceSelectors`,
   matched against the labels of the policy's Namespace.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Name an existing ImageRepository, or add an `accessFrom` selector that matches the policy's namespace.
 triggering:
@@ -3998,6 +4198,11 @@ rationale: >
   A policy without a marker selects tags that nothing deploys: dead configuration, or a marker that
   lost its way (see marker-unknown-policy). A policy that an automation of its namespace uses to update
   another repository has its markers there, and is not reported.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Add the marker to the field it should update, or delete the policy.
 triggering:
@@ -4042,6 +4247,11 @@ rationale: >
   production. A rebuild is not what staging tested: base images, dependencies and build flags may differ.
   The version identity is the tag after the environment prefix; staging's digests come from HEAD and
   from every commit reachable from it.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Retag the staging image for production (same digest) instead of rebuilding it, and pin that digest.
 triggering:
@@ -4116,6 +4326,11 @@ rationale: >
   reported instead.) When staging ran the same version identity by its tag alone, its digest is not on record
   and the identity matches: no finding. A base's reference that every kustomize build retags never runs and
   is not judged. Only promoted images are checked, and only in repositories with a staging environment.
+premises: >
+  The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
+  or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
+  here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
+  be deployed the rule does not run.
 fix: >
   Pin in production a digest that staging ran: promote the staging build instead of building again.
 triggering:
@@ -4269,6 +4484,8 @@ summary: A `# tagwarden:ignore RULE` comment suppresses nothing.
 rationale: >
   Suppressions outlive the problems they hid. One that matches no finding is noise at best, and at
   worst names the wrong rule while the real finding goes unnoticed.
+premises: >
+  None beyond the other rules' findings: a suppression that matched none of them.
 fix: >
   Remove the comment, or correct the rule id. A suppression covers its own line and the next one.
 triggering:
@@ -4314,6 +4531,10 @@ rationale: >
   through which Flux applies every manifest, also refuses a second merge key in one mapping, and go-yaml a
   `%YAML` directive other than 1.1. Two keys Go
   reads as one (`on` and `true`, `1` and `01`) keep only one of their values, silently.
+premises: >
+  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
+  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  warning whose message says why the file may not be read.
 fix: >
   Correct the YAML at the reported position. Common causes are tab indentation, a missing space after
   a colon, unbalanced quotes and a mapping key at the wrong indentation. Remove a repeated key; merge

@@ -511,11 +511,13 @@ extension Model {
         return parts.joined(separator: "; ")
     }
 
-    /// The report header's line on the files that are not applied, and how to say what applies them; nil when every
-    /// file is applied.
-    public var appliedHeader: String? {
+    /// The report header's line on the files under `prefix` (the audit's PATH; nil or "" for all) that are not
+    /// applied, and how to say what applies them; nil when every one is applied.
+    public func appliedHeader(under prefix: String?) -> String? {
         var unreached = 0, notDeployed = 0, assumed = 0
-        for r in clusters.reach {
+        let prefix = prefix ?? ""
+        for (f, r) in clusters.reach.enumerated() {
+            if !prefix.isEmpty, prefix != ".", files[f].path != prefix, !files[f].path.hasPrefix(prefix + "/") { continue }
             switch r {
             case .applied: break
             case .unreached: unreached += 1
