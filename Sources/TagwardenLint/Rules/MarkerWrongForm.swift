@@ -5,9 +5,9 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let tagFields: Set<String> = ["tag", "newTag"]
-    static let nameFields: Set<String> = ["repository", "newName"]
-    static let digestFields: Set<String> = ["digest", "newDigest"]
+    static let tagFields = MarkerComment.tagFields
+    static let nameFields = MarkerComment.nameFields
+    static let digestFields = MarkerComment.digestFields
 
     static let markerWrongForm = Rule("marker-wrong-form", scope: .updatePaths) { c in
         let m = c.model

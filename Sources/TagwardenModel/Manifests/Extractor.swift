@@ -673,10 +673,15 @@ package struct Extractor {
     /// A marker on a scalar makes it an image field, if nothing else did.
     mutating func attachMarker(_ n: Int, marker: MarkerComment) {
         guard imageNodes[n] == nil, let parsed = marker.ref else { return }
+        // a whole-reference marker on a field that holds one part (`tag: 1.2.3`) makes it that part, not a reference:
+        // marker-wrong-form says what is wrong with the marker
+        let key = marker.fieldKey ?? ""
+        let isTag = parsed.part == .tag || (parsed.part == .reference && MarkerComment.tagFields.contains(key))
+        if parsed.part == .reference, MarkerComment.nameFields.contains(key) || MarkerComment.digestFields.contains(key) { return }
         switch parsed.part {
-        case .reference:
+        case .reference where !isTag:
             addReference(n, origin: .marker, object: marker.object)
-        case .tag:
+        case .reference, .tag:
             var use = ImageUse(origin: .marker, file: fileIndex, object: marker.object, text: y.value(n), span: y.nodes[n].span)
             use.tag = located(n)
             use.nodes = [n]

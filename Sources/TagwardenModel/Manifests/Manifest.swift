@@ -351,6 +351,10 @@ public struct MarkerComment: Sendable {
     public var object: Int?
     /// The marked scalar's role when it is part of an image (`image`, `newTag`, `tag` …).
     public var fieldKey: String?
+    /// Keys of fields that hold one part of an image (charts' `image.tag`, kustomize's `newTag`, …).
+    public static let tagFields: Set<String> = ["tag", "newTag"]
+    public static let nameFields: Set<String> = ["repository", "newName"]
+    public static let digestFields: Set<String> = ["digest", "newDigest"]
     /// The image the marked scalar belongs to (an index into `Model.images`).
     public var image: Int?
     /// The comment read as Flux reads it (once, here): the policy it names, or why it is no marker.
