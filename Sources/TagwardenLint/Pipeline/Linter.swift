@@ -270,11 +270,8 @@ public enum Linter {
     static func run(_ rules: [Rule], on model: Model, suppressionsUsed: Set<String> = [],
                     registry: RegistryFacts? = nil) -> ([Finding], [(rule: String, seconds: Double)]) {
         // the files that are not applied, by path, with what is known of them
-        var notApplied: [String: Clusters.Reach] = [:]
-        if !rules.allSatisfy({ $0.scope == .everyFile }) {
-            for f in model.files.indices where model.clusters.reach[f] != .applied { notApplied[model.files[f].path] = model.clusters.reach[f] }
-        }
-        let unapplied = notApplied
+        let unapplied = rules.allSatisfy({ $0.scope == .everyFile }) ? [:] : Dictionary(uniqueKeysWithValues:
+            model.files.indices.filter { model.clusters.reach[$0] != .applied }.map { (model.files[$0].path, model.clusters.reach[$0]) })
         let results = Mutex<[(findings: [Finding], seconds: Double)]>(Array(repeating: ([], 0), count: rules.count))
         DispatchQueue.concurrentPerform(iterations: rules.count) { i in
             let rule = rules[i]

@@ -84,9 +84,10 @@ public struct Clusters: Sendable {
 
     /// `nonResources` are objects of patch files: a Flux Kustomization there that sets `path` is the patched
     /// Kustomization as the build that patches it applies it (a cluster's bootstrap Kustomization completed per cluster).
-    static func build(objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets, ignoring nonResources: Set<Int>,
-                      config: Config = Config()) -> Clusters {
-        let leftOut = leftOut(objects: objects, files: files, builds: builds.value)
+    /// `includedBy`: what each kustomization's `resources`, `bases` and `components` name (`Model.kustomizeInclusions`).
+    static func build(objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets, includedBy: [String: [Int]],
+                      ignoring nonResources: Set<Int>, config: Config = Config()) -> Clusters {
+        let leftOut = leftOut(objects: objects, files: files, builds: builds.value, includedBy: includedBy)
         // the files each declared cluster's paths take
         let declared: [[Int]] = config.clusters.map { c in
             let globs = c.paths.map(Glob.init)
@@ -157,10 +158,8 @@ public struct Clusters: Sendable {
     /// Manifests that the kustomization of their own directory leaves out: it neither lists them nor names them
     /// anywhere outside a comment (a patch, a generator's file), and no other kustomization lists them. No build
     /// takes such a file; file → why.
-    static func leftOut(objects: [ManifestObject], files: [FileFacts], builds: BuildSets) -> [Int: String] {
+    static func leftOut(objects: [ManifestObject], files: [FileFacts], builds: BuildSets, includedBy: [String: [Int]]) -> [Int: String] {
         guard !builds.kustomizationAt.isEmpty else { return [:] }
-        var listed = Set<String>()
-        for paths in builds.resources.values { listed.formUnion(paths) }
         // a Flux Kustomization that builds its own directory cannot be listed there (it would apply itself): it is
         // applied another way (`kubectl apply -f sync.yaml`), so it is not left out
         var selfSyncs = Set<Int>()
@@ -171,37 +170,17 @@ public struct Clusters: Sendable {
         for f in files.indices {
             let path = files[f].path
             guard Sources.isManifestName(path), let k = builds.kustomizationAt[Path.dirname(path)], objects[k].file != f,
-                  !listed.contains(path), !Extractor.isKustomizationName(Path.basename(path)), !selfSyncs.contains(f) else { continue }
-            let kustomization = files[objects[k].file]
-            switch mention(of: Path.basename(path), in: kustomization.bytes) {
-            case true?: continue
-            case false?: out[f] = "commented out of \(kustomization.path), which builds its directory"
-            case nil: out[f] = "\(kustomization.path), which builds its directory, does not list it"
+                  includedBy[path] == nil, !Extractor.isKustomizationName(Path.basename(path)), !selfSyncs.contains(f) else { continue }
+            // named in any field (a patch, a generator's file) is not left out; named only in a comment is commented out
+            let kustomization = files[objects[k].file], name = Path.basename(path)
+            if kustomization.kustomizationValues.contains(where: { $0.contains(name) }) { continue }
+            let commented = name.utf8.count > 0 && kustomization.bytes.withUnsafeBytes { h in
+                Array(name.utf8).withUnsafeBytes { SourceText.find(h, $0, from: 0) != nil }
             }
+            out[f] = commented ? "commented out of \(kustomization.path), which builds its directory"
+                : "\(kustomization.path), which builds its directory, does not list it"
         }
         return out
-    }
-
-    /// Whether `name` occurs in `text`: true when once outside a comment, false when only in comments, nil when not.
-    static func mention(of name: String, in text: [UInt8]) -> Bool? {
-        let needle = Array(name.utf8)
-        guard !needle.isEmpty, text.count >= needle.count else { return nil }
-        var found: Bool?
-        var i = 0
-        while i + needle.count <= text.count {
-            guard text[i] == needle[0], text[i..<(i + needle.count)].elementsEqual(needle) else { i += 1; continue }
-            // a `#` at the line's start or after a blank, before the name, makes the rest of the line a comment
-            var j = i - 1, commented = false
-            while j >= 0, text[j] != UInt8(ascii: "\n") {
-                if text[j] == UInt8(ascii: "#"), j == 0 || text[j - 1] == UInt8(ascii: " ") || text[j - 1] == UInt8(ascii: "\t")
-                    || text[j - 1] == UInt8(ascii: "\n") { commented = true }
-                j -= 1
-            }
-            if !commented { return true }
-            found = false
-            i += needle.count
-        }
-        return found
     }
 
     /// The clusters of the repository and what each applies, before each file's `Reach` is judged.

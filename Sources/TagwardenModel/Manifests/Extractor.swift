@@ -192,6 +192,12 @@ package struct Extractor {
                 for (k, _) in y.pairs(root) where !Extractor.kustomizationFields.contains(y.value(k).lowercased()) {
                     facts.kustomizationUnknownFields.append(located(k))
                 }
+                // every value it names a file with, whatever the field: what it leaves out of its directory is not built
+                let span = y.nodes[root].span
+                for n in y.nodes.indices where y.nodes[n].kind == .scalar
+                    && y.nodes[n].span.start.offset >= span.start.offset && y.nodes[n].span.end.offset <= span.end.offset {
+                    facts.kustomizationValues.append(y.value(n))
+                }
             }
             kustomizeNamespace = scalarString(y.get(root, "namespace"))
             namePrefix = scalarString(y.get(root, "namePrefix"))

@@ -406,6 +406,8 @@ public struct FileFacts: Sendable {
     /// Top-level fields of the file's kustomization that kustomize does not know (`spec`): it refuses the file, and
     /// every build of its directory fails.
     public var kustomizationUnknownFields: [Located] = []
+    /// The scalar values of the file's kustomization (its comments aside): where it names a file, in any field.
+    public var kustomizationValues: [String] = []
     /// The paths a FluxInstance syncs (`spec.sync.path`, or `instance.sync.path` in the values of flux-operator's
     /// flux-instance chart), which its Flux applies as flux bootstrap's sync applies its path.
     public var fluxInstanceSyncs: [Located] = []

@@ -183,8 +183,8 @@ public struct Model: Sendable {
                 Started { EffectiveObjects.readAllSteps(objects: objects, files: facts, fileAt: fileAt) }
             }() : nil
         var nonResources = FluxIndex.nonResources(objects, files: facts)
-        let clusters = Clusters.build(objects: objects, files: facts, builds: builds, ignoring: nonResources, config: config)
         let includedBy = kustomizeInclusions(resources)
+        let clusters = Clusters.build(objects: objects, files: facts, builds: builds, includedBy: includedBy, ignoring: nonResources, config: config)
         var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, includedBy: includedBy, clusters: clusters)
         var writtenName: [Int: String] = [:]
         // kustomize's names, with the references a `configurations:` file has it rewrite; without such files the
