@@ -211,6 +211,35 @@ import Testing
         #expect(severities(try r.audit("--format", "json")) == ["image-latest-tag k8s/db/db.yaml:9:error"])
     }
 
+    /// Shapes `scripts/applied-vs-kustomize` found on real repositories, each checked against `kubectl kustomize`.
+    @Test func topologyAsKustomizeBuildsIt() throws {
+        let r = try TempRepo()
+        // stuttgart-things: bootstrap's sync file holds a second Flux Kustomization, which the cluster applies too
+        let sync = fluxKustomization(name: "flux-system", path: "./clusters/prod") + "---\n" + fluxKustomization(name: "extra", path: "./extra")
+        try r.write("clusters/prod/flux-system/gotk-sync.yaml", sync)
+        try r.write("clusters/prod/flux-system/kustomization.yaml", "resources: [gotk-sync.yaml]\n")
+        try r.write("extra/job.yaml", pod("job", namespace: "jobs", images: ["ghcr.io/acme/job:1.0.0"]))
+        // Tomyail/talos-cluster: an app's Flux Kustomization in the directory it builds, which a parent's generated build
+        // takes too through a kustomization that sets its namespace: the namespace both builds give it
+        try r.write("clusters/prod/apps.yaml", fluxKustomization(name: "apps", path: "./apps"))
+        try r.write("apps/network/kustomization.yaml", "namespace: network\nresources: [./dns/ks.yaml]\n")
+        try r.write("apps/network/dns/ks.yaml", fluxKustomization(name: "dns", namespace: "network", path: "./apps/network/dns", spec: "  targetNamespace: network\n")
+            .replacingOccurrences(of: "  namespace: network\n", with: ""))
+        // wahooli: an inline `$patch: delete` of a workload: its image runs nowhere
+        try r.write("apps/network/dns/kustomization.yaml", "resources: [web.yaml]\npatches:\n  - target: {kind: Deployment, name: web}\n    patch: |\n      $patch: delete\n"
+                    + "      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: web}\n")
+        try r.write("apps/network/dns/web.yaml", deployment(name: "web", namespace: "network", image: "ghcr.io/acme/web:1.0.0"))
+        let env = try JSONSerialization.jsonObject(with: Data(try tagwarden(["env", "--format", "json"], in: r.path).stdout.utf8)) as? [String: Any]
+        let cluster = try #require((env?["clusters"] as? [[String: Any]])?.first)
+        let builds = (cluster["builds"] as? [[String: Any]] ?? []).map { "\($0["namespace"] ?? "-")/\($0["name"]!) \($0["path"]!)" }
+        #expect(builds == ["network/dns apps/network/dns", "flux-system/apps apps", "flux-system/flux-system clusters/prod", "flux-system/extra extra"],
+                "\(builds)")
+        let job = (cluster["images"] as? [[String: Any]] ?? []).first { $0["file"] as? String == "extra/job.yaml" }
+        #expect(job?["writtenTagRuns"] as? Bool == true && job?["builtBy"] as? [String] == ["flux-system/extra"], "\(String(describing: job))")
+        let web = (cluster["images"] as? [[String: Any]] ?? []).first { $0["file"] as? String == "apps/network/dns/web.yaml" }
+        #expect(web?["writtenTagRuns"] as? Bool == false, "\(String(describing: web))")
+    }
+
     @Test func placeholdersAndMisformedMarkersAreNoImages() throws {
         let r = try TempRepo()
         // Istio's injection fills `image: auto`

@@ -147,21 +147,40 @@ public enum EnvironmentReport {
         return out
     }
 
-    /// The images cluster `c` deploys, as the model reads them: each container (or release values) image of its files
-    /// that no `images:` entry or patch replaces, with its object, container, text (substituted) and place; and the
-    /// kustomize `images:` entries that replace others (`origin: kustomize`, the kustomization as the object: which
-    /// workload each reaches is not listed yet).
+    /// The images of cluster `c`'s files, as the model reads them: each container (or release values) image, with its
+    /// object, container, text (substituted), place, and whether the tag written there runs in some build
+    /// (`writtenTagRuns`: false where every build replaces it by an `images:` entry or a patch); and the kustomize
+    /// `images:` entries (`origin: kustomize`, the kustomization as the object). The object's name is the one written;
+    /// an image a JSON patch file writes has no object (`kind` null).
     static func images(_ model: Model, of c: Clusters.Cluster) -> [JSON] {
         let files = Set(c.files)
         return model.images.indices.compactMap { i -> JSON? in
             let img = model.images[i]
-            guard files.contains(img.file), !img.retagged, img.origin != .marker, let o = img.object else { return nil }
-            let object = model.objects[o]
+            guard files.contains(img.file), img.origin != .marker else { return nil }
+            let object = img.object.map { model.objects[$0] }
             return .object([
-                ("kind", .string(object.kind)), ("namespace", model.objectNamespace[o].map(JSON.string) ?? .null),
-                ("name", object.name.map(JSON.string) ?? .null), ("container", img.container.map(JSON.string) ?? .null),
+                ("kind", object.map { .string($0.kind) } ?? .null), ("namespace", img.object.flatMap { model.objectNamespace[$0] }.map(JSON.string) ?? .null),
+                ("name", object?.name.map(JSON.string) ?? .null), ("container", img.container.map(JSON.string) ?? .null),
                 ("image", .string(img.text)), ("origin", .string(img.origin.rawValue)),
+                ("writtenTagRuns", .bool(!img.retagged)),
+                ("builtBy", .array((model.clusters.kustomizationsOfFile[img.file] ?? []).map { k in
+                    .string("\(model.objectNamespace[k] ?? "default")/\(model.objects[k].name ?? "")") })),
                 ("file", .string(model.path(img.file))), ("line", .int(img.span.start.line)),
+            ])
+        }
+    }
+
+    /// What cluster `c` builds: each Flux Kustomization it applies (its file and `path`, as written), and for a root
+    /// whose path does not build its own file, the directory it is in (taken to be applied with it).
+    static func builds(_ model: Model, of c: Clusters.Cluster) -> [JSON] {
+        c.kustomizations.map { k in
+            let object = model.objects[k], spec = object.fluxKustomization
+            let buildsItself = model.clusters.kustomizationsOfFile[object.file]?.contains(k) ?? false
+            return .object([
+                ("namespace", model.objectNamespace[k].map(JSON.string) ?? .null), ("name", object.name.map(JSON.string) ?? .null),
+                ("file", .string(model.path(object.file))), ("path", spec?.path.map(JSON.string) ?? .null),
+                ("root", .bool(c.roots.contains(k))),
+                ("appliedWithDirectory", c.roots.contains(k) && !buildsItself ? .string(Path.dirname(model.path(object.file))) : .null),
             ])
         }
     }
@@ -178,10 +197,12 @@ public enum EnvironmentReport {
                     : c.fluxOrigin.map(JSON.string) ?? .null),
                 ("declaredAt", c.declaredAt.map(JSON.string) ?? .null),
                 ("inferred", c.inferred.map(JSON.string) ?? .null),
+                ("syncedBy", c.syncedBy.map(JSON.string) ?? .null),
                 ("roots", .array(c.roots.map(name))),
                 ("kustomizations", .array(c.kustomizations.map(name))),
                 ("files", .array(applied ? c.files.map { .string(model.path($0)) } : [])),
                 ("fileCount", .int(c.files.count)),
+                ("builds", .array(builds(model, of: c))),
                 ("images", .array(images(model, of: c))),
                 ("substitute", .object(c.substitute.keys.sorted().map { ($0, .string(c.substitute[$0]!)) })),
             ])

@@ -274,7 +274,8 @@ public struct Clusters: Sendable {
                 guard let p = path(k, variables), done.insert("\(c) \(k) \(p)").inserted else { continue }
                 members[c].insert(k)
                 reached.insert(k)
-                sets[c].insert(file(k))
+                // its file is applied, and so are the other Kustomizations there (bootstrap's sync file holding a second)
+                take(file(k), by: [:])
                 let set = p == path(k, [:]) ? built[k] ?? [] : build(k, at: p)
                 if p != path(k, [:]) { for f in set { out.kustomizationsOfFile[f, default: []].append(k) } }
                 let own = spec(k)?.postBuild?.substitute ?? [:]

@@ -520,7 +520,9 @@ extension Model {
         return stepsOf.values.contains { st in
             (st.early + st.late).contains { p in
                 guard seen.insert(ObjectIdentifier(p.text)).inserted else { return false }
+                // (a `$patch: delete` of the whole workload takes its containers too)
                 return SourceText.contains("ontainers", in: p.text.yaml.bytes) || SourceText.contains("values", in: p.text.yaml.bytes)
+                    || SourceText.contains("$patch", in: p.text.yaml.bytes)
             }
         }
     }
