@@ -660,6 +660,7 @@ import Testing
         // a Kustomization whose path is an overlay that includes the base deploys the base too
         files["clusters/zz/apps.yaml"] = nil
         files["apps/overlay/kustomization.yaml"] = "resources:\n  - ../base\n"
+        files["apps/base/kustomization.yaml"] = "resources:\n  - web.yaml\n"   // (else kustomize refuses the directory)
         files["clusters/aa/apps.yaml"] = fluxKustomization(path: "./apps/overlay", spec: "  targetNamespace: production\n")
         #expect(try lint(files).rendered == ["image-env-prefix apps/base/web.yaml:8:14", "image-not-pinned apps/base/web.yaml:8:14"])
     }

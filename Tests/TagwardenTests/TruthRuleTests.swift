@@ -143,17 +143,19 @@ import Testing
         let res = try lint(files)
         // the policy no marker names where it is: unused (a note)
         #expect(res.rendered == ["marker-unknown-policy apps/web/deploy.yaml:11:41", "policy-unused apps/web/policy.yaml:2:7",
-                                 "object-duplicate apps/web/roles.yaml:7:7"], "\(res.rendered)")
+                                 "kustomization-build-fails apps/web/roles.yaml:7:7"], "\(res.rendered)")
         let messages = res.map(\.message)
         #expect(messages[1] == "no $imagepolicy marker uses policy apps/web: it selects tags nobody deploys")
         #expect(messages[0] == "no ImagePolicy flux-system/web in the repository, so Flux never updates this field: ImagePolicy web of apps/web/policy.yaml "
                 + "is written in flux-system, but the kustomization apps/web/kustomization.yaml sets namespace: apps, so it is apps/web: write 'apps:web'")
-        #expect(messages[2].hasPrefix("ClusterRole reader is also defined in apps/web/roles.yaml:2, differently"), "\(messages[2])")
+        // (one kustomize build takes both: kustomize refuses it, and says the name without a namespace)
+        #expect(messages[2].hasPrefix("kustomize refuses the build: the kustomization apps/web/kustomization.yaml takes ClusterRole reader twice, "
+                                      + "here and in apps/web/roles.yaml:2"), "\(messages[2])")
         #expect(try #require(res[2].object).namespace == nil)
         // the marker that names where the policy is resolves
         files["apps/web/deploy.yaml"] = files["apps/web/deploy.yaml"]!
             .replacingOccurrences(of: "flux-system:web", with: "apps:web")
-        #expect(try lint(files).rendered == ["object-duplicate apps/web/roles.yaml:7:7"])
+        #expect(try lint(files).rendered == ["kustomization-build-fails apps/web/roles.yaml:7:7"])
     }
 
     @Test func aRepositoryWithoutKustomizationsHasEverythingApplied() throws {
@@ -162,8 +164,9 @@ import Testing
         // an applications repository: every file counts (the archive's policy, on the components' Flux 2.7, and its
         // latest image); the LabelTransformers are kustomize's configuration, no duplicates
         let all = try lint(files).rendered
+        // (and bootstrap's kustomization still lists the sync file taken out)
         #expect(all == ["api-removed archive/api.yaml:1:13", "policy-unknown-repository archive/api.yaml:2:7", "policy-unused archive/api.yaml:2:7",
-                        "image-latest-tag archive/web.yaml:9:14"], "\(all)")
+                        "image-latest-tag archive/web.yaml:9:14", "kustomization-build-fails clusters/prod/flux-system/kustomization.yaml:1:35"], "\(all)")
     }
 
     @Test func clustersNotNamedAfterEnvironmentsAreClustersAllTheSame() throws {
@@ -178,9 +181,18 @@ import Testing
         files["apps/base/settings.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: base-settings\n  namespace: web\ndata: {a: b}\n"
         // each cluster has its own settings: no duplicate across clusters
         #expect(try lint(files).rendered == [])
-        // one cluster that applies two different objects of one name: one replaces the other there
+        // one kustomization that takes two objects of one name: kustomize refuses the build
         files["apps/sbox/more.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: web\ndata: {cluster: other}\n"
         files["apps/sbox/kustomization.yaml"] = "resources: [../base, config.yaml, more.yaml]\n"
+        let refused = try lint(files)
+        #expect(refused.rendered == ["kustomization-build-fails apps/sbox/more.yaml:2:7"])
+        #expect(refused[0].message == "kustomize refuses the build: the kustomization apps/sbox/kustomization.yaml takes ConfigMap web/settings twice, "
+                + "here and in apps/sbox/config.yaml:2 (may not add resource with an already registered id), so Flux Kustomization "
+                + "flux-system/apps (clusters/sbox/apps.yaml) deploys nothing")
+        // one cluster that applies two different objects of one name by two Flux Kustomizations: one replaces the other there
+        files["apps/sbox/kustomization.yaml"] = "resources: [../base, config.yaml]\n"
+        files["apps/sbox-more/kustomization.yaml"] = "resources: [../sbox/more.yaml]\n"
+        files["clusters/sbox/more.yaml"] = fluxKustomization(name: "more", path: "./apps/sbox-more")
         let res = try lint(files)
         #expect(res.rendered == ["object-duplicate apps/sbox/more.yaml:2:7"])
         #expect(res[0].message == "ConfigMap web/settings is also defined in apps/sbox/config.yaml:2 applied to cluster clusters/sbox, differently: one silently replaces the other")

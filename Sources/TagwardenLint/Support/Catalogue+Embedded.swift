@@ -1614,19 +1614,25 @@ nonTriggering:
         ("kustomization-build-fails.yaml", #"""
 id: kustomization-build-fails
 severity: error
-summary: kustomize refuses a kustomization, so every build of its directory fails and deploys nothing.
+summary: kustomize refuses a build (an unknown field, a resource that is not there, one resource twice), so it deploys nothing.
 rationale: >
-  kustomize decodes a kustomization file with unknown fields disallowed: a field it does not know (a Flux
-  Kustomization's `spec` written into `kustomization.yaml`, a misspelt `resource:`) fails the build with
-  `invalid Kustomization: json: unknown field`. The Flux Kustomization whose path builds that directory (or a
-  directory above it) then fails to reconcile, and nothing it applies is deployed — in a bootstrap path, not even
-  Flux's own sync. The message names the Flux Kustomizations that build it.
+  kustomize refuses a build, and the Flux Kustomization whose path builds it then fails to reconcile: nothing it
+  applies is deployed (in a bootstrap path, not even Flux's own sync). Three causes are read from the repository:
+  a kustomization file with a field kustomize does not know (it decodes with unknown fields disallowed: a Flux
+  Kustomization's `spec` written into `kustomization.yaml`, a misspelt `resource:`), failing with `invalid
+  Kustomization: json: unknown field`; a `resources`, `bases` or `components` entry that names no file or
+  directory of the repository, or a directory without a kustomization file (`no such file or directory`); and two
+  resources of one kind, namespace and name that one build takes side by side, from the files one kustomization
+  lists or those the kustomization Flux generates at a path without one (`may not add resource with an already
+  registered id`). The message names the Flux Kustomizations that build it.
 premises: >
-  The kustomization's fields, read from the file (a fact: kustomize v5.5's list of fields); the file is
-  applied (else a warning that says so).
+  The kustomization's fields and entries, and the files of the repository, read from it (facts: kustomize v5.5's
+  list of fields); remote resources and paths that leave the repository are not judged; the file is applied (else
+  a warning that says so).
 fix: >
-  Remove or rename the field (the message names it). A Flux Kustomization goes in a file of its own with
-  `apiVersion: kustomize.toolkit.fluxcd.io/v1`, listed in the kustomization's `resources`.
+  Remove or rename the field (the message names it); a Flux Kustomization goes in a file of its own with
+  `apiVersion: kustomize.toolkit.fluxcd.io/v1`, listed in the kustomization's `resources`. Add the missing file or
+  directory (or its kustomization file), or take the entry out. Keep one of the two resources.
 triggering:
   - description: a Flux Kustomization's spec in the bootstrap path's kustomization.yaml
     files:
@@ -1641,6 +1647,67 @@ triggering:
           sourceRef: {kind: GitRepository, name: flux-system}
     expect:
       - {file: kustomization.yaml, line: 6, column: 1, message: "kustomize refuses this kustomization (invalid Kustomization: json: unknown field \"spec\"), so nothing that builds . deploys anything; a Flux Kustomization (kustomize.toolkit.fluxcd.io) belongs in a file of its own, which this kustomization lists in resources"}
+  - description: an overlay names a base directory that is not in the repository
+    files:
+      clusters/prod/sync.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/prod
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/prod/apps.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          path: ./apps/overlay
+          sourceRef: {kind: GitRepository, name: flux-system}
+      apps/overlay/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources:
+          - ../base
+          - web.yaml
+      apps/overlay/web.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: web}
+    expect:
+      - {file: apps/overlay/kustomization.yaml, line: 4, column: 5, message: "kustomize cannot build this kustomization: it names '../base', which is neither a file nor a directory of manifests in the repository, so Flux Kustomization flux-system/apps (clusters/prod/apps.yaml) deploys nothing"}
+  - description: two Flux Kustomizations of one name in a cluster directory Flux generates a kustomization for
+    files:
+      clusters/prod/sync.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/prod
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/prod/apps.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          path: ./apps
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/prod/more.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          path: ./more
+          sourceRef: {kind: GitRepository, name: flux-system}
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: web}
+      more/api.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: api}
+    expect:
+      - {file: clusters/prod/more.yaml, line: 2, column: 7, message: "kustomize refuses the build: the kustomization Flux generates for the Flux Kustomization in clusters/prod/sync.yaml takes Kustomization flux-system/apps twice, here and in clusters/prod/apps.yaml:2 (may not add resource with an already registered id), so Flux Kustomization flux-system/flux-system (clusters/prod/sync.yaml) deploys nothing"}
 nonTriggering:
   - description: every field is one kustomize knows, whatever its case
     files:
@@ -1655,6 +1722,31 @@ nonTriggering:
         apiVersion: v1
         kind: ConfigMap
         metadata: {name: web}
+  - description: every resource is there, a directory with its kustomization, a remote one not judged
+    files:
+      clusters/prod/sync.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/prod
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/prod/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources:
+          - sync.yaml
+          - ../../apps/base
+          - app.json
+          - https://github.com/acme/manifests//base?ref=v1
+      apps/base/kustomization.yaml: |
+        resources: [web.yaml]
+      apps/base/web.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: web}
+      clusters/prod/app.json: |
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "app"}}
 """#),
         ("marker-behind.yaml", #"""
 id: marker-behind

@@ -20,7 +20,7 @@ package struct Extractor {
     static let markerToken: StaticString = "$imagepolicy"
     static let suppressionToken: StaticString = "tagwarden:ignore"
 
-    static func isKustomizationName(_ name: String) -> Bool {
+    package static func isKustomizationName(_ name: String) -> Bool {
         name == "kustomization.yaml" || name == "kustomization.yml" || name == "Kustomization"
     }
 
@@ -183,6 +183,13 @@ package struct Extractor {
         var generators: [ManifestObject.ConfigMapGenerator] = []
         var configFiles: [String] = []
         var definition: ManifestObject.CustomResource?
+        if isKustomizationFile, !(kind == "Kustomization" || kind == "Component") || group != "kustomize.config.k8s.io" {
+            // another object in a file kustomize reads as its directory's kustomization (a Flux Kustomization written
+            // into `kustomization.yaml`): kustomize decodes it all the same, and refuses the fields it does not know
+            for (k, _) in y.pairs(root) where !Extractor.kustomizationFields.contains(y.value(k).lowercased()) {
+                facts.kustomizationUnknownFields.append(located(k))
+            }
+        }
         if kind == "Kustomization" || kind == "Component", group == "kustomize.config.k8s.io" {
             // a kustomize Component is a kustomization that others pull in with `components:`; `bases:` is the
             // older name of `resources:` (kustomize still reads it)

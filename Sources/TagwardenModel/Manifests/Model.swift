@@ -42,6 +42,10 @@ public struct Model: Sendable {
     /// What kustomizations list in `resources` (or `bases`, `components`) that the input has neither as a manifest
     /// nor as a directory of files: a file under a name the listing passes over (`app.json`), or nothing.
     public let unlistedResources: [String]
+    /// Kustomization object → what its `resources`, `bases` or `components` name that kustomize cannot take: a path
+    /// the repository does not hold (no file, no directory of files, nothing skipped or ignored there), or a directory
+    /// without a kustomization file. Each with why. Remote resources and paths that leave the repository are not judged.
+    public let missingResources: [Int: [(entry: String, why: String)]]
     /// What staging ran (from git history), for the promotion rules; nil when they do not apply.
     public let evidence: PromotionEvidence?
     /// The files of the snapshot that were not read, and why.
@@ -345,6 +349,7 @@ public struct Model: Sendable {
                                    expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)),
                                    bootstrapSources: bootstrapSources)
         let unlisted = unlistedResources(resources, builds: builds)
+        let missing = missingResources(objects, files: facts, builds: builds, skipped: skipped, config: config)
         var watched = Set<String>()
         // (as Flux reads them: an image written with variables, substituted)
         for r in flux.repositories { if let image = r.spec.image?.value, let n = ImageReference.normalizeName(image) { watched.insert(n) } }
@@ -369,7 +374,7 @@ public struct Model: Sendable {
                   objectNamespace: namespaces, objectEnvironment: objectEnvironment, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
                   namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
                   clusters: clusters, namespaceOverride: namespaceOverride, writtenName: writtenName, variantOf: variantOf, policyCharts: policyCharts,
-                  unlistedResources: unlisted, evidence: evidence, skipped: skipped, includedBy: includedBy)
+                  unlistedResources: unlisted, missingResources: missing, evidence: evidence, skipped: skipped, includedBy: includedBy)
         }
         let model = assemble(nil)
         Timings.mark("model")
@@ -386,6 +391,37 @@ public struct Model: Sendable {
                 // a file of the input with such a name was read for its markers only: it is a manifest now
                 if builds.value.hasFiles(under: path) { continue }
                 out.append(path)
+            }
+        }
+        return out
+    }
+
+    /// `missingResources`: each kustomization file's entries against the files read, the directories of files, and
+    /// what was skipped or the config ignores.
+    static func missingResources(_ objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets, skipped: [SkippedFile],
+                                 config: Config) -> [Int: [(entry: String, why: String)]] {
+        var out: [Int: [(entry: String, why: String)]] = [:]
+        var present: Set<String> = [], kustomizationDirs: Set<String> = []
+        for f in files {
+            present.insert(f.path)
+            if Extractor.isKustomizationName(Path.basename(f.path)) { kustomizationDirs.insert(Path.dirname(f.path)) }
+        }
+        let ignore = config.ignore.map(Glob.init)
+        func notRead(_ p: String) -> Bool {
+            if skipped.contains(where: { $0.path == p || $0.path.hasPrefix(p + "/") }) { return true }
+            guard !ignore.isEmpty, let rel = config.relative(p) else { return false }
+            return ignore.contains { $0.matches(rel) || $0.matches(rel + "/kustomization.yaml") }
+        }
+        for (k, o) in objects.enumerated() where o.isKustomization && !o.kustomizeResources.isEmpty
+            && Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
+            let dir = Path.dirname(files[o.file].path)
+            for r in o.kustomizeResources where !r.isEmpty && !Extractor.isRemote(r) {
+                guard let p = normalizePath(Sources.join(dir, r)), !p.isEmpty, !present.contains(p), !notRead(p) else { continue }
+                if !builds.value.hasFiles(under: p) {
+                    out[k, default: []].append((r, "which is neither a file nor a directory of manifests in the repository"))
+                } else if !kustomizationDirs.contains(p) {
+                    out[k, default: []].append((r, "a directory without a kustomization file"))
+                }
             }
         }
         return out
@@ -575,12 +611,13 @@ public struct Model: Sendable {
                 built = w.namespace
                 by = w.by
             }
-            // then the targetNamespace of the Flux Kustomizations that build the file, when they agree
+            // then the targetNamespace of the Flux Kustomizations that build the file, when they agree (one without
+            // a targetNamespace keeps what kustomize made)
             if let ks = clusters.kustomizationsOfFile[f], !ks.isEmpty {
-                let wanted = Set(ks.map { targets[$0]?.namespace ?? "" })
-                if wanted.count == 1, let t = wanted.first, !t.isEmpty {
+                let wanted = Set(ks.map { targets[$0]?.namespace ?? built ?? "" })
+                if wanted.count == 1, let t = wanted.first, !t.isEmpty, t != built {
                     built = t
-                    by = ks[0]
+                    by = ks.first { targets[$0]?.namespace == t }
                 } else if wanted.count > 1 {
                     built = nil
                 }

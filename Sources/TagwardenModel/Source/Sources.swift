@@ -108,7 +108,7 @@ public enum Sources {
         return path == "Kustomization" || path.hasSuffix("/Kustomization")
     }
 
-    static func join(_ a: String, _ b: String) -> String {
+    package static func join(_ a: String, _ b: String) -> String {
         if a.isEmpty { return b }
         var s = a
         s.reserveCapacity(a.utf8.count + 1 + b.utf8.count)  // one allocation
