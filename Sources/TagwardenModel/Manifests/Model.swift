@@ -349,7 +349,7 @@ public struct Model: Sendable {
                                    expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)),
                                    bootstrapSources: bootstrapSources)
         let unlisted = unlistedResources(resources, builds: builds)
-        let missing = missingResources(objects, files: facts, builds: builds, skipped: skipped, config: config)
+        let missing = missingResources(objects, files: facts, skipped: skipped, config: config)
         var watched = Set<String>()
         // (as Flux reads them: an image written with variables, substituted)
         for r in flux.repositories { if let image = r.spec.image?.value, let n = ImageReference.normalizeName(image) { watched.insert(n) } }
@@ -398,7 +398,7 @@ public struct Model: Sendable {
 
     /// `missingResources`: each kustomization file's entries against the files read, the directories of files, and
     /// what was skipped or the config ignores.
-    static func missingResources(_ objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets, skipped: [SkippedFile],
+    static func missingResources(_ objects: [ManifestObject], files: [FileFacts], skipped: [SkippedFile],
                                  config: Config) -> [Int: [(entry: String, why: String)]] {
         var out: [Int: [(entry: String, why: String)]] = [:]
         var present: Set<String> = [], kustomizationDirs: Set<String> = []
@@ -406,6 +406,7 @@ public struct Model: Sendable {
             present.insert(f.path)
             if Extractor.isKustomizationName(Path.basename(f.path)) { kustomizationDirs.insert(Path.dirname(f.path)) }
         }
+        var directories: Set<String> = []
         let ignore = config.ignore.map(Glob.init)
         func notRead(_ p: String) -> Bool {
             if skipped.contains(where: { $0.path == p || $0.path.hasPrefix(p + "/") }) { return true }
@@ -417,7 +418,13 @@ public struct Model: Sendable {
             let dir = Path.dirname(files[o.file].path)
             for r in o.kustomizeResources where !r.isEmpty && !Extractor.isRemote(r) {
                 guard let p = normalizePath(Sources.join(dir, r)), !p.isEmpty, !present.contains(p), !notRead(p) else { continue }
-                if !builds.value.hasFiles(under: p) {
+                if directories.isEmpty {   // every directory that holds a file read, made once and only when asked
+                    for f in files {
+                        var dir = Path.dirname(f.path)
+                        while !dir.isEmpty, directories.insert(dir).inserted { dir = Path.dirname(dir) }
+                    }
+                }
+                if !directories.contains(p) {
                     out[k, default: []].append((r, "which is neither a file nor a directory of manifests in the repository"))
                 } else if !kustomizationDirs.contains(p) {
                     out[k, default: []].append((r, "a directory without a kustomization file"))
