@@ -1,6 +1,5 @@
 import TagwardenBasics
 import TagwardenModel
-import TagwardenYAML
 extension Rule {
     /// A kustomization kustomize refuses: every build of its directory fails, so what builds it deploys nothing.
     static let kustomizationBuildFails = Rule("kustomization-build-fails") { c in
@@ -16,17 +15,13 @@ extension Rule {
                     + (builders.count == 1 ? "deploys" : "deploy") + " nothing"
         }
         for (k, missing) in m.missingResources.sorted(by: { $0.key < $1.key }) {
-            let o = m.objects[k]
-            let y = YAMLFile(parsing: m.files[o.file].bytes)
-            guard o.document < y.documents.count else { continue }
-            let root = y.documents[o.document].root
-            for (entry, why) in missing {
-                // the entry where it is written
-                let node = ["resources", "bases", "components"].lazy.compactMap { y.get(root, $0) }
-                    .flatMap { y.childNodes($0) }.first { y.nodes[$0].kind == .scalar && y.value($0) == entry }
-                guard let node else { continue }
-                out.append(c.finding("kustomize cannot build this kustomization: it names '\(entry)', \(why), \(consequence(o.file))",
-                                     file: o.file, span: y.nodes[node].span, object: nil, environment: nil))
+            let file = m.objects[k].file, dir = Path.dirname(m.path(file))
+            for (path, why) in missing {
+                // each entry, where it is written, that names the path
+                for entry in m.files[file].resourceEntries where Model.normalizePath(Sources.join(dir, entry.value)) == path {
+                    out.append(c.finding("kustomize cannot build this kustomization: it names '\(entry.value)', \(why), \(consequence(file))",
+                                         file: file, span: entry.span, object: nil, environment: nil))
+                }
             }
         }
         out += duplicateIDs(c, consequence: consequence)
@@ -42,73 +37,43 @@ extension Rule {
         return out
     }
 
-    /// Two resources of one kind, namespace and name (as written) that one kustomize build accumulates side by side:
-    /// the files one kustomization lists, or those the kustomization Flux generates at a Flux Kustomization's `path`
-    /// takes directly (no kustomization file on the way). kustomize refuses the build ("may not add resource with an
-    /// already registered id"), whatever the values.
+    /// Two resources of one kind, namespace and name (as written) that one kustomize build accumulates side by side
+    /// (`Model.sideBySideBuilds(of:)`): kustomize refuses the build ("may not add resource with an already registered
+    /// id"), whatever the values.
     static func duplicateIDs(_ c: RuleContext, consequence: (Int) -> String) -> [Finding] {
         let m = c.model
-        let builds = sideBySide(m)
         struct ID: Hashable { let group: String, kind: String, namespace: String?, name: String }
+        // the objects of each identity, as written (not the variants other builds make of an object); most names are
+        // one object's, so the name sorts them first
+        var byName: [String: [Int]] = [:]
+        for (i, o) in m.objects.enumerated() where m.variantOf[i] == nil && !o.isKustomization && o.kind != "List" {
+            guard let name = o.name else { continue }
+            byName[name, default: []].append(i)
+        }
+        var again: [ID: [Int]] = [:]
+        for (name, all) in byName where all.count > 1 && !name.containsBytes("${") {
+            for i in all where !(m.objects[i].declaredNamespace?.containsBytes("${") ?? false) {
+                let o = m.objects[i]
+                again[ID(group: o.group, kind: o.kind, namespace: o.declaredNamespace, name: name), default: []].append(i)
+            }
+        }
+        again = again.filter { $0.value.count > 1 }
         var out: [Finding] = []
-        var reported = Set<Int>()
-        var objectsOf: [Int: [Int]] = [:]
-        // (as written: not the variants other builds make of an object)
-        for (i, o) in m.objects.enumerated() where m.variantOf[i] == nil { objectsOf[o.file, default: []].append(i) }
-        for build in builds {
-            var seen: [ID: Int] = [:]
-            for f in build.files {
-                for i in objectsOf[f] ?? [] {
-                    let o = m.objects[i]
-                    guard !o.isKustomization, o.kind != "List", let name = o.name, !name.containsBytes("${"),
-                          !(o.declaredNamespace?.containsBytes("${") ?? false) else { continue }
-                    let id = ID(group: o.group, kind: o.kind, namespace: o.declaredNamespace, name: name)
-                    guard let first = seen[id] else { seen[id] = i; continue }
-                    guard reported.insert(i).inserted else { continue }
-                    let other = m.objects[first]
-                    let built = Extractor.isKustomizationName(Path.basename(m.path(build.by))) ? "the kustomization \(m.path(build.by))"
-                        : "the kustomization Flux generates for the Flux Kustomization in \(m.path(build.by))"
-                    out.append(c.finding("kustomize refuses the build: \(built) takes \(o.kind) \(o.declaredNamespace.map { $0 + "/" } ?? "")\(name) "
-                                         + "twice, here and in \(m.path(other.file)):\(other.kindSpan.start.line) (may not add resource with an "
-                                         + "already registered id), \(consequence(o.file))",
-                                         file: o.file, span: o.kindSpan, object: i, environment: nil))
-                }
+        for all in again.values.sorted(by: { $0[0] < $1[0] }) {
+            let builds = all.map { Set(m.sideBySideBuilds(of: m.objects[$0].file)) }
+            for (n, i) in all.enumerated() {
+                // the first one before it in a build they share
+                guard let earlier = (0..<n).first(where: { !builds[$0].isDisjoint(with: builds[n]) }) else { continue }
+                let o = m.objects[i], other = m.objects[all[earlier]]
+                let by = builds[n].intersection(builds[earlier]).min()!
+                let built = Extractor.isKustomizationName(Path.basename(m.path(by))) ? "the kustomization \(m.path(by))"
+                    : "the kustomization Flux generates for the Flux Kustomization in \(m.path(by))"
+                out.append(c.finding("kustomize refuses the build: \(built) takes \(o.kind) \(o.declaredNamespace.map { $0 + "/" } ?? "")\(o.name ?? "") "
+                                     + "twice, here and in \(m.path(other.file)):\(other.kindSpan.start.line) (may not add resource with an "
+                                     + "already registered id), \(consequence(o.file))",
+                                     file: o.file, span: o.kindSpan, object: i, environment: nil))
             }
         }
         return out
-    }
-
-    /// The kustomize builds that accumulate files side by side, each with the file that makes it: a kustomization's
-    /// listed files, and what the kustomization Flux generates at a Flux Kustomization's `path` takes directly.
-    static func sideBySide(_ m: Model) -> [(files: [Int], by: Int)] {
-        var kustomizationDirs = Set<String>()
-        for f in m.files where Extractor.isKustomizationName(Path.basename(f.path)) { kustomizationDirs.insert(Path.dirname(f.path)) }
-        // the builds, each with the files it takes side by side, and the file that says so
-        var builds: [(files: [Int], by: Int)] = []
-        var fileAt: [String: Int] = [:]
-        for (i, f) in m.files.enumerated() { fileAt[f.path] = i }
-        for o in m.objects where o.isKustomization && Extractor.isKustomizationName(Path.basename(m.path(o.file))) {
-            let dir = Path.dirname(m.path(o.file))
-            let listed = o.kustomizeResources.compactMap { Model.normalizePath(Sources.join(dir, $0)).flatMap { fileAt[$0] } }
-            if !listed.isEmpty { builds.append((listed, o.file)) }
-        }
-        var generatedAt: [String: Int] = [:]   // a Flux Kustomization's path without a kustomization file → its file
-        for o in m.objects {
-            guard let p = o.fluxKustomization?.path.flatMap(Model.normalizePath), !kustomizationDirs.contains(p) else { continue }
-            generatedAt[p] = generatedAt[p] ?? o.file
-        }
-        if !generatedAt.isEmpty {
-            var taken: [String: [Int]] = [:]
-            for (i, f) in m.files.enumerated() where Sources.isManifestName(f.path) && !Extractor.isKustomizationName(Path.basename(f.path)) {
-                var dir = Path.dirname(f.path)
-                while !kustomizationDirs.contains(dir) {
-                    if generatedAt[dir] != nil { taken[dir, default: []].append(i) }
-                    if dir.isEmpty { break }
-                    dir = Path.dirname(dir)
-                }
-            }
-            for dir in taken.keys.sorted() { builds.append((taken[dir]!, generatedAt[dir]!)) }
-        }
-        return builds
     }
 }

@@ -18,12 +18,10 @@ extension Rule {
                   m.objectNamespace[i] != nil || !(o.declaredNamespace?.containsBytes("${") ?? false) else { return nil }
             return name
         }
-        // two that one kustomize build takes side by side fail it: kustomization-build-fails says so
-        var buildOf: [Int: Set<Int>] = [:]   // file → the side-by-side builds that take it
-        for (n, build) in sideBySide(m).enumerated() { for f in build.files { buildOf[f, default: []].insert(n) } }
         func report(_ i: Int, _ j: Int, cluster: String?) {
             let a = m.objects[i], b = m.objects[j]
-            if let x = buildOf[a.file], let y = buildOf[b.file], !x.isDisjoint(with: y) { return }
+            // two that one kustomize build takes side by side fail it: kustomization-build-fails says so
+            if !Set(m.sideBySideBuilds(of: a.file)).isDisjoint(with: m.sideBySideBuilds(of: b.file)) { return }
             let identity = "\(a.kind) \(m.objectNamespace[i].map { $0 + "/" } ?? "")\(a.name ?? "")"
             let there = "\(m.path(b.file)):\(b.kindSpan.start.line)"
             let inCluster = cluster.map { " applied to cluster \($0)" } ?? ""

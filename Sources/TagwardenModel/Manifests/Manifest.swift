@@ -400,14 +400,16 @@ public struct FileFacts: Sendable {
     public var path: String
     public var bytes: [UInt8]
     public var documents = 0
-    /// A kustomization's `resources`, `bases` and `components` that are remote (a URL, a git repository): kustomize
-    /// fetches them at build time, Tagwarden does not.
-    public var remoteResources: [Located] = []
+    /// A kustomization's `resources`, `bases` and `components` entries, where they are written.
+    public var resourceEntries: [Located] = []
+    /// Those that are remote (a URL, a git repository): kustomize fetches them at build time, Tagwarden does not.
+    public var remoteResources: [Located] { resourceEntries.filter { Extractor.isRemote($0.value) } }
     /// Top-level fields of the file's kustomization that kustomize does not know (`spec`): it refuses the file, and
     /// every build of its directory fails.
     public var kustomizationUnknownFields: [Located] = []
-    /// The scalar values of the file's kustomization (its comments aside): where it names a file, in any field.
-    public var kustomizationValues: [String] = []
+    /// The file names the file's kustomization writes in any field (its comments aside): the last component of each
+    /// word of its values (`patches/web.yaml`, `config.yaml=config.yaml`, a `path:` in an inline patch).
+    public var kustomizationNames: Set<String> = []
     /// The paths a FluxInstance syncs (`spec.sync.path`, or `instance.sync.path` in the values of flux-operator's
     /// flux-instance chart), which its Flux applies as flux bootstrap's sync applies its path.
     public var fluxInstanceSyncs: [Located] = []

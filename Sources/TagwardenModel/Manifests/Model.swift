@@ -42,10 +42,16 @@ public struct Model: Sendable {
     /// What kustomizations list in `resources` (or `bases`, `components`) that the input has neither as a manifest
     /// nor as a directory of files: a file under a name the listing passes over (`app.json`), or nothing.
     public let unlistedResources: [String]
-    /// Kustomization object → what its `resources`, `bases` or `components` name that kustomize cannot take: a path
-    /// the repository does not hold (no file, no directory of files, nothing skipped or ignored there), or a directory
-    /// without a kustomization file. Each with why. Remote resources and paths that leave the repository are not judged.
-    public let missingResources: [Int: [(entry: String, why: String)]]
+    /// Kustomization object → what its `resources`, `bases` or `components` name (normalised) that kustomize cannot
+    /// take: a path the repository does not hold (no file, no directory of files, nothing skipped or ignored there), or
+    /// a directory without a kustomization file; each with why. Remote resources and paths that leave the repository
+    /// are not judged.
+    public let missingResources: [Int: [(path: String, why: String)]]
+    /// The directories that hold a kustomization.
+    let kustomizationDirectories: Set<String>
+    /// Each Flux Kustomization `path` without a kustomization file → the file of the first Flux Kustomization of it,
+    /// whose generated kustomization builds it (`sideBySideBuilds(of:)`).
+    let generatedBuilds: [String: Int]
     /// What staging ran (from git history), for the promotion rules; nil when they do not apply.
     public let evidence: PromotionEvidence?
     /// The files of the snapshot that were not read, and why.
@@ -348,8 +354,9 @@ public struct Model: Sendable {
                                    nonResources: nonResources, markers: markers, markerEnvironment: markerEnvironment,
                                    expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)),
                                    bootstrapSources: bootstrapSources)
-        let unlisted = unlistedResources(resources, builds: builds)
-        let missing = missingResources(objects, files: facts, skipped: skipped, config: config)
+        let (unlisted, missing) = unreadResources(resources, objects: objects, builds: builds, skipped: skipped, config: config)
+        let kustomizationDirectories = Set(builds.value.kustomizationAt.keys)
+        let generated = generatedBuilds(objects: objects, files: facts, kustomizationDirectories: kustomizationDirectories)
         var watched = Set<String>()
         // (as Flux reads them: an image written with variables, substituted)
         for r in flux.repositories { if let image = r.spec.image?.value, let n = ImageReference.normalizeName(image) { watched.insert(n) } }
@@ -374,7 +381,8 @@ public struct Model: Sendable {
                   objectNamespace: namespaces, objectEnvironment: objectEnvironment, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
                   namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
                   clusters: clusters, namespaceOverride: namespaceOverride, writtenName: writtenName, variantOf: variantOf, policyCharts: policyCharts,
-                  unlistedResources: unlisted, missingResources: missing, evidence: evidence, skipped: skipped, includedBy: includedBy)
+                  unlistedResources: unlisted, missingResources: missing, kustomizationDirectories: kustomizationDirectories,
+                  generatedBuilds: generated, evidence: evidence, skipped: skipped, includedBy: includedBy)
         }
         let model = assemble(nil)
         Timings.mark("model")
@@ -383,53 +391,61 @@ public struct Model: Sendable {
         return assemble(found)
     }
 
-    /// `unlistedResources`: by the build sets' index of paths, which the kustomizations' builds need anyway.
-    static func unlistedResources(_ resources: [Int: [String]], builds: LazyBuildSets) -> [String] {
-        var out: [String] = []
-        for k in resources.keys.sorted() {
-            for path in resources[k]! where !path.isEmpty && !Sources.isManifestName(path) && !out.contains(path) {
-                // a file of the input with such a name was read for its markers only: it is a manifest now
-                if builds.value.hasFiles(under: path) { continue }
-                out.append(path)
-            }
-        }
-        return out
-    }
-
-    /// `missingResources`: each kustomization file's entries against the files read, the directories of files, and
-    /// what was skipped or the config ignores.
-    static func missingResources(_ objects: [ManifestObject], files: [FileFacts], skipped: [SkippedFile],
-                                 config: Config) -> [Int: [(entry: String, why: String)]] {
-        var out: [Int: [(entry: String, why: String)]] = [:]
-        var present: Set<String> = [], kustomizationDirs: Set<String> = []
-        for f in files {
-            present.insert(f.path)
-            if Extractor.isKustomizationName(Path.basename(f.path)) { kustomizationDirs.insert(Path.dirname(f.path)) }
-        }
-        var directories: Set<String> = []
+    /// `unlistedResources` and `missingResources`, by the build sets' index of paths, which the kustomizations' builds
+    /// need anyway: what a kustomization file lists that is neither a file read nor a directory of files, unless it
+    /// was skipped or the config ignores it; and a directory without a kustomization file.
+    static func unreadResources(_ resources: [Int: [String]], objects: [ManifestObject], builds: LazyBuildSets, skipped: [SkippedFile],
+                                config: Config) -> (unlisted: [String], missing: [Int: [(path: String, why: String)]]) {
+        var unlisted: [String] = [], missing: [Int: [(path: String, why: String)]] = [:]
+        guard !resources.isEmpty else { return (unlisted, missing) }
+        let b = builds.value
         let ignore = config.ignore.map(Glob.init)
         func notRead(_ p: String) -> Bool {
             if skipped.contains(where: { $0.path == p || $0.path.hasPrefix(p + "/") }) { return true }
             guard !ignore.isEmpty, let rel = config.relative(p) else { return false }
             return ignore.contains { $0.matches(rel) || $0.matches(rel + "/kustomization.yaml") }
         }
-        for (k, o) in objects.enumerated() where o.isKustomization && !o.kustomizeResources.isEmpty
-            && Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
-            let dir = Path.dirname(files[o.file].path)
-            for r in o.kustomizeResources where !r.isEmpty && !Extractor.isRemote(r) {
-                guard let p = normalizePath(Sources.join(dir, r)), !p.isEmpty, !present.contains(p), !notRead(p) else { continue }
-                if directories.isEmpty {   // every directory that holds a file read, made once and only when asked
-                    for f in files {
-                        var dir = Path.dirname(f.path)
-                        while !dir.isEmpty, directories.insert(dir).inserted { dir = Path.dirname(dir) }
+        for k in resources.keys.sorted() {
+            let isFile = Extractor.isKustomizationName(Path.basename(b.files[objects[k].file].path))
+            for path in resources[k]! where !path.isEmpty && b.fileAt[path] == nil {
+                if !b.hasFiles(under: path) {
+                    // a file under a name the listing passes over (`app.json`) is read, and the model made again
+                    if !Sources.isManifestName(path), !unlisted.contains(path) { unlisted.append(path) }
+                    if isFile, !notRead(path) {
+                        missing[k, default: []].append((path, "which is neither a file nor a directory of manifests in the repository"))
                     }
-                }
-                if !directories.contains(p) {
-                    out[k, default: []].append((r, "which is neither a file nor a directory of manifests in the repository"))
-                } else if !kustomizationDirs.contains(p) {
-                    out[k, default: []].append((r, "a directory without a kustomization file"))
+                } else if isFile, b.kustomizationAt[path] == nil,
+                          !Extractor.kustomizationNames.contains(where: { b.fileAt[path + "/" + $0] != nil }), !notRead(path) {
+                    missing[k, default: []].append((path, "a directory without a kustomization file"))
                 }
             }
+        }
+        return (unlisted, missing)
+    }
+
+    /// `generatedBuilds`: the first Flux Kustomization (by its file) of each `path` without a kustomization file.
+    static func generatedBuilds(objects: [ManifestObject], files: [FileFacts], kustomizationDirectories: Set<String>) -> [String: Int] {
+        var out: [String: Int] = [:]
+        for o in objects {
+            guard let p = o.fluxKustomization?.path.flatMap(normalizePath), !kustomizationDirectories.contains(p), out[p] == nil else { continue }
+            out[p] = o.file
+        }
+        return out
+    }
+
+    /// The kustomize builds that accumulate file `f` side by side with others, not through another kustomization, each
+    /// as the file that makes it: a kustomization file that lists it, and the Flux Kustomization whose generated
+    /// kustomization takes it itself (no kustomization file from its directory up to the `path`). Two resources of
+    /// one identity in one such build fail it.
+    public func sideBySideBuilds(of f: Int) -> [Int] {
+        let path = files[f].path
+        var out = (includedBy[path] ?? []).map { objects[$0].file }.filter { Extractor.isKustomizationName(Path.basename(files[$0].path)) }
+        guard !generatedBuilds.isEmpty else { return out }
+        var dir = Path.dirname(path)
+        while !kustomizationDirectories.contains(dir) {
+            if let by = generatedBuilds[dir] { out.append(by) }
+            if dir.isEmpty { break }
+            dir = Path.dirname(dir)
         }
         return out
     }
