@@ -12,8 +12,8 @@ extension Rule {
             return f
         }
         // what a kustomization takes from elsewhere: not read, so what it deploys is not judged
-        for (i, file) in c.model.files.enumerated() {
-            for r in file.remoteResources {
+        for i in c.model.files.indices where !c.model.files[i].resourceEntries.isEmpty {
+            for r in c.model.files[i].remoteResources {
                 out.append(c.finding("skipped: the remote resource '\(r.value)' is fetched by kustomize when it builds, not by Tagwarden: "
                                         + "what it deploys is not judged (nor whether this build's images: entries match it)", file: i, span: r.span, object: nil,
                                      environment: nil))

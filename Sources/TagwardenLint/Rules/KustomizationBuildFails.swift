@@ -42,24 +42,31 @@ extension Rule {
     /// id"), whatever the values.
     static func duplicateIDs(_ c: RuleContext, consequence: (Int) -> String) -> [Finding] {
         let m = c.model
-        struct ID: Hashable { let group: String, kind: String, namespace: String?, name: String }
         // the objects of each identity, as written (not the variants other builds make of an object); most names are
         // one object's, so the name sorts them first
-        var byName: [String: [Int]] = [:]
-        for (i, o) in m.objects.enumerated() where m.variantOf[i] == nil && !o.isKustomization && o.kind != "List" {
-            guard let name = o.name else { continue }
-            byName[name, default: []].append(i)
+        var firstOfName: [String: Int] = [:]
+        firstOfName.reserveCapacity(m.objects.count)
+        var byName: [String: [Int]] = [:]   // the names more than one object has
+        for i in m.objects.indices {
+            let o = m.objects[i]
+            guard let name = o.name, !o.isKustomization, o.kind != "List", m.variantOf[i] == nil else { continue }
+            if let j = firstOfName.updateValue(i, forKey: name) { byName[name, default: [j]].append(i) }
         }
-        var again: [ID: [Int]] = [:]
-        for (name, all) in byName where all.count > 1 && !name.containsBytes("${") {
+        // then kind, group and namespace, in the order of the objects (a name's objects are few: compared in pairs)
+        func same(_ a: Int, _ b: Int) -> Bool {
+            let x = m.objects[a], y = m.objects[b]
+            return x.kind == y.kind && x.group == y.group && x.declaredNamespace == y.declaredNamespace
+        }
+        var again: [[Int]] = []
+        for (name, all) in byName where !name.containsBytes("${") {
+            var identities: [[Int]] = []
             for i in all where !(m.objects[i].declaredNamespace?.containsBytes("${") ?? false) {
-                let o = m.objects[i]
-                again[ID(group: o.group, kind: o.kind, namespace: o.declaredNamespace, name: name), default: []].append(i)
+                if let k = identities.firstIndex(where: { same($0[0], i) }) { identities[k].append(i) } else { identities.append([i]) }
             }
+            again += identities.filter { $0.count > 1 }
         }
-        again = again.filter { $0.value.count > 1 }
         var out: [Finding] = []
-        for all in again.values.sorted(by: { $0[0] < $1[0] }) {
+        for all in again.sorted(by: { $0[0] < $1[0] }) {
             let builds = all.map { Set(m.sideBySideBuilds(of: m.objects[$0].file)) }
             for (n, i) in all.enumerated() {
                 // the first one before it in a build they share

@@ -173,7 +173,7 @@ public struct Clusters: Sendable {
                   includedBy[path] == nil, !Extractor.isKustomizationName(Path.basename(path)), !selfSyncs.contains(f) else { continue }
             // named in any field (a patch, a generator's file) is not left out; named only in a comment is commented out
             let kustomization = files[objects[k].file], name = Path.basename(path)
-            if kustomization.kustomizationNames.contains(name) { continue }
+            if kustomization.kustomizationNames(file: name) { continue }
             let commented = name.utf8.count > 0 && kustomization.bytes.withUnsafeBytes { h in
                 Array(name.utf8).withUnsafeBytes { SourceText.find(h, $0, from: 0) != nil }
             }

@@ -25,33 +25,6 @@ package struct Extractor {
     }
     static let kustomizationNames = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
 
-    /// The manifest file names (`….yaml`, `….yml`) a text writes, each the last component of its word (words end at
-    /// blanks and `=,:'"[]{}`): `patches/web.yaml`, `config.yaml=config.yaml`, a `path:` in an inline patch.
-    static func manifestNames(in text: String, _ found: (String) -> Void) {
-        var text = text
-        text.withUTF8 { b in
-            func separates(_ c: UInt8) -> Bool {
-                switch c {
-                case 32, 9, 10, 13, UInt8(ascii: "="), UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "'"), UInt8(ascii: "\""),
-                     UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}"): return true
-                default: return false
-                }
-            }
-            var i = 0
-            while i < b.count {
-                guard b[i] == UInt8(ascii: "."), i + 3 < b.count, b[i + 1] == UInt8(ascii: "y") else { i += 1; continue }
-                // `.yaml` or `.yml`, at a word's end
-                let end = b[i + 2] == UInt8(ascii: "a") && i + 4 < b.count && b[i + 3] == UInt8(ascii: "m") && b[i + 4] == UInt8(ascii: "l") ? i + 5
-                    : b[i + 2] == UInt8(ascii: "m") && b[i + 3] == UInt8(ascii: "l") ? i + 4 : nil
-                guard let end, end == b.count || separates(b[end]) else { i += 1; continue }
-                var start = i
-                while start > 0, !separates(b[start - 1]), b[start - 1] != UInt8(ascii: "/") { start -= 1 }
-                found(String(decoding: UnsafeBufferPointer(rebasing: b[start..<end]), as: UTF8.self))
-                i = end
-            }
-        }
-    }
-
     /// The pod spec of a workload kind.
     func podSpecNode(_ root: Int, kind: String, group: String) -> Int? {
         switch group {
@@ -222,21 +195,16 @@ package struct Extractor {
             // a kustomize Component is a kustomization that others pull in with `components:`; `bases:` is the
             // older name of `resources:` (kustomize still reads it)
             isKustomization = true
-            if isKustomizationFile {
-                // every file it names, whatever the field: what it leaves out of its directory is not built
-                let span = y.nodes[root].span
-                for n in y.nodes.indices where y.nodes[n].kind == .scalar
-                    && y.nodes[n].span.start.offset >= span.start.offset && y.nodes[n].span.end.offset <= span.end.offset {
-                    Extractor.manifestNames(in: y.value(n)) { facts.kustomizationNames.insert($0) }
-                }
-            }
             kustomizeNamespace = scalarString(y.get(root, "namespace"))
             namePrefix = scalarString(y.get(root, "namePrefix"))
             nameSuffix = scalarString(y.get(root, "nameSuffix"))
             for key: StaticString in ["resources", "bases", "components"] {
                 guard let list = y.get(root, key) else { continue }
-                resources += y.childNodes(list).compactMap { scalarString($0) }
-                for n in y.childNodes(list) where y.nodes[n].kind == .scalar { facts.resourceEntries.append(located(n)) }
+                for n in y.childNodes(list) where y.nodes[n].kind == .scalar && !y.isNull(n) {
+                    let entry = located(n)
+                    resources.append(entry.value)
+                    facts.resourceEntries.append(entry)
+                }
             }
             for key: StaticString in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
                 guard let list = y.get(root, key) else { continue }

@@ -407,9 +407,6 @@ public struct FileFacts: Sendable {
     /// Top-level fields of the file's kustomization that kustomize does not know (`spec`): it refuses the file, and
     /// every build of its directory fails.
     public var kustomizationUnknownFields: [Located] = []
-    /// The file names the file's kustomization writes in any field (its comments aside): the last component of each
-    /// word of its values (`patches/web.yaml`, `config.yaml=config.yaml`, a `path:` in an inline patch).
-    public var kustomizationNames: Set<String> = []
     /// The paths a FluxInstance syncs (`spec.sync.path`, or `instance.sync.path` in the values of flux-operator's
     /// flux-instance chart), which its Flux applies as flux bootstrap's sync applies its path.
     public var fluxInstanceSyncs: [Located] = []
@@ -450,5 +447,38 @@ public struct FileFacts: Sendable {
         if let refusal = goRefusals.first { return "line \(refusal.span.start.line): \(refusal.message)" }
         if let root = nonMappingRoot { return "line \(root.line): the document is a \(root.kind), not a mapping" }
         return nil
+    }
+}
+
+extension FileFacts {
+    /// Whether the file's kustomization names the file `name` in any field (not in a comment): as the last component of
+    /// a word of a value (`patches/web.yaml`, `config.yaml=config.yaml`, a `path:` in an inline patch). The file is
+    /// parsed again: this is asked only of the files a kustomization's directory holds and its resources do not list.
+    public func kustomizationNames(file name: String) -> Bool {
+        let y = tree ?? YAMLFile(parsing: bytes), name = Array(name.utf8)
+        return y.nodes.indices.contains { y.nodes[$0].kind == .scalar && FileFacts.writes(name, in: y.valueBytes($0)) }
+    }
+
+    /// Whether `bytes` write the file name `name` as the last component of a word (words end at blanks and
+    /// `=,:'"[]{}`).
+    private static func writes(_ name: [UInt8], in bytes: ArraySlice<UInt8>) -> Bool {
+        func separates(_ c: UInt8) -> Bool {
+            switch c {
+            case 32, 9, 10, 13, UInt8(ascii: "="), UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "'"), UInt8(ascii: "\""),
+                 UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}"): return true
+            default: return false
+            }
+        }
+        guard !name.isEmpty, bytes.count >= name.count else { return false }
+        var i = bytes.startIndex
+        while i + name.count <= bytes.endIndex {
+            let end = i + name.count
+            if bytes[i..<end].elementsEqual(name), end == bytes.endIndex || separates(bytes[end]),
+               i == bytes.startIndex || separates(bytes[i - 1]) || bytes[i - 1] == UInt8(ascii: "/") {
+                return true
+            }
+            i += 1
+        }
+        return false
     }
 }

@@ -356,7 +356,7 @@ public struct Model: Sendable {
                                    bootstrapSources: bootstrapSources)
         let (unlisted, missing) = unreadResources(resources, objects: objects, builds: builds, skipped: skipped, config: config)
         let kustomizationDirectories = Set(builds.value.kustomizationAt.keys)
-        let generated = generatedBuilds(objects: objects, files: facts, kustomizationDirectories: kustomizationDirectories)
+        let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories)
         var watched = Set<String>()
         // (as Flux reads them: an image written with variables, substituted)
         for r in flux.repositories { if let image = r.spec.image?.value, let n = ImageReference.normalizeName(image) { watched.insert(n) } }
@@ -424,7 +424,7 @@ public struct Model: Sendable {
     }
 
     /// `generatedBuilds`: the first Flux Kustomization (by its file) of each `path` without a kustomization file.
-    static func generatedBuilds(objects: [ManifestObject], files: [FileFacts], kustomizationDirectories: Set<String>) -> [String: Int] {
+    static func generatedBuilds(objects: [ManifestObject], kustomizationDirectories: Set<String>) -> [String: Int] {
         var out: [String: Int] = [:]
         for o in objects {
             guard let p = o.fluxKustomization?.path.flatMap(normalizePath), !kustomizationDirectories.contains(p), out[p] == nil else { continue }
