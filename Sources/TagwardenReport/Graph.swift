@@ -2,10 +2,11 @@ import TagwardenBasics
 import TagwardenModel
 import TagwardenLint
 
-/// The wiring of a repository's image automation, for `tagwarden graph`: per environment, the Flux Kustomizations, the
-/// ImageUpdateAutomations they apply, the ImagePolicies each automation takes, the ImageRepositories the policies read
-/// and their images, and the files whose `$imagepolicy` markers name the policies. An edge between two environments, and
-/// a reference to nothing, is a problem: drawn red, or grey when its finding is suppressed.
+/// The wiring of a repository's image automation, for `tagwarden graph`: per cluster and environment, the Flux
+/// Kustomizations, the ImageUpdateAutomations they apply, the ImagePolicies each automation takes, the ImageRepositories
+/// the policies read and their images, and the files whose `$imagepolicy` markers name the policies. An edge between two
+/// environments, and a reference to nothing, is a problem: drawn red, or grey when its finding is suppressed. An object an
+/// error-level finding names is red too (a file's, when the object is not drawn).
 public struct WiringGraph: Sendable {
     public enum Kind: String, Sendable {
         case kustomization, automation, policy, repository, image, file, missing
@@ -21,6 +22,13 @@ public struct WiringGraph: Sendable {
         /// A policy's or repository's spec as its builds deploy it (patches applied), each field with the place that
         /// supplied it: JSON only.
         public var spec: [(field: String, value: String, location: String)] = []
+        /// The clusters that apply its file (`Clusters.Cluster.name`, "." for the repository's root); empty where no
+        /// cluster here does.
+        public var clusters: [String] = []
+        /// The error-level findings that name it, `line N: rule: message` (for a file, those of its objects not drawn).
+        public var errors: [String] = []
+        /// The file that places it in its clusters.
+        var file: Int?
     }
 
     public struct Edge: Sendable {
@@ -36,6 +44,9 @@ public struct WiringGraph: Sendable {
     public var edges: [Edge] = []
     /// The environments, in the model's order, then nodes of none (`nil`).
     public var environments: [String?] = []
+    /// The sets of clusters the nodes are in: each cluster alone in the model's order, then those several share, then
+    /// none (`[]`); empty when the repository describes no cluster.
+    public var clusters: [[String]] = []
 
     /// The graph of `model`; `findings` (the audit's, after suppressions) decide whether a problem edge is red or grey:
     /// one whose finding was suppressed is grey. `only` keeps one environment and what its edges reach.
@@ -49,7 +60,11 @@ public struct WiringGraph: Sendable {
         func place(_ v: Located, of o: Int) -> String { "\(model.files[v.file ?? model.objects[o].file].path):\(v.span.start.line)" }
         func name(_ o: Int, _ namespace: String?) -> String { "\(namespace ?? model.objectNamespace[o] ?? "default")/\(model.objects[o].name ?? "?")" }
         var ids: Set<String> = []
-        func add(_ node: Node) { if ids.insert(node.id).inserted { g.nodes.append(node) } }
+        func add(_ node: Node, file: Int?) {
+            guard ids.insert(node.id).inserted else { return }
+            g.nodes.append(node)
+            g.nodes[g.nodes.count - 1].file = file
+        }
         func state(_ from: String?, _ to: String?, problemAt: String? = nil, broken: Bool = false) -> Edge.State {
             let problem = broken || (from != nil && to != nil && from != to)
             guard problem else { return .ok }
@@ -103,12 +118,12 @@ public struct WiringGraph: Sendable {
             var builds = ""
             if case .kustomization(let spec)? = model.objects[o].flux, let path = spec.path { builds = "\npath: " + path }
             add(Node(id: "k\(o)", kind: .kustomization, label: "Kustomization \(name(o, nil))\(builds)", environment: kustomizationEnvironment(o),
-                     location: location(o)))
+                     location: location(o)), file: model.objects[o].file)
         }
         for (a, automation) in flux.automations.enumerated() {
             let o = automation.object
             add(Node(id: "a\(a)", kind: .automation, label: "ImageUpdateAutomation \(name(o, automation.namespace))",
-                     environment: automationEnvironment(a), location: location(o)))
+                     environment: automationEnvironment(a), location: location(o)), file: model.objects[o].file)
             for k in (appliedBy[model.objects[o].file] ?? []).sorted() {
                 g.edges.append(Edge(from: "k\(k)", to: "a\(a)", state: state(model.objectEnvironment[k], automation.environment), relation: "applies"))
             }
@@ -133,13 +148,14 @@ public struct WiringGraph: Sendable {
             let policyAt = spec.policyField.map { place($0, of: policy.object) } ?? location(policy.object)
             if spec.hasAlphabetical, spec.alphabeticalOrder == nil { node.spec.append(("policy.alphabetical", "", policyAt)) }
             if spec.hasNumerical, spec.numericalOrder == nil { node.spec.append(("policy.numerical", "", policyAt)) }
-            add(node)
+            add(node, file: model.objects[policy.object].file)
             if let r = policy.repository {
                 g.edges.append(Edge(from: "p\(p)", to: "r\(r)", state: state(policy.environment, flux.repositories[r].environment), relation: "reads"))
             } else {
                 let ref = policy.spec.repositoryName?.value ?? "?"
                 let missing = "x-r-\(policy.namespace ?? "")-\(ref)".map { $0.isLetter || $0.isNumber ? $0 : "_" }.reduce(into: "") { $0.append($1) }
-                add(Node(id: missing, kind: .missing, label: "no ImageRepository \(ref)", environment: policyEnvironment(p), location: nil))
+                add(Node(id: missing, kind: .missing, label: "no ImageRepository \(ref)", environment: policyEnvironment(p), location: nil),
+                    file: model.objects[policy.object].file)
                 g.edges.append(Edge(from: "p\(p)", to: missing, state: state(nil, nil, problemAt: location(policy.object), broken: true), relation: "reads"))
             }
         }
@@ -147,25 +163,31 @@ public struct WiringGraph: Sendable {
             var node = Node(id: "r\(r)", kind: .repository, label: "ImageRepository \(repository.namespace ?? "default")/\(repository.name)",
                             environment: repositoryEnvironment(r), location: location(repository.object))
             if let image = repository.spec.image { node.spec = [("image", image.value, place(image, of: repository.object))] }
-            add(node)
+            add(node, file: model.objects[repository.object].file)
             if let image = repository.spec.image?.value {
                 let id = "i\(r)"
-                add(Node(id: id, kind: .image, label: image, environment: repositoryEnvironment(r), location: nil))
+                add(Node(id: id, kind: .image, label: image, environment: repositoryEnvironment(r), location: nil),
+                    file: model.objects[repository.object].file)
                 g.edges.append(Edge(from: "r\(r)", to: id, state: .ok, relation: "watches"))
             }
+        }
+        /// A file's node, with the Flux Kustomizations that apply it.
+        func addFile(_ f: Int, environment: String?) -> String {
+            let id = "f\(f)"
+            if !ids.contains(id) {
+                add(Node(id: id, kind: .file, label: model.files[f].path, environment: environment, location: model.files[f].path), file: f)
+                for kz in (appliedBy[f] ?? []).sorted() {
+                    g.edges.append(Edge(from: "k\(kz)", to: id, state: state(model.objectEnvironment[kz], environment), relation: "applies"))
+                }
+            }
+            return id
         }
         // files with markers, and the policies their markers name
         var fileEdges: Set<String> = []
         for k in markers {
             let marker = model.markers[k], ref = marker.ref!
             let path = model.files[marker.file].path
-            let fileID = "f\(marker.file)"
-            if !ids.contains(fileID) {
-                add(Node(id: fileID, kind: .file, label: path, environment: marker.environment, location: path))
-                for kz in (appliedBy[marker.file] ?? []).sorted() {
-                    g.edges.append(Edge(from: "k\(kz)", to: fileID, state: state(model.objectEnvironment[kz], marker.environment), relation: "applies"))
-                }
-            }
+            let fileID = addFile(marker.file, environment: marker.environment)
             let at = "\(path):\(marker.span.start.line)"
             if let p = marker.policy {
                 let key = "\(fileID)>p\(p)"
@@ -173,7 +195,8 @@ public struct WiringGraph: Sendable {
                 g.edges.append(Edge(from: fileID, to: "p\(p)", state: markerState(k, p, at: at), relation: "marks"))
             } else if marker.candidates.isEmpty {
                 let missing = "x-p-\(ref.namespace)-\(ref.name)".map { $0.isLetter || $0.isNumber ? $0 : "_" }.reduce(into: "") { $0.append($1) }
-                add(Node(id: missing, kind: .missing, label: "no ImagePolicy \(ref.namespace)/\(ref.name)", environment: marker.environment, location: nil))
+                add(Node(id: missing, kind: .missing, label: "no ImagePolicy \(ref.namespace)/\(ref.name)", environment: marker.environment, location: nil),
+                    file: marker.file)
                 guard fileEdges.insert("\(fileID)>\(missing)").inserted else { continue }
                 g.edges.append(Edge(from: fileID, to: missing, state: state(nil, nil, problemAt: at, broken: true), relation: "marks"))
             } else {
@@ -182,9 +205,37 @@ public struct WiringGraph: Sendable {
                 }
             }
         }
-        // a Kustomization that applies nothing of the image automation is not part of this picture
+        // the objects error-level findings name: their nodes, or their files'
+        var objectNode: [Int: String] = [:]
+        for o in filesOf.keys { objectNode[o] = "k\(o)" }
+        for (a, automation) in flux.automations.enumerated() { objectNode[automation.object] = "a\(a)" }
+        for (p, policy) in flux.policies.enumerated() { objectNode[policy.object] = "p\(p)" }
+        for (r, repository) in flux.repositories.enumerated() { objectNode[repository.object] = "r\(r)" }
+        var errorsOf: [String: [String]] = [:]
+        let errors = findings.filter { $0.severity == .error }
+        if !errors.isEmpty {
+            var fileAt: [String: Int] = [:]
+            for f in model.files.indices { fileAt[model.files[f].path] = f }
+            for finding in errors {
+                guard let f = fileAt[finding.file] else { continue }
+                let o = finding.object.flatMap { ref in (objectsOf[f] ?? []).first { model.objectRef($0) == ref } }
+                let id = o.flatMap { objectNode[$0] }
+                    ?? addFile(f, environment: o.flatMap { model.objectEnvironment[$0] } ?? one((objectsOf[f] ?? []).map { model.objectEnvironment[$0] }))
+                errorsOf[id, default: []].append("line \(finding.span.start.line): \(finding.rule): \(finding.message)")
+            }
+        }
+        if !errorsOf.isEmpty {
+            for n in g.nodes.indices { g.nodes[n].errors = errorsOf[g.nodes[n].id] ?? [] }
+        }
+        // each node in the clusters that apply its file
+        let clusters = model.clusters, clusterNames = clusters.clusters.map { $0.name.isEmpty ? "." : $0.name }
+        for n in g.nodes.indices {
+            guard let f = g.nodes[n].file else { continue }
+            g.nodes[n].clusters = clusters.of(f).map { clusterNames[$0] }
+        }
+        // a Kustomization that applies nothing of the image automation, and has no error, is not part of this picture
         let connected = Set(g.edges.flatMap { [$0.from, $0.to] })
-        g.nodes.removeAll { $0.kind == .kustomization && !connected.contains($0.id) }
+        g.nodes.removeAll { $0.kind == .kustomization && !connected.contains($0.id) && $0.errors.isEmpty }
         if !prefix.isEmpty && prefix != "." {
             // what is defined under the directory asked for, and what it reaches
             let own = Set(g.nodes.filter { n in n.location.map { $0.hasPrefix(prefix + "/") } ?? false }.map(\.id))
@@ -199,10 +250,18 @@ public struct WiringGraph: Sendable {
             let kept = own.union(g.edges.flatMap { [$0.from, $0.to] })
             g.nodes = g.nodes.filter { kept.contains($0.id) }
         }
-        var envs: [String?] = model.environments.environments.map(\.name).filter { e in g.nodes.contains { $0.environment == e } }
-        if g.nodes.contains(where: { $0.environment == nil }) { envs.append(nil) }
-        g.environments = envs
+        g.environments = model.environments.environments.map(\.name) + [nil]
+        g.clusters = clusterNames.isEmpty ? [] : clusterNames.map { [$0] } + [[]]
+        g.regroup()
         return g
+    }
+
+    /// Keeps the environments and clusters that hold a node; clusters some node's file shares go after the others.
+    mutating func regroup() {
+        environments = environments.filter { e in nodes.contains { $0.environment == e } }
+        guard !clusters.isEmpty else { return }
+        let shared = Set(nodes.map(\.clusters)).subtracting(clusters).sorted { $0.lexicographicallyPrecedes($1) }
+        clusters = (clusters.filter { !$0.isEmpty } + shared + [[]]).filter { c in nodes.contains { $0.clusters == c } }
     }
 
     /// The part of the graph that touches `files`: the nodes defined in them, and their neighbours.
@@ -216,11 +275,30 @@ public struct WiringGraph: Sendable {
         g.edges = edges.filter { own.contains($0.from) || own.contains($0.to) }
         let kept = own.union(g.edges.flatMap { [$0.from, $0.to] })
         g.nodes = nodes.filter { kept.contains($0.id) }
-        g.environments = environments.filter { e in g.nodes.contains { $0.environment == e } }
+        g.regroup()
         return g
     }
 
     // MARK: rendering
+
+    /// The nodes to draw in each box: by cluster when the repository describes clusters (`cluster` is then the box's
+    /// title), and in each by environment; a node of no environment stands in its cluster's box, or, without clusters,
+    /// in a box "no environment".
+    func boxes() -> [(cluster: String?, environments: [(environment: String?, nodes: [Node])])] {
+        func byEnvironment(_ members: [Node]) -> [(environment: String?, nodes: [Node])] {
+            environments.map { e in (e, members.filter { $0.environment == e }) }.filter { !$0.nodes.isEmpty }
+        }
+        func title(_ c: [String]) -> String {
+            switch c.count {
+            case 0: return "no cluster here"
+            case 1: return "cluster \(c[0])"
+            case 2, 3: return "clusters \(c.joined(separator: ", "))"
+            default: return "clusters \(c[0]), \(c[1]) and \(c.count - 2) more"
+            }
+        }
+        guard !clusters.isEmpty else { return [(nil, byEnvironment(nodes))] }
+        return clusters.map { c in (title(c), byEnvironment(nodes.filter { $0.clusters == c })) }
+    }
 
     /// Mermaid (`flowchart LR`): a subgraph per environment; problem edges red (grey when suppressed).
     public func mermaid() -> String {
@@ -254,11 +332,19 @@ public struct WiringGraph: Sendable {
             case .missing: return "((\(l)))"
             }
         }
-        for (k, env) in environments.enumerated() {
-            let members = nodes.filter { $0.environment == env }
-            out += "  subgraph env\(k)[\"\(text(env ?? "no environment"))\"]\n"
-            for n in members { out += "    \(n.id)\(shape(n))\n" }
-            out += "  end\n"
+        for (c, box) in boxes().enumerated() {
+            let indent = box.cluster == nil ? "  " : "    "
+            if let cluster = box.cluster { out += "  subgraph cluster\(c)[\"\(text(cluster))\"]\n" }
+            for (k, group) in box.environments.enumerated() {
+                if group.environment == nil, box.cluster != nil {
+                    for n in group.nodes { out += "\(indent)\(n.id)\(shape(n))\n" }
+                    continue
+                }
+                out += "\(indent)subgraph \(box.cluster == nil ? "" : "c\(c)")env\(k)[\"\(text(group.environment ?? "no environment"))\"]\n"
+                for n in group.nodes { out += "\(indent)  \(n.id)\(shape(n))\n" }
+                out += "\(indent)end\n"
+            }
+            if box.cluster != nil { out += "  end\n" }
         }
         var red: [Int] = [], grey: [Int] = []
         for (k, e) in edges.enumerated() {
@@ -274,6 +360,10 @@ public struct WiringGraph: Sendable {
         let missing = nodes.filter { $0.kind == .missing }.map(\.id)
         if !missing.isEmpty {
             out += "  classDef missing fill:#fee,stroke:#d00,color:#d00\n  class \(missing.joined(separator: ",")) missing\n"
+        }
+        let failing = nodes.filter { !$0.errors.isEmpty }.map(\.id)
+        if !failing.isEmpty {
+            out += "  classDef error fill:#fdd,stroke:#d00,stroke-width:2px,color:#900\n  class \(failing.joined(separator: ",")) error\n"
         }
         return out
     }
@@ -304,12 +394,25 @@ public struct WiringGraph: Sendable {
             }
         }
         var out = "digraph tagwarden {\n  rankdir=LR;\n  node [fontsize=10];\n  edge [fontsize=9];\n"
-        for (k, env) in environments.enumerated() {
-            out += "  subgraph cluster_\(k) {\n    label=\(quoted(env ?? "no environment"));\n    style=rounded;\n    color=\"#888888\";\n"
-            for n in nodes where n.environment == env {
-                out += "    \(n.id) [label=\(quoted(n.label)), \(attributes(n))\(n.location.map { ", tooltip=" + quoted($0) } ?? "")];\n"
+        func node(_ n: Node, _ indent: String) -> String {
+            let tooltip = ([n.location].compactMap { $0 } + n.errors).joined(separator: "\n")
+            let failing = n.errors.isEmpty ? "" : ", color=\"#dd0000\", fontcolor=\"#dd0000\", penwidth=2"
+            return "\(indent)\(n.id) [label=\(quoted(n.label)), \(attributes(n))\(failing)\(tooltip.isEmpty ? "" : ", tooltip=" + quoted(tooltip))];\n"
+        }
+        for (c, box) in boxes().enumerated() {
+            let indent = box.cluster == nil ? "  " : "    "
+            if let cluster = box.cluster { out += "  subgraph cluster_c\(c) {\n    label=\(quoted(cluster));\n    color=\"#444444\";\n" }
+            for (k, group) in box.environments.enumerated() {
+                if group.environment == nil, box.cluster != nil {
+                    for n in group.nodes { out += node(n, indent) }
+                    continue
+                }
+                out += "\(indent)subgraph cluster_\(box.cluster == nil ? "" : "c\(c)_")\(k) {\n\(indent)  label=\(quoted(group.environment ?? "no environment"));\n"
+                    + "\(indent)  style=rounded;\n\(indent)  color=\"#888888\";\n"
+                for n in group.nodes { out += node(n, indent + "  ") }
+                out += "\(indent)}\n"
             }
-            out += "  }\n"
+            if box.cluster != nil { out += "  }\n" }
         }
         for e in edges {
             // only a problem edge is labelled: forty "takes" would hide the picture
@@ -328,9 +431,11 @@ public struct WiringGraph: Sendable {
     public func json() -> JSON {
         .object([
             ("environments", .array(environments.map { $0.map(JSON.string) ?? .null })),
+            ("clusters", .array(clusters.map { .array($0.map(JSON.string)) })),
             ("nodes", .array(nodes.map { n in
                 .object([("id", .string(n.id)), ("kind", .string(n.kind.rawValue)), ("label", .string(n.label)),
-                         ("environment", n.environment.map(JSON.string) ?? .null), ("location", n.location.map(JSON.string) ?? .null)]
+                         ("environment", n.environment.map(JSON.string) ?? .null), ("clusters", .array(n.clusters.map(JSON.string))),
+                         ("location", n.location.map(JSON.string) ?? .null), ("errors", .array(n.errors.map(JSON.string)))]
                          + (n.spec.isEmpty ? [] : [("spec", .array(n.spec.map { f in
                              .object([("field", .string(f.field)), ("value", .string(f.value)), ("location", .string(f.location))])
                          }))]))

@@ -13,9 +13,11 @@ enum GraphFormat: String, ExpressibleByArgument, CaseIterable {
 
 struct Graph: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Draw the wiring: per environment, Flux Kustomizations → image automations → policies → image repositories → images, and the files whose markers name the policies.",
+        abstract: "Draw the wiring: per cluster and environment, Flux Kustomizations → image automations → policies → image repositories → images, and the files whose markers name the policies.",
         discussion: """
-        An edge from one environment to another (a production marker naming a staging policy, an automation taking \
+        Each node stands in the box of the clusters that apply its file (tagwarden env lists them), then of its \
+        environment. An object an error-level finding names is a red node (its file's, when the object is not part \
+        of the picture). An edge from one environment to another (a production marker naming a staging policy, an automation taking \
         another environment's policy) and a reference to nothing (a marker naming no policy, a policy naming no \
         ImageRepository) are drawn red; grey and dashed when their finding is suppressed (# tagwarden:ignore) or its \
         rule turned off.

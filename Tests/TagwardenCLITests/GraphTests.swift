@@ -134,4 +134,61 @@ import Testing
         #expect(takes == ["ImageUpdateAutomation flux-system/apps-production -> ImagePolicy flux-system/web-production",
                           "ImageUpdateAutomation flux-system/apps-staging -> ImagePolicy flux-system/web-staging"], "\(res.stdout)")
     }
+
+    /// Two bootstrapped clusters and a directory both apply: each node in the box of the clusters that apply its file,
+    /// and red where an error-level finding names its object (a file's node where the object is not drawn).
+    @Test func eachNodeInItsClustersAndErrorsRed() throws {
+        let r = try TempRepo()
+        var files: [String: String] = [:]
+        for env in ["staging", "production"] {
+            files.merge(bootstrapFiles("clusters/\(env)", flux: "v2.7.0")) { a, _ in a }
+            let pattern = env == "production" ? "^production-(?P<v" : "^staging-(?P<v>.*)$"
+            files["clusters/\(env)/images.yaml"] = [imageRepository(), imagePolicy(name: "web-\(env)", repository: "web", pattern: pattern, extract: "$v"),
+                                                   imageUpdateAutomation(name: "apps-\(env)", path: "./clusters/\(env)")].joined(separator: "---\n")
+            files["clusters/\(env)/apps.yaml"] = fluxKustomizations([(name: "apps", path: "./apps/\(env)"), (name: "shared", path: "./apps/shared")])
+        }
+        files["apps/staging/kustomization.yaml"] = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - web.yaml\n  - missing.yaml\n"
+        files["apps/staging/web.yaml"] = "image: ghcr.io/acme/web:staging-1.0.0 # {\"$imagepolicy\": \"flux-system:web-staging\"}\n"
+        files["apps/production/web.yaml"] = "image: ghcr.io/acme/web:production-1.0.0 # {\"$imagepolicy\": \"flux-system:web-production\"}\n"
+        files["apps/shared/web.yaml"] = "image: ghcr.io/acme/web:staging-1.0.0 # {\"$imagepolicy\": \"flux-system:web-staging\"}\n"
+        try r.write(files)
+        try r.commitAll("two clusters")
+        let res = try tagwarden(["graph", "--format", "json"], in: r.path)
+        let g = try #require(try JSONSerialization.jsonObject(with: Data(res.stdout.utf8)) as? [String: Any], "\(res.described)")
+        #expect(g["clusters"] as? [[String]] == [["clusters/production"], ["clusters/staging"], ["clusters/production", "clusters/staging"]],
+                "\(res.stdout)")
+        let nodes = try #require(g["nodes"] as? [[String: Any]])
+        // (each cluster's Kustomizations have one label)
+        let clusters = Dictionary(nodes.map { ($0["label"] as! String, ($0["clusters"] as? [String] ?? []).joined(separator: " + ")) }) { $0 + " | " + $1 }
+        #expect(clusters["ImagePolicy flux-system/web-production"] == "clusters/production", "\(res.stdout)")
+        #expect(clusters["apps/staging/web.yaml"] == "clusters/staging" && clusters["apps/production/web.yaml"] == "clusters/production")
+        #expect(clusters["apps/shared/web.yaml"] == "clusters/production + clusters/staging", "\(res.stdout)")
+        let red = nodes.filter { !($0["errors"] as? [String] ?? []).isEmpty }.map { n in
+            "\(n["label"]!) <- " + (n["errors"] as! [String]).map { $0.components(separatedBy: ": ").prefix(2).joined(separator: ": ") }.joined(separator: ", ")
+        }
+        #expect(red.sorted() == ["ImagePolicy flux-system/web-production <- line 11: policy-invalid-regex",
+                                 "apps/staging/kustomization.yaml <- line 5: kustomization-build-fails"], "\(res.stdout)")
+
+        // Mermaid: a box per cluster, the environment inside it, the red nodes of the error class
+        let mermaid = try tagwarden(["graph"], in: r.path).stdout
+        #expect(mermaid.contains("  subgraph cluster0[\"cluster clusters/production\"]\n    subgraph c0env0[\"production\"]\n"), "\(mermaid)")
+        #expect(mermaid.contains("  subgraph cluster2[\"clusters clusters/production, clusters/staging\"]\n"), "\(mermaid)")
+        let ids = Dictionary(nodes.map { ($0["label"] as! String, $0["id"] as! String) }) { a, _ in a }
+        let failing: Set = [ids["ImagePolicy flux-system/web-production"]!, ids["apps/staging/kustomization.yaml"]!]
+        let inOrder = nodes.map { $0["id"] as! String }.filter(failing.contains)
+        #expect(mermaid.contains("  class \(inOrder.joined(separator: ",")) error\n"), "\(mermaid)")
+
+        // Graphviz reads the nested boxes and draws the red nodes
+        let dot = try tagwarden(["graph", "--format", "dot"], in: r.path)
+        try r.write(".git/graph.dot", dot.stdout)
+        let svg = try run("/usr/bin/dot", ["-Tsvg", ".git/graph.dot", "-o", ".git/graph.svg"], cwd: r.path)
+        #expect(svg.code == 0 && svg.stderr.isEmpty, "\(svg.described)")
+        let drawn = try String(contentsOfFile: r.path + "/.git/graph.svg", encoding: .utf8)
+        #expect(drawn.contains("<title>cluster_c0</title>") && drawn.contains("<title>cluster_c0_0</title>") && drawn.contains(">cluster clusters/production</text>"),
+                "\(drawn)")
+        func strokedRed(_ id: String) -> Bool {
+            drawn.components(separatedBy: "<title>\(id)</title>").dropFirst().first?.components(separatedBy: "</g>").first?.contains("stroke=\"#dd0000\"") ?? false
+        }
+        #expect(failing.allSatisfy(strokedRed) && !strokedRed(ids["apps/staging/web.yaml"]!), "\(drawn)")
+    }
 }
