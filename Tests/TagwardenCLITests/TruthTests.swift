@@ -439,4 +439,44 @@ import Testing
         #expect(res.findingObjects.first?["message"] as? String == "update.path './apps/missing' holds no manifest in this tree: the automation updates nothing")
     }
 
+    /// The guardrails of a promotion workflow that checks "each overlay's tag matches its own ImagePolicy, with the
+    /// setter comment", failed under the strict profile: a watched field with no marker, a marker naming the other
+    /// environment's policy in its namespace (which Flux skips), and a staging tag in production where the
+    /// ImageRepository's image is written with a variable this repository does not give a value.
+    @Test func thePromotionGuardrailsFailUnderTheStrictProfile() throws {
+        let r = try TempRepo()
+        for (env, namespace) in [("staging", "staging"), ("production", "flux-system")] {
+            try bootstrap("clusters/\(env)", flux: "v2.7.0", in: r)
+            try r.write([
+                "clusters/\(env)/apps.yaml": fluxKustomization(path: "./apps/\(env)"),
+                "clusters/\(env)/images.yaml": [
+                    imageRepository(name: "frontend", namespace: namespace, image: "\"${image_registry}/frontend\""),
+                    imagePolicy(name: "frontend-\(env)", namespace: namespace, repository: "frontend", pattern: "^\(env)-(?P<v>.*)$", extract: "$v"),
+                    imageUpdateAutomation(name: "apps", namespace: namespace, path: "./apps/\(env)"),
+                ].joined(separator: "---\n"),
+            ])
+        }
+        func deployment(_ name: String, _ image: String) -> String {
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: \(name), namespace: web}\nspec:\n  template:\n    spec:\n"
+                + "      containers:\n        - name: web\n          image: \(image)\n"
+        }
+        try r.write([
+            "apps/staging/web.yaml": deployment("web", #"ghcr.io/acme/frontend:staging-1.0.0 # {"$imagepolicy": "staging:frontend-staging"}"#),
+            "apps/production/web.yaml": deployment("web", #"ghcr.io/acme/frontend:production-1.0.0 # {"$imagepolicy": "flux-system:frontend-production"}"#),
+            "apps/production/worker.yaml": deployment("worker", #"ghcr.io/acme/frontend:staging-1.0.0 # {"$imagepolicy": "staging:frontend-staging"}"#),
+        ])
+        try r.commitAll("the workflow")
+        let res = try r.audit("--format", "json", "--profile", "strict")
+        #expect(res.code == 1, "\(res.described)")
+        let worker = res.findingObjects.filter { $0["file"] as? String == "apps/production/worker.yaml" && $0["severity"] as? String == "error" }
+            .map { "\($0["rule"]!):\($0["line"]!)" }
+        // the staging tag (the repository's image is known through the marker that names its policy) and the marker
+        // naming staging's policy; a digest too, which production requires under the strict profile
+        #expect(worker.sorted() == ["image-env-prefix:9", "image-not-pinned:9", "marker-env-mismatch:9"], "\(res.stdout)")
+        let message = res.findingObjects.first { $0["rule"] as? String == "marker-env-mismatch" }?["message"] as? String
+        #expect(message == "this production field names policy staging/frontend-staging, which belongs to staging, and Flux skips the marker "
+                + "(policy namespace staging is not the namespace of the automations that update this file (flux-system); Flux only uses policies "
+                + "in an automation's own namespace): no production policy updates this field; name the production policy", "\(res.stdout)")
+        #expect(!res.findingObjects.contains { $0["file"] as? String == "apps/production/web.yaml" && $0["rule"] as? String == "image-env-prefix" })
+    }
 }

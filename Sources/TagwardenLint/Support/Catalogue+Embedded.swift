@@ -2213,10 +2213,13 @@ nonTriggering:
         ("marker-env-mismatch.yaml", #"""
 id: marker-env-mismatch
 severity: error
-summary: A marker in one environment references a policy that belongs to another.
+summary: A marker in one environment references a policy that belongs to another (followed by Flux, or skipped because the policy is in another namespace).
 rationale: >
   A production field updated by the staging policy receives every staging build as soon as it is
   pushed: the promotion pipeline is bypassed by one wrong marker.
+  When the automations that update the file skip the marker (the policy is in another namespace, or their
+  `policySelector` does not take it), the field follows no policy at all: the promotion it was meant to follow
+  has stopped, silently, as when the marker is missing.
 premises: >
   Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
   whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
@@ -2248,6 +2251,46 @@ triggering:
             alphabetical: {}
     expect:
       - {file: clusters/production/web.yaml, line: 8, column: 46, message: "this production field is updated by policy flux-system/web-staging, which belongs to staging: staging builds would land in production"}
+  - description: production names staging's policy, in staging's namespace, which production's automation skips
+    files:
+      clusters/production/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:production-v1.0.0 # {"$imagepolicy": "staging:web-staging"}
+      clusters/production/automation.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata:
+          name: apps
+          namespace: flux-system
+        spec:
+          sourceRef:
+            kind: GitRepository
+            name: flux-system
+          git:
+            commit:
+              author:
+                email: bot@example.com
+          update:
+            path: ./clusters/production
+      clusters/staging/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web-staging
+          namespace: staging
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            alphabetical: {}
+    expect:
+      - {file: clusters/production/web.yaml, line: 8, column: 49, message: "this production field names policy staging/web-staging, which belongs to staging, and Flux skips the marker (policy namespace staging is not the namespace of the automations that update this file (flux-system); Flux only uses policies in an automation's own namespace): no production policy updates this field; name the production policy"}
 nonTriggering:
   - description: each environment its own policy
     files:

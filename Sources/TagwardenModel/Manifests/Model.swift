@@ -365,11 +365,17 @@ public struct Model: Sendable {
         // of an ImageRepository, whichever the chart names
         var markersOfImage: [Int: [Int]] = [:]
         for k in markers.indices where markers[k].context == .value { if let i = markers[k].image { markersOfImage[i, default: []].append(k) } }
+        // a field whose marker names a policy of an ImageRepository whose image has variables not known here holds
+        // that repository's image: its marker has Flux write the policy's tags there
+        func namesUnknownRepository(_ k: Int) -> Bool {
+            guard let p = resolutions[k].policy, let r = flux.policies[p].repository else { return false }
+            return !flux.repositories[r].unresolvedVariables.isEmpty
+        }
         let promoted = images.indices.map { i -> Bool in
             let img = images[i]
             if img.origin == .marker || (img.name == nil && markersOfImage[i] != nil) { return true }
             guard let name = img.name, let normalized = img.normalizedName else { return false }
-            if watched.contains(normalized) { return true }
+            if watched.contains(normalized) || (markersOfImage[i] ?? []).contains(where: namesUnknownRepository) { return true }
             return globs.contains { $0.matches(name) || $0.matches(normalized) }
         }
         var resolved: [ResolvedMarker] = []
