@@ -8,7 +8,7 @@ extension Rule {
         /// What fails with kustomization file f: the Flux Kustomizations that build it, or its directory's builds.
         func consequence(_ f: Int) -> String {
             let builders = (m.clusters.kustomizationsOfFile[f] ?? []).map { k in
-                "Flux Kustomization \(m.objectNamespace[k].map { $0 + "/" } ?? "")\(m.objects[k].name ?? "") (\(m.path(m.objects[k].file)))"
+                "Flux Kustomization \(m.qualifiedName(k)) (\(m.path(m.objects[k].file)))"
             }
             return builders.isEmpty ? "so nothing that builds \(Path.dirname(m.path(f)).isEmpty ? "." : Path.dirname(m.path(f))) deploys anything"
                 : "so \(builders.prefix(3).joined(separator: ", "))\(builders.count > 3 ? " and \(builders.count - 3) more" : "") "
@@ -18,7 +18,7 @@ extension Rule {
             let file = m.objects[k].file, dir = Path.dirname(m.path(file))
             for (path, why) in missing {
                 // each entry, where it is written, that names the path
-                for entry in m.files[file].resourceEntries where Model.normalizePath(Sources.join(dir, entry.value)) == path {
+                for entry in m.files[file].resourceEntries where Model.resourcePath(entry.value, in: dir) == path {
                     out.append(c.finding("kustomize cannot build this kustomization: it names '\(entry.value)', \(why), \(consequence(file))",
                                          file: file, span: entry.span, object: nil, environment: nil))
                 }

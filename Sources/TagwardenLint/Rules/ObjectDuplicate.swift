@@ -22,7 +22,7 @@ extension Rule {
             let a = m.objects[i], b = m.objects[j]
             // two that one kustomize build takes side by side fail it: kustomization-build-fails says so
             if !Set(m.sideBySideBuilds(of: a.file)).isDisjoint(with: m.sideBySideBuilds(of: b.file)) { return }
-            let identity = "\(a.kind) \(m.objectNamespace[i].map { $0 + "/" } ?? "")\(a.name ?? "")"
+            let identity = "\(a.kind) \(m.qualifiedName(i))"
             let there = "\(m.path(b.file)):\(b.kindSpan.start.line)"
             let inCluster = cluster.map { " applied to cluster \($0)" } ?? ""
             // what the API server reads, not the bytes: comments, order and quoting do not make two objects differ

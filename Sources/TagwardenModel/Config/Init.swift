@@ -147,11 +147,6 @@ public enum EnvironmentReport {
         return out
     }
 
-    /// An object's `namespace/name` (its name alone where its namespace is not known).
-    static func qualifiedName(_ model: Model, _ k: Int) -> String {
-        "\(model.objectNamespace[k].map { $0 + "/" } ?? "")\(model.objects[k].name ?? "")"
-    }
-
     /// The images of cluster `c`'s files, as the model reads them: each container (or release values) image, with its
     /// object, container, text (substituted), place, and whether the tag written there runs in some build
     /// (`writtenTagRuns`: false where every build replaces it by an `images:` entry or a patch); and the kustomize
@@ -168,7 +163,7 @@ public enum EnvironmentReport {
                 ("name", object?.name.map(JSON.string) ?? .null), ("container", img.container.map(JSON.string) ?? .null),
                 ("image", .string(img.text)), ("origin", .string(img.origin.rawValue)),
                 ("writtenTagRuns", .bool(!img.retagged)),
-                ("builtBy", .array((model.clusters.kustomizationsOfFile[img.file] ?? []).map { .string(qualifiedName(model, $0)) })),
+                ("builtBy", .array((model.clusters.kustomizationsOfFile[img.file] ?? []).map { .string(model.qualifiedName($0)) })),
                 ("file", .string(model.path(img.file))), ("line", .int(img.span.start.line)),
             ])
         }
@@ -191,7 +186,7 @@ public enum EnvironmentReport {
 
     public static func json(_ model: Model, applied: Bool) -> JSON {
         guard case .object(var kv) = json(model.environments) else { return json(model.environments) }
-        func name(_ k: Int) -> JSON { .string(qualifiedName(model, k)) }
+        func name(_ k: Int) -> JSON { .string(model.qualifiedName(k)) }
         kv.append(("flux", .string(model.fluxHeader)))
         kv.append(("clusters", .array(model.clusters.clusters.map { c in
             .object([

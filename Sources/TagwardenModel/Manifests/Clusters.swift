@@ -174,7 +174,7 @@ public struct Clusters: Sendable {
             // named in any field (a patch, a generator's file) is not left out; named only in a comment is commented out
             let kustomization = files[objects[k].file], name = Path.basename(path)
             if kustomization.kustomizationNames(file: name) { continue }
-            let commented = name.utf8.count > 0 && kustomization.bytes.withUnsafeBytes { h in
+            let commented = kustomization.bytes.withUnsafeBytes { h in
                 Array(name.utf8).withUnsafeBytes { SourceText.find(h, $0, from: 0) != nil }
             }
             out[f] = commented ? "commented out of \(kustomization.path), which builds its directory"
@@ -525,7 +525,7 @@ extension Model {
     /// `tagwarden env`'s account of each cluster: its Flux and where that was read, its roots, what it applies.
     public var clusterLines: [String] {
         var out: [String] = []
-        func name(_ k: Int) -> String { "\(objectNamespace[k].map { $0 + "/" } ?? "")\(objects[k].name ?? "") (\(path(objects[k].file)))" }
+        func name(_ k: Int) -> String { "\(qualifiedName(k)) (\(path(objects[k].file)))" }
         for c in clusters.clusters {
             let version = config.fluxVersion.map { "Flux \($0) (fluxVersion in \(config.path ?? Config.fileName))" }
                 ?? c.flux.map { "Flux \($0) (\(c.fluxOrigin ?? ""))" } ?? "Flux version unknown: current Flux (\(FluxVersion.current)) assumed"
@@ -593,7 +593,7 @@ extension Model {
             }
             guard !clusters.clusters.isEmpty else { return "\(files[f].path)  applied (no cluster is described here)" }
             let cs = clusters.of(f).map { clusters.clusters[$0].name }.map { $0.isEmpty ? "." : $0 }
-            let ks = (clusters.kustomizationsOfFile[f] ?? []).map { "\(objectNamespace[$0].map { $0 + "/" } ?? "")\(objects[$0].name ?? "")" }
+            let ks = (clusters.kustomizationsOfFile[f] ?? []).map(qualifiedName)
             return "\(files[f].path)  cluster \(cs.joined(separator: ", "))" + (ks.isEmpty ? "" : " by \(ks.joined(separator: ", "))")
         }
     }

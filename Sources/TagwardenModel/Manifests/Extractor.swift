@@ -20,10 +20,9 @@ package struct Extractor {
     static let markerToken: StaticString = "$imagepolicy"
     static let suppressionToken: StaticString = "tagwarden:ignore"
 
-    package static func isKustomizationName(_ name: String) -> Bool {
-        name == "kustomization.yaml" || name == "kustomization.yml" || name == "Kustomization"
-    }
+    /// The file names kustomize reads as a directory's kustomization.
     static let kustomizationNames = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+    package static func isKustomizationName(_ name: String) -> Bool { kustomizationNames.contains(name) }
 
     /// The pod spec of a workload kind.
     func podSpecNode(_ root: Int, kind: String, group: String) -> Int? {

@@ -469,16 +469,16 @@ extension FileFacts {
             default: return false
             }
         }
-        guard !name.isEmpty, bytes.count >= name.count else { return false }
-        var i = bytes.startIndex
-        while i + name.count <= bytes.endIndex {
-            let end = i + name.count
-            if bytes[i..<end].elementsEqual(name), end == bytes.endIndex || separates(bytes[end]),
-               i == bytes.startIndex || separates(bytes[i - 1]) || bytes[i - 1] == UInt8(ascii: "/") {
-                return true
+        return bytes.withUnsafeBytes { h in
+            name.withUnsafeBytes { n in
+                var from = 0
+                while let i = SourceText.find(h, n, from: from) {
+                    let end = i + n.count
+                    if end == h.count || separates(h[end]), i == 0 || separates(h[i - 1]) || h[i - 1] == UInt8(ascii: "/") { return true }
+                    from = i + 1
+                }
+                return false
             }
-            i += 1
         }
-        return false
     }
 }

@@ -548,9 +548,15 @@ public struct Model: Sendable {
         var out: [Int: [String]] = [:]
         for i in objects.indices where objects[i].isKustomization && !objects[i].kustomizeResources.isEmpty {
             let dir = Path.dirname(files[objects[i].file].path)
-            out[i] = objects[i].kustomizeResources.compactMap { r in Extractor.isRemote(r) ? nil : normalizePath(Sources.join(dir, r)) }
+            out[i] = objects[i].kustomizeResources.compactMap { resourcePath($0, in: dir) }
         }
         return out
+    }
+
+    /// The repository path a kustomization in `dir` names with a `resources`, `bases` or `components` entry; nil for a
+    /// remote one, or one that leaves the repository.
+    public static func resourcePath(_ entry: String, in dir: String) -> String? {
+        Extractor.isRemote(entry) ? nil : normalizePath(Sources.join(dir, entry))
     }
 
     /// Kinds the API server keeps without a namespace (besides those a CustomResourceDefinition of the repository
@@ -787,6 +793,11 @@ public struct Model: Sendable {
             return out
         }
         return tops(path(f), 0)
+    }
+
+    /// An object's `namespace/name` as the cluster gets it (its name alone where its namespace is not known).
+    public func qualifiedName(_ k: Int) -> String {
+        (objectNamespace[k].map { $0 + "/" } ?? "") + (objects[k].name ?? "")
     }
 
     public func objectRef(_ i: Int?) -> ObjectRef? {

@@ -329,7 +329,7 @@ extension Substitution {
         // by file too: the clusters of one repository often call theirs alike (flux-system/apps)
         let several = kustomizations.count > 1
         let names = (several ? "Flux Kustomizations " : "Flux Kustomization ") + kustomizations.map { k in
-            (model.objectNamespace[k].map { $0 + "/" } ?? "") + (model.objects[k].name ?? "") + " in " + model.path(model.objects[k].file)
+            model.qualifiedName(k) + " in " + model.path(model.objects[k].file)
         }.joined(separator: ", ")
         if let notApplied {
             return " (\(names) \(several ? "apply" : "applies") it as written: \(notApplied))"
