@@ -121,9 +121,11 @@ let imageRuleFindings = [
             + " 8 |       image: nginx:latest\n"
             + "   |              ^~~~~~~~~~~~\n"))
         #expect(res.stdout.contains("apps/staging/app.yaml:12:14: warning[image-floating-tag]: image 'redis:7' uses the partial version '7', "
-                                    + "which moves to every new minor and patch release: pin the full version\n"))
+                                    + "which moves to every new minor and patch release: pin the full version (assuming '7' names a series, not a release "
+                                    + "of its own; if the image's releases are numbered so, list it under shortVersionReleases in .tagwarden.yaml)\n"))
         #expect(res.stdout.contains("apps/staging/db.yaml:9:12: warning[image-floating-tag]: image 'mariadb:10.10' uses the partial version '10.10', "
-                                    + "which moves to every new patch release: pin the full version\n"))
+                                    + "which moves to every new patch release: pin the full version (assuming '10.10' names a series, not a release "
+                                    + "of its own; if the image's releases are numbered so, list it under shortVersionReleases in .tagwarden.yaml)\n"))
         #expect(res.stdout.hasPrefix("tagwarden 0.1.0: worktree \(r.path)\nenvironments: "))
         #expect(res.stdout.hasSuffix("\n\n7 errors, 3 warnings, 0 notes in 4 files (3 documents, 8 images, 0 markers)\n"), "\(res.stdout.suffix(200))")
         #expect(!res.stdout.contains("\u{1B}["))
@@ -387,11 +389,12 @@ let imageRuleFindings = [
     @Test func configSeverityAndDisabledRules() throws {
         let r = try TempRepo()
         try r.write(".tagwarden.yaml", "rules:\n  image-floating-tag: {severity: error}\n  image-latest-tag: {enabled: false}\nignore: [\"vendor/**\"]\n")
-        try r.write("a.yaml", pod("a", images: ["nginx:latest", "redis:7"]))
+        try r.write("a.yaml", pod("a", images: ["nginx:latest", "redis:main", "redis:7"]))
         try r.write("vendor/b.yaml", pod("b", images: ["nginx"]))
         let res = try r.audit("--format", "json")
-        #expect(res.findings == ["image-floating-tag a.yaml:10:14"])
-        #expect(res.findingObjects.first?["severity"] as? String == "error")
+        #expect(res.findings == ["image-floating-tag a.yaml:10:14", "image-floating-tag a.yaml:12:14"])
+        // a branch name moves: an error, as the config says; that `7` is a series is an assumption: at most a warning
+        #expect(res.findingObjects.map { $0["severity"] as? String } == ["error", "warning"])
         #expect(res.code == 1)
     }
 

@@ -372,6 +372,24 @@ import Testing
         #expect(res.rendered == floating.indices.map { "image-floating-tag apps/web.yaml:\(8 + 2 * $0):14" }, "\(res.rendered)")
     }
 
+    @Test func aShortVersionIsASeriesByAssumption() throws {
+        // belalamr/gitops-certification-examples: kostiscodefresh's images publish `v1.0` and `v2.0` as releases
+        let files = ["apps/web.yaml": pod("web", images: ["kostiscodefresh/gitops-simple-app:v1.0", "discourse/discourse:34"])]
+        // raised to error by the config, it stays a warning that names the assumption and the key that settles it
+        let raised = try lint(files, config: "rules:\n  image-floating-tag: {severity: error}\n")
+        #expect(raised.map { "\($0.line):\($0.severity.rawValue)" } == ["8:warning", "10:warning"])
+        #expect(raised.first?.message == "image 'kostiscodefresh/gitops-simple-app:v1.0' uses the partial version 'v1.0', which moves to "
+                + "every new patch release: pin the full version (assuming 'v1.0' names a series, not a release of its own; "
+                + "if the image's releases are numbered so, list it under shortVersionReleases in .tagwarden.yaml)")
+        // the config settles it, by the name as written or normalized
+        let settled = try lint(files, config: "shortVersionReleases: [\"kostiscodefresh/*\", \"docker.io/discourse/discourse\"]\n")
+        #expect(settled.rendered == [], "\(settled.rendered)")
+        // a floating word is no short version: the list does not hide it
+        let word = try lint(["apps/web.yaml": pod("web", images: ["kostiscodefresh/gitops-simple-app:main"])],
+                            config: "shortVersionReleases: [\"kostiscodefresh/*\"]\n")
+        #expect(word.rendered == ["image-floating-tag apps/web.yaml:8:14"], "\(word.rendered)")
+    }
+
     @Test func fixedWidthNumbersSortRightAlphabetically() throws {
         var files: [String: String] = [:]
         files["flux/dates.yaml"] = imagePolicy(name: "dates", repository: "web", pattern: "\\b\\d{4}\\.\\d{2}\\.\\d{2}\\b", order: .alphabetical("asc"))

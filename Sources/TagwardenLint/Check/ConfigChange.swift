@@ -51,6 +51,9 @@ public enum ConfigChange {
             let h = head.floatingTags ?? []
             for tag in b where !h.contains(tag) && head.floatingTags != nil { add("no longer counts '\(tag)' as a floating tag", near: "floatingTags") }
         }
+        for image in head.shortVersionReleases where !base.shortVersionReleases.contains(image) {
+            add("counts the short version tags of '\(image)' as releases: image-floating-tag no longer reports them", near: "shortVersionReleases")
+        }
         if let b = base.fluxVersion, head.fluxVersion != b {
             add("changes fluxVersion from \(b) to \(head.fluxVersion.map(String.init(describing:)) ?? "the one detected"): the rules judge another Flux",
                 near: "fluxVersion")

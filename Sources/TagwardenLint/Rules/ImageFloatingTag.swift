@@ -14,12 +14,15 @@ extension Rule {
                 return c.finding("\(m.described(i)) uses the floating tag '\(tag.value)', which points at a new build after each push",
                                  image: i, span: tag.span)
             }
-            if let numbers = partialVersion(tag.value),
-               !(numbers == 2 && (img.normalizedName.map(Rule.releasesTwoNumbers) == true || policyRanksTwoNumbers(m, i, tag: tag.value))) {
+            if let numbers = partialVersion(tag.value), !releasedSo(m, i, numbers: numbers, tag: tag.value) {
                 // `7` and `13-latest` follow every minor release of their major version; `1.25` every patch release
                 let moves = numbers == 1 ? "every new minor and patch release" : "every new patch release"
-                return c.finding("\(m.described(i)) uses the partial version '\(tag.value)', which moves to \(moves): pin the full version",
-                                 image: i, span: tag.span)
+                var f = c.finding("\(m.described(i)) uses the partial version '\(tag.value)', which moves to \(moves): pin the full version",
+                                  image: i, span: tag.span)
+                // some projects publish releases of one or two numbers (`v1.0`, a build counter `34`): a heuristic
+                f.assume("assuming '\(tag.value)' names a series, not a release of its own; if the image's releases are numbered so, "
+                         + "list it under shortVersionReleases in \(Config.fileName)")
+                return f
             }
             return nil
         }
@@ -54,6 +57,15 @@ extension Rule {
             moving = true
         }
         return moving
+    }
+
+    /// Whether the repository or the config says that this short version is a release: an image known to number
+    /// its releases with two numbers, a field whose own policy ranks such tags, or an image `shortVersionReleases` names.
+    static func releasedSo(_ m: Model, _ i: Int, numbers: Int, tag: String) -> Bool {
+        let img = m.images[i]
+        if let name = img.name, let normalized = img.normalizedName,
+           m.shortVersionReleases.contains(where: { $0.matches(name) || $0.matches(normalized) }) { return true }
+        return numbers == 2 && (img.normalizedName.map(Rule.releasesTwoNumbers) == true || policyRanksTwoNumbers(m, i, tag: tag))
     }
 
     /// Images whose releases are numbered with two numbers, so that `16.3` is a release and not a series: PostgreSQL

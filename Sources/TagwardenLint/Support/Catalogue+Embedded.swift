@@ -431,7 +431,8 @@ rationale: >
   the line that makes it, so that a reviewer sees it: a rule turned off or given a lower severity, a new
   `ignore` pattern, a lower `maxFileSize` or `maxInputSize`, a dropped profile, `requireDigest`, `requireReview`,
   `tagPrefix` or `tagPattern`, an environment removed or given fewer paths or namespaces, a
-  `promotedImages` or `floatingTags` entry removed, a changed `fluxVersion`. It is reported by
+  `promotedImages` or `floatingTags` entry removed, a `shortVersionReleases` entry added, a changed
+  `fluxVersion`. It is reported by
   `check --base` only (with the default `--config-from base`, and no `--config`).
 premises: >
   The two configurations, the base branch's and the pull request's, as `check --base` reads them from git: facts.
@@ -462,6 +463,14 @@ triggering:
           paths: ["clusters/prod/**"]
     expect:
       - {file: .tagwarden.yaml, line: 2, column: 11, message: "this change to .tagwarden.yaml drops requireDigest from environment 'production'; the check ran with the base side's config, and later runs would not"}
+  - description: an image whose short versions are now taken for releases
+    baseConfig: |
+      floatingTags: [main]
+    config: |
+      floatingTags: [main]
+      shortVersionReleases: ["docker.io/library/discourse"]
+    expect:
+      - {file: .tagwarden.yaml, line: 2, column: 1, message: "this change to .tagwarden.yaml counts the short version tags of 'docker.io/library/discourse' as releases: image-floating-tag no longer reports them; the check ran with the base side's config, and later runs would not"}
 nonTriggering:
   - description: a stricter config
     baseConfig: |
@@ -856,11 +865,13 @@ premises: >
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
   here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
   be deployed the rule does not run. That a tag such as `1.25` or `v1` is a moving series is a heuristic (some
-  projects publish two-number releases): a field whose own policy filters for such tags is not reported, and
-  the findings are warnings.
+  projects publish two-number releases): a field whose own policy filters for such tags is not reported, an
+  image listed under `shortVersionReleases:` in .tagwarden.yaml is not reported, and the findings are warnings
+  whose message names the assumption, whatever severity the config gives the rule.
 fix: >
   Use the full version (`1.25.3`) or a build-specific tag, or pin a digest. The list of floating tags
-  can be replaced with `floatingTags:` in .tagwarden.yaml.
+  can be replaced with `floatingTags:` in .tagwarden.yaml; images whose releases have one or two numbers
+  (`v1.0`, a build counter `34`) go under `shortVersionReleases:`.
 triggering:
   - description: a branch tag
     files:
@@ -885,7 +896,7 @@ triggering:
           - name: nginx
             newTag: "1.25"
     expect:
-      - {file: apps/kustomization.yaml, line: 4, column: 13, message: "image 'nginx:1.25' uses the partial version '1.25', which moves to every new patch release: pin the full version"}
+      - {file: apps/kustomization.yaml, line: 4, column: 13, message: "image 'nginx:1.25' uses the partial version '1.25', which moves to every new patch release: pin the full version (assuming '1.25' names a series, not a release of its own; if the image's releases are numbered so, list it under shortVersionReleases in .tagwarden.yaml)"}
   - description: a variant of a moving tag moves with it
     files:
       apps/cache.yaml: |
@@ -995,6 +1006,19 @@ nonTriggering:
               image: ghcr.io/acme/api:main-3f9c2ab
             - name: b
               image: ghcr.io/acme/api:develop-v1.4.2-3f9c2ab-1718000000
+  - description: an image the config says publishes releases of two numbers
+    config: |
+      shortVersionReleases: ["docker.io/kostiscodefresh/*"]
+    files:
+      apps/api.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: api
+        spec:
+          containers:
+            - name: a
+              image: kostiscodefresh/gitops-simple-app:v1.0
   - description: a build's timestamp as the tag is not a partial version
     files:
       apps/kustomization.yaml: |

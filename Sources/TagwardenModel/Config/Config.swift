@@ -54,6 +54,9 @@ public struct Config: Sendable {
     public var rules: [String: RuleSetting] = [:]
     public var promotedImages: [String] = []
     public var floatingTags: [String]?
+    /// `shortVersionReleases`: globs of images whose tags of one or two numbers (`1.0`, `34`) are releases of their
+    /// own, not series that move: what settles `image-floating-tag`'s assumption.
+    public var shortVersionReleases: [String] = []
     public var ignore: [String] = []
     public var maxFileSize: Int?
     /// What one run reads in all (`maxInputSize`): a file past it is an error-level `file-skipped`, not parsed.
@@ -131,7 +134,7 @@ public struct Config: Sendable {
             }
         }
 
-        try keys(root, allowed: ["profile", "environments", "rules", "promotedImages", "floatingTags", "ignore", "maxFileSize", "maxInputSize", "fluxVersion", "clusters"], "the config")
+        try keys(root, allowed: ["profile", "environments", "rules", "promotedImages", "floatingTags", "shortVersionReleases", "ignore", "maxFileSize", "maxInputSize", "fluxVersion", "clusters"], "the config")
         for (k, v) in file.pairs(root) {
             config.locations[file.value(k)] = file.nodes[k].span
             switch file.value(k) {
@@ -209,6 +212,7 @@ public struct Config: Sendable {
                 }
             case "promotedImages": config.promotedImages = try strings(v, "promotedImages")
             case "floatingTags": config.floatingTags = try strings(v, "floatingTags")
+            case "shortVersionReleases": config.shortVersionReleases = try strings(v, "shortVersionReleases")
             case "ignore":
                 config.ignore = try strings(v, "ignore")
                 for item in file.childNodes(v) { config.locations["ignore/\(file.value(item))"] = file.nodes[item].span }

@@ -19,6 +19,8 @@ public struct Model: Sendable {
     public let objectNamespace: [String?]
     public let objectEnvironment: [String?]
     public let floatingTags: Set<String>
+    /// `shortVersionReleases`: images whose tags of one or two numbers are releases, not series.
+    public let shortVersionReleases: [Glob]
     /// Labels of the Namespace objects in the repository, by name.
     public let namespaceLabels: [String: [String: String]]
     /// Flux objects resolved against each other.
@@ -385,6 +387,7 @@ public struct Model: Sendable {
         func assemble(_ evidence: PromotionEvidence?) -> Model {
             Model(files: facts, objects: objects, images: resolvedImages, markers: resolved, config: config, environments: env,
                   objectNamespace: namespaces, objectEnvironment: objectEnvironment, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
+                  shortVersionReleases: config.shortVersionReleases.map(Glob.init),
                   namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
                   clusters: clusters, namespaceOverride: namespaceOverride, writtenName: writtenName, variantOf: variantOf, policyCharts: policyCharts,
                   unlistedResources: unlisted, missingResources: missing, kustomizationDirectories: kustomizationDirectories,
