@@ -8,7 +8,10 @@ public enum RuleDocs {
 
         Generated from `rules/*.yaml` by `tagwarden rules --format markdown > docs/rules.md`; do not edit by hand. Each
         rule's examples are tests: a triggering example produces exactly the findings listed (and, where given, the
-        message), a non-triggering one produces none. `tagwarden explain RULE` prints the same in a terminal.
+        message), a non-triggering one produces none. The messages are those of files a cluster applies: where an
+        example describes no cluster, each finding ends with "(no cluster in this repository applies this file)" and is a
+        warning at most, until `clusters:` in .tagwarden.yaml declares what applies the files.
+        `tagwarden explain RULE` prints the same in a terminal.
 
         | Rule | Severity | What it finds |
         |---|---|---|

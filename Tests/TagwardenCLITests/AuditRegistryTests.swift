@@ -19,6 +19,8 @@ import Testing
         try closed.push("acme/db", tags: ["1.0.0"], auth: ("bot", "pw"))
 
         let r = try TempRepo()
+
+        try r.declareOneCluster()
         let o = open.host
         try r.write([
             "flux/images.yaml": [imageRepository(image: "\(o)/acme/web"), imagePolicy(semver: "~1.4"),

@@ -8,7 +8,7 @@ let digest = "sha256:" + String(repeating: "ab", count: 32)
 func imageRuleRepo() throws -> TempRepo {
     let r = try TempRepo()
     // the promotion rules have tests of their own (with history)
-    try r.write(".tagwarden.yaml", """
+    try r.declareOneCluster("""
     profile: strict
     promotedImages: ["ghcr.io/acme/*"]
     rules:
@@ -135,6 +135,7 @@ let imageRuleFindings = [
 
     @Test func summaryCountsInTheSingular() throws {
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write("app.yaml", pod("web", images: ["nginx:latest"]))
         let res = try r.audit("--no-color")
         #expect(res.stdout.hasSuffix("\n\n1 error, 0 warnings, 0 notes in 1 file (1 document, 1 image, 0 markers)\n"), "\(res.stdout.suffix(120))")
@@ -312,6 +313,7 @@ let imageRuleFindings = [
     /// One Pod whose first ten containers get warnings (`nginx:edge`), then `errors` containers errors (`nginx:latest`).
     func warningsThenErrors(_ errors: Int) throws -> TempRepo {
         let r = try TempRepo()
+        try r.declareOneCluster()
         var text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
         for _ in 0..<10 { text += "    - {name: a, image: 'nginx:edge'}\n" }
         for _ in 0..<errors { text += "    - {name: a, image: 'nginx:latest'}\n" }
@@ -382,13 +384,13 @@ let imageRuleFindings = [
         #expect(messages[0].hasPrefix("skipped: symlink points outside the repository"))
         #expect(messages[2] == "skipped: symlink loop")
         // the same bytes twice: one copy is redundant, nothing is replaced
-        #expect(messages[3] == "Pod n is also defined, identically, in inside.yaml:2: one of the two copies is redundant")
+        #expect(messages[3] == "Pod n is also defined, identically, in inside.yaml:2: one of the two copies is redundant (no cluster in this repository applies this file)")
         #expect(res.findingObjects[3]["severity"] as? String == "note")
     }
 
     @Test func configSeverityAndDisabledRules() throws {
         let r = try TempRepo()
-        try r.write(".tagwarden.yaml", "rules:\n  image-floating-tag: {severity: error}\n  image-latest-tag: {enabled: false}\nignore: [\"vendor/**\"]\n")
+        try r.declareOneCluster("rules:\n  image-floating-tag: {severity: error}\n  image-latest-tag: {enabled: false}\nignore: [\"vendor/**\"]\n")
         try r.write("a.yaml", pod("a", images: ["nginx:latest", "redis:main", "redis:7"]))
         try r.write("vendor/b.yaml", pod("b", images: ["nginx"]))
         let res = try r.audit("--format", "json")

@@ -6,6 +6,7 @@ import Testing
 @Suite struct BadInputTests {
     func single(_ name: String, _ data: Data, sourceLocation: SourceLocation = #_sourceLocation) throws -> (RunResult, TempRepo) {
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write(name, data)
         return (try r.audit("--format", "json", sourceLocation: sourceLocation), r)
     }
@@ -66,6 +67,7 @@ import Testing
 
     @Test func documentsGoRefusesAreReportedWhereTheProblemIs() throws {
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write("apps/web.yaml", """
             apiVersion: apps/v1
             kind: Deployment
@@ -139,6 +141,7 @@ import Testing
     @Test func controlCharactersNeverReachTheTerminal() throws {
         // a double-quoted YAML string can hold an escape character: the text report shows it as U+FFFD
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write("esc.yaml", Data("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n    - name: a\n      image: \"nginx\\e[31m:1\"\n".utf8))
         let res = try r.audit("--no-color")
         #expect(res.code == 1)
@@ -181,6 +184,7 @@ import Testing
 
     @Test func pathOutsideAnyRepository() throws {
         let plain = try TempRepo(git: false)
+        try plain.declareOneCluster()
         try plain.write("apps/a.yaml", pod("a", images: ["nginx:latest"]))
         let res = try plain.audit("--format", "json")
         #expect(res.code == 1)

@@ -657,6 +657,7 @@ import Testing
     /// sidecar's does; a third overlay without the patch deploys it, and is named. As `kubectl kustomize` builds them.
     @Test func strategicMergePatchesThatReplaceAContainerImage() throws {
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write([
             "base/deploy.yaml": """
                 apiVersion: apps/v1
@@ -723,6 +724,7 @@ import Testing
     /// A shared base's image that no overlay retags: the finding at the base names the environments that deploy it.
     @Test func aSharedBaseFindingNamesItsEnvironments() throws {
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write([
             "base/deploy.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n    - name: web\n      image: ghcr.io/acme/web:latest\n",
             "base/kustomization.yaml": "resources: [deploy.yaml]\n",
@@ -758,7 +760,7 @@ extension EffectiveObjectsTests {
     @Test func aSharedBaseIsJudgedInEachEnvironmentThatDeploysIt() throws {
         let r = try TempRepo()
         try r.write([
-            ".tagwarden.yaml": "promotedImages: [\"ghcr.io/acme/*\"]\nenvironments:\n  - name: production\n    tagPrefix: prod-\n  - name: staging\n    tagPrefix: staging-\n",
+            ".tagwarden.yaml": oneClusterConfig + "promotedImages: [\"ghcr.io/acme/*\"]\nenvironments:\n  - name: production\n    tagPrefix: prod-\n  - name: staging\n    tagPrefix: staging-\n",
             "base/deploy.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n    - name: web\n      image: ghcr.io/acme/web:1.4.2\n",
             "base/kustomization.yaml": "resources: [deploy.yaml]\n",
             "overlays/staging/kustomization.yaml": "resources: [../../base]\n",
@@ -789,7 +791,7 @@ extension EffectiveObjectsTests {
         #expect(got == [], "\(got)")
         // and a third build, development, deploys the staging tag as written: judged there only
         try r.write([
-            ".tagwarden.yaml": "promotedImages: [\"ghcr.io/acme/*\"]\nenvironments:\n  - name: production\n    tagPrefix: prod-\n  - name: staging\n    tagPrefix: staging-\n  - name: development\n    tagPrefix: dev-\n",
+            ".tagwarden.yaml": oneClusterConfig + "promotedImages: [\"ghcr.io/acme/*\"]\nenvironments:\n  - name: production\n    tagPrefix: prod-\n  - name: staging\n    tagPrefix: staging-\n  - name: development\n    tagPrefix: dev-\n",
             "overlays/development/kustomization.yaml": "resources: [../../base]\n",
         ])
         try r.commitAll("development")
@@ -881,6 +883,7 @@ extension EffectiveObjectsTests {
     /// with a target, a `patchesJson6902` file; an `add` that inserts a container before the others replaces none.
     @Test func jsonPatchesThatReplaceAContainerImageByPlace() throws {
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write([
             "base/deploy.yaml": """
                 apiVersion: apps/v1
@@ -1050,6 +1053,7 @@ extension EffectiveObjectsTests {
     /// base's tag, and is named.
     @Test func patchesThatWriteAReleasesImageValues() throws {
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write([
             "base/release.yaml": """
                 apiVersion: helm.toolkit.fluxcd.io/v2

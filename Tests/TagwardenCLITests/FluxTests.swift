@@ -7,6 +7,7 @@ import Testing
 @Suite struct FluxTests {
     @Test func markersInFilesFluxNeverReads() throws {
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write("apps/web.YAML", "image: ghcr.io/acme/web:1.0.0 # {\"$imagepolicy\": \"flux-system:web\"}\n")
         try r.write("apps/kustomization", "images:\n  - name: web\n    newTag: 1.0.0 # {\"$imagepolicy\": \"flux-system:web:tag\"}\n")
         try r.write("apps/other.YML", "image: nginx:latest\n")   // no marker: not reported, not linted

@@ -6,6 +6,7 @@ import Testing
 @Suite struct GitModeTests {
     @Test func stagedContentIsLintedNotTheWorkingFile() throws {
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write("a.yaml", pod("a", images: ["nginx:1.25.3"]))
         try r.commitAll("clean")
         // staged: latest; working tree: fixed again
@@ -38,8 +39,9 @@ import Testing
 
     @Test func unbornBranch() throws {
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write("a.yaml", pod("a", images: ["nginx:latest"]))
-        try r.git("add", "a.yaml")
+        try r.git("add", "a.yaml", ".tagwarden.yaml")
         let res = try tagwarden(["check", "--staged", "--format", "json"], in: r.path)
         #expect(res.code == 1 && res.findings == ["image-latest-tag a.yaml:8:14"])
     }
@@ -60,6 +62,7 @@ import Testing
 
     @Test func aRenamedPolicyBreaksAMarkerInAnUnchangedFile() throws {
         let r = try TempRepo()
+        try r.declareOneCluster()
         let policy = { (name: String) in imagePolicy(name: name, repository: "web", order: .alphabetical()) }
         try r.write("flux/policy.yaml", policy("web"))
         try r.write("flux/repo.yaml", imageRepository())
@@ -76,6 +79,7 @@ import Testing
 
     @Test func hookInstallRefuseForceUninstallAndCommitA() throws {
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write("a.yaml", pod("a", images: ["nginx:1.25.3"]))
         try r.commitAll("clean")
         let install = try tagwarden(["install-hook"], in: r.path)
@@ -113,6 +117,7 @@ import Testing
 
     @Test func hooksPathAndLinkedWorktree() throws {
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write("a.yaml", pod("a", images: ["nginx:1.25.3"]))
         try r.commitAll("clean")
         try r.git("config", "core.hooksPath", ".githooks")
@@ -137,6 +142,7 @@ import Testing
 
     func prRepo() throws -> TempRepo {
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write("fixed.yaml", pod("f", images: ["nginx:latest"]))
         try r.write("moved.yaml", pod("m", images: ["redis:latest"]))
         try r.commitAll("base")
@@ -293,6 +299,7 @@ import Testing
 
     @Test func sparseAndSplitIndexesThatLibgit2CannotRead() throws {
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write("apps/a.yaml", pod("a", images: ["nginx:latest"]))
         try r.write("other/o.yaml", pod("o", images: ["redis:latest"]))
         try r.write("apps/vendor/v.yaml", pod("v", images: ["busybox:latest"]))
@@ -349,7 +356,9 @@ import Testing
 
     @Test func promotionFromHistory() throws {
         let r = try TempRepo()
-        try r.write(".tagwarden.yaml", "profile: strict\n")
+        // staging and production are clusters of their own, applied from elsewhere
+        try r.write(".tagwarden.yaml", "profile: strict\nclusters:\n  - {name: staging, paths: [apps/staging, flux]}\n"
+                    + "  - {name: production, paths: [apps/production, flux]}\n")
         try r.write("flux/repo.yaml", "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata:\n  name: web\nspec:\n  image: ghcr.io/acme/web\n")
         // staging ran v1.0.0 as d1, then v1.1.0 as d2 (d1 leaves HEAD but stays in history)
         try r.write("apps/staging/web.yaml", pod("web", images: ["ghcr.io/acme/web:staging-v1.0.0-abc1234-100@\(Self.d1)"]))

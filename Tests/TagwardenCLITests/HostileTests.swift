@@ -33,6 +33,7 @@ import Testing
 
     @Test func templateNestedTenThousandDeepParsesAsGoDoesAndOneMoreIsGosError() throws {
         let r = try TempRepo(git: false)
+        try r.declareOneCluster()
         let n = 10_000
         try r.write("ok/auto.yaml", automation(template: "{{" + String(repeating: "(", count: n) + "1" + String(repeating: ")", count: n) + "}}"))
         try r.write("deep/auto.yaml", automation(template: "{{" + String(repeating: "(", count: n + 1) + "1" + String(repeating: ")", count: n + 1) + "}}"))
@@ -45,6 +46,7 @@ import Testing
 
     @Test func regexOfNineHundredFiftyNestedGroupsParsesAndOverAThousandIsGosError() throws {
         let r = try TempRepo(git: false)
+        try r.declareOneCluster()
         func policy(_ name: String, depth: Int) -> String {
             "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata: {name: \(name), namespace: flux-system}\nspec:\n"
                 + "  imageRepositoryRef: {name: web}\n  filterTags:\n    pattern: '^" + String(repeating: "(", count: depth) + "v1"
@@ -61,7 +63,7 @@ import Testing
 
     @Test func aThreeHundredKilobyteIgnoreGlobNeitherCrashesNorCrawls() throws {
         let r = try TempRepo(git: false)
-        try r.write(".tagwarden.yaml", "ignore: [\"" + String(repeating: "**/", count: 100_000) + "x.yaml\"]\n")
+        try r.declareOneCluster("ignore: [\"" + String(repeating: "**/", count: 100_000) + "x.yaml\"]\n")
         try r.write("a/b/x.yaml", pod("x", images: ["nginx:latest"]))
         try r.write("a/b/y.yaml", pod("y", images: ["nginx:latest"]))
         let res = try bounded(["audit", ".", "--format", "json"], in: r.path, seconds: 30, rssMB: 300)
@@ -71,6 +73,7 @@ import Testing
 
     @Test func aDamagedListingsCacheIsDiscarded() throws {
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write("apps/a.yaml", pod("a", images: ["nginx:latest"]))
         _ = try r.audit("-q")
         let cache = r.path + "/.git/tagwarden/listings"
@@ -90,7 +93,7 @@ import Testing
 
     @Test func patternsThatEachOutgrowTheirBudgetShareOneAndSayWhereItStopped() throws {
         let r = try TempRepo(git: false)
-        try r.write(".tagwarden.yaml", "environments:\n  - {name: staging, paths: [\"staging/**\"], tagPrefix: staging-}\n"
+        try r.declareOneCluster("environments:\n  - {name: staging, paths: [\"staging/**\"], tagPrefix: staging-}\n"
                     + "  - {name: production, paths: [\"production/**\"], tagPrefix: production-}\n")
         var text = "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata: {name: r, namespace: flux-system}\nspec: {image: ghcr.io/a/b}\n"
         var markers = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: m, namespace: flux-system}\ndata:\n"
@@ -112,6 +115,7 @@ import Testing
 
     @Test func twoThousandUnknownMarkersAgainstTwoThousandPoliciesAreSuggestedForQuickly() throws {
         let r = try TempRepo(git: false)
+        try r.declareOneCluster()
         var rng = SystemRandomNumberGenerator()
         func word() -> String { String((0..<8).map { _ in "abcdefghijklmnopqrstuvwxyz".randomElement(using: &rng)! }) }
         var policies = "", markers = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m, namespace: flux-system}\ndata:\n"
@@ -137,6 +141,7 @@ import Testing
 
     @Test func outputWritesThroughAFIFOAndASymlinkAndReplacesOnlyRegularFiles() throws {
         let r = try TempRepo(git: false)
+        try r.declareOneCluster()
         try r.write("a.yaml", pod("a", images: ["nginx:latest"]))
         let fifo = r.path + "/out.fifo"
         #expect(mkfifo(fifo, 0o644) == 0)
@@ -191,6 +196,7 @@ import Testing
 
     @Test func filesAKustomizationNamesAreReadWhateverTheirExtension() throws {
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write("apps/kustomization.yaml", "resources:\n  - evil.json\n  - evil.txt\n  - web.yaml\n")
         try r.write("apps/evil.json", #"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "j"}, "spec": {"containers": [{"name": "a", "image": "evil/json:latest"}]}}"#)
         try r.write("apps/evil.txt", pod("t", images: ["evil/txt:latest"]))
@@ -210,7 +216,7 @@ import Testing
     /// A repository with staging and production, promoted images, and the strict profile.
     func promotionRepo() throws -> TempRepo {
         let r = try TempRepo()
-        try r.write(".tagwarden.yaml", "profile: strict\n")
+        try r.declareOneCluster("profile: strict\n")
         try r.write("flux/repo.yaml", "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata: {name: web}\nspec: {image: ghcr.io/acme/web}\n")
         try r.write("clusters/staging/web.yaml", pod("web", images: ["ghcr.io/acme/web:staging-v1.2.3-abc1234-1700000000@\(digestA)"]))
         try r.write("clusters/production/web.yaml", pod("web", images: ["ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@\(digestA)"]))
@@ -262,9 +268,9 @@ import Testing
         let res = try r.audit()
         #expect(res.code == 2)
         #expect(res.stderr == "tagwarden: error: .tagwarden.yaml:1:1: unknown key 'bogus\\n::error file=a.yaml,line=1::CONFIG-FORGED\\e[2J' in the config; "
-                + "allowed: profile, environments, rules, promotedImages, floatingTags, ignore, maxFileSize, maxInputSize, fluxVersion, clusters\n")
+                + "allowed: profile, environments, rules, promotedImages, floatingTags, shortVersionReleases, ignore, maxFileSize, maxInputSize, fluxVersion, clusters\n")
 
-        try r.write(".tagwarden.yaml", "environments:\n  - name: \"prod\\n::error::ENV-FORGED\\u202E\"\n    paths: [\"apps/**\"]\n")
+        try r.declareOneCluster("environments:\n  - name: \"prod\\n::error::ENV-FORGED\\u202E\"\n    paths: [\"apps/**\"]\n")
         try r.write("::error file=x::y/p.yaml", pod("a", images: ["\"nginx:latest\\e[31m\\u202e\""]))
         for args in [["audit", "."], ["audit", ".", "--format", "github"], ["env", "."]] {
             let out = try tagwarden(args, in: r.path)
@@ -284,6 +290,7 @@ import Testing
 
     @Test func markdownQuotesContentAsTextAndOneHugeFindingCannotHideTheOthers() throws {
         let r = try TempRepo(git: false)
+        try r.declareOneCluster()
         try r.write("we`ird|name.yaml", pod("a", images: ["\"nginx:<img src=x><h3>All clear</h3>\"", "nginx:" + String(repeating: "a", count: 70_000)]))
         for i in 1...3 { try r.write("p\(i).yaml", pod("p\(i)", images: ["nginx:latest"])) }
         let res = try r.audit("--format", "markdown")
@@ -352,6 +359,7 @@ import Testing
 
     @Test func aBlobOverTheLimitIsNeverInflated() throws {
         let r = try TempRepo()
+        try r.declareOneCluster()
         // 200 MB of zeros: a loose object of a few hundred kilobytes
         let big = r.path + "/big.yaml"
         #expect(FileManager.default.createFile(atPath: big, contents: nil))

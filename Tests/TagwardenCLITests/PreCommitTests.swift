@@ -9,6 +9,7 @@ import Testing
         let which = try run("/usr/bin/env", ["sh", "-c", "command -v pre-commit"], cwd: "/")
         try #require(which.code == 0, "pre-commit is not installed: scripts/setup installs it")
         let r = try TempRepo()
+        try r.declareOneCluster()
         try r.write("README", "x\n")
         try r.commitAll("init")
         try r.write("apps/web.yaml", pod("web", images: ["nginx:latest"]))

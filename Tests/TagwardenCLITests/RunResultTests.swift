@@ -9,6 +9,7 @@ import Testing
 
     init() throws {
         r = try TempRepo(git: false)
+        try r.declareOneCluster()
         try r.write("a.yaml", pod("a", images: ["nginx:latest"]))
     }
 

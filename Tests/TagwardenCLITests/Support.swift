@@ -186,3 +186,15 @@ final class TempRepo {
         try tagwarden(["audit"] + args, in: path, env: env, sourceLocation: sourceLocation)
     }
 }
+
+/// `.tagwarden.yaml`'s `clusters:` declaring one cluster that applies every file, as a repository that describes no
+/// cluster of its own (applied from elsewhere) declares it: its findings are then facts, not warnings that say no
+/// cluster here applies the file.
+let oneClusterConfig = "clusters:\n  - name: applied\n    paths: [\"**\"]\n"
+
+extension TempRepo {
+    /// Writes `.tagwarden.yaml`: `oneClusterConfig`, then `more`.
+    func declareOneCluster(_ more: String = "") throws {
+        try write(".tagwarden.yaml", oneClusterConfig + more)
+    }
+}

@@ -75,11 +75,14 @@ import Testing
         // the version is an assumption: warnings that name it, and the key that settles it
         #expect(apiFindings(res, "flux/image.yaml") == ["api-removed:1:warning", "api-removed:7:warning", "api-removed:13:warning", "api-removed:19:warning"])
         let message = res.findingObjects.first { $0["rule"] as? String == "api-removed" }?["message"] as? String ?? ""
-        #expect(message == "image.toolkit.fluxcd.io/v1beta1 ImageRepository is not served by current Flux (2.9) (removed in Flux 2.7): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1 (no Flux version is written here, so current Flux (2.9) is assumed: this holds if it runs Flux 2.7 or later; set fluxVersion in .tagwarden.yaml)")
+        #expect(message == "image.toolkit.fluxcd.io/v1beta1 ImageRepository is not served by current Flux (2.9) (removed in Flux 2.7): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1 (no Flux version is written here, so current Flux (2.9) is assumed: this holds if it runs Flux 2.7 or later; set fluxVersion in .tagwarden.yaml) (no cluster in this repository applies this file)")
         let text = try r.audit("--no-color")
         #expect(text.stdout.contains("\nflux: version unknown: current Flux (2.9) assumed; set fluxVersion in .tagwarden.yaml to name yours\n"))
         let env = try tagwarden(["env"], in: r.path)
-        #expect(env.stdout.contains("no Flux Kustomization here builds this repository's files: every file counts as applied (Flux version unknown: current Flux (2.9) assumed"))
+        #expect(env.stdout.contains("no cluster is described here (no flux bootstrap sync, FluxInstance or Flux Kustomization builds this repository's "
+                                    + "files; Flux version unknown: current Flux (2.9) assumed"))
+        #expect(env.stdout.contains("1 file is reached by no cluster here: judged, findings at most warnings (declare what applies them under "
+                                    + "clusters: in .tagwarden.yaml); by directory:\n    flux/  1\n"), "\(env.stdout)")
     }
 
     @Test func clustersOfDifferentFluxJudgeWhatEachApplies() throws {

@@ -580,7 +580,7 @@ func fluxRepo() -> [String: String] {
         // clusters/staging and clusters/production each define flux-system/web: a marker uses its environment's,
         // and each policy its own cluster's ImageRepository (`policy eval` of the two: PolicyEvalTests)
         var files = severalClustersWithTheSameNames()
-        #expect(try lint(files).rendered == [])
+        #expect(try lint(files, asFound: true).rendered == [])
         // a marker in a shared base, updated by the automations of both clusters: contested, and nothing is judged
         // against either policy alone (no value rejected, no policy unused)
         files["apps/base/worker.yaml"] = pod("worker", images: ["ghcr.io/acme/web:1.0.0 # {\"$imagepolicy\": \"flux-system:web\"}"])
@@ -589,10 +589,10 @@ func fluxRepo() -> [String: String] {
                 + "spec:\n  git: {commit: {author: {email: bot@example.com}}, push: {branch: image-updates}}\n  update: {path: \(path)}\n"
         }
         for env in ["staging", "production"] { files["clusters/\(env)/auto.yaml"] = automation("./apps") }
-        #expect(try lint(files).rendered == ["marker-contested apps/base/worker.yaml:8:37"])
+        #expect(try lint(files, asFound: true).rendered == ["marker-contested apps/base/worker.yaml:8:37"])
         // the base updated by staging's automation only: staging's policy is the one, and the tag is judged by it
         files["clusters/production/auto.yaml"] = automation("./apps/production")
-        #expect(try lint(files).rendered == ["marker-image-mismatch apps/base/worker.yaml:8:37", "marker-value-rejected apps/base/worker.yaml:8:37"])
+        #expect(try lint(files, asFound: true).rendered == ["marker-image-mismatch apps/base/worker.yaml:8:37", "marker-value-rejected apps/base/worker.yaml:8:37"])
     }
 
     @Test func eachClustersAutomationUsesItsOwnGitRepository() throws {
@@ -621,7 +621,7 @@ func fluxRepo() -> [String: String] {
             """
         }
         // production checks out main (its own source) and pushes to it: a direct push where review is required
-        #expect(try lint(files).rendered == ["automation-direct-push clusters/us/production/flux.yaml:15:20"])
+        #expect(try lint(files, asFound: true).rendered == ["automation-direct-push clusters/us/production/flux.yaml:15:20"])
     }
 
     @Test func manyMarkersInOneFileKeepTheirPositions() throws {
@@ -675,7 +675,8 @@ func fluxRepo() -> [String: String] {
         // a field the commit data lacks, read from the root; inside range the dot is a change, not checked
         #expect(messages[2] == "messageTemplate reads .AutomationObject.Nme (line 12, column 15), which Flux's commit data does not have, so Flux fails to commit: did you mean .AutomationObject.Name?")
         #expect(messages[3] == "messageTemplate uses .Updated (line 12, column 25), which Flux 2.7 removed (the automation stalls with RemovedTemplateField): use .Changed"
-                + " (no Flux version is written here, so current Flux (2.9) is assumed: this holds if it runs Flux 2.7 or later; set fluxVersion in .tagwarden.yaml)")
+                + " (no Flux version of cluster applied is written here, so current Flux (2.9) is assumed: this holds if it runs Flux 2.7 or later; "
+                + "set fluxVersion of cluster applied under clusters: in .tagwarden.yaml)")
     }
 
     @Test func aTagMarkerSetsTheTagOfTheNameBesideIt() throws {
@@ -1339,12 +1340,13 @@ func fluxRepo() -> [String: String] {
         // values in a quoted string are not read (their positions do not map back), nor another key's
         files["clusters/staging/quoted.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: quoted-values, namespace: podinfo}\n"
                     + "data:\n  values.yaml: \"image:\\n  repository: redis\\n  tag: latest\\n\"\n"
-        let res = try lint(files)
+        // (each cluster's directory applied by a cluster elsewhere: no cluster is described here)
+        let res = try lint(files, asFound: true)
         #expect(res.rendered == ["image-latest-tag clusters/staging/values.yaml:12:12"], "\(res.rendered)")
         #expect(res.first?.environment == "staging")
         #expect(res.first?.object?.kind == "HelmRelease")
         let message = res.first?.message ?? ""
-        #expect(message.hasSuffix("(values of HelmRelease podinfo/podinfo, from ConfigMap podinfo-values)"), "\(message)")
+        #expect(message.hasSuffix("(values of HelmRelease podinfo/podinfo, from ConfigMap podinfo-values) (no cluster in this repository applies this file)"), "\(message)")
     }
 
     @Test func partsAndInlinePatchesAreSubstitutedWhereTheyStand() throws {

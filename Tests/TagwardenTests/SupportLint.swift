@@ -8,8 +8,10 @@ import Testing
 /// Lints `files` (path relative to the repository root → text) in-process, as `tagwarden audit` lints a working tree
 /// that holds them and no history: the files its listing reads (manifest names, and YAML-looking names only when
 /// they hold a marker), any other file only when a kustomization names it, `.tagwarden.yaml` as the config (unless
-/// `config` is given) and never as a manifest, the strict or default `profile`.
-func lintReport(_ files: [String: String], config: String? = nil, profile: String? = nil) throws -> AuditReport {
+/// `config` is given) and never as a manifest, the strict or default `profile`. Files no cluster applies are judged as
+/// warnings that say so; a repository that describes no cluster at all is linted, unless `asFound`, as its config would
+/// declare one cluster that applies every file (`appliedEverywhere`), so that its findings are those of applied files.
+func lintReport(_ files: [String: String], config: String? = nil, profile: String? = nil, asFound: Bool = false) throws -> AuditReport {
     let configText = config ?? files[Config.fileName]
     var parsed = Config()
     if let configText { parsed = try Config.parse(Array(configText.utf8), path: Config.fileName, knownRules: Catalogue.ids) }
@@ -26,14 +28,28 @@ func lintReport(_ files: [String: String], config: String? = nil, profile: Strin
     var snapshot = SourceSnapshot(kind: .worktree, root: "/example", rev: nil,
                                   files: sorted.map { SourceFile(path: $0, bytes: Array(files[$0]!.utf8)) }, skipped: [])
     snapshot.reader = TreeReader { path in files[path].map { .success(Array($0.utf8)) } }
-    return try Linter.audit(AuditRequest(snapshot: snapshot, config: parsed, profile: profile)) { model in
-        try History.stagingEvidence(repo: nil, tip: nil, model: model)
+    func audit(_ config: Config) throws -> AuditReport {
+        try Linter.audit(AuditRequest(snapshot: snapshot, config: config, profile: profile)) { model in
+            try History.stagingEvidence(repo: nil, tip: nil, model: model)
+        }
     }
+    let report = try audit(parsed)
+    guard !asFound, let applied = appliedEverywhere(parsed, report.model) else { return report }
+    return try audit(applied)
+}
+
+/// `config` with one cluster that applies every file (`clusters: [{name: applied, paths: ["**"]}]`, what a tenant
+/// repository's config declares), when the repository `model` describes no cluster and the config declares none.
+func appliedEverywhere(_ config: Config, _ model: Model?) -> Config? {
+    guard config.clusters.isEmpty, model?.clusters.clusters.isEmpty == true else { return nil }
+    var config = config
+    config.clusters = [ClusterConfig(name: "applied", paths: ["**"], origin: "\(Config.fileName):1")]
+    return config
 }
 
 /// The findings of `lintReport`, in the reports' order.
-func lint(_ files: [String: String], config: String? = nil, profile: String? = nil) throws -> [Finding] {
-    try lintReport(files, config: config, profile: profile).findings
+func lint(_ files: [String: String], config: String? = nil, profile: String? = nil, asFound: Bool = false) throws -> [Finding] {
+    try lintReport(files, config: config, profile: profile, asFound: asFound).findings
 }
 
 extension Finding {

@@ -158,15 +158,27 @@ import Testing
         #expect(try lint(files).rendered == ["kustomization-build-fails apps/web/roles.yaml:7:7"])
     }
 
-    @Test func aRepositoryWithoutKustomizationsHasEverythingApplied() throws {
+    @Test func aRepositoryWithoutClustersHasEveryFileJudgedAsUnreached() throws {
         var files = appliedRepoFiles()
         for f in ["clusters/prod/apps.yaml", "clusters/prod/flux-system/gotk-sync.yaml"] { files[f] = nil }
-        // an applications repository: every file counts (the archive's policy, on the components' Flux 2.7, and its
+        // an applications repository: every file is judged (the archive's policy, on the components' Flux 2.7, and its
         // latest image); the LabelTransformers are kustomize's configuration, no duplicates
-        let all = try lint(files).rendered
+        let found = try lintReport(files, asFound: true)
         // (and bootstrap's kustomization still lists the sync file taken out)
-        #expect(all == ["api-removed archive/api.yaml:1:13", "policy-unknown-repository archive/api.yaml:2:7", "policy-unused archive/api.yaml:2:7",
-                        "image-latest-tag archive/web.yaml:9:14", "kustomization-build-fails clusters/prod/flux-system/kustomization.yaml:1:35"], "\(all)")
+        let expected = ["api-removed archive/api.yaml:1:13", "policy-unknown-repository archive/api.yaml:2:7", "policy-unused archive/api.yaml:2:7",
+                        "image-latest-tag archive/web.yaml:9:14", "kustomization-build-fails clusters/prod/flux-system/kustomization.yaml:1:35"]
+        #expect(found.findings.rendered == expected, "\(found.findings.rendered)")
+        // but whether anything applies them is not known here: warnings at most, each saying so, and the header says how
+        // to settle it
+        #expect(found.findings.map(\.severity) == [.warning, .warning, .note, .warning, .warning])
+        #expect(found.findings.allSatisfy { $0.message.hasSuffix(" (no cluster in this repository applies this file)") })
+        #expect(found.applied == "8 files that no cluster here applies, judged as warnings at most (declare what applies them under clusters: "
+                + "in .tagwarden.yaml); tagwarden env --applied lists them", "\(found.applied ?? "nil")")
+        // declared, they are facts; what the declared cluster does not take stays as it was
+        let declared = try lint(files, config: "clusters:\n  - name: archive\n    paths: [archive]\n", asFound: true)
+        #expect(declared.rendered == expected)
+        #expect(declared.map(\.severity) == [.error, .error, .note, .error, .warning])
+        #expect(declared.map { $0.message.hasSuffix("(no cluster in this repository applies this file)") } == [false, false, false, false, true])
     }
 
     @Test func clustersNotNamedAfterEnvironmentsAreClustersAllTheSame() throws {
@@ -209,10 +221,10 @@ import Testing
         }
         files["components/secrets/base/kustomization.yaml"] = "resources: [common.yaml]\n"
         files["components/secrets/base/common.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: common\n  namespace: web\ndata: {a: b}\n"
-        #expect(try lint(files).rendered == [])
+        #expect(try lint(files, asFound: true).rendered == [])
         // the base itself now defines `settings` too: each overlay's build takes both
         files["components/secrets/base/common.yaml"]! += "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: web\ndata: {a: c}\n"
-        let both = try lint(files).rendered
+        let both = try lint(files, asFound: true).rendered
         #expect(both == ["object-duplicate components/secrets/production/prod-eu/secret.yaml:2:7",
                          "object-duplicate components/secrets/production/prod-us/secret.yaml:2:7"], "\(both)")
         // files no build takes meet only their own documents, and under a hidden directory (a test runner's fixtures:
@@ -220,15 +232,15 @@ import Testing
         files["tests/.chainsaw-test/input.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: b}\n"
         files["tests/.chainsaw-test/expected.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: c}\n"
             + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: d}\n"
-        #expect(try lint(files).rendered.filter { $0.hasPrefix("object-duplicate tests") } == [])
+        #expect(try lint(files, asFound: true).rendered.filter { $0.hasPrefix("object-duplicate tests") } == [])
         files["snapshots/prod-eu/deploy.yaml"] = files["tests/.chainsaw-test/expected.yaml"]
         files["snapshots/prod-us/deploy.yaml"] = files["tests/.chainsaw-test/input.yaml"]
-        #expect(try lint(files).rendered.filter { $0.hasPrefix("object-duplicate snapshots") } == ["object-duplicate snapshots/prod-eu/deploy.yaml:9:7"])
+        #expect(try lint(files, asFound: true).rendered.filter { $0.hasPrefix("object-duplicate snapshots") } == ["object-duplicate snapshots/prod-eu/deploy.yaml:9:7"])
         // a repository of plain manifests, without kustomizations: the files of one environment meet
         let plain = ["manifests/production/a.yaml": files["tests/.chainsaw-test/input.yaml"]!,
                      "manifests/production/b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: c}\n",
                      "manifests/staging/c.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: e}\n"]
-        #expect(try lint(plain).rendered == ["object-duplicate manifests/production/b.yaml:2:7"])
+        #expect(try lint(plain, asFound: true).rendered == ["object-duplicate manifests/production/b.yaml:2:7"])
     }
 
     /// Objects whose namespace is written with `${…}` that no build makes one namespace of are not known to meet

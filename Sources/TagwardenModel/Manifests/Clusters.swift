@@ -8,15 +8,14 @@ import TagwardenPolicy
 /// Kustomizations, whose `path` builds their own file; a repository without them is applied from outside, and its
 /// roots are the Kustomizations no other one builds, each with the directory it is in. A file that no cluster's builds take is not
 /// deployed: Flux's image automation still reads it, but its objects are in no cluster. A repository that holds no Flux
-/// Kustomization building its own files (an application repository applied from elsewhere) has no clusters, and every
-/// file counts as applied. The config's `clusters:` override what is detected: the files their `paths` match are
-/// applied by them. Every file gets a `Reach`: applied, reached by no cluster here (judged, at most as warnings), or
+/// Kustomization building its own files (an application repository applied from elsewhere) has no clusters: whether its
+/// files are applied is not known here, so each is one no cluster here reaches. The config's `clusters:` override what
+/// is detected: the files their `paths` match are applied by them. Every file gets a `Reach`: applied, reached by no cluster here (judged, at most as warnings), or
 /// known not to be deployed (syntax and marker rules only).
 public struct Clusters: Sendable {
     /// What Tagwarden knows of whether a file is deployed.
     public enum Reach: Sendable, Equatable {
-        /// A cluster here applies it, or the config declares one that does; in a repository that describes no cluster,
-        /// every file not known to be left out.
+        /// A cluster here applies it, or the config declares one that does.
         case applied
         /// No cluster root here reaches it: something outside the repository may apply it (a `kubectl apply -k`, a
         /// cluster bootstrapped elsewhere). Its findings are at most warnings.
@@ -123,7 +122,6 @@ public struct Clusters: Sendable {
             }
         }
         var memo: [Int: Reach] = [:]
-        let otherwise: Reach = clusters.isEmpty ? .applied : .unreached
         func judged(_ f: Int, depth: Int) -> Reach {
             if let known = memo[f] { return known }
             if declaredFiles.contains(f) { return .applied }
@@ -141,9 +139,9 @@ public struct Clusters: Sendable {
                 return .applied
             }
             if let why = leftOut[f] { return .notDeployed(why) }
-            memo[f] = otherwise   // a Kustomization that builds its own file adds nothing
+            memo[f] = .unreached   // a Kustomization that builds its own file adds nothing
             // built only by Flux Kustomizations that are themselves not deployed
-            var r = otherwise
+            var r = Reach.unreached
             if let builders = kustomizationsOfFile[f], let first = builders.first, depth < 64,
                builders.allSatisfy({ if case .notDeployed = judged(objects[$0].file, depth: depth + 1) { true } else { false } }) {
                 r = .notDeployed("only Flux Kustomization \(objects[first].name ?? "") of \(files[objects[first].file].path) builds it, "
@@ -542,7 +540,8 @@ extension Model {
                        + (clusters.unapplied.count > 10 ? " and \(clusters.unapplied.count - 10) more" : ""))
         }
         if clusters.clusters.isEmpty {
-            out.append("no Flux Kustomization here builds this repository's files: every file counts as applied (Flux \(fluxHeader))")
+            out.append("no cluster is described here (no flux bootstrap sync, FluxInstance or Flux Kustomization builds this repository's files; "
+                       + "Flux \(fluxHeader))")
         }
         var unreached: [String: Int] = [:]   // directory → files
         var notDeployed = 0
@@ -591,7 +590,6 @@ extension Model {
             case .notDeployed(let why): return "\(files[f].path)  not deployed: \(why)"
             case .assumed: break
             }
-            guard !clusters.clusters.isEmpty else { return "\(files[f].path)  applied (no cluster is described here)" }
             let cs = clusters.of(f).map { clusters.clusters[$0].name }.map { $0.isEmpty ? "." : $0 }
             let ks = (clusters.kustomizationsOfFile[f] ?? []).map(qualifiedName)
             return "\(files[f].path)  cluster \(cs.joined(separator: ", "))" + (ks.isEmpty ? "" : " by \(ks.joined(separator: ", "))")
