@@ -1302,7 +1302,9 @@ premises: >
   The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
   here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
-  be deployed the rule does not run.
+  be deployed the rule does not run. A HelmRelease value that names the whole image (`image: gcr.io/acme/web`)
+  is taken as the reference the chart deploys, an assumption: some charts add their own tag to it (kubecost's
+  adds `:prod-<appVersion>`), so there the finding is a warning that says so.
 fix: >
   Add a version tag or a digest: `registry:5000/app:1.4.2` or `registry:5000/app@sha256:…`. In a kustomize
   base, setting the tag in every overlay's `images:` is as good: an image whose every build sets its tag is
@@ -1325,6 +1327,19 @@ triggering:
                       image: registry:5000/tools/backup
     expect:
       - {file: apps/job.yaml, line: 12, column: 22, message: "image 'registry:5000/tools/backup' has neither a tag nor a digest: it runs whatever 'latest' points to when the pod starts"}
+  - description: a chart value that names the whole image, which the chart may complete
+    files:
+      apps/cost.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: kubecost
+        spec:
+          values:
+            kubecostFrontend:
+              image: gcr.io/kubecost1/frontend
+    expect:
+      - {file: apps/cost.yaml, line: 8, column: 14, message: "image 'gcr.io/kubecost1/frontend' has neither a tag nor a digest: it runs whatever 'latest' points to when the pod starts (assuming the chart takes this value as the whole reference; some add their own tag (kubecost's adds :prod-<appVersion>): if this one does, say so with # tagwarden:ignore image-missing-tag on the line)"}
 nonTriggering:
   - description: a digest without a tag is pinned
     files:
