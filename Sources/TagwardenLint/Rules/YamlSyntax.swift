@@ -6,6 +6,7 @@ extension Rule {
     static let yamlSyntax = Rule("yaml-syntax", scope: .updatePaths) { c in
         var out: [Finding] = []
         var charts: [String]?
+        var data: Set<String>?
         let files = c.model.files
         // a file is copied out only when it has something to report
         for i in files.indices where files[i].syntaxError != nil || !files[i].duplicateKeys.isEmpty || !files[i].goRefusals.isEmpty
@@ -17,7 +18,11 @@ extension Rule {
                 end.offset = min(end.offset + 1, f.bytes.count)
                 out.append(c.finding("YAML syntax error: \(e.message)", path: f.path, span: SourceSpan(start: e.position, end: end), subject: e.message))
             }
-            for d in f.duplicateKeys {
+            // a generator's data file is copied into its ConfigMap as bytes: kustomize does not read its keys, and what
+            // reads them there (Helm, an application) is not known here
+            let dataFiles = data ?? c.model.generatorDataFiles
+            data = dataFiles
+            for d in f.duplicateKeys where !dataFiles.contains(f.path) {
                 let message = d.key == d.firstKey
                     ? "duplicate key '\(d.key)' (first at line \(d.firstLine)): YAML keys must be unique, and kubectl and kustomize reject the file"
                     : "key '\(d.key)' is the key '\(d.firstKey)' (line \(d.firstLine)) once Go reads the YAML: kubectl, Helm and Flux's controllers keep one of the two values and drop the other without a word"

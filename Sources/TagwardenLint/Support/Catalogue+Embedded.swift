@@ -1653,14 +1653,16 @@ nonTriggering:
         ("kustomization-build-fails.yaml", #"""
 id: kustomization-build-fails
 severity: error
-summary: kustomize refuses a build (an unknown field, a resource that is not there, one resource twice), so it deploys nothing.
+summary: kustomize refuses a build (an unknown field, a resource that is not there, a directory that holds it, one resource twice), so it deploys nothing.
 rationale: >
   kustomize refuses a build, and the Flux Kustomization whose path builds it then fails to reconcile: nothing it
-  applies is deployed (in a bootstrap path, not even Flux's own sync). Three causes are read from the repository:
+  applies is deployed (in a bootstrap path, not even Flux's own sync). Four causes are read from the repository:
   a kustomization file with a field kustomize does not know (it decodes with unknown fields disallowed: a Flux
   Kustomization's `spec` written into `kustomization.yaml`, a misspelt `resource:`), failing with `invalid
   Kustomization: json: unknown field`; a `resources`, `bases` or `components` entry that names no file or
-  directory of the repository, or a directory without a kustomization file (`no such file or directory`); and two
+  directory of the repository, or a directory without a kustomization file (`no such file or directory`); an entry
+  that names a directory holding the kustomization itself (`../..` from `examples/production`: `cycle detected:
+  candidate root … contains visited root …`); and two
   resources of one kind, namespace and name that one build takes side by side, from the files one kustomization
   lists or those the kustomization Flux generates at a path without one (`may not add resource with an already
   registered id`). The message names the Flux Kustomizations that build it.
@@ -1671,7 +1673,8 @@ premises: >
 fix: >
   Remove or rename the field (the message names it); a Flux Kustomization goes in a file of its own with
   `apiVersion: kustomize.toolkit.fluxcd.io/v1`, listed in the kustomization's `resources`. Add the missing file or
-  directory (or its kustomization file), or take the entry out. Keep one of the two resources.
+  directory (or its kustomization file), or take the entry out; name the base's files rather than the directory
+  that holds the overlay. Keep one of the two resources.
 triggering:
   - description: a Flux Kustomization's spec in the bootstrap path's kustomization.yaml
     files:
@@ -1747,6 +1750,20 @@ triggering:
         metadata: {name: api}
     expect:
       - {file: clusters/prod/more.yaml, line: 2, column: 7, message: "kustomize refuses the build: the kustomization Flux generates for the Flux Kustomization in clusters/prod/sync.yaml takes Kustomization flux-system/apps twice, here and in clusters/prod/apps.yaml:2 (may not add resource with an already registered id), so Flux Kustomization flux-system/flux-system (clusters/prod/sync.yaml) deploys nothing"}
+  - description: an example overlay inside the base it builds
+    files:
+      apps/loki/kustomization.yaml: |
+        resources: [release.yaml]
+      apps/loki/release.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: loki
+      apps/loki/examples/local/kustomization.yaml: |
+        resources:
+          - ../..
+    expect:
+      - {file: apps/loki/examples/local/kustomization.yaml, line: 2, column: 5, message: "kustomize cannot build this kustomization: it names '../..', the directory apps/loki that holds it (cycle detected: candidate root 'apps/loki' contains visited root 'apps/loki/examples/local'), so nothing that builds apps/loki/examples/local deploys anything"}
 nonTriggering:
   - description: every field is one kustomize knows, whatever its case
     files:
@@ -4704,7 +4721,10 @@ rationale: >
   or infinite float, a `?` inside an unquoted value in `[ ]` or `{ }`, an alias inside its own anchor, and alias expansion past go-yaml's limit; kustomize,
   through which Flux applies every manifest, also refuses a second merge key in one mapping, and go-yaml a
   `%YAML` directive other than 1.1. Two keys Go
-  reads as one (`on` and `true`, `1` and `01`) keep only one of their values, silently.
+  reads as one (`on` and `true`, `1` and `01`) keep only one of their values, silently. A file that only a
+  `configMapGenerator` names (a values file, an application's own config such as fluent-bit's, which repeats
+  keys on purpose) is data: kustomize copies its bytes into the ConfigMap without reading its keys, so its
+  duplicate keys are not reported; a syntax error there still is.
 premises: >
   Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
   whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
@@ -4836,6 +4856,18 @@ triggering:
     expect:
       - {file: app/merge.yaml, line: 5, column: 3, message: "a second merge key '<<' in one mapping (first at line 4): kustomize, which Flux's kustomize-controller runs, refuses the file; merge a list instead, `<<: [*a, *b]`"}
 nonTriggering:
+  - description: a generator's data file that repeats a key on purpose (fluent-bit's config)
+    files:
+      logging/kustomization.yaml: |
+        configMapGenerator:
+          - name: fluent-bit-config
+            files: [config/fluent-bit.yaml]
+      logging/config/fluent-bit.yaml: |
+        pipeline:
+          filters:
+            - name: modify
+              rename: a b
+              rename: c d
   - description: several documents, a BOM and CRLF line ends are fine
     files:
       app/two.yaml: "\uFEFFa: 1\r\n---\r\nb: 2\r\n"

@@ -50,7 +50,7 @@ public struct Model: Sendable {
     /// are not judged.
     public let missingResources: [Int: [(path: String, why: String)]]
     /// The directories that hold a kustomization.
-    let kustomizationDirectories: Set<String>
+    public let kustomizationDirectories: Set<String>
     /// Each Flux Kustomization `path` without a kustomization file → the file of the first Flux Kustomization of it,
     /// whose generated kustomization builds it (`sideBySideBuilds(of:)`).
     let generatedBuilds: [String: Int]
@@ -560,6 +560,19 @@ public struct Model: Sendable {
     /// remote one, or one that leaves the repository.
     public static func resourcePath(_ entry: String, in dir: String) -> String? {
         Extractor.isRemote(entry) ? nil : normalizePath(Sources.join(dir, entry))
+    }
+
+    /// Files that a kustomization's `configMapGenerator` copies into a ConfigMap and that no kustomization names as a
+    /// resource: data (a values file, an application's own config), whose bytes kustomize copies without reading them.
+    public var generatorDataFiles: Set<String> {
+        var out = Set<String>()
+        for o in objects where !o.configMapGenerators.isEmpty {
+            let dir = Path.dirname(files[o.file].path)
+            for g in o.configMapGenerators {
+                for entry in g.files { if let p = Model.resourcePath(entry.path, in: dir), includedBy[p] == nil { out.insert(p) } }
+            }
+        }
+        return out
     }
 
     /// Kinds the API server keeps without a namespace (besides those a CustomResourceDefinition of the repository
