@@ -18,10 +18,16 @@ extension Rule {
                   m.objectNamespace[i] != nil || !(o.declaredNamespace?.containsBytes("${") ?? false) else { return nil }
             return name
         }
+        var transformers = Transformers(m)
         func report(_ i: Int, _ j: Int, cluster: String?) {
             let a = m.objects[i], b = m.objects[j]
             // two that one kustomize build takes side by side fail it: kustomization-build-fails says so
             if !Set(m.sideBySideBuilds(of: a.file)).isDisjoint(with: m.sideBySideBuilds(of: b.file)) { return }
+            // a transformer above either (a PatchTransformer's `$patch: delete`) may take it out of its build: not read here
+            let transformed = transformers.above(a.file) ?? transformers.above(b.file)
+            let premise = transformed.map {
+                "assuming the transformers of \($0.kustomization) (\($0.config)), which may delete, rename or patch objects, leave both as written"
+            }
             let identity = "\(a.kind) \(m.qualifiedName(i))"
             let there = "\(m.path(b.file)):\(b.kindSpan.start.line)"
             let inCluster = cluster.map { " applied to cluster \($0)" } ?? ""
@@ -30,10 +36,12 @@ extension Rule {
                 var f = c.finding("\(identity) is also defined, identically, in \(there)\(inCluster): one of the two copies is redundant",
                                   object: i)
                 f.ruleSeverity = .note
+                if let premise { f.assume(premise) }
                 out.append(f)
             } else {
-                out.append(c.finding("\(identity) is also defined in \(there)\(inCluster), differently: one silently replaces the other",
-                                     object: i))
+                var f = c.finding("\(identity) is also defined in \(there)\(inCluster), differently: one silently replaces the other", object: i)
+                if let premise { f.assume(premise) }
+                out.append(f)
             }
         }
         // the objects of each kind, namespace and name (with where they can meet, when no cluster is described here and
@@ -117,5 +125,45 @@ extension Rule {
             }
         }
         return out
+    }
+
+    /// The kustomizations above a file whose `transformers` (PatchTransformer and its kin, in files of their own) may
+    /// change what their builds take of it: kustomize's transformer configurations are not followed here.
+    struct Transformers {
+        let m: Model
+        /// Kustomization object → the first of its configuration files that holds a transformer.
+        var transforming: [Int: String] = [:]
+        var memo: [String: (kustomization: String, config: String)?] = [:]
+
+        init(_ m: Model) {
+            self.m = m
+            let kinds = Dictionary(grouping: m.objects.indices.filter { m.objects[$0].kind.hasSuffix("Transformer") }) { m.path(m.objects[$0].file) }
+            guard !kinds.isEmpty else { return }
+            for k in m.objects.indices where m.objects[k].isKustomization && !m.objects[k].kustomizeConfigFiles.isEmpty {
+                let dir = Path.dirname(m.path(m.objects[k].file))
+                if let config = m.objects[k].kustomizeConfigFiles.compactMap({ Model.resourcePath($0, in: dir) }).first(where: { kinds[$0] != nil }) {
+                    transforming[k] = config
+                }
+            }
+        }
+
+        /// The nearest kustomization above `file` (by `resources`, through the directories that include it) that runs a
+        /// transformer, with its configuration file.
+        mutating func above(_ file: Int) -> (kustomization: String, config: String)? {
+            guard !transforming.isEmpty else { return nil }
+            return find(m.path(file), depth: 0)
+        }
+
+        private mutating func find(_ key: String, depth: Int) -> (kustomization: String, config: String)? {
+            if let known = memo[key] { return known }
+            memo[key] = .some(nil)   // a cycle finds nothing
+            var found: (kustomization: String, config: String)?
+            for k in m.includedBy[key] ?? [] where depth < 64 {
+                if let config = transforming[k] { found = (m.path(m.objects[k].file), config); break }
+                if let up = find(Path.dirname(m.path(m.objects[k].file)), depth: depth + 1) { found = up; break }
+            }
+            memo[key] = .some(found)
+            return found
+        }
     }
 }

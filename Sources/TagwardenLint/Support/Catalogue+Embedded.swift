@@ -3537,7 +3537,9 @@ premises: >
   The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
   here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
-  be deployed the rule does not run.
+  be deployed the rule does not run. kustomize transformers that a kustomization runs from files of their own
+  (`transformers:`, a PatchTransformer with `$patch: delete`) are not followed: where one is above either
+  object, the finding names it and assumes they leave both as written (a warning at most).
 fix: >
   Rename one, move it to its cluster, make it a patch, or delete the redundant copy.
 triggering:
@@ -3591,6 +3593,42 @@ triggering:
           labels: {tier: "2"}
     expect:
       - {file: infra/b.yaml, line: 2, column: 7, message: "Namespace apps is also defined in infra/a.yaml:2, differently: one silently replaces the other"}
+  - description: an overlay whose transformer may delete one of the two (not followed, so an assumption)
+    files:
+      base/kustomization.yaml: |
+        resources: [namespaces.yaml]
+      base/namespaces.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: cert-manager
+      cert-manager/kustomization.yaml: |
+        resources: [namespace.yaml]
+      cert-manager/namespace.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: cert-manager
+          labels: {tier: "1"}
+      staging/kustomization.yaml: |
+        resources: [../base, cert-manager]
+      staging/cert-manager/kustomization.yaml: |
+        resources: [../../cert-manager]
+        transformers: [remove-namespace.yaml]
+      staging/cert-manager/remove-namespace.yaml: |
+        apiVersion: builtin
+        kind: PatchTransformer
+        metadata:
+          name: remove-namespace
+        target: {kind: Namespace, name: cert-manager}
+        patch: |
+          $patch: delete
+          apiVersion: v1
+          kind: Namespace
+          metadata:
+            name: cert-manager
+    expect:
+      - {file: cert-manager/namespace.yaml, line: 2, column: 7, message: "Namespace cert-manager is also defined in base/namespaces.yaml:2, differently: one silently replaces the other (assuming the transformers of staging/cert-manager/kustomization.yaml (staging/cert-manager/remove-namespace.yaml), which may delete, rename or patch objects, leave both as written)"}
 nonTriggering:
   - description: a kustomize patch, and the same name in another environment
     files:
