@@ -33,7 +33,7 @@ struct Init: ParsableCommand {
                 throw TagwardenError("\(target) exists; use --force to overwrite it or --stdout to print a new one")
             }
             let snapshot = try ws.snapshot(rev: nil, maxFileSize: nil)
-            let model = try Model.build(snapshot.files, config: Config(), profile: nil, remoteURLs: snapshot.remoteURLs)
+            let model = try Model.load(snapshot, config: Config(), profile: nil)
             let text = EnvironmentReport.initialConfig(model)
             if stdout {
                 writeStdout(text)

@@ -327,6 +327,23 @@ import Testing
         #expect(env.stdout.contains("  tag prefix:     none  ('main-' inferred from 2 of 2 ImagePolicies, but no other environment has a prefix of its own"), "\(env.stdout)")
     }
 
+    @Test func envReadsTheRepositoryAsTheAuditDoes() throws {
+        // a chart's templates, an ignored directory and a ytt template are not the audit's input, nor env's
+        let r = try TempRepo()
+        try r.write(".tagwarden.yaml", "ignore: [\"vendor/**\"]\n")
+        try r.write("apps/web.yaml", pod("web", images: ["nginx:1.25.3"]))
+        try r.write("charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 1.0.0\n")
+        try r.write("charts/web/templates/deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n")
+        try r.write("vendor/thing.yaml", pod("thing", images: ["nginx:latest"]))
+        try r.write("ytt/values.yaml", "#@data/values\n---\nimage: nginx\n")
+        let audit = try r.audit("--no-color")
+        #expect(audit.stdout.contains("\napplied: 2 files that no cluster here applies"), "\(audit.stdout)")
+        let env = try tagwarden(["env", "--applied"], in: r.path)
+        #expect(env.stdout.contains("  2 files are reached by no cluster here"), "\(env.stdout)")
+        #expect(env.stdout.contains("apps/web.yaml  reached by no cluster here") && !env.stdout.contains("templates/deploy.yaml")
+                && !env.stdout.contains("vendor/") && !env.stdout.contains("ytt/"), "\(env.stdout)")
+    }
+
     @Test func initWritesTheClustersAndListsWhatNoClusterApplies() throws {
         let r = try appliedRepo()
         let text = try tagwarden(["init", "--stdout"], in: r.path).stdout
