@@ -181,6 +181,26 @@ import Testing
         #expect(declared.map { $0.message.hasSuffix("(no cluster in this repository applies this file)") } == [false, false, false, false, true])
     }
 
+    @Test func whatSourceControllerLeavesOutIsNotDeployed() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.7.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(path: "./apps")
+        files["apps/kustomization.yaml"] = "resources: [web.yaml]\n"
+        files["apps/web.yaml"] = pod("web", images: ["nginx:latest"])
+        files[".archive/old.yaml"] = pod("old", images: ["nginx:latest"])
+        #expect(try lint(files).rendered == ["image-latest-tag .archive/old.yaml:8:14", "image-latest-tag apps/web.yaml:8:14"])
+        // xunholy/k8s-gitops: everything but one directory is left out of the artifact
+        files[".sourceignore"] = "# Exclude all by default\n/*\n!/clusters\n!/apps\n"
+        let report = try lintReport(files)
+        #expect(report.findings.rendered == ["image-latest-tag apps/web.yaml:8:14"])
+        let m = try #require(report.model)
+        let archive = try #require(m.files.indices.first { m.path($0) == ".archive/old.yaml" })
+        #expect(m.clusters.reach[archive] == .notDeployed("source-controller leaves it out of the artifact (.sourceignore:2 '/*')"))
+        // the bootstrap GitRepository's spec.ignore comes after: it leaves out apps too, so the cluster deploys nothing there
+        files["clusters/prod/flux-system/gotk-sync.yaml"] = files["clusters/prod/flux-system/gotk-sync.yaml"]!
+            .replacingOccurrences(of: "  ref: {branch: main}\n", with: "  ref: {branch: main}\n  ignore: |\n    /apps\n")
+        #expect(try lint(files).rendered == [])
+    }
+
     @Test func clustersNotNamedAfterEnvironmentsAreClustersAllTheSame() throws {
         var files: [String: String] = [:]
         for c in ["demo", "ithc", "sbox"] {

@@ -85,7 +85,7 @@ public struct Clusters: Sendable {
     /// Kustomization as the build that patches it applies it (a cluster's bootstrap Kustomization completed per cluster).
     /// `includedBy`: what each kustomization's `resources`, `bases` and `components` name (`Model.kustomizeInclusions`).
     static func build(objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets, includedBy: [String: [Int]],
-                      ignoring nonResources: Set<Int>, config: Config = Config()) -> Clusters {
+                      ignoring nonResources: Set<Int>, config: Config = Config(), sourceIgnore: String? = nil) -> Clusters {
         let leftOut = leftOut(objects: objects, files: files, builds: builds.value, includedBy: includedBy)
         // the files each declared cluster's paths take
         let declared: [[Int]] = config.clusters.map { c in
@@ -94,7 +94,43 @@ public struct Clusters: Sendable {
         }
         var out = detect(objects: objects, files: files, builds: builds, ignoring: nonResources, config: config,
                          leftOut: leftOut, declared: declared)
-        out.judgeReach(objects: objects, files: files, leftOut: leftOut, declared: declared)
+        let ignored = out.sourceIgnored(objects: objects, files: files, rootIgnore: sourceIgnore)
+        out.judgeReach(objects: objects, files: files, leftOut: leftOut, declared: declared, sourceIgnored: ignored)
+        return out
+    }
+
+    /// Files source-controller leaves out of the artifact of every cluster's source (`SourceIgnore`: its defaults, the
+    /// root `.sourceignore`, the `spec.ignore` of the GitRepository each cluster's roots read): file → why.
+    func sourceIgnored(objects: [ManifestObject], files: [FileFacts], rootIgnore: String?) -> [Int: String] {
+        var base = SourceIgnore.defaults
+        if let rootIgnore { base.add(text: rootIgnore, origin: ".sourceignore") }
+        // each cluster's matcher: the base, then the spec.ignore of the GitRepository its roots read
+        var matchers: [SourceIgnore] = []
+        for c in clusters {
+            var m = base
+            for r in c.roots {
+                guard let src = objects[r].fluxKustomization?.source, src.isGitRepository else { continue }
+                for o in objects where o.name == src.name && (src.namespace == nil || o.declaredNamespace == nil || o.declaredNamespace == src.namespace) {
+                    if case .gitRepository(let spec)? = o.flux, let ignore = spec.ignore {
+                        var own = SourceIgnore()
+                        own.add(text: ignore, origin: "spec.ignore of GitRepository \(src.name) (\(files[o.file].path))")
+                        m = m.then(own)
+                        break
+                    }
+                }
+            }
+            matchers.append(m)
+        }
+        if matchers.isEmpty { matchers = [base] }
+        var out: [Int: String] = [:]
+        for f in files.indices {
+            var why: String?
+            for m in matchers {
+                guard let excluded = m.excluding(files[f].path) else { why = nil; break }
+                if why == nil { why = excluded }
+            }
+            if let why { out[f] = "source-controller leaves it out of the artifact (\(why))" }
+        }
         return out
     }
 
@@ -110,7 +146,8 @@ public struct Clusters: Sendable {
     }
 
     /// Each file's `Reach`, once the clusters are known.
-    private mutating func judgeReach(objects: [ManifestObject], files: [FileFacts], leftOut: [Int: String], declared: [[Int]]) {
+    private mutating func judgeReach(objects: [ManifestObject], files: [FileFacts], leftOut: [Int: String], declared: [[Int]],
+                                     sourceIgnored: [Int: String]) {
         let declaredFiles = Set(declared.joined())
         // kustomize's own configuration (`transformers`, `generators`, …): part of the build of the kustomization that
         // names it, though not a resource of it
@@ -125,6 +162,7 @@ public struct Clusters: Sendable {
         func judged(_ f: Int, depth: Int) -> Reach {
             if let known = memo[f] { return known }
             if declaredFiles.contains(f) { return .applied }
+            if let why = sourceIgnored[f] { return .notDeployed(why) }
             if !clusters.isEmpty && !ofFile[f].isEmpty {
                 // applied only by clusters inferred from Kustomizations nothing here applies
                 if let first = ofFile[f].first, ofFile[f].allSatisfy({ clusters[$0].inferred != nil }) {

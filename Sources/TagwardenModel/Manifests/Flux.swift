@@ -78,6 +78,9 @@ public struct GitRepositorySpec: Sendable {
     public var url: String?
     /// `spec.ref` is given (with or without a branch).
     public var hasRef = false
+    /// `spec.ignore`: gitignore patterns source-controller leaves out of the artifact, after its defaults and the
+    /// repository's `.sourceignore`.
+    public var ignore: String?
 }
 
 public struct FluxKustomizationSpec: Sendable {
@@ -259,7 +262,8 @@ public indirect enum FluxSpec: Sendable {
         case ("source.toolkit.fluxcd.io", "GitRepository"):
             return .gitRepository(GitRepositorySpec(branch: str(spec.flatMap { y.get($0, "ref", "branch") }),
                                                     url: str(spec.flatMap { y.get($0, "url") }),
-                                                    hasRef: spec.flatMap { y.get($0, "ref") } != nil))
+                                                    hasRef: spec.flatMap { y.get($0, "ref") } != nil,
+                                                    ignore: str(spec.flatMap { y.get($0, "ignore") })))
         case ("kustomize.toolkit.fluxcd.io", "Kustomization"):
             // Flux joins the path to the source's root securely: `..` above the root stays at the root
             var k = FluxKustomizationSpec(path: str(spec.flatMap { y.get($0, "path") }).map(Model.rootedPath),

@@ -93,12 +93,12 @@ public struct Model: Sendable {
     /// `skipped`: the files of the snapshot that were not read. `evidence`: what staging ran, which needs the Model to
     /// know where staging lives; it is given the Model once built, and the Model returned holds what it found.
     public static func build(_ sources: [SourceFile], config: Config, profile: String?, remoteURLs: [String] = [],
-                             policyCharts: [String] = [], skipped: [SkippedFile] = [],
+                             policyCharts: [String] = [], skipped: [SkippedFile] = [], sourceIgnore: String? = nil,
                              evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
         let facts = extractAll(sources)
         Timings.mark("extract")
         return try build(facts: facts, config: config, profile: profile, remoteURLs: remoteURLs, policyCharts: policyCharts,
-                         skipped: skipped, evidence: evidence)
+                         skipped: skipped, sourceIgnore: sourceIgnore, evidence: evidence)
     }
 
     /// Appends the images of release values files (a generated ConfigMap's file, a chart's `valuesFiles`) to `images`.
@@ -154,7 +154,7 @@ public struct Model: Sendable {
     }
 
     public static func build(facts input: consuming [FileFacts], config: Config, profile: String?, remoteURLs: [String] = [],
-                             policyCharts: [String] = [], skipped: [SkippedFile] = [],
+                             policyCharts: [String] = [], skipped: [SkippedFile] = [], sourceIgnore: String? = nil,
                              evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
         var facts = input
         var objects: [ManifestObject] = []
@@ -196,7 +196,8 @@ public struct Model: Sendable {
             }() : nil
         var nonResources = FluxIndex.nonResources(objects, files: facts)
         let includedBy = kustomizeInclusions(resources)
-        let clusters = Clusters.build(objects: objects, files: facts, builds: builds, includedBy: includedBy, ignoring: nonResources, config: config)
+        let clusters = Clusters.build(objects: objects, files: facts, builds: builds, includedBy: includedBy, ignoring: nonResources, config: config,
+                                      sourceIgnore: sourceIgnore)
         var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, includedBy: includedBy, clusters: clusters)
         var writtenName: [Int: String] = [:]
         // kustomize's names, with the references a `configurations:` file has it rewrite; without such files the

@@ -58,6 +58,9 @@ extension Model {
             files.append(f)
         }
         for f in snapshot.files { admit(f) }
+        // the root `.sourceignore`: what source-controller leaves out of the artifact
+        var sourceIgnore: String?
+        if case .success(let bytes)? = snapshot.reader?.read(".sourceignore") { sourceIgnore = String(decoding: bytes, as: UTF8.self) }
         func build(evidence: (Model) throws -> PromotionEvidence?) throws -> Model {
             var notRead = skipped
             for (c, n) in zip(charts, templates) where n > 0 {
@@ -67,7 +70,7 @@ extension Model {
             notRead.removeAll { s in config.relative(s.path).map { rel in ignore.contains { $0.matches(rel) } } ?? false }
             return try Model.build(files, config: config, profile: profile, remoteURLs: snapshot.remoteURLs,
                                    policyCharts: policyCharts.sorted().map { charts[$0].isEmpty ? "." : String(charts[$0].dropLast()) },
-                                   skipped: notRead, evidence: evidence)
+                                   skipped: notRead, sourceIgnore: sourceIgnore, evidence: evidence)
         }
         // staging's history is read for the model the run keeps: this one, unless its builds name files the listing
         // passed over, which join the input and make the model again
