@@ -71,12 +71,8 @@ public enum Linter {
     public static func audit(_ request: AuditRequest,
                              evidence: (Model) throws -> PromotionEvidence? = { _ in nil },
                              registry: (Model) throws -> RegistryFacts? = { _ in nil }) rethrows -> AuditReport {
-        let model = try buildModel(request, evidence: evidence)
+        let model = try Model.load(request.snapshot, config: request.config, profile: request.profile, evidence: evidence)
         return finish(request, model: model, registry: try registry(model))
-    }
-
-    static func buildModel(_ request: AuditRequest, evidence: (Model) throws -> PromotionEvidence?) rethrows -> Model {
-        try Model.load(request.snapshot, config: request.config, profile: request.profile, evidence: evidence)
     }
 
     static func finish(_ request: AuditRequest, model: Model, registry: RegistryFacts? = nil) -> AuditReport {
