@@ -46,6 +46,22 @@ import Testing
         #expect(s.excluding("other/apps/web/test/job.yaml") == nil)
     }
 
+    @Test func suffixesAndOtherGlobsOfOneComponent() {
+        let s = ignore("*.tar.gz\n*-secret.yaml\n*yml\nweb-?\n*\n!apps\n!*.yaml\n")
+        #expect(s.excluding("a/db-secret.yaml") == nil)   // `!*.yaml` is the last word
+        #expect(s.excluding("a/backup.tar.gz") == ".sourceignore:5 '*'")
+        #expect(s.excluding("a/kustomization.yml") == ".sourceignore:5 '*'")
+        #expect(s.excluding("apps/backup.tar.gz") == nil)   // `!apps` matches its directory, after `*`
+        let t = ignore("*.tar.gz\n*-secret.yaml\n*yml\nweb-?/\n")
+        #expect(t.excluding("a/backup.tar.gz") == ".sourceignore:1 '*.tar.gz'")
+        #expect(t.excluding("a/db-secret.yaml") == ".sourceignore:2 '*-secret.yaml'")
+        #expect(t.excluding("a/kustomization.yml") == ".sourceignore:3 '*yml'")
+        #expect(t.excluding("a/xyml") == ".sourceignore:3 '*yml'")
+        #expect(t.excluding("web-1/deploy.yaml") == ".sourceignore:4 'web-?/'")
+        #expect(t.excluding("a/web-1") == nil)   // a file, not the directory
+        #expect(t.excluding("a/db.yaml") == nil)
+    }
+
     @Test func componentsMatchAsGosFilepathMatch() {
         #expect(SourceIgnore.fnmatch("*.y?ml", "web.yaml") && SourceIgnore.fnmatch("*.y?ml", "web.yml") == false)
         #expect(SourceIgnore.fnmatch("[a-c]pp", "bpp") && !SourceIgnore.fnmatch("[^a-c]pp", "bpp") && SourceIgnore.fnmatch("[^a-c]pp", "xpp"))

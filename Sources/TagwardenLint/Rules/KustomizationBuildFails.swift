@@ -43,9 +43,12 @@ extension Rule {
     static func cycles(_ c: RuleContext, consequence: (Int) -> String) -> [Finding] {
         let m = c.model
         var out: [Finding] = []
-        for f in m.files.indices where !m.files[f].resourceEntries.isEmpty && Extractor.isKustomizationName(Path.basename(m.path(f))) {
+        for f in m.files.indices where !m.files[f].resourceEntries.isEmpty {
+            // only a path that climbs (`..`, `.`) can name a directory above
+            let climbing = m.files[f].resourceEntries.filter { $0.value.utf8.first == UInt8(ascii: ".") || $0.value.containsBytes("/..") }
+            guard !climbing.isEmpty, Extractor.isKustomizationName(Path.basename(m.path(f))) else { continue }
             let dir = Path.dirname(m.path(f))
-            for entry in m.files[f].resourceEntries {
+            for entry in climbing {
                 guard let path = Model.resourcePath(entry.value, in: dir), m.kustomizationDirectories.contains(path),
                       path == dir || path.isEmpty || dir.hasPrefix(path + "/") else { continue }
                 let shown = path.isEmpty ? "." : path

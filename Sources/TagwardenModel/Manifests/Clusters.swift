@@ -105,12 +105,16 @@ public struct Clusters: Sendable {
         var base = SourceIgnore.defaults
         if let rootIgnore { base.add(text: rootIgnore, origin: ".sourceignore") }
         // each cluster's matcher: the base, then the spec.ignore of the GitRepository its roots read
+        var ignoring: [String: [ManifestObject]] = [:]   // name → the GitRepositories of that name with spec.ignore
+        for o in objects {
+            if case .gitRepository(let spec)? = o.flux, spec.ignore != nil, let name = o.name { ignoring[name, default: []].append(o) }
+        }
         var matchers: [SourceIgnore] = []
         for c in clusters {
             var m = base
-            for r in c.roots {
+            for r in c.roots where !ignoring.isEmpty {
                 guard let src = objects[r].fluxKustomization?.source, src.isGitRepository else { continue }
-                for o in objects where o.name == src.name && (src.namespace == nil || o.declaredNamespace == nil || o.declaredNamespace == src.namespace) {
+                for o in ignoring[src.name] ?? [] where src.namespace == nil || o.declaredNamespace == nil || o.declaredNamespace == src.namespace {
                     if case .gitRepository(let spec)? = o.flux, let ignore = spec.ignore {
                         var own = SourceIgnore()
                         own.add(text: ignore, origin: "spec.ignore of GitRepository \(src.name) (\(files[o.file].path))")
@@ -122,11 +126,12 @@ public struct Clusters: Sendable {
             matchers.append(m)
         }
         if matchers.isEmpty { matchers = [base] }
+        var each = matchers.map(SourceIgnore.Matcher.init)
         var out: [Int: String] = [:]
         for f in files.indices {
             var why: String?
-            for m in matchers {
-                guard let excluded = m.excluding(files[f].path) else { why = nil; break }
+            for k in each.indices {
+                guard let excluded = each[k].excluding(files[f].path) else { why = nil; break }
                 if why == nil { why = excluded }
             }
             if let why { out[f] = "source-controller leaves it out of the artifact (\(why))" }

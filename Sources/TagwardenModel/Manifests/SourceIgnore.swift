@@ -6,13 +6,44 @@ import TagwardenBasics
 /// that matches a path decides; `!` takes a path back in). `.sourceignore` files below the root are not read.
 public struct SourceIgnore: Sendable {
     struct Pattern: Sendable {
-        var parts: [String]
+        var parts: [Component]
         var isGlob: Bool
         var dirOnly: Bool
         var inclusion: Bool
         /// Where it is written (`.sourceignore:4 '/*'`), for the reason a file is not deployed.
         var origin: String
     }
+
+    /// One component of a pattern, as UTF-8, with how it matches: most are a name or `*.ext`, compared without a glob.
+    struct Component: Sendable {
+        enum Kind: Sendable { case empty, anyDirectories, literal, suffix, glob }
+        var bytes: [UInt8]
+        var kind: Kind
+
+        init(_ text: Substring) {
+            bytes = Array(text.utf8)
+            let meta = bytes.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "\\") }
+            if bytes.isEmpty { kind = .empty }
+            else if text == "**" { kind = .anyDirectories }
+            else if !meta { kind = .literal }
+            else if bytes.first == UInt8(ascii: "*"), !bytes.dropFirst().contains(where: {
+                $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "\\") }) {
+                kind = .suffix
+                bytes.removeFirst()
+            } else { kind = .glob }
+        }
+
+        /// Go's `filepath.Match` of this component against one path component.
+        func matches(_ name: ArraySlice<UInt8>) -> Bool {
+            switch kind {
+            case .empty, .anyDirectories: return false
+            case .literal: return name.elementsEqual(bytes)
+            case .suffix: return name.count >= bytes.count && name.suffix(bytes.count).elementsEqual(bytes)
+            case .glob: return SourceIgnore.fnmatch(bytes[...], name)
+            }
+        }
+    }
+
     var patterns: [Pattern] = []
 
     /// source-controller's defaults (fluxcd/pkg/sourceignore: VCS, extensions, CI, extras), the lowest in priority.
@@ -45,18 +76,98 @@ public struct SourceIgnore: Sendable {
         var dirOnly = false
         if p.hasSuffix("/") { dirOnly = true; p = p.dropLast() }
         guard !p.isEmpty || dirOnly else { return }
-        patterns.append(Pattern(parts: p.split(separator: "/", omittingEmptySubsequences: false).map(String.init), isGlob: p.contains("/"),
+        patterns.append(Pattern(parts: p.split(separator: "/", omittingEmptySubsequences: false).map(Component.init), isGlob: p.contains("/"),
                                 dirOnly: dirOnly, inclusion: inclusion, origin: "\(origin) '\(written)'"))
     }
 
     /// The pattern that leaves the file at `path` (relative to the repository's root) out of the artifact, or nil when
     /// the artifact holds it.
     public func excluding(_ path: String) -> String? {
-        let components = path.split(separator: "/").map(String.init)
-        for p in patterns.reversed() where p.matches(components) {
-            return p.inclusion ? nil : p.origin
+        var matcher = Matcher(self)
+        return matcher.excluding(path)
+    }
+
+    /// `excluding` for many files: a name pattern (most are: `.github/`, `*.png`, `**/.sops.yaml`) is looked up by the
+    /// name (or the extension) of each component, a directory's components once; only the globs see each whole path.
+    public struct Matcher {
+        let ignore: SourceIgnore
+        /// The last name pattern of each literal name and of each `*suffix`: any, and the last that is not for directories
+        /// only (which a file's own name does not match).
+        var literals: [String: (any: Int, files: Int)] = [:]
+        var suffixes: [(bytes: [UInt8], last: (any: Int, files: Int))] = []
+        struct Shape: Hashable { let length: Int, first: UInt8 }
+        var literalShapes = Set<Shape>()
+        /// Name patterns with another glob (`web-?`), and patterns of whole paths.
+        var otherNames: [Int] = [], globs: [Int] = []
+        /// The directory of the last path asked about, and the last name pattern that matches one of its components (-1:
+        /// none): files come in path order, a directory's together.
+        var directory: [UInt8] = [], directoryBest = -1
+
+        public init(_ ignore: SourceIgnore) {
+            self.ignore = ignore
+            func keep(_ table: inout [String: (any: Int, files: Int)], _ key: String, _ i: Int, dirOnly: Bool) {
+                var v = table[key] ?? (-1, -1)
+                v.any = i
+                if !dirOnly { v.files = i }
+                table[key] = v
+            }
+            for (i, p) in ignore.patterns.enumerated() {
+                guard p.matchesOneComponent else { globs.append(i); continue }
+                let c = p.component
+                switch c.kind {
+                case .literal:
+                    keep(&literals, String(decoding: c.bytes, as: UTF8.self), i, dirOnly: p.dirOnly)
+                    literalShapes.insert(Shape(length: c.bytes.count, first: c.bytes[0]))
+                case .suffix where !c.bytes.isEmpty:
+                    if let k = suffixes.firstIndex(where: { $0.bytes == c.bytes }) {
+                        suffixes[k].last.any = i
+                        if !p.dirOnly { suffixes[k].last.files = i }
+                    } else {
+                        suffixes.append((c.bytes, (i, p.dirOnly ? -1 : i)))
+                    }
+                default: otherNames.append(i)
+                }
+            }
         }
-        return nil
+
+        /// The last name pattern that matches the component `name` (for a file's own name, not those for directories
+        /// only), or -1.
+        func lastName<Name: Collection<UInt8>>(_ name: Name, file: Bool) -> Int {
+            func pick(_ v: (any: Int, files: Int)) -> Int { file ? v.files : v.any }
+            var best = -1
+            // most names are no literal's: their length and first byte say so without a lookup
+            if let first = name.first, literalShapes.contains(Shape(length: name.count, first: first)),
+               let v = literals[String(decoding: name, as: UTF8.self)] { best = pick(v) }
+            for s in suffixes where name.count >= s.bytes.count && name.suffix(s.bytes.count).elementsEqual(s.bytes) { best = max(best, pick(s.last)) }
+            if !otherNames.isEmpty {
+                let bytes = Array(name)[...]
+                if let i = otherNames.last(where: { $0 > best && !(file && ignore.patterns[$0].dirOnly) && ignore.patterns[$0].component.matches(bytes) }) {
+                    best = i
+                }
+            }
+            return best
+        }
+
+        public mutating func excluding(_ path: String) -> String? {
+            var path = path
+            return path.withUTF8 { excluding(bytes: $0) }
+        }
+
+        mutating func excluding(bytes: UnsafeBufferPointer<UInt8>) -> String? {
+            let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
+            let dir = bytes[..<(slash ?? 0)]
+            if !dir.elementsEqual(directory) {
+                directory = Array(dir)
+                directoryBest = dir.split(separator: UInt8(ascii: "/")).reduce(-1) { max($0, lastName($1, file: false)) }
+            }
+            var best = max(directoryBest, lastName(bytes[(slash.map { $0 + 1 } ?? 0)...], file: true))
+            if let lastGlob = globs.last, lastGlob > best {
+                let components = Array(bytes).split(separator: UInt8(ascii: "/"))
+                if let i = globs.last(where: { $0 > best && ignore.patterns[$0].matches(components) }) { best = i }
+            }
+            guard best >= 0, !ignore.patterns[best].inclusion else { return nil }
+            return ignore.patterns[best].origin
+        }
     }
 
     /// These patterns, then `other`'s (of higher priority).
@@ -68,41 +179,49 @@ public struct SourceIgnore: Sendable {
 }
 
 extension SourceIgnore.Pattern {
+    /// A name (`docs/`, `*.md`) or `**/` and a name: it matches a path where it matches one of its components.
+    var matchesOneComponent: Bool {
+        !isGlob || (parts.count == 2 && parts[0].kind == .anyDirectories && parts[1].kind != .empty && parts[1].kind != .anyDirectories)
+    }
+
+    /// The component of a pattern that `matchesOneComponent`.
+    var component: SourceIgnore.Component { parts[parts.count - 1] }
+
     /// go-git's `Match` of a file (not a directory): a name pattern matches any component; a glob matches the path's
     /// first components, one by one (`**` any number of them), and then everything under them.
-    func matches(_ path: [String]) -> Bool {
+    func matches(_ path: [ArraySlice<UInt8>]) -> Bool {
         isGlob ? globMatch(path) : simpleNameMatch(path)
     }
 
-    private func simpleNameMatch(_ path: [String]) -> Bool {
-        for (i, name) in path.enumerated() where SourceIgnore.fnmatch(parts[0], name) {
+    private func simpleNameMatch(_ path: [ArraySlice<UInt8>]) -> Bool {
+        for (i, name) in path.enumerated() where parts[0].matches(name) {
             return !(dirOnly && i == path.count - 1)
         }
         return false
     }
 
-    private func globMatch(_ whole: [String]) -> Bool {
+    private func globMatch(_ whole: [ArraySlice<UInt8>]) -> Bool {
         var path = whole[...]
         var matched = false
         var canTraverse = false
         for (i, part) in parts.enumerated() {
-            if part.isEmpty { canTraverse = false; continue }
-            if part == "**" {
+            if part.kind == .empty { canTraverse = false; continue }
+            if part.kind == .anyDirectories {
                 if i == parts.count - 1 { break }
                 canTraverse = true
                 continue
             }
-            if part.contains("**") { return false }
+            if part.bytes.count >= 2, zip(part.bytes, part.bytes.dropFirst()).contains(where: { $0 == 42 && $1 == 42 }) { return false }
             if path.isEmpty { return false }
             if canTraverse {
                 canTraverse = false
                 while let e = path.first {
                     path = path.dropFirst()
-                    if SourceIgnore.fnmatch(part, e) { matched = true; break }
+                    if part.matches(e) { matched = true; break }
                     if path.isEmpty { matched = false }
                 }
             } else {
-                guard SourceIgnore.fnmatch(part, path.first!) else { return false }
+                guard part.matches(path.first!) else { return false }
                 matched = true
                 path = path.dropFirst()
             }
@@ -114,55 +233,81 @@ extension SourceIgnore.Pattern {
 
 extension SourceIgnore {
     /// Go's `filepath.Match` of one component: `*` any run of characters, `?` one, `[...]` a class (`^` negates, `a-z`
-    /// a range), `\` escapes; a malformed pattern matches nothing.
+    /// a range), `\\` escapes; a malformed pattern matches nothing. On UTF-8: `?` and a class take a whole character.
     static func fnmatch(_ pattern: String, _ name: String) -> Bool {
-        let p = Array(pattern.unicodeScalars), s = Array(name.unicodeScalars)
-        func match(_ pi: Int, _ si: Int) -> Bool {
-            var pi = pi, si = si
-            while pi < p.count {
-                switch p[pi] {
-                case "*":
-                    while pi < p.count, p[pi] == "*" { pi += 1 }
-                    if pi == p.count { return true }
-                    for k in si...s.count where match(pi, k) { return true }
-                    return false
-                case "?":
-                    guard si < s.count else { return false }
-                    pi += 1; si += 1
-                case "[":
-                    guard si < s.count, let (ok, next) = matchClass(p, pi, s[si]), ok else { return false }
-                    pi = next; si += 1
-                default:
-                    var c = p[pi]
-                    if c == "\\" { pi += 1; guard pi < p.count else { return false }; c = p[pi] }
-                    guard si < s.count, s[si] == c else { return false }
-                    pi += 1; si += 1
-                }
-            }
-            return si == s.count
-        }
-        return match(0, 0)
+        fnmatch(Array(pattern.utf8)[...], Array(name.utf8)[...])
     }
 
-    /// A class at `p[start]` (`[`) against `c`: whether it matches, and the index after `]`; nil when malformed.
-    private static func matchClass(_ p: [Unicode.Scalar], _ start: Int, _ c: Unicode.Scalar) -> (Bool, Int)? {
+    static func fnmatch(_ p: ArraySlice<UInt8>, _ s: ArraySlice<UInt8>) -> Bool {
+        var pi = p.startIndex, si = s.startIndex
+        while pi < p.endIndex {
+            switch p[pi] {
+            case UInt8(ascii: "*"):
+                while pi < p.endIndex, p[pi] == UInt8(ascii: "*") { pi += 1 }
+                if pi == p.endIndex { return true }
+                var k = si
+                while true {
+                    if fnmatch(p[pi...], s[k...]) { return true }
+                    if k == s.endIndex { return false }
+                    k = nextCharacter(s, k)
+                }
+            case UInt8(ascii: "?"):
+                guard si < s.endIndex else { return false }
+                pi += 1
+                si = nextCharacter(s, si)
+            case UInt8(ascii: "["):
+                guard si < s.endIndex, let (ok, next) = matchClass(p, pi, scalar(s, si)), ok else { return false }
+                pi = next
+                si = nextCharacter(s, si)
+            default:
+                if p[pi] == UInt8(ascii: "\\") { pi += 1; guard pi < p.endIndex else { return false } }
+                guard si < s.endIndex, s[si] == p[pi] else { return false }
+                pi += 1; si += 1
+            }
+        }
+        return si == s.endIndex
+    }
+
+    /// The index after the UTF-8 character at `i`.
+    private static func nextCharacter(_ s: ArraySlice<UInt8>, _ i: Int) -> Int {
+        let lead = s[i]
+        let length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+        return min(i + length, s.endIndex)
+    }
+
+    /// The value of the UTF-8 character at `i`.
+    private static func scalar(_ s: ArraySlice<UInt8>, _ i: Int) -> UInt32 {
+        let end = nextCharacter(s, i)
+        if end - i == 1 { return UInt32(s[i]) }
+        var v = UInt32(s[i]) & (end - i == 2 ? 0x1F : end - i == 3 ? 0x0F : 0x07)
+        for j in (i + 1)..<end { v = v << 6 | (UInt32(s[j]) & 0x3F) }
+        return v
+    }
+
+    /// A class at `p[start]` (`[`) against the character `c`: whether it matches, and the index after `]`; nil when
+    /// malformed.
+    private static func matchClass(_ p: ArraySlice<UInt8>, _ start: Int, _ c: UInt32) -> (Bool, Int)? {
         var i = start + 1
         var negate = false
-        if i < p.count, p[i] == "^" { negate = true; i += 1 }
+        if i < p.endIndex, p[i] == UInt8(ascii: "^") { negate = true; i += 1 }
         var found = false, first = true
-        while i < p.count {
-            if p[i] == "]", !first { return (found != negate, i + 1) }
+        func character(_ at: inout Int) -> UInt32? {
+            if p[at] == UInt8(ascii: "\\") { at += 1; guard at < p.endIndex else { return nil } }
+            let v = scalar(p, at)
+            at = nextCharacter(p, at)
+            return v
+        }
+        while i < p.endIndex {
+            if p[i] == UInt8(ascii: "]"), !first { return (found != negate, i + 1) }
             first = false
-            var lo = p[i]
-            if lo == "\\" { i += 1; guard i < p.count else { return nil }; lo = p[i] }
+            guard let lo = character(&i) else { return nil }
             var hi = lo
-            if i + 2 < p.count, p[i + 1] == "-", p[i + 2] != "]" {
-                i += 2
-                hi = p[i]
-                if hi == "\\" { i += 1; guard i < p.count else { return nil }; hi = p[i] }
+            if i + 1 < p.endIndex, p[i] == UInt8(ascii: "-"), p[i + 1] != UInt8(ascii: "]") {
+                i += 1
+                guard let h = character(&i) else { return nil }
+                hi = h
             }
-            if lo.value <= c.value && c.value <= hi.value { found = true }
-            i += 1
+            if lo <= c && c <= hi { found = true }
         }
         return nil
     }
