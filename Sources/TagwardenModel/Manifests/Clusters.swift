@@ -10,8 +10,9 @@ import TagwardenPolicy
 /// deployed: Flux's image automation still reads it, but its objects are in no cluster. A repository that holds no Flux
 /// Kustomization building its own files (an application repository applied from elsewhere) has no clusters: whether its
 /// files are applied is not known here, so each is one no cluster here reaches. The config's `clusters:` override what
-/// is detected: the files their `paths` match are applied by them. Every file gets a `Reach`: applied, reached by no cluster here (judged, at most as warnings), or
-/// known not to be deployed (syntax and marker rules only).
+/// is detected: the files their `paths` match are applied by them. Every file gets a `Reach`: applied, reached by no
+/// cluster here (judged, at most as warnings), or known not to be deployed (syntax and marker rules only; what
+/// source-controller leaves out of the artifact among them).
 public struct Clusters: Sendable {
     /// What Tagwarden knows of whether a file is deployed.
     public enum Reach: Sendable, Equatable {
