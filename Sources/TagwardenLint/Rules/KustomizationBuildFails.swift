@@ -24,7 +24,6 @@ extension Rule {
                 }
             }
         }
-        out += cycles(c, consequence: consequence)
         out += duplicateIDs(c, consequence: consequence)
         for f in m.files.indices {
             guard let field = m.files[f].kustomizationUnknownFields.first else { continue }
@@ -34,28 +33,6 @@ extension Rule {
                 + "which this kustomization lists in resources" : ""
             out.append(c.finding("kustomize refuses this kustomization (invalid Kustomization: json: unknown field \"\(field.value)\"), "
                                     + "\(what)\(hint)", file: f, span: field.span, object: nil, environment: nil))
-        }
-        return out
-    }
-
-    /// A kustomization that names a directory holding it (`../..` from `examples/production`): kustomize refuses to
-    /// build a root that contains the one it is building ("cycle detected").
-    static func cycles(_ c: RuleContext, consequence: (Int) -> String) -> [Finding] {
-        let m = c.model
-        var out: [Finding] = []
-        for f in m.files.indices where !m.files[f].resourceEntries.isEmpty {
-            // only a path that climbs (`..`, `.`) can name a directory above
-            let climbing = m.files[f].resourceEntries.filter { $0.value.utf8.first == UInt8(ascii: ".") || $0.value.containsBytes("/..") }
-            guard !climbing.isEmpty, Extractor.isKustomizationName(Path.basename(m.path(f))) else { continue }
-            let dir = Path.dirname(m.path(f))
-            for entry in climbing {
-                guard let path = Model.resourcePath(entry.value, in: dir), m.kustomizationDirectories.contains(path),
-                      path == dir || path.isEmpty || dir.hasPrefix(path + "/") else { continue }
-                let shown = path.isEmpty ? "." : path
-                out.append(c.finding("kustomize cannot build this kustomization: it names '\(entry.value)', the directory \(shown) that holds "
-                                     + "it (cycle detected: candidate root '\(shown)' contains visited root '\(dir.isEmpty ? "." : dir)'), "
-                                     + consequence(f), file: f, span: entry.span, object: nil, environment: nil))
-            }
         }
         return out
     }

@@ -50,7 +50,7 @@ public struct Model: Sendable {
     /// are not judged.
     public let missingResources: [Int: [(path: String, why: String)]]
     /// The directories that hold a kustomization.
-    public let kustomizationDirectories: Set<String>
+    let kustomizationDirectories: Set<String>
     /// Each Flux Kustomization `path` without a kustomization file → the file of the first Flux Kustomization of it,
     /// whose generated kustomization builds it (`sideBySideBuilds(of:)`).
     let generatedBuilds: [String: Int]
@@ -403,7 +403,8 @@ public struct Model: Sendable {
 
     /// `unlistedResources` and `missingResources`, by the build sets' index of paths, which the kustomizations' builds
     /// need anyway: what a kustomization file lists that is neither a file read nor a directory of files, unless it
-    /// was skipped or the config ignores it; and a directory without a kustomization file.
+    /// was skipped or the config ignores it; a directory without a kustomization file; and a directory that holds the
+    /// kustomization itself (`../..` from `examples/production`), whose build kustomize refuses ("cycle detected").
     static func unreadResources(_ resources: [Int: [String]], objects: [ManifestObject], builds: LazyBuildSets, skipped: [SkippedFile],
                                 config: Config) -> (unlisted: [String], missing: [Int: [(path: String, why: String)]]) {
         var unlisted: [String] = [], missing: [Int: [(path: String, why: String)]] = [:]
@@ -417,6 +418,12 @@ public struct Model: Sendable {
         }
         for k in resources.keys.sorted() {
             let isFile = Extractor.isKustomizationName(Path.basename(b.files[objects[k].file].path))
+            let dir = Path.dirname(b.files[objects[k].file].path)
+            for path in resources[k]! where isFile && Model.holds(path, dir) && b.kustomizationAt[path] != nil {
+                let shown = path.isEmpty ? "." : path
+                missing[k, default: []].append((path, "the directory \(shown) that holds it (cycle detected: candidate root '\(shown)' contains "
+                                                + "visited root '\(dir.isEmpty ? "." : dir)')"))
+            }
             for path in resources[k]! where !path.isEmpty && b.fileAt[path] == nil {
                 if !b.hasFiles(under: path) {
                     // a file under a name the listing passes over (`app.json`) is read, and the model made again
@@ -574,6 +581,14 @@ public struct Model: Sendable {
             }
         }
         return out
+    }
+
+    /// Whether the directory `outer` is `dir` or holds it (`""` is the root).
+    static func holds(_ outer: String, _ dir: String) -> Bool {
+        let o = outer.utf8, d = dir.utf8
+        if o.isEmpty { return true }
+        guard d.count >= o.count, d.starts(with: o) else { return false }
+        return d.count == o.count || d[d.index(d.startIndex, offsetBy: o.count)] == UInt8(ascii: "/")
     }
 
     /// Kinds the API server keeps without a namespace (besides those a CustomResourceDefinition of the repository
