@@ -39,7 +39,7 @@ public struct SourceIgnore: Sendable {
             case .empty, .anyDirectories: return false
             case .literal: return name.elementsEqual(bytes)
             case .suffix: return name.count >= bytes.count && name.suffix(bytes.count).elementsEqual(bytes)
-            case .glob: return SourceIgnore.fnmatch(bytes[...], name)
+            case .glob: return Glob.segmentMatches(bytes[...], name)
             }
         }
     }
@@ -228,87 +228,5 @@ extension SourceIgnore.Pattern {
         }
         if matched, dirOnly, path.isEmpty { return false }
         return matched
-    }
-}
-
-extension SourceIgnore {
-    /// Go's `filepath.Match` of one component: `*` any run of characters, `?` one, `[...]` a class (`^` negates, `a-z`
-    /// a range), `\\` escapes; a malformed pattern matches nothing. On UTF-8: `?` and a class take a whole character.
-    static func fnmatch(_ pattern: String, _ name: String) -> Bool {
-        fnmatch(Array(pattern.utf8)[...], Array(name.utf8)[...])
-    }
-
-    static func fnmatch(_ p: ArraySlice<UInt8>, _ s: ArraySlice<UInt8>) -> Bool {
-        var pi = p.startIndex, si = s.startIndex
-        while pi < p.endIndex {
-            switch p[pi] {
-            case UInt8(ascii: "*"):
-                while pi < p.endIndex, p[pi] == UInt8(ascii: "*") { pi += 1 }
-                if pi == p.endIndex { return true }
-                var k = si
-                while true {
-                    if fnmatch(p[pi...], s[k...]) { return true }
-                    if k == s.endIndex { return false }
-                    k = nextCharacter(s, k)
-                }
-            case UInt8(ascii: "?"):
-                guard si < s.endIndex else { return false }
-                pi += 1
-                si = nextCharacter(s, si)
-            case UInt8(ascii: "["):
-                guard si < s.endIndex, let (ok, next) = matchClass(p, pi, scalar(s, si)), ok else { return false }
-                pi = next
-                si = nextCharacter(s, si)
-            default:
-                if p[pi] == UInt8(ascii: "\\") { pi += 1; guard pi < p.endIndex else { return false } }
-                guard si < s.endIndex, s[si] == p[pi] else { return false }
-                pi += 1; si += 1
-            }
-        }
-        return si == s.endIndex
-    }
-
-    /// The index after the UTF-8 character at `i`.
-    private static func nextCharacter(_ s: ArraySlice<UInt8>, _ i: Int) -> Int {
-        let lead = s[i]
-        let length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
-        return min(i + length, s.endIndex)
-    }
-
-    /// The value of the UTF-8 character at `i`.
-    private static func scalar(_ s: ArraySlice<UInt8>, _ i: Int) -> UInt32 {
-        let end = nextCharacter(s, i)
-        if end - i == 1 { return UInt32(s[i]) }
-        var v = UInt32(s[i]) & (end - i == 2 ? 0x1F : end - i == 3 ? 0x0F : 0x07)
-        for j in (i + 1)..<end { v = v << 6 | (UInt32(s[j]) & 0x3F) }
-        return v
-    }
-
-    /// A class at `p[start]` (`[`) against the character `c`: whether it matches, and the index after `]`; nil when
-    /// malformed.
-    private static func matchClass(_ p: ArraySlice<UInt8>, _ start: Int, _ c: UInt32) -> (Bool, Int)? {
-        var i = start + 1
-        var negate = false
-        if i < p.endIndex, p[i] == UInt8(ascii: "^") { negate = true; i += 1 }
-        var found = false, first = true
-        func character(_ at: inout Int) -> UInt32? {
-            if p[at] == UInt8(ascii: "\\") { at += 1; guard at < p.endIndex else { return nil } }
-            let v = scalar(p, at)
-            at = nextCharacter(p, at)
-            return v
-        }
-        while i < p.endIndex {
-            if p[i] == UInt8(ascii: "]"), !first { return (found != negate, i + 1) }
-            first = false
-            guard let lo = character(&i) else { return nil }
-            var hi = lo
-            if i + 1 < p.endIndex, p[i] == UInt8(ascii: "-"), p[i + 1] != UInt8(ascii: "]") {
-                i += 1
-                guard let h = character(&i) else { return nil }
-                hi = h
-            }
-            if lo <= c && c <= hi { found = true }
-        }
-        return nil
     }
 }
