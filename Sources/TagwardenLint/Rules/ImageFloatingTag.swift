@@ -64,7 +64,7 @@ extension Rule {
     static func releasedSo(_ m: Model, _ i: Int, numbers: Int, tag: String) -> Bool {
         let img = m.images[i]
         if let name = img.name, let normalized = img.normalizedName,
-           m.shortVersionReleases.contains(where: { $0.matches(name) || $0.matches(normalized) }) { return true }
+           m.shortVersionReleases.matchImage(name, normalized: normalized) { return true }
         return numbers == 2 && (img.normalizedName.map(Rule.releasesTwoNumbers) == true || policyRanksTwoNumbers(m, i, tag: tag))
     }
 

@@ -170,3 +170,11 @@ public struct Glob: Sendable, Hashable {
         return v
     }
 }
+
+extension Sequence where Element == Glob {
+    /// Whether one of the globs matches an image's name as written or as normalised (`nginx`, `docker.io/library/nginx`):
+    /// how `promotedImages` and `shortVersionReleases` name images.
+    public func matchImage(_ name: String, normalized: String) -> Bool {
+        contains { $0.matches(name) || $0.matches(normalized) }
+    }
+}

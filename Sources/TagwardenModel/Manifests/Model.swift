@@ -379,7 +379,7 @@ public struct Model: Sendable {
             if img.origin == .marker || (img.name == nil && markersOfImage[i] != nil) { return true }
             guard let name = img.name, let normalized = img.normalizedName else { return false }
             if watched.contains(normalized) || (markersOfImage[i] ?? []).contains(where: namesUnknownRepository) { return true }
-            return globs.contains { $0.matches(name) || $0.matches(normalized) }
+            return globs.matchImage(name, normalized: normalized)
         }
         var resolved: [ResolvedMarker] = []
         resolved.reserveCapacity(markers.count)
