@@ -18,14 +18,23 @@ extension Rule {
             let img = m.images[i]
             guard img.markers.isEmpty, img.promoted, !img.retagged, img.substitution == nil, img.tag != nil,
                   let e = img.environment, let name = img.normalizedName,
-                  let watching = policiesOfImage[name]?.filter({ $0.environment == e }), let first = watching.first else { continue }
+                  var watching = policiesOfImage[name]?.filter({ $0.environment == e }), !watching.isEmpty, let tag = img.tag?.value else { continue }
             let automations = m.flux.covering(m.files[img.file].path).filter { !m.flux.automations[$0].spec.suspended }
             guard let a = automations.first else { continue }
             let automation = m.flux.automations[a]
-            let marker = #"# {"$imagepolicy": ""# + "\(m.flux.policies[first.policy].namespace ?? "flux-system"):\(m.flux.policies[first.policy].name)"
-                + (img.origin == .container ? "" : ":tag") + #""}"#
-            var f = c.finding("no $imagepolicy marker on this \(e) field of '\(img.name ?? name)', although policy \(m.policyName(first.policy)) "
-                                + "selects its \(e) tags and ImageUpdateAutomation \(automation.namespace ?? "")/\(m.objects[automation.object].name ?? "") "
+            // several policies of the environment watch the image (one per variant: `staging-nginx-…`, `staging-php-…`):
+            // the one whose filter takes the written tag is the field's; else the field's is not known here
+            if watching.count > 1 {
+                let taking = watching.filter { m.flux.policies[$0.policy].regex?.matches(tag) == true }
+                if taking.count == 1 { watching = taking }
+            }
+            let marker = watching.count > 1 ? "a marker naming the one that should update it"
+                : #"# {"$imagepolicy": ""# + "\(m.flux.policies[watching[0].policy].namespace ?? "flux-system"):\(m.flux.policies[watching[0].policy].name)"
+                    + (img.origin == .container ? "" : ":tag") + #""}"#
+            let policies = watching.count > 1 ? "policies " + watching.map { m.policyName($0.policy) }.joined(separator: ", ") + " select"
+                : "policy \(m.policyName(watching[0].policy)) selects"
+            var f = c.finding("no $imagepolicy marker on this \(e) field of '\(img.name ?? name)', although \(policies) "
+                                + "its \(e) tags and ImageUpdateAutomation \(automation.namespace ?? "")/\(m.objects[automation.object].name ?? "") "
                                 + "updates this file: Flux leaves the field as written (a marker removed or never added); add \(marker)",
                               image: i, span: img.tag?.span)
             if m.environments.strict { f.ruleSeverity = .error }

@@ -2904,6 +2904,59 @@ triggering:
                   image: ghcr.io/acme/web:1.4.0
     expect:
       - {file: apps/production/web.yaml, line: 9, column: 18, message: "no $imagepolicy marker on this production field of 'ghcr.io/acme/web', although policy flux-system/web-production selects its production tags and ImageUpdateAutomation flux-system/apps updates this file: Flux leaves the field as written (a marker removed or never added); add # {\"$imagepolicy\": \"flux-system:web-production\"}"}
+  - description: two policies of one image, one per variant; the written tags name neither (cybaxx/web-services-k8s)
+    files:
+      clusters/staging/images.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata: {name: click, namespace: flux-system}
+        spec: {image: ghcr.io/acme/click}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: click-nginx, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: click}
+          filterTags: {pattern: '^staging-nginx-(?P<ts>\d+)$', extract: '$ts'}
+          policy: {numerical: {order: asc}}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: click-php, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: click}
+          filterTags: {pattern: '^staging-php-(?P<ts>\d+)$', extract: '$ts'}
+          policy: {numerical: {order: asc}}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          sourceRef: {kind: GitRepository, name: flux-system}
+          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
+          update: {path: ./apps/staging, strategy: Setters}
+      apps/staging/kustomization.yaml: |
+        resources: [web.yaml]
+        images:
+          - name: CLICK_PHP
+            newName: ghcr.io/acme/click
+            newTag: staging-php-1700000000
+          - name: CLICK_NGINX
+            newName: ghcr.io/acme/click
+            newTag: staging-nginx
+      apps/staging/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: click, namespace: click}
+        spec:
+          template:
+            spec:
+              containers:
+                - {name: php, image: CLICK_PHP}
+                - {name: nginx, image: CLICK_NGINX}
+    expect:
+      - {file: apps/staging/kustomization.yaml, line: 5, column: 13, message: "no $imagepolicy marker on this staging field of 'ghcr.io/acme/click', although policy flux-system/click-php selects its staging tags and ImageUpdateAutomation flux-system/apps updates this file: Flux leaves the field as written (a marker removed or never added); add # {\"$imagepolicy\": \"flux-system:click-php:tag\"}"}
+      - {file: apps/staging/kustomization.yaml, line: 8, column: 13, message: "no $imagepolicy marker on this staging field of 'ghcr.io/acme/click', although policies flux-system/click-nginx, flux-system/click-php select its staging tags and ImageUpdateAutomation flux-system/apps updates this file: Flux leaves the field as written (a marker removed or never added); add a marker naming the one that should update it"}
 nonTriggering:
   - description: the field carries the marker
     files:
