@@ -201,6 +201,46 @@ import Testing
         #expect(try lint(files).rendered == [])
     }
 
+    @Test func aSecondSourceOfThisRepositoryTakesBackWhatSourceignoreDrops() throws {
+        // aelred/manifests: `.sourceignore` drops kustomizations/ and scripts/, and a second GitRepository of the same
+        // repository takes kustomizations/ back with its spec.ignore; a Flux Kustomization template in scripts/ is no builder
+        var files = bootstrapFiles("clusters/prod", flux: "v2.7.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(path: "./services")
+        files[".sourceignore"] = "scripts/\nkustomizations/\n"
+        files["services/source.yaml"] = """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: kustomizations, namespace: flux-system}
+        spec:
+          url: ssh://git@github.com/acme/fleet
+          ref: {branch: main}
+          ignore: |
+            /*
+            !/kustomizations
+
+        """
+        func service(_ name: String, _ substitute: String) -> String {
+            """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: \(name), namespace: flux-system}
+            spec:
+              sourceRef: {kind: GitRepository, name: kustomizations}
+              path: ./kustomizations/service
+              postBuild:
+                substitute: {\(substitute)}
+
+            """
+        }
+        files["services/web.yaml"] = service("web", "name: web")
+        files["scripts/template.yaml"] = service("'${name}'", "name: '${name}', image: '${image}'")
+        files["kustomizations/service/kustomization.yaml"] = "resources: [pod.yaml]\n"
+        files["kustomizations/service/pod.yaml"] = pod("app", images: ["ghcr.io/acme/${image:=${name}}:latest"])
+        let res = try lint(files)
+        #expect(res.rendered == ["image-latest-tag kustomizations/service/pod.yaml:8:14"], "\(res.rendered)")
+        #expect(res.first?.message.hasPrefix("image 'ghcr.io/acme/web:latest' uses the tag 'latest'") == true, "\(res.first?.message ?? "")")
+    }
+
     @Test func clustersNotNamedAfterEnvironmentsAreClustersAllTheSame() throws {
         var files: [String: String] = [:]
         for c in ["demo", "ithc", "sbox"] {

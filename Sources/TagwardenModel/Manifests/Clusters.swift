@@ -100,33 +100,35 @@ public struct Clusters: Sendable {
         return out
     }
 
-    /// Files source-controller leaves out of the artifact of every cluster's source (`SourceIgnore`: its defaults, the
-    /// root `.sourceignore`, the `spec.ignore` of the GitRepository each cluster's roots read): file → why.
+    /// Whether the repository's clusters exist and every root of each reads a GitRepository of this repository that has
+    /// `spec.ignore` (flux bootstrap's with its own patterns): then no artifact is made without them.
+    func readsOnlyIgnoringSources(objects: [ManifestObject]) -> Bool {
+        guard !clusters.isEmpty else { return false }
+        var ignoring = Set<String>()
+        for o in objects { if case .gitRepository(let spec)? = o.flux, spec.ignore != nil, let name = o.name { ignoring.insert(name) } }
+        return clusters.allSatisfy { c in
+            !c.roots.isEmpty && c.roots.allSatisfy { r in
+                objects[r].fluxKustomization?.source.map { $0.isGitRepository && ignoring.contains($0.name) } ?? false
+            }
+        }
+    }
+
+    /// Files source-controller leaves out of every artifact it may make of this repository (`SourceIgnore`: its
+    /// defaults, the root `.sourceignore`, then a GitRepository's `spec.ignore`): file → why. Any GitRepository here may
+    /// be one of this repository (a second one whose `spec.ignore` takes back a directory `.sourceignore` drops), so a
+    /// file is left out only when the artifact of each, and of one without `spec.ignore`, leaves it out.
     func sourceIgnored(objects: [ManifestObject], files: [FileFacts], rootIgnore: String?) -> [Int: String] {
         var base = SourceIgnore.defaults
         if let rootIgnore { base.add(text: rootIgnore, origin: ".sourceignore") }
-        // each cluster's matcher: the base, then the spec.ignore of the GitRepository its roots read
-        var ignoring: [String: [ManifestObject]] = [:]   // name → the GitRepositories of that name with spec.ignore
+        var matchers = [base]
         for o in objects {
-            if case .gitRepository(let spec)? = o.flux, spec.ignore != nil, let name = o.name { ignoring[name, default: []].append(o) }
+            guard case .gitRepository(let spec)? = o.flux, let ignore = spec.ignore else { continue }
+            var own = SourceIgnore()
+            own.add(text: ignore, origin: "spec.ignore of GitRepository \(o.name ?? "") (\(files[o.file].path))")
+            matchers.append(base.then(own))
         }
-        var matchers: [SourceIgnore] = []
-        for c in clusters {
-            var m = base
-            for r in c.roots where !ignoring.isEmpty {
-                guard let src = objects[r].fluxKustomization?.source, src.isGitRepository else { continue }
-                for o in ignoring[src.name] ?? [] where src.namespace == nil || o.declaredNamespace == nil || o.declaredNamespace == src.namespace {
-                    if case .gitRepository(let spec)? = o.flux, let ignore = spec.ignore {
-                        var own = SourceIgnore()
-                        own.add(text: ignore, origin: "spec.ignore of GitRepository \(src.name) (\(files[o.file].path))")
-                        m = m.then(own)
-                        break
-                    }
-                }
-            }
-            matchers.append(m)
-        }
-        if matchers.isEmpty { matchers = [base] }
+        // a source without spec.ignore is assumed only where one is: every cluster's roots read one with spec.ignore
+        if matchers.count > 1, readsOnlyIgnoringSources(objects: objects) { matchers.removeFirst() }
         var each = matchers.map(SourceIgnore.Matcher.init)
         var out: [Int: String] = [:]
         for f in files.indices {

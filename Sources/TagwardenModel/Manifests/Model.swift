@@ -276,8 +276,12 @@ public struct Model: Sendable {
                 for c in clusters.of(o.file) { declared[o.file, default: [:]].merge(clusters.clusters[c].substitute) { a, _ in a } }
             }
         }
+        // a Flux Kustomization in a file that is not deployed (a template source-controller leaves out) substitutes nothing
+        let substituting = clusters.kustomizationsOfFile.mapValues { ks in
+            ks.filter { if case .notDeployed = clusters.reach[objects[$0].file] { false } else { true } }
+        }
         let variables = PostBuildVariables(objects: objects, namespaces: namespaces, environments: objectEnvironment,
-                                           configMaps: configMaps, kustomizationsOfFile: clusters.kustomizationsOfFile, declared: declared)
+                                           configMaps: configMaps, kustomizationsOfFile: substituting, declared: declared)
         // a namespace written with `${…}`: as the builds that apply it substitute it, when they agree
         for i in namespaces.indices where namespaces[i]?.containsBytes("${") == true {
             let made = variables.expansions(namespaces[i]!, file: objects[i].file)
