@@ -277,9 +277,9 @@ public struct Model: Sendable {
             }
         }
         // a Flux Kustomization in a file that is not deployed (a template source-controller leaves out) substitutes nothing
-        let substituting = clusters.kustomizationsOfFile.mapValues { ks in
-            ks.filter { if case .notDeployed = clusters.reach[objects[$0].file] { false } else { true } }
-        }
+        func notDeployed(_ k: Int) -> Bool { if case .notDeployed = clusters.reach[objects[k].file] { true } else { false } }
+        let substituting = !objects.indices.contains { objects[$0].isFluxKustomization && notDeployed($0) } ? clusters.kustomizationsOfFile
+            : clusters.kustomizationsOfFile.mapValues { ks in ks.filter { !notDeployed($0) } }
         let variables = PostBuildVariables(objects: objects, namespaces: namespaces, environments: objectEnvironment,
                                            configMaps: configMaps, kustomizationsOfFile: substituting, declared: declared)
         // a namespace written with `${…}`: as the builds that apply it substitute it, when they agree
