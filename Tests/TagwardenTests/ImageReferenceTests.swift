@@ -66,3 +66,27 @@ import Testing
         #expect(try ImageReference.parse("x:\(t)").get().tag == t)
     }
 }
+
+/// The name kustomize's `images:` entries compare with a reference that does not parse, as `kubectl kustomize` v5.5
+/// matched them (an entry for each name, over a Deployment with these images).
+@Suite struct KustomizeNameTests {
+    @Test(arguments: [
+        ("CLICK_NGINX_IMAGE:latest", "CLICK_NGINX_IMAGE"),   // replaced: ghcr.io/x/click:prod
+        ("Reg.io:5000/Foo:latest", "Reg.io:5000/Foo"),       // replaced: reg.io/foo:latest (the port's ':' comes before the '/')
+        ("WEB@sha256:abc", "WEB"),
+        ("WEB", "WEB"),
+        ("WEB:{{.Tag}}", "WEB"),                             // renamed: a.io/web:{{.Tag}} ('{' and '}' are tag characters)
+        ("nginx:BAD TAG", nil),                              // kept as written: no entry matches it
+        ("WEB2:a:b", nil),
+    ] as [(String, String?)])
+    func kustomizeMatchesTheNameBeforeTheTag(_ text: String, _ name: String?) {
+        #expect(KustomizeImageEntry.kustomizeName(of: text) == name)
+    }
+
+    @Test func aNameThatDoesNotParseIsReplacedByANewNameATagThatDoesNotByANewTag() throws {
+        #expect(try #require(KustomizeImageEntry.Needs(invalid: "WEB_IMAGE:latest")).renameSuffices)
+        #expect(try #require(KustomizeImageEntry.Needs(invalid: "nginx:-latest")).renameSuffices == false)
+        #expect(try #require(KustomizeImageEntry.Needs(invalid: "WEB_IMAGE:-latest")).renameSuffices == false)
+        #expect(try #require(KustomizeImageEntry.Needs(invalid: "WEB:{{.Tag}}")).renameSuffices == false)
+    }
+}

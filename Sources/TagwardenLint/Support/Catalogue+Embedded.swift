@@ -1095,6 +1095,34 @@ triggering:
               image: nginx@sha256:abc
     expect:
       - {file: apps/web.yaml, line: 8, column: 14, message: "'nginx@sha256:abc' is not a valid image reference: sha256 digest must have 64 hex digits, not 3"}
+  - description: a placeholder that one overlay names with an `images:` entry and the other only retags (kustomize deploys the upper-case name with the new tag)
+    files:
+      base/kustomization.yaml: |
+        resources: [web.yaml]
+      base/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: WEB_IMAGE:latest
+      overlays/production/kustomization.yaml: |
+        resources: [../../base]
+        images:
+          - name: WEB_IMAGE
+            newName: ghcr.io/acme/web
+            newTag: 1.4.0
+      overlays/staging/kustomization.yaml: |
+        resources: [../../base]
+        images:
+          - name: WEB_IMAGE
+            newTag: 1.5.0-rc.1
+    expect:
+      - {file: overlays/staging/kustomization.yaml, line: 3, column: 11, message: "'WEB_IMAGE:1.5.0-rc.1' is not a valid image reference: repository path 'WEB_IMAGE' must be lower case"}
 nonTriggering:
   - description: registry with port, nested path, tag and digest
     files:
@@ -1118,6 +1146,33 @@ nonTriggering:
           containers:
             - name: web
               image: ghcr.io/acme/web:${WEB_TAG}
+  - description: a placeholder that every overlay replaces with an `images:` entry that names the image and its tag
+    files:
+      base/kustomization.yaml: |
+        resources: [web.yaml]
+      base/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: WEB_IMAGE:latest
+      overlays/production/kustomization.yaml: |
+        resources: [../../base]
+        images:
+          - name: WEB_IMAGE
+            newName: ghcr.io/acme/web
+            newTag: 1.4.0
+      overlays/staging/kustomization.yaml: |
+        resources: [../../base]
+        images:
+          - name: WEB_IMAGE
+            newName: ghcr.io/acme/web
+            digest: sha256:2222222222222222222222222222222222222222222222222222222222222222
 """#),
         ("image-latest-tag.yaml", #"""
 id: image-latest-tag

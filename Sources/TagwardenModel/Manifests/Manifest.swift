@@ -172,15 +172,52 @@ public struct KustomizeImageEntry: Sendable {
     /// It sets `newTag` or `digest`: the image leaves the build with that tag, whatever its manifest says.
     public var setsTag: Bool
 
-    /// What the entries, one after another, leave of an image called `name`: nil when one sets its tag or digest,
-    /// else its name (which a `newName` may have changed, so that later entries for the old name miss it).
-    static func apply(_ entries: [KustomizeImageEntry], to name: String) -> String? {
+    /// What an entry must give an image for its reference as written not to run: a new tag or digest; for a reference
+    /// that does not parse only in its name, a new name will do too (the entry's own image, with the name or tag it
+    /// sets, is then the one judged).
+    struct Needs: Hashable, Sendable {
+        var renameSuffices = false
+
+        /// What reference `text`, which does not parse, needs; nil when no entry can match it (`kustomizeName`).
+        init?(invalid text: String) {
+            guard let name = KustomizeImageEntry.kustomizeName(of: text) else { return nil }
+            let rest = String(decoding: text.utf8.dropFirst(name.utf8.count), as: UTF8.self)
+            if case .failure = ImageReference.parse(name), case .success = ImageReference.parse("x" + rest) { renameSuffices = true }
+        }
+
+        init() {}
+    }
+
+    /// What the entries, one after another, leave of an image called `name`: nil when one gives it what it `needs`
+    /// (a tag or digest), else its name (which a `newName` may have changed, so that later entries for the old name
+    /// miss it).
+    static func apply(_ entries: [KustomizeImageEntry], to name: String, needs: Needs = Needs()) -> String? {
         var name = name
         for e in entries where e.name.value == name {
-            if e.setsTag { return nil }
+            if e.setsTag || needs.renameSuffices && e.newName != nil { return nil }
             if let n = e.newName { name = n }
         }
         return name
+    }
+
+    /// The name kustomize's `images:` entries compare with a reference written in one scalar: the text before the first
+    /// `:` or `@` from its first `/` on (kustomize's `image.Split`), when what follows is one kustomize matches (an
+    /// optional `@sha256`, then an optional `:` and tag characters `[a-zA-Z0-9_.{}-]`); nil when no entry can match it.
+    static func kustomizeName(of text: String) -> String? {
+        let bytes = Array(text.utf8)
+        let searchFrom = bytes.firstIndex(of: UInt8(ascii: "/")).map { $0 > 0 ? $0 : 0 } ?? 0
+        guard let cut = bytes[searchFrom...].firstIndex(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "@") }) else { return text }
+        var rest = bytes[cut...]
+        if rest.starts(with: Array("@sha256".utf8)) { rest = rest.dropFirst(7) }
+        if let colon = rest.first, colon == UInt8(ascii: ":") {
+            let allowed = rest.dropFirst().allSatisfy { b in
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || Array("_.{}-".utf8).contains(b)
+            }
+            guard allowed else { return nil }
+        } else if !rest.isEmpty {
+            return nil
+        }
+        return String(decoding: bytes[..<cut], as: UTF8.self)
     }
 }
 
@@ -323,7 +360,7 @@ public struct ImageUse: Sendable {
             tag = ref.tag.map { Located(value: $0, span: span, type: .string) }
             digest = ref.digest
         case .failure(let e):
-            name = text
+            name = KustomizeImageEntry.kustomizeName(of: text) ?? text
             switch e {
             case .empty: invalid = "the reference is empty"
             case .invalid(let m): invalid = m

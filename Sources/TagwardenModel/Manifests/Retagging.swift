@@ -35,7 +35,7 @@ extension Model {
         let followsPatches = anyPatchTouchesContainers(stepsOf)
         // a values file's field: later sources replace it with no patch at all (an overlay's generator merges a key)
         let followsValuesFiles = images.contains { $0.valuesFromEntry != nil }
-        guard followsPatches || followsValuesFiles || objects.contains(where: { $0.kustomizeImages.contains(where: \.setsTag) }) else { return }
+        guard followsPatches || followsValuesFiles || objects.contains(where: { $0.kustomizeImages.contains { $0.setsTag || $0.newName != nil } }) else { return }
         var components: [String: Int] = [:]      // directory → the kustomize Component there
         var fluxBuilders: [String: [Int]] = [:]  // directory → the Flux Kustomizations whose path it is
         for (i, o) in objects.enumerated() {
@@ -178,6 +178,8 @@ extension Model {
             return p.selector?.selects(w, name: w.name, namespace: namespaces[o] ?? w.declaredNamespace, firstName: w.name, firstNamespace: w.declaredNamespace,
                                        labels: metadata(o).labels, annotations: metadata(o).annotations) ?? false
         }
+        /// What the image followed needs from an entry (`KustomizeImageEntry.Needs`): set for each image below.
+        var needs = KustomizeImageEntry.Needs()
         /// What kustomization k (built by Flux Kustomization `builder`, if one builds it) leaves of the image called
         /// `name`: nil when a patch replaces its image or an entry sets its tag (kustomize runs the patches first),
         /// else its name after the entries and its container's place after the patches.
@@ -213,9 +215,9 @@ extension Model {
                 for e in edits(k, builder: builder, m.object) { if !place.apply(e) { return nil } }
                 me?.place = place
             }
-            guard var after = KustomizeImageEntry.apply(entries(k), to: name) else { return nil }
+            guard var after = KustomizeImageEntry.apply(entries(k), to: name, needs: needs) else { return nil }
             if let builder {
-                guard let flux = KustomizeImageEntry.apply(objects[builder].kustomizeImages, to: after) else { return nil }
+                guard let flux = KustomizeImageEntry.apply(objects[builder].kustomizeImages, to: after, needs: needs) else { return nil }
                 after = flux
             }
             return (after, me)
@@ -241,12 +243,12 @@ extension Model {
         /// Whether a build that ends with `me` reads a values file's field and replaces it (a build that does not read
         /// the file neither deploys nor replaces it).
         func replaces(_ me: Me?) -> Bool { me?.order.map { $0.reached && !$0.runs } ?? false }
-        struct Key: Hashable { let kustomization: Int, name: String, me: Me? }
+        struct Key: Hashable { let kustomization: Int, name: String, me: Me?, needs: KustomizeImageEntry.Needs }
         var memo: [Key: Bool] = [:]
         /// Whether some build through kustomization k deploys the image, called `name` when it reaches k, with the
         /// tag its manifest writes.
         func writtenTagRuns(_ k: Int, _ name: String, _ me: Me?, _ depth: Int) -> Bool {
-            let key = Key(kustomization: k, name: name, me: me)
+            let key = Key(kustomization: k, name: name, me: me, needs: needs)
             if let known = memo[key] { return known }
             memo[key] = false   // a cycle of kustomizations deploys nothing more
             let runs: Bool
@@ -300,7 +302,7 @@ extension Model {
             if let me, let path = me.values {
                 return steps(b).early.contains { selects($0, me.object) && valuesPatchSets($0.text.yaml, root: $0.root, path) != nil }
             }
-            if KustomizeImageEntry.apply(objects[b].kustomizeImages, to: name) == nil { return true }
+            if KustomizeImageEntry.apply(objects[b].kustomizeImages, to: name, needs: needs) == nil { return true }
             guard let me, var place = me.place else { return false }
             let w = objects[me.object]
             for p in steps(b).early where selects(p, me.object) {
@@ -355,9 +357,16 @@ extension Model {
                   let place = Int(slot[slot.index(after: cut)...]), let names = listsOf[o]?[String(slot[..<cut])] else { return nil }
             return Me(object: o, place: ContainerPlace(list: String(slot[..<cut]), names: names, at: place), values: nil)
         }
-        for i in images.indices where images[i].invalid == nil
-            && (images[i].origin == .container || images[i].valuesFromEntry != nil || (followsPatches && images[i].valuesPath != nil)) {
+        for i in images.indices where images[i].origin == .container
+            || images[i].invalid == nil && (images[i].valuesFromEntry != nil || (followsPatches && images[i].valuesPath != nil)) {
             let img = images[i]
+            if img.invalid != nil {
+                // a reference that does not parse runs nowhere an entry gives it a name or tag that does
+                guard let wants = KustomizeImageEntry.Needs(invalid: img.text) else { continue }
+                needs = wants
+            } else {
+                needs = KustomizeImageEntry.Needs()
+            }
             let me = start(img)
             // a values file's image is followed from the kustomization that generates its ConfigMap: the builds that read it
             let generator = me?.order?.origin
@@ -385,7 +394,7 @@ extension Model {
                 continue
             }
             // the kustomizations (or Flux Kustomizations) that set the tag: the nearest on each way up
-            var by: [Int] = [], seen = Set<Key>(), queue = includers.map { Key(kustomization: $0, name: name, me: me) }
+            var by: [Int] = [], seen = Set<Key>(), queue = includers.map { Key(kustomization: $0, name: name, me: me, needs: needs) }
             func add(_ k: Int) { if !by.contains(k) { by.append(k) } }
             while let at = queue.popLast() {
                 guard seen.insert(at).inserted else { continue }
@@ -404,7 +413,7 @@ extension Model {
                     }
                 }
                 if parents.isEmpty, builders.isEmpty, let order = next?.order, order.reached, let o = order.overrider { add(o) }
-                queue += parents.map { Key(kustomization: $0, name: after, me: next) }
+                queue += parents.map { Key(kustomization: $0, name: after, me: next, needs: needs) }
             }
             images[i].retaggedBy = by.sorted()
         }
