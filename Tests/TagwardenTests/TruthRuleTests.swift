@@ -491,3 +491,46 @@ import Testing
         #expect(try lint(files).rendered.contains("object-invalid apps/policy.yaml:2:7"))
     }
 }
+
+@Suite struct VariableImageTests {
+    /// The ImageRepository's image comes from a variable nothing here defines (a ConfigMap Terraform makes): a field
+    /// of an image it may watch is judged as promoted by assumption, a warning that names the variable and the key
+    /// that settles it; the config's value makes it a fact.
+    @Test func anImageRepositoryWrittenWithAnUnknownVariableWatchesItsImageByAssumption() throws {
+        var files: [String: String] = [:]
+        files["clusters/production/apps.yaml"] = """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          path: ./apps/production
+          postBuild:
+            substituteFrom:
+              - {kind: ConfigMap, name: cluster-vars}
+
+        """
+        files["apps/production/flux.yaml"] = imageRepository(image: "'${image_registry}/web'") + "---\n" + imagePolicy()
+        files["apps/production/web.yaml"] = deployment(namespace: "production", image: "ghcr.io/acme/web:staging-v1.2.3-abc1234-1700000000")
+        files["apps/production/auto.yaml"] = imageUpdateAutomation(name: "production", path: "./apps/production")
+        files["apps/production/other.yaml"] = deployment(name: "other", namespace: "production", image: "ghcr.io/acme/webhook:staging-v1")
+        let config = "clusters:\n  - {name: production, paths: ['**']}\n"
+        let all = try lint(files, config: config, profile: "strict")
+        let guessed = all.filter { $0.rule == "image-env-prefix" }
+        #expect(guessed.map { "\($0.file):\($0.line):\($0.severity.rawValue)" } == ["apps/production/web.yaml:9:warning"])
+        #expect(guessed.first?.message == "tag 'staging-v1.2.3-abc1234-1700000000' of promoted image 'ghcr.io/acme/web' lacks the production "
+                + "prefix 'production-': it is a staging tag (assuming ImageRepository flux-system/web ('${image_registry}/web') watches it: "
+                + "image_registry is not defined here; set it under substitute: of its cluster in .tagwarden.yaml)")
+        // the automation's update.path holds the field, which has no marker: Flux leaves it as written
+        #expect(all.filter { $0.rule == "marker-missing" }.map { "\($0.file):\($0.line):\($0.severity.rawValue)" } == ["apps/production/web.yaml:9:warning"])
+        #expect(all.first { $0.rule == "marker-missing" }?.message.hasSuffix("(assuming ImageRepository flux-system/web ('${image_registry}/web') "
+                + "watches it: image_registry is not defined here; set it under substitute: of its cluster in .tagwarden.yaml)") == true)
+        let settled = try lint(files, config: config.replacingOccurrences(of: "]}", with: "], substitute: {image_registry: ghcr.io/acme}}"),
+                               profile: "strict").filter { ["image-env-prefix", "marker-missing"].contains($0.rule) }
+        #expect(settled.map { "\($0.rule) \($0.file):\($0.line):\($0.severity.rawValue)" }
+                == ["image-env-prefix apps/production/web.yaml:9:error", "marker-missing apps/production/web.yaml:9:error"])
+        // another registry in the config: the field is another image's, and not promoted
+        let other = try lint(files, config: config.replacingOccurrences(of: "]}", with: "], substitute: {image_registry: quay.io/acme}}"),
+                             profile: "strict")
+        #expect(other.filter { ["image-env-prefix", "marker-missing"].contains($0.rule) }.isEmpty)
+    }
+}

@@ -16,7 +16,9 @@ extension Rule {
             if let other = m.environments.environment(ofTag: tag.value), other.name != env.name {
                 message += ": it is a \(other.name) tag"
             }
-            return c.finding(message, image: i, span: tag.span, environment: env.name)
+            var f = c.finding(message, image: i, span: tag.span, environment: env.name)
+            if let premise = img.promotionAssumed { f.assume(premise) }
+            return f
         } }
     }
 }

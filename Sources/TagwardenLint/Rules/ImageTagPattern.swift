@@ -13,8 +13,10 @@ extension Rule {
                   let env = m.environments.named(e), let re = env.tagRegex, let pattern = env.tagPattern,
                   env.tagPrefix.map({ tag.value.hasPrefix($0) }) ?? true,  // a wrong prefix is image-env-prefix's
                   !re.matches(tag.value) else { return nil }
-            return c.finding("tag '\(tag.value)' of promoted image '\(m.promotedName(i))' does not match the \(env.name) tag pattern '\(pattern)'",
-                             image: i, span: tag.span, environment: env.name)
+            var f = c.finding("tag '\(tag.value)' of promoted image '\(m.promotedName(i))' does not match the \(env.name) tag pattern '\(pattern)'",
+                              image: i, span: tag.span, environment: env.name)
+            if let premise = img.promotionAssumed { f.assume(premise) }
+            return f
         } }
     }
 }

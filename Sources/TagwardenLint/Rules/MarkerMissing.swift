@@ -7,18 +7,27 @@ extension Rule {
         let m = c.model
         // each repository's image, by its normalised name → the policies that watch it, by environment
         var policiesOfImage: [String: [(policy: Int, environment: String)]] = [:]
+        // (and those whose repository's image has variables not known here, which watch the images it may be by assumption)
+        var guessed: [(policy: Int, environment: String, pattern: VariablePattern)] = []
         for (p, policy) in m.flux.policies.enumerated() where !m.flux.nonResources.contains(policy.object) {
-            guard let e = policy.environment, let r = policy.repository, m.flux.repositories[r].unresolvedVariables.isEmpty,
+            guard let e = policy.environment, let r = policy.repository else { continue }
+            if let pattern = m.flux.repositories[r].imagePattern { guessed.append((p, e, pattern)) }
+            guard m.flux.repositories[r].unresolvedVariables.isEmpty,
                   let image = m.flux.repositories[r].spec.image?.value, let name = ImageReference.normalizeName(image) else { continue }
             policiesOfImage[name, default: []].append((p, e))
         }
-        guard !policiesOfImage.isEmpty else { return [] }
+        guard !policiesOfImage.isEmpty || !guessed.isEmpty else { return [] }
         var out: [Finding] = []
         for i in m.images.indices {
             let img = m.images[i]
             guard img.markers.isEmpty, img.promoted, !img.retagged, img.substitution == nil, img.tag != nil,
-                  let e = img.environment, let name = img.normalizedName,
-                  var watching = policiesOfImage[name]?.filter({ $0.environment == e }), !watching.isEmpty, let tag = img.tag?.value else { continue }
+                  let e = img.environment, let name = img.normalizedName, let tag = img.tag?.value else { continue }
+            var watching = policiesOfImage[name]?.filter { $0.environment == e } ?? []
+            if watching.isEmpty, img.promotionAssumed != nil {
+                watching = guessed.filter { $0.environment == e && ($0.pattern.matches(img.name ?? name) || $0.pattern.matches(name)) }
+                    .map { ($0.policy, $0.environment) }
+            }
+            guard !watching.isEmpty else { continue }
             let automations = m.flux.covering(m.files[img.file].path).filter { !m.flux.automations[$0].spec.suspended }
             guard let a = automations.first else { continue }
             let automation = m.flux.automations[a]
@@ -38,6 +47,7 @@ extension Rule {
                                 + "updates this file: Flux leaves the field as written (a marker removed or never added); add \(marker)",
                               image: i, span: img.tag?.span)
             if m.environments.strict { f.ruleSeverity = .error }
+            if let premise = img.promotionAssumed { f.assume(premise) }
             out.append(f)
         }
         return out

@@ -756,6 +756,10 @@ premises: >
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
   here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
   be deployed the rule does not run.
+  The image is promoted: an ImageRepository watches it, a marker updates it, or `promotedImages` names it. An
+  ImageRepository whose image has variables nothing here gives a value (`${image_registry}/web`, from a ConfigMap
+  made elsewhere) is taken to watch the images its text may be, an assumption: the finding is then at most a
+  warning that names the variables and `substitute:` under `clusters:`, which settles it.
 fix: >
   Use the build promoted to this environment: replace the tag with the one carrying the
   environment's prefix.
@@ -1669,6 +1673,10 @@ premises: >
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
   here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
   be deployed the rule does not run.
+  The image is promoted: an ImageRepository watches it, a marker updates it, or `promotedImages` names it. An
+  ImageRepository whose image has variables nothing here gives a value (`${image_registry}/web`, from a ConfigMap
+  made elsewhere) is taken to watch the images its text may be, an assumption: the finding is then at most a
+  warning that names the variables and `substitute:` under `clusters:`, which settles it.
 fix: >
   Deploy a build produced by the release pipeline, whose tag matches the pattern.
 triggering:
@@ -2921,6 +2929,10 @@ premises: >
   The file is applied (else a warning that says so), the policy's environment and the field's are
   the same (from the config's paths and namespaces, or from directories and namespaces named after the
   environments), and the automation's update.path holds the file (read from the repository).
+  The image is promoted: an ImageRepository watches it, a marker updates it, or `promotedImages` names it. An
+  ImageRepository whose image has variables nothing here gives a value (`${image_registry}/web`, from a ConfigMap
+  made elsewhere) is taken to watch the images its text may be, an assumption: the finding is then at most a
+  warning that names the variables and `substitute:` under `clusters:`, which settles it.
 fix: >
   Add the marker the message names to the field (`:tag` on a field that holds only the tag), or, if the
   field is pinned on purpose, suppress the finding with a reason.

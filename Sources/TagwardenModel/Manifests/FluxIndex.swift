@@ -47,6 +47,9 @@ public struct FluxIndex: Sendable {
         /// The variables of a `spec.image` written with `${…}` that nothing here gives one value (a ConfigMap made
         /// elsewhere, builds that disagree): the image Flux reads is not known, and `spec.image` is as written.
         public var unresolvedVariables: [String] = []
+        /// For an image with `unresolvedVariables`: the images it may be, whatever their values, when its last path
+        /// segment is written out.
+        public var imagePattern: VariablePattern?
     }
 
     public struct Automation: Sendable {
@@ -252,6 +255,7 @@ public struct FluxIndex: Sendable {
                             repository.spec = spec
                         } else {
                             repository.unresolvedVariables = names
+                            repository.imagePattern = VariablePattern(image.value)
                         }
                     }
                     idx.repositories.append(repository)

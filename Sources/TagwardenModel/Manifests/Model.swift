@@ -378,17 +378,26 @@ public struct Model: Sendable {
             guard let p = resolutions[k].policy, let r = flux.policies[p].repository else { return false }
             return !flux.repositories[r].unresolvedVariables.isEmpty
         }
+        // an ImageRepository whose image has variables not known here may watch the images its written text may be
+        let guessed = flux.repositories.filter { $0.imagePattern != nil }
+        var promotionAssumed: [Int: String] = [:]
         let promoted = images.indices.map { i -> Bool in
             let img = images[i]
             if img.origin == .marker || (img.name == nil && markersOfImage[i] != nil) { return true }
             guard let name = img.name, let normalized = img.normalizedName else { return false }
             if watched.contains(normalized) || (markersOfImage[i] ?? []).contains(where: namesUnknownRepository) { return true }
-            return globs.matchImage(name, normalized: normalized)
+            if globs.matchImage(name, normalized: normalized) { return true }
+            guard let r = guessed.first(where: { $0.imagePattern!.matches(name) || $0.imagePattern!.matches(normalized) }) else { return false }
+            promotionAssumed[i] = Model.mayWatch(r)
+            return true
         }
         var resolved: [ResolvedMarker] = []
         resolved.reserveCapacity(markers.count)
         for (k, m) in take(&markers).enumerated() { resolved.append(ResolvedMarker(m, resolutions[k])) }
-        let resolvedImages = images.indices.map { ResolvedImage(use: images[$0], environment: imageEnvironment[$0], promoted: promoted[$0], markers: markersOfImage[$0] ?? []) }
+        let resolvedImages = images.indices.map {
+            ResolvedImage(use: images[$0], environment: imageEnvironment[$0], promoted: promoted[$0], promotionAssumed: promotionAssumed[$0],
+                          markers: markersOfImage[$0] ?? [])
+        }
         func assemble(_ evidence: PromotionEvidence?) -> Model {
             Model(files: facts, objects: objects, images: resolvedImages, markers: resolved, config: config, environments: env,
                   objectNamespace: namespaces, objectEnvironment: objectEnvironment, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),

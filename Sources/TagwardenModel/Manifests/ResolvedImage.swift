@@ -10,6 +10,9 @@ public final class ResolvedImage: Sendable {
     /// Promoted from environment to environment: an ImageRepository watches it, a marker updates it, or
     /// `promotedImages` names it.
     public let promoted: Bool
+    /// Promoted only by assumption: an ImageRepository whose image has variables not known here may watch it. What
+    /// that assumes, for the findings that rest on it (`Model.mayWatch`).
+    public let promotionAssumed: String?
     /// The markers on its fields that Flux reads where they stand, in source order: one for a reference, up to three
     /// for an image given in parts (`:name`, `:tag`, `:digest`).
     public let markers: [Int]
@@ -20,10 +23,11 @@ public final class ResolvedImage: Sendable {
         return use.deployedIn.isEmpty ? [nil] : use.deployedIn
     }
 
-    init(use: ImageUse, environment: String?, promoted: Bool, markers: [Int]) {
+    init(use: ImageUse, environment: String?, promoted: Bool, promotionAssumed: String? = nil, markers: [Int]) {
         self.use = use
         self.environment = environment
         self.promoted = promoted
+        self.promotionAssumed = promotionAssumed
         self.markers = markers
     }
 

@@ -342,6 +342,39 @@ extension Substitution {
     }
 }
 
+/// What text written with variables that nothing here gives a value may be, whatever their values: the literal text
+/// between them, in order (`${image_registry}/web`: anything that ends with `/web`). Only a text whose last path
+/// segment is written out makes one: `ghcr.io/acme/${app}` or `${image}` could be any image.
+public struct VariablePattern: Sendable {
+    /// The text as written.
+    public let written: String
+    private let parts: [[UInt8]]
+
+    init?(_ written: String) {
+        // every variable made one byte that no reference holds, whatever its default
+        guard let made = Envsubst.expand(written, { _ in .defined("\u{0}") }), let last = made.text.utf8.lastIndex(of: 0),
+              let slash = made.text.utf8[last...].firstIndex(of: UInt8(ascii: "/")), slash != made.text.utf8.indices.last else { return nil }
+        self.written = written
+        parts = made.text.utf8.split(separator: 0, omittingEmptySubsequences: false).map(Array.init)
+    }
+
+    /// Whether some values of the variables make `text` of it.
+    public func matches(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard let first = parts.first, let last = parts.last, bytes.count >= first.count + last.count,
+              bytes.starts(with: first), bytes.suffix(last.count).elementsEqual(last) else { return false }
+        var at = first.count
+        let end = bytes.count - last.count
+        for middle in parts.dropFirst().dropLast() where !middle.isEmpty {
+            guard let found = (at...max(at, end - middle.count)).first(where: { k in
+                k + middle.count <= end && bytes[k..<(k + middle.count)].elementsEqual(middle)
+            }) else { return false }
+            at = found + middle.count
+        }
+        return true
+    }
+}
+
 extension Model {
     /// Why an ImageRepository's image written with variables is not known: the variables, and the config key that gives
     /// them values.
@@ -350,5 +383,14 @@ extension Model {
         return "its ImageRepository's image '\(image)' uses \(names), which nothing in this repository gives one value (a ConfigMap "
             + "or Secret made elsewhere, or builds that disagree): set \(variables.count == 1 ? "it" : "them") under substitute: "
             + "of its cluster in \(Config.fileName)"
+    }
+
+    /// The assumption that ImageRepository `r`, whose image has variables not known here, watches an image its text
+    /// may be.
+    public static func mayWatch(_ r: FluxIndex.Repository) -> String {
+        let names = r.unresolvedVariables
+        return "assuming ImageRepository \(r.namespace ?? "flux-system")/\(r.name) ('\(r.imagePattern?.written ?? "")') watches it: "
+            + "\(names.joined(separator: ", ")) \(names.count == 1 ? "is" : "are") not defined here; set \(names.count == 1 ? "it" : "them") "
+            + "under substitute: of its cluster in \(Config.fileName)"
     }
 }
