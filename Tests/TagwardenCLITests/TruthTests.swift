@@ -302,6 +302,28 @@ import Testing
                                     + "    synced by: the FluxInstance sync at kubernetes/apps/flux-system/flux-instance/app/helm/values.yaml:5\n"), "\(env.stdout)")
     }
 
+    @Test func theFluxInstanceChartsValuesSayWhichFluxTheClusterRuns() throws {
+        // Tomyail/talos-cluster: the cluster applies the chart's values, which a configMapGenerator hands the release
+        let r = try TempRepo()
+        try r.write("kubernetes/apps/flux-system/flux-instance/app/helm/values.yaml",
+                    "instance:\n  distribution:\n    version: 2.3.x\n  sync:\n    kind: GitRepository\n    url: https://github.com/acme/cluster.git\n"
+                        + "    path: kubernetes/flux/cluster\n")
+        try r.write("kubernetes/apps/flux-system/flux-instance/app/kustomization.yaml",
+                    "resources: [helmrelease.yaml]\nconfigMapGenerator:\n  - name: flux-instance-values\n    files: [values.yaml=./helm/values.yaml]\n")
+        try r.write("kubernetes/apps/flux-system/flux-instance/app/helmrelease.yaml",
+                    "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: flux-instance, namespace: flux-system}\n"
+                        + "spec:\n  chartRef: {kind: OCIRepository, name: flux-instance}\n  valuesFrom:\n    - {kind: ConfigMap, name: flux-instance-values}\n")
+        try r.write("kubernetes/flux/cluster/ks.yaml", fluxKustomizations([("flux-instance", "./kubernetes/apps/flux-system/flux-instance/app"),
+                                                                          ("web", "./kubernetes/apps/web")]))
+        // Flux 2.3 serves image.toolkit.fluxcd.io/v1beta2, which current Flux no longer does
+        try r.write("kubernetes/apps/web/policy.yaml", imagePolicy(apiVersion: "v1beta2"))
+        let env = try tagwarden(["env"], in: r.path)
+        #expect(env.stdout.contains("  cluster kubernetes/flux/cluster: Flux 2.3 (flux-instance chart values in "
+                                    + "kubernetes/apps/flux-system/flux-instance/app/helm/values.yaml:3, distribution 2.3.x)\n"), "\(env.stdout)")
+        let res = try r.audit("--format", "json")
+        #expect(!res.findings.contains { $0.hasPrefix("api-removed") }, "\(res.findings)")
+    }
+
     @Test func aMarkerOfARepositoryWithoutPoliciesNamesAPolicyMadeElsewhere() throws {
         // markers only: the ImagePolicies (and the automation) live in the platform's repository
         let r = try TempRepo()

@@ -246,6 +246,8 @@ public struct Clusters: Sendable {
                 }
             }
         }
+        // (and the flux-instance chart's values, which install the FluxInstance)
+        for (f, facts) in files.enumerated() where !facts.fluxInstanceVersions.isEmpty { objectsOfFile[f, default: []] += [] }
         out.installations = installations(objectsOfFile.keys.sorted(), objects: objects, objectsOfFile: objectsOfFile, files: files)
         for (f, os) in objectsOfFile where os.contains(where: { objects[$0].kind == "Namespace" }) { out.componentFiles.insert(f) }
         let synced = files.contains { !$0.fluxInstanceSyncs.isEmpty }
@@ -429,11 +431,17 @@ public struct Clusters: Sendable {
     }
 
     /// The Flux versions that `files` install: a Namespace labelled `app.kubernetes.io/part-of: flux` with its
-    /// `app.kubernetes.io/version` (flux bootstrap's `gotk-components.yaml`), or a FluxInstance's distribution version.
+    /// `app.kubernetes.io/version` (flux bootstrap's `gotk-components.yaml`), or a FluxInstance's distribution version
+    /// (in its manifest, or in the values of flux-operator's flux-instance chart).
     static func installations(_ files: [Int], objects: [ManifestObject], objectsOfFile: [Int: [Int]], files facts: [FileFacts])
         -> [(version: FluxVersion, origin: String)] {
         var out: [(version: FluxVersion, origin: String)] = []
         for f in files {
+            for v in facts[f].fluxInstanceVersions {
+                if let version = FluxVersion.parse(v.value) {
+                    out.append((version, "flux-instance chart values in \(facts[f].path):\(v.span.start.line), distribution \(v.value)"))
+                }
+            }
             for o in objectsOfFile[f] ?? [] {
                 let obj = objects[o]
                 if obj.kind == "Namespace", let v = obj.labels["app.kubernetes.io/version"], let version = FluxVersion.parse(v) {

@@ -147,7 +147,10 @@ package struct Extractor {
             if kindNode == nil { kindSpan = SourceSpan(start: y.nodes[root].span.start, end: y.nodes[root].span.start) }
         }
         // flux-operator's flux-instance chart takes the FluxInstance's spec as `instance:` in its values
-        if apiVersion == nil, kind == nil, let sync = y.get(root, "instance", "sync") { fluxInstanceSync(sync) }
+        if apiVersion == nil, kind == nil, let instance = y.get(root, "instance"), y.nodes[instance].kind == .mapping {
+            if let sync = y.get(instance, "sync") { fluxInstanceSync(sync) }
+            if let v = y.get(instance, "distribution", "version"), y.nodes[v].kind == .scalar { facts.fluxInstanceVersions.append(located(v)) }
+        }
         guard let apiVersion, let kind else { return }
         if kind == "FluxInstance", let sync = y.get(root, "spec", "sync") { fluxInstanceSync(sync) }
         if kind == "List", apiVersion == "v1", let items = y.get(root, "items"), y.nodes[items].kind == .sequence {

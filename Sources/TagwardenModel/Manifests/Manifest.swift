@@ -447,6 +447,8 @@ public struct FileFacts: Sendable {
     /// The paths a FluxInstance syncs (`spec.sync.path`, or `instance.sync.path` in the values of flux-operator's
     /// flux-instance chart), which its Flux applies as flux bootstrap's sync applies its path.
     public var fluxInstanceSyncs: [Located] = []
+    /// The Flux distribution version of flux-operator's flux-instance chart's values (`instance.distribution.version`).
+    public var fluxInstanceVersions: [Located] = []
     /// The parsed tree, kept for the files `EffectiveObjects` reads again: kustomizations with patches, patch files,
     /// the image-automation objects' own.
     var tree: YAMLFile?
