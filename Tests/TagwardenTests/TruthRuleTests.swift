@@ -492,6 +492,28 @@ import Testing
     }
 }
 
+@Suite struct FluxInstanceTests {
+    /// thatMacAdmin/geekzoo-talos-prod: flux-operator's FluxInstance syncs the cluster and makes its GitRepository,
+    /// named after its namespace, which the automations name: it exists, though no file of the repository holds it.
+    @Test func aFluxInstancesSyncMakesTheGitRepositoryTheAutomationsRead() throws {
+        var files: [String: String] = [:]
+        files["flux/instance.yaml"] = """
+        apiVersion: fluxcd.controlplane.io/v1
+        kind: FluxInstance
+        metadata: {name: flux, namespace: flux-system}
+        spec:
+          distribution: {version: 2.9.x}
+          sync: {kind: GitRepository, url: "https://github.com/acme/cluster.git", ref: refs/heads/main, path: clusters/production}
+
+        """
+        files["clusters/production/apps.yaml"] = fluxKustomizations([("apps", "./apps"), ("flux", "./flux")])
+        files["apps/auto.yaml"] = imageUpdateAutomation(name: "apps", path: "./apps")
+        files["apps/typo.yaml"] = imageUpdateAutomation(name: "typo", source: "flux-sytem", path: "./apps")
+        let res = try lint(files).filter { $0.rule == "automation-unknown-source" }
+        #expect(res.map { "\($0.file):\($0.severity.rawValue)" } == ["apps/typo.yaml:error"], "\(res)")
+    }
+}
+
 @Suite struct VariableImageTests {
     /// The ImageRepository's image comes from a variable nothing here defines (a ConfigMap Terraform makes): a field
     /// of an image it may watch is judged as promoted by assumption, a warning that names the variable and the key

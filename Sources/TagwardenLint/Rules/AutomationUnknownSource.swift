@@ -11,7 +11,8 @@ extension Rule {
             guard !m.flux.nonResources.contains(a.object), (a.spec.sourceKind ?? "GitRepository") == "GitRepository",
                   let name = a.spec.sourceName else { return nil }
             let ns = a.spec.sourceNamespace ?? a.namespace
-            if m.flux.source(of: a) != nil { return nil }
+            // (or one flux bootstrap's or a FluxInstance's sync makes: the cluster runs on it)
+            if m.flux.source(of: a) != nil || a.source == .here { return nil }
             // a GitRepository a cluster's root Kustomization reads from exists there, made outside this repository (by
             // flux bootstrap's first run, or by hand as the repository's documentation says): the cluster runs on it
             let readByKustomizations = m.clusters.clusters.flatMap(\.roots).contains { k in

@@ -368,7 +368,8 @@ summary: sourceRef names no GitRepository in the repository.
 rationale: >
   An ImageUpdateAutomation without its GitRepository cannot clone, so no marker is ever updated. A
   GitRepository that a cluster's root Flux Kustomization reads exists in that cluster (made by flux
-  bootstrap, or by hand as the repository's documentation says) and is not reported.
+  bootstrap, or by hand as the repository's documentation says) and is not reported; so does the one a
+  FluxInstance's `sync` makes (named after the FluxInstance's namespace, or `sync.name`).
 premises: >
   The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster

@@ -118,11 +118,15 @@ package struct Extractor {
         return y.value(n)
     }
 
-    /// A FluxInstance's `sync` of a GitRepository (the kind Flux's bootstrap writes): its path.
-    mutating func fluxInstanceSync(_ sync: Int) {
+    /// A FluxInstance's `sync` of a GitRepository (the kind Flux's bootstrap writes): its path, and the GitRepository it
+    /// makes, in the FluxInstance's `namespace` (nil for the chart's values: the release's, not written there), named
+    /// `sync.name` or after that namespace (flux-system, for the chart's, as flux-operator's documentation installs it).
+    mutating func fluxInstanceSync(_ sync: Int, namespace: String?) {
         guard (scalarString(y.get(sync, "kind")) ?? "GitRepository") == "GitRepository", let path = y.get(sync, "path"),
               y.nodes[path].kind == .scalar else { return }
         facts.fluxInstanceSyncs.append(located(path))
+        let name = scalarString(y.get(sync, "name")) ?? namespace ?? "flux-system"
+        facts.fluxInstanceSources.append(FileFacts.SourceName(namespace: namespace, name: name))
     }
 
     /// The fields of a kustomization kustomize v5 decodes (lower-cased): any other makes it refuse the file.
@@ -148,11 +152,11 @@ package struct Extractor {
         }
         // flux-operator's flux-instance chart takes the FluxInstance's spec as `instance:` in its values
         if apiVersion == nil, kind == nil, let instance = y.get(root, "instance"), y.nodes[instance].kind == .mapping {
-            if let sync = y.get(instance, "sync") { fluxInstanceSync(sync) }
+            if let sync = y.get(instance, "sync") { fluxInstanceSync(sync, namespace: nil) }
             if let v = y.get(instance, "distribution", "version"), y.nodes[v].kind == .scalar { facts.fluxInstanceVersions.append(located(v)) }
         }
         guard let apiVersion, let kind else { return }
-        if kind == "FluxInstance", let sync = y.get(root, "spec", "sync") { fluxInstanceSync(sync) }
+        if kind == "FluxInstance", let sync = y.get(root, "spec", "sync") { fluxInstanceSync(sync, namespace: scalarString(y.get(root, "metadata", "namespace"))) }
         if kind == "List", apiVersion == "v1", let items = y.get(root, "items"), y.nodes[items].kind == .sequence {
             // `kubectl get -o yaml` writes a List; kubectl and Flux apply its items as objects
             for item in y.childNodes(items) where item != root { document(d, root: item, isKustomizationFile: false) }

@@ -447,6 +447,12 @@ public struct FileFacts: Sendable {
     /// The paths a FluxInstance syncs (`spec.sync.path`, or `instance.sync.path` in the values of flux-operator's
     /// flux-instance chart), which its Flux applies as flux bootstrap's sync applies its path.
     public var fluxInstanceSyncs: [Located] = []
+    /// The GitRepositories those syncs make (`Extractor.fluxInstanceSync`): the cluster runs on them.
+    public var fluxInstanceSources: [SourceName] = []
+    public struct SourceName: Sendable {
+        public var namespace: String?
+        public var name: String
+    }
     /// The Flux distribution version of flux-operator's flux-instance chart's values (`instance.distribution.version`).
     public var fluxInstanceVersions: [Located] = []
     /// The parsed tree, kept for the files `EffectiveObjects` reads again: kustomizations with patches, patch files,

@@ -357,6 +357,8 @@ public struct Model: Sendable {
                 bootstrapSources.append((src.namespace ?? namespaces[r], src.name))
             }
         }
+        // a FluxInstance's sync makes its GitRepository, as bootstrap's does
+        for f in facts { for s in f.fluxInstanceSources { bootstrapSources.append((s.namespace, s.name)) } }
         let (flux, resolutions) = FluxIndex.build(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
                                    nonResources: nonResources, markers: markers, markerEnvironment: markerEnvironment,
                                    expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)),
