@@ -113,7 +113,7 @@ public struct Model: Sendable {
         var readers: [Int: Set<Int>] = [:]      // image → the releases that read its field
         for i in first..<images.count {
             let img = images[i]
-            for offset in [img.span.start.offset] + (img.tag.map { [$0.span.start.offset] } ?? []) {
+            for offset in [img.span.start.offset] + [img.tag?.span, img.digestField?.span].compactMap({ $0?.start.offset }) {
                 if let earlier = covering[img.file]?[offset] {
                     readers[earlier, default: [images[earlier].object ?? -1]].insert(img.object ?? -1)
                 } else {
