@@ -10,8 +10,18 @@ extension Rule {
         let held = pathsHoldingFiles(m, among: Set(m.flux.automations.flatMap(\.paths).filter { !$0.isEmpty }))
         return m.flux.automations.compactMap { a in
             guard !m.flux.nonResources.contains(a.object), !a.spec.updatesElsewhere, let raw = a.spec.updatePath else { return nil }
-            // not judged: `${…}` that nothing here substitutes, or another repository's paths (its GitRepository may be one)
-            guard !a.unresolved, a.source != .unknown else { return nil }
+            // not judged: `${…}` that nothing here substitutes, or another repository's paths (its GitRepository may be
+            // one), which the note says where no path of it is in this tree
+            guard !a.unresolved else { return nil }
+            if a.mayUpdateElsewhere {
+                let source = "\(a.spec.sourceNamespace ?? a.namespace ?? "<no namespace>")/\(a.spec.sourceName?.value ?? "")"
+                var f = c.finding("update.path '\(raw.value)' holds no manifest in this tree, and its GitRepository \(source) is not in this "
+                                  + "repository: it may update another repository, or this one from another root (a directory pushed as a "
+                                  + "repository of its own); the markers here are not judged against it", object: a.object, at: raw)
+                f.ruleSeverity = .note
+                return f
+            }
+            guard a.source != .unknown else { return nil }
             let missing = a.paths.filter { !$0.isEmpty && !held.contains($0) }
             guard !missing.isEmpty else { return nil }
             let substituted = raw.value.containsBytes("${")

@@ -312,7 +312,10 @@ rationale: >
   checked here only when that is this repository (its URL is a remote of the clone, or flux bootstrap's
   sync reads it), or every GitRepository here names one repository (then the message says the path was
   checked against this checkout). A path written with `${VAR}` is checked as each Flux Kustomization that
-  applies the automation substitutes it, and not where a value cannot be known here.
+  applies the automation substitutes it, and not where a value cannot be known here. An automation whose
+  GitRepository is not in the repository and whose path holds nothing here may update another repository, or
+  this one from another root (a directory pushed as a repository of its own): a note says so, and the marker
+  rules do not count its path when they say a file is outside every update.path.
 premises: >
   The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
@@ -345,6 +348,31 @@ triggering:
           url: ssh://git@github.com/acme/fleet
     expect:
       - {file: flux/auto.yaml, line: 9, column: 11, message: "update.path './cluster/production' holds no manifest in this tree: the automation updates nothing; checked against this checkout, as the repository its GitRepository names (every GitRepository here names that one; no remote of the clone has its URL)"}
+  - description: a GitRepository made elsewhere, whose root is the gitops/ directory of this repository (a note; the markers under gitops/apps are not said to be skipped)
+    files:
+      gitops/flux/auto.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata:
+          name: auto
+          namespace: flux-system
+        spec:
+          sourceRef: {kind: GitRepository, name: flux-system}
+          update:
+            path: ./apps
+            strategy: Setters
+          git: {commit: {author: {email: bot@example.com}}}
+      gitops/apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web"}
+    expect:
+      - {file: gitops/flux/auto.yaml, line: 9, column: 11, message: "update.path './apps' holds no manifest in this tree, and its GitRepository flux-system/flux-system is not in this repository: it may update another repository, or this one from another root (a directory pushed as a repository of its own); the markers here are not judged against it"}
 nonTriggering:
   - description: the path holds manifests
     files:
@@ -2484,8 +2512,13 @@ triggering:
               # {"$imagepolicy": "flux-system:web"}
     expect:
       - {file: apps/web.yaml, line: 9, column: 7, message: "Flux silently skips this $imagepolicy marker: it is on a comment line that belongs to no value (Flux reads a marker after the value on its line, or on the line right above a value that starts on the next line)"}
-  - description: outside every automation's update.path
+  - description: outside every automation's update.path (which holds this repository's clusters/)
     files:
+      clusters/production/namespace.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: production
       apps/web.yaml: |
         apiVersion: v1
         kind: Pod

@@ -67,6 +67,10 @@ public struct FluxIndex: Sendable {
         /// Kustomization here reads it), taken to be (every GitRepository here names one repository, as each cluster's
         /// flux-system does), or cannot be told.
         public var source: SourceKnowledge = .unknown
+        /// Its GitRepository is not in the repository, and no path of its `update.path` holds a file here:
+        /// it updates another repository, or this one from another root (a directory pushed as a repository of its
+        /// own, as aws-samples/eks-saas-gitops's `gitops/`). Its paths say nothing of where this repository's markers are.
+        public var mayUpdateElsewhere = false
 
         public enum SourceKnowledge: Sendable { case here, assumed, unknown }
 
@@ -300,6 +304,11 @@ public struct FluxIndex: Sendable {
                 idx.automations[a].source = .assumed
             }
         }
+        for a in idx.automations.indices where idx.automations[a].source == .unknown && !idx.automations[a].unresolved {
+            guard idx.source(of: idx.automations[a]) == nil else { continue }
+            let paths = idx.automations[a].paths
+            idx.automations[a].mayUpdateElsewhere = !paths.isEmpty && !paths.contains { p in p.isEmpty || files.contains { FluxIndex.holds(p, $0.path) } }
+        }
         for (k, policy) in idx.policies.enumerated() {
             if let ref = policy.spec.repositoryName {
                 // a namespace written with `${…}`, as the builds that apply the policy make it (any, when they cannot be known)
@@ -370,8 +379,11 @@ public struct FluxIndex: Sendable {
         guard !automationsByPath.isEmpty else { return ([], nil) }
         let covering = covering(path)
         if covering.isEmpty {
+            // (only the paths that are this repository's: an automation that may update another says nothing of it)
+            let judging = automationsByPath.filter { $0.value.contains { !automations[$0].mayUpdateElsewhere } }
+            guard !judging.isEmpty else { return ([], nil) }
             // written as paths (`./environments`), not names that read like the repository's environments
-            let paths = automationsByPath.keys.sorted().map { $0.isEmpty ? "." : "./" + $0 }
+            let paths = judging.keys.sorted().map { $0.isEmpty ? "." : "./" + $0 }
             return ([], "the file is outside every ImageUpdateAutomation's update.path (\(paths.joined(separator: ", ")))")
         }
         let sameNamespace = covering.filter { FluxIndex.sameNamespace(automations[$0].namespace, ref.namespace) }
