@@ -228,7 +228,7 @@ public struct WiringGraph: Sendable {
             for n in g.nodes.indices { g.nodes[n].errors = errorsOf[g.nodes[n].id] ?? [] }
         }
         // each node in the clusters that apply its file
-        let clusters = model.clusters, clusterNames = clusters.clusters.map { $0.name.isEmpty ? "." : $0.name }
+        let clusters = model.clusters, clusterNames = clusters.clusters.map(\.displayName)
         for n in g.nodes.indices {
             guard let f = g.nodes[n].file else { continue }
             g.nodes[n].clusters = clusters.of(f).map { clusterNames[$0] }

@@ -514,6 +514,21 @@ import Testing
     }
 }
 
+@Suite struct RootClusterTests {
+    /// tyagi-raj/eks-workshop-migration: a Flux Kustomization at the repository's root names the cluster `.`, as the
+    /// messages and `init` write it, and the config's `.` is that cluster.
+    @Test func theClusterAtTheRootIsNamedDotInMessagesAndInTheConfig() throws {
+        var files: [String: String] = [:]
+        files["apps.yaml"] = fluxKustomization(path: "./apps")
+        files["apps/policy.yaml"] = imageRepository() + "---\n" + imagePolicy(apiVersion: "v1beta2")
+        let assumed = try lint(files).filter { $0.rule == "api-removed" }
+        #expect(assumed.count == 1)
+        #expect(assumed.first?.message.contains("set fluxVersion of cluster . under clusters: in .tagwarden.yaml") == true, "\(assumed)")
+        let declared = try lint(files, config: "clusters:\n  - {name: ., fluxVersion: '2.7'}\n")
+        #expect(declared.filter { $0.rule == "api-removed" }.isEmpty, "\(declared.rendered)")
+    }
+}
+
 @Suite struct VariableImageTests {
     /// The ImageRepository's image comes from a variable nothing here defines (a ConfigMap Terraform makes): a field
     /// of an image it may watch is judged as promoted by assumption, a warning that names the variable and the key

@@ -17,7 +17,7 @@ extension Rule {
             var by = m.describe(refused.run), why: String
             if refused.byComponents {
                 // the cluster's own CustomResourceDefinitions say what its API server serves
-                let cluster = refused.run.cluster.map { " of cluster \(m.clusters.clusters[$0].name)" } ?? ""
+                let cluster = refused.run.cluster.map { " of cluster \(m.clusters.clusters[$0].displayName)" } ?? ""
                 by = "the Flux components\(cluster)"
                 why = "their CustomResourceDefinition of \(o.kind) serves " + (refused.alternatives.isEmpty ? "no version" : refused.alternatives.joined(separator: ", "))
             } else if let removed = api.lifetime?.removedIn, refused.run.version.release >= removed {
@@ -89,7 +89,7 @@ extension Model {
     /// `Flux 2.3 (app.kubernetes.io/version v2.3.0 of Namespace flux-system in clusters/prod/…)`, naming the cluster when
     /// the repository has several; `current Flux (2.9)` where nothing names the version (the report's header says so).
     func describe(_ run: FluxRun) -> String {
-        let cluster = run.cluster.flatMap { clusters.clusters.count > 1 ? clusters.clusters[$0].name : nil }.map { " of cluster \($0.isEmpty ? "." : $0)" } ?? ""
+        let cluster = run.cluster.flatMap { clusters.clusters.count > 1 ? clusters.clusters[$0].displayName : nil }.map { " of cluster \($0)" } ?? ""
         guard let origin = run.origin else { return "current Flux (\(run.version))\(cluster)" }
         return "Flux \(run.version)\(cluster) (\(origin))"
     }

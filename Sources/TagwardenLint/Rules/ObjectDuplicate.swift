@@ -120,8 +120,7 @@ extension Rule {
                     if let c = m.clusters.of(m.objects[j].file).first(where: mine.contains) { met = (j, c); break }
                 }
                 guard let (j, c) = met else { continue }
-                let name = m.clusters.clusters[c].name
-                report(i, j, cluster: m.clusters.clusters.count > 1 ? (name.isEmpty ? "." : name) : nil)
+                report(i, j, cluster: m.clusters.clusters.count > 1 ? m.clusters.clusters[c].displayName : nil)
             }
         }
         return out

@@ -225,8 +225,10 @@ public struct Config: Sendable {
                     guard file.nodes[e].kind == .mapping else { throw fail(e, "each cluster must be a mapping") }
                     try keys(e, allowed: clusterKeys, "a cluster")
                     guard let nameNode = file.get(e, "name") else { throw fail(e, "a cluster needs a name (a detected cluster's, to correct it, or a new one)") }
-                    var cluster = ClusterConfig(name: try string(nameNode, "name"), origin: "\(path):\(file.nodes[e].span.start.line)")
-                    if let line = lines[cluster.name] { throw fail(nameNode, "cluster '\(cluster.name)' is declared twice (also line \(line))") }
+                    // a cluster is named by its directory, as detection names it (`.` and `./clusters/production` as written)
+                    let written = try string(nameNode, "name")
+                    var cluster = ClusterConfig(name: Model.normalizePath(written) ?? written, origin: "\(path):\(file.nodes[e].span.start.line)")
+                    if let line = lines[cluster.name] { throw fail(nameNode, "cluster '\(written)' is declared twice (also line \(line))") }
                     lines[cluster.name] = file.nodes[nameNode].span.start.line
                     for (ck, cv) in file.pairs(e) {
                         switch file.value(ck) {

@@ -121,7 +121,7 @@ public enum EnvironmentReport {
         """
         if m.clusters.clusters.isEmpty { out += "# clusters:\n" } else { out += "clusters:\n" }
         for c in m.clusters.clusters {
-            out += "  - name: \(yamlQuote(c.name.isEmpty ? "." : c.name))\n"
+            out += "  - name: \(yamlQuote(c.displayName))\n"
             if let v = c.flux, let origin = c.fluxOrigin { out += "    fluxVersion: \(yamlQuote(v.description))  # \(origin)\n" }
             else { out += "    # fluxVersion: \"2.7\"  # not written in the repository: current Flux is assumed until set\n" }
         }
@@ -190,7 +190,7 @@ public enum EnvironmentReport {
         kv.append(("flux", .string(model.fluxHeader)))
         kv.append(("clusters", .array(model.clusters.clusters.map { c in
             .object([
-                ("name", .string(c.name)),
+                ("name", .string(c.displayName)),
                 ("fluxVersion", (model.config.fluxVersion ?? c.flux).map { .string($0.description) } ?? .null),
                 ("fluxOrigin", model.config.fluxVersion != nil ? .string("fluxVersion in \(model.config.path ?? Config.fileName)")
                     : c.fluxOrigin.map(JSON.string) ?? .null),

@@ -32,6 +32,8 @@ public struct Clusters: Sendable {
     public struct Cluster: Sendable {
         /// The directory that names it: the path its bootstrap Kustomization builds, else the directory of its roots.
         public var name: String
+        /// How messages name it: `.` for the repository's root.
+        public var displayName: String { name.isEmpty ? "." : name }
         /// Its root Flux Kustomizations, and every Flux Kustomization it applies (object indices, in order).
         public var roots: [Int]
         public var kustomizations: [Int]
@@ -175,7 +177,7 @@ public struct Clusters: Sendable {
                 // applied only by clusters inferred from Kustomizations nothing here applies
                 if let first = ofFile[f].first, ofFile[f].allSatisfy({ clusters[$0].inferred != nil }) {
                     if ofFile[f].count == 1 { return .assumed(clusters[first].inferred! + "; declare it under clusters: in \(Config.fileName)") }
-                    let names = ofFile[f].map { clusters[$0].name.isEmpty ? "." : clusters[$0].name }
+                    let names = ofFile[f].map { clusters[$0].displayName }
                     return .assumed("clusters \(names.joined(separator: ", ")) are taken to be applied from outside this repository "
                                     + "(nothing here applies their roots); declare them under clusters: in \(Config.fileName)")
                 }
@@ -371,7 +373,7 @@ public struct Clusters: Sendable {
         // the others stand on Kustomizations that nothing here applies
         for c in out.clusters.indices where !bootstrappedClusters.contains(c) {
             let rootFiles = Set(out.clusters[c].roots.map { files[file($0)].path }).sorted()
-            out.clusters[c].inferred = "cluster \(out.clusters[c].name.isEmpty ? "." : out.clusters[c].name) is taken to be applied from outside "
+            out.clusters[c].inferred = "cluster \(out.clusters[c].displayName) is taken to be applied from outside "
                 + "this repository (nothing here applies \(rootFiles.prefix(2).joined(separator: ", "))\(rootFiles.count > 2 ? ", …" : ""))"
         }
         // the clusters the config declares: the files their paths match, and the Flux Kustomizations there with what
@@ -419,7 +421,7 @@ public struct Clusters: Sendable {
             }
             if let d = config.clusters.first(where: { $0.name == out.clusters[c].name }), let v = d.fluxVersion {
                 out.clusters[c].flux = v
-                out.clusters[c].fluxOrigin = "fluxVersion of cluster \(d.name) in \(d.origin)"
+                out.clusters[c].fluxOrigin = "fluxVersion of cluster \(out.clusters[c].displayName) in \(d.origin)"
             }
             for f in informative where sets[c].contains(f) {
                 for o in objectsOfFile[f] ?? [] {
@@ -497,9 +499,9 @@ extension Model {
     /// Nil when the version was read from the repository or the config.
     public func fluxAssumption(_ run: FluxRun, holdsFrom version: FluxVersion?) -> String? {
         guard run.origin == nil else { return nil }
-        let cluster = run.cluster.map { clusters.clusters[$0].name }.map { " of cluster \($0.isEmpty ? "." : $0)" } ?? ""
+        let cluster = run.cluster.map { " of cluster \(clusters.clusters[$0].displayName)" } ?? ""
         let holds = version.map { "this holds if it runs Flux \($0) or later" } ?? "this holds for current Flux"
-        let key = run.cluster.map { "fluxVersion of cluster \(clusters.clusters[$0].name) under clusters:" } ?? "fluxVersion"
+        let key = run.cluster.map { "fluxVersion of cluster \(clusters.clusters[$0].displayName) under clusters:" } ?? "fluxVersion"
         return "no Flux version\(cluster) is written here, so current Flux (\(FluxVersion.current)) is assumed: \(holds); "
             + "set \(key) in \(Config.fileName)"
     }
@@ -530,7 +532,7 @@ extension Model {
         var byVersion: [FluxVersion?: [Clusters.Cluster]] = [:]
         for c in clusters.clusters { byVersion[c.flux, default: []].append(c) }
         func named(_ cs: [Clusters.Cluster]) -> String {
-            let names = cs.map { $0.name.isEmpty ? "." : $0.name }
+            let names = cs.map(\.displayName)
             return (cs.count == 1 ? "cluster " : "\(cs.count) clusters: ") + names.prefix(3).joined(separator: ", ") + (names.count > 3 ? ", …" : "")
         }
         var parts: [String] = []
@@ -581,7 +583,7 @@ extension Model {
         for c in clusters.clusters {
             let version = config.fluxVersion.map { "Flux \($0) (fluxVersion in \(config.path ?? Config.fileName))" }
                 ?? c.flux.map { "Flux \($0) (\(c.fluxOrigin ?? ""))" } ?? "Flux version unknown: current Flux (\(FluxVersion.current)) assumed"
-            out.append("cluster \(c.name.isEmpty ? "." : c.name): \(version)")
+            out.append("cluster \(c.displayName): \(version)")
             if let at = c.declaredAt { out.append("  declared in: \(at)") }
             if let at = c.syncedBy { out.append("  synced by: the FluxInstance sync at \(at)") }
             if let why = c.inferred { out.append("  inferred: \(why); its files are judged as warnings at most until it is declared") }
@@ -644,7 +646,7 @@ extension Model {
             case .notDeployed(let why): return "\(files[f].path)  not deployed: \(why)"
             case .assumed: break
             }
-            let cs = clusters.of(f).map { clusters.clusters[$0].name }.map { $0.isEmpty ? "." : $0 }
+            let cs = clusters.of(f).map { clusters.clusters[$0].displayName }
             let ks = (clusters.kustomizationsOfFile[f] ?? []).map(qualifiedName)
             return "\(files[f].path)  cluster \(cs.joined(separator: ", "))" + (ks.isEmpty ? "" : " by \(ks.joined(separator: ", "))")
         }
