@@ -304,10 +304,18 @@ public struct FluxIndex: Sendable {
                 idx.automations[a].source = .assumed
             }
         }
-        for a in idx.automations.indices where idx.automations[a].source == .unknown && !idx.automations[a].unresolved {
-            guard idx.source(of: idx.automations[a]) == nil else { continue }
-            let paths = idx.automations[a].paths
-            idx.automations[a].mayUpdateElsewhere = !paths.isEmpty && !paths.contains { p in p.isEmpty || files.contains { FluxIndex.holds(p, $0.path) } }
+        let sourceless = idx.automations.indices.filter { a in
+            idx.automations[a].source == .unknown && !idx.automations[a].unresolved && !idx.automations[a].paths.isEmpty
+                && idx.source(of: idx.automations[a]) == nil
+        }
+        if !sourceless.isEmpty {
+            // which of their paths hold a file: one pass over the files, each looked up by its directories
+            let asked = Set(sourceless.flatMap { idx.automations[$0].paths })
+            var held = Set<String>()
+            for f in files where held.count < asked.count {
+                for p in FluxIndex.updatePaths(holding: f.path) where asked.contains(p) { held.insert(p) }
+            }
+            for a in sourceless { idx.automations[a].mayUpdateElsewhere = !idx.automations[a].paths.contains { $0.isEmpty || held.contains($0) } }
         }
         for (k, policy) in idx.policies.enumerated() {
             if let ref = policy.spec.repositoryName {
