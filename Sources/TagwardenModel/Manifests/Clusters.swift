@@ -249,7 +249,7 @@ public struct Clusters: Sendable {
             }
         }
         // (and the flux-instance chart's values, which install the FluxInstance)
-        for (f, facts) in files.enumerated() where !facts.fluxInstanceVersions.isEmpty { objectsOfFile[f, default: []] += [] }
+        for (f, facts) in files.enumerated() where !facts.fluxInstanceVersions.isEmpty && objectsOfFile[f] == nil { objectsOfFile[f] = [] }
         out.installations = installations(objectsOfFile.keys.sorted(), objects: objects, objectsOfFile: objectsOfFile, files: files)
         for (f, os) in objectsOfFile where os.contains(where: { objects[$0].kind == "Namespace" }) { out.componentFiles.insert(f) }
         let synced = files.contains { !$0.fluxInstanceSyncs.isEmpty }
