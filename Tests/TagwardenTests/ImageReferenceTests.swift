@@ -90,3 +90,19 @@ import Testing
         #expect(try #require(KustomizeImageEntry.Needs(invalid: "WEB:{{.Tag}}")).renameSuffices == false)
     }
 }
+
+/// The images an ImageRepository's text with unknown variables may be.
+@Suite struct VariablePatternTests {
+    @Test func theWrittenTextsStandInOrderAroundTheVariables() throws {
+        let p = try #require(VariablePattern("${registry}/apps/${team}/web"))
+        #expect(p.matches("ghcr.io/acme/apps/payments/web"))
+        #expect(p.matches("r/apps//web"))
+        #expect(!p.matches("ghcr.io/acme/payments/web"))      // no '/apps/'
+        #expect(!p.matches("ghcr.io/apps/web"))               // '/apps/' and '/web' would overlap
+        #expect(!p.matches("ghcr.io/acme/apps/payments/web2"))
+        // a last segment that a variable writes could be any image
+        #expect(VariablePattern("ghcr.io/acme/${app}") == nil)
+        #expect(VariablePattern("${image}") == nil)
+        #expect(VariablePattern("${registry}/web") != nil)
+    }
+}

@@ -17,7 +17,7 @@ extension Rule {
                 message += ": it is a \(other.name) tag"
             }
             var f = c.finding(message, image: i, span: tag.span, environment: env.name)
-            if let premise = img.promotionAssumed { f.assume(premise) }
+            if let premise = m.promotionAssumption(i) { f.assume(premise) }
             return f
         } }
     }

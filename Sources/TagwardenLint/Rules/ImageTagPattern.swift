@@ -15,7 +15,7 @@ extension Rule {
                   !re.matches(tag.value) else { return nil }
             var f = c.finding("tag '\(tag.value)' of promoted image '\(m.promotedName(i))' does not match the \(env.name) tag pattern '\(pattern)'",
                               image: i, span: tag.span, environment: env.name)
-            if let premise = img.promotionAssumed { f.assume(premise) }
+            if let premise = m.promotionAssumption(i) { f.assume(premise) }
             return f
         } }
     }

@@ -8,10 +8,10 @@ extension Rule {
         // each repository's image, by its normalised name → the policies that watch it, by environment
         var policiesOfImage: [String: [(policy: Int, environment: String)]] = [:]
         // (and those whose repository's image has variables not known here, which watch the images it may be by assumption)
-        var guessed: [(policy: Int, environment: String, pattern: VariablePattern)] = []
+        var guessed: [(policy: Int, environment: String, repository: Int)] = []
         for (p, policy) in m.flux.policies.enumerated() where !m.flux.nonResources.contains(policy.object) {
             guard let e = policy.environment, let r = policy.repository else { continue }
-            if let pattern = m.flux.repositories[r].imagePattern { guessed.append((p, e, pattern)) }
+            if m.flux.repositories[r].imagePattern != nil { guessed.append((p, e, r)) }
             guard m.flux.repositories[r].unresolvedVariables.isEmpty,
                   let image = m.flux.repositories[r].spec.image?.value, let name = ImageReference.normalizeName(image) else { continue }
             policiesOfImage[name, default: []].append((p, e))
@@ -23,9 +23,8 @@ extension Rule {
             guard img.markers.isEmpty, img.promoted, !img.retagged, img.substitution == nil, img.tag != nil,
                   let e = img.environment, let name = img.normalizedName, let tag = img.tag?.value else { continue }
             var watching = policiesOfImage[name]?.filter { $0.environment == e } ?? []
-            if watching.isEmpty, img.promotionAssumed != nil {
-                watching = guessed.filter { $0.environment == e && ($0.pattern.matches(img.name ?? name) || $0.pattern.matches(name)) }
-                    .map { ($0.policy, $0.environment) }
+            if watching.isEmpty {
+                watching = guessed.filter { $0.environment == e && img.assumedWatchers.contains($0.repository) }.map { ($0.policy, $0.environment) }
             }
             guard !watching.isEmpty else { continue }
             let automations = m.flux.covering(m.files[img.file].path).filter { !m.flux.automations[$0].spec.suspended }
@@ -47,7 +46,7 @@ extension Rule {
                                 + "updates this file: Flux leaves the field as written (a marker removed or never added); add \(marker)",
                               image: i, span: img.tag?.span)
             if m.environments.strict { f.ruleSeverity = .error }
-            if let premise = img.promotionAssumed { f.assume(premise) }
+            if let premise = m.promotionAssumption(i) { f.assume(premise) }
             out.append(f)
         }
         return out

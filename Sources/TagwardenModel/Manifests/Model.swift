@@ -381,23 +381,26 @@ public struct Model: Sendable {
             return !flux.repositories[r].unresolvedVariables.isEmpty
         }
         // an ImageRepository whose image has variables not known here may watch the images its written text may be
-        let guessed = flux.repositories.filter { $0.imagePattern != nil }
-        var promotionAssumed: [Int: String] = [:]
+        let guessed = flux.repositories.indices.filter { flux.repositories[$0].imagePattern != nil }
+        var assumedWatchers: [Int: [Int]] = [:]
         let promoted = images.indices.map { i -> Bool in
             let img = images[i]
             if img.origin == .marker || (img.name == nil && markersOfImage[i] != nil) { return true }
             guard let name = img.name, let normalized = img.normalizedName else { return false }
             if watched.contains(normalized) || (markersOfImage[i] ?? []).contains(where: namesUnknownRepository) { return true }
             if globs.matchImage(name, normalized: normalized) { return true }
-            guard let r = guessed.first(where: { $0.imagePattern!.matches(name) || $0.imagePattern!.matches(normalized) }) else { return false }
-            promotionAssumed[i] = Model.mayWatch(r)
-            return true
+            let watchers = guessed.filter { r in
+                let pattern = flux.repositories[r].imagePattern!
+                return pattern.matches(name) || pattern.matches(normalized)
+            }
+            assumedWatchers[i] = watchers
+            return !watchers.isEmpty
         }
         var resolved: [ResolvedMarker] = []
         resolved.reserveCapacity(markers.count)
         for (k, m) in take(&markers).enumerated() { resolved.append(ResolvedMarker(m, resolutions[k])) }
         let resolvedImages = images.indices.map {
-            ResolvedImage(use: images[$0], environment: imageEnvironment[$0], promoted: promoted[$0], promotionAssumed: promotionAssumed[$0],
+            ResolvedImage(use: images[$0], environment: imageEnvironment[$0], promoted: promoted[$0], assumedWatchers: assumedWatchers[$0] ?? [],
                           markers: markersOfImage[$0] ?? [])
         }
         func assemble(_ evidence: PromotionEvidence?) -> Model {

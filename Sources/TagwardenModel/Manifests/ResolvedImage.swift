@@ -10,9 +10,9 @@ public final class ResolvedImage: Sendable {
     /// Promoted from environment to environment: an ImageRepository watches it, a marker updates it, or
     /// `promotedImages` names it.
     public let promoted: Bool
-    /// Promoted only by assumption: an ImageRepository whose image has variables not known here may watch it. What
-    /// that assumes, for the findings that rest on it (`Model.mayWatch`).
-    public let promotionAssumed: String?
+    /// Promoted only by assumption: the ImageRepositories (of `FluxIndex.repositories`) whose image has variables not
+    /// known here and whose text it may be (`Model.promotionAssumption` says so). Empty when its promotion is a fact.
+    public let assumedWatchers: [Int]
     /// The markers on its fields that Flux reads where they stand, in source order: one for a reference, up to three
     /// for an image given in parts (`:name`, `:tag`, `:digest`).
     public let markers: [Int]
@@ -23,11 +23,11 @@ public final class ResolvedImage: Sendable {
         return use.deployedIn.isEmpty ? [nil] : use.deployedIn
     }
 
-    init(use: ImageUse, environment: String?, promoted: Bool, promotionAssumed: String? = nil, markers: [Int]) {
+    init(use: ImageUse, environment: String?, promoted: Bool, assumedWatchers: [Int] = [], markers: [Int]) {
         self.use = use
         self.environment = environment
         self.promoted = promoted
-        self.promotionAssumed = promotionAssumed
+        self.assumedWatchers = assumedWatchers
         self.markers = markers
     }
 

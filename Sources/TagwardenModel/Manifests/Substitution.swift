@@ -358,20 +358,23 @@ public struct VariablePattern: Sendable {
         parts = made.text.utf8.split(separator: 0, omittingEmptySubsequences: false).map(Array.init)
     }
 
-    /// Whether some values of the variables make `text` of it.
+    /// Whether some values of the variables make `text` of it: it starts and ends with the outer texts, and holds the
+    /// others in order between them.
     public func matches(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard let first = parts.first, let last = parts.last, bytes.count >= first.count + last.count,
               bytes.starts(with: first), bytes.suffix(last.count).elementsEqual(last) else { return false }
-        var at = first.count
         let end = bytes.count - last.count
-        for middle in parts.dropFirst().dropLast() where !middle.isEmpty {
-            guard let found = (at...max(at, end - middle.count)).first(where: { k in
-                k + middle.count <= end && bytes[k..<(k + middle.count)].elementsEqual(middle)
-            }) else { return false }
-            at = found + middle.count
+        var at = first.count
+        return bytes.withUnsafeBytes { hay in
+            parts.dropFirst().dropLast().allSatisfy { middle in
+                middle.isEmpty || middle.withUnsafeBytes { n in
+                    guard let found = SourceText.find(hay, n, from: at), found + middle.count <= end else { return false }
+                    at = found + middle.count
+                    return true
+                }
+            }
         }
-        return true
     }
 }
 
@@ -385,10 +388,11 @@ extension Model {
             + "of its cluster in \(Config.fileName)"
     }
 
-    /// The assumption that ImageRepository `r`, whose image has variables not known here, watches an image its text
-    /// may be.
-    public static func mayWatch(_ r: FluxIndex.Repository) -> String {
-        let names = r.unresolvedVariables
+    /// What a finding about image `i` assumes when only an ImageRepository whose image has variables not known here
+    /// makes it promoted (`ResolvedImage.assumedWatchers`): that the first of them watches it. nil when it is a fact.
+    public func promotionAssumption(_ i: Int) -> String? {
+        guard let first = images[i].assumedWatchers.first else { return nil }
+        let r = flux.repositories[first], names = r.unresolvedVariables
         return "assuming ImageRepository \(r.namespace ?? "flux-system")/\(r.name) ('\(r.imagePattern?.written ?? "")') watches it: "
             + "\(names.joined(separator: ", ")) \(names.count == 1 ? "is" : "are") not defined here; set \(names.count == 1 ? "it" : "them") "
             + "under substitute: of its cluster in \(Config.fileName)"
