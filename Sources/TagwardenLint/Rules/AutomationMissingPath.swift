@@ -7,7 +7,7 @@ import TagwardenModel
 extension Rule {
     static let automationMissingPath = Rule("automation-missing-path") { c in
         let m = c.model
-        let held = pathsHoldingFiles(m, among: Set(m.flux.automations.flatMap(\.paths).filter { !$0.isEmpty }))
+        let held = FluxIndex.pathsHoldingFiles(among: Set(m.flux.automations.flatMap(\.paths).filter { !$0.isEmpty }), m.files.map(\.path))
         return m.flux.automations.compactMap { a in
             guard !m.flux.nonResources.contains(a.object), !a.spec.updatesElsewhere, let raw = a.spec.updatePath else { return nil }
             // not judged: `${…}` that nothing here substitutes, or another repository's paths (its GitRepository may be
@@ -31,31 +31,5 @@ extension Rule {
             return c.finding("update.path '\(raw.value)'\(substituted) holds no manifest in this tree: the automation updates nothing\(checked)",
                              object: a.object, at: raw)
         }
-    }
-
-    /// Which of `paths` are a file of the repository or a directory holding one: one pass over the files,
-    /// each looked up by its own path and its directories.
-    static func pathsHoldingFiles(_ m: Model, among paths: Set<String>) -> Set<String> {
-        var held = Set<String>()
-        guard !paths.isEmpty else { return held }
-        // a few paths: each compared with the files' bytes until it holds one
-        if paths.count <= 16 {
-            var open = Array(paths)
-            for i in m.files.indices where !open.isEmpty {
-                let path = m.files[i].path
-                open.removeAll { p in
-                    guard FluxIndex.holds(p, path) else { return false }
-                    held.insert(p)
-                    return true
-                }
-            }
-            return held
-        }
-        // many: the files' directories looked up
-        for i in m.files.indices {
-            for p in FluxIndex.updatePaths(holding: m.files[i].path) where paths.contains(p) { held.insert(p) }
-            if held.count == paths.count { break }
-        }
-        return held
     }
 }

@@ -162,6 +162,28 @@ public struct FluxIndex: Sendable {
     }
 
     /// Every normalised `update.path` that holds `file`: the root (""), each directory above it, the file itself.
+    /// Which of `paths` are a file of `files` or a directory holding one: one pass over the files; with a few paths each
+    /// is compared with the files' bytes until it holds one, with many the files' directories are looked up.
+    package static func pathsHoldingFiles(among paths: Set<String>, _ files: [String]) -> Set<String> {
+        var held = Set<String>()
+        guard !paths.isEmpty else { return held }
+        if paths.count <= 16 {
+            var open = Array(paths)
+            for path in files where !open.isEmpty {
+                open.removeAll { p in
+                    guard holds(p, path) else { return false }
+                    held.insert(p)
+                    return true
+                }
+            }
+            return held
+        }
+        for path in files where held.count < paths.count {
+            for p in updatePaths(holding: path) where paths.contains(p) { held.insert(p) }
+        }
+        return held
+    }
+
     package static func updatePaths(holding file: String) -> [String] {
         [""] + Model.directories(of: file) + [file]
     }
@@ -309,12 +331,7 @@ public struct FluxIndex: Sendable {
                 && idx.source(of: idx.automations[a]) == nil
         }
         if !sourceless.isEmpty {
-            // which of their paths hold a file: one pass over the files, each looked up by its directories
-            let asked = Set(sourceless.flatMap { idx.automations[$0].paths })
-            var held = Set<String>()
-            for f in files where held.count < asked.count {
-                for p in FluxIndex.updatePaths(holding: f.path) where asked.contains(p) { held.insert(p) }
-            }
+            let held = pathsHoldingFiles(among: Set(sourceless.flatMap { idx.automations[$0].paths }), files.map(\.path))
             for a in sourceless { idx.automations[a].mayUpdateElsewhere = !idx.automations[a].paths.contains { $0.isEmpty || held.contains($0) } }
         }
         for (k, policy) in idx.policies.enumerated() {
