@@ -339,9 +339,9 @@ public struct Clusters: Sendable {
         // a FluxInstance's sync (flux-operator's, or its chart's values): the path it syncs, as bootstrap's does
         var syncs: [(path: String, by: String)] = []
         for (f, facts) in files.enumerated() {
-            for at in facts.fluxInstanceSyncs {
-                guard let p = Model.normalizePath(at.value), builds.value.hasFiles(under: p), !syncs.contains(where: { $0.path == p }) else { continue }
-                syncs.append((p, "\(files[f].path):\(at.span.start.line)"))
+            for sync in facts.fluxInstanceSyncs {
+                guard let p = Model.normalizePath(sync.path.value), builds.value.hasFiles(under: p), !syncs.contains(where: { $0.path == p }) else { continue }
+                syncs.append((p, "\(files[f].path):\(sync.path.span.start.line)"))
             }
         }
         // flux bootstrap's Kustomizations build their own files: where the repository has them, they are its clusters,

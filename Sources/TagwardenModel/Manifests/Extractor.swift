@@ -124,9 +124,8 @@ package struct Extractor {
     mutating func fluxInstanceSync(_ sync: Int, namespace: String?) {
         guard (scalarString(y.get(sync, "kind")) ?? "GitRepository") == "GitRepository", let path = y.get(sync, "path"),
               y.nodes[path].kind == .scalar else { return }
-        facts.fluxInstanceSyncs.append(located(path))
         let name = scalarString(y.get(sync, "name")) ?? namespace ?? "flux-system"
-        facts.fluxInstanceSources.append(FileFacts.SourceName(namespace: namespace, name: name))
+        facts.fluxInstanceSyncs.append(FileFacts.FluxInstanceSync(path: located(path), sourceNamespace: namespace, sourceName: name))
     }
 
     /// The fields of a kustomization kustomize v5 decodes (lower-cased): any other makes it refuse the file.

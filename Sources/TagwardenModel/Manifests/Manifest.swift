@@ -444,14 +444,15 @@ public struct FileFacts: Sendable {
     /// Top-level fields of the file's kustomization that kustomize does not know (`spec`): it refuses the file, and
     /// every build of its directory fails.
     public var kustomizationUnknownFields: [Located] = []
-    /// The paths a FluxInstance syncs (`spec.sync.path`, or `instance.sync.path` in the values of flux-operator's
-    /// flux-instance chart), which its Flux applies as flux bootstrap's sync applies its path.
-    public var fluxInstanceSyncs: [Located] = []
-    /// The GitRepositories those syncs make (`Extractor.fluxInstanceSync`): the cluster runs on them.
-    public var fluxInstanceSources: [SourceName] = []
-    public struct SourceName: Sendable {
-        public var namespace: String?
-        public var name: String
+    /// The syncs of a GitRepository a FluxInstance makes (`spec.sync`, or `instance.sync` in the values of
+    /// flux-operator's flux-instance chart).
+    public var fluxInstanceSyncs: [FluxInstanceSync] = []
+    public struct FluxInstanceSync: Sendable {
+        /// The path it syncs, which its Flux applies as flux bootstrap's sync applies its path.
+        public var path: Located
+        /// The GitRepository it makes, which the cluster runs on (`Extractor.fluxInstanceSync`).
+        public var sourceNamespace: String?
+        public var sourceName: String
     }
     /// The Flux distribution version of flux-operator's flux-instance chart's values (`instance.distribution.version`).
     public var fluxInstanceVersions: [Located] = []

@@ -358,7 +358,7 @@ public struct Model: Sendable {
             }
         }
         // a FluxInstance's sync makes its GitRepository, as bootstrap's does
-        for f in facts { for s in f.fluxInstanceSources { bootstrapSources.append((s.namespace, s.name)) } }
+        for f in facts { for s in f.fluxInstanceSyncs { bootstrapSources.append((s.sourceNamespace, s.sourceName)) } }
         let (flux, resolutions) = FluxIndex.build(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
                                    nonResources: nonResources, markers: markers, markerEnvironment: markerEnvironment,
                                    expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)),
