@@ -22,12 +22,11 @@ public struct SourceIgnore: Sendable {
 
         init(_ text: Substring) {
             bytes = Array(text.utf8)
-            let meta = bytes.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "\\") }
+            func isMeta(_ b: UInt8) -> Bool { b == UInt8(ascii: "*") || b == UInt8(ascii: "?") || b == UInt8(ascii: "[") || b == UInt8(ascii: "\\") }
             if bytes.isEmpty { kind = .empty }
             else if text == "**" { kind = .anyDirectories }
-            else if !meta { kind = .literal }
-            else if bytes.first == UInt8(ascii: "*"), !bytes.dropFirst().contains(where: {
-                $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "\\") }) {
+            else if !bytes.contains(where: isMeta) { kind = .literal }
+            else if bytes.first == UInt8(ascii: "*"), !bytes.dropFirst().contains(where: isMeta) {
                 kind = .suffix
                 bytes.removeFirst()
             } else { kind = .glob }
