@@ -9,6 +9,7 @@ extension Model {
     public static func load(_ snapshot: SourceSnapshot, config: Config, profile: String?,
                             evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
         let ignore = config.ignore.map(Glob.init)
+        func ignored(_ path: String) -> Bool { config.relative(path).map { rel in ignore.contains { $0.matches(rel) } } ?? false }
         var skipped = snapshot.skipped
         var files: [SourceFile] = []
         files.reserveCapacity(snapshot.files.count)
@@ -21,7 +22,7 @@ extension Model {
         var input = 0
         /// Takes a file into the model's input: ignored, chart templates, other encodings and binary content first.
         func admit(_ f: SourceFile) {
-            if let rel = config.relative(f.path), ignore.contains(where: { $0.matches(rel) }) { return }
+            if ignored(f.path) { return }
             if !charts.isEmpty, let c = charts.firstIndex(where: { f.path.hasPrefix($0 + "templates/") }) {
                 templates[c] += 1
                 if SourceText.contains("ImagePolicy", in: f.bytes[...]) { policyCharts.insert(c) }
@@ -67,7 +68,7 @@ extension Model {
                 notRead.append(SkippedFile(path: c + "Chart.yaml", reason: "the chart's templates (\(n) file\(n == 1 ? "" : "s") under \(c)templates/) "
                     + "are Helm templates, not YAML: not linted"))
             }
-            notRead.removeAll { s in config.relative(s.path).map { rel in ignore.contains { $0.matches(rel) } } ?? false }
+            notRead.removeAll { ignored($0.path) }
             return try Model.build(files, config: config, profile: profile, remoteURLs: snapshot.remoteURLs,
                                    policyCharts: policyCharts.sorted().map { charts[$0].isEmpty ? "." : String(charts[$0].dropLast()) },
                                    skipped: notRead, sourceIgnore: sourceIgnore, evidence: evidence)
