@@ -24,6 +24,11 @@ extension Rule {
                 }
             }
         }
+        for p in m.patchFailures {
+            let file = m.objects[p.kustomization].file
+            out.append(c.finding("kustomize cannot build \(m.path(file)): \(p.problem), \(consequence(file))",
+                                 file: p.file, span: p.span, object: nil, environment: nil))
+        }
         out += duplicateIDs(c, consequence: consequence)
         for f in m.files.indices {
             guard let field = m.files[f].kustomizationUnknownFields.first else { continue }

@@ -1745,10 +1745,10 @@ nonTriggering:
         ("kustomization-build-fails.yaml", #"""
 id: kustomization-build-fails
 severity: error
-summary: kustomize refuses a build (an unknown field, a resource that is not there, a directory that holds it, one resource twice), so it deploys nothing.
+summary: kustomize refuses a build (an unknown field, a resource that is not there, a directory that holds it, one resource twice, a patch whose target or path is absent), so it deploys nothing.
 rationale: >
   kustomize refuses a build, and the Flux Kustomization whose path builds it then fails to reconcile: nothing it
-  applies is deployed (in a bootstrap path, not even Flux's own sync). Four causes are read from the repository:
+  applies is deployed (in a bootstrap path, not even Flux's own sync). Six causes are read from the repository:
   a kustomization file with a field kustomize does not know (it decodes with unknown fields disallowed: a Flux
   Kustomization's `spec` written into `kustomization.yaml`, a misspelt `resource:`), failing with `invalid
   Kustomization: json: unknown field`; a `resources`, `bases` or `components` entry that names no file or
@@ -1757,16 +1757,24 @@ rationale: >
   candidate root … contains visited root …`); and two
   resources of one kind, namespace and name that one build takes side by side, from the files one kustomization
   lists or those the kustomization Flux generates at a path without one (`may not add resource with an already
-  registered id`). The message names the Flux Kustomizations that build it.
+  registered id`); a strategic-merge patch without a `target` whose object no resource of the build is (`no resource
+  matches strategic merge patch`: most often a patch for a Deployment that a HelmRelease's chart renders, which is no
+  resource of the kustomize build); and a JSON patch whose operation needs a path its target lacks (`remove` of a
+  missing field, any operation under a missing parent: `doc is missing path`). The message names the Flux
+  Kustomizations that build it.
 premises: >
   The kustomization's fields and entries, and the files of the repository, read from it (facts: kustomize v5.5's
-  list of fields); remote resources and paths that leave the repository are not judged; the file is applied (else
-  a warning that says so).
+  list of fields); remote resources and paths that leave the repository are not judged; a patch's target is judged
+  only where every resource of the build is a file read here (no remote resource, Helm chart or generator plugin, no
+  transformer plugin or `replacements:` below it), matching a name written with or inside the patch's (a `namePrefix`
+  may rename it), and a JSON patch only on its one target by kind and name, with no other patch before it that may
+  select it and a path clear of what kustomize's transformers write; the file is applied (else a warning that says so).
 fix: >
   Remove or rename the field (the message names it); a Flux Kustomization goes in a file of its own with
   `apiVersion: kustomize.toolkit.fluxcd.io/v1`, listed in the kustomization's `resources`. Add the missing file or
   directory (or its kustomization file), or take the entry out; name the base's files rather than the directory
-  that holds the overlay. Keep one of the two resources.
+  that holds the overlay. Keep one of the two resources. Patch the objects a HelmRelease renders with its
+  `spec.postRenderers`; correct the patch's name or path, or add the field before removing it.
 triggering:
   - description: a Flux Kustomization's spec in the bootstrap path's kustomization.yaml
     files:
@@ -1856,6 +1864,48 @@ triggering:
           - ../..
     expect:
       - {file: apps/loki/examples/local/kustomization.yaml, line: 2, column: 5, message: "kustomize cannot build this kustomization: it names '../..', the directory apps/loki that holds it (cycle detected: candidate root 'apps/loki' contains visited root 'apps/loki/examples/local'), so nothing that builds apps/loki/examples/local deploys anything"}
+  - description: a strategic-merge patch for a Deployment the build does not hold (the HelmRelease's chart renders it), and a JSON patch that removes a field its target lacks
+    files:
+      apps/base/kustomization.yaml: |
+        resources: [web.yaml, release.yaml]
+      apps/base/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:1.0.0
+      apps/base/release.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: api
+        spec:
+          chart:
+            spec: {chart: api, sourceRef: {kind: HelmRepository, name: acme}}
+      apps/prod/kustomization.yaml: |
+        resources:
+          - ../base
+        patches:
+          - path: api-deployment.yaml
+          - target: {kind: Deployment, name: web}
+            patch: |-
+              - op: remove
+                path: /spec/template/spec/securityContext
+      apps/prod/api-deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: api
+        spec:
+          replicas: 2
+    expect:
+      - {file: apps/prod/api-deployment.yaml, line: 4, column: 9, message: "kustomize cannot build apps/prod/kustomization.yaml: its strategic-merge patch is for apps/v1 Deployment api, which no resource of the build is (no resource matches strategic merge patch); the objects a HelmRelease renders are not resources of the build (a release's spec.postRenderers patch them), so nothing that builds apps/prod deploys anything"}
+      - {file: apps/prod/kustomization.yaml, line: 8, column: 15, message: "kustomize cannot build apps/prod/kustomization.yaml: its JSON patch cannot remove /spec/template/spec/securityContext: the object has no such field (Unable to remove nonexistent key) of Deployment web, so nothing that builds apps/prod deploys anything"}
 nonTriggering:
   - description: every field is one kustomize knows, whatever its case
     files:
@@ -1895,6 +1945,68 @@ nonTriggering:
         metadata: {name: web}
       clusters/prod/app.json: |
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "app"}}
+  - description: patches kustomize applies - a strategic-merge patch by the name a base's namePrefix gives, a JSON replace of a field the object lacks (kustomize adds it), an add then a remove; a target a remote resource may hold is not judged
+    files:
+      apps/base/kustomization.yaml: |
+        namePrefix: acme-
+        resources: [web.yaml]
+      apps/base/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:1.0.0
+      apps/prod/kustomization.yaml: |
+        resources:
+          - ../base
+          - web.yaml
+        patches:
+          - path: web-deployment.yaml
+          - target: {kind: Deployment, name: api}
+            patch: |-
+              - op: replace
+                path: /spec/replicas
+                value: 3
+              - op: add
+                path: /spec/template/spec/securityContext
+                value: {runAsNonRoot: true}
+              - op: remove
+                path: /spec/template/spec/securityContext/runAsNonRoot
+      apps/prod/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: api
+        spec:
+          template:
+            spec:
+              containers:
+                - name: api
+                  image: ghcr.io/acme/api:1.0.0
+      apps/prod/web-deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: acme-web
+        spec:
+          replicas: 2
+      apps/remote/kustomization.yaml: |
+        resources:
+          - https://github.com/acme/manifests//base?ref=v1
+        patches:
+          - path: patch.yaml
+      apps/remote/patch.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: operator
+        spec:
+          replicas: 2
 """#),
         ("marker-behind.yaml", #"""
 id: marker-behind

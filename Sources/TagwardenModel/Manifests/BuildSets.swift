@@ -91,6 +91,53 @@ struct BuildSets {
         }
     }
 
+    /// What a kustomization's build holds before its own patches apply: the objects of its resources and Components,
+    /// followed through the kustomizations they name.
+    struct ResourceBuild {
+        var objects: [Int] = []
+        /// The kustomization and those below it.
+        var kustomizations: [Int] = []
+        /// The names of the ConfigMaps their `configMapGenerator`s make.
+        var configMaps: [String] = []
+        /// What the kustomizations below do that Tagwarden does not follow, and the secrets the kustomization makes.
+        var unknowns: ManifestObject.KustomizeUnknowns = []
+    }
+
+    /// Kustomization `k`'s `ResourceBuild`; nil when it cannot be known: a resource that is not a file read (remote,
+    /// missing, skipped, unparsable) or a directory without a kustomization, a Helm chart or generator plugin, a List,
+    /// or a kustomization below that changes fields Tagwarden does not follow (transformer plugins, `replacements`).
+    /// `objectsOfFile`: the objects (not kustomizations) of each file.
+    func resourceBuild(of k: Int, objectsOfFile: [Int: [Int]]) -> ResourceBuild? {
+        var build = ResourceBuild()
+        var visited = Set<Int>()
+        func visit(_ k: Int, depth: Int) -> Bool {
+            guard depth < 256 else { return false }
+            guard visited.insert(k).inserted else { return true }
+            let o = objects[k]
+            let below: ManifestObject.KustomizeUnknowns = depth == 0 ? [.resources] : [.resources, .transformers, .replacements]
+            // a resource that leaves the repository has no path here
+            guard o.kustomizeUnknowns.isDisjoint(with: below), (resources[k]?.count ?? 0) == o.kustomizeResources.count else { return false }
+            build.kustomizations.append(k)
+            build.unknowns.formUnion(o.kustomizeUnknowns)
+            build.configMaps += o.configMapGenerators.map(\.name)
+            for p in resources[k] ?? [] {
+                if let f = fileAt[p] {
+                    guard files[f].syntaxError == nil else { return false }
+                    for i in objectsOfFile[f] ?? [] {
+                        guard objects[i].kind != "List" else { return false }
+                        build.objects.append(i)
+                    }
+                } else if let sub = kustomizationAt[p] {
+                    guard visit(sub, depth: depth + 1) else { return false }
+                } else {
+                    return false
+                }
+            }
+            return true
+        }
+        return visit(k, depth: 0) ? build : nil
+    }
+
     /// A directory without a kustomization: every manifest under it, as the kustomization Flux generates takes them.
     private func dirMode(_ dir: String, _ out: inout Set<Int>, _ visited: inout Set<String>, depth: Int) {
         let prefix = dir.isEmpty ? "" : dir + "/"

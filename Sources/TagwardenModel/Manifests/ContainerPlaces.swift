@@ -92,6 +92,13 @@ struct ContainerPlace: Hashable, Sendable {
     var at: Int
 
     /// Applies edit `e`: false when it replaces the container's image (or the container).
+    /// Item `i` of the list (a negative index counts from the end, as kustomize's JSON patch library reads it); nil
+    /// when there is none, and kustomize refuses the patch.
+    private func index(_ i: Int) -> Int? {
+        let j = i < 0 ? i + names.count : i
+        return j >= 0 && j < names.count ? j : nil
+    }
+
     mutating func apply(_ e: ContainerEdit) -> Bool {
         switch e {
         case let .merge(list, patchNames, writesImage, deletes, replacesList):
@@ -115,22 +122,23 @@ struct ContainerPlace: Hashable, Sendable {
             names = merged
             at = mine
         case let .setImage(list, i):
-            if list == self.list, i == at { return false }
+            if list == self.list, index(i) == at { return false }
         case let .rename(list, i, name):
-            if list == self.list, i < names.count { names[i] = name }
+            if list == self.list, let i = index(i) { names[i] = name }
         case let .insert(list, i, name):
             guard list == self.list else { return true }
-            let p = i ?? names.count
-            guard p <= names.count else { return true }   // kustomize refuses it
+            // a negative index counts from the end, as kustomize's JSON patch library reads it
+            let p = i.map { $0 < 0 ? $0 + names.count : $0 } ?? names.count
+            guard p >= 0, p <= names.count else { return true }   // kustomize refuses it
             names.insert(name, at: p)
             if p <= at { at += 1 }
         case let .remove(list, i):
-            guard list == self.list, i < names.count else { return true }
+            guard list == self.list, let i = index(i) else { return true }
             if i == at { return false }
             names.remove(at: i)
             if i < at { at -= 1 }
         case let .replace(list, i, name):
-            guard list == self.list, i < names.count else { return true }
+            guard list == self.list, let i = index(i) else { return true }
             if i == at { return false }
             names[i] = name
         case let .replaceList(list):

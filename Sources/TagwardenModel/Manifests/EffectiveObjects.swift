@@ -196,6 +196,9 @@ struct EffectiveObjects {
         /// Written under `patches:` (kustomize's PatchTransformer, which Flux's `spec.patches` use too): a JSON patch
         /// there keeps the object's first name and namespace before it applies.
         var keepsFirst = false
+        /// A strategic-merge patch without a `target`: it patches the object of its own kind and name, which the build
+        /// must hold.
+        var targetless = false
     }
 
     /// A kustomization's patches in the order kustomize applies them.
@@ -499,7 +502,8 @@ struct EffectiveObjects {
                 var sel = target
                 // a JSON patch without a target: kustomize refuses it
                 if sel == nil, isList { continue }
-                if sel == nil, !isList {
+                let targetless = sel == nil
+                if targetless {
                     // a strategic-merge patch without a target patches the object of its own kind, name and namespace
                     // (none is the default namespace)
                     let api = t.yaml.string(r, "apiVersion") ?? ""
@@ -511,7 +515,7 @@ struct EffectiveObjects {
                 // what it does is read for the objects it may select: a workload's patch has no edits here
                 let reads = sel?.kind.map(kinds.contains) ?? true
                 list.append(Patch(selector: sel, edits: reads ? edits(t, root: r, json: isList) : [], text: t, root: r,
-                                  keepsFirst: patchesField && isList))
+                                  keepsFirst: patchesField && isList, targetless: targetless))
             }
         }
         if o.isKustomization {

@@ -185,7 +185,7 @@ package struct Extractor {
         var kustomizeNamespace: String?
         var namePrefix: String?, nameSuffix: String?
         var resources: [String] = [], patches: [String] = [], entries: [KustomizeImageEntry] = []
-        var opaque = false
+        var unknowns: ManifestObject.KustomizeUnknowns = []
         var generators: [ManifestObject.ConfigMapGenerator] = []
         var configFiles: [String] = []
         var definition: ManifestObject.CustomResource?
@@ -223,15 +223,18 @@ package struct Extractor {
             }
             if let images = y.get(root, "images") { entries = kustomizeImages(images, object: objectIndex) }
             // what Tagwarden cannot see into: charts and plugins that make resources, resources from elsewhere
-            for key: StaticString in ["helmCharts", "helmChartInflationGenerator", "generators", "transformers"] where y.get(root, key) != nil {
-                opaque = true
+            for key: StaticString in ["helmCharts", "helmChartInflationGenerator", "generators"] where y.get(root, key) != nil {
+                unknowns.insert(.resources)
             }
+            if y.get(root, "transformers") != nil { unknowns.insert(.transformers) }
+            if y.get(root, "replacements") != nil { unknowns.insert(.replacements) }
+            if y.get(root, "secretGenerator") != nil { unknowns.insert(.secrets) }
             // kustomize's own configuration files: transformer and generator configs, not resources
             for key: StaticString in ["transformers", "generators", "validators", "configurations"] {
                 guard let list = y.get(root, key) else { continue }
                 configFiles += y.childNodes(list).compactMap { y.nodes[$0].style == .literal ? nil : scalarString($0) }
             }
-            if resources.contains(where: Extractor.isRemote) { opaque = true }
+            if resources.contains(where: Extractor.isRemote) { unknowns.insert(.resources) }
             if let gens = y.get(root, "configMapGenerator") {
                 for g in y.childNodes(gens) {
                     guard let name = scalarString(y.get(g, "name")) else { continue }
@@ -276,7 +279,7 @@ package struct Extractor {
             file: fileIndex, document: d, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
             apiVersionSpan: apiVersionNode.map { y.nodes[$0].span }, name: name, declaredNamespace: declaredNamespace,
             labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
-            kustomizePatches: patches, kustomizeImages: entries, kustomizeOpaque: opaque, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
+            kustomizePatches: patches, kustomizeImages: entries, kustomizeUnknowns: unknowns, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
             substitutionDisabled: substitutionDisabled, configMapGenerators: generators, kustomizeConfigFiles: configFiles,
             definition: definition, byteRange: y.nodes[root].span.start.offset..<y.nodes[root].span.end.offset,
             kustomizeNamePrefix: namePrefix, kustomizeNameSuffix: nameSuffix))

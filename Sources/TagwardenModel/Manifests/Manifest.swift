@@ -40,9 +40,25 @@ public final class ManifestObject: Sendable {
     /// The `images:` entries of a kustomization or of a Flux Kustomization's `spec.images`, in order: kustomize
     /// applies them one after another, each to the images whose name is its `name` as written at that point.
     public let kustomizeImages: [KustomizeImageEntry]
+    /// What a kustomization does that Tagwarden does not follow.
+    public let kustomizeUnknowns: KustomizeUnknowns
     /// A kustomization whose output Tagwarden cannot know: it inflates Helm charts, runs generator or transformer
     /// plugins, or takes resources from outside the repository.
-    public let kustomizeOpaque: Bool
+    public var kustomizeOpaque: Bool { !kustomizeUnknowns.isDisjoint(with: [.resources, .transformers]) }
+
+    /// What a kustomization does that Tagwarden does not follow, by what it may change in the build.
+    public struct KustomizeUnknowns: OptionSet, Sendable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// Resources that are not files of the repository: Helm charts, generator plugins, remote resources.
+        public static let resources = KustomizeUnknowns(rawValue: 1)
+        /// Transformer plugins (`transformers:`), which may change any field.
+        public static let transformers = KustomizeUnknowns(rawValue: 2)
+        /// `replacements:`, which copy values into fields (and may create them).
+        public static let replacements = KustomizeUnknowns(rawValue: 4)
+        /// A `secretGenerator`, whose Secrets Tagwarden does not read.
+        public static let secrets = KustomizeUnknowns(rawValue: 8)
+    }
     /// Flux objects: the fields rules need, by object kind.
     public let flux: FluxSpec?
     /// The API group (`apps` of `apps/v1`; empty for the core group).
@@ -82,7 +98,7 @@ public final class ManifestObject: Sendable {
     init(file: Int, document: Int, apiVersion: String, kind: String, kindSpan: SourceSpan, apiVersionSpan: SourceSpan?,
          name: String?, declaredNamespace: String?, labels: [String: String], isKustomization: Bool, kustomizeNamespace: String?,
          kustomizeResources: [String], kustomizePatches: [String], kustomizeImages: [KustomizeImageEntry] = [],
-         kustomizeOpaque: Bool = false, flux: FluxSpec?,
+         kustomizeUnknowns: KustomizeUnknowns = [], flux: FluxSpec?,
          configData: [String: String]? = nil, substitutionDisabled: Bool = false, configMapGenerators: [ConfigMapGenerator] = [],
          kustomizeConfigFiles: [String] = [], definition: CustomResource? = nil, byteRange: Range<Int> = 0..<0,
          kustomizeNamePrefix: String? = nil, kustomizeNameSuffix: String? = nil) {
@@ -100,7 +116,7 @@ public final class ManifestObject: Sendable {
         self.kustomizeResources = kustomizeResources
         self.kustomizePatches = kustomizePatches
         self.kustomizeImages = kustomizeImages
-        self.kustomizeOpaque = kustomizeOpaque
+        self.kustomizeUnknowns = kustomizeUnknowns
         self.flux = flux
         self.configData = configData
         self.substitutionDisabled = substitutionDisabled
@@ -138,7 +154,7 @@ public final class ManifestObject: Sendable {
         ManifestObject(file: file, document: document, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
                        apiVersionSpan: apiVersionSpan, name: name, declaredNamespace: declaredNamespace, labels: labels ?? self.labels,
                        isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: kustomizeResources,
-                       kustomizePatches: kustomizePatches, kustomizeImages: kustomizeImages, kustomizeOpaque: kustomizeOpaque, flux: flux,
+                       kustomizePatches: kustomizePatches, kustomizeImages: kustomizeImages, kustomizeUnknowns: kustomizeUnknowns, flux: flux,
                        configData: configData, substitutionDisabled: substitutionDisabled, configMapGenerators: configMapGenerators,
                        kustomizeConfigFiles: kustomizeConfigFiles, definition: definition, byteRange: byteRange,
                        kustomizeNamePrefix: kustomizeNamePrefix, kustomizeNameSuffix: kustomizeNameSuffix)

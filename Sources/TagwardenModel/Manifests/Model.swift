@@ -49,6 +49,8 @@ public struct Model: Sendable {
     /// a directory without a kustomization file; each with why. Remote resources and paths that leave the repository
     /// are not judged.
     public let missingResources: [Int: [(path: String, why: String)]]
+    /// The patches kustomize refuses to apply (`PatchTargets`), by the kustomization whose build they fail.
+    public let patchFailures: [PatchFailure]
     /// The directories that hold a kustomization.
     let kustomizationDirectories: Set<String>
     /// Each Flux Kustomization `path` without a kustomization file → the file of the first Flux Kustomization of it,
@@ -216,6 +218,9 @@ public struct Model: Sendable {
         var variantOf: [Int: Int] = [:]
         var rootPaths: [Int: [String]] = [:]
         let stepsOf = steps?.value ?? [:]
+        let (unlisted, missing) = unreadResources(resources, objects: objects, builds: builds, skipped: skipped, config: config)
+        let patchFailures = stepsOf.isEmpty ? [] : PatchTargets.failures(objects: objects, files: facts, builds: builds.value, stepsOf: stepsOf,
+                                                                         writtenName: writtenName, refused: Set(missing.keys))
         let effective = EffectiveObjects.resolve(objects: objects, files: facts, includedBy: includedBy, clusters: clusters,
                                                  writtenName: writtenName, nonResources: nonResources, stepsOf: stepsOf)
         for i in effective.keys.sorted() {
@@ -363,7 +368,6 @@ public struct Model: Sendable {
                                    nonResources: nonResources, markers: markers, markerEnvironment: markerEnvironment,
                                    expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)),
                                    bootstrapSources: bootstrapSources)
-        let (unlisted, missing) = unreadResources(resources, objects: objects, builds: builds, skipped: skipped, config: config)
         let kustomizationDirectories = Set(builds.value.kustomizationAt.keys)
         let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories)
         var watched = Set<String>()
@@ -409,7 +413,7 @@ public struct Model: Sendable {
                   shortVersionReleases: config.shortVersionReleases.map(Glob.init),
                   namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
                   clusters: clusters, namespaceOverride: namespaceOverride, writtenName: writtenName, variantOf: variantOf, policyCharts: policyCharts,
-                  unlistedResources: unlisted, missingResources: missing, kustomizationDirectories: kustomizationDirectories,
+                  unlistedResources: unlisted, missingResources: missing, patchFailures: patchFailures, kustomizationDirectories: kustomizationDirectories,
                   generatedBuilds: generated, evidence: evidence, skipped: skipped, includedBy: includedBy)
         }
         let model = assemble(nil)

@@ -1,0 +1,253 @@
+import TagwardenBasics
+import TagwardenYAML
+
+/// A patch kustomize refuses to apply, so the whole build fails.
+public struct PatchFailure: Sendable {
+    /// The kustomization whose build fails.
+    public let kustomization: Int
+    /// Where the patch says what kustomize cannot do: the strategic-merge patch's name, the JSON patch's `path`.
+    public let file: Int
+    public let span: SourceSpan
+    /// What kustomize cannot do, with its own words in parentheses.
+    public let problem: String
+}
+
+/// The patches of a kustomization that kustomize refuses, judged only where the build is known: its resources are all
+/// files of the repository, read, with no Helm chart, generator plugin or remote resource among them
+/// (`BuildSets.resourceBuild(of:)`), kustomize does not refuse one of its kustomizations already (`refused`: a resource it
+/// cannot take, `Model.missingResources`), and nothing the build runs before the patch may change what it needs.
+///
+/// - A strategic-merge patch without a `target` patches the object of its own kind and name: when no resource of the
+///   build is that object, kustomize fails ("no resource matches strategic merge patch"). The apiVersion and kind are
+///   compared exactly, as kustomize does; a name matches if it is the patch's or a part of it (a `namePrefix` further
+///   down may have renamed the object); the namespace is not compared.
+/// - A JSON patch (RFC 6902) is applied to its one target: an operation fails on a path whose parent the object does not
+///   have, and `remove` on a path it does not have (`JSONValue.firstFailure`). Judged when the target names one object of the build by kind and
+///   name, no other patch of the build may select it first, and the path stays clear of what kustomize's own
+///   transformers write (metadata, labels, selectors, namespaces).
+enum PatchTargets {
+    static func failures(objects: [ManifestObject], files: [FileFacts], builds: BuildSets, stepsOf: [Int: EffectiveObjects.Steps],
+                         writtenName: [Int: String], refused: Set<Int>) -> [PatchFailure] {
+        var out: [PatchFailure] = []
+        var objectsOfFile: [Int: [Int]]?
+        for k in stepsOf.keys.sorted() {
+            let o = objects[k], steps = stepsOf[k]!
+            guard o.isKustomization, o.kind == "Kustomization", Extractor.isKustomizationName(Path.basename(files[o.file].path)),
+                  !(steps.early.isEmpty && steps.late.isEmpty) else { continue }
+            if objectsOfFile == nil {
+                var map: [Int: [Int]] = [:]
+                for (i, x) in objects.enumerated() where !x.isKustomization { map[x.file, default: []].append(i) }
+                objectsOfFile = map
+            }
+            guard let build = builds.resourceBuild(of: k, objectsOfFile: objectsOfFile!), build.kustomizations.allSatisfy({ !refused.contains($0) })
+            else { continue }
+            func name(_ i: Int) -> String? { writtenName[i] ?? objects[i].name }
+            for p in steps.early where p.targetless {
+                let y = p.text.yaml
+                guard let kind = p.selector?.kind, let wanted = p.selector?.exactName, !wanted.contains("$"),
+                      let api = y.string(p.root, "apiVersion") else { continue }
+                if kind == "Secret", build.unknowns.contains(.secrets) { continue }
+                // kustomize compares the group, version and kind exactly
+                let held = build.objects.contains { i in
+                    guard objects[i].kind == kind, objects[i].apiVersion == api else { return false }
+                    guard let n = name(i), !n.contains("$") else { return true }
+                    return wanted.contains(n)
+                } || (kind == "ConfigMap" && api == "v1" && build.configMaps.contains(where: wanted.contains))
+                guard !held else { continue }
+                let at = y.get(p.root, "metadata", "name") ?? y.get(p.root, "kind") ?? p.root
+                let namespace = p.selector?.exactNamespace.flatMap { $0 == "default" ? nil : $0 + "/" } ?? ""
+                out.append(PatchFailure(kustomization: k, file: p.text.file, span: p.text.span(at),
+                                        problem: "its strategic-merge patch is for \(api) \(kind) \(namespace)\(wanted), which no resource of the build is "
+                                            + "(no resource matches strategic merge patch)"
+                                            + (build.objects.contains { objects[$0].kind == "HelmRelease" }
+                                                ? "; the objects a HelmRelease renders are not resources of the build (a release's spec.postRenderers patch them)" : "")))
+            }
+            out += jsonFailures(k, steps: steps, build: build, objects: objects, files: files, stepsOf: stepsOf, name: name)
+        }
+        return out
+    }
+
+    /// The JSON patches of kustomization `k` whose one target lacks a path they need.
+    private static func jsonFailures(_ k: Int, steps: EffectiveObjects.Steps, build: BuildSets.ResourceBuild, objects: [ManifestObject],
+                                     files: [FileFacts], stepsOf: [Int: EffectiveObjects.Steps], name: (Int) -> String?) -> [PatchFailure] {
+        let all = steps.early + steps.late
+        var out: [PatchFailure] = []
+        for (n, p) in all.enumerated() where p.text.yaml.nodes[p.root].kind == .sequence {
+            guard let sel = p.selector, let kind = sel.kind, let wanted = sel.exactName, sel.name == nil, sel.namespace == nil,
+                  sel.labels == nil, sel.annotations == nil else { continue }
+            let sameKind = build.objects.filter { objects[$0].kind == kind }
+            // one object by that name, and none that a name affix could turn into it
+            let targets = sameKind.filter { name($0) == wanted }
+            guard targets.count == 1, !sameKind.contains(where: { i in name(i).map { $0 != wanted && wanted.contains($0) } ?? true }) else { continue }
+            let t = targets[0]
+            if let g = sel.group, g != objects[t].group { continue }
+            if let v = sel.version, v != Substring(objects[t].apiVersion.split(separator: "/").last ?? "") { continue }
+            if let ns = sel.exactNamespace, ns != (objects[t].declaredNamespace ?? "default") { continue }
+            // a patch that may select it earlier: one of a kustomization below, or before this one here
+            func mayTouch(_ q: EffectiveObjects.Patch) -> Bool {
+                guard let s = q.selector else { return true }
+                return (s.kind.map { $0 == kind } ?? true) && (s.exactName.map { $0.contains(wanted) } ?? true)
+            }
+            let earlier = all[..<n].contains(where: mayTouch) || build.kustomizations.contains { b in
+                b != k && (stepsOf[b].map { ($0.early + $0.late).contains(where: mayTouch) } ?? false)
+            }
+            guard !earlier else { continue }
+            let target = objects[t]
+            let y = files[target.file].tree ?? YAMLFile(parsing: files[target.file].bytes)
+            guard target.document < y.documents.count, var doc = JSONValue(y, y.documents[target.document].root) else { continue }
+            if let failure = JSONValue.firstFailure(of: p, on: &doc) {
+                let namespace = target.declaredNamespace.map { $0 + "/" } ?? ""
+                out.append(PatchFailure(kustomization: k, file: p.text.file, span: p.text.span(failure.node),
+                                        problem: "its JSON patch \(failure.problem) of \(kind) \(namespace)\(wanted)"))
+            }
+        }
+        return out
+    }
+}
+
+/// A YAML node as a JSON document, for following a JSON patch's paths: mappings and sequences, every scalar alike.
+indirect enum JSONValue {
+    case object([(key: String, value: JSONValue)])
+    case array([JSONValue])
+    case scalar
+
+    /// nil for what a JSON patch cannot be followed through here: an alias, a merge key.
+    init?(_ y: YAMLFile, _ n: Int, depth: Int = 0) {
+        guard depth < 64 else { return nil }
+        switch y.nodes[n].kind {
+        case .scalar: self = .scalar
+        case .alias: return nil
+        case .sequence:
+            var items: [JSONValue] = []
+            for c in y.childNodes(n) {
+                guard let v = JSONValue(y, c, depth: depth + 1) else { return nil }
+                items.append(v)
+            }
+            self = .array(items)
+        case .mapping:
+            var fields: [(key: String, value: JSONValue)] = []
+            for (key, value) in y.pairs(n) {
+                let name = y.value(key)
+                guard name != "<<", let v = JSONValue(y, value, depth: depth + 1) else { return nil }
+                if let i = fields.firstIndex(where: { $0.key == name }) { fields[i].value = v } else { fields.append((name, v)) }
+            }
+            self = .object(fields)
+        }
+    }
+
+    /// Keys where kustomize's own transformers (namespace, name affixes, labels, annotations) write: a path through one
+    /// is not judged.
+    static let transformed: Set<String> = ["metadata", "labels", "annotations", "selector", "matchLabels", "namespace", "subjects",
+                                           "commonLabels", "templates"]
+
+    /// The first operation of patch `p` that kustomize's JSON patch library refuses on `doc`, applying those before it;
+    /// nil when all apply, or when one cannot be followed (a `test`, `move` or `copy`, a negative index, a path through
+    /// what transformers write). As kustomize v5.5 applies them: an operation whose parent path the object lacks (or
+    /// holds a scalar at) fails; `remove` of a missing key or index fails; `replace` of a missing key adds it, of an
+    /// index out of range fails; `add` at an index past the end fails.
+    static func firstFailure(of p: EffectiveObjects.Patch, on doc: inout JSONValue) -> (node: Int, problem: String)? {
+        let y = p.text.yaml
+        for op in y.childNodes(p.root) {
+            guard y.nodes[op].kind == .mapping, let kind = y.string(op, "op"), ["add", "remove", "replace"].contains(kind),
+                  let pathNode = y.get(op, "path"), y.nodes[pathNode].kind == .scalar else { return nil }
+            let raw = y.value(pathNode)
+            let path = EffectiveObjects.pointer(raw)
+            guard raw.hasPrefix("/"), !path.isEmpty, !path.contains(where: transformed.contains),
+                  !path.contains(where: { Int($0).map { $0 < 0 } ?? false }) else { return nil }
+            let key = path.last!
+            guard let parent = doc.at(path.dropLast()), !parent.isScalar else {
+                return (pathNode, "cannot \(kind) \(raw): the object has no \(pointer(path.dropLast())) (\(kind) operation does not apply: doc is missing path)")
+            }
+            switch kind {
+            case "remove":
+                guard parent.has(key) else {
+                    return (pathNode, "cannot remove \(raw): the object has no such " + (parent.isArray ? "item (Unable to access invalid index)" : "field (Unable to remove nonexistent key)"))
+                }
+                doc.remove(path)
+            case "replace":
+                if parent.isArray, !parent.has(key) {
+                    return (pathNode, "cannot replace \(raw): the list has no such item (replace operation does not apply: doc is missing key)")
+                }
+                guard let v = y.get(op, "value").flatMap({ JSONValue(y, $0) }) else { return nil }
+                doc.set(path, v, insert: false)
+            default:
+                guard parent.canAdd(key) else {
+                    return (pathNode, "cannot add \(raw): the list is shorter (Unable to access invalid index)")
+                }
+                guard let v = y.get(op, "value").flatMap({ JSONValue(y, $0) }) else { return nil }
+                doc.set(path, v, insert: true)
+            }
+        }
+        return nil
+    }
+
+    private static func pointer(_ keys: ArraySlice<String>) -> String {
+        keys.isEmpty ? "root" : "/" + keys.joined(separator: "/")
+    }
+
+    /// The value at `path`, or nil if the document has none there.
+    func at(_ path: ArraySlice<String>) -> JSONValue? {
+        guard let first = path.first else { return self }
+        switch self {
+        case .object(let fields): return fields.first(where: { $0.key == first })?.value.at(path.dropFirst())
+        case .array(let items):
+            guard let i = Int(first), i >= 0, i < items.count else { return nil }
+            return items[i].at(path.dropFirst())
+        case .scalar: return nil
+        }
+    }
+
+    var isScalar: Bool { if case .scalar = self { return true } else { return false } }
+    var isArray: Bool { if case .array = self { return true } else { return false } }
+
+    /// Whether this mapping has `key`, or this sequence the index `key`.
+    func has(_ key: String) -> Bool {
+        switch self {
+        case .object(let fields): return fields.contains { $0.key == key }
+        case .array(let items): return Int(key).map { $0 >= 0 && $0 < items.count } ?? false
+        case .scalar: return false
+        }
+    }
+
+    /// Whether `add` may write `key` here without failing (a sequence's index up to its length, or `-`).
+    func canAdd(_ key: String) -> Bool {
+        switch self {
+        case .object: return true
+        case .array(let items): return key == "-" || (Int(key).map { $0 >= 0 && $0 <= items.count } ?? false)
+        case .scalar: return false
+        }
+    }
+
+    mutating func remove(_ path: [String]) { update(path[...]) { _ in nil } }
+
+    mutating func set(_ path: [String], _ value: JSONValue, insert: Bool) { update(path[...], insert: insert) { _ in value } }
+
+    /// Replaces (or with nil removes) the value at `path`; `insert`: a sequence's index takes a new item.
+    private mutating func update(_ path: ArraySlice<String>, insert: Bool = false, _ change: (JSONValue?) -> JSONValue?) {
+        guard let key = path.first else { return }
+        let last = path.count == 1
+        switch self {
+        case .object(var fields):
+            let i = fields.firstIndex { $0.key == key }
+            if last {
+                let v = change(i.map { fields[$0].value })
+                if let i { if let v { fields[i].value = v } else { fields.remove(at: i) } } else if let v { fields.append((key, v)) }
+            } else if let i {
+                fields[i].value.update(path.dropFirst(), insert: insert, change)
+            }
+            self = .object(fields)
+        case .array(var items):
+            let i = key == "-" ? items.count : Int(key) ?? -1
+            guard i >= 0, i <= items.count else { return }
+            if last {
+                if insert { if let v = change(nil) { items.insert(v, at: i) } } else if i < items.count {
+                    if let v = change(items[i]) { items[i] = v } else { items.remove(at: i) }
+                }
+            } else if i < items.count {
+                items[i].update(path.dropFirst(), insert: insert, change)
+            }
+            self = .array(items)
+        case .scalar: return
+        }
+    }
+}
