@@ -72,7 +72,7 @@ struct Audit: ParsableCommand {
     func run() throws {
         try guarded {
             Timings.mark("start")
-            let ws = try Workspace.open(path: path, configPath: options.config, rev: rev)
+            let ws = try Workspace.open(path: path, configPath: options.config, rev: rev, knownRules: Catalogue.ids)
             let snapshot = try ws.snapshot(rev: rev, maxFileSize: options.maxFileSizeBytes)
             if !options.quiet { for note in snapshot.notes { writeStderr("tagwarden: note: \(note)\n") } }
             let tip = rev ?? ((ws.repo?.hasHead ?? false) ? "HEAD" : nil)

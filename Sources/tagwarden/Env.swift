@@ -41,7 +41,7 @@ struct Env: ParsableCommand {
 
     func run() throws {
         try guarded {
-            let ws = try Workspace.open(path: path, configPath: config)
+            let ws = try Workspace.open(path: path, configPath: config, knownRules: Catalogue.ids)
             let snapshot = try ws.snapshot(rev: nil, maxFileSize: nil)
             let model = try Model.load(snapshot, config: ws.config, profile: profile)
             if format == .json {

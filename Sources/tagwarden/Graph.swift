@@ -46,7 +46,7 @@ struct Graph: ParsableCommand {
 
     func run() throws {
         try guarded {
-            let ws = try Workspace.open(path: path, configPath: config)
+            let ws = try Workspace.open(path: path, configPath: config, knownRules: Catalogue.ids)
             let snapshot = try ws.snapshot(rev: nil, maxFileSize: nil)
             let report = try ws.audit(snapshot, profile: nil, historyFrom: nil)
             guard let model = report.model else { throw TagwardenError("the repository could not be read") }

@@ -27,7 +27,7 @@ struct Init: ParsableCommand {
 
     func run() throws {
         try guarded {
-            let ws = try Workspace.open(path: path, configPath: nil)
+            let ws = try Workspace.open(path: path, configPath: nil, knownRules: Catalogue.ids)
             let target = ws.root + "/" + Config.fileName
             if !stdout, !force, access(target, F_OK) == 0 {
                 throw TagwardenError("\(target) exists; use --force to overwrite it or --stdout to print a new one")

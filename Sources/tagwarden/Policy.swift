@@ -112,7 +112,7 @@ struct PolicyEval: ParsableCommand {
         let definition: PolicyDefinition
         if let policy {
             let ws: Workspace
-            do { ws = try Workspace.open(path: path, configPath: nil) } catch let e as TagwardenError { return fail(e.message) }
+            do { ws = try Workspace.open(path: path, configPath: nil, knownRules: Catalogue.ids) } catch let e as TagwardenError { return fail(e.message) }
             let snapshot: SourceSnapshot
             do { snapshot = try ws.snapshot(rev: nil, maxFileSize: nil) } catch let e as TagwardenError { return fail(e.message) }
             let model = try Model.load(snapshot, config: ws.config, profile: nil)

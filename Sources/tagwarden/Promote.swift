@@ -109,7 +109,7 @@ struct Promote: ParsableCommand {
     }
 
     func promote() throws -> Int32 {
-        let ws = try Workspace.open(path: path, configPath: config)
+        let ws = try Workspace.open(path: path, configPath: config, knownRules: Catalogue.ids)
         guard let repo = ws.repo else { throw TagwardenError("promote commits, and \(ws.root) is not inside a git repository") }
         let head = try repo.resolveCommit("HEAD")
         let snapshot = try ws.snapshot(rev: head, maxFileSize: nil)

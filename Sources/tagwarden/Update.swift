@@ -127,7 +127,7 @@ struct Update: ParsableCommand {
     func run() throws {
         try guarded {
             Timings.mark("start")
-            let ws = try Workspace.open(path: path, configPath: config)
+            let ws = try Workspace.open(path: path, configPath: config, knownRules: Catalogue.ids)
             // --commit works on commits, as Flux works on a clone: the automations are read from HEAD's tree
             let head = mode == .commit ? try ws.repo.map { try $0.resolveCommit("HEAD") } : nil
             let snapshot = try ws.snapshot(rev: head, maxFileSize: nil)

@@ -28,7 +28,7 @@ public enum Checks {
     /// The index against HEAD: the findings in the staged files, plus any elsewhere the staged change creates.
     /// `fromEnvironment`: GIT_DIR or GIT_INDEX_FILE locate the repository (inside a hook).
     public static func staged(path: String, options: CheckOptions, fromEnvironment: Bool) throws -> CheckResult {
-        let ws = try Workspace.open(path: path, configPath: options.configPath, fromIndex: true, fromEnvironment: fromEnvironment)
+        let ws = try Workspace.open(path: path, configPath: options.configPath, fromIndex: true, fromEnvironment: fromEnvironment, knownRules: Catalogue.ids)
         guard let repo = ws.repo else { throw TagwardenError("--staged needs a git repository, and \(ws.root) is not inside one") }
         let indexSnap = try ws.snapshot(rev: nil, index: true, maxFileSize: options.maxFileSize)
         try indexSnap.requireIntact()
@@ -53,7 +53,7 @@ public enum Checks {
     public static func pullRequest(path: String, base: String, head: String?, all: Bool, configFromBase: Bool,
                                    options: CheckOptions) throws -> CheckResult {
         let headRev = head ?? "HEAD"
-        let ws = try Workspace.open(path: path, configPath: options.configPath, rev: headRev, configRev: configFromBase ? base : headRev)
+        let ws = try Workspace.open(path: path, configPath: options.configPath, rev: headRev, configRev: configFromBase ? base : headRev, knownRules: Catalogue.ids)
         guard let repo = ws.repo else { throw TagwardenError("--base needs a git repository, and \(ws.root) is not inside one") }
         let baseSha = try repo.resolveCommit(base)
         let headSha = try repo.resolveCommit(headRev)
@@ -77,10 +77,10 @@ public enum Checks {
 
     /// `config-weakened` findings for what HEAD's config loosens against BASE's (the one in force).
     static func configWeakenings(_ repo: GitRepository, ws: Workspace, base: String, head: String) throws -> [Finding] {
-        let baseConfig = try Workspace.committedConfig(repo: repo, rev: base, dirs: ws.configDirs)
+        let baseConfig = try Workspace.committedConfig(repo: repo, rev: base, dirs: ws.configDirs, knownRules: Catalogue.ids)
         let headConfig: (path: String, bytes: [UInt8], config: Config)?
         do {
-            headConfig = try Workspace.committedConfig(repo: repo, rev: head, dirs: ws.configDirs)
+            headConfig = try Workspace.committedConfig(repo: repo, rev: head, dirs: ws.configDirs, knownRules: Catalogue.ids)
         } catch let e as TagwardenError {
             // a config the pull request breaks would break every later run
             let at = SourcePosition(offset: 0, line: 1, column: 1)

@@ -33,26 +33,11 @@ extension Linter {
             let key = h.value
             let n = seen[key, default: 0]
             seen[key] = n + 1
-            findings[i].fingerprint = hexDigits(fnv1a("\(key)\u{0}\(n)"), width: 16)
+            findings[i].fingerprint = hexDigits(FNV1a.hash("\(key)\u{0}\(n)"), width: 16)
         }
     }
 
     /// 64-bit FNV-1a, fed piece by piece.
-    struct FNV1a {
-        var value: UInt64 = 0xcbf29ce484222325
-        mutating func add(_ b: UInt8) {
-            value ^= UInt64(b)
-            value = value &* 0x100000001b3
-        }
-        mutating func add(_ s: String) {
-            for b in s.utf8 { add(b) }
-        }
-    }
 
-    static func fnv1a(_ s: String) -> UInt64 {
-        var h = FNV1a()
-        h.add(s)
-        return h.value
-    }
 
 }

@@ -3,7 +3,6 @@ import TagwardenRegex
 import TagwardenYAML
 import TagwardenGit
 import TagwardenPolicy
-import TagwardenModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,8 +22,9 @@ public struct Workspace {
     /// (`configPath`, else `.tagwarden.yaml` at the root, read from `rev`'s tree when a revision is linted).
     /// `configRev` reads the config from another revision's tree than the one linted (the pull request check runs
     /// with the base side's).
+    /// `knownRules`: the rule ids the config may name.
     public static func open(path: String, configPath: String?, rev: String? = nil, configRev: String? = nil, fromIndex: Bool = false,
-                            fromEnvironment: Bool = false) throws -> Workspace {
+                            fromEnvironment: Bool = false, knownRules: Set<String>) throws -> Workspace {
         let abs: String
         var existing: String?   // for a PATH that only the linted revision has: its nearest ancestor on disk
         if let real = realpath(path, nil) {
@@ -63,7 +63,6 @@ public struct Workspace {
             }
         }
         var config = Config()
-        let knownRules = Catalogue.ids
         // The nearest .tagwarden.yaml from PATH up to the root: a subtree can carry its own.
         var dirs: [String] = []
         var d = isDir ? prefix : Path.dirname(prefix)
@@ -88,7 +87,7 @@ public struct Workspace {
                 }
             }
         } else if let rev = configRev ?? rev, let repo {
-            if let found = try committedConfig(repo: repo, rev: rev, dirs: dirs) { config = found.config }
+            if let found = try committedConfig(repo: repo, rev: rev, dirs: dirs, knownRules: knownRules) { config = found.config }
         } else {
             for dir in dirs where access(root + "/" + name(dir), F_OK) == 0 {
                 switch FileSystem.readFile(root + "/" + name(dir), limit: 1 << 20) {
@@ -104,14 +103,14 @@ public struct Workspace {
 
     /// The nearest config file of `dirs` in a revision's tree: its path, bytes and parsed config; nil when the
     /// tree has none.
-    public static func committedConfig(repo: GitRepository, rev: String, dirs: [String]) throws -> (path: String, bytes: [UInt8], config: Config)? {
+    public static func committedConfig(repo: GitRepository, rev: String, dirs: [String], knownRules: Set<String>) throws -> (path: String, bytes: [UInt8], config: Config)? {
         let sha = try repo.resolveCommit(rev)
         for dir in dirs {
             let path = dir.isEmpty ? Config.fileName : dir + "/" + Config.fileName
             guard let entry = repo.treeEntry(commit: sha, path: path) else { continue }
             switch repo.readBlob(entry.oid, limit: 1 << 20) {
             case .bytes(let b):
-                var config = try Config.parse(b, path: path, knownRules: Catalogue.ids)
+                var config = try Config.parse(b, path: path, knownRules: knownRules)
                 config.baseDir = dir
                 return (path, b, config)
             case .tooLarge(let n):
@@ -165,19 +164,5 @@ public struct Workspace {
         if let repo { snap.remoteURLs = repo.remoteURLs() }
         Timings.mark("read")  // the worktree marks its index and walk phases before this
         return snap
-    }
-}
-
-extension Workspace {
-    public func request(_ snapshot: SourceSnapshot, profile: String?) -> AuditRequest {
-        AuditRequest(snapshot: snapshot, config: config, profile: profile, reportPrefix: prefix)
-    }
-
-    /// Audits a snapshot; in a git repository the promotion rules get staging's history from `tip`.
-    /// `registry`: what the registries say, for `audit --registry`.
-    public func audit(_ snapshot: SourceSnapshot, profile: String?, historyFrom tip: String?,
-                      registry: (Model) throws -> RegistryFacts? = { _ in nil }) throws -> AuditReport {
-        try Linter.audit(request(snapshot, profile: profile), evidence: { model in try History.stagingEvidence(repo: repo, tip: tip, model: model) },
-                         registry: registry)
     }
 }

@@ -3,7 +3,6 @@ import TagwardenRegex
 import TagwardenYAML
 import TagwardenGit
 import TagwardenPolicy
-import TagwardenModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -101,6 +100,6 @@ public enum History {
             text += "\u{0}\(e.name):\(e.aliases.joined(separator: ","))|\(e.paths.map(\.pattern).joined(separator: ","))|\(e.namespaces.joined(separator: ","))"
         }
         for d in dirs.sorted() { text += "\u{0}" + d }
-        return hexDigits(Linter.fnv1a(text), width: 16)
+        return hexDigits(FNV1a.hash(text), width: 16)
     }
 }
