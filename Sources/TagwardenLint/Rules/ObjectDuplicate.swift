@@ -157,9 +157,9 @@ extension Rule {
             if let known = memo[key] { return known }
             memo[key] = .some(nil)   // a cycle finds nothing
             var found: (kustomization: String, config: String)?
-            for k in m.includedBy[key] ?? [] where depth < 64 {
+            for k in m.graph.includers(of: key, depth: depth) {
                 if let config = transforming[k] { found = (m.path(m.objects[k].file), config); break }
-                if let up = find(Path.dirname(m.path(m.objects[k].file)), depth: depth + 1) { found = up; break }
+                if let up = find(m.graph.directory(of: k), depth: depth + 1) { found = up; break }
             }
             memo[key] = .some(found)
             return found

@@ -61,10 +61,10 @@ struct BuildSets {
         return out
     }
 
-    /// `depth` bounds a chain of kustomizations that include each other's directories (kustomize has no limit;
-    /// a generated chain of thousands would otherwise exhaust the stack).
+    /// `depth` bounds a chain of kustomizations that include each other's directories, as `IncludeGraph` bounds the walks
+    /// up.
     private func add(_ dir: String, _ out: inout Set<Int>, _ visited: inout Set<String>, depth: Int) {
-        guard depth < 256, visited.insert(dir).inserted else { return }
+        guard depth < IncludeGraph.maxDepth, visited.insert(dir).inserted else { return }
         if let k = kustomizationAt[dir] {
             add(kustomization: k, dir, &out, &visited, depth: depth)
         } else {
@@ -111,7 +111,7 @@ struct BuildSets {
         var build = ResourceBuild()
         var visited = Set<Int>()
         func visit(_ k: Int, depth: Int) -> Bool {
-            guard depth < 256 else { return false }
+            guard depth < IncludeGraph.maxDepth else { return false }
             guard visited.insert(k).inserted else { return true }
             let o = objects[k]
             let below: ManifestObject.KustomizeUnknowns = depth == 0 ? [.resources] : [.resources, .transformers, .replacements]
@@ -154,7 +154,7 @@ struct BuildSets {
             var governed = false
             while sub.utf8.count > dir.utf8.count {
                 if let sk = kustomizationAt[sub] {
-                    if depth + 1 < 256, visited.insert(sub).inserted { add(kustomization: sk, sub, &out, &visited, depth: depth + 1) }
+                    if depth + 1 < IncludeGraph.maxDepth, visited.insert(sub).inserted { add(kustomization: sk, sub, &out, &visited, depth: depth + 1) }
                     governed = true
                     let under = sub + "/"
                     while k < byPath.count, SourceText.hasBytePrefix(files[byPath[k]].path, under) { k += 1 }

@@ -86,10 +86,10 @@ public struct Clusters: Sendable {
 
     /// `nonResources` are objects of patch files: a Flux Kustomization there that sets `path` is the patched
     /// Kustomization as the build that patches it applies it (a cluster's bootstrap Kustomization completed per cluster).
-    /// `includedBy`: what each kustomization's `resources`, `bases` and `components` name (`Model.kustomizeInclusions`).
-    static func build(objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets, includedBy: [String: [Int]],
+    /// `graph`: what each kustomization's `resources`, `bases` and `components` name.
+    static func build(objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets, graph: IncludeGraph,
                       ignoring nonResources: Set<Int>, config: Config = Config(), sourceIgnore: String? = nil) -> Clusters {
-        let leftOut = leftOut(objects: objects, files: files, builds: builds.value, includedBy: includedBy)
+        let leftOut = leftOut(objects: objects, files: files, builds: builds.value, graph: graph)
         // the files each declared cluster's paths take
         let declared: [[Int]] = config.clusters.map { c in
             let globs = c.paths.map(Glob.init)
@@ -190,7 +190,7 @@ public struct Clusters: Sendable {
             memo[f] = .unreached   // a Kustomization that builds its own file adds nothing
             // built only by Flux Kustomizations that are themselves not deployed
             var r = Reach.unreached
-            if let builders = kustomizationsOfFile[f], let first = builders.first, depth < 64,
+            if let builders = kustomizationsOfFile[f], let first = builders.first, depth < IncludeGraph.maxDepth,
                builders.allSatisfy({ if case .notDeployed = judged(objects[$0].file, depth: depth + 1) { true } else { false } }) {
                 r = .notDeployed("only Flux Kustomization \(objects[first].name ?? "") of \(files[objects[first].file].path) builds it, "
                                  + "and that file is not deployed")
@@ -204,7 +204,7 @@ public struct Clusters: Sendable {
     /// Manifests that the kustomization of their own directory leaves out: it neither lists them nor names them
     /// anywhere outside a comment (a patch, a generator's file), and no other kustomization lists them. No build
     /// takes such a file; file → why.
-    static func leftOut(objects: [ManifestObject], files: [FileFacts], builds: BuildSets, includedBy: [String: [Int]]) -> [Int: String] {
+    static func leftOut(objects: [ManifestObject], files: [FileFacts], builds: BuildSets, graph: IncludeGraph) -> [Int: String] {
         guard !builds.kustomizationAt.isEmpty else { return [:] }
         // a Flux Kustomization that builds its own directory cannot be listed there (it would apply itself): it is
         // applied another way (`kubectl apply -f sync.yaml`), so it is not left out
@@ -216,7 +216,7 @@ public struct Clusters: Sendable {
         for f in files.indices {
             let path = files[f].path
             guard Sources.isManifestName(path), let k = builds.kustomizationAt[Path.dirname(path)], objects[k].file != f,
-                  includedBy[path] == nil, !Extractor.isKustomizationName(Path.basename(path)), !selfSyncs.contains(f) else { continue }
+                  !graph.isIncluded(path), !Extractor.isKustomizationName(Path.basename(path)), !selfSyncs.contains(f) else { continue }
             // named in any field (a patch, a generator's file) is not left out; named only in a comment is commented out
             let kustomization = files[objects[k].file], name = Path.basename(path)
             if kustomization.kustomizationNames(file: name) { continue }

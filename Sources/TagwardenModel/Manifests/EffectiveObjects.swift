@@ -257,7 +257,7 @@ struct EffectiveObjects {
     }
 
     /// `stepsOf`: what `readAllSteps` read.
-    static func resolve(objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]], clusters: Clusters,
+    static func resolve(objects: [ManifestObject], files: [FileFacts], graph: IncludeGraph, clusters: Clusters,
                         writtenName: [Int: String], nonResources: Set<Int>, stepsOf: [Int: Steps]) -> [Int: [Variant]] {
         // without patches, only builds that name or place a base differently, or substitute its fields, make variants
         guard !stepsOf.isEmpty || objects.contains(where: { o in
@@ -389,7 +389,7 @@ struct EffectiveObjects {
                         finish(substituted(generated(s, flux: f, from: dir), by: f), roots: [path, files[objects[f].file].path])
                     }
                 }
-                let parents = depth < 64 ? includedBy[dir] ?? [] : []
+                let parents = graph.parents(of: k, depth: depth)
                 if parents.isEmpty, fluxComponentAt[dir] == nil {
                     // Flux Kustomizations whose generated kustomization takes this one
                     let above = (clusters.kustomizationsOfFile[kz.file] ?? []).filter { !here.contains($0) }
@@ -399,7 +399,7 @@ struct EffectiveObjects {
                 for p in parents { climb(p, from: dir, s, depth: depth + 1) }
             }
             let path = files[o.file].path
-            let including = includedBy[path] ?? []
+            let including = graph.includers(of: path)
             if including.isEmpty {
                 let flux = clusters.kustomizationsOfFile[o.file] ?? []
                 for f in flux { finish(substituted(generated(start, flux: f, from: path), by: f), roots: [path, files[objects[f].file].path]) }

@@ -27,7 +27,7 @@ extension Model {
     /// takes resources from outside the repository or names a path the repository lacks is not judged: its images
     /// cannot be known. An entry for an image the repository has elsewhere, but not in its build, is not reported.
     static func unmatchedImageEntries(objects: [ManifestObject], files: [FileFacts], images: [ImageUse],
-                                      includedBy: [String: [Int]], builds: LazyBuildSets) -> [UnmatchedImageEntry] {
+                                      graph: IncludeGraph, builds: LazyBuildSets) -> [UnmatchedImageEntry] {
         guard objects.contains(where: { !$0.kustomizeImages.isEmpty }) else { return [] }
         // only an entry that names no container image of the repository is looked into (a typo, another registry's
         // spelling): most entries cost one lookup
@@ -48,7 +48,7 @@ extension Model {
                 guard let p = flux.path.flatMap(normalizePath) else { continue }
                 roots = [p]
             } else if o.isKustomization {
-                roots = o.kind == "Component" ? (includedBy[dir] ?? []).map { Path.dirname(files[objects[$0].file].path) } : [dir]
+                roots = o.kind == "Component" ? graph.includers(of: dir).map(graph.directory(of:)) : [dir]
             } else {
                 continue   // a HelmRelease's post-renderer: the chart's output
             }

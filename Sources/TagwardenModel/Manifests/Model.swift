@@ -60,8 +60,10 @@ public struct Model: Sendable {
     public let evidence: PromotionEvidence?
     /// The files of the snapshot that were not read, and why.
     public let skipped: [SkippedFile]
+    /// What includes what among the kustomizations, and the one way up their chains.
+    public let graph: IncludeGraph
     /// File path (or directory) → the kustomizations whose `resources`, `bases` or `components` name it.
-    public let includedBy: [String: [Int]]
+    public var includedBy: [String: [Int]] { graph.includedBy }
 
     /// The elements of `list`, moved out one by one (a consuming iterator): `list` is left empty.
     static func take<T>(_ list: inout [T]) -> Taken<T> {
@@ -197,15 +199,15 @@ public struct Model: Sendable {
                 Started { EffectiveObjects.readAllSteps(objects: objects, files: facts, fileAt: fileAt) }
             }() : nil
         var nonResources = FluxIndex.nonResources(objects, files: facts)
-        let includedBy = kustomizeInclusions(resources)
-        let clusters = Clusters.build(objects: objects, files: facts, builds: builds, includedBy: includedBy, ignoring: nonResources, config: config,
+        let graph = IncludeGraph(resources: resources, objects: objects, files: facts)
+        let clusters = Clusters.build(objects: objects, files: facts, builds: builds, graph: graph, ignoring: nonResources, config: config,
                                       sourceIgnore: sourceIgnore)
-        var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, includedBy: includedBy, clusters: clusters)
+        var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, graph: graph, clusters: clusters)
         var writtenName: [Int: String] = [:]
         // kustomize's names, with the references a `configurations:` file has it rewrite; without such files the
         // effective objects below give each build's names alone
         let names = objects.contains(where: { !$0.kustomizeConfigFiles.isEmpty })
-            ? resolveNames(objects, files: facts, includedBy: includedBy) : Names()
+            ? resolveNames(objects, files: facts, graph: graph) : Names()
         for (i, name) in names.renamed {
             writtenName[i] = objects[i].name
             objects[i] = objects[i].renamed(name)
@@ -221,7 +223,7 @@ public struct Model: Sendable {
         let (unlisted, missing) = unreadResources(resources, objects: objects, builds: builds, skipped: skipped, config: config)
         let patchFailures = stepsOf.isEmpty ? [] : PatchTargets.failures(objects: objects, files: facts, builds: builds.value, stepsOf: stepsOf,
                                                                          writtenName: writtenName, refused: Set(missing.keys))
-        let effective = EffectiveObjects.resolve(objects: objects, files: facts, includedBy: includedBy, clusters: clusters,
+        let effective = EffectiveObjects.resolve(objects: objects, files: facts, graph: graph, clusters: clusters,
                                                  writtenName: writtenName, nonResources: nonResources, stepsOf: stepsOf)
         for i in effective.keys.sorted() {
             // deleted by every build that would deploy it (`$patch: delete`): not a resource of the cluster
@@ -297,9 +299,9 @@ public struct Model: Sendable {
                                         configMaps: configMaps, builds: builds)
         let shared = adoptMarkedValues(values.images, into: &images, markers: &markers)
         images += Substitution.resolve(substitutable + values.substitutable, variables: variables)
-        markRetagged(&images, objects: objects, files: facts, includedBy: includedBy, namespaces: namespaces, builds: builds, stepsOf: stepsOf)
+        markRetagged(&images, objects: objects, files: facts, graph: graph, namespaces: namespaces, builds: builds, stepsOf: stepsOf)
         markPatchesOfNothing(&images, objects: objects, files: facts, builds: builds, stepsOf: stepsOf)
-        let unmatched = unmatchedImageEntries(objects: objects, files: facts, images: images, includedBy: includedBy, builds: builds)
+        let unmatched = unmatchedImageEntries(objects: objects, files: facts, images: images, graph: graph, builds: builds)
         if !unmatched.isEmpty {
             struct Place: Hashable { let file: Int, offset: Int }
             let dead = Set(unmatched.map { Place(file: objects[$0.object].file, offset: $0.name.span.start.offset) })
@@ -315,29 +317,29 @@ public struct Model: Sendable {
             return env.detect(clues[img.file], namespace: nil, namespaceLabels: labels)
         }
         // a shared base's container image of no environment of its own: the environments of the builds that deploy it
-        if !includedBy.isEmpty {
-            var rootEnvironments: [Int: Set<String>] = [:]   // kustomization → environments of the roots above it
+        if !graph.isEmpty {
+            let rootEnvironments = IncludeGraph.Memo<Int, Set<String>>(cycle: [])   // kustomization → environments of the roots above it
             func environments(_ k: Int, _ depth: Int) -> Set<String> {
-                if let known = rootEnvironments[k] { return known }
-                rootEnvironments[k] = []   // a cycle adds nothing
-                let path = facts[objects[k].file].path
-                let parents = depth < 64 ? includedBy[Path.dirname(path)] ?? [] : []
-                var out = Set<String>()
-                if parents.isEmpty {
-                    let builders = clusters.kustomizationsOfFile[objects[k].file] ?? []
-                    for p in [path] + builders.map({ facts[objects[$0].file].path }) {
-                        if let e = env.detect(path: p, namespace: nil, namespaceLabels: labels) { out.insert(e) }
+                rootEnvironments.value(k) {
+                    let path = facts[objects[k].file].path
+                    let parents = graph.parents(of: k, depth: depth)
+                    var out = Set<String>()
+                    if parents.isEmpty {
+                        let builders = clusters.kustomizationsOfFile[objects[k].file] ?? []
+                        for p in [path] + builders.map({ facts[objects[$0].file].path }) {
+                            if let e = env.detect(path: p, namespace: nil, namespaceLabels: labels) { out.insert(e) }
+                        }
+                    } else {
+                        for p in parents { out.formUnion(environments(p, depth + 1)) }
                     }
-                } else {
-                    for p in parents { out.formUnion(environments(p, depth + 1)) }
+                    return out
                 }
-                rootEnvironments[k] = out
-                return out
             }
             for i in images.indices where images[i].origin == .container && imageEnvironment[i] == nil && !images[i].retagged {
                 let found: Set<String>
                 if images[i].writtenTagDeployedBy.isEmpty {
-                    guard let includers = includedBy[facts[images[i].file].path] else { continue }
+                    let includers = graph.includers(of: facts[images[i].file].path)
+                    guard !includers.isEmpty else { continue }
                     found = includers.reduce(into: Set<String>()) { $0.formUnion(environments($1, 0)) }
                 } else {
                     // only the builds that deploy its written tag
@@ -414,7 +416,7 @@ public struct Model: Sendable {
                   namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
                   clusters: clusters, namespaceOverride: namespaceOverride, writtenName: writtenName, variantOf: variantOf, policyCharts: policyCharts,
                   unlistedResources: unlisted, missingResources: missing, patchFailures: patchFailures, kustomizationDirectories: kustomizationDirectories,
-                  generatedBuilds: generated, evidence: evidence, skipped: skipped, includedBy: includedBy)
+                  generatedBuilds: generated, evidence: evidence, skipped: skipped, graph: graph)
         }
         let model = assemble(nil)
         Timings.mark("model")
@@ -478,7 +480,7 @@ public struct Model: Sendable {
     /// one identity in one such build fail it.
     public func sideBySideBuilds(of f: Int) -> [Int] {
         let path = files[f].path
-        var out = (includedBy[path] ?? []).map { objects[$0].file }.filter { Extractor.isKustomizationName(Path.basename(files[$0].path)) }
+        var out = graph.includers(of: path).map { objects[$0].file }.filter { Extractor.isKustomizationName(Path.basename(files[$0].path)) }
         guard !generatedBuilds.isEmpty else { return out }
         var dir = Path.dirname(path)
         while !kustomizationDirectories.contains(dir) {
@@ -567,14 +569,6 @@ public struct Model: Sendable {
 
 
     /// File path or directory → the kustomizations whose `resources`, `bases` or `components` name it.
-    static func kustomizeInclusions(_ resources: [Int: [String]]) -> [String: [Int]] {
-        var includedBy: [String: [Int]] = [:]
-        for (i, paths) in resources.sorted(by: { $0.key < $1.key }) {
-            for p in paths { includedBy[p, default: []].append(i) }
-        }
-        return includedBy
-    }
-
     /// Each kustomization's `resources`, `bases` and `components` of this repository, as normalised paths from the root
     /// (remote ones, and paths that leave the repository, left out): what the inclusions and the builds follow.
     static func resolvedResources(_ objects: [ManifestObject], files: [FileFacts]) -> [Int: [String]] {
@@ -632,7 +626,7 @@ public struct Model: Sendable {
     /// (the outermost kustomization of each chain of `resources:` wins; chains that disagree leave it open, nil); a
     /// Flux Kustomization's `targetNamespace` overrides that for everything its `path` builds, when the Kustomizations
     /// that build a file agree. Cluster-scoped kinds have none.
-    static func resolveNamespaces(_ objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]],
+    static func resolveNamespaces(_ objects: [ManifestObject], files: [FileFacts], graph: IncludeGraph,
                                   clusters: Clusters) -> ([String?], [Int: String]) {
         var clusterScoped = Set<String>()   // `group/kind` that the repository's CRDs declare cluster-scoped
         var overriding = false
@@ -651,26 +645,21 @@ public struct Model: Sendable {
         guard overriding else { return (out, overrides) }
         // Namespaces that the chains above kustomization k impose (the outermost wins), each with the kustomization
         // that sets it; "" = none.
-        var memo: [Int: [(namespace: String, by: Int)]] = [:]
+        let memo = IncludeGraph.Memo<Int, [(namespace: String, by: Int)]>(cycle: [])
         func chain(_ k: Int, _ depth: Int) -> [(namespace: String, by: Int)] {
-            if let m = memo[k] { return m }
             let own: (namespace: String, by: Int) = (objects[k].kustomizeNamespace ?? "", k)
-            if depth > 64 { return [own] }
-            memo[k] = [own]
-            let parents = includedBy[Path.dirname(files[objects[k].file].path)] ?? []
-            var result: [(namespace: String, by: Int)] = []
-            if parents.isEmpty {
-                result = [own]
-            } else {
+            return memo.value(k) {
+                let parents = graph.parents(of: k, depth: depth)
+                var result: [(namespace: String, by: Int)] = []
                 for p in parents {
                     for ns in chain(p, depth + 1) {
                         let v = ns.namespace.isEmpty ? own : ns
                         if !result.contains(where: { $0.namespace == v.namespace }) { result.append(v) }
                     }
                 }
+                // a top, or only cycles above
+                return result.isEmpty ? [own] : result
             }
-            memo[k] = result
-            return result
         }
         var targets: [Int: (namespace: String?, by: Int)] = [:]   // Flux Kustomization → its targetNamespace
         for i in objects.indices {
@@ -686,7 +675,7 @@ public struct Model: Sendable {
                 ways = known
             } else {
                 ways = []
-                for k in includedBy[files[f].path] ?? [] {
+                for k in graph.includers(of: files[f].path) {
                     for ns in chain(k, 0) where !ways.contains(where: { $0.namespace == ns.namespace }) { ways.append(ns) }
                 }
                 chainsOfFile[f] = ways
@@ -736,7 +725,7 @@ public struct Model: Sendable {
         var reference: [Int: String] = [:]
     }
 
-    static func resolveNames(_ objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]]) -> Names {
+    static func resolveNames(_ objects: [ManifestObject], files: [FileFacts], graph: IncludeGraph) -> Names {
         var names = Names()
         guard objects.contains(where: { $0.kustomizeNamePrefix != nil || $0.kustomizeNameSuffix != nil }) else { return names }
         var fileIndex: [String: Int] = [:]
@@ -764,32 +753,29 @@ public struct Model: Sendable {
             var prefix: String, suffix: String, rewrites: Bool, steps: [Affixes]
         }
         /// The ways from kustomization k outwards: the prefix and suffix each adds, and whether references are rewritten.
-        var memo: [Int: [Way]] = [:]
+        let memo = IncludeGraph.Memo<Int, [Way]>(cycle: [])
         func chain(_ k: Int, _ depth: Int) -> [Way] {
-            if let m = memo[k] { return m }
-            let prefix = objects[k].kustomizeNamePrefix ?? "", suffix = objects[k].kustomizeNameSuffix ?? ""
-            let own = Way(prefix: prefix, suffix: suffix, rewrites: !objects[k].kustomizeConfigFiles.isEmpty && rewritesReference(k),
-                          steps: [Affixes(prefix: prefix, suffix: suffix)])
-            memo[k] = [own]
-            guard depth < 64 else { return [own] }
-            let parents = includedBy[Path.dirname(files[objects[k].file].path)] ?? []
-            var result: [Way] = []
-            for p in parents {
-                for outer in chain(p, depth + 1) {
-                    let v = Way(prefix: outer.prefix + own.prefix, suffix: own.suffix + outer.suffix, rewrites: own.rewrites || outer.rewrites,
-                                steps: own.steps + outer.steps.map { Affixes(prefix: $0.prefix + own.prefix, suffix: own.suffix + $0.suffix) })
-                    if !result.contains(v) { result.append(v) }
+            memo.value(k) {
+                let prefix = objects[k].kustomizeNamePrefix ?? "", suffix = objects[k].kustomizeNameSuffix ?? ""
+                let own = Way(prefix: prefix, suffix: suffix, rewrites: !objects[k].kustomizeConfigFiles.isEmpty && rewritesReference(k),
+                              steps: [Affixes(prefix: prefix, suffix: suffix)])
+                var result: [Way] = []
+                for p in graph.parents(of: k, depth: depth) {
+                    for outer in chain(p, depth + 1) {
+                        let v = Way(prefix: outer.prefix + own.prefix, suffix: own.suffix + outer.suffix, rewrites: own.rewrites || outer.rewrites,
+                                    steps: own.steps + outer.steps.map { Affixes(prefix: $0.prefix + own.prefix, suffix: own.suffix + $0.suffix) })
+                        if !result.contains(v) { result.append(v) }
+                    }
                 }
+                // a top, or only cycles above
+                return result.isEmpty ? [own] : result
             }
-            if parents.isEmpty { result = [own] }
-            memo[k] = result
-            return result
         }
         var rewritten: [(policy: Int, reference: String, way: Way)] = []
         for (i, o) in objects.enumerated() where o.group == "image.toolkit.fluxcd.io" {
             guard let name = o.name else { continue }
             var ways: [Way] = []
-            for k in includedBy[files[o.file].path] ?? [] {
+            for k in graph.includers(of: files[o.file].path) {
                 for w in chain(k, 0) where !ways.contains(w) { ways.append(w) }
             }
             let made = ways.reduce(into: [String]()) { all, w in
@@ -829,10 +815,9 @@ public struct Model: Sendable {
             if let known = memo[key] { return known }
             memo[key] = []   // a cycle adds nothing
             var out = Set<String>()
-            for k in includedBy[key] ?? [] {
-                let dir = Path.dirname(path(objects[k].file))
-                guard depth < 64 else { continue }
-                if includedBy[dir] != nil {
+            for k in graph.includers(of: key, depth: depth) {
+                let dir = graph.directory(of: k)
+                if graph.isIncluded(dir) {
                     out.formUnion(tops(dir, depth + 1))
                 } else if let builders = fluxAt[dir] {
                     for b in builders {

@@ -30,7 +30,7 @@ extension Model {
     /// `namespaces`: each object's namespace as the cluster gets it (a kustomization's `namespace:`), which a patch's
     /// target or own namespace matches as well as the one written.
     /// `stepsOf`: the kustomizations' patches, as `EffectiveObjects.readAllSteps` read them.
-    static func markRetagged(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], includedBy: [String: [Int]],
+    static func markRetagged(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], graph: IncludeGraph,
                              namespaces: [String?], builds: LazyBuildSets, stepsOf: [Int: EffectiveObjects.Steps]) {
         let followsPatches = anyPatchTouchesContainers(stepsOf)
         // a values file's field: later sources replace it with no patch at all (an overlay's generator merges a key)
@@ -244,47 +244,34 @@ extension Model {
         /// the file neither deploys nor replaces it).
         func replaces(_ me: Me?) -> Bool { me?.order.map { $0.reached && !$0.runs } ?? false }
         struct Key: Hashable { let kustomization: Int, name: String, me: Me?, needs: KustomizeImageEntry.Needs }
-        var memo: [Key: Bool] = [:]
+        let memo = IncludeGraph.Memo<Key, Bool>(cycle: false)   // a cycle of kustomizations deploys nothing more
         /// Whether some build through kustomization k deploys the image, called `name` when it reaches k, with the
         /// tag its manifest writes.
         func writtenTagRuns(_ k: Int, _ name: String, _ me: Me?, _ depth: Int) -> Bool {
-            let key = Key(kustomization: k, name: name, me: me, needs: needs)
-            if let known = memo[key] { return known }
-            memo[key] = false   // a cycle of kustomizations deploys nothing more
-            let runs: Bool
-            let dir = Path.dirname(files[objects[k].file].path)
-            let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
-            if builders.contains(where: { applied(k, name, me, builder: $0).map { asWritten($0.me) } ?? false }) {
-                runs = true
-            } else if let (after, next) = applied(k, name, me) {
-                if parents.isEmpty {
-                    runs = builders.isEmpty && asWritten(next)
-                } else {
-                    runs = depth > 64 || parents.contains { writtenTagRuns($0, after, next, depth + 1) }
-                }
-            } else {
-                runs = false
+            memo.value(Key(kustomization: k, name: name, me: me, needs: needs)) {
+                let builders = fluxBuilders[graph.directory(of: k)] ?? [], parents = graph.parents(of: k, depth: depth)
+                if builders.contains(where: { applied(k, name, me, builder: $0).map { asWritten($0.me) } ?? false }) { return true }
+                guard let (after, next) = applied(k, name, me) else { return false }
+                if parents.isEmpty { return builders.isEmpty && asWritten(next) }
+                return parents.contains { writtenTagRuns($0, after, next, depth + 1) }
             }
-            memo[key] = runs
-            return runs
         }
         /// Whether some build through kustomization k sets the tag of the image called `name` there.
         func sets(_ k: Int, _ name: String, _ me: Me?, _ depth: Int = 0) -> Bool {
             guard let (after, next) = applied(k, name, me) else { return true }
-            let dir = Path.dirname(files[objects[k].file].path)
-            let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
+            let builders = fluxBuilders[graph.directory(of: k)] ?? [], parents = graph.parents(of: k, depth: depth)
             if builders.contains(where: { applied(k, name, me, builder: $0).map { replaces($0.me) } ?? true }) { return true }
             if parents.isEmpty, builders.isEmpty { return replaces(next) }
-            return depth < 64 && parents.contains { sets($0, after, next, depth + 1) }
+            return parents.contains { sets($0, after, next, depth + 1) }
         }
         /// The roots of the builds through kustomization k that deploy the image, called `name` there, with the tag its
         /// manifest writes: the Flux Kustomizations that build them (by name), else the root kustomizations' directories.
         /// `paths` gathers the files that tell those builds' environments: the root kustomization's, its Flux
         /// Kustomizations'.
         func writtenTagRoots(_ k: Int, _ name: String, _ me: Me?, _ depth: Int, into roots: inout [String], paths: inout Set<String>) {
-            guard depth < 64, let (after, next) = applied(k, name, me) else { return }
-            let dir = Path.dirname(files[objects[k].file].path)
-            let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
+            guard let (after, next) = applied(k, name, me) else { return }
+            let dir = graph.directory(of: k)
+            let builders = fluxBuilders[dir] ?? [], parents = graph.parents(of: k, depth: depth)
             for b in builders where applied(k, name, me, builder: b).map({ asWritten($0.me) }) ?? false {
                 let root = "Flux Kustomization \(objects[b].name ?? "") (\(files[objects[b].file].path))"
                 if !roots.contains(root) { roots.append(root) }
@@ -370,7 +357,7 @@ extension Model {
             let me = start(img)
             // a values file's image is followed from the kustomization that generates its ConfigMap: the builds that read it
             let generator = me?.order?.origin
-            if let name = img.name ?? (me?.values != nil ? img.text : nil), generator == nil, includedBy[files[img.file].path] == nil {
+            if let name = img.name ?? (me?.values != nil ? img.text : nil), generator == nil, !graph.isIncluded(files[img.file].path) {
                 guard fluxRetags else { continue }
                 let builders = generatedBuilders(files[img.file].path)
                 if !builders.isEmpty, builders.allSatisfy({ fluxReplaces($0, name, me) }) {
@@ -382,7 +369,7 @@ extension Model {
             // generator when the release is no resource, a patch file that the generator's kustomization applies)
             let home = generator != nil ? files[objects[img.object!].file].path : files[img.file].path
             guard let name = img.name ?? (me?.values != nil ? img.text : nil),
-                  let includers = includedBy[home] ?? generator.map({ [$0] }) else { continue }
+                  let includers = graph.isIncluded(home) ? graph.includers(of: home) : generator.map({ [$0] }) else { continue }
             if includers.contains(where: { writtenTagRuns($0, name, me, 0) }) {
                 // some builds set the tag and some do not: the finding names those that deploy it as written
                 if includers.contains(where: { sets($0, name, me) }) {
@@ -402,8 +389,7 @@ extension Model {
                     add(at.kustomization)
                     continue
                 }
-                let dir = Path.dirname(files[objects[at.kustomization].file].path)
-                let builders = fluxBuilders[dir] ?? [], parents = includedBy[dir] ?? []
+                let builders = fluxBuilders[graph.directory(of: at.kustomization)] ?? [], parents = graph.parents(of: at.kustomization, depth: 0)
                 for b in builders {
                     // a values file's field that a later source replaces: what replaces it
                     if let order = applied(at.kustomization, at.name, at.me, builder: b)?.me?.order {

@@ -1,0 +1,58 @@
+import TagwardenBasics
+
+/// What includes what among the repository's kustomizations: each path (a file or a directory) → the kustomizations
+/// whose `resources`, `bases` or `components` name it. Every walk up the builds (namespaces, names, environments,
+/// effective objects, retagging, the tops of builds, transformers) goes through it, with one policy: a chain is
+/// followed at most `maxDepth` kustomizations up (kustomize has no limit, but a generated chain of thousands would
+/// exhaust the stack), and a kustomization met again on its own chain (a cycle, which kustomize refuses) adds nothing
+/// (`Memo`). The walk down, from a directory to the files its build takes, is `BuildSets`'.
+public struct IncludeGraph: Sendable {
+    public static let maxDepth = 64
+    public let includedBy: [String: [Int]]
+    /// Kustomization → its directory.
+    private let directories: [Int: String]
+
+    /// `resources`: each kustomization's resources as normalised paths (`Model.resolvedResources`).
+    init(resources: [Int: [String]], objects: [ManifestObject], files: [FileFacts]) {
+        var includedBy: [String: [Int]] = [:], directories: [Int: String] = [:]
+        for (k, paths) in resources.sorted(by: { $0.key < $1.key }) {
+            for p in paths { includedBy[p, default: []].append(k) }
+        }
+        for (k, o) in objects.enumerated() where o.isKustomization { directories[k] = Path.dirname(files[o.file].path) }
+        self.includedBy = includedBy
+        self.directories = directories
+    }
+
+    public var isEmpty: Bool { includedBy.isEmpty }
+
+    /// The kustomizations that name `path`, reached `depth` kustomizations up a chain: none past `maxDepth`.
+    public func includers(of path: String, depth: Int = 0) -> [Int] {
+        depth < Self.maxDepth ? includedBy[path] ?? [] : []
+    }
+
+    /// Whether some kustomization names `path`.
+    public func isIncluded(_ path: String) -> Bool { includedBy[path] != nil }
+
+    /// The directory of kustomization `k`.
+    public func directory(of k: Int) -> String { directories[k] ?? "" }
+
+    /// The kustomizations that include kustomization `k`'s directory, `k` being `depth` up its chain.
+    public func parents(of k: Int, depth: Int) -> [Int] { includers(of: directory(of: k), depth: depth) }
+
+    /// Values made once per key on walks up the graph: a key asked for again while its value is being made (a cycle)
+    /// gets `cycle`.
+    final class Memo<Key: Hashable, Value> {
+        private var values: [Key: Value] = [:]
+        private let cycle: Value
+
+        init(cycle: Value) { self.cycle = cycle }
+
+        func value(_ key: Key, _ make: () -> Value) -> Value {
+            if let known = values[key] { return known }
+            values[key] = cycle
+            let made = make()
+            values[key] = made
+            return made
+        }
+    }
+}
