@@ -196,6 +196,28 @@ import Testing
                 + "; this file is not deployed: commented out of apps/prod/kustomization.yaml, which builds its directory")
     }
 
+    /// khzaw/rangoonpulse's layout: the cluster's kustomization lists the Flux Kustomizations of a subdirectory one by
+    /// one; one it leaves out is not deployed, not the root of a cluster of its own.
+    @Test func aFileAKustomizationAboveListsItsSiblingsOfIsLeftOut() throws {
+        let r = try appliedRepo()
+        try r.remove("archive/web.yaml")
+        try r.remove("archive/api.yaml")
+        try r.write("clusters/prod/kustomization.yaml", "resources:\n  - flux-system\n  - apps.yaml\n  - ./more/listed.yaml\n")
+        try r.write("clusters/prod/more/listed.yaml", fluxKustomization(name: "listed", path: "./apps/prod"))
+        try r.write("clusters/prod/more/backup.yaml", fluxKustomization(name: "backup", path: "./backup"))
+        try r.write("backup/job.yaml", pod("backup", namespace: "backup", images: ["ghcr.io/acme/backup:latest"]))
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == [], "\(res.described)")
+        let env = try tagwarden(["env", "--applied"], in: r.path)
+        #expect(env.stdout.contains("  clusters/prod/more/backup.yaml  not deployed: clusters/prod/kustomization.yaml, which lists the files of "
+                                    + "clusters/prod/more one by one, does not list it\n"), "\(env.stdout)")
+        #expect(env.stdout.components(separatedBy: "\n  cluster ").count == 2, "\(env.stdout)")
+        // a Flux Kustomization whose generated build takes the directory whole: nothing is left out
+        try r.write("clusters/prod/sync-more.yaml", fluxKustomization(name: "more", path: "./clusters/prod/more"))
+        try r.write("clusters/prod/kustomization.yaml", "resources:\n  - flux-system\n  - apps.yaml\n  - ./more/listed.yaml\n  - sync-more.yaml\n")
+        #expect(severities(try r.audit("--format", "json")) == ["image-latest-tag backup/job.yaml:9:error"])
+    }
+
     @Test func aSyncAppliedByHandBesideItsKustomizationIsNotLeftOut() throws {
         // cpho-phase2's layout: each directory's sync.yaml builds its own directory and is applied with kubectl apply -f
         let r = try TempRepo()

@@ -212,21 +212,40 @@ public struct Clusters: Sendable {
         for o in objects {
             if let p = o.fluxKustomization?.path, Model.normalizePath(p) == Path.dirname(files[o.file].path) { selfSyncs.insert(o.file) }
         }
+        // the directories a Flux Kustomization's generated build takes whole
+        let fluxPaths = Set(objects.compactMap { $0.fluxKustomization?.path.flatMap(Model.normalizePath) })
         var out: [Int: String] = [:]
         for f in files.indices {
             let path = files[f].path
-            guard Sources.isManifestName(path), let k = builds.kustomizationAt[Path.dirname(path)], objects[k].file != f,
-                  !graph.isIncluded(path), !Extractor.isKustomizationName(Path.basename(path)), !selfSyncs.contains(f) else { continue }
+            guard Sources.isManifestName(path), !graph.isIncluded(path), !Extractor.isKustomizationName(Path.basename(path)),
+                  !selfSyncs.contains(f), let (k, listsFiles) = builder(of: Path.dirname(path), builds: builds, graph: graph, fluxPaths: fluxPaths),
+                  objects[k].file != f else { continue }
             // named in any field (a patch, a generator's file) is not left out; named only in a comment is commented out
             let kustomization = files[objects[k].file], name = Path.basename(path)
             if kustomization.kustomizationNames(file: name) { continue }
             let commented = kustomization.bytes.withUnsafeBytes { h in
                 Array(name.utf8).withUnsafeBytes { SourceText.find(h, $0, from: 0) != nil }
             }
-            out[f] = commented ? "commented out of \(kustomization.path), which builds its directory"
-                : "\(kustomization.path), which builds its directory, does not list it"
+            let builds = listsFiles ? "which lists the files of \(Path.dirname(path)) one by one" : "which builds its directory"
+            out[f] = commented ? "commented out of \(kustomization.path), \(builds)" : "\(kustomization.path), \(builds), does not list it"
         }
         return out
+    }
+
+    /// The kustomization that says which files of directory `dir` its build takes: the one in `dir`; else the nearest
+    /// one above that lists files of `dir` one by one (`listsFiles`), when no Flux Kustomization's generated build takes
+    /// `dir` whole (a `path` at `dir` or between).
+    private static func builder(of dir: String, builds: BuildSets, graph: IncludeGraph, fluxPaths: Set<String>) -> (Int, listsFiles: Bool)? {
+        if let k = builds.kustomizationAt[dir] { return (k, false) }
+        var up = dir
+        while !up.isEmpty, !fluxPaths.contains(up) {
+            up = Path.dirname(up)
+            guard let k = builds.kustomizationAt[up] else { continue }
+            let prefix = dir + "/"
+            let lists = builds.resources[k]?.contains { SourceText.hasBytePrefix($0, prefix) && Path.dirname($0) == dir && builds.fileAt[$0] != nil } ?? false
+            return lists ? (k, true) : nil
+        }
+        return nil
     }
 
     /// The clusters of the repository and what each applies, before each file's `Reach` is judged.
