@@ -18,6 +18,8 @@ struct BuildSets {
     let rank: [Int]
     /// Each kustomization's `resources` (and `bases`, `components`) as normalised paths (`Model.resolvedResources`).
     let resources: [Int: [String]]
+    /// The objects of each file, kustomizations left out: what a build takes from a resource file.
+    let objectsOfFile: [Int: [Int]]
 
     init(objects: [ManifestObject], files: [FileFacts], resources: [Int: [String]]) {
         self.objects = objects
@@ -25,9 +27,15 @@ struct BuildSets {
         self.resources = resources
         kustomizationAt.reserveCapacity(resources.count)
         fileAt.reserveCapacity(files.count)
-        for (i, o) in objects.enumerated() where o.isKustomization && Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
-            kustomizationAt[Path.dirname(files[o.file].path)] = i
+        var objectsOfFile: [Int: [Int]] = [:]
+        for (i, o) in objects.enumerated() {
+            if !o.isKustomization {
+                objectsOfFile[o.file, default: []].append(i)
+            } else if Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
+                kustomizationAt[Path.dirname(files[o.file].path)] = i
+            }
         }
+        self.objectsOfFile = objectsOfFile
         for i in files.indices { fileAt[files[i].path] = i }
         // a snapshot from git's index or a walk is most often in path order already
         let sorted = files.indices.dropFirst().allSatisfy { !SourceText.byteLess(files[$0].path, files[$0 - 1].path) }
@@ -106,8 +114,7 @@ struct BuildSets {
     /// Kustomization `k`'s `ResourceBuild`; nil when it cannot be known: a resource that is not a file read (remote,
     /// missing, skipped, unparsable) or a directory without a kustomization, a Helm chart or generator plugin, a List,
     /// or a kustomization below that changes fields Tagwarden does not follow (transformer plugins, `replacements`).
-    /// `objectsOfFile`: the objects (not kustomizations) of each file.
-    func resourceBuild(of k: Int, objectsOfFile: [Int: [Int]]) -> ResourceBuild? {
+    func resourceBuild(of k: Int) -> ResourceBuild? {
         var build = ResourceBuild()
         var visited = Set<Int>()
         func visit(_ k: Int, depth: Int) -> Bool {

@@ -218,7 +218,7 @@ public struct Clusters: Sendable {
         for f in files.indices {
             let path = files[f].path
             guard Sources.isManifestName(path), !graph.isIncluded(path), !Extractor.isKustomizationName(Path.basename(path)),
-                  !selfSyncs.contains(f), let (k, listsFiles) = builder(of: Path.dirname(path), builds: builds, graph: graph, fluxPaths: fluxPaths),
+                  !selfSyncs.contains(f), let (k, listsFiles) = builder(of: Path.dirname(path), builds: builds, fluxPaths: fluxPaths),
                   objects[k].file != f else { continue }
             // named in any field (a patch, a generator's file) is not left out; named only in a comment is commented out
             let kustomization = files[objects[k].file], name = Path.basename(path)
@@ -235,14 +235,13 @@ public struct Clusters: Sendable {
     /// The kustomization that says which files of directory `dir` its build takes: the one in `dir`; else the nearest
     /// one above that lists files of `dir` one by one (`listsFiles`), when no Flux Kustomization's generated build takes
     /// `dir` whole (a `path` at `dir` or between).
-    private static func builder(of dir: String, builds: BuildSets, graph: IncludeGraph, fluxPaths: Set<String>) -> (Int, listsFiles: Bool)? {
+    private static func builder(of dir: String, builds: BuildSets, fluxPaths: Set<String>) -> (Int, listsFiles: Bool)? {
         if let k = builds.kustomizationAt[dir] { return (k, false) }
         var up = dir
         while !up.isEmpty, !fluxPaths.contains(up) {
             up = Path.dirname(up)
             guard let k = builds.kustomizationAt[up] else { continue }
-            let prefix = dir + "/"
-            let lists = builds.resources[k]?.contains { SourceText.hasBytePrefix($0, prefix) && Path.dirname($0) == dir && builds.fileAt[$0] != nil } ?? false
+            let lists = builds.resources[k]?.contains { Path.dirname($0) == dir && builds.fileAt[$0] != nil } ?? false
             return lists ? (k, true) : nil
         }
         return nil

@@ -87,7 +87,8 @@ extension Model {
     /// Marks the images (a container's, a release's values') of a kustomization's inline patches whose target is of a
     /// kind its build does not have (a patch copied from another app, say): kustomize applies such a patch to nothing,
     /// so its image deploys nothing, like an `images:` entry that matches nothing. Only the kind is compared, and only
-    /// where the build can be known; a Component's patches apply to other builds and are left alone.
+    /// where the build can be known (`BuildSets.resourceBuild`); a Component's patches apply to other builds and are
+    /// left alone.
     /// `stepsOf`: the kustomizations' patches, as `EffectiveObjects.readAllSteps` read them.
     static func markPatchesOfNothing(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets,
                                      stepsOf: [Int: EffectiveObjects.Steps]) {
@@ -97,18 +98,12 @@ extension Model {
         }
         guard !patchImages.isEmpty else { return }
         let built = builds.value
-        var objectsOfFile: [Int: [Int]] = [:], kustomizationsOfFile: [Int: [Int]] = [:]
-        for (i, o) in objects.enumerated() {
-            objectsOfFile[o.file, default: []].append(i)
-            if o.isKustomization { kustomizationsOfFile[o.file, default: []].append(i) }
-        }
         var kindsOf: [Int: Set<String>?] = [:]   // kustomization → the kinds of its build; nil when it cannot be known
         for i in patchImages {
             let k = images[i].object!
             if kindsOf[k] == nil {
-                let taken = built.files(under: Path.dirname(files[objects[k].file].path))
-                kindsOf[k] = knownBuild(taken, objects: objects, objectsOfFile: kustomizationsOfFile, files: files, built: built).map { all in
-                    Set(all.flatMap { objectsOfFile[$0] ?? [] }.map { objects[$0].kind })
+                kindsOf[k] = built.resourceBuild(of: k).map { b in
+                    Set(b.objects.map { objects[$0].kind } + (b.configMaps.isEmpty ? [] : ["ConfigMap"]) + (b.unknowns.contains(.secrets) ? ["Secret"] : []))
                 }
             }
             guard let kinds = kindsOf[k] ?? nil, let steps = stepsOf[k] else { continue }
@@ -122,7 +117,8 @@ extension Model {
         }
     }
 
-    /// The build's files with the patch files its kustomizations name, or nil when what it makes cannot be known.
+    /// The build's files with the patch files its kustomizations name (whose images an `images:` entry changes too), or
+    /// nil when what it makes cannot be known.
     private static func knownBuild(_ taken: Set<Int>, objects: [ManifestObject], objectsOfFile: [Int: [Int]], files: [FileFacts],
                                    built: BuildSets) -> Set<Int>? {
         var all = taken

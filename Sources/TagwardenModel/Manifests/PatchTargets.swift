@@ -22,24 +22,18 @@ public struct PatchFailure: Sendable {
 ///   compared exactly, as kustomize does; a name matches if it is the patch's or a part of it (a `namePrefix` further
 ///   down may have renamed the object); the namespace is not compared.
 /// - A JSON patch (RFC 6902) is applied to its one target: an operation fails on a path whose parent the object does not
-///   have, and `remove` on a path it does not have (`JSONValue.firstFailure`). Judged when the target names one object of the build by kind and
+///   have, and `remove` on a path it does not have (`JSON.firstFailure`). Judged when the target names one object of the build by kind and
 ///   name, no other patch of the build may select it first, and the path stays clear of what kustomize's own
 ///   transformers write (metadata, labels, selectors, namespaces).
 enum PatchTargets {
     static func failures(objects: [ManifestObject], files: [FileFacts], builds: BuildSets, stepsOf: [Int: EffectiveObjects.Steps],
                          writtenName: [Int: String], refused: Set<Int>) -> [PatchFailure] {
         var out: [PatchFailure] = []
-        var objectsOfFile: [Int: [Int]]?
         for k in stepsOf.keys.sorted() {
             let o = objects[k], steps = stepsOf[k]!
             guard o.isKustomization, o.kind == "Kustomization", Extractor.isKustomizationName(Path.basename(files[o.file].path)),
                   !(steps.early.isEmpty && steps.late.isEmpty) else { continue }
-            if objectsOfFile == nil {
-                var map: [Int: [Int]] = [:]
-                for (i, x) in objects.enumerated() where !x.isKustomization { map[x.file, default: []].append(i) }
-                objectsOfFile = map
-            }
-            guard let build = builds.resourceBuild(of: k, objectsOfFile: objectsOfFile!), build.kustomizations.allSatisfy({ !refused.contains($0) })
+            guard let build = builds.resourceBuild(of: k), build.kustomizations.allSatisfy({ !refused.contains($0) })
             else { continue }
             func name(_ i: Int) -> String? { writtenName[i] ?? objects[i].name }
             for p in steps.early where p.targetless {
@@ -94,8 +88,8 @@ enum PatchTargets {
             guard !earlier else { continue }
             let target = objects[t]
             let y = files[target.file].tree ?? YAMLFile(parsing: files[target.file].bytes)
-            guard target.document < y.documents.count, var doc = JSONValue(y, y.documents[target.document].root) else { continue }
-            if let failure = JSONValue.firstFailure(of: p, on: &doc) {
+            guard target.document < y.documents.count, var doc = JSON(y, y.documents[target.document].root) else { continue }
+            if let failure = JSON.firstFailure(of: p, on: &doc) {
                 let namespace = target.declaredNamespace.map { $0 + "/" } ?? ""
                 out.append(PatchFailure(kustomization: k, file: p.text.file, span: p.text.span(failure.node),
                                         problem: "its JSON patch \(failure.problem) of \(kind) \(namespace)\(wanted)"))
@@ -105,31 +99,28 @@ enum PatchTargets {
     }
 }
 
-/// A YAML node as a JSON document, for following a JSON patch's paths: mappings and sequences, every scalar alike.
-indirect enum JSONValue {
-    case object([(key: String, value: JSONValue)])
-    case array([JSONValue])
-    case scalar
-
-    /// nil for what a JSON patch cannot be followed through here: an alias, a merge key.
+/// A JSON patch's paths followed on the document kustomize patches: the object as `JSON`, every scalar a string.
+extension JSON {
+    /// The JSON document of YAML node `n`; nil for what a JSON patch cannot be followed through here: an alias, a
+    /// merge key.
     init?(_ y: YAMLFile, _ n: Int, depth: Int = 0) {
         guard depth < 64 else { return nil }
         switch y.nodes[n].kind {
-        case .scalar: self = .scalar
+        case .scalar: self = .string(y.value(n))
         case .alias: return nil
         case .sequence:
-            var items: [JSONValue] = []
+            var items: [JSON] = []
             for c in y.childNodes(n) {
-                guard let v = JSONValue(y, c, depth: depth + 1) else { return nil }
+                guard let v = JSON(y, c, depth: depth + 1) else { return nil }
                 items.append(v)
             }
             self = .array(items)
         case .mapping:
-            var fields: [(key: String, value: JSONValue)] = []
+            var fields: [(String, JSON)] = []
             for (key, value) in y.pairs(n) {
                 let name = y.value(key)
-                guard name != "<<", let v = JSONValue(y, value, depth: depth + 1) else { return nil }
-                if let i = fields.firstIndex(where: { $0.key == name }) { fields[i].value = v } else { fields.append((name, v)) }
+                guard name != "<<", let v = JSON(y, value, depth: depth + 1) else { return nil }
+                if let i = fields.firstIndex(where: { $0.0 == name }) { fields[i].1 = v } else { fields.append((name, v)) }
             }
             self = .object(fields)
         }
@@ -137,15 +128,14 @@ indirect enum JSONValue {
 
     /// Keys where kustomize's own transformers (namespace, name affixes, labels, annotations) write: a path through one
     /// is not judged.
-    static let transformed: Set<String> = ["metadata", "labels", "annotations", "selector", "matchLabels", "namespace", "subjects",
-                                           "commonLabels", "templates"]
+    static let transformed: Set<String> = ["metadata", "labels", "annotations", "selector", "matchLabels", "namespace", "subjects"]
 
     /// The first operation of patch `p` that kustomize's JSON patch library refuses on `doc`, applying those before it;
     /// nil when all apply, or when one cannot be followed (a `test`, `move` or `copy`, a negative index, a path through
     /// what transformers write). As kustomize v5.5 applies them: an operation whose parent path the object lacks (or
     /// holds a scalar at) fails; `remove` of a missing key or index fails; `replace` of a missing key adds it, of an
     /// index out of range fails; `add` at an index past the end fails.
-    static func firstFailure(of p: EffectiveObjects.Patch, on doc: inout JSONValue) -> (node: Int, problem: String)? {
+    static func firstFailure(of p: EffectiveObjects.Patch, on doc: inout JSON) -> (node: Int, problem: String)? {
         let y = p.text.yaml
         for op in y.childNodes(p.root) {
             guard y.nodes[op].kind == .mapping, let kind = y.string(op, "op"), ["add", "remove", "replace"].contains(kind),
@@ -155,27 +145,26 @@ indirect enum JSONValue {
             guard raw.hasPrefix("/"), !path.isEmpty, !path.contains(where: transformed.contains),
                   !path.contains(where: { Int($0).map { $0 < 0 } ?? false }) else { return nil }
             let key = path.last!
-            guard let parent = doc.at(path.dropLast()), !parent.isScalar else {
+            guard let parent = doc.at(path.dropLast()), parent.isContainer else {
                 return (pathNode, "cannot \(kind) \(raw): the object has no \(pointer(path.dropLast())) (\(kind) operation does not apply: doc is missing path)")
             }
             switch kind {
             case "remove":
                 guard parent.has(key) else {
-                    return (pathNode, "cannot remove \(raw): the object has no such " + (parent.isArray ? "item (Unable to access invalid index)" : "field (Unable to remove nonexistent key)"))
+                    return (pathNode, "cannot remove \(raw): the object has no such "
+                            + (parent.arrayValue != nil ? "item (Unable to access invalid index)" : "field (Unable to remove nonexistent key)"))
                 }
-                doc.remove(path)
+                doc.set(path[...], nil)
             case "replace":
-                if parent.isArray, !parent.has(key) {
+                if parent.arrayValue != nil, !parent.has(key) {
                     return (pathNode, "cannot replace \(raw): the list has no such item (replace operation does not apply: doc is missing key)")
                 }
-                guard let v = y.get(op, "value").flatMap({ JSONValue(y, $0) }) else { return nil }
-                doc.set(path, v, insert: false)
+                guard let v = y.get(op, "value").flatMap({ JSON(y, $0) }) else { return nil }
+                doc.set(path[...], v)
             default:
-                guard parent.canAdd(key) else {
-                    return (pathNode, "cannot add \(raw): the list is shorter (Unable to access invalid index)")
-                }
-                guard let v = y.get(op, "value").flatMap({ JSONValue(y, $0) }) else { return nil }
-                doc.set(path, v, insert: true)
+                guard parent.canAdd(key) else { return (pathNode, "cannot add \(raw): the list is shorter (Unable to access invalid index)") }
+                guard let v = y.get(op, "value").flatMap({ JSON(y, $0) }) else { return nil }
+                doc.set(path[...], v, insert: true)
             }
         }
         return nil
@@ -185,69 +174,68 @@ indirect enum JSONValue {
         keys.isEmpty ? "root" : "/" + keys.joined(separator: "/")
     }
 
+    private var isContainer: Bool {
+        switch self {
+        case .object, .array: return true
+        default: return false
+        }
+    }
+
     /// The value at `path`, or nil if the document has none there.
-    func at(_ path: ArraySlice<String>) -> JSONValue? {
+    private func at(_ path: ArraySlice<String>) -> JSON? {
         guard let first = path.first else { return self }
         switch self {
-        case .object(let fields): return fields.first(where: { $0.key == first })?.value.at(path.dropFirst())
+        case .object: return self[first]?.at(path.dropFirst())
         case .array(let items):
             guard let i = Int(first), i >= 0, i < items.count else { return nil }
             return items[i].at(path.dropFirst())
-        case .scalar: return nil
+        default: return nil
         }
     }
 
-    var isScalar: Bool { if case .scalar = self { return true } else { return false } }
-    var isArray: Bool { if case .array = self { return true } else { return false } }
-
-    /// Whether this mapping has `key`, or this sequence the index `key`.
-    func has(_ key: String) -> Bool {
+    /// Whether this object has `key`, or this array the index `key`.
+    private func has(_ key: String) -> Bool {
         switch self {
-        case .object(let fields): return fields.contains { $0.key == key }
+        case .object: return self[key] != nil
         case .array(let items): return Int(key).map { $0 >= 0 && $0 < items.count } ?? false
-        case .scalar: return false
+        default: return false
         }
     }
 
-    /// Whether `add` may write `key` here without failing (a sequence's index up to its length, or `-`).
-    func canAdd(_ key: String) -> Bool {
+    /// Whether `add` may write `key` here without failing (an array's index up to its length, or `-`).
+    private func canAdd(_ key: String) -> Bool {
         switch self {
         case .object: return true
         case .array(let items): return key == "-" || (Int(key).map { $0 >= 0 && $0 <= items.count } ?? false)
-        case .scalar: return false
+        default: return false
         }
     }
 
-    mutating func remove(_ path: [String]) { update(path[...]) { _ in nil } }
-
-    mutating func set(_ path: [String], _ value: JSONValue, insert: Bool) { update(path[...], insert: insert) { _ in value } }
-
-    /// Replaces (or with nil removes) the value at `path`; `insert`: a sequence's index takes a new item.
-    private mutating func update(_ path: ArraySlice<String>, insert: Bool = false, _ change: (JSONValue?) -> JSONValue?) {
+    /// Sets (or with nil removes) the value at `path`; `insert`: an array's index takes a new item.
+    private mutating func set(_ path: ArraySlice<String>, _ value: JSON?, insert: Bool = false) {
         guard let key = path.first else { return }
         let last = path.count == 1
         switch self {
         case .object(var fields):
-            let i = fields.firstIndex { $0.key == key }
+            let i = fields.lastIndex { $0.0 == key }
             if last {
-                let v = change(i.map { fields[$0].value })
-                if let i { if let v { fields[i].value = v } else { fields.remove(at: i) } } else if let v { fields.append((key, v)) }
+                if let i { if let value { fields[i].1 = value } else { fields.remove(at: i) } } else if let value { fields.append((key, value)) }
             } else if let i {
-                fields[i].value.update(path.dropFirst(), insert: insert, change)
+                fields[i].1.set(path.dropFirst(), value, insert: insert)
             }
             self = .object(fields)
         case .array(var items):
             let i = key == "-" ? items.count : Int(key) ?? -1
             guard i >= 0, i <= items.count else { return }
             if last {
-                if insert { if let v = change(nil) { items.insert(v, at: i) } } else if i < items.count {
-                    if let v = change(items[i]) { items[i] = v } else { items.remove(at: i) }
+                if insert { if let value { items.insert(value, at: i) } } else if i < items.count {
+                    if let value { items[i] = value } else { items.remove(at: i) }
                 }
             } else if i < items.count {
-                items[i].update(path.dropFirst(), insert: insert, change)
+                items[i].set(path.dropFirst(), value, insert: insert)
             }
             self = .array(items)
-        case .scalar: return
+        default: return
         }
     }
 }
