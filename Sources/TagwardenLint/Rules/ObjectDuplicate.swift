@@ -18,7 +18,7 @@ extension Rule {
                   m.objectNamespace[i] != nil || !(o.declaredNamespace?.containsBytes("${") ?? false) else { return nil }
             return name
         }
-        var transformers = Transformers(m)
+        let transformers = Transformers(m)
         func report(_ i: Int, _ j: Int, cluster: String?) {
             let a = m.objects[i], b = m.objects[j]
             // two that one kustomize build takes side by side fail it: kustomization-build-fails says so
@@ -65,7 +65,7 @@ extension Rule {
             let key = Key(kind: o.kind, group: o.group, namespace: m.objectNamespace[i], name: name, scope: scope)
             if let j = first[key] { groups[key, default: [j]].append(i) } else { first[key] = i }
         }
-        var rootsMemo: [String: Set<String>] = [:]
+        let rootsMemo = IncludeGraph.Memo<String, Set<String>>(cycle: [])
         var fluxAt: [String: [Int]] = [:]   // directory → the Flux Kustomizations whose `path` it is
         if !byCluster, !groups.isEmpty {
             // a `path` is of its source's root, which need not be the repository's (an artifact CI makes of
@@ -96,9 +96,9 @@ extension Rule {
                 // Kustomizations that build them, followed to what applies them); per-cluster directories that a tool
                 // applies each alone, and test fixtures no build takes, do not meet
                 for (n, i) in same.enumerated() {
-                    let mine = m.buildTops(ofFile: m.objects[i].file, fluxAt: fluxAt, memo: &rootsMemo)
+                    let mine = m.buildTops(ofFile: m.objects[i].file, fluxAt: fluxAt, memo: rootsMemo)
                     if let j = same[..<n].first(where: { j in
-                        let theirs = m.buildTops(ofFile: m.objects[j].file, fluxAt: fluxAt, memo: &rootsMemo)
+                        let theirs = m.buildTops(ofFile: m.objects[j].file, fluxAt: fluxAt, memo: rootsMemo)
                         return mine.isEmpty ? theirs.isEmpty : !mine.isDisjoint(with: theirs)
                     }) {
                         report(i, j, cluster: nil)
@@ -132,7 +132,7 @@ extension Rule {
         let m: Model
         /// Kustomization object → the first of its configuration files that holds a transformer.
         var transforming: [Int: String] = [:]
-        var memo: [String: (kustomization: String, config: String)?] = [:]
+        let memo = IncludeGraph.Memo<String, (kustomization: String, config: String)?>(cycle: nil)   // a cycle finds nothing
 
         init(_ m: Model) {
             self.m = m
@@ -148,21 +148,19 @@ extension Rule {
 
         /// The nearest kustomization above `file` (by `resources`, through the directories that include it) that runs a
         /// transformer, with its configuration file.
-        mutating func above(_ file: Int) -> (kustomization: String, config: String)? {
+        func above(_ file: Int) -> (kustomization: String, config: String)? {
             guard !transforming.isEmpty else { return nil }
             return find(m.path(file), depth: 0)
         }
 
-        private mutating func find(_ key: String, depth: Int) -> (kustomization: String, config: String)? {
-            if let known = memo[key] { return known }
-            memo[key] = .some(nil)   // a cycle finds nothing
-            var found: (kustomization: String, config: String)?
-            for k in m.graph.includers(of: key, depth: depth) {
-                if let config = transforming[k] { found = (m.path(m.objects[k].file), config); break }
-                if let up = find(m.graph.directory(of: k), depth: depth + 1) { found = up; break }
+        private func find(_ key: String, depth: Int) -> (kustomization: String, config: String)? {
+            memo.value(key) {
+                for k in m.graph.includers(of: key, depth: depth) {
+                    if let config = transforming[k] { return (m.path(m.objects[k].file), config) }
+                    if let up = find(m.graph.directory(of: k), depth: depth + 1) { return up }
+                }
+                return nil
             }
-            memo[key] = .some(found)
-            return found
         }
     }
 }

@@ -41,13 +41,13 @@ public struct IncludeGraph: Sendable {
 
     /// Values made once per key on walks up the graph: a key asked for again while its value is being made (a cycle)
     /// gets `cycle`.
-    final class Memo<Key: Hashable, Value> {
+    public final class Memo<Key: Hashable, Value> {
         private var values: [Key: Value] = [:]
         private let cycle: Value
 
-        init(cycle: Value) { self.cycle = cycle }
+        public init(cycle: Value) { self.cycle = cycle }
 
-        func value(_ key: Key, _ make: () -> Value) -> Value {
+        public func value(_ key: Key, _ make: () -> Value) -> Value {
             if let known = values[key] { return known }
             values[key] = cycle
             let made = make()

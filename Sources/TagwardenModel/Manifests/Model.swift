@@ -809,27 +809,27 @@ public struct Model: Sendable {
     /// from one that is a Flux Kustomization's `path` on to whatever applies that Flux Kustomization's own file, up to
     /// a kustomization nothing applies (`k` and its index) or a Flux Kustomization no kustomization here applies: those
     /// are taken to be applied together, to the cluster of their environment (`flux` and the environment). Empty for a
-    /// file no kustomization takes. `fluxAt`: the Flux Kustomizations by their `path`; `memo` keeps each path's answer.
-    public func buildTops(ofFile f: Int, fluxAt: [String: [Int]], memo: inout [String: Set<String>]) -> Set<String> {
+    /// file no kustomization takes. `fluxAt`: the Flux Kustomizations by their `path`; `memo` keeps each path's answer
+    /// (made with `cycle: []`: a cycle adds nothing).
+    public func buildTops(ofFile f: Int, fluxAt: [String: [Int]], memo: IncludeGraph.Memo<String, Set<String>>) -> Set<String> {
         func tops(_ key: String, _ depth: Int) -> Set<String> {
-            if let known = memo[key] { return known }
-            memo[key] = []   // a cycle adds nothing
-            var out = Set<String>()
-            for k in graph.includers(of: key, depth: depth) {
-                let dir = graph.directory(of: k)
-                if graph.isIncluded(dir) {
-                    out.formUnion(tops(dir, depth + 1))
-                } else if let builders = fluxAt[dir] {
-                    for b in builders {
-                        let above = tops(path(objects[b].file), depth + 1)
-                        if above.isEmpty { out.insert("flux " + (objectEnvironment[b] ?? "")) } else { out.formUnion(above) }
+            memo.value(key) {
+                var out = Set<String>()
+                for k in graph.includers(of: key, depth: depth) {
+                    let dir = graph.directory(of: k)
+                    if graph.isIncluded(dir) {
+                        out.formUnion(tops(dir, depth + 1))
+                    } else if let builders = fluxAt[dir] {
+                        for b in builders {
+                            let above = tops(path(objects[b].file), depth + 1)
+                            if above.isEmpty { out.insert("flux " + (objectEnvironment[b] ?? "")) } else { out.formUnion(above) }
+                        }
+                    } else {
+                        out.insert("k \(k)")
                     }
-                } else {
-                    out.insert("k \(k)")
                 }
+                return out
             }
-            memo[key] = out
-            return out
         }
         return tops(path(f), 0)
     }
