@@ -18,8 +18,6 @@ struct BuildSets {
     let rank: [Int]
     /// Each kustomization's `resources` (and `bases`, `components`) as normalised paths (`Model.resolvedResources`).
     let resources: [Int: [String]]
-    /// The objects of each file, kustomizations left out: what a build takes from a resource file.
-    let objectsOfFile: [Int: [Int]]
 
     init(objects: [ManifestObject], files: [FileFacts], resources: [Int: [String]]) {
         self.objects = objects
@@ -27,15 +25,9 @@ struct BuildSets {
         self.resources = resources
         kustomizationAt.reserveCapacity(resources.count)
         fileAt.reserveCapacity(files.count)
-        var objectsOfFile: [Int: [Int]] = [:]
-        for (i, o) in objects.enumerated() {
-            if !o.isKustomization {
-                objectsOfFile[o.file, default: []].append(i)
-            } else if Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
-                kustomizationAt[Path.dirname(files[o.file].path)] = i
-            }
+        for (i, o) in objects.enumerated() where o.isKustomization && Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
+            kustomizationAt[Path.dirname(files[o.file].path)] = i
         }
-        self.objectsOfFile = objectsOfFile
         for i in files.indices { fileAt[files[i].path] = i }
         // a snapshot from git's index or a walk is most often in path order already
         let sorted = files.indices.dropFirst().allSatisfy { !SourceText.byteLess(files[$0].path, files[$0 - 1].path) }
@@ -114,7 +106,8 @@ struct BuildSets {
     /// Kustomization `k`'s `ResourceBuild`; nil when it cannot be known: a resource that is not a file read (remote,
     /// missing, skipped, unparsable) or a directory without a kustomization, a Helm chart or generator plugin, a List,
     /// or a kustomization below that changes fields Tagwarden does not follow (transformer plugins, `replacements`).
-    func resourceBuild(of k: Int) -> ResourceBuild? {
+    /// `objectsOfFile`: the objects (not kustomizations) of each file (`LazyBuildSets.objectsOfFile`).
+    func resourceBuild(of k: Int, objectsOfFile: [Int: [Int]]) -> ResourceBuild? {
         var build = ResourceBuild()
         var visited = Set<Int>()
         func visit(_ k: Int, depth: Int) -> Bool {
@@ -197,6 +190,17 @@ final class LazyBuildSets {
         made = b
         return b
     }
+
+    /// The objects of each file, kustomizations left out: what a build takes from a resource file
+    /// (`BuildSets.resourceBuild`), made when first asked.
+    private(set) lazy var objectsOfFile: [Int: [Int]] = {
+        var out: [Int: [Int]] = [:]
+        for (i, o) in objects.enumerated() where !o.isKustomization { out[o.file, default: []].append(i) }
+        return out
+    }()
+
+    /// `BuildSets.resourceBuild`, with the objects of each file made once.
+    func resourceBuild(of k: Int) -> BuildSets.ResourceBuild? { value.resourceBuild(of: k, objectsOfFile: objectsOfFile) }
 
     /// `BuildSets.files(under:)`, each directory built once for all the steps that ask.
     func files(under dir: String) -> Set<Int> {

@@ -97,12 +97,11 @@ extension Model {
             return objects[k].isKustomization && objects[k].kind != "Component" && images[i].file == objects[k].file
         }
         guard !patchImages.isEmpty else { return }
-        let built = builds.value
         var kindsOf: [Int: Set<String>?] = [:]   // kustomization → the kinds of its build; nil when it cannot be known
         for i in patchImages {
             let k = images[i].object!
             if kindsOf[k] == nil {
-                kindsOf[k] = built.resourceBuild(of: k).map { b in
+                kindsOf[k] = builds.resourceBuild(of: k).map { b in
                     Set(b.objects.map { objects[$0].kind } + (b.configMaps.isEmpty ? [] : ["ConfigMap"]) + (b.unknowns.contains(.secrets) ? ["Secret"] : []))
                 }
             }

@@ -221,7 +221,7 @@ public struct Model: Sendable {
         var rootPaths: [Int: [String]] = [:]
         let stepsOf = steps?.value ?? [:]
         let (unlisted, missing) = unreadResources(resources, objects: objects, builds: builds, skipped: skipped, config: config)
-        let patchFailures = stepsOf.isEmpty ? [] : PatchTargets.failures(objects: objects, files: facts, builds: builds.value, stepsOf: stepsOf,
+        let patchFailures = stepsOf.isEmpty ? [] : PatchTargets.failures(objects: objects, files: facts, builds: builds, stepsOf: stepsOf,
                                                                          writtenName: writtenName, refused: Set(missing.keys))
         let effective = EffectiveObjects.resolve(objects: objects, files: facts, graph: graph, clusters: clusters,
                                                  writtenName: writtenName, nonResources: nonResources, stepsOf: stepsOf)

@@ -26,7 +26,7 @@ public struct PatchFailure: Sendable {
 ///   name, no other patch of the build may select it first, and the path stays clear of what kustomize's own
 ///   transformers write (metadata, labels, selectors, namespaces).
 enum PatchTargets {
-    static func failures(objects: [ManifestObject], files: [FileFacts], builds: BuildSets, stepsOf: [Int: EffectiveObjects.Steps],
+    static func failures(objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets, stepsOf: [Int: EffectiveObjects.Steps],
                          writtenName: [Int: String], refused: Set<Int>) -> [PatchFailure] {
         var out: [PatchFailure] = []
         for k in stepsOf.keys.sorted() {
