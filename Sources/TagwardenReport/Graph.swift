@@ -28,7 +28,7 @@ public struct WiringGraph: Sendable {
         /// The error-level findings that name it, `line N: rule: message` (for a file, those of its objects not drawn).
         public var errors: [String] = []
         /// The file that places it in its clusters.
-        var file: Int?
+        var file: FileID?
     }
 
     public struct Edge: Sendable {
@@ -55,12 +55,12 @@ public struct WiringGraph: Sendable {
         let flux = model.flux
         var reported: [String: Set<String>] = [:]
         for f in findings { reported["\(f.file):\(f.span.start.line)", default: []].insert(f.rule) }
-        func location(_ o: Int) -> String { "\(model.files[model.objects[o].file].path):\(model.objects[o].kindSpan.start.line)" }
+        func location(_ o: ObjectID) -> String { "\(model.files[model.objects[o].file].path):\(model.objects[o].kindSpan.start.line)" }
         /// Where a field's value is written: its object's file, or the patch's.
-        func place(_ v: Located, of o: Int) -> String { "\(model.files[v.file ?? model.objects[o].file].path):\(v.span.start.line)" }
-        func name(_ o: Int, _ namespace: String?) -> String { "\(namespace ?? model.objectNamespace[o] ?? "default")/\(model.objects[o].name ?? "?")" }
+        func place(_ v: Located, of o: ObjectID) -> String { "\(model.files[v.file ?? model.objects[o].file].path):\(v.span.start.line)" }
+        func name(_ o: ObjectID, _ namespace: String?) -> String { "\(namespace ?? model.objectNamespace[o] ?? "default")/\(model.objects[o].name ?? "?")" }
         var ids: Set<String> = []
-        func add(_ node: Node, file: Int?) {
+        func add(_ node: Node, file: FileID?) {
             guard ids.insert(node.id).inserted else { return }
             g.nodes.append(node)
             g.nodes[g.nodes.count - 1].file = file
@@ -80,33 +80,33 @@ public struct WiringGraph: Sendable {
             return set.count == 1 ? set.first : nil
         }
         // the Flux Kustomizations, and the files each builds (the Model's reading of their paths)
-        var filesOf: [Int: [Int]] = [:]
+        var filesOf: [ObjectID: [FileID]] = [:]
         for (file, ks) in model.clusters.kustomizationsOfFile { for k in ks { filesOf[k, default: []].append(file) } }
-        var appliedBy: [Int: [Int]] = [:]
+        var appliedBy: [FileID: [ObjectID]] = [:]
         for (k, files) in filesOf { for f in files { appliedBy[f, default: []].append(k) } }
         // an object of no environment is drawn in the one environment of what it serves, if there is one
-        var objectsOf: [Int: [Int]] = [:]
+        var objectsOf: [FileID: [ObjectID]] = [:]
         for o in model.objects.indices { objectsOf[model.objects[o].file, default: []].append(o) }
-        func kustomizationEnvironment(_ o: Int) -> String? {
+        func kustomizationEnvironment(_ o: ObjectID) -> String? {
             model.objectEnvironment[o] ?? one((filesOf[o] ?? []).flatMap { f in (objectsOf[f] ?? []).map { model.objectEnvironment[$0] } })
         }
-        func policyEnvironment(_ p: Int) -> String? {
+        func policyEnvironment(_ p: PolicyID) -> String? {
             flux.policies[p].environment ?? one((flux.uses[p] ?? []).map { model.markers[$0].environment })
         }
-        func automationEnvironment(_ a: Int) -> String? {
+        func automationEnvironment(_ a: AutomationID) -> String? {
             flux.automations[a].environment ?? one((markersOf[a] ?? []).map { model.markers[$0].environment })
         }
-        var policiesOf: [Int: [Int]] = [:]
+        var policiesOf: [RepositoryID: [PolicyID]] = [:]
         for p in flux.policies.indices { if let r = flux.policies[p].repository { policiesOf[r, default: []].append(p) } }
-        var markersOf: [Int: [Int]] = [:]
+        var markersOf: [AutomationID: [MarkerID]] = [:]
         for k in markers { for a in model.markers[k].automations { markersOf[a, default: []].append(k) } }
-        func repositoryEnvironment(_ r: Int) -> String? {
+        func repositoryEnvironment(_ r: RepositoryID) -> String? {
             flux.repositories[r].environment ?? one((policiesOf[r] ?? []).map(policyEnvironment))
         }
 
         /// A marker's edge to its policy crosses environments when the linter says so (`marker-env-mismatch`, which
         /// knows environments by tag prefix too); when the two environments differ and it does not, it was suppressed.
-        func markerState(_ k: Int, _ p: Int, at: String) -> Edge.State {
+        func markerState(_ k: MarkerID, _ p: PolicyID, at: String) -> Edge.State {
             if reported[at]?.contains("marker-env-mismatch") == true { return .crossEnvironment }
             let mine = model.markers[k].environment, theirs = flux.policies[p].environment
             return mine != nil && theirs != nil && mine != theirs ? .suppressed : .ok
@@ -120,7 +120,7 @@ public struct WiringGraph: Sendable {
             add(Node(id: "k\(o)", kind: .kustomization, label: "Kustomization \(name(o, nil))\(builds)", environment: kustomizationEnvironment(o),
                      location: location(o)), file: model.objects[o].file)
         }
-        for (a, automation) in flux.automations.enumerated() {
+        for (a, automation) in flux.automations.withIDs {
             let o = automation.object
             add(Node(id: "a\(a)", kind: .automation, label: "ImageUpdateAutomation \(name(o, automation.namespace))",
                      environment: automationEnvironment(a), location: location(o)), file: model.objects[o].file)
@@ -135,7 +135,7 @@ public struct WiringGraph: Sendable {
             }
         }
         // policies, their repositories and images
-        for (p, policy) in flux.policies.enumerated() {
+        for (p, policy) in flux.policies.withIDs {
             var node = Node(id: "p\(p)", kind: .policy, label: "ImagePolicy \(policy.namespace ?? "default")/\(policy.name)",
                             environment: policyEnvironment(p), location: location(policy.object))
             let spec = policy.spec
@@ -159,7 +159,7 @@ public struct WiringGraph: Sendable {
                 g.edges.append(Edge(from: "p\(p)", to: missing, state: state(nil, nil, problemAt: location(policy.object), broken: true), relation: "reads"))
             }
         }
-        for (r, repository) in flux.repositories.enumerated() {
+        for (r, repository) in flux.repositories.withIDs {
             var node = Node(id: "r\(r)", kind: .repository, label: "ImageRepository \(repository.namespace ?? "default")/\(repository.name)",
                             environment: repositoryEnvironment(r), location: location(repository.object))
             if let image = repository.spec.image { node.spec = [("image", image.value, place(image, of: repository.object))] }
@@ -172,7 +172,7 @@ public struct WiringGraph: Sendable {
             }
         }
         /// A file's node, with the Flux Kustomizations that apply it.
-        func addFile(_ f: Int, environment: String?) -> String {
+        func addFile(_ f: FileID, environment: String?) -> String {
             let id = "f\(f)"
             if !ids.contains(id) {
                 add(Node(id: id, kind: .file, label: model.files[f].path, environment: environment, location: model.files[f].path), file: f)
@@ -206,15 +206,15 @@ public struct WiringGraph: Sendable {
             }
         }
         // the objects error-level findings name: their nodes, or their files'
-        var objectNode: [Int: String] = [:]
+        var objectNode: [ObjectID: String] = [:]
         for o in filesOf.keys { objectNode[o] = "k\(o)" }
-        for (a, automation) in flux.automations.enumerated() { objectNode[automation.object] = "a\(a)" }
-        for (p, policy) in flux.policies.enumerated() { objectNode[policy.object] = "p\(p)" }
-        for (r, repository) in flux.repositories.enumerated() { objectNode[repository.object] = "r\(r)" }
+        for (a, automation) in flux.automations.withIDs { objectNode[automation.object] = "a\(a)" }
+        for (p, policy) in flux.policies.withIDs { objectNode[policy.object] = "p\(p)" }
+        for (r, repository) in flux.repositories.withIDs { objectNode[repository.object] = "r\(r)" }
         var errorsOf: [String: [String]] = [:]
         let errors = findings.filter { $0.severity == .error }
         if !errors.isEmpty {
-            var fileAt: [String: Int] = [:]
+            var fileAt: [String: FileID] = [:]
             for f in model.files.indices { fileAt[model.files[f].path] = f }
             for finding in errors {
                 guard let f = fileAt[finding.file] else { continue }
@@ -228,7 +228,7 @@ public struct WiringGraph: Sendable {
             for n in g.nodes.indices { g.nodes[n].errors = errorsOf[g.nodes[n].id] ?? [] }
         }
         // each node in the clusters that apply its file
-        let clusters = model.clusters, clusterNames = clusters.clusters.map(\.displayName)
+        let clusters = model.clusters, clusterNames = clusters.clusters.mapRows(\.displayName)
         for n in g.nodes.indices {
             guard let f = g.nodes[n].file else { continue }
             g.nodes[n].clusters = clusters.of(f).map { clusterNames[$0] }

@@ -38,7 +38,7 @@ public struct CommitTarget: Sendable {
 public enum Committer {
     /// The checkout and push branches of automation `a` and the commit to build on. A branch is the local one, else
     /// the remote's as last fetched (`refs/remotes/REMOTE/BRANCH`).
-    public static func target(_ model: Model, automation a: Int, repo: GitRepository, remote: String, mode: PushBranchMode) throws -> CommitTarget {
+    public static func target(_ model: Model, automation a: AutomationID, repo: GitRepository, remote: String, mode: PushBranchMode) throws -> CommitTarget {
         let automation = model.flux.automations[a]
         let spec = automation.spec
         let name = "\(automation.namespace ?? "")/\(model.objects[automation.object].name ?? "")"

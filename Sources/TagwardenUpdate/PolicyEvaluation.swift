@@ -5,7 +5,7 @@ import TagwardenModel
 /// What one ImagePolicy selects from its tag source: Flux's `status.latestRef`, or why there is none.
 public struct PolicyOutcome: Sendable, Equatable {
     /// The policy (`Model.flux.policies` index).
-    public let policy: Int
+    public let policy: PolicyID
     /// Its ImageRepository's `spec.image`, as written.
     public let image: String?
     public let tag: String?
@@ -39,7 +39,7 @@ public enum PolicyEvaluation {
         let known = KnownTags(entries: tags)
         let count = model.flux.policies.count
         var outcomes = concurrentChunks(count, chunkSize: 64) { range in
-            range.map { p in (try? evaluate(model, policy: p, tags: known)) ?? PolicyOutcome(policy: p, image: nil, tag: nil, digest: nil, error: "no tags") }
+            range.map { n in let p = PolicyID(n); return (try? evaluate(model, policy: p, tags: known)) ?? PolicyOutcome(policy: p, image: nil, tag: nil, digest: nil, error: "no tags") }
         }
         for k in outcomes.indices {
             if let image = outcomes[k].image, let why = unreadable[image] {
@@ -77,7 +77,7 @@ public enum PolicyEvaluation {
         func tags(of image: String) throws -> [TagRecord]? { entries[image] }
     }
 
-    static func evaluate(_ model: Model, policy p: Int, tags source: some TagSource) throws -> PolicyOutcome {
+    static func evaluate(_ model: Model, policy p: PolicyID, tags source: some TagSource) throws -> PolicyOutcome {
         let policy = model.flux.policies[p]
         func failed(_ image: String?, _ why: String) -> PolicyOutcome {
             PolicyOutcome(policy: p, image: image, tag: nil, digest: nil, error: why)

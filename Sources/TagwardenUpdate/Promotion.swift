@@ -36,7 +36,7 @@ public struct Promotion: Sendable {
     /// A field of a production manifest that names the image.
     public struct Site: Sendable {
         /// The model's image.
-        public let image: Int
+        public let image: ImageID
         public let path: String
         public let line: Int
         /// The reference as it reads now (for the diff's summary and the rollback note).
@@ -73,16 +73,16 @@ public struct Promotion: Sendable {
         guard from.name != to.name else { throw TagwardenError("--from and --to are both \(from.name)") }
 
         // the fields that name the image, by environment: the tag a field writes runs unless every build retags it
-        func sites(in env: Environment) -> [Int] {
-            var seen: Set<[Int]> = []
+        func sites(in env: Environment) -> [ImageID] {
+            var seen = Set<[Int]>()
             return model.images.indices.filter { i in
                 let img = model.images[i]
                 guard img.environment == env.name, !img.retagged, img.invalid == nil,
                       model.repositoryName(i)?.normalized == wanted else { return false }
-                return seen.insert([img.file, img.span.start.offset]).inserted
+                return seen.insert([img.file.index, img.span.start.offset]).inserted
             }
         }
-        func site(_ i: Int) -> String { "\(model.files[model.images[i].file].path):\(model.images[i].span.start.line)" }
+        func site(_ i: ImageID) -> String { "\(model.files[model.images[i].file].path):\(model.images[i].span.start.line)" }
 
         // what staging runs
         var builds: [String: (tag: String?, digest: String?, sites: [String], text: String)] = [:]
@@ -182,9 +182,9 @@ public struct Promotion: Sendable {
     /// field and the digest in their `digest` field (added to an `images:` entry that lacks one). The result is read
     /// back as a model: every production field must name the new tag and digest, or nothing is written.
     public func rewrite(_ model: Model, files: [SourceFile], digest: String) throws -> [FileRewrite] {
-        var edits: [Int: [(edit: Edit, line: Int, column: Int, old: String, new: String, object: Int?)]] = [:]
+        var edits: [FileID: [(edit: Edit, line: Int, column: Int, old: String, new: String, object: ObjectID?)]] = [:]
         // a file is parsed again only where a key is added or a sibling looked up: the Model has the rest
-        var parsed: [Int: (y: YAMLFile, scalarAt: [Int: Int])] = [:]
+        var parsed: [FileID: (y: YAMLFile, scalarAt: [Int: Int])] = [:]
         for site in sites {
             let img = model.images[site.image]
             let file = img.file
@@ -276,8 +276,8 @@ public struct Promotion: Sendable {
 
     /// Adds `key: value` to the mapping that holds `node` as a value: after it in a flow mapping, on the next line at
     /// its key's column in a block one.
-    func insert(key: String, value: String, after node: Int, in y: YAMLFile, file: Int, object: Int?,
-                edits: inout [Int: [(edit: Edit, line: Int, column: Int, old: String, new: String, object: Int?)]], site: Site) throws {
+    func insert(key: String, value: String, after node: Int, in y: YAMLFile, file: FileID, object: ObjectID?,
+                edits: inout [FileID: [(edit: Edit, line: Int, column: Int, old: String, new: String, object: ObjectID?)]], site: Site) throws {
         let mapping = y.nodes[node].parent
         guard mapping >= 0, y.nodes[mapping].kind == .mapping,
               let keyNode = y.pairs(mapping).first(where: { $0.value == node })?.key else {

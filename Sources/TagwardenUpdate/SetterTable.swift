@@ -20,7 +20,7 @@ public struct SetterTable: Sendable, Equatable {
     }
 
     /// The table of automation `a` (`Model.flux.automations` index), from the policies' outcomes.
-    public static func build(_ model: Model, automation a: Int, outcomes: [PolicyOutcome]) throws -> SetterTable {
+    public static func build(_ model: Model, automation a: AutomationID, outcomes: [PolicyOutcome]) throws -> SetterTable {
         let automation = model.flux.automations[a]
         if automation.spec.policySelectorExpressions {
             // not guessed: a wrong guess writes what Flux would not

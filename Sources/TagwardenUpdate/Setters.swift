@@ -99,13 +99,13 @@ public struct MarkedFile: Sendable {
             guard let node = nodeAt[scalar.span.start.offset] else { continue }
             let parent = y.nodes[node].parent
             marks.append(Mark(ref: ref, scalar: scalar, style: y.nodes[node].style, inFlow: parent >= 0 && y.nodes[parent].isFlow,
-                              object: m.object.map { Setters.identity(facts.objects[$0]) } ?? .none))
+                              object: m.object.map { Setters.identity(facts.objects[$0.index]) } ?? .none))
         }
         self.init(path: file.path, bytes: file.bytes, marks: marks, unreadable: facts.fluxCannotRead)
     }
 
     /// The marks of file `f` of the Model (its markers `markers`, indices into `Model.markers`), as the Model read them.
-    public init(model: Model, file f: Int, markers: [Int]) {
+    public init(model: Model, file f: FileID, markers: [MarkerID]) {
         let facts = model.files[f]
         var marks: [Mark] = []
         for k in markers {

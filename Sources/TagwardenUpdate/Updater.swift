@@ -5,7 +5,7 @@ import TagwardenModel
 /// One ImageUpdateAutomation's part of an update: what its setters change, or why it did not run.
 public struct AutomationUpdate: Sendable {
     /// `Model.flux.automations` index.
-    public let automation: Int
+    public let automation: AutomationID
     public let namespace: String
     public let name: String
     /// The `update.path`s it covers, as Flux joins them ("" for the whole repository).
@@ -64,8 +64,8 @@ public enum Updater {
         }
         // the markers the Model read, by file: a file no automation has changed yet is not parsed again
         let fileIndex = Dictionary(model.files.indices.map { (model.files[$0].path, $0) }, uniquingKeysWith: { a, _ in a })
-        var markersOf: [Int: [Int]] = [:]
-        for (k, m) in model.markers.enumerated() where m.context == .value { markersOf[m.file, default: []].append(k) }
+        var markersOf: [FileID: [MarkerID]] = [:]
+        for (k, m) in model.markers.withIDs where m.context == .value { markersOf[m.file, default: []].append(k) }
         let byFile = markersOf
         let known: @Sendable (SourceFile) -> MarkedFile? = { file in
             guard let f = fileIndex[file.path], model.files[f].bytes == file.bytes else { return nil }

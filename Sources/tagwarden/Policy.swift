@@ -126,7 +126,7 @@ struct PolicyEval: ParsableCommand {
                 return fail("no ImagePolicy \(parts[0])/\(parts[1]) in \(ws.root)\(hint)")
             }
             // one per cluster: PATH says which
-            func file(_ p: Int) -> String { model.path(model.objects[model.flux.policies[p].object].file) }
+            func file(_ p: PolicyID) -> String { model.path(model.objects[model.flux.policies[p].object].file) }
             if candidates.count > 1, !ws.prefix.isEmpty {
                 let under = candidates.filter { file($0) == ws.prefix || file($0).hasPrefix(ws.prefix + "/") }
                 if !under.isEmpty { candidates = under }

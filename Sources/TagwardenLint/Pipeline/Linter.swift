@@ -96,9 +96,9 @@ public enum Linter {
 
         // the summary counts what is reported on: the files under PATH
         let prefix = request.reportPrefix ?? ""
-        let inScope = model.files.map { prefix.isEmpty || prefix == "." || $0.path == prefix || $0.path.hasPrefix(prefix + "/") }
+        let inScope = model.files.mapRows { prefix.isEmpty || prefix == "." || $0.path == prefix || $0.path.hasPrefix(prefix + "/") }
         var summary = Summary(files: inScope.filter { $0 }.count,
-                              documents: zip(model.files, inScope).reduce(0) { $0 + ($1.1 ? $1.0.documents : 0) },
+                              documents: zip(model.files, inScope.rows).reduce(0) { $0 + ($1.1 ? $1.0.documents : 0) },
                               images: model.images.filter { inScope[$0.file] && $0.substitution?.isRepeat != true }.count,
                               markers: model.markers.filter { inScope[$0.file] }.count)
         for f in findings {

@@ -42,7 +42,7 @@ extension Model {
     struct ImageAPI {
         /// What decides the verdicts: a fleet's thousands of policies share a few.
         struct Key: Hashable {
-            let clusters: [Int], kind: String, version: String
+            let clusters: [ClusterID], kind: String, version: String
         }
         var version: String
         var lifetime: (since: FluxVersion?, removedIn: FluxVersion?)?
@@ -52,7 +52,7 @@ extension Model {
     }
 
     /// `v1Everywhere` is `servesV1Everywhere`, asked once by the rule.
-    func imageAPI(_ i: Int, cache: inout [ImageAPI.Key: ImageAPI], v1Everywhere: Bool) -> ImageAPI? {
+    func imageAPI(_ i: ObjectID, cache: inout [ImageAPI.Key: ImageAPI], v1Everywhere: Bool) -> ImageAPI? {
         let o = objects[i]
         switch o.flux {   // the Flux fields of the three image kinds
         case .imageRepository?, .imagePolicy?, .automation?: break

@@ -61,7 +61,7 @@ extension Rule {
 
     /// Whether the repository or the config says that this short version is a release: an image known to number
     /// its releases with two numbers, a field whose own policy ranks such tags, or an image `shortVersionReleases` names.
-    static func releasedSo(_ m: Model, _ i: Int, numbers: Int, tag: String) -> Bool {
+    static func releasedSo(_ m: Model, _ i: ImageID, numbers: Int, tag: String) -> Bool {
         let img = m.images[i]
         if let name = img.name, let normalized = img.normalizedName,
            m.shortVersionReleases.matchImage(name, normalized: normalized) { return true }
@@ -77,7 +77,7 @@ extension Rule {
     /// Whether the field's own `$imagepolicy` names a policy whose filter takes this tag of two numbers but not the
     /// same with a third (`4.22`, not `4.22.0` or `4.22.1`): the repository says that the image's releases are numbered
     /// with two numbers (SeaweedFS's `4.22`), and Flux never moves the field to a three-number tag.
-    static func policyRanksTwoNumbers(_ m: Model, _ i: Int, tag: String) -> Bool {
+    static func policyRanksTwoNumbers(_ m: Model, _ i: ImageID, tag: String) -> Bool {
         let numbers = tag.firstIndex(of: "-") ?? tag.endIndex
         let third = [".0", ".1"].map { String(tag[..<numbers]) + $0 + String(tag[numbers...]) }
         return m.images[i].markers.contains { k in

@@ -6,7 +6,7 @@ extension Rule {
         let m = c.model
         var out: [Finding] = []
         /// What fails with kustomization file f: the Flux Kustomizations that build it, or its directory's builds.
-        func consequence(_ f: Int) -> String {
+        func consequence(_ f: FileID) -> String {
             let builders = (m.clusters.kustomizationsOfFile[f] ?? []).map { k in
                 "Flux Kustomization \(m.qualifiedName(k)) (\(m.path(m.objects[k].file)))"
             }
@@ -45,26 +45,26 @@ extension Rule {
     /// Two resources of one kind, namespace and name (as written) that one kustomize build accumulates side by side
     /// (`Model.sideBySideBuilds(of:)`): kustomize refuses the build ("may not add resource with an already registered
     /// id"), whatever the values.
-    static func duplicateIDs(_ c: RuleContext, consequence: (Int) -> String) -> [Finding] {
+    static func duplicateIDs(_ c: RuleContext, consequence: (FileID) -> String) -> [Finding] {
         let m = c.model
         // the objects of each identity, as written (not the variants other builds make of an object); most names are
         // one object's, so the name sorts them first
-        var firstOfName: [String: Int] = [:]
+        var firstOfName: [String: ObjectID] = [:]
         firstOfName.reserveCapacity(m.objects.count)
-        var byName: [String: [Int]] = [:]   // the names more than one object has
+        var byName: [String: [ObjectID]] = [:]   // the names more than one object has
         for i in m.objects.indices {
             let o = m.objects[i]
             guard let name = o.name, !o.isKustomization, o.kind != "List", m.variantOf[i] == nil else { continue }
             if let j = firstOfName.updateValue(i, forKey: name) { byName[name, default: [j]].append(i) }
         }
         // then kind, group and namespace, in the order of the objects (a name's objects are few: compared in pairs)
-        func same(_ a: Int, _ b: Int) -> Bool {
+        func same(_ a: ObjectID, _ b: ObjectID) -> Bool {
             let x = m.objects[a], y = m.objects[b]
             return x.kind == y.kind && x.group == y.group && x.declaredNamespace == y.declaredNamespace
         }
-        var again: [[Int]] = []
+        var again: [[ObjectID]] = []
         for (name, all) in byName where !name.containsBytes("${") {
-            var identities: [[Int]] = []
+            var identities: [[ObjectID]] = []
             for i in all where !(m.objects[i].declaredNamespace?.containsBytes("${") ?? false) {
                 if let k = identities.firstIndex(where: { same($0[0], i) }) { identities[k].append(i) } else { identities.append([i]) }
             }

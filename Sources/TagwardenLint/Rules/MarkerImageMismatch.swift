@@ -7,8 +7,8 @@ import TagwardenModel
 extension Rule {
     static let markerImageMismatch = Rule("marker-image-mismatch", scope: .updatePaths) { c in
         let m = c.model
-        var wanted: [Int: String?] = [:]   // repository → normalised image name
-        func policyImage(_ p: Int) -> (written: String, normalized: String)? {
+        var wanted: [RepositoryID: String?] = [:]   // repository → normalised image name
+        func policyImage(_ p: PolicyID) -> (written: String, normalized: String)? {
             guard let r = m.flux.policies[p].repository, let image = m.flux.repositories[r].spec.image?.value else { return nil }
             if wanted[r] == nil { wanted[r] = ImageReference.normalizeName(image) }
             guard let n = wanted[r] ?? nil else { return nil }
@@ -16,7 +16,7 @@ extension Rule {
         }
         // an image given in parts whose name field carries a `:name` marker: the policy Flux writes its name from
         // (a loop: a lazy filter's closures would each hold a copy of the model)
-        func namedBy(_ ii: Int) -> Int? {
+        func namedBy(_ ii: ImageID) -> PolicyID? {
             for k in m.images[ii].markers where m.markers[k].ref?.part == .name {
                 if let p = m.markers[k].policy { return p }
             }

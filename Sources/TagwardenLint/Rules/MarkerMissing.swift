@@ -6,10 +6,10 @@ extension Rule {
     static let markerMissing = Rule("marker-missing", scope: .updatePaths) { c in
         let m = c.model
         // each repository's image, by its normalised name → the policies that watch it, by environment
-        var policiesOfImage: [String: [(policy: Int, environment: String)]] = [:]
+        var policiesOfImage: [String: [(policy: PolicyID, environment: String)]] = [:]
         // (and those whose repository's image has variables not known here, which watch the images it may be by assumption)
-        var guessed: [(policy: Int, environment: String, repository: Int)] = []
-        for (p, policy) in m.flux.policies.enumerated() where !m.flux.nonResources.contains(policy.object) {
+        var guessed: [(policy: PolicyID, environment: String, repository: RepositoryID)] = []
+        for (p, policy) in m.flux.policies.withIDs where !m.flux.nonResources.contains(policy.object) {
             guard let e = policy.environment, let r = policy.repository else { continue }
             if m.flux.repositories[r].imagePattern != nil { guessed.append((p, e, r)) }
             guard m.flux.repositories[r].unresolvedVariables.isEmpty,

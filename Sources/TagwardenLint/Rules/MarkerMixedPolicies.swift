@@ -7,7 +7,7 @@ import TagwardenModel
 extension Rule {
     static let markerMixedPolicies = Rule("marker-mixed-policies", scope: .updatePaths) { c in
         let m = c.model
-        func ref(_ k: Int) -> MarkerRef? { m.markers[k].ref }
+        func ref(_ k: MarkerID) -> MarkerRef? { m.markers[k].ref }
         // the :tag and :digest markers of each image given in parts
         return m.images.compactMap { img in
             let ks = img.markers
@@ -25,7 +25,7 @@ extension Rule {
 
 extension Model {
     /// Whether two policies always select the same tag: one ImageRepository, and the same filter, order and exclusions.
-    func selectAlike(_ a: Int, _ b: Int) -> Bool {
+    func selectAlike(_ a: PolicyID, _ b: PolicyID) -> Bool {
         let pa = flux.policies[a], pb = flux.policies[b]
         guard let ra = pa.repository, ra == pb.repository else { return false }
         let repository = flux.repositories[ra].spec

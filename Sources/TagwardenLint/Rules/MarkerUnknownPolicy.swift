@@ -9,8 +9,8 @@ extension Rule {
         let m = c.model
         var suggester: PolicySuggester?     // built on first need
         var hints: [String: String] = [:]   // many markers may share one unknown name
-        var movedByName: [String: [Int]]?   // policies by name, built on first need
-        var refusedAt: Int?                 // the first marker left without a suggestion for want of budget
+        var movedByName: [String: [PolicyID]]?   // policies by name, built on first need
+        var refusedAt: MarkerID?                // the first marker left without a suggestion for want of budget
         var out: [Finding] = m.markers.indices.compactMap { k in
             guard m.markers[k].context == .value, let ref = m.markers[k].ref, m.markers[k].policy == nil,
                   m.markers[k].candidates.isEmpty else { return nil }
@@ -18,7 +18,7 @@ extension Rule {
             // a policy written in that namespace that a kustomization moved: where it really is
             if movedByName == nil {
                 movedByName = [:]
-                for (p, policy) in m.flux.policies.enumerated() where m.namespaceOverride[policy.object] != nil {
+                for (p, policy) in m.flux.policies.withIDs where m.namespaceOverride[policy.object] != nil {
                     movedByName![policy.name, default: []].append(p)
                 }
             }

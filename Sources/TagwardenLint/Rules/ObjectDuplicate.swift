@@ -10,7 +10,7 @@ extension Rule {
         struct Key: Hashable { let kind: String, group: String, namespace: String?, name: String, scope: String? }
         var out: [Finding] = []
         // resources with a name that is theirs as written (a name or namespace with `${…}` is another per build)
-        func candidate(_ i: Int) -> String? {
+        func candidate(_ i: ObjectID) -> String? {
             let o = m.objects[i]
             guard !o.isKustomization, !m.flux.nonResources.contains(i), o.kind != "List", let name = o.name,
                   !name.containsBytes("${"), !(m.objectNamespace[i]?.containsBytes("${") ?? false),
@@ -19,7 +19,7 @@ extension Rule {
             return name
         }
         let transformers = Transformers(m)
-        func report(_ i: Int, _ j: Int, cluster: String?) {
+        func report(_ i: ObjectID, _ j: ObjectID, cluster: String?) {
             let a = m.objects[i], b = m.objects[j]
             // two that one kustomize build takes side by side fail it: kustomization-build-fails says so
             if !Set(m.sideBySideBuilds(of: a.file)).isDisjoint(with: m.sideBySideBuilds(of: b.file)) { return }
@@ -48,9 +48,9 @@ extension Rule {
         // no kustomize build takes the file), in path order; most keys have one
         let byCluster = !m.clusters.clusters.isEmpty
         let usesKustomize = !m.includedBy.isEmpty
-        var first: [Key: Int] = [:]
+        var first: [Key: ObjectID] = [:]
         first.reserveCapacity(m.objects.count)
-        var groups: [Key: [Int]] = [:]
+        var groups: [Key: [ObjectID]] = [:]
         for i in m.objects.indices {
             guard let name = candidate(i) else { continue }
             let o = m.objects[i]
@@ -66,7 +66,7 @@ extension Rule {
             if let j = first[key] { groups[key, default: [j]].append(i) } else { first[key] = i }
         }
         let rootsMemo = IncludeGraph.Memo<String, Set<String>>(cycle: [])
-        var fluxAt: [String: [Int]] = [:]   // directory → the Flux Kustomizations whose `path` it is
+        var fluxAt: [String: [ObjectID]] = [:]   // directory → the Flux Kustomizations whose `path` it is
         if !byCluster, !groups.isEmpty {
             // a `path` is of its source's root, which need not be the repository's (an artifact CI makes of
             // `kubernetes/`): when no kustomization is at the path, the one directory of a kustomization that ends with it
@@ -75,7 +75,7 @@ extension Rule {
                 let dir = Path.dirname(m.path(o.file))
                 kustomizationDirs[Path.basename(dir), default: []].append(dir)
             }
-            for (i, o) in m.objects.enumerated() {
+            for (i, o) in m.objects.withIDs {
                 guard o.isFluxKustomization, let k = o.fluxKustomization, let p = (k.path ?? k.artifactPath).flatMap(Model.normalizePath) else { continue }
                 let candidates = kustomizationDirs[Path.basename(p)] ?? []
                 if candidates.contains(p) {
@@ -88,7 +88,7 @@ extension Rule {
         }
         for (_, all) in groups {
             // variants of one written object are what different builds make of it, not copies
-            var origins = Set<Int>()
+            var origins = Set<ObjectID>()
             let same = all.filter { origins.insert(m.variantOf[$0] ?? $0).inserted }
             guard same.count > 1 else { continue }
             guard byCluster else {
@@ -115,7 +115,7 @@ extension Rule {
             for (n, i) in ordered.enumerated() {
                 let mine = m.clusters.of(m.objects[i].file)
                 // the first earlier object in a cluster of this one's (a loop: a lazy map's closure would hold a copy of the model)
-                var met: (j: Int, c: Int)?
+                var met: (j: ObjectID, c: ClusterID)?
                 for j in ordered[..<n] {
                     if let c = m.clusters.of(m.objects[j].file).first(where: mine.contains) { met = (j, c); break }
                 }
@@ -131,7 +131,7 @@ extension Rule {
     struct Transformers {
         let m: Model
         /// Kustomization object → the first of its configuration files that holds a transformer.
-        var transforming: [Int: String] = [:]
+        var transforming: [ObjectID: String] = [:]
         let memo = IncludeGraph.Memo<String, (kustomization: String, config: String)?>(cycle: nil)   // a cycle finds nothing
 
         init(_ m: Model) {
@@ -148,7 +148,7 @@ extension Rule {
 
         /// The nearest kustomization above `file` (by `resources`, through the directories that include it) that runs a
         /// transformer, with its configuration file.
-        func above(_ file: Int) -> (kustomization: String, config: String)? {
+        func above(_ file: FileID) -> (kustomization: String, config: String)? {
             guard !transforming.isEmpty else { return nil }
             return find(m.path(file), depth: 0)
         }

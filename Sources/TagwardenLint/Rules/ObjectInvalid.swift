@@ -11,13 +11,13 @@ extension Rule {
     static let objectInvalid = Rule("object-invalid") { c in
         let m = c.model
         var out: [Finding] = []
-        func served(_ o: Int) -> Bool {
+        func served(_ o: ObjectID) -> Bool {
             let v = m.objects[o].apiVersion
             return v == "image.toolkit.fluxcd.io/v1" || v == "image.toolkit.fluxcd.io/v1beta2"
         }
         let rejected = "the API server rejects the object, and with it the apply of everything around it"
         // a Flux Kustomization's substitute values are strings: `WEB_TAG: 1.10` is refused (and would lose its 0)
-        for (o, object) in m.objects.enumerated() {
+        for (o, object) in m.objects.withIDs {
             guard case .kustomization(let k)? = object.flux, let post = k.postBuild else { continue }
             for v in post.notStrings {
                 out.append(c.finding("Flux Kustomization \(object.name ?? ""): postBuild.substitute value \(v.value) is read as a "
@@ -56,7 +56,7 @@ extension Rule {
                 }
             }
         }
-        for (p, policy) in m.flux.policies.enumerated() where !m.flux.nonResources.contains(policy.object) && served(policy.object) {
+        for (p, policy) in m.flux.policies.withIDs where !m.flux.nonResources.contains(policy.object) && served(policy.object) {
             let spec = policy.spec
             // a policy that builds complete with patches is judged as they complete it (EffectiveObjects)
             if spec.policySpan == nil {

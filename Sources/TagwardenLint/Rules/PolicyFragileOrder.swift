@@ -72,7 +72,7 @@ extension Rule {
     }
 
     /// The extract, else the pattern; nil for the policy's kind.
-    static func fragileField(_ m: Model, _ p: Int) -> Located? {
+    static func fragileField(_ m: Model, _ p: PolicyID) -> Located? {
         let spec = m.flux.policies[p].spec
         return spec.extract ?? spec.pattern
     }

@@ -9,7 +9,7 @@ extension Rule {
     static let policyInvalidRegex = Rule("policy-invalid-regex") { c in
         let m = c.model
         var out: [Finding] = []
-        for (p, policy) in m.flux.policies.enumerated() where !m.flux.nonResources.contains(policy.object) {
+        for (p, policy) in m.flux.policies.withIDs where !m.flux.nonResources.contains(policy.object) {
             if let e = policy.regexError, let pattern = policy.spec.pattern {
                 out.append(c.finding("filterTags.pattern '\(pattern.value)' is not a valid Go regular expression: \(e); Flux stalls the policy",
                                      policy: p, at: pattern))

@@ -23,7 +23,7 @@ extension Rule {
         let m = c.model
         var out: [Finding] = []
         let cache = WitnessCache()
-        var firstRefused: Int?   // the first policy not judged because the rule's budget was spent
+        var firstRefused: PolicyID?  // the first policy not judged because the rule's budget was spent
         for p in m.flux.policies.indices where !m.flux.nonResources.contains(m.flux.policies[p].object) {
             guard let selectable = m.policyLanguage(p), let pattern = m.flux.policies[p].spec.pattern?.value, !pattern.isEmpty else { continue }
             if cache.exhausted, firstRefused == nil { firstRefused = p }

@@ -9,7 +9,7 @@ extension Rule {
         let m = c.model
         var out: [Finding] = []
         var suggesters: [String?: Suggester] = [:]   // by the namespace asked for
-        for (p, policy) in m.flux.policies.enumerated() where !m.flux.nonResources.contains(policy.object) {
+        for (p, policy) in m.flux.policies.withIDs where !m.flux.nonResources.contains(policy.object) {
             guard let ref = policy.spec.repositoryName else {
                 out.append(c.finding("policy \(m.policyName(p)) has no imageRepositoryRef.name",
                                      policy: p, span: m.objects[policy.object].kindSpan))

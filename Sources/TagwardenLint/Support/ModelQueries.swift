@@ -7,13 +7,13 @@ import TagwardenModel
 
 extension Model {
     /// A policy's environments: where it lives, else the environments of the markers that use it.
-    func policyEnvironments(_ p: Int) -> Set<String> {
+    func policyEnvironments(_ p: PolicyID) -> Set<String> {
         if let own = objectEnvironment[flux.policies[p].object] { return [own] }
         return Set((flux.uses[p] ?? []).compactMap { markers[$0].environment })
     }
 
     /// The tags a policy's filter lets through: nil when the pattern does not compile.
-    func policyLanguage(_ p: Int) -> TagLanguage? {
+    func policyLanguage(_ p: PolicyID) -> TagLanguage? {
         let policy = flux.policies[p]
         guard policy.spec.hasFilterTags, let pattern = policy.spec.pattern?.value, !pattern.isEmpty else { return .any }
         // `${…}` in the pattern: Flux substitutes it before the policy exists (or the file is a template for objects
@@ -23,7 +23,7 @@ extension Model {
     }
 
     /// Where policy findings point: the pattern (in the file that supplied it), or the policy's kind when it has none.
-    func policyPlace(_ p: Int) -> (file: Int, span: SourceSpan) {
+    func policyPlace(_ p: PolicyID) -> (file: FileID, span: SourceSpan) {
         let o = objects[flux.policies[p].object]
         guard let pattern = flux.policies[p].spec.pattern else { return (o.file, o.kindSpan) }
         return (pattern.file ?? o.file, pattern.span)
@@ -31,32 +31,32 @@ extension Model {
 
     /// How the prefix and pattern rules name a promoted image: its name, or, for a field that sets only the tag,
     /// the image of the ImageRepository behind the field's marker.
-    func promotedName(_ i: Int) -> String {
+    func promotedName(_ i: ImageID) -> String {
         images[i].name ?? markedRepository(i) ?? images[i].text
     }
 
     /// How the tag rules name an image: `image 'nginx:1.25'`; for a field that sets only the tag, the image of the
     /// policy whose marker it carries (`image 'ghcr.io/acme/web:latest' (this field sets its tag)`), else
     /// `ImageUse.described`.
-    func described(_ i: Int) -> String {
+    func described(_ i: ImageID) -> String {
         let img = images[i]
         guard img.name == nil, let tag = img.tag, let repo = markedRepository(i) else { return img.described }
         return "image '\(repo):\(tag.value)' (this field sets its tag)"
     }
 
-    func policyName(_ p: Int) -> String {
+    func policyName(_ p: PolicyID) -> String {
         let policy = flux.policies[p]
         return "\(policy.namespace ?? "<no namespace>")/\(policy.name)"
     }
 
     /// How the Flux that runs policy `p` parses tags as versions (the oldest, when clusters of several Flux apply it).
-    func tagParsing(policy p: Int) -> TagParsing {
+    func tagParsing(policy p: PolicyID) -> TagParsing {
         fluxVersion(ofFile: objects[flux.policies[p].object].file).tagParsing
     }
 
     /// The policy as the Flux that runs it evaluates it, or nil when Flux cannot build it (other rules say why). Policies
     /// that filter, rank and exclude alike (a fleet's per-app policies) share one evaluator through `cache`.
-    func policyEvaluator(_ p: Int, cache: inout [TagParsing: [PolicyDefinition.Behaviour: PolicyEvaluator?]]) -> PolicyEvaluator? {
+    func policyEvaluator(_ p: PolicyID, cache: inout [TagParsing: [PolicyDefinition.Behaviour: PolicyEvaluator?]]) -> PolicyEvaluator? {
         let policy = flux.policies[p]
         let definition = PolicyDefinition(spec: policy.spec, repository: policy.repository.map { flux.repositories[$0].spec })
         let parsing = tagParsing(policy: p)
@@ -68,7 +68,7 @@ extension Model {
 
     /// The language of the keys a policy ranks: the tags its filter passes, or the extracted group's language
     /// when `extract` is a single group reference; nil when that cannot be decided.
-    func keyLanguage(_ p: Int) -> TagLanguage? {
+    func keyLanguage(_ p: PolicyID) -> TagLanguage? {
         let policy = flux.policies[p]
         guard let selectable = policyLanguage(p) else { return nil }
         guard let extract = policy.spec.extract?.value, !extract.isEmpty else { return selectable }

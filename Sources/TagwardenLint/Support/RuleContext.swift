@@ -22,7 +22,7 @@ public struct RuleContext: Sendable {
     }
 
     /// A finding at a span of a file of the Model.
-    public func finding(_ message: String, file: Int, span: SourceSpan, object: Int?, environment: String?) -> Finding {
+    public func finding(_ message: String, file: FileID, span: SourceSpan, object: ObjectID?, environment: String?) -> Finding {
         Finding(rule: rule, severity: .error, message: message, file: model.files[file].path, span: span,
                 environment: environment, object: model.objectRef(object))
     }
@@ -34,7 +34,7 @@ public struct RuleContext: Sendable {
 
     /// A finding about image `i`, in its environment (or in `environment`, one of those that deploy a shared base's
     /// image); its message ends with what made the reference (a substitution, a values file).
-    public func finding(_ message: String, image i: Int, span: SourceSpan? = nil, environment: String? = nil) -> Finding {
+    public func finding(_ message: String, image i: ImageID, span: SourceSpan? = nil, environment: String? = nil) -> Finding {
         let img = model.images[i]
         let builds = !img.writtenTagDeployedBy.isEmpty
             ? " (deployed \(img.invalid == nil ? "with this tag" : "as written") by \(img.writtenTagDeployedBy.joined(separator: ", ")); the other builds set their own)"
@@ -46,24 +46,24 @@ public struct RuleContext: Sendable {
     }
 
     /// A finding about policy `p`, at its pattern (or its kind); `environment` when it is judged for one of several.
-    public func finding(_ message: String, policy p: Int, environment: String? = nil) -> Finding {
+    public func finding(_ message: String, policy p: PolicyID, environment: String? = nil) -> Finding {
         let (file, span) = model.policyPlace(p)
         return finding(message, policy: p, file: file, span: span, environment: environment)
     }
 
     /// A finding about policy `p` at one of its fields, in the file that supplied it (a patch's, or the policy's own).
-    public func finding(_ message: String, policy p: Int, at field: Located?, environment: String? = nil) -> Finding {
+    public func finding(_ message: String, policy p: PolicyID, at field: Located?, environment: String? = nil) -> Finding {
         guard let field else { return finding(message, policy: p, environment: environment) }
         let o = model.flux.policies[p].object
         return finding(message, policy: p, file: field.file ?? model.objects[o].file, span: field.span, environment: environment)
     }
 
     /// A finding about policy `p` at a span of the policy's own file.
-    public func finding(_ message: String, policy p: Int, span: SourceSpan, environment: String? = nil) -> Finding {
+    public func finding(_ message: String, policy p: PolicyID, span: SourceSpan, environment: String? = nil) -> Finding {
         finding(message, policy: p, file: model.objects[model.flux.policies[p].object].file, span: span, environment: environment)
     }
 
-    private func finding(_ message: String, policy p: Int, file: Int, span: SourceSpan, environment: String?) -> Finding {
+    private func finding(_ message: String, policy p: PolicyID, file: FileID, span: SourceSpan, environment: String?) -> Finding {
         let o = model.flux.policies[p].object
         var f = finding(message, file: file, span: span, object: o, environment: environment ?? model.objectEnvironment[o])
         f.subject = environment   // the environment a policy is judged for, of several
@@ -71,20 +71,20 @@ public struct RuleContext: Sendable {
     }
 
     /// A finding at marker `k`.
-    public func finding(_ message: String, marker k: Int) -> Finding {
+    public func finding(_ message: String, marker k: MarkerID) -> Finding {
         let m = model.markers[k]
         return finding(message, file: m.file, span: m.span, object: m.object, environment: model.markers[k].environment)
     }
 
     /// A finding about object `o` at one of its fields, in the file that supplied it (a patch's, or the object's own).
     /// At the object's kind when there is no such field.
-    public func finding(_ message: String, object o: Int, at field: Located?) -> Finding {
+    public func finding(_ message: String, object o: ObjectID, at field: Located?) -> Finding {
         guard let field else { return finding(message, object: o) }
         return finding(message, file: field.file ?? model.objects[o].file, span: field.span, object: o, environment: model.objectEnvironment[o])
     }
 
     /// A finding about object `o`, at its kind unless a span is given.
-    public func finding(_ message: String, object o: Int, span: SourceSpan? = nil) -> Finding {
+    public func finding(_ message: String, object o: ObjectID, span: SourceSpan? = nil) -> Finding {
         finding(message, file: model.objects[o].file, span: span ?? model.objects[o].kindSpan, object: o,
                 environment: model.objectEnvironment[o])
     }

@@ -41,10 +41,10 @@ extension Rule {
     }
 
     /// Production digests of promoted images checked against what staging ran (from the Model's promotion evidence).
-    static func promotionVerdicts(_ m: Model) -> [(image: Int, verdict: PromotionVerdict)] {
+    static func promotionVerdicts(_ m: Model) -> [(image: ImageID, verdict: PromotionVerdict)] {
         guard let evidence = m.evidence, let production = m.environments.byAlias("production") else { return [] }
-        var out: [(image: Int, verdict: PromotionVerdict)] = []
-        for (i, img) in m.images.enumerated() where m.images[i].environment == production.name && m.images[i].promoted {
+        var out: [(image: ImageID, verdict: PromotionVerdict)] = []
+        for (i, img) in m.images.withIDs where m.images[i].environment == production.name && m.images[i].promoted {
             // a base's reference that every build retags never runs: its digest is not production's
             guard img.invalid == nil, !img.retagged, let digest = img.digest, img.name != nil, let normalized = img.normalizedName else { continue }
             if evidence.digests[normalized]?.contains(digest) == true { continue }

@@ -19,7 +19,7 @@ public enum EnvironmentReport {
     public static func found(_ m: Model) -> [Found] {
         // a namespace belongs to an environment only when every object in it does
         var envsOfNamespace: [String: Set<String>] = [:]
-        for (i, o) in m.objects.enumerated() where o.kind != "Namespace" {
+        for (i, o) in m.objects.withIDs where o.kind != "Namespace" {
             if let ns = m.objectNamespace[i] { envsOfNamespace[ns, default: []].insert(m.objectEnvironment[i] ?? "") }
         }
         return m.environments.environments.map { env in
@@ -27,14 +27,14 @@ public enum EnvironmentReport {
             var namespaces = Set<String>()
             var prefixes = Set<String>()
             var tags = Set<String>()
-            for (i, o) in m.objects.enumerated() where m.objectEnvironment[i] == env.name {
+            for (i, o) in m.objects.withIDs where m.objectEnvironment[i] == env.name {
                 let parts = m.path(o.file).split(separator: "/").dropLast()
                 if let k = parts.firstIndex(where: { env.matchesAlias(String($0)) }) {
                     paths.insert(parts[...k].joined(separator: "/") + "/**")
                 }
                 if let ns = m.objectNamespace[i], o.kind != "Namespace", envsOfNamespace[ns] == [env.name] { namespaces.insert(ns) }
             }
-            for (i, img) in m.images.enumerated() where m.images[i].environment == env.name && m.images[i].promoted {
+            for (i, img) in m.images.withIDs where m.images[i].environment == env.name && m.images[i].promoted {
                 if let t = img.tag?.value, let dash = t.firstIndex(of: "-") { prefixes.insert(String(t[...dash])) }
                 if let t = img.tag?.value { tags.insert(t) }
             }
@@ -186,7 +186,7 @@ public enum EnvironmentReport {
 
     public static func json(_ model: Model, applied: Bool) -> JSON {
         guard case .object(var kv) = json(model.environments) else { return json(model.environments) }
-        func name(_ k: Int) -> JSON { .string(model.qualifiedName(k)) }
+        func name(_ k: ObjectID) -> JSON { .string(model.qualifiedName(k)) }
         kv.append(("flux", .string(model.fluxHeader)))
         kv.append(("clusters", .array(model.clusters.clusters.map { c in
             .object([

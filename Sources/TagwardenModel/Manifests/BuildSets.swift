@@ -8,31 +8,31 @@ import TagwardenPolicy
 /// kustomization files, and the files its `configMapGenerator` and patches read; a directory without one gives every manifest under it (a subdirectory with a
 /// kustomization file by that file), as the kustomization Flux generates does.
 struct BuildSets {
-    let files: [FileFacts]
-    var kustomizationAt: [String: Int] = [:]   // directory → its kustomization object
-    let objects: [ManifestObject]
-    var fileAt: [String: Int] = [:]
+    let files: Files
+    var kustomizationAt: [String: ObjectID] = [:]   // directory → its kustomization object
+    let objects: Objects
+    var fileAt: [String: FileID] = [:]
     /// File indices in path byte order: the files under a directory are one run of it.
-    let byPath: [Int]
+    let byPath: [FileID]
     /// Each file's position in `byPath`.
-    let rank: [Int]
+    let rank: Table<FileID, Int>
     /// Each kustomization's `resources` (and `bases`, `components`) as normalised paths (`Model.resolvedResources`).
-    let resources: [Int: [String]]
+    let resources: [ObjectID: [String]]
 
-    init(objects: [ManifestObject], files: [FileFacts], resources: [Int: [String]]) {
+    init(objects: Objects, files: Files, resources: [ObjectID: [String]]) {
         self.objects = objects
         self.files = files
         self.resources = resources
         kustomizationAt.reserveCapacity(resources.count)
         fileAt.reserveCapacity(files.count)
-        for (i, o) in objects.enumerated() where o.isKustomization && Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
+        for (i, o) in objects.withIDs where o.isKustomization && Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
             kustomizationAt[Path.dirname(files[o.file].path)] = i
         }
         for i in files.indices { fileAt[files[i].path] = i }
         // a snapshot from git's index or a walk is most often in path order already
-        let sorted = files.indices.dropFirst().allSatisfy { !SourceText.byteLess(files[$0].path, files[$0 - 1].path) }
+        let sorted = files.indices.dropFirst().allSatisfy { !SourceText.byteLess(files[$0].path, files[$0.advanced(by: -1)].path) }
         byPath = sorted ? Array(files.indices) : files.indices.sorted { SourceText.byteLess(files[$0].path, files[$1].path) }
-        var rank = [Int](repeating: 0, count: files.count)
+        var rank = Table<FileID, Int>(repeating: 0, count: files.count)
         for (k, f) in byPath.enumerated() { rank[f] = k }
         self.rank = rank
     }
@@ -54,8 +54,8 @@ struct BuildSets {
         return lo
     }
 
-    func files(under dir: String) -> Set<Int> {
-        var out = Set<Int>()
+    func files(under dir: String) -> Set<FileID> {
+        var out = Set<FileID>()
         var visited = Set<String>()
         add(dir, &out, &visited, depth: 0)
         return out
@@ -63,7 +63,7 @@ struct BuildSets {
 
     /// `depth` bounds a chain of kustomizations that include each other's directories, as `IncludeGraph` bounds the walks
     /// up.
-    private func add(_ dir: String, _ out: inout Set<Int>, _ visited: inout Set<String>, depth: Int) {
+    private func add(_ dir: String, _ out: inout Set<FileID>, _ visited: inout Set<String>, depth: Int) {
         guard depth < IncludeGraph.maxDepth, visited.insert(dir).inserted else { return }
         if let k = kustomizationAt[dir] {
             add(kustomization: k, dir, &out, &visited, depth: depth)
@@ -73,7 +73,7 @@ struct BuildSets {
     }
 
     /// What kustomization `k` (of directory `dir`, already visited) builds.
-    private func add(kustomization k: Int, _ dir: String, _ out: inout Set<Int>, _ visited: inout Set<String>, depth: Int) {
+    private func add(kustomization k: ObjectID, _ dir: String, _ out: inout Set<FileID>, _ visited: inout Set<String>, depth: Int) {
         do {
             out.insert(objects[k].file)
             for p in resources[k] ?? [] {
@@ -94,9 +94,9 @@ struct BuildSets {
     /// What a kustomization's build holds before its own patches apply: the objects of its resources and Components,
     /// followed through the kustomizations they name.
     struct ResourceBuild {
-        var objects: [Int] = []
+        var objects: [ObjectID] = []
         /// The kustomization and those below it.
-        var kustomizations: [Int] = []
+        var kustomizations: [ObjectID] = []
         /// The names of the ConfigMaps their `configMapGenerator`s make.
         var configMaps: [String] = []
         /// What the kustomizations below do that Tagwarden does not follow, and the secrets the kustomization makes.
@@ -107,10 +107,10 @@ struct BuildSets {
     /// missing, skipped, unparsable) or a directory without a kustomization, a Helm chart or generator plugin, a List,
     /// or a kustomization below that changes fields Tagwarden does not follow (transformer plugins, `replacements`).
     /// `objectsOfFile`: the objects (not kustomizations) of each file (`LazyBuildSets.objectsOfFile`).
-    func resourceBuild(of k: Int, objectsOfFile: [Int: [Int]]) -> ResourceBuild? {
+    func resourceBuild(of k: ObjectID, objectsOfFile: [FileID: [ObjectID]]) -> ResourceBuild? {
         var build = ResourceBuild()
-        var visited = Set<Int>()
-        func visit(_ k: Int, depth: Int) -> Bool {
+        var visited = Set<ObjectID>()
+        func visit(_ k: ObjectID, depth: Int) -> Bool {
             guard depth < IncludeGraph.maxDepth else { return false }
             guard visited.insert(k).inserted else { return true }
             let o = objects[k]
@@ -139,7 +139,7 @@ struct BuildSets {
     }
 
     /// A directory without a kustomization: every manifest under it, as the kustomization Flux generates takes them.
-    private func dirMode(_ dir: String, _ out: inout Set<Int>, _ visited: inout Set<String>, depth: Int) {
+    private func dirMode(_ dir: String, _ out: inout Set<FileID>, _ visited: inout Set<String>, depth: Int) {
         let prefix = dir.isEmpty ? "" : dir + "/"
         var k = firstPath(from: prefix)
         while k < byPath.count {
@@ -170,19 +170,19 @@ struct BuildSets {
 /// The `BuildSets` of one model build, made when a step first asks: namespaces, substitution and values files share
 /// it, and most repositories need none.
 final class LazyBuildSets {
-    private let objects: [ManifestObject]
-    private let files: [FileFacts]
+    private let objects: Objects
+    private let files: Files
     private var made: BuildSets?
 
-    private let resources: [Int: [String]]
+    private let resources: [ObjectID: [String]]
 
-    init(objects: [ManifestObject], files: [FileFacts], resources: [Int: [String]]) {
+    init(objects: Objects, files: Files, resources: [ObjectID: [String]]) {
         self.objects = objects
         self.files = files
         self.resources = resources
     }
 
-    private var under: [String: Set<Int>] = [:]
+    private var under: [String: Set<FileID>] = [:]
 
     var value: BuildSets {
         if let made { return made }
@@ -193,17 +193,17 @@ final class LazyBuildSets {
 
     /// The objects of each file, kustomizations left out: what a build takes from a resource file
     /// (`BuildSets.resourceBuild`), made when first asked.
-    private(set) lazy var objectsOfFile: [Int: [Int]] = {
-        var out: [Int: [Int]] = [:]
-        for (i, o) in objects.enumerated() where !o.isKustomization { out[o.file, default: []].append(i) }
+    private(set) lazy var objectsOfFile: [FileID: [ObjectID]] = {
+        var out: [FileID: [ObjectID]] = [:]
+        for (i, o) in objects.withIDs where !o.isKustomization { out[o.file, default: []].append(i) }
         return out
     }()
 
     /// `BuildSets.resourceBuild`, with the objects of each file made once.
-    func resourceBuild(of k: Int) -> BuildSets.ResourceBuild? { value.resourceBuild(of: k, objectsOfFile: objectsOfFile) }
+    func resourceBuild(of k: ObjectID) -> BuildSets.ResourceBuild? { value.resourceBuild(of: k, objectsOfFile: objectsOfFile) }
 
     /// `BuildSets.files(under:)`, each directory built once for all the steps that ask.
-    func files(under dir: String) -> Set<Int> {
+    func files(under dir: String) -> Set<FileID> {
         if let known = under[dir] { return known }
         let set = value.files(under: dir)
         under[dir] = set

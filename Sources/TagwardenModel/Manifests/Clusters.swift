@@ -35,10 +35,10 @@ public struct Clusters: Sendable {
         /// How messages name it: `.` for the repository's root.
         public var displayName: String { name.isEmpty ? "." : name }
         /// Its root Flux Kustomizations, and every Flux Kustomization it applies (object indices, in order).
-        public var roots: [Int]
-        public var kustomizations: [Int]
+        public var roots: [ObjectID]
+        public var kustomizations: [ObjectID]
         /// The files it applies, in path order.
-        public var files: [Int]
+        public var files: [FileID]
         /// The Flux it runs, and where that was read; nil when its files do not say.
         public var flux: FluxVersion?
         public var fluxOrigin: String?
@@ -55,18 +55,18 @@ public struct Clusters: Sendable {
         public var substitute: [String: String] = [:]
     }
 
-    public private(set) var clusters: [Cluster] = []
+    public private(set) var clusters = Table<ClusterID, Cluster>()
     /// File → the clusters that apply it (empty when there are no clusters).
-    private var ofFile: [[Int]] = []
+    private var ofFile = Table<FileID, [ClusterID]>()
     /// File → the Flux Kustomizations of this repository whose build takes it (a patch's Kustomization that sets `path`
     /// among them: the patched one, as its build applies it).
-    public private(set) var kustomizationsOfFile: [Int: [Int]] = [:]
+    public private(set) var kustomizationsOfFile: [FileID: [ObjectID]] = [:]
     /// Flux Kustomizations of the repository that no cluster applies (where flux bootstrap's are here, those it does
     /// not reach).
-    public private(set) var unapplied: [Int] = []
+    public private(set) var unapplied: [ObjectID] = []
     /// Files of Flux's own components (flux bootstrap's `gotk-components.yaml`: its flux-system Namespace carries
     /// `app.kubernetes.io/part-of: flux`), whose images flux writes, not the team.
-    public private(set) var componentFiles: Set<Int> = []
+    public private(set) var componentFiles: Set<FileID> = []
     /// Every Flux installation the repository holds, wherever it is: version and where it was read.
     public private(set) var installations: [(version: FluxVersion, origin: String)] = [] {
         didSet { only = Set(installations.map(\.version)).count == 1 ? installations.first : nil }
@@ -78,20 +78,20 @@ public struct Clusters: Sendable {
     public static let unreachedPremise = "no cluster in this repository applies this file"
 
     /// Each file's `Reach`.
-    public private(set) var reach: [Reach] = []
+    public private(set) var reach = Table<FileID, Reach>()
 
 
     /// The clusters that apply `file`.
-    public func of(_ file: Int) -> [Int] { clusters.isEmpty ? [] : ofFile[file] }
+    public func of(_ file: FileID) -> [ClusterID] { clusters.isEmpty ? [] : ofFile[file] }
 
     /// `nonResources` are objects of patch files: a Flux Kustomization there that sets `path` is the patched
     /// Kustomization as the build that patches it applies it (a cluster's bootstrap Kustomization completed per cluster).
     /// `graph`: what each kustomization's `resources`, `bases` and `components` name.
-    static func build(objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets, graph: IncludeGraph,
-                      ignoring nonResources: Set<Int>, config: Config = Config(), sourceIgnore: String? = nil) -> Clusters {
+    static func build(objects: Objects, files: Files, builds: LazyBuildSets, graph: IncludeGraph,
+                      ignoring nonResources: Set<ObjectID>, config: Config = Config(), sourceIgnore: String? = nil) -> Clusters {
         let leftOut = leftOut(objects: objects, files: files, builds: builds.value, graph: graph)
         // the files each declared cluster's paths take
-        let declared: [[Int]] = config.clusters.map { c in
+        let declared: [[FileID]] = config.clusters.map { c in
             let globs = c.paths.map(Glob.init)
             return files.indices.filter { f in config.relative(files[f].path).map { matches(globs, $0) } ?? false }
         }
@@ -104,7 +104,7 @@ public struct Clusters: Sendable {
 
     /// Whether the repository's clusters exist and every root of each reads a GitRepository of this repository that has
     /// `spec.ignore` (flux bootstrap's with its own patterns): then no artifact is made without them.
-    func readsOnlyIgnoringSources(objects: [ManifestObject]) -> Bool {
+    func readsOnlyIgnoringSources(objects: Objects) -> Bool {
         guard !clusters.isEmpty else { return false }
         var ignoring = Set<String>()
         for o in objects { if case .gitRepository(let spec)? = o.flux, spec.ignore != nil, let name = o.name { ignoring.insert(name) } }
@@ -119,7 +119,7 @@ public struct Clusters: Sendable {
     /// defaults, the root `.sourceignore`, then a GitRepository's `spec.ignore`): file → why. Any GitRepository here may
     /// be one of this repository (a second one whose `spec.ignore` takes back a directory `.sourceignore` drops), so a
     /// file is left out only when the artifact of each, and of one without `spec.ignore`, leaves it out.
-    func sourceIgnored(objects: [ManifestObject], files: [FileFacts], rootIgnore: String?) -> [Int: String] {
+    func sourceIgnored(objects: Objects, files: Files, rootIgnore: String?) -> [FileID: String] {
         var base = SourceIgnore.defaults
         if let rootIgnore { base.add(text: rootIgnore, origin: ".sourceignore") }
         var matchers = [base]
@@ -132,7 +132,7 @@ public struct Clusters: Sendable {
         // a source without spec.ignore is assumed only where one is: every cluster's roots read one with spec.ignore
         if matchers.count > 1, readsOnlyIgnoringSources(objects: objects) { matchers.removeFirst() }
         var each = matchers.map(SourceIgnore.Matcher.init)
-        var out: [Int: String] = [:]
+        var out: [FileID: String] = [:]
         for f in files.indices {
             var why: String?
             for k in each.indices {
@@ -156,20 +156,20 @@ public struct Clusters: Sendable {
     }
 
     /// Each file's `Reach`, once the clusters are known.
-    private mutating func judgeReach(objects: [ManifestObject], files: [FileFacts], leftOut: [Int: String], declared: [[Int]],
-                                     sourceIgnored: [Int: String]) {
+    private mutating func judgeReach(objects: Objects, files: Files, leftOut: [FileID: String], declared: [[FileID]],
+                                     sourceIgnored: [FileID: String]) {
         let declaredFiles = Set(declared.joined())
         // kustomize's own configuration (`transformers`, `generators`, …): part of the build of the kustomization that
         // names it, though not a resource of it
-        var configuredBy: [String: [Int]] = [:]
+        var configuredBy: [String: [FileID]] = [:]
         for o in objects where o.isKustomization {
             let dir = Path.dirname(files[o.file].path)
             for name in o.kustomizeConfigFiles {
                 if let p = Model.normalizePath(Sources.join(dir, name)) { configuredBy[p, default: []].append(o.file) }
             }
         }
-        var memo: [Int: Reach] = [:]
-        func judged(_ f: Int, depth: Int) -> Reach {
+        var memo: [FileID: Reach] = [:]
+        func judged(_ f: FileID, depth: Int) -> Reach {
             if let known = memo[f] { return known }
             if declaredFiles.contains(f) { return .applied }
             if let why = sourceIgnored[f] { return .notDeployed(why) }
@@ -198,23 +198,23 @@ public struct Clusters: Sendable {
             memo[f] = r
             return r
         }
-        reach = files.indices.map { judged($0, depth: 0) }
+        reach = files.indices.column { judged($0, depth: 0) }
     }
 
     /// Manifests that the kustomization of their own directory leaves out: it neither lists them nor names them
     /// anywhere outside a comment (a patch, a generator's file), and no other kustomization lists them. No build
     /// takes such a file; file → why.
-    static func leftOut(objects: [ManifestObject], files: [FileFacts], builds: BuildSets, graph: IncludeGraph) -> [Int: String] {
+    static func leftOut(objects: Objects, files: Files, builds: BuildSets, graph: IncludeGraph) -> [FileID: String] {
         guard !builds.kustomizationAt.isEmpty else { return [:] }
         // a Flux Kustomization that builds its own directory cannot be listed there (it would apply itself): it is
         // applied another way (`kubectl apply -f sync.yaml`), so it is not left out
-        var selfSyncs = Set<Int>()
+        var selfSyncs = Set<FileID>()
         for o in objects {
             if let p = o.fluxKustomization?.path, Model.normalizePath(p) == Path.dirname(files[o.file].path) { selfSyncs.insert(o.file) }
         }
         // the directories a Flux Kustomization's generated build takes whole
         let fluxPaths = Set(objects.compactMap { $0.fluxKustomization?.path.flatMap(Model.normalizePath) })
-        var out: [Int: String] = [:]
+        var out: [FileID: String] = [:]
         for f in files.indices {
             let path = files[f].path
             guard Sources.isManifestName(path), !graph.isIncluded(path), !Extractor.isKustomizationName(Path.basename(path)),
@@ -235,7 +235,7 @@ public struct Clusters: Sendable {
     /// The kustomization that says which files of directory `dir` its build takes: the one in `dir`; else the nearest
     /// one above that lists files of `dir` one by one (`listsFiles`), when no Flux Kustomization's generated build takes
     /// `dir` whole (a `path` at `dir` or between).
-    private static func builder(of dir: String, builds: BuildSets, fluxPaths: Set<String>) -> (Int, listsFiles: Bool)? {
+    private static func builder(of dir: String, builds: BuildSets, fluxPaths: Set<String>) -> (ObjectID, listsFiles: Bool)? {
         if let k = builds.kustomizationAt[dir] { return (k, false) }
         var up = dir
         while !up.isEmpty, !fluxPaths.contains(up) {
@@ -248,12 +248,12 @@ public struct Clusters: Sendable {
     }
 
     /// The clusters of the repository and what each applies, before each file's `Reach` is judged.
-    private static func detect(objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets, ignoring nonResources: Set<Int>,
-                               config: Config, leftOut: [Int: String], declared: [[Int]]) -> Clusters {
+    private static func detect(objects: Objects, files: Files, builds: LazyBuildSets, ignoring nonResources: Set<ObjectID>,
+                               config: Config, leftOut: [FileID: String], declared: [[FileID]]) -> Clusters {
         var out = Clusters()
-        var kustomizations: [Int] = []
-        var objectsOfFile: [Int: [Int]] = [:]   // the objects that say what a cluster runs or reads, by file
-        for (i, o) in objects.enumerated() {
+        var kustomizations: [ObjectID] = []
+        var objectsOfFile: [FileID: [ObjectID]] = [:]   // the objects that say what a cluster runs or reads, by file
+        for (i, o) in objects.withIDs {
             switch o.flux {
             case .kustomization(let k)? where k.path != nil:
                 kustomizations.append(i)
@@ -267,15 +267,15 @@ public struct Clusters: Sendable {
             }
         }
         // (and the flux-instance chart's values, which install the FluxInstance)
-        for (f, facts) in files.enumerated() where !facts.fluxInstanceVersions.isEmpty && objectsOfFile[f] == nil { objectsOfFile[f] = [] }
+        for (f, facts) in files.withIDs where !facts.fluxInstanceVersions.isEmpty && objectsOfFile[f] == nil { objectsOfFile[f] = [] }
         out.installations = installations(objectsOfFile.keys.sorted(), objects: objects, objectsOfFile: objectsOfFile, files: files)
         for (f, os) in objectsOfFile where os.contains(where: { objects[$0].kind == "Namespace" }) { out.componentFiles.insert(f) }
         let synced = files.contains { !$0.fluxInstanceSyncs.isEmpty }
         guard !kustomizations.isEmpty || !config.clusters.isEmpty || synced else { return out }
-        func spec(_ k: Int) -> FluxKustomizationSpec? { objects[k].fluxKustomization }
+        func spec(_ k: ObjectID) -> FluxKustomizationSpec? { objects[k].fluxKustomization }
         // a path written with `${…}` is another path in each build that applies the Kustomization: the variables of the
         // Kustomization that builds its file (`substitute`) make it
-        func path(_ k: Int, _ variables: [String: String]) -> String? {
+        func path(_ k: ObjectID, _ variables: [String: String]) -> String? {
             guard let raw = spec(k)?.path else { return nil }
             guard raw.containsBytes("${") else { return Model.normalizePath(raw) }
             guard !variables.isEmpty, let made = Envsubst.expand(raw, { variables[$0].map { .defined($0) } ?? .undefined }),
@@ -283,14 +283,14 @@ public struct Clusters: Sendable {
             return Model.normalizePath(made.text)
         }
         // what Kustomization `k` builds at `p`: the directory, and the Components its `spec.components` add there
-        func build(_ k: Int, at p: String) -> Set<Int> {
+        func build(_ k: ObjectID, at p: String) -> Set<FileID> {
             var set = builds.files(under: p)
             for c in spec(k)?.components ?? [] {
                 if let dir = Model.normalizePath(Sources.join(p, c)) { set.formUnion(builds.files(under: dir)) }
             }
             return set
         }
-        var built: [Int: Set<Int>] = [:]   // Kustomization → the files its path as written builds
+        var built: [ObjectID: Set<FileID>] = [:]   // Kustomization → the files its path as written builds
         for k in kustomizations {
             guard let p = path(k, [:]) else { continue }
             let set = build(k, at: p)
@@ -299,38 +299,38 @@ public struct Clusters: Sendable {
         }
         // paths that build nothing here (another repository's, or missing): no cluster of this repository
         guard built.values.contains(where: { !$0.isEmpty }) || !config.clusters.isEmpty || synced else { return out }
-        func file(_ k: Int) -> Int { objects[k].file }
-        func buildsItself(_ k: Int) -> Bool { built[k]?.contains(file(k)) ?? false }
-        func clusterName(_ k: Int) -> String {
+        func file(_ k: ObjectID) -> FileID { objects[k].file }
+        func buildsItself(_ k: ObjectID) -> Bool { built[k]?.contains(file(k)) ?? false }
+        func clusterName(_ k: ObjectID) -> String {
             if buildsItself(k), let p = path(k, [:]) { return p }
             return Path.dirname(files[file(k)].path)
         }
-        var includers: [Int: Set<Int>] = [:]   // file → the Kustomizations whose build as written takes it
+        var includers: [FileID: Set<ObjectID>] = [:]   // file → the Kustomizations whose build as written takes it
         for (k, set) in built { for f in set { includers[f, default: []].insert(k) } }
         // (a patch's Kustomization is a root only as flux bootstrap's, completed by the patch; one in a file its
         // directory's kustomization leaves out is applied by nothing, not the root of a cluster)
         let roots = kustomizations.filter { k in
             (includers[file(k)] ?? []).allSatisfy { $0 == k } && (!nonResources.contains(k) || buildsItself(k)) && leftOut[file(k)] == nil
         }
-        var index: [String: Int] = [:]
-        var sets: [Set<Int>] = [], members: [Set<Int>] = []
+        var index: [String: ClusterID] = [:]
+        var sets = Table<ClusterID, Set<FileID>>(), members = Table<ClusterID, Set<ObjectID>>()
         let fileCount = files.count
         var done = Set<String>()   // cluster, Kustomization and the path it builds there
-        var reached = Set<Int>()
-        var bootstrappedClusters = Set<Int>()   // clusters with a root of flux bootstrap's
-        func cluster(named name: String) -> Int {
+        var reached = Set<ObjectID>()
+        var bootstrappedClusters = Set<ClusterID>()   // clusters with a root of flux bootstrap's
+        func cluster(named name: String) -> ClusterID {
             if let known = index[name] { return known }
-            index[name] = out.clusters.count
-            out.clusters.append(Cluster(name: name, roots: [], kustomizations: [], files: []))
+            let c = out.clusters.add(Cluster(name: name, roots: [], kustomizations: [], files: []))
+            index[name] = c
             sets.append(Set(minimumCapacity: min(fileCount, 1024)))
             members.append([])
-            return out.clusters.count - 1
+            return c
         }
         // cluster `c` applies Kustomizations `roots` and the files `initial`, and what their builds reach
-        func walk(_ c: Int, roots: [Int], files initial: Set<Int>) {
+        func walk(_ c: ClusterID, roots: [ObjectID], files initial: Set<FileID>) {
             // each Kustomization with the variables of the one whose build takes its file
-            var queue: [(k: Int, variables: [String: String])] = roots.map { ($0, [:]) }
-            func take(_ f: Int, by variables: [String: String]) {
+            var queue: [(k: ObjectID, variables: [String: String])] = roots.map { ($0, [:]) }
+            func take(_ f: FileID, by variables: [String: String]) {
                 if sets[c].insert(f).inserted || !variables.isEmpty {
                     for j in objectsOfFile[f] ?? [] where spec(j) != nil { queue.append((j, variables)) }
                 }
@@ -348,7 +348,7 @@ public struct Clusters: Sendable {
                 for f in set { take(f, by: own) }
             }
         }
-        func apply(_ root: Int, in named: String? = nil) {
+        func apply(_ root: ObjectID, in named: String? = nil) {
             let c = cluster(named: named ?? clusterName(root))
             out.clusters[c].roots.append(root)
             // applied from outside, with the directory it is in (what bootstrap's path builds, when it is not here)
@@ -356,7 +356,7 @@ public struct Clusters: Sendable {
         }
         // a FluxInstance's sync (flux-operator's, or its chart's values): the path it syncs, as bootstrap's does
         var syncs: [(path: String, by: String)] = []
-        for (f, facts) in files.enumerated() {
+        for (f, facts) in files.withIDs {
             for sync in facts.fluxInstanceSyncs {
                 guard let p = Model.normalizePath(sync.path.value), builds.value.hasFiles(under: p), !syncs.contains(where: { $0.path == p }) else { continue }
                 syncs.append((p, "\(files[f].path):\(sync.path.span.start.line)"))
@@ -409,13 +409,13 @@ public struct Clusters: Sendable {
         out.unapplied = kustomizations.filter { !reached.contains($0) && !nonResources.contains($0) }
         for c in out.clusters.indices { out.clusters[c].kustomizations = members[c].sorted() }
         // a chart kept here that an applied HelmRelease installs: helm-controller reads its values files
-        var fileAt: [String: Int] = [:]
+        var fileAt: [String: FileID] = [:]
         let informative = objectsOfFile.keys.sorted()   // the few files whose objects say what a cluster runs or reads
         for c in sets.indices {
             for f in informative where sets[c].contains(f) {
                 for o in objectsOfFile[f] ?? [] {
                     guard case .helmRelease(let h)? = objects[o].flux, let chart = h.chartPath.flatMap(Model.normalizePath) else { continue }
-                    if fileAt.isEmpty { for (i, facts) in files.enumerated() { fileAt[facts.path] = i } }
+                    if fileAt.isEmpty { for (i, facts) in files.withIDs { fileAt[facts.path] = i } }
                     for name in ["values.yaml", "values.yml"] + h.valuesFiles.map(\.value) {
                         let p = name.hasPrefix("values.y") && !name.contains("/") ? Sources.join(chart, name) : name
                         if let n = Model.normalizePath(p), let f = fileAt[n] { sets[c].insert(f) }
@@ -423,7 +423,7 @@ public struct Clusters: Sendable {
                 }
             }
         }
-        out.ofFile = Array(repeating: [], count: files.count)
+        out.ofFile = Table(repeating: [], count: files.count)
         for c in out.clusters.indices {
             let rank = builds.value.rank
             out.clusters[c].files = sets[c].sorted { rank[$0] < rank[$1] }
@@ -453,7 +453,7 @@ public struct Clusters: Sendable {
     /// The Flux versions that `files` install: a Namespace labelled `app.kubernetes.io/part-of: flux` with its
     /// `app.kubernetes.io/version` (flux bootstrap's `gotk-components.yaml`), or a FluxInstance's distribution version
     /// (in its manifest, or in the values of flux-operator's flux-instance chart).
-    static func installations(_ files: [Int], objects: [ManifestObject], objectsOfFile: [Int: [Int]], files facts: [FileFacts])
+    static func installations(_ files: [FileID], objects: Objects, objectsOfFile: [FileID: [ObjectID]], files facts: Files)
         -> [(version: FluxVersion, origin: String)] {
         var out: [(version: FluxVersion, origin: String)] = []
         for f in files {
@@ -479,7 +479,7 @@ public struct Clusters: Sendable {
 public struct FluxRun: Sendable {
     public var version: FluxVersion
     /// The cluster it runs in (an index into `Clusters.clusters`), when the repository describes clusters.
-    public var cluster: Int?
+    public var cluster: ClusterID?
     /// Where the version comes from; nil when nothing says, and current Flux is assumed.
     public var origin: String?
 }
@@ -487,7 +487,7 @@ public struct FluxRun: Sendable {
 extension Model {
     /// The Flux of each cluster that applies `file`: `fluxVersion` of the config overrides all; a cluster whose files
     /// do not say runs current Flux. A file of no cluster runs the repository's Flux when it holds one installation.
-    public func fluxRuns(ofFile file: Int) -> [FluxRun] {
+    public func fluxRuns(ofFile file: FileID) -> [FluxRun] {
         if let v = config.fluxVersion { return [FluxRun(version: v, cluster: nil, origin: "fluxVersion in \(config.path ?? Config.fileName)")] }
         let applying = clusters.of(file)
         if !applying.isEmpty {
@@ -501,7 +501,7 @@ extension Model {
 
     /// Whether the repository describes the cluster that runs `file`'s objects: its Flux installation is here, or the
     /// config declares the cluster. Where it does not (a tenant's repository), Flux objects may be made outside it.
-    public func describesCluster(ofFile file: Int) -> Bool {
+    public func describesCluster(ofFile file: FileID) -> Bool {
         clusters.of(file).contains { clusters.clusters[$0].fluxOrigin != nil || clusters.clusters[$0].declaredAt != nil }
     }
 
@@ -526,7 +526,7 @@ extension Model {
 
     /// The oldest Flux that runs `file`'s objects: what version-dependent checks of one answer (a policy's tag parsing)
     /// follow. (`fluxRuns`, without building them: every policy of a fleet asks.)
-    public func fluxVersion(ofFile file: Int) -> FluxVersion {
+    public func fluxVersion(ofFile file: FileID) -> FluxVersion {
         if let v = config.fluxVersion { return v }
         var oldest: FluxVersion?
         for c in clusters.of(file) {
@@ -568,7 +568,7 @@ extension Model {
     public func appliedHeader(under prefix: String?) -> String? {
         var unreached = 0, notDeployed = 0, assumed = 0
         let prefix = prefix ?? ""
-        for (f, r) in clusters.reach.enumerated() {
+        for (f, r) in clusters.reach.withIDs {
             if !prefix.isEmpty, prefix != ".", files[f].path != prefix, !files[f].path.hasPrefix(prefix + "/") { continue }
             switch r {
             case .applied: break
@@ -597,7 +597,7 @@ extension Model {
     /// `tagwarden env`'s account of each cluster: its Flux and where that was read, its roots, what it applies.
     public var clusterLines: [String] {
         var out: [String] = []
-        func name(_ k: Int) -> String { "\(qualifiedName(k)) (\(path(objects[k].file)))" }
+        func name(_ k: ObjectID) -> String { "\(qualifiedName(k)) (\(path(objects[k].file)))" }
         for c in clusters.clusters {
             let version = config.fluxVersion.map { "Flux \($0) (fluxVersion in \(config.path ?? Config.fileName))" }
                 ?? c.flux.map { "Flux \($0) (\(c.fluxOrigin ?? ""))" } ?? "Flux version unknown: current Flux (\(FluxVersion.current)) assumed"

@@ -130,13 +130,13 @@ struct EffectiveObjects {
     /// A patch's YAML, and where its values stand in the repository.
     final class PatchText: Sendable {
         let yaml: YAMLFile
-        let file: Int
+        let file: FileID
         /// A literal block's lines in the kustomization that holds it.
         let lines: BlockLines?
         /// A patch written in another kind of string: every value points at the string.
         let whole: SourceSpan?
 
-        init(yaml: YAMLFile, file: Int, lines: BlockLines?, whole: SourceSpan?) {
+        init(yaml: YAMLFile, file: FileID, lines: BlockLines?, whole: SourceSpan?) {
             self.yaml = yaml
             self.file = file
             self.lines = lines
@@ -234,14 +234,14 @@ struct EffectiveObjects {
     /// `builds`: its index of paths finds patch files.
     /// Whether some kustomization or Flux Kustomization may patch: its text has `patches` (`patchesStrategicMerge`,
     /// `patchesJson6902`).
-    static func patches(_ o: ManifestObject, files: [FileFacts]) -> Bool {
+    static func patches(_ o: ManifestObject, files: Files) -> Bool {
         (o.isKustomization || o.isFluxKustomization) && SourceText.contains("patches", in: files[o.file].bytes[o.byteRange])
     }
 
     /// The steps of every kustomization with patches, and of those that may be Components or set labels, when some
     /// kustomization patches: read in parallel (each reads its own files: the YAML parse is most of this), and apart
     /// from the rest of `resolve`, so that a model can read them while it does other work.
-    static func readAllSteps(objects: [ManifestObject], files: [FileFacts], fileAt: [String: Int]) -> [Int: Steps] {
+    static func readAllSteps(objects: Objects, files: Files, fileAt: [String: FileID]) -> [ObjectID: Steps] {
         let patched = Set(objects.indices.filter { patches(objects[$0], files: files) })
         guard !patched.isEmpty else { return [:] }
         let reading = objects.indices.filter { k in
@@ -249,7 +249,7 @@ struct EffectiveObjects {
             return patched.contains(k) || (objects[k].isKustomization && (SourceText.contains("components", in: text)
                 || SourceText.contains("abels", in: text) || SourceText.contains("commonAnnotations", in: text)))
         }
-        @Sendable func yaml(_ f: Int) -> YAMLFile { files[f].tree ?? YAMLFile(parsing: files[f].bytes) }
+        @Sendable func yaml(_ f: FileID) -> YAMLFile { files[f].tree ?? YAMLFile(parsing: files[f].bytes) }
         let read = concurrentChunks(reading.count, chunkSize: max(1, reading.count / 16)) { range in
             range.map { n in readSteps(reading[n], objects: objects, files: files, fileAt: fileAt, yaml: yaml) }
         }
@@ -257,23 +257,23 @@ struct EffectiveObjects {
     }
 
     /// `stepsOf`: what `readAllSteps` read.
-    static func resolve(objects: [ManifestObject], files: [FileFacts], graph: IncludeGraph, clusters: Clusters,
-                        writtenName: [Int: String], nonResources: Set<Int>, stepsOf: [Int: Steps]) -> [Int: [Variant]] {
+    static func resolve(objects: Objects, files: Files, graph: IncludeGraph, clusters: Clusters,
+                        writtenName: [ObjectID: String], nonResources: Set<ObjectID>, stepsOf: [ObjectID: Steps]) -> [ObjectID: [Variant]] {
         // without patches, only builds that name or place a base differently, or substitute its fields, make variants
         guard !stepsOf.isEmpty || objects.contains(where: { o in
             o.kustomizeNamePrefix != nil || o.kustomizeNameSuffix != nil || o.kustomizeNamespace != nil
                 || (o.isFluxKustomization && o.fluxKustomization.map { $0.postBuild?.isActive == true || $0.namePrefix != nil || $0.nameSuffix != nil } == true)
         }) else { return [:] }
         /// The image-automation objects' files keep their tree (`Extractor`); another is parsed again.
-        @Sendable func yaml(_ f: Int) -> YAMLFile { files[f].tree ?? YAMLFile(parsing: files[f].bytes) }
+        @Sendable func yaml(_ f: FileID) -> YAMLFile { files[f].tree ?? YAMLFile(parsing: files[f].bytes) }
         /// Directory → the kustomization there; directory → the Flux Kustomizations whose `path` it is; directory of a
         /// Component → the Flux Kustomizations that list it in `spec.components` (relative to their `path`: Flux
         /// appends them to the `components:` of the kustomization at the path); Flux Kustomization → its
         /// `spec.components`, as directories, in order.
         let (kustomizationAt, fluxAt, fluxComponentAt, fluxComponents) = {
-            var kustomizationAt: [String: Int] = [:], fluxAt: [String: [Int]] = [:]
-            var fluxComponentAt: [String: [Int]] = [:], fluxComponents: [Int: [String]] = [:]
-            for (i, o) in objects.enumerated() {
+            var kustomizationAt: [String: ObjectID] = [:], fluxAt: [String: [ObjectID]] = [:]
+            var fluxComponentAt: [String: [ObjectID]] = [:], fluxComponents: [ObjectID: [String]] = [:]
+            for (i, o) in objects.withIDs {
                 if o.isKustomization && Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
                     kustomizationAt[Path.dirname(files[o.file].path)] = i
                 }
@@ -288,18 +288,18 @@ struct EffectiveObjects {
             }
             return (kustomizationAt, fluxAt, fluxComponentAt, fluxComponents)
         }()
-        @Sendable func steps(_ k: Int) -> Steps { stepsOf[k] ?? Steps() }
+        @Sendable func steps(_ k: ObjectID) -> Steps { stepsOf[k] ?? Steps() }
         // labels and annotations are read only when some patch selects by them
         func bySelector(_ p: Patch) -> Bool { p.selector?.labels != nil || p.selector?.annotations != nil }
         let bySelectors = stepsOf.values.contains { $0.early.contains(where: bySelector) || $0.late.contains(where: bySelector) }
-        @Sendable func metadata(_ i: Int) -> ([String: String], [String: String]) {
+        @Sendable func metadata(_ i: ObjectID) -> ([String: String], [String: String]) {
             let o = objects[i]
             guard bySelectors else { return (o.labels, [:]) }
             return labelsAndAnnotations(o, in: yaml(o.file))
         }
 
         // each object's builds, in parallel: they read what is above and write nothing shared
-        @Sendable func variants(_ i: Int) -> [Variant]? {
+        @Sendable func variants(_ i: ObjectID) -> [Variant]? {
             let o = objects[i]
             guard let initial = Spec(o.flux) else { return nil }
             let written = writtenName[i] ?? o.name
@@ -310,7 +310,7 @@ struct EffectiveObjects {
             func finish(_ s: State, roots: [String]) { results.append((s, roots)) }
             /// Flux's post-build substitution by Flux Kustomization `flux`: the inline variables are known; one a
             /// `substituteFrom` source may set is not.
-            func substituted(_ s: State, by flux: Int) -> State {
+            func substituted(_ s: State, by flux: ObjectID) -> State {
                 guard let post = objects[flux].fluxKustomization?.postBuild, post.isActive, !o.substitutionDisabled else { return s }
                 var s = s
                 s.substitute { text in
@@ -322,7 +322,7 @@ struct EffectiveObjects {
             /// Flux Kustomization, whose generated additions are its `spec.components` after the kustomization's own,
             /// its `spec.patches` after the kustomization's, and its `targetNamespace`, `namePrefix` and `nameSuffix`
             /// in place of the kustomization's.
-            func step(_ k: Int, from child: String, _ state: State, flux: Int?) -> State {
+            func step(_ k: ObjectID, from child: String, _ state: State, flux: ObjectID?) -> State {
                 var s = state
                 let st = steps(k)
                 let components = st.components + (flux.flatMap { fluxComponents[$0] } ?? [])
@@ -354,7 +354,7 @@ struct EffectiveObjects {
             /// A Flux Kustomization that generates its kustomization (none at its path, or one above `path`): the
             /// generated one takes what was built, then its own components, `spec.patches`, `targetNamespace` and name
             /// affixes.
-            func generated(_ state: State, flux: Int, from child: String) -> State {
+            func generated(_ state: State, flux: ObjectID, from child: String) -> State {
                 var s = state
                 let components = fluxComponents[flux] ?? []
                 let after = components.firstIndex(of: child).map { $0 + 1 } ?? 0
@@ -371,7 +371,7 @@ struct EffectiveObjects {
                 }
                 return s
             }
-            func climb(_ k: Int, from child: String, _ state: State, depth: Int) {
+            func climb(_ k: ObjectID, from child: String, _ state: State, depth: Int) {
                 let kz = objects[k]
                 let path = files[kz.file].path
                 let dir = Path.dirname(path)
@@ -451,8 +451,8 @@ struct EffectiveObjects {
     }
 
     /// Reads kustomization (or Flux Kustomization) `k`'s patches and components.
-    static func readSteps(_ k: Int, objects: [ManifestObject], files: [FileFacts], fileAt: [String: Int],
-                          yaml: (Int) -> YAMLFile) -> Steps {
+    static func readSteps(_ k: ObjectID, objects: Objects, files: Files, fileAt: [String: FileID],
+                          yaml: (FileID) -> YAMLFile) -> Steps {
         var steps = Steps()
         let o = objects[k]
         let y = yaml(o.file)
@@ -574,7 +574,7 @@ struct EffectiveObjects {
         enum Kind: Sendable {
             /// A scalar now stands at the path; a mapping does (merged into what is there); a list does; nothing does;
             /// the object leaves the build (`$patch: delete`).
-            case set(Located), present(SourceSpan, file: Int), list([Located]), clear, delete
+            case set(Located), present(SourceSpan, file: FileID), list([Located]), clear, delete
         }
         var path: [String]
         /// `path` joined with `/`, for the spec's fields.
@@ -704,7 +704,7 @@ extension EffectiveObjects.State {
     }
 
     /// A mapping now stands at `path`.
-    mutating func present(_ joined: String, _ span: SourceSpan, file: Int) {
+    mutating func present(_ joined: String, _ span: SourceSpan, file: FileID) {
         // by the path: each case changes the spec in place, when it is of the kind that has the field
         switch joined {
         case "spec/filterTags": policy { $0.hasFilterTags = true }

@@ -6,10 +6,10 @@ import TagwardenPolicy
 /// Turns one parsed file into `FileFacts`: objects, images, markers, suppressions.
 package struct Extractor {
     let y: YAMLFile
-    let fileIndex: Int
+    let fileIndex: FileID
     var facts: FileFacts
     /// Nodes already taken as (part of) an image.
-    var imageNodes: [Int: Int] = [:]
+    var imageNodes: [Int: ImageID] = [:]
     /// For files with many markers: where lines start; for markers not after a scalar: the scalar nodes in
     /// source order. Both are bisected, and built only when a file needs them.
     var lines: LineIndex?
@@ -49,7 +49,7 @@ package struct Extractor {
     }
 
     /// `scratch` is parsed into and kept for the next file (see `YAMLFile.reparse`).
-    package static func extract(path: String, bytes: [UInt8], index: Int, unread: Bool = false, reusing scratch: inout YAMLFile) -> FileFacts {
+    package static func extract(path: String, bytes: [UInt8], index: FileID, unread: Bool = false, reusing scratch: inout YAMLFile) -> FileFacts {
         var facts = FileFacts(path: path, bytes: bytes)
         if unread {
             // not YAML to Flux: only the markers, each on its line
@@ -180,7 +180,7 @@ package struct Extractor {
                 }
             }
         }
-        let objectIndex = facts.objects.count
+        let objectIndex = ObjectID(facts.objects.count)
         var isKustomization = false
         var kustomizeNamespace: String?
         var namePrefix: String?, nameSuffix: String?
@@ -287,7 +287,7 @@ package struct Extractor {
 
     /// The images of a HelmRelease (values, post-renderers) or of a workload's pod spec: an object's, or those a
     /// strategic merge patch sets.
-    mutating func workloadImages(_ root: Int, kind: String, group: String, object: Int) {
+    mutating func workloadImages(_ root: Int, kind: String, group: String, object: ObjectID) {
         if kind == "HelmRelease" {
             if let values = y.get(root, "spec", "values") { helmValues(values, object: object, depth: 0, path: []) }
             // a post-renderer's kustomize `images:` rewrite the rendered chart's images like a kustomization's
@@ -327,7 +327,7 @@ package struct Extractor {
         }
     }
 
-    mutating func podSpec(_ spec: Int, object: Int) {
+    mutating func podSpec(_ spec: Int, object: ObjectID) {
         for key: StaticString in ["initContainers", "containers", "ephemeralContainers"] {
             guard let list = y.get(spec, key), y.nodes[list].kind == .sequence else { continue }
             for (place, c) in y.childNodes(list).enumerated() {
@@ -356,7 +356,7 @@ package struct Extractor {
     }
 
     /// A scalar that holds a whole reference.
-    mutating func addReference(_ n: Int, origin: ImageOrigin, object: Int?) {
+    mutating func addReference(_ n: Int, origin: ImageOrigin, object: ObjectID?) {
         guard imageNodes[n] == nil, !y.isNull(n) else { return }
         let text = y.value(n)
         if text.isEmpty { return }
@@ -371,12 +371,12 @@ package struct Extractor {
         var use = ImageUse(origin: origin, file: fileIndex, object: object, text: text, span: y.nodes[n].span)
         use.parse(text)
         use.nodes = [n]
-        imageNodes[n] = facts.images.count
+        imageNodes[n] = ImageID(facts.images.count)
         facts.images.append(use)
     }
 
     /// The entries' images; returns the entries.
-    mutating func kustomizeImages(_ list: Int, object: Int) -> [KustomizeImageEntry] {
+    mutating func kustomizeImages(_ list: Int, object: ObjectID) -> [KustomizeImageEntry] {
         guard y.nodes[list].kind == .sequence else { return [] }
         var entries: [KustomizeImageEntry] = []
         for entry in y.childNodes(list) where y.nodes[entry].kind == .mapping {
@@ -415,7 +415,7 @@ package struct Extractor {
             return
         }
         use.nodes = nodes
-        for n in nodes { imageNodes[n] = facts.images.count }
+        for n in nodes { imageNodes[n] = ImageID(facts.images.count) }
         facts.images.append(use)
     }
 
@@ -432,7 +432,7 @@ package struct Extractor {
     /// `path`: where `n` stands under a HelmRelease's `spec.values` (nil elsewhere, or under a list), which each image
     /// found keeps as the path of the field that sets its tag (`ImageUse.valuesPath`).
     /// `composed`: a mapping above holds a `hub` (Istio's `global.hub` composes `global.proxy.image`).
-    mutating func helmValues(_ n: Int, object: Int, depth: Int, underImageKey: Bool = false, path: [String]? = nil, composed above: Bool = false) {
+    mutating func helmValues(_ n: Int, object: ObjectID, depth: Int, underImageKey: Bool = false, path: [String]? = nil, composed above: Bool = false) {
         guard depth < 64 else { return }
         switch y.nodes[n].kind {
         case .mapping:
@@ -466,9 +466,9 @@ package struct Extractor {
                     use.digest = d
                     use.digestField = located(dg)
                     use.nodes.append(dg)
-                    imageNodes[dg] = facts.images.count
+                    imageNodes[dg] = ImageID(facts.images.count)
                 }
-                imageNodes[tag] = facts.images.count
+                imageNodes[tag] = ImageID(facts.images.count)
                 facts.images.append(use)
             }
             // Istio's charts (and others) compose `hub/image:tag` from sibling fields: `image: pilot` beside a `hub` or a
@@ -665,19 +665,19 @@ package struct Extractor {
     }
 
     /// The object whose document contains node `n`.
-    func objectOf(_ n: Int) -> Int? {
+    func objectOf(_ n: Int) -> ObjectID? {
         objectAt(y.nodes[n].span.start.offset)
     }
 
     /// The last object whose document holds `offset` (objects come in document order).
-    func objectAt(_ offset: Int) -> Int? {
+    func objectAt(_ offset: Int) -> ObjectID? {
         var lo = 0, hi = facts.objects.count   // the objects whose document starts at or before offset
         while lo < hi {
             let mid = (lo + hi) / 2
             if y.documents[facts.objects[mid].document].span.start.offset <= offset { lo = mid + 1 } else { hi = mid }
         }
         guard lo > 0, offset <= y.documents[facts.objects[lo - 1].document].span.end.offset else { return nil }
-        return lo - 1
+        return ObjectID(lo - 1)
     }
 
     /// A marker on a scalar makes it an image field, if nothing else did.
@@ -695,7 +695,7 @@ package struct Extractor {
             var use = ImageUse(origin: .marker, file: fileIndex, object: marker.object, text: y.value(n), span: y.nodes[n].span)
             use.tag = located(n)
             use.nodes = [n]
-            imageNodes[n] = facts.images.count
+            imageNodes[n] = ImageID(facts.images.count)
             facts.images.append(use)
         default:
             break

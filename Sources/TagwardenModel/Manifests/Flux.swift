@@ -21,7 +21,7 @@ public struct ImagePolicySpec: Sendable, Equatable {
     public var digestReflection: String? { digestReflectionField.flatMap { $0.type == .null ? nil : $0.value } }
     /// Where `spec.policy` is; nil when there is none. In `policyFile` when a patch supplied it.
     public var policySpan: SourceSpan?
-    public var policyFile: Int?
+    public var policyFile: FileID?
     /// `spec.policy`'s place, for findings.
     public var policyField: Located? { policySpan.map { Located(value: "", span: $0, type: .null, file: policyFile) } }
 

@@ -8,7 +8,7 @@ import TagwardenPolicy
 /// and every marker with the policy it names.
 public struct FluxIndex: Sendable {
     public final class Policy: Sendable {
-        public let object: Int
+        public let object: ObjectID
         public let namespace: String?
         public let name: String
         public let spec: ImagePolicySpec
@@ -19,10 +19,10 @@ public struct FluxIndex: Sendable {
         public let regex: GoRegex?
         public let regexError: String?
         /// The ImageRepository its `imageRepositoryRef` names, when the repository has it.
-        public let repository: Int?
+        public let repository: RepositoryID?
 
-        init(object: Int, namespace: String?, name: String, spec: ImagePolicySpec, labels: [String: String], environment: String?,
-             regex: GoRegex?, regexError: String?, repository: Int? = nil) {
+        init(object: ObjectID, namespace: String?, name: String, spec: ImagePolicySpec, labels: [String: String], environment: String?,
+             regex: GoRegex?, regexError: String?, repository: RepositoryID? = nil) {
             self.regex = regex
             self.regexError = regexError
             self.repository = repository
@@ -36,7 +36,7 @@ public struct FluxIndex: Sendable {
     }
 
     public struct Repository: Sendable {
-        public var object: Int
+        public var object: ObjectID
         public var namespace: String?
         public var name: String
         public var spec: ImageRepositorySpec
@@ -53,7 +53,7 @@ public struct FluxIndex: Sendable {
     }
 
     public struct Automation: Sendable {
-        public var object: Int
+        public var object: ObjectID
         public var namespace: String?
         public var environment: String?
         public var spec: AutomationSpec
@@ -80,16 +80,16 @@ public struct FluxIndex: Sendable {
         public var ref: MarkerRef?
         public var problem: String?
         /// The policy it names, if it exists.
-        public var policy: Int?
+        public var policy: PolicyID?
         /// When several environments define the policy it names, the field is in none of them, and the automations
         /// that update it do not settle which: all of them (`policy` is then nil), and the environments of those
         /// automations (nil for one of no environment).
-        public var candidates: [Int] = []
+        public var candidates: [PolicyID] = []
         public var updatingEnvironments: Set<String?> = []
         public var environment: String?
         /// The ImageUpdateAutomations that apply it (its file is under their update.path, they are in the policy's
         /// namespace and their policySelector takes the policy); empty when none does, or the marker names no policy.
-        public var automations: [Int] = []
+        public var automations: [AutomationID] = []
         /// Why Flux's image automation skips this marker though it is written where Flux reads markers: the file does
         /// not parse, it is outside every automation's `update.path`, or no automation that updates it uses the policy.
         /// nil when an automation applies it, or the repository has none. Rules about what Flux does with the marked
@@ -97,18 +97,18 @@ public struct FluxIndex: Sendable {
         public var skipped: String?
     }
 
-    public var policies: [Policy] = []
-    public var repositories: [Repository] = []
-    public var automations: [Automation] = []
+    public var policies = Table<PolicyID, Policy>()
+    public var repositories = Table<RepositoryID, Repository>()
+    public var automations = Table<AutomationID, Automation>()
     /// The automations that update this repository, by their normalised `update.path` ("" for the root).
-    public private(set) var automationsByPath: [String: [Int]] = [:]
+    public private(set) var automationsByPath: [String: [AutomationID]] = [:]
     public var gitRepositories: [(namespace: String?, name: String, spec: GitRepositorySpec, environment: String?)] = []
     /// Policy → markers (Flux-readable ones) that name it. A marker of no environment that names a policy several
     /// environments define (`MarkerInfo.candidates`) is listed under each only when it is the first such marker of
     /// that name: it adds no environment, and a repository of many copies of one fleet must not cost markers × copies.
-    public var uses: [Int: [Int]] = [:]
+    public var uses: [PolicyID: [MarkerID]] = [:]
     /// Objects that are no resources of a cluster (`FluxIndex.nonResources`): patches and kustomize's configuration.
-    public var nonResources: Set<Int> = []
+    public var nonResources: Set<ObjectID> = []
     /// A namespace and a name, hashed as they are (no joined string per lookup).
     struct Key: Hashable {
         let namespace: String
@@ -116,10 +116,10 @@ public struct FluxIndex: Sendable {
     }
     // Every object of a key, in source order: a repository of several clusters defines `flux-system/web` once
     // per cluster, and a lookup from one environment finds that environment's.
-    var policyByKey: [Key: [Int]] = [:]
-    var unnamespacedPolicy: [String: [Int]] = [:]
-    var repositoryByKey: [Key: [Int]] = [:]
-    var repositoryByName: [String: [Int]] = [:]
+    var policyByKey: [Key: [PolicyID]] = [:]
+    var unnamespacedPolicy: [String: [PolicyID]] = [:]
+    var repositoryByKey: [Key: [RepositoryID]] = [:]
+    var repositoryByName: [String: [RepositoryID]] = [:]
 
     package static func sameNamespace(_ a: String?, _ b: String?) -> Bool {
         // an object whose namespace nothing sets is taken to be in whatever namespace is asked
@@ -137,7 +137,7 @@ public struct FluxIndex: Sendable {
     }
 
     /// The policy `namespace/name`; of several (one per cluster), the one defined in `environment`, else the first.
-    public func policy(namespace: String, name: String, environment: String? = nil) -> Int? {
+    public func policy(namespace: String, name: String, environment: String? = nil) -> PolicyID? {
         let candidates = policies(namespace: namespace, name: name)
         guard !candidates.isEmpty else { return nil }
         return FluxIndex.preferring(environment, candidates) { policies[$0].environment }
@@ -146,7 +146,7 @@ public struct FluxIndex: Sendable {
     /// The automations whose `update.path` holds `file` (of this repository), deepest path last: with a few paths,
     /// each is compared with the file's bytes; with many, they are looked up by the file's directories, so a marker
     /// costs its path's depth, not one test per automation.
-    public func covering(_ file: String) -> [Int] {
+    public func covering(_ file: String) -> [AutomationID] {
         if automationsByPath.count <= 16 {
             return automationsByPath.filter { FluxIndex.holds($0.key, file) }.sorted { $0.key.utf8.count < $1.key.utf8.count }
                 .flatMap(\.value)
@@ -207,12 +207,12 @@ public struct FluxIndex: Sendable {
     }
 
     /// Every policy `namespace/name` (several when each cluster of the repository defines it).
-    public func policies(namespace: String, name: String) -> [Int] {
+    public func policies(namespace: String, name: String) -> [PolicyID] {
         policyByKey[Key(namespace: namespace, name: name)] ?? unnamespacedPolicy[name] ?? []
     }
 
     /// The ImageRepository `name` in `namespace`; of several, the one defined in `environment`, else the first.
-    public func repository(namespace: String?, name: String, environment: String? = nil) -> Int? {
+    public func repository(namespace: String?, name: String, environment: String? = nil) -> RepositoryID? {
         var candidates = namespace.flatMap { repositoryByKey[Key(namespace: $0, name: name)] } ?? []
         if candidates.isEmpty {
             candidates = repositoryByName[name]?.filter { FluxIndex.sameNamespace(repositories[$0].namespace, namespace) } ?? []
@@ -221,7 +221,7 @@ public struct FluxIndex: Sendable {
         return FluxIndex.preferring(environment, candidates) { repositories[$0].environment }
     }
 
-    static func preferring(_ environment: String?, _ candidates: [Int], _ environmentOf: (Int) -> String?) -> Int {
+    static func preferring<ID>(_ environment: String?, _ candidates: [ID], _ environmentOf: (ID) -> String?) -> ID {
         if let environment, candidates.count > 1, let same = candidates.first(where: { environmentOf($0) == environment }) { return same }
         return candidates[0]
     }
@@ -229,7 +229,7 @@ public struct FluxIndex: Sendable {
     /// Objects that are no resources of a cluster: those of files kustomizations use as patches (partial objects), or
     /// as kustomize's own configuration (`transformers`, `generators`, `validators`, `configurations`), and kustomize's
     /// built-in transformer and generator configs (`apiVersion: builtin`).
-    static func nonResources(_ objects: [ManifestObject], files: [FileFacts]) -> Set<Int> {
+    static func nonResources(_ objects: Objects, files: Files) -> Set<ObjectID> {
         var paths = Set<String>()
         for o in objects where o.isKustomization {
             let dir = Path.dirname(files[o.file].path)
@@ -244,14 +244,14 @@ public struct FluxIndex: Sendable {
     /// (nil when they cannot be known here).
     /// `remotes` are the clone's remotes as `gitURLKey`s; `bootstrapSources` the GitRepositories that flux bootstrap's
     /// Kustomizations read (`<path>/flux-system/gotk-sync.yaml`), which are this repository.
-    static func build(objects: [ManifestObject], namespaces: [String?], environments: [String?], files: [FileFacts],
-                      nonResources: Set<Int>, markers: [MarkerComment], markerEnvironment: [String?],
-                      expand: (String, Int) -> [String]?, remotes: Set<String>,
-                      bootstrapSources: [(namespace: String?, name: String)] = []) -> (FluxIndex, [MarkerInfo]) {
+    static func build(objects: Objects, namespaces: Table<ObjectID, String?>, environments: Table<ObjectID, String?>, files: Files,
+                      nonResources: Set<ObjectID>, markers: Table<MarkerID, MarkerComment>,
+                      markerEnvironment: Table<MarkerID, String?>, expand: (String, FileID) -> [String]?, remotes: Set<String>,
+                      bootstrapSources: [(namespace: String?, name: String)] = []) -> (FluxIndex, Table<MarkerID, MarkerInfo>) {
         var idx = FluxIndex()
         idx.nonResources = nonResources
         var compiled: [String: Result<GoRegex, RegexSyntaxError>] = [:]
-        for (i, o) in objects.enumerated() {
+        for (i, o) in objects.withIDs {
             if nonResources.contains(i) { continue }
             switch o.flux {
             case .imagePolicy(let spec)?:
@@ -294,7 +294,7 @@ public struct FluxIndex: Sendable {
                 }
                 var paths: [String] = []
                 for p in texts.map(Model.rootedPath) where !paths.contains(p) { paths.append(p) }
-                if !spec.updatesElsewhere { for p in paths { idx.automationsByPath[p, default: []].append(idx.automations.count) } }
+                if !spec.updatesElsewhere { for p in paths { idx.automationsByPath[p, default: []].append(AutomationID(idx.automations.count)) } }
                 idx.automations.append(Automation(object: i, namespace: namespaces[i], environment: environments[i], spec: spec,
                                                   paths: paths, unresolved: unresolved))
             case .gitRepository(let spec)?:
@@ -303,14 +303,14 @@ public struct FluxIndex: Sendable {
                 break
             }
         }
-        for (p, policy) in idx.policies.enumerated() {
+        for (p, policy) in idx.policies.withIDs {
             if let ns = policy.namespace {
                 idx.policyByKey[Key(namespace: ns, name: policy.name), default: []].append(p)
             } else {
                 idx.unnamespacedPolicy[policy.name, default: []].append(p)
             }
         }
-        for (r, repo) in idx.repositories.enumerated() {
+        for (r, repo) in idx.repositories.withIDs {
             if let ns = repo.namespace { idx.repositoryByKey[Key(namespace: ns, name: repo.name), default: []].append(r) }
             idx.repositoryByName[repo.name, default: []].append(r)
         }
@@ -334,7 +334,7 @@ public struct FluxIndex: Sendable {
             let held = pathsHoldingFiles(among: Set(sourceless.flatMap { idx.automations[$0].paths }), files.map(\.path))
             for a in sourceless { idx.automations[a].mayUpdateElsewhere = !idx.automations[a].paths.contains { $0.isEmpty || held.contains($0) } }
         }
-        for (k, policy) in idx.policies.enumerated() {
+        for (k, policy) in idx.policies.withIDs {
             if let ref = policy.spec.repositoryName {
                 // a namespace written with `${…}`, as the builds that apply the policy make it (any, when they cannot be known)
                 var namespace = policy.spec.repositoryNamespace ?? policy.namespace
@@ -351,9 +351,9 @@ public struct FluxIndex: Sendable {
         var definedInSeveral: [Key: Bool] = [:]  // whether several environments define a policy: many markers name one
         var contestedListed = Set<Key>()
         var updatingAt: [Key: Set<String?>] = [:]
-        var infos: [MarkerInfo] = []
+        var infos = Table<MarkerID, MarkerInfo>()
         infos.reserveCapacity(markers.count)
-        for (k, m) in markers.enumerated() {
+        for (k, m) in markers.withIDs {
             var info = MarkerInfo(environment: markerEnvironment[k])
             info.ref = m.ref
             info.problem = m.problem
@@ -400,7 +400,7 @@ public struct FluxIndex: Sendable {
 
     /// The ImageUpdateAutomations that apply a marker in `path` naming policy `p`; when none does (and the repository
     /// has automations), why.
-    func automations(applying ref: MarkerRef, policy p: Int, path: String) -> (applying: [Int], whyNone: String?) {
+    func automations(applying ref: MarkerRef, policy p: PolicyID, path: String) -> (applying: [AutomationID], whyNone: String?) {
         guard !automationsByPath.isEmpty else { return ([], nil) }
         let covering = covering(path)
         if covering.isEmpty {
@@ -425,7 +425,7 @@ public struct FluxIndex: Sendable {
 
     /// Whether automation `a`'s `policySelector` takes policy `p`: no selector takes every policy; `matchLabels` must
     /// all match its labels; `matchExpressions`, which Tagwarden does not evaluate, is taken to take it.
-    package func selectorTakes(automation a: Int, policy p: Int) -> Bool {
+    package func selectorTakes(automation a: AutomationID, policy p: PolicyID) -> Bool {
         guard let selector = automations[a].spec.policySelector else { return true }
         return automations[a].spec.policySelectorExpressions || FluxIndex.matches(selector, policies[p].labels)
     }

@@ -8,7 +8,7 @@ import TagwardenPolicy
 /// update a tag that reaches no container.
 public struct UnmatchedImageEntry: Sendable {
     /// The kustomization (or Flux Kustomization) of the entry.
-    public var object: Int
+    public var object: ObjectID
     public var name: Located
     /// The images the build has, nearest to the name first (up to three).
     public var nearest: [String]
@@ -26,7 +26,7 @@ extension Model {
     /// `containers`) — any text of a file of the build. A build that inflates charts, runs plugins,
     /// takes resources from outside the repository or names a path the repository lacks is not judged: its images
     /// cannot be known. An entry for an image the repository has elsewhere, but not in its build, is not reported.
-    static func unmatchedImageEntries(objects: [ManifestObject], files: [FileFacts], images: [ImageUse],
+    static func unmatchedImageEntries(objects: Objects, files: Files, images: Table<ImageID, ImageUse>,
                                       graph: IncludeGraph, builds: LazyBuildSets) -> [UnmatchedImageEntry] {
         guard objects.contains(where: { !$0.kustomizeImages.isEmpty }) else { return [] }
         // only an entry that names no container image of the repository is looked into (a typo, another registry's
@@ -36,9 +36,9 @@ extension Model {
         let suspects = objects.indices.filter { k in objects[k].kustomizeImages.contains { !everywhere.contains($0.name.value) } }
         guard !suspects.isEmpty else { return [] }
         let built = builds.value
-        var imagesOfFile: [Int: [Int]] = [:], objectsOfFile: [Int: [Int]] = [:]
-        for (i, img) in images.enumerated() where img.name != nil { imagesOfFile[img.file, default: []].append(i) }
-        for (i, o) in objects.enumerated() where o.isKustomization { objectsOfFile[o.file, default: []].append(i) }
+        var imagesOfFile: [FileID: [ImageID]] = [:], objectsOfFile: [FileID: [ObjectID]] = [:]
+        for (i, img) in images.withIDs where img.name != nil { imagesOfFile[img.file, default: []].append(i) }
+        for (i, o) in objects.withIDs where o.isKustomization { objectsOfFile[o.file, default: []].append(i) }
         var out: [UnmatchedImageEntry] = []
         for k in suspects {
             let o = objects[k]
@@ -52,7 +52,7 @@ extension Model {
             } else {
                 continue   // a HelmRelease's post-renderer: the chart's output
             }
-            var taken = Set<Int>()
+            var taken = Set<FileID>()
             for r in roots { taken.formUnion(built.files(under: r)) }
             guard !taken.isEmpty, let known = knownBuild(taken, objects: objects, objectsOfFile: objectsOfFile, files: files, built: built) else { continue }
             taken = known
@@ -90,14 +90,14 @@ extension Model {
     /// where the build can be known (`BuildSets.resourceBuild`); a Component's patches apply to other builds and are
     /// left alone.
     /// `stepsOf`: the kustomizations' patches, as `EffectiveObjects.readAllSteps` read them.
-    static func markPatchesOfNothing(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets,
-                                     stepsOf: [Int: EffectiveObjects.Steps]) {
+    static func markPatchesOfNothing(_ images: inout Table<ImageID, ImageUse>, objects: Objects, files: Files, builds: LazyBuildSets,
+                                     stepsOf: [ObjectID: EffectiveObjects.Steps]) {
         let patchImages = images.indices.filter { i in
             guard [.container, .helmImage, .helmParts].contains(images[i].origin), let k = images[i].object else { return false }
             return objects[k].isKustomization && objects[k].kind != "Component" && images[i].file == objects[k].file
         }
         guard !patchImages.isEmpty else { return }
-        var kindsOf: [Int: Set<String>?] = [:]   // kustomization → the kinds of its build; nil when it cannot be known
+        var kindsOf: [ObjectID: Set<String>?] = [:]   // kustomization → the kinds of its build; nil when it cannot be known
         for i in patchImages {
             let k = images[i].object!
             if kindsOf[k] == nil {
@@ -118,8 +118,8 @@ extension Model {
 
     /// The build's files with the patch files its kustomizations name (whose images an `images:` entry changes too), or
     /// nil when what it makes cannot be known.
-    private static func knownBuild(_ taken: Set<Int>, objects: [ManifestObject], objectsOfFile: [Int: [Int]], files: [FileFacts],
-                                   built: BuildSets) -> Set<Int>? {
+    private static func knownBuild(_ taken: Set<FileID>, objects: Objects, objectsOfFile: [FileID: [ObjectID]], files: Files,
+                                   built: BuildSets) -> Set<FileID>? {
         var all = taken
         for f in taken {
             for o in objectsOfFile[f] ?? [] {

@@ -8,17 +8,17 @@ import TagwardenBasics
 /// (`Memo`). The walk down, from a directory to the files its build takes, is `BuildSets`'.
 public struct IncludeGraph: Sendable {
     public static let maxDepth = 64
-    public let includedBy: [String: [Int]]
+    public let includedBy: [String: [ObjectID]]
     /// Kustomization → its directory.
-    private let directories: [Int: String]
+    private let directories: [ObjectID: String]
 
     /// `resources`: each kustomization's resources as normalised paths (`Model.resolvedResources`).
-    init(resources: [Int: [String]], objects: [ManifestObject], files: [FileFacts]) {
-        var includedBy: [String: [Int]] = [:], directories: [Int: String] = [:]
+    init(resources: [ObjectID: [String]], objects: Objects, files: Files) {
+        var includedBy: [String: [ObjectID]] = [:], directories: [ObjectID: String] = [:]
         for (k, paths) in resources.sorted(by: { $0.key < $1.key }) {
             for p in paths { includedBy[p, default: []].append(k) }
         }
-        for (k, o) in objects.enumerated() where o.isKustomization { directories[k] = Path.dirname(files[o.file].path) }
+        for (k, o) in objects.withIDs where o.isKustomization { directories[k] = Path.dirname(files[o.file].path) }
         self.includedBy = includedBy
         self.directories = directories
     }
@@ -26,7 +26,7 @@ public struct IncludeGraph: Sendable {
     public var isEmpty: Bool { includedBy.isEmpty }
 
     /// The kustomizations that name `path`, reached `depth` kustomizations up a chain: none past `maxDepth`.
-    public func includers(of path: String, depth: Int = 0) -> [Int] {
+    public func includers(of path: String, depth: Int = 0) -> [ObjectID] {
         depth < Self.maxDepth ? includedBy[path] ?? [] : []
     }
 
@@ -34,10 +34,10 @@ public struct IncludeGraph: Sendable {
     public func isIncluded(_ path: String) -> Bool { includedBy[path] != nil }
 
     /// The directory of kustomization `k`.
-    public func directory(of k: Int) -> String { directories[k] ?? "" }
+    public func directory(of k: ObjectID) -> String { directories[k] ?? "" }
 
     /// The kustomizations that include kustomization `k`'s directory, `k` being `depth` up its chain.
-    public func parents(of k: Int, depth: Int) -> [Int] { includers(of: directory(of: k), depth: depth) }
+    public func parents(of k: ObjectID, depth: Int) -> [ObjectID] { includers(of: directory(of: k), depth: depth) }
 
     /// Values made once per key on walks up the graph: a key asked for again while its value is being made (a cycle)
     /// gets `cycle`.

@@ -8,7 +8,7 @@ import TagwardenPolicy
 /// Only literal block scalars (`|`, `|-`, `|+`) are read: their lines are the file's lines less the block's
 /// indentation, so every position inside maps back to the file; a patch in a quoted or folded string is not.
 extension Extractor {
-    mutating func inlinePatch(_ n: Int, object: Int) {
+    mutating func inlinePatch(_ n: Int, object: ObjectID) {
         guard let (patch, map) = embeddedYAML(n) else { return }
         var ex = Extractor(y: patch, fileIndex: fileIndex, facts: FileFacts(path: facts.path, bytes: []))
         for doc in patch.documents {
@@ -83,7 +83,7 @@ struct BlockLines {
     func span(_ s: SourceSpan) -> SourceSpan { SourceSpan(start: position(s.start), end: position(s.end)) }
 
     /// Images found in the block's own tree, placed in the file and given to `object`.
-    func adopt(_ images: [ImageUse], object: Int) -> [ImageUse] {
+    func adopt(_ images: [ImageUse], object: ObjectID) -> [ImageUse] {
         images.map { img in
             var img = img
             img.span = span(img.span)

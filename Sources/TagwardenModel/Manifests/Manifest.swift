@@ -16,7 +16,7 @@ public struct ObjectRef: Sendable, Hashable {
 /// Model elements are classes: rules read them from many places and threads, and a class is shared by
 /// one reference where a struct of a dozen strings would be copied field by field.
 public final class ManifestObject: Sendable {
-    public let file: Int
+    public let file: FileID
     public let document: Int
     public let apiVersion: String
     public let kind: String
@@ -95,7 +95,7 @@ public final class ManifestObject: Sendable {
         public var literalKeys: [String] = []
     }
 
-    init(file: Int, document: Int, apiVersion: String, kind: String, kindSpan: SourceSpan, apiVersionSpan: SourceSpan?,
+    init(file: FileID, document: Int, apiVersion: String, kind: String, kindSpan: SourceSpan, apiVersionSpan: SourceSpan?,
          name: String?, declaredNamespace: String?, labels: [String: String], isKustomization: Bool, kustomizeNamespace: String?,
          kustomizeResources: [String], kustomizePatches: [String], kustomizeImages: [KustomizeImageEntry] = [],
          kustomizeUnknowns: KustomizeUnknowns = [], flux: FluxSpec?,
@@ -173,7 +173,7 @@ public struct Located: Sendable, Equatable {
     public var span: SourceSpan
     public var type: ScalarType
     /// The file the value is written in when it is not its object's own: a kustomize or Flux patch supplied it.
-    public var file: Int? = nil
+    public var file: FileID? = nil
 }
 
 public enum ImageOrigin: String, Sendable {
@@ -240,8 +240,8 @@ public struct KustomizeImageEntry: Sendable {
 /// An image reference found in a manifest.
 public struct ImageUse: Sendable {
     public var origin: ImageOrigin
-    public var file: Int
-    public var object: Int?
+    public var file: FileID
+    public var object: ObjectID?
     /// The reference as Tagwarden composes it, for messages.
     public var text: String
     /// Repository name as written (with registry); nil when the field holds only a tag.
@@ -261,7 +261,7 @@ public struct ImageUse: Sendable {
     /// When every kustomize build that deploys this container image replaces its tag (an `images:` entry with
     /// `newTag` or `digest` for its name, in a kustomization above its file): the objects whose entries do (the
     /// nearest on each way up). The tag written here never runs, and the tag rules judge those entries instead.
-    public var retaggedBy: [Int] = []
+    public var retaggedBy: [ObjectID] = []
     /// A container's image: the container's `name`.
     public var container: String?
     /// A HelmRelease's values image: the path under `spec.values` (or the root of its values file) of the field that
@@ -300,13 +300,13 @@ public struct ImageUse: Sendable {
     public var provenance: String?
     /// The object whose environment the image takes when its own object has none: the Flux Kustomization that
     /// substituted it, the kustomization that generates the values file it comes from, the ConfigMap that holds them.
-    public var environmentObject: Int?
+    public var environmentObject: ObjectID?
 
     /// How messages name it: `image 'nginx:1.25'`, or, for a field that sets only a tag (a `:tag` marker's field,
     /// a chart's `image: {tag: …}`), the image whose tag it sets.
     public var described: String { name == nil && tag != nil ? "the image whose tag this field sets" : "image '\(text)'" }
 
-    init(origin: ImageOrigin, file: Int, object: Int?, text: String, name: String? = nil, span: SourceSpan) {
+    init(origin: ImageOrigin, file: FileID, object: ObjectID?, text: String, name: String? = nil, span: SourceSpan) {
         self.origin = origin
         self.file = file
         self.object = object
@@ -394,14 +394,14 @@ public struct Suppression: Sendable {
 
 /// A `$imagepolicy` comment, wherever it is.
 public struct MarkerComment: Sendable {
-    public var file: Int
+    public var file: FileID
     /// The comment from `#` to the end of the line.
     public var text: String
     public var span: SourceSpan
     /// The scalar the comment follows on its line, if any.
     public var scalar: Located?
     public var context: MarkerContext
-    public var object: Int?
+    public var object: ObjectID?
     /// The marked scalar's role when it is part of an image (`image`, `newTag`, `tag` …).
     public var fieldKey: String?
     /// Keys of fields that hold one part of an image (charts' `image.tag`, kustomize's `newTag`, …).
@@ -409,12 +409,12 @@ public struct MarkerComment: Sendable {
     public static let nameFields: Set<String> = ["repository", "newName"]
     public static let digestFields: Set<String> = ["digest", "newDigest"]
     /// The image the marked scalar belongs to (an index into `Model.images`).
-    public var image: Int?
+    public var image: ImageID?
     /// The comment read as Flux reads it (once, here): the policy it names, or why it is no marker.
     public var ref: MarkerRef?
     public var problem: String?
 
-    init(file: Int, text: String, span: SourceSpan, scalar: Located?, context: MarkerContext, object: Int?, fieldKey: String? = nil) {
+    init(file: FileID, text: String, span: SourceSpan, scalar: Located?, context: MarkerContext, object: ObjectID?, fieldKey: String? = nil) {
         self.file = file
         self.text = text
         self.span = span

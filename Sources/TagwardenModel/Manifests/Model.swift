@@ -7,17 +7,17 @@ import Dispatch
 
 /// Everything the rules read, built once per run from all files. Rules never parse YAML.
 public struct Model: Sendable {
-    public let files: [FileFacts]
-    public let objects: [ManifestObject]
+    public let files: Files
+    public let objects: Objects
     /// Every image reference, resolved.
-    public let images: [ResolvedImage]
+    public let images: Table<ImageID, ResolvedImage>
     /// Every `$imagepolicy` comment, resolved.
-    public let markers: [ResolvedMarker]
+    public let markers: Table<MarkerID, ResolvedMarker>
     public let config: Config
     public let environments: EnvironmentModel
     /// Effective namespace per object: declared, inherited from kustomize, or a Flux Kustomization's target.
-    public let objectNamespace: [String?]
-    public let objectEnvironment: [String?]
+    public let objectNamespace: Table<ObjectID, String?>
+    public let objectEnvironment: Table<ObjectID, String?>
     public let floatingTags: Set<String>
     /// `shortVersionReleases`: images whose tags of one or two numbers are releases, not series.
     public let shortVersionReleases: [Glob]
@@ -31,13 +31,13 @@ public struct Model: Sendable {
     public let clusters: Clusters
     /// Object → what gave it another namespace than it declares (a kustomization's `namespace:`, a Flux
     /// Kustomization's `targetNamespace`), for messages.
-    public let namespaceOverride: [Int: String]
+    public let namespaceOverride: [ObjectID: String]
     /// Object → the name it is written with, for those a kustomization's `namePrefix`/`nameSuffix` renames (their
     /// `name` is the cluster's).
-    public let writtenName: [Int: String]
+    public let writtenName: [ObjectID: String]
     /// Object → the object it is another variant of: a base's image-automation object that builds patch differently
     /// (`EffectiveObjects`), deployed by other builds under the same file and line.
-    public let variantOf: [Int: Int]
+    public let variantOf: [ObjectID: ObjectID]
     /// Helm charts of the repository whose templates make ImagePolicies: Go templates Tagwarden does not render, so a
     /// policy no manifest defines may be one of theirs.
     public let policyCharts: [String]
@@ -48,14 +48,14 @@ public struct Model: Sendable {
     /// take: a path the repository does not hold (no file, no directory of files, nothing skipped or ignored there), or
     /// a directory without a kustomization file; each with why. Remote resources and paths that leave the repository
     /// are not judged.
-    public let missingResources: [Int: [(path: String, why: String)]]
+    public let missingResources: [ObjectID: [(path: String, why: String)]]
     /// The patches kustomize refuses to apply (`PatchTargets`), by the kustomization whose build they fail.
     public let patchFailures: [PatchFailure]
     /// The directories that hold a kustomization.
     let kustomizationDirectories: Set<String>
     /// Each Flux Kustomization `path` without a kustomization file → the file of the first Flux Kustomization of it,
     /// whose generated kustomization builds it (`sideBySideBuilds(of:)`).
-    let generatedBuilds: [String: Int]
+    let generatedBuilds: [String: FileID]
     /// What staging ran (from git history), for the promotion rules; nil when they do not apply.
     public let evidence: PromotionEvidence?
     /// The files of the snapshot that were not read, and why.
@@ -63,7 +63,7 @@ public struct Model: Sendable {
     /// What includes what among the kustomizations, and the one way up their chains.
     public let graph: IncludeGraph
     /// File path (or directory) → the kustomizations whose `resources`, `bases` or `components` name it.
-    public var includedBy: [String: [Int]] { graph.includedBy }
+    public var includedBy: [String: [ObjectID]] { graph.includedBy }
 
     /// The elements of `list`, moved out one by one (a consuming iterator): `list` is left empty.
     static func take<T>(_ list: inout [T]) -> Taken<T> {
@@ -109,23 +109,24 @@ public struct Model: Sendable {
     /// A marked field there was read as the marker's image too: that reading is dropped, and the marker belongs to
     /// the release's image of the field, so it is judged once, with the name beside it. Returns the images whose field
     /// several releases read.
-    static func adoptMarkedValues(_ values: [ImageUse], into images: inout [ImageUse], markers: inout [MarkerComment]) -> Set<Int> {
+    static func adoptMarkedValues(_ values: [ImageUse], into images: inout Table<ImageID, ImageUse>,
+                                  markers: inout Table<MarkerID, MarkerComment>) -> Set<ImageID> {
         guard !values.isEmpty else { return [] }
-        let first = images.count
+        let first = images.endIndex
         images += values
-        var covering: [Int: [Int: Int]] = [:]   // file → field offset → image
-        var readers: [Int: Set<Int>] = [:]      // image → the releases that read its field
-        for i in first..<images.count {
+        var covering: [FileID: [Int: ImageID]] = [:]   // file → field offset → image
+        var readers: [ImageID: Set<ObjectID?>] = [:]    // image → the releases that read its field
+        for i in first..<images.endIndex {
             let img = images[i]
             for offset in [img.span.start.offset] + [img.tag?.span, img.digestField?.span].compactMap({ $0?.start.offset }) {
                 if let earlier = covering[img.file]?[offset] {
-                    readers[earlier, default: [images[earlier].object ?? -1]].insert(img.object ?? -1)
+                    readers[earlier, default: [images[earlier].object]].insert(img.object)
                 } else {
                     covering[img.file, default: [:]][offset] = i
                 }
             }
         }
-        var dropped = Set<Int>()
+        var dropped = Set<ImageID>()
         for k in markers.indices {
             let m = markers[k]
             guard let field = m.scalar?.span.start.offset, let i = covering[m.file]?[field] else { continue }
@@ -134,53 +135,51 @@ public struct Model: Sendable {
         }
         let shared = Set(readers.filter { $0.value.count > 1 }.keys)
         guard !dropped.isEmpty else { return shared }
-        var renumbered = [Int](repeating: -1, count: images.count)
-        var kept: [ImageUse] = []
+        var renumbered = Table<ImageID, ImageID?>(repeating: nil, count: images.count)
+        var kept = Table<ImageID, ImageUse>()
         kept.reserveCapacity(images.count - dropped.count)
-        for (i, img) in images.enumerated() where !dropped.contains(i) {
-            renumbered[i] = kept.count
-            kept.append(img)
-        }
+        for (i, img) in images.withIDs where !dropped.contains(i) { renumbered[i] = kept.add(img) }
         images = kept
-        for k in markers.indices { if let i = markers[k].image { markers[k].image = renumbered[i] >= 0 ? renumbered[i] : nil } }
-        return Set(shared.map { renumbered[$0] })
+        for k in markers.indices { if let i = markers[k].image { markers[k].image = renumbered[i] } }
+        return Set(shared.compactMap { renumbered[$0] })
     }
 
-    static func extractAll(_ sources: [SourceFile]) -> [FileFacts] {
+    static func extractAll(_ sources: [SourceFile]) -> Files {
         let workers = max(1, min(sources.count, 8))
         let chunk = max(1, (sources.count + workers * 8 - 1) / (workers * 8))
-        return concurrentChunks(sources.count, chunkSize: chunk) { range in
+        return Files(concurrentChunks(sources.count, chunkSize: chunk) { range in
             var scratch = YAMLFile()
             return range.map { i in
-                Extractor.extract(path: sources[i].path, bytes: sources[i].bytes, index: i, unread: sources[i].unread, reusing: &scratch)
+                Extractor.extract(path: sources[i].path, bytes: sources[i].bytes, index: FileID(i), unread: sources[i].unread, reusing: &scratch)
             }
-        }
+        })
     }
 
-    public static func build(facts input: consuming [FileFacts], config: Config, profile: String?, remoteURLs: [String] = [],
+    public static func build(facts input: consuming Files, config: Config, profile: String?, remoteURLs: [String] = [],
                              policyCharts: [String] = [], skipped: [SkippedFile] = [], sourceIgnore: String? = nil,
                              evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
         var facts = input
-        var objects: [ManifestObject] = []
-        var images: [ImageUse] = []
-        var markers: [MarkerComment] = []
+        var objects: Objects = []
+        var images = Table<ImageID, ImageUse>()
+        var markers = Table<MarkerID, MarkerComment>()
         var substitutable: [ImageUse] = []
         for f in facts.indices {
+            // the file's objects, images and markers are numbered within it: from here on, within the Model
             let base = objects.count
             objects.append(contentsOf: facts[f].objects)
             // the Model holds each once: moved out of the file's facts, element by element, never copied
             for var img in take(&facts[f].substitutable) {
-                img.object = img.object.map { $0 + base }
+                img.object = img.object?.advanced(by: base)
                 substitutable.append(img)
             }
             let imageBase = images.count
             for var img in take(&facts[f].images) {
-                img.object = img.object.map { $0 + base }
+                img.object = img.object?.advanced(by: base)
                 images.append(img)
             }
             for var m in take(&facts[f].markers) {
-                m.object = m.object.map { $0 + base }
-                m.image = m.image.map { $0 + imageBase }
+                m.object = m.object?.advanced(by: base)
+                m.image = m.image?.advanced(by: imageBase)
                 markers.append(m)
             }
             facts[f].objects = []
@@ -194,7 +193,7 @@ public struct Model: Sendable {
         let resources = resolvedResources(objects, files: facts)
         let builds = LazyBuildSets(objects: objects, files: facts, resources: resources)
         // the patches the effective objects apply, read on other threads while the clusters, namespaces and names are made
-        let steps: Started<[Int: EffectiveObjects.Steps]>? = objects.contains(where: { EffectiveObjects.patches($0, files: facts) })
+        let steps: Started<[ObjectID: EffectiveObjects.Steps]>? = objects.contains(where: { EffectiveObjects.patches($0, files: facts) })
             ? { [objects, facts, fileAt = builds.value.fileAt] in
                 Started { EffectiveObjects.readAllSteps(objects: objects, files: facts, fileAt: fileAt) }
             }() : nil
@@ -203,7 +202,7 @@ public struct Model: Sendable {
         let clusters = Clusters.build(objects: objects, files: facts, builds: builds, graph: graph, ignoring: nonResources, config: config,
                                       sourceIgnore: sourceIgnore)
         var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, graph: graph, clusters: clusters)
-        var writtenName: [Int: String] = [:]
+        var writtenName: [ObjectID: String] = [:]
         // kustomize's names, with the references a `configurations:` file has it rewrite; without such files the
         // effective objects below give each build's names alone
         let names = objects.contains(where: { !$0.kustomizeConfigFiles.isEmpty })
@@ -217,8 +216,8 @@ public struct Model: Sendable {
             }
         }
         // the image-automation objects as the builds that patch them deploy them: each variant is an object
-        var variantOf: [Int: Int] = [:]
-        var rootPaths: [Int: [String]] = [:]
+        var variantOf: [ObjectID: ObjectID] = [:]
+        var rootPaths: [ObjectID: [String]] = [:]
         let stepsOf = steps?.value ?? [:]
         let (unlisted, missing) = unreadResources(resources, objects: objects, builds: builds, skipped: skipped, config: config)
         let patchFailures = stepsOf.isEmpty ? [] : PatchTargets.failures(objects: objects, files: facts, builds: builds, stepsOf: stepsOf,
@@ -236,8 +235,7 @@ public struct Model: Sendable {
                     if v.namespace != namespaces[i] { namespaceOverride[i] = nil }
                     namespaces[i] = v.namespace
                 } else {
-                    at = objects.count
-                    objects.append(v.object)
+                    at = objects.add(v.object)
                     namespaces.append(v.namespace)
                     variantOf[at] = i
                 }
@@ -246,10 +244,10 @@ public struct Model: Sendable {
             }
         }
         var env = EnvironmentModel.base(config: config, profile: profile)
-        let clues = facts.indices.map { env.clues(path: facts[$0].path) }
+        let clues = facts.mapRows { env.clues(path: $0.path) }
         // detection reads names, aliases and namespaces, never the tag rules inferred below
         var rootEnvironment: [String: String?] = [:]   // a root's path → its environment, found once per root
-        let objectEnvironment = objects.indices.map { i -> String? in
+        let objectEnvironment = objects.indices.column { i -> String? in
             if let own = env.detect(clues[objects[i].file], namespace: namespaces[i], namespaceLabels: labels) { return own }
             // a patched object of a shared base: the environment its builds deploy it to, when they agree
             guard let roots = rootPaths[i] else { return nil }
@@ -268,23 +266,23 @@ public struct Model: Sendable {
         }
         // Infer tag prefixes from the repository's own policies where nothing set them.
         var policies: [(environment: String?, pattern: String?)] = []
-        for (i, o) in objects.enumerated() {
+        for (i, o) in objects.withIDs {
             if case .imagePolicy(let p)? = o.flux { policies.append((objectEnvironment[i], p.pattern?.value)) }
         }
         env.inferPrefixes(policies: policies)
         // the repository's ConfigMaps by namespace/name, which substitution and release values both look up
-        var configMaps: [String: [Int]] = [:]
-        for (i, o) in objects.enumerated() where o.configData != nil {
+        var configMaps: [String: [ObjectID]] = [:]
+        for (i, o) in objects.withIDs where o.configData != nil {
             if let name = o.name { configMaps[(namespaces[i] ?? "") + "/" + name, default: []].append(i) }
         }
-        var declared: [Int: [String: String]] = [:]   // a Kustomization's file → the config's values for its clusters
+        var declared: [FileID: [String: String]] = [:]   // a Kustomization's file → the config's values for its clusters
         if clusters.clusters.contains(where: { !$0.substitute.isEmpty }) {
             for o in objects where o.fluxKustomization?.postBuild?.isActive == true {
                 for c in clusters.of(o.file) { declared[o.file, default: [:]].merge(clusters.clusters[c].substitute) { a, _ in a } }
             }
         }
         // a Flux Kustomization in a file that is not deployed (a template source-controller leaves out) substitutes nothing
-        func notDeployed(_ k: Int) -> Bool { if case .notDeployed = clusters.reach[objects[k].file] { true } else { false } }
+        func notDeployed(_ k: ObjectID) -> Bool { if case .notDeployed = clusters.reach[objects[k].file] { true } else { false } }
         let substituting = !objects.indices.contains { objects[$0].isFluxKustomization && notDeployed($0) } ? clusters.kustomizationsOfFile
             : clusters.kustomizationsOfFile.mapValues { ks in ks.filter { !notDeployed($0) } }
         let variables = PostBuildVariables(objects: objects, namespaces: namespaces, environments: objectEnvironment,
@@ -303,13 +301,13 @@ public struct Model: Sendable {
         markPatchesOfNothing(&images, objects: objects, files: facts, builds: builds, stepsOf: stepsOf)
         let unmatched = unmatchedImageEntries(objects: objects, files: facts, images: images, graph: graph, builds: builds)
         if !unmatched.isEmpty {
-            struct Place: Hashable { let file: Int, offset: Int }
+            struct Place: Hashable { let file: FileID, offset: Int }
             let dead = Set(unmatched.map { Place(file: objects[$0.object].file, offset: $0.name.span.start.offset) })
             for i in images.indices {
                 if let at = images[i].entryNameOffset, dead.contains(Place(file: images[i].file, offset: at)) { images[i].deploysNothing = true }
             }
         }
-        var imageEnvironment = images.map { img -> String? in
+        var imageEnvironment = images.mapRows { img -> String? in
             if let o = img.object, let e = objectEnvironment[o] { return e }
             // an image whose manifest has no environment of its own: that of what makes it run, if any
             if let o = img.environmentObject, let e = objectEnvironment[o] { return e }
@@ -318,8 +316,8 @@ public struct Model: Sendable {
         }
         // a shared base's container image of no environment of its own: the environments of the builds that deploy it
         if !graph.isEmpty {
-            let rootEnvironments = IncludeGraph.Memo<Int, Set<String>>(cycle: [])   // kustomization → environments of the roots above it
-            func environments(_ k: Int, _ depth: Int) -> Set<String> {
+            let rootEnvironments = IncludeGraph.Memo<ObjectID, Set<String>>(cycle: [])   // kustomization → environments of the roots above it
+            func environments(_ k: ObjectID, _ depth: Int) -> Set<String> {
                 rootEnvironments.value(k) {
                     let path = facts[objects[k].file].path
                     let parents = graph.parents(of: k, depth: depth)
@@ -350,7 +348,7 @@ public struct Model: Sendable {
                 if found.count == 1 { imageEnvironment[i] = found.first }
             }
         }
-        let markerEnvironment = markers.map { m -> String? in
+        let markerEnvironment = markers.mapRows { m -> String? in
             if let o = m.object { return objectEnvironment[o] }
             // a marked field of a release's values file: the release's, unless several releases read the file
             if let ii = m.image, images[ii].object != nil, !shared.contains(ii), let e = imageEnvironment[ii] { return e }
@@ -378,18 +376,18 @@ public struct Model: Sendable {
         let globs = config.promotedImages.map(Glob.init)
         // a field that sets only a tag (a chart's `image: {tag: …}`) and that a marker has Flux write: the image
         // of an ImageRepository, whichever the chart names
-        var markersOfImage: [Int: [Int]] = [:]
+        var markersOfImage: [ImageID: [MarkerID]] = [:]
         for k in markers.indices where markers[k].context == .value { if let i = markers[k].image { markersOfImage[i, default: []].append(k) } }
         // a field whose marker names a policy of an ImageRepository whose image has variables not known here holds
         // that repository's image: its marker has Flux write the policy's tags there
-        func namesUnknownRepository(_ k: Int) -> Bool {
+        func namesUnknownRepository(_ k: MarkerID) -> Bool {
             guard let p = resolutions[k].policy, let r = flux.policies[p].repository else { return false }
             return !flux.repositories[r].unresolvedVariables.isEmpty
         }
         // an ImageRepository whose image has variables not known here may watch the images its written text may be
         let guessed = flux.repositories.indices.filter { flux.repositories[$0].imagePattern != nil }
-        var assumedWatchers: [Int: [Int]] = [:]
-        let promoted = images.indices.map { i -> Bool in
+        var assumedWatchers: [ImageID: [RepositoryID]] = [:]
+        let promoted = images.indices.column { i -> Bool in
             let img = images[i]
             if img.origin == .marker || (img.name == nil && markersOfImage[i] != nil) { return true }
             guard let name = img.name, let normalized = img.normalizedName else { return false }
@@ -402,10 +400,10 @@ public struct Model: Sendable {
             assumedWatchers[i] = watchers
             return !watchers.isEmpty
         }
-        var resolved: [ResolvedMarker] = []
+        var resolved = Table<MarkerID, ResolvedMarker>()
         resolved.reserveCapacity(markers.count)
-        for (k, m) in take(&markers).enumerated() { resolved.append(ResolvedMarker(m, resolutions[k])) }
-        let resolvedImages = images.indices.map {
+        for (k, m) in zip(markers.indices, take(&markers.rows)) { resolved.append(ResolvedMarker(m, resolutions[k])) }
+        let resolvedImages = images.indices.column {
             ResolvedImage(use: images[$0], environment: imageEnvironment[$0], promoted: promoted[$0], assumedWatchers: assumedWatchers[$0] ?? [],
                           markers: markersOfImage[$0] ?? [])
         }
@@ -429,9 +427,9 @@ public struct Model: Sendable {
     /// need anyway: what a kustomization file lists that is neither a file read nor a directory of files, unless it
     /// was skipped or the config ignores it; a directory without a kustomization file; and a directory that holds the
     /// kustomization itself (`../..` from `examples/production`), whose build kustomize refuses ("cycle detected").
-    static func unreadResources(_ resources: [Int: [String]], objects: [ManifestObject], builds: LazyBuildSets, skipped: [SkippedFile],
-                                config: Config) -> (unlisted: [String], missing: [Int: [(path: String, why: String)]]) {
-        var unlisted: [String] = [], missing: [Int: [(path: String, why: String)]] = [:]
+    static func unreadResources(_ resources: [ObjectID: [String]], objects: Objects, builds: LazyBuildSets, skipped: [SkippedFile],
+                                config: Config) -> (unlisted: [String], missing: [ObjectID: [(path: String, why: String)]]) {
+        var unlisted: [String] = [], missing: [ObjectID: [(path: String, why: String)]] = [:]
         guard !resources.isEmpty else { return (unlisted, missing) }
         let b = builds.value
         let ignore = config.ignore.map(Glob.init)
@@ -465,8 +463,8 @@ public struct Model: Sendable {
     }
 
     /// `generatedBuilds`: the first Flux Kustomization (by its file) of each `path` without a kustomization file.
-    static func generatedBuilds(objects: [ManifestObject], kustomizationDirectories: Set<String>) -> [String: Int] {
-        var out: [String: Int] = [:]
+    static func generatedBuilds(objects: Objects, kustomizationDirectories: Set<String>) -> [String: FileID] {
+        var out: [String: FileID] = [:]
         for o in objects {
             guard let p = o.fluxKustomization?.path.flatMap(normalizePath), !kustomizationDirectories.contains(p), out[p] == nil else { continue }
             out[p] = o.file
@@ -478,7 +476,7 @@ public struct Model: Sendable {
     /// as the file that makes it: a kustomization file that lists it, and the Flux Kustomization whose generated
     /// kustomization takes it itself (no kustomization file from its directory up to the `path`). Two resources of
     /// one identity in one such build fail it.
-    public func sideBySideBuilds(of f: Int) -> [Int] {
+    public func sideBySideBuilds(of f: FileID) -> [FileID] {
         let path = files[f].path
         var out = graph.includers(of: path).map { objects[$0].file }.filter { Extractor.isKustomizationName(Path.basename(files[$0].path)) }
         guard !generatedBuilds.isEmpty else { return out }
@@ -571,8 +569,8 @@ public struct Model: Sendable {
     /// File path or directory → the kustomizations whose `resources`, `bases` or `components` name it.
     /// Each kustomization's `resources`, `bases` and `components` of this repository, as normalised paths from the root
     /// (remote ones, and paths that leave the repository, left out): what the inclusions and the builds follow.
-    static func resolvedResources(_ objects: [ManifestObject], files: [FileFacts]) -> [Int: [String]] {
-        var out: [Int: [String]] = [:]
+    static func resolvedResources(_ objects: Objects, files: Files) -> [ObjectID: [String]] {
+        var out: [ObjectID: [String]] = [:]
         for i in objects.indices where objects[i].isKustomization && !objects[i].kustomizeResources.isEmpty {
             let dir = Path.dirname(files[objects[i].file].path)
             out[i] = objects[i].kustomizeResources.compactMap { resourcePath($0, in: dir) }
@@ -626,8 +624,8 @@ public struct Model: Sendable {
     /// (the outermost kustomization of each chain of `resources:` wins; chains that disagree leave it open, nil); a
     /// Flux Kustomization's `targetNamespace` overrides that for everything its `path` builds, when the Kustomizations
     /// that build a file agree. Cluster-scoped kinds have none.
-    static func resolveNamespaces(_ objects: [ManifestObject], files: [FileFacts], graph: IncludeGraph,
-                                  clusters: Clusters) -> ([String?], [Int: String]) {
+    static func resolveNamespaces(_ objects: Objects, files: Files, graph: IncludeGraph,
+                                  clusters: Clusters) -> (Table<ObjectID, String?>, [ObjectID: String]) {
         var clusterScoped = Set<String>()   // `group/kind` that the repository's CRDs declare cluster-scoped
         var overriding = false
         for o in objects {
@@ -640,17 +638,17 @@ public struct Model: Sendable {
             (clusterScopedKindShapes.contains(kindShape(o.kind)) && clusterScopedKinds.contains(o.kind))
                 || (!clusterScoped.isEmpty && clusterScoped.contains(o.group + "/" + o.kind))
         }
-        var out = objects.map { isClusterScoped($0) ? nil : $0.declaredNamespace }
-        var overrides: [Int: String] = [:]
+        var out = objects.mapRows { isClusterScoped($0) ? nil : $0.declaredNamespace }
+        var overrides: [ObjectID: String] = [:]
         guard overriding else { return (out, overrides) }
         // Namespaces that the chains above kustomization k impose (the outermost wins), each with the kustomization
         // that sets it; "" = none.
-        let memo = IncludeGraph.Memo<Int, [(namespace: String, by: Int)]>(cycle: [])
-        func chain(_ k: Int, _ depth: Int) -> [(namespace: String, by: Int)] {
-            let own: (namespace: String, by: Int) = (objects[k].kustomizeNamespace ?? "", k)
+        let memo = IncludeGraph.Memo<ObjectID, [(namespace: String, by: ObjectID)]>(cycle: [])
+        func chain(_ k: ObjectID, _ depth: Int) -> [(namespace: String, by: ObjectID)] {
+            let own: (namespace: String, by: ObjectID) = (objects[k].kustomizeNamespace ?? "", k)
             return memo.value(k) {
                 let parents = graph.parents(of: k, depth: depth)
-                var result: [(namespace: String, by: Int)] = []
+                var result: [(namespace: String, by: ObjectID)] = []
                 for p in parents {
                     for ns in chain(p, depth + 1) {
                         let v = ns.namespace.isEmpty ? own : ns
@@ -661,14 +659,14 @@ public struct Model: Sendable {
                 return result.isEmpty ? [own] : result
             }
         }
-        var targets: [Int: (namespace: String?, by: Int)] = [:]   // Flux Kustomization → its targetNamespace
+        var targets: [ObjectID: (namespace: String?, by: ObjectID)] = [:]   // Flux Kustomization → its targetNamespace
         for i in objects.indices {
             if case .kustomization(let k)? = objects[i].flux { targets[i] = (k.targetNamespace, i) }
         }
-        var chainsOfFile: [Int: [(namespace: String, by: Int)]] = [:]
+        var chainsOfFile: [FileID: [(namespace: String, by: ObjectID)]] = [:]
         for i in objects.indices where !isClusterScoped(objects[i]) {
             let f = objects[i].file
-            var ways: [(namespace: String, by: Int)]
+            var ways: [(namespace: String, by: ObjectID)]
             if objects[i].isKustomization {
                 ways = chain(i, 0)
             } else if let known = chainsOfFile[f] {
@@ -682,7 +680,7 @@ public struct Model: Sendable {
             }
             // what kustomize makes of it: one namespace, the one written ("" in `ways`), or open
             var built: String? = out[i]
-            var by: Int?
+            var by: ObjectID?
             if ways.count > 1 {
                 built = nil
             } else if let w = ways.first, !w.namespace.isEmpty {
@@ -720,18 +718,18 @@ public struct Model: Sendable {
     /// one) is one object per build (`EffectiveObjects`).
     struct Names {
         /// Object → the one name every build gives it, where that is not the written one.
-        var renamed: [Int: String] = [:]
+        var renamed: [ObjectID: String] = [:]
         /// Policy object → its `imageRepositoryRef` as the builds rewrite it.
-        var reference: [Int: String] = [:]
+        var reference: [ObjectID: String] = [:]
     }
 
-    static func resolveNames(_ objects: [ManifestObject], files: [FileFacts], graph: IncludeGraph) -> Names {
+    static func resolveNames(_ objects: Objects, files: Files, graph: IncludeGraph) -> Names {
         var names = Names()
         guard objects.contains(where: { $0.kustomizeNamePrefix != nil || $0.kustomizeNameSuffix != nil }) else { return names }
-        var fileIndex: [String: Int] = [:]
-        for (f, facts) in files.enumerated() { fileIndex[facts.path] = f }
+        var fileIndex: [String: FileID] = [:]
+        for (f, facts) in files.withIDs { fileIndex[facts.path] = f }
         /// Whether a configuration file of kustomization k has kustomize rewrite `spec/imageRepositoryRef/name`.
-        func rewritesReference(_ k: Int) -> Bool {
+        func rewritesReference(_ k: ObjectID) -> Bool {
             let dir = Path.dirname(files[objects[k].file].path)
             return objects[k].kustomizeConfigFiles.contains { name in
                 guard let path = normalizePath(Sources.join(dir, name)), let f = fileIndex[path] else { return false }
@@ -753,8 +751,8 @@ public struct Model: Sendable {
             var prefix: String, suffix: String, rewrites: Bool, steps: [Affixes]
         }
         /// The ways from kustomization k outwards: the prefix and suffix each adds, and whether references are rewritten.
-        let memo = IncludeGraph.Memo<Int, [Way]>(cycle: [])
-        func chain(_ k: Int, _ depth: Int) -> [Way] {
+        let memo = IncludeGraph.Memo<ObjectID, [Way]>(cycle: [])
+        func chain(_ k: ObjectID, _ depth: Int) -> [Way] {
             memo.value(k) {
                 let prefix = objects[k].kustomizeNamePrefix ?? "", suffix = objects[k].kustomizeNameSuffix ?? ""
                 let own = Way(prefix: prefix, suffix: suffix, rewrites: !objects[k].kustomizeConfigFiles.isEmpty && rewritesReference(k),
@@ -771,8 +769,8 @@ public struct Model: Sendable {
                 return result.isEmpty ? [own] : result
             }
         }
-        var rewritten: [(policy: Int, reference: String, way: Way)] = []
-        for (i, o) in objects.enumerated() where o.group == "image.toolkit.fluxcd.io" {
+        var rewritten: [(policy: ObjectID, reference: String, way: Way)] = []
+        for (i, o) in objects.withIDs where o.group == "image.toolkit.fluxcd.io" {
             guard let name = o.name else { continue }
             var ways: [Way] = []
             for k in graph.includers(of: files[o.file].path) {
@@ -803,7 +801,7 @@ public struct Model: Sendable {
     }
 
     /// The path of file `file`.
-    public func path(_ file: Int) -> String { files[file].path }
+    public func path(_ file: FileID) -> String { files[file].path }
 
     /// The tops of the builds that take file `f`: followed up `includedBy` to the kustomizations nothing includes, and
     /// from one that is a Flux Kustomization's `path` on to whatever applies that Flux Kustomization's own file, up to
@@ -811,7 +809,7 @@ public struct Model: Sendable {
     /// are taken to be applied together, to the cluster of their environment (`flux` and the environment). Empty for a
     /// file no kustomization takes. `fluxAt`: the Flux Kustomizations by their `path`; `memo` keeps each path's answer
     /// (made with `cycle: []`: a cycle adds nothing).
-    public func buildTops(ofFile f: Int, fluxAt: [String: [Int]], memo: IncludeGraph.Memo<String, Set<String>>) -> Set<String> {
+    public func buildTops(ofFile f: FileID, fluxAt: [String: [ObjectID]], memo: IncludeGraph.Memo<String, Set<String>>) -> Set<String> {
         func tops(_ key: String, _ depth: Int) -> Set<String> {
             memo.value(key) {
                 var out = Set<String>()
@@ -835,11 +833,11 @@ public struct Model: Sendable {
     }
 
     /// An object's `namespace/name` as the cluster gets it (its name alone where its namespace is not known).
-    public func qualifiedName(_ k: Int) -> String {
+    public func qualifiedName(_ k: ObjectID) -> String {
         (objectNamespace[k].map { $0 + "/" } ?? "") + (objects[k].name ?? "")
     }
 
-    public func objectRef(_ i: Int?) -> ObjectRef? {
+    public func objectRef(_ i: ObjectID?) -> ObjectRef? {
         guard let i else { return nil }
         let o = objects[i]
         return ObjectRef(apiVersion: o.apiVersion, kind: o.kind, namespace: objectNamespace[i], name: o.name)

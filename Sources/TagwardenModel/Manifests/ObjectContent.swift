@@ -4,7 +4,7 @@ extension Model {
     /// Whether objects `a` and `b` hold the same content as the API server reads it: the same keys and values,
     /// whatever their order, comments, quoting or layout. Aliases stand for their anchors (to a bounded depth: an
     /// alias bomb is not the same as anything).
-    public func sameContent(_ a: Int, _ b: Int) -> Bool {
+    public func sameContent(_ a: ObjectID, _ b: ObjectID) -> Bool {
         let x = objects[a], y = objects[b]
         let left = files[x.file].bytes[x.byteRange], right = files[y.file].bytes[y.byteRange]
         if left == right { return true }

@@ -4,9 +4,9 @@ import TagwardenYAML
 /// A patch kustomize refuses to apply, so the whole build fails.
 public struct PatchFailure: Sendable {
     /// The kustomization whose build fails.
-    public let kustomization: Int
+    public let kustomization: ObjectID
     /// Where the patch says what kustomize cannot do: the strategic-merge patch's name, the JSON patch's `path`.
-    public let file: Int
+    public let file: FileID
     public let span: SourceSpan
     /// What kustomize cannot do, with its own words in parentheses.
     public let problem: String
@@ -26,8 +26,8 @@ public struct PatchFailure: Sendable {
 ///   name, no other patch of the build may select it first, and the path stays clear of what kustomize's own
 ///   transformers write (metadata, labels, selectors, namespaces).
 enum PatchTargets {
-    static func failures(objects: [ManifestObject], files: [FileFacts], builds: LazyBuildSets, stepsOf: [Int: EffectiveObjects.Steps],
-                         writtenName: [Int: String], refused: Set<Int>) -> [PatchFailure] {
+    static func failures(objects: Objects, files: Files, builds: LazyBuildSets, stepsOf: [ObjectID: EffectiveObjects.Steps],
+                         writtenName: [ObjectID: String], refused: Set<ObjectID>) -> [PatchFailure] {
         var out: [PatchFailure] = []
         for k in stepsOf.keys.sorted() {
             let o = objects[k], steps = stepsOf[k]!
@@ -35,7 +35,7 @@ enum PatchTargets {
                   !(steps.early.isEmpty && steps.late.isEmpty) else { continue }
             guard let build = builds.resourceBuild(of: k), build.kustomizations.allSatisfy({ !refused.contains($0) })
             else { continue }
-            func name(_ i: Int) -> String? { writtenName[i] ?? objects[i].name }
+            func name(_ i: ObjectID) -> String? { writtenName[i] ?? objects[i].name }
             for p in steps.early where p.targetless {
                 let y = p.text.yaml
                 guard let kind = p.selector?.kind, let wanted = p.selector?.exactName, !wanted.contains("$"),
@@ -62,8 +62,8 @@ enum PatchTargets {
     }
 
     /// The JSON patches of kustomization `k` whose one target lacks a path they need.
-    private static func jsonFailures(_ k: Int, steps: EffectiveObjects.Steps, build: BuildSets.ResourceBuild, objects: [ManifestObject],
-                                     files: [FileFacts], stepsOf: [Int: EffectiveObjects.Steps], name: (Int) -> String?) -> [PatchFailure] {
+    private static func jsonFailures(_ k: ObjectID, steps: EffectiveObjects.Steps, build: BuildSets.ResourceBuild, objects: Objects,
+                                     files: Files, stepsOf: [ObjectID: EffectiveObjects.Steps], name: (ObjectID) -> String?) -> [PatchFailure] {
         let all = steps.early + steps.late
         var out: [PatchFailure] = []
         for (n, p) in all.enumerated() where p.text.yaml.nodes[p.root].kind == .sequence {

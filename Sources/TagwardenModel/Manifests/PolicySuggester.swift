@@ -19,7 +19,7 @@ public struct PolicySuggester {
     /// Shared by the rewordings and the nearest references.
     public let budget: SuggestionBudget
 
-    public init(_ policies: [FluxIndex.Policy], budget: SuggestionBudget = SuggestionBudget()) {
+    public init(_ policies: Table<PolicyID, FluxIndex.Policy>, budget: SuggestionBudget = SuggestionBudget()) {
         var byName: [String: [String]] = [:], byFirstWord: [String: [Name]] = [:], byLastWord: [String: [Name]] = [:]
         var refs: [String] = []
         var seen = Set<String>()   // a policy each cluster of the repository defines is one candidate

@@ -64,7 +64,7 @@ public struct PromotionEvidence: Sendable, Equatable {
     /// Staging images of a model (the tree being linted counts as "at HEAD").
     public static func fromModel(_ m: Model, staging: Environment) -> PromotionEvidence {
         var e = PromotionEvidence()
-        for (i, img) in m.images.enumerated() where m.images[i].environment == staging.name && img.invalid == nil {
+        for (i, img) in m.images.withIDs where m.images[i].environment == staging.name && img.invalid == nil {
             if let n = img.normalizedName { e.record(normalized: n, tag: img.tag?.value, digest: img.digest, prefix: staging.tagPrefix) }
         }
         return e

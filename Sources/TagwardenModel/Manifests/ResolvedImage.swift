@@ -12,10 +12,10 @@ public final class ResolvedImage: Sendable {
     public let promoted: Bool
     /// Promoted only by assumption: the ImageRepositories (of `FluxIndex.repositories`) whose image has variables not
     /// known here and whose text it may be (`Model.promotionAssumption` says so). Empty when its promotion is a fact.
-    public let assumedWatchers: [Int]
+    public let assumedWatchers: [RepositoryID]
     /// The markers on its fields that Flux reads where they stand, in source order: one for a reference, up to three
     /// for an image given in parts (`:name`, `:tag`, `:digest`).
-    public let markers: [Int]
+    public let markers: [MarkerID]
     /// The environments the environment rules judge it in: its own; else, for a shared base's image, each environment
     /// that deploys it (`deployedIn`); else none (`[nil]`).
     public var judgedIn: [String?] {
@@ -23,7 +23,7 @@ public final class ResolvedImage: Sendable {
         return use.deployedIn.isEmpty ? [nil] : use.deployedIn
     }
 
-    init(use: ImageUse, environment: String?, promoted: Bool, assumedWatchers: [Int] = [], markers: [Int]) {
+    init(use: ImageUse, environment: String?, promoted: Bool, assumedWatchers: [RepositoryID] = [], markers: [MarkerID]) {
         self.use = use
         self.environment = environment
         self.promoted = promoted
@@ -37,7 +37,7 @@ public final class ResolvedImage: Sendable {
 extension Model {
     /// The image of the ImageRepository behind the marker on image `i`'s field: what a field that sets only the tag
     /// is the tag of.
-    public func markedRepository(_ i: Int) -> String? {
+    public func markedRepository(_ i: ImageID) -> String? {
         guard let k = images[i].markers.first(where: { markers[$0].policy != nil }), let p = markers[k].policy,
               let r = flux.policies[p].repository else { return nil }
         return flux.repositories[r].spec.image?.value
@@ -45,7 +45,7 @@ extension Model {
 
     /// The repository image `i` is of, as written (its name, or for a field that sets only the tag the marked
     /// policy's image), and normalised (`nginx` → `docker.io/library/nginx`); nil when neither is known.
-    public func repositoryName(_ i: Int) -> (written: String, normalized: String)? {
+    public func repositoryName(_ i: ImageID) -> (written: String, normalized: String)? {
         guard let name = images[i].name ?? markedRepository(i), let normalized = ImageReference.normalizeName(name) else { return nil }
         return (name, normalized)
     }

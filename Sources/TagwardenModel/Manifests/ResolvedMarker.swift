@@ -6,16 +6,16 @@ public final class ResolvedMarker: Sendable {
     /// The comment as written, where it stands.
     public let comment: MarkerComment
     /// The policy it names, if it exists.
-    public let policy: Int?
+    public let policy: PolicyID?
     /// When several environments define the policy it names, the field is in none of them, and the automations that
     /// update it do not settle which: all of them (`policy` is then nil), and the environments of those automations
     /// (nil for one of no environment).
-    public let candidates: [Int]
+    public let candidates: [PolicyID]
     public let updatingEnvironments: Set<String?>
     /// Its environment: its object's, else that of the release whose values hold the field, else its file's.
     public let environment: String?
     /// The ImageUpdateAutomations that apply it.
-    public let automations: [Int]
+    public let automations: [AutomationID]
     /// Why Flux's image automation skips it though it is written where Flux reads markers (the file does not parse, it
     /// is outside every automation's `update.path`, no automation that updates it uses the policy); nil when an
     /// automation applies it, or the repository has none.

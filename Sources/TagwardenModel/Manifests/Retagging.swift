@@ -30,15 +30,15 @@ extension Model {
     /// `namespaces`: each object's namespace as the cluster gets it (a kustomization's `namespace:`), which a patch's
     /// target or own namespace matches as well as the one written.
     /// `stepsOf`: the kustomizations' patches, as `EffectiveObjects.readAllSteps` read them.
-    static func markRetagged(_ images: inout [ImageUse], objects: [ManifestObject], files: [FileFacts], graph: IncludeGraph,
-                             namespaces: [String?], builds: LazyBuildSets, stepsOf: [Int: EffectiveObjects.Steps]) {
+    static func markRetagged(_ images: inout Table<ImageID, ImageUse>, objects: Objects, files: Files, graph: IncludeGraph,
+                             namespaces: Table<ObjectID, String?>, builds: LazyBuildSets, stepsOf: [ObjectID: EffectiveObjects.Steps]) {
         let followsPatches = anyPatchTouchesContainers(stepsOf)
         // a values file's field: later sources replace it with no patch at all (an overlay's generator merges a key)
         let followsValuesFiles = images.contains { $0.valuesFromEntry != nil }
         guard followsPatches || followsValuesFiles || objects.contains(where: { $0.kustomizeImages.contains { $0.setsTag || $0.newName != nil } }) else { return }
-        var components: [String: Int] = [:]      // directory → the kustomize Component there
-        var fluxBuilders: [String: [Int]] = [:]  // directory → the Flux Kustomizations whose path it is
-        for (i, o) in objects.enumerated() {
+        var components: [String: ObjectID] = [:]      // directory → the kustomize Component there
+        var fluxBuilders: [String: [ObjectID]] = [:]  // directory → the Flux Kustomizations whose path it is
+        for (i, o) in objects.withIDs {
             if o.isKustomization, o.kind == "Component", Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
                 components[Path.dirname(files[o.file].path)] = i
             }
@@ -48,7 +48,7 @@ extension Model {
         /// point of a build, or for a HelmRelease's values image the path of its tag under `spec.values` (which
         /// `images:` entries do not touch). nil where no patch may touch it.
         struct Me: Hashable {
-            let object: Int
+            let object: ObjectID
             var place: ContainerPlace?
             var values: [String]?
             var order: ValuesOrder?
@@ -60,24 +60,24 @@ extension Model {
         struct ValuesOrder: Hashable {
             let entry: String
             /// The kustomization that generates the file's key.
-            let origin: Int
+            let origin: ObjectID
             var list: [String]
             var generated: [String: Setter] = [:]
-            var valuesSetBy: Int?
+            var valuesSetBy: ObjectID?
             /// The build has passed `origin` (below it, the file is not yet in the ConfigMap).
             var reached = false
             /// The kustomization whose generator gives the file's key another file (or, `behavior: replace`, none).
-            var regeneratedBy: Int?
+            var regeneratedBy: ObjectID?
             /// The kustomization whose patch last took the entry away (nil once one puts it back).
-            var droppedBy: Int?
+            var droppedBy: ObjectID?
             /// A patch changed the entries in a way not followed (an entry's own fields, `move`, `copy`).
             var unknown = false
-            struct Setter: Hashable { let sets: Bool, by: Int }
+            struct Setter: Hashable { let sets: Bool, by: ObjectID }
             /// Whether the field runs as the file writes it: the build reads the file, and no later source sets the field.
             var runs: Bool { unknown || reached && overrider == nil }
             /// What keeps the field from running as written: the `spec.values` that sets it, what replaces the file, else
             /// the kustomization that generates the first later entry that sets it; nil when nothing does.
-            var overrider: Int? {
+            var overrider: ObjectID? {
                 if let valuesSetBy { return valuesSetBy }
                 if let regeneratedBy { return regeneratedBy }
                 guard let at = list.lastIndex(of: entry) else { return droppedBy }
@@ -86,10 +86,10 @@ extension Model {
         }
         let fileAt = followsValuesFiles ? builds.value.fileAt : [:]   // the values files the generators on the way make
         // (a kustomization that `readAllSteps` did not read has no patches)
-        func steps(_ k: Int) -> EffectiveObjects.Steps { stepsOf[k] ?? EffectiveObjects.Steps() }
+        func steps(_ k: ObjectID) -> EffectiveObjects.Steps { stepsOf[k] ?? EffectiveObjects.Steps() }
         /// The patches of kustomization k (with those of Flux Kustomization `builder`, when it builds k) that select
         /// object o, in kustomize's order.
-        func patches(_ k: Int, builder: Int?, _ o: Int) -> [EffectiveObjects.Patch] {
+        func patches(_ k: ObjectID, builder: ObjectID?, _ o: ObjectID) -> [EffectiveObjects.Patch] {
             let own = steps(k)
             var all: [EffectiveObjects.Patch] = []
             for dir in own.components { if let c = components[dir] { all += steps(c).early + steps(c).late } }
@@ -99,9 +99,9 @@ extension Model {
             return all.filter { selects($0, o) }
         }
         /// What those patches do to workload o's containers.
-        struct EditsKey: Hashable { let kustomization: Int, builder: Int?, object: Int }
+        struct EditsKey: Hashable { let kustomization: ObjectID, builder: ObjectID?, object: ObjectID }
         var editsOf: [EditsKey: [ContainerEdit]] = [:]
-        func edits(_ k: Int, builder: Int?, _ o: Int) -> [ContainerEdit] {
+        func edits(_ k: ObjectID, builder: ObjectID?, _ o: ObjectID) -> [ContainerEdit] {
             let key = EditsKey(kustomization: k, builder: builder, object: o)
             if let known = editsOf[key] { return known }
             let w = objects[o]
@@ -110,9 +110,9 @@ extension Model {
             return out
         }
         /// Whether those patches write HelmRelease o's values at `path`.
-        struct ValuesKey: Hashable { let kustomization: Int, builder: Int?, object: Int, path: [String] }
+        struct ValuesKey: Hashable { let kustomization: ObjectID, builder: ObjectID?, object: ObjectID, path: [String] }
         var writesOf: [ValuesKey: Bool] = [:]
-        func writesValues(_ k: Int, builder: Int?, _ o: Int, _ path: [String]) -> Bool {
+        func writesValues(_ k: ObjectID, builder: ObjectID?, _ o: ObjectID, _ path: [String]) -> Bool {
             let key = ValuesKey(kustomization: k, builder: builder, object: o, path: path)
             if let known = writesOf[key] { return known }
             let out = patches(k, builder: builder, o).contains { valuesPatchSets($0.text.yaml, root: $0.root, path) != nil }
@@ -123,8 +123,8 @@ extension Model {
         /// each sets the field at `path` (a later generator of the same key replaces the earlier's file); and the
         /// ConfigMaps whose earlier keys a `behavior: replace` drops.
         var fileSets: [String: Bool] = [:]
-        var treeOf: [Int: YAMLFile] = [:]   // each values file parsed once, for all the fields asked of it
-        func generated(_ k: Int, _ o: Int, _ path: [String]) -> (keys: [String: Bool], replaced: [String]) {
+        var treeOf: [FileID: YAMLFile] = [:]   // each values file parsed once, for all the fields asked of it
+        func generated(_ k: ObjectID, _ o: ObjectID, _ path: [String]) -> (keys: [String: Bool], replaced: [String]) {
             var out: [String: Bool] = [:], replaced: [String] = []
             let dir = Path.dirname(files[objects[k].file].path)
             let namespace = namespaces[o] ?? objects[o].declaredNamespace
@@ -157,15 +157,15 @@ extension Model {
             return (out, replaced)
         }
         /// Whether release o's own `spec.values` sets the field at `path` (a null there too: Helm then drops it).
-        func releaseValuesSet(_ o: Int, _ path: [String]) -> Bool {
+        func releaseValuesSet(_ o: ObjectID, _ path: [String]) -> Bool {
             let y = files[objects[o].file].tree ?? YAMLFile(parsing: files[objects[o].file].bytes)
             guard objects[o].document < y.documents.count,
                   let values = y.get(y.documents[objects[o].document].root, "spec", "values"), y.nodes[values].kind == .mapping else { return false }
             return valuesNodeSets(y, values, path, nullSets: true)
         }
         /// Workload o's labels and annotations, read when a target selects by them.
-        var metadataOf: [Int: (labels: [String: String], annotations: [String: String])] = [:]
-        func metadata(_ o: Int) -> (labels: [String: String], annotations: [String: String]) {
+        var metadataOf: [ObjectID: (labels: [String: String], annotations: [String: String])] = [:]
+        func metadata(_ o: ObjectID) -> (labels: [String: String], annotations: [String: String]) {
             if let known = metadataOf[o] { return known }
             let read = EffectiveObjects.labelsAndAnnotations(objects[o], in: files[objects[o].file].tree ?? YAMLFile(parsing: files[objects[o].file].bytes))
             metadataOf[o] = read
@@ -173,7 +173,7 @@ extension Model {
         }
         /// Whether patch p selects workload o, by its written name, its namespace (written, or as the builds set it),
         /// labels and annotations.
-        func selects(_ p: EffectiveObjects.Patch, _ o: Int) -> Bool {
+        func selects(_ p: EffectiveObjects.Patch, _ o: ObjectID) -> Bool {
             let w = objects[o]
             return p.selector?.selects(w, name: w.name, namespace: namespaces[o] ?? w.declaredNamespace, firstName: w.name, firstNamespace: w.declaredNamespace,
                                        labels: metadata(o).labels, annotations: metadata(o).annotations) ?? false
@@ -183,7 +183,7 @@ extension Model {
         /// What kustomization k (built by Flux Kustomization `builder`, if one builds it) leaves of the image called
         /// `name`: nil when a patch replaces its image or an entry sets its tag (kustomize runs the patches first),
         /// else its name after the entries and its container's place after the patches.
-        func applied(_ k: Int, _ name: String, _ me: Me?, builder: Int? = nil) -> (name: String, me: Me?)? {
+        func applied(_ k: ObjectID, _ name: String, _ me: Me?, builder: ObjectID? = nil) -> (name: String, me: Me?)? {
             var me = me
             if let m = me, let path = m.values {
                 // kustomize's `images:` entries do not reach a release's values
@@ -223,8 +223,8 @@ extension Model {
             return (after, me)
         }
         /// The entries kustomization k applies, in order: its Components' (as it lists them), then its own.
-        var entriesOf: [Int: [KustomizeImageEntry]] = [:]
-        func entries(_ k: Int) -> [KustomizeImageEntry] {
+        var entriesOf: [ObjectID: [KustomizeImageEntry]] = [:]
+        func entries(_ k: ObjectID) -> [KustomizeImageEntry] {
             if let known = entriesOf[k] { return known }
             var all: [KustomizeImageEntry] = []
             if !components.isEmpty {
@@ -243,11 +243,11 @@ extension Model {
         /// Whether a build that ends with `me` reads a values file's field and replaces it (a build that does not read
         /// the file neither deploys nor replaces it).
         func replaces(_ me: Me?) -> Bool { me?.order.map { $0.reached && !$0.runs } ?? false }
-        struct Key: Hashable { let kustomization: Int, name: String, me: Me?, needs: KustomizeImageEntry.Needs }
+        struct Key: Hashable { let kustomization: ObjectID, name: String, me: Me?, needs: KustomizeImageEntry.Needs }
         let memo = IncludeGraph.Memo<Key, Bool>(cycle: false)   // a cycle of kustomizations deploys nothing more
         /// Whether some build through kustomization k deploys the image, called `name` when it reaches k, with the
         /// tag its manifest writes.
-        func writtenTagRuns(_ k: Int, _ name: String, _ me: Me?, _ depth: Int) -> Bool {
+        func writtenTagRuns(_ k: ObjectID, _ name: String, _ me: Me?, _ depth: Int) -> Bool {
             memo.value(Key(kustomization: k, name: name, me: me, needs: needs)) {
                 let builders = fluxBuilders[graph.directory(of: k)] ?? [], parents = graph.parents(of: k, depth: depth)
                 if builders.contains(where: { applied(k, name, me, builder: $0).map { asWritten($0.me) } ?? false }) { return true }
@@ -257,7 +257,7 @@ extension Model {
             }
         }
         /// Whether some build through kustomization k sets the tag of the image called `name` there.
-        func sets(_ k: Int, _ name: String, _ me: Me?, _ depth: Int = 0) -> Bool {
+        func sets(_ k: ObjectID, _ name: String, _ me: Me?, _ depth: Int = 0) -> Bool {
             guard let (after, next) = applied(k, name, me) else { return true }
             let builders = fluxBuilders[graph.directory(of: k)] ?? [], parents = graph.parents(of: k, depth: depth)
             if builders.contains(where: { applied(k, name, me, builder: $0).map { replaces($0.me) } ?? true }) { return true }
@@ -268,7 +268,7 @@ extension Model {
         /// manifest writes: the Flux Kustomizations that build them (by name), else the root kustomizations' directories.
         /// `paths` gathers the files that tell those builds' environments: the root kustomization's, its Flux
         /// Kustomizations'.
-        func writtenTagRoots(_ k: Int, _ name: String, _ me: Me?, _ depth: Int, into roots: inout [String], paths: inout Set<String>) {
+        func writtenTagRoots(_ k: ObjectID, _ name: String, _ me: Me?, _ depth: Int, into roots: inout [String], paths: inout Set<String>) {
             guard let (after, next) = applied(k, name, me) else { return }
             let dir = graph.directory(of: k)
             let builders = fluxBuilders[dir] ?? [], parents = graph.parents(of: k, depth: depth)
@@ -285,7 +285,7 @@ extension Model {
         }
         /// Whether Flux Kustomization b, building a directory without a kustomization file, replaces the image called
         /// `name`: an entry of its `spec.images` sets its tag, or one of its `spec.patches` writes its container's.
-        func fluxReplaces(_ b: Int, _ name: String, _ me: Me?) -> Bool {
+        func fluxReplaces(_ b: ObjectID, _ name: String, _ me: Me?) -> Bool {
             if let me, let path = me.values {
                 return steps(b).early.contains { selects($0, me.object) && valuesPatchSets($0.text.yaml, root: $0.root, path) != nil }
             }
@@ -306,11 +306,11 @@ extension Model {
         // directories with a kustomization file
         let kustomizationDirs = fluxRetags ? Set(objects.lazy.filter { $0.isKustomization && Extractor.isKustomizationName(Path.basename(files[$0.file].path)) }
             .map { Path.dirname(files[$0.file].path) }) : []
-        var generatedOf: [String: [Int]] = [:]
-        func generatedBuilders(_ path: String) -> [Int] {
+        var generatedOf: [String: [ObjectID]] = [:]
+        func generatedBuilders(_ path: String) -> [ObjectID] {
             let start = Path.dirname(path)
             if let known = generatedOf[start] { return known }
-            var dir = start, found: [Int] = []
+            var dir = start, found: [ObjectID] = []
             while !kustomizationDirs.contains(dir) {
                 if let builders = fluxBuilders[dir] { found = builders; break }
                 if dir.isEmpty { break }
@@ -320,7 +320,7 @@ extension Model {
             return found
         }
         // the container lists of the workloads, as written: names by place
-        var listsOf: [Int: [String: [String?]]] = [:]
+        var listsOf: [ObjectID: [String: [String?]]] = [:]
         if followsPatches {
             for img in images where img.origin == .container {
                 guard let o = img.object, let slot = img.containerSlot, let cut = slot.firstIndex(of: "/"),
@@ -381,8 +381,8 @@ extension Model {
                 continue
             }
             // the kustomizations (or Flux Kustomizations) that set the tag: the nearest on each way up
-            var by: [Int] = [], seen = Set<Key>(), queue = includers.map { Key(kustomization: $0, name: name, me: me, needs: needs) }
-            func add(_ k: Int) { if !by.contains(k) { by.append(k) } }
+            var by: [ObjectID] = [], seen = Set<Key>(), queue = includers.map { Key(kustomization: $0, name: name, me: me, needs: needs) }
+            func add(_ k: ObjectID) { if !by.contains(k) { by.append(k) } }
             while let at = queue.popLast() {
                 guard seen.insert(at).inserted else { continue }
                 guard let (after, next) = applied(at.kustomization, at.name, at.me) else {
@@ -510,7 +510,7 @@ extension Model {
 
     /// Whether some patch may touch a workload's container lists or a HelmRelease's values: one whose text mentions
     /// containers or values. Only then are containers followed through patches.
-    static func anyPatchTouchesContainers(_ stepsOf: [Int: EffectiveObjects.Steps]) -> Bool {
+    static func anyPatchTouchesContainers(_ stepsOf: [ObjectID: EffectiveObjects.Steps]) -> Bool {
         var seen = Set<ObjectIdentifier>()
         return stepsOf.values.contains { st in
             (st.early + st.late).contains { p in
@@ -528,7 +528,7 @@ extension Model {
     /// with a value that carries a `$imagepolicy` marker of its own — an `images:` entry's, an image its patches
     /// write (inline or in its patch files), or one of the values files it generates for a release — so Flux's updates
     /// reach the builds through them.
-    public func overridesCarryMarkers(_ i: Int) -> Bool {
+    public func overridesCarryMarkers(_ i: ImageID) -> Bool {
         guard let name = images[i].normalizedName ?? markedRepository(i).flatMap(ImageReference.normalizeName) else { return false }
         return images[i].retaggedBy.allSatisfy { k in
             let dir = Path.dirname(path(objects[k].file))

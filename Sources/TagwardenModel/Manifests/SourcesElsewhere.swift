@@ -13,7 +13,7 @@ extension Model {
     /// host alias does not make every source look foreign). Otherwise, or for a GitRepository the repository does not
     /// define, nothing is dropped. A Kustomization of an OCIRepository or a Bucket builds a path of that artifact, not of
     /// this tree: its `path` is dropped too (`path: ./` of an artifact is not this repository's root).
-    static func markSourcesElsewhere(_ objects: inout [ManifestObject], remoteURLs: [String]) {
+    static func markSourcesElsewhere(_ objects: inout Objects, remoteURLs: [String]) {
         for i in objects.indices {
             guard var k = objects[i].fluxKustomization, k.path != nil, let kind = k.source?.kind,
                   ["OCIRepository", "Bucket", "ExternalArtifact"].contains(kind) else { continue }

@@ -10,7 +10,7 @@ public struct Substitution: Sendable {
     /// The reference as written.
     public var written: String
     /// The Flux Kustomizations (object indices) that apply the file and make this text of it.
-    public var kustomizations: [Int]
+    public var kustomizations: [ObjectID]
     /// Variables used without a default that they do not define: Flux (unless its StrictPostBuildSubstitutions
     /// feature gate is on) puts an empty string in their place.
     public var undefined: [String]
@@ -156,27 +156,27 @@ package enum Envsubst {
 /// The variables of the Flux Kustomizations that apply each file (`spec.postBuild`): `substitute`, then the ConfigMaps
 /// of `substituteFrom` the repository holds (a later source wins, `substitute` over all).
 struct PostBuildVariables {
-    let objects: [ManifestObject]
-    let namespaces: [String?]
-    let environments: [String?]
-    let configMaps: [String: [Int]]
+    let objects: Objects
+    let namespaces: Table<ObjectID, String?>
+    let environments: Table<ObjectID, String?>
+    let configMaps: [String: [ObjectID]]
     /// File → the Flux Kustomizations whose build takes it.
-    let kustomizationsOfFile: [Int: [Int]]
+    let kustomizationsOfFile: [FileID: [ObjectID]]
     /// Files of Kustomizations whose `postBuild` a parent's patch sets: what they substitute is not known here.
-    let patchedFiles: Set<Int>
+    let patchedFiles: Set<FileID>
     /// File of a Kustomization → the values the config's `clusters:` give the variables of the clusters that apply it
     /// (`substitute`): what the repository does not give, such as a ConfigMap made outside it.
-    let declared: [Int: [String: String]]
+    let declared: [FileID: [String: String]]
 
-    init(objects: [ManifestObject], namespaces: [String?], environments: [String?], configMaps: [String: [Int]],
-         kustomizationsOfFile: [Int: [Int]], declared: [Int: [String: String]] = [:]) {
+    init(objects: Objects, namespaces: Table<ObjectID, String?>, environments: Table<ObjectID, String?>, configMaps: [String: [ObjectID]],
+         kustomizationsOfFile: [FileID: [ObjectID]], declared: [FileID: [String: String]] = [:]) {
         self.declared = declared
         self.objects = objects
         self.namespaces = namespaces
         self.environments = environments
         self.configMaps = configMaps
         self.kustomizationsOfFile = kustomizationsOfFile
-        var patched = Set<Int>()
+        var patched = Set<FileID>()
         for (f, ks) in kustomizationsOfFile where ks.contains(where: { objects[$0].fluxKustomization?.patchesPostBuild == true }) {
             patched.insert(f)
         }
@@ -192,7 +192,7 @@ struct PostBuildVariables {
     /// variables its file does not show.
     /// The config's values, where the repository does not give one, complete it: a variable its sources leave unknown
     /// or undefined takes the value the config declares for the Kustomization's cluster.
-    func lookup(_ k: Int) -> ((String) -> Envsubst.Value)? {
+    func lookup(_ k: ObjectID) -> ((String) -> Envsubst.Value)? {
         guard let post = objects[k].fluxKustomization?.postBuild, post.isActive else { return nil }
         let configured = declared[objects[k].file] ?? [:]
         if patchedFiles.contains(objects[k].file) {
@@ -215,7 +215,7 @@ struct PostBuildVariables {
         }
     }
 
-    func configData(_ name: String, kustomization k: Int) -> [String: String]? {
+    func configData(_ name: String, kustomization k: ObjectID) -> [String: String]? {
         var found = configMaps[(namespaces[k] ?? "") + "/" + name] ?? []
         // several clusters in one repository: the one of the Kustomization's environment
         if found.count > 1 { found = found.filter { environments[$0] == environments[k] } }
@@ -224,7 +224,7 @@ struct PostBuildVariables {
 
     /// The texts the builds that apply `file` and substitute make of `text`, each once; nil when one of them cannot be
     /// known here (a Secret, a variable a parent's patch gives) or none substitutes.
-    func expansions(_ text: String, file: Int) -> [String]? {
+    func expansions(_ text: String, file: FileID) -> [String]? {
         var out: [String] = []
         for k in kustomizationsOfFile[file] ?? [] {
             guard objects[k].fluxKustomization?.postBuild?.isActive == true else { continue }
@@ -249,7 +249,7 @@ extension Substitution {
                   let ks = variables.kustomizationsOfFile[use.file], ks.contains(where: { objects[$0].fluxKustomization?.postBuild?.isActive == true })
             else { continue }
             // the sources the substituting Kustomizations read the file from (a Kustomization's own namespace when not given)
-            func source(_ k: Int) -> FluxKustomizationSpec.SourceRef? {
+            func source(_ k: ObjectID) -> FluxKustomizationSpec.SourceRef? {
                 guard var src = objects[k].fluxKustomization?.source else { return nil }
                 if src.namespace == nil { src.namespace = namespaces[k] }
                 return src
@@ -390,7 +390,7 @@ extension Model {
 
     /// What a finding about image `i` assumes when only an ImageRepository whose image has variables not known here
     /// makes it promoted (`ResolvedImage.assumedWatchers`): that the first of them watches it. nil when it is a fact.
-    public func promotionAssumption(_ i: Int) -> String? {
+    public func promotionAssumption(_ i: ImageID) -> String? {
         guard let first = images[i].assumedWatchers.first else { return nil }
         let r = flux.repositories[first], names = r.unresolvedVariables
         return "assuming ImageRepository \(r.namespace ?? "flux-system")/\(r.name) ('\(r.imagePattern?.written ?? "")') watches it: "

@@ -11,13 +11,13 @@ import TagwardenPolicy
 /// environment of its own takes that of the generating kustomization or of the ConfigMap.
 enum ValuesFiles {
     /// The images, and the references with `${…}` that wait for substitution.
-    static func images(objects: [ManifestObject], namespaces: [String?], environments: [String?], files: [FileFacts],
-                       configMaps: [String: [Int]], builds: LazyBuildSets) -> (images: [ImageUse], substitutable: [ImageUse]) {
+    static func images(objects: Objects, namespaces: Table<ObjectID, String?>, environments: Table<ObjectID, String?>, files: Files,
+                       configMaps: [String: [ObjectID]], builds: LazyBuildSets) -> (images: [ImageUse], substitutable: [ImageUse]) {
         let releases = objects.indices.filter { if case .helmRelease? = objects[$0].flux { return true } else { return false } }
         guard !releases.isEmpty else { return ([], []) }
         // the ConfigMaps the kustomizations generate, by namespace and name (a generated ConfigMap lands in the
         // generator's namespace, else the kustomization's)
-        var generated: [String: [(kustomization: Int, generator: ManifestObject.ConfigMapGenerator)]] = [:]
+        var generated: [String: [(kustomization: ObjectID, generator: ManifestObject.ConfigMapGenerator)]] = [:]
         for k in objects.indices {
             for g in objects[k].configMapGenerators {
                 generated[(g.namespace ?? objects[k].kustomizeNamespace ?? namespaces[k] ?? "") + "/" + g.name, default: []].append((k, g))
@@ -28,17 +28,17 @@ enum ValuesFiles {
         }
         guard !generated.isEmpty || !configMaps.isEmpty || chartValues else { return ([], []) }
         let built = builds.value
-        var builds: [Int: Set<Int>] = [:]   // generating kustomization → the files its build takes
+        var builds: [ObjectID: Set<FileID>] = [:]   // generating kustomization → the files its build takes
         var out: [ImageUse] = []
         var pending: [ImageUse] = []
         var seen = Set<String>()
-        func name(_ r: Int) -> String { (namespaces[r].map { $0 + "/" } ?? "") + (objects[r].name ?? "") }
-        var chartReaders: [Int: [Int]] = [:]   // a chart values file → the releases that name it, in order
+        func name(_ r: ObjectID) -> String { (namespaces[r].map { $0 + "/" } ?? "") + (objects[r].name ?? "") }
+        var chartReaders: [FileID: [ObjectID]] = [:]   // a chart values file → the releases that name it, in order
         // a generated values file, read once for its generator ("file generator"): how many releases' entries name it,
         // and where its images are in `out`
         var readers: [String: Int] = [:]
         var readAt: [String: (at: Int, count: Int)] = [:]
-        var chartFiles: [Int] = []
+        var chartFiles: [FileID] = []
         for r in releases {
             guard case .helmRelease(let spec)? = objects[r].flux else { continue }
             let releaseName = "HelmRelease " + name(r)
@@ -87,7 +87,7 @@ enum ValuesFiles {
         }
         // read once for each environment of the releases that name it: one finding per field and environment, naming them
         for f in chartFiles {
-            var groups: [(environment: String?, releases: [Int])] = []
+            var groups: [(environment: String?, releases: [ObjectID])] = []
             for r in chartReaders[f]! {
                 if let g = groups.firstIndex(where: { $0.environment == environments[r] }) { groups[g].releases.append(r) }
                 else { groups.append((environments[r], [r])) }
@@ -110,8 +110,8 @@ enum ValuesFiles {
     }
 
     /// The images of the values a ConfigMap holds in a literal block, as the release's, where they stand in its file.
-    private static func inline(configMap c: Int, key: String, objects: [ManifestObject], files: [FileFacts],
-                               release: Int) -> (images: [ImageUse], substitutable: [ImageUse]) {
+    private static func inline(configMap c: ObjectID, key: String, objects: Objects, files: Files,
+                               release: ObjectID) -> (images: [ImageUse], substitutable: [ImageUse]) {
         let f = objects[c].file
         let y = YAMLFile(parsing: files[f].bytes)
         guard y.error == nil, objects[c].document < y.documents.count else { return ([], []) }
@@ -125,7 +125,7 @@ enum ValuesFiles {
 
     /// The images of one values file, as the release's, each with the path of its field and the `valuesFrom` entry
     /// that reads it.
-    private static func read(file f: Int, files: [FileFacts], release: Int, generator: Int, entry: String) -> (images: [ImageUse], substitutable: [ImageUse]) {
+    private static func read(file f: FileID, files: Files, release: ObjectID, generator: ObjectID, entry: String) -> (images: [ImageUse], substitutable: [ImageUse]) {
         let y = YAMLFile(parsing: files[f].bytes)
         guard y.error == nil else { return ([], []) }
         let found = releaseValues(y, file: f, path: files[f].path, release: release, environmentObject: generator, valuesRoot: true)
@@ -139,7 +139,7 @@ enum ValuesFiles {
 
     /// A values document's images, read as `spec.values` of `release`; `valuesRoot`: keep each image's path from the
     /// document's root.
-    private static func releaseValues(_ y: YAMLFile, file f: Int, path: String, release: Int, environmentObject: Int?,
+    private static func releaseValues(_ y: YAMLFile, file f: FileID, path: String, release: ObjectID, environmentObject: ObjectID?,
                                       valuesRoot: Bool = false) -> (images: [ImageUse], substitutable: [ImageUse]) {
         var ex = Extractor(y: y, fileIndex: f, facts: FileFacts(path: path, bytes: []))
         for doc in y.documents where y.nodes[doc.root].kind == .mapping {

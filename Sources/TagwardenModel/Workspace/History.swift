@@ -16,10 +16,10 @@ public enum History {
         guard let staging = model.environments.byAlias("staging") else { return nil }
         // where staging manifests live: files with staging objects now, their directories, and paths named after staging
         var stagingFiles = Set<String>()
-        for (i, o) in model.objects.enumerated() where model.objectEnvironment[i] == staging.name {
+        for (i, o) in model.objects.withIDs where model.objectEnvironment[i] == staging.name {
             stagingFiles.insert(model.path(o.file))
         }
-        for (i, img) in model.images.enumerated() where model.images[i].environment == staging.name {
+        for (i, img) in model.images.withIDs where model.images[i].environment == staging.name {
             stagingFiles.insert(model.path(img.file))
         }
         if stagingFiles.isEmpty { return nil }  // no staging environment here: the promotion rules do not apply
@@ -66,7 +66,7 @@ public enum History {
                     let facts = Extractor.extract(path: entry.path, bytes: b, index: 0, reusing: &scratch)
                     let clues = env.clues(path: entry.path)
                     for img in facts.images where img.invalid == nil {
-                        let ns = img.object.flatMap { facts.objects[$0].declaredNamespace }
+                        let ns = img.object.flatMap { facts.objects[$0.index].declaredNamespace }
                         let inStaging = stagingFiles.contains(entry.path) || stagingDirs.contains(Path.dirname(entry.path))
                             || env.detect(clues, namespace: ns, namespaceLabels: model.namespaceLabels) == staging.name
                         if inStaging, let n = img.normalizedName {

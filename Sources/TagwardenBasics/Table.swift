@@ -1,0 +1,86 @@
+/// The index of a row in one kind of `Table` (a file's, an object's, an image's): a type of its own per table, so that
+/// an image's index is never taken for an object's. Integer literals make one (tests name rows by number).
+public protocol TableID: Strideable, Hashable, Sendable, CustomStringConvertible, ExpressibleByIntegerLiteral
+where Stride == Int, IntegerLiteralType == Int {
+    init(_ index: Int)
+    /// The row's position in its table.
+    var index: Int { get }
+}
+
+extension TableID {
+    @inlinable public func distance(to other: Self) -> Int { other.index - index }
+    @inlinable public func advanced(by n: Int) -> Self { Self(index + n) }
+    @inlinable public init(integerLiteral value: Int) { self.init(value) }
+    @inlinable public static func < (a: Self, b: Self) -> Bool { a.index < b.index }
+    @inlinable public static func == (a: Self, b: Self) -> Bool { a.index == b.index }
+    @inlinable public func hash(into hasher: inout Hasher) { hasher.combine(index) }
+    public var description: String { String(index) }
+}
+
+/// Rows addressed by their own kind of index (`ID`): an array whose indices are typed. Columns that belong to the same
+/// rows (an object's namespace beside the object) are tables of the same `ID`.
+@frozen
+public struct Table<ID: TableID, Row>: RandomAccessCollection, MutableCollection, RangeReplaceableCollection {
+    public typealias Index = ID
+    public typealias Indices = Range<ID>
+    public typealias SubSequence = Slice<Table>
+
+    public var rows: [Row]
+
+    @inlinable public init() { rows = [] }
+    @inlinable public init(_ rows: [Row]) { self.rows = rows }
+    @inlinable public init<S: Sequence>(_ rows: S) where S.Element == Row { self.rows = Array(rows) }
+    @inlinable public init(repeating row: Row, count: Int) { rows = Array(repeating: row, count: count) }
+
+    @inlinable public var startIndex: ID { ID(0) }
+    @inlinable public var endIndex: ID { ID(rows.count) }
+    @inlinable public var indices: Range<ID> { ID(0)..<ID(rows.count) }
+    @inlinable public var count: Int { rows.count }
+    @inlinable public var isEmpty: Bool { rows.isEmpty }
+    @inlinable public func index(after i: ID) -> ID { ID(i.index + 1) }
+    @inlinable public func index(before i: ID) -> ID { ID(i.index - 1) }
+    @inlinable public func index(_ i: ID, offsetBy n: Int) -> ID { ID(i.index + n) }
+    @inlinable public func distance(from a: ID, to b: ID) -> Int { b.index - a.index }
+
+    @inlinable public subscript(id: ID) -> Row {
+        get { rows[id.index] }
+        _modify { yield &rows[id.index] }
+    }
+
+    @inlinable public subscript(bounds: Range<ID>) -> Slice<Table> {
+        get { Slice(base: self, bounds: bounds) }
+        set { replaceSubrange(bounds, with: newValue) }
+    }
+
+    @inlinable public mutating func replaceSubrange<C: Collection>(_ range: Range<ID>, with new: C) where C.Element == Row {
+        rows.replaceSubrange(range.lowerBound.index..<range.upperBound.index, with: new)
+    }
+
+    @inlinable public mutating func reserveCapacity(_ n: Int) { rows.reserveCapacity(n) }
+
+    @inlinable public mutating func append(_ row: Row) { rows.append(row) }
+
+    /// Appends `row` and returns its index.
+    @inlinable @discardableResult public mutating func add(_ row: Row) -> ID {
+        rows.append(row)
+        return ID(rows.count - 1)
+    }
+
+    /// A column of the same rows: `transform` of each.
+    @inlinable public func mapRows<T>(_ transform: (Row) throws -> T) rethrows -> Table<ID, T> { Table<ID, T>(try rows.map(transform)) }
+
+    /// Each row with its index.
+    @inlinable public var withIDs: Zip2Sequence<Range<ID>, [Row]> { zip(indices, rows) }
+}
+
+extension Table: Sendable where Row: Sendable {}
+extension Table: Equatable where Row: Equatable {}
+
+extension Table: ExpressibleByArrayLiteral {
+    @inlinable public init(arrayLiteral rows: Row...) { self.rows = rows }
+}
+
+extension Range where Bound: TableID {
+    /// A column over these indices: `transform` of each.
+    @inlinable public func column<T>(_ transform: (Bound) throws -> T) rethrows -> Table<Bound, T> { Table<Bound, T>(try map(transform)) }
+}
