@@ -267,7 +267,7 @@ public struct Clusters: Sendable {
             }
         }
         // (and the flux-instance chart's values, which install the FluxInstance)
-        for (f, facts) in files.withIDs where !facts.fluxInstanceVersions.isEmpty && objectsOfFile[f] == nil { objectsOfFile[f] = [] }
+        for f in files.indices where !files[f].fluxInstanceVersions.isEmpty && objectsOfFile[f] == nil { objectsOfFile[f] = [] }
         out.installations = installations(objectsOfFile.keys.sorted(), objects: objects, objectsOfFile: objectsOfFile, files: files)
         for (f, os) in objectsOfFile where os.contains(where: { objects[$0].kind == "Namespace" }) { out.componentFiles.insert(f) }
         let synced = files.contains { !$0.fluxInstanceSyncs.isEmpty }
@@ -356,8 +356,8 @@ public struct Clusters: Sendable {
         }
         // a FluxInstance's sync (flux-operator's, or its chart's values): the path it syncs, as bootstrap's does
         var syncs: [(path: String, by: String)] = []
-        for (f, facts) in files.withIDs {
-            for sync in facts.fluxInstanceSyncs {
+        for f in files.indices {
+            for sync in files[f].fluxInstanceSyncs {
                 guard let p = Model.normalizePath(sync.path.value), builds.value.hasFiles(under: p), !syncs.contains(where: { $0.path == p }) else { continue }
                 syncs.append((p, "\(files[f].path):\(sync.path.span.start.line)"))
             }
@@ -415,7 +415,7 @@ public struct Clusters: Sendable {
             for f in informative where sets[c].contains(f) {
                 for o in objectsOfFile[f] ?? [] {
                     guard case .helmRelease(let h)? = objects[o].flux, let chart = h.chartPath.flatMap(Model.normalizePath) else { continue }
-                    if fileAt.isEmpty { for (i, facts) in files.withIDs { fileAt[facts.path] = i } }
+                    if fileAt.isEmpty { for i in files.indices { fileAt[files[i].path] = i } }
                     for name in ["values.yaml", "values.yml"] + h.valuesFiles.map(\.value) {
                         let p = name.hasPrefix("values.y") && !name.contains("/") ? Sources.join(chart, name) : name
                         if let n = Model.normalizePath(p), let f = fileAt[n] { sets[c].insert(f) }

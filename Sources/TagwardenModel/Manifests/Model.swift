@@ -244,7 +244,7 @@ public struct Model: Sendable {
             }
         }
         var env = EnvironmentModel.base(config: config, profile: profile)
-        let clues = facts.mapRows { env.clues(path: $0.path) }
+        let clues = facts.indices.column { env.clues(path: facts[$0].path) }
         // detection reads names, aliases and namespaces, never the tag rules inferred below
         var rootEnvironment: [String: String?] = [:]   // a root's path → its environment, found once per root
         let objectEnvironment = objects.indices.column { i -> String? in
@@ -727,7 +727,7 @@ public struct Model: Sendable {
         var names = Names()
         guard objects.contains(where: { $0.kustomizeNamePrefix != nil || $0.kustomizeNameSuffix != nil }) else { return names }
         var fileIndex: [String: FileID] = [:]
-        for (f, facts) in files.withIDs { fileIndex[facts.path] = f }
+        for f in files.indices { fileIndex[files[f].path] = f }
         /// Whether a configuration file of kustomization k has kustomize rewrite `spec/imageRepositoryRef/name`.
         func rewritesReference(_ k: ObjectID) -> Bool {
             let dir = Path.dirname(files[objects[k].file].path)
