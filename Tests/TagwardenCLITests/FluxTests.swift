@@ -73,9 +73,12 @@ import Testing
         var res = try audit()
         #expect(res.findings == ["image-latest-tag apps/cache.yaml:8:14"], "\(res.findings)")
         #expect(res.namespace == "tenant")
-        // a remote that no GitRepository names (an SSH host alias, a mirror) tells nothing either
-        try r.git("remote", "add", "origin", "git@fleet-alias:acme/fleet.git")
+        // a remote that no GitRepository names tells nothing either
+        try r.git("remote", "add", "origin", "git@github.com:acme/other.git")
         #expect(try audit().findings.count == 1)
+        // through an SSH host alias or a mirror the remote names the same repository as flux-system's: web-app is another
+        try r.git("remote", "set-url", "origin", "git@fleet-alias:acme/fleet.git")
+        #expect(try audit().findings == ["image-latest-tag apps/cache.yaml:8:14", "automation-missing-path clusters/sources.yaml:25:18"])
         // the remote's URL, spelt another way, is flux-system's: web-app is another repository
         try r.git("remote", "set-url", "origin", "git@github.com:acme/fleet.git")
         res = try audit()

@@ -125,7 +125,8 @@ package struct Extractor {
         guard (scalarString(y.get(sync, "kind")) ?? "GitRepository") == "GitRepository", let path = y.get(sync, "path"),
               y.nodes[path].kind == .scalar else { return }
         let name = scalarString(y.get(sync, "name")) ?? namespace ?? "flux-system"
-        facts.fluxInstanceSyncs.append(FileFacts.FluxInstanceSync(path: located(path), sourceNamespace: namespace, sourceName: name))
+        facts.fluxInstanceSyncs.append(FileFacts.FluxInstanceSync(path: located(path), sourceNamespace: namespace, sourceName: name,
+                                                                  url: scalarString(y.get(sync, "url"))))
     }
 
     /// The fields of a kustomization kustomize v5 decodes (lower-cased): any other makes it refuse the file.

@@ -242,11 +242,11 @@ public struct FluxIndex: Sendable {
 
     /// `expand` gives the texts the post-build substitution of the builds applying a file make of a text with `${…}`
     /// (nil when they cannot be known here).
-    /// `remotes` are the clone's remotes as `gitURLKey`s; `bootstrapSources` the GitRepositories that flux bootstrap's
-    /// Kustomizations read (`<path>/flux-system/gotk-sync.yaml`), which are this repository.
+    /// `here` are the repositories this one is (`Model.hereRepositories`); `bootstrapSources` the GitRepositories that
+    /// flux bootstrap's Kustomizations read (`<path>/flux-system/gotk-sync.yaml`), which are this repository.
     static func build(objects: Objects, namespaces: Table<ObjectID, String?>, environments: Table<ObjectID, String?>, files: Files,
                       nonResources: Set<ObjectID>, markers: Table<MarkerID, MarkerComment>,
-                      markerEnvironment: Table<MarkerID, String?>, expand: (String, FileID) -> [String]?, remotes: Set<String>,
+                      markerEnvironment: Table<MarkerID, String?>, expand: (String, FileID) -> [String]?, here: Set<String>,
                       bootstrapSources: [(namespace: String?, name: String)] = []) -> (FluxIndex, Table<MarkerID, MarkerInfo>) {
         var idx = FluxIndex()
         idx.nonResources = nonResources
@@ -319,7 +319,7 @@ public struct FluxIndex: Sendable {
             guard (spec.sourceKind ?? "GitRepository") == "GitRepository", let name = spec.sourceName?.value else { continue }
             let ns = spec.sourceNamespace ?? idx.automations[a].namespace
             let candidates = idx.gitRepositories.filter { $0.name == name && FluxIndex.sameNamespace($0.namespace, ns) }
-            if candidates.contains(where: { c in c.spec.url.flatMap(Model.gitURLKey).map(remotes.contains) ?? false })
+            if candidates.contains(where: { c in c.spec.url.flatMap(Model.repositoryPath).map(here.contains) ?? false })
                 || bootstrapSources.contains(where: { $0.name == name && FluxIndex.sameNamespace($0.namespace, ns) }) {
                 idx.automations[a].source = .here
             } else if !candidates.isEmpty, Set(idx.gitRepositories.map { $0.spec.url.flatMap(Model.gitURLKey) ?? "?\($0.name)" }).count == 1 {

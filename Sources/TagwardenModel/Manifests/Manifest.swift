@@ -469,6 +469,8 @@ public struct FileFacts: Sendable {
         /// The GitRepository it makes, which the cluster runs on (`Extractor.fluxInstanceSync`).
         public var sourceNamespace: String?
         public var sourceName: String
+        /// The URL of that GitRepository (`sync.url`): this repository's.
+        public var url: String?
     }
     /// The Flux distribution version of flux-operator's flux-instance chart's values (`instance.distribution.version`).
     public var fluxInstanceVersions: [Located] = []

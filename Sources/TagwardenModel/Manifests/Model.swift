@@ -184,7 +184,8 @@ public struct Model: Sendable {
             }
             facts[f].objects = []
         }
-        markSourcesElsewhere(&objects, remoteURLs: remoteURLs)
+        let here = hereRepositories(objects: objects, files: facts, remoteURLs: remoteURLs)
+        markSourcesElsewhere(&objects, here: here)
         var labels: [String: [String: String]] = [:]
         for o in objects where o.kind == "Namespace" && o.apiVersion == "v1" {
             // the API server labels every Namespace with its name (selectors such as accessFrom's use it)
@@ -366,7 +367,7 @@ public struct Model: Sendable {
         for f in facts { for s in f.fluxInstanceSyncs { bootstrapSources.append((s.sourceNamespace, s.sourceName)) } }
         let (flux, resolutions) = FluxIndex.build(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
                                    nonResources: nonResources, markers: markers, markerEnvironment: markerEnvironment,
-                                   expand: variables.expansions, remotes: Set(remoteURLs.compactMap(gitURLKey)),
+                                   expand: variables.expansions, here: here,
                                    bootstrapSources: bootstrapSources)
         let kustomizationDirectories = Set(builds.value.kustomizationAt.keys)
         let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories)

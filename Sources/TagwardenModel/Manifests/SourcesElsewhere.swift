@@ -7,13 +7,12 @@ extension Model {
     /// Flux objects whose GitRepository is another repository — a fleet repository's tenants, or automations that
     /// update application repositories — name paths of that repository, not of this one: a Kustomization there builds
     /// none of these files (its `path` is dropped), an automation there updates none of them (`updatesElsewhere`).
-    /// A GitRepository is another repository when this one has remotes and its `spec.url` is none of them (compared
-    /// as `host/path`: scheme, user, port and `.git` aside, so `git@github.com:acme/fleet.git` is
-    /// `https://github.com/acme/fleet`), and some GitRepository of the repository has a remote's URL (so that an SSH
-    /// host alias does not make every source look foreign). Otherwise, or for a GitRepository the repository does not
-    /// define, nothing is dropped. A Kustomization of an OCIRepository or a Bucket builds a path of that artifact, not of
-    /// this tree: its `path` is dropped too (`path: ./` of an artifact is not this repository's root).
-    static func markSourcesElsewhere(_ objects: inout Objects, remoteURLs: [String]) {
+    /// A GitRepository is another repository when its `spec.url` names another repository than this one's URLs
+    /// (`hereRepositories`), compared as the repository's path on its host (`gitURLKey`, the host aside: a mirror or an SSH host
+    /// alias names the same repository). Without such URLs, or for a GitRepository the repository does not define,
+    /// nothing is dropped. A Kustomization of an OCIRepository or a Bucket builds a path of that artifact, not of this
+    /// tree: its `path` is dropped too (`path: ./` of an artifact is not this repository's root).
+    static func markSourcesElsewhere(_ objects: inout Objects, here: Set<String>) {
         for i in objects.indices {
             guard var k = objects[i].fluxKustomization, k.path != nil, let kind = k.source?.kind,
                   ["OCIRepository", "Bucket", "ExternalArtifact"].contains(kind) else { continue }
@@ -21,21 +20,12 @@ extension Model {
             k.path = nil
             objects[i] = objects[i].replacingFlux(.kustomization(k))
         }
-        let here = Set(remoteURLs.compactMap(gitURLKey))
         guard !here.isEmpty else { return }
-        var sources: [String: [(namespace: String?, url: String)]] = [:]   // GitRepository name → where it points
-        for o in objects {
-            if case .gitRepository(let g)? = o.flux, let name = o.name, let url = g.url { sources[name, default: []].append((o.declaredNamespace, url)) }
-        }
-        // a GitRepository of this repository's own URL shows that the URLs compare (an SSH host alias or a mirror
-        // would make every source look foreign): without one, nothing is dropped
-        guard sources.values.contains(where: { $0.contains { gitURLKey($0.url).map(here.contains) ?? false } }) else { return }
+        let sources = GitSources(objects)
         func elsewhere(kind: String?, name: String?, namespace: String?) -> Bool {
-            guard kind == nil || kind == "" || kind == "GitRepository", let name,
-                  case let candidates = (sources[name] ?? []).filter({ namespace == nil || $0.namespace == nil || $0.namespace == namespace }),
-                  !candidates.isEmpty else { return false }
+            let all = sources.candidates(kind: kind, name: name, namespace: namespace)
             // every GitRepository the reference may mean points elsewhere (a URL with `${…}` may point here)
-            return candidates.allSatisfy { c in !c.url.containsBytes("${") && gitURLKey(c.url).map { !here.contains($0) } ?? false }
+            return !all.isEmpty && all.allSatisfy { url in !url.containsBytes("${") && repositoryPath(url).map { !here.contains($0) } ?? false }
         }
         for i in objects.indices {
             switch objects[i].flux {
@@ -52,6 +42,53 @@ extension Model {
                 continue
             }
         }
+    }
+
+    /// The repositories (`repositoryPath`) that this one is, as the repository says: the URL of a FluxInstance's sync;
+    /// the checkout's remotes, where some GitRepository here has one's URL; and the GitRepository of a Flux Kustomization
+    /// whose `path` is a directory above its own file. Of those syncs, flux bootstrap's (in a `flux-system` directory, or
+    /// named `flux-system`) decide; others only when they name one repository: another repository laid out as this one
+    /// has a path above its Kustomization's file too (ipni's index-observer syncs `deploy/manifests/dev/us-east-2` of
+    /// its own repository). The root is no evidence, since another repository's `path: ./` holds any file here.
+    static func hereRepositories(objects: Objects, files: Files, remoteURLs: [String]) -> Set<String> {
+        let sources = GitSources(objects)
+        func repository(_ url: String) -> String? { url.containsBytes("${") ? nil : repositoryPath(url) }
+        var here = Set<String>()
+        for f in files.indices { for sync in files[f].fluxInstanceSyncs { if let r = sync.url.flatMap(repository) { here.insert(r) } } }
+        let remotes = Set(remoteURLs.compactMap(repositoryPath))
+        let all = objects.compactMap { o -> String? in if case .gitRepository(let g)? = o.flux { return g.url.flatMap(repository) } else { return nil } }
+        if all.contains(where: remotes.contains) { here.formUnion(remotes) }
+        var bootstraps = Set<String>(), others = Set<String>()
+        for o in objects {
+            guard let k = o.fluxKustomization, let src = k.source, let path = k.path.flatMap(normalizePath), !path.isEmpty, path != ".",
+                  case let file = files[o.file].path, file.hasPrefix(path + "/") else { continue }
+            let bootstrap = Path.basename(Path.dirname(file)) == "flux-system" || o.name == "flux-system" || src.name == "flux-system"
+            for url in sources.candidates(kind: src.kind, name: src.name, namespace: src.namespace ?? o.declaredNamespace) {
+                if let r = repository(url) { if bootstrap { bootstraps.insert(r) } else { others.insert(r) } }
+            }
+        }
+        here.formUnion(!bootstraps.isEmpty ? bootstraps : others.count == 1 ? others : [])
+        return here
+    }
+
+    /// The GitRepositories of the repository, by name: where each points.
+    struct GitSources {
+        var byName: [String: [(namespace: String?, url: String)]] = [:]
+        init(_ objects: Objects) {
+            for o in objects {
+                if case .gitRepository(let g)? = o.flux, let name = o.name, let url = g.url { byName[name, default: []].append((o.declaredNamespace, url)) }
+            }
+        }
+        /// The URLs of the GitRepositories a reference may mean.
+        func candidates(kind: String?, name: String?, namespace: String?) -> [String] {
+            guard kind == nil || kind == "" || kind == "GitRepository", let name else { return [] }
+            return (byName[name] ?? []).filter { namespace == nil || $0.namespace == nil || $0.namespace == namespace }.map(\.url)
+        }
+    }
+
+    /// The repository a git URL names, as its path on its host (`gitURLKey` without the host): `acme/fleet`.
+    static func repositoryPath(_ url: String) -> String? {
+        gitURLKey(url).flatMap { $0.split(separator: "/", maxSplits: 1).last.map(String.init) }
     }
 
     /// `host/path` of a git URL, lower-cased: `ssh://git@github.com:22/acme/fleet.git`, `git@github.com:acme/fleet`
