@@ -514,6 +514,40 @@ import Testing
     }
 }
 
+extension FluxInstanceTests {
+    /// onedr0p/home-ops, bjw-s-labs/home-ops, joryirving/home-ops: the flux-instance chart installed by a HelmRelease
+    /// with its values inline syncs the cluster, as its values file does: the cluster's files are applied, a fact.
+    @Test func aHelmReleaseOfTheFluxInstanceChartWithInlineValuesSyncsTheCluster() throws {
+        var files: [String: String] = [:]
+        files["kubernetes/apps/flux-system/flux-instance/app/helmrelease.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: flux-instance}
+        spec:
+          chartRef: {kind: OCIRepository, name: flux-instance}
+          values:
+            instance:
+              distribution: {version: 2.6.x}
+              sync: {kind: GitRepository, url: "https://github.com/acme/home-ops", ref: refs/heads/main, path: kubernetes/flux/cluster}
+
+        """
+        files["kubernetes/flux/cluster/ks.yaml"] = fluxKustomizations([("cluster-apps", "./kubernetes/apps")])
+        files["kubernetes/apps/default/web.yaml"] = deployment(namespace: "default", image: "nginx:latest")
+        let report = try lintReport(files, asFound: true)
+        let cluster = report.model?.clusters.clusters.first
+        #expect(report.model?.clusters.clusters.count == 1)
+        #expect(cluster?.name == "kubernetes/flux/cluster")
+        #expect(cluster?.syncedBy == "kubernetes/apps/flux-system/flux-instance/app/helmrelease.yaml:9")
+        #expect(cluster?.inferred == nil)
+        #expect(cluster?.flux?.description == "2.6")
+        #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag kubernetes/apps/default/web.yaml:9:18"])
+        // a chart of another name with an `instance:` value is no FluxInstance
+        files["kubernetes/apps/flux-system/flux-instance/app/helmrelease.yaml"] = files["kubernetes/apps/flux-system/flux-instance/app/helmrelease.yaml"]!
+            .replacingOccurrences(of: "name: flux-instance}", with: "name: some-chart}")
+        #expect(try lintReport(files, asFound: true).model?.clusters.clusters.first?.syncedBy == nil)
+    }
+}
+
 @Suite struct RootClusterTests {
     /// tyagi-raj/eks-workshop-migration: a Flux Kustomization at the repository's root names the cluster `.`, as the
     /// messages and `init` write it, and the config's `.` is that cluster.

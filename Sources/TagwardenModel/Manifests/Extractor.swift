@@ -129,6 +129,13 @@ package struct Extractor {
                                                                   url: scalarString(y.get(sync, "url"))))
     }
 
+    /// The values of flux-operator's flux-instance chart at `values`: the FluxInstance's spec under `instance:`.
+    mutating func fluxInstanceValues(_ values: Int) {
+        guard let instance = y.get(values, "instance"), y.nodes[instance].kind == .mapping else { return }
+        if let sync = y.get(instance, "sync") { fluxInstanceSync(sync, namespace: nil) }
+        if let v = y.get(instance, "distribution", "version"), y.nodes[v].kind == .scalar { facts.fluxInstanceVersions.append(located(v)) }
+    }
+
     /// The fields of a kustomization kustomize v5 decodes (lower-cased): any other makes it refuse the file.
     static let kustomizationFields: Set<String> = Set([
         "apiVersion", "kind", "metadata", "openapi", "namePrefix", "nameSuffix", "namespace", "commonLabels", "labels",
@@ -150,12 +157,15 @@ package struct Extractor {
             if apiVersion == nil { apiVersion = "kustomize.config.k8s.io/v1beta1" }
             if kindNode == nil { kindSpan = SourceSpan(start: y.nodes[root].span.start, end: y.nodes[root].span.start) }
         }
-        // flux-operator's flux-instance chart takes the FluxInstance's spec as `instance:` in its values
-        if apiVersion == nil, kind == nil, let instance = y.get(root, "instance"), y.nodes[instance].kind == .mapping {
-            if let sync = y.get(instance, "sync") { fluxInstanceSync(sync, namespace: nil) }
-            if let v = y.get(instance, "distribution", "version"), y.nodes[v].kind == .scalar { facts.fluxInstanceVersions.append(located(v)) }
-        }
+        // flux-operator's flux-instance chart takes the FluxInstance's spec as `instance:` in its values: a values file,
+        // or a HelmRelease of that chart with them inline (the home-ops repositories')
+        if apiVersion == nil, kind == nil { fluxInstanceValues(root) }
         guard let apiVersion, let kind else { return }
+        if kind == "HelmRelease", apiVersion.hasPrefix("helm.toolkit.fluxcd.io/"), let spec = y.get(root, "spec"),
+           let chart = scalarString(y.get(spec, "chartRef", "name")) ?? scalarString(y.get(spec, "chart", "spec", "chart")),
+           chart.contains("flux-instance"), let values = y.get(spec, "values") {
+            fluxInstanceValues(values)
+        }
         if kind == "FluxInstance", let sync = y.get(root, "spec", "sync") { fluxInstanceSync(sync, namespace: scalarString(y.get(root, "metadata", "namespace"))) }
         if kind == "List", apiVersion == "v1", let items = y.get(root, "items"), y.nodes[items].kind == .sequence {
             // `kubectl get -o yaml` writes a List; kubectl and Flux apply its items as objects
