@@ -204,6 +204,29 @@ func fluxRepo() -> [String: String] {
         #expect(messages["marker-digest-unavailable 9"] == "policy flux-system/web-production does not reflect digests (digestReflectionPolicy is unset, so Never), so Flux writes an empty digest into this field: set digestReflectionPolicy: IfNotPresent on the policy")
     }
 
+    /// martijnjanssen/cluster-ops: one cluster, production, whose automation updates `./apps`; staging is commented
+    /// out of what it applies. A staging field that follows production's policy lands in no environment: what lands
+    /// in staging is a fact only where a cluster applies staging.
+    @Test func anEnvironmentMismatchIsAFactOnlyWhereTheFieldIsDeployed() throws {
+        var files = bootstrapFiles("clusters/production", flux: "v2.4.0")
+        files["clusters/production/apps.yaml"] = fluxKustomizations([("apps", "./apps/production")])
+        files["clusters/production/automation/app.yaml"] = imageRepository(name: "app", image: "ghcr.io/example/app") + "---\n"
+            + imagePolicy(name: "app", pattern: "^[0-9]+$", order: .numerical("asc")) + "---\n" + imageUpdateAutomation(name: "apps", path: "./apps")
+        for env in ["production", "staging"] {
+            files["apps/\(env)/kustomization.yaml"] = "resources: [deploy.yaml]\nimages:\n  - name: ghcr.io/example/app\n"
+                + "    newTag: \"687\" # {\"$imagepolicy\": \"flux-system:app:tag\"}\n"
+            files["apps/\(env)/deploy.yaml"] = deployment(name: "app", namespace: env, image: "ghcr.io/example/app:1")
+        }
+        func mismatch(_ files: [String: String]) throws -> [String] {
+            try lint(files, asFound: true).filter { $0.rule == "marker-env-mismatch" }.map { "\($0.severity) \($0.rendered): \($0.message)" }
+        }
+        let unreached = "error marker-env-mismatch apps/staging/kustomization.yaml:4:19: this staging field is updated by policy "
+            + "flux-system/app, which belongs to production: production builds would land in staging"
+        #expect(try mismatch(files) == [unreached.replacingOccurrences(of: "error", with: "warning") + " (no cluster in this repository applies this file)"])
+        files["clusters/production/apps.yaml"] = fluxKustomizations([("apps", "./apps/production"), ("staging-apps", "./apps/staging")])
+        #expect(try mismatch(files) == [unreached])
+    }
+
     /// The Flux guide's HelmRelease form: `repository` and `tag` with their own markers, or the `tag` alone (the
     /// chart names the repository). Either way the field is the image of the policy's ImageRepository.
     @Test func aStagingTagInAProductionChartTagFieldIsReported() throws {

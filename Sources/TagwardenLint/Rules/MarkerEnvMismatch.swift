@@ -5,7 +5,7 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    static let markerEnvMismatch = Rule("marker-env-mismatch", scope: .updatePaths) { c in
+    static let markerEnvMismatch = Rule("marker-env-mismatch") { c in
         let m = c.model
         return m.markers.indices.compactMap { k in
             let mk = m.markers[k]

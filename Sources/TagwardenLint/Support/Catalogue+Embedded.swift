@@ -2481,9 +2481,9 @@ rationale: >
   `policySelector` does not take it), the field follows no policy at all: the promotion it was meant to follow
   has stopped, silently, as when the marker is missing.
 premises: >
-  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
-  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
-  warning whose message says why the file may not be read.
+  A cluster of this repository applies the file, so that the field runs in its environment (a tag that lands in a
+  file nothing deploys lands in no environment). In a file no cluster here applies the finding is at most a warning
+  that says so; in a file known not to be deployed there is none.
 fix: >
   Reference the policy of the field's own environment.
 triggering:
