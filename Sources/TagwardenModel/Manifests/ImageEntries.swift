@@ -33,7 +33,12 @@ extension Model {
         // spelling): most entries cost one lookup
         var everywhere = Set<String>()
         for img in images where img.origin == .container { if let name = img.name { everywhere.insert(name) } }
-        let suspects = objects.indices.filter { k in objects[k].kustomizeImages.contains { !everywhere.contains($0.name.value) } }
+        // (nor one for a name that an entry renames: a build may have renamed it before this entry looks for it)
+        var renamed = Set<String>()
+        for o in objects { for e in o.kustomizeImages where e.newName != nil && e.newName != e.name.value { renamed.insert(e.name.value) } }
+        let suspects = objects.indices.filter { k in
+            objects[k].kustomizeImages.contains { !everywhere.contains($0.name.value) || renamed.contains($0.name.value) }
+        }
         guard !suspects.isEmpty else { return [] }
         let built = builds.value
         var imagesOfFile: [FileID: [ImageID]] = [:], objectsOfFile: [FileID: [ObjectID]] = [:]
@@ -56,22 +61,44 @@ extension Model {
             for r in roots { taken.formUnion(built.files(under: r)) }
             guard !taken.isEmpty, let known = knownBuild(taken, objects: objects, objectsOfFile: objectsOfFile, files: files, built: built) else { continue }
             taken = known
+            // the names the images have when they reach this kustomization: the renaming entries of the kustomizations on
+            // the way apply first, the innermost first
+            /// Where file f has an image or an `images:` entry's name that Tagwarden read.
+            func readPlaces(_ f: FileID) -> Set<Int> {
+                Set((imagesOfFile[f] ?? []).map { images[$0].span.start.offset }
+                    + (objectsOfFile[f] ?? []).flatMap { objects[$0].kustomizeImages.map(\.name.span.start.offset) })
+            }
+            let renamers = taken.flatMap { objectsOfFile[$0] ?? [] }.filter { j in
+                j != k && objects[j].kind != "Component" && objects[j].kustomizeImages.contains { $0.newName != nil }
+            }.map { j in (object: j, builds: built.files(under: Path.dirname(files[objects[j].file].path))) }
+                .sorted { $0.builds.count < $1.builds.count }
             var names = Set<String>(), normalized: [String: String] = [:]
             for f in taken {
                 for i in imagesOfFile[f] ?? [] where images[i].origin != .kustomize {
-                    let img = images[i], name = img.name!
+                    let img = images[i]
+                    var name = img.name!
+                    for r in renamers where r.builds.contains(f) {
+                        for e in objects[r.object].kustomizeImages where e.name.value == name { name = e.newName ?? name }
+                    }
                     names.insert(name)
-                    if let n = img.normalizedName { normalized[n] = min(normalized[n] ?? name, name) }
+                    if let n = name == img.name ? img.normalizedName : ImageReference.normalizeName(name) { normalized[n] = min(normalized[n] ?? name, name) }
                 }
             }
-            // an entry's `newName` is an image of the build for the entries applied after it (its own list's included)
-            for j in taken.flatMap({ objectsOfFile[$0] ?? [] }) + [k] {
+            // an entry's `newName` is an image of the build for the entries applied after it: those of the kustomizations
+            // this one builds on, and the later ones of its own list (kustomize applies a list's entries in order)
+            for j in taken.flatMap({ objectsOfFile[$0] ?? [] }) where j != k {
                 names.formUnion(objects[j].kustomizeImages.compactMap(\.newName))
             }
-            for entry in o.kustomizeImages.map(\.name) where !everywhere.contains(entry.value) && !names.contains(entry.value) {
-                // text Tagwarden does not read as an image may hold it (the entry's own file aside), as a whole name
+            for image in o.kustomizeImages {
+                defer { if let n = image.newName { names.insert(n) } }
+                let entry = image.name
+                guard !everywhere.contains(entry.value) || renamed.contains(entry.value), !names.contains(entry.value) else { continue }
+                // text Tagwarden does not read as an image may hold it (the entry's own file aside), as a whole name: not
+                // where it read an image or an entry's name, which the names above account for
                 let needle = Array(entry.value.utf8)
-                if needle.isEmpty || taken.contains(where: { f in f != o.file && Model.holdsImageName(files[f].bytes, needle) }) { continue }
+                if needle.isEmpty || taken.contains(where: { f in
+                    f != o.file && Model.holdsImageName(files[f].bytes, needle, except: readPlaces(f))
+                }) { continue }
                 var prev: [Int] = [], cur: [Int] = []
                 let nearest = names.map { name -> (Int, String) in
                     let (x, y) = (Array(entry.value.utf8), Array(name.utf8))
@@ -139,19 +166,31 @@ extension Model {
 }
 
 extension Model {
-    /// Whether `text` holds `name` as kustomize matches an image name: the whole name, not part of a longer one
-    /// (`redis` is not in `bitnami/redis` or `redis-exporter`), followed by a tag, a digest or the end of the value (not
-    /// by `:` and a blank, a mapping key).
-    static func holdsImageName(_ text: [UInt8], _ name: [UInt8]) -> Bool {
+    /// Whether `text` holds `name` as kustomize matches an image name: the whole value of a field whose key ends with
+    /// `image` (kustomize's transformer writes containers' `image`, and a `configurations:` file's field specs name such
+    /// fields), followed by a tag, a digest or the value's end (`redis` is not in `bitnami/redis` or `redis-exporter`,
+    /// nor in `component: redis`). `read`: offsets to pass over.
+    static func holdsImageName(_ text: [UInt8], _ name: [UInt8], except read: Set<Int> = []) -> Bool {
         func isNameByte(_ b: UInt8) -> Bool {
             (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x2F || b == 0x2D || b == 0x5F
+        }
+        /// Whether the value at `at` is an image field's: `image: `, `initImage: "`, `"image": `.
+        func isImageValue(_ at: Int) -> Bool {
+            var i = at - 1
+            while i >= 0, [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\""), UInt8(ascii: "'")].contains(text[i]) { i -= 1 }
+            guard i >= 0, text[i] == UInt8(ascii: ":") else { return false }
+            i -= 1
+            if i >= 0, text[i] == UInt8(ascii: "\"") { i -= 1 }
+            let end = i + 1
+            while i >= 0, isNameByte(text[i]), text[i] != UInt8(ascii: "/") { i -= 1 }
+            return String(decoding: text[(i + 1)..<end], as: UTF8.self).lowercased().hasSuffix("image")
         }
         return text.withUnsafeBytes { h in
             name.withUnsafeBytes { n in
                 var from = 0
                 while let at = SourceText.find(h, n, from: from) {
                     from = at + 1
-                    if at > 0, isNameByte(text[at - 1]) { continue }
+                    if read.contains(at) || !isImageValue(at) { continue }
                     let end = at + name.count
                     guard end < text.count else { return true }
                     let next = text[end]
