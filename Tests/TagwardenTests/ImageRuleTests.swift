@@ -361,6 +361,23 @@ import Testing
                 "\(res.rendered)")
     }
 
+    /// T41-Ch1/mystok-gcp-flux-prod: a patch file writes the container's image without a tag, and the kustomization that
+    /// applies the patch sets the tag with `images:` (kustomize runs the patches first: `acme/app:2.0.1` runs). Where no
+    /// entry sets it, the patch's image runs as written.
+    @Test func aPatchFilesImageIsTaggedByTheEntriesOfTheKustomizationThatAppliesIt() throws {
+        var files: [String: String] = [:]
+        files["base/kustomization.yaml"] = "resources: [d.yaml]\n"
+        files["base/d.yaml"] = deployment(name: "app", namespace: "apps", image: "acme/app:1.0.1")
+        let patch = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app, namespace: apps}\n"
+            + "spec:\n  template:\n    spec:\n      containers:\n        - name: app\n          image: acme/app\n"
+        for env in ["staging", "production"] {
+            files["\(env)/kustomization.yaml"] = "resources: [../base]\npatches:\n  - target: {kind: Deployment, name: app}\n"
+                + "    path: kustomize/patch.yaml\n" + (env == "production" ? "images:\n  - {name: acme/app, newTag: 2.0.1}\n" : "")
+            files["\(env)/kustomize/patch.yaml"] = patch
+        }
+        #expect(try lint(files).rendered == ["image-missing-tag staging/kustomize/patch.yaml:9:18"])
+    }
+
     /// neogan74/k8s-chaos: the kubebuilder layout renames `controller` in `config/manager`, so the deployment overlays'
     /// entries for `controller` match nothing (`kubectl kustomize`: `example.com/k8s-chaos:v0.0.1` runs) and their
     /// `latest` lands nowhere; a label that spells the name is no image.

@@ -332,6 +332,18 @@ extension Model {
                 listsOf[o, default: [:]][list] = names
             }
         }
+        /// Patch file → the kustomizations that apply it (`patches:`, `patchesStrategicMerge:`), found on first need.
+        var patchersOf: [String: [ObjectID]]?
+        func patchers() -> [String: [ObjectID]] {
+            if let known = patchersOf { return known }
+            var out: [String: [ObjectID]] = [:]
+            for (k, o) in objects.withIDs where o.isKustomization && o.kind != "Component" {
+                let dir = Path.dirname(files[o.file].path)
+                for p in o.kustomizePatches { if let path = normalizePath(Sources.join(dir, p)) { out[path, default: []].append(k) } }
+            }
+            patchersOf = out
+            return out
+        }
         func start(_ img: ImageUse) -> Me? {
             if let path = img.valuesPath, let o = img.object, let entry = img.valuesFromEntry, case .helmRelease(let spec)? = objects[o].flux {
                 guard let origin = img.environmentObject, objects[origin].isKustomization else { return nil }
@@ -354,10 +366,15 @@ extension Model {
             } else {
                 needs = KustomizeImageEntry.Needs()
             }
-            let me = start(img)
+            var me = start(img)
             // a values file's image is followed from the kustomization that generates its ConfigMap: the builds that read it
             let generator = me?.order?.origin
-            if let name = img.name ?? (me?.values != nil ? img.text : nil), generator == nil, !graph.isIncluded(files[img.file].path) {
+            // a container of a patch file replaces the one its kustomization's build holds, and that kustomization's
+            // entries apply to it then (kustomize runs the patches first): followed from there, not through its own patch
+            let patching = img.origin == .container && generator == nil && !graph.isIncluded(files[img.file].path)
+                ? patchers()[files[img.file].path] : nil
+            if patching != nil { me = nil }
+            if patching == nil, let name = img.name ?? (me?.values != nil ? img.text : nil), generator == nil, !graph.isIncluded(files[img.file].path) {
                 guard fluxRetags else { continue }
                 let builders = generatedBuilders(files[img.file].path)
                 if !builders.isEmpty, builders.allSatisfy({ fluxReplaces($0, name, me) }) {
@@ -369,7 +386,7 @@ extension Model {
             // generator when the release is no resource, a patch file that the generator's kustomization applies)
             let home = generator != nil ? files[objects[img.object!].file].path : files[img.file].path
             guard let name = img.name ?? (me?.values != nil ? img.text : nil),
-                  let includers = graph.isIncluded(home) ? graph.includers(of: home) : generator.map({ [$0] }) else { continue }
+                  let includers = patching ?? (graph.isIncluded(home) ? graph.includers(of: home) : generator.map({ [$0] })) else { continue }
             if includers.contains(where: { writtenTagRuns($0, name, me, 0) }) {
                 // some builds set the tag and some do not: the finding names those that deploy it as written
                 if includers.contains(where: { sets($0, name, me) }) {
