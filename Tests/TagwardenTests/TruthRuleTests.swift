@@ -548,6 +548,27 @@ extension FluxInstanceTests {
     }
 }
 
+@Suite struct SuspendedKustomizationTests {
+    /// kingdon-ci/fleet-infra: a cluster's Kustomization with `suspend: true` applies nothing while suspended, so what
+    /// only it builds is judged as a warning that says so; a file another Kustomization of the cluster applies is a fact.
+    @Test func whatOnlyASuspendedKustomizationAppliesIsAnAssumption() throws {
+        var files = bootstrapFiles("clusters/test", flux: "v2.4.0")
+        files["clusters/test/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps") + "---\n"
+            + fluxKustomization(name: "wasm", path: "./examples/wasm", spec: "  suspend: true\n")
+        files["apps/web.yaml"] = deployment(namespace: "apps", image: "nginx:latest")
+        files["examples/wasm/spin.yaml"] = deployment(name: "spin", namespace: "apps", image: "kingdonb/spin:latest")
+        let res = try lint(files, asFound: true)
+        #expect(res.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/web.yaml:9:18",
+                                                              "warning image-latest-tag examples/wasm/spin.yaml:9:18"], "\(res.rendered)")
+        #expect(res.last?.message.hasSuffix("(applied only through Flux Kustomization wasm (clusters/test/apps.yaml), which is suspended: "
+                                            + "Flux applies no change while spec.suspend is true)") == true, "\(res)")
+        // once a Kustomization that is not suspended applies it too, it is a fact
+        files["clusters/test/apps.yaml"]! += "---\n" + fluxKustomization(name: "wasm-live", path: "./examples/wasm")
+        #expect(try lint(files, asFound: true).map { "\($0.severity) \($0.rendered)" }
+                == ["error image-latest-tag apps/web.yaml:9:18", "error image-latest-tag examples/wasm/spin.yaml:9:18"])
+    }
+}
+
 @Suite struct RootClusterTests {
     /// tyagi-raj/eks-workshop-migration: a Flux Kustomization at the repository's root names the cluster `.`, as the
     /// messages and `init` write it, and the config's `.` is that cluster.

@@ -64,6 +64,9 @@ public struct Clusters: Sendable {
     /// Flux Kustomizations of the repository that no cluster applies (where flux bootstrap's are here, those it does
     /// not reach).
     public private(set) var unapplied: [ObjectID] = []
+    /// Files the clusters take only through a suspended Flux Kustomization (`spec.suspend: true`) → the first such:
+    /// Flux applies no change of theirs while it is suspended.
+    public private(set) var suspendedOnly: [FileID: ObjectID] = [:]
     /// Files of Flux's own components (flux bootstrap's `gotk-components.yaml`: its flux-system Namespace carries
     /// `app.kubernetes.io/part-of: flux`), whose images flux writes, not the team.
     public private(set) var componentFiles: Set<FileID> = []
@@ -180,6 +183,10 @@ public struct Clusters: Sendable {
                     let names = ofFile[f].map { clusters[$0].displayName }
                     return .assumed("clusters \(names.joined(separator: ", ")) are taken to be applied from outside this repository "
                                     + "(nothing here applies their roots); declare them under clusters: in \(Config.fileName)")
+                }
+                if let k = suspendedOnly[f] {
+                    return .assumed("applied only through Flux Kustomization \(objects[k].name ?? "") (\(files[objects[k].file].path)), which is "
+                                    + "suspended: Flux applies no change while spec.suspend is true")
                 }
                 return .applied
             }
@@ -318,34 +325,48 @@ public struct Clusters: Sendable {
         var done = Set<String>()   // cluster, Kustomization and the path it builds there
         var reached = Set<ObjectID>()
         var bootstrappedClusters = Set<ClusterID>()   // clusters with a root of flux bootstrap's
+        // where a Kustomization is suspended, the files each cluster applies through none (`live`), and for the others
+        // the suspended Kustomization through which a cluster takes them
+        let anySuspended = kustomizations.contains { spec($0)?.suspended == true }
+        var live = Table<ClusterID, Set<FileID>>()
         func cluster(named name: String) -> ClusterID {
             if let known = index[name] { return known }
             let c = out.clusters.add(Cluster(name: name, roots: [], kustomizations: [], files: []))
             index[name] = c
             sets.append(Set(minimumCapacity: min(fileCount, 1024)))
+            if anySuspended { live.append([]) }
             members.append([])
             return c
         }
         // cluster `c` applies Kustomizations `roots` and the files `initial`, and what their builds reach
         func walk(_ c: ClusterID, roots: [ObjectID], files initial: Set<FileID>) {
-            // each Kustomization with the variables of the one whose build takes its file
-            var queue: [(k: ObjectID, variables: [String: String])] = roots.map { ($0, [:]) }
-            func take(_ f: FileID, by variables: [String: String]) {
-                if sets[c].insert(f).inserted || !variables.isEmpty {
-                    for j in objectsOfFile[f] ?? [] where spec(j) != nil { queue.append((j, variables)) }
+            // each Kustomization with the variables of the one whose build takes its file, and the suspended one on the way
+            var queue: [(k: ObjectID, variables: [String: String], suspended: ObjectID?)] = roots.map { ($0, [:], nil) }
+            func take(_ f: FileID, by variables: [String: String], through suspended: ObjectID?) {
+                var new = sets[c].insert(f).inserted
+                if anySuspended {
+                    if let suspended {
+                        if out.suspendedOnly[f] == nil { out.suspendedOnly[f] = suspended }
+                    } else if live[c].insert(f).inserted {
+                        new = true
+                    }
+                }
+                if new || !variables.isEmpty {
+                    for j in objectsOfFile[f] ?? [] where spec(j) != nil { queue.append((j, variables, suspended)) }
                 }
             }
-            for f in initial { take(f, by: [:]) }
-            while let (k, variables) = queue.popLast() {
-                guard let p = path(k, variables), done.insert("\(c) \(k) \(p)").inserted else { continue }
+            for f in initial { take(f, by: [:], through: nil) }
+            while let (k, variables, suspended) = queue.popLast() {
+                guard let p = path(k, variables), done.insert("\(c) \(k) \(p) \(suspended == nil)").inserted else { continue }
                 members[c].insert(k)
                 reached.insert(k)
                 // its file is applied, and so are the other Kustomizations there (bootstrap's sync file holding a second)
-                take(file(k), by: [:])
+                take(file(k), by: [:], through: suspended)
                 let set = p == path(k, [:]) ? built[k] ?? [] : build(k, at: p)
                 if p != path(k, [:]) { for f in set { out.kustomizationsOfFile[f, default: []].append(k) } }
                 let own = spec(k)?.postBuild?.substitute ?? [:]
-                for f in set { take(f, by: own) }
+                let through = suspended ?? (spec(k)?.suspended == true ? k : nil)
+                for f in set { take(f, by: own, through: through) }
             }
         }
         func apply(_ root: ObjectID, in named: String? = nil) {
@@ -407,8 +428,9 @@ public struct Clusters: Sendable {
             }
         }
         out.unapplied = kustomizations.filter { !reached.contains($0) && !nonResources.contains($0) }
+        if anySuspended { out.suspendedOnly = out.suspendedOnly.filter { f, _ in !live.contains { $0.contains(f) } } }
         for c in out.clusters.indices { out.clusters[c].kustomizations = members[c].sorted() }
-        // a chart kept here that an applied HelmRelease installs: helm-controller reads its values files
+        // a chart kept here that an applied HelmRelease installs: helm-controller reads its Chart.yaml and values files
         var fileAt: [String: FileID] = [:]
         let informative = objectsOfFile.keys.sorted()   // the few files whose objects say what a cluster runs or reads
         for c in sets.indices {
@@ -416,8 +438,8 @@ public struct Clusters: Sendable {
                 for o in objectsOfFile[f] ?? [] {
                     guard case .helmRelease(let h)? = objects[o].flux, let chart = h.chartPath.flatMap(Model.normalizePath) else { continue }
                     if fileAt.isEmpty { for i in files.indices { fileAt[files[i].path] = i } }
-                    for name in ["values.yaml", "values.yml"] + h.valuesFiles.map(\.value) {
-                        let p = name.hasPrefix("values.y") && !name.contains("/") ? Sources.join(chart, name) : name
+                    for name in ["Chart.yaml", "values.yaml", "values.yml"] + h.valuesFiles.map(\.value) {
+                        let p = ["Chart.yaml", "values.yaml", "values.yml"].contains(name) ? Sources.join(chart, name) : name
                         if let n = Model.normalizePath(p), let f = fileAt[n] { sets[c].insert(f) }
                     }
                 }
@@ -657,16 +679,23 @@ extension Model {
 
     /// `tagwarden env --applied`: each file, with the clusters and Flux Kustomizations that apply it (none: not applied).
     public var appliedLines: [String] {
-        files.indices.map { f in
+        // kustomize's configuration files (`configurations:`, `transformers:` …): applied with the kustomization naming them
+        var configures: [String: String] = [:]
+        for o in objects where o.isKustomization {
+            let dir = Path.dirname(path(o.file))
+            for name in o.kustomizeConfigFiles { if let p = Model.normalizePath(Sources.join(dir, name)) { configures[p] = path(o.file) } }
+        }
+        return files.indices.map { f in
             switch clusters.reach[f] {
-            case .applied: break
+            case .applied, .assumed: break
             case .unreached: return "\(files[f].path)  reached by no cluster here (judged, findings at most warnings)"
             case .notDeployed(let why): return "\(files[f].path)  not deployed: \(why)"
-            case .assumed: break
             }
             let cs = clusters.of(f).map { clusters.clusters[$0].displayName }
+            if cs.isEmpty, let k = configures[files[f].path] { return "\(files[f].path)  kustomize configuration of \(k)" }
             let ks = (clusters.kustomizationsOfFile[f] ?? []).map(qualifiedName)
-            return "\(files[f].path)  cluster \(cs.joined(separator: ", "))" + (ks.isEmpty ? "" : " by \(ks.joined(separator: ", "))")
+            let suspended = clusters.suspendedOnly[f].map { " (only through \(qualifiedName($0)), which is suspended: judged as warnings)" } ?? ""
+            return "\(files[f].path)  cluster \(cs.joined(separator: ", "))" + (ks.isEmpty ? "" : " by \(ks.joined(separator: ", "))") + suspended
         }
     }
 }

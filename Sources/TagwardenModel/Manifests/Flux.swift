@@ -85,6 +85,8 @@ public struct GitRepositorySpec: Sendable {
 
 public struct FluxKustomizationSpec: Sendable {
     public var path: String?
+    /// `spec.suspend: true`: Flux applies nothing of it, no change since it was suspended.
+    public var suspended = false
     public var targetNamespace: String?
     /// `spec.sourceRef`; nil when there is none.
     public var source: SourceRef?
@@ -168,6 +170,13 @@ public indirect enum FluxSpec: Sendable {
     /// the Flux Operator's FluxInstance: the Flux distribution it installs (`spec.distribution.version`, `2.7.x`)
     case fluxInstance(version: Located?)
 
+    /// Whether `spec.suspend` is a YAML 1.1 true, as Kubernetes reads it (`yes` and `on` too).
+    static func suspended(_ y: YAMLFile, _ spec: Int) -> Bool {
+        y.get(spec, "suspend").map {
+            y.resolvedType($0) == .bool && ["true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"].contains(y.value($0))
+        } ?? false
+    }
+
     static func extract(_ y: YAMLFile, root: Int, group: String, kind: String) -> FluxSpec? {
         func loc(_ n: Int?) -> Located? {
             guard let n, y.nodes[n].kind == .scalar else { return nil }
@@ -234,10 +243,7 @@ public indirect enum FluxSpec: Sendable {
                 a.sourceNamespace = str(y.get(src, "namespace"))
             }
             a.interval = loc(y.get(spec, "interval"))
-            // a YAML 1.1 true, as Kubernetes reads it (`yes` and `on` too)
-            a.suspended = y.get(spec, "suspend").map {
-                y.resolvedType($0) == .bool && ["true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"].contains(y.value($0))
-            } ?? false
+            a.suspended = suspended(y, spec)
             if let git = y.get(spec, "git") {
                 a.hasGit = true
                 a.authorName = str(y.get(git, "commit", "author", "name"))
@@ -272,6 +278,7 @@ public indirect enum FluxSpec: Sendable {
                 k.source = .init(kind: str(y.get(src, "kind")) ?? "", namespace: str(y.get(src, "namespace")), name: str(y.get(src, "name")) ?? "")
             }
             if let list = spec.flatMap({ y.get($0, "components") }) { k.components = y.childNodes(list).compactMap(str) }
+            k.suspended = spec.map { suspended(y, $0) } ?? false
             k.namePrefix = str(spec.flatMap { y.get($0, "namePrefix") }).flatMap { $0.isEmpty ? nil : $0 }
             k.nameSuffix = str(spec.flatMap { y.get($0, "nameSuffix") }).flatMap { $0.isEmpty ? nil : $0 }
             if let pb = spec.flatMap({ y.get($0, "postBuild") }), y.nodes[pb].kind == .mapping {
