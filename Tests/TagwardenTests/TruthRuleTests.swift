@@ -271,6 +271,32 @@ import Testing
         #expect(res[0].severity == .warning)
     }
 
+    /// ipni/storetheindex's per-instance directories (`nameSuffix: -helga`, `-porvy`) and onedr0p/home-ops's namespace
+    /// directories (a Namespace `_` that each directory's `namespace:` renames): kustomize builds objects of other names,
+    /// which meet nothing; two that keep one name after their prefixes still meet.
+    @Test func objectsAreComparedByTheNamesKustomizeGivesThem() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(path: "./apps")
+        files["apps/kustomization.yaml"] = "resources: [a, b, default, media]\n"
+        for d in ["a", "b"] {
+            files["apps/\(d)/kustomization.yaml"] = "namespace: shared\nnameSuffix: -\(d)\nresources: [pvc.yaml]\n"
+            files["apps/\(d)/pvc.yaml"] = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {volumeName: \(d)}\n"
+        }
+        for d in ["default", "media"] {
+            files["apps/\(d)/kustomization.yaml"] = "namespace: \(d)\nresources: [namespace.yaml]\n"
+            files["apps/\(d)/namespace.yaml"] = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: _\n  labels: {team: \(d)}\n"
+        }
+        #expect(try lint(files, asFound: true).rendered == [])
+        // a second Flux Kustomization of the cluster builds shared/data-a too (with the same suffix): they meet there
+        files["clusters/prod/more.yaml"] = fluxKustomization(name: "more", path: "./more")
+        files["more/kustomization.yaml"] = "namespace: shared\nnameSuffix: -a\nresources: [pvc.yaml]\n"
+        files["more/pvc.yaml"] = files["apps/b/pvc.yaml"]
+        let met = try lint(files, asFound: true)
+        #expect(met.rendered == ["object-duplicate more/pvc.yaml:2:7"])
+        #expect(met.first?.message == "PersistentVolumeClaim shared/data-a is also defined in apps/a/pvc.yaml:2, "
+                + "differently: one silently replaces the other")
+    }
+
     /// A repository without Flux clusters (Argo CD applies each per-cluster overlay alone): objects of one name in two
     /// overlays never meet; two in one overlay's build do, and so do two files outside every build.
     @Test func withoutClustersObjectsMeetInOneBuild() throws {

@@ -9,14 +9,17 @@ extension Rule {
         let m = c.model
         struct Key: Hashable { let kind: String, group: String, namespace: String?, name: String, scope: String? }
         var out: [Finding] = []
-        // resources with a name that is theirs as written (a name or namespace with `${…}` is another per build)
+        // resources with a name that is theirs in every build (a name or namespace with `${…}` is another per build, and
+        // builds whose kustomizations add different prefixes or suffixes name it differently)
+        let built = BuiltNames(m)
         func candidate(_ i: ObjectID) -> String? {
             let o = m.objects[i]
-            guard !o.isKustomization, !m.flux.nonResources.contains(i), o.kind != "List", let name = o.name,
-                  !name.containsBytes("${"), !(m.objectNamespace[i]?.containsBytes("${") ?? false),
+            guard !o.isKustomization, !m.flux.nonResources.contains(i), o.kind != "List", let written = o.name,
+                  !written.containsBytes("${"), !(m.objectNamespace[i]?.containsBytes("${") ?? false),
                   // a namespace written with `${…}` that the builds make differently (or not at all) is not known
                   m.objectNamespace[i] != nil || !(o.declaredNamespace?.containsBytes("${") ?? false) else { return nil }
-            return name
+            let names = built.names(of: i)
+            return names.count == 1 ? names[0] : nil
         }
         let transformers = Transformers(m)
         func report(_ i: ObjectID, _ j: ObjectID, cluster: String?) {
@@ -28,7 +31,7 @@ extension Rule {
             let premise = transformed.map {
                 "assuming the transformers of \($0.kustomization) (\($0.config)), which may delete, rename or patch objects, leave both as written"
             }
-            let identity = "\(a.kind) \(m.qualifiedName(i))"
+            let identity = "\(a.kind) \(m.objectNamespace[i].map { $0 + "/" } ?? "")\(candidate(i) ?? a.name ?? "")"   // as the builds name it
             let there = "\(m.path(b.file)):\(b.kindSpan.start.line)"
             let inCluster = cluster.map { " applied to cluster \($0)" } ?? ""
             // what the API server reads, not the bytes: comments, order and quoting do not make two objects differ
