@@ -206,6 +206,39 @@ func fluxRepo() -> [String: String] {
         #expect(messages["marker-digest-unavailable 9"] == "policy flux-system/web-production does not reflect digests (digestReflectionPolicy is unset, so Never), so Flux writes an empty digest into this field: set digestReflectionPolicy: IfNotPresent on the policy")
     }
 
+    /// MonBusinessApp/Infrastructure: each cluster defines `flux-system/app` with its own filter; a marker is judged by
+    /// the policy of its own cluster, and each is used.
+    @Test func aMarkerFollowsThePolicyOfItsOwnCluster() throws {
+        var files: [String: String] = [:]
+        for c in ["dev", "local"] {
+            files.merge(bootstrapFiles("clusters/\(c)", flux: "v2.4.0")) { $1 }
+            files["clusters/\(c)/app.yaml"] = imageRepository(name: "app", image: "ghcr.io/acme/app") + "---\n"
+                + imagePolicy(name: "app", pattern: "^\(c)-[0-9]+$", order: .alphabetical(nil)) + "---\n"
+                + imageUpdateAutomation(name: "apps", path: "./apps/\(c)") + "---\n" + fluxKustomization(path: "./apps/\(c)")
+            files["apps/\(c)/web.yaml"] = deployment(namespace: c, image: "ghcr.io/acme/app:\(c)-1", marker: "flux-system:app")
+        }
+        let res = try lint(files, asFound: true).filter { $0.rule.hasPrefix("marker") || $0.rule == "policy-unused" }
+        #expect(res.rendered == [], "\(res)")
+    }
+
+    /// DmitriySafronov/flux2-tenant-dummy-apps: two overlays patch one base ImagePolicy differently (semver, numerical);
+    /// the marker of the overlay that a cluster applies is judged by that overlay's variant, and the base policy is used.
+    @Test func aMarkerFollowsTheVariantOfThePolicyItsBuildMakes() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/app.yaml"] = fluxKustomization(name: "app", path: "./b-env")
+        files["base/kustomization.yaml"] = "resources: [policy.yaml]\n"
+        files["base/policy.yaml"] = imagePolicy(name: "app", namespace: "app") + "---\n" + imageRepository(name: "app", namespace: "app", image: "ghcr.io/x/app")
+        files["a-env/kustomization.yaml"] = "resources: [../base]\npatches:\n  - path: p.yaml\n"
+        files["a-env/p.yaml"] = "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata: {name: app, namespace: app}\n"
+            + "spec:\n  policy:\n    semver: {range: '>=0.0.0'}\n"
+        files["b-env/kustomization.yaml"] = "resources: [../base, d.yaml]\npatches:\n  - path: p.yaml\n"
+        files["b-env/p.yaml"] = "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata: {name: app, namespace: app}\n"
+            + "spec:\n  policy:\n    semver: null\n    numerical: {order: asc}\n  filterTags: {pattern: '^main-[a-f0-9]+-(?P<ts>[0-9]+)', extract: '$ts'}\n"
+        files["b-env/d.yaml"] = deployment(name: "app", namespace: "app", image: "ghcr.io/x/app:main-abc123-1704290656347", marker: "app:app")
+        let res = try lint(files, asFound: true).filter { $0.rule.hasPrefix("marker") || $0.rule == "policy-unused" }
+        #expect(res.rendered == [], "\(res)")
+    }
+
     /// martijnjanssen/cluster-ops: one cluster, production, whose automation updates `./apps`; staging is commented
     /// out of what it applies. A staging field that follows production's policy lands in no environment: what lands
     /// in staging is a fact only where a cluster applies staging.

@@ -247,7 +247,8 @@ public struct FluxIndex: Sendable {
     static func build(objects: Objects, namespaces: Table<ObjectID, String?>, environments: Table<ObjectID, String?>, files: Files,
                       nonResources: Set<ObjectID>, markers: Table<MarkerID, MarkerComment>,
                       markerEnvironment: Table<MarkerID, String?>, expand: (String, FileID) -> [String]?, here: Set<String>,
-                      bootstrapSources: [(namespace: String?, name: String)] = []) -> (FluxIndex, Table<MarkerID, MarkerInfo>) {
+                      bootstrapSources: [(namespace: String?, name: String)] = [],
+                      deployedTogether: (FileID, ObjectID) -> Bool = { _, _ in true }) -> (FluxIndex, Table<MarkerID, MarkerInfo>) {
         var idx = FluxIndex()
         idx.nonResources = nonResources
         var compiled: [String: Result<GoRegex, RegexSyntaxError>] = [:]
@@ -358,7 +359,12 @@ public struct FluxIndex: Sendable {
             info.ref = m.ref
             info.problem = m.problem
             if let ref = m.ref {
-                let all = idx.policies(namespace: ref.namespace, name: ref.name)
+                // of several policies of one name, those the marker's builds deploy
+                var all = idx.policies(namespace: ref.namespace, name: ref.name)
+                if all.count > 1 {
+                    let own = all.filter { deployedTogether(m.file, idx.policies[$0].object) }
+                    if !own.isEmpty { all = own }
+                }
                 var environment = markerEnvironment[k]
                 func definedInSeveralEnvironments() -> Bool {
                     let key = Key(namespace: ref.namespace, name: ref.name)
@@ -377,7 +383,7 @@ public struct FluxIndex: Sendable {
                         info.updatingEnvironments = updating
                     }
                 }
-                if info.candidates.isEmpty { info.policy = idx.policy(namespace: ref.namespace, name: ref.name, environment: environment) }
+                if info.candidates.isEmpty, !all.isEmpty { info.policy = FluxIndex.preferring(environment, all) { idx.policies[$0].environment } }
                 if m.context == .value {
                     if let p = info.policy {
                         idx.uses[p, default: []].append(k)

@@ -367,8 +367,9 @@ public struct Model: Sendable {
         for f in facts { for s in f.fluxInstanceSyncs { bootstrapSources.append((s.sourceNamespace, s.sourceName)) } }
         let (flux, resolutions) = FluxIndex.build(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
                                    nonResources: nonResources, markers: markers, markerEnvironment: markerEnvironment,
-                                   expand: variables.expansions, here: here,
-                                   bootstrapSources: bootstrapSources)
+                                   expand: variables.expansions, here: here, bootstrapSources: bootstrapSources,
+                                   deployedTogether: deployedTogether(objects: objects, files: facts, graph: graph, clusters: clusters,
+                                                                      rootPaths: rootPaths))
         let kustomizationDirectories = Set(builds.value.kustomizationAt.keys)
         let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories)
         var watched = Set<String>()

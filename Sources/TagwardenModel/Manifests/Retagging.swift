@@ -332,17 +332,10 @@ extension Model {
                 listsOf[o, default: [:]][list] = names
             }
         }
-        /// Patch file → the kustomizations that apply it (`patches:`, `patchesStrategicMerge:`), found on first need.
-        var patchersOf: [String: [ObjectID]]?
+        var patchersOf: [String: [ObjectID]]?   // found on first need
         func patchers() -> [String: [ObjectID]] {
-            if let known = patchersOf { return known }
-            var out: [String: [ObjectID]] = [:]
-            for (k, o) in objects.withIDs where o.isKustomization && o.kind != "Component" {
-                let dir = Path.dirname(files[o.file].path)
-                for p in o.kustomizePatches { if let path = normalizePath(Sources.join(dir, p)) { out[path, default: []].append(k) } }
-            }
-            patchersOf = out
-            return out
+            if patchersOf == nil { patchersOf = patchUsers(objects: objects, files: files) }
+            return patchersOf!
         }
         func start(_ img: ImageUse) -> Me? {
             if let path = img.valuesPath, let o = img.object, let entry = img.valuesFromEntry, case .helmRelease(let spec)? = objects[o].flux {
@@ -420,6 +413,16 @@ extension Model {
             }
             images[i].retaggedBy = by.sorted()
         }
+    }
+
+    /// Patch file → the kustomizations that apply it (`patches:`, `patchesStrategicMerge:`; not Components').
+    static func patchUsers(objects: Objects, files: Files) -> [String: [ObjectID]] {
+        var out: [String: [ObjectID]] = [:]
+        for (k, o) in objects.withIDs where o.isKustomization && o.kind != "Component" {
+            let dir = Path.dirname(files[o.file].path)
+            for p in o.kustomizePatches { if let path = normalizePath(Sources.join(dir, p)) { out[path, default: []].append(k) } }
+        }
+        return out
     }
 
     /// What patch document `root` of `y` does to the field at `path` of a HelmRelease's `spec.values`: true when it

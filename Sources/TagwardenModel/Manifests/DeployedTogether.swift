@@ -1,0 +1,35 @@
+import TagwardenBasics
+
+extension Model {
+    /// Whether policy object `p` is deployed by a build that takes file `f` (a marker's), to choose the marker's own among
+    /// several policies of one name: a variant of a patched base policy (`EffectiveObjects`) is its builds', known by
+    /// their root kustomizations (the file's are found up its `resources:` chains, or from a patch file, up from the
+    /// kustomizations that apply it); another is a cluster's, where a cluster of this repository applies both files.
+    /// Where nothing tells, every policy may be.
+    static func deployedTogether(objects: Objects, files: Files, graph: IncludeGraph, clusters: Clusters,
+                                 rootPaths: [ObjectID: [String]]) -> (FileID, ObjectID) -> Bool {
+        var patchers: [String: [ObjectID]]?   // found on first need
+        let memo = IncludeGraph.Memo<String, Set<String>>(cycle: [])
+        /// The paths of the root kustomizations of the builds that take `path`.
+        func tops(_ path: String, _ depth: Int) -> Set<String> {
+            memo.value(path) {
+                var takers = graph.includers(of: path, depth: depth)
+                if depth == 0 {
+                    if patchers == nil { patchers = patchUsers(objects: objects, files: files) }
+                    takers += patchers![path] ?? []
+                }
+                var out = Set<String>()
+                for k in takers {
+                    let dir = graph.directory(of: k)
+                    if graph.isIncluded(dir) { out.formUnion(tops(dir, depth + 1)) } else { out.insert(files[objects[k].file].path) }
+                }
+                return out
+            }
+        }
+        return { f, p in
+            if let roots = rootPaths[p] { return !tops(files[f].path, 0).isDisjoint(with: roots) }
+            let mine = clusters.of(f)
+            return mine.isEmpty || !Set(mine).isDisjoint(with: clusters.of(objects[p].file))
+        }
+    }
+}
