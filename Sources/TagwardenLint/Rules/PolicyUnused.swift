@@ -7,15 +7,17 @@ import TagwardenModel
 extension Rule {
     static let policyUnused = Rule("policy-unused") { c in
         let m = c.model
-        // a written policy is used where a marker uses it in some build (the variants builds make of it are the same policy)
-        var used = Set<ObjectID>()
-        for (p, markers) in m.flux.uses where !markers.isEmpty {
-            let o = m.flux.policies[p].object
-            used.insert(m.variantOf[o] ?? o)
+        // a policy is used where a marker uses it in some build: the variants builds make of one written policy under one
+        // name are that policy (a template that each app renames makes policies of their own)
+        struct Written: Hashable { let object: ObjectID, namespace: String?, name: String }
+        func written(_ p: PolicyID) -> Written {
+            let policy = m.flux.policies[p]
+            return Written(object: m.variantOf[policy.object] ?? policy.object, namespace: policy.namespace, name: policy.name)
         }
+        let used = Set(m.flux.uses.filter { !$0.value.isEmpty }.keys.map(written))
         return m.flux.policies.indices.compactMap { p in
             let policy = m.flux.policies[p]
-            guard !m.flux.nonResources.contains(policy.object), !used.contains(m.variantOf[policy.object] ?? policy.object) else { return nil }
+            guard !m.flux.nonResources.contains(policy.object), !used.contains(written(p)) else { return nil }
             // an automation of its namespace that updates another repository: its markers live there
             let elsewhere = m.flux.automations.contains { a in
                 a.spec.updatesElsewhere && FluxIndex.sameNamespace(a.namespace, policy.namespace)
