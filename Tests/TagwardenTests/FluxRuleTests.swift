@@ -206,6 +206,32 @@ func fluxRepo() -> [String: String] {
         #expect(messages["marker-digest-unavailable 9"] == "policy flux-system/web-production does not reflect digests (digestReflectionPolicy is unset, so Never), so Flux writes an empty digest into this field: set digestReflectionPolicy: IfNotPresent on the policy")
     }
 
+    /// kingdon-ci/fleet-infra: the only ImagePolicy of a marker's name is in a file its directory's kustomization leaves
+    /// out, so Flux has no such policy (not one that would "replace the value"). Markers under the update.path of an
+    /// automation are facts only where a cluster here applies that automation.
+    @Test func aPolicyThatIsNotDeployedIsNoPolicyOfFlux() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomizations([("apps", "./apps"), ("images", "./images")])
+        files["images/kustomization.yaml"] = "resources: [repo.yaml, auto.yaml]\n"
+        files["images/repo.yaml"] = imageRepository()
+        files["images/auto.yaml"] = imageUpdateAutomation(name: "apps", path: "./apps")
+        files["images/policy-unlisted.yaml"] = imagePolicy(pattern: "^v1\\.29\\.[0-9]+$")
+        files["apps/web.yaml"] = deployment(namespace: "apps", image: "ghcr.io/acme/web:v1.28.0", marker: "flux-system:web")
+        var res = try lint(files, asFound: true).filter { $0.rule.hasPrefix("marker") }
+        #expect(res.map { "\($0.severity) \($0.rendered)" } == ["error marker-unknown-policy apps/web.yaml:9:43"], "\(res)")
+        #expect(res.first?.message == "ImagePolicy flux-system/web is defined only in images/policy-unlisted.yaml, which is not deployed "
+                + "(images/kustomization.yaml, which builds its directory, does not list it), so Flux has no such policy and never updates this field")
+        // the marker's file applied by no cluster, but read by an automation a cluster applies: a fact
+        files["clusters/prod/apps.yaml"] = fluxKustomizations([("images", "./images")])
+        res = try lint(files, asFound: true).filter { $0.rule.hasPrefix("marker") }
+        #expect(res.map { "\($0.severity) \($0.rendered)" } == ["error marker-unknown-policy apps/web.yaml:9:43"], "\(res)")
+        // neither applied: that Flux runs the automation is an assumption
+        files["clusters/prod/apps.yaml"] = fluxKustomizations([("other", "./other")])
+        files["other/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other, namespace: apps}\n"
+        res = try lint(files, asFound: true).filter { $0.rule.hasPrefix("marker") }
+        #expect(res.map { "\($0.severity) \($0.rendered)" } == ["warning marker-unknown-policy apps/web.yaml:9:43"], "\(res)")
+    }
+
     /// MonBusinessApp/Infrastructure: each cluster defines `flux-system/app` with its own filter; a marker is judged by
     /// the policy of its own cluster, and each is used.
     @Test func aMarkerFollowsThePolicyOfItsOwnCluster() throws {

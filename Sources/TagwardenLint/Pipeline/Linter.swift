@@ -184,11 +184,14 @@ public enum Linter {
 
     /// Findings in files that are not applied. One no cluster here reaches may be applied from outside: judged, as a
     /// warning that says so. One known not to be deployed is in no cluster: only what Flux's image automation reads
-    /// there is judged (markers under an `update.path` as facts, other markers as warnings).
+    /// there is judged (markers under the `update.path` of an automation a cluster applies as facts, other markers as
+    /// warnings).
     static func judgeUnapplied(_ found: [Finding], scope: Rule.Scope, _ unapplied: [String: Clusters.Reach], _ model: Model) -> [Finding] {
         found.compactMap { f in
             guard let reach = unapplied[f.file] else { return f }
-            if scope == .updatePaths, !model.flux.covering(f.file).isEmpty { return f }
+            if scope == .updatePaths, model.flux.covering(f.file).contains(where: { a in
+                model.clusters.reach[model.objects[model.flux.automations[a].object].file] == .applied
+            }) { return f }
             var f = f
             switch reach {
             case .applied: break

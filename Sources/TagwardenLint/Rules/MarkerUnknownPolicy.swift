@@ -14,6 +14,12 @@ extension Rule {
         var out: [Finding] = m.markers.indices.compactMap { k in
             guard m.markers[k].context == .value, let ref = m.markers[k].ref, m.markers[k].policy == nil,
                   m.markers[k].candidates.isEmpty else { return nil }
+            // defined, but only where nothing deploys it
+            if let (p, why) = m.markers[k].undeployed {
+                let file = m.path(m.objects[m.flux.policies[p].object].file)
+                return c.finding("ImagePolicy \(ref.namespace)/\(ref.name) is defined only in \(file), which is not deployed (\(why)), "
+                                 + "so Flux has no such policy and never updates this field", marker: k)
+            }
             let wanted = "\(ref.namespace):\(ref.name)"
             // a policy written in that namespace that a kustomization moved: where it really is
             if movedByName == nil {

@@ -2019,8 +2019,8 @@ rationale: >
   something unexpected. The rule evaluates every policy against the registry's tags now, exactly as
   `tagwarden update` does, and reports each field that run would change. Runs with `audit --registry` only.
 premises: >
-  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
-  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
+  cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
   warning whose message says why the file may not be read.
 fix: >
   Look at the automation's status (`flux get image update`), or run `tagwarden update --registry` to see and
@@ -2138,8 +2138,8 @@ rationale: >
   cluster's ImageUpdateAutomation runs: when both automations cover the file, each run writes back the
   other environment's tag, and production receives staging builds in between.
 premises: >
-  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
-  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
+  cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
   warning whose message says why the file may not be read.
 fix: >
   Keep the image field in each environment's overlay (a kustomize `images:` entry or a patch per
@@ -2242,8 +2242,8 @@ rationale: >
   beside the old digest: the manifests say the new version, the cluster keeps running the old image,
   and nothing fails.
 premises: >
-  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
-  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
+  cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
   warning whose message says why the file may not be read.
 fix: >
   Put a `:digest` marker on the digest (`digest: sha256:… # {"$imagepolicy": "flux-system:web:digest"}`)
@@ -2362,8 +2362,8 @@ rationale: >
   `@sha256:…` rewrites it as `name:tag` without the digest. Either way the pin is gone after the next
   update, silently, and production runs whatever the tag points to.
 premises: >
-  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
-  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
+  cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
   warning whose message says why the file may not be read.
 fix: >
   Set `digestReflectionPolicy: IfNotPresent` on the policy (or `Always` with an `interval`), or
@@ -2587,8 +2587,8 @@ rationale: >
   an ImageUpdateAutomation's `update.path`, for a policy in that automation's namespace and selected
   by its `policySelector`. Everything else looks like a marker and does nothing.
 premises: >
-  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
-  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
+  cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
   warning whose message says why the file may not be read.
 fix: >
   Put the marker after the value on the value's line; move the file under `update.path`, or the policy
@@ -2803,8 +2803,8 @@ rationale: >
   entry's `newName` or `name`, a chart's `repository`, or what that field's own `:name` marker makes
   it): the web policy's tag on the api entry deploys api with a tag of web's, which api may not have.
 premises: >
-  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
-  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
+  cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
   warning whose message says why the file may not be read.
 fix: >
   Point the marker at the policy that watches this image.
@@ -3018,8 +3018,8 @@ rationale: >
   `<namespace>:<name>[:tag|:name|:digest]`. Trailing text, single quotes, a missing namespace or an
   unknown suffix make it an ordinary comment, and Flux never updates the field — without a word.
 premises: >
-  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
-  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
+  cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
   warning whose message says why the file may not be read.
 fix: >
   Write `# {"$imagepolicy": "<namespace>:<policy>"}` (or with `:tag`, `:name`, `:digest`) and nothing
@@ -3247,8 +3247,8 @@ rationale: >
   shows the tag the first policy selected, and the runtime, which pulls by digest, runs what the
   second selected (a prerelease in production, say), and nothing fails.
 premises: >
-  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
-  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
+  cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
   warning whose message says why the file may not be read.
 fix: >
   Mark the tag and the digest with the same policy (`…:web-prod:tag` and `…:web-prod:digest`).
@@ -3374,8 +3374,8 @@ rationale: >
   nothing says so. When every overlay's own value carries a marker too, Flux's updates reach the
   builds through them, and the base's marker is only redundant: not reported.
 premises: >
-  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
-  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
+  cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
   warning whose message says why the file may not be read.
 fix: >
   Put the marker on what the overlays write (a `:tag` marker on the `newTag` of their `images:`
@@ -3510,8 +3510,8 @@ rationale: >
   ImagePolicies in its templates, which Tagwarden does not render, the finding is a note: the policy may
   be one of theirs.
 premises: >
-  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
-  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
+  cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
   warning whose message says why the file may not be read. In a repository that holds no ImagePolicy and no
   Flux installation of the cluster, the policy may be made elsewhere (a platform's): the finding is then at
   most a warning.
@@ -3608,8 +3608,8 @@ rationale: >
   A value written with `${VAR}` for Flux's post-build substitution is replaced too, expression and all:
   from then on every cluster that applies the file deploys the automation's tag, whatever it substitutes.
 premises: >
-  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
-  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
+  cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
   warning whose message says why the file may not be read.
 fix: >
   Use a tag the policy selects (`tagwarden policy eval` shows which), or correct the policy. For a `${VAR}`
@@ -3740,8 +3740,8 @@ rationale: >
   kustomize `newTag` or a Helm `tag` a full reference produces `app:ghcr.io/acme/app:1.2.3`; a `:tag`
   marker on an `image:` field replaces the whole reference with a bare tag. Either breaks the deployment.
 premises: >
-  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
-  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
+  cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
   warning whose message says why the file may not be read.
 fix: >
   Use the suffix that matches the field: `:tag` for `newTag`/`tag`, `:name` for `newName`/`repository`,
@@ -5030,8 +5030,8 @@ rationale: >
   keys on purpose) is data: kustomize copies its bytes into the ConfigMap without reading its keys, so its
   duplicate keys are not reported; a syntax error there still is.
 premises: >
-  Flux's image automation reads the file: it is under an ImageUpdateAutomation's `update.path` here (a fact,
-  whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
+  cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
   warning whose message says why the file may not be read.
 fix: >
   Correct the YAML at the reported position. Common causes are tab indentation, a missing space after

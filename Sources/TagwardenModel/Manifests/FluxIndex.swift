@@ -86,6 +86,8 @@ public struct FluxIndex: Sendable {
         /// automations (nil for one of no environment).
         public var candidates: [PolicyID] = []
         public var updatingEnvironments: Set<String?> = []
+        /// When every ImagePolicy of its name is in a file known not to be deployed: the first, and why.
+        public var undeployed: (policy: PolicyID, why: String)?
         public var environment: String?
         /// The ImageUpdateAutomations that apply it (its file is under their update.path, they are in the policy's
         /// namespace and their policySelector takes the policy); empty when none does, or the marker names no policy.
@@ -248,7 +250,8 @@ public struct FluxIndex: Sendable {
                       nonResources: Set<ObjectID>, markers: Table<MarkerID, MarkerComment>,
                       markerEnvironment: Table<MarkerID, String?>, expand: (String, FileID) -> [String]?, here: Set<String>,
                       bootstrapSources: [(namespace: String?, name: String)] = [],
-                      deployedTogether: (FileID, ObjectID) -> Bool = { _, _ in true }) -> (FluxIndex, Table<MarkerID, MarkerInfo>) {
+                      deployedTogether: (FileID, ObjectID) -> Bool = { _, _ in true },
+                      notDeployed: (FileID) -> String? = { _ in nil }) -> (FluxIndex, Table<MarkerID, MarkerInfo>) {
         var idx = FluxIndex()
         idx.nonResources = nonResources
         var compiled: [String: Result<GoRegex, RegexSyntaxError>] = [:]
@@ -359,8 +362,14 @@ public struct FluxIndex: Sendable {
             info.ref = m.ref
             info.problem = m.problem
             if let ref = m.ref {
-                // of several policies of one name, those the marker's builds deploy
+                // a policy only in files known not to be deployed is none Flux has; of several policies of one name,
+                // those the marker's builds deploy
                 var all = idx.policies(namespace: ref.namespace, name: ref.name)
+                let deployed = all.filter { notDeployed(objects[idx.policies[$0].object].file) == nil }
+                if deployed.isEmpty, let first = all.first {
+                    info.undeployed = (first, notDeployed(objects[idx.policies[first].object].file)!)
+                }
+                all = deployed
                 if all.count > 1 {
                     let own = all.filter { deployedTogether(m.file, idx.policies[$0].object) }
                     if !own.isEmpty { all = own }

@@ -369,7 +369,8 @@ public struct Model: Sendable {
                                    nonResources: nonResources, markers: markers, markerEnvironment: markerEnvironment,
                                    expand: variables.expansions, here: here, bootstrapSources: bootstrapSources,
                                    deployedTogether: deployedTogether(objects: objects, files: facts, graph: graph, clusters: clusters,
-                                                                      rootPaths: rootPaths))
+                                                                      rootPaths: rootPaths),
+                                   notDeployed: { if case .notDeployed(let why) = clusters.reach[$0] { why } else { nil } })
         let kustomizationDirectories = Set(builds.value.kustomizationAt.keys)
         let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories)
         var watched = Set<String>()

@@ -12,6 +12,9 @@ public final class ResolvedMarker: Sendable {
     /// (nil for one of no environment).
     public let candidates: [PolicyID]
     public let updatingEnvironments: Set<String?>
+    /// When every ImagePolicy of its name is in a file known not to be deployed: the first, and why its file is not
+    /// (`policy` is then nil: Flux has no such policy).
+    public let undeployed: (policy: PolicyID, why: String)?
     /// Its environment: its object's, else that of the release whose values hold the field, else its file's.
     public let environment: String?
     /// The ImageUpdateAutomations that apply it.
@@ -26,6 +29,7 @@ public final class ResolvedMarker: Sendable {
         policy = info.policy
         candidates = info.candidates
         updatingEnvironments = info.updatingEnvironments
+        undeployed = info.undeployed
         environment = info.environment
         automations = info.automations
         skipped = info.skipped
