@@ -361,6 +361,20 @@ import Testing
                 "\(res.rendered)")
     }
 
+    /// kingdon-ci/fleet-infra: a configMapGenerator's data file has Flux write a tag into `content-hash` to roll a
+    /// deployment: the field is a value, not an image, so only what Flux writes there is judged; a key that reads as an
+    /// image's tag is one.
+    @Test func aTagMarkerOnAValueThatIsNoImagesIsJudgedAsAMarkerOnly() throws {
+        var files: [String: String] = [:]
+        files["app/kustomization.yaml"] = "resources: [d.yaml]\nconfigMapGenerator:\n  - {name: edition, files: [values.yaml]}\n"
+        files["app/d.yaml"] = deployment(namespace: "apps", image: "ghcr.io/acme/web:1.2.3")
+        files["app/values.yaml"] = "content-hash: v1 # {\"$imagepolicy\": \"flux-system:site:tag\"}\n"
+        files["flux/site.yaml"] = imagePolicy(name: "site") + "---\n" + imageRepository(name: "site", image: "ghcr.io/acme/site")
+        #expect(try lint(files).rendered == ["marker-value-rejected app/values.yaml:1:18"])
+        files["app/values.yaml"] = "webTag: v1 # {\"$imagepolicy\": \"flux-system:site:tag\"}\n"
+        #expect(try lint(files).rendered == ["image-floating-tag app/values.yaml:1:9", "marker-value-rejected app/values.yaml:1:12"])
+    }
+
     /// T41-Ch1/mystok-gcp-flux-prod: a patch file writes the container's image without a tag, and the kustomization that
     /// applies the patch sets the tag with `images:` (kustomize runs the patches first: `acme/app:2.0.1` runs). Where no
     /// entry sets it, the patch's image runs as written.

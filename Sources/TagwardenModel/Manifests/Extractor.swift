@@ -703,6 +703,10 @@ package struct Extractor {
         case .reference where !isTag:
             addReference(n, origin: .marker, object: marker.object)
         case .reference, .tag:
+            // outside a Kubernetes object (a data or values file), a key that names no image's part is a value Flux writes
+            // a tag into, not an image (kingdon-ci's `content-hash: v1` rolls a deployment); a release that reads the
+            // file reads its images by the chart's keys (`ValuesFiles`)
+            if marker.object == nil, !key.isEmpty, !["tag", "image", "version"].contains(where: { key.lowercased().contains($0) }) { return }
             var use = ImageUse(origin: .marker, file: fileIndex, object: marker.object, text: y.value(n), span: y.nodes[n].span)
             use.tag = located(n)
             use.nodes = [n]
