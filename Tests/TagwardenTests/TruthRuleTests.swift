@@ -1,5 +1,6 @@
 import TagwardenFixtures
 import Testing
+@testable import TagwardenModel
 @testable import TagwardenLint
 
 /// What the repository says of the clusters: the Flux each runs (its components' version label or CRDs), what its
@@ -592,6 +593,47 @@ extension FluxInstanceTests {
         files["clusters/test/apps.yaml"]! += "---\n" + fluxKustomization(name: "wasm-live", path: "./examples/wasm")
         #expect(try lint(files, asFound: true).map { "\($0.severity) \($0.rendered)" }
                 == ["error image-latest-tag apps/web.yaml:9:18", "error image-latest-tag examples/wasm/spin.yaml:9:18"])
+    }
+}
+
+@Suite struct FluxReleaseTests {
+    /// Where a repository installs Flux from: ipni/storetheindex lists the release's install.yaml (0.28.5, which serves
+    /// the v1alpha1 ImagePolicy it writes), allenporter/k8s-gitops applies the OCI artifact of Flux's manifests; a
+    /// development build's Namespace label (v0.0.0-dev.0, microsoft/multicluster-gitops) names no release.
+    @Test func theReleaseAClusterInstallsIsReadFromItsInstallationsSource() throws {
+        /// The Flux of the one cluster, with where it was read, when its gotk-components.yaml is `components`.
+        func flux(components: String) throws -> String? {
+            var files = bootstrapFiles("clusters/prod", flux: nil)
+            files["clusters/prod/flux-system/gotk-components.yaml"] = components
+            let model = try lintReport(files, asFound: true).model
+            return model?.clusters.clusters.first.flatMap { c in c.flux.map { "\($0) (\(c.fluxOrigin ?? ""))" } }
+        }
+        #expect(try flux(components: "apiVersion: source.toolkit.fluxcd.io/v1beta2\nkind: OCIRepository\n"
+                         + "metadata: {name: flux-manifests, namespace: flux-system}\nspec:\n  url: oci://ghcr.io/fluxcd/flux-manifests\n  ref:\n    tag: v2.4.0\n")
+                == "2.4.0 (OCIRepository flux-manifests of Flux's manifests in clusters/prod/flux-system/gotk-components.yaml:7, tag v2.4.0)")
+        #expect(try flux(components: "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: flux-system\n  labels:\n"
+                         + "    app.kubernetes.io/part-of: flux\n    app.kubernetes.io/version: v0.0.0-dev.0\n") == nil)
+        // the install.yaml of a release that a base kustomization lists
+        var repo = bootstrapFiles("clusters/prod", flux: nil)
+        repo["clusters/prod/flux-system/kustomization.yaml"] = "resources: [gotk-sync.yaml, ../../../base/flux-system]\n"
+        repo["base/flux-system/kustomization.yaml"] = "resources:\n  - https://github.com/fluxcd/flux2/releases/download/v0.28.5/install.yaml\n"
+        repo["clusters/prod/images.yaml"] = "apiVersion: image.toolkit.fluxcd.io/v1alpha1\nkind: ImagePolicy\nmetadata: {name: web, namespace: flux-system}\n"
+            + "spec:\n  imageRepositoryRef: {name: web}\n  policy: {semver: {range: '>=1.0.0'}}\n"
+        let report = try lintReport(repo, asFound: true)
+        #expect(report.model?.clusters.clusters.first?.fluxOrigin == "the Flux release's install.yaml v0.28.5 that base/flux-system/kustomization.yaml lists")
+        #expect(report.findings.filter { $0.rule.hasPrefix("api-") }.map { "\($0.rule) \($0.severity)" } == ["api-deprecated note"], "\(report.findings)")
+    }
+
+    /// The version map, as the controllers' CustomResourceDefinitions at each release have it.
+    @Test func whichFluxServesWhichImageAPI() {
+        #expect(FluxAPIs.served(by: FluxVersion(0, 12), kind: "ImagePolicy") == ["v1alpha1"])
+        #expect(FluxAPIs.served(by: FluxVersion(0, 28, 5), kind: "ImagePolicy") == ["v1beta1", "v1alpha2", "v1alpha1"])
+        #expect(FluxAPIs.served(by: FluxVersion(0, 37), kind: "ImagePolicy") == ["v1beta1"])
+        #expect(FluxAPIs.served(by: FluxVersion(0, 40), kind: "ImagePolicy") == ["v1beta2", "v1beta1"])
+        #expect(FluxAPIs.served(by: FluxVersion(2, 2), kind: "ImageUpdateAutomation") == ["v1beta1"])
+        #expect(FluxAPIs.served(by: FluxVersion(2, 3), kind: "ImageUpdateAutomation") == ["v1beta2", "v1beta1"])
+        #expect(FluxAPIs.served(by: FluxVersion(2, 8), kind: "ImageRepository") == ["v1", "v1beta2"])
+        #expect(FluxAPIs.served(by: FluxVersion(2, 9), kind: "ImageRepository") == ["v1"])
     }
 }
 

@@ -25,7 +25,7 @@ extension Rule {
             } else if let since = api.lifetime?.since {
                 why = "\(api.version) came in Flux \(since)"
             } else {
-                why = "no Flux 2 serves it"
+                why = "no Flux serves it"
             }
             var f = c.finding("\(o.apiVersion) \(o.kind) is not served by \(by) (\(why)): the API server refuses it, "
                                 + "and the Kustomization that applies it fails; \(advice)",
@@ -69,7 +69,7 @@ extension Model {
             let crd = config.fluxVersion == nil ? run.cluster.flatMap { clusters.clusters[$0].servedImageAPIs[o.kind] } : nil
             let served = crd ?? FluxAPIs.served(by: run.version, kind: o.kind)
             // newest first: the advice names the latest the cluster serves
-            let alternatives = ["v1", "v1beta2", "v1beta1"].filter { $0 != version && served.contains($0) }
+            let alternatives = FluxAPIs.versions.filter { $0 != version && served.contains($0) }
             return (run, served.contains(version), alternatives, crd != nil)
         }
         let api = ImageAPI(version: version, lifetime: FluxAPIs.lifetime(kind: o.kind, version: version), runs: runs)

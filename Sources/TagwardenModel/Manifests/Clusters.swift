@@ -268,13 +268,14 @@ public struct Clusters: Sendable {
             case .fluxInstance?, .helmRelease?:
                 objectsOfFile[o.file, default: []].append(i)
             default:
-                if o.definition?.group == FluxAPIs.group || (o.kind == "Namespace" && o.labels["app.kubernetes.io/part-of"] == "flux") {
+                if o.definition?.group == FluxAPIs.group || (o.kind == "Namespace" && o.labels["app.kubernetes.io/part-of"] == "flux")
+                    || (o.isKustomization && o.kustomizeResources.contains { Self.fluxRelease(installedBy: $0) != nil }) {
                     objectsOfFile[o.file, default: []].append(i)
                 }
             }
         }
         // (and the flux-instance chart's values, which install the FluxInstance)
-        for f in files.indices where !files[f].fluxInstanceVersions.isEmpty && objectsOfFile[f] == nil { objectsOfFile[f] = [] }
+        for f in files.indices where !files[f].fluxReleases.isEmpty && objectsOfFile[f] == nil { objectsOfFile[f] = [] }
         out.installations = installations(objectsOfFile.keys.sorted(), objects: objects, objectsOfFile: objectsOfFile, files: files)
         for (f, os) in objectsOfFile where os.contains(where: { objects[$0].kind == "Namespace" }) { out.componentFiles.insert(f) }
         let synced = files.contains { !$0.fluxInstanceSyncs.isEmpty }
@@ -475,18 +476,37 @@ public struct Clusters: Sendable {
     /// The Flux versions that `files` install: a Namespace labelled `app.kubernetes.io/part-of: flux` with its
     /// `app.kubernetes.io/version` (flux bootstrap's `gotk-components.yaml`), or a FluxInstance's distribution version
     /// (in its manifest, or in the values of flux-operator's flux-instance chart).
+    /// The version of the Flux release whose manifests a kustomization resource installs, as Flux's documentation has
+    /// them applied: `https://github.com/fluxcd/flux2/releases/download/v2.4.0/install.yaml`, or the kustomize remote
+    /// `github.com/fluxcd/flux2/manifests/install?ref=v2.4.0`.
+    static func fluxRelease(installedBy resource: String) -> String? {
+        if let at = resource.firstRange(of: "github.com/fluxcd/flux2/releases/download/"), resource.hasSuffix("/install.yaml") {
+            let v = resource[at.upperBound...].dropLast("/install.yaml".count)
+            return v.contains("/") ? nil : String(v)
+        }
+        if resource.contains("github.com/fluxcd/flux2/manifests/install"), let ref = resource.firstRange(of: "ref=") {
+            return String(resource[ref.upperBound...].prefix { $0 != "&" })
+        }
+        return nil
+    }
+
     static func installations(_ files: [FileID], objects: Objects, objectsOfFile: [FileID: [ObjectID]], files facts: Files)
         -> [(version: FluxVersion, origin: String)] {
         var out: [(version: FluxVersion, origin: String)] = []
         for f in files {
-            for v in facts[f].fluxInstanceVersions {
-                if let version = FluxVersion.parse(v.value) {
-                    out.append((version, "flux-instance chart values in \(facts[f].path):\(v.span.start.line), distribution \(v.value)"))
-                }
+            for (v, by, field) in facts[f].fluxReleases {
+                if let version = FluxVersion.parse(v.value) { out.append((version, "\(by) in \(facts[f].path):\(v.span.start.line), \(field) \(v.value)")) }
             }
             for o in objectsOfFile[f] ?? [] {
                 let obj = objects[o]
-                if obj.kind == "Namespace", let v = obj.labels["app.kubernetes.io/version"], let version = FluxVersion.parse(v) {
+                for r in obj.kustomizeResources {
+                    if let v = fluxRelease(installedBy: r), let version = FluxVersion.parse(v) {
+                        out.append((version, "the Flux release's install.yaml \(v) that \(facts[f].path) lists"))
+                    }
+                }
+                // (a development build labels its Namespace v0.0.0-dev.0: no release)
+                if obj.kind == "Namespace", let v = obj.labels["app.kubernetes.io/version"], !v.contains("-dev"), let version = FluxVersion.parse(v),
+                   version != FluxVersion(0, 0, 0) {
                     out.append((version, "app.kubernetes.io/version \(v) of Namespace \(obj.name ?? "") in \(facts[f].path)"))
                 } else if case .fluxInstance(let v?)? = obj.flux, let version = FluxVersion.parse(v.value) {
                     out.append((version, "FluxInstance \(obj.name ?? "") in \(facts[f].path), distribution \(v.value)"))

@@ -133,7 +133,9 @@ package struct Extractor {
     mutating func fluxInstanceValues(_ values: Int) {
         guard let instance = y.get(values, "instance"), y.nodes[instance].kind == .mapping else { return }
         if let sync = y.get(instance, "sync") { fluxInstanceSync(sync, namespace: nil) }
-        if let v = y.get(instance, "distribution", "version"), y.nodes[v].kind == .scalar { facts.fluxInstanceVersions.append(located(v)) }
+        if let v = y.get(instance, "distribution", "version"), y.nodes[v].kind == .scalar {
+            facts.fluxReleases.append((located(v), "flux-instance chart values", "distribution"))
+        }
     }
 
     /// The fields of a kustomization kustomize v5 decodes (lower-cased): any other makes it refuse the file.
@@ -167,6 +169,11 @@ package struct Extractor {
             fluxInstanceValues(values)
         }
         if kind == "FluxInstance", let sync = y.get(root, "spec", "sync") { fluxInstanceSync(sync, namespace: scalarString(y.get(root, "metadata", "namespace"))) }
+        // Flux installed from its own manifests' OCI artifact (a Kustomization of it applies them)
+        if kind == "OCIRepository", apiVersion.hasPrefix("source.toolkit.fluxcd.io/"), let spec = y.get(root, "spec"),
+           scalarString(y.get(spec, "url"))?.hasSuffix("/fluxcd/flux-manifests") == true, let tag = y.get(spec, "ref", "tag"), y.nodes[tag].kind == .scalar {
+            facts.fluxReleases.append((located(tag), "OCIRepository \(scalarString(y.get(root, "metadata", "name")) ?? "") of Flux's manifests", "tag"))
+        }
         if kind == "List", apiVersion == "v1", let items = y.get(root, "items"), y.nodes[items].kind == .sequence {
             // `kubectl get -o yaml` writes a List; kubectl and Flux apply its items as objects
             for item in y.childNodes(items) where item != root { document(d, root: item, isKustomizationFile: false) }

@@ -59,14 +59,19 @@ public struct FluxVersion: Sendable, Hashable, Comparable, CustomStringConvertib
 public enum FluxAPIs {
     public static let group = "image.toolkit.fluxcd.io"
 
-    /// The Flux versions that serve `version` of `kind`: from `since` (nil: every Flux 2 and earlier) until before
-    /// `removedIn` (nil: still served). nil for an apiVersion no Flux 2 serves (the v1alpha APIs of Flux 0.x).
+    /// The Flux versions that serve `version` of `kind`: from `since` (nil: every Flux 2) until before `removedIn` (nil:
+    /// still served); nil for an apiVersion no Flux serves. Read from the controllers' CustomResourceDefinitions at each
+    /// release and the controller versions flux2's manifests name: v1alpha1 from the first; v1alpha2 from 0.13
+    /// (image-reflector-controller v0.9, image-automation-controller v0.9); v1beta1 from 0.16 (v0.11, v0.14); both
+    /// alphas gone in 0.37 (v0.23, v0.27); ImageRepository and ImagePolicy v1beta2 from 0.40 (v0.25), the automation's
+    /// from 2.3 (v0.38); v1beta1 gone in 2.7, v1beta2 in 2.9.
     public static func lifetime(kind: String, version: String) -> (since: FluxVersion?, removedIn: FluxVersion?)? {
         let automation = kind == "ImageUpdateAutomation"
         switch version {
-        case "v1beta1": return (nil, FluxVersion(2, 7))
-        // ImageRepository and ImagePolicy v1beta2 came with image-reflector-controller v0.23 (Flux 0.37)
-        case "v1beta2": return (automation ? FluxVersion(2, 3) : FluxVersion(0, 37), FluxVersion(2, 9))
+        case "v1alpha1": return (nil, FluxVersion(0, 37))
+        case "v1alpha2": return (FluxVersion(0, 13), FluxVersion(0, 37))
+        case "v1beta1": return (FluxVersion(0, 16), FluxVersion(2, 7))
+        case "v1beta2": return (automation ? FluxVersion(2, 3) : FluxVersion(0, 40), FluxVersion(2, 9))
         case "v1": return (FluxVersion(2, 7), nil)
         default: return nil
         }
@@ -74,12 +79,15 @@ public enum FluxAPIs {
 
     /// Whether `flux` serves `version` of `kind` by the version map.
     public static func serves(_ flux: FluxVersion, kind: String, version: String) -> Bool {
-        guard let life = lifetime(kind: kind, version: version) else { return flux.major < 2 && version.hasPrefix("v1alpha") }
+        guard let life = lifetime(kind: kind, version: version) else { return false }
         return (life.since.map { flux.release >= $0 } ?? true) && (life.removedIn.map { flux.release < $0 } ?? true)
     }
 
-    /// The apiVersions of `kind` that `flux` serves, newest first (`v1`, `v1beta2`, `v1beta1`).
+    /// The apiVersions of `kind` that `flux` serves, newest first (`v1`, `v1beta2`, `v1beta1`, `v1alpha2`, `v1alpha1`).
     public static func served(by flux: FluxVersion, kind: String) -> [String] {
-        ["v1", "v1beta2", "v1beta1"].filter { serves(flux, kind: kind, version: $0) }
+        versions.filter { serves(flux, kind: kind, version: $0) }
     }
+
+    /// Every apiVersion of the image-automation kinds, newest first.
+    public static let versions = ["v1", "v1beta2", "v1beta1", "v1alpha2", "v1alpha1"]
 }

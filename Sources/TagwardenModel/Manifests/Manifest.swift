@@ -472,8 +472,10 @@ public struct FileFacts: Sendable {
         /// The URL of that GitRepository (`sync.url`): this repository's.
         public var url: String?
     }
-    /// The Flux distribution version of flux-operator's flux-instance chart's values (`instance.distribution.version`).
-    public var fluxInstanceVersions: [Located] = []
+    /// The Flux releases the file installs: flux-operator's flux-instance chart's values (`instance.distribution.version`),
+    /// or an OCIRepository of Flux's own manifests (`oci://ghcr.io/fluxcd/flux-manifests` at a tag); with what says so
+    /// and the field that holds it.
+    public var fluxReleases: [(version: Located, by: String, field: String)] = []
     /// The parsed tree, kept for the files `EffectiveObjects` reads again: kustomizations with patches, patch files,
     /// the image-automation objects' own.
     var tree: YAMLFile?
