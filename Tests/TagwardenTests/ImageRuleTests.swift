@@ -209,9 +209,14 @@ import Testing
               image: chrislusf/seaweedfs:4.22
 
         """
-        // a policy that takes 4.22.1 as well, and no policy at all, leave 4.22 a series of patch releases
+        // a policy of the image that takes 4.22 but no 4.22.x says its releases have two numbers, whichever policy a
+        // field follows (an image no policy ranks so keeps the assumption: shortVersionsThatTheRepositorySaysAreReleases)
+        #expect(try lint(files).filter { $0.rule == "image-floating-tag" }.rendered == [])
+        // without that policy, one that takes 4.22.1 as well, and no policy at all, leave 4.22 a series of patch releases
+        files["infra/policies.yaml"] = files["infra/policies.yaml"]!.replacingOccurrences(of: #"^(?P<major>\d+)\.(?P<minor>\d+)$"#, with: #"^(?P<major>\d+)\.(?P<minor>\d+)\.\d+$"#)
         let res = try lint(files).filter { $0.rule == "image-floating-tag" }
-        #expect(res.rendered == ["image-floating-tag infra/release.yaml:9:14", "image-floating-tag infra/release.yaml:11:14"], "\(res.rendered)")
+        #expect(res.rendered == ["image-floating-tag infra/release.yaml:7:14", "image-floating-tag infra/release.yaml:9:14",
+                                 "image-floating-tag infra/release.yaml:11:14"], "\(res.rendered)")
     }
 
     /// Renovate pins charts' images as `tag: v1.60.0@sha256:…`: the chart renders `repository:tag`, a reference with
@@ -359,6 +364,20 @@ import Testing
         let res = try lint(files)
         #expect(res.rendered == ["image-entry-unmatched overlay/kustomization.yaml:3:11", "image-entry-unmatched overlay/kustomization.yaml:6:12"],
                 "\(res.rendered)")
+    }
+
+    /// martijnjanssen/cluster-ops: the image's policy ranks build numbers (`^[0-9]*$`, numerical), so `687` is a build,
+    /// marked or not; nicolerenee/infra's netdisco `2.098002` is Perl's version numbering, no series (a series' minor
+    /// number has no leading zero). An image no policy ranks so keeps the assumption.
+    @Test func shortVersionsThatTheRepositorySaysAreReleases() throws {
+        var files: [String: String] = [:]
+        files["flux/bite.yaml"] = imageRepository(name: "bite", image: "ghcr.io/acme/bite") + "---\n"
+            + imagePolicy(name: "bite", pattern: "^[0-9]*$", order: .numerical("asc"))
+        files["apps/bite.yaml"] = deployment(name: "bite", namespace: "apps", image: "ghcr.io/acme/bite:687")
+        files["apps/netdisco.yaml"] = deployment(name: "netdisco", namespace: "apps", image: "netdisco/netdisco:2.098002-web")
+        files["apps/other.yaml"] = deployment(name: "other", namespace: "apps", image: "ghcr.io/acme/other:687")
+        let res = try lint(files).filter { $0.rule == "image-floating-tag" }
+        #expect(res.rendered == ["image-floating-tag apps/other.yaml:9:18"], "\(res.rendered)")
     }
 
     /// kingdon-ci/fleet-infra: a configMapGenerator's data file has Flux write a tag into `content-hash` to roll a

@@ -7,6 +7,18 @@ import TagwardenModel
 extension Rule {
     static let imageFloatingTag = Rule("image-floating-tag") { c in
         let m = c.model
+        var watching: [String: [PolicyID]]?   // image → the policies of the ImageRepositories that watch it, on first need
+        func policies(watching image: String) -> [PolicyID] {
+            if watching == nil {
+                watching = [:]
+                for (p, policy) in m.flux.policies.withIDs {
+                    if let r = policy.repository, let n = m.flux.repositories[r].spec.image.flatMap({ ImageReference.normalizeName($0.value) }) {
+                        watching![n, default: []].append(p)
+                    }
+                }
+            }
+            return watching![image] ?? []
+        }
         return m.images.indices.compactMap { i in
             let img = m.images[i]
             guard img.invalid == nil, !img.retagged, img.digest == nil, let tag = img.tag, !isLatest(img) else { return nil }
@@ -14,7 +26,8 @@ extension Rule {
                 return c.finding("\(m.described(i)) uses the floating tag '\(tag.value)', which points at a new build after each push",
                                  image: i, span: tag.span)
             }
-            if let numbers = partialVersion(tag.value), !releasedSo(m, i, numbers: numbers, tag: tag.value) {
+            if let numbers = partialVersion(tag.value),
+               !releasedSo(m, i, numbers: numbers, tag: tag.value, watching: img.normalizedName.map(policies(watching:)) ?? []) {
                 // `7` and `13-latest` follow every minor release of their major version; `1.25` every patch release
                 let moves = numbers == 1 ? "every new minor and patch release" : "every new patch release"
                 var f = c.finding("\(m.described(i)) uses the partial version '\(tag.value)', which moves to \(moves): pin the full version",
@@ -60,12 +73,14 @@ extension Rule {
     }
 
     /// Whether the repository or the config says that this short version is a release: an image known to number
-    /// its releases with two numbers, a field whose own policy ranks such tags, or an image `shortVersionReleases` names.
-    static func releasedSo(_ m: Model, _ i: ImageID, numbers: Int, tag: String) -> Bool {
+    /// its releases with two numbers, a policy of the field's or of the image's that ranks such tags (`watching`: those
+    /// of the ImageRepositories that watch it), or an image `shortVersionReleases` names.
+    static func releasedSo(_ m: Model, _ i: ImageID, numbers: Int, tag: String, watching: [PolicyID] = []) -> Bool {
         let img = m.images[i]
         if let name = img.name, let normalized = img.normalizedName,
            m.shortVersionReleases.matchImage(name, normalized: normalized) { return true }
-        return numbers == 2 && (img.normalizedName.map(Rule.releasesTwoNumbers) == true || policyRanksTwoNumbers(m, i, tag: tag))
+        if numbers == 2, img.normalizedName.map(Rule.releasesTwoNumbers) == true { return true }
+        return ranksShortVersions(m, img.markers.compactMap { m.markers[$0].policy } + watching, tag: tag)
     }
 
     /// Images whose releases are numbered with two numbers, so that `16.3` is a release and not a series: PostgreSQL
@@ -74,15 +89,16 @@ extension Rule {
         normalizedName == "docker.io/library/postgres" || Path.basename(normalizedName) == "pause"
     }
 
-    /// Whether the field's own `$imagepolicy` names a policy whose filter takes this tag of two numbers but not the
-    /// same with a third (`4.22`, not `4.22.0` or `4.22.1`): the repository says that the image's releases are numbered
-    /// with two numbers (SeaweedFS's `4.22`), and Flux never moves the field to a three-number tag.
-    static func policyRanksTwoNumbers(_ m: Model, _ i: ImageID, tag: String) -> Bool {
+    /// Whether one of `policies` has a filter that takes this tag of one or two numbers but not the same with another
+    /// (`4.22`, not `4.22.0` or `4.22.1`; `687`, not `687.0`): the repository says that the image's releases are
+    /// numbered so (SeaweedFS's `4.22`, cluster-ops' build numbers under `^[0-9]*$`), and Flux never moves the field to a
+    /// longer version.
+    static func ranksShortVersions(_ m: Model, _ policies: [PolicyID], tag: String) -> Bool {
         let numbers = tag.firstIndex(of: "-") ?? tag.endIndex
-        let third = [".0", ".1"].map { String(tag[..<numbers]) + $0 + String(tag[numbers...]) }
-        return m.images[i].markers.contains { k in
-            guard let p = m.markers[k].policy, let re = m.flux.policies[p].regex else { return false }
-            return re.matches(tag) && !third.contains(where: re.matches)
+        let longer = [".0", ".1"].map { String(tag[..<numbers]) + $0 + String(tag[numbers...]) }
+        return policies.contains { p in
+            guard let re = m.flux.policies[p].regex else { return false }
+            return re.matches(tag) && !longer.contains(where: re.matches)
         }
     }
 
@@ -102,8 +118,10 @@ extension Rule {
         if s.first == "v" || s.first == "V" { s = s.dropFirst() }
         let parts = s.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count <= 2, !s.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) }) else { return nil }
-        // a number of six digits or more is a build's (a date, a timestamp `20250215015952`, a build number), not a major version
+        // a number of six digits or more is a build's (a date, a timestamp `20250215015952`, a build number), not a major
+        // version; a minor number with a leading zero is a version numbered otherwise (Perl's `2.098002`), no series
         if parts[0].count >= 6 { return nil }
+        if parts.count == 2, parts[1].count > 1, parts[1].first == "0" { return nil }
         return parts.count
     }
 }

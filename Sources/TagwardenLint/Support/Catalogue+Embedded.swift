@@ -890,15 +890,16 @@ rationale: >
   (`qa-latest`, `preprod-stable`) and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
   stays the same while the running code changes. Images numbered with two numbers (PostgreSQL's `16.3`,
   Kubernetes' `pause:3.9`) are releases, not series, and a number of six digits or more is a build's (a date,
-  a timestamp `20250215015952`, a build number), not a major version. So is a field whose own
-  `$imagepolicy` names a policy that filters for tags of two numbers (it takes `4.22` and not `4.22.1`):
-  the repository says that the image's releases are numbered so.
+  a timestamp `20250215015952`, a build number), not a major version, and a minor number with a leading zero
+  (Perl's `2.098002`) is no series. So is a tag that a policy of the field's marker, or of an ImageRepository
+  that watches the image, filters for without a longer version (it takes `4.22` and not `4.22.1`, `687` and
+  not `687.0`): the repository says that the image's releases are numbered so.
 premises: >
   The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
   here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
   be deployed the rule does not run. That a tag such as `1.25` or `v1` is a moving series is a heuristic (some
-  projects publish two-number releases): a field whose own policy filters for such tags is not reported, an
+  projects publish two-number releases): a tag that the image's policies filter for is not reported, an
   image listed under `shortVersionReleases:` in .tagwarden.yaml is not reported, and the findings are warnings
   whose message names the assumption, whatever severity the config gives the rule.
 fix: >
