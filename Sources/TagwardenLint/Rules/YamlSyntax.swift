@@ -22,10 +22,14 @@ extension Rule {
             // reads them there (Helm, an application) is not known here
             let dataFiles = data ?? c.model.generatorDataFiles
             data = dataFiles
+            // kustomize reads a kustomization file leniently: the last of two keys wins (`kubectl kustomize` builds it)
+            let isKustomization = Extractor.isKustomizationName(Path.basename(f.path))
             for d in f.duplicateKeys where !dataFiles.contains(f.path) {
-                let message = d.key == d.firstKey
-                    ? "duplicate key '\(d.key)' (first at line \(d.firstLine)): YAML keys must be unique, and kubectl and kustomize reject the file"
-                    : "key '\(d.key)' is the key '\(d.firstKey)' (line \(d.firstLine)) once Go reads the YAML: kubectl, Helm and Flux's controllers keep one of the two values and drop the other without a word"
+                let message = d.key != d.firstKey
+                    ? "key '\(d.key)' is the key '\(d.firstKey)' (line \(d.firstLine)) once Go reads the YAML: kubectl, Helm and Flux's controllers keep one of the two values and drop the other without a word"
+                    : isKustomization
+                    ? "duplicate key '\(d.key)' (first at line \(d.firstLine)): kustomize reads a kustomization leniently and keeps this one, so the first '\(d.key)' is dropped without a word"
+                    : "duplicate key '\(d.key)' (first at line \(d.firstLine)): YAML keys must be unique, and kubectl and kustomize reject the file"
                 out.append(c.finding(message, path: f.path, span: d.span))
             }
             for r in f.goRefusals {

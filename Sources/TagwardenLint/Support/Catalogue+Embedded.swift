@@ -5029,7 +5029,8 @@ rationale: >
   reads as one (`on` and `true`, `1` and `01`) keep only one of their values, silently. A file that only a
   `configMapGenerator` names (a values file, an application's own config such as fluent-bit's, which repeats
   keys on purpose) is data: kustomize copies its bytes into the ConfigMap without reading its keys, so its
-  duplicate keys are not reported; a syntax error there still is.
+  duplicate keys are not reported; a syntax error there still is. kustomize reads a `kustomization.yaml` itself
+  leniently: of two equal keys the later wins and the earlier's entries are dropped without a word.
 premises: >
   Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
   cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
@@ -5066,6 +5067,24 @@ triggering:
               "image": ghcr.io/acme/web:1.2.4
     expect:
       - {file: app/pod.yaml, line: 9, column: 7, message: "duplicate key 'image' (first at line 8): YAML keys must be unique, and kubectl and kustomize reject the file"}
+  - description: a kustomization that lists its resources twice (kustomize keeps the second list)
+    files:
+      app/kustomization.yaml: |
+        resources: [deploy.yaml]
+        namePrefix: web-
+        resources: [service.yaml]
+      app/deploy.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: settings
+      app/service.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: other
+    expect:
+      - {file: app/kustomization.yaml, line: 3, column: 1, message: "duplicate key 'resources' (first at line 1): kustomize reads a kustomization leniently and keeps this one, so the first 'resources' is dropped without a word"}
   - description: an alias naming no anchor before it in its document (libyaml lets it pass; Go's YAML refuses it)
     files:
       app/pod.yaml: |
