@@ -575,6 +575,21 @@ extension FluxInstanceTests {
     }
 }
 
+@Suite struct BootstrapSyncTests {
+    /// sulibot/home-ops: the production cluster's kustomization does not list `flux-system`, so bootstrap's sync does not
+    /// apply itself; bootstrap applied it, and the cluster is its path's, its findings facts.
+    @Test func bootstrapsSyncIsTheClustersRootWhereItsKustomizationLeavesItOut() throws {
+        var files = bootstrapFiles("clusters/production", flux: "v2.8.8")
+        files["clusters/production/kustomization.yaml"] = "resources: [apps.yaml]\n"
+        files["clusters/production/apps.yaml"] = fluxKustomization(path: "./apps")
+        files["apps/web.yaml"] = deployment(namespace: "apps", image: "nginx:latest")
+        let report = try lintReport(files, asFound: true)
+        #expect(report.model?.clusters.clusters.map(\.name) == ["clusters/production"])
+        #expect(report.model?.clusters.clusters.first?.inferred == nil)
+        #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/web.yaml:9:18"])
+    }
+}
+
 @Suite struct SuspendedKustomizationTests {
     /// kingdon-ci/fleet-infra: a cluster's Kustomization with `suspend: true` applies nothing while suspended, so what
     /// only it builds is judged as a warning that says so; a file another Kustomization of the cluster applies is a fact.

@@ -309,8 +309,15 @@ public struct Clusters: Sendable {
         guard built.values.contains(where: { !$0.isEmpty }) || !config.clusters.isEmpty || synced else { return out }
         func file(_ k: ObjectID) -> FileID { objects[k].file }
         func buildsItself(_ k: ObjectID) -> Bool { built[k]?.contains(file(k)) ?? false }
+        /// flux bootstrap's sync: it builds its own file, or stands in `<path>/flux-system/`, as bootstrap writes it, which
+        /// bootstrap applies itself (where the kustomization at `path` does not list `flux-system`, sulibot's production)
+        func isBootstrapSync(_ k: ObjectID) -> Bool {
+            if buildsItself(k) { return true }
+            let dir = Path.dirname(files[file(k)].path)
+            return Path.basename(dir) == "flux-system" && path(k, [:]).map { Path.dirname(dir) == $0 } == true && built[k]?.isEmpty == false
+        }
         func clusterName(_ k: ObjectID) -> String {
-            if buildsItself(k), let p = path(k, [:]) { return p }
+            if isBootstrapSync(k), let p = path(k, [:]) { return p }
             return Path.dirname(files[file(k)].path)
         }
         var includers: [FileID: Set<ObjectID>] = [:]   // file → the Kustomizations whose build as written takes it
@@ -386,7 +393,7 @@ public struct Clusters: Sendable {
         }
         // flux bootstrap's Kustomizations build their own files: where the repository has them, they are its clusters,
         // and a Kustomization none of them reaches is applied by no cluster
-        let bootstrapped = roots.filter(buildsItself)
+        let bootstrapped = roots.filter(isBootstrapSync)
         if !bootstrapped.isEmpty || !syncs.isEmpty {
             for r in bootstrapped { apply(r) }
             for sync in syncs {
