@@ -590,6 +590,28 @@ extension FluxInstanceTests {
     }
 }
 
+@Suite struct SubstitutedPathTests {
+    /// joryirving/home-ops: each cluster's `cluster-apps` substitutes from its own ConfigMap `cluster-info`
+    /// (`CLUSTER: main`), and the Kustomizations it applies build `./apps/${CLUSTER}/…`: each cluster's own directory.
+    @Test func pathsTakeTheValuesOfTheClustersOwnConfigMap() throws {
+        var files: [String: String] = [:]
+        for c in ["main", "utility"] {
+            files.merge(bootstrapFiles("clusters/\(c)", flux: "v2.8.0")) { $1 }
+            files["clusters/\(c)/apps.yaml"] = fluxKustomization(name: "cluster-apps", path: "./apps/stack",
+                                                                spec: "  postBuild:\n    substituteFrom:\n      - {kind: ConfigMap, name: cluster-info}\n")
+            files["clusters/\(c)/cluster-info.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-info, namespace: flux-system}\ndata:\n  CLUSTER: \(c)\n"
+            files["apps/\(c)/web/deploy.yaml"] = deployment(namespace: c, image: "nginx:\(c == "main" ? "latest" : "1.27.3")")
+        }
+        files["apps/stack/web.yaml"] = fluxKustomization(name: "web", path: "./apps/${CLUSTER}/web")
+        let model = try lintReport(files, asFound: true).model
+        let clusters = model?.clusters
+        #expect(clusters?.unapplied.isEmpty == true)
+        let web = try #require(model?.files.indices.first { model?.files[$0].path == "apps/main/web/deploy.yaml" })
+        #expect(clusters?.of(web).map { clusters!.clusters[$0].name } == ["clusters/main"])
+        #expect(try lint(files, asFound: true).map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/main/web/deploy.yaml:9:18"])
+    }
+}
+
 @Suite struct SuspendedKustomizationTests {
     /// kingdon-ci/fleet-infra: a cluster's Kustomization with `suspend: true` applies nothing while suspended, so what
     /// only it builds is judged as a warning that says so; a file another Kustomization of the cluster applies is a fact.

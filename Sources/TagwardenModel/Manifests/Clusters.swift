@@ -346,6 +346,28 @@ public struct Clusters: Sendable {
             members.append([])
             return c
         }
+        // the ConfigMaps of the repository, by name, found on first need
+        var configMapsNamed: [String: [ObjectID]]?
+        /// The variables Kustomization k substitutes in cluster `c`: the ConfigMaps of its `substituteFrom` the repository
+        /// holds (of several of one name, the one `c` applies; a later source wins), then `substitute` over all.
+        func substitutes(_ k: ObjectID, in c: ClusterID) -> [String: String] {
+            guard let post = spec(k)?.postBuild else { return [:] }
+            var out: [String: String] = [:]
+            for source in post.substituteFrom where source.kind == "ConfigMap" {
+                if configMapsNamed == nil {
+                    configMapsNamed = [:]
+                    for (i, o) in objects.withIDs where o.kind == "ConfigMap" && o.configData != nil { configMapsNamed![o.name ?? "", default: []].append(i) }
+                }
+                let namespace = objects[k].declaredNamespace
+                let named = (configMapsNamed![source.name] ?? []).filter {
+                    namespace == nil || objects[$0].declaredNamespace == nil || objects[$0].declaredNamespace == namespace
+                }
+                let applied = named.filter { sets[c].contains(objects[$0].file) }
+                guard let m = applied.count == 1 ? applied[0] : named.count == 1 ? named[0] : nil, let data = objects[m].configData else { continue }
+                out.merge(data) { $1 }
+            }
+            return out.merging(post.substitute) { $1 }
+        }
         // cluster `c` applies Kustomizations `roots` and the files `initial`, and what their builds reach
         func walk(_ c: ClusterID, roots: [ObjectID], files initial: Set<FileID>) {
             // each Kustomization with the variables of the one whose build takes its file, and the suspended one on the way
@@ -372,7 +394,7 @@ public struct Clusters: Sendable {
                 take(file(k), by: [:], through: suspended)
                 let set = p == path(k, [:]) ? built[k] ?? [] : build(k, at: p)
                 if p != path(k, [:]) { for f in set { out.kustomizationsOfFile[f, default: []].append(k) } }
-                let own = spec(k)?.postBuild?.substitute ?? [:]
+                let own = substitutes(k, in: c)
                 let through = suspended ?? (spec(k)?.suspended == true ? k : nil)
                 for f in set { take(f, by: own, through: through) }
             }
