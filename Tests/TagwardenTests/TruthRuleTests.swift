@@ -612,6 +612,23 @@ extension FluxInstanceTests {
     }
 }
 
+@Suite struct EmptyFluxPathTests {
+    /// mwdavisii/gitops-service-example: Kustomizations of the cluster's own GitRepository build directories the
+    /// repository does not have; one of another GitRepository builds a path of that repository, which says nothing.
+    @Test func aPathOfThisRepositoryThatHoldsNothingDeploysNothing() throws {
+        var files = bootstrapFiles("clusters/production", flux: "v2.8.0")
+        files["clusters/production/install.yaml"] = fluxKustomization(name: "gatekeeper", path: "./infrastructure/gatekeeper/install",
+                                                                      spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+            + "---\n" + fluxKustomization(name: "app", path: "./deploy", spec: "  sourceRef: {kind: GitRepository, name: app}\n")
+            + "---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: app, namespace: flux-system}\n"
+            + "spec: {url: 'https://github.com/acme/app'}\n"
+        let res = try lint(files, asFound: true)
+        #expect(res.map { "\($0.severity) \($0.rendered)" } == ["error kustomization-build-fails clusters/production/install.yaml:5:9"], "\(res)")
+        #expect(res.first?.message == "Flux Kustomization flux-system/gatekeeper builds ./infrastructure/gatekeeper/install, which holds no manifest "
+                + "in the repository: it deploys nothing (kustomize-controller fails it with 'kustomization path not found' where the directory does not exist)")
+    }
+}
+
 @Suite struct SuspendedKustomizationTests {
     /// kingdon-ci/fleet-infra: a cluster's Kustomization with `suspend: true` applies nothing while suspended, so what
     /// only it builds is judged as a warning that says so; a file another Kustomization of the cluster applies is a fact.

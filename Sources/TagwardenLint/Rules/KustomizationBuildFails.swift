@@ -30,6 +30,13 @@ extension Rule {
                                  file: p.file, span: p.span, object: nil, environment: nil))
         }
         out += duplicateIDs(c, consequence: consequence)
+        for k in m.emptyFluxPaths {
+            let o = m.objects[k]
+            guard let path = o.fluxKustomization?.path, let span = o.fluxKustomization?.pathSpan else { continue }
+            out.append(c.finding("Flux Kustomization \(m.qualifiedName(k)) builds ./\(path), which holds no manifest in the repository: it "
+                                 + "deploys nothing (kustomize-controller fails it with 'kustomization path not found' where the directory does not exist)",
+                                 file: o.file, span: span, object: k, environment: nil))
+        }
         for f in m.files.indices {
             guard let field = m.files[f].kustomizationUnknownFields.first else { continue }
             let what = consequence(f)

@@ -1762,7 +1762,9 @@ rationale: >
   matches strategic merge patch`: most often a patch for a Deployment that a HelmRelease's chart renders, which is no
   resource of the kustomize build); and a JSON patch whose operation needs a path its target lacks (`remove` of a
   missing field, any operation under a missing parent: `doc is missing path`). The message names the Flux
-  Kustomizations that build it.
+  Kustomizations that build it. A Flux Kustomization of this repository's GitRepository whose `path` holds no
+  manifest deploys nothing, and kustomize-controller fails it (`kustomization path not found`) where the directory
+  is not there (a directory of other files builds to nothing).
 premises: >
   The kustomization's fields and entries, and the files of the repository, read from it (facts: kustomize v5.5's
   list of fields); remote resources and paths that leave the repository are not judged; a patch's target is judged

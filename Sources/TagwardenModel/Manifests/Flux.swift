@@ -85,6 +85,8 @@ public struct GitRepositorySpec: Sendable {
 
 public struct FluxKustomizationSpec: Sendable {
     public var path: String?
+    /// Where `path` is written.
+    public var pathSpan: SourceSpan?
     /// `spec.suspend: true`: Flux applies nothing of it, no change since it was suspended.
     public var suspended = false
     public var targetNamespace: String?
@@ -277,6 +279,7 @@ public indirect enum FluxSpec: Sendable {
             if let src = spec.flatMap({ y.get($0, "sourceRef") }) {
                 k.source = .init(kind: str(y.get(src, "kind")) ?? "", namespace: str(y.get(src, "namespace")), name: str(y.get(src, "name")) ?? "")
             }
+            k.pathSpan = loc(spec.flatMap { y.get($0, "path") })?.span
             if let list = spec.flatMap({ y.get($0, "components") }) { k.components = y.childNodes(list).compactMap(str) }
             k.suspended = spec.map { suspended(y, $0) } ?? false
             k.namePrefix = str(spec.flatMap { y.get($0, "namePrefix") }).flatMap { $0.isEmpty ? nil : $0 }

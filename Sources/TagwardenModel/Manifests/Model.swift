@@ -49,6 +49,8 @@ public struct Model: Sendable {
     /// a directory without a kustomization file; each with why. Remote resources and paths that leave the repository
     /// are not judged.
     public let missingResources: [ObjectID: [(path: String, why: String)]]
+    /// The Flux Kustomizations of this repository whose `path` holds no manifest here: they deploy nothing.
+    public let emptyFluxPaths: [ObjectID]
     /// The patches kustomize refuses to apply (`PatchTargets`), by the kustomization whose build they fail.
     public let patchFailures: [PatchFailure]
     /// The directories that hold a kustomization.
@@ -220,7 +222,7 @@ public struct Model: Sendable {
         var variantOf: [ObjectID: ObjectID] = [:]
         var rootPaths: [ObjectID: [String]] = [:]
         let stepsOf = steps?.value ?? [:]
-        let (unlisted, missing) = unreadResources(resources, objects: objects, builds: builds, skipped: skipped, config: config)
+        let (unlisted, missing, emptyFluxPaths) = unreadResources(resources, objects: objects, builds: builds, skipped: skipped, config: config)
         let patchFailures = stepsOf.isEmpty ? [] : PatchTargets.failures(objects: objects, files: facts, builds: builds, stepsOf: stepsOf,
                                                                          writtenName: writtenName, refused: Set(missing.keys))
         let effective = EffectiveObjects.resolve(objects: objects, files: facts, graph: graph, clusters: clusters,
@@ -371,6 +373,14 @@ public struct Model: Sendable {
                                    deployedTogether: deployedTogether(objects: objects, files: facts, graph: graph, clusters: clusters,
                                                                       rootPaths: rootPaths),
                                    notDeployed: { if case .notDeployed(let why) = clusters.reach[$0] { why } else { nil } })
+        // a path that holds nothing here is a fact only of a Kustomization whose GitRepository is known to be this repository
+        let sources = GitSources(objects)
+        let emptyPaths = emptyFluxPaths.filter { k in
+            guard let src = objects[k].fluxKustomization?.source, src.isGitRepository else { return false }
+            let namespace = src.namespace ?? namespaces[k]
+            return sources.candidates(kind: src.kind, name: src.name, namespace: namespace).contains { repositoryPath($0).map(here.contains) ?? false }
+                || bootstrapSources.contains { $0.name == src.name && FluxIndex.sameNamespace($0.namespace, namespace) }
+        }
         let kustomizationDirectories = Set(builds.value.kustomizationAt.keys)
         let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories)
         var watched = Set<String>()
@@ -416,7 +426,8 @@ public struct Model: Sendable {
                   shortVersionReleases: config.shortVersionReleases.map(Glob.init),
                   namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
                   clusters: clusters, namespaceOverride: namespaceOverride, writtenName: writtenName, variantOf: variantOf, policyCharts: policyCharts,
-                  unlistedResources: unlisted, missingResources: missing, patchFailures: patchFailures, kustomizationDirectories: kustomizationDirectories,
+                  unlistedResources: unlisted, missingResources: missing, emptyFluxPaths: emptyPaths, patchFailures: patchFailures,
+                  kustomizationDirectories: kustomizationDirectories,
                   generatedBuilds: generated, evidence: evidence, skipped: skipped, graph: graph)
         }
         let model = assemble(nil)
@@ -430,10 +441,11 @@ public struct Model: Sendable {
     /// need anyway: what a kustomization file lists that is neither a file read nor a directory of files, unless it
     /// was skipped or the config ignores it; a directory without a kustomization file; and a directory that holds the
     /// kustomization itself (`../..` from `examples/production`), whose build kustomize refuses ("cycle detected").
+    /// And `emptyFluxPaths`: the Flux Kustomizations of this repository whose `path` holds no manifest read here (nothing
+    /// skipped or ignored there either): they deploy nothing.
     static func unreadResources(_ resources: [ObjectID: [String]], objects: Objects, builds: LazyBuildSets, skipped: [SkippedFile],
-                                config: Config) -> (unlisted: [String], missing: [ObjectID: [(path: String, why: String)]]) {
+                                config: Config) -> (unlisted: [String], missing: [ObjectID: [(path: String, why: String)]], emptyFluxPaths: [ObjectID]) {
         var unlisted: [String] = [], missing: [ObjectID: [(path: String, why: String)]] = [:]
-        guard !resources.isEmpty else { return (unlisted, missing) }
         let b = builds.value
         let ignore = config.ignore.map(Glob.init)
         func notRead(_ p: String) -> Bool {
@@ -441,6 +453,11 @@ public struct Model: Sendable {
             guard !ignore.isEmpty, let rel = config.relative(p) else { return false }
             return ignore.contains { $0.matches(rel) || $0.matches(rel + "/kustomization.yaml") }
         }
+        let emptyFluxPaths = objects.indices.filter { k in
+            guard let p = objects[k].fluxKustomization?.path.flatMap(normalizePath), !p.isEmpty, !p.containsBytes("${") else { return false }
+            return b.kustomizationAt[p] == nil && !b.hasFiles(under: p) && !notRead(p)
+        }
+        guard !resources.isEmpty else { return (unlisted, missing, emptyFluxPaths) }
         for k in resources.keys.sorted() {
             let isFile = Extractor.isKustomizationName(Path.basename(b.files[objects[k].file].path))
             let dir = Path.dirname(b.files[objects[k].file].path)
@@ -462,7 +479,7 @@ public struct Model: Sendable {
                 }
             }
         }
-        return (unlisted, missing)
+        return (unlisted, missing, emptyFluxPaths)
     }
 
     /// `generatedBuilds`: the first Flux Kustomization (by its file) of each `path` without a kustomization file.
