@@ -232,6 +232,16 @@ func fluxRepo() -> [String: String] {
         #expect(res.map { "\($0.severity) \($0.rendered)" } == ["warning marker-unknown-policy apps/web.yaml:9:43"], "\(res)")
     }
 
+    /// dhairya221b/cd-test: an automation in namespace test-cd names GitRepository flux-system, which is in flux-system:
+    /// the hint is the namespace to set, not the name it already has.
+    @Test func anAutomationOfAnotherNamespaceIsToldTheSourcesNamespace() throws {
+        var files = bootstrapFiles("clusters/staging", flux: "v2.8.0")
+        files["clusters/staging/auto.yaml"] = imageUpdateAutomation(name: "app", namespace: "test-cd", path: "./clusters/staging")
+        let res = try lint(files, asFound: true).filter { $0.rule == "automation-unknown-source" }
+        #expect(res.map(\.message) == ["no GitRepository test-cd/flux-system in the repository: GitRepository flux-system is in namespace "
+                                       + "flux-system: set sourceRef.namespace: flux-system"], "\(res)")
+    }
+
     /// MonBusinessApp/Infrastructure: each cluster defines `flux-system/app` with its own filter; a marker is judged by
     /// the policy of its own cluster, and each is used.
     @Test func aMarkerFollowsThePolicyOfItsOwnCluster() throws {

@@ -20,7 +20,10 @@ extension Rule {
                 return FluxIndex.sameNamespace(src.namespace ?? m.objectNamespace[k], ns)
             }
             if readByKustomizations { return nil }
-            let hint = Suggest.nearest(name.value, in: m.flux.gitRepositories.map(\.name)).map { ": did you mean '\($0)'?" } ?? ""
+            // the name right, the namespace not: the namespace to give sourceRef (an automation's own is the default)
+            let elsewhere = m.flux.gitRepositories.filter { $0.name == name.value }.compactMap(\.namespace)
+            let hint = elsewhere.count == 1 ? ": GitRepository \(name.value) is in namespace \(elsewhere[0]): set sourceRef.namespace: \(elsewhere[0])"
+                : Suggest.nearest(name.value, in: m.flux.gitRepositories.map(\.name)).map { ": did you mean '\($0)'?" } ?? ""
             var f = c.finding("no GitRepository \(ns ?? "<no namespace>")/\(name.value) in the repository\(hint)",
                               object: a.object, at: name)
             // a cluster whose Flux is installed elsewhere (a tenant's repository) may be given the GitRepository there
