@@ -68,4 +68,37 @@ import Testing
         ], asFound: true)
         #expect(paths(one) == ["a": "team-a", "v": "(elsewhere)"])
     }
+
+    /// fluxcd/flux2-kustomize-helm-example (Flux 2.7's ArtifactGenerator): each cluster copies `apps/<env>/**` of this
+    /// repository into its artifact `apps`, and its Kustomization builds `./<env>` of that artifact: `apps/<env>` here,
+    /// for that cluster only.
+    @Test func anExternalArtifactCopiedFromThisRepositoryBuildsTheDirectoryItCopies() throws {
+        var files: [String: String] = [:]
+        for env in ["staging", "production"] {
+            files["clusters/\(env)/flux-system/gotk-sync.yaml"] = gitRepository("flux-system", "ssh://git@github.com/acme/fleet")
+                + "---\n" + kustomization("flux-system", source: "flux-system", path: "./clusters/\(env)")
+            files["clusters/\(env)/artifacts.yaml"] = """
+            apiVersion: source.extensions.fluxcd.io/v1beta1
+            kind: ArtifactGenerator
+            metadata: {name: flux-system, namespace: flux-system}
+            spec:
+              sources:
+                - {alias: monorepo, kind: GitRepository, name: flux-system}
+              artifacts:
+                - name: apps
+                  copy:
+                    - {from: "@monorepo/apps/base/**", to: "@artifact/base/"}
+                    - {from: "@monorepo/apps/\(env)/**", to: "@artifact/\(env)/"}
+
+            """
+            files["clusters/\(env)/apps.yaml"] = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\n"
+                + "spec: {interval: 10m, path: ./\(env), prune: true, sourceRef: {kind: ExternalArtifact, name: apps}}\n"
+            files["apps/\(env)/kustomization.yaml"] = "resources: [../base]\n" + (env == "staging" ? "images:\n  - {name: nginx, newTag: latest}\n" : "")
+        }
+        files["apps/base/kustomization.yaml"] = "resources: [deploy.yaml]\n"
+        files["apps/base/deploy.yaml"] = deployment.replacingOccurrences(of: "nginx:latest", with: "nginx:1.27.3")
+        let report = try lintReport(files, asFound: true)
+        #expect(report.model?.clusters.clusters.map(\.name) == ["clusters/production", "clusters/staging"])
+        #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/staging/kustomization.yaml:3:27"], "\(report.findings)")
+    }
 }

@@ -129,6 +129,24 @@ package struct Extractor {
                                                                   url: scalarString(y.get(sync, "url"))))
     }
 
+    /// An ArtifactGenerator's GitRepository sources and the copies of each artifact.
+    mutating func artifactGenerator(_ spec: Int, namespace: String?) {
+        var g = FileFacts.ArtifactGenerator(namespace: namespace)
+        for s in y.get(spec, "sources").map(y.childNodes) ?? [] {
+            guard let alias = scalarString(y.get(s, "alias")), let name = scalarString(y.get(s, "name")),
+                  (scalarString(y.get(s, "kind")) ?? "GitRepository") == "GitRepository" else { continue }
+            g.sources[alias] = (scalarString(y.get(s, "namespace")) ?? namespace, name)
+        }
+        for a in y.get(spec, "artifacts").map(y.childNodes) ?? [] {
+            guard let name = scalarString(y.get(a, "name")) else { continue }
+            g.artifacts[name] = (y.get(a, "copy").map(y.childNodes) ?? []).compactMap { c in
+                guard let from = scalarString(y.get(c, "from")), let to = scalarString(y.get(c, "to")) else { return nil }
+                return (from, to)
+            }
+        }
+        facts.artifactGenerators.append(g)
+    }
+
     /// The values of flux-operator's flux-instance chart at `values`: the FluxInstance's spec under `instance:`.
     mutating func fluxInstanceValues(_ values: Int) {
         guard let instance = y.get(values, "instance"), y.nodes[instance].kind == .mapping else { return }
@@ -169,6 +187,9 @@ package struct Extractor {
             fluxInstanceValues(values)
         }
         if kind == "FluxInstance", let sync = y.get(root, "spec", "sync") { fluxInstanceSync(sync, namespace: scalarString(y.get(root, "metadata", "namespace"))) }
+        if kind == "ArtifactGenerator", apiVersion.hasPrefix("source.extensions.fluxcd.io/"), let spec = y.get(root, "spec") {
+            artifactGenerator(spec, namespace: scalarString(y.get(root, "metadata", "namespace")))
+        }
         // Flux installed from its own manifests' OCI artifact (a Kustomization of it applies them)
         if kind == "OCIRepository", apiVersion.hasPrefix("source.toolkit.fluxcd.io/"), let spec = y.get(root, "spec"),
            scalarString(y.get(spec, "url"))?.hasSuffix("/fluxcd/flux-manifests") == true, let tag = y.get(spec, "ref", "tag"), y.nodes[tag].kind == .scalar {

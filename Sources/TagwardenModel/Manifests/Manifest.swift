@@ -463,6 +463,15 @@ public struct FileFacts: Sendable {
     /// The syncs of a GitRepository a FluxInstance makes (`spec.sync`, or `instance.sync` in the values of
     /// flux-operator's flux-instance chart).
     public var fluxInstanceSyncs: [FluxInstanceSync] = []
+    /// The ArtifactGenerators of the file (Flux 2.7's source-watcher): the ExternalArtifacts they copy from sources.
+    public var artifactGenerators: [ArtifactGenerator] = []
+    public struct ArtifactGenerator: Sendable {
+        public var namespace: String?
+        /// alias → the GitRepository (`namespace/name`, the generator's namespace where none is given).
+        public var sources: [String: (namespace: String?, name: String)] = [:]
+        /// Each ExternalArtifact it makes, by name, with what it copies: `from: "@alias/path/**"` to `to: "@artifact/dir/"`.
+        public var artifacts: [String: [(from: String, to: String)]] = [:]
+    }
     public struct FluxInstanceSync: Sendable {
         /// The path it syncs, which its Flux applies as flux bootstrap's sync applies its path.
         public var path: Located

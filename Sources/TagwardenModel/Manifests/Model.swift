@@ -187,7 +187,7 @@ public struct Model: Sendable {
             facts[f].objects = []
         }
         let here = hereRepositories(objects: objects, files: facts, remoteURLs: remoteURLs)
-        markSourcesElsewhere(&objects, here: here)
+        markSourcesElsewhere(&objects, files: facts, here: here)
         var labels: [String: [String: String]] = [:]
         for o in objects where o.kind == "Namespace" && o.apiVersion == "v1" {
             // the API server labels every Namespace with its name (selectors such as accessFrom's use it)

@@ -12,16 +12,24 @@ extension Model {
     /// alias names the same repository). Without such URLs, or for a GitRepository the repository does not define,
     /// nothing is dropped. A Kustomization of an OCIRepository or a Bucket builds a path of that artifact, not of this
     /// tree: its `path` is dropped too (`path: ./` of an artifact is not this repository's root).
-    static func markSourcesElsewhere(_ objects: inout Objects, here: Set<String>) {
+    /// A Kustomization of an ExternalArtifact that an ArtifactGenerator copies from this repository builds the
+    /// repository's directory it was copied from (`artifactSource`).
+    static func markSourcesElsewhere(_ objects: inout Objects, files: Files, here: Set<String>) {
+        let sources = GitSources(objects)
         for i in objects.indices {
-            guard var k = objects[i].fluxKustomization, k.path != nil, let kind = k.source?.kind,
+            guard var k = objects[i].fluxKustomization, let path = k.path, let kind = k.source?.kind,
                   ["OCIRepository", "Bucket", "ExternalArtifact"].contains(kind) else { continue }
-            k.artifactPath = k.path
-            k.path = nil
+            if kind == "ExternalArtifact", let source = k.source,
+               let copied = artifactSource(source.name, namespace: source.namespace ?? objects[i].declaredNamespace, path: path,
+                                           near: Path.dirname(files[objects[i].file].path), files: files, sources: sources, here: here) {
+                k.path = copied
+            } else {
+                k.artifactPath = k.path
+                k.path = nil
+            }
             objects[i] = objects[i].replacingFlux(.kustomization(k))
         }
         guard !here.isEmpty else { return }
-        let sources = GitSources(objects)
         func elsewhere(kind: String?, name: String?, namespace: String?) -> Bool {
             let all = sources.candidates(kind: kind, name: name, namespace: namespace)
             // every GitRepository the reference may mean points elsewhere (a URL with `${…}` may point here)
@@ -42,6 +50,42 @@ extension Model {
                 continue
             }
         }
+    }
+
+    /// The directory of this repository that `path` of ExternalArtifact `name` is a copy of: an ArtifactGenerator of its
+    /// namespace (the one beside the Kustomization, `near`, where each cluster has its own) copies a directory whole
+    /// (`from: "@monorepo/apps/production/**"`, `to: "@artifact/production/"`) from a GitRepository known to be this
+    /// repository (`here`, or flux bootstrap's `flux-system` where the repository does not define it); nil for anything
+    /// else (files, single-level globs, another repository's).
+    static func artifactSource(_ name: String, namespace: String?, path: String, near dir: String, files: Files,
+                               sources: GitSources, here: Set<String>) -> String? {
+        guard let wanted = normalizePath(path) else { return nil }
+        /// Whether the GitRepository is known to be this repository: by its URL, or flux bootstrap's `flux-system` that
+        /// bootstrap makes (the repository does not define it).
+        func isHere(_ source: (namespace: String?, name: String)) -> Bool {
+            let urls = sources.candidates(kind: "GitRepository", name: source.name, namespace: source.namespace)
+            return urls.isEmpty ? source.name == "flux-system" : urls.contains { repositoryPath($0).map(here.contains) ?? false }
+        }
+        var found: [(dir: String, generator: FileFacts.ArtifactGenerator)] = []
+        for f in files.indices {
+            for g in files[f].artifactGenerators where g.artifacts[name] != nil && (namespace == nil || g.namespace == nil || g.namespace == namespace) {
+                found.append((Path.dirname(files[f].path), g))
+            }
+        }
+        let beside = found.filter { $0.dir == dir }
+        guard let g = beside.count == 1 ? beside[0].generator : found.count == 1 ? found[0].generator : nil else { return nil }
+        var best: (to: String, from: String)?
+        for (from, to) in g.artifacts[name] ?? [] {
+            guard from.hasPrefix("@"), from.hasSuffix("/**"), to.hasPrefix("@artifact/") || to == "@artifact",
+                  let slash = from.firstIndex(of: "/"), let source = g.sources[String(from[from.index(after: from.startIndex)..<slash])],
+                  isHere(source) else { continue }
+            let copied = String(from[from.index(after: slash)...].dropLast(3)), into = normalizePath(String(to.dropFirst("@artifact".count))) ?? ""
+            guard !copied.contains("*"), into.isEmpty || wanted == into || wanted.hasPrefix(into + "/") else { continue }
+            if best.map({ into.count > $0.to.count }) ?? true { best = (into, copied) }
+        }
+        guard let (into, copied) = best else { return nil }
+        let rest = into.isEmpty ? wanted : normalizePath(String(wanted.dropFirst(into.count))) ?? ""
+        return normalizePath(Sources.join(copied, rest))
     }
 
     /// The repositories (`repositoryPath`) that this one is, as the repository says: the URL of a FluxInstance's sync;
