@@ -262,8 +262,9 @@ public struct Clusters: Sendable {
         var objectsOfFile: [FileID: [ObjectID]] = [:]   // the objects that say what a cluster runs or reads, by file
         for (i, o) in objects.withIDs {
             switch o.flux {
-            case .kustomization(let k)? where k.path != nil:
-                kustomizations.append(i)
+            case .kustomization(let k)?:
+                // (one without a path here, of another repository or an artifact, is applied but roots nothing)
+                if k.path != nil { kustomizations.append(i) }
                 objectsOfFile[o.file, default: []].append(i)
             case .fluxInstance?, .helmRelease?:
                 objectsOfFile[o.file, default: []].append(i)
@@ -387,7 +388,12 @@ public struct Clusters: Sendable {
             }
             for f in initial { take(f, by: [:], through: nil) }
             while let (k, variables, suspended) = queue.popLast() {
-                guard let p = path(k, variables), done.insert("\(c) \(k) \(p) \(suspended == nil)").inserted else { continue }
+                // one of another repository or an artifact builds nothing here, but the cluster applies it
+                guard let p = path(k, variables) else {
+                    if spec(k)?.path == nil, members[c].insert(k).inserted { reached.insert(k) }
+                    continue
+                }
+                guard done.insert("\(c) \(k) \(p) \(suspended == nil)").inserted else { continue }
                 members[c].insert(k)
                 reached.insert(k)
                 // its file is applied, and so are the other Kustomizations there (bootstrap's sync file holding a second)
