@@ -36,8 +36,8 @@ import Testing
             // never advise an apiVersion this Flux does not serve
             if version == "v2.2.3" {
                 #expect(messages[2] == "image.toolkit.fluxcd.io/v1beta1 ImageUpdateAutomation is removed in Flux 2.7; Flux 2.2.3 (app.kubernetes.io/version "
-                        + "v2.2.3 of Namespace flux-system in clusters/prod/flux-system/gotk-components.yaml) still serves it: it serves no later apiVersion "
-                        + "of ImageUpdateAutomation: upgrade Flux first (v1 from Flux 2.7), then move to it")
+                        + "v2.2.3 of Namespace flux-system in clusters/prod/flux-system/gotk-components.yaml) still serves it: no later apiVersion "
+                        + "of ImageUpdateAutomation is served there: upgrade Flux first (v1 from Flux 2.7), then move to it")
                 #expect(messages[4].hasPrefix("image.toolkit.fluxcd.io/v1 ImageRepository is not served by Flux 2.2.3 (") && messages[4].hasSuffix("(v1 came in Flux 2.7): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1beta2"), "\(messages[4])")
             }
             if version == "v2.6.0" {

@@ -298,6 +298,28 @@ import Testing
                 + "differently: one silently replaces the other")
     }
 
+    /// sulibot/home-ops: two copies of a HelmRepository that differ only in how they write `interval` (`1h0m0s`, `1h`)
+    /// are one object to the API server (metav1.Duration); `1m` is another. (The two Kustomizations of one file build two
+    /// generated kustomizations: the copies meet in the cluster, not in one kustomize build.)
+    @Test func fluxDurationsAreComparedAsDurations() throws {
+        #expect(Model.goDuration("1h0m0s") == Model.goDuration("1h"))
+        #expect(Model.goDuration("1.5h") == Model.goDuration("90m"))
+        #expect(Model.goDuration("1h") != Model.goDuration("1m"))
+        #expect(Model.goDuration("1x") == nil && Model.goDuration("") == nil && Model.goDuration("h") == nil)
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomizations([("a", "./a"), ("b", "./b")])
+        func repository(_ interval: String) -> String {
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata: {name: cnpg, namespace: flux-system}\n"
+                + "spec: {interval: \(interval), url: https://cloudnative-pg.github.io/charts}\n"
+        }
+        files["a/repo.yaml"] = repository("1h0m0s")
+        files["b/repo.yaml"] = repository("1h")
+        let same = try lint(files, asFound: true).map { "\($0.severity) \($0.rendered)" }
+        #expect(same == ["note object-duplicate b/repo.yaml:2:7"], "\(same)")
+        files["b/repo.yaml"] = repository("1m")
+        #expect(try lint(files, asFound: true).map { "\($0.severity) \($0.rendered)" } == ["warning object-duplicate b/repo.yaml:2:7"])
+    }
+
     /// A repository without Flux clusters (Argo CD applies each per-cluster overlay alone): objects of one name in two
     /// overlays never meet; two in one overlay's build do, and so do two files outside every build.
     @Test func withoutClustersObjectsMeetInOneBuild() throws {
@@ -676,6 +698,28 @@ extension FluxInstanceTests {
         let report = try lintReport(repo, asFound: true)
         #expect(report.model?.clusters.clusters.first?.fluxOrigin == "the Flux release's install.yaml v0.28.5 that base/flux-system/kustomization.yaml lists")
         #expect(report.findings.filter { $0.rule.hasPrefix("api-") }.map { "\($0.rule) \($0.severity)" } == ["api-deprecated note"], "\(report.findings)")
+    }
+
+    /// T41-Ch1/mystok-gcp-flux-prod: no version is written, but the cluster's own CRDs (Flux 0.8's) serve v1alpha1: the
+    /// deprecation names them, not the current Flux that is assumed.
+    @Test func whereOnlyTheComponentsCRDsSayTheMessageNamesThem() throws {
+        var files = bootstrapFiles("clusters/prod", flux: nil, crds: """
+        ---
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata: {name: imagepolicies.image.toolkit.fluxcd.io}
+        spec:
+          group: image.toolkit.fluxcd.io
+          names: {kind: ImagePolicy}
+          versions:
+            - {name: v1alpha1, served: true, storage: true}
+
+        """)
+        files["clusters/prod/policy.yaml"] = imagePolicy(apiVersion: "v1alpha1")
+        let res = try lint(files, asFound: true).filter { $0.rule.hasPrefix("api-") }
+        #expect(res.map(\.message) == ["image.toolkit.fluxcd.io/v1alpha1 ImagePolicy is removed in Flux 0.37; the Flux components of cluster "
+                                       + "clusters/prod (their CustomResourceDefinition) still serve it: no later apiVersion of ImagePolicy is served "
+                                       + "there: upgrade Flux first (v1beta1 from Flux 0.16), then move to it"], "\(res)")
     }
 
     /// The version map, as the controllers' CustomResourceDefinitions at each release have it.

@@ -85,8 +85,8 @@ extension Rule {
                 guard let earlier = (0..<n).first(where: { !builds[$0].isDisjoint(with: builds[n]) }) else { continue }
                 let o = m.objects[i], other = m.objects[all[earlier]]
                 let by = builds[n].intersection(builds[earlier]).min()!
-                let built = Extractor.isKustomizationName(Path.basename(m.path(by))) ? "the kustomization \(m.path(by))"
-                    : "the kustomization Flux generates for the Flux Kustomization in \(m.path(by))"
+                let built = by.generatedAt.map { "the kustomization Flux generates at ./\($0) for the Flux Kustomization in \(m.path(by.file))" }
+                    ?? "the kustomization \(m.path(by.file))"
                 out.append(c.finding("kustomize refuses the build: \(built) takes \(o.kind) \(o.declaredNamespace.map { $0 + "/" } ?? "")\(o.name ?? "") "
                                      + "twice, here and in \(m.path(other.file)):\(other.kindSpan.start.line) (may not add resource with an "
                                      + "already registered id), \(consequence(o.file))",

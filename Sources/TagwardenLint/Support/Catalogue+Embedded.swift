@@ -58,7 +58,7 @@ triggering:
           git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
           update: {path: ./clusters/prod}
     expect:
-      - {file: clusters/prod/flux-system/automation.yaml, line: 1, column: 13, message: "image.toolkit.fluxcd.io/v1beta1 ImageUpdateAutomation is removed in Flux 2.7; Flux 2.2.3 (app.kubernetes.io/version v2.2.3 of Namespace flux-system in clusters/prod/flux-system/gotk-components.yaml) still serves it: it serves no later apiVersion of ImageUpdateAutomation: upgrade Flux first (v1 from Flux 2.7), then move to it"}
+      - {file: clusters/prod/flux-system/automation.yaml, line: 1, column: 13, message: "image.toolkit.fluxcd.io/v1beta1 ImageUpdateAutomation is removed in Flux 2.7; Flux 2.2.3 (app.kubernetes.io/version v2.2.3 of Namespace flux-system in clusters/prod/flux-system/gotk-components.yaml) still serves it: no later apiVersion of ImageUpdateAutomation is served there: upgrade Flux first (v1 from Flux 2.7), then move to it"}
 nonTriggering:
   - description: v1, which no Flux has removed
     files:
@@ -1852,7 +1852,7 @@ triggering:
         kind: ConfigMap
         metadata: {name: api}
     expect:
-      - {file: clusters/prod/more.yaml, line: 2, column: 7, message: "kustomize refuses the build: the kustomization Flux generates for the Flux Kustomization in clusters/prod/sync.yaml takes Kustomization flux-system/apps twice, here and in clusters/prod/apps.yaml:2 (may not add resource with an already registered id), so Flux Kustomization flux-system/flux-system (clusters/prod/sync.yaml) deploys nothing"}
+      - {file: clusters/prod/more.yaml, line: 2, column: 7, message: "kustomize refuses the build: the kustomization Flux generates at ./clusters/prod for the Flux Kustomization in clusters/prod/sync.yaml takes Kustomization flux-system/apps twice, here and in clusters/prod/apps.yaml:2 (may not add resource with an already registered id), so Flux Kustomization flux-system/flux-system (clusters/prod/sync.yaml) deploys nothing"}
   - description: an example overlay inside the base it builds
     files:
       apps/loki/kustomization.yaml: |

@@ -454,7 +454,8 @@ public struct Model: Sendable {
             return ignore.contains { $0.matches(rel) || $0.matches(rel + "/kustomization.yaml") }
         }
         let emptyFluxPaths = objects.indices.filter { k in
-            guard let p = objects[k].fluxKustomization?.path.flatMap(normalizePath), !p.isEmpty, !p.containsBytes("${") else { return false }
+            // (a path with `${…}`, or a template's `{CLUSTER_NAME}` or `{{ … }}`, is another path once made)
+            guard let p = objects[k].fluxKustomization?.path.flatMap(normalizePath), !p.isEmpty, !p.containsBytes("{") else { return false }
             return b.kustomizationAt[p] == nil && !b.hasFiles(under: p) && !notRead(p)
         }
         guard !resources.isEmpty else { return (unlisted, missing, emptyFluxPaths) }
@@ -492,17 +493,27 @@ public struct Model: Sendable {
         return out
     }
 
-    /// The kustomize builds that accumulate file `f` side by side with others, not through another kustomization, each
-    /// as the file that makes it: a kustomization file that lists it, and the Flux Kustomization whose generated
-    /// kustomization takes it itself (no kustomization file from its directory up to the `path`). Two resources of
-    /// one identity in one such build fail it.
-    public func sideBySideBuilds(of f: FileID) -> [FileID] {
+    /// A kustomize build that accumulates files side by side: a kustomization file's, or the kustomization Flux
+    /// generates at a Flux Kustomization's `path` (several Kustomizations of one file are several builds).
+    public struct SideBySideBuild: Hashable, Comparable {
+        /// The kustomization file, or the file of the first Flux Kustomization of the `path`.
+        public let file: FileID
+        /// The `path` of the generated kustomization; nil for a kustomization file.
+        public let generatedAt: String?
+        public static func < (a: Self, b: Self) -> Bool { (a.file, a.generatedAt ?? "") < (b.file, b.generatedAt ?? "") }
+    }
+
+    /// The kustomize builds that accumulate file `f` side by side with others, not through another kustomization: a
+    /// kustomization file that lists it, and the kustomization Flux generates at a `path` that takes it itself (no
+    /// kustomization file from its directory up to the `path`). Two resources of one identity in one such build fail it.
+    public func sideBySideBuilds(of f: FileID) -> [SideBySideBuild] {
         let path = files[f].path
         var out = graph.includers(of: path).map { objects[$0].file }.filter { Extractor.isKustomizationName(Path.basename(files[$0].path)) }
+            .map { SideBySideBuild(file: $0, generatedAt: nil) }
         guard !generatedBuilds.isEmpty else { return out }
         var dir = Path.dirname(path)
         while !kustomizationDirectories.contains(dir) {
-            if let by = generatedBuilds[dir] { out.append(by) }
+            if let by = generatedBuilds[dir] { out.append(SideBySideBuild(file: by, generatedAt: dir)) }
             if dir.isEmpty { break }
             dir = Path.dirname(dir)
         }

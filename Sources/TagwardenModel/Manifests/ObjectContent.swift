@@ -11,7 +11,9 @@ extension Model {
         let l = YAMLFile(parsing: Array(left)), r = YAMLFile(parsing: Array(right))
         guard l.error == nil, r.error == nil, let lroot = l.documents.first?.root, let rroot = r.documents.first?.root else { return false }
         var budget = 100_000   // nodes compared, aliases counted each time they are followed
-        func same(_ i: Int, _ j: Int, _ depth: Int) -> Bool {
+        // Flux's durations are metav1.Duration: the API server keeps `1h` and `1h0m0s` as one value
+        let durations = x.group.hasSuffix("toolkit.fluxcd.io") ? Self.durationFields : []
+        func same(_ i: Int, _ j: Int, _ depth: Int, key: String = "") -> Bool {
             budget -= 1
             guard budget > 0, depth < 200 else { return false }
             let i = l.resolved(i), j = r.resolved(j)
@@ -20,7 +22,9 @@ extension Model {
             switch ni.kind {
             case .scalar, .alias:
                 let ti = l.resolvedType(i), tj = r.resolvedType(j)
-                return ti == tj && l.value(i) == r.value(j)
+                if ti == tj && l.value(i) == r.value(j) { return true }
+                guard durations.contains(key), let a = Self.goDuration(l.value(i)), let b = Self.goDuration(r.value(j)) else { return false }
+                return a == b
             case .sequence:
                 let ci = l.childNodes(i), cj = r.childNodes(j)
                 return ci.count == cj.count && zip(ci, cj).allSatisfy { same($0, $1, depth + 1) }
@@ -29,9 +33,30 @@ extension Model {
                 guard pi.count == pj.count else { return false }
                 var byKey: [String: Int] = [:]
                 for p in pj { byKey[r.value(p.key)] = p.value }
-                return pi.allSatisfy { p in byKey[l.value(p.key)].map { same(p.value, $0, depth + 1) } ?? false }
+                return pi.allSatisfy { p in byKey[l.value(p.key)].map { same(p.value, $0, depth + 1, key: l.value(p.key)) } ?? false }
             }
         }
         return same(lroot, rroot, 0)
+    }
+
+    /// The fields of Flux's objects that are durations (`metav1.Duration`).
+    static let durationFields: Set<String> = ["interval", "timeout", "retryInterval", "maxAge"]
+
+    /// A Go duration (`1h`, `1h0m0s`, `90s`, `1.5h`) in nanoseconds; nil for anything else.
+    static func goDuration(_ s: String) -> Int64? {
+        let units: [(String, Double)] = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 6e10), ("h", 3.6e12)]
+        var rest = Substring(s), total = 0.0
+        guard !rest.isEmpty else { return nil }
+        if rest == "0" { return 0 }
+        while !rest.isEmpty {
+            let number = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+            guard !number.isEmpty, let n = Double(number) else { return nil }
+            rest = rest.dropFirst(number.count)
+            // the longest unit that follows (`ms` before `m`)
+            guard let (unit, scale) = units.filter({ rest.hasPrefix($0.0) }).max(by: { $0.0.count < $1.0.count }) else { return nil }
+            rest = rest.dropFirst(unit.count)
+            total += n * scale
+        }
+        return total < 9.2e18 ? Int64(total) : nil
     }
 }
