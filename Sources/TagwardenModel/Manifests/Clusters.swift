@@ -388,9 +388,10 @@ public struct Clusters: Sendable {
             }
             for f in initial { take(f, by: [:], through: nil) }
             while let (k, variables, suspended) = queue.popLast() {
-                // one of another repository or an artifact builds nothing here, but the cluster applies it
+                // one of another repository or an artifact builds nothing here, and one whose path has a variable not known
+                // here builds what cannot be told: the cluster applies them all the same
                 guard let p = path(k, variables) else {
-                    if spec(k)?.path == nil, members[c].insert(k).inserted { reached.insert(k) }
+                    if members[c].insert(k).inserted { reached.insert(k) }
                     continue
                 }
                 guard done.insert("\(c) \(k) \(p) \(suspended == nil)").inserted else { continue }
