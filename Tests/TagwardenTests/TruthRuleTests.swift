@@ -632,6 +632,29 @@ extension FluxInstanceTests {
         #expect(clusters?.of(web).map { clusters!.clusters[$0].name } == ["clusters/main"])
         #expect(try lint(files, asFound: true).map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/main/web/deploy.yaml:9:18"])
     }
+
+    /// angelnu/k8s-gitops: each cluster's `cluster-settings` ConfigMap comes through a Kustomization of its own (`vars`)
+    /// that the walk may take after the one that substitutes from it; whatever the order, each cluster applies only
+    /// its own `./apps/secret/${CLUSTER_NAME}`, so the two Secrets of one name are not one cluster's duplicate.
+    @Test func aConfigMapAppliedByAnotherKustomizationOfTheClusterDecidesItsPaths() throws {
+        var files: [String: String] = [:]
+        for c in ["prod", "test"] {
+            files.merge(bootstrapFiles("clusters/\(c)", flux: "v2.8.0")) { $1 }
+            files["clusters/\(c)/apps.yaml"] = fluxKustomization(name: "cluster-apps", path: "./apps/stack",
+                                                                spec: "  postBuild:\n    substituteFrom:\n      - {kind: ConfigMap, name: cluster-settings}\n")
+            files["clusters/\(c)/vars.yaml"] = fluxKustomization(name: "vars", path: "./clusters/\(c)/vars")
+            files["clusters/\(c)/vars/settings.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-settings, namespace: flux-system}\n"
+                + "data:\n  CLUSTER_NAME: \(c)\n"
+            files["apps/secret/\(c)/secret.yaml"] = "apiVersion: v1\nkind: Secret\nmetadata: {name: airvpn, namespace: vpn}\nstringData: {key: \(c)}\n"
+        }
+        files["apps/stack/secret.yaml"] = fluxKustomization(name: "secret", path: "./apps/secret/${CLUSTER_NAME}")
+        let model = try #require(try lintReport(files, asFound: true).model)
+        for c in ["prod", "test"] {
+            let secret = try #require(model.files.indices.first { model.files[$0].path == "apps/secret/\(c)/secret.yaml" })
+            #expect(model.clusters.of(secret).map { model.clusters.clusters[$0].name } == ["clusters/\(c)"])
+        }
+        #expect(try lint(files, asFound: true).filter { $0.rule == "object-duplicate" }.rendered == [])
+    }
 }
 
 @Suite struct EmptyFluxPathTests {
@@ -660,11 +683,19 @@ extension FluxInstanceTests {
             + fluxKustomization(name: "wasm", path: "./examples/wasm", spec: "  suspend: true\n")
         files["apps/web.yaml"] = deployment(namespace: "apps", image: "nginx:latest")
         files["examples/wasm/spin.yaml"] = deployment(name: "spin", namespace: "apps", image: "kingdonb/spin:latest")
-        let res = try lint(files, asFound: true)
+        let report = try lintReport(files, asFound: true)
+        let res = report.findings
         #expect(res.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/web.yaml:9:18",
                                                               "warning image-latest-tag examples/wasm/spin.yaml:9:18"], "\(res.rendered)")
         #expect(res.last?.message.hasSuffix("(applied only through Flux Kustomization wasm (clusters/test/apps.yaml), which is suspended: "
-                                            + "Flux applies no change while spec.suspend is true)") == true, "\(res)")
+                                            + "Flux applies no change while spec.suspend is true; declare its path under clusters: in "
+                                            + ".tagwarden.yaml if the cluster runs it)") == true, "\(res)")
+        // the header and env count it as suspended, not as the file of an inferred cluster
+        let model = try #require(report.model)
+        #expect(model.appliedHeader(under: nil) == "1 file applied only through suspended Flux Kustomizations, judged as warnings at most "
+                + "(declare what the cluster runs under clusters: in .tagwarden.yaml); tagwarden env --applied lists them")
+        #expect(model.clusterLines.contains("1 file is applied only through suspended Flux Kustomizations: judged, findings at most "
+                                            + "warnings (--applied says which)"), "\(model.clusterLines)")
         // once a Kustomization that is not suspended applies it too, it is a fact
         files["clusters/test/apps.yaml"]! += "---\n" + fluxKustomization(name: "wasm-live", path: "./examples/wasm")
         #expect(try lint(files, asFound: true).map { "\($0.severity) \($0.rendered)" }
@@ -698,6 +729,9 @@ extension FluxInstanceTests {
         let report = try lintReport(repo, asFound: true)
         #expect(report.model?.clusters.clusters.first?.fluxOrigin == "the Flux release's install.yaml v0.28.5 that base/flux-system/kustomization.yaml lists")
         #expect(report.findings.filter { $0.rule.hasPrefix("api-") }.map { "\($0.rule) \($0.severity)" } == ["api-deprecated note"], "\(report.findings)")
+        // kustomize's remote of the manifests, with `//` where the repository ends (milung/ambulance-gitops: v2.0.1)
+        repo["base/flux-system/kustomization.yaml"] = "resources:\n  - https://github.com/fluxcd/flux2//manifests/install?ref=v2.0.1\n"
+        #expect(try lintReport(repo, asFound: true).model?.clusters.clusters.first?.flux.map(String.init(describing:)) == "2.0.1")
     }
 
     /// T41-Ch1/mystok-gcp-flux-prod: no version is written, but the cluster's own CRDs (Flux 0.8's) serve v1alpha1: the

@@ -87,6 +87,13 @@ public struct Clusters: Sendable {
     /// The clusters that apply `file`.
     public func of(_ file: FileID) -> [ClusterID] { clusters.isEmpty ? [] : ofFile[file] }
 
+    /// Whether `file` is assumed applied because a suspended Flux Kustomization is all that takes it (rather than
+    /// because only inferred clusters do).
+    public func isOnlySuspended(_ file: FileID) -> Bool {
+        guard case .assumed = reach[file], suspendedOnly[file] != nil else { return false }
+        return of(file).contains { clusters[$0].inferred == nil }
+    }
+
     /// `nonResources` are objects of patch files: a Flux Kustomization there that sets `path` is the patched
     /// Kustomization as the build that patches it applies it (a cluster's bootstrap Kustomization completed per cluster).
     /// `graph`: what each kustomization's `resources`, `bases` and `components` name.
@@ -186,7 +193,8 @@ public struct Clusters: Sendable {
                 }
                 if let k = suspendedOnly[f] {
                     return .assumed("applied only through Flux Kustomization \(objects[k].name ?? "") (\(files[objects[k].file].path)), which is "
-                                    + "suspended: Flux applies no change while spec.suspend is true")
+                                    + "suspended: Flux applies no change while spec.suspend is true; declare its path under clusters: in "
+                                    + "\(Config.fileName) if the cluster runs it")
                 }
                 return .applied
             }
@@ -349,8 +357,12 @@ public struct Clusters: Sendable {
         }
         // the ConfigMaps of the repository, by name, found on first need
         var configMapsNamed: [String: [ObjectID]]?
+        // clusters whose walk met several ConfigMaps of one name and took none, and what a first walk of each applied
+        var undecided = Set<ClusterID>()
+        var firstWalk: [ClusterID: Set<FileID>] = [:]
         /// The variables Kustomization k substitutes in cluster `c`: the ConfigMaps of its `substituteFrom` the repository
-        /// holds (of several of one name, the one `c` applies; a later source wins), then `substitute` over all.
+        /// holds (of several of one name, the one `c` applies, as far as its walk or a first one has gone; a later
+        /// source wins), then `substitute` over all.
         func substitutes(_ k: ObjectID, in c: ClusterID) -> [String: String] {
             guard let post = spec(k)?.postBuild else { return [:] }
             var out: [String: String] = [:]
@@ -363,14 +375,17 @@ public struct Clusters: Sendable {
                 let named = (configMapsNamed![source.name] ?? []).filter {
                     namespace == nil || objects[$0].declaredNamespace == nil || objects[$0].declaredNamespace == namespace
                 }
-                let applied = named.filter { sets[c].contains(objects[$0].file) }
+                let applied = named.filter { sets[c].contains(objects[$0].file) || firstWalk[c]?.contains(objects[$0].file) == true }
+                if named.count > 1, applied.count != 1 { undecided.insert(c) }
                 guard let m = applied.count == 1 ? applied[0] : named.count == 1 ? named[0] : nil, let data = objects[m].configData else { continue }
                 out.merge(data) { $1 }
             }
             return out.merging(post.substitute) { $1 }
         }
+        var walks: [ClusterID: [(roots: [ObjectID], files: Set<FileID>)]] = [:]
         // cluster `c` applies Kustomizations `roots` and the files `initial`, and what their builds reach
         func walk(_ c: ClusterID, roots: [ObjectID], files initial: Set<FileID>) {
+            if firstWalk[c] == nil { walks[c, default: []].append((roots, initial)) }
             // each Kustomization with the variables of the one whose build takes its file, and the suspended one on the way
             var queue: [(k: ObjectID, variables: [String: String], suspended: ObjectID?)] = roots.map { ($0, [:], nil) }
             func take(_ f: FileID, by variables: [String: String], through suspended: ObjectID?) {
@@ -400,7 +415,9 @@ public struct Clusters: Sendable {
                 // its file is applied, and so are the other Kustomizations there (bootstrap's sync file holding a second)
                 take(file(k), by: [:], through: suspended)
                 let set = p == path(k, [:]) ? built[k] ?? [] : build(k, at: p)
-                if p != path(k, [:]) { for f in set { out.kustomizationsOfFile[f, default: []].append(k) } }
+                if p != path(k, [:]) {
+                    for f in set where out.kustomizationsOfFile[f]?.contains(k) != true { out.kustomizationsOfFile[f, default: []].append(k) }
+                }
                 let own = substitutes(k, in: c)
                 let through = suspended ?? (spec(k)?.suspended == true ? k : nil)
                 for f in set { take(f, by: own, through: through) }
@@ -446,6 +463,15 @@ public struct Clusters: Sendable {
             // Kustomizations that only build each other: the first of each such ring stands for its root
             for k in kustomizations where !reached.contains(k) && built[k] != nil && leftOut[file(k)] == nil { apply(k) }
         }
+        // a ConfigMap of several of one name that the cluster applies through a Kustomization its walk took later: the
+        // cluster is walked again, knowing all that the first walk applied (the same files in whatever order)
+        for c in undecided.sorted() {
+            firstWalk[c] = sets[c]
+            sets[c] = []
+            if anySuspended { live[c] = [] }
+            done = done.filter { !$0.hasPrefix("\(c) ") }
+            for w in walks[c] ?? [] { walk(c, roots: w.roots, files: w.files) }
+        }
         // the others stand on Kustomizations that nothing here applies
         for c in out.clusters.indices where !bootstrappedClusters.contains(c) {
             let rootFiles = Set(out.clusters[c].roots.map { files[file($0)].path }).sorted()
@@ -468,7 +494,9 @@ public struct Clusters: Sendable {
         if anySuspended { out.suspendedOnly = out.suspendedOnly.filter { f, _ in !live.contains { $0.contains(f) } } }
         for c in out.clusters.indices { out.clusters[c].kustomizations = members[c].sorted() }
         // a chart kept here that an applied HelmRelease installs: helm-controller reads its Chart.yaml and values files
+        // (as suspended as the release that installs it)
         var fileAt: [String: FileID] = [:]
+        var chartsLive = Set<FileID>(), chartsSuspended: [FileID: ObjectID] = [:]
         let informative = objectsOfFile.keys.sorted()   // the few files whose objects say what a cluster runs or reads
         for c in sets.indices {
             for f in informative where sets[c].contains(f) {
@@ -477,10 +505,15 @@ public struct Clusters: Sendable {
                     if fileAt.isEmpty { for i in files.indices { fileAt[files[i].path] = i } }
                     for name in ["Chart.yaml", "values.yaml", "values.yml"] + h.valuesFiles.map(\.value) {
                         let p = ["Chart.yaml", "values.yaml", "values.yml"].contains(name) ? Sources.join(chart, name) : name
-                        if let n = Model.normalizePath(p), let f = fileAt[n] { sets[c].insert(f) }
+                        guard let n = Model.normalizePath(p), let chartFile = fileAt[n] else { continue }
+                        sets[c].insert(chartFile)
+                        if let suspended = out.suspendedOnly[f] { chartsSuspended[chartFile] = suspended } else { chartsLive.insert(chartFile) }
                     }
                 }
             }
+        }
+        for (f, k) in chartsSuspended where !chartsLive.contains(f) && !(anySuspended && live.contains { $0.contains(f) }) {
+            out.suspendedOnly[f] = out.suspendedOnly[f] ?? k
         }
         out.ofFile = Table(repeating: [], count: files.count)
         for c in out.clusters.indices {
@@ -516,11 +549,15 @@ public struct Clusters: Sendable {
     /// them applied: `https://github.com/fluxcd/flux2/releases/download/v2.4.0/install.yaml`, or the kustomize remote
     /// `github.com/fluxcd/flux2/manifests/install?ref=v2.4.0`.
     static func fluxRelease(installedBy resource: String) -> String? {
+        // (every resource of every kustomization asks: a byte search first, Swift's string search is slow)
+        guard resource.containsBytes("fluxcd/flux2") else { return nil }
         if let at = resource.firstRange(of: "github.com/fluxcd/flux2/releases/download/"), resource.hasSuffix("/install.yaml") {
             let v = resource[at.upperBound...].dropLast("/install.yaml".count)
             return v.contains("/") ? nil : String(v)
         }
-        if resource.contains("github.com/fluxcd/flux2/manifests/install"), let ref = resource.firstRange(of: "ref=") {
+        // (kustomize's `//` marks where the repository ends: `github.com/fluxcd/flux2//manifests/install?ref=v2.0.1`)
+        if resource.replacing("//manifests/", with: "/manifests/").contains("github.com/fluxcd/flux2/manifests/install"),
+           let ref = resource.firstRange(of: "ref=") {
             return String(resource[ref.upperBound...].prefix { $0 != "&" })
         }
         return nil
@@ -644,7 +681,7 @@ extension Model {
     /// The report header's line on the files under `prefix` (the audit's PATH; nil or "" for all) that are not
     /// applied, and how to say what applies them; nil when every one is applied.
     public func appliedHeader(under prefix: String?) -> String? {
-        var unreached = 0, notDeployed = 0, assumed = 0
+        var unreached = 0, notDeployed = 0, assumed = 0, suspended = 0
         let prefix = prefix ?? ""
         for (f, r) in clusters.reach.withIDs {
             if !prefix.isEmpty, prefix != ".", files[f].path != prefix, !files[f].path.hasPrefix(prefix + "/") { continue }
@@ -652,11 +689,15 @@ extension Model {
             case .applied: break
             case .unreached: unreached += 1
             case .notDeployed: notDeployed += 1
-            case .assumed: assumed += 1
+            case .assumed: if clusters.isOnlySuspended(f) { suspended += 1 } else { assumed += 1 }
             }
         }
-        guard unreached + notDeployed + assumed > 0 else { return nil }
+        guard unreached + notDeployed + assumed + suspended > 0 else { return nil }
         var parts: [String] = []
+        if suspended > 0 {
+            parts.append("\(suspended) file\(suspended == 1 ? "" : "s") applied only through suspended Flux Kustomizations, judged as "
+                         + "warnings at most (declare what the cluster runs under clusters: in \(Config.fileName))")
+        }
         if assumed > 0 {
             let inferred = clusters.clusters.filter { $0.inferred != nil }.count
             parts.append("\(assumed) file\(assumed == 1 ? "" : "s") of \(inferred) cluster\(inferred == 1 ? "" : "s") whose roots nothing here "
@@ -696,14 +737,18 @@ extension Model {
                        + "Flux \(fluxHeader))")
         }
         var unreached: [String: Int] = [:]   // directory → files
-        var notDeployed = 0
+        var notDeployed = 0, suspended = 0
         for f in files.indices {
             switch clusters.reach[f] {
             case .applied: break
             case .unreached: unreached[Path.dirname(files[f].path), default: 0] += 1
             case .notDeployed: notDeployed += 1
-            case .assumed: break
+            case .assumed: if clusters.isOnlySuspended(f) { suspended += 1 }
             }
+        }
+        if suspended > 0 {
+            out.append("\(suspended) file\(suspended == 1 ? " is" : "s are") applied only through suspended Flux Kustomizations: judged, "
+                       + "findings at most warnings (--applied says which)")
         }
         if !unreached.isEmpty {
             let count = unreached.values.reduce(0, +)

@@ -352,8 +352,7 @@ public struct FluxIndex: Sendable {
                                          regexError: policy.regexError, repository: repository)
             }
         }
-        var definedInSeveral: [Key: Bool] = [:]  // whether several environments define a policy: many markers name one
-        var contestedListed = Set<Key>()
+        var contestedListed = Set<[PolicyID]>()  // each set of candidates once: many markers of a shared base name one
         var updatingAt: [Key: Set<String?>] = [:]
         var infos = Table<MarkerID, MarkerInfo>()
         infos.reserveCapacity(markers.count)
@@ -375,14 +374,8 @@ public struct FluxIndex: Sendable {
                     if !own.isEmpty { all = own }
                 }
                 var environment = markerEnvironment[k]
-                func definedInSeveralEnvironments() -> Bool {
-                    let key = Key(namespace: ref.namespace, name: ref.name)
-                    if let known = definedInSeveral[key] { return known }
-                    let several = Set(all.compactMap { idx.policies[$0].environment }).count > 1
-                    definedInSeveral[key] = several
-                    return several
-                }
-                if environment == nil, all.count > 1, definedInSeveralEnvironments() {
+                // (the policies this marker may follow depend on its own builds: nothing here is shared between markers)
+                if environment == nil, all.count > 1, Set(all.compactMap { idx.policies[$0].environment }).count > 1 {
                     // a field of no environment (a shared base): the environments whose automations update it decide
                     let updating = idx.updatingEnvironments(files[m.file].path, namespace: ref.namespace, cache: &updatingAt)
                     if updating.count == 1 {
@@ -396,7 +389,7 @@ public struct FluxIndex: Sendable {
                 if m.context == .value {
                     if let p = info.policy {
                         idx.uses[p, default: []].append(k)
-                    } else if contestedListed.insert(Key(namespace: ref.namespace, name: ref.name)).inserted {
+                    } else if contestedListed.insert(info.candidates).inserted {
                         for p in info.candidates { idx.uses[p, default: []].append(k) }
                     }
                 }
