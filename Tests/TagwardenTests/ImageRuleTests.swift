@@ -219,6 +219,34 @@ import Testing
                                  "image-floating-tag infra/release.yaml:11:14"], "\(res.rendered)")
     }
 
+    /// loki-stack's logstash values (MTRNord/cluster): `image:` names the image and `imageTag:` beside it is its tag; a
+    /// values field that gives only a tag, with no marker to say whose, is judged on the premise that the chart runs it.
+    @Test func anImageBesideItsImageTagIsOneReference() throws {
+        let release = { (tag: String) in """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: loki, namespace: monitoring}
+        spec:
+          values:
+            logstash:
+              image: grafana/logstash-output-loki
+              imageTag: \(tag)
+            policyReportsCleanup:
+              image:
+                registry: mirror.example.com
+                tag: latest
+
+        """ }
+        let res = try lint(["apps/loki.yaml": release("3.2.2")]).filter { $0.rule.hasPrefix("image-") }
+        #expect(res.map { "\($0.severity) \($0.rendered)" } == ["warning image-latest-tag apps/loki.yaml:12:14"], "\(res)")
+        #expect(res.first?.message == "the image whose tag this field sets uses the tag 'latest', which moves with every push: pin a version "
+                + "or a digest (assuming the chart runs an image with this tag: the image's name is the chart's own, not read here)")
+        let latest = try lint(["apps/loki.yaml": release("latest")]).filter { $0.rule == "image-latest-tag" }
+        #expect(latest.map { "\($0.severity) \($0.rendered) \($0.message.prefix(46))" }
+                == ["error image-latest-tag apps/loki.yaml:8:17 image 'grafana/logstash-output-loki:latest' us",
+                    "warning image-latest-tag apps/loki.yaml:12:14 the image whose tag this field sets uses the t"], "\(latest)")
+    }
+
     /// Renovate pins charts' images as `tag: v1.60.0@sha256:…`: the chart renders `repository:tag`, a reference with
     /// both, so the image is pinned and its tag is the part before `@`.
     @Test func aTagFieldThatCarriesTheDigestPinsTheImage() throws {

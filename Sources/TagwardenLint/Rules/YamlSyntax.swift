@@ -25,11 +25,18 @@ extension Rule {
             // kustomize reads a kustomization file leniently: the last of two keys wins (`kubectl kustomize` builds it)
             let isKustomization = Extractor.isKustomizationName(Path.basename(f.path))
             for d in f.duplicateKeys where !dataFiles.contains(f.path) {
+                // of three or more, kustomize keeps only the last
+                let sameKey = f.duplicateKeys.filter { $0.key == d.key && $0.firstKey == d.firstKey && $0.firstLine == d.firstLine }
+                let last = sameKey.last.map { $0.span.start.line } ?? d.span.start.line
                 let message = d.key != d.firstKey
                     ? "key '\(d.key)' is the key '\(d.firstKey)' (line \(d.firstLine)) once Go reads the YAML: kubectl, Helm and Flux's controllers keep one of the two values and drop the other without a word"
-                    : isKustomization
-                    ? "duplicate key '\(d.key)' (first at line \(d.firstLine)): kustomize reads a kustomization leniently and keeps this one, so the first '\(d.key)' is dropped without a word"
-                    : "duplicate key '\(d.key)' (first at line \(d.firstLine)): YAML keys must be unique, and kubectl and kustomize reject the file"
+                    : !isKustomization
+                    ? "duplicate key '\(d.key)' (first at line \(d.firstLine)): YAML keys must be unique, and kubectl and kustomize reject the file"
+                    : last != d.span.start.line
+                    ? "duplicate key '\(d.key)' (first at line \(d.firstLine)): kustomize reads a kustomization leniently and keeps only the last '\(d.key)' (line \(last)), so this one is dropped without a word"
+                    : sameKey.count > 1
+                    ? "duplicate key '\(d.key)' (first at line \(d.firstLine)): kustomize reads a kustomization leniently and keeps this one, so the \(sameKey.count) earlier '\(d.key)' are dropped without a word"
+                    : "duplicate key '\(d.key)' (first at line \(d.firstLine)): kustomize reads a kustomization leniently and keeps this one, so the first '\(d.key)' is dropped without a word"
                 out.append(c.finding(message, path: f.path, span: d.span))
             }
             for r in f.goRefusals {

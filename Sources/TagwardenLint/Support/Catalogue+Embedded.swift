@@ -902,6 +902,8 @@ premises: >
   projects publish two-number releases): a tag that the image's policies filter for is not reported, an
   image listed under `shortVersionReleases:` in .tagwarden.yaml is not reported, and the findings are warnings
   whose message names the assumption, whatever severity the config gives the rule.
+  A HelmRelease's values field that gives only a tag (the image's name is the chart's own) is judged on the
+  premise that the chart runs an image with it, which its templates decide: at most a warning that says so.
 fix: >
   Use the full version (`1.25.3`) or a build-specific tag, or pin a digest. The list of floating tags
   can be replaced with `floatingTags:` in .tagwarden.yaml; images whose releases have one or two numbers
@@ -1220,6 +1222,8 @@ premises: >
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
   here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
   be deployed the rule does not run.
+  A HelmRelease's values field that gives only a tag (the image's name is the chart's own) is judged on the
+  premise that the chart runs an image with it, which its templates decide: at most a warning that says so.
 fix: >
   Use an immutable version tag (`1.25.3`, `production-v1.4.2-3f9c2ab-1718000000`) or pin a digest
   (`nginx@sha256:…`). A tag followed by a digest is fine: the digest decides.
@@ -1269,7 +1273,7 @@ triggering:
                 name: ghcr.io/acme/exporter
                 tag: latest
     expect:
-      - {file: apps/staging/podinfo-values.yaml, line: 8, column: 12, message: "the image whose tag this field sets uses the tag 'latest', which moves with every push: pin a version or a digest"}
+      - {file: apps/staging/podinfo-values.yaml, line: 8, column: 12, message: "the image whose tag this field sets uses the tag 'latest', which moves with every push: pin a version or a digest (assuming the chart runs an image with this tag: the image's name is the chart's own, not read here)"}
       - {file: apps/staging/podinfo-values.yaml, line: 12, column: 14, message: "image 'ghcr.io/acme/exporter:latest' uses the tag 'latest', which moves with every push: pin a version or a digest"}
   - description: a tag that a Flux Kustomization's post-build substitution sets to latest
     files:
@@ -3846,6 +3850,25 @@ triggering:
           name: apps
     expect:
       - {file: infra/b.yaml, line: 1, column: 7, message: "Namespace apps is also defined, identically, in infra/a.yaml:2: one of the two copies is redundant"}
+  - description: a SOPS-encrypted copy (MTRNord/cluster), whose sops metadata kustomize-controller takes out as it decrypts
+    files:
+      infra/a.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: postgres
+      infra/b.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: postgres
+        sops:
+          age:
+            - recipient: age1qqqq
+          lastmodified: "2025-01-01T00:00:00Z"
+          version: 3.9.0
+    expect:
+      - {file: infra/b.yaml, line: 2, column: 7, message: "Namespace postgres is also defined, identically, in infra/a.yaml:2: one of the two copies is redundant"}
   - description: the same Namespace with another label
     files:
       infra/a.yaml: |
@@ -5087,6 +5110,25 @@ triggering:
           name: other
     expect:
       - {file: app/kustomization.yaml, line: 3, column: 1, message: "duplicate key 'resources' (first at line 1): kustomize reads a kustomization leniently and keeps this one, so the first 'resources' is dropped without a word"}
+  - description: three equal keys in a kustomization (neogan74/k8s-chaos's four patches:); kustomize keeps only the last
+    files:
+      app/kustomization.yaml: |
+        resources: [deploy.yaml]
+        resources: [service.yaml]
+        resources: [deploy.yaml, service.yaml]
+      app/deploy.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: settings
+      app/service.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: other
+    expect:
+      - {file: app/kustomization.yaml, line: 2, column: 1, message: "duplicate key 'resources' (first at line 1): kustomize reads a kustomization leniently and keeps only the last 'resources' (line 3), so this one is dropped without a word"}
+      - {file: app/kustomization.yaml, line: 3, column: 1, message: "duplicate key 'resources' (first at line 1): kustomize reads a kustomization leniently and keeps this one, so the 2 earlier 'resources' are dropped without a word"}
   - description: an alias naming no anchor before it in its document (libyaml lets it pass; Go's YAML refuses it)
     files:
       app/pod.yaml: |

@@ -514,8 +514,16 @@ package struct Extractor {
             // `tag` is a part, not a whole reference
             let hub = above || y.get(n, "hub") != nil
             let composed = hub || tag.map { y.nodes[$0].kind == .scalar } == true
+            // `image: grafana/logstash-output-loki` beside `imageTag: 3.2.2` (loki-stack's logstash): a name and its tag
+            let imageTag = y.get(n, "imageTag").flatMap { y.nodes[$0].kind == .scalar && !y.isNull($0) && y.nodes[$0].valueCount > 0 ? $0 : nil }
             for (k, v) in y.pairs(n) {
-                if y.valueEquals(k, "image"), y.nodes[y.resolved(v)].kind == .scalar, !composed || y.value(y.resolved(v)).contains(":") {
+                if y.valueEquals(k, "image"), let imageTag, y.nodes[y.resolved(v)].kind == .scalar, let name = scalarString(y.resolved(v)),
+                   !name.isEmpty, !name.contains("@"), !(name.split(separator: "/").last?.contains(":") ?? false) {
+                    var use = ImageUse(origin: .helmParts, file: fileIndex, object: object, text: name, name: name, span: y.nodes[y.resolved(v)].span)
+                    use.tag = located(imageTag)
+                    use.valuesPath = path.map { $0 + ["imageTag"] }
+                    finishParts(&use, nodes: [y.resolved(v), imageTag])
+                } else if y.valueEquals(k, "image"), y.nodes[y.resolved(v)].kind == .scalar, !composed || y.value(y.resolved(v)).contains(":") {
                     let at = facts.images.count
                     addReference(y.resolved(v), origin: .helmImage, object: object)
                     if let path, facts.images.count > at { facts.images[at].valuesPath = path + ["image"] }

@@ -29,7 +29,8 @@ extension Model {
                 let ci = l.childNodes(i), cj = r.childNodes(j)
                 return ci.count == cj.count && zip(ci, cj).allSatisfy { same($0, $1, depth + 1) }
             case .mapping:
-                let pi = l.pairs(i), pj = r.pairs(j)
+                // (SOPS's own metadata at the top: kustomize-controller takes it out as it decrypts, and no API keeps it)
+                let pi = l.pairs(i).filter { depth > 0 || l.value($0.key) != "sops" }, pj = r.pairs(j).filter { depth > 0 || r.value($0.key) != "sops" }
                 guard pi.count == pj.count else { return false }
                 var byKey: [String: Int] = [:]
                 for p in pj { byKey[r.value(p.key)] = p.value }
