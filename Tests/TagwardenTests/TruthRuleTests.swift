@@ -658,6 +658,23 @@ extension FluxInstanceTests {
 }
 
 @Suite struct EmptyFluxPathTests {
+    /// ipni/storetheindex: no bootstrap sync; a Kustomization whose path is above its own file says its GitRepository is
+    /// this repository, which another repository laid out alike would say too: a path that holds nothing is a warning
+    /// that names the premise.
+    @Test func aPathOfARepositoryTakenToBeThisOneIsAWarning() throws {
+        var files: [String: String] = [:]
+        files["deploy/dev/cluster/sync.yaml"] = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: infra, namespace: flux-system}\n"
+            + "spec: {url: 'https://github.com/acme/infra'}\n---\n"
+            + fluxKustomization(name: "dev", path: "./deploy/dev", spec: "  sourceRef: {kind: GitRepository, name: infra}\n") + "---\n"
+            + fluxKustomization(name: "gone", path: "./deploy/gone", spec: "  sourceRef: {kind: GitRepository, name: infra}\n")
+        files["deploy/dev/web.yaml"] = deployment(namespace: "apps", image: "nginx:1.27.3")
+        let res = try lint(files, asFound: true).filter { $0.rule == "kustomization-build-fails" }
+        #expect(res.map { "\($0.severity) \($0.rendered)" } == ["warning kustomization-build-fails deploy/dev/cluster/sync.yaml:17:9"], "\(res)")
+        #expect(res.first?.message.hasSuffix("(assuming GitRepository infra (https://github.com/acme/infra) is this repository, as another Flux "
+                                             + "Kustomization whose path is above its own file says; declare the cluster under clusters: in "
+                                             + ".tagwarden.yaml if it is not)") == true, "\(res)")
+    }
+
     /// mwdavisii/gitops-service-example: Kustomizations of the cluster's own GitRepository build directories the
     /// repository does not have; one of another GitRepository builds a path of that repository, which says nothing.
     @Test func aPathOfThisRepositoryThatHoldsNothingDeploysNothing() throws {

@@ -33,9 +33,11 @@ extension Rule {
         for k in m.emptyFluxPaths {
             let o = m.objects[k]
             guard let path = o.fluxKustomization?.path, let span = o.fluxKustomization?.pathSpan else { continue }
-            out.append(c.finding("Flux Kustomization \(m.qualifiedName(k)) builds ./\(path), which holds no manifest in the repository: it "
-                                 + "deploys nothing (kustomize-controller fails it with 'kustomization path not found' where the directory does not exist)",
-                                 file: o.file, span: span, object: k, environment: nil))
+            var f = c.finding("Flux Kustomization \(m.qualifiedName(k)) builds ./\(path), which holds no manifest in the repository: it "
+                              + "deploys nothing (kustomize-controller fails it with 'kustomization path not found' where the directory does not exist)",
+                              file: o.file, span: span, object: k, environment: nil)
+            if let premise = m.emptyPathPremises[k] { f.assume(premise) }
+            out.append(f)
         }
         for f in m.files.indices {
             guard let field = m.files[f].kustomizationUnknownFields.first else { continue }

@@ -542,9 +542,6 @@ public struct Clusters: Sendable {
         return out
     }
 
-    /// The Flux versions that `files` install: a Namespace labelled `app.kubernetes.io/part-of: flux` with its
-    /// `app.kubernetes.io/version` (flux bootstrap's `gotk-components.yaml`), or a FluxInstance's distribution version
-    /// (in its manifest, or in the values of flux-operator's flux-instance chart).
     /// The version of the Flux release whose manifests a kustomization resource installs, as Flux's documentation has
     /// them applied: `https://github.com/fluxcd/flux2/releases/download/v2.4.0/install.yaml`, or the kustomize remote
     /// `github.com/fluxcd/flux2/manifests/install?ref=v2.4.0`.
@@ -563,6 +560,9 @@ public struct Clusters: Sendable {
         return nil
     }
 
+    /// The Flux versions that `files` install: a Namespace labelled `app.kubernetes.io/part-of: flux` with its
+    /// `app.kubernetes.io/version` (flux bootstrap's `gotk-components.yaml`), or a FluxInstance's distribution version
+    /// (in its manifest, or in the values of flux-operator's flux-instance chart).
     static func installations(_ files: [FileID], objects: Objects, objectsOfFile: [FileID: [ObjectID]], files facts: Files)
         -> [(version: FluxVersion, origin: String)] {
         var out: [(version: FluxVersion, origin: String)] = []

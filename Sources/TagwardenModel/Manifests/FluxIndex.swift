@@ -138,13 +138,6 @@ public struct FluxIndex: Sendable {
         return gitRepositories[FluxIndex.preferring(a.environment, candidates) { gitRepositories[$0].environment }].spec
     }
 
-    /// The policy `namespace/name`; of several (one per cluster), the one defined in `environment`, else the first.
-    public func policy(namespace: String, name: String, environment: String? = nil) -> PolicyID? {
-        let candidates = policies(namespace: namespace, name: name)
-        guard !candidates.isEmpty else { return nil }
-        return FluxIndex.preferring(environment, candidates) { policies[$0].environment }
-    }
-
     /// The automations whose `update.path` holds `file` (of this repository), deepest path last: with a few paths,
     /// each is compared with the file's bytes; with many, they are looked up by the file's directories, so a marker
     /// costs its path's depth, not one test per automation.

@@ -51,6 +51,8 @@ public struct Model: Sendable {
     public let missingResources: [ObjectID: [(path: String, why: String)]]
     /// The Flux Kustomizations of this repository whose `path` holds no manifest here: they deploy nothing.
     public let emptyFluxPaths: [ObjectID]
+    /// Of those, the ones whose GitRepository is taken to be this repository, and the premise.
+    public let emptyPathPremises: [ObjectID: String]
     /// The patches kustomize refuses to apply (`PatchTargets`), by the kustomization whose build they fail.
     public let patchFailures: [PatchFailure]
     /// The directories that hold a kustomization.
@@ -186,7 +188,7 @@ public struct Model: Sendable {
             }
             facts[f].objects = []
         }
-        let here = hereRepositories(objects: objects, files: facts, remoteURLs: remoteURLs)
+        let (here, hereInferred) = hereRepositories(objects: objects, files: facts, remoteURLs: remoteURLs)
         markSourcesElsewhere(&objects, files: facts, here: here)
         var labels: [String: [String: String]] = [:]
         for o in objects where o.kind == "Namespace" && o.apiVersion == "v1" {
@@ -375,11 +377,19 @@ public struct Model: Sendable {
                                    notDeployed: { if case .notDeployed(let why) = clusters.reach[$0] { why } else { nil } })
         // a path that holds nothing here is a fact only of a Kustomization whose GitRepository is known to be this repository
         let sources = GitSources(objects)
+        // (or taken to be, where only another sync of this layout names it: a premise)
+        var emptyPathPremises: [ObjectID: String] = [:]
         let emptyPaths = emptyFluxPaths.filter { k in
             guard let src = objects[k].fluxKustomization?.source, src.isGitRepository else { return false }
             let namespace = src.namespace ?? namespaces[k]
-            return sources.candidates(kind: src.kind, name: src.name, namespace: namespace).contains { repositoryPath($0).map(here.contains) ?? false }
-                || bootstrapSources.contains { $0.name == src.name && FluxIndex.sameNamespace($0.namespace, namespace) }
+            if bootstrapSources.contains(where: { $0.name == src.name && FluxIndex.sameNamespace($0.namespace, namespace) }) { return true }
+            let urls = sources.candidates(kind: src.kind, name: src.name, namespace: namespace).filter { repositoryPath($0).map(here.contains) ?? false }
+            guard let first = urls.first else { return false }
+            if urls.allSatisfy({ repositoryPath($0).map(hereInferred.contains) ?? false }) {
+                emptyPathPremises[k] = "assuming GitRepository \(src.name) (\(first)) is this repository, as another Flux Kustomization "
+                    + "whose path is above its own file says; declare the cluster under clusters: in \(Config.fileName) if it is not"
+            }
+            return true
         }
         let kustomizationDirectories = Set(builds.value.kustomizationAt.keys)
         let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories)
@@ -426,7 +436,7 @@ public struct Model: Sendable {
                   shortVersionReleases: config.shortVersionReleases.map(Glob.init),
                   namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
                   clusters: clusters, namespaceOverride: namespaceOverride, writtenName: writtenName, variantOf: variantOf, policyCharts: policyCharts,
-                  unlistedResources: unlisted, missingResources: missing, emptyFluxPaths: emptyPaths, patchFailures: patchFailures,
+                  unlistedResources: unlisted, missingResources: missing, emptyFluxPaths: emptyPaths, emptyPathPremises: emptyPathPremises, patchFailures: patchFailures,
                   kustomizationDirectories: kustomizationDirectories,
                   generatedBuilds: generated, evidence: evidence, skipped: skipped, graph: graph)
         }

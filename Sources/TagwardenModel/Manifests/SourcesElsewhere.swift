@@ -94,7 +94,8 @@ extension Model {
     /// named `flux-system`) decide; others only when they name one repository: another repository laid out as this one
     /// has a path above its Kustomization's file too (ipni's index-observer syncs `deploy/manifests/dev/us-east-2` of
     /// its own repository). The root is no evidence, since another repository's `path: ./` holds any file here.
-    static func hereRepositories(objects: Objects, files: Files, remoteURLs: [String]) -> Set<String> {
+    /// `inferred`: those only the other syncs name (an assumption).
+    static func hereRepositories(objects: Objects, files: Files, remoteURLs: [String]) -> (all: Set<String>, inferred: Set<String>) {
         let sources = GitSources(objects)
         func repository(_ url: String) -> String? { url.containsBytes("${") ? nil : repositoryPath(url) }
         var here = Set<String>()
@@ -111,8 +112,9 @@ extension Model {
                 if let r = repository(url) { if bootstrap { bootstraps.insert(r) } else { others.insert(r) } }
             }
         }
-        here.formUnion(!bootstraps.isEmpty ? bootstraps : others.count == 1 ? others : [])
-        return here
+        let inferred = bootstraps.isEmpty && others.count == 1 ? others.subtracting(here) : []
+        here.formUnion(!bootstraps.isEmpty ? bootstraps : inferred)
+        return (here, inferred)
     }
 
     /// The GitRepositories of the repository, by name: where each points.
