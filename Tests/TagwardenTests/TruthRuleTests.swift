@@ -657,6 +657,24 @@ extension FluxInstanceTests {
     }
 }
 
+@Suite struct UnknownPathVariableTests {
+    /// A path whose variable comes from a ConfigMap made outside the repository (Terraform's): the cluster applies the
+    /// Kustomization, what it builds is not known, and nothing under ./apps is taken for applied; the config's
+    /// `substitute:` of the cluster settles it, and the file it then builds is applied (its finding a fact).
+    @Test func theConfigsSubstituteDecidesAPathNothingHereGives() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps/${CLUSTER}",
+                                                             spec: "  postBuild:\n    substituteFrom:\n      - {kind: ConfigMap, name: made-by-terraform}\n")
+        files["apps/prod/web.yaml"] = deployment(namespace: "apps", image: "nginx:latest")
+        let before = try lintReport(files, asFound: true)
+        #expect(before.model?.clusters.unapplied.isEmpty == true)
+        #expect(before.findings.map { "\($0.severity) \($0.rendered)" } == ["warning image-latest-tag apps/prod/web.yaml:9:18"])
+        let config = "clusters:\n  - name: clusters/prod\n    paths: [clusters/prod]\n    substitute: {CLUSTER: prod}\n"
+        let after = try lintReport(files, config: config, asFound: true)
+        #expect(after.findings.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/prod/web.yaml:9:18"], "\(after.findings)")
+    }
+}
+
 @Suite struct EmptyFluxPathTests {
     /// ipni/storetheindex: no bootstrap sync; a Kustomization whose path is above its own file says its GitRepository is
     /// this repository, which another repository laid out alike would say too: a path that holds nothing is a warning

@@ -348,7 +348,9 @@ public struct Clusters: Sendable {
         var live = Table<ClusterID, Set<FileID>>()
         func cluster(named name: String) -> ClusterID {
             if let known = index[name] { return known }
-            let c = out.clusters.add(Cluster(name: name, roots: [], kustomizations: [], files: []))
+            // (with the values the config gives its variables, which complete what its Kustomizations substitute)
+            let c = out.clusters.add(Cluster(name: name, roots: [], kustomizations: [], files: [],
+                                             substitute: config.clusters.first { $0.name == name }?.substitute ?? [:]))
             index[name] = c
             sets.append(Set(minimumCapacity: min(fileCount, 1024)))
             if anySuspended { live.append([]) }
@@ -387,7 +389,8 @@ public struct Clusters: Sendable {
         func walk(_ c: ClusterID, roots: [ObjectID], files initial: Set<FileID>) {
             if firstWalk[c] == nil { walks[c, default: []].append((roots, initial)) }
             // each Kustomization with the variables of the one whose build takes its file, and the suspended one on the way
-            var queue: [(k: ObjectID, variables: [String: String], suspended: ObjectID?)] = roots.map { ($0, [:], nil) }
+            let given = out.clusters[c].substitute
+            var queue: [(k: ObjectID, variables: [String: String], suspended: ObjectID?)] = roots.map { ($0, given, nil) }
             func take(_ f: FileID, by variables: [String: String], through suspended: ObjectID?) {
                 var new = sets[c].insert(f).inserted
                 if anySuspended {
@@ -401,7 +404,7 @@ public struct Clusters: Sendable {
                     for j in objectsOfFile[f] ?? [] where spec(j) != nil { queue.append((j, variables, suspended)) }
                 }
             }
-            for f in initial { take(f, by: [:], through: nil) }
+            for f in initial { take(f, by: given, through: nil) }
             while let (k, variables, suspended) = queue.popLast() {
                 // one of another repository or an artifact builds nothing here, and one whose path has a variable not known
                 // here builds what cannot be told: the cluster applies them all the same
@@ -413,12 +416,12 @@ public struct Clusters: Sendable {
                 members[c].insert(k)
                 reached.insert(k)
                 // its file is applied, and so are the other Kustomizations there (bootstrap's sync file holding a second)
-                take(file(k), by: [:], through: suspended)
+                take(file(k), by: given, through: suspended)
                 let set = p == path(k, [:]) ? built[k] ?? [] : build(k, at: p)
                 if p != path(k, [:]) {
                     for f in set where out.kustomizationsOfFile[f]?.contains(k) != true { out.kustomizationsOfFile[f, default: []].append(k) }
                 }
-                let own = substitutes(k, in: c)
+                let own = given.merging(substitutes(k, in: c)) { $1 }
                 let through = suspended ?? (spec(k)?.suspended == true ? k : nil)
                 for f in set { take(f, by: own, through: through) }
             }
@@ -484,7 +487,6 @@ public struct Clusters: Sendable {
             let n = cluster(named: c.name)
             out.clusters[n].declaredAt = c.origin
             out.clusters[n].inferred = nil
-            out.clusters[n].substitute = c.substitute
             for f in declared[d] {
                 sets[n].insert(f)
                 for k in objectsOfFile[f] ?? [] where spec(k) != nil && !reached.contains(k) { apply(k, in: c.name) }
