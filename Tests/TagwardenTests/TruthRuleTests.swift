@@ -657,6 +657,25 @@ extension FluxInstanceTests {
     }
 }
 
+@Suite struct GeneratorInputTests {
+    /// PingCAP-QE/ee-ops, hm-edu: a secretGenerator's values file (fed to a HelmRelease's valuesFrom) and a
+    /// replacements: path (joryirving) are read by the build that names them, which the cluster applies.
+    @Test func theFilesAGeneratorOrAReplacementReadsAreAppliedWithTheirBuild() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(path: "./apps")
+        files["apps/kustomization.yaml"] = "resources: [release.yaml]\nsecretGenerator:\n  - name: values\n    files: [values.yaml=values-prod.yaml]\n"
+            + "replacements:\n  - path: replace.yaml\n"
+        files["apps/release.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: apps}\n"
+        files["apps/values-prod.yaml"] = "replicas: 2\n# {\"$imagepolicy\": \"flux-system:web\"}\n"
+        files["apps/replace.yaml"] = "source: {kind: ConfigMap, name: x}\ntargets: []\n"
+        let model = try #require(try lintReport(files, asFound: true).model)
+        #expect(model.appliedLines.filter { $0.hasPrefix("apps/") } == [
+            "apps/kustomization.yaml  cluster clusters/prod by flux-system/apps", "apps/release.yaml  cluster clusters/prod by flux-system/apps",
+            "apps/replace.yaml  read by the build of apps/kustomization.yaml", "apps/values-prod.yaml  read by the build of apps/kustomization.yaml"],
+                "\(model.appliedLines)")
+    }
+}
+
 @Suite struct UnknownPathVariableTests {
     /// A path whose variable comes from a ConfigMap made outside the repository (Terraform's): the cluster applies the
     /// Kustomization, what it builds is not known, and nothing under ./apps is taken for applied; the config's

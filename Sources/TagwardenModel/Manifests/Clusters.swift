@@ -169,12 +169,12 @@ public struct Clusters: Sendable {
     private mutating func judgeReach(objects: Objects, files: Files, leftOut: [FileID: String], declared: [[FileID]],
                                      sourceIgnored: [FileID: String]) {
         let declaredFiles = Set(declared.joined())
-        // kustomize's own configuration (`transformers`, `generators`, …): part of the build of the kustomization that
-        // names it, though not a resource of it
+        // kustomize's own configuration (`transformers`, `generators`, …) and the files its generators and replacements
+        // read: part of the build of the kustomization that names them, though not resources of it
         var configuredBy: [String: [FileID]] = [:]
         for o in objects where o.isKustomization {
             let dir = Path.dirname(files[o.file].path)
-            for name in o.kustomizeConfigFiles {
+            for name in o.kustomizeConfigFiles + o.kustomizeInputFiles {
                 if let p = Model.normalizePath(Sources.join(dir, name)) { configuredBy[p, default: []].append(o.file) }
             }
         }
@@ -786,7 +786,8 @@ extension Model {
         var configures: [String: String] = [:]
         for o in objects where o.isKustomization {
             let dir = Path.dirname(path(o.file))
-            for name in o.kustomizeConfigFiles { if let p = Model.normalizePath(Sources.join(dir, name)) { configures[p] = path(o.file) } }
+            for name in o.kustomizeConfigFiles { if let p = Model.normalizePath(Sources.join(dir, name)) { configures[p] = "kustomize configuration of \(path(o.file))" } }
+            for name in o.kustomizeInputFiles { if let p = Model.normalizePath(Sources.join(dir, name)) { configures[p] = "read by the build of \(path(o.file))" } }
         }
         return files.indices.map { f in
             switch clusters.reach[f] {
@@ -795,7 +796,7 @@ extension Model {
             case .notDeployed(let why): return "\(files[f].path)  not deployed: \(why)"
             }
             let cs = clusters.of(f).map { clusters.clusters[$0].displayName }
-            if cs.isEmpty, let k = configures[files[f].path] { return "\(files[f].path)  kustomize configuration of \(k)" }
+            if cs.isEmpty, let what = configures[files[f].path] { return "\(files[f].path)  \(what)" }
             let ks = (clusters.kustomizationsOfFile[f] ?? []).map(qualifiedName)
             let suspended = clusters.suspendedOnly[f].map { " (only through \(qualifiedName($0)), which is suspended: judged as warnings)" } ?? ""
             return "\(files[f].path)  cluster \(cs.joined(separator: ", "))" + (ks.isEmpty ? "" : " by \(ks.joined(separator: ", "))") + suspended

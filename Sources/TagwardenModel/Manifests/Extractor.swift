@@ -227,6 +227,7 @@ package struct Extractor {
         var unknowns: ManifestObject.KustomizeUnknowns = []
         var generators: [ManifestObject.ConfigMapGenerator] = []
         var configFiles: [String] = []
+        var inputFiles: [String] = []
         var definition: ManifestObject.CustomResource?
         if isKustomizationFile {
             // kustomize decodes the file with unknown fields disallowed (Go's JSON matching of names, case-insensitive),
@@ -268,6 +269,18 @@ package struct Extractor {
             if y.get(root, "transformers") != nil { unknowns.insert(.transformers) }
             if y.get(root, "replacements") != nil { unknowns.insert(.replacements) }
             if y.get(root, "secretGenerator") != nil { unknowns.insert(.secrets) }
+            // the files its generators and replacements read
+            for key: StaticString in ["secretGenerator", "configMapGenerator"] {
+                for g in y.get(root, key).map({ y.childNodes($0) }) ?? [] {
+                    for field: StaticString in ["files", "envs"] {
+                        for entry in (y.get(g, field).map { y.childNodes($0) } ?? []).compactMap({ scalarString($0) }) {
+                            inputFiles.append(entry.firstIndex(of: "=").map { String(entry[entry.index(after: $0)...]) } ?? entry)
+                        }
+                    }
+                    if let env = scalarString(y.get(g, "env")) { inputFiles.append(env) }
+                }
+            }
+            for r in y.get(root, "replacements").map({ y.childNodes($0) }) ?? [] { if let p = scalarString(y.get(r, "path")) { inputFiles.append(p) } }
             // kustomize's own configuration files: transformer and generator configs, not resources
             for key: StaticString in ["transformers", "generators", "validators", "configurations"] {
                 guard let list = y.get(root, key) else { continue }
@@ -320,6 +333,7 @@ package struct Extractor {
             labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
             kustomizePatches: patches, kustomizeImages: entries, kustomizeUnknowns: unknowns, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
             substitutionDisabled: substitutionDisabled, configMapGenerators: generators, kustomizeConfigFiles: configFiles,
+            kustomizeInputFiles: inputFiles,
             definition: definition, byteRange: y.nodes[root].span.start.offset..<y.nodes[root].span.end.offset,
             kustomizeNamePrefix: namePrefix, kustomizeNameSuffix: nameSuffix))
     }
