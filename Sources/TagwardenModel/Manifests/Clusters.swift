@@ -174,7 +174,7 @@ public struct Clusters: Sendable {
         var configuredBy: [String: [FileID]] = [:]
         for o in objects where o.isKustomization {
             let dir = Path.dirname(files[o.file].path)
-            for name in o.kustomizeConfigFiles + o.kustomizeInputFiles {
+            for name in o.kustomizeConfigFiles + files[o.file].kustomizeInputFiles {
                 if let p = Model.normalizePath(Sources.join(dir, name)) { configuredBy[p, default: []].append(o.file) }
             }
         }
@@ -787,7 +787,7 @@ extension Model {
         for o in objects where o.isKustomization {
             let dir = Path.dirname(path(o.file))
             for name in o.kustomizeConfigFiles { if let p = Model.normalizePath(Sources.join(dir, name)) { configures[p] = "kustomize configuration of \(path(o.file))" } }
-            for name in o.kustomizeInputFiles { if let p = Model.normalizePath(Sources.join(dir, name)) { configures[p] = "read by the build of \(path(o.file))" } }
+            for name in files[o.file].kustomizeInputFiles { if let p = Model.normalizePath(Sources.join(dir, name)) { configures[p] = "read by the build of \(path(o.file))" } }
         }
         return files.indices.map { f in
             switch clusters.reach[f] {

@@ -227,7 +227,6 @@ package struct Extractor {
         var unknowns: ManifestObject.KustomizeUnknowns = []
         var generators: [ManifestObject.ConfigMapGenerator] = []
         var configFiles: [String] = []
-        var inputFiles: [String] = []
         var definition: ManifestObject.CustomResource?
         if isKustomizationFile {
             // kustomize decodes the file with unknown fields disallowed (Go's JSON matching of names, case-insensitive),
@@ -269,18 +268,7 @@ package struct Extractor {
             if y.get(root, "transformers") != nil { unknowns.insert(.transformers) }
             if y.get(root, "replacements") != nil { unknowns.insert(.replacements) }
             if y.get(root, "secretGenerator") != nil { unknowns.insert(.secrets) }
-            // the files its generators and replacements read
-            for key: StaticString in ["secretGenerator", "configMapGenerator"] {
-                for g in y.get(root, key).map({ y.childNodes($0) }) ?? [] {
-                    for field: StaticString in ["files", "envs"] {
-                        for entry in (y.get(g, field).map { y.childNodes($0) } ?? []).compactMap({ scalarString($0) }) {
-                            inputFiles.append(entry.firstIndex(of: "=").map { String(entry[entry.index(after: $0)...]) } ?? entry)
-                        }
-                    }
-                    if let env = scalarString(y.get(g, "env")) { inputFiles.append(env) }
-                }
-            }
-            for r in y.get(root, "replacements").map({ y.childNodes($0) }) ?? [] { if let p = scalarString(y.get(r, "path")) { inputFiles.append(p) } }
+            kustomizeInputs(root)
             // kustomize's own configuration files: transformer and generator configs, not resources
             for key: StaticString in ["transformers", "generators", "validators", "configurations"] {
                 guard let list = y.get(root, key) else { continue }
@@ -333,7 +321,6 @@ package struct Extractor {
             labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
             kustomizePatches: patches, kustomizeImages: entries, kustomizeUnknowns: unknowns, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
             substitutionDisabled: substitutionDisabled, configMapGenerators: generators, kustomizeConfigFiles: configFiles,
-            kustomizeInputFiles: inputFiles,
             definition: definition, byteRange: y.nodes[root].span.start.offset..<y.nodes[root].span.end.offset,
             kustomizeNamePrefix: namePrefix, kustomizeNameSuffix: nameSuffix))
     }
@@ -456,6 +443,34 @@ package struct Extractor {
             finishParts(&use, nodes: nodes)
         }
         return entries
+    }
+
+    /// The files kustomization `root` reads as data: its generators' and replacements' (a configMapGenerator's
+    /// `files` are its ConfigMaps' data, read with them).
+    @inline(never)
+    mutating func kustomizeInputs(_ root: Int) {
+        if let list = y.get(root, "secretGenerator") {
+            for g in y.childNodes(list) { generatorInputs(g, fields: ["files", "envs", "env"]) }
+        }
+        if let list = y.get(root, "configMapGenerator") {
+            for g in y.childNodes(list) { generatorInputs(g, fields: ["envs", "env"]) }
+        }
+        if let list = y.get(root, "replacements") {
+            for r in y.childNodes(list) { if let p = scalarString(y.get(r, "path")) { facts.kustomizeInputFiles.append(p) } }
+        }
+    }
+
+    /// The files generator `g` reads under `fields` (`files: [key=path]`, `envs: [path]`, `env: path`).
+    mutating func generatorInputs(_ g: Int, fields: [StaticString]) {
+        for field in fields {
+            guard let node = y.get(g, field) else { continue }
+            let entries = y.nodes[node].kind == .scalar ? [node] : y.childNodes(node)
+            for n in entries {
+                guard let entry = scalarString(n) else { continue }
+                if let eq = entry.firstIndex(of: "=") { facts.kustomizeInputFiles.append(String(entry[entry.index(after: eq)...])) }
+                else { facts.kustomizeInputFiles.append(entry) }
+            }
+        }
     }
 
     /// Composes and validates a reference given in parts. One with `${…}` in a part waits for the model, which

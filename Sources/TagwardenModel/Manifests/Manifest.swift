@@ -72,9 +72,6 @@ public final class ManifestObject: Sendable {
     /// Files a kustomization names as kustomize's own configuration (`transformers`, `generators`, `validators`,
     /// `configurations`): transformer and generator configs, not resources of the cluster.
     public let kustomizeConfigFiles: [String]
-    /// Files a kustomization reads as data: a `secretGenerator`'s `files` and `envs`, a `configMapGenerator`'s `envs`,
-    /// the `path` of a `replacements:` entry. Part of its build, not resources of it.
-    public let kustomizeInputFiles: [String]
     /// A CustomResourceDefinition: the kind it defines, whether that kind is cluster-scoped, the versions it serves.
     public let definition: CustomResource?
     /// The bytes of the object's document (its root node), to tell identical copies from different objects.
@@ -103,8 +100,8 @@ public final class ManifestObject: Sendable {
          kustomizeResources: [String], kustomizePatches: [String], kustomizeImages: [KustomizeImageEntry] = [],
          kustomizeUnknowns: KustomizeUnknowns = [], flux: FluxSpec?,
          configData: [String: String]? = nil, substitutionDisabled: Bool = false, configMapGenerators: [ConfigMapGenerator] = [],
-         kustomizeConfigFiles: [String] = [], kustomizeInputFiles: [String] = [], definition: CustomResource? = nil,
-         byteRange: Range<Int> = 0..<0, kustomizeNamePrefix: String? = nil, kustomizeNameSuffix: String? = nil) {
+         kustomizeConfigFiles: [String] = [], definition: CustomResource? = nil, byteRange: Range<Int> = 0..<0,
+         kustomizeNamePrefix: String? = nil, kustomizeNameSuffix: String? = nil) {
         self.file = file
         self.document = document
         self.apiVersion = apiVersion
@@ -125,7 +122,6 @@ public final class ManifestObject: Sendable {
         self.substitutionDisabled = substitutionDisabled
         self.configMapGenerators = configMapGenerators
         self.kustomizeConfigFiles = kustomizeConfigFiles
-        self.kustomizeInputFiles = kustomizeInputFiles
         self.definition = definition
         self.byteRange = byteRange
         self.kustomizeNamePrefix = kustomizeNamePrefix
@@ -160,7 +156,7 @@ public final class ManifestObject: Sendable {
                        isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: kustomizeResources,
                        kustomizePatches: kustomizePatches, kustomizeImages: kustomizeImages, kustomizeUnknowns: kustomizeUnknowns, flux: flux,
                        configData: configData, substitutionDisabled: substitutionDisabled, configMapGenerators: configMapGenerators,
-                       kustomizeConfigFiles: kustomizeConfigFiles, kustomizeInputFiles: kustomizeInputFiles, definition: definition, byteRange: byteRange,
+                       kustomizeConfigFiles: kustomizeConfigFiles, definition: definition, byteRange: byteRange,
                        kustomizeNamePrefix: kustomizeNamePrefix, kustomizeNameSuffix: kustomizeNameSuffix)
     }
 
@@ -459,6 +455,9 @@ public struct FileFacts: Sendable {
     public var documents = 0
     /// A kustomization's `resources`, `bases` and `components` entries, where they are written.
     public var resourceEntries: [Located] = []
+    /// The files a kustomization reads as data: a `secretGenerator`'s `files` and `envs`, a `configMapGenerator`'s
+    /// `envs`, the `path` of a `replacements:` entry. Part of its build, not resources of it.
+    public var kustomizeInputFiles: [String] = []
     /// Those that are remote (a URL, a git repository): kustomize fetches them at build time, Tagwarden does not.
     public var remoteResources: [Located] { resourceEntries.filter { Extractor.isRemote($0.value) } }
     /// Top-level fields of the file's kustomization that kustomize does not know (`spec`): it refuses the file, and
