@@ -219,6 +219,41 @@ import Testing
                                  "image-floating-tag infra/release.yaml:11:14"], "\(res.rendered)")
     }
 
+    /// A chart kept in the repository: its own values.yaml sets what runs wherever the release does not override the
+    /// field (the issue's `registry:2`); a release that sets the tag, or the whole image, takes that field's default away.
+    @Test func aChartsOwnValuesAreJudgedWhereTheReleaseDoesNotOverrideThem() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(path: "./apps")
+        files["charts/web/Chart.yaml"] = "apiVersion: v2\nname: web\nversion: 1.0.0\n"
+        files["charts/web/values.yaml"] = "image:\n  repository: ghcr.io/acme/web\n  tag: latest\nsidecar:\n  image: ghcr.io/acme/proxy:latest\n"
+        func release(_ values: String) -> String {
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: web, namespace: apps}\nspec:\n  chart:\n    spec:\n"
+                + "      chart: ./charts/web\n      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}\n" + values
+        }
+        files["apps/web.yaml"] = release("")
+        var res = try lint(files, asFound: true).filter { $0.rule == "image-latest-tag" }
+        #expect(res.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag charts/web/values.yaml:3:8",
+                                                              "error image-latest-tag charts/web/values.yaml:5:10"], "\(res)")
+        #expect(res.first?.message == "image 'ghcr.io/acme/web:latest' uses the tag 'latest', which moves with every push: pin a version or a "
+                + "digest (the default in the chart's own values.yaml, which HelmRelease apps/web does not override)")
+        // the release sets the tag, and the sidecar's whole image: neither default runs
+        files["apps/web.yaml"] = release("  values:\n    image: {tag: 1.4.2}\n    sidecar: {image: ghcr.io/acme/proxy:2.0.1}\n")
+        res = try lint(files, asFound: true).filter { $0.rule == "image-latest-tag" }
+        #expect(res.rendered == [], "\(res)")
+        // the release sets only the repository: the chart's tag still runs
+        files["apps/web.yaml"] = release("  values:\n    image: {repository: ghcr.io/acme/web2}\n")
+        res = try lint(files, asFound: true).filter { $0.rule == "image-latest-tag" }
+        #expect(res.rendered == ["image-latest-tag charts/web/values.yaml:3:8", "image-latest-tag charts/web/values.yaml:5:10"], "\(res)")
+        // two releases of the chart that keep a default: one finding for the field, naming both
+        files["apps/web2.yaml"] = release("").replacingOccurrences(of: "name: web,", with: "name: web2,")
+        res = try lint(files, asFound: true).filter { $0.rule == "image-latest-tag" }
+        #expect(res.map(\.message) == [
+            "image 'ghcr.io/acme/web:latest' uses the tag 'latest', which moves with every push: pin a version or a digest (the default in "
+                + "the chart's own values.yaml, which HelmReleases apps/web, apps/web2 do not override)",
+            "image 'ghcr.io/acme/proxy:latest' uses the tag 'latest', which moves with every push: pin a version or a digest (the default in "
+                + "the chart's own values.yaml, which HelmReleases apps/web, apps/web2 do not override)"], "\(res)")
+    }
+
     /// loki-stack's logstash values (MTRNord/cluster): `image:` names the image and `imageTag:` beside it is its tag; a
     /// values field that gives only a tag, with no marker to say whose, is judged on the premise that the chart runs it.
     @Test func anImageBesideItsImageTagIsOneReference() throws {

@@ -24,7 +24,7 @@ enum ValuesFiles {
             }
         }
         let chartValues = releases.contains { r in
-            if case .helmRelease(let spec)? = objects[r].flux { return !spec.valuesFiles.isEmpty } else { return false }
+            if case .helmRelease(let spec)? = objects[r].flux { return !spec.valuesFiles.isEmpty || spec.chartPath != nil } else { return false }
         }
         guard !generated.isEmpty || !configMaps.isEmpty || chartValues else { return ([], []) }
         let built = builds.value
@@ -39,11 +39,17 @@ enum ValuesFiles {
         var readers: [String: Int] = [:]
         var readAt: [String: (at: Int, count: Int)] = [:]
         var chartFiles: [FileID] = []
+        var ownValues: [(file: FileID, release: ObjectID)] = []   // a chart's own values.yaml that its release does not list
         for r in releases {
             guard case .helmRelease(let spec)? = objects[r].flux else { continue }
             let releaseName = "HelmRelease " + name(r)
             // a chart in this repository: its values files are files of this tree
             if let chart = spec.chartPath.flatMap({ Model.normalizePath($0) }), built.fileAt[Sources.join(chart, "Chart.yaml")] != nil {
+                let listed = Set(spec.valuesFiles.compactMap { Model.normalizePath($0.value) })
+                if let own = ["values.yaml", "values.yml"].lazy.compactMap({ built.fileAt[Sources.join(chart, $0)] }).first,
+                   !listed.contains(files[own].path), files[own].syntaxError == nil, spec.valuesFrom.isEmpty {
+                    ownValues.append((own, r))
+                }
                 for entry in spec.valuesFiles {
                     guard let p = Model.normalizePath(entry.value), let f = built.fileAt[p], files[f].syntaxError == nil,
                           seen.insert("\(f) release \(r)").inserted else { continue }
@@ -106,7 +112,58 @@ enum ValuesFiles {
                 out += found.images.map { $0.with(provenance: "values of " + who) }
             }
         }
+        // the chart's own defaults, where a release (its values and the files it lists) does not set the field: one
+        // finding per field and environment, naming the releases that keep the default
+        var releasesOf: [FileID: [ObjectID]] = [:]
+        for (f, r) in ownValues { releasesOf[f, default: []].append(r) }
+        for f in releasesOf.keys.sorted() {
+            let y = YAMLFile(parsing: files[f].bytes)
+            guard y.error == nil else { continue }
+            let rs = releasesOf[f]!
+            let sets = rs.map { settings(of: $0, objects: objects, files: files, built: built) }
+            func keeps(_ k: Int, _ path: [String]) -> Bool {
+                !sets[k].contains { $0.count <= path.count && Array(path.prefix($0.count)) == $0 }
+            }
+            var environmentsSeen: [String?] = []
+            for r in rs where !environmentsSeen.contains(environments[r]) {
+                environmentsSeen.append(environments[r])
+                let group = rs.indices.filter { environments[rs[$0]] == environments[r] }
+                let found = releaseValues(y, file: f, path: files[f].path, release: r, environmentObject: nil, valuesRoot: true)
+                for img in found.images {
+                    guard let path = img.valuesPath else { continue }   // (a field under a list: where it lands is the chart's)
+                    let keeping = group.filter { keeps($0, path) }.map { name(rs[$0]) }
+                    guard !keeping.isEmpty else { continue }
+                    let who = keeping.count == 1 ? "HelmRelease \(keeping[0]) does" : "HelmReleases " + keeping.prefix(3).joined(separator: ", ")
+                        + (keeping.count > 3 ? " and \(keeping.count - 3) more" : "") + " do"
+                    out.append(img.with(provenance: "the default in the chart's own values.yaml, which \(who) not override"))
+                }
+            }
+        }
         return (out, pending)
+    }
+
+    /// The paths of the values release `r` sets whole (a scalar, a list, a null: anything but a mapping, which Helm
+    /// merges key by key), in its `spec.values` and the values files its chart lists.
+    private static func settings(of r: ObjectID, objects: Objects, files: Files, built: BuildSets) -> [[String]] {
+        var out: [[String]] = []
+        func walk(_ y: YAMLFile, _ n: Int, _ path: [String], depth: Int) {
+            let n = y.resolved(n)
+            guard y.nodes[n].kind == .mapping, depth < 64 else { out.append(path); return }
+            for (k, v) in y.pairs(n) { walk(y, v, path + [y.value(k)], depth: depth + 1) }
+        }
+        let release = YAMLFile(parsing: files[objects[r].file].bytes)
+        if release.error == nil, objects[r].document < release.documents.count,
+           let values = release.get(release.documents[objects[r].document].root, "spec", "values") {
+            walk(release, values, [], depth: 0)
+        }
+        if case .helmRelease(let spec)? = objects[r].flux {
+            for entry in spec.valuesFiles {
+                guard let p = Model.normalizePath(entry.value), let f = built.fileAt[p] else { continue }
+                let y = YAMLFile(parsing: files[f].bytes)
+                for doc in y.documents where y.error == nil { walk(y, doc.root, [], depth: 0) }
+            }
+        }
+        return out.filter { !$0.isEmpty }
     }
 
     /// The images of the values a ConfigMap holds in a literal block, as the release's, where they stand in its file.
