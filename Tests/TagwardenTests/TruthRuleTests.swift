@@ -654,6 +654,9 @@ extension FluxInstanceTests {
             #expect(model.clusters.of(secret).map { model.clusters.clusters[$0].name } == ["clusters/\(c)"])
         }
         #expect(try lint(files, asFound: true).filter { $0.rule == "object-duplicate" }.rendered == [])
+        // nothing of the first walk, which took ${CLUSTER_NAME} for empty, stays: the Kustomization does not build its own file
+        let stack = try #require(model.files.indices.first { model.files[$0].path == "apps/stack/secret.yaml" })
+        #expect(model.clusters.kustomizationsOfFile[stack]?.map { model.objects[$0].name ?? "" } == ["cluster-apps", "cluster-apps"])
     }
 }
 

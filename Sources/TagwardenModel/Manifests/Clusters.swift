@@ -385,6 +385,8 @@ public struct Clusters: Sendable {
             return out.merging(post.substitute) { $1 }
         }
         var walks: [ClusterID: [(roots: [ObjectID], files: Set<FileID>)]] = [:]
+        // each cluster's Kustomizations whose path its variables make another, by the files they build there
+        var substitutedBuilders: [ClusterID: [FileID: Set<ObjectID>]] = [:]
         // cluster `c` applies Kustomizations `roots` and the files `initial`, and what their builds reach
         func walk(_ c: ClusterID, roots: [ObjectID], files initial: Set<FileID>) {
             if firstWalk[c] == nil { walks[c, default: []].append((roots, initial)) }
@@ -418,9 +420,7 @@ public struct Clusters: Sendable {
                 // its file is applied, and so are the other Kustomizations there (bootstrap's sync file holding a second)
                 take(file(k), by: given, through: suspended)
                 let set = p == path(k, [:]) ? built[k] ?? [] : build(k, at: p)
-                if p != path(k, [:]) {
-                    for f in set where out.kustomizationsOfFile[f]?.contains(k) != true { out.kustomizationsOfFile[f, default: []].append(k) }
-                }
+                if p != path(k, [:]) { for f in set { substitutedBuilders[c, default: [:]][f, default: []].insert(k) } }
                 let own = given.merging(substitutes(k, in: c)) { $1 }
                 let through = suspended ?? (spec(k)?.suspended == true ? k : nil)
                 for f in set { take(f, by: own, through: through) }
@@ -473,8 +473,11 @@ public struct Clusters: Sendable {
             sets[c] = []
             if anySuspended { live[c] = [] }
             done = done.filter { !$0.hasPrefix("\(c) ") }
+            substitutedBuilders[c] = nil
+            members[c] = []
             for w in walks[c] ?? [] { walk(c, roots: w.roots, files: w.files) }
         }
+        if !undecided.isEmpty { reached = Set(members.joined()) }
         // the others stand on Kustomizations that nothing here applies
         for c in out.clusters.indices where !bootstrappedClusters.contains(c) {
             let rootFiles = Set(out.clusters[c].roots.map { files[file($0)].path }).sorted()
@@ -490,6 +493,11 @@ public struct Clusters: Sendable {
             for f in declared[d] {
                 sets[n].insert(f)
                 for k in objectsOfFile[f] ?? [] where spec(k) != nil && !reached.contains(k) { apply(k, in: c.name) }
+            }
+        }
+        for c in substitutedBuilders.keys.sorted() {
+            for (f, ks) in substitutedBuilders[c]! {
+                for k in ks.sorted() where out.kustomizationsOfFile[f]?.contains(k) != true { out.kustomizationsOfFile[f, default: []].append(k) }
             }
         }
         out.unapplied = kustomizations.filter { !reached.contains($0) && !nonResources.contains($0) }
