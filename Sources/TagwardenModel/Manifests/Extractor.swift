@@ -504,9 +504,16 @@ package struct Extractor {
         guard depth < 64 else { return }
         switch y.nodes[n].kind {
         case .mapping:
-            // under an `image:` key some charts call the repository `name`
-            let repo = y.get(n, "repository") ?? (underImageKey ? y.get(n, "name") : nil)
-            let tag = y.get(n, "tag")
+            // under an `image:` key some charts call the repository `name`; beside an `imageTag:` (loki-stack's logstash)
+            // an `image:` without a tag of its own is the repository
+            var repo = y.get(n, "repository") ?? (underImageKey ? y.get(n, "name") : nil)
+            var tag = y.get(n, "tag"), tagKey = "tag"
+            if repo == nil, tag == nil, let t = y.get(n, "imageTag"), let written = y.get(n, "image") {
+                let i = y.resolved(written)
+                if y.nodes[i].kind == .scalar, let last = scalarString(i)?.split(separator: "/").last, !last.contains(":"), !last.contains("@") {
+                    (repo, tag, tagKey) = (i, t, "imageTag")
+                }
+            }
             if let repo, let tag, let repoName = scalarString(repo), y.nodes[tag].kind == .scalar {
                 var name = repoName
                 var nodes = [repo, tag]
@@ -522,7 +529,7 @@ package struct Extractor {
                     use.digestField = located(dg)
                     nodes.append(dg)
                 }
-                use.valuesPath = path.map { $0 + ["tag"] }
+                use.valuesPath = path.map { $0 + [tagKey] }
                 finishParts(&use, nodes: nodes)
             } else if underImageKey, repo == nil, let tag, y.nodes[tag].kind == .scalar, !y.isNull(tag),
                       y.nodes[tag].valueCount > 0, imageNodes[tag] == nil, !Extractor.isTemplated(y.value(tag)) {
@@ -543,16 +550,9 @@ package struct Extractor {
             // `tag` is a part, not a whole reference
             let hub = above || y.get(n, "hub") != nil
             let composed = hub || tag.map { y.nodes[$0].kind == .scalar } == true
-            // `image: grafana/logstash-output-loki` beside `imageTag: 3.2.2` (loki-stack's logstash): a name and its tag
-            let imageTag = y.get(n, "imageTag").flatMap { y.nodes[$0].kind == .scalar && !y.isNull($0) && y.nodes[$0].valueCount > 0 ? $0 : nil }
             for (k, v) in y.pairs(n) {
-                if y.valueEquals(k, "image"), let imageTag, y.nodes[y.resolved(v)].kind == .scalar, let name = scalarString(y.resolved(v)),
-                   !name.isEmpty, !name.contains("@"), !(name.split(separator: "/").last?.contains(":") ?? false) {
-                    var use = ImageUse(origin: .helmParts, file: fileIndex, object: object, text: name, name: name, span: y.nodes[y.resolved(v)].span)
-                    use.tag = located(imageTag)
-                    use.valuesPath = path.map { $0 + ["imageTag"] }
-                    finishParts(&use, nodes: [y.resolved(v), imageTag])
-                } else if y.valueEquals(k, "image"), y.nodes[y.resolved(v)].kind == .scalar, !composed || y.value(y.resolved(v)).contains(":") {
+                if y.valueEquals(k, "image"), y.nodes[y.resolved(v)].kind == .scalar, y.resolved(v) != repo,
+                   !composed || y.value(y.resolved(v)).contains(":") {
                     let at = facts.images.count
                     addReference(y.resolved(v), origin: .helmImage, object: object)
                     if let path, facts.images.count > at { facts.images[at].valuesPath = path + ["image"] }
