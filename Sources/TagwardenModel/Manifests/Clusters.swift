@@ -82,6 +82,10 @@ public struct Clusters: Sendable {
 
     /// Each file's `Reach`.
     public private(set) var reach = Table<FileID, Reach>()
+    /// Files a kustomization names that are not resources of it → the kustomization files naming them: kustomize's own
+    /// configuration (`transformers`, `configurations`, …), or data its generators and replacements read (`asData`).
+    /// Part of that kustomization's build, applied with it.
+    public private(set) var readBy: [String: [(kustomization: FileID, asData: Bool)]] = [:]
 
 
     /// The clusters that apply `file`.
@@ -169,13 +173,12 @@ public struct Clusters: Sendable {
     private mutating func judgeReach(objects: Objects, files: Files, leftOut: [FileID: String], declared: [[FileID]],
                                      sourceIgnored: [FileID: String]) {
         let declaredFiles = Set(declared.joined())
-        // kustomize's own configuration (`transformers`, `generators`, …) and the files its generators and replacements
-        // read: part of the build of the kustomization that names them, though not resources of it
-        var configuredBy: [String: [FileID]] = [:]
         for o in objects where o.isKustomization {
             let dir = Path.dirname(files[o.file].path)
-            for name in o.kustomizeConfigFiles + files[o.file].kustomizeInputFiles {
-                if let p = Model.normalizePath(Sources.join(dir, name)) { configuredBy[p, default: []].append(o.file) }
+            for (names, asData) in [(o.kustomizeConfigFiles, false), (files[o.file].kustomizeInputFiles, true)] {
+                for name in names {
+                    if let p = Model.normalizePath(Sources.join(dir, name)) { readBy[p, default: []].append((o.file, asData)) }
+                }
             }
         }
         var memo: [FileID: Reach] = [:]
@@ -198,7 +201,8 @@ public struct Clusters: Sendable {
                 }
                 return .applied
             }
-            if let users = configuredBy[files[f].path], users.contains(where: { !clusters.isEmpty && !ofFile[$0].isEmpty || declaredFiles.contains($0) }) {
+            if let users = readBy[files[f].path]?.map(\.kustomization),
+               users.contains(where: { !clusters.isEmpty && !ofFile[$0].isEmpty || declaredFiles.contains($0) }) {
                 return .applied
             }
             if let why = leftOut[f] { return .notDeployed(why) }
@@ -790,13 +794,6 @@ extension Model {
 
     /// `tagwarden env --applied`: each file, with the clusters and Flux Kustomizations that apply it (none: not applied).
     public var appliedLines: [String] {
-        // kustomize's configuration files (`configurations:`, `transformers:` …): applied with the kustomization naming them
-        var configures: [String: String] = [:]
-        for o in objects where o.isKustomization {
-            let dir = Path.dirname(path(o.file))
-            for name in o.kustomizeConfigFiles { if let p = Model.normalizePath(Sources.join(dir, name)) { configures[p] = "kustomize configuration of \(path(o.file))" } }
-            for name in files[o.file].kustomizeInputFiles { if let p = Model.normalizePath(Sources.join(dir, name)) { configures[p] = "read by the build of \(path(o.file))" } }
-        }
         return files.indices.map { f in
             switch clusters.reach[f] {
             case .applied, .assumed: break
@@ -804,7 +801,10 @@ extension Model {
             case .notDeployed(let why): return "\(files[f].path)  not deployed: \(why)"
             }
             let cs = clusters.of(f).map { clusters.clusters[$0].displayName }
-            if cs.isEmpty, let what = configures[files[f].path] { return "\(files[f].path)  \(what)" }
+            // (applied with the kustomization that names it)
+            if cs.isEmpty, let (k, asData) = clusters.readBy[files[f].path]?.last {
+                return "\(files[f].path)  " + (asData ? "read by the build of " : "kustomize configuration of ") + path(k)
+            }
             let ks = (clusters.kustomizationsOfFile[f] ?? []).map(qualifiedName)
             let suspended = clusters.suspendedOnly[f].map { " (only through \(qualifiedName($0)), which is suspended: judged as warnings)" } ?? ""
             return "\(files[f].path)  cluster \(cs.joined(separator: ", "))" + (ks.isEmpty ? "" : " by \(ks.joined(separator: ", "))") + suspended

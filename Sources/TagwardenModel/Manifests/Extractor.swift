@@ -278,10 +278,7 @@ package struct Extractor {
             if let gens = y.get(root, "configMapGenerator") {
                 for g in y.childNodes(gens) {
                     guard let name = scalarString(y.get(g, "name")) else { continue }
-                    let files = (y.get(g, "files").map { y.childNodes($0) } ?? []).compactMap { scalarString($0) }.map { entry -> (key: String, path: String) in
-                        if let eq = entry.firstIndex(of: "=") { return (String(entry[..<eq]), String(entry[entry.index(after: eq)...])) }
-                        return (Path.basename(entry), entry)
-                    }
+                    let files = (y.get(g, "files").map { y.childNodes($0) } ?? []).compactMap { scalarString($0) }.map(Extractor.generatorFile)
                     let literals = (y.get(g, "literals").map { y.childNodes($0) } ?? []).compactMap { scalarString($0) }.compactMap { entry in
                         entry.firstIndex(of: "=").map { String(entry[..<$0]) }
                     }
@@ -460,15 +457,19 @@ package struct Extractor {
         }
     }
 
+    /// A generator's `files` entry, `key=path` or a path whose file name is the key.
+    static func generatorFile(_ entry: String) -> (key: String, path: String) {
+        if let eq = entry.firstIndex(of: "=") { return (String(entry[..<eq]), String(entry[entry.index(after: eq)...])) }
+        return (Path.basename(entry), entry)
+    }
+
     /// The files generator `g` reads under `fields` (`files: [key=path]`, `envs: [path]`, `env: path`).
     mutating func generatorInputs(_ g: Int, fields: [StaticString]) {
         for field in fields {
             guard let node = y.get(g, field) else { continue }
             let entries = y.nodes[node].kind == .scalar ? [node] : y.childNodes(node)
             for n in entries {
-                guard let entry = scalarString(n) else { continue }
-                if let eq = entry.firstIndex(of: "=") { facts.kustomizeInputFiles.append(String(entry[entry.index(after: eq)...])) }
-                else { facts.kustomizeInputFiles.append(entry) }
+                if let entry = scalarString(n) { facts.kustomizeInputFiles.append(Extractor.generatorFile(entry).path) }
             }
         }
     }
