@@ -92,19 +92,30 @@ enum ValuesFiles {
             for i in at.at..<(at.at + at.count) { out[i].valuesFromEntry = nil }
         }
         // read once for each environment of the releases that name it: one finding per field and environment, naming them
-        for f in chartFiles {
+        // (each file parsed once, for all its readers and for what the releases that list it set)
+        var parsedFiles: [FileID: YAMLFile] = [:]
+        func parsed(_ f: FileID) -> YAMLFile {
+            if let y = parsedFiles[f] { return y }
+            let y = YAMLFile(parsing: files[f].bytes)
+            parsedFiles[f] = y
+            return y
+        }
+        func byEnvironment(_ releases: [ObjectID]) -> [[ObjectID]] {
             var groups: [(environment: String?, releases: [ObjectID])] = []
-            for r in chartReaders[f]! {
+            for r in releases {
                 if let g = groups.firstIndex(where: { $0.environment == environments[r] }) { groups[g].releases.append(r) }
                 else { groups.append((environments[r], [r])) }
             }
-            let y = YAMLFile(parsing: files[f].bytes)   // parsed once for all its groups
+            return groups.map(\.releases)
+        }
+        for f in chartFiles {
+            let y = parsed(f)
             guard y.error == nil else { continue }
-            for group in groups {
+            for group in byEnvironment(chartReaders[f]!) {
                 // helm-controller reads these from the source: no post-build substitution reaches a `${…}` in them, and
                 // what the chart's templates make of one is not judged
-                let found = releaseValues(y, file: f, path: files[f].path, release: group.releases[0], environmentObject: nil)
-                let names = group.releases.map(name)
+                let found = releaseValues(y, file: f, path: files[f].path, release: group[0], environmentObject: nil)
+                let names = group.map(name)
                 let who = names.count == 1
                     ? "HelmRelease \(names[0]), from the chart values file its chart.spec.valuesFiles names"
                     : "HelmReleases " + names.prefix(3).joined(separator: ", ") + (names.count > 3 ? " and \(names.count - 3) more" : "")
@@ -117,21 +128,18 @@ enum ValuesFiles {
         var releasesOf: [FileID: [ObjectID]] = [:]
         for (f, r) in ownValues { releasesOf[f, default: []].append(r) }
         for f in releasesOf.keys.sorted() {
-            let y = YAMLFile(parsing: files[f].bytes)
+            let y = parsed(f)
             guard y.error == nil else { continue }
-            let rs = releasesOf[f]!
-            let sets = rs.map { settings(of: $0, objects: objects, files: files, built: built) }
-            func keeps(_ k: Int, _ path: [String]) -> Bool {
-                !sets[k].contains { $0.count <= path.count && Array(path.prefix($0.count)) == $0 }
+            var sets: [ObjectID: [[String]]] = [:]
+            for r in releasesOf[f]! { sets[r] = settings(of: r, objects: objects, files: files, built: built, parsed: parsed) }
+            func keeps(_ r: ObjectID, _ path: [String]) -> Bool {
+                !sets[r]!.contains { $0.count <= path.count && Array(path.prefix($0.count)) == $0 }
             }
-            var environmentsSeen: [String?] = []
-            for r in rs where !environmentsSeen.contains(environments[r]) {
-                environmentsSeen.append(environments[r])
-                let group = rs.indices.filter { environments[rs[$0]] == environments[r] }
-                let found = releaseValues(y, file: f, path: files[f].path, release: r, environmentObject: nil, valuesRoot: true)
+            for group in byEnvironment(releasesOf[f]!) {
+                let found = releaseValues(y, file: f, path: files[f].path, release: group[0], environmentObject: nil, valuesRoot: true)
                 for img in found.images {
                     guard let path = img.valuesPath else { continue }   // (a field under a list: where it lands is the chart's)
-                    let keeping = group.filter { keeps($0, path) }.map { name(rs[$0]) }
+                    let keeping = group.filter { keeps($0, path) }.map(name)
                     guard !keeping.isEmpty else { continue }
                     let who = keeping.count == 1 ? "HelmRelease \(keeping[0]) does" : "HelmReleases " + keeping.prefix(3).joined(separator: ", ")
                         + (keeping.count > 3 ? " and \(keeping.count - 3) more" : "") + " do"
@@ -144,14 +152,15 @@ enum ValuesFiles {
 
     /// The paths of the values release `r` sets whole (a scalar, a list, a null: anything but a mapping, which Helm
     /// merges key by key), in its `spec.values` and the values files its chart lists.
-    private static func settings(of r: ObjectID, objects: Objects, files: Files, built: BuildSets) -> [[String]] {
+    private static func settings(of r: ObjectID, objects: Objects, files: Files, built: BuildSets,
+                                 parsed: (FileID) -> YAMLFile) -> [[String]] {
         var out: [[String]] = []
         func walk(_ y: YAMLFile, _ n: Int, _ path: [String], depth: Int) {
             let n = y.resolved(n)
             guard y.nodes[n].kind == .mapping, depth < 64 else { out.append(path); return }
             for (k, v) in y.pairs(n) { walk(y, v, path + [y.value(k)], depth: depth + 1) }
         }
-        let release = YAMLFile(parsing: files[objects[r].file].bytes)
+        let release = parsed(objects[r].file)
         if release.error == nil, objects[r].document < release.documents.count,
            let values = release.get(release.documents[objects[r].document].root, "spec", "values") {
             walk(release, values, [], depth: 0)
@@ -159,7 +168,7 @@ enum ValuesFiles {
         if case .helmRelease(let spec)? = objects[r].flux {
             for entry in spec.valuesFiles {
                 guard let p = Model.normalizePath(entry.value), let f = built.fileAt[p] else { continue }
-                let y = YAMLFile(parsing: files[f].bytes)
+                let y = parsed(f)
                 for doc in y.documents where y.error == nil { walk(y, doc.root, [], depth: 0) }
             }
         }
