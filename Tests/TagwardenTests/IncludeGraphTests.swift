@@ -36,6 +36,18 @@ import Testing
         #expect(m.graph.parents(of: k, depth: 0).count == 1)
     }
 
+    /// The tops of the builds that take a file: two overlays of one base are its two tops, each once; a cycle above
+    /// adds none.
+    @Test func theTopsOfAFilesBuildsAreTheKustomizationsNothingIncludes() throws {
+        var files = chain(3)
+        files["e0/kustomization.yaml"] = "resources: [../d2]\n"
+        files["c1/kustomization.yaml"] = "resources: [../c2, ../d1]\n"
+        files["c2/kustomization.yaml"] = "resources: [../c1]\n"
+        let m = try model(files)
+        let tops = m.graph.tops(of: "d3/cm.yaml", memo: IncludeGraph.Memo(cycle: [])).map { m.path(m.objects[$0].file) }
+        #expect(tops.sorted() == ["d0/kustomization.yaml", "e0/kustomization.yaml"])
+    }
+
     /// Two kustomizations that include each other (kustomize refuses the cycle): the walks end, and the cycle adds no
     /// namespace of its own.
     @Test func aCycleAddsNothing() throws {

@@ -9,25 +9,19 @@ extension Model {
     static func deployedTogether(objects: Objects, files: Files, graph: IncludeGraph, clusters: Clusters,
                                  rootPaths: [ObjectID: [String]]) -> (FileID, ObjectID) -> Bool {
         var patchers: [String: [ObjectID]]?   // found on first need
-        let memo = IncludeGraph.Memo<String, Set<String>>(cycle: [])
-        /// The paths of the root kustomizations of the builds that take `path`.
-        func tops(_ path: String, _ depth: Int) -> Set<String> {
-            memo.value(path) {
-                var takers = graph.includers(of: path, depth: depth)
-                if depth == 0 {
-                    if patchers == nil { patchers = patchUsers(objects: objects, files: files) }
-                    takers += patchers![path] ?? []
-                }
-                var out = Set<String>()
-                for k in takers {
-                    let dir = graph.directory(of: k)
-                    if graph.isIncluded(dir) { out.formUnion(tops(dir, depth + 1)) } else { out.insert(files[objects[k].file].path) }
-                }
-                return out
+        let memo = IncludeGraph.Memo<String, [ObjectID]>(cycle: [])
+        /// The paths of the root kustomizations of the builds that take `path`, or apply it as a patch.
+        func tops(_ path: String) -> Set<String> {
+            if patchers == nil { patchers = patchUsers(objects: objects, files: files) }
+            var out = Set(graph.tops(of: path, memo: memo))
+            for k in patchers![path] ?? [] {
+                let dir = graph.directory(of: k)
+                if graph.isIncluded(dir) { out.formUnion(graph.tops(of: dir, memo: memo)) } else { out.insert(k) }
             }
+            return Set(out.map { files[objects[$0].file].path })
         }
         return { f, p in
-            if let roots = rootPaths[p] { return !tops(files[f].path, 0).isDisjoint(with: roots) }
+            if let roots = rootPaths[p] { return !tops(files[f].path).isDisjoint(with: roots) }
             let mine = clusters.of(f)
             return mine.isEmpty || !Set(mine).isDisjoint(with: clusters.of(objects[p].file))
         }

@@ -41,6 +41,19 @@ public struct IncludeGraph: Sendable {
 
     /// Values made once per key on walks up the graph: a key asked for again while its value is being made (a cycle)
     /// gets `cycle`.
+    /// The kustomizations at the tops of the builds that take `key` (a file's path or a kustomization's directory):
+    /// those up its `resources:` chains whose own directory no kustomization includes, each once, in the order found.
+    public func tops(of key: String, memo: Memo<String, [ObjectID]>, depth: Int = 0) -> [ObjectID] {
+        memo.value(key) {
+            var out: [ObjectID] = []
+            for k in includers(of: key, depth: depth) {
+                let dir = directory(of: k)
+                for t in isIncluded(dir) ? tops(of: dir, memo: memo, depth: depth + 1) : [k] where !out.contains(t) { out.append(t) }
+            }
+            return out
+        }
+    }
+
     public final class Memo<Key: Hashable, Value> {
         private var values: [Key: Value] = [:]
         private let cycle: Value

@@ -851,16 +851,15 @@ public struct Model: Sendable {
     /// file no kustomization takes. `fluxAt`: the Flux Kustomizations by their `path`; `memo` keeps each path's answer
     /// (made with `cycle: []`: a cycle adds nothing).
     public func buildTops(ofFile f: FileID, fluxAt: [String: [ObjectID]], memo: IncludeGraph.Memo<String, Set<String>>) -> Set<String> {
-        func tops(_ key: String, _ depth: Int) -> Set<String> {
+        let kustomizationTops = IncludeGraph.Memo<String, [ObjectID]>(cycle: [])
+        func tops(_ key: String) -> Set<String> {
             memo.value(key) {
                 var out = Set<String>()
-                for k in graph.includers(of: key, depth: depth) {
+                for k in graph.tops(of: key, memo: kustomizationTops) {
                     let dir = graph.directory(of: k)
-                    if graph.isIncluded(dir) {
-                        out.formUnion(tops(dir, depth + 1))
-                    } else if let builders = fluxAt[dir] {
+                    if let builders = fluxAt[dir] {
                         for b in builders {
-                            let above = tops(path(objects[b].file), depth + 1)
+                            let above = tops(path(objects[b].file))
                             if above.isEmpty { out.insert("flux " + (objectEnvironment[b] ?? "")) } else { out.formUnion(above) }
                         }
                     } else {
@@ -870,7 +869,7 @@ public struct Model: Sendable {
                 return out
             }
         }
-        return tops(path(f), 0)
+        return tops(path(f))
     }
 
     /// An object's `namespace/name` as the cluster gets it (its name alone where its namespace is not known).
