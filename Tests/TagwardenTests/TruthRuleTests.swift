@@ -633,6 +633,21 @@ extension FluxInstanceTests {
         #expect(try lint(files, asFound: true).map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/main/web/deploy.yaml:9:18"])
     }
 
+    /// A variable of an image from each cluster's own `cluster-info` (clusters named main and utility, no environment
+    /// tells them apart): each cluster's build substitutes its own value, as its paths do.
+    @Test func anImagesVariableTakesTheValueOfTheClustersOwnConfigMap() throws {
+        var files: [String: String] = [:]
+        for (c, tag) in [("main", "latest"), ("utility", "1.27.3")] {
+            files.merge(bootstrapFiles("clusters/\(c)", flux: "v2.8.0")) { $1 }
+            files["clusters/\(c)/apps.yaml"] = fluxKustomization(name: "cluster-apps", path: "./apps/stack",
+                                                                spec: "  postBuild:\n    substituteFrom:\n      - {kind: ConfigMap, name: cluster-info}\n")
+            files["clusters/\(c)/cluster-info.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-info, namespace: flux-system}\ndata:\n  TAG: '\(tag)'\n"
+        }
+        files["apps/stack/web.yaml"] = deployment(namespace: "apps", image: "nginx:${TAG}")
+        let res = try lint(files, asFound: true).filter { $0.rule.hasPrefix("image-") }
+        #expect(res.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/stack/web.yaml:9:18"], "\(res)")
+    }
+
     /// angelnu/k8s-gitops: each cluster's `cluster-settings` ConfigMap comes through a Kustomization of its own (`vars`)
     /// that the walk may take after the one that substitutes from it; whatever the order, each cluster applies only
     /// its own `./apps/secret/${CLUSTER_NAME}`, so the two Secrets of one name are not one cluster's duplicate.

@@ -291,7 +291,8 @@ public struct Model: Sendable {
         let substituting = !objects.indices.contains { objects[$0].isFluxKustomization && notDeployed($0) } ? clusters.kustomizationsOfFile
             : clusters.kustomizationsOfFile.mapValues { ks in ks.filter { !notDeployed($0) } }
         let variables = PostBuildVariables(objects: objects, namespaces: namespaces, environments: objectEnvironment,
-                                           configMaps: configMaps, kustomizationsOfFile: substituting, declared: declared)
+                                           configMaps: configMaps, kustomizationsOfFile: substituting, declared: declared,
+                                           clustersOf: { [clusters] in clusters.of($0) })
         // a namespace written with `${…}`: as the builds that apply it substitute it, when they agree
         for i in namespaces.indices where namespaces[i]?.containsBytes("${") == true {
             let made = variables.expansions(namespaces[i]!, file: objects[i].file)

@@ -167,10 +167,15 @@ struct PostBuildVariables {
     /// File of a Kustomization → the values the config's `clusters:` give the variables of the clusters that apply it
     /// (`substitute`): what the repository does not give, such as a ConfigMap made outside it.
     let declared: [FileID: [String: String]]
+    /// The clusters that apply a file (`Clusters.of`): of several ConfigMaps of one name, a Kustomization substitutes
+    /// from the one its own cluster applies, as the topology reads its paths.
+    let clustersOf: @Sendable (FileID) -> [ClusterID]
 
     init(objects: Objects, namespaces: Table<ObjectID, String?>, environments: Table<ObjectID, String?>, configMaps: [String: [ObjectID]],
-         kustomizationsOfFile: [FileID: [ObjectID]], declared: [FileID: [String: String]] = [:]) {
+         kustomizationsOfFile: [FileID: [ObjectID]], declared: [FileID: [String: String]] = [:],
+         clustersOf: @escaping @Sendable (FileID) -> [ClusterID] = { _ in [] }) {
         self.declared = declared
+        self.clustersOf = clustersOf
         self.objects = objects
         self.namespaces = namespaces
         self.environments = environments
@@ -217,8 +222,12 @@ struct PostBuildVariables {
 
     func configData(_ name: String, kustomization k: ObjectID) -> [String: String]? {
         var found = configMaps[(namespaces[k] ?? "") + "/" + name] ?? []
-        // several clusters in one repository: the one of the Kustomization's environment
-        if found.count > 1 { found = found.filter { environments[$0] == environments[k] } }
+        // several clusters in one repository: the one the Kustomization's cluster applies, else of its environment
+        if found.count > 1 {
+            let mine = Set(clustersOf(objects[k].file))
+            let applied = mine.isEmpty ? [] : found.filter { !mine.isDisjoint(with: clustersOf(objects[$0].file)) }
+            found = applied.count == 1 ? applied : found.filter { environments[$0] == environments[k] }
+        }
         return found.count == 1 ? objects[found[0]].configData : nil
     }
 
