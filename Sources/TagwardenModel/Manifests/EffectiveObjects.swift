@@ -249,7 +249,7 @@ struct EffectiveObjects {
             return patched.contains(k) || (objects[k].isKustomization && (SourceText.contains("components", in: text)
                 || SourceText.contains("abels", in: text) || SourceText.contains("commonAnnotations", in: text)))
         }
-        @Sendable func yaml(_ f: FileID) -> YAMLFile { files[f].tree ?? YAMLFile(parsing: files[f].bytes) }
+        @Sendable func yaml(_ f: FileID) -> YAMLFile { files[f].yaml }
         let read = concurrentChunks(reading.count, chunkSize: max(1, reading.count / 16)) { range in
             range.map { n in readSteps(reading[n], objects: objects, files: files, fileAt: fileAt, yaml: yaml) }
         }
@@ -265,7 +265,7 @@ struct EffectiveObjects {
                 || (o.isFluxKustomization && o.fluxKustomization.map { $0.postBuild?.isActive == true || $0.namePrefix != nil || $0.nameSuffix != nil } == true)
         }) else { return [:] }
         /// The image-automation objects' files keep their tree (`Extractor`); another is parsed again.
-        @Sendable func yaml(_ f: FileID) -> YAMLFile { files[f].tree ?? YAMLFile(parsing: files[f].bytes) }
+        @Sendable func yaml(_ f: FileID) -> YAMLFile { files[f].yaml }
         /// Directory → the kustomization there; directory → the Flux Kustomizations whose `path` it is; directory of a
         /// Component → the Flux Kustomizations that list it in `spec.components` (relative to their `path`: Flux
         /// appends them to the `components:` of the kustomization at the path); Flux Kustomization → its

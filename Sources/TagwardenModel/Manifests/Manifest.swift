@@ -491,6 +491,8 @@ public struct FileFacts: Sendable {
     /// The parsed tree, kept for the files `EffectiveObjects` reads again: kustomizations with patches, patch files,
     /// the image-automation objects' own.
     var tree: YAMLFile?
+    /// The file's tree: the one kept, or parsed again.
+    var yaml: YAMLFile { tree ?? YAMLFile(parsing: bytes) }
     public var syntaxError: YAMLError?
     /// The first document whose root is a list or a scalar (a JSON patch, say), which kyaml cannot annotate, so Flux's
     /// image automation cannot read the file: its line and what it is.
@@ -533,7 +535,7 @@ extension FileFacts {
     /// a word of a value (`patches/web.yaml`, `config.yaml=config.yaml`, a `path:` in an inline patch). The file is
     /// parsed again: this is asked only of the files a kustomization's directory holds and its resources do not list.
     public func kustomizationNames(file name: String) -> Bool {
-        let y = tree ?? YAMLFile(parsing: bytes), name = Array(name.utf8)
+        let y = yaml, name = Array(name.utf8)
         return y.nodes.indices.contains { y.nodes[$0].kind == .scalar && FileFacts.writes(name, in: y.valueBytes($0)) }
     }
 

@@ -87,7 +87,7 @@ enum PatchTargets {
             }
             guard !earlier else { continue }
             let target = objects[t]
-            let y = files[target.file].tree ?? YAMLFile(parsing: files[target.file].bytes)
+            let y = files[target.file].yaml
             guard target.document < y.documents.count, var doc = JSON(y, y.documents[target.document].root) else { continue }
             if let failure = JSON.firstFailure(of: p, on: &doc) {
                 let namespace = target.declaredNamespace.map { $0 + "/" } ?? ""

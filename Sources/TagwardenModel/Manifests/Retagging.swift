@@ -148,7 +148,7 @@ extension Model {
                     guard let p = normalizePath(Sources.join(dir, file.path)), let f = fileAt[p] else { continue }
                     let key = "\(f) " + path.joined(separator: "\u{0}")
                     if fileSets[key] == nil {
-                        if treeOf[f] == nil { treeOf[f] = files[f].tree ?? YAMLFile(parsing: files[f].bytes) }
+                        if treeOf[f] == nil { treeOf[f] = files[f].yaml }
                         fileSets[key] = valuesFileSets(treeOf[f]!, path)
                     }
                     out[id] = fileSets[key]!
@@ -158,7 +158,7 @@ extension Model {
         }
         /// Whether release o's own `spec.values` sets the field at `path` (a null there too: Helm then drops it).
         func releaseValuesSet(_ o: ObjectID, _ path: [String]) -> Bool {
-            let y = files[objects[o].file].tree ?? YAMLFile(parsing: files[objects[o].file].bytes)
+            let y = files[objects[o].file].yaml
             guard objects[o].document < y.documents.count,
                   let values = y.get(y.documents[objects[o].document].root, "spec", "values"), y.nodes[values].kind == .mapping else { return false }
             return valuesNodeSets(y, values, path, nullSets: true)
@@ -167,7 +167,7 @@ extension Model {
         var metadataOf: [ObjectID: (labels: [String: String], annotations: [String: String])] = [:]
         func metadata(_ o: ObjectID) -> (labels: [String: String], annotations: [String: String]) {
             if let known = metadataOf[o] { return known }
-            let read = EffectiveObjects.labelsAndAnnotations(objects[o], in: files[objects[o].file].tree ?? YAMLFile(parsing: files[objects[o].file].bytes))
+            let read = EffectiveObjects.labelsAndAnnotations(objects[o], in: files[objects[o].file].yaml)
             metadataOf[o] = read
             return read
         }

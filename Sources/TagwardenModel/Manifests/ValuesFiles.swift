@@ -96,7 +96,7 @@ enum ValuesFiles {
         var parsedFiles: [FileID: YAMLFile] = [:]
         func parsed(_ f: FileID) -> YAMLFile {
             if let y = parsedFiles[f] { return y }
-            let y = YAMLFile(parsing: files[f].bytes)
+            let y = files[f].yaml
             parsedFiles[f] = y
             return y
         }
