@@ -6,17 +6,23 @@ import TagwardenModel
 public enum CommitMessage {
     public static let defaultTemplate = "Update from image update automation"
 
-    /// Flux's `TemplateData` (Flux 2.7 on: `.AutomationObject`, `.Changed`, `.Values`). `root` is the automation's
-    /// update.path: file names are relative to it, as Flux gives them. `.Changed.Changes` lists the changes by file,
-    /// then by object (as `range` orders them), then in file order (Flux's order depends on Go's map iteration; this one
-    /// is fixed).
+    /// Flux's `TemplateData` (Flux 2.7 on: `.AutomationObject`, `.Changed`, `.Values`). `roots` are the run's
+    /// update.paths (one, as Flux has; several where a substituted path is not known per cluster): a file's name is
+    /// relative to the deepest that holds it, as Flux gives it. `.Changed.Changes` lists the changes by file, then by
+    /// object (as `range` orders them), then in file order (Flux's order depends on Go's map iteration; this one is
+    /// fixed). `.Changed.Objects` merges an object's changes over files from Flux 2.9 (IAC 1.2); before, Flux's map
+    /// kept one file's list per object (the last file iterated, the last in path order here).
     ///
     /// Before Flux 2.7 the data has more: `.Updated` (the images each object got, as go-containerregistry references;
     /// `.Changed.ImageResult` from 2.3), and `.Values` only from 2.5; `references` gives each policy's (`ns:name`)
     /// selected reference, for those.
-    public static func data(namespace: String, name: String, root: String, changes: [SetterChange], values: [String: String],
+    public static func data(namespace: String, name: String, roots: [String], changes: [SetterChange], values: [String: String],
                             flux: FluxVersion = .current, references: [String: String] = [:]) -> TemplateValue {
-        func relative(_ path: String) -> String { root.isEmpty ? path : String(path.dropFirst(root.count + 1)) }
+        let deepestFirst = roots.sorted { $0.utf8.count > $1.utf8.count }
+        func relative(_ path: String) -> String {
+            guard let root = deepestFirst.first(where: { $0.isEmpty || path.hasPrefix($0 + "/") }), !root.isEmpty else { return path }
+            return String(path.dropFirst(root.count + 1))
+        }
         func change(_ c: SetterChange) -> TemplateValue {
             .structure(TemplateStruct(type: "update.Change", fields: [("OldValue", .string(c.oldValue)), ("NewValue", .string(c.newValue)),
                                                                       ("Setter", .string(c.setter))]))
@@ -64,9 +70,18 @@ public enum CommitMessage {
                                         stringer: "\(namespace)/\(name)")
         let valueMap = TemplateValue.stringMap(values.mapValues { .string($0) }, type: "map[string]string")
         let release = flux.release
+        // Objects() before Flux 2.9 kept one file's changes per object: the last file's here
+        var lastFile: [ObjectIdentity: [SetterChange]] = [:]
+        for path in paths { for (object, list) in byObject(byFile[path]!) { lastFile[object] = list } }
+        let lastFileObjects = TemplateValue.map(byObject(changes).map { o, _ in
+            TemplateValue.MapEntry(identifier(o), .list(lastFile[o]!.map(change), type: "[]update.Change"))
+        }, type: "update.ObjectChanges")
         if release >= FluxVersion(2, 7) {
+            // (merged over files in path order, as Flux appends them in its map's order)
+            let merged = objectMap(paths.flatMap { byFile[$0]! })
             let result = TemplateStruct(type: "update.Result", fields: [("FileChanges", .stringMap(files, type: "map[string]update.ObjectChanges"))],
-                                        methods: ["Changes": .list(unique.map(change), type: "[]update.Change"), "Objects": objectMap(changes)])
+                                        methods: ["Changes": .list(unique.map(change), type: "[]update.Change"),
+                                                  "Objects": release >= FluxVersion(2, 9) ? merged : lastFileObjects])
             return .structure(TemplateStruct(type: "source.TemplateData", fields: [
                 ("AutomationObject", .structure(automation)), ("Changed", .structure(result)), ("Values", valueMap),
             ]))
@@ -97,14 +112,9 @@ public enum CommitMessage {
                                      methods: ["Images": .list(images, type: "[]update.ImageRef"), "Objects": refsByObject(changes)])
         var fields: [(String, TemplateValue)] = [("AutomationObject", .structure(automation)), ("Updated", .structure(updated))]
         if release >= FluxVersion(2, 3) {
-            // ResultV2's Objects kept one file's changes per object (fixed in 2.7's 1.2): the last file's here
-            var lastFile: [ObjectIdentity: [SetterChange]] = [:]
-            for path in paths { for (object, list) in byObject(byFile[path]!) { lastFile[object] = list } }
-            let objects = byObject(changes).map { o, _ in TemplateValue.MapEntry(identifier(o), .list(lastFile[o]!.map(change), type: "[]update.Change")) }
             let changed = TemplateStruct(type: "update.ResultV2",
                                          fields: [("ImageResult", .structure(updated)), ("FileChanges", .stringMap(files, type: "map[string]update.ObjectChanges"))],
-                                         methods: ["Changes": .list(unique.map(change), type: "[]update.Change"),
-                                                   "Objects": .map(objects, type: "update.ObjectChanges")])
+                                         methods: ["Changes": .list(unique.map(change), type: "[]update.Change"), "Objects": lastFileObjects])
             fields.append(("Changed", .structure(changed)))
         }
         if release >= FluxVersion(2, 5) { fields.append(("Values", valueMap)) }

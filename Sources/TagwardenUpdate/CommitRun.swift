@@ -9,7 +9,7 @@ public struct CommitRun {
         public var mode: PushBranchMode = .stack
         public var sign = false
         public var push = false
-        public var only: (namespace: String, name: String)?
+        public var only: RunSelection?
         public init() {}
     }
 
@@ -48,15 +48,19 @@ public struct CommitRun {
         // the tree of each base commit read and modelled once: automations made on one commit share it
         var models: [GitOID: (files: [SourceFile], model: Model)] = [commit: (files, model)]
         var rebuilt: Set<String> = []
-        var order = model.flux.automations.indices.map { a in
-            (a, model.flux.automations[a].namespace ?? "", model.objects[model.flux.automations[a].object].name ?? "")
+        var order = Updater.runs(model).map { r in
+            let automation = model.flux.automations[r.automation]
+            return (r.automation, RunSelection(namespace: automation.namespace ?? "", name: model.objects[automation.object].name ?? "",
+                                               cluster: r.cluster.map { model.clusters.clusters[$0].displayName }))
         }
-        order.sort { ($0.1, $0.2) < ($1.1, $1.2) }
         if let only = options.only {
-            order = order.filter { $0.1 == only.namespace && $0.2 == only.name }
-            if order.isEmpty { throw TagwardenError("no ImageUpdateAutomation \(only.namespace)/\(only.name) in the repository") }
+            order = order.filter { $1.namespace == only.namespace && $1.name == only.name && (only.cluster == nil || $1.cluster == only.cluster) }
+            if order.isEmpty {
+                throw TagwardenError("no ImageUpdateAutomation \(only.namespace)/\(only.name)\(only.cluster.map { " in cluster \($0)" } ?? "") in the repository")
+            }
         }
-        for (a, namespace, name) in order {
+        for (a, selection) in order {
+            let (namespace, name) = (selection.namespace, selection.name)
             var attempt = 0
             var lease: GitOID?? = nil
             while true {
@@ -72,7 +76,7 @@ public struct CommitRun {
                     models[target.base] = (snapshot.files, try Model.build(snapshot.files, config: config, profile: nil, remoteURLs: repo.remoteURLs()))
                 }
                 let (baseFiles, base) = models[target.base]!
-                let plan = try Updater.plan(base, files: baseFiles, tags: tags, only: (namespace, name))
+                let plan = try Updater.plan(base, files: baseFiles, tags: tags, only: selection)
                 plans.append(plan)
                 guard plan.errors.isEmpty, let run = plan.automations.first, run.skipped == nil, !plan.files.isEmpty,
                       case .success(let message)? = run.message else { break }
@@ -133,7 +137,7 @@ public struct CommitRun {
                         continue
                     }
                 }
-                commits.append(Made(automation: "\(namespace)/\(name)", branch: target.pushBranch, commit: commit, pushed: pushed,
+                commits.append(Made(automation: run.label, branch: target.pushBranch, commit: commit, pushed: pushed,
                                     written: target.checkedOut ? plan.files.map(\.path) : []))
                 break
             }

@@ -1,14 +1,16 @@
 import TagwardenBasics
 import TagwardenModel
 
-/// What one ImageUpdateAutomation writes for each marker value, as image-automation-controller builds its setter table
-/// per run: from the policies in the automation's namespace that its `policySelector` takes and that select a tag.
-/// A marker whose value is not in the table is left alone, as Flux leaves it (silently; the linter reports it).
+/// What one Flux's run of an ImageUpdateAutomation writes for each marker value, as image-automation-controller builds
+/// its setter table per run: from the policies of its cluster, in the automation's namespace, that its `policySelector`
+/// takes and that select a tag. A marker whose value is not in the table is left alone, as Flux leaves it (silently;
+/// the linter reports it).
 public struct SetterTable: Sendable, Equatable {
     /// Marker value (`ns:name`, `ns:name:tag`, `ns:name:name`, `ns:name:digest`) → the value written.
     public let values: [String: String]
     /// `ns:name` of a policy of the repository that is not in the table → why not (another namespace, not taken by
-    /// the policySelector, selects no tag). A marker naming a policy in neither is one the repository does not define.
+    /// the policySelector, another cluster's, selects no tag). A marker naming a policy in neither is one the
+    /// repository does not define.
     public let whyAbsent: [String: String]
     /// The `ns:name` of the policies the automation would use but that select no tag: an error, not a choice.
     public let failed: Set<String>
@@ -19,8 +21,11 @@ public struct SetterTable: Sendable, Equatable {
         self.failed = failed
     }
 
-    /// The table of automation `a` (`Model.flux.automations` index), from the policies' outcomes.
-    public static func build(_ model: Model, automation a: AutomationID, outcomes: [PolicyOutcome]) throws -> SetterTable {
+    /// The table of automation `a` as the Flux of `cluster` runs it (nil: the repository does not tell which cluster
+    /// runs it), from the policies' outcomes. Two policies of one namespace and name in two clusters are two policies:
+    /// the run takes its own cluster's. Where the run's policies of one name choose differently (one cluster applies
+    /// both, or nothing tells which cluster runs the automation), Flux's choice is not known here: not written.
+    public static func build(_ model: Model, automation a: AutomationID, cluster: ClusterID?, outcomes: [PolicyOutcome]) throws -> SetterTable {
         let automation = model.flux.automations[a]
         if automation.spec.policySelectorExpressions {
             // not guessed: a wrong guess writes what Flux would not
@@ -28,34 +33,63 @@ public struct SetterTable: Sendable, Equatable {
             throw TagwardenError("ImageUpdateAutomation \(automation.namespace ?? "<no namespace>")/\(name): its policySelector has "
                                  + "matchExpressions, which tagwarden does not evaluate; use matchLabels")
         }
-        var values: [String: String] = [:]
         var whyAbsent: [String: String] = [:]
-        var failed: Set<String> = []
+        // the run's policies by `ns:name`: each with the value it writes (nil: it selects no tag)
+        var taken: [String: [(outcome: PolicyOutcome, value: String?)]] = [:]
         for o in outcomes {
             let policy = model.flux.policies[o.policy]
             // a policy without a namespace of its own is in the automation's
             let key = "\(policy.namespace ?? automation.namespace ?? ""):\(policy.name)"
+            let named = key.replacingOccurrences(of: ":", with: "/")
             guard FluxIndex.sameNamespace(policy.namespace, automation.namespace) else {
                 whyAbsent[key] = whyAbsent[key] ?? "ImagePolicy \(policy.namespace ?? "")/\(policy.name) is not in the automation's "
                     + "namespace \(automation.namespace ?? "(none)"); Flux only uses policies of its own namespace"
                 continue
             }
-            guard model.flux.selectorTakes(automation: a, policy: o.policy) else {
-                whyAbsent[key] = "the automation's policySelector does not take ImagePolicy \(key.replacingOccurrences(of: ":", with: "/"))"
+            if let cluster, !model.clusters(deploying: policy.object).contains(cluster) {
+                whyAbsent[key] = whyAbsent[key] ?? "ImagePolicy \(named) is not applied by cluster "
+                    + "\(model.clusters.clusters[cluster].displayName), whose Flux runs this automation"
                 continue
             }
-            guard let image = o.image, let tag = o.tag else {
-                whyAbsent[key] = "ImagePolicy \(key.replacingOccurrences(of: ":", with: "/")) selects no tag: \(o.error ?? "no tag")"
+            guard model.flux.selectorTakes(automation: a, policy: o.policy) else {
+                whyAbsent[key] = "the automation's policySelector does not take ImagePolicy \(named)"
+                continue
+            }
+            let value = o.image.flatMap { image in o.tag.map { tag in (o.digest ?? "").isEmpty ? "\(image):\(tag)" : "\(image):\(tag)@\(o.digest!)" } }
+            taken[key, default: []].append((o, value))
+        }
+        var values: [String: String] = [:]
+        var failed: Set<String> = []
+        for (key, candidates) in taken {
+            var chosen = candidates
+            if Set(chosen.map(\.value)).count > 1, cluster == nil {
+                // no cluster tells: the automation's own environment's, when that settles it
+                let own = chosen.filter { model.flux.policies[$0.outcome.policy].environment == automation.environment }
+                if !own.isEmpty { chosen = own }
+            }
+            let named = key.replacingOccurrences(of: ":", with: "/")
+            if Set(chosen.map(\.value)).count > 1 {
+                let places = chosen.map { c in
+                    "\(model.files[model.objects[model.flux.policies[c.outcome.policy].object].file].path) (\(c.outcome.tag ?? "no tag"))"
+                }
+                whyAbsent[key] = "\(chosen.count) ImagePolicies \(named) that this run may use choose differently (\(places.joined(separator: ", "))), "
+                    + (cluster == nil ? "and no cluster here tells which one the automation's Flux has; declare the clusters under clusters: in \(Config.fileName)"
+                        : "and cluster \(model.clusters.clusters[cluster!].displayName) applies them all")
+                continue
+            }
+            let o = chosen[0].outcome
+            guard let image = o.image, let tag = o.tag, let value = chosen[0].value else {
+                whyAbsent[key] = "ImagePolicy \(named) selects no tag: \(o.error ?? "no tag")"
                 failed.insert(key)
                 continue
             }
-            let digest = o.digest ?? ""
-            values[key] = digest.isEmpty ? "\(image):\(tag)" : "\(image):\(tag)@\(digest)"
+            values[key] = value
             values[key + ":tag"] = tag
             values[key + ":name"] = image
             // Flux writes the digest even when the policy reflects none: the field becomes ""
-            values[key + ":digest"] = digest
+            values[key + ":digest"] = o.digest ?? ""
         }
+        for key in taken.keys where values[key] != nil { whyAbsent[key] = nil }
         return SetterTable(values: values, whyAbsent: whyAbsent, failed: failed)
     }
 }

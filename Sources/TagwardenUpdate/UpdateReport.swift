@@ -26,12 +26,13 @@ public struct UpdateReport: Sendable {
         var lines: [String] = []
         for a in plan.automations {
             let paths = a.paths.map { $0.isEmpty ? "." : "./" + $0 }.joined(separator: ", ")
+            let cluster = a.cluster.map { " in cluster \($0)" } ?? ""
             if let why = a.skipped {
-                lines.append("\(a.namespace)/\(a.name): not run: \(why)")
+                lines.append("\(a.namespace)/\(a.name)\(cluster): not run: \(why)")
             } else if a.changes.isEmpty {
-                lines.append("\(a.namespace)/\(a.name) (\(paths)): up to date, \(count(a.markers.count, "marker"))")
+                lines.append("\(a.namespace)/\(a.name)\(cluster) (\(paths)): up to date, \(count(a.markers.count, "marker"))")
             } else {
-                lines.append("\(a.namespace)/\(a.name) (\(paths)): \(count(a.changes.count, "change")) in \(count(a.rewrites.count, "file"))")
+                lines.append("\(a.namespace)/\(a.name)\(cluster) (\(paths)): \(count(a.changes.count, "change")) in \(count(a.rewrites.count, "file"))")
             }
         }
         if plan.automations.isEmpty { lines.append("no ImageUpdateAutomation in the repository: nothing to update") }
@@ -51,7 +52,7 @@ public struct UpdateReport: Sendable {
             }
         }
         for a in plan.automations {
-            out += "ImageUpdateAutomation \(a.namespace)/\(a.name)"
+            out += "ImageUpdateAutomation \(a.namespace)/\(a.name)" + (a.cluster.map { " in cluster \($0)" } ?? "")
             if let why = a.skipped { out += ": not run: \(why)\n"; continue }
             out += " (update.path \(a.paths.map { $0.isEmpty ? "." : "./" + $0 }.joined(separator: ", ")))\n"
             if a.markers.isEmpty && a.unreadable.isEmpty { out += "  no marker Flux reads\n" }
@@ -95,7 +96,8 @@ public struct UpdateReport: Sendable {
         }
         let automations: [JSON] = plan.automations.map { a in
             .object([
-                ("namespace", .string(a.namespace)), ("name", .string(a.name)), ("paths", .array(a.paths.map { .string($0) })),
+                ("namespace", .string(a.namespace)), ("name", .string(a.name)), ("cluster", str(a.cluster)),
+                ("paths", .array(a.paths.map { .string($0) })),
                 ("skipped", str(a.skipped)),
                 ("markers", .array(a.markers.map { m in
                     var status = "", reason: String?

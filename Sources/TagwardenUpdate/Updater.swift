@@ -2,12 +2,29 @@ import TagwardenBasics
 import TagwardenYAML
 import TagwardenModel
 
-/// One ImageUpdateAutomation's part of an update: what its setters change, or why it did not run.
+/// One Flux's run of an ImageUpdateAutomation: the cluster whose Flux runs it (the same automation applied by two
+/// clusters is run by both, each with its own policies), the update.path it has there, and the Flux version whose data
+/// its commit message gets.
+public struct AutomationRun: Sendable {
+    public let automation: AutomationID
+    /// nil where the repository does not tell which cluster runs it.
+    public let cluster: ClusterID?
+    /// The `update.path`s it covers, as Flux joins them ("" for the whole repository): one, unless the path is
+    /// substituted and nothing tells the cluster's build.
+    public let paths: [String]
+    public let flux: FluxVersion
+    /// Where `flux` is assumed, not read: what is assumed and the config key that settles it.
+    public let fluxPremise: String?
+}
+
+/// One ImageUpdateAutomation's run (`AutomationRun`): what its setters change, or why it did not run.
 public struct AutomationUpdate: Sendable {
     /// `Model.flux.automations` index.
     public let automation: AutomationID
     public let namespace: String
     public let name: String
+    /// The cluster whose Flux runs it (its display name); nil where the repository does not tell.
+    public let cluster: String?
     /// The `update.path`s it covers, as Flux joins them ("" for the whole repository).
     public let paths: [String]
     /// Why it was not run (suspended, another repository's, an unresolved path, an invalid reference); nil when it ran.
@@ -24,10 +41,13 @@ public struct AutomationUpdate: Sendable {
     /// The commit message its changes get (its messageTemplate rendered with Flux's data), or why Flux could not
     /// render it; nil when nothing changes.
     public let message: Result<String, TagwardenError>?
+
+    /// `namespace/name`, and the cluster where there is one.
+    public var label: String { "\(namespace)/\(name)" + (cluster.map { " (cluster \($0))" } ?? "") }
 }
 
-/// What `tagwarden update` does to a repository: each automation run in turn (by namespace and name), as Flux
-/// runs them, each on the files as the one before left them.
+/// What `tagwarden update` does to a repository: each automation run in turn (by namespace and name, then cluster), as
+/// Flux runs them, each on the files as the one before left them.
 public struct UpdatePlan: Sendable {
     public let policies: [PolicyOutcome]
     public let automations: [AutomationUpdate]
@@ -43,22 +63,77 @@ public struct UpdatePlan: Sendable {
     public var changes: [SetterChange] { files.flatMap(\.changes) }
 }
 
+/// Which runs `Updater.plan` makes: one automation (namespace and name), in one cluster (its display name) or all.
+public struct RunSelection: Sendable {
+    public var namespace: String
+    public var name: String
+    public var cluster: String?
+
+    public init(namespace: String, name: String, cluster: String? = nil) {
+        self.namespace = namespace
+        self.name = name
+        self.cluster = cluster
+    }
+}
+
 public enum Updater {
+    /// Every run of the repository's automations, in the order Flux's would be read here: by namespace and name, then
+    /// by cluster.
+    public static func runs(_ model: Model) -> [AutomationRun] {
+        var runs: [(key: [String], run: AutomationRun)] = []
+        for (a, automation) in model.flux.automations.withIDs {
+            let name = model.objects[automation.object].name ?? ""
+            let clusters = model.clusters(deploying: automation.object)
+            for c in clusters.isEmpty ? [nil] : clusters.map(Optional.some) {
+                var paths = automation.paths
+                if let c, !automation.pathOfBuild.isEmpty {
+                    // a substituted path: the one this cluster's build makes
+                    let own = model.clusters.clusters[c].kustomizations.compactMap { automation.pathOfBuild[$0] }
+                    if !own.isEmpty { paths = own.reduce(into: []) { if !$0.contains($1) { $0.append($1) } } }
+                }
+                let (flux, premise) = fluxOf(model, cluster: c)
+                runs.append(([automation.namespace ?? "", name, c.map { model.clusters.clusters[$0].name } ?? ""],
+                             AutomationRun(automation: a, cluster: c, paths: paths, flux: flux, fluxPremise: premise)))
+            }
+        }
+        return runs.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.run)
+    }
+
+    /// The Flux that runs an automation of `cluster` (nil: of no cluster here), and the premise where it is assumed.
+    static func fluxOf(_ model: Model, cluster: ClusterID?) -> (FluxVersion, String?) {
+        if let v = model.config.fluxVersion { return (v, nil) }
+        if let cluster {
+            if let v = model.clusters.clusters[cluster].flux { return (v, nil) }
+            return (.current, model.fluxAssumption(FluxRun(version: .current, cluster: cluster, origin: nil), holdsFrom: nil))
+        }
+        if let only = model.clusters.only { return (only.version, nil) }
+        if let oldest = model.clusters.installations.min(by: { $0.version < $1.version }) {
+            return (oldest.version, "no cluster here applies the automation, so the oldest Flux installed in the repository "
+                    + "(\(oldest.version), \(oldest.origin)) is assumed to run it; set fluxVersion in \(Config.fileName)")
+        }
+        return (.current, model.fluxAssumption(FluxRun(version: .current, cluster: nil, origin: nil), holdsFrom: nil))
+    }
+
     /// Plans the update of the repository whose files are `files` (the same the Model was built from), with tags
-    /// from `source`; `only` (namespace, name) runs one automation.
-    public static func plan(_ model: Model, files: [SourceFile], tags source: some TagSource,
-                            only: (namespace: String, name: String)? = nil) throws -> UpdatePlan {
+    /// from `source`; `only` runs one automation.
+    public static func plan(_ model: Model, files: [SourceFile], tags source: some TagSource, only: RunSelection? = nil) throws -> UpdatePlan {
         let outcomes = try PolicyEvaluation.evaluate(model, tags: source)
         Timings.mark("policies")
-        var order = model.flux.automations.indices.map { a in
-            (a, model.flux.automations[a].namespace ?? "", model.objects[model.flux.automations[a].object].name ?? "")
-        }
-        order.sort { ($0.1, $0.2) < ($1.1, $1.2) }
+        var order = runs(model)
         if let only {
-            order = order.filter { $0.1 == only.namespace && $0.2 == only.name }
+            let all = order
+            order = order.filter { r in
+                let a = model.flux.automations[r.automation]
+                return a.namespace ?? "" == only.namespace && model.objects[a.object].name ?? "" == only.name
+                    && (only.cluster == nil || r.cluster.map { model.clusters.clusters[$0].displayName } == only.cluster)
+            }
             guard !order.isEmpty else {
-                let known = model.flux.automations.map { "\($0.namespace ?? "")/\(model.objects[$0.object].name ?? "")" }.sorted()
-                throw TagwardenError("no ImageUpdateAutomation \(only.namespace)/\(only.name) in the repository"
+                let known = all.map { r in
+                    let a = model.flux.automations[r.automation]
+                    return "\(a.namespace ?? "")/\(model.objects[a.object].name ?? "")" + (r.cluster.map { " (cluster \(model.clusters.clusters[$0].displayName))" } ?? "")
+                }
+                let asked = "\(only.namespace)/\(only.name)" + (only.cluster.map { " in cluster \($0)" } ?? "")
+                throw TagwardenError("no ImageUpdateAutomation \(asked) in the repository"
                                      + (known.isEmpty ? " (it has none)" : "; it has \(known.joined(separator: ", "))"))
             }
         }
@@ -71,92 +146,141 @@ public enum Updater {
             guard let f = fileIndex[file.path], model.files[f].bytes == file.bytes else { return nil }
             return MarkedFile(model: model, file: f, markers: byFile[f] ?? [])
         }
+        var state = PlanState(files: files)
+        for run in order {
+            state.runs.append(try update(run, model: model, outcomes: outcomes, known: known, fileIndex: fileIndex, state: &state))
+        }
+        return state.plan(outcomes)
+    }
+
+    /// The files as the runs so far leave them, and what the plan reports.
+    struct PlanState {
         var current: [String: SourceFile] = [:]
-        for f in files { current[f.path] = f }
-        let original = current
+        let original: [String: SourceFile]
         var runs: [AutomationUpdate] = []
         var errors: [String] = []
         var warnings: [String] = []
         var changed: [String: [SetterChange]] = [:]
-        for (a, namespace, name) in order {
-            let automation = model.flux.automations[a]
-            let spec = automation.spec
-            func skipped(_ why: String, failed: Bool = false, table: SetterTable = SetterTable(values: [:])) -> AutomationUpdate {
-                AutomationUpdate(automation: a, namespace: namespace, name: name, paths: automation.paths, skipped: why, failed: failed,
-                                 table: table, markers: [], unreadable: [], changes: [], rewrites: [], message: nil)
+        /// Each marker written so far (file, line, column) → the value and the run that wrote it.
+        var written: [String: (value: String, by: String)] = [:]
+
+        init(files: [SourceFile]) {
+            for f in files { current[f.path] = f }
+            original = current
+        }
+
+        func plan(_ outcomes: [PolicyOutcome]) -> UpdatePlan {
+            let files = changed.keys.sorted { SourceText.byteLess($0, $1) }.compactMap { path -> FileRewrite? in
+                let before = original[path]!.bytes, after = current[path]!.bytes
+                return before == after ? nil : FileRewrite(path: path, before: before, after: after, changes: changed[path]!)
             }
-            if spec.suspended { runs.append(skipped("suspended (spec.suspend: true)")); continue }
-            if spec.updatesElsewhere { runs.append(skipped("its GitRepository is another repository")); continue }
-            if let strategy = spec.strategy?.value, strategy != "Setters" {
-                runs.append(skipped("update strategy '\(strategy)' is not Setters", failed: true)); continue
+            var seen: Set<String> = []
+            return UpdatePlan(policies: outcomes, automations: runs, files: files, errors: errors.filter { seen.insert($0).inserted },
+                              warnings: warnings.filter { seen.insert($0).inserted })
+        }
+    }
+
+    /// One run, on the files as `state` holds them.
+    static func update(_ run: AutomationRun, model: Model, outcomes: [PolicyOutcome], known: @escaping @Sendable (SourceFile) -> MarkedFile?,
+                       fileIndex: [String: FileID], state: inout PlanState) throws -> AutomationUpdate {
+        let a = run.automation
+        let automation = model.flux.automations[a]
+        let spec = automation.spec
+        let namespace = automation.namespace ?? "", name = model.objects[automation.object].name ?? ""
+        let clusterName = run.cluster.map { model.clusters.clusters[$0].displayName }
+        func skipped(_ why: String, failed: Bool = false, table: SetterTable = SetterTable(values: [:])) -> AutomationUpdate {
+            AutomationUpdate(automation: a, namespace: namespace, name: name, cluster: clusterName, paths: run.paths, skipped: why,
+                             failed: failed, table: table, markers: [], unreadable: [], changes: [], rewrites: [], message: nil)
+        }
+        if spec.suspended { return skipped("suspended (spec.suspend: true)") }
+        if spec.updatesElsewhere { return skipped("its GitRepository is another repository") }
+        if let strategy = spec.strategy?.value, strategy != "Setters" { return skipped("update strategy '\(strategy)' is not Setters", failed: true) }
+        if automation.unresolved {
+            let variables = Envsubst.variables(spec.updatePath?.value ?? "") ?? []
+            return skipped("its update.path '\(spec.updatePath?.value ?? "")' uses \(variables.map { "${\($0)}" }.joined(separator: ", ")), "
+                           + "which nothing here substitutes; give the value under clusters[].substitute in \(Config.fileName)")
+        }
+        // a template for objects made elsewhere (`${BRANCH}-updater`): Flux never sees it as written
+        if let unsubstituted = [name, spec.checkoutBranch ?? "", spec.pushBranch?.value ?? "", spec.sourceName?.value ?? ""]
+            .first(where: { $0.contains("${") }) {
+            return skipped("it is a template: '\(unsubstituted)' holds variables nothing here substitutes")
+        }
+        let label = "ImageUpdateAutomation \(namespace)/\(name)" + (clusterName.map { " (cluster \($0))" } ?? "")
+        let table = try SetterTable.build(model, automation: a, cluster: run.cluster, outcomes: outcomes)
+        // Flux parses every whole reference before it writes anything, and gives up on the run when one fails
+        let references = table.values.filter { entry in entry.key.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: ":") ? 1 : 0) } == 1 }
+        if let bad = references.filter({ if case .failure = ImageReference.parse($0.value) { true } else { false } })
+            .min(by: { $0.key < $1.key }) {
+            let why = "encountered invalid image ref \"\(bad.value)\" (policy \(bad.key.replacingOccurrences(of: ":", with: "/")))"
+            state.errors.append("\(label): \(why)")
+            return skipped(why, failed: true, table: table)
+        }
+        var markers: [MarkerOutcome] = []
+        var unreadable: [(path: String, reason: String)] = []
+        var changes: [SetterChange] = []
+        var rewrites: [String: FileRewrite] = [:]
+        for root in run.paths {
+            let result = Setters.run(Array(state.current.values), under: root, table: table, known: known)
+            markers += result.markers
+            unreadable += result.unreadable
+            for w in result.rewrites {
+                let f = state.current[w.path]!
+                state.current[w.path] = SourceFile(path: f.path, bytes: w.after, namedByBuild: f.namedByBuild)
+                rewrites[w.path] = FileRewrite(path: w.path, before: rewrites[w.path]?.before ?? w.before, after: w.after,
+                                               changes: (rewrites[w.path]?.changes ?? []) + w.changes)
+                changes += w.changes
+                state.changed[w.path, default: []] += w.changes
             }
-            if automation.unresolved {
-                runs.append(skipped("its update.path uses variables nothing here substitutes")); continue
-            }
-            // a template for objects made elsewhere (`${BRANCH}-updater`): Flux never sees it as written
-            if let unsubstituted = [name, spec.checkoutBranch ?? "", spec.pushBranch?.value ?? "", spec.sourceName?.value ?? ""]
-                .first(where: { $0.contains("${") }) {
-                runs.append(skipped("it is a template: '\(unsubstituted)' holds variables nothing here substitutes")); continue
-            }
-            let table = try SetterTable.build(model, automation: a, outcomes: outcomes)
-            // Flux parses every whole reference before it writes anything, and gives up on the run when one fails
-            let references = table.values.filter { entry in entry.key.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: ":") ? 1 : 0) } == 1 }
-            if let bad = references.filter({ if case .failure = ImageReference.parse($0.value) { true } else { false } })
-                .min(by: { $0.key < $1.key }) {
-                let why = "encountered invalid image ref \"\(bad.value)\" (policy \(bad.key.replacingOccurrences(of: ":", with: "/")))"
-                errors.append("ImageUpdateAutomation \(namespace)/\(name): \(why)")
-                runs.append(skipped(why, failed: true, table: table))
-                continue
-            }
-            var markers: [MarkerOutcome] = []
-            var unreadable: [(path: String, reason: String)] = []
-            var changes: [SetterChange] = []
-            var rewrites: [String: FileRewrite] = [:]
-            for root in automation.paths {
-                let run = Setters.run(Array(current.values), under: root, table: table, known: known)
-                markers += run.markers
-                unreadable += run.unreadable
-                for w in run.rewrites {
-                    let f = current[w.path]!
-                    current[w.path] = SourceFile(path: f.path, bytes: w.after, namedByBuild: f.namedByBuild)
-                    rewrites[w.path] = FileRewrite(path: w.path, before: rewrites[w.path]?.before ?? w.before, after: w.after,
-                                                   changes: (rewrites[w.path]?.changes ?? []) + w.changes)
-                    changes += w.changes
-                    changed[w.path, default: []] += w.changes
+        }
+        for m in markers {
+            if case .skipped(let why) = m.status, why.hasPrefix("not written") { state.warnings.append("\(m.file):\(m.line): \(m.setter): \(why)") }
+        }
+        for u in unreadable { state.warnings.append("\(u.path): Flux cannot read this file and skips its markers: \(u.reason)") }
+        for key in Set(markers.filter { table.failed.contains($0.policy) }.map(\.policy)).sorted() {
+            state.errors.append(table.whyAbsent[key] ?? "ImagePolicy \(key) selects no tag")
+        }
+        noteCrossings(changes, run: run, label: label, model: model, fileIndex: fileIndex, state: &state)
+        Timings.mark("setters")
+        var message: Result<String, TagwardenError>?
+        if !changes.isEmpty {
+            let data = CommitMessage.data(namespace: namespace, name: name, roots: run.paths, changes: changes,
+                                          values: spec.messageTemplateValues, flux: run.flux, references: table.values)
+            message = Result { try CommitMessage.render(spec.messageTemplate?.value, data: data) }.mapError { ($0 as? TagwardenError) ?? TagwardenError("\($0)") }
+            if case .failure(let e) = message {
+                // a message that fails only because of the Flux assumed: the assumption is said, not an error
+                if let premise = run.fluxPremise {
+                    state.warnings.append("\(label): \(e.message) (\(premise))")
+                } else {
+                    state.errors.append("\(label): \(e.message)")
                 }
             }
-            for m in markers {
-                if case .skipped(let why) = m.status, why.hasPrefix("not written") {
-                    warnings.append("\(m.file):\(m.line): \(m.setter): \(why)")
-                }
-            }
-            for u in unreadable {
-                warnings.append("\(u.path): Flux cannot read this file and skips its markers: \(u.reason)")
-            }
-            for key in Set(markers.filter { table.failed.contains($0.policy) }.map(\.policy)).sorted() {
-                errors.append(table.whyAbsent[key] ?? "ImagePolicy \(key) selects no tag")
-            }
-            Timings.mark("setters")
-            var message: Result<String, TagwardenError>?
-            if !changes.isEmpty {
-                // the commit data of the Flux that runs the automation (the oldest, where several do)
-                let flux = model.fluxVersion(ofFile: model.objects[automation.object].file)
-                let data = CommitMessage.data(namespace: namespace, name: name, root: automation.paths.first ?? "", changes: changes,
-                                              values: spec.messageTemplateValues, flux: flux, references: table.values)
-                message = Result { try CommitMessage.render(spec.messageTemplate?.value, data: data) }.mapError { ($0 as? TagwardenError) ?? TagwardenError("\($0)") }
-                if case .failure(let e) = message { errors.append("ImageUpdateAutomation \(namespace)/\(name): \(e.message)") }
-            }
-            Timings.mark("message")
-            runs.append(AutomationUpdate(automation: a, namespace: namespace, name: name, paths: automation.paths, skipped: nil, failed: false,
-                                         table: table, markers: markers, unreadable: unreadable, changes: changes,
-                                         rewrites: rewrites.values.sorted { SourceText.byteLess($0.path, $1.path) }, message: message))
         }
-        let files = changed.keys.sorted { SourceText.byteLess($0, $1) }.compactMap { path -> FileRewrite? in
-            let before = original[path]!.bytes, after = current[path]!.bytes
-            return before == after ? nil : FileRewrite(path: path, before: before, after: after, changes: changed[path]!)
+        Timings.mark("message")
+        return AutomationUpdate(automation: a, namespace: namespace, name: name, cluster: clusterName, paths: run.paths, skipped: nil,
+                                failed: false, table: table, markers: markers, unreadable: unreadable, changes: changes,
+                                rewrites: rewrites.values.sorted { SourceText.byteLess($0.path, $1.path) }, message: message)
+    }
+
+    /// What one cluster's run writes that another run undoes (two Flux installations that write one field differently
+    /// overwrite each other on every scan), or that lands in files its cluster does not apply.
+    static func noteCrossings(_ changes: [SetterChange], run: AutomationRun, label: String, model: Model, fileIndex: [String: FileID],
+                              state: inout PlanState) {
+        var foreign: [String: [String]] = [:]
+        for c in changes {
+            let at = "\(c.file):\(c.line):\(c.column)"
+            if let before = state.written[at], before.value != c.newValue {
+                state.errors.append("\(at): \(c.setter): \(before.by) writes \(before.value) and \(label) writes \(c.newValue): "
+                                    + "each undoes the other on every run")
+            }
+            state.written[at] = (c.newValue, label)
+            if let cluster = run.cluster, let f = fileIndex[c.file] {
+                let applying = model.clusters.of(f)
+                if !applying.isEmpty, !applying.contains(cluster) { foreign[c.file] = applying.map { model.clusters.clusters[$0].displayName } }
+            }
         }
-        var seen: Set<String> = []
-        return UpdatePlan(policies: outcomes, automations: runs, files: files, errors: errors.filter { seen.insert($0).inserted },
-                          warnings: warnings.filter { seen.insert($0).inserted })
+        for (file, clusters) in foreign.sorted(by: { $0.key < $1.key }) {
+            state.warnings.append("\(file): \(label) writes this file, which \(clusters.count == 1 ? "cluster" : "clusters") "
+                                  + "\(clusters.joined(separator: ", ")) \(clusters.count == 1 ? "applies" : "apply"), with its own cluster's policies")
+        }
     }
 }

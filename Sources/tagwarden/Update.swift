@@ -77,6 +77,9 @@ struct Update: ParsableCommand {
     @Option(help: "Run only this automation, NAMESPACE/NAME.")
     var automation: String?
 
+    @Option(help: "With --automation: run it only as this cluster's Flux does (a repository of several clusters runs an automation once per cluster that applies it).")
+    var cluster: String?
+
     @Flag var mode: UpdateMode = .dryRun
 
     @Flag(help: "With --write: write files that have uncommitted changes too.")
@@ -118,6 +121,7 @@ struct Update: ParsableCommand {
         if let a = automation, a.split(whereSeparator: { $0 == "/" || $0 == ":" }).count != 2 {
             throw ValidationError("--automation must be NAMESPACE/NAME, not '\(a)'")
         }
+        if cluster != nil && automation == nil { throw ValidationError("--cluster goes with --automation") }
         if force && mode != .write { throw ValidationError("--force goes with --write") }
         if (sign || push || pushBranchMode != .stack) && mode != .commit {
             throw ValidationError("--sign, --push and --push-branch-mode go with --commit")
@@ -134,9 +138,9 @@ struct Update: ParsableCommand {
             let model = try Model.build(snapshot.files, config: ws.config, profile: nil, remoteURLs: snapshot.remoteURLs)
             Timings.mark("model")
             let tagSource = try self.tagSource(model)
-            let only = automation.map { a -> (namespace: String, name: String) in
+            let only = automation.map { a -> RunSelection in
                 let parts = a.split(whereSeparator: { $0 == "/" || $0 == ":" }).map(String.init)
-                return (parts[0], parts[1])
+                return RunSelection(namespace: parts[0], name: parts[1], cluster: cluster)
             }
             var report: UpdateReport
             if mode == .commit {

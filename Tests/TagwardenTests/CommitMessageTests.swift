@@ -10,7 +10,7 @@ import TagwardenModel
                               setter: "flux-system:helloworld", oldValue: "helloworld:1.0.0", newValue: "helloworld:1.0.1")
 
     func render(_ template: String, changes: [SetterChange]? = nil, values: [String: String] = [:], root: String = "") throws -> String {
-        try CommitMessage.render(template, data: CommitMessage.data(namespace: "test-ns", name: "test-update", root: root,
+        try CommitMessage.render(template, data: CommitMessage.data(namespace: "test-ns", name: "test-update", roots: [root],
                                                                     changes: changes ?? [deploy], values: values))
     }
 
@@ -70,6 +70,30 @@ import TagwardenModel
                            changes: [b, a], root: "apps") == "prod/web.yaml staging/web.yaml |1|1")
     }
 
+    @Test func objectsMergesAnObjectsChangesOverFilesFromFlux29AndKeptOneFilesBefore() throws {
+        // one HelmRelease whose documents are in three files (a release and its values, split per cluster)
+        let release = ObjectIdentity(apiVersion: "helm.toolkit.fluxcd.io/v2", kind: "HelmRelease", namespace: "web", name: "web")
+        let changes = ["a.yaml", "b.yaml", "c.yaml"].map {
+            SetterChange(file: "apps/\($0)", line: 1, column: 1, object: release, setter: "ns:web:tag", oldValue: "1", newValue: "2")
+        }
+        let template = "{{ range $o, $c := .Changed.Objects }}{{ $o.Name }}:{{ range $c }} {{ .NewValue }}{{ end }}{{ end }}"
+        func rendered(_ flux: FluxVersion) throws -> String {
+            try CommitMessage.render(template, data: CommitMessage.data(namespace: "ns", name: "a", roots: ["apps"], changes: changes,
+                                                                        values: [:], flux: flux))
+        }
+        #expect(try rendered(FluxVersion(2, 8)) == "web: 2")
+        #expect(try rendered(FluxVersion(2, 4)) == "web: 2")
+        #expect(try rendered(FluxVersion(2, 9)) == "web: 2 2 2")
+    }
+
+    @Test func withSeveralPathsAFileIsNamedUnderTheDeepestThatHoldsIt() throws {
+        let a = SetterChange(file: "apps/radix-cicd-canary.yaml", line: 1, column: 1, object: deploy.object, setter: "ns:web", oldValue: "1", newValue: "2")
+        let b = SetterChange(file: "infrastructure/canary/web.yaml", line: 1, column: 1, object: deploy.object, setter: "ns:web", oldValue: "1", newValue: "2")
+        let data = CommitMessage.data(namespace: "ns", name: "a", roots: ["apps", "infrastructure/canary", "infrastructure"], changes: [a, b], values: [:])
+        #expect(try CommitMessage.render("{{ range $f, $_ := .Changed.FileChanges }}{{ $f }} {{ end }}", data: data)
+                == "radix-cicd-canary.yaml web.yaml ")
+    }
+
     @Test func goPrintsValuesAsFmtDoes() throws {
         #expect(try render("{{ range $o, $c := .Changed.Objects }}{{ $o }} {{ $c }}{{ end }}")
                 == "{{{apps/v1 Deployment} {test }}} [{helloworld:1.0.0 helloworld:1.0.1 flux-system:helloworld}]")
@@ -115,7 +139,7 @@ extension CommitMessageTests {
         let second = SetterChange(file: "deploy.yaml", line: 12, column: 16, object: deploy.object, setter: "flux-system:helloworld:tag",
                                   oldValue: "1.0.0", newValue: "1.0.1")
         return try CommitMessage.render(template, data: CommitMessage.data(
-            namespace: "test-ns", name: "test-update", root: "", changes: [deploy, second], values: ["cluster": "prod"], flux: flux,
+            namespace: "test-ns", name: "test-update", roots: [""], changes: [deploy, second], values: ["cluster": "prod"], flux: flux,
             references: ["flux-system:helloworld": "helloworld:1.0.1"]))
     }
 

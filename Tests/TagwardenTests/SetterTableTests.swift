@@ -11,7 +11,7 @@ import TagwardenFixtures
         let model = try Model.build([SourceFile(path: "flux.yaml", bytes: Array(docs.joined(separator: "---\n").utf8))],
                                     config: Config(), profile: nil)
         let outcomes = try PolicyEvaluation.evaluate(model, tags: TagFile.parse(Array(tags.utf8), path: "tags.json"))
-        return try SetterTable.build(model, automation: 0, outcomes: outcomes)
+        return try SetterTable.build(model, automation: 0, cluster: nil, outcomes: outcomes)
     }
 
     func labelledPolicy(_ name: String, namespace: String = "flux-system", labels: String) -> String {

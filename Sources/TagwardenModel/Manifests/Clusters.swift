@@ -611,6 +611,12 @@ public struct FluxRun: Sendable {
     public var cluster: ClusterID?
     /// Where the version comes from; nil when nothing says, and current Flux is assumed.
     public var origin: String?
+
+    public init(version: FluxVersion, cluster: ClusterID?, origin: String?) {
+        self.version = version
+        self.cluster = cluster
+        self.origin = origin
+    }
 }
 
 extension Model {
@@ -626,6 +632,12 @@ extension Model {
         }
         if let only = clusters.only { return [FluxRun(version: only.version, cluster: nil, origin: only.origin)] }
         return [FluxRun(version: .current, cluster: nil, origin: nil)]
+    }
+
+    /// The clusters that deploy object `o`: a variant of a patched base object (`variantOf`) those of the builds that
+    /// make it, another those that apply its file.
+    public func clusters(deploying o: ObjectID) -> [ClusterID] {
+        variantClusters[o] ?? clusters.of(objects[o].file)
     }
 
     /// Whether the repository describes the cluster that runs `file`'s objects: its Flux installation is here, or the

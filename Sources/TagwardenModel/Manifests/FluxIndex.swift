@@ -61,6 +61,9 @@ public struct FluxIndex: Sendable {
         /// root): one path, or, for a path written with `${…}`, each path the post-build substitution of the builds that
         /// apply the automation makes of it. Empty when `unresolved`.
         public var paths: [String]
+        /// For a path written with `${…}`: the Flux Kustomization of each build that applies the automation → the path
+        /// its substitution makes (each cluster's Flux runs the automation with its own).
+        public var pathOfBuild: [ObjectID: String] = [:]
         /// `${…}` that nothing here substitutes (a Secret, a patch, a build applied from elsewhere): not judged.
         public var unresolved = false
         /// Whether its GitRepository is known to be this repository (its URL is a remote of the clone, or flux bootstrap's
@@ -122,6 +125,12 @@ public struct FluxIndex: Sendable {
     var unnamespacedPolicy: [String: [PolicyID]] = [:]
     var repositoryByKey: [Key: [RepositoryID]] = [:]
     var repositoryByName: [String: [RepositoryID]] = [:]
+
+    static func distinctTexts(_ made: [(kustomization: ObjectID, text: String)]) -> [String] {
+        var out: [String] = []
+        for m in made where !out.contains(m.text) { out.append(m.text) }
+        return out
+    }
 
     package static func sameNamespace(_ a: String?, _ b: String?) -> Bool {
         // an object whose namespace nothing sets is taken to be in whatever namespace is asked
@@ -241,7 +250,8 @@ public struct FluxIndex: Sendable {
     /// flux bootstrap's Kustomizations read (`<path>/flux-system/gotk-sync.yaml`), which are this repository.
     static func build(objects: Objects, namespaces: Table<ObjectID, String?>, environments: Table<ObjectID, String?>, files: Files,
                       nonResources: Set<ObjectID>, markers: Table<MarkerID, MarkerComment>,
-                      markerEnvironment: Table<MarkerID, String?>, expand: (String, FileID) -> [String]?, here: Set<String>,
+                      markerEnvironment: Table<MarkerID, String?>,
+                      expand: (String, FileID) -> [(kustomization: ObjectID, text: String)]?, here: Set<String>,
                       bootstrapSources: [(namespace: String?, name: String)] = [],
                       deployedTogether: (FileID, ObjectID) -> Bool = { _, _ in true },
                       notDeployed: (FileID) -> String? = { _ in nil }) -> (FluxIndex, Table<MarkerID, MarkerInfo>) {
@@ -272,7 +282,7 @@ public struct FluxIndex: Sendable {
                     var repository = Repository(object: i, namespace: namespaces[i], name: name, spec: spec, environment: environments[i])
                     // an image written with variables is what the builds that apply it substitute, when they agree
                     if let image = spec.image, image.value.containsBytes("${"), let names = Envsubst.variables(image.value), !names.isEmpty {
-                        if let made = expand(image.value, o.file), made.count == 1, !made[0].containsBytes("${") {
+                        if let made = expand(image.value, o.file).map(Self.distinctTexts), made.count == 1, !made[0].containsBytes("${") {
                             repository.writtenImage = image.value
                             spec.image = Located(value: made[0], span: image.span, type: image.type, file: image.file)
                             repository.spec = spec
@@ -286,14 +296,21 @@ public struct FluxIndex: Sendable {
             case .automation(let spec)?:
                 var texts = [spec.updatePath?.value ?? ""]
                 var unresolved = false
+                var pathOfBuild: [ObjectID: String] = [:]
                 if texts[0].containsBytes("${"), Envsubst.variables(texts[0])?.isEmpty == false {
-                    if let made = expand(texts[0], o.file), !made.isEmpty { texts = made } else { texts = []; unresolved = true }
+                    if let made = expand(texts[0], o.file), !made.isEmpty {
+                        texts = Self.distinctTexts(made)
+                        for m in made { pathOfBuild[m.kustomization] = Model.rootedPath(m.text) }
+                    } else {
+                        texts = []
+                        unresolved = true
+                    }
                 }
                 var paths: [String] = []
                 for p in texts.map(Model.rootedPath) where !paths.contains(p) { paths.append(p) }
                 if !spec.updatesElsewhere { for p in paths { idx.automationsByPath[p, default: []].append(AutomationID(idx.automations.count)) } }
                 idx.automations.append(Automation(object: i, namespace: namespaces[i], environment: environments[i], spec: spec,
-                                                  paths: paths, unresolved: unresolved))
+                                                  paths: paths, pathOfBuild: pathOfBuild, unresolved: unresolved))
             case .gitRepository(let spec)?:
                 if let name = o.name { idx.gitRepositories.append((namespaces[i], name, spec, environments[i])) }
             default:
@@ -336,7 +353,7 @@ public struct FluxIndex: Sendable {
                 // a namespace written with `${…}`, as the builds that apply the policy make it (any, when they cannot be known)
                 var namespace = policy.spec.repositoryNamespace ?? policy.namespace
                 if let written = policy.spec.repositoryNamespace, written.containsBytes("${") {
-                    let made = expand(written, objects[policy.object].file)
+                    let made = expand(written, objects[policy.object].file).map(Self.distinctTexts)
                     namespace = made?.count == 1 ? made![0] : nil
                 }
                 let repository = idx.repository(namespace: namespace, name: ref.value, environment: policy.environment)

@@ -38,6 +38,9 @@ public struct Model: Sendable {
     /// Object → the object it is another variant of: a base's image-automation object that builds patch differently
     /// (`EffectiveObjects`), deployed by other builds under the same file and line.
     public let variantOf: [ObjectID: ObjectID]
+    /// Variant object (and the base object it was made of) → the clusters whose builds deploy it, known by its root
+    /// kustomizations (`clusters(deploying:)`).
+    let variantClusters: [ObjectID: [ClusterID]]
     /// Helm charts of the repository whose templates make ImagePolicies: Go templates Tagwarden does not render, so a
     /// policy no manifest defines may be one of theirs.
     public let policyCharts: [String]
@@ -248,6 +251,14 @@ public struct Model: Sendable {
                 rootPaths[at] = v.roots
             }
         }
+        var variantClusters: [ObjectID: [ClusterID]] = [:]
+        if !rootPaths.isEmpty, !clusters.clusters.isEmpty {
+            let fileAt = Dictionary(facts.withIDs.map { ($1.path, $0) }, uniquingKeysWith: { a, _ in a })
+            for (o, roots) in rootPaths {
+                let cs = Set(roots.compactMap { fileAt[$0] }.flatMap { clusters.of($0) })
+                variantClusters[o] = cs.sorted()
+            }
+        }
         var env = EnvironmentModel.base(config: config, profile: profile)
         let clues = facts.indices.column { env.clues(path: facts[$0].path) }
         // detection reads names, aliases and namespaces, never the tag rules inferred below
@@ -372,7 +383,7 @@ public struct Model: Sendable {
         for f in facts { for s in f.fluxInstanceSyncs { bootstrapSources.append((s.sourceNamespace, s.sourceName)) } }
         let (flux, resolutions) = FluxIndex.build(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
                                    nonResources: nonResources, markers: markers, markerEnvironment: markerEnvironment,
-                                   expand: variables.expansions, here: here, bootstrapSources: bootstrapSources,
+                                   expand: variables.expansionsByBuild, here: here, bootstrapSources: bootstrapSources,
                                    deployedTogether: deployedTogether(objects: objects, files: facts, graph: graph, clusters: clusters,
                                                                       rootPaths: rootPaths),
                                    notDeployed: { if case .notDeployed(let why) = clusters.reach[$0] { why } else { nil } })
@@ -436,7 +447,8 @@ public struct Model: Sendable {
                   objectNamespace: namespaces, objectEnvironment: objectEnvironment, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
                   shortVersionReleases: config.shortVersionReleases.map(Glob.init),
                   namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
-                  clusters: clusters, namespaceOverride: namespaceOverride, writtenName: writtenName, variantOf: variantOf, policyCharts: policyCharts,
+                  clusters: clusters, namespaceOverride: namespaceOverride, writtenName: writtenName, variantOf: variantOf,
+                  variantClusters: variantClusters, policyCharts: policyCharts,
                   unlistedResources: unlisted, missingResources: missing, emptyFluxPaths: emptyPaths, emptyPathPremises: emptyPathPremises, patchFailures: patchFailures,
                   kustomizationDirectories: kustomizationDirectories,
                   generatedBuilds: generated, evidence: evidence, skipped: skipped, graph: graph)

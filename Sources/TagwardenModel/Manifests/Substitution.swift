@@ -234,11 +234,20 @@ struct PostBuildVariables {
     /// The texts the builds that apply `file` and substitute make of `text`, each once; nil when one of them cannot be
     /// known here (a Secret, a variable a parent's patch gives) or none substitutes.
     func expansions(_ text: String, file: FileID) -> [String]? {
+        guard let made = expansionsByBuild(text, file: file) else { return nil }
         var out: [String] = []
+        for m in made where !out.contains(m.text) { out.append(m.text) }
+        return out
+    }
+
+    /// What each build that applies `file` and substitutes makes of `text`, with the Flux Kustomization of the build;
+    /// nil as `expansions`.
+    func expansionsByBuild(_ text: String, file: FileID) -> [(kustomization: ObjectID, text: String)]? {
+        var out: [(kustomization: ObjectID, text: String)] = []
         for k in kustomizationsOfFile[file] ?? [] {
             guard objects[k].fluxKustomization?.postBuild?.isActive == true else { continue }
             guard let lookup = lookup(k), let r = Envsubst.expand(text, lookup) else { return nil }
-            if !out.contains(r.text) { out.append(r.text) }
+            out.append((k, r.text))
         }
         return out.isEmpty ? nil : out
     }

@@ -1,0 +1,110 @@
+import Testing
+import TagwardenBasics
+import TagwardenModel
+import TagwardenFixtures
+@testable import TagwardenUpdate
+
+/// Each cluster's Flux runs the automations it applies with its own policies: the same namespace and name in two
+/// clusters are two policies, and no run writes a value its own cluster's policy did not choose.
+@Suite struct UpdateRunsTests {
+    let tags = #"{"ghcr.io/acme/frontend": ["dev-1", "dev-2", "main-1", "main-3", "feat-5", "master-6"]}"#
+
+    func plan(_ files: [String: String], config: Config = Config()) throws -> (UpdatePlan, Model) {
+        let sources = files.sorted { $0.key < $1.key }.map { SourceFile(path: $0.key, bytes: Array($0.value.utf8)) }
+        let model = try Model.build(sources, config: config, profile: nil)
+        return (try Updater.plan(model, files: sources, tags: TagFile.parse(Array(tags.utf8), path: "tags.json")), model)
+    }
+
+    func policy(_ name: String, prefix: String) -> String {
+        imagePolicy(name: name, repository: "frontend", pattern: "^\(prefix)-(?P<n>[0-9]+)$", extract: "$n", order: .numerical("asc"))
+    }
+
+    /// What each file's marked line holds after the plan.
+    func images(_ plan: UpdatePlan) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: plan.files.map { f in
+            (f.path, String(decoding: f.after, as: UTF8.self).split(separator: "\n").first { $0.contains("image:") }!
+                .split(separator: " ").dropFirst().first.map(String.init)!)
+        })
+    }
+
+    /// Two clusters, each with automation flux-system/flux-system over its own directory and policies
+    /// flux-system/frontend and flux-system/feature of its own.
+    func twoClusters() -> [String: String] {
+        var files: [String: String] = [:]
+        for (env, main, feature) in [("development", "dev", "feat"), ("production", "main", "master")] {
+            files.merge(bootstrapFiles("clusters/\(env)", flux: "v2.7.0")) { a, _ in a }
+            files["clusters/\(env)/images.yaml"] = [imageRepository(name: "frontend", image: "ghcr.io/acme/frontend"),
+                                                    policy("frontend", prefix: main), policy("feature", prefix: feature),
+                                                    imageUpdateAutomation(name: "flux-system", path: "./clusters/\(env)")].joined(separator: "---\n")
+            files["clusters/\(env)/apps/frontend.yaml"] = deployment(name: "frontend", namespace: "web", image: "ghcr.io/acme/frontend:\(main)-1",
+                                                                     marker: "flux-system:frontend") + "---\n"
+                + deployment(name: "feature", namespace: "web", image: "ghcr.io/acme/frontend:old", marker: "flux-system:feature")
+        }
+        return files
+    }
+
+    @Test func sameNamedAutomationsAndPoliciesOfTwoClustersEachWriteTheirOwnClustersChoice() throws {
+        let (plan, _) = try plan(twoClusters())
+        #expect(plan.errors == [])
+        #expect(plan.automations.map(\.label) == ["flux-system/flux-system (cluster clusters/development)",
+                                                  "flux-system/flux-system (cluster clusters/production)"])
+        let written = plan.files.map { f in f.changes.map { "\(f.path):\($0.line) \($0.newValue)" } }.flatMap { $0 }
+        #expect(written == ["clusters/development/apps/frontend.yaml:9 ghcr.io/acme/frontend:dev-2",
+                            "clusters/development/apps/frontend.yaml:19 ghcr.io/acme/frontend:feat-5",
+                            "clusters/production/apps/frontend.yaml:9 ghcr.io/acme/frontend:main-3",
+                            "clusters/production/apps/frontend.yaml:19 ghcr.io/acme/frontend:master-6"])
+    }
+
+    @Test func oneAutomationWhosePathEachClusterSubstitutesWritesEachClustersChoiceUnderItsPath() throws {
+        var files: [String: String] = [:]
+        for (env, main) in [("development", "dev"), ("production", "main")] {
+            files.merge(bootstrapFiles("clusters/\(env)", flux: "v2.7.0")) { a, _ in a }
+            files["clusters/\(env)/infrastructure.yaml"] = fluxKustomization(name: "automation", path: "./infrastructure/automation",
+                                                                            spec: "  postBuild: {substitute: {CLUSTER: \(env)}}\n")
+            files["clusters/\(env)/images.yaml"] = [imageRepository(name: "frontend", image: "ghcr.io/acme/frontend"),
+                                                    policy("frontend", prefix: main)].joined(separator: "---\n")
+            files["apps/\(env)/frontend.yaml"] = deployment(name: "frontend", namespace: "web", image: "ghcr.io/acme/frontend:\(main)-1",
+                                                            marker: "flux-system:frontend")
+        }
+        files["infrastructure/automation/automation.yaml"] = imageUpdateAutomation(name: "apps", path: "./apps/${CLUSTER}")
+            .replacingOccurrences(of: "author: {email: bot@example.com}}", with: "author: {email: bot@example.com}, "
+                                  + "messageTemplate: '{{range $f, $_ := .Changed.FileChanges}}{{$f}} in {{$.Values.cluster}}{{end}}'}")
+        let (plan, _) = try plan(files)
+        #expect(plan.errors == [])
+        #expect(plan.automations.map { "\($0.label) \($0.paths)" } == ["flux-system/apps (cluster clusters/development) [\"apps/development\"]",
+                                                                         "flux-system/apps (cluster clusters/production) [\"apps/production\"]"])
+        #expect(images(plan) == ["apps/development/frontend.yaml": "ghcr.io/acme/frontend:dev-2",
+                                 "apps/production/frontend.yaml": "ghcr.io/acme/frontend:main-3"])
+        // each run's message names its files relative to its own path
+        #expect(plan.automations.map { try? $0.message?.get() } == ["frontend.yaml in <no value>", "frontend.yaml in <no value>"])
+    }
+
+    @Test func twoClustersThatWriteOneFieldDifferentlyAreAnError() throws {
+        var files = twoClusters()
+        for env in ["development", "production"] {
+            files["clusters/\(env)/images.yaml"] = files["clusters/\(env)/images.yaml"]!.replacingOccurrences(of: "'./clusters/\(env)'", with: "'./'")
+            files["clusters/\(env)/shared.yaml"] = fluxKustomization(name: "shared", path: "./shared")
+        }
+        files["shared/frontend.yaml"] = deployment(name: "shared", namespace: "web", image: "ghcr.io/acme/frontend:x", marker: "flux-system:frontend")
+        let (plan, _) = try plan(files)
+        #expect(plan.errors.contains("shared/frontend.yaml:9:18: flux-system:frontend: ImageUpdateAutomation flux-system/flux-system (cluster "
+                                     + "clusters/development) writes ghcr.io/acme/frontend:dev-2 and ImageUpdateAutomation flux-system/flux-system "
+                                     + "(cluster clusters/production) writes ghcr.io/acme/frontend:main-3: each undoes the other on every run"))
+        // a cluster's automation over the whole repository writes the other cluster's files, as Flux does, and says so
+        #expect(plan.warnings.contains("clusters/production/apps/frontend.yaml: ImageUpdateAutomation flux-system/flux-system (cluster "
+                                       + "clusters/development) writes this file, which cluster clusters/production applies, with its own cluster's policies"))
+    }
+
+    @Test func policiesOfOneNameThatNothingTellsApartAreNotGuessed() throws {
+        // no cluster here: two policies of one name in one namespace, in no environment
+        let files = ["a/images.yaml": [imageRepository(name: "frontend", image: "ghcr.io/acme/frontend"), policy("frontend", prefix: "dev"),
+                                       imageUpdateAutomation(name: "apps", path: "./apps")].joined(separator: "---\n"),
+                     "b/images.yaml": policy("frontend", prefix: "main"),
+                     "apps/frontend.yaml": deployment(name: "frontend", namespace: "web", image: "ghcr.io/acme/frontend:x", marker: "flux-system:frontend")]
+        let (plan, _) = try plan(files)
+        #expect(plan.files.isEmpty)
+        #expect(plan.automations.first?.markers.map(\.status) == [.skipped(
+            "2 ImagePolicies flux-system/frontend that this run may use choose differently (a/images.yaml (dev-2), b/images.yaml (main-3)), and no cluster "
+                + "here tells which one the automation's Flux has; declare the clusters under clusters: in .tagwarden.yaml")])
+    }
+}
