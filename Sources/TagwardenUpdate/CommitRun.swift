@@ -4,12 +4,14 @@ import TagwardenModel
 
 /// `update --commit [--push]`: each automation updated on its own branch's tree, committed, and pushed if asked.
 public struct CommitRun {
-    public struct Options: Sendable {
+    public struct Options {
         public var remote = "origin"
         public var mode: PushBranchMode = .stack
         public var sign = false
         public var push = false
         public var only: RunSelection?
+        /// What the plans leave alone and refuse to write (`PlanOptions`); its `only` is each run's.
+        public var plan = PlanOptions()
         public init() {}
     }
 
@@ -76,7 +78,9 @@ public struct CommitRun {
                     models[target.base] = (snapshot.files, try Model.build(snapshot.files, config: config, profile: nil, remoteURLs: repo.remoteURLs()))
                 }
                 let (baseFiles, base) = models[target.base]!
-                let plan = try Updater.plan(base, files: baseFiles, tags: tags, only: selection)
+                var planOptions = options.plan
+                planOptions.only = selection
+                let plan = try Updater.plan(base, files: baseFiles, tags: tags, options: planOptions)
                 plans.append(plan)
                 guard plan.errors.isEmpty, let run = plan.automations.first, run.skipped == nil, !plan.files.isEmpty,
                       case .success(let message)? = run.message else { break }
@@ -156,8 +160,10 @@ extension UpdatePlan {
                                             changes: (files[f.path]?.changes ?? []) + f.changes)
             }
         }
-        return UpdatePlan(policies: plans.first?.policies ?? [], automations: plans.flatMap(\.automations),
+        var merged = UpdatePlan(policies: plans.first?.policies ?? [], automations: plans.flatMap(\.automations),
                           files: files.values.sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) },
                           errors: plans.flatMap(\.errors), warnings: plans.flatMap(\.warnings))
+        merged.notes = plans.first?.notes ?? []
+        return merged
     }
 }

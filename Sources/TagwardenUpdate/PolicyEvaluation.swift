@@ -14,17 +14,23 @@ public struct PolicyOutcome: Sendable, Equatable {
     public let digest: String?
     /// Why the policy selects nothing (Flux's message where Flux has one); nil when it selects a tag.
     public let error: String?
+    /// Why this run leaves the policy's fields alone though the policy may select a tag (`--image` names other
+    /// images; `--partial` and the tag list has none of its image): a note, not an error.
+    public var leftAlone: String? = nil
 }
 
 /// Every ImagePolicy of the Model evaluated against a tag source, as image-reflector-controller evaluates it.
 public enum PolicyEvaluation {
     /// Every policy, evaluated on all cores (each compiles its patterns); the tags are read first, once per image.
-    public static func evaluate(_ model: Model, tags source: some TagSource) throws -> [PolicyOutcome] {
+    /// `only` (normalised names): the images whose tags are read; the others' policies have none.
+    public static func evaluate(_ model: Model, tags source: some TagSource, only: Set<String>? = nil) throws -> [PolicyOutcome] {
         var tags: [String: [TagRecord]] = [:]
         var unreadable: [String: String] = [:]
         var images: [String] = []
         // (an image whose variables are not known here is no registry's)
-        let resolvable = model.flux.repositories.filter { $0.unresolvedVariables.isEmpty }
+        let resolvable = model.flux.repositories.filter { r in
+            r.unresolvedVariables.isEmpty && (only == nil || r.spec.image.map { only!.contains(ImageReference.normalizeName($0.value) ?? $0.value) } == true)
+        }
         for r in resolvable { if let image = r.spec.image?.value, !images.contains(image) { images.append(image) } }
         source.prefetch(images)
         for r in resolvable {

@@ -55,6 +55,10 @@ public struct SetterTable: Sendable, Equatable {
                 whyAbsent[key] = "the automation's policySelector does not take ImagePolicy \(named)"
                 continue
             }
+            if let why = o.leftAlone {
+                whyAbsent[key] = whyAbsent[key] ?? why
+                continue
+            }
             let value = o.image.flatMap { image in o.tag.map { tag in (o.digest ?? "").isEmpty ? "\(image):\(tag)" : "\(image):\(tag)@\(o.digest!)" } }
             taken[key, default: []].append((o, value))
         }

@@ -144,15 +144,16 @@ public enum Setters {
 
     /// Applies `table` to the files under `root` (each path relative to the clone, bytes as read). `known` gives a
     /// file's markers already read (the Model's) when its bytes are those it read; other files are parsed here.
+    /// `withheld` (`file:line` → why) are changes not to write: a value the linter rejects there.
     public static func run(_ files: [SourceFile], under root: String, table: SetterTable,
-                           known: (@Sendable (SourceFile) -> MarkedFile?)? = nil) -> SetterRun {
+                           known: (@Sendable (SourceFile) -> MarkedFile?)? = nil, withheld: [String: String] = [:]) -> SetterRun {
         let chosen = files.filter { selects($0.path, under: root) && SourceText.contains(screenToken, in: $0.bytes) }
             .sorted { SourceText.byteLess($0.path, $1.path) }
         let results = concurrentChunks(chosen.count, chunkSize: 16) { range in
             var scratch = YAMLFile()
             return range.map { k -> FileResult in
                 let marked = known?(chosen[k]) ?? MarkedFile(parsing: chosen[k], scratch: &scratch)
-                return rewrite(marked, table: table, scratch: &scratch)
+                return rewrite(marked, table: table, withheld: withheld, scratch: &scratch)
             }
         }
         var rewrites: [FileRewrite] = []
@@ -173,7 +174,7 @@ public enum Setters {
         var unreadable: String?
     }
 
-    static func rewrite(_ file: MarkedFile, table: SetterTable, scratch: inout YAMLFile) -> FileResult {
+    static func rewrite(_ file: MarkedFile, table: SetterTable, withheld: [String: String] = [:], scratch: inout YAMLFile) -> FileResult {
         var result = FileResult(path: file.path)
         result.unreadable = file.unreadable
         var edits: [(edit: Edit, change: SetterChange?, value: String)] = []
@@ -214,6 +215,10 @@ public enum Setters {
                 if !file.bytes[span.start.offset..<span.end.offset].elementsEqual(written.utf8) {
                     edits.append((Edit(span: span, replacement: written), nil, value))
                 }
+                continue
+            }
+            if let why = withheld["\(file.path):\(at.line)"] {
+                outcome(.skipped("not written: \(why)"))
                 continue
             }
             outcome(.changed)

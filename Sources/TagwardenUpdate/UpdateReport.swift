@@ -123,6 +123,7 @@ public struct UpdateReport: Sendable {
             ("policies", .array(policies)), ("automations", .array(automations)),
             ("files", .array(plan.files.map { f in .object([("path", .string(f.path)), ("changes", .array(f.changes.map(change)))]) })),
             ("errors", .array(plan.errors.map { .string($0) })), ("warnings", .array(plan.warnings.map { .string($0) })),
+            ("notes", .array(plan.notes.map { .string($0) })),
             ("written", .array(written.map { .string($0) })),
             ("commits", .array(commits.map { c in
                 .object([("automation", .string(c.automation)), ("branch", .string(c.branch)), ("commit", .string(c.commit)),

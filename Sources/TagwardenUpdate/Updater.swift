@@ -59,8 +59,25 @@ public struct UpdatePlan: Sendable {
     public let errors: [String]
     /// What Flux does silently and a user should know: files with the marker token that Flux cannot read, so skips.
     public let warnings: [String]
+    /// What this run leaves alone by choice (`--image`, `--partial`): the policies whose fields it does not update.
+    public var notes: [String] = []
 
     public var changes: [SetterChange] { files.flatMap(\.changes) }
+}
+
+/// What `Updater.plan` updates, beyond Flux's own choices.
+public struct PlanOptions {
+    /// One automation's runs.
+    public var only: RunSelection?
+    /// Only the policies of these images (normalised names) are updated; the others are left alone with a note.
+    public var images: Set<String>?
+    /// Policies whose image the tag source does not know are left alone with a note, not an error.
+    public var partial = false
+    /// The files as the plan would leave them → the changed lines a rule at error rejects (`file:line` → the finding):
+    /// those changes are not written. nil: everything Flux would write is written.
+    public var guardWrites: (([SourceFile]) throws -> [String: String])?
+
+    public init(only: RunSelection? = nil) { self.only = only }
 }
 
 /// Which runs `Updater.plan` makes: one automation (namespace and name), in one cluster (its display name) or all.
@@ -117,8 +134,42 @@ public enum Updater {
     /// Plans the update of the repository whose files are `files` (the same the Model was built from), with tags
     /// from `source`; `only` runs one automation.
     public static func plan(_ model: Model, files: [SourceFile], tags source: some TagSource, only: RunSelection? = nil) throws -> UpdatePlan {
-        let outcomes = try PolicyEvaluation.evaluate(model, tags: source)
+        try plan(model, files: files, tags: source, options: PlanOptions(only: only))
+    }
+
+    /// Plans the update as `options` say: the changes a guard rejects are planned again without them.
+    public static func plan(_ model: Model, files: [SourceFile], tags source: some TagSource, options: PlanOptions) throws -> UpdatePlan {
+        var outcomes = try PolicyEvaluation.evaluate(model, tags: source, only: options.images)
         Timings.mark("policies")
+        var notes: [String] = []
+        var others = 0
+        for k in outcomes.indices {
+            let o = outcomes[k], p = model.flux.policies[o.policy]
+            let named = "ImagePolicy \(p.namespace ?? "")/\(p.name)"
+            if let wanted = options.images, !wanted.contains(o.image.map { ImageReference.normalizeName($0) ?? $0 } ?? "") {
+                outcomes[k].leftAlone = "left alone: --image names other images than \(o.image ?? "this policy's")"
+                others += 1
+            } else if options.partial, let error = o.error, error.hasPrefix("the tag source has no tags of ") {
+                outcomes[k].leftAlone = "left alone: the tag list has no tags of \(o.image ?? "its image") (--partial)"
+                notes.append("\(named): \(outcomes[k].leftAlone!)")
+            }
+        }
+        var plan = try plan(model, files: files, outcomes: outcomes, only: options.only, withheld: [:])
+        if let guardWrites = options.guardWrites, !plan.files.isEmpty {
+            var after: [String: SourceFile] = [:]
+            for f in files { after[f.path] = f }
+            for w in plan.files { after[w.path] = SourceFile(path: w.path, bytes: w.after, namedByBuild: after[w.path]?.namedByBuild ?? false) }
+            let changed = Set(plan.changes.map { "\($0.file):\($0.line)" })
+            let withheld = try guardWrites(Array(after.values)).filter { changed.contains($0.key) }
+            if !withheld.isEmpty { plan = try self.plan(model, files: files, outcomes: outcomes, only: options.only, withheld: withheld) }
+        }
+        if others > 0 { notes.append("--image: the fields of \(others) other ImagePolic\(others == 1 ? "y" : "ies") are left alone") }
+        plan.notes = notes
+        return plan
+    }
+
+    static func plan(_ model: Model, files: [SourceFile], outcomes: [PolicyOutcome], only: RunSelection?,
+                     withheld: [String: String]) throws -> UpdatePlan {
         var order = runs(model)
         if let only {
             let all = order
@@ -147,6 +198,7 @@ public enum Updater {
             return MarkedFile(model: model, file: f, markers: byFile[f] ?? [])
         }
         var state = PlanState(files: files)
+        state.withheld = withheld
         for run in order {
             state.runs.append(try update(run, model: model, outcomes: outcomes, known: known, fileIndex: fileIndex, state: &state))
         }
@@ -161,6 +213,8 @@ public enum Updater {
         var errors: [String] = []
         var warnings: [String] = []
         var changed: [String: [SetterChange]] = [:]
+        /// Changes not to write (`file:line` → why).
+        var withheld: [String: String] = [:]
         /// Each marker written so far (file, line, column) → the value and the run that wrote it.
         var written: [String: (value: String, by: String)] = [:]
 
@@ -220,7 +274,7 @@ public enum Updater {
         var changes: [SetterChange] = []
         var rewrites: [String: FileRewrite] = [:]
         for root in run.paths {
-            let result = Setters.run(Array(state.current.values), under: root, table: table, known: known)
+            let result = Setters.run(Array(state.current.values), under: root, table: table, known: known, withheld: state.withheld)
             markers += result.markers
             unreadable += result.unreadable
             for w in result.rewrites {

@@ -80,6 +80,15 @@ struct Update: ParsableCommand {
     @Option(help: "With --automation: run it only as this cluster's Flux does (a repository of several clusters runs an automation once per cluster that applies it).")
     var cluster: String?
 
+    @Option(help: ArgumentHelp("Update only the fields of this image's policies (repeatable); the others are left alone.", valueName: "image"))
+    var image: [String] = []
+
+    @Flag(help: "Leave alone, with a note, the policies whose image the tag list does not mention (without it, each is an error).")
+    var partial = false
+
+    @Flag(help: "Write values the linter rejects at error (image-env-prefix, image-tag-pattern, image-not-pinned, image-latest-tag); without it they are left as they are, with a warning.")
+    var allowFindings = false
+
     @Flag var mode: UpdateMode = .dryRun
 
     @Flag(help: "With --write: write files that have uncommitted changes too.")
@@ -121,6 +130,9 @@ struct Update: ParsableCommand {
         if let a = automation, a.split(whereSeparator: { $0 == "/" || $0 == ":" }).count != 2 {
             throw ValidationError("--automation must be NAMESPACE/NAME, not '\(a)'")
         }
+        for i in image where ImageReference.normalizeName(i) == nil {
+            throw ValidationError("--image takes an image name without tag or digest (ghcr.io/acme/web), not '\(i)'")
+        }
         if cluster != nil && automation == nil { throw ValidationError("--cluster goes with --automation") }
         if force && mode != .write { throw ValidationError("--force goes with --write") }
         if (sign || push || pushBranchMode != .stack) && mode != .commit {
@@ -142,6 +154,10 @@ struct Update: ParsableCommand {
                 let parts = a.split(whereSeparator: { $0 == "/" || $0 == ":" }).map(String.init)
                 return RunSelection(namespace: parts[0], name: parts[1], cluster: cluster)
             }
+            var planOptions = PlanOptions(only: only)
+            planOptions.images = image.isEmpty ? nil : Set(image.compactMap(ImageReference.normalizeName))
+            planOptions.partial = partial
+            if !allowFindings { planOptions.guardWrites = Self.guardWrites(snapshot, config: ws.config) }
             var report: UpdateReport
             if mode == .commit {
                 guard let repo = ws.repo else { throw TagwardenError("--commit needs a git repository, and \(ws.root) is not inside one") }
@@ -151,6 +167,7 @@ struct Update: ParsableCommand {
                 options.sign = sign
                 options.push = push
                 options.only = only
+                options.plan = planOptions
                 let (plans, commits) = try CommitRun(repo: repo, config: ws.config, tags: tagSource, options: options,
                                                      workdir: repo.workdir.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
                     .run(model, files: snapshot.files, commit: GitOID(hex: head!)!)
@@ -158,7 +175,7 @@ struct Update: ParsableCommand {
                 report.commits = commits.map { (automation: $0.automation, branch: $0.branch, commit: $0.commit.hex, pushed: $0.pushed) }
                 report.written = commits.flatMap(\.written)
             } else {
-                let plan = try Updater.plan(model, files: snapshot.files, tags: tagSource, only: only)
+                let plan = try Updater.plan(model, files: snapshot.files, tags: tagSource, options: planOptions)
                 report = UpdateReport(mode: mode == .write ? .write : .dryRun, plan: plan)
                 if mode == .write {
                     let lock = try ws.repo.map { try UpdateLock(gitDir: $0.commonDir) }
@@ -182,6 +199,24 @@ struct Update: ParsableCommand {
             }
             if !plan.errors.isEmpty { return 1 }
             return mode == .dryRun && !report.isUpToDate ? 3 : 0
+        }
+    }
+
+    /// The rules that judge a written value and whose error refuses it.
+    static let guardingRules: Set<String> = ["image-env-prefix", "image-tag-pattern", "image-not-pinned", "image-latest-tag"]
+
+    /// The files as an update would leave them, linted: the changed lines a guarding rule rejects at error, and why.
+    static func guardWrites(_ snapshot: SourceSnapshot, config: Config) -> ([SourceFile]) throws -> [String: String] {
+        { files in
+            var after = snapshot
+            after.files = files
+            let report = try Linter.audit(AuditRequest(snapshot: after, config: config))
+            var rejected: [String: String] = [:]
+            for f in report.findings where f.severity == .error && guardingRules.contains(f.rule) {
+                rejected["\(f.file):\(f.span.start.line)"] = rejected["\(f.file):\(f.span.start.line)"]
+                    ?? "\(f.rule): \(f.message) (--allow-findings writes it)"
+            }
+            return rejected
         }
     }
 
@@ -280,6 +315,7 @@ struct Update: ParsableCommand {
             }
             for e in report.plan.errors { writeStderr("tagwarden: error: \(e)\n") }
             for w in report.plan.warnings { writeStderr("tagwarden: warning: \(w)\n") }
+            if !quiet { for n in report.plan.notes { writeStderr("tagwarden: note: \(n)\n") } }
             if !quiet {
                 for line in report.summary() { writeStderr("tagwarden: \(line)\n") }
                 let n = report.plan.changes.count, files = report.plan.files.count

@@ -223,3 +223,71 @@ extension UpdateTests {
                 "\(res.described)")
     }
 }
+
+extension UpdateTests {
+    /// A staging policy loose enough to take production's tags, and production's policy that takes only those.
+    func stagingRepo() throws -> TempRepo {
+        let r = try TempRepo()
+        let version = #"(?P<v>[0-9]+\.[0-9]+\.[0-9]+)-[0-9a-f]+$"#
+        try r.write([
+            "flux/images.yaml": [imageRepository(), imageRepository(name: "api", image: "ghcr.io/acme/api"),
+                                 imagePolicy(name: "web-staging", repository: "web", pattern: ".*-v" + version, extract: "$v"),
+                                 imagePolicy(name: "web-production", repository: "web", pattern: "^production-v" + version, extract: "$v"),
+                                 imagePolicy(name: "api-staging", repository: "api", pattern: "^staging-v" + version, extract: "$v"),
+                                 imageUpdateAutomation(name: "apps", path: "./apps")].joined(separator: "---\n"),
+            "apps/staging/web.yaml": TagwardenFixtures.deployment(namespace: "staging", image: "ghcr.io/acme/web:staging-v1.0.0-abc", marker: "flux-system:web-staging"),
+            "apps/staging/api.yaml": TagwardenFixtures.deployment(name: "api", namespace: "staging", image: "ghcr.io/acme/api:staging-v1.0.0-abc",
+                                                marker: "flux-system:api-staging"),
+            "apps/production/web.yaml": TagwardenFixtures.deployment(namespace: "production", image: "ghcr.io/acme/web:production-v1.0.0-abc",
+                                                   marker: "flux-system:web-production"),
+        ])
+        try r.write(bootstrapFiles("clusters/main", flux: "v2.7.0").merging([
+            "clusters/main/apps.yaml": fluxKustomizations([("apps", "./apps"), ("flux", "./flux")]),
+            ".tagwarden.yaml": "environments:\n  - {name: staging, namespaces: [staging], tagPrefix: staging-}\n"
+                + "  - {name: production, namespaces: [production], tagPrefix: production-}\npromotedImages: ['ghcr.io/acme/*']\n",
+        ]) { a, _ in a })
+        try r.write("tags.yaml", "ghcr.io/acme/web: [staging-v1.0.0-abc, staging-v1.1.0-bcd, production-v1.2.0-cde]\n"
+                    + "ghcr.io/acme/api: [staging-v1.0.0-abc, staging-v2.0.0-def]\n")
+        try r.commitAll("fleet")
+        return r
+    }
+
+    @Test func aValueTheLinterRejectsIsNotWrittenUnlessAllowed() throws {
+        let r = try stagingRepo()
+        let res = try tagwarden(["update", "--tags", "tags.yaml", "--write"], in: r.path)
+        #expect(res.code == 0, "\(res.described)")
+        #expect(res.stdout == "apps/production/web.yaml:9: ghcr.io/acme/web:production-v1.0.0-abc -> ghcr.io/acme/web:production-v1.2.0-cde (flux-system:web-production)\n"
+                + "apps/staging/api.yaml:9: ghcr.io/acme/api:staging-v1.0.0-abc -> ghcr.io/acme/api:staging-v2.0.0-def (flux-system:api-staging)\n")
+        #expect(res.stderr.hasPrefix("tagwarden: warning: apps/staging/web.yaml:9: flux-system:web-staging: not written: image-env-prefix: tag "
+                                     + "'production-v1.2.0-cde' of promoted image 'ghcr.io/acme/web' lacks the staging prefix 'staging-'"), "\(res.described)")
+        #expect(res.stderr.contains("(--allow-findings writes it)\n"))
+        // the audit after the update finds nothing the update wrote
+        let audit = try tagwarden(["audit", "--format", "json"], in: r.path)
+        #expect(!audit.stdout.contains("production-v1.2.0-cde' of promoted image 'ghcr.io/acme/web' lacks the staging prefix"))
+        let allowed = try tagwarden(["update", "--tags", "tags.yaml", "--allow-findings"], in: r.path)
+        #expect(allowed.code == 3)
+        #expect(allowed.stdout.contains("+          image: ghcr.io/acme/web:production-v1.2.0-cde"), "\(allowed.described)")
+    }
+
+    @Test func imageAndPartialLimitARunToSomeImages() throws {
+        let r = try stagingRepo()
+        let api = try tagwarden(["update", "--tags", "tags.yaml", "--image", "ghcr.io/acme/api", "--format", "json"], in: r.path)
+        #expect(api.code == 3, "\(api.described)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(api.stdout.utf8)) as? [String: Any])
+        #expect((json["files"] as? [[String: Any]])?.map { $0["path"] as? String } == ["apps/staging/api.yaml"])
+        #expect(json["notes"] as? [String] == ["--image: the fields of 2 other ImagePolicies are left alone"])
+        #expect(json["errors"] as? [String] == [])
+        // a tag list of one image: each policy of another is an error, unless --partial
+        try r.write("api.yaml", "ghcr.io/acme/api: [staging-v2.0.0-def]\n")
+        let strict = try tagwarden(["update", "--tags", "api.yaml"], in: r.path)
+        #expect(strict.code == 1)
+        #expect(strict.stderr.contains("tagwarden: error: ImagePolicy flux-system/web-staging selects no tag: the tag source has no tags of ghcr.io/acme/web\n"))
+        let partial = try tagwarden(["update", "--tags", "api.yaml", "--partial"], in: r.path)
+        #expect(partial.code == 3, "\(partial.described)")
+        #expect(partial.stderr.hasPrefix("tagwarden: note: ImagePolicy flux-system/web-staging: left alone: the tag list has no tags of ghcr.io/acme/web (--partial)\n"
+                                         + "tagwarden: note: ImagePolicy flux-system/web-production: left alone: the tag list has no tags of ghcr.io/acme/web (--partial)\n"),
+                "\(partial.described)")
+        let bad = try tagwarden(["update", "--tags", "api.yaml", "--image", "ghcr.io/acme/api:1.0"], in: r.path)
+        #expect(bad.code == 2)
+    }
+}
