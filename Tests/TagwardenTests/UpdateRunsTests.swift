@@ -107,4 +107,31 @@ import TagwardenFixtures
             "2 ImagePolicies flux-system/frontend that this run may use choose differently (a/images.yaml (dev-2), b/images.yaml (main-3)), and no cluster "
                 + "here tells which one the automation's Flux has; declare the clusters under clusters: in .tagwarden.yaml")])
     }
+
+    @Test func variablesAPatchGivesTheBootstrapKustomizationReachPathsImagesAndPolicies() throws {
+        // flux-system's postBuild is in a patch beside it, as many clusters give their variables
+        var files = bootstrapFiles("clusters/dev", flux: "v2.7.0")
+        files["clusters/dev/kustomization.yaml"] = "resources: [flux-system, images.yaml]\npatches:\n  - path: post-build.yaml\n"
+        files["clusters/dev/post-build.yaml"] = fluxKustomization(name: "flux-system", path: "./clusters/dev",
+                                                                  spec: "  postBuild:\n    substitute: {FLUX_CONFIG_PATH: apps/dev, registry: ghcr.io/acme, env: dev}\n")
+        files["clusters/dev/images.yaml"] = [imageRepository(name: "frontend", image: "'${registry}/frontend'"), policy("frontend", prefix: "${env}"),
+                                             imageUpdateAutomation(name: "apps", path: "./${FLUX_CONFIG_PATH}")].joined(separator: "---\n")
+        files["apps/dev/frontend.yaml"] = deployment(name: "frontend", namespace: "web", image: "ghcr.io/acme/frontend:dev-1", marker: "flux-system:frontend")
+        let (plan, _) = try plan(files)
+        #expect(plan.errors == [])
+        #expect(plan.automations.map { "\($0.label) \($0.paths) \($0.skipped ?? "")" } == ["flux-system/apps (cluster clusters/dev) [\"apps/dev\"] "])
+        #expect(images(plan) == ["apps/dev/frontend.yaml": "ghcr.io/acme/frontend:dev-2"])
+    }
+
+    @Test func aPolicysImageRepositoryIsTheOneItsClusterDeploys() throws {
+        // two ImageRepositories flux-system/frontend: the first in path order is in a file the kustomization does not list
+        var files = bootstrapFiles("clusters/dev", flux: "v2.7.0")
+        files["clusters/dev/kustomization.yaml"] = "resources: [flux-system, images.yaml]\n"
+        files["clusters/dev/a-old-registry.yaml"] = imageRepository(name: "frontend", image: "ghcr.io/acme/old/frontend")
+        files["clusters/dev/images.yaml"] = [imageRepository(name: "frontend", image: "ghcr.io/acme/frontend"), policy("frontend", prefix: "dev"),
+                                             imageUpdateAutomation(name: "apps", path: "./apps")].joined(separator: "---\n")
+        files["apps/dev/frontend.yaml"] = deployment(name: "frontend", namespace: "web", image: "ghcr.io/acme/frontend:dev-1", marker: "flux-system:frontend")
+        let (plan, _) = try plan(files)
+        #expect(images(plan) == ["apps/dev/frontend.yaml": "ghcr.io/acme/frontend:dev-2"])
+    }
 }

@@ -217,12 +217,16 @@ public struct FluxIndex: Sendable {
 
     /// The ImageRepository `name` in `namespace`; of several, the one defined in `environment`, else the first.
     public func repository(namespace: String?, name: String, environment: String? = nil) -> RepositoryID? {
-        var candidates = namespace.flatMap { repositoryByKey[Key(namespace: $0, name: name)] } ?? []
-        if candidates.isEmpty {
-            candidates = repositoryByName[name]?.filter { FluxIndex.sameNamespace(repositories[$0].namespace, namespace) } ?? []
-        }
+        let candidates = repositories(namespace: namespace, name: name)
         guard !candidates.isEmpty else { return nil }
         return FluxIndex.preferring(environment, candidates) { repositories[$0].environment }
+    }
+
+    /// Every ImageRepository of a namespace (any, when nil) and name.
+    func repositories(namespace: String?, name: String) -> [RepositoryID] {
+        let candidates = namespace.flatMap { repositoryByKey[Key(namespace: $0, name: name)] } ?? []
+        return candidates.isEmpty ? repositoryByName[name]?.filter { FluxIndex.sameNamespace(repositories[$0].namespace, namespace) } ?? []
+            : candidates
     }
 
     static func preferring<ID>(_ environment: String?, _ candidates: [ID], _ environmentOf: (ID) -> String?) -> ID {
@@ -356,7 +360,19 @@ public struct FluxIndex: Sendable {
                     let made = expand(written, objects[policy.object].file).map(Self.distinctTexts)
                     namespace = made?.count == 1 ? made![0] : nil
                 }
-                let repository = idx.repository(namespace: namespace, name: ref.value, environment: policy.environment)
+                // of several of its name: a deployed one, one deployed with the policy, then the policy's environment's
+                var candidates = idx.repositories(namespace: namespace, name: ref.value)
+                let file = objects[policy.object].file
+                if candidates.count > 1 {
+                    let deployed = candidates.filter { notDeployed(objects[idx.repositories[$0].object].file) == nil }
+                    if !deployed.isEmpty { candidates = deployed }
+                }
+                if candidates.count > 1 {
+                    let together = candidates.filter { deployedTogether(file, idx.repositories[$0].object) }
+                    if !together.isEmpty { candidates = together }
+                }
+                let repository = candidates.isEmpty ? nil
+                    : FluxIndex.preferring(policy.environment, candidates) { idx.repositories[$0].environment }
                 idx.policies[k] = Policy(object: policy.object, namespace: policy.namespace, name: policy.name, spec: policy.spec,
                                          labels: policy.labels, environment: policy.environment, regex: policy.regex,
                                          regexError: policy.regexError, repository: repository)

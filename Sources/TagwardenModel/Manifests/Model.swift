@@ -207,6 +207,7 @@ public struct Model: Sendable {
             }() : nil
         var nonResources = FluxIndex.nonResources(objects, files: facts)
         let graph = IncludeGraph(resources: resources, objects: objects, files: facts)
+        patchPostBuilds(&objects, files: facts, graph: graph)
         let clusters = Clusters.build(objects: objects, files: facts, builds: builds, graph: graph, ignoring: nonResources, config: config,
                                       sourceIgnore: sourceIgnore)
         var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, graph: graph, clusters: clusters)
