@@ -15,6 +15,8 @@ public struct AutomationRun: Sendable {
     public let flux: FluxVersion
     /// Where `flux` is assumed, not read: what is assumed and the config key that settles it.
     public let fluxPremise: String?
+    /// The `messageTemplate` as the cluster's build substitutes it; nil: as written.
+    public var messageTemplate: String? = nil
 }
 
 /// One ImageUpdateAutomation's run (`AutomationRun`): what its setters change, or why it did not run.
@@ -109,8 +111,12 @@ public enum Updater {
                     if !own.isEmpty { paths = own.reduce(into: []) { if !$0.contains($1) { $0.append($1) } } }
                 }
                 let (flux, premise) = fluxOf(model, cluster: c)
-                runs.append(([automation.namespace ?? "", name, c.map { model.clusters.clusters[$0].name } ?? ""],
-                             AutomationRun(automation: a, cluster: c, paths: paths, flux: flux, fluxPremise: premise)))
+                var run = AutomationRun(automation: a, cluster: c, paths: paths, flux: flux, fluxPremise: premise)
+                // Flux substitutes the whole object: its message template too
+                let builds = c.map { model.clusters.clusters[$0].kustomizations } ?? Array(automation.messageOfBuild.keys).sorted()
+                let messages = Set(builds.compactMap { automation.messageOfBuild[$0] })
+                if messages.count == 1 { run.messageTemplate = messages.first }
+                runs.append(([automation.namespace ?? "", name, c.map { model.clusters.clusters[$0].name } ?? ""], run))
             }
         }
         return runs.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.run)
@@ -299,7 +305,7 @@ public enum Updater {
         if !changes.isEmpty {
             let data = CommitMessage.data(namespace: namespace, name: name, roots: run.paths, changes: changes,
                                           values: spec.messageTemplateValues, flux: run.flux, references: table.values)
-            message = Result { try CommitMessage.render(spec.messageTemplate?.value, data: data) }.mapError { ($0 as? TagwardenError) ?? TagwardenError("\($0)") }
+            message = Result { try CommitMessage.render(run.messageTemplate ?? spec.messageTemplate?.value, data: data) }.mapError { ($0 as? TagwardenError) ?? TagwardenError("\($0)") }
             if case .failure(let e) = message {
                 // a message that fails only because of the Flux assumed: the assumption is said, not an error
                 if let premise = run.fluxPremise {

@@ -68,15 +68,15 @@ import TagwardenFixtures
         }
         files["infrastructure/automation/automation.yaml"] = imageUpdateAutomation(name: "apps", path: "./apps/${CLUSTER}")
             .replacingOccurrences(of: "author: {email: bot@example.com}}", with: "author: {email: bot@example.com}, "
-                                  + "messageTemplate: '{{range $f, $_ := .Changed.FileChanges}}{{$f}} in {{$.Values.cluster}}{{end}}'}")
+                                  + "messageTemplate: '{{range $f, $_ := .Changed.FileChanges}}{{$f}} in ${CLUSTER}{{end}}'}")
         let (plan, _) = try plan(files)
         #expect(plan.errors == [])
         #expect(plan.automations.map { "\($0.label) \($0.paths)" } == ["flux-system/apps (cluster clusters/development) [\"apps/development\"]",
                                                                          "flux-system/apps (cluster clusters/production) [\"apps/production\"]"])
         #expect(images(plan) == ["apps/development/frontend.yaml": "ghcr.io/acme/frontend:dev-2",
                                  "apps/production/frontend.yaml": "ghcr.io/acme/frontend:main-3"])
-        // each run's message names its files relative to its own path
-        #expect(plan.automations.map { try? $0.message?.get() } == ["frontend.yaml in <no value>", "frontend.yaml in <no value>"])
+        // each run's message names its files relative to its own path, and its template is substituted as its cluster's build does
+        #expect(plan.automations.map { try? $0.message?.get() } == ["frontend.yaml in development", "frontend.yaml in production"])
     }
 
     @Test func twoClustersThatWriteOneFieldDifferentlyAreAnError() throws {
@@ -133,5 +133,24 @@ import TagwardenFixtures
         files["apps/dev/frontend.yaml"] = deployment(name: "frontend", namespace: "web", image: "ghcr.io/acme/frontend:dev-1", marker: "flux-system:frontend")
         let (plan, _) = try plan(files)
         #expect(images(plan) == ["apps/dev/frontend.yaml": "ghcr.io/acme/frontend:dev-2"])
+    }
+
+    @Test func anAutomationOfTheFirstAPIHasItsCommitAndCheckoutWhereItWroteThem() throws {
+        let automation = """
+        apiVersion: image.toolkit.fluxcd.io/v1alpha1
+        kind: ImageUpdateAutomation
+        metadata: {name: tracker, namespace: flux-system}
+        spec:
+          checkout: {branch: master, gitRepositoryRef: {name: tracker}}
+          commit: {authorEmail: bot@example.com, authorName: bot, messageTemplate: '[ci skip] update image'}
+
+        """
+        let files = ["flux/images.yaml": [imageRepository(name: "frontend", image: "ghcr.io/acme/frontend"), policy("frontend", prefix: "dev"),
+                                          automation].joined(separator: "---\n"),
+                     "apps/frontend.yaml": deployment(name: "frontend", namespace: "web", image: "ghcr.io/acme/frontend:dev-1", marker: "flux-system:frontend")]
+        let (plan, model) = try plan(files)
+        #expect(plan.automations.map { try? $0.message?.get() } == ["[ci skip] update image"])
+        #expect(model.flux.automations.first?.spec.checkoutBranch == "master")
+        #expect(model.flux.automations.first?.spec.sourceName?.value == "tracker")
     }
 }

@@ -258,6 +258,19 @@ public indirect enum FluxSpec: Sendable {
                 a.messageTemplate = loc(y.get(git, "commit", "messageTemplate"))
                 a.messageTemplateValues = labels(y.get(git, "commit", "messageTemplateValues"))
             }
+            // v1alpha1 (Flux before 0.10): `checkout` and `commit` where later versions have `sourceRef` and `git`
+            if a.sourceName == nil, let checkout = y.get(spec, "checkout") {
+                a.sourceKind = "GitRepository"
+                a.sourceName = loc(y.get(checkout, "gitRepositoryRef", "name"))
+                a.checkoutBranch = str(y.get(checkout, "branch"))
+                a.hasCheckoutRef = a.checkoutBranch != nil
+            }
+            if !a.hasGit, let commit = y.get(spec, "commit") {
+                a.hasGit = true
+                a.authorName = str(y.get(commit, "authorName"))
+                a.authorEmail = str(y.get(commit, "authorEmail"))
+                a.messageTemplate = loc(y.get(commit, "messageTemplate"))
+            }
             if let upd = y.get(spec, "update") {
                 a.updatePath = loc(y.get(upd, "path"))
                 a.strategy = loc(y.get(upd, "strategy"))

@@ -64,6 +64,9 @@ public struct FluxIndex: Sendable {
         /// For a path written with `${…}`: the Flux Kustomization of each build that applies the automation → the path
         /// its substitution makes (each cluster's Flux runs the automation with its own).
         public var pathOfBuild: [ObjectID: String] = [:]
+        /// For a `messageTemplate` written with `${…}`: what each build that applies the automation and substitutes makes
+        /// of it.
+        public var messageOfBuild: [ObjectID: String] = [:]
         /// `${…}` that nothing here substitutes (a Secret, a patch, a build applied from elsewhere): not judged.
         public var unresolved = false
         /// Whether its GitRepository is known to be this repository (its URL is a remote of the clone, or flux bootstrap's
@@ -310,11 +313,16 @@ public struct FluxIndex: Sendable {
                         unresolved = true
                     }
                 }
+                var messageOfBuild: [ObjectID: String] = [:]
+                if let template = spec.messageTemplate?.value, template.containsBytes("${"), let made = expand(template, o.file) {
+                    for m in made { messageOfBuild[m.kustomization] = m.text }
+                }
                 var paths: [String] = []
                 for p in texts.map(Model.rootedPath) where !paths.contains(p) { paths.append(p) }
                 if !spec.updatesElsewhere { for p in paths { idx.automationsByPath[p, default: []].append(AutomationID(idx.automations.count)) } }
                 idx.automations.append(Automation(object: i, namespace: namespaces[i], environment: environments[i], spec: spec,
-                                                  paths: paths, pathOfBuild: pathOfBuild, unresolved: unresolved))
+                                                  paths: paths, pathOfBuild: pathOfBuild, messageOfBuild: messageOfBuild,
+                                                  unresolved: unresolved))
             case .gitRepository(let spec)?:
                 if let name = o.name { idx.gitRepositories.append((namespaces[i], name, spec, environments[i])) }
             default:
