@@ -51,12 +51,16 @@ public struct SetterTable: Sendable, Equatable {
                     + "\(model.clusters.clusters[cluster].displayName), whose Flux runs this automation"
                 continue
             }
-            guard model.flux.selectorTakes(automation: a, policy: o.policy) else {
-                whyAbsent[key] = "the automation's policySelector does not take ImagePolicy \(named)"
+            // its ImageRepository as another cluster's build makes it (a shared base substituted per cluster): the image
+            // this cluster's policy reads is another, which one policy's outcome does not give
+            if let cluster, let r = policy.repository, !model.clusters(deploying: model.flux.repositories[r].object).contains(cluster) {
+                whyAbsent[key] = whyAbsent[key] ?? "ImagePolicy \(named) reads ImageRepository \(model.flux.repositories[r].name) as another "
+                    + "cluster's build makes it (\(model.flux.repositories[r].spec.image?.value ?? "no image")), not as cluster "
+                    + "\(model.clusters.clusters[cluster].displayName) does: not written"
                 continue
             }
-            if let why = o.leftAlone {
-                whyAbsent[key] = whyAbsent[key] ?? why
+            guard model.flux.selectorTakes(automation: a, policy: o.policy) else {
+                whyAbsent[key] = "the automation's policySelector does not take ImagePolicy \(named)"
                 continue
             }
             let value = o.image.flatMap { image in o.tag.map { tag in (o.digest ?? "").isEmpty ? "\(image):\(tag)" : "\(image):\(tag)@\(o.digest!)" } }
@@ -82,6 +86,10 @@ public struct SetterTable: Sendable, Equatable {
                 continue
             }
             let o = chosen[0].outcome
+            if let why = o.leftAlone {
+                whyAbsent[key] = why
+                continue
+            }
             guard let image = o.image, let tag = o.tag, let value = chosen[0].value else {
                 whyAbsent[key] = "ImagePolicy \(named) selects no tag: \(o.error ?? "no tag")"
                 failed.insert(key)

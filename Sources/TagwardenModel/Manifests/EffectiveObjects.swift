@@ -258,7 +258,8 @@ struct EffectiveObjects {
 
     /// `stepsOf`: what `readAllSteps` read.
     static func resolve(objects: Objects, files: Files, graph: IncludeGraph, clusters: Clusters,
-                        writtenName: [ObjectID: String], nonResources: Set<ObjectID>, stepsOf: [ObjectID: Steps]) -> [ObjectID: [Variant]] {
+                        writtenName: [ObjectID: String], nonResources: Set<ObjectID>, stepsOf: [ObjectID: Steps],
+                        variables: @escaping @Sendable (ObjectID) -> ((String) -> Envsubst.Value)? = { _ in nil }) -> [ObjectID: [Variant]] {
         // without patches, only builds that name or place a base differently, or substitute its fields, make variants
         guard !stepsOf.isEmpty || objects.contains(where: { o in
             o.kustomizeNamePrefix != nil || o.kustomizeNameSuffix != nil || o.kustomizeNamespace != nil
@@ -308,14 +309,14 @@ struct EffectiveObjects {
             var results: [(state: State, roots: [String])] = []
             /// The state a build leaves: `roots` say where it is deployed from.
             func finish(_ s: State, roots: [String]) { results.append((s, roots)) }
-            /// Flux's post-build substitution by Flux Kustomization `flux`: the inline variables are known; one a
-            /// `substituteFrom` source may set is not.
+            /// Flux's post-build substitution by Flux Kustomization `flux`: its variables as `variables` reads them (its
+            /// inline values, the ConfigMaps here, its parents' values), else its inline ones; a variable only a source
+            /// not here may set is not known.
             func substituted(_ s: State, by flux: ObjectID) -> State {
                 guard let post = objects[flux].fluxKustomization?.postBuild, post.isActive, !o.substitutionDisabled else { return s }
                 var s = s
-                s.substitute { text in
-                    Envsubst.expand(text) { v in post.substitute[v].map { .defined($0) } ?? (post.substituteFrom.isEmpty ? .undefined : .unknown) }?.text
-                }
+                let lookup = variables(flux) ?? { v in post.substitute[v].map { .defined($0) } ?? (post.substituteFrom.isEmpty ? .undefined : .unknown) }
+                s.substitute { text in Envsubst.expand(text, lookup)?.text }
                 return s
             }
             /// What kustomization k (reached from `child`) does, in kustomize's order; with `flux`, as the root of that

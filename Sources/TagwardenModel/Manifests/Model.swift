@@ -231,8 +231,25 @@ public struct Model: Sendable {
         let (unlisted, missing, emptyFluxPaths) = unreadResources(resources, objects: objects, builds: builds, skipped: skipped, config: config)
         let patchFailures = stepsOf.isEmpty ? [] : PatchTargets.failures(objects: objects, files: facts, builds: builds, stepsOf: stepsOf,
                                                                          writtenName: writtenName, refused: Set(missing.keys))
+        // the repository's ConfigMaps by namespace/name, which substitution and release values both look up
+        var configMaps: [String: [ObjectID]] = [:]
+        for (i, o) in objects.withIDs where o.configData != nil {
+            if let name = o.name { configMaps[(namespaces[i] ?? "") + "/" + name, default: []].append(i) }
+        }
+        var declared: [FileID: [String: String]] = [:]   // a Kustomization's file → the config's values for its clusters
+        if clusters.clusters.contains(where: { !$0.substitute.isEmpty }) {
+            for o in objects where o.fluxKustomization?.postBuild?.isActive == true {
+                for c in clusters.of(o.file) { declared[o.file, default: [:]].merge(clusters.clusters[c].substitute) { a, _ in a } }
+            }
+        }
+        // post-build substitution of the image-automation objects, ConfigMaps and parents' values included (environments,
+        // which only settle between ConfigMaps of one name in no cluster, are not known yet)
+        let early = PostBuildVariables(objects: objects, namespaces: namespaces, environments: Table(repeating: nil, count: objects.count),
+                                       configMaps: configMaps, kustomizationsOfFile: clusters.kustomizationsOfFile, declared: declared,
+                                       clustersOf: { [clusters] in clusters.of($0) })
         let effective = EffectiveObjects.resolve(objects: objects, files: facts, graph: graph, clusters: clusters,
-                                                 writtenName: writtenName, nonResources: nonResources, stepsOf: stepsOf)
+                                                 writtenName: writtenName, nonResources: nonResources, stepsOf: stepsOf,
+                                                 variables: { flux in early.lookup(flux) })
         for i in effective.keys.sorted() {
             // deleted by every build that would deploy it (`$patch: delete`): not a resource of the cluster
             if effective[i]!.isEmpty { nonResources.insert(i) }
@@ -255,9 +272,13 @@ public struct Model: Sendable {
         var variantClusters: [ObjectID: [ClusterID]] = [:]
         if !rootPaths.isEmpty, !clusters.clusters.isEmpty {
             let fileAt = Dictionary(facts.withIDs.map { ($1.path, $0) }, uniquingKeysWith: { a, _ in a })
+            let fluxKustomizationFiles = Set(objects.filter(\.isFluxKustomization).map(\.file))
             for (o, roots) in rootPaths {
-                let cs = Set(roots.compactMap { fileAt[$0] }.flatMap { clusters.of($0) })
-                variantClusters[o] = cs.sorted()
+                // the Flux Kustomizations that build it say which clusters do, where they are among its roots (one
+                // directory that several clusters' Kustomizations build is every one's root kustomization)
+                let files = roots.compactMap { fileAt[$0] }
+                let fluxRoots = files.filter(fluxKustomizationFiles.contains)
+                variantClusters[o] = Set((fluxRoots.isEmpty ? files : fluxRoots).flatMap { clusters.of($0) }).sorted()
             }
         }
         var env = EnvironmentModel.base(config: config, profile: profile)
@@ -287,17 +308,6 @@ public struct Model: Sendable {
             if case .imagePolicy(let p)? = o.flux { policies.append((objectEnvironment[i], p.pattern?.value)) }
         }
         env.inferPrefixes(policies: policies)
-        // the repository's ConfigMaps by namespace/name, which substitution and release values both look up
-        var configMaps: [String: [ObjectID]] = [:]
-        for (i, o) in objects.withIDs where o.configData != nil {
-            if let name = o.name { configMaps[(namespaces[i] ?? "") + "/" + name, default: []].append(i) }
-        }
-        var declared: [FileID: [String: String]] = [:]   // a Kustomization's file → the config's values for its clusters
-        if clusters.clusters.contains(where: { !$0.substitute.isEmpty }) {
-            for o in objects where o.fluxKustomization?.postBuild?.isActive == true {
-                for c in clusters.of(o.file) { declared[o.file, default: [:]].merge(clusters.clusters[c].substitute) { a, _ in a } }
-            }
-        }
         // a Flux Kustomization in a file that is not deployed (a template source-controller leaves out) substitutes nothing
         func notDeployed(_ k: ObjectID) -> Bool { if case .notDeployed = clusters.reach[objects[k].file] { true } else { false } }
         let substituting = !objects.indices.contains { objects[$0].isFluxKustomization && notDeployed($0) } ? clusters.kustomizationsOfFile

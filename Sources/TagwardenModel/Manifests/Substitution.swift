@@ -197,7 +197,9 @@ struct PostBuildVariables {
     /// variables its file does not show.
     /// The config's values, where the repository does not give one, complete it: a variable its sources leave unknown
     /// or undefined takes the value the config declares for the Kustomization's cluster.
-    func lookup(_ k: ObjectID) -> ((String) -> Envsubst.Value)? {
+    /// A `substitute` value written with `${…}` (`radix_acr_repo_url: ${radix_acr_repo_url}`) is what the builds that
+    /// apply the Kustomization's own file make of it, when they agree.
+    func lookup(_ k: ObjectID, depth: Int = 0) -> ((String) -> Envsubst.Value)? {
         guard let post = objects[k].fluxKustomization?.postBuild, post.isActive else { return nil }
         let configured = declared[objects[k].file] ?? [:]
         if patchedFiles.contains(objects[k].file) {
@@ -205,7 +207,18 @@ struct PostBuildVariables {
             return { name in configured[name].map { .defined($0) } ?? .unknown }
         }
         return { name in
-            if let v = post.substitute[name] { return .defined(v) }
+            if let v = post.substitute[name] {
+                guard v.containsBytes("${"), depth < 8, !objects[k].substitutionDisabled else { return .defined(v) }
+                var made: String?
+                for parent in kustomizationsOfFile[objects[k].file] ?? [] where parent != k {
+                    guard objects[parent].fluxKustomization?.postBuild?.isActive == true else { continue }
+                    guard let outer = lookup(parent, depth: depth + 1), let r = Envsubst.expand(v, outer), made == nil || made == r.text else {
+                        return .unknown
+                    }
+                    made = r.text
+                }
+                return .defined(made ?? v)
+            }
             var value = Envsubst.Value.undefined
             for source in post.substituteFrom {
                 // a Secret is not read (it is usually encrypted), nor a ConfigMap the repository does not hold
