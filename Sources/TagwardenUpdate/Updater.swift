@@ -305,6 +305,13 @@ public enum Updater {
         if !changes.isEmpty {
             let data = CommitMessage.data(namespace: namespace, name: name, roots: run.paths, changes: changes,
                                           values: spec.messageTemplateValues, flux: run.flux, references: table.values)
+            // a template whose variables no build here gives: Flux's message has their values, this one the text as written
+            if run.messageTemplate == nil, let written = spec.messageTemplate?.value, written.contains("${"),
+               let variables = Envsubst.variables(written), !variables.isEmpty {
+                state.warnings.append("\(label): its messageTemplate uses \(variables.map { "${\($0)}" }.joined(separator: ", ")), which Flux "
+                                      + "substitutes and nothing here gives: the message shows them as written; give them under "
+                                      + "clusters[].substitute in \(Config.fileName)")
+            }
             message = Result { try CommitMessage.render(run.messageTemplate ?? spec.messageTemplate?.value, data: data) }.mapError { ($0 as? TagwardenError) ?? TagwardenError("\($0)") }
             if case .failure(let e) = message {
                 // a message that fails only because of the Flux assumed: the assumption is said, not an error

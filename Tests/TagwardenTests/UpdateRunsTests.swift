@@ -153,4 +153,16 @@ import TagwardenFixtures
         #expect(model.flux.automations.first?.spec.checkoutBranch == "master")
         #expect(model.flux.automations.first?.spec.sourceName?.value == "tracker")
     }
+
+    @Test func aMessageTemplateWithVariablesNothingHereGivesIsShownAsWrittenWithAWarning() throws {
+        let files = ["flux/images.yaml": [imageRepository(name: "frontend", image: "ghcr.io/acme/frontend"), policy("frontend", prefix: "dev"),
+                                          imageUpdateAutomation(name: "apps", path: "./apps").replacingOccurrences(
+                                            of: "author: {email: bot@example.com}}", with: "author: {email: bot@example.com}, messageTemplate: 'Cluster: ${clusterName}'}")]
+                        .joined(separator: "---\n"),
+                     "apps/frontend.yaml": deployment(name: "frontend", namespace: "web", image: "ghcr.io/acme/frontend:dev-1", marker: "flux-system:frontend")]
+        let (plan, _) = try plan(files)
+        #expect(plan.automations.map { try? $0.message?.get() } == ["Cluster: ${clusterName}"])
+        #expect(plan.warnings == ["ImageUpdateAutomation flux-system/apps: its messageTemplate uses ${clusterName}, which Flux substitutes and nothing here "
+                                  + "gives: the message shows them as written; give them under clusters[].substitute in .tagwarden.yaml"])
+    }
 }
