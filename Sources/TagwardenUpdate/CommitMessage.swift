@@ -59,10 +59,13 @@ public enum CommitMessage {
         struct Key: Hashable { let old, new, setter: String }
         var seen: Set<Key> = []
         var unique: [SetterChange] = []
+        // Objects() before Flux 2.9 kept one file's changes per object: the last file's here
+        var lastFile: [ObjectIdentity: [SetterChange]] = [:]
         for path in paths {
             let grouped = byObject(byFile[path]!)
             files[path] = .map(grouped.map { .init(identifier($0.0), .list($0.1.map(change), type: "[]update.Change")) }, type: "update.ObjectChanges")
-            for (_, list) in grouped {
+            for (object, list) in grouped {
+                lastFile[object] = list
                 for c in list where seen.insert(Key(old: c.oldValue, new: c.newValue, setter: c.setter)).inserted { unique.append(c) }
             }
         }
@@ -70,18 +73,16 @@ public enum CommitMessage {
                                         stringer: "\(namespace)/\(name)")
         let valueMap = TemplateValue.stringMap(values.mapValues { .string($0) }, type: "map[string]string")
         let release = flux.release
-        // Objects() before Flux 2.9 kept one file's changes per object: the last file's here
-        var lastFile: [ObjectIdentity: [SetterChange]] = [:]
-        for path in paths { for (object, list) in byObject(byFile[path]!) { lastFile[object] = list } }
-        let lastFileObjects = TemplateValue.map(byObject(changes).map { o, _ in
-            TemplateValue.MapEntry(identifier(o), .list(lastFile[o]!.map(change), type: "[]update.Change"))
-        }, type: "update.ObjectChanges")
+        func lastFileObjects() -> TemplateValue {
+            .map(byObject(changes).map { o, _ in .init(identifier(o), .list(lastFile[o]!.map(change), type: "[]update.Change")) },
+                 type: "update.ObjectChanges")
+        }
         if release >= FluxVersion(2, 7) {
-            // (merged over files in path order, as Flux appends them in its map's order)
-            let merged = objectMap(paths.flatMap { byFile[$0]! })
+            // from 2.9 merged over files in path order (Flux appends them in its map's order); before, one file's
+            let objects = release >= FluxVersion(2, 9) ? objectMap(paths.flatMap { byFile[$0]! }) : lastFileObjects()
             let result = TemplateStruct(type: "update.Result", fields: [("FileChanges", .stringMap(files, type: "map[string]update.ObjectChanges"))],
                                         methods: ["Changes": .list(unique.map(change), type: "[]update.Change"),
-                                                  "Objects": release >= FluxVersion(2, 9) ? merged : lastFileObjects])
+                                                  "Objects": objects])
             return .structure(TemplateStruct(type: "source.TemplateData", fields: [
                 ("AutomationObject", .structure(automation)), ("Changed", .structure(result)), ("Values", valueMap),
             ]))
@@ -114,7 +115,7 @@ public enum CommitMessage {
         if release >= FluxVersion(2, 3) {
             let changed = TemplateStruct(type: "update.ResultV2",
                                          fields: [("ImageResult", .structure(updated)), ("FileChanges", .stringMap(files, type: "map[string]update.ObjectChanges"))],
-                                         methods: ["Changes": .list(unique.map(change), type: "[]update.Change"), "Objects": lastFileObjects])
+                                         methods: ["Changes": .list(unique.map(change), type: "[]update.Change"), "Objects": lastFileObjects()])
             fields.append(("Changed", .structure(changed)))
         }
         if release >= FluxVersion(2, 5) { fields.append(("Values", valueMap)) }

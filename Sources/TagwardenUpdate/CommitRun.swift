@@ -9,8 +9,7 @@ public struct CommitRun {
         public var mode: PushBranchMode = .stack
         public var sign = false
         public var push = false
-        public var only: RunSelection?
-        /// What the plans leave alone and refuse to write (`PlanOptions`); its `only` is each run's.
+        /// Which runs (`plan.only`), what the plans leave alone and what they refuse to write.
         public var plan = PlanOptions()
         public init() {}
     }
@@ -50,17 +49,8 @@ public struct CommitRun {
         // the tree of each base commit read and modelled once: automations made on one commit share it
         var models: [GitOID: (files: [SourceFile], model: Model)] = [commit: (files, model)]
         var rebuilt: Set<String> = []
-        var order = Updater.runs(model).map { r in
-            let automation = model.flux.automations[r.automation]
-            return (r.automation, RunSelection(namespace: automation.namespace ?? "", name: model.objects[automation.object].name ?? "",
-                                               cluster: r.cluster.map { model.clusters.clusters[$0].displayName }))
-        }
-        if let only = options.only {
-            order = order.filter { $1.namespace == only.namespace && $1.name == only.name && (only.cluster == nil || $1.cluster == only.cluster) }
-            if order.isEmpty {
-                throw TagwardenError("no ImageUpdateAutomation \(only.namespace)/\(only.name)\(only.cluster.map { " in cluster \($0)" } ?? "") in the repository")
-            }
-        }
+        var order = Updater.runs(model).map { ($0.automation, RunSelection($0, of: model)) }
+        if let only = options.plan.only { order = try only.select(order) }
         for (a, selection) in order {
             let (namespace, name) = (selection.namespace, selection.name)
             var attempt = 0

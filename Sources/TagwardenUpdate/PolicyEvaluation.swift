@@ -17,12 +17,14 @@ public struct PolicyOutcome: Sendable, Equatable {
     /// Why this run leaves the policy's fields alone though the policy may select a tag (`--image` names other
     /// images; `--partial` and the tag list has none of its image): a note, not an error.
     public var leftAlone: String? = nil
+    /// Whether it selects nothing because the tag source has no tags of its image.
+    public var noTags = false
 }
 
 /// Every ImagePolicy of the Model evaluated against a tag source, as image-reflector-controller evaluates it.
 public enum PolicyEvaluation {
     /// Every policy, evaluated on all cores (each compiles its patterns); the tags are read first, once per image.
-    /// `only` (normalised names): the images whose tags are read; the others' policies have none.
+    /// `only` (normalised names): the images whose tags are read; the others' policies are left alone.
     public static func evaluate(_ model: Model, tags source: some TagSource, only: Set<String>? = nil) throws -> [PolicyOutcome] {
         var tags: [String: [TagRecord]] = [:]
         var unreadable: [String: String] = [:]
@@ -48,6 +50,9 @@ public enum PolicyEvaluation {
             range.map { n in let p = PolicyID(n); return (try? evaluate(model, policy: p, tags: known)) ?? PolicyOutcome(policy: p, image: nil, tag: nil, digest: nil, error: "no tags") }
         }
         for k in outcomes.indices {
+            if let only, !only.contains(outcomes[k].image.map { ImageReference.normalizeName($0) ?? $0 } ?? "") {
+                outcomes[k].leftAlone = "left alone: --image names other images than \(outcomes[k].image ?? "this policy's")"
+            }
             if let image = outcomes[k].image, let why = unreadable[image] {
                 outcomes[k] = PolicyOutcome(policy: outcomes[k].policy, image: image, tag: nil, digest: nil, error: "cannot read the tags of \(image): \(why)")
             }
@@ -93,7 +98,11 @@ public enum PolicyEvaluation {
         guard let image = repository.image?.value else { return failed(nil, "its ImageRepository has no spec.image") }
         let unresolved = model.flux.repositories[r].unresolvedVariables
         guard unresolved.isEmpty else { return failed(image, Model.unresolvedImage(image, variables: unresolved)) }
-        guard let records = try source.tags(of: image) else { return failed(image, "the tag source has no tags of \(image)") }
+        guard let records = try source.tags(of: image) else {
+            var none = failed(image, "the tag source has no tags of \(image)")
+            none.noTags = true
+            return none
+        }
         let evaluator: PolicyEvaluator
         do {
             evaluator = try PolicyEvaluator(PolicyDefinition(spec: policy.spec, repository: repository))

@@ -45,7 +45,7 @@ public struct AutomationUpdate: Sendable {
     public let message: Result<String, TagwardenError>?
 
     /// `namespace/name`, and the cluster where there is one.
-    public var label: String { "\(namespace)/\(name)" + (cluster.map { " (cluster \($0))" } ?? "") }
+    public var label: String { RunSelection(namespace: namespace, name: name, cluster: cluster).label }
 }
 
 /// What `tagwarden update` does to a repository: each automation run in turn (by namespace and name, then cluster), as
@@ -93,6 +93,30 @@ public struct RunSelection: Sendable {
         self.name = name
         self.cluster = cluster
     }
+
+    /// Run `run` of `model`, named as a selection names it.
+    public init(_ run: AutomationRun, of model: Model) {
+        let automation = model.flux.automations[run.automation]
+        self.init(namespace: automation.namespace ?? "", name: model.objects[automation.object].name ?? "",
+                  cluster: run.cluster.map { model.clusters.clusters[$0].displayName })
+    }
+
+    /// `namespace/name`, and the cluster where there is one.
+    public var label: String { "\(namespace)/\(name)" + (cluster.map { " (cluster \($0))" } ?? "") }
+
+    /// Whether this selection takes the run named `run` (any cluster's, where it names none).
+    public func selects(_ run: RunSelection) -> Bool {
+        run.namespace == namespace && run.name == name && (cluster == nil || run.cluster == cluster)
+    }
+
+    /// The runs of `all` (named as selections) it takes; none is an error that lists them.
+    public func select<Run>(_ all: [(Run, RunSelection)]) throws -> [(Run, RunSelection)] {
+        let taken = all.filter { selects($0.1) }
+        guard taken.isEmpty else { return taken }
+        let known = all.map(\.1.label)
+        throw TagwardenError("no ImageUpdateAutomation \(namespace)/\(name)" + (cluster.map { " in cluster \($0)" } ?? "") + " in the repository"
+                             + (known.isEmpty ? " (it has none)" : "; it has \(known.joined(separator: ", "))"))
+    }
 }
 
 public enum Updater {
@@ -107,8 +131,8 @@ public enum Updater {
                 var paths = automation.paths
                 if let c, !automation.pathOfBuild.isEmpty {
                     // a substituted path: the one this cluster's build makes
-                    let own = model.clusters.clusters[c].kustomizations.compactMap { automation.pathOfBuild[$0] }
-                    if !own.isEmpty { paths = own.reduce(into: []) { if !$0.contains($1) { $0.append($1) } } }
+                    let own = model.clusters.clusters[c].kustomizations.compactMap { k in automation.pathOfBuild[k].map { (k, $0) } }
+                    if !own.isEmpty { paths = FluxIndex.distinctTexts(own) }
                 }
                 let (flux, premise) = fluxOf(model, cluster: c)
                 var run = AutomationRun(automation: a, cluster: c, paths: paths, flux: flux, fluxPremise: premise)
@@ -148,17 +172,11 @@ public enum Updater {
         var outcomes = try PolicyEvaluation.evaluate(model, tags: source, only: options.images)
         Timings.mark("policies")
         var notes: [String] = []
-        var others = 0
-        for k in outcomes.indices {
-            let o = outcomes[k], p = model.flux.policies[o.policy]
-            let named = "ImagePolicy \(p.namespace ?? "")/\(p.name)"
-            if let wanted = options.images, !wanted.contains(o.image.map { ImageReference.normalizeName($0) ?? $0 } ?? "") {
-                outcomes[k].leftAlone = "left alone: --image names other images than \(o.image ?? "this policy's")"
-                others += 1
-            } else if options.partial, let error = o.error, error.hasPrefix("the tag source has no tags of ") {
-                outcomes[k].leftAlone = "left alone: the tag list has no tags of \(o.image ?? "its image") (--partial)"
-                notes.append("\(named): \(outcomes[k].leftAlone!)")
-            }
+        let others = outcomes.filter { $0.leftAlone != nil }.count
+        for k in outcomes.indices where options.partial && outcomes[k].noTags && outcomes[k].leftAlone == nil {
+            let p = model.flux.policies[outcomes[k].policy]
+            outcomes[k].leftAlone = "left alone: the tag list has no tags of \(outcomes[k].image ?? "its image") (--partial)"
+            notes.append("ImagePolicy \(p.namespace ?? "")/\(p.name): \(outcomes[k].leftAlone!)")
         }
         var plan = try plan(model, files: files, outcomes: outcomes, only: options.only, withheld: [:])
         if let guardWrites = options.guardWrites, !plan.files.isEmpty {
@@ -177,23 +195,7 @@ public enum Updater {
     static func plan(_ model: Model, files: [SourceFile], outcomes: [PolicyOutcome], only: RunSelection?,
                      withheld: [String: String]) throws -> UpdatePlan {
         var order = runs(model)
-        if let only {
-            let all = order
-            order = order.filter { r in
-                let a = model.flux.automations[r.automation]
-                return a.namespace ?? "" == only.namespace && model.objects[a.object].name ?? "" == only.name
-                    && (only.cluster == nil || r.cluster.map { model.clusters.clusters[$0].displayName } == only.cluster)
-            }
-            guard !order.isEmpty else {
-                let known = all.map { r in
-                    let a = model.flux.automations[r.automation]
-                    return "\(a.namespace ?? "")/\(model.objects[a.object].name ?? "")" + (r.cluster.map { " (cluster \(model.clusters.clusters[$0].displayName))" } ?? "")
-                }
-                let asked = "\(only.namespace)/\(only.name)" + (only.cluster.map { " in cluster \($0)" } ?? "")
-                throw TagwardenError("no ImageUpdateAutomation \(asked) in the repository"
-                                     + (known.isEmpty ? " (it has none)" : "; it has \(known.joined(separator: ", "))"))
-            }
-        }
+        if let only { order = try only.select(order.map { ($0, RunSelection($0, of: model)) }).map(\.0) }
         // the markers the Model read, by file: a file no automation has changed yet is not parsed again
         let fileIndex = Dictionary(model.files.indices.map { (model.files[$0].path, $0) }, uniquingKeysWith: { a, _ in a })
         var markersOf: [FileID: [MarkerID]] = [:]
@@ -246,8 +248,8 @@ public enum Updater {
         let a = run.automation
         let automation = model.flux.automations[a]
         let spec = automation.spec
-        let namespace = automation.namespace ?? "", name = model.objects[automation.object].name ?? ""
-        let clusterName = run.cluster.map { model.clusters.clusters[$0].displayName }
+        let selection = RunSelection(run, of: model)
+        let (namespace, name, clusterName) = (selection.namespace, selection.name, selection.cluster)
         func skipped(_ why: String, failed: Bool = false, table: SetterTable = SetterTable(values: [:])) -> AutomationUpdate {
             AutomationUpdate(automation: a, namespace: namespace, name: name, cluster: clusterName, paths: run.paths, skipped: why,
                              failed: failed, table: table, markers: [], unreadable: [], changes: [], rewrites: [], message: nil)
@@ -265,7 +267,7 @@ public enum Updater {
             .first(where: { $0.contains("${") }) {
             return skipped("it is a template: '\(unsubstituted)' holds variables nothing here substitutes")
         }
-        let label = "ImageUpdateAutomation \(namespace)/\(name)" + (clusterName.map { " (cluster \($0))" } ?? "")
+        let label = "ImageUpdateAutomation " + selection.label
         let table = try SetterTable.build(model, automation: a, cluster: run.cluster, outcomes: outcomes)
         // Flux parses every whole reference before it writes anything, and gives up on the run when one fails
         let references = table.values.filter { entry in entry.key.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: ":") ? 1 : 0) } == 1 }

@@ -86,7 +86,7 @@ struct Update: ParsableCommand {
     @Flag(help: "Leave alone, with a note, the policies whose image the tag list does not mention (without it, each is an error).")
     var partial = false
 
-    @Flag(help: "Write values the linter rejects at error (image-env-prefix, image-tag-pattern, image-not-pinned, image-latest-tag); without it they are left as they are, with a warning.")
+    @Flag(help: ArgumentHelp("Write values the linter rejects at error (\(Update.guardingRules.sorted().joined(separator: ", "))); without it they are left as they are, with a warning."))
     var allowFindings = false
 
     @Flag var mode: UpdateMode = .dryRun
@@ -166,7 +166,6 @@ struct Update: ParsableCommand {
                 options.mode = pushBranchMode.mode
                 options.sign = sign
                 options.push = push
-                options.only = only
                 options.plan = planOptions
                 let (plans, commits) = try CommitRun(repo: repo, config: ws.config, tags: tagSource, options: options,
                                                      workdir: repo.workdir.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
@@ -207,10 +206,13 @@ struct Update: ParsableCommand {
 
     /// The files as an update would leave them, linted: the changed lines a guarding rule rejects at error, and why.
     static func guardWrites(_ snapshot: SourceSnapshot, config: Config) -> ([SourceFile]) throws -> [String: String] {
-        { files in
+        // only the guarding rules run, with the severities the config gives them
+        var guarding = config
+        for id in Catalogue.ids.subtracting(guardingRules) { guarding.rules[id, default: RuleSetting()].enabled = false }
+        return { [guarding] files in
             var after = snapshot
             after.files = files
-            let report = try Linter.audit(AuditRequest(snapshot: after, config: config))
+            let report = try Linter.audit(AuditRequest(snapshot: after, config: guarding))
             var rejected: [String: String] = [:]
             for f in report.findings where f.severity == .error && guardingRules.contains(f.rule) {
                 rejected["\(f.file):\(f.span.start.line)"] = rejected["\(f.file):\(f.span.start.line)"]
@@ -222,7 +224,7 @@ struct Update: ParsableCommand {
 
     /// A Go duration (`30m`, `90s`, `1h30m`, `0`), read as Flux's durations are read, in seconds.
     static func seconds(_ text: String) -> Double? {
-        text == "0" ? 0 : Rule.durationNanoseconds(text).map { Double($0) / 1e9 }
+        GoDuration.nanoseconds(text).map { Double($0) / 1e9 }
     }
 
     /// The tag file, or the registries.

@@ -19,16 +19,16 @@ import Testing
 
     /// Go's `time.ParseDuration` arithmetic: 2562047h47m16.854775807s is the largest duration.
     @Test func durationRange() {
-        #expect(Rule.durationNanoseconds("1h30m") == 5_400_000_000_000)
-        #expect(Rule.durationNanoseconds("1.5h") == 5_400_000_000_000)
-        #expect(Rule.durationNanoseconds("250ms") == 250_000_000)
-        #expect(Rule.durationNanoseconds("0.000000001s") == 1)
-        #expect(Rule.durationNanoseconds("2562047h47m16.854775807s") == UInt64(Int64.max))
-        #expect(Rule.durationNanoseconds("2562047h47m16.854775808s") == nil)
-        #expect(Rule.durationNanoseconds("2562048h") == nil)
-        #expect(Rule.durationNanoseconds("99999999999999999999h") == nil)
-        #expect(Rule.durationNanoseconds("9223372036854775807s") == nil)
-        #expect(Rule.durationNanoseconds("1.99999999999999999999999999s") == 2_000_000_000)  // Go rounds the same way
+        #expect(GoDuration.nanoseconds("1h30m") == 5_400_000_000_000)
+        #expect(GoDuration.nanoseconds("1.5h") == 5_400_000_000_000)
+        #expect(GoDuration.nanoseconds("250ms") == 250_000_000)
+        #expect(GoDuration.nanoseconds("0.000000001s") == 1)
+        #expect(GoDuration.nanoseconds("2562047h47m16.854775807s") == UInt64(Int64.max))
+        #expect(GoDuration.nanoseconds("2562047h47m16.854775808s") == nil)
+        #expect(GoDuration.nanoseconds("2562048h") == nil)
+        #expect(GoDuration.nanoseconds("99999999999999999999h") == nil)
+        #expect(GoDuration.nanoseconds("9223372036854775807s") == nil)
+        #expect(GoDuration.nanoseconds("1.99999999999999999999999999s") == 2_000_000_000)  // Go rounds the same way
         #expect(Rule.durationProblem("3000000h", hours: true) == "is longer than a Go duration can be (about 292 years)")
         #expect(Rule.durationProblem("5m", hours: true) == nil)
         #expect(Rule.durationProblem("1h", hours: false) == "is not a duration in ms, s or m (hours are not accepted here)")

@@ -302,10 +302,10 @@ import Testing
     /// are one object to the API server (metav1.Duration); `1m` is another. (The two Kustomizations of one file build two
     /// generated kustomizations: the copies meet in the cluster, not in one kustomize build.)
     @Test func fluxDurationsAreComparedAsDurations() throws {
-        #expect(Model.goDuration("1h0m0s") == Model.goDuration("1h"))
-        #expect(Model.goDuration("1.5h") == Model.goDuration("90m"))
-        #expect(Model.goDuration("1h") != Model.goDuration("1m"))
-        #expect(Model.goDuration("1x") == nil && Model.goDuration("") == nil && Model.goDuration("h") == nil)
+        #expect(GoDuration.nanoseconds("1h0m0s") == GoDuration.nanoseconds("1h"))
+        #expect(GoDuration.nanoseconds("1.5h") == GoDuration.nanoseconds("90m"))
+        #expect(GoDuration.nanoseconds("1h") != GoDuration.nanoseconds("1m"))
+        #expect(GoDuration.nanoseconds("1x") == nil && GoDuration.nanoseconds("") == nil && GoDuration.nanoseconds("h") == nil)
         var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
         files["clusters/prod/apps.yaml"] = fluxKustomizations([("a", "./a"), ("b", "./b")])
         func repository(_ interval: String) -> String {

@@ -165,4 +165,27 @@ import TagwardenFixtures
         #expect(plan.warnings == ["ImageUpdateAutomation flux-system/apps: its messageTemplate uses ${clusterName}, which Flux substitutes and nothing here "
                                   + "gives: the message shows them as written; give them under clusters[].substitute in .tagwarden.yaml"])
     }
+
+    @Test func patchesOfOneBuildAddUpAndABaseEachOverlayPatchesIsLeftAsWritten() throws {
+        // clusters/dev patches its flux-system twice (equinor's postBuild.yaml and an app's); apps/flux-system/base is
+        // patched by two overlays, one per cluster (hmcts): one object here, whose variables are each build's
+        let base = fluxKustomization(name: "flux-system", path: "./clusters/${ENV}")
+        var files = bootstrapFiles("clusters/dev", flux: "v2.7.0")
+        files["clusters/dev/kustomization.yaml"] = "resources: [flux-system]\npatches:\n  - path: a.yaml\n  - path: b.yaml\n"
+        files["clusters/dev/a.yaml"] = fluxKustomization(name: "flux-system", path: "./clusters/dev", spec: "  postBuild: {substitute: {A: one, B: two}}\n")
+        files["clusters/dev/b.yaml"] = fluxKustomization(name: "flux-system", path: "./clusters/dev", spec: "  postBuild: {substitute: {B: three}}\n")
+        files["apps/flux-system/base/kustomization.yaml"] = "resources: [flux.yaml]\n"
+        files["apps/flux-system/base/flux.yaml"] = base
+        for env in ["test", "prod"] {
+            files["apps/flux-system/\(env)/kustomization.yaml"] = "resources: [../base]\npatches:\n  - path: patch.yaml\n"
+            files["apps/flux-system/\(env)/patch.yaml"] = fluxKustomization(name: "flux-system", path: "./clusters/${ENV}",
+                                                                            spec: "  postBuild: {substitute: {ENV: \(env)}}\n")
+        }
+        let (_, model) = try plan(files)
+        func substitute(_ path: String) -> [String: String]? {
+            model.objects.first { model.files[$0.file].path == path && $0.isFluxKustomization }?.fluxKustomization?.postBuild?.substitute
+        }
+        #expect(substitute("clusters/dev/flux-system/gotk-sync.yaml") == ["A": "one", "B": "three"])
+        #expect(substitute("apps/flux-system/base/flux.yaml") == nil)
+    }
 }

@@ -138,53 +138,7 @@ extension Rule {
         guard isDuration(s, hours: hours) else {
             return hours ? "is not a duration such as 5m or 1h30m" : "is not a duration in ms, s or m (hours are not accepted here)"
         }
-        return durationNanoseconds(s) == nil ? "is longer than a Go duration can be (about 292 years)" : nil
-    }
-
-    /// The nanoseconds of a duration that matches the CRD pattern, with Go's `time.ParseDuration` arithmetic
-    /// (integer parts must not overflow; a fraction's excess digits are dropped); nil where Go reports overflow.
-    package static func durationNanoseconds(_ s: String) -> UInt64? {
-        let b = Array(s.utf8)
-        let limit: UInt64 = 1 << 63
-        var i = 0
-        var total: UInt64 = 0
-        while i < b.count {
-            var v: UInt64 = 0
-            while i < b.count, b[i] >= 48, b[i] <= 57 {
-                if v > limit / 10 { return nil }
-                v = v * 10 + UInt64(b[i] - 48)
-                if v > limit { return nil }
-                i += 1
-            }
-            var f: UInt64 = 0, scale = 1.0, dropping = false
-            if i < b.count, b[i] == UInt8(ascii: ".") {
-                i += 1
-                while i < b.count, b[i] >= 48, b[i] <= 57 {
-                    defer { i += 1 }
-                    if dropping { continue }
-                    if f > (limit - 1) / 10 { dropping = true; continue }
-                    let y = f * 10 + UInt64(b[i] - 48)
-                    if y > limit { dropping = true; continue }
-                    f = y
-                    scale *= 10
-                }
-            }
-            let unit: UInt64
-            if i + 1 < b.count, b[i] == UInt8(ascii: "m"), b[i + 1] == UInt8(ascii: "s") { unit = 1_000_000; i += 2 }
-            else if i < b.count, b[i] == UInt8(ascii: "s") { unit = 1_000_000_000; i += 1 }
-            else if i < b.count, b[i] == UInt8(ascii: "m") { unit = 60_000_000_000; i += 1 }
-            else if i < b.count, b[i] == UInt8(ascii: "h") { unit = 3_600_000_000_000; i += 1 }
-            else { return nil }
-            if v > limit / unit { return nil }
-            v *= unit
-            if f > 0 {
-                v += UInt64(Double(f) * (Double(unit) / scale))
-                if v > limit { return nil }
-            }
-            total &+= v   // Go's uint64 wraps here too
-            if total > limit { return nil }
-        }
-        return total > limit - 1 ? nil : total
+        return GoDuration.nanoseconds(s) == nil ? "is longer than a Go duration can be (about 292 years)" : nil
     }
 
     /// Go durations as the CRDs accept them: `^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$` (`timeout` without `h`).

@@ -44,6 +44,11 @@ public struct ClusterConfig: Sendable {
 public struct RuleSetting: Sendable {
     public var severity: Severity?
     public var enabled: Bool?
+
+    public init(severity: Severity? = nil, enabled: Bool? = nil) {
+        self.severity = severity
+        self.enabled = enabled
+    }
 }
 
 /// `.tagwarden.yaml`, validated.

@@ -8,13 +8,11 @@ extension Model {
     /// Where nothing tells, every policy may be.
     static func deployedTogether(objects: Objects, files: Files, graph: IncludeGraph, clusters: Clusters,
                                  rootPaths: [ObjectID: [String]]) -> (FileID, ObjectID) -> Bool {
-        var patchers: [String: [ObjectID]]?   // found on first need
         let memo = IncludeGraph.Memo<String, [ObjectID]>(cycle: [])
         /// The paths of the root kustomizations of the builds that take `path`, or apply it as a patch.
         func tops(_ path: String) -> Set<String> {
-            if patchers == nil { patchers = patchUsers(objects: objects, files: files) }
             var out = Set(graph.tops(of: path, memo: memo))
-            for k in patchers![path] ?? [] {
+            for k in graph.patchedBy[path] ?? [] {
                 let dir = graph.directory(of: k)
                 if graph.isIncluded(dir) { out.formUnion(graph.tops(of: dir, memo: memo)) } else { out.insert(k) }
             }

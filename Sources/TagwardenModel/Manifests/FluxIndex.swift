@@ -129,7 +129,8 @@ public struct FluxIndex: Sendable {
     var repositoryByKey: [Key: [RepositoryID]] = [:]
     var repositoryByName: [String: [RepositoryID]] = [:]
 
-    static func distinctTexts(_ made: [(kustomization: ObjectID, text: String)]) -> [String] {
+    /// The texts some builds make, each once, in the order made.
+    package static func distinctTexts(_ made: [(kustomization: ObjectID, text: String)]) -> [String] {
         var out: [String] = []
         for m in made where !out.contains(m.text) { out.append(m.text) }
         return out
@@ -301,24 +302,20 @@ public struct FluxIndex: Sendable {
                     idx.repositories.append(repository)
                 }
             case .automation(let spec)?:
-                var texts = [spec.updatePath?.value ?? ""]
+                let written = spec.updatePath?.value ?? ""
+                var paths = [Model.rootedPath(written)]
                 var unresolved = false
                 var pathOfBuild: [ObjectID: String] = [:]
-                if texts[0].containsBytes("${"), Envsubst.variables(texts[0])?.isEmpty == false {
-                    if let made = expand(texts[0], o.file), !made.isEmpty {
-                        texts = Self.distinctTexts(made)
-                        for m in made { pathOfBuild[m.kustomization] = Model.rootedPath(m.text) }
-                    } else {
-                        texts = []
-                        unresolved = true
-                    }
+                if written.containsBytes("${"), Envsubst.variables(written)?.isEmpty == false {
+                    let made = expand(written, o.file)?.map { (kustomization: $0.kustomization, text: Model.rootedPath($0.text)) } ?? []
+                    for m in made { pathOfBuild[m.kustomization] = m.text }
+                    paths = Self.distinctTexts(made)
+                    unresolved = made.isEmpty
                 }
                 var messageOfBuild: [ObjectID: String] = [:]
                 if let template = spec.messageTemplate?.value, template.containsBytes("${"), let made = expand(template, o.file) {
                     for m in made { messageOfBuild[m.kustomization] = m.text }
                 }
-                var paths: [String] = []
-                for p in texts.map(Model.rootedPath) where !paths.contains(p) { paths.append(p) }
                 if !spec.updatesElsewhere { for p in paths { idx.automationsByPath[p, default: []].append(AutomationID(idx.automations.count)) } }
                 idx.automations.append(Automation(object: i, namespace: namespaces[i], environment: environments[i], spec: spec,
                                                   paths: paths, pathOfBuild: pathOfBuild, messageOfBuild: messageOfBuild,

@@ -11,6 +11,8 @@ public struct IncludeGraph: Sendable {
     public let includedBy: [String: [ObjectID]]
     /// Kustomization → its directory.
     private let directories: [ObjectID: String]
+    /// Patch file → the kustomizations that apply it (`patches:`, `patchesStrategicMerge:`; not Components').
+    public let patchedBy: [String: [ObjectID]]
 
     /// `resources`: each kustomization's resources as normalised paths (`Model.resolvedResources`).
     init(resources: [ObjectID: [String]], objects: Objects, files: Files) {
@@ -18,9 +20,16 @@ public struct IncludeGraph: Sendable {
         for (k, paths) in resources.sorted(by: { $0.key < $1.key }) {
             for p in paths { includedBy[p, default: []].append(k) }
         }
-        for (k, o) in objects.withIDs where o.isKustomization { directories[k] = Path.dirname(files[o.file].path) }
+        var patchedBy: [String: [ObjectID]] = [:]
+        for (k, o) in objects.withIDs where o.isKustomization {
+            let dir = Path.dirname(files[o.file].path)
+            directories[k] = dir
+            guard o.kind != "Component" else { continue }
+            for p in o.kustomizePatches { if let path = Model.normalizePath(Sources.join(dir, p)) { patchedBy[path, default: []].append(k) } }
+        }
         self.includedBy = includedBy
         self.directories = directories
+        self.patchedBy = patchedBy
     }
 
     public var isEmpty: Bool { includedBy.isEmpty }

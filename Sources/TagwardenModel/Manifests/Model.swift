@@ -207,7 +207,7 @@ public struct Model: Sendable {
             }() : nil
         var nonResources = FluxIndex.nonResources(objects, files: facts)
         let graph = IncludeGraph(resources: resources, objects: objects, files: facts)
-        patchPostBuilds(&objects, files: facts, graph: graph)
+        patchPostBuilds(&objects, files: facts, graph: graph, builds: builds)
         let clusters = Clusters.build(objects: objects, files: facts, builds: builds, graph: graph, ignoring: nonResources, config: config,
                                       sourceIgnore: sourceIgnore)
         var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, graph: graph, clusters: clusters)
@@ -244,8 +244,12 @@ public struct Model: Sendable {
         }
         // post-build substitution of the image-automation objects, ConfigMaps and parents' values included (environments,
         // which only settle between ConfigMaps of one name in no cluster, are not known yet)
+        // a Flux Kustomization in a file that is not deployed (a template source-controller leaves out) substitutes nothing
+        func notDeployed(_ k: ObjectID) -> Bool { if case .notDeployed = clusters.reach[objects[k].file] { true } else { false } }
+        let substituting = !objects.indices.contains { objects[$0].isFluxKustomization && notDeployed($0) } ? clusters.kustomizationsOfFile
+            : clusters.kustomizationsOfFile.mapValues { ks in ks.filter { !notDeployed($0) } }
         let early = PostBuildVariables(objects: objects, namespaces: namespaces, environments: Table(repeating: nil, count: objects.count),
-                                       configMaps: configMaps, kustomizationsOfFile: clusters.kustomizationsOfFile, declared: declared,
+                                       configMaps: configMaps, kustomizationsOfFile: substituting, declared: declared,
                                        clustersOf: { [clusters] in clusters.of($0) })
         let effective = EffectiveObjects.resolve(objects: objects, files: facts, graph: graph, clusters: clusters,
                                                  writtenName: writtenName, nonResources: nonResources, stepsOf: stepsOf,
@@ -271,7 +275,7 @@ public struct Model: Sendable {
         }
         var variantClusters: [ObjectID: [ClusterID]] = [:]
         if !rootPaths.isEmpty, !clusters.clusters.isEmpty {
-            let fileAt = Dictionary(facts.withIDs.map { ($1.path, $0) }, uniquingKeysWith: { a, _ in a })
+            let fileAt = builds.value.fileAt
             let fluxKustomizationFiles = Set(objects.filter(\.isFluxKustomization).map(\.file))
             for (o, roots) in rootPaths {
                 // the Flux Kustomizations that build it say which clusters do, where they are among its roots (one
@@ -308,10 +312,6 @@ public struct Model: Sendable {
             if case .imagePolicy(let p)? = o.flux { policies.append((objectEnvironment[i], p.pattern?.value)) }
         }
         env.inferPrefixes(policies: policies)
-        // a Flux Kustomization in a file that is not deployed (a template source-controller leaves out) substitutes nothing
-        func notDeployed(_ k: ObjectID) -> Bool { if case .notDeployed = clusters.reach[objects[k].file] { true } else { false } }
-        let substituting = !objects.indices.contains { objects[$0].isFluxKustomization && notDeployed($0) } ? clusters.kustomizationsOfFile
-            : clusters.kustomizationsOfFile.mapValues { ks in ks.filter { !notDeployed($0) } }
         let variables = PostBuildVariables(objects: objects, namespaces: namespaces, environments: objectEnvironment,
                                            configMaps: configMaps, kustomizationsOfFile: substituting, declared: declared,
                                            clustersOf: { [clusters] in clusters.of($0) })

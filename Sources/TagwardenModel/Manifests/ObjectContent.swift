@@ -23,7 +23,7 @@ extension Model {
             case .scalar, .alias:
                 let ti = l.resolvedType(i), tj = r.resolvedType(j)
                 if ti == tj && l.value(i) == r.value(j) { return true }
-                guard durations.contains(key), let a = Self.goDuration(l.value(i)), let b = Self.goDuration(r.value(j)) else { return false }
+                guard durations.contains(key), let a = GoDuration.nanoseconds(l.value(i)), let b = GoDuration.nanoseconds(r.value(j)) else { return false }
                 return a == b
             case .sequence:
                 let ci = l.childNodes(i), cj = r.childNodes(j)
@@ -42,22 +42,4 @@ extension Model {
 
     /// The fields of Flux's objects that are durations (`metav1.Duration`).
     static let durationFields: Set<String> = ["interval", "timeout", "retryInterval", "maxAge"]
-
-    /// A Go duration (`1h`, `1h0m0s`, `90s`, `1.5h`) in nanoseconds; nil for anything else.
-    static func goDuration(_ s: String) -> Int64? {
-        let units: [(String, Double)] = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 6e10), ("h", 3.6e12)]
-        var rest = Substring(s), total = 0.0
-        guard !rest.isEmpty else { return nil }
-        if rest == "0" { return 0 }
-        while !rest.isEmpty {
-            let number = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
-            guard !number.isEmpty, let n = Double(number) else { return nil }
-            rest = rest.dropFirst(number.count)
-            // the longest unit that follows (`ms` before `m`)
-            guard let (unit, scale) = units.filter({ rest.hasPrefix($0.0) }).max(by: { $0.0.count < $1.0.count }) else { return nil }
-            rest = rest.dropFirst(unit.count)
-            total += n * scale
-        }
-        return total < 9.2e18 ? Int64(total) : nil
-    }
 }

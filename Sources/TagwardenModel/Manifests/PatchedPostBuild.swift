@@ -6,9 +6,10 @@ extension Model {
     /// (`patches: [{path: postBuild.yaml}]`), which the Kustomization's own file does not show. The patch's
     /// `substitute` values are merged over the target's, its `substituteFrom` list replaces the target's (a custom
     /// resource's lists have no merge key). A target is a Flux Kustomization of the patch's name (and namespace, when
-    /// the patch gives one) in the patching kustomization's build.
-    static func patchPostBuilds(_ objects: inout Objects, files: Files, graph: IncludeGraph) {
-        let patchers = patchUsers(objects: objects, files: files)
+    /// the patch gives one) in the patching kustomization's build; a base that several kustomizations patch is left as
+    /// it is.
+    static func patchPostBuilds(_ objects: inout Objects, files: Files, graph: IncludeGraph, builds: LazyBuildSets) {
+        let patchers = graph.patchedBy
         guard !patchers.isEmpty else { return }
         var patches: [(patch: ObjectID, kustomizations: [ObjectID])] = []
         for (p, o) in objects.withIDs where o.isFluxKustomization && o.fluxKustomization?.postBuild != nil {
@@ -18,32 +19,28 @@ extension Model {
         let patchFiles = Set(patches.map { objects[$0.patch].file })
         for (t, target) in objects.withIDs where target.isFluxKustomization && !patchFiles.contains(target.file) {
             guard var spec = target.fluxKustomization else { continue }
-            var changed = false
+            // the kustomizations whose build takes the target and patch it, and their patches
+            var byUser: [ObjectID: [ObjectID]] = [:]
             for (p, users) in patches {
                 let patch = objects[p]
-                guard patch.name == target.name, patch.declaredNamespace == nil || patch.declaredNamespace == target.declaredNamespace,
-                      let post = patch.fluxKustomization?.postBuild,
-                      users.contains(where: { builds($0, file: target.file, files: files, graph: graph) }) else { continue }
+                guard patch.name == target.name, patch.declaredNamespace == nil || patch.declaredNamespace == target.declaredNamespace else { continue }
+                for k in users where builds.files(under: graph.directory(of: k)).contains(target.file) { byUser[k, default: []].append(p) }
+            }
+            // one base that several overlays patch each their own way (one per cluster) is one object here: its builds'
+            // variables are theirs, which the topology reads per build (`Clusters`), not this object's
+            guard byUser.count == 1, let (user, applying) = byUser.first else { continue }
+            // in the order the kustomization lists them, each over the one before
+            let dir = Path.dirname(files[objects[user].file].path)
+            let listed = objects[user].kustomizePatches.compactMap { Model.normalizePath(Sources.join(dir, $0)) }
+            let ranked = applying.map { p in (p, listed.firstIndex(of: files[objects[p].file].path) ?? listed.count) }
+            for (p, _) in ranked.sorted(by: { $0.1 < $1.1 }) {
+                guard let post = objects[p].fluxKustomization?.postBuild else { continue }
                 var merged = spec.postBuild ?? FluxKustomizationSpec.PostBuild()
                 merged.substitute.merge(post.substitute) { _, new in new }
                 if !post.substituteFrom.isEmpty { merged.substituteFrom = post.substituteFrom }
                 spec.postBuild = merged
-                changed = true
             }
-            if changed { objects[t] = target.replacingFlux(.kustomization(spec)) }
+            objects[t] = target.replacingFlux(.kustomization(spec))
         }
-    }
-
-    /// Whether kustomization `k`'s build takes `file`: up the `resources:` chains from the file (or its directory).
-    private static func builds(_ k: ObjectID, file: FileID, files: Files, graph: IncludeGraph) -> Bool {
-        let path = files[file].path
-        var open = graph.includers(of: path) + graph.includers(of: Path.dirname(path))
-        var seen: Set<ObjectID> = []
-        while let next = open.popLast() {
-            if next == k { return true }
-            guard seen.insert(next).inserted, seen.count < 256 else { continue }
-            open += graph.parents(of: next, depth: 0)
-        }
-        return false
     }
 }

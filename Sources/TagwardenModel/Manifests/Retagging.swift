@@ -332,11 +332,6 @@ extension Model {
                 listsOf[o, default: [:]][list] = names
             }
         }
-        var patchersOf: [String: [ObjectID]]?   // found on first need
-        func patchers() -> [String: [ObjectID]] {
-            if patchersOf == nil { patchersOf = patchUsers(objects: objects, files: files) }
-            return patchersOf!
-        }
         func start(_ img: ImageUse) -> Me? {
             if let path = img.valuesPath, let o = img.object, let entry = img.valuesFromEntry, case .helmRelease(let spec)? = objects[o].flux {
                 guard let origin = img.environmentObject, objects[origin].isKustomization else { return nil }
@@ -365,7 +360,7 @@ extension Model {
             // a container of a patch file replaces the one its kustomization's build holds, and that kustomization's
             // entries apply to it then (kustomize runs the patches first): followed from there, not through its own patch
             let patching = img.origin == .container && generator == nil && !graph.isIncluded(files[img.file].path)
-                ? patchers()[files[img.file].path] : nil
+                ? graph.patchedBy[files[img.file].path] : nil
             if patching != nil { me = nil }
             if patching == nil, let name = img.name ?? (me?.values != nil ? img.text : nil), generator == nil, !graph.isIncluded(files[img.file].path) {
                 guard fluxRetags else { continue }
@@ -413,16 +408,6 @@ extension Model {
             }
             images[i].retaggedBy = by.sorted()
         }
-    }
-
-    /// Patch file → the kustomizations that apply it (`patches:`, `patchesStrategicMerge:`; not Components').
-    static func patchUsers(objects: Objects, files: Files) -> [String: [ObjectID]] {
-        var out: [String: [ObjectID]] = [:]
-        for (k, o) in objects.withIDs where o.isKustomization && o.kind != "Component" {
-            let dir = Path.dirname(files[o.file].path)
-            for p in o.kustomizePatches { if let path = normalizePath(Sources.join(dir, p)) { out[path, default: []].append(k) } }
-        }
-        return out
     }
 
     /// What patch document `root` of `y` does to the field at `path` of a HelmRelease's `spec.values`: true when it

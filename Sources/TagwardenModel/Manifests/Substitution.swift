@@ -247,10 +247,7 @@ struct PostBuildVariables {
     /// The texts the builds that apply `file` and substitute make of `text`, each once; nil when one of them cannot be
     /// known here (a Secret, a variable a parent's patch gives) or none substitutes.
     func expansions(_ text: String, file: FileID) -> [String]? {
-        guard let made = expansionsByBuild(text, file: file) else { return nil }
-        var out: [String] = []
-        for m in made where !out.contains(m.text) { out.append(m.text) }
-        return out
+        expansionsByBuild(text, file: file).map(FluxIndex.distinctTexts)
     }
 
     /// What each build that applies `file` and substitutes makes of `text`, with the Flux Kustomization of the build;
