@@ -80,6 +80,8 @@ extension Rule {
         if let name = img.name, let normalized = img.normalizedName,
            m.shortVersionReleases.matchImage(name, normalized: normalized) { return true }
         if numbers == 2, img.normalizedName.map(Rule.releasesTwoNumbers) == true { return true }
+        // one number is a release only as a build number (`687`): a major version (`8-alpine`) moves whatever a policy ranks
+        if numbers == 1, tag.drop(while: { $0 == "v" || $0 == "V" }).prefix(while: \.isASCIIDigit).count < 3 { return false }
         return ranksShortVersions(m, img.markers.compactMap { m.markers[$0].policy } + watching, tag: tag)
     }
 
@@ -119,9 +121,10 @@ extension Rule {
         let parts = s.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count <= 2, !s.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) }) else { return nil }
         // a number of six digits or more is a build's (a date, a timestamp `20250215015952`, a build number), not a major
-        // version; a minor number with a leading zero is a version numbered otherwise (Perl's `2.098002`), no series
+        // version; a minor number of three digits or more with a leading zero is a version numbered otherwise (Perl's
+        // `2.098002`), no series (Ubuntu's `26.04` is one: it moves with each point release)
         if parts[0].count >= 6 { return nil }
-        if parts.count == 2, parts[1].count > 1, parts[1].first == "0" { return nil }
+        if parts.count == 2, parts[1].count > 2, parts[1].first == "0" { return nil }
         return parts.count
     }
 }

@@ -890,10 +890,12 @@ rationale: >
   (`qa-latest`, `preprod-stable`) and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
   stays the same while the running code changes. Images numbered with two numbers (PostgreSQL's `16.3`,
   Kubernetes' `pause:3.9`) are releases, not series, and a number of six digits or more is a build's (a date,
-  a timestamp `20250215015952`, a build number), not a major version, and a minor number with a leading zero
-  (Perl's `2.098002`) is no series. So is a tag that a policy of the field's marker, or of an ImageRepository
-  that watches the image, filters for without a longer version (it takes `4.22` and not `4.22.1`, `687` and
-  not `687.0`): the repository says that the image's releases are numbered so.
+  a timestamp `20250215015952`, a build number), not a major version, and a minor number of three digits or
+  more with a leading zero (Perl's `2.098002`) is no series (Ubuntu's `26.04` is one). So is a tag that a policy
+  of the field's marker, or of an ImageRepository that watches the image, filters for without a longer version
+  (it takes `4.22` and not `4.22.1`, `687` and not `687.0`): the repository says that the image's releases are
+  numbered so. A single number under three digits is a major version whatever a policy ranks (`8-alpine` moves
+  with every 8.x release).
 premises: >
   The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
@@ -949,6 +951,56 @@ triggering:
     expect:
       - {file: apps/cache.yaml, line: 8, column: 14, message: "image 'redis:latest-alpine' uses the floating tag 'latest-alpine', which points at a new build after each push"}
       - {file: apps/cache.yaml, line: 10, column: 14, message: "image 'nginx:stable-slim' uses the floating tag 'stable-slim', which points at a new build after each push"}
+  - description: a calendar version with a leading zero, which moves with each point release
+    files:
+      apps/base.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: base
+        spec:
+          containers:
+            - name: a
+              image: ubuntu:26.04
+    expect:
+      - {file: apps/base.yaml, line: 8, column: 14, message: "image 'ubuntu:26.04' uses the partial version '26.04', which moves to every new patch release: pin the full version (assuming '26.04' names a series, not a release of its own; if the image's releases are numbered so, list it under shortVersionReleases in .tagwarden.yaml)"}
+  - description: a major version moves, although a policy ranks such tags
+    files:
+      apps/cache.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: valkey
+          namespace: flux-system
+        spec:
+          image: valkey/valkey
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: valkey
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: valkey
+          filterTags:
+            pattern: '^(?P<major>\d+)-alpine$'
+            extract: '$major'
+          policy:
+            numerical:
+              order: asc
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: cache
+          namespace: flux-system
+        spec:
+          containers:
+            - name: a
+              image: valkey/valkey:8-alpine
+    expect:
+      - {file: apps/cache.yaml, line: 32, column: 14, message: "image 'valkey/valkey:8-alpine' uses the partial version '8-alpine', which moves to every new minor and patch release: pin the full version (assuming '8-alpine' names a series, not a release of its own; if the image's releases are numbered so, list it under shortVersionReleases in .tagwarden.yaml)"}
   - description: a distribution's codename, which is rebuilt with every point release
     files:
       apps/tools.yaml: |
