@@ -4811,6 +4811,161 @@ nonTriggering:
       apps/values.yaml: |
         image: ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web"}
 """#),
+        ("promotion-overwritten.yaml", #"""
+id: promotion-overwritten
+severity: warning
+summary: "With --registry: an automation writes over a promoted production pin on its next run."
+rationale: >
+  `tagwarden promote` pins production to the tested build (`tag@digest`) in a commit that is reviewed. When a marker
+  on that field is under an ImageUpdateAutomation, the automation owns the field as well: at every scan Flux writes
+  what the production policy selects. If that is not the pinned build — a policy that selects other tags than the
+  promoted ones, or a newer promoted tag after a rollback (`git revert` of a promotion is undone by the automation
+  re-applying the newer tag) — the pin is replaced without review. The rule evaluates the policies against the
+  registry's tags now, as `tagwarden update` does, and reports each promoted pin that run would change (where
+  marker-behind reports other fields). Runs with `audit --registry` only.
+premises: >
+  Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
+  cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  warning whose message says why the file may not be read. The field is production's (the environment with the
+  `production` alias) and the image is promoted.
+fix: >
+  Make the production policy select the promoted tags (filterTags `^production-…`, ordered by the identity), so the
+  automation keeps what promote pins; or remove the marker and let promotions alone move the field. To keep a
+  rollback, suspend the automation or exclude the withdrawn tag (`tagwarden rollback` says which).
+triggering:
+  - description: a rollback to v1.2.3 that the automation undoes, because the policy selects the newer promoted tag
+    profile: strict
+    tags: |
+      ghcr.io/acme/web:
+        - {tag: production-v1.2.3-abc1234-1700000000, digest: "sha256:1111111111111111111111111111111111111111111111111111111111111111"}
+        - {tag: production-v1.2.4-def5678-1700000500, digest: "sha256:2222222222222222222222222222222222222222222222222222222222222222"}
+    files:
+      apps/staging/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:staging-v1.2.3-abc1234-1700000000@sha256:1111111111111111111111111111111111111111111111111111111111111111
+      apps/production/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@sha256:1111111111111111111111111111111111111111111111111111111111111111 # {"$imagepolicy": "flux-system:web-production"}
+      flux/images.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/web
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web-production
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          digestReflectionPolicy: IfNotPresent
+          filterTags:
+            pattern: '^production-v[0-9.]+-[0-9a-f]+-(?P<ts>[0-9]+)$'
+            extract: '$ts'
+          policy:
+            numerical:
+              order: asc
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata:
+          name: apps
+          namespace: flux-system
+        spec:
+          sourceRef:
+            kind: GitRepository
+            name: flux-system
+          git:
+            commit:
+              author:
+                email: flux@example.com
+          update:
+            path: ./apps/production
+    expect:
+      - {file: apps/production/web.yaml, line: 8, column: 140, message: "production pins ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@sha256:1111111111111111111111111111111111111111111111111111111111111111 here, but policy flux-system/web-production selects 'ghcr.io/acme/web:production-v1.2.4-def5678-1700000500@sha256:2222222222222222222222222222222222222222222222222222222222222222' now, and Flux writes that over the pin on its next run: the promotion (or its rollback) is undone; make the production policy select the promoted tags, or remove the marker"}
+nonTriggering:
+  - description: the policy selects the pinned build
+    profile: strict
+    tags: |
+      ghcr.io/acme/web:
+        - {tag: production-v1.2.3-abc1234-1700000000, digest: "sha256:1111111111111111111111111111111111111111111111111111111111111111"}
+    files:
+      apps/staging/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:staging-v1.2.3-abc1234-1700000000@sha256:1111111111111111111111111111111111111111111111111111111111111111
+      apps/production/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@sha256:1111111111111111111111111111111111111111111111111111111111111111 # {"$imagepolicy": "flux-system:web-production"}
+      flux/images.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/web
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web-production
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          digestReflectionPolicy: IfNotPresent
+          filterTags:
+            pattern: '^production-v[0-9.]+-[0-9a-f]+-(?P<ts>[0-9]+)$'
+            extract: '$ts'
+          policy:
+            numerical:
+              order: asc
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata:
+          name: apps
+          namespace: flux-system
+        spec:
+          sourceRef:
+            kind: GitRepository
+            name: flux-system
+          git:
+            commit:
+              author:
+                email: flux@example.com
+          update:
+            path: ./apps/production
+"""#),
         ("promotion-rebuilt-artifact.yaml", #"""
 id: promotion-rebuilt-artifact
 severity: error
@@ -5408,6 +5563,7 @@ extension Rule {
         .policySelectsNothing,
         .policyUnknownRepository,
         .policyUnused,
+        .promotionOverwritten,
         .promotionRebuiltArtifact,
         .promotionUntestedDigest,
         .suppressionUnused,
