@@ -327,3 +327,55 @@ extension GitRepository {
         guard git_index_write(index) == 0 else { throw TagwardenError("cannot write the git index: \(lastGitError("unknown error"))") }
     }
 }
+
+extension GitRepository {
+    /// A commit's whole message, as written; nil when there is no such commit.
+    public func commitMessage(_ commit: GitOID) -> String? {
+        var id = commit.raw
+        var c: OpaquePointer?
+        guard git_commit_lookup(&c, handle, &id) == 0, let c else { return nil }
+        defer { git_commit_free(c) }
+        return git_commit_message(c).map { String(cString: $0) }
+    }
+
+    /// What `git revert commit` makes of the files `commit` changed, merged onto `onto` in memory (git's three-way merge;
+    /// nothing in the work tree, the index or a ref is touched): each path `commit` changed → its bytes after the
+    /// revert (nil: the revert deletes it). A path whose revert conflicts with what `onto` holds throws, naming it.
+    public func revert(_ commit: GitOID, onto: GitOID) throws -> [(path: String, bytes: [UInt8]?)] {
+        var cid = commit.raw, oid = onto.raw
+        var c: OpaquePointer?, ours: OpaquePointer?
+        guard git_commit_lookup(&c, handle, &cid) == 0, let c else { throw TagwardenError("cannot read commit \(commit.hex)") }
+        defer { git_commit_free(c) }
+        guard git_commit_lookup(&ours, handle, &oid) == 0, let ours else { throw TagwardenError("cannot read commit \(onto.hex)") }
+        defer { git_commit_free(ours) }
+        guard git_commit_parentcount(c) == 1 else {
+            throw TagwardenError("commit \(commit.hex.prefix(12)) has \(git_commit_parentcount(c)) parents: only a commit with one parent is reverted")
+        }
+        var index: OpaquePointer?
+        guard git_revert_commit(&index, handle, c, ours, 0, nil) == 0, let index else {
+            throw TagwardenError("cannot revert \(commit.hex.prefix(12)): \(lastGitError("unknown error"))")
+        }
+        defer { git_index_free(index) }
+        if git_index_has_conflicts(index) != 0 {
+            var conflicted = Set<String>()
+            for i in 0..<git_index_entrycount(index) {
+                guard let e = git_index_get_byindex(index, i), (UInt32(e.pointee.flags) & 0x3000) != 0 else { continue }
+                conflicted.insert(String(cString: e.pointee.path))
+            }
+            throw RevertConflict(paths: conflicted.sorted())
+        }
+        // (a promotion changes files in place: no deletion, no rename, no link)
+        return try changedEntries(commit: commit.hex) { _ in true }.map(\.path).map { path in
+            guard let e = git_index_get_bypath(index, path, 0) else { return (path, nil) }
+            guard case .bytes(let bytes) = readBlob(GitOID(e.pointee.id), limit: 64 << 20) else {
+                throw TagwardenError("cannot read \(path) as the revert leaves it")
+            }
+            return (path, bytes)
+        }
+    }
+}
+
+/// A revert that conflicts with what the files hold now: the paths where it does.
+public struct RevertConflict: Error, Sendable {
+    public let paths: [String]
+}

@@ -325,6 +325,28 @@ public struct Promotion: Sendable {
         }
     }
 
+    /// The markers on the fields the promotion rewrites, as the automations that run them judge the rewritten tree
+    /// with `tags` (the registry's listing, the production tag included): a field an automation writes over is not the
+    /// promotion's to keep.
+    public func ownership(model: Model, files: [SourceFile], rewrites: [FileRewrite], tags: some TagSource)
+        -> (fields: [AutomationOwnership.Field], notes: [String]) {
+        guard !rewrites.isEmpty else { return ([], []) }
+        var after = files
+        for r in rewrites {
+            if let k = after.firstIndex(where: { $0.path == r.path }) { after[k].bytes = r.after }
+        }
+        guard let rewritten = try? Model.build(after, config: model.config, profile: nil) else { return ([], []) }
+        return AutomationOwnership.fields(rewritten, files: after, image: image, tags: tags, paths: Set(rewrites.map(\.path)))
+    }
+
+    /// What to tell the user of an automation's verdict on a promoted field.
+    public func ownershipWarning(_ f: AutomationOwnership.Field) -> String? {
+        guard let writes = f.writes else { return nil }
+        return "\(f.file):\(f.line): ImageUpdateAutomation \(f.run) writes '\(writes)' over the promotion at its next run: "
+            + "its marker \(f.setter) names policy \(f.policy), which selects that, not \(productionTag); make the \(to.name) policy select "
+            + "the promoted tags (\(to.tagPrefix.map { "^\($0)" } ?? "the production tags")), or remove the marker"
+    }
+
     // MARK: the commit
 
     /// Where the commit goes unless `--branch` says: `tagwarden/promote-<name>-<tag>`.
@@ -336,7 +358,7 @@ public struct Promotion: Sendable {
     /// The commit message: what is promoted (identity, digest, the staging commit it was tested at), the fields it
     /// replaces, and the review checklist of a safe promotion.
     public func message(digest: String, mediaType: String?, testedAt: String, since: (commit: String, subject: String)?,
-                        rewrites: [FileRewrite], branch: String) -> String {
+                        rewrites: [FileRewrite], branch: String, owned: [AutomationOwnership.Field] = []) -> String {
         let name = imageAsGiven
         let title = "Promote \(name.split(separator: "/").last.map(String.init) ?? name) \(identity ?? productionTag) from \(from.name) to \(to.name)"
         var lines = [title, ""]
@@ -355,7 +377,14 @@ public struct Promotion: Sendable {
         lines.append("- [ ] Promote the identity, not a rebuild: \(productionTag) is the same digest \(digest)")
         lines.append("- [ ] Open a pull request from \(branch) and have it reviewed")
         lines.append("- [ ] Verify Flux: after the merge, \(to.name) reconciles and runs \(name)@\(digest)")
-        lines.append("- [ ] Prepare the rollback: reverting this commit restores the fields above (parent \(testedAt.prefix(12)))")
+        for f in owned where f.writes != nil {
+            lines.append("- [ ] Resolve first: \(f.file):\(f.line) is written over by ImageUpdateAutomation \(f.run) at its next run "
+                         + "(policy \(f.policy) selects \(f.writes!)): fix the policy or remove the marker")
+        }
+        let keepers = Set(owned.filter { $0.writes == nil }.map(\.run)).sorted()
+        lines.append("- [ ] Prepare the rollback: reverting this commit restores the fields above (parent \(testedAt.prefix(12)))"
+                     + (keepers.isEmpty ? "" : "; ImageUpdateAutomation \(keepers.joined(separator: ", ")) writes \(productionTag) back while "
+                        + "its policy selects it: `tagwarden rollback \(imageAsGiven) --env \(to.name)` says what keeps a rollback"))
         lines.append("")
         lines.append("Promoted-by: tagwarden promote")
         return lines.joined(separator: "\n") + "\n"

@@ -33,6 +33,9 @@ public struct PromotionRun {
         public var tagged: String
         public var commit: String?
         public var pushed = false
+        /// The markers on the promoted fields, as their automations judge them, and the warnings for those written over.
+        public var owned: [AutomationOwnership.Field] = []
+        public var warnings: [String] = []
     }
 
     let repo: GitRepository
@@ -98,32 +101,29 @@ public struct PromotionRun {
         }
 
         let rewrites = try promotion.rewrite(model, files: files, digest: artifact.digest)
+        let owned = ownership(promotion, model: model, files: files, rewrites: rewrites, digest: artifact.digest)
         let since = try promotion.stagingSince(repo, head: head)
         let message = promotion.message(digest: artifact.digest, mediaType: artifact.mediaType, testedAt: head, since: since,
-                                        rewrites: rewrites, branch: branch)
+                                        rewrites: rewrites, branch: branch, owned: owned.fields)
         var result = Outcome(promotion: promotion, digest: artifact.digest, mediaType: artifact.mediaType, testedAt: head, since: since,
                              rewrites: rewrites, branch: branch, message: message, tagged: existing != nil ? "already" : "no")
+        result.owned = owned.fields
+        result.warnings = owned.fields.compactMap(promotion.ownershipWarning)
+        for w in result.warnings { say("warning: \(w)") }
+        for n in owned.notes { say("note: \(n)") }
 
         if options.dryRun {
             result.tagged = existing != nil ? "already" : "would"
             return result
         }
         // checked before the registry is touched: what would stop the commit or the push
-        var signer: CommitSigner?
+        var review: ReviewBranch?
         if !rewrites.isEmpty {
-            if let there = repo.branchInTheWay(of: branch) {
-                throw PromotionRefused(there == branch ? "branch \(branch) exists: delete it, or give another --branch"
-                                       : "branch \(there) is in the way of \(branch) (git keeps branches as paths): give another --branch")
-            }
-            guard let email = repo.configString("user.email") else { throw TagwardenError("git has no user.email: set it to commit the promotion") }
-            if options.sign || CommitSigner.configured(repo) {
-                let s = try CommitSigner.fromConfig(repo, email: email)
-                _ = try s.sign("tagwarden promote: can this key sign?\n")
-                signer = s
-            }
-            if options.push && !repo.isRemote(options.remote) {
-                throw TagwardenError("cannot push to '\(GitRepository.redacted(options.remote))': no such remote (a name in git remote, or a URL)")
-            }
+            var o = ReviewBranch.Options()
+            o.sign = options.sign
+            o.push = options.push
+            o.remote = options.remote
+            review = try ReviewBranch.prepare(repo, branch: branch, options: o, command: "promotion")
         }
         let lock = try UpdateLock(gitDir: repo.commonDir)
         defer { lock.release() }
@@ -152,33 +152,24 @@ public struct PromotionRun {
             say("\(to) runs \(promotion.imageAsGiven):\(promotion.productionTag)@\(artifact.digest) already: nothing to commit")
             return result
         }
-        let email = repo.configString("user.email")!
-        let author = Committer.signature(name: repo.configString("user.name") ?? email, email: email)
-        let headOID = GitOID(hex: head)!
-        let current = repo.currentBranch.map { String($0.dropFirst("refs/heads/".count)) } ?? "HEAD"
-        let target = CommitTarget(checkoutBranch: current, pushBranch: branch, checkoutTip: headOID, base: headOID, pushTip: nil, checkedOut: false)
-        let commit = try Committer.commit(rewrites, on: target, repo: repo, workdir: nil, author: author, committer: author, message: message,
-                                          sign: signer.map { s in { try s.sign($0) } }, reflog: "tagwarden promote: \(promotion.productionTag)")
-        result.commit = commit.hex
-        say("committed \(commit.hex) on \(branch)")
-        if options.push {
-            // the branch is new: a remote that has one of that name already is refused (a lease on its absence)
-            let outcome: Pusher.Outcome
-            do {
-                outcome = try Pusher.push(repo, remote: options.remote, branch: branch, commit: commit, lease: .some(nil), refspec: nil)
-            } catch let e as TagwardenError {
-                throw TagwardenError("\(e.message); commit \(commit.hex) is on your \(branch), unpushed: push it with git push")
-            }
-            switch outcome {
-            case .pushed:
-                result.pushed = true
-                say("pushed \(branch) to \(GitRepository.redacted(options.remote)): open a pull request from it")
-            case .remoteMoved(let there):
-                throw PromotionRefused("\(GitRepository.redacted(options.remote)) has a branch \(branch) already (at \(there?.hex.prefix(12) ?? "?")): "
-                                       + "commit \(commit.hex) is on your \(branch), unpushed")
-            }
-        }
+        let made = try review!.commit(rewrites, head: GitOID(hex: head)!, message: message, reflog: "tagwarden promote: \(promotion.productionTag)", say: say)
+        result.commit = made.commit.hex
+        result.pushed = made.pushed
         return result
     }
 
+    /// The automations' verdicts on the promoted fields, with the registry's tags and the production tag on the build.
+    func ownership(_ promotion: Promotion, model: Model, files: [SourceFile], rewrites: [FileRewrite], digest: String)
+        -> (fields: [AutomationOwnership.Field], notes: [String]) {
+        let listed: [String]
+        do { listed = try client.tags(promotion.repository) } catch {
+            return ([], ["whether an automation writes over the promoted fields was not judged: the tags of \(promotion.imageAsGiven) "
+                         + "could not be listed (\((error as? TagwardenError)?.message ?? "\(error)"))"])
+        }
+        var records = listed.filter { $0 != promotion.productionTag }.map { TagRecord(tag: $0) }
+        records.append(TagRecord(tag: promotion.productionTag, digest: digest))
+        let registry = promotion.repository
+        let tags = ListedTags(image: promotion.image, records: records) { [client] tag in try client.digest(registry, tag: tag)?.digest }
+        return promotion.ownership(model: model, files: files, rewrites: rewrites, tags: tags)
+    }
 }

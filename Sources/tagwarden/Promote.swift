@@ -150,9 +150,14 @@ struct Promote: ParsableCommand {
                 }
                 return .object([("path", .string(f.path)), ("changes", .array(changes))])
             }
+            let automations: [JSON] = r.owned.map { f in
+                .object([("file", .string(f.file)), ("line", .int(f.line)), ("marker", .string(f.setter)), ("automation", .string(f.run)),
+                         ("writes", f.writes.map(JSON.string) ?? .null)])
+            }
             let json: JSON = .object([
                 ("image", .string(image)), ("from", .string(p.from.name)), ("to", .string(p.to.name)), ("dryRun", .bool(dryRun)),
                 ("staging", staging), ("production", production), ("files", .array(files)),
+                ("automations", .array(automations)), ("warnings", .array(r.warnings.map(JSON.string))),
                 ("branch", .string(r.branch)), ("commit", r.commit.map(JSON.string) ?? .null), ("pushed", .bool(r.pushed)),
                 ("message", .string(r.message)),
             ])

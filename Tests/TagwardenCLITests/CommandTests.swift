@@ -48,7 +48,7 @@ import Testing
         #expect(try tagwarden(["explain", "yaml-syntax"], in: here).stdout.contains("a: 1\n    ---\n    b: 2\n\n"))
         let typo = try tagwarden(["audti", "."], in: here)
         #expect(typo.code == 2)
-        #expect(typo.stderr == "tagwarden: error: unknown command 'audti' (did you mean 'audit'?); commands: audit, check, install-hook, policy, update, promote, graph, init, env, rules, explain\n")
+        #expect(typo.stderr == "tagwarden: error: unknown command 'audti' (did you mean 'audit'?); commands: audit, check, install-hook, policy, update, promote, rollback, graph, init, env, rules, explain\n")
         #expect(try tagwarden(["help", "audit"], in: here).stdout.hasPrefix("OVERVIEW: Lint a working tree"))
     }
 

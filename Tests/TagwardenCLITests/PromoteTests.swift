@@ -302,3 +302,92 @@ import Testing
     }
 }
 
+extension PromoteTests {
+    /// A repository whose production field carries a marker an automation runs: `pattern` filters the production
+    /// policy's tags (by the timestamp it extracts); production runs v1.3.9, pinned.
+    func ownedRepository(_ registry: LocalRegistry, pattern: String) throws -> (repo: TempRepo, image: String, old: String) {
+        let image = "\(registry.host)/acme/web"
+        let old = try registry.push("acme/web", tags: ["production-v1.3.9-0a0b0c0-1732000000"], seed: "v1.3.9")
+        let r = try TempRepo()
+        try r.write([
+            ".tagwarden.yaml": "profile: strict\n",
+            "flux/images.yaml": imageRepository(image: image) + "---\n"
+                + imagePolicy(name: "web-production", repository: "web", pattern: pattern, extract: "$ts", order: .numerical("asc"),
+                              digestReflection: "IfNotPresent")
+                + "---\n" + imageUpdateAutomation(name: "production", path: "./apps/production"),
+            "apps/staging/web.yaml": deployment(image: "\(image):\(Self.stagingTag)"),
+            "apps/production/web.yaml": deployment(image: "\(image):production-v1.3.9-0a0b0c0-1732000000@\(old)",
+                                                   comment: #" # {"$imagepolicy": "flux-system:web-production"}"#),
+        ])
+        try r.commitAll("production runs v1.3.9")
+        return (r, image, old)
+    }
+
+    @Test func aPromotionTheProductionPolicyWouldWriteOverIsWarnedOf() throws {
+        let registry = try LocalRegistry()
+        _ = try registry.push("acme/web", tags: [Self.stagingTag], seed: "v1.4.0")
+        // the production policy takes release builds, not the promoted tags
+        let (r, image, _) = try ownedRepository(registry, pattern: "^release-(?P<ts>[0-9]+)$")
+        _ = try registry.push("acme/web", tags: ["release-1732400000"], seed: "release")
+        let json = try promote(r, [image, "--from", "staging", "--to", "production", "--dry-run", "--format", "json"], config: "/nonexistent")
+        let plan = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.described)")
+        let owned = try #require(plan["automations"] as? [[String: Any]])
+        #expect(owned.count == 1 && owned.first?["automation"] as? String == "flux-system/production"
+                && (owned.first?["writes"] as? String)?.hasPrefix("\(image):release-1732400000@sha256:") == true, "\(owned)")
+        let warning = "apps/production/web.yaml:10: ImageUpdateAutomation flux-system/production writes '\(image):release-1732400000@sha256:"
+        #expect((plan["warnings"] as? [String])?.first?.hasPrefix(warning) == true, "\(plan["warnings"] ?? "none")")
+        #expect((plan["message"] as? String)?.contains("- [ ] Resolve first: apps/production/web.yaml:10 is written over by ImageUpdateAutomation "
+                                                         + "flux-system/production at its next run") == true)
+        let text = try promote(r, [image, "--from", "staging", "--to", "production", "--dry-run"], config: "/nonexistent")
+        #expect(text.code == 0 && text.stderr.contains("warning: " + warning), "\(text.described)")
+    }
+
+    @Test func rollbackRevertsTheLastPromotionAndSaysWhatWouldReapplyIt() throws {
+        let registry = try LocalRegistry()
+        let digest = try registry.push("acme/web", tags: [Self.stagingTag], seed: "v1.4.0")
+        let (r, image, old) = try ownedRepository(registry, pattern: "^production-v[0-9.]+-[0-9a-f]+-(?P<ts>[0-9]+)$")
+        let before = try r.git("show", "HEAD:apps/production/web.yaml").stdout
+        // the policy selects the promoted tag: the automation keeps the promotion, and would write it back after a revert
+        let promoted = try promote(r, [image, "--from", "staging", "--to", "production", "--format", "json"], config: "/nonexistent")
+        let plan = try #require(try JSONSerialization.jsonObject(with: Data(promoted.stdout.utf8)) as? [String: Any], "\(promoted.described)")
+        #expect((plan["automations"] as? [[String: Any]])?.map { $0["writes"] is NSNull } == [true], "\(plan["automations"] ?? "none")")
+        #expect((plan["warnings"] as? [String]) == [])
+        #expect((plan["message"] as? String)?.contains("ImageUpdateAutomation flux-system/production writes \(Self.productionTag) back while its policy "
+                                                         + "selects it: `tagwarden rollback \(image) --env production` says what keeps a rollback") == true)
+        let promotion = try #require(plan["commit"] as? String)
+        try r.git("merge", "-q", "--no-ff", "-m", "Merge the promotion", "tagwarden/promote-web-\(Self.productionTag)")
+        try r.write("README.md", "an unrelated change after the merge\n")
+        try r.commitAll("unrelated")
+        let head = try r.git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        // --dry-run: the revert as a diff, what re-applies it, nothing changed
+        let dry = try tagwarden(["rollback", image, "--env", "production", "--dry-run"], in: r.path)
+        #expect(dry.code == 0, "\(dry.described)")
+        #expect(dry.stdout.contains("-          image: \(image):\(Self.productionTag)@\(digest)")
+                && dry.stdout.contains("+          image: \(image):production-v1.3.9-0a0b0c0-1732000000@\(old)"), "\(dry.described)")
+        #expect(dry.stderr.contains("the last promotion of \(image) to production: \(promotion.prefix(12))"), "\(dry.described)")
+        #expect(dry.stderr.contains("warning: apps/production/web.yaml:10: ImageUpdateAutomation flux-system/production writes "
+                                    + "'\(image):\(Self.productionTag)@\(digest)' back at its next run while the registry has \(Self.productionTag)"), "\(dry.described)")
+        #expect(dry.stderr.contains("(flux suspend image update production -n flux-system)"), "\(dry.described)")
+        #expect(try r.git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == head)
+
+        // the rollback: a commit on a new branch from HEAD whose file is production's before the promotion
+        let res = try tagwarden(["rollback", image, "--env", "production"], in: r.path)
+        #expect(res.code == 0, "\(res.described)")
+        let branch = "tagwarden/rollback-web-\(Self.productionTag)"
+        #expect(try r.git("show", "\(branch):apps/production/web.yaml").stdout == before)
+        #expect(try r.git("rev-parse", branch + "^").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == head)
+        let message = try r.git("log", "-1", "--format=%B", branch).stdout
+        #expect(message.hasPrefix("Roll back web \(Self.productionTag) in production\n\nThis reverts commit \(promotion) "), "\(message)")
+        #expect(message.contains("Restores:\n  apps/production/web.yaml:10: \(image):production-v1.3.9-0a0b0c0-1732000000@\(old)\n"), "\(message)")
+        #expect(try r.git("status", "--porcelain").stdout.isEmpty)
+
+        // merged, the promotion is reverted already: nothing to roll back
+        try r.git("merge", "-q", "--ff-only", branch)
+        let again = try tagwarden(["rollback", image, "--env", "production"], in: r.path)
+        #expect(again.code == 1 && again.stderr.contains("is reverted already by"), "\(again.described)")
+        // no promotion of another image
+        let none = try tagwarden(["rollback", "\(registry.host)/acme/api", "--env", "production"], in: r.path)
+        #expect(none.code == 2 && none.stderr.contains("no commit from HEAD promotes \(registry.host)/acme/api to production"), "\(none.described)")
+    }
+}
