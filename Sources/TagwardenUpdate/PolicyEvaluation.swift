@@ -19,6 +19,15 @@ public struct PolicyOutcome: Sendable, Equatable {
     public var leftAlone: String? = nil
     /// Whether it selects nothing because the tag source has no tags of its image.
     public var noTags = false
+    /// The ImageRepository it read: the policy's own, or the one a cluster's build pairs it with.
+    public var repository: RepositoryID? = nil
+
+    /// `other`, of the repository this outcome read.
+    func reading(_ other: PolicyOutcome) -> PolicyOutcome {
+        var o = other
+        o.repository = repository
+        return o
+    }
 }
 
 /// Every ImagePolicy of the Model evaluated against a tag source, as image-reflector-controller evaluates it.
@@ -49,12 +58,23 @@ public enum PolicyEvaluation {
         var outcomes = concurrentChunks(count, chunkSize: 64) { range in
             range.map { n in let p = PolicyID(n); return (try? evaluate(model, policy: p, tags: known)) ?? PolicyOutcome(policy: p, image: nil, tag: nil, digest: nil, error: "no tags") }
         }
+        // a policy that a cluster's build pairs with another build of its ImageRepository (a shared base each cluster
+        // substitutes) selects from that cluster's repository too
+        var paired = Set<[Int]>()
+        for (p, policy) in model.flux.policies.withIDs {
+            guard let linked = policy.repository else { continue }
+            for c in model.clusters(deploying: policy.object) {
+                guard let own = model.repository(of: p, in: c), own != linked, paired.insert([p.index, own.index]).inserted else { continue }
+                outcomes.append((try? evaluate(model, policy: p, repository: own, tags: known))
+                                ?? PolicyOutcome(policy: p, image: nil, tag: nil, digest: nil, error: "no tags"))
+            }
+        }
         for k in outcomes.indices {
             if let only, !only.contains(outcomes[k].image.map { ImageReference.normalizeName($0) ?? $0 } ?? "") {
                 outcomes[k].leftAlone = "left alone: --image names other images than \(outcomes[k].image ?? "this policy's")"
             }
             if let image = outcomes[k].image, let why = unreadable[image] {
-                outcomes[k] = PolicyOutcome(policy: outcomes[k].policy, image: image, tag: nil, digest: nil, error: "cannot read the tags of \(image): \(why)")
+                outcomes[k] = outcomes[k].reading(PolicyOutcome(policy: outcomes[k].policy, image: image, tag: nil, digest: nil, error: "cannot read the tags of \(image): \(why)"))
             }
         }
         // a digest the listing did not give is asked of the source, once per image and tag (a registry: one HEAD)
@@ -71,12 +91,12 @@ public enum PolicyEvaluation {
             let key = image + "\n" + tag
             if asked[key] == nil { asked[key] = .some(try source.digest(of: image, tag: tag)) }
             if let digest = asked[key]!, ImageReference.checkDigest(digest) == nil {
-                outcomes[k] = PolicyOutcome(policy: o.policy, image: image, tag: tag, digest: digest, error: nil)
+                outcomes[k] = outcomes[k].reading(PolicyOutcome(policy: o.policy, image: image, tag: tag, digest: digest, error: nil))
             } else {
                 let spec = model.flux.policies[o.policy].spec
-                outcomes[k] = PolicyOutcome(policy: o.policy, image: image, tag: nil, digest: nil,
+                outcomes[k] = outcomes[k].reading(PolicyOutcome(policy: o.policy, image: image, tag: nil, digest: nil,
                                             error: "digestReflectionPolicy \(spec.digestReflection ?? "") needs the digest of tag \(tag), "
-                                                + "which the tag source does not give")
+                                                + "which the tag source does not give"))
             }
         }
         return outcomes
@@ -88,12 +108,18 @@ public enum PolicyEvaluation {
         func tags(of image: String) throws -> [TagRecord]? { entries[image] }
     }
 
-    static func evaluate(_ model: Model, policy p: PolicyID, tags source: some TagSource) throws -> PolicyOutcome {
+    static func evaluate(_ model: Model, policy p: PolicyID, repository: RepositoryID? = nil, tags source: some TagSource) throws -> PolicyOutcome {
+        var outcome = try evaluate(model, policy: p, reading: repository ?? model.flux.policies[p].repository, tags: source)
+        outcome.repository = repository ?? model.flux.policies[p].repository
+        return outcome
+    }
+
+    static func evaluate(_ model: Model, policy p: PolicyID, reading repository: RepositoryID?, tags source: some TagSource) throws -> PolicyOutcome {
         let policy = model.flux.policies[p]
         func failed(_ image: String?, _ why: String) -> PolicyOutcome {
             PolicyOutcome(policy: p, image: image, tag: nil, digest: nil, error: why)
         }
-        guard let r = policy.repository else { return failed(nil, "its ImageRepository is not in the repository") }
+        guard let r = repository else { return failed(nil, "its ImageRepository is not in the repository") }
         let repository = model.flux.repositories[r].spec
         guard let image = repository.image?.value else { return failed(nil, "its ImageRepository has no spec.image") }
         let unresolved = model.flux.repositories[r].unresolvedVariables

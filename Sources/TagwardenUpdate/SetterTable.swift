@@ -51,9 +51,9 @@ public struct SetterTable: Sendable, Equatable {
                     + "\(model.clusters.clusters[cluster].displayName), whose Flux runs this automation"
                 continue
             }
-            // its ImageRepository as another cluster's build makes it (a shared base substituted per cluster): the image
-            // this cluster's policy reads is another, which one policy's outcome does not give
-            if let cluster, let r = policy.repository, !model.clusters(deploying: model.flux.repositories[r].object).contains(cluster) {
+            // its ImageRepository as another cluster's build makes it (a shared base substituted per cluster): this
+            // cluster's is another outcome's, when the cluster makes one of the name
+            if let cluster, let r = o.repository ?? policy.repository, !model.clusters(deploying: model.flux.repositories[r].object).contains(cluster) {
                 whyAbsent[key] = whyAbsent[key] ?? "ImagePolicy \(named) reads ImageRepository \(model.flux.repositories[r].name) as another "
                     + "cluster's build makes it (\(model.flux.repositories[r].spec.image?.value ?? "no image")), not as cluster "
                     + "\(model.clusters.clusters[cluster].displayName) does: not written"

@@ -85,8 +85,12 @@ public struct UpdateReport: Sendable {
         func str(_ s: String?) -> JSON { s.map(JSON.string) ?? .null }
         let policies: [JSON] = plan.policies.map { o in
             let p = model.flux.policies[o.policy]
+            // the clusters whose builds pair the policy with the repository it read
+            let reading = o.repository.map { Set(model.clusters(deploying: model.flux.repositories[$0].object)) }
+            let clusters = model.clusters(deploying: p.object).filter { reading?.contains($0) ?? true }
+                .map { JSON.string(model.clusters.clusters[$0].displayName) }
             return .object([("namespace", str(p.namespace)), ("name", .string(p.name)), ("image", str(o.image)), ("tag", str(o.tag)),
-                            ("digest", str(o.digest)), ("error", str(o.error))])
+                            ("digest", str(o.digest)), ("error", str(o.error)), ("clusters", .array(clusters))])
         }
         func change(_ c: SetterChange) -> JSON {
             .object([("file", .string(c.file)), ("line", .int(c.line)), ("column", .int(c.column)), ("setter", .string(c.setter)),

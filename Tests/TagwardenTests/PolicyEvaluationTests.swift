@@ -19,7 +19,7 @@ import TagwardenFixtures
         let manifest = [imageRepository(), imagePolicy(semver: ">=1.0.0")].joined(separator: "---\n")
         // 9.9.9.sig is excluded by the default exclusion list; 2.0.0-rc.1 is a prerelease the range leaves out
         let o = try outcomes(manifest, tags: #"{"ghcr.io/acme/web": ["1.0.0", "1.2.0", "2.0.0-rc.1", "9.9.9.sig"]}"#)["web"]
-        #expect(o == PolicyOutcome(policy: 0, image: "ghcr.io/acme/web", tag: "1.2.0", digest: nil, error: nil))
+        #expect(o == PolicyOutcome(policy: 0, image: "ghcr.io/acme/web", tag: "1.2.0", digest: nil, error: nil, repository: 0))
     }
 
     @Test func aDigestPolicyTakesTheSelectedTagsDigest() throws {
@@ -33,7 +33,8 @@ import TagwardenFixtures
         let manifest = [imageRepository(), imagePolicy(digestReflection: "Always")].joined(separator: "---\n")
         let o = try outcomes(manifest, tags: #"{"ghcr.io/acme/web": ["1.0.0", "1.1.0"]}"#)["web"]
         #expect(o == PolicyOutcome(policy: 0, image: "ghcr.io/acme/web", tag: nil, digest: nil,
-                                   error: "digestReflectionPolicy Always needs the digest of tag 1.1.0, which the tag source does not give"))
+                                   error: "digestReflectionPolicy Always needs the digest of tag 1.1.0, which the tag source does not give",
+                                   repository: 0))
     }
 
     @Test func whyAPolicySelectsNothing() throws {

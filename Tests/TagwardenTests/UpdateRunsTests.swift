@@ -135,6 +135,30 @@ import TagwardenFixtures
         #expect(images(plan) == ["apps/dev/frontend.yaml": "ghcr.io/acme/frontend:dev-2"])
     }
 
+    @Test func aSharedPolicyReadsTheImageRepositoryItsOwnClusterSubstitutes() throws {
+        // one policy text in both clusters, and one ImageRepository each cluster's build makes with its own registry
+        var files: [String: String] = [:]
+        files["components/frontend/kustomization.yaml"] = "resources: [images.yaml]\n"
+        files["components/frontend/images.yaml"] = [imageRepository(name: "frontend", image: "'${registry}/frontend'"),
+                                                    policy("frontend", prefix: "main")].joined(separator: "---\n")
+        for (env, registry) in [("eu", "ghcr.io/acme"), ("us", "ghcr.io/acme2")] {
+            files.merge(bootstrapFiles("clusters/\(env)", flux: "v2.7.0")) { a, _ in a }
+            files["clusters/\(env)/kustomization.yaml"] = "resources: [flux-system, frontend.yaml, automation.yaml]\n"
+            files["clusters/\(env)/frontend.yaml"] = fluxKustomization(name: "frontend", path: "./components/frontend",
+                                                                        spec: "  postBuild:\n    substitute: {registry: \(registry)}\n")
+            files["clusters/\(env)/automation.yaml"] = imageUpdateAutomation(name: "apps", path: "./clusters/\(env)/apps")
+            files["clusters/\(env)/apps/frontend.yaml"] = deployment(name: "frontend", namespace: "web", image: "\(registry)/frontend:main-1",
+                                                                     marker: "flux-system:frontend")
+        }
+        let sources = files.sorted { $0.key < $1.key }.map { SourceFile(path: $0.key, bytes: Array($0.value.utf8)) }
+        let model = try Model.build(sources, config: Config(), profile: nil)
+        let list = #"{"ghcr.io/acme/frontend": ["main-1", "main-3"], "ghcr.io/acme2/frontend": ["main-1", "main-2"]}"#
+        let plan = try Updater.plan(model, files: sources, tags: TagFile.parse(Array(list.utf8), path: "tags.json"))
+        #expect(plan.errors == [])
+        #expect(images(plan) == ["clusters/eu/apps/frontend.yaml": "ghcr.io/acme/frontend:main-3",
+                                 "clusters/us/apps/frontend.yaml": "ghcr.io/acme2/frontend:main-2"])
+    }
+
     @Test func anAutomationOfTheFirstAPIHasItsCommitAndCheckoutWhereItWroteThem() throws {
         let automation = """
         apiVersion: image.toolkit.fluxcd.io/v1alpha1

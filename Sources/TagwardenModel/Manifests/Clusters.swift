@@ -640,6 +640,19 @@ extension Model {
         variantClusters[o] ?? clusters.of(objects[o].file)
     }
 
+    /// The ImageRepository policy `p` reads in `cluster`: its own when that cluster deploys it, else the one of the name
+    /// its `imageRepositoryRef` gives that the cluster's build makes (a shared base each cluster substitutes: the policy's
+    /// text is one, its repository is each cluster's), when exactly one; nil otherwise.
+    public func repository(of p: PolicyID, in cluster: ClusterID) -> RepositoryID? {
+        let policy = flux.policies[p]
+        guard let linked = policy.repository else { return nil }
+        if clusters(deploying: flux.repositories[linked].object).contains(cluster) { return linked }
+        guard let ref = policy.spec.repositoryName?.value, policy.spec.repositoryNamespace?.containsBytes("${") != true else { return nil }
+        let own = flux.repositories(namespace: policy.spec.repositoryNamespace ?? policy.namespace, name: ref)
+            .filter { clusters(deploying: flux.repositories[$0].object).contains(cluster) }
+        return own.count == 1 ? own[0] : nil
+    }
+
     /// Whether the repository describes the cluster that runs `file`'s objects: its Flux installation is here, or the
     /// config declares the cluster. Where it does not (a tenant's repository), Flux objects may be made outside it.
     public func describesCluster(ofFile file: FileID) -> Bool {

@@ -227,7 +227,7 @@ public struct FluxIndex: Sendable {
     }
 
     /// Every ImageRepository of a namespace (any, when nil) and name.
-    func repositories(namespace: String?, name: String) -> [RepositoryID] {
+    public func repositories(namespace: String?, name: String) -> [RepositoryID] {
         let candidates = namespace.flatMap { repositoryByKey[Key(namespace: $0, name: name)] } ?? []
         return candidates.isEmpty ? repositoryByName[name]?.filter { FluxIndex.sameNamespace(repositories[$0].namespace, namespace) } ?? []
             : candidates
