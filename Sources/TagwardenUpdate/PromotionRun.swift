@@ -110,6 +110,10 @@ public struct PromotionRun {
         result.owned = owned.fields
         result.warnings = owned.fields.compactMap(promotion.ownershipWarning)
         for w in result.warnings { say("warning: \(w)") }
+        for f in owned.fields where f.writes == nil {
+            say("note: \(f.file):\(f.line): ImageUpdateAutomation \(f.run) selects \(promotion.productionTag) itself once the registry has it: "
+                + "it writes the promotion at its next run, whether or not this branch is merged")
+        }
         for n in owned.notes { say("note: \(n)") }
 
         if options.dryRun {

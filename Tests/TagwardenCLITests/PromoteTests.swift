@@ -347,7 +347,11 @@ extension PromoteTests {
         let digest = try registry.push("acme/web", tags: [Self.stagingTag], seed: "v1.4.0")
         let (r, image, old) = try ownedRepository(registry, pattern: "^production-v[0-9.]+-[0-9a-f]+-(?P<ts>[0-9]+)$")
         let before = try r.git("show", "HEAD:apps/production/web.yaml").stdout
-        // the policy selects the promoted tag: the automation keeps the promotion, and would write it back after a revert
+        // the policy selects the promoted tag: the automation keeps the promotion (and makes it, once the tag exists), and
+        // would write it back after a revert
+        let dryPromote = try promote(r, [image, "--from", "staging", "--to", "production", "--dry-run"], config: "/nonexistent")
+        #expect(dryPromote.stderr.contains("note: apps/production/web.yaml:10: ImageUpdateAutomation flux-system/production selects "
+                                           + "\(Self.productionTag) itself once the registry has it"), "\(dryPromote.described)")
         let promoted = try promote(r, [image, "--from", "staging", "--to", "production", "--format", "json"], config: "/nonexistent")
         let plan = try #require(try JSONSerialization.jsonObject(with: Data(promoted.stdout.utf8)) as? [String: Any], "\(promoted.described)")
         #expect((plan["automations"] as? [[String: Any]])?.map { $0["writes"] is NSNull } == [true], "\(plan["automations"] ?? "none")")
