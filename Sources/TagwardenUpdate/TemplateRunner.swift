@@ -283,7 +283,10 @@ public struct TemplateRunner {
                 // a field of a map is a key, for maps with string keys only
                 guard type.hasPrefix("map[string]") else { throw fail(offset, written, "can't evaluate field \(name) in type \(type)") }
                 v = entries.first { $0.key == .string(name) }?.value ?? .missing
-            case .null, .missing:
+            case .missing:
+                // a missing map key is Go's invalid Value, and a field of it is invalid too, without an error
+                continue
+            case .null:
                 throw fail(offset, written, "nil pointer evaluating interface {}.\(name)")
             default:
                 throw fail(offset, written, "can't evaluate field \(name) in type \(TemplateFormat.typeName(v))")

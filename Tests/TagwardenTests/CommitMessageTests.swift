@@ -98,6 +98,8 @@ import TagwardenModel
         #expect(try render("{{ range $o, $c := .Changed.Objects }}{{ $o }} {{ $c }}{{ end }}")
                 == "{{{apps/v1 Deployment} {test }}} [{helloworld:1.0.0 helloworld:1.0.1 flux-system:helloworld}]")
         #expect(try render("{{ .Values }} {{ .Values.nope }} {{ index .Values \"nope\" }}|") == "map[] <no value> |")
+        // a field of a missing key is Go's invalid Value again, not an error (as in `with .Values` then `.Changed.X`)
+        #expect(try render("{{ .Values.nope.deeper }}|{{ with .Values }}{{ .Changed.FileChanges }}{{ else }}none{{ end }}") == "<no value>|none")
         #expect(try render(#"{{ print 1 2 "a" 3 }}|{{ println 1 "a" }}|{{ printf "%05.1f %-4d| %q %x %v %t %s" 3.14159 7 "a\"b" 255 1.0 true 2 }}"#)
                 == "1 2a3|1 a\n|003.1 7   | \"a\\\"b\" ff 1 true %!s(int=2)")
         #expect(try render(#"{{ printf "%d %d" 1 }}|{{ printf "%d" 1 2 }}"#) == "1 %!d(MISSING)|1%!(EXTRA int=2)")

@@ -10,7 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
+	"path/filepath"
 	"text/template"
 
 	"github.com/Masterminds/sprig"
@@ -32,6 +32,8 @@ type input struct {
 	Root      string
 	Changes   []change
 	Values    map[string]string
+	// Objects() as Flux 2.9 and later (true) or as before
+	Merge bool
 }
 
 func main() {
@@ -46,10 +48,13 @@ func main() {
 			os.Exit(1)
 		}
 		result := update.Result{}
+		update.MergeObjects = c.Merge
 		for _, ch := range c.Changes {
-			file := ch.File
-			if c.Root != "" {
-				file = strings.TrimPrefix(file, c.Root+"/")
+			// the file relative to the update path as written (./apps/3/, apps/./3), as Flux's reader names it
+			file, err := filepath.Rel(filepath.Clean(c.Root), ch.File)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
 			}
 			id := update.ObjectIdentifier{ResourceIdentifier: yaml.ResourceIdentifier{
 				TypeMeta: yaml.TypeMeta{APIVersion: ch.APIVersion, Kind: ch.Kind},

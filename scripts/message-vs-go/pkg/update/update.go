@@ -1,4 +1,4 @@
-// Package update mirrors image-automation-controller's internal/update Result (v1.2: Objects appends). Changes()
+// Package update mirrors image-automation-controller's internal/update Result (v1.2: Objects appends; before, it assigns). Changes()
 // lists the changes by file, then by object in range order, then in file order, deduplicated, where Flux's order
 // follows Go's map iteration: tagwarden documents the order it uses, and the comparison holds Go to the same one.
 package update
@@ -72,11 +72,25 @@ func (r Result) Changes() []Change {
 	return result
 }
 
+// MergeObjects: Objects() as from Flux 2.9 (IAC 1.2), an object's changes appended over its files; false: as before,
+// where Flux's assignment kept the list of the file its map iterated last (the last in path order, as tagwarden
+// documents it).
+var MergeObjects = true
+
 func (r Result) Objects() ObjectChanges {
 	result := make(ObjectChanges)
-	for _, objChanges := range r.FileChanges {
-		for obj, change := range objChanges {
-			result[obj] = append(result[obj], change...)
+	files := make([]string, 0, len(r.FileChanges))
+	for f := range r.FileChanges {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		for obj, change := range r.FileChanges[f] {
+			if MergeObjects {
+				result[obj] = append(result[obj], change...)
+			} else {
+				result[obj] = change
+			}
 		}
 	}
 	return result
