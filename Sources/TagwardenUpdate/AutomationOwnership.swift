@@ -12,14 +12,21 @@ public enum AutomationOwnership {
         public let line: Int
         /// The marker's `$imagepolicy` value.
         public let setter: String
-        /// The run, as `update` names it (`flux-system/flux-system (cluster clusters/production)`).
+        /// The run, as `update` names it (`flux-system/flux-system (cluster clusters/production)`), and its automation.
         public let run: String
+        public let namespace: String
+        public let name: String
         /// What the run writes, when it changes the field; nil when the policy selects what the field holds.
         public let writes: String?
-        public let holds: String?
 
         /// The policy, `namespace/name`.
         public var policy: String { setter.split(separator: ":").prefix(2).joined(separator: "/") }
+
+        /// As `promote` and `rollback` report it in JSON.
+        public var json: JSON {
+            .object([("file", .string(file)), ("line", .int(line)), ("marker", .string(setter)), ("automation", .string(run)),
+                     ("writes", writes.map(JSON.string) ?? .null)])
+        }
     }
 
     /// The runs' verdicts on the markers of `image` (a normalised name) in the files at `paths`, with only that
@@ -41,7 +48,8 @@ public enum AutomationOwnership {
                 let change = changes["\(m.file):\(m.line)"]
                 switch m.status {
                 case .changed, .current:
-                    out.append(Field(file: m.file, line: m.line, setter: m.setter, run: run.label, writes: change?.newValue, holds: change?.oldValue))
+                    out.append(Field(file: m.file, line: m.line, setter: m.setter, run: run.label, namespace: run.namespace, name: run.name,
+                                     writes: change?.newValue))
                 case .skipped:
                     continue
                 }

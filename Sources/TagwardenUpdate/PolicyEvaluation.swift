@@ -21,13 +21,6 @@ public struct PolicyOutcome: Sendable, Equatable {
     public var noTags = false
     /// The ImageRepository it read: the policy's own, or the one a cluster's build pairs it with.
     public var repository: RepositoryID? = nil
-
-    /// `other`, of the repository this outcome read.
-    func reading(_ other: PolicyOutcome) -> PolicyOutcome {
-        var o = other
-        o.repository = repository
-        return o
-    }
 }
 
 /// Every ImagePolicy of the Model evaluated against a tag source, as image-reflector-controller evaluates it.
@@ -74,7 +67,8 @@ public enum PolicyEvaluation {
                 outcomes[k].leftAlone = "left alone: --image names other images than \(outcomes[k].image ?? "this policy's")"
             }
             if let image = outcomes[k].image, let why = unreadable[image] {
-                outcomes[k] = outcomes[k].reading(PolicyOutcome(policy: outcomes[k].policy, image: image, tag: nil, digest: nil, error: "cannot read the tags of \(image): \(why)"))
+                outcomes[k] = PolicyOutcome(policy: outcomes[k].policy, image: image, tag: nil, digest: nil, error: "cannot read the tags of \(image): \(why)",
+                                            repository: outcomes[k].repository)
             }
         }
         // a digest the listing did not give is asked of the source, once per image and tag (a registry: one HEAD)
@@ -91,12 +85,12 @@ public enum PolicyEvaluation {
             let key = image + "\n" + tag
             if asked[key] == nil { asked[key] = .some(try source.digest(of: image, tag: tag)) }
             if let digest = asked[key]!, ImageReference.checkDigest(digest) == nil {
-                outcomes[k] = outcomes[k].reading(PolicyOutcome(policy: o.policy, image: image, tag: tag, digest: digest, error: nil))
+                outcomes[k] = PolicyOutcome(policy: o.policy, image: image, tag: tag, digest: digest, error: nil, repository: o.repository)
             } else {
                 let spec = model.flux.policies[o.policy].spec
-                outcomes[k] = outcomes[k].reading(PolicyOutcome(policy: o.policy, image: image, tag: nil, digest: nil,
+                outcomes[k] = PolicyOutcome(policy: o.policy, image: image, tag: nil, digest: nil,
                                             error: "digestReflectionPolicy \(spec.digestReflection ?? "") needs the digest of tag \(tag), "
-                                                + "which the tag source does not give"))
+                                                + "which the tag source does not give", repository: o.repository)
             }
         }
         return outcomes
@@ -108,18 +102,14 @@ public enum PolicyEvaluation {
         func tags(of image: String) throws -> [TagRecord]? { entries[image] }
     }
 
+    /// Policy `p` evaluated on the tags of `repository` (its own by default: another is one a cluster's build pairs it with).
     static func evaluate(_ model: Model, policy p: PolicyID, repository: RepositoryID? = nil, tags source: some TagSource) throws -> PolicyOutcome {
-        var outcome = try evaluate(model, policy: p, reading: repository ?? model.flux.policies[p].repository, tags: source)
-        outcome.repository = repository ?? model.flux.policies[p].repository
-        return outcome
-    }
-
-    static func evaluate(_ model: Model, policy p: PolicyID, reading repository: RepositoryID?, tags source: some TagSource) throws -> PolicyOutcome {
         let policy = model.flux.policies[p]
+        let read = repository ?? policy.repository
         func failed(_ image: String?, _ why: String) -> PolicyOutcome {
-            PolicyOutcome(policy: p, image: image, tag: nil, digest: nil, error: why)
+            PolicyOutcome(policy: p, image: image, tag: nil, digest: nil, error: why, repository: read)
         }
-        guard let r = repository else { return failed(nil, "its ImageRepository is not in the repository") }
+        guard let r = read else { return failed(nil, "its ImageRepository is not in the repository") }
         let repository = model.flux.repositories[r].spec
         guard let image = repository.image?.value else { return failed(nil, "its ImageRepository has no spec.image") }
         let unresolved = model.flux.repositories[r].unresolvedVariables
@@ -137,9 +127,9 @@ public enum PolicyEvaluation {
         }
         let result = evaluator.evaluate(records.map(\.tag))
         guard let tag = result.selected else { return failed(image, result.error ?? "no tag selected") }
-        guard policy.spec.reflectsDigests else { return PolicyOutcome(policy: p, image: image, tag: tag, digest: nil, error: nil) }
+        guard policy.spec.reflectsDigests else { return PolicyOutcome(policy: p, image: image, tag: tag, digest: nil, error: nil, repository: r) }
         // without the digest here, the caller asks the source for it
         let digest = records.first(where: { $0.tag == tag && $0.digest != nil })?.digest
-        return PolicyOutcome(policy: p, image: image, tag: tag, digest: digest, error: nil)
+        return PolicyOutcome(policy: p, image: image, tag: tag, digest: digest, error: nil, repository: r)
     }
 }

@@ -181,7 +181,7 @@ public struct Promotion: Sendable {
     /// `name:tag@digest` (the name as written); a kustomize `images:` entry or chart values get the tag in their tag
     /// field and the digest in their `digest` field (added to an `images:` entry that lacks one). The result is read
     /// back as a model: every production field must name the new tag and digest, or nothing is written.
-    public func rewrite(_ model: Model, files: [SourceFile], digest: String) throws -> [FileRewrite] {
+    public func rewrite(_ model: Model, files: [SourceFile], digest: String) throws -> Rewritten {
         var edits: [FileID: [(edit: Edit, line: Int, column: Int, old: String, new: String, object: ObjectID?)]] = [:]
         // a file is parsed again only where a key is added or a sibling looked up: the Model has the rest
         var parsed: [FileID: (y: YAMLFile, scalarAt: [Int: Int])] = [:]
@@ -263,8 +263,17 @@ public struct Promotion: Sendable {
             }
             rewrites.append(FileRewrite(path: model.files[file].path, before: before, after: after, changes: changes))
         }
-        try verify(rewrites, model: model, files: files, digest: digest)
-        return rewrites
+        let after = files.applying(rewrites)
+        let rewritten = try Model.build(after, config: model.config, profile: nil)
+        try verify(rewritten, digest: digest)
+        return Rewritten(rewrites: rewrites, files: after, model: rewritten)
+    }
+
+    /// The production manifests as the promotion leaves them: the files' changes, and the tree read again.
+    public struct Rewritten {
+        public let rewrites: [FileRewrite]
+        public let files: [SourceFile]
+        public let model: Model
     }
 
     /// The sibling value of `key` in the mapping that holds `node` as a value.
@@ -303,12 +312,7 @@ public struct Promotion: Sendable {
     }
 
     /// The rewritten repository read as a model again: each production field names the tag and digest.
-    func verify(_ rewrites: [FileRewrite], model: Model, files: [SourceFile], digest: String) throws {
-        var changed = files
-        for r in rewrites {
-            if let k = changed.firstIndex(where: { $0.path == r.path }) { changed[k].bytes = r.after }
-        }
-        let after = try Model.build(changed, config: model.config, profile: nil)
+    func verify(_ after: Model, digest: String) throws {
         let wanted = image
         var found = 0
         for i in after.images.indices {
@@ -328,15 +332,10 @@ public struct Promotion: Sendable {
     /// The markers on the fields the promotion rewrites, as the automations that run them judge the rewritten tree
     /// with `tags` (the registry's listing, the production tag included): a field an automation writes over is not the
     /// promotion's to keep.
-    public func ownership(model: Model, files: [SourceFile], rewrites: [FileRewrite], tags: some TagSource)
-        -> (fields: [AutomationOwnership.Field], notes: [String]) {
-        guard !rewrites.isEmpty else { return ([], []) }
-        var after = files
-        for r in rewrites {
-            if let k = after.firstIndex(where: { $0.path == r.path }) { after[k].bytes = r.after }
-        }
-        guard let rewritten = try? Model.build(after, config: model.config, profile: nil) else { return ([], []) }
-        return AutomationOwnership.fields(rewritten, files: after, image: image, tags: tags, paths: Set(rewrites.map(\.path)))
+    public func ownership(_ rewritten: Rewritten, tags: some TagSource) -> (fields: [AutomationOwnership.Field], notes: [String]) {
+        guard !rewritten.rewrites.isEmpty else { return ([], []) }
+        return AutomationOwnership.fields(rewritten.model, files: rewritten.files, image: image, tags: tags,
+                                          paths: Set(rewritten.rewrites.map(\.path)))
     }
 
     /// What to tell the user of an automation's verdict on a promoted field.
@@ -355,6 +354,14 @@ public struct Promotion: Sendable {
         return "tagwarden/promote-\(last)-\(productionTag)"
     }
 
+    /// The last line of a promotion's message: what `rollback` finds it by.
+    static let trailer = "Promoted-by: tagwarden promote"
+
+    /// The message's line for an environment's reference: `Production: ` and the padding to the values' column.
+    static func label(_ environment: String) -> String {
+        "\(environment.capitalizedFirst):" + String(repeating: " ", count: max(1, 11 - environment.count))
+    }
+
     /// The commit message: what is promoted (identity, digest, the staging commit it was tested at), the fields it
     /// replaces, and the review checklist of a safe promotion.
     public func message(digest: String, mediaType: String?, testedAt: String, since: (commit: String, subject: String)?,
@@ -365,9 +372,9 @@ public struct Promotion: Sendable {
         lines.append("Image:      \(name)")
         if let identity { lines.append("Identity:   \(identity)") }
         lines.append("Digest:     \(digest)" + (mediaType.map { " (\($0))" } ?? ""))
-        lines.append("\(from.name.capitalizedFirst):" + String(repeating: " ", count: max(1, 11 - from.name.count)) + "\(name)\(stagingTag.map { ":" + $0 } ?? "")@\(digest)")
+        lines.append(Self.label(from.name) + "\(name)\(stagingTag.map { ":" + $0 } ?? "")@\(digest)")
         lines.append("Tested at:  \(testedAt)" + (since.map { " (\(from.name) has run it since \($0.commit.prefix(12)) \"\($0.subject)\")" } ?? ""))
-        lines.append("\(to.name.capitalizedFirst):" + String(repeating: " ", count: max(1, 11 - to.name.count)) + "\(name):\(productionTag)@\(digest)")
+        lines.append(Self.label(to.name) + "\(name):\(productionTag)@\(digest)")
         lines.append("")
         lines.append("Replaces:")
         for site in sites { lines.append("  \(site.path):\(site.line): \(site.before)") }
@@ -386,7 +393,7 @@ public struct Promotion: Sendable {
                      + (keepers.isEmpty ? "" : "; ImageUpdateAutomation \(keepers.joined(separator: ", ")) writes \(productionTag) back while "
                         + "its policy selects it: `tagwarden rollback \(imageAsGiven) --env \(to.name)` says what keeps a rollback"))
         lines.append("")
-        lines.append("Promoted-by: tagwarden promote")
+        lines.append(Self.trailer)
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -13,9 +13,8 @@ public struct PromotionRun {
         /// The branch to commit on (default: `Promotion.branch`).
         public var branch: String?
         public var dryRun = false
-        public var sign = false
-        public var push = false
-        public var remote = "origin"
+        /// Signing and pushing the commit.
+        public var review = ReviewBranch.Options()
         public init() {}
     }
 
@@ -100,8 +99,9 @@ public struct PromotionRun {
                                    + "give another --tag, or find out who pushed it")
         }
 
-        let rewrites = try promotion.rewrite(model, files: files, digest: artifact.digest)
-        let owned = ownership(promotion, model: model, files: files, rewrites: rewrites, digest: artifact.digest)
+        let rewritten = try promotion.rewrite(model, files: files, digest: artifact.digest)
+        let rewrites = rewritten.rewrites
+        let owned = ownership(promotion, rewritten, digest: artifact.digest)
         let since = try promotion.stagingSince(repo, head: head)
         let message = promotion.message(digest: artifact.digest, mediaType: artifact.mediaType, testedAt: head, since: since,
                                         rewrites: rewrites, branch: branch, owned: owned.fields)
@@ -123,11 +123,7 @@ public struct PromotionRun {
         // checked before the registry is touched: what would stop the commit or the push
         var review: ReviewBranch?
         if !rewrites.isEmpty {
-            var o = ReviewBranch.Options()
-            o.sign = options.sign
-            o.push = options.push
-            o.remote = options.remote
-            review = try ReviewBranch.prepare(repo, branch: branch, options: o, command: "promotion")
+            review = try ReviewBranch.prepare(repo, branch: branch, options: options.review, command: "promotion")
         }
         let lock = try UpdateLock(gitDir: repo.commonDir)
         defer { lock.release() }
@@ -163,7 +159,7 @@ public struct PromotionRun {
     }
 
     /// The automations' verdicts on the promoted fields, with the registry's tags and the production tag on the build.
-    func ownership(_ promotion: Promotion, model: Model, files: [SourceFile], rewrites: [FileRewrite], digest: String)
+    func ownership(_ promotion: Promotion, _ rewritten: Promotion.Rewritten, digest: String)
         -> (fields: [AutomationOwnership.Field], notes: [String]) {
         let listed: [String]
         do { listed = try client.tags(promotion.repository) } catch {
@@ -174,6 +170,6 @@ public struct PromotionRun {
         records.append(TagRecord(tag: promotion.productionTag, digest: digest))
         let registry = promotion.repository
         let tags = ListedTags(image: promotion.image, records: records) { [client] tag in try client.digest(registry, tag: tag)?.digest }
-        return promotion.ownership(model: model, files: files, rewrites: rewrites, tags: tags)
+        return promotion.ownership(rewritten, tags: tags)
     }
 }

@@ -40,16 +40,13 @@ public struct Rollback {
             throw PromotionRefused("reverting \(promotion.commit.prefix(12)) \"\(promotion.subject)\" conflicts with what \(c.paths.joined(separator: ", ")) "
                                    + "hold\(c.paths.count == 1 ? "s" : "") now: the fields changed since; roll back by hand")
         }
-        var after = files
-        var rewrites: [FileRewrite] = []
-        for (path, bytes) in reverted {
+        let current = Dictionary(files.map { ($0.path, $0.bytes) }, uniquingKeysWith: { a, _ in a })
+        let rewrites = try reverted.compactMap { path, bytes -> FileRewrite? in
             guard let bytes else { throw TagwardenError("reverting \(promotion.commit.prefix(12)) deletes \(path): not a promotion's change") }
-            let k = after.firstIndex { $0.path == path }
-            let before = k.map { after[$0].bytes } ?? []
-            if before == bytes { continue }
-            if let k { after[k].bytes = bytes } else { after.append(SourceFile(path: path, bytes: bytes)) }
-            rewrites.append(FileRewrite(path: path, before: before, after: bytes, changes: []))
+            let before = current[path] ?? []
+            return before == bytes ? nil : FileRewrite(path: path, before: before, after: bytes, changes: [])
         }
+        let after = files.applying(rewrites)
         guard !rewrites.isEmpty else {
             throw PromotionRefused("\(environment.name) holds what it held before \(promotion.commit.prefix(12)) \"\(promotion.subject)\" already: nothing to roll back")
         }
@@ -71,7 +68,7 @@ public struct Rollback {
     /// is refused, naming the revert.
     static func lastPromotion(_ repo: GitRepository, head: String, image: String, env: String) throws -> PromotionCommit {
         var reverted: [String: String] = [:]   // a promotion commit → the commit that reverts it
-        let label = env.capitalizedFirst + ":"
+        let label = Promotion.label(env)
         for commit in try repo.commits(from: head, hiding: nil) {
             guard let message = repo.commitMessage(GitOID(hex: commit)!) else { continue }
             let lines = message.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -79,7 +76,7 @@ public struct Rollback {
                 let hex = line.dropFirst("This reverts commit ".count).prefix { $0.isHexDigit }
                 if hex.count == 40 { reverted[String(hex)] = commit }
             }
-            guard lines.contains("Promoted-by: tagwarden promote"), lines.first?.hasSuffix(" to \(env)") == true,
+            guard lines.contains(Promotion.trailer), lines.first?.hasSuffix(" to \(env)") == true,
                   let named = value(lines, "Image:"), ImageReference.normalizeName(named) == image,
                   let reference = value(lines, label), let at = reference.lastIndex(of: "@"),
                   let colon = reference[..<at].lastIndex(of: ":") else { continue }
@@ -111,10 +108,9 @@ public struct Rollback {
     public var warnings: [String] {
         owned.compactMap { f in
             guard let writes = f.writes else { return nil }
-            let (namespace, name) = automationName(f.run)
             return "\(f.file):\(f.line): ImageUpdateAutomation \(f.run) writes '\(writes)' back at its next run while the registry has "
                 + "\(promotion.tag): policy \(f.policy) selects it over what the rollback restores. Before merging: suspend the automation "
-                + "(flux suspend image update \(name) -n \(namespace)), exclude the tag from policy \(f.policy) (its filterTags, or the "
+                + "(flux suspend image update \(f.name) -n \(f.namespace)), exclude the tag from policy \(f.policy) (its filterTags, or the "
                 + "ImageRepository's exclusionList: '^\(promotion.tag.replacingOccurrences(of: ".", with: "\\."))$'), or remove the marker"
         }
     }
@@ -130,12 +126,6 @@ public struct Rollback {
         }
         out.append("the registry keeps \(imageAsGiven):\(promotion.tag) (\(promotion.digest)); promote would tag the same build again")
         return out
-    }
-
-    func automationName(_ run: String) -> (namespace: String, name: String) {
-        let label = run.split(separator: " ").first.map(String.init) ?? run
-        let parts = label.split(separator: "/", maxSplits: 1).map(String.init)
-        return parts.count == 2 ? (parts[0], parts[1]) : ("flux-system", label)
     }
 
     /// The commit message: what is withdrawn, what is restored, and what would re-apply it.

@@ -53,6 +53,21 @@ public struct FileRewrite: Sendable, Equatable {
     public let changes: [SetterChange]
 }
 
+extension Array where Element == SourceFile {
+    /// These files as `rewrites` leave them; a file they name that is not here is added.
+    public func applying(_ rewrites: [FileRewrite]) -> [SourceFile] {
+        var out = self
+        var index = Dictionary(out.indices.map { (out[$0].path, $0) }, uniquingKeysWith: { a, _ in a })
+        for r in rewrites {
+            if let k = index[r.path] { out[k].bytes = r.after } else {
+                index[r.path] = out.count
+                out.append(SourceFile(path: r.path, bytes: r.after))
+            }
+        }
+        return out
+    }
+}
+
 /// What Flux's Setters strategy does to the files under an automation's `update.path`, as edits of the original bytes.
 public struct SetterRun: Sendable, Equatable {
     /// The files that change, in path order.

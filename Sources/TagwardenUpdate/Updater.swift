@@ -180,11 +180,8 @@ public enum Updater {
         }
         var plan = try plan(model, files: files, outcomes: outcomes, only: options.only, withheld: [:])
         if let guardWrites = options.guardWrites, !plan.files.isEmpty {
-            var after: [String: SourceFile] = [:]
-            for f in files { after[f.path] = f }
-            for w in plan.files { after[w.path] = SourceFile(path: w.path, bytes: w.after, namedByBuild: after[w.path]?.namedByBuild ?? false) }
             let changed = Set(plan.changes.map { "\($0.file):\($0.line)" })
-            let withheld = try guardWrites(Array(after.values)).filter { changed.contains($0.key) }
+            let withheld = try guardWrites(files.applying(plan.files)).filter { changed.contains($0.key) }
             if !withheld.isEmpty { plan = try self.plan(model, files: files, outcomes: outcomes, only: options.only, withheld: withheld) }
         }
         if others > 0 { notes.append("--image: the fields of \(others) other ImagePolic\(others == 1 ? "y" : "ies") are left alone") }

@@ -2,12 +2,8 @@ import TagwardenBasics
 import TagwardenGit
 import TagwardenModel
 import TagwardenLint
-import TagwardenReport
 import TagwardenUpdate
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#endif
 
 enum PromoteFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json
@@ -65,14 +61,7 @@ struct Promote: ParsableCommand {
     @Flag(help: "Show what would be tagged, written and committed; change nothing in the registry or the repository.")
     var dryRun = false
 
-    @Flag(help: "Sign the commit as git does (gpg.format, user.signingKey); commit.gpgsign=true signs unasked.")
-    var sign = false
-
-    @Flag(help: "Push the promotion branch (SSH keys or agent; HTTPS with TAGWARDEN_GIT_TOKEN, GITHUB_TOKEN or git's credential helper).")
-    var push = false
-
-    @Option(help: "With --push: the remote, a name or a URL.")
-    var remote: String = "origin"
+    @OptionGroup var review: ReviewBranchOptions
 
     @OptionGroup var access: RegistryAccess
 
@@ -89,23 +78,13 @@ struct Promote: ParsableCommand {
         if let d = digest, ImageReference.parse("x@" + d).isFailure {
             throw ValidationError("--digest must be a digest like sha256:<64 hex digits>, not '\(d)'")
         }
-        if dryRun && (push || sign) { throw ValidationError("--dry-run changes nothing: it does not go with --push or --sign") }
+        if dryRun && (review.push || review.sign) { throw ValidationError("--dry-run changes nothing: it does not go with --push or --sign") }
     }
 
     func say(_ line: String) { if !quiet && format == .text { writeStderr("tagwarden: \(line)\n") } }
 
     func run() throws {
-        try guarded {
-            do { return try promote() } catch let refused as PromotionRefused {
-                writeStderr("tagwarden: refused: \(refused.message)\n")
-                if format == .json { writeStdout(JSON.object([("refused", .string(refused.message))]).serialized(pretty: true) + "\n") }
-                return 1
-            } catch let e as TagwardenError where format == .json {
-                // a JSON reader gets an object too; the message goes to standard error as always (guarded)
-                writeStdout(JSON.object([("error", .string(e.message))]).serialized(pretty: true) + "\n")
-                throw e
-            }
-        }
+        try ReviewBranchOptions.run(json: format == .json, promote)
     }
 
     func promote() throws -> Int32 {
@@ -119,9 +98,7 @@ struct Promote: ParsableCommand {
         options.digest = digest
         options.branch = branch
         options.dryRun = dryRun
-        options.sign = sign
-        options.push = push
-        options.remote = remote
+        options.review = review.options
         let (credentials, client) = try access.client(limits: RegistryLimits(timeLimit: 600))
         let result = try PromotionRun(repo: repo, client: client, credentials: credentials, options: options, say: say)
             .run(promotion, model: model, files: snapshot.files, head: head)
@@ -150,14 +127,10 @@ struct Promote: ParsableCommand {
                 }
                 return .object([("path", .string(f.path)), ("changes", .array(changes))])
             }
-            let automations: [JSON] = r.owned.map { f in
-                .object([("file", .string(f.file)), ("line", .int(f.line)), ("marker", .string(f.setter)), ("automation", .string(f.run)),
-                         ("writes", f.writes.map(JSON.string) ?? .null)])
-            }
             let json: JSON = .object([
                 ("image", .string(image)), ("from", .string(p.from.name)), ("to", .string(p.to.name)), ("dryRun", .bool(dryRun)),
                 ("staging", staging), ("production", production), ("files", .array(files)),
-                ("automations", .array(automations)), ("warnings", .array(r.warnings.map(JSON.string))),
+                ("automations", .array(r.owned.map(\.json))), ("warnings", .array(r.warnings.map(JSON.string))),
                 ("branch", .string(r.branch)), ("commit", r.commit.map(JSON.string) ?? .null), ("pushed", .bool(r.pushed)),
                 ("message", .string(r.message)),
             ])
@@ -165,19 +138,13 @@ struct Promote: ParsableCommand {
         case .text:
             if dryRun {
                 say(r.tagged == "already" ? "registry: \(p.productionTag) names \(r.digest) already" : "registry: would tag \(r.digest) as \(p.productionTag)")
-                let tty = isatty(STDOUT_FILENO) == 1
-                let color = tty && getenv("NO_COLOR") == nil
-                let escapeLine: @Sendable (String) -> String = { line in Escape.text(line) }
-                let escape = tty ? escapeLine : nil
-                for f in r.rewrites {
-                    writeAll(STDOUT_FILENO, UnifiedDiff.render(path: f.path, before: f.before, after: f.after, color: color, escape: escape))
-                }
+                ReviewBranchOptions.writeDiffs(r.rewrites)
                 guard !r.rewrites.isEmpty else {
                     say("\(p.to.name) runs \(image):\(p.productionTag)@\(r.digest) already: nothing to commit")
                     return
                 }
                 say("would commit on \(r.branch):")
-                if !quiet { for line in r.message.split(separator: "\n", omittingEmptySubsequences: false).dropLast() { writeStderr("    \(line)\n") } }
+                if !quiet { ReviewBranchOptions.showMessage(r.message) }
             } else {
                 for f in r.rewrites {
                     for c in f.changes { writeStdoutLines("\(c.file):\(c.line): \(c.oldValue.isEmpty ? "(added)" : c.oldValue) -> \(c.newValue)\n") }

@@ -2,12 +2,8 @@ import TagwardenBasics
 import TagwardenGit
 import TagwardenModel
 import TagwardenLint
-import TagwardenReport
 import TagwardenUpdate
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#endif
 
 struct RollbackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -50,14 +46,7 @@ struct RollbackCommand: ParsableCommand {
     @Flag(help: "Show the revert and the commit message; change nothing.")
     var dryRun = false
 
-    @Flag(help: "Sign the commit as git does (gpg.format, user.signingKey); commit.gpgsign=true signs unasked.")
-    var sign = false
-
-    @Flag(help: "Push the rollback branch (SSH keys or agent; HTTPS with TAGWARDEN_GIT_TOKEN, GITHUB_TOKEN or git's credential helper).")
-    var push = false
-
-    @Option(help: "With --push: the remote, a name or a URL.")
-    var remote: String = "origin"
+    @OptionGroup var review: ReviewBranchOptions
 
     @Option(help: "Output format: text or json.")
     var format: PromoteFormat = .text
@@ -69,22 +58,13 @@ struct RollbackCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if dryRun && (push || sign) { throw ValidationError("--dry-run changes nothing: it does not go with --push or --sign") }
+        if dryRun && (review.push || review.sign) { throw ValidationError("--dry-run changes nothing: it does not go with --push or --sign") }
     }
 
     func say(_ line: String) { if !quiet && format == .text { writeStderr("tagwarden: \(line)\n") } }
 
     func run() throws {
-        try guarded {
-            do { return try rollback() } catch let refused as PromotionRefused {
-                writeStderr("tagwarden: refused: \(refused.message)\n")
-                if format == .json { writeStdout(JSON.object([("refused", .string(refused.message))]).serialized(pretty: true) + "\n") }
-                return 1
-            } catch let e as TagwardenError where format == .json {
-                writeStdout(JSON.object([("error", .string(e.message))]).serialized(pretty: true) + "\n")
-                throw e
-            }
-        }
+        try ReviewBranchOptions.run(json: format == .json, rollback)
     }
 
     func rollback() throws -> Int32 {
@@ -101,14 +81,10 @@ struct RollbackCommand: ParsableCommand {
         for n in plan.notes { say("note: \(n)") }
         var commit: String?, pushed = false
         if !dryRun {
-            var o = ReviewBranch.Options()
-            o.sign = sign
-            o.push = push
-            o.remote = remote
-            let review = try ReviewBranch.prepare(repo, branch: branch, options: o, command: "rollback")
+            let prepared = try ReviewBranch.prepare(repo, branch: branch, options: review.options, command: "rollback")
             let lock = try UpdateLock(gitDir: repo.commonDir)
             defer { lock.release() }
-            let made = try review.commit(plan.rewrites, head: GitOID(hex: head)!, message: plan.message,
+            let made = try prepared.commit(plan.rewrites, head: GitOID(hex: head)!, message: plan.message,
                                          reflog: "tagwarden rollback: \(plan.promotion.tag)", say: say)
             commit = made.commit.hex
             pushed = made.pushed
@@ -122,30 +98,21 @@ struct RollbackCommand: ParsableCommand {
     func emit(_ plan: Rollback, branch: String, commit: String?, pushed: Bool) {
         switch format {
         case .json:
-            let owned: [JSON] = plan.owned.map { f in
-                .object([("file", .string(f.file)), ("line", .int(f.line)), ("marker", .string(f.setter)), ("automation", .string(f.run)),
-                         ("writes", f.writes.map(JSON.string) ?? .null)])
-            }
             let json: JSON = .object([
                 ("image", .string(image)), ("environment", .string(plan.environment.name)), ("dryRun", .bool(dryRun)),
                 ("promotion", .object([("commit", .string(plan.promotion.commit)), ("subject", .string(plan.promotion.subject)),
                                        ("reference", .string(plan.promotion.reference))])),
                 ("files", .array(plan.rewrites.map { .string($0.path) })),
-                ("automations", .array(owned)), ("warnings", .array(plan.warnings.map(JSON.string))), ("notes", .array((plan.keeps + plan.notes).map(JSON.string))),
+                ("automations", .array(plan.owned.map(\.json))), ("warnings", .array(plan.warnings.map(JSON.string))), ("notes", .array((plan.keeps + plan.notes).map(JSON.string))),
                 ("branch", .string(branch)), ("commit", commit.map(JSON.string) ?? .null), ("pushed", .bool(pushed)),
                 ("message", .string(plan.message)),
             ])
             writeStdout(json.serialized(pretty: true) + "\n")
         case .text:
-            let tty = isatty(STDOUT_FILENO) == 1
-            let escapeLine: @Sendable (String) -> String = { line in Escape.text(line) }
-            for f in plan.rewrites {
-                writeAll(STDOUT_FILENO, UnifiedDiff.render(path: f.path, before: f.before, after: f.after, color: tty && getenv("NO_COLOR") == nil,
-                                                           escape: tty ? escapeLine : nil))
-            }
+            ReviewBranchOptions.writeDiffs(plan.rewrites)
             if dryRun {
                 say("would commit on \(branch):")
-                if !quiet { for line in plan.message.split(separator: "\n", omittingEmptySubsequences: false).dropLast() { writeStderr("    \(line)\n") } }
+                if !quiet { ReviewBranchOptions.showMessage(plan.message) }
             }
         }
     }

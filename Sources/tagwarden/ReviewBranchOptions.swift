@@ -1,0 +1,57 @@
+import TagwardenBasics
+import TagwardenReport
+import TagwardenUpdate
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `promote` and `rollback` share: the commit for review on a new branch, and how they report.
+struct ReviewBranchOptions: ParsableArguments {
+    @Flag(help: "Sign the commit as git does (gpg.format, user.signingKey); commit.gpgsign=true signs unasked.")
+    var sign = false
+
+    @Flag(help: "Push the new branch (SSH keys or agent; HTTPS with TAGWARDEN_GIT_TOKEN, GITHUB_TOKEN or git's credential helper).")
+    var push = false
+
+    @Option(help: "With --push: the remote, a name or a URL.")
+    var remote: String = "origin"
+
+    var options: ReviewBranch.Options {
+        var o = ReviewBranch.Options()
+        o.sign = sign
+        o.push = push
+        o.remote = remote
+        return o
+    }
+
+    /// A command that commits for review: a refusal is exit code 1, and with JSON standard output gets an object for a
+    /// refusal or an error too (the message goes to standard error as always).
+    static func run(json: Bool, _ body: () throws -> Int32) throws {
+        try guarded {
+            do { return try body() } catch let refused as PromotionRefused {
+                writeStderr("tagwarden: refused: \(refused.message)\n")
+                if json { writeStdout(JSON.object([("refused", .string(refused.message))]).serialized(pretty: true) + "\n") }
+                return 1
+            } catch let e as TagwardenError where json {
+                writeStdout(JSON.object([("error", .string(e.message))]).serialized(pretty: true) + "\n")
+                throw e
+            }
+        }
+    }
+
+    /// The files' diffs on standard output (a patch `git apply` takes), escaped and coloured on a terminal.
+    static func writeDiffs(_ rewrites: [FileRewrite]) {
+        let tty = isatty(STDOUT_FILENO) == 1
+        let escapeLine: @Sendable (String) -> String = { line in Escape.text(line) }
+        for f in rewrites {
+            writeAll(STDOUT_FILENO, UnifiedDiff.render(path: f.path, before: f.before, after: f.after, color: tty && getenv("NO_COLOR") == nil,
+                                                       escape: tty ? escapeLine : nil))
+        }
+    }
+
+    /// A commit message on standard error, indented, after `say`'s line.
+    static func showMessage(_ message: String) {
+        for line in message.split(separator: "\n", omittingEmptySubsequences: false).dropLast() { writeStderr("    \(line)\n") }
+    }
+}
