@@ -39,8 +39,13 @@ extension Rule {
             if let premise = m.emptyPathPremises[k] { f.assume(premise) }
             out.append(f)
         }
+        // kustomize reads `kustomization.yaml` as its directory's kustomization only where a build takes the directory;
+        // a kustomization that lists the file itself reads it as a resource (a Flux Kustomization kept under that name)
+        let fluxPaths = Set(m.objects.compactMap { $0.fluxKustomization?.path.flatMap(Model.normalizePath) })
         for f in m.files.indices {
             guard let field = m.files[f].kustomizationUnknownFields.first else { continue }
+            let dir = Path.dirname(m.path(f))
+            if m.graph.isIncluded(m.path(f)) && !m.graph.isIncluded(dir) && !fluxPaths.contains(dir) { continue }
             let what = consequence(f)
             // a Flux Kustomization's spec written into a kustomize file
             let hint = field.value == "spec" ? "; a Flux Kustomization (kustomize.toolkit.fluxcd.io) belongs in a file of its own, "

@@ -1966,6 +1966,25 @@ triggering:
       - {file: apps/prod/api-deployment.yaml, line: 4, column: 9, message: "kustomize cannot build apps/prod/kustomization.yaml: its strategic-merge patch is for apps/v1 Deployment api, which no resource of the build is (no resource matches strategic merge patch); the objects a HelmRelease renders are not resources of the build (a release's spec.postRenderers patch them), so nothing that builds apps/prod deploys anything"}
       - {file: apps/prod/kustomization.yaml, line: 8, column: 15, message: "kustomize cannot build apps/prod/kustomization.yaml: its JSON patch cannot remove /spec/template/spec/securityContext: the object has no such field (Unable to remove nonexistent key) of Deployment web, so nothing that builds apps/prod deploys anything"}
 nonTriggering:
+  - description: a Flux Kustomization kept in a file named kustomization.yaml that the parent lists as a file, a resource (no build takes its directory)
+    files:
+      clusters/production/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources:
+          - flux-system/kustomization.yaml
+          - app.yaml
+      clusters/production/flux-system/kustomization.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          path: ./clusters/production
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/production/app.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: web, namespace: default}
   - description: every field is one kustomize knows, whatever its case
     files:
       kustomization.yaml: |
