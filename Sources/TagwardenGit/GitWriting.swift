@@ -273,8 +273,36 @@ extension GitRepository {
 
     /// Whether `name` can be a branch (`refs/heads/NAME` is a valid reference name).
     public static func isValidBranchName(_ name: String) -> Bool {
+        // `git check-ref-format --branch`: a valid refs/heads/ name, but never `HEAD` nor one that starts with `-`
+        guard !name.hasPrefix("-"), name != "HEAD" else { return false }
         var valid: Int32 = 0
         return git_reference_name_is_valid(&valid, "refs/heads/" + name) == 0 && valid == 1
+    }
+
+    /// Whether `name` is a valid full reference name (`refs/heads/x`, `refs/for/main`).
+    public static func isValidReferenceName(_ name: String) -> Bool {
+        var valid: Int32 = 0
+        return git_reference_name_is_valid(&valid, name) == 0 && valid == 1
+    }
+
+    /// Why `name` (a branch an automation or a command names) is refused, nil when it is fine: git's rule, and two names
+    /// git takes but reads otherwise elsewhere: `@` (HEAD in a revision) and `REMOTE/…` for a remote of this repository
+    /// (that remote's branch as fetched).
+    public func branchNameProblem(_ name: String) -> String? {
+        guard Self.isValidBranchName(name) else { return "'\(name)' is not a valid branch name (git check-ref-format --branch)" }
+        if name == "@" { return "'@' is not taken as a branch name: git reads it as HEAD" }
+        if let remote = remoteNames().first(where: { name.hasPrefix($0 + "/") }) {
+            return "'\(name)' is not taken as a branch name: git reads it as remote \(remote)'s branch \(name.dropFirst(remote.count + 1))"
+        }
+        return nil
+    }
+
+    /// The names of the repository's remotes.
+    public func remoteNames() -> [String] {
+        var list = git_strarray()
+        guard git_remote_list(&list, handle) == 0 else { return [] }
+        defer { git_strarray_dispose(&list) }
+        return (0..<list.count).compactMap { list.strings[$0].map { String(cString: $0) } }
     }
 
     /// The object reference `name` points at (symbolic references followed), nil when there is none.
@@ -307,23 +335,33 @@ extension GitRepository {
 
     /// Stages `blob` at `path` in the repository's index (resolving a conflict there) and writes the index.
     public func stage(path: String, blob: GitOID, mode: GitFileMode) throws {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." || $0.contains("\0") }) else {
-            throw TagwardenError("cannot stage '\(path)': not a relative path of /-separated names")
+        try stage([(path, blob, mode)])
+    }
+
+    /// Stages several blobs at once: the index is read once and written once (one `index.lock`), so that no run stopped
+    /// midway leaves some of them staged.
+    public func stage(_ entries: [(path: String, blob: GitOID, mode: GitFileMode)]) throws {
+        for e in entries {
+            let parts = e.path.split(separator: "/", omittingEmptySubsequences: false)
+            guard !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." || $0.contains("\0") }) else {
+                throw TagwardenError("cannot stage '\(e.path)': not a relative path of /-separated names")
+            }
         }
         let index = try openIndex()
         defer { git_index_free(index) }
         // the index object is the repository's, read once: take in what git did to the file since
         guard git_index_read(index, 0) == 0 else { throw TagwardenError("cannot read the git index: \(lastGitError("unknown error"))") }
-        var entry = git_index_entry()
-        entry.mode = mode.rawValue
-        entry.id = blob.raw
-        let rc = path.withCString { cPath -> Int32 in
-            entry.path = cPath
-            if git_index_has_conflicts(index) != 0 { _ = git_index_conflict_remove(index, cPath) }
-            return git_index_add(index, &entry)
+        for e in entries {
+            var entry = git_index_entry()
+            entry.mode = e.mode.rawValue
+            entry.id = e.blob.raw
+            let rc = e.path.withCString { cPath -> Int32 in
+                entry.path = cPath
+                if git_index_has_conflicts(index) != 0 { _ = git_index_conflict_remove(index, cPath) }
+                return git_index_add(index, &entry)
+            }
+            guard rc == 0 else { throw TagwardenError("cannot stage '\(e.path)': \(lastGitError("error \(rc)"))") }
         }
-        guard rc == 0 else { throw TagwardenError("cannot stage '\(path)': \(lastGitError("error \(rc)"))") }
         guard git_index_write(index) == 0 else { throw TagwardenError("cannot write the git index: \(lastGitError("unknown error"))") }
     }
 }

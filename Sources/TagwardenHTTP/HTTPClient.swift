@@ -12,14 +12,17 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]?
     /// Seconds for the whole request.
     public var timeout: Double
+    /// The most bytes of body read; a longer answer is an error.
+    public var maxBody: Int
 
     public init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
-                timeout: Double = 30) {
+                timeout: Double = 30, maxBody: Int = 32 << 20) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.maxBody = maxBody
     }
 }
 
@@ -60,7 +63,7 @@ public final class HTTPClient {
     /// Sends `request` and returns the response; a connection, TLS or time-out failure throws, naming the host.
     public func send(_ request: HTTPRequest) throws -> HTTPResponse {
         curl_easy_reset(handle)
-        let received = Received()
+        let received = Received(maxBody: request.maxBody)
         let box = Unmanaged.passRetained(received)
         defer { box.release() }
         var list: UnsafeMutablePointer<curl_slist>?
@@ -88,8 +91,10 @@ public final class HTTPClient {
         rc = rc == CURLE_OK ? tw_curl_setopt_callback(handle, CURLOPT_WRITEFUNCTION, { data, size, count, context in
             guard let data, let context else { return 0 }
             let n = size * count
-            Unmanaged<Received>.fromOpaque(context).takeUnretainedValue().body.append(
-                contentsOf: UnsafeRawBufferPointer(start: data, count: n))
+            let received = Unmanaged<Received>.fromOpaque(context).takeUnretainedValue()
+            // past the bound: stop the transfer (curl reports a write error)
+            guard received.body.count + n <= received.maxBody else { received.overflowed = true; return 0 }
+            received.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: n))
             return n
         }) : rc
         rc = rc == CURLE_OK ? tw_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, box.toOpaque()) : rc
@@ -108,6 +113,9 @@ public final class HTTPClient {
                 _ = tw_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, bytes.count)
             }
             return curl_easy_perform(handle)
+        }
+        if received.overflowed {
+            throw TagwardenError("\(Self.host(request.url)) answered with more than \(ByteCount.formatSize(request.maxBody)): not read (a bound of the run)")
         }
         guard performed == CURLE_OK else {
             let written = String(decoding: UnsafeBufferPointer(start: error, count: strlen(error)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -134,6 +142,10 @@ public final class HTTPClient {
 final class Received {
     var headers: [(name: String, value: String)] = []
     var body: [UInt8] = []
+    let maxBody: Int
+    var overflowed = false
+
+    init(maxBody: Int) { self.maxBody = maxBody }
 
     func header(_ line: String) {
         let text = line.trimmingCharacters

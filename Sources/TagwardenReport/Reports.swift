@@ -338,31 +338,7 @@ public enum Reports {
         return out
     }
 
-    /// Repository content in a Markdown table cell: HTML is written as text (`<`, `>` and `&` as entities), Markdown's
-    /// punctuation is escaped (no code span, link, emphasis or table cell can open), line breaks and controls are
-    /// blanks, and a value longer than `limit` characters is cut with "…" (one finding never fills the comment).
-    static func markdownCell(_ t: String, limit: Int) -> String {
-        var out = ""
-        var n = 0
-        for c in t.unicodeScalars {
-            if n == limit {
-                out += "…"
-                break
-            }
-            n += 1
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\\", "`", "*", "_", "[", "]", "|", "~":
-                out += "\\"
-                out.unicodeScalars.append(c)
-            default:
-                if Escape.isUnsafe(c) { out += " " } else { out.unicodeScalars.append(c) }
-            }
-        }
-        return out
-    }
+    static func markdownCell(_ t: String, limit: Int) -> String { Escape.markdown(t, limit: limit) }
 
     /// Characters a Markdown report may take: GitHub's limit for a PR comment, 65,536, with some room to spare.
     static let markdownLimit = 60_000

@@ -45,6 +45,9 @@ public enum Committer {
         // Flux checks out git.checkout.ref, else the GitRepository's ref, whose default branch is master
         let checkout = spec.checkoutBranch ?? model.flux.source(of: automation)?.branch ?? "master"
         let push = spec.pushBranch?.value ?? checkout
+        for (field, branch) in [("its checkout branch", checkout), ("git.push.branch", push)] {
+            if let problem = repo.branchNameProblem(branch) { throw TagwardenError("ImageUpdateAutomation \(name): \(field): \(problem)") }
+        }
         func tip(_ branch: String) -> GitOID? {
             repo.referenceTarget("refs/heads/" + branch) ?? repo.referenceTarget("refs/remotes/\(remote)/\(branch)")
         }
@@ -109,16 +112,113 @@ public enum Committer {
                 throw TagwardenError("\(dirty.joined(separator: ", ")) \(dirty.count == 1 ? "has" : "have") uncommitted changes on \(target.pushBranch), "
                                      + "the branch checked out: commit or stash them first")
             }
-            for (f, b) in zip(files, blobs) {
+            // a journal first: a run stopped from here on is finished or undone by the next (`recover`)
+            let journal = Journal(branch: "refs/heads/" + target.pushBranch, base: target.base, commit: commit,
+                                  files: zip(files, blobs).map { f, b in
+                                      Journal.File(written: f.path, staged: b.path, before: repo.treeEntry(commit: target.base.hex, path: b.path)?.oid,
+                                                   after: b.blob, mode: b.mode)
+                                  })
+            try journal.save(repo)
+            for f in files {
                 // written through the link (as `--write` writes), staged at the file the link names
                 try writeFileAtomically(workdir + "/" + f.path, bytes: f.after)
-                try repo.stage(path: b.path, blob: b.blob, mode: b.mode)
             }
+            try repo.stage(blobs)
         }
         try repo.updateReference("refs/heads/" + target.pushBranch, to: commit, expecting: target.pushTip,
                                  message: reflog ?? "tagwarden update: image update on \(target.pushBranch)")
+        if target.checkedOut { Journal.remove(repo) }
         }
         return commit
+    }
+
+    /// Finishes or undoes the commit on the checked-out branch that a run stopped midway (killed while it wrote the
+    /// work tree, the index or the branch), as its journal says: when the branch holds the commit, the files are made
+    /// to match it; when it does not, each file is put back as the base commit has it, if it holds what that run wrote
+    /// (or still the base's bytes). Returns what was done, nil when there was nothing to do.
+    public static func recover(_ repo: GitRepository, workdir: String?) throws -> String? {
+        guard let journal = try Journal.load(repo) else { return nil }
+        guard let workdir else { Journal.remove(repo); return nil }
+        let tip = repo.referenceTarget(journal.branch)
+        let finish = tip == journal.commit
+        guard finish || tip == journal.base else {
+            Journal.remove(repo)
+            return "a stopped update's journal named \(journal.branch) at \(journal.base.hex.prefix(12)), but it is at "
+                + "\(tip?.hex.prefix(12) ?? "nothing") now: the journal is dropped and the files are left as they are"
+        }
+        func bytes(_ oid: GitOID?) -> [UInt8]? {
+            guard let oid else { return nil }
+            if case .bytes(let b) = repo.readBlob(oid, limit: Int.max) { return b }
+            return nil
+        }
+        // a file changed since by someone else is never overwritten
+        for f in journal.files {
+            let now: [UInt8]? = if case .success(let b) = FileSystem.readFile(workdir + "/" + f.written, limit: Int.max) { b } else { nil }
+            guard now == bytes(f.after) || now == bytes(f.before) else {
+                throw TagwardenError("an update stopped midway (journal \(Journal.path(repo))), and \(f.written) has changed since: "
+                                     + "look at it, then remove the journal to go on")
+            }
+        }
+        var staged: [(path: String, blob: GitOID, mode: GitFileMode)] = []
+        for f in journal.files {
+            let wanted = finish ? f.after : f.before
+            guard let wanted, let content = bytes(wanted) else { continue }
+            try writeFileAtomically(workdir + "/" + f.written, bytes: content)
+            staged.append((f.staged, wanted, f.mode))
+        }
+        try repo.stage(staged)
+        Journal.remove(repo)
+        let n = journal.files.count
+        return finish
+            ? "an update stopped after it committed \(journal.commit.hex.prefix(12)): its \(n) file\(n == 1 ? "" : "s") now match the commit"
+            : "an update stopped before it committed: its \(n) file\(n == 1 ? " is" : "s are") put back as \(journal.branch) has them"
+    }
+
+    /// What a commit on the checked-out branch is about to write, kept in the git directory until it is done.
+    struct Journal {
+        struct File {
+            let written: String
+            let staged: String
+            let before: GitOID?
+            let after: GitOID
+            let mode: GitFileMode
+        }
+        let branch: String
+        let base: GitOID
+        let commit: GitOID
+        let files: [File]
+
+        static func path(_ repo: GitRepository) -> String {
+            (repo.commonDir.hasSuffix("/") ? repo.commonDir : repo.commonDir + "/") + "tagwarden-update.journal"
+        }
+
+        func save(_ repo: GitRepository) throws {
+            let json = JSON.object([
+                ("branch", .string(branch)), ("base", .string(base.hex)), ("commit", .string(commit.hex)),
+                ("files", .array(files.map { f in
+                    .object([("written", .string(f.written)), ("staged", .string(f.staged)), ("before", f.before.map { .string($0.hex) } ?? .null),
+                             ("after", .string(f.after.hex)), ("mode", .int(Int(f.mode.rawValue)))])
+                })),
+            ])
+            try writeFileAtomically(Self.path(repo), json.serialized())
+        }
+
+        static func load(_ repo: GitRepository) throws -> Journal? {
+            guard case .success(let bytes) = FileSystem.readFile(path(repo), limit: 64 << 20) else { return nil }
+            let damaged = TagwardenError("\(path(repo)): a stopped update's journal that cannot be read: look at the work tree, then remove it")
+            guard let json = try? JSON.parse(String(decoding: bytes, as: UTF8.self)),
+                  let branch = json["branch"]?.stringValue, let base = json["base"]?.stringValue.flatMap(GitOID.init(hex:)),
+                  let commit = json["commit"]?.stringValue.flatMap(GitOID.init(hex:)), let list = json["files"]?.arrayValue else { throw damaged }
+            let files = try list.map { f -> File in
+                guard let written = f["written"]?.stringValue, let staged = f["staged"]?.stringValue,
+                      let after = f["after"]?.stringValue.flatMap(GitOID.init(hex:)),
+                      let mode = f["mode"]?.doubleValue.flatMap({ GitFileMode(rawValue: UInt32(exactly: $0) ?? 0) }) else { throw damaged }
+                return File(written: written, staged: staged, before: f["before"]?.stringValue.flatMap(GitOID.init(hex:)), after: after, mode: mode)
+            }
+            return Journal(branch: branch, base: base, commit: commit, files: files)
+        }
+
+        static func remove(_ repo: GitRepository) { unlink(path(repo)) }
     }
 
     /// Who a commit is by: `name` and `email` (an automation's `git.commit.author`), at `time` in the local time zone.
@@ -176,6 +276,25 @@ public final class UpdateLock {
 /// Pushing an automation's push branch as Flux does, with what Flux lacks: a lease for a rebuilt branch, and one
 /// retry when the remote moved.
 public enum Pusher {
+    /// Why the automation's `git.push.refspec` is not pushed, nil when it may be: it may only push the automation's own
+    /// push branch (or HEAD, the commit just made) to one ref, never delete a ref (`:ref`), never force one (`+`), never
+    /// match several (`*`). Repository content writes the refspec; `allowed` (`--allow-refspec`) is the runner's word.
+    public static func refspecProblem(_ refspec: String, branch: String, allowed: [String]) -> String? {
+        guard !allowed.contains(refspec) else { return nil }
+        let how = "; --allow-refspec '\(refspec)' pushes it"
+        if refspec.hasPrefix("+") { return "git.push.refspec '\(refspec)' forces a ref (+)\(how)" }
+        if refspec.contains("*") { return "git.push.refspec '\(refspec)' matches several refs (*)\(how)" }
+        let parts = refspec.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        if parts[0].isEmpty { return "git.push.refspec '\(refspec)' deletes a ref (nothing before ':')\(how)" }
+        guard ["HEAD", branch, "refs/heads/" + branch].contains(parts[0]) else {
+            return "git.push.refspec '\(refspec)' pushes \(parts[0]), not the automation's push branch \(branch)\(how)"
+        }
+        let target = parts.count == 2 ? parts[1] : parts[0]
+        var valid: Bool { target.hasPrefix("refs/") ? GitRepository.isValidReferenceName(target) : GitRepository.isValidBranchName(target) }
+        if target.isEmpty || target == "HEAD" || !valid { return "git.push.refspec '\(refspec)' pushes to '\(target)', not a valid ref\(how)" }
+        return nil
+    }
+
     public enum Outcome: Sendable, Equatable {
         case pushed
         /// The remote's branch is not where this update's commit was made on: fetched, so the caller can re-apply.
@@ -203,7 +322,7 @@ public enum Pusher {
             }
         }
         if let refspec, !refspec.isEmpty {
-            // Flux pushes again with git.push.refspec; HEAD there is the commit just made
+            // Flux pushes again with git.push.refspec; HEAD there is the commit just made (checked by `refspecProblem` first)
             var spec = refspec
             for head in ["HEAD:", "+HEAD:"] where spec.hasPrefix(head) {
                 spec = (head.hasPrefix("+") ? "+" : "") + ref + ":" + spec.dropFirst(head.count)

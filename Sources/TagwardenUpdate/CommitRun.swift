@@ -9,6 +9,8 @@ public struct CommitRun {
         public var mode: PushBranchMode = .stack
         public var sign = false
         public var push = false
+        /// Push refspecs the runner allows although they push elsewhere than the automation's branch (`--allow-refspec`).
+        public var allowedRefspecs: [String] = []
         /// Which runs (`plan.only`), what the plans leave alone and what they refuse to write.
         public var plan = PlanOptions()
         public init() {}
@@ -41,9 +43,10 @@ public struct CommitRun {
 
     /// Runs every automation of `model` (the repository at commit `commit`, whose files are `files`), each on its
     /// checkout and push branches. Returns the plans (one per automation run) and the commits made.
-    public func run(_ model: Model, files: [SourceFile], commit: GitOID) throws -> (plans: [UpdatePlan], commits: [Made]) {
+    public func run(_ model: Model, files: [SourceFile], commit: GitOID) throws -> (plans: [UpdatePlan], commits: [Made], notes: [String]) {
         let lock = try UpdateLock(gitDir: repo.commonDir)
         defer { lock.release() }
+        let notes = try Committer.recover(repo, workdir: workdir).map { [$0] } ?? []
         var plans: [UpdatePlan] = []
         var commits: [Made] = []
         // the tree of each base commit read and modelled once: automations made on one commit share it
@@ -75,6 +78,10 @@ public struct CommitRun {
                 guard plan.errors.isEmpty, let run = plan.automations.first, run.skipped == nil, !plan.files.isEmpty,
                       case .success(let message)? = run.message else { break }
                 let spec = base.flux.automations[run.automation].spec
+                if options.push, let refspec = spec.pushRefspec, !refspec.isEmpty,
+                   let problem = Pusher.refspecProblem(refspec, branch: target.pushBranch, allowed: options.allowedRefspecs) {
+                    throw TagwardenError("ImageUpdateAutomation \(namespace)/\(name): \(problem); nothing was committed")
+                }
                 guard let email = spec.authorEmail ?? repo.configString("user.email") else {
                     throw TagwardenError("ImageUpdateAutomation \(namespace)/\(name) has no git.commit.author.email, and git has no user.email")
                 }
@@ -136,7 +143,7 @@ public struct CommitRun {
                 break
             }
         }
-        return (plans, commits)
+        return (plans, commits, notes)
     }
 }
 

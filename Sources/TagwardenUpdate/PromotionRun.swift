@@ -92,6 +92,11 @@ public struct PromotionRun {
             }
             artifact = found
         }
+        // only what can be verified is promoted: a digest is checked against the bytes before it is tagged and pinned
+        guard RegistryClient.isSHA256Digest(artifact.digest) else {
+            throw PromotionRefused("the registry names the build \(artifact.digest.prefix(80)), a digest tagwarden cannot verify "
+                                   + "(only sha256:<64 hex digits> is checked against the manifest's bytes): not promoted")
+        }
         say("registry: \(promotion.stagingTag ?? "the digest") names \(artifact.digest)\(artifact.mediaType.map { " (\($0))" } ?? "")")
         let existing = try client.digest(registry, tag: promotion.productionTag)
         if let existing, existing.digest != artifact.digest {
@@ -133,7 +138,7 @@ public struct PromotionRun {
                 throw PromotionRefused("\(promotion.imageAsGiven)@\(artifact.digest) could not be read from the registry")
             }
             // the bytes are the digest's: content-addressed, checked here rather than trusted
-            if artifact.digest.hasPrefix("sha256:"), RegistryClient.sha256Digest(manifest.bytes) != artifact.digest {
+            if RegistryClient.sha256Digest(manifest.bytes) != artifact.digest {
                 throw PromotionRefused("the registry's manifest for \(artifact.digest) hashes to \(RegistryClient.sha256Digest(manifest.bytes)): not retagged")
             }
             let put = try client.putManifest(registry, tag: promotion.productionTag, bytes: manifest.bytes, mediaType: manifest.mediaType)

@@ -29,9 +29,17 @@ public struct RegistryRepository: Sendable, Hashable {
         }
         self.host = host
         self.path = path
-        let bare = host.split(separator: ":").first.map(String.init) ?? host
-        plainHTTP = insecure || bare == "localhost" || bare == "127.0.0.1" || bare == "[::1]" || bare.hasPrefix("127.")
+        plainHTTP = insecure || Self.isLoopback(host)
     }
+
+    /// Whether `host` (with or without a port) is this machine: a request to it never crosses a network.
+    public static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") ? String(host.prefix { $0 != "]" }) + "]" : String(host.prefix { $0 != ":" })
+        return bare == "localhost" || bare == "[::1]" || bare.hasPrefix("127.")
+    }
+
+    /// Where requests for it go: scheme, host and port, as credentials are scoped.
+    var origin: String { RegistryClient.origin(base) }
 
     var base: String { (plainHTTP ? "http://" : "https://") + host + "/v2/" + path }
 }
@@ -60,7 +68,7 @@ public struct RegistryCredential: Sendable {
 /// expires and fetched again once when the registry says it is invalid.
 public final class RegistryClient {
     let http: HTTPClient
-    let credential: (String) -> RegistryCredential?
+    let credential: @Sendable (String) -> RegistryCredential?
     /// Bearer tokens by host and scope, with when they expire (seconds since the epoch).
     var tokens: [String: (token: String, expires: Double)] = [:]
     /// How many requests were sent, for progress and tests.
@@ -75,34 +83,62 @@ public final class RegistryClient {
 
     /// The run's rate and time limits, shared with the other connections.
     let limits: RegistryLimits?
+    let caFile: String?
+    /// What a registry may make a run do.
+    public let bounds: RegistryBounds
+    /// Whether a credential may go over plain HTTP to a host that is not this machine (`--allow-insecure-credentials`).
+    public let allowInsecureCredentials: Bool
 
     /// `credential` gives the credential for a registry host, if there is one.
-    public init(caFile: String? = nil, pageSize: Int = 100, timeout: Double = 30, limits: RegistryLimits? = nil,
-                credential: @escaping (String) -> RegistryCredential? = { _ in nil }) throws {
+    public init(caFile: String? = nil, pageSize: Int = 100, timeout: Double = 30, limits: RegistryLimits? = nil, bounds: RegistryBounds = RegistryBounds(),
+                allowInsecureCredentials: Bool = false, credential: @escaping @Sendable (String) -> RegistryCredential? = { _ in nil }) throws {
         http = try HTTPClient(caFile: caFile)
+        self.caFile = caFile
         self.limits = limits
+        self.bounds = bounds
+        self.allowInsecureCredentials = allowInsecureCredentials
         self.credential = credential
         self.pageSize = min(100, max(1, pageSize))
         self.timeout = timeout
     }
 
-    /// Every tag of the repository, following the `Link` header from page to page.
+    /// How to make a client with the same settings and credentials, and a connection of its own (for another thread).
+    public var sibling: @Sendable () throws -> RegistryClient {
+        let (caFile, pageSize, timeout, limits, bounds, allow, credential) = (caFile, pageSize, timeout, limits, bounds, allowInsecureCredentials, credential)
+        return {
+            try RegistryClient(caFile: caFile, pageSize: pageSize, timeout: timeout, limits: limits, bounds: bounds,
+                               allowInsecureCredentials: allow, credential: credential)
+        }
+    }
+
+    /// Every tag of the repository, following the `Link` header from page to page, within `bounds`.
     public func tags(_ repository: RegistryRepository) throws -> [String] {
         var url = repository.base + "/tags/list?n=\(pageSize)"
         var all: [String] = []
         var seen: Set<String> = []
-        for _ in 0..<100_000 {
+        let what = "listing the tags of \(repository.path)"
+        for _ in 0..<bounds.pages {
             let response = try send(HTTPRequest(url: url, headers: [("Accept", "application/json")], timeout: timeout), repository: repository,
                                     scope: "repository:\(repository.path):pull")
-            guard response.status == 200 else { throw failure(response, "listing the tags of \(repository.path)", repository) }
-            let page = try JSON.parse(String(decoding: response.body, as: UTF8.self))
+            guard response.status == 200 else { throw failure(response, what, repository) }
+            guard let page = try? JSON.parse(String(decoding: response.body, as: UTF8.self)), case .object = page else {
+                throw TagwardenError("\(repository.host): \(what): the answer is not a JSON tag list"
+                                     + (response.header("Content-Type").map { " (Content-Type \($0.prefix(60)))" } ?? ""))
+            }
             for t in page["tags"]?.arrayValue ?? [] { if let s = t.stringValue { all.append(s) } }
+            guard all.count <= bounds.tags else {
+                throw TagwardenError("\(repository.host): \(what): more than \(bounds.tags) tags; a registry that lists more is not read (a bound of the run)")
+            }
             guard let link = response.header("Link"), let next = Self.nextLink(link, base: repository) else { return all }
+            // credentials go only where they were asked for: a next page elsewhere is not followed
+            guard Self.origin(next) == repository.origin else {
+                throw TagwardenError("\(repository.host): \(what): the next page is on another host (\(HTTPClient.host(next))): not followed")
+            }
             // a registry that sends the same page again would never end
             guard seen.insert(next).inserted else { return all }
             url = next
         }
-        return all
+        throw TagwardenError("\(repository.host): \(what): more than \(bounds.pages) pages; a registry that pages further is not read (a bound of the run)")
     }
 
     /// The digest the registry gives for `tag` (a `HEAD` of its manifest, which Docker Hub does not count as a pull),
@@ -163,6 +199,12 @@ public final class RegistryClient {
         return response.header("Docker-Content-Digest") ?? Self.sha256Digest(bytes)
     }
 
+    /// Whether `digest` is `sha256:` and 64 lower-case hex digits: the one algorithm tagwarden verifies.
+    public static func isSHA256Digest(_ digest: String) -> Bool {
+        let hex = digest.utf8.dropFirst(7)
+        return digest.hasPrefix("sha256:") && hex.count == 64 && hex.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
     /// `sha256:` and the hex SHA-256 of `bytes`, as a registry names content.
     public static func sha256Digest(_ bytes: [UInt8]) -> String { "sha256:" + SHA256.hex(bytes) }
 
@@ -170,12 +212,15 @@ public final class RegistryClient {
 
     func send(_ request: HTTPRequest, repository: RegistryRepository, scope: String) throws -> HTTPResponse {
         var request = request
+        request.maxBody = bounds.responseBytes
+        // credentials go only to the scheme, host and port they are for (go-containerregistry's rule)
+        let own = Self.origin(request.url) == repository.origin
         let key = repository.host + " " + scope
-        if let cached = tokens[key], cached.expires > Self.now() {
+        if own, let cached = tokens[key], cached.expires > Self.now() {
             request.headers.append(("Authorization", "Bearer " + cached.token))
         }
         var response = try sendPolitely(request)
-        guard response.status == 401 else { return response }
+        guard response.status == 401, own else { return response }
         // the registry's challenge says how to authenticate
         guard let challenge = response.header("WWW-Authenticate") else { return response }
         let (scheme, params) = Self.parseChallenge(challenge)
@@ -184,10 +229,12 @@ public final class RegistryClient {
         switch scheme.lowercased() {
         case "basic":
             guard let c = credential(repository.host) else { return response }
+            try refuseInClear(request.url, c, repository)
             retry.headers.append(("Authorization", "Basic " + Base64.encode(Array("\(c.username):\(c.password)".utf8))))
         case "bearer":
             guard let realm = params["realm"] else { return response }
-            let token = try bearerToken(realm: realm, service: params["service"], scope: params["scope"] ?? scope, host: repository.host)
+            if let c = credential(repository.host) { try refuseInClear(request.url, c, repository) }
+            let token = try bearerToken(realm: realm, service: params["service"], scope: params["scope"] ?? scope, repository: repository)
             tokens[key] = token
             retry.headers.append(("Authorization", "Bearer " + token.token))
         default:
@@ -195,6 +242,16 @@ public final class RegistryClient {
         }
         response = try sendPolitely(retry)
         return response
+    }
+
+    /// Refuses to send `credential` (or what is traded for it) to `url` over plain HTTP, unless the host is this machine or
+    /// `--allow-insecure-credentials` allows it.
+    func refuseInClear(_ url: String, _ credential: RegistryCredential, _ repository: RegistryRepository) throws {
+        guard url.hasPrefix("http://"), !allowInsecureCredentials else { return }
+        let host = String(HTTPClient.host(url).dropFirst("http://".count))
+        guard !RegistryRepository.isLoopback(host) else { return }
+        throw TagwardenError("\(repository.host): the credential (\(credential.origin)) would go to \(host) over plain HTTP: not sent "
+                             + "(an ImageRepository with insecure: true, or a token service at http://); --allow-insecure-credentials sends it")
     }
 
     /// How many times a request that the registry refused with 429 or 503 was sent again.
@@ -216,7 +273,7 @@ public final class RegistryClient {
             let response = try http.send(request)
             guard response.status == 429 || response.status == 503, attempt < maxTries else { return response }
             var wait = delay * (0.75 + Double(UInt8.random(in: 0...100)) / 200)
-            if let after = response.header("Retry-After"), let seconds = Double(after.trimmingBlanks) { wait = seconds }
+            if let seconds = response.header("Retry-After").flatMap(Self.retryAfter) { wait = seconds }
             wait = min(wait, maxWait)
             retries += 1
             Self.sleep(wait)
@@ -225,14 +282,27 @@ public final class RegistryClient {
         return try http.send(request)
     }
 
+    /// `Retry-After` in seconds: a non-negative number (an HTTP date, `nan` or `inf` is no answer).
+    static func retryAfter(_ header: String) -> Double? {
+        guard let seconds = Double(header.trimmingBlanks), seconds.isFinite, seconds >= 0 else { return nil }
+        return seconds
+    }
+
     static func sleep(_ seconds: Double) {
+        guard seconds.isFinite, seconds > 0 else { return }
+        let seconds = min(seconds, 86_400)
         var t = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
         var left = timespec()
         while nanosleep(&t, &left) != 0, errno == EINTR { t = left }
     }
 
-    func bearerToken(realm: String, service: String?, scope: String, host: String) throws -> (token: String, expires: Double) {
-        let request: HTTPRequest
+    func bearerToken(realm: String, service: String?, scope: String, repository: RegistryRepository) throws -> (token: String, expires: Double) {
+        let host = repository.host
+        guard realm.hasPrefix("https://") || realm.hasPrefix("http://") else {
+            throw TagwardenError("\(host): the token service is not an HTTP address (realm \(realm.prefix(80)))")
+        }
+        if let c = credential(host) { try refuseInClear(realm, c, repository) }
+        var request: HTTPRequest
         if let c = credential(host), let refresh = c.identityToken {
             // an identity token is an OAuth2 refresh token, traded by POST
             var form = "grant_type=refresh_token&client_id=tagwarden&scope=" + percentEncoded(scope) + "&refresh_token=" + percentEncoded(refresh)
@@ -248,16 +318,19 @@ public final class RegistryClient {
             }
             request = HTTPRequest(url: url, headers: headers, timeout: timeout)
         }
+        request.maxBody = bounds.responseBytes
         let response = try sendPolitely(request)
         guard response.status == 200 else {
             throw TagwardenError("the token service of \(host) (\(HTTPClient.host(realm))) refused: HTTP \(response.status)")
         }
-        let json = try JSON.parse(String(decoding: response.body, as: UTF8.self))
+        guard let json = try? JSON.parse(String(decoding: response.body, as: UTF8.self)) else {
+            throw TagwardenError("the token service of \(host) (\(HTTPClient.host(realm))) gave no JSON")
+        }
         guard let token = json["token"]?.stringValue ?? json["access_token"]?.stringValue else {
             throw TagwardenError("the token service of \(host) gave no token")
         }
         // a token without expires_in lasts 60 seconds (the distribution spec's default)
-        let lifetime = json["expires_in"]?.doubleValue ?? 60
+        let lifetime = json["expires_in"]?.doubleValue.flatMap { $0.isFinite ? min(max($0, 0), 86_400) : nil } ?? 60
         return (token, Self.now() + lifetime - 5)
     }
 
@@ -313,6 +386,18 @@ public final class RegistryClient {
         return nil
     }
 
+    /// A URL's scheme, host and port (the default port written out), lower-cased: where a credential may go.
+    static func origin(_ url: String) -> String {
+        let https = url.lowercased().hasPrefix("https://")
+        let authority = HTTPClient.host(url).lowercased()
+        let scheme = https ? "https://" : "http://"
+        guard authority.hasPrefix(scheme) else { return authority }
+        var hostPort = String(authority.dropFirst(scheme.count))
+        let hasPort = hostPort.hasPrefix("[") ? hostPort.contains("]:") : hostPort.contains(":")
+        if !hasPort { hostPort += https ? ":443" : ":80" }
+        return scheme + hostPort
+    }
+
     public static func now() -> Double {
         var t = timespec()
         clock_gettime(CLOCK_REALTIME, &t)
@@ -340,6 +425,19 @@ enum Base64 {
         }
         return String(decoding: out, as: UTF8.self)
     }
+}
+
+/// What one registry may make a run do: each bound is far above what a real registry needs, and reaching one is an
+/// error for that repository alone.
+public struct RegistryBounds: Sendable {
+    /// The largest answer read (a page of tags, a manifest, a token): 32 MiB.
+    public var responseBytes = 32 << 20
+    /// The most pages of one repository's tags: 10,000.
+    public var pages = 10_000
+    /// The most tags of one repository: 500,000.
+    public var tags = 500_000
+
+    public init() {}
 }
 
 /// Limits shared by every connection of a run: at most `rate` requests a second to one host, and a time limit for all

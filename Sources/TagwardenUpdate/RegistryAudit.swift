@@ -26,7 +26,15 @@ public enum RegistryAudit {
             }
             if let pinned = img.digest { pins[k, default: []].insert(pinned) }
         }
-        for (k, state) in source.lookup(wanted, notes: &facts.notes) { facts.tags[keys[k]] = state }
+        var unanswered: [Int: String] = [:]
+        for (k, state) in source.lookup(wanted, unanswered: &unanswered) { facts.tags[keys[k]] = state }
+        // a registry that could not be asked is a finding (registry-unreachable), once per image
+        var failed: [String: (count: Int, why: String)] = [:]
+        for (k, why) in unanswered.sorted(by: { $0.key < $1.key }) {
+            let name = String(keys[k].dropLast(wanted[k].tag.count + 1))
+            failed[name, default: (0, why)].count += 1
+        }
+        for (name, f) in failed { facts.unreachable[name] = RegistryFacts.Unanswered(tags: f.count, why: f.why) }
         // a pin that is not the tag's index digest may be one of its platforms' (read only then: a GET is a pull)
         for (k, pinned) in pins {
             guard case .present(let digest?, let type?, _) = facts.tags[keys[k]], !pinned.subtracting([digest]).isEmpty,

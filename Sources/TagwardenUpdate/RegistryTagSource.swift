@@ -1,17 +1,38 @@
 import TagwardenBasics
 import TagwardenModel
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Registry credentials as docker finds them: `config.json` in `DOCKER_CONFIG` (else `~/.docker`), or the file given;
 /// `auths` entries with `auth` (base64 `user:password`), `credHelpers` per registry and a `credsStore` for the rest, run
-/// as `docker-credential-NAME get`. Secrets are kept in memory only and never shown.
+/// as `docker-credential-NAME get`, at most `helperTimeout` seconds, once per registry a run. Secrets are kept in memory
+/// only and never shown.
 public struct DockerCredentials: Sendable {
     let auths: [String: (username: String, password: String, identityToken: String?)]
     let helpers: [String: String]
     let store: String?
     public let path: String?
+    /// How long a credential helper may take before it is killed (and the registry asked anonymously, with a note): 20
+    /// seconds, or less when the run's registry time limit is shorter.
+    public var helperTimeout = 20.0
+    /// What the helpers answered, by registry, and why one failed: a helper runs once a run.
+    final class Answers: Sendable {
+        let known = Mutex<[String: RegistryCredential?]>([:])
+        let problems = Mutex<[String]>([])
+    }
+    let answers = Answers()
+
+    init(auths: [String: (username: String, password: String, identityToken: String?)], helpers: [String: String], store: String?, path: String?) {
+        self.auths = auths
+        self.helpers = helpers
+        self.store = store
+        self.path = path
+    }
+
+    /// The credential helpers that failed or were stopped, one line each (for the run's notes).
+    public var problems: [String] { answers.problems.withLock { $0 } }
 
     /// The configuration at `path`, or docker's default; none is no error (anonymous access).
     public static func load(path: String? = nil) throws -> DockerCredentials {
@@ -60,12 +81,29 @@ public struct DockerCredentials: Sendable {
             return RegistryCredential(username: a.username, password: a.password, origin: "\(path ?? "docker config") auths", identityToken: a.identityToken)
         }
         guard let helper = helpers[k] ?? store else { return nil }
+        if let known = answers.known.withLock({ $0[k] }) { return known }
+        let answer = ask(helper, k)
+        answers.known.withLock { $0[k] = .some(answer) }
+        return answer
+    }
+
+    /// Runs `docker-credential-HELPER get` for registry `k`, bounded in time and output.
+    func ask(_ helper: String, _ k: String) -> RegistryCredential? {
         let server = k == "docker.io" ? "https://index.docker.io/v1/" : k
-        guard let out = try? Subprocess.run("docker-credential-" + helper, ["get"], input: Array(server.utf8)), out.status == 0,
-              let json = try? JSON.parse(out.stdoutText), let secret = json["Secret"]?.stringValue else { return nil }
+        let program = "docker-credential-" + helper
+        func failed(_ why: String) -> RegistryCredential? {
+            answers.problems.withLock { $0.append("\(program) gave no credential for \(k) (\(why)): it is asked anonymously") }
+            return nil
+        }
+        guard let out = try? Subprocess.run(program, ["get"], input: Array(server.utf8), timeout: helperTimeout, maxOutput: 1 << 20) else {
+            return failed("it cannot be run")
+        }
+        if let stopped = out.stopped { return failed("stopped: \(stopped)") }
+        guard out.status == 0 else { return nil }   // "credentials not found in native keychain": no credential, as docker reads it
+        guard let json = try? JSON.parse(out.stdoutText), let secret = json["Secret"]?.stringValue else { return failed("its answer is not docker's JSON") }
         // a helper's user `<token>` means the secret is an identity token
         let user = json["Username"]?.stringValue ?? ""
-        return RegistryCredential(username: user, password: user == "<token>" ? "" : secret, origin: "credential helper docker-credential-\(helper)",
+        return RegistryCredential(username: user, password: user == "<token>" ? "" : secret, origin: "credential helper \(program)",
                                   identityToken: user == "<token>" ? secret : nil)
     }
 }
@@ -84,7 +122,8 @@ public final class RegistryTagSource: TagSource {
     var identities: [String: String] = [:]
     /// What a user should know: which credential each registry got, the ImageRepositories whose cluster credentials
     /// (secretRef, provider) cannot be read here, and listings served stale from the cache.
-    public private(set) var notes: [String] = []
+    public var notes: [String] { said + credentials.problems }
+    var said: [String] = []
     /// Listings served from the cache, and asked of registries.
     public private(set) var cached = 0
     public private(set) var listed = 0
@@ -95,29 +134,33 @@ public final class RegistryTagSource: TagSource {
 
     /// How many repositories are listed at once (each worker with its own connection), and with what.
     public let concurrency: Int
-    let caFile: String?
     var failures: [String: TagwardenError] = [:]
     var workerRequests = 0, workerRetries = 0
 
-    public init(model: Model, client: RegistryClient, credentials: DockerCredentials, cache: TagCache? = TagCache(),
-                ttl: Double = 1800, offline: Bool = false, concurrency: Int = 5, caFile: String? = nil) {
+    public init(model: Model, client: RegistryClient, credentials: DockerCredentials, cache: TagCache? = TagCache.user(),
+                ttl: Double = 1800, offline: Bool = false, concurrency: Int = 5) {
         self.client = client
         self.concurrency = max(1, concurrency)
-        self.caFile = caFile
         self.credentials = credentials
         self.cache = cache
         self.ttl = ttl
         self.offline = offline
+        // an image is listed over plain HTTP only when every ImageRepository of it says insecure: one object's setting
+        // never turns another's requests (and credential) to plain HTTP
         var insecure: [String: Bool] = [:]
         for r in model.flux.repositories {
             guard let image = r.spec.image?.value else { continue }
-            insecure[image] = (insecure[image] ?? false) || r.spec.insecure
+            insecure[image] = (insecure[image] ?? true) && r.spec.insecure
             if let secret = r.spec.secretRef ?? r.spec.provider.flatMap({ $0 == "generic" ? nil : $0 }) {
                 let host = RegistryRepository(image: image).host
-                notes.append("ImageRepository for \(image) reads credentials from \(r.spec.secretRef != nil ? "secret \(secret)" : "provider \(secret)") "
+                said.append("ImageRepository for \(image) reads credentials from \(r.spec.secretRef != nil ? "secret \(secret)" : "provider \(secret)") "
                              + "in the cluster; here " + (credentials.credential(for: host).map { "\($0.origin) is used" } ?? "access is anonymous"))
             }
         }
+        for (image, plain) in insecure where !plain && model.flux.repositories.contains(where: { $0.spec.image?.value == image && $0.spec.insecure }) {
+            said.append("some ImageRepositories of \(image) set insecure: true and others do not: it is listed over HTTPS, as the others are")
+        }
+        if let why = cache?.refusal() { said.append(why) }
         self.insecure = insecure
         images = insecure.count
     }
@@ -148,11 +191,9 @@ public final class RegistryTagSource: TagSource {
             jobs.append((image, repository, key))
         }
         guard jobs.count > 1 else { return }
-        let credentials = self.credentials, caFile = self.caFile, pageSize = client.pageSize, timeout = client.timeout, limits = client.limits
+        let sibling = client.sibling
         let work = jobs.map { ($0.repository) }
-        let results = concurrentWaiting(work.count, width: concurrency, make: { () -> RegistryClient? in
-            try? RegistryClient(caFile: caFile, pageSize: pageSize, timeout: timeout, limits: limits) { credentials.credential(for: $0) }
-        }) { client, i -> (Result<[String], TagwardenError>, Int, Int) in
+        let results = concurrentWaiting(work.count, width: concurrency, make: { () -> RegistryClient? in try? sibling() }) { client, i -> (Result<[String], TagwardenError>, Int, Int) in
             guard let client else { return (.failure(TagwardenError("cannot start libcurl")), 0, 0) }
             let before = (client.requests, client.retries)
             let result: Result<[String], TagwardenError>
@@ -187,11 +228,9 @@ public final class RegistryTagSource: TagSource {
         guard !offline else { return }
         let jobs = wanted.filter { entries[$0.image] != nil && entries[$0.image]!.entry.digests[$0.tag] == nil }
         guard jobs.count > 1 else { return }
-        let credentials = self.credentials, caFile = self.caFile, pageSize = client.pageSize, timeout = client.timeout, limits = client.limits
+        let sibling = client.sibling
         let work = jobs.map { (repository($0.image), $0.tag) }
-        let results = concurrentWaiting(work.count, width: concurrency, make: { () -> RegistryClient? in
-            try? RegistryClient(caFile: caFile, pageSize: pageSize, timeout: timeout, limits: limits) { credentials.credential(for: $0) }
-        }) { client, i -> (String?, Int, Int) in
+        let results = concurrentWaiting(work.count, width: concurrency, make: { () -> RegistryClient? in try? sibling() }) { client, i -> (String?, Int, Int) in
             guard let client else { return (nil, 0, 0) }
             let before = (client.requests, client.retries)
             let digest = (try? client.digest(work[i].0, tag: work[i].1))??.digest
@@ -216,7 +255,7 @@ public final class RegistryTagSource: TagSource {
             // a listing that failed: the cache, however old, else the error
             let key = key(repository(image))
             guard let saved = cache?.load(key) else { throw failed }
-            notes.append("the tags of \(image) are \(Self.age(RegistryClient.now() - saved.listed)) old, from the cache: \(failed.message)")
+            said.append("the tags of \(image) are \(Self.age(RegistryClient.now() - saved.listed)) old, from the cache: \(failed.message)")
             entries[image] = (key, saved)
             cached += 1
             tagCount += saved.tags.count
@@ -240,7 +279,7 @@ public final class RegistryTagSource: TagSource {
                 cache?.store(key, entry)
             } catch let e as TagwardenError {
                 guard let saved else { throw e }
-                notes.append("the tags of \(image) are \(Self.age(now - saved.listed)) old, from the cache: \(e.message)")
+                said.append("the tags of \(image) are \(Self.age(now - saved.listed)) old, from the cache: \(e.message)")
                 entry = saved
                 cached += 1
             }
@@ -265,13 +304,11 @@ public final class RegistryTagSource: TagSource {
 
     /// Asks the registries, `concurrency` at once, what each tag names (a HEAD of its manifest). A registry that refuses
     /// or fails leaves its tags out, with a note: only its answer "no such manifest" makes a tag missing.
-    public func lookup(_ wanted: [(image: String, tag: String)], notes: inout [String]) -> [Int: RegistryFacts.Tag] {
+    public func lookup(_ wanted: [(image: String, tag: String)], unanswered: inout [Int: String]) -> [Int: RegistryFacts.Tag] {
         guard !wanted.isEmpty else { return [:] }
-        let credentials = self.credentials, caFile = self.caFile, pageSize = client.pageSize, timeout = client.timeout, limits = client.limits
+        let sibling = client.sibling, credentials = self.credentials
         let work = wanted.map { (repository($0.image), $0.tag) }
-        let results = concurrentWaiting(work.count, width: concurrency, make: { () -> RegistryClient? in
-            try? RegistryClient(caFile: caFile, pageSize: pageSize, timeout: timeout, limits: limits) { credentials.credential(for: $0) }
-        }) { client, i -> (Result<RegistryFacts.Tag, TagwardenError>, Int, Int) in
+        let results = concurrentWaiting(work.count, width: concurrency, make: { () -> RegistryClient? in try? sibling() }) { client, i -> (Result<RegistryFacts.Tag, TagwardenError>, Int, Int) in
             guard let client else { return (.failure(TagwardenError("cannot start libcurl")), 0, 0) }
             let before = (client.requests, client.retries)
             let result: Result<RegistryFacts.Tag, TagwardenError>
@@ -299,17 +336,13 @@ public final class RegistryTagSource: TagSource {
             return (result, client.requests - before.0, client.retries - before.1)
         }
         var out: [Int: RegistryFacts.Tag] = [:]
-        var failed: [String: (count: Int, why: String)] = [:]
         for (k, (result, requests, retries)) in results.enumerated() {
             workerRequests += requests
             workerRetries += retries
             switch result {
             case .success(let state): out[k] = state
-            case .failure(let e): failed[wanted[k].image, default: (0, e.message)].count += 1
+            case .failure(let e): unanswered[k] = e.message
             }
-        }
-        for (image, f) in failed.sorted(by: { $0.key < $1.key }) {
-            notes.append("\(f.count) tag\(f.count == 1 ? "" : "s") of \(image) not checked: \(f.why)")
         }
         return out
     }

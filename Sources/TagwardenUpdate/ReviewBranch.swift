@@ -21,7 +21,7 @@ public struct ReviewBranch {
     /// Checks the branch (new, not in the way of another), git's `user.email`, the signing key and the remote. A branch
     /// that exists is refused (`refuse`), never moved.
     public static func prepare(_ repo: GitRepository, branch: String, options: Options, command: String) throws -> ReviewBranch {
-        guard GitRepository.isValidBranchName(branch) else { throw TagwardenError("'\(branch)' is not a valid branch name") }
+        if let problem = repo.branchNameProblem(branch) { throw TagwardenError(problem) }
         if let there = repo.branchInTheWay(of: branch) {
             throw PromotionRefused(there == branch ? "branch \(branch) exists: delete it, or give another --branch"
                                    : "branch \(there) is in the way of \(branch) (git keeps branches as paths): give another --branch")

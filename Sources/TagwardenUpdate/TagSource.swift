@@ -31,8 +31,8 @@ public protocol TagSource {
     /// Reads these digests ahead, several at once where that pays; `digest(of:tag:)` then answers.
     func prefetchDigests(_ wanted: [(image: String, tag: String)])
     /// What the source holds under each of these tags (an image as written, `nginx` or `ghcr.io/acme/web`), several at
-    /// once where that pays; a tag that could not be asked about is left out, with why in `notes`.
-    func lookup(_ wanted: [(image: String, tag: String)], notes: inout [String]) -> [Int: RegistryFacts.Tag]
+    /// once where that pays; a tag that could not be asked about is left out, with why in `unanswered`.
+    func lookup(_ wanted: [(image: String, tag: String)], unanswered: inout [Int: String]) -> [Int: RegistryFacts.Tag]
     /// The digests of the manifests of the index `digest` names; nil when the source cannot say.
     func platforms(of image: String, digest: String) -> [String]?
 }
@@ -47,10 +47,12 @@ extension TagSource {
     }
 
     /// From the listings: a tag listed is present (with its digest when the source gives one), one not listed is missing.
-    public func lookup(_ wanted: [(image: String, tag: String)], notes: inout [String]) -> [Int: RegistryFacts.Tag] {
+    public func lookup(_ wanted: [(image: String, tag: String)], unanswered: inout [Int: String]) -> [Int: RegistryFacts.Tag] {
         var out: [Int: RegistryFacts.Tag] = [:]
         for (k, w) in wanted.enumerated() {
-            guard let listed = try? tags(of: w.image) else { continue }
+            let listed: [TagRecord]?
+            do { listed = try tags(of: w.image) } catch let e as TagwardenError { unanswered[k] = e.message; continue } catch { unanswered[k] = "\(error)"; continue }
+            guard let listed else { continue }
             out[k] = listed.first { $0.tag == w.tag }.map { .present(digest: $0.digest, mediaType: nil, platforms: []) } ?? .missing
         }
         return out
@@ -68,12 +70,13 @@ public struct TagFile: TagSource {
     public func tags(of image: String) throws -> [TagRecord]? { entries[image] }
 
     /// From the listings, an image found by its normalised name (`nginx` and `docker.io/library/nginx` are one).
-    public func lookup(_ wanted: [(image: String, tag: String)], notes: inout [String]) -> [Int: RegistryFacts.Tag] {
+    public func lookup(_ wanted: [(image: String, tag: String)], unanswered: inout [Int: String]) -> [Int: RegistryFacts.Tag] {
         var byName: [String: [TagRecord]] = [:]
         for (image, tags) in entries { if let n = ImageReference.normalizeName(image) { byName[n, default: []] += tags } }
         var out: [Int: RegistryFacts.Tag] = [:]
         for (k, w) in wanted.enumerated() {
-            guard let n = ImageReference.normalizeName(w.image), let listed = byName[n] else { continue }
+            guard let n = ImageReference.normalizeName(w.image) else { continue }
+            guard let listed = byName[n] else { unanswered[k] = "the tag file does not list it"; continue }
             out[k] = listed.first { $0.tag == w.tag }.map { .present(digest: $0.digest, mediaType: nil, platforms: []) } ?? .missing
         }
         return out

@@ -162,10 +162,12 @@ enum TemplateFunctions {
             return .string(args.filter { $0 != .null }.map(str).joined(separator: " "))
         case "indent":
             try arity(f, args, 2)
+            try fits(padded: try count(args[0]), str(args[1]))
             let pad = String(repeating: " ", count: try count(args[0]))
             return .string(pad + str(args[1]).replacingOccurrences(of: "\n", with: "\n" + pad))
         case "nindent":
             try arity(f, args, 2)
+            try fits(padded: try count(args[0]), str(args[1]))
             let pad = String(repeating: " ", count: try count(args[0]))
             return .string("\n" + pad + str(args[1]).replacingOccurrences(of: "\n", with: "\n" + pad))
         case "trunc":
@@ -175,6 +177,8 @@ enum TemplateFunctions {
             return .string(String(decoding: s.prefix(n), as: UTF8.self))
         case "repeat":
             try arity(f, args, 2)
+            let (bytes, overflow) = try count(args[0]).multipliedReportingOverflow(by: str(args[1]).utf8.count)
+            try fits(overflow ? Int.max : bytes)
             return .string(String(repeating: str(args[1]), count: try count(args[0])))
         case "nospace":
             try arity(f, args, 1)
@@ -235,6 +239,22 @@ enum TemplateFunctions {
     }
 
     /// A count for strings.Repeat, which refuses a negative one.
+    /// The most bytes a function may make, and a message may be: 1 MiB (a bound of tagwarden's; Go has none).
+    public static let maxBytes = 1 << 20
+
+    static func fits(_ bytes: Int) throws {
+        guard bytes <= maxBytes else {
+            throw Failure(message: "the result would be more than \(ByteCount.formatSize(maxBytes)), tagwarden's bound for a commit message")
+        }
+    }
+
+    /// Whether `s` with `pad` spaces before each of its lines fits.
+    static func fits(padded pad: Int, _ s: String) throws {
+        let lines = s.utf8.reduce(1) { $1 == 10 ? $0 + 1 : $0 }
+        let (padding, overflow) = pad.multipliedReportingOverflow(by: lines)
+        try fits(overflow ? Int.max : padding &+ s.utf8.count &+ 1)
+    }
+
     static func count(_ v: TemplateValue) throws -> Int {
         let n = int(v)
         if n < 0 { throw Failure(message: "strings: negative Repeat count") }

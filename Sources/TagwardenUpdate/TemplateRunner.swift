@@ -71,6 +71,11 @@ public struct TemplateRunner {
     var output = ""
     var scopes: [[(String, TemplateValue)]] = []
     var depth = 0
+    /// Nodes run so far, within `maxSteps`: a message template is repository content, run on every run with changes.
+    var steps = 0
+    /// Tagwarden's bounds (Go has none): the steps a template may take, and the size of what it writes.
+    public static let maxSteps = 1_000_000
+    public static var maxOutput: Int { TemplateFunctions.maxBytes }
 
     enum Flow: Error { case breakLoop, continueLoop }
 
@@ -85,13 +90,31 @@ public struct TemplateRunner {
         TagwardenError("template: \(name):\(tree.position(offset)): executing \"\(name)\" at <\(at)>: \(message)")
     }
 
+    /// Counts one step; past the bound, the run stops with an error at `offset`.
+    mutating func step(_ offset: Int, _ at: String) throws {
+        steps += 1
+        guard steps <= Self.maxSteps else {
+            throw fail(offset, at, "the template ran more than \(Self.maxSteps) steps, tagwarden's bound for a commit message")
+        }
+    }
+
+    /// Writes `s`; past the bound, the run stops with an error.
+    mutating func write(_ s: String, _ offset: Int, _ at: String) throws {
+        output += s
+        guard output.utf8.count <= Self.maxOutput else {
+            throw fail(offset, at, "the message is longer than \(ByteCount.formatSize(Self.maxOutput)), tagwarden's bound for a commit message")
+        }
+    }
+
     mutating func run(_ nodes: [GoTemplate.Node], dot: TemplateValue) throws {
         for node in nodes {
             switch node {
-            case .text(let s): output += s
+            case .text(let s):
+                try write(s, 0, "text")
             case .action(let p):
+                try step(p.offset, "action")
                 let v = try pipeline(p, dot: dot)
-                if p.variables.isEmpty { output += TemplateFormat.printed(v) }
+                if p.variables.isEmpty { try write(TemplateFormat.printed(v), p.offset, "action") }
             case .branch(let keyword, let p, let body, let elseBody):
                 scopes.append([])
                 defer { scopes.removeLast() }
@@ -125,16 +148,26 @@ public struct TemplateRunner {
         var decl = p
         decl.variables = []
         let v = try pipeline(decl, dot: dot)
-        var items: [(TemplateValue, TemplateValue)] = []
+        let count: Int
         switch v {
-        case .list(let l, _): items = l.enumerated().map { (.int($0.offset), $0.element) }
-        case .map(let m, _): items = m.map { ($0.key, $0.value) }
-        case .int(let n): items = (0..<max(0, n)).map { (.int($0), .int($0)) }
-        case .null, .missing: break
+        case .list(let l, _): count = l.count
+        case .map(let m, _): count = m.count
+        case .int(let n): count = max(0, n)
+        case .null, .missing: count = 0
         default: throw fail(p.offset, "range", "range can't iterate over \(TemplateFormat.plain(v))")
         }
-        if items.isEmpty { try run(elseBody, dot: dot); return }
-        for (k, element) in items {
+        if count == 0 { try run(elseBody, dot: dot); return }
+        // the items one at a time: `range 100000000` makes no list
+        func item(_ i: Int) -> (TemplateValue, TemplateValue) {
+            switch v {
+            case .list(let l, _): return (.int(i), l[i])
+            case .map(let m, _): return (m[i].key, m[i].value)
+            default: return (.int(i), .int(i))
+            }
+        }
+        for i in 0..<count {
+            try step(p.offset, "range")
+            let (k, element) = item(i)
             scopes.append([])
             defer { scopes.removeLast() }
             if p.variables.count == 1 { scopes[scopes.count - 1].append((p.variables[0], element)) }

@@ -1,3 +1,5 @@
+import TagwardenBasics
+
 /// A unified diff of two versions of a file, as `git diff` prints it: `---`/`+++` headers, hunks of three lines of
 /// context, `\ No newline at end of file` where a version ends without one.
 public enum UnifiedDiff {
@@ -6,7 +8,6 @@ public enum UnifiedDiff {
     public static func render(path: String, before: [UInt8], after: [UInt8], color: Bool = false, context: Int = 3,
                               escape: (@Sendable (String) -> String)? = nil) -> String {
         let a = lines(before), b = lines(after)
-        let path = escape.map { $0(path) } ?? path
         let ops = script(a, b)
         guard ops.contains(where: { $0 != .same }) else { return "" }
         func paint(_ s: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
@@ -15,7 +16,8 @@ public enum UnifiedDiff {
             let body = chomp(line)
             return escape(String(decoding: body, as: UTF8.self)) + (body.count < line.count ? "\n" : "")
         }
-        var out = paint("--- a/\(path)", "1") + "\n" + paint("+++ b/\(path)", "1") + "\n"
+        // the path quoted as git quotes it: a line break in a file name cannot start a line of its own
+        var out = paint("--- " + Escape.gitPath("a/" + path), "1") + "\n" + paint("+++ " + Escape.gitPath("b/" + path), "1") + "\n"
         // positions in the script with where each op is in a and b
         var positions: [(op: Op, i: Int, j: Int)] = []
         var i = 0, j = 0

@@ -140,7 +140,8 @@ public struct UpdateReport: Sendable {
 
     /// A summary for a pull request's body: the changes as a table, then errors and warnings.
     public func markdown() -> String {
-        func cell(_ s: String) -> String { "`" + s.replacingOccurrences(of: "`", with: "'").replacingOccurrences(of: "|", with: "\\|") + "`" }
+        // what a registry or the repository controls, as text: no HTML, no Markdown, no line of its own
+        func cell(_ s: String) -> String { Escape.markdown(s, limit: 300) }
         var out = "## Image updates\n\n"
         if isUpToDate {
             out += "Everything is up to date.\n"
@@ -150,9 +151,9 @@ public struct UpdateReport: Sendable {
                 out += "| \(cell(c.file)) | \(c.line) | \(cell(c.setter)) | \(cell(c.oldValue)) | \(cell(c.newValue)) |\n"
             }
         }
-        for c in commits { out += "\nCommit `\(c.commit)` on `\(c.branch)`\(c.pushed ? ", pushed" : "") (\(c.automation)).\n" }
-        if !plan.errors.isEmpty { out += "\n### Errors\n\n" + plan.errors.map { "- \($0)\n" }.joined() }
-        if !plan.warnings.isEmpty { out += "\n### Warnings\n\n" + plan.warnings.map { "- \($0)\n" }.joined() }
+        for c in commits { out += "\nCommit `\(c.commit)` on \(cell(c.branch))\(c.pushed ? ", pushed" : "") (\(cell(c.automation))).\n" }
+        if !plan.errors.isEmpty { out += "\n### Errors\n\n" + plan.errors.map { "- \(Escape.markdown($0, limit: 2000))\n" }.joined() }
+        if !plan.warnings.isEmpty { out += "\n### Warnings\n\n" + plan.warnings.map { "- \(Escape.markdown($0, limit: 2000))\n" }.joined() }
         return out
     }
 

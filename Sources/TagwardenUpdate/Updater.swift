@@ -239,6 +239,22 @@ public enum Updater {
         }
     }
 
+    /// Why no cluster runs `automation`, when the topology says so: its file is known not to be deployed, or the
+    /// repository describes its clusters and none applies it (an example under `docs/`). Only the automations a cluster
+    /// applies run and push; a repository that describes no cluster runs each of its automations.
+    static func notApplied(_ model: Model, _ automation: FluxIndex.Automation) -> String? {
+        let file = model.objects[automation.object].file
+        let path = model.files[file].path
+        switch model.clusters.reach[file] {
+        case .notDeployed(let why):
+            return "no cluster applies \(path): \(why)"
+        case .unreached where !model.clusters.clusters.isEmpty:
+            return "no cluster of this repository applies \(path), so no Flux runs it; if one does, declare it under clusters: in \(Config.fileName)"
+        default:
+            return nil
+        }
+    }
+
     /// One run, on the files as `state` holds them.
     static func update(_ run: AutomationRun, model: Model, outcomes: [PolicyOutcome], known: @escaping @Sendable (SourceFile) -> MarkedFile?,
                        fileIndex: [String: FileID], state: inout PlanState) throws -> AutomationUpdate {
@@ -252,6 +268,7 @@ public enum Updater {
                              failed: failed, table: table, markers: [], unreadable: [], changes: [], rewrites: [], message: nil)
         }
         if spec.suspended { return skipped("suspended (spec.suspend: true)") }
+        if run.cluster == nil, let why = notApplied(model, automation) { return skipped(why) }
         if spec.updatesElsewhere { return skipped("its GitRepository is another repository") }
         if let strategy = spec.strategy?.value, strategy != "Setters" { return skipped("update strategy '\(strategy)' is not Setters", failed: true) }
         if automation.unresolved {

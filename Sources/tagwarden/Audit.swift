@@ -23,7 +23,8 @@ struct Audit: ParsableCommand {
           tagwarden audit
           tagwarden audit apps/production --format json
           tagwarden audit --rev v1.4.0 --format sarif --output tagwarden.sarif
-          tagwarden audit --registry        (adds image-tag-missing, image-digest-mismatch, marker-behind)
+          tagwarden audit --registry        (adds image-tag-missing, image-digest-mismatch, marker-behind,
+                                             promotion-overwritten, registry-unreachable)
         """
     )
 
@@ -41,10 +42,14 @@ struct Audit: ParsableCommand {
     @Option(help: "Judge the registry rules against a tag file instead of the registries (the format of update --tags; - for standard input).")
     var tags: String?
 
+    @Flag(help: "With --registry or --tags: an image whose registry could not be asked is an error (registry-unreachable), not a warning.")
+    var registryRequired = false
+
     @OptionGroup var access: RegistryAccess
 
     func validate() throws {
-        if !registry && access.given { throw ValidationError("--registry-config and --ca-file go with --registry") }
+        if registryRequired && !registry && tags == nil { throw ValidationError("--registry-required goes with --registry or --tags") }
+        if !registry && access.given { throw ValidationError("--registry-config, --ca-file, --registry-time-limit and --allow-insecure-credentials go with --registry") }
         if registry && tags != nil { throw ValidationError("give --registry or --tags, not both") }
     }
 
@@ -57,9 +62,9 @@ struct Audit: ParsableCommand {
             return facts
         }
         guard registry else { return nil }
-        let (credentials, client) = try access.client(limits: RegistryLimits(timeLimit: 600))
+        let (credentials, client) = try access.client()
         // listed now (a listing the registry refuses falls back to the cache, with a note): the audit says what is true now
-        let source = RegistryTagSource(model: model, client: client, credentials: credentials, cache: TagCache(), ttl: 0, caFile: access.caFile)
+        let source = RegistryTagSource(model: model, client: client, credentials: credentials, cache: TagCache.user(), ttl: 0)
         let facts = RegistryAudit.facts(model, tags: source)
         if !options.quiet {
             for note in source.notes + facts.notes { writeStderr("tagwarden: note: \(note)\n") }
@@ -72,7 +77,8 @@ struct Audit: ParsableCommand {
     func run() throws {
         try guarded {
             Timings.mark("start")
-            let ws = try Workspace.open(path: path, configPath: options.config, rev: rev, knownRules: Catalogue.ids)
+            var ws = try Workspace.open(path: path, configPath: options.config, rev: rev, knownRules: Catalogue.ids)
+            if registryRequired { ws.config.rules["registry-unreachable", default: RuleSetting()].severity = .error }
             let snapshot = try ws.snapshot(rev: rev, maxFileSize: options.maxFileSizeBytes)
             if !options.quiet { for note in snapshot.notes { writeStderr("tagwarden: note: \(note)\n") } }
             let tip = rev ?? ((ws.repo?.hasHead ?? false) ? "HEAD" : nil)

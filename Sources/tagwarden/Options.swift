@@ -34,7 +34,9 @@ struct TagOptions: ParsableArguments {
 
     func validate() throws {
         if (tags == nil) == !registry { throw ValidationError("give the tags: --tags FILE (or - for standard input), or --registry") }
-        if !registry && access.given { throw ValidationError("--registry-config and --ca-file go with --registry") }
+        if !registry && access.given {
+            throw ValidationError("--registry-config, --ca-file, --registry-time-limit and --allow-insecure-credentials go with --registry")
+        }
     }
 }
 
@@ -46,12 +48,28 @@ struct RegistryAccess: ParsableArguments {
     @Option(help: "A CA bundle to trust besides the system's (a private registry's certificate).")
     var caFile: String?
 
-    var given: Bool { registryConfig != nil || caFile != nil }
+    @Option(help: "The time all registry work of the run may take (e.g. 10m, the default; 90s, 1h).")
+    var registryTimeLimit: String = "10m"
 
-    /// The credentials, and a client that uses them.
-    func client(limits: RegistryLimits? = nil) throws -> (credentials: DockerCredentials, client: RegistryClient) {
-        let credentials = try DockerCredentials.load(path: registryConfig)
-        return (credentials, try RegistryClient(caFile: caFile, limits: limits) { credentials.credential(for: $0) })
+    @Flag(help: "Send registry credentials over plain HTTP to a host other than this machine (an ImageRepository with insecure: true); without it they are never sent in clear.")
+    var allowInsecureCredentials = false
+
+    var given: Bool { registryConfig != nil || caFile != nil || registryTimeLimit != "10m" || allowInsecureCredentials }
+
+    func validate() throws {
+        if GoDuration.nanoseconds(registryTimeLimit) == nil { throw ValidationError("--registry-time-limit must be a duration like 10m, 90s or 1h") }
+    }
+
+    /// The credentials, and a client that uses them, within the run's time limit (and `rate` requests a second per host).
+    func client(rate: Double = 0) throws -> (credentials: DockerCredentials, client: RegistryClient) {
+        var loaded = try DockerCredentials.load(path: registryConfig)
+        let timeLimit = GoDuration.nanoseconds(registryTimeLimit).map { Double($0) / 1e9 }
+        let limits = RegistryLimits(rate: rate, timeLimit: timeLimit)
+        loaded.helperTimeout = min(loaded.helperTimeout, timeLimit ?? .infinity)
+        let credentials = loaded
+        return (credentials, try RegistryClient(caFile: caFile, limits: limits, allowInsecureCredentials: allowInsecureCredentials) {
+            credentials.credential(for: $0)
+        })
     }
 }
 

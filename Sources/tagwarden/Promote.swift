@@ -99,7 +99,7 @@ struct Promote: ParsableCommand {
         options.branch = branch
         options.dryRun = dryRun
         options.review = review.options
-        let (credentials, client) = try access.client(limits: RegistryLimits(timeLimit: 600))
+        let (credentials, client) = try access.client()
         let result = try PromotionRun(repo: repo, client: client, credentials: credentials, options: options, say: say)
             .run(promotion, model: model, files: snapshot.files, head: head)
         emit(result)

@@ -71,9 +71,6 @@ struct Update: ParsableCommand {
     @Option(help: "With --registry: at most this many requests a second to one registry (0: no limit, the default).")
     var registryRate: Double = 0
 
-    @Option(help: "With --registry: the time all registry work of the run may take (e.g. 10m, the default).")
-    var registryTimeLimit: String = "10m"
-
     @Option(help: "Run only this automation, NAMESPACE/NAME.")
     var automation: String?
 
@@ -103,6 +100,9 @@ struct Update: ParsableCommand {
     @Option(help: "With --push: the remote, a name or a URL.")
     var remote: String = "origin"
 
+    @Option(help: ArgumentHelp("With --push: push this git.push.refspec although it deletes, forces or pushes another ref than the automation's branch (repeatable; the refspec exactly as written).", valueName: "refspec"))
+    var allowRefspec: [String] = []
+
     @Option(help: "With --commit: stack (commit on the push branch's tip, as Flux does) or reset (rebuild it from the checkout branch; pushed with a lease).")
     var pushBranchMode: PushBranchModeArgument = .stack
 
@@ -124,7 +124,6 @@ struct Update: ParsableCommand {
     func validate() throws {
         if !source.registry && (noCache || offline) { throw ValidationError("--no-cache and --offline go with --registry") }
         if Self.seconds(cacheTtl) == nil { throw ValidationError("--cache-ttl must be a duration like 30m, 90s or 2h") }
-        if Self.seconds(registryTimeLimit) == nil { throw ValidationError("--registry-time-limit must be a duration like 10m, 90s or 1h") }
         if registryRate < 0 { throw ValidationError("--registry-rate must be 0 (no limit) or more") }
         if noCache && offline { throw ValidationError("--offline reads the cache, which --no-cache turns off") }
         if let a = automation, a.split(whereSeparator: { $0 == "/" || $0 == ":" }).count != 2 {
@@ -135,6 +134,7 @@ struct Update: ParsableCommand {
         }
         if cluster != nil && automation == nil { throw ValidationError("--cluster goes with --automation") }
         if force && mode != .write { throw ValidationError("--force goes with --write") }
+        if !allowRefspec.isEmpty && !push { throw ValidationError("--allow-refspec goes with --push") }
         if (sign || push || pushBranchMode != .stack) && mode != .commit {
             throw ValidationError("--sign, --push and --push-branch-mode go with --commit")
         }
@@ -166,11 +166,14 @@ struct Update: ParsableCommand {
                 options.mode = pushBranchMode.mode
                 options.sign = sign
                 options.push = push
+                options.allowedRefspecs = allowRefspec
                 options.plan = planOptions
-                let (plans, commits) = try CommitRun(repo: repo, config: ws.config, tags: tagSource, options: options,
+                let (plans, commits, recovered) = try CommitRun(repo: repo, config: ws.config, tags: tagSource, options: options,
                                                      workdir: repo.workdir.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
                     .run(model, files: snapshot.files, commit: GitOID(hex: head!)!)
-                report = UpdateReport(mode: .commit, plan: UpdatePlan.merging(plans))
+                var merged = UpdatePlan.merging(plans)
+                merged.notes = recovered + merged.notes
+                report = UpdateReport(mode: .commit, plan: merged)
                 report.commits = commits.map { (automation: $0.automation, branch: $0.branch, commit: $0.commit.hex, pushed: $0.pushed) }
                 report.written = commits.flatMap(\.written)
             } else {
@@ -230,9 +233,9 @@ struct Update: ParsableCommand {
     /// The tag file, or the registries.
     func tagSource(_ model: Model) throws -> any TagSource {
         guard source.registry else { return try Self.readTags(source.tags!) }
-        let (credentials, client) = try source.access.client(limits: RegistryLimits(rate: registryRate, timeLimit: Self.seconds(registryTimeLimit)))
-        let registries = RegistryTagSource(model: model, client: client, credentials: credentials, cache: noCache ? nil : TagCache(),
-                                           ttl: Self.seconds(cacheTtl)!, offline: offline, caFile: source.access.caFile)
+        let (credentials, client) = try source.access.client(rate: registryRate)
+        let registries = RegistryTagSource(model: model, client: client, credentials: credentials, cache: noCache ? nil : TagCache.user(),
+                                           ttl: Self.seconds(cacheTtl)!, offline: offline)
         // a progress line on a terminal, nothing in a log
         if !quiet, isatty(STDERR_FILENO) == 1 {
             registries.progress = { [unowned registries] done, tags in

@@ -5,23 +5,6 @@ import Testing
 /// What a pull request author who wants a bad image through, or the runner down, can put in a repository: each
 /// test is the hostile input, the exit code, the exact finding or error, and a bound on time and memory.
 @Suite struct HostileTests {
-    /// The binary under `prlimit`: killed (and the test failing on its exit code) past `seconds` of CPU or
-    /// `megabytes` of address space; `/usr/bin/time` reports the peak resident memory, which must stay under
-    /// `rssMB`.
-    func bounded(_ args: [String], in dir: String, seconds: Int = 60, megabytes: Int = 3000, rssMB: Int? = nil,
-                 sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
-        let rssFile = dir + "/.rss-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: rssFile) }
-        let r = try run("/usr/bin/prlimit", ["--cpu=\(seconds)", "--as=\(megabytes << 20)", "/usr/bin/time", "-o", rssFile, "-f", "%M", binary] + args,
-                        cwd: dir, sourceLocation: sourceLocation)
-        if let rssMB {
-            let text = (try? String(contentsOfFile: rssFile, encoding: .utf8)) ?? ""
-            let kb = Int(text.split(separator: "\n").last.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? "") ?? Int.max
-            #expect(kb < rssMB << 10, "peak resident memory \(kb) KB, bound \(rssMB) MB", sourceLocation: sourceLocation)
-        }
-        return r
-    }
-
     func automation(template: String) -> String {
         "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\nmetadata: {name: a, namespace: flux-system}\nspec:\n"
             + "  sourceRef: {kind: GitRepository, name: flux-system}\n"

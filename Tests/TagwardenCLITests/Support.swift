@@ -126,6 +126,23 @@ func tagwarden(_ args: [String], in dir: String, env: [String: String] = [:], st
     return res
 }
 
+    /// The binary under `prlimit`: killed (and the test failing on its exit code) past `seconds` of CPU or
+/// `megabytes` of address space; `/usr/bin/time` reports the peak resident memory, which must stay under
+/// `rssMB`.
+func bounded(_ args: [String], in dir: String, seconds: Int = 60, megabytes: Int = 3000, rssMB: Int? = nil,
+             env: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
+    let rssFile = dir + "/.rss-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: rssFile) }
+    let r = try run("/usr/bin/prlimit", ["--cpu=\(seconds)", "--as=\(megabytes << 20)", "/usr/bin/time", "-o", rssFile, "-f", "%M", binary] + args,
+                    cwd: dir, env: env, sourceLocation: sourceLocation)
+    if let rssMB {
+        let text = (try? String(contentsOfFile: rssFile, encoding: .utf8)) ?? ""
+        let kb = Int(text.split(separator: "\n").last.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? "") ?? Int.max
+        #expect(kb < rssMB << 10, "peak resident memory \(kb) KB, bound \(rssMB) MB", sourceLocation: sourceLocation)
+    }
+    return r
+}
+
 /// Records a test failure when the process of `res` was killed by a signal.
 func recordDeath(of res: RunResult, running args: [String]) {
     if res.signalled {

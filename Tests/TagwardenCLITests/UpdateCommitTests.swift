@@ -287,7 +287,7 @@ import Testing
         #expect(pushed == "image: ghcr.io/acme/web:1.1.0 \(Self.marker)\n")
         let summary = try String(contentsOfFile: out.path + "/summary.md", encoding: .utf8)
         #expect(summary.hasPrefix("## Image updates\n\n| File | Line | Setter | From | To |\n|---|---|---|---|---|\n"
-                                  + "| `apps/web.yaml` | 1 | `flux-system:web` | `ghcr.io/acme/web:1.0.0` | `ghcr.io/acme/web:1.1.0` |\n"), "\(summary)")
+                                  + "| apps/web.yaml | 1 | flux-system:web | ghcr.io/acme/web:1.0.0 | ghcr.io/acme/web:1.1.0 |\n"), "\(summary)")
         #expect(summary.contains(", pushed (flux-system/apps)."))
     }
 

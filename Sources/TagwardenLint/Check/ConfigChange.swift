@@ -58,29 +58,36 @@ public enum ConfigChange {
             add("changes fluxVersion from \(b) to \(head.fluxVersion.map(String.init(describing:)) ?? "the one detected"): the rules judge another Flux",
                 near: "fluxVersion")
         }
-        for env in base.environments {
-            guard let h = head.environments.first(where: { $0.name == env.name }) else {
+        // the environments as each side's config makes them, profile included: a requirement the profile gave and an
+        // explicit key now drops is as weak as one the config gave
+        // (a dropped profile is its own finding: what it gave is not reported again)
+        let droppedProfile = base.profile != nil && head.profile != base.profile
+        let effectiveHead = EnvironmentModel.base(config: head, profile: droppedProfile ? base.profile : nil).environments
+        for env in EnvironmentModel.base(config: base, profile: nil).environments {
+            guard let h = effectiveHead.first(where: { $0.name == env.name }) else {
                 add("removes environment '\(env.name)'", near: "environments")
                 continue
             }
-            func at(_ key: String) -> [String] { ["environments/\(env.name)/\(key)", "environments/\(env.name)"] }
-            if env.requireDigest == true, h.requireDigest != true {
-                out.append(Weakening(message: "drops requireDigest from environment '\(env.name)'", near: at("requireDigest")))
+            func at(_ key: String) -> [String] { ["environments/\(env.name)/\(key)", "environments/\(env.name)", "profile"] }
+            func from(_ key: String) -> String { env.origin[key].map { $0.contains("strict profile") ? " (the strict profile set it)" : "" } ?? "" }
+            if env.requireDigest, !h.requireDigest {
+                out.append(Weakening(message: "drops requireDigest from environment '\(env.name)'\(from("requireDigest"))", near: at("requireDigest")))
             }
-            if env.requireReview == true, h.requireReview != true {
-                out.append(Weakening(message: "drops requireReview from environment '\(env.name)'", near: at("requireReview")))
+            if env.requireReview, !h.requireReview {
+                out.append(Weakening(message: "drops requireReview from environment '\(env.name)'\(from("requireReview"))", near: at("requireReview")))
             }
             if let p = env.tagPrefix, h.tagPrefix != p {
-                out.append(Weakening(message: "changes the tagPrefix of environment '\(env.name)' from '\(p)'", near: at("tagPrefix")))
+                out.append(Weakening(message: "changes the tagPrefix of environment '\(env.name)' from '\(p)'\(from("tagPrefix"))", near: at("tagPrefix")))
             }
             if let p = env.tagPattern, h.tagPattern != p {
-                out.append(Weakening(message: "changes the tagPattern of environment '\(env.name)' from '\(p)'", near: at("tagPattern")))
+                out.append(Weakening(message: "changes the tagPattern of environment '\(env.name)' from '\(p)'\(from("tagPattern"))", near: at("tagPattern")))
             }
             // which files and namespaces are the environment's: a file moved out of production escapes its rules
-            for path in env.paths ?? [] where !(h.paths ?? []).contains(path) {
+            let headPaths = Set(h.paths.map(\.pattern))
+            for path in env.paths.map(\.pattern) where !headPaths.contains(path) {
                 out.append(Weakening(message: "no longer counts '\(path)' as environment '\(env.name)'", near: at("paths")))
             }
-            for ns in env.namespaces ?? [] where !(h.namespaces ?? []).contains(ns) {
+            for ns in env.namespaces where !h.namespaces.contains(ns) {
                 out.append(Weakening(message: "no longer counts namespace '\(ns)' as environment '\(env.name)'", near: at("namespaces")))
             }
         }

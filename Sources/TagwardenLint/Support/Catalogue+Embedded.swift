@@ -5224,6 +5224,67 @@ nonTriggering:
         spec:
           image: ghcr.io/acme/web
 """#),
+        ("registry-unreachable.yaml", #"""
+id: registry-unreachable
+severity: warning
+summary: "With --registry: a registry could not be asked about an image's tags (unreachable, refused, or not listed in the tag file)."
+rationale: >
+  `audit --registry` judges tags by what the registry answers. A registry that is down, refuses the
+  credential, rate-limits the run, or answers something that is not the distribution API says nothing,
+  and nothing must not pass for yes: without this finding a pull request could name its own registry,
+  make it refuse, and pass the check. The finding is made once per image, at its first reference, with
+  the registry's answer. With `--registry-required` it is an error; `--fail-on` applies to it as to every
+  finding. With `--tags FILE`, an image the file does not list is reported the same way.
+premises: >
+  The file is applied: a cluster of this repository reaches it. Where only an inferred cluster or no
+  cluster here reaches it, the finding is at most a warning whose message names that premise.
+fix: >
+  Give the credential the registry asks for (docker's config.json, `--registry-config`), retry when the
+  registry is back, or name an image from a registry the runner can reach.
+triggering:
+  - description: the tag file does not list the image
+    tags: |
+      ghcr.io/acme/api: [1.0.0]
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.3
+            - name: sidecar
+              image: ghcr.io/acme/web:1.4.4
+    expect:
+      - {file: apps/web.yaml, line: 8, column: 14, message: "ghcr.io/acme/web could not be asked about its 2 tags (the tag file does not list it): whether they exist and what they name was not checked (image-tag-missing, image-digest-mismatch)"}
+nonTriggering:
+  - description: the registry answered
+    tags: |
+      ghcr.io/acme/web: [1.4.1]
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.3
+  - description: without --registry the rule does not run
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.4.3
+"""#),
         ("suppression-unused.yaml", #"""
 id: suppression-unused
 severity: note
@@ -5585,6 +5646,7 @@ extension Rule {
         .promotionOverwritten,
         .promotionRebuiltArtifact,
         .promotionUntestedDigest,
+        .registryUnreachable,
         .suppressionUnused,
         .yamlSyntax,
     ]

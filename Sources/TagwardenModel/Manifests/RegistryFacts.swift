@@ -34,8 +34,17 @@ public struct RegistryFacts: Sendable {
     /// By `RegistryFacts.key(name:tag:)`: the tags that were asked and answered.
     public var tags: [String: Tag] = [:]
     public var behind: [Behind] = []
-    /// What could not be checked, and why (a registry that refused, a policy without tags): for notes, never findings.
+    /// What could not be checked, and why (a policy without tags): for notes, never findings.
     public var notes: [String] = []
+
+    /// An image whose registry could not be asked: how many of its tags, and the first reason.
+    public struct Unanswered: Sendable, Equatable {
+        public let tags: Int
+        public let why: String
+        public init(tags: Int, why: String) { self.tags = tags; self.why = why }
+    }
+    /// By normalised image name: the images whose registry refused or could not be reached (`registry-unreachable`).
+    public var unreachable: [String: Unanswered] = [:]
 
     public init() {}
 
