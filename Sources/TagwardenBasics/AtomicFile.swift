@@ -78,3 +78,14 @@ public func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
     }
     return true
 }
+
+/// Removes what a `writeFileAtomically(target, …)` killed midway left: its temporary files beside `target`
+/// (`.NAME.tmp-XXXXXX`). A write that ends, even in an error, leaves none.
+public func removeLeftoverTemporaries(of target: String) {
+    let dir = Path.dirname(target)
+    let prefix = "." + Path.basename(target) + ".tmp-"
+    guard let entries = try? FileSystem.directoryEntries(dir.isEmpty ? "." : dir) else { return }
+    for name in entries where name.hasPrefix(prefix) && name.utf8.count == prefix.utf8.count + 6 {
+        unlink((dir.isEmpty ? "" : dir + "/") + name)
+    }
+}

@@ -251,10 +251,18 @@ struct JSONReader {
             case UInt8(ascii: "t"): out.append(9)
             case UInt8(ascii: "u"):
                 var v = try hex4()
+                // a high surrogate takes the low one after it, as Go pairs them; with anything else it is U+FFFD and
+                // the next escape is read on its own
                 if v >= 0xD800, v < 0xDC00, i + 1 < b.count, b[i] == UInt8(ascii: "\\"), b[i + 1] == UInt8(ascii: "u") {
+                    let start = i
                     i += 2
                     let lo = try hex4()
-                    v = 0x10000 + ((v - 0xD800) << 10) + (lo &- 0xDC00)
+                    if lo >= 0xDC00, lo < 0xE000 {
+                        v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00)
+                    } else {
+                        i = start
+                        v = 0xFFFD
+                    }
                 }
                 let scalar = Unicode.Scalar(v) ?? "\u{FFFD}"
                 out.append(contentsOf: Array(String(Character(scalar)).utf8))

@@ -151,6 +151,8 @@ public enum Committer {
             if case .bytes(let b) = repo.readBlob(oid, limit: Int.max) { return b }
             return nil
         }
+        // a write killed midway leaves its temporary file
+        for f in journal.files { removeLeftoverTemporaries(of: workdir + "/" + f.written) }
         // a file changed since by someone else is never overwritten
         for f in journal.files {
             let now: [UInt8]? = if case .success(let b) = FileSystem.readFile(workdir + "/" + f.written, limit: Int.max) { b } else { nil }

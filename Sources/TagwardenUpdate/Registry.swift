@@ -41,7 +41,8 @@ public struct RegistryRepository: Sendable, Hashable {
     /// Where requests for it go: scheme, host and port, as credentials are scoped.
     var origin: String { RegistryClient.origin(base) }
 
-    var base: String { (plainHTTP ? "http://" : "https://") + host + "/v2/" + path }
+    var scheme: String { plainHTTP ? "http://" : "https://" }
+    var base: String { scheme + host + "/v2/" + path }
 }
 
 /// A credential for a registry: a user and password (or token) for Basic auth and token requests, or an identity
@@ -121,15 +122,17 @@ public final class RegistryClient {
             let response = try send(HTTPRequest(url: url, headers: [("Accept", "application/json")], timeout: timeout), repository: repository,
                                     scope: "repository:\(repository.path):pull")
             guard response.status == 200 else { throw failure(response, what, repository) }
-            guard let page = try? JSON.parse(String(decoding: response.body, as: UTF8.self)), case .object = page else {
-                throw TagwardenError("\(repository.host): \(what): the answer is not a JSON tag list"
-                                     + (response.header("Content-Type").map { " (Content-Type \($0.prefix(60)))" } ?? ""))
+            do {
+                all += try RegistryAnswers.tagList(response.body)
+            } catch let e as TagwardenError {
+                throw TagwardenError("\(repository.host): \(what): \(e.message)" + (response.header("Content-Type").map { " (Content-Type \($0.prefix(60)))" } ?? ""))
             }
-            for t in page["tags"]?.arrayValue ?? [] { if let s = t.stringValue { all.append(s) } }
             guard all.count <= bounds.tags else {
                 throw TagwardenError("\(repository.host): \(what): more than \(bounds.tags) tags; a registry that lists more is not read (a bound of the run)")
             }
-            guard let link = response.header("Link"), let next = Self.nextLink(link, base: repository) else { return all }
+            guard let link = response.header("Link"), let next = RegistryAnswers.nextLink(link, origin: repository.scheme + repository.host) else {
+                return all
+            }
             // credentials go only where they were asked for: a next page elsewhere is not followed
             guard Self.origin(next) == repository.origin else {
                 throw TagwardenError("\(repository.host): \(what): the next page is on another host (\(HTTPClient.host(next))): not followed")
@@ -166,9 +169,8 @@ public final class RegistryClient {
 
     /// The digests of the manifests of the index `digest` names (a multi-arch image's platforms); nil when it is none.
     public func platforms(_ repository: RegistryRepository, index digest: String) throws -> [String]? {
-        guard let manifest = try manifest(repository, reference: digest),
-              let list = (try? JSON.parse(String(decoding: manifest.bytes, as: UTF8.self)))?["manifests"]?.arrayValue else { return nil }
-        return list.compactMap { $0["digest"]?.stringValue }
+        guard let manifest = try manifest(repository, reference: digest) else { return nil }
+        return RegistryAnswers.manifestDigests(manifest.bytes)
     }
 
     /// Why the registry has no manifest under `tag`, as its error code says (`MANIFEST_UNKNOWN`, `NAME_UNKNOWN`): a GET
@@ -223,7 +225,7 @@ public final class RegistryClient {
         guard response.status == 401, own else { return response }
         // the registry's challenge says how to authenticate
         guard let challenge = response.header("WWW-Authenticate") else { return response }
-        let (scheme, params) = Self.parseChallenge(challenge)
+        let (scheme, params) = RegistryAnswers.challenge(challenge)
         var retry = request
         retry.headers.removeAll { $0.name == "Authorization" }
         switch scheme.lowercased() {
@@ -273,19 +275,13 @@ public final class RegistryClient {
             let response = try http.send(request)
             guard response.status == 429 || response.status == 503, attempt < maxTries else { return response }
             var wait = delay * (0.75 + Double(UInt8.random(in: 0...100)) / 200)
-            if let seconds = response.header("Retry-After").flatMap(Self.retryAfter) { wait = seconds }
+            if let seconds = response.header("Retry-After").flatMap(RegistryAnswers.retryAfter) { wait = seconds }
             wait = min(wait, maxWait)
             retries += 1
             Self.sleep(wait)
             delay *= 2
         }
         return try http.send(request)
-    }
-
-    /// `Retry-After` in seconds: a non-negative number (an HTTP date, `nan` or `inf` is no answer).
-    static func retryAfter(_ header: String) -> Double? {
-        guard let seconds = Double(header.trimmingBlanks), seconds.isFinite, seconds >= 0 else { return nil }
-        return seconds
     }
 
     static func sleep(_ seconds: Double) {
@@ -342,48 +338,6 @@ public final class RegistryClient {
         }
         if response.status == 401 { why += credential(repository.host) == nil ? " (no credential for \(repository.host))" : " (credential refused)" }
         return TagwardenError("\(repository.host): \(what): \(why)")
-    }
-
-    // MARK: parsing
-
-    /// `Bearer realm="…",service="…",scope="…"` → ("Bearer", [realm: …, service: …, scope: …]).
-    static func parseChallenge(_ header: String) -> (String, [String: String]) {
-        let scheme = String(header.prefix { $0 != " " })
-        var rest = Substring(header.dropFirst(scheme.count))
-        var params: [String: String] = [:]
-        while !rest.isEmpty {
-            while let c = rest.first, c == " " || c == "," { rest.removeFirst() }
-            let key = rest.prefix { $0 != "=" }
-            rest = rest.dropFirst(key.count)
-            guard rest.first == "=" else { break }
-            rest.removeFirst()
-            var value = ""
-            if rest.first == "\"" {
-                rest.removeFirst()
-                while let c = rest.first, c != "\"" {
-                    if c == "\\" { rest.removeFirst() }
-                    if let d = rest.first { value.append(d); rest.removeFirst() }
-                }
-                if !rest.isEmpty { rest.removeFirst() }
-            } else {
-                value = String(rest.prefix { $0 != "," })
-                rest = rest.dropFirst(value.count)
-            }
-            params[String(key).trimmingBlanks.lowercased()] = value
-        }
-        return (scheme, params)
-    }
-
-    /// The `rel="next"` URL of a `Link` header (`</v2/…/tags/list?n=100&last=x>; rel="next"`), absolute.
-    static func nextLink(_ header: String, base: RegistryRepository) -> String? {
-        for part in header.split(separator: ",") {
-            guard part.contains("rel=\"next\"") || part.contains("rel=next"),
-                  let open = part.firstIndex(of: "<"), let close = part.firstIndex(of: ">"), open < close else { continue }
-            let target = String(part[part.index(after: open)..<close])
-            if target.hasPrefix("http://") || target.hasPrefix("https://") { return target }
-            return (base.plainHTTP ? "http://" : "https://") + base.host + (target.hasPrefix("/") ? "" : "/") + target
-        }
-        return nil
     }
 
     /// A URL's scheme, host and port (the default port written out), lower-cased: where a credential may go.

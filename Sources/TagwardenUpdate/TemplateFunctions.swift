@@ -244,7 +244,7 @@ enum TemplateFunctions {
 
     static func fits(_ bytes: Int) throws {
         guard bytes <= maxBytes else {
-            throw Failure(message: "the result would be more than \(ByteCount.formatSize(maxBytes)), tagwarden's bound for a commit message")
+            throw Failure(message: "the result would be more than \(ByteCount.formatSize(maxBytes)), \(TemplateRunner.boundReached)")
         }
     }
 

@@ -76,6 +76,8 @@ public struct TemplateRunner {
     /// Tagwarden's bounds (Go has none): the steps a template may take, and the size of what it writes.
     public static let maxSteps = 1_000_000
     public static var maxOutput: Int { TemplateFunctions.maxBytes }
+    /// How an error at one of these bounds ends: it holds whatever Flux runs.
+    public static let boundReached = "tagwarden's bound for a commit message"
 
     enum Flow: Error { case breakLoop, continueLoop }
 
@@ -94,7 +96,7 @@ public struct TemplateRunner {
     mutating func step(_ offset: Int, _ at: String) throws {
         steps += 1
         guard steps <= Self.maxSteps else {
-            throw fail(offset, at, "the template ran more than \(Self.maxSteps) steps, tagwarden's bound for a commit message")
+            throw fail(offset, at, "the template ran more than \(Self.maxSteps) steps, \(Self.boundReached)")
         }
     }
 
@@ -102,7 +104,7 @@ public struct TemplateRunner {
     mutating func write(_ s: String, _ offset: Int, _ at: String) throws {
         output += s
         guard output.utf8.count <= Self.maxOutput else {
-            throw fail(offset, at, "the message is longer than \(ByteCount.formatSize(Self.maxOutput)), tagwarden's bound for a commit message")
+            throw fail(offset, at, "the message is longer than \(ByteCount.formatSize(Self.maxOutput)), \(Self.boundReached)")
         }
     }
 

@@ -330,8 +330,9 @@ public enum Updater {
             }
             message = Result { try CommitMessage.render(run.messageTemplate ?? spec.messageTemplate?.value, data: data) }.mapError { ($0 as? TagwardenError) ?? TagwardenError("\($0)") }
             if case .failure(let e) = message {
-                // a message that fails only because of the Flux assumed: the assumption is said, not an error
-                if let premise = run.fluxPremise {
+                // a message that fails only because of the Flux assumed: the assumption is said, not an error (a bound of
+                // tagwarden's holds whichever Flux runs)
+                if let premise = run.fluxPremise, !e.message.contains(TemplateRunner.boundReached) {
                     state.warnings.append("\(label): \(e.message) (\(premise))")
                 } else {
                     state.errors.append("\(label): \(e.message)")

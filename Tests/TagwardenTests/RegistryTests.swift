@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 import TagwardenFixtures
+@testable import TagwardenHTTP
 @testable import TagwardenBasics
 @testable import TagwardenUpdate
 
@@ -53,13 +54,16 @@ import TagwardenFixtures
         #expect(RegistryRepository(image: "registry.internal/web", insecure: true).plainHTTP)
     }
 
-    @Test func challengesAndLinksParse() {
-        let (scheme, params) = RegistryClient.parseChallenge(#"Bearer realm="https://auth.example/token",service="registry.example",scope="repository:a/b:pull""#)
+    @Test func challengesAndLinksParse() throws {
+        let (scheme, params) = RegistryAnswers.challenge(#"Bearer realm="https://auth.example/token",service="registry.example",scope="repository:a/b:pull""#)
         #expect(scheme == "Bearer")
         #expect(params == ["realm": "https://auth.example/token", "service": "registry.example", "scope": "repository:a/b:pull"])
-        let base = RegistryRepository(image: "ghcr.io/acme/web")
-        #expect(RegistryClient.nextLink(#"</v2/acme/web/tags/list?n=100&last=1.9>; rel="next""#, base: base)
+        #expect(RegistryAnswers.nextLink(#"</v2/acme/web/tags/list?n=100&last=1.9>; rel="next""#, origin: "https://ghcr.io")
                 == "https://ghcr.io/v2/acme/web/tags/list?n=100&last=1.9")
+        #expect(RegistryAnswers.retryAfter(" 2.5 ") == 2.5)
+        #expect(["nan", "-inf", "inf", "1e999", "-1", "Wed, 21 Oct 2026 07:28:00 GMT", ""].allSatisfy { RegistryAnswers.retryAfter($0) == nil })
+        #expect(throws: TagwardenError.self) { try RegistryAnswers.tagList(Array("<html>sign in</html>".utf8)) }
+        #expect(try RegistryAnswers.tagList(Array(#"{"name": "a", "tags": null}"#.utf8)) == [])
         #expect(Base64.encode(Array("bot:s3cret".utf8)) == "Ym90OnMzY3JldA==")
     }
 }
