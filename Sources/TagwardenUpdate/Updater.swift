@@ -239,17 +239,20 @@ public enum Updater {
         }
     }
 
-    /// Why no cluster runs `automation`, when the topology says so: its file is known not to be deployed, or the
-    /// repository describes its clusters and none applies it (an example under `docs/`). Only the automations a cluster
-    /// applies run and push; a repository that describes no cluster runs each of its automations.
+    /// Why `automation` is not run: its file is known not to be deployed, or the repository describes its clusters
+    /// (flux bootstrap's or a FluxInstance's sync, or `clusters:` in the config) and none of them applies it — an example
+    /// under `docs/`, pushed with the runner's credentials if it ran. Where the repository describes no cluster (its
+    /// clusters, if any, are only inferred: applied from outside), each automation runs, as before.
     static func notApplied(_ model: Model, _ automation: FluxIndex.Automation) -> String? {
         let file = model.objects[automation.object].file
         let path = model.files[file].path
         switch model.clusters.reach[file] {
         case .notDeployed(let why):
             return "no cluster applies \(path): \(why)"
-        case .unreached where !model.clusters.clusters.isEmpty:
-            return "no cluster of this repository applies \(path), so no Flux runs it; if one does, declare it under clusters: in \(Config.fileName)"
+        case .unreached where model.clusters.clusters.contains(where: { $0.inferred == nil }):
+            return "no cluster this repository describes (flux bootstrap's sync, a FluxInstance's, or clusters: in \(Config.fileName)) "
+                + "applies \(path), so it is not run here; if a cluster applies it from outside, declare that cluster under clusters: "
+                + "in \(Config.fileName)"
         default:
             return nil
         }

@@ -55,8 +55,9 @@ import Glibc
         let automations = (report["automations"] as? [[String: Any]]) ?? []
         #expect(automations.map { "\($0["name"]!): \(($0["skipped"] as? String) ?? "ran")" } == [
             "apps: ran",
-            "example: no cluster of this repository applies docs/example/automation.yaml, so no Flux runs it; "
-                + "if one does, declare it under clusters: in .tagwarden.yaml",
+            "example: no cluster this repository describes (flux bootstrap's sync, a FluxInstance's, or clusters: in .tagwarden.yaml) "
+                + "applies docs/example/automation.yaml, so it is not run here; if a cluster applies it from outside, declare that cluster "
+                + "under clusters: in .tagwarden.yaml",
         ], "\(res.described)")
         #expect(try remoteRef(remote, "release") == release, "the example's refspec was pushed")
         #expect(try remoteRef(remote, "main") == (try clone.git("rev-parse", "main").stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
