@@ -271,7 +271,6 @@ public enum Updater {
                              failed: failed, table: table, markers: [], unreadable: [], changes: [], rewrites: [], message: nil)
         }
         if spec.suspended { return skipped("suspended (spec.suspend: true)") }
-        if run.cluster == nil, let why = notApplied(model, automation) { return skipped(why) }
         if spec.updatesElsewhere { return skipped("its GitRepository is another repository") }
         if let strategy = spec.strategy?.value, strategy != "Setters" { return skipped("update strategy '\(strategy)' is not Setters", failed: true) }
         if automation.unresolved {
@@ -284,6 +283,7 @@ public enum Updater {
             .first(where: { $0.contains("${") }) {
             return skipped("it is a template: '\(unsubstituted)' holds variables nothing here substitutes")
         }
+        if run.cluster == nil, let why = notApplied(model, automation) { return skipped(why) }
         let label = "ImageUpdateAutomation " + selection.label
         let table = try SetterTable.build(model, automation: a, cluster: run.cluster, outcomes: outcomes)
         // Flux parses every whole reference before it writes anything, and gives up on the run when one fails

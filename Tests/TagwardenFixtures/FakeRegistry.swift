@@ -27,6 +27,7 @@ public final class FakeRegistry: @unchecked Sendable {
         exec(sys.argv[3])
         class H(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
             def log_message(self, *a): pass
             def handle_any(self):
                 url = urllib.parse.urlparse(self.path)
