@@ -167,7 +167,8 @@ public enum Reports {
                 ("shortDescription", .object([("text", .string(info.summary))])),
                 ("fullDescription", .object([("text", .string(String(info.rationale.prefix(1000))))])),
                 ("help", .object([("text", .string(help)), ("markdown", .string("\(info.rationale)\n\n**Fix:** \(info.fix)"))])),
-                ("helpUri", .string("\(informationURI)/blob/main/rules/\(info.id).yaml")),
+                // the rule's section of docs/rules.md (GitHub's anchor of its `## id` heading)
+                ("helpUri", .string("\(informationURI)/blob/main/docs/rules.md#\(info.id)")),
                 ("defaultConfiguration", .object([("level", .string(sarifLevel(info.severity)))])),
                 ("properties", .object([("tags", .array([.string("gitops"), .string("flux")])), ("precision", .string("very-high"))])),
             ]))

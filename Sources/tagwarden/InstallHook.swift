@@ -17,7 +17,7 @@ struct InstallHook: ParsableCommand {
         discussion: """
         The hook goes where git runs hooks: core.hooksPath when it is set, otherwise the repository's hooks \
         directory (shared by linked worktrees). An existing hook that is not Tagwarden's is left alone unless \
-        --force, which keeps it as pre-commit.orig. Bypass the hook in an emergency with `git commit --no-verify`.
+        --force, which keeps it as pre-commit.orig and runs it first (as git runs an executable hook: its refusal stops the commit). Bypass the hook in an emergency with `git commit --no-verify`.
         """
     )
 

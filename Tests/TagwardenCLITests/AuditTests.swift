@@ -284,12 +284,15 @@ let imageRuleFindings = [
         try #require(FileManager.default.fileExists(atPath: schema), "the SARIF schema is expected at \(schema)")
         let check = try run("/usr/bin/env", ["python3", "-c", """
         import json, sys, jsonschema
-        schema = json.load(open(sys.argv[1])); doc = json.load(open(sys.argv[2]))
+        schema = json.load(open(sys.argv[1])); doc = json.load(open(sys.argv[2])); docs = open(sys.argv[3]).read()
         jsonschema.Draft4Validator(schema).validate(doc)
         run = doc["runs"][0]
         rules = {r["id"]: r for r in run["tool"]["driver"]["rules"]}
         for r in rules.values():
             assert r["shortDescription"]["text"] and r["fullDescription"]["text"] and r["help"]["text"], r["id"]
+            # each rule's help is its section of docs/rules.md
+            assert r["helpUri"] == "https://github.com/tagwarden/tagwarden/blob/main/docs/rules.md#" + r["id"], r["helpUri"]
+            assert "\\n## " + r["id"] + "\\n" in docs, r["id"]
             assert r["defaultConfiguration"]["level"] in ("error", "warning", "note")
         assert run["automationDetails"]["id"]
         for res in run["results"]:
@@ -300,7 +303,7 @@ let imageRuleFindings = [
             assert res["partialFingerprints"]["primaryLocationLineHash"]
             assert res["ruleId"] in rules and run["tool"]["driver"]["rules"][res["ruleIndex"]]["id"] == res["ruleId"]
         print(len(run["results"]))
-        """, schema, r.path + "/out.sarif"], cwd: r.path)
+        """, schema, r.path + "/out.sarif", packageRoot + "/docs/rules.md"], cwd: r.path)
         #expect(check.code == 0, "\(check.stderr)")
         #expect(check.stdout == "\(imageRuleFindings.count)\n")
         // "-" is standard output, as for most tools, not a file named "-"

@@ -5574,6 +5574,11 @@ nonTriggering:
 #
 # In an emergency, commit without the check:   git commit --no-verify
 #                                         or:   TAGWARDEN_SKIP=1 git commit ...
+# A hook this one replaced (install-hook --force) runs first, as it ran before: its refusal stops the commit.
+orig="$(dirname "$0")/pre-commit.orig"
+if [ -x "$orig" ]; then
+    "$orig" "$@" || exit $?
+fi
 if [ "${TAGWARDEN_SKIP:-}" = "1" ]; then
     echo "tagwarden: TAGWARDEN_SKIP=1: this commit is not checked" >&2
     exit 0
