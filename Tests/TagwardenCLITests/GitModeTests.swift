@@ -100,6 +100,8 @@ import Testing
         try r.write("a.yaml", pod("a", images: ["nginx:1.25.4"]))
         let ok = try run("/usr/bin/git", ["commit", "-a", "-m", "good"], cwd: r.path, env: env)
         #expect(ok.code == 0, "\(ok.stderr)")
+        // a clean commit: the hook says nothing
+        #expect(!(ok.stdout + ok.stderr).contains("tagwarden"), "\(ok.described)")
         // emergency bypass
         try r.write("a.yaml", pod("a", images: ["nginx:latest"]))
         let skipped = try run("/usr/bin/git", ["commit", "-a", "-m", "skip"], cwd: r.path, env: env.merging(["TAGWARDEN_SKIP": "1"]) { $1 })

@@ -5570,7 +5570,8 @@ nonTriggering:
     public static let preCommitHook = #"""
 #!/bin/sh
 # tagwarden-hook: the Tagwarden pre-commit hook (`tagwarden install-hook` installs it).
-# It lints exactly what this commit will contain (the index), with `tagwarden check --staged`.
+# It lints exactly what this commit will contain (the index), with `tagwarden check --staged --quiet`: a clean
+# commit prints nothing.
 #
 # In an emergency, commit without the check:   git commit --no-verify
 #                                         or:   TAGWARDEN_SKIP=1 git commit ...
@@ -5591,7 +5592,7 @@ if [ ! -x "$tw" ]; then
     echo "tagwarden: to commit without the check: git commit --no-verify" >&2
     exit 1
 fi
-"$tw" check --staged
+"$tw" check --staged --quiet
 status=$?
 if [ "$status" -eq 1 ]; then
     echo >&2
