@@ -188,6 +188,8 @@ struct Update: ParsableCommand {
             let plan = report.plan
             Timings.mark("update")
             if let registry = tagSource as? RegistryTagSource, !quiet {
+                // the progress line ends before the summary, whether or not every repository was listed
+                if registry.progress != nil { writeAll(STDERR_FILENO, "\r\u{1B}[K") }
                 for note in registry.notes { writeStderr("tagwarden: note: \(note)\n") }
                 writeStderr("tagwarden: registries: \(registry.listed) repositories listed, \(registry.cached) from the cache; "
                             + "\(registry.requests) requests, \(registry.retries) retried\n")

@@ -272,4 +272,19 @@ import Glibc
         #expect(required.code == 1, "\(required.described)")
         #expect(required.findingObjects.map { "\($0["rule"]!) \($0["severity"]!)" } == ["registry-unreachable error"], "\(required.described)")
     }
+
+    /// On a terminal (a pty from `script`), the progress line is cleared before the summary, also when a repository
+    /// failed and the count never reached the total.
+    @Test func theProgressLineEndsBeforeTheSummary() throws {
+        let registry = try FakeRegistry(FakeRegistry.tagsHelper + """
+            def respond(req):
+                if 'acme/web' in req.path: return tags_page(req, ['1.0.0', '1.5.0'])
+                return (500, [], b'down')
+            """)
+        let r = try fleet(image: "\(registry.host)/acme/web", more: "---\n" + imageRepository(name: "api", image: "\(registry.host)/acme/api"))
+        let command = "env XDG_CACHE_HOME=\(r.path)/.git/cache DOCKER_CONFIG=\(r.path)/.git/none \(binary) update --registry --no-color > /dev/null"
+        let res = try run("/usr/bin/script", ["-qec", command, "/dev/null"], cwd: r.path)
+        #expect(res.stdout.contains("tagwarden: registries: 1/2 repositories"), "\(res.described)")
+        #expect(res.stdout.contains("\r\u{1B}[Ktagwarden: "), "the progress line runs into the summary: \(res.stdout.debugDescription)")
+    }
 }
