@@ -48,7 +48,7 @@ import Testing
         #expect(try tagwarden(["explain", "yaml-syntax"], in: here).stdout.contains("a: 1\n    ---\n    b: 2\n\n"))
         let typo = try tagwarden(["audti", "."], in: here)
         #expect(typo.code == 2)
-        #expect(typo.stderr == "tagwarden: error: unknown command 'audti' (did you mean 'audit'?); commands: audit, check, install-hook, policy, update, promote, rollback, graph, init, env, rules, explain\n")
+        #expect(typo.stderr == "tagwarden: error: unknown command 'audti' (did you mean 'audit'?); commands: audit, check, install-hook, policy, update, promote, rollback, graph, init, env, rules, explain, completion\n")
         #expect(try tagwarden(["help", "audit"], in: here).stdout.hasPrefix("OVERVIEW: Lint a working tree"))
     }
 
@@ -115,5 +115,21 @@ import Testing
         let again = try tagwarden(["init"], in: r.path)
         #expect(again.code == 2 && again.stderr.contains("exists; use --force"))
         #expect(try tagwarden(["init", "--force"], in: r.path).code == 0)
+    }
+}
+
+extension CommandTests {
+    /// The completion scripts are the shells' own: bash takes its script, and an unknown shell is a usage error.
+    @Test func completionScriptsForBashZshAndFish() throws {
+        let dir = try TempRepo(git: false)
+        let bash = try tagwarden(["completion", "bash"], in: dir.path)
+        #expect(bash.code == 0 && bash.stdout.contains("promote") && bash.stdout.contains("--registry-time-limit"), "\(bash.described)")
+        try dir.write("tagwarden.bash", bash.stdout)
+        let loaded = try run("/bin/bash", ["-c", "source ./tagwarden.bash && complete -p tagwarden"], cwd: dir.path)
+        #expect(loaded.code == 0 && loaded.stdout.contains("tagwarden"), "\(loaded.described)")
+        #expect(try tagwarden(["completion", "zsh"], in: dir.path).stdout.hasPrefix("#compdef tagwarden"))
+        #expect(try tagwarden(["completion", "fish"], in: dir.path).stdout.contains("complete -c 'tagwarden'"))
+        let unknown = try tagwarden(["completion", "tcsh"], in: dir.path)
+        #expect(unknown.code == 2 && unknown.stderr.contains("the shell must be bash, zsh or fish, not 'tcsh'"), "\(unknown.described)")
     }
 }
