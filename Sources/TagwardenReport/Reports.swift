@@ -311,8 +311,8 @@ public enum Reports {
         out += "| Severity | Rule | Location | Message |\n|---|---|---|---|\n"
         let rows = r.findings.map { f in
             let icon = f.severity == .error ? "🔴 error" : f.severity == .warning ? "🟡 warning" : "🔵 note"
-            return "| \(icon) | `\(f.rule)` | \(markdownCell(f.file, limit: 300)):\(f.span.start.line):\(f.span.start.column) | "
-                + "\(markdownCell(f.message, limit: 1000))\(f.isNew == true ? " *(new)*" : "") |\n"
+            return "| \(icon) | `\(f.rule)` | \(Escape.markdown(f.file, limit: 300)):\(f.span.start.line):\(f.span.start.column) | "
+                + "\(Escape.markdown(f.message, limit: 1000))\(f.isNew == true ? " *(new)*" : "") |\n"
         }
         // a PR comment holds 65,536 characters (a step summary 1 MiB): past that, the most severe rows are kept
         var room = markdownLimit - out.utf8.count - 200
@@ -338,8 +338,6 @@ public enum Reports {
         }
         return out
     }
-
-    static func markdownCell(_ t: String, limit: Int) -> String { Escape.markdown(t, limit: limit) }
 
     /// Characters a Markdown report may take: GitHub's limit for a PR comment, 65,536, with some room to spare.
     static let markdownLimit = 60_000

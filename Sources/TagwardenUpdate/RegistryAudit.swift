@@ -11,6 +11,7 @@ public enum RegistryAudit {
         // the tags the manifests name, once each: by the name as written (the registry's address), keyed by the normalised one
         var wanted: [(image: String, tag: String)] = []
         var keys: [String] = []
+        var names: [String] = []   // the normalised name of each
         var index: [String: Int] = [:]
         var pins: [Int: Set<String>] = [:]   // the digests pinned beside each tag
         for i in model.images.indices {
@@ -23,6 +24,7 @@ public enum RegistryAudit {
                 index[key] = k
                 wanted.append((name, tag))
                 keys.append(key)
+                names.append(normalized)
             }
             if let pinned = img.digest { pins[k, default: []].insert(pinned) }
         }
@@ -30,10 +32,7 @@ public enum RegistryAudit {
         for (k, state) in source.lookup(wanted, unanswered: &unanswered) { facts.tags[keys[k]] = state }
         // a registry that could not be asked is a finding (registry-unreachable), once per image
         var failed: [String: (count: Int, why: String)] = [:]
-        for (k, why) in unanswered.sorted(by: { $0.key < $1.key }) {
-            let name = String(keys[k].dropLast(wanted[k].tag.count + 1))
-            failed[name, default: (0, why)].count += 1
-        }
+        for (k, why) in unanswered.sorted(by: { $0.key < $1.key }) { failed[names[k], default: (0, why)].count += 1 }
         for (name, f) in failed { facts.unreachable[name] = RegistryFacts.Unanswered(tags: f.count, why: f.why) }
         // a pin that is not the tag's index digest may be one of its platforms' (read only then: a GET is a pull)
         for (k, pinned) in pins {

@@ -148,16 +148,18 @@ public final class RegistryTagSource: TagSource {
         // an image is listed over plain HTTP only when every ImageRepository of it says insecure: one object's setting
         // never turns another's requests (and credential) to plain HTTP
         var insecure: [String: Bool] = [:]
+        var anyInsecure: Set<String> = []
         for r in model.flux.repositories {
             guard let image = r.spec.image?.value else { continue }
             insecure[image] = (insecure[image] ?? true) && r.spec.insecure
+            if r.spec.insecure { anyInsecure.insert(image) }
             if let secret = r.spec.secretRef ?? r.spec.provider.flatMap({ $0 == "generic" ? nil : $0 }) {
                 let host = RegistryRepository(image: image).host
                 said.append("ImageRepository for \(image) reads credentials from \(r.spec.secretRef != nil ? "secret \(secret)" : "provider \(secret)") "
                              + "in the cluster; here " + (credentials.credential(for: host).map { "\($0.origin) is used" } ?? "access is anonymous"))
             }
         }
-        for (image, plain) in insecure where !plain && model.flux.repositories.contains(where: { $0.spec.image?.value == image && $0.spec.insecure }) {
+        for (image, plain) in insecure.sorted(by: { $0.key < $1.key }) where !plain && anyInsecure.contains(image) {
             said.append("some ImageRepositories of \(image) set insecure: true and others do not: it is listed over HTTPS, as the others are")
         }
         if let why = cache?.refusal() { said.append(why) }

@@ -78,7 +78,7 @@ struct Promote: ParsableCommand {
         if let d = digest, ImageReference.parse("x@" + d).isFailure {
             throw ValidationError("--digest must be a digest like sha256:<64 hex digits>, not '\(d)'")
         }
-        if dryRun && (review.push || review.sign) { throw ValidationError("--dry-run changes nothing: it does not go with --push or --sign") }
+        try review.validate(dryRun: dryRun)
     }
 
     func say(_ line: String) { if !quiet && format == .text { writeStderr("tagwarden: \(line)\n") } }
@@ -88,11 +88,7 @@ struct Promote: ParsableCommand {
     }
 
     func promote() throws -> Int32 {
-        let ws = try Workspace.open(path: path, configPath: config, knownRules: Catalogue.ids)
-        guard let repo = ws.repo else { throw TagwardenError("promote commits, and \(ws.root) is not inside a git repository") }
-        let head = try repo.resolveCommit("HEAD")
-        let snapshot = try ws.snapshot(rev: head, maxFileSize: nil)
-        let model = try Model.build(snapshot.files, config: ws.config, profile: nil, remoteURLs: snapshot.remoteURLs)
+        let (repo, head, files, model) = try ReviewBranchOptions.headModel(path: path, config: config, command: "promote")
         let promotion = try Promotion.plan(model, request: PromotionRequest(image: image, from: from, to: to, digest: digest, tag: tag))
         var options = PromotionRun.Options()
         options.digest = digest
@@ -101,7 +97,7 @@ struct Promote: ParsableCommand {
         options.review = review.options
         let (credentials, client) = try access.client()
         let result = try PromotionRun(repo: repo, client: client, credentials: credentials, options: options, say: say)
-            .run(promotion, model: model, files: snapshot.files, head: head)
+            .run(promotion, model: model, files: files, head: head)
         emit(result)
         return 0
     }

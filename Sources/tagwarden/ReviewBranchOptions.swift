@@ -1,6 +1,9 @@
 import TagwardenBasics
 import TagwardenReport
 import TagwardenUpdate
+import TagwardenGit
+import TagwardenModel
+import TagwardenLint
 import ArgumentParser
 #if canImport(Glibc)
 import Glibc
@@ -23,6 +26,21 @@ struct ReviewBranchOptions: ParsableArguments {
         o.push = push
         o.remote = remote
         return o
+    }
+
+    /// `--dry-run` changes nothing, so it takes neither `--push` nor `--sign`.
+    func validate(dryRun: Bool) throws {
+        if dryRun && (push || sign) { throw ValidationError("--dry-run changes nothing: it does not go with --push or --sign") }
+    }
+
+    /// The repository containing `path` as HEAD holds it, modelled: what promote and rollback work from.
+    static func headModel(path: String, config: String?, command: String) throws
+        -> (repo: GitRepository, head: String, files: [SourceFile], model: Model) {
+        let ws = try Workspace.open(path: path, configPath: config, knownRules: Catalogue.ids)
+        guard let repo = ws.repo else { throw TagwardenError("\(command) commits, and \(ws.root) is not inside a git repository") }
+        let head = try repo.resolveCommit("HEAD")
+        let snapshot = try ws.snapshot(rev: head, maxFileSize: nil)
+        return (repo, head, snapshot.files, try Model.build(snapshot.files, config: ws.config, profile: nil, remoteURLs: snapshot.remoteURLs))
     }
 
     /// A command that commits for review: a refusal is exit code 1, and with JSON standard output gets an object for a

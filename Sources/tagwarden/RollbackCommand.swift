@@ -58,7 +58,7 @@ struct RollbackCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if dryRun && (review.push || review.sign) { throw ValidationError("--dry-run changes nothing: it does not go with --push or --sign") }
+        try review.validate(dryRun: dryRun)
     }
 
     func say(_ line: String) { if !quiet && format == .text { writeStderr("tagwarden: \(line)\n") } }
@@ -68,12 +68,8 @@ struct RollbackCommand: ParsableCommand {
     }
 
     func rollback() throws -> Int32 {
-        let ws = try Workspace.open(path: path, configPath: config, knownRules: Catalogue.ids)
-        guard let repo = ws.repo else { throw TagwardenError("rollback commits, and \(ws.root) is not inside a git repository") }
-        let head = try repo.resolveCommit("HEAD")
-        let snapshot = try ws.snapshot(rev: head, maxFileSize: nil)
-        let model = try Model.build(snapshot.files, config: ws.config, profile: nil, remoteURLs: snapshot.remoteURLs)
-        let plan = try Rollback.plan(repo, head: head, model: model, files: snapshot.files, image: image, env: env)
+        let (repo, head, files, model) = try ReviewBranchOptions.headModel(path: path, config: config, command: "rollback")
+        let plan = try Rollback.plan(repo, head: head, model: model, files: files, image: image, env: env)
         let branch = self.branch ?? plan.branch
         say("the last promotion of \(image) to \(plan.environment.name): \(plan.promotion.commit.prefix(12)) \"\(plan.promotion.subject)\"")
         for w in plan.warnings { say("warning: \(w)") }

@@ -12,11 +12,12 @@ import Glibc
     static let secret = "pa55-\(UUID().uuidString.prefix(8))"
     static let marker = #"# {"$imagepolicy": "flux-system:web"}"#
 
-    /// A repository with one ImageRepository for `image` (and `more` objects), its policy, an automation, a marked field.
-    func fleet(image: String, more: String = "") throws -> TempRepo {
+    /// A repository with one ImageRepository for `image` (`repository`, when given, is its text; and `more` objects), its
+    /// policy, an automation, a marked field.
+    func fleet(image: String, repository: String? = nil, more: String = "") throws -> TempRepo {
         let r = try TempRepo()
         try r.write([
-            "flux/images.yaml": [imageRepository(image: image), imagePolicy(), imageUpdateAutomation(name: "apps", path: "./apps")]
+            "flux/images.yaml": [repository ?? imageRepository(image: image), imagePolicy(), imageUpdateAutomation(name: "apps", path: "./apps")]
                 .joined(separator: "---\n") + more,
             "apps/web.yaml": "image: \(image):1.0.0 \(Self.marker)\n",
         ])
@@ -44,16 +45,17 @@ import Glibc
 
     static let basicSecret = "Basic " + Data("bot:\(secret)".utf8).base64EncodedString()
 
+    /// A fake registry's behaviour: Basic authentication asked for, then `tags` (and a `Link` header, when given).
+    static func behindBasic(_ tags: [String], link: String? = nil) -> String {
+        FakeRegistry.tagsHelper + "def respond(req):\n    denied = needs_basic(req)\n    if denied: return denied\n"
+            + "    return tags_page(req, [\(tags.map { "'\($0)'" }.joined(separator: ", "))]\(link.map { ", '\($0)'" } ?? ""))\n"
+    }
+
     // MARK: where credentials go
 
     @Test func aNextPageOnAnotherHostIsNotFollowedAndGetsNoCredential() throws {
         let other = try FakeRegistry(FakeRegistry.tagsHelper + "def respond(req): return tags_page(req, ['9.9.9'])\n")
-        let registry = try FakeRegistry(FakeRegistry.tagsHelper + """
-            def respond(req):
-                denied = needs_basic(req)
-                if denied: return denied
-                return tags_page(req, ['1.0.0', '1.1.0'], '<http://\(other.host)/v2/acme/web/tags/list?last=1.1.0>; rel="next"')
-            """)
+        let registry = try FakeRegistry(Self.behindBasic(["1.0.0", "1.1.0"], link: "<http://\(other.host)/v2/acme/web/tags/list?last=1.1.0>; rel=\"next\""))
         let r = try fleet(image: "\(registry.host)/acme/web")
         let res = try tw(r, ["update", "--registry"], config: try dockerConfig(r, host: registry.host))
         #expect(res.code == 1, "\(res.described)")
@@ -65,12 +67,7 @@ import Glibc
 
     @Test func oneImageRepositorysInsecureNeverTurnsTheCredentialToPlainHTTP() throws {
         guard let address = LocalRegistry.nonLoopbackAddress() else { Issue.record("no address but loopback"); return }
-        let registry = try FakeRegistry(address: address, FakeRegistry.tagsHelper + """
-            def respond(req):
-                denied = needs_basic(req)
-                if denied: return denied
-                return tags_page(req, ['1.0.0', '1.2.0'])
-            """)
+        let registry = try FakeRegistry(address: address, Self.behindBasic(["1.0.0", "1.2.0"]))
         let image = "\(registry.host)/acme/web"
         let tenant = "---\napiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata: {name: mine, namespace: team}\n"
             + "spec: {image: \(image), insecure: true}\n"
@@ -84,13 +81,8 @@ import Glibc
         #expect(try registry.log().allSatisfy { $0.authorization.isEmpty }, "a credential went over plain HTTP")
 
         // one that says insecure alone: plain HTTP, but the credential only with --allow-insecure-credentials
-        let alone = try TempRepo()
-        try alone.write([
-            "flux/images.yaml": [tenant.replacingOccurrences(of: "name: mine, namespace: team", with: "name: web, namespace: flux-system"), imagePolicy(),
-                                 imageUpdateAutomation(name: "apps", path: "./apps")].joined(separator: "---\n"),
-            "apps/web.yaml": "image: \(image):1.0.0 \(Self.marker)\n",
-        ])
-        try alone.commitAll("insecure")
+        let alone = try fleet(image: image, repository: String(tenant.replacingOccurrences(of: "name: mine, namespace: team", with: "name: web, namespace: flux-system")
+            .dropFirst("---\n".count)))
         let aloneConfig = try dockerConfig(alone, host: registry.host)
         let refused = try tw(alone, ["update", "--registry"], config: aloneConfig)
         #expect(refused.code == 1, "\(refused.described)")
@@ -182,12 +174,7 @@ import Glibc
     }
 
     @Test func aCredentialHelperThatNeverAnswersIsStoppedAtTheTimeLimit() throws {
-        let registry = try FakeRegistry(FakeRegistry.tagsHelper + """
-            def respond(req):
-                denied = needs_basic(req)
-                if denied: return denied
-                return tags_page(req, ['1.0.0'])
-            """)
+        let registry = try FakeRegistry(Self.behindBasic(["1.0.0"]))
         let r = try fleet(image: "\(registry.host)/acme/web")
         let config = r.path + "/.git/docker"
         try FileManager.default.createDirectory(atPath: config + "/bin", withIntermediateDirectories: true)

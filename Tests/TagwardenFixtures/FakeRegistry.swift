@@ -59,11 +59,7 @@ public final class FakeRegistry: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        for _ in 0..<100 {
-            if (try? HTTPClientForTests.get("http://\(host)/__log")) == 200 { return }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        throw HarnessError("the fake registry did not start")
+        try HTTPClientForTests.waitUntilServing("http://\(host)/__log", what: "the fake registry")
     }
 
     /// The requests it has had, in order: method, path with query, and the Authorization header ("" for none).

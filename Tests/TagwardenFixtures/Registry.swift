@@ -436,11 +436,7 @@ public final class RegistryProxy: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        for _ in 0..<100 {
-            if (try? HTTPClientForTests.get("http://\(host)/__count")) == 200 { return }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        throw HarnessError("the registry proxy did not start")
+        try HTTPClientForTests.waitUntilServing("http://\(host)/__count", what: "the registry proxy")
     }
 
     /// Requests the proxy has had (the count itself not included).
@@ -475,6 +471,15 @@ public enum HTTPClientForTests {
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         p.waitUntilExit()
         return text.isEmpty ? nil : text
+    }
+
+    /// Waits, up to five seconds, until a GET of `url` answers 200; else `what` did not start.
+    public static func waitUntilServing(_ url: String, what: String) throws {
+        for _ in 0..<100 {
+            if (try? get(url)) == 200 { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw HarnessError("\(what) did not start")
     }
 
     public static func get(_ url: String) throws -> Int {
