@@ -5,6 +5,8 @@ public struct TagwardenError: Error, Sendable, Equatable, CustomStringConvertibl
     public var isIndexFormat = false
     /// The repository is damaged: an object is missing or cannot be read.
     public var isDamage = false
+    /// A bound of tagwarden's own was reached (a template's steps or output): it holds whichever Flux runs.
+    public var isBound = false
     public init(_ message: String, damage: Bool = false) {
         self.message = message
         isDamage = damage

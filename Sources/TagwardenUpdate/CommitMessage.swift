@@ -143,7 +143,9 @@ public enum CommitMessage {
                 throw TagwardenError("template uses removed '.Changed.ImageResult' field. Please use '.Changed.FileChanges' or "
                                      + "'.Changed.Objects' instead. See: https://fluxcd.io/flux/components/image/imageupdateautomations/#message-template")
             }
-            throw TagwardenError("failed to run template from spec: \(e.message)")
+            var failed = TagwardenError("failed to run template from spec: \(e.message)")
+            failed.isBound = e.isBound
+            throw failed
         }
     }
 }

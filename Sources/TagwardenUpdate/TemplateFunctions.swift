@@ -2,7 +2,11 @@ import TagwardenBasics
 
 /// Go's template builtins and the Sprig functions commit messages use, as Go and Sprig define them.
 enum TemplateFunctions {
-    struct Failure: Error { let message: String }
+    struct Failure: Error {
+        let message: String
+        /// A bound of tagwarden's, not Go's error.
+        var bound = false
+    }
 
     /// A parameter's Go type: `string`, `int`, `interface{}`; `variadic` (last) takes any number of `interface{}`.
     enum Param: Equatable { case string, int, any, variadic }
@@ -244,7 +248,7 @@ enum TemplateFunctions {
 
     static func fits(_ bytes: Int) throws {
         guard bytes <= maxBytes else {
-            throw Failure(message: "the result would be more than \(ByteCount.formatSize(maxBytes)), \(TemplateRunner.boundReached)")
+            throw Failure(message: "the result would be more than \(ByteCount.formatSize(maxBytes)), \(TemplateRunner.boundReached)", bound: true)
         }
     }
 

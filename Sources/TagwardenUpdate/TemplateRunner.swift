@@ -76,7 +76,7 @@ public struct TemplateRunner {
     /// Tagwarden's bounds (Go has none): the steps a template may take, and the size of what it writes.
     public static let maxSteps = 1_000_000
     public static var maxOutput: Int { TemplateFunctions.maxBytes }
-    /// How an error at one of these bounds ends: it holds whatever Flux runs.
+    /// How an error at one of these bounds ends (it is `isBound`: it holds whatever Flux runs).
     public static let boundReached = "tagwarden's bound for a commit message"
 
     enum Flow: Error { case breakLoop, continueLoop }
@@ -88,15 +88,17 @@ public struct TemplateRunner {
         return r.output
     }
 
-    func fail(_ offset: Int, _ at: String, _ message: String) -> TagwardenError {
-        TagwardenError("template: \(name):\(tree.position(offset)): executing \"\(name)\" at <\(at)>: \(message)")
+    func fail(_ offset: Int, _ at: String, _ message: String, bound: Bool = false) -> TagwardenError {
+        var e = TagwardenError("template: \(name):\(tree.position(offset)): executing \"\(name)\" at <\(at)>: \(message)")
+        e.isBound = bound
+        return e
     }
 
     /// Counts one step; past the bound, the run stops with an error at `offset`.
     mutating func step(_ offset: Int, _ at: String) throws {
         steps += 1
         guard steps <= Self.maxSteps else {
-            throw fail(offset, at, "the template ran more than \(Self.maxSteps) steps, \(Self.boundReached)")
+            throw fail(offset, at, "the template ran more than \(Self.maxSteps) steps, \(Self.boundReached)", bound: true)
         }
     }
 
@@ -104,7 +106,7 @@ public struct TemplateRunner {
     mutating func write(_ s: String, _ offset: Int, _ at: String) throws {
         output += s
         guard output.utf8.count <= Self.maxOutput else {
-            throw fail(offset, at, "the message is longer than \(ByteCount.formatSize(Self.maxOutput)), \(Self.boundReached)")
+            throw fail(offset, at, "the message is longer than \(ByteCount.formatSize(Self.maxOutput)), \(Self.boundReached)", bound: true)
         }
     }
 
@@ -246,7 +248,7 @@ public struct TemplateRunner {
             do {
                 return try TemplateFunctions.call(f, args)
             } catch let e as TemplateFunctions.Failure {
-                throw fail(offset, written, "error calling \(f): \(e.message)")
+                throw fail(offset, written, "error calling \(f): \(e.message)", bound: e.bound)
             }
         }
         if operands.count > 1 || piped != nil {

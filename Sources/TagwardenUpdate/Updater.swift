@@ -335,7 +335,7 @@ public enum Updater {
             if case .failure(let e) = message {
                 // a message that fails only because of the Flux assumed: the assumption is said, not an error (a bound of
                 // tagwarden's holds whichever Flux runs)
-                if let premise = run.fluxPremise, !e.message.contains(TemplateRunner.boundReached) {
+                if let premise = run.fluxPremise, !e.isBound {
                     state.warnings.append("\(label): \(e.message) (\(premise))")
                 } else {
                     state.errors.append("\(label): \(e.message)")
