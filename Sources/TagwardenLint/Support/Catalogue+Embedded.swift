@@ -1966,6 +1966,59 @@ triggering:
       - {file: apps/prod/api-deployment.yaml, line: 4, column: 9, message: "kustomize cannot build apps/prod/kustomization.yaml: its strategic-merge patch is for apps/v1 Deployment api, which no resource of the build is (no resource matches strategic merge patch); the objects a HelmRelease renders are not resources of the build (a release's spec.postRenderers patch them), so nothing that builds apps/prod deploys anything"}
       - {file: apps/prod/kustomization.yaml, line: 8, column: 15, message: "kustomize cannot build apps/prod/kustomization.yaml: its JSON patch cannot remove /spec/template/spec/securityContext: the object has no such field (Unable to remove nonexistent key) of Deployment web, so nothing that builds apps/prod deploys anything"}
 nonTriggering:
+  - description: a patch for a ConfigMap a base's configMapGenerator makes from an env file (JiwooL0920/fleet-infra)
+    files:
+      base/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources: [app.yaml]
+        configMapGenerator:
+          - name: cluster-vars
+            namespace: flux-system
+            envs: [environment.env]
+            options: {disableNameSuffixHash: true}
+      base/app.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: app, namespace: default}
+      base/environment.env: |
+        CLUSTER_NAME=base
+      dev/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources: [../base]
+        patchesStrategicMerge: [cluster-vars-patch.yaml]
+      dev/cluster-vars-patch.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: cluster-vars, namespace: flux-system}
+        data: {CLUSTER_NAME: dev}
+  - description: Flux Kustomizations that read this repository from other branches (a rendered branch per environment, skiyl9x/portfolio), whose paths the checked-out branch need not hold
+    files:
+      clusters/dev/flux-system/gotk-sync.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec: {url: https://github.com/acme/fleet, ref: {branch: main}}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/dev
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/dev/rendered.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: rendered-dev, namespace: flux-system}
+        spec: {url: https://github.com/acme/fleet, ref: {branch: rendered-dev}}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          path: ./rendered/dev
+          sourceRef: {kind: GitRepository, name: rendered-dev}
   - description: a Flux Kustomization kept in a file named kustomization.yaml that the parent lists as a file, a resource (no build takes its directory)
     files:
       clusters/production/kustomization.yaml: |

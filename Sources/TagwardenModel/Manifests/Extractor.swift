@@ -282,7 +282,7 @@ package struct Extractor {
                     let literals = (y.get(g, "literals").map { y.childNodes($0) } ?? []).compactMap { scalarString($0) }.compactMap { entry in
                         entry.firstIndex(of: "=").map { String(entry[..<$0]) }
                     }
-                    guard !files.isEmpty || !literals.isEmpty else { continue }
+                    // (one from `envs` alone, or from nothing, still makes its ConfigMap: its keys are not known here)
                     generators.append(.init(name: name, namespace: scalarString(y.get(g, "namespace")), files: files,
                                             replaces: scalarString(y.get(g, "behavior")) == "replace", literalKeys: literals))
                 }

@@ -400,13 +400,18 @@ public struct Model: Sendable {
                                    notDeployed: { if case .notDeployed(let why) = clusters.reach[$0] { why } else { nil } })
         // a path that holds nothing here is a fact only of a Kustomization whose GitRepository is known to be this repository
         let sources = GitSources(objects)
+        let hereBranches = sources.branches { repositoryPath($0).map(here.contains) ?? false }
         // (or taken to be, where only another sync of this layout names it: a premise)
         var emptyPathPremises: [ObjectID: String] = [:]
         let emptyPaths = emptyFluxPaths.filter { k in
             guard let src = objects[k].fluxKustomization?.source, src.isGitRepository else { return false }
             let namespace = src.namespace ?? namespaces[k]
             if bootstrapSources.contains(where: { $0.name == src.name && FluxIndex.sameNamespace($0.namespace, namespace) }) { return true }
-            let urls = sources.candidates(kind: src.kind, name: src.name, namespace: namespace).filter { repositoryPath($0).map(here.contains) ?? false }
+            let mine = sources.sources(kind: src.kind, name: src.name, namespace: namespace).filter { repositoryPath($0.url).map(here.contains) ?? false }
+            // a GitRepository of this repository on one of several branches reads a revision the files here may not be
+            // (skiyl9x/portfolio's rendered-dev, -stage and -prod): its paths are not judged here
+            if hereBranches.count > 1, mine.contains(where: { $0.branch != nil }) { return false }
+            let urls = mine.map(\.url)
             guard let first = urls.first else { return false }
             if urls.allSatisfy({ repositoryPath($0).map(hereInferred.contains) ?? false }) {
                 emptyPathPremises[k] = "assuming GitRepository \(src.name) (\(first)) is this repository, as another Flux Kustomization "

@@ -119,16 +119,27 @@ extension Model {
 
     /// The GitRepositories of the repository, by name: where each points.
     struct GitSources {
-        var byName: [String: [(namespace: String?, url: String)]] = [:]
+        var byName: [String: [(namespace: String?, url: String, branch: String?)]] = [:]
         init(_ objects: Objects) {
             for o in objects {
-                if case .gitRepository(let g)? = o.flux, let name = o.name, let url = g.url { byName[name, default: []].append((o.declaredNamespace, url)) }
+                if case .gitRepository(let g)? = o.flux, let name = o.name, let url = g.url {
+                    byName[name, default: []].append((o.declaredNamespace, url, g.branch))
+                }
             }
         }
         /// The URLs of the GitRepositories a reference may mean.
         func candidates(kind: String?, name: String?, namespace: String?) -> [String] {
+            sources(kind: kind, name: name, namespace: namespace).map(\.url)
+        }
+        /// The GitRepositories a reference may mean: URL and branch.
+        func sources(kind: String?, name: String?, namespace: String?) -> [(url: String, branch: String?)] {
             guard kind == nil || kind == "" || kind == "GitRepository", let name else { return [] }
-            return (byName[name] ?? []).filter { namespace == nil || $0.namespace == nil || $0.namespace == namespace }.map(\.url)
+            return (byName[name] ?? []).filter { namespace == nil || $0.namespace == nil || $0.namespace == namespace }.map { ($0.url, $0.branch) }
+        }
+        /// The branches the GitRepositories whose URL `isHere` says is this repository read: several are several
+        /// revisions of it (a rendered branch per environment), of which the files here are one.
+        func branches(where isHere: (String) -> Bool) -> Set<String> {
+            Set(byName.values.flatMap { $0 }.filter { isHere($0.url) }.compactMap(\.branch))
         }
     }
 
