@@ -130,7 +130,9 @@ public enum CommitMessage {
         case .success(let t): tree = t
         case .failure(let e):
             let line = 1 + text.utf8.prefix(e.offset).filter { $0 == 10 }.count
-            throw TagwardenError("unable to create commit message template from spec: template: commit message:\(line): \(e.message)")
+            var failed = TagwardenError("unable to create commit message template from spec: template: commit message:\(line): \(e.message)")
+            failed.isBound = e.isBound
+            throw failed
         }
         do {
             return try TemplateRunner.render(tree, data: data)

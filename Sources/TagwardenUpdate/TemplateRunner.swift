@@ -71,13 +71,16 @@ public struct TemplateRunner {
     var output = ""
     var scopes: [[(String, TemplateValue)]] = []
     var depth = 0
+    /// Blocks and parentheses open around what runs now (`{{template}}` calls add theirs), within `GoTemplate.maxNesting`:
+    /// each is a level of recursion here.
+    var nesting = 0
     /// Nodes run so far, within `maxSteps`: a message template is repository content, run on every run with changes.
     var steps = 0
     /// Tagwarden's bounds (Go has none): the steps a template may take, and the size of what it writes.
     public static let maxSteps = 1_000_000
     public static var maxOutput: Int { TemplateFunctions.maxBytes }
     /// How an error at one of these bounds ends (it is `isBound`: it holds whatever Flux runs).
-    public static let boundReached = "tagwarden's bound for a commit message"
+    public static var boundReached: String { GoTemplate.boundReached }
 
     enum Flow: Error { case breakLoop, continueLoop }
 
@@ -102,6 +105,17 @@ public struct TemplateRunner {
         }
     }
 
+    /// Runs `body` one level deeper; past the bound, the run stops with an error at `offset` (a template nested
+    /// thousands deep would otherwise exhaust the stack).
+    mutating func nested<T>(_ offset: Int, _ at: String, _ body: (inout TemplateRunner) throws -> T) throws -> T {
+        nesting += 1
+        defer { nesting -= 1 }
+        guard nesting <= GoTemplate.maxNesting else {
+            throw fail(offset, at, GoTemplate.nestingBound, bound: true)
+        }
+        return try body(&self)
+    }
+
     /// Writes `s`; past the bound, the run stops with an error.
     mutating func write(_ s: String, _ offset: Int, _ at: String) throws {
         output += s
@@ -122,14 +136,16 @@ public struct TemplateRunner {
             case .branch(let keyword, let p, let body, let elseBody):
                 scopes.append([])
                 defer { scopes.removeLast() }
-                switch keyword {
-                case "if":
-                    try run(TemplateFunctions.truth(try pipeline(p, dot: dot, declareOnly: true)) ? body : elseBody, dot: dot)
-                case "with":
-                    let v = try pipeline(p, dot: dot, declareOnly: true)
-                    if TemplateFunctions.truth(v) { try run(body, dot: v) } else { try run(elseBody, dot: dot) }
-                default:
-                    try range(p, body: body, elseBody: elseBody, dot: dot)
+                try nested(p.offset, keyword) { r in
+                    switch keyword {
+                    case "if":
+                        try r.run(TemplateFunctions.truth(try r.pipeline(p, dot: dot, declareOnly: true)) ? body : elseBody, dot: dot)
+                    case "with":
+                        let v = try r.pipeline(p, dot: dot, declareOnly: true)
+                        if TemplateFunctions.truth(v) { try r.run(body, dot: v) } else { try r.run(elseBody, dot: dot) }
+                    default:
+                        try r.range(p, body: body, elseBody: elseBody, dot: dot)
+                    }
                 }
             case .template(let n, let p, let offset):
                 guard let body = tree.definitions[n] else { throw fail(offset, "{{template \"\(n)\"}}", "template \"\(n)\" not defined") }
@@ -302,7 +318,7 @@ public struct TemplateRunner {
         case .bool(let b): return .bool(b)
         case .null: return .null
         case .group(let p, let chain):
-            let v = try pipeline(p, dot: dot)
+            let v = try nested(offset, "(") { try $0.pipeline(p, dot: dot) }
             return try walk(v, chain, offset: offset, written: TemplateFormat.describe(operand))
         }
     }

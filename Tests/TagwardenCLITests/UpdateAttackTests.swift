@@ -131,7 +131,11 @@ import Glibc
                                   (#"{{repeat 100000000 "x"}}"#, "error calling repeat: the result would be more than 1 MiB"),
                                   ("{{range 100000}}{{range 100000}}{{end}}{{end}}", "the template ran more than 1000000 steps"),
                                   (#"{{range 100000}}{{"0123456789abcdef"}}{{end}}"#, "the message is longer than 1 MiB"),
-                                  (#"{{indent 1000000 "a\nb\nc"}}"#, "error calling indent: the result would be more than 1 MiB")] {
+                                  (#"{{indent 1000000 "a\nb\nc"}}"#, "error calling indent: the result would be more than 1 MiB"),
+                                  (String(repeating: "{{if 1}}", count: 50_000) + String(repeating: "{{end}}", count: 50_000),
+                                   "the template nests blocks or parentheses more than 200 deep"),
+                                  ("{{" + String(repeating: "(", count: 9_990) + "1" + String(repeating: ")", count: 9_990) + "}}",
+                                   "the template nests blocks or parentheses more than 200 deep")] {
             let r = try TempRepo()
             try r.write([
                 "flux/images.yaml": [imageRepository(), imagePolicy(), automation(path: "./apps", template: template)].joined(separator: "---\n"),

@@ -133,6 +133,8 @@ import TagwardenModel
                                        + "function \"nosuch\" not defined")) {
             try render("{{ nosuch }}")
         }
+        // a template that calls itself outside any block stops at the depth of calls
+        #expect(throws: TagwardenError.self) { try render(#"{{define "t"}}{{template "t"}}{{end}}{{template "t"}}"#) }
     }
 }
 
@@ -171,5 +173,28 @@ extension CommitMessageTests {
         // a redefinition of blanks only keeps the first
         #expect(try render("{{ block \"b\" . }}x{{ end }}{{ block \"b\" . }}\n{{ end }}") == "xx")
         #expect(try render("{{ printf \"%T %T\" 1 .Changed.Changes }}") == "int []update.Change")
+    }
+
+    /// Blocks and parentheses nested deeper than tagwarden's bound stop with an error, not a crash (a message template is
+    /// repository content: 50,000 nested ifs or 9,990 parentheses, which Go's parser takes, overflowed the stack).
+    @Test func nestingStopsAtItsBound() throws {
+        let n = GoTemplate.maxNesting
+        #expect(try render(String(repeating: "{{if 1}}", count: n) + "x" + String(repeating: "{{end}}", count: n)) == "x")
+        #expect(try render("{{" + String(repeating: "(", count: n) + "1" + String(repeating: ")", count: n) + "}}") == "1")
+        for template in [String(repeating: "{{if 1}}", count: 50_000) + "x" + String(repeating: "{{end}}", count: 50_000),
+                         String(repeating: "{{range 1}}", count: n) + "{{with 1}}x{{end}}" + String(repeating: "{{end}}", count: n),
+                         "{{" + String(repeating: "(", count: 9_990) + "1" + String(repeating: ")", count: 9_990) + "}}",
+                         // nesting that grows as it runs: a template that calls itself inside a block
+                         #"{{define "t"}}{{if 1}}{{template "t"}}{{end}}{{end}}{{template "t"}}"#] {
+            do {
+                _ = try render(template)
+                Issue.record("rendered a template nested past the bound")
+            } catch let e as TagwardenError {
+                #expect(e.isBound && e.message.contains("nests blocks or parentheses more than \(n) deep, tagwarden's bound for a commit message"),
+                        "\(e.message)")
+            }
+        }
+        // a template that calls itself outside any block stops at the depth of calls
+        #expect(throws: TagwardenError.self) { try render(#"{{define "t"}}{{template "t"}}{{end}}{{template "t"}}"#) }
     }
 }

@@ -15,7 +15,16 @@ public enum GoTemplate {
         public var message: String
         /// Byte offset in the template.
         public var offset: Int
+        /// One of tagwarden's bounds refused it, not Go (`tree` only: Go parses it).
+        public var isBound = false
     }
+
+    /// How deep blocks (if, with, range, define) and parentheses may nest in a template tagwarden runs, a bound of its
+    /// own (Go's parser allows 10,000 parentheses and any number of blocks); no real commit message nests more than a few.
+    public static let maxNesting = 200
+    /// How an error at one of tagwarden's bounds for running a template ends.
+    public static let boundReached = "tagwarden's bound for a commit message"
+    package static var nestingBound: String { "the template nests blocks or parentheses more than \(maxNesting) deep, \(boundReached)" }
 
     public struct Field: Sendable, Equatable {
         /// `Updated.Images` for `.Updated.Images` (or `$.Updated.Images`).

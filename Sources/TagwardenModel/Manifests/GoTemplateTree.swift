@@ -92,6 +92,13 @@ struct TreeBuilder {
 
     init(_ p: TemplateParser) { self.p = p }
 
+    /// Opens a block, within tagwarden's bound for nesting: the tree of a template nested thousands deep would
+    /// exhaust the stack when it is run, and again when it is freed.
+    mutating func open(_ block: Open, at: Int) throws {
+        guard stack.count < GoTemplate.maxNesting else { throw GoTemplate.ParseError(message: GoTemplate.nestingBound, offset: at, isBound: true) }
+        stack.append(block)
+    }
+
     mutating func append(_ node: GoTemplate.Node) {
         guard !stack.isEmpty else { main.append(node); return }
         if stack[stack.count - 1].inElse { stack[stack.count - 1].elseBody.append(node) } else { stack[stack.count - 1].body.append(node) }
@@ -154,7 +161,7 @@ struct TreeBuilder {
             let rest = tokens.dropFirst()
             switch kw {
             case "if", "with", "range":
-                stack.append(Open(keyword: kw, pipeline: try pipeline(rest, at: at)))
+                try open(Open(keyword: kw, pipeline: try pipeline(rest, at: at)), at: at)
                 return
             case "else":
                 if rest.isEmpty {
@@ -165,7 +172,7 @@ struct TreeBuilder {
                     guard case .identifier(let k2) = rest.first!.0 else { return }
                     var nested = Open(keyword: k2, pipeline: try pipeline(rest.dropFirst(), at: at))
                     nested.name = "chained"
-                    stack.append(nested)
+                    try open(nested, at: at)
                 }
                 return
             case "end":
@@ -192,7 +199,7 @@ struct TreeBuilder {
                 default:
                     var block = Open(keyword: kw, pipeline: pipe)
                     block.name = name
-                    stack.append(block)
+                    try open(block, at: at)
                 }
                 return
             case "break": append(.breakLoop); return
@@ -203,7 +210,11 @@ struct TreeBuilder {
         append(.action(try pipeline(tokens, at: at)))
     }
 
-    func pipeline(_ tokens: Tokens, at: Int) throws -> GoTemplate.Pipeline {
+    /// `depth`: the parentheses around it.
+    func pipeline(_ tokens: Tokens, at: Int, depth: Int = 0) throws -> GoTemplate.Pipeline {
+        guard stack.count + depth <= GoTemplate.maxNesting else {
+            throw GoTemplate.ParseError(message: GoTemplate.nestingBound, offset: at, isBound: true)
+        }
         var result = GoTemplate.Pipeline(offset: at)
         var t = tokens
         if case .variable(let v, let chain)? = t.first?.0, chain.isEmpty {
@@ -239,7 +250,7 @@ struct TreeBuilder {
                     if t[j].0 == .leftParen { level += 1 }
                     if t[j].0 == .rightParen { level -= 1; if level == 0 { end = j; break } }
                 }
-                let inner = try pipeline(t[(k + 1)..<end], at: off)
+                let inner = try pipeline(t[(k + 1)..<end], at: off, depth: depth + 1)
                 var chain: [String] = []
                 if end + 1 < t.endIndex, case .chainField(let c) = t[end + 1].0 { chain = c; k = end + 1 } else { k = end }
                 command.append(.group(inner, chain))
