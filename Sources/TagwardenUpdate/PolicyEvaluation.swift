@@ -21,6 +21,8 @@ public struct PolicyOutcome: Sendable, Equatable {
     public var noTags = false
     /// The ImageRepository it read: the policy's own, or the one a cluster's build pairs it with.
     public var repository: RepositoryID? = nil
+    /// Why the registry gave no tag list for its image, when that is why it selects nothing.
+    public var unreadable: String? = nil
 }
 
 /// Every ImagePolicy of the Model evaluated against a tag source, as image-reflector-controller evaluates it.
@@ -68,7 +70,7 @@ public enum PolicyEvaluation {
             }
             if let image = outcomes[k].image, let why = unreadable[image] {
                 outcomes[k] = PolicyOutcome(policy: outcomes[k].policy, image: image, tag: nil, digest: nil, error: "cannot read the tags of \(image): \(why)",
-                                            repository: outcomes[k].repository)
+                                            repository: outcomes[k].repository, unreadable: why)
             }
         }
         // a digest the listing did not give is asked of the source, once per image and tag (a registry: one HEAD)

@@ -149,8 +149,9 @@ public final class RegistryClient {
     public func digest(_ repository: RegistryRepository, tag: String) throws -> (digest: String, mediaType: String?)? {
         let response = try askManifest(repository, reference: tag, method: "HEAD")
         if response.status == 404 { return nil }
-        guard response.status == 200, let digest = response.header("Docker-Content-Digest") else {
-            throw failure(response, "reading the digest of \(repository.path):\(tag)", repository)
+        guard response.status == 200 else { throw failure(response, "reading the digest of \(repository.path):\(tag)", repository) }
+        guard let digest = response.header("Docker-Content-Digest") else {
+            throw TagwardenError("\(repository.host): reading the digest of \(repository.path):\(tag): the answer names no digest (no Docker-Content-Digest header)")
         }
         return (digest, response.header("Content-Type"))
     }

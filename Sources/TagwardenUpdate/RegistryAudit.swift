@@ -50,6 +50,12 @@ public enum RegistryAudit {
                                                          selected: c.newValue, setter: c.setter))
             }
             facts.notes += plan.errors.map { "not checked for marker-behind: \($0)" }
+            // a tag list the registry did not give is registry-unreachable too: its markers were not judged
+            for o in plan.policies {
+                guard let why = o.unreadable, let image = o.image else { continue }
+                let name = ImageReference.normalizeName(image) ?? image
+                facts.unreachable[name, default: RegistryFacts.Unanswered(tags: 0, why: why)].listing = true
+            }
         } catch let e as TagwardenError {
             facts.notes.append("markers not checked against their policies: \(e.message)")
         } catch {

@@ -69,7 +69,7 @@ import Testing
                 "\(messages)")
         // a registry that refuses is a finding, never silence
         #expect(messages.contains("\(closed.host)/acme/db could not be asked about its tag (\(closed.host): reading the digest of acme/db:1.0.0: "
-                                  + "HTTP 401 (no credential for \(closed.host))): whether they exist and what they name was not checked "
+                                  + "HTTP 401 (no credential for \(closed.host))): whether it exists and what it names was not checked "
                                   + "(image-tag-missing, image-digest-mismatch)"), "\(messages)")
         #expect(res.findings.contains("registry-unreachable apps/pods.yaml:18:14"), "\(res.described)")
         #expect(res.stderr.contains("registries: 4 tags looked up, 1 repositories listed"), "\(res.described)")

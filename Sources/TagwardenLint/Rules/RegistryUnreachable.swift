@@ -12,9 +12,21 @@ extension Rule {
             let img = m.images[i]
             guard img.invalid == nil, !img.retagged, img.tag != nil, let (name, normalized) = m.repositoryName(i),
                   let unanswered = registry.unreachable[normalized], reported.insert(normalized).inserted else { return nil }
-            let count = unanswered.tags == 1 ? "its tag" : "its \(unanswered.tags) tags"
-            return c.finding("\(name) could not be asked about \(count) (\(unanswered.why)): whether they exist and what they name "
-                             + "was not checked (image-tag-missing, image-digest-mismatch)", image: i)
+            var asked: [String] = [], unchecked: [String] = [], rules: [String] = []
+            if unanswered.tags > 0 {
+                let one = unanswered.tags == 1
+                asked.append(one ? "its tag" : "its \(unanswered.tags) tags")
+                unchecked.append(one ? "whether it exists and what it names" : "whether they exist and what they name")
+                rules += ["image-tag-missing", "image-digest-mismatch"]
+            }
+            if unanswered.listing {
+                asked.append("its tag list")
+                unchecked.append("which tag its policies select")
+                rules += ["marker-behind", "promotion-overwritten"]
+            }
+            return c.finding("\(name) could not be asked about \(asked.joined(separator: " and ")) (\(unanswered.why)): "
+                             + "\(unchecked.joined(separator: ", and ")) \(unchecked.count == 1 ? "was" : "were") not checked "
+                             + "(\(rules.joined(separator: ", ")))", image: i)
         }
     }
 }

@@ -5280,13 +5280,15 @@ nonTriggering:
         ("registry-unreachable.yaml", #"""
 id: registry-unreachable
 severity: warning
-summary: "With --registry: a registry could not be asked about an image's tags (unreachable, refused, or not listed in the tag file)."
+summary: "With --registry: a registry could not be asked about an image's tags or tag list (unreachable, refused, past a bound, or not listed in the tag file)."
 rationale: >
   `audit --registry` judges tags by what the registry answers. A registry that is down, refuses the
   credential, rate-limits the run, or answers something that is not the distribution API says nothing,
   and nothing must not pass for yes: without this finding a pull request could name its own registry,
-  make it refuse, and pass the check. The finding is made once per image, at its first reference, with
-  the registry's answer. With `--registry-required` it is an error; `--fail-on` applies to it as to every
+  make it refuse, and pass the check. The same holds for the tag list a policy selects from (a listing
+  refused, or past tagwarden's bounds: 32 MiB an answer, 10,000 pages, 500,000 tags): the markers of its
+  image were not judged (marker-behind, promotion-overwritten). The finding is made once per image, at its
+  first reference, with the registry's answer. With `--registry-required` it is an error; `--fail-on` applies to it as to every
   finding. With `--tags FILE`, an image the file does not list is reported the same way.
 premises: >
   The file is applied: a cluster of this repository reaches it. Where only an inferred cluster or no

@@ -37,11 +37,13 @@ public struct RegistryFacts: Sendable {
     /// What could not be checked, and why (a policy without tags): for notes, never findings.
     public var notes: [String] = []
 
-    /// An image whose registry could not be asked: how many of its tags, and the first reason.
+    /// An image whose registry could not be asked: how many of its tags, whether its tag list (which its policies
+    /// select from), and the first reason.
     public struct Unanswered: Sendable, Equatable {
-        public let tags: Int
-        public let why: String
-        public init(tags: Int, why: String) { self.tags = tags; self.why = why }
+        public var tags: Int
+        public var listing: Bool
+        public var why: String
+        public init(tags: Int, listing: Bool = false, why: String) { self.tags = tags; self.listing = listing; self.why = why }
     }
     /// By normalised image name: the images whose registry refused or could not be reached (`registry-unreachable`).
     public var unreachable: [String: Unanswered] = [:]
