@@ -143,7 +143,9 @@ public struct UpdateReport: Sendable {
         // what a registry or the repository controls, as text: no HTML, no Markdown, no line of its own
         func cell(_ s: String) -> String { Escape.markdown(s, limit: 300) }
         var out = "## Image updates\n\n"
-        if isUpToDate {
+        if isUpToDate && !plan.errors.isEmpty {
+            out += "No change, and errors below: not known to be up to date.\n"
+        } else if isUpToDate {
             out += "Everything is up to date.\n"
         } else {
             out += "| File | Line | Setter | From | To |\n|---|---|---|---|---|\n"
