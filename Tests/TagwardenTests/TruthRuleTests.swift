@@ -518,7 +518,7 @@ import Testing
         let res = try lint(files).filter { $0.rule == "policy-fragile-order" }
         #expect(res.map(\.file) == ["flux/versions.yaml"])
         #expect(res.first?.message == "alphabetical order compares version-like tags byte by byte, and their numbers can have one digit or more "
-                + "('-v0.0.0', '-v00.0.0'), so 'v1.10' sorts before 'v1.9': use semver, or numerical on a timestamp")
+                + "('-v0.0.0', '-v00.0.0'), so a larger number with more digits sorts before a smaller one ('10' before '9'): use semver, or numerical on a timestamp")
     }
 
     @Test func aPatchTargetingEveryPolicyMayAddItsOrdering() throws {

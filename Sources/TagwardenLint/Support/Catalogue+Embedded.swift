@@ -4422,7 +4422,7 @@ triggering:
           policy:
             alphabetical: {order: asc}
     expect:
-      - {file: flux/policy.yaml, line: 10, column: 14, message: "alphabetical order compares version-like tags byte by byte, and their numbers can have one digit or more ('v0.0.0', 'v00.0.0'), so 'v1.10' sorts before 'v1.9': use semver, or numerical on a timestamp"}
+      - {file: flux/policy.yaml, line: 10, column: 14, message: "alphabetical order compares version-like tags byte by byte, and their numbers can have one digit or more ('v0.0.0', 'v00.0.0'), so a larger number with more digits sorts before a smaller one ('10' before '9'): use semver, or numerical on a timestamp"}
   - description: numerical over an extracted group that can hold letters
     files:
       flux/policy.yaml: |
