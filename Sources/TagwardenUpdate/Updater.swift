@@ -185,7 +185,7 @@ public enum Updater {
             if !withheld.isEmpty { plan = try self.plan(model, files: files, outcomes: outcomes, only: options.only, withheld: withheld) }
         }
         if others > 0 { notes.append("--image: the fields of \(others) other ImagePolic\(others == 1 ? "y" : "ies") are left alone") }
-        plan.notes = notes
+        plan.notes = notes + plan.notes
         return plan
     }
 
@@ -217,6 +217,7 @@ public enum Updater {
         var runs: [AutomationUpdate] = []
         var errors: [String] = []
         var warnings: [String] = []
+        var notes: [String] = []
         var changed: [String: [SetterChange]] = [:]
         /// Changes not to write (`file:line` → why).
         var withheld: [String: String] = [:]
@@ -234,27 +235,50 @@ public enum Updater {
                 return before == after ? nil : FileRewrite(path: path, before: before, after: after, changes: changed[path]!)
             }
             var seen: Set<String> = []
-            return UpdatePlan(policies: outcomes, automations: runs, files: files, errors: errors.filter { seen.insert($0).inserted },
-                              warnings: warnings.filter { seen.insert($0).inserted })
+            var plan = UpdatePlan(policies: outcomes, automations: runs, files: files, errors: errors.filter { seen.insert($0).inserted },
+                                  warnings: warnings.filter { seen.insert($0).inserted })
+            plan.notes = notes
+            return plan
         }
     }
 
-    /// Why `automation` is not run: its file is known not to be deployed, or the repository describes its clusters
-    /// (flux bootstrap's or a FluxInstance's sync, or `clusters:` in the config) and none of them applies it — an example
-    /// under `docs/`, pushed with the runner's credentials if it ran. Where the repository describes no cluster (its
-    /// clusters, if any, are only inferred: applied from outside), each automation runs, as before.
-    static func notApplied(_ model: Model, _ automation: FluxIndex.Automation) -> String? {
+    /// Whether a cluster applies `automation`'s file, so that it runs.
+    enum Applied {
+        case yes
+        /// Not known: run on this premise, which a note states.
+        case assumed(String)
+        /// Not applied: not run, and why (a warning).
+        case no(String)
+    }
+
+    /// Whether `automation` runs: not when its file is known not to be deployed, nor when the repository describes its
+    /// clusters (flux bootstrap's or a FluxInstance's sync, or `clusters:` in the config) and neither they nor a Flux
+    /// Kustomization of the repository applies it — an example under `docs/`, pushed with the runner's credentials if
+    /// it ran. A file that only a Flux Kustomization no cluster here applies builds is taken to be applied by hand
+    /// (`kubectl apply -f infra-sync.yaml`), a premise. Where the repository describes no cluster (its clusters, if
+    /// any, are only inferred: applied from outside), each automation runs, as before.
+    static func applied(_ model: Model, _ automation: FluxIndex.Automation) -> Applied {
         let file = model.objects[automation.object].file
         let path = model.files[file].path
         switch model.clusters.reach[file] {
         case .notDeployed(let why):
-            return "no cluster applies \(path): \(why)"
+            return .no("no cluster applies \(path): \(why)")
         case .unreached where model.clusters.clusters.contains(where: { $0.inferred == nil }):
-            return "no cluster this repository describes (flux bootstrap's sync, a FluxInstance's, or clusters: in \(Config.fileName)) "
-                + "applies \(path), so it is not run here; if a cluster applies it from outside, declare that cluster under clusters: "
-                + "in \(Config.fileName)"
+            let unapplied = Set(model.clusters.unapplied)
+            if let k = (model.clusters.kustomizationsOfFile[file] ?? []).first(where: { k in
+                guard unapplied.contains(k) else { return false }
+                if case .notDeployed = model.clusters.reach[model.objects[k].file] { return false }
+                return true
+            }) {
+                return .assumed("run on the premise that Flux Kustomization \(model.qualifiedName(k)) (\(model.files[model.objects[k].file].path)), "
+                                + "which builds \(path) and which no cluster here applies, is applied from outside; declare that cluster under "
+                                + "clusters: in \(Config.fileName) to settle it")
+            }
+            return .no("no cluster this repository describes (flux bootstrap's sync, a FluxInstance's, or clusters: in \(Config.fileName)), "
+                       + "and no Flux Kustomization of it, applies \(path), so it is not run here; if a cluster applies it from outside "
+                       + "(kubectl apply), declare that cluster under clusters: in \(Config.fileName)")
         default:
-            return nil
+            return .yes
         }
     }
 
@@ -283,8 +307,16 @@ public enum Updater {
             .first(where: { $0.contains("${") }) {
             return skipped("it is a template: '\(unsubstituted)' holds variables nothing here substitutes")
         }
-        if run.cluster == nil, let why = notApplied(model, automation) { return skipped(why) }
         let label = "ImageUpdateAutomation " + selection.label
+        if run.cluster == nil {
+            switch applied(model, automation) {
+            case .yes: break
+            case .assumed(let premise): state.notes.append("\(label): \(premise)")
+            case .no(let why):
+                state.warnings.append("\(label): not run: \(why)")
+                return skipped(why)
+            }
+        }
         let table = try SetterTable.build(model, automation: a, cluster: run.cluster, outcomes: outcomes)
         // Flux parses every whole reference before it writes anything, and gives up on the run when one fails
         let references = table.values.filter { entry in entry.key.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: ":") ? 1 : 0) } == 1 }

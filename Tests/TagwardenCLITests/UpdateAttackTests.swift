@@ -55,12 +55,40 @@ import Glibc
         let automations = (report["automations"] as? [[String: Any]]) ?? []
         #expect(automations.map { "\($0["name"]!): \(($0["skipped"] as? String) ?? "ran")" } == [
             "apps: ran",
-            "example: no cluster this repository describes (flux bootstrap's sync, a FluxInstance's, or clusters: in .tagwarden.yaml) "
-                + "applies docs/example/automation.yaml, so it is not run here; if a cluster applies it from outside, declare that cluster "
-                + "under clusters: in .tagwarden.yaml",
+            "example: no cluster this repository describes (flux bootstrap's sync, a FluxInstance's, or clusters: in .tagwarden.yaml), "
+                + "and no Flux Kustomization of it, applies docs/example/automation.yaml, so it is not run here; if a cluster applies it "
+                + "from outside (kubectl apply), declare that cluster under clusters: in .tagwarden.yaml",
         ], "\(res.described)")
+        let warnings = (report["warnings"] as? [String]) ?? []
+        #expect(warnings.count == 1 && warnings[0].hasPrefix("ImageUpdateAutomation flux-system/example: not run: no cluster"), "\(res.described)")
         #expect(try remoteRef(remote, "release") == release, "the example's refspec was pushed")
         #expect(try remoteRef(remote, "main") == (try clone.git("rev-parse", "main").stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
+    /// A cluster bootstrapped here, and beside it a Flux Kustomization nothing here applies that builds the automation's
+    /// directory (applied by hand, as dmytrolevin-dc/flux's infra-sync.yaml is): the automation runs, on that premise.
+    @Test func anAutomationAFluxKustomizationAppliedByHandBuildsRunsOnThatPremise() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.4.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps")
+        files["infra-sync.yaml"] = fluxKustomization(name: "infrastructure", path: "./infrastructure",
+                                                     spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["infrastructure/automation.yaml"] = [imageRepository(), imagePolicy(), automation(name: "infra", path: "./apps")].joined(separator: "---\n")
+        files["apps/web.yaml"] = "image: ghcr.io/acme/web:1.0.0 \(Self.marker)\n"
+        let (_, clone) = try remoteAndClone(files)
+        let res = try tagwarden(["update", "--tags", ".git/tags.yaml"], in: clone.path)
+        #expect(res.code == 3 && res.stdout.contains("+image: ghcr.io/acme/web:1.1.0"), "\(res.described)")
+        #expect(res.stderr.contains("tagwarden: note: ImageUpdateAutomation flux-system/infra: run on the premise that Flux Kustomization "
+                                    + "flux-system/infrastructure (infra-sync.yaml), which builds infrastructure/automation.yaml and which no cluster "
+                                    + "here applies, is applied from outside; declare that cluster under clusters: in .tagwarden.yaml to settle it"),
+                "\(res.described)")
+        // without that Kustomization: not run, a warning, and no claim that all is up to date
+        try clone.remove("infra-sync.yaml")
+        try clone.commitAll("no infra sync")
+        let alone = try tagwarden(["update", "--tags", ".git/tags.yaml"], in: clone.path)
+        #expect(alone.code == 0 && alone.stdout.isEmpty, "\(alone.described)")
+        #expect(alone.stderr.contains("tagwarden: warning: ImageUpdateAutomation flux-system/infra: not run: no cluster this repository describes"),
+                "\(alone.described)")
+        #expect(alone.stderr.hasSuffix("tagwarden: no change, and 1 warning above\n"), "\(alone.described)")
     }
 
     @Test func aRefspecMayOnlyPushTheAutomationsOwnBranchUnlessTheRunnerAllowsIt() throws {
