@@ -4,7 +4,7 @@ import TagwardenModel
 import TagwardenLint
 /// Reports are pure functions of an AuditReport.
 public enum ReportFormat: String, Sendable, CaseIterable {
-    case text, json, sarif, github, markdown, gitlab
+    case text, json, sarif, github, markdown, gitlab, junit
 }
 
 public enum Reports {
@@ -19,6 +19,7 @@ public enum Reports {
         case .github: return github(r)
         case .markdown: return markdown(r)
         case .gitlab: return gitlab(r).serialized(pretty: true) + "\n"
+        case .junit: return junit(r)
         }
     }
 
@@ -255,6 +256,56 @@ public enum Reports {
                 ("location", .object([("path", .string(f.file)), ("lines", .object([("begin", .int(f.span.start.line))]))])),
             ])
         })
+    }
+
+    // MARK: junit
+
+    /// A JUnit XML report (GitLab's `artifacts:reports:junit`, Jenkins, Azure DevOps): one test case per finding, named
+    /// by its place and classed by its rule; an error or a warning is a failure (its `type` the severity), a note a
+    /// passing case with the note as its output. A run without findings is one passing case, so that the report is
+    /// never empty. Repository text is escaped for XML 1.0, whose documents cannot hold most controls.
+    public static func junit(_ r: AuditReport) -> String {
+        let failures = r.findings.filter { $0.severity != .note }.count
+        let tests = max(r.findings.count, 1)
+        let counts = "tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\""
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"tagwarden\" \(counts)>\n"
+            + "  <testsuite name=\"tagwarden\" \(counts) skipped=\"0\">\n"
+        if r.findings.isEmpty {
+            let s = r.summary
+            let what = "no findings in \(count(s.files, "file")) (\(count(s.images, "image")), \(count(s.markers, "marker")))"
+            out += "    <testcase classname=\"tagwarden\" name=\"audit\">\n      <system-out>\(xml(what))</system-out>\n    </testcase>\n"
+        }
+        for f in r.findings {
+            let place = "\(f.file):\(f.span.start.line):\(f.span.start.column)"
+            out += "    <testcase classname=\"\(xml("tagwarden." + f.rule))\" name=\"\(xml(place))\" file=\"\(xml(f.file))\" line=\"\(f.span.start.line)\">\n"
+            let detail = xml("\(place): \(f.severity.rawValue)[\(f.rule)]: \(f.message)")
+            if f.severity == .note {
+                out += "      <system-out>\(detail)</system-out>\n"
+            } else {
+                out += "      <failure type=\"\(f.severity.rawValue)\" message=\"\(xml(f.message))\">\(detail)</failure>\n"
+            }
+            out += "    </testcase>\n"
+        }
+        return out + "  </testsuite>\n</testsuites>\n"
+    }
+
+    /// Text as XML 1.0 character data or an attribute value: the markup characters as entities; the controls XML cannot
+    /// hold (all below U+0020 but tab, line feed and carriage return, and U+FFFE, U+FFFF) and the unsafe ones
+    /// (`Escape.isUnsafe`) written as `Escape.text` writes them.
+    static func xml(_ s: String) -> String {
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for c in s.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default:
+                if Escape.isUnsafe(c) || c.value == 0xFFFE || c.value == 0xFFFF { out += Escape.text(String(c)) } else { out.unicodeScalars.append(c) }
+            }
+        }
+        return out
     }
 
     // MARK: github

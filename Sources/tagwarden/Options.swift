@@ -75,7 +75,7 @@ struct RegistryAccess: ParsableArguments {
 
 /// Options of every linting command.
 struct CommonOptions: ParsableArguments {
-    @Option(help: "Output format: text, json, sarif, github, markdown or gitlab (GitLab's Code Quality report).")
+    @Option(help: "Output format: text, json, sarif, github, markdown, gitlab (GitLab's Code Quality report) or junit (JUnit XML).")
     var format: ReportFormat = .text
 
     @Option(help: "Start from a built-in profile of environment guardrails (strict).")

@@ -276,6 +276,60 @@ let imageRuleFindings = [
         #expect(none.code == 0 && none.stdout == "[]\n", "\(none.described)")
     }
 
+    /// JUnit XML, read back by a real XML parser (Python's ElementTree): one test case per finding, classed by its rule
+    /// and named by its place, an error or warning a failure of its severity, a note passing with its text; the counts on
+    /// both elements; repository text that XML cannot hold (an escape in a file name) escaped, markup characters too.
+    @Test func junitReport() throws {
+        let r = try imageRuleRepo()
+        try r.write("apps/we<b>&\u{1B}[2J.yaml", pod("odd", images: ["nginx:latest"]))
+        let res = try r.audit("--format", "junit", "--output", "junit.xml")
+        #expect(res.code == 1 && res.stdout.isEmpty, "\(res.described)")
+        let read = try run("/usr/bin/env", ["python3", "-c", """
+            import json, sys, xml.etree.ElementTree as ET
+            root = ET.parse(sys.argv[1]).getroot()
+            suite = root.find('testsuite')
+            out = {'root': [root.tag, root.get('tests'), root.get('failures')], 'suite': [suite.get('tests'), suite.get('failures')], 'cases': []}
+            for c in suite.findall('testcase'):
+                f = c.find('failure')
+                out['cases'].append([c.get('classname'), c.get('name'), c.get('file'), c.get('line'),
+                                     f.get('type') if f is not None else None, f.get('message') if f is not None else c.find('system-out').text])
+            print(json.dumps(out))
+            """, r.path + "/junit.xml"], cwd: r.path)
+        #expect(read.code == 0, "the report is not XML: \(read.described)")
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [String: Any])
+        let findings = try r.audit("--format", "json").findingObjects
+        let failures = findings.filter { $0["severity"] as? String != "note" }.count
+        #expect(parsed["root"] as? [String] == ["testsuites", "\(findings.count)", "\(failures)"], "\(parsed)")
+        #expect(parsed["suite"] as? [String] == ["\(findings.count)", "\(failures)"], "\(parsed)")
+        let cases = try #require(parsed["cases"] as? [[Any]])
+        #expect(cases.count == findings.count)
+        for (c, f) in zip(cases, findings) {
+            let file = (f["file"] as? String ?? "").replacingOccurrences(of: "\u{1B}", with: "\\e")
+            #expect(c[0] as? String == "tagwarden.\(f["rule"]!)")
+            #expect(c[1] as? String == "\(file):\(f["line"]!):\(f["column"]!)" && c[2] as? String == file && c[3] as? String == "\(f["line"]!)")
+            let note = f["severity"] as? String == "note"
+            #expect(c[4] as? String == (note ? nil : f["severity"] as? String), "\(c)")
+            let message = (f["message"] as? String ?? "").replacingOccurrences(of: "\u{1B}", with: "\\e")
+            #expect(note ? (c[5] as? String ?? "").hasSuffix(message) : c[5] as? String == message, "\(c)")
+        }
+        #expect(cases.contains { ($0[2] as? String) == "apps/we<b>&\\e[2J.yaml" }, "\(cases)")
+        // nothing to report is one passing case: a report that is never empty
+        let clean = try TempRepo()
+        try clean.write("apps/web.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n")
+        let none = try clean.audit("--format", "junit")
+        #expect(none.code == 0 && none.stdout == """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <testsuites name="tagwarden" tests="1" failures="0" errors="0">
+              <testsuite name="tagwarden" tests="1" failures="0" errors="0" skipped="0">
+                <testcase classname="tagwarden" name="audit">
+                  <system-out>no findings in 1 file (0 images, 0 markers)</system-out>
+                </testcase>
+              </testsuite>
+            </testsuites>
+
+            """, "\(none.described)")
+    }
+
     @Test func sarifValidatesAgainstTheSchema() throws {
         let r = try imageRuleRepo()
         let res = try r.audit("--format", "sarif", "--output", "out.sarif")
