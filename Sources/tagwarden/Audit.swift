@@ -23,6 +23,7 @@ struct Audit: ParsableCommand {
           tagwarden audit
           tagwarden audit apps/production --format json
           tagwarden audit --rev v1.4.0 --format sarif --output tagwarden.sarif
+          tagwarden audit --no-baseline     (every finding, also those .tagwarden-baseline.json holds)
           tagwarden audit --registry        (adds image-tag-missing, image-digest-mismatch, marker-behind,
                                              promotion-overwritten, registry-unreachable)
         """
@@ -82,7 +83,15 @@ struct Audit: ParsableCommand {
             let snapshot = try ws.snapshot(rev: rev, maxFileSize: options.maxFileSizeBytes)
             if !options.quiet { for note in snapshot.notes { writeStderr("tagwarden: note: \(note)\n") } }
             let tip = rev ?? ((ws.repo?.hasHead ?? false) ? "HEAD" : nil)
-            let report = try ws.audit(snapshot, profile: options.profile, historyFrom: tip, registry: registryFacts)
+            var report = try ws.audit(snapshot, profile: options.profile, historyFrom: tip, registry: registryFacts)
+            if let (path, baseline) = try ws.baseline(options.baselineChoice, from: rev.map { .commit($0) } ?? .workTree) {
+                let prefix = ws.prefix
+                let applied = baseline.apply(to: report, inScope: { prefix.isEmpty || $0 == prefix || $0.hasPrefix(prefix + "/") })
+                report = applied.report
+                if !options.quiet {
+                    for note in Baseline.notes(path: path, hidden: applied.hidden, stale: applied.stale) { writeStderr("tagwarden: note: \(note)\n") }
+                }
+            }
             let code = try options.emit(report)
             if report.summary.files == 0, !ws.prefix.isEmpty, !options.quiet {
                 // say why a path that was asked for holds nothing to lint

@@ -15,8 +15,9 @@ struct Check: ParsableCommand {
         abstract: "Lint what a commit or a pull request introduces.",
         discussion: """
         --staged (pre-commit): lints the index — the exact blobs the commit will contain, not the working files — and \
-        reports the findings in the staged files plus any finding elsewhere that the staged change creates (a renamed \
-        policy that breaks a marker in an unchanged file). Works on an unborn branch, in linked worktrees and inside \
+        HEAD's tree, and reports the findings the staged change creates, in the staged files or elsewhere (a renamed \
+        policy that breaks a marker in an unchanged file), matched by fingerprint as --base matches them: a finding a \
+        staged file already had is not reported (--all reports every finding of the staged files). Works on an unborn branch, in linked worktrees and inside \
         hooks of `git commit -a` / `git commit <path>` (GIT_INDEX_FILE is honoured).
 
         --base REV [--head REV] (PR status check): lints HEAD's tree and the tree of the merge base of BASE and HEAD, \
@@ -48,7 +49,7 @@ struct Check: ParsableCommand {
     @Option(help: "The commit to check against --base (default HEAD).")
     var head: String?
 
-    @Flag(help: "With --base: report every finding of HEAD, marking which are new.")
+    @Flag(help: "With --base: report every finding of HEAD, marking which are new. With --staged: every finding of the staged files, not only the new ones.")
     var all = false
 
     enum ConfigFrom: String, ExpressibleByArgument, CaseIterable {
@@ -62,16 +63,17 @@ struct Check: ParsableCommand {
 
     func validate() throws {
         if staged == (base != nil) { throw ValidationError("give exactly one of --staged or --base REV") }
-        if staged && (head != nil || all || configFrom != .base) { throw ValidationError("--head, --all and --config-from go with --base") }
+        if staged && (head != nil || configFrom != .base) { throw ValidationError("--head and --config-from go with --base") }
     }
 
     func run() throws {
         try guarded {
             let env = ProcessInfo.environment
-            let checkOptions = CheckOptions(configPath: options.config, profile: options.profile, maxFileSize: options.maxFileSizeBytes)
+            let checkOptions = CheckOptions(configPath: options.config, profile: options.profile, maxFileSize: options.maxFileSizeBytes,
+                                            baseline: options.baselineChoice)
             let result: CheckResult
             if staged {
-                result = try Checks.staged(path: path, options: checkOptions,
+                result = try Checks.staged(path: path, all: all, options: checkOptions,
                                            fromEnvironment: env["GIT_INDEX_FILE"] != nil || env["GIT_DIR"] != nil)
             } else {
                 result = try Checks.pullRequest(path: path, base: base!, head: head, all: all, configFromBase: configFrom == .base,

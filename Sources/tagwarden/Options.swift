@@ -102,7 +102,16 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Text report without the header and, when clean, without the summary.")
     var quiet = false
 
+    @Option(help: "Leave out the findings this baseline file holds (default: .tagwarden-baseline.json beside the config in force, if there is one; tagwarden baseline writes it).")
+    var baseline: String?
+
+    @Flag(help: "Report every finding, whatever a baseline holds.")
+    var noBaseline = false
+
+    var baselineChoice: BaselineChoice { noBaseline ? .off : baseline.map { .file($0) } ?? .beside }
+
     func validate() throws {
+        if noBaseline && baseline != nil { throw ValidationError("give --baseline FILE or --no-baseline, not both") }
         if let p = profile, p != "strict" { throw ValidationError("unknown profile '\(p)'; known profiles: strict") }
         if let m = maxFileSize, Config.parseSize(m) == nil { throw ValidationError("--max-file-size must be a size like 10MiB, 512K or 1048576 (K, M, G count in 1024s)") }
     }

@@ -23,7 +23,7 @@ struct Tagwarden: ParsableCommand {
         environment error.
         """,
         version: Version.current,
-        subcommands: [Audit.self, Check.self, InstallHook.self, PolicyCommand.self, Update.self, Promote.self, RollbackCommand.self, Graph.self, Init.self, Env.self, RulesCommand.self, Explain.self, Completion.self]
+        subcommands: [Audit.self, Check.self, BaselineCommand.self, InstallHook.self, PolicyCommand.self, Update.self, Promote.self, RollbackCommand.self, Graph.self, Init.self, Env.self, RulesCommand.self, Explain.self, Completion.self]
     )
 
     /// ArgumentParser exits 64 on usage errors; the contract says 2.

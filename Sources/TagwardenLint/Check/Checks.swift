@@ -8,11 +8,13 @@ public struct CheckOptions: Sendable {
     public var configPath: String?
     public var profile: String?
     public var maxFileSize: Int?
+    public var baseline: BaselineChoice
 
-    public init(configPath: String?, profile: String?, maxFileSize: Int?) {
+    public init(configPath: String?, profile: String?, maxFileSize: Int?, baseline: BaselineChoice = .off) {
         self.configPath = configPath
         self.profile = profile
         self.maxFileSize = maxFileSize
+        self.baseline = baseline
     }
 }
 
@@ -25,9 +27,9 @@ public struct CheckResult: Sendable {
 /// `check --staged` (pre-commit) and `check --base` (the pull-request check): each lints two trees and keeps the
 /// findings the change brings.
 public enum Checks {
-    /// The index against HEAD: the findings in the staged files, plus any elsewhere the staged change creates.
-    /// `fromEnvironment`: GIT_DIR or GIT_INDEX_FILE locate the repository (inside a hook).
-    public static func staged(path: String, options: CheckOptions, fromEnvironment: Bool) throws -> CheckResult {
+    /// The index against HEAD: the findings the staged change brings, wherever they are (with `all`, every finding of
+    /// the staged files too). `fromEnvironment`: GIT_DIR or GIT_INDEX_FILE locate the repository (inside a hook).
+    public static func staged(path: String, all: Bool = false, options: CheckOptions, fromEnvironment: Bool) throws -> CheckResult {
         let ws = try Workspace.open(path: path, configPath: options.configPath, fromIndex: true, fromEnvironment: fromEnvironment, knownRules: Catalogue.ids)
         guard let repo = ws.repo else { throw TagwardenError("--staged needs a git repository, and \(ws.root) is not inside one") }
         let indexSnap = try ws.snapshot(rev: nil, index: true, maxFileSize: options.maxFileSize)
@@ -44,7 +46,9 @@ public enum Checks {
             try headSnap.requireIntact()
             before = try ws.audit(headSnap, profile: options.profile, historyFrom: tip)
         }
-        return CheckResult(report: Linter.compare(head: staged, base: before, alwaysIn: try repo.stagedChanges()), notes: notes)
+        let report = Linter.compare(head: staged, base: before, alwaysIn: all ? try repo.stagedChanges() : [])
+        // the baseline the commit will hold
+        return try leaveOutBaseline(report, ws: ws, options: options, tree: .index, notes: notes)
     }
 
     /// HEAD against the merge base of BASE and HEAD, both from the object database. With `configFromBase`, BASE's
@@ -72,7 +76,17 @@ public enum Checks {
         let baseReport = try ws.audit(baseSnap, profile: options.profile, historyFrom: mergeBase)
         var r = Linter.compare(head: headReport, base: baseReport, renamed: try repo.renames(from: mergeBase, to: headSha), all: all)
         r.source.kind = .diff
-        return CheckResult(report: r)
+        // the baseline of the side whose config is in force: a pull request cannot put its own findings in it
+        return try leaveOutBaseline(r, ws: ws, options: options, tree: .commit(configFromBase ? baseSha : headSha))
+    }
+
+    /// `report` without the findings of the baseline `options` names, read from `tree`, with a note of how many.
+    static func leaveOutBaseline(_ report: AuditReport, ws: Workspace, options: CheckOptions, tree: BaselineTree,
+                                 notes: [String] = []) throws -> CheckResult {
+        guard let (path, baseline) = try ws.baseline(options.baseline, from: tree) else { return CheckResult(report: report, notes: notes) }
+        // (a check sees part of the repository: an entry it does not match is no sign that it is stale)
+        let (kept, hidden, _) = baseline.apply(to: report, inScope: { _ in false })
+        return CheckResult(report: kept, notes: notes + Baseline.notes(path: path, hidden: hidden, stale: []))
     }
 
     /// `config-weakened` findings for what HEAD's config loosens against BASE's (the one in force).
