@@ -95,4 +95,23 @@ import Testing
         let headSide = try tagwarden(["check", "--base", "main", "--config-from", "head", "--format", "json"], in: r.path)
         #expect(headSide.code == 0 && headSide.findings.isEmpty, "\(headSide.described)")
     }
+
+    /// A team's config in its directory is read by runs started there; a run from the root (the hook's, the Action's)
+    /// says that it leaves it aside, rather than ignoring it without a word.
+    @Test func aConfigTheRunLeavesAsideIsNamed() throws {
+        let r = try repository()
+        try r.write("apps/.tagwarden.yaml", oneClusterConfig + "rules:\n  image-latest-tag: {severity: note}\n")
+        try r.commitAll("a team's config")
+        let note = "tagwarden: note: apps/.tagwarden.yaml is not in force in this run, which reads the config .tagwarden.yaml (the nearest "
+            + "from where it starts): its settings apply to runs started in apps or below (tagwarden audit apps), or move them into the config in force\n"
+        let root = try r.audit("--format", "json")
+        #expect(root.stderr == note, "\(root.described)")
+        let team = try tagwarden(["audit", "apps", "--format", "json"], in: r.path)
+        #expect(team.stderr.isEmpty && team.findingObjects.contains { $0["rule"] as? String == "image-latest-tag" && $0["severity"] as? String == "note" },
+                "\(team.described)")
+        try r.write("apps/web.yaml", "# edited\n" + pod("web", images: ["nginx:latest"]))
+        try r.git("add", "apps/web.yaml")
+        let hook = try tagwarden(["check", "--staged"], in: r.path)
+        #expect(hook.code == 0 && hook.stderr == note, "\(hook.described)")
+    }
 }

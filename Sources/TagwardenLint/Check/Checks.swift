@@ -34,7 +34,7 @@ public enum Checks {
         guard let repo = ws.repo else { throw TagwardenError("--staged needs a git repository, and \(ws.root) is not inside one") }
         let indexSnap = try ws.snapshot(rev: nil, index: true, maxFileSize: options.maxFileSize)
         try indexSnap.requireIntact()
-        var notes: [String] = []
+        var notes = indexSnap.notes
         if !indexSnap.conflicted.isEmpty {
             notes.append("unresolved merge conflict in \(indexSnap.conflicted.joined(separator: ", ")): the index holds both sides, and ours is linted")
         }
@@ -77,7 +77,7 @@ public enum Checks {
         var r = Linter.compare(head: headReport, base: baseReport, renamed: try repo.renames(from: mergeBase, to: headSha), all: all)
         r.source.kind = .diff
         // the baseline of the side whose config is in force: a pull request cannot put its own findings in it
-        return try leaveOutBaseline(r, ws: ws, options: options, tree: .commit(configFromBase ? baseSha : headSha))
+        return try leaveOutBaseline(r, ws: ws, options: options, tree: .commit(configFromBase ? baseSha : headSha), notes: headSnap.notes)
     }
 
     /// `report` without the findings of the baseline `options` names, read from `tree`, with a note of how many.
