@@ -125,6 +125,14 @@ extension GitRepository {
         return String(authority[..<at])
     }
 
+    /// The URL of `remote` (a name or a URL): the repository it names (its fetch URL, else its push URL).
+    public func remoteURL(_ remote: String) throws -> String {
+        let r = try openRemote(remote, for: "read")
+        defer { git_remote_free(r) }
+        guard let url = git_remote_url(r) ?? git_remote_pushurl(r) else { throw TagwardenError("remote '\(Self.redacted(remote))' has no URL") }
+        return String(cString: url)
+    }
+
     /// Whether `remote` names a configured remote or is a URL a push could go to (nothing is contacted).
     public func isRemote(_ remote: String) -> Bool {
         guard let r = try? openRemote(remote, for: "find") else { return false }

@@ -353,6 +353,15 @@ public final class GitRepository {
         return true
     }
 
+    /// The branch HEAD is on (`main`); nil for a detached HEAD.
+    public var headBranch: String? {
+        var ref: OpaquePointer?
+        guard git_repository_head(&ref, handle) == 0, let ref else { return nil }
+        defer { git_reference_free(ref) }
+        guard git_reference_is_branch(ref) == 1, let name = git_reference_shorthand(ref) else { return nil }
+        return String(cString: name)
+    }
+
     public var isShallow: Bool { git_repository_is_shallow(handle) == 1 }
     public static let shallowHint = "the clone is shallow: fetch more history (git fetch --unshallow, or actions/checkout with fetch-depth: 0)"
 

@@ -24,6 +24,9 @@ public struct CommitRun {
         public let pushed: Bool
         /// The files written into the work tree (the push branch is checked out).
         public let written: [String]
+        /// The branch it was made from (the automation's checkout branch), and its message: a pull request's base and text.
+        public let base: String
+        public let message: String
     }
 
     let repo: GitRepository
@@ -139,7 +142,7 @@ public struct CommitRun {
                     }
                 }
                 commits.append(Made(automation: run.label, branch: target.pushBranch, commit: commit, pushed: pushed,
-                                    written: target.checkedOut ? plan.files.map(\.path) : []))
+                                    written: target.checkedOut ? plan.files.map(\.path) : [], base: target.checkoutBranch, message: message))
                 break
             }
         }

@@ -11,6 +11,8 @@ public struct UpdateReport: Sendable {
     public var written: [String] = []
     /// The commits made (`--commit`): by which automation, on which branch, and whether pushed.
     public var commits: [(automation: String, branch: String, commit: String, pushed: Bool)] = []
+    /// The pull requests opened or updated (`--pull-request`): for which branch, its address, and whether made now.
+    public var pullRequests: [(branch: String, url: String, created: Bool)] = []
 
     public init(mode: Mode, plan: UpdatePlan) {
         self.mode = mode
@@ -133,6 +135,9 @@ public struct UpdateReport: Sendable {
                 .object([("automation", .string(c.automation)), ("branch", .string(c.branch)), ("commit", .string(c.commit)),
                          ("pushed", .bool(c.pushed))])
             })),
+            ("pullRequests", .array(pullRequests.map { p in
+                .object([("branch", .string(p.branch)), ("url", .string(p.url)), ("created", .bool(p.created))])
+            })),
         ])
     }
 
@@ -154,6 +159,7 @@ public struct UpdateReport: Sendable {
             }
         }
         for c in commits { out += "\nCommit `\(c.commit)` on \(cell(c.branch))\(c.pushed ? ", pushed" : "") (\(cell(c.automation))).\n" }
+        for p in pullRequests { out += "\nPull request \(p.created ? "opened" : "updated") for \(cell(p.branch)): \(cell(p.url))\n" }
         if !plan.errors.isEmpty { out += "\n### Errors\n\n" + plan.errors.map { "- \(Escape.markdown($0, limit: 2000))\n" }.joined() }
         if !plan.warnings.isEmpty { out += "\n### Warnings\n\n" + plan.warnings.map { "- \(Escape.markdown($0, limit: 2000))\n" }.joined() }
         return out

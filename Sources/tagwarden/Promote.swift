@@ -22,7 +22,8 @@ struct Promote: ParsableCommand {
         is identical. The production manifests are rewritten to tag@digest as edits of their bytes, and committed on a \
         new branch (tagwarden/promote-<name>-<tag>, or --branch) from HEAD, with a message that carries the identity, \
         the digest, the staging commit it was tested at and a review checklist. The work tree is not touched. --push \
-        pushes the branch; open the pull request from it.
+        pushes the branch; --pull-request then opens its pull request (GitHub, GITHUB_TOKEN) or merge request (GitLab, \
+        GITLAB_TOKEN) into the branch HEAD is on, with the message and its checklist as its text.
 
         Credentials as for update --registry: docker's config.json (DOCKER_CONFIG, or --registry-config), its credential \
         helpers, anonymous access. Retagging needs push access to the repository.
@@ -95,14 +96,16 @@ struct Promote: ParsableCommand {
         options.branch = branch
         options.dryRun = dryRun
         options.review = review.options
+        let forge = try review.forge(repo)
         let (credentials, client) = try access.client()
         let result = try PromotionRun(repo: repo, client: client, credentials: credentials, options: options, say: say)
             .run(promotion, model: model, files: files, head: head)
-        emit(result)
+        let opened = try ReviewBranchOptions.openPullRequest(forge, branch: result.branch, pushed: result.pushed, message: result.message, say: say)
+        emit(result, pullRequest: opened)
         return 0
     }
 
-    func emit(_ r: PromotionRun.Outcome) {
+    func emit(_ r: PromotionRun.Outcome, pullRequest: PullRequests.Opened?) {
         let p = r.promotion
         switch format {
         case .json:
@@ -128,7 +131,7 @@ struct Promote: ParsableCommand {
                 ("staging", staging), ("production", production), ("files", .array(files)),
                 ("automations", .array(r.owned.map(\.json))), ("warnings", .array(r.warnings.map(JSON.string))),
                 ("branch", .string(r.branch)), ("commit", r.commit.map(JSON.string) ?? .null), ("pushed", .bool(r.pushed)),
-                ("message", .string(r.message)),
+                ("pullRequest", pullRequest.map { JSON.string($0.url) } ?? .null), ("message", .string(r.message)),
             ])
             writeStdout(json.serialized(pretty: true) + "\n")
         case .text:

@@ -20,6 +20,9 @@ struct ReviewBranchOptions: ParsableArguments {
     @Option(help: "With --push: the remote, a name or a URL.")
     var remote: String = "origin"
 
+    @Flag(help: "With --push: open a pull request (GitHub, GITHUB_TOKEN) or merge request (GitLab, GITLAB_TOKEN) into the branch HEAD is on, or update the one open for the branch; the commit message, checklist included, is its text.")
+    var pullRequest = false
+
     var options: ReviewBranch.Options {
         var o = ReviewBranch.Options()
         o.sign = sign
@@ -30,7 +33,26 @@ struct ReviewBranchOptions: ParsableArguments {
 
     /// `--dry-run` changes nothing, so it takes neither `--push` nor `--sign`.
     func validate(dryRun: Bool) throws {
-        if dryRun && (push || sign) { throw ValidationError("--dry-run changes nothing: it does not go with --push or --sign") }
+        if dryRun && (push || sign || pullRequest) { throw ValidationError("--dry-run changes nothing: it does not go with --push, --sign or --pull-request") }
+        if pullRequest && !push { throw ValidationError("--pull-request goes with --push") }
+    }
+
+    /// With --pull-request: where it is opened, and into which branch, known before anything is committed.
+    func forge(_ repo: GitRepository) throws -> (forge: PullRequests, base: String)? {
+        guard pullRequest else { return nil }
+        guard let base = repo.headBranch else { throw TagwardenError("--pull-request needs HEAD on a branch, the pull request's base; HEAD is detached") }
+        return (try PullRequests(remote: try repo.remoteURL(remote), environment: ProcessInfo.environment), base)
+    }
+
+    /// Opens (or updates) the pull request of the pushed `branch`, its title the message's first line and its body the
+    /// rest; says where it is.
+    static func openPullRequest(_ forge: (forge: PullRequests, base: String)?, branch: String, pushed: Bool, message: String,
+                                say: (String) -> Void) throws -> PullRequests.Opened? {
+        guard let (forge, base) = forge, pushed else { return nil }
+        let (title, body) = PullRequests.titleAndBody(message)
+        let opened = try forge.openOrUpdate(head: branch, base: base, title: title, body: body)
+        say("pull request \(opened.created ? "opened" : "updated"): \(opened.url)")
+        return opened
     }
 
     /// The repository containing `path` as HEAD holds it, modelled: what promote and rollback work from.

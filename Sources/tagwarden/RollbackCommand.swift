@@ -75,7 +75,8 @@ struct RollbackCommand: ParsableCommand {
         for w in plan.warnings { say("warning: \(w)") }
         for k in plan.keeps { say("note: \(k)") }
         for n in plan.notes { say("note: \(n)") }
-        var commit: String?, pushed = false
+        var commit: String?, pushed = false, opened: PullRequests.Opened?
+        let forge = try review.forge(repo)
         if !dryRun {
             let prepared = try ReviewBranch.prepare(repo, branch: branch, options: review.options, command: "rollback")
             let lock = try UpdateLock(gitDir: repo.commonDir)
@@ -84,14 +85,15 @@ struct RollbackCommand: ParsableCommand {
                                          reflog: "tagwarden rollback: \(plan.promotion.tag)", say: say)
             commit = made.commit.hex
             pushed = made.pushed
+            opened = try ReviewBranchOptions.openPullRequest(forge, branch: branch, pushed: pushed, message: plan.message, say: say)
         } else if !GitRepository.isValidBranchName(branch) {
             throw TagwardenError("'\(branch)' is not a valid branch name")
         }
-        emit(plan, branch: branch, commit: commit, pushed: pushed)
+        emit(plan, branch: branch, commit: commit, pushed: pushed, pullRequest: opened)
         return 0
     }
 
-    func emit(_ plan: Rollback, branch: String, commit: String?, pushed: Bool) {
+    func emit(_ plan: Rollback, branch: String, commit: String?, pushed: Bool, pullRequest: PullRequests.Opened?) {
         switch format {
         case .json:
             let json: JSON = .object([
@@ -100,7 +102,7 @@ struct RollbackCommand: ParsableCommand {
                                        ("reference", .string(plan.promotion.reference))])),
                 ("files", .array(plan.rewrites.map { .string($0.path) })),
                 ("automations", .array(plan.owned.map(\.json))), ("warnings", .array(plan.warnings.map(JSON.string))), ("notes", .array((plan.keeps + plan.notes).map(JSON.string))),
-                ("branch", .string(branch)), ("commit", commit.map(JSON.string) ?? .null), ("pushed", .bool(pushed)),
+                ("branch", .string(branch)), ("commit", commit.map(JSON.string) ?? .null), ("pushed", .bool(pushed)), ("pullRequest", pullRequest.map { JSON.string($0.url) } ?? .null),
                 ("message", .string(plan.message)),
             ])
             writeStdout(json.serialized(pretty: true) + "\n")

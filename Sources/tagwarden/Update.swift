@@ -97,6 +97,9 @@ struct Update: ParsableCommand {
     @Flag(help: "With --commit: push the push branch (SSH keys or agent; HTTPS with TAGWARDEN_GIT_TOKEN, GITHUB_TOKEN or git's credential helper).")
     var push = false
 
+    @Flag(help: "With --push: open a pull request (GitHub, GITHUB_TOKEN) or merge request (GitLab, GITLAB_TOKEN) for each pushed branch, or update the one open for it; the commit message is its text.")
+    var pullRequest = false
+
     @Option(help: "With --push: the remote, a name or a URL.")
     var remote: String = "origin"
 
@@ -135,6 +138,7 @@ struct Update: ParsableCommand {
         if cluster != nil && automation == nil { throw ValidationError("--cluster goes with --automation") }
         if force && mode != .write { throw ValidationError("--force goes with --write") }
         if !allowRefspec.isEmpty && !push { throw ValidationError("--allow-refspec goes with --push") }
+        if pullRequest && !push { throw ValidationError("--pull-request goes with --push") }
         if (sign || push || pushBranchMode != .stack) && mode != .commit {
             throw ValidationError("--sign, --push and --push-branch-mode go with --commit")
         }
@@ -161,6 +165,8 @@ struct Update: ParsableCommand {
             var report: UpdateReport
             if mode == .commit {
                 guard let repo = ws.repo else { throw TagwardenError("--commit needs a git repository, and \(ws.root) is not inside one") }
+                // the forge, its API and the token, known before anything is committed
+                let forge = pullRequest ? try PullRequests(remote: try repo.remoteURL(remote), environment: ProcessInfo.environment) : nil
                 var options = CommitRun.Options()
                 options.remote = remote
                 options.mode = pushBranchMode.mode
@@ -176,6 +182,10 @@ struct Update: ParsableCommand {
                 report = UpdateReport(mode: .commit, plan: merged)
                 report.commits = commits.map { (automation: $0.automation, branch: $0.branch, commit: $0.commit.hex, pushed: $0.pushed) }
                 report.written = commits.flatMap(\.written)
+                if let forge {
+                    report.pullRequests = try Self.openPullRequests(commits.filter { $0.pushed && $0.branch != $0.base }
+                        .map { (branch: $0.branch, base: $0.base, message: $0.message) }, forge: forge)
+                }
             } else {
                 let plan = try Updater.plan(model, files: snapshot.files, tags: tagSource, options: planOptions)
                 report = UpdateReport(mode: mode == .write ? .write : .dryRun, plan: plan)
@@ -247,6 +257,17 @@ struct Update: ParsableCommand {
             }
         }
         return registries
+    }
+
+    /// Opens (or updates) a pull request for each pushed branch, its title the message's first line and its body the
+    /// rest; a failure is an error after the pushes, which stand.
+    static func openPullRequests(_ pushed: [(branch: String, base: String, message: String)],
+                                 forge: PullRequests) throws -> [(branch: String, url: String, created: Bool)] {
+        try pushed.map { p in
+            let (title, body) = PullRequests.titleAndBody(p.message)
+            let opened = try forge.openOrUpdate(head: p.branch, base: p.base, title: title, body: body)
+            return (p.branch, opened.url, opened.created)
+        }
     }
 
     static func readTags(_ tags: String) throws -> TagFile {
@@ -345,6 +366,9 @@ struct Update: ParsableCommand {
                             writeStderr("tagwarden: \(c.automation): committed \(c.commit) on \(c.branch)\(c.pushed ? ", pushed to \(GitRepository.redacted(remote))" : "")\n")
                         }
                         if report.commits.isEmpty { writeStderr("tagwarden: \(what), not committed\n") }
+                        for p in report.pullRequests {
+                            writeStderr("tagwarden: pull request \(p.created ? "opened" : "updated") for \(p.branch): \(p.url)\n")
+                        }
                     }
                 }
             }

@@ -39,9 +39,10 @@ public final class FakeRegistry: @unchecked Sendable {
                         for k, v in urllib.parse.parse_qs(url.query).items(): state[k] = v[0]
                     return self.reply(200, [], b"ok")
                 length = int(self.headers.get("Content-Length") or 0)
-                if length: self.rfile.read(length)
-                with lock: log.append({"method": self.command, "path": self.path, "authorization": self.headers.get("Authorization") or ""})
-                r = Req(); r.method = self.command; r.path = url.path; r.query = urllib.parse.parse_qs(url.query)
+                body = self.rfile.read(length) if length else b""
+                with lock: log.append({"method": self.command, "path": self.path, "authorization": self.headers.get("Authorization") or "",
+                                       "body": body.decode("utf-8", "replace")})
+                r = Req(); r.method = self.command; r.path = url.path; r.query = urllib.parse.parse_qs(url.query); r.body = body
                 r.headers = self.headers; r.state = state; r.host = f"{address}:{port}"
                 status, headers, body = respond(r)
                 self.reply(status, headers, body)
@@ -50,7 +51,7 @@ public final class FakeRegistry: @unchecked Sendable {
                 for k, v in headers: self.send_header(k, v)
                 self.send_header("Content-Length", str(len(body))); self.end_headers()
                 if self.command != "HEAD": self.wfile.write(body)
-            do_GET = do_HEAD = do_PUT = do_POST = handle_any
+            do_GET = do_HEAD = do_PUT = do_POST = do_PATCH = handle_any
         http.server.ThreadingHTTPServer((address, port), H).serve_forever()
         """#
         process = Process()
@@ -69,6 +70,15 @@ public final class FakeRegistry: @unchecked Sendable {
             throw HarnessError("the fake registry's log cannot be read")
         }
         return list.map { ($0["method"] ?? "", $0["path"] ?? "", $0["authorization"] ?? "") }
+    }
+
+    /// The requests it has had, in order, with their bodies: method, path with query, body (as UTF-8).
+    public func bodies() throws -> [(method: String, path: String, body: String)] {
+        guard let text = try HTTPClientForTests.body("http://\(host)/__log"),
+              let list = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: String]] else {
+            throw HarnessError("the fake registry's log cannot be read")
+        }
+        return list.map { ($0["method"] ?? "", $0["path"] ?? "", $0["body"] ?? "") }
     }
 
     /// Sets `state[key] = value` for the behaviour.
