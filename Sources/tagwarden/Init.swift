@@ -12,8 +12,14 @@ import Glibc
 
 struct Init: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write .tagwarden.yaml: the strict profile and the environments found in the repository.",
-        discussion: "Refuses to overwrite an existing file unless --force. Review the result and commit it."
+        abstract: "Write .tagwarden.yaml from what the repository does today: its environments, their tag prefixes, the strict settings it keeps.",
+        discussion: """
+        Each setting the tags suggest (the prefix all of an environment's tags have) and each of the strict profile is \
+        weighed by auditing the repository with it: one that adds no finding is written (the repository does it already); \
+        the strict profile's others are listed in a comment with the findings each would add, \
+        so that the audit right after init reports what is wrong whatever the conventions. Refuses to overwrite an \
+        existing file unless --force. Review the result and commit it.
+        """
     )
 
     @Argument(help: "A directory in the repository.")
@@ -34,7 +40,7 @@ struct Init: ParsableCommand {
             }
             let snapshot = try ws.snapshot(rev: nil, maxFileSize: nil)
             let model = try Model.load(snapshot, config: Config(), profile: nil)
-            let text = EnvironmentReport.initialConfig(model)
+            let text = try Self.weighStrictProfile(model, ws: ws, snapshot: snapshot)
             if stdout {
                 writeStdout(text)
             } else {
@@ -43,5 +49,29 @@ struct Init: ParsableCommand {
             }
             return 0
         }
+    }
+
+    /// The config of what the repository does today, each candidate setting weighed: the audit under the config with
+    /// it against the audit without; one that adds no finding is kept (the repository does it already), the strict
+    /// profile's others are offered in a comment with their count.
+    static func weighStrictProfile(_ model: Model, ws: Workspace, snapshot: SourceSnapshot) throws -> String {
+        func findings(_ text: String) throws -> Set<String> {
+            var w = ws
+            w.config = try Config.parse(Array(text.utf8), path: Config.fileName, knownRules: Catalogue.ids)
+            let tip = (ws.repo?.hasHead ?? false) ? "HEAD" : nil
+            let report = try w.audit(snapshot, profile: nil, historyFrom: tip)
+            return Set(report.findings.filter { $0.severity != .note }.map { $0.rule + " " + $0.fingerprint })
+        }
+        let base = try findings(EnvironmentReport.initialConfig(model))
+        var kept: [EnvironmentReport.Candidate] = [], offered: [EnvironmentReport.Candidate] = []
+        for var candidate in EnvironmentReport.candidates(model) {
+            // a pattern is weighed with its prefix, which it spells
+            let with = kept.filter { $0.environment == candidate.environment && $0.key == "tagPrefix" && candidate.key == "tagPattern" }
+            candidate.findings = try findings(EnvironmentReport.initialConfig(model, kept: with + [candidate])).subtracting(base).count
+            if EnvironmentReport.keptToday(candidate, model) { kept.append(candidate) } else if candidate.strict { offered.append(candidate) }
+        }
+        let text = EnvironmentReport.initialConfig(model, kept: kept, offered: offered)
+        _ = try Config.parse(Array(text.utf8), path: Config.fileName, knownRules: Catalogue.ids)
+        return text
     }
 }

@@ -63,13 +63,65 @@ public enum EnvironmentReport {
         return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
-    /// The `.tagwarden.yaml` that `init` writes: the strict profile plus what was found.
-    public static func initialConfig(_ m: Model) -> String {
+    /// A setting `init` weighs for one environment: one the repository's tags suggest (the prefix they all have, the
+    /// strict pattern spelt for it), or one of the strict profile's; with the findings it would add to the audit of the
+    /// repository as it is (nil until counted).
+    public struct Candidate: Sendable, Equatable {
+        public let environment: String
+        public let key: String
+        /// As written in YAML.
+        public let value: String
+        /// The strict profile's (else the repository's tags suggest it).
+        public let strict: Bool
+        public var findings: Int?
+    }
+
+    /// The settings to weigh: for each environment, the prefix all its promoted tags have (where another environment's
+    /// tags have another: a prefix they share, `master-`, names the branch builds come from) and the strict pattern spelt
+    /// for it when every tag matches; then the strict profile's settings, but its prefix and pattern where the tags
+    /// suggest their own.
+    public static func candidates(_ m: Model) -> [Candidate] {
+        let found = found(m)
+        var single: [String: String] = [:]
+        for f in found { if f.prefixes.count == 1 { single[f.name] = f.prefixes[0] } }
+        let seen = Set(single.values).count >= 2 && Set(single.values).count == single.count ? single : [:]
+        let strict = EnvironmentModel.base(config: nil, profile: "strict")
+        var out: [Candidate] = []
+        for f in found {
+            if let prefix = seen[f.name] {
+                out.append(Candidate(environment: f.name, key: "tagPrefix", value: yamlQuote(prefix), strict: false))
+                if let env = strict.named(f.name), let strictPattern = env.tagPattern, let strictPrefix = env.tagPrefix,
+                   strictPattern.hasPrefix("^" + strictPrefix) {
+                    let derived = "^" + quoteMeta(prefix) + strictPattern.dropFirst(1 + strictPrefix.count)
+                    if let re = try? GoRegex(derived), !f.tags.isEmpty, f.tags.allSatisfy({ re.matches($0) }) {
+                        out.append(Candidate(environment: f.name, key: "tagPattern", value: yamlQuote(derived), strict: false))
+                    }
+                }
+            }
+            guard let e = strict.named(f.name) else { continue }
+            if seen[f.name] == nil {
+                if let p = e.tagPrefix { out.append(Candidate(environment: f.name, key: "tagPrefix", value: yamlQuote(p), strict: true)) }
+                if let p = e.tagPattern { out.append(Candidate(environment: f.name, key: "tagPattern", value: yamlQuote(p), strict: true)) }
+            }
+            if e.requireDigest { out.append(Candidate(environment: f.name, key: "requireDigest", value: "true", strict: true)) }
+            if e.requireReview { out.append(Candidate(environment: f.name, key: "requireReview", value: "true", strict: true)) }
+        }
+        return out
+    }
+
+    /// Whether a candidate that adds no finding is what the repository does today: a tag setting of an environment whose
+    /// tags were seen (not one with nothing in it to keep it), never review (which only promotions will show).
+    public static func keptToday(_ c: Candidate, _ m: Model) -> Bool {
+        guard c.findings == 0, c.key != "requireReview" else { return false }
+        return !(found(m).first { $0.name == c.environment }?.tags.isEmpty ?? true)
+    }
+
+    /// The `.tagwarden.yaml` that `init` writes: what the repository does today — its environments, with the
+    /// candidates in `kept` — and, commented, the strict settings in `offered`, each with the findings it would add.
+    public static func initialConfig(_ m: Model, kept: [Candidate] = [], offered: [Candidate] = []) -> String {
         var out = """
-        # Tagwarden configuration, written by `tagwarden init`. Review it, edit it, commit it.
-        # The strict profile: develop-/staging-/production- tag prefixes, a release tag pattern and
-        # digests in production. Entries below override it per environment.
-        profile: strict
+        # Tagwarden configuration, written by `tagwarden init` from what this repository does today: the audit right
+        # after it reports what is wrong whatever the conventions. Review it, edit it, commit it.
         environments:
 
         """
@@ -80,20 +132,24 @@ public enum EnvironmentReport {
             out += "    aliases: \(flow(env?.aliases ?? []))\n"
             if !f.paths.isEmpty { out += "    paths: \(flow(f.paths))\n" }
             if !f.namespaces.isEmpty { out += "    namespaces: \(flow(f.namespaces))\n" }
-            let envPrefix = env?.tagPrefix
-            if let seen = f.prefixes.first, f.prefixes.count == 1, seen != envPrefix {
-                out += "    tagPrefix: \(yamlQuote(seen))  # seen in this repository (the strict profile says \(envPrefix ?? "none"))\n"
-                // the strict tag pattern spells the strict prefix: one that agrees with the prefix written, or none
-                if let strictPattern = env?.tagPattern, let strictPrefix = envPrefix, strictPattern.hasPrefix("^" + strictPrefix) {
-                    let derived = "^" + quoteMeta(seen) + strictPattern.dropFirst(1 + strictPrefix.count)
-                    if let re = try? GoRegex(derived), !f.tags.isEmpty, f.tags.allSatisfy({ re.matches($0) }) {
-                        out += "    tagPattern: \(yamlQuote(derived))  # the strict pattern, for \(seen) tags (every one seen matches)\n"
-                    } else {
-                        out += "    tagPattern: ''  # the strict pattern is for \(strictPrefix) tags: write one for \(seen) tags, or leave none\n"
-                    }
-                }
-            } else if !f.prefixes.isEmpty {
+            let mine = kept.filter { $0.environment == f.name }
+            if !f.prefixes.isEmpty && !mine.contains(where: { $0.key == "tagPrefix" }) {
                 out += "    # tag prefixes seen: \(f.prefixes.joined(separator: ", "))\n"
+            }
+            for k in mine {
+                let why = k.strict ? "the strict profile's, which this repository keeps today" : "what every \(f.name) tag seen has"
+                out += "    \(k.key): \(k.value)  # \(why)\n"
+            }
+        }
+        if !offered.isEmpty {
+            out += """
+            # The strict profile adds what this repository does not do today; each line says how many findings it would add
+            # now. Copy a setting into its environment above, or set `profile: strict` for all of them.
+
+            """
+            for o in offered {
+                let n = o.findings.map { "\($0) finding\($0 == 1 ? "" : "s")" } ?? "not counted"
+                out += "#   \(o.environment): \(o.key): \(o.value)  # \(n)\n"
             }
         }
         out += """
