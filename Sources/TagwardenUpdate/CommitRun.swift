@@ -163,7 +163,9 @@ extension UpdatePlan {
         var merged = UpdatePlan(policies: plans.first?.policies ?? [], automations: plans.flatMap(\.automations),
                           files: files.values.sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) },
                           errors: plans.flatMap(\.errors), warnings: plans.flatMap(\.warnings))
-        merged.notes = plans.first?.notes ?? []
+        // (each plan says what the whole run says, and what its own automation's run does on a premise)
+        var seen: Set<String> = []
+        merged.notes = plans.flatMap(\.notes).filter { seen.insert($0).inserted }
         return merged
     }
 }
