@@ -81,6 +81,20 @@ import Testing
         #expect(accepted.stderr.contains("1 finding is in the baseline .tagwarden-baseline.json and not reported"), "\(accepted.described)")
     }
 
+    /// Through git and the installed hook: a repository with old findings commits a comment-only change without a word,
+    /// and a change that adds a finding is stopped.
+    @Test func theHookCommitsACommentOnlyChangeToAFileWithOldFindings() throws {
+        let r = try repository()
+        #expect(try tagwarden(["install-hook"], in: r.path).code == 0)
+        let env = ["PATH": "/usr/bin:/bin"]
+        try r.write("apps/web.yaml", "# the web tier, now behind the edge\n" + pod("web", images: ["nginx:latest"]))
+        let comment = try run("/usr/bin/git", ["commit", "-a", "-m", "a comment"], cwd: r.path, env: env)
+        #expect(comment.code == 0 && !(comment.stdout + comment.stderr).contains("tagwarden"), "\(comment.described)")
+        try r.write("apps/cache.yaml", pod("cache", images: ["redis:7.2", "memcached:latest"]))
+        let added = try run("/usr/bin/git", ["commit", "-a", "-m", "a sidecar"], cwd: r.path, env: env)
+        #expect(added.code != 0 && (added.stdout + added.stderr).contains("apps/cache.yaml:10:14: error[image-latest-tag]"), "\(added.described)")
+    }
+
     /// A pull request that writes its own finding into the baseline is still held to it: the check reads the base's.
     @Test func aPullRequestCannotPutItsOwnFindingsInTheBaseline() throws {
         let r = try repository()
