@@ -15,8 +15,9 @@ struct Init: ParsableCommand {
         abstract: "Write .tagwarden.yaml from what the repository does today: its environments, their tag prefixes, the strict settings it keeps.",
         discussion: """
         Each setting the tags suggest (the prefix all of an environment's tags have) and each of the strict profile is \
-        weighed by auditing the repository with it: one that adds no finding is written (the repository does it already); \
-        the strict profile's others are listed in a comment with the findings each would add, \
+        weighed by auditing the repository with it: one that adds no finding, and that the environment's images show \
+        (every tag has the prefix, every image is pinned), is written; the strict profile's others are listed in a \
+        comment with the findings each would add, \
         so that the audit right after init reports what is wrong whatever the conventions. Refuses to overwrite an \
         existing file unless --force. Review the result and commit it.
         """
@@ -52,8 +53,8 @@ struct Init: ParsableCommand {
     }
 
     /// The config of what the repository does today, each candidate setting weighed: the audit under the config with
-    /// it against the audit without; one that adds no finding is kept (the repository does it already), the strict
-    /// profile's others are offered in a comment with their count.
+    /// it against the audit without; one that adds no finding and that the images show is kept
+    /// (`EnvironmentReport.keptToday`), the strict profile's others are offered in a comment with their count.
     static func weighStrictProfile(_ model: Model, ws: Workspace, snapshot: SourceSnapshot) throws -> String {
         func findings(_ text: String) throws -> Set<String> {
             var w = ws

@@ -13,7 +13,13 @@ public enum EnvironmentReport {
         public var prefixes: [String]
         /// The tags of the promoted images seen there.
         public var tags: [String] = []
+        /// The promoted images seen there, and how many of them are pinned by digest.
+        public var promoted = 0
+        public var pinned = 0
     }
+
+    /// Namespaces no environment owns: Kubernetes' and Flux's own.
+    static let sharedNamespaces: Set<String> = ["default", "kube-system", "kube-public", "kube-node-lease", "flux-system"]
 
     /// What the repository shows about each environment: directories named after it, namespaces, tag prefixes.
     public static func found(_ m: Model) -> [Found] {
@@ -32,13 +38,20 @@ public enum EnvironmentReport {
                 if let k = parts.firstIndex(where: { env.matchesAlias(String($0)) }) {
                     paths.insert(parts[...k].joined(separator: "/") + "/**")
                 }
-                if let ns = m.objectNamespace[i], o.kind != "Namespace", envsOfNamespace[ns] == [env.name] { namespaces.insert(ns) }
+                if let ns = m.objectNamespace[i], o.kind != "Namespace", envsOfNamespace[ns] == [env.name], !sharedNamespaces.contains(ns) {
+                    namespaces.insert(ns)
+                }
             }
+            var promoted = 0, pinned = 0
             for (i, img) in m.images.withIDs where m.images[i].environment == env.name && m.images[i].promoted {
-                if let t = img.tag?.value, let dash = t.firstIndex(of: "-") { prefixes.insert(String(t[...dash])) }
+                // a prefix is a word before a dash (`staging-`), not a version's head (`0.1.2-1-g7476459`)
+                if let t = img.tag?.value, let dash = t.firstIndex(of: "-"), t.first?.isLetter == true { prefixes.insert(String(t[...dash])) }
                 if let t = img.tag?.value { tags.insert(t) }
+                promoted += 1
+                if img.digest != nil { pinned += 1 }
             }
-            return Found(name: env.name, paths: paths.sorted(), namespaces: namespaces.sorted(), prefixes: prefixes.sorted(), tags: tags.sorted())
+            return Found(name: env.name, paths: paths.sorted(), namespaces: namespaces.sorted(), prefixes: prefixes.sorted(), tags: tags.sorted(),
+                         promoted: promoted, pinned: pinned)
         }
     }
 
@@ -69,8 +82,9 @@ public enum EnvironmentReport {
     public struct Candidate: Sendable, Equatable {
         public let environment: String
         public let key: String
-        /// As written in YAML.
+        /// As written in YAML, and as it reads.
         public let value: String
+        public let raw: String
         /// The strict profile's (else the repository's tags suggest it).
         public let strict: Bool
         public var findings: Int?
@@ -89,31 +103,37 @@ public enum EnvironmentReport {
         var out: [Candidate] = []
         for f in found {
             if let prefix = seen[f.name] {
-                out.append(Candidate(environment: f.name, key: "tagPrefix", value: yamlQuote(prefix), strict: false))
+                out.append(Candidate(environment: f.name, key: "tagPrefix", value: yamlQuote(prefix), raw: prefix, strict: false))
                 if let env = strict.named(f.name), let strictPattern = env.tagPattern, let strictPrefix = env.tagPrefix,
                    strictPattern.hasPrefix("^" + strictPrefix) {
                     let derived = "^" + quoteMeta(prefix) + strictPattern.dropFirst(1 + strictPrefix.count)
                     if let re = try? GoRegex(derived), !f.tags.isEmpty, f.tags.allSatisfy({ re.matches($0) }) {
-                        out.append(Candidate(environment: f.name, key: "tagPattern", value: yamlQuote(derived), strict: false))
+                        out.append(Candidate(environment: f.name, key: "tagPattern", value: yamlQuote(derived), raw: derived, strict: false))
                     }
                 }
             }
             guard let e = strict.named(f.name) else { continue }
             if seen[f.name] == nil {
-                if let p = e.tagPrefix { out.append(Candidate(environment: f.name, key: "tagPrefix", value: yamlQuote(p), strict: true)) }
-                if let p = e.tagPattern { out.append(Candidate(environment: f.name, key: "tagPattern", value: yamlQuote(p), strict: true)) }
+                if let p = e.tagPrefix { out.append(Candidate(environment: f.name, key: "tagPrefix", value: yamlQuote(p), raw: p, strict: true)) }
+                if let p = e.tagPattern { out.append(Candidate(environment: f.name, key: "tagPattern", value: yamlQuote(p), raw: p, strict: true)) }
             }
-            if e.requireDigest { out.append(Candidate(environment: f.name, key: "requireDigest", value: "true", strict: true)) }
-            if e.requireReview { out.append(Candidate(environment: f.name, key: "requireReview", value: "true", strict: true)) }
+            if e.requireDigest { out.append(Candidate(environment: f.name, key: "requireDigest", value: "true", raw: "true", strict: true)) }
+            if e.requireReview { out.append(Candidate(environment: f.name, key: "requireReview", value: "true", raw: "true", strict: true)) }
         }
         return out
     }
 
-    /// Whether a candidate that adds no finding is what the repository does today: a tag setting of an environment whose
-    /// tags were seen (not one with nothing in it to keep it), never review (which only promotions will show).
+    /// Whether a candidate is what the repository does today: it adds no finding, and the environment's promoted images
+    /// show it (every tag has the prefix or matches the pattern, every image is pinned; at least one image) — a rule that
+    /// judged nothing is no evidence. Review is never kept: only promotions will show it.
     public static func keptToday(_ c: Candidate, _ m: Model) -> Bool {
-        guard c.findings == 0, c.key != "requireReview" else { return false }
-        return !(found(m).first { $0.name == c.environment }?.tags.isEmpty ?? true)
+        guard c.findings == 0, let f = found(m).first(where: { $0.name == c.environment }), !f.tags.isEmpty else { return false }
+        switch c.key {
+        case "tagPrefix": return f.tags.allSatisfy { $0.hasPrefix(c.raw) }
+        case "tagPattern": return (try? GoRegex(c.raw)).map { re in f.tags.allSatisfy { re.matches($0) } } ?? false
+        case "requireDigest": return f.promoted > 0 && f.pinned == f.promoted
+        default: return false
+        }
     }
 
     /// The `.tagwarden.yaml` that `init` writes: what the repository does today — its environments, with the
@@ -143,8 +163,8 @@ public enum EnvironmentReport {
         }
         if !offered.isEmpty {
             out += """
-            # The strict profile adds what this repository does not do today; each line says how many findings it would add
-            # now. Copy a setting into its environment above, or set `profile: strict` for all of them.
+            # The strict profile's other settings: this repository does not do them today, or nothing here shows that it does.
+            # Each says how many findings it would add now. Copy one into its environment above, or set `profile: strict`.
 
             """
             for o in offered {
