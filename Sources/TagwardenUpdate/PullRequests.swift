@@ -105,23 +105,23 @@ public struct PullRequests {
         case .github:
             let owner = project.split(separator: "/").first.map(String.init) ?? ""
             let found = try call("GET", "/repos/\(project)/pulls?state=open&head=\(query(owner + ":" + head))&base=\(query(base))")
-            if let first = found.arrayValue?.first, let number = first["number"]?.doubleValue.flatMap { Int(exactly: $0) } {
+            if let first = found.arrayValue?.first, let number = first["number"]?.doubleValue.flatMap({ Int(exactly: $0) }) {
                 let updated = try call("PATCH", "/repos/\(project)/pulls/\(number)", [("title", .string(title)), ("body", .string(body))])
                 return Opened(url: updated["html_url"]?.stringValue ?? "", number: number, created: false)
             }
             let made = try call("POST", "/repos/\(project)/pulls",
                                 [("title", .string(title)), ("head", .string(head)), ("base", .string(base)), ("body", .string(body))])
-            return Opened(url: made["html_url"]?.stringValue ?? "", number: made["number"]?.doubleValue.flatMap { Int(exactly: $0) } ?? 0, created: true)
+            return Opened(url: made["html_url"]?.stringValue ?? "", number: made["number"]?.doubleValue.flatMap({ Int(exactly: $0) }) ?? 0, created: true)
         case .gitlab:
             let id = query(project)
             let found = try call("GET", "/projects/\(id)/merge_requests?state=opened&source_branch=\(query(head))&target_branch=\(query(base))")
-            if let first = found.arrayValue?.first, let iid = first["iid"]?.doubleValue.flatMap { Int(exactly: $0) } {
+            if let first = found.arrayValue?.first, let iid = first["iid"]?.doubleValue.flatMap({ Int(exactly: $0) }) {
                 let updated = try call("PUT", "/projects/\(id)/merge_requests/\(iid)", [("title", .string(title)), ("description", .string(body))])
                 return Opened(url: updated["web_url"]?.stringValue ?? "", number: iid, created: false)
             }
             let made = try call("POST", "/projects/\(id)/merge_requests", [("source_branch", .string(head)), ("target_branch", .string(base)),
                                                                            ("title", .string(title)), ("description", .string(body))])
-            return Opened(url: made["web_url"]?.stringValue ?? "", number: made["iid"]?.doubleValue.flatMap { Int(exactly: $0) } ?? 0, created: true)
+            return Opened(url: made["web_url"]?.stringValue ?? "", number: made["iid"]?.doubleValue.flatMap({ Int(exactly: $0) }) ?? 0, created: true)
         }
     }
 
