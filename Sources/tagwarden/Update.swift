@@ -265,8 +265,12 @@ struct Update: ParsableCommand {
                                  forge: PullRequests) throws -> [(branch: String, url: String, created: Bool)] {
         try pushed.map { p in
             let (title, body) = PullRequests.titleAndBody(p.message)
-            let opened = try forge.openOrUpdate(head: p.branch, base: p.base, title: title, body: body)
-            return (p.branch, opened.url, opened.created)
+            do {
+                let opened = try forge.openOrUpdate(head: p.branch, base: p.base, title: title, body: body)
+                return (p.branch, opened.url, opened.created)
+            } catch let e as TagwardenError {
+                throw TagwardenError("\(e.message); \(p.branch) is pushed, without its pull request")
+            }
         }
     }
 

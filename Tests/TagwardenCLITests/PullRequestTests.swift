@@ -108,7 +108,7 @@ import Testing
         let refused = try update(r, env: ["GITHUB_TOKEN": Self.token, "GITHUB_API_URL": "http://\(api.host)", "GITHUB_REPOSITORY": "acme/fleet"])
         #expect(refused.code == 2, "\(refused.described)")
         #expect(refused.stderr.contains("GitHub: POST /repos/acme/fleet/pulls: HTTP 403 Resource not accessible by integration (the token was refused, "
-                                        + "or may not open pull requests on acme/fleet)"), "\(refused.described)")
+                                        + "or may not open pull requests on acme/fleet); image-updates is pushed, without its pull request"), "\(refused.described)")
         // the rate limit was waited out once; the push before the refusal stands
         #expect(try api.log().map(\.method) == ["GET", "GET", "POST"])
         #expect(try run("/usr/bin/git", ["--git-dir", remote.path, "rev-parse", "-q", "--verify", "image-updates"], cwd: remote.path).code == 0)
