@@ -55,8 +55,12 @@ public enum Interruption {
         return try body()
     }
 
+    /// What the process says as a signal ends it (written from the handler: a constant, with write(2) alone).
+    static let interrupted: StaticString = "tagwarden: interrupted: every file and branch is as it was or as the update makes it\n"
+
     static func end(_ s: Int32) {
         if let path = UnsafePointer<CChar>(bitPattern: lock.load(ordering: .sequentiallyConsistent)) { unlink(path) }
+        _ = write(STDERR_FILENO, interrupted.utf8Start, interrupted.utf8CodeUnitCount)
         signal(s, SIG_DFL)
         raise(s)
     }

@@ -328,11 +328,17 @@ import Testing
         return r
     }
 
+    /// Tagwarden with SIGINT deliverable: the test runner's threads block it, and a child inherits the mask (so that it
+    /// was never interrupted at all, and these tests could not fail); Python unblocks it, sets its default, and execs.
+    static func interruptible(_ args: [String]) -> (executable: URL, arguments: [String]) {
+        (URL(fileURLWithPath: "/usr/bin/python3"),
+         ["-c", "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT]); os.execv(sys.argv[1], sys.argv[1:])", binary] + args)
+    }
+
     /// Starts tagwarden, interrupts it after `delay` seconds, and waits for it.
     func interrupt(_ args: [String], in dir: String, after delay: Double) throws -> Int32 {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = args
+        (p.executableURL, p.arguments) = Self.interruptible(args)
         p.currentDirectoryURL = URL(fileURLWithPath: dir)
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
@@ -383,6 +389,48 @@ import Testing
                 #expect(try r.git("status", "--porcelain").stdout.isEmpty)
             }
         }
+    }
+}
+
+extension UpdateInterruptionTests {
+    /// Ctrl-C at many points of `--commit --push` to a branch of its own: the local and the remote branch each at its
+    /// old or its new commit, no lock or `index.lock` left here or in the remote, and a message that says so.
+    @Test func pushInterruptedLeavesBothBranchesOldOrNewAndNoLock() throws {
+        let files = 300
+        var outcomes: Set<String> = []
+        for delay in stride(from: 0.02, through: 0.9, by: 0.08) {
+            let r = try fleet(files: files, push: "image-updates")
+            let remote = try TempRepo(git: false)
+            try run("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", remote.path], cwd: remote.path)
+            try r.git("remote", "add", "origin", remote.path)
+            try r.git("push", "-q", "origin", "main")
+            let p = Process()
+            (p.executableURL, p.arguments) = Self.interruptible(["update", "--tags", ".git/tags.yaml", "--commit", "--push"])
+            p.currentDirectoryURL = URL(fileURLWithPath: r.path)
+            let err = Pipe()
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = err
+            try p.run()
+            Thread.sleep(forTimeInterval: delay)
+            kill(p.processIdentifier, SIGINT)
+            let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            let local = try run("/usr/bin/git", ["rev-parse", "-q", "--verify", "image-updates"], cwd: r.path).stdout
+            let pushed = try run("/usr/bin/git", ["--git-dir", remote.path, "rev-parse", "-q", "--verify", "image-updates"], cwd: remote.path).stdout
+            #expect(pushed.isEmpty || pushed == local, "after \(delay) s: the remote has \(pushed), the clone \(local)")
+            // (a signal before the run took its lock ends it at once: nothing was begun, and nothing is said)
+            if p.terminationReason == .uncaughtSignal && !(local.isEmpty && said.isEmpty) {
+                #expect(said.hasSuffix("tagwarden: interrupted: every file and branch is as it was or as the update makes it\n"),
+                        "after \(delay) s: \(said.debugDescription)")
+            }
+            for dir in [r.path + "/.git", remote.path] {
+                let locks = try run("/usr/bin/find", [dir, "-name", "*.lock"], cwd: dir).stdout
+                #expect(locks.isEmpty, "after \(delay) s: locks left: \(locks)")
+            }
+            #expect(try r.git("status", "--porcelain").stdout.isEmpty, "after \(delay) s: the work tree changed")
+            outcomes.insert(local.isEmpty ? "none" : pushed.isEmpty ? "committed" : "pushed")
+        }
+        #expect(outcomes.count >= 2, "every interruption came at the same point: \(outcomes)")
     }
 }
 
