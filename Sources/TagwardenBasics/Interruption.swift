@@ -56,7 +56,7 @@ public enum Interruption {
     }
 
     /// What the process says as a signal ends it (written from the handler: a constant, with write(2) alone).
-    static let interrupted: StaticString = "tagwarden: interrupted: every file and branch is as it was or as the update makes it\n"
+    static let interrupted: StaticString = "tagwarden: interrupted: every file and branch is as it was before or as this run makes it\n"
 
     static func end(_ s: Int32) {
         if let path = UnsafePointer<CChar>(bitPattern: lock.load(ordering: .sequentiallyConsistent)) { unlink(path) }

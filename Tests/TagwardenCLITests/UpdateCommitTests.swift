@@ -420,7 +420,7 @@ extension UpdateInterruptionTests {
             #expect(pushed.isEmpty || pushed == local, "after \(delay) s: the remote has \(pushed), the clone \(local)")
             // (a signal before the run took its lock ends it at once: nothing was begun, and nothing is said)
             if p.terminationReason == .uncaughtSignal && !(local.isEmpty && said.isEmpty) {
-                #expect(said.hasSuffix("tagwarden: interrupted: every file and branch is as it was or as the update makes it\n"),
+                #expect(said.hasSuffix("tagwarden: interrupted: every file and branch is as it was before or as this run makes it\n"),
                         "after \(delay) s: \(said.debugDescription)")
             }
             for dir in [r.path + "/.git", remote.path] {
@@ -429,6 +429,46 @@ extension UpdateInterruptionTests {
             }
             #expect(try r.git("status", "--porcelain").stdout.isEmpty, "after \(delay) s: the work tree changed")
             outcomes.insert(local.isEmpty ? "none" : pushed.isEmpty ? "committed" : "pushed")
+        }
+        #expect(outcomes.count >= 2, "every interruption came at the same point: \(outcomes)")
+    }
+}
+
+extension PromoteTests {
+    /// Ctrl-C at many points of `promote --push`: the production tag names the staging build or nothing, the branch
+    /// (here and on the remote) is the promotion's or absent, no lock is left, and the work tree is untouched.
+    @Test func promoteInterruptedLeavesTheTagAndTheBranchOldOrNew() throws {
+        let registry = try LocalRegistry(users: [("bot", Self.secret)], tokenService: true)
+        let user = ("bot", Self.secret)
+        let branch = "tagwarden/promote-web-\(Self.productionTag)"
+        var outcomes: Set<String> = []
+        for (k, delay) in stride(from: 0.05, through: 1.25, by: 0.1).enumerated() {
+            // a repository of the registry each time: a tag the last run made is not there
+            let digest = try registry.push("acme/web\(k)", tags: [Self.stagingTag], platforms: 1, auth: user, seed: "v1.4.0")
+            let image = "\(registry.host)/acme/web\(k)"
+            let (remote, r) = try repository(image: image, stagingDigest: digest)
+            let config = try dockerConfig(r, host: registry.host)
+            let p = Process()
+            (p.executableURL, p.arguments) = UpdateInterruptionTests.interruptible(["promote", image, "--from", "staging", "--to", "production", "--push"])
+            p.currentDirectoryURL = URL(fileURLWithPath: r.path)
+            p.environment = ["DOCKER_CONFIG": config, "PATH": "/usr/bin:/bin"]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            Thread.sleep(forTimeInterval: delay)
+            kill(p.processIdentifier, SIGINT)
+            p.waitUntilExit()
+            let tagged = try registryDigest(registry, "acme/web\(k)", Self.productionTag, auth: user)
+            #expect(tagged == nil || tagged == digest, "after \(delay) s: the tag names \(tagged ?? "")")
+            let local = try run("/usr/bin/git", ["rev-parse", "-q", "--verify", branch], cwd: r.path).stdout
+            let pushed = try run("/usr/bin/git", ["--git-dir", remote.path, "rev-parse", "-q", "--verify", branch], cwd: remote.path).stdout
+            #expect(pushed.isEmpty || pushed == local, "after \(delay) s: the remote has \(pushed), the clone \(local)")
+            #expect(try r.git("status", "--porcelain").stdout.isEmpty, "after \(delay) s: the work tree changed")
+            for dir in [r.path + "/.git", remote.path] {
+                let locks = try run("/usr/bin/find", [dir, "-name", "*.lock"], cwd: dir).stdout
+                #expect(locks.isEmpty, "after \(delay) s: locks left: \(locks)")
+            }
+            outcomes.insert(tagged == nil ? "nothing" : local.isEmpty ? "tagged" : pushed.isEmpty ? "committed" : "pushed")
         }
         #expect(outcomes.count >= 2, "every interruption came at the same point: \(outcomes)")
     }
