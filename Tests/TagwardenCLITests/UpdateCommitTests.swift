@@ -361,6 +361,7 @@ import Testing
         let left = try FileManager.default.contentsOfDirectory(atPath: r.path + "/apps").filter { $0.contains(".tmp-") }
         #expect(left.isEmpty, "temporary files left: \(left)")
         #expect(!FileManager.default.fileExists(atPath: r.path + "/.git/tagwarden-update.lock"), "the lock was left behind")
+        #expect(!FileManager.default.fileExists(atPath: r.path + "/.git/index.lock"), "git's index lock was left behind")
         return updated
     }
 
