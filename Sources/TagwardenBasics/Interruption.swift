@@ -15,9 +15,6 @@ public enum Interruption {
     /// The signal that came during a change, or 0.
     static let pending = Atomic<Int32>(0)
 
-    /// The signals handled: each bit `1 << signal` set while tagwarden's handler is installed for it.
-    static let handled = Atomic<Int>(0)
-
     /// Handles the signals from now on, removing `lockPath` when one ends the process. A signal the process was started
     /// ignoring (`nohup`, a background job) stays ignored.
     public static func install(lockPath: String) {
@@ -31,16 +28,13 @@ public enum Interruption {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = handler
             sigemptyset(&action.sa_mask)
-            guard sigaction(s, &action, nil) == 0 else { continue }
-            handled.bitwiseOr(1 << Int(s), ordering: .sequentiallyConsistent)
+            _ = sigaction(s, &action, nil)
         }
     }
 
-    /// The lock is gone: the signals tagwarden handled end the process again.
-    public static func uninstall() {
+    /// The lock is gone: a signal from now on ends the process at once, still saying so, removing nothing.
+    public static func lockReleased() {
         lock.store(0, ordering: .sequentiallyConsistent)
-        let signals = handled.exchange(0, ordering: .sequentiallyConsistent)
-        for s in [SIGINT, SIGTERM, SIGHUP] where signals & (1 << Int(s)) != 0 { signal(s, SIG_DFL) }
     }
 
     /// Runs `body`, a change that must be made whole; a signal that comes meanwhile takes effect after it.

@@ -255,19 +255,21 @@ public final class UpdateLock {
                 close(fd)
                 continue
             }
+            // the handlers first: a signal from here on removes the file
+            Interruption.install(lockPath: path)
             _ = ftruncate(fd, 0)
             _ = TagwardenBasics.writeAll(fd, Array("\(getpid())\n".utf8))
             self.fd = fd
-            Interruption.install(lockPath: path)
             return
         }
     }
 
-    /// Removes the lock (while still holding it, so no one takes a file about to go); again, nothing happens.
+    /// Removes the lock (while still holding it, so no one takes a file about to go), then forgets it: a signal in
+    /// between finds the file gone, never left behind; again, nothing happens.
     public func release() {
         guard fd >= 0 else { return }
-        Interruption.uninstall()
         unlink(path)
+        Interruption.lockReleased()
         close(fd)
         fd = -1
     }

@@ -399,12 +399,21 @@ extension UpdateInterruptionTests {
     @Test func pushInterruptedLeavesBothBranchesOldOrNewAndNoLock() throws {
         let files = 300
         var outcomes: Set<String> = []
-        for delay in stride(from: 0.02, through: 0.9, by: 0.08) {
+        func clone() throws -> (r: TempRepo, remote: TempRepo) {
             let r = try fleet(files: files, push: "image-updates")
             let remote = try TempRepo(git: false)
             try run("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", remote.path], cwd: remote.path)
             try r.git("remote", "add", "origin", remote.path)
             try r.git("push", "-q", "origin", "main")
+            return (r, remote)
+        }
+        // the points: spread over how long a whole run takes here, now (a loaded machine is slower)
+        let whole = try clone()
+        let start = Date()
+        #expect(try run(binary, ["update", "--tags", ".git/tags.yaml", "--commit", "--push"], cwd: whole.r.path).code == 0)
+        let took = Date().timeIntervalSince(start)
+        for delay in (1...12).map({ took * 1.1 * Double($0) / 12 }) {
+            let (r, remote) = try clone()
             let p = Process()
             (p.executableURL, p.arguments) = Self.interruptible(["update", "--tags", ".git/tags.yaml", "--commit", "--push"])
             p.currentDirectoryURL = URL(fileURLWithPath: r.path)
@@ -443,12 +452,22 @@ extension PromoteTests {
         let user = ("bot", Self.secret)
         let branch = "tagwarden/promote-web-\(Self.productionTag)"
         var outcomes: Set<String> = []
-        for (k, delay) in stride(from: 0.05, through: 1.25, by: 0.1).enumerated() {
-            // a repository of the registry each time: a tag the last run made is not there
+        // a repository of the registry each time: a tag the last run made is not there
+        func promotion(_ k: Int) throws -> (digest: String, image: String, remote: TempRepo, r: TempRepo, config: String) {
             let digest = try registry.push("acme/web\(k)", tags: [Self.stagingTag], platforms: 1, auth: user, seed: "v1.4.0")
             let image = "\(registry.host)/acme/web\(k)"
             let (remote, r) = try repository(image: image, stagingDigest: digest)
-            let config = try dockerConfig(r, host: registry.host)
+            return (digest, image, remote, r, try dockerConfig(r, host: registry.host))
+        }
+        // the points: spread over how long a whole promotion takes here, now
+        let whole = try promotion(99)
+        let start = Date()
+        let done = try tagwarden(["promote", whole.image, "--from", "staging", "--to", "production", "--push"], in: whole.r.path,
+                                 env: ["DOCKER_CONFIG": whole.config])
+        #expect(done.code == 0, "\(done.described)")
+        let took = Date().timeIntervalSince(start)
+        for (k, delay) in (1...12).map({ took * 1.1 * Double($0) / 12 }).enumerated() {
+            let (digest, image, remote, r, config) = try promotion(k)
             let p = Process()
             (p.executableURL, p.arguments) = UpdateInterruptionTests.interruptible(["promote", image, "--from", "staging", "--to", "production", "--push"])
             p.currentDirectoryURL = URL(fileURLWithPath: r.path)
