@@ -74,7 +74,8 @@ public enum RegistryAnswers {
         return list.compactMap { $0["digest"]?.stringValue }
     }
 
-    static func trimmed(_ s: Substring) -> String {
+    /// `s` without the blanks (space, tab, line breaks) around it.
+    public static func trimmed(_ s: Substring) -> String {
         let blank: (UInt8) -> Bool = { $0 == 32 || $0 == 9 || $0 == 13 || $0 == 10 }
         let b = Array(s.utf8)
         guard let first = b.firstIndex(where: { !blank($0) }), let last = b.lastIndex(where: { !blank($0) }) else { return "" }

@@ -100,11 +100,11 @@ public struct PullRequests {
     }
 
     /// Opens the pull request of `head` into `base`, or updates the one already open for it (its title and body).
-    public func openOrUpdate(head: String, base: String, title: String, body: String) throws -> Opened {
+    func openOrUpdate(head: String, base: String, title: String, body: String) throws -> Opened {
         switch forge {
         case .github:
             let owner = project.split(separator: "/").first.map(String.init) ?? ""
-            let found = try call("GET", "/repos/\(project)/pulls?state=open&head=\(query(owner + ":" + head))&base=\(query(base))")
+            let found = try call("GET", "/repos/\(project)/pulls?state=open&head=\(percentEncoded(owner + ":" + head))&base=\(percentEncoded(base))")
             if let first = found.arrayValue?.first, let number = first["number"]?.doubleValue.flatMap({ Int(exactly: $0) }) {
                 let updated = try call("PATCH", "/repos/\(project)/pulls/\(number)", [("title", .string(title)), ("body", .string(body))])
                 return Opened(url: updated["html_url"]?.stringValue ?? "", number: number, created: false)
@@ -113,8 +113,8 @@ public struct PullRequests {
                                 [("title", .string(title)), ("head", .string(head)), ("base", .string(base)), ("body", .string(body))])
             return Opened(url: made["html_url"]?.stringValue ?? "", number: made["number"]?.doubleValue.flatMap({ Int(exactly: $0) }) ?? 0, created: true)
         case .gitlab:
-            let id = query(project)
-            let found = try call("GET", "/projects/\(id)/merge_requests?state=opened&source_branch=\(query(head))&target_branch=\(query(base))")
+            let id = percentEncoded(project)
+            let found = try call("GET", "/projects/\(id)/merge_requests?state=opened&source_branch=\(percentEncoded(head))&target_branch=\(percentEncoded(base))")
             if let first = found.arrayValue?.first, let iid = first["iid"]?.doubleValue.flatMap({ Int(exactly: $0) }) {
                 let updated = try call("PUT", "/projects/\(id)/merge_requests/\(iid)", [("title", .string(title)), ("description", .string(body))])
                 return Opened(url: updated["web_url"]?.stringValue ?? "", number: iid, created: false)
@@ -125,12 +125,22 @@ public struct PullRequests {
         }
     }
 
+    /// Opens (or updates) the pull request of the pushed `branch` into `base`, with the commit `message` as its title
+    /// (the first line) and body (the rest); a refusal says the branch stands pushed without it.
+    public func open(branch: String, base: String, message: String) throws -> Opened {
+        let (title, body) = Self.titleAndBody(message)
+        do {
+            return try openOrUpdate(head: branch, base: base, title: title, body: body)
+        } catch let e as TagwardenError {
+            throw TagwardenError("\(e.message); \(branch) is pushed, without its pull request")
+        }
+    }
+
     /// A commit message as a pull request's title (its first line) and body (the rest).
-    public static func titleAndBody(_ message: String) -> (title: String, body: String) {
-        func trimmed(_ s: Substring) -> String { String(s.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed()) }
+    static func titleAndBody(_ message: String) -> (title: String, body: String) {
         let lines = message.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
-        let title = trimmed(lines.first ?? "")
-        return (title.isEmpty ? "Image updates" : title, lines.count > 1 ? trimmed(lines[1]) : "")
+        let title = RegistryAnswers.trimmed(lines.first ?? "")
+        return (title.isEmpty ? "Image updates" : title, lines.count > 1 ? RegistryAnswers.trimmed(lines[1]) : "")
     }
 
     var forgeName: String { forge == .github ? "GitHub" : "GitLab" }
@@ -186,17 +196,5 @@ public struct PullRequests {
         let refused = response.status == 401 || (response.status == 403 && limited.isEmpty)
             ? " (the token was refused, or may not open pull requests on \(project))" : ""
         return TagwardenError("\(forgeName): \(method) \(path.prefix { $0 != "?" }): HTTP \(response.status)\(why.isEmpty ? "" : " " + why)\(limited)\(refused)")
-    }
-
-    func query(_ s: String) -> String {
-        var out = ""
-        for b in s.utf8 {
-            if (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E {
-                out.unicodeScalars.append(Unicode.Scalar(b))
-            } else {
-                out += "%" + hexDigits(UInt32(b), width: 2, uppercase: true)
-            }
-        }
-        return out
     }
 }

@@ -84,14 +84,10 @@ struct Audit: ParsableCommand {
             if !options.quiet { for note in snapshot.notes { writeStderr("tagwarden: note: \(note)\n") } }
             let tip = rev ?? ((ws.repo?.hasHead ?? false) ? "HEAD" : nil)
             var report = try ws.audit(snapshot, profile: options.profile, historyFrom: tip, registry: registryFacts)
-            if let (path, baseline) = try ws.baseline(options.baselineChoice, from: rev.map { .commit($0) } ?? .workTree) {
-                let prefix = ws.prefix
-                let applied = baseline.apply(to: report, inScope: { prefix.isEmpty || $0 == prefix || $0.hasPrefix(prefix + "/") })
-                report = applied.report
-                if !options.quiet {
-                    for note in Baseline.notes(path: path, hidden: applied.hidden, stale: applied.stale) { writeStderr("tagwarden: note: \(note)\n") }
-                }
-            }
+            let told: [String]
+            (report, told) = try ws.leavingOutBaseline(report, options.baselineChoice, from: rev.map { .commit($0) } ?? .workTree,
+                                                      prefix: ws.prefix, judgesStale: true)
+            if !options.quiet { for note in told { writeStderr("tagwarden: note: \(note)\n") } }
             let code = try options.emit(report)
             if report.summary.files == 0, !ws.prefix.isEmpty, !options.quiet {
                 // say why a path that was asked for holds nothing to lint

@@ -53,8 +53,8 @@ struct Init: ParsableCommand {
     }
 
     /// The config of what the repository does today, each candidate setting weighed: the audit under the config with
-    /// it against the audit without; one that adds no finding and that the images show is kept
-    /// (`EnvironmentReport.keptToday`), the strict profile's others are offered in a comment with their count.
+    /// it against the audit without; one that adds no finding and that the images show is kept (`Candidate.keptToday`),
+    /// the strict profile's others are offered in a comment with their count.
     static func weighStrictProfile(_ model: Model, ws: Workspace, snapshot: SourceSnapshot) throws -> String {
         func findings(_ text: String) throws -> Set<String> {
             var w = ws
@@ -69,7 +69,7 @@ struct Init: ParsableCommand {
             // a pattern is weighed with its prefix, which it spells
             let with = kept.filter { $0.environment == candidate.environment && $0.key == "tagPrefix" && candidate.key == "tagPattern" }
             candidate.findings = try findings(EnvironmentReport.initialConfig(model, kept: with + [candidate])).subtracting(base).count
-            if EnvironmentReport.keptToday(candidate, model) { kept.append(candidate) } else if candidate.strict { offered.append(candidate) }
+            if candidate.keptToday { kept.append(candidate) } else if candidate.strict { offered.append(candidate) }
         }
         let text = EnvironmentReport.initialConfig(model, kept: kept, offered: offered)
         _ = try Config.parse(Array(text.utf8), path: Config.fileName, knownRules: Catalogue.ids)

@@ -44,13 +44,11 @@ struct ReviewBranchOptions: ParsableArguments {
         return (try PullRequests(remote: try repo.remoteURL(remote), environment: ProcessInfo.environment), base)
     }
 
-    /// Opens (or updates) the pull request of the pushed `branch`, its title the message's first line and its body the
-    /// rest; says where it is.
+    /// Opens (or updates) the pull request of the pushed `branch`; says where it is.
     static func openPullRequest(_ forge: (forge: PullRequests, base: String)?, branch: String, pushed: Bool, message: String,
                                 say: (String) -> Void) throws -> PullRequests.Opened? {
         guard let (forge, base) = forge, pushed else { return nil }
-        let (title, body) = PullRequests.titleAndBody(message)
-        let opened = try forge.openOrUpdate(head: branch, base: base, title: title, body: body)
+        let opened = try forge.open(branch: branch, base: base, message: message)
         say("pull request \(opened.created ? "opened" : "updated"): \(opened.url)")
         return opened
     }

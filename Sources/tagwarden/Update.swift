@@ -183,8 +183,10 @@ struct Update: ParsableCommand {
                 report.commits = commits.map { (automation: $0.automation, branch: $0.branch, commit: $0.commit.hex, pushed: $0.pushed) }
                 report.written = commits.flatMap(\.written)
                 if let forge {
-                    report.pullRequests = try Self.openPullRequests(commits.filter { $0.pushed && $0.branch != $0.base }
-                        .map { (branch: $0.branch, base: $0.base, message: $0.message) }, forge: forge)
+                    report.pullRequests = try commits.filter { $0.pushed && $0.branch != $0.base }.map { c in
+                        let opened = try forge.open(branch: c.branch, base: c.base, message: c.message)
+                        return (c.branch, opened.url, opened.created)
+                    }
                 }
             } else {
                 let plan = try Updater.plan(model, files: snapshot.files, tags: tagSource, options: planOptions)
@@ -257,21 +259,6 @@ struct Update: ParsableCommand {
             }
         }
         return registries
-    }
-
-    /// Opens (or updates) a pull request for each pushed branch, its title the message's first line and its body the
-    /// rest; a failure is an error after the pushes, which stand.
-    static func openPullRequests(_ pushed: [(branch: String, base: String, message: String)],
-                                 forge: PullRequests) throws -> [(branch: String, url: String, created: Bool)] {
-        try pushed.map { p in
-            let (title, body) = PullRequests.titleAndBody(p.message)
-            do {
-                let opened = try forge.openOrUpdate(head: p.branch, base: p.base, title: title, body: body)
-                return (p.branch, opened.url, opened.created)
-            } catch let e as TagwardenError {
-                throw TagwardenError("\(e.message); \(p.branch) is pushed, without its pull request")
-            }
-        }
     }
 
     static func readTags(_ tags: String) throws -> TagFile {

@@ -46,9 +46,10 @@ public enum Checks {
             try headSnap.requireIntact()
             before = try ws.audit(headSnap, profile: options.profile, historyFrom: tip)
         }
-        let report = Linter.compare(head: staged, base: before, alwaysIn: all ? try repo.stagedChanges() : [])
         // the baseline the commit will hold
-        return try leaveOutBaseline(report, ws: ws, options: options, tree: .index, notes: notes)
+        let (report, told) = try ws.leavingOutBaseline(Linter.compare(head: staged, base: before, alwaysIn: all ? try repo.stagedChanges() : []),
+                                                       options.baseline, from: .index, prefix: ws.prefix, judgesStale: false)
+        return CheckResult(report: report, notes: notes + told)
     }
 
     /// HEAD against the merge base of BASE and HEAD, both from the object database. With `configFromBase`, BASE's
@@ -77,16 +78,9 @@ public enum Checks {
         var r = Linter.compare(head: headReport, base: baseReport, renamed: try repo.renames(from: mergeBase, to: headSha), all: all)
         r.source.kind = .diff
         // the baseline of the side whose config is in force: a pull request cannot put its own findings in it
-        return try leaveOutBaseline(r, ws: ws, options: options, tree: .commit(configFromBase ? baseSha : headSha), notes: headSnap.notes)
-    }
-
-    /// `report` without the findings of the baseline `options` names, read from `tree`, with a note of how many.
-    static func leaveOutBaseline(_ report: AuditReport, ws: Workspace, options: CheckOptions, tree: BaselineTree,
-                                 notes: [String] = []) throws -> CheckResult {
-        guard let (path, baseline) = try ws.baseline(options.baseline, from: tree) else { return CheckResult(report: report, notes: notes) }
-        // (a check sees part of the repository: an entry it does not match is no sign that it is stale)
-        let (kept, hidden, _) = baseline.apply(to: report, inScope: { _ in false })
-        return CheckResult(report: kept, notes: notes + Baseline.notes(path: path, hidden: hidden, stale: []))
+        let (report, told) = try ws.leavingOutBaseline(r, options.baseline, from: .commit(configFromBase ? baseSha : headSha),
+                                                       prefix: ws.prefix, judgesStale: false)
+        return CheckResult(report: report, notes: headSnap.notes + told)
     }
 
     /// `config-weakened` findings for what HEAD's config loosens against BASE's (the one in force).

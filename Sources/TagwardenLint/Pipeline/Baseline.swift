@@ -74,7 +74,7 @@ public struct Baseline: Sendable {
 
     /// `report` without the findings this baseline holds (matched by rule, file and fingerprint), counted; and the
     /// entries of files `inScope` that no finding matched.
-    public func apply(to report: AuditReport, inScope: (String) -> Bool) -> (report: AuditReport, hidden: Int, stale: [Entry]) {
+    func apply(to report: AuditReport, inScope: (String) -> Bool) -> (report: AuditReport, hidden: Int, stale: [Entry]) {
         var known: [String: Int] = [:]
         for (k, e) in entries.enumerated() { known[e.rule + "\u{0}" + e.file + "\u{0}" + e.fingerprint] = k }
         var matched = Set<Int>()
@@ -84,15 +84,13 @@ public struct Baseline: Sendable {
             matched.insert(k)
             return false
         }
-        out.summary.errors = out.findings.filter { $0.severity == .error }.count
-        out.summary.warnings = out.findings.filter { $0.severity == .warning }.count
-        out.summary.notes = out.findings.filter { $0.severity == .note }.count
+        out.summary.count(out.findings)
         let stale = entries.indices.filter { !matched.contains($0) && inScope(entries[$0].file) }.map { entries[$0] }
         return (out, report.findings.count - out.findings.count, stale)
     }
 
     /// What a run tells of the baseline `path`: how many findings it left out, and which of its entries match nothing.
-    public static func notes(path: String, hidden: Int, stale: [Entry]) -> [String] {
+    static func notes(path: String, hidden: Int, stale: [Entry]) -> [String] {
         var notes: [String] = []
         if hidden > 0 {
             notes.append("\(hidden) finding\(hidden == 1 ? " is" : "s are") in the baseline \(path) and not reported (--no-baseline reports them)")
@@ -127,8 +125,18 @@ extension Workspace {
     /// The baseline path beside the config in force, relative to the repository root.
     public var baselinePath: String { config.baseDir.isEmpty ? Baseline.fileName : config.baseDir + "/" + Baseline.fileName }
 
+    /// `report` without the findings of the baseline `choice` names, read from `tree`, and what to tell of it. Entries
+    /// that match nothing are told only where `judgesStale` (an audit sees every file under its PATH; a check sees a
+    /// change, and an entry it does not match is no sign that it is stale).
+    public func leavingOutBaseline(_ report: AuditReport, _ choice: BaselineChoice, from tree: BaselineTree, prefix: String?,
+                                   judgesStale: Bool) throws -> (report: AuditReport, notes: [String]) {
+        guard let (path, baseline) = try baseline(choice, from: tree) else { return (report, []) }
+        let (kept, hidden, stale) = baseline.apply(to: report, inScope: { judgesStale && Linter.isUnder($0, prefix: prefix) })
+        return (kept, Baseline.notes(path: path, hidden: hidden, stale: stale))
+    }
+
     /// The baseline `choice` names, as `tree` holds it, and how messages name it; nil when there is none.
-    public func baseline(_ choice: BaselineChoice, from tree: BaselineTree) throws -> (path: String, baseline: Baseline)? {
+    func baseline(_ choice: BaselineChoice, from tree: BaselineTree) throws -> (path: String, baseline: Baseline)? {
         let limit = 64 << 20
         switch choice {
         case .off:

@@ -25,6 +25,18 @@ public struct Summary: Sendable {
     public var errors = 0
     public var warnings = 0
     public var notes = 0
+
+    /// The errors, warnings and notes counted again, of `findings` (what a report keeps after a comparison or a baseline).
+    mutating func count(_ findings: [Finding]) {
+        (errors, warnings, notes) = (0, 0, 0)
+        for f in findings {
+            switch f.severity {
+            case .error: errors += 1
+            case .warning: warnings += 1
+            case .note: notes += 1
+            }
+        }
+    }
 }
 
 public struct AuditReport: Sendable {
@@ -85,9 +97,7 @@ public enum Linter {
         (findings, used) = applySuppressions(findings, model: model)
         let (verdicts, _) = run(enabled.filter(\.judgesSuppressions), on: model, suppressionsUsed: used)
         findings += applySettings(verdicts, config: config)
-        if let prefix = request.reportPrefix, !prefix.isEmpty, prefix != "." {
-            findings.removeAll { !($0.file == prefix || $0.file.hasPrefix(prefix + "/")) }
-        }
+        findings.removeAll { !Linter.isUnder($0.file, prefix: request.reportPrefix) }
         findings.sort(by: Linter.order)
         var sources: [String: [UInt8]] = [:]
         let withFindings = Set(findings.map(\.file))
@@ -95,19 +105,12 @@ public enum Linter {
         assignFingerprints(&findings, sources: sources)
 
         // the summary counts what is reported on: the files under PATH
-        let prefix = request.reportPrefix ?? ""
-        let inScope = model.files.mapRows { prefix.isEmpty || prefix == "." || $0.path == prefix || $0.path.hasPrefix(prefix + "/") }
+        let inScope = model.files.mapRows { Linter.isUnder($0.path, prefix: request.reportPrefix) }
         var summary = Summary(files: inScope.filter { $0 }.count,
                               documents: zip(model.files, inScope.rows).reduce(0) { $0 + ($1.1 ? $1.0.documents : 0) },
                               images: model.images.filter { inScope[$0.file] && $0.substitution?.isRepeat != true }.count,
                               markers: model.markers.filter { inScope[$0.file] }.count)
-        for f in findings {
-            switch f.severity {
-            case .error: summary.errors += 1
-            case .warning: summary.warnings += 1
-            case .note: summary.notes += 1
-            }
-        }
+        summary.count(findings)
         let snap = request.snapshot
         Timings.mark("findings")
         return AuditReport(source: SourceInfo(kind: snap.kind, root: snap.root, rev: snap.rev, base: nil),
@@ -140,12 +143,15 @@ public enum Linter {
         }
         if !all { for i in out.findings.indices { out.findings[i].isNew = nil } }
         out.source.base = base?.source.rev
-        var s = out.summary
-        s.errors = out.findings.filter { $0.severity == .error }.count
-        s.warnings = out.findings.filter { $0.severity == .warning }.count
-        s.notes = out.findings.filter { $0.severity == .note }.count
-        out.summary = s
+        out.summary.count(out.findings)
         return out
+    }
+
+    /// Whether `path` is reported on by a run limited to `prefix` (the PATH given, relative to the root; nil, "" or ".":
+    /// the whole repository).
+    public static func isUnder(_ path: String, prefix: String?) -> Bool {
+        guard let prefix, !prefix.isEmpty, prefix != "." else { return true }
+        return path == prefix || path.hasPrefix(prefix + "/")
     }
 
     static func order(_ a: Finding, _ b: Finding) -> Bool {

@@ -82,12 +82,17 @@ public enum EnvironmentReport {
     public struct Candidate: Sendable, Equatable {
         public let environment: String
         public let key: String
-        /// As written in YAML, and as it reads.
+        /// As written in YAML.
         public let value: String
-        public let raw: String
         /// The strict profile's (else the repository's tags suggest it).
         public let strict: Bool
-        public var findings: Int?
+        /// Whether the environment's promoted images show it: every tag has the prefix or matches the pattern, every
+        /// image is pinned (at least one image). A rule that judged nothing is no evidence; review never shows.
+        public let shown: Bool
+        public var findings: Int? = nil
+
+        /// What the repository does today: it adds no finding, and the images show it.
+        public var keptToday: Bool { findings == 0 && shown }
     }
 
     /// The settings to weigh: for each environment, the prefix all its promoted tags have (where another environment's
@@ -102,38 +107,34 @@ public enum EnvironmentReport {
         let strict = EnvironmentModel.base(config: nil, profile: "strict")
         var out: [Candidate] = []
         for f in found {
-            if let prefix = seen[f.name] {
-                out.append(Candidate(environment: f.name, key: "tagPrefix", value: yamlQuote(prefix), raw: prefix, strict: false))
+            let tagged = !f.tags.isEmpty
+            func prefix(_ p: String, strict: Bool) -> Candidate {
+                Candidate(environment: f.name, key: "tagPrefix", value: yamlQuote(p), strict: strict, shown: tagged && f.tags.allSatisfy { $0.hasPrefix(p) })
+            }
+            func pattern(_ p: String, strict: Bool) -> Candidate {
+                let re = try? GoRegex(p)
+                return Candidate(environment: f.name, key: "tagPattern", value: yamlQuote(p), strict: strict,
+                                 shown: tagged && re.map { re in f.tags.allSatisfy { re.matches($0) } } == true)
+            }
+            if let seenPrefix = seen[f.name] {
+                out.append(prefix(seenPrefix, strict: false))
                 if let env = strict.named(f.name), let strictPattern = env.tagPattern, let strictPrefix = env.tagPrefix,
                    strictPattern.hasPrefix("^" + strictPrefix) {
-                    let derived = "^" + quoteMeta(prefix) + strictPattern.dropFirst(1 + strictPrefix.count)
-                    if let re = try? GoRegex(derived), !f.tags.isEmpty, f.tags.allSatisfy({ re.matches($0) }) {
-                        out.append(Candidate(environment: f.name, key: "tagPattern", value: yamlQuote(derived), raw: derived, strict: false))
-                    }
+                    let derived = pattern("^" + quoteMeta(seenPrefix) + strictPattern.dropFirst(1 + strictPrefix.count), strict: false)
+                    if derived.shown { out.append(derived) }
                 }
             }
             guard let e = strict.named(f.name) else { continue }
             if seen[f.name] == nil {
-                if let p = e.tagPrefix { out.append(Candidate(environment: f.name, key: "tagPrefix", value: yamlQuote(p), raw: p, strict: true)) }
-                if let p = e.tagPattern { out.append(Candidate(environment: f.name, key: "tagPattern", value: yamlQuote(p), raw: p, strict: true)) }
+                if let p = e.tagPrefix { out.append(prefix(p, strict: true)) }
+                if let p = e.tagPattern { out.append(pattern(p, strict: true)) }
             }
-            if e.requireDigest { out.append(Candidate(environment: f.name, key: "requireDigest", value: "true", raw: "true", strict: true)) }
-            if e.requireReview { out.append(Candidate(environment: f.name, key: "requireReview", value: "true", raw: "true", strict: true)) }
+            if e.requireDigest {
+                out.append(Candidate(environment: f.name, key: "requireDigest", value: "true", strict: true, shown: f.promoted > 0 && f.pinned == f.promoted))
+            }
+            if e.requireReview { out.append(Candidate(environment: f.name, key: "requireReview", value: "true", strict: true, shown: false)) }
         }
         return out
-    }
-
-    /// Whether a candidate is what the repository does today: it adds no finding, and the environment's promoted images
-    /// show it (every tag has the prefix or matches the pattern, every image is pinned; at least one image) — a rule that
-    /// judged nothing is no evidence. Review is never kept: only promotions will show it.
-    public static func keptToday(_ c: Candidate, _ m: Model) -> Bool {
-        guard c.findings == 0, let f = found(m).first(where: { $0.name == c.environment }), !f.tags.isEmpty else { return false }
-        switch c.key {
-        case "tagPrefix": return f.tags.allSatisfy { $0.hasPrefix(c.raw) }
-        case "tagPattern": return (try? GoRegex(c.raw)).map { re in f.tags.allSatisfy { re.matches($0) } } ?? false
-        case "requireDigest": return f.promoted > 0 && f.pinned == f.promoted
-        default: return false
-        }
     }
 
     /// The `.tagwarden.yaml` that `init` writes: what the repository does today — its environments, with the
