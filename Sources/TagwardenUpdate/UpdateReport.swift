@@ -21,6 +21,17 @@ public struct UpdateReport: Sendable {
 
     public var isUpToDate: Bool { plan.files.isEmpty }
 
+    /// A run that changes nothing, as its reports end: up to date only when nothing stood in the way — a policy that
+    /// could not choose (an error) is no proof that its fields are current, and an automation not run or a change not
+    /// written (a warning) is said beside it.
+    /// (`place`: where the report lists them, "above" or "below").
+    public func noChange(_ place: String) -> String {
+        let errors = plan.errors.count, warnings = plan.warnings.count
+        if errors > 0 { return "no change, and \(errors) error\(errors == 1 ? "" : "s") \(place): not known to be up to date" }
+        if warnings > 0 { return "no change, and \(warnings) warning\(warnings == 1 ? "" : "s") \(place)" }
+        return "up to date"
+    }
+
     // MARK: text
 
     /// One line per automation: what it changes, or why it did not run.
@@ -148,10 +159,11 @@ public struct UpdateReport: Sendable {
         // what a registry or the repository controls, as text: no HTML, no Markdown, no line of its own
         func cell(_ s: String) -> String { Escape.markdown(s, limit: 300) }
         var out = "## Image updates\n\n"
-        if isUpToDate && !plan.errors.isEmpty {
-            out += "No change, and errors below: not known to be up to date.\n"
-        } else if isUpToDate {
+        if isUpToDate && plan.errors.isEmpty && plan.warnings.isEmpty {
             out += "Everything is up to date.\n"
+        } else if isUpToDate {
+            let said = noChange("below")
+            out += said.prefix(1).uppercased() + said.dropFirst() + ".\n"
         } else {
             out += "| File | Line | Setter | From | To |\n|---|---|---|---|---|\n"
             for c in plan.changes {

@@ -338,15 +338,8 @@ struct Update: ParsableCommand {
             if !quiet {
                 for line in report.summary() { writeStderr("tagwarden: \(line)\n") }
                 let n = report.plan.changes.count, files = report.plan.files.count
-                let errors = report.plan.errors.count, warnings = report.plan.warnings.count
-                if report.isUpToDate && errors > 0 {
-                    // a policy that could not choose is no proof that its fields are current
-                    writeStderr("tagwarden: no change, and \(errors) error\(errors == 1 ? "" : "s") above: not known to be up to date\n")
-                } else if report.isUpToDate && warnings > 0 {
-                    // (an automation not run, a change not written)
-                    writeStderr("tagwarden: no change, and \(warnings) warning\(warnings == 1 ? "" : "s") above\n")
-                } else if report.isUpToDate {
-                    writeStderr("tagwarden: up to date\n")
+                if report.isUpToDate {
+                    writeStderr("tagwarden: \(report.noChange("above"))\n")
                 } else {
                     let what = "\(n) change\(n == 1 ? "" : "s") in \(files) file\(files == 1 ? "" : "s")"
                     switch report.mode {
