@@ -411,8 +411,11 @@ extension UpdateInterruptionTests {
         let whole = try clone()
         let start = Date()
         #expect(try run(binary, ["update", "--tags", ".git/tags.yaml", "--commit", "--push"], cwd: whole.r.path).code == 0)
-        let took = Date().timeIntervalSince(start)
-        for delay in (1...12).map({ took * 1.1 * Double($0) / 12 }) {
+        let step = Date().timeIntervalSince(start) / 12
+        // further points until a run ends before its signal: a machine busier with other tests is slower than the
+        // measured run, and then a fixed spread would interrupt every run before its commit
+        var finished = false
+        for delay in (1...48).lazy.map({ step * Double($0) }) where !finished {
             let (r, remote) = try clone()
             let p = Process()
             (p.executableURL, p.arguments) = Self.interruptible(["update", "--tags", ".git/tags.yaml", "--commit", "--push"])
@@ -439,6 +442,7 @@ extension UpdateInterruptionTests {
             }
             #expect(try r.git("status", "--porcelain").stdout.isEmpty, "after \(delay) s: the work tree changed")
             outcomes.insert(local.isEmpty ? "none" : pushed.isEmpty ? "committed" : "pushed")
+            finished = delay >= step * 12 && p.terminationReason == .exit
         }
         #expect(outcomes.count >= 2, "every interruption came at the same point: \(outcomes)")
     }
@@ -465,8 +469,9 @@ extension PromoteTests {
         let done = try tagwarden(["promote", whole.image, "--from", "staging", "--to", "production", "--push"], in: whole.r.path,
                                  env: ["DOCKER_CONFIG": whole.config])
         #expect(done.code == 0, "\(done.described)")
-        let took = Date().timeIntervalSince(start)
-        for (k, delay) in (1...12).map({ took * 1.1 * Double($0) / 12 }).enumerated() {
+        let step = Date().timeIntervalSince(start) / 12
+        var finished = false  // as in the push test: further points until a run ends before its signal
+        for (k, delay) in (1...48).map({ step * Double($0) }).enumerated() where !finished {
             let (digest, image, remote, r, config) = try promotion(k)
             let p = Process()
             (p.executableURL, p.arguments) = UpdateInterruptionTests.interruptible(["promote", image, "--from", "staging", "--to", "production", "--push"])
@@ -489,6 +494,7 @@ extension PromoteTests {
                 #expect(locks.isEmpty, "after \(delay) s: locks left: \(locks)")
             }
             outcomes.insert(tagged == nil ? "nothing" : local.isEmpty ? "tagged" : pushed.isEmpty ? "committed" : "pushed")
+            finished = delay >= step * 12 && p.terminationReason == .exit
         }
         #expect(outcomes.count >= 2, "every interruption came at the same point: \(outcomes)")
     }
