@@ -75,6 +75,13 @@ enum TemplateFormat {
     /// `fmt.Sprintln`: spaces between all operands, and a newline.
     static func sprintln(_ args: [TemplateValue]) -> String { args.map(plain).joined(separator: " ") + "\n" }
 
+    /// An integer as `%c` and `%q` read it (`fmtC`): the code point, or U+FFFD for a negative number, one past
+    /// U+10FFFF or a surrogate.
+    static func rune(_ n: Int) -> Character {
+        guard (0...0x10FFFF).contains(n), let scalar = UnicodeScalar(UInt32(n)) else { return "\u{FFFD}" }
+        return Character(scalar)
+    }
+
     /// `strconv.Quote`: Go's double-quoted form, printable characters kept.
     static func goQuote(_ s: String) -> String {
         var out = "\""
@@ -253,7 +260,7 @@ enum TemplateFormat {
             if spec.precision >= 0 { s = String(s.prefix(spec.precision)) }
             body = spec.sharp && !s.contains("`") ? "`" + s + "`" : goQuote(s)
         case ("q", .int(let n)):
-            body = "'" + String(goQuote(String(UnicodeScalar(UInt32(max(0, n))).map(Character.init) ?? "\u{FFFD}")).dropFirst().dropLast()) + "'"
+            body = "'" + String(goQuote(String(rune(n))).dropFirst().dropLast()) + "'"
         case ("t", .bool(let b)): body = b ? "true" : "false"
         case ("d", .int(let n)):
             body = (n < 0 ? "-" : "") + String(n.magnitude)
@@ -266,7 +273,7 @@ enum TemplateFormat {
             numeric = true
         case ("x", .string(let s)), ("X", .string(let s)):
             body = s.utf8.map { hexDigits($0, width: 2, uppercase: verb == "X") }.joined()
-        case ("c", .int(let n)): body = String(UnicodeScalar(UInt32(max(0, n))).map(Character.init) ?? "\u{FFFD}")
+        case ("c", .int(let n)): body = String(rune(n))
         case ("e", .float(let x)), ("E", .float(let x)), ("f", .float(let x)), ("F", .float(let x)), ("g", .float(let x)), ("G", .float(let x)):
             let p = spec.precision < 0 && verb != "g" && verb != "G" ? 6 : spec.precision
             body = float(abs(x), verb: verb == "G" ? "g" : verb, precision: p)

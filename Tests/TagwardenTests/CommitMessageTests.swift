@@ -197,4 +197,11 @@ extension CommitMessageTests {
         // a template that calls itself outside any block stops at the depth of calls
         #expect(throws: TagwardenError.self) { try render(#"{{define "t"}}{{template "t"}}{{end}}{{template "t"}}"#) }
     }
+
+    /// `%c` and `%q` of a number that is no code point give U+FFFD, as Go's `fmtC` does (go1.19 printed exactly this).
+    /// Found by scripts/fuzz: 66666666666666 trapped converting to a 32-bit code point.
+    @Test func numbersThatAreNoCodePointAreTheReplacementCharacter() throws {
+        let template = #"{{printf "%c|%q|%c|%q|%c|%q|%q|%c" -1 -1 4294967296 66666666666666 55296 55296 1114112 65}}"#
+        #expect(try render(template) == "\u{FFFD}|'\u{FFFD}'|\u{FFFD}|'\u{FFFD}'|\u{FFFD}|'\u{FFFD}'|'\u{FFFD}'|A")
+    }
 }
