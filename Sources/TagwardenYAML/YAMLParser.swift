@@ -335,7 +335,11 @@ extension YAMLFile {
         }
         while i < limit {
             switch buf[i] {
-            case UInt8(ascii: "&"), UInt8(ascii: "!"):
+            case UInt8(ascii: "&"):
+                // libyaml's anchor is letters, digits, `-` and `_`: `&a:b` is the anchor `a` and the value `:b`
+                step()
+                while i < limit, Self.isAnchorByte(buf[i]) { step() }
+            case UInt8(ascii: "!"):
                 while i < limit, buf[i] != 32, buf[i] != 9, buf[i] != 10, buf[i] != 13 { step() }
             case 32, 9, 10, 13:
                 step()
@@ -348,6 +352,10 @@ extension YAMLFile {
         }
         pos.offset = i
         return pos
+    }
+
+    static func isAnchorByte(_ c: UInt8) -> Bool {
+        (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
     }
 
     /// The comment that follows a scalar on the same line: skip blanks after its end, a `#` starts it.

@@ -136,6 +136,11 @@ import Testing
         // a tag with no value: an empty span where the value would be
         let e = try shown("")
         #expect(e.0 == "" && e.1.line == 8)
+        // an anchor is letters, digits, `-` and `_` only, as libyaml scans it: `&n:p` is the anchor `n` and the value
+        // `:p` (scripts/fuzz found the span that began after the first blank instead)
+        let anchored = parse("k: &n:p:tag/- 'x\n")
+        let value = try #require(anchored.nodes.indices.first { anchored.value($0) == ":p:tag/- 'x" })
+        #expect(anchored.nodes[value].span.start == SourcePosition(offset: 5, line: 1, column: 6))
     }
 
     @Test func lineIndexAgreesWithTheScanningLookups() {
