@@ -10,6 +10,9 @@ import Glibc
 public enum Interruption {
     /// The lock file to remove: the address of a C string, or 0.
     static let lock = Atomic<Int>(0)
+    /// The last lock path installed, kept after `lockReleased` (a handler may still be reading it): never freed, and
+    /// never unreachable either, so that a leak check sees it held.
+    static let kept = Atomic<Int>(0)
     /// How many changes are under way.
     static let changing = Atomic<Int>(0)
     /// The signal that came during a change, or 0.
@@ -19,7 +22,9 @@ public enum Interruption {
     /// ignoring (`nohup`, a background job) stays ignored.
     public static func install(lockPath: String) {
         // the string is never freed: a handler on another thread may be reading it
-        lock.store(Int(bitPattern: strdup(lockPath)), ordering: .sequentiallyConsistent)
+        let path = Int(bitPattern: strdup(lockPath))
+        kept.store(path, ordering: .sequentiallyConsistent)
+        lock.store(path, ordering: .sequentiallyConsistent)
         for s in [SIGINT, SIGTERM, SIGHUP] {
             var old = sigaction()
             // SIG_IGN is the handler 1

@@ -91,24 +91,27 @@ public final class GitRepository {
     /// The URLs of the repository's remotes: as configured (`remote.<name>.url`, `pushurl`) and as git uses them
     /// after `url.<base>.insteadOf` rewriting.
     public func remoteURLs() -> [String] {
-        var list = git_strarray()
-        guard git_remote_list(&list, handle) == 0 else { return [] }
-        defer { git_strarray_dispose(&list) }
         var config: OpaquePointer?
-        if git_repository_config_snapshot(&config, handle) != 0 { config = nil }
-        defer { if let config { git_config_free(config) } }
+        guard git_repository_config_snapshot(&config, handle) == 0, let config else { return [] }
+        defer { git_config_free(config) }
         var urls: [String] = []
         func add(_ url: UnsafePointer<CChar>?) {
             if let url, !urls.contains(String(cString: url)) { urls.append(String(cString: url)) }
         }
-        for i in 0..<list.count {
-            guard let name = list.strings[i] else { continue }
-            if let config {
-                for key in ["url", "pushurl"] {
-                    var value: UnsafePointer<CChar>?
-                    if git_config_get_string(&value, config, "remote.\(String(cString: name)).\(key)") == 0 { add(value) }
-                }
-            }
+        // the remotes are the names of `remote.<name>.url` and `pushurl` entries, as git_remote_list finds them; read
+        // here with a plain iterator because libgit2 1.5's regular expression search leaks its pcre2 match data
+        var names: [String] = []
+        var iterator: OpaquePointer?
+        guard git_config_iterator_new(&iterator, config) == 0, let iterator else { return [] }
+        defer { git_config_iterator_free(iterator) }
+        var entry: UnsafeMutablePointer<git_config_entry>?
+        while git_config_next(&entry, iterator) == 0, let e = entry?.pointee, let key = e.name {
+            let name = String(cString: key)
+            guard name.hasPrefix("remote."), let kind = [".url", ".pushurl"].first(where: name.hasSuffix), name.count > 7 + kind.count else { continue }
+            names.append(String(name.dropFirst(7).dropLast(kind.count)))
+            add(e.value)
+        }
+        for name in Set(names).sorted() {
             var remote: OpaquePointer?
             guard git_remote_lookup(&remote, handle, name) == 0, let remote else { continue }
             defer { git_remote_free(remote) }
