@@ -66,3 +66,10 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// scripts/fuzz adds the libFuzzer entry (Fuzz/) and builds it alone, with the fuzzer and address sanitizers.
+if Context.environment["TAGWARDEN_FUZZ"] != nil {
+    package.targets.append(.executableTarget(name: "tagwarden-fuzz", dependencies: ["TagwardenBasics", "TagwardenRegex", "TagwardenYAML",
+                                             "TagwardenHTTP", "TagwardenPolicy", "TagwardenModel", "TagwardenLint", "TagwardenUpdate"],
+                                             path: "Fuzz", exclude: ["corpus"]))
+}

@@ -2,7 +2,7 @@ import TagwardenBasics
 
 /// What a registry's answers say, read from their text alone: the headers (`WWW-Authenticate`, `Link`, `Retry-After`)
 /// and the JSON bodies (a tag list, an index's manifests). Each reading is total: any text gives an answer or nil (or a
-/// `TagwardenError`), never a trap; `scripts/fuzz-registry-parsers` holds them to that.
+/// `TagwardenError`), never a trap; `scripts/fuzz` holds them to that.
 public enum RegistryAnswers {
     /// `Bearer realm="…",service="…",scope="…"` → ("Bearer", [realm: …, service: …, scope: …]). Read byte by byte
     /// (the header is ASCII): linear in the header, whatever it holds.

@@ -42,6 +42,11 @@ public struct DockerCredentials: Sendable {
             if path != nil { throw TagwardenError("\(file): cannot be read") }
             return DockerCredentials(auths: [:], helpers: [:], store: nil, path: nil)
         }
+        return try parse(bytes, file: file)
+    }
+
+    /// docker's configuration read from `bytes` (the file named `file` in messages).
+    static func parse(_ bytes: [UInt8], file: String) throws -> DockerCredentials {
         let json: JSON
         do { json = try JSON.parse(String(decoding: bytes, as: UTF8.self)) } catch {
             throw TagwardenError("\(file): not JSON: \(error.message)")

@@ -129,19 +129,25 @@ func tagwarden(_ args: [String], in dir: String, env: [String: String] = [:], st
     /// The binary under `prlimit`: killed (and the test failing on its exit code) past `seconds` of CPU or
 /// `megabytes` of address space; `/usr/bin/time` reports the peak resident memory, which must stay under
 /// `rssMB`.
+/// Under a sanitizer (`scripts/sanitize`) the bounds of memory are not the binary's own and are left out, and CPU
+/// time gets ten times as long.
 func bounded(_ args: [String], in dir: String, seconds: Int = 60, megabytes: Int = 3000, rssMB: Int? = nil,
              env: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
     let rssFile = dir + "/.rss-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: rssFile) }
-    let r = try run("/usr/bin/prlimit", ["--cpu=\(seconds)", "--as=\(megabytes << 20)", "/usr/bin/time", "-o", rssFile, "-f", "%M", binary] + args,
+    let limits = sanitized ? ["--cpu=\(seconds * 10)"] : ["--cpu=\(seconds)", "--as=\(megabytes << 20)"]
+    let r = try run("/usr/bin/prlimit", limits + ["/usr/bin/time", "-o", rssFile, "-f", "%M", binary] + args,
                     cwd: dir, env: env, sourceLocation: sourceLocation)
-    if let rssMB {
+    if let rssMB, !sanitized {
         let text = (try? String(contentsOfFile: rssFile, encoding: .utf8)) ?? ""
         let kb = Int(text.split(separator: "\n").last.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? "") ?? Int.max
         #expect(kb < rssMB << 10, "peak resident memory \(kb) KB, bound \(rssMB) MB", sourceLocation: sourceLocation)
     }
     return r
 }
+
+/// The suite runs under a sanitizer (`scripts/sanitize` says so).
+let sanitized = ProcessInfo.processInfo.environment["TAGWARDEN_SANITIZER"] != nil
 
 /// Records a test failure when the process of `res` was killed by a signal.
 func recordDeath(of res: RunResult, running args: [String]) {

@@ -1,0 +1,18 @@
+import Foundation
+import Testing
+
+/// CI's short pass of `scripts/fuzz`: every fuzz target replays its checked-in corpus (seeds, and every input that once
+/// crashed it) and fuzzes for a few seconds more, with AddressSanitizer, without a crash or a broken property.
+@Suite struct FuzzTests {
+    @Test(.disabled(if: sanitized, "the fuzz build is sanitized already"))
+    func everyTargetReplaysItsCorpusAndFuzzesWithoutACrash() throws {
+        let listed = try run(packageRoot + "/scripts/fuzz", ["--list"], cwd: packageRoot)
+        let targets = listed.stdout.split(separator: "\n").map(String.init)
+        #expect(targets.count == 16, "targets: \(targets)")
+        let pass = try run(packageRoot + "/scripts/fuzz", ["--seconds", "3"], cwd: packageRoot)
+        #expect(pass.code == 0, "\(pass.described)")
+        for t in targets {
+            #expect(pass.stdout.contains("\(t): stat::number_of_executed_units:"), "\(t) did not run: \(pass.described)")
+        }
+    }
+}
