@@ -345,6 +345,9 @@ extension YAMLFile {
                 step()
             case UInt8(ascii: "#"):
                 while i < limit, buf[i] != 10, buf[i] != 13 { step() }
+            case 0xEF where i + 2 < limit && buf[i + 1] == 0xBB && buf[i + 2] == 0xBF && (i == 0 || buf[i - 1] == 10 || buf[i - 1] == 13):
+                // libyaml skips a byte order mark at the start of any line before a token
+                step(); step(); step()
             default:
                 pos.offset = i
                 return pos

@@ -141,6 +141,10 @@ import Testing
         let anchored = parse("k: &n:p:tag/- 'x\n")
         let value = try #require(anchored.nodes.indices.first { anchored.value($0) == ":p:tag/- 'x" })
         #expect(anchored.nodes[value].span.start == SourcePosition(offset: 5, line: 1, column: 6))
+        // a byte order mark at the start of a line before the value is skipped, as libyaml skips it
+        let marked = parse("k: !\n\u{FEFF}m\u{FEFF}p\n")
+        let m = try #require(marked.nodes.indices.first { marked.value($0) == "m\u{FEFF}p" })
+        #expect(marked.nodes[m].span.start == SourcePosition(offset: 8, line: 2, column: 2))
     }
 
     @Test func lineIndexAgreesWithTheScanningLookups() {
