@@ -90,7 +90,8 @@ func fuzzEdit(_ bytes: [UInt8]) {
         && y.nodes[$0].span.start.offset < y.nodes[$0].span.end.offset }
     let edited = Set(plain.enumerated().filter { $0.offset % 3 == 0 }.map(\.element))
     guard !edited.isEmpty else { return }
-    let edits = edited.map { Edit(span: y.nodes[$0].span, replacement: word) }
+    // with a blank where the value follows a property directly (`&a:b`), as the update's setters write it
+    let edits = edited.map { Edit(span: y.nodes[$0].span, replacement: Setters.separated(word, at: y.nodes[$0].span, in: bytes)) }
     let result: [UInt8]
     do { result = try Edit.apply(edits, to: bytes) } catch { require(false, "edits of distinct scalars refused: \(error)"); return }
     let after = YAMLFile(parsing: result)

@@ -239,9 +239,7 @@ public enum Setters {
             outcome(.changed)
             let change = SetterChange(file: file.path, line: at.line, column: at.column, object: m.object, setter: m.ref.value,
                                       oldValue: m.scalar.value, newValue: value)
-            // an empty value (`image: # {…}`) has no bytes: the new one must not touch what stands before it
-            let before = span.start.offset > 0 ? file.bytes[span.start.offset - 1] : 10
-            let separated = span.start.offset == span.end.offset && ![32, 9, 10, 13].contains(before) ? " " + written : written
+            let separated = Self.separated(written, at: span, in: file.bytes)
             edits.append((Edit(span: span, replacement: separated), change, value))
             if span.start.offset == span.end.offset || Self.hasProperty(file.bytes, before: span.start.offset) { mustReadBack = true }
         }
@@ -273,12 +271,23 @@ public enum Setters {
         return result
     }
 
+    /// `written` with a blank before it where it would otherwise join what stands before the value: an empty value
+    /// (`image: # {…}`) has no bytes of its own, and a value may follow an anchor with no blank (`&a:b` is the anchor
+    /// `a` and the value `:b`), where a new value would lengthen the anchor's name.
+    static func separated(_ written: String, at span: SourceSpan, in bytes: [UInt8]) -> String {
+        let before = span.start.offset > 0 ? bytes[span.start.offset - 1] : 10
+        guard ![32, 9, 10, 13].contains(before) else { return written }
+        return span.start.offset == span.end.offset || hasProperty(bytes, before: span.start.offset) ? " " + written : written
+    }
+
     /// Whether the token before `offset` on its line is a node property: a tag (`!!float`) or an anchor (`&a`).
     static func hasProperty(_ bytes: [UInt8], before offset: Int) -> Bool {
         var k = offset
         while k > 0, bytes[k - 1] == 32 || bytes[k - 1] == 9 { k -= 1 }
         var start = k
         while start > 0, ![32, 9, 10, 13].contains(bytes[start - 1]) { start -= 1 }
+        // a byte order mark at a line's start is no part of the token (libyaml skips it)
+        if start + 3 <= k, bytes[start] == 0xEF, bytes[start + 1] == 0xBB, bytes[start + 2] == 0xBF { start += 3 }
         return start < k && (bytes[start] == UInt8(ascii: "!") || bytes[start] == UInt8(ascii: "&"))
     }
 
