@@ -91,34 +91,40 @@ public final class GitRepository {
     /// The URLs of the repository's remotes: as configured (`remote.<name>.url`, `pushurl`) and as git uses them
     /// after `url.<base>.insteadOf` rewriting.
     public func remoteURLs() -> [String] {
-        var config: OpaquePointer?
-        guard git_repository_config_snapshot(&config, handle) == 0, let config else { return [] }
-        defer { git_config_free(config) }
         var urls: [String] = []
-        func add(_ url: UnsafePointer<CChar>?) {
-            if let url, !urls.contains(String(cString: url)) { urls.append(String(cString: url)) }
+        func add(_ url: String?) {
+            if let url, !urls.contains(url) { urls.append(url) }
         }
-        // the remotes are the names of `remote.<name>.url` and `pushurl` entries, as git_remote_list finds them; read
-        // here with a plain iterator because libgit2 1.5's regular expression search leaks its pcre2 match data
-        var names: [String] = []
-        var iterator: OpaquePointer?
-        guard git_config_iterator_new(&iterator, config) == 0, let iterator else { return [] }
-        defer { git_config_iterator_free(iterator) }
-        var entry: UnsafeMutablePointer<git_config_entry>?
-        while git_config_next(&entry, iterator) == 0, let e = entry?.pointee, let key = e.name {
-            let name = String(cString: key)
-            guard name.hasPrefix("remote."), let kind = [".url", ".pushurl"].first(where: name.hasSuffix), name.count > 7 + kind.count else { continue }
-            names.append(String(name.dropFirst(7).dropLast(kind.count)))
-            add(e.value)
-        }
-        for name in Set(names).sorted() {
+        let configured = configuredRemotes()
+        for remote in configured { add(remote.url) }
+        for name in Set(configured.map(\.name)).sorted() {
             var remote: OpaquePointer?
             guard git_remote_lookup(&remote, handle, name) == 0, let remote else { continue }
             defer { git_remote_free(remote) }
-            add(git_remote_url(remote))
-            add(git_remote_pushurl(remote))
+            add(git_remote_url(remote).map { String(cString: $0) })
+            add(git_remote_pushurl(remote).map { String(cString: $0) })
         }
         return urls
+    }
+
+    /// Every `remote.<name>.url` and `pushurl` entry of the configuration, in its order: the remotes as
+    /// git_remote_list finds them, read with a plain iterator because libgit2 1.5's regular expression search (which
+    /// git_remote_list uses) leaks its pcre2 match data.
+    func configuredRemotes() -> [(name: String, url: String)] {
+        var config: OpaquePointer?
+        guard git_repository_config_snapshot(&config, handle) == 0, let config else { return [] }
+        defer { git_config_free(config) }
+        var iterator: OpaquePointer?
+        guard git_config_iterator_new(&iterator, config) == 0, let iterator else { return [] }
+        defer { git_config_iterator_free(iterator) }
+        var found: [(name: String, url: String)] = []
+        var entry: UnsafeMutablePointer<git_config_entry>?
+        while git_config_next(&entry, iterator) == 0, let e = entry?.pointee, let key = e.name, let value = e.value {
+            let name = String(cString: key)
+            guard name.hasPrefix("remote."), let kind = [".url", ".pushurl"].first(where: name.hasSuffix), name.count > 7 + kind.count else { continue }
+            found.append((String(name.dropFirst(7).dropLast(kind.count)), String(cString: value)))
+        }
+        return found
     }
 
     /// Remote-tracking branches called `name` (`origin/main` for `main`), sorted.

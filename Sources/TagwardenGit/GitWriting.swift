@@ -297,12 +297,9 @@ extension GitRepository {
         return nil
     }
 
-    /// The names of the repository's remotes.
+    /// The names of the repository's remotes, sorted.
     public func remoteNames() -> [String] {
-        var list = git_strarray()
-        guard git_remote_list(&list, handle) == 0 else { return [] }
-        defer { git_strarray_dispose(&list) }
-        return (0..<list.count).compactMap { list.strings[$0].map { String(cString: $0) } }
+        Array(Set(configuredRemotes().map(\.name))).sorted()
     }
 
     /// The object reference `name` points at (symbolic references followed), nil when there is none.
