@@ -1,6 +1,7 @@
 import Testing
 import TagwardenBasics
 import TagwardenModel
+import TagwardenYAML
 @testable import TagwardenUpdate
 
 /// The setters as byte-span edits: the values Flux writes, and every other byte kept.
@@ -243,5 +244,23 @@ extension SettersTests {
     @Test func aMarkedEmptyValueAtTheEndOfAFileWithoutNewlineDoesNotCrash() {
         let text = "list:\n  # {\"$imagepolicy\": \"flux-system:web\"}\n  -"
         _ = run([("a.yaml", text)])
+    }
+}
+
+extension SettersTests {
+    /// A new value gets a blank before it where it would join what stands before: an empty value, and a value that
+    /// follows an anchor directly (`&a:b`), also after a byte order mark at the line's start (both found by fuzzing).
+    @Test func aValueThatWouldJoinAnAnchorGetsABlank() {
+        func span(_ text: String, _ value: String) -> (SourceSpan, [UInt8]) {
+            let bytes = Array(text.utf8)
+            let start = text.utf8.count - value.utf8.count
+            let p = SourcePosition(offset: start, line: 1, column: start + 1), e = SourcePosition(offset: bytes.count, line: 1, column: bytes.count + 1)
+            return (SourceSpan(start: p, end: e), bytes)
+        }
+        for (text, value, expected) in [("k: &a:b", ":b", " new"), ("\u{FEFF}&a:b", ":b", " new"), ("k: &a :b", ":b", "new"),
+                                        ("k: [a,b", "b", "new"), ("k: !!str b", "b", "new")] {
+            let (s, bytes) = span(text, value)
+            #expect(Setters.separated("new", at: s, in: bytes) == expected, "\(text)")
+        }
     }
 }
