@@ -180,7 +180,7 @@ func fuzzTagsFile(_ bytes: [UInt8]) {
 }
 
 /// A kustomization, NUL, a patch, NUL, a deployment: the whole audit of that repository (kustomize's patch reader,
-/// the Model, every rule), each finding inside its file.
+/// the Model, every rule), each finding inside its file (as UTF-8).
 func fuzzKustomize(_ bytes: [UInt8]) {
     let (kustomization, rest) = halves(bytes)
     let (patch, deployment) = halves(rest)
@@ -194,7 +194,9 @@ func fuzzKustomize(_ bytes: [UInt8]) {
         try History.stagingEvidence(repo: nil, tip: nil, model: model)
     }) else { return }
     for f in report.findings {
-        guard let file = files[f.file] else { continue }
+        // a file in UTF-16 or UTF-32 is read, and its findings placed, as its UTF-8 text
+        guard let written = files[f.file] else { continue }
+        let file = (try? SourceText.utf8(fromBOMEncoded: written)?.get()) ?? written
         require(f.span.start.offset <= f.span.end.offset && f.span.end.offset <= file.count && f.span.start.line >= 1,
                 "\(f.rule) at \(f.file) \(f.span) of \(file.count) bytes")
     }
