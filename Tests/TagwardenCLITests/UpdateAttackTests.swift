@@ -214,16 +214,7 @@ extension UpdateInterruptionTests {
         for delay in [0.1, 0.2, 0.3, 0.45, 0.6, 0.9] {
             let r = try fleet(files: files, push: "main")
             let before = try r.git("rev-parse", "main").stdout
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: binary)
-            p.arguments = ["update", "--tags", ".git/tags.yaml", "--commit"]
-            p.currentDirectoryURL = URL(fileURLWithPath: r.path)
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            Thread.sleep(forTimeInterval: delay)
-            kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
+            _ = try UpdateInterruptionTests.signalled(["update", "--tags", ".git/tags.yaml", "--commit"], in: r.path, after: delay, signal: SIGKILL)
             try? FileManager.default.removeItem(atPath: r.path + "/.git/index.lock")   // a stale lock is git's own to clear
             let again = try tagwarden(["update", "--tags", ".git/tags.yaml", "--commit"], in: r.path)
             #expect(again.code == 0, "after \(delay) s: \(again.described)")

@@ -335,18 +335,23 @@ import Testing
          ["-c", "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT]); os.execv(sys.argv[1], sys.argv[1:])", binary] + args)
     }
 
-    /// Starts tagwarden, interrupts it after `delay` seconds, and waits for it.
-    func interrupt(_ args: [String], in dir: String, after delay: Double) throws -> Int32 {
+    /// Starts tagwarden with `args` in `dir` (and `env`, if given, as its whole environment), sends it `signal` after
+    /// `delay` seconds, and waits for it: how it ended, and what it said on standard error.
+    static func signalled(_ args: [String], in dir: String, env: [String: String]? = nil, after delay: Double,
+                          signal: Int32 = SIGINT) throws -> (process: Process, stderr: String) {
         let p = Process()
-        (p.executableURL, p.arguments) = Self.interruptible(args)
+        (p.executableURL, p.arguments) = interruptible(args)
         p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        if let env { p.environment = env }
+        let err = Pipe()
         p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
+        p.standardError = err
         try p.run()
         Thread.sleep(forTimeInterval: delay)
-        p.interrupt()
+        kill(p.processIdentifier, signal)
+        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
-        return p.terminationStatus
+        return (p, said)
     }
 
     func checkEveryFileIsOldOrNew(_ r: TempRepo, files: Int) throws -> Int {
@@ -369,7 +374,7 @@ import Testing
         let files = 400
         for delay in [0.05, 0.15, 0.3, 0.6] {
             let r = try fleet(files: files, push: "main")
-            _ = try interrupt(["update", "--tags", ".git/tags.yaml", "--write"], in: r.path, after: delay)
+            _ = try Self.signalled(["update", "--tags", ".git/tags.yaml", "--write"], in: r.path, after: delay)
             _ = try checkEveryFileIsOldOrNew(r, files: files)
         }
     }
@@ -379,7 +384,7 @@ import Testing
         for delay in [0.05, 0.15, 0.3, 0.6] {
             let r = try fleet(files: files, push: "main")
             let before = try r.git("rev-parse", "main").stdout
-            _ = try interrupt(["update", "--tags", ".git/tags.yaml", "--commit"], in: r.path, after: delay)
+            _ = try Self.signalled(["update", "--tags", ".git/tags.yaml", "--commit"], in: r.path, after: delay)
             let updated = try checkEveryFileIsOldOrNew(r, files: files)
             let after = try r.git("rev-parse", "main").stdout
             // the files are written before the branch moves, all of them inside one uninterruptible change
@@ -417,17 +422,7 @@ extension UpdateInterruptionTests {
         var finished = false
         for delay in (1...48).lazy.map({ step * Double($0) }) where !finished {
             let (r, remote) = try clone()
-            let p = Process()
-            (p.executableURL, p.arguments) = Self.interruptible(["update", "--tags", ".git/tags.yaml", "--commit", "--push"])
-            p.currentDirectoryURL = URL(fileURLWithPath: r.path)
-            let err = Pipe()
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = err
-            try p.run()
-            Thread.sleep(forTimeInterval: delay)
-            kill(p.processIdentifier, SIGINT)
-            let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
+            let (p, said) = try Self.signalled(["update", "--tags", ".git/tags.yaml", "--commit", "--push"], in: r.path, after: delay)
             let local = try run("/usr/bin/git", ["rev-parse", "-q", "--verify", "image-updates"], cwd: r.path).stdout
             let pushed = try run("/usr/bin/git", ["--git-dir", remote.path, "rev-parse", "-q", "--verify", "image-updates"], cwd: remote.path).stdout
             #expect(pushed.isEmpty || pushed == local, "after \(delay) s: the remote has \(pushed), the clone \(local)")
@@ -474,16 +469,8 @@ extension PromoteTests {
         var finished = false  // as in the push test: further points until a run ends before its signal
         for (k, delay) in (1...48).map({ step * Double($0) }).enumerated() where !finished {
             let (digest, image, remote, r, config) = try promotion(k)
-            let p = Process()
-            (p.executableURL, p.arguments) = UpdateInterruptionTests.interruptible(["promote", image, "--from", "staging", "--to", "production", "--push"])
-            p.currentDirectoryURL = URL(fileURLWithPath: r.path)
-            p.environment = ["DOCKER_CONFIG": config, "PATH": "/usr/bin:/bin"]
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            Thread.sleep(forTimeInterval: delay)
-            kill(p.processIdentifier, SIGINT)
-            p.waitUntilExit()
+            let (p, _) = try UpdateInterruptionTests.signalled(["promote", image, "--from", "staging", "--to", "production", "--push"], in: r.path,
+                                                               env: ["DOCKER_CONFIG": config, "PATH": "/usr/bin:/bin"], after: delay)
             let tagged = try registryDigest(registry, "acme/web\(k)", Self.productionTag, auth: user)
             #expect(tagged == nil || tagged == digest, "after \(delay) s: the tag names \(tagged ?? "")")
             let local = try run("/usr/bin/git", ["rev-parse", "-q", "--verify", branch], cwd: r.path).stdout
