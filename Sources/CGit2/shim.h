@@ -4,6 +4,9 @@
 static inline int tw_git_disable_strict_hash_verification(void) {
     return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 }
+static inline int tw_git_enable_caching(int on) {
+    return git_libgit2_opts(GIT_OPT_ENABLE_CACHING, on);
+}
 static inline int tw_git_set_search_path_none(int level) {
     return git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, level, "");
 }

@@ -9,6 +9,11 @@ private let libgit2Initialised: Bool = {
     git_libgit2_init()
     // Objects are re-hashed on every read otherwise; the repository is ours to trust.
     _ = tw_git_disable_strict_hash_verification()
+    // No object cache: what Tagwarden reads it reads once or keeps itself (a history walk keeps a commit's trees for
+    // its parent's turn), and libgit2's would hold up to 256 MiB of a long history's commits and trees to the end
+    // (the raw ones of `git_odb_read` too). Without it, the 50,000-commit benchmark history is read in 0.85× the time
+    // and 0.55× the memory; `check --base` costs 2% more instructions, `update` and `audit --rev` the same.
+    _ = tw_git_enable_caching(0)
     return true
 }()
 
@@ -261,7 +266,7 @@ public final class GitRepository {
     }
 
     /// The object database, opened on first use and kept.
-    private var odb: OpaquePointer? {
+    var odb: OpaquePointer? {
         if let opened = odbStorage { return opened }
         var odb: OpaquePointer?
         let opened = git_repository_odb(&odb, handle) == 0 ? odb : nil
@@ -269,6 +274,8 @@ public final class GitRepository {
         return opened
     }
     private var odbStorage: OpaquePointer??
+    /// The trees the last comparison of a commit with its parent read on the parent's side (`changedEntries`).
+    let parentSideTrees = KeptTrees()
 
     /// The loose object file of an object id, if the repository (or an alternate it names) has one. Each fan-out
     /// directory (`objects/ab/`) is listed once: a packed repository costs one failed listing per prefix, not one
@@ -419,36 +426,9 @@ public final class GitRepository {
 
     /// Blob entries that changed between `commit`'s first parent (or nothing) and `commit`, filtered by name.
     public func changedEntries(commit: String, accept: (String) -> Bool) throws -> [TreeEntry] {
-        guard var id = Self.oid(commit) else { return [] }
-        var c: OpaquePointer?
-        guard git_commit_lookup(&c, handle, &id) == 0, let c else { throw TagwardenError("cannot read commit \(commit)") }
-        defer { git_commit_free(c) }
-        var tree: OpaquePointer?
-        guard git_commit_tree(&tree, c) == 0, let tree else { throw TagwardenError("cannot read the tree of \(commit)") }
-        defer { git_tree_free(tree) }
-        var parentTree: OpaquePointer?
-        if git_commit_parentcount(c) > 0 {
-            var p: OpaquePointer?
-            if git_commit_parent(&p, c, 0) == 0, let p {
-                _ = git_commit_tree(&parentTree, p)
-                git_commit_free(p)
-            }
-        }
-        defer { if let parentTree { git_tree_free(parentTree) } }
-        var diff: OpaquePointer?
-        guard git_diff_tree_to_tree(&diff, handle, parentTree, tree, nil) == 0, let diff else {
-            throw TagwardenError("cannot diff commit \(commit)")
-        }
-        defer { git_diff_free(diff) }
-        var out: [TreeEntry] = []
-        for i in 0..<git_diff_num_deltas(diff) {
-            guard let d = git_diff_get_delta(diff, i), d.pointee.status != GIT_DELTA_DELETED,
-                  let p = d.pointee.new_file.path else { continue }
-            let path = String(cString: p)
-            guard accept(path), d.pointee.new_file.mode != 0o120000 else { continue }
-            out.append(TreeEntry(path: path, oid: GitOID(d.pointee.new_file.id), mode: UInt32(d.pointee.new_file.mode)))
-        }
-        return out
+        guard let id = GitOID(hex: commit) else { return [] }
+        let header = try commitHeader(id)
+        return try changedEntries(CommitTrees(commit: id, tree: header.tree, parentTree: parentTree(header)), accept: accept)
     }
 
     /// Files renamed (or moved) between two commits, old path → new path, as `git diff -M` finds them

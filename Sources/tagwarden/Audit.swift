@@ -80,6 +80,7 @@ struct Audit: ParsableCommand {
             Timings.mark("start")
             var ws = try Workspace.open(path: path, configPath: options.config, rev: rev, knownRules: Catalogue.ids)
             if registryRequired { ws.config.rules["registry-unreachable", default: RuleSetting()].severity = .error }
+            ws.historyProgress = options.historyProgress
             let snapshot = try ws.snapshot(rev: rev, maxFileSize: options.maxFileSizeBytes)
             if !options.quiet { for note in snapshot.notes { writeStderr("tagwarden: note: \(note)\n") } }
             let tip = rev ?? ((ws.repo?.hasHead ?? false) ? "HEAD" : nil)

@@ -69,8 +69,9 @@ struct Check: ParsableCommand {
     func run() throws {
         try guarded {
             let env = ProcessInfo.environment
-            let checkOptions = CheckOptions(configPath: options.config, profile: options.profile, maxFileSize: options.maxFileSizeBytes,
+            var checkOptions = CheckOptions(configPath: options.config, profile: options.profile, maxFileSize: options.maxFileSizeBytes,
                                             baseline: options.baselineChoice)
+            checkOptions.historyProgress = options.historyProgress
             let result: CheckResult
             if staged {
                 result = try Checks.staged(path: path, all: all, options: checkOptions,

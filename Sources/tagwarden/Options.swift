@@ -118,6 +118,14 @@ struct CommonOptions: ParsableArguments {
 
     var maxFileSizeBytes: Int? { maxFileSize.flatMap(Config.parseSize) }
 
+    /// A progress line while staging's history is read (a cold cache on a long history), on a terminal only.
+    var historyProgress: History.Progress? {
+        guard !quiet, isatty(STDERR_FILENO) == 1 else { return nil }
+        return { read, of in
+            writeAll(STDERR_FILENO, read == of ? "\r\u{1B}[K" : "\rtagwarden: reading staging's history: \(read) of \(of) commits\u{1B}[K")
+        }
+    }
+
     func useColor() -> Bool {
         format == .text && outputFile == nil && !noColor && getenv("NO_COLOR") == nil && isatty(STDOUT_FILENO) == 1
     }

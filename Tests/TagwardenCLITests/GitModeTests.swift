@@ -409,4 +409,38 @@ import Testing
         // --rev of the earlier commit sees the earlier history
         #expect(try r.audit("--rev", "HEAD~1", "--format", "json").findings.count == 2)
     }
+
+    /// The history cache is keyed by commit: restored into another clone (as a CI cache step does with
+    /// `.git/tagwarden`), it is used as it is, and a commit that clone adds is read on top of it.
+    @Test func theHistoryCacheServesAnotherClone() throws {
+        let r = try TempRepo()
+        try r.write(".tagwarden.yaml", "profile: strict\nclusters:\n  - {name: staging, paths: [apps/staging]}\n"
+                    + "  - {name: production, paths: [apps/production]}\n")
+        try r.write("apps/staging/web.yaml", pod("web", images: ["ghcr.io/acme/web:staging-v1.0.0-abc1234-100@\(Self.d1)"]))
+        try r.commitAll("staging v1.0.0")
+        try r.write("apps/staging/web.yaml", pod("web", images: ["ghcr.io/acme/web:staging-v1.1.0-def5678-200@\(Self.d2)"]))
+        try r.commitAll("staging v1.1.0")
+        try r.write("apps/production/web.yaml", pod("web", images: ["ghcr.io/acme/web:production-v1.0.0-abc1234-100@\(Self.d1)"]))
+        try r.commitAll("production")
+        let first = try r.audit("--format", "json")
+        #expect(!first.findings.contains { $0.hasPrefix("promotion-") })
+
+        let clone = try TempRepo(git: false)
+        _ = try run("/usr/bin/git", ["clone", "-q", r.path, clone.path + "/work"], cwd: clone.path)
+        let work = clone.path + "/work"
+        try FileManager.default.copyItem(atPath: r.path + "/.git/tagwarden", toPath: work + "/.git/tagwarden")
+        let cached = try #require(try FileManager.default.contentsOfDirectory(atPath: work + "/.git/tagwarden").first { $0.hasPrefix("evidence-") })
+        func inode(_ name: String) throws -> Int {
+            try #require(try FileManager.default.attributesOfItem(atPath: work + "/.git/tagwarden/" + name)[.systemFileNumber] as? Int)
+        }
+        let before = try inode(cached)
+        #expect(try tagwarden(["audit", "--format", "json"], in: work).findings == first.findings)
+        // the cached evidence answered: the file was not written again
+        #expect(try inode(cached) == before)
+        // the clone's own commit is read on top of the restored cache: d1 is still evidence, from the commits before
+        try Data(pod("web", images: ["ghcr.io/acme/web:staging-v1.2.0-aaaaaaa-300@\(Self.d3)"]).utf8).write(to: URL(fileURLWithPath: work + "/apps/staging/web.yaml"))
+        _ = try run("/usr/bin/git", ["-c", "user.email=t@example.com", "-c", "user.name=T", "commit", "-qam", "staging v1.2.0"], cwd: work)
+        #expect(try tagwarden(["audit", "--format", "json"], in: work).findings == first.findings)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: work + "/.git/tagwarden").filter { $0.hasPrefix("evidence-") }.count == 2)
+    }
 }

@@ -432,3 +432,126 @@ private func commit(_ repo: GitRepository, on parent: GitOID, _ path: String, _ 
         #expect(repo.referenceTarget("refs/remotes/origin/main") == head)
     }
 }
+
+/// The history walk the promotion rules read (`commitTrees`, `changedEntries`), held to git's own walk and diff on a
+/// generated history of every kind of change a tree comparison can meet.
+@Suite struct HistoryWalkTests {
+    /// 80 commits of pseudo-random edits, with a side branch merged in: files added, changed, made executable,
+    /// deleted, turned into directories and back, symbolic links, a submodule, and names that sort around a
+    /// directory's (`a`, `a.b`, `a-b`, `a0`, `a/`).
+    private func history(_ s: GitScratch) throws -> (dir: String, repo: GitRepository) {
+        let dir = s.root + "/history"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try s.git(dir, "init", "-q", "-b", "main")
+        let names = ["a", "a.b", "a-b", "a0", "d/x.yaml", "d/a", "d/a.b", "d/e/f.yaml", "d/e/g", "z.yaml", "d/e/h/i.yaml"]
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ n: Int) -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int((seed >> 33) % UInt64(n))
+        }
+        func remove(_ path: String) { try? FileManager.default.removeItem(atPath: dir + "/" + path) }
+        for n in 0..<80 {
+            if n == 50 { try s.git(dir, "checkout", "-q", "-b", "side", "HEAD~5") }
+            if n == 60 {
+                try s.git(dir, "checkout", "-q", "main")
+                try s.git(dir, "merge", "-q", "--no-ff", "-s", "ours", "-m", "merge side", "side")
+                continue
+            }
+            for _ in 0...next(3) {
+                let name = names[next(names.count)]
+                switch next(7) {
+                case 0:   // a file where a directory was, or the other way round
+                    remove(name)
+                    try s.write(dir + "/" + name + "/inside.yaml", "n: \(n)\n")
+                case 1:
+                    remove(name)
+                case 2:
+                    remove(name)
+                    try FileManager.default.createDirectory(atPath: (dir + "/" + name as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                    try FileManager.default.createSymbolicLink(atPath: dir + "/" + name, withDestinationPath: "z.yaml")
+                case 3:
+                    remove(name)
+                    try s.write(dir + "/" + name, "n: \(n % 4)\n", executable: next(2) == 0)
+                case 4:   // the same bytes, executable or no longer
+                    let attributes = try? FileManager.default.attributesOfItem(atPath: dir + "/" + name)
+                    guard attributes?[.type] as? FileAttributeType == .typeRegular, let mode = attributes?[.posixPermissions] as? Int else { continue }
+                    try FileManager.default.setAttributes([.posixPermissions: mode ^ 0o111], ofItemAtPath: dir + "/" + name)
+                default:
+                    remove(name)
+                    try s.write(dir + "/" + name, "n: \(n)\nk: \(next(1000))\n")
+                }
+            }
+            if n == 20 {   // a submodule entry (a gitlink): neither a blob nor a tree
+                try s.git(dir, "update-index", "--add", "--cacheinfo", "160000,\(String(repeating: "ab", count: 20)),sub")
+            }
+            try s.git(dir, "add", "-A")
+            try s.git(dir, "commit", "-q", "--allow-empty", "-m", "change \(n)")
+        }
+        return (dir, try #require(try GitRepository.discover(dir)))
+    }
+
+    /// What `git diff-tree` says changed against the first parent: added, modified or retyped, and now a file.
+    private func gitChanged(_ s: GitScratch, _ dir: String, _ commit: String, parent: String?) throws -> [String] {
+        let out = parent.map { try? s.git(dir, "diff-tree", "-r", "--no-renames", $0, commit) }
+            ?? (try? s.git(dir, "diff-tree", "-r", "--root", "--no-renames", "--no-commit-id", commit))
+        return (out ?? "").split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(separator: "\t", maxSplits: 1)
+            let meta = fields[0].split(separator: " ")
+            guard meta.count == 5, meta[4] != "D", meta[1].hasPrefix("100") else { return nil }
+            return "\(fields[1]) \(meta[3]) \(meta[1])"
+        }
+    }
+
+    @Test func everyCommitsChangedFilesAreWhatGitDiffTreeSays() throws {
+        let s = try GitScratch()
+        let (dir, repo) = try history(s)
+        let tip = try #require(GitOID(hex: try s.revParse(dir, "HEAD")))
+        let walked = try repo.commitTrees(from: tip, hiding: nil)
+        // the walk is git's: every commit once
+        let revList = try s.git(dir, "rev-list", "HEAD").split(separator: "\n").map(String.init)
+        #expect(walked.map(\.commit.hex).sorted() == revList.sorted())
+        #expect(walked.count == 80)
+        var compared = 0
+        for step in walked {
+            let parent = try? s.revParse(dir, step.commit.hex + "^1")
+            #expect(step.tree.hex == (try s.revParse(dir, step.commit.hex + "^{tree}")))
+            #expect(step.parentTree?.hex == (try parent.map { try s.revParse(dir, $0 + "^{tree}") }))
+            let ours = try repo.changedEntries(step) { _ in true }.map { "\($0.path) \($0.oid.hex) \(String($0.mode, radix: 8))" }
+            #expect(ours == (try gitChanged(s, dir, step.commit.hex, parent: parent)), "commit \(step.commit.hex)")
+            compared += ours.count
+        }
+        #expect(compared > 80)
+        // the same walked newest first by git's own walk, and a directory left out as a pathspec would leave it
+        for step in walked.reversed() {
+            let ours = try repo.changedEntries(step, descend: { $0 != "d/e" }) { _ in true }.map(\.path)
+            let parent = try? s.revParse(dir, step.commit.hex + "^1")
+            #expect(ours == (try gitChanged(s, dir, step.commit.hex, parent: parent)).map { String($0.split(separator: " ")[0]) }
+                .filter { !$0.hasPrefix("d/e/") })
+        }
+    }
+
+    @Test func aWalkFromACachedTipReadsOnlyTheCommitsSince() throws {
+        let s = try GitScratch()
+        let (dir, repo) = try history(s)
+        let tip = try #require(GitOID(hex: try s.revParse(dir, "HEAD")))
+        for hidden in ["HEAD~3", "HEAD~25", "side"] {
+            let hide = try #require(GitOID(hex: try s.revParse(dir, hidden)))
+            let walked = try repo.commitTrees(from: tip, hiding: hide).map(\.commit.hex).sorted()
+            #expect(walked == (try s.git(dir, "rev-list", "HEAD", "^" + hidden)).split(separator: "\n").map(String.init).sorted(), "\(hidden)")
+        }
+    }
+
+    @Test func aShallowClonesFirstCommitIsComparedWithNothing() throws {
+        let s = try GitScratch()
+        let (dir, _) = try history(s)
+        let shallow = s.root + "/shallow"
+        try s.git(s.root, "clone", "-q", "--depth", "4", "file://" + dir, shallow)
+        let repo = try #require(try GitRepository.discover(shallow))
+        let walked = try repo.commitTrees(from: try #require(GitOID(hex: try s.revParse(shallow, "HEAD"))), hiding: nil)
+        #expect(walked.map(\.commit.hex).sorted() == (try s.git(shallow, "rev-list", "HEAD")).split(separator: "\n").map(String.init).sorted())
+        let first = try #require(walked.first { $0.parentTree == nil })
+        // every file of a commit whose parent the clone lacks is new
+        let files = try s.git(shallow, "ls-tree", "-r", first.commit.hex).split(separator: "\n").filter { $0.hasPrefix("100") }
+        #expect(try repo.changedEntries(first) { _ in true }.count == files.count)
+    }
+}

@@ -1,15 +1,18 @@
-"""Generates a repository with 1,000 commits of staging promotions for the history-scan benchmark.
+"""Generates a repository of promotion history for the history-scan benchmarks, with `git fast-import`. Deterministic.
 
-30 apps in three environments; every commit re-pins one staging Deployment to a new digest (so each
-commit changes one staging blob), built with `git fast-import`. Deterministic."""
+genhistory.py OUT 1000: 30 apps in three environments; every commit re-pins one staging Deployment to a new tag and
+digest, so every commit is new evidence (the most the scan can have to read per commit).
+genhistory.py OUT 50000 mixed: 300 apps in three environments, as a busy fleet's history is: a commit re-pins one
+app in development (60% of commits), staging (25%) or production (15%), and every tenth edits a README instead."""
 import os, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from genfleet import deployment, kustomization, policy, repository, ENVS
 
-def main(out, commits, apps=30):
+def main(out, commits, mixed=False):
     if os.path.exists(os.path.join(out, ".git")):
         return
+    apps = 300 if mixed else 30
     os.makedirs(out, exist_ok=True)
     subprocess.run(["git", "-C", out, "init", "-q", "-b", "main"], check=True)
     stream = []
@@ -28,16 +31,21 @@ def main(out, commits, apps=30):
             blob(f"apps/{env}/{app}/kustomization.yaml", kustomization(app, env))
             blob(f"apps/{env}/{app}/policy.yaml", policy(app, env, prefix))
     for n in range(1, commits):
-        commit(n, f"promote {n}")
-        i = n % apps
+        i = (n * 7) % apps
         app = f"app{i:04d}"
-        text = deployment(app, "staging", "staging", i + 1000 * n)
-        # staging pins a digest too, so every commit is new evidence
-        text = text.replace(f"image: ghcr.io/acme/{app}:", f"image: ghcr.io/acme/{app}:", 1)
-        text = text.replace(" # {", f"@sha256:{n:064x} # {{", 1)
-        blob(f"apps/staging/{app}/deployment.yaml", text)
+        if not mixed:
+            env, prefix = ENVS[1]
+        elif n % 10 == 0:
+            commit(n, f"notes {n}")
+            blob(f"docs/{app}.md", f"# {app}\n\nrevision {n}\n")
+            continue
+        else:
+            env, prefix = ENVS[0] if n % 20 < 12 else ENVS[1] if n % 20 < 17 else ENVS[2]
+        commit(n, f"{env} {app} {n}")
+        # a new tag and digest for the app (i + 1000 n is distinct per commit)
+        blob(f"apps/{env}/{app}/deployment.yaml", deployment(app, env, prefix, i + 1000 * n))
     subprocess.run(["git", "-C", out, "fast-import", "--quiet"], input=b"".join(stream), check=True)
     subprocess.run(["git", "-C", out, "checkout", "-q", "-f", "main"], check=True)
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1000)
+    main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1000, mixed=sys.argv[3:] == ["mixed"])

@@ -9,6 +9,8 @@ public struct CheckOptions: Sendable {
     public var profile: String?
     public var maxFileSize: Int?
     public var baseline: BaselineChoice
+    /// Told how far a long read of staging's history is.
+    public var historyProgress: History.Progress?
 
     public init(configPath: String?, profile: String?, maxFileSize: Int?, baseline: BaselineChoice = .off) {
         self.configPath = configPath
@@ -30,7 +32,8 @@ public enum Checks {
     /// The index against HEAD: the findings the staged change brings, wherever they are (with `all`, every finding of
     /// the staged files too). `fromEnvironment`: GIT_DIR or GIT_INDEX_FILE locate the repository (inside a hook).
     public static func staged(path: String, all: Bool = false, options: CheckOptions, fromEnvironment: Bool) throws -> CheckResult {
-        let ws = try Workspace.open(path: path, configPath: options.configPath, fromIndex: true, fromEnvironment: fromEnvironment, knownRules: Catalogue.ids)
+        var ws = try Workspace.open(path: path, configPath: options.configPath, fromIndex: true, fromEnvironment: fromEnvironment, knownRules: Catalogue.ids)
+        ws.historyProgress = options.historyProgress
         guard let repo = ws.repo else { throw TagwardenError("--staged needs a git repository, and \(ws.root) is not inside one") }
         let indexSnap = try ws.snapshot(rev: nil, index: true, maxFileSize: options.maxFileSize)
         try indexSnap.requireIntact()
@@ -58,7 +61,8 @@ public enum Checks {
     public static func pullRequest(path: String, base: String, head: String?, all: Bool, configFromBase: Bool,
                                    options: CheckOptions) throws -> CheckResult {
         let headRev = head ?? "HEAD"
-        let ws = try Workspace.open(path: path, configPath: options.configPath, rev: headRev, configRev: configFromBase ? base : headRev, knownRules: Catalogue.ids)
+        var ws = try Workspace.open(path: path, configPath: options.configPath, rev: headRev, configRev: configFromBase ? base : headRev, knownRules: Catalogue.ids)
+        ws.historyProgress = options.historyProgress
         guard let repo = ws.repo else { throw TagwardenError("--base needs a git repository, and \(ws.root) is not inside one") }
         let baseSha = try repo.resolveCommit(base)
         let headSha = try repo.resolveCommit(headRev)

@@ -10,7 +10,7 @@ extension Workspace {
     /// `registry`: what the registries say, for `audit --registry`.
     public func audit(_ snapshot: SourceSnapshot, profile: String?, historyFrom tip: String?,
                       registry: (Model) throws -> RegistryFacts? = { _ in nil }) throws -> AuditReport {
-        try Linter.audit(request(snapshot, profile: profile), evidence: { model in try History.stagingEvidence(repo: repo, tip: tip, model: model) },
+        try Linter.audit(request(snapshot, profile: profile), evidence: { model in try History.stagingEvidence(repo: repo, tip: tip, model: model, progress: historyProgress) },
                          registry: registry)
     }
 }

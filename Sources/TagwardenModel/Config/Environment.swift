@@ -189,6 +189,16 @@ public struct EnvironmentModel: Sendable {
         return clues
     }
 
+    /// Whether a file under directory `dir` can be detected as in `environment` by its path alone (`detect` without a
+    /// namespace): not when `dir` already has a directory named after another environment, and the environment has no
+    /// path globs (another's glob can only take a file away from it).
+    public func pathsUnder(_ dir: String, mayBeIn environment: String) -> Bool {
+        guard let e = environments.firstIndex(where: { $0.name == environment }), environments[e].paths.isEmpty else { return true }
+        var path = dir + "/"
+        guard let first = path.withUTF8({ directoryAlias($0) }) else { return true }
+        return first == e
+    }
+
     /// The first directory of `path` named after an alias (case-insensitively).
     func directoryAlias(_ path: UnsafeBufferPointer<UInt8>) -> Int? {
         var start = 0

@@ -55,6 +55,10 @@ public struct PromotionEvidence: Sendable, Equatable {
     }
 
     public mutating func merge(_ other: PromotionEvidence) {
+        if digests.isEmpty && identities.isEmpty {   // (no set rehashed when there is nothing to merge into)
+            (digests, identities) = (other.digests, other.identities)
+            return
+        }
         for (k, v) in other.digests { digests[k, default: []].formUnion(v) }
         for (k, byId) in other.identities {
             for (id, ds) in byId { identities[k, default: [:]][id, default: []].formUnion(ds) }

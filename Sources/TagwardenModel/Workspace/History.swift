@@ -11,8 +11,11 @@ import Glibc
 /// Walks history once for staging evidence, reading only the blobs that changed under staging paths, and
 /// caches the result in `<git dir>/tagwarden/` keyed by commit, so the next run reads only new commits.
 public enum History {
+    /// Told, now and then, how many of a walk's commits are read; last with `read == of`.
+    public typealias Progress = @Sendable (_ read: Int, _ of: Int) -> Void
+
     /// Without a repository (or a commit) only the tree itself is evidence.
-    public static func stagingEvidence(repo: GitRepository?, tip: String?, model: Model) throws -> PromotionEvidence? {
+    public static func stagingEvidence(repo: GitRepository?, tip: String?, model: Model, progress: Progress? = nil) throws -> PromotionEvidence? {
         guard let staging = model.environments.byAlias("staging") else { return nil }
         // where staging manifests live: files with staging objects now, their directories, and paths named after staging
         var stagingFiles = Set<String>()
@@ -28,12 +31,7 @@ public enum History {
         guard let repo, let tip else { return current }
         let tipSha = try repo.resolveCommit(tip)
 
-        let env = model.environments
-        func isStagingPath(_ p: String) -> Bool {
-            guard Sources.isManifestName(p) else { return false }
-            if stagingFiles.contains(p) || stagingDirs.contains(Path.dirname(p)) { return true }
-            return env.detect(env.clues(path: p), namespace: nil, namespaceLabels: [:]) == staging.name
-        }
+        let paths = StagingPaths(model: model, staging: staging, files: stagingFiles, dirs: stagingDirs)
         let key = cacheKey(model: model, staging: staging, dirs: stagingDirs)
         let dir = repo.commonDir.hasSuffix("/") ? repo.commonDir + "tagwarden" : repo.commonDir + "/tagwarden"
         // one cache file per walked tip; a run starts from the newest cached ancestor of its tip
@@ -55,26 +53,10 @@ public enum History {
             }
         }
         if hide != tipSha {
-            let commits = try repo.commits(from: tipSha, hiding: hide)
-            var scratch = YAMLFile()
-            for c in commits {
-                for entry in try repo.changedEntries(commit: c, accept: isStagingPath) {
-                    let read = repo.readBlob(entry.oid, limit: 10 << 20)
-                    // a damaged object is not evidence either way: the walk stops rather than judge without it
-                    if case .damaged(let why) = read { throw TagwardenError("staging history, \(entry.path) in commit \(c.prefix(12)): \(why)") }
-                    guard case .bytes(let b) = read, SourceText.firstNUL(b) == nil else { continue }
-                    let facts = Extractor.extract(path: entry.path, bytes: b, index: 0, reusing: &scratch)
-                    let clues = env.clues(path: entry.path)
-                    for img in facts.images where img.invalid == nil {
-                        let ns = img.object.flatMap { facts.objects[$0.index].declaredNamespace }
-                        let inStaging = stagingFiles.contains(entry.path) || stagingDirs.contains(Path.dirname(entry.path))
-                            || env.detect(clues, namespace: ns, namespaceLabels: model.namespaceLabels) == staging.name
-                        if inStaging, let n = img.normalizedName {
-                            evidence.record(normalized: n, tag: img.tag?.value, digest: img.digest, prefix: staging.tagPrefix)
-                        }
-                    }
-                }
-            }
+            guard let tipID = GitOID(hex: tipSha) else { throw TagwardenError("staging history: \(tipSha) is no commit id") }
+            let commits = try repo.commitTrees(from: tipID, hiding: hide.flatMap { GitOID(hex: $0) })
+            evidence.merge(try read(commits, from: repo, paths: paths, progress: progress))
+            progress?(commits.count, commits.count)
             evidence.commitsRead = commits.count
             mkdir(dir, 0o755)
             try? writeFileAtomically(dir + "/" + exact, evidence.json(key: key, tip: tipSha).serialized() + "\n")
@@ -93,6 +75,26 @@ public enum History {
         return current
     }
 
+    /// The staging evidence of the commits, each compared with its first parent. (One thread: libgit2 reads every
+    /// pack under one process-wide lock, and two threads reading took more CPU time for the same wall time.)
+    static func read(_ commits: [CommitTrees], from repo: GitRepository, paths: StagingPaths, progress: Progress?) throws -> PromotionEvidence {
+        var evidence = PromotionEvidence()
+        var scratch = YAMLFile()
+        for (n, step) in commits.enumerated() {
+            if n % 1_000 == 0, n > 0 { progress?(n, commits.count) }
+            for entry in try repo.changedEntries(step, descend: paths.mayHold, accept: paths.isStaging) {
+                let read = repo.readBlob(entry.oid, limit: 10 << 20)
+                // a damaged object is not evidence either way: the walk stops rather than judge without it
+                if case .damaged(let why) = read {
+                    throw TagwardenError("staging history, \(entry.path) in commit \(step.commit.hex.prefix(12)): \(why)")
+                }
+                guard case .bytes(let b) = read, SourceText.firstNUL(b) == nil else { continue }
+                paths.record(Extractor.extract(path: entry.path, bytes: b, index: 0, reusing: &scratch), of: entry.path, into: &evidence)
+            }
+        }
+        return evidence
+    }
+
     /// The cache stays valid while the environment model and the staging directories stay the same.
     static func cacheKey(model: Model, staging: Environment, dirs: Set<String>) -> String {
         var text = "v1\u{0}\(Version.current)\u{0}\(staging.name)\u{0}\(staging.tagPrefix ?? "")"
@@ -101,5 +103,55 @@ public enum History {
         }
         for d in dirs.sorted() { text += "\u{0}" + d }
         return hexDigits(FNV1a.hash(text), width: 16)
+    }
+}
+
+/// Where staging manifests live: files with staging objects now, their directories, and paths named after staging.
+struct StagingPaths: Sendable {
+    let staging: Environment
+    let environments: EnvironmentModel
+    let namespaceLabels: [String: [String: String]]
+    let files: Set<String>
+    let dirs: Set<String>
+    /// the directories that hold those directories
+    let above: Set<String>
+
+    init(model: Model, staging: Environment, files: Set<String>, dirs: Set<String>) {
+        self.staging = staging
+        environments = model.environments
+        namespaceLabels = model.namespaceLabels
+        self.files = files
+        self.dirs = dirs
+        var above = Set<String>()
+        for d in dirs {
+            var d = d
+            while !d.isEmpty, above.insert(d).inserted { d = Path.dirname(d) }
+        }
+        self.above = above
+    }
+
+    /// Whether a file is read: a manifest at a staging file's path, in its directory, or that its path puts in staging.
+    func isStaging(_ path: String) -> Bool {
+        guard Sources.isManifestName(path) else { return false }
+        if files.contains(path) || dirs.contains(Path.dirname(path)) { return true }
+        return environments.detect(environments.clues(path: path), namespace: nil, namespaceLabels: [:]) == staging.name
+    }
+
+    /// Whether a directory is read: a staging file's path may be under it.
+    func mayHold(_ dir: String) -> Bool {
+        above.contains(dir) || environments.pathsUnder(dir, mayBeIn: staging.name)
+    }
+
+    /// The images of a file read at `path` that are in staging (by path or by their object's namespace).
+    func record(_ facts: FileFacts, of path: String, into evidence: inout PromotionEvidence) {
+        let clues = environments.clues(path: path)
+        for img in facts.images where img.invalid == nil {
+            let ns = img.object.flatMap { facts.objects[$0.index].declaredNamespace }
+            let inStaging = files.contains(path) || dirs.contains(Path.dirname(path))
+                || environments.detect(clues, namespace: ns, namespaceLabels: namespaceLabels) == staging.name
+            if inStaging, let n = img.normalizedName {
+                evidence.record(normalized: n, tag: img.tag?.value, digest: img.digest, prefix: staging.tagPrefix)
+            }
+        }
     }
 }

@@ -17,6 +17,8 @@ public struct Workspace {
     public var config: Config
     /// The directories from PATH up to the root (nearest first) where a config file is looked for.
     public var configDirs: [String] = []
+    /// Told how far a long read of staging's history is (on a terminal, a progress line).
+    public var historyProgress: History.Progress?
 
     /// Opens the repository containing `path` (or treats `path` as a plain directory) and loads the config
     /// (`configPath`, else `.tagwarden.yaml` at the root, read from `rev`'s tree when a revision is linted).
