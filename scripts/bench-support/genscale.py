@@ -96,12 +96,13 @@ kind: Kustomization
 namespace: tenant{t}-{env}
 resources:
   - ../../../base/tenant{t}/{app}
-  - policy.yaml
 images:
   - name: ghcr.io/acme/{app}
     newTag: {prefix}-v1.{i % 9}.{i % 5}-abcdef{i % 10}-{1700000000 + i} # {{"$imagepolicy": "flux-system:{app}-{env}:tag"}}
 """)
-        w(f"apps/{env}/tenant{t}/{app}/policy.yaml", f"""apiVersion: image.toolkit.fluxcd.io/v1
+        # (in the cluster's directory, which flux-system applies: the overlay's `namespace:` would move it out of
+        # flux-system, where its repository and the markers look for it)
+        w(f"clusters/{env}/policies/tenant{t}/{app}.yaml", f"""apiVersion: image.toolkit.fluxcd.io/v1
 kind: ImagePolicy
 metadata:
   name: {app}-{env}

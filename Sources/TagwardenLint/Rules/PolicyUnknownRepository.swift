@@ -9,6 +9,18 @@ extension Rule {
         let m = c.model
         var out: [Finding] = []
         var suggesters: [String?: Suggester] = [:]   // by the namespace asked for
+        // the ImageRepositories' names by namespace, and by the name their file gives them (kustomize renamed them)
+        var namesIn: [String?: [String]] = [:]
+        var renamedFrom: [String: [RepositoryID]] = [:]
+        for (r, repo) in m.flux.repositories.withIDs {
+            namesIn[repo.namespace, default: []].append(repo.name)
+            if let written = m.writtenName[repo.object] { renamedFrom[written, default: []].append(r) }
+        }
+        /// the names a reference into `namespace` may mean: those in it, and those whose namespace nothing sets
+        func names(in namespace: String?) -> [String] {
+            guard let namespace else { return m.flux.repositories.map(\.name) }
+            return (namesIn[namespace] ?? []) + (namesIn[nil] ?? [])
+        }
         for (p, policy) in m.flux.policies.withIDs where !m.flux.nonResources.contains(policy.object) {
             guard let ref = policy.spec.repositoryName else {
                 out.append(c.finding("policy \(m.policyName(p)) has no imageRepositoryRef.name",
@@ -18,13 +30,12 @@ extension Rule {
             let targetNamespace = policy.spec.repositoryNamespace ?? policy.namespace
             guard let r = policy.repository else {
                 if suggesters[targetNamespace] == nil {
-                    suggesters[targetNamespace] = Suggester(m.flux.repositories.filter { FluxIndex.sameNamespace($0.namespace, targetNamespace) }.map(\.name))
+                    suggesters[targetNamespace] = Suggester(names(in: targetNamespace))
                 }
                 var hint = suggesters[targetNamespace]!.nearest(ref.value).map { ": did you mean '\($0)'?" } ?? ""
                 // renamed by kustomize, which rewrites no reference to an ImageRepository
-                if let renamed = m.flux.repositories.first(where: { r in
-                    FluxIndex.sameNamespace(r.namespace, targetNamespace) && m.writtenName[r.object] == ref.value
-                }) {
+                if let renamed = renamedFrom[ref.value]?.lazy.map({ m.flux.repositories[$0] })
+                    .first(where: { FluxIndex.sameNamespace($0.namespace, targetNamespace) }) {
                     hint = ": kustomize's namePrefix/nameSuffix renames ImageRepository \(ref.value) to \(renamed.name) "
                         + "(\(m.files[m.objects[renamed.object].file].path)) and does not rewrite imageRepositoryRef; name '\(renamed.name)'"
                 }
