@@ -1,10 +1,9 @@
 import Dispatch
-import Synchronization
 
 /// `body` over `0..<count` in chunks of `chunkSize`, the chunks on all cores; the results in index order.
 public func concurrentChunks<T: Sendable>(_ count: Int, chunkSize: Int, _ body: @Sendable (Range<Int>) -> [T]) -> [T] {
     let chunks = (count + chunkSize - 1) / chunkSize
-    let results = Mutex<[[T]]>(Array(repeating: [], count: chunks))
+    let results = Locked<[[T]]>(Array(repeating: [], count: chunks))
     DispatchQueue.concurrentPerform(iterations: chunks) { c in
         let part = body(c * chunkSize..<min(count, (c + 1) * chunkSize))
         results.withLock { $0[c] = part }
@@ -19,8 +18,8 @@ public func concurrentChunks<T: Sendable>(_ count: Int, chunkSize: Int, _ body: 
 /// that computes; each thread gets its own `state` from `make` (a connection, say). The results in index order.
 public func concurrentWaiting<T: Sendable, State>(_ count: Int, width: Int, make: @Sendable () -> State,
                                                   _ body: @Sendable (inout State, Int) -> T) -> [T] {
-    let next = Mutex(0)
-    let results = Mutex<[T?]>(Array(repeating: nil, count: count))
+    let next = Locked(0)
+    let results = Locked<[T?]>(Array(repeating: nil, count: count))
     let group = DispatchGroup()
     // the closures outlive no call: every thread is waited for before this returns
     withoutActuallyEscaping(make) { make in
@@ -45,7 +44,7 @@ public func concurrentWaiting<T: Sendable, State>(_ count: Int, width: Int, make
 /// `work` on another thread, started now; `value` waits for its result. For what the caller needs later, computed while
 /// it does other work.
 public final class Started<T: Sendable>: Sendable {
-    private let result = Mutex<T?>(nil)
+    private let result = Locked<T?>(nil)
     private let group = DispatchGroup()
 
     public init(_ work: @escaping @Sendable () -> T) {

@@ -1,11 +1,10 @@
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Wall and process-CPU time per phase of a run, for `TAGWARDEN_TIMINGS=1` and `scripts/bench`.
 public enum Timings {
-    private static let marks = Mutex<[(phase: String, wall: Double, cpu: Double)]>([])
+    private static let marks = Locked<[(phase: String, wall: Double, cpu: Double)]>([])
 
     static func clock(_ id: clockid_t) -> Double {
         var ts = timespec()

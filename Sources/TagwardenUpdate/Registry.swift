@@ -1,7 +1,6 @@
 import TagwardenBasics
 import TagwardenHTTP
 import TagwardenModel
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -402,7 +401,7 @@ public final class RegistryLimits: Sendable {
     let deadline: Double?
     let limit: Double?
     /// When each host may next be asked.
-    let next = Mutex<[String: Double]>([:])
+    let next = Locked<[String: Double]>([:])
 
     /// `rate` requests a second per host (0: no limit); `timeLimit` seconds for the run (nil: none).
     public init(rate: Double = 0, timeLimit: Double? = nil, now: Double = RegistryClient.now()) {

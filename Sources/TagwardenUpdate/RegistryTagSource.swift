@@ -1,6 +1,5 @@
 import TagwardenBasics
 import TagwardenModel
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,8 +18,8 @@ public struct DockerCredentials: Sendable {
     public var helperTimeout = 20.0
     /// What the helpers answered, by registry, and why one failed: a helper runs once a run.
     final class Answers: Sendable {
-        let known = Mutex<[String: RegistryCredential?]>([:])
-        let problems = Mutex<[String]>([])
+        let known = Locked<[String: RegistryCredential?]>([:])
+        let problems = Locked<[String]>([])
     }
     let answers = Answers()
 

@@ -5,7 +5,6 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 import Dispatch
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -168,7 +167,7 @@ public enum Linter {
         // the files that are not applied, by path, with what is known of them
         let unapplied = rules.allSatisfy({ $0.scope == .everyFile }) ? [:] : Dictionary(uniqueKeysWithValues:
             model.files.indices.filter { model.clusters.reach[$0] != .applied }.map { (model.files[$0].path, model.clusters.reach[$0]) })
-        let results = Mutex<[(findings: [Finding], seconds: Double)]>(Array(repeating: ([], 0), count: rules.count))
+        let results = Locked<[(findings: [Finding], seconds: Double)]>(Array(repeating: ([], 0), count: rules.count))
         DispatchQueue.concurrentPerform(iterations: rules.count) { i in
             let rule = rules[i]
             let t0 = monotonicSeconds()
