@@ -410,6 +410,33 @@ import Testing
         #expect(try r.audit("--rev", "HEAD~1", "--format", "json").findings.count == 2)
     }
 
+    /// A long cold read of staging's history says how far it is on a terminal, and nothing in a log or with --quiet.
+    @Test func aLongHistoryReadShowsProgressOnATerminal() throws {
+        let r = try TempRepo()
+        try r.write(".tagwarden.yaml", "clusters:\n  - {name: staging, paths: [apps/staging]}\n")
+        // 2,100 commits, each re-pinning the staging Deployment (git fast-import: a second, not minutes)
+        var stream = ""
+        func blob(_ path: String, _ text: String) { stream += "M 100644 inline \(path)\ndata \(text.utf8.count)\n\(text)\n" }
+        for n in 0..<2_100 {
+            let message = "staging \(n)"
+            stream += "commit refs/heads/main\ncommitter T <t@example.com> \(1_700_000_000 + n) +0000\ndata \(message.utf8.count)\n\(message)\n"
+            if n == 0 { blob(".tagwarden.yaml", "clusters:\n  - {name: staging, paths: [apps/staging]}\n") }
+            blob("apps/staging/web.yaml", pod("web", images: ["ghcr.io/acme/web:staging-v1.0.\(n)-abc1234-\(n)"]))
+        }
+        _ = try run("/usr/bin/git", ["fast-import", "--quiet"], cwd: r.path, stdin: stream)
+        try r.git("checkout", "-q", "-f", "main")
+        let cmd = "\(binary) audit --format json -o /dev/null"
+        let tty = try run("/usr/bin/script", ["-qec", cmd, "/dev/null"], cwd: r.path)
+        #expect(tty.stdout.contains("\rtagwarden: reading staging's history: 1000 of 2100 commits\u{1B}[K"), "\(tty.described)")
+        #expect(tty.stdout.contains("\rtagwarden: reading staging's history: 2000 of 2100 commits\u{1B}[K\r\u{1B}[K"), "\(tty.described)")
+        try FileManager.default.removeItem(atPath: r.path + "/.git/tagwarden")
+        let quiet = try run("/usr/bin/script", ["-qec", cmd + " --quiet", "/dev/null"], cwd: r.path)
+        #expect(!quiet.stdout.contains("staging's history"))
+        try FileManager.default.removeItem(atPath: r.path + "/.git/tagwarden")
+        let log = try r.audit("--format", "json", "-o", "/dev/null")
+        #expect(log.code < 2 && !log.stderr.contains("staging's history"), "\(log.described)")
+    }
+
     /// The history cache is keyed by commit: restored into another clone (as a CI cache step does with
     /// `.git/tagwarden`), it is used as it is, and a commit that clone adds is read on top of it.
     @Test func theHistoryCacheServesAnotherClone() throws {
