@@ -133,9 +133,11 @@ struct StagingPaths: Sendable {
     /// Whether a file is read: a manifest at a staging file's path, in its directory, or that its path puts in staging.
     func isStaging(_ path: String) -> Bool {
         guard Sources.isManifestName(path) else { return false }
-        if files.contains(path) || dirs.contains(Path.dirname(path)) { return true }
-        return environments.detect(environments.clues(path: path), namespace: nil, namespaceLabels: [:]) == staging.name
+        return isStagingPlace(path) || environments.detect(environments.clues(path: path), namespace: nil, namespaceLabels: [:]) == staging.name
     }
+
+    /// A staging file's path now, or a path in such a file's directory.
+    func isStagingPlace(_ path: String) -> Bool { files.contains(path) || dirs.contains(Path.dirname(path)) }
 
     /// Whether a directory is read: a staging file's path may be under it.
     func mayHold(_ dir: String) -> Bool {
@@ -147,7 +149,7 @@ struct StagingPaths: Sendable {
         let clues = environments.clues(path: path)
         for img in facts.images where img.invalid == nil {
             let ns = img.object.flatMap { facts.objects[$0.index].declaredNamespace }
-            let inStaging = files.contains(path) || dirs.contains(Path.dirname(path))
+            let inStaging = isStagingPlace(path)
                 || environments.detect(clues, namespace: ns, namespaceLabels: namespaceLabels) == staging.name
             if inStaging, let n = img.normalizedName {
                 evidence.record(normalized: n, tag: img.tag?.value, digest: img.digest, prefix: staging.tagPrefix)
