@@ -249,7 +249,8 @@ extension SettersTests {
 
 extension SettersTests {
     /// A new value gets a blank before it where it would join what stands before: an empty value, and a value that
-    /// follows an anchor directly (`&a:b`), also after a byte order mark at the line's start (both found by fuzzing).
+    /// follows an anchor directly (`&a:b`), also after a byte order mark at the line's start or after a line break
+    /// that only libyaml counts (NEL, U+2028, U+2029) (all found by fuzzing).
     @Test func aValueThatWouldJoinAnAnchorGetsABlank() {
         func span(_ text: String, _ value: String) -> (SourceSpan, [UInt8]) {
             let bytes = Array(text.utf8)
@@ -258,7 +259,8 @@ extension SettersTests {
             return (SourceSpan(start: p, end: e), bytes)
         }
         for (text, value, expected) in [("k: &a:b", ":b", " new"), ("\u{FEFF}&a:b", ":b", " new"), ("k: &a :b", ":b", "new"),
-                                        ("k: [a,b", "b", "new"), ("k: !!str b", "b", "new")] {
+                                        ("k: [a,b", "b", "new"), ("k: !!str b", "b", "new"),
+                                        ("\u{85}&a:b", ":b", " new"), ("k: [\u{2028}&a:b", ":b", " new"), ("x\u{2029}&a:b", ":b", " new")] {
             let (s, bytes) = span(text, value)
             #expect(Setters.separated("new", at: s, in: bytes) == expected, "\(text)")
         }
