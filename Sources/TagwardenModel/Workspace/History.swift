@@ -27,8 +27,21 @@ public enum History {
         }
         if stagingFiles.isEmpty { return nil }  // no staging environment here: the promotion rules do not apply
         let stagingDirs = Set(stagingFiles.map(Path.dirname))
-        var current = PromotionEvidence.fromModel(model, staging: staging)
+        let current = PromotionEvidence.fromModel(model, staging: staging)
         guard let repo, let tip else { return current }
+        // one read of the history at a time: a check's two audits run side by side, and the second finds the first's
+        // walk in the cache
+        return try reading.withLock { _ in try fromHistory(repo: repo, tip: tip, model: model, staging: staging, files: stagingFiles,
+                                                           dirs: stagingDirs, current: current, progress: progress) }
+    }
+
+    private static let reading = Locked(())
+
+    /// `current` (the evidence of the model itself) with what staging's history from `tip` adds, read through the
+    /// cache in `.git/tagwarden`.
+    static func fromHistory(repo: GitRepository, tip: String, model: Model, staging: Environment, files stagingFiles: Set<String>,
+                            dirs stagingDirs: Set<String>, current: PromotionEvidence, progress: Progress?) throws -> PromotionEvidence {
+        var current = current
         let tipSha = try repo.resolveCommit(tip)
 
         let paths = StagingPaths(model: model, staging: staging, files: stagingFiles, dirs: stagingDirs)
