@@ -42,12 +42,14 @@ public enum Checks {
             notes.append("unresolved merge conflict in \(indexSnap.conflicted.joined(separator: ", ")): the index holds both sides, and ours is linted")
         }
         let tip = repo.hasHead ? "HEAD" : nil
+        let shared = SharedExtraction()
+        defer { shared.withdraw() }
         let headSide = tip.map { tip in
-            alongside(rev: tip, historyFrom: tip, options: options) {
+            alongside(rev: tip, historyFrom: tip, options: options, taking: shared) {
                 try Workspace.open(path: path, configPath: options.configPath, fromIndex: true, fromEnvironment: fromEnvironment, knownRules: Catalogue.ids)
             }
         }
-        let staged = try ws.audit(indexSnap, profile: options.profile, historyFrom: tip)
+        let staged = try ws.audit(indexSnap, profile: options.profile, historyFrom: tip, sharing: .offer(shared))
         let before = try headSide?.value.get()
         // the baseline the commit will hold
         let (report, told) = try ws.leavingOutBaseline(Linter.compare(head: staged, base: before, alwaysIn: all ? try repo.stagedChanges() : []),
@@ -72,10 +74,12 @@ public enum Checks {
         }
         let headSnap = try ws.snapshot(rev: headSha, maxFileSize: options.maxFileSize)
         try headSnap.requireIntact()
-        let baseSide = alongside(rev: mergeBase, historyFrom: mergeBase, options: options) {
+        let shared = SharedExtraction()
+        defer { shared.withdraw() }
+        let baseSide = alongside(rev: mergeBase, historyFrom: mergeBase, options: options, taking: shared) {
             try Workspace.open(path: path, configPath: options.configPath, rev: headRev, configRev: configFromBase ? base : headRev, knownRules: Catalogue.ids)
         }
-        var headReport = try ws.audit(headSnap, profile: options.profile, historyFrom: mergeBase)
+        var headReport = try ws.audit(headSnap, profile: options.profile, historyFrom: mergeBase, sharing: .offer(shared))
         if configFromBase, options.configPath == nil {
             headReport.findings += try configWeakenings(repo, ws: ws, base: baseSha, head: headSha)
         }
@@ -90,9 +94,10 @@ public enum Checks {
 
     /// The audit of `rev` on another thread, started now, in a workspace of its own that `open` makes: a libgit2
     /// repository is one thread's. A check's two audits run side by side, so that on two cores it takes little more
-    /// time than one audit. Staging's history is read by one of them at a time (`History.stagingEvidence`), and the
-    /// other finds it in the cache.
-    static func alongside(rev: String, historyFrom tip: String, options: CheckOptions,
+    /// time than one audit: this one reads its tree while the other extracts, then takes the other's facts of the
+    /// files both trees hold (`shared`) and builds its model while the other builds its own. Staging's history is read
+    /// by one of them at a time (`History.stagingEvidence`), and the other finds it in the cache.
+    static func alongside(rev: String, historyFrom tip: String, options: CheckOptions, taking shared: SharedExtraction,
                           _ open: @escaping @Sendable () throws -> Workspace) -> Started<Result<AuditReport, any Error>> {
         Started {
             Result {
@@ -100,7 +105,7 @@ public enum Checks {
                 ws.historyProgress = options.historyProgress
                 let snap = try ws.snapshot(rev: rev, maxFileSize: options.maxFileSize)
                 try snap.requireIntact()
-                return try ws.audit(snap, profile: options.profile, historyFrom: tip)
+                return try ws.audit(snap, profile: options.profile, historyFrom: tip, sharing: .take(shared))
             }
         }
     }

@@ -65,12 +65,16 @@ public struct AuditRequest {
     public var profile: String?
     /// Report only findings under this relative path ("" or nil: everything). Resolution always uses the whole tree.
     public var reportPrefix: String?
+    /// The facts of another audit's files, to take or to offer (a check's two trees share the files they both hold).
+    public var sharing: SharedExtraction.Role?
 
-    public init(snapshot: SourceSnapshot, config: Config, profile: String? = nil, reportPrefix: String? = nil) {
+    public init(snapshot: SourceSnapshot, config: Config, profile: String? = nil, reportPrefix: String? = nil,
+                sharing: SharedExtraction.Role? = nil) {
         self.snapshot = snapshot
         self.config = config
         self.profile = profile
         self.reportPrefix = reportPrefix
+        self.sharing = sharing
     }
 }
 
@@ -82,7 +86,7 @@ public enum Linter {
     public static func audit(_ request: AuditRequest,
                              evidence: (Model) throws -> PromotionEvidence? = { _ in nil },
                              registry: (Model) throws -> RegistryFacts? = { _ in nil }) rethrows -> AuditReport {
-        let model = try Model.load(request.snapshot, config: request.config, profile: request.profile, evidence: evidence)
+        let model = try Model.load(request.snapshot, config: request.config, profile: request.profile, sharing: request.sharing, evidence: evidence)
         return finish(request, model: model, registry: try registry(model))
     }
 

@@ -103,10 +103,12 @@ public struct Model: Sendable {
     /// `policyCharts`: the Helm charts of the repository whose templates (not read) make ImagePolicies.
     /// `skipped`: the files of the snapshot that were not read. `evidence`: what staging ran, which needs the Model to
     /// know where staging lives; it is given the Model once built, and the Model returned holds what it found.
+    /// `sharing`: another audit's facts to take, or this one's to offer (`SharedExtraction`).
     public static func build(_ sources: [SourceFile], config: Config, profile: String?, remoteURLs: [String] = [],
                              policyCharts: [String] = [], skipped: [SkippedFile] = [], sourceIgnore: String? = nil,
+                             sharing: SharedExtraction.Role? = nil,
                              evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
-        let facts = extractAll(sources)
+        let facts = extractAll(sources, sharing: sharing)
         Timings.mark("extract")
         return try build(facts: facts, config: config, profile: profile, remoteURLs: remoteURLs, policyCharts: policyCharts,
                          skipped: skipped, sourceIgnore: sourceIgnore, evidence: evidence)
@@ -151,15 +153,21 @@ public struct Model: Sendable {
         return Set(shared.compactMap { renumbered[$0] })
     }
 
-    static func extractAll(_ sources: [SourceFile]) -> Files {
+    /// `sharing`: the facts of another audit's files to take where a file is the same, or to offer it.
+    static func extractAll(_ sources: [SourceFile], sharing: SharedExtraction.Role? = nil) -> Files {
         let workers = max(1, min(sources.count, 8))
         let chunk = max(1, (sources.count + workers * 8 - 1) / (workers * 8))
-        return Files(concurrentChunks(sources.count, chunkSize: chunk) { range in
+        var taken: SharedExtraction.Taken?
+        if case .take(let shared)? = sharing { taken = shared.taken() }
+        let files = Files(concurrentChunks(sources.count, chunkSize: chunk) { [taken] range in
             var scratch = YAMLFile()
             return range.map { i in
-                Extractor.extract(path: sources[i].path, bytes: sources[i].bytes, index: FileID(i), unread: sources[i].unread, reusing: &scratch)
+                if let known = taken?.facts(for: sources[i], id: FileID(i)) { return known }
+                return Extractor.extract(path: sources[i].path, bytes: sources[i].bytes, index: FileID(i), unread: sources[i].unread, reusing: &scratch)
             }
         })
+        if case .offer(let shared)? = sharing { shared.offer(sources, files) }
+        return files
     }
 
     public static func build(facts input: consuming Files, config: Config, profile: String?, remoteURLs: [String] = [],

@@ -5,8 +5,9 @@ extension Model {
     /// The Model of a snapshot, as every command reads it: the config's `ignore` and a chart's templates left out, files
     /// in other encodings converted, ytt templates and binary files skipped (said in `skipped`), the input budget
     /// (`maxInputSize`) kept; then, when the builds name files the listing passed over (`app.json`), those read too
-    /// and the model made again. `evidence`: what staging ran, for the model the run keeps.
-    public static func load(_ snapshot: SourceSnapshot, config: Config, profile: String?,
+    /// and the model made again. `evidence`: what staging ran, for the model the run keeps. `sharing`: the facts of
+    /// another audit's files, to take or to offer (a check's two trees).
+    public static func load(_ snapshot: SourceSnapshot, config: Config, profile: String?, sharing: SharedExtraction.Role? = nil,
                             evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
         let ignore = config.ignore.map(Glob.init)
         func ignored(_ path: String) -> Bool { config.relative(path).map { rel in ignore.contains { $0.matches(rel) } } ?? false }
@@ -71,7 +72,7 @@ extension Model {
             notRead.removeAll { ignored($0.path) }
             return try Model.build(files, config: config, profile: profile, remoteURLs: snapshot.remoteURLs,
                                    policyCharts: policyCharts.sorted().map { charts[$0].isEmpty ? "." : String(charts[$0].dropLast()) },
-                                   skipped: notRead, sourceIgnore: sourceIgnore, evidence: evidence)
+                                   skipped: notRead, sourceIgnore: sourceIgnore, sharing: sharing, evidence: evidence)
         }
         // staging's history is read for the model the run keeps: this one, unless its builds name files the listing
         // passed over, which join the input and make the model again
