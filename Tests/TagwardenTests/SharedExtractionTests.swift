@@ -23,13 +23,15 @@ import Testing
 
     static let first: [String: String] = [
         "apps/a.yaml": deployment("a", "nginx:latest"),
+        "apps/a2.yaml": deployment("a2", #"ghcr.io/acme/a2:1.0.0 # {"$imagepolicy": "flux-system:a2"}"#)
+            + "---\n" + deployment("a3", "ghcr.io/acme/a3:${TAG}"),
         "apps/b.yaml": deployment("b", #"ghcr.io/acme/b:1.0.0 # {"$imagepolicy": "flux-system:b"}"#),
         "apps/c.yaml": deployment("c", "ghcr.io/acme/c:1.0.0"),
         "apps/d.yaml": deployment("d", "redis"),
     ]
 
-    /// The second tree: a file added before the others (`a` and `b` move one place down the listing; a file's facts
-    /// carry its place), `b` changed, `c` gone (`d` is back in its place).
+    /// The second tree: a file added before the others (`a`, `a2` and `b` move one place down the listing; a file's
+    /// facts carry its place), `b` changed, `c` gone (`d` is back in its place).
     static var second: [String: String] {
         var s = first
         s["apps/b.yaml"] = deployment("b", #"ghcr.io/acme/b:1.0.1 # {"$imagepolicy": "flux-system:bee"}"#)
@@ -42,23 +44,26 @@ import Testing
         files.keys.sorted().map { SourceFile(path: $0, bytes: Array(files[$0]!.utf8)) }
     }
 
-    /// Only a file with the same path, bytes and place is taken: `d` is; `a` (moved by the added file), `b` (changed)
-    /// and the added file are not.
-    @Test func onlyTheSameFileInTheSamePlaceIsTaken() {
+    /// A file with the same path and bytes is taken, moved to its place in the second listing: `a`, `a2` (moved by
+    /// the added file) and `d`; `b` (changed) and the added file are parsed.
+    @Test func theSameFileIsTakenAndMovedToItsPlace() {
         let shared = SharedExtraction()
         let offered = Model.extractAll(Self.sources(Self.first), sharing: .offer(shared))
         let taken = shared.taken()
         let second = Self.sources(Self.second)
-        #expect(second.map(\.path) == ["apps/0.yaml", "apps/a.yaml", "apps/b.yaml", "apps/d.yaml"])
-        #expect(second.indices.map { taken.facts(for: second[$0], id: FileID($0)) != nil } == [false, false, false, true])
-        // in the first tree's places, `a`, `c` and `d` are the same files; `b` is not
-        let firstPlaces = Self.sources(Self.first)
-        let same = firstPlaces.indices.map { taken.facts(for: firstPlaces[$0], id: FileID($0))?.objects.first?.name }
-        #expect(same == ["a", "b", "c", "d"])
-        var changed = firstPlaces
-        changed[1] = second[2]
-        #expect(taken.facts(for: changed[1], id: FileID(1)) == nil)
-        #expect(taken.facts(for: firstPlaces[0], id: FileID(0))?.images.map(\.text) == offered[FileID(0)].images.map(\.text))
+        #expect(second.map(\.path) == ["apps/0.yaml", "apps/a.yaml", "apps/a2.yaml", "apps/b.yaml", "apps/d.yaml"])
+        let facts = second.indices.map { taken.facts(for: second[$0], id: FileID($0)) }
+        #expect(facts.map { $0 != nil } == [false, true, true, false, true])
+        // everything that says which file it is in says the new place
+        for (i, f) in facts.enumerated() {
+            guard let f else { continue }
+            let places = f.objects.map(\.file) + f.images.map(\.file) + f.substitutable.map(\.file) + f.markers.map(\.file)
+            #expect(!places.isEmpty && places.allSatisfy { $0 == FileID(i) }, "\(second[i].path)")
+        }
+        let a2 = facts[2]!
+        #expect((a2.objects.count, a2.images.count, a2.substitutable.count, a2.markers.count) == (2, 1, 1, 1))
+        #expect(a2.images.map(\.text) == offered[FileID(1)].images.map(\.text))
+        #expect(offered[FileID(1)].markers.map(\.file) == [FileID(1)])   // the offered facts are left as they were
     }
 
     /// A file that one tree reads for its markers only (`app.yaml.tpl`) and the other as YAML (a build names it) is

@@ -150,8 +150,11 @@ public final class ManifestObject: Sendable {
     /// The same object as a build deploys it (`EffectiveObjects`).
     func effective(name: String?, labels: [String: String], flux: FluxSpec?) -> ManifestObject { copy(flux: flux, name: name, labels: labels) }
 
-    private func copy(flux: FluxSpec?, name: String?, labels: [String: String]? = nil) -> ManifestObject {
-        ManifestObject(file: file, document: document, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
+    /// The same object in the file at place `file` of another listing (`SharedExtraction`).
+    func moved(to file: FileID) -> ManifestObject { copy(flux: flux, name: name, file: file) }
+
+    private func copy(flux: FluxSpec?, name: String?, labels: [String: String]? = nil, file: FileID? = nil) -> ManifestObject {
+        ManifestObject(file: file ?? self.file, document: document, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
                        apiVersionSpan: apiVersionSpan, name: name, declaredNamespace: declaredNamespace, labels: labels ?? self.labels,
                        isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: kustomizeResources,
                        kustomizePatches: kustomizePatches, kustomizeImages: kustomizeImages, kustomizeUnknowns: kustomizeUnknowns, flux: flux,
@@ -531,6 +534,17 @@ public struct FileFacts: Sendable {
 }
 
 extension FileFacts {
+    /// The same facts for the file at place `id` of another listing: its objects, images and markers say which file
+    /// they are in (`SharedExtraction`).
+    func moved(to id: FileID) -> FileFacts {
+        var f = self
+        f.objects = objects.map { $0.file == id ? $0 : $0.moved(to: id) }
+        for i in f.images.indices { f.images[i].file = id }
+        for i in f.substitutable.indices { f.substitutable[i].file = id }
+        for i in f.markers.indices { f.markers[i].file = id }
+        return f
+    }
+
     /// Whether the file's kustomization names the file `name` in any field (not in a comment): as the last component of
     /// a word of a value (`patches/web.yaml`, `config.yaml=config.yaml`, a `path:` in an inline patch). The file is
     /// parsed again: this is asked only of the files a kustomization's directory holds and its resources do not list.

@@ -153,7 +153,7 @@ public struct Model: Sendable {
         return Set(shared.compactMap { renumbered[$0] })
     }
 
-    /// `sharing`: the facts of another audit's files to take where a file is the same, or to offer it.
+    /// `sharing`: the facts of another audit's files to take where a file is the same, or this one's to offer.
     static func extractAll(_ sources: [SourceFile], sharing: SharedExtraction.Role? = nil) -> Files {
         let workers = max(1, min(sources.count, 8))
         let chunk = max(1, (sources.count + workers * 8 - 1) / (workers * 8))

@@ -2,9 +2,9 @@ import Dispatch
 import TagwardenBasics
 
 /// The facts one audit extracted, for a second audit of a tree that holds most of the same files (a check's two
-/// trees): a file with the same path, the same bytes and the same place in the listing (its `FileID`, which its facts
-/// carry) is not parsed again. The first audit offers its facts once it has extracted them; the second waits for
-/// them before it extracts, and parses only what differs.
+/// trees): a file with the same path and the same bytes is not parsed again (its facts are moved to its place in the
+/// second listing, which they carry). The first audit offers its facts once it has extracted them; the second waits
+/// for them before it extracts, and parses only what differs.
 public final class SharedExtraction: Sendable {
     struct Offered: Sendable {
         var id: FileID
@@ -57,10 +57,10 @@ public final class SharedExtraction: Sendable {
     struct Taken: Sendable {
         let byPath: [String: Offered]
 
-        /// The facts offered for file `id` of the second audit, when it is the same file in the same place.
+        /// The facts offered for file `id` of the second audit, when it is the same file, read the same way.
         func facts(for source: SourceFile, id: FileID) -> FileFacts? {
-            guard let known = byPath[source.path], known.id == id, known.unread == source.unread, known.bytes == source.bytes else { return nil }
-            return known.facts
+            guard let known = byPath[source.path], known.unread == source.unread, known.bytes == source.bytes else { return nil }
+            return known.id == id ? known.facts : known.facts.moved(to: id)
         }
     }
 }
