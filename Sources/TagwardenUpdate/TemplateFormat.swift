@@ -190,7 +190,8 @@ enum TemplateFormat {
     /// `fmt.Sprintf` for the verbs messages use: %v %s %q %d %x %X %o %b %c %t %e %f %g and %%, with flags `-+ #0`,
     /// width and precision; Go's `%!verb(type=value)`, `%!v(MISSING)` and `%!(EXTRA …)` for what does not fit. A list,
     /// map or struct is printed element by element with the verb, as fmt does.
-    static func sprintf(_ format: String, _ args: [TemplateValue]) -> String {
+    /// The result is held to `TemplateFunctions.maxBytes`: a width that pads past it fails before the padding is made.
+    static func sprintf(_ format: String, _ args: [TemplateValue]) throws -> String {
         let f = Array(format.unicodeScalars)
         var out = ""
         var next = 0
@@ -209,24 +210,57 @@ enum TemplateFormat {
                 }
                 i += 1
             }
-            while i < f.count, f[i].isASCII, let d = Int(String(f[i])) { spec.width = max(0, spec.width) * 10 + d; i += 1 }
-            if i < f.count, f[i] == "." {
+            if let width = number(f, &i) { spec.width = width }
+            // a `.` that ends the format is the verb, as in fmt
+            if i + 1 < f.count, f[i] == "." {
                 i += 1
-                spec.precision = 0
-                while i < f.count, f[i].isASCII, let d = Int(String(f[i])) { spec.precision = spec.precision * 10 + d; i += 1 }
+                spec.precision = number(f, &i) ?? 0
             }
             guard i < f.count else { out += "%!(NOVERB)"; break }
             spec.verb = Character(f[i])
             i += 1
             if spec.verb == "%" { out += "%"; continue }
             guard next < args.count else { out += "%!\(spec.verb)(MISSING)"; continue }
+            // each value the verb prints is padded to the width
+            if spec.width > 0 {
+                let (least, overflow) = spec.width.multipliedReportingOverflow(by: printed(args[next]))
+                try TemplateFunctions.fits(overflow ? Int.max : least)
+            }
             out += one(args[next], spec)
+            try TemplateFunctions.fits(out.utf8.count)
             next += 1
         }
         if next < args.count {
             out += "%!(EXTRA " + args[next...].map { $0 == .null || $0 == .missing ? "<nil>" : "\(typeName($0))=\(plain($0))" }.joined(separator: ", ") + ")"
         }
         return out
+    }
+
+    /// How many values a verb prints of `arg`: a list's, map's or struct's each, else one.
+    static func printed(_ arg: TemplateValue) -> Int {
+        switch arg {
+        case .list(let l, _): return l.reduce(0) { $0 + printed($1) }
+        case .map(let m, _): return m.reduce(0) { $0 + printed($1.key) + printed($1.value) }
+        case .structure(let s): return s.stringer != nil ? 1 : s.embedded.reduce(0) { $0 + printed(.structure($1)) } + s.fields.reduce(0) { $0 + printed($1.1) }
+        default: return 1
+        }
+    }
+
+    /// fmt's `parsenum`: the digits at `i` as a width or precision, nil when there are none. A number past a million
+    /// (and one more digit) is taken to be no number at all and ends the format, which fmt then reports as
+    /// `%!(NOVERB)`: a width of `%99999999999d` neither overflows nor pads to gigabytes.
+    static func number(_ f: [Unicode.Scalar], _ i: inout Int) -> Int? {
+        var n = 0, found = false
+        while i < f.count, ("0"..."9").contains(f[i]) {
+            if n > 1_000_000 {
+                i = f.count
+                return nil
+            }
+            n = n * 10 + Int(f[i].value - 48)
+            found = true
+            i += 1
+        }
+        return found ? n : nil
     }
 
     /// One argument under one verb.

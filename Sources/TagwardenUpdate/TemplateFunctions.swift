@@ -118,7 +118,7 @@ enum TemplateFunctions {
         case "println": return .string(TemplateFormat.sprintln(args))
         case "printf":
             guard case .string(let format)? = args.first else { throw Failure(message: "wrong type for value; expected string") }
-            return .string(TemplateFormat.sprintf(format, Array(args.dropFirst())))
+            return .string(try TemplateFormat.sprintf(format, Array(args.dropFirst())))
         case "eq":
             guard args.count >= 2 else { throw Failure(message: "missing argument for comparison") }
             for other in args.dropFirst() where try compare(args[0], other) == 0 { return .bool(true) }

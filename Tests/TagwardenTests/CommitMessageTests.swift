@@ -175,6 +175,32 @@ extension CommitMessageTests {
         #expect(try render("{{ printf \"%T %T\" 1 .Changed.Changes }}") == "int []update.Change")
     }
 
+    /// printf's widths and precisions are read as fmt's `parsenum` reads them: a number past a million ends the format
+    /// (`%!(NOVERB)`), and a `.` that ends it is the verb (the outputs are Go 1.19's). A width that would pad past
+    /// tagwarden's bound fails before the padding is made (fuzzing found `%+73709551615q` asking for 73 GB).
+    @Test func printfWidthsAreReadAsFmtReadsThem() throws {
+        for (template, go) in [(#"{{ printf "%+73709551615q x %d" "a" 3 }}"#, "%!(NOVERB)%!(EXTRA string=a, int=3)"),
+                               (#"{{ printf "%99999999999999999999d|" 5 }}"#, "%!(NOVERB)%!(EXTRA int=5)"),
+                               (#"{{ printf "%.99999999999d|" 5 }}"#, "%!(NOVERB)%!(EXTRA int=5)"),
+                               (#"{{ printf "%5" 5 }}"#, "%!(NOVERB)%!(EXTRA int=5)"),
+                               (#"{{ printf "%5.d|" 5 }}"#, "    5|"),
+                               (#"{{ printf "%." 5 }}"#, "%!.(int=5)"),
+                               (#"{{ printf "%.|" 5 }}"#, "%!|(int=5)"),
+                               (#"{{ printf "%5.|" 5 }}"#, "%!|(int=    5)"),
+                               (#"{{ printf "%-010d|" 5 }}"#, "5         |")] {
+            #expect(try render(template) == go, "\(template)")
+        }
+        #expect(try render(#"{{ printf "%1000d" 5 }}"#).utf8.count == 1_000)
+        for template in [#"{{ printf "%10000009d" 5 }}"#, #"{{ printf "%1000s" (splitList "," (repeat 2000 "a,")) }}"#] {
+            do {
+                _ = try render(template)
+                Issue.record("\(template) padded past the bound")
+            } catch let e as TagwardenError {
+                #expect(e.isBound && e.message.contains("more than 1 MiB"), "\(template): \(e.message)")
+            }
+        }
+    }
+
     /// Blocks and parentheses nested deeper than tagwarden's bound stop with an error, not a crash (a message template is
     /// repository content: 50,000 nested ifs or 9,990 parentheses, which Go's parser takes, overflowed the stack).
     @Test func nestingStopsAtItsBound() throws {
