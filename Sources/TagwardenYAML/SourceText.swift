@@ -130,6 +130,21 @@ public enum SourceText {
         return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
+    /// Whether `bytes` ends with `suffix` (memcmp where the bytes are contiguous).
+    public static func hasByteSuffix<C: Collection<UInt8>>(_ bytes: C, _ suffix: [UInt8]) -> Bool {
+        guard bytes.count >= suffix.count else { return false }
+        guard !suffix.isEmpty else { return true }
+        if let r = bytes.withContiguousStorageIfAvailable({ b in
+            suffix.withUnsafeBufferPointer { x in memcmp(b.baseAddress! + (b.count - x.count), x.baseAddress!, x.count) == 0 }
+        }) { return r }
+        return bytes.suffix(suffix.count).elementsEqual(suffix)
+    }
+
+    /// Whether `bytes` are `other`'s (memcmp where the bytes are contiguous).
+    public static func sameBytes<C: Collection<UInt8>>(_ bytes: C, _ other: [UInt8]) -> Bool {
+        bytes.count == other.count && hasByteSuffix(bytes, other)
+    }
+
     /// Whether `s` starts with the bytes of `prefix` (a path under a directory), with memcmp: the generic
     /// `utf8.starts(with:)` costs a thousand instructions a call.
     public static func hasBytePrefix(_ s: String, _ prefix: String) -> Bool {

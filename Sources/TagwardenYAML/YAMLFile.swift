@@ -1,5 +1,8 @@
 import TagwardenBasics
 import CYAML
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How a scalar was written in the source.
 public enum ScalarStyle: UInt8, Sendable {
@@ -170,13 +173,9 @@ public struct YAMLFile: Sendable {
     public func valueEquals(_ node: Int, _ text: StaticString) -> Bool {
         let n = nodes[node]
         guard n.kind == .scalar, n.valueCount == text.utf8CodeUnitCount else { return false }
+        guard n.valueCount > 0 else { return true }
         return text.withUTF8Buffer { buf in
-            var i = 0
-            while i < n.valueCount {
-                if arena[n.valueStart + i] != buf[i] { return false }
-                i += 1
-            }
-            return true
+            arena.withUnsafeBufferPointer { a in memcmp(a.baseAddress! + n.valueStart, buf.baseAddress!, n.valueCount) == 0 }
         }
     }
 
@@ -322,10 +321,14 @@ public struct YAMLFile: Sendable {
         guard n.style == .plain, n.plainImplicit else { return .string }
         // only scalars starting like a number, bool or null can resolve to one
         if n.valueCount > 0 {
-            let c = arena[n.valueStart]
-            let maybe = (c >= 48 && c <= 57) || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") || c == UInt8(ascii: ".")
-                || c == UInt8(ascii: "~") || "yYnNtTfFoO".utf8.contains(c)
-            if !maybe { return .string }
+            switch arena[n.valueStart] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "~"),
+                 UInt8(ascii: "y"), UInt8(ascii: "Y"), UInt8(ascii: "n"), UInt8(ascii: "N"), UInt8(ascii: "t"), UInt8(ascii: "T"),
+                 UInt8(ascii: "f"), UInt8(ascii: "F"), UInt8(ascii: "o"), UInt8(ascii: "O"):
+                break
+            default:
+                return .string
+            }
         }
         return ScalarType.resolvePlain(value(node))
     }

@@ -491,9 +491,11 @@ package struct Extractor {
     /// A kustomize resource from outside the repository: a URL, or a git repository (`github.com/org/repo//path?ref=v1`,
     /// `git@github.com:org/repo`). A local path has no `:`, `?` or `@`.
     static func isRemote(_ r: String) -> Bool {
-        let b = r.utf8
-        return b.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") })
-            || b.starts(with: "github.com/".utf8) || b.starts(with: "gitlab.com/".utf8)
+        var r = r
+        return r.withUTF8 { b in
+            b.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") })
+                || b.starts(with: "github.com/".utf8) || b.starts(with: "gitlab.com/".utf8)
+        }
     }
 
     /// HelmRelease values: `image:` strings and `repository` + `tag` maps (`name` + `tag` under an `image:` key), at

@@ -165,8 +165,11 @@ public final class ManifestObject: Sendable {
 
     /// `apps` of `apps/v1`; empty for the core group (`v1`).
     static func group(of apiVersion: String) -> String {
-        guard let slash = apiVersion.utf8.firstIndex(of: UInt8(ascii: "/")) else { return "" }
-        return String(apiVersion[..<slash])
+        var text = apiVersion
+        return text.withUTF8 { b in
+            guard let slash = b.firstIndex(of: UInt8(ascii: "/")) else { return "" }
+            return String(decoding: UnsafeBufferPointer(rebasing: b[..<slash]), as: UTF8.self)
+        }
     }
 }
 

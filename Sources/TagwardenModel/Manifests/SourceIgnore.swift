@@ -1,4 +1,5 @@
 import TagwardenBasics
+import TagwardenYAML
 
 /// What source-controller leaves out of a GitRepository's artifact, so that no Flux Kustomization of that source ever
 /// sees it: its default exclusions (VCS files, images and archives, CI configuration), then the repository's root
@@ -36,8 +37,8 @@ public struct SourceIgnore: Sendable {
         func matches(_ name: ArraySlice<UInt8>) -> Bool {
             switch kind {
             case .empty, .anyDirectories: return false
-            case .literal: return name.elementsEqual(bytes)
-            case .suffix: return name.count >= bytes.count && name.suffix(bytes.count).elementsEqual(bytes)
+            case .literal: return SourceText.sameBytes(name, bytes)
+            case .suffix: return SourceText.hasByteSuffix(name, bytes)
             case .glob: return Glob.segmentMatches(bytes[...], name)
             }
         }
@@ -137,7 +138,7 @@ public struct SourceIgnore: Sendable {
             // most names are no literal's: their length and first byte say so without a lookup
             if let first = name.first, literalShapes.contains(Shape(length: name.count, first: first)),
                let v = literals[String(decoding: name, as: UTF8.self)] { best = pick(v) }
-            for s in suffixes where name.count >= s.bytes.count && name.suffix(s.bytes.count).elementsEqual(s.bytes) { best = max(best, pick(s.last)) }
+            for s in suffixes where SourceText.hasByteSuffix(name, s.bytes) { best = max(best, pick(s.last)) }
             if !otherNames.isEmpty {
                 let bytes = Array(name)[...]
                 if let i = otherNames.last(where: { $0 > best && !(file && ignore.patterns[$0].dirOnly) && ignore.patterns[$0].component.matches(bytes) }) {
@@ -155,7 +156,7 @@ public struct SourceIgnore: Sendable {
         mutating func excluding(bytes: UnsafeBufferPointer<UInt8>) -> String? {
             let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
             let dir = bytes[..<(slash ?? 0)]
-            if !dir.elementsEqual(directory) {
+            if !SourceText.sameBytes(dir, directory) {
                 directory = Array(dir)
                 directoryBest = dir.split(separator: UInt8(ascii: "/")).reduce(-1) { max($0, lastName($1, file: false)) }
             }

@@ -44,7 +44,7 @@ package enum Envsubst {
 
     /// The variables `s` reads, each once, in the order they are written; nil when Flux cannot parse it.
     package static func variables(_ s: String) -> [String]? {
-        guard s.utf8.contains(UInt8(ascii: "$")) else { return [] }
+        guard s.containsBytes("$") else { return [] }
         var p = Parser(bytes: Array(s.utf8), lookup: { _ in .defined("") })   // empty: every default is read too
         guard p.text() != nil else { return nil }
         return p.names
