@@ -159,12 +159,9 @@ public struct Model: Sendable {
         let chunk = max(1, (sources.count + workers * 8 - 1) / (workers * 8))
         var taken: SharedExtraction.Taken?
         if case .take(let shared)? = sharing { taken = shared.taken() }
-        let files = Files(concurrentChunks(sources.count, chunkSize: chunk) { [taken] range in
-            var scratch = YAMLFile()
-            return range.map { i in
-                if let known = taken?.facts(for: sources[i], id: FileID(i)) { return known }
-                return Extractor.extract(path: sources[i].path, bytes: sources[i].bytes, index: FileID(i), unread: sources[i].unread, reusing: &scratch)
-            }
+        let files = Files(concurrentMap(sources.count, chunkSize: chunk, makeState: { YAMLFile() }) { [taken] scratch, i in
+            if let known = taken?.facts(for: sources[i], id: FileID(i)) { return known }
+            return Extractor.extract(path: sources[i].path, bytes: sources[i].bytes, index: FileID(i), unread: sources[i].unread, reusing: &scratch)
         })
         if case .offer(let shared)? = sharing { shared.offer(sources, files) }
         return files

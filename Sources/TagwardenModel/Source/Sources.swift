@@ -214,10 +214,8 @@ public enum Sources {
         let rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { if rootFD >= 0 { close(rootFD) } }
         let base = rootFD >= 0 ? rootFD : AT_FDCWD
-        let read = concurrentChunks(paths.count, chunkSize: chunk) { range in
-            range.map { i in
-                base == AT_FDCWD ? FileSystem.readFile(join(root, paths[i]), limit: limit) : FileSystem.readFile(at: base, paths[i], limit: limit)
-            }
+        let read = concurrentMap(paths.count, chunkSize: chunk, makeState: {}) { _, i in
+            base == AT_FDCWD ? FileSystem.readFile(join(root, paths[i]), limit: limit) : FileSystem.readFile(at: base, paths[i], limit: limit)
         }
         var files: [SourceFile] = []
         files.reserveCapacity(paths.count)
