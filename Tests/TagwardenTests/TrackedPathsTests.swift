@@ -27,4 +27,14 @@ import Testing
         #expect(t.containsDirectory("a") && t.containsDirectory("a/b") && t.containsDirectory("a-b") && t.containsDirectory("A"))
         #expect(!t.containsDirectory("a/b.yaml") && !t.containsDirectory("a/c") && !t.containsDirectory("c") && !t.containsDirectory("b/x"))
     }
+
+    @Test func pathsAreComparedAsBytesAsGitComparesThem() {
+        // "é" composed (NFC) and decomposed (NFD): one string to Swift, two paths to git and the file system
+        let composed = "apps/caf\u{E9}.yaml", decomposed = "apps/cafe\u{301}.yaml"
+        #expect(composed == decomposed)
+        let one = Sources.TrackedPaths([composed])
+        #expect(one.contains(composed) && !one.contains(decomposed))
+        let both = Sources.TrackedPaths([composed, decomposed])
+        #expect(both.contains(composed) && both.contains(decomposed))
+    }
 }

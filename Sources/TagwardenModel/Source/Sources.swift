@@ -160,15 +160,18 @@ public enum Sources {
                               reader: TreeReader { readInside(root: root, $0, options: options) })
     }
 
-    /// The index's paths in byte order (as git keeps them), searched by bisection: no set of every path and
-    /// every directory above one is built.
+    /// The index's paths in byte order (as git keeps them), searched by bisection for the directories that hold them:
+    /// no set of every directory above a path is built. A path itself is looked up in a set, which costs a walk a
+    /// hash per file where bisection cost it a score of comparisons.
     struct TrackedPaths {
         let paths: [String]
+        let exact: Set<String>
 
         init(_ paths: [String]) {
             // an index written with core.ignoreCase is in another order
             let sorted = zip(paths, paths.dropFirst()).allSatisfy { !SourceText.byteLess($1, $0) }
             self.paths = sorted ? paths : paths.sorted(by: SourceText.byteLess)
+            exact = Set(paths)
         }
 
         /// The first position whose path is not byte-less than `key`.
@@ -182,9 +185,14 @@ public enum Sources {
         }
 
         func contains(_ path: String) -> Bool {
-            let i = lowerBound(path)
-            return i < paths.count && paths[i] == path
+            guard let i = exact.firstIndex(of: path) else { return false }
+            if sameBytes(exact[i], path) { return true }
+            // equal as Swift compares strings (canonically: NFC and NFD), not in bytes, as git compares paths
+            let j = lowerBound(path)
+            return j < paths.count && sameBytes(paths[j], path)
         }
+
+        private func sameBytes(_ a: String, _ b: String) -> Bool { !SourceText.byteLess(a, b) && !SourceText.byteLess(b, a) }
 
         /// Whether a tracked file lies under `dir`.
         func containsDirectory(_ dir: String) -> Bool {
