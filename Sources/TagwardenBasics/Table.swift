@@ -14,9 +14,18 @@ extension TableID {
     @inlinable public static func < (a: Self, b: Self) -> Bool { a.index < b.index }
     @inlinable public static func == (a: Self, b: Self) -> Bool { a.index == b.index }
     @inlinable public func hash(into hasher: inout Hasher) { hasher.combine(index) }
-    /// Hashed as its index is: sets and dictionaries of IDs take Int's one-shot hash, not a whole `Hasher` (which cost
-    /// the fleet's audit 11 M instructions).
-    @inlinable public func _rawHashValue(seed: Int) -> Int { index._rawHashValue(seed: seed) }
+    /// Sets and dictionaries of IDs hash an index with a 64-bit finalizer (MurmurHash3's `fmix64`) over the index and the
+    /// table's seed: every bit of the index reaches every bit of the hash, as with SipHash, in a tenth of its
+    /// instructions (a whole `Hasher` cost the fleet's audit 11 M instructions, Int's one-shot SipHash 18 M more).
+    @inlinable public func _rawHashValue(seed: Int) -> Int {
+        var x = UInt64(truncatingIfNeeded: index) ^ UInt64(truncatingIfNeeded: seed)
+        x ^= x >> 33
+        x &*= 0xff51_afd7_ed55_8ccd
+        x ^= x >> 33
+        x &*= 0xc4ce_b9fe_1a85_ec53
+        x ^= x >> 33
+        return Int(truncatingIfNeeded: x)
+    }
     public var description: String { String(index) }
 }
 
