@@ -17,9 +17,12 @@ public enum Interruption {
     static let changing = Atomic<Int>(0)
     /// The signal that came during a change, or 0.
     static let pending = Atomic<Int32>(0)
+    /// The descriptor this process opened the lock file with, or -1 (not opened yet, or given up).
+    static let lockDescriptor = Atomic<Int32>(-1)
 
-    /// Handles the signals from now on, removing `lockPath` when one ends the process. A signal the process was started
-    /// ignoring (`nohup`, a background job) stays ignored.
+    /// Handles the signals from now on, removing `lockPath` when one ends the process while this process holds that lock
+    /// or can take it (`removable`). Installed before the lock file is made, so that no signal finds the file made and
+    /// the handlers not yet there. A signal the process was started ignoring (`nohup`, a background job) stays ignored.
     public static func install(lockPath: String) {
         // the string is never freed: a handler on another thread may be reading it
         let path = Int(bitPattern: strdup(lockPath))
@@ -37,9 +40,30 @@ public enum Interruption {
         }
     }
 
+    /// The lock file is open as `fd` (-1: closed again): a signal removes it only when `fd` holds its lock or can take it.
+    public static func lockOpened(_ fd: Int32) {
+        lockDescriptor.store(fd, ordering: .sequentiallyConsistent)
+    }
+
     /// The lock is gone: a signal from now on ends the process at once, still saying so, removing nothing.
     public static func lockReleased() {
         lock.store(0, ordering: .sequentiallyConsistent)
+        lockDescriptor.store(-1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Whether the lock file at `path` may be removed as the process ends: `descriptor`, this process's (-1: none yet),
+    /// holds its lock or takes it now, or a descriptor opened here takes it (no one holds it: a file this process made
+    /// before it recorded it, or one a dead run left). Removed under the lock, as `UpdateLock.release` removes it, never
+    /// from under another run. Only system calls a signal handler may make.
+    static func removable(_ path: UnsafePointer<CChar>, descriptor: Int32) -> Bool {
+        var fd = descriptor
+        let opened = fd < 0
+        if opened { fd = open(path, O_RDWR | O_CLOEXEC) }
+        guard fd >= 0 else { return false }
+        defer { if opened { close(fd) } }
+        var held = stat(), named = stat()
+        return flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &held) == 0 && stat(path, &named) == 0
+            && held.st_ino == named.st_ino && held.st_dev == named.st_dev
     }
 
     /// Runs `body`, a change that must be made whole; a signal that comes meanwhile takes effect after it.
@@ -58,7 +82,9 @@ public enum Interruption {
     static let interrupted: StaticString = "tagwarden: interrupted: every file and branch is as it was before or as this run makes it\n"
 
     static func end(_ s: Int32) {
-        if let path = UnsafePointer<CChar>(bitPattern: lock.load(ordering: .sequentiallyConsistent)) { unlink(path) }
+        if let path = UnsafePointer<CChar>(bitPattern: lock.load(ordering: .sequentiallyConsistent)), removable(path, descriptor: lockDescriptor.load(ordering: .sequentiallyConsistent)) {
+            unlink(path)
+        }
         _ = write(STDERR_FILENO, interrupted.utf8Start, interrupted.utf8CodeUnitCount)
         signal(s, SIG_DFL)
         raise(s)

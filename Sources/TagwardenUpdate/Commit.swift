@@ -240,10 +240,18 @@ public final class UpdateLock {
 
     public init(gitDir: String) throws {
         path = (gitDir.hasSuffix("/") ? gitDir : gitDir + "/") + "tagwarden-update.lock"
+        // the handlers first, before the file can exist: a signal from here on removes it where this run holds its lock
+        // or can take it, and leaves it where another run holds it
+        Interruption.install(lockPath: path)
         while true {
             let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw TagwardenError("cannot create the lock \(path): \(String(cString: strerror(errno)))") }
+            guard fd >= 0 else {
+                Interruption.lockReleased()
+                throw TagwardenError("cannot create the lock \(path): \(String(cString: strerror(errno)))")
+            }
+            Interruption.lockOpened(fd)
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+                Interruption.lockReleased()
                 let holder = (try? FileSystem.readFile(path, limit: 64).get()).map { String(decoding: $0, as: UTF8.self) } ?? ""
                 close(fd)
                 let pid = Int32(holder.split(separator: "\n").first.map(String.init) ?? "") ?? 0
@@ -252,11 +260,10 @@ public final class UpdateLock {
             // the file may have been removed by the run that held it, between our open and our lock: lock the one there now
             var held = stat(), named = stat()
             guard fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_ino == named.st_ino, held.st_dev == named.st_dev else {
+                Interruption.lockOpened(-1)
                 close(fd)
                 continue
             }
-            // the handlers first: a signal from here on removes the file
-            Interruption.install(lockPath: path)
             _ = ftruncate(fd, 0)
             _ = TagwardenBasics.writeAll(fd, Array("\(getpid())\n".utf8))
             self.fd = fd

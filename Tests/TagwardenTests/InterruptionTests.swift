@@ -1,0 +1,49 @@
+import Testing
+import Foundation
+@testable import TagwardenBasics
+
+/// What a signal's handler may remove as it ends the process: the update lock only where this process holds it or can
+/// take it, never another run's.
+@Suite struct InterruptionTests {
+    let dir = NSTemporaryDirectory() + "tagwarden-interruption-" + UUID().uuidString
+
+    init() throws { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+
+    func removable(_ path: String, descriptor: Int32 = -1) -> Bool {
+        path.withCString { Interruption.removable($0, descriptor: descriptor) }
+    }
+
+    /// A descriptor of the file at `path` that holds its lock (as another run's would: `flock` locks are per open file,
+    /// so another descriptor of this process stands for another process).
+    func locked(_ path: String) throws -> Int32 {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        try #require(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+        return fd
+    }
+
+    @Test func aLockIsRemovedOnlyUnderItsLock() throws {
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/tagwarden-update.lock"
+        #expect(!removable(path), "no file")
+        // a file made before this process recorded it, or a dead run's: no one holds it
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        #expect(removable(path))
+        // another run's
+        let other = try locked(path)
+        #expect(!removable(path))
+        let mine = open(path, O_RDWR | O_CLOEXEC)
+        #expect(mine >= 0 && !removable(path, descriptor: mine), "opened but not locked by this process")
+        close(other)
+        // this process's, held or taken now
+        #expect(removable(path, descriptor: mine))
+        #expect(removable(path, descriptor: mine))
+        // the file this process locked was removed and another made in its place: not this process's to remove
+        unlink(path)
+        let next = try locked(path)
+        #expect(!removable(path, descriptor: mine))
+        close(next)
+        #expect(!removable(path, descriptor: mine), "another file at the path, even unlocked")
+        #expect(removable(path))
+        close(mine)
+    }
+}
