@@ -95,8 +95,12 @@ public struct SourceIgnore: Sendable {
         /// only (which a file's own name does not match).
         var literals: [String: (any: Int, files: Int)] = [:]
         var suffixes: [(bytes: [UInt8], last: (any: Int, files: Int))] = []
-        struct Shape: Hashable { let length: Int, first: UInt8 }
-        var literalShapes = Set<Shape>()
+        /// The lengths and first bytes of the literals, a bit per length (below 64) for each first byte: most names are no
+        /// literal's, which one load says. Longer literals are looked up whatever their shape.
+        var literalShapes = [UInt64](repeating: 0, count: 256)
+        var longLiterals = false
+        /// The last bytes of the suffixes: a name that ends in none of them is no suffix's.
+        var suffixEnds = [Bool](repeating: false, count: 256)
         /// Name patterns with another glob (`web-?`), and patterns of whole paths.
         var otherNames: [Int] = [], globs: [Int] = []
         /// The directory of the last path asked about, and the last name pattern that matches one of its components (-1:
@@ -117,8 +121,9 @@ public struct SourceIgnore: Sendable {
                 switch c.kind {
                 case .literal:
                     keep(&literals, String(decoding: c.bytes, as: UTF8.self), i, dirOnly: p.dirOnly)
-                    literalShapes.insert(Shape(length: c.bytes.count, first: c.bytes[0]))
+                    if c.bytes.count < 64 { literalShapes[Int(c.bytes[0])] |= 1 << UInt64(c.bytes.count) } else { longLiterals = true }
                 case .suffix where !c.bytes.isEmpty:
+                    suffixEnds[Int(c.bytes[c.bytes.count - 1])] = true
                     if let k = suffixes.firstIndex(where: { $0.bytes == c.bytes }) {
                         suffixes[k].last.any = i
                         if !p.dirOnly { suffixes[k].last.files = i }
@@ -132,13 +137,16 @@ public struct SourceIgnore: Sendable {
 
         /// The last name pattern that matches the component `name` (for a file's own name, not those for directories
         /// only), or -1.
-        func lastName<Name: Collection<UInt8>>(_ name: Name, file: Bool) -> Int {
+        func lastName<Name: BidirectionalCollection<UInt8>>(_ name: Name, file: Bool) -> Int {
             func pick(_ v: (any: Int, files: Int)) -> Int { file ? v.files : v.any }
             var best = -1
-            // most names are no literal's: their length and first byte say so without a lookup
-            if let first = name.first, literalShapes.contains(Shape(length: name.count, first: first)),
+            // most names are no literal's and no suffix's: their length and first byte, and their last byte, say so
+            // without a lookup
+            if let first = name.first, name.count < 64 ? literalShapes[Int(first)] & (1 << UInt64(name.count)) != 0 : longLiterals,
                let v = literals[String(decoding: name, as: UTF8.self)] { best = pick(v) }
-            for s in suffixes where SourceText.hasByteSuffix(name, s.bytes) { best = max(best, pick(s.last)) }
+            if let last = name.last, suffixEnds[Int(last)] {
+                for s in suffixes where SourceText.hasByteSuffix(name, s.bytes) { best = max(best, pick(s.last)) }
+            }
             if !otherNames.isEmpty {
                 let bytes = Array(name)[...]
                 if let i = otherNames.last(where: { $0 > best && !(file && ignore.patterns[$0].dirOnly) && ignore.patterns[$0].component.matches(bytes) }) {
