@@ -28,6 +28,15 @@ import Testing
         #expect(!t.containsDirectory("a/b.yaml") && !t.containsDirectory("a/c") && !t.containsDirectory("c") && !t.containsDirectory("b/x"))
     }
 
+    @Test func aFileIsDirectlyInItsOwnDirectoryOnly() {
+        let cases: [(String, String, Bool)] = [
+            ("apps/web.yaml", "apps", true), ("apps/web/deploy.yaml", "apps", false), ("apps2/web.yaml", "apps", false),
+            ("web.yaml", "", true), ("apps/web.yaml", "", false), ("apps", "apps", false), ("apps/", "apps", false),
+            ("a/b/c.yaml", "a/b", true), ("a/bc/d.yaml", "a/b", false),
+        ]
+        for (path, dir, want) in cases { #expect(BuildSets.isDirectlyIn(path, dir) == want, "\(path) in \(dir)") }
+    }
+
     @Test func pathsAreComparedAsBytesAsGitComparesThem() {
         // "é" composed (NFC) and decomposed (NFD): one string to Swift, two paths to git and the file system
         let composed = "apps/caf\u{E9}.yaml", decomposed = "apps/cafe\u{301}.yaml"

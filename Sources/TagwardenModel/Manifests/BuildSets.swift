@@ -3,6 +3,9 @@ import TagwardenRegex
 import TagwardenYAML
 import TagwardenGit
 import TagwardenPolicy
+#if canImport(Glibc)
+import Glibc
+#endif
 /// Which files a kustomize build of a directory takes (a Flux Kustomization's `path`, an overlay): the
 /// kustomization file there, what its `resources` and `components` name, followed through further
 /// kustomization files, and the files its `configMapGenerator` and patches read; a directory without one gives every manifest under it (a subdirectory with a
@@ -142,12 +145,19 @@ struct BuildSets {
     private func dirMode(_ dir: String, _ out: inout Set<FileID>, _ visited: inout Set<String>, depth: Int) {
         let prefix = dir.isEmpty ? "" : dir + "/"
         var k = firstPath(from: prefix)
+        // the directory of the last file taken, which no kustomization between it and `dir` governs: the files beside it
+        // (next in path order) are taken without looking up again
+        var free: String?
         while k < byPath.count {
             let i = byPath[k]
             let path = files[i].path
             guard SourceText.hasBytePrefix(path, prefix) else { break }
             k += 1
             guard Sources.isManifestName(path) else { continue }
+            if let free, Self.isDirectlyIn(path, free) {
+                out.insert(i)
+                continue
+            }
             // a file in a subdirectory that has its own kustomization: that directory as the kustomization builds it,
             // and the rest of the subdirectory's files (one run in path order) are passed over
             var sub = Path.dirname(path)
@@ -162,7 +172,25 @@ struct BuildSets {
                 }
                 sub = Path.dirname(sub)
             }
-            if !governed { out.insert(i) }
+            if !governed {
+                out.insert(i)
+                free = Path.dirname(path)
+            }
+        }
+    }
+
+    /// Whether `path` names a file of directory `dir` itself ("" the root), not of one below it.
+    static func isDirectlyIn(_ path: String, _ dir: String) -> Bool {
+        var path = path, dir = dir
+        return path.withUTF8 { p in
+            dir.withUTF8 { d in
+                let start = d.isEmpty ? 0 : d.count + 1
+                guard p.count > start else { return false }
+                if !d.isEmpty {
+                    guard p[d.count] == UInt8(ascii: "/"), memcmp(p.baseAddress!, d.baseAddress!, d.count) == 0 else { return false }
+                }
+                return !p[start...].contains(UInt8(ascii: "/"))
+            }
         }
     }
 }
