@@ -123,6 +123,9 @@ public enum Sources {
     public static func worktree(_ repo: GitRepository, options: SourceOptions = SourceOptions()) throws -> SourceSnapshot {
         guard let workdir = repo.workdir else { throw TagwardenError("repository \(repo.gitDir) is bare: use --rev") }
         let root = String(workdir.dropLast(workdir.hasSuffix("/") ? 1 : 0))
+        // the last run's listings, read on another thread while libgit2 reads the index here
+        let cacheDir = Sources.join(repo.gitDir, "tagwarden")
+        let listings = Started { ListingCache.load(cacheDir + "/listings") }
         // the index says which files git tracks even though .gitignore ignores them; without it, .gitignore alone decides
         var notes: [String] = []
         let tracked: TrackedPaths
@@ -135,8 +138,7 @@ public enum Sources {
         Timings.mark("index")
         var found: [String] = []
         var skipped: [SkippedFile] = []
-        let cacheDir = Sources.join(repo.gitDir, "tagwarden")
-        var cache: ListingCache? = ListingCache.load(cacheDir + "/listings")
+        var cache: ListingCache? = listings.value
         // as in git, nothing untracked under an ignored directory counts, whatever a later `!pattern` says (libgit2
         // judges the path alone); asked only when something untracked is found, and once per directory
         var ignoredDirectories: [String: Bool] = [:]
