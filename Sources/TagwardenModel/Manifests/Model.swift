@@ -330,6 +330,39 @@ public struct Model: Sendable {
                                         configMaps: configMaps, builds: builds)
         let shared = adoptMarkedValues(values.images, into: &images, markers: &markers)
         images += Substitution.resolve(substitutable + values.substitutable, variables: variables)
+        // each image's environment: its object's, else that of what makes it run (the fields read are settled from here)
+        var imageEnvironment = images.mapRows { img -> String? in
+            if let o = img.object, let e = objectEnvironment[o] { return e }
+            // an image whose manifest has no environment of its own: that of what makes it run, if any
+            if let o = img.environmentObject, let e = objectEnvironment[o] { return e }
+            if img.object != nil { return nil }
+            return env.detect(clues[img.file], namespace: nil, namespaceLabels: labels)
+        }
+        func markerEnvironments() -> Table<MarkerID, String?> {
+            markers.mapRows { m -> String? in
+                if let o = m.object { return objectEnvironment[o] }
+                // a marked field of a release's values file: the release's, unless several releases read the file
+                if let ii = m.image, images[ii].object != nil, !shared.contains(ii), let e = imageEnvironment[ii] { return e }
+                return env.detect(clues[m.file], namespace: nil, namespaceLabels: labels)
+            }
+        }
+        // flux bootstrap writes `<path>/flux-system/gotk-sync.yaml`: the GitRepository its Kustomization reads is this repository
+        var bootstrapSources: [(namespace: String?, name: String)] = []
+        for c in clusters.clusters {
+            for r in c.roots where Path.dirname(facts[objects[r].file].path) == Sources.join(c.name, "flux-system") {
+                guard let src = objects[r].fluxKustomization?.source, src.isGitRepository else { continue }
+                bootstrapSources.append((src.namespace ?? namespaces[r], src.name))
+            }
+        }
+        // a FluxInstance's sync makes its GitRepository, as bootstrap's does
+        for f in facts { for s in f.fluxInstanceSyncs { bootstrapSources.append((s.sourceNamespace, s.sourceName)) } }
+        let fluxIndex = FluxIndexInput(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
+                                       nonResources: nonResources, markers: markers, variables: variables, here: here,
+                                       bootstrapSources: bootstrapSources, graph: graph, clusters: clusters, rootPaths: rootPaths)
+        // the Flux index, built on another thread with the markers' environments as the images' are so far, while the
+        // retagging below settles the rest; built again should the rest change a marker's
+        let earlyMarkerEnvironment = markerEnvironments()
+        let earlyFlux = Started { fluxIndex.build(markerEnvironment: earlyMarkerEnvironment) }
         markRetagged(&images, objects: objects, files: facts, graph: graph, namespaces: namespaces, builds: builds, stepsOf: stepsOf)
         markPatchesOfNothing(&images, objects: objects, files: facts, builds: builds, stepsOf: stepsOf)
         let unmatched = unmatchedImageEntries(objects: objects, files: facts, images: images, graph: graph, builds: builds)
@@ -339,13 +372,6 @@ public struct Model: Sendable {
             for i in images.indices {
                 if let at = images[i].entryNameOffset, dead.contains(Place(file: images[i].file, offset: at)) { images[i].deploysNothing = true }
             }
-        }
-        var imageEnvironment = images.mapRows { img -> String? in
-            if let o = img.object, let e = objectEnvironment[o] { return e }
-            // an image whose manifest has no environment of its own: that of what makes it run, if any
-            if let o = img.environmentObject, let e = objectEnvironment[o] { return e }
-            if img.object != nil { return nil }
-            return env.detect(clues[img.file], namespace: nil, namespaceLabels: labels)
         }
         // a shared base's container image of no environment of its own: the environments of the builds that deploy it
         if !graph.isEmpty {
@@ -381,28 +407,9 @@ public struct Model: Sendable {
                 if found.count == 1 { imageEnvironment[i] = found.first }
             }
         }
-        let markerEnvironment = markers.mapRows { m -> String? in
-            if let o = m.object { return objectEnvironment[o] }
-            // a marked field of a release's values file: the release's, unless several releases read the file
-            if let ii = m.image, images[ii].object != nil, !shared.contains(ii), let e = imageEnvironment[ii] { return e }
-            return env.detect(clues[m.file], namespace: nil, namespaceLabels: labels)
-        }
-        // flux bootstrap writes `<path>/flux-system/gotk-sync.yaml`: the GitRepository its Kustomization reads is this repository
-        var bootstrapSources: [(namespace: String?, name: String)] = []
-        for c in clusters.clusters {
-            for r in c.roots where Path.dirname(facts[objects[r].file].path) == Sources.join(c.name, "flux-system") {
-                guard let src = objects[r].fluxKustomization?.source, src.isGitRepository else { continue }
-                bootstrapSources.append((src.namespace ?? namespaces[r], src.name))
-            }
-        }
-        // a FluxInstance's sync makes its GitRepository, as bootstrap's does
-        for f in facts { for s in f.fluxInstanceSyncs { bootstrapSources.append((s.sourceNamespace, s.sourceName)) } }
-        let (flux, resolutions) = FluxIndex.build(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
-                                   nonResources: nonResources, markers: markers, markerEnvironment: markerEnvironment,
-                                   expand: variables.expansionsByBuild, here: here, bootstrapSources: bootstrapSources,
-                                   deployedTogether: deployedTogether(objects: objects, files: facts, graph: graph, clusters: clusters,
-                                                                      rootPaths: rootPaths),
-                                   notDeployed: { if case .notDeployed(let why) = clusters.reach[$0] { why } else { nil } })
+        let markerEnvironment = markerEnvironments()
+        let (flux, resolutions) = markerEnvironment.rows == earlyMarkerEnvironment.rows ? earlyFlux.value
+            : fluxIndex.build(markerEnvironment: markerEnvironment)
         // a path that holds nothing here is a fact only of a Kustomization whose GitRepository is known to be this repository
         let sources = GitSources(objects)
         let hereBranches = sources.branches { repositoryPath($0).map(here.contains) ?? false }
@@ -915,5 +922,31 @@ public struct Model: Sendable {
         guard let i else { return nil }
         let o = objects[i]
         return ObjectRef(apiVersion: o.apiVersion, kind: o.kind, namespace: objectNamespace[i], name: o.name)
+    }
+}
+
+/// What `FluxIndex.build` reads of a model under construction, handed to the thread that builds it.
+struct FluxIndexInput: Sendable {
+    let objects: Objects
+    let namespaces: Table<ObjectID, String?>
+    let environments: Table<ObjectID, String?>
+    let files: Files
+    let nonResources: Set<ObjectID>
+    let markers: Table<MarkerID, MarkerComment>
+    let variables: PostBuildVariables
+    let here: Set<String>
+    let bootstrapSources: [(namespace: String?, name: String)]
+    let graph: IncludeGraph
+    let clusters: Clusters
+    let rootPaths: [ObjectID: [String]]
+
+    func build(markerEnvironment: Table<MarkerID, String?>) -> (FluxIndex, Table<MarkerID, FluxIndex.MarkerInfo>) {
+        let clusters = clusters
+        return FluxIndex.build(objects: objects, namespaces: namespaces, environments: environments, files: files, nonResources: nonResources,
+                               markers: markers, markerEnvironment: markerEnvironment, expand: variables.expansionsByBuild, here: here,
+                               bootstrapSources: bootstrapSources,
+                               deployedTogether: Model.deployedTogether(objects: objects, files: files, graph: graph, clusters: clusters,
+                                                                        rootPaths: rootPaths),
+                               notDeployed: { if case .notDeployed(let why) = clusters.reach[$0] { why } else { nil } })
     }
 }
