@@ -82,9 +82,8 @@ public enum Interruption {
     static let interrupted: StaticString = "tagwarden: interrupted: every file and branch is as it was before or as this run makes it\n"
 
     static func end(_ s: Int32) {
-        if let path = UnsafePointer<CChar>(bitPattern: lock.load(ordering: .sequentiallyConsistent)), removable(path, descriptor: lockDescriptor.load(ordering: .sequentiallyConsistent)) {
-            unlink(path)
-        }
+        if let path = UnsafePointer<CChar>(bitPattern: lock.load(ordering: .sequentiallyConsistent)),
+           removable(path, descriptor: lockDescriptor.load(ordering: .sequentiallyConsistent)) { unlink(path) }
         _ = write(STDERR_FILENO, interrupted.utf8Start, interrupted.utf8CodeUnitCount)
         signal(s, SIG_DFL)
         raise(s)
