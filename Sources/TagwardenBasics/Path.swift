@@ -16,6 +16,20 @@ public enum Path {
         }
     }
 
+    /// Whether `path` names an entry of directory `dir` itself ("" the root), not one below it: `dirname(path) == dir`
+    /// for a path that ends in a name, without making the directory's string.
+    public static func isDirectlyIn(_ path: String, _ dir: String) -> Bool {
+        var p = path, d = dir
+        return p.withUTF8 { b in
+            d.withUTF8 { dir in
+                let slash = lastSlash(b)
+                guard (slash.map { $0 + 1 } ?? 0) < b.count else { return false }
+                guard let slash else { return dir.isEmpty }
+                return slash == dir.count && UnsafeBufferPointer(rebasing: b[..<slash]).elementsEqual(dir)
+            }
+        }
+    }
+
     /// The offset of the last `/`.
     private static func lastSlash(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
         var i = b.count - 1

@@ -34,7 +34,7 @@ import Testing
             ("web.yaml", "", true), ("apps/web.yaml", "", false), ("apps", "apps", false), ("apps/", "apps", false),
             ("a/b/c.yaml", "a/b", true), ("a/bc/d.yaml", "a/b", false),
         ]
-        for (path, dir, want) in cases { #expect(BuildSets.isDirectlyIn(path, dir) == want, "\(path) in \(dir)") }
+        for (path, dir, want) in cases { #expect(Path.isDirectlyIn(path, dir) == want, "\(path) in \(dir)") }
     }
 
     @Test func pathsAreComparedAsBytesAsGitComparesThem() {

@@ -3,9 +3,6 @@ import TagwardenRegex
 import TagwardenYAML
 import TagwardenGit
 import TagwardenPolicy
-#if canImport(Glibc)
-import Glibc
-#endif
 /// Which files a kustomize build of a directory takes (a Flux Kustomization's `path`, an overlay): the
 /// kustomization file there, what its `resources` and `components` name, followed through further
 /// kustomization files, and the files its `configMapGenerator` and patches read; a directory without one gives every manifest under it (a subdirectory with a
@@ -154,7 +151,7 @@ struct BuildSets {
             guard SourceText.hasBytePrefix(path, prefix) else { break }
             k += 1
             guard Sources.isManifestName(path) else { continue }
-            if let free, Self.isDirectlyIn(path, free) {
+            if let free, Path.isDirectlyIn(path, free) {
                 out.insert(i)
                 continue
             }
@@ -175,21 +172,6 @@ struct BuildSets {
             if !governed {
                 out.insert(i)
                 free = Path.dirname(path)
-            }
-        }
-    }
-
-    /// Whether `path` names a file of directory `dir` itself ("" the root), not of one below it.
-    static func isDirectlyIn(_ path: String, _ dir: String) -> Bool {
-        var path = path, dir = dir
-        return path.withUTF8 { p in
-            dir.withUTF8 { d in
-                let start = d.isEmpty ? 0 : d.count + 1
-                guard p.count > start else { return false }
-                if !d.isEmpty {
-                    guard p[d.count] == UInt8(ascii: "/"), memcmp(p.baseAddress!, d.baseAddress!, d.count) == 0 else { return false }
-                }
-                return !p[start...].contains(UInt8(ascii: "/"))
             }
         }
     }

@@ -194,7 +194,7 @@ public enum Sources {
             return j < paths.count && sameBytes(paths[j], path)
         }
 
-        private func sameBytes(_ a: String, _ b: String) -> Bool { !SourceText.byteLess(a, b) && !SourceText.byteLess(b, a) }
+        private func sameBytes(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && SourceText.hasBytePrefix(a, b) }
 
         /// Whether a tracked file lies under `dir`.
         func containsDirectory(_ dir: String) -> Bool {
