@@ -81,9 +81,21 @@ public enum Interruption {
     /// What the process says as a signal ends it (written from the handler: a constant, with write(2) alone).
     static let interrupted: StaticString = "tagwarden: interrupted: every file and branch is as it was before or as this run makes it\n"
 
+    /// Whether the lock at `path` is to be removed, `descriptor` giving the run's descriptor as recorded now. A handler
+    /// on another thread than the run's (a signal that comes while the run's thread blocks signals, as `posix_spawn`
+    /// does) may find no descriptor recorded, then find the lock held: the run recorded and locked its own in between.
+    /// It asks again with that one.
+    static func removing(_ path: UnsafePointer<CChar>, descriptor: () -> Int32) -> Bool {
+        let first = descriptor()
+        if removable(path, descriptor: first) { return true }
+        guard first < 0 else { return false }
+        let recorded = descriptor()
+        return recorded >= 0 && removable(path, descriptor: recorded)
+    }
+
     static func end(_ s: Int32) {
         if let path = UnsafePointer<CChar>(bitPattern: lock.load(ordering: .sequentiallyConsistent)),
-           removable(path, descriptor: lockDescriptor.load(ordering: .sequentiallyConsistent)) { unlink(path) }
+           removing(path, descriptor: { lockDescriptor.load(ordering: .sequentiallyConsistent) }) { unlink(path) }
         _ = write(STDERR_FILENO, interrupted.utf8Start, interrupted.utf8CodeUnitCount)
         signal(s, SIG_DFL)
         raise(s)

@@ -46,4 +46,31 @@ import Foundation
         #expect(removable(path))
         close(mine)
     }
+
+    /// A handler on another thread finds no descriptor recorded; before it tries the lock, the run opens, records and
+    /// locks its own (`UpdateLock`): the handler asks again with it, and removes the lock. Another run's it still leaves.
+    @Test func aLockTheRunTookMeanwhileIsRemoved() throws {
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/tagwarden-update.lock"
+        var run: Int32 = -1
+        var asked = 0
+        let removed = path.withCString { p in
+            Interruption.removing(p) {
+                asked += 1
+                if asked == 1 {
+                    // the run, meanwhile
+                    run = (try? locked(path)) ?? -1
+                    return -1
+                }
+                return run
+            }
+        }
+        #expect(run >= 0 && asked == 2 && removed)
+        close(run)
+        let other = try locked(path)
+        asked = 0
+        let taken = path.withCString { p in Interruption.removing(p) { asked += 1; return -1 } }
+        #expect(!taken && asked == 2, "another run's lock")
+        close(other)
+    }
 }
