@@ -16,14 +16,28 @@ public enum NodeKind: UInt8, Sendable {
 
 /// A position in a file: a byte offset plus the 1-based line and column people see.
 /// Columns count Unicode scalars (a UTF-8 BOM is not counted), like editors do.
+/// Kept in 32 bits, as the nodes' are (the parser takes no file of 1 GiB or more): a span is 24 bytes, not 48, and the model
+/// holds one or more for every object, image, marker and located value.
 public struct SourcePosition: Sendable, Hashable {
-    public var offset: Int
-    public var line: Int
-    public var column: Int
+    private var offset32: Int32
+    private var line32: Int32
+    private var column32: Int32
+    public var offset: Int {
+        get { Int(offset32) }
+        set { offset32 = Int32(truncatingIfNeeded: newValue) }
+    }
+    public var line: Int {
+        get { Int(line32) }
+        set { line32 = Int32(truncatingIfNeeded: newValue) }
+    }
+    public var column: Int {
+        get { Int(column32) }
+        set { column32 = Int32(truncatingIfNeeded: newValue) }
+    }
     public init(offset: Int, line: Int, column: Int) {
-        self.offset = offset
-        self.line = line
-        self.column = column
+        offset32 = Int32(truncatingIfNeeded: offset)
+        line32 = Int32(truncatingIfNeeded: line)
+        column32 = Int32(truncatingIfNeeded: column)
     }
 }
 
