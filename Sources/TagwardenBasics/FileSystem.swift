@@ -19,18 +19,21 @@ public enum FileSystem {
         guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(TagwardenError("not a regular file")) }
         let size = Int(st.st_size)
         if size > limit { return .failure(TagwardenError("larger than the \(ByteCount.formatSize(limit)) limit (\(ByteCount.formatSize(size)))")) }
-        var bytes = [UInt8](repeating: 0, count: size)
-        var got = 0
-        while got < size {
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, size - got) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(TagwardenError("cannot be read: \(String(cString: strerror(errno)))"))
+        var failure: Int32?
+        // the bytes are read straight into the array's storage, which is not zeroed first
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, got in
+            while got < size {
+                let n = read(fd, buffer.baseAddress! + got, size - got)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    break
+                }
+                if n == 0 { break }
+                got += n
             }
-            if n == 0 { break }
-            got += n
         }
-        if got < size { bytes.removeSubrange(got...) }
+        if let failure { return .failure(TagwardenError("cannot be read: \(String(cString: strerror(failure)))")) }
         return .success(bytes)
     }
 

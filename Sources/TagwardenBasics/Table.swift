@@ -55,7 +55,7 @@ public struct Table<ID: TableID, Row>: RandomAccessCollection, MutableCollection
     @inlinable public func distance(from a: ID, to b: ID) -> Int { b.index - a.index }
 
     @inlinable public subscript(id: ID) -> Row {
-        get { rows[id.index] }
+        _read { yield rows[id.index] }
         _modify { yield &rows[id.index] }
     }
 

@@ -387,7 +387,8 @@ public struct FluxIndex: Sendable {
         var updatingAt: [Key: Set<String?>] = [:]
         var infos = Table<MarkerID, MarkerInfo>()
         infos.reserveCapacity(markers.count)
-        for (k, m) in markers.withIDs {
+        for k in markers.indices {
+            let m = markers[k]
             var info = MarkerInfo(environment: markerEnvironment[k])
             info.ref = m.ref
             info.problem = m.problem

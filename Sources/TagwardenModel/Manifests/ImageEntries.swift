@@ -32,7 +32,7 @@ extension Model {
         // only an entry that names no container image of the repository is looked into (a typo, another registry's
         // spelling): most entries cost one lookup
         var everywhere = Set<String>()
-        for img in images where img.origin == .container { if let name = img.name { everywhere.insert(name) } }
+        for i in images.indices where images[i].origin == .container { if let name = images[i].name { everywhere.insert(name) } }
         // (nor one for a name that an entry renames: a build may have renamed it before this entry looks for it)
         var renamed = Set<String>()
         for o in objects { for e in o.kustomizeImages where e.newName != nil && e.newName != e.name.value { renamed.insert(e.name.value) } }
@@ -42,7 +42,7 @@ extension Model {
         guard !suspects.isEmpty else { return [] }
         let built = builds.value
         var imagesOfFile: [FileID: [ImageID]] = [:], objectsOfFile: [FileID: [ObjectID]] = [:]
-        for (i, img) in images.withIDs where img.name != nil { imagesOfFile[img.file, default: []].append(i) }
+        for i in images.indices where images[i].name != nil { imagesOfFile[images[i].file, default: []].append(i) }
         for (i, o) in objects.withIDs where o.isKustomization { objectsOfFile[o.file, default: []].append(i) }
         var out: [UnmatchedImageEntry] = []
         for k in suspects {
