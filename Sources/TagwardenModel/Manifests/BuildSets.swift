@@ -212,6 +212,15 @@ final class LazyBuildSets {
     /// `BuildSets.resourceBuild`, with the objects of each file made once.
     func resourceBuild(of k: ObjectID) -> BuildSets.ResourceBuild? { value.resourceBuild(of: k, objectsOfFile: objectsOfFile) }
 
+    /// Builds each of `dirs` not built yet, on all cores: what `files(under:)` answers then.
+    func prefetch(_ dirs: [String]) {
+        let b = value
+        let missing = Array(Set(dirs.filter { under[$0] == nil }))
+        for (dir, set) in zip(missing, concurrentMap(missing.count, chunkSize: 16, makeState: {}) { _, i in b.files(under: missing[i]) }) {
+            under[dir] = set
+        }
+    }
+
     /// `BuildSets.files(under:)`, each directory built once for all the steps that ask.
     func files(under dir: String) -> Set<FileID> {
         if let known = under[dir] { return known }

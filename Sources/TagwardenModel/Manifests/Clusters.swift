@@ -312,6 +312,9 @@ public struct Clusters: Sendable {
             return set
         }
         var built: [ObjectID: Set<FileID>] = [:]   // Kustomization → the files its path as written builds
+        builds.prefetch(kustomizations.compactMap { k in
+            path(k, [:]).map { p in [p] + (spec(k)?.components ?? []).compactMap { Model.normalizePath(Sources.join(p, $0)) } }
+        }.flatMap { $0 })
         for k in kustomizations {
             guard let p = path(k, [:]) else { continue }
             let set = build(k, at: p)

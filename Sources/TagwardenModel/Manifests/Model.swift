@@ -213,6 +213,10 @@ public struct Model: Sendable {
         var nonResources = FluxIndex.nonResources(objects, files: facts)
         let graph = IncludeGraph(resources: resources, objects: objects, files: facts)
         patchPostBuilds(&objects, files: facts, graph: graph, builds: builds)
+        // what the kustomizations list that is not here, found on another thread while the clusters are made
+        let unread = { [objects, built = builds.value] in
+            Started { unreadResources(resources, objects: objects, builds: built, skipped: skipped, config: config) }
+        }()
         let clusters = Clusters.build(objects: objects, files: facts, builds: builds, graph: graph, ignoring: nonResources, config: config,
                                       sourceIgnore: sourceIgnore)
         var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, graph: graph, clusters: clusters)
@@ -233,7 +237,7 @@ public struct Model: Sendable {
         var variantOf: [ObjectID: ObjectID] = [:]
         var rootPaths: [ObjectID: [String]] = [:]
         let stepsOf = steps?.value ?? [:]
-        let (unlisted, missing, emptyFluxPaths) = unreadResources(resources, objects: objects, builds: builds, skipped: skipped, config: config)
+        let (unlisted, missing, emptyFluxPaths) = unread.value
         let patchFailures = stepsOf.isEmpty ? [] : PatchTargets.failures(objects: objects, files: facts, builds: builds, stepsOf: stepsOf,
                                                                          writtenName: writtenName, refused: Set(missing.keys))
         // the repository's ConfigMaps by namespace/name, which substitution and release values both look up
@@ -466,9 +470,11 @@ public struct Model: Sendable {
         var resolved = Table<MarkerID, ResolvedMarker>()
         resolved.reserveCapacity(markers.count)
         for (k, m) in zip(markers.indices, take(&markers.rows)) { resolved.append(ResolvedMarker(m, resolutions[k])) }
-        let resolvedImages = images.indices.column {
-            ResolvedImage(use: images[$0], environment: imageEnvironment[$0], promoted: promoted[$0], assumedWatchers: assumedWatchers[$0] ?? [],
-                          markers: markersOfImage[$0] ?? [])
+        var resolvedImages = Table<ImageID, ResolvedImage>()
+        resolvedImages.reserveCapacity(images.count)
+        for (i, img) in zip(images.indices, take(&images.rows)) {
+            resolvedImages.append(ResolvedImage(use: img, environment: imageEnvironment[i], promoted: promoted[i],
+                                                assumedWatchers: assumedWatchers[i] ?? [], markers: markersOfImage[i] ?? []))
         }
         func assemble(_ evidence: PromotionEvidence?) -> Model {
             Model(files: facts, objects: objects, images: resolvedImages, markers: resolved, config: config, environments: env,
@@ -494,10 +500,9 @@ public struct Model: Sendable {
     /// kustomization itself (`../..` from `examples/production`), whose build kustomize refuses ("cycle detected").
     /// And `emptyFluxPaths`: the Flux Kustomizations of this repository whose `path` holds no manifest read here (nothing
     /// skipped or ignored there either): they deploy nothing.
-    static func unreadResources(_ resources: [ObjectID: [String]], objects: Objects, builds: LazyBuildSets, skipped: [SkippedFile],
+    static func unreadResources(_ resources: [ObjectID: [String]], objects: Objects, builds b: BuildSets, skipped: [SkippedFile],
                                 config: Config) -> (unlisted: [String], missing: [ObjectID: [(path: String, why: String)]], emptyFluxPaths: [ObjectID]) {
         var unlisted: [String] = [], missing: [ObjectID: [(path: String, why: String)]] = [:]
-        let b = builds.value
         let ignore = config.ignore.map(Glob.init)
         func notRead(_ p: String) -> Bool {
             if skipped.contains(where: { $0.path == p || $0.path.hasPrefix(p + "/") }) { return true }
@@ -708,14 +713,10 @@ public struct Model: Sendable {
     /// that build a file agree. Cluster-scoped kinds have none.
     static func resolveNamespaces(_ objects: Objects, files: Files, graph: IncludeGraph,
                                   clusters: Clusters) -> (Table<ObjectID, String?>, [ObjectID: String]) {
-        var clusterScoped = Set<String>()   // `group/kind` that the repository's CRDs declare cluster-scoped
-        var overriding = false
-        for o in objects {
-            if let d = o.definition, d.clusterScoped { clusterScoped.insert(d.group + "/" + d.kind) }
-            if o.kustomizeNamespace != nil { overriding = true }
-            if case .kustomization(let k)? = o.flux, k.targetNamespace != nil { overriding = true }
-        }
-        func isClusterScoped(_ o: ManifestObject) -> Bool {
+        // `group/kind` that the repository's CRDs declare cluster-scoped
+        let clusterScoped = Set(objects.lazy.compactMap { o in o.definition.flatMap { $0.clusterScoped ? $0.group + "/" + $0.kind : nil } })
+        let overriding = objects.contains { $0.kustomizeNamespace != nil || $0.fluxKustomization?.targetNamespace != nil }
+        @Sendable func isClusterScoped(_ o: ManifestObject) -> Bool {
             // first letter and length first: most objects' kinds (Deployment, ImagePolicy …) are hashed no further
             (clusterScopedKindShapes.contains(kindShape(o.kind)) && clusterScopedKinds.contains(o.kind))
                 || (!clusterScoped.isEmpty && clusterScoped.contains(o.group + "/" + o.kind))
@@ -741,27 +742,34 @@ public struct Model: Sendable {
                 return result.isEmpty ? [own] : result
             }
         }
-        var targets: [ObjectID: (namespace: String?, by: ObjectID)] = [:]   // Flux Kustomization → its targetNamespace
-        for i in objects.indices {
-            if case .kustomization(let k)? = objects[i].flux { targets[i] = (k.targetNamespace, i) }
+        // Flux Kustomization → its targetNamespace, where it has one
+        let targets = objects.indices.reduce(into: [ObjectID: String]()) { out, i in
+            if let t = objects[i].fluxKustomization?.targetNamespace { out[i] = t }
         }
-        var chainsOfFile: [FileID: [(namespace: String, by: ObjectID)]] = [:]
-        for i in objects.indices where !isClusterScoped(objects[i]) {
+        // every kustomization's chains, made first (in object order); then each object's namespace, in chunks on all cores
+        let chains = objects.indices.reduce(into: [ObjectID: [(namespace: String, by: ObjectID)]]()) { out, k in
+            if objects[k].isKustomization { out[k] = chain(k, 0) }
+        }
+        let declared = out
+        let built = concurrentMap(objects.count, chunkSize: 4096, makeState: { [FileID: [(namespace: String, by: ObjectID)]]() }) {
+            chainsOfFile, index -> (namespace: String?, override: String?)? in
+            let i = ObjectID(index)
+            guard !isClusterScoped(objects[i]) else { return nil }
             let f = objects[i].file
             var ways: [(namespace: String, by: ObjectID)]
             if objects[i].isKustomization {
-                ways = chain(i, 0)
+                ways = chains[i] ?? []
             } else if let known = chainsOfFile[f] {
                 ways = known
             } else {
                 ways = []
                 for k in graph.includers(of: files[f].path) {
-                    for ns in chain(k, 0) where !ways.contains(where: { $0.namespace == ns.namespace }) { ways.append(ns) }
+                    for ns in chains[k] ?? [] where !ways.contains(where: { $0.namespace == ns.namespace }) { ways.append(ns) }
                 }
                 chainsOfFile[f] = ways
             }
             // what kustomize makes of it: one namespace, the one written ("" in `ways`), or open
-            var built: String? = out[i]
+            var built: String? = declared[i]
             var by: ObjectID?
             if ways.count > 1 {
                 built = nil
@@ -771,22 +779,27 @@ public struct Model: Sendable {
             }
             // then the targetNamespace of the Flux Kustomizations that build the file, when they agree (one without
             // a targetNamespace keeps what kustomize made)
-            if let ks = clusters.kustomizationsOfFile[f], !ks.isEmpty {
-                let wanted = Set(ks.map { targets[$0]?.namespace ?? built ?? "" })
-                if wanted.count == 1, let t = wanted.first, !t.isEmpty, t != built {
-                    built = t
-                    by = ks.first { targets[$0]?.namespace == t }
-                } else if wanted.count > 1 {
+            if let ks = clusters.kustomizationsOfFile[f], let first = ks.first {
+                let wanted = targets[first] ?? built ?? ""
+                if ks.allSatisfy({ (targets[$0] ?? built ?? "") == wanted }) {
+                    if !wanted.isEmpty, wanted != built {
+                        built = wanted
+                        by = ks.first { targets[$0] == wanted }
+                    }
+                } else {
                     built = nil
                 }
             }
-            if let by, let ns = built, let declared = out[i], ns != declared {
-                let setter = objects[by]
-                overrides[i] = setter.isKustomization
-                    ? "the kustomization \(files[setter.file].path) sets namespace: \(ns)"
-                    : "Flux Kustomization \(setter.name ?? "") (\(files[setter.file].path)) sets targetNamespace: \(ns)"
-            }
-            out[i] = built
+            guard let by, let ns = built, let written = declared[i], ns != written else { return (built, nil) }
+            let setter = objects[by]
+            return (built, setter.isKustomization
+                ? "the kustomization \(files[setter.file].path) sets namespace: \(ns)"
+                : "Flux Kustomization \(setter.name ?? "") (\(files[setter.file].path)) sets targetNamespace: \(ns)")
+        }
+        for (i, made) in zip(objects.indices, built) {
+            guard let made else { continue }
+            out[i] = made.namespace
+            if let why = made.override { overrides[i] = why }
         }
         return (out, overrides)
     }

@@ -36,14 +36,7 @@ extension Model {
         // a values file's field: later sources replace it with no patch at all (an overlay's generator merges a key)
         let followsValuesFiles = images.contains { $0.valuesFromEntry != nil }
         guard followsPatches || followsValuesFiles || objects.contains(where: { $0.kustomizeImages.contains { $0.setsTag || $0.newName != nil } }) else { return }
-        var components: [String: ObjectID] = [:]      // directory → the kustomize Component there
-        var fluxBuilders: [String: [ObjectID]] = [:]  // directory → the Flux Kustomizations whose path it is
-        for (i, o) in objects.withIDs {
-            if o.isKustomization, o.kind == "Component", Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
-                components[Path.dirname(files[o.file].path)] = i
-            }
-            if case .kustomization(let k)? = o.flux, let p = k.path { fluxBuilders[p, default: []].append(i) }
-        }
+        let (components, fluxBuilders) = componentsAndFluxBuilders(objects: objects, files: files)
         /// The object an image is written in, followed through patches: its container and where that stands at this
         /// point of a build, or for a HelmRelease's values image the path of its tag under `spec.values` (which
         /// `images:` entries do not touch). nil where no patch may touch it.
@@ -85,329 +78,367 @@ extension Model {
             }
         }
         let fileAt = followsValuesFiles ? builds.value.fileAt : [:]   // the values files the generators on the way make
-        // (a kustomization that `readAllSteps` did not read has no patches)
-        func steps(_ k: ObjectID) -> EffectiveObjects.Steps { stepsOf[k] ?? EffectiveObjects.Steps() }
-        /// The patches of kustomization k (with those of Flux Kustomization `builder`, when it builds k) that select
-        /// object o, in kustomize's order.
-        func patches(_ k: ObjectID, builder: ObjectID?, _ o: ObjectID) -> [EffectiveObjects.Patch] {
-            let own = steps(k)
-            var all: [EffectiveObjects.Patch] = []
-            for dir in own.components { if let c = components[dir] { all += steps(c).early + steps(c).late } }
-            all += own.early
-            if let builder { all += steps(builder).early }
-            all += own.late
-            return all.filter { selects($0, o) }
-        }
-        /// What those patches do to workload o's containers.
-        struct EditsKey: Hashable { let kustomization: ObjectID, builder: ObjectID?, object: ObjectID }
-        var editsOf: [EditsKey: [ContainerEdit]] = [:]
-        func edits(_ k: ObjectID, builder: ObjectID?, _ o: ObjectID) -> [ContainerEdit] {
-            let key = EditsKey(kustomization: k, builder: builder, object: o)
-            if let known = editsOf[key] { return known }
-            let w = objects[o]
-            let out = patches(k, builder: builder, o).flatMap { ContainerEdit.read($0.text.yaml, root: $0.root, kind: w.kind, group: w.group) }
-            editsOf[key] = out
-            return out
-        }
-        /// Whether those patches write HelmRelease o's values at `path`.
-        struct ValuesKey: Hashable { let kustomization: ObjectID, builder: ObjectID?, object: ObjectID, path: [String] }
-        var writesOf: [ValuesKey: Bool] = [:]
-        func writesValues(_ k: ObjectID, builder: ObjectID?, _ o: ObjectID, _ path: [String]) -> Bool {
-            let key = ValuesKey(kustomization: k, builder: builder, object: o, path: path)
-            if let known = writesOf[key] { return known }
-            let out = patches(k, builder: builder, o).contains { valuesPatchSets($0.text.yaml, root: $0.root, path) != nil }
-            writesOf[key] = out
-            return out
-        }
-        /// The `valuesFrom` entries of `list` whose values kustomization k generates, in release o's namespace: whether
-        /// each sets the field at `path` (a later generator of the same key replaces the earlier's file); and the
-        /// ConfigMaps whose earlier keys a `behavior: replace` drops.
-        var fileSets: [String: Bool] = [:]
-        var treeOf: [FileID: YAMLFile] = [:]   // each values file parsed once, for all the fields asked of it
-        func generated(_ k: ObjectID, _ o: ObjectID, _ path: [String]) -> (keys: [String: Bool], replaced: [String]) {
-            var out: [String: Bool] = [:], replaced: [String] = []
-            let dir = Path.dirname(files[objects[k].file].path)
-            let namespace = namespaces[o] ?? objects[o].declaredNamespace
-            // entries with a `targetPath` set that one value from whatever the key holds
-            let targeted: [(name: String, key: String, id: String, sets: Bool)] = {
-                guard case .helmRelease(let spec)? = objects[o].flux else { return [] }
-                return spec.valuesFrom.compactMap { ref in
-                    guard ref.kind == "ConfigMap", let target = ref.targetPath else { return nil }
-                    let segments = target.split(separator: ".").map(String.init)
-                    return (ref.name, ref.valuesKey, ref.id, segments.count <= path.count && zip(segments, path).allSatisfy { $0 == $1 })
-                }
-            }()
-            for g in objects[k].configMapGenerators {
-                if let written = g.namespace ?? objects[k].kustomizeNamespace, let namespace, written != namespace { continue }
-                if g.replaces { replaced.append("ConfigMap/" + g.name + "/") }
-                for key in g.files.map(\.key) + g.literalKeys {
-                    for t in targeted where t.name == g.name && t.key == key { out[t.id] = t.sets }
-                }
-                for file in g.files {
-                    let id = HelmReleaseSpec.ValuesReference.id(kind: "ConfigMap", name: g.name, valuesKey: file.key)
-                    guard let p = normalizePath(Sources.join(dir, file.path)), let f = fileAt[p] else { continue }
-                    let key = "\(f) " + path.joined(separator: "\u{0}")
-                    if fileSets[key] == nil {
-                        if treeOf[f] == nil { treeOf[f] = files[f].yaml }
-                        fileSets[key] = valuesFileSets(treeOf[f]!, path)
-                    }
-                    out[id] = fileSets[key]!
-                }
-            }
-            return (out, replaced)
-        }
-        /// Whether release o's own `spec.values` sets the field at `path` (a null there too: Helm then drops it).
-        func releaseValuesSet(_ o: ObjectID, _ path: [String]) -> Bool {
-            let y = files[objects[o].file].yaml
-            guard objects[o].document < y.documents.count,
-                  let values = y.get(y.documents[objects[o].document].root, "spec", "values"), y.nodes[values].kind == .mapping else { return false }
-            return valuesNodeSets(y, values, path, nullSets: true)
-        }
-        /// Workload o's labels and annotations, read when a target selects by them.
-        var metadataOf: [ObjectID: (labels: [String: String], annotations: [String: String])] = [:]
-        func metadata(_ o: ObjectID) -> (labels: [String: String], annotations: [String: String]) {
-            if let known = metadataOf[o] { return known }
-            let read = EffectiveObjects.labelsAndAnnotations(objects[o], in: files[objects[o].file].yaml)
-            metadataOf[o] = read
-            return read
-        }
-        /// Whether patch p selects workload o, by its written name, its namespace (written, or as the builds set it),
-        /// labels and annotations.
-        func selects(_ p: EffectiveObjects.Patch, _ o: ObjectID) -> Bool {
-            let w = objects[o]
-            return p.selector?.selects(w, name: w.name, namespace: namespaces[o] ?? w.declaredNamespace, firstName: w.name, firstNamespace: w.declaredNamespace,
-                                       labels: metadata(o).labels, annotations: metadata(o).annotations) ?? false
-        }
-        /// What the image followed needs from an entry (`KustomizeImageEntry.Needs`): set for each image below.
-        var needs = KustomizeImageEntry.Needs()
-        /// What kustomization k (built by Flux Kustomization `builder`, if one builds it) leaves of the image called
-        /// `name`: nil when a patch replaces its image or an entry sets its tag (kustomize runs the patches first),
-        /// else its name after the entries and its container's place after the patches.
-        func applied(_ k: ObjectID, _ name: String, _ me: Me?, builder: ObjectID? = nil) -> (name: String, me: Me?)? {
-            var me = me
-            if let m = me, let path = m.values {
-                // kustomize's `images:` entries do not reach a release's values
-                guard var order = m.order else { return writesValues(k, builder: builder, m.object, path) ? nil : (name, me) }
-                // a values file's: the patches may change the release's sources and its `spec.values`, and the
-                // kustomization generate values for later entries; whether the field runs is decided where the build ends
-                for p in patches(k, builder: builder, m.object) {
-                    if let list = valuesFrom(p.text.yaml, root: p.root, over: order.list) {
-                        if list.contains("?") { order.unknown = true } else { order.list = list }
-                        order.droppedBy = order.list.contains(order.entry) ? nil : k
-                    }
-                    if let sets = valuesPatchSets(p.text.yaml, root: p.root, path) { order.valuesSetBy = sets ? k : nil }
-                }
-                var made = generated(k, m.object, path)
-                if k == order.origin {
-                    order.reached = true
-                } else if order.reached {
-                    // above the kustomization that generates the file, another generator of its key replaces it
-                    let sourcePrefix = String(order.entry[...(order.entry.lastIndex(of: "/")!)])
-                    if made.keys[order.entry] != nil || made.replaced.contains(sourcePrefix) { order.regeneratedBy = order.regeneratedBy ?? k }
-                }
-                made.keys[order.entry] = nil
-                for prefix in made.replaced { order.generated = order.generated.filter { !$0.key.hasPrefix(prefix) } }
-                for (id, sets) in made.keys { order.generated[id] = .init(sets: sets, by: k) }
-                me?.order = order
-                return (name, me)
-            }
-            if let m = me, var place = m.place {
-                for e in edits(k, builder: builder, m.object) { if !place.apply(e) { return nil } }
-                me?.place = place
-            }
-            guard var after = KustomizeImageEntry.apply(entries(k), to: name, needs: needs) else { return nil }
-            if let builder {
-                guard let flux = KustomizeImageEntry.apply(objects[builder].kustomizeImages, to: after, needs: needs) else { return nil }
-                after = flux
-            }
-            return (after, me)
-        }
-        /// The entries kustomization k applies, in order: its Components' (as it lists them), then its own.
-        var entriesOf: [ObjectID: [KustomizeImageEntry]] = [:]
-        func entries(_ k: ObjectID) -> [KustomizeImageEntry] {
-            if let known = entriesOf[k] { return known }
-            var all: [KustomizeImageEntry] = []
-            if !components.isEmpty {
-                let dir = Path.dirname(files[objects[k].file].path)
-                for r in objects[k].kustomizeResources {
-                    if let p = normalizePath(Sources.join(dir, r)), let c = components[p] { all += objects[c].kustomizeImages }
-                }
-            }
-            all += objects[k].kustomizeImages
-            entriesOf[k] = all
-            return all
-        }
-        /// Whether a build that ends with `me` deploys the written tag: for a values file's field, whether no later
-        /// source of the release replaced it.
-        func asWritten(_ me: Me?) -> Bool { me?.order?.runs ?? true }
-        /// Whether a build that ends with `me` reads a values file's field and replaces it (a build that does not read
-        /// the file neither deploys nor replaces it).
-        func replaces(_ me: Me?) -> Bool { me?.order.map { $0.reached && !$0.runs } ?? false }
-        struct Key: Hashable { let kustomization: ObjectID, name: String, me: Me?, needs: KustomizeImageEntry.Needs }
-        let memo = IncludeGraph.Memo<Key, Bool>(cycle: false)   // a cycle of kustomizations deploys nothing more
-        /// Whether some build through kustomization k deploys the image, called `name` when it reaches k, with the
-        /// tag its manifest writes.
-        func writtenTagRuns(_ k: ObjectID, _ name: String, _ me: Me?, _ depth: Int) -> Bool {
-            memo.value(Key(kustomization: k, name: name, me: me, needs: needs)) {
-                let builders = fluxBuilders[graph.directory(of: k)] ?? [], parents = graph.parents(of: k, depth: depth)
-                if builders.contains(where: { applied(k, name, me, builder: $0).map { asWritten($0.me) } ?? false }) { return true }
-                guard let (after, next) = applied(k, name, me) else { return false }
-                if parents.isEmpty { return builders.isEmpty && asWritten(next) }
-                return parents.contains { writtenTagRuns($0, after, next, depth + 1) }
-            }
-        }
-        /// Whether some build through kustomization k sets the tag of the image called `name` there.
-        func sets(_ k: ObjectID, _ name: String, _ me: Me?, _ depth: Int = 0) -> Bool {
-            guard let (after, next) = applied(k, name, me) else { return true }
-            let builders = fluxBuilders[graph.directory(of: k)] ?? [], parents = graph.parents(of: k, depth: depth)
-            if builders.contains(where: { applied(k, name, me, builder: $0).map { replaces($0.me) } ?? true }) { return true }
-            if parents.isEmpty, builders.isEmpty { return replaces(next) }
-            return parents.contains { sets($0, after, next, depth + 1) }
-        }
-        /// The roots of the builds through kustomization k that deploy the image, called `name` there, with the tag its
-        /// manifest writes: the Flux Kustomizations that build them (by name), else the root kustomizations' directories.
-        /// `paths` gathers the files that tell those builds' environments: the root kustomization's, its Flux
-        /// Kustomizations'.
-        func writtenTagRoots(_ k: ObjectID, _ name: String, _ me: Me?, _ depth: Int, into roots: inout [String], paths: inout Set<String>) {
-            guard let (after, next) = applied(k, name, me) else { return }
-            let dir = graph.directory(of: k)
-            let builders = fluxBuilders[dir] ?? [], parents = graph.parents(of: k, depth: depth)
-            for b in builders where applied(k, name, me, builder: b).map({ asWritten($0.me) }) ?? false {
-                let root = "Flux Kustomization \(objects[b].name ?? "") (\(files[objects[b].file].path))"
-                if !roots.contains(root) { roots.append(root) }
-                paths.formUnion([files[objects[k].file].path, files[objects[b].file].path])
-            }
-            if parents.isEmpty, builders.isEmpty, asWritten(next) {
-                if !roots.contains(dir + "/") { roots.append(dir + "/") }
-                paths.insert(files[objects[k].file].path)
-            }
-            for p in parents { writtenTagRoots(p, after, next, depth + 1, into: &roots, paths: &paths) }
-        }
-        /// Whether Flux Kustomization b, building a directory without a kustomization file, replaces the image called
-        /// `name`: an entry of its `spec.images` sets its tag, or one of its `spec.patches` writes its container's.
-        func fluxReplaces(_ b: ObjectID, _ name: String, _ me: Me?) -> Bool {
-            if let me, let path = me.values {
-                return steps(b).early.contains { selects($0, me.object) && valuesPatchSets($0.text.yaml, root: $0.root, path) != nil }
-            }
-            if KustomizeImageEntry.apply(objects[b].kustomizeImages, to: name, needs: needs) == nil { return true }
-            guard let me, var place = me.place else { return false }
-            let w = objects[me.object]
-            for p in steps(b).early where selects(p, me.object) {
-                for e in ContainerEdit.read(p.text.yaml, root: p.root, kind: w.kind, group: w.group) { if !place.apply(e) { return true } }
-            }
-            return false
-        }
-        /// The Flux Kustomizations whose generated kustomization takes `path`: those of the nearest directory above it
-        /// that is a `path`, with no kustomization file from the file's directory up to it.
-        /// (Only asked when some Flux Kustomization has `spec.images` or `spec.patches`; one answer per directory.)
         let fluxRetags = fluxBuilders.values.contains { $0.contains { b in
             !objects[b].kustomizeImages.isEmpty || (followsPatches && SourceText.contains("patches", in: files[objects[b].file].bytes[objects[b].byteRange]))
         } }
         // directories with a kustomization file
         let kustomizationDirs = fluxRetags ? Set(objects.lazy.filter { $0.isKustomization && Extractor.isKustomizationName(Path.basename(files[$0.file].path)) }
             .map { Path.dirname(files[$0.file].path) }) : []
-        var generatedOf: [String: [ObjectID]] = [:]
-        func generatedBuilders(_ path: String) -> [ObjectID] {
-            let start = Path.dirname(path)
-            if let known = generatedOf[start] { return known }
-            var dir = start, found: [ObjectID] = []
-            while !kustomizationDirs.contains(dir) {
-                if let builders = fluxBuilders[dir] { found = builders; break }
-                if dir.isEmpty { break }
-                dir = Path.dirname(dir)
+        let listsOf = followsPatches ? containerLists(images) : [:]
+        // each chunk of the images follows its own from the images as written, with memos of its own: the chunks are
+        // fixed, whatever the cores, and so is what each remembers
+        let written = images
+        @Sendable func follow(_ chosen: ArraySlice<ImageID>) -> [(ImageID, Retagging)] {
+            // (a kustomization that `readAllSteps` did not read has no patches)
+            func steps(_ k: ObjectID) -> EffectiveObjects.Steps { stepsOf[k] ?? EffectiveObjects.Steps() }
+            /// The patches of kustomization k (with those of Flux Kustomization `builder`, when it builds k) that select
+            /// object o, in kustomize's order.
+            func patches(_ k: ObjectID, builder: ObjectID?, _ o: ObjectID) -> [EffectiveObjects.Patch] {
+                let own = steps(k)
+                var all: [EffectiveObjects.Patch] = []
+                for dir in own.components { if let c = components[dir] { all += steps(c).early + steps(c).late } }
+                all += own.early
+                if let builder { all += steps(builder).early }
+                all += own.late
+                return all.filter { selects($0, o) }
             }
-            generatedOf[start] = found
-            return found
-        }
-        // the container lists of the workloads, as written: names by place
-        var listsOf: [ObjectID: [String: [String?]]] = [:]
-        if followsPatches {
-            for img in images where img.origin == .container {
-                guard let o = img.object, let slot = img.containerSlot, let cut = slot.firstIndex(of: "/"),
-                      let place = Int(slot[slot.index(after: cut)...]) else { continue }
-                let list = String(slot[..<cut])
-                var names = listsOf[o]?[list] ?? []
-                while names.count <= place { names.append(nil) }
-                names[place] = img.container
-                listsOf[o, default: [:]][list] = names
+            /// What those patches do to workload o's containers.
+            struct EditsKey: Hashable { let kustomization: ObjectID, builder: ObjectID?, object: ObjectID }
+            var editsOf: [EditsKey: [ContainerEdit]] = [:]
+            func edits(_ k: ObjectID, builder: ObjectID?, _ o: ObjectID) -> [ContainerEdit] {
+                let key = EditsKey(kustomization: k, builder: builder, object: o)
+                if let known = editsOf[key] { return known }
+                let w = objects[o]
+                let out = patches(k, builder: builder, o).flatMap { ContainerEdit.read($0.text.yaml, root: $0.root, kind: w.kind, group: w.group) }
+                editsOf[key] = out
+                return out
             }
-        }
-        func start(_ img: ImageUse) -> Me? {
-            if let path = img.valuesPath, let o = img.object, let entry = img.valuesFromEntry, case .helmRelease(let spec)? = objects[o].flux {
-                guard let origin = img.environmentObject, objects[origin].isKustomization else { return nil }
-                var order = ValuesOrder(entry: entry, origin: origin, list: spec.valuesFrom.map(\.id))
-                if releaseValuesSet(o, path) { order.valuesSetBy = o }
-                return Me(object: o, values: path, order: order)
+            /// Whether those patches write HelmRelease o's values at `path`.
+            struct ValuesKey: Hashable { let kustomization: ObjectID, builder: ObjectID?, object: ObjectID, path: [String] }
+            var writesOf: [ValuesKey: Bool] = [:]
+            func writesValues(_ k: ObjectID, builder: ObjectID?, _ o: ObjectID, _ path: [String]) -> Bool {
+                let key = ValuesKey(kustomization: k, builder: builder, object: o, path: path)
+                if let known = writesOf[key] { return known }
+                let out = patches(k, builder: builder, o).contains { valuesPatchSets($0.text.yaml, root: $0.root, path) != nil }
+                writesOf[key] = out
+                return out
             }
-            if followsPatches, let path = img.valuesPath, let o = img.object { return Me(object: o, values: path) }
-            guard followsPatches, let o = img.object, let slot = img.containerSlot, let cut = slot.firstIndex(of: "/"),
-                  let place = Int(slot[slot.index(after: cut)...]), let names = listsOf[o]?[String(slot[..<cut])] else { return nil }
-            return Me(object: o, place: ContainerPlace(list: String(slot[..<cut]), names: names, at: place), values: nil)
-        }
-        for i in images.indices where images[i].origin == .container
-            || images[i].invalid == nil && (images[i].valuesFromEntry != nil || (followsPatches && images[i].valuesPath != nil)) {
-            let img = images[i]
-            if img.invalid != nil {
-                // a reference that does not parse runs nowhere an entry gives it a name or tag that does
-                guard let wants = KustomizeImageEntry.Needs(invalid: img.text) else { continue }
-                needs = wants
-            } else {
-                needs = KustomizeImageEntry.Needs()
-            }
-            var me = start(img)
-            // a values file's image is followed from the kustomization that generates its ConfigMap: the builds that read it
-            let generator = me?.order?.origin
-            // a container of a patch file replaces the one its kustomization's build holds, and that kustomization's
-            // entries apply to it then (kustomize runs the patches first): followed from there, not through its own patch
-            let patching = img.origin == .container && generator == nil && !graph.isIncluded(files[img.file].path)
-                ? graph.patchedBy[files[img.file].path] : nil
-            if patching != nil { me = nil }
-            if patching == nil, let name = img.name ?? (me?.values != nil ? img.text : nil), generator == nil, !graph.isIncluded(files[img.file].path) {
-                guard fluxRetags else { continue }
-                let builders = generatedBuilders(files[img.file].path)
-                if !builders.isEmpty, builders.allSatisfy({ fluxReplaces($0, name, me) }) {
-                    images[i].retaggedBy = builders.sorted()
-                }
-                continue
-            }
-            // (a values file's: from the release, so that the kustomizations below the generator apply too; from the
-            // generator when the release is no resource, a patch file that the generator's kustomization applies)
-            let home = generator != nil ? files[objects[img.object!].file].path : files[img.file].path
-            guard let name = img.name ?? (me?.values != nil ? img.text : nil),
-                  let includers = patching ?? (graph.isIncluded(home) ? graph.includers(of: home) : generator.map({ [$0] })) else { continue }
-            if includers.contains(where: { writtenTagRuns($0, name, me, 0) }) {
-                // some builds set the tag and some do not: the finding names those that deploy it as written
-                if includers.contains(where: { sets($0, name, me) }) {
-                    var roots: [String] = [], paths = Set<String>()
-                    for k in includers { writtenTagRoots(k, name, me, 0, into: &roots, paths: &paths) }
-                    images[i].writtenTagDeployedBy = roots.sorted()
-                    images[i].writtenTagRootPaths = paths.sorted()
-                }
-                continue
-            }
-            // the kustomizations (or Flux Kustomizations) that set the tag: the nearest on each way up
-            var by: [ObjectID] = [], seen = Set<Key>(), queue = includers.map { Key(kustomization: $0, name: name, me: me, needs: needs) }
-            func add(_ k: ObjectID) { if !by.contains(k) { by.append(k) } }
-            while let at = queue.popLast() {
-                guard seen.insert(at).inserted else { continue }
-                guard let (after, next) = applied(at.kustomization, at.name, at.me) else {
-                    add(at.kustomization)
-                    continue
-                }
-                let builders = fluxBuilders[graph.directory(of: at.kustomization)] ?? [], parents = graph.parents(of: at.kustomization, depth: 0)
-                for b in builders {
-                    // a values file's field that a later source replaces: what replaces it
-                    if let order = applied(at.kustomization, at.name, at.me, builder: b)?.me?.order {
-                        if order.reached, let o = order.overrider { add(o) }
-                    } else {
-                        add(b)
+            /// The `valuesFrom` entries of `list` whose values kustomization k generates, in release o's namespace: whether
+            /// each sets the field at `path` (a later generator of the same key replaces the earlier's file); and the
+            /// ConfigMaps whose earlier keys a `behavior: replace` drops.
+            var fileSets: [String: Bool] = [:]
+            var treeOf: [FileID: YAMLFile] = [:]   // each values file parsed once, for all the fields asked of it
+            func generated(_ k: ObjectID, _ o: ObjectID, _ path: [String]) -> (keys: [String: Bool], replaced: [String]) {
+                var out: [String: Bool] = [:], replaced: [String] = []
+                let dir = Path.dirname(files[objects[k].file].path)
+                let namespace = namespaces[o] ?? objects[o].declaredNamespace
+                // entries with a `targetPath` set that one value from whatever the key holds
+                let targeted: [(name: String, key: String, id: String, sets: Bool)] = {
+                    guard case .helmRelease(let spec)? = objects[o].flux else { return [] }
+                    return spec.valuesFrom.compactMap { ref in
+                        guard ref.kind == "ConfigMap", let target = ref.targetPath else { return nil }
+                        let segments = target.split(separator: ".").map(String.init)
+                        return (ref.name, ref.valuesKey, ref.id, segments.count <= path.count && zip(segments, path).allSatisfy { $0 == $1 })
+                    }
+                }()
+                for g in objects[k].configMapGenerators {
+                    if let written = g.namespace ?? objects[k].kustomizeNamespace, let namespace, written != namespace { continue }
+                    if g.replaces { replaced.append("ConfigMap/" + g.name + "/") }
+                    for key in g.files.map(\.key) + g.literalKeys {
+                        for t in targeted where t.name == g.name && t.key == key { out[t.id] = t.sets }
+                    }
+                    for file in g.files {
+                        let id = HelmReleaseSpec.ValuesReference.id(kind: "ConfigMap", name: g.name, valuesKey: file.key)
+                        guard let p = normalizePath(Sources.join(dir, file.path)), let f = fileAt[p] else { continue }
+                        let key = "\(f) " + path.joined(separator: "\u{0}")
+                        if fileSets[key] == nil {
+                            if treeOf[f] == nil { treeOf[f] = files[f].yaml }
+                            fileSets[key] = valuesFileSets(treeOf[f]!, path)
+                        }
+                        out[id] = fileSets[key]!
                     }
                 }
-                if parents.isEmpty, builders.isEmpty, let order = next?.order, order.reached, let o = order.overrider { add(o) }
-                queue += parents.map { Key(kustomization: $0, name: after, me: next, needs: needs) }
+                return (out, replaced)
             }
-            images[i].retaggedBy = by.sorted()
+            /// Whether release o's own `spec.values` sets the field at `path` (a null there too: Helm then drops it).
+            func releaseValuesSet(_ o: ObjectID, _ path: [String]) -> Bool {
+                let y = files[objects[o].file].yaml
+                guard objects[o].document < y.documents.count,
+                      let values = y.get(y.documents[objects[o].document].root, "spec", "values"), y.nodes[values].kind == .mapping else { return false }
+                return valuesNodeSets(y, values, path, nullSets: true)
+            }
+            /// Workload o's labels and annotations, read when a target selects by them.
+            var metadataOf: [ObjectID: (labels: [String: String], annotations: [String: String])] = [:]
+            func metadata(_ o: ObjectID) -> (labels: [String: String], annotations: [String: String]) {
+                if let known = metadataOf[o] { return known }
+                let read = EffectiveObjects.labelsAndAnnotations(objects[o], in: files[objects[o].file].yaml)
+                metadataOf[o] = read
+                return read
+            }
+            /// Whether patch p selects workload o, by its written name, its namespace (written, or as the builds set it),
+            /// labels and annotations.
+            func selects(_ p: EffectiveObjects.Patch, _ o: ObjectID) -> Bool {
+                let w = objects[o]
+                return p.selector?.selects(w, name: w.name, namespace: namespaces[o] ?? w.declaredNamespace, firstName: w.name, firstNamespace: w.declaredNamespace,
+                                           labels: metadata(o).labels, annotations: metadata(o).annotations) ?? false
+            }
+            /// What the image followed needs from an entry (`KustomizeImageEntry.Needs`): set for each image below.
+            var needs = KustomizeImageEntry.Needs()
+            /// What kustomization k (built by Flux Kustomization `builder`, if one builds it) leaves of the image called
+            /// `name`: nil when a patch replaces its image or an entry sets its tag (kustomize runs the patches first),
+            /// else its name after the entries and its container's place after the patches.
+            func applied(_ k: ObjectID, _ name: String, _ me: Me?, builder: ObjectID? = nil) -> (name: String, me: Me?)? {
+                var me = me
+                if let m = me, let path = m.values {
+                    // kustomize's `images:` entries do not reach a release's values
+                    guard var order = m.order else { return writesValues(k, builder: builder, m.object, path) ? nil : (name, me) }
+                    // a values file's: the patches may change the release's sources and its `spec.values`, and the
+                    // kustomization generate values for later entries; whether the field runs is decided where the build ends
+                    for p in patches(k, builder: builder, m.object) {
+                        if let list = valuesFrom(p.text.yaml, root: p.root, over: order.list) {
+                            if list.contains("?") { order.unknown = true } else { order.list = list }
+                            order.droppedBy = order.list.contains(order.entry) ? nil : k
+                        }
+                        if let sets = valuesPatchSets(p.text.yaml, root: p.root, path) { order.valuesSetBy = sets ? k : nil }
+                    }
+                    var made = generated(k, m.object, path)
+                    if k == order.origin {
+                        order.reached = true
+                    } else if order.reached {
+                        // above the kustomization that generates the file, another generator of its key replaces it
+                        let sourcePrefix = String(order.entry[...(order.entry.lastIndex(of: "/")!)])
+                        if made.keys[order.entry] != nil || made.replaced.contains(sourcePrefix) { order.regeneratedBy = order.regeneratedBy ?? k }
+                    }
+                    made.keys[order.entry] = nil
+                    for prefix in made.replaced { order.generated = order.generated.filter { !$0.key.hasPrefix(prefix) } }
+                    for (id, sets) in made.keys { order.generated[id] = .init(sets: sets, by: k) }
+                    me?.order = order
+                    return (name, me)
+                }
+                if let m = me, var place = m.place {
+                    for e in edits(k, builder: builder, m.object) { if !place.apply(e) { return nil } }
+                    me?.place = place
+                }
+                guard var after = KustomizeImageEntry.apply(entries(k), to: name, needs: needs) else { return nil }
+                if let builder {
+                    guard let flux = KustomizeImageEntry.apply(objects[builder].kustomizeImages, to: after, needs: needs) else { return nil }
+                    after = flux
+                }
+                return (after, me)
+            }
+            /// The entries kustomization k applies, in order: its Components' (as it lists them), then its own.
+            var entriesOf: [ObjectID: [KustomizeImageEntry]] = [:]
+            func entries(_ k: ObjectID) -> [KustomizeImageEntry] {
+                if let known = entriesOf[k] { return known }
+                var all: [KustomizeImageEntry] = []
+                if !components.isEmpty {
+                    let dir = Path.dirname(files[objects[k].file].path)
+                    for r in objects[k].kustomizeResources {
+                        if let p = normalizePath(Sources.join(dir, r)), let c = components[p] { all += objects[c].kustomizeImages }
+                    }
+                }
+                all += objects[k].kustomizeImages
+                entriesOf[k] = all
+                return all
+            }
+            /// Whether a build that ends with `me` deploys the written tag: for a values file's field, whether no later
+            /// source of the release replaced it.
+            func asWritten(_ me: Me?) -> Bool { me?.order?.runs ?? true }
+            /// Whether a build that ends with `me` reads a values file's field and replaces it (a build that does not read
+            /// the file neither deploys nor replaces it).
+            func replaces(_ me: Me?) -> Bool { me?.order.map { $0.reached && !$0.runs } ?? false }
+            struct Key: Hashable { let kustomization: ObjectID, name: String, me: Me?, needs: KustomizeImageEntry.Needs }
+            let memo = IncludeGraph.Memo<Key, Bool>(cycle: false)   // a cycle of kustomizations deploys nothing more
+            /// Whether some build through kustomization k deploys the image, called `name` when it reaches k, with the
+            /// tag its manifest writes.
+            func writtenTagRuns(_ k: ObjectID, _ name: String, _ me: Me?, _ depth: Int) -> Bool {
+                memo.value(Key(kustomization: k, name: name, me: me, needs: needs)) {
+                    let builders = fluxBuilders[graph.directory(of: k)] ?? [], parents = graph.parents(of: k, depth: depth)
+                    if builders.contains(where: { applied(k, name, me, builder: $0).map { asWritten($0.me) } ?? false }) { return true }
+                    guard let (after, next) = applied(k, name, me) else { return false }
+                    if parents.isEmpty { return builders.isEmpty && asWritten(next) }
+                    return parents.contains { writtenTagRuns($0, after, next, depth + 1) }
+                }
+            }
+            /// Whether some build through kustomization k sets the tag of the image called `name` there.
+            func sets(_ k: ObjectID, _ name: String, _ me: Me?, _ depth: Int = 0) -> Bool {
+                guard let (after, next) = applied(k, name, me) else { return true }
+                let builders = fluxBuilders[graph.directory(of: k)] ?? [], parents = graph.parents(of: k, depth: depth)
+                if builders.contains(where: { applied(k, name, me, builder: $0).map { replaces($0.me) } ?? true }) { return true }
+                if parents.isEmpty, builders.isEmpty { return replaces(next) }
+                return parents.contains { sets($0, after, next, depth + 1) }
+            }
+            /// The roots of the builds through kustomization k that deploy the image, called `name` there, with the tag its
+            /// manifest writes: the Flux Kustomizations that build them (by name), else the root kustomizations' directories.
+            /// `paths` gathers the files that tell those builds' environments: the root kustomization's, its Flux
+            /// Kustomizations'.
+            func writtenTagRoots(_ k: ObjectID, _ name: String, _ me: Me?, _ depth: Int, into roots: inout [String], paths: inout Set<String>) {
+                guard let (after, next) = applied(k, name, me) else { return }
+                let dir = graph.directory(of: k)
+                let builders = fluxBuilders[dir] ?? [], parents = graph.parents(of: k, depth: depth)
+                for b in builders where applied(k, name, me, builder: b).map({ asWritten($0.me) }) ?? false {
+                    let root = "Flux Kustomization \(objects[b].name ?? "") (\(files[objects[b].file].path))"
+                    if !roots.contains(root) { roots.append(root) }
+                    paths.formUnion([files[objects[k].file].path, files[objects[b].file].path])
+                }
+                if parents.isEmpty, builders.isEmpty, asWritten(next) {
+                    if !roots.contains(dir + "/") { roots.append(dir + "/") }
+                    paths.insert(files[objects[k].file].path)
+                }
+                for p in parents { writtenTagRoots(p, after, next, depth + 1, into: &roots, paths: &paths) }
+            }
+            /// Whether Flux Kustomization b, building a directory without a kustomization file, replaces the image called
+            /// `name`: an entry of its `spec.images` sets its tag, or one of its `spec.patches` writes its container's.
+            func fluxReplaces(_ b: ObjectID, _ name: String, _ me: Me?) -> Bool {
+                if let me, let path = me.values {
+                    return steps(b).early.contains { selects($0, me.object) && valuesPatchSets($0.text.yaml, root: $0.root, path) != nil }
+                }
+                if KustomizeImageEntry.apply(objects[b].kustomizeImages, to: name, needs: needs) == nil { return true }
+                guard let me, var place = me.place else { return false }
+                let w = objects[me.object]
+                for p in steps(b).early where selects(p, me.object) {
+                    for e in ContainerEdit.read(p.text.yaml, root: p.root, kind: w.kind, group: w.group) { if !place.apply(e) { return true } }
+                }
+                return false
+            }
+            /// The Flux Kustomizations whose generated kustomization takes `path`: those of the nearest directory above it
+            /// that is a `path`, with no kustomization file from the file's directory up to it.
+            /// (Only asked when some Flux Kustomization has `spec.images` or `spec.patches`; one answer per directory.)
+            var generatedOf: [String: [ObjectID]] = [:]
+            func generatedBuilders(_ path: String) -> [ObjectID] {
+                let start = Path.dirname(path)
+                if let known = generatedOf[start] { return known }
+                var dir = start, found: [ObjectID] = []
+                while !kustomizationDirs.contains(dir) {
+                    if let builders = fluxBuilders[dir] { found = builders; break }
+                    if dir.isEmpty { break }
+                    dir = Path.dirname(dir)
+                }
+                generatedOf[start] = found
+                return found
+            }
+            func start(_ img: ImageUse) -> Me? {
+                if let path = img.valuesPath, let o = img.object, let entry = img.valuesFromEntry, case .helmRelease(let spec)? = objects[o].flux {
+                    guard let origin = img.environmentObject, objects[origin].isKustomization else { return nil }
+                    var order = ValuesOrder(entry: entry, origin: origin, list: spec.valuesFrom.map(\.id))
+                    if releaseValuesSet(o, path) { order.valuesSetBy = o }
+                    return Me(object: o, values: path, order: order)
+                }
+                if followsPatches, let path = img.valuesPath, let o = img.object { return Me(object: o, values: path) }
+                guard followsPatches, let o = img.object, let slot = img.containerSlot, let cut = slot.firstIndex(of: "/"),
+                      let place = Int(slot[slot.index(after: cut)...]), let names = listsOf[o]?[String(slot[..<cut])] else { return nil }
+                return Me(object: o, place: ContainerPlace(list: String(slot[..<cut]), names: names, at: place), values: nil)
+            }
+            var out: [(ImageID, Retagging)] = []
+            for i in chosen {
+                let img = written[i]
+                if img.invalid != nil {
+                    // a reference that does not parse runs nowhere an entry gives it a name or tag that does
+                    guard let wants = KustomizeImageEntry.Needs(invalid: img.text) else { continue }
+                    needs = wants
+                } else {
+                    needs = KustomizeImageEntry.Needs()
+                }
+                var me = start(img)
+                // a values file's image is followed from the kustomization that generates its ConfigMap: the builds that read it
+                let generator = me?.order?.origin
+                // a container of a patch file replaces the one its kustomization's build holds, and that kustomization's
+                // entries apply to it then (kustomize runs the patches first): followed from there, not through its own patch
+                let patching = img.origin == .container && generator == nil && !graph.isIncluded(files[img.file].path)
+                    ? graph.patchedBy[files[img.file].path] : nil
+                if patching != nil { me = nil }
+                if patching == nil, let name = img.name ?? (me?.values != nil ? img.text : nil), generator == nil, !graph.isIncluded(files[img.file].path) {
+                    guard fluxRetags else { continue }
+                    let builders = generatedBuilders(files[img.file].path)
+                    if !builders.isEmpty, builders.allSatisfy({ fluxReplaces($0, name, me) }) {
+                        out.append((i, Retagging(by: builders.sorted())))
+                    }
+                    continue
+                }
+                // (a values file's: from the release, so that the kustomizations below the generator apply too; from the
+                // generator when the release is no resource, a patch file that the generator's kustomization applies)
+                let home = generator != nil ? files[objects[img.object!].file].path : files[img.file].path
+                guard let name = img.name ?? (me?.values != nil ? img.text : nil),
+                      let includers = patching ?? (graph.isIncluded(home) ? graph.includers(of: home) : generator.map({ [$0] })) else { continue }
+                if includers.contains(where: { writtenTagRuns($0, name, me, 0) }) {
+                    // some builds set the tag and some do not: the finding names those that deploy it as written
+                    if includers.contains(where: { sets($0, name, me) }) {
+                        var roots: [String] = [], paths = Set<String>()
+                        for k in includers { writtenTagRoots(k, name, me, 0, into: &roots, paths: &paths) }
+                        out.append((i, Retagging(writtenTagDeployedBy: roots.sorted(), writtenTagRootPaths: paths.sorted())))
+                    }
+                    continue
+                }
+                // the kustomizations (or Flux Kustomizations) that set the tag: the nearest on each way up
+                var by: [ObjectID] = [], seen = Set<Key>(), queue = includers.map { Key(kustomization: $0, name: name, me: me, needs: needs) }
+                func add(_ k: ObjectID) { if !by.contains(k) { by.append(k) } }
+                while let at = queue.popLast() {
+                    guard seen.insert(at).inserted else { continue }
+                    guard let (after, next) = applied(at.kustomization, at.name, at.me) else {
+                        add(at.kustomization)
+                        continue
+                    }
+                    let builders = fluxBuilders[graph.directory(of: at.kustomization)] ?? [], parents = graph.parents(of: at.kustomization, depth: 0)
+                    for b in builders {
+                        // a values file's field that a later source replaces: what replaces it
+                        if let order = applied(at.kustomization, at.name, at.me, builder: b)?.me?.order {
+                            if order.reached, let o = order.overrider { add(o) }
+                        } else {
+                            add(b)
+                        }
+                    }
+                    if parents.isEmpty, builders.isEmpty, let order = next?.order, order.reached, let o = order.overrider { add(o) }
+                    queue += parents.map { Key(kustomization: $0, name: after, me: next, needs: needs) }
+                }
+                out.append((i, Retagging(by: by.sorted())))
+            }
+            return out
         }
+        let chosen = images.indices.filter {
+            images[$0].origin == .container
+                || images[$0].invalid == nil && (images[$0].valuesFromEntry != nil || (followsPatches && images[$0].valuesPath != nil))
+        }
+        for (i, r) in concurrentChunks(chosen.count, chunkSize: 2048, { follow(chosen[$0]) }) {
+            if let by = r.by { images[i].retaggedBy = by } else {
+                images[i].writtenTagDeployedBy = r.writtenTagDeployedBy
+                images[i].writtenTagRootPaths = r.writtenTagRootPaths
+            }
+        }
+    }
+
+    /// Directory → the kustomize Component there; directory → the Flux Kustomizations whose path it is.
+    static func componentsAndFluxBuilders(objects: Objects, files: Files) -> (components: [String: ObjectID], fluxBuilders: [String: [ObjectID]]) {
+        var components: [String: ObjectID] = [:], fluxBuilders: [String: [ObjectID]] = [:]
+        for (i, o) in objects.withIDs {
+            if o.isKustomization, o.kind == "Component", Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
+                components[Path.dirname(files[o.file].path)] = i
+            }
+            if case .kustomization(let k)? = o.flux, let p = k.path { fluxBuilders[p, default: []].append(i) }
+        }
+        return (components, fluxBuilders)
+    }
+
+    /// The container lists of the workloads, as written: names by place.
+    static func containerLists(_ images: Table<ImageID, ImageUse>) -> [ObjectID: [String: [String?]]] {
+        var listsOf: [ObjectID: [String: [String?]]] = [:]
+        for i in images.indices where images[i].origin == .container {
+            guard let o = images[i].object, let slot = images[i].containerSlot, let cut = slot.firstIndex(of: "/"),
+                  let place = Int(slot[slot.index(after: cut)...]) else { continue }
+            let list = String(slot[..<cut])
+            var names = listsOf[o]?[list] ?? []
+            while names.count <= place { names.append(nil) }
+            names[place] = images[i].container
+            listsOf[o, default: [:]][list] = names
+        }
+        return listsOf
+    }
+
+    /// What `markRetagged` found for one image: the kustomizations that set its tag, or the builds that deploy its
+    /// written tag where others set it.
+    struct Retagging: Sendable {
+        var by: [ObjectID]?
+        var writtenTagDeployedBy: [String] = []
+        var writtenTagRootPaths: [String] = []
     }
 
     /// What patch document `root` of `y` does to the field at `path` of a HelmRelease's `spec.values`: true when it
