@@ -110,7 +110,7 @@ public struct Model: Sendable {
                              evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
         let facts = extractAll(sources, sharing: sharing)
         Timings.mark("extract")
-        return try build(facts: facts, config: config, profile: profile, remoteURLs: remoteURLs, policyCharts: policyCharts,
+        return try build(facts: consume facts, config: config, profile: profile, remoteURLs: remoteURLs, policyCharts: policyCharts,
                          skipped: skipped, sourceIgnore: sourceIgnore, evidence: evidence)
     }
 
@@ -170,7 +170,7 @@ public struct Model: Sendable {
     public static func build(facts input: consuming Files, config: Config, profile: String?, remoteURLs: [String] = [],
                              policyCharts: [String] = [], skipped: [SkippedFile] = [], sourceIgnore: String? = nil,
                              evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
-        var facts = input
+        var facts = consume input
         var objects: Objects = []
         var images = Table<ImageID, ImageUse>()
         var markers = Table<MarkerID, MarkerComment>()
@@ -366,7 +366,7 @@ public struct Model: Sendable {
         // the Flux index, built on another thread with the markers' environments as the images' are so far, while the
         // retagging below settles the rest; built again should the rest change a marker's
         let earlyMarkerEnvironment = markerEnvironments()
-        let earlyFlux = Started { fluxIndex.build(markerEnvironment: earlyMarkerEnvironment) }
+        let earlyFlux = Started { [fluxIndex] in fluxIndex.build(markerEnvironment: earlyMarkerEnvironment) }
         markRetagged(&images, objects: objects, files: facts, graph: graph, namespaces: namespaces, builds: builds, stepsOf: stepsOf)
         markPatchesOfNothing(&images, objects: objects, files: facts, builds: builds, stepsOf: stepsOf)
         let unmatched = unmatchedImageEntries(objects: objects, files: facts, images: images, graph: graph, builds: builds)
@@ -414,6 +414,7 @@ public struct Model: Sendable {
         let markerEnvironment = markerEnvironments()
         let (flux, resolutions) = markerEnvironment.rows == earlyMarkerEnvironment.rows ? earlyFlux.value
             : fluxIndex.build(markerEnvironment: markerEnvironment)
+        _ = consume fluxIndex   // (it holds the markers, which are taken below: not copied)
         // a path that holds nothing here is a fact only of a Kustomization whose GitRepository is known to be this repository
         let sources = GitSources(objects)
         let hereBranches = sources.branches { repositoryPath($0).map(here.contains) ?? false }
