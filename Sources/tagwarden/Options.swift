@@ -114,6 +114,7 @@ struct CommonOptions: ParsableArguments {
         if noBaseline && baseline != nil { throw ValidationError("give --baseline FILE or --no-baseline, not both") }
         if let p = profile, p != "strict" { throw ValidationError("unknown profile '\(p)'; known profiles: strict") }
         if let m = maxFileSize, Config.parseSize(m) == nil { throw ValidationError("--max-file-size must be a size like 10MiB, 512K or 1048576 (K, M, G count in 1024s)") }
+        if let n = maxFileSizeBytes, n > Config.largestFileSize { throw ValidationError(Config.largestFileSizeMessage("--max-file-size")) }
     }
 
     var maxFileSizeBytes: Int? { maxFileSize.flatMap(Config.parseSize) }

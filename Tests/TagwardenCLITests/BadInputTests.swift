@@ -125,6 +125,9 @@ import Testing
         let small = try r.audit("--format", "json", "--max-file-size", "1KiB")
         #expect(small.findings == ["file-skipped big.yaml:1:1"])
         #expect((small.findingObjects.first?["message"] as? String)?.contains("1 KiB limit") == true)
+        // but not past 1 GiB, where positions would no longer fit their 32 bits
+        let huge = try r.audit("--format", "json", "--max-file-size", "2G")
+        #expect(huge.code == 2 && huge.stderr.contains("--max-file-size can be at most 1GiB: Tagwarden reads no larger file"), "\(huge.described)")
     }
 
     @Test func crlfAndBOMKeepColumns() throws {

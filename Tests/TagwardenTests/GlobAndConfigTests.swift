@@ -49,6 +49,7 @@ import Testing
         ("tagPrefix: prod-\n", ".tagwarden.yaml:1:1: unknown key 'tagPrefix' in the config (it belongs in an entry of environments); allowed: profile, environments, rules, promotedImages, floatingTags, shortVersionReleases, ignore, maxFileSize, maxInputSize, fluxVersion, clusters"),
         ("rulez: {}\n", ".tagwarden.yaml:1:1: unknown key 'rulez' in the config (did you mean 'rules'?); allowed: profile, environments, rules, promotedImages, floatingTags, shortVersionReleases, ignore, maxFileSize, maxInputSize, fluxVersion, clusters"),
         ("clusters: {a: 1}\n", ".tagwarden.yaml:1:11: clusters must be a list"),
+        ("maxFileSize: 2G\n", ".tagwarden.yaml:1:14: maxFileSize can be at most 1GiB: Tagwarden reads no larger file"),
         ("clusters:\n  - paths: [x]\n", ".tagwarden.yaml:2:5: a cluster needs a name (a detected cluster's, to correct it, or a new one)"),
         ("clusters:\n  - name: a\n  - name: a\n", ".tagwarden.yaml:3:11: cluster 'a' is declared twice (also line 2)"),
         ("clusters:\n  - name: a\n    path: [x]\n", ".tagwarden.yaml:3:5: unknown key 'path' in a cluster (did you mean 'paths'?); allowed: name, paths, fluxVersion, substitute"),

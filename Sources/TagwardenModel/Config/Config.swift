@@ -258,6 +258,7 @@ public struct Config: Sendable {
             case "maxFileSize":
                 let s = try string(v, "maxFileSize")
                 guard let n = parseSize(s) else { throw fail(v, "maxFileSize must be a size like 10MiB, 512K or 1048576 (K, M, G count in 1024s)") }
+                guard n <= largestFileSize else { throw fail(v, largestFileSizeMessage("maxFileSize")) }
                 config.maxFileSize = n
             case "maxInputSize":
                 let s = try string(v, "maxInputSize")
@@ -267,6 +268,13 @@ public struct Config: Sendable {
             }
         }
         return config
+    }
+
+    /// The largest `maxFileSize`: positions in a file are kept in 32 bits, and the parser takes no file of 1 GiB or more.
+    public static let largestFileSize = 1 << 30
+
+    public static func largestFileSizeMessage(_ name: String) -> String {
+        "\(name) can be at most 1GiB: Tagwarden reads no larger file"
     }
 
     /// A positive byte count: digits, optionally followed by K, M or G (1024-based, as git reads sizes), with or
