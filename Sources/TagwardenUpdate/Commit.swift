@@ -314,7 +314,12 @@ public enum Pusher {
 
     /// Pushes `refs/heads/BRANCH` to the remote. A stacked branch goes as a fast-forward; a reset one (`lease`: the
     /// remote tip it was rebuilt over, as last fetched) is forced only if the remote is still there. The checkout
-    /// branch is never forced.
+    /// branch is never forced. Each push is a change made whole: libgit2 moves the remote's branch and the
+    /// remote-tracking one here under lock files, which a Ctrl-C in between would leave behind.
+    static func pushWhole(_ repo: GitRepository, remote: String, _ refspecs: [String]) throws {
+        try Interruption.whole { try repo.push(remote: remote, refspecs: refspecs) }
+    }
+
     public static func push(_ repo: GitRepository, remote: String, branch: String, commit: GitOID, lease: GitOID??,
                             refspec: String?) throws -> Outcome {
         let ref = "refs/heads/" + branch
@@ -323,10 +328,10 @@ public enum Pusher {
             guard now == lease else {
                 return .remoteMoved(now)
             }
-            try repo.push(remote: remote, refspecs: ["+\(ref):\(ref)"])
+            try pushWhole(repo, remote: remote, ["+\(ref):\(ref)"])
         } else {
             do {
-                try repo.push(remote: remote, refspecs: ["\(ref):\(ref)"])
+                try pushWhole(repo, remote: remote, ["\(ref):\(ref)"])
             } catch let e as TagwardenError where e.message.contains("not a fast-forward") {
                 let now = try repo.remoteReference(remote: remote, name: ref)
                 return .remoteMoved(now)
@@ -338,7 +343,7 @@ public enum Pusher {
             for head in ["HEAD:", "+HEAD:"] where spec.hasPrefix(head) {
                 spec = (head.hasPrefix("+") ? "+" : "") + ref + ":" + spec.dropFirst(head.count)
             }
-            try repo.push(remote: remote, refspecs: [spec])
+            try pushWhole(repo, remote: remote, [spec])
         }
         return .pushed
     }
