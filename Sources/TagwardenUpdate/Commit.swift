@@ -312,14 +312,15 @@ public enum Pusher {
         case remoteMoved(GitOID?)
     }
 
-    /// Pushes `refs/heads/BRANCH` to the remote. A stacked branch goes as a fast-forward; a reset one (`lease`: the
-    /// remote tip it was rebuilt over, as last fetched) is forced only if the remote is still there. The checkout
-    /// branch is never forced. Each push is a change made whole: libgit2 moves the remote's branch and the
-    /// remote-tracking one here under lock files, which a Ctrl-C in between would leave behind.
+    /// One push, as a change made whole: libgit2 moves the remote's branch and the remote-tracking one here under
+    /// lock files, which a Ctrl-C in between would leave behind.
     static func pushWhole(_ repo: GitRepository, remote: String, _ refspecs: [String]) throws {
         try Interruption.whole { try repo.push(remote: remote, refspecs: refspecs) }
     }
 
+    /// Pushes `refs/heads/BRANCH` to the remote. A stacked branch goes as a fast-forward; a reset one (`lease`: the
+    /// remote tip it was rebuilt over, as last fetched) is forced only if the remote is still there. The checkout
+    /// branch is never forced.
     public static func push(_ repo: GitRepository, remote: String, branch: String, commit: GitOID, lease: GitOID??,
                             refspec: String?) throws -> Outcome {
         let ref = "refs/heads/" + branch
