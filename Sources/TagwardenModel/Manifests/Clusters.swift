@@ -303,18 +303,15 @@ public struct Clusters: Sendable {
                   !made.text.containsBytes("${") else { return nil }
             return Model.normalizePath(made.text)
         }
-        // what Kustomization `k` builds at `p`: the directory, and the Components its `spec.components` add there
+        // the directories Kustomization `k` builds at `p`: the directory, and the Components its `spec.components` add there
+        func directories(_ k: ObjectID, at p: String) -> [String] {
+            [p] + (spec(k)?.components ?? []).compactMap { Model.normalizePath(Sources.join(p, $0)) }
+        }
         func build(_ k: ObjectID, at p: String) -> Set<FileID> {
-            var set = builds.files(under: p)
-            for c in spec(k)?.components ?? [] {
-                if let dir = Model.normalizePath(Sources.join(p, c)) { set.formUnion(builds.files(under: dir)) }
-            }
-            return set
+            directories(k, at: p).reduce(into: Set<FileID>()) { $0.formUnion(builds.files(under: $1)) }
         }
         var built: [ObjectID: Set<FileID>] = [:]   // Kustomization → the files its path as written builds
-        builds.prefetch(kustomizations.compactMap { k in
-            path(k, [:]).map { p in [p] + (spec(k)?.components ?? []).compactMap { Model.normalizePath(Sources.join(p, $0)) } }
-        }.flatMap { $0 })
+        builds.prefetch(kustomizations.flatMap { k in path(k, [:]).map { directories(k, at: $0) } ?? [] })
         for k in kustomizations {
             guard let p = path(k, [:]) else { continue }
             let set = build(k, at: p)
