@@ -156,6 +156,11 @@ public enum SourceText {
         return s.utf8.starts(with: prefix.utf8)
     }
 
+    /// Whether `a` and `b` are the same bytes (git compares paths so; Swift's `==` takes NFC and NFD text as equal).
+    public static func sameBytes(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && hasBytePrefix(a, b)
+    }
+
     /// The offset of the first NUL byte, if any (libc's memchr).
     /// A file that starts with a UTF-32 or UTF-16 byte order mark, as UTF-8 without the mark (YAML parsers, Go's
     /// among them, read these encodings, so kustomize deploys such a file): nil for any other file; `.failure`

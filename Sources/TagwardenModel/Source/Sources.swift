@@ -188,13 +188,11 @@ public enum Sources {
 
         func contains(_ path: String) -> Bool {
             guard let i = exact.firstIndex(of: path) else { return false }
-            if sameBytes(exact[i], path) { return true }
+            if SourceText.sameBytes(exact[i], path) { return true }
             // equal as Swift compares strings (canonically: NFC and NFD), not in bytes, as git compares paths
             let j = lowerBound(path)
-            return j < paths.count && sameBytes(paths[j], path)
+            return j < paths.count && SourceText.sameBytes(paths[j], path)
         }
-
-        private func sameBytes(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && SourceText.hasBytePrefix(a, b) }
 
         /// Whether a tracked file lies under `dir`.
         func containsDirectory(_ dir: String) -> Bool {
