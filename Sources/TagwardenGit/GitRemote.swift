@@ -37,9 +37,13 @@ extension GitRepository {
         }
         var strings = refspecs.map { strdup($0) }
         defer { for s in strings { free(s) } }
-        let rc = strings.withUnsafeMutableBufferPointer { buffer in
-            var list = git_strarray(strings: buffer.baseAddress, count: buffer.count)
-            return git_remote_push(remoteHandle, &list, &options)
+        // a change made whole: libgit2 moves the remote's references and the remote-tracking ones here under lock files,
+        // which a Ctrl-C in between would leave behind
+        let rc = Interruption.whole {
+            strings.withUnsafeMutableBufferPointer { buffer in
+                var list = git_strarray(strings: buffer.baseAddress, count: buffer.count)
+                return git_remote_push(remoteHandle, &list, &options)
+            }
         }
         if rc == GIT_ENONFASTFORWARD.rawValue {
             // libgit2 says only "cannot push non-fastforwardable reference": find which, as it did
@@ -73,9 +77,12 @@ extension GitRepository {
         options.callbacks.credentials = remoteCredentials
         var strings = refspecs.map { strdup($0) }
         defer { for s in strings { free(s) } }
-        let rc = strings.withUnsafeMutableBufferPointer { buffer in
-            var list = git_strarray(strings: buffer.baseAddress, count: buffer.count)
-            return git_remote_fetch(remoteHandle, &list, &options, "tagwarden: fetch")
+        // (whole, as a push is: it moves local references under lock files)
+        let rc = Interruption.whole {
+            strings.withUnsafeMutableBufferPointer { buffer in
+                var list = git_strarray(strings: buffer.baseAddress, count: buffer.count)
+                return git_remote_fetch(remoteHandle, &list, &options, "tagwarden: fetch")
+            }
         }
         guard rc == 0 else { throw TagwardenError("cannot fetch from '\(Self.redacted(remote))': \(Self.redacting(remote, in: state.failure(lastGitError("error \(rc)"))))") }
     }

@@ -312,12 +312,6 @@ public enum Pusher {
         case remoteMoved(GitOID?)
     }
 
-    /// One push, as a change made whole: libgit2 moves the remote's branch and the remote-tracking one here under
-    /// lock files, which a Ctrl-C in between would leave behind.
-    static func pushWhole(_ repo: GitRepository, remote: String, _ refspecs: [String]) throws {
-        try Interruption.whole { try repo.push(remote: remote, refspecs: refspecs) }
-    }
-
     /// Pushes `refs/heads/BRANCH` to the remote. A stacked branch goes as a fast-forward; a reset one (`lease`: the
     /// remote tip it was rebuilt over, as last fetched) is forced only if the remote is still there. The checkout
     /// branch is never forced.
@@ -329,10 +323,10 @@ public enum Pusher {
             guard now == lease else {
                 return .remoteMoved(now)
             }
-            try pushWhole(repo, remote: remote, ["+\(ref):\(ref)"])
+            try repo.push(remote: remote, refspecs: ["+\(ref):\(ref)"])
         } else {
             do {
-                try pushWhole(repo, remote: remote, ["\(ref):\(ref)"])
+                try repo.push(remote: remote, refspecs: ["\(ref):\(ref)"])
             } catch let e as TagwardenError where e.message.contains("not a fast-forward") {
                 let now = try repo.remoteReference(remote: remote, name: ref)
                 return .remoteMoved(now)
@@ -344,7 +338,7 @@ public enum Pusher {
             for head in ["HEAD:", "+HEAD:"] where spec.hasPrefix(head) {
                 spec = (head.hasPrefix("+") ? "+" : "") + ref + ":" + spec.dropFirst(head.count)
             }
-            try pushWhole(repo, remote: remote, [spec])
+            try repo.push(remote: remote, refspecs: [spec])
         }
         return .pushed
     }

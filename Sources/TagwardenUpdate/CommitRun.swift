@@ -130,7 +130,7 @@ public struct CommitRun {
                         guard attempt == 1 else { throw TagwardenError("\(moved) again while updating; gave up after one retry") }
                         // once: fetch, follow the remote (a fast-forward only: local commits are never dropped), update again
                         let tracking = "refs/remotes/\(options.remote)/\(target.pushBranch)"
-                        try Interruption.whole { try repo.fetch(remote: options.remote, refspecs: ["+\(branchRef):\(tracking)"]) }
+                        try repo.fetch(remote: options.remote, refspecs: ["+\(branchRef):\(tracking)"])
                         if let fetched = repo.referenceTarget(tracking), fetched != target.pushTip {
                             if let local = target.pushTip, !repo.isAncestor(local.hex, of: fetched.hex) {
                                 throw TagwardenError("\(moved), and your \(target.pushBranch) has commits it has not: merge or rebase them first")
