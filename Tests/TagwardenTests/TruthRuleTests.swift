@@ -744,6 +744,40 @@ extension FluxInstanceTests {
         #expect(res.first?.message == "Flux Kustomization flux-system/gatekeeper builds ./infrastructure/gatekeeper/install, which holds no manifest "
                 + "in the repository: it deploys nothing (kustomize-controller fails it with 'kustomization path not found' where the directory does not exist)")
     }
+
+    /// rejdeboer/mmo-deployment: a shared base's Kustomization has a placeholder path, which the cluster's overlay
+    /// replaces by a JSON patch (or a strategic-merge patch file): the placeholder is not what the cluster builds; the
+    /// path the patch writes is judged where it is written.
+    @Test func aPathAPatchSetsIsJudgedAsThePatchWritesIt() throws {
+        var files = bootstrapFiles("clusters/staging", flux: "v2.7.4")
+        files["clusters/base/kustomization.yaml"] = "resources: [apps.yaml]\n"
+        files["clusters/base/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps/replace-me",
+                                                             spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["apps/staging/config.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app, namespace: apps}\ndata: {a: b}\n"
+        func overlay(path: String) -> String {
+            "resources: [../base, flux-system]\npatches:\n  - target: {kind: Kustomization, name: apps}\n    patch: |\n"
+                + "      - op: replace\n        path: /spec/path\n        value: \(path)\n"
+        }
+        func emptyPaths() throws -> [String] {
+            try lint(files, asFound: true).filter { $0.rule == "kustomization-build-fails" }.map { "\($0.severity) \($0.rendered): \($0.message)" }
+        }
+        files["clusters/staging/kustomization.yaml"] = overlay(path: "./apps/staging")
+        #expect(try emptyPaths() == [])
+        files["clusters/staging/kustomization.yaml"] = overlay(path: "./apps/stagign")
+        #expect(try emptyPaths() == ["error kustomization-build-fails clusters/staging/kustomization.yaml:7:16: Flux Kustomization flux-system/apps "
+                                     + "builds ./apps/stagign as this patch sets its path, which holds no manifest in the repository: it deploys "
+                                     + "nothing (kustomize-controller fails it with 'kustomization path not found' where the directory does not exist)"])
+        // a strategic-merge patch file that sets the path
+        files["clusters/staging/kustomization.yaml"] = "resources: [../base, flux-system]\npatches:\n  - path: apps-path.yaml\n"
+        files["clusters/staging/apps-path.yaml"] = fluxKustomization(name: "apps", path: "./apps/staging")
+        #expect(try emptyPaths() == [])
+        // without the patch, the placeholder is what the cluster builds
+        files["clusters/staging/kustomization.yaml"] = "resources: [../base, flux-system]\n"
+        files["clusters/staging/apps-path.yaml"] = nil
+        #expect(try emptyPaths() == ["error kustomization-build-fails clusters/base/apps.yaml:5:9: Flux Kustomization flux-system/apps "
+                                     + "builds ./apps/replace-me, which holds no manifest in the repository: it deploys nothing "
+                                     + "(kustomize-controller fails it with 'kustomization path not found' where the directory does not exist)"])
+    }
 }
 
 @Suite struct SuspendedKustomizationTests {

@@ -30,12 +30,12 @@ extension Rule {
                                  file: p.file, span: p.span, object: nil, environment: nil))
         }
         out += duplicateIDs(c, consequence: consequence)
-        for k in m.emptyFluxPaths {
-            let o = m.objects[k]
-            guard let path = o.fluxKustomization?.path, let span = o.fluxKustomization?.pathSpan else { continue }
-            var f = c.finding("Flux Kustomization \(m.qualifiedName(k)) builds ./\(path), which holds no manifest in the repository: it "
+        for e in m.emptyFluxPaths {
+            let k = e.kustomization
+            let patch = e.patched ? " as this patch sets its path" : ""
+            var f = c.finding("Flux Kustomization \(m.qualifiedName(k)) builds ./\(e.path)\(patch), which holds no manifest in the repository: it "
                               + "deploys nothing (kustomize-controller fails it with 'kustomization path not found' where the directory does not exist)",
-                              file: o.file, span: span, object: k, environment: nil)
+                              file: e.file, span: e.span, object: k, environment: nil)
             if let premise = m.emptyPathPremises[k] { f.assume(premise) }
             out.append(f)
         }

@@ -1820,7 +1820,9 @@ rationale: >
   missing field, any operation under a missing parent: `doc is missing path`). The message names the Flux
   Kustomizations that build it. A Flux Kustomization of this repository's GitRepository whose `path` holds no
   manifest deploys nothing, and kustomize-controller fails it (`kustomization path not found`) where the directory
-  is not there (a directory of other files builds to nothing).
+  is not there (a directory of other files builds to nothing). A path that a patch sets, in a build that takes the
+  Kustomization (a shared base's placeholder path that each cluster's overlay replaces), is judged as the patch
+  writes it, where it writes it; the path as written in the Kustomization's file is then not judged.
 premises: >
   The kustomization's fields and entries, and the files of the repository, read from it (facts: kustomize v5.5's
   list of fields); remote resources and paths that leave the repository are not judged; a patch's target is judged
@@ -1965,7 +1967,69 @@ triggering:
     expect:
       - {file: apps/prod/api-deployment.yaml, line: 4, column: 9, message: "kustomize cannot build apps/prod/kustomization.yaml: its strategic-merge patch is for apps/v1 Deployment api, which no resource of the build is (no resource matches strategic merge patch); the objects a HelmRelease renders are not resources of the build (a release's spec.postRenderers patch them), so nothing that builds apps/prod deploys anything"}
       - {file: apps/prod/kustomization.yaml, line: 8, column: 15, message: "kustomize cannot build apps/prod/kustomization.yaml: its JSON patch cannot remove /spec/template/spec/securityContext: the object has no such field (Unable to remove nonexistent key) of Deployment web, so nothing that builds apps/prod deploys anything"}
+  - description: a cluster's overlay sets the path of a shared base's Flux Kustomization to a directory that is not there
+    files:
+      clusters/staging/flux-system/gotk-sync.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/staging
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/staging/kustomization.yaml: |
+        resources: [flux-system/gotk-sync.yaml, ../base]
+        patches:
+          - target: {kind: Kustomization, name: apps}
+            patch: |
+              - op: replace
+                path: /spec/path
+                value: ./apps/stagign
+      clusters/base/kustomization.yaml: |
+        resources: [apps.yaml]
+      clusters/base/apps.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          path: ./apps/replace-me
+          sourceRef: {kind: GitRepository, name: flux-system}
+      apps/staging/config.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: app, namespace: apps}
+    expect:
+      - {file: clusters/staging/kustomization.yaml, line: 7, column: 16, message: "Flux Kustomization flux-system/apps builds ./apps/stagign as this patch sets its path, which holds no manifest in the repository: it deploys nothing (kustomize-controller fails it with 'kustomization path not found' where the directory does not exist)"}
 nonTriggering:
+  - description: a shared base's placeholder path that the cluster's overlay replaces with one that is there (rejdeboer/mmo-deployment)
+    files:
+      clusters/staging/flux-system/gotk-sync.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/staging
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/staging/kustomization.yaml: |
+        resources: [flux-system/gotk-sync.yaml, ../base]
+        patches:
+          - target: {kind: Kustomization, name: apps}
+            patch: |
+              - op: replace
+                path: /spec/path
+                value: ./apps/staging
+      clusters/base/kustomization.yaml: |
+        resources: [apps.yaml]
+      clusters/base/apps.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          path: ./apps/replace-me
+          sourceRef: {kind: GitRepository, name: flux-system}
+      apps/staging/config.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: app, namespace: apps}
   - description: a patch for a ConfigMap a base's configMapGenerator makes from an env file (JiwooL0920/fleet-infra)
     files:
       base/kustomization.yaml: |

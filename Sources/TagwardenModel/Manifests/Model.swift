@@ -52,8 +52,9 @@ public struct Model: Sendable {
     /// a directory without a kustomization file; each with why. Remote resources and paths that leave the repository
     /// are not judged.
     public let missingResources: [ObjectID: [(path: String, why: String)]]
-    /// The Flux Kustomizations of this repository whose `path` holds no manifest here: they deploy nothing.
-    public let emptyFluxPaths: [ObjectID]
+    /// The Flux Kustomizations of this repository whose `path` holds no manifest here: they deploy nothing. A path
+    /// that a patch of a build taking the Kustomization may set is judged as the patch writes it, not as written.
+    public let emptyFluxPaths: [EmptyFluxPath]
     /// Of those, the ones whose GitRepository is taken to be this repository, and the premise.
     public let emptyPathPremises: [ObjectID: String]
     /// The patches kustomize refuses to apply (`PatchTargets`), by the kustomization whose build they fail.
@@ -237,7 +238,7 @@ public struct Model: Sendable {
         var variantOf: [ObjectID: ObjectID] = [:]
         var rootPaths: [ObjectID: [String]] = [:]
         let stepsOf = steps?.value ?? [:]
-        let (unlisted, missing, emptyFluxPaths) = unread.value
+        let (unlisted, missing, writtenEmptyPaths) = unread.value
         let patchFailures = stepsOf.isEmpty ? [] : PatchTargets.failures(objects: objects, files: facts, builds: builds, stepsOf: stepsOf,
                                                                          writtenName: writtenName, refused: Set(missing.keys))
         // the repository's ConfigMaps by namespace/name, which substitution and release values both look up
@@ -420,7 +421,9 @@ public struct Model: Sendable {
         let hereBranches = sources.branches { repositoryPath($0).map(here.contains) ?? false }
         // (or taken to be, where only another sync of this layout names it: a premise)
         var emptyPathPremises: [ObjectID: String] = [:]
-        let emptyPaths = emptyFluxPaths.filter { k in
+        let emptyPaths = emptyFluxPaths(written: writtenEmptyPaths, objects: objects, files: facts, graph: graph, builds: builds, stepsOf: stepsOf,
+                                         skipped: skipped, config: config).filter { e in
+            let k = e.kustomization
             guard let src = objects[k].fluxKustomization?.source, src.isGitRepository else { return false }
             let namespace = src.namespace ?? namespaces[k]
             if bootstrapSources.contains(where: { $0.name == src.name && FluxIndex.sameNamespace($0.namespace, namespace) }) { return true }
@@ -505,15 +508,9 @@ public struct Model: Sendable {
                                 config: Config) -> (unlisted: [String], missing: [ObjectID: [(path: String, why: String)]], emptyFluxPaths: [ObjectID]) {
         var unlisted: [String] = [], missing: [ObjectID: [(path: String, why: String)]] = [:]
         let ignore = config.ignore.map(Glob.init)
-        func notRead(_ p: String) -> Bool {
-            if skipped.contains(where: { $0.path == p || $0.path.hasPrefix(p + "/") }) { return true }
-            guard !ignore.isEmpty, let rel = config.relative(p) else { return false }
-            return ignore.contains { $0.matches(rel) || $0.matches(rel + "/kustomization.yaml") }
-        }
+        func notRead(_ p: String) -> Bool { Model.notRead(p, skipped: skipped, ignore: ignore, config: config) }
         let emptyFluxPaths = objects.indices.filter { k in
-            // (a path with `${…}`, or a template's `{CLUSTER_NAME}` or `{{ … }}`, is another path once made)
-            guard let p = objects[k].fluxKustomization?.path.flatMap(normalizePath), !p.isEmpty, !p.containsBytes("{") else { return false }
-            return b.kustomizationAt[p] == nil && !b.hasFiles(under: p) && !notRead(p)
+            objects[k].fluxKustomization?.path.map { holdsNoManifest($0, builds: b, notRead: notRead) } ?? false
         }
         guard !resources.isEmpty else { return (unlisted, missing, emptyFluxPaths) }
         for k in resources.keys.sorted() {
@@ -538,6 +535,21 @@ public struct Model: Sendable {
             }
         }
         return (unlisted, missing, emptyFluxPaths)
+    }
+
+    /// Whether Flux Kustomization `path` names a directory that holds no manifest read here, nothing skipped or ignored
+    /// there either. A path with `${…}`, or a template's `{CLUSTER_NAME}` or `{{ … }}`, is another path once made: not
+    /// judged.
+    static func holdsNoManifest(_ path: String, builds b: BuildSets, notRead: (String) -> Bool) -> Bool {
+        guard let p = normalizePath(path), !p.isEmpty, !p.containsBytes("{") else { return false }
+        return b.kustomizationAt[p] == nil && !b.hasFiles(under: p) && !notRead(p)
+    }
+
+    /// Whether path `p` (a file or a directory) was left unread: skipped, or ignored by the config.
+    static func notRead(_ p: String, skipped: [SkippedFile], ignore: [Glob], config: Config) -> Bool {
+        if skipped.contains(where: { $0.path == p || $0.path.hasPrefix(p + "/") }) { return true }
+        guard !ignore.isEmpty, let rel = config.relative(p) else { return false }
+        return ignore.contains { $0.matches(rel) || $0.matches(rel + "/kustomization.yaml") }
     }
 
     /// `generatedBuilds`: the first Flux Kustomization (by its file) of each `path` without a kustomization file.

@@ -1,0 +1,99 @@
+import TagwardenBasics
+import TagwardenYAML
+
+/// A `spec.path` that a patch gives a Flux Kustomization in a build that takes it: a shared base's placeholder path
+/// (`./kubernetes/apps/overlays/replace-me`) that each cluster's overlay replaces with its own
+/// (rejdeboer/mmo-deployment's `clusters/staging`). The path as written is then not what that build deploys.
+struct PatchedFluxPath: Sendable {
+    var kustomization: ObjectID
+    /// The path the patch writes, where it writes it; nil when it is not a plain string (a whole `spec`, a `move`).
+    var path: Located?
+}
+
+/// A Flux Kustomization's `path` that holds no manifest here, where it is written: in the Kustomization's file, or in
+/// the patch that sets it.
+public struct EmptyFluxPath: Sendable {
+    public let kustomization: ObjectID
+    /// As Flux reads it: from the source's root.
+    public let path: String
+    public let file: FileID
+    public let span: SourceSpan
+    /// Set by a patch of a build that takes the Kustomization, whose file holds it.
+    public let patched: Bool
+}
+
+extension Model {
+    /// The empty paths of the Flux Kustomizations: of `written` (`unreadResources`), those no patch may set (the path
+    /// a patch sets is the one the patching build deploys), and each plain path a patch sets that holds no manifest.
+    static func emptyFluxPaths(written: [ObjectID], objects: Objects, files: Files, graph: IncludeGraph, builds: LazyBuildSets,
+                               stepsOf: [ObjectID: EffectiveObjects.Steps], skipped: [SkippedFile], config: Config) -> [EmptyFluxPath] {
+        let patched = stepsOf.isEmpty ? [] : patchedFluxPaths(objects: objects, files: files, graph: graph, builds: builds, stepsOf: stepsOf)
+        let patchedKustomizations = Set(patched.map(\.kustomization))
+        var out: [EmptyFluxPath] = written.compactMap { k -> EmptyFluxPath? in
+            guard !patchedKustomizations.contains(k), let spec = objects[k].fluxKustomization, let path = spec.path,
+                  let span = spec.pathSpan else { return nil }
+            return EmptyFluxPath(kustomization: k, path: path, file: objects[k].file, span: span, patched: false)
+        }
+        guard !patched.isEmpty else { return out }
+        let ignore = config.ignore.map(Glob.init), b = builds.value
+        for p in patched {
+            guard let set = p.path, let file = set.file,
+                  holdsNoManifest(set.value, builds: b, notRead: { notRead($0, skipped: skipped, ignore: ignore, config: config) })
+            else { continue }
+            out.append(EmptyFluxPath(kustomization: p.kustomization, path: rootedPath(set.value), file: file, span: set.span, patched: true))
+        }
+        return out
+    }
+
+    /// The patches that may set the `spec.path` of a Flux Kustomization in the build of the kustomization (or of the
+    /// Flux Kustomization, by its `spec.patches`) that holds them: a JSON patch operation on `/spec/path` or above it,
+    /// or a strategic-merge patch whose `spec` has a `path`. `stepsOf`: the patches, as `EffectiveObjects.readAllSteps`
+    /// read them.
+    static func patchedFluxPaths(objects: Objects, files: Files, graph: IncludeGraph, builds: LazyBuildSets,
+                                 stepsOf: [ObjectID: EffectiveObjects.Steps]) -> [PatchedFluxPath] {
+        var out: [PatchedFluxPath] = []
+        for k in stepsOf.keys.sorted() {
+            let steps = stepsOf[k]!
+            let setting = (steps.early + steps.late).compactMap { p in pathSetting(p).map { (p, $0) } }
+            guard !setting.isEmpty else { continue }
+            let dir = objects[k].isFluxKustomization ? objects[k].fluxKustomization?.path.flatMap(normalizePath) : graph.directory(of: k)
+            guard let dir else { continue }
+            let built = builds.files(under: dir)
+            for (t, o) in objects.withIDs where o.isFluxKustomization && t != k && built.contains(o.file) {
+                func metadata() -> (labels: [String: String], annotations: [String: String]) {
+                    EffectiveObjects.labelsAndAnnotations(o, in: files[o.file].yaml)
+                }
+                for (p, paths) in setting where p.selector?.selects(o, name: o.name, namespace: o.declaredNamespace, firstName: o.name,
+                                                                   firstNamespace: o.declaredNamespace, labels: metadata().labels,
+                                                                   annotations: metadata().annotations) ?? false {
+                    out += paths.map { PatchedFluxPath(kustomization: t, path: $0) }
+                }
+            }
+        }
+        return out
+    }
+
+    /// What patch `p` writes at `spec.path`, if it may write there: each plain string it sets, nil for a value not
+    /// read here. Nil when it does not touch the path.
+    private static func pathSetting(_ p: EffectiveObjects.Patch) -> [Located?]? {
+        let y = p.text.yaml
+        switch y.nodes[p.root].kind {
+        case .sequence:
+            var out: [Located?] = []
+            for op in y.childNodes(p.root) {
+                guard let raw = y.string(op, "path"), y.string(op, "op") != "test" else { continue }
+                let keys = EffectiveObjects.pointer(raw)
+                guard keys.count <= 2, keys.elementsEqual(["spec", "path"].prefix(keys.count)) else { continue }
+                let value = y.get(op, "value")
+                out.append(keys.count == 2 && y.string(op, "op") != "remove" && value.map { y.nodes[$0].kind == .scalar } == true
+                           ? p.text.located(value!) : nil)
+            }
+            return out.isEmpty ? nil : out
+        case .mapping:
+            guard let spec = y.get(p.root, "spec"), let path = y.get(spec, "path") else { return nil }
+            return [y.nodes[path].kind == .scalar ? p.text.located(path) : nil]
+        default:
+            return nil
+        }
+    }
+}
