@@ -610,6 +610,23 @@ extension FluxInstanceTests {
         #expect(report.model?.clusters.clusters.first?.inferred == nil)
         #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/web.yaml:9:18"])
     }
+
+    /// fmind-ai/fgentic: a CI fixture for `flux build kustomization` in scripts/testdata, whose path is the repository's
+    /// root: its build takes its own file, and bootstrap's sync of the cluster with it. It is no cluster's sync and
+    /// applies none: the cluster stays bootstrap's, its findings facts; the fixture is applied by no cluster.
+    @Test func aKustomizationThatBuildsAnotherClustersSyncIsNoSync() throws {
+        var files = bootstrapFiles("clusters/production", flux: "v2.8.8")
+        files["clusters/production/apps.yaml"] = fluxKustomization(path: "./apps")
+        files["apps/web.yaml"] = deployment(namespace: "apps", image: "nginx:latest")
+        files["scripts/testdata/flux-build-kustomization.yaml"] = fluxKustomization(name: "cluster-overlay-validation", path: "./")
+        let report = try lintReport(files, asFound: true)
+        let model = try #require(report.model)
+        #expect(model.clusters.clusters.map(\.name) == ["clusters/production"])
+        #expect(model.clusters.clusters.first?.inferred == nil)
+        #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/web.yaml:9:18"], "\(report.findings)")
+        let fixture = try #require(model.files.indices.first { model.path($0) == "scripts/testdata/flux-build-kustomization.yaml" })
+        #expect(model.clusters.of(fixture).isEmpty)
+    }
 }
 
 @Suite struct SubstitutedPathTests {

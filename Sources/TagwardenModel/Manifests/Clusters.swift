@@ -323,18 +323,27 @@ public struct Clusters: Sendable {
         func file(_ k: ObjectID) -> FileID { objects[k].file }
         func buildsItself(_ k: ObjectID) -> Bool { built[k]?.contains(file(k)) ?? false }
         /// flux bootstrap's sync: it builds its own file, or stands in `<path>/flux-system/`, as bootstrap writes it, which
-        /// bootstrap applies itself (where the kustomization at `path` does not list `flux-system`, sulibot's production)
+        /// bootstrap applies itself (where the kustomization at `path` does not list `flux-system`, sulibot's production).
         func isBootstrapSync(_ k: ObjectID) -> Bool {
-            if buildsItself(k) { return true }
+            isBootstrapLayout(k) || (buildsItself(k) && !buildsOtherSyncs(k))
+        }
+        func isBootstrapLayout(_ k: ObjectID) -> Bool {
             let dir = Path.dirname(files[file(k)].path)
             return Path.basename(dir) == "flux-system" && path(k, [:]).map { Path.dirname(dir) == $0 } == true && built[k]?.isEmpty == false
+        }
+        let bootstrapLayoutFiles = Set(kustomizations.filter(isBootstrapLayout).map(file))
+        /// Whether Kustomization `k`, not in bootstrap's layout itself, builds bootstrap's syncs of other paths: a CI
+        /// fixture whose path is the repository's root (fmind-ai/fgentic's scripts/testdata), which no cluster runs. It is
+        /// no cluster's sync, nor what applies theirs.
+        func buildsOtherSyncs(_ k: ObjectID) -> Bool {
+            !isBootstrapLayout(k) && (built[k]?.contains { $0 != file(k) && bootstrapLayoutFiles.contains($0) } ?? false)
         }
         func clusterName(_ k: ObjectID) -> String {
             if isBootstrapSync(k), let p = path(k, [:]) { return p }
             return Path.dirname(files[file(k)].path)
         }
         var includers: [FileID: Set<ObjectID>] = [:]   // file → the Kustomizations whose build as written takes it
-        for (k, set) in built { for f in set { includers[f, default: []].insert(k) } }
+        for (k, set) in built where !buildsOtherSyncs(k) { for f in set { includers[f, default: []].insert(k) } }
         // (a patch's Kustomization is a root only as flux bootstrap's, completed by the patch; one in a file its
         // directory's kustomization leaves out is applied by nothing, not the root of a cluster)
         let roots = kustomizations.filter { k in
