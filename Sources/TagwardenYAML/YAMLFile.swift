@@ -248,22 +248,35 @@ public struct YAMLFile: Sendable {
     }
 
     /// A mapping's value under `key` (the last one), and the value of its merge key `<<`, if any.
+    /// (Over the arrays' buffers, with each key's length and first byte compared before its bytes: most lookups are of
+    /// keys a mapping lacks.)
     @inline(__always)
     private func lookup(_ mapping: Int, _ key: StaticString) -> (found: Int?, merge: Int?) {
-        let n = nodes[mapping]
-        var found: Int?
-        var merge: Int?
-        var i = n.childStart
-        while i + 1 < n.childStart + n.childCount {
-            let k = children[i]
-            if valueEquals(k, key) {
-                found = children[i + 1]
-            } else if nodes[k].valueCount == 2, isMergeKey(k) {
-                merge = children[i + 1]
+        key.withUTF8Buffer { wanted in
+            nodes.withUnsafeBufferPointer { nodes in
+                children.withUnsafeBufferPointer { children in
+                    arena.withUnsafeBufferPointer { arena in
+                        let n = nodes[mapping]
+                        var found: Int?
+                        var merge: Int?
+                        var i = n.childStart
+                        let end = n.childStart + n.childCount
+                        while i + 1 < end {
+                            let k = children[i], keyNode = nodes[k]
+                            if keyNode.kind == .scalar, keyNode.valueCount == wanted.count,
+                               wanted.isEmpty || (arena[keyNode.valueStart] == wanted[0]
+                                                  && memcmp(arena.baseAddress! + keyNode.valueStart, wanted.baseAddress!, wanted.count) == 0) {
+                                found = children[i + 1]
+                            } else if keyNode.valueCount == 2, isMergeKey(k) {
+                                merge = children[i + 1]
+                            }
+                            i += 2
+                        }
+                        return (found, merge)
+                    }
+                }
             }
-            i += 2
         }
-        return (found, merge)
     }
 
     /// The value under `key` in what a merge key brings in: a mapping, or a sequence of mappings (earlier
