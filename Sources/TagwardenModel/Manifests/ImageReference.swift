@@ -156,10 +156,14 @@ public struct ImageReference: Sendable, Hashable {
             guard isDigits(b[(colon + 1)...]) else { return "registry port in '\(domain)' is not a number" }
             hostEnd = colon
         }
-        for part in b[..<hostEnd].split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
-            guard !part.isEmpty, part.allSatisfy({ isAlnum($0) || $0 == UInt8(ascii: "-") }), isAlnum(part.first!), isAlnum(part.last!) else {
+        // each label between dots: letters, digits and '-', neither first nor last
+        var labelStart = 0
+        for i in 0...hostEnd where i == hostEnd || b[i] == UInt8(ascii: ".") {
+            guard i > labelStart, isAlnum(b[labelStart]), isAlnum(b[i - 1]),
+                  b[labelStart..<i].allSatisfy({ isAlnum($0) || $0 == UInt8(ascii: "-") }) else {
                 return "registry host '\(domain)' is not a valid host name"
             }
+            labelStart = i + 1
         }
         return nil
     }
