@@ -43,7 +43,7 @@ extension Rule {
 
     /// A floating tag of the list, or `latest`/a listed tag among words of letters: with a variant such as
     /// `-alpine` (`stable-slim`, `latest-alpine`), the variant of a moving tag moving with it, or after such words
-    /// (`qa-latest`, `preprod-stable`): a tag with no version names no build. A listed word may carry the version of
+    /// (`qa-latest`, `preprod-stable`, `production_latest`): a tag with no version names no build. A listed word may carry the version of
     /// the variant itself (`alpine3.20`, `ltsc2022`, `bookworm-slim`): still no version of the image. A word with
     /// another digit (`main-3f9c2ab`, `develop-v1.2.3`) names a build.
     static func isFloatingWord(_ lower: String, _ list: Set<String>) -> Bool {
@@ -52,9 +52,10 @@ extension Rule {
         var wordStart = true
         for c in lower.utf8 {
             if wordStart, c >= 48 && c <= 57 { return false }
-            wordStart = c == UInt8(ascii: "-")
+            wordStart = c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
         }
-        let words = lower.split(separator: "-", omittingEmptySubsequences: false)
+        // words are parted by '-' or '_' (`production_latest`)
+        let words = lower.split(omittingEmptySubsequences: false) { $0 == "-" || $0 == "_" }
         var moving = false
         for w in words {
             guard let digit = w.utf8.firstIndex(where: { !($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) }) else {

@@ -887,7 +887,7 @@ rationale: >
   Branch names, channels (`stable`, `edge`, `nightly`), distribution codenames (`bookworm`, `jammy`),
   their variants (`stable-slim`, `latest-alpine`, `bookworm-slim`), a variant with no version at all
   (`alpine`, `slim`, `windowsservercore`, `alpine3.20`), such words after others of letters
-  (`qa-latest`, `preprod-stable`) and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
+  (`qa-latest`, `preprod-stable`, `production_latest`) and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
   stays the same while the running code changes. Images numbered with two numbers (PostgreSQL's `16.3`,
   Kubernetes' `pause:3.9`) are releases, not series, and a number of six digits or more is a build's (a date,
   a timestamp `20250215015952`, a build number), not a major version, and a minor number of three digits or
@@ -1026,9 +1026,12 @@ triggering:
             newTag: qa-latest
           - name: ghcr.io/acme/web
             newTag: preprod-stable-slim
+          - name: ghcr.io/acme/worker
+            newTag: production_latest
     expect:
       - {file: overlays/qa/kustomization.yaml, line: 4, column: 13, message: "image 'ghcr.io/acme/api:qa-latest' uses the floating tag 'qa-latest', which points at a new build after each push"}
       - {file: overlays/qa/kustomization.yaml, line: 6, column: 13, message: "image 'ghcr.io/acme/web:preprod-stable-slim' uses the floating tag 'preprod-stable-slim', which points at a new build after each push"}
+      - {file: overlays/qa/kustomization.yaml, line: 8, column: 13, message: "image 'ghcr.io/acme/worker:production_latest' uses the floating tag 'production_latest', which points at a new build after each push"}
 nonTriggering:
   - description: a field whose policy filters for releases of two numbers
     files:
