@@ -321,7 +321,9 @@ import Testing
     }
 
     /// A repository without Flux clusters (Argo CD applies each per-cluster overlay alone): objects of one name in two
-    /// overlays never meet; two in one overlay's build do, and so do two files outside every build.
+    /// overlays never meet; two in one overlay's build, one from its base, fail it (kustomize accumulates the base's
+    /// output and then the overlay's file: "may not add resource with an already registered id"); two files outside
+    /// every build meet.
     @Test func withoutClustersObjectsMeetInOneBuild() throws {
         var files: [String: String] = [:]
         for c in ["prod-eu", "prod-us"] {
@@ -334,8 +336,8 @@ import Testing
         // the base itself now defines `settings` too: each overlay's build takes both
         files["components/secrets/base/common.yaml"]! += "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: web\ndata: {a: c}\n"
         let both = try lint(files, asFound: true).rendered
-        #expect(both == ["object-duplicate components/secrets/production/prod-eu/secret.yaml:2:7",
-                         "object-duplicate components/secrets/production/prod-us/secret.yaml:2:7"], "\(both)")
+        #expect(both == ["kustomization-build-fails components/secrets/production/prod-eu/secret.yaml:2:7",
+                         "kustomization-build-fails components/secrets/production/prod-us/secret.yaml:2:7"], "\(both)")
         // files no build takes meet only their own documents, and under a hidden directory (a test runner's fixtures:
         // an input and what it should become) nothing
         files["tests/.chainsaw-test/input.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loose\n  namespace: web\ndata: {a: b}\n"
@@ -626,6 +628,50 @@ extension FluxInstanceTests {
         #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/web.yaml:9:18"], "\(report.findings)")
         let fixture = try #require(model.files.indices.first { model.path($0) == "scripts/testdata/flux-build-kustomization.yaml" })
         #expect(model.clusters.of(fixture).isEmpty)
+    }
+
+    /// Boshock/hp-thin: a stale bootstrap at ./clusters above the clusters bootstrapped since, clusters/staging and
+    /// clusters/gke. The build Flux generates at ./clusters takes both flux-system directories whole, and with them two
+    /// of each of bootstrap's objects: kustomize refuses it (`kubectl kustomize` says "may not add resource with an
+    /// already registered id"), so nothing is silently replaced. Staging and gke stay clusters of their own.
+    @Test func aStaleBootstrapAboveTheClustersFailsItsBuild() throws {
+        var files = bootstrapFiles("clusters", flux: "v2.8.6")
+        files.merge(bootstrapFiles("clusters/staging", flux: "v2.8.6")) { a, _ in a }
+        files.merge(bootstrapFiles("clusters/gke", flux: "v2.8.6")) { a, _ in a }
+        let report = try lintReport(files, asFound: true)
+        #expect(report.model?.clusters.clusters.map(\.name).sorted() == ["clusters", "clusters/gke", "clusters/staging"])
+        let found = report.findings.map { "\($0.severity) \($0.rendered): \($0.message)" }
+        let generated = "kustomize refuses the build: the kustomization Flux generates at ./clusters for the Flux Kustomization in "
+            + "clusters/flux-system/gotk-sync.yaml takes "
+        let consequence = " (may not add resource with an already registered id), so Flux Kustomization flux-system/flux-system "
+            + "(clusters/flux-system/gotk-sync.yaml) deploys nothing"
+        #expect(found == [
+            "error kustomization-build-fails clusters/gke/flux-system/gotk-components.yaml:4:7: " + generated + "Namespace flux-system twice, "
+                + "here and in clusters/flux-system/gotk-components.yaml:4, and 1 more of this file's resources that file holds too" + consequence,
+            "error kustomization-build-fails clusters/gke/flux-system/gotk-sync.yaml:2:7: " + generated + "GitRepository flux-system/flux-system "
+                + "twice, here and in clusters/flux-system/gotk-sync.yaml:2, and 1 more of this file's resources that file holds too" + consequence,
+            "error kustomization-build-fails clusters/staging/flux-system/gotk-components.yaml:4:7: " + generated + "Namespace flux-system twice, "
+                + "here and in clusters/flux-system/gotk-components.yaml:4, and 1 more of this file's resources that file holds too" + consequence,
+            "error kustomization-build-fails clusters/staging/flux-system/gotk-sync.yaml:2:7: " + generated + "GitRepository flux-system/flux-system "
+                + "twice, here and in clusters/flux-system/gotk-sync.yaml:2, and 1 more of this file's resources that file holds too" + consequence,
+        ], "\(found)")
+    }
+
+    /// chandirasoodan/k8s_manifests: the cluster's kustomization.yaml was emptied. Flux uses the file it finds, and an
+    /// empty one builds nothing (kustomize-controller's generator adds only build metadata); no kustomization is
+    /// generated there, so what lies below is applied by nothing.
+    @Test func anEmptyKustomizationFileBuildsNothing() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.6.2")
+        files["clusters/prod/kustomization.yaml"] = ""
+        files["clusters/prod/blue/kustomization.yaml"] = "resources: [workloads.yaml]\n"
+        files["clusters/prod/web.yaml"] = deployment(namespace: "apps", image: "nginx:latest")
+        let report = try lintReport(files, asFound: true)
+        let model = try #require(report.model)
+        let web = try #require(model.files.indices.first { model.path($0) == "clusters/prod/web.yaml" })
+        #expect(model.clusters.of(web).isEmpty)
+        #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == ["warning kustomization-build-fails clusters/prod/blue/kustomization.yaml:1:13",
+                                                                         "warning image-latest-tag clusters/prod/web.yaml:9:18"],
+                "\(report.findings.rendered)")
     }
 }
 

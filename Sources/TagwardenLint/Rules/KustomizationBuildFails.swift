@@ -7,12 +7,17 @@ extension Rule {
         var out: [Finding] = []
         /// What fails with kustomization file f: the Flux Kustomizations that build it, or its directory's builds.
         func consequence(_ f: FileID) -> String {
-            let builders = (m.clusters.kustomizationsOfFile[f] ?? []).map { k in
-                "Flux Kustomization \(m.qualifiedName(k)) (\(m.path(m.objects[k].file)))"
-            }
-            return builders.isEmpty ? "so nothing that builds \(Path.dirname(m.path(f)).isEmpty ? "." : Path.dirname(m.path(f))) deploys anything"
+            consequence(builders: m.clusters.kustomizationsOfFile[f] ?? [], of: Path.dirname(m.path(f)))
+        }
+        func consequence(builders ks: [ObjectID], of dir: String) -> String {
+            let builders = ks.map { k in "Flux Kustomization \(m.qualifiedName(k)) (\(m.path(m.objects[k].file)))" }
+            return builders.isEmpty ? "so nothing that builds \(dir.isEmpty ? "." : dir) deploys anything"
                 : "so \(builders.prefix(3).joined(separator: ", "))\(builders.count > 3 ? " and \(builders.count - 3) more" : "") "
                     + (builders.count == 1 ? "deploys" : "deploy") + " nothing"
+        }
+        /// What fails with the kustomization Flux generates at `path`: the Flux Kustomizations whose path it is.
+        func consequence(generatedAt path: String) -> String {
+            consequence(builders: m.objects.indices.filter { m.objects[$0].fluxKustomization?.path.flatMap(Model.normalizePath) == path }, of: path)
         }
         for (k, missing) in m.missingResources.sorted(by: { $0.key < $1.key }) {
             let file = m.objects[k].file, dir = Path.dirname(m.path(file))
@@ -29,7 +34,7 @@ extension Rule {
             out.append(c.finding("kustomize cannot build \(m.path(file)): \(p.problem), \(consequence(file))",
                                  file: p.file, span: p.span, object: nil, environment: nil))
         }
-        out += duplicateIDs(c, consequence: consequence)
+        out += duplicateIDs(c) { by in by.generatedAt.map(consequence(generatedAt:)) ?? consequence(by.file) }
         for e in m.emptyFluxPaths {
             let k = e.kustomization
             let patch = e.patched ? " as this patch sets its path" : ""
@@ -59,7 +64,7 @@ extension Rule {
     /// Two resources of one kind, namespace and name (as written) that one kustomize build accumulates side by side
     /// (`Model.sideBySideBuilds(of:)`): kustomize refuses the build ("may not add resource with an already registered
     /// id"), whatever the values.
-    static func duplicateIDs(_ c: RuleContext, consequence: (FileID) -> String) -> [Finding] {
+    static func duplicateIDs(_ c: RuleContext, consequence: (Model.SideBySideBuild) -> String) -> [Finding] {
         let m = c.model
         // the objects of each identity, as written (not the variants other builds make of an object); most names are
         // one object's, so the name sorts them first
@@ -84,21 +89,29 @@ extension Rule {
             }
             again += identities.filter { $0.count > 1 }
         }
-        var out: [Finding] = []
-        for all in again.sorted(by: { $0[0] < $1[0] }) {
+        // each object taken twice, with the one before it in a build they share; then one finding per build and pair of
+        // files, at the first such object of the file (a stale bootstrap's build takes a whole gotk-components.yaml twice)
+        struct Pair: Hashable { let build: Model.SideBySideBuild, file: FileID, otherFile: FileID }
+        var pairs: [Pair: [(object: ObjectID, other: ObjectID)]] = [:]
+        for all in again {
             let builds = all.map { Set(m.sideBySideBuilds(of: m.objects[$0].file)) }
             for (n, i) in all.enumerated() {
-                // the first one before it in a build they share
                 guard let earlier = (0..<n).first(where: { !builds[$0].isDisjoint(with: builds[n]) }) else { continue }
-                let o = m.objects[i], other = m.objects[all[earlier]]
                 let by = builds[n].intersection(builds[earlier]).min()!
-                let built = by.generatedAt.map { "the kustomization Flux generates at ./\($0) for the Flux Kustomization in \(m.path(by.file))" }
-                    ?? "the kustomization \(m.path(by.file))"
-                out.append(c.finding("kustomize refuses the build: \(built) takes \(o.kind) \(o.declaredNamespace.map { $0 + "/" } ?? "")\(o.name ?? "") "
-                                     + "twice, here and in \(m.path(other.file)):\(other.kindSpan.start.line) (may not add resource with an "
-                                     + "already registered id), \(consequence(o.file))",
-                                     file: o.file, span: o.kindSpan, object: i, environment: nil))
+                pairs[Pair(build: by, file: m.objects[i].file, otherFile: m.objects[all[earlier]].file), default: []].append((i, all[earlier]))
             }
+        }
+        var out: [Finding] = []
+        for (pair, taken) in pairs {
+            let (i, j) = taken.min { m.objects[$0.object].kindSpan.start.offset < m.objects[$1.object].kindSpan.start.offset }!
+            let o = m.objects[i], other = m.objects[j], by = pair.build
+            let built = by.generatedAt.map { "the kustomization Flux generates at ./\($0) for the Flux Kustomization in \(m.path(by.file))" }
+                ?? "the kustomization \(m.path(by.file))"
+            let more = taken.count > 1 ? ", and \(taken.count - 1) more of this file's resources that file holds too" : ""
+            out.append(c.finding("kustomize refuses the build: \(built) takes \(o.kind) \(o.declaredNamespace.map { $0 + "/" } ?? "")\(o.name ?? "") "
+                                 + "twice, here and in \(m.path(other.file)):\(other.kindSpan.start.line)\(more) (may not add resource with an "
+                                 + "already registered id), \(consequence(by))",
+                                 file: o.file, span: o.kindSpan, object: i, environment: nil))
         }
         return out
     }

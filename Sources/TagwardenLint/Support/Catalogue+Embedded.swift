@@ -1816,8 +1816,11 @@ rationale: >
   that names a directory holding the kustomization itself (`../..` from `examples/production`: `cycle detected:
   candidate root … contains visited root …`); and two
   resources of one kind, namespace and name that one build takes side by side, from the files one kustomization
-  lists or those the kustomization Flux generates at a path without one (`may not add resource with an already
-  registered id`); a strategic-merge patch without a `target` whose object no resource of the build is (`no resource
+  lists or those the kustomization Flux generates at a path without one, and from the directories they take whose
+  kustomizations pass their resources on unchanged (no namespace, name affix, patch, Component, replacement,
+  transformer or generator: a stale bootstrap at `./clusters` whose build takes `clusters/staging/flux-system` and
+  `clusters/gke/flux-system` whole) (`may not add resource with an already registered id`; one finding for each
+  pair of files, with how many of their resources collide); a strategic-merge patch without a `target` whose object no resource of the build is (`no resource
   matches strategic merge patch`: most often a patch for a Deployment that a HelmRelease's chart renders, which is no
   resource of the kustomize build); and a JSON patch whose operation needs a path its target lacks (`remove` of a
   missing field, any operation under a missing parent: `doc is missing path`). The message names the Flux
@@ -1914,6 +1917,28 @@ triggering:
         metadata: {name: api}
     expect:
       - {file: clusters/prod/more.yaml, line: 2, column: 7, message: "kustomize refuses the build: the kustomization Flux generates at ./clusters/prod for the Flux Kustomization in clusters/prod/sync.yaml takes Kustomization flux-system/apps twice, here and in clusters/prod/apps.yaml:2 (may not add resource with an already registered id), so Flux Kustomization flux-system/flux-system (clusters/prod/sync.yaml) deploys nothing"}
+  - description: a stale bootstrap above the clusters bootstrapped since, whose generated build takes their flux-system directories whole
+    files:
+      clusters/flux-system/kustomization.yaml: |
+        resources: [gotk-sync.yaml]
+      clusters/flux-system/gotk-sync.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/staging/flux-system/kustomization.yaml: |
+        resources: [gotk-sync.yaml]
+      clusters/staging/flux-system/gotk-sync.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/staging
+          sourceRef: {kind: GitRepository, name: flux-system}
+    expect:
+      - {file: clusters/staging/flux-system/gotk-sync.yaml, line: 2, column: 7, message: "kustomize refuses the build: the kustomization Flux generates at ./clusters for the Flux Kustomization in clusters/flux-system/gotk-sync.yaml takes Kustomization flux-system/flux-system twice, here and in clusters/flux-system/gotk-sync.yaml:2 (may not add resource with an already registered id), so Flux Kustomization flux-system/flux-system (clusters/flux-system/gotk-sync.yaml) deploys nothing"}
   - description: an example overlay inside the base it builds
     files:
       apps/loki/kustomization.yaml: |
@@ -3993,7 +4018,9 @@ rationale: >
   ends) to what applies them; per-cluster overlays that a tool applies each alone are not one build, and
   in a repository of kustomize builds a file no build takes meets only its own documents (and, under a
   hidden directory such as a test runner's fixtures, nothing). In a repository
-  of plain manifests, objects of one environment are taken to meet. Identical copies replace
+  of plain manifests, objects of one environment are taken to meet. Two that one kustomize build takes side by
+  side (through kustomizations that pass them on unchanged) replace nothing: kustomize refuses that build, and
+  kustomization-build-fails says so. Identical copies replace
   nothing: they are a note, one of the two is redundant. Copies are compared as the API server reads
   them: comments, key order, quoting and layout do not make them differ. Kustomize patches and kustomize's own
   configuration (transformer and generator configs) are not objects of a cluster.

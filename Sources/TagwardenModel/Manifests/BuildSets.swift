@@ -6,10 +6,14 @@ import TagwardenPolicy
 /// Which files a kustomize build of a directory takes (a Flux Kustomization's `path`, an overlay): the
 /// kustomization file there, what its `resources` and `components` name, followed through further
 /// kustomization files, and the files its `configMapGenerator` and patches read; a directory without one gives every manifest under it (a subdirectory with a
-/// kustomization file by that file), as the kustomization Flux generates does.
+/// kustomization file by that file), as the kustomization Flux generates does. A kustomization file that holds no
+/// kustomization (empty, or only comments) is still its directory's: Flux builds nothing there, and kustomize refuses a
+/// build that takes the directory ("kustomization.yaml is empty").
 struct BuildSets {
     let files: Files
     var kustomizationAt: [String: ObjectID] = [:]   // directory → its kustomization object
+    /// Directory → its kustomization file that holds no kustomization.
+    var emptyKustomizationAt: [String: FileID] = [:]
     let objects: Objects
     var fileAt: [String: FileID] = [:]
     /// File indices in path byte order: the files under a directory are one run of it.
@@ -29,6 +33,12 @@ struct BuildSets {
             kustomizationAt[Path.dirname(files[o.file].path)] = i
         }
         for i in files.indices { fileAt[files[i].path] = i }
+        var withObjects = Set<FileID>()
+        for o in objects { withObjects.insert(o.file) }
+        for f in files.indices where !withObjects.contains(f) && Extractor.isKustomizationName(Path.basename(files[f].path)) {
+            let dir = Path.dirname(files[f].path)
+            if kustomizationAt[dir] == nil { emptyKustomizationAt[dir] = f }
+        }
         // a snapshot from git's index or a walk is most often in path order already
         let sorted = files.indices.dropFirst().allSatisfy { !SourceText.byteLess(files[$0].path, files[$0.advanced(by: -1)].path) }
         byPath = sorted ? Array(files.indices) : files.indices.sorted { SourceText.byteLess(files[$0].path, files[$1].path) }
@@ -67,6 +77,8 @@ struct BuildSets {
         guard depth < IncludeGraph.maxDepth, visited.insert(dir).inserted else { return }
         if let k = kustomizationAt[dir] {
             add(kustomization: k, dir, &out, &visited, depth: depth)
+        } else if let f = emptyKustomizationAt[dir] {
+            out.insert(f)
         } else {
             dirMode(dir, &out, &visited, depth: depth)
         }
@@ -160,8 +172,12 @@ struct BuildSets {
             var sub = Path.dirname(path)
             var governed = false
             while sub.utf8.count > dir.utf8.count {
-                if let sk = kustomizationAt[sub] {
-                    if depth + 1 < IncludeGraph.maxDepth, visited.insert(sub).inserted { add(kustomization: sk, sub, &out, &visited, depth: depth + 1) }
+                let sk = kustomizationAt[sub]
+                let empty = sk == nil && !emptyKustomizationAt.isEmpty ? emptyKustomizationAt[sub] : nil
+                if sk != nil || empty != nil {
+                    if depth + 1 < IncludeGraph.maxDepth, visited.insert(sub).inserted {
+                        if let sk { add(kustomization: sk, sub, &out, &visited, depth: depth + 1) } else if let empty { out.insert(empty) }
+                    }
                     governed = true
                     let under = sub + "/"
                     while k < byPath.count, SourceText.hasBytePrefix(files[byPath[k]].path, under) { k += 1 }

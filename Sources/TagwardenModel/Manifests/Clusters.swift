@@ -332,11 +332,12 @@ public struct Clusters: Sendable {
             return Path.basename(dir) == "flux-system" && path(k, [:]).map { Path.dirname(dir) == $0 } == true && built[k]?.isEmpty == false
         }
         let bootstrapLayoutFiles = Set(kustomizations.filter(isBootstrapLayout).map(file))
-        /// Whether Kustomization `k`, not in bootstrap's layout itself, builds bootstrap's syncs of other paths: a CI
-        /// fixture whose path is the repository's root (fmind-ai/fgentic's scripts/testdata), which no cluster runs. It is
-        /// no cluster's sync, nor what applies theirs.
+        /// Whether Kustomization `k` builds bootstrap's syncs of other paths. It does not apply them: such a build takes
+        /// two Kustomizations bootstrap names alike, and kustomize refuses it (a stale bootstrap at `./clusters` above
+        /// `clusters/staging` and `clusters/gke`, Boshock/hp-thin). One not in bootstrap's layout itself (a CI fixture whose
+        /// path is the repository's root, fmind-ai/fgentic's scripts/testdata) is no cluster's sync either.
         func buildsOtherSyncs(_ k: ObjectID) -> Bool {
-            !isBootstrapLayout(k) && (built[k]?.contains { $0 != file(k) && bootstrapLayoutFiles.contains($0) } ?? false)
+            built[k]?.contains { $0 != file(k) && bootstrapLayoutFiles.contains($0) } ?? false
         }
         func clusterName(_ k: ObjectID) -> String {
             if isBootstrapSync(k), let p = path(k, [:]) { return p }

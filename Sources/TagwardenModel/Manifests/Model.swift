@@ -439,7 +439,7 @@ public struct Model: Sendable {
             }
             return true
         }
-        let kustomizationDirectories = Set(builds.value.kustomizationAt.keys)
+        let kustomizationDirectories = Set(builds.value.kustomizationAt.keys).union(builds.value.emptyKustomizationAt.keys)
         let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories)
         var watched = Set<String>()
         // (as Flux reads them: an image written with variables, substituted)
@@ -572,21 +572,47 @@ public struct Model: Sendable {
         public static func < (a: Self, b: Self) -> Bool { (a.file, a.generatedAt ?? "") < (b.file, b.generatedAt ?? "") }
     }
 
-    /// The kustomize builds that accumulate file `f` side by side with others, not through another kustomization: a
-    /// kustomization file that lists it, and the kustomization Flux generates at a `path` that takes it itself (no
-    /// kustomization file from its directory up to the `path`). Two resources of one identity in one such build fail it.
+    /// The kustomize builds that accumulate file `f`'s resources, as written, side by side with others: a kustomization
+    /// file that lists it, and the kustomization Flux generates at a `path` that takes it itself (no kustomization file
+    /// from its directory up to the `path`); and so on up through each kustomization that passes its resources on
+    /// unchanged, whose directory the builds above take (a stale bootstrap's `./clusters` generated build taking
+    /// `clusters/flux-system` and `clusters/gke`, each with bootstrap's sync). Two resources of one identity in one such
+    /// build fail it.
     public func sideBySideBuilds(of f: FileID) -> [SideBySideBuild] {
-        let path = files[f].path
-        var out = graph.includers(of: path).map { objects[$0].file }.filter { Extractor.isKustomizationName(Path.basename(files[$0].path)) }
-            .map { SideBySideBuild(file: $0, generatedAt: nil) }
-        guard !generatedBuilds.isEmpty else { return out }
-        var dir = Path.dirname(path)
-        while !kustomizationDirectories.contains(dir) {
-            if let by = generatedBuilds[dir] { out.append(SideBySideBuild(file: by, generatedAt: dir)) }
-            if dir.isEmpty { break }
-            dir = Path.dirname(dir)
+        var out: [SideBySideBuild] = []
+        var visited = Set<String>()
+        func take(_ path: String, depth: Int) {
+            guard depth <= IncludeGraph.maxDepth, visited.insert(path).inserted else { return }
+            for k in graph.includers(of: path) where Extractor.isKustomizationName(Path.basename(files[objects[k].file].path)) {
+                out.append(SideBySideBuild(file: objects[k].file, generatedAt: nil))
+                if passesResourcesUnchanged(k) { take(graph.directory(of: k), depth: depth + 1) }
+            }
+            guard !generatedBuilds.isEmpty, !path.isEmpty else { return }
+            var dir = Path.dirname(path)
+            while !kustomizationDirectories.contains(dir) {
+                if let by = generatedBuilds[dir] { out.append(SideBySideBuild(file: by, generatedAt: dir)) }
+                if dir.isEmpty { break }
+                dir = Path.dirname(dir)
+            }
         }
+        take(files[f].path, depth: 0)
         return out
+    }
+
+    /// Whether kustomization `k` passes its resources on with the identities they are written with: no namespace, name
+    /// affix, patch, Component, replacement, transformer, generator or chart that could rename or remove one.
+    func passesResourcesUnchanged(_ k: ObjectID) -> Bool {
+        let o = objects[k]
+        guard o.kustomizeNamespace == nil, o.kustomizeNamePrefix == nil, o.kustomizeNameSuffix == nil, o.kustomizeConfigFiles.isEmpty,
+              o.kustomizeUnknowns.isEmpty else { return false }
+        // (most kustomizations do not have the words anywhere: their tree is not read again)
+        let text = files[o.file].bytes[o.byteRange]
+        guard SourceText.contains("patches", in: text) || SourceText.contains("components", in: text) else { return true }
+        let y = files[o.file].yaml
+        guard o.document < y.documents.count else { return false }
+        let root = y.documents[o.document].root
+        return y.get(root, "patches") == nil && y.get(root, "patchesStrategicMerge") == nil && y.get(root, "patchesJson6902") == nil
+            && y.get(root, "components") == nil
     }
 
     /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.
