@@ -33,9 +33,9 @@ struct BuildSets {
             kustomizationAt[Path.dirname(files[o.file].path)] = i
         }
         for i in files.indices { fileAt[files[i].path] = i }
-        var withObjects = Set<FileID>()
-        for o in objects { withObjects.insert(o.file) }
-        for f in files.indices where !withObjects.contains(f) && Extractor.isKustomizationName(Path.basename(files[f].path)) {
+        var withObjects = Table<FileID, Bool>(repeating: false, count: files.count)
+        for o in objects { withObjects[o.file] = true }
+        for f in files.indices where !withObjects[f] && Extractor.isKustomizationName(Path.basename(files[f].path)) {
             let dir = Path.dirname(files[f].path)
             if kustomizationAt[dir] == nil { emptyKustomizationAt[dir] = f }
         }
