@@ -254,6 +254,40 @@ import Testing
                 + "the chart's own values.yaml, which HelmReleases apps/web, apps/web2 do not override)"], "\(res)")
     }
 
+    /// armansaa/devops-test-pena: the chart's default tag carries a marker, and the release sets the tag in values read
+    /// here (its `spec.values`, or a ConfigMap its `valuesFrom` names that a kustomization generates from a file): the
+    /// default never runs, and the marker does not make it an image of its own that is judged as deployed.
+    @Test func aMarkedDefaultEveryReleaseOverridesIsNotDeployed() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(path: "./apps")
+        files["charts/web/Chart.yaml"] = "apiVersion: v2\nname: web\nversion: 1.0.0\n"
+        files["charts/web/values.yaml"] = "image:\n  repository: ghcr.io/acme/web\n  tag: latest # {\"$imagepolicy\": \"apps:web:tag\"}\n"
+        files["apps/policy.yaml"] = "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata: {name: web, namespace: apps}\n"
+            + "spec:\n  imageRepositoryRef: {name: web}\n  policy: {alphabetical: {order: asc}}\n---\n"
+            + "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata: {name: web, namespace: apps}\nspec: {image: ghcr.io/acme/web}\n"
+        func release(_ rest: String) -> String {
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: web, namespace: apps}\nspec:\n  chart:\n    spec:\n"
+                + "      chart: ./charts/web\n      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}\n" + rest
+        }
+        func latest() throws -> [String] { try lint(files, asFound: true).filter { $0.rule == "image-latest-tag" }.map { "\($0.severity) \($0.rendered)" } }
+        files["apps/web.yaml"] = release("")
+        #expect(try latest() == ["error image-latest-tag charts/web/values.yaml:3:8"])
+        files["apps/web.yaml"] = release("  values:\n    image: {tag: 1.4.2}\n")
+        #expect(try latest() == [])
+        // the tag from a ConfigMap the release's kustomization generates from a file
+        files["apps/web.yaml"] = release("  valuesFrom:\n    - {kind: ConfigMap, name: web-values, valuesKey: values.yaml}\n")
+        files["apps/kustomization.yaml"] = "resources: [web.yaml, policy.yaml]\nconfigMapGenerator:\n"
+            + "  - {name: web-values, namespace: apps, files: [values.yaml]}\ngeneratorOptions: {disableNameSuffixHash: true}\n"
+        files["apps/values.yaml"] = "image:\n  tag: 1.4.2\n"
+        #expect(try latest() == [])
+        // a values file that leaves the tag alone: the default runs
+        files["apps/values.yaml"] = "replicaCount: 2\n"
+        #expect(try latest() == ["error image-latest-tag charts/web/values.yaml:3:8"])
+        // a ConfigMap not in the repository: what it sets is not known here, and the marked field is judged as before
+        files["apps/web.yaml"] = release("  valuesFrom:\n    - {kind: ConfigMap, name: elsewhere}\n")
+        #expect(try latest() == ["error image-latest-tag charts/web/values.yaml:3:8"])
+    }
+
     /// loki-stack's logstash values (MTRNord/cluster): `image:` names the image and `imageTag:` beside it is its tag; a
     /// values field that gives only a tag, with no marker to say whose, is judged on the premise that the chart runs it.
     @Test func anImageBesideItsImageTagIsOneReference() throws {

@@ -284,6 +284,9 @@ public struct ImageUse: Sendable {
     /// A kustomize `images:` entry that matches no image of its build (`image-entry-unmatched`), or the image of an
     /// inline patch whose target is of a kind its build does not have: its tag deploys nothing.
     public var deploysNothing = false
+    /// A field of a chart's own values.yaml that every release installing the chart sets in its values: the default
+    /// written here never runs.
+    public var overriddenByReleases = false
     /// Where the kustomize `images:` entry it comes from writes its `name` (an offset in its file).
     var entryNameOffset: Int?
     /// A base's container image that some builds retag and others deploy as written: those others (Flux
@@ -295,8 +298,9 @@ public struct ImageUse: Sendable {
     /// (by their roots' paths and their Flux Kustomizations'), for the messages and the environment rules, which judge it
     /// in each (`ResolvedImage.judgedIn`).
     public var deployedIn: [String] = []
-    /// The tag written here never runs: every build sets another, or it is an entry that matches nothing.
-    public var retagged: Bool { !retaggedBy.isEmpty || deploysNothing }
+    /// The tag written here never runs: every build sets another, every release another value, or it is an entry
+    /// that matches nothing.
+    public var retagged: Bool { !retaggedBy.isEmpty || deploysNothing || overriddenByReleases }
     /// Node index of the field holding the tag (to match a marker's scalar).
     var nodes: [Int] = []
     /// For a reference written with `${…}`: how Flux's post-build substitution made this text of it.

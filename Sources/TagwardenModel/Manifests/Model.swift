@@ -143,6 +143,9 @@ public struct Model: Sendable {
             if let own = m.image, images[own].origin == .marker { dropped.insert(own) }
             if m.image == nil || dropped.contains(m.image!) { markers[k].image = i }
         }
+        // a chart's default that every release overrides is read only to hold the marker on its field
+        let marked = Set(markers.rows.compactMap(\.image))
+        for i in first..<images.endIndex where images[i].overriddenByReleases && !marked.contains(i) { dropped.insert(i) }
         let shared = Set(readers.filter { $0.value.count > 1 }.keys)
         guard !dropped.isEmpty else { return shared }
         var renumbered = Table<ImageID, ImageID?>(repeating: nil, count: images.count)

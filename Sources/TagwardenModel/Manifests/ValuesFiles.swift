@@ -40,6 +40,40 @@ enum ValuesFiles {
         var readAt: [String: (at: Int, count: Int)] = [:]
         var chartFiles: [FileID] = []
         var ownValues: [(file: FileID, release: ObjectID)] = []   // a chart's own values.yaml that its release does not list
+        var fromValuesFrom: [ObjectID: [[String]]] = [:]   // release → the paths its `valuesFrom` entries set
+        /// The paths release `r`'s `valuesFrom` entries set, each a ConfigMap of this repository (written with the values
+        /// under the key, or generated from a file by a kustomization whose build takes the release); nil when one is
+        /// not read here.
+        func valuesFromPaths(_ r: ObjectID, _ spec: HelmReleaseSpec) -> [[String]]? {
+            var out: [[String]] = []
+            for ref in spec.valuesFrom {
+                guard ref.kind == "ConfigMap" else { return nil }
+                if let target = ref.targetPath { out.append(target.split(separator: ".").map(String.init)); continue }
+                let key = (namespaces[r] ?? "") + "/" + ref.name
+                var read = false
+                for c in configMaps[key] ?? [] {
+                    guard let text = objects[c].configData?[ref.valuesKey] else { continue }
+                    let y = YAMLFile(parsing: Array(text.utf8))
+                    guard y.error == nil else { return nil }
+                    for doc in y.documents { out += setPaths(y, doc.root) }
+                    read = true
+                }
+                for (k, g) in generated[key] ?? [] {
+                    let dir = Path.dirname(files[objects[k].file].path)
+                    if builds[k] == nil { builds[k] = built.files(under: dir) }
+                    guard builds[k]!.contains(objects[r].file) else { continue }
+                    for file in g.files where file.key == ref.valuesKey {
+                        guard let p = Model.normalizePath(Sources.join(dir, file.path)), let f = built.fileAt[p] else { return nil }
+                        let y = YAMLFile(parsing: files[f].bytes)
+                        guard y.error == nil else { return nil }
+                        for doc in y.documents { out += setPaths(y, doc.root) }
+                        read = true
+                    }
+                }
+                if !read { return nil }
+            }
+            return out
+        }
         for r in releases {
             guard case .helmRelease(let spec)? = objects[r].flux else { continue }
             let releaseName = "HelmRelease " + name(r)
@@ -47,8 +81,14 @@ enum ValuesFiles {
             if let chart = spec.chartPath.flatMap({ Model.normalizePath($0) }), built.fileAt[Sources.join(chart, "Chart.yaml")] != nil {
                 let listed = Set(spec.valuesFiles.compactMap { Model.normalizePath($0.value) })
                 if let own = ["values.yaml", "values.yml"].lazy.compactMap({ built.fileAt[Sources.join(chart, $0)] }).first,
-                   !listed.contains(files[own].path), files[own].syntaxError == nil, spec.valuesFrom.isEmpty {
-                    ownValues.append((own, r))
+                   !listed.contains(files[own].path), files[own].syntaxError == nil {
+                    // (what a release's `valuesFrom` sets is known only where each entry is read here)
+                    if spec.valuesFrom.isEmpty {
+                        ownValues.append((own, r))
+                    } else if let paths = valuesFromPaths(r, spec) {
+                        ownValues.append((own, r))
+                        fromValuesFrom[r] = paths
+                    }
                 }
                 for entry in spec.valuesFiles {
                     guard let p = Model.normalizePath(entry.value), let f = built.fileAt[p], files[f].syntaxError == nil,
@@ -131,7 +171,7 @@ enum ValuesFiles {
             let y = parsed(f)
             guard y.error == nil else { continue }
             var sets: [ObjectID: [[String]]] = [:]
-            for r in releasesOf[f]! { sets[r] = settings(of: r, objects: objects, files: files, built: built, parsed: parsed) }
+            for r in releasesOf[f]! { sets[r] = settings(of: r, objects: objects, files: files, built: built, parsed: parsed) + (fromValuesFrom[r] ?? []) }
             func keeps(_ r: ObjectID, _ path: [String]) -> Bool {
                 !sets[r]!.contains { $0.count <= path.count && Array(path.prefix($0.count)) == $0 }
             }
@@ -140,7 +180,14 @@ enum ValuesFiles {
                 for img in found.images {
                     guard let path = img.valuesPath else { continue }   // (a field under a list: where it lands is the chart's)
                     let keeping = group.filter { keeps($0, path) }.map(name)
-                    guard !keeping.isEmpty else { continue }
+                    guard !keeping.isEmpty else {
+                        // every release sets the field: read all the same, so that a marker on it belongs to it and not to
+                        // an image of its own that would be judged as deployed (`Model.adoptMarkedValues` keeps it only then)
+                        var overridden = img.with(provenance: "the default in the chart's own values.yaml, which every release overrides")
+                        overridden.overriddenByReleases = true
+                        out.append(overridden)
+                        continue
+                    }
                     let who = keeping.count == 1 ? "HelmRelease \(keeping[0]) does" : "HelmReleases " + keeping.prefix(3).joined(separator: ", ")
                         + (keeping.count > 3 ? " and \(keeping.count - 3) more" : "") + " do"
                     out.append(img.with(provenance: "the default in the chart's own values.yaml, which \(who) not override"))
@@ -155,23 +202,31 @@ enum ValuesFiles {
     private static func settings(of r: ObjectID, objects: Objects, files: Files, built: BuildSets,
                                  parsed: (FileID) -> YAMLFile) -> [[String]] {
         var out: [[String]] = []
-        func walk(_ y: YAMLFile, _ n: Int, _ path: [String], depth: Int) {
-            let n = y.resolved(n)
-            guard y.nodes[n].kind == .mapping, depth < 64 else { out.append(path); return }
-            for (k, v) in y.pairs(n) { walk(y, v, path + [y.value(k)], depth: depth + 1) }
-        }
         let release = parsed(objects[r].file)
         if release.error == nil, objects[r].document < release.documents.count,
            let values = release.get(release.documents[objects[r].document].root, "spec", "values") {
-            walk(release, values, [], depth: 0)
+            out += setPaths(release, values)
         }
         if case .helmRelease(let spec)? = objects[r].flux {
             for entry in spec.valuesFiles {
                 guard let p = Model.normalizePath(entry.value), let f = built.fileAt[p] else { continue }
                 let y = parsed(f)
-                for doc in y.documents where y.error == nil { walk(y, doc.root, [], depth: 0) }
+                for doc in y.documents where y.error == nil { out += setPaths(y, doc.root) }
             }
         }
+        return out
+    }
+
+    /// The paths values node `n` sets whole (a scalar, a list, a null: anything but a mapping, which Helm merges key by
+    /// key).
+    private static func setPaths(_ y: YAMLFile, _ n: Int) -> [[String]] {
+        var out: [[String]] = []
+        func walk(_ n: Int, _ path: [String], depth: Int) {
+            let n = y.resolved(n)
+            guard y.nodes[n].kind == .mapping, depth < 64 else { out.append(path); return }
+            for (k, v) in y.pairs(n) { walk(v, path + [y.value(k)], depth: depth + 1) }
+        }
+        walk(n, [], depth: 0)
         return out.filter { !$0.isEmpty }
     }
 
