@@ -227,6 +227,7 @@ package struct Extractor {
         var unknowns: ManifestObject.KustomizeUnknowns = []
         var generators: [ManifestObject.ConfigMapGenerator] = []
         var configFiles: [String] = []
+        var changesResources = false
         var definition: ManifestObject.CustomResource?
         if isKustomizationFile {
             // kustomize decodes the file with unknown fields disallowed (Go's JSON matching of names, case-insensitive),
@@ -250,8 +251,10 @@ package struct Extractor {
                     facts.resourceEntries.append(entry)
                 }
             }
+            changesResources = y.get(root, "components") != nil
             for key: StaticString in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
                 guard let list = y.get(root, key) else { continue }
+                changesResources = true
                 for item in y.childNodes(list) {
                     if y.nodes[item].kind == .scalar, y.nodes[item].style == .literal {
                         inlinePatch(item, object: objectIndex)   // patchesStrategicMerge takes inline patches too
@@ -319,7 +322,7 @@ package struct Extractor {
             kustomizePatches: patches, kustomizeImages: entries, kustomizeUnknowns: unknowns, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
             substitutionDisabled: substitutionDisabled, configMapGenerators: generators, kustomizeConfigFiles: configFiles,
             definition: definition, byteRange: y.nodes[root].span.start.offset..<y.nodes[root].span.end.offset,
-            kustomizeNamePrefix: namePrefix, kustomizeNameSuffix: nameSuffix))
+            kustomizeNamePrefix: namePrefix, kustomizeNameSuffix: nameSuffix, kustomizeChangesResources: changesResources))
     }
 
     /// The images of a HelmRelease (values, post-renderers) or of a workload's pod spec: an object's, or those a

@@ -72,6 +72,9 @@ public final class ManifestObject: Sendable {
     /// Files a kustomization names as kustomize's own configuration (`transformers`, `generators`, `validators`,
     /// `configurations`): transformer and generator configs, not resources of the cluster.
     public let kustomizeConfigFiles: [String]
+    /// A kustomization with patches (of any kind, inline ones too) or `components`: what its resources give may leave
+    /// it renamed, changed or removed.
+    public let kustomizeChangesResources: Bool
     /// A CustomResourceDefinition: the kind it defines, whether that kind is cluster-scoped, the versions it serves.
     public let definition: CustomResource?
     /// The bytes of the object's document (its root node), to tell identical copies from different objects.
@@ -101,7 +104,7 @@ public final class ManifestObject: Sendable {
          kustomizeUnknowns: KustomizeUnknowns = [], flux: FluxSpec?,
          configData: [String: String]? = nil, substitutionDisabled: Bool = false, configMapGenerators: [ConfigMapGenerator] = [],
          kustomizeConfigFiles: [String] = [], definition: CustomResource? = nil, byteRange: Range<Int> = 0..<0,
-         kustomizeNamePrefix: String? = nil, kustomizeNameSuffix: String? = nil) {
+         kustomizeNamePrefix: String? = nil, kustomizeNameSuffix: String? = nil, kustomizeChangesResources: Bool = false) {
         self.file = file
         self.document = document
         self.apiVersion = apiVersion
@@ -126,6 +129,7 @@ public final class ManifestObject: Sendable {
         self.byteRange = byteRange
         self.kustomizeNamePrefix = kustomizeNamePrefix
         self.kustomizeNameSuffix = kustomizeNameSuffix
+        self.kustomizeChangesResources = kustomizeChangesResources
         group = ManifestObject.group(of: apiVersion)
     }
 
@@ -160,7 +164,8 @@ public final class ManifestObject: Sendable {
                        kustomizePatches: kustomizePatches, kustomizeImages: kustomizeImages, kustomizeUnknowns: kustomizeUnknowns, flux: flux,
                        configData: configData, substitutionDisabled: substitutionDisabled, configMapGenerators: configMapGenerators,
                        kustomizeConfigFiles: kustomizeConfigFiles, definition: definition, byteRange: byteRange,
-                       kustomizeNamePrefix: kustomizeNamePrefix, kustomizeNameSuffix: kustomizeNameSuffix)
+                       kustomizeNamePrefix: kustomizeNamePrefix, kustomizeNameSuffix: kustomizeNameSuffix,
+                       kustomizeChangesResources: kustomizeChangesResources)
     }
 
     /// `apps` of `apps/v1`; empty for the core group (`v1`).

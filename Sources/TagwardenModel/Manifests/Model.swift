@@ -606,16 +606,8 @@ public struct Model: Sendable {
     /// affix, patch, Component, replacement, transformer, generator or chart that could rename or remove one.
     func passesResourcesUnchanged(_ k: ObjectID) -> Bool {
         let o = objects[k]
-        guard o.kustomizeNamespace == nil, o.kustomizeNamePrefix == nil, o.kustomizeNameSuffix == nil, o.kustomizeConfigFiles.isEmpty,
-              o.kustomizeUnknowns.isEmpty else { return false }
-        // (most kustomizations do not have the words anywhere: their tree is not read again)
-        let text = files[o.file].bytes[o.byteRange]
-        guard SourceText.contains("patches", in: text) || SourceText.contains("components", in: text) else { return true }
-        let y = files[o.file].yaml
-        guard o.document < y.documents.count else { return false }
-        let root = y.documents[o.document].root
-        return y.get(root, "patches") == nil && y.get(root, "patchesStrategicMerge") == nil && y.get(root, "patchesJson6902") == nil
-            && y.get(root, "components") == nil
+        return o.kustomizeNamespace == nil && o.kustomizeNamePrefix == nil && o.kustomizeNameSuffix == nil && o.kustomizeConfigFiles.isEmpty
+            && o.kustomizeUnknowns.isEmpty && !o.kustomizeChangesResources
     }
 
     /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.
