@@ -325,26 +325,26 @@ public struct Clusters: Sendable {
         /// flux bootstrap's sync: it builds its own file, or stands in `<path>/flux-system/`, as bootstrap writes it, which
         /// bootstrap applies itself (where the kustomization at `path` does not list `flux-system`, sulibot's production).
         func isBootstrapSync(_ k: ObjectID) -> Bool {
-            isBootstrapLayout(k) || (buildsItself(k) && !buildsOtherSyncs(k))
+            isBootstrapLayout(k) || (buildsItself(k) && !buildingOtherSyncs.contains(k))
         }
         func isBootstrapLayout(_ k: ObjectID) -> Bool {
             let dir = Path.dirname(files[file(k)].path)
             return Path.basename(dir) == "flux-system" && path(k, [:]).map { Path.dirname(dir) == $0 } == true && built[k]?.isEmpty == false
         }
         let bootstrapLayoutFiles = Set(kustomizations.filter(isBootstrapLayout).map(file))
-        /// Whether Kustomization `k` builds bootstrap's syncs of other paths. It does not apply them: such a build takes
-        /// two Kustomizations bootstrap names alike, and kustomize refuses it (a stale bootstrap at `./clusters` above
+        /// The Kustomizations that build bootstrap's syncs of other paths. They do not apply them: such a build takes two
+        /// Kustomizations bootstrap names alike, and kustomize refuses it (a stale bootstrap at `./clusters` above
         /// `clusters/staging` and `clusters/gke`, Boshock/hp-thin). One not in bootstrap's layout itself (a CI fixture whose
         /// path is the repository's root, fmind-ai/fgentic's scripts/testdata) is no cluster's sync either.
-        func buildsOtherSyncs(_ k: ObjectID) -> Bool {
-            built[k]?.contains { $0 != file(k) && bootstrapLayoutFiles.contains($0) } ?? false
-        }
+        let buildingOtherSyncs = bootstrapLayoutFiles.isEmpty ? [] : Set(built.compactMap { k, set in
+            set.contains { $0 != file(k) && bootstrapLayoutFiles.contains($0) } ? k : nil
+        })
         func clusterName(_ k: ObjectID) -> String {
             if isBootstrapSync(k), let p = path(k, [:]) { return p }
             return Path.dirname(files[file(k)].path)
         }
         var includers: [FileID: Set<ObjectID>] = [:]   // file → the Kustomizations whose build as written takes it
-        for (k, set) in built where !buildsOtherSyncs(k) { for f in set { includers[f, default: []].insert(k) } }
+        for (k, set) in built where !buildingOtherSyncs.contains(k) { for f in set { includers[f, default: []].insert(k) } }
         // (a patch's Kustomization is a root only as flux bootstrap's, completed by the patch; one in a file its
         // directory's kustomization leaves out is applied by nothing, not the root of a cluster)
         let roots = kustomizations.filter { k in
