@@ -58,15 +58,20 @@ extension Model {
             guard !setting.isEmpty else { continue }
             let dir = objects[k].isFluxKustomization ? objects[k].fluxKustomization?.path.flatMap(normalizePath) : graph.directory(of: k)
             guard let dir else { continue }
-            let built = builds.files(under: dir)
-            for (t, o) in objects.withIDs where o.isFluxKustomization && t != k && built.contains(o.file) {
-                func metadata() -> (labels: [String: String], annotations: [String: String]) {
-                    EffectiveObjects.labelsAndAnnotations(o, in: files[o.file].yaml)
-                }
-                for (p, paths) in setting where p.selector?.selects(o, name: o.name, namespace: o.declaredNamespace, firstName: o.name,
-                                                                   firstNamespace: o.declaredNamespace, labels: metadata().labels,
-                                                                   annotations: metadata().annotations) ?? false {
-                    out += paths.map { PatchedFluxPath(kustomization: t, path: $0) }
+            for f in builds.files(under: dir).sorted() {
+                for t in builds.objectsOfFile[f] ?? [] where t != k && objects[t].isFluxKustomization {
+                    let o = objects[t]
+                    // its labels and annotations, read when a target selects by them
+                    var read: (labels: [String: String], annotations: [String: String])?
+                    func metadata() -> (labels: [String: String], annotations: [String: String]) {
+                        if read == nil { read = EffectiveObjects.labelsAndAnnotations(o, in: files[o.file].yaml) }
+                        return read!
+                    }
+                    for (p, paths) in setting where p.selector?.selects(o, name: o.name, namespace: o.declaredNamespace, firstName: o.name,
+                                                                       firstNamespace: o.declaredNamespace, labels: metadata().labels,
+                                                                       annotations: metadata().annotations) ?? false {
+                        out += paths.map { PatchedFluxPath(kustomization: t, path: $0) }
+                    }
                 }
             }
         }
