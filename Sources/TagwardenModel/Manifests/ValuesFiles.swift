@@ -41,54 +41,24 @@ enum ValuesFiles {
         var chartFiles: [FileID] = []
         var ownValues: [(file: FileID, release: ObjectID)] = []   // a chart's own values.yaml that its release does not list
         var fromValuesFrom: [ObjectID: [[String]]] = [:]   // release → the paths its `valuesFrom` entries set
-        /// The paths release `r`'s `valuesFrom` entries set, each a ConfigMap of this repository (written with the values
-        /// under the key, or generated from a file by a kustomization whose build takes the release); nil when one is
-        /// not read here.
-        func valuesFromPaths(_ r: ObjectID, _ spec: HelmReleaseSpec) -> [[String]]? {
-            var out: [[String]] = []
-            for ref in spec.valuesFrom {
-                guard ref.kind == "ConfigMap" else { return nil }
-                if let target = ref.targetPath { out.append(target.split(separator: ".").map(String.init)); continue }
-                let key = (namespaces[r] ?? "") + "/" + ref.name
-                var read = false
-                for c in configMaps[key] ?? [] {
-                    guard let text = objects[c].configData?[ref.valuesKey] else { continue }
-                    let y = YAMLFile(parsing: Array(text.utf8))
-                    guard y.error == nil else { return nil }
-                    for doc in y.documents { out += setPaths(y, doc.root) }
-                    read = true
-                }
-                for (k, g) in generated[key] ?? [] {
-                    let dir = Path.dirname(files[objects[k].file].path)
-                    if builds[k] == nil { builds[k] = built.files(under: dir) }
-                    guard builds[k]!.contains(objects[r].file) else { continue }
-                    for file in g.files where file.key == ref.valuesKey {
-                        guard let p = Model.normalizePath(Sources.join(dir, file.path)), let f = built.fileAt[p] else { return nil }
-                        let y = YAMLFile(parsing: files[f].bytes)
-                        guard y.error == nil else { return nil }
-                        for doc in y.documents { out += setPaths(y, doc.root) }
-                        read = true
-                    }
-                }
-                if !read { return nil }
-            }
-            return out
+        // (each file parsed once, for all its readers and for what the releases that read it set)
+        var parsedFiles: [FileID: YAMLFile] = [:]
+        func parsed(_ f: FileID) -> YAMLFile {
+            if let y = parsedFiles[f] { return y }
+            let y = files[f].yaml
+            parsedFiles[f] = y
+            return y
         }
         for r in releases {
             guard case .helmRelease(let spec)? = objects[r].flux else { continue }
             let releaseName = "HelmRelease " + name(r)
+            var chartDefaults: FileID?   // the chart's own values.yaml, which the release does not list
             // a chart in this repository: its values files are files of this tree
             if let chart = spec.chartPath.flatMap({ Model.normalizePath($0) }), built.fileAt[Sources.join(chart, "Chart.yaml")] != nil {
                 let listed = Set(spec.valuesFiles.compactMap { Model.normalizePath($0.value) })
                 if let own = ["values.yaml", "values.yml"].lazy.compactMap({ built.fileAt[Sources.join(chart, $0)] }).first,
                    !listed.contains(files[own].path), files[own].syntaxError == nil {
-                    // (what a release's `valuesFrom` sets is known only where each entry is read here)
-                    if spec.valuesFrom.isEmpty {
-                        ownValues.append((own, r))
-                    } else if let paths = valuesFromPaths(r, spec) {
-                        ownValues.append((own, r))
-                        fromValuesFrom[r] = paths
-                    }
+                    chartDefaults = own
                 }
                 for entry in spec.valuesFiles {
                     guard let p = Model.normalizePath(entry.value), let f = built.fileAt[p], files[f].syntaxError == nil,
@@ -97,10 +67,22 @@ enum ValuesFiles {
                     chartReaders[f, default: []].append(r)
                 }
             }
-            for ref in spec.valuesFrom where ref.kind == "ConfigMap" && ref.targetPath == nil {
+            // what the entries set, where each is read here (nil once one is not: a Secret, a ConfigMap made elsewhere)
+            var entriesSet: [[String]]? = []
+            for ref in spec.valuesFrom {
+                guard ref.kind == "ConfigMap" else { entriesSet = nil; continue }
+                if let target = ref.targetPath { entriesSet?.append(target.split(separator: ".").map(String.init)); continue }
                 let key = (namespaces[r] ?? "") + "/" + ref.name
+                var isRead = false
                 // a ConfigMap written in the repository, its values a literal block under the key
-                for c in configMaps[key] ?? [] where objects[c].configData?[ref.valuesKey] != nil && seen.insert("\(c)").inserted {
+                for c in configMaps[key] ?? [] {
+                    guard let text = objects[c].configData?[ref.valuesKey] else { continue }
+                    isRead = true
+                    if entriesSet != nil {
+                        let y = YAMLFile(parsing: Array(text.utf8))
+                        if y.error == nil { for doc in y.documents { entriesSet! += setPaths(y, doc.root) } } else { entriesSet = nil }
+                    }
+                    guard seen.insert("\(c)").inserted else { continue }
                     let found = inline(configMap: c, key: ref.valuesKey, objects: objects, files: files, release: r)
                     let provenance = "values of \(releaseName), from ConfigMap \(ref.name)"
                     out += found.images.map { $0.with(provenance: provenance) }
@@ -113,17 +95,27 @@ enum ValuesFiles {
                     guard builds[k]!.contains(objects[r].file) else { continue }
                     for file in g.files where file.key == ref.valuesKey {
                         guard let p = Model.normalizePath(Sources.join(dir, file.path)), let f = built.fileAt[p],
-                              files[f].syntaxError == nil else { continue }
+                              files[f].syntaxError == nil else { entriesSet = nil; continue }
+                        let y = parsed(f)
+                        guard y.error == nil else { entriesSet = nil; continue }
+                        isRead = true
+                        for doc in y.documents { entriesSet? += setPaths(y, doc.root) }
                         let reading = "\(f) \(k)"
                         readers[reading, default: 0] += 1
                         guard readers[reading]! == 1 else { continue }
-                        let found = read(file: f, files: files, release: r, generator: k, entry: ref.id)
+                        let found = read(y, file: f, files: files, release: r, generator: k, entry: ref.id)
                         let provenance = "values of \(releaseName), from ConfigMap \(ref.name) that \(files[objects[k].file].path) generates"
                         readAt[reading] = (out.count, found.images.count)
                         out += found.images.map { $0.with(provenance: provenance) }
                         pending += found.substitutable.map { $0.with(provenance: provenance) }
                     }
                 }
+                if !isRead { entriesSet = nil }
+            }
+            // the chart's defaults are judged where what the release sets is known
+            if let own = chartDefaults, let entriesSet {
+                ownValues.append((own, r))
+                if !entriesSet.isEmpty { fromValuesFrom[r] = entriesSet }
             }
         }
         // a file that one entry of one release reads is followed through the builds by that entry (`Model.markRetagged`);
@@ -132,14 +124,6 @@ enum ValuesFiles {
             for i in at.at..<(at.at + at.count) { out[i].valuesFromEntry = nil }
         }
         // read once for each environment of the releases that name it: one finding per field and environment, naming them
-        // (each file parsed once, for all its readers and for what the releases that list it set)
-        var parsedFiles: [FileID: YAMLFile] = [:]
-        func parsed(_ f: FileID) -> YAMLFile {
-            if let y = parsedFiles[f] { return y }
-            let y = files[f].yaml
-            parsedFiles[f] = y
-            return y
-        }
         func byEnvironment(_ releases: [ObjectID]) -> [[ObjectID]] {
             var groups: [(environment: String?, releases: [ObjectID])] = []
             for r in releases {
@@ -246,9 +230,7 @@ enum ValuesFiles {
 
     /// The images of one values file, as the release's, each with the path of its field and the `valuesFrom` entry
     /// that reads it.
-    private static func read(file f: FileID, files: Files, release: ObjectID, generator: ObjectID, entry: String) -> (images: [ImageUse], substitutable: [ImageUse]) {
-        let y = YAMLFile(parsing: files[f].bytes)
-        guard y.error == nil else { return ([], []) }
+    private static func read(_ y: YAMLFile, file f: FileID, files: Files, release: ObjectID, generator: ObjectID, entry: String) -> (images: [ImageUse], substitutable: [ImageUse]) {
         let found = releaseValues(y, file: f, path: files[f].path, release: release, environmentObject: generator, valuesRoot: true)
         func placed(_ img: ImageUse) -> ImageUse {
             var img = img
