@@ -22,11 +22,30 @@ struct ListingCache {
         var listedAt: Int
         /// (name, d_type) sorted by name bytes.
         var entries: [(String, UInt8)]
+        /// The directory's stat as this run found it (`statDirectories`), nil before or when it is gone.
+        var now: stat? = nil
     }
 
     var listings: [String: Listing] = [:]
     var changed = false
     static let header = "tagwarden-listings 3\n"
+
+    /// Each cached directory's stat as it is now, taken by the thread that loads the cache while libgit2 reads the index,
+    /// so that the walk need not look them up one by one on its own thread (a path lookup each: 0.14 s for the 50,000
+    /// directories of a generated fleet of 100,000 files).
+    mutating func statDirectories(root: String) {
+        let rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard rootFD >= 0 else { return }
+        defer { close(rootFD) }
+        for i in listings.indices {
+            var st = stat()
+            let relative = listings.keys[i]
+            if fstatat(rootFD, relative.isEmpty ? "." : relative, &st, AT_SYMLINK_NOFOLLOW) == 0 { listings.values[i].now = st }
+        }
+    }
+
+    /// The stat `statDirectories` took of `relative`.
+    func statNow(_ relative: String) -> stat? { listings[relative]?.now }
 
     /// The cached entries of `relative`, if its stat still matches.
     func entries(_ relative: String, _ st: stat) -> [(String, UInt8)]? {
@@ -56,6 +75,7 @@ struct ListingCache {
     /// <d_type>\t<name>\n per entry.
     private static func parse(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> ListingCache? {
         var cache = ListingCache()
+        cache.listings.reserveCapacity(b.count / 128)   // about 140 bytes a directory in generated fleets
         var i = start
         func number() -> UInt64? {
             var v: UInt64 = 0, digits = 0

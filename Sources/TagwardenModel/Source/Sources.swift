@@ -125,7 +125,11 @@ public enum Sources {
         let root = String(workdir.dropLast(workdir.hasSuffix("/") ? 1 : 0))
         // the last run's listings, read on another thread while libgit2 reads the index here
         let cacheDir = Sources.join(repo.gitDir, "tagwarden")
-        let listings = Started { ListingCache.load(cacheDir + "/listings") }
+        let listings = Started {
+            var cache = ListingCache.load(cacheDir + "/listings")
+            cache.statDirectories(root: root)
+            return cache
+        }
         // the index says which files git tracks even though .gitignore ignores them; without it, .gitignore alone decides
         var notes: [String] = []
         let tracked: TrackedPaths
@@ -283,7 +287,12 @@ public enum Sources {
                 if type == UInt8(DT_DIR) {
                     guard includeDir(rel) else { continue }
                     var sub = stat()
-                    guard fstatat(rootFD, rel, &sub, AT_SYMLINK_NOFOLLOW) == 0, (sub.st_mode & S_IFMT) == S_IFDIR else { continue }
+                    if let known = cache?.statNow(rel) {
+                        sub = known
+                    } else {
+                        guard fstatat(rootFD, rel, &sub, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+                    }
+                    guard (sub.st_mode & S_IFMT) == S_IFDIR else { continue }
                     walk(rel, sub, found: &found, skipped: &skipped, cache: &cache)
                     continue
                 }
