@@ -193,29 +193,21 @@ struct BuildSets {
     }
 }
 
-/// The `BuildSets` of one model build, made when a step first asks: namespaces, substitution and values files share
-/// it, and most repositories need none.
+/// The `BuildSets` of one model build, which the clusters, namespaces, substitution and values files share, and the
+/// directories they ask to be built, each built once.
 final class LazyBuildSets {
     private let objects: Objects
-    private let files: Files
-    private var made: BuildSets?
-
-    private let resources: [ObjectID: [String]]
+    /// Made on another thread from the start, while the model's thread makes the include graph.
+    private let made: Started<BuildSets>
 
     init(objects: Objects, files: Files, resources: [ObjectID: [String]]) {
         self.objects = objects
-        self.files = files
-        self.resources = resources
+        made = Started { BuildSets(objects: objects, files: files, resources: resources) }
     }
 
     private var under: [String: Set<FileID>] = [:]
 
-    var value: BuildSets {
-        if let made { return made }
-        let b = BuildSets(objects: objects, files: files, resources: resources)
-        made = b
-        return b
-    }
+    var value: BuildSets { made.value }
 
     /// The objects of each file, kustomizations left out: what a build takes from a resource file
     /// (`BuildSets.resourceBuild`), made when first asked.
