@@ -220,11 +220,12 @@ final class LazyBuildSets {
     /// `BuildSets.resourceBuild`, with the objects of each file made once.
     func resourceBuild(of k: ObjectID) -> BuildSets.ResourceBuild? { value.resourceBuild(of: k, objectsOfFile: objectsOfFile) }
 
-    /// Builds each of `dirs` not built yet, on all cores: what `files(under:)` answers then.
+    /// Builds each of `dirs` not built yet, on all cores: what `files(under:)` answers then. (One directory at a time
+    /// each: a repository's few Flux Kustomizations may each build a third of it.)
     func prefetch(_ dirs: [String]) {
         let b = value
         let missing = Array(Set(dirs.filter { under[$0] == nil }))
-        for (dir, set) in zip(missing, concurrentMap(missing.count, chunkSize: 16, makeState: {}) { _, i in b.files(under: missing[i]) }) {
+        for (dir, set) in zip(missing, concurrentMap(missing.count, chunkSize: 1, makeState: {}) { _, i in b.files(under: missing[i]) }) {
             under[dir] = set
         }
     }
