@@ -179,6 +179,10 @@ public struct Model: Sendable {
         var images = Table<ImageID, ImageUse>()
         var markers = Table<MarkerID, MarkerComment>()
         var substitutable: [ImageUse] = []
+        // (each table made at its size once: grown step by step, the rows of 100,000 files were moved again and again)
+        objects.reserveCapacity(facts.reduce(0) { $0 + $1.objects.count })
+        images.reserveCapacity(facts.reduce(0) { $0 + $1.images.count })
+        markers.reserveCapacity(facts.reduce(0) { $0 + $1.markers.count })
         for f in facts.indices {
             // the file's objects, images and markers are numbered within it: from here on, within the Model
             let base = objects.count
