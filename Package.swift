@@ -13,7 +13,7 @@ let cmo: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(co
 // The release binary allocates through Microsoft's mimalloc (Debian's libmimalloc2.0), which takes the place of
 // glibc's malloc for the whole process: libyaml, libgit2 and libcurl allocate through it too. An audit allocates and
 // frees millions of small blocks on two threads (nodes, strings, arrays); against glibc's malloc it takes 8% fewer
-// instructions on the bench fleet and about 13% less time at 100,000 files (docs/performance.md). Debug builds, which
+// instructions on the bench fleet and about 15% less time at 100,000 files (docs/performance.md). Debug builds, which
 // the sanitizers and the tests use, keep the system's malloc.
 let releaseAllocator: [LinkerSetting] = [.linkedLibrary("mimalloc", .when(platforms: [.linux], configuration: .release))]
 let package = Package(
