@@ -30,18 +30,19 @@ struct ListingCache {
     var changed = false
     static let header = "tagwarden-listings 3\n"
 
-    /// Each cached directory's stat as it is now, taken by the thread that loads the cache while libgit2 reads the index,
-    /// so that the walk need not look them up one by one on its own thread (a path lookup each: 0.14 s for the 50,000
-    /// directories of a generated fleet of 100,000 files).
+    /// Each cached directory's stat as it is now, taken (on all cores) while libgit2 reads the index, so that the walk
+    /// need not look them up one by one on its own thread (a path lookup each: 0.14 s for the 50,000 directories of a
+    /// generated fleet of 100,000 files).
     mutating func statDirectories(root: String) {
         let rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard rootFD >= 0 else { return }
         defer { close(rootFD) }
-        for i in listings.indices {
+        let directories = Array(listings.keys)
+        let stats = concurrentMap(directories.count, chunkSize: 2048, makeState: {}) { _, i -> stat? in
             var st = stat()
-            let relative = listings.keys[i]
-            if fstatat(rootFD, relative.isEmpty ? "." : relative, &st, AT_SYMLINK_NOFOLLOW) == 0 { listings.values[i].now = st }
+            return fstatat(rootFD, directories[i].isEmpty ? "." : directories[i], &st, AT_SYMLINK_NOFOLLOW) == 0 ? st : nil
         }
+        for (i, st) in zip(listings.indices, stats) { listings.values[i].now = st }
     }
 
     /// The stat `statDirectories` took of `relative`.
