@@ -41,6 +41,7 @@ enum ValuesFiles {
         var chartFiles: [FileID] = []
         var ownValues: [(file: FileID, release: ObjectID)] = []   // a chart's own values.yaml that its release does not list
         var fromValuesFrom: [ObjectID: [[String]]] = [:]   // release → the paths its `valuesFrom` entries set
+        var configMapSets: [String: [[String]]?] = [:]   // "ConfigMap key" → the paths its values set (nil: they do not parse)
         // (each file parsed once, for all its readers and for what the releases that read it set)
         var parsedFiles: [FileID: YAMLFile] = [:]
         func parsed(_ f: FileID) -> YAMLFile {
@@ -79,11 +80,17 @@ enum ValuesFiles {
                     guard let text = objects[c].configData?[ref.valuesKey] else { continue }
                     isRead = true
                     if entriesSet != nil {
-                        let y = YAMLFile(parsing: Array(text.utf8))
-                        if y.error == nil { for doc in y.documents { entriesSet! += setPaths(y, doc.root) } } else { entriesSet = nil }
+                        // (parsed once, however many releases read it)
+                        let paths = configMapSets["\(c) \(ref.valuesKey)"] ?? {
+                            let y = YAMLFile(parsing: Array(text.utf8))
+                            let made = y.error == nil ? y.documents.flatMap { setPaths(y, $0.root) } : nil
+                            configMapSets["\(c) \(ref.valuesKey)"] = .some(made)
+                            return made
+                        }()
+                        if let paths { entriesSet! += paths } else { entriesSet = nil }
                     }
                     guard seen.insert("\(c)").inserted else { continue }
-                    let found = inline(configMap: c, key: ref.valuesKey, objects: objects, files: files, release: r)
+                    let found = inline(configMap: c, key: ref.valuesKey, objects: objects, files: files, release: r, parsed: parsed)
                     let provenance = "values of \(releaseName), from ConfigMap \(ref.name)"
                     out += found.images.map { $0.with(provenance: provenance) }
                     pending += found.substitutable.map { $0.with(provenance: provenance) }
@@ -216,9 +223,9 @@ enum ValuesFiles {
 
     /// The images of the values a ConfigMap holds in a literal block, as the release's, where they stand in its file.
     private static func inline(configMap c: ObjectID, key: String, objects: Objects, files: Files,
-                               release: ObjectID) -> (images: [ImageUse], substitutable: [ImageUse]) {
+                               release: ObjectID, parsed: (FileID) -> YAMLFile) -> (images: [ImageUse], substitutable: [ImageUse]) {
         let f = objects[c].file
-        let y = YAMLFile(parsing: files[f].bytes)
+        let y = parsed(f)
         guard y.error == nil, objects[c].document < y.documents.count else { return ([], []) }
         let root = y.documents[objects[c].document].root
         guard let data = y.get(root, "data"), let node = y.pairs(data).first(where: { y.value($0.key) == key })?.value else { return ([], []) }
