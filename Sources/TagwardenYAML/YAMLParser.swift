@@ -340,12 +340,14 @@ extension YAMLFile {
                 step()
                 while i < limit, Self.isAnchorByte(buf[i]) { step() }
             case UInt8(ascii: "!"):
-                while i < limit, buf[i] != 32, buf[i] != 9, buf[i] != 10, buf[i] != 13 { step() }
+                while i < limit, buf[i] != 32, buf[i] != 9, breakWidth(buf, at: i, limit: limit) == 0 { step() }
             case 32, 9, 10, 13:
                 step()
+            case 0xC2 where breakWidth(buf, at: i, limit: limit) > 0, 0xE2 where breakWidth(buf, at: i, limit: limit) > 0:
+                for _ in 0..<breakWidth(buf, at: i, limit: limit) { step() }
             case UInt8(ascii: "#"):
-                while i < limit, buf[i] != 10, buf[i] != 13 { step() }
-            case 0xEF where i + 2 < limit && buf[i + 1] == 0xBB && buf[i + 2] == 0xBF && (i == 0 || buf[i - 1] == 10 || buf[i - 1] == 13):
+                while i < limit, breakWidth(buf, at: i, limit: limit) == 0 { step() }
+            case 0xEF where i + 2 < limit && buf[i + 1] == 0xBB && buf[i + 2] == 0xBF && startsLine(buf, at: i):
                 // libyaml skips a byte order mark at the start of any line before a token
                 step(); step(); step()
             default:
@@ -355,6 +357,24 @@ extension YAMLFile {
         }
         pos.offset = i
         return pos
+    }
+
+    /// The width of the line break at `i` as libyaml reads breaks: LF or CR (1), NEL (2), LINE or PARAGRAPH
+    /// SEPARATOR (3); 0 where none starts. A tag or comment ends at any of them.
+    static func breakWidth(_ buf: UnsafeBufferPointer<UInt8>, at i: Int, limit: Int) -> Int {
+        switch buf[i] {
+        case 10, 13: return 1
+        case 0xC2 where i + 1 < limit && buf[i + 1] == 0x85: return 2
+        case 0xE2 where i + 2 < limit && buf[i + 1] == 0x80 && (buf[i + 2] == 0xA8 || buf[i + 2] == 0xA9): return 3
+        default: return 0
+        }
+    }
+
+    /// Whether `i` is the first byte of a line, after any of libyaml's line breaks.
+    static func startsLine(_ buf: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
+        if i == 0 || buf[i - 1] == 10 || buf[i - 1] == 13 { return true }
+        if i >= 2, buf[i - 2] == 0xC2, buf[i - 1] == 0x85 { return true }
+        return i >= 3 && buf[i - 3] == 0xE2 && buf[i - 2] == 0x80 && (buf[i - 1] == 0xA8 || buf[i - 1] == 0xA9)
     }
 
     static func isAnchorByte(_ c: UInt8) -> Bool {
@@ -385,7 +405,7 @@ extension YAMLFile {
         // A comment needs whitespace before it (or must start the line).
         if !afterComma, i == afterValue, i > 0, buf[i - 1] != 10, buf[i - 1] != 13 { return (-1, -1) }
         var end = i
-        while end < buf.count, buf[end] != 10, buf[end] != 13 { end += 1 }
+        while end < buf.count, breakWidth(buf, at: end, limit: buf.count) == 0 { end += 1 }
         return (i, end)
     }
 

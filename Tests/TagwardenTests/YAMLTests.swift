@@ -145,6 +145,16 @@ import Testing
         let marked = parse("k: !\n\u{FEFF}m\u{FEFF}p\n")
         let m = try #require(marked.nodes.indices.first { marked.value($0) == "m\u{FEFF}p" })
         #expect(marked.nodes[m].span.start == SourcePosition(offset: 8, line: 2, column: 2))
+        // a tag and a comment end at any line break libyaml reads: NEL, U+2028, U+2029 (scripts/fuzz found the span
+        // that began on the next LF line instead)
+        for odd in ["\u{85}", "\u{2028}", "\u{2029}"] {
+            let tagged = parse("!t\(odd)v\n\n w\n")
+            #expect(tagged.error == nil && tagged.nodes.count == 1 && tagged.value(0) == "v\nw")
+            #expect(tagged.nodes[0].span.start.offset == 2 + odd.utf8.count, "\(odd.unicodeScalars.first!.value)")
+            let commented = parse("n: w # c\(odd) x\n")
+            let w = try #require(commented.nodes.indices.first { commented.value($0) == "w" })
+            #expect(commented.comment(w) == "# c", "\(odd.unicodeScalars.first!.value)")
+        }
     }
 
     @Test func lineIndexAgreesWithTheScanningLookups() {
