@@ -77,6 +77,7 @@ let package = Package(
 // scripts/fuzz adds the libFuzzer entry (Fuzz/) and builds it alone, with the fuzzer and address sanitizers.
 if Context.environment["TAGWARDEN_FUZZ"] != nil {
     package.targets.append(.executableTarget(name: "tagwarden-fuzz", dependencies: ["TagwardenBasics", "TagwardenRegex", "TagwardenYAML",
-                                             "TagwardenHTTP", "TagwardenPolicy", "TagwardenModel", "TagwardenLint", "TagwardenUpdate"],
+                                             "TagwardenHTTP", "TagwardenPolicy", "TagwardenModel", "TagwardenLint", "TagwardenUpdate",
+                                                                                "TagwardenGit"],
                                              path: "Fuzz", exclude: ["corpus"]))
 }

@@ -13,6 +13,7 @@ import Glibc
 @testable import TagwardenModel
 @testable import TagwardenLint
 @testable import TagwardenUpdate
+@testable import TagwardenGit
 
 /// A broken property: printed, then a trap for libFuzzer to keep the input.
 func require(_ holds: @autoclosure () -> Bool, _ what: @autoclosure () -> String) {
@@ -38,7 +39,7 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     "yaml": fuzzYAML, "edit": fuzzEdit, "image-reference": fuzzImageReference, "marker": fuzzMarker, "regex": fuzzRegex,
     "semver": fuzzSemver, "template": fuzzTemplate, "config": fuzzConfig, "kustomize": fuzzKustomize, "tags-file": fuzzTagsFile,
     "challenge": fuzzChallenge, "link": fuzzLink, "retry-after": fuzzRetryAfter, "tag-list": fuzzTagList, "manifest": fuzzManifest,
-    "docker-config": fuzzDockerConfig,
+    "docker-config": fuzzDockerConfig, "git-index": fuzzGitIndex,
 ]
 
 let chosen: @Sendable ([UInt8]) -> Void = {
@@ -234,4 +235,14 @@ func fuzzManifest(_ bytes: [UInt8]) {
 /// docker's config.json: credentials or an error, never a trap (a helper is never run here).
 func fuzzDockerConfig(_ bytes: [UInt8]) {
     _ = try? DockerCredentials.parse(bytes, file: "config.json")
+}
+
+// MARK: the git index
+
+/// A git index read directly: as many paths as its header counts, none empty or holding a NUL; or nil, for libgit2.
+func fuzzGitIndex(_ bytes: [UInt8]) {
+    guard let paths = IndexFile.paths(bytes) else { return }
+    let counted = Int(bytes[8]) << 24 | Int(bytes[9]) << 16 | Int(bytes[10]) << 8 | Int(bytes[11])
+    require(paths.count == counted, "\(paths.count) paths where the header counts \(counted)")
+    for p in paths { require(!p.isEmpty && !p.utf8.contains(0), "path '\(p)'") }
 }

@@ -353,6 +353,68 @@ private func commit(_ repo: GitRepository, on parent: GitOID, _ path: String, _ 
         #expect(try s.git(dir, "ls-files", "x.yaml", "outside") == "")
     }
 
+    /// The index read directly lists what libgit2 lists, in the same order: versions 2 and 3 (intent-to-add and
+    /// skip-worktree entries), each stage of a conflict, a name outside ASCII; version 4 and a damaged file are libgit2's.
+    @Test func theIndexReadDirectlyListsWhatLibgit2Lists() throws {
+        let s = try GitScratch()
+        let dir = try s.fixture().dir
+        func readDirectly() throws -> [String]? { IndexFile.paths(Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/.git/index")))) }
+        // (opened again each time: libgit2 keeps the index it read first)
+        func fresh() throws -> GitRepository { try #require(try GitRepository.discover(dir)) }
+        func agrees(_ state: String) throws {
+            let direct = try #require(try readDirectly(), "\(state): not read directly")
+            let repo = try fresh()
+            let libgit2 = try repo.indexEntries().map(\.path)
+            #expect(direct == libgit2, "\(state): \(direct) \(libgit2)")
+            #expect(try repo.indexPaths() == direct, "\(state)")
+        }
+        try agrees("version 2")
+        try s.write(dir + "/caf\u{E9}/d\u{E9}ploiement.yaml", "d: 1\n")
+        try s.write(dir + "/later.yaml", "l: 1\n")
+        try s.git(dir, "add", "caf\u{E9}")
+        try s.git(dir, "add", "-N", "later.yaml")
+        try s.git(dir, "update-index", "--skip-worktree", "a.yaml")
+        #expect(try readDirectly() != nil && (try Data(contentsOf: URL(fileURLWithPath: dir + "/.git/index")))[7] == 3)
+        try agrees("version 3")
+        try s.git(dir, "update-index", "--no-skip-worktree", "a.yaml")
+        try s.git(dir, "rm", "-q", "--cached", "later.yaml")
+        try s.git(dir, "commit", "-q", "-m", "more")
+        try s.git(dir, "checkout", "-q", "-b", "other")
+        try s.write(dir + "/a.yaml", "a: 2\n")
+        try s.git(dir, "commit", "-q", "-am", "other")
+        try s.git(dir, "checkout", "-q", "main")
+        try s.write(dir + "/a.yaml", "a: 3\n")
+        try s.git(dir, "commit", "-q", "-am", "main")
+        #expect(throws: TagwardenError.self) { try s.git(dir, "merge", "-q", "other") }
+        try agrees("a conflict")
+        #expect(try fresh().indexPaths().filter { $0 == "a.yaml" }.count == 3)
+        // version 4 compresses its paths: libgit2 reads it
+        try s.git(dir, "update-index", "--index-version", "4")
+        #expect(try readDirectly() == nil)
+        let repo = try fresh()
+        #expect(try repo.indexPaths() == (try repo.indexEntries().map(\.path)) && (try repo.indexPaths()).count == 7)
+        // a file cut short, or with bytes after its last extension, is not read directly
+        try s.git(dir, "update-index", "--index-version", "2")
+        let whole = Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/.git/index")))
+        #expect(IndexFile.paths(whole) != nil)
+        #expect(IndexFile.paths(Array(whole.dropLast(21))) == nil)
+        #expect(IndexFile.paths(whole.dropLast(20) + [0, 0, 0, 0] + whole.suffix(20)) == nil)
+    }
+
+    /// A path of 4,095 bytes or more: the entry's 12 bits of length say 0xFFF, and the NUL ends it.
+    @Test func aLongPathInTheIndexIsReadToItsNul() throws {
+        func entry(_ path: String) -> [UInt8] {
+            let name = Array(path.utf8)
+            let length = min(name.count, 0xFFF)
+            var e = [UInt8](repeating: 0, count: 60) + [UInt8(length >> 8), UInt8(length & 0xFF)] + name
+            e += [UInt8](repeating: 0, count: (62 + name.count + 8) / 8 * 8 - e.count)
+            return e
+        }
+        let long = String(repeating: "d/", count: 2100) + "x.yaml"
+        let bytes = Array("DIRC".utf8) + [0, 0, 0, 2, 0, 0, 0, 2] + entry("a.yaml") + entry(long) + [UInt8](repeating: 0, count: 20)
+        #expect(IndexFile.paths(bytes) == ["a.yaml", long])
+    }
+
     @Test func pushSendsABranchToABareRepository() throws {
         let s = try GitScratch()
         let (dir, repo, head) = try s.fixture()

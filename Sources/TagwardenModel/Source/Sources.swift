@@ -134,7 +134,7 @@ public enum Sources {
         var notes: [String] = []
         let tracked: TrackedPaths
         do {
-            tracked = TrackedPaths(try repo.indexEntries().map(\.path))
+            tracked = TrackedPaths(try repo.indexPaths())
         } catch let e as TagwardenError where e.isIndexFormat {
             tracked = TrackedPaths([])
             notes.append("\(e.message); until then, files git tracks although .gitignore ignores them are not linted")
