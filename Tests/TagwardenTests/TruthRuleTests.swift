@@ -366,6 +366,28 @@ import Testing
         #expect(try lint(files).rendered.filter { $0.hasPrefix("object-duplicate") } == [])
     }
 
+    /// giantswarm/gitops-template: each stage's directory names its image-automation objects `${cluster_name}-…`, and
+    /// the stage's Flux Kustomization substitutes its own `cluster_name`; a kustomization that sets a namespace has
+    /// kustomize's names followed. The names Flux applies differ: no duplicate (their written names are one).
+    @Test func namesFluxSubstitutesAreComparedAsSubstituted() throws {
+        var files = bootstrapFiles("clusters/mc", flux: "v2.8.0")
+        for stage in ["dev", "staging"] {
+            files["clusters/mc/\(stage).yaml"] = fluxKustomization(name: stage, path: "./stages/\(stage)",
+                                                                  spec: "  postBuild:\n    substitute: {cluster_name: hello-\(stage)-1}\n")
+            files["stages/\(stage)/kustomization.yaml"] = "namespace: org-acme\nresources: [policy.yaml]\n"
+            files["stages/\(stage)/policy.yaml"] = "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata:\n  name: ${cluster_name}-web\n"
+                + "spec:\n  imageRepositoryRef: {name: web}\n  policy: {semver: {range: '>=1.0.0'}}\n"
+        }
+        #expect(try lint(files, asFound: true).rendered.filter { $0.hasPrefix("object-duplicate") } == [])
+        // the same value in both: one policy replaces the other
+        files["clusters/mc/staging.yaml"] = fluxKustomization(name: "staging", path: "./stages/staging",
+                                                             spec: "  postBuild:\n    substitute: {cluster_name: hello-dev-1}\n")
+        let met = try lint(files, asFound: true).filter { $0.rule == "object-duplicate" }
+        #expect(met.rendered == ["object-duplicate stages/staging/policy.yaml:2:7"])
+        #expect(met.first?.message == "ImagePolicy org-acme/hello-dev-1-web is also defined, identically, in stages/dev/policy.yaml:2: "
+                + "one of the two copies is redundant")
+    }
+
     @Test func fluxsOwnControllersNeedNoDigest() throws {
         var files: [String: String] = [:]
         files[".tagwarden.yaml"] = "profile: strict\n"

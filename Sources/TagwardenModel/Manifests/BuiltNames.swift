@@ -40,6 +40,9 @@ public final class BuiltNames {
     public func names(of i: ObjectID) -> [String] {
         let o = model.objects[i]
         guard let name = model.writtenName[i] ?? o.name else { return [] }
+        // a name Flux's post-build substitution made (`${cluster_name}-updates`, each variable known here): the name of
+        // the build that made it, which the effective objects hold (one variant per build)
+        if name.containsBytes("${"), let made = o.name, !made.containsBytes("${") { return [made] }
         let includers = renames ? model.graph.includers(of: model.path(o.file)) : []
         guard !includers.isEmpty else { return [o.name ?? name] }
         var out: [String] = []
