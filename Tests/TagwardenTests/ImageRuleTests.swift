@@ -491,6 +491,20 @@ import Testing
         #expect(try lint(files).rendered == ["image-floating-tag app/values.yaml:1:9", "marker-value-rejected app/values.yaml:1:12"])
     }
 
+    /// giantswarm/gitops-template: a full-reference marker on an App's `version: '0.1.8'`, a field Tagwarden knows no
+    /// image in. The value is read as an image only where it names the image the marker's policy updates: no pod is
+    /// known to run `0.1.8`, and what Flux would write there is marker-image-mismatch's.
+    @Test func aMarkedFieldIsAnImageWhereItNamesThePolicysImage() throws {
+        var files: [String: String] = [:]
+        files["flux/web.yaml"] = imagePolicy(name: "web") + "---\n" + imageRepository(name: "web", image: "ghcr.io/acme/web")
+        files["apps/app.yaml"] = "apiVersion: application.giantswarm.io/v1alpha1\nkind: App\nmetadata: {name: web}\nspec:\n"
+            + "  version: '0.1.8' # {\"$imagepolicy\": \"flux-system:web\"}\n"
+        #expect(try lint(files).rendered.filter { $0.hasPrefix("image-") } == [])
+        files["apps/app.yaml"] = "apiVersion: application.giantswarm.io/v1alpha1\nkind: App\nmetadata: {name: web}\nspec:\n"
+            + "  image: ghcr.io/acme/web # {\"$imagepolicy\": \"flux-system:web\"}\n"
+        #expect(try lint(files).rendered.filter { $0.hasPrefix("image-") } == ["image-missing-tag apps/app.yaml:5:10"])
+    }
+
     /// T41-Ch1/mystok-gcp-flux-prod: a patch file writes the container's image without a tag, and the kustomization that
     /// applies the patch sets the tag with `images:` (kustomize runs the patches first: `acme/app:2.0.1` runs). Where no
     /// entry sets it, the patch's image runs as written.
