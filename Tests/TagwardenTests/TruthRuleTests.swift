@@ -911,6 +911,13 @@ extension FluxInstanceTests {
                 == "2.4.0 (OCIRepository flux-manifests of Flux's manifests in clusters/prod/flux-system/gotk-components.yaml:7, tag v2.4.0)")
         #expect(try flux(components: "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: flux-system\n  labels:\n"
                          + "    app.kubernetes.io/part-of: flux\n    app.kubernetes.io/version: v0.0.0-dev.0\n") == nil)
+        // Flux 0.8 labels its Namespace with its instance and version, no `part-of` (hackability-dev/env-space-hackabilty-dev)
+        #expect(try flux(components: "apiVersion: v1\nkind: Namespace\nmetadata:\n  labels:\n    app.kubernetes.io/instance: flux-system\n"
+                         + "    app.kubernetes.io/version: v0.8.2\n  name: flux-system\n")
+                == "0.8.2 (app.kubernetes.io/version v0.8.2 of Namespace flux-system in clusters/prod/flux-system/gotk-components.yaml)")
+        // another Namespace's version label says nothing of Flux
+        #expect(try flux(components: "apiVersion: v1\nkind: Namespace\nmetadata:\n  labels:\n    app.kubernetes.io/instance: web\n"
+                         + "    app.kubernetes.io/version: v0.8.2\n  name: web\n") == nil)
         // the install.yaml of a release that a base kustomization lists
         var repo = bootstrapFiles("clusters/prod", flux: nil)
         repo["clusters/prod/flux-system/kustomization.yaml"] = "resources: [gotk-sync.yaml, ../../../base/flux-system]\n"

@@ -281,7 +281,10 @@ public struct Clusters: Sendable {
             case .fluxInstance?, .helmRelease?:
                 objectsOfFile[o.file, default: []].append(i)
             default:
-                if o.definition?.group == FluxAPIs.group || (o.kind == "Namespace" && o.labels["app.kubernetes.io/part-of"] == "flux")
+                // (Flux 0.8's gotk-components.yaml labels its Namespace `app.kubernetes.io/instance: flux-system` and the
+                // version, with no `part-of`)
+                if o.definition?.group == FluxAPIs.group
+                    || (o.kind == "Namespace" && (o.labels["app.kubernetes.io/part-of"] == "flux" || o.labels["app.kubernetes.io/instance"] == "flux-system"))
                     || (o.isKustomization && o.kustomizeResources.contains { Self.fluxRelease(installedBy: $0) != nil }) {
                     objectsOfFile[o.file, default: []].append(i)
                 }
@@ -584,7 +587,8 @@ public struct Clusters: Sendable {
         return nil
     }
 
-    /// The Flux versions that `files` install: a Namespace labelled `app.kubernetes.io/part-of: flux` with its
+    /// The Flux versions that `files` install: a Namespace labelled `app.kubernetes.io/part-of: flux` (or, in Flux 0.8,
+    /// `app.kubernetes.io/instance: flux-system`) with its
     /// `app.kubernetes.io/version` (flux bootstrap's `gotk-components.yaml`), or a FluxInstance's distribution version
     /// (in its manifest, or in the values of flux-operator's flux-instance chart).
     static func installations(_ files: [FileID], objects: Objects, objectsOfFile: [FileID: [ObjectID]], files facts: Files)
