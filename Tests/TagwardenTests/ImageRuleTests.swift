@@ -503,6 +503,13 @@ import Testing
         files["apps/app.yaml"] = "apiVersion: application.giantswarm.io/v1alpha1\nkind: App\nmetadata: {name: web}\nspec:\n"
             + "  image: ghcr.io/acme/web # {\"$imagepolicy\": \"flux-system:web\"}\n"
         #expect(try lint(files).rendered.filter { $0.hasPrefix("image-") } == ["image-missing-tag apps/app.yaml:5:10"])
+        // the version field again, outside the one automation's update.path: Flux skips the marker and overwrites nothing
+        files["apps/app.yaml"] = "apiVersion: application.giantswarm.io/v1alpha1\nkind: App\nmetadata: {name: web}\nspec:\n"
+            + "  version: '0.1.8' # {\"$imagepolicy\": \"flux-system:web\"}\n"
+        let before = try lint(files, asFound: true).rendered; #expect(before.filter { $0.hasPrefix("marker-") } == ["marker-image-mismatch apps/app.yaml:5:20"], "\(before)")
+        files.merge(bootstrapFiles("clusters/mc", flux: "v2.8.0")) { $1 }
+        files["flux/automation.yaml"] = imageUpdateAutomation(name: "web", path: "./clusters")
+        let after = try lint(files, asFound: true).rendered; #expect(after.filter { $0.hasPrefix("marker-") } == ["marker-ignored apps/app.yaml:5:20"], "\(after)")
     }
 
     /// T41-Ch1/mystok-gcp-flux-prod: a patch file writes the container's image without a tag, and the kustomization that

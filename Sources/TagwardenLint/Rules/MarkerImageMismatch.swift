@@ -25,7 +25,9 @@ extension Rule {
         return m.markers.indices.compactMap { k in
             let info = m.markers[k]
             let key = m.markers[k].fieldKey ?? ""
-            guard m.markers[k].context == .value, let ref = info.ref, let p = info.policy,
+            // (a marker Flux skips, outside every automation's update.path or not a comment, overwrites nothing:
+            // marker-ignored says why)
+            guard m.markers[k].context == .value, info.skipped == nil, let ref = info.ref, let p = info.policy,
                   let value = m.markers[k].scalar?.value, let (image, wantName) = policyImage(p) else { return nil }
             if ref.part == .tag || ref.part == .digest {
                 // the tag (digest) goes on the name beside it: the entry's `newName`/`name`, the chart's `repository`, or
