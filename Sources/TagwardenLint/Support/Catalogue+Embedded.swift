@@ -1452,7 +1452,9 @@ premises: >
   here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
   be deployed the rule does not run. A HelmRelease value that names the whole image (`image: gcr.io/acme/web`)
   is taken as the reference the chart deploys, an assumption: some charts add their own tag to it (kubecost's
-  adds `:prod-<appVersion>`), so there the finding is a warning that says so.
+  adds `:prod-<appVersion>`), so there the finding is a warning that says so. A field no image is known in,
+  read as an image only because a full-reference marker is on it, is taken for one where its value names the
+  image the marker's policy updates (an App's `version: '0.1.8'` under such a marker is not).
 fix: >
   Add a version tag or a digest: `registry:5000/app:1.4.2` or `registry:5000/app@sha256:…`. In a kustomize
   base, setting the tag in every overlay's `images:` is as good: an image whose every build sets its tag is
@@ -1489,6 +1491,35 @@ triggering:
     expect:
       - {file: apps/cost.yaml, line: 8, column: 14, message: "image 'gcr.io/kubecost1/frontend' has neither a tag nor a digest: it runs whatever 'latest' points to when the pod starts (assuming the chart takes this value as the whole reference; some add their own tag (kubecost's adds :prod-<appVersion>): if this one does, say so with # tagwarden:ignore image-missing-tag on the line)"}
 nonTriggering:
+  - description: a chart's version under a full-reference marker whose policy updates another image is no image
+    files:
+      apps/app.yaml: |
+        apiVersion: application.giantswarm.io/v1alpha1
+        kind: App
+        metadata:
+          name: web
+        spec:
+          version: '0.1.8' # {"$imagepolicy": "flux-system:web"}
+      flux/web.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/web
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '>=1.0.0'
   - description: a digest without a tag is pinned
     files:
       apps/pod.yaml: |
@@ -3028,7 +3059,9 @@ rationale: >
 premises: >
   Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
   cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
-  warning whose message says why the file may not be read.
+  warning whose message says why the file may not be read. A marker Flux skips (outside every automation's
+  `update.path` where automations are known, or text inside a string) overwrites nothing: marker-ignored
+  reports it instead.
 fix: >
   Point the marker at the policy that watches this image.
 triggering:
@@ -4030,7 +4063,9 @@ premises: >
   here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
   be deployed the rule does not run. kustomize transformers that a kustomization runs from files of their own
   (`transformers:`, a PatchTransformer with `$patch: delete`) are not followed: where one is above either
-  object, the finding names it and assumes they leave both as written (a warning at most).
+  object, the finding names it and assumes they leave both as written (a warning at most). A name or
+  namespace written with `${…}` is compared as each Flux Kustomization's `postBuild` substitution makes it,
+  where every variable is known here; one left open is another per build and not compared.
 fix: >
   Rename one, move it to its cluster, make it a patch, or delete the redundant copy.
 triggering:
