@@ -78,6 +78,6 @@ let package = Package(
 if Context.environment["TAGWARDEN_FUZZ"] != nil {
     package.targets.append(.executableTarget(name: "tagwarden-fuzz", dependencies: ["TagwardenBasics", "TagwardenRegex", "TagwardenYAML",
                                              "TagwardenHTTP", "TagwardenPolicy", "TagwardenModel", "TagwardenLint", "TagwardenUpdate",
-                                                                                "TagwardenGit"],
+                                             "TagwardenGit"],
                                              path: "Fuzz", exclude: ["corpus"]))
 }
