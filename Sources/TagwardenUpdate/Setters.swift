@@ -285,17 +285,12 @@ public enum Setters {
         var k = offset
         while k > 0, bytes[k - 1] == 32 || bytes[k - 1] == 9 { k -= 1 }
         var start = k
-        while start > 0, ![32, 9, 10, 13].contains(bytes[start - 1]), !endsUnicodeBreak(bytes, at: start) { start -= 1 }
+        bytes.withUnsafeBufferPointer { b in
+            while start > 0, b[start - 1] != 32, b[start - 1] != 9, !YAMLFile.startsLine(b, at: start) { start -= 1 }
+        }
         // a byte order mark at a line's start is no part of the token (libyaml skips it)
         if start + 3 <= k, bytes[start] == 0xEF, bytes[start + 1] == 0xBB, bytes[start + 2] == 0xBF { start += 3 }
         return start < k && (bytes[start] == UInt8(ascii: "!") || bytes[start] == UInt8(ascii: "&"))
-    }
-
-    /// Whether the bytes before `offset` are one of the line breaks libyaml reads beside LF and CR: NEL (U+0085),
-    /// LINE SEPARATOR (U+2028) or PARAGRAPH SEPARATOR (U+2029); a token starts after them.
-    static func endsUnicodeBreak(_ bytes: [UInt8], at offset: Int) -> Bool {
-        if offset >= 2, bytes[offset - 2] == 0xC2, bytes[offset - 1] == 0x85 { return true }
-        return offset >= 3 && bytes[offset - 3] == 0xE2 && bytes[offset - 2] == 0x80 && (bytes[offset - 1] == 0xA8 || bytes[offset - 1] == 0xA9)
     }
 
     static func identity(_ o: ManifestObject) -> ObjectIdentity {

@@ -371,7 +371,7 @@ extension YAMLFile {
     }
 
     /// Whether `i` is the first byte of a line, after any of libyaml's line breaks.
-    static func startsLine(_ buf: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
+    package static func startsLine(_ buf: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
         if i == 0 || buf[i - 1] == 10 || buf[i - 1] == 13 { return true }
         if i >= 2, buf[i - 2] == 0xC2, buf[i - 1] == 0x85 { return true }
         return i >= 3 && buf[i - 3] == 0xE2 && buf[i - 2] == 0x80 && (buf[i - 1] == 0xA8 || buf[i - 1] == 0xA9)

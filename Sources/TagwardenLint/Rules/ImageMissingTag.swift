@@ -11,17 +11,10 @@ extension Rule {
         // be one where its value names the image the marker's policy updates; giantswarm's App `version: '0.1.8'` is not
         // (marker-image-mismatch says what Flux would write there, marker-unknown-policy and policy-unknown-repository
         // why no image is known)
-        func namesItsPolicysImage(_ img: ResolvedImage) -> Bool {
-            img.markers.contains { k in
-                guard let p = m.markers[k].policy, let r = m.flux.policies[p].repository,
-                      let wanted = m.flux.repositories[r].spec.image.flatMap({ ImageReference.normalizeName($0.value) }) else { return false }
-                return wanted == img.normalizedName
-            }
-        }
         return m.images.indices.compactMap { i in
             let img = m.images[i]
             guard img.invalid == nil, !img.retagged, img.name != nil, img.tag == nil, img.digest == nil, !img.tagOptional,
-                  img.origin != .marker || namesItsPolicysImage(img) else { return nil }
+                  img.origin != .marker || m.markedRepository(i).flatMap(ImageReference.normalizeName) == img.normalizedName else { return nil }
             var f = c.finding("image '\(img.text)' has neither a tag nor a digest: it runs whatever 'latest' points to when the pod starts",
                               image: i)
             // a chart's template, not read here, may add a tag of its own to a value that names the image

@@ -123,7 +123,7 @@ public enum Sources {
     public static func worktree(_ repo: GitRepository, options: SourceOptions = SourceOptions()) throws -> SourceSnapshot {
         guard let workdir = repo.workdir else { throw TagwardenError("repository \(repo.gitDir) is bare: use --rev") }
         let root = String(workdir.dropLast(workdir.hasSuffix("/") ? 1 : 0))
-        // the last run's listings, read on another thread while libgit2 reads the index here
+        // the last run's listings, read on another thread while the index is read here
         let cacheDir = Sources.join(repo.gitDir, "tagwarden")
         let listings = Started {
             var cache = ListingCache.load(cacheDir + "/listings")
