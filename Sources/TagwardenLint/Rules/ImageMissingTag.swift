@@ -7,14 +7,9 @@ import TagwardenModel
 extension Rule {
     static let imageMissingTag = Rule("image-missing-tag") { c in
         let m = c.model
-        // a field read as an image only for the full-reference marker on it (no image field Tagwarden knows) is taken to
-        // be one where its value names the image the marker's policy updates; giantswarm's App `version: '0.1.8'` is not
-        // (marker-image-mismatch says what Flux would write there, marker-unknown-policy and policy-unknown-repository
-        // why no image is known)
         return m.images.indices.compactMap { i in
             let img = m.images[i]
-            guard img.invalid == nil, !img.retagged, img.name != nil, img.tag == nil, img.digest == nil, !img.tagOptional,
-                  img.origin != .marker || m.markedRepository(i).flatMap(ImageReference.normalizeName) == img.normalizedName else { return nil }
+            guard img.invalid == nil, !img.retagged, img.name != nil, img.tag == nil, img.digest == nil, !img.tagOptional else { return nil }
             var f = c.finding("image '\(img.text)' has neither a tag nor a digest: it runs whatever 'latest' points to when the pod starts",
                               image: i)
             // a chart's template, not read here, may add a tag of its own to a value that names the image

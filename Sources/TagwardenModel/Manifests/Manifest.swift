@@ -303,9 +303,13 @@ public struct ImageUse: Sendable {
     /// (by their roots' paths and their Flux Kustomizations'), for the messages and the environment rules, which judge it
     /// in each (`ResolvedImage.judgedIn`).
     public var deployedIn: [String] = []
-    /// The tag written here never runs: every build sets another, every release another value, or it is an entry
-    /// that matches nothing.
-    public var retagged: Bool { !retaggedBy.isEmpty || deploysNothing || overriddenByReleases }
+    /// A field Tagwarden knows no image in, read as one only for the full-reference marker on it, whose value does not
+    /// name the image the marker's policy updates (a chart's `version: '0.1.8'`): marker-image-mismatch says what Flux
+    /// would write there, and the image rules do not judge the value.
+    public var namesNoImage = false
+    /// The tag written here never runs: every build sets another, every release another value, it is an entry that
+    /// matches nothing, or the field holds no image.
+    public var retagged: Bool { !retaggedBy.isEmpty || deploysNothing || overriddenByReleases || namesNoImage }
     /// Node index of the field holding the tag (to match a marker's scalar).
     var nodes: [Int] = []
     /// For a reference written with `${…}`: how Flux's post-build substitution made this text of it.

@@ -456,6 +456,14 @@ public struct Model: Sendable {
         // of an ImageRepository, whichever the chart names
         var markersOfImage: [ImageID: [MarkerID]] = [:]
         for k in markers.indices where markers[k].context == .value { if let i = markers[k].image { markersOfImage[i, default: []].append(k) } }
+        // a field read as an image only for the full-reference marker on it is one where its value names the image the
+        // marker's policy updates; giantswarm's App `version: '0.1.8'` is not, and nothing is known to run it
+        for (i, ks) in markersOfImage where images[i].origin == .marker && images[i].name != nil {
+            guard ks.contains(where: { resolutions[$0].ref?.part == .reference }) else { continue }
+            let wanted = ks.lazy.compactMap { resolutions[$0].policy }.first.flatMap { flux.policies[$0].repository }
+                .flatMap { flux.repositories[$0].spec.image?.value }.flatMap(ImageReference.normalizeName)
+            if wanted != images[i].normalizedName { images[i].namesNoImage = true }
+        }
         // a field whose marker names a policy of an ImageRepository whose image has variables not known here holds
         // that repository's image: its marker has Flux write the policy's tags there
         func namesUnknownRepository(_ k: MarkerID) -> Bool {
