@@ -12,7 +12,7 @@ extension Rule {
             if watching == nil {
                 watching = [:]
                 for (p, policy) in m.flux.policies.withIDs {
-                    if let r = policy.repository, let n = m.flux.repositories[r].spec.image.flatMap({ ImageReference.normalizeName($0.value) }) {
+                    if let r = policy.repository, let n = m.flux.repositories[r].normalizedImage {
                         watching![n, default: []].append(p)
                     }
                 }

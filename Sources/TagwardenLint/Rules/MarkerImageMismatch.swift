@@ -7,11 +7,9 @@ import TagwardenModel
 extension Rule {
     static let markerImageMismatch = Rule("marker-image-mismatch", scope: .updatePaths) { c in
         let m = c.model
-        var wanted: [RepositoryID: String?] = [:]   // repository → normalised image name
         func policyImage(_ p: PolicyID) -> (written: String, normalized: String)? {
-            guard let r = m.flux.policies[p].repository, let image = m.flux.repositories[r].spec.image?.value else { return nil }
-            if wanted[r] == nil { wanted[r] = ImageReference.normalizeName(image) }
-            guard let n = wanted[r] ?? nil else { return nil }
+            guard let r = m.flux.policies[p].repository, let image = m.flux.repositories[r].spec.image?.value,
+                  let n = m.flux.repositories[r].normalizedImage else { return nil }
             return (image, n)
         }
         // an image given in parts whose name field carries a `:name` marker: the policy Flux writes its name from

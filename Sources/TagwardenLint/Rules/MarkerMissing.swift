@@ -13,7 +13,7 @@ extension Rule {
             guard let e = policy.environment, let r = policy.repository else { continue }
             if m.flux.repositories[r].imagePattern != nil { guessed.append((p, e, r)) }
             guard m.flux.repositories[r].unresolvedVariables.isEmpty,
-                  let image = m.flux.repositories[r].spec.image?.value, let name = ImageReference.normalizeName(image) else { continue }
+                  let name = m.flux.repositories[r].normalizedImage else { continue }
             policiesOfImage[name, default: []].append((p, e))
         }
         guard !policiesOfImage.isEmpty || !guessed.isEmpty else { return [] }

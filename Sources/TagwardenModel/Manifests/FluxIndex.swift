@@ -50,6 +50,9 @@ public struct FluxIndex: Sendable {
         /// For an image with `unresolvedVariables`: the images it may be, whatever their values, when its last path
         /// segment is written out.
         public var imagePattern: VariablePattern?
+        /// `spec.image` normalised (`nginx` → `docker.io/library/nginx`), once for every rule that compares images; nil
+        /// when it is no image name.
+        public var normalizedImage: String?
     }
 
     public struct Automation: Sendable {
@@ -299,6 +302,7 @@ public struct FluxIndex: Sendable {
                             repository.imagePattern = VariablePattern(image.value)
                         }
                     }
+                    repository.normalizedImage = repository.spec.image.flatMap { ImageReference.normalizeName($0.value) }
                     idx.repositories.append(repository)
                 }
             case .automation(let spec)?:

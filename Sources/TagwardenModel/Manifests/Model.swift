@@ -450,7 +450,7 @@ public struct Model: Sendable {
         let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories)
         var watched = Set<String>()
         // (as Flux reads them: an image written with variables, substituted)
-        for r in flux.repositories { if let image = r.spec.image?.value, let n = ImageReference.normalizeName(image) { watched.insert(n) } }
+        for r in flux.repositories { if let n = r.normalizedImage { watched.insert(n) } }
         let globs = config.promotedImages.map(Glob.init)
         // a field that sets only a tag (a chart's `image: {tag: …}`) and that a marker has Flux write: the image
         // of an ImageRepository, whichever the chart names
@@ -461,7 +461,7 @@ public struct Model: Sendable {
         for (i, ks) in markersOfImage where images[i].origin == .marker && images[i].name != nil {
             guard ks.contains(where: { resolutions[$0].ref?.part == .reference }) else { continue }
             let wanted = ks.lazy.compactMap { resolutions[$0].policy }.first.flatMap { flux.policies[$0].repository }
-                .flatMap { flux.repositories[$0].spec.image?.value }.flatMap(ImageReference.normalizeName)
+                .flatMap { flux.repositories[$0].normalizedImage }
             if wanted != images[i].normalizedName { images[i].namesNoImage = true }
         }
         // a field whose marker names a policy of an ImageRepository whose image has variables not known here holds
