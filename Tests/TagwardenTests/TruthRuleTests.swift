@@ -320,6 +320,22 @@ import Testing
         #expect(try lint(files, asFound: true).map { "\($0.severity) \($0.rendered)" } == ["warning object-duplicate b/repo.yaml:2:7"])
     }
 
+    /// A name that many objects have (twelve ConfigMaps `settings` that one cluster applies through two Flux
+    /// Kustomizations, one a namespace but for two pairs): its objects are told apart by their keys, and each pair is
+    /// reported once, at the later file.
+    @Test func aNameManyObjectsHaveFindsEachPairOnce() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomizations([("a", "./a"), ("b", "./b")])
+        func settings(_ namespace: String, _ value: String) -> String {
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: \(namespace)\ndata: {a: \(value)}\n"
+        }
+        for n in 0..<10 { files["a/cm-\(n).yaml"] = settings("ns\(n)", "x") }
+        files["b/more-3.yaml"] = settings("ns3", "y")
+        files["b/more-7.yaml"] = settings("ns7", "x")
+        let found = try lint(files, asFound: true).filter { $0.rule == "object-duplicate" }.map { "\($0.severity) \($0.rendered)" }
+        #expect(found == ["warning object-duplicate b/more-3.yaml:2:7", "note object-duplicate b/more-7.yaml:2:7"], "\(found)")
+    }
+
     /// A repository without Flux clusters (Argo CD applies each per-cluster overlay alone): objects of one name in two
     /// overlays never meet; two in one overlay's build, one from its base, fail it (kustomize accumulates the base's
     /// output and then the overlay's file: "may not add resource with an already registered id"); two files outside
