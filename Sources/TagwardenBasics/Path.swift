@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `/`-separated relative paths, as git and the report name files.
 public enum Path {
     /// The last component of a `/`-separated path.
@@ -25,7 +29,8 @@ public enum Path {
                 let slash = lastSlash(b)
                 guard (slash.map { $0 + 1 } ?? 0) < b.count else { return false }
                 guard let slash else { return dir.isEmpty }
-                return slash == dir.count && UnsafeBufferPointer(rebasing: b[..<slash]).elementsEqual(dir)
+                // (memcmp: the generic `elementsEqual` cost nine hundred instructions a call)
+                return slash == dir.count && (slash == 0 || memcmp(b.baseAddress!, dir.baseAddress!, slash) == 0)
             }
         }
     }

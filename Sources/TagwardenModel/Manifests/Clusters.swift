@@ -234,11 +234,15 @@ public struct Clusters: Sendable {
         // the directories a Flux Kustomization's generated build takes whole
         let fluxPaths = Set(objects.compactMap { $0.fluxKustomization?.path.flatMap(Model.normalizePath) })
         var out: [FileID: String] = [:]
+        // (the files come in path order: a directory's builder is looked up once for all its files)
+        var builderOfDir: (dir: String, builder: (ObjectID, listsFiles: Bool)?)?
         for f in files.indices {
             let path = files[f].path
             guard Sources.isManifestName(path), !graph.isIncluded(path), !Extractor.isKustomizationName(Path.basename(path)),
-                  !selfSyncs.contains(f), let (k, listsFiles) = builder(of: Path.dirname(path), builds: builds, fluxPaths: fluxPaths),
-                  objects[k].file != f else { continue }
+                  !selfSyncs.contains(f) else { continue }
+            let dir = Path.dirname(path)
+            if builderOfDir?.dir != dir { builderOfDir = (dir, builder(of: dir, builds: builds, fluxPaths: fluxPaths)) }
+            guard let (k, listsFiles) = builderOfDir?.builder, objects[k].file != f else { continue }
             // named in any field (a patch, a generator's file) is not left out; named only in a comment is commented out
             let kustomization = files[objects[k].file], name = Path.basename(path)
             if kustomization.kustomizationNames(file: name) { continue }
