@@ -66,29 +66,19 @@ extension Rule {
     /// id"), whatever the values.
     static func duplicateIDs(_ c: RuleContext, consequence: (Model.SideBySideBuild) -> String) -> [Finding] {
         let m = c.model
-        // the objects of each identity, as written (not the variants other builds make of an object); most names are
-        // one object's, so the name sorts them first
-        var firstOfName: [String: ObjectID] = [:]
-        firstOfName.reserveCapacity(m.objects.count)
-        var byName: [String: [ObjectID]] = [:]   // the names more than one object has
+        // the objects of each identity, as written (not the variants other builds make of an object): kind, group,
+        // namespace and name (a name or namespace with `${…}` is another per build)
+        struct Identity: Hashable { let kind: String, group: String, namespace: String? }
+        var names: [String] = [], identities: [Identity] = [], written: [ObjectID] = []
         for i in m.objects.indices {
             let o = m.objects[i]
-            guard let name = o.name, !o.isKustomization, o.kind != "List", m.variantOf[i] == nil else { continue }
-            if let j = firstOfName.updateValue(i, forKey: name) { byName[name, default: [j]].append(i) }
+            guard let name = o.name, !o.isKustomization, o.kind != "List", m.variantOf[i] == nil, !name.containsBytes("${"),
+                  !(o.declaredNamespace?.containsBytes("${") ?? false) else { continue }
+            names.append(name)
+            identities.append(Identity(kind: o.kind, group: o.group, namespace: o.declaredNamespace))
+            written.append(i)
         }
-        // then kind, group and namespace, in the order of the objects (a name's objects are few: compared in pairs)
-        func same(_ a: ObjectID, _ b: ObjectID) -> Bool {
-            let x = m.objects[a], y = m.objects[b]
-            return x.kind == y.kind && x.group == y.group && x.declaredNamespace == y.declaredNamespace
-        }
-        var again: [[ObjectID]] = []
-        for (name, all) in byName where !name.containsBytes("${") {
-            var identities: [[ObjectID]] = []
-            for i in all where !(m.objects[i].declaredNamespace?.containsBytes("${") ?? false) {
-                if let k = identities.firstIndex(where: { same($0[0], i) }) { identities[k].append(i) } else { identities.append([i]) }
-            }
-            again += identities.filter { $0.count > 1 }
-        }
+        let again = entriesSharingKey(names: names, keys: identities).map { $0.map { written[$0] } }
         // each object taken twice, with the one before it in a build they share; then one finding per build and pair of
         // files, at the first such object of the file (a stale bootstrap's build takes a whole gotk-components.yaml twice)
         struct Pair: Hashable { let build: Model.SideBySideBuild, file: FileID, otherFile: FileID }

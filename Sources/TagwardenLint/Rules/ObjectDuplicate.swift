@@ -51,12 +51,7 @@ extension Rule {
         // no kustomize build takes the file), in path order; most keys have one
         let byCluster = !m.clusters.clusters.isEmpty
         let usesKustomize = !m.includedBy.isEmpty
-        // (by name first: one string hashed per object, where the whole key hashes five; a name's few objects are then
-        // told apart by their keys)
-        var lastOfName: [String: Int] = [:]   // a name → the entry of its last object so far
-        lastOfName.reserveCapacity(m.objects.count)
-        var keyed: [(key: Key, object: ObjectID, next: Int)] = []   // `next`: the entry of the name's next object, or -1
-        var heads: [Int] = []
+        var names: [String] = [], keys: [Key] = [], candidates: [ObjectID] = []
         for i in m.objects.indices {
             guard let name = candidate(i) else { continue }
             let o = m.objects[i]
@@ -69,41 +64,11 @@ extension Rule {
             if !included, usesKustomize, path.hasPrefix(".") || path.contains("/.") { continue }
             let scope = included ? nil : usesKustomize ? path : m.objectEnvironment[i]
             let key = Key(kind: o.kind, group: o.group, namespace: m.objectNamespace[i], name: name, scope: scope)
-            keyed.append((key, i, -1))
-            if let at = lastOfName.index(forKey: name) {
-                keyed[lastOfName.values[at]].next = keyed.count - 1
-                lastOfName.values[at] = keyed.count - 1
-            } else {
-                lastOfName[name] = keyed.count - 1
-                heads.append(keyed.count - 1)
-            }
+            names.append(name)
+            keys.append(key)
+            candidates.append(i)
         }
-        // the objects of each key more than one object has, in path order (a name that many objects have, each of its
-        // keys through a dictionary)
-        var groups: [[ObjectID]] = []
-        for head in heads where keyed[head].next >= 0 {
-            var chain: [Int] = []
-            var at = head
-            while at >= 0 { chain.append(at); at = keyed[at].next }
-            if chain.count <= 8 {
-                var taken = [Bool](repeating: false, count: chain.count)
-                for a in chain.indices where !taken[a] {
-                    var group = [keyed[chain[a]].object]
-                    for b in (a + 1)..<chain.count where !taken[b] && keyed[chain[b]].key == keyed[chain[a]].key {
-                        group.append(keyed[chain[b]].object)
-                        taken[b] = true
-                    }
-                    if group.count > 1 { groups.append(group) }
-                }
-            } else {
-                var order: [Key] = [], byKey: [Key: [ObjectID]] = [:]
-                for c in chain {
-                    if byKey[keyed[c].key] == nil { order.append(keyed[c].key) }
-                    byKey[keyed[c].key, default: []].append(keyed[c].object)
-                }
-                for k in order where byKey[k]!.count > 1 { groups.append(byKey[k]!) }
-            }
-        }
+        let groups = entriesSharingKey(names: names, keys: keys).map { $0.map { candidates[$0] } }
         let rootsMemo = IncludeGraph.Memo<String, Set<String>>(cycle: [])
         var fluxAt: [String: [ObjectID]] = [:]   // directory → the Flux Kustomizations whose `path` it is
         if !byCluster, !groups.isEmpty {

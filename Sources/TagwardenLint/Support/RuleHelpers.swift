@@ -60,3 +60,46 @@ extension Rule {
         return out
     }
 }
+
+extension Rule {
+    /// The positions of the entries that share a key (`keys[n]`, of an object named `names[n]`): each group of more than
+    /// one, in the order given. Entries are sorted by name first (one string hashed each, where a key of several strings
+    /// hashes them all); a name's few entries are then told apart by their keys, and a name that many have through a
+    /// dictionary of its keys, so that no name is quadratic. (Names and keys in arrays of their own: an array of tuples
+    /// copied a whole entry each time one of its fields was read.)
+    static func entriesSharingKey<Key: Hashable>(names: [String], keys: [Key]) -> [[Int]] {
+        var lastOfName: [String: Int] = [:]
+        lastOfName.reserveCapacity(names.count)
+        var sharedAt: [String: Int] = [:]   // a name that more than one entry has → its list in `shared`
+        var shared: [[Int]] = []
+        for n in names.indices {
+            guard let previous = lastOfName.updateValue(n, forKey: names[n]) else { continue }
+            if let at = sharedAt[names[n]] { shared[at].append(n) } else {
+                sharedAt[names[n]] = shared.count
+                shared.append([previous, n])
+            }
+        }
+        var groups: [[Int]] = []
+        for list in shared {
+            if list.count <= 8 {
+                var taken = [Bool](repeating: false, count: list.count)
+                for a in list.indices where !taken[a] {
+                    var group = [list[a]]
+                    for b in (a + 1)..<list.count where !taken[b] && keys[list[b]] == keys[list[a]] {
+                        group.append(list[b])
+                        taken[b] = true
+                    }
+                    if group.count > 1 { groups.append(group) }
+                }
+            } else {
+                var order: [Key] = [], byKey: [Key: [Int]] = [:]
+                for n in list {
+                    if byKey[keys[n]] == nil { order.append(keys[n]) }
+                    byKey[keys[n], default: []].append(n)
+                }
+                for k in order where byKey[k]!.count > 1 { groups.append(byKey[k]!) }
+            }
+        }
+        return groups
+    }
+}
