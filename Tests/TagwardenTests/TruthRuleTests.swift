@@ -637,6 +637,135 @@ extension FluxInstanceTests {
     }
 }
 
+extension FluxInstanceTests {
+    /// xunholy/k8s-gitops, controlplaneio-fluxcd/d2-fleet: a FluxInstance syncs an OCIRepository that CI pushes from
+    /// one directory of the repository, and stands inside the path it syncs. That directory is taken to be the artifact's
+    /// root: the cluster and the paths of the Kustomizations of that source are read there, judged under that premise,
+    /// which the message states, until the config declares the cluster.
+    @Test func aFluxInstanceSyncingAnArtifactStandsInItsPathAndPlacesTheArtifactsRoot() throws {
+        var files: [String: String] = [:]
+        files["kubernetes/clusters/prod/flux-system/instance.yaml"] = """
+        apiVersion: fluxcd.controlplane.io/v1
+        kind: FluxInstance
+        metadata: {name: flux, namespace: flux-system}
+        spec:
+          distribution: {version: 2.7.x}
+          sync: {kind: OCIRepository, url: "oci://ghcr.io/acme/fleet", ref: latest, path: ./clusters/prod}
+
+        """
+        files["kubernetes/clusters/prod/apps.yaml"] = fluxKustomization(path: "./apps/prod", spec: "  sourceRef: {kind: OCIRepository, name: flux-system}\n")
+        files["kubernetes/apps/prod/web.yaml"] = deployment(namespace: "web", image: "nginx:latest")
+        files["kubernetes/apps/staging/web.yaml"] = deployment(namespace: "web", image: "nginx:latest")
+        let report = try lintReport(files, asFound: true)
+        let cluster = report.model?.clusters.clusters.first
+        #expect(report.model?.clusters.clusters.map(\.name) == ["kubernetes/clusters/prod"])
+        #expect(cluster?.syncedBy == "kubernetes/clusters/prod/flux-system/instance.yaml:6")
+        let premise = "cluster kubernetes/clusters/prod is taken to be what the FluxInstance sync at kubernetes/clusters/prod/flux-system/instance.yaml:6 "
+            + "applies: ./clusters/prod of OCIRepository oci://ghcr.io/acme/fleet, an artifact taken to be pushed from this repository's "
+            + "directory kubernetes, since the sync stands in its clusters/prod"
+        #expect(cluster?.inferred == premise)
+        #expect(report.model?.objects.first { $0.name == "apps" }?.fluxKustomization?.path == "kubernetes/apps/prod")
+        #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == [
+            "warning image-latest-tag kubernetes/apps/prod/web.yaml:9:18", "warning image-latest-tag kubernetes/apps/staging/web.yaml:9:18",
+        ])
+        #expect(report.findings.first?.message.hasSuffix("(\(premise); declare it under clusters: in .tagwarden.yaml)") == true, "\(report.findings)")
+        #expect(report.findings.last?.message.hasSuffix("(no cluster in this repository applies this file)") == true, "\(report.findings)")
+        // declared, the cluster is a fact
+        let declared = try lintReport(files, config: "clusters:\n  - {name: kubernetes/clusters/prod, paths: [kubernetes/clusters/prod/**]}\n", asFound: true)
+        #expect(declared.findings.map { "\($0.severity) \($0.rendered)" } == [
+            "error image-latest-tag kubernetes/apps/prod/web.yaml:9:18", "warning image-latest-tag kubernetes/apps/staging/web.yaml:9:18",
+        ])
+    }
+
+    /// The repository's root pushed whole (d2-fleet): the sync's path is the repository's own.
+    @Test func anArtifactPushedFromTheRootIsTheRepositorysTree() throws {
+        var files: [String: String] = [:]
+        files["clusters/prod/flux-system/instance.yaml"] = """
+        apiVersion: fluxcd.controlplane.io/v1
+        kind: FluxInstance
+        metadata: {name: flux, namespace: flux-system}
+        spec:
+          sync: {kind: OCIRepository, url: "oci://ghcr.io/acme/fleet", ref: latest, path: clusters/prod}
+
+        """
+        files["clusters/prod/tenants.yaml"] = fluxKustomization(path: "./tenants", spec: "  sourceRef: {kind: OCIRepository, name: flux-system}\n")
+        files["tenants/web.yaml"] = deployment(namespace: "web", image: "nginx:latest")
+        let report = try lintReport(files, asFound: true)
+        #expect(report.model?.clusters.clusters.map(\.name) == ["clusters/prod"])
+        #expect(report.model?.clusters.clusters.first?.inferred?.hasSuffix("pushed from this repository's root, since the sync stands in its clusters/prod") == true)
+        #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == ["warning image-latest-tag tenants/web.yaml:9:18"])
+    }
+
+    /// flux-operator-local-dev, duynhlab/homelab, tyriis/home-ops: a sync of the artifact's root (`./`, which any
+    /// directory above the FluxInstance may be), or of a path the FluxInstance does not stand in, places nothing: no
+    /// cluster is made of it, and the Kustomizations of its source build nothing here.
+    @Test func anArtifactSyncThatDoesNotPlaceItselfMakesNoCluster() throws {
+        for (instanceDir, path) in [("kubernetes/clusters/local/flux-system", "./"), ("devenv/oci/apps/flux-system", "./devenv/oci/flux")] {
+            var files: [String: String] = [:]
+            files["\(instanceDir)/instance.yaml"] = """
+            apiVersion: fluxcd.controlplane.io/v1
+            kind: FluxInstance
+            metadata: {name: flux, namespace: flux-system}
+            spec:
+              sync: {kind: OCIRepository, url: "oci://registry:5000/sync", ref: local, path: "\(path)"}
+
+            """
+            files["devenv/oci/flux/apps.yaml"] = fluxKustomization(path: "./apps", spec: "  sourceRef: {kind: OCIRepository, name: flux-system}\n")
+            files["apps/web.yaml"] = deployment(namespace: "web", image: "nginx:latest")
+            let report = try lintReport(files, asFound: true)
+            #expect(report.model?.clusters.clusters.isEmpty == true, "\(path)")
+            #expect(report.model?.objects.first { $0.name == "apps" }?.fluxKustomization?.path == nil)
+            #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == ["warning image-latest-tag apps/web.yaml:9:18"])
+        }
+    }
+
+    /// xunholy/k8s-gitops: an ArtifactGenerator of the synced OCIRepository copies each app's directory whole
+    /// (`@repo/apps/base/web/app/` to `@artifact/apps/base/web/app/`, which lands in `apps/base/web/app/app/`, as
+    /// `cp -r` does); an ExternalArtifact Kustomization of the directory it lands in builds it.
+    @Test func anArtifactGeneratorOfTheSyncedArtifactCopiesDirectoriesWhole() throws {
+        var files: [String: String] = [:]
+        files["kubernetes/clusters/prod/flux-system/values.yaml"] = """
+        instance:
+          sync: {kind: OCIRepository, url: "oci://ghcr.io/acme/fleet", ref: main, path: ./clusters/prod}
+
+        """
+        files["kubernetes/clusters/prod/generator.yaml"] = """
+        apiVersion: source.extensions.fluxcd.io/v1beta1
+        kind: ArtifactGenerator
+        metadata: {name: fleet, namespace: flux-system}
+        spec:
+          sources:
+            - {alias: repo, kind: OCIRepository, name: flux-system}
+          artifacts:
+            - name: web
+              copy:
+                - {from: "@repo/apps/base/web/app/", to: "@artifact/apps/base/web/app/"}
+            - name: api
+              copy:
+                - {from: "@repo/apps/base/api/app/", to: "@artifact/apps/base/api/"}
+            - name: job
+              copy:
+                - {from: "@repo/apps/base/job/app/", to: "@artifact/apps/base/job/app/", exclude: ["*.md"]}
+
+        """
+        let source = "  sourceRef: {kind: ExternalArtifact, name: %@, namespace: flux-system}\n"
+        files["kubernetes/clusters/prod/apps.yaml"] = [
+            fluxKustomization(name: "web", path: "./apps/base/web/app", spec: source.replacingOccurrences(of: "%@", with: "web")),
+            fluxKustomization(name: "api", path: "./apps/base/api/app", spec: source.replacingOccurrences(of: "%@", with: "api")),
+            fluxKustomization(name: "job", path: "./apps/base/job/app", spec: source.replacingOccurrences(of: "%@", with: "job")),
+        ].joined(separator: "---\n")
+        for app in ["web", "api", "job"] {
+            files["kubernetes/apps/base/\(app)/app/kustomization.yaml"] = "resources: [deploy.yaml]\n"
+            files["kubernetes/apps/base/\(app)/app/deploy.yaml"] = deployment(name: app, namespace: "apps", image: "nginx:latest")
+        }
+        let report = try lintReport(files, asFound: true)
+        let paths = Dictionary(uniqueKeysWithValues: (report.model?.objects ?? []).filter(\.isFluxKustomization).map { ($0.name ?? "", $0.fluxKustomization?.path ?? "-") })
+        // (`job`'s copy leaves files out: what its path holds is not told)
+        #expect(paths == ["web": "kubernetes/apps/base/web/app", "api": "kubernetes/apps/base/api/app", "job": "-"])
+        #expect(report.model?.clusters.clusters.first?.files.count == 7)
+    }
+}
+
 @Suite struct BootstrapSyncTests {
     /// sulibot/home-ops: the production cluster's kustomization does not list `flux-system`, so bootstrap's sync does not
     /// apply itself; bootstrap applied it, and the cluster is its path's, its findings facts.

@@ -102,7 +102,8 @@ public struct Clusters: Sendable {
     /// Kustomization as the build that patches it applies it (a cluster's bootstrap Kustomization completed per cluster).
     /// `graph`: what each kustomization's `resources`, `bases` and `components` name.
     static func build(objects: Objects, files: Files, builds: LazyBuildSets, graph: IncludeGraph,
-                      ignoring nonResources: Set<ObjectID>, config: Config = Config(), sourceIgnore: String? = nil) -> Clusters {
+                      ignoring nonResources: Set<ObjectID>, config: Config = Config(), sourceIgnore: String? = nil,
+                      artifactSyncs: [Model.ArtifactSync] = []) -> Clusters {
         let leftOut = leftOut(objects: objects, files: files, builds: builds.value, graph: graph)
         // the files each declared cluster's paths take
         let declared: [[FileID]] = config.clusters.map { c in
@@ -110,7 +111,7 @@ public struct Clusters: Sendable {
             return files.indices.filter { f in config.relative(files[f].path).map { matches(globs, $0) } ?? false }
         }
         var out = detect(objects: objects, files: files, builds: builds, ignoring: nonResources, config: config,
-                         leftOut: leftOut, declared: declared)
+                         leftOut: leftOut, declared: declared, artifactSyncs: artifactSyncs)
         let ignored = out.sourceIgnored(objects: objects, files: files, rootIgnore: sourceIgnore)
         out.judgeReach(objects: objects, files: files, leftOut: leftOut, declared: declared, sourceIgnored: ignored)
         return out
@@ -187,12 +188,13 @@ public struct Clusters: Sendable {
             if declaredFiles.contains(f) { return .applied }
             if let why = sourceIgnored[f] { return .notDeployed(why) }
             if !clusters.isEmpty && !ofFile[f].isEmpty {
-                // applied only by clusters inferred from Kustomizations nothing here applies
+                // applied only by clusters inferred: from Kustomizations nothing here applies, or an artifact's sync
                 if let first = ofFile[f].first, ofFile[f].allSatisfy({ clusters[$0].inferred != nil }) {
                     if ofFile[f].count == 1 { return .assumed(clusters[first].inferred! + "; declare it under clusters: in \(Config.fileName)") }
                     let names = ofFile[f].map { clusters[$0].displayName }
-                    return .assumed("clusters \(names.joined(separator: ", ")) are taken to be applied from outside this repository "
-                                    + "(nothing here applies their roots); declare them under clusters: in \(Config.fileName)")
+                    let why = ofFile[f].allSatisfy { clusters[$0].syncedBy == nil } ? "applied from outside this repository (nothing here applies their roots)"
+                        : "applied as tagwarden env --applied says, which the repository does not settle"
+                    return .assumed("clusters \(names.joined(separator: ", ")) are taken to be \(why); declare them under clusters: in \(Config.fileName)")
                 }
                 if let k = suspendedOnly[f] {
                     return .assumed("applied only through Flux Kustomization \(objects[k].name ?? "") (\(files[objects[k].file].path)), which is "
@@ -272,7 +274,8 @@ public struct Clusters: Sendable {
 
     /// The clusters of the repository and what each applies, before each file's `Reach` is judged.
     private static func detect(objects: Objects, files: Files, builds: LazyBuildSets, ignoring nonResources: Set<ObjectID>,
-                               config: Config, leftOut: [FileID: String], declared: [[FileID]]) -> Clusters {
+                               config: Config, leftOut: [FileID: String], declared: [[FileID]],
+                               artifactSyncs: [Model.ArtifactSync]) -> Clusters {
         var out = Clusters()
         var kustomizations: [ObjectID] = []
         var objectsOfFile: [FileID: [ObjectID]] = [:]   // the objects that say what a cluster runs or reads, by file
@@ -298,7 +301,7 @@ public struct Clusters: Sendable {
         for f in files.indices where !files[f].fluxReleases.isEmpty && objectsOfFile[f] == nil { objectsOfFile[f] = [] }
         out.installations = installations(objectsOfFile.keys.sorted(), objects: objects, objectsOfFile: objectsOfFile, files: files)
         for (f, os) in objectsOfFile where os.contains(where: { objects[$0].kind == "Namespace" }) { out.componentFiles.insert(f) }
-        let synced = files.contains { !$0.fluxInstanceSyncs.isEmpty }
+        let synced = files.contains { $0.fluxInstanceSyncs.contains(where: \.isGit) } || !artifactSyncs.isEmpty
         guard !kustomizations.isEmpty || !config.clusters.isEmpty || synced else { return out }
         func spec(_ k: ObjectID) -> FluxKustomizationSpec? { objects[k].fluxKustomization }
         // a path written with `${…}` is another path in each build that applies the Kustomization: the variables of the
@@ -453,13 +456,17 @@ public struct Clusters: Sendable {
             // applied from outside, with the directory it is in (what bootstrap's path builds, when it is not here)
             walk(c, roots: [root], files: buildsItself(root) ? [] : builds.files(under: Path.dirname(files[file(root)].path)))
         }
-        // a FluxInstance's sync (flux-operator's, or its chart's values): the path it syncs, as bootstrap's does
-        var syncs: [(path: String, by: String)] = []
+        // a FluxInstance's sync (flux-operator's, or its chart's values): the path it syncs, as bootstrap's does; of an
+        // artifact, the directory taken to be its path here (`Model.artifactSyncs`, a premise)
+        var syncs: [(path: String, by: String, premise: String?)] = []
         for f in files.indices {
-            for sync in files[f].fluxInstanceSyncs {
+            for sync in files[f].fluxInstanceSyncs where sync.isGit {
                 guard let p = Model.normalizePath(sync.path.value), builds.value.hasFiles(under: p), !syncs.contains(where: { $0.path == p }) else { continue }
-                syncs.append((p, "\(files[f].path):\(sync.path.span.start.line)"))
+                syncs.append((p, "\(files[f].path):\(sync.path.span.start.line)", nil))
             }
+        }
+        for sync in artifactSyncs where builds.value.hasFiles(under: sync.path) && !syncs.contains(where: { $0.path == sync.path }) {
+            syncs.append((sync.path, sync.by, sync.premise))
         }
         // flux bootstrap's Kustomizations build their own files: where the repository has them, they are its clusters,
         // and a Kustomization none of them reaches is applied by no cluster
@@ -469,6 +476,7 @@ public struct Clusters: Sendable {
             for sync in syncs {
                 let c = cluster(named: sync.path)
                 out.clusters[c].syncedBy = sync.by
+                if let premise = sync.premise { out.clusters[c].inferred = premise }
                 walk(c, roots: [], files: builds.files(under: sync.path))
             }
             bootstrappedClusters = Set(out.clusters.indices)
@@ -756,9 +764,12 @@ extension Model {
                          + "warnings at most (declare what the cluster runs under clusters: in \(Config.fileName))")
         }
         if assumed > 0 {
-            let inferred = clusters.clusters.filter { $0.inferred != nil }.count
-            parts.append("\(assumed) file\(assumed == 1 ? "" : "s") of \(inferred) cluster\(inferred == 1 ? "" : "s") whose roots nothing here "
-                         + "applies, judged as warnings at most (declare \(inferred == 1 ? "it" : "them") under clusters: in \(Config.fileName))")
+            let inferred = clusters.clusters.filter { $0.inferred != nil }
+            let why = inferred.allSatisfy { $0.syncedBy == nil } ? "whose roots nothing here applies"
+                : inferred.allSatisfy { $0.syncedBy != nil } ? "synced from an artifact taken to hold a directory of this repository"
+                : "inferred (whose roots nothing here applies, or synced from an artifact taken to hold a directory of this repository)"
+            parts.append("\(assumed) file\(assumed == 1 ? "" : "s") of \(inferred.count) cluster\(inferred.count == 1 ? "" : "s") \(why), "
+                         + "judged as warnings at most (declare \(inferred.count == 1 ? "it" : "them") under clusters: in \(Config.fileName))")
         }
         if unreached > 0 {
             parts.append("\(unreached) file\(unreached == 1 ? "" : "s") that no cluster here applies, judged as warnings at most "

@@ -118,31 +118,37 @@ package struct Extractor {
         return y.value(n)
     }
 
-    /// A FluxInstance's `sync` of a GitRepository (the kind Flux's bootstrap writes): its path, and the GitRepository it
-    /// makes, in the FluxInstance's `namespace` (nil for the chart's values: the release's, not written there), named
-    /// `sync.name` or after that namespace (flux-system, for the chart's, as flux-operator's documentation installs it).
+    /// A FluxInstance's `sync`: its path, and the source it makes (a GitRepository, the kind Flux's bootstrap writes, an
+    /// OCIRepository or a Bucket), in the FluxInstance's `namespace` (nil for the chart's values: the release's, not
+    /// written there), named `sync.name` or after that namespace (flux-system, for the chart's, as flux-operator's
+    /// documentation installs it).
     mutating func fluxInstanceSync(_ sync: Int, namespace: String?) {
-        guard (scalarString(y.get(sync, "kind")) ?? "GitRepository") == "GitRepository", let path = y.get(sync, "path"),
+        let kind = scalarString(y.get(sync, "kind")) ?? "GitRepository"
+        guard ["GitRepository", "OCIRepository", "Bucket"].contains(kind), let path = y.get(sync, "path"),
               y.nodes[path].kind == .scalar else { return }
         let name = scalarString(y.get(sync, "name")) ?? namespace ?? "flux-system"
-        facts.fluxInstanceSyncs.append(FileFacts.FluxInstanceSync(path: located(path), sourceNamespace: namespace, sourceName: name,
-                                                                  url: scalarString(y.get(sync, "url"))))
+        facts.fluxInstanceSyncs.append(FileFacts.FluxInstanceSync(path: located(path), kind: kind, sourceNamespace: namespace,
+                                                                  sourceName: name, url: scalarString(y.get(sync, "url"))))
     }
 
-    /// An ArtifactGenerator's GitRepository sources and the copies of each artifact.
+    /// An ArtifactGenerator's sources (GitRepositories, OCIRepositories and Buckets) and the copies of each artifact;
+    /// an artifact with a copy that is not whole (`exclude`, a `strategy` other than Overwrite) has none.
     mutating func artifactGenerator(_ spec: Int, namespace: String?) {
         var g = FileFacts.ArtifactGenerator(namespace: namespace)
         for s in y.get(spec, "sources").map(y.childNodes) ?? [] {
+            let kind = scalarString(y.get(s, "kind")) ?? "GitRepository"
             guard let alias = scalarString(y.get(s, "alias")), let name = scalarString(y.get(s, "name")),
-                  (scalarString(y.get(s, "kind")) ?? "GitRepository") == "GitRepository" else { continue }
-            g.sources[alias] = (scalarString(y.get(s, "namespace")) ?? namespace, name)
+                  ["GitRepository", "OCIRepository", "Bucket"].contains(kind) else { continue }
+            g.sources[alias] = (scalarString(y.get(s, "namespace")) ?? namespace, name, kind)
         }
         for a in y.get(spec, "artifacts").map(y.childNodes) ?? [] {
             guard let name = scalarString(y.get(a, "name")) else { continue }
-            g.artifacts[name] = (y.get(a, "copy").map(y.childNodes) ?? []).compactMap { c in
-                guard let from = scalarString(y.get(c, "from")), let to = scalarString(y.get(c, "to")) else { return nil }
-                return (from, to)
-            }
+            let copies = y.get(a, "copy").map(y.childNodes) ?? []
+            g.artifacts[name] = copies.contains { y.get($0, "exclude") != nil || (scalarString(y.get($0, "strategy")) ?? "Overwrite") != "Overwrite" }
+                ? [] : copies.compactMap { c in
+                    guard let from = scalarString(y.get(c, "from")), let to = scalarString(y.get(c, "to")) else { return nil }
+                    return (from, to)
+                }
         }
         facts.artifactGenerators.append(g)
     }

@@ -482,26 +482,31 @@ public struct FileFacts: Sendable {
     /// Top-level fields of the file's kustomization that kustomize does not know (`spec`): it refuses the file, and
     /// every build of its directory fails.
     public var kustomizationUnknownFields: [Located] = []
-    /// The syncs of a GitRepository a FluxInstance makes (`spec.sync`, or `instance.sync` in the values of
-    /// flux-operator's flux-instance chart).
+    /// The syncs a FluxInstance makes (`spec.sync`, or `instance.sync` in the values of flux-operator's flux-instance
+    /// chart): of a GitRepository, an OCIRepository or a Bucket.
     public var fluxInstanceSyncs: [FluxInstanceSync] = []
     /// The ArtifactGenerators of the file (Flux 2.7's source-watcher): the ExternalArtifacts they copy from sources.
     public var artifactGenerators: [ArtifactGenerator] = []
     public struct ArtifactGenerator: Sendable {
         public var namespace: String?
-        /// alias → the GitRepository (`namespace/name`, the generator's namespace where none is given).
-        public var sources: [String: (namespace: String?, name: String)] = [:]
+        /// alias → the source (`namespace/name`, the generator's namespace where none is given, and its kind).
+        public var sources: [String: (namespace: String?, name: String, kind: String)] = [:]
         /// Each ExternalArtifact it makes, by name, with what it copies: `from: "@alias/path/**"` to `to: "@artifact/dir/"`.
         public var artifacts: [String: [(from: String, to: String)]] = [:]
     }
     public struct FluxInstanceSync: Sendable {
-        /// The path it syncs, which its Flux applies as flux bootstrap's sync applies its path.
+        /// The path it syncs, which its Flux applies as flux bootstrap's sync applies its path: of the repository for
+        /// a GitRepository, of the artifact for the others.
         public var path: Located
-        /// The GitRepository it makes, which the cluster runs on (`Extractor.fluxInstanceSync`).
+        /// The kind of source it makes: GitRepository, OCIRepository or Bucket.
+        public var kind: String
+        /// The source it makes, which the cluster runs on (`Extractor.fluxInstanceSync`).
         public var sourceNamespace: String?
         public var sourceName: String
-        /// The URL of that GitRepository (`sync.url`): this repository's.
+        /// The URL of that source (`sync.url`): for a GitRepository, this repository's.
         public var url: String?
+        /// Whether it syncs a GitRepository, so that its path is one of the repository's.
+        public var isGit: Bool { kind == "GitRepository" }
     }
     /// The Flux releases the file installs: flux-operator's flux-instance chart's values (`instance.distribution.version`),
     /// or an OCIRepository of Flux's own manifests (`oci://ghcr.io/fluxcd/flux-manifests` at a tag); with what says so

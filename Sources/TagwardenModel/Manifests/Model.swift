@@ -205,7 +205,8 @@ public struct Model: Sendable {
             facts[f].objects = []
         }
         let (here, hereInferred) = hereRepositories(objects: objects, files: facts, remoteURLs: remoteURLs)
-        markSourcesElsewhere(&objects, files: facts, here: here)
+        let artifactSyncs = artifactSyncs(files: facts)
+        markSourcesElsewhere(&objects, files: facts, here: here, artifactSyncs: artifactSyncs)
         var labels: [String: [String: String]] = [:]
         for o in objects where o.kind == "Namespace" && o.apiVersion == "v1" {
             // the API server labels every Namespace with its name (selectors such as accessFrom's use it)
@@ -226,7 +227,7 @@ public struct Model: Sendable {
             Started { unreadResources(resources, objects: objects, builds: built, skipped: skipped, config: config) }
         }()
         let clusters = Clusters.build(objects: objects, files: facts, builds: builds, graph: graph, ignoring: nonResources, config: config,
-                                      sourceIgnore: sourceIgnore)
+                                      sourceIgnore: sourceIgnore, artifactSyncs: artifactSyncs)
         var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, graph: graph, clusters: clusters)
         var writtenName: [ObjectID: String] = [:]
         // kustomize's names, with the references a `configurations:` file has it rewrite; without such files the
@@ -367,7 +368,7 @@ public struct Model: Sendable {
             }
         }
         // a FluxInstance's sync makes its GitRepository, as bootstrap's does
-        for f in facts { for s in f.fluxInstanceSyncs { bootstrapSources.append((s.sourceNamespace, s.sourceName)) } }
+        for f in facts { for s in f.fluxInstanceSyncs where s.isGit { bootstrapSources.append((s.sourceNamespace, s.sourceName)) } }
         let fluxIndex = FluxIndexInput(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
                                        nonResources: nonResources, markers: markers, variables: variables, here: here,
                                        bootstrapSources: bootstrapSources, graph: graph, clusters: clusters, rootPaths: rootPaths)

@@ -14,15 +14,21 @@ extension Model {
     /// tree: its `path` is dropped too (`path: ./` of an artifact is not this repository's root).
     /// A Kustomization of an ExternalArtifact that an ArtifactGenerator copies from this repository builds the
     /// repository's directory it was copied from (`artifactSource`).
-    static func markSourcesElsewhere(_ objects: inout Objects, files: Files, here: Set<String>) {
+    /// A Kustomization of the OCIRepository or Bucket a FluxInstance's sync makes builds its path in the directory
+    /// `ArtifactSync.placed` takes the artifact to hold (`artifactSyncs`), as that sync's cluster assumes.
+    static func markSourcesElsewhere(_ objects: inout Objects, files: Files, here: Set<String>, artifactSyncs: [ArtifactSync]) {
         let sources = GitSources(objects)
         for i in objects.indices {
-            guard var k = objects[i].fluxKustomization, let path = k.path, let kind = k.source?.kind,
-                  ["OCIRepository", "Bucket", "ExternalArtifact"].contains(kind) else { continue }
-            if kind == "ExternalArtifact", let source = k.source,
-               let copied = artifactSource(source.name, namespace: source.namespace ?? objects[i].declaredNamespace, path: path,
-                                           near: Path.dirname(files[objects[i].file].path), files: files, sources: sources, here: here) {
+            guard var k = objects[i].fluxKustomization, let path = k.path, let source = k.source,
+                  ["OCIRepository", "Bucket", "ExternalArtifact"].contains(source.kind) else { continue }
+            let namespace = source.namespace ?? objects[i].declaredNamespace
+            if source.kind == "ExternalArtifact",
+               let copied = artifactSource(source.name, namespace: namespace, path: path, near: Path.dirname(files[objects[i].file].path),
+                                           files: files, sources: sources, here: here, artifactSyncs: artifactSyncs) {
                 k.path = copied
+            } else if let sync = artifactSyncs.first(where: { $0.makes(kind: source.kind, name: source.name, namespace: namespace) }),
+                      let placed = normalizePath(Sources.join(sync.root, path)) {
+                k.path = placed
             } else {
                 k.artifactPath = k.path
                 k.path = nil
@@ -52,19 +58,74 @@ extension Model {
         }
     }
 
+    /// A FluxInstance's sync of an artifact (an OCIRepository or a Bucket) that is taken to be made of this repository.
+    struct ArtifactSync {
+        var sync: FileFacts.FluxInstanceSync
+        /// Where the sync is written: `file:line` of its path.
+        var by: String
+        /// The directory of the repository the artifact's root is taken to hold ("" for the repository's root).
+        var root: String
+        /// The directory it applies: `root` and the sync's path.
+        var path: String
+        /// The premise, as a finding's message states it.
+        var premise: String
+
+        /// Whether a `sourceRef` of `kind`, `name` in `namespace` (nil: not known) means the source the sync makes.
+        func makes(kind: String, name: String, namespace: String?) -> Bool {
+            kind == sync.kind && name == sync.sourceName && (namespace == nil || sync.sourceNamespace == nil || namespace == sync.sourceNamespace)
+        }
+    }
+
+    /// The FluxInstance syncs of an artifact that the repository places. The artifact is whatever directory CI pushes
+    /// (`flux push artifact --path=./kubernetes`), which the repository's files do not say; a FluxInstance that stands
+    /// inside the directory it syncs places it, as flux bootstrap's sync stands in its own path: one in
+    /// `kubernetes/clusters/cluster-00/flux-system/` that syncs `./clusters/cluster-00` is taken to sync
+    /// `kubernetes/clusters/cluster-00`, with `kubernetes` the artifact's root. An assumption, stated as such; a sync
+    /// whose path its own directory does not hold once (or whose path is the artifact's root, which any directory
+    /// above it may be) is placed nowhere.
+    static func artifactSyncs(files: Files) -> [ArtifactSync] {
+        var out: [ArtifactSync] = []
+        for f in files.indices {
+            for sync in files[f].fluxInstanceSyncs where !sync.isGit {
+                guard let path = normalizePath(sync.path.value), !path.isEmpty else { continue }
+                // the directories above the sync's file (and its own) that end with its path
+                let dir = Path.dirname(files[f].path)
+                var ancestors: [String] = []
+                var d = dir
+                while !d.isEmpty && d != "." { ancestors.append(d); d = Path.dirname(d) }
+                let found = ancestors.filter { $0 == path || $0.hasSuffix("/" + path) }
+                guard found.count == 1 else { continue }
+                let applied = found[0], rootDir = String(applied.dropLast(path.count).dropLast(applied == path ? 0 : 1))
+                let by = "\(files[f].path):\(sync.path.span.start.line)"
+                out.append(ArtifactSync(sync: sync, by: by, root: rootDir, path: applied, premise:
+                    "cluster \(applied) is taken to be what the FluxInstance sync at \(by) applies: ./\(path) of \(sync.kind) "
+                    + "\(sync.url ?? sync.sourceName), an artifact taken to be pushed from "
+                    + (rootDir.isEmpty ? "this repository's root" : "this repository's directory \(rootDir)")
+                    + ", since the sync stands in its \(path)"))
+            }
+        }
+        return out
+    }
+
     /// The directory of this repository that `path` of ExternalArtifact `name` is a copy of: an ArtifactGenerator of its
-    /// namespace (the one beside the Kustomization, `near`, where each cluster has its own) copies a directory whole
-    /// (`from: "@monorepo/apps/production/**"`, `to: "@artifact/production/"`) from a GitRepository known to be this
-    /// repository (`here`, or flux bootstrap's `flux-system` where the repository does not define it); nil for anything
-    /// else (files, single-level globs, another repository's).
+    /// namespace (the one beside the Kustomization, `near`, where each cluster has its own) copies a directory whole from
+    /// a source known to hold this repository (`rootHere`): its contents (`from: "@monorepo/apps/production/**"`,
+    /// `to: "@artifact/production/"`), or the directory itself, which lands under its own name (`from:
+    /// "@repo/apps/web/app/"`, `to: "@artifact/apps/web/"` makes `apps/web/app/`, as `cp -r` does; a path of the
+    /// directory it lands in, where nothing else does, builds it as Flux's generated kustomization would). Nil for
+    /// anything else (files, single-level globs, another repository's).
     static func artifactSource(_ name: String, namespace: String?, path: String, near dir: String, files: Files,
-                               sources: GitSources, here: Set<String>) -> String? {
+                               sources: GitSources, here: Set<String>, artifactSyncs: [ArtifactSync]) -> String? {
         guard let wanted = normalizePath(path) else { return nil }
-        /// Whether the GitRepository is known to be this repository: by its URL, or flux bootstrap's `flux-system` that
-        /// bootstrap makes (the repository does not define it).
-        func isHere(_ source: (namespace: String?, name: String)) -> Bool {
+        /// The directory of this repository a source's root holds: the root, for a GitRepository known to be this
+        /// repository by its URL (or flux bootstrap's `flux-system` where the repository does not define it); for an
+        /// OCIRepository or a Bucket a FluxInstance syncs, the directory it is taken to hold.
+        func rootHere(_ source: (namespace: String?, name: String, kind: String)) -> String? {
+            guard source.kind == "GitRepository" else {
+                return artifactSyncs.first { $0.makes(kind: source.kind, name: source.name, namespace: source.namespace) }?.root
+            }
             let urls = sources.candidates(kind: "GitRepository", name: source.name, namespace: source.namespace)
-            return urls.isEmpty ? source.name == "flux-system" : urls.contains { repositoryPath($0).map(here.contains) ?? false }
+            return (urls.isEmpty ? source.name == "flux-system" : urls.contains { repositoryPath($0).map(here.contains) ?? false }) ? "" : nil
         }
         var found: [(dir: String, generator: FileFacts.ArtifactGenerator)] = []
         for f in files.indices {
@@ -74,21 +135,32 @@ extension Model {
         }
         let beside = found.filter { $0.dir == dir }
         guard let g = beside.count == 1 ? beside[0].generator : found.count == 1 ? found[0].generator : nil else { return nil }
-        var best: (to: String, from: String)?
-        for (from, to) in g.artifacts[name] ?? [] {
-            guard from.hasPrefix("@"), from.hasSuffix("/**"), to.hasPrefix("@artifact/") || to == "@artifact",
-                  let slash = from.firstIndex(of: "/"), let source = g.sources[String(from[from.index(after: from.startIndex)..<slash])],
-                  isHere(source) else { continue }
-            let copied = String(from[from.index(after: slash)...].dropLast(3)), into = normalizePath(String(to.dropFirst("@artifact".count))) ?? ""
-            guard !copied.contains("*"), into.isEmpty || wanted == into || wanted.hasPrefix(into + "/") else { continue }
-            if best.map({ into.count > $0.to.count }) ?? true { best = (into, copied) }
+        let copies = g.artifacts[name] ?? []
+        var best: (into: String, copied: String)?
+        for (from, to) in copies {
+            guard from.hasPrefix("@"), to.hasPrefix("@artifact/") || to == "@artifact", let slash = from.firstIndex(of: "/"),
+                  let source = g.sources[String(from[from.index(after: from.startIndex)..<slash])], let root = rootHere(source) else { continue }
+            var copied = String(from[from.index(after: slash)...]), into = normalizePath(String(to.dropFirst("@artifact".count))) ?? ""
+            if copied.hasSuffix("/**") {
+                copied.removeLast(3)
+            } else {
+                // a directory copied whole lands under its name; the directory it lands in holds nothing else
+                guard let d = normalizePath(copied), !d.isEmpty, copies.count == 1 || wanted != into,
+                      case let inRepository = Sources.join(root, d), files.contains(where: { $0.path.hasPrefix(inRepository + "/") }) else { continue }
+                copied = d
+                if wanted != into { into = into.isEmpty ? Path.basename(d) : into + "/" + Path.basename(d) }
+            }
+            guard !copied.contains("*"), !copied.contains("?"), !copied.contains("["),
+                  into.isEmpty || wanted == into || wanted.hasPrefix(into + "/") else { continue }
+            if best.map({ into.count > $0.into.count }) ?? true { best = (into, Sources.join(root, copied)) }
         }
         guard let (into, copied) = best else { return nil }
         let rest = into.isEmpty ? wanted : normalizePath(String(wanted.dropFirst(into.count))) ?? ""
         return normalizePath(Sources.join(copied, rest))
     }
 
-    /// The repositories (`repositoryPath`) that this one is, as the repository says: the URL of a FluxInstance's sync;
+    /// The repositories (`repositoryPath`) that this one is, as the repository says: the URL of a FluxInstance's sync of a
+    /// GitRepository;
     /// the checkout's remotes, where some GitRepository here has one's URL; and the GitRepository of a Flux Kustomization
     /// whose `path` is a directory above its own file. Of those syncs, flux bootstrap's (in a `flux-system` directory, or
     /// named `flux-system`) decide; others only when they name one repository: another repository laid out as this one
@@ -99,7 +171,7 @@ extension Model {
         let sources = GitSources(objects)
         func repository(_ url: String) -> String? { url.containsBytes("${") ? nil : repositoryPath(url) }
         var here = Set<String>()
-        for f in files.indices { for sync in files[f].fluxInstanceSyncs { if let r = sync.url.flatMap(repository) { here.insert(r) } } }
+        for f in files.indices { for sync in files[f].fluxInstanceSyncs where sync.isGit { if let r = sync.url.flatMap(repository) { here.insert(r) } } }
         let remotes = Set(remoteURLs.compactMap(repositoryPath))
         let all = objects.compactMap { o -> String? in if case .gitRepository(let g)? = o.flux { return g.url.flatMap(repository) } else { return nil } }
         if all.contains(where: remotes.contains) { here.formUnion(remotes) }
