@@ -356,6 +356,25 @@ import Testing
                 + "beside the tag where the chart reads one, else `tag: 1.0.0@sha256:<digest>`")
     }
 
+    /// xunholy/k8s-gitops (kguardian's chart): `sha: sha256:…` beside the tag pins the image as `digest:` does; the bare
+    /// hex digits some charts read there are not taken for a digest, and the tag is judged.
+    @Test func aShaFieldHoldingADigestPinsTheChartsImage() throws {
+        let hex = String(repeating: "5f", count: 32)
+        func release(_ sha: String) -> [String: String] { ["apps/db.yaml": """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: db, namespace: apps}
+        spec:
+          values:
+            database:
+              image: {repository: ghcr.io/acme/db, tag: "1.2", sha: "\(sha)"}
+
+        """] }
+        #expect(try lint(release("sha256:" + hex)).filter { $0.rule.hasPrefix("image-") }.rendered == [])
+        let bare = try lint(release(hex)).filter { $0.rule.hasPrefix("image-") }
+        #expect(bare.rendered == ["image-floating-tag apps/db.yaml:7:49"], "\(bare)")
+    }
+
     @Test func anImagesEntryThatMatchesNothingIsReported() throws {
         var files: [String: String] = [:]
         files["base/kustomization.yaml"] = """

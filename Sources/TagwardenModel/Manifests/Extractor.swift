@@ -512,6 +512,16 @@ package struct Extractor {
     /// `path`: where `n` stands under a HelmRelease's `spec.values` (nil elsewhere, or under a list), which each image
     /// found keeps as the path of the field that sets its tag (`ImageUse.valuesPath`).
     /// `composed`: a mapping above holds a `hub` (Istio's `global.hub` composes `global.proxy.image`).
+    /// The digest a chart's image parts pin beside the tag, with its node: `digest:`, or `sha:` holding a whole digest
+    /// (`sha256:` and 64 hex digits, as kguardian's chart reads it). A `sha:` of the bare hex digits (the form
+    /// kube-prometheus-stack's and Grafana's charts read) is not taken: a digest written there would not be in it.
+    func partsDigest(_ n: Int) -> (node: Int, digest: String)? {
+        if let dg = y.get(n, "digest"), let d = scalarString(dg), !d.isEmpty { return (dg, d) }
+        guard let sha = y.get(n, "sha"), let d = scalarString(sha), d.hasPrefix("sha256:"), case let hex = d.utf8.dropFirst(7),
+              hex.count == 64, hex.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else { return nil }
+        return (sha, d)
+    }
+
     mutating func helmValues(_ n: Int, object: ObjectID, depth: Int, underImageKey: Bool = false, path: [String]? = nil, composed above: Bool = false) {
         guard depth < 64 else { return }
         switch y.nodes[n].kind {
@@ -536,7 +546,7 @@ package struct Extractor {
                 var use = ImageUse(origin: .helmParts, file: fileIndex, object: object, text: name, name: name, span: y.nodes[repo].span)
                 // `tag: ""` is the charts' way of saying "the chart's appVersion", like no tag at all
                 if !y.isNull(tag), y.nodes[tag].valueCount > 0 { use.tag = located(tag) } else { use.tagOptional = true }
-                if let dg = y.get(n, "digest"), let d = scalarString(dg), !d.isEmpty {
+                if let (dg, d) = partsDigest(n) {
                     use.digest = d
                     use.digestField = located(dg)
                     nodes.append(dg)
@@ -549,7 +559,7 @@ package struct Extractor {
                 use.tag = located(tag)
                 use.nodes = [tag]
                 use.valuesPath = path.map { $0 + ["tag"] }
-                if let dg = y.get(n, "digest"), let d = scalarString(dg), !d.isEmpty {
+                if let (dg, d) = partsDigest(n) {
                     use.digest = d
                     use.digestField = located(dg)
                     use.nodes.append(dg)
