@@ -69,6 +69,29 @@ import Testing
         #expect(paths(one) == ["a": "team-a", "v": "(elsewhere)"])
     }
 
+    /// devantler-tech/platform: nothing says which repository this is, and an app applies the root of a GitRepository it
+    /// defines (`path: ./` of devantler-tech/unifi). That root is not this repository's: taken so, it made this whole
+    /// repository one cluster, as a fact, and its tests a build kustomize refuses. A root synced from `flux-system/`,
+    /// or of a GitRepository named `flux-system`, stays this repository's.
+    @Test func withoutKnowingWhichRepositoryThisIsARootOfAnotherGitRepositoryBuildsNothingHere() throws {
+        let report = try lintReport([
+            "k8s/apps/unifi/sync.yaml": gitRepository("unifi", "https://github.com/acme/unifi") + "---\n" + kustomization("unifi", source: "unifi", path: "./"),
+            "tests/a/deploy.yaml": deployment,
+            "tests/b/deploy.yaml": deployment.replacingOccurrences(of: "name: web,", with: "name: api,"),
+        ], asFound: true)
+        #expect(paths(report) == ["unifi": "(elsewhere)"])
+        #expect(report.model?.clusters.clusters.isEmpty == true)
+        #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == [
+            "warning image-latest-tag tests/a/deploy.yaml:9:18", "warning image-latest-tag tests/b/deploy.yaml:9:18",
+        ])
+        let bootstrapped = try lintReport([
+            "flux-system/sync.yaml": gitRepository("fleet", "https://github.com/acme/fleet") + "---\n" + kustomization("fleet", source: "fleet", path: "./"),
+            "apps/deploy.yaml": deployment,
+        ], asFound: true)
+        #expect(paths(bootstrapped) == ["fleet": ""])
+        #expect(bootstrapped.findings.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/deploy.yaml:9:18"])
+    }
+
     /// fluxcd/flux2-kustomize-helm-example (Flux 2.7's ArtifactGenerator): each cluster copies `apps/<env>/**` of this
     /// repository into its artifact `apps`, and its Kustomization builds `./<env>` of that artifact: `apps/<env>` here,
     /// for that cluster only.

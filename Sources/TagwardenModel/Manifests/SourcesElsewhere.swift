@@ -9,8 +9,8 @@ extension Model {
     /// none of these files (its `path` is dropped), an automation there updates none of them (`updatesElsewhere`).
     /// A GitRepository is another repository when its `spec.url` names another repository than this one's URLs
     /// (`hereRepositories`), compared as the repository's path on its host (`gitURLKey`, the host aside: a mirror or an SSH host
-    /// alias names the same repository). Without such URLs, or for a GitRepository the repository does not define,
-    /// nothing is dropped. A Kustomization of an OCIRepository or a Bucket builds a path of that artifact, not of this
+    /// alias names the same repository). Without such URLs, only the root of a GitRepository defined here (not
+    /// bootstrap's `flux-system`) is dropped; for a GitRepository the repository does not define, nothing is. A Kustomization of an OCIRepository or a Bucket builds a path of that artifact, not of this
     /// tree: its `path` is dropped too (`path: ./` of an artifact is not this repository's root).
     /// A Kustomization of an ExternalArtifact that an ArtifactGenerator copies from this repository builds the
     /// repository's directory it was copied from (`artifactSource`).
@@ -35,7 +35,20 @@ extension Model {
             }
             objects[i] = objects[i].replacingFlux(.kustomization(k))
         }
-        guard !here.isEmpty else { return }
+        guard !here.isEmpty else {
+            // nothing says which repository this is: the root of a GitRepository it defines, other than flux bootstrap's
+            // (named `flux-system`, or synced from `flux-system/` at the root), is another repository's all the same (`path: ./` of a vendor's or a tenant's repository, devantler-tech's
+            // unifi): the root is no evidence that it is this one (`hereRepositories`), and this repository's own root
+            // would apply its Flux Kustomizations twice over
+            for i in objects.indices {
+                guard var k = objects[i].fluxKustomization, k.path?.isEmpty == true, let src = k.source, src.isGitRepository,
+                      src.name != "flux-system", Path.dirname(files[objects[i].file].path) != "flux-system", case let urls = sources.candidates(kind: src.kind, name: src.name, namespace: src.namespace ?? objects[i].declaredNamespace),
+                      !urls.isEmpty, urls.allSatisfy({ !$0.containsBytes("${") && repositoryPath($0) != nil }) else { continue }
+                k.path = nil
+                objects[i] = objects[i].replacingFlux(.kustomization(k))
+            }
+            return
+        }
         func elsewhere(kind: String?, name: String?, namespace: String?) -> Bool {
             let all = sources.candidates(kind: kind, name: name, namespace: namespace)
             // every GitRepository the reference may mean points elsewhere (a URL with `${…}` may point here)
