@@ -528,7 +528,8 @@ import Testing
     @Test func tagsAUserWouldCallFloating() throws {
         let floating = ["nginx:alpine", "python:slim", "debian:bookworm", "mcr.microsoft.com/windows/servercore:windowsservercore",
                         "nginx:alpine3.20", "node:bookworm-slim", "mcr.microsoft.com/dotnet/runtime:ltsc2022"]
-        let pinned = ["nginx:1.25.3-alpine3.20", "postgres:16.3", "registry.k8s.io/pause:3.9", "postgres:16.3-alpine"]
+        let pinned = ["nginx:1.25.3-alpine3.20", "postgres:16.3", "registry.k8s.io/pause:3.9", "postgres:16.3-alpine",
+                      "ghcr.io/cloudnative-pg/postgresql:18.1"]
         let res = try lint(["apps/web.yaml": pod("web", images: floating + pinned)])
         #expect(res.rendered == floating.indices.map { "image-floating-tag apps/web.yaml:\(8 + 2 * $0):14" }, "\(res.rendered)")
     }

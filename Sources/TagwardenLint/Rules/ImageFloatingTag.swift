@@ -87,9 +87,11 @@ extension Rule {
     }
 
     /// Images whose releases are numbered with two numbers, so that `16.3` is a release and not a series: PostgreSQL
-    /// (from 10) and Kubernetes' pause container.
+    /// (from 10; its own image, and CloudNativePG's, which it tags with PostgreSQL's version) and Kubernetes' pause
+    /// container.
     static func releasesTwoNumbers(_ normalizedName: String) -> Bool {
-        normalizedName == "docker.io/library/postgres" || Path.basename(normalizedName) == "pause"
+        normalizedName == "docker.io/library/postgres" || normalizedName == "ghcr.io/cloudnative-pg/postgresql"
+            || Path.basename(normalizedName) == "pause"
     }
 
     /// Whether one of `policies` has a filter that takes this tag of one or two numbers but not the same with another

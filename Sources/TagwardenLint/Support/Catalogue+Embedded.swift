@@ -888,7 +888,7 @@ rationale: >
   their variants (`stable-slim`, `latest-alpine`, `bookworm-slim`), a variant with no version at all
   (`alpine`, `slim`, `windowsservercore`, `alpine3.20`), such words after others of letters
   (`qa-latest`, `preprod-stable`, `production_latest`) and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
-  stays the same while the running code changes. Images numbered with two numbers (PostgreSQL's `16.3`,
+  stays the same while the running code changes. Images numbered with two numbers (PostgreSQL's `16.3`, its own image's and CloudNativePG's,
   Kubernetes' `pause:3.9`) are releases, not series, and a number of six digits or more is a build's (a date,
   a timestamp `20250215015952`, a build number), not a major version, and a minor number of three digits or
   more with a leading zero (Perl's `2.098002`) is no series (Ubuntu's `26.04` is one). So is a tag that a policy
