@@ -191,7 +191,7 @@ import Testing
         #expect(severities(marked) == ["marker-unknown-policy apps/prod/old.yaml:9:warning"])
         // (the repository holds no ImagePolicy: that the policy may be made elsewhere is a premise too)
         #expect(marked.findingObjects.first?["assumption"] as? String
-                == "no Flux installation of the cluster that runs it is in this repository, so the ImagePolicy may be made outside it, as a "
+                == "no Flux installation here is known to run it, so the ImagePolicy may be made outside this repository, as a "
                 + "platform's tenant setup does; declare the cluster under clusters: in .tagwarden.yaml when this repository describes all of it"
                 + "; this file is not deployed: commented out of apps/prod/kustomization.yaml, which builds its directory")
     }

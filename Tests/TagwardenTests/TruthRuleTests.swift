@@ -717,7 +717,26 @@ extension FluxInstanceTests {
             #expect(report.model?.clusters.clusters.isEmpty == true, "\(path)")
             #expect(report.model?.objects.first { $0.name == "apps" }?.fluxKustomization?.path == nil)
             #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == ["warning image-latest-tag apps/web.yaml:9:18"])
+            // the artifact may hold the file: that no cluster here applies it is not known
+            #expect(report.findings.first?.message.hasSuffix("(no cluster here is known to apply this file, but what artifacts hold is not read here: "
+                + "the FluxInstance sync at \(instanceDir)/instance.yaml:5 of OCIRepository oci://registry:5000/sync)") == true, "\(report.findings)")
         }
+    }
+
+    /// Paddione/Bachelorprojekt: a cluster applies Kustomizations of an OCIRepository that CI renders and pushes; a
+    /// file no cluster here reaches may be in it, and the premise says so, naming the first.
+    @Test func aClustersKustomizationOfAnUnknownArtifactMakesTheUnreachedPremiseAnAssumption() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.8")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(path: "./prod", spec: "  sourceRef: {kind: OCIRepository, name: fleet-manifests}\n")
+            + "---\n" + fluxKustomization(name: "dev", path: "./dev", spec: "  sourceRef: {kind: OCIRepository, name: fleet-manifests}\n")
+        files["k3d/web.yaml"] = deployment(namespace: "web", image: "nginx:latest")
+        let report = try lintReport(files, asFound: true)
+        #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == ["warning image-latest-tag k3d/web.yaml:9:18"])
+        #expect(report.findings.first?.message.hasSuffix("(no cluster here is known to apply this file, but what artifacts hold is not read here: "
+            + "clusters/prod/apps.yaml builds ./prod of OCIRepository fleet-manifests and 1 more)") == true, "\(report.findings)")
+        // the Kustomizations in a file no cluster applies say nothing of it
+        files["clusters/prod/kustomization.yaml"] = "resources: [flux-system]\n"
+        #expect(try lintReport(files, asFound: true).findings.first?.message.hasSuffix("(no cluster in this repository applies this file)") == true)
     }
 
     /// xunholy/k8s-gitops: an ArtifactGenerator of the synced OCIRepository copies each app's directory whole

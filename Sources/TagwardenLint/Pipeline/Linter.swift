@@ -204,7 +204,7 @@ public enum Linter {
             var f = f
             switch reach {
             case .applied: break
-            case .unreached: f.assume(Clusters.unreachedPremise)
+            case .unreached: f.assume(model.clusters.unreachedPremise)
             case .assumed(let premise): f.assume(premise)
             case .notDeployed(let why):
                 guard scope == .updatePaths else { return nil }

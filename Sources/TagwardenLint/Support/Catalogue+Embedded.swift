@@ -428,7 +428,7 @@ triggering:
             name: flet
           git: {commit: {author: {email: bot@example.com}}}
     expect:
-      - {file: flux/auto.yaml, line: 15, column: 11, message: "no GitRepository flux-system/flet in the repository: did you mean 'fleet'? (no Flux installation of the cluster that runs it is in this repository, so the GitRepository may be made outside it, as a platform's tenant setup does; declare the cluster under clusters: in .tagwarden.yaml when this repository describes all of it)"}
+      - {file: flux/auto.yaml, line: 15, column: 11, message: "no GitRepository flux-system/flet in the repository: did you mean 'fleet'? (no Flux installation here is known to run it, so the GitRepository may be made outside this repository, as a platform's tenant setup does; declare the cluster under clusters: in .tagwarden.yaml when this repository describes all of it)"}
 nonTriggering:
   - description: the source exists
     files:

@@ -79,6 +79,9 @@ public struct Clusters: Sendable {
 
     /// What a finding in a file no cluster here reaches says of it.
     public static let unreachedPremise = "no cluster in this repository applies this file"
+    /// What it says in this repository: where Flux Kustomizations build paths of artifacts whose directories here are
+    /// not known (an OCIRepository CI pushes, a FluxInstance's sync that places nothing), one of them may build the file.
+    public private(set) var unreachedPremise = Clusters.unreachedPremise
 
     /// Each file's `Reach`.
     public private(set) var reach = Table<FileID, Reach>()
@@ -114,7 +117,28 @@ public struct Clusters: Sendable {
                          leftOut: leftOut, declared: declared, artifactSyncs: artifactSyncs)
         let ignored = out.sourceIgnored(objects: objects, files: files, rootIgnore: sourceIgnore)
         out.judgeReach(objects: objects, files: files, leftOut: leftOut, declared: declared, sourceIgnored: ignored)
+        out.unreachedPremise = out.unreachedPremise(objects: objects, files: files, artifactSyncs: artifactSyncs)
         return out
+    }
+
+    /// The unreached premise where Flux Kustomizations a cluster here applies, or FluxInstance syncs in files that
+    /// may be deployed, read artifacts whose directories here are not known, naming the first.
+    private func unreachedPremise(objects: Objects, files: Files, artifactSyncs: [Model.ArtifactSync]) -> String {
+        func mayBeDeployed(_ f: FileID) -> Bool { if case .notDeployed = reach[f] { false } else { true } }
+        func applied(_ f: FileID) -> Bool { switch reach[f] { case .applied, .assumed: true; default: false } }
+        var unknown: [String] = []
+        for f in files.indices where mayBeDeployed(f) {
+            for sync in files[f].fluxInstanceSyncs where !sync.isGit && !artifactSyncs.contains(where: { $0.by.hasPrefix(files[f].path + ":") }) {
+                unknown.append("the FluxInstance sync at \(files[f].path):\(sync.path.span.start.line) of \(sync.kind) \(sync.url ?? sync.sourceName)")
+            }
+        }
+        for o in objects where applied(o.file) {
+            guard let k = o.fluxKustomization, k.path == nil, let path = k.artifactPath, let source = k.source else { continue }
+            unknown.append("\(files[o.file].path) builds ./\(path) of \(source.kind) \(source.name)")
+        }
+        guard let first = unknown.first else { return Clusters.unreachedPremise }
+        return "no cluster here is known to apply this file, but what artifacts hold is not read here: \(first)"
+            + (unknown.count > 1 ? " and \(unknown.count - 1) more" : "")
     }
 
     /// Whether the repository's clusters exist and every root of each reads a GitRepository of this repository that has
@@ -688,7 +712,7 @@ extension Model {
     /// What a finding about an object missing from the repository says where the repository does not describe the
     /// cluster: the object may be made outside it.
     public static func madeElsewherePremise(_ what: String) -> String {
-        "no Flux installation of the cluster that runs it is in this repository, so the \(what) may be made outside it, as a "
+        "no Flux installation here is known to run it, so the \(what) may be made outside this repository, as a "
             + "platform's tenant setup does; declare the cluster under clusters: in \(Config.fileName) when this repository describes all of it"
     }
 
