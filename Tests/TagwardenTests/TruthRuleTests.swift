@@ -695,6 +695,16 @@ extension FluxInstanceTests {
         #expect(report.model?.clusters.clusters.map(\.name) == ["clusters/prod"])
         #expect(report.model?.clusters.clusters.first?.inferred?.hasSuffix("pushed from this repository's root, since the sync stands in its clusters/prod") == true)
         #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == ["warning image-latest-tag tenants/web.yaml:9:18"])
+        // two such clusters apply the tenants: the premise says both are inferred so
+        for (from, to) in [("clusters/prod/flux-system/instance.yaml", "clusters/staging/flux-system/instance.yaml"),
+                           ("clusters/prod/tenants.yaml", "clusters/staging/tenants.yaml")] {
+            files[to] = files[from]!.replacingOccurrences(of: "clusters/prod", with: "clusters/staging")
+        }
+        let two = try lintReport(files, asFound: true)
+        #expect(two.model?.clusters.clusters.map(\.name) == ["clusters/prod", "clusters/staging"])
+        #expect(two.findings.first?.message.hasSuffix("(clusters clusters/prod, clusters/staging are taken to be what FluxInstance syncs of "
+            + "artifacts pushed from this repository apply (tagwarden env --applied names each premise); declare them under clusters: in "
+            + ".tagwarden.yaml)") == true, "\(two.findings)")
     }
 
     /// flux-operator-local-dev, duynhlab/homelab, tyriis/home-ops: a sync of the artifact's root (`./`, which any

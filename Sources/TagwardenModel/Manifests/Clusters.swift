@@ -216,9 +216,12 @@ public struct Clusters: Sendable {
                 if let first = ofFile[f].first, ofFile[f].allSatisfy({ clusters[$0].inferred != nil }) {
                     if ofFile[f].count == 1 { return .assumed(clusters[first].inferred! + "; declare it under clusters: in \(Config.fileName)") }
                     let names = ofFile[f].map { clusters[$0].displayName }
-                    let why = ofFile[f].allSatisfy { clusters[$0].syncedBy == nil } ? "applied from outside this repository (nothing here applies their roots)"
-                        : "applied as tagwarden env --applied says, which the repository does not settle"
-                    return .assumed("clusters \(names.joined(separator: ", ")) are taken to be \(why); declare them under clusters: in \(Config.fileName)")
+                    let synced = ofFile[f].filter { clusters[$0].syncedBy != nil }.count
+                    let why = synced == 0 ? "are taken to be applied from outside this repository (nothing here applies their roots)"
+                        : synced == ofFile[f].count ? "are taken to be what FluxInstance syncs of artifacts pushed from this repository apply "
+                            + "(tagwarden env --applied names each premise)"
+                        : "are inferred, not bootstrapped here (tagwarden env --applied names each premise)"
+                    return .assumed("clusters \(names.joined(separator: ", ")) \(why); declare them under clusters: in \(Config.fileName)")
                 }
                 if let k = suspendedOnly[f] {
                     return .assumed("applied only through Flux Kustomization \(objects[k].name ?? "") (\(files[objects[k].file].path)), which is "

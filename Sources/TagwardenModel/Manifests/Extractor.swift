@@ -507,11 +507,6 @@ package struct Extractor {
         }
     }
 
-    /// HelmRelease values: `image:` strings and `repository` + `tag` maps (`name` + `tag` under an `image:` key), at
-    /// any depth; and `image: {tag: …}`, which keeps the chart's repository and sets only the tag.
-    /// `path`: where `n` stands under a HelmRelease's `spec.values` (nil elsewhere, or under a list), which each image
-    /// found keeps as the path of the field that sets its tag (`ImageUse.valuesPath`).
-    /// `composed`: a mapping above holds a `hub` (Istio's `global.hub` composes `global.proxy.image`).
     /// The digest a chart's image parts pin beside the tag, with its node: `digest:`, or `sha:` holding a whole digest
     /// (`sha256:` and 64 hex digits, as kguardian's chart reads it). A `sha:` of the bare hex digits (the form
     /// kube-prometheus-stack's and Grafana's charts read) is not taken: a digest written there would not be in it.
@@ -522,6 +517,11 @@ package struct Extractor {
         return (sha, d)
     }
 
+    /// HelmRelease values: `image:` strings and `repository` + `tag` maps (`name` + `tag` under an `image:` key), at
+    /// any depth; and `image: {tag: …}`, which keeps the chart's repository and sets only the tag.
+    /// `path`: where `n` stands under a HelmRelease's `spec.values` (nil elsewhere, or under a list), which each image
+    /// found keeps as the path of the field that sets its tag (`ImageUse.valuesPath`).
+    /// `composed`: a mapping above holds a `hub` (Istio's `global.hub` composes `global.proxy.image`).
     mutating func helmValues(_ n: Int, object: ObjectID, depth: Int, underImageKey: Bool = false, path: [String]? = nil, composed above: Bool = false) {
         guard depth < 64 else { return }
         switch y.nodes[n].kind {

@@ -10,12 +10,12 @@ extension Model {
     /// A GitRepository is another repository when its `spec.url` names another repository than this one's URLs
     /// (`hereRepositories`), compared as the repository's path on its host (`gitURLKey`, the host aside: a mirror or an SSH host
     /// alias names the same repository). Without such URLs, only the root of a GitRepository defined here (not
-    /// bootstrap's `flux-system`) is dropped; for a GitRepository the repository does not define, nothing is. A Kustomization of an OCIRepository or a Bucket builds a path of that artifact, not of this
-    /// tree: its `path` is dropped too (`path: ./` of an artifact is not this repository's root).
-    /// A Kustomization of an ExternalArtifact that an ArtifactGenerator copies from this repository builds the
-    /// repository's directory it was copied from (`artifactSource`).
-    /// A Kustomization of the OCIRepository or Bucket a FluxInstance's sync makes builds its path in the directory
-    /// `ArtifactSync.placed` takes the artifact to hold (`artifactSyncs`), as that sync's cluster assumes.
+    /// bootstrap's `flux-system`) is dropped; for a GitRepository the repository does not define, nothing is.
+    /// A Kustomization of an OCIRepository or a Bucket builds a path of that artifact, not of this tree: its `path` is
+    /// dropped too (`path: ./` of an artifact is not this repository's root), but for the source a FluxInstance's sync
+    /// makes, whose path is read in the directory the artifact is taken to hold (`artifactSyncs`), as that sync's
+    /// cluster assumes. A Kustomization of an ExternalArtifact that an ArtifactGenerator copies from this repository
+    /// builds the repository's directory it was copied from (`artifactSource`).
     static func markSourcesElsewhere(_ objects: inout Objects, files: Files, here: Set<String>, artifactSyncs: [ArtifactSync]) {
         let sources = GitSources(objects)
         for i in objects.indices {
