@@ -356,6 +356,25 @@ import Testing
                 + "beside the tag where the chart reads one, else `tag: 1.0.0@sha256:<digest>`")
     }
 
+    /// devantler/homelab (homepage's chart): `background.image` holds a web address, a picture, not a container image;
+    /// the same address where a container's image goes is still judged.
+    @Test func aWebAddressInChartValuesIsAPictureNotAnImage() throws {
+        let files = ["apps/home.yaml": """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: homepage, namespace: apps}
+        spec:
+          values:
+            config:
+              settings:
+                background: {image: "https://images.example.com/photo-1?q=80&w=1974", blur: sm}
+            sidecar:
+              image: "https://ghcr.io/acme/web:1.0.0"
+
+        """, "apps/pod.yaml": pod("web", images: ["https://ghcr.io/acme/web:1.0.0"])]
+        #expect(try lint(files).filter { $0.rule.hasPrefix("image-") }.rendered == ["image-invalid-reference apps/pod.yaml:8:14"])
+    }
+
     /// xunholy/k8s-gitops (kguardian's chart): `sha: sha256:…` beside the tag pins the image as `digest:` does; the bare
     /// hex digits some charts read there are not taken for a digest, and the tag is judged.
     @Test func aShaFieldHoldingADigestPinsTheChartsImage() throws {

@@ -729,7 +729,11 @@ extension FluxInstanceTests {
             #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == ["warning image-latest-tag apps/web.yaml:9:18"])
             // the artifact may hold the file: that no cluster here applies it is not known
             #expect(report.findings.first?.message.hasSuffix("(no cluster here is known to apply this file, but what artifacts hold is not read here: "
-                + "the FluxInstance sync at \(instanceDir)/instance.yaml:5 of OCIRepository oci://registry:5000/sync)") == true, "\(report.findings)")
+                + "the FluxInstance sync at \(instanceDir)/instance.yaml:5 of OCIRepository oci://registry:5000/sync and 1 more)") == true,
+                    "\(report.findings)")
+            #expect(report.model?.clusterLines.first?.hasPrefix("no cluster is described here (no flux bootstrap sync, FluxInstance or Flux "
+                + "Kustomization builds this repository's files as far as is read here, but what artifacts hold is not read: the FluxInstance "
+                + "sync at \(instanceDir)/instance.yaml:5 of OCIRepository oci://registry:5000/sync and 1 more; Flux") == true, "\(report.model?.clusterLines ?? [])")
         }
     }
 

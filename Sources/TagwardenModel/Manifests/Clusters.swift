@@ -121,11 +121,13 @@ public struct Clusters: Sendable {
         return out
     }
 
-    /// The unreached premise where Flux Kustomizations a cluster here applies, or FluxInstance syncs in files that
-    /// may be deployed, read artifacts whose directories here are not known, naming the first.
+    /// The unreached premise where Flux Kustomizations a cluster here applies (any that may be deployed, where no
+    /// cluster is described), or FluxInstance syncs in files that may be deployed, read artifacts whose directories here
+    /// are not known, naming the first.
     private func unreachedPremise(objects: Objects, files: Files, artifactSyncs: [Model.ArtifactSync]) -> String {
         func mayBeDeployed(_ f: FileID) -> Bool { if case .notDeployed = reach[f] { false } else { true } }
-        func applied(_ f: FileID) -> Bool { switch reach[f] { case .applied, .assumed: true; default: false } }
+        // (where no cluster is described, any Kustomization here may be applied from outside)
+        func applied(_ f: FileID) -> Bool { switch reach[f] { case .applied, .assumed: true; case .unreached: clusters.isEmpty; default: false } }
         var unknown: [String] = []
         for f in files.indices where mayBeDeployed(f) {
             for sync in files[f].fluxInstanceSyncs where !sync.isGit && !artifactSyncs.contains(where: { $0.by.hasPrefix(files[f].path + ":") }) {
@@ -828,8 +830,12 @@ extension Model {
                        + (clusters.unapplied.count > 10 ? " and \(clusters.unapplied.count - 10) more" : ""))
         }
         if clusters.clusters.isEmpty {
-            out.append("no cluster is described here (no flux bootstrap sync, FluxInstance or Flux Kustomization builds this repository's files; "
-                       + "Flux \(fluxHeader))")
+            // (Flux Kustomizations of artifacts may build them: what those hold is not read)
+            var why = "no flux bootstrap sync, FluxInstance or Flux Kustomization builds this repository's files"
+            if clusters.unreachedPremise != Clusters.unreachedPremise, let colon = clusters.unreachedPremise.firstIndex(of: ":") {
+                why += " as far as is read here, but what artifacts hold is not read:" + clusters.unreachedPremise[clusters.unreachedPremise.index(after: colon)...]
+            }
+            out.append("no cluster is described here (\(why); Flux \(fluxHeader))")
         }
         var unreached: [String: Int] = [:]   // directory → files
         var notDeployed = 0, suspended = 0

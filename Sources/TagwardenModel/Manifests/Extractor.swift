@@ -569,12 +569,13 @@ package struct Extractor {
                 facts.images.append(use)
             }
             // Istio's charts (and others) compose `hub/image:tag` from sibling fields: `image: pilot` beside a `hub` or a
-            // `tag` is a part, not a whole reference
+            // `tag` is a part, not a whole reference; a web address is a picture (homepage's `background.image`)
             let hub = above || y.get(n, "hub") != nil
             let composed = hub || tag.map { y.nodes[$0].kind == .scalar } == true
             for (k, v) in y.pairs(n) {
                 if y.valueEquals(k, "image"), y.nodes[y.resolved(v)].kind == .scalar, y.resolved(v) != repo,
-                   !composed || y.value(y.resolved(v)).contains(":") {
+                   case let written = y.value(y.resolved(v)), !composed || written.contains(":"),
+                   !written.hasPrefix("https://"), !written.hasPrefix("http://") {
                     let at = facts.images.count
                     addReference(y.resolved(v), origin: .helmImage, object: object)
                     if let path, facts.images.count > at { facts.images[at].valuesPath = path + ["image"] }
