@@ -800,6 +800,29 @@ extension FluxInstanceTests {
     }
 }
 
+@Suite struct InferredClusterTests {
+    /// Smana/cloud-native-ref: the FluxInstance's sync is written in OpenTofu (`clusters/${var.cluster_name}`), so
+    /// clusters/mycluster-0's Kustomizations are roots nothing here applies, and so are those of its subdirectories.
+    /// Applied with their directory, as Flux's generated kustomization takes it, the directory takes its subdirectories:
+    /// one cluster, not one per subdirectory.
+    @Test func rootsInADirectoryTheRootsAboveTakeAreOfTheirCluster() throws {
+        var files: [String: String] = [:]
+        files["clusters/prod/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps")
+        files["clusters/prod/crds.yaml"] = fluxKustomization(name: "crds", path: "./crds")
+        files["clusters/prod/security/zitadel.yaml"] = fluxKustomization(name: "zitadel", path: "./security")
+        files["apps/web.yaml"] = deployment(namespace: "apps", image: "nginx:latest")
+        files["security/idp.yaml"] = deployment(name: "idp", namespace: "security", image: "ghcr.io/zitadel/zitadel:latest")
+        let report = try lintReport(files, asFound: true)
+        #expect(report.model?.clusters.clusters.map(\.name) == ["clusters/prod"])
+        #expect(report.model?.clusters.clusters.first?.roots.compactMap { report.model?.objects[$0].name } == ["apps", "crds"])
+        #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == [
+            "warning image-latest-tag apps/web.yaml:9:18", "warning image-latest-tag security/idp.yaml:9:18",
+        ])
+        #expect(report.findings.last?.message.hasSuffix("(cluster clusters/prod is taken to be applied from outside this repository (nothing here "
+            + "applies clusters/prod/apps.yaml, clusters/prod/crds.yaml); declare it under clusters: in .tagwarden.yaml)") == true, "\(report.findings)")
+    }
+}
+
 @Suite struct BootstrapSyncTests {
     /// sulibot/home-ops: the production cluster's kustomization does not list `flux-system`, so bootstrap's sync does not
     /// apply itself; bootstrap applied it, and the cluster is its path's, its findings facts.

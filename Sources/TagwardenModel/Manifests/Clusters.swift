@@ -520,7 +520,14 @@ public struct Clusters: Sendable {
                 apply(r)
             }
         } else {
-            for r in roots { apply(r) }
+            // (shallowest first: a root in a directory that one above it takes whole, as Flux's generated kustomization
+            // takes subdirectories, is applied with that one, not a cluster of its own; Smana/cloud-native-ref's
+            // clusters/mycluster-0/security beside clusters/mycluster-0's own roots)
+            let depthOf = { (k: ObjectID) in files[file(k)].path.utf8.count { $0 == UInt8(ascii: "/") } }
+            for r in roots.enumerated().sorted(by: { (depthOf($0.element), $0.offset) < (depthOf($1.element), $1.offset) }).map(\.element)
+            where !reached.contains(r) || index[clusterName(r)] != nil {
+                apply(r)
+            }
             // Kustomizations that only build each other: the first of each such ring stands for its root
             for k in kustomizations where !reached.contains(k) && built[k] != nil && leftOut[file(k)] == nil { apply(k) }
         }
