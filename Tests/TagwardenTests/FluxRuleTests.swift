@@ -1176,7 +1176,7 @@ func fluxRepo() -> [String: String] {
         #expect(forgets.rendered == ["image-floating-tag apps/base/web/values-base.yaml:3:8", "image-latest-tag apps/base/web/values-base.yaml:9:10"],
                 "\(forgets.rendered)")
         let message = forgets.first?.message ?? ""
-        #expect(message.contains("(deployed with this tag by apps/development/; the other builds set their own)"), "\(message)")
+        #expect(message.contains("(deployed with this tag by apps/development/; the other builds change or drop it)"), "\(message)")
 
         // a later entry of a ConfigMap that development does not generate sets nothing there
         files["apps/development/kustomization.yaml"] = """
@@ -1230,7 +1230,7 @@ func fluxRepo() -> [String: String] {
         files["apps/staging/values.yaml"] = "replicaCount: 2\n"
         let forgets = try lint(files)
         #expect(forgets.rendered == ["image-latest-tag apps/base/values-base.yaml:3:8"], "\(forgets.rendered)")
-        #expect(forgets.first?.message.contains("(deployed with this tag by apps/staging/; the other builds set their own)") == true,
+        #expect(forgets.first?.message.contains("(deployed with this tag by apps/staging/; the other builds change or drop it)") == true,
                 "\(forgets.first?.message ?? "")")
         // a JSON patch that removes the later entry by its place (past an entry with a targetPath) takes the override away
         files["apps/staging/values.yaml"] = "image:\n  tag: \"1.4.2\"\n"
