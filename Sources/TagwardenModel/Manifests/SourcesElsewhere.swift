@@ -18,13 +18,28 @@ extension Model {
     /// builds the repository's directory it was copied from (`artifactSource`).
     static func markSourcesElsewhere(_ objects: inout Objects, files: Files, here: Set<String>, artifactSyncs: [ArtifactSync]) {
         let sources = GitSources(objects)
+        // the ArtifactGenerators, with their directories, and the repository's directories, found on first need
+        var generators: [(dir: String, generator: FileFacts.ArtifactGenerator)]?
+        func allGenerators() -> [(dir: String, generator: FileFacts.ArtifactGenerator)] {
+            if generators == nil { generators = files.indices.flatMap { f in files[f].artifactGenerators.map { (Path.dirname(files[f].path), $0) } } }
+            return generators!
+        }
+        var directories: Set<String>?
+        func isDirectory(_ dir: String) -> Bool {
+            if directories == nil {
+                directories = []
+                for f in files.indices { var d = Path.dirname(files[f].path); while !d.isEmpty, directories!.insert(d).inserted { d = Path.dirname(d) } }
+            }
+            return directories!.contains(dir)
+        }
         for i in objects.indices {
             guard var k = objects[i].fluxKustomization, let path = k.path, let source = k.source,
                   ["OCIRepository", "Bucket", "ExternalArtifact"].contains(source.kind) else { continue }
             let namespace = source.namespace ?? objects[i].declaredNamespace
             if source.kind == "ExternalArtifact",
                let copied = artifactSource(source.name, namespace: namespace, path: path, near: Path.dirname(files[objects[i].file].path),
-                                           files: files, sources: sources, here: here, artifactSyncs: artifactSyncs) {
+                                           generators: allGenerators(), isDirectory: isDirectory, sources: sources, here: here,
+                                           artifactSyncs: artifactSyncs) {
                 k.path = copied
             } else if let sync = artifactSyncs.first(where: { $0.makes(kind: source.kind, name: source.name, namespace: namespace) }),
                       let placed = normalizePath(Sources.join(sync.root, path)) {
@@ -127,7 +142,8 @@ extension Model {
     /// "@repo/apps/web/app/"`, `to: "@artifact/apps/web/"` makes `apps/web/app/`, as `cp -r` does; a path of the
     /// directory it lands in, where nothing else does, builds it as Flux's generated kustomization would). Nil for
     /// anything else (files, single-level globs, another repository's).
-    static func artifactSource(_ name: String, namespace: String?, path: String, near dir: String, files: Files,
+    static func artifactSource(_ name: String, namespace: String?, path: String, near dir: String,
+                               generators: [(dir: String, generator: FileFacts.ArtifactGenerator)], isDirectory: (String) -> Bool,
                                sources: GitSources, here: Set<String>, artifactSyncs: [ArtifactSync]) -> String? {
         guard let wanted = normalizePath(path) else { return nil }
         /// The directory of this repository a source's root holds: the root, for a GitRepository known to be this
@@ -140,11 +156,8 @@ extension Model {
             let urls = sources.candidates(kind: "GitRepository", name: source.name, namespace: source.namespace)
             return (urls.isEmpty ? source.name == "flux-system" : urls.contains { repositoryPath($0).map(here.contains) ?? false }) ? "" : nil
         }
-        var found: [(dir: String, generator: FileFacts.ArtifactGenerator)] = []
-        for f in files.indices {
-            for g in files[f].artifactGenerators where g.artifacts[name] != nil && (namespace == nil || g.namespace == nil || g.namespace == namespace) {
-                found.append((Path.dirname(files[f].path), g))
-            }
+        let found = generators.filter { g in
+            g.generator.artifacts[name] != nil && (namespace == nil || g.generator.namespace == nil || g.generator.namespace == namespace)
         }
         let beside = found.filter { $0.dir == dir }
         guard let g = beside.count == 1 ? beside[0].generator : found.count == 1 ? found[0].generator : nil else { return nil }
@@ -159,7 +172,7 @@ extension Model {
             } else {
                 // a directory copied whole lands under its name; the directory it lands in holds nothing else
                 guard let d = normalizePath(copied), !d.isEmpty, copies.count == 1 || wanted != into,
-                      case let inRepository = Sources.join(root, d), files.contains(where: { $0.path.hasPrefix(inRepository + "/") }) else { continue }
+                      isDirectory(Sources.join(root, d)) else { continue }
                 copied = d
                 if wanted != into { into = into.isEmpty ? Path.basename(d) : into + "/" + Path.basename(d) }
             }
