@@ -52,12 +52,14 @@ extension Model {
         }
         guard !here.isEmpty else {
             // nothing says which repository this is: the root of a GitRepository it defines, other than flux bootstrap's
-            // (named `flux-system`, or synced from `flux-system/` at the root), is another repository's all the same (`path: ./` of a vendor's or a tenant's repository, devantler-tech's
-            // unifi): the root is no evidence that it is this one (`hereRepositories`), and this repository's own root
-            // would apply its Flux Kustomizations twice over
+            // (named `flux-system`, or synced from `flux-system/` at the root), is another repository's all the same
+            // (`path: ./` of a vendor's or a tenant's repository, devantler-tech's unifi): the root is no evidence that
+            // it is this one (`hereRepositories`), and this repository's own root would apply its Flux Kustomizations
+            // twice over
             for i in objects.indices {
                 guard var k = objects[i].fluxKustomization, k.path?.isEmpty == true, let src = k.source, src.isGitRepository,
-                      src.name != "flux-system", Path.dirname(files[objects[i].file].path) != "flux-system", case let urls = sources.candidates(kind: src.kind, name: src.name, namespace: src.namespace ?? objects[i].declaredNamespace),
+                      src.name != "flux-system", Path.dirname(files[objects[i].file].path) != "flux-system",
+                      case let urls = sources.candidates(kind: src.kind, name: src.name, namespace: src.namespace ?? objects[i].declaredNamespace),
                       !urls.isEmpty, urls.allSatisfy({ !$0.containsBytes("${") && repositoryPath($0) != nil }) else { continue }
                 k.path = nil
                 objects[i] = objects[i].replacingFlux(.kustomization(k))
@@ -117,13 +119,12 @@ extension Model {
             for sync in files[f].fluxInstanceSyncs where !sync.isGit {
                 guard let path = normalizePath(sync.path.value), !path.isEmpty else { continue }
                 // the directories above the sync's file (and its own) that end with its path
-                let dir = Path.dirname(files[f].path)
                 var ancestors: [String] = []
-                var d = dir
-                while !d.isEmpty && d != "." { ancestors.append(d); d = Path.dirname(d) }
+                var d = Path.dirname(files[f].path)
+                while !d.isEmpty { ancestors.append(d); d = Path.dirname(d) }
                 let found = ancestors.filter { $0 == path || $0.hasSuffix("/" + path) }
                 guard found.count == 1 else { continue }
-                let applied = found[0], rootDir = String(applied.dropLast(path.count).dropLast(applied == path ? 0 : 1))
+                let applied = found[0], rootDir = applied == path ? "" : String(applied.dropLast(path.count + 1))
                 let by = "\(files[f].path):\(sync.path.span.start.line)"
                 out.append(ArtifactSync(sync: sync, by: by, root: rootDir, path: applied, premise:
                     "cluster \(applied) is taken to be what the FluxInstance sync at \(by) applies: ./\(path) of \(sync.kind) "
