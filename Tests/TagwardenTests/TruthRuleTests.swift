@@ -801,6 +801,18 @@ extension FluxInstanceTests {
 }
 
 @Suite struct InferredClusterTests {
+    /// nishioka-shinji/k8s-test, xunholy/k8s-gitops's .archive: `env --applied` names, of the Flux Kustomizations whose
+    /// build takes a file, those a cluster applies, not one that no cluster applies (listed as such above).
+    @Test func theAppliedLinesNameOnlyTheKustomizationsAClusterApplies() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.8")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps")
+        files["archive/apps.yaml"] = fluxKustomization(name: "old-apps", path: "./apps")
+        files["apps/web.yaml"] = deployment(namespace: "apps", image: "nginx:1.27.3")
+        let model = try #require(try lintReport(files, asFound: true).model)
+        #expect(model.clusterLines.contains { $0.hasPrefix("Flux Kustomizations no cluster applies: flux-system/old-apps (archive/apps.yaml)") })
+        #expect(model.appliedLines.contains("apps/web.yaml  cluster clusters/prod by flux-system/apps"), "\(model.appliedLines)")
+    }
+
     /// Smana/cloud-native-ref: the FluxInstance's sync is written in OpenTofu (`clusters/${var.cluster_name}`), so
     /// clusters/mycluster-0's Kustomizations are roots nothing here applies, and so are those of its subdirectories.
     /// Applied with their directory, as Flux's generated kustomization takes it, the directory takes its subdirectories:

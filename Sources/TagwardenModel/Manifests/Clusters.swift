@@ -888,6 +888,8 @@ extension Model {
 
     /// `tagwarden env --applied`: each file, with the clusters and Flux Kustomizations that apply it (none: not applied).
     public var appliedLines: [String] {
+        // (of the Flux Kustomizations whose build takes a file, those a cluster applies)
+        let applying = Set(clusters.clusters.flatMap(\.kustomizations))
         return files.indices.map { f in
             switch clusters.reach[f] {
             case .applied, .assumed: break
@@ -899,7 +901,7 @@ extension Model {
             if cs.isEmpty, let (k, asData) = clusters.readBy[files[f].path]?.last {
                 return "\(files[f].path)  " + (asData ? "read by the build of " : "kustomize configuration of ") + path(k)
             }
-            let ks = (clusters.kustomizationsOfFile[f] ?? []).map(qualifiedName)
+            let ks = (clusters.kustomizationsOfFile[f] ?? []).filter(applying.contains).map(qualifiedName)
             let suspended = clusters.suspendedOnly[f].map { " (only through \(qualifiedName($0)), which is suspended: judged as warnings)" } ?? ""
             return "\(files[f].path)  cluster \(cs.joined(separator: ", "))" + (ks.isEmpty ? "" : " by \(ks.joined(separator: ", "))") + suspended
         }
