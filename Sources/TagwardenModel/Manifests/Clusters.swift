@@ -79,9 +79,14 @@ public struct Clusters: Sendable {
 
     /// What a finding in a file no cluster here reaches says of it.
     public static let unreachedPremise = "no cluster in this repository applies this file"
-    /// What it says in this repository: where Flux Kustomizations build paths of artifacts whose directories here are
-    /// not known (an OCIRepository CI pushes, a FluxInstance's sync that places nothing), one of them may build the file.
-    public private(set) var unreachedPremise = Clusters.unreachedPremise
+    /// The Flux Kustomizations and FluxInstance syncs that read artifacts whose directories here are not known (an
+    /// OCIRepository CI pushes, a FluxInstance's sync that places nothing), the first named: one of them may build a
+    /// file no cluster here reaches. Nil when there are none.
+    public private(set) var unreadArtifacts: String?
+    /// What a finding in a file no cluster here reaches says of it in this repository.
+    public var unreachedPremise: String {
+        unreadArtifacts.map { "no cluster here is known to apply this file, but what artifacts hold is not read here: \($0)" } ?? Clusters.unreachedPremise
+    }
 
     /// Each file's `Reach`.
     public private(set) var reach = Table<FileID, Reach>()
@@ -117,14 +122,14 @@ public struct Clusters: Sendable {
                          leftOut: leftOut, declared: declared, artifactSyncs: artifactSyncs)
         let ignored = out.sourceIgnored(objects: objects, files: files, rootIgnore: sourceIgnore)
         out.judgeReach(objects: objects, files: files, leftOut: leftOut, declared: declared, sourceIgnored: ignored)
-        out.unreachedPremise = out.unreachedPremise(objects: objects, files: files, artifactSyncs: artifactSyncs)
+        out.unreadArtifacts = out.unreadArtifacts(objects: objects, files: files, artifactSyncs: artifactSyncs)
         return out
     }
 
-    /// The unreached premise where Flux Kustomizations a cluster here applies (any that may be deployed, where no
-    /// cluster is described), or FluxInstance syncs in files that may be deployed, read artifacts whose directories here
-    /// are not known, naming the first.
-    private func unreachedPremise(objects: Objects, files: Files, artifactSyncs: [Model.ArtifactSync]) -> String {
+    /// The Flux Kustomizations a cluster here applies (any that may be deployed, where no cluster is described), and the
+    /// FluxInstance syncs in files that may be deployed, that read artifacts whose directories here are not known: the
+    /// first, and how many more.
+    private func unreadArtifacts(objects: Objects, files: Files, artifactSyncs: [Model.ArtifactSync]) -> String? {
         func mayBeDeployed(_ f: FileID) -> Bool { if case .notDeployed = reach[f] { false } else { true } }
         // (where no cluster is described, any Kustomization here may be applied from outside)
         func applied(_ f: FileID) -> Bool { switch reach[f] { case .applied, .assumed: true; case .unreached: clusters.isEmpty; default: false } }
@@ -138,9 +143,8 @@ public struct Clusters: Sendable {
             guard let k = o.fluxKustomization, k.path == nil, let path = k.artifactPath, let source = k.source else { continue }
             unknown.append("\(files[o.file].path) builds ./\(path) of \(source.kind) \(source.name)")
         }
-        guard let first = unknown.first else { return Clusters.unreachedPremise }
-        return "no cluster here is known to apply this file, but what artifacts hold is not read here: \(first)"
-            + (unknown.count > 1 ? " and \(unknown.count - 1) more" : "")
+        guard let first = unknown.first else { return nil }
+        return first + (unknown.count > 1 ? " and \(unknown.count - 1) more" : "")
     }
 
     /// Whether the repository's clusters exist and every root of each reads a GitRepository of this repository that has
@@ -839,9 +843,7 @@ extension Model {
         if clusters.clusters.isEmpty {
             // (Flux Kustomizations of artifacts may build them: what those hold is not read)
             var why = "no flux bootstrap sync, FluxInstance or Flux Kustomization builds this repository's files"
-            if clusters.unreachedPremise != Clusters.unreachedPremise, let colon = clusters.unreachedPremise.firstIndex(of: ":") {
-                why += " as far as is read here, but what artifacts hold is not read:" + clusters.unreachedPremise[clusters.unreachedPremise.index(after: colon)...]
-            }
+            if let unread = clusters.unreadArtifacts { why += " as far as is read here, but what artifacts hold is not read: \(unread)" }
             out.append("no cluster is described here (\(why); Flux \(fluxHeader))")
         }
         var unreached: [String: Int] = [:]   // directory → files
