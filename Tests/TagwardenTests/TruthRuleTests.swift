@@ -639,21 +639,20 @@ extension FluxInstanceTests {
 }
 
 extension FluxInstanceTests {
+    /// A FluxInstance in flux-system with `spec.sync` (flow style), on line 5, or 6 after a distribution `version`.
+    func fluxInstance(sync: String, version: String? = nil) -> String {
+        "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata: {name: flux, namespace: flux-system}\nspec:\n"
+            + (version.map { "  distribution: {version: \($0)}\n" } ?? "") + "  sync: \(sync)\n"
+    }
+
     /// xunholy/k8s-gitops, controlplaneio-fluxcd/d2-fleet: a FluxInstance syncs an OCIRepository that CI pushes from
     /// one directory of the repository, and stands inside the path it syncs. That directory is taken to be the artifact's
     /// root: the cluster and the paths of the Kustomizations of that source are read there, judged under that premise,
     /// which the message states, until the config declares the cluster.
     @Test func aFluxInstanceSyncingAnArtifactStandsInItsPathAndPlacesTheArtifactsRoot() throws {
         var files: [String: String] = [:]
-        files["kubernetes/clusters/prod/flux-system/instance.yaml"] = """
-        apiVersion: fluxcd.controlplane.io/v1
-        kind: FluxInstance
-        metadata: {name: flux, namespace: flux-system}
-        spec:
-          distribution: {version: 2.7.x}
-          sync: {kind: OCIRepository, url: "oci://ghcr.io/acme/fleet", ref: latest, path: ./clusters/prod}
-
-        """
+        files["kubernetes/clusters/prod/flux-system/instance.yaml"] = fluxInstance(
+            sync: #"{kind: OCIRepository, url: "oci://ghcr.io/acme/fleet", ref: latest, path: ./clusters/prod}"#, version: "2.7.x")
         files["kubernetes/clusters/prod/apps.yaml"] = fluxKustomization(path: "./apps/prod", spec: "  sourceRef: {kind: OCIRepository, name: flux-system}\n")
         files["kubernetes/apps/prod/web.yaml"] = deployment(namespace: "web", image: "nginx:latest")
         files["kubernetes/apps/staging/web.yaml"] = deployment(namespace: "web", image: "nginx:latest")
@@ -681,14 +680,8 @@ extension FluxInstanceTests {
     /// The repository's root pushed whole (d2-fleet): the sync's path is the repository's own.
     @Test func anArtifactPushedFromTheRootIsTheRepositorysTree() throws {
         var files: [String: String] = [:]
-        files["clusters/prod/flux-system/instance.yaml"] = """
-        apiVersion: fluxcd.controlplane.io/v1
-        kind: FluxInstance
-        metadata: {name: flux, namespace: flux-system}
-        spec:
-          sync: {kind: OCIRepository, url: "oci://ghcr.io/acme/fleet", ref: latest, path: clusters/prod}
-
-        """
+        files["clusters/prod/flux-system/instance.yaml"] = fluxInstance(
+            sync: #"{kind: OCIRepository, url: "oci://ghcr.io/acme/fleet", ref: latest, path: clusters/prod}"#)
         files["clusters/prod/tenants.yaml"] = fluxKustomization(path: "./tenants", spec: "  sourceRef: {kind: OCIRepository, name: flux-system}\n")
         files["tenants/web.yaml"] = deployment(namespace: "web", image: "nginx:latest")
         let report = try lintReport(files, asFound: true)
@@ -713,14 +706,7 @@ extension FluxInstanceTests {
     @Test func anArtifactSyncThatDoesNotPlaceItselfMakesNoCluster() throws {
         for (instanceDir, path) in [("kubernetes/clusters/local/flux-system", "./"), ("devenv/oci/apps/flux-system", "./devenv/oci/flux")] {
             var files: [String: String] = [:]
-            files["\(instanceDir)/instance.yaml"] = """
-            apiVersion: fluxcd.controlplane.io/v1
-            kind: FluxInstance
-            metadata: {name: flux, namespace: flux-system}
-            spec:
-              sync: {kind: OCIRepository, url: "oci://registry:5000/sync", ref: local, path: "\(path)"}
-
-            """
+            files["\(instanceDir)/instance.yaml"] = fluxInstance(sync: #"{kind: OCIRepository, url: "oci://registry:5000/sync", ref: local, path: ""# + path + #""}"#)
             files["devenv/oci/flux/apps.yaml"] = fluxKustomization(path: "./apps", spec: "  sourceRef: {kind: OCIRepository, name: flux-system}\n")
             files["apps/web.yaml"] = deployment(namespace: "web", image: "nginx:latest")
             let report = try lintReport(files, asFound: true)
