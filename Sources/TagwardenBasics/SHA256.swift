@@ -47,6 +47,12 @@ public enum SHA256 {
         return h.flatMap { v in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> UInt32($0)) } }
     }
 
+    /// Whether `digest` is `sha256:` and 64 lower-case hex digits, as a registry names content.
+    public static func isDigest(_ digest: String) -> Bool {
+        let hex = digest.utf8.dropFirst(7)
+        return digest.hasPrefix("sha256:") && hex.count == 64 && hex.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
     /// The digest of `bytes` in lowercase hex.
     public static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)

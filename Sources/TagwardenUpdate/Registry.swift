@@ -202,10 +202,7 @@ public final class RegistryClient {
     }
 
     /// Whether `digest` is `sha256:` and 64 lower-case hex digits: the one algorithm tagwarden verifies.
-    public static func isSHA256Digest(_ digest: String) -> Bool {
-        let hex = digest.utf8.dropFirst(7)
-        return digest.hasPrefix("sha256:") && hex.count == 64 && hex.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-    }
+    public static func isSHA256Digest(_ digest: String) -> Bool { SHA256.isDigest(digest) }
 
     /// `sha256:` and the hex SHA-256 of `bytes`, as a registry names content.
     public static func sha256Digest(_ bytes: [UInt8]) -> String { "sha256:" + SHA256.hex(bytes) }

@@ -135,7 +135,7 @@ public struct Clusters: Sendable {
         func applied(_ f: FileID) -> Bool { switch reach[f] { case .applied, .assumed: true; case .unreached: clusters.isEmpty; default: false } }
         var unknown: [String] = []
         for f in files.indices where mayBeDeployed(f) {
-            for sync in files[f].fluxInstanceSyncs where !sync.isGit && !artifactSyncs.contains(where: { $0.by.hasPrefix(files[f].path + ":") }) {
+            for sync in files[f].fluxInstanceSyncs where !sync.isGit && !artifactSyncs.contains(where: { $0.file == f && $0.sync.path.span == sync.path.span }) {
                 unknown.append("the FluxInstance sync at \(files[f].path):\(sync.path.span.start.line) of \(sync.kind) \(sync.url ?? sync.sourceName)")
             }
         }

@@ -512,8 +512,7 @@ package struct Extractor {
     /// kube-prometheus-stack's and Grafana's charts read) is not taken: a digest written there would not be in it.
     func partsDigest(_ n: Int) -> (node: Int, digest: String)? {
         if let dg = y.get(n, "digest"), let d = scalarString(dg), !d.isEmpty { return (dg, d) }
-        guard let sha = y.get(n, "sha"), let d = scalarString(sha), d.hasPrefix("sha256:"), case let hex = d.utf8.dropFirst(7),
-              hex.count == 64, hex.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else { return nil }
+        guard let sha = y.get(n, "sha"), let d = scalarString(sha), SHA256.isDigest(d) else { return nil }
         return (sha, d)
     }
 

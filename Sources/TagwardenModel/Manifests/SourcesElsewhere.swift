@@ -91,7 +91,8 @@ extension Model {
     /// A FluxInstance's sync of an artifact (an OCIRepository or a Bucket) that is taken to be made of this repository.
     struct ArtifactSync {
         var sync: FileFacts.FluxInstanceSync
-        /// Where the sync is written: `file:line` of its path.
+        /// The file it is written in, and `file:line` of its path.
+        var file: FileID
         var by: String
         /// The directory of the repository the artifact's root is taken to hold ("" for the repository's root).
         var root: String
@@ -118,15 +119,12 @@ extension Model {
         for f in files.indices {
             for sync in files[f].fluxInstanceSyncs where !sync.isGit {
                 guard let path = normalizePath(sync.path.value), !path.isEmpty else { continue }
-                // the directories above the sync's file (and its own) that end with its path
-                var ancestors: [String] = []
-                var d = Path.dirname(files[f].path)
-                while !d.isEmpty { ancestors.append(d); d = Path.dirname(d) }
-                let found = ancestors.filter { $0 == path || $0.hasSuffix("/" + path) }
+                // the directories above the sync's file that end with its path
+                let found = directories(of: files[f].path).filter { $0 == path || $0.hasSuffix("/" + path) }
                 guard found.count == 1 else { continue }
                 let applied = found[0], rootDir = applied == path ? "" : String(applied.dropLast(path.count + 1))
                 let by = "\(files[f].path):\(sync.path.span.start.line)"
-                out.append(ArtifactSync(sync: sync, by: by, root: rootDir, path: applied, premise:
+                out.append(ArtifactSync(sync: sync, file: f, by: by, root: rootDir, path: applied, premise:
                     "cluster \(applied) is taken to be what the FluxInstance sync at \(by) applies: ./\(path) of \(sync.kind) "
                     + "\(sync.url ?? sync.sourceName), an artifact taken to be pushed from "
                     + (rootDir.isEmpty ? "this repository's root" : "this repository's directory \(rootDir)")
