@@ -33,6 +33,24 @@ import Testing
         #expect(partly.rendered.contains("image-floating-tag apps/split-app-backend/deployment.yaml:8:14"), "\(partly.rendered)")
     }
 
+    /// gavinmcfall/home-ops: `./apps` has no kustomization, and the one Flux generates takes each directory below that
+    /// has one and looks no deeper (its walk skips the directory). The namespace's kustomization comments out `aaa`'s
+    /// ks.yaml, so nothing applies `aaa/app`, though `aaa/app` holds a kustomization of its own.
+    @Test func theGeneratedKustomizationTakesTheShallowestKustomizationBelow() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(path: "./apps")
+        files["apps/ns1/kustomization.yaml"] = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n"
+            + "  # - ./aaa/ks.yaml\n  - ./bbb/ks.yaml\n"
+        for app in ["aaa", "bbb"] {
+            files["apps/ns1/\(app)/ks.yaml"] = fluxKustomization(name: app, path: "./apps/ns1/\(app)/app")
+            files["apps/ns1/\(app)/app/kustomization.yaml"] = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - deploy.yaml\n"
+            files["apps/ns1/\(app)/app/deploy.yaml"] = pod(app, images: ["nginx:latest"])
+        }
+        let found = try lint(files, asFound: true).map { "\($0.severity) \($0.rendered)" }
+        #expect(found == ["warning image-latest-tag apps/ns1/aaa/app/deploy.yaml:8:14", "error image-latest-tag apps/ns1/bbb/app/deploy.yaml:8:14"],
+                "\(found)")
+    }
+
     @Test func theComponentsCRDsSayWhatIsServed() throws {
         // no version label: the CustomResourceDefinitions of the cluster's components decide
         var files = bootstrapFiles("clusters/prod", flux: nil, crds: """

@@ -167,25 +167,24 @@ struct BuildSets {
                 out.insert(i)
                 continue
             }
-            // a file in a subdirectory that has its own kustomization: that directory as the kustomization builds it,
-            // and the rest of the subdirectory's files (one run in path order) are passed over
+            // a file in a subdirectory that has its own kustomization: the shallowest such directory as its kustomization
+            // builds it (Flux's walk adds it and goes no deeper), and the rest of its files (one run in path order) are
+            // passed over
             var sub = Path.dirname(path)
-            var governed = false
+            var governing: (dir: String, kustomization: ObjectID?, empty: FileID?)?
             while sub.utf8.count > dir.utf8.count {
                 let sk = kustomizationAt[sub]
                 let empty = sk == nil && !emptyKustomizationAt.isEmpty ? emptyKustomizationAt[sub] : nil
-                if sk != nil || empty != nil {
-                    if depth + 1 < IncludeGraph.maxDepth, visited.insert(sub).inserted {
-                        if let sk { add(kustomization: sk, sub, &out, &visited, depth: depth + 1) } else if let empty { out.insert(empty) }
-                    }
-                    governed = true
-                    let under = sub + "/"
-                    while k < byPath.count, SourceText.hasBytePrefix(files[byPath[k]].path, under) { k += 1 }
-                    break
-                }
+                if sk != nil || empty != nil { governing = (sub, sk, empty) }
                 sub = Path.dirname(sub)
             }
-            if !governed {
+            if let (sub, sk, empty) = governing {
+                if depth + 1 < IncludeGraph.maxDepth, visited.insert(sub).inserted {
+                    if let sk { add(kustomization: sk, sub, &out, &visited, depth: depth + 1) } else if let empty { out.insert(empty) }
+                }
+                let under = sub + "/"
+                while k < byPath.count, SourceText.hasBytePrefix(files[byPath[k]].path, under) { k += 1 }
+            } else {
                 out.insert(i)
                 free = Path.dirname(path)
             }
