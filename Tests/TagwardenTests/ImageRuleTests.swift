@@ -219,6 +219,38 @@ import Testing
                                  "image-floating-tag infra/release.yaml:11:14"], "\(res.rendered)")
     }
 
+    /// Charts whose templates add a tag of their own to a values field that names the image (kubecost's cost-analyzer
+    /// `:prod-<appVersion>`, plane-ce `:<planeVersion>`, seaweedfs-csi-driver's `:<appVersion>` from 0.2.12): a bare
+    /// repository there does not run `latest`. Another chart, an older seaweedfs-csi-driver, or a version range keeps the
+    /// warning and its assumption.
+    @Test func chartsKnownToTagAnImageFieldCompleteABareRepository() throws {
+        func release(_ chart: String, version: String, values: String) -> String {
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: r, namespace: apps}\nspec:\n  chart:\n    spec:\n"
+                + "      chart: \(chart)\n      version: \(version)\n      sourceRef: {kind: HelmRepository, name: charts}\n  values:\n" + values
+        }
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/kubecost.yaml"] = release("cost-analyzer", version: "2.2.2", values: """
+            kubecostFrontend: {image: public.ecr.aws/kubecost/frontend}
+            kubecostModel: {image: public.ecr.aws/kubecost/cost-model}
+            networkCosts: {image: gcr.io/kubecost1/kubecost-network-costs}
+
+        """)
+        files["clusters/prod/plane.yaml"] = release("plane-ce", version: "1.6.0", values: """
+            web: {image: artifacts.plane.so/makeplane/plane-frontend}
+            redis: {image: valkey/valkey}
+
+        """)
+        for (name, version) in [("new", "0.2.19"), ("old", "0.2.10"), ("range", "'>=0.2.12'")] {
+            files["clusters/prod/csi-\(name).yaml"] = release("seaweedfs-csi-driver", version: version, values: """
+                seaweedfsCsiPlugin: {image: chrislusf/seaweedfs-csi-driver}
+
+            """)
+        }
+        let found = try lint(files).filter { $0.rule == "image-missing-tag" }.rendered
+        #expect(found == ["image-missing-tag clusters/prod/csi-old.yaml:11:33", "image-missing-tag clusters/prod/csi-range.yaml:11:33",
+                          "image-missing-tag clusters/prod/kubecost.yaml:13:27", "image-missing-tag clusters/prod/plane.yaml:12:20"], "\(found)")
+    }
+
     /// A chart kept in the repository: its own values.yaml sets what runs wherever the release does not override the
     /// field (the issue's `registry:2`); a release that sets the tag, or the whole image, takes that field's default away.
     @Test func aChartsOwnValuesAreJudgedWhereTheReleaseDoesNotOverrideThem() throws {

@@ -1452,7 +1452,11 @@ premises: >
   here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
   be deployed the rule does not run. A HelmRelease value that names the whole image (`image: gcr.io/acme/web`)
   is taken as the reference the chart deploys, an assumption: some charts add their own tag to it (kubecost's
-  adds `:prod-<appVersion>`), so there the finding is a warning that says so. A field no image is known in,
+  adds `:prod-<appVersion>`), so there the finding is a warning that says so. The charts whose templates are
+  known to add one are not reported in those fields: kubecost's `cost-analyzer` (`kubecostFrontend.image`,
+  `kubecostModel.image`), makeplane's `plane-ce` (`web.image` and its other services', `:<planeVersion>`) and
+  `seaweedfs-csi-driver` from chart version 0.2.12 (`seaweedfsCsiPlugin.image`, `mountService.image`), as the
+  HelmRelease's `spec.chart.spec` names the chart and, where it matters, one exact version. A field no image is known in,
   read as an image only because a full-reference marker is on it, is taken for one where its value names the
   image the marker's policy updates (an App's `version: '0.1.8'` under such a marker is not).
 fix: >
@@ -1491,6 +1495,22 @@ triggering:
     expect:
       - {file: apps/cost.yaml, line: 8, column: 14, message: "image 'gcr.io/kubecost1/frontend' has neither a tag nor a digest: it runs whatever 'latest' points to when the pod starts (assuming the chart takes this value as the whole reference; some add their own tag (kubecost's adds :prod-<appVersion>): if this one does, say so with # tagwarden:ignore image-missing-tag on the line)"}
 nonTriggering:
+  - description: a chart known to add its own tag to the field (kubecost's cost-analyzer adds `:prod-<appVersion>`)
+    files:
+      apps/cost.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: kubecost
+        spec:
+          chart:
+            spec:
+              chart: cost-analyzer
+              version: 2.2.2
+              sourceRef: {kind: HelmRepository, name: kubecost}
+          values:
+            kubecostFrontend:
+              image: public.ecr.aws/kubecost/frontend
   - description: a chart's version under a full-reference marker whose policy updates another image is no image
     files:
       apps/app.yaml: |

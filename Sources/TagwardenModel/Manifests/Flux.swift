@@ -144,6 +144,8 @@ public struct HelmReleaseSpec: Sendable {
     /// the root of its source, as written; and the chart's own path there.
     public var valuesFiles: [Located] = []
     public var chartPath: String?
+    /// The values fields the chart completes with a tag of its own (`ChartTags`): a bare image there is not `latest`.
+    public var chartTaggedFields: [[String]] = []
 
     public struct ValuesReference: Sendable {
         public var kind: String
@@ -167,7 +169,7 @@ public indirect enum FluxSpec: Sendable {
     case automation(AutomationSpec)
     case gitRepository(GitRepositorySpec)
     case kustomization(FluxKustomizationSpec)
-    /// only for a HelmRelease with `valuesFrom`, or a chart in a GitRepository
+    /// only for a HelmRelease with `valuesFrom`, a chart in a GitRepository, or a chart `ChartTags` knows
     case helmRelease(HelmReleaseSpec)
     /// the Flux Operator's FluxInstance: the Flux distribution it installs (`spec.distribution.version`, `2.7.x`)
     case fluxInstance(version: Located?)
@@ -332,7 +334,10 @@ public indirect enum FluxSpec: Sendable {
                 h.valuesFiles = (list + [y.get(chart, "valuesFile")].compactMap { $0 }).compactMap(loc)
                 h.chartPath = str(y.get(chart, "chart"))
             }
-            return h.valuesFrom.isEmpty && h.valuesFiles.isEmpty && h.chartPath == nil ? nil : .helmRelease(h)
+            if let chart = spec.flatMap({ y.get($0, "chart", "spec") }), let name = str(y.get(chart, "chart")) {
+                h.chartTaggedFields = ChartTags.completedFields(chart: name, version: str(y.get(chart, "version")))
+            }
+            return h.valuesFrom.isEmpty && h.valuesFiles.isEmpty && h.chartPath == nil && h.chartTaggedFields.isEmpty ? nil : .helmRelease(h)
         case ("fluxcd.controlplane.io", "FluxInstance"):
             return .fluxInstance(version: loc(spec.flatMap { y.get($0, "distribution", "version") }))
         default:

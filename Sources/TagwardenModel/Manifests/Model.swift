@@ -343,6 +343,7 @@ public struct Model: Sendable {
                                         configMaps: configMaps, builds: builds)
         let shared = adoptMarkedValues(values.images, into: &images, markers: &markers)
         images += Substitution.resolve(substitutable + values.substitutable, variables: variables)
+        markChartTagged(&images, objects: objects)
         // each image's environment: its object's, else that of what makes it run (the fields read are settled from here)
         var imageEnvironment = images.mapRows { img -> String? in
             if let o = img.object, let e = objectEnvironment[o] { return e }
