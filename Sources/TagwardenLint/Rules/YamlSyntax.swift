@@ -18,8 +18,8 @@ extension Rule {
                 end.offset = min(end.offset + 1, f.bytes.count)
                 out.append(c.finding("YAML syntax error: \(e.message)", path: f.path, span: SourceSpan(start: e.position, end: end), subject: e.message))
             }
-            // a generator's data file is copied into its ConfigMap as bytes: kustomize does not read its keys, and what
-            // reads them there (Helm, an application) is not known here
+            // a generator's data file is copied into its ConfigMap as bytes: kustomize does not read its keys or what Go's
+            // YAML refuses, and what reads them there (Helm, an application) is not known here
             let dataFiles = data ?? c.model.generatorDataFiles
             data = dataFiles
             // kustomize reads a kustomization file leniently: the last of two keys wins (`kubectl kustomize` builds it)
@@ -39,11 +39,11 @@ extension Rule {
                     : "duplicate key '\(d.key)' (first at line \(d.firstLine)): kustomize reads a kustomization leniently and keeps this one, so the first '\(d.key)' is dropped without a word"
                 out.append(c.finding(message, path: f.path, span: d.span))
             }
-            for r in f.goRefusals {
+            for r in f.goRefusals where !dataFiles.contains(f.path) {
                 out.append(c.finding(r.message, path: f.path, span: r.span))
             }
             // Helm reads a chart's own files with go-yaml, which takes the later merge; kustomize reads the rest
-            if !f.duplicateMergeKeys.isEmpty {
+            if !f.duplicateMergeKeys.isEmpty, !dataFiles.contains(f.path) {
                 let dirs = charts ?? Model.chartDirectories(c.model.files.map(\.path))
                 charts = dirs
                 for d in f.duplicateMergeKeys where !dirs.contains(where: { f.path.hasPrefix($0) }) {

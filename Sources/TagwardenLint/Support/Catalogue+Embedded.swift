@@ -5544,8 +5544,9 @@ rationale: >
   `%YAML` directive other than 1.1. Two keys Go
   reads as one (`on` and `true`, `1` and `01`) keep only one of their values, silently. A file that only a
   `configMapGenerator` names (a values file, an application's own config such as fluent-bit's, which repeats
-  keys on purpose) is data: kustomize copies its bytes into the ConfigMap without reading its keys, so its
-  duplicate keys are not reported; a syntax error there still is. kustomize reads a `kustomization.yaml` itself
+  keys on purpose, homepage's with `{{HOMEPAGE_VAR_…}}` placeholders) is data: kustomize copies its bytes into
+  the ConfigMap without reading them, so what Go's YAML would refuse there and its duplicate keys are not
+  reported; a syntax error there still is. kustomize reads a `kustomization.yaml` itself
   leniently: of two equal keys the later wins and the earlier's entries are dropped without a word.
 premises: >
   Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
@@ -5727,6 +5728,18 @@ nonTriggering:
             - name: modify
               rename: a b
               rename: c d
+  - description: a generator's data file with placeholders an application fills in (homepage's services.yaml)
+    files:
+      home/kustomization.yaml: |
+        configMapGenerator:
+          - name: homepage-config
+            files:
+              - services.yaml=./config/services.yaml
+      home/config/services.yaml: |
+        - Network:
+            - Tunnel:
+                widget:
+                  accountid: {{HOMEPAGE_VAR_ACCOUNTID}}
   - description: several documents, a BOM and CRLF line ends are fine
     files:
       app/two.yaml: "\uFEFFa: 1\r\n---\r\nb: 2\r\n"
