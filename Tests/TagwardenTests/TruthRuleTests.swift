@@ -577,7 +577,7 @@ import Testing
         let res = try lint(files).filter { $0.rule == "policy-fragile-order" }
         #expect(res.map(\.file) == ["flux/versions.yaml"])
         #expect(res.first?.message == "alphabetical order compares version-like tags byte by byte, and their numbers can have one digit or more "
-                + "('-v0.0.0', '-v00.0.0'), so a larger number with more digits sorts before a smaller one ('10' before '9'): use semver, or numerical on a timestamp")
+                + "('-v0.0.0', '-v00.0.0'), so a larger number with more digits sorts before a smaller one ('10' before '9'): use semver, numerical order on a key of digits, or a pattern whose keys all have one width (a timestamp such as '20250101T120000Z')")
     }
 
     @Test func aPatchTargetingEveryPolicyMayAddItsOrdering() throws {

@@ -60,7 +60,7 @@ extension Rule {
                    return (a, b)
                }).first {
                 message = "alphabetical order compares version-like \(what)s byte by byte, and their numbers can have one digit or more "
-                    + "('\(short)', '\(long)'), so a larger number with more digits sorts before a smaller one ('10' before '9'): use semver, or numerical on a timestamp"
+                    + "('\(short)', '\(long)'), so a larger number with more digits sorts before a smaller one ('10' before '9'): use semver, numerical order on a key of digits, or a pattern whose keys all have one width (a timestamp such as '20250101T120000Z')"
             } else if spec.hasNumerical, let re = notNumber,
                       let w = TagLanguage.witness([keys, .matching(re)], tagGrammar: !extracted) {
                 message = "numerical order needs numbers, but the \(what) can be '\(w)': one such tag makes Flux fail the whole policy; narrow the pattern to digits"

@@ -4553,7 +4553,8 @@ premises: >
   be deployed the rule does not run. A pattern written with `${…}` is not judged: its text is what the
   substitution makes of it.
 fix: >
-  Use semver for versions; use numerical only on a group that holds digits (`(?P<ts>[0-9]+)`).
+  Use semver for versions; use numerical only on a group that holds digits (`(?P<ts>[0-9]+)`); keep
+  alphabetical for keys of one width, and say so in the pattern (`^prd-(?P<ts>[0-9]{8}T[0-9]{6}Z)$`).
 triggering:
   - description: alphabetical over version tags
     files:
@@ -4571,7 +4572,7 @@ triggering:
           policy:
             alphabetical: {order: asc}
     expect:
-      - {file: flux/policy.yaml, line: 10, column: 14, message: "alphabetical order compares version-like tags byte by byte, and their numbers can have one digit or more ('v0.0.0', 'v00.0.0'), so a larger number with more digits sorts before a smaller one ('10' before '9'): use semver, or numerical on a timestamp"}
+      - {file: flux/policy.yaml, line: 10, column: 14, message: "alphabetical order compares version-like tags byte by byte, and their numbers can have one digit or more ('v0.0.0', 'v00.0.0'), so a larger number with more digits sorts before a smaller one ('10' before '9'): use semver, numerical order on a key of digits, or a pattern whose keys all have one width (a timestamp such as '20250101T120000Z')"}
   - description: numerical over an extracted group that can hold letters
     files:
       flux/policy.yaml: |
