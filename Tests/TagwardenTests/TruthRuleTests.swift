@@ -1116,6 +1116,21 @@ extension FluxInstanceTests {
     /// Where a repository installs Flux from: ipni/storetheindex lists the release's install.yaml (0.28.5, which serves
     /// the v1alpha1 ImagePolicy it writes), allenporter/k8s-gitops applies the OCI artifact of Flux's manifests; a
     /// development build's Namespace label (v0.0.0-dev.0, microsoft/multicluster-gitops) names no release.
+    /// A cluster whose files hold no Flux installation runs the repository's Flux where every installation it holds is
+    /// of one version; "the only installation" is said only of one (gavinmcfall/home-ops holds two of 2.9.3).
+    @Test func aClusterWithoutItsOwnInstallationTakesTheRepositorysOneVersion() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.4.0").merging(bootstrapFiles("clusters/test", flux: nil)) { a, _ in a }
+        func testFlux() throws -> String? {
+            try lintReport(files, asFound: true).model?.clusters.clusters.first { $0.name == "clusters/test" }?.fluxOrigin
+        }
+        #expect(try testFlux() == "app.kubernetes.io/version v2.4.0 of Namespace flux-system in clusters/prod/flux-system/gotk-components.yaml, "
+                + "the repository's only Flux installation")
+        files["base/flux/kustomization.yaml"] = "resources:\n  - https://github.com/fluxcd/flux2/releases/download/v2.4.0/install.yaml\n"
+        let both = try testFlux()
+        #expect(both == "the Flux release's install.yaml v2.4.0 that base/flux/kustomization.yaml lists, "
+                + "the version of each Flux installation the repository holds", "\(both ?? "nil")")
+    }
+
     @Test func theReleaseAClusterInstallsIsReadFromItsInstallationsSource() throws {
         /// The Flux of the one cluster, with where it was read, when its gotk-components.yaml is `components`.
         func flux(components: String) throws -> String? {

@@ -606,7 +606,8 @@ public struct Clusters: Sendable {
                 out.clusters[c].fluxOrigin = first.origin + (others.isEmpty ? "" : "; it also holds Flux " + others.map(\.description).sorted().joined(separator: ", "))
             } else if let only = out.only {
                 out.clusters[c].flux = only.version
-                out.clusters[c].fluxOrigin = only.origin + ", the repository's only Flux installation"
+                out.clusters[c].fluxOrigin = only.origin + (out.installations.count == 1 ? ", the repository's only Flux installation"
+                                                                                      : ", the version of each Flux installation the repository holds")
             }
             if let d = config.clusters.first(where: { $0.name == out.clusters[c].name }), let v = d.fluxVersion {
                 out.clusters[c].flux = v
