@@ -757,6 +757,41 @@ extension FluxInstanceTests {
         #expect(try lintReport(files, asFound: true).findings.first?.message.hasSuffix("(no cluster in this repository applies this file)") == true)
     }
 
+    /// karlsonley/homelab: a cluster applies a ResourceSet whose template makes Flux Kustomizations of
+    /// `./infrastructure/homelab/<< inputs.layer >>`; those are not read here, so a file no cluster here reaches may be
+    /// built by one, and the premise (and env's list of Kustomizations no cluster applies) says so. A ResourceSet that
+    /// makes no Kustomization leaves the premise a fact.
+    @Test func aResourceSetThatMakesKustomizationsMakesTheUnreachedPremiseAnAssumption() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.8")
+        files["clusters/prod/infrastructure.yaml"] = """
+        apiVersion: fluxcd.controlplane.io/v1
+        kind: ResourceSet
+        metadata: {name: infrastructure, namespace: flux-system}
+        spec:
+          inputs: [{layer: one}, {layer: two}]
+          resourcesTemplate: |
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: infrastructure-<< inputs.layer >>, namespace: flux-system}
+            spec: {path: ./infrastructure/<< inputs.layer >>, sourceRef: {kind: GitRepository, name: flux-system}}
+
+        """
+        files["clusters/prod/old.yaml"] = fluxKustomization(name: "old", path: "./old")
+        files["clusters/prod/kustomization.yaml"] = "resources: [flux-system, infrastructure.yaml]\n"
+        files["infrastructure/one/web.yaml"] = deployment(namespace: "web", image: "nginx:latest")
+        let report = try lintReport(files, asFound: true)
+        #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == ["warning image-latest-tag infrastructure/one/web.yaml:9:18"])
+        #expect(report.findings.first?.message.hasSuffix("(no cluster here is known to apply this file, but the Flux Kustomizations that "
+            + "ResourceSets make are not read here: ResourceSet flux-system/infrastructure in clusters/prod/infrastructure.yaml)") == true,
+                "\(report.findings)")
+        #expect(report.model?.clusterLines.contains("Flux Kustomizations no cluster applies: flux-system/old (clusters/prod/old.yaml) (as far as is "
+            + "read here: the Flux Kustomizations that ResourceSets make are not read: ResourceSet flux-system/infrastructure in "
+            + "clusters/prod/infrastructure.yaml)") == true, "\(report.model?.clusterLines ?? [])")
+        files["clusters/prod/infrastructure.yaml"] = files["clusters/prod/infrastructure.yaml"]!
+            .replacingOccurrences(of: "kustomize.toolkit.fluxcd.io/v1", with: "helm.toolkit.fluxcd.io/v2").replacingOccurrences(of: "kind: Kustomization", with: "kind: HelmRelease")
+        #expect(try lintReport(files, asFound: true).findings.first?.message.hasSuffix("(no cluster in this repository applies this file)") == true)
+    }
+
     /// xunholy/k8s-gitops: an ArtifactGenerator of the synced OCIRepository copies each app's directory whole
     /// (`@repo/apps/base/web/app/` to `@artifact/apps/base/web/app/`, which lands in `apps/base/web/app/app/`, as
     /// `cp -r` does); an ExternalArtifact Kustomization of the directory it lands in builds it.

@@ -83,9 +83,17 @@ public struct Clusters: Sendable {
     /// OCIRepository CI pushes, a FluxInstance's sync that places nothing), the first named: one of them may build a
     /// file no cluster here reaches. Nil when there are none.
     public private(set) var unreadArtifacts: String?
+    /// The ResourceSets (the Flux Operator's) that a cluster here applies, or any where no cluster is described, whose
+    /// templates make Flux Kustomizations: those are not read here, and one may build a file no cluster here reaches. The
+    /// first named; nil when there are none.
+    public private(set) var unreadTemplates: String?
     /// What a finding in a file no cluster here reaches says of it in this repository.
     public var unreachedPremise: String {
-        unreadArtifacts.map { "no cluster here is known to apply this file, but what artifacts hold is not read here: \($0)" } ?? Clusters.unreachedPremise
+        if let artifacts = unreadArtifacts { return "no cluster here is known to apply this file, but what artifacts hold is not read here: \(artifacts)" }
+        if let templates = unreadTemplates {
+            return "no cluster here is known to apply this file, but the Flux Kustomizations that ResourceSets make are not read here: \(templates)"
+        }
+        return Clusters.unreachedPremise
     }
 
     /// Each file's `Reach`.
@@ -123,7 +131,25 @@ public struct Clusters: Sendable {
         let ignored = out.sourceIgnored(objects: objects, files: files, rootIgnore: sourceIgnore)
         out.judgeReach(objects: objects, files: files, leftOut: leftOut, declared: declared, sourceIgnored: ignored)
         out.unreadArtifacts = out.unreadArtifacts(objects: objects, files: files, artifactSyncs: artifactSyncs)
+        out.unreadTemplates = out.unreadTemplates(objects: objects, files: files)
         return out
+    }
+
+    /// Whether a cluster here applies `file` (or, where no cluster is described, whether it may be applied from outside).
+    private func isApplied(_ f: FileID) -> Bool {
+        switch reach[f] { case .applied, .assumed: true; case .unreached: clusters.isEmpty; default: false }
+    }
+
+    /// The applied ResourceSets whose templates name Flux Kustomizations' API group: the first, and how many more.
+    private func unreadTemplates(objects: Objects, files: Files) -> String? {
+        let group = Array("kustomize.toolkit.fluxcd.io".utf8)
+        let sets = objects.filter { o in
+            o.kind == "ResourceSet" && o.group == "fluxcd.controlplane.io" && isApplied(o.file)
+                && files[o.file].bytes[o.byteRange].withUnsafeBytes { b in group.withUnsafeBytes { SourceText.find(b, $0, from: 0) != nil } }
+        }
+        guard let first = sets.first else { return nil }
+        let named = "ResourceSet " + (first.declaredNamespace.map { $0 + "/" } ?? "") + (first.name ?? "") + " in \(files[first.file].path)"
+        return named + (sets.count > 1 ? " and \(sets.count - 1) more" : "")
     }
 
     /// The Flux Kustomizations a cluster here applies (any that may be deployed, where no cluster is described), and the
@@ -132,14 +158,13 @@ public struct Clusters: Sendable {
     private func unreadArtifacts(objects: Objects, files: Files, artifactSyncs: [Model.ArtifactSync]) -> String? {
         func mayBeDeployed(_ f: FileID) -> Bool { if case .notDeployed = reach[f] { false } else { true } }
         // (where no cluster is described, any Kustomization here may be applied from outside)
-        func applied(_ f: FileID) -> Bool { switch reach[f] { case .applied, .assumed: true; case .unreached: clusters.isEmpty; default: false } }
         var unknown: [String] = []
         for f in files.indices where mayBeDeployed(f) {
             for sync in files[f].fluxInstanceSyncs where !sync.isGit && !artifactSyncs.contains(where: { $0.file == f && $0.sync.path.span == sync.path.span }) {
                 unknown.append("the FluxInstance sync at \(files[f].path):\(sync.path.span.start.line) of \(sync.kind) \(sync.url ?? sync.sourceName)")
             }
         }
-        for o in objects where applied(o.file) {
+        for o in objects where isApplied(o.file) {
             guard let k = o.fluxKustomization, k.path == nil, let path = k.artifactPath, let source = k.source else { continue }
             unknown.append("\(files[o.file].path) builds ./\(path) of \(source.kind) \(source.name)")
         }
@@ -839,12 +864,16 @@ extension Model {
         }
         if !clusters.unapplied.isEmpty {
             out.append("Flux Kustomizations no cluster applies: " + clusters.unapplied.prefix(10).map(name).joined(separator: ", ")
-                       + (clusters.unapplied.count > 10 ? " and \(clusters.unapplied.count - 10) more" : ""))
+                       + (clusters.unapplied.count > 10 ? " and \(clusters.unapplied.count - 10) more" : "")
+                       + (clusters.unreadTemplates.map { " (as far as is read here: the Flux Kustomizations that ResourceSets make are not read: \($0))" } ?? ""))
         }
         if clusters.clusters.isEmpty {
             // (Flux Kustomizations of artifacts may build them: what those hold is not read)
             var why = "no flux bootstrap sync, FluxInstance or Flux Kustomization builds this repository's files"
             if let unread = clusters.unreadArtifacts { why += " as far as is read here, but what artifacts hold is not read: \(unread)" }
+            else if let unread = clusters.unreadTemplates {
+                why += " as far as is read here, but the Flux Kustomizations that ResourceSets make are not read: \(unread)"
+            }
             out.append("no cluster is described here (\(why); Flux \(fluxHeader))")
         }
         var unreached: [String: Int] = [:]   // directory → files
