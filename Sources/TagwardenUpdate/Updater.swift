@@ -307,6 +307,11 @@ public enum Updater {
             .first(where: { $0.contains("${") }) {
             return skipped("it is a template: '\(unsubstituted)' holds variables nothing here substitutes")
         }
+        // a GitRepository that is nowhere, where this repository describes the cluster: Flux fails the automation
+        if model.automationSourceIsMissing(automation), model.describesCluster(ofFile: model.objects[automation.object].file) {
+            let source = (spec.sourceNamespace ?? automation.namespace ?? "<no namespace>") + "/" + (spec.sourceName?.value ?? "")
+            return skipped("its GitRepository \(source) is not in the repository, so Flux fails it (automation-unknown-source)", failed: true)
+        }
         let label = "ImageUpdateAutomation " + selection.label
         if run.cluster == nil {
             switch applied(model, automation) {

@@ -178,6 +178,20 @@ import Testing
         #expect(unknown.stderr == "tagwarden: error: no ImageUpdateAutomation flux-system/nope in the repository; it has flux-system/apps\n")
     }
 
+    /// dhairya221b/cd-test: an automation in namespace test-cd reads GitRepository flux-system of its own namespace,
+    /// which neither the repository nor bootstrap's sync makes; Flux fails it, so update writes nothing for it.
+    @Test func anAutomationOfAGitRepositoryThatIsNowhereIsNotRun() throws {
+        let r = try repo()
+        try r.write(bootstrapFiles("clusters/prod", flux: "v2.8.0"))
+        try r.write("clusters/prod/apps.yaml", fluxKustomizations([("flux", "./flux"), ("apps", "./apps")]))
+        try r.write("flux/images.yaml", [imageRepository(), imagePolicy(),
+                                         imageUpdateAutomation(name: "apps", namespace: "test-cd", path: "./apps")].joined(separator: "---\n"))
+        let res = try tagwarden(["update", "--tags", "tags.yaml"], in: r.path)
+        #expect(res.code == 0 && res.stdout == "", "\(res.described)")
+        #expect(res.stderr == "tagwarden: test-cd/apps in cluster clusters/prod: not run: its GitRepository test-cd/flux-system is not in the "
+                + "repository, so Flux fails it (automation-unknown-source)\ntagwarden: up to date\n", "\(res.described)")
+    }
+
     @Test func suspendedAutomationsAreSkippedWithANote() throws {
         let r = try repo()
         try r.write("flux/images.yaml", [imageRepository(), imagePolicy(),

@@ -8,18 +8,8 @@ extension Rule {
     static let automationUnknownSource = Rule("automation-unknown-source") { c in
         let m = c.model
         return m.flux.automations.compactMap { a in
-            guard !m.flux.nonResources.contains(a.object), (a.spec.sourceKind ?? "GitRepository") == "GitRepository",
-                  let name = a.spec.sourceName else { return nil }
+            guard !m.flux.nonResources.contains(a.object), m.automationSourceIsMissing(a), let name = a.spec.sourceName else { return nil }
             let ns = a.spec.sourceNamespace ?? a.namespace
-            // (or one flux bootstrap's or a FluxInstance's sync makes: the cluster runs on it)
-            if m.flux.source(of: a) != nil || a.source == .here { return nil }
-            // a GitRepository a cluster's root Kustomization reads from exists there, made outside this repository (by
-            // flux bootstrap's first run, or by hand as the repository's documentation says): the cluster runs on it
-            let readByKustomizations = m.clusters.clusters.flatMap(\.roots).contains { k in
-                guard let src = m.objects[k].fluxKustomization?.source, src.isGitRepository, src.name == name.value else { return false }
-                return FluxIndex.sameNamespace(src.namespace ?? m.objectNamespace[k], ns)
-            }
-            if readByKustomizations { return nil }
             // the name right, the namespace not: the namespace to give sourceRef (an automation's own is the default)
             let elsewhere = m.flux.gitRepositories.filter { $0.name == name.value }.compactMap(\.namespace)
             let hint = elsewhere.count == 1 ? ": GitRepository \(name.value) is in namespace \(elsewhere[0]): set sourceRef.namespace: \(elsewhere[0])"

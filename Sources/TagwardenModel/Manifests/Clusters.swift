@@ -940,3 +940,19 @@ extension Model {
     }
 }
 
+
+extension Model {
+    /// Whether ImageUpdateAutomation `a` reads a GitRepository that is nowhere to be found: not in the repository, not
+    /// made by flux bootstrap's or a FluxInstance's sync, and not read by a cluster's root Kustomization (which shows
+    /// that the cluster holds one of that name, made outside the repository). A `sourceRef` of another kind, or none, is
+    /// not judged.
+    public func automationSourceIsMissing(_ a: FluxIndex.Automation) -> Bool {
+        guard (a.spec.sourceKind ?? "GitRepository") == "GitRepository", let name = a.spec.sourceName else { return false }
+        if flux.source(of: a) != nil || a.source == .here { return false }
+        let namespace = a.spec.sourceNamespace ?? a.namespace
+        return !clusters.clusters.flatMap(\.roots).contains { k in
+            guard let src = objects[k].fluxKustomization?.source, src.isGitRepository, src.name == name.value else { return false }
+            return FluxIndex.sameNamespace(src.namespace ?? objectNamespace[k], namespace)
+        }
+    }
+}
