@@ -757,6 +757,28 @@ extension FluxInstanceTests {
         #expect(try lintReport(files, asFound: true).findings.first?.message.hasSuffix("(no cluster in this repository applies this file)") == true)
     }
 
+    /// olga-mir/k8s-multi-cluster, fluxcd/flux2-hub-spoke-example: a Kustomization with `spec.kubeConfig` applies its
+    /// build to the cluster its Secret names, not to the one that applies it: the two clusters' objects never meet, and
+    /// that cluster is one of its own, named after the Secret.
+    @Test func aKustomizationsKubeConfigAppliesItsBuildToAnotherCluster() throws {
+        var files = bootstrapFiles("clusters/hub", flux: "v2.8.0")
+        files["clusters/hub/apps.yaml"] = fluxKustomization(name: "hub-apps", path: "./hub-apps") + "---\n"
+            + fluxKustomization(name: "spoke", path: "./spoke", spec: "  kubeConfig:\n    secretRef: {name: spoke-kubeconfig}\n")
+        func settings(_ value: String) -> String { "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: web}\ndata: {a: \(value)}\n" }
+        files["hub-apps/settings.yaml"] = settings("hub")
+        files["spoke/settings.yaml"] = settings("spoke")
+        files["spoke/web.yaml"] = deployment(namespace: "web", image: "nginx:latest")
+        let report = try lintReport(files, asFound: true)
+        #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag spoke/web.yaml:9:18"], "\(report.findings)")
+        let clusters = report.model?.clusters.clusters.map { "\($0.name): \($0.files.count)" } ?? []
+        #expect(clusters == ["clusters/hub: 5", "clusters/hub → Secret flux-system/spoke-kubeconfig: 2"], "\(clusters)")
+        #expect(report.model?.clusterLines.contains("  applied through the kubeConfig of: flux-system/spoke (clusters/hub/apps.yaml)") == true,
+                "\(report.model?.clusterLines ?? [])")
+        // without the kubeConfig, one cluster applies both ConfigMaps
+        files["clusters/hub/apps.yaml"] = files["clusters/hub/apps.yaml"]!.replacingOccurrences(of: "  kubeConfig:\n    secretRef: {name: spoke-kubeconfig}\n", with: "")
+        #expect(try lint(files, asFound: true).map(\.rule).contains("object-duplicate"))
+    }
+
     /// karlsonley/homelab: a cluster applies a ResourceSet whose template makes Flux Kustomizations of
     /// `./infrastructure/homelab/<< inputs.layer >>`; those are not read here, so a file no cluster here reaches may be
     /// built by one, and the premise (and env's list of Kustomizations no cluster applies) says so. A ResourceSet that

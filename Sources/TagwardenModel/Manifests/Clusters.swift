@@ -53,6 +53,9 @@ public struct Clusters: Sendable {
         public var inferred: String?
         /// The values the config gives its builds' variables (`substitute`).
         public var substitute: [String: String] = [:]
+        /// For a cluster that another applies builds to through `spec.kubeConfig` (named `<that cluster> → Secret
+        /// <namespace>/<name>`): those Flux Kustomizations, which stand in the other cluster's files.
+        public var appliedThrough: [ObjectID] = []
     }
 
     public private(set) var clusters = Table<ClusterID, Cluster>()
@@ -466,12 +469,15 @@ public struct Clusters: Sendable {
             }
             return out.merging(post.substitute) { $1 }
         }
-        var walks: [ClusterID: [(roots: [ObjectID], files: Set<FileID>)]] = [:]
+        var walks: [ClusterID: [(roots: [ObjectID], files: Set<FileID>, variables: [String: String]?)]] = [:]
         // each cluster's Kustomizations whose path its variables make another, by the files they build there
         var substitutedBuilders: [ClusterID: [FileID: Set<ObjectID>]] = [:]
-        // cluster `c` applies Kustomizations `roots` and the files `initial`, and what their builds reach
-        func walk(_ c: ClusterID, roots: [ObjectID], files initial: Set<FileID>) {
-            if firstWalk[c] == nil { walks[c, default: []].append((roots, initial)) }
+        // builds a cluster's Kustomizations apply to another cluster (`spec.kubeConfig`), walked as that cluster's
+        var remoteBuilds: [(by: ClusterID, kustomization: ObjectID, files: Set<FileID>, variables: [String: String])] = []
+        // cluster `c` applies Kustomizations `roots` and the files `initial` (with `variables`, those of the Kustomization
+        // that builds them, else the cluster's own), and what their builds reach
+        func walk(_ c: ClusterID, roots: [ObjectID], files initial: Set<FileID>, variables initialVariables: [String: String]? = nil) {
+            if firstWalk[c] == nil { walks[c, default: []].append((roots, initial, initialVariables)) }
             // each Kustomization with the variables of the one whose build takes its file, and the suspended one on the way
             let given = out.clusters[c].substitute
             var queue: [(k: ObjectID, variables: [String: String], suspended: ObjectID?)] = roots.map { ($0, given, nil) }
@@ -488,7 +494,7 @@ public struct Clusters: Sendable {
                     for j in objectsOfFile[f] ?? [] where spec(j) != nil { queue.append((j, variables, suspended)) }
                 }
             }
-            for f in initial { take(f, by: given, through: nil) }
+            for f in initial { take(f, by: initialVariables ?? given, through: nil) }
             while let (k, variables, suspended) = queue.popLast() {
                 // one of another repository or an artifact builds nothing here, and one whose path has a variable not known
                 // here builds what cannot be told: the cluster applies them all the same
@@ -504,8 +510,31 @@ public struct Clusters: Sendable {
                 let set = p == path(k, [:]) ? built[k] ?? [] : build(k, at: p)
                 if p != path(k, [:]) { for f in set { substitutedBuilders[c, default: [:]][f, default: []].insert(k) } }
                 let own = given.merging(substitutes(k, in: c)) { $1 }
+                // its build goes to the cluster its kubeConfig names, not to this one
+                if spec(k)?.kubeConfig != nil {
+                    remoteBuilds.append((c, k, set, own))
+                    continue
+                }
                 let through = suspended ?? (spec(k)?.suspended == true ? k : nil)
                 for f in set { take(f, by: own, through: through) }
+            }
+        }
+        /// The clusters that Kustomizations apply their builds to through `spec.kubeConfig`: one for each cluster that applies
+        /// such Kustomizations and each Secret (or ConfigMap) they name, walked as its own (what the build holds, Flux
+        /// Kustomizations there included, is that cluster's), until no build goes further.
+        var remoteOf: [ClusterID: ClusterID] = [:]
+        var remoteWalked = 0
+        func walkRemoteBuilds() {
+            while remoteWalked < remoteBuilds.count {
+                let (by, k, set, variables) = remoteBuilds[remoteWalked]
+                remoteWalked += 1
+                let reference = spec(k)?.kubeConfig ?? ""
+                let kind = reference.prefix { $0 != "/" }, name = reference.drop { $0 != "/" }.dropFirst()
+                let namespace = objects[k].declaredNamespace.map { $0 + "/" } ?? ""
+                let remote = cluster(named: "\(out.clusters[by].displayName) → \(kind) \(namespace)\(name)")
+                remoteOf[remote] = by
+                if !out.clusters[remote].appliedThrough.contains(k) { out.clusters[remote].appliedThrough.append(k) }
+                walk(remote, roots: [], files: set, variables: variables)
             }
         }
         func apply(_ root: ObjectID, in named: String? = nil) {
@@ -537,6 +566,7 @@ public struct Clusters: Sendable {
                 if let premise = sync.premise { out.clusters[c].inferred = premise }
                 walk(c, roots: [], files: builds.files(under: sync.path))
             }
+            walkRemoteBuilds()
             bootstrappedClusters = Set(out.clusters.indices)
             // a cluster directory beside theirs (clusters/staging next to a bootstrapped clusters/production) whose
             // Kustomizations nothing here applies is a cluster bootstrapped without its sync in the repository (not a
@@ -560,6 +590,7 @@ public struct Clusters: Sendable {
             // Kustomizations that only build each other: the first of each such ring stands for its root
             for k in kustomizations where !reached.contains(k) && built[k] != nil && leftOut[file(k)] == nil { apply(k) }
         }
+        walkRemoteBuilds()
         // a ConfigMap of several of one name that the cluster applies through a Kustomization its walk took later: the
         // cluster is walked again, knowing all that the first walk applied (the same files in whatever order)
         for c in undecided.sorted() {
@@ -569,11 +600,12 @@ public struct Clusters: Sendable {
             done = done.filter { !$0.hasPrefix("\(c) ") }
             substitutedBuilders[c] = nil
             members[c] = []
-            for w in walks[c] ?? [] { walk(c, roots: w.roots, files: w.files) }
+            for w in walks[c] ?? [] { walk(c, roots: w.roots, files: w.files, variables: w.variables) }
         }
+        walkRemoteBuilds()
         if !undecided.isEmpty { reached = Set(members.joined()) }
         // the others stand on Kustomizations that nothing here applies
-        for c in out.clusters.indices where !bootstrappedClusters.contains(c) {
+        for c in out.clusters.indices where !bootstrappedClusters.contains(c) && remoteOf[c] == nil {
             let rootFiles = Set(out.clusters[c].roots.map { files[file($0)].path }).sorted()
             out.clusters[c].inferred = "cluster \(out.clusters[c].displayName) is taken to be applied from outside "
                 + "this repository (nothing here applies \(rootFiles.prefix(2).joined(separator: ", "))\(rootFiles.count > 2 ? ", …" : ""))"
@@ -588,6 +620,11 @@ public struct Clusters: Sendable {
                 sets[n].insert(f)
                 for k in objectsOfFile[f] ?? [] where spec(k) != nil && !reached.contains(k) { apply(k, in: c.name) }
             }
+        }
+        walkRemoteBuilds()
+        // a cluster reached through another's kubeConfig stands on what that one stands on (made after it: in order)
+        for (remote, by) in remoteOf.sorted(by: { $0.key < $1.key }) where out.clusters[remote].declaredAt == nil {
+            out.clusters[remote].inferred = out.clusters[by].inferred
         }
         for c in substitutedBuilders.keys.sorted() {
             for (f, ks) in substitutedBuilders[c]! {
@@ -859,6 +896,7 @@ extension Model {
             if let at = c.syncedBy { out.append("  synced by: the FluxInstance sync at \(at)") }
             if let why = c.inferred { out.append("  inferred: \(why); its files are judged as warnings at most until it is declared") }
             if !c.roots.isEmpty { out.append("  applied from: " + c.roots.map(name).joined(separator: ", ")) }
+            if !c.appliedThrough.isEmpty { out.append("  applied through the kubeConfig of: " + c.appliedThrough.map(name).joined(separator: ", ")) }
             if !c.substitute.isEmpty { out.append("  substitutes: " + c.substitute.keys.sorted().joined(separator: ", ") + " (from the config)") }
             out.append("  applies: \(c.files.count) file\(c.files.count == 1 ? "" : "s") through \(c.kustomizations.count) Flux Kustomization\(c.kustomizations.count == 1 ? "" : "s")")
         }

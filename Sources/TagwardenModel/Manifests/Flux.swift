@@ -112,6 +112,9 @@ public struct FluxKustomizationSpec: Sendable {
     /// The `path` of a Kustomization of an artifact (an OCIRepository, a Bucket, an ExternalArtifact): of the
     /// artifact, which CI often makes of a directory of this repository (`kubernetes/`); `path` is nil then.
     public var artifactPath: String?
+    /// `spec.kubeConfig`: the Secret (`secretRef`) or ConfigMap (`configMapRef`) that says which cluster its build is
+    /// applied to, another than the one that applies the Kustomization (`Secret/name`); nil when there is none.
+    public var kubeConfig: String?
     /// `spec.postBuild`; nil when there is none.
     public var postBuild: PostBuild?
     /// A `spec.patches` patch that sets `postBuild`: the Kustomizations this one applies get variables their
@@ -295,6 +298,10 @@ public indirect enum FluxSpec: Sendable {
                 k.source = .init(kind: str(y.get(src, "kind")) ?? "", namespace: str(y.get(src, "namespace")), name: str(y.get(src, "name")) ?? "")
             }
             k.pathSpan = loc(spec.flatMap { y.get($0, "path") })?.span
+            if let config = spec.flatMap({ y.get($0, "kubeConfig") }) {
+                k.kubeConfig = str(y.get(config, "secretRef", "name")).map { "Secret/" + $0 }
+                    ?? str(y.get(config, "configMapRef", "name")).map { "ConfigMap/" + $0 }
+            }
             if let list = spec.flatMap({ y.get($0, "components") }) { k.components = y.childNodes(list).compactMap(str) }
             k.suspended = spec.map { suspended(y, $0) } ?? false
             k.namePrefix = str(spec.flatMap { y.get($0, "namePrefix") }).flatMap { $0.isEmpty ? nil : $0 }
