@@ -23,8 +23,11 @@ import Testing
         try r.declareOneCluster()
         let o = open.host
         try r.write([
+            // (the automation's GitRepository is here: one that is nowhere fails, and update, like Flux, runs nothing of it)
             "flux/images.yaml": [imageRepository(image: "\(o)/acme/web"), imagePolicy(semver: "~1.4"),
-                                 imageUpdateAutomation(name: "apps", path: "./apps")].joined(separator: "---\n"),
+                                 imageUpdateAutomation(name: "apps", path: "./apps"),
+                                 "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system, namespace: flux-system}\n"
+                                    + "spec: {url: https://github.com/acme/fleet, ref: {branch: main}}\n"].joined(separator: "---\n"),
             "apps/web.yaml": "image: \(o)/acme/web:1.4.1 # {\"$imagepolicy\": \"flux-system:web\"}\n",
             "apps/pods.yaml": """
                 apiVersion: v1

@@ -2289,9 +2289,11 @@ summary: "With --registry: a marked field's value is behind what its ImagePolicy
 rationale: >
   Flux's image automation writes what each policy selects into the fields its markers name. A field behind
   its policy is normal for the minutes between a push and Flux's next run; a field that stays behind says
-  the automation is not running (suspended, failing to push, its branch not merged) or a policy selects
+  the automation is not running (failing to push, its branch not merged) or a policy selects
   something unexpected. The rule evaluates every policy against the registry's tags now, exactly as
-  `tagwarden update` does, and reports each field that run would change. Runs with `audit --registry` only.
+  `tagwarden update` does, and reports each field that run would change; an automation that run does not
+  make (suspended, or one whose GitRepository is nowhere, which `automation-unknown-source` reports and Flux
+  fails) changes none. Runs with `audit --registry` only.
 premises: >
   Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
   cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
