@@ -528,8 +528,7 @@ public struct Clusters: Sendable {
             while remoteWalked < remoteBuilds.count {
                 let (by, k, set, variables) = remoteBuilds[remoteWalked]
                 remoteWalked += 1
-                let reference = spec(k)?.kubeConfig ?? ""
-                let kind = reference.prefix { $0 != "/" }, name = reference.drop { $0 != "/" }.dropFirst()
+                guard let (kind, name) = spec(k)?.kubeConfig else { continue }
                 let namespace = objects[k].declaredNamespace.map { $0 + "/" } ?? ""
                 let remote = cluster(named: "\(out.clusters[by].displayName) → \(kind) \(namespace)\(name)")
                 remoteOf[remote] = by

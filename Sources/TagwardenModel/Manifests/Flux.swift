@@ -112,9 +112,9 @@ public struct FluxKustomizationSpec: Sendable {
     /// The `path` of a Kustomization of an artifact (an OCIRepository, a Bucket, an ExternalArtifact): of the
     /// artifact, which CI often makes of a directory of this repository (`kubernetes/`); `path` is nil then.
     public var artifactPath: String?
-    /// `spec.kubeConfig`: the Secret (`secretRef`) or ConfigMap (`configMapRef`) that says which cluster its build is
-    /// applied to, another than the one that applies the Kustomization (`Secret/name`); nil when there is none.
-    public var kubeConfig: String?
+    /// `spec.kubeConfig`: the Secret (`secretRef`) or ConfigMap (`configMapRef`, in the Kustomization's namespace) that
+    /// says which cluster its build is applied to, another than the one that applies the Kustomization; nil when none.
+    public var kubeConfig: (kind: String, name: String)?
     /// `spec.postBuild`; nil when there is none.
     public var postBuild: PostBuild?
     /// A `spec.patches` patch that sets `postBuild`: the Kustomizations this one applies get variables their
@@ -299,8 +299,8 @@ public indirect enum FluxSpec: Sendable {
             }
             k.pathSpan = loc(spec.flatMap { y.get($0, "path") })?.span
             if let config = spec.flatMap({ y.get($0, "kubeConfig") }) {
-                k.kubeConfig = str(y.get(config, "secretRef", "name")).map { "Secret/" + $0 }
-                    ?? str(y.get(config, "configMapRef", "name")).map { "ConfigMap/" + $0 }
+                k.kubeConfig = str(y.get(config, "secretRef", "name")).map { ("Secret", $0) }
+                    ?? str(y.get(config, "configMapRef", "name")).map { ("ConfigMap", $0) }
             }
             if let list = spec.flatMap({ y.get($0, "components") }) { k.components = y.childNodes(list).compactMap(str) }
             k.suspended = spec.map { suspended(y, $0) } ?? false
