@@ -862,6 +862,26 @@ extension FluxInstanceTests {
 }
 
 @Suite struct InferredClusterTests {
+    /// A bootstrapped cluster directory's neighbour whose Kustomizations nothing applies is a cluster bootstrapped
+    /// elsewhere (clusters/staging beside clusters/prod); a neighbour of a cluster whose path is its flux-system
+    /// directory itself (PHACDataHub/cpho-phase2's `./k8s/flux-system`, beside k8s/cert-manager/sync.yaml applied by
+    /// hand) is an application's directory, and its Kustomizations are applied by no cluster here.
+    @Test func onlyAClusterDirectorysNeighboursAreClusters() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.8")
+        files["clusters/staging/apps.yaml"] = fluxKustomization(path: "./apps")
+        files["apps/web.yaml"] = deployment(namespace: "web", image: "nginx:1.27.0")
+        #expect(try lintReport(files, asFound: true).model?.clusters.clusters.map(\.name) == ["clusters/prod", "clusters/staging"])
+        var flat: [String: String] = [:]
+        for (path, text) in bootstrapFiles("k8s", flux: "v2.8.8") {
+            flat[path] = text.replacingOccurrences(of: "path: ./k8s\n", with: "path: ./k8s/flux-system\n")
+        }
+        flat["k8s/cert-manager/sync.yaml"] = fluxKustomization(path: "./apps")
+        flat["apps/web.yaml"] = files["apps/web.yaml"]
+        let report = try lintReport(flat, asFound: true)
+        #expect(report.model?.clusters.clusters.map(\.name) == ["k8s/flux-system"], "\(report.model?.clusterLines ?? [])")
+        #expect(report.model?.clusterLines.contains { $0.hasPrefix("Flux Kustomizations no cluster applies: flux-system/apps (k8s/cert-manager/sync.yaml)") } == true)
+    }
+
     /// nishioka-shinji/k8s-test, xunholy/k8s-gitops's .archive: `env --applied` names, of the Flux Kustomizations whose
     /// build takes a file, those a cluster applies, not one that no cluster applies (listed as such above).
     @Test func theAppliedLinesNameOnlyTheKustomizationsAClusterApplies() throws {

@@ -569,8 +569,11 @@ public struct Clusters: Sendable {
             bootstrappedClusters = Set(out.clusters.indices)
             // a cluster directory beside theirs (clusters/staging next to a bootstrapped clusters/production) whose
             // Kustomizations nothing here applies is a cluster bootstrapped without its sync in the repository (not a
-            // file in a bootstrapped cluster's own directory that its kustomization does not list)
-            let parents = Set(bootstrapped.map { Path.dirname(clusterName($0)) } + syncs.map { Path.dirname($0.path) })
+            // file in a bootstrapped cluster's own directory that its kustomization does not list); a cluster whose path is its
+            // flux-system directory itself (`./k8s/flux-system`, PHACDataHub/cpho-phase2) has no cluster directory, and the
+            // directories beside it are its applications', applied by hand
+            let parents = Set(bootstrapped.map(clusterName).filter { Path.basename($0) != "flux-system" }.map(Path.dirname)
+                              + syncs.map { Path.dirname($0.path) })
             let bootstrappedNames = Set(bootstrapped.map(clusterName) + syncs.map(\.path))
             for r in roots where !reached.contains(r) && !nonResources.contains(r) && built[r] != nil
                 && parents.contains(Path.dirname(Path.dirname(files[file(r)].path)))
