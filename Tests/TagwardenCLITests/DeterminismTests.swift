@@ -41,6 +41,23 @@ import Testing
         #expect(!first.stdout.isEmpty, "\(args): nothing was written: \(first.described)", sourceLocation: sourceLocation)
     }
 
+    /// The clusters a hub reaches through its Kustomizations' kubeConfigs are found while walking sets of files, whose
+    /// order each process draws anew: they are numbered, listed and named in findings alike in every run.
+    @Test func theClustersOfKubeConfigsAreTheSameInEveryRun() throws {
+        let r = try TempRepo()
+        try r.write(bootstrapFiles("clusters/hub", flux: "v2.8.0"))
+        // (each spoke's Kustomization in a file of its own: the hub's walk meets them in the order of its set of files)
+        for spoke in ["staging", "production", "qa", "dev", "test", "edge"] {
+            try r.write("clusters/hub/\(spoke).yaml",
+                        fluxKustomization(name: spoke, path: "./spokes/\(spoke)", spec: "  kubeConfig:\n    secretRef: {name: \(spoke)-kubeconfig}\n"))
+            try r.write("spokes/\(spoke)/web.yaml", deployment(namespace: "web", image: "nginx:latest"))
+        }
+        try r.commitAll("hub and spokes")
+        let runs = try (0..<6).map { _ in try run(binary, ["env", "--applied", "--format", "json"], cwd: r.path).stdout }
+        #expect(Set(runs).count == 1, "\(runs)")
+        #expect(runs[0].contains("clusters/hub → Secret flux-system/dev-kubeconfig"), "\(runs[0])")
+    }
+
     @Test func everyReportAndTheUpdateAreTheSameBytesUnderOtherSettings() throws {
         let a = try example(reversed: false), b = try example(reversed: true)
         for format in ["text", "json", "sarif", "github", "markdown", "gitlab", "junit"] {

@@ -526,6 +526,9 @@ public struct Clusters: Sendable {
         var remoteWalked = 0
         func walkRemoteBuilds() {
             while remoteWalked < remoteBuilds.count {
+                // (in the order of the clusters and Kustomizations, not of the walk, which follows sets: the clusters made
+                // here are numbered the same in every run)
+                remoteBuilds[remoteWalked...].sort { ($0.by, $0.kustomization) < ($1.by, $1.kustomization) }
                 let (by, k, set, variables) = remoteBuilds[remoteWalked]
                 remoteWalked += 1
                 guard let (kind, name) = spec(k)?.kubeConfig else { continue }
