@@ -336,13 +336,15 @@ public indirect enum FluxSpec: Sendable {
                                               targetPath: str(y.get(item, "targetPath"))))
                 }
             }
-            if let chart = spec.flatMap({ y.get($0, "chart", "spec") }), str(y.get(chart, "sourceRef", "kind")) == "GitRepository" {
-                let list = y.get(chart, "valuesFiles").map { y.childNodes($0).map { $0 } } ?? []
-                h.valuesFiles = (list + [y.get(chart, "valuesFile")].compactMap { $0 }).compactMap(loc)
-                h.chartPath = str(y.get(chart, "chart"))
-            }
-            if let chart = spec.flatMap({ y.get($0, "chart", "spec") }), let name = str(y.get(chart, "chart")) {
-                h.chartTaggedFields = ChartTags.completedFields(chart: name, version: str(y.get(chart, "version")))
+            if let chart = spec.flatMap({ y.get($0, "chart", "spec") }) {
+                if str(y.get(chart, "sourceRef", "kind")) == "GitRepository" {
+                    let list = y.get(chart, "valuesFiles").map { y.childNodes($0).map { $0 } } ?? []
+                    h.valuesFiles = (list + [y.get(chart, "valuesFile")].compactMap { $0 }).compactMap(loc)
+                    h.chartPath = str(y.get(chart, "chart"))
+                }
+                if let name = str(y.get(chart, "chart")) {
+                    h.chartTaggedFields = ChartTags.completedFields(chart: name, version: str(y.get(chart, "version")))
+                }
             }
             return h.valuesFrom.isEmpty && h.valuesFiles.isEmpty && h.chartPath == nil && h.chartTaggedFields.isEmpty ? nil : .helmRelease(h)
         case ("fluxcd.controlplane.io", "FluxInstance"):
