@@ -220,6 +220,21 @@ import Testing
         #expect(try lint(files).rendered == [])
     }
 
+    /// carpenike/k8s-gitops: a file every source's rules leave out is named as left out by a GitRepository the cluster's
+    /// roots read, not by another repository's (gateway-api's `/*`) that sorts first in the repository.
+    @Test func theReasonAFileIsLeftOutNamesTheClustersOwnSource() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.7.0")
+        files["clusters/prod/flux-system/gotk-sync.yaml"] = files["clusters/prod/flux-system/gotk-sync.yaml"]!
+            .replacingOccurrences(of: "  ref: {branch: main}\n", with: "  ref: {branch: main}\n  ignore: |\n    /*\n    !/clusters\n")
+        files["clusters/prod/crds.yaml"] = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: gateway-api, namespace: flux-system}\n"
+            + "spec:\n  url: https://github.com/kubernetes-sigs/gateway-api\n  ref: {tag: v1.2.0}\n  ignore: |\n    /*\n    !/config/crd\n"
+        files["a/old.yaml"] = pod("old", images: ["nginx:latest"])
+        let m = try #require(try lintReport(files).model)
+        let old = try #require(m.files.indices.first { m.path($0) == "a/old.yaml" })
+        #expect(m.clusters.reach[old] == .notDeployed("source-controller leaves it out of the artifact (spec.ignore of GitRepository flux-system "
+                                                      + "(clusters/prod/flux-system/gotk-sync.yaml):1 '/*')"), "\(m.clusters.reach[old])")
+    }
+
     @Test func aSecondSourceOfThisRepositoryTakesBackWhatSourceignoreDrops() throws {
         // aelred/manifests: `.sourceignore` drops kustomizations/ and scripts/, and a second GitRepository of the same
         // repository takes kustomizations/ back with its spec.ignore; a Flux Kustomization template in scripts/ is no builder
