@@ -93,7 +93,7 @@ public struct PromotionRun {
             artifact = found
         }
         // only what can be verified is promoted: a digest is checked against the bytes before it is tagged and pinned
-        guard RegistryClient.isSHA256Digest(artifact.digest) else {
+        guard SHA256.isDigest(artifact.digest) else {
             throw PromotionRefused("the registry names the build \(artifact.digest.prefix(160)), a digest tagwarden cannot verify "
                                    + "(only sha256:<64 hex digits> is checked against the manifest's bytes): not promoted")
         }

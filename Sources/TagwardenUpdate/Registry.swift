@@ -201,9 +201,6 @@ public final class RegistryClient {
         return response.header("Docker-Content-Digest") ?? Self.sha256Digest(bytes)
     }
 
-    /// Whether `digest` is `sha256:` and 64 lower-case hex digits: the one algorithm tagwarden verifies.
-    public static func isSHA256Digest(_ digest: String) -> Bool { SHA256.isDigest(digest) }
-
     /// `sha256:` and the hex SHA-256 of `bytes`, as a registry names content.
     public static func sha256Digest(_ bytes: [UInt8]) -> String { "sha256:" + SHA256.hex(bytes) }
 

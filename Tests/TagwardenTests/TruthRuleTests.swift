@@ -827,6 +827,10 @@ extension FluxInstanceTests {
         files["clusters/prod/infrastructure.yaml"] = files["clusters/prod/infrastructure.yaml"]!
             .replacingOccurrences(of: "kustomize.toolkit.fluxcd.io/v1", with: "helm.toolkit.fluxcd.io/v2").replacingOccurrences(of: "kind: Kustomization", with: "kind: HelmRelease")
         #expect(try lintReport(files, asFound: true).findings.first?.message.hasSuffix("(no cluster in this repository applies this file)") == true)
+        // one that waits for a Kustomization (`dependsOn` names its API group) but makes none
+        files["clusters/prod/infrastructure.yaml"] = files["clusters/prod/infrastructure.yaml"]!
+            .replacingOccurrences(of: "spec:\n", with: "spec:\n  dependsOn: [{apiVersion: kustomize.toolkit.fluxcd.io/v1, kind: Kustomization, name: infra}]\n")
+        #expect(try lintReport(files, asFound: true).findings.first?.message.hasSuffix("(no cluster in this repository applies this file)") == true)
     }
 
     /// xunholy/k8s-gitops: an ArtifactGenerator of the synced OCIRepository copies each app's directory whole

@@ -143,12 +143,10 @@ public struct Clusters: Sendable {
         switch reach[f] { case .applied, .assumed: true; case .unreached: clusters.isEmpty; default: false }
     }
 
-    /// The applied ResourceSets whose templates name Flux Kustomizations' API group: the first, and how many more.
+    /// The applied ResourceSets that make Flux Kustomizations: the first, and how many more.
     private func unreadTemplates(objects: Objects, files: Files) -> String? {
-        let group = Array("kustomize.toolkit.fluxcd.io".utf8)
         let sets = objects.filter { o in
-            o.kind == "ResourceSet" && o.group == "fluxcd.controlplane.io" && isApplied(o.file)
-                && files[o.file].bytes[o.byteRange].withUnsafeBytes { b in group.withUnsafeBytes { SourceText.find(b, $0, from: 0) != nil } }
+            if case .resourceSetOfKustomizations? = o.flux { isApplied(o.file) } else { false }
         }
         guard let first = sets.first else { return nil }
         let named = "ResourceSet " + (first.declaredNamespace.map { $0 + "/" } ?? "") + (first.name ?? "") + " in \(files[first.file].path)"

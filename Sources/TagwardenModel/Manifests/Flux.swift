@@ -176,6 +176,8 @@ public indirect enum FluxSpec: Sendable {
     case helmRelease(HelmReleaseSpec)
     /// the Flux Operator's FluxInstance: the Flux distribution it installs (`spec.distribution.version`, `2.7.x`)
     case fluxInstance(version: Located?)
+    /// only for the Flux Operator's ResourceSet whose `resources` or `resourcesTemplate` make Flux Kustomizations
+    case resourceSetOfKustomizations
 
     /// Whether `spec.suspend` is a YAML 1.1 true, as Kubernetes reads it (`yes` and `on` too).
     static func suspended(_ y: YAMLFile, _ spec: Int) -> Bool {
@@ -349,6 +351,13 @@ public indirect enum FluxSpec: Sendable {
             return h.valuesFrom.isEmpty && h.valuesFiles.isEmpty && h.chartPath == nil && h.chartTaggedFields.isEmpty ? nil : .helmRelease(h)
         case ("fluxcd.controlplane.io", "FluxInstance"):
             return .fluxInstance(version: loc(spec.flatMap { y.get($0, "distribution", "version") }))
+        case ("fluxcd.controlplane.io", "ResourceSet"):
+            // `resources` as objects; `resourcesTemplate` as the text its inputs are written into (read as text, as it is)
+            let group: StaticString = "kustomize.toolkit.fluxcd.io/"
+            let listed = spec.flatMap { y.get($0, "resources") }.map { y.childNodes($0) } ?? []
+            let makes = listed.contains { str(y.get($0, "kind")) == "Kustomization" && str(y.get($0, "apiVersion"))?.hasPrefix("\(group)") == true }
+                || str(spec.flatMap { y.get($0, "resourcesTemplate") })?.containsBytes(group) == true
+            return makes ? .resourceSetOfKustomizations : nil
         default:
             return nil
         }

@@ -26,10 +26,7 @@ extension Model {
         }
         var directories: Set<String>?
         func isDirectory(_ dir: String) -> Bool {
-            if directories == nil {
-                directories = []
-                for f in files.indices { var d = Path.dirname(files[f].path); while !d.isEmpty, directories!.insert(d).inserted { d = Path.dirname(d) } }
-            }
+            if directories == nil { directories = Set(files.indices.lazy.flatMap { Model.directories(of: files[$0].path) }) }
             return directories!.contains(dir)
         }
         for i in objects.indices {
