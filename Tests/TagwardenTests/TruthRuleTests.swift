@@ -415,6 +415,41 @@ import Testing
         #expect(try lint(files).rendered.filter { $0.hasPrefix("object-duplicate") } == [])
     }
 
+    /// haraldkoch/kochhaus-home, joryirving/home-ops: each namespace's directory holds a Namespace named `_` and the
+    /// Flux Kustomizations of its apps, and its kustomization's `replacements:` copy the Namespace's name (its
+    /// `namespace:`, as kustomize builds it) into their `spec.targetNamespace`. Two apps' dashboards of one name land
+    /// in two namespaces: no duplicate. A replacement from elsewhere leaves the namespace not known, and says so.
+    @Test func replacementsCopyANamespaceIntoTargetNamespace() throws {
+        var files = bootstrapFiles("clusters/lab", flux: "v2.8.0")
+        files["clusters/lab/apps.yaml"] = fluxKustomization(path: "./namespaces")
+        files["namespaces/kustomization.yaml"] = "resources: [observability, default]\n"
+        files["components/replacements/ks.yaml"] = """
+        - source: {kind: Namespace, fieldPath: metadata.name}
+          targets:
+            - select: {kind: Kustomization, group: kustomize.toolkit.fluxcd.io}
+              fieldPaths: [spec.targetNamespace]
+              options: {create: true}
+
+        """
+        for (namespace, app) in [("observability", "exporter"), ("default", "blocky")] {
+            files["namespaces/\(namespace)/kustomization.yaml"] = "namespace: \(namespace)\nresources: [namespace.yaml, app.yaml]\n"
+                + "replacements:\n  - path: ../../components/replacements/ks.yaml\n"
+            files["namespaces/\(namespace)/namespace.yaml"] = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: _\n"
+            files["namespaces/\(namespace)/app.yaml"] = fluxKustomization(name: app, path: "./apps/\(app)")
+            files["apps/\(app)/dashboard.yaml"] = "apiVersion: grafana.integreatly.org/v1beta1\nkind: GrafanaDashboard\n"
+                + "metadata:\n  name: plug-exporter\nspec:\n  url: https://example.com/\(app).json\n"
+        }
+        #expect(try lint(files).rendered.filter { $0.hasPrefix("object-duplicate") } == [])
+        // copied from a ConfigMap: not followed, so the duplicate stands on an assumption
+        files["components/replacements/ks.yaml"] = files["components/replacements/ks.yaml"]!
+            .replacingOccurrences(of: "kind: Namespace, fieldPath: metadata.name", with: "kind: ConfigMap, name: settings, fieldPath: data.ns")
+        let found = try lint(files).filter { $0.rule == "object-duplicate" }
+        #expect(found.rendered == ["object-duplicate apps/exporter/dashboard.yaml:2:7"], "\(found.rendered)")
+        #expect(found.first?.assumption == "assuming both land in one namespace: the replacements: of namespaces/observability/kustomization.yaml "
+                + "may set the targetNamespace of Flux Kustomization exporter, which Tagwarden does not follow (its source is ConfigMap's data.ns)",
+                "\(found.first?.assumption ?? "")")
+    }
+
     /// giantswarm/gitops-template: each stage's directory names its image-automation objects `${cluster_name}-…`, and
     /// the stage's Flux Kustomization substitutes its own `cluster_name`; a kustomization that sets a namespace has
     /// kustomize's names followed. The names Flux applies differ: no duplicate (their written names are one).

@@ -30,7 +30,7 @@ extension Rule {
             let transformed = transformers.above(a.file) ?? transformers.above(b.file)
             let premise = transformed.map {
                 "assuming the transformers of \($0.kustomization) (\($0.config)), which may delete, rename or patch objects, leave both as written"
-            }
+            } ?? (m.namespaceNotKnown[i] ?? m.namespaceNotKnown[j]).map { "assuming both land in one namespace: \($0)" }
             let identity = "\(a.kind) \(m.objectNamespace[i].map { $0 + "/" } ?? "")\(candidate(i) ?? a.name ?? "")"   // as the builds name it
             let there = "\(m.path(b.file)):\(b.kindSpan.start.line)"
             let inCluster = cluster.map { " applied to cluster \($0)" } ?? ""

@@ -32,6 +32,9 @@ public struct Model: Sendable {
     /// Object → what gave it another namespace than it declares (a kustomization's `namespace:`, a Flux
     /// Kustomization's `targetNamespace`), for messages.
     public let namespaceOverride: [ObjectID: String]
+    /// Object → why its namespace is not known: a kustomization's `replacements:` that Tagwarden does not follow may set
+    /// the targetNamespace of the Flux Kustomization that builds it (`replaceTargetNamespaces`).
+    public let namespaceNotKnown: [ObjectID: String]
     /// Object → the name it is written with, for those a kustomization's `namePrefix`/`nameSuffix` renames (their
     /// `name` is the cluster's).
     public let writtenName: [ObjectID: String]
@@ -222,6 +225,7 @@ public struct Model: Sendable {
         var nonResources = FluxIndex.nonResources(objects, files: facts)
         let graph = IncludeGraph(resources: resources, objects: objects, files: facts)
         patchPostBuilds(&objects, files: facts, graph: graph, builds: builds)
+        let namespaceNotKnown = replaceTargetNamespaces(&objects, files: facts, graph: graph, builds: builds)
         // what the kustomizations list that is not here, found on another thread while the clusters are made
         let unread = { [objects, built = builds.value] in
             Started { unreadResources(resources, objects: objects, builds: built, skipped: skipped, config: config) }
@@ -502,7 +506,7 @@ public struct Model: Sendable {
                   objectNamespace: namespaces, objectEnvironment: objectEnvironment, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
                   shortVersionReleases: config.shortVersionReleases.map(Glob.init),
                   namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
-                  clusters: clusters, namespaceOverride: namespaceOverride, writtenName: writtenName, variantOf: variantOf,
+                  clusters: clusters, namespaceOverride: namespaceOverride, namespaceNotKnown: namespaceNotKnown, writtenName: writtenName, variantOf: variantOf,
                   variantClusters: variantClusters, policyCharts: policyCharts,
                   unlistedResources: unlisted, missingResources: missing, emptyFluxPaths: emptyPaths, emptyPathPremises: emptyPathPremises, patchFailures: patchFailures,
                   kustomizationDirectories: kustomizationDirectories,
