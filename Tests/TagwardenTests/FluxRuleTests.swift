@@ -545,6 +545,30 @@ func fluxRepo() -> [String: String] {
         ])
     }
 
+    /// sras1599/word-dash: a `:tag` marker on a whole reference is the wrong form, but the whole-reference marker is the
+    /// fix only where the policy follows the field's image: the frontend's field names the backend's policy.
+    /// neuland-ingolstadt/flux-infra: a marker outside every automation's `update.path` is skipped, and nothing is said of
+    /// what Flux would write there.
+    @Test func theWholeReferenceMarkerIsAdvisedForTheFieldsOwnImageOnly() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/policy.yaml"] = imagePolicy() + "---\n" + imageRepository()
+        files["clusters/prod/apps.yaml"] = fluxKustomization(path: "./apps")
+        files["apps/web.yaml"] = pod("web", images: [
+            "ghcr.io/acme/web:1.0.0 # {\"$imagepolicy\": \"flux-system:web:tag\"}",
+            "ghcr.io/acme/api:1.0.0 # {\"$imagepolicy\": \"flux-system:web:tag\"}",
+        ])
+        let found = try lint(files).filter { $0.rule == "marker-wrong-form" }.map { "\($0.line): \($0.message)" }
+        #expect(found == [
+            "8: this field holds a whole image reference, but the :tag marker writes only the tag: use \"flux-system:web\"",
+            "10: this field holds a whole image reference, but the :tag marker writes only the tag, and policy flux-system/web follows "
+                + "ghcr.io/acme/web, not this field's image: mark it with the policy of its own image",
+        ], "\(found)")
+        files["clusters/prod/automation.yaml"] = "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\nmetadata: {name: a, namespace: flux-system}\n"
+            + "spec:\n  sourceRef: {kind: GitRepository, name: flux-system}\n  update: {path: ./elsewhere}\n"
+        let skipped = try lint(files).filter { $0.rule.hasPrefix("marker-") }.map(\.rule)
+        #expect(skipped == ["marker-ignored", "marker-ignored"], "\(skipped)")
+    }
+
     @Test func aBrokenExtractIsThePolicysFindingNotTheMarkers() throws {
         var files: [String: String] = [:]
         var flux = "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata: {name: web, namespace: flux-system}\nspec: {image: ghcr.io/acme/web}\n"

@@ -692,6 +692,27 @@ import Testing
         ])
     }
 
+    /// kltn-healthcare/healthcare-manifests: a base's own `images:` entry gives the image `latest`, and the overlays set
+    /// the tag again (kustomize applies the base's entries, then the overlay's to the name they leave): the base's tag
+    /// runs nowhere. Where one overlay keeps it, the finding names the build that deploys it.
+    @Test func aBasesEntryWhoseOverlaysSetTheTagAgainIsJudgedByTheOverlays() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["base/kustomization.yaml"] = "resources: [app.yaml]\nimages:\n  - {name: web-image, newName: ghcr.io/acme/web, newTag: latest}\n"
+        files["base/app.yaml"] = pod("app", images: ["web-image"])
+        files["overlays/production/kustomization.yaml"] = "resources: [../../base]\nimages:\n  - {name: ghcr.io/acme/web, newTag: 1.2.3}\n"
+        files["overlays/staging/kustomization.yaml"] = "resources: [../../base]\nimages:\n  - {name: ghcr.io/acme/web, newTag: 1.2.4}\n"
+        files["clusters/prod/apps.yaml"] = fluxKustomizations([("production", "./overlays/production"), ("staging", "./overlays/staging")])
+        #expect(try lint(files).rendered == [])
+        // a Flux Kustomization's spec.images sets it again too
+        files["clusters/prod/base.yaml"] = fluxKustomization(name: "base", path: "./base", spec: "  images:\n    - {name: ghcr.io/acme/web, newTag: 1.0.0}\n")
+        #expect(try lint(files).rendered == [])
+        // the staging overlay keeps the base's tag
+        files["overlays/staging/kustomization.yaml"] = "resources: [../../base]\n"
+        let res = try lint(files)
+        #expect(res.rendered == ["image-latest-tag base/kustomization.yaml:3:58"], "\(res.rendered)")
+        #expect(res.first?.message.hasSuffix("(deployed with this tag by Flux Kustomization staging (clusters/prod/apps.yaml); the other builds change or drop it)") == true, "\(res.first?.message ?? "")")
+    }
+
     @Test func jsonPatchesThatWriteContainerImages() throws {
         var files: [String: String] = [:]
         files["apps/production/patch.yaml"] = """

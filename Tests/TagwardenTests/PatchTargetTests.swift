@@ -105,6 +105,42 @@ import Testing
         #expect(try lint(metadata).filter { $0.rule == "kustomization-build-fails" }.isEmpty)
     }
 
+    /// david-driscoll/home-operations: the Flux Kustomization adds a Component (`spec.components`, which Flux appends to
+    /// the kustomization's `components:`) whose patch gives every HelmRelease the values the kustomization's JSON patch
+    /// then removes: kustomize runs the Component first, and the build holds (`kubectl kustomize` with the Component
+    /// added). Without the Component it fails.
+    @Test func aComponentAFluxKustomizationAddsPatchesFirst() throws {
+        var files = ["apps/web/kustomization.yaml": "resources: [release.yaml]\npatches:\n  - target: {kind: HelmRelease, name: web}\n"
+                        + "    patch: |-\n      - op: remove\n        path: /spec/values/defaultPodOptions\n",
+                     "apps/web/release.yaml": "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: web, namespace: default}\n"
+                        + "spec:\n  chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: charts}}}\n",
+                     "components/tolerate/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n"
+                        + "  - target: {kind: HelmRelease}\n    patch: |-\n      apiVersion: helm.toolkit.fluxcd.io/v2\n      kind: HelmRelease\n"
+                        + "      metadata: {name: any}\n      spec: {values: {defaultPodOptions: {tolerations: []}}}\n",
+                     "clusters/web.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: web, namespace: flux-system}\n"
+                        + "spec:\n  path: ./apps/web\n  components: [../../components/tolerate]\n"]
+        #expect(try lint(files).filter { $0.rule == "kustomization-build-fails" }.isEmpty)
+        files["clusters/web.yaml"] = files["clusters/web.yaml"]!.replacingOccurrences(of: "  components: [../../components/tolerate]\n", with: "")
+        #expect(try lint(files).filter { $0.rule == "kustomization-build-fails" }.map(\.position) == ["apps/web/kustomization.yaml:6:15"])
+    }
+
+    /// autoscripter293/k3s: two kustomizations of one build take PersistentVolume `data`, one under `namespace:`, which
+    /// kustomize does not give a PersistentVolume: the ids are one, and kustomize refuses the build (as
+    /// `kubectl kustomize` does). A kind kustomize does not know (a ClusterIssuer) takes the namespace: two ids.
+    @Test func aNamespaceDoesNotSeparateWhatKustomizeTakesForClusterScoped() throws {
+        func files(_ api: String, _ kind: String) -> [String: String] {
+            ["apps/kustomization.yaml": "resources: [a, b]\n", "apps/a/kustomization.yaml": "namespace: x\nresources: [r.yaml]\n",
+             "apps/b/kustomization.yaml": "resources: [r.yaml]\n",
+             "apps/a/r.yaml": "apiVersion: \(api)\nkind: \(kind)\nmetadata:\n  name: data\nspec: {storageClassName: a}\n",
+             "apps/b/r.yaml": "apiVersion: \(api)\nkind: \(kind)\nmetadata:\n  name: data\nspec: {storageClassName: b}\n"]
+        }
+        let pv = try lint(files("v1", "PersistentVolume")).filter { $0.rule.hasPrefix("kustomization-build-fails") || $0.rule == "object-duplicate" }
+        #expect(pv.map { "\($0.rule) \($0.position)" } == ["kustomization-build-fails apps/b/r.yaml:2:7"], "\(pv.map(\.rule))")
+        #expect(pv.first?.message.hasPrefix("kustomize refuses the build: the kustomization apps/kustomization.yaml takes PersistentVolume data twice") == true)
+        let issuer = try lint(files("cert-manager.io/v1", "ClusterIssuer")).filter { $0.rule == "kustomization-build-fails" }
+        #expect(issuer.isEmpty)
+    }
+
     /// A strategic-merge patch without a target: the build must hold its object, of its apiVersion and kind, by the
     /// name written or one a `namePrefix` below gives; a generated ConfigMap counts (as kustomize v5.5 answered).
     @Test func aStrategicMergePatchNeedsItsObject() throws {

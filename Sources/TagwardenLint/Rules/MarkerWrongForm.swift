@@ -11,9 +11,17 @@ extension Rule {
 
     static let markerWrongForm = Rule("marker-wrong-form", scope: .updatePaths) { c in
         let m = c.model
+        /// The image marker k's policy follows, where it is not the one whole reference `value` names.
+        func otherImage(_ k: MarkerID, _ value: String) -> String? {
+            guard let p = m.markers[k].policy, let r = m.flux.policies[p].repository, let image = m.flux.repositories[r].spec.image?.value,
+                  let want = m.flux.repositories[r].normalizedImage, case .success(let written) = ImageReference.parse(value),
+                  let have = ImageReference.normalizeName(written.name), have != want else { return nil }
+            return image
+        }
         return m.markers.indices.compactMap { k in
             let mk = m.markers[k]
-            guard mk.context == .value, let ref = m.markers[k].ref, let value = mk.scalar?.value else { return nil }
+            // (a marker Flux skips writes nothing: marker-ignored says why)
+            guard mk.context == .value, mk.skipped == nil, let ref = m.markers[k].ref, let value = mk.scalar?.value else { return nil }
             let key = mk.fieldKey ?? ""
             let partField = tagFields.contains(key) || nameFields.contains(key) || digestFields.contains(key)
             // (a digest field's `sha256:<hex>` reads as a name and a tag, but it is a part)
@@ -32,7 +40,13 @@ extension Rule {
                 let suffix = ref.part.rawValue
                 let fits = ref.part == .tag ? tagFields : ref.part == .name ? nameFields : digestFields
                 if holdsFull, !fits.contains(key) {
-                    message = "this field holds a whole image reference, but the :\(suffix) marker writes only the \(suffix): use \"\(ref.namespace):\(ref.name)\""
+                    let wrong = "this field holds a whole image reference, but the :\(suffix) marker writes only the \(suffix)"
+                    // the whole-reference marker is the fix only where the policy follows this field's image
+                    if let other = otherImage(k, value) {
+                        message = wrong + ", and policy \(m.policyName(mk.policy!)) follows \(other), not this field's image: mark it with the policy of its own image"
+                    } else {
+                        message = wrong + ": use \"\(ref.namespace):\(ref.name)\""
+                    }
                 } else if partField, !fits.contains(key) {
                     message = "\(key) does not hold a \(suffix): the :\(suffix) marker would write the wrong part of the image here"
                 } else {

@@ -25,7 +25,7 @@ extension Rule {
         func report(_ i: ObjectID, _ j: ObjectID, cluster: String?) {
             let a = m.objects[i], b = m.objects[j]
             // two that one kustomize build takes side by side fail it: kustomization-build-fails says so
-            if !Set(m.sideBySideBuilds(of: a.file)).isDisjoint(with: m.sideBySideBuilds(of: b.file)) { return }
+            if !Set(m.sideBySideBuilds(of: a.file, kind: a.kind)).isDisjoint(with: m.sideBySideBuilds(of: b.file, kind: b.kind)) { return }
             // a transformer above either (a PatchTransformer's `$patch: delete`) may take it out of its build: not read here
             let transformed = transformers.above(a.file) ?? transformers.above(b.file)
             let premise = transformed.map {

@@ -1868,7 +1868,8 @@ rationale: >
   candidate root … contains visited root …`); and two
   resources of one kind, namespace and name that one build takes side by side, from the files one kustomization
   lists or those the kustomization Flux generates at a path without one, and from the directories they take whose
-  kustomizations pass their resources on unchanged (no namespace, name affix, patch, Component, replacement,
+  kustomizations pass their resources on unchanged (no namespace, which kustomize does not give the kinds it
+  takes for cluster-scoped such as a PersistentVolume, name affix, patch, Component, replacement,
   transformer or generator: a stale bootstrap at `./clusters` whose build takes `clusters/staging/flux-system` and
   `clusters/gke/flux-system` whole) (`may not add resource with an already registered id`; one finding for each
   pair of files, with how many of their resources collide); a strategic-merge patch without a `target` whose object no resource of the build is (`no resource
@@ -1885,8 +1886,9 @@ premises: >
   list of fields); remote resources and paths that leave the repository are not judged; a patch's target is judged
   only where every resource of the build is a file read here (no remote resource, Helm chart or generator plugin, no
   transformer plugin or `replacements:` below it), matching a name written with or inside the patch's (a `namePrefix`
-  may rename it), and a JSON patch only on its one target by kind and name, with no other patch before it that may
-  select it and a path clear of what kustomize's transformers write; the file is applied (else a warning that says so).
+  may rename it; not where a Flux Kustomization adds a Component with resources), and a JSON patch only on its one
+  target by kind and name, with no other patch before it that may select it (a Component's that a Flux
+  Kustomization adds with `spec.components` included) and a path clear of what kustomize's transformers write; the file is applied (else a warning that says so).
 fix: >
   Remove or rename the field (the message names it); a Flux Kustomization goes in a file of its own with
   `apiVersion: kustomize.toolkit.fluxcd.io/v1`, listed in the kustomization's `resources`. Add the missing file or
@@ -4018,12 +4020,14 @@ rationale: >
   kustomize `newTag` or a Helm `tag` a full reference produces `app:ghcr.io/acme/app:1.2.3`; a `:tag`
   marker on an `image:` field replaces the whole reference with a bare tag. Either breaks the deployment.
 premises: >
-  Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
+  Flux's image automation reads the marker (one Flux skips is `marker-ignored`'s alone), and the file: it is under the `update.path` of an ImageUpdateAutomation that a
   cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
   warning whose message says why the file may not be read.
 fix: >
   Use the suffix that matches the field: `:tag` for `newTag`/`tag`, `:name` for `newName`/`repository`,
-  `:digest` for `digest`, and no suffix for a field holding a whole reference.
+  `:digest` for `digest`, and no suffix for a field holding a whole reference. Where the marker's policy
+  follows another image than the field names, the message says so instead: mark the field with the policy
+  of its own image.
 triggering:
   - description: a full-reference marker on newTag
     files:

@@ -598,15 +598,17 @@ public struct Model: Sendable {
     /// from its directory up to the `path`); and so on up through each kustomization that passes its resources on
     /// unchanged, whose directory the builds above take (a stale bootstrap's `./clusters` generated build taking
     /// `clusters/flux-system` and `clusters/gke`, each with bootstrap's sync). Two resources of one identity in one such
-    /// build fail it.
-    public func sideBySideBuilds(of f: FileID) -> [SideBySideBuild] {
+    /// build fail it. A resource of a kind kustomize takes for cluster-scoped (`kustomizeClusterScoped`) passes a
+    /// kustomization's `namespace:` unchanged.
+    public func sideBySideBuilds(of f: FileID, kind: String? = nil) -> [SideBySideBuild] {
+        let clusterScoped = kind.map(Model.kustomizeClusterScoped.contains) ?? false
         var out: [SideBySideBuild] = []
         var visited = Set<String>()
         func take(_ path: String, depth: Int) {
             guard depth <= IncludeGraph.maxDepth, visited.insert(path).inserted else { return }
             for k in graph.includers(of: path) where Extractor.isKustomizationName(Path.basename(files[objects[k].file].path)) {
                 out.append(SideBySideBuild(file: objects[k].file, generatedAt: nil))
-                if passesResourcesUnchanged(k) { take(graph.directory(of: k), depth: depth + 1) }
+                if passesResourcesUnchanged(k, clusterScoped: clusterScoped) { take(graph.directory(of: k), depth: depth + 1) }
             }
             guard !generatedBuilds.isEmpty, !path.isEmpty else { return }
             var dir = Path.dirname(path)
@@ -622,9 +624,9 @@ public struct Model: Sendable {
 
     /// Whether kustomization `k` passes its resources on with the identities they are written with: no namespace, name
     /// affix, patch, Component, replacement, transformer, generator or chart that could rename or remove one.
-    func passesResourcesUnchanged(_ k: ObjectID) -> Bool {
+    func passesResourcesUnchanged(_ k: ObjectID, clusterScoped: Bool = false) -> Bool {
         let o = objects[k]
-        return o.kustomizeNamespace == nil && o.kustomizeNamePrefix == nil && o.kustomizeNameSuffix == nil && o.kustomizeConfigFiles.isEmpty
+        return (clusterScoped || o.kustomizeNamespace == nil) && o.kustomizeNamePrefix == nil && o.kustomizeNameSuffix == nil && o.kustomizeConfigFiles.isEmpty
             && o.kustomizeUnknowns.isEmpty && !o.kustomizeChangesResources
     }
 
@@ -756,6 +758,13 @@ public struct Model: Sendable {
         "ClusterExternalSecret", "ClusterPolicy", "ClusterPolicyReport", "ClusterImagePolicy",
     ]
     static let clusterScopedKindShapes = Set(clusterScopedKinds.map(kindShape))
+    /// The kinds kustomize's `namespace:` leaves without a namespace (its built-in schema; a custom resource's kind, a
+    /// ClusterIssuer, is given one).
+    static let kustomizeClusterScoped: Set<String> = [
+        "APIService", "CSIDriver", "CSINode", "CertificateSigningRequest", "ClusterRole", "ClusterRoleBinding", "ComponentStatus",
+        "CustomResourceDefinition", "IngressClass", "MutatingWebhookConfiguration", "Namespace", "Node", "PersistentVolume",
+        "PodSecurityPolicy", "PriorityClass", "RuntimeClass", "StorageClass", "ValidatingWebhookConfiguration", "VolumeAttachment",
+    ]
     static func kindShape(_ kind: String) -> Int { Int(kind.utf8.first ?? 0) << 16 | kind.utf8.count }
 
     /// Each object's namespace as the cluster gets it, and what changed a declared one (for messages). kustomize's

@@ -18,23 +18,37 @@ public struct PatchFailure: Sendable {
 /// cannot take, `Model.missingResources`), and nothing the build runs before the patch may change what it needs.
 ///
 /// - A strategic-merge patch without a `target` patches the object of its own kind and name: when no resource of the
-///   build is that object, kustomize fails ("no resource matches strategic merge patch"). The apiVersion and kind are
+///   build is that object, kustomize fails ("no resource matches strategic merge patch"). Not judged where a Flux
+///   Kustomization adds a Component that brings resources (`spec.components`). The apiVersion and kind are
 ///   compared exactly, as kustomize does; a name matches if it is the patch's or a part of it (a `namePrefix` further
 ///   down may have renamed the object); the namespace is not compared.
 /// - A JSON patch (RFC 6902) is applied to its one target: an operation fails on a path whose parent the object does not
 ///   have, and `remove` on a path it does not have (`JSON.firstFailure`). Judged when the target names one object of the build by kind and
-///   name, no other patch of the build may select it first, and the path stays clear of what kustomize's own
+///   name, no other patch of the build (a Component's that a Flux Kustomization adds included) may select it first, and the path stays clear of what kustomize's own
 ///   transformers write (metadata, labels, selectors, namespaces).
 enum PatchTargets {
     static func failures(objects: Objects, files: Files, builds: LazyBuildSets, stepsOf: [ObjectID: EffectiveObjects.Steps],
                          writtenName: [ObjectID: String], refused: Set<ObjectID>) -> [PatchFailure] {
         var out: [PatchFailure] = []
+        // directory → the Components that the Flux Kustomizations whose `path` it is add to its kustomization (Flux
+        // appends `spec.components` to its `components:`): they run before its own patches
+        var fluxComponents: [String: [ObjectID]] = [:]
+        for o in objects where o.isFluxKustomization {
+            guard let spec = o.fluxKustomization, let path = spec.path else { continue }
+            for c in spec.components {
+                guard let dir = Model.normalizePath(Sources.join(path, c)), let component = builds.value.kustomizationAt[dir] else { continue }
+                fluxComponents[path, default: []].append(component)
+            }
+        }
         for k in stepsOf.keys.sorted() {
             let o = objects[k], steps = stepsOf[k]!
             guard o.isKustomization, o.kind == "Kustomization", Extractor.isKustomizationName(Path.basename(files[o.file].path)),
                   !(steps.early.isEmpty && steps.late.isEmpty) else { continue }
             guard let build = builds.resourceBuild(of: k), build.kustomizations.allSatisfy({ !refused.contains($0) })
             else { continue }
+            // a Component a Flux Kustomization adds may bring the patch's object (not judged), or patch it first
+            let added = fluxComponents[Path.dirname(files[o.file].path)] ?? []
+            if added.contains(where: { !objects[$0].kustomizeResources.isEmpty }) { continue }
             func name(_ i: ObjectID) -> String? { writtenName[i] ?? objects[i].name }
             for p in steps.early where p.targetless {
                 let y = p.text.yaml
@@ -56,13 +70,13 @@ enum PatchTargets {
                                             + (build.objects.contains { objects[$0].kind == "HelmRelease" }
                                                 ? "; the objects a HelmRelease renders are not resources of the build (a release's spec.postRenderers patch them)" : "")))
             }
-            out += jsonFailures(k, steps: steps, build: build, objects: objects, files: files, stepsOf: stepsOf, name: name)
+            out += jsonFailures(k, steps: steps, build: build, added: added, objects: objects, files: files, stepsOf: stepsOf, name: name)
         }
         return out
     }
 
     /// The JSON patches of kustomization `k` whose one target lacks a path they need.
-    private static func jsonFailures(_ k: ObjectID, steps: EffectiveObjects.Steps, build: BuildSets.ResourceBuild, objects: Objects,
+    private static func jsonFailures(_ k: ObjectID, steps: EffectiveObjects.Steps, build: BuildSets.ResourceBuild, added: [ObjectID], objects: Objects,
                                      files: Files, stepsOf: [ObjectID: EffectiveObjects.Steps], name: (ObjectID) -> String?) -> [PatchFailure] {
         let all = steps.early + steps.late
         var out: [PatchFailure] = []
@@ -82,7 +96,7 @@ enum PatchTargets {
                 guard let s = q.selector else { return true }
                 return (s.kind.map { $0 == kind } ?? true) && (s.exactName.map { $0.contains(wanted) } ?? true)
             }
-            let earlier = all[..<n].contains(where: mayTouch) || build.kustomizations.contains { b in
+            let earlier = all[..<n].contains(where: mayTouch) || (build.kustomizations + added).contains { b in
                 b != k && (stepsOf[b].map { ($0.early + $0.late).contains(where: mayTouch) } ?? false)
             }
             guard !earlier else { continue }

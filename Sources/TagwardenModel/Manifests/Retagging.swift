@@ -329,9 +329,59 @@ extension Model {
                       let place = Int(slot[slot.index(after: cut)...]), let names = listsOf[o]?[String(slot[..<cut])] else { return nil }
                 return Me(object: o, place: ContainerPlace(list: String(slot[..<cut]), names: names, at: place), values: nil)
             }
+            /// The nearest kustomizations (or Flux Kustomizations) that set the tag on each way up from `queue`.
+            func nearestSetters(_ queue: [Key], _ found: [ObjectID] = []) -> [ObjectID] {
+                var by = found, seen = Set<Key>(), queue = queue
+                func add(_ k: ObjectID) { if !by.contains(k) { by.append(k) } }
+                while let at = queue.popLast() {
+                    guard seen.insert(at).inserted else { continue }
+                    guard let (after, next) = applied(at.kustomization, at.name, at.me) else {
+                        add(at.kustomization)
+                        continue
+                    }
+                    let builders = fluxBuilders[graph.directory(of: at.kustomization)] ?? [], parents = graph.parents(of: at.kustomization, depth: 0)
+                    for b in builders {
+                        // a values file's field that a later source replaces: what replaces it
+                        if let order = applied(at.kustomization, at.name, at.me, builder: b)?.me?.order {
+                            if order.reached, let o = order.overrider { add(o) }
+                        } else {
+                            add(b)
+                        }
+                    }
+                    if parents.isEmpty, builders.isEmpty, let order = next?.order, order.reached, let o = order.overrider { add(o) }
+                    queue += parents.map { Key(kustomization: $0, name: after, me: next, needs: needs) }
+                }
+                return by
+            }
+            /// An image an `images:` entry of kustomization k makes (its tag or digest, under its name or `newName`),
+            /// followed from above k: the Flux Kustomizations that build k's directory apply their `spec.images` to it,
+            /// the kustomizations that include k their entries (an overlay that sets the tag again).
+            func followEntry(_ i: ImageID, _ img: ImageUse, _ k: ObjectID, _ name: String) -> Retagging? {
+                let builders = fluxBuilders[graph.directory(of: k)] ?? [], parents = graph.parents(of: k, depth: 0)
+                let runsIn = builders.filter { KustomizeImageEntry.apply(objects[$0].kustomizeImages, to: name, needs: needs) != nil }
+                let runs = !runsIn.isEmpty || (parents.isEmpty && builders.isEmpty) || parents.contains { writtenTagRuns($0, name, nil, 1) }
+                let setters = builders.filter { !runsIn.contains($0) }
+                guard runs else {
+                    return Retagging(by: nearestSetters(parents.map { Key(kustomization: $0, name: name, me: nil, needs: needs) }, setters).sorted())
+                }
+                // some builds set the tag again and some do not: the finding names those that deploy it as the entry says
+                guard !setters.isEmpty || parents.contains(where: { sets($0, name, nil, 1) }) else { return nil }
+                var roots: [String] = [], paths = Set<String>()
+                for b in runsIn {
+                    roots.append("Flux Kustomization \(objects[b].name ?? "") (\(files[objects[b].file].path))")
+                    paths.formUnion([files[objects[k].file].path, files[objects[b].file].path])
+                }
+                for p in parents { writtenTagRoots(p, name, nil, 1, into: &roots, paths: &paths) }
+                return Retagging(writtenTagDeployedBy: roots.sorted(), writtenTagRootPaths: paths.sorted())
+            }
             var out: [(ImageID, Retagging)] = []
             for i in chosen {
                 let img = written[i]
+                if img.origin == .kustomize {
+                    needs = KustomizeImageEntry.Needs()
+                    if let k = img.object, let name = img.name, let r = followEntry(i, img, k, name) { out.append((i, r)) }
+                    continue
+                }
                 if img.invalid != nil {
                     // a reference that does not parse runs nowhere an entry gives it a name or tag that does
                     guard let wants = KustomizeImageEntry.Needs(invalid: img.text) else { continue }
@@ -370,32 +420,15 @@ extension Model {
                     continue
                 }
                 // the kustomizations (or Flux Kustomizations) that set the tag: the nearest on each way up
-                var by: [ObjectID] = [], seen = Set<Key>(), queue = includers.map { Key(kustomization: $0, name: name, me: me, needs: needs) }
-                func add(_ k: ObjectID) { if !by.contains(k) { by.append(k) } }
-                while let at = queue.popLast() {
-                    guard seen.insert(at).inserted else { continue }
-                    guard let (after, next) = applied(at.kustomization, at.name, at.me) else {
-                        add(at.kustomization)
-                        continue
-                    }
-                    let builders = fluxBuilders[graph.directory(of: at.kustomization)] ?? [], parents = graph.parents(of: at.kustomization, depth: 0)
-                    for b in builders {
-                        // a values file's field that a later source replaces: what replaces it
-                        if let order = applied(at.kustomization, at.name, at.me, builder: b)?.me?.order {
-                            if order.reached, let o = order.overrider { add(o) }
-                        } else {
-                            add(b)
-                        }
-                    }
-                    if parents.isEmpty, builders.isEmpty, let order = next?.order, order.reached, let o = order.overrider { add(o) }
-                    queue += parents.map { Key(kustomization: $0, name: after, me: next, needs: needs) }
-                }
-                out.append((i, Retagging(by: by.sorted())))
+                out.append((i, Retagging(by: nearestSetters(includers.map { Key(kustomization: $0, name: name, me: me, needs: needs) }).sorted())))
             }
             return out
         }
+        // (the images of an `images:` entry of a kustomization that sets a tag: an overlay may set it again)
         let chosen = images.indices.filter {
             images[$0].origin == .container
+                || images[$0].origin == .kustomize && (images[$0].tag != nil || images[$0].digest != nil)
+                    && images[$0].object.map { objects[$0].isKustomization && objects[$0].kind != "Component" } == true
                 || images[$0].invalid == nil && (images[$0].valuesFromEntry != nil || (followsPatches && images[$0].valuesPath != nil))
         }
         for (i, r) in concurrentChunks(chosen.count, chunkSize: 2048, { follow(chosen[$0]) }) {
