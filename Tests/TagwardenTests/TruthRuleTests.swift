@@ -936,6 +936,24 @@ extension FluxInstanceTests {
         #expect(report.model?.clusterLines.contains { $0.hasPrefix("Flux Kustomizations no cluster applies: flux-system/apps (k8s/cert-manager/sync.yaml)") } == true)
     }
 
+    /// werpo78/videorank-mlops-config: `clusters/dev/kustomization.yaml` lists the Flux Kustomizations of
+    /// `clusters/dev/apps/` and `clusters/dev/infrastructure/`, and nothing here applies it (its README bootstraps
+    /// `--path=clusters/dev`): one inferred cluster, named after the kustomization, not one per directory.
+    @Test func rootsOneKustomizationListsAreOneCluster() throws {
+        var files: [String: String] = [:]
+        files["clusters/dev/kustomization.yaml"] = "resources: [infrastructure/ns.yaml, apps/web.yaml]\n"
+        files["clusters/dev/infrastructure/ns.yaml"] = fluxKustomization(name: "ns", path: "./infrastructure")
+        files["clusters/dev/apps/web.yaml"] = fluxKustomization(name: "web", path: "./apps")
+        files["infrastructure/ns.yaml"] = "apiVersion: v1\nkind: Namespace\nmetadata: {name: web}\n"
+        files["apps/web.yaml"] = deployment(namespace: "web", image: "nginx:1.27.0")
+        let report = try lintReport(files, asFound: true)
+        #expect(report.model?.clusters.clusters.map(\.name) == ["clusters/dev"], "\(report.model?.clusterLines ?? [])")
+        // a root two kustomizations at the top take (each applied on its own) stays a cluster of its directory
+        files["clusters/all/kustomization.yaml"] = "resources: [../dev/apps/web.yaml]\n"
+        let two = try lintReport(files, asFound: true).model?.clusters.clusters.map(\.name)
+        #expect(two == ["clusters/dev/apps", "clusters/dev"], "\(two ?? [])")
+    }
+
     /// nishioka-shinji/k8s-test, xunholy/k8s-gitops's .archive: `env --applied` names, of the Flux Kustomizations whose
     /// build takes a file, those a cluster applies, not one that no cluster applies (listed as such above).
     @Test func theAppliedLinesNameOnlyTheKustomizationsAClusterApplies() throws {

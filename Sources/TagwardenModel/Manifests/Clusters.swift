@@ -129,7 +129,7 @@ public struct Clusters: Sendable {
             let globs = c.paths.map(Glob.init)
             return files.indices.filter { f in config.relative(files[f].path).map { matches(globs, $0) } ?? false }
         }
-        var out = detect(objects: objects, files: files, builds: builds, ignoring: nonResources, config: config,
+        var out = detect(objects: objects, files: files, builds: builds, graph: graph, ignoring: nonResources, config: config,
                          leftOut: leftOut, declared: declared, artifactSyncs: artifactSyncs)
         let ignored = out.sourceIgnored(objects: objects, files: files, rootIgnore: sourceIgnore)
         out.judgeReach(objects: objects, files: files, leftOut: leftOut, declared: declared, sourceIgnored: ignored)
@@ -336,7 +336,7 @@ public struct Clusters: Sendable {
     }
 
     /// The clusters of the repository and what each applies, before each file's `Reach` is judged.
-    private static func detect(objects: Objects, files: Files, builds: LazyBuildSets, ignoring nonResources: Set<ObjectID>,
+    private static func detect(objects: Objects, files: Files, builds: LazyBuildSets, graph: IncludeGraph, ignoring nonResources: Set<ObjectID>,
                                config: Config, leftOut: [FileID: String], declared: [[FileID]],
                                artifactSyncs: [Model.ArtifactSync]) -> Clusters {
         var out = Clusters()
@@ -414,7 +414,21 @@ public struct Clusters: Sendable {
         })
         func clusterName(_ k: ObjectID) -> String {
             if isBootstrapSync(k), let p = path(k, [:]) { return p }
-            return Path.dirname(files[file(k)].path)
+            return topKustomization(of: file(k)) ?? Path.dirname(files[file(k)].path)
+        }
+        /// The directory of the one kustomization that includes file `f`, through the kustomizations above it, and that
+        /// nothing includes: what applies it applies every root it takes, one cluster (werpo78/videorank-mlops-config's
+        /// `clusters/dev/kustomization.yaml`, which lists `apps/` and `infrastructure/` roots: bootstrap's path to come).
+        func topKustomization(of f: FileID) -> String? {
+            var tops = Set<String>(), seen = Set<ObjectID>()
+            var queue = graph.includers(of: files[f].path).map { ($0, 0) }
+            while let (k, depth) = queue.popLast() {
+                guard seen.insert(k).inserted, Extractor.isKustomizationName(Path.basename(files[file(k)].path)) else { continue }
+                let parents = graph.parents(of: k, depth: depth + 1)
+                if parents.isEmpty { tops.insert(graph.directory(of: k)) } else { queue += parents.map { ($0, depth + 1) } }
+                if tops.count > 1 { return nil }
+            }
+            return tops.first
         }
         var includers: [FileID: Set<ObjectID>] = [:]   // file → the Kustomizations whose build as written takes it
         for (k, set) in built where !buildingOtherSyncs.contains(k) { for f in set { includers[f, default: []].insert(k) } }

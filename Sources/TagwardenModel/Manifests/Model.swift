@@ -758,11 +758,11 @@ public struct Model: Sendable {
         "ClusterExternalSecret", "ClusterPolicy", "ClusterPolicyReport", "ClusterImagePolicy",
     ]
     static let clusterScopedKindShapes = Set(clusterScopedKinds.map(kindShape))
-    /// The kinds kustomize's `namespace:` leaves without a namespace (its built-in schema; a custom resource's kind, a
-    /// ClusterIssuer, is given one).
+    /// The kinds kustomize's `namespace:` leaves as they are (its built-in schema's cluster-scoped kinds; a custom
+    /// resource's kind, a ClusterIssuer, is given the namespace, and a Namespace the name).
     static let kustomizeClusterScoped: Set<String> = [
         "APIService", "CSIDriver", "CSINode", "CertificateSigningRequest", "ClusterRole", "ClusterRoleBinding", "ComponentStatus",
-        "CustomResourceDefinition", "IngressClass", "MutatingWebhookConfiguration", "Namespace", "Node", "PersistentVolume",
+        "CustomResourceDefinition", "IngressClass", "MutatingWebhookConfiguration", "Node", "PersistentVolume",
         "PodSecurityPolicy", "PriorityClass", "RuntimeClass", "StorageClass", "ValidatingWebhookConfiguration", "VolumeAttachment",
     ]
     static func kindShape(_ kind: String) -> Int { Int(kind.utf8.first ?? 0) << 16 | kind.utf8.count }
