@@ -936,6 +936,21 @@ extension FluxInstanceTests {
         #expect(report.model?.clusterLines.contains { $0.hasPrefix("Flux Kustomizations no cluster applies: flux-system/apps (k8s/cert-manager/sync.yaml)") } == true)
     }
 
+    /// monosense-io/k8s-gitops: `ipam/kustomization.yaml` takes two Flux Kustomizations of one name, and kustomize
+    /// refuses it; but the cluster's build lists one of the two files itself and never that kustomization. The finding
+    /// stands on the kustomization's reach, not the file's: a warning that says no cluster here applies it.
+    @Test func aBuildThatFailsIsJudgedWhereItsKustomizationStands() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/infra.yaml"] = fluxKustomization(name: "infra", path: "./infra")
+        files["infra/kustomization.yaml"] = "resources: [ipam/b/ks.yaml]\n"
+        files["infra/ipam/kustomization.yaml"] = "resources: [a/ks.yaml, b/ks.yaml]\n"
+        files["infra/ipam/a/ks.yaml"] = fluxKustomization(name: "ipam", path: "./ipam/a")
+        files["infra/ipam/b/ks.yaml"] = fluxKustomization(name: "ipam", path: "./ipam/b")
+        let found = try lint(files).filter { $0.rule == "kustomization-build-fails" }
+        #expect(found.map { "\($0.severity) \($0.position)" } == ["warning infra/ipam/b/ks.yaml:2:7"], "\(found.map(\.position))")
+        #expect(found.first?.assumption == "no cluster in this repository applies infra/ipam/kustomization.yaml")
+    }
+
     /// werpo78/videorank-mlops-config: `clusters/dev/kustomization.yaml` lists the Flux Kustomizations of
     /// `clusters/dev/apps/` and `clusters/dev/infrastructure/`, and nothing here applies it (its README bootstraps
     /// `--path=clusters/dev`): one inferred cluster, named after the kustomization, not one per directory.

@@ -98,10 +98,22 @@ extension Rule {
             let built = by.generatedAt.map { "the kustomization Flux generates at ./\($0) for the Flux Kustomization in \(m.path(by.file))" }
                 ?? "the kustomization \(m.path(by.file))"
             let more = taken.count > 1 ? ", and \(taken.count - 1) more of this file's resources that file holds too" : ""
-            out.append(c.finding("kustomize refuses the build: \(built) takes \(o.kind) \(o.declaredNamespace.map { $0 + "/" } ?? "")\(o.name ?? "") "
+            // the build that fails is judged where its kustomization (or generating Flux Kustomization) stands, which
+            // need not be where this file does (a cluster's build takes the file, not the kustomization that fails)
+            var premise: String?
+            switch m.clusters.reach[by.file] {
+            case _ where m.clusters.reach[o.file] != .applied: premise = nil   // (the file's own premise says it)
+            case .applied: premise = nil
+            case .unreached: premise = "no cluster in this repository applies \(m.path(by.file))"
+            case .assumed(let p): premise = p
+            case .notDeployed: continue
+            }
+            var f = c.finding("kustomize refuses the build: \(built) takes \(o.kind) \(o.declaredNamespace.map { $0 + "/" } ?? "")\(o.name ?? "") "
                                  + "twice, here and in \(m.path(other.file)):\(other.kindSpan.start.line)\(more) (may not add resource with an "
                                  + "already registered id), \(consequence(by))",
-                                 file: o.file, span: o.kindSpan, object: i, environment: nil))
+                              file: o.file, span: o.kindSpan, object: i, environment: nil)
+            if let premise { f.assume(premise) }
+            out.append(f)
         }
         return out
     }

@@ -1888,7 +1888,9 @@ premises: >
   transformer plugin or `replacements:` below it), matching a name written with or inside the patch's (a `namePrefix`
   may rename it; not where a Flux Kustomization adds a Component with resources), and a JSON patch only on its one
   target by kind and name, with no other patch before it that may select it (a Component's that a Flux
-  Kustomization adds with `spec.components` included) and a path clear of what kustomize's transformers write; the file is applied (else a warning that says so).
+  Kustomization adds with `spec.components` included) and a path clear of what kustomize's transformers write; the
+  file is applied (else a warning that says so), and for a resource taken twice the kustomization whose build fails
+  is too (one no cluster's build takes makes a warning that names it).
 fix: >
   Remove or rename the field (the message names it); a Flux Kustomization goes in a file of its own with
   `apiVersion: kustomize.toolkit.fluxcd.io/v1`, listed in the kustomization's `resources`. Add the missing file or
