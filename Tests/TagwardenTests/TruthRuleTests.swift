@@ -951,6 +951,20 @@ extension FluxInstanceTests {
         #expect(found.first?.assumption == "no cluster in this repository applies infra/ipam/kustomization.yaml")
     }
 
+    /// Diixtra/diixtra-forge: Backstage's scaffolder templates under an automation's `update.path` do not parse, and no
+    /// cluster applies them. image-automation-controller opens only files that hold the `$imagepolicy` token, so it
+    /// never reads these: a warning that says nothing here applies them, not an error. One with the token is read.
+    @Test func anAutomationReadsOnlyFilesWithTheMarkerToken() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/automation.yaml"] = imageUpdateAutomation(name: "apps", path: "./apps")
+        files["apps/templates/deployment.yaml"] = "{%- if values.enabled %}\nkind: Deployment\n{%- endif %}\n"
+        let template = try lint(files).filter { $0.rule == "yaml-syntax" }
+        #expect(template.map { "\($0.severity) \($0.position)" } == ["warning apps/templates/deployment.yaml:1:2"])
+        #expect(template.first?.assumption == "no cluster in this repository applies this file")
+        files["apps/templates/deployment.yaml"]! += "# {\"$imagepolicy\": \"flux-system:web\"}\n"
+        #expect(try lint(files).filter { $0.rule == "yaml-syntax" }.map { "\($0.severity) \($0.position)" } == ["error apps/templates/deployment.yaml:1:2"])
+    }
+
     /// werpo78/videorank-mlops-config: `clusters/dev/kustomization.yaml` lists the Flux Kustomizations of
     /// `clusters/dev/apps/` and `clusters/dev/infrastructure/`, and nothing here applies it (its README bootstraps
     /// `--path=clusters/dev`): one inferred cluster, named after the kustomization, not one per directory.

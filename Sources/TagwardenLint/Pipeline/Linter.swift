@@ -196,11 +196,19 @@ public enum Linter {
     /// there is judged (markers under the `update.path` of an automation a cluster applies as facts, other markers as
     /// warnings).
     static func judgeUnapplied(_ found: [Finding], scope: Rule.Scope, _ unapplied: [String: Clusters.Reach], _ model: Model) -> [Finding] {
-        found.compactMap { f in
+        var fileAt: [String: FileID]?
+        func holdsMarkerToken(_ path: String) -> Bool {
+            if fileAt == nil { fileAt = Dictionary(model.files.indices.map { (model.files[$0].path, $0) }, uniquingKeysWith: { a, _ in a }) }
+            guard let f = fileAt![path] else { return true }
+            return SourceText.contains("$imagepolicy", in: model.files[f].bytes[...])
+        }
+        return found.compactMap { f in
             guard let reach = unapplied[f.file] else { return f }
+            // (image-automation-controller opens only the files that hold the `$imagepolicy` token: a template that does not
+            // parse, without one, is no file it reads)
             if scope == .updatePaths, model.flux.covering(f.file).contains(where: { a in
                 model.clusters.reach[model.objects[model.flux.automations[a].object].file] == .applied
-            }) { return f }
+            }), holdsMarkerToken(f.file) { return f }
             var f = f
             switch reach {
             case .applied: break

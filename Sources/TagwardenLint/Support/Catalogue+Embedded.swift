@@ -5559,7 +5559,8 @@ rationale: >
   leniently: of two equal keys the later wins and the earlier's entries are dropped without a word.
 premises: >
   Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
-  cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
+  cluster of this repository applies and holds the `$imagepolicy` token, the only files image-automation-controller
+  opens (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
   warning whose message says why the file may not be read.
 fix: >
   Correct the YAML at the reported position. Common causes are tab indentation, a missing space after

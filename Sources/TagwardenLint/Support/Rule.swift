@@ -54,8 +54,9 @@ public struct Rule: Sendable {
         /// Findings in files some cluster of the repository applies; in files no cluster here reaches, as warnings that
         /// say so; none in files known not to be deployed.
         case appliedFiles
-        /// Also findings in files under an image automation's `update.path`, applied or not: what Flux's image
-        /// automation reads (the marker rules, `yaml-syntax`). In other files that are not applied, as warnings that say why.
+        /// Also findings in files under an image automation's `update.path` that hold the `$imagepolicy` token, applied
+        /// or not: what Flux's image automation reads (the marker rules, `yaml-syntax`). In other files that are not
+        /// applied, as warnings that say why.
         case updatePaths
         /// Findings in any file read (or not read: `file-skipped`).
         case everyFile
