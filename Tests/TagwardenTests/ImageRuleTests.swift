@@ -713,6 +713,31 @@ import Testing
         #expect(res.first?.message.hasSuffix("(deployed with this tag by Flux Kustomization staging (clusters/prod/apps.yaml); the other builds change or drop it)") == true, "\(res.first?.message ?? "")")
     }
 
+    /// fancl20/homeserver-configs: the Flux Kustomization of `./services` adds a Component (`spec.components`) whose
+    /// `images:` entries tag every app's image, and Flux's generated kustomization there takes each app's directory,
+    /// with or without a kustomization file of its own (`kubectl kustomize` of the kustomization Flux generates: tagged).
+    @Test func theEntriesOfAComponentAFluxKustomizationAddsTagWhatItBuilds() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/services.yaml"] = fluxKustomization(name: "services", path: "./services",
+                                                                 spec: "  components: [../components/images]\n")
+        files["components/images/kustomization.yaml"] = "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nimages:\n"
+            + "  - {name: lscr.io/linuxserver/beets, newTag: 2.13.1-ls348}\n  - {name: docker.io/library/mongo, newTag: 8.3.8}\n"
+        files["services/beets/deployment.yaml"] = pod("beets", images: ["lscr.io/linuxserver/beets"])
+        files["services/unifi/kustomization.yaml"] = "resources: [deployment.yaml]\n"
+        files["services/unifi/deployment.yaml"] = pod("unifi", images: ["docker.io/library/mongo", "docker.io/library/nginx"])
+        let res = try lint(files)
+        // nginx has no entry: it runs untagged, and the finding names the build
+        #expect(res.rendered == ["image-missing-tag services/unifi/deployment.yaml:10:14"], "\(res.rendered)")
+        // without the Component, each is judged as written
+        files["clusters/prod/services.yaml"] = fluxKustomization(name: "services", path: "./services")
+        #expect(try lint(files).rendered == ["image-missing-tag services/beets/deployment.yaml:8:14", "image-missing-tag services/unifi/deployment.yaml:8:14",
+                                             "image-missing-tag services/unifi/deployment.yaml:10:14"])
+        // the generated build's spec.images, the same
+        files["clusters/prod/services.yaml"] = fluxKustomization(name: "services", path: "./services",
+                                                                 spec: "  images:\n    - {name: docker.io/library/mongo, newTag: 8.3.8}\n")
+        #expect(try lint(files).rendered == ["image-missing-tag services/beets/deployment.yaml:8:14", "image-missing-tag services/unifi/deployment.yaml:10:14"])
+    }
+
     @Test func jsonPatchesThatWriteContainerImages() throws {
         var files: [String: String] = [:]
         files["apps/production/patch.yaml"] = """

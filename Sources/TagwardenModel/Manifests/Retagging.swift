@@ -79,7 +79,7 @@ extension Model {
         }
         let fileAt = followsValuesFiles ? builds.value.fileAt : [:]   // the values files the generators on the way make
         let fluxRetags = fluxBuilders.values.contains { $0.contains { b in
-            !objects[b].kustomizeImages.isEmpty || (followsPatches && SourceText.contains("patches", in: files[objects[b].file].bytes[objects[b].byteRange]))
+            !objects[b].kustomizeImages.isEmpty || objects[b].fluxKustomization?.components.isEmpty == false || (followsPatches && SourceText.contains("patches", in: files[objects[b].file].bytes[objects[b].byteRange]))
         } }
         // directories with a kustomization file
         let kustomizationDirs = fluxRetags ? Set(objects.lazy.filter { $0.isKustomization && Extractor.isKustomizationName(Path.basename(files[$0.file].path)) }
@@ -184,6 +184,10 @@ extension Model {
             }
             /// What the image followed needs from an entry (`KustomizeImageEntry.Needs`): set for each image below.
             var needs = KustomizeImageEntry.Needs()
+            var generatedOf: [String: [ObjectID]] = [:]   // (`generatedBuilders`)
+            /// The Flux Kustomizations whose generated kustomization takes kustomization k's directory (a `path` above it
+            /// with no kustomization file on the way): they apply their Components' entries and `spec.images` after k.
+            func generatedAbove(_ k: ObjectID) -> [ObjectID] { fluxRetags ? generatedBuilders(graph.directory(of: k)) : [] }
             /// What kustomization k (built by Flux Kustomization `builder`, if one builds it) leaves of the image called
             /// `name`: nil when a patch replaces its image or an entry sets its tag (kustomize runs the patches first),
             /// else its name after the entries and its container's place after the patches.
@@ -219,27 +223,40 @@ extension Model {
                     for e in edits(k, builder: builder, m.object) { if !place.apply(e) { return nil } }
                     me?.place = place
                 }
-                guard var after = KustomizeImageEntry.apply(entries(k), to: name, needs: needs) else { return nil }
+                guard var after = KustomizeImageEntry.apply(entries(k, builder: builder), to: name, needs: needs) else { return nil }
                 if let builder {
                     guard let flux = KustomizeImageEntry.apply(objects[builder].kustomizeImages, to: after, needs: needs) else { return nil }
                     after = flux
                 }
                 return (after, me)
             }
-            /// The entries kustomization k applies, in order: its Components' (as it lists them), then its own.
+            /// The entries kustomization k applies, in order: its Components' (as it lists them; then those Flux Kustomization
+            /// `builder` adds with `spec.components`, which Flux appends to the list), then its own.
             var entriesOf: [ObjectID: [KustomizeImageEntry]] = [:]
-            func entries(_ k: ObjectID) -> [KustomizeImageEntry] {
-                if let known = entriesOf[k] { return known }
-                var all: [KustomizeImageEntry] = []
-                if !components.isEmpty {
-                    let dir = Path.dirname(files[objects[k].file].path)
-                    for r in objects[k].kustomizeResources {
-                        if let p = normalizePath(Sources.join(dir, r)), let c = components[p] { all += objects[c].kustomizeImages }
-                    }
+            func entries(_ k: ObjectID, builder: ObjectID? = nil) -> [KustomizeImageEntry] {
+                if let builder, !components.isEmpty {
+                    let added = fluxComponentEntries(builder)
+                    if !added.isEmpty { return componentEntries(k) + added + objects[k].kustomizeImages }
                 }
-                all += objects[k].kustomizeImages
+                if let known = entriesOf[k] { return known }
+                let all = componentEntries(k) + objects[k].kustomizeImages
                 entriesOf[k] = all
                 return all
+            }
+            /// The entries of the Components kustomization k lists.
+            func componentEntries(_ k: ObjectID) -> [KustomizeImageEntry] {
+                guard !components.isEmpty else { return [] }
+                let dir = Path.dirname(files[objects[k].file].path)
+                return objects[k].kustomizeResources.flatMap { r in
+                    normalizePath(Sources.join(dir, r)).flatMap { components[$0] }.map { objects[$0].kustomizeImages } ?? []
+                }
+            }
+            /// The entries of the Components Flux Kustomization b adds at its `path` (`spec.components`).
+            func fluxComponentEntries(_ b: ObjectID) -> [KustomizeImageEntry] {
+                guard !components.isEmpty, let spec = objects[b].fluxKustomization, let path = spec.path else { return [] }
+                return spec.components.flatMap { c in
+                    normalizePath(Sources.join(path, c)).flatMap { components[$0] }.map { objects[$0].kustomizeImages } ?? []
+                }
             }
             /// Whether a build that ends with `me` deploys the written tag: for a values file's field, whether no later
             /// source of the release replaced it.
@@ -256,6 +273,9 @@ extension Model {
                     let builders = fluxBuilders[graph.directory(of: k)] ?? [], parents = graph.parents(of: k, depth: depth)
                     if builders.contains(where: { applied(k, name, me, builder: $0).map { asWritten($0.me) } ?? false }) { return true }
                     guard let (after, next) = applied(k, name, me) else { return false }
+                    if parents.isEmpty, builders.isEmpty, case let generated = generatedAbove(k), !generated.isEmpty {
+                        return asWritten(next) && generated.contains { !fluxReplaces($0, after, next) }
+                    }
                     if parents.isEmpty { return builders.isEmpty && asWritten(next) }
                     return parents.contains { writtenTagRuns($0, after, next, depth + 1) }
                 }
@@ -265,7 +285,7 @@ extension Model {
                 guard let (after, next) = applied(k, name, me) else { return true }
                 let builders = fluxBuilders[graph.directory(of: k)] ?? [], parents = graph.parents(of: k, depth: depth)
                 if builders.contains(where: { applied(k, name, me, builder: $0).map { replaces($0.me) } ?? true }) { return true }
-                if parents.isEmpty, builders.isEmpty { return replaces(next) }
+                if parents.isEmpty, builders.isEmpty { return replaces(next) || generatedAbove(k).contains { fluxReplaces($0, after, next) } }
                 return parents.contains { sets($0, after, next, depth + 1) }
             }
             /// The roots of the builds through kustomization k that deploy the image, called `name` there, with the tag its
@@ -282,8 +302,14 @@ extension Model {
                     paths.formUnion([files[objects[k].file].path, files[objects[b].file].path])
                 }
                 if parents.isEmpty, builders.isEmpty, asWritten(next) {
-                    if !roots.contains(dir + "/") { roots.append(dir + "/") }
-                    paths.insert(files[objects[k].file].path)
+                    let generated = generatedAbove(k)
+                    for g in generated where !fluxReplaces(g, after, next) {
+                        let root = "Flux Kustomization \(objects[g].name ?? "") (\(files[objects[g].file].path))"
+                        if !roots.contains(root) { roots.append(root) }
+                        paths.formUnion([files[objects[k].file].path, files[objects[g].file].path])
+                    }
+                    if generated.isEmpty, !roots.contains(dir + "/") { roots.append(dir + "/") }
+                    if generated.isEmpty { paths.insert(files[objects[k].file].path) }
                 }
                 for p in parents { writtenTagRoots(p, after, next, depth + 1, into: &roots, paths: &paths) }
             }
@@ -293,7 +319,7 @@ extension Model {
                 if let me, let path = me.values {
                     return steps(b).early.contains { selects($0, me.object) && valuesPatchSets($0.text.yaml, root: $0.root, path) != nil }
                 }
-                if KustomizeImageEntry.apply(objects[b].kustomizeImages, to: name, needs: needs) == nil { return true }
+                if KustomizeImageEntry.apply(fluxComponentEntries(b) + objects[b].kustomizeImages, to: name, needs: needs) == nil { return true }
                 guard let me, var place = me.place else { return false }
                 let w = objects[me.object]
                 for p in steps(b).early where selects(p, me.object) {
@@ -304,7 +330,6 @@ extension Model {
             /// The Flux Kustomizations whose generated kustomization takes `path`: those of the nearest directory above it
             /// that is a `path`, with no kustomization file from the file's directory up to it.
             /// (Only asked when some Flux Kustomization has `spec.images` or `spec.patches`; one answer per directory.)
-            var generatedOf: [String: [ObjectID]] = [:]
             func generatedBuilders(_ path: String) -> [ObjectID] {
                 let start = Path.dirname(path)
                 if let known = generatedOf[start] { return known }
@@ -349,6 +374,7 @@ extension Model {
                         }
                     }
                     if parents.isEmpty, builders.isEmpty, let order = next?.order, order.reached, let o = order.overrider { add(o) }
+                    if parents.isEmpty, builders.isEmpty { for g in generatedAbove(at.kustomization) where fluxReplaces(g, after, next) { add(g) } }
                     queue += parents.map { Key(kustomization: $0, name: after, me: next, needs: needs) }
                 }
                 return by
