@@ -46,14 +46,18 @@ public struct SetterTable: Sendable, Equatable {
                     + "namespace \(automation.namespace ?? "(none)"); Flux only uses policies of its own namespace"
                 continue
             }
-            if let cluster, !model.clusters(deploying: policy.object).contains(cluster) {
+            // (one in a file no cluster here reaches may be applied from outside, as the audit takes it: Flux's cluster
+            // may have it, squaremo/xamaral's generated prod/all.yaml)
+            if let cluster, !model.clusters(deploying: policy.object).contains(cluster),
+               model.clusters.reach[model.objects[policy.object].file] != .unreached {
                 whyAbsent[key] = whyAbsent[key] ?? "ImagePolicy \(named) is not applied by cluster "
                     + "\(model.clusters.clusters[cluster].displayName), whose Flux runs this automation"
                 continue
             }
             // its ImageRepository as another cluster's build makes it (a shared base substituted per cluster): this
             // cluster's is another outcome's, when the cluster makes one of the name
-            if let cluster, let r = o.repository ?? policy.repository, !model.clusters(deploying: model.flux.repositories[r].object).contains(cluster) {
+            if let cluster, let r = o.repository ?? policy.repository, !model.clusters(deploying: model.flux.repositories[r].object).contains(cluster),
+               model.clusters.reach[model.objects[model.flux.repositories[r].object].file] != .unreached {
                 whyAbsent[key] = whyAbsent[key] ?? "ImagePolicy \(named) reads ImageRepository \(model.flux.repositories[r].name) as another "
                     + "cluster's build makes it (\(model.flux.repositories[r].spec.image?.value ?? "no image")), not as cluster "
                     + "\(model.clusters.clusters[cluster].displayName) does: not written"

@@ -55,6 +55,20 @@ import TagwardenFixtures
                             "clusters/production/apps/frontend.yaml:19 ghcr.io/acme/frontend:master-6"])
     }
 
+    /// squaremo/xamaral: the automation's cluster applies only its `flux` directory, and a Makefile applies the generated
+    /// `gen/all.yaml`, which holds the marked Deployment with its ImagePolicy and ImageRepository. A file no cluster here
+    /// reaches may be applied to this cluster from outside (the audit takes it so): its policy is this run's, and the
+    /// bot's commit is replayed (0.0.41 to 0.0.42). One that another cluster applies is not this run's.
+    @Test func aPolicyInAFileNoClusterReachesIsTheRunsToo() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.7.0")
+        files["clusters/prod/automation.yaml"] = imageUpdateAutomation(name: "flux-system", path: "./gen")
+        files["gen/all.yaml"] = deployment(name: "frontend", namespace: "web", image: "ghcr.io/acme/frontend:dev-1", marker: "flux-system:frontend")
+            + "---\n" + imageRepository(name: "frontend", image: "ghcr.io/acme/frontend") + "---\n" + policy("frontend", prefix: "dev")
+        let (plan, _) = try plan(files)
+        #expect(plan.errors == [])
+        #expect(plan.files.flatMap { f in f.changes.map { "\(f.path):\($0.line) \($0.newValue)" } } == ["gen/all.yaml:9 ghcr.io/acme/frontend:dev-2"])
+    }
+
     @Test func oneAutomationWhosePathEachClusterSubstitutesWritesEachClustersChoiceUnderItsPath() throws {
         var files: [String: String] = [:]
         for (env, main) in [("development", "dev"), ("production", "main")] {
