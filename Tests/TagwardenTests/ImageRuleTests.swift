@@ -738,6 +738,20 @@ import Testing
         #expect(try lint(files).rendered == ["image-missing-tag services/beets/deployment.yaml:8:14", "image-missing-tag services/unifi/deployment.yaml:10:14"])
     }
 
+    /// fancl20/homeserver-configs: kustomize's `images:` entries rewrite the `image` of every item of a `containers` or
+    /// `initContainers` list wherever it stands, a HelmRelease's values included (`kubectl kustomize`: the velero
+    /// plugin's initContainer comes out tagged); an `image` elsewhere in the values (`sidecar.image`) is left as written.
+    @Test func entriesRewriteContainerListsInAReleasesValues() throws {
+        var files: [String: String] = [:]
+        files["app/kustomization.yaml"] = "resources: [release.yaml]\nimages:\n  - {name: docker.io/velero/velero-plugin-for-aws, newTag: v1.14.2}\n"
+            + "  - {name: nginx, newTag: '1.27.3'}\n"
+        files["app/release.yaml"] = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: velero, namespace: velero}\nspec:\n"
+            + "  values:\n    initContainers:\n      - name: aws\n        image: docker.io/velero/velero-plugin-for-aws\n"
+            + "    sidecar:\n      image: nginx\n"
+        let res = try lint(files).filter { $0.rule.hasPrefix("image-") }
+        #expect(res.rendered == ["image-missing-tag app/release.yaml:10:14"], "\(res.rendered)")
+    }
+
     @Test func jsonPatchesThatWriteContainerImages() throws {
         var files: [String: String] = [:]
         files["apps/production/patch.yaml"] = """

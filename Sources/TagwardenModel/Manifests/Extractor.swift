@@ -521,7 +521,10 @@ package struct Extractor {
     /// `path`: where `n` stands under a HelmRelease's `spec.values` (nil elsewhere, or under a list), which each image
     /// found keeps as the path of the field that sets its tag (`ImageUse.valuesPath`).
     /// `composed`: a mapping above holds a `hub` (Istio's `global.hub` composes `global.proxy.image`).
-    mutating func helmValues(_ n: Int, object: ObjectID, depth: Int, underImageKey: Bool = false, path: [String]? = nil, composed above: Bool = false) {
+    /// `containers`: `n` is a `containers` or `initContainers` list (or an item of one), whose items' `image` kustomize's
+    /// `images:` entries rewrite (`ImageUse.inContainerList`).
+    mutating func helmValues(_ n: Int, object: ObjectID, depth: Int, underImageKey: Bool = false, path: [String]? = nil, composed above: Bool = false,
+                             containers: Bool = false) {
         guard depth < 64 else { return }
         switch y.nodes[n].kind {
         case .mapping:
@@ -578,13 +581,17 @@ package struct Extractor {
                     let at = facts.images.count
                     addReference(y.resolved(v), origin: .helmImage, object: object)
                     if let path, facts.images.count > at { facts.images[at].valuesPath = path + ["image"] }
+                    if containers, facts.images.count > at { facts.images[at].inContainerList = true }
                 } else if y.nodes[v].kind != .scalar {
+                    let list = y.nodes[v].kind == .sequence && (y.valueEquals(k, "containers") || y.valueEquals(k, "initContainers"))
                     helmValues(v, object: object, depth: depth + 1, underImageKey: y.valueEquals(k, "image"),
-                               path: y.nodes[v].kind == .mapping ? path.map { $0 + [y.value(k)] } : nil, composed: hub)
+                               path: y.nodes[v].kind == .mapping ? path.map { $0 + [y.value(k)] } : nil, composed: hub, containers: list)
                 }
             }
         case .sequence:
-            for c in y.childNodes(n) where y.nodes[c].kind != .scalar { helmValues(c, object: object, depth: depth + 1, composed: above) }
+            for c in y.childNodes(n) where y.nodes[c].kind != .scalar {
+                helmValues(c, object: object, depth: depth + 1, composed: above, containers: containers && y.nodes[c].kind == .mapping)
+            }
         default:
             break
         }

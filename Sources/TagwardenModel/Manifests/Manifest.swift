@@ -279,6 +279,9 @@ public struct ImageUse: Sendable {
     /// sets its tag (`image.tag`, or the `image` that holds the whole reference), which an overlay's patch, or a later
     /// source of the release's values, may write.
     public var valuesPath: [String]?
+    /// A HelmRelease's values image written as the `image` of an item of a `containers` or `initContainers` list: kustomize's
+    /// `images:` entries rewrite it as they do a workload's container, wherever the list stands.
+    public var inContainerList = false
     /// A release's values image read from a values file that a kustomization's `configMapGenerator` makes a ConfigMap
     /// key of: the release's `valuesFrom` entry that reads it (`ConfigMap/name/key`). Helm merges the entries in order,
     /// and `spec.values` last, so a later source that sets `valuesPath` replaces it.
