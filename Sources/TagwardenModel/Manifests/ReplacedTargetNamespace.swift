@@ -20,15 +20,24 @@ extension Model {
     static func replaceTargetNamespaces(_ objects: inout Objects, files: Files, graph: IncludeGraph,
                                         builds: LazyBuildSets) -> [ObjectID: String] {
         var unknown: [ObjectID: String] = [:]   // Flux Kustomization → why its targetNamespace is not known
+        // the objects a replacement reads or writes, by file: Flux Kustomizations, Namespaces, kustomizations that set one
+        var relevant: [FileID: [ObjectID]]?
         for (k, kustomization) in objects.withIDs where kustomization.kustomizeUnknowns.contains(.replacements) {
             let setters = targetNamespaceReplacements(of: k, objects: objects, files: files, fileAt: builds.value.fileAt)
             guard !setters.isEmpty else { continue }
+            if relevant == nil {
+                relevant = [:]
+                for (i, o) in objects.withIDs where o.isFluxKustomization || o.kind == "Namespace" || o.kustomizeNamespace != nil {
+                    relevant![o.file, default: []].append(i)
+                }
+            }
             let built = builds.files(under: graph.directory(of: k))
-            let where_ = "the replacements: of \(files[kustomization.file].path)"
+            let inBuild = built.sorted().flatMap { relevant![$0] ?? [] }
+            let replacing = "the replacements: of \(files[kustomization.file].path)"
             for replacement in setters {
-                let value = replacement.value(objects: objects, built: built, kustomization: k, graph: graph, files: files)
-                for (t, target) in objects.withIDs where target.isFluxKustomization && built.contains(target.file)
-                    && replacement.selects(target) {
+                let value = replacement.value(objects: objects, inBuild: inBuild, kustomization: k)
+                for t in inBuild where objects[t].isFluxKustomization && replacement.selects(objects[t]) {
+                    let target = objects[t]
                     guard var spec = target.fluxKustomization else { continue }
                     switch value {
                     case .success(let namespace):
@@ -36,7 +45,7 @@ extension Model {
                         objects[t] = target.replacingFlux(.kustomization(spec))
                         unknown[t] = nil
                     case .failure(let why):
-                        unknown[t] = "\(where_) may set the targetNamespace of Flux Kustomization \(target.name ?? ""), which Tagwarden does not follow (\(why.why))"
+                        unknown[t] = "\(replacing) may set the targetNamespace of Flux Kustomization \(target.name ?? ""), which Tagwarden does not follow (\(why.why))"
                     }
                 }
             }
@@ -45,7 +54,8 @@ extension Model {
         // the objects those Kustomizations build (the files under their paths)
         var out: [ObjectID: String] = [:]
         var byFile: [FileID: String] = [:]
-        for (t, why) in unknown {
+        for t in unknown.keys.sorted() {
+            let why = unknown[t]!
             guard let path = objects[t].fluxKustomization?.path.flatMap({ Model.normalizePath($0) }) else { continue }
             for f in builds.files(under: path) where byFile[f] == nil { byFile[f] = why }
         }
@@ -65,8 +75,8 @@ extension Model {
         }
 
         /// The namespace the replacement copies, or why it is not known.
-        func value(objects: Objects, built: Set<FileID>, kustomization k: ObjectID, graph: IncludeGraph,
-                   files: Files) -> Result<String, Model.NotKnown> {
+        /// `inBuild`: the Namespaces and kustomizations of kustomization k's build (with its Flux Kustomizations).
+        func value(objects: Objects, inBuild: [ObjectID], kustomization k: ObjectID) -> Result<String, Model.NotKnown> {
             guard !rejects else { return .failure(.init("its targets reject some objects")) }
             guard sourceKind == "Namespace", sourceField == "metadata.name" else {
                 return .failure(.init("its source is \(sourceKind ?? "any kind")'s \(sourceField)"))
@@ -74,10 +84,10 @@ extension Model {
             // kustomize's namespace transformer names the build's Namespaces after the kustomization's `namespace:`;
             // one set below it is not followed here
             let own = objects[k].kustomizeNamespace
-            let namespaces = objects.withIDs.filter { $0.1.kind == "Namespace" && built.contains($0.1.file) }
-            let inner = objects.withIDs.contains { $0.0 != k && $0.1.isKustomization && $0.1.kustomizeNamespace != nil && built.contains($0.1.file) }
+            let namespaces = inBuild.filter { objects[$0].kind == "Namespace" }
+            let inner = inBuild.contains { $0 != k && objects[$0].isKustomization && objects[$0].kustomizeNamespace != nil }
             guard own != nil || !inner else { return .failure(.init("a kustomization of its build sets namespace:")) }
-            let names = namespaces.map { own ?? $0.1.name ?? "" }.filter { sourceName == nil || $0 == sourceName }
+            let names = namespaces.map { own ?? objects[$0].name ?? "" }.filter { sourceName == nil || $0 == sourceName }
             guard names.count == 1, let name = names.first, !name.isEmpty else {
                 return .failure(.init("its build has \(names.count) Namespaces it could copy"))
             }

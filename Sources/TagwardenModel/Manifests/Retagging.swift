@@ -382,7 +382,7 @@ extension Model {
             /// An image an `images:` entry of kustomization k makes (its tag or digest, under its name or `newName`),
             /// followed from above k: the Flux Kustomizations that build k's directory apply their `spec.images` to it,
             /// the kustomizations that include k their entries (an overlay that sets the tag again).
-            func followEntry(_ i: ImageID, _ img: ImageUse, _ k: ObjectID, _ name: String) -> Retagging? {
+            func followEntry(_ k: ObjectID, _ name: String) -> Retagging? {
                 let builders = fluxBuilders[graph.directory(of: k)] ?? [], parents = graph.parents(of: k, depth: 0)
                 let runsIn = builders.filter { KustomizeImageEntry.apply(objects[$0].kustomizeImages, to: name, needs: needs) != nil }
                 let runs = !runsIn.isEmpty || (parents.isEmpty && builders.isEmpty) || parents.contains { writtenTagRuns($0, name, nil, 1) }
@@ -405,7 +405,7 @@ extension Model {
                 let img = written[i]
                 if img.origin == .kustomize {
                     needs = KustomizeImageEntry.Needs()
-                    if let k = img.object, let name = img.name, let r = followEntry(i, img, k, name) { out.append((i, r)) }
+                    if let k = img.object, let name = img.name, let r = followEntry(k, name) { out.append((i, r)) }
                     continue
                 }
                 if img.invalid != nil {
