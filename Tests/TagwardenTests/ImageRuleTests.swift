@@ -738,6 +738,21 @@ import Testing
         #expect(try lint(files).rendered == ["image-missing-tag services/beets/deployment.yaml:8:14", "image-missing-tag services/unifi/deployment.yaml:10:14"])
     }
 
+    /// An app's kustomization below a `path` without one gives its image `latest` with its own entry, and the Flux
+    /// Kustomization's `spec.images` on the kustomization Flux generates there sets the tag again: the entry's tag
+    /// runs nowhere (entries' images follow the builds above them as containers do).
+    @Test func anEntryBelowAGeneratedBuildIsRetaggedByItsSpecImages() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["services/web/kustomization.yaml"] = "resources: [app.yaml]\nimages:\n  - {name: ghcr.io/acme/web, newTag: latest}\n"
+        files["services/web/app.yaml"] = pod("web", images: ["ghcr.io/acme/web"])
+        files["clusters/prod/services.yaml"] = fluxKustomization(name: "services", path: "./services",
+                                                                 spec: "  images:\n    - {name: ghcr.io/acme/web, newTag: 1.2.3}\n")
+        #expect(try lint(files).rendered == [])
+        files["clusters/prod/services.yaml"] = fluxKustomization(name: "services", path: "./services")
+        let found = try lint(files).rendered
+        #expect(found == ["image-latest-tag services/web/kustomization.yaml:3:38"], "\(found)")
+    }
+
     /// fancl20/homeserver-configs: kustomize's `images:` entries rewrite the `image` of every item of a `containers` or
     /// `initContainers` list wherever it stands, a HelmRelease's values included (`kubectl kustomize`: the velero
     /// plugin's initContainer comes out tagged); an `image` elsewhere in the values (`sidecar.image`) is left as written.

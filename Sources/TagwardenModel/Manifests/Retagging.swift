@@ -45,6 +45,9 @@ extension Model {
             var place: ContainerPlace?
             var values: [String]?
             var order: ValuesOrder?
+            /// An image that an `images:` entry of this kustomization makes: its build applies the entries up to it,
+            /// and the ways up from it the rest (a Flux Kustomization's `spec.images`, the overlays' entries).
+            var entryOf: ObjectID?
         }
         /// For a release's image from a values file: the `valuesFrom` entry that reads it; the release's entries as the
         /// patches so far leave them; for each entry whose values the kustomizations so far generate, whether they set
@@ -223,7 +226,8 @@ extension Model {
                     for e in edits(k, builder: builder, m.object) { if !place.apply(e) { return nil } }
                     me?.place = place
                 }
-                guard var after = KustomizeImageEntry.apply(entries(k, builder: builder), to: name, needs: needs) else { return nil }
+                guard var after = KustomizeImageEntry.apply(me?.entryOf == k ? [] : entries(k, builder: builder), to: name, needs: needs)
+                else { return nil }
                 if let builder {
                     guard let flux = KustomizeImageEntry.apply(objects[builder].kustomizeImages, to: after, needs: needs) else { return nil }
                     after = flux
@@ -379,33 +383,26 @@ extension Model {
                 }
                 return by
             }
-            /// An image an `images:` entry of kustomization k makes (its tag or digest, under its name or `newName`),
-            /// followed from above k: the Flux Kustomizations that build k's directory apply their `spec.images` to it,
-            /// the kustomizations that include k their entries (an overlay that sets the tag again).
-            func followEntry(_ k: ObjectID, _ name: String) -> Retagging? {
-                let builders = fluxBuilders[graph.directory(of: k)] ?? [], parents = graph.parents(of: k, depth: 0)
-                let runsIn = builders.filter { KustomizeImageEntry.apply(objects[$0].kustomizeImages, to: name, needs: needs) != nil }
-                let runs = !runsIn.isEmpty || (parents.isEmpty && builders.isEmpty) || parents.contains { writtenTagRuns($0, name, nil, 1) }
-                let setters = builders.filter { !runsIn.contains($0) }
-                guard runs else {
-                    return Retagging(by: nearestSetters(parents.map { Key(kustomization: $0, name: name, me: nil, needs: needs) }, setters).sorted())
-                }
-                // some builds set the tag again and some do not: the finding names those that deploy it as the entry says
-                guard !setters.isEmpty || parents.contains(where: { sets($0, name, nil, 1) }) else { return nil }
-                var roots: [String] = [], paths = Set<String>()
-                for b in runsIn {
-                    roots.append("Flux Kustomization \(objects[b].name ?? "") (\(files[objects[b].file].path))")
-                    paths.formUnion([files[objects[k].file].path, files[objects[b].file].path])
-                }
-                for p in parents { writtenTagRoots(p, name, nil, 1, into: &roots, paths: &paths) }
-                return Retagging(writtenTagDeployedBy: roots.sorted(), writtenTagRootPaths: paths.sorted())
-            }
             var out: [(ImageID, Retagging)] = []
+            /// The builds of image `name` (`me`) from kustomizations `includers` up: nil where each deploys the tag as
+            /// written; else the builds that do, or the nearest kustomizations (or Flux Kustomizations) on each way up
+            /// that set it.
+            func retagging(_ name: String, _ me: Me?, from includers: [ObjectID]) -> Retagging? {
+                if includers.contains(where: { writtenTagRuns($0, name, me, 0) }) {
+                    // some builds set the tag and some do not: the finding names those that deploy it as written
+                    guard includers.contains(where: { sets($0, name, me) }) else { return nil }
+                    var roots: [String] = [], paths = Set<String>()
+                    for k in includers { writtenTagRoots(k, name, me, 0, into: &roots, paths: &paths) }
+                    return Retagging(writtenTagDeployedBy: roots.sorted(), writtenTagRootPaths: paths.sorted())
+                }
+                return Retagging(by: nearestSetters(includers.map { Key(kustomization: $0, name: name, me: me, needs: needs) }).sorted())
+            }
             for i in chosen {
                 let img = written[i]
                 if img.origin == .kustomize {
+                    // an entry's image: from its own kustomization, past the entries that made it
                     needs = KustomizeImageEntry.Needs()
-                    if let k = img.object, let name = img.name, let r = followEntry(k, name) { out.append((i, r)) }
+                    if let k = img.object, let name = img.name, let r = retagging(name, Me(object: k, entryOf: k), from: [k]) { out.append((i, r)) }
                     continue
                 }
                 if img.invalid != nil {
@@ -436,17 +433,7 @@ extension Model {
                 let home = generator != nil ? files[objects[img.object!].file].path : files[img.file].path
                 guard let name = img.name ?? (me?.values != nil ? img.text : nil),
                       let includers = patching ?? (graph.isIncluded(home) ? graph.includers(of: home) : generator.map({ [$0] })) else { continue }
-                if includers.contains(where: { writtenTagRuns($0, name, me, 0) }) {
-                    // some builds set the tag and some do not: the finding names those that deploy it as written
-                    if includers.contains(where: { sets($0, name, me) }) {
-                        var roots: [String] = [], paths = Set<String>()
-                        for k in includers { writtenTagRoots(k, name, me, 0, into: &roots, paths: &paths) }
-                        out.append((i, Retagging(writtenTagDeployedBy: roots.sorted(), writtenTagRootPaths: paths.sorted())))
-                    }
-                    continue
-                }
-                // the kustomizations (or Flux Kustomizations) that set the tag: the nearest on each way up
-                out.append((i, Retagging(by: nearestSetters(includers.map { Key(kustomization: $0, name: name, me: me, needs: needs) }).sorted())))
+                if let r = retagging(name, me, from: includers) { out.append((i, r)) }
             }
             return out
         }
