@@ -280,8 +280,7 @@ struct EffectiveObjects {
                 }
                 if let k = o.fluxKustomization, k.source?.isGitRepository ?? true, let p = k.path {
                     fluxAt[p, default: []].append(i)
-                    for c in k.components {
-                        guard let dir = Model.normalizePath(Sources.join(p, c)) else { continue }
+                    for dir in k.componentDirectories {
                         fluxComponentAt[dir, default: []].append(i)
                         fluxComponents[i, default: []].append(dir)
                     }

@@ -105,6 +105,11 @@ public struct FluxKustomizationSpec: Sendable {
     }
     /// `spec.components`, as written (relative to `path`): Flux appends them to the kustomization it builds there.
     public var components: [String] = []
+    /// `spec.components` as the repository's directories, under `path` as written.
+    var componentDirectories: [String] {
+        guard let path else { return [] }
+        return components.compactMap { Model.normalizePath(Sources.join(path, $0)) }
+    }
     /// `spec.namePrefix` and `spec.nameSuffix` (Flux 2.5 and later): Flux writes them over the kustomization's own
     /// at its `path`.
     public var namePrefix: String?

@@ -35,10 +35,7 @@ enum PatchTargets {
         var fluxComponents: [String: [ObjectID]] = [:]
         for o in objects where o.isFluxKustomization {
             guard let spec = o.fluxKustomization, let path = spec.path else { continue }
-            for c in spec.components {
-                guard let dir = Model.normalizePath(Sources.join(path, c)), let component = builds.value.kustomizationAt[dir] else { continue }
-                fluxComponents[path, default: []].append(component)
-            }
+            fluxComponents[path, default: []] += spec.componentDirectories.compactMap { builds.value.kustomizationAt[$0] }
         }
         for k in stepsOf.keys.sorted() {
             let o = objects[k], steps = stepsOf[k]!

@@ -101,7 +101,7 @@ extension Model {
     static func targetNamespaceReplacements(of k: ObjectID, objects: Objects, files: Files,
                                             fileAt: [String: FileID]) -> [TargetNamespaceReplacement] {
         let kustomization = objects[k]
-        let y = YAMLFile(parsing: files[kustomization.file].bytes)
+        let y = files[kustomization.file].yaml
         guard kustomization.document < y.documents.count, let list = y.get(y.documents[kustomization.document].root, "replacements")
         else { return [] }
         var out: [TargetNamespaceReplacement] = []
@@ -109,7 +109,7 @@ extension Model {
         for entry in y.childNodes(list) {
             if let path = y.string(entry, "path") {
                 guard let full = normalizePath(Sources.join(dir, path)), let f = fileAt[full] else { continue }
-                let file = YAMLFile(parsing: files[f].bytes)
+                let file = files[f].yaml
                 for document in file.documents {
                     let root = document.root
                     let entries = file.nodes[root].kind == .sequence ? Array(file.childNodes(root)) : [root]

@@ -257,10 +257,8 @@ extension Model {
             }
             /// The entries of the Components Flux Kustomization b adds at its `path` (`spec.components`).
             func fluxComponentEntries(_ b: ObjectID) -> [KustomizeImageEntry] {
-                guard !components.isEmpty, let spec = objects[b].fluxKustomization, let path = spec.path else { return [] }
-                return spec.components.flatMap { c in
-                    normalizePath(Sources.join(path, c)).flatMap { components[$0] }.map { objects[$0].kustomizeImages } ?? []
-                }
+                guard !components.isEmpty, let spec = objects[b].fluxKustomization else { return [] }
+                return spec.componentDirectories.flatMap { components[$0].map { objects[$0].kustomizeImages } ?? [] }
             }
             /// Whether a build that ends with `me` deploys the written tag: for a values file's field, whether no later
             /// source of the release replaced it.
