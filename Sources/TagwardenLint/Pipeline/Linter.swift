@@ -170,7 +170,7 @@ public enum Linter {
                     registry: RegistryFacts? = nil) -> ([Finding], [(rule: String, seconds: Double)]) {
         // the files that are not applied, by path, with what is known of them
         let unapplied = rules.allSatisfy({ $0.scope == .everyFile }) ? [:] : Dictionary(uniqueKeysWithValues:
-            model.files.indices.filter { model.clusters.reach[$0] != .applied }.map { (model.files[$0].path, model.clusters.reach[$0]) })
+            model.files.indices.filter { model.clusters.reach[$0] != .applied }.map { (model.files[$0].path, $0) })
         let results = Locked<[(findings: [Finding], seconds: Double)]>(Array(repeating: ([], 0), count: rules.count))
         DispatchQueue.concurrentPerform(iterations: rules.count) { i in
             let rule = rules[i]
@@ -195,22 +195,17 @@ public enum Linter {
     /// warning that says so. One known not to be deployed is in no cluster: only what Flux's image automation reads
     /// there is judged (markers under the `update.path` of an automation a cluster applies as facts, other markers as
     /// warnings).
-    static func judgeUnapplied(_ found: [Finding], scope: Rule.Scope, _ unapplied: [String: Clusters.Reach], _ model: Model) -> [Finding] {
-        var fileAt: [String: FileID]?
-        func holdsMarkerToken(_ path: String) -> Bool {
-            if fileAt == nil { fileAt = Dictionary(model.files.indices.map { (model.files[$0].path, $0) }, uniquingKeysWith: { a, _ in a }) }
-            guard let f = fileAt![path] else { return true }
-            return SourceText.contains("$imagepolicy", in: model.files[f].bytes[...])
-        }
-        return found.compactMap { f in
-            guard let reach = unapplied[f.file] else { return f }
+    /// `unapplied`: the files that are not applied, by path.
+    static func judgeUnapplied(_ found: [Finding], scope: Rule.Scope, _ unapplied: [String: FileID], _ model: Model) -> [Finding] {
+        found.compactMap { f in
+            guard let file = unapplied[f.file] else { return f }
             // (image-automation-controller opens only the files that hold the `$imagepolicy` token: a template that does not
             // parse, without one, is no file it reads)
-            if scope == .updatePaths, model.flux.covering(f.file).contains(where: { a in
+            if scope == .updatePaths, model.files[file].holdsMarkerToken, model.flux.covering(f.file).contains(where: { a in
                 model.clusters.reach[model.objects[model.flux.automations[a].object].file] == .applied
-            }), holdsMarkerToken(f.file) { return f }
+            }) { return f }
             var f = f
-            switch reach {
+            switch model.clusters.reach[file] {
             case .applied: break
             case .unreached: f.assume(model.clusters.unreachedPremise)
             case .assumed(let premise): f.assume(premise)

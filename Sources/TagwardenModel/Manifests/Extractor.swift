@@ -51,6 +51,7 @@ package struct Extractor {
     /// `scratch` is parsed into and kept for the next file (see `YAMLFile.reparse`).
     package static func extract(path: String, bytes: [UInt8], index: FileID, unread: Bool = false, reusing scratch: inout YAMLFile) -> FileFacts {
         var facts = FileFacts(path: path, bytes: bytes)
+        facts.holdsMarkerToken = SourceText.contains(markerToken, in: bytes)
         if unread {
             // not YAML to Flux: only the markers, each on its line
             let occurrences = SourceText.occurrences(of: markerToken, in: bytes)
@@ -94,7 +95,7 @@ package struct Extractor {
                 ex.document(d, root: doc.root, isKustomizationFile: isKustomizationName(baseName))
             }
         }
-        if SourceText.contains(markerToken, in: bytes) { ex.markers() }
+        if ex.facts.holdsMarkerToken { ex.markers() }
         // what `EffectiveObjects` reads again: the kustomizations that hold patches, Components or labels, patch files,
         // the image-automation objects' own files
         if ex.facts.nonMappingRoot != nil || SourceText.contains("patches", in: bytes)

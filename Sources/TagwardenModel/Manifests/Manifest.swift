@@ -520,6 +520,8 @@ public struct FileFacts: Sendable {
     var tree: YAMLFile?
     /// The file's tree: the one kept, or parsed again.
     var yaml: YAMLFile { tree ?? YAMLFile(parsing: bytes) }
+    /// It holds the `$imagepolicy` token: image-automation-controller opens only such files of its `update.path`.
+    public var holdsMarkerToken = false
     public var syntaxError: YAMLError?
     /// The first document whose root is a list or a scalar (a JSON patch, say), which kyaml cannot annotate, so Flux's
     /// image automation cannot read the file: its line and what it is.
