@@ -100,13 +100,15 @@ extension Rule {
             let more = taken.count > 1 ? ", and \(taken.count - 1) more of this file's resources that file holds too" : ""
             // the build that fails is judged where its kustomization (or generating Flux Kustomization) stands, which
             // need not be where this file does (a cluster's build takes the file, not the kustomization that fails)
+            // (where the file itself is not applied, its own premise says so)
             var premise: String?
-            switch m.clusters.reach[by.file] {
-            case _ where m.clusters.reach[o.file] != .applied: premise = nil   // (the file's own premise says it)
-            case .applied: premise = nil
-            case .unreached: premise = "no cluster in this repository applies \(m.path(by.file))"
-            case .assumed(let p): premise = p
-            case .notDeployed: continue
+            if m.clusters.reach[o.file] == .applied {
+                switch m.clusters.reach[by.file] {
+                case .applied: break
+                case .unreached: premise = "no cluster in this repository applies \(m.path(by.file))"
+                case .assumed(let p): premise = p
+                case .notDeployed: continue
+                }
             }
             var f = c.finding("kustomize refuses the build: \(built) takes \(o.kind) \(o.declaredNamespace.map { $0 + "/" } ?? "")\(o.name ?? "") "
                                  + "twice, here and in \(m.path(other.file)):\(other.kindSpan.start.line)\(more) (may not add resource with an "

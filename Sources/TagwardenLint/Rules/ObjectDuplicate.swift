@@ -28,9 +28,9 @@ extension Rule {
             if !Set(m.sideBySideBuilds(of: a.file, kind: a.kind)).isDisjoint(with: m.sideBySideBuilds(of: b.file, kind: b.kind)) { return }
             // a transformer above either (a PatchTransformer's `$patch: delete`) may take it out of its build: not read here
             let transformed = transformers.above(a.file) ?? transformers.above(b.file)
-            let premise = transformed.map {
+            let premises = [transformed.map {
                 "assuming the transformers of \($0.kustomization) (\($0.config)), which may delete, rename or patch objects, leave both as written"
-            } ?? (m.namespaceNotKnown[i] ?? m.namespaceNotKnown[j]).map { "assuming both land in one namespace: \($0)" }
+            }, (m.namespaceNotKnown[i] ?? m.namespaceNotKnown[j]).map { "assuming both land in one namespace: \($0)" }].compactMap { $0 }
             let identity = "\(a.kind) \(m.objectNamespace[i].map { $0 + "/" } ?? "")\(candidate(i) ?? a.name ?? "")"   // as the builds name it
             let there = "\(m.path(b.file)):\(b.kindSpan.start.line)"
             let inCluster = cluster.map { " applied to cluster \($0)" } ?? ""
@@ -39,11 +39,11 @@ extension Rule {
                 var f = c.finding("\(identity) is also defined, identically, in \(there)\(inCluster): one of the two copies is redundant",
                                   object: i)
                 f.ruleSeverity = .note
-                if let premise { f.assume(premise) }
+                for premise in premises { f.assume(premise) }
                 out.append(f)
             } else {
                 var f = c.finding("\(identity) is also defined in \(there)\(inCluster), differently: one silently replaces the other", object: i)
-                if let premise { f.assume(premise) }
+                for premise in premises { f.assume(premise) }
                 out.append(f)
             }
         }
