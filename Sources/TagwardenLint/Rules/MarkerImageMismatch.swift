@@ -7,11 +7,6 @@ import TagwardenModel
 extension Rule {
     static let markerImageMismatch = Rule("marker-image-mismatch", scope: .updatePaths) { c in
         let m = c.model
-        func policyImage(_ p: PolicyID) -> (written: String, normalized: String)? {
-            guard let r = m.flux.policies[p].repository, let image = m.flux.repositories[r].spec.image?.value,
-                  let n = m.flux.repositories[r].normalizedImage else { return nil }
-            return (image, n)
-        }
         // an image given in parts whose name field carries a `:name` marker: the policy Flux writes its name from
         // (a loop: a lazy filter's closures would each hold a copy of the model)
         func namedBy(_ ii: ImageID) -> PolicyID? {
@@ -26,14 +21,14 @@ extension Rule {
             // (a marker Flux skips, outside every automation's update.path or not a comment, overwrites nothing:
             // marker-ignored says why)
             guard m.markers[k].context == .value, info.skipped == nil, let ref = info.ref, let p = info.policy,
-                  let value = m.markers[k].scalar?.value, let (image, wantName) = policyImage(p) else { return nil }
+                  let value = m.markers[k].scalar?.value, let (image, wantName) = m.policyImage(p) else { return nil }
             if ref.part == .tag || ref.part == .digest {
                 // the tag (digest) goes on the name beside it: the entry's `newName`/`name`, the chart's `repository`, or
                 // what that field's own `:name` marker makes it
                 guard (ref.part == .tag ? tagFields : digestFields).contains(key), let ii = m.markers[k].image,
                       m.images[ii].isParts, var written = m.images[ii].name, var have = m.images[ii].normalizedName else { return nil }
                 if let q = namedBy(ii) {
-                    guard let (qImage, qName) = policyImage(q) else { return nil }
+                    guard let (qImage, qName) = m.policyImage(q) else { return nil }
                     (written, have) = (qImage, qName)
                 }
                 guard have != wantName else { return nil }

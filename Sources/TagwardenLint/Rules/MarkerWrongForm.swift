@@ -13,9 +13,11 @@ extension Rule {
         let m = c.model
         /// The image marker k's policy follows, where it is not the one whole reference `value` names.
         func otherImage(_ k: MarkerID, _ value: String) -> String? {
-            guard let p = m.markers[k].policy, let r = m.flux.policies[p].repository, let image = m.flux.repositories[r].spec.image?.value,
-                  let want = m.flux.repositories[r].normalizedImage, case .success(let written) = ImageReference.parse(value),
-                  let have = ImageReference.normalizeName(written.name), have != want else { return nil }
+            // (the field's image as extracted, else read here)
+            let extracted = m.markers[k].image.flatMap { m.images[$0].normalizedName }
+            guard let p = m.markers[k].policy, let (image, want) = m.policyImage(p),
+                  let have = extracted ?? (try? ImageReference.parse(value).get()).flatMap({ ImageReference.normalizeName($0.name) }),
+                  have != want else { return nil }
             return image
         }
         return m.markers.indices.compactMap { k in

@@ -22,6 +22,13 @@ extension Model {
         return policy.regex.map { .matching($0) }
     }
 
+    /// The image a policy follows: its ImageRepository's `spec.image` as written and normalised; nil without one.
+    func policyImage(_ p: PolicyID) -> (written: String, normalized: String)? {
+        guard let r = flux.policies[p].repository, let image = flux.repositories[r].spec.image?.value,
+              let n = flux.repositories[r].normalizedImage else { return nil }
+        return (image, n)
+    }
+
     /// Where policy findings point: the pattern (in the file that supplied it), or the policy's kind when it has none.
     func policyPlace(_ p: PolicyID) -> (file: FileID, span: SourceSpan) {
         let o = objects[flux.policies[p].object]
