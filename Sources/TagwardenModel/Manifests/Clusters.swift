@@ -197,9 +197,10 @@ public struct Clusters: Sendable {
         // (the GitRepositories the clusters' roots read first: where each source leaves a file out, the reason given is
         // one of those, not another repository's that a Kustomization here also reads)
         let read = Set(clusters.flatMap(\.roots).compactMap { objects[$0].fluxKustomization?.source?.name })
-        let sources = objects.filter { if case .gitRepository(let spec)? = $0.flux { spec.ignore != nil } else { false } }
-        for o in sources.filter({ read.contains($0.name ?? "") }) + sources.filter({ !read.contains($0.name ?? "") }) {
-            guard case .gitRepository(let spec)? = o.flux, let ignore = spec.ignore else { continue }
+        let sources = objects.compactMap { o -> (ManifestObject, String)? in
+            if case .gitRepository(let spec)? = o.flux, let ignore = spec.ignore { (o, ignore) } else { nil }
+        }
+        for (o, ignore) in sources.filter({ read.contains($0.0.name ?? "") }) + sources.filter({ !read.contains($0.0.name ?? "") }) {
             var own = SourceIgnore()
             own.add(text: ignore, origin: "spec.ignore of GitRepository \(o.name ?? "") (\(files[o.file].path))")
             matchers.append(base.then(own))
