@@ -986,6 +986,44 @@ func fluxRepo() -> [String: String] {
         #expect(byEnvironment["staging"]?.hasSuffix("(values of HelmRelease staging/web, from the chart values file its chart.spec.valuesFiles names)") == true)
     }
 
+    /// Helm merges a release's `valuesFrom` entries and `spec.values` over its chart's values, the listed files among
+    /// them, and a later listed file over an earlier one (NOJV-TW/NOJV: a Secret sets the tag its listed file leaves
+    /// `latest`).
+    @Test func aListedValuesFileFieldRunsWhereNothingLaterSetsIt() throws {
+        var files: [String: String] = [:]
+        files["charts/app/Chart.yaml"] = "apiVersion: v2\nname: app\nversion: 0.1.0\n"
+        files["charts/app/values.yaml"] = "image:\n  repository: ghcr.io/acme/app\n  tag: latest\n"
+        files["charts/app/values-prod.yaml"] = "image:\n  tag: latest\nsidecar:\n  image: busybox:latest\nproxy:\n  image: envoyproxy/envoy:latest\n"
+        files["clusters/production/app.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: app, namespace: production}
+        spec:
+          chart:
+            spec:
+              chart: ./charts/app
+              sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}
+              valuesFiles: [charts/app/values.yaml, charts/app/values-prod.yaml]
+          valuesFrom:
+            - {kind: Secret, name: app-values, valuesKey: values.yaml}
+          values:
+            sidecar: {image: "busybox:1.36.1"}
+
+        """
+        let res = try lint(files)
+        // values.yaml's tag is set again by values-prod.yaml; the sidecar's by spec.values; the Secret may set any field
+        #expect(res.rendered == ["image-latest-tag charts/app/values-prod.yaml:2:8", "image-latest-tag charts/app/values-prod.yaml:6:10"], "\(res.rendered)")
+        let premise = "(assuming the valuesFrom entries not read here (Secret app-values of HelmRelease production/app) do not set "
+        #expect(res.map(\.message) == [
+            "the image whose tag this field sets uses the tag 'latest', which moves with every push: pin a version or a digest "
+                + "(values of HelmRelease production/app, from the chart values file its chart.spec.valuesFiles names) "
+                + "(assuming the chart runs an image with this tag: the image's name is the chart's own, not read here) " + premise + "image.tag)",
+            "image 'envoyproxy/envoy:latest' uses the tag 'latest', which moves with every push: pin a version or a digest "
+                + "(values of HelmRelease production/app, from the chart values file its chart.spec.valuesFiles names) " + premise + "proxy.image)",
+        ], "\(res.map(\.message))")
+        #expect(res.allSatisfy { $0.severity == .warning })
+    }
+
     @Test func aMarkedFieldOfAValuesFileIsTheReleasesImage() throws {
         var files: [String: String] = [:]
         files["staging/policies.yaml"] = imageRepository() + "---\n" + imagePolicy(name: "web-staging", repository: "web")

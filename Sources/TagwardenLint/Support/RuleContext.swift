@@ -48,6 +48,7 @@ public struct RuleContext: Sendable {
         if img.name == nil, img.tag != nil, img.origin == .helmParts, model.markedRepository(i) == nil {
             f.assume("assuming the chart runs an image with this tag: the image's name is the chart's own, not read here")
         }
+        if let premise = img.premise { f.assume(premise) }
         return f
     }
 

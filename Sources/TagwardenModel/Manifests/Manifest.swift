@@ -320,6 +320,8 @@ public struct ImageUse: Sendable {
     /// Where an image that is not written in its object's own manifest comes from, for messages (a release's values
     /// in a ConfigMap).
     public var provenance: String?
+    /// What its findings assume (a values source not read here leaves its field alone), said in their messages.
+    public var premise: String?
     /// The object whose environment the image takes when its own object has none: the Flux Kustomization that
     /// substituted it, the kustomization that generates the values file it comes from, the ConfigMap that holds them.
     public var environmentObject: ObjectID?

@@ -41,6 +41,7 @@ enum ValuesFiles {
         var chartFiles: [FileID] = []
         var ownValues: [(file: FileID, release: ObjectID)] = []   // a chart's own values.yaml that its release does not list
         var fromValuesFrom: [ObjectID: [[String]]] = [:]   // release → the paths its `valuesFrom` entries set
+        var unreadEntries: [ObjectID: [String]] = [:]   // release → its `valuesFrom` entries not read here ("Secret app-values")
         var configMapSets: [String: [[String]]?] = [:]   // "ConfigMap key" → the paths its values set (nil: they do not parse)
         // (each file parsed once, for all its readers and for what the releases that read it set)
         var parsedFiles: [FileID: YAMLFile] = [:]
@@ -71,7 +72,11 @@ enum ValuesFiles {
             // what the entries set, where each is read here (nil once one is not: a Secret, a ConfigMap made elsewhere)
             var entriesSet: [[String]]? = []
             for ref in spec.valuesFrom {
-                guard ref.kind == "ConfigMap" else { entriesSet = nil; continue }
+                guard ref.kind == "ConfigMap" else {
+                    entriesSet = nil
+                    unreadEntries[r, default: []].append("\(ref.kind) \(ref.name)")
+                    continue
+                }
                 if let target = ref.targetPath { entriesSet?.append(target.split(separator: ".").map(String.init)); continue }
                 let key = (namespaces[r] ?? "") + "/" + ref.name
                 var isRead = false
@@ -117,13 +122,14 @@ enum ValuesFiles {
                         pending += found.substitutable.map { $0.with(provenance: provenance) }
                     }
                 }
-                if !isRead { entriesSet = nil }
+                if !isRead {
+                    entriesSet = nil
+                    unreadEntries[r, default: []].append("ConfigMap \(ref.name)")
+                }
             }
+            if let entriesSet, !entriesSet.isEmpty { fromValuesFrom[r] = entriesSet }
             // the chart's defaults are judged where what the release sets is known
-            if let own = chartDefaults, let entriesSet {
-                ownValues.append((own, r))
-                if !entriesSet.isEmpty { fromValuesFrom[r] = entriesSet }
-            }
+            if let own = chartDefaults, entriesSet != nil { ownValues.append((own, r)) }
         }
         // a file that one entry of one release reads is followed through the builds by that entry (`Model.markRetagged`);
         // one that several read is judged as written
@@ -139,19 +145,43 @@ enum ValuesFiles {
             }
             return groups.map(\.releases)
         }
+        // a listed file's field runs where the release sets it nowhere later: in a file listed after it, a `valuesFrom`
+        // entry (which Helm merges over the chart's values, the listed files among them) or `spec.values`
         for f in chartFiles {
             let y = parsed(f)
             guard y.error == nil else { continue }
+            var later: [ObjectID: [[String]]] = [:]
+            for r in chartReaders[f]! {
+                later[r] = settings(of: r, listedAfter: f, objects: objects, files: files, built: built, parsed: parsed) + (fromValuesFrom[r] ?? [])
+            }
             for group in byEnvironment(chartReaders[f]!) {
                 // helm-controller reads these from the source: no post-build substitution reaches a `${…}` in them, and
                 // what the chart's templates make of one is not judged
-                let found = releaseValues(y, file: f, path: files[f].path, release: group[0], environmentObject: nil)
-                let names = group.map(name)
-                let who = names.count == 1
-                    ? "HelmRelease \(names[0]), from the chart values file its chart.spec.valuesFiles names"
-                    : "HelmReleases " + names.prefix(3).joined(separator: ", ") + (names.count > 3 ? " and \(names.count - 3) more" : "")
-                        + ", from the chart values file their chart.spec.valuesFiles name"
-                out += found.images.map { $0.with(provenance: "values of " + who) }
+                let found = releaseValues(y, file: f, path: files[f].path, release: group[0], environmentObject: nil, valuesRoot: true)
+                for var img in found.images {
+                    let path = img.valuesPath
+                    img.valuesPath = nil   // (where a listed file's field lands is settled here, not by the builds above the release)
+                    let keeping = path.map { p in group.filter { r in !later[r]!.contains { $0.count <= p.count && Array(p.prefix($0.count)) == $0 } } } ?? group
+                    guard !keeping.isEmpty else {
+                        var overridden = img.with(provenance: "values of the chart values file that every release listing it overrides")
+                        overridden.overriddenByReleases = true
+                        out.append(overridden)
+                        continue
+                    }
+                    let names = keeping.map(name)
+                    let who = names.count == 1
+                        ? "HelmRelease \(names[0]), from the chart values file its chart.spec.valuesFiles names"
+                        : "HelmReleases " + names.prefix(3).joined(separator: ", ") + (names.count > 3 ? " and \(names.count - 3) more" : "")
+                            + ", from the chart values file their chart.spec.valuesFiles name"
+                    img = img.with(provenance: "values of " + who)
+                    // Helm merges a release's valuesFrom entries over the listed files: one not read here may set the field
+                    let unread = keeping.flatMap { r in (unreadEntries[r] ?? []).map { "\($0) of HelmRelease \(name(r))" } }
+                    if path != nil, !unread.isEmpty {
+                        img.premise = "assuming the valuesFrom entries not read here (\(unread.prefix(3).joined(separator: ", "))"
+                            + (unread.count > 3 ? " and \(unread.count - 3) more" : "") + ") do not set \(path!.joined(separator: "."))"
+                    }
+                    out.append(img)
+                }
             }
         }
         // the chart's own defaults, where a release (its values and the files it lists) does not set the field: one
@@ -189,8 +219,8 @@ enum ValuesFiles {
     }
 
     /// The paths of the values release `r` sets whole (a scalar, a list, a null: anything but a mapping, which Helm
-    /// merges key by key), in its `spec.values` and the values files its chart lists.
-    private static func settings(of r: ObjectID, objects: Objects, files: Files, built: BuildSets,
+    /// merges key by key), in its `spec.values` and the values files its chart lists (those after `listed`, when given).
+    private static func settings(of r: ObjectID, listedAfter listed: FileID? = nil, objects: Objects, files: Files, built: BuildSets,
                                  parsed: (FileID) -> YAMLFile) -> [[String]] {
         var out: [[String]] = []
         let release = parsed(objects[r].file)
@@ -199,8 +229,10 @@ enum ValuesFiles {
             out += setPaths(release, values)
         }
         if case .helmRelease(let spec)? = objects[r].flux {
+            var past = listed == nil
             for entry in spec.valuesFiles {
                 guard let p = Model.normalizePath(entry.value), let f = built.fileAt[p] else { continue }
+                guard past else { past = f == listed; continue }
                 let y = parsed(f)
                 for doc in y.documents where y.error == nil { out += setPaths(y, doc.root) }
             }
