@@ -331,6 +331,44 @@ import Testing
                 + "differently: one silently replaces the other")
     }
 
+    /// isning/k8s-gitops: an operator's manifest brings its Namespace, which the kustomization that takes it deletes
+    /// (`$patch: delete`, from a patch file and from an inline patch with a target) because another applies it.
+    @Test func anObjectItsKustomizationDeletesMeetsNothing() throws {
+        var files = bootstrapFiles("clusters/lab", flux: "v2.8.0")
+        files["clusters/lab/infra.yaml"] = fluxKustomization(name: "namespaces", path: "./infra/namespaces")
+            + "---\n" + fluxKustomization(name: "controllers", path: "./infra/controllers")
+        files["infra/namespaces/kustomization.yaml"] = "resources: [namespaces.yaml]\n"
+        files["infra/namespaces/namespaces.yaml"] = ["kubevirt", "cdi", "other"].map {
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: \($0)\n  labels: {team: lab}\n"
+        }.joined(separator: "---\n")
+        files["infra/controllers/operator.yaml"] = ["kubevirt", "cdi", "other"].map {
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: \($0)\n"
+        }.joined(separator: "---\n")
+        files["infra/controllers/delete-kubevirt.yaml"] = "$patch: delete\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: kubevirt\n"
+        files["infra/controllers/kustomization.yaml"] = """
+        resources: [operator.yaml]
+        patches:
+          - path: delete-kubevirt.yaml
+          - target: {kind: Namespace, name: cdi}
+            patch: |
+              $patch: delete
+              kind: Namespace
+              metadata:
+                name: cdi
+
+        """
+        // `other` is not deleted: the two meet in the cluster
+        let deleted = try lint(files, asFound: true)
+        #expect(deleted.rendered == ["object-duplicate infra/namespaces/namespaces.yaml:14:7"], "\(deleted.map(\.message))")
+        #expect(deleted.first?.message == "Namespace other is also defined in infra/controllers/operator.yaml:12, differently: one silently replaces the other")
+        // a second kustomization that takes the file and deletes nothing deploys the operator's kubevirt Namespace
+        files["infra/keep/kustomization.yaml"] = "resources: [../controllers/operator.yaml]\n"
+        files["clusters/lab/keep.yaml"] = fluxKustomization(name: "keep", path: "./infra/keep")
+        let kept = try lint(files, asFound: true)
+        #expect(kept.rendered == ["object-duplicate infra/namespaces/namespaces.yaml:2:7", "object-duplicate infra/namespaces/namespaces.yaml:8:7",
+                                  "object-duplicate infra/namespaces/namespaces.yaml:14:7"], "\(kept.map(\.message))")
+    }
+
     /// sulibot/home-ops: two copies of a HelmRepository that differ only in how they write `interval` (`1h0m0s`, `1h`)
     /// are one object to the API server (metav1.Duration); `1m` is another. (The two Kustomizations of one file build two
     /// generated kustomizations: the copies meet in the cluster, not in one kustomize build.)

@@ -4084,7 +4084,9 @@ rationale: >
   kustomization-build-fails says so. Identical copies replace
   nothing: they are a note, one of the two is redundant. Copies are compared as the API server reads
   them: comments, key order, quoting and layout do not make them differ. Kustomize patches and kustomize's own
-  configuration (transformer and generator configs) are not objects of a cluster.
+  configuration (transformer and generator configs) are not objects of a cluster, and neither is an object
+  that every kustomization naming its file deletes with one of its own patches (`$patch: delete`, by the
+  object's kind and name or by a target that selects it).
 premises: >
   The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster

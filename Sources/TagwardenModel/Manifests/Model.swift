@@ -250,6 +250,7 @@ public struct Model: Sendable {
         var variantOf: [ObjectID: ObjectID] = [:]
         var rootPaths: [ObjectID: [String]] = [:]
         let stepsOf = steps?.value ?? [:]
+        nonResources.formUnion(deletedByPatches(objects: objects, files: facts, graph: graph, stepsOf: stepsOf))
         let (unlisted, missing, writtenEmptyPaths) = unread.value
         let patchFailures = stepsOf.isEmpty ? [] : PatchTargets.failures(objects: objects, files: facts, builds: builds, stepsOf: stepsOf,
                                                                          writtenName: writtenName, refused: Set(missing.keys))
