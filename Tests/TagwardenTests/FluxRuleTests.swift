@@ -206,6 +206,29 @@ func fluxRepo() -> [String: String] {
         #expect(messages["marker-digest-unavailable 9"] == "policy flux-system/web-production does not reflect digests (digestReflectionPolicy is unset, so Never), so Flux writes an empty digest into this field: set digestReflectionPolicy: IfNotPresent on the policy")
     }
 
+    /// yesid-lopez/homelab: a base's placeholder marker, in a file no automation's update.path covers, with an overlay
+    /// that patches the image. Flux never opens the file: the marker is skipped, and nothing updates the field.
+    @Test func aMalformedMarkerFluxNeverOpensIsSkipped() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(path: "./apps/dev")
+        files["apps/base/kustomization.yaml"] = "resources: [deployment.yaml]\n"
+        func deployment(_ image: String) -> String {
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: web}\nspec:\n  template:\n    spec:\n"
+                + "      containers:\n        - name: web\n          image: \(image)\n"
+        }
+        files["apps/base/deployment.yaml"] = deployment(#"ghcr.io/acme/web:0.6.8 # {"$imagepolicy": "REPLACE_WITH_OVERLAY_POLICY"}"#)
+        files["apps/dev/patch.yaml"] = deployment(#"ghcr.io/acme/web-dev:1.0.0 # {"$imagepolicy": "flux-system:web"}"#)
+        files["apps/dev/kustomization.yaml"] = "resources: [../base, automation.yaml]\npatches:\n  - path: patch.yaml\n    target: {kind: Deployment, name: web}\n"
+        files["apps/dev/automation.yaml"] = imageRepository(image: "ghcr.io/acme/web-dev") + "---\n" + imagePolicy(semver: ">=0.1.0")
+            + "---\n" + imageUpdateAutomation(name: "web", path: "./apps/dev")
+        let res = try lint(files)
+        #expect(res.rendered == ["marker-ignored apps/base/deployment.yaml:9:41"], "\(res.map(\.message))")
+        #expect(res.first?.message == "Flux silently skips this $imagepolicy marker: the file is outside every ImageUpdateAutomation's update.path (./apps/dev)")
+        // under the update.path, Flux reads it and cannot: marker-malformed; it updates nothing, so nothing is overridden
+        files["apps/dev/automation.yaml"] = files["apps/dev/automation.yaml"]!.replacingOccurrences(of: "path: './apps/dev'", with: "path: './apps'")
+        #expect(try lint(files).rendered == ["marker-malformed apps/base/deployment.yaml:9:41"])
+    }
+
     /// kingdon-ci/fleet-infra: the only ImagePolicy of a marker's name is in a file its directory's kustomization leaves
     /// out, so Flux has no such policy (not one that would "replace the value"). Markers under the update.path of an
     /// automation are facts only where a cluster here applies that automation.

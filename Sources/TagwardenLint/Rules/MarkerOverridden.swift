@@ -8,7 +8,9 @@ extension Rule {
     static let markerOverridden = Rule("marker-overridden", scope: .updatePaths) { c in
         let m = c.model
         return m.markers.indices.compactMap { k in
-            guard m.markers[k].context == .value, m.markers[k].skipped == nil, let i = m.markers[k].image, !m.images[i].retaggedBy.isEmpty,
+            // (a marker that names no policy here updates nothing: marker-malformed and marker-unknown-policy say so)
+            guard m.markers[k].context == .value, m.markers[k].skipped == nil, m.markers[k].policy != nil || !m.markers[k].candidates.isEmpty,
+                  let i = m.markers[k].image, !m.images[i].retaggedBy.isEmpty,
                   !m.overridesCarryMarkers(i)   // Flux updates the values that replace it: its updates run
             else { return nil }
             let files = Array(Set(m.images[i].retaggedBy.map { m.path(m.objects[$0].file) })).sorted()

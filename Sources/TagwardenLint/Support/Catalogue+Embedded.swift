@@ -3302,7 +3302,9 @@ rationale: >
 premises: >
   Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
   cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
-  warning whose message says why the file may not be read.
+  warning whose message says why the file may not be read. In a file that no automation's `update.path`
+  covers (while some automation here updates this repository), Flux never opens it: marker-ignored says so
+  instead.
 fix: >
   Write `# {"$imagepolicy": "<namespace>:<policy>"}` (or with `:tag`, `:name`, `:digest`) and nothing
   else after the value.
@@ -3658,7 +3660,8 @@ rationale: >
 premises: >
   Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
   cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
-  warning whose message says why the file may not be read.
+  warning whose message says why the file may not be read. The marker names a policy of this repository
+  (one that names none updates nothing: marker-malformed and marker-unknown-policy say so).
 fix: >
   Put the marker on what the overlays write (a `:tag` marker on the `newTag` of their `images:`
   entries, or a marker on their patch's image), or drop the overlays' override so the base's marked tag

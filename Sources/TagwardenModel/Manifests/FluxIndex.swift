@@ -436,6 +436,13 @@ public struct FluxIndex: Sendable {
                 } else {
                     (info.automations, info.skipped) = idx.automations(applying: ref, policy: p, path: files[m.file].path)
                 }
+            } else if m.context == .value, info.problem != nil {
+                // a marker Flux cannot read, in a file it never opens: skipped before it is read
+                if files[m.file].fluxCannotRead != nil {
+                    info.skipped = "Flux skips files that do not parse"
+                } else if !idx.automationsByPath.isEmpty, idx.covering(files[m.file].path).isEmpty {
+                    info.skipped = idx.outsideEveryPath()
+                }
             }
             infos.append(info)
         }
@@ -447,14 +454,7 @@ public struct FluxIndex: Sendable {
     func automations(applying ref: MarkerRef, policy p: PolicyID, path: String) -> (applying: [AutomationID], whyNone: String?) {
         guard !automationsByPath.isEmpty else { return ([], nil) }
         let covering = covering(path)
-        if covering.isEmpty {
-            // (only the paths that are this repository's: an automation that may update another says nothing of it)
-            let judging = automationsByPath.filter { $0.value.contains { !automations[$0].mayUpdateElsewhere } }
-            guard !judging.isEmpty else { return ([], nil) }
-            // written as paths (`./environments`), not names that read like the repository's environments
-            let paths = judging.keys.sorted().map { $0.isEmpty ? "." : "./" + $0 }
-            return ([], "the file is outside every ImageUpdateAutomation's update.path (\(paths.joined(separator: ", ")))")
-        }
+        if covering.isEmpty { return ([], outsideEveryPath()) }
         let sameNamespace = covering.filter { FluxIndex.sameNamespace(automations[$0].namespace, ref.namespace) }
         if sameNamespace.isEmpty {
             let namespaces = Set(covering.compactMap { automations[$0].namespace }).sorted().joined(separator: ", ")
@@ -465,6 +465,16 @@ public struct FluxIndex: Sendable {
             return ([], "policy \(policies[p].namespace ?? "<no namespace>")/\(policies[p].name) is not selected by the policySelector of the automations that update this file")
         }
         return (selecting, nil)
+    }
+
+    /// Why no automation reads a file that no `update.path` covers; nil where an automation may update another
+    /// repository, whose paths say nothing of this one's files.
+    func outsideEveryPath() -> String? {
+        let judging = automationsByPath.filter { $0.value.contains { !automations[$0].mayUpdateElsewhere } }
+        guard !judging.isEmpty else { return nil }
+        // written as paths (`./environments`), not names that read like the repository's environments
+        let paths = judging.keys.sorted().map { $0.isEmpty ? "." : "./" + $0 }
+        return "the file is outside every ImageUpdateAutomation's update.path (\(paths.joined(separator: ", ")))"
     }
 
     /// Whether automation `a`'s `policySelector` takes policy `p`: no selector takes every policy; `matchLabels` must
