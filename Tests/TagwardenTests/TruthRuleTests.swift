@@ -1297,6 +1297,35 @@ extension FluxInstanceTests {
                                      + "builds ./apps/replace-me, which holds no manifest in the repository: it deploys nothing "
                                      + "(kustomize-controller fails it with 'kustomization path not found' where the directory does not exist)"])
     }
+
+    /// JustasStankunas/audi-flux2-multi-tenancy (as flux2-multi-tenancy writes it): a tenant's base sync with
+    /// `path: ./`, which the one cluster that deploys it patches (a patch file) to its own directory. The root is built
+    /// by no cluster: it does not take every other cluster's files, nor fail on their duplicate Kustomizations.
+    @Test func aPathEveryBuildPatchesIsNotBuiltAsWritten() throws {
+        var files = bootstrapFiles("clusters/staging", flux: "v2.8.0")
+        files["clusters/staging/tenants.yaml"] = fluxKustomization(name: "tenants", path: "./tenants/staging")
+        files["clusters/production/tenants.yaml"] = fluxKustomization(name: "tenants", path: "./tenants/production")
+        files["tenants/production/config.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: team, namespace: team}\ndata: {a: b}\n"
+        files["tenants/base/team/kustomization.yaml"] = "resources: [sync.yaml]\n"
+        files["tenants/base/team/sync.yaml"] = fluxKustomization(name: "team", namespace: "team", path: "./",
+                                                                 spec: "  sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}\n")
+        files["tenants/staging/kustomization.yaml"] = "resources: [../base/team]\npatches:\n  - path: team-patch.yaml\n"
+        files["tenants/staging/team-patch.yaml"] = fluxKustomization(name: "team", namespace: "team", path: "./tenants/staging-team")
+        files["tenants/staging-team/config.yaml"] = files["tenants/production/config.yaml"]!.replacingOccurrences(of: "a: b", with: "a: c")
+        let model = try #require(try lintReport(files).model)
+        let clusters = model.clusters.clusters.map { "\($0.name): \($0.files.map { model.path($0) }.sorted())" }
+        #expect(clusters == [
+            "clusters/staging: [\"clusters/staging/flux-system/gotk-components.yaml\", \"clusters/staging/flux-system/gotk-sync.yaml\", "
+                + "\"clusters/staging/flux-system/kustomization.yaml\", \"clusters/staging/tenants.yaml\", \"tenants/base/team/kustomization.yaml\", "
+                + "\"tenants/base/team/sync.yaml\", \"tenants/staging-team/config.yaml\", \"tenants/staging/kustomization.yaml\", \"tenants/staging/team-patch.yaml\"]",
+            "clusters/production: [\"clusters/production/tenants.yaml\", \"tenants/production/config.yaml\"]",
+        ], "\(clusters)")
+        #expect(try lint(files, asFound: true).rendered == [])
+        // an overlay that takes the base without the patch builds the root as written
+        files["tenants/other/kustomization.yaml"] = "resources: [../base/team]\n"
+        files["clusters/staging/other.yaml"] = fluxKustomization(name: "other", path: "./tenants/other")
+        #expect(try lint(files, asFound: true).rendered.contains { $0.hasPrefix("kustomization-build-fails") })
+    }
 }
 
 @Suite struct SuspendedKustomizationTests {

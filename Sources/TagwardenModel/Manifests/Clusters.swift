@@ -122,7 +122,7 @@ public struct Clusters: Sendable {
     /// `graph`: what each kustomization's `resources`, `bases` and `components` name.
     static func build(objects: Objects, files: Files, builds: LazyBuildSets, graph: IncludeGraph,
                       ignoring nonResources: Set<ObjectID>, config: Config = Config(), sourceIgnore: String? = nil,
-                      artifactSyncs: [Model.ArtifactSync] = []) -> Clusters {
+                      artifactSyncs: [Model.ArtifactSync] = [], pathPatched: Set<ObjectID> = []) -> Clusters {
         let leftOut = leftOut(objects: objects, files: files, builds: builds.value, graph: graph)
         // the files each declared cluster's paths take
         let declared: [[FileID]] = config.clusters.map { c in
@@ -130,7 +130,7 @@ public struct Clusters: Sendable {
             return files.indices.filter { f in config.relative(files[f].path).map { matches(globs, $0) } ?? false }
         }
         var out = detect(objects: objects, files: files, builds: builds, graph: graph, ignoring: nonResources, config: config,
-                         leftOut: leftOut, declared: declared, artifactSyncs: artifactSyncs)
+                         leftOut: leftOut, declared: declared, artifactSyncs: artifactSyncs, pathPatched: pathPatched)
         let ignored = out.sourceIgnored(objects: objects, files: files, rootIgnore: sourceIgnore)
         out.judgeReach(objects: objects, files: files, leftOut: leftOut, declared: declared, sourceIgnored: ignored)
         out.unreadArtifacts = out.unreadArtifacts(objects: objects, files: files, artifactSyncs: artifactSyncs)
@@ -339,7 +339,7 @@ public struct Clusters: Sendable {
     /// The clusters of the repository and what each applies, before each file's `Reach` is judged.
     private static func detect(objects: Objects, files: Files, builds: LazyBuildSets, graph: IncludeGraph, ignoring nonResources: Set<ObjectID>,
                                config: Config, leftOut: [FileID: String], declared: [[FileID]],
-                               artifactSyncs: [Model.ArtifactSync]) -> Clusters {
+                               artifactSyncs: [Model.ArtifactSync], pathPatched: Set<ObjectID>) -> Clusters {
         var out = Clusters()
         var kustomizations: [ObjectID] = []
         var objectsOfFile: [FileID: [ObjectID]] = [:]   // the objects that say what a cluster runs or reads, by file
@@ -370,8 +370,9 @@ public struct Clusters: Sendable {
         func spec(_ k: ObjectID) -> FluxKustomizationSpec? { objects[k].fluxKustomization }
         // a path written with `${…}` is another path in each build that applies the Kustomization: the variables of the
         // Kustomization that builds its file (`substitute`) make it
+        // (a path every build that takes the Kustomization patches is built by none: the patch's Kustomization is)
         func path(_ k: ObjectID, _ variables: [String: String]) -> String? {
-            guard let raw = spec(k)?.path else { return nil }
+            guard !pathPatched.contains(k), let raw = spec(k)?.path else { return nil }
             guard raw.containsBytes("${") else { return Model.normalizePath(raw) }
             guard !variables.isEmpty, let made = Envsubst.expand(raw, { variables[$0].map { .defined($0) } ?? .undefined }),
                   !made.text.containsBytes("${") else { return nil }

@@ -48,6 +48,17 @@ public struct IncludeGraph: Sendable {
     /// The kustomizations that include kustomization `k`'s directory, `k` being `depth` up its chain.
     public func parents(of k: ObjectID, depth: Int) -> [ObjectID] { includers(of: directory(of: k), depth: depth) }
 
+    /// Whether every chain of kustomizations that takes `path` passes through one of `through`: some kustomization
+    /// names it, and each that does is one of them or is built only from above (no `path` of `builtAt` is its
+    /// directory) by chains that are.
+    func everyWayUp(from path: String, passesThrough through: Set<ObjectID>, unlessBuiltAt builtAt: Set<String>, depth: Int = 0) -> Bool {
+        let naming = includers(of: path, depth: depth)
+        return !naming.isEmpty && naming.allSatisfy { k in
+            through.contains(k) || (!builtAt.contains(directory(of: k))
+                && everyWayUp(from: directory(of: k), passesThrough: through, unlessBuiltAt: builtAt, depth: depth + 1))
+        }
+    }
+
     /// Values made once per key on walks up the graph: a key asked for again while its value is being made (a cycle)
     /// gets `cycle`.
     /// The kustomizations at the tops of the builds that take `key` (a file's path or a kustomization's directory):

@@ -230,8 +230,9 @@ public struct Model: Sendable {
         let unread = { [objects, built = builds.value] in
             Started { unreadResources(resources, objects: objects, builds: built, skipped: skipped, config: config) }
         }()
+        let pathPatched = pathsPatchedEverywhere(objects: objects, files: facts, graph: graph, nonResources: nonResources)
         let clusters = Clusters.build(objects: objects, files: facts, builds: builds, graph: graph, ignoring: nonResources, config: config,
-                                      sourceIgnore: sourceIgnore, artifactSyncs: artifactSyncs)
+                                      sourceIgnore: sourceIgnore, artifactSyncs: artifactSyncs, pathPatched: pathPatched)
         var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, graph: graph, clusters: clusters)
         var writtenName: [ObjectID: String] = [:]
         // kustomize's names, with the references a `configurations:` file has it rewrite; without such files the
@@ -454,7 +455,7 @@ public struct Model: Sendable {
             return true
         }
         let kustomizationDirectories = Set(builds.value.kustomizationAt.keys).union(builds.value.emptyKustomizationAt.keys)
-        let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories)
+        let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories, pathPatched: pathPatched)
         var watched = Set<String>()
         // (as Flux reads them: an image written with variables, substituted)
         for r in flux.repositories { if let n = r.normalizedImage { watched.insert(n) } }
@@ -575,9 +576,9 @@ public struct Model: Sendable {
     }
 
     /// `generatedBuilds`: the first Flux Kustomization (by its file) of each `path` without a kustomization file.
-    static func generatedBuilds(objects: Objects, kustomizationDirectories: Set<String>) -> [String: FileID] {
+    static func generatedBuilds(objects: Objects, kustomizationDirectories: Set<String>, pathPatched: Set<ObjectID> = []) -> [String: FileID] {
         var out: [String: FileID] = [:]
-        for o in objects {
+        for (i, o) in objects.withIDs where !pathPatched.contains(i) {
             guard let p = o.fluxKustomization?.path.flatMap(normalizePath), !kustomizationDirectories.contains(p), out[p] == nil else { continue }
             out[p] = o.file
         }

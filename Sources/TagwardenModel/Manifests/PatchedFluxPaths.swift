@@ -23,6 +23,31 @@ public struct EmptyFluxPath: Sendable {
 }
 
 extension Model {
+    /// The Flux Kustomizations whose `spec.path` every build that takes them replaces with a patch file's: the file
+    /// holds a Flux Kustomization of their name and namespace that sets `path`, and every chain of kustomizations up
+    /// from their file passes through one that applies it (flux2-multi-tenancy's `tenants/base` sync with `path: ./`,
+    /// which each cluster's overlay patches). Their path as written is built by nothing; the patch's Kustomization,
+    /// which the walk meets in the patching build, stands for them. `nonResources`: the objects of patch files.
+    static func pathsPatchedEverywhere(objects: Objects, files: Files, graph: IncludeGraph, nonResources: Set<ObjectID>) -> Set<ObjectID> {
+        struct Identity: Hashable { let name: String, namespace: String? }
+        var patching: [Identity: Set<ObjectID>] = [:]   // → the kustomizations whose patch files set its path
+        for p in nonResources where objects[p].fluxKustomization?.path != nil {
+            guard let name = objects[p].name else { continue }
+            for k in graph.patchedBy[files[objects[p].file].path] ?? [] {
+                patching[Identity(name: name, namespace: objects[p].declaredNamespace), default: []].insert(k)
+            }
+        }
+        guard !patching.isEmpty else { return [] }
+        let builtAt = Set(objects.compactMap { $0.fluxKustomization?.path.flatMap(normalizePath) })
+        var out = Set<ObjectID>()
+        for (i, o) in objects.withIDs where o.isFluxKustomization && o.fluxKustomization?.path != nil && !nonResources.contains(i) {
+            guard let name = o.name, let by = patching[Identity(name: name, namespace: o.declaredNamespace)],
+                  graph.everyWayUp(from: files[o.file].path, passesThrough: by, unlessBuiltAt: builtAt) else { continue }
+            out.insert(i)
+        }
+        return out
+    }
+
     /// The empty paths of the Flux Kustomizations: of `written` (`unreadResources`), those no patch may set (the path
     /// a patch sets is the one the patching build deploys), and each plain path a patch sets that holds no manifest.
     static func emptyFluxPaths(written: [ObjectID], objects: Objects, files: Files, graph: IncludeGraph, builds: LazyBuildSets,
