@@ -8,8 +8,8 @@ extension Rule {
     static let markerOverridden = Rule("marker-overridden", scope: .updatePaths) { c in
         let m = c.model
         return m.markers.indices.compactMap { k in
-            // (a marker that names no policy here updates nothing: marker-malformed and marker-unknown-policy say so)
-            guard m.markers[k].context == .value, m.markers[k].skipped == nil, m.markers[k].policy != nil || !m.markers[k].candidates.isEmpty,
+            // (a marker Flux cannot read updates nothing: marker-malformed says so)
+            guard m.markers[k].context == .value, m.markers[k].skipped == nil, m.markers[k].ref != nil,
                   let i = m.markers[k].image, !m.images[i].retaggedBy.isEmpty,
                   !m.overridesCarryMarkers(i)   // Flux updates the values that replace it: its updates run
             else { return nil }
