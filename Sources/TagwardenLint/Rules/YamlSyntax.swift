@@ -22,21 +22,28 @@ extension Rule {
             // YAML refuses, and what reads them there (Helm, an application) is not known here
             let dataFiles = data ?? c.model.generatorDataFiles
             data = dataFiles
-            // kustomize reads a kustomization file leniently: the last of two keys wins (`kubectl kustomize` builds it)
+            // Helm reads a chart's values files with sigs.k8s.io/yaml, leniently, and its other files (which its templates
+            // read through `.Files`) not at all: those are data, as a generator's are
+            let dirs = charts ?? Model.chartDirectories(c.model.files.map(\.path))
+            charts = dirs
+            let chartRole = (f.duplicateKeys.isEmpty && f.goRefusals.isEmpty) ? nil : Rule.chartRole(of: f.path, charts: dirs, model: c.model)
+            if chartRole == .data { continue }
+            // kustomize reads a kustomization file leniently, and Helm a chart's values: the last of two keys wins
             let isKustomization = Extractor.isKustomizationName(Path.basename(f.path))
+            let reader = isKustomization ? "kustomize reads a kustomization" : chartRole == .values ? "Helm reads a chart's values" : nil
             for d in f.duplicateKeys where !dataFiles.contains(f.path) {
                 // of three or more, kustomize keeps only the last
                 let sameKey = f.duplicateKeys.filter { $0.key == d.key && $0.firstKey == d.firstKey && $0.firstLine == d.firstLine }
                 let last = sameKey.last.map { $0.span.start.line } ?? d.span.start.line
                 let message = d.key != d.firstKey
                     ? "key '\(d.key)' is the key '\(d.firstKey)' (line \(d.firstLine)) once Go reads the YAML: kubectl, Helm and Flux's controllers keep one of the two values and drop the other without a word"
-                    : !isKustomization
+                    : reader == nil
                     ? "duplicate key '\(d.key)' (first at line \(d.firstLine)): YAML keys must be unique, and kubectl and kustomize reject the file"
                     : last != d.span.start.line
-                    ? "duplicate key '\(d.key)' (first at line \(d.firstLine)): kustomize reads a kustomization leniently and keeps only the last '\(d.key)' (line \(last)), so this one is dropped without a word"
+                    ? "duplicate key '\(d.key)' (first at line \(d.firstLine)): \(reader!) leniently and keeps only the last '\(d.key)' (line \(last)), so this one is dropped without a word"
                     : sameKey.count > 1
-                    ? "duplicate key '\(d.key)' (first at line \(d.firstLine)): kustomize reads a kustomization leniently and keeps this one, so the \(sameKey.count) earlier '\(d.key)' are dropped without a word"
-                    : "duplicate key '\(d.key)' (first at line \(d.firstLine)): kustomize reads a kustomization leniently and keeps this one, so the first '\(d.key)' is dropped without a word"
+                    ? "duplicate key '\(d.key)' (first at line \(d.firstLine)): \(reader!) leniently and keeps this one, so the \(sameKey.count) earlier '\(d.key)' are dropped without a word"
+                    : "duplicate key '\(d.key)' (first at line \(d.firstLine)): \(reader!) leniently and keeps this one, so the first '\(d.key)' is dropped without a word"
                 out.append(c.finding(message, path: f.path, span: d.span))
             }
             for r in f.goRefusals where !dataFiles.contains(f.path) {
@@ -44,8 +51,6 @@ extension Rule {
             }
             // Helm reads a chart's own files with go-yaml, which takes the later merge; kustomize reads the rest
             if !f.duplicateMergeKeys.isEmpty, !dataFiles.contains(f.path) {
-                let dirs = charts ?? Model.chartDirectories(c.model.files.map(\.path))
-                charts = dirs
                 for d in f.duplicateMergeKeys where !dirs.contains(where: { f.path.hasPrefix($0) }) {
                     out.append(c.finding("a second merge key '<<' in one mapping (first at line \(d.firstLine)): kustomize, which Flux's kustomize-controller runs, refuses the file; merge a list instead, `<<: [*a, *b]`",
                                          path: f.path, span: d.span))
@@ -53,5 +58,22 @@ extension Rule {
             }
         }
         return out
+    }
+
+    enum ChartRole { case values, data }
+
+    /// What Helm makes of a file of a chart in this repository (the nearest directory above it with a `Chart.yaml`): a
+    /// values file (`values*.yaml` beside `Chart.yaml`, or one a HelmRelease's `chart.spec.valuesFiles` names), which it
+    /// reads with sigs.k8s.io/yaml; a file its templates may read through `.Files`, which it never parses; nil for what
+    /// it parses as manifests or its own metadata (`Chart.yaml`, `crds/`) and for a file of no chart.
+    static func chartRole(of path: String, charts: [String], model m: Model) -> ChartRole? {
+        guard let c = Model.chartHolding(path, charts: charts) else { return nil }
+        let listed = m.objects.contains { o in
+            guard case .helmRelease(let spec)? = o.flux else { return false }
+            return spec.valuesFiles.contains { Model.normalizePath($0.value) == path }
+        }
+        let inside = path.dropFirst(charts[c].count)
+        if listed || (!inside.contains("/") && Path.basename(path).hasPrefix("values")) { return .values }
+        return Model.isChartDataFile(path, chart: charts[c]) && m.includedBy[path] == nil ? .data : nil
     }
 }

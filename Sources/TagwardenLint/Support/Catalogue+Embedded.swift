@@ -516,13 +516,14 @@ nonTriggering:
         ("file-skipped.yaml", #"""
 id: file-skipped
 severity: note
-summary: A manifest file was not linted (too large, binary, unreadable, a symlink leaving the repository, a Helm chart's templates), or a kustomization takes a remote resource Tagwarden does not fetch.
+summary: A manifest file was not linted (too large, binary, unreadable, a symlink leaving the repository, a Helm chart's templates and template files), or a kustomization takes a remote resource Tagwarden does not fetch.
 rationale: >
   Tagwarden says what it did not read, so that a clean report is never silence about a file it could
   not see.
   A Helm chart's `templates/` hold Go templates that Helm renders to YAML; they are not YAML, so they
-  are not linted (one note per chart, on its Chart.yaml). The HelmRelease that installs the chart, and
-  its `values`, are linted.
+  are not linted (one note per chart, on its Chart.yaml), nor are its other files that hold Go template
+  text (`{{`), which Helm never parses: its templates read them through `.Files`. The HelmRelease that
+  installs the chart, and its `values`, are linted.
   A kustomization's remote resource (a URL or a git repository kustomize fetches when it builds) is not
   fetched: the note is at its line, and what it deploys is not judged.
 premises: >
@@ -552,6 +553,18 @@ triggering:
           labels: {{- include "web.labels" . | nindent 4 }}
     expect:
       - {file: charts/web/Chart.yaml, line: 1, column: 1, message: "skipped: the chart's templates (1 file under charts/web/templates/) are Helm templates, not YAML: not linted"}
+  - description: a chart's other file with Go template text, which its templates read through .Files (code-dot-org's composition templates)
+    files:
+      charts/dns/Chart.yaml: |
+        apiVersion: v2
+        name: dns
+        version: 1.0.0
+      charts/dns/composition-templates/zone.yaml: |
+        {{ $xr := .observed.composite.resource }}
+        apiVersion: route53.aws.upbound.io/v1beta1
+        kind: Zone
+    expect:
+      - {file: charts/dns/Chart.yaml, line: 1, column: 1, message: "skipped: the chart's other files with Go template text (1 file under charts/dns/, which its templates read through .Files) are not YAML that Helm parses: not linted"}
   - description: a Carvel ytt template, whose fragments are YAML only once ytt renders them
     files:
       apps/oauth.ytt.yaml: |
@@ -3660,8 +3673,8 @@ rationale: >
 premises: >
   Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
   cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
-  warning whose message says why the file may not be read. The marker names a policy of this repository
-  (one that names none updates nothing: marker-malformed and marker-unknown-policy say so).
+  warning whose message says why the file may not be read. The marker is one Flux reads (a malformed one
+  updates nothing: marker-malformed says so).
 fix: >
   Put the marker on what the overlays write (a `:tag` marker on the `newTag` of their `images:`
   entries, or a marker on their patch's image), or drop the overlays' override so the base's marked tag
@@ -5560,8 +5573,10 @@ rationale: >
   `configMapGenerator` names (a values file, an application's own config such as fluent-bit's, which repeats
   keys on purpose, homepage's with `{{HOMEPAGE_VAR_…}}` placeholders) is data: kustomize copies its bytes into
   the ConfigMap without reading them, so what Go's YAML would refuse there and its duplicate keys are not
-  reported; a syntax error there still is. kustomize reads a `kustomization.yaml` itself
-  leniently: of two equal keys the later wins and the earlier's entries are dropped without a word.
+  reported; a syntax error there still is. So is a file of a Helm chart here that Helm never parses (not its
+  `Chart.yaml`, values, templates or CRDs: its templates may read it through `.Files`). kustomize reads a
+  `kustomization.yaml` itself leniently, and Helm a chart's values files (sigs.k8s.io/yaml): of two equal
+  keys the later wins and the earlier's entries are dropped without a word.
 premises: >
   Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
   cluster of this repository applies and holds the `$imagepolicy` token, the only files image-automation-controller
@@ -5730,7 +5745,31 @@ triggering:
           <<: *m
     expect:
       - {file: app/merge.yaml, line: 5, column: 3, message: "a second merge key '<<' in one mapping (first at line 4): kustomize, which Flux's kustomize-controller runs, refuses the file; merge a list instead, `<<: [*a, *b]`"}
+  - description: a chart's values file that repeats a key (Helm reads it with sigs.k8s.io/yaml, which keeps the later)
+    files:
+      charts/web/Chart.yaml: |
+        apiVersion: v2
+        name: web
+        version: 0.1.0
+      charts/web/values.yaml: |
+        snapshotOperator:
+          replicas: 0
+        jiva:
+          replicas: 3
+        snapshotOperator:
+          enabled: false
+    expect:
+      - {file: charts/web/values.yaml, line: 5, column: 1, message: "duplicate key 'snapshotOperator' (first at line 1): Helm reads a chart's values leniently and keeps this one, so the first 'snapshotOperator' is dropped without a word"}
 nonTriggering:
+  - description: a chart's file that its templates read through .Files (Helm never parses it), repeating a key
+    files:
+      charts/dns/Chart.yaml: |
+        apiVersion: v2
+        name: dns
+        version: 0.1.0
+      charts/dns/files/zone.yaml: |
+        zone: a
+        zone: b
   - description: a generator's data file that repeats a key on purpose (fluent-bit's config)
     files:
       logging/kustomization.yaml: |

@@ -94,6 +94,20 @@ public struct Model: Sendable {
         paths.compactMap { p in p == "Chart.yaml" ? "" : p.hasSuffix("/Chart.yaml") ? String(p.dropLast("Chart.yaml".count)) : nil }
     }
 
+    /// The chart (of `chartDirectories`) that `path` is a file of: the nearest.
+    public static func chartHolding(_ path: String, charts: [String]) -> Int? {
+        charts.indices.filter { path.hasPrefix(charts[$0]) }.max { charts[$0].utf8.count < charts[$1].utf8.count }
+    }
+
+    /// A file of chart `chart` (a directory of `chartDirectories`) that Helm does not parse itself: not its metadata,
+    /// values (`values*.yaml` beside `Chart.yaml`), templates or CRDs; its templates may read it through `.Files`.
+    public static func isChartDataFile(_ path: String, chart: String) -> Bool {
+        let inside = path.dropFirst(chart.count)
+        let name = Path.basename(path)
+        if !inside.contains("/") { return !(name.hasPrefix("values") || name == "Chart.yaml" || name == "Chart.lock") }
+        return !(inside.hasPrefix("templates/") || inside.hasPrefix("crds/") || inside.hasPrefix("charts/"))
+    }
+
     public static let defaultFloatingTags = ["main", "master", "develop", "development", "dev", "stable", "edge", "nightly",
                                              "canary", "release", "head", "snapshot", "prod", "production", "staging", "stage",
                                              "test", "testing", "unstable", "next", "trunk", "current", "lts", "mainline", "beta", "alpha", "preview",
