@@ -22,7 +22,7 @@ extension Rule {
             return names.count == 1 ? names[0] : nil
         }
         let transformers = Transformers(m)
-        func report(_ i: ObjectID, _ j: ObjectID, cluster: String?) {
+        func report(_ i: ObjectID, _ j: ObjectID, cluster: String?, assumingTogether: Bool = false) {
             let a = m.objects[i], b = m.objects[j]
             // two that one kustomize build takes side by side fail it: kustomization-build-fails says so
             if !Set(m.sideBySideBuilds(of: a.file, kind: a.kind)).isDisjoint(with: m.sideBySideBuilds(of: b.file, kind: b.kind)) { return }
@@ -30,7 +30,11 @@ extension Rule {
             let transformed = transformers.above(a.file) ?? transformers.above(b.file)
             let premises = [transformed.map {
                 "assuming the transformers of \($0.kustomization) (\($0.config)), which may delete, rename or patch objects, leave both as written"
-            }, (m.namespaceNotKnown[i] ?? m.namespaceNotKnown[j]).map { "assuming both land in one namespace: \($0)" }].compactMap { $0 }
+            }, (m.namespaceNotKnown[i] ?? m.namespaceNotKnown[j]).map { "assuming both land in one namespace: \($0)" },
+            // (plain manifests of two directories: nothing here says which cluster applies which)
+            assumingTogether && Path.dirname(m.path(a.file)) != Path.dirname(m.path(b.file))
+                ? "assuming one cluster applies both directories: nothing in this repository says what applies them; declare its clusters under clusters: in \(Config.fileName)"
+                : nil].compactMap { $0 }
             let identity = "\(a.kind) \(m.objectNamespace[i].map { $0 + "/" } ?? "")\(candidate(i) ?? a.name ?? "")"   // as the builds name it
             let there = "\(m.path(b.file)):\(b.kindSpan.start.line)"
             let inCluster = cluster.map { " applied to cluster \($0)" } ?? ""
@@ -105,7 +109,7 @@ extension Rule {
                         let theirs = m.buildTops(ofFile: m.objects[j].file, fluxAt: fluxAt, memo: rootsMemo)
                         return mine.isEmpty ? theirs.isEmpty : !mine.isDisjoint(with: theirs)
                     }) {
-                        report(i, j, cluster: nil)
+                        report(i, j, cluster: nil, assumingTogether: !usesKustomize)
                     }
                 }
                 continue

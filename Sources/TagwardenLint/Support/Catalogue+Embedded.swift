@@ -4095,7 +4095,8 @@ rationale: >
   ends) to what applies them; per-cluster overlays that a tool applies each alone are not one build, and
   in a repository of kustomize builds a file no build takes meets only its own documents (and, under a
   hidden directory such as a test runner's fixtures, nothing). In a repository
-  of plain manifests, objects of one environment are taken to meet. Two that one kustomize build takes side by
+  of plain manifests, objects of one environment are taken to meet (a premise the message states where
+  they are in two directories). Two that one kustomize build takes side by
   side (through kustomizations that pass them on unchanged) replace nothing: kustomize refuses that build, and
   kustomization-build-fails says so. Identical copies replace
   nothing: they are a note, one of the two is redundant. Copies are compared as the API server reads
@@ -4220,6 +4221,24 @@ triggering:
             name: cert-manager
     expect:
       - {file: cert-manager/namespace.yaml, line: 2, column: 7, message: "Namespace cert-manager is also defined in base/namespaces.yaml:2, differently: one silently replaces the other (assuming the transformers of staging/cert-manager/kustomization.yaml (staging/cert-manager/remove-namespace.yaml), which may delete, rename or patch objects, leave both as written)"}
+  - description: plain manifests of two directories that nothing here says one cluster applies (making/k8s-gitops's per-cluster trees)
+    files:
+      apricot/app/httpbin.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: httpbin
+          namespace: demo
+        data: {cluster: apricot}
+      lemon/app/httpbin.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: httpbin
+          namespace: demo
+        data: {cluster: lemon}
+    expect:
+      - {file: lemon/app/httpbin.yaml, line: 2, column: 7, message: "ConfigMap demo/httpbin is also defined in apricot/app/httpbin.yaml:2, differently: one silently replaces the other (assuming one cluster applies both directories: nothing in this repository says what applies them; declare its clusters under clusters: in .tagwarden.yaml)"}
 nonTriggering:
   - description: a kustomize patch, and the same name in another environment
     files:
