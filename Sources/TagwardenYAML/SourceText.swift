@@ -165,6 +165,27 @@ public enum SourceText {
     /// A file that starts with a UTF-32 or UTF-16 byte order mark, as UTF-8 without the mark (YAML parsers, Go's
     /// among them, read these encodings, so kustomize deploys such a file): nil for any other file; `.failure`
     /// with the byte offset of the first unit that is not a character of its encoding.
+    /// Where the first YAML document of `bytes` ends: the start of the line of the next document's `---` marker (at
+    /// the start of a line, then a blank or the line's end) after some content; nil when there is one document.
+    /// A `---` at column 0 always starts a document: it ends any block scalar above it.
+    public static func firstDocumentEnd(_ bytes: [UInt8]) -> Int? {
+        var lineStart = 0, content = false
+        while lineStart < bytes.count {
+            let end = bytes[lineStart...].firstIndex(of: 10) ?? bytes.count
+            let line = bytes[lineStart..<end]
+            let isMarker = line.starts(with: [45, 45, 45] as [UInt8])
+                && (line.count == 3 || [32, 9, 13].contains(line[line.startIndex + 3]))
+            if isMarker {
+                if content { return lineStart }
+                content = line.dropFirst(3).contains { $0 != 32 && $0 != 9 && $0 != 13 }   // `--- a: 1`
+            } else if let first = line.first(where: { $0 != 32 && $0 != 9 && $0 != 13 }), first != UInt8(ascii: "#"), first != UInt8(ascii: "%") {
+                content = true
+            }
+            lineStart = end + 1
+        }
+        return nil
+    }
+
     public static func utf8(fromBOMEncoded bytes: [UInt8]) -> Result<[UInt8], DecodingFailure>? {
         func unit32(_ i: Int, big: Bool) -> UInt32 {
             var v: UInt32 = 0

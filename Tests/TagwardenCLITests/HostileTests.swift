@@ -177,6 +177,18 @@ import Testing
         #expect(res.findingObjects.first?["severity"] as? String == "error")
     }
 
+    /// Africa-Can-Do/podinfo-multi: kustomize splits a file's documents at `---` lines before it decodes it, so in a
+    /// UTF-16 file it finds none, and decodes only the first document; the rest is never applied.
+    @Test func onlyTheFirstDocumentOfAUtf16FileIsRead() throws {
+        let r = try TempRepo(git: false)
+        let text = pod("a", images: ["nginx:1.25.3"]) + "---\r\n" + pod("b", images: ["evil/backdoor:latest"])
+        try r.write("two.yaml", Data([0xFF, 0xFE]) + text.data(using: .utf16LittleEndian)!)
+        let res = try r.audit("--format", "json")
+        #expect(res.findings == ["file-skipped two.yaml:1:1"], "\(res.stderr)")
+        #expect(res.findingObjects.first?["severity"] as? String == "warning")
+        #expect((res.findingObjects.first?["message"] as? String)?.hasPrefix("skipped: its documents after the first (from line 9) are not read") == true)
+    }
+
     @Test func filesAKustomizationNamesAreReadWhateverTheirExtension() throws {
         let r = try TempRepo()
         try r.declareOneCluster()

@@ -58,6 +58,17 @@ import Testing
         #expect(SourceText.position(inValue: "pl{ain", offset: 6, span: y.nodes[a].span, bytes: bytes)?.column == 10)
     }
 
+    @Test func theFirstDocumentEndsAtTheNextMarkerLine() {
+        func end(_ s: String) -> Int? { SourceText.firstDocumentEnd(Array(s.utf8)) }
+        #expect(end("a: 1\n") == nil)
+        #expect(end("---\na: 1\n") == nil)
+        #expect(end("# c\n%YAML 1.1\n---\na: 1\n---\nb: 2\n") == 23)
+        #expect(end("a: |\n  ---\n  x\n---\nb: 2\n") == 15)
+        #expect(end("--- a\n--- b\n") == 6)
+        #expect(end("a: 1\n----\nb: 2\n") == nil)
+        #expect(end("a: 1\r\n---\r\nb: 2\r\n") == 6)
+    }
+
     @Test func duplicateKeysAreFoundInSmallAndLargeMappings() {
         // a plain and a quoted spelling of one key are the same key; `<<` may repeat
         let small = parse("a: 1\nm:\n  <<: {x: 1}\n  <<: {y: 1}\n  k: 1\n  'k': 2\n  j: 1\na: 3\n")

@@ -41,6 +41,14 @@ extension Model {
             switch SourceText.utf8(fromBOMEncoded: f.bytes) {
             case .success(let utf8)?:
                 f.bytes = utf8
+                // kustomize (and Flux's automation, through kyaml) splits documents at `---` lines before it decodes the
+                // file, so it finds none, and decodes one: the first
+                if let cut = SourceText.firstDocumentEnd(utf8) {
+                    f.bytes = Array(utf8[..<cut])
+                    skipped.append(SkippedFile(path: f.path, reason: "its documents after the first (from line \(SourceText.position(utf8, offset: cut).line)) are not read: "
+                        + "kustomize splits a file's documents before it decodes a UTF-16 or UTF-32 file, so it reads only the first, and so does Flux; "
+                        + "save the file as UTF-8", severity: .warning))
+                }
             case .failure(let e)?:
                 // kustomize would refuse it too, but a file that cannot be read is never passed over in silence
                 skipped.append(SkippedFile(path: f.path, reason: "cannot be read: it starts with a \(e.encoding) byte order mark but is not "
