@@ -1203,3 +1203,32 @@ extension EffectiveObjectsTests {
         #expect(res.findings == ["image-latest-tag app/kustomization.yaml:7:16"], "\(res.described)")
     }
 }
+
+extension EffectiveObjectsTests {
+    /// andreyolv/pikakube: a patch file whose target's labelSelector (or name) matches no object of the build patches
+    /// nothing (`kubectl kustomize` deploys the base's image): its `:latest` deploys nothing. With a target that
+    /// selects the Deployment, it is judged.
+    @Test func aPatchFileThatSelectsNothingDeploysNothing() throws {
+        let r = try TempRepo()
+        let patch = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
+            + "      containers:\n        - name: web\n          image: nginx:latest\n"
+        func kustomization(_ target: String) -> String { "resources: [deployment.yaml]\npatches:\n  - path: patch.yaml\n    target: \(target)\n" }
+        try r.write([
+            "app/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, labels: {env: prod}}\nspec:\n  template:\n    spec:\n"
+                + "      containers:\n        - name: web\n          image: nginx:1.25.3\n",
+            "app/patch.yaml": patch,
+            "app/kustomization.yaml": kustomization("{kind: Deployment, labelSelector: env=dev}"),
+        ])
+        try r.commitAll("a patch of nothing")
+        var res = try r.audit("--format", "json")
+        #expect(res.findings == [], "\(res.described)")
+        try r.write("app/kustomization.yaml", kustomization("{kind: Deployment, name: webx}"))
+        try r.commitAll("another name")
+        res = try r.audit("--format", "json")
+        #expect(res.findings == [], "\(res.described)")
+        try r.write("app/kustomization.yaml", kustomization("{kind: Deployment, labelSelector: env=prod}"))
+        try r.commitAll("a patch of the deployment")
+        res = try r.audit("--format", "json")
+        #expect(res.findings == ["image-latest-tag app/patch.yaml:9:18"], "\(res.described)")
+    }
+}

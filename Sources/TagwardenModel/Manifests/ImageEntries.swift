@@ -119,6 +119,7 @@ extension Model {
     /// `stepsOf`: the kustomizations' patches, as `EffectiveObjects.readAllSteps` read them.
     static func markPatchesOfNothing(_ images: inout Table<ImageID, ImageUse>, objects: Objects, files: Files, builds: LazyBuildSets,
                                      stepsOf: [ObjectID: EffectiveObjects.Steps]) {
+        markPatchFilesOfNothing(&images, objects: objects, files: files, builds: builds, stepsOf: stepsOf)
         let patchImages = images.indices.filter { i in
             guard [.container, .helmImage, .helmParts].contains(images[i].origin), let k = images[i].object else { return false }
             return objects[k].isKustomization && objects[k].kind != "Component" && images[i].file == objects[k].file
@@ -140,6 +141,51 @@ extension Model {
                 return span.start.offset <= at && at <= span.end.offset
             }), let kind = patch.selector?.kind else { continue }
             if !kinds.contains(kind) { images[i].deploysNothing = true }
+        }
+    }
+
+    /// Marks the images of a patch file (a document of it) that selects no object of the build of any kustomization that
+    /// applies it: its `target`, or without one its own kind and name, matches none (andreyolv/pikakube's `labelSelector:
+    /// env=dev` over a Deployment labelled otherwise), so kustomize patches nothing with it. A name matches one it
+    /// holds where a kustomization below sets a name affix, a namespace is not compared, labels and annotations are
+    /// compared only where no kustomization below sets them, and a build that cannot be known is taken to be selected.
+    private static func markPatchFilesOfNothing(_ images: inout Table<ImageID, ImageUse>, objects: Objects, files: Files, builds: LazyBuildSets,
+                                                stepsOf: [ObjectID: EffectiveObjects.Steps]) {
+        struct Document: Hashable { let file: FileID, start: Int, end: Int }
+        var selectsNothing: [Document: Bool] = [:]   // a patch file's document → whether every kustomization applying it patches nothing
+        for k in stepsOf.keys.sorted() where objects[k].kind != "Component" {
+            let steps = stepsOf[k]!
+            let filePatches = (steps.early + steps.late).filter { $0.text.lines == nil && $0.text.file != objects[k].file }
+            guard !filePatches.isEmpty else { continue }
+            let build = builds.resourceBuild(of: k)
+            // what the kustomizations below change before this one's patches: names (affixes) and labels
+            let below = build?.kustomizations.filter { $0 != k } ?? []
+            let renamed = below.contains { objects[$0].kustomizeNamePrefix != nil || objects[$0].kustomizeNameSuffix != nil }
+            let relabeled = below.contains { !(stepsOf[$0]?.labels.isEmpty ?? true) || !(stepsOf[$0]?.annotations.isEmpty ?? true) }
+            for p in filePatches {
+                let span = p.text.span(p.root)
+                let doc = Document(file: p.text.file, start: span.start.offset, end: span.end.offset)
+                guard let b = build, let sel = p.selector, let kind = sel.kind else { selectsNothing[doc] = false; continue }
+                let none = !b.objects.contains { i in
+                    let o = objects[i]
+                    guard o.kind == kind, sel.group.map({ $0 == o.group }) ?? true else { return false }
+                    if let wanted = sel.exactName, let name = o.name, !name.contains("$"), renamed ? !wanted.contains(name) : wanted != name { return false }
+                    guard sel.labels != nil || sel.annotations != nil, !relabeled else { return true }
+                    let (labels, annotations) = EffectiveObjects.labelsAndAnnotations(o, in: files[o.file].yaml)
+                    return (sel.labels?.matches(labels) ?? true) && (sel.annotations?.matches(annotations) ?? true)
+                }
+                selectsNothing[doc] = (selectsNothing[doc] ?? true) && none
+            }
+        }
+        let dead = selectsNothing.filter(\.value).map(\.key)
+        guard !dead.isEmpty else { return }
+        let byFile = Dictionary(grouping: dead, by: \.file)
+        for i in images.indices {
+            guard let docs = byFile[images[i].file] else { continue }
+            let at = images[i].span.start.offset
+            if docs.contains(where: { $0.start <= at && at <= $0.end }) {
+                images[i].deploysNothing = true
+            }
         }
     }
 
