@@ -171,6 +171,10 @@ import Testing
         try r.write("apps/prod/kustomization.yaml", "resources:\n  - web.yaml\n  # - old.yaml\ntransformers: [labels.yaml]\n")
         try r.write("apps/prod/old.yaml", pod("old", namespace: "web", images: ["ghcr.io/acme/old:latest"]))
         try r.write("apps/prod/unlisted.yaml", pod("unlisted", namespace: "web", images: ["ghcr.io/acme/unlisted:latest"]))
+        // (a name that ends a listed one is not named: jesse-gonzalez/nai-llm-fleet-infra's `.sops.yaml` beside `cluster-secrets.sops.yaml`)
+        try r.write("apps/prod/b.yaml", pod("b", namespace: "web", images: ["ghcr.io/acme/b:latest"]))
+        try r.write("apps/prod/web-b.yaml", pod("wb", namespace: "web", images: ["ghcr.io/acme/wb:1.0.0"]))
+        try r.write("apps/prod/kustomization.yaml", "resources:\n  - web.yaml\n  - web-b.yaml\n  # - old.yaml\ntransformers: [labels.yaml]\n")
         // a Flux Kustomization in a bootstrapped cluster's directory that its kustomization does not list is not a
         // second cluster, and what it builds is not deployed either
         try r.write("clusters/prod/kustomization.yaml", "resources: [flux-system, apps.yaml]\n")
@@ -181,6 +185,7 @@ import Testing
         let env = try tagwarden(["env", "--applied"], in: r.path)
         #expect(env.stdout.contains("  apps/prod/old.yaml  not deployed: commented out of apps/prod/kustomization.yaml, which builds its directory\n"), "\(env.stdout)")
         #expect(env.stdout.contains("  apps/prod/unlisted.yaml  not deployed: apps/prod/kustomization.yaml, which builds its directory, does not list it\n"))
+        #expect(env.stdout.contains("  apps/prod/b.yaml  not deployed: apps/prod/kustomization.yaml, which builds its directory, does not list it\n"))
         #expect(env.stdout.contains("  clusters/prod/backup.yaml  not deployed: clusters/prod/kustomization.yaml, which builds its directory, does not list it\n"))
         #expect(env.stdout.contains("  backup/job.yaml  not deployed: only Flux Kustomization backup of clusters/prod/backup.yaml builds it, and that file is not deployed\n"))
         #expect(!env.stdout.contains("cluster clusters/prod/backup") && env.stdout.components(separatedBy: "\n  cluster ").count == 2, "\(env.stdout)")

@@ -289,6 +289,29 @@ public struct Clusters: Sendable {
     /// Manifests that the kustomization of their own directory leaves out: it neither lists them nor names them
     /// anywhere outside a comment (a patch, a generator's file), and no other kustomization lists them. No build
     /// takes such a file; file → why.
+    /// Whether `name` stands whole in a comment of `bytes`: after a `#` on its line, with no character of a file name
+    /// right before or after it (`configs.yaml` is not in `- cluster-configs.yaml`).
+    static func namedInComment(_ name: String, _ bytes: [UInt8]) -> Bool {
+        func isNameByte(_ b: UInt8) -> Bool {
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x2D || b == 0x5F
+        }
+        let needle = Array(name.utf8)
+        return bytes.withUnsafeBytes { h in
+            needle.withUnsafeBytes { n in
+                var from = 0
+                while let at = SourceText.find(h, n, from: from) {
+                    from = at + 1
+                    let end = at + needle.count
+                    if at > 0, isNameByte(bytes[at - 1]) { continue }
+                    if end < bytes.count, isNameByte(bytes[end]) { continue }
+                    let lineStart = bytes[..<at].lastIndex(of: 10).map { $0 + 1 } ?? 0
+                    if bytes[lineStart..<at].contains(UInt8(ascii: "#")) { return true }
+                }
+                return false
+            }
+        }
+    }
+
     static func leftOut(objects: Objects, files: Files, builds: BuildSets, graph: IncludeGraph) -> [FileID: String] {
         guard !builds.kustomizationAt.isEmpty else { return [:] }
         // a Flux Kustomization that builds its own directory cannot be listed there (it would apply itself): it is
@@ -312,9 +335,7 @@ public struct Clusters: Sendable {
             // named in any field (a patch, a generator's file) is not left out; named only in a comment is commented out
             let kustomization = files[objects[k].file], name = Path.basename(path)
             if kustomization.kustomizationNames(file: name) { continue }
-            let commented = kustomization.bytes.withUnsafeBytes { h in
-                Array(name.utf8).withUnsafeBytes { SourceText.find(h, $0, from: 0) != nil }
-            }
+            let commented = Self.namedInComment(name, kustomization.bytes)
             let builds = listsFiles ? "which lists the files of \(Path.dirname(path)) one by one" : "which builds its directory"
             out[f] = commented ? "commented out of \(kustomization.path), \(builds)" : "\(kustomization.path), \(builds), does not list it"
         }
