@@ -843,6 +843,12 @@ extension FluxInstanceTests {
         // the Kustomizations in a file no cluster applies say nothing of it
         files["clusters/prod/kustomization.yaml"] = "resources: [flux-system]\n"
         #expect(try lintReport(files, asFound: true).findings.first?.message.hasSuffix("(no cluster in this repository applies this file)") == true)
+        // nor does one of Flux's own manifests (tvories/k8s-gitops): that artifact holds Flux, not this repository's files
+        files["clusters/prod/kustomization.yaml"] = nil
+        files["clusters/prod/apps.yaml"] = "apiVersion: source.toolkit.fluxcd.io/v1beta2\nkind: OCIRepository\nmetadata: {name: flux-manifests, namespace: flux-system}\n"
+            + "spec: {url: oci://ghcr.io/fluxcd/flux-manifests, ref: {tag: v2.4.0}}\n---\n"
+            + fluxKustomization(name: "flux", path: "./", spec: "  sourceRef: {kind: OCIRepository, name: flux-manifests}\n")
+        #expect(try lintReport(files, asFound: true).findings.first?.message.hasSuffix("(no cluster in this repository applies this file)") == true)
     }
 
     /// olga-mir/k8s-multi-cluster, fluxcd/flux2-hub-spoke-example: a Kustomization with `spec.kubeConfig` applies its

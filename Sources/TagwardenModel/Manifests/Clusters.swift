@@ -165,8 +165,11 @@ public struct Clusters: Sendable {
                 unknown.append("the FluxInstance sync at \(files[f].path):\(sync.path.span.start.line) of \(sync.kind) \(sync.url ?? sync.sourceName)")
             }
         }
+        // (Flux's own manifests, whose artifact holds Flux, not this repository's files)
+        let fluxManifests = Set(files.flatMap(\.fluxManifestRepositories))
         for o in objects where isApplied(o.file) {
-            guard let k = o.fluxKustomization, k.path == nil, let path = k.artifactPath, let source = k.source else { continue }
+            guard let k = o.fluxKustomization, k.path == nil, let path = k.artifactPath, let source = k.source,
+                  !(source.kind == "OCIRepository" && fluxManifests.contains(source.name)) else { continue }
             unknown.append("\(files[o.file].path) builds ./\(path) of \(source.kind) \(source.name)")
         }
         guard let first = unknown.first else { return nil }

@@ -199,8 +199,12 @@ package struct Extractor {
         }
         // Flux installed from its own manifests' OCI artifact (a Kustomization of it applies them)
         if kind == "OCIRepository", apiVersion.hasPrefix("source.toolkit.fluxcd.io/"), let spec = y.get(root, "spec"),
-           scalarString(y.get(spec, "url"))?.hasSuffix("/fluxcd/flux-manifests") == true, let tag = y.get(spec, "ref", "tag"), y.nodes[tag].kind == .scalar {
-            facts.fluxReleases.append((located(tag), "OCIRepository \(scalarString(y.get(root, "metadata", "name")) ?? "") of Flux's manifests", "tag"))
+           scalarString(y.get(spec, "url"))?.hasSuffix("/fluxcd/flux-manifests") == true {
+            let name = scalarString(y.get(root, "metadata", "name")) ?? ""
+            facts.fluxManifestRepositories.append(name)
+            if let tag = y.get(spec, "ref", "tag"), y.nodes[tag].kind == .scalar {
+                facts.fluxReleases.append((located(tag), "OCIRepository \(name) of Flux's manifests", "tag"))
+            }
         }
         if kind == "List", apiVersion == "v1", let items = y.get(root, "items"), y.nodes[items].kind == .sequence {
             // `kubectl get -o yaml` writes a List; kubectl and Flux apply its items as objects

@@ -517,6 +517,9 @@ public struct FileFacts: Sendable {
     /// or an OCIRepository of Flux's own manifests (`oci://ghcr.io/fluxcd/flux-manifests` at a tag); with what says so
     /// and the field that holds it.
     public var fluxReleases: [(version: Located, by: String, field: String)] = []
+    /// The names of the OCIRepositories of Flux's own manifests the file holds (with a tag or not): what a Kustomization
+    /// builds from them is Flux itself, never this repository's files.
+    public var fluxManifestRepositories: [String] = []
     /// The parsed tree, kept for the files `EffectiveObjects` reads again: kustomizations with patches, patch files,
     /// the image-automation objects' own.
     var tree: YAMLFile?
