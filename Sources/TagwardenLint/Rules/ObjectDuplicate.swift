@@ -27,7 +27,11 @@ extension Rule {
             // two that one kustomize build takes side by side fail it: kustomization-build-fails says so
             if !Set(m.sideBySideBuilds(of: a.file, kind: a.kind)).isDisjoint(with: m.sideBySideBuilds(of: b.file, kind: b.kind)) { return }
             // a transformer above either (a PatchTransformer's `$patch: delete`) may take it out of its build: not read here
-            let transformed = transformers.above(a.file) ?? transformers.above(b.file)
+            // (or above a Flux Kustomization that builds either, whose targetNamespace a transformer may set)
+            func transformedAbove(_ f: FileID) -> (kustomization: String, config: String)? {
+                transformers.above(f) ?? (m.clusters.kustomizationsOfFile[f] ?? []).lazy.compactMap { transformers.above(m.objects[$0].file) }.first
+            }
+            let transformed = transformedAbove(a.file) ?? transformedAbove(b.file)
             let premises = [transformed.map {
                 "assuming the transformers of \($0.kustomization) (\($0.config)), which may delete, rename or patch objects, leave both as written"
             }, (m.namespaceNotKnown[i] ?? m.namespaceNotKnown[j]).map { "assuming both land in one namespace: \($0)" },
@@ -146,9 +150,20 @@ extension Rule {
             self.m = m
             let kinds = Dictionary(grouping: m.objects.indices.filter { m.objects[$0].kind.hasSuffix("Transformer") }) { m.path(m.objects[$0].file) }
             guard !kinds.isEmpty else { return }
+            // a `transformers:` entry may be a directory whose kustomization builds the transformers (jfroy/flatops's
+            // `./transformers`, a `namespace:` over a shared NamespaceTransformer)
+            var kustomizationAt: [String: ObjectID] = [:]
+            for k in m.objects.indices where m.objects[k].isKustomization && Extractor.isKustomizationName(Path.basename(m.path(m.objects[k].file))) {
+                kustomizationAt[Path.dirname(m.path(m.objects[k].file))] = k
+            }
+            func holdsTransformer(_ path: String, depth: Int = 0) -> Bool {
+                if kinds[path] != nil { return true }
+                guard depth < IncludeGraph.maxDepth, let d = kustomizationAt[path] else { return false }
+                return m.objects[d].kustomizeResources.contains { Model.resourcePath($0, in: path).map { holdsTransformer($0, depth: depth + 1) } ?? false }
+            }
             for k in m.objects.indices where m.objects[k].isKustomization && !m.objects[k].kustomizeConfigFiles.isEmpty {
                 let dir = Path.dirname(m.path(m.objects[k].file))
-                if let config = m.objects[k].kustomizeConfigFiles.compactMap({ Model.resourcePath($0, in: dir) }).first(where: { kinds[$0] != nil }) {
+                if let config = m.objects[k].kustomizeConfigFiles.compactMap({ Model.resourcePath($0, in: dir) }).first(where: { holdsTransformer($0) }) {
                     transforming[k] = config
                 }
             }

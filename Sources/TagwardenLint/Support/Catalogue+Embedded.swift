@@ -4109,8 +4109,10 @@ premises: >
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
   here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
   be deployed the rule does not run. kustomize transformers that a kustomization runs from files of their own
-  (`transformers:`, a PatchTransformer with `$patch: delete`) are not followed: where one is above either
-  object, the finding names it and assumes they leave both as written (a warning at most). A name or
+  (`transformers:`, a PatchTransformer with `$patch: delete`, or a directory whose kustomization builds them)
+  are not followed: where one is above either object, or above a Flux Kustomization that builds either
+  (whose targetNamespace it may set), the finding names it and assumes they leave both as written (a warning
+  at most). A name or
   namespace written with `${…}` is compared as each Flux Kustomization's `postBuild` substitution makes it,
   where every variable is known here; one left open is another per build and not compared.
 fix: >
@@ -4239,6 +4241,46 @@ triggering:
         data: {cluster: lemon}
     expect:
       - {file: lemon/app/httpbin.yaml, line: 2, column: 7, message: "ConfigMap demo/httpbin is also defined in apricot/app/httpbin.yaml:2, differently: one silently replaces the other (assuming one cluster applies both directories: nothing in this repository says what applies them; declare its clusters under clusters: in .tagwarden.yaml)"}
+  - description: transformers a directory's kustomization builds (jfroy/flatops's `./transformers`, a namespace over a shared NamespaceTransformer; not followed, so an assumption)
+    files:
+      apps/kustomization.yaml: |
+        resources: [a, b]
+      apps/a/kustomization.yaml: |
+        resources: [namespace.yaml]
+        transformers: [./transformers]
+      apps/a/transformers/kustomization.yaml: |
+        namespace: team-a
+        resources: [../../../transformers]
+      apps/a/namespace.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: .invalid
+          labels: {team: a}
+      apps/b/kustomization.yaml: |
+        resources: [namespace.yaml]
+        transformers: [./transformers]
+      apps/b/transformers/kustomization.yaml: |
+        namespace: team-b
+        resources: [../../../transformers]
+      apps/b/namespace.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: .invalid
+          labels: {team: b}
+      transformers/kustomization.yaml: |
+        resources: [transformer.yaml]
+      transformers/transformer.yaml: |
+        apiVersion: builtin
+        kind: NamespaceTransformer
+        metadata:
+          name: apply-ns
+          namespace: .invalid
+        fieldSpecs:
+          - {path: metadata/name, kind: Namespace, create: true}
+    expect:
+      - {file: apps/b/namespace.yaml, line: 2, column: 7, message: "Namespace .invalid is also defined in apps/a/namespace.yaml:2, differently: one silently replaces the other (assuming the transformers of apps/b/kustomization.yaml (apps/b/transformers), which may delete, rename or patch objects, leave both as written)"}
 nonTriggering:
   - description: a kustomize patch, and the same name in another environment
     files:

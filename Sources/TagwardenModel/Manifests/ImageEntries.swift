@@ -152,10 +152,15 @@ extension Model {
     private static func markPatchFilesOfNothing(_ images: inout Table<ImageID, ImageUse>, objects: Objects, files: Files, builds: LazyBuildSets,
                                                 stepsOf: [ObjectID: EffectiveObjects.Steps]) {
         struct Document: Hashable { let file: FileID, start: Int, end: Int }
+        // (only patches with images matter: a file that holds none is passed over before its builds are looked at)
+        let patchFiles = Set(stepsOf.values.lazy.flatMap { $0.early + $0.late }.filter { $0.text.lines == nil }.map(\.text.file))
+        guard !patchFiles.isEmpty else { return }
+        let withImages = Set(images.rows.lazy.map(\.file).filter(patchFiles.contains))
+        guard !withImages.isEmpty else { return }
         var selectsNothing: [Document: Bool] = [:]   // a patch file's document → whether every kustomization applying it patches nothing
         for k in stepsOf.keys.sorted() where objects[k].kind != "Component" {
             let steps = stepsOf[k]!
-            let filePatches = (steps.early + steps.late).filter { $0.text.lines == nil && $0.text.file != objects[k].file }
+            let filePatches = (steps.early + steps.late).filter { $0.text.lines == nil && $0.text.file != objects[k].file && withImages.contains($0.text.file) }
             guard !filePatches.isEmpty else { continue }
             let build = builds.resourceBuild(of: k)
             // what the kustomizations below change before this one's patches: names (affixes) and labels
