@@ -11,6 +11,13 @@ extension Rule {
             if s.severity != .note { f.ruleSeverity = s.severity }
             return f
         }
+        // a chart's template files, which its templates read through `.Files`: not YAML, and Helm never asks them to be
+        for (chart, found) in c.model.chartTemplateFiles().sorted(by: { $0.key < $1.key }) {
+            let n = found.count
+            let reason = "the chart's other files with Go template text that do not parse as YAML (\(n) file\(n == 1 ? "" : "s") under "
+                + "\(chart.isEmpty ? "./" : chart)) are templates its own templates read through .Files, which Helm never parses: not linted"
+            out.append(c.finding("skipped: \(reason)", path: chart + "Chart.yaml", span: SourceSpan(start: origin, end: origin), subject: reason))
+        }
         // what a kustomization takes from elsewhere: not read, so what it deploys is not judged
         for i in c.model.files.indices where !c.model.files[i].resourceEntries.isEmpty {
             for r in c.model.files[i].remoteResources {

@@ -8,9 +8,12 @@ extension Rule {
         var charts: [String]?
         var data: Set<String>?
         let files = c.model.files
+        // (file-skipped says which a chart's template files are)
+        let chartTemplates = Set(c.model.chartTemplateFiles().values.joined())
         // a file is copied out only when it has something to report
         for i in files.indices where files[i].syntaxError != nil || !files[i].duplicateKeys.isEmpty || !files[i].goRefusals.isEmpty
                                     || !files[i].duplicateMergeKeys.isEmpty {
+            guard !chartTemplates.contains(i) else { continue }
             let f = files[i]
             if let e = f.syntaxError {
                 var end = e.position

@@ -522,7 +522,7 @@ rationale: >
   not see.
   A Helm chart's `templates/` hold Go templates that Helm renders to YAML; they are not YAML, so they
   are not linted (one note per chart, on its Chart.yaml), nor are its other files that hold Go template
-  text (`{{`), which Helm never parses: its templates read them through `.Files`. The HelmRelease that
+  text (`{{`) and do not parse as YAML, which Helm never parses: its templates read them through `.Files`. The HelmRelease that
   installs the chart, and its `values`, are linted.
   A kustomization's remote resource (a URL or a git repository kustomize fetches when it builds) is not
   fetched: the note is at its line, and what it deploys is not judged.
@@ -564,7 +564,7 @@ triggering:
         apiVersion: route53.aws.upbound.io/v1beta1
         kind: Zone
     expect:
-      - {file: charts/dns/Chart.yaml, line: 1, column: 1, message: "skipped: the chart's other files with Go template text (1 file under charts/dns/, which its templates read through .Files) are not YAML that Helm parses: not linted"}
+      - {file: charts/dns/Chart.yaml, line: 1, column: 1, message: "skipped: the chart's other files with Go template text that do not parse as YAML (1 file under charts/dns/) are templates its own templates read through .Files, which Helm never parses: not linted"}
   - description: a Carvel ytt template, whose fragments are YAML only once ytt renders them
     files:
       apps/oauth.ytt.yaml: |
@@ -5635,7 +5635,8 @@ rationale: >
   keys on purpose, homepage's with `{{HOMEPAGE_VAR_…}}` placeholders) is data: kustomize copies its bytes into
   the ConfigMap without reading them, so what Go's YAML would refuse there and its duplicate keys are not
   reported; a syntax error there still is. So is a file of a Helm chart here that Helm never parses (not its
-  `Chart.yaml`, values, templates or CRDs: its templates may read it through `.Files`). kustomize reads a
+  `Chart.yaml`, values, templates or CRDs: its templates may read it through `.Files`); one that holds Go
+  template text and does not parse is a template, not linted (file-skipped says so). kustomize reads a
   `kustomization.yaml` itself leniently, and Helm a chart's values files (sigs.k8s.io/yaml): of two equal
   keys the later wins and the earlier's entries are dropped without a word.
 premises: >

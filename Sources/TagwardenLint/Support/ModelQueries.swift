@@ -128,3 +128,22 @@ final class WitnessCache {
         return w
     }
 }
+
+extension Model {
+    /// The files of the charts here that Helm never parses itself (not a chart's `Chart.yaml`, values, templates or
+    /// CRDs) and that hold Go template text and do not parse as YAML: templates its own templates read through
+    /// `.Files`. By chart directory.
+    func chartTemplateFiles() -> [String: [FileID]] {
+        var charts: [String]?
+        var out: [String: [FileID]] = [:]
+        for f in files.indices where files[f].syntaxError != nil && includedBy[files[f].path] == nil {
+            let dirs = charts ?? Model.chartDirectories(files.map(\.path))
+            charts = dirs
+            guard let c = Model.chartHolding(files[f].path, charts: dirs), Model.isChartDataFile(files[f].path, chart: dirs[c]),
+                  SourceText.contains("{{", in: files[f].bytes[...]) else { continue }
+            out[dirs[c], default: []].append(f)
+        }
+        return out
+    }
+}
+

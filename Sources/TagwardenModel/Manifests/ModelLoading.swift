@@ -17,7 +17,6 @@ extension Model {
         // a Helm chart's templates are Go templates that render to YAML, not YAML: one note per chart
         let charts = Model.chartDirectories(snapshot.files.map(\.path))
         var templates = [Int](repeating: 0, count: charts.count)
-        var templated = [Int](repeating: 0, count: charts.count)   // a chart's other files with Go template text
         var policyCharts = Set<Int>()   // charts whose templates make ImagePolicies
         // what the run parses in all: each byte of YAML costs some fifteen in the model
         let inputBudget = config.maxInputSize ?? Config.defaultMaxInputSize
@@ -28,13 +27,6 @@ extension Model {
             if !charts.isEmpty, let c = charts.firstIndex(where: { f.path.hasPrefix($0 + "templates/") }) {
                 templates[c] += 1
                 if SourceText.contains("ImagePolicy", in: f.bytes[...]) { policyCharts.insert(c) }
-                return
-            }
-            // a chart's file its templates read through `.Files` (`tpl`, `indent`) and that holds Go template text:
-            // Helm never parses it, and as YAML it is template fragments
-            if !charts.isEmpty, !f.namedByBuild, let c = Model.chartHolding(f.path, charts: charts), Model.isChartDataFile(f.path, chart: charts[c]),
-               SourceText.contains("{{", in: f.bytes[...]), !SourceText.contains("$imagepolicy", in: f.bytes[...]) {
-                templated[c] += 1
                 return
             }
             var f = f
@@ -84,10 +76,6 @@ extension Model {
             for (c, n) in zip(charts, templates) where n > 0 {
                 notRead.append(SkippedFile(path: c + "Chart.yaml", reason: "the chart's templates (\(n) file\(n == 1 ? "" : "s") under \(c)templates/) "
                     + "are Helm templates, not YAML: not linted"))
-            }
-            for (c, n) in zip(charts, templated) where n > 0 {
-                notRead.append(SkippedFile(path: c + "Chart.yaml", reason: "the chart's other files with Go template text (\(n) file\(n == 1 ? "" : "s") "
-                    + "under \(c.isEmpty ? "./" : c), which its templates read through .Files) are not YAML that Helm parses: not linted"))
             }
             notRead.removeAll { ignored($0.path) }
             return try Model.build(files, config: config, profile: profile, remoteURLs: snapshot.remoteURLs,
