@@ -6,6 +6,26 @@ import Testing
 /// anchors) and the image rules over them, with suppressions. In-process; the reports, exit codes and what the
 /// binary reads from disk and git are in AuditTests.
 @Suite struct ImageRuleTests {
+    /// d4rkfella/home-ops (openebs/zfs-localpv's chart): a `registry` written with its `/` is joined as written, the
+    /// chart's `{{ registry }}{{ repository }}`, not with a second `/`.
+    @Test func aRegistryWrittenWithItsSlashIsJoinedAsWritten() throws {
+        var files: [String: String] = [:]
+        files["apps/zfs.yaml"] = """
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: zfs, namespace: openebs}
+        spec:
+          values:
+            csi:
+              registrar: {image: {registry: registry.k8s.io/, repository: sig-storage/csi-node-driver-registrar, tag: v2.17.0}}
+              resizer: {image: {registry: registry.k8s.io/, repository: sig-storage/csi-resizer, tag: latest}}
+
+        """
+        let res = try lint(files)
+        #expect(res.rendered == ["image-latest-tag apps/zfs.yaml:8:95"], "\(res.map(\.message))")
+        #expect(res.first?.message.hasPrefix("image 'registry.k8s.io/sig-storage/csi-resizer:latest' uses the tag 'latest'") == true, "\(res.map(\.message))")
+    }
+
     @Test func kustomizeHelmAndCronJobImages() throws {
         var files: [String: String] = [:]
         files["base/kustomization.yaml"] = """

@@ -547,7 +547,9 @@ package struct Extractor {
                 var name = repoName
                 var nodes = [repo, tag]
                 if let reg = y.get(n, "registry"), let r = scalarString(reg), !r.isEmpty {
-                    name = r + "/" + repoName
+                    // a registry written with its `/` is one the chart joins as written (openebs/zfs-localpv's
+                    // `{{ registry }}{{ repository }}`, whose values ask for the slash)
+                    name = r.hasSuffix("/") ? r + repoName : r + "/" + repoName
                     nodes.append(reg)
                 }
                 var use = ImageUse(origin: .helmParts, file: fileIndex, object: object, text: name, name: name, span: y.nodes[repo].span)
