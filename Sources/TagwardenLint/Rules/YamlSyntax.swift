@@ -15,16 +15,22 @@ extension Rule {
                                     || !files[i].duplicateMergeKeys.isEmpty {
             guard !chartTemplates.contains(i) else { continue }
             let f = files[i]
-            if let e = f.syntaxError {
-                var end = e.position
-                end.column += 1
-                end.offset = min(end.offset + 1, f.bytes.count)
-                out.append(c.finding("YAML syntax error: \(e.message)", path: f.path, span: SourceSpan(start: e.position, end: end), subject: e.message))
-            }
             // a generator's data file is copied into its ConfigMap as bytes: kustomize does not read its keys or what Go's
             // YAML refuses, and what reads them there (Helm, an application) is not known here
             let dataFiles = data ?? c.model.generatorDataFiles
             data = dataFiles
+            if let e = f.syntaxError {
+                var end = e.position
+                end.column += 1
+                end.offset = min(end.offset + 1, f.bytes.count)
+                var finding = c.finding("YAML syntax error: \(e.message)", path: f.path, span: SourceSpan(start: e.position, end: end), subject: e.message)
+                // (ricsanfre/pi-cluster's `[vault.${CLUSTER_DOMAIN}:8200]`, YAML once Flux substitutes the ConfigMap)
+                if dataFiles.contains(f.path), SourceText.contains("${", in: f.bytes[...]) {
+                    finding.assume("assuming no Flux post-build substitution makes it YAML: it is a generator's data file that holds ${…}, "
+                                   + "which a Flux Kustomization building its ConfigMap may substitute before the file is read")
+                }
+                out.append(finding)
+            }
             // Helm reads a chart's values files with sigs.k8s.io/yaml, leniently, and its other files (which its templates
             // read through `.Files`) not at all: those are data, as a generator's are
             let dirs = charts ?? Model.chartDirectories(c.model.files.map(\.path))

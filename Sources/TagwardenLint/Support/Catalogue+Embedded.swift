@@ -5822,6 +5822,17 @@ triggering:
           enabled: false
     expect:
       - {file: charts/web/values.yaml, line: 5, column: 1, message: "duplicate key 'snapshotOperator' (first at line 1): Helm reads a chart's values leniently and keeps this one, so the first 'snapshotOperator' is dropped without a word"}
+  - description: a generator's data file that is YAML only once Flux substitutes it (an assumption, so a warning at most)
+    files:
+      monitoring/kustomization.yaml: |
+        configMapGenerator:
+          - name: scrape-values
+            files: [values.yaml]
+      monitoring/values.yaml: |
+        scrape:
+          - targets: [vault.${CLUSTER_DOMAIN}:8200]
+    expect:
+      - {file: monitoring/values.yaml, line: 2, column: 22, message: "YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence started at line 2, column 14 (assuming no Flux post-build substitution makes it YAML: it is a generator's data file that holds ${…}, which a Flux Kustomization building its ConfigMap may substitute before the file is read)"}
 nonTriggering:
   - description: a chart's file that its templates read through .Files (Helm never parses it), repeating a key
     files:
