@@ -1158,6 +1158,26 @@ extension FluxInstanceTests {
         #expect(try lint(files, asFound: true).map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/main/web/deploy.yaml:9:18"])
     }
 
+    /// DEFRA/adp-flux-services: a Kustomization substitutes `TEAM` itself and the environment from a ConfigMap the
+    /// platform makes in the cluster; a path with those variables is not known here, not one with them empty
+    /// (`./team//`, which would build every team's directory).
+    @Test func aVariableASourceNotHeldHereMayDefineIsNotEmpty() throws {
+        var files = bootstrapFiles("clusters/dev", flux: "v2.8.0")
+        files["clusters/dev/team.yaml"] = fluxKustomization(name: "team-base", path: "./clusters/team",
+                                                            spec: "  postBuild:\n    substitute: {TEAM: web}\n    substituteFrom:\n      - {kind: ConfigMap, name: platform-vars}\n")
+        files["clusters/team/team.yaml"] = fluxKustomization(name: "team", path: "./team/${ENVIRONMENT}/${ENVIRONMENT_ID}")
+        files["team/dev/01/kustomization.yaml"] = "resources: [cm.yaml]\n"
+        files["team/dev/01/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: team, namespace: team}\ndata: {a: b}\n"
+        files["team/old-app/kustomization.yaml"] = "resources: [deploy.yaml]\n"
+        files["team/old-app/deploy.yaml"] = deployment(namespace: "team", image: "nginx:latest")
+        let res = try lint(files, asFound: true)
+        #expect(res.map { "\($0.severity) \($0.rendered)" } == ["warning image-latest-tag team/old-app/deploy.yaml:9:18"], "\(res.map(\.message))")
+        #expect(res.first?.message.hasSuffix("(no cluster in this repository applies this file)") == true)
+        // a Secret too may define it
+        files["clusters/dev/team.yaml"] = files["clusters/dev/team.yaml"]!.replacingOccurrences(of: "kind: ConfigMap, name: platform-vars", with: "kind: Secret, name: platform-vars")
+        #expect(try lint(files, asFound: true).map { "\($0.severity) \($0.rendered)" } == ["warning image-latest-tag team/old-app/deploy.yaml:9:18"])
+    }
+
     /// A variable of an image from each cluster's own `cluster-info` (clusters named main and utility, no environment
     /// tells them apart): each cluster's build substitutes its own value, as its paths do.
     @Test func anImagesVariableTakesTheValueOfTheClustersOwnConfigMap() throws {

@@ -58,6 +58,10 @@ public struct Clusters: Sendable {
         public var appliedThrough: [ObjectID] = []
     }
 
+    /// A key no variable can have (Flux's names are `[_a-zA-Z][_a-zA-Z0-9]*`), set in a Kustomization's variables when a
+    /// `substituteFrom` source is not held here: a variable none of the others defines is then not known, not empty.
+    static let sourceNotHeld = "?"
+
     public private(set) var clusters = Table<ClusterID, Cluster>()
     /// File → the clusters that apply it (empty when there are no clusters).
     private var ofFile = Table<FileID, [ClusterID]>()
@@ -398,7 +402,9 @@ public struct Clusters: Sendable {
         func path(_ k: ObjectID, _ variables: [String: String]) -> String? {
             guard !pathPatched.contains(k), let raw = spec(k)?.path else { return nil }
             guard raw.containsBytes("${") else { return Model.normalizePath(raw) }
-            guard !variables.isEmpty, let made = Envsubst.expand(raw, { variables[$0].map { .defined($0) } ?? .undefined }),
+            // (a variable no source here defines is empty, unless a source this repository does not hold may define it)
+            let open = variables[Clusters.sourceNotHeld] != nil
+            guard !variables.isEmpty, let made = Envsubst.expand(raw, { variables[$0].map { .defined($0) } ?? (open ? .unknown : .undefined) }),
                   !made.text.containsBytes("${") else { return nil }
             return Model.normalizePath(made.text)
         }
@@ -495,7 +501,9 @@ public struct Clusters: Sendable {
         func substitutes(_ k: ObjectID, in c: ClusterID) -> [String: String] {
             guard let post = spec(k)?.postBuild else { return [:] }
             var out: [String: String] = [:]
-            for source in post.substituteFrom where source.kind == "ConfigMap" {
+            for source in post.substituteFrom {
+                // a Secret, which the repository does not show, may define any variable
+                guard source.kind == "ConfigMap" else { out[Clusters.sourceNotHeld] = ""; continue }
                 if configMapsNamed == nil {
                     configMapsNamed = [:]
                     for (i, o) in objects.withIDs where o.kind == "ConfigMap" && o.configData != nil { configMapsNamed![o.name ?? "", default: []].append(i) }
@@ -504,6 +512,8 @@ public struct Clusters: Sendable {
                 let named = (configMapsNamed![source.name] ?? []).filter {
                     namespace == nil || objects[$0].declaredNamespace == nil || objects[$0].declaredNamespace == namespace
                 }
+                // one the repository does not hold (made in the cluster, by Terraform or an operator) may define any
+                guard !named.isEmpty else { out[Clusters.sourceNotHeld] = ""; continue }
                 let applied = named.filter { sets[c].contains(objects[$0].file) || firstWalk[c]?.contains(objects[$0].file) == true }
                 if named.count > 1, applied.count != 1 { undecided.insert(c) }
                 guard let m = applied.count == 1 ? applied[0] : named.count == 1 ? named[0] : nil, let data = objects[m].configData else { continue }
