@@ -733,6 +733,23 @@ import Testing
         #expect(res.first?.message.hasSuffix("(deployed with this tag by Flux Kustomization staging (clusters/prod/apps.yaml); the other builds change or drop it)") == true, "\(res.first?.message ?? "")")
     }
 
+    /// elifesciences/elife-flux-cluster: the cluster's Flux Kustomization sets the tag of a base that a preview overlay,
+    /// which no cluster here applies, deploys as written: that the tag runs rests on the preview being applied.
+    @Test func aWrittenTagOnlyAnUnreachedBuildDeploysIsAnAssumption() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["base/kustomization.yaml"] = "resources: [app.yaml]\n"
+        files["base/app.yaml"] = pod("app", images: ["ghcr.io/acme/web:latest"])
+        files["preview/kustomization.yaml"] = "resources: [../base]\n"
+        files["clusters/prod/apps.yaml"] = fluxKustomization(name: "web", path: "./base", spec: "  images:\n    - {name: ghcr.io/acme/web, newTag: 1.2.3}\n")
+        let res = try lint(files, asFound: true)
+        #expect(res.map { "\($0.severity) \($0.rendered)" } == ["warning image-latest-tag base/app.yaml:8:14"], "\(res.map(\.message))")
+        #expect(res.first?.message.hasSuffix("(deployed with this tag by preview/; the other builds change or drop it) "
+                                             + "(assuming that build is applied from outside this repository: no cluster here applies it)") == true, "\(res.first?.message ?? "")")
+        // a cluster that applies the preview makes it a fact
+        files["clusters/prod/preview.yaml"] = fluxKustomization(name: "preview", path: "./preview")
+        #expect(try lint(files, asFound: true).map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag base/app.yaml:8:14"])
+    }
+
     /// fancl20/homeserver-configs: the Flux Kustomization of `./services` adds a Component (`spec.components`) whose
     /// `images:` entries tag every app's image, and Flux's generated kustomization there takes each app's directory,
     /// with or without a kustomization file of its own (`kubectl kustomize` of the kustomization Flux generates: tagged).

@@ -49,6 +49,10 @@ public struct RuleContext: Sendable {
             f.assume("assuming the chart runs an image with this tag: the image's name is the chart's own, not read here")
         }
         if let premise = img.premise { f.assume(premise) }
+        if img.writtenTagUnreached {
+            f.assume("assuming \(img.writtenTagDeployedBy.count == 1 ? "that build is" : "those builds are") applied from outside this repository: no cluster here applies "
+                     + (img.writtenTagDeployedBy.count == 1 ? "it" : "them"))
+        }
         return f
     }
 

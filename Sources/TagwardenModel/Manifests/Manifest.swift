@@ -302,6 +302,11 @@ public struct ImageUse: Sendable {
     public var writtenTagDeployedBy: [String] = []
     /// The files that tell the environments of those builds: their root kustomizations' and Flux Kustomizations'.
     var writtenTagRootPaths: [String] = []
+    /// The files whose reach says whether those builds are deployed: their Flux Kustomizations', or their root
+    /// kustomizations' where no Flux Kustomization builds them.
+    var writtenTagRootFiles: [FileID] = []
+    /// Those builds are reached by no cluster of this repository, though others that change the tag are.
+    public var writtenTagUnreached = false
     /// A shared base's container image, of no environment of its own: the environments of the builds that deploy it
     /// (by their roots' paths and their Flux Kustomizations'), for the messages and the environment rules, which judge it
     /// in each (`ResolvedImage.judgedIn`).

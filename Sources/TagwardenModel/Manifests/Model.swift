@@ -399,6 +399,12 @@ public struct Model: Sendable {
         let earlyFlux = Started { [fluxIndex] in fluxIndex.build(markerEnvironment: earlyMarkerEnvironment) }
         markRetagged(&images, objects: objects, files: facts, graph: graph, namespaces: namespaces, builds: builds, stepsOf: stepsOf)
         markPatchesOfNothing(&images, objects: objects, files: facts, builds: builds, stepsOf: stepsOf)
+        // a written tag that only builds no cluster here reaches deploy (a preview overlay) runs only if something outside applies them
+        if !clusters.clusters.isEmpty {
+            for i in images.indices where !images[i].writtenTagRootFiles.isEmpty {
+                images[i].writtenTagUnreached = images[i].writtenTagRootFiles.allSatisfy { clusters.of($0).isEmpty }
+            }
+        }
         let unmatched = unmatchedImageEntries(objects: objects, files: facts, images: images, graph: graph, builds: builds)
         if !unmatched.isEmpty {
             struct Place: Hashable { let file: FileID, offset: Int }

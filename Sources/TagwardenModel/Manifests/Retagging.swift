@@ -294,7 +294,8 @@ extension Model {
             /// manifest writes: the Flux Kustomizations that build them (by name), else the root kustomizations' directories.
             /// `paths` gathers the files that tell those builds' environments: the root kustomization's, its Flux
             /// Kustomizations'.
-            func writtenTagRoots(_ k: ObjectID, _ name: String, _ me: Me?, _ depth: Int, into roots: inout [String], paths: inout Set<String>) {
+            func writtenTagRoots(_ k: ObjectID, _ name: String, _ me: Me?, _ depth: Int, into roots: inout [String], paths: inout Set<String>,
+                                 rootFiles: inout Set<FileID>) {
                 guard let (after, next) = applied(k, name, me) else { return }
                 let dir = graph.directory(of: k)
                 let builders = fluxBuilders[dir] ?? [], parents = graph.parents(of: k, depth: depth)
@@ -302,6 +303,7 @@ extension Model {
                     let root = "Flux Kustomization \(objects[b].name ?? "") (\(files[objects[b].file].path))"
                     if !roots.contains(root) { roots.append(root) }
                     paths.formUnion([files[objects[k].file].path, files[objects[b].file].path])
+                    rootFiles.insert(objects[b].file)
                 }
                 if parents.isEmpty, builders.isEmpty, asWritten(next) {
                     let generated = generatedAbove(k)
@@ -309,11 +311,15 @@ extension Model {
                         let root = "Flux Kustomization \(objects[g].name ?? "") (\(files[objects[g].file].path))"
                         if !roots.contains(root) { roots.append(root) }
                         paths.formUnion([files[objects[k].file].path, files[objects[g].file].path])
+                        rootFiles.insert(objects[g].file)
                     }
                     if generated.isEmpty, !roots.contains(dir + "/") { roots.append(dir + "/") }
-                    if generated.isEmpty { paths.insert(files[objects[k].file].path) }
+                    if generated.isEmpty {
+                        paths.insert(files[objects[k].file].path)
+                        rootFiles.insert(objects[k].file)
+                    }
                 }
-                for p in parents { writtenTagRoots(p, after, next, depth + 1, into: &roots, paths: &paths) }
+                for p in parents { writtenTagRoots(p, after, next, depth + 1, into: &roots, paths: &paths, rootFiles: &rootFiles) }
             }
             /// Whether Flux Kustomization b, building a directory without a kustomization file, replaces the image called
             /// `name`: an entry of its `spec.images` sets its tag, or one of its `spec.patches` writes its container's.
@@ -389,9 +395,9 @@ extension Model {
                 if includers.contains(where: { writtenTagRuns($0, name, me, 0) }) {
                     // some builds set the tag and some do not: the finding names those that deploy it as written
                     guard includers.contains(where: { sets($0, name, me) }) else { return nil }
-                    var roots: [String] = [], paths = Set<String>()
-                    for k in includers { writtenTagRoots(k, name, me, 0, into: &roots, paths: &paths) }
-                    return Retagging(writtenTagDeployedBy: roots.sorted(), writtenTagRootPaths: paths.sorted())
+                    var roots: [String] = [], paths = Set<String>(), rootFiles = Set<FileID>()
+                    for k in includers { writtenTagRoots(k, name, me, 0, into: &roots, paths: &paths, rootFiles: &rootFiles) }
+                    return Retagging(writtenTagDeployedBy: roots.sorted(), writtenTagRootPaths: paths.sorted(), writtenTagRootFiles: rootFiles.sorted())
                 }
                 return Retagging(by: nearestSetters(includers.map { Key(kustomization: $0, name: name, me: me, needs: needs) }).sorted())
             }
@@ -446,6 +452,7 @@ extension Model {
             if let by = r.by { images[i].retaggedBy = by } else {
                 images[i].writtenTagDeployedBy = r.writtenTagDeployedBy
                 images[i].writtenTagRootPaths = r.writtenTagRootPaths
+                images[i].writtenTagRootFiles = r.writtenTagRootFiles
             }
         }
     }
@@ -483,6 +490,7 @@ extension Model {
         var by: [ObjectID]?
         var writtenTagDeployedBy: [String] = []
         var writtenTagRootPaths: [String] = []
+        var writtenTagRootFiles: [FileID] = []
     }
 
     /// What patch document `root` of `y` does to the field at `path` of a HelmRelease's `spec.values`: true when it
