@@ -696,7 +696,9 @@ rationale: >
   whose output cannot be known are not judged: Helm charts inflated by kustomize, generator or transformer
   plugins, resources from outside the repository, paths the repository lacks; and a name that appears
   in the build's files as a whole image name (a custom resource's containers) is taken as matched, but not
-  as part of a longer one: kustomize does not apply `redis` to `bitnami/redis` or `redis-exporter`.
+  as part of a longer one: kustomize does not apply `redis` to `bitnami/redis` or `redis-exporter`. A
+  name written with a tag or digest (`source-controller:v1.6.2`) matches an image written with them, as
+  kustomize compares the whole reference.
 premises: >
   The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
@@ -753,6 +755,25 @@ triggering:
     expect:
       - {file: overlays/production/kustomization.yaml, line: 3, column: 11, message: "images: entry 'redis' matches no image of this kustomization's build, so kustomize leaves the images as they are (its images include 'bitnami/redis', 'oliver006/redis-exporter')"}
 nonTriggering:
+  - description: an entry whose name carries the tag (kustomize matches it against the whole reference; swaptacular's source-controller:v1.6.2)
+    files:
+      app/kustomization.yaml: |
+        resources: [deploy.yaml]
+        images:
+          - name: ghcr.io/acme/source-controller:v1.6.2
+            newName: ghcr.io/mirror/source-controller
+            digest: sha256:0d25f49c3d0e8a0a0c8d7c8b4a0f1e2d3c4b5a69788796a5b4c3d2e1f0a9b8c7
+      app/deploy.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: source-controller
+        spec:
+          template:
+            spec:
+              containers:
+                - name: manager
+                  image: ghcr.io/acme/source-controller:v1.6.2
   - description: the entry names the base's image
     files:
       base/kustomization.yaml: |

@@ -72,10 +72,11 @@ extension Model {
                 j != k && objects[j].kind != "Component" && objects[j].kustomizeImages.contains { $0.newName != nil }
             }.map { j in (object: j, builds: built.files(under: Path.dirname(files[objects[j].file].path))) }
                 .sorted { $0.builds.count < $1.builds.count }
-            var names = Set<String>(), normalized: [String: String] = [:]
+            var names = Set<String>(), normalized: [String: String] = [:], texts: [String] = []
             for f in taken {
                 for i in imagesOfFile[f] ?? [] where images[i].origin != .kustomize {
                     let img = images[i]
+                    texts.append(img.text)
                     var name = img.name!
                     for r in renamers where r.builds.contains(f) {
                         for e in objects[r.object].kustomizeImages where e.name.value == name { name = e.newName ?? name }
@@ -93,6 +94,9 @@ extension Model {
                 defer { if let n = image.newName { names.insert(n) } }
                 let entry = image.name
                 guard !everywhere.contains(entry.value) || renamed.contains(entry.value), !names.contains(entry.value) else { continue }
+                // kustomize matches the entry's name against the whole reference: a name written with its tag
+                // (swaptacular's `source-controller:v1.6.2`) matches the image written so
+                if texts.contains(where: { KustomizeImageEntry.nameMatches(entry.value, reference: $0) }) { continue }
                 // text Tagwarden does not read as an image may hold it (the entry's own file aside), as a whole name: not
                 // where it read an image or an entry's name, which the names above account for
                 let needle = Array(entry.value.utf8)

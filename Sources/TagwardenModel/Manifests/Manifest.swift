@@ -227,6 +227,19 @@ public struct KustomizeImageEntry: Sendable {
         return name
     }
 
+    /// Whether an entry called `name` matches `reference` as kustomize's `IsImageMatched` does: the reference is the
+    /// name, then an optional `@sha256`, an optional `:` and tag characters, an optional `@sha256:` and digest (the
+    /// name compared as written, not as the regular expression kustomize makes of it).
+    static func nameMatches(_ name: String, reference: String) -> Bool {
+        guard reference.hasPrefix(name) else { return false }
+        var rest = Substring(reference.dropFirst(name.count))
+        func isTagChar(_ c: Character) -> Bool { c.isASCII && (c.isLetter || c.isNumber || "_.{}-".contains(c)) }
+        if rest.hasPrefix("@sha256"), !rest.hasPrefix("@sha256:") { rest = rest.dropFirst(7) }
+        if rest.hasPrefix(":") { rest = rest.dropFirst().drop(while: isTagChar) }
+        if rest.hasPrefix("@sha256:") { rest = rest.dropFirst(8).drop(while: isTagChar) }
+        return rest.isEmpty
+    }
+
     /// The name kustomize's `images:` entries compare with a reference written in one scalar: the text before the first
     /// `:` or `@` from its first `/` on (kustomize's `image.Split`), when what follows is one kustomize matches (an
     /// optional `@sha256`, then an optional `:` and tag characters `[a-zA-Z0-9_.{}-]`); nil when no entry can match it.
