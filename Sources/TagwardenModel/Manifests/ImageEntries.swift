@@ -76,12 +76,12 @@ extension Model {
             for f in taken {
                 for i in imagesOfFile[f] ?? [] where images[i].origin != .kustomize {
                     let img = images[i]
-                    texts.append(img.text)
                     var name = img.name!
                     for r in renamers where r.builds.contains(f) {
                         for e in objects[r.object].kustomizeImages where e.name.value == name { name = e.newName ?? name }
                     }
                     names.insert(name)
+                    if name == img.name { texts.append(img.text) }   // (as written, where no entry below renamed it)
                     if let n = name == img.name ? img.normalizedName : ImageReference.normalizeName(name) { normalized[n] = min(normalized[n] ?? name, name) }
                 }
             }
@@ -96,7 +96,9 @@ extension Model {
                 guard !everywhere.contains(entry.value) || renamed.contains(entry.value), !names.contains(entry.value) else { continue }
                 // kustomize matches the entry's name against the whole reference: a name written with its tag
                 // (swaptacular's `source-controller:v1.6.2`) matches the image written so
-                if texts.contains(where: { KustomizeImageEntry.nameMatches(entry.value, reference: $0) }) { continue }
+                if let slash = entry.value.lastIndex(of: "/") ?? entry.value.indices.first,
+                   entry.value[slash...].contains(where: { $0 == ":" || $0 == "@" }),
+                   texts.contains(where: { KustomizeImageEntry.nameMatches(entry.value, reference: $0) }) { continue }
                 // text Tagwarden does not read as an image may hold it (the entry's own file aside), as a whole name: not
                 // where it read an image or an entry's name, which the names above account for
                 let needle = Array(entry.value.utf8)

@@ -401,7 +401,8 @@ public struct Model: Sendable {
         markPatchesOfNothing(&images, objects: objects, files: facts, builds: builds, stepsOf: stepsOf)
         // a written tag that only builds no cluster here reaches deploy (a preview overlay) runs only if something outside applies them
         if !clusters.clusters.isEmpty {
-            for i in images.indices where !images[i].writtenTagRootFiles.isEmpty {
+            // (where the image's own file is reached by none either, its premise already says so)
+            for i in images.indices where !images[i].writtenTagRootFiles.isEmpty && !clusters.of(images[i].file).isEmpty {
                 images[i].writtenTagUnreached = images[i].writtenTagRootFiles.allSatisfy { clusters.of($0).isEmpty }
             }
         }
