@@ -1486,6 +1486,18 @@ extension FluxInstanceTests {
     }
 }
 
+@Suite struct FluxHeaderTests {
+    /// kingdon-ci/fleet-infra: one cluster runs Flux 2.4 (a minor version only), another 2.4.0. They are one version in
+    /// order and two in text: the header lists them the same way in every run, not in the order a dictionary hashes.
+    @Test func versionsEqualInOrderAreListedByTheirText() throws {
+        var files: [String: String] = [:]
+        for c in ["a", "b"] { files["\(c)/apps.yaml"] = fluxKustomization(path: "./\(c)") }
+        let config = "clusters:\n  - {name: a, paths: ['a/**'], fluxVersion: '2.4.0'}\n  - {name: b, paths: ['b/**'], fluxVersion: '2.4'}\n"
+        let model = try #require(try lintReport(files, config: config).model)
+        #expect(model.fluxHeader == "2.4 in cluster b; 2.4.0 in cluster a", "\(model.fluxHeader)")
+    }
+}
+
 @Suite struct VariableImageTests {
     /// The ImageRepository's image comes from a variable nothing here defines (a ConfigMap Terraform makes): a field
     /// of an image it may watch is judged as promoted by assumption, a warning that names the variable and the key

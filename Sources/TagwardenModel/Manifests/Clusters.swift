@@ -894,7 +894,9 @@ extension Model {
             return (cs.count == 1 ? "cluster " : "\(cs.count) clusters: ") + names.prefix(3).joined(separator: ", ") + (names.count > 3 ? ", …" : "")
         }
         var parts: [String] = []
-        let known = byVersion.compactMap { entry in entry.key.map { ($0, entry.value) } }.sorted { $0.0 < $1.0 }
+        // (2.4 and 2.4.0 are one version in order, two in text: the text decides between them, not the dictionary)
+        let known = byVersion.compactMap { entry in entry.key.map { ($0, entry.value) } }
+            .sorted { $0.0 < $1.0 || !($1.0 < $0.0) && $0.0.description < $1.0.description }
         for (v, cs) in known {
             let origin = byVersion.count == 1 && cs.count == 1 ? " (\(cs[0].fluxOrigin ?? ""))" : ""
             parts.append("\(v) in \(named(cs))\(origin)")
