@@ -168,6 +168,18 @@ struct EffectiveObjects {
                     labels: s.labels, annotations: s.annotations)
         }
 
+        /// Whether it selects object `o` as written: its own name and namespace, and the labels and annotations of its
+        /// document `y`, read only when the selector asks for them.
+        func selectsAsWritten(_ o: ManifestObject, in y: @autoclosure () -> YAMLFile) -> Bool {
+            var read: (labels: [String: String], annotations: [String: String])?
+            func metadata() -> (labels: [String: String], annotations: [String: String]) {
+                if read == nil { read = EffectiveObjects.labelsAndAnnotations(o, in: y()) }
+                return read!
+            }
+            return selects(o, name: o.name, namespace: o.declaredNamespace, firstName: o.name, firstNamespace: o.declaredNamespace,
+                           labels: metadata().labels, annotations: metadata().annotations)
+        }
+
         /// `first…`: the name and namespace kustomize kept as the object's first, which a target matches too.
         func selects(_ o: ManifestObject, name current: String?, namespace currentNamespace: String?, firstName: String?, firstNamespace: String?,
                      labels objectLabels: @autoclosure () -> [String: String], annotations objectAnnotations: @autoclosure () -> [String: String]) -> Bool {

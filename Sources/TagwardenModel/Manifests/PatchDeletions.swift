@@ -20,18 +20,7 @@ extension Model {
         var out = Set<ObjectID>()
         for (i, o) in objects.withIDs where !o.isKustomization && !EffectiveObjects.kinds.contains(o.kind) {
             let naming = graph.includers(of: files[o.file].path)
-            // (its labels and annotations, read when a target selects by them)
-            var read: (labels: [String: String], annotations: [String: String])?
-            func metadata() -> (labels: [String: String], annotations: [String: String]) {
-                if read == nil { read = EffectiveObjects.labelsAndAnnotations(o, in: files[o.file].yaml) }
-                return read!
-            }
-            let deleted = !naming.isEmpty && naming.allSatisfy { k in
-                (deleting[k] ?? []).contains {
-                    $0.selects(o, name: o.name, namespace: o.declaredNamespace, firstName: o.name, firstNamespace: o.declaredNamespace,
-                               labels: metadata().labels, annotations: metadata().annotations)
-                }
-            }
+            let deleted = !naming.isEmpty && naming.allSatisfy { k in (deleting[k] ?? []).contains { $0.selectsAsWritten(o, in: files[o.file].yaml) } }
             if deleted { out.insert(i) }
         }
         return out

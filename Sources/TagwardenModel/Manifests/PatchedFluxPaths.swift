@@ -86,15 +86,7 @@ extension Model {
             for f in builds.files(under: dir).sorted() {
                 for t in builds.objectsOfFile[f] ?? [] where t != k && objects[t].isFluxKustomization {
                     let o = objects[t]
-                    // its labels and annotations, read when a target selects by them
-                    var read: (labels: [String: String], annotations: [String: String])?
-                    func metadata() -> (labels: [String: String], annotations: [String: String]) {
-                        if read == nil { read = EffectiveObjects.labelsAndAnnotations(o, in: files[o.file].yaml) }
-                        return read!
-                    }
-                    for (p, paths) in setting where p.selector?.selects(o, name: o.name, namespace: o.declaredNamespace, firstName: o.name,
-                                                                       firstNamespace: o.declaredNamespace, labels: metadata().labels,
-                                                                       annotations: metadata().annotations) ?? false {
+                    for (p, paths) in setting where p.selector?.selectsAsWritten(o, in: files[o.file].yaml) ?? false {
                         out += paths.map { PatchedFluxPath(kustomization: t, path: $0) }
                     }
                 }
