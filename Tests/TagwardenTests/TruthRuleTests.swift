@@ -1486,6 +1486,23 @@ extension FluxInstanceTests {
     }
 }
 
+@Suite struct FluxComponentsTests {
+    /// Kru2003/budget-fluxcd: Flux's components are in the repository, their Namespace labelled without a version. The
+    /// installation is here, so a source the repository lacks is not one a platform may make: a fact, not a premise.
+    @Test func fluxsComponentsWithoutAVersionAreAnInstallationHere() throws {
+        var files: [String: String] = [:]
+        files["cluster/flux-system/components.yaml"] = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: flux-system\n"
+            + "  labels: {app.kubernetes.io/part-of: flux, app.kubernetes.io/instance: flux-system}\n"
+        files["cluster/flux-system/sync.yaml"] = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: primary, namespace: flux-system}\n"
+            + "spec: {url: 'ssh://git@github.com/example/repo.git'}\n---\n"
+            + fluxKustomization(name: "primary", path: "cluster", spec: "  sourceRef: {kind: GitRepository, name: primary}\n")
+        files["cluster/app/auto.yaml"] = imageUpdateAutomation(name: "app", namespace: "app", source: "primary", path: "./cluster/app")
+        let res = try lint(files, asFound: true).filter { $0.rule == "automation-unknown-source" }
+        #expect(res.map { "\($0.severity) \($0.rendered)" } == ["error automation-unknown-source cluster/app/auto.yaml:5:42"], "\(res.map(\.message))")
+        #expect(res.first?.message.contains("no Flux installation here") == false, "\(res.map(\.message))")
+    }
+}
+
 @Suite struct FluxHeaderTests {
     /// kingdon-ci/fleet-infra: one cluster runs Flux 2.4 (a minor version only), another 2.4.0. They are one version in
     /// order and two in text: the header lists them the same way in every run, not in the order a dictionary hashes.

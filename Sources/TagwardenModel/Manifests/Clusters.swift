@@ -839,10 +839,14 @@ extension Model {
         return own.count == 1 ? own[0] : nil
     }
 
-    /// Whether the repository describes the cluster that runs `file`'s objects: its Flux installation is here, or the
+    /// Whether the repository describes the cluster that runs `file`'s objects: its Flux installation is here (one whose
+    /// version is read, or Flux's components, whose version may not be: Kru2003/budget-fluxcd's unlabelled copy), or the
     /// config declares the cluster. Where it does not (a tenant's repository), Flux objects may be made outside it.
     public func describesCluster(ofFile file: FileID) -> Bool {
-        clusters.of(file).contains { clusters.clusters[$0].fluxOrigin != nil || clusters.clusters[$0].declaredAt != nil }
+        clusters.of(file).contains { c in
+            let cluster = clusters.clusters[c]
+            return cluster.fluxOrigin != nil || cluster.declaredAt != nil || cluster.files.contains(where: clusters.componentFiles.contains)
+        }
     }
 
     /// What a finding about an object missing from the repository says where the repository does not describe the
