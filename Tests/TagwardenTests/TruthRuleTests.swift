@@ -1383,6 +1383,47 @@ extension FluxInstanceTests {
     }
 }
 
+@Suite struct PinnedRevisionTests {
+    /// stuttgart-things/stuttgart-things: GitRepositories of the repository itself at a tag (`ref.tag: crossplane-1.4.5`)
+    /// build that tag, where the directory holds other files than the checkout (the duplicate Composition is not in the
+    /// tag; `./apps/rancher`, gone from the checkout, is). What only they build, and a path only they read, are
+    /// premises, as warnings; what a branch's GitRepository applies too stays a fact.
+    @Test func whatOnlyATagOfThisRepositoryBuildsIsAnAssumption() throws {
+        var files = bootstrapFiles("clusters/test", flux: "v2.4.0")
+        let pinned = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: release, namespace: flux-system}\n"
+            + "spec:\n  url: https://github.com/acme/fleet.git\n  ref: {branch: main, tag: v1.2.0}\n"
+        files["clusters/test/apps.yaml"] = pinned + "---\n" + fluxKustomization(name: "apps", path: "./apps")
+            + "---\n" + fluxKustomization(name: "gone", path: "./apps/gone", spec: "  sourceRef: {kind: GitRepository, name: release}\n")
+            + "---\n" + fluxKustomization(name: "tagged", path: "./tagged", spec: "  sourceRef: {kind: GitRepository, name: release}\n")
+        files["apps/web.yaml"] = deployment(namespace: "apps", image: "nginx:latest")
+        files["tagged/web.yaml"] = deployment(name: "tagged", namespace: "apps", image: "nginx:latest")
+        let report = try lintReport(files, asFound: true)
+        let res = report.findings.filter { $0.severity != .note }
+        #expect(res.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/web.yaml:9:18",
+                                                              "warning kustomization-build-fails clusters/test/apps.yaml:18:9",
+                                                              "warning image-latest-tag tagged/web.yaml:9:18"], "\(res.rendered)")
+        #expect(res.dropFirst().first?.message.hasSuffix("(assuming tag v1.2.0 of GitRepository release, which it builds, holds this directory as "
+                                             + "the checkout does; declare the cluster under clusters: in .tagwarden.yaml if it does not)") == true,
+                "\(res)")
+        #expect(res.last?.message.hasSuffix("(applied only through Flux Kustomization tagged (clusters/test/apps.yaml), which builds tag "
+                                            + "v1.2.0 of GitRepository release, not this checkout: assuming that revision holds this file as it is here)")
+                == true, "\(res)")
+        let model = try #require(report.model)
+        #expect(model.appliedHeader(under: nil) == "1 file applied only through Flux Kustomizations that build a tag or a commit of this "
+                + "repository, judged as warnings at most (declare what the cluster runs under clusters: in .tagwarden.yaml); "
+                + "tagwarden env --applied lists them")
+        // a branch of this repository, or a tag of another, is no pinned revision of these files
+        files["clusters/test/apps.yaml"] = files["clusters/test/apps.yaml"]!.replacingOccurrences(of: "tag: v1.2.0", with: "tag: ''")
+        #expect(try lint(files, asFound: true).filter { $0.severity == .error }.map(\.rendered)
+                == ["image-latest-tag apps/web.yaml:9:18", "kustomization-build-fails clusters/test/apps.yaml:18:9",
+                    "image-latest-tag tagged/web.yaml:9:18"])
+        files["clusters/test/apps.yaml"] = files["clusters/test/apps.yaml"]!.replacingOccurrences(of: "acme/fleet.git", with: "acme/other.git")
+            .replacingOccurrences(of: "tag: ''", with: "commit: 0123abc")
+        #expect(try lint(files, asFound: true).filter { $0.severity != .note }.map { "\($0.severity) \($0.rendered)" }
+                == ["error image-latest-tag apps/web.yaml:9:18", "warning image-latest-tag tagged/web.yaml:9:18"])
+    }
+}
+
 @Suite struct FluxReleaseTests {
     /// Where a repository installs Flux from: ipni/storetheindex lists the release's install.yaml (0.28.5, which serves
     /// the v1alpha1 ImagePolicy it writes), allenporter/k8s-gitops applies the OCI artifact of Flux's manifests; a

@@ -71,9 +71,12 @@ public struct Clusters: Sendable {
     /// Flux Kustomizations of the repository that no cluster applies (where flux bootstrap's are here, those it does
     /// not reach).
     public private(set) var unapplied: [ObjectID] = []
-    /// Files the clusters take only through a suspended Flux Kustomization (`spec.suspend: true`) → the first such:
-    /// Flux applies no change of theirs while it is suspended.
-    public private(set) var suspendedOnly: [FileID: ObjectID] = [:]
+    /// Files the clusters take only through a Flux Kustomization that does not apply them as they are here → the first
+    /// such: a suspended one (`spec.suspend: true`), which applies no change of theirs, or one that reads a tag or a
+    /// commit of this repository (`FluxKustomizationSpec.pinnedRevision`), which applies that revision of them.
+    public private(set) var heldBackOnly: [FileID: ObjectID] = [:]
+    /// Those of them that read a tag or a commit of this repository.
+    public private(set) var pinned: Set<ObjectID> = []
     /// Files of Flux's own components (flux bootstrap's `gotk-components.yaml`: its flux-system Namespace carries
     /// `app.kubernetes.io/part-of: flux`), whose images flux writes, not the team.
     public private(set) var componentFiles: Set<FileID> = []
@@ -117,7 +120,14 @@ public struct Clusters: Sendable {
     /// Whether `file` is assumed applied because a suspended Flux Kustomization is all that takes it (rather than
     /// because only inferred clusters do).
     public func isOnlySuspended(_ file: FileID) -> Bool {
-        guard case .assumed = reach[file], suspendedOnly[file] != nil else { return false }
+        guard case .assumed = reach[file], let k = heldBackOnly[file], !pinned.contains(k) else { return false }
+        return of(file).contains { clusters[$0].inferred == nil }
+    }
+
+    /// Whether `file` is assumed applied as it is here only because Flux Kustomizations that read a tag or a commit of
+    /// this repository take it.
+    public func isOnlyPinned(_ file: FileID) -> Bool {
+        guard case .assumed = reach[file], let k = heldBackOnly[file], pinned.contains(k) else { return false }
         return of(file).contains { clusters[$0].inferred == nil }
     }
 
@@ -267,7 +277,11 @@ public struct Clusters: Sendable {
                         : "are inferred, not bootstrapped here (tagwarden env --applied names each premise)"
                     return .assumed("clusters \(names.joined(separator: ", ")) \(why); declare them under clusters: in \(Config.fileName)")
                 }
-                if let k = suspendedOnly[f] {
+                if let k = heldBackOnly[f], let revision = objects[k].fluxKustomization?.pinnedRevision {
+                    return .assumed("applied only through Flux Kustomization \(objects[k].name ?? "") (\(files[objects[k].file].path)), which "
+                                    + "builds \(revision), not this checkout: assuming that revision holds this file as it is here")
+                }
+                if let k = heldBackOnly[f] {
                     return .assumed("applied only through Flux Kustomization \(objects[k].name ?? "") (\(files[objects[k].file].path)), which is "
                                     + "suspended: Flux applies no change while spec.suspend is true; declare its path under clusters: in "
                                     + "\(Config.fileName) if the cluster runs it")
@@ -475,9 +489,11 @@ public struct Clusters: Sendable {
         var done = Set<String>()   // cluster, Kustomization and the path it builds there
         var reached = Set<ObjectID>()
         var bootstrappedClusters = Set<ClusterID>()   // clusters with a root of flux bootstrap's
-        // where a Kustomization is suspended, the files each cluster applies through none (`live`), and for the others
-        // the suspended Kustomization through which a cluster takes them
-        let anySuspended = kustomizations.contains { spec($0)?.suspended == true }
+        // where a Kustomization is suspended or reads a tag or a commit of this repository, the files each cluster
+        // applies through none (`live`), and for the others the first such Kustomization through which a cluster takes them
+        func holdsBack(_ k: ObjectID) -> Bool { spec(k)?.suspended == true || spec(k)?.pinnedRevision != nil }
+        out.pinned = Set(kustomizations.filter { spec($0)?.pinnedRevision != nil })
+        let anySuspended = kustomizations.contains(where: holdsBack)
         var live = Table<ClusterID, Set<FileID>>()
         func cluster(named name: String) -> ClusterID {
             if let known = index[name] { return known }
@@ -537,7 +553,7 @@ public struct Clusters: Sendable {
                 var new = sets[c].insert(f).inserted
                 if anySuspended {
                     if let suspended {
-                        if out.suspendedOnly[f] == nil { out.suspendedOnly[f] = suspended }
+                        if out.heldBackOnly[f] == nil { out.heldBackOnly[f] = suspended }
                     } else if live[c].insert(f).inserted {
                         new = true
                     }
@@ -567,7 +583,7 @@ public struct Clusters: Sendable {
                     remoteBuilds.append((c, k, set, own))
                     continue
                 }
-                let through = suspended ?? (spec(k)?.suspended == true ? k : nil)
+                let through = suspended ?? (holdsBack(k) ? k : nil)
                 for f in set { take(f, by: own, through: through) }
             }
         }
@@ -689,7 +705,7 @@ public struct Clusters: Sendable {
             }
         }
         out.unapplied = kustomizations.filter { !reached.contains($0) && !nonResources.contains($0) }
-        if anySuspended { out.suspendedOnly = out.suspendedOnly.filter { f, _ in !live.contains { $0.contains(f) } } }
+        if anySuspended { out.heldBackOnly = out.heldBackOnly.filter { f, _ in !live.contains { $0.contains(f) } } }
         for c in out.clusters.indices { out.clusters[c].kustomizations = members[c].sorted() }
         // a chart kept here that an applied HelmRelease installs: helm-controller reads its Chart.yaml and values files
         // (as suspended as the release that installs it)
@@ -705,13 +721,13 @@ public struct Clusters: Sendable {
                         let p = ["Chart.yaml", "values.yaml", "values.yml"].contains(name) ? Sources.join(chart, name) : name
                         guard let n = Model.normalizePath(p), let chartFile = fileAt[n] else { continue }
                         sets[c].insert(chartFile)
-                        if let suspended = out.suspendedOnly[f] { chartsSuspended[chartFile] = suspended } else { chartsLive.insert(chartFile) }
+                        if let suspended = out.heldBackOnly[f] { chartsSuspended[chartFile] = suspended } else { chartsLive.insert(chartFile) }
                     }
                 }
             }
         }
         for (f, k) in chartsSuspended where !chartsLive.contains(f) && !(anySuspended && live.contains { $0.contains(f) }) {
-            out.suspendedOnly[f] = out.suspendedOnly[f] ?? k
+            out.heldBackOnly[f] = out.heldBackOnly[f] ?? k
         }
         out.ofFile = Table(repeating: [], count: files.count)
         for c in out.clusters.indices {
@@ -912,7 +928,7 @@ extension Model {
     /// The report header's line on the files under `prefix` (the audit's PATH; nil or "" for all) that are not
     /// applied, and how to say what applies them; nil when every one is applied.
     public func appliedHeader(under prefix: String?) -> String? {
-        var unreached = 0, notDeployed = 0, assumed = 0, suspended = 0
+        var unreached = 0, notDeployed = 0, assumed = 0, suspended = 0, pinned = 0
         let prefix = prefix ?? ""
         for (f, r) in clusters.reach.withIDs {
             if !prefix.isEmpty, prefix != ".", files[f].path != prefix, !files[f].path.hasPrefix(prefix + "/") { continue }
@@ -920,14 +936,19 @@ extension Model {
             case .applied: break
             case .unreached: unreached += 1
             case .notDeployed: notDeployed += 1
-            case .assumed: if clusters.isOnlySuspended(f) { suspended += 1 } else { assumed += 1 }
+            case .assumed:
+                if clusters.isOnlySuspended(f) { suspended += 1 } else if clusters.isOnlyPinned(f) { pinned += 1 } else { assumed += 1 }
             }
         }
-        guard unreached + notDeployed + assumed + suspended > 0 else { return nil }
+        guard unreached + notDeployed + assumed + suspended + pinned > 0 else { return nil }
         var parts: [String] = []
         if suspended > 0 {
             parts.append("\(suspended) file\(suspended == 1 ? "" : "s") applied only through suspended Flux Kustomizations, judged as "
                          + "warnings at most (declare what the cluster runs under clusters: in \(Config.fileName))")
+        }
+        if pinned > 0 {
+            parts.append("\(pinned) file\(pinned == 1 ? "" : "s") applied only through Flux Kustomizations that build a tag or a commit of "
+                         + "this repository, judged as warnings at most (declare what the cluster runs under clusters: in \(Config.fileName))")
         }
         if assumed > 0 {
             let inferred = clusters.clusters.filter { $0.inferred != nil }
@@ -978,18 +999,22 @@ extension Model {
             out.append("no cluster is described here (\(why); Flux \(fluxHeader))")
         }
         var unreached: [String: Int] = [:]   // directory → files
-        var notDeployed = 0, suspended = 0
+        var notDeployed = 0, suspended = 0, pinned = 0
         for f in files.indices {
             switch clusters.reach[f] {
             case .applied: break
             case .unreached: unreached[Path.dirname(files[f].path), default: 0] += 1
             case .notDeployed: notDeployed += 1
-            case .assumed: if clusters.isOnlySuspended(f) { suspended += 1 }
+            case .assumed: if clusters.isOnlySuspended(f) { suspended += 1 } else if clusters.isOnlyPinned(f) { pinned += 1 }
             }
         }
         if suspended > 0 {
             out.append("\(suspended) file\(suspended == 1 ? " is" : "s are") applied only through suspended Flux Kustomizations: judged, "
                        + "findings at most warnings (--applied says which)")
+        }
+        if pinned > 0 {
+            out.append("\(pinned) file\(pinned == 1 ? " is" : "s are") applied only through Flux Kustomizations that build a tag or a commit "
+                       + "of this repository: judged, findings at most warnings (--applied says which)")
         }
         if !unreached.isEmpty {
             let count = unreached.values.reduce(0, +)
@@ -1035,7 +1060,10 @@ extension Model {
                 return "\(files[f].path)  " + (asData ? "read by the build of " : "kustomize configuration of ") + path(k)
             }
             let ks = (clusters.kustomizationsOfFile[f] ?? []).filter(applying.contains).map(qualifiedName)
-            let suspended = clusters.suspendedOnly[f].map { " (only through \(qualifiedName($0)), which is suspended: judged as warnings)" } ?? ""
+            let suspended = clusters.heldBackOnly[f].map { k in
+                " (only through \(qualifiedName(k)), which " + (objects[k].fluxKustomization?.pinnedRevision.map { "builds \($0)" } ?? "is suspended")
+                    + ": judged as warnings)"
+            } ?? ""
             return "\(files[f].path)  cluster \(cs.joined(separator: ", "))" + (ks.isEmpty ? "" : " by \(ks.joined(separator: ", "))") + suspended
         }
     }

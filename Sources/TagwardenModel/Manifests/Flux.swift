@@ -78,6 +78,9 @@ public struct GitRepositorySpec: Sendable {
     public var url: String?
     /// `spec.ref` is given (with or without a branch).
     public var hasRef = false
+    /// The fixed revision `spec.ref` names instead of a branch, as Flux ranks them (commit, name, semver, tag):
+    /// `tag crossplane-1.4.5`; nil for a branch or none.
+    public var pinnedRef: String?
     /// `spec.ignore`: gitignore patterns source-controller leaves out of the artifact, after its defaults and the
     /// repository's `.sourceignore`.
     public var ignore: String?
@@ -89,6 +92,9 @@ public struct FluxKustomizationSpec: Sendable {
     public var pathSpan: SourceSpan?
     /// `spec.suspend: true`: Flux applies nothing of it, no change since it was suspended.
     public var suspended = false
+    /// Its GitRepository reads a fixed revision of this repository (a tag, a commit), which need not hold the files as
+    /// they are here: how a premise says so (`tag v1.2 of GitRepository fleet`); nil otherwise.
+    public var pinnedRevision: String?
     public var targetNamespace: String?
     /// `spec.sourceRef`; nil when there is none.
     public var source: SourceRef?
@@ -293,9 +299,15 @@ public indirect enum FluxSpec: Sendable {
             }
             return .automation(a)
         case ("source.toolkit.fluxcd.io", "GitRepository"):
-            return .gitRepository(GitRepositorySpec(branch: str(spec.flatMap { y.get($0, "ref", "branch") }),
+            let ref = spec.flatMap { y.get($0, "ref") }
+            // (`name: refs/heads/main` is a branch)
+            func pinned(_ field: StaticString) -> String? {
+                ref.flatMap { str(y.get($0, field)) }.flatMap { $0.isEmpty || "\(field)" == "name" && $0.hasPrefix("refs/heads/") ? nil : "\(field) \($0)" }
+            }
+            return .gitRepository(GitRepositorySpec(branch: str(ref.flatMap { y.get($0, "branch") }),
                                                     url: str(spec.flatMap { y.get($0, "url") }),
-                                                    hasRef: spec.flatMap { y.get($0, "ref") } != nil,
+                                                    hasRef: ref != nil,
+                                                    pinnedRef: pinned("commit") ?? pinned("name") ?? pinned("semver") ?? pinned("tag"),
                                                     ignore: str(spec.flatMap { y.get($0, "ignore") })))
         case ("kustomize.toolkit.fluxcd.io", "Kustomization"):
             // Flux joins the path to the source's root securely: `..` above the root stays at the root

@@ -461,6 +461,11 @@ public struct Model: Sendable {
                                          skipped: skipped, config: config).filter { e in
             let k = e.kustomization
             guard let src = objects[k].fluxKustomization?.source, src.isGitRepository else { return false }
+            if let revision = objects[k].fluxKustomization?.pinnedRevision {
+                emptyPathPremises[k] = "assuming \(revision), which it builds, holds this directory as the checkout does; declare the "
+                    + "cluster under clusters: in \(Config.fileName) if it does not"
+                return true
+            }
             let namespace = src.namespace ?? namespaces[k]
             if bootstrapSources.contains(where: { $0.name == src.name && FluxIndex.sameNamespace($0.namespace, namespace) }) { return true }
             let mine = sources.sources(kind: src.kind, name: src.name, namespace: namespace).filter { repositoryPath($0.url).map(here.contains) ?? false }

@@ -47,6 +47,17 @@ extension Model {
             }
             objects[i] = objects[i].replacingFlux(.kustomization(k))
         }
+        // one of this repository at a tag or a commit builds that revision, which the checkout need not be
+        if !here.isEmpty {
+            for i in objects.indices {
+                guard var k = objects[i].fluxKustomization, k.path != nil, let src = k.source,
+                      let ref = sources.pinnedRef(kind: src.kind, name: src.name, namespace: src.namespace ?? objects[i].declaredNamespace,
+                                                  where: { !$0.containsBytes("${") && repositoryPath($0).map(here.contains) == true })
+                else { continue }
+                k.pinnedRevision = "\(ref) of GitRepository \(src.name)"
+                objects[i] = objects[i].replacingFlux(.kustomization(k))
+            }
+        }
         guard !here.isEmpty else {
             // nothing says which repository this is: the root of a GitRepository it defines, other than flux bootstrap's
             // (named `flux-system`, or synced from `flux-system/` at the root), is another repository's all the same
@@ -213,13 +224,21 @@ extension Model {
 
     /// The GitRepositories of the repository, by name: where each points.
     struct GitSources {
-        var byName: [String: [(namespace: String?, url: String, branch: String?)]] = [:]
+        var byName: [String: [(namespace: String?, url: String, branch: String?, pinnedRef: String?)]] = [:]
         init(_ objects: Objects) {
             for o in objects {
                 if case .gitRepository(let g)? = o.flux, let name = o.name, let url = g.url {
-                    byName[name, default: []].append((o.declaredNamespace, url, g.branch))
+                    byName[name, default: []].append((o.declaredNamespace, url, g.branch, g.pinnedRef))
                 }
             }
+        }
+        /// The fixed revision that every GitRepository a reference may mean reads (`tag v1.2`), where `isHere` says each
+        /// is this repository; nil otherwise.
+        func pinnedRef(kind: String?, name: String?, namespace: String?, where isHere: (String) -> Bool) -> String? {
+            guard kind == nil || kind == "" || kind == "GitRepository", let name else { return nil }
+            let all = (byName[name] ?? []).filter { namespace == nil || $0.namespace == nil || $0.namespace == namespace }
+            guard let first = all.first?.pinnedRef, all.allSatisfy({ $0.pinnedRef == first && isHere($0.url) }) else { return nil }
+            return first
         }
         /// The URLs of the GitRepositories a reference may mean.
         func candidates(kind: String?, name: String?, namespace: String?) -> [String] {
