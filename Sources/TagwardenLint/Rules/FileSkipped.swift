@@ -18,6 +18,15 @@ extension Rule {
                 + "\(chart.isEmpty ? "./" : chart)) are templates its own templates read through .Files, which Helm never parses: not linted"
             out.append(c.finding("skipped: \(reason)", path: chart + "Chart.yaml", span: SourceSpan(start: origin, end: origin), subject: reason))
         }
+        // a kustomization file's later documents, which kustomize never decodes
+        for i in c.model.files.indices {
+            guard let start = c.model.files[i].kustomizationIgnoredFrom else { continue }
+            var f = c.finding("skipped: the documents of this kustomization file after the first (from line \(start.line)) are not read: kustomize "
+                                + "decodes only a kustomization file's first document, and so do Flux and kubectl apply -k; move them to files "
+                                + "its resources or patches name", file: i, span: SourceSpan(start: start, end: start), object: nil, environment: nil)
+            f.ruleSeverity = .warning
+            out.append(f)
+        }
         // what a kustomization takes from elsewhere: not read, so what it deploys is not judged
         for i in c.model.files.indices where !c.model.files[i].resourceEntries.isEmpty {
             for r in c.model.files[i].remoteResources {

@@ -516,7 +516,7 @@ nonTriggering:
         ("file-skipped.yaml", #"""
 id: file-skipped
 severity: note
-summary: A manifest file was not linted (too large, binary, unreadable, a symlink leaving the repository, a Helm chart's templates and template files), or a kustomization takes a remote resource Tagwarden does not fetch.
+summary: A manifest file was not linted (too large, binary, unreadable, a symlink leaving the repository, a Helm chart's templates and template files, a kustomization file's documents after the first), or a kustomization takes a remote resource Tagwarden does not fetch.
 rationale: >
   Tagwarden says what it did not read, so that a clean report is never silence about a file it could
   not see.
@@ -526,6 +526,9 @@ rationale: >
   installs the chart, and its `values`, are linted.
   A kustomization's remote resource (a URL or a git repository kustomize fetches when it builds) is not
   fetched: the note is at its line, and what it deploys is not judged.
+  A kustomization file's documents after its first are a warning: kustomize decodes only the first, so
+  Flux and `kubectl apply -k` never read them (a `$patch: delete` written there deletes nothing), and
+  they are no object or field of the build here either.
 premises: >
   None beyond the file itself: the finding says what Tagwarden did not read, and why.
 fix: >
@@ -578,6 +581,22 @@ triggering:
         #@ end
     expect:
       - {file: apps/oauth.ytt.yaml, line: 1, column: 1, message: "skipped: a Carvel ytt template (#@ lines): ytt renders it to YAML, so it is not linted as YAML"}
+  - description: a kustomization file's second document, which kustomize never decodes (Apocrathia/homeops's coredns delete patch)
+    files:
+      app/kustomization.yaml: |
+        resources:
+          - cm.yaml
+        ---
+        $patch: delete
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: other}
+      app/cm.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: settings}
+    expect:
+      - {file: app/kustomization.yaml, line: 4, column: 1, message: "skipped: the documents of this kustomization file after the first (from line 4) are not read: kustomize decodes only a kustomization file's first document, and so do Flux and kubectl apply -k; move them to files its resources or patches name"}
   - description: a kustomization's remote resource
     files:
       app/kustomization.yaml: |

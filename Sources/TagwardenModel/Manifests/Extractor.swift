@@ -84,15 +84,22 @@ package struct Extractor {
         var ex = Extractor(y: scratch, fileIndex: index, facts: FileFacts(path: "", bytes: []))
         swap(&ex.facts, &facts)   // moved in, not copied
         let baseName = Path.basename(path)
+        let isKustomizationFile = isKustomizationName(baseName)
         for (d, doc) in scratch.documents.enumerated() {
             let root = scratch.nodes[doc.root]
             if ex.facts.nonMappingRoot == nil, root.kind == .sequence || (root.kind == .scalar && !scratch.isNull(doc.root)) {
                 ex.facts.nonMappingRoot = (root.span.start.line, root.kind == .sequence ? "list" : "scalar")
             }
+            // kustomize decodes a kustomization file's first document only (sigs.k8s.io/yaml): the rest is no object,
+            // and no field of its kustomization
+            if isKustomizationFile, d > 0 {
+                if ex.facts.kustomizationIgnoredFrom == nil, !scratch.isNull(doc.root) { ex.facts.kustomizationIgnoredFrom = root.span.start }
+                continue
+            }
             if scratch.nodes[doc.root].kind == .sequence {
                 ex.jsonPatch(doc.root)
             } else {
-                ex.document(d, root: doc.root, isKustomizationFile: isKustomizationName(baseName))
+                ex.document(d, root: doc.root, isKustomizationFile: isKustomizationFile)
             }
         }
         if ex.facts.holdsMarkerToken { ex.markers() }

@@ -505,6 +505,9 @@ public struct FileFacts: Sendable {
     /// Top-level fields of the file's kustomization that kustomize does not know (`spec`): it refuses the file, and
     /// every build of its directory fails.
     public var kustomizationUnknownFields: [Located] = []
+    /// Where the documents of a kustomization file after its first begin: kustomize decodes only the first document
+    /// of a kustomization file, so Flux and `kubectl apply -k` never read the rest. Nil when it has one.
+    public var kustomizationIgnoredFrom: SourcePosition?
     /// The syncs a FluxInstance makes (`spec.sync`, or `instance.sync` in the values of flux-operator's flux-instance
     /// chart): of a GitRepository, an OCIRepository or a Bucket.
     public var fluxInstanceSyncs: [FluxInstanceSync] = []
