@@ -4140,7 +4140,8 @@ rationale: >
   side (through kustomizations that pass them on unchanged) replace nothing: kustomize refuses that build, and
   kustomization-build-fails says so. Identical copies replace
   nothing: they are a note, one of the two is redundant. Copies are compared as the API server reads
-  them: comments, key order, quoting and layout do not make them differ. Kustomize patches and kustomize's own
+  them: comments, key order, quoting and layout do not make them differ, nor does the label
+  `kubernetes.io/metadata.name` the API server gives every Namespace, written or not. Kustomize patches and kustomize's own
   configuration (transformer and generator configs) are not objects of a cluster, and neither is an object
   that every kustomization naming its file deletes with one of its own patches (`$patch: delete`, by the
   object's kind and name or by a target that selects it).
@@ -4211,6 +4212,21 @@ triggering:
           version: 3.9.0
     expect:
       - {file: infra/b.yaml, line: 2, column: 7, message: "Namespace postgres is also defined, identically, in infra/a.yaml:2: one of the two copies is redundant"}
+  - description: a Namespace written with the label the API server gives every Namespace (CICDior/fleet-infra's reloader)
+    files:
+      infra/a.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          labels: {kubernetes.io/metadata.name: reloader}
+          name: reloader
+      infra/b.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: reloader
+    expect:
+      - {file: infra/b.yaml, line: 2, column: 7, message: "Namespace reloader is also defined, identically, in infra/a.yaml:2: one of the two copies is redundant"}
   - description: the same Namespace with another label
     files:
       infra/a.yaml: |

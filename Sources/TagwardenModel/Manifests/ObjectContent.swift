@@ -13,6 +13,27 @@ extension Model {
         var budget = 100_000   // nodes compared, aliases counted each time they are followed
         // Flux's durations are metav1.Duration: the API server keeps `1h` and `1h0m0s` as one value
         let durations = x.group.hasSuffix("toolkit.fluxcd.io") ? Self.durationFields : []
+        // the API server labels every Namespace `kubernetes.io/metadata.name: <its name>` (Kubernetes 1.22+), whether
+        // it is written or not
+        let namespaceName = x.kind == "Namespace" && x.group.isEmpty ? x.name : nil
+        func isDefaultLabel(_ f: YAMLFile, _ pair: (key: Int, value: Int)) -> Bool {
+            f.value(pair.key) == "kubernetes.io/metadata.name" && f.nodes[f.resolved(pair.value)].kind == .scalar && f.value(f.resolved(pair.value)) == namespaceName
+        }
+        /// The pairs of mapping `node` that the API server keeps as written.
+        func kept(_ f: YAMLFile, _ node: Int, _ depth: Int, _ key: String) -> [(key: Int, value: Int)] {
+            f.pairs(node).filter { p in
+                switch (depth, key) {
+                // (SOPS's own metadata at the top: kustomize-controller takes it out as it decrypts, and no API keeps it)
+                case (0, _): return f.value(p.key) != "sops"
+                // labels that hold only the default one are as good as none
+                case (1, "metadata") where namespaceName != nil && f.value(p.key) == "labels":
+                    let v = f.resolved(p.value)
+                    return f.nodes[v].kind == .mapping ? !f.pairs(v).allSatisfy { isDefaultLabel(f, $0) } : !f.isNull(v)
+                case (2, "labels") where namespaceName != nil: return !isDefaultLabel(f, p)
+                default: return true
+                }
+            }
+        }
         func same(_ i: Int, _ j: Int, _ depth: Int, key: String = "") -> Bool {
             budget -= 1
             guard budget > 0, depth < 200 else { return false }
@@ -29,8 +50,7 @@ extension Model {
                 let ci = l.childNodes(i), cj = r.childNodes(j)
                 return ci.count == cj.count && zip(ci, cj).allSatisfy { same($0, $1, depth + 1) }
             case .mapping:
-                // (SOPS's own metadata at the top: kustomize-controller takes it out as it decrypts, and no API keeps it)
-                let pi = l.pairs(i).filter { depth > 0 || l.value($0.key) != "sops" }, pj = r.pairs(j).filter { depth > 0 || r.value($0.key) != "sops" }
+                let pi = kept(l, i, depth, key), pj = kept(r, j, depth, key)
                 guard pi.count == pj.count else { return false }
                 var byKey: [String: Int] = [:]
                 for p in pj { byKey[r.value(p.key)] = p.value }
