@@ -1456,6 +1456,37 @@ triggering:
                 value: ghcr.io/acme/web:latest
     expect:
       - {file: apps/production/kustomization.yaml, line: 9, column: 16, message: "image 'ghcr.io/acme/web:latest' uses the tag 'latest', which moves with every push: pin a version or a digest"}
+  - description: a kustomize Component's images entry that an overlay listing it deploys (another overlay sets the tag again)
+    files:
+      base/kustomization.yaml: |
+        resources: [deploy.yaml]
+      base/deploy.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:1.0.0
+      components/pin/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1alpha1
+        kind: Component
+        images:
+          - name: ghcr.io/acme/web
+            newTag: latest
+      overlays/dev/kustomization.yaml: |
+        resources: [../../base]
+        components: [../../components/pin]
+      overlays/prod/kustomization.yaml: |
+        resources: [../../base]
+        components: [../../components/pin]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: "2.0.1"
+    expect:
+      - {file: components/pin/kustomization.yaml, line: 5, column: 13, message: "image 'ghcr.io/acme/web:latest' uses the tag 'latest', which moves with every push: pin a version or a digest (deployed with this tag by overlays/dev/; the other builds change or drop it)"}
 nonTriggering:
   - description: latest with a digest pin
     files:
@@ -1485,6 +1516,32 @@ nonTriggering:
               image:
                 tag: latest
                 digest: sha256:0000000000000000000000000000000000000000000000000000000000000000
+  - description: a kustomize Component's images entry that the overlay listing it sets again (kustomize runs a kustomization's Components before its own images)
+    files:
+      base/kustomization.yaml: |
+        resources: [deploy.yaml]
+      base/deploy.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:1.0.0
+      components/pin/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1alpha1
+        kind: Component
+        images:
+          - name: ghcr.io/acme/web
+            newTag: latest
+      overlays/prod/kustomization.yaml: |
+        resources: [../../base]
+        components: [../../components/pin]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: "2.0.1"
   - description: a docker-compose file is not a Kubernetes manifest
     files:
       docker-compose.yaml: |

@@ -48,6 +48,10 @@ extension Model {
             /// An image that an `images:` entry of this kustomization makes: its build applies the entries up to it,
             /// and the ways up from it the rest (a Flux Kustomization's `spec.images`, the overlays' entries).
             var entryOf: ObjectID?
+            /// An image that an `images:` entry of this kustomize Component makes: a kustomization that lists it applies
+            /// its Components' entries in order, then its own (kustomize runs a kustomization's Components before its
+            /// own transformers), so after this one only the entries of the Components it lists later, and its own.
+            var entryOfComponent: ObjectID?
         }
         /// For a release's image from a values file: the `valuesFrom` entry that reads it; the release's entries as the
         /// patches so far leave them; for each entry whose values the kustomizations so far generate, whether they set
@@ -226,8 +230,8 @@ extension Model {
                     for e in edits(k, builder: builder, m.object) { if !place.apply(e) { return nil } }
                     me?.place = place
                 }
-                guard var after = KustomizeImageEntry.apply(me?.entryOf == k ? [] : entries(k, builder: builder), to: name, needs: needs)
-                else { return nil }
+                let list = me?.entryOf == k ? [] : me?.entryOfComponent.flatMap { entries(k, builder: builder, after: $0) } ?? entries(k, builder: builder)
+                guard var after = KustomizeImageEntry.apply(list, to: name, needs: needs) else { return nil }
                 if let builder {
                     guard let flux = KustomizeImageEntry.apply(objects[builder].kustomizeImages, to: after, needs: needs) else { return nil }
                     after = flux
@@ -248,12 +252,17 @@ extension Model {
                 return all
             }
             /// The entries of the Components kustomization k lists.
-            func componentEntries(_ k: ObjectID) -> [KustomizeImageEntry] {
+            func componentEntries(_ k: ObjectID) -> [KustomizeImageEntry] { listedComponents(k).flatMap { objects[$0].kustomizeImages } }
+            func listedComponents(_ k: ObjectID) -> [ObjectID] {
                 guard !components.isEmpty else { return [] }
                 let dir = Path.dirname(files[objects[k].file].path)
-                return objects[k].kustomizeResources.flatMap { r in
-                    normalizePath(Sources.join(dir, r)).flatMap { components[$0] }.map { objects[$0].kustomizeImages } ?? []
-                }
+                return objects[k].kustomizeResources.compactMap { r in normalizePath(Sources.join(dir, r)).flatMap { components[$0] } }
+            }
+            /// The entries kustomization k applies after those of Component c, which it lists; nil where it does not list c.
+            func entries(_ k: ObjectID, builder: ObjectID?, after c: ObjectID) -> [KustomizeImageEntry]? {
+                let listed = listedComponents(k)
+                guard let at = listed.firstIndex(of: c) else { return nil }
+                return listed[(at + 1)...].flatMap { objects[$0].kustomizeImages } + (builder.map(fluxComponentEntries) ?? []) + objects[k].kustomizeImages
             }
             /// The entries of the Components Flux Kustomization b adds at its `path` (`spec.components`).
             func fluxComponentEntries(_ b: ObjectID) -> [KustomizeImageEntry] {
@@ -404,9 +413,17 @@ extension Model {
             for i in chosen {
                 let img = written[i]
                 if img.origin == .kustomize {
-                    // an entry's image: from its own kustomization, past the entries that made it
+                    // an entry's image: from its own kustomization, past the entries that made it; a Component's from the
+                    // kustomizations that list it, past the entries up to its own
                     needs = KustomizeImageEntry.Needs()
-                    if let k = img.object, let name = img.name, let r = retagging(name, Me(object: k, entryOf: k), from: [k]) { out.append((i, r)) }
+                    guard let k = img.object, let name = img.name else { continue }
+                    if objects[k].kind == "Component" {
+                        let listing = graph.parents(of: k, depth: 0)
+                        guard !listing.isEmpty, let r = retagging(name, Me(object: k, entryOfComponent: k), from: listing) else { continue }
+                        out.append((i, r))
+                    } else if let r = retagging(name, Me(object: k, entryOf: k), from: [k]) {
+                        out.append((i, r))
+                    }
                     continue
                 }
                 if img.invalid != nil {
@@ -445,7 +462,7 @@ extension Model {
         let chosen = images.indices.filter {
             images[$0].origin == .container || images[$0].inContainerList
                 || images[$0].origin == .kustomize && (images[$0].tag != nil || images[$0].digest != nil)
-                    && images[$0].object.map { objects[$0].isKustomization && objects[$0].kind != "Component" } == true
+                    && images[$0].object.map { objects[$0].isKustomization } == true
                 || images[$0].invalid == nil && (images[$0].valuesFromEntry != nil || (followsPatches && images[$0].valuesPath != nil))
         }
         for (i, r) in concurrentChunks(chosen.count, chunkSize: 2048, { follow(chosen[$0]) }) {
