@@ -378,6 +378,15 @@ public final class GitRepository {
         return String(cString: name)
     }
 
+    /// The branch `origin/HEAD` names (`main`), which a clone records as the remote's default; nil without one.
+    public var remoteDefaultBranch: String? {
+        var ref: OpaquePointer?
+        guard git_reference_lookup(&ref, handle, "refs/remotes/origin/HEAD") == 0, let ref else { return nil }
+        defer { git_reference_free(ref) }
+        guard let target = git_reference_symbolic_target(ref).map({ String(cString: $0) }), target.hasPrefix("refs/remotes/origin/") else { return nil }
+        return String(target.dropFirst("refs/remotes/origin/".count))
+    }
+
     public var isShallow: Bool { git_repository_is_shallow(handle) == 1 }
     public static let shallowHint = "the clone is shallow: fetch more history (git fetch --unshallow, or actions/checkout with fetch-depth: 0)"
 

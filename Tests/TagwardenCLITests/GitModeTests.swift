@@ -471,3 +471,43 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: work + "/.git/tagwarden").filter { $0.hasPrefix("evidence-") }.count == 2)
     }
 }
+
+/// What a cluster reads when its GitRepository names another branch of this repository than the one checked out.
+@Suite struct CheckedOutBranchTests {
+    /// bancey/lab-ops (a cluster still on `master`, renamed `main`), Room-Of-Requirement/spellbook and NOJV-TW/NOJV (a
+    /// `deploy` branch CI renders from `main`): on the repository's own line, a GitRepository of another branch builds
+    /// files the checkout need not hold, so what only it applies is a premise. A feature branch, which will merge
+    /// into the branch Flux reads, keeps its facts.
+    @Test func aClusterOnAnotherBranchThanTheCheckoutsLineIsAPremise() throws {
+        let r = try TempRepo()
+        var files = bootstrapFiles("clusters/lab", flux: "v2.4.0")
+        files["clusters/lab/flux-system/gotk-sync.yaml"] = files["clusters/lab/flux-system/gotk-sync.yaml"]!
+            .replacingOccurrences(of: "ref: {branch: main}", with: "ref: {branch: deploy}")
+        files["clusters/lab/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps") + "---\n"
+            + fluxKustomization(name: "gen", path: "./generated", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["apps/web.yaml"] = deployment(namespace: "apps", image: "nginx:latest")
+        try r.write(files)
+        try r.commitAll("fleet")
+        // the repository's default branch, as a clone records it
+        try r.git("update-ref", "refs/remotes/origin/main", "HEAD")
+        try r.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+        let res = try tagwarden(["audit", "--format", "json"], in: r.path)
+        let found = res.findingObjects.filter { $0["severity"] as? String != "note" }
+        #expect(found.map { "\($0["severity"]!) \($0["rule"]!) \($0["file"]!):\($0["line"]!)" }
+                == ["warning image-latest-tag apps/web.yaml:9", "warning kustomization-build-fails clusters/lab/apps.yaml:11"], "\(res.described)")
+        #expect((found.first?["message"] as? String)?.hasSuffix("(applied only through Flux Kustomization flux-system (clusters/lab/flux-system/"
+                + "gotk-sync.yaml), which builds branch deploy of GitRepository flux-system (the checkout is on main), not this checkout: "
+                + "assuming that revision holds this file as it is here)") == true, "\(found)")
+        // on a feature branch, the files are what the branch Flux reads will hold once it merges: facts
+        try r.git("checkout", "-q", "-b", "feature")
+        let feature = try tagwarden(["audit", "--format", "json"], in: r.path)
+        #expect(feature.findingObjects.filter { $0["severity"] as? String == "error" }.map { "\($0["rule"]!) \($0["file"]!):\($0["line"]!)" }
+                == ["image-latest-tag apps/web.yaml:9", "kustomization-build-fails clusters/lab/apps.yaml:11"], "\(feature.described)")
+        // and so they are where the cluster reads the branch checked out
+        try r.git("checkout", "-q", "main")
+        try r.write("clusters/lab/flux-system/gotk-sync.yaml", files["clusters/lab/flux-system/gotk-sync.yaml"]!
+            .replacingOccurrences(of: "ref: {branch: deploy}", with: "ref: {branch: main}"))
+        let same = try tagwarden(["audit", "--format", "json"], in: r.path)
+        #expect(same.findingObjects.filter { $0["severity"] as? String == "error" }.count == 2, "\(same.described)")
+    }
+}

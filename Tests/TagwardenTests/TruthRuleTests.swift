@@ -1409,8 +1409,8 @@ extension FluxInstanceTests {
                                             + "v1.2.0 of GitRepository release, not this checkout: assuming that revision holds this file as it is here)")
                 == true, "\(res)")
         let model = try #require(report.model)
-        #expect(model.appliedHeader(under: nil) == "1 file applied only through Flux Kustomizations that build a tag or a commit of this "
-                + "repository, judged as warnings at most (declare what the cluster runs under clusters: in .tagwarden.yaml); "
+        #expect(model.appliedHeader(under: nil) == "1 file applied only through Flux Kustomizations that build another revision of this "
+                + "repository (a tag, a commit, another branch), judged as warnings at most (declare what the cluster runs under clusters: in .tagwarden.yaml); "
                 + "tagwarden env --applied lists them")
         // a branch of this repository, or a tag of another, is no pinned revision of these files
         files["clusters/test/apps.yaml"] = files["clusters/test/apps.yaml"]!.replacingOccurrences(of: "tag: v1.2.0", with: "tag: ''")

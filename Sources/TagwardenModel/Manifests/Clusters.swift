@@ -947,8 +947,8 @@ extension Model {
                          + "warnings at most (declare what the cluster runs under clusters: in \(Config.fileName))")
         }
         if pinned > 0 {
-            parts.append("\(pinned) file\(pinned == 1 ? "" : "s") applied only through Flux Kustomizations that build a tag or a commit of "
-                         + "this repository, judged as warnings at most (declare what the cluster runs under clusters: in \(Config.fileName))")
+            parts.append("\(pinned) file\(pinned == 1 ? "" : "s") applied only through Flux Kustomizations that build another revision "
+                         + "of this repository (a tag, a commit, another branch), judged as warnings at most (declare what the cluster runs under clusters: in \(Config.fileName))")
         }
         if assumed > 0 {
             let inferred = clusters.clusters.filter { $0.inferred != nil }
@@ -1013,8 +1013,8 @@ extension Model {
                        + "findings at most warnings (--applied says which)")
         }
         if pinned > 0 {
-            out.append("\(pinned) file\(pinned == 1 ? " is" : "s are") applied only through Flux Kustomizations that build a tag or a commit "
-                       + "of this repository: judged, findings at most warnings (--applied says which)")
+            out.append("\(pinned) file\(pinned == 1 ? " is" : "s are") applied only through Flux Kustomizations that build another revision "
+                       + "of this repository (a tag, a commit, another branch): judged, findings at most warnings (--applied says which)")
         }
         if !unreached.isEmpty {
             let count = unreached.values.reduce(0, +)

@@ -122,13 +122,13 @@ public struct Model: Sendable {
     /// `skipped`: the files of the snapshot that were not read. `evidence`: what staging ran, which needs the Model to
     /// know where staging lives; it is given the Model once built, and the Model returned holds what it found.
     /// `sharing`: another audit's facts to take, or this one's to offer (`SharedExtraction`).
-    public static func build(_ sources: [SourceFile], config: Config, profile: String?, remoteURLs: [String] = [],
+    public static func build(_ sources: [SourceFile], config: Config, profile: String?, remoteURLs: [String] = [], checkout: Checkout? = nil,
                              policyCharts: [String] = [], skipped: [SkippedFile] = [], sourceIgnore: String? = nil,
                              sharing: SharedExtraction.Role? = nil,
                              evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
         let facts = extractAll(sources, sharing: sharing)
         Timings.mark("extract")
-        return try build(facts: consume facts, config: config, profile: profile, remoteURLs: remoteURLs, policyCharts: policyCharts,
+        return try build(facts: consume facts, config: config, profile: profile, remoteURLs: remoteURLs, checkout: checkout, policyCharts: policyCharts,
                          skipped: skipped, sourceIgnore: sourceIgnore, evidence: evidence)
     }
 
@@ -188,7 +188,7 @@ public struct Model: Sendable {
         return files
     }
 
-    public static func build(facts input: consuming Files, config: Config, profile: String?, remoteURLs: [String] = [],
+    public static func build(facts input: consuming Files, config: Config, profile: String?, remoteURLs: [String] = [], checkout: Checkout? = nil,
                              policyCharts: [String] = [], skipped: [SkippedFile] = [], sourceIgnore: String? = nil,
                              evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
         var facts = consume input
@@ -223,7 +223,7 @@ public struct Model: Sendable {
         }
         let (here, hereInferred) = hereRepositories(objects: objects, files: facts, remoteURLs: remoteURLs)
         let artifactSyncs = artifactSyncs(files: facts)
-        markSourcesElsewhere(&objects, files: facts, here: here, artifactSyncs: artifactSyncs)
+        markSourcesElsewhere(&objects, files: facts, here: here, artifactSyncs: artifactSyncs, checkout: checkout)
         var labels: [String: [String: String]] = [:]
         for o in objects where o.kind == "Namespace" && o.apiVersion == "v1" {
             // the API server labels every Namespace with its name (selectors such as accessFrom's use it)

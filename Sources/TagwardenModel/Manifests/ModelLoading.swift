@@ -78,7 +78,7 @@ extension Model {
                     + "are Helm templates, not YAML: not linted"))
             }
             notRead.removeAll { ignored($0.path) }
-            return try Model.build(files, config: config, profile: profile, remoteURLs: snapshot.remoteURLs,
+            return try Model.build(files, config: config, profile: profile, remoteURLs: snapshot.remoteURLs, checkout: snapshot.checkout,
                                    policyCharts: policyCharts.sorted().map { charts[$0].isEmpty ? "." : String(charts[$0].dropLast()) },
                                    skipped: notRead, sourceIgnore: sourceIgnore, sharing: sharing, evidence: evidence)
         }

@@ -16,7 +16,10 @@ extension Model {
     /// makes, whose path is read in the directory the artifact is taken to hold (`artifactSyncs`), as that sync's
     /// cluster assumes. A Kustomization of an ExternalArtifact that an ArtifactGenerator copies from this repository
     /// builds the repository's directory it was copied from (`artifactSource`).
-    static func markSourcesElsewhere(_ objects: inout Objects, files: Files, here: Set<String>, artifactSyncs: [ArtifactSync]) {
+    /// A Kustomization of this repository at a fixed revision, or on a branch other than the checkout's where the
+    /// checkout is on the repository's own line (`checkout`), builds files the checkout need not hold: `pinnedRevision`.
+    static func markSourcesElsewhere(_ objects: inout Objects, files: Files, here: Set<String>, artifactSyncs: [ArtifactSync],
+                                     checkout: Checkout? = nil) {
         let sources = GitSources(objects)
         // the ArtifactGenerators, with their directories, and the repository's directories, found on first need
         var generators: [(dir: String, generator: FileFacts.ArtifactGenerator)]?
@@ -47,14 +50,24 @@ extension Model {
             }
             objects[i] = objects[i].replacingFlux(.kustomization(k))
         }
-        // one of this repository at a tag or a commit builds that revision, which the checkout need not be
+        // one of this repository at a tag or a commit builds that revision, which the checkout need not be; so does one
+        // on another branch, where the checkout is on the repository's line: its default branch, or one a GitRepository
+        // of it reads (a branch Flux renders to, an environment's branch, a branch renamed since), but not a feature
+        // branch that will merge into the one Flux reads
         if !here.isEmpty {
+            let isHere = { (url: String) in !url.containsBytes("${") && repositoryPath(url).map(here.contains) == true }
+            let line = checkout.flatMap { c in c.branch == c.defaultBranch || sources.branches(where: isHere).contains(c.branch) ? c.branch : nil }
             for i in objects.indices {
-                guard var k = objects[i].fluxKustomization, k.path != nil, let src = k.source,
-                      let ref = sources.pinnedRef(kind: src.kind, name: src.name, namespace: src.namespace ?? objects[i].declaredNamespace,
-                                                  where: { !$0.containsBytes("${") && repositoryPath($0).map(here.contains) == true })
-                else { continue }
-                k.pinnedRevision = "\(ref) of GitRepository \(src.name)"
+                guard var k = objects[i].fluxKustomization, k.path != nil, let src = k.source else { continue }
+                let namespace = src.namespace ?? objects[i].declaredNamespace, file = files[objects[i].file].path
+                if let ref = sources.pinnedRef(kind: src.kind, name: src.name, namespace: namespace, from: file, files: files, where: isHere) {
+                    k.pinnedRevision = "\(ref) of GitRepository \(src.name)"
+                } else if let line, let branch = sources.otherBranch(than: line, kind: src.kind, name: src.name, namespace: namespace, from: file,
+                                                                    files: files, where: isHere) {
+                    k.pinnedRevision = "branch \(branch) of GitRepository \(src.name) (the checkout is on \(line))"
+                } else {
+                    continue
+                }
                 objects[i] = objects[i].replacingFlux(.kustomization(k))
             }
         }
@@ -224,20 +237,42 @@ extension Model {
 
     /// The GitRepositories of the repository, by name: where each points.
     struct GitSources {
-        var byName: [String: [(namespace: String?, url: String, branch: String?, pinnedRef: String?)]] = [:]
+        var byName: [String: [(namespace: String?, url: String, branch: String?, pinnedRef: String?, file: FileID)]] = [:]
         init(_ objects: Objects) {
             for o in objects {
                 if case .gitRepository(let g)? = o.flux, let name = o.name, let url = g.url {
-                    byName[name, default: []].append((o.declaredNamespace, url, g.branch, g.pinnedRef))
+                    byName[name, default: []].append((o.declaredNamespace, url, g.branch, g.pinnedRef, o.file))
                 }
             }
         }
+        /// The GitRepositories a reference from `file` may mean, of those several clusters define under one name the
+        /// nearest: those whose directories share the most with `file`'s (each cluster's bootstrap sync in its own).
+        private func nearest(kind: String?, name: String?, namespace: String?, from file: String, files: Files)
+            -> [(namespace: String?, url: String, branch: String?, pinnedRef: String?, file: FileID)] {
+            guard kind == nil || kind == "" || kind == "GitRepository", let name else { return [] }
+            let all = (byName[name] ?? []).filter { namespace == nil || $0.namespace == nil || $0.namespace == namespace }
+            guard all.count > 1 else { return all }
+            let mine = Path.dirname(file).split(separator: "/")
+            func shared(_ g: FileID) -> Int {
+                zip(mine, Path.dirname(files[g].path).split(separator: "/")).prefix { $0 == $1 }.count
+            }
+            let best = all.map { shared($0.file) }.max() ?? 0
+            return all.filter { shared($0.file) == best }
+        }
         /// The fixed revision that every GitRepository a reference may mean reads (`tag v1.2`), where `isHere` says each
         /// is this repository; nil otherwise.
-        func pinnedRef(kind: String?, name: String?, namespace: String?, where isHere: (String) -> Bool) -> String? {
-            guard kind == nil || kind == "" || kind == "GitRepository", let name else { return nil }
-            let all = (byName[name] ?? []).filter { namespace == nil || $0.namespace == nil || $0.namespace == namespace }
+        func pinnedRef(kind: String?, name: String?, namespace: String?, from file: String, files: Files, where isHere: (String) -> Bool) -> String? {
+            let all = nearest(kind: kind, name: name, namespace: namespace, from: file, files: files)
             guard let first = all.first?.pinnedRef, all.allSatisfy({ $0.pinnedRef == first && isHere($0.url) }) else { return nil }
+            return first
+        }
+        /// The branch other than `line` that every GitRepository a reference may mean reads, where `isHere` says each is
+        /// this repository and none is pinned; nil otherwise.
+        func otherBranch(than line: String, kind: String?, name: String?, namespace: String?, from file: String, files: Files,
+                         where isHere: (String) -> Bool) -> String? {
+            let all = nearest(kind: kind, name: name, namespace: namespace, from: file, files: files)
+            guard let first = all.first?.branch, first != line,
+                  all.allSatisfy({ $0.branch == first && $0.pinnedRef == nil && isHere($0.url) }) else { return nil }
             return first
         }
         /// The URLs of the GitRepositories a reference may mean.

@@ -59,9 +59,21 @@ public struct SourceSnapshot {
     public var notes: [String] = []
     /// The URLs of the repository's remotes: a Flux source with another URL is another repository.
     public var remoteURLs: [String] = []
+    /// The branch the working tree (or the index) is on, for a snapshot of either; nil for a commit or a detached HEAD.
+    public var checkout: Checkout?
     /// Reads any file of the tree by path (nil when there is none): for the files a kustomization names under a
     /// name the listing passes over.
     public var reader: TreeReader?
+}
+
+/// The branch a working tree is on, and the remote's default branch (`origin/HEAD`) where the clone knows it.
+public struct Checkout: Sendable, Equatable {
+    public var branch: String
+    public var defaultBranch: String?
+    public init(branch: String, defaultBranch: String?) {
+        self.branch = branch
+        self.defaultBranch = defaultBranch
+    }
 }
 
 /// A path → bytes reader over the tree a snapshot was taken from (the working tree, a commit, the index). Used on

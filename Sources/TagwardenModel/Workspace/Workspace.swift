@@ -172,7 +172,10 @@ public struct Workspace {
                               + "(tagwarden audit \(dir.isEmpty ? "." : dir)), or move them into the config in force")
         }
         snap.files.removeAll { $0.path == Config.fileName || $0.path.hasSuffix("/" + Config.fileName) }
-        if let repo { snap.remoteURLs = repo.remoteURLs() }
+        if let repo {
+            snap.remoteURLs = repo.remoteURLs()
+            if rev == nil, let branch = repo.headBranch { snap.checkout = Checkout(branch: branch, defaultBranch: repo.remoteDefaultBranch) }
+        }
         Timings.mark("read")  // the worktree marks its index and walk phases before this
         return snap
     }
