@@ -1184,6 +1184,9 @@ premises: >
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
   here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
   be deployed the rule does not run.
+  In a HelmRelease's values, the chart's template (not read) makes the reference: values that name the
+  whole image are taken as the reference, and `registry`, `repository` and `tag` beside one another as
+  joined as written; the message says so, and the finding is a warning at most.
 fix: >
   Write `[registry[:port]/]path[:tag][@sha256:<64 hex>]` with a lower-case path.
 triggering:
@@ -1267,6 +1270,20 @@ triggering:
             newTag: 1.5.0-rc.1
     expect:
       - {file: overlays/staging/kustomization.yaml, line: 3, column: 11, message: "'WEB_IMAGE:1.5.0-rc.1' is not a valid image reference: repository path 'WEB_IMAGE' must be lower case"}
+  - description: a chart's repository and tag values, which the chart's template joins (not read, so an assumption)
+    files:
+      apps/legal.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: legal
+        spec:
+          values:
+            image:
+              repository: ghcr.io/acme/legal-
+              tag: v0.27.0
+    expect:
+      - {file: apps/legal.yaml, line: 8, column: 19, message: "'ghcr.io/acme/legal-:v0.27.0' is not a valid image reference: repository path component 'legal-' has a misplaced separator (assuming the chart joins these values as written (registry/repository:tag); one whose template builds the reference otherwise (osdu's adds its version to a repository that ends in '-') runs another)"}
 nonTriggering:
   - description: registry with port, nested path, tag and digest
     files:
