@@ -1622,6 +1622,18 @@ triggering:
     expect:
       - {file: apps/cost.yaml, line: 8, column: 14, message: "image 'gcr.io/kubecost1/frontend' has neither a tag nor a digest: it runs whatever 'latest' points to when the pod starts (assuming the chart takes this value as the whole reference; some add their own tag (kubecost's adds :prod-<appVersion>): if this one does, say so with # tagwarden:ignore image-missing-tag on the line)"}
 nonTriggering:
+  - description: a chart's image repository beside its tag, written with a Flux variable's default (kommander-applications' `${kubetoolsImageRepository:=…}`, whose `:=` is no tag)
+    files:
+      apps/istio.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: istio
+        spec:
+          values:
+            global:
+              image: ${kubectlRepo:=docker.io/mesosphere/kubectl}
+              tag: v1.35.2-alpine
   - description: a chart known to add its own tag to the field (kubecost's cost-analyzer adds `:prod-<appVersion>`)
     files:
       apps/cost.yaml: |

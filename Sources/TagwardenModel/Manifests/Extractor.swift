@@ -509,6 +509,14 @@ package struct Extractor {
         facts.images.append(use)
     }
 
+    /// Whether an `image:` value writes a tag or digest of its own: a `:` in it, as Flux's substitution leaves it
+    /// when no variable is set (`${repo:=docker.io/mesosphere/kubectl}` is a repository, whose `:=` is no tag's).
+    static func holdsTagSeparator(_ written: String) -> Bool {
+        guard written.containsBytes(":") else { return false }
+        guard written.containsBytes("${") else { return true }
+        return (Envsubst.expand(written) { _ in .undefined }?.text ?? written).containsBytes(":")
+    }
+
     /// A kustomize resource from outside the repository: a URL, or a git repository (`github.com/org/repo//path?ref=v1`,
     /// `git@github.com:org/repo`). A local path has no `:`, `?` or `@`.
     static func isRemote(_ r: String) -> Bool {
@@ -590,7 +598,7 @@ package struct Extractor {
             let composed = hub || tag.map { y.nodes[$0].kind == .scalar } == true
             for (k, v) in y.pairs(n) {
                 if y.valueEquals(k, "image"), y.nodes[y.resolved(v)].kind == .scalar, y.resolved(v) != repo,
-                   case let written = y.value(y.resolved(v)), !composed || written.contains(":"),
+                   case let written = y.value(y.resolved(v)), !composed || Extractor.holdsTagSeparator(written),
                    !written.hasPrefix("https://"), !written.hasPrefix("http://") {
                     let at = facts.images.count
                     addReference(y.resolved(v), origin: .helmImage, object: object)
