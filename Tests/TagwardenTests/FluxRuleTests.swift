@@ -866,6 +866,22 @@ func fluxRepo() -> [String: String] {
         #expect(messages[3].contains("sets the tag of ghcr.io/acme/api"))
     }
 
+    /// kommander-applications: a Flux Kustomization that is itself a template (`namespace: ${releaseNamespace}`,
+    /// `substitute: {repo: ${repo:=docker.io/mesosphere/kubectl}}`) is applied by something that substitutes it first;
+    /// where nothing here applies its file, what its `${…}` values become is not known, so not judged literally.
+    @Test func aSubstituteValueWithVariablesThatNothingHereAppliesIsNotKnown() throws {
+        var files: [String: String] = [:]
+        files["apps/velero/ks.yaml"] = fluxKustomization(name: "velero", namespace: "\"${releaseNamespace}\"", path: "./apps/velero/job",
+                                                         spec: "  postBuild:\n    substitute:\n      repo: ${repo:=docker.io/mesosphere/kubectl}\n")
+        files["apps/velero/job/pod.yaml"] = pod("job", images: ["${repo}:v1.35.2"])
+        #expect(try lint(files).rendered == [])
+        // applied here by a Kustomization without postBuild, the value is the text as written, which is no reference
+        files["clusters/prod/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps/velero")
+        files["apps/velero/kustomization.yaml"] = "resources: [ks.yaml]\n"
+        let literal = try lint(files).rendered
+        #expect(literal == ["image-invalid-reference apps/velero/job/pod.yaml:8:14"], "\(literal)")
+    }
+
     @Test func postBuildSubstitutionIsJudgedAsEachClusterMakesIt() throws {
         var files: [String: String] = [:]
         files["apps/base/kustomization.yaml"] = "resources:\n  - web.yaml\n"

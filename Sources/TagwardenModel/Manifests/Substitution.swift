@@ -198,7 +198,7 @@ struct PostBuildVariables {
     /// The config's values, where the repository does not give one, complete it: a variable its sources leave unknown
     /// or undefined takes the value the config declares for the Kustomization's cluster.
     /// A `substitute` value written with `${…}` (`radix_acr_repo_url: ${radix_acr_repo_url}`) is what the builds that
-    /// apply the Kustomization's own file make of it, when they agree.
+    /// apply the Kustomization's own file make of it, when they agree; not known where nothing here applies that file.
     func lookup(_ k: ObjectID, depth: Int = 0) -> ((String) -> Envsubst.Value)? {
         guard let post = objects[k].fluxKustomization?.postBuild, post.isActive else { return nil }
         let configured = declared[objects[k].file] ?? [:]
@@ -210,7 +210,11 @@ struct PostBuildVariables {
             if let v = post.substitute[name] {
                 guard v.containsBytes("${"), depth < 8, !objects[k].substitutionDisabled else { return .defined(v) }
                 var made: String?
-                for parent in kustomizationsOfFile[objects[k].file] ?? [] where parent != k {
+                let parents = (kustomizationsOfFile[objects[k].file] ?? []).filter { $0 != k }
+                // (a Kustomization written with variables that nothing here applies is substituted by what applies it,
+                // which is not seen: kommander-applications' `${releaseNamespace}` ones)
+                if parents.isEmpty { return .unknown }
+                for parent in parents {
                     guard objects[parent].fluxKustomization?.postBuild?.isActive == true else { continue }
                     guard let outer = lookup(parent, depth: depth + 1), let r = Envsubst.expand(v, outer), made == nil || made == r.text else {
                         return .unknown
