@@ -1580,6 +1580,22 @@ func fluxRepo() -> [String: String] {
         #expect(message.hasSuffix("(values of HelmRelease podinfo/podinfo, from ConfigMap podinfo-values) (no cluster in this repository applies this file)"), "\(message)")
     }
 
+    /// kommander-applications: each app's release reads `${releaseName}-defaults`, the ConfigMap beside it; by the
+    /// name as written, every app's ConfigMap matches every release, and the first release took them all.
+    @Test func aConfigMapOfANameManyShareIsTheOneBesideTheRelease() throws {
+        var files: [String: String] = [:]
+        for (app, image) in [("aaa-other", "redis:7.2.4"), ("web", "nginx:latest")] {
+            files["apps/\(app)/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: '${releaseName}-defaults', namespace: apps}\n"
+                + "data:\n  values.yaml: |\n    image: \(image)\n"
+            files["apps/\(app)/release.yaml"] = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: \(app), namespace: apps}\n"
+                + "spec:\n  valuesFrom:\n    - {kind: ConfigMap, name: '${releaseName}-defaults'}\n"
+        }
+        let res = try lint(files, asFound: true)
+        #expect(res.rendered == ["image-latest-tag apps/web/cm.yaml:6:12"], "\(res.rendered)")
+        let message = res.first?.message ?? ""
+        #expect(message.contains("(values of HelmRelease apps/web, from ConfigMap ${releaseName}-defaults)"), "\(message)")
+    }
+
     @Test func partsAndInlinePatchesAreSubstitutedWhereTheyStand() throws {
         var files: [String: String] = [:]
         files["apps/kustomization.yaml"] = """

@@ -80,8 +80,15 @@ enum ValuesFiles {
                 if let target = ref.targetPath { entriesSet?.append(target.split(separator: ".").map(String.init)); continue }
                 let key = (namespaces[r] ?? "") + "/" + ref.name
                 var isRead = false
-                // a ConfigMap written in the repository, its values a literal block under the key
-                for c in configMaps[key] ?? [] {
+                // a ConfigMap written in the repository, its values a literal block under the key; of several of one name (as
+                // written: `${releaseName}-defaults` beside each app's release), those beside the release
+                var candidates = configMaps[key] ?? []
+                if candidates.count > 1 {
+                    let dir = Path.dirname(files[objects[r].file].path)
+                    let beside = candidates.filter { Path.dirname(files[objects[$0].file].path) == dir }
+                    if !beside.isEmpty { candidates = beside }
+                }
+                for c in candidates {
                     guard let text = objects[c].configData?[ref.valuesKey] else { continue }
                     isRead = true
                     if entriesSet != nil {
