@@ -1622,6 +1622,20 @@ triggering:
     expect:
       - {file: apps/cost.yaml, line: 8, column: 14, message: "image 'gcr.io/kubecost1/frontend' has neither a tag nor a digest: it runs whatever 'latest' points to when the pod starts (assuming the chart takes this value as the whole reference; some add their own tag (kubecost's adds :prod-<appVersion>): if this one does, say so with # tagwarden:ignore image-missing-tag on the line)"}
 nonTriggering:
+  - description: an image name beside the repository and version a chart composes it with (gpu-operator's `repository/image:version`)
+    files:
+      apps/gpu.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: gpu-operator
+        spec:
+          values:
+            driver:
+              manager:
+                image: k8s-driver-manager
+                repository: nvcr.io/nvidia/cloud-native
+                version: v0.10.0
   - description: a chart's image repository beside its tag, written with a Flux variable's default (kommander-applications' `${kubetoolsImageRepository:=…}`, whose `:=` is no tag)
     files:
       apps/istio.yaml: |

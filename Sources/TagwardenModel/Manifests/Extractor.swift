@@ -592,10 +592,11 @@ package struct Extractor {
                 imageNodes[tag] = ImageID(facts.images.count)
                 facts.images.append(use)
             }
-            // Istio's charts (and others) compose `hub/image:tag` from sibling fields: `image: pilot` beside a `hub` or a
-            // `tag` is a part, not a whole reference; a web address is a picture (homepage's `background.image`)
+            // Istio's charts (and others) compose `hub/image:tag` from sibling fields: `image: pilot` beside a `hub`, a
+            // `tag` or a `repository` (gpu-operator's `repository/image:version`) is a part, not a whole reference; a web
+            // address is a picture (homepage's `background.image`)
             let hub = above || y.get(n, "hub") != nil
-            let composed = hub || tag.map { y.nodes[$0].kind == .scalar } == true
+            let composed = hub || tag.map { y.nodes[$0].kind == .scalar } == true || y.get(n, "repository").map { y.nodes[y.resolved($0)].kind == .scalar } == true
             for (k, v) in y.pairs(n) {
                 if y.valueEquals(k, "image"), y.nodes[y.resolved(v)].kind == .scalar, y.resolved(v) != repo,
                    case let written = y.value(y.resolved(v)), !composed || Extractor.holdsTagSeparator(written),
