@@ -87,11 +87,12 @@ extension Rule {
     }
 
     /// Images whose releases are numbered with two numbers, so that `16.3` is a release and not a series: PostgreSQL
-    /// (from 10; its own image, and CloudNativePG's, which it tags with PostgreSQL's version) and Kubernetes' pause
-    /// container.
+    /// (from 10; its own image, and CloudNativePG's, which it tags with PostgreSQL's version, also through a mirror
+    /// that keeps their paths: `ghcr.io/mesosphere/dkp-container-images/cloudnative-pg/postgresql`, `…/library/postgres`,
+    /// or the official image's name, `postgres`) and Kubernetes' pause container.
     static func releasesTwoNumbers(_ normalizedName: String) -> Bool {
-        normalizedName == "docker.io/library/postgres" || normalizedName == "ghcr.io/cloudnative-pg/postgresql"
-            || Path.basename(normalizedName) == "pause"
+        let base = Path.basename(normalizedName)
+        return base == "postgres" || base == "pause" || normalizedName.hasSuffix("/cloudnative-pg/postgresql")
     }
 
     /// Whether one of `policies` has a filter that takes this tag of one or two numbers but not the same with another

@@ -942,7 +942,7 @@ rationale: >
   (`alpine`, `slim`, `windowsservercore`, `alpine3.20`), such words after others of letters
   (`qa-latest`, `preprod-stable`, `production_latest`) and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
   stays the same while the running code changes. Images numbered with two numbers (PostgreSQL's `16.3`, its own image's and CloudNativePG's,
-  Kubernetes' `pause:3.9`) are releases, not series, and a number of six digits or more is a build's (a date,
+  also through a mirror that keeps their paths or the name `postgres`, Kubernetes' `pause:3.9`) are releases, not series, and a number of six digits or more is a build's (a date,
   a timestamp `20250215015952`, a build number), not a major version, and a minor number of three digits or
   more with a leading zero (Perl's `2.098002`) is no series (Ubuntu's `26.04` is one). So is a tag that a policy
   of the field's marker, or of an ImageRepository that watches the image, filters for without a longer version
@@ -1086,6 +1086,19 @@ triggering:
       - {file: overlays/qa/kustomization.yaml, line: 6, column: 13, message: "image 'ghcr.io/acme/web:preprod-stable-slim' uses the floating tag 'preprod-stable-slim', which points at a new build after each push"}
       - {file: overlays/qa/kustomization.yaml, line: 8, column: 13, message: "image 'ghcr.io/acme/worker:production_latest' uses the floating tag 'production_latest', which points at a new build after each push"}
 nonTriggering:
+  - description: CloudNativePG's PostgreSQL image through a mirror that keeps its path (kommander-applications' dkp-container-images)
+    files:
+      apps/db.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: db
+        spec:
+          containers:
+            - name: db
+              image: ghcr.io/mesosphere/dkp-container-images/cloudnative-pg/postgresql:17.5-minimal-bookworm
+            - name: copy
+              image: registry.example.com/mirror/library/postgres:17.5
   - description: a field whose policy filters for releases of two numbers
     files:
       apps/storage.yaml: |
