@@ -84,7 +84,7 @@ extension Rule {
         struct Pair: Hashable { let build: Model.SideBySideBuild, file: FileID, otherFile: FileID }
         var pairs: [Pair: [(object: ObjectID, other: ObjectID)]] = [:]
         for all in again {
-            let builds = all.map { Set(m.sideBySideBuilds(of: m.objects[$0].file, kind: m.objects[$0].kind)) }
+            let builds = all.map { Set(m.sideBySideBuilds(of: m.objects[$0].file, kind: m.objects[$0].kind, object: $0)) }
             for (n, i) in all.enumerated() {
                 guard let earlier = (0..<n).first(where: { !builds[$0].isDisjoint(with: builds[n]) }) else { continue }
                 let by = builds[n].intersection(builds[earlier]).min()!

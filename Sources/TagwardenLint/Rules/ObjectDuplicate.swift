@@ -25,7 +25,7 @@ extension Rule {
         func report(_ i: ObjectID, _ j: ObjectID, cluster: String?, assumingTogether: Bool = false) {
             let a = m.objects[i], b = m.objects[j]
             // two that one kustomize build takes side by side fail it: kustomization-build-fails says so
-            if !Set(m.sideBySideBuilds(of: a.file, kind: a.kind)).isDisjoint(with: m.sideBySideBuilds(of: b.file, kind: b.kind)) { return }
+            if !Set(m.sideBySideBuilds(of: a.file, kind: a.kind, object: i)).isDisjoint(with: m.sideBySideBuilds(of: b.file, kind: b.kind, object: j)) { return }
             // a transformer above either (a PatchTransformer's `$patch: delete`) may take it out of its build: not read here
             // (or above a Flux Kustomization that builds either, whose targetNamespace a transformer may set)
             func transformedAbove(_ f: FileID) -> (kustomization: String, config: String)? {

@@ -2035,8 +2035,9 @@ rationale: >
   resources of one kind, namespace and name that one build takes side by side, from the files one kustomization
   lists or those the kustomization Flux generates at a path without one, and from the directories they take whose
   kustomizations pass their resources on unchanged (no namespace, which kustomize does not give the kinds it
-  takes for cluster-scoped such as a PersistentVolume, name affix, patch, Component, replacement,
-  transformer or generator: a stale bootstrap at `./clusters` whose build takes `clusters/staging/flux-system` and
+  takes for cluster-scoped such as a PersistentVolume, name affix, Component, replacement, transformer or
+  generator, and no patch that may delete or rename the resource: a `$patch: delete` or a JSON patch of its name,
+  namespace, kind or apiVersion that selects it, or a patch that may rename by option: a stale bootstrap at `./clusters` whose build takes `clusters/staging/flux-system` and
   `clusters/gke/flux-system` whole) (`may not add resource with an already registered id`; one finding for each
   pair of files, with how many of their resources collide); a strategic-merge patch without a `target` whose object no resource of the build is (`no resource
   matches strategic merge patch`: most often a patch for a Deployment that a HelmRelease's chart renders, which is no
@@ -2151,6 +2152,40 @@ triggering:
           sourceRef: {kind: GitRepository, name: flux-system}
       clusters/staging/flux-system/kustomization.yaml: |
         resources: [gotk-sync.yaml]
+      clusters/staging/flux-system/gotk-sync.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/staging
+          sourceRef: {kind: GitRepository, name: flux-system}
+    expect:
+      - {file: clusters/staging/flux-system/gotk-sync.yaml, line: 2, column: 7, message: "kustomize refuses the build: the kustomization Flux generates at ./clusters for the Flux Kustomization in clusters/flux-system/gotk-sync.yaml takes Kustomization flux-system/flux-system twice, here and in clusters/flux-system/gotk-sync.yaml:2 (may not add resource with an already registered id), so Flux Kustomization flux-system/flux-system (clusters/flux-system/gotk-sync.yaml) deploys nothing"}
+  - description: the same, where the cluster's kustomization patches fields of its sync (jw2dotorg/k3s), which renames nothing
+    files:
+      clusters/flux-system/kustomization.yaml: |
+        resources: [gotk-sync.yaml]
+      clusters/flux-system/gotk-sync.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/staging/flux-system/kustomization.yaml: |
+        resources: [gotk-sync.yaml]
+        patches:
+          - target: {kind: Kustomization, name: flux-system}
+            patch: |
+              - op: replace
+                path: /spec/interval
+                value: 5m
+          - target: {kind: NetworkPolicy}
+            patch: |
+              $patch: delete
+              apiVersion: networking.k8s.io/v1
+              kind: NetworkPolicy
+              metadata: {name: any}
       clusters/staging/flux-system/gotk-sync.yaml: |
         apiVersion: kustomize.toolkit.fluxcd.io/v1
         kind: Kustomization

@@ -62,6 +62,10 @@ public struct Model: Sendable {
     public let emptyPathPremises: [ObjectID: String]
     /// The patches kustomize refuses to apply (`PatchTargets`), by the kustomization whose build they fail.
     public let patchFailures: [PatchFailure]
+    /// The kustomizations that change resources (`kustomizeChangesResources`) → the targets of those of their patches
+    /// that may delete or rename what they select; nil where anything may (Components, `allowNameChange`, a patch
+    /// whose target is not read). A kustomization whose patches only edit fields passes its resources' identities on.
+    let identityPatches: [ObjectID: [EffectiveObjects.Selector]?]
     /// The directories that hold a kustomization.
     let kustomizationDirectories: Set<String>
     /// Each Flux Kustomization `path` without a kustomization file → the file of the first Flux Kustomization of it,
@@ -267,6 +271,7 @@ public struct Model: Sendable {
         let stepsOf = steps?.value ?? [:]
         nonResources.formUnion(deletedByPatches(objects: objects, files: facts, graph: graph, stepsOf: stepsOf))
         let (unlisted, missing, writtenEmptyPaths) = unread.value
+        let identityPatches = Model.identityPatches(objects: objects, files: facts, stepsOf: stepsOf)
         let patchFailures = stepsOf.isEmpty ? [] : PatchTargets.failures(objects: objects, files: facts, builds: builds, stepsOf: stepsOf,
                                                                          writtenName: writtenName, refused: Set(missing.keys))
         // the repository's ConfigMaps by namespace/name, which substitution and release values both look up
@@ -537,6 +542,7 @@ public struct Model: Sendable {
                   clusters: clusters, namespaceOverride: namespaceOverride, namespaceNotKnown: namespaceNotKnown, writtenName: writtenName, variantOf: variantOf,
                   variantClusters: variantClusters, policyCharts: policyCharts,
                   unlistedResources: unlisted, missingResources: missing, emptyFluxPaths: emptyPaths, emptyPathPremises: emptyPathPremises, patchFailures: patchFailures,
+                  identityPatches: identityPatches,
                   kustomizationDirectories: kustomizationDirectories,
                   generatedBuilds: generated, evidence: evidence, skipped: skipped, graph: graph)
         }
@@ -628,7 +634,8 @@ public struct Model: Sendable {
     /// `clusters/flux-system` and `clusters/gke`, each with bootstrap's sync). Two resources of one identity in one such
     /// build fail it. A resource of a kind kustomize takes for cluster-scoped (`kustomizeClusterScoped`) passes a
     /// kustomization's `namespace:` unchanged.
-    public func sideBySideBuilds(of f: FileID, kind: String? = nil) -> [SideBySideBuild] {
+    /// `object`: the resource of `f` asked about, which a kustomization whose patches delete or rename only others passes on.
+    public func sideBySideBuilds(of f: FileID, kind: String? = nil, object: ObjectID? = nil) -> [SideBySideBuild] {
         let clusterScoped = kind.map(Model.kustomizeClusterScoped.contains) ?? false
         var out: [SideBySideBuild] = []
         var visited = Set<String>()
@@ -636,7 +643,7 @@ public struct Model: Sendable {
             guard depth <= IncludeGraph.maxDepth, visited.insert(path).inserted else { return }
             for k in graph.includers(of: path) where Extractor.isKustomizationName(Path.basename(files[objects[k].file].path)) {
                 out.append(SideBySideBuild(file: objects[k].file, generatedAt: nil))
-                if passesResourcesUnchanged(k, clusterScoped: clusterScoped) { take(graph.directory(of: k), depth: depth + 1) }
+                if passesResourcesUnchanged(k, clusterScoped: clusterScoped, object: object) { take(graph.directory(of: k), depth: depth + 1) }
             }
             guard !generatedBuilds.isEmpty, !path.isEmpty else { return }
             var dir = Path.dirname(path)
@@ -651,11 +658,16 @@ public struct Model: Sendable {
     }
 
     /// Whether kustomization `k` passes its resources on with the identities they are written with: no namespace, name
-    /// affix, patch, Component, replacement, transformer, generator or chart that could rename or remove one.
-    func passesResourcesUnchanged(_ k: ObjectID, clusterScoped: Bool = false) -> Bool {
+    /// affix, Component, replacement, transformer, generator or chart that could rename or remove one, and no patch
+    /// that could (for `object`, none that selects it).
+    func passesResourcesUnchanged(_ k: ObjectID, clusterScoped: Bool = false, object: ObjectID? = nil) -> Bool {
         let o = objects[k]
-        return (clusterScoped || o.kustomizeNamespace == nil) && o.kustomizeNamePrefix == nil && o.kustomizeNameSuffix == nil && o.kustomizeConfigFiles.isEmpty
-            && o.kustomizeUnknowns.isEmpty && !o.kustomizeChangesResources
+        guard (clusterScoped || o.kustomizeNamespace == nil) && o.kustomizeNamePrefix == nil && o.kustomizeNameSuffix == nil
+                && o.kustomizeConfigFiles.isEmpty && o.kustomizeUnknowns.isEmpty else { return false }
+        guard o.kustomizeChangesResources else { return true }
+        guard let object, case let targets?? = identityPatches[k] else { return false }
+        let r = objects[object]
+        return !targets.contains { $0.selectsAsWritten(r, in: files[r.file].yaml) }
     }
 
     /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.

@@ -1,4 +1,5 @@
 import TagwardenBasics
+import TagwardenYAML
 
 extension Model {
     /// The objects that every kustomization naming their file deletes with one of its own patches: a strategic merge
@@ -22,6 +23,45 @@ extension Model {
             let naming = graph.includers(of: files[o.file].path)
             let deleted = !naming.isEmpty && naming.allSatisfy { k in (deleting[k] ?? []).contains { $0.selectsAsWritten(o, in: files[o.file].yaml) } }
             if deleted { out.insert(i) }
+        }
+        return out
+    }
+
+    /// For each kustomization that changes resources, the targets of its patches that may delete or rename what they
+    /// select (`Model.identityPatches`): a strategic merge with `$patch: delete`, a JSON patch that writes an object's
+    /// name, namespace, kind or apiVersion (or the whole object, or its metadata). Nil for one with Components, or whose
+    /// patches may rename by option (`allowNameChange`, `allowKindChange`), or whose patch has no target read.
+    static func identityPatches(objects: Objects, files: Files, stepsOf: [ObjectID: EffectiveObjects.Steps]) -> [ObjectID: [EffectiveObjects.Selector]?] {
+        var out: [ObjectID: [EffectiveObjects.Selector]?] = [:]
+        let identity: Set<String> = ["", "metadata", "kind", "apiVersion"]
+        for (k, o) in objects.withIDs where o.isKustomization && o.kustomizeChangesResources {
+            let text = files[o.file].bytes[o.byteRange]
+            guard let steps = stepsOf[k], steps.components.isEmpty, !SourceText.contains("allowNameChange", in: text),
+                  !SourceText.contains("allowKindChange", in: text) else { out[k] = .some(nil); continue }
+            var targets: [EffectiveObjects.Selector]? = []
+            for p in steps.early + steps.late {
+                let y = p.text.yaml
+                let changes: Bool
+                switch y.nodes[p.root].kind {
+                case .mapping:
+                    changes = y.string(p.root, "$patch") == "delete"
+                case .sequence:
+                    changes = y.childNodes(p.root).contains { op in
+                        [y.string(op, "path"), y.string(op, "from")].contains { path in
+                            guard let path else { return false }
+                            let keys = EffectiveObjects.pointer(path)
+                            return keys.count <= 1 ? identity.contains(keys.first ?? "") || keys.isEmpty
+                                : keys[0] == "metadata" && (keys[1] == "name" || keys[1] == "namespace")
+                        }
+                    }
+                default:
+                    changes = true
+                }
+                guard changes else { continue }
+                guard let s = p.selector else { targets = nil; break }
+                targets?.append(s)
+            }
+            out[k] = .some(targets)
         }
         return out
     }
