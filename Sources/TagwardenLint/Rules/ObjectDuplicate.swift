@@ -34,11 +34,13 @@ extension Rule {
             let transformed = transformedAbove(a.file) ?? transformedAbove(b.file)
             let premises = [transformed.map {
                 "assuming the transformers of \($0.kustomization) (\($0.config)), which may delete, rename or patch objects, leave both as written"
-            }, (m.namespaceNotKnown[i] ?? m.namespaceNotKnown[j]).map { "assuming both land in one namespace: \($0)" },
-            // (plain manifests of two directories: nothing here says which cluster applies which)
-            assumingTogether && Path.dirname(m.path(a.file)) != Path.dirname(m.path(b.file))
-                ? "assuming one cluster applies both directories: nothing in this repository says what applies them; declare its clusters under clusters: in \(Config.fileName)"
-                : nil].compactMap { $0 }
+            }, (m.namespaceNotKnown[i] ?? m.namespaceNotKnown[j]).map { "assuming both land in one namespace: \($0)" }].compactMap { $0 }
+            // plain manifests of two files: nothing here says that one cluster applies both (a directory may hold
+            // alternatives, evocloud-dev's cilium-1.17.0.yaml and cilium-1.17.2.yaml), or which applies which; identical
+            // copies are redundant either way
+            let together = !assumingTogether || a.file == b.file ? nil
+                : "assuming one cluster applies both \(Path.dirname(m.path(a.file)) != Path.dirname(m.path(b.file)) ? "directories" : "files"): "
+                    + "nothing in this repository says what applies them; declare its clusters under clusters: in \(Config.fileName)"
             let identity = "\(a.kind) \(m.objectNamespace[i].map { $0 + "/" } ?? "")\(candidate(i) ?? a.name ?? "")"   // as the builds name it
             let there = "\(m.path(b.file)):\(b.kindSpan.start.line)"
             let inCluster = cluster.map { " applied to cluster \($0)" } ?? ""
@@ -51,7 +53,7 @@ extension Rule {
                 out.append(f)
             } else {
                 var f = c.finding("\(identity) is also defined in \(there)\(inCluster), differently: one silently replaces the other", object: i)
-                for premise in premises { f.assume(premise) }
+                for premise in premises + [together].compactMap({ $0 }) { f.assume(premise) }
                 out.append(f)
             }
         }

@@ -4283,8 +4283,9 @@ rationale: >
   ends) to what applies them; per-cluster overlays that a tool applies each alone are not one build, and
   in a repository of kustomize builds a file no build takes meets only its own documents (and, under a
   hidden directory such as a test runner's fixtures, nothing). In a repository
-  of plain manifests, objects of one environment are taken to meet (a premise the message states where
-  they are in two directories). Two that one kustomize build takes side by
+  of plain manifests, objects of one environment are taken to meet (a premise the message of two that differ
+  states where they are in two files: a directory may hold alternatives, one release's manifests beside
+  another's). Two that one kustomize build takes side by
   side (through kustomizations that pass them on unchanged) replace nothing: kustomize refuses that build, and
   kustomization-build-fails says so. Identical copies replace
   nothing: they are a note, one of the two is redundant. Copies are compared as the API server reads
@@ -4390,7 +4391,7 @@ triggering:
           name: apps
           labels: {tier: "2"}
     expect:
-      - {file: infra/b.yaml, line: 2, column: 7, message: "Namespace apps is also defined in infra/a.yaml:2, differently: one silently replaces the other"}
+      - {file: infra/b.yaml, line: 2, column: 7, message: "Namespace apps is also defined in infra/a.yaml:2, differently: one silently replaces the other (assuming one cluster applies both files: nothing in this repository says what applies them; declare its clusters under clusters: in .tagwarden.yaml)"}
   - description: an overlay whose transformer may delete one of the two (not followed, so an assumption)
     files:
       base/kustomization.yaml: |
