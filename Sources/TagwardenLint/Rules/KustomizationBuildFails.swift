@@ -19,13 +19,17 @@ extension Rule {
         func consequence(generatedAt path: String) -> String {
             consequence(builders: m.objects.indices.filter { m.objects[$0].fluxKustomization?.path.flatMap(Model.normalizePath) == path }, of: path)
         }
+        // (a directory a plugin builds may be given the file before kustomize reads it)
+        let pluginBuilt = m.missingResources.isEmpty ? [:] : m.pluginBuiltDirectories()
         for (k, missing) in m.missingResources.sorted(by: { $0.key < $1.key }) {
             let file = m.objects[k].file, dir = Path.dirname(m.path(file))
             for (path, why) in missing {
                 // each entry, where it is written, that names the path
                 for entry in m.files[file].resourceEntries where Model.resourcePath(entry.value, in: dir) == path {
-                    out.append(c.finding("kustomize cannot build this kustomization: it names '\(entry.value)', \(why), \(consequence(file))",
-                                         file: file, span: entry.span, object: nil, environment: nil))
+                    var f = c.finding("kustomize cannot build this kustomization: it names '\(entry.value)', \(why), \(consequence(file))",
+                                      file: file, span: entry.span, object: nil, environment: nil)
+                    if let plugin = pluginBuilt[dir] { f.assume("assuming plain kustomize builds it: \(plugin)") }
+                    out.append(f)
                 }
             }
         }

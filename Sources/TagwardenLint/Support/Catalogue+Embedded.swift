@@ -2043,7 +2043,9 @@ rationale: >
   matches strategic merge patch`: most often a patch for a Deployment that a HelmRelease's chart renders, which is no
   resource of the kustomize build); and a JSON patch whose operation needs a path its target lacks (`remove` of a
   missing field, any operation under a missing parent: `doc is missing path`). The message names the Flux
-  Kustomizations that build it. A Flux Kustomization of this repository's GitRepository whose `path` holds no
+  Kustomizations that build it. A missing file of a directory that an Argo CD Application builds with a
+  config-management plugin (`source.plugin`) is an assumption: the plugin may write it before kustomize runs.
+  A Flux Kustomization of this repository's GitRepository whose `path` holds no
   manifest deploys nothing, and kustomize-controller fails it (`kustomization path not found`) where the directory
   is not there (a directory of other files builds to nothing). A path that a patch sets, in a build that takes the
   Kustomization (a shared base's placeholder path that each cluster's overlay replaces), is judged as the patch
@@ -2195,6 +2197,27 @@ triggering:
           sourceRef: {kind: GitRepository, name: flux-system}
     expect:
       - {file: clusters/staging/flux-system/gotk-sync.yaml, line: 2, column: 7, message: "kustomize refuses the build: the kustomization Flux generates at ./clusters for the Flux Kustomization in clusters/flux-system/gotk-sync.yaml takes Kustomization flux-system/flux-system twice, here and in clusters/flux-system/gotk-sync.yaml:2 (may not add resource with an already registered id), so Flux Kustomization flux-system/flux-system (clusters/flux-system/gotk-sync.yaml) deploys nothing"}
+  - description: a directory an Argo CD Application builds with a config-management plugin, which may make the file first (stuttgart-things/flux's sops-demo; an assumption)
+    files:
+      demo/kustomization.yaml: |
+        resources:
+          - configmap.yaml
+          - secret.yaml  # written by the plugin at generate time
+      demo/configmap.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: demo}
+      demo/application.yaml: |
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata: {name: sops-demo, namespace: argocd}
+        spec:
+          source:
+            repoURL: https://github.com/acme/fleet.git
+            path: demo
+            plugin: {name: sops-decrypt-kustomize}
+    expect:
+      - {file: demo/kustomization.yaml, line: 3, column: 5, message: "kustomize cannot build this kustomization: it names 'secret.yaml', which is neither a file nor a directory of manifests in the repository, so nothing that builds demo deploys anything (assuming plain kustomize builds it: Argo CD Application sops-demo (demo/application.yaml) builds it with the config-management plugin sops-decrypt-kustomize, which may make files before kustomize runs)"}
   - description: an example overlay inside the base it builds
     files:
       apps/loki/kustomization.yaml: |

@@ -130,6 +130,26 @@ final class WitnessCache {
 }
 
 extension Model {
+    /// The directories Argo CD Applications build with a config-management plugin (`source.plugin`, or one of
+    /// `sources`), which may make files before it runs kustomize (argocd-vault-plugin, a SOPS decrypter), with how a
+    /// premise names the Application and its plugin.
+    func pluginBuiltDirectories() -> [String: String] {
+        var out: [String: String] = [:]
+        for o in objects where o.kind == "Application" && o.group == "argoproj.io" {
+            let y = YAMLFile(parsing: Array(files[o.file].bytes[o.byteRange]))
+            guard let root = y.documents.first?.root, let spec = y.get(root, "spec") else { continue }
+            let sources = (y.get(spec, "source").map { [$0] } ?? []) + (y.get(spec, "sources").map { y.childNodes($0) } ?? [])
+            for source in sources {
+                guard let pluginNode = y.get(source, "plugin"), let written = y.string(source, "path"),
+                      let dir = Model.normalizePath(written), out[dir] == nil else { continue }
+                let plugin = y.string(pluginNode, "name").map { " \($0)" } ?? ""
+                out[dir] = "Argo CD Application \(o.name ?? "") (\(path(o.file))) builds it with the config-management plugin\(plugin), "
+                    + "which may make files before kustomize runs"
+            }
+        }
+        return out
+    }
+
     /// The files of the charts here that Helm never parses itself (not a chart's `Chart.yaml`, values, templates or
     /// CRDs) and that hold Go template text and do not parse as YAML: templates its own templates read through
     /// `.Files`. By chart directory.
