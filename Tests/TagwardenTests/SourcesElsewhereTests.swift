@@ -54,6 +54,19 @@ import Testing
         #expect(report.findings.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag deploy/dev/cluster/web/deploy.yaml:9:18"])
     }
 
+    /// d4rkfella/home-ops: its FluxInstance syncs this repository; keycloak-operator's `path: ./kubernetes` of keycloak's
+    /// repository is above its own file by chance, which does not make keycloak's repository this one.
+    @Test func aFluxInstanceSyncOutranksAnotherRepositorysPathAboveItsFile() throws {
+        let instance = "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata: {name: flux, namespace: flux-system}\n"
+            + "spec:\n  sync: {kind: GitRepository, url: 'https://github.com/me/home-ops', ref: refs/heads/main, path: kubernetes/flux/cluster}\n"
+        let report = try lintReport([
+            "kubernetes/flux/cluster/instance.yaml": instance,
+            "kubernetes/apps/keycloak/ks.yaml": gitRepository("keycloak", "https://github.com/keycloak/keycloak-k8s-resources")
+                + "---\n" + kustomization("keycloak-operator", source: "keycloak", path: "./kubernetes"),
+        ], asFound: true)
+        #expect(paths(report)["keycloak-operator"] == "(elsewhere)")
+    }
+
     @Test func syncsThatNameSeveralRepositoriesWithoutABootstrapTellNothing() throws {
         // two Kustomizations above their own files, of two repositories, neither flux bootstrap's: either may be this one
         let report = try lintReport([

@@ -230,7 +230,9 @@ extension Model {
                 if let r = repository(url) { if bootstrap { bootstraps.insert(r) } else { others.insert(r) } }
             }
         }
-        let inferred = bootstraps.isEmpty && others.count == 1 ? others.subtracting(here) : []
+        // (only where nothing else says which repository this is: d4rkfella/home-ops's FluxInstance syncs it, and its
+        // keycloak-operator's `path: ./kubernetes` of keycloak's repository is above its file by chance)
+        let inferred = here.isEmpty && bootstraps.isEmpty && others.count == 1 ? others : []
         here.formUnion(!bootstraps.isEmpty ? bootstraps : inferred)
         return (here, inferred)
     }
