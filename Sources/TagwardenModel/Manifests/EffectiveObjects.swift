@@ -221,6 +221,8 @@ struct EffectiveObjects {
         var late: [Patch] = []
         /// `components:`, as normalised directories, in order.
         var components: [String] = []
+        /// A patch's `options` let it change the name or kind of what it selects (`allowNameChange`, `allowKindChange`).
+        var renamesByOption = false
         /// `commonLabels` and `labels[].pairs`, `commonAnnotations`: set on every object after the name affixes.
         var labels: [String: String] = [:]
         var annotations: [String: String] = [:]
@@ -540,6 +542,9 @@ struct EffectiveObjects {
             }
             if let list = y.get(root, "patches") {
                 for item in y.childNodes(list) where y.nodes[item].kind == .mapping {
+                    if let options = y.get(item, "options"), ["allowNameChange", "allowKindChange"].contains(where: { y.string(options, $0) == "true" }) {
+                        steps.renamesByOption = true
+                    }
                     let t = y.get(item, "patch").flatMap { text(inline: $0) } ?? y.string(item, "path").flatMap { text(path: $0) }
                     add(t, target: selector(y.get(item, "target")), into: &steps.early, patchesField: true)
                 }

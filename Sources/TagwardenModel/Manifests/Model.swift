@@ -271,7 +271,7 @@ public struct Model: Sendable {
         let stepsOf = steps?.value ?? [:]
         nonResources.formUnion(deletedByPatches(objects: objects, files: facts, graph: graph, stepsOf: stepsOf))
         let (unlisted, missing, writtenEmptyPaths) = unread.value
-        let identityPatches = Model.identityPatches(objects: objects, files: facts, stepsOf: stepsOf)
+        let identityPatches = Model.identityPatches(objects: objects, stepsOf: stepsOf)
         let patchFailures = stepsOf.isEmpty ? [] : PatchTargets.failures(objects: objects, files: facts, builds: builds, stepsOf: stepsOf,
                                                                          writtenName: writtenName, refused: Set(missing.keys))
         // the repository's ConfigMaps by namespace/name, which substitution and release values both look up

@@ -31,13 +31,11 @@ extension Model {
     /// select (`Model.identityPatches`): a strategic merge with `$patch: delete`, a JSON patch that writes an object's
     /// name, namespace, kind or apiVersion (or the whole object, or its metadata). Nil for one with Components, or whose
     /// patches may rename by option (`allowNameChange`, `allowKindChange`), or whose patch has no target read.
-    static func identityPatches(objects: Objects, files: Files, stepsOf: [ObjectID: EffectiveObjects.Steps]) -> [ObjectID: [EffectiveObjects.Selector]?] {
+    static func identityPatches(objects: Objects, stepsOf: [ObjectID: EffectiveObjects.Steps]) -> [ObjectID: [EffectiveObjects.Selector]?] {
         var out: [ObjectID: [EffectiveObjects.Selector]?] = [:]
         let identity: Set<String> = ["", "metadata", "kind", "apiVersion"]
         for (k, o) in objects.withIDs where o.isKustomization && o.kustomizeChangesResources {
-            let text = files[o.file].bytes[o.byteRange]
-            guard let steps = stepsOf[k], steps.components.isEmpty, !SourceText.contains("allowNameChange", in: text),
-                  !SourceText.contains("allowKindChange", in: text) else { out[k] = .some(nil); continue }
+            guard let steps = stepsOf[k], steps.components.isEmpty, !steps.renamesByOption else { out[k] = .some(nil); continue }
             var targets: [EffectiveObjects.Selector]? = []
             for p in steps.early + steps.late {
                 let y = p.text.yaml
