@@ -1430,6 +1430,19 @@ extension FluxInstanceTests {
     /// development build's Namespace label (v0.0.0-dev.0, microsoft/multicluster-gitops) names no release.
     /// A cluster whose files hold no Flux installation runs the repository's Flux where every installation it holds is
     /// of one version; "the only installation" is said only of one (gavinmcfall/home-ops holds two of 2.9.3).
+    /// kingdonb/bootstrap-repo: a cluster's kustomization comments its `flux-system` directory out, so its sync does not
+    /// apply the components bootstrap installed from there; with another cluster of another version in the repository,
+    /// the version in the cluster's own directory is what it runs, not "no version written here".
+    @Test func aClustersOwnDirectorysInstallationCountsWhereItsSyncDoesNotApplyIt() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v0.39.0").merging(bootstrapFiles("clusters/staging", flux: "v2.3.0")) { a, _ in a }
+        files["clusters/prod/flux-system/kustomization.yaml"] = "resources: [gotk-sync.yaml]\n"
+        let model = try #require(try lintReport(files, asFound: true).model)
+        let prod = try #require(model.clusters.clusters.first { $0.name == "clusters/prod" })
+        #expect(prod.flux?.description == "0.39.0")
+        #expect(prod.fluxOrigin == "app.kubernetes.io/version v0.39.0 of Namespace flux-system in clusters/prod/flux-system/gotk-components.yaml, "
+                + "in the cluster's directory though its sync does not apply it", "\(prod.fluxOrigin ?? "nil")")
+    }
+
     @Test func aClusterWithoutItsOwnInstallationTakesTheRepositorysOneVersion() throws {
         var files = bootstrapFiles("clusters/prod", flux: "v2.4.0").merging(bootstrapFiles("clusters/test", flux: nil)) { a, _ in a }
         func testFlux() throws -> String? {

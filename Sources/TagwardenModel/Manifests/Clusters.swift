@@ -739,6 +739,14 @@ public struct Clusters: Sendable {
                 out.clusters[c].flux = first.version
                 let others = Set(own.map(\.version)).subtracting([first.version])
                 out.clusters[c].fluxOrigin = first.origin + (others.isEmpty ? "" : "; it also holds Flux " + others.map(\.description).sorted().joined(separator: ", "))
+            } else if case let name = out.clusters[c].name, !name.isEmpty,
+                      case let near = installations(informative.filter { files[$0].path.hasPrefix(name + "/") }, objects: objects,
+                                                    objectsOfFile: objectsOfFile, files: files),
+                      let first = near.first, near.allSatisfy({ $0.version == first.version }) {
+                // its own directory holds an installation its sync does not apply (kingdonb/bootstrap-repo comments
+                // `flux-system` out of the cluster's kustomization): what bootstrap installed there
+                out.clusters[c].flux = first.version
+                out.clusters[c].fluxOrigin = first.origin + ", in the cluster's directory though its sync does not apply it"
             } else if let only = out.only {
                 out.clusters[c].flux = only.version
                 out.clusters[c].fluxOrigin = only.origin + (out.installations.count == 1 ? ", the repository's only Flux installation"
