@@ -1572,6 +1572,34 @@ nonTriggering:
         images:
           - name: ghcr.io/acme/web
             newTag: "2.0.1"
+  - description: an overlay's patch that matches no object of its build (no namespace, for a Deployment written in one), whose image deploys nothing (kustomization-build-fails says the build fails)
+    files:
+      base/kustomization.yaml: |
+        resources: [deployment.yaml]
+      base/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web, namespace: web}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: nginx:1.27.0
+      overlays/dev/kustomization.yaml: |
+        resources: [../../base]
+        patches:
+          - path: deployment.yaml
+      overlays/dev/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: nginx:latest
   - description: a docker-compose file is not a Kubernetes manifest
     files:
       docker-compose.yaml: |
@@ -2218,6 +2246,29 @@ triggering:
             plugin: {name: sops-decrypt-kustomize}
     expect:
       - {file: demo/kustomization.yaml, line: 3, column: 5, message: "kustomize cannot build this kustomization: it names 'secret.yaml', which is neither a file nor a directory of manifests in the repository, so nothing that builds demo deploys anything (assuming plain kustomize builds it: Argo CD Application sops-demo (demo/application.yaml) builds it with the config-management plugin sops-decrypt-kustomize, which may make files before kustomize runs)"}
+  - description: an overlay's strategic-merge patch without a namespace, for a Deployment its base writes in one (barkardk/gitops-demo; kustomize matches the namespace as written, or as a kustomization below sets it)
+    files:
+      base/kustomization.yaml: |
+        resources: [deployment.yaml]
+      base/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+          namespace: web
+      overlays/dev/kustomization.yaml: |
+        resources: [../../base]
+        patches:
+          - path: deployment.yaml
+      overlays/dev/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          replicas: 2
+    expect:
+      - {file: overlays/dev/deployment.yaml, line: 4, column: 9, message: "kustomize cannot build overlays/dev/kustomization.yaml: its strategic-merge patch is for apps/v1 Deployment web, which no resource of the build is (no resource matches strategic merge patch), so nothing that builds overlays/dev deploys anything"}
   - description: an example overlay inside the base it builds
     files:
       apps/loki/kustomization.yaml: |
@@ -2307,6 +2358,27 @@ triggering:
     expect:
       - {file: clusters/staging/kustomization.yaml, line: 7, column: 16, message: "Flux Kustomization flux-system/apps builds ./apps/stagign as this patch sets its path, which holds no manifest in the repository: it deploys nothing (kustomize-controller fails it with 'kustomization path not found' where the directory does not exist)"}
 nonTriggering:
+  - description: a patch without a namespace for an object whose namespace the base's kustomization sets (kustomize matches the namespace as written too)
+    files:
+      base/kustomization.yaml: |
+        namespace: web
+        resources: [deployment.yaml]
+      base/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+      overlays/dev/kustomization.yaml: |
+        resources: [../../base]
+        patches:
+          - path: deployment.yaml
+      overlays/dev/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          replicas: 2
   - description: a shared base's placeholder path that the cluster's overlay replaces with one that is there (rejdeboer/mmo-deployment)
     files:
       clusters/staging/flux-system/gotk-sync.yaml: |

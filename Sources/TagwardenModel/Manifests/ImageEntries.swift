@@ -153,7 +153,8 @@ extension Model {
     /// Marks the images of a patch file (a document of it) that selects no object of the build of any kustomization that
     /// applies it: its `target`, or without one its own kind and name, matches none (andreyolv/pikakube's `labelSelector:
     /// env=dev` over a Deployment labelled otherwise), so kustomize patches nothing with it. A name matches one it
-    /// holds where a kustomization below sets a name affix, a namespace is not compared, labels and annotations are
+    /// holds where a kustomization below sets a name affix, a namespace only for a patch without a target
+    /// (`PatchTargets.namespaceMatches`), labels and annotations are
     /// compared only where no kustomization below sets them, and a build that cannot be known is taken to be selected.
     private static func markPatchFilesOfNothing(_ images: inout Table<ImageID, ImageUse>, objects: Objects, files: Files, builds: LazyBuildSets,
                                                 stepsOf: [ObjectID: EffectiveObjects.Steps]) {
@@ -173,6 +174,7 @@ extension Model {
             let below = build?.kustomizations.filter { $0 != k } ?? []
             let renamed = below.contains { objects[$0].kustomizeNamePrefix != nil || objects[$0].kustomizeNameSuffix != nil }
             let relabeled = below.contains { !(stepsOf[$0]?.labels.isEmpty ?? true) || !(stepsOf[$0]?.annotations.isEmpty ?? true) }
+            let namespacesBelow = below.compactMap { objects[$0].kustomizeNamespace }
             for p in filePatches {
                 let span = p.text.span(p.root)
                 let doc = Document(file: p.text.file, start: span.start.offset, end: span.end.offset)
@@ -181,6 +183,7 @@ extension Model {
                     let o = objects[i]
                     guard o.kind == kind, sel.group.map({ $0 == o.group }) ?? true else { return false }
                     if let wanted = sel.exactName, let name = o.name, !name.contains("$"), renamed ? !wanted.contains(name) : wanted != name { return false }
+                    if p.targetless, !PatchTargets.namespaceMatches(sel.exactNamespace, o, below: namespacesBelow) { return false }
                     guard sel.labels != nil || sel.annotations != nil, !relabeled else { return true }
                     let (labels, annotations) = EffectiveObjects.labelsAndAnnotations(o, in: files[o.file].yaml)
                     return (sel.labels?.matches(labels) ?? true) && (sel.annotations?.matches(annotations) ?? true)

@@ -21,12 +21,24 @@ public struct PatchFailure: Sendable {
 ///   build is that object, kustomize fails ("no resource matches strategic merge patch"). Not judged where a Flux
 ///   Kustomization adds a Component that brings resources (`spec.components`). The apiVersion and kind are
 ///   compared exactly, as kustomize does; a name matches if it is the patch's or a part of it (a `namePrefix` further
-///   down may have renamed the object); the namespace is not compared.
+///   down may have renamed the object); the namespace as `namespaceMatches` says.
 /// - A JSON patch (RFC 6902) is applied to its one target: an operation fails on a path whose parent the object does not
 ///   have, and `remove` on a path it does not have (`JSON.firstFailure`). Judged when the target names one object of the build by kind and
 ///   name, no other patch of the build (a Component's that a Flux Kustomization adds included) may select it first, and the path stays clear of what kustomize's own
 ///   transformers write (metadata, labels, selectors, namespaces).
 enum PatchTargets {
+    /// Whether a strategic-merge patch without a `target`, for namespace `wanted` (its own, `default` when it has none),
+    /// may patch object `o`: kustomize matches the object's namespace as written or as the kustomizations below the
+    /// patching one set it (`below`), not as the patching one's own `namespace:` sets it later (barkardk/gitops-demo's
+    /// overlay patch without a namespace, for a Deployment written in namespace nginx, matches nothing). A namespace
+    /// written with `${…}` may be any.
+    static func namespaceMatches(_ wanted: String?, _ o: ManifestObject, below: [String]) -> Bool {
+        let wanted = wanted ?? "default"
+        let written = o.declaredNamespace ?? "default"
+        if written == wanted || written.contains("$") || wanted.contains("$") { return true }
+        return below.contains { $0 == wanted || $0.contains("$") }
+    }
+
     static func failures(objects: Objects, files: Files, builds: LazyBuildSets, stepsOf: [ObjectID: EffectiveObjects.Steps],
                          writtenName: [ObjectID: String], refused: Set<ObjectID>) -> [PatchFailure] {
         var out: [PatchFailure] = []
@@ -53,8 +65,10 @@ enum PatchTargets {
                       let api = y.string(p.root, "apiVersion") else { continue }
                 if kind == "Secret", build.unknowns.contains(.secrets) { continue }
                 // kustomize compares the group, version and kind exactly
+                let below = build.kustomizations.filter { $0 != k }.compactMap { objects[$0].kustomizeNamespace }
                 let held = build.objects.contains { i in
-                    guard objects[i].kind == kind, objects[i].apiVersion == api else { return false }
+                    guard objects[i].kind == kind, objects[i].apiVersion == api,
+                          namespaceMatches(p.selector?.exactNamespace, objects[i], below: below) else { return false }
                     guard let n = name(i), !n.contains("$") else { return true }
                     return wanted.contains(n)
                 } || (kind == "ConfigMap" && api == "v1" && build.configMaps.contains(where: wanted.contains))
