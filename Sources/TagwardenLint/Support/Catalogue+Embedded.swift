@@ -1663,6 +1663,18 @@ triggering:
     expect:
       - {file: apps/cost.yaml, line: 8, column: 14, message: "image 'gcr.io/kubecost1/frontend' has neither a tag nor a digest: it runs whatever 'latest' points to when the pod starts (assuming the chart takes this value as the whole reference; some add their own tag (kubecost's adds :prod-<appVersion>): if this one does, say so with # tagwarden:ignore image-missing-tag on the line)"}
 nonTriggering:
+  - description: an image beside a tag key spelled another way (tyzbit/fleet-infra's `imagetag:` for kube-metrics-adapter, whose chart reads `imageTag` with a default)
+    files:
+      apps/adapter.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: kube-metrics-adapter
+        spec:
+          values:
+            registry:
+              image: ghcr.io/zalando-incubator/kube-metrics-adapter
+              imagetag: v0.2.3
   - description: an image name beside the repository and version a chart composes it with (gpu-operator's `repository/image:version`)
     files:
       apps/gpu.yaml: |

@@ -509,6 +509,12 @@ package struct Extractor {
         facts.images.append(use)
     }
 
+    /// Whether a values key names an image's tag beside it, in any case and spelling (`imageTag`, `imagetag`, `image_tag`,
+    /// `appTag`), `tag` itself aside.
+    static func namesATag(_ key: String) -> Bool {
+        key.count > 3 && key.lowercased().hasSuffix("tag")
+    }
+
     /// Whether an `image:` value writes a tag or digest of its own: a `:` in it, as Flux's substitution leaves it
     /// when no variable is set (`${repo:=docker.io/mesosphere/kubectl}` is a repository, whose `:=` is no tag's).
     static func holdsTagSeparator(_ written: String) -> Bool {
@@ -596,7 +602,9 @@ package struct Extractor {
             // `tag` or a `repository` (gpu-operator's `repository/image:version`) is a part, not a whole reference; a web
             // address is a picture (homepage's `background.image`)
             let hub = above || y.get(n, "hub") != nil
+            // (or beside a key of a tag however spelled, `imagetag:`, which the chart's `imageTag` default stands in for)
             let composed = hub || tag.map { y.nodes[$0].kind == .scalar } == true || y.get(n, "repository").map { y.nodes[y.resolved($0)].kind == .scalar } == true
+                || y.pairs(n).contains { p in y.nodes[y.resolved(p.value)].kind == .scalar && Extractor.namesATag(y.value(p.key)) }
             for (k, v) in y.pairs(n) {
                 if y.valueEquals(k, "image"), y.nodes[y.resolved(v)].kind == .scalar, y.resolved(v) != repo,
                    case let written = y.value(y.resolved(v)), !composed || Extractor.holdsTagSeparator(written),
