@@ -221,6 +221,14 @@ public final class GitRepository {
         return TreeEntry(path: path, oid: GitOID(git_tree_entry_id(entry).pointee), mode: git_tree_entry_filemode(entry).rawValue)
     }
 
+    /// Whether the tree of `rev` holds a file under directory `path` that `accept` takes; nil when `rev` names no commit.
+    public func holdsFiles(rev: String, under path: String, accept: @escaping (String) -> Bool) -> Bool? {
+        guard let commit = try? resolveCommit(rev) else { return nil }
+        let prefix = path.isEmpty ? "" : path + "/"
+        let entries = (try? treeEntries(commit: commit) { $0.hasPrefix(prefix) && accept($0) }) ?? []
+        return !entries.isEmpty
+    }
+
     /// Whether the tree of the commit has a file or directory at `path`.
     public func pathExists(commit commitId: String, path: String) -> Bool {
         var obj: OpaquePointer?

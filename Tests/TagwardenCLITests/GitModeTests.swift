@@ -498,6 +498,19 @@ import Testing
         #expect((found.first?["message"] as? String)?.hasSuffix("(applied only through Flux Kustomization flux-system (clusters/lab/flux-system/"
                 + "gotk-sync.yaml), which builds branch deploy of GitRepository flux-system (the checkout is on main), not this checkout: "
                 + "assuming that revision holds this file as it is here)") == true, "\(found)")
+        // the branch Flux reads, as the clone has it (AlexisMtr/poseidon-gitops's origin/main), says whether the path is there
+        try r.git("checkout", "-q", "-b", "deploy")
+        try r.write("generated/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: made, namespace: apps}\n")
+        try r.commitAll("rendered")
+        try r.git("update-ref", "refs/remotes/origin/deploy", "HEAD")
+        try r.git("checkout", "-q", "main")
+        try r.git("branch", "-q", "-D", "deploy")
+        let rendered = try tagwarden(["audit", "--format", "json"], in: r.path)
+        #expect(rendered.findings.filter { $0.hasPrefix("kustomization-build-fails") }.isEmpty, "\(rendered.described)")
+        try r.git("update-ref", "refs/remotes/origin/deploy", "main")
+        let absent = try tagwarden(["audit", "--format", "json"], in: r.path)
+        let message = absent.findingObjects.first { $0["rule"] as? String == "kustomization-build-fails" }?["message"] as? String ?? ""
+        #expect(message.contains("(assuming branch deploy, which it builds, still holds no manifest there, as this clone last fetched it)"), "\(message)")
         // on a feature branch, the files are what the branch Flux reads will hold once it merges: facts
         try r.git("checkout", "-q", "-b", "feature")
         let feature = try tagwarden(["audit", "--format", "json"], in: r.path)

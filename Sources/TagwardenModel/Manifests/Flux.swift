@@ -95,6 +95,8 @@ public struct FluxKustomizationSpec: Sendable {
     /// Its GitRepository reads a fixed revision of this repository (a tag, a commit), which need not hold the files as
     /// they are here: how a premise says so (`tag v1.2 of GitRepository fleet`); nil otherwise.
     public var pinnedRevision: String?
+    /// The branch of this repository that revision is, other than the checkout's; nil for a tag, a commit or none.
+    public var pinnedBranch: String?
     public var targetNamespace: String?
     /// `spec.sourceRef`; nil when there is none.
     public var source: SourceRef?

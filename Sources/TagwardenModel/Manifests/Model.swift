@@ -467,6 +467,12 @@ public struct Model: Sendable {
             let k = e.kustomization
             guard let src = objects[k].fluxKustomization?.source, src.isGitRepository else { return false }
             if let revision = objects[k].fluxKustomization?.pinnedRevision {
+                // the branch it reads, as the clone has it, says whether the directory is there (AlexisMtr/poseidon-gitops)
+                if let branch = objects[k].fluxKustomization?.pinnedBranch, let holds = checkout?.manifestsUnder?(branch, e.path) {
+                    if holds { return false }
+                    emptyPathPremises[k] = "assuming branch \(branch), which it builds, still holds no manifest there, as this clone last fetched it"
+                    return true
+                }
                 emptyPathPremises[k] = "assuming \(revision), which it builds, holds this directory as the checkout does; declare the "
                     + "cluster under clusters: in \(Config.fileName) if it does not"
                 return true

@@ -65,6 +65,7 @@ extension Model {
                 } else if let line, let branch = sources.otherBranch(than: line, kind: src.kind, name: src.name, namespace: namespace, from: file,
                                                                     files: files, where: isHere) {
                     k.pinnedRevision = "branch \(branch) of GitRepository \(src.name) (the checkout is on \(line))"
+                    k.pinnedBranch = branch
                 } else {
                     continue
                 }

@@ -66,13 +66,18 @@ public struct SourceSnapshot {
     public var reader: TreeReader?
 }
 
-/// The branch a working tree is on, and the remote's default branch (`origin/HEAD`) where the clone knows it.
-public struct Checkout: Sendable, Equatable {
+/// The branch a working tree is on, and the remote's default branch (`origin/HEAD`) where the clone knows it; with what
+/// the repository's other branches hold, as far as the clone has them (`manifestsUnder`).
+public struct Checkout: Sendable {
     public var branch: String
     public var defaultBranch: String?
-    public init(branch: String, defaultBranch: String?) {
+    /// Whether branch `branch` (as the clone last fetched it, `origin/<branch>`, else the local branch) holds a manifest
+    /// under directory `path`; nil when the clone has no such branch. Used on the thread that audits the snapshot.
+    public var manifestsUnder: (@Sendable (_ branch: String, _ path: String) -> Bool?)?
+    public init(branch: String, defaultBranch: String?, manifestsUnder: (@Sendable (String, String) -> Bool?)? = nil) {
         self.branch = branch
         self.defaultBranch = defaultBranch
+        self.manifestsUnder = manifestsUnder
     }
 }
 

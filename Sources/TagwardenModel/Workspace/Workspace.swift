@@ -174,7 +174,14 @@ public struct Workspace {
         snap.files.removeAll { $0.path == Config.fileName || $0.path.hasSuffix("/" + Config.fileName) }
         if let repo {
             snap.remoteURLs = repo.remoteURLs()
-            if rev == nil, let branch = repo.headBranch { snap.checkout = Checkout(branch: branch, defaultBranch: repo.remoteDefaultBranch) }
+            if rev == nil, let branch = repo.headBranch {
+                nonisolated(unsafe) let repo = repo   // (asked on the thread that audits the snapshot, as the snapshot's reader)
+                snap.checkout = Checkout(branch: branch, defaultBranch: repo.remoteDefaultBranch) { other, path in
+                    let manifest = { (p: String) in [".yaml", ".yml", ".json"].contains { p.hasSuffix($0) } }
+                    return repo.holdsFiles(rev: "refs/remotes/origin/" + other, under: path, accept: manifest)
+                        ?? repo.holdsFiles(rev: "refs/heads/" + other, under: path, accept: manifest)
+                }
+            }
         }
         Timings.mark("read")  // the worktree marks its index and walk phases before this
         return snap
