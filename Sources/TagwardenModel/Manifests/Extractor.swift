@@ -511,8 +511,10 @@ package struct Extractor {
 
     /// Whether a values key names an image's tag beside it, in any case and spelling (`imageTag`, `imagetag`, `image_tag`,
     /// `appTag`), `tag` itself aside.
-    static func namesATag(_ key: String) -> Bool {
-        key.count > 3 && key.lowercased().hasSuffix("tag")
+    static func namesATag(_ key: ArraySlice<UInt8>) -> Bool {
+        guard key.count > 3 else { return false }
+        let end = key.endIndex
+        return key[end - 3] | 0x20 == UInt8(ascii: "t") && key[end - 2] | 0x20 == UInt8(ascii: "a") && key[end - 1] | 0x20 == UInt8(ascii: "g")
     }
 
     /// Whether an `image:` value writes a tag or digest of its own: a `:` in it, as Flux's substitution leaves it
@@ -604,7 +606,7 @@ package struct Extractor {
             let hub = above || y.get(n, "hub") != nil
             // (or beside a key of a tag however spelled, `imagetag:`, which the chart's `imageTag` default stands in for)
             let composed = hub || tag.map { y.nodes[$0].kind == .scalar } == true || y.get(n, "repository").map { y.nodes[y.resolved($0)].kind == .scalar } == true
-                || y.pairs(n).contains { p in y.nodes[y.resolved(p.value)].kind == .scalar && Extractor.namesATag(y.value(p.key)) }
+                || y.pairs(n).contains { p in Extractor.namesATag(y.valueBytes(p.key)) && y.nodes[y.resolved(p.value)].kind == .scalar }
             for (k, v) in y.pairs(n) {
                 if y.valueEquals(k, "image"), y.nodes[y.resolved(v)].kind == .scalar, y.resolved(v) != repo,
                    case let written = y.value(y.resolved(v)), !composed || Extractor.holdsTagSeparator(written),
