@@ -474,8 +474,8 @@ import Testing
 
 /// What a cluster reads when its GitRepository names another branch of this repository than the one checked out.
 @Suite struct CheckedOutBranchTests {
-    /// bancey/lab-ops (a cluster still on `master`, renamed `main`), Room-Of-Requirement/spellbook and NOJV-TW/NOJV (a
-    /// `deploy` branch CI renders from `main`): on the repository's own line, a GitRepository of another branch builds
+    /// bancey/lab-ops (a cluster still on `master`, renamed `main`) and Room-Of-Requirement/spellbook (a `deploy`
+    /// branch CI renders from `main`): on the repository's own line, a GitRepository of another branch builds
     /// files the checkout need not hold, so what only it applies is a premise. A feature branch, which will merge
     /// into the branch Flux reads, keeps its facts.
     @Test func aClusterOnAnotherBranchThanTheCheckoutsLineIsAPremise() throws {
