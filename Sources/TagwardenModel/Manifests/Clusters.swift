@@ -72,10 +72,11 @@ public struct Clusters: Sendable {
     /// not reach).
     public private(set) var unapplied: [ObjectID] = []
     /// Files the clusters take only through a Flux Kustomization that does not apply them as they are here → the first
-    /// such: a suspended one (`spec.suspend: true`), which applies no change of theirs, or one that reads a tag or a
-    /// commit of this repository (`FluxKustomizationSpec.pinnedRevision`), which applies that revision of them.
+    /// such: a suspended one (`spec.suspend: true`), which applies no change of theirs, or one that reads another
+    /// revision of this repository (`FluxKustomizationSpec.pinnedRevision`: a tag, a commit, another branch), which
+    /// applies that revision of them.
     public private(set) var heldBackOnly: [FileID: ObjectID] = [:]
-    /// Those of them that read a tag or a commit of this repository.
+    /// Those of them that read another revision of this repository.
     public private(set) var pinned: Set<ObjectID> = []
     /// Files of Flux's own components (flux bootstrap's `gotk-components.yaml`: its flux-system Namespace carries
     /// `app.kubernetes.io/part-of: flux`), whose images flux writes, not the team.
@@ -124,7 +125,7 @@ public struct Clusters: Sendable {
         return of(file).contains { clusters[$0].inferred == nil }
     }
 
-    /// Whether `file` is assumed applied as it is here only because Flux Kustomizations that read a tag or a commit of
+    /// Whether `file` is assumed applied as it is here only because Flux Kustomizations that read another revision of
     /// this repository take it.
     public func isOnlyPinned(_ file: FileID) -> Bool {
         guard case .assumed = reach[file], let k = heldBackOnly[file], pinned.contains(k) else { return false }
@@ -489,11 +490,11 @@ public struct Clusters: Sendable {
         var done = Set<String>()   // cluster, Kustomization and the path it builds there
         var reached = Set<ObjectID>()
         var bootstrappedClusters = Set<ClusterID>()   // clusters with a root of flux bootstrap's
-        // where a Kustomization is suspended or reads a tag or a commit of this repository, the files each cluster
+        // where a Kustomization is suspended or reads another revision of this repository, the files each cluster
         // applies through none (`live`), and for the others the first such Kustomization through which a cluster takes them
         func holdsBack(_ k: ObjectID) -> Bool { spec(k)?.suspended == true || spec(k)?.pinnedRevision != nil }
         out.pinned = Set(kustomizations.filter { spec($0)?.pinnedRevision != nil })
-        let anySuspended = kustomizations.contains(where: holdsBack)
+        let anyHeldBack = kustomizations.contains(where: holdsBack)
         var live = Table<ClusterID, Set<FileID>>()
         func cluster(named name: String) -> ClusterID {
             if let known = index[name] { return known }
@@ -502,7 +503,7 @@ public struct Clusters: Sendable {
                                              substitute: config.clusters.first { $0.name == name }?.substitute ?? [:]))
             index[name] = c
             sets.append(Set(minimumCapacity: min(fileCount, 1024)))
-            if anySuspended { live.append([]) }
+            if anyHeldBack { live.append([]) }
             members.append([])
             return c
         }
@@ -551,7 +552,7 @@ public struct Clusters: Sendable {
             var queue: [(k: ObjectID, variables: [String: String], suspended: ObjectID?)] = roots.map { ($0, given, nil) }
             func take(_ f: FileID, by variables: [String: String], through suspended: ObjectID?) {
                 var new = sets[c].insert(f).inserted
-                if anySuspended {
+                if anyHeldBack {
                     if let suspended {
                         if out.heldBackOnly[f] == nil { out.heldBackOnly[f] = suspended }
                     } else if live[c].insert(f).inserted {
@@ -669,7 +670,7 @@ public struct Clusters: Sendable {
         for c in undecided.sorted() {
             firstWalk[c] = sets[c]
             sets[c] = []
-            if anySuspended { live[c] = [] }
+            if anyHeldBack { live[c] = [] }
             done = done.filter { !$0.hasPrefix("\(c) ") }
             substitutedBuilders[c] = nil
             members[c] = []
@@ -705,7 +706,7 @@ public struct Clusters: Sendable {
             }
         }
         out.unapplied = kustomizations.filter { !reached.contains($0) && !nonResources.contains($0) }
-        if anySuspended { out.heldBackOnly = out.heldBackOnly.filter { f, _ in !live.contains { $0.contains(f) } } }
+        if anyHeldBack { out.heldBackOnly = out.heldBackOnly.filter { f, _ in !live.contains { $0.contains(f) } } }
         for c in out.clusters.indices { out.clusters[c].kustomizations = members[c].sorted() }
         // a chart kept here that an applied HelmRelease installs: helm-controller reads its Chart.yaml and values files
         // (as suspended as the release that installs it)
@@ -726,7 +727,7 @@ public struct Clusters: Sendable {
                 }
             }
         }
-        for (f, k) in chartsSuspended where !chartsLive.contains(f) && !(anySuspended && live.contains { $0.contains(f) }) {
+        for (f, k) in chartsSuspended where !chartsLive.contains(f) && !(anyHeldBack && live.contains { $0.contains(f) }) {
             out.heldBackOnly[f] = out.heldBackOnly[f] ?? k
         }
         out.ofFile = Table(repeating: [], count: files.count)

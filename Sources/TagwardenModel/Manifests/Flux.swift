@@ -92,8 +92,9 @@ public struct FluxKustomizationSpec: Sendable {
     public var pathSpan: SourceSpan?
     /// `spec.suspend: true`: Flux applies nothing of it, no change since it was suspended.
     public var suspended = false
-    /// Its GitRepository reads a fixed revision of this repository (a tag, a commit), which need not hold the files as
-    /// they are here: how a premise says so (`tag v1.2 of GitRepository fleet`); nil otherwise.
+    /// Its GitRepository reads another revision of this repository (a tag, a commit, a branch other than the checkout's
+    /// line), which need not hold the files as they are here: how a premise says so (`tag v1.2 of GitRepository
+    /// fleet`); nil otherwise.
     public var pinnedRevision: String?
     /// The branch of this repository that revision is, other than the checkout's; nil for a tag, a commit or none.
     public var pinnedBranch: String?
