@@ -211,6 +211,30 @@ struct EffectiveObjects {
         /// A strategic-merge patch without a `target`: it patches the object of its own kind and name, which the build
         /// must hold.
         var targetless = false
+
+        /// A strategic merge with `$patch: delete`: what it selects leaves the build.
+        var deletes: Bool { text.yaml.nodes[root].kind == .mapping && text.yaml.string(root, "$patch") == "delete" }
+
+        /// It may take what it selects out of the build or give it another identity: it deletes it, or it is a JSON patch
+        /// that writes its name, namespace, kind or apiVersion (or the whole object, or its metadata).
+        var mayChangeIdentity: Bool {
+            let y = text.yaml
+            switch y.nodes[root].kind {
+            case .mapping:
+                return deletes
+            case .sequence:
+                return y.childNodes(root).contains { op in
+                    [y.string(op, "path"), y.string(op, "from")].contains { path in
+                        guard let path else { return false }
+                        let keys = EffectiveObjects.pointer(path)
+                        return keys.count <= 1 ? keys.isEmpty || ["", "metadata", "kind", "apiVersion"].contains(keys[0])
+                            : keys[0] == "metadata" && (keys[1] == "name" || keys[1] == "namespace")
+                    }
+                }
+            default:
+                return true
+            }
+        }
     }
 
     /// A kustomization's patches in the order kustomize applies them.

@@ -1,5 +1,4 @@
 import TagwardenBasics
-import TagwardenYAML
 
 extension Model {
     /// The objects that every kustomization naming their file deletes with one of its own patches: a strategic merge
@@ -10,11 +9,7 @@ extension Model {
                                  stepsOf: [ObjectID: EffectiveObjects.Steps]) -> Set<ObjectID> {
         var deleting: [ObjectID: [EffectiveObjects.Selector]] = [:]
         for (k, steps) in stepsOf {
-            let selectors = steps.early.compactMap { p -> EffectiveObjects.Selector? in
-                let y = p.text.yaml
-                guard y.nodes[p.root].kind == .mapping, y.string(p.root, "$patch") == "delete", let s = p.selector else { return nil }
-                return s
-            }
+            let selectors = steps.early.compactMap { $0.deletes ? $0.selector : nil }
             if !selectors.isEmpty { deleting[k] = selectors }
         }
         guard !deleting.isEmpty else { return [] }
@@ -28,38 +23,14 @@ extension Model {
     }
 
     /// For each kustomization that changes resources, the targets of its patches that may delete or rename what they
-    /// select (`Model.identityPatches`): a strategic merge with `$patch: delete`, a JSON patch that writes an object's
-    /// name, namespace, kind or apiVersion (or the whole object, or its metadata). Nil for one with Components, or whose
-    /// patches may rename by option (`allowNameChange`, `allowKindChange`), or whose patch has no target read.
+    /// select (`Model.identityPatches`, `Patch.mayChangeIdentity`). Nil for one with Components, or whose patches may
+    /// rename by option (`allowNameChange`, `allowKindChange`), or whose patch has no target read.
     static func identityPatches(objects: Objects, stepsOf: [ObjectID: EffectiveObjects.Steps]) -> [ObjectID: [EffectiveObjects.Selector]?] {
         var out: [ObjectID: [EffectiveObjects.Selector]?] = [:]
-        let identity: Set<String> = ["", "metadata", "kind", "apiVersion"]
         for (k, o) in objects.withIDs where o.isKustomization && o.kustomizeChangesResources {
             guard let steps = stepsOf[k], steps.components.isEmpty, !steps.renamesByOption else { out[k] = .some(nil); continue }
-            var targets: [EffectiveObjects.Selector]? = []
-            for p in steps.early + steps.late {
-                let y = p.text.yaml
-                let changes: Bool
-                switch y.nodes[p.root].kind {
-                case .mapping:
-                    changes = y.string(p.root, "$patch") == "delete"
-                case .sequence:
-                    changes = y.childNodes(p.root).contains { op in
-                        [y.string(op, "path"), y.string(op, "from")].contains { path in
-                            guard let path else { return false }
-                            let keys = EffectiveObjects.pointer(path)
-                            return keys.count <= 1 ? identity.contains(keys.first ?? "") || keys.isEmpty
-                                : keys[0] == "metadata" && (keys[1] == "name" || keys[1] == "namespace")
-                        }
-                    }
-                default:
-                    changes = true
-                }
-                guard changes else { continue }
-                guard let s = p.selector else { targets = nil; break }
-                targets?.append(s)
-            }
-            out[k] = .some(targets)
+            let changing = (steps.early + steps.late).filter(\.mayChangeIdentity)
+            out[k] = .some(changing.contains { $0.selector == nil } ? nil : changing.compactMap(\.selector))
         }
         return out
     }
