@@ -187,8 +187,15 @@ public final class GitRepository {
 
     /// Blob entries of the tree of commit `commitId`, filtered by name.
     public func treeEntries(commit commitId: String, accept: @escaping (String) -> Bool) throws -> [TreeEntry] {
+        try blobs(ofTree: commitId + "^{tree}", named: commitId, accept: accept)
+    }
+
+    /// Blob entries of the tree revision expression `spec` names (`<commit>^{tree}`, `<commit>:<directory>`), by name
+    /// within it.
+    private func blobs(ofTree spec: String, named commitId: String, accept: @escaping (String) -> Bool) throws -> [TreeEntry] {
         var obj: OpaquePointer?
-        guard git_revparse_single(&obj, handle, commitId + "^{tree}") == 0, let obj else {
+        guard git_revparse_single(&obj, handle, spec) == 0, let obj, git_object_type(obj) == GIT_OBJECT_TREE else {
+            if let obj { git_object_free(obj) }
             throw TagwardenError("cannot read the tree of \(commitId): \(lastGitError("not found"))")
         }
         defer { git_object_free(obj) }
@@ -224,8 +231,8 @@ public final class GitRepository {
     /// Whether the tree of `rev` holds a file under directory `path` that `accept` takes; nil when `rev` names no commit.
     public func holdsFiles(rev: String, under path: String, accept: @escaping (String) -> Bool) -> Bool? {
         guard let commit = try? resolveCommit(rev) else { return nil }
-        let prefix = path.isEmpty ? "" : path + "/"
-        let entries = (try? treeEntries(commit: commit) { $0.hasPrefix(prefix) && accept($0) }) ?? []
+        // (the directory's own tree, walked alone: a path that is no directory there holds nothing)
+        let entries = (try? blobs(ofTree: path.isEmpty ? commit + "^{tree}" : commit + ":" + path, named: commit, accept: accept)) ?? []
         return !entries.isEmpty
     }
 
