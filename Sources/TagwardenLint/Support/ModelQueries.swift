@@ -130,15 +130,21 @@ final class WitnessCache {
 }
 
 extension Model {
-    /// The directories Argo CD Applications build with a config-management plugin (`FileFacts.pluginBuilds`), with how a
+    /// The directories Argo CD Applications build with a config-management plugin (`source.plugin`, or one of
+    /// `sources`), which may make files before it runs kustomize (argocd-vault-plugin, a SOPS decrypter), with how a
     /// premise names the Application and its plugin.
     func pluginBuiltDirectories() -> [String: String] {
         var out: [String: String] = [:]
-        for f in files.indices {
-            for b in files[f].pluginBuilds {
-                guard let dir = Model.normalizePath(b.path), out[dir] == nil else { continue }
-                out[dir] = "Argo CD Application \(b.application ?? "") (\(path(f))) builds it with the config-management plugin"
-                    + (b.plugin.map { " \($0)" } ?? "") + ", which may make files before kustomize runs"
+        for o in objects where o.kind == "Application" && o.group == "argoproj.io" {
+            let y = YAMLFile(parsing: Array(files[o.file].bytes[o.byteRange]))
+            guard let root = y.documents.first?.root, let spec = y.get(root, "spec") else { continue }
+            let sources = (y.get(spec, "source").map { [$0] } ?? []) + (y.get(spec, "sources").map { y.childNodes($0) } ?? [])
+            for source in sources {
+                guard let pluginNode = y.get(source, "plugin"), let written = y.string(source, "path"),
+                      let dir = Model.normalizePath(written), out[dir] == nil else { continue }
+                let plugin = y.string(pluginNode, "name").map { " \($0)" } ?? ""
+                out[dir] = "Argo CD Application \(o.name ?? "") (\(path(o.file))) builds it with the config-management plugin\(plugin), "
+                    + "which may make files before kustomize runs"
             }
         }
         return out

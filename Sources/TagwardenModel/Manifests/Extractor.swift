@@ -204,13 +204,6 @@ package struct Extractor {
         if kind == "ArtifactGenerator", apiVersion.hasPrefix("source.extensions.fluxcd.io/"), let spec = y.get(root, "spec") {
             artifactGenerator(spec, namespace: scalarString(y.get(root, "metadata", "namespace")))
         }
-        if kind == "Application", apiVersion.hasPrefix("argoproj.io/"), let spec = y.get(root, "spec") {
-            let sources = (y.get(spec, "source").map { [$0] } ?? []) + (y.get(spec, "sources").map { Array(y.childNodes($0)) } ?? [])
-            for source in sources {
-                guard let plugin = y.get(source, "plugin"), let path = scalarString(y.get(source, "path")) else { continue }
-                facts.pluginBuilds.append((path, scalarString(y.get(plugin, "name")), scalarString(y.get(root, "metadata", "name"))))
-            }
-        }
         // Flux installed from its own manifests' OCI artifact (a Kustomization of it applies them)
         if kind == "OCIRepository", apiVersion.hasPrefix("source.toolkit.fluxcd.io/"), let spec = y.get(root, "spec"),
            scalarString(y.get(spec, "url"))?.hasSuffix("/fluxcd/flux-manifests") == true {

@@ -513,10 +513,6 @@ public struct FileFacts: Sendable {
     public var fluxInstanceSyncs: [FluxInstanceSync] = []
     /// The ArtifactGenerators of the file (Flux 2.7's source-watcher): the ExternalArtifacts they copy from sources.
     public var artifactGenerators: [ArtifactGenerator] = []
-    /// The sources of the file's Argo CD Applications that a config-management plugin builds (`source.plugin`, or one
-    /// of `sources`): the directory (as written), the plugin's name and the Application's, which may make files
-    /// before kustomize runs (argocd-vault-plugin, a SOPS decrypter).
-    public var pluginBuilds: [(path: String, plugin: String?, application: String?)] = []
     public struct ArtifactGenerator: Sendable {
         public var namespace: String?
         /// alias → the source (`namespace/name`, the generator's namespace where none is given, and its kind).
