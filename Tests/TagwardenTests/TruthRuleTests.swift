@@ -2,6 +2,7 @@ import TagwardenFixtures
 import Testing
 @testable import TagwardenModel
 @testable import TagwardenLint
+import TagwardenYAML
 
 /// What the repository says of the clusters: the Flux each runs (its components' version label or CRDs), what its
 /// Kustomizations apply and substitute, and where its automations' paths lead. In-process; what the binary shows of
@@ -1441,6 +1442,70 @@ extension FluxInstanceTests {
         #expect(prod.flux?.description == "0.39.0")
         #expect(prod.fluxOrigin == "app.kubernetes.io/version v0.39.0 of Namespace flux-system in clusters/prod/flux-system/gotk-components.yaml, "
                 + "in the cluster's directory though its sync does not apply it", "\(prod.fluxOrigin ?? "nil")")
+    }
+
+    /// netwerk-digitaal-erfgoed/infrastructure: flux bootstrap's sync builds `./`, which has no kustomization file, and
+    /// Helm values files and a chart's Chart.yaml lie under it. kustomize-controller's generator decodes every YAML file
+    /// it walks to as Kubernetes objects and fails on the first that is none ("failed to decode Kubernetes YAML from …:
+    /// missing Resource metadata"), so the sync applies nothing, and the Flux its components name is only what the
+    /// cluster ran before. `.sops.yaml` is not in the artifact; a directory with a kustomization file is not walked.
+    @Test func aFileNoKubernetesObjectFailsTheBuildFluxGeneratesAndItsFluxVersionIsAssumed() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v0.17.0")
+        files["clusters/prod/helm/values.yaml"] = "replicaCount: 1\nimage:\n  repository: nginx\n"
+        files["clusters/prod/helm/Chart.yaml"] = "apiVersion: v2\nname: web\nversion: 1.0.0\n"
+        files["clusters/prod/.sops.yaml"] = "creation_rules:\n  - age: abc\n"
+        files["clusters/prod/kept/kustomization.yaml"] = "resources: [cm.yaml]\n"
+        files["clusters/prod/kept/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kept\n"
+        files["clusters/prod/kept/data.yaml"] = "a: 1\n"
+        files["clusters/prod/image.yaml"] = """
+            apiVersion: image.toolkit.fluxcd.io/v1beta2
+            kind: ImageRepository
+            metadata:
+              name: web
+              namespace: flux-system
+            spec:
+              image: ghcr.io/acme/web
+              interval: 5m
+
+            """
+        let res = try lint(files, asFound: true).filter { $0.rule == "kustomization-build-fails" || $0.rule == "api-removed" }
+        #expect(res.map { "\($0.severity) \($0.rendered)" }
+                == ["error kustomization-build-fails clusters/prod/helm/Chart.yaml:1:1", "warning api-removed clusters/prod/image.yaml:1:13"],
+                "\(res.map(\.rendered))")
+        #expect(res.first?.message == "kustomize-controller cannot generate the kustomization at ./clusters/prod for the Flux Kustomization in "
+                + "clusters/prod/flux-system/gotk-sync.yaml: it decodes every YAML file under the path as Kubernetes objects, and this file "
+                + "is not one (it has no kind): 'failed to decode Kubernetes YAML from clusters/prod/helm/Chart.yaml: missing kind in object', "
+                + "so Flux Kustomization flux-system/flux-system (clusters/prod/flux-system/gotk-sync.yaml) deploys nothing; 1 more file "
+                + "under it fails it too (clusters/prod/helm/values.yaml); give ./clusters/prod a kustomization.yaml that lists its "
+                + "manifests, or move the files out of it", "\(res.first?.message ?? "")")
+        #expect(res.last?.message.hasSuffix("(assuming cluster clusters/prod still runs the Flux 0.17.0 it applied before: its sync, Flux "
+                + "Kustomization flux-system (clusters/prod/flux-system/gotk-sync.yaml), cannot build ./clusters/prod now "
+                + "(kustomization-build-fails), so it applies none of this repository's files; set fluxVersion of cluster clusters/prod "
+                + "under clusters: in .tagwarden.yaml to name the Flux it runs)") == true, "\(res.last?.message ?? "")")
+        // a kustomization at the path: no generated build, nothing refused
+        files["clusters/prod/kustomization.yaml"] = "resources: [flux-system, image.yaml]\n"
+        #expect(try lint(files, asFound: true).filter { $0.rule == "kustomization-build-fails" || $0.rule == "api-removed" }
+                .map { "\($0.severity) \($0.rendered)" } == ["error api-removed clusters/prod/image.yaml:1:13"])
+    }
+
+    /// kustomize's resource reader (kyaml's GetValidatedMetadata), as `kubectl kustomize` of a kustomization listing
+    /// each text answers: what it refuses and what it passes over.
+    @Test func whatKustomizesResourceReaderRefuses() {
+        func says(_ text: String) -> String? { Model.refusedAsResources(YAMLFile(parsing: Array(text.utf8)))?.kustomizeSays }
+        #expect(says("replicaCount: 1\n") == "missing Resource metadata")
+        #expect(says("hello\n") == "missing Resource metadata")
+        #expect(says("- a\n- b\n") == "missing Resource metadata")
+        #expect(says("apiVersion: v1\nkind: ConfigMap\n") == "missing metadata.name in object")
+        #expect(says("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: x-\n") == "missing metadata.name in object")
+        #expect(says("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"\"\n") == "missing metadata.name in object")
+        #expect(says("apiVersion: v1\nmetadata:\n  name: x\n") == "missing kind in object")
+        #expect(says("metadata:\n  name: x\n") == "missing kind in object")
+        #expect(says("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n---\nfoo: bar\n") == "missing Resource metadata")
+        #expect(says("kind: List\nitems:\n- foo: bar\n") == "missing Resource metadata")
+        for passed in ["# a comment\n", "", "---\n---\n", "null\n", "~\n", "{}\n", "kind: ConfigMap\nmetadata:\n  name: x\n",
+                       "apiVersion: v1\nkind: ConfigMapList\nitems: []\n", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 5\n"] {
+            #expect(says(passed) == nil, "\(passed)")
+        }
     }
 
     @Test func aClusterWithoutItsOwnInstallationTakesTheRepositorysOneVersion() throws {

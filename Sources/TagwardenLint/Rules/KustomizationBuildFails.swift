@@ -39,6 +39,32 @@ extension Rule {
                                  file: p.file, span: p.span, object: nil, environment: nil))
         }
         out += duplicateIDs(c) { by in by.generatedAt.map(consequence(generatedAt:)) ?? consequence(by.file) }
+        // one finding per generated build, at the first file Flux's walk meets (fixing it shows the next)
+        for refusals in Dictionary(grouping: m.generatedBuildRefusals, by: \.path).values.sorted(by: { $0[0].path < $1[0].path }) {
+            let r = refusals[0]
+            // judged where the generating Flux Kustomization stands, as a duplicate in its build is (where the file itself
+            // is not applied, its own premise says so)
+            var premise: String?
+            if m.clusters.reach[r.file] == .applied {
+                switch m.clusters.reach[r.builder] {
+                case .applied: break
+                case .unreached: premise = "no cluster in this repository applies \(m.path(r.builder))"
+                case .assumed(let p): premise = p
+                case .notDeployed: continue
+                }
+            }
+            let others = refusals.dropFirst().map { m.path($0.file) }
+            let more = others.isEmpty ? "" : "; \(others.count) more file\(others.count == 1 ? "" : "s") under it fail\(others.count == 1 ? "s" : "") "
+                + "it too (\(others.prefix(3).joined(separator: ", "))\(others.count > 3 ? ", …" : ""))"
+            var f = c.finding("kustomize-controller cannot generate the kustomization at ./\(r.path) for the Flux Kustomization in "
+                                + "\(m.path(r.builder)): it decodes every YAML file under the path as Kubernetes objects, and this file is not "
+                                + "one (\(r.why)): 'failed to decode Kubernetes YAML from \(m.path(r.file)): \(r.kustomizeSays)', "
+                                + "\(consequence(generatedAt: r.path))\(more); give ./\(r.path) a kustomization.yaml that lists its manifests, "
+                                + "or move the files out of it",
+                              file: r.file, span: r.span, object: nil, environment: nil)
+            if let premise { f.assume(premise) }
+            out.append(f)
+        }
         for e in m.emptyFluxPaths {
             let k = e.kustomization
             let patch = e.patched ? " as this patch sets its path" : ""

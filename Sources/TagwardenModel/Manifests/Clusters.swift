@@ -42,6 +42,9 @@ public struct Clusters: Sendable {
         /// The Flux it runs, and where that was read; nil when its files do not say.
         public var flux: FluxVersion?
         public var fluxOrigin: String?
+        /// Why that version is an assumption though read here: the sync that applies the installation fails to build
+        /// (`assumeFluxOfFailedSyncs`), so the cluster runs what it applied before. Nil when it is a fact.
+        public var fluxPremise: String?
         /// The image-automation kinds its Flux components define (CustomResourceDefinitions), with the versions they serve.
         public var servedImageAPIs: [String: [String]] = [:]
         /// The FluxInstance sync that applies its path (`file:line`), for a cluster of flux-operator's.
@@ -766,6 +769,23 @@ public struct Clusters: Sendable {
         return out
     }
 
+    /// The clusters whose every root builds one of `failedPaths` (generated builds that fail, `generatedBuildRefusals`)
+    /// apply nothing of this repository now: the Flux their installation here names is what they ran when the sync last
+    /// built, an assumption (`fluxPremise`), not a fact. A version the config declares stays a fact.
+    mutating func assumeFluxOfFailedSyncs(_ failedPaths: Set<String>, objects: Objects, files: Files, config: Config) {
+        for c in clusters.indices where clusters[c].fluxOrigin != nil && !clusters[c].roots.isEmpty {
+            let roots = clusters[c].roots
+            guard !config.clusters.contains(where: { $0.name == clusters[c].name && $0.fluxVersion != nil }),
+                  roots.allSatisfy({ objects[$0].fluxKustomization?.path.flatMap(Model.normalizePath).map(failedPaths.contains) ?? false })
+            else { continue }
+            let root = roots[0], path = objects[root].fluxKustomization!.path.flatMap(Model.normalizePath)!
+            clusters[c].fluxPremise = "assuming cluster \(clusters[c].displayName) still runs the Flux \(clusters[c].flux.map { "\($0)" } ?? "") "
+                + "it applied before: its sync, Flux Kustomization \(objects[root].name ?? "") (\(files[objects[root].file].path)), cannot "
+                + "build ./\(path) now (kustomization-build-fails), so it applies none of this repository's files; set fluxVersion of cluster "
+                + "\(clusters[c].displayName) under clusters: in \(Config.fileName) to name the Flux it runs"
+        }
+    }
+
     /// The version of the Flux release whose manifests a kustomization resource installs, as Flux's documentation has
     /// them applied: `https://github.com/fluxcd/flux2/releases/download/v2.4.0/install.yaml`, or the kustomize remote
     /// `github.com/fluxcd/flux2/manifests/install?ref=v2.4.0`.
@@ -885,6 +905,7 @@ extension Model {
     /// names the version): the assumption, from which version on the finding holds, and the config key that settles it.
     /// Nil when the version was read from the repository or the config.
     public func fluxAssumption(_ run: FluxRun, holdsFrom version: FluxVersion?) -> String? {
+        if let c = run.cluster, config.fluxVersion == nil, let premise = clusters.clusters[c].fluxPremise { return premise }
         guard run.origin == nil else { return nil }
         let cluster = run.cluster.map { " of cluster \(clusters.clusters[$0].displayName)" } ?? ""
         let holds = version.map { "this holds if it runs Flux \($0) or later" } ?? "this holds for current Flux"

@@ -62,6 +62,8 @@ public struct Model: Sendable {
     public let emptyPathPremises: [ObjectID: String]
     /// The patches kustomize refuses to apply (`PatchTargets`), by the kustomization whose build they fail.
     public let patchFailures: [PatchFailure]
+    /// The files that fail the kustomization Flux generates at a Flux Kustomization's `path` (`generatedBuildRefusals`).
+    public let generatedBuildRefusals: [GeneratedBuildRefusal]
     /// The kustomizations that change resources (`kustomizeChangesResources`) → the targets of those of their patches
     /// that may delete or rename what they select; nil where anything may (Components, `allowNameChange`, a patch
     /// whose target is not read). A kustomization whose patches only edit fields passes its resources' identities on.
@@ -249,7 +251,7 @@ public struct Model: Sendable {
             Started { unreadResources(resources, objects: objects, builds: built, skipped: skipped, config: config) }
         }()
         let pathPatched = pathsPatchedEverywhere(objects: objects, files: facts, graph: graph, nonResources: nonResources)
-        let clusters = Clusters.build(objects: objects, files: facts, builds: builds, graph: graph, ignoring: nonResources, config: config,
+        var clusters = Clusters.build(objects: objects, files: facts, builds: builds, graph: graph, ignoring: nonResources, config: config,
                                       sourceIgnore: sourceIgnore, artifactSyncs: artifactSyncs, pathPatched: pathPatched)
         var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, graph: graph, clusters: clusters)
         var writtenName: [ObjectID: String] = [:]
@@ -493,6 +495,9 @@ public struct Model: Sendable {
         }
         let kustomizationDirectories = Set(builds.value.kustomizationAt.keys).union(builds.value.emptyKustomizationAt.keys)
         let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories, pathPatched: pathPatched)
+        let refusals = generatedBuildRefusals(objects: objects, files: facts, generatedBuilds: generated,
+                                              kustomizationDirectories: kustomizationDirectories, reach: clusters.reach)
+        if !refusals.isEmpty { clusters.assumeFluxOfFailedSyncs(Set(refusals.map(\.path)), objects: objects, files: facts, config: config) }
         var watched = Set<String>()
         // (as Flux reads them: an image written with variables, substituted)
         for r in flux.repositories { if let n = r.normalizedImage { watched.insert(n) } }
@@ -548,6 +553,7 @@ public struct Model: Sendable {
                   clusters: clusters, namespaceOverride: namespaceOverride, namespaceNotKnown: namespaceNotKnown, writtenName: writtenName, variantOf: variantOf,
                   variantClusters: variantClusters, policyCharts: policyCharts,
                   unlistedResources: unlisted, missingResources: missing, emptyFluxPaths: emptyPaths, emptyPathPremises: emptyPathPremises, patchFailures: patchFailures,
+                  generatedBuildRefusals: refusals,
                   identityPatches: identityPatches,
                   kustomizationDirectories: kustomizationDirectories,
                   generatedBuilds: generated, evidence: evidence, skipped: skipped, graph: graph)
