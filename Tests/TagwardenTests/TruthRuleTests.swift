@@ -1676,3 +1676,66 @@ extension FluxInstanceTests {
         #expect(other.filter { ["image-env-prefix", "marker-missing"].contains($0.rule) }.isEmpty)
     }
 }
+
+@Suite struct ThisRoundsRepositoriesTests {
+    /// dex4er/terraform-eks-flux-demo: an `images:` entry named with the tag (`public.ecr.aws/bitnami/kubectl:latest`)
+    /// matches the reference written so (kustomize's IsImageMatched compares the whole reference), and kustomize keeps
+    /// the name it splits from it: `kubectl kustomize` makes `public.ecr.aws/bitnami/kubectl:1.31.2`. The base's
+    /// `latest` never runs, and the entry's image is that, not `…:latest:1.31.2`.
+    @Test func anEntryNamedWithTheTagRetagsTheReferenceWrittenSo() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.4.0")
+        files["clusters/prod/app.yaml"] = fluxKustomization(name: "app", path: "./app", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["app/deployment.yaml"] = deployment(namespace: "default", image: "public.ecr.aws/bitnami/kubectl:latest")
+        files["app/kustomization.yaml"] = "resources: [deployment.yaml]\nimages:\n  - name: public.ecr.aws/bitnami/kubectl:latest\n    newTag: 1.31.2\n"
+        #expect(try lint(files, asFound: true).filter { $0.severity != .note }.map(\.rendered) == [])
+        // an entry named with another tag matches nothing: the base's latest runs
+        files["app/kustomization.yaml"] = "resources: [deployment.yaml]\nimages:\n  - name: public.ecr.aws/bitnami/kubectl:1.0\n    newTag: 1.31.2\n"
+        #expect(try lint(files, asFound: true).filter { $0.severity != .note }.map(\.rendered)
+                == ["image-latest-tag app/deployment.yaml:9:18", "image-entry-unmatched app/kustomization.yaml:3:11"])
+    }
+
+    /// mrwulf/home-cluster: a GitRepository `http://git.home.${SECRET_DOMAIN}/brandon/other.git` names another repository
+    /// whatever the variable is, since its path is not this repository's (the FluxInstance syncs acme/fleet): its
+    /// Kustomization's `path: ./` applies none of these files. Where a variable stands in the path, the URL may be this
+    /// repository's.
+    @Test func aURLWithAVariableIsAnotherRepositoryWhereItsLiteralPathIs() throws {
+        var files: [String: String] = [:]
+        files["clusters/prod/flux-instance.yaml"] = """
+            apiVersion: fluxcd.controlplane.io/v1
+            kind: FluxInstance
+            metadata:
+              name: flux
+              namespace: flux-system
+            spec:
+              distribution:
+                version: "2.x"
+                registry: ghcr.io/fluxcd
+              sync:
+                kind: GitRepository
+                url: https://gitlab.com/acme/fleet
+                ref: refs/heads/main
+                path: ./clusters/prod
+
+            """
+        files["clusters/prod/other.yaml"] = """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata:
+              name: other-git
+              namespace: flux-system
+            spec:
+              interval: 1h
+              url: http://git.home.${SECRET_DOMAIN}/brandon/other.git
+              ref:
+                branch: main
+
+            """ + "---\n" + fluxKustomization(name: "other-apps", path: "./", spec: "  sourceRef: {kind: GitRepository, name: other-git}\n")
+        files["tools/job.yaml"] = deployment(namespace: "default", image: "busybox:latest")
+        #expect(try lint(files, asFound: true).filter { $0.severity != .note }.map { "\($0.severity) \($0.rendered)" }
+                == ["warning image-latest-tag tools/job.yaml:9:18"])
+        #expect(Model.pointsElsewhere("http://git.home.${SECRET_DOMAIN}/brandon/other.git", here: ["acme/fleet"]))
+        #expect(!Model.pointsElsewhere("https://gitlab.com/${ORG}/fleet", here: ["acme/fleet"]))
+        #expect(!Model.pointsElsewhere("https://gitlab.com/acme/${REPO}.git", here: ["acme/fleet"]))
+        #expect(Model.pointsElsewhere("https://gitlab.com/${ORG}/other", here: ["acme/fleet"]))
+    }
+}

@@ -440,7 +440,9 @@ package struct Extractor {
         for entry in y.childNodes(list) where y.nodes[entry].kind == .mapping {
             guard let nameNode = y.get(entry, "name"), let name = scalarString(nameNode) else { continue }
             let newName = y.get(entry, "newName")
-            let effective = scalarString(newName) ?? name
+            // kustomize keeps the name it splits from the container's reference: a name written with its tag
+            // (`bitnami/kubectl:latest`) gives the image its name alone
+            let effective = scalarString(newName) ?? KustomizeImageEntry.kustomizeName(of: name) ?? name
             var use = ImageUse(origin: .kustomize, file: fileIndex, object: object, text: effective,
                                name: effective, span: y.nodes[newName ?? nameNode].span)
             use.tagOptional = true

@@ -204,6 +204,16 @@ public struct KustomizeImageEntry: Sendable {
     /// sets, is then the one judged).
     struct Needs: Hashable, Sendable {
         var renameSuffices = false
+        /// The image's tag and digest as written (`:latest`), where some entry of the repository names an image with its
+        /// tag (`name: bitnami/kubectl:latest`): kustomize matches such a name against the whole reference.
+        var writtenSuffix = ""
+
+        /// Whether entry `e`, whose name carries a tag or digest, matches the image called `name` written with
+        /// `writtenSuffix` (`nameMatches`).
+        func matchesWithTag(_ e: KustomizeImageEntry, name: String) -> Bool {
+            !writtenSuffix.isEmpty && e.name.value.utf8.count > name.utf8.count && e.name.value.hasPrefix(name)
+                && KustomizeImageEntry.nameMatches(e.name.value, reference: name + writtenSuffix)
+        }
 
         /// What reference `text`, which does not parse, needs; nil when no entry can match it (`kustomizeName`).
         init?(invalid text: String) {
@@ -220,7 +230,7 @@ public struct KustomizeImageEntry: Sendable {
     /// miss it).
     static func apply(_ entries: [KustomizeImageEntry], to name: String, needs: Needs = Needs()) -> String? {
         var name = name
-        for e in entries where e.name.value == name {
+        for e in entries where e.name.value == name || needs.matchesWithTag(e, name: name) {
             if e.setsTag || needs.renameSuffices && e.newName != nil { return nil }
             if let n = e.newName { name = n }
         }

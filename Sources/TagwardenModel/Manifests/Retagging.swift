@@ -37,6 +37,8 @@ extension Model {
         let followsValuesFiles = images.contains { $0.valuesFromEntry != nil }
         guard followsPatches || followsValuesFiles || objects.contains(where: { $0.kustomizeImages.contains { $0.setsTag || $0.newName != nil } }) else { return }
         let (components, fluxBuilders) = componentsAndFluxBuilders(objects: objects, files: files)
+        // (an entry whose name carries the tag matches the whole reference: `Needs.writtenSuffix`)
+        let entryNamesCarryTags = objects.contains { $0.kustomizeImages.contains { KustomizeImageEntry.kustomizeName(of: $0.name.value) != $0.name.value } }
         /// The object an image is written in, followed through patches: its container and where that stands at this
         /// point of a build, or for a HelmRelease's values image the path of its tag under `spec.values` (which
         /// `images:` entries do not touch). nil where no patch may touch it.
@@ -433,6 +435,7 @@ extension Model {
                 } else {
                     needs = KustomizeImageEntry.Needs()
                 }
+                if entryNamesCarryTags, let name = img.name, img.text.hasPrefix(name) { needs.writtenSuffix = String(img.text.dropFirst(name.count)) }
                 var me = start(img)
                 // a values file's image is followed from the kustomization that generates its ConfigMap: the builds that read it
                 let generator = me?.order?.origin

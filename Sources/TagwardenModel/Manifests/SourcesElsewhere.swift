@@ -90,8 +90,8 @@ extension Model {
         }
         func elsewhere(kind: String?, name: String?, namespace: String?) -> Bool {
             let all = sources.candidates(kind: kind, name: name, namespace: namespace)
-            // every GitRepository the reference may mean points elsewhere (a URL with `${…}` may point here)
-            return !all.isEmpty && all.allSatisfy { url in !url.containsBytes("${") && repositoryPath(url).map { !here.contains($0) } ?? false }
+            // every GitRepository the reference may mean points elsewhere
+            return !all.isEmpty && all.allSatisfy { pointsElsewhere($0, here: here) }
         }
         for i in objects.indices {
             switch objects[i].flux {
@@ -292,6 +292,33 @@ extension Model {
         func branches(where isHere: (String) -> Bool) -> Set<String> {
             Set(byName.values.flatMap { $0 }.filter { isHere($0.url) }.compactMap(\.branch))
         }
+    }
+
+    /// Whether git URL `url` certainly names another repository than those of `here` (`repositoryPath`s). A variable
+    /// (`${…}`) may stand for any text: such a URL points elsewhere where no repository of `here` fits the rest of its
+    /// path (`http://git.home.${SECRET_DOMAIN}/brandon/other.git`, mrwulf/home-cluster), and may point here otherwise.
+    static func pointsElsewhere(_ url: String, here: Set<String>) -> Bool {
+        guard let path = repositoryPath(url) else { return false }
+        guard path.containsBytes("${") else { return !here.contains(path) }
+        // the literal pieces between the variables, in order
+        var pieces: [Substring] = [], rest = Substring(path)
+        while let open = rest.firstRange(of: "${") {
+            pieces.append(rest[..<open.lowerBound])
+            guard let close = rest[open.upperBound...].firstIndex(of: "}") else { return false }
+            rest = rest[rest.index(after: close)...]
+        }
+        pieces.append(rest)
+        func fits(_ repository: String) -> Bool {
+            var left = Substring(repository)
+            guard left.hasPrefix(pieces[0]) else { return false }
+            left = left.dropFirst(pieces[0].count)
+            for piece in pieces.dropFirst().dropLast() {
+                guard let at = left.firstRange(of: piece) else { return false }
+                left = left[at.upperBound...]
+            }
+            return left.hasSuffix(pieces.last!) && left.count >= pieces.last!.count
+        }
+        return !here.contains(where: fits)
     }
 
     /// The repository a git URL names, as its path on its host (`gitURLKey` without the host): `acme/fleet`.
