@@ -247,6 +247,22 @@ public struct YAMLFile: Sendable {
         return merged(merge, key, depth: 1)
     }
 
+    /// `get`, then a key that differs from `key` only in the case of ASCII letters (the last such): what Go's
+    /// encoding/json does, which kustomize decodes a kustomization with (`newtag:` sets `newTag`).
+    public func getFoldingCase(_ node: Int, _ key: StaticString) -> Int? {
+        if let exact = get(node, key) { return exact }
+        guard nodes[node].kind == .mapping else { return nil }
+        return key.withUTF8Buffer { wanted in
+            var found: Int?
+            for (k, v) in pairs(node) where nodes[k].kind == .scalar && nodes[k].valueCount == wanted.count {
+                if zip(valueBytes(k), wanted).allSatisfy({ $0 | 0x20 == $1 | 0x20 && ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A || $0 == $1) }) {
+                    found = v
+                }
+            }
+            return found.map(resolved)
+        }
+    }
+
     /// A mapping's value under `key` (the last one), and the value of its merge key `<<`, if any.
     /// (Over the arrays' buffers, with each key's length and first byte compared before its bytes: most lookups are of
     /// keys a mapping lacks.)

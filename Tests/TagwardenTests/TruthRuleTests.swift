@@ -1738,4 +1738,46 @@ extension FluxInstanceTests {
         #expect(!Model.pointsElsewhere("https://gitlab.com/acme/${REPO}.git", here: ["acme/fleet"]))
         #expect(Model.pointsElsewhere("https://gitlab.com/${ORG}/other", here: ["acme/fleet"]))
     }
+
+    /// The set's smaller causes. stackhpc/fluxcd-demo-apps: `repository: ""` in a release's values leaves the chart's
+    /// (slurm's template has `| default`), as `tag: ""` does. USA-RedDragon/home-cluster-flux: a kustomization's
+    /// `namespace: mosquitto` renames its Namespace `vaultwarden` (`kubectl kustomize`: `name: mosquitto`), so the two
+    /// copies are one object, identically. cryptophys-work/platform-gitops: `v1` and `v1beta2` of one HelmRepository are
+    /// two resources to kustomize's ResId (`kubectl kustomize` emits both), and one object to the API server.
+    /// ulrikjohansson/flux-homelab-cluster: kustomize
+    /// decodes a kustomization as Go's encoding/json does, so `newtag:` sets the tag.
+    @Test func anEmptyRepositoryARenamedNamespaceTwoVersionsAndAFieldOfAnotherCase() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.4.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["apps/kustomization.yaml"] = "resources: [release.yaml, vaultwarden, mosquitto, sources, web]\n"
+        files["apps/release.yaml"] = """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: slurm, namespace: slurm}
+            spec:
+              chart: {spec: {chart: slurm, version: 0.1.0, sourceRef: {kind: HelmRepository, name: slinky}}}
+              values:
+                compute:
+                  image: {repository: ghcr.io/slinkyproject/slurmd, tag: 24.05-ubuntu-24.04}
+                  nodesets:
+                    - name: dawn
+                      image: {repository: "", tag: ""}
+
+            """
+        files["apps/vaultwarden/kustomization.yaml"] = "namespace: mosquitto\nresources: [ns.yaml]\n"
+        files["apps/vaultwarden/ns.yaml"] = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: vaultwarden\n"
+        files["apps/mosquitto/kustomization.yaml"] = "namespace: mosquitto\nresources: [ns.yaml]\n"
+        files["apps/mosquitto/ns.yaml"] = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: mosquitto\n"
+        files["apps/sources/kustomization.yaml"] = "resources: [a.yaml, b.yaml]\n"
+        for (file, version) in [("a", "v1"), ("b", "v1beta2")] {
+            files["apps/sources/\(file).yaml"] = "apiVersion: source.toolkit.fluxcd.io/\(version)\nkind: HelmRepository\n"
+                + "metadata: {name: crossplane, namespace: flux-system}\nspec: {url: https://charts.crossplane.io/stable}\n"
+        }
+        files["apps/web/kustomization.yaml"] = "resources: [../../base]\nimages:\n- name: application\n  newName: ghcr.io/acme/app\n  newtag: \"1.2.3\"\n"
+        files["base/kustomization.yaml"] = "resources: [deployment.yaml]\n"
+        files["base/deployment.yaml"] = deployment(namespace: "default", image: "application")
+        let found = try lint(files, asFound: true).filter { $0.rule != "policy-unused" }.map { "\($0.severity) \($0.rendered)" }
+        #expect(found == ["note object-duplicate apps/sources/b.yaml:2:7", "note object-duplicate apps/vaultwarden/ns.yaml:2:7"], "\(found)")
+    }
+
 }

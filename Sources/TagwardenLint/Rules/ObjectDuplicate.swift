@@ -24,8 +24,8 @@ extension Rule {
         let transformers = Transformers(m)
         func report(_ i: ObjectID, _ j: ObjectID, cluster: String?, assumingTogether: Bool = false) {
             let a = m.objects[i], b = m.objects[j]
-            // two that one kustomize build takes side by side fail it: kustomization-build-fails says so
-            if !Set(m.sideBySideBuilds(of: a.file, kind: a.kind, object: i)).isDisjoint(with: m.sideBySideBuilds(of: b.file, kind: b.kind, object: j)) { return }
+            // two of one apiVersion that one kustomize build takes side by side fail it: kustomization-build-fails says so
+            if a.apiVersion == b.apiVersion, !Set(m.sideBySideBuilds(of: a.file, kind: a.kind, object: i)).isDisjoint(with: m.sideBySideBuilds(of: b.file, kind: b.kind, object: j)) { return }
             // a transformer above either (a PatchTransformer's `$patch: delete`) may take it out of its build: not read here
             // (or above a Flux Kustomization that builds either, whose targetNamespace a transformer may set)
             func transformedAbove(_ f: FileID) -> (kustomization: String, config: String)? {
@@ -45,7 +45,7 @@ extension Rule {
             let there = "\(m.path(b.file)):\(b.kindSpan.start.line)"
             let inCluster = cluster.map { " applied to cluster \($0)" } ?? ""
             // what the API server reads, not the bytes: comments, order and quoting do not make two objects differ
-            if m.sameContent(i, j) {
+            if m.sameContent(i, j, sameIdentity: true) {
                 var f = c.finding("\(identity) is also defined, identically, in \(there)\(inCluster): one of the two copies is redundant",
                                   object: i)
                 f.ruleSeverity = .note

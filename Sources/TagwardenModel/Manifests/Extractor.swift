@@ -258,20 +258,20 @@ package struct Extractor {
             // a kustomize Component is a kustomization that others pull in with `components:`; `bases:` is the
             // older name of `resources:` (kustomize still reads it)
             isKustomization = true
-            kustomizeNamespace = scalarString(y.get(root, "namespace"))
-            namePrefix = scalarString(y.get(root, "namePrefix"))
-            nameSuffix = scalarString(y.get(root, "nameSuffix"))
+            kustomizeNamespace = scalarString(y.getFoldingCase(root, "namespace"))
+            namePrefix = scalarString(y.getFoldingCase(root, "namePrefix"))
+            nameSuffix = scalarString(y.getFoldingCase(root, "nameSuffix"))
             for key: StaticString in ["resources", "bases", "components"] {
-                guard let list = y.get(root, key) else { continue }
+                guard let list = y.getFoldingCase(root, key) else { continue }
                 for n in y.childNodes(list) where y.nodes[n].kind == .scalar && !y.isNull(n) {
                     let entry = located(n)
                     resources.append(entry.value)
                     facts.resourceEntries.append(entry)
                 }
             }
-            changesResources = y.get(root, "components") != nil
+            changesResources = y.getFoldingCase(root, "components") != nil
             for key: StaticString in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
-                guard let list = y.get(root, key) else { continue }
+                guard let list = y.getFoldingCase(root, key) else { continue }
                 changesResources = true
                 for item in y.childNodes(list) {
                     if y.nodes[item].kind == .scalar, y.nodes[item].style == .literal {
@@ -281,22 +281,22 @@ package struct Extractor {
                     else if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) }
                 }
             }
-            if let images = y.get(root, "images") { entries = kustomizeImages(images, object: objectIndex) }
+            if let images = y.getFoldingCase(root, "images") { entries = kustomizeImages(images, object: objectIndex, foldingCase: true) }
             // what Tagwarden cannot see into: charts and plugins that make resources, resources from elsewhere
-            for key: StaticString in ["helmCharts", "helmChartInflationGenerator", "generators"] where y.get(root, key) != nil {
+            for key: StaticString in ["helmCharts", "helmChartInflationGenerator", "generators"] where y.getFoldingCase(root, key) != nil {
                 unknowns.insert(.resources)
             }
-            if y.get(root, "transformers") != nil { unknowns.insert(.transformers) }
-            if y.get(root, "replacements") != nil { unknowns.insert(.replacements) }
-            if y.get(root, "secretGenerator") != nil { unknowns.insert(.secrets) }
+            if y.getFoldingCase(root, "transformers") != nil { unknowns.insert(.transformers) }
+            if y.getFoldingCase(root, "replacements") != nil { unknowns.insert(.replacements) }
+            if y.getFoldingCase(root, "secretGenerator") != nil { unknowns.insert(.secrets) }
             kustomizeInputs(root)
             // kustomize's own configuration files: transformer and generator configs, not resources
             for key: StaticString in ["transformers", "generators", "validators", "configurations"] {
-                guard let list = y.get(root, key) else { continue }
+                guard let list = y.getFoldingCase(root, key) else { continue }
                 configFiles += y.childNodes(list).compactMap { y.nodes[$0].style == .literal ? nil : scalarString($0) }
             }
             if resources.contains(where: Extractor.isRemote) { unknowns.insert(.resources) }
-            if let gens = y.get(root, "configMapGenerator") {
+            if let gens = y.getFoldingCase(root, "configMapGenerator") {
                 for g in y.childNodes(gens) {
                     guard let name = scalarString(y.get(g, "name")) else { continue }
                     let files = (y.get(g, "files").map { y.childNodes($0) } ?? []).compactMap { scalarString($0) }.map(Extractor.generatorFile)
@@ -434,12 +434,15 @@ package struct Extractor {
     }
 
     /// The entries' images; returns the entries.
-    mutating func kustomizeImages(_ list: Int, object: ObjectID) -> [KustomizeImageEntry] {
+    /// `foldingCase`: a kustomization's, whose fields kustomize matches whatever their case (`newtag:`); a Flux
+    /// Kustomization's `spec.images` are the API server's, which drops fields of another case.
+    mutating func kustomizeImages(_ list: Int, object: ObjectID, foldingCase: Bool = false) -> [KustomizeImageEntry] {
         guard y.nodes[list].kind == .sequence else { return [] }
         var entries: [KustomizeImageEntry] = []
+        func field(_ entry: Int, _ key: StaticString) -> Int? { foldingCase ? y.getFoldingCase(entry, key) : y.get(entry, key) }
         for entry in y.childNodes(list) where y.nodes[entry].kind == .mapping {
-            guard let nameNode = y.get(entry, "name"), let name = scalarString(nameNode) else { continue }
-            let newName = y.get(entry, "newName")
+            guard let nameNode = field(entry, "name"), let name = scalarString(nameNode) else { continue }
+            let newName = field(entry, "newName")
             // kustomize keeps the name it splits from the container's reference: a name written with its tag
             // (`bitnami/kubectl:latest`) gives the image its name alone
             let effective = scalarString(newName) ?? KustomizeImageEntry.kustomizeName(of: name) ?? name
@@ -449,11 +452,11 @@ package struct Extractor {
             use.entryNameOffset = y.nodes[nameNode].span.start.offset
             var nodes = [nameNode]
             if let newName { nodes.append(newName) }
-            if let t = y.get(entry, "newTag"), y.nodes[t].kind == .scalar, !y.isNull(t) {
+            if let t = field(entry, "newTag"), y.nodes[t].kind == .scalar, !y.isNull(t) {
                 use.tag = located(t)
                 nodes.append(t)
             }
-            if let dg = y.get(entry, "digest"), let d = scalarString(dg) {
+            if let dg = field(entry, "digest"), let d = scalarString(dg) {
                 use.digest = d
                 use.digestField = located(dg)
                 nodes.append(dg)
@@ -561,6 +564,8 @@ package struct Extractor {
             // under an `image:` key some charts call the repository `name`; beside an `imageTag:` (loki-stack's logstash)
             // an `image:` without a tag of its own is the repository
             var repo = y.get(n, "repository") ?? (underImageKey ? y.get(n, "name") : nil)
+            // `repository: ""`, like `tag: ""`, leaves the chart's own (slurm's `default (include …)`)
+            if let r = repo, y.nodes[r].kind == .scalar, y.nodes[r].valueCount == 0 { repo = nil }
             var tag = y.get(n, "tag"), tagKey = "tag"
             if repo == nil, tag == nil, let t = y.get(n, "imageTag"), let written = y.get(n, "image") {
                 let i = y.resolved(written)

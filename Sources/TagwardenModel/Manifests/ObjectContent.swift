@@ -4,7 +4,10 @@ extension Model {
     /// Whether objects `a` and `b` hold the same content as the API server reads it: the same keys and values,
     /// whatever their order, comments, quoting or layout. Aliases stand for their anchors (to a bounded depth: an
     /// alias bomb is not the same as anything).
-    public func sameContent(_ a: ObjectID, _ b: ObjectID) -> Bool {
+    /// `sameIdentity`: the two are one object to the cluster, as the builds name them (a kustomization's `namespace:`
+    /// renames a Namespace, USA-RedDragon/home-cluster-flux): the name and namespace each writes do not count, nor the
+    /// version of their group (the API server serves one object in each).
+    public func sameContent(_ a: ObjectID, _ b: ObjectID, sameIdentity: Bool = false) -> Bool {
         let x = objects[a], y = objects[b]
         let left = files[x.file].bytes[x.byteRange], right = files[y.file].bytes[y.byteRange]
         if left == right { return true }
@@ -16,6 +19,7 @@ extension Model {
         // the API server labels every Namespace `kubernetes.io/metadata.name: <its name>` (Kubernetes 1.22+), whether
         // it is written or not
         let namespaceName = x.kind == "Namespace" && x.group.isEmpty ? x.name : nil
+
         func isDefaultLabel(_ f: YAMLFile, _ pair: (key: Int, value: Int)) -> Bool {
             f.value(pair.key) == "kubernetes.io/metadata.name" && f.nodes[f.resolved(pair.value)].kind == .scalar && f.value(f.resolved(pair.value)) == namespaceName
         }
@@ -24,8 +28,9 @@ extension Model {
             f.pairs(node).filter { p in
                 switch (depth, key) {
                 // (SOPS's own metadata at the top: kustomize-controller takes it out as it decrypts, and no API keeps it)
-                case (0, _): return f.value(p.key) != "sops"
+                case (0, _): return f.value(p.key) != "sops" && !(sameIdentity && f.value(p.key) == "apiVersion")
                 // labels that hold only the default one are as good as none
+                case (1, "metadata") where sameIdentity && (f.value(p.key) == "name" || f.value(p.key) == "namespace"): return false
                 case (1, "metadata") where namespaceName != nil && f.value(p.key) == "labels":
                     let v = f.resolved(p.value)
                     return f.nodes[v].kind == .mapping ? !f.pairs(v).allSatisfy { isDefaultLabel(f, $0) } : !f.isNull(v)
