@@ -167,7 +167,10 @@ import Testing
         let red = nodes.filter { !($0["errors"] as? [String] ?? []).isEmpty }.map { n in
             "\(n["label"]!) <- " + (n["errors"] as! [String]).map { $0.components(separatedBy: ": ").prefix(2).joined(separator: ": ") }.joined(separator: ", ")
         }
+        // (a file of a bare `image:` under a path without a kustomization fails the build Flux generates there)
         #expect(red.sorted() == ["ImagePolicy flux-system/web-production <- line 11: policy-invalid-regex",
+                                 "apps/production/web.yaml <- line 1: kustomization-build-fails",
+                                 "apps/shared/web.yaml <- line 1: kustomization-build-fails",
                                  "apps/staging/kustomization.yaml <- line 5: kustomization-build-fails"], "\(res.stdout)")
 
         // Mermaid: a box per cluster, the environment inside it, the red nodes of the error class
@@ -175,7 +178,8 @@ import Testing
         #expect(mermaid.contains("  subgraph cluster0[\"cluster clusters/production\"]\n    subgraph c0env0[\"production\"]\n"), "\(mermaid)")
         #expect(mermaid.contains("  subgraph cluster2[\"clusters clusters/production, clusters/staging\"]\n"), "\(mermaid)")
         let ids = Dictionary(nodes.map { ($0["label"] as! String, $0["id"] as! String) }) { a, _ in a }
-        let failing: Set = [ids["ImagePolicy flux-system/web-production"]!, ids["apps/staging/kustomization.yaml"]!]
+        let failing: Set = [ids["ImagePolicy flux-system/web-production"]!, ids["apps/staging/kustomization.yaml"]!,
+                            ids["apps/production/web.yaml"]!, ids["apps/shared/web.yaml"]!]
         let inOrder = nodes.map { $0["id"] as! String }.filter(failing.contains)
         #expect(mermaid.contains("  class \(inOrder.joined(separator: ",")) error\n"), "\(mermaid)")
 
