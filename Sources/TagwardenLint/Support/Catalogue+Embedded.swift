@@ -2090,6 +2090,13 @@ rationale: >
   is not there (a directory of other files builds to nothing). A path that a patch sets, in a build that takes the
   Kustomization (a shared base's placeholder path that each cluster's overlay replaces), is judged as the patch
   writes it, where it writes it; the path as written in the Kustomization's file is then not judged.
+  At a path without a kustomization file, kustomize-controller generates one: it walks the path (not into
+  directories that hold a kustomization file) and decodes every `.yaml` and `.yml` file as Kubernetes objects first,
+  and one that is none (a Helm values file, a chart's `Chart.yaml`, a document without `kind` or `metadata.name`)
+  fails the whole build (`failed to decode Kubernetes YAML from …: missing Resource metadata`). One finding per
+  generated build, at the first such file Flux's walk meets, naming the others; files source-controller leaves out
+  of the artifact (`.sops.yaml`, `.sourceignore`) are not in it. A cluster whose every root fails so runs the Flux
+  its installation here names only by assumption, which the version-dependent findings state.
 premises: >
   The kustomization's fields and entries, and the files of the repository, read from it (facts: kustomize v5.5's
   list of fields); remote resources and paths that leave the repository are not judged; a patch's target is judged

@@ -258,20 +258,20 @@ package struct Extractor {
             // a kustomize Component is a kustomization that others pull in with `components:`; `bases:` is the
             // older name of `resources:` (kustomize still reads it)
             isKustomization = true
-            kustomizeNamespace = scalarString(y.getFoldingCase(root, "namespace"))
-            namePrefix = scalarString(y.getFoldingCase(root, "namePrefix"))
-            nameSuffix = scalarString(y.getFoldingCase(root, "nameSuffix"))
+            kustomizeNamespace = scalarString(y.get(root, "namespace"))
+            namePrefix = scalarString(y.get(root, "namePrefix"))
+            nameSuffix = scalarString(y.get(root, "nameSuffix"))
             for key: StaticString in ["resources", "bases", "components"] {
-                guard let list = y.getFoldingCase(root, key) else { continue }
+                guard let list = y.get(root, key) else { continue }
                 for n in y.childNodes(list) where y.nodes[n].kind == .scalar && !y.isNull(n) {
                     let entry = located(n)
                     resources.append(entry.value)
                     facts.resourceEntries.append(entry)
                 }
             }
-            changesResources = y.getFoldingCase(root, "components") != nil
+            changesResources = y.get(root, "components") != nil
             for key: StaticString in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
-                guard let list = y.getFoldingCase(root, key) else { continue }
+                guard let list = y.get(root, key) else { continue }
                 changesResources = true
                 for item in y.childNodes(list) {
                     if y.nodes[item].kind == .scalar, y.nodes[item].style == .literal {
@@ -281,22 +281,22 @@ package struct Extractor {
                     else if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) }
                 }
             }
-            if let images = y.getFoldingCase(root, "images") { entries = kustomizeImages(images, object: objectIndex, foldingCase: true) }
+            if let images = y.get(root, "images") { entries = kustomizeImages(images, object: objectIndex, foldingCase: true) }
             // what Tagwarden cannot see into: charts and plugins that make resources, resources from elsewhere
-            for key: StaticString in ["helmCharts", "helmChartInflationGenerator", "generators"] where y.getFoldingCase(root, key) != nil {
+            for key: StaticString in ["helmCharts", "helmChartInflationGenerator", "generators"] where y.get(root, key) != nil {
                 unknowns.insert(.resources)
             }
-            if y.getFoldingCase(root, "transformers") != nil { unknowns.insert(.transformers) }
-            if y.getFoldingCase(root, "replacements") != nil { unknowns.insert(.replacements) }
-            if y.getFoldingCase(root, "secretGenerator") != nil { unknowns.insert(.secrets) }
+            if y.get(root, "transformers") != nil { unknowns.insert(.transformers) }
+            if y.get(root, "replacements") != nil { unknowns.insert(.replacements) }
+            if y.get(root, "secretGenerator") != nil { unknowns.insert(.secrets) }
             kustomizeInputs(root)
             // kustomize's own configuration files: transformer and generator configs, not resources
             for key: StaticString in ["transformers", "generators", "validators", "configurations"] {
-                guard let list = y.getFoldingCase(root, key) else { continue }
+                guard let list = y.get(root, key) else { continue }
                 configFiles += y.childNodes(list).compactMap { y.nodes[$0].style == .literal ? nil : scalarString($0) }
             }
             if resources.contains(where: Extractor.isRemote) { unknowns.insert(.resources) }
-            if let gens = y.getFoldingCase(root, "configMapGenerator") {
+            if let gens = y.get(root, "configMapGenerator") {
                 for g in y.childNodes(gens) {
                     guard let name = scalarString(y.get(g, "name")) else { continue }
                     let files = (y.get(g, "files").map { y.childNodes($0) } ?? []).compactMap { scalarString($0) }.map(Extractor.generatorFile)
@@ -439,8 +439,11 @@ package struct Extractor {
     mutating func kustomizeImages(_ list: Int, object: ObjectID, foldingCase: Bool = false) -> [KustomizeImageEntry] {
         guard y.nodes[list].kind == .sequence else { return [] }
         var entries: [KustomizeImageEntry] = []
-        func field(_ entry: Int, _ key: StaticString) -> Int? { foldingCase ? y.getFoldingCase(entry, key) : y.get(entry, key) }
         for entry in y.childNodes(list) where y.nodes[entry].kind == .mapping {
+            // (a key of another case is looked for only where the entry holds a key none of its fields is)
+            let exact = ["name", "newName", "newTag", "digest"].count { (k: StaticString) in y.get(entry, k) != nil }
+            let folds = foldingCase && y.nodes[entry].childCount / 2 > exact
+            func field(_ entry: Int, _ key: StaticString) -> Int? { folds ? y.getFoldingCase(entry, key) : y.get(entry, key) }
             guard let nameNode = field(entry, "name"), let name = scalarString(nameNode) else { continue }
             let newName = field(entry, "newName")
             // kustomize keeps the name it splits from the container's reference: a name written with its tag
