@@ -1780,4 +1780,91 @@ extension FluxInstanceTests {
         #expect(found == ["note object-duplicate apps/sources/b.yaml:2:7", "note object-duplicate apps/vaultwarden/ns.yaml:2:7"], "\(found)")
     }
 
+
+    /// 160683231-myseneca/Group10_Project_CLO835: a `kustomization.yaml` that holds a Flux Kustomization is a
+    /// kustomization file all the same to Flux's generator, which generates none where a file of that name is: no
+    /// generated build takes the directory's files (nor its chart's Chart.yaml); kustomize refuses the file itself.
+    @Test func aKustomizationFileHoldingAFluxKustomizationStopsFluxsGenerator() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.4.0")
+        files["clusters/prod/app.yaml"] = fluxKustomization(name: "app", path: "./app", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["app/kustomization.yaml"] = fluxKustomization(name: "inner", path: "./app", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["app/Chart.yaml"] = "apiVersion: v2\nname: app\nversion: 0.1.0\n"
+        let found = try lint(files, asFound: true).filter { $0.severity != .note }.map(\.rendered)
+        #expect(found == ["kustomization-build-fails app/kustomization.yaml:4:1"], "\(found)")
+    }
+
+    /// kustomize applies a kustomization's `images:` entries one after another: a later entry of the same name sets the
+    /// tag again (`kubectl kustomize`: `ghcr.io/acme/web:1.2.3`), so the first entry's `latest` never runs.
+    @Test func aLaterEntryOfTheSameNameSetsTheTagAgain() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.4.0")
+        files["clusters/prod/app.yaml"] = fluxKustomization(name: "app", path: "./overlay", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["base/kustomization.yaml"] = "resources: [deploy.yaml]\n"
+        files["base/deploy.yaml"] = deployment(namespace: "default", image: "ghcr.io/acme/web:1.0.0")
+        files["overlay/kustomization.yaml"] = "resources: [../base]\nimages:\n- name: ghcr.io/acme/web\n  newTag: latest\n- name: ghcr.io/acme/web\n  newTag: 1.2.3\n"
+        #expect(try lint(files, asFound: true).filter { $0.severity != .note }.map(\.rendered) == [])
+        // the other way round, latest runs
+        files["overlay/kustomization.yaml"] = "resources: [../base]\nimages:\n- name: ghcr.io/acme/web\n  newTag: 1.2.3\n- name: ghcr.io/acme/web\n  newTag: latest\n"
+        let found = try lint(files, asFound: true).filter { $0.severity != .note }.map(\.rendered)
+        #expect(found == ["image-latest-tag overlay/kustomization.yaml:6:11"], "\(found)")
+    }
+
+    /// thaynes43/haynes-ops: a component the values turn off (`pgbouncer.enabled: false` in the chart's values.yaml, or
+    /// `minio.enabled: false` in the release's) renders no image in the chart (its templates begin `{{- if
+    /// .Values.pgbouncer.enabled }}`): its image's findings are notes that say so; an image of a component left on is
+    /// judged.
+    @Test func anImageOfAComponentTheValuesTurnOffIsANote() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.4.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(name: "demo", path: "./apps/demo/app", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["apps/demo/app/helmrelease.yaml"] = """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: demo, namespace: default}
+            spec:
+              chart: {spec: {chart: ./apps/demo/chart, sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}}}
+              values:
+                minio: {enabled: false}
+                redis: {enabled: "false", image: {repository: redis, tag: latest}}
+
+            """
+        files["apps/demo/chart/Chart.yaml"] = "apiVersion: v2\nname: demo\nversion: 0.1.0\n"
+        files["apps/demo/chart/values.yaml"] = """
+            app: {image: nginx:latest}
+            pgbouncer:
+              enabled: false
+              image: edoburu/pgbouncer:latest
+            minio:
+              enabled: true
+              image: {repository: minio/minio, tag: latest}
+
+            """
+        let found = try lint(files, asFound: true).filter { $0.rule == "image-latest-tag" }.map { "\($0.severity) \($0.rendered)" }
+        // (a quoted "false" is a string, which a template's `if` takes as true)
+        #expect(found == ["error image-latest-tag apps/demo/app/helmrelease.yaml:8:63", "error image-latest-tag apps/demo/chart/values.yaml:1:14",
+                          "note image-latest-tag apps/demo/chart/values.yaml:4:10", "note image-latest-tag apps/demo/chart/values.yaml:7:41"], "\(found)")
+    }
+
+
+    /// Jacob-Roberts/homelab: `kubernetes/.sourceignore` names `talos-patch.yaml`; source-controller reads every
+    /// `.sourceignore` of the repository, each under its own directory, so the file is not in the artifact and the build
+    /// Flux generates never reads it. gadgetmg/home: a `configurations:` file may give kustomize's images transformer a
+    /// field of its own (a Provider's `spec/package`), so an entry that matches no container image may match there.
+    @Test func aNestedSourceIgnoreAndAConfigurationsFile() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.4.0")
+        files["clusters/prod/apps/web.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\n"
+        files["clusters/prod/apps/.sourceignore"] = "# not for Flux\nvalues.yaml\n"
+        files["clusters/prod/apps/values.yaml"] = "replicaCount: 2\n"
+        files["clusters/prod/app.yaml"] = fluxKustomization(name: "app", path: "./app", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["app/kustomization.yaml"] = "resources: [provider.yaml]\ncomponents: [../comp]\nimages:\n- name: ghcr.io/crossplane-contrib/provider-keycloak\n  newTag: v2.24.0\n"
+        files["app/provider.yaml"] = "apiVersion: pkg.crossplane.io/v1\nkind: Provider\nmetadata: {name: provider-keycloak}\nspec: {package: ghcr.io/crossplane-contrib/provider-keycloak}\n"
+        files["comp/kustomization.yaml"] = "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nconfigurations: [images.yaml]\n"
+        files["comp/images.yaml"] = "images:\n- path: spec/package\n  kind: Provider\n"
+        #expect(try lint(files, asFound: true).filter { $0.severity != .note }.map(\.rendered) == [])
+        // the same file where the nested ignore file names another: the build fails
+        files["clusters/prod/apps/.sourceignore"] = "other.yaml\n"
+        #expect(try lint(files, asFound: true).filter { $0.severity != .note }.map(\.rendered)
+                == ["kustomization-build-fails clusters/prod/apps/values.yaml:1:1"])
+        #expect(Model.ignoredBelowRoot("a/b/c.yaml", rootIgnore: nil, read: { $0 == "a/.sourceignore" ? "/b/\n" : nil }))
+        #expect(!Model.ignoredBelowRoot("b/c.yaml", rootIgnore: nil, read: { $0 == "a/.sourceignore" ? "/b/\n" : nil }))
+    }
+
 }

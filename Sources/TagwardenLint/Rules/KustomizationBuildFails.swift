@@ -96,17 +96,17 @@ extension Rule {
     /// id"), whatever the values.
     static func duplicateIDs(_ c: RuleContext, consequence: (Model.SideBySideBuild) -> String) -> [Finding] {
         let m = c.model
-        // the objects of each identity, as written (not the variants other builds make of an object): kind, group and
-        // version (kustomize's ResId: `v1` and `v1beta2` of one kind are two resources to it), namespace and name (a
-        // name or namespace with `${…}` is another per build)
-        struct Identity: Hashable { let kind: String, group: String, version: Substring, namespace: String? }
+        // the objects of each identity, as written (not the variants other builds make of an object): kind, apiVersion
+        // (kustomize's ResId holds group and version: `v1` and `v1beta2` of one kind are two resources to it),
+        // namespace and name (a name or namespace with `${…}` is another per build)
+        struct Identity: Hashable { let kind: String, apiVersion: String, namespace: String? }
         var names: [String] = [], identities: [Identity] = [], written: [ObjectID] = []
         for i in m.objects.indices {
             let o = m.objects[i]
             guard let name = o.name, !o.isKustomization, o.kind != "List", m.variantOf[i] == nil, !name.containsBytes("${"),
                   !(o.declaredNamespace?.containsBytes("${") ?? false) else { continue }
             names.append(name)
-            identities.append(Identity(kind: o.kind, group: o.group, version: o.apiVersion.split(separator: "/").last ?? "", namespace: o.declaredNamespace))
+            identities.append(Identity(kind: o.kind, apiVersion: o.apiVersion, namespace: o.declaredNamespace))
             written.append(i)
         }
         let again = entriesSharingKey(names: names, keys: identities).map { $0.map { written[$0] } }

@@ -49,6 +49,12 @@ public struct RuleContext: Sendable {
             f.assume("assuming the chart runs an image with this tag: the image's name is the chart's own, not read here")
         }
         if let premise = img.premise { f.assume(premise) }
+        // a component the values turn off renders no image in the charts that gate it so, as most do (thaynes43's vexa)
+        if let off = img.disabledBy {
+            f.ruleSeverity = .note
+            f.assume("the values set \(off) to false: assuming the chart renders this image all the same, where most render such a "
+                     + "component only when it is true")
+        }
         if img.writtenTagUnreached {
             f.assume("assuming \(img.writtenTagDeployedBy.count == 1 ? "that build is" : "those builds are") applied from outside this repository: no cluster here applies "
                      + (img.writtenTagDeployedBy.count == 1 ? "it" : "them"))

@@ -559,8 +559,9 @@ package struct Extractor {
     /// `composed`: a mapping above holds a `hub` (Istio's `global.hub` composes `global.proxy.image`).
     /// `containers`: `n` is a `containers` or `initContainers` list (or an item of one), whose items' `image` kustomize's
     /// `images:` entries rewrite (`ImageUse.inContainerList`).
+    /// `disabled`: a mapping above turns its component off (`Extractor.disables`), which the images found say.
     mutating func helmValues(_ n: Int, object: ObjectID, depth: Int, underImageKey: Bool = false, path: [String]? = nil, composed above: Bool = false,
-                             containers: Bool = false) {
+                             containers: Bool = false, disabled: String? = nil) {
         guard depth < 64 else { return }
         switch y.nodes[n].kind {
         case .mapping:
@@ -594,6 +595,7 @@ package struct Extractor {
                     nodes.append(dg)
                 }
                 use.valuesPath = path.map { $0 + [tagKey] }
+                use.disabledBy = disabled
                 finishParts(&use, nodes: nodes)
             } else if underImageKey, repo == nil, let tag, y.nodes[tag].kind == .scalar, !y.isNull(tag),
                       y.nodes[tag].valueCount > 0, imageNodes[tag] == nil, !Extractor.isTemplated(y.value(tag)) {
@@ -601,6 +603,7 @@ package struct Extractor {
                 use.tag = located(tag)
                 use.nodes = [tag]
                 use.valuesPath = path.map { $0 + ["tag"] }
+                use.disabledBy = disabled
                 if let (dg, d) = partsDigest(n) {
                     use.digest = d
                     use.digestField = located(dg)
@@ -625,19 +628,29 @@ package struct Extractor {
                     addReference(y.resolved(v), origin: .helmImage, object: object)
                     if let path, facts.images.count > at { facts.images[at].valuesPath = path + ["image"] }
                     if containers, facts.images.count > at { facts.images[at].inContainerList = true }
+                    if disabled != nil, facts.images.count > at { facts.images[at].disabledBy = disabled }
                 } else if y.nodes[v].kind != .scalar {
                     let list = y.nodes[v].kind == .sequence && (y.valueEquals(k, "containers") || y.valueEquals(k, "initContainers"))
                     helmValues(v, object: object, depth: depth + 1, underImageKey: y.valueEquals(k, "image"),
-                               path: y.nodes[v].kind == .mapping ? path.map { $0 + [y.value(k)] } : nil, composed: hub, containers: list)
+                               path: y.nodes[v].kind == .mapping ? path.map { $0 + [y.value(k)] } : nil, composed: hub, containers: list,
+                               disabled: disabled ?? (Extractor.disables(y, v) ? y.value(k) + ".enabled" : nil))
                 }
             }
         case .sequence:
             for c in y.childNodes(n) where y.nodes[c].kind != .scalar {
-                helmValues(c, object: object, depth: depth + 1, composed: above, containers: containers && y.nodes[c].kind == .mapping)
+                helmValues(c, object: object, depth: depth + 1, composed: above, containers: containers && y.nodes[c].kind == .mapping,
+                           disabled: disabled)
             }
         default:
             break
         }
+    }
+
+    /// Whether values mapping `n` turns its component off: `enabled: false` (YAML 1.1's `no` and `off` too, as Helm reads
+    /// values).
+    static func disables(_ y: YAMLFile, _ n: Int) -> Bool {
+        guard y.nodes[n].kind == .mapping, let e = y.get(n, "enabled"), y.nodes[e].kind == .scalar, y.resolvedType(e) == .bool else { return false }
+        return ["false", "no", "off", "n"].contains(y.value(e).lowercased())
     }
 
     // MARK: markers

@@ -22,9 +22,11 @@ extension Model {
     /// Helm values file, a chart's `Chart.yaml`, a document without `kind` or `metadata.name`), with each generated
     /// build that takes them, in the order Flux's walk meets them. Files source-controller or the config leave out are
     /// not in the artifact and not judged; nor are files Tagwarden skipped (a chart's templates), whose text it does
-    /// not read.
+    /// not read. A `.sourceignore` below the root that leaves a refused file out (`readIgnoreFile`: Jacob-Roberts/homelab's
+    /// `kubernetes/.sourceignore`) keeps it out of the artifact too.
     static func generatedBuildRefusals(objects: Objects, files: Files, generatedBuilds: [String: FileID],
-                                       kustomizationDirectories: Set<String>, reach: Table<FileID, Clusters.Reach>) -> [GeneratedBuildRefusal] {
+                                       kustomizationDirectories: Set<String>, reach: Table<FileID, Clusters.Reach>,
+                                       rootIgnore: String? = nil, readIgnoreFile: ((String) -> String?)? = nil) -> [GeneratedBuildRefusal] {
         guard !generatedBuilds.isEmpty else { return [] }
         // how many documents of each file hold objects, and whether one of them lacks what kustomize needs: a file whose
         // every document is an object with a kind and a name is read no further (a file's objects are in document order)
@@ -42,7 +44,8 @@ extension Model {
                   path.hasSuffix(".yaml") || path.hasSuffix(".yml"), !Extractor.isKustomizationName(Path.basename(path)) else { continue }
             if case .notDeployed = reach[f] { continue }
             let builds = Model.generatedBuilds(taking: path, generatedBuilds: generatedBuilds, kustomizationDirectories: kustomizationDirectories)
-            guard !builds.isEmpty, let refused = Model.refusedAsResources(files[f].yaml) else { continue }
+            guard !builds.isEmpty, let refused = Model.refusedAsResources(files[f].yaml),
+                  !ignoredBelowRoot(path, rootIgnore: rootIgnore, read: readIgnoreFile) else { continue }
             for p in builds {
                 out.append(GeneratedBuildRefusal(file: f, path: p, builder: generatedBuilds[p]!, span: refused.span, why: refused.why,
                                                  kustomizeSays: refused.kustomizeSays))
@@ -52,6 +55,22 @@ extension Model {
         return out.sorted { a, b in
             a.path != b.path ? a.path < b.path : files[a.file].path.split(separator: "/").lexicographicallyPrecedes(files[b.file].path.split(separator: "/"))
         }
+    }
+
+    /// Whether a `.sourceignore` in a directory above `path` (below the root), read with those above it as
+    /// source-controller reads them all (the defaults, the root's, then each directory's from the root down), leaves it
+    /// out of the artifact.
+    static func ignoredBelowRoot(_ path: String, rootIgnore: String?, read: ((String) -> String?)?) -> Bool {
+        guard let read else { return false }
+        var dirs: [String] = []
+        var dir = Path.dirname(path)
+        while !dir.isEmpty { dirs.append(dir); dir = Path.dirname(dir) }
+        let nested = dirs.reversed().compactMap { d in read(d + "/.sourceignore").map { (d, $0) } }
+        guard !nested.isEmpty else { return false }
+        var ignore = SourceIgnore.defaults
+        if let rootIgnore { ignore.add(text: rootIgnore, origin: ".sourceignore") }
+        for (d, text) in nested { ignore.add(text: text, origin: d + "/.sourceignore", domain: d) }
+        return ignore.excluding(path) != nil
     }
 
     /// The paths of the generated builds that take the file at `path` themselves: from its directory up, until a

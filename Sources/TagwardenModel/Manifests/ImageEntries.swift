@@ -210,7 +210,9 @@ extension Model {
         var all = taken
         for f in taken {
             for o in objectsOfFile[f] ?? [] {
-                if objects[o].kustomizeOpaque { return nil }
+                // (a `configurations:` file may give the images transformer fields of its own: a Provider's `spec/package`,
+                // gadgetmg/home's crd-configurations Component)
+                if objects[o].kustomizeOpaque || !objects[o].kustomizeConfigFiles.isEmpty { return nil }
                 let dir = Path.dirname(files[f].path)
                 for r in objects[o].kustomizeResources {
                     guard let p = normalizePath(Sources.join(dir, r)), built.fileAt[p] != nil || built.hasFiles(under: p) else { return nil }

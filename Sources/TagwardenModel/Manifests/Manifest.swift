@@ -350,6 +350,9 @@ public struct ImageUse: Sendable {
     public var provenance: String?
     /// What its findings assume (a values source not read here leaves its field alone), said in their messages.
     public var premise: String?
+    /// A values image of a component the values turn off (`pgbouncer.enabled: false` beside or above it): that
+    /// key, where charts render such a component only where it is true.
+    public var disabledBy: String?
     /// The object whose environment the image takes when its own object has none: the Flux Kustomization that
     /// substituted it, the kustomization that generates the values file it comes from, the ConfigMap that holds them.
     public var environmentObject: ObjectID?

@@ -130,12 +130,12 @@ public struct Model: Sendable {
     /// `sharing`: another audit's facts to take, or this one's to offer (`SharedExtraction`).
     public static func build(_ sources: [SourceFile], config: Config, profile: String?, remoteURLs: [String] = [], checkout: Checkout? = nil,
                              policyCharts: [String] = [], skipped: [SkippedFile] = [], sourceIgnore: String? = nil,
-                             sharing: SharedExtraction.Role? = nil,
+                             readIgnoreFile: ((String) -> String?)? = nil, sharing: SharedExtraction.Role? = nil,
                              evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
         let facts = extractAll(sources, sharing: sharing)
         Timings.mark("extract")
         return try build(facts: consume facts, config: config, profile: profile, remoteURLs: remoteURLs, checkout: checkout, policyCharts: policyCharts,
-                         skipped: skipped, sourceIgnore: sourceIgnore, evidence: evidence)
+                         skipped: skipped, sourceIgnore: sourceIgnore, readIgnoreFile: readIgnoreFile, evidence: evidence)
     }
 
     /// Appends the images of release values files (a generated ConfigMap's file, a chart's `valuesFiles`) to `images`.
@@ -196,6 +196,7 @@ public struct Model: Sendable {
 
     public static func build(facts input: consuming Files, config: Config, profile: String?, remoteURLs: [String] = [], checkout: Checkout? = nil,
                              policyCharts: [String] = [], skipped: [SkippedFile] = [], sourceIgnore: String? = nil,
+                             readIgnoreFile: ((String) -> String?)? = nil,
                              evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
         var facts = consume input
         var objects: Objects = []
@@ -493,10 +494,16 @@ public struct Model: Sendable {
             }
             return true
         }
-        let kustomizationDirectories = Set(builds.value.kustomizationAt.keys).union(builds.value.emptyKustomizationAt.keys)
+        // (and one whose kustomization file holds something else, a Flux Kustomization: Flux generates no kustomization
+        // where a file of that name is, whatever it holds, 160683231-myseneca/Group10_Project_CLO835)
+        var kustomizationDirectories = Set(builds.value.kustomizationAt.keys).union(builds.value.emptyKustomizationAt.keys)
+        for f in facts.indices where facts[f].path.hasSuffix(".yaml") || facts[f].path.hasSuffix(".yml") || facts[f].path.hasSuffix("Kustomization") {
+            if Extractor.isKustomizationName(Path.basename(facts[f].path)) { kustomizationDirectories.insert(Path.dirname(facts[f].path)) }
+        }
         let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories, pathPatched: pathPatched)
         let refusals = generatedBuildRefusals(objects: objects, files: facts, generatedBuilds: generated,
-                                              kustomizationDirectories: kustomizationDirectories, reach: clusters.reach)
+                                              kustomizationDirectories: kustomizationDirectories, reach: clusters.reach,
+                                              rootIgnore: sourceIgnore, readIgnoreFile: readIgnoreFile)
         if !refusals.isEmpty { clusters.assumeFluxOfFailedSyncs(Set(refusals.map(\.path)), objects: objects, files: facts, config: config) }
         var watched = Set<String>()
         // (as Flux reads them: an image written with variables, substituted)

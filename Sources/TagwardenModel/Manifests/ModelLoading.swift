@@ -71,6 +71,11 @@ extension Model {
         // the root `.sourceignore`: what source-controller leaves out of the artifact
         var sourceIgnore: String?
         if case .success(let bytes)? = snapshot.reader?.read(".sourceignore") { sourceIgnore = String(decoding: bytes, as: UTF8.self) }
+        // a `.sourceignore` below the root, read where a finding needs it
+        let reader = snapshot.reader
+        func readIgnoreFile(_ path: String) -> String? {
+            if case .success(let bytes)? = reader?.read(path) { String(decoding: bytes, as: UTF8.self) } else { nil }
+        }
         func build(evidence: (Model) throws -> PromotionEvidence?) throws -> Model {
             var notRead = skipped
             for (c, n) in zip(charts, templates) where n > 0 {
@@ -80,7 +85,7 @@ extension Model {
             notRead.removeAll { ignored($0.path) }
             return try Model.build(files, config: config, profile: profile, remoteURLs: snapshot.remoteURLs, checkout: snapshot.checkout,
                                    policyCharts: policyCharts.sorted().map { charts[$0].isEmpty ? "." : String(charts[$0].dropLast()) },
-                                   skipped: notRead, sourceIgnore: sourceIgnore, sharing: sharing, evidence: evidence)
+                                   skipped: notRead, sourceIgnore: sourceIgnore, readIgnoreFile: readIgnoreFile, sharing: sharing, evidence: evidence)
         }
         // staging's history is read for the model the run keeps: this one, unless its builds name files the listing
         // passed over, which join the input and make the model again

@@ -47,9 +47,12 @@ extension Model {
             var place: ContainerPlace?
             var values: [String]?
             var order: ValuesOrder?
-            /// An image that an `images:` entry of this kustomization makes: its build applies the entries up to it,
-            /// and the ways up from it the rest (a Flux Kustomization's `spec.images`, the overlays' entries).
+            /// An image that an `images:` entry of this kustomization makes: its build applies the entries after it
+            /// (a later entry of the same name sets the tag again), and the ways up from it the rest (a Flux
+            /// Kustomization's `spec.images`, the overlays' entries).
             var entryOf: ObjectID?
+            /// Where that entry's name is written in the kustomization's file.
+            var entryAt: Int?
             /// An image that an `images:` entry of this kustomize Component makes: a kustomization that lists it applies
             /// its Components' entries in order, then its own (kustomize runs a kustomization's Components before its
             /// own transformers), so after this one only the entries of the Components it lists later, and its own.
@@ -232,7 +235,7 @@ extension Model {
                     for e in edits(k, builder: builder, m.object) { if !place.apply(e) { return nil } }
                     me?.place = place
                 }
-                let list = me?.entryOf == k ? [] : me?.entryOfComponent.flatMap { entries(k, builder: builder, after: $0) } ?? entries(k, builder: builder)
+                let list = me?.entryOf == k ? objects[k].kustomizeImages.filter { $0.name.span.start.offset > me!.entryAt! } : me?.entryOfComponent.flatMap { entries(k, builder: builder, after: $0) } ?? entries(k, builder: builder)
                 guard var after = KustomizeImageEntry.apply(list, to: name, needs: needs) else { return nil }
                 if let builder {
                     guard let flux = KustomizeImageEntry.apply(objects[builder].kustomizeImages, to: after, needs: needs) else { return nil }
@@ -423,7 +426,7 @@ extension Model {
                         let listing = graph.parents(of: k, depth: 0)
                         guard !listing.isEmpty, let r = retagging(name, Me(object: k, entryOfComponent: k), from: listing) else { continue }
                         out.append((i, r))
-                    } else if let r = retagging(name, Me(object: k, entryOf: k), from: [k]) {
+                    } else if let r = retagging(name, Me(object: k, entryOf: k, entryAt: img.entryNameOffset ?? Int.max), from: [k]) {
                         out.append((i, r))
                     }
                     continue

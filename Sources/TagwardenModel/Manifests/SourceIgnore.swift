@@ -4,7 +4,8 @@ import TagwardenYAML
 /// What source-controller leaves out of a GitRepository's artifact, so that no Flux Kustomization of that source ever
 /// sees it: its default exclusions (VCS files, images and archives, CI configuration), then the repository's root
 /// `.sourceignore`, then the GitRepository's `spec.ignore`, in gitignore's syntax as go-git reads it (the last pattern
-/// that matches a path decides; `!` takes a path back in). `.sourceignore` files below the root are not read.
+/// that matches a path decides; `!` takes a path back in). `.sourceignore` files below the root are read only where a
+/// finding needs them (`Model.generatedBuildRefusals`): their patterns hold under their own directory (a `domain`).
 public struct SourceIgnore: Sendable {
     struct Pattern: Sendable {
         var parts: [Component]
@@ -13,6 +14,9 @@ public struct SourceIgnore: Sendable {
         var inclusion: Bool
         /// Where it is written (`.sourceignore:4 '/*'`), for the reason a file is not deployed.
         var origin: String
+        /// The directory of the `.sourceignore` it is written in, as components: it matches only paths under it, as go-git
+        /// reads a nested ignore file's patterns.
+        var domain: [[UInt8]] = []
     }
 
     /// One component of a pattern, as UTF-8, with how it matches: most are a name or `*.ext`, compared without a glob.
@@ -57,12 +61,16 @@ public struct SourceIgnore: Sendable {
     }()
 
     /// Adds the patterns of a gitignore text (`#` comments and blank lines skipped), each named `origin:line`.
-    public mutating func add(text: String, origin: String) {
+    /// `domain`: the directory of a nested `.sourceignore`, under which alone its patterns hold ("" for the root).
+    public mutating func add(text: String, origin: String, domain: String = "") {
         for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var l = String(line)
             if l.hasSuffix("\r") { l.removeLast() }
             if l.isEmpty || l.hasPrefix("#") { continue }
             add(l, origin: "\(origin):\(n + 1)")
+            if !domain.isEmpty, !patterns.isEmpty, patterns[patterns.count - 1].origin.hasPrefix("\(origin):\(n + 1) ") {
+                patterns[patterns.count - 1].domain = domain.split(separator: "/").map { Array($0.utf8) }
+            }
         }
     }
 
@@ -116,7 +124,7 @@ public struct SourceIgnore: Sendable {
                 table[key] = v
             }
             for (i, p) in ignore.patterns.enumerated() {
-                guard p.matchesOneComponent else { globs.append(i); continue }
+                guard p.matchesOneComponent, p.domain.isEmpty else { globs.append(i); continue }
                 let c = p.component
                 switch c.kind {
                 case .literal:
@@ -198,7 +206,10 @@ extension SourceIgnore.Pattern {
     /// go-git's `Match` of a file (not a directory): a name pattern matches any component; a glob matches the path's
     /// first components, one by one (`**` any number of them), and then everything under them.
     func matches(_ path: [ArraySlice<UInt8>]) -> Bool {
-        isGlob ? globMatch(path) : simpleNameMatch(path)
+        guard !domain.isEmpty else { return isGlob ? globMatch(path) : simpleNameMatch(path) }
+        guard path.count > domain.count, zip(domain, path).allSatisfy({ SourceText.sameBytes($1, $0) }) else { return false }
+        let below = Array(path.dropFirst(domain.count))
+        return isGlob ? globMatch(below) : simpleNameMatch(below)
     }
 
     private func simpleNameMatch(_ path: [ArraySlice<UInt8>]) -> Bool {

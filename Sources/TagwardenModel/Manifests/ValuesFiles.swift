@@ -218,7 +218,11 @@ enum ValuesFiles {
                     }
                     let who = keeping.count == 1 ? "HelmRelease \(keeping[0]) does" : "HelmReleases " + keeping.prefix(3).joined(separator: ", ")
                         + (keeping.count > 3 ? " and \(keeping.count - 3) more" : "") + " do"
-                    out.append(img.with(provenance: "the default in the chart's own values.yaml, which \(who) not override"))
+                    var kept = img.with(provenance: "the default in the chart's own values.yaml, which \(who) not override")
+                    // (a component that every release keeping the default turns off in its values: thaynes43's minio)
+                    let off = group.filter { keeps($0, path) }.map { disabling($0, path, objects: objects, parsed: parsed) }
+                    if let first = off.first, let key = first, off.allSatisfy({ $0 == key }) { kept.disabledBy = kept.disabledBy ?? key }
+                    out.append(kept)
                 }
             }
         }
@@ -245,6 +249,20 @@ enum ValuesFiles {
             }
         }
         return out
+    }
+
+    /// The key of release r's `spec.values` that turns off the component of the field at `path` (`X.enabled: false` for
+    /// a mapping X above it), if any.
+    private static func disabling(_ r: ObjectID, _ path: [String], objects: Objects, parsed: (FileID) -> YAMLFile) -> String? {
+        let y = parsed(objects[r].file)
+        guard y.error == nil, objects[r].document < y.documents.count,
+              var node = y.get(y.documents[objects[r].document].root, "spec", "values") else { return nil }
+        for (depth, key) in path.dropLast().enumerated() {
+            guard let next = y.pairs(y.resolved(node)).first(where: { y.value($0.key) == key })?.value else { return nil }
+            node = y.resolved(next)
+            if Extractor.disables(y, node) { return path.prefix(depth + 1).joined(separator: ".") + ".enabled" }
+        }
+        return nil
     }
 
     /// The paths values node `n` sets whole (a scalar, a list, a null: anything but a mapping, which Helm merges key by
