@@ -713,7 +713,8 @@ rationale: >
   build is what the kustomization takes (its resources, components and patch files, followed through the
   kustomizations they name), or, for a Flux Kustomization's `spec.images`, what its `path` builds. Builds
   whose output cannot be known are not judged: Helm charts inflated by kustomize, generator or transformer
-  plugins, resources from outside the repository, paths the repository lacks; and a name that appears
+  plugins, `configurations:` files (which may give the images transformer fields of their own, a Crossplane
+  Provider's `spec/package`), resources from outside the repository, paths the repository lacks; and a name that appears
   in the build's files as a whole image name (a custom resource's containers) is taken as matched, but not
   as part of a longer one: kustomize does not apply `redis` to `bitnami/redis` or `redis-exporter`. A
   name written with a tag or digest (`source-controller:v1.6.2`) matches an image written with them, as
@@ -2095,7 +2096,9 @@ rationale: >
   and one that is none (a Helm values file, a chart's `Chart.yaml`, a document without `kind` or `metadata.name`)
   fails the whole build (`failed to decode Kubernetes YAML from …: missing Resource metadata`). One finding per
   generated build, at the first such file Flux's walk meets, naming the others; files source-controller leaves out
-  of the artifact (`.sops.yaml`, `.sourceignore`) are not in it. A cluster whose every root fails so runs the Flux
+  of the artifact (`.sops.yaml`, a `.sourceignore` at the root or in a directory above the file) are not in it, and
+  a directory with a file named `kustomization.yaml` (whatever it holds, a Flux Kustomization too) has no generated
+  build. A cluster whose every root fails so runs the Flux
   its installation here names only by assumption, which the version-dependent findings state.
 premises: >
   The kustomization's fields and entries, and the files of the repository, read from it (facts: kustomize v5.5's
