@@ -1867,4 +1867,86 @@ extension FluxInstanceTests {
         #expect(!Model.ignoredBelowRoot("b/c.yaml", rootIgnore: nil, read: { $0 == "a/.sourceignore" ? "/b/\n" : nil }))
     }
 
+
+    /// jordi-axpo/flux-infra: one base ImagePolicy, whose ImageRepository each cluster's build patches to its own image
+    /// (`ghcr.io/example/web-<env>`); in cluster prod the policy reads web-prod, which the prod overlay's `:name` marker
+    /// names: what Flux writes is what is written, no mismatch. A field naming another image still is one.
+    @Test func aSharedPolicyReadsEachClustersPatchedRepository() throws {
+        var files: [String: String] = [:]
+        for env in ["dev", "prod"] {
+            files["clusters/\(env)/flux-system/gotk-sync.yaml"] = """
+                apiVersion: source.toolkit.fluxcd.io/v1
+                kind: GitRepository
+                metadata: {name: flux-system, namespace: flux-system}
+                spec: {interval: 1m0s, ref: {branch: main}, url: ssh://git@github.com/example/fleet}
+                ---
+                apiVersion: kustomize.toolkit.fluxcd.io/v1
+                kind: Kustomization
+                metadata: {name: flux-system, namespace: flux-system}
+                spec: {interval: 10m0s, path: ./clusters/\(env), prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
+
+                """
+            files["clusters/\(env)/flux-system/kustomization.yaml"] = "resources: [gotk-sync.yaml]\n"
+            files["clusters/\(env)/infra.yaml"] = fluxKustomization(name: "infra", path: "./infra/\(env)", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+            files["infra/\(env)/kustomization.yaml"] = "resources: [../base]\npatches:\n  - path: patch.yaml\n"
+            files["infra/\(env)/patch.yaml"] = """
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImageRepository
+                metadata: {name: web, namespace: flux-system}
+                spec: {image: ghcr.io/example/web-\(env)}
+                ---
+                apiVersion: image.toolkit.fluxcd.io/v1
+                kind: ImageUpdateAutomation
+                metadata: {name: web, namespace: flux-system}
+                spec: {update: {path: ./app/\(env)}}
+                ---
+                apiVersion: kustomize.toolkit.fluxcd.io/v1
+                kind: Kustomization
+                metadata: {name: web, namespace: flux-system}
+                spec: {path: ./app/\(env)}
+
+                """
+            files["app/\(env)/kustomization.yaml"] = """
+                resources: [../base]
+                images:
+                  - name: ghcr.io/example/web
+                    newName: ghcr.io/example/web-\(env) # {"$imagepolicy": "flux-system:web:name"}
+                    newTag: "1.0.7" # {"$imagepolicy": "flux-system:web:tag"}
+
+                """
+        }
+        files["app/base/kustomization.yaml"] = "resources: [deployment.yaml]\n"
+        files["app/base/deployment.yaml"] = deployment(namespace: "default", image: "ghcr.io/example/web:1.0.0")
+        files["infra/base/kustomization.yaml"] = "resources: [image.yaml, app.yaml]\n"
+        files["infra/base/app.yaml"] = fluxKustomization(name: "web", path: "./app/base", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["infra/base/image.yaml"] = """
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImageRepository
+            metadata: {name: web, namespace: flux-system}
+            spec: {image: ghcr.io/example/web, interval: 5m}
+            ---
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImagePolicy
+            metadata: {name: web, namespace: flux-system}
+            spec:
+              imageRepositoryRef: {name: web}
+              filterTags: {pattern: '^1\\.0\\.(?P<n>[0-9]+)$', extract: '$n'}
+              policy: {numerical: {order: asc}}
+            ---
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImageUpdateAutomation
+            metadata: {name: web, namespace: flux-system}
+            spec:
+              interval: 5m
+              sourceRef: {kind: GitRepository, name: flux-system}
+              git: {checkout: {ref: {branch: main}}, commit: {author: {email: bot@example.com, name: bot}}, push: {branch: main}}
+              update: {path: ./app/base, strategy: Setters}
+
+            """
+        #expect(try lint(files, asFound: true).filter { $0.severity != .note }.map(\.rendered) == [])
+        files["app/prod/kustomization.yaml"] = files["app/prod/kustomization.yaml"]!.replacingOccurrences(of: "newName: ghcr.io/example/web-prod", with: "newName: ghcr.io/example/web-dev")
+        let found = try lint(files, asFound: true).filter { $0.severity != .note }.map(\.rendered)
+        #expect(found == ["marker-image-mismatch app/prod/kustomization.yaml:4:38"], "\(found)")
+    }
+
 }

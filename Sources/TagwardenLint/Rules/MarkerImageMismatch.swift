@@ -22,16 +22,21 @@ extension Rule {
             // marker-ignored says why)
             guard m.markers[k].context == .value, info.skipped == nil, let ref = info.ref, let p = info.policy,
                   let value = m.markers[k].scalar?.value, let (image, wantName) = m.policyImage(p) else { return nil }
+            // what the policy updates in the clusters that deploy this file (each build's own repository, where a shared
+            // base's is patched per cluster)
+            let wanted = m.policyImages(p, deploying: m.markers[k].file)
             if ref.part == .tag || ref.part == .digest {
                 // the tag (digest) goes on the name beside it: the entry's `newName`/`name`, the chart's `repository`, or
                 // what that field's own `:name` marker makes it
                 guard (ref.part == .tag ? tagFields : digestFields).contains(key), let ii = m.markers[k].image,
                       m.images[ii].isParts, var written = m.images[ii].name, var have = m.images[ii].normalizedName else { return nil }
                 if let q = namedBy(ii) {
-                    guard let (qImage, qName) = m.policyImage(q) else { return nil }
-                    (written, have) = (qImage, qName)
+                    let named = m.policyImages(q, deploying: m.markers[k].file)
+                    guard let first = named.first else { return nil }
+                    if named.contains(where: { n in wanted.contains { $0.normalized == n.normalized } }) { return nil }
+                    (written, have) = first
                 }
-                guard have != wantName else { return nil }
+                guard !wanted.contains(where: { $0.normalized == have }) else { return nil }
                 let part = ref.part == .tag ? "tag" : "digest"
                 return c.finding("policy \(m.policyName(p)) writes the \(part) of \(image) here, but this field sets the \(part) of \(written): Flux would give \(written) another image's \(part)",
                                  marker: k)
@@ -63,7 +68,7 @@ extension Rule {
                                     + "in front of it: after the first update the release pulls \(after); drop the :name marker (the repository then stays as written)",
                                  marker: k)
             }
-            guard have != wantName else { return nil }
+            guard !wanted.contains(where: { $0.normalized == have }) else { return nil }
             return c.finding("policy \(m.policyName(p)) updates \(image), but this field names \(written): Flux would overwrite it with another image",
                              marker: k)
         }

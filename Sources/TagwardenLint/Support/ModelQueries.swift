@@ -29,6 +29,20 @@ extension Model {
         return (image, n)
     }
 
+    /// The images of the ImageRepositories policy `p` reads in the clusters that deploy file `f`: a shared base's policy
+    /// whose ImageRepository each cluster's build patches reads another in each (jordi-axpo/flux-infra); its own
+    /// repository's where no cluster says.
+    func policyImages(_ p: PolicyID, deploying f: FileID) -> [(written: String, normalized: String)] {
+        var out: [(written: String, normalized: String)] = []
+        for c in clusters.of(f) {
+            guard let r = repository(of: p, in: c), let image = flux.repositories[r].spec.image?.value,
+                  let n = flux.repositories[r].normalizedImage, !out.contains(where: { $0.normalized == n }) else { continue }
+            out.append((image, n))
+        }
+        if out.isEmpty, let own = policyImage(p) { out = [own] }
+        return out
+    }
+
     /// Where policy findings point: the pattern (in the file that supplied it), or the policy's kind when it has none.
     func policyPlace(_ p: PolicyID) -> (file: FileID, span: SourceSpan) {
         let o = objects[flux.policies[p].object]
