@@ -1949,4 +1949,31 @@ extension FluxInstanceTests {
         #expect(found == ["marker-image-mismatch app/prod/kustomization.yaml:4:38"], "\(found)")
     }
 
+
+    /// AGarciaRipalda/flux-tyk-gotenberg: the cluster's gotk-components.yaml defines Flux's kinds (its
+    /// CustomResourceDefinitions) but none of image automation's: bootstrap ran without `--components-extra`, so no
+    /// version of ImageRepository is served there, whatever Flux 2.8 serves with the controller installed.
+    @Test func componentsWithoutImageReflectorControllerServeNoImageRepository() throws {
+        let crd = """
+            ---
+            apiVersion: apiextensions.k8s.io/v1
+            kind: CustomResourceDefinition
+            metadata: {name: gitrepositories.source.toolkit.fluxcd.io}
+            spec:
+              group: source.toolkit.fluxcd.io
+              names: {kind: GitRepository}
+              scope: Namespaced
+              versions: [{name: v1, served: true}]
+
+            """
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0", crds: crd)
+        files["clusters/prod/image.yaml"] = "apiVersion: image.toolkit.fluxcd.io/v1beta2\nkind: ImageRepository\n"
+            + "metadata: {name: web, namespace: flux-system}\nspec: {image: ghcr.io/acme/web, interval: 5m}\n"
+        let found = try lint(files, asFound: true).filter { $0.rule.hasPrefix("api-") }
+        #expect(found.map { "\($0.severity) \($0.rendered)" } == ["warning api-removed clusters/prod/image.yaml:1:13"], "\(found.map(\.message))")
+        #expect(found.first?.message.contains("(they define no ImageRepository: image-reflector-controller is not among them)") == true)
+        #expect(found.first?.message.hasSuffix("(assuming image-reflector-controller is not installed apart from these components, by "
+                                               + "something outside this repository)") == true)
+    }
+
 }

@@ -14,12 +14,17 @@ extension Rule {
             let o = m.objects[i]
             let advice = refused.alternatives.first.map { "use \(FluxAPIs.group)/\($0)" }
                 ?? "no apiVersion of \(o.kind) is served there: upgrade Flux first"
-            var by = m.describe(refused.run), why: String
+            var by = m.describe(refused.run), why: String, missing: String?
             if refused.byComponents {
                 // the cluster's own CustomResourceDefinitions say what its API server serves
                 let cluster = refused.run.cluster.map { " of cluster \(m.clusters.clusters[$0].displayName)" } ?? ""
                 by = "the Flux components\(cluster)"
-                why = "their CustomResourceDefinition of \(o.kind) serves " + (refused.alternatives.isEmpty ? "no version" : refused.alternatives.joined(separator: ", "))
+                if refused.run.cluster.map({ m.clusters.clusters[$0].servedImageAPIs[o.kind] == nil }) == true {
+                    missing = o.kind == "ImageUpdateAutomation" ? "image-automation-controller" : "image-reflector-controller"
+                    why = "they define no \(o.kind): \(missing!) is not among them"
+                } else {
+                    why = "their CustomResourceDefinition of \(o.kind) serves " + (refused.alternatives.isEmpty ? "no version" : refused.alternatives.joined(separator: ", "))
+                }
             } else if let removed = api.lifetime?.removedIn, refused.run.version.release >= removed {
                 why = "removed in Flux \(removed)"
             } else if let since = api.lifetime?.since {
@@ -28,9 +33,12 @@ extension Rule {
                 why = "no Flux serves it"
             }
             var f = c.finding("\(o.apiVersion) \(o.kind) is not served by \(by) (\(why)): the API server refuses it, "
-                                + "and the Kustomization that applies it fails; \(advice)",
+                                + "and the Kustomization that applies it fails; "
+                                + (missing.map { "install \($0) with them (flux bootstrap --components-extra=image-reflector-controller,"
+                                    + "image-automation-controller adds both)" } ?? advice),
                               object: i, span: o.apiVersionSpan)
             if !refused.byComponents, let premise = m.fluxAssumption(refused.run, holdsFrom: api.lifetime?.removedIn) { f.assume(premise) }
+            if let missing { f.assume("assuming \(missing) is not installed apart from these components, by something outside this repository") }
             return f
         }
     }
@@ -66,7 +74,11 @@ extension Model {
         if let known = cache[key] { return known }
         let runs = fluxRuns(ofFile: o.file).map { run -> (run: FluxRun, served: Bool, alternatives: [String], byComponents: Bool) in
             // the config's fluxVersion overrides what the components say, as it does their version
-            let crd = config.fluxVersion == nil ? run.cluster.flatMap { clusters.clusters[$0].servedImageAPIs[o.kind] } : nil
+            // (components that define Flux's kinds but not this one serve none of it: AGarciaRipalda/flux-tyk-gotenberg's
+            // bootstrap without image-reflector-controller)
+            let crd = config.fluxVersion == nil ? run.cluster.flatMap { c in
+                clusters.clusters[c].servedImageAPIs[o.kind] ?? (clusters.clusters[c].definesFluxKinds ? [] : nil)
+            } : nil
             let served = crd ?? FluxAPIs.served(by: run.version, kind: o.kind)
             // newest first: the advice names the latest the cluster serves
             let alternatives = FluxAPIs.versions.filter { $0 != version && served.contains($0) }
@@ -82,7 +94,7 @@ extension Model {
     var servesV1Everywhere: Bool {
         if let v = config.fluxVersion { return v.release >= FluxVersion(2, 7) }
         if clusters.clusters.isEmpty { return (clusters.only?.version ?? .current).release >= FluxVersion(2, 7) }
-        return clusters.clusters.allSatisfy { ($0.flux ?? .current).release >= FluxVersion(2, 7) && $0.servedImageAPIs.isEmpty }
+        return clusters.clusters.allSatisfy { ($0.flux ?? .current).release >= FluxVersion(2, 7) && $0.servedImageAPIs.isEmpty && !$0.definesFluxKinds }
             && (clusters.only?.version ?? .current).release >= FluxVersion(2, 7)
     }
 

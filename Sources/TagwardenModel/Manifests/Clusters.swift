@@ -47,6 +47,9 @@ public struct Clusters: Sendable {
         public var fluxPremise: String?
         /// The image-automation kinds its Flux components define (CustomResourceDefinitions), with the versions they serve.
         public var servedImageAPIs: [String: [String]] = [:]
+        /// Its files define Flux's kinds (a CustomResourceDefinition of a `toolkit.fluxcd.io` group): the components
+        /// installed here, whose image-automation kinds are only those `servedImageAPIs` names.
+        public var definesFluxKinds = false
         /// The FluxInstance sync that applies its path (`file:line`), for a cluster of flux-operator's.
         public var syncedBy: String?
         /// Where the config declares it (`file:line` of its `clusters:` entry); nil for a cluster only detected.
@@ -400,7 +403,7 @@ public struct Clusters: Sendable {
             default:
                 // (Flux 0.8's gotk-components.yaml labels its Namespace `app.kubernetes.io/instance: flux-system` and the
                 // version, with no `part-of`)
-                if o.definition?.group == FluxAPIs.group
+                if o.definition?.group.hasSuffix("toolkit.fluxcd.io") == true
                     || (o.kind == "Namespace" && (o.labels["app.kubernetes.io/part-of"] == "flux" || o.labels["app.kubernetes.io/instance"] == "flux-system"))
                     || (o.isKustomization && o.kustomizeResources.contains { Self.fluxRelease(installedBy: $0) != nil }) {
                     objectsOfFile[o.file, default: []].append(i)
@@ -762,7 +765,9 @@ public struct Clusters: Sendable {
             }
             for f in informative where sets[c].contains(f) {
                 for o in objectsOfFile[f] ?? [] {
-                    if let d = objects[o].definition, d.group == FluxAPIs.group { out.clusters[c].servedImageAPIs[d.kind] = d.served }
+                    guard let d = objects[o].definition, d.group.hasSuffix("toolkit.fluxcd.io") else { continue }
+                    out.clusters[c].definesFluxKinds = true
+                    if d.group == FluxAPIs.group { out.clusters[c].servedImageAPIs[d.kind] = d.served }
                 }
             }
         }
