@@ -1863,6 +1863,11 @@ extension FluxInstanceTests {
         files["clusters/prod/apps/.sourceignore"] = "other.yaml\n"
         #expect(try lint(files, asFound: true).filter { $0.severity != .note }.map(\.rendered)
                 == ["kustomization-build-fails clusters/prod/apps/values.yaml:1:1"])
+        // a configurations: file of name references only (activescott/home-infra-k8s-flux) leaves the images transformer
+        // as it is: the entry matches nothing
+        files["comp/images.yaml"] = "nameReference:\n- kind: Secret\n  fieldSpecs:\n  - kind: ImageRepository\n    path: spec/secretRef/name\n"
+        let unmatched = try lint(files, asFound: true).filter { $0.severity != .note && $0.rule != "kustomization-build-fails" }.map(\.rendered)
+        #expect(unmatched == ["image-entry-unmatched app/kustomization.yaml:4:9"], "\(unmatched)")
         #expect(Model.ignoredBelowRoot("a/b/c.yaml", rootIgnore: nil, read: { $0 == "a/.sourceignore" ? "/b/\n" : nil }))
         #expect(!Model.ignoredBelowRoot("b/c.yaml", rootIgnore: nil, read: { $0 == "a/.sourceignore" ? "/b/\n" : nil }))
     }

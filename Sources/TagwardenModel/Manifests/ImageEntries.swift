@@ -210,10 +210,15 @@ extension Model {
         var all = taken
         for f in taken {
             for o in objectsOfFile[f] ?? [] {
-                // (a `configurations:` file may give the images transformer fields of its own: a Provider's `spec/package`,
-                // gadgetmg/home's crd-configurations Component)
-                if objects[o].kustomizeOpaque || !objects[o].kustomizeConfigFiles.isEmpty { return nil }
+                if objects[o].kustomizeOpaque { return nil }
                 let dir = Path.dirname(files[f].path)
+                // a `configurations:` file that gives the images transformer fields of its own (a Provider's
+                // `spec/package`, gadgetmg/home's crd-configurations Component), or one not read, may let an entry match
+                // what is no container image
+                for c in objects[o].kustomizeConfigFiles {
+                    guard let p = normalizePath(Sources.join(dir, c)), let cf = built.fileAt[p],
+                          !SourceText.contains("images", in: files[cf].bytes) else { return nil }
+                }
                 for r in objects[o].kustomizeResources {
                     guard let p = normalizePath(Sources.join(dir, r)), built.fileAt[p] != nil || built.hasFiles(under: p) else { return nil }
                 }
