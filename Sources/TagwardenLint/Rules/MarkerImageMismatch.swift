@@ -15,6 +15,16 @@ extension Rule {
             }
             return nil
         }
+        // the images each policy updates in the clusters of a file, asked once per policy and set of clusters
+        struct Asked: Hashable { let policy: PolicyID, clusters: [ClusterID] }
+        var known: [Asked: [(written: String, normalized: String)]] = [:]
+        func images(_ p: PolicyID, _ f: FileID) -> [(written: String, normalized: String)] {
+            let key = Asked(policy: p, clusters: m.clusters.of(f))
+            if let seen = known[key] { return seen }
+            let found = m.policyImages(p, deploying: f)
+            known[key] = found
+            return found
+        }
         return m.markers.indices.compactMap { k in
             let info = m.markers[k]
             let key = m.markers[k].fieldKey ?? ""
@@ -22,21 +32,21 @@ extension Rule {
             // marker-ignored says why)
             guard m.markers[k].context == .value, info.skipped == nil, let ref = info.ref, let p = info.policy,
                   let value = m.markers[k].scalar?.value, let (image, wantName) = m.policyImage(p) else { return nil }
-            // what the policy updates in the clusters that deploy this file (each build's own repository, where a shared
-            // base's is patched per cluster)
-            let wanted = m.policyImages(p, deploying: m.markers[k].file)
+            // whether the policy updates image `have` in a cluster that deploys this file (each build's own repository,
+            // where a shared base's is patched per cluster)
+            func updates(_ have: String, _ p: PolicyID) -> Bool { images(p, m.markers[k].file).contains { $0.normalized == have } }
             if ref.part == .tag || ref.part == .digest {
                 // the tag (digest) goes on the name beside it: the entry's `newName`/`name`, the chart's `repository`, or
                 // what that field's own `:name` marker makes it
                 guard (ref.part == .tag ? tagFields : digestFields).contains(key), let ii = m.markers[k].image,
                       m.images[ii].isParts, var written = m.images[ii].name, var have = m.images[ii].normalizedName else { return nil }
                 if let q = namedBy(ii) {
-                    let named = m.policyImages(q, deploying: m.markers[k].file)
+                    let named = images(q, m.markers[k].file)
                     guard let first = named.first else { return nil }
-                    if named.contains(where: { n in wanted.contains { $0.normalized == n.normalized } }) { return nil }
+                    if named.contains(where: { updates($0.normalized, p) }) { return nil }
                     (written, have) = first
                 }
-                guard !wanted.contains(where: { $0.normalized == have }) else { return nil }
+                guard !updates(have, p) else { return nil }
                 let part = ref.part == .tag ? "tag" : "digest"
                 return c.finding("policy \(m.policyName(p)) writes the \(part) of \(image) here, but this field sets the \(part) of \(written): Flux would give \(written) another image's \(part)",
                                  marker: k)
@@ -68,7 +78,7 @@ extension Rule {
                                     + "in front of it: after the first update the release pulls \(after); drop the :name marker (the repository then stays as written)",
                                  marker: k)
             }
-            guard !wanted.contains(where: { $0.normalized == have }) else { return nil }
+            guard !updates(have, p) else { return nil }
             return c.finding("policy \(m.policyName(p)) updates \(image), but this field names \(written): Flux would overwrite it with another image",
                              marker: k)
         }

@@ -497,7 +497,8 @@ public struct Model: Sendable {
         // (and one whose kustomization file holds something else, a Flux Kustomization: Flux generates no kustomization
         // where a file of that name is, whatever it holds, 160683231-myseneca/Group10_Project_CLO835)
         var kustomizationDirectories = Set(builds.value.kustomizationAt.keys).union(builds.value.emptyKustomizationAt.keys)
-        for f in facts.indices where facts[f].path.hasSuffix(".yaml") || facts[f].path.hasSuffix(".yml") || facts[f].path.hasSuffix("Kustomization") {
+        for f in facts.indices where facts[f].path.hasSuffix("kustomization.yaml") || facts[f].path.hasSuffix("kustomization.yml")
+            || facts[f].path.hasSuffix("Kustomization") {
             if Extractor.isKustomizationName(Path.basename(facts[f].path)) { kustomizationDirectories.insert(Path.dirname(facts[f].path)) }
         }
         let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories, pathPatched: pathPatched)
