@@ -38,6 +38,8 @@ extension Rule {
                                     + "image-automation-controller adds both)" } ?? advice),
                               object: i, span: o.apiVersionSpan)
             if !refused.byComponents, let premise = m.fluxAssumption(refused.run, holdsFrom: api.lifetime?.removedIn) { f.assume(premise) }
+            // (components a sync that fails to build last applied: what the cluster runs now is not read here)
+            if refused.byComponents, let c = refused.run.cluster, let premise = m.clusters.clusters[c].fluxPremise { f.assume(premise) }
             if let missing { f.assume("assuming \(missing) is not installed apart from these components, by something outside this repository") }
             return f
         }
