@@ -440,12 +440,14 @@ package struct Extractor {
         guard y.nodes[list].kind == .sequence else { return [] }
         var entries: [KustomizeImageEntry] = []
         for entry in y.childNodes(list) where y.nodes[entry].kind == .mapping {
-            // (a key of another case is looked for only where the entry holds a key none of its fields is)
-            let exact = ["name", "newName", "newTag", "digest"].count { (k: StaticString) in y.get(entry, k) != nil }
-            let folds = foldingCase && y.nodes[entry].childCount / 2 > exact
-            func field(_ entry: Int, _ key: StaticString) -> Int? { folds ? y.getFoldingCase(entry, key) : y.get(entry, key) }
-            guard let nameNode = field(entry, "name"), let name = scalarString(nameNode) else { continue }
-            let newName = field(entry, "newName")
+            var fields = (name: y.get(entry, "name"), newName: y.get(entry, "newName"), newTag: y.get(entry, "newTag"), digest: y.get(entry, "digest"))
+            // a key of another case (`newtag:`), looked for only where the entry holds a key none of those is
+            if foldingCase, y.nodes[entry].childCount / 2 > [fields.name, fields.newName, fields.newTag, fields.digest].count(where: { $0 != nil }) {
+                fields = (y.getFoldingCase(entry, "name"), y.getFoldingCase(entry, "newName"), y.getFoldingCase(entry, "newTag"),
+                          y.getFoldingCase(entry, "digest"))
+            }
+            guard let nameNode = fields.name, let name = scalarString(nameNode) else { continue }
+            let newName = fields.newName
             // kustomize keeps the name it splits from the container's reference: a name written with its tag
             // (`bitnami/kubectl:latest`) gives the image its name alone
             let effective = scalarString(newName) ?? KustomizeImageEntry.kustomizeName(of: name) ?? name
@@ -455,11 +457,11 @@ package struct Extractor {
             use.entryNameOffset = y.nodes[nameNode].span.start.offset
             var nodes = [nameNode]
             if let newName { nodes.append(newName) }
-            if let t = field(entry, "newTag"), y.nodes[t].kind == .scalar, !y.isNull(t) {
+            if let t = fields.newTag, y.nodes[t].kind == .scalar, !y.isNull(t) {
                 use.tag = located(t)
                 nodes.append(t)
             }
-            if let dg = field(entry, "digest"), let d = scalarString(dg) {
+            if let dg = fields.digest, let d = scalarString(dg) {
                 use.digest = d
                 use.digestField = located(dg)
                 nodes.append(dg)
