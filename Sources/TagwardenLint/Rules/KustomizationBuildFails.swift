@@ -42,17 +42,7 @@ extension Rule {
         // one finding per generated build, at the first file Flux's walk meets (fixing it shows the next)
         for refusals in Dictionary(grouping: m.generatedBuildRefusals, by: \.path).values.sorted(by: { $0[0].path < $1[0].path }) {
             let r = refusals[0]
-            // judged where the generating Flux Kustomization stands, as a duplicate in its build is (where the file itself
-            // is not applied, its own premise says so)
-            var premise: String?
-            if m.clusters.reach[r.file] == .applied {
-                switch m.clusters.reach[r.builder] {
-                case .applied: break
-                case .unreached: premise = "no cluster in this repository applies \(m.path(r.builder))"
-                case .assumed(let p): premise = p
-                case .notDeployed: continue
-                }
-            }
+            guard case .judged(let premise) = buildReach(m, file: r.file, builder: r.builder) else { continue }
             let others = refusals.dropFirst().map { m.path($0.file) }
             let more = others.isEmpty ? "" : "; \(others.count) more file\(others.count == 1 ? "" : "s") under it fail\(others.count == 1 ? "s" : "") "
                 + "it too (\(others.prefix(3).joined(separator: ", "))\(others.count > 3 ? ", …" : ""))"
@@ -89,6 +79,20 @@ extension Rule {
                                     + "\(what)\(hint)", file: f, span: field.span, object: nil, environment: nil))
         }
         return out
+    }
+
+    /// Whether a build that fails, found in `file`, is judged, and on what premise: where its kustomization (or the
+    /// Flux Kustomization that generates it), `builder`, stands, which need not be where the file does (a cluster's build
+    /// takes the file, not the kustomization that fails); where the file itself is not applied, its own premise says so.
+    enum BuildReach { case judged(premise: String?), notDeployed }
+    static func buildReach(_ m: Model, file: FileID, builder: FileID) -> BuildReach {
+        guard m.clusters.reach[file] == .applied else { return .judged(premise: nil) }
+        switch m.clusters.reach[builder] {
+        case .applied: return .judged(premise: nil)
+        case .unreached: return .judged(premise: "no cluster in this repository applies \(m.path(builder))")
+        case .assumed(let p): return .judged(premise: p)
+        case .notDeployed: return .notDeployed
+        }
     }
 
     /// Two resources of one kind, namespace and name (as written) that one kustomize build accumulates side by side
@@ -129,18 +133,7 @@ extension Rule {
             let built = by.generatedAt.map { "the kustomization Flux generates at ./\($0) for the Flux Kustomization in \(m.path(by.file))" }
                 ?? "the kustomization \(m.path(by.file))"
             let more = taken.count > 1 ? ", and \(taken.count - 1) more of this file's resources that file holds too" : ""
-            // the build that fails is judged where its kustomization (or generating Flux Kustomization) stands, which
-            // need not be where this file does (a cluster's build takes the file, not the kustomization that fails)
-            // (where the file itself is not applied, its own premise says so)
-            var premise: String?
-            if m.clusters.reach[o.file] == .applied {
-                switch m.clusters.reach[by.file] {
-                case .applied: break
-                case .unreached: premise = "no cluster in this repository applies \(m.path(by.file))"
-                case .assumed(let p): premise = p
-                case .notDeployed: continue
-                }
-            }
+            guard case .judged(let premise) = buildReach(m, file: o.file, builder: by.file) else { continue }
             var f = c.finding("kustomize refuses the build: \(built) takes \(o.kind) \(o.declaredNamespace.map { $0 + "/" } ?? "")\(o.name ?? "") "
                                  + "twice, here and in \(m.path(other.file)):\(other.kindSpan.start.line)\(more) (may not add resource with an "
                                  + "already registered id), \(consequence(by))",
