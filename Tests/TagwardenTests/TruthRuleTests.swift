@@ -1981,4 +1981,32 @@ extension FluxInstanceTests {
                                                + "something outside this repository)") == true)
     }
 
+
+    /// tkubica12/gitops-flux-arc: a ring's patch sets only `image.tag` of a HelmRelease whose base writes
+    /// `image.repository` (`kubectl kustomize`: `repository: ghcr.io/example/pod_hello`, `tag: 4`): the image is that
+    /// repository, not "the chart's own, not read here".
+    @Test func aPatchsTagIsOfTheRepositoryItsBaseReleaseWrites() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.4.0")
+        files["clusters/prod/ring0.yaml"] = fluxKustomization(name: "ring0", path: "./ring0", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["base/kustomization.yaml"] = "resources: [helm.yaml]\n"
+        files["base/helm.yaml"] = """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: app1, namespace: default}
+            spec:
+              chart: {spec: {chart: podinfo, sourceRef: {kind: HelmRepository, name: podinfo}}}
+              values:
+                image: {repository: ghcr.io/example/pod_hello, tag: "1.0.0"}
+
+            """
+        files["ring0/kustomization.yaml"] = "resources: [../base]\npatches:\n  - path: patch.yaml\n"
+        files["ring0/patch.yaml"] = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: app1, namespace: default}\n"
+            + "spec:\n  values:\n    image:\n      tag: \"4\"\n"
+        let found = try lint(files, asFound: true).filter { $0.rule == "image-floating-tag" }
+        #expect(found.map(\.rendered) == ["image-floating-tag ring0/patch.yaml:7:12"], "\(found.map(\.rendered))")
+        #expect(found.first?.message.contains("(the image is ghcr.io/example/pod_hello, which HelmRelease default/app1 (base/helm.yaml) writes "
+                                              + "beside the tag this patch replaces)") == true, "\(found.first?.message ?? "")")
+        #expect(found.first?.message.contains("chart's own") == false)
+    }
+
 }

@@ -46,7 +46,13 @@ public struct RuleContext: Sendable {
         // (kyverno's 3.8 chart no longer reads the policyReportsCleanup image that PingCAP-QE/ee-ops still sets)
         // (a marker there says which image's tag Flux writes into it: the repository's own account of the field)
         if img.name == nil, img.tag != nil, img.origin == .helmParts, model.markedRepository(i) == nil {
-            f.assume("assuming the chart runs an image with this tag: the image's name is the chart's own, not read here")
+            // (a patch's tag of a release whose base writes the repository beside it is that repository's)
+            if let (repository, release) = model.patchedReleaseRepository(i) {
+                f.message += " (the image is \(repository), which HelmRelease \(model.qualifiedName(release)) (\(model.path(model.objects[release].file))) "
+                    + "writes beside the tag this patch replaces)"
+            } else {
+                f.assume("assuming the chart runs an image with this tag: the image's name is the chart's own, not read here")
+            }
         }
         if let premise = img.premise { f.assume(premise) }
         // a component the values turn off renders no image in the charts that gate it so, as most do (thaynes43's vexa)

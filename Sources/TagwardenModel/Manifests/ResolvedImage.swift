@@ -43,6 +43,30 @@ extension Model {
         return flux.repositories[r].spec.image?.value
     }
 
+    /// For a release's values field that sets only a tag in a patch file (a kustomization's `patches`): the repository
+    /// its base release writes beside it (`image.repository` where the patch sets `image.tag`), where every HelmRelease of
+    /// that name (and namespace) outside patch files writes one and the same (tkubica12/gitops-flux-arc's rings); nil
+    /// otherwise.
+    public func patchedReleaseRepository(_ i: ImageID) -> (repository: String, release: ObjectID)? {
+        let img = images[i]
+        guard img.name == nil, img.origin == .helmParts, let path = img.valuesPath, path.count >= 2, let o = img.object,
+              graph.patchedBy[files[img.file].path] != nil, objects[o].kind == "HelmRelease", let name = objects[o].name else { return nil }
+        var found: (repository: String, release: ObjectID)?
+        for (k, r) in objects.withIDs where r.kind == "HelmRelease" && r.name == name && graph.patchedBy[files[r.file].path] == nil
+            && (objects[o].declaredNamespace == nil || r.declaredNamespace == objects[o].declaredNamespace) {
+            let y = files[r.file].yaml
+            guard r.document < y.documents.count, var n = y.get(y.documents[r.document].root, "spec", "values") else { return nil }
+            for key in path.dropLast() {
+                guard let next = y.pairs(y.resolved(n)).first(where: { y.value($0.key) == key })?.value else { return nil }
+                n = y.resolved(next)
+            }
+            guard let repo = y.get(n, "repository"), y.nodes[repo].kind == .scalar, !y.isNull(repo), found.map({ $0.repository == y.value(repo) }) ?? true
+            else { return nil }
+            found = (y.value(repo), k)
+        }
+        return found
+    }
+
     /// The repository image `i` is of, as written (its name, or for a field that sets only the tag the marked
     /// policy's image), and normalised (`nginx` → `docker.io/library/nginx`); nil when neither is known.
     public func repositoryName(_ i: ImageID) -> (written: String, normalized: String)? {
