@@ -3400,6 +3400,8 @@ rationale: >
   A `:tag` or `:digest` marker writes only that part, so the image is the name beside it (a kustomize
   entry's `newName` or `name`, a chart's `repository`, or what that field's own `:name` marker makes
   it): the web policy's tag on the api entry deploys api with a tag of web's, which api may not have.
+  The policy's ImageRepository is the one it reads in each cluster that deploys the marker's file: a shared
+  base's policy whose ImageRepository each cluster's build patches to its own image reads that cluster's.
 premises: >
   Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
   cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
