@@ -666,11 +666,8 @@ public struct Model: Sendable {
                 if passesResourcesUnchanged(k, clusterScoped: clusterScoped, object: object) { take(graph.directory(of: k), depth: depth + 1) }
             }
             guard !generatedBuilds.isEmpty, !path.isEmpty else { return }
-            var dir = Path.dirname(path)
-            while !kustomizationDirectories.contains(dir) {
-                if let by = generatedBuilds[dir] { out.append(SideBySideBuild(file: by, generatedAt: dir)) }
-                if dir.isEmpty { break }
-                dir = Path.dirname(dir)
+            for dir in Model.generatedBuilds(taking: path, generatedBuilds: generatedBuilds, kustomizationDirectories: kustomizationDirectories) {
+                out.append(SideBySideBuild(file: generatedBuilds[dir]!, generatedAt: dir))
             }
         }
         take(files[f].path, depth: 0)

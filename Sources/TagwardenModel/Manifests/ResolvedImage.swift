@@ -55,12 +55,8 @@ extension Model {
         for (k, r) in objects.withIDs where r.kind == "HelmRelease" && r.name == name && graph.patchedBy[files[r.file].path] == nil
             && (objects[o].declaredNamespace == nil || r.declaredNamespace == objects[o].declaredNamespace) {
             let y = files[r.file].yaml
-            guard r.document < y.documents.count, var n = y.get(y.documents[r.document].root, "spec", "values") else { return nil }
-            for key in path.dropLast() {
-                guard let next = y.pairs(y.resolved(n)).first(where: { y.value($0.key) == key })?.value else { return nil }
-                n = y.resolved(next)
-            }
-            guard let repo = y.get(n, "repository"), y.nodes[repo].kind == .scalar, !y.isNull(repo), found.map({ $0.repository == y.value(repo) }) ?? true
+            guard let values = ValuesFiles.releaseValues(r, in: y), let n = ValuesFiles.valuesNode(y, values, at: path.dropLast()),
+                  let repo = y.get(n, "repository"), y.nodes[repo].kind == .scalar, !y.isNull(repo), found.map({ $0.repository == y.value(repo) }) ?? true
             else { return nil }
             found = (y.value(repo), k)
         }

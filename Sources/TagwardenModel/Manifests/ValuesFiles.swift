@@ -255,14 +255,28 @@ enum ValuesFiles {
     /// a mapping X above it), if any.
     private static func disabling(_ r: ObjectID, _ path: [String], objects: Objects, parsed: (FileID) -> YAMLFile) -> String? {
         let y = parsed(objects[r].file)
-        guard y.error == nil, objects[r].document < y.documents.count,
-              var node = y.get(y.documents[objects[r].document].root, "spec", "values") else { return nil }
-        for (depth, key) in path.dropLast().enumerated() {
-            guard let next = y.pairs(y.resolved(node)).first(where: { y.value($0.key) == key })?.value else { return nil }
-            node = y.resolved(next)
-            if Extractor.disables(y, node) { return path.prefix(depth + 1).joined(separator: ".") + ".enabled" }
+        guard let values = releaseValues(objects[r], in: y) else { return nil }
+        for depth in 1..<max(path.count, 1) {
+            guard let node = valuesNode(y, values, at: path.prefix(depth)) else { return nil }
+            if Extractor.disables(y, node) { return path.prefix(depth).joined(separator: ".") + ".enabled" }
         }
         return nil
+    }
+
+    /// Release `r`'s `spec.values` in `y`, its file's tree.
+    static func releaseValues(_ r: ManifestObject, in y: YAMLFile) -> Int? {
+        guard y.error == nil, r.document < y.documents.count else { return nil }
+        return y.get(y.documents[r.document].root, "spec", "values")
+    }
+
+    /// The node at key `path` below values node `n` (aliases followed), nil where a key is missing.
+    static func valuesNode(_ y: YAMLFile, _ n: Int, at path: ArraySlice<String>) -> Int? {
+        var n = y.resolved(n)
+        for key in path {
+            guard let next = y.pairs(n).first(where: { y.value($0.key) == key })?.value else { return nil }
+            n = y.resolved(next)
+        }
+        return n
     }
 
     /// The paths values node `n` sets whole (a scalar, a list, a null: anything but a mapping, which Helm merges key by
