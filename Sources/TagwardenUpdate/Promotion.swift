@@ -141,7 +141,7 @@ public struct Promotion: Sendable {
             }
             productionTag = prefix + identity
         }
-        guard ImageReference.isTag(productionTag.utf8) else {
+        guard ImageReference.isTag(productionTag) else {
             throw TagwardenError("'\(productionTag)' is not a valid tag ([A-Za-z0-9_][A-Za-z0-9_.-]{0,127})")
         }
         if let re = to.tagRegex, let pattern = to.tagPattern, !re.matches(productionTag) {

@@ -63,4 +63,17 @@ import Testing
         #expect(depth(2) == 2)
         #expect(depth(3) == 0)   // 3 → 3 is a cycle: 1 + (-1)
     }
+
+    /// `FluxIndex.pathsHoldingFiles` finds a few paths by comparing them with the files, and many by looking each
+    /// directory up once: both ways give the same paths (a file itself, the root, directories at every depth, paths
+    /// that hold nothing, and a name that is only a prefix of a directory's).
+    @Test func pathsHoldingFilesAgreeFewAndMany() {
+        let files = ["a/b/c.yaml", "a/b/d.yaml", "a/bx/e.yaml", "f.yaml", "g/h/i/j.yaml"]
+        let candidates = ["", "a", "a/b", "a/b/c.yaml", "a/bx", "a/b/c", "g", "g/h", "g/h/i", "g/h/i/j.yaml", "f.yaml", "x", "a/", "g/h/i/j"]
+        let expected: Set<String> = ["", "a", "a/b", "a/b/c.yaml", "a/bx", "g", "g/h", "g/h/i", "g/h/i/j.yaml", "f.yaml"]
+        #expect(FluxIndex.pathsHoldingFiles(among: Set(candidates), files) == expected)
+        // more than sixteen: the directories' way
+        let many = Set(candidates + (0..<20).map { "none/\($0)" })
+        #expect(FluxIndex.pathsHoldingFiles(among: many, files) == expected)
+    }
 }

@@ -23,7 +23,7 @@ extension Rule {
             }
             var tag = value
             // a :tag marker on a value that is no tag (a whole reference) is marker-wrong-form's finding
-            if ref.part == .tag, !ImageReference.isTag(value.utf8) { return nil }
+            if ref.part == .tag, !ImageReference.isTag(value) { return nil }
             if ref.part == .reference {
                 guard let ii = mk.image, m.images[ii].invalid == nil, let t = m.images[ii].tag?.value else { return nil }
                 tag = t

@@ -189,8 +189,25 @@ public struct FluxIndex: Sendable {
             }
             return held
         }
+        if paths.contains(""), !files.isEmpty { held.insert("") }
+        // (a path that names a file: only then is each file looked up)
+        let namesFiles = paths.contains { Sources.isManifestName($0) || Sources.isUnreadYAMLName($0) }
+        // each directory is looked up once, whatever number of files it holds: once one is seen, so are those above it
+        // (and the files come in path order: most have the directory of the one before)
+        var seen = Set<Substring>()
+        var last: Substring = ""
         for path in files where held.count < paths.count {
-            for p in updatePaths(holding: path) where paths.contains(p) { held.insert(p) }
+            if namesFiles, paths.contains(path) { held.insert(path) }
+            guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { continue }
+            var dir = path[..<slash]
+            if dir.utf8.elementsEqual(last.utf8) { continue }
+            last = dir
+            while seen.insert(dir).inserted {
+                let d = String(dir)
+                if paths.contains(d) { held.insert(d) }
+                guard let up = dir.utf8.lastIndex(of: UInt8(ascii: "/")) else { break }
+                dir = dir[..<up]
+            }
         }
         return held
     }

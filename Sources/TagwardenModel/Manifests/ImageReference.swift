@@ -105,8 +105,13 @@ public struct ImageReference: Sendable, Hashable {
         return .success(reference)
     }
 
-    /// The tag grammar: `[A-Za-z0-9_][A-Za-z0-9._-]{0,127}`.
-    package static func isTag<C: Collection<UInt8>>(_ b: C) -> Bool {
+    /// Whether `s` is a tag: the grammar `[A-Za-z0-9_][A-Za-z0-9._-]{0,127}`.
+    package static func isTag(_ s: String) -> Bool {
+        var s = s
+        return s.withUTF8 { isTag($0) }   // (over the bytes in place: the generic form, called across modules, is not specialised)
+    }
+
+    static func isTag<C: Collection<UInt8>>(_ b: C) -> Bool {
         guard let first = b.first, isWordByte(first), b.count <= 128 else { return false }
         return b.allSatisfy { isWordByte($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
     }
