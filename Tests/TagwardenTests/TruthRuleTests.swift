@@ -2009,4 +2009,182 @@ extension FluxInstanceTests {
         #expect(found.first?.message.contains("chart's own") == false)
     }
 
+    /// gjcourt/homelab: a base's own kustomization and another environment's overlay, which no cluster applies, do not
+    /// decide the namespace of what the applied overlays deploy (`kubectl kustomize prod`: `a-prod` and `b-prod`), so
+    /// two Secrets of one name in two namespaces are no duplicate.
+    @Test func buildsNoClusterAppliesDoNotDecideANamespace() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.4.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(name: "apps", path: "./prod", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        for app in ["a", "b"] {
+            files["base/\(app)/kustomization.yaml"] = "resources: [secret.yaml]\n"
+            files["base/\(app)/secret.yaml"] = "apiVersion: v1\nkind: Secret\nmetadata: {name: pull-secret}\nstringData: {k: \(app)}\n"
+            files["prod/\(app)/kustomization.yaml"] = "namespace: \(app)-prod\nresources: [../../base/\(app)]\n"
+        }
+        files["prod/kustomization.yaml"] = "resources: [a, b]\n"
+        files["base/kustomization.yaml"] = "resources: [a]\n"
+        files["staging/kustomization.yaml"] = "namespace: b-staging\nresources: [../base/b]\n"
+        let found = try lint(files, asFound: true).filter { $0.rule == "object-duplicate" }
+        #expect(found.isEmpty, "\(found.map(\.message))")
+        // the cluster applies the staging overlay too: base/b's Secret is in b-prod and in b-staging, base/a's in a-prod
+        var both = files
+        both["clusters/prod/staging.yaml"] = fluxKustomization(name: "staging", path: "./staging", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        #expect(try lint(both, asFound: true).filter { $0.rule == "object-duplicate" }.isEmpty)
+        // and where the staging overlay moves it into a-prod, the two meet there
+        both["staging/kustomization.yaml"] = "namespace: a-prod\nresources: [../base/b]\n"
+        let met = try lint(both, asFound: true).filter { $0.rule == "object-duplicate" }
+        #expect(met.map { "\($0.severity) \($0.rendered)" } == ["warning object-duplicate base/b/secret.yaml:2:7"], "\(met.map(\.message))")
+        // where the second overlay is not applied either, no build that takes base/b decides: they disagree
+        files["prod/kustomization.yaml"] = "resources: [a]\n"
+        let m = try lintReport(files, asFound: true).model!
+        let namespaces = m.objects.indices.filter { m.objects[$0].kind == "Secret" }.map { "\(m.path(m.objects[$0].file)) \(m.objectNamespace[$0] ?? "-")" }
+        #expect(namespaces == ["base/a/secret.yaml a-prod", "base/b/secret.yaml -"], "\(namespaces)")
+    }
+
+    /// nint8835/ops: each app's kustomization sets its namespace with a builtin NamespaceTransformer written inline under
+    /// `transformers:` (`kubectl kustomize apps`: `namespace: a`, `namespace: b`); with `unsetOnly`, an object that
+    /// names its own namespace keeps it, and the kustomization's `namespace:` runs before it.
+    @Test func anInlineNamespaceTransformerSetsTheNamespace() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.4.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["apps/kustomization.yaml"] = "resources: [a, b, c]\n"
+        func transformer(_ ns: String, unsetOnly: Bool) -> String {
+            "transformers:\n  - |-\n    apiVersion: builtin\n    kind: NamespaceTransformer\n    metadata:\n      name: override\n"
+                + "      namespace: \(ns)\n    unsetOnly: \(unsetOnly)\n"
+        }
+        files["apps/a/kustomization.yaml"] = "resources: [config.yaml]\n" + transformer("a", unsetOnly: true)
+        files["apps/b/kustomization.yaml"] = "resources: [config.yaml]\n" + transformer("b", unsetOnly: false)
+        files["apps/c/kustomization.yaml"] = "namespace: field\nresources: [config.yaml]\n" + transformer("c", unsetOnly: true)
+        for app in ["a", "b", "c"] {
+            files["apps/\(app)/config.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: config}\ndata: {who: \(app)}\n---\n"
+                + "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: own, namespace: mine}\ndata: {who: \(app)}\n"
+        }
+        let report = try lintReport(files, asFound: true)
+        let m = report.model!
+        let namespaces = m.objects.indices.filter { m.objects[$0].kind == "ConfigMap" }
+            .map { "\(m.path(m.objects[$0].file)) \(m.objects[$0].name ?? "") \(m.objectNamespace[$0] ?? "-")" }
+        #expect(namespaces == ["apps/a/config.yaml config a", "apps/a/config.yaml own mine", "apps/b/config.yaml config b",
+                               "apps/b/config.yaml own b", "apps/c/config.yaml config field", "apps/c/config.yaml own field"], "\(namespaces)")
+        // (the two ConfigMaps `own` that stay in `mine` meet: one replaces the other)
+        let found = report.findings.filter { $0.rule == "object-duplicate" }.map(\.rendered)
+        #expect(found.isEmpty, "\(found)")
+    }
+
+    /// BayajidAlam/node-fleet: the ImageUpdateAutomation is in a file its directory's kustomization leaves out, so no
+    /// automation updates the Deployment: a field without a marker is nothing Flux leaves as written.
+    @Test func anAutomationThatIsNotDeployedLeavesNoMarkerMissing() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.7.0")
+        files["clusters/prod/kustomization.yaml"] = "resources: [flux-system, apps.yaml]\n"
+        files["clusters/prod/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps/prod", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["clusters/prod/image-automation.yaml"] = """
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImageRepository
+            metadata: {name: web, namespace: flux-system}
+            spec: {image: ghcr.io/acme/web, interval: 5m}
+            ---
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImagePolicy
+            metadata: {name: web, namespace: flux-system}
+            spec: {imageRepositoryRef: {name: web}, policy: {semver: {range: ">=1.0.0"}}}
+            ---
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImageUpdateAutomation
+            metadata: {name: web, namespace: flux-system}
+            spec:
+              interval: 5m
+              sourceRef: {kind: GitRepository, name: flux-system}
+              git: {push: {branch: main}, commit: {author: {name: flux, email: flux@example.com}}}
+              update: {path: ./apps/prod, strategy: Setters}
+
+            """
+        files["apps/prod/deployment.yaml"] = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n"
+            + "  template:\n    spec:\n      containers:\n        - name: web\n          image: ghcr.io/acme/web:1.2.3\n"
+        let found = try lint(files, asFound: true).filter { $0.rule == "marker-missing" }
+        #expect(found.isEmpty, "\(found.map(\.message))")
+        // listed, the automation updates the file, and the field has no marker
+        files["clusters/prod/kustomization.yaml"] = "resources: [flux-system, apps.yaml, image-automation.yaml]\n"
+        let listed = try lint(files, asFound: true).filter { $0.severity != .note }
+        #expect(listed.map(\.rendered) == ["marker-missing apps/prod/deployment.yaml:9:18"], "\(listed.map(\.message))")
+    }
+
+    /// BayajidAlam/node-fleet: a build kustomize refuses for a Secret it takes twice deploys nothing, so the ClusterRole
+    /// it holds replaces nothing (`kubectl kustomize` of the generated build: "may not add resource with an already
+    /// registered id").
+    @Test func anObjectOnlyARefusedBuildTakesIsNoDuplicate() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.4.0")
+        for name in ["infra", "monitoring"] {
+            files["clusters/prod/\(name).yaml"] = fluxKustomization(name: name, path: "./\(name)", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        }
+        let secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: auth, namespace: monitoring}\nstringData: {k: v}\n"
+        files["infra/secret.yaml"] = secret
+        files["infra/prometheus.yaml"] = secret + "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: prometheus}\n"
+            + "rules: [{apiGroups: [\"\"], resources: [pods], verbs: [get]}]\n"
+        files["monitoring/rbac.yaml"] = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: prometheus}\n"
+            + "rules: [{apiGroups: [\"\"], resources: [nodes], verbs: [list]}]\n"
+        let found = try lint(files, asFound: true).filter { $0.severity != .note }.map(\.rendered)
+        #expect(found == ["kustomization-build-fails infra/secret.yaml:2:7"], "\(found)")
+    }
+
+    /// abohmeed/fluxmultitenancy: `tenants/base/dev` is a tenant named dev that the staging and production clusters both
+    /// deploy; the field's environment is its directory's only by assumption, so the finding says so, as a warning.
+    @Test func aFieldsEnvironmentThatItsClustersContradictIsAPremise() throws {
+        var files: [String: String] = [:]
+        for env in ["staging", "production"] {
+            files.merge(bootstrapFiles("clusters/\(env)", flux: "v2.7.0")) { a, _ in a }
+            files["clusters/\(env)/tenants.yaml"] = fluxKustomization(name: "tenants", path: "./tenants/\(env)", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+            files["tenants/\(env)/kustomization.yaml"] = "resources: [../base/dev]\n"
+        }
+        files["tenants/base/dev/kustomization.yaml"] = "resources: [deploy.yaml]\n"
+        files["tenants/base/dev/deploy.yaml"] = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: podinfo, namespace: apps}\nspec:\n"
+            + "  template:\n    spec:\n      containers:\n        - name: podinfo\n"
+            + "          image: ghcr.io/stefanprodan/podinfo:5.2.1 # {\"$imagepolicy\": \"flux-system:podinfo\"}\n"
+        files["clusters/staging/image-automation.yaml"] = """
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImageRepository
+            metadata: {name: podinfo, namespace: flux-system}
+            spec: {image: ghcr.io/stefanprodan/podinfo, interval: 5m}
+            ---
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImagePolicy
+            metadata: {name: podinfo, namespace: flux-system}
+            spec: {imageRepositoryRef: {name: podinfo}, policy: {semver: {range: ">=5.0.0 <6.0.0"}}}
+
+            """
+        let found = try lint(files, asFound: true).filter { $0.rule == "marker-env-mismatch" }
+        #expect(found.map { "\($0.severity) \($0.rendered)" } == ["warning marker-env-mismatch tenants/base/dev/deploy.yaml:9:53"], "\(found.map(\.message))")
+        #expect(found.first?.message.hasSuffix("(assuming the field belongs to development, as its directory says, though the clusters that deploy it "
+                                               + "(clusters/production, clusters/staging) are of production and staging; say where development is under "
+                                               + "environments: in .tagwarden.yaml)") == true, "\(found.first?.message ?? "")")
+    }
+
+    /// Syntax3rror404/infra: a cluster's overlay of a shared base replaces a Flux Kustomization's placeholder path with an
+    /// inline JSON patch (`kubectl kustomize clusters/prod`: `path: apps`); the cluster applies what that path builds, and
+    /// the placeholder, which every build patches, builds nothing. A strategic-merge patch written inline does the same.
+    @Test func anInlinePatchOfAFluxKustomizationsPathIsWhatTheClusterBuilds() throws {
+        let base: [String: String] = [
+            "clusters/prod/flux-instance.yaml": "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata: {name: flux, namespace: flux-system}\n"
+                + "spec:\n  distribution: {version: 2.7.x}\n  sync: {kind: GitRepository, url: https://github.com/example/repro.git, ref: refs/heads/main, path: clusters/prod}\n",
+            "clusters/base/kustomization.yaml": "resources: [apps.yaml]\n",
+            "clusters/base/apps.yaml": fluxKustomization(name: "cluster-apps", path: "clusters/clustername/apps",
+                                                         spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n"),
+            "clusters/clustername/apps/kustomization.yaml": "resources: [placeholder.yaml]\n",
+            "clusters/clustername/apps/placeholder.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: placeholder, namespace: default}\n",
+            "apps/kustomization.yaml": "resources: [web/deployment.yaml]\n",
+            "apps/web/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  template:\n"
+                + "    spec:\n      containers:\n        - name: web\n          image: nginx:latest\n",
+        ]
+        let json = "resources: [../base, flux-instance.yaml]\npatches:\n  - patch: |\n      - op: replace\n        path: /spec/path\n        value: apps\n"
+            + "    target: {kind: Kustomization, name: cluster-apps, namespace: flux-system}\n"
+        let merge = "resources: [../base, flux-instance.yaml]\npatches:\n  - patch: |\n      apiVersion: kustomize.toolkit.fluxcd.io/v1\n"
+            + "      kind: Kustomization\n      metadata: {name: cluster-apps, namespace: flux-system}\n      spec: {path: ./apps}\n"
+        for overlay in [json, merge] {
+            var files = base
+            files["clusters/prod/kustomization.yaml"] = overlay
+            let report = try lintReport(files, asFound: true)
+            let found = report.findings.filter { $0.severity != .note }
+            #expect(found.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/web/deployment.yaml:9:18"], "\(found.map(\.message))")
+            let m = report.model!
+            let placeholder = m.files.indices.first { m.path($0) == "clusters/clustername/apps/placeholder.yaml" }!
+            #expect(m.clusters.of(placeholder).isEmpty)
+        }
+    }
 }

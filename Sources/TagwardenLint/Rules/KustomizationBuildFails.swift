@@ -100,6 +100,29 @@ extension Rule {
     /// id"), whatever the values.
     static func duplicateIDs(_ c: RuleContext, consequence: (Model.SideBySideBuild) -> String) -> [Finding] {
         let m = c.model
+        var out: [Finding] = []
+        for (pair, taken) in takenTwice(m) {
+            let (i, j) = taken.min { m.objects[$0.object].kindSpan.start.offset < m.objects[$1.object].kindSpan.start.offset }!
+            let o = m.objects[i], other = m.objects[j], by = pair.build
+            let built = by.generatedAt.map { "the kustomization Flux generates at ./\($0) for the Flux Kustomization in \(m.path(by.file))" }
+                ?? "the kustomization \(m.path(by.file))"
+            let more = taken.count > 1 ? ", and \(taken.count - 1) more of this file's resources that file holds too" : ""
+            guard case .judged(let premise) = buildReach(m, file: o.file, builder: by.file) else { continue }
+            var f = c.finding("kustomize refuses the build: \(built) takes \(o.kind) \(o.declaredNamespace.map { $0 + "/" } ?? "")\(o.name ?? "") "
+                                 + "twice, here and in \(m.path(other.file)):\(other.kindSpan.start.line)\(more) (may not add resource with an "
+                                 + "already registered id), \(consequence(by))",
+                              file: o.file, span: o.kindSpan, object: i, environment: nil)
+            if let premise { f.assume(premise) }
+            out.append(f)
+        }
+        return out
+    }
+
+    /// A build, a file and another file that it takes side by side.
+    struct TakenTwice: Hashable { let build: Model.SideBySideBuild, file: FileID, otherFile: FileID }
+
+    /// The builds kustomize refuses because they take one resource twice, by pair of files: the objects taken twice.
+    static func takenTwice(_ m: Model) -> [TakenTwice: [(object: ObjectID, other: ObjectID)]] {
         // the objects of each identity, as written (not the variants other builds make of an object): kind, apiVersion
         // (kustomize's ResId holds group and version: `v1` and `v1beta2` of one kind are two resources to it),
         // namespace and name (a name or namespace with `${…}` is another per build)
@@ -116,31 +139,15 @@ extension Rule {
         let again = entriesSharingKey(names: names, keys: identities).map { $0.map { written[$0] } }
         // each object taken twice, with the one before it in a build they share; then one finding per build and pair of
         // files, at the first such object of the file (a stale bootstrap's build takes a whole gotk-components.yaml twice)
-        struct Pair: Hashable { let build: Model.SideBySideBuild, file: FileID, otherFile: FileID }
-        var pairs: [Pair: [(object: ObjectID, other: ObjectID)]] = [:]
+        var pairs: [TakenTwice: [(object: ObjectID, other: ObjectID)]] = [:]
         for all in again {
             let builds = all.map { Set(m.sideBySideBuilds(of: m.objects[$0].file, kind: m.objects[$0].kind, object: $0)) }
             for (n, i) in all.enumerated() {
                 guard let earlier = (0..<n).first(where: { !builds[$0].isDisjoint(with: builds[n]) }) else { continue }
                 let by = builds[n].intersection(builds[earlier]).min()!
-                pairs[Pair(build: by, file: m.objects[i].file, otherFile: m.objects[all[earlier]].file), default: []].append((i, all[earlier]))
+                pairs[TakenTwice(build: by, file: m.objects[i].file, otherFile: m.objects[all[earlier]].file), default: []].append((i, all[earlier]))
             }
         }
-        var out: [Finding] = []
-        for (pair, taken) in pairs {
-            let (i, j) = taken.min { m.objects[$0.object].kindSpan.start.offset < m.objects[$1.object].kindSpan.start.offset }!
-            let o = m.objects[i], other = m.objects[j], by = pair.build
-            let built = by.generatedAt.map { "the kustomization Flux generates at ./\($0) for the Flux Kustomization in \(m.path(by.file))" }
-                ?? "the kustomization \(m.path(by.file))"
-            let more = taken.count > 1 ? ", and \(taken.count - 1) more of this file's resources that file holds too" : ""
-            guard case .judged(let premise) = buildReach(m, file: o.file, builder: by.file) else { continue }
-            var f = c.finding("kustomize refuses the build: \(built) takes \(o.kind) \(o.declaredNamespace.map { $0 + "/" } ?? "")\(o.name ?? "") "
-                                 + "twice, here and in \(m.path(other.file)):\(other.kindSpan.start.line)\(more) (may not add resource with an "
-                                 + "already registered id), \(consequence(by))",
-                              file: o.file, span: o.kindSpan, object: i, environment: nil)
-            if let premise { f.assume(premise) }
-            out.append(f)
-        }
-        return out
+        return pairs
     }
 }

@@ -7,13 +7,32 @@ import TagwardenModel
 extension Rule {
     static let markerEnvMismatch = Rule("marker-env-mismatch") { c in
         let m = c.model
+        /// Where the clusters that deploy the file are each named after an environment, of two or more, none `mine`, and
+        /// the field's namespace does not name `mine` either, the field's environment is its directory's only by
+        /// assumption (a tenant named `dev` that the staging and production clusters both deploy:
+        /// abohmeed/fluxmultitenancy; one cluster may run several environments, martijnjanssen/cluster-ops's
+        /// production cluster its staging apps).
+        func contested(_ k: MarkerID, _ mine: String) -> String? {
+            let file = m.markers[k].file
+            if let o = m.markers[k].object, m.environments.detect(path: "", namespace: m.objectNamespace[o], namespaceLabels: m.namespaceLabels) == mine {
+                return nil
+            }
+            let deployers = m.clusters.of(file)
+            let named = deployers.map { m.environments.detect(m.environments.clues(path: m.clusters.clusters[$0].name + "/x.yaml"), namespace: nil, namespaceLabels: [:]) }
+            guard Set(named).count > 1, !named.contains(where: { $0 == nil || $0 == mine }) else { return nil }
+            let clusters = deployers.map { m.clusters.clusters[$0].displayName }.joined(separator: ", ")
+            return "assuming the field belongs to \(mine), as its directory says, though the clusters that deploy it (\(clusters)) are of "
+                + "\(Set(named.compactMap { $0 }).sorted().joined(separator: " and ")); say where \(mine) is under environments: in \(Config.fileName)"
+        }
         return m.markers.indices.compactMap { k in
             let mk = m.markers[k]
             guard mk.context == .value, let p = mk.policy, let mine = mk.environment,
                   let theirs = m.objectEnvironment[m.flux.policies[p].object], mine != theirs else { return nil }
             guard let skipped = mk.skipped else {
-                return c.finding("this \(mine) field is updated by policy \(m.policyName(p)), which belongs to \(theirs): \(theirs) builds would land in \(mine)",
-                                 marker: k)
+                var f = c.finding("this \(mine) field is updated by policy \(m.policyName(p)), which belongs to \(theirs): \(theirs) builds would land in \(mine)",
+                                  marker: k)
+                if let premise = contested(k, mine) { f.assume(premise) }
+                return f
             }
             // an automation updates the file and skips the marker (another namespace, a selector): the field follows
             // no policy of its own environment

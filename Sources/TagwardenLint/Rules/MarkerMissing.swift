@@ -27,7 +27,13 @@ extension Rule {
                 watching = guessed.filter { $0.environment == e && img.assumedWatchers.contains($0.repository) }.map { ($0.policy, $0.environment) }
             }
             guard !watching.isEmpty else { continue }
-            let automations = m.flux.covering(m.files[img.file].path).filter { !m.flux.automations[$0].spec.suspended }
+            // (an automation in a file that is not deployed, one its directory's kustomization leaves out, updates nothing:
+            // BayajidAlam/node-fleet)
+            let automations = m.flux.covering(m.files[img.file].path).filter { a in
+                guard !m.flux.automations[a].spec.suspended else { return false }
+                if case .notDeployed = m.clusters.reach[m.objects[m.flux.automations[a].object].file] { return false }
+                return true
+            }
             guard let a = automations.first else { continue }
             let automation = m.flux.automations[a]
             // several policies of the environment watch the image (one per variant: `staging-nginx-…`, `staging-php-…`):

@@ -22,10 +22,20 @@ extension Rule {
             return names.count == 1 ? names[0] : nil
         }
         let transformers = Transformers(m)
+        var refused: Set<Model.SideBySideBuild>?   // the builds kustomize refuses for a resource taken twice, on first need
+        /// Whether every build that takes object i is one kustomize refuses: what builds it deploys nothing of it
+        /// (kustomization-build-fails says so), and it replaces nothing (BayajidAlam/node-fleet).
+        func onlyInRefusedBuilds(_ i: ObjectID) -> Bool {
+            let builds = m.sideBySideBuilds(of: m.objects[i].file, kind: m.objects[i].kind, object: i)
+            guard !builds.isEmpty else { return false }
+            if refused == nil { refused = Set(Rule.takenTwice(m).keys.map(\.build)) }
+            return builds.allSatisfy(refused!.contains)
+        }
         func report(_ i: ObjectID, _ j: ObjectID, cluster: String?, assumingTogether: Bool = false) {
             let a = m.objects[i], b = m.objects[j]
             // two of one apiVersion that one kustomize build takes side by side fail it: kustomization-build-fails says so
             if a.apiVersion == b.apiVersion, !Set(m.sideBySideBuilds(of: a.file, kind: a.kind, object: i)).isDisjoint(with: m.sideBySideBuilds(of: b.file, kind: b.kind, object: j)) { return }
+            if onlyInRefusedBuilds(i) || onlyInRefusedBuilds(j) { return }
             // a transformer above either (a PatchTransformer's `$patch: delete`) may take it out of its build: not read here
             // (or above a Flux Kustomization that builds either, whose targetNamespace a transformer may set)
             func transformedAbove(_ f: FileID) -> (kustomization: String, config: String)? {
@@ -73,10 +83,13 @@ extension Rule {
             let included = byCluster || m.includedBy[path] != nil
             if !included, usesKustomize, path.hasPrefix(".") || path.contains("/.") { continue }
             let scope = included ? nil : usesKustomize ? path : m.objectEnvironment[i]
-            let key = Key(kind: o.kind, group: o.group, namespace: m.objectNamespace[i], name: name, scope: scope)
-            names.append(name)
-            keys.append(key)
-            candidates.append(i)
+            // (one the builds put in different namespaces meets what is in any of them: gjcourt/homelab's base Secret
+            // that the production and staging overlays each move)
+            for namespace in m.openNamespaces[i].map({ $0.map(Optional.some) }) ?? [m.objectNamespace[i]] {
+                names.append(name)
+                keys.append(Key(kind: o.kind, group: o.group, namespace: namespace, name: name, scope: scope))
+                candidates.append(i)
+            }
         }
         let groups = entriesSharingKey(names: names, keys: keys).map { $0.map { candidates[$0] } }
         let rootsMemo = IncludeGraph.Memo<String, Set<String>>(cycle: [])
@@ -100,6 +113,7 @@ extension Rule {
                 }
             }
         }
+        var reported = Set<[ObjectID]>()   // (two objects each in several namespaces may meet in more than one)
         for all in groups {
             // variants of one written object are what different builds make of it, not copies
             var origins = Set<ObjectID>()
@@ -114,7 +128,7 @@ extension Rule {
                     if let j = same[..<n].first(where: { j in
                         let theirs = m.buildTops(ofFile: m.objects[j].file, fluxAt: fluxAt, memo: rootsMemo)
                         return mine.isEmpty ? theirs.isEmpty : !mine.isDisjoint(with: theirs)
-                    }) {
+                    }), reported.insert([i, j]).inserted {
                         report(i, j, cluster: nil, assumingTogether: !usesKustomize)
                     }
                 }
@@ -133,7 +147,7 @@ extension Rule {
                 for j in ordered[..<n] {
                     if let c = m.clusters.of(m.objects[j].file).first(where: mine.contains) { met = (j, c); break }
                 }
-                guard let (j, c) = met else { continue }
+                guard let (j, c) = met, reported.insert([i, j]).inserted else { continue }
                 report(i, j, cluster: m.clusters.clusters.count > 1 ? m.clusters.clusters[c].displayName : nil)
             }
         }

@@ -3081,7 +3081,12 @@ rationale: >
 premises: >
   A cluster of this repository applies the file, so that the field runs in its environment (a tag that lands in a
   file nothing deploys lands in no environment). In a file no cluster here applies the finding is at most a warning
-  that says so; in a file known not to be deployed there is none.
+  that says so; in a file known not to be deployed there is none. The field's environment is its place's (the
+  config's paths and namespaces, or directories and namespaces named after the environments); where every cluster
+  that deploys the file is named after an environment, they are of two or more, none is the field's, and the
+  field's namespace does not name it either (a tenant directory named `dev` that the staging and production
+  clusters both deploy; one cluster alone may run several environments), that is an assumption: the finding is then a warning that names
+  the clusters and `environments:` in .tagwarden.yaml, which settles it.
 fix: >
   Reference the policy of the field's own environment.
 triggering:
@@ -3674,7 +3679,8 @@ rationale: >
   refactor, or never added to a new overlay, silently stops the environment's updates, and the field
   pins whatever tag it held. Under the strict profile this is an error: the promotion workflow rests on
   every such field following its environment's policy. A field set through a kustomize `images:` entry
-  or a substitution is judged where it is set, and a suspended automation updates nothing.
+  or a substitution is judged where it is set, and a suspended automation updates nothing, nor does one in a
+  file known not to be deployed (one its directory's kustomization leaves out).
 premises: >
   The file is applied (else a warning that says so), the policy's environment and the field's are
   the same (from the config's paths and namespaces, or from directories and namespaces named after the
@@ -4406,7 +4412,8 @@ rationale: >
   states where they are in two files: a directory may hold alternatives, one release's manifests beside
   another's). Two that one kustomize build takes side by
   side (through kustomizations that pass them on unchanged) replace nothing: kustomize refuses that build, and
-  kustomization-build-fails says so. Identical copies replace
+  kustomization-build-fails says so; nor does an object that only builds kustomize refuses so take, whatever it
+  meets elsewhere (those builds deploy nothing). Identical copies replace
   nothing: they are a note, one of the two is redundant. Copies are compared as the API server reads
   them: comments, key order, quoting and layout do not make them differ, nor does the label
   `kubernetes.io/metadata.name` the API server gives every Namespace, written or not. Kustomize patches and kustomize's own
@@ -4417,7 +4424,10 @@ premises: >
   The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
   here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
-  be deployed the rule does not run. kustomize transformers that a kustomization runs from files of their own
+  be deployed the rule does not run. Namespaces are as the builds a cluster applies make them (see the
+  namespaces of docs/semantics.md: a builtin NamespaceTransformer written inline under `transformers:` is read);
+  an object the builds put in different namespaces meets what is in any of them.
+  Other kustomize transformers that a kustomization runs from files of their own
   (`transformers:`, a PatchTransformer with `$patch: delete`, or a directory whose kustomization builds them)
   are not followed: where one is above either object, or above a Flux Kustomization that builds either
   (whose targetNamespace it may set), the finding names it and assumes they leave both as written (a warning

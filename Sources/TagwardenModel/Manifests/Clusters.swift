@@ -140,10 +140,13 @@ public struct Clusters: Sendable {
 
     /// `nonResources` are objects of patch files: a Flux Kustomization there that sets `path` is the patched
     /// Kustomization as the build that patches it applies it (a cluster's bootstrap Kustomization completed per cluster).
-    /// `graph`: what each kustomization's `resources`, `bases` and `components` name.
+    /// `graph`: what each kustomization's `resources`, `bases` and `components` name. `pathPatched`: the Flux
+    /// Kustomizations whose path as written no build takes; `patchedPaths`: the paths that inline patches of
+    /// kustomizations give Flux Kustomizations, each built in the clusters that take the patching kustomization.
     static func build(objects: Objects, files: Files, builds: LazyBuildSets, graph: IncludeGraph,
                       ignoring nonResources: Set<ObjectID>, config: Config = Config(), sourceIgnore: String? = nil,
-                      artifactSyncs: [Model.ArtifactSync] = [], pathPatched: Set<ObjectID> = []) -> Clusters {
+                      artifactSyncs: [Model.ArtifactSync] = [], pathPatched: Set<ObjectID> = [],
+                      patchedPaths: [ObjectID: [(by: ObjectID, path: String)]] = [:]) -> Clusters {
         let leftOut = leftOut(objects: objects, files: files, builds: builds.value, graph: graph)
         // the files each declared cluster's paths take
         let declared: [[FileID]] = config.clusters.map { c in
@@ -151,7 +154,8 @@ public struct Clusters: Sendable {
             return files.indices.filter { f in config.relative(files[f].path).map { matches(globs, $0) } ?? false }
         }
         var out = detect(objects: objects, files: files, builds: builds, graph: graph, ignoring: nonResources, config: config,
-                         leftOut: leftOut, declared: declared, artifactSyncs: artifactSyncs, pathPatched: pathPatched)
+                         leftOut: leftOut, declared: declared, artifactSyncs: artifactSyncs, pathPatched: pathPatched,
+                         patchedPaths: patchedPaths)
         let ignored = out.sourceIgnored(objects: objects, files: files, rootIgnore: sourceIgnore)
         out.judgeReach(objects: objects, files: files, leftOut: leftOut, declared: declared, sourceIgnored: ignored)
         out.unreadArtifacts = out.unreadArtifacts(objects: objects, files: files, artifactSyncs: artifactSyncs)
@@ -388,7 +392,8 @@ public struct Clusters: Sendable {
     /// The clusters of the repository and what each applies, before each file's `Reach` is judged.
     private static func detect(objects: Objects, files: Files, builds: LazyBuildSets, graph: IncludeGraph, ignoring nonResources: Set<ObjectID>,
                                config: Config, leftOut: [FileID: String], declared: [[FileID]],
-                               artifactSyncs: [Model.ArtifactSync], pathPatched: Set<ObjectID>) -> Clusters {
+                               artifactSyncs: [Model.ArtifactSync], pathPatched: Set<ObjectID>,
+                               patchedPaths: [ObjectID: [(by: ObjectID, path: String)]]) -> Clusters {
         var out = Clusters()
         var kustomizations: [ObjectID] = []
         var objectsOfFile: [FileID: [ObjectID]] = [:]   // the objects that say what a cluster runs or reads, by file
@@ -569,15 +574,8 @@ public struct Clusters: Sendable {
                     for j in objectsOfFile[f] ?? [] where spec(j) != nil { queue.append((j, variables, suspended)) }
                 }
             }
-            for f in initial { take(f, by: initialVariables ?? given, through: nil) }
-            while let (k, variables, suspended) = queue.popLast() {
-                // one of another repository or an artifact builds nothing here, and one whose path has a variable not known
-                // here builds what cannot be told: the cluster applies them all the same
-                guard let p = path(k, variables) else {
-                    if members[c].insert(k).inserted { reached.insert(k) }
-                    continue
-                }
-                guard done.insert("\(c) \(k) \(p) \(suspended == nil)").inserted else { continue }
+            func walkBuild(_ k: ObjectID, at p: String, variables: [String: String], suspended: ObjectID?) {
+                guard done.insert("\(c) \(k) \(p) \(suspended == nil)").inserted else { return }
                 members[c].insert(k)
                 reached.insert(k)
                 // its file is applied, and so are the other Kustomizations there (bootstrap's sync file holding a second)
@@ -588,10 +586,26 @@ public struct Clusters: Sendable {
                 // its build goes to the cluster its kubeConfig names, not to this one
                 if spec(k)?.kubeConfig != nil {
                     remoteBuilds.append((c, k, set, own))
-                    continue
+                    return
                 }
                 let through = suspended ?? (holdsBack(k) ? k : nil)
                 for f in set { take(f, by: own, through: through) }
+            }
+            for f in initial { take(f, by: initialVariables ?? given, through: nil) }
+            while let (k, variables, suspended) = queue.popLast() {
+                // the paths inline patches of the builds this cluster takes give it (a cluster's overlay of a shared base),
+                // in place of the one written (daluca/cloud's staging overlay of the production paths); of this repository's
+                // source only (biya-bi/nguiland-infra-engine's patch of a path in ostock-infra)
+                let patched = spec(k)?.path == nil ? [] : (patchedPaths[k] ?? []).filter { sets[c].contains(file($0.by)) }
+                for p in patched { walkBuild(k, at: p.path, variables: variables, suspended: suspended) }
+                guard patched.isEmpty else { continue }
+                // one of another repository or an artifact builds nothing here, and one whose path has a variable not known
+                // here builds what cannot be told: the cluster applies them all the same
+                guard let p = path(k, variables) else {
+                    if members[c].insert(k).inserted { reached.insert(k) }
+                    continue
+                }
+                walkBuild(k, at: p, variables: variables, suspended: suspended)
             }
         }
         /// The clusters that Kustomizations apply their builds to through `spec.kubeConfig`: one for each cluster that applies

@@ -117,6 +117,14 @@ package struct Extractor {
         return extracted
     }
 
+    /// A builtin NamespaceTransformer written as text: its namespace and `unsetOnly`.
+    static func inlineNamespaceTransformer(_ text: String) -> ManifestObject.NamespaceTransformer? {
+        let t = YAMLFile(parsing: Array(text.utf8))
+        guard let root = t.documents.first?.root, t.string(root, "apiVersion") == "builtin", t.string(root, "kind") == "NamespaceTransformer",
+              let namespace = t.get(root, "metadata").flatMap({ t.string($0, "namespace") }), !namespace.isEmpty else { return nil }
+        return ManifestObject.NamespaceTransformer(namespace: namespace, unsetOnly: ["true", "True", "TRUE"].contains(t.string(root, "unsetOnly")))
+    }
+
     func located(_ n: Int) -> Located {
         Located(value: y.value(n), span: y.nodes[n].span, type: y.resolvedType(n))
     }
@@ -240,6 +248,7 @@ package struct Extractor {
         let objectIndex = ObjectID(facts.objects.count)
         var isKustomization = false
         var kustomizeNamespace: String?
+        var namespaceTransformer: ManifestObject.NamespaceTransformer?
         var namePrefix: String?, nameSuffix: String?
         var resources: [String] = [], patches: [String] = [], entries: [KustomizeImageEntry] = []
         var unknowns: ManifestObject.KustomizeUnknowns = []
@@ -286,7 +295,13 @@ package struct Extractor {
             for key: StaticString in ["helmCharts", "helmChartInflationGenerator", "generators"] where y.get(root, key) != nil {
                 unknowns.insert(.resources)
             }
-            if y.get(root, "transformers") != nil { unknowns.insert(.transformers) }
+            if let list = y.get(root, "transformers") {
+                unknowns.insert(.transformers)
+                // (nint8835/ops: each app's kustomization sets its namespace so)
+                for n in y.childNodes(list) where y.nodes[n].style == .literal {
+                    if let t = Extractor.inlineNamespaceTransformer(y.value(n)) { namespaceTransformer = t }
+                }
+            }
             if y.get(root, "replacements") != nil { unknowns.insert(.replacements) }
             if y.get(root, "secretGenerator") != nil { unknowns.insert(.secrets) }
             kustomizeInputs(root)
@@ -340,7 +355,7 @@ package struct Extractor {
             kustomizePatches: patches, kustomizeImages: entries, kustomizeUnknowns: unknowns, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
             substitutionDisabled: substitutionDisabled, configMapGenerators: generators, kustomizeConfigFiles: configFiles,
             definition: definition, byteRange: y.nodes[root].span.start.offset..<y.nodes[root].span.end.offset,
-            kustomizeNamePrefix: namePrefix, kustomizeNameSuffix: nameSuffix, kustomizeChangesResources: changesResources))
+            kustomizeNamePrefix: namePrefix, kustomizeNameSuffix: nameSuffix, kustomizeChangesResources: changesResources, kustomizeNamespaceTransformer: namespaceTransformer))
     }
 
     /// The images of a HelmRelease (values, post-renderers) or of a workload's pod spec: an object's, or those a

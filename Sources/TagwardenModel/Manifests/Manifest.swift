@@ -31,6 +31,10 @@ public final class ManifestObject: Sendable {
     public let isKustomization: Bool
     /// kustomization `namespace:`; `resources:` entries as written.
     public let kustomizeNamespace: String?
+    /// A builtin NamespaceTransformer written inline under `transformers:`: its namespace, and whether it sets only
+    /// objects that have none (`unsetOnly`). kustomize runs it after the kustomization's own `namespace:`.
+    public let kustomizeNamespaceTransformer: NamespaceTransformer?
+    public struct NamespaceTransformer: Sendable, Hashable { public let namespace: String, unsetOnly: Bool }
     /// kustomization `namePrefix:` and `nameSuffix:`.
     public let kustomizeNamePrefix: String?
     public let kustomizeNameSuffix: String?
@@ -104,7 +108,8 @@ public final class ManifestObject: Sendable {
          kustomizeUnknowns: KustomizeUnknowns = [], flux: FluxSpec?,
          configData: [String: String]? = nil, substitutionDisabled: Bool = false, configMapGenerators: [ConfigMapGenerator] = [],
          kustomizeConfigFiles: [String] = [], definition: CustomResource? = nil, byteRange: Range<Int> = 0..<0,
-         kustomizeNamePrefix: String? = nil, kustomizeNameSuffix: String? = nil, kustomizeChangesResources: Bool = false) {
+         kustomizeNamePrefix: String? = nil, kustomizeNameSuffix: String? = nil, kustomizeChangesResources: Bool = false,
+         kustomizeNamespaceTransformer: NamespaceTransformer? = nil) {
         self.file = file
         self.document = document
         self.apiVersion = apiVersion
@@ -116,6 +121,7 @@ public final class ManifestObject: Sendable {
         self.labels = labels
         self.isKustomization = isKustomization
         self.kustomizeNamespace = kustomizeNamespace
+        self.kustomizeNamespaceTransformer = kustomizeNamespaceTransformer
         self.kustomizeResources = kustomizeResources
         self.kustomizePatches = kustomizePatches
         self.kustomizeImages = kustomizeImages
@@ -165,7 +171,7 @@ public final class ManifestObject: Sendable {
                        configData: configData, substitutionDisabled: substitutionDisabled, configMapGenerators: configMapGenerators,
                        kustomizeConfigFiles: kustomizeConfigFiles, definition: definition, byteRange: byteRange,
                        kustomizeNamePrefix: kustomizeNamePrefix, kustomizeNameSuffix: kustomizeNameSuffix,
-                       kustomizeChangesResources: kustomizeChangesResources)
+                       kustomizeChangesResources: kustomizeChangesResources, kustomizeNamespaceTransformer: kustomizeNamespaceTransformer)
     }
 
     /// `apps` of `apps/v1`; empty for the core group (`v1`).

@@ -35,6 +35,9 @@ public struct Model: Sendable {
     /// Object → why its namespace is not known: a kustomization's `replacements:` that Tagwarden does not follow may set
     /// the targetNamespace of the Flux Kustomization that builds it (`replaceTargetNamespaces`).
     public let namespaceNotKnown: [ObjectID: String]
+    /// Object → the namespaces the builds that take it give it, where they give it different ones (its namespace is
+    /// then nil: open): a base's Secret that the production and staging overlays each move (gjcourt/homelab).
+    public let openNamespaces: [ObjectID: [String]]
     /// Object → the name it is written with, for those a kustomization's `namePrefix`/`nameSuffix` renames (their
     /// `name` is the cluster's).
     public let writtenName: [ObjectID: String]
@@ -251,10 +254,12 @@ public struct Model: Sendable {
         let unread = { [objects, built = builds.value] in
             Started { unreadResources(resources, objects: objects, builds: built, skipped: skipped, config: config) }
         }()
+        let patchedPaths = inlinePatchedPaths(objects: objects, files: facts, graph: graph, builds: builds)
         let pathPatched = pathsPatchedEverywhere(objects: objects, files: facts, graph: graph, nonResources: nonResources)
         var clusters = Clusters.build(objects: objects, files: facts, builds: builds, graph: graph, ignoring: nonResources, config: config,
-                                      sourceIgnore: sourceIgnore, artifactSyncs: artifactSyncs, pathPatched: pathPatched)
-        var (namespaces, namespaceOverride) = resolveNamespaces(objects, files: facts, graph: graph, clusters: clusters)
+                                      sourceIgnore: sourceIgnore, artifactSyncs: artifactSyncs, pathPatched: pathPatched,
+                                      patchedPaths: patchedPaths)
+        var (namespaces, namespaceOverride, openNamespaces) = resolveNamespaces(objects, files: facts, graph: graph, clusters: clusters)
         var writtenName: [ObjectID: String] = [:]
         // kustomize's names, with the references a `configurations:` file has it rewrite; without such files the
         // effective objects below give each build's names alone
@@ -558,7 +563,8 @@ public struct Model: Sendable {
                   objectNamespace: namespaces, objectEnvironment: objectEnvironment, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
                   shortVersionReleases: config.shortVersionReleases.map(Glob.init),
                   namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
-                  clusters: clusters, namespaceOverride: namespaceOverride, namespaceNotKnown: namespaceNotKnown, writtenName: writtenName, variantOf: variantOf,
+                  clusters: clusters, namespaceOverride: namespaceOverride, namespaceNotKnown: namespaceNotKnown,
+                  openNamespaces: openNamespaces, writtenName: writtenName, variantOf: variantOf,
                   variantClusters: variantClusters, policyCharts: policyCharts,
                   unlistedResources: unlisted, missingResources: missing, emptyFluxPaths: emptyPaths, emptyPathPremises: emptyPathPremises, patchFailures: patchFailures,
                   generatedBuildRefusals: refusals,
@@ -830,10 +836,12 @@ public struct Model: Sendable {
     /// Flux Kustomization's `targetNamespace` overrides that for everything its `path` builds, when the Kustomizations
     /// that build a file agree. Cluster-scoped kinds have none.
     static func resolveNamespaces(_ objects: Objects, files: Files, graph: IncludeGraph,
-                                  clusters: Clusters) -> (Table<ObjectID, String?>, [ObjectID: String]) {
+                                  clusters: Clusters) -> (Table<ObjectID, String?>, [ObjectID: String], open: [ObjectID: [String]]) {
         // `group/kind` that the repository's CRDs declare cluster-scoped
         let clusterScoped = Set(objects.lazy.compactMap { o in o.definition.flatMap { $0.clusterScoped ? $0.group + "/" + $0.kind : nil } })
-        let overriding = objects.contains { $0.kustomizeNamespace != nil || $0.fluxKustomization?.targetNamespace != nil }
+        let overriding = objects.contains {
+            $0.kustomizeNamespace != nil || $0.kustomizeNamespaceTransformer != nil || $0.fluxKustomization?.targetNamespace != nil
+        }
         @Sendable func isClusterScoped(_ o: ManifestObject) -> Bool {
             // first letter and length first: most objects' kinds (Deployment, ImagePolicy …) are hashed no further
             (clusterScopedKindShapes.contains(kindShape(o.kind)) && clusterScopedKinds.contains(o.kind))
@@ -841,23 +849,32 @@ public struct Model: Sendable {
         }
         var out = objects.mapRows { isClusterScoped($0) ? nil : $0.declaredNamespace }
         var overrides: [ObjectID: String] = [:]
-        guard overriding else { return (out, overrides) }
-        // Namespaces that the chains above kustomization k impose (the outermost wins), each with the kustomization
-        // that sets it; "" = none.
-        let memo = IncludeGraph.Memo<ObjectID, [(namespace: String, by: ObjectID)]>(cycle: [])
-        func chain(_ k: ObjectID, _ depth: Int) -> [(namespace: String, by: ObjectID)] {
-            let own: (namespace: String, by: ObjectID) = (objects[k].kustomizeNamespace ?? "", k)
-            return memo.value(k) {
+        guard overriding else { return (out, overrides, [:]) }
+        // Namespaces that the chains above kustomization k impose (the outermost wins, but over one that sets only
+        // objects without a namespace), each with the kustomization that sets it ("" = none), whether it sets only those
+        // (`unsetOnly`), and whether a cluster here applies the chain's top (where none is described, all do).
+        typealias Way = (namespace: String, by: ObjectID, unsetOnly: Bool, applied: Bool)
+        /// What kustomization k itself sets: an inline NamespaceTransformer runs after its `namespace:`.
+        func own(_ k: ObjectID, applied: Bool) -> Way {
+            let o = objects[k], t = o.kustomizeNamespaceTransformer
+            if let t, !t.unsetOnly { return (t.namespace, k, false, applied) }
+            if let ns = o.kustomizeNamespace { return (ns, k, false, applied) }
+            return (t?.namespace ?? "", k, t != nil, applied)
+        }
+        let memo = IncludeGraph.Memo<ObjectID, [Way]>(cycle: [])
+        func chain(_ k: ObjectID, _ depth: Int) -> [Way] {
+            memo.value(k) {
                 let parents = graph.parents(of: k, depth: depth)
-                var result: [(namespace: String, by: ObjectID)] = []
+                var result: [Way] = []
                 for p in parents {
-                    for ns in chain(p, depth + 1) {
-                        let v = ns.namespace.isEmpty ? own : ns
-                        if !result.contains(where: { $0.namespace == v.namespace }) { result.append(v) }
+                    for outer in chain(p, depth + 1) {
+                        let inner = own(k, applied: outer.applied)
+                        let v = !outer.namespace.isEmpty && !outer.unsetOnly ? outer : inner.namespace.isEmpty ? outer : inner
+                        if !result.contains(where: { $0 == v }) { result.append(v) }
                     }
                 }
                 // a top, or only cycles above
-                return result.isEmpty ? [own] : result
+                return result.isEmpty ? [own(k, applied: clusters.clusters.isEmpty || !clusters.of(objects[k].file).isEmpty)] : result
             }
         }
         // Flux Kustomization → its targetNamespace, where it has one
@@ -865,35 +882,50 @@ public struct Model: Sendable {
             if let t = objects[i].fluxKustomization?.targetNamespace { out[i] = t }
         }
         // every kustomization's chains, made first (in object order); then each object's namespace, in chunks on all cores
-        let chains = objects.indices.reduce(into: [ObjectID: [(namespace: String, by: ObjectID)]]()) { out, k in
+        // (a build no cluster here applies, a base's own kustomization or another environment's overlay, does not
+        // decide the namespace of what the applied ones deploy: gjcourt/homelab)
+        @Sendable func deciding(_ ways: [Way]) -> [Way] {
+            let applied = ways.contains(where: \.applied) ? ways.filter(\.applied) : ways
+            var out: [Way] = []
+            for w in applied where !out.contains(where: { $0.namespace == w.namespace && $0.unsetOnly == w.unsetOnly }) { out.append(w) }
+            return out
+        }
+        let chains = objects.indices.reduce(into: [ObjectID: [Way]]()) { out, k in
             if objects[k].isKustomization { out[k] = chain(k, 0) }
         }
         let declared = out
-        let built = concurrentMap(objects.count, chunkSize: 4096, makeState: { [FileID: [(namespace: String, by: ObjectID)]]() }) {
-            chainsOfFile, index -> (namespace: String?, override: String?)? in
+        let built = concurrentMap(objects.count, chunkSize: 4096, makeState: { [FileID: [Way]]() }) {
+            chainsOfFile, index -> (namespace: String?, override: String?, open: [String]?)? in
             let i = ObjectID(index)
             guard !isClusterScoped(objects[i]) else { return nil }
             let f = objects[i].file
-            var ways: [(namespace: String, by: ObjectID)]
+            var ways: [Way]
             if objects[i].isKustomization {
-                ways = chains[i] ?? []
+                ways = deciding(chains[i] ?? [])
             } else if let known = chainsOfFile[f] {
                 ways = known
             } else {
-                ways = []
+                var all: [Way] = []
                 for k in graph.includers(of: files[f].path) {
-                    for ns in chains[k] ?? [] where !ways.contains(where: { $0.namespace == ns.namespace }) { ways.append(ns) }
+                    for ns in chains[k] ?? [] where !all.contains(where: { $0.namespace == ns.namespace && $0.applied == ns.applied }) { all.append(ns) }
                 }
+                ways = deciding(all)
                 chainsOfFile[f] = ways
             }
-            // what kustomize makes of it: one namespace, the one written ("" in `ways`), or open
+            // what kustomize makes of it: one namespace, the one written ("" in `ways`, or one that sets only objects
+            // without), or open
             var built: String? = declared[i]
             var by: ObjectID?
-            if ways.count > 1 {
+            var open: [String]?
+            let made = ways.map { w -> (namespace: String?, by: ObjectID?) in
+                w.namespace.isEmpty || (w.unsetOnly && declared[i] != nil) ? (declared[i], nil) : (w.namespace, w.by)
+            }
+            if made.dropFirst().contains(where: { $0.namespace != made[0].namespace }) {
                 built = nil
-            } else if let w = ways.first, !w.namespace.isEmpty {
-                built = w.namespace
-                by = w.by
+                if !made.contains(where: { $0.namespace == nil }) { open = Set(made.compactMap(\.namespace)).sorted() }
+            } else if let setter = made.first(where: { $0.by != nil }) {
+                built = setter.namespace
+                by = setter.by
             }
             // then the targetNamespace of the Flux Kustomizations that build the file, when they agree (one without
             // a targetNamespace keeps what kustomize made)
@@ -903,23 +935,27 @@ public struct Model: Sendable {
                     if !wanted.isEmpty, wanted != built {
                         built = wanted
                         by = ks.first { targets[$0] == wanted }
+                        open = nil
                     }
                 } else {
                     built = nil
+                    open = nil
                 }
             }
-            guard let by, let ns = built, let written = declared[i], ns != written else { return (built, nil) }
+            guard let by, let ns = built, let written = declared[i], ns != written else { return (built, nil, open) }
             let setter = objects[by]
             return (built, setter.isKustomization
                 ? "the kustomization \(files[setter.file].path) sets namespace: \(ns)"
-                : "Flux Kustomization \(setter.name ?? "") (\(files[setter.file].path)) sets targetNamespace: \(ns)")
+                : "Flux Kustomization \(setter.name ?? "") (\(files[setter.file].path)) sets targetNamespace: \(ns)", nil)
         }
+        var open: [ObjectID: [String]] = [:]
         for (i, made) in zip(objects.indices, built) {
             guard let made else { continue }
             out[i] = made.namespace
             if let why = made.override { overrides[i] = why }
+            if let namespaces = made.open { open[i] = namespaces }
         }
-        return (out, overrides)
+        return (out, overrides, open)
     }
 
     /// How kustomize names the image-automation objects (ImagePolicies, ImageRepositories, ImageUpdateAutomations): a

@@ -6,6 +6,8 @@ import TagwardenYAML
 /// (rejdeboer/mmo-deployment's `clusters/staging`). The path as written is then not what that build deploys.
 struct PatchedFluxPath: Sendable {
     var kustomization: ObjectID
+    /// The kustomization (or Flux Kustomization, by its `spec.patches`) whose patch it is.
+    var by: ObjectID
     /// The path the patch writes, where it writes it; nil when it is not a plain string (a whole `spec`, a `move`).
     var path: Located?
 }
@@ -48,6 +50,45 @@ extension Model {
         return out
     }
 
+    /// The plain paths that kustomizations' patches written in their own file (`patches:` entries with `patch:`) give the
+    /// Flux Kustomizations of their builds: a cluster's overlay that replaces a shared base's placeholder path
+    /// (Syntax3rror404/infra's JSON patch of `/spec/path`), which the clusters' walk builds in the clusters that apply the
+    /// overlay. Read before the clusters (`readAllSteps` runs beside them), and only where a kustomization's text may hold
+    /// such a patch.
+    static func inlinePatchedFluxPaths(objects: Objects, files: Files, graph: IncludeGraph, builds: LazyBuildSets) -> [PatchedFluxPath] {
+        let candidates = objects.indices.filter { k in
+            guard objects[k].isKustomization else { return false }
+            let text = files[objects[k].file].bytes[objects[k].byteRange]
+            return SourceText.contains("patch", in: text)
+                && (SourceText.contains("/spec/path", in: text) || SourceText.contains("kustomize.toolkit.fluxcd.io", in: text))
+        }
+        guard !candidates.isEmpty, objects.contains(where: \.isFluxKustomization) else { return [] }
+        let fileAt = builds.value.fileAt
+        var stepsOf: [ObjectID: EffectiveObjects.Steps] = [:]
+        for k in candidates {
+            var steps = EffectiveObjects.readSteps(k, objects: objects, files: files, fileAt: fileAt, yaml: { files[$0].yaml })
+            // (a patch file's Flux Kustomization is the patched one as the build applies it: the walk meets it there)
+            steps.early.removeAll { $0.text.file != objects[k].file }
+            steps.late.removeAll { $0.text.file != objects[k].file }
+            stepsOf[k] = steps
+        }
+        return patchedFluxPaths(objects: objects, files: files, graph: graph, builds: builds, stepsOf: stepsOf).filter { $0.path != nil }
+    }
+
+    /// `inlinePatchedFluxPaths` by Flux Kustomization: each path with the kustomization that patches it (a Flux
+    /// Kustomization's `spec.patches` apply where it builds, not here). A cluster that takes the patching kustomization
+    /// builds the patch's path in place of the one written; one that does not (a cluster applied from the base's own
+    /// directory) builds the one written.
+    static func inlinePatchedPaths(objects: Objects, files: Files, graph: IncludeGraph,
+                                   builds: LazyBuildSets) -> [ObjectID: [(by: ObjectID, path: String)]] {
+        var paths: [ObjectID: [(by: ObjectID, path: String)]] = [:]
+        for p in inlinePatchedFluxPaths(objects: objects, files: files, graph: graph, builds: builds) where objects[p.by].isKustomization {
+            guard let value = p.path?.value, let path = normalizePath(value) else { continue }
+            if !(paths[p.kustomization] ?? []).contains(where: { $0.by == p.by && $0.path == path }) { paths[p.kustomization, default: []].append((p.by, path)) }
+        }
+        return paths
+    }
+
     /// The empty paths of the Flux Kustomizations: of `written` (`unreadResources`), those no patch may set (the path
     /// a patch sets is the one the patching build deploys), and each plain path a patch sets that holds no manifest.
     static func emptyFluxPaths(written: [ObjectID], objects: Objects, files: Files, graph: IncludeGraph, builds: LazyBuildSets,
@@ -87,7 +128,7 @@ extension Model {
                 for t in builds.objectsOfFile[f] ?? [] where t != k && objects[t].isFluxKustomization {
                     let o = objects[t]
                     for (p, paths) in setting where p.selector?.selectsAsWritten(o, in: files[o.file].yaml) ?? false {
-                        out += paths.map { PatchedFluxPath(kustomization: t, path: $0) }
+                        out += paths.map { PatchedFluxPath(kustomization: t, by: k, path: $0) }
                     }
                 }
             }
