@@ -2122,6 +2122,13 @@ extension FluxInstanceTests {
             + "rules: [{apiGroups: [\"\"], resources: [nodes], verbs: [list]}]\n"
         let found = try lint(files, asFound: true).filter { $0.severity != .note }.map(\.rendered)
         #expect(found == ["kustomization-build-fails infra/secret.yaml:2:7"], "\(found)")
+        // the same two files under a kustomization that a kustomization above passes on unchanged: both builds are refused
+        var nested = files
+        for name in ["secret.yaml", "prometheus.yaml"] { nested["infra/stack/\(name)"] = nested.removeValue(forKey: "infra/\(name)") }
+        nested["infra/stack/kustomization.yaml"] = "resources: [secret.yaml, prometheus.yaml]\n"
+        nested["infra/kustomization.yaml"] = "resources: [stack]\n"
+        let again = try lint(nested, asFound: true).filter { $0.severity != .note }.map(\.rendered)
+        #expect(again == ["kustomization-build-fails infra/stack/secret.yaml:2:7"], "\(again)")
     }
 
     /// abohmeed/fluxmultitenancy: `tenants/base/dev` is a tenant named dev that the staging and production clusters both
@@ -2186,5 +2193,64 @@ extension FluxInstanceTests {
             let placeholder = m.files.indices.first { m.path($0) == "clusters/clustername/apps/placeholder.yaml" }!
             #expect(m.clusters.of(placeholder).isEmpty)
         }
+        // an overlay between them patches it too: kustomize applies the outer patch last, so its path is the one built
+        var nested = base
+        nested["clusters/mid/kustomization.yaml"] = json.replacingOccurrences(of: ", flux-instance.yaml", with: "")
+            .replacingOccurrences(of: "value: apps", with: "value: clusters/clustername/apps")
+        nested["clusters/prod/kustomization.yaml"] = json.replacingOccurrences(of: "../base", with: "../mid")
+        let found = try lint(nested, asFound: true).filter { $0.severity != .note }
+        #expect(found.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/web/deployment.yaml:9:18"], "\(found.map(\.message))")
+    }
+
+    /// Where the config's `environments:` paths place the file, its environment is no assumption, whatever the clusters
+    /// that deploy it are named.
+    @Test func aFieldsEnvironmentTheConfigPlacesIsAFact() throws {
+        var files: [String: String] = [:]
+        for env in ["staging", "production"] {
+            files.merge(bootstrapFiles("clusters/\(env)", flux: "v2.7.0")) { a, _ in a }
+            files["clusters/\(env)/tenants.yaml"] = fluxKustomization(name: "tenants", path: "./tenants/\(env)", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+            files["tenants/\(env)/kustomization.yaml"] = "resources: [../base/dev]\n"
+        }
+        files["tenants/base/dev/kustomization.yaml"] = "resources: [deploy.yaml]\n"
+        files["tenants/base/dev/deploy.yaml"] = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: podinfo, namespace: apps}\nspec:\n"
+            + "  template:\n    spec:\n      containers:\n        - name: podinfo\n"
+            + "          image: ghcr.io/stefanprodan/podinfo:5.2.1 # {\"$imagepolicy\": \"flux-system:podinfo\"}\n"
+        files["clusters/staging/image-automation.yaml"] = imageRepository(name: "podinfo", image: "ghcr.io/stefanprodan/podinfo") + "---\n"
+            + imagePolicy(name: "podinfo", pattern: "^[0-9.]+$", order: .numerical("asc"))
+        files[".tagwarden.yaml"] = "environments:\n  - name: development\n    paths: [tenants/base/dev/**]\n  - name: staging\n  - name: production\n"
+        let found = try lint(files, asFound: true).filter { $0.rule == "marker-env-mismatch" }
+        #expect(found.map { "\($0.severity) \($0.rendered)" } == ["error marker-env-mismatch tenants/base/dev/deploy.yaml:9:53"], "\(found.map(\.message))")
+    }
+
+    /// Inline NamespaceTransformers run in order: one with `unsetOnly` after one that sets every namespace changes nothing
+    /// (`kubectl kustomize`: both ConfigMaps in `all`).
+    @Test func anUnsetOnlyTransformerAfterOneThatSetsAllChangesNothing() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.4.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        func transformer(_ ns: String, unsetOnly: Bool) -> String {
+            "  - |-\n    apiVersion: builtin\n    kind: NamespaceTransformer\n    metadata: {name: t\(ns), namespace: \(ns)}\n    unsetOnly: \(unsetOnly)\n"
+        }
+        files["apps/kustomization.yaml"] = "resources: [config.yaml]\ntransformers:\n" + transformer("all", unsetOnly: false) + transformer("later", unsetOnly: true)
+        files["apps/config.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: one}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: two, namespace: own}\n"
+        let m = try lintReport(files, asFound: true).model!
+        let namespaces = m.objects.indices.filter { m.objects[$0].kind == "ConfigMap" }.map { m.objectNamespace[$0] ?? "-" }
+        #expect(namespaces == ["all", "all"], "\(namespaces)")
+    }
+
+    /// A cluster applies a kustomization at its Flux Kustomization's path that a root kustomization nothing applies (kept
+    /// for CI) includes with another namespace: the cluster's build starts at the path, so the root does not decide.
+    @Test func aBuildRootTheClusterAppliesDecidesUnderAnUnappliedRoot() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.4.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps/prod", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["kustomization.yaml"] = "namespace: ci\nresources: [apps/prod]\n"
+        files["apps/prod/kustomization.yaml"] = "namespace: prod\nresources: [../base]\n"
+        files["apps/base/kustomization.yaml"] = "resources: [config.yaml]\n"
+        files["apps/base/config.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"
+        files["apps/other/kustomization.yaml"] = "namespace: other\nresources: [../base]\n"
+        files["clusters/prod/other.yaml"] = fluxKustomization(name: "other", path: "./apps/other", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        let m = try lintReport(files, asFound: true).model!
+        let config = m.objects.indices.first { m.objects[$0].kind == "ConfigMap" }!
+        #expect(m.objectNamespace[config] == nil)
+        #expect(m.openNamespaces[config] == ["other", "prod"])
     }
 }

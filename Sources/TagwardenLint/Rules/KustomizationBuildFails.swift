@@ -101,7 +101,7 @@ extension Rule {
     static func duplicateIDs(_ c: RuleContext, consequence: (Model.SideBySideBuild) -> String) -> [Finding] {
         let m = c.model
         var out: [Finding] = []
-        for (pair, taken) in takenTwice(m) {
+        for (pair, taken) in takenTwice(m).pairs {
             let (i, j) = taken.min { m.objects[$0.object].kindSpan.start.offset < m.objects[$1.object].kindSpan.start.offset }!
             let o = m.objects[i], other = m.objects[j], by = pair.build
             let built = by.generatedAt.map { "the kustomization Flux generates at ./\($0) for the Flux Kustomization in \(m.path(by.file))" }
@@ -121,8 +121,9 @@ extension Rule {
     /// A build, a file and another file that it takes side by side.
     struct TakenTwice: Hashable { let build: Model.SideBySideBuild, file: FileID, otherFile: FileID }
 
-    /// The builds kustomize refuses because they take one resource twice, by pair of files: the objects taken twice.
-    static func takenTwice(_ m: Model) -> [TakenTwice: [(object: ObjectID, other: ObjectID)]] {
+    /// The builds kustomize refuses because they take one resource twice, by pair of files: the objects taken twice; and
+    /// every build that takes such a pair (a kustomization that passes its resources up unchanged, and the one above it).
+    static func takenTwice(_ m: Model) -> (pairs: [TakenTwice: [(object: ObjectID, other: ObjectID)]], refused: Set<Model.SideBySideBuild>) {
         // the objects of each identity, as written (not the variants other builds make of an object): kind, apiVersion
         // (kustomize's ResId holds group and version: `v1` and `v1beta2` of one kind are two resources to it),
         // namespace and name (a name or namespace with `${…}` is another per build)
@@ -140,14 +141,16 @@ extension Rule {
         // each object taken twice, with the one before it in a build they share; then one finding per build and pair of
         // files, at the first such object of the file (a stale bootstrap's build takes a whole gotk-components.yaml twice)
         var pairs: [TakenTwice: [(object: ObjectID, other: ObjectID)]] = [:]
+        var refused = Set<Model.SideBySideBuild>()
         for all in again {
             let builds = all.map { Set(m.sideBySideBuilds(of: m.objects[$0].file, kind: m.objects[$0].kind, object: $0)) }
             for (n, i) in all.enumerated() {
                 guard let earlier = (0..<n).first(where: { !builds[$0].isDisjoint(with: builds[n]) }) else { continue }
-                let by = builds[n].intersection(builds[earlier]).min()!
-                pairs[TakenTwice(build: by, file: m.objects[i].file, otherFile: m.objects[all[earlier]].file), default: []].append((i, all[earlier]))
+                let both = builds[n].intersection(builds[earlier])
+                refused.formUnion(both)
+                pairs[TakenTwice(build: both.min()!, file: m.objects[i].file, otherFile: m.objects[all[earlier]].file), default: []].append((i, all[earlier]))
             }
         }
-        return pairs
+        return (pairs, refused)
     }
 }

@@ -14,6 +14,8 @@ extension Rule {
         /// production cluster its staging apps).
         func contested(_ k: MarkerID, _ mine: String) -> String? {
             let file = m.markers[k].file
+            // (the config's paths, or the namespace, say so: no assumption)
+            if m.environments.clues(path: m.path(file)).configured != nil { return nil }
             if let o = m.markers[k].object, m.environments.detect(path: "", namespace: m.objectNamespace[o], namespaceLabels: m.namespaceLabels) == mine {
                 return nil
             }
@@ -37,8 +39,10 @@ extension Rule {
             // an automation updates the file and skips the marker (another namespace, a selector): the field follows
             // no policy of its own environment
             guard m.files[mk.file].fluxCannotRead == nil, !m.flux.covering(m.path(mk.file)).isEmpty else { return nil }
-            return c.finding("this \(mine) field names policy \(m.policyName(p)), which belongs to \(theirs), and Flux skips the marker (\(skipped)): "
-                             + "no \(mine) policy updates this field; name the \(mine) policy", marker: k)
+            var f = c.finding("this \(mine) field names policy \(m.policyName(p)), which belongs to \(theirs), and Flux skips the marker (\(skipped)): "
+                              + "no \(mine) policy updates this field; name the \(mine) policy", marker: k)
+            if let premise = contested(k, mine) { f.assume(premise) }
+            return f
         }
     }
 }

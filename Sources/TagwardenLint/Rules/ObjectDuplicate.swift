@@ -28,7 +28,7 @@ extension Rule {
         func onlyInRefusedBuilds(_ i: ObjectID) -> Bool {
             let builds = m.sideBySideBuilds(of: m.objects[i].file, kind: m.objects[i].kind, object: i)
             guard !builds.isEmpty else { return false }
-            if refused == nil { refused = Set(Rule.takenTwice(m).keys.map(\.build)) }
+            if refused == nil { refused = Rule.takenTwice(m).refused }
             return builds.allSatisfy(refused!.contains)
         }
         func report(_ i: ObjectID, _ j: ObjectID, cluster: String?, assumingTogether: Bool = false) {
@@ -51,7 +51,10 @@ extension Rule {
             let together = !assumingTogether || a.file == b.file ? nil
                 : "assuming one cluster applies both \(Path.dirname(m.path(a.file)) != Path.dirname(m.path(b.file)) ? "directories" : "files"): "
                     + "nothing in this repository says what applies them; declare its clusters under clusters: in \(Config.fileName)"
-            let identity = "\(a.kind) \(m.objectNamespace[i].map { $0 + "/" } ?? "")\(candidate(i) ?? a.name ?? "")"   // as the builds name it
+            // as the builds name it, in the namespace where the two meet (one the builds put in several may meet in any)
+            func namespaces(_ o: ObjectID) -> [String] { m.objectNamespace[o].map { [$0] } ?? m.openNamespaces[o] ?? [] }
+            let meeting = namespaces(i).first(where: namespaces(j).contains)
+            let identity = "\(a.kind) \(meeting.map { $0 + "/" } ?? "")\(candidate(i) ?? a.name ?? "")"
             let there = "\(m.path(b.file)):\(b.kindSpan.start.line)"
             let inCluster = cluster.map { " applied to cluster \($0)" } ?? ""
             // what the API server reads, not the bytes: comments, order and quoting do not make two objects differ

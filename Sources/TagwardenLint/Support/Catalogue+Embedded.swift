@@ -3083,8 +3083,8 @@ premises: >
   file nothing deploys lands in no environment). In a file no cluster here applies the finding is at most a warning
   that says so; in a file known not to be deployed there is none. The field's environment is its place's (the
   config's paths and namespaces, or directories and namespaces named after the environments); where every cluster
-  that deploys the file is named after an environment, they are of two or more, none is the field's, and the
-  field's namespace does not name it either (a tenant directory named `dev` that the staging and production
+  that deploys the file is named after an environment, they are of two or more, none is the field's, and
+  neither the config's paths nor the field's namespace place it (a tenant directory named `dev` that the staging and production
   clusters both deploy; one cluster alone may run several environments), that is an assumption: the finding is then a warning that names
   the clusters and `environments:` in .tagwarden.yaml, which settles it.
 fix: >

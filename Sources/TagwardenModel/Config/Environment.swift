@@ -171,7 +171,7 @@ public struct EnvironmentModel: Sendable {
 
     /// What a file's path says about its environment: a config path glob, and a directory named after an alias.
     public struct PathClues: Sendable {
-        var configured: String?
+        public var configured: String?
         var directory: String?
     }
 

@@ -427,6 +427,9 @@ public struct Clusters: Sendable {
         // (a path every build that takes the Kustomization patches is built by none: the patch's Kustomization is)
         func path(_ k: ObjectID, _ variables: [String: String]) -> String? {
             guard !pathPatched.contains(k), let raw = spec(k)?.path else { return nil }
+            return resolved(raw, variables)
+        }
+        func resolved(_ raw: String, _ variables: [String: String]) -> String? {
             guard raw.containsBytes("${") else { return Model.normalizePath(raw) }
             // (a variable no source here defines is empty, unless a source this repository does not hold may define it)
             let open = variables[Clusters.sourceNotHeld] != nil
@@ -550,8 +553,22 @@ public struct Clusters: Sendable {
             return out.merging(post.substitute) { $1 }
         }
         var walks: [ClusterID: [(roots: [ObjectID], files: Set<FileID>, variables: [String: String]?)]] = [:]
-        // each cluster's Kustomizations whose path its variables make another, by the files they build there
+        // each cluster's Kustomizations whose path its variables or a patch make another, by the files they build there
         var substitutedBuilders: [ClusterID: [FileID: Set<ObjectID>]] = [:]
+        // each cluster's Kustomizations that inline patches may give another path, walked at the one written (should
+        // a patching kustomization be reached only later, the cluster is walked again: `undecided`)
+        var walkedAsWritten: [ClusterID: Set<ObjectID>] = [:]
+        /// The patches of Kustomization k's path that cluster c takes (on a second walk, those its first walk reached),
+        /// the outermost where one patching kustomization builds another (kustomize applies its patch last).
+        func patches(_ k: ObjectID, in c: ClusterID) -> [(by: ObjectID, path: String)] {
+            // (of this repository's source only: biya-bi/nguiland-infra-engine patches a path in another repository)
+            guard !patchedPaths.isEmpty, let all = patchedPaths[k], spec(k)?.path != nil else { return [] }
+            let taken = all.filter { sets[c].contains(file($0.by)) || firstWalk[c]?.contains(file($0.by)) == true }
+            guard Set(taken.map(\.by)).count > 1 else { return taken }
+            return taken.filter { p in
+                !taken.contains { q in q.by != p.by && builds.files(under: graph.directory(of: q.by)).contains(file(p.by)) }
+            }
+        }
         // builds a cluster's Kustomizations apply to another cluster (`spec.kubeConfig`), walked as that cluster's
         var remoteBuilds: [(by: ClusterID, kustomization: ObjectID, files: Set<FileID>, variables: [String: String])] = []
         // cluster `c` applies Kustomizations `roots` and the files `initial` (with `variables`, those of the Kustomization
@@ -574,7 +591,7 @@ public struct Clusters: Sendable {
                     for j in objectsOfFile[f] ?? [] where spec(j) != nil { queue.append((j, variables, suspended)) }
                 }
             }
-            func walkBuild(_ k: ObjectID, at p: String, variables: [String: String], suspended: ObjectID?) {
+            func walkBuild(_ k: ObjectID, at p: String, suspended: ObjectID?) {
                 guard done.insert("\(c) \(k) \(p) \(suspended == nil)").inserted else { return }
                 members[c].insert(k)
                 reached.insert(k)
@@ -593,19 +610,21 @@ public struct Clusters: Sendable {
             }
             for f in initial { take(f, by: initialVariables ?? given, through: nil) }
             while let (k, variables, suspended) = queue.popLast() {
-                // the paths inline patches of the builds this cluster takes give it (a cluster's overlay of a shared base),
-                // in place of the one written (daluca/cloud's staging overlay of the production paths); of this repository's
-                // source only (biya-bi/nguiland-infra-engine's patch of a path in ostock-infra)
-                let patched = spec(k)?.path == nil ? [] : (patchedPaths[k] ?? []).filter { sets[c].contains(file($0.by)) }
-                for p in patched { walkBuild(k, at: p.path, variables: variables, suspended: suspended) }
+                // the paths inline patches of the builds this cluster takes give it, in place of the one written (a
+                // cluster's overlay of a shared base: Syntax3rror404/infra; daluca/cloud's staging overlay of production's)
+                let patched = patches(k, in: c)
+                for p in patched {
+                    if let at = resolved(p.path, variables) { walkBuild(k, at: at, suspended: suspended) }
+                }
                 guard patched.isEmpty else { continue }
+                if !patchedPaths.isEmpty, patchedPaths[k] != nil { walkedAsWritten[c, default: []].insert(k) }
                 // one of another repository or an artifact builds nothing here, and one whose path has a variable not known
                 // here builds what cannot be told: the cluster applies them all the same
                 guard let p = path(k, variables) else {
                     if members[c].insert(k).inserted { reached.insert(k) }
                     continue
                 }
-                walkBuild(k, at: p, variables: variables, suspended: suspended)
+                walkBuild(k, at: p, suspended: suspended)
             }
         }
         /// The clusters that Kustomizations apply their builds to through `spec.kubeConfig`: one for each cluster that applies
@@ -687,6 +706,7 @@ public struct Clusters: Sendable {
         walkRemoteBuilds()
         // a ConfigMap of several of one name that the cluster applies through a Kustomization its walk took later: the
         // cluster is walked again, knowing all that the first walk applied (the same files in whatever order)
+        for (c, ks) in walkedAsWritten where ks.contains(where: { !patches($0, in: c).isEmpty }) { undecided.insert(c) }
         for c in undecided.sorted() {
             firstWalk[c] = sets[c]
             sets[c] = []

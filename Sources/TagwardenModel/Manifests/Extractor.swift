@@ -297,9 +297,11 @@ package struct Extractor {
             }
             if let list = y.get(root, "transformers") {
                 unknowns.insert(.transformers)
-                // (nint8835/ops: each app's kustomization sets its namespace so)
+                // (nint8835/ops: each app's kustomization sets its namespace so); they run in order, and one that sets
+                // only objects without a namespace changes nothing after one that sets them all
                 for n in y.childNodes(list) where y.nodes[n].style == .literal {
-                    if let t = Extractor.inlineNamespaceTransformer(y.value(n)) { namespaceTransformer = t }
+                    guard let t = Extractor.inlineNamespaceTransformer(y.value(n)) else { continue }
+                    if !t.unsetOnly || namespaceTransformer == nil { namespaceTransformer = t }
                 }
             }
             if y.get(root, "replacements") != nil { unknowns.insert(.replacements) }

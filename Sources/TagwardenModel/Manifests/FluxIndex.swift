@@ -172,7 +172,6 @@ public struct FluxIndex: Sendable {
         return file.utf8.count > n && SourceText.hasBytePrefix(file, path) && file.utf8[file.utf8.index(file.utf8.startIndex, offsetBy: n)] == UInt8(ascii: "/")
     }
 
-    /// Every normalised `update.path` that holds `file`: the root (""), each directory above it, the file itself.
     /// Which of `paths` are a file of `files` or a directory holding one: one pass over the files; with a few paths each
     /// is compared with the files' bytes until it holds one, with many the files' directories are looked up.
     package static func pathsHoldingFiles(among paths: Set<String>, _ files: [String]) -> Set<String> {
@@ -190,14 +189,12 @@ public struct FluxIndex: Sendable {
             return held
         }
         if paths.contains(""), !files.isEmpty { held.insert("") }
-        // (a path that names a file: only then is each file looked up)
-        let namesFiles = paths.contains { Sources.isManifestName($0) || Sources.isUnreadYAMLName($0) }
         // each directory is looked up once, whatever number of files it holds: once one is seen, so are those above it
         // (and the files come in path order: most have the directory of the one before)
         var seen = Set<Substring>()
         var last: Substring = ""
         for path in files where held.count < paths.count {
-            if namesFiles, paths.contains(path) { held.insert(path) }
+            if paths.contains(path) { held.insert(path) }
             guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { continue }
             var dir = path[..<slash]
             if dir.utf8.elementsEqual(last.utf8) { continue }
@@ -212,6 +209,7 @@ public struct FluxIndex: Sendable {
         return held
     }
 
+    /// Every normalised `update.path` that holds `file`: the root (""), each directory above it, the file itself.
     package static func updatePaths(holding file: String) -> [String] {
         [""] + Model.directories(of: file) + [file]
     }

@@ -832,9 +832,11 @@ public struct Model: Sendable {
 
     /// Each object's namespace as the cluster gets it, and what changed a declared one (for messages). kustomize's
     /// `namespace:` sets the namespace of every namespaced object a kustomization builds, overriding the one written
-    /// (the outermost kustomization of each chain of `resources:` wins; chains that disagree leave it open, nil); a
-    /// Flux Kustomization's `targetNamespace` overrides that for everything its `path` builds, when the Kustomizations
-    /// that build a file agree. Cluster-scoped kinds have none.
+    /// (the outermost kustomization of each chain of `resources:` wins; chains that disagree leave it open, nil), and so
+    /// does an inline NamespaceTransformer after it (with `unsetOnly`, only where none is written); where a cluster
+    /// applies some of the chains, the others do not decide; a Flux Kustomization's `targetNamespace` overrides that for
+    /// everything its `path` builds, when the Kustomizations that build a file agree. Cluster-scoped kinds have none.
+    /// `open`: the namespaces of an object the chains leave open, where each gives one.
     static func resolveNamespaces(_ objects: Objects, files: Files, graph: IncludeGraph,
                                   clusters: Clusters) -> (Table<ObjectID, String?>, [ObjectID: String], open: [ObjectID: [String]]) {
         // `group/kind` that the repository's CRDs declare cluster-scoped
@@ -852,7 +854,8 @@ public struct Model: Sendable {
         guard overriding else { return (out, overrides, [:]) }
         // Namespaces that the chains above kustomization k impose (the outermost wins, but over one that sets only
         // objects without a namespace), each with the kustomization that sets it ("" = none), whether it sets only those
-        // (`unsetOnly`), and whether a cluster here applies the chain's top (where none is described, all do).
+        // (`unsetOnly`), and whether a cluster here applies the chain's top or a build root on the way (where none is
+        // described, all do).
         typealias Way = (namespace: String, by: ObjectID, unsetOnly: Bool, applied: Bool)
         /// What kustomization k itself sets: an inline NamespaceTransformer runs after its `namespace:`.
         func own(_ k: ObjectID, applied: Bool) -> Way {
@@ -861,20 +864,30 @@ public struct Model: Sendable {
             if let ns = o.kustomizeNamespace { return (ns, k, false, applied) }
             return (t?.namespace ?? "", k, t != nil, applied)
         }
+        // (one way per namespace, mode and whether it is applied: a base that many tops share has one way, not one each)
+        @Sendable func add(_ v: Way, to ways: inout [Way]) {
+            if !ways.contains(where: { $0.namespace == v.namespace && $0.unsetOnly == v.unsetOnly && $0.applied == v.applied }) { ways.append(v) }
+        }
+        // the directories a Flux Kustomization's path builds: a cluster that applies one builds from there, whatever
+        // includes it (a root kustomization.yaml kept for CI)
+        let fluxRoots = Set(objects.compactMap { $0.fluxKustomization?.path.flatMap(normalizePath) })
         let memo = IncludeGraph.Memo<ObjectID, [Way]>(cycle: [])
         func chain(_ k: ObjectID, _ depth: Int) -> [Way] {
             memo.value(k) {
                 let parents = graph.parents(of: k, depth: depth)
+                let applied = clusters.clusters.isEmpty || !clusters.of(objects[k].file).isEmpty
                 var result: [Way] = []
                 for p in parents {
                     for outer in chain(p, depth + 1) {
                         let inner = own(k, applied: outer.applied)
-                        let v = !outer.namespace.isEmpty && !outer.unsetOnly ? outer : inner.namespace.isEmpty ? outer : inner
-                        if !result.contains(where: { $0 == v }) { result.append(v) }
+                        add(!outer.namespace.isEmpty && !outer.unsetOnly ? outer : inner.namespace.isEmpty ? outer : inner, to: &result)
                     }
                 }
-                // a top, or only cycles above
-                return result.isEmpty ? [own(k, applied: clusters.clusters.isEmpty || !clusters.of(objects[k].file).isEmpty)] : result
+                // a top, or only cycles above; or a build root a cluster applies
+                if result.isEmpty || (applied && !clusters.clusters.isEmpty && fluxRoots.contains(graph.directory(of: k))) {
+                    add(own(k, applied: applied), to: &result)
+                }
+                return result
             }
         }
         // Flux Kustomization → its targetNamespace, where it has one
@@ -907,7 +920,7 @@ public struct Model: Sendable {
             } else {
                 var all: [Way] = []
                 for k in graph.includers(of: files[f].path) {
-                    for ns in chains[k] ?? [] where !all.contains(where: { $0.namespace == ns.namespace && $0.applied == ns.applied }) { all.append(ns) }
+                    for ns in chains[k] ?? [] { add(ns, to: &all) }
                 }
                 ways = deciding(all)
                 chainsOfFile[f] = ways

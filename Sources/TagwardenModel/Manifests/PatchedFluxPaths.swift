@@ -82,9 +82,15 @@ extension Model {
     static func inlinePatchedPaths(objects: Objects, files: Files, graph: IncludeGraph,
                                    builds: LazyBuildSets) -> [ObjectID: [(by: ObjectID, path: String)]] {
         var paths: [ObjectID: [(by: ObjectID, path: String)]] = [:]
+        // (as written, `${…}` and all: the clusters' walk substitutes it as it does a path written in the Kustomization; of
+        // one kustomization's patches, the last that sets the path)
         for p in inlinePatchedFluxPaths(objects: objects, files: files, graph: graph, builds: builds) where objects[p.by].isKustomization {
-            guard let value = p.path?.value, let path = normalizePath(value) else { continue }
-            if !(paths[p.kustomization] ?? []).contains(where: { $0.by == p.by && $0.path == path }) { paths[p.kustomization, default: []].append((p.by, path)) }
+            guard let value = p.path?.value else { continue }
+            if let at = paths[p.kustomization]?.firstIndex(where: { $0.by == p.by }) {
+                paths[p.kustomization]![at].path = value
+            } else {
+                paths[p.kustomization, default: []].append((p.by, value))
+            }
         }
         return paths
     }
