@@ -2075,27 +2075,8 @@ extension FluxInstanceTests {
         var files = bootstrapFiles("clusters/prod", flux: "v2.7.0")
         files["clusters/prod/kustomization.yaml"] = "resources: [flux-system, apps.yaml]\n"
         files["clusters/prod/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps/prod", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
-        files["clusters/prod/image-automation.yaml"] = """
-            apiVersion: image.toolkit.fluxcd.io/v1
-            kind: ImageRepository
-            metadata: {name: web, namespace: flux-system}
-            spec: {image: ghcr.io/acme/web, interval: 5m}
-            ---
-            apiVersion: image.toolkit.fluxcd.io/v1
-            kind: ImagePolicy
-            metadata: {name: web, namespace: flux-system}
-            spec: {imageRepositoryRef: {name: web}, policy: {semver: {range: ">=1.0.0"}}}
-            ---
-            apiVersion: image.toolkit.fluxcd.io/v1
-            kind: ImageUpdateAutomation
-            metadata: {name: web, namespace: flux-system}
-            spec:
-              interval: 5m
-              sourceRef: {kind: GitRepository, name: flux-system}
-              git: {push: {branch: main}, commit: {author: {name: flux, email: flux@example.com}}}
-              update: {path: ./apps/prod, strategy: Setters}
-
-            """
+        files["clusters/prod/image-automation.yaml"] = imageRepository() + "---\n" + imagePolicy() + "---\n"
+            + imageUpdateAutomation(name: "web", path: "./apps/prod")
         files["apps/prod/deployment.yaml"] = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n"
             + "  template:\n    spec:\n      containers:\n        - name: web\n          image: ghcr.io/acme/web:1.2.3\n"
         let found = try lint(files, asFound: true).filter { $0.rule == "marker-missing" }
