@@ -8,8 +8,8 @@ extension Rule {
     static let markerEnvMismatch = Rule("marker-env-mismatch") { c in
         let m = c.model
         /// Where the clusters that deploy the file are each named after an environment, of two or more, none `mine`, and
-        /// the field's namespace does not name `mine` either, the field's environment is its directory's only by
-        /// assumption (a tenant named `dev` that the staging and production clusters both deploy:
+        /// neither the config's paths nor the field's namespace place it in `mine`, the field's environment is its
+        /// directory's only by assumption (a tenant named `dev` that the staging and production clusters both deploy:
         /// abohmeed/fluxmultitenancy; one cluster may run several environments, martijnjanssen/cluster-ops's
         /// production cluster its staging apps).
         func contested(_ k: MarkerID, _ mine: String) -> String? {
