@@ -2112,9 +2112,9 @@ extension FluxInstanceTests {
         #expect(again == ["kustomization-build-fails infra/stack/secret.yaml:2:7"], "\(again)")
     }
 
-    /// abohmeed/fluxmultitenancy: `tenants/base/dev` is a tenant named dev that the staging and production clusters both
-    /// deploy; the field's environment is its directory's only by assumption, so the finding says so, as a warning.
-    @Test func aFieldsEnvironmentThatItsClustersContradictIsAPremise() throws {
+    /// A tenant named dev (`tenants/base/dev`) that the staging and production clusters both deploy, its marker naming
+    /// staging's policy.
+    static func tenantNamedDev() -> [String: String] {
         var files: [String: String] = [:]
         for env in ["staging", "production"] {
             files.merge(bootstrapFiles("clusters/\(env)", flux: "v2.7.0")) { a, _ in a }
@@ -2125,18 +2125,15 @@ extension FluxInstanceTests {
         files["tenants/base/dev/deploy.yaml"] = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: podinfo, namespace: apps}\nspec:\n"
             + "  template:\n    spec:\n      containers:\n        - name: podinfo\n"
             + "          image: ghcr.io/stefanprodan/podinfo:5.2.1 # {\"$imagepolicy\": \"flux-system:podinfo\"}\n"
-        files["clusters/staging/image-automation.yaml"] = """
-            apiVersion: image.toolkit.fluxcd.io/v1
-            kind: ImageRepository
-            metadata: {name: podinfo, namespace: flux-system}
-            spec: {image: ghcr.io/stefanprodan/podinfo, interval: 5m}
-            ---
-            apiVersion: image.toolkit.fluxcd.io/v1
-            kind: ImagePolicy
-            metadata: {name: podinfo, namespace: flux-system}
-            spec: {imageRepositoryRef: {name: podinfo}, policy: {semver: {range: ">=5.0.0 <6.0.0"}}}
+        files["clusters/staging/image-automation.yaml"] = imageRepository(name: "podinfo", image: "ghcr.io/stefanprodan/podinfo") + "---\n"
+            + imagePolicy(name: "podinfo", semver: ">=5.0.0 <6.0.0")
+        return files
+    }
 
-            """
+    /// abohmeed/fluxmultitenancy: `tenants/base/dev` is a tenant named dev that the staging and production clusters both
+    /// deploy; the field's environment is its directory's only by assumption, so the finding says so, as a warning.
+    @Test func aFieldsEnvironmentThatItsClustersContradictIsAPremise() throws {
+        let files = Self.tenantNamedDev()
         let found = try lint(files, asFound: true).filter { $0.rule == "marker-env-mismatch" }
         #expect(found.map { "\($0.severity) \($0.rendered)" } == ["warning marker-env-mismatch tenants/base/dev/deploy.yaml:9:53"], "\(found.map(\.message))")
         #expect(found.first?.message.hasSuffix("(assuming the field belongs to development, as its directory says, though the clusters that deploy it "
@@ -2186,18 +2183,7 @@ extension FluxInstanceTests {
     /// Where the config's `environments:` paths place the file, its environment is no assumption, whatever the clusters
     /// that deploy it are named.
     @Test func aFieldsEnvironmentTheConfigPlacesIsAFact() throws {
-        var files: [String: String] = [:]
-        for env in ["staging", "production"] {
-            files.merge(bootstrapFiles("clusters/\(env)", flux: "v2.7.0")) { a, _ in a }
-            files["clusters/\(env)/tenants.yaml"] = fluxKustomization(name: "tenants", path: "./tenants/\(env)", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
-            files["tenants/\(env)/kustomization.yaml"] = "resources: [../base/dev]\n"
-        }
-        files["tenants/base/dev/kustomization.yaml"] = "resources: [deploy.yaml]\n"
-        files["tenants/base/dev/deploy.yaml"] = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: podinfo, namespace: apps}\nspec:\n"
-            + "  template:\n    spec:\n      containers:\n        - name: podinfo\n"
-            + "          image: ghcr.io/stefanprodan/podinfo:5.2.1 # {\"$imagepolicy\": \"flux-system:podinfo\"}\n"
-        files["clusters/staging/image-automation.yaml"] = imageRepository(name: "podinfo", image: "ghcr.io/stefanprodan/podinfo") + "---\n"
-            + imagePolicy(name: "podinfo", pattern: "^[0-9.]+$", order: .numerical("asc"))
+        var files = Self.tenantNamedDev()
         files[".tagwarden.yaml"] = "environments:\n  - name: development\n    paths: [tenants/base/dev/**]\n  - name: staging\n  - name: production\n"
         let found = try lint(files, asFound: true).filter { $0.rule == "marker-env-mismatch" }
         #expect(found.map { "\($0.severity) \($0.rendered)" } == ["error marker-env-mismatch tenants/base/dev/deploy.yaml:9:53"], "\(found.map(\.message))")

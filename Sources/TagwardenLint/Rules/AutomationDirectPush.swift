@@ -11,7 +11,7 @@ extension Rule {
             guard !m.flux.nonResources.contains(a.object) else { return nil }
             // the automation's own environment, else the environment of what it updates
             let envName = m.objectEnvironment[a.object]
-                ?? a.paths.first.flatMap { m.environments.detect(m.environments.clues(path: $0 + "/x.yaml"), namespace: nil, namespaceLabels: [:]) }
+                ?? a.paths.first.flatMap { m.environments.detect(directory: $0) }
             guard let env = m.environments.named(envName), env.requireReview else { return nil }
             var checkout = a.spec.checkoutBranch
             if checkout == nil { checkout = m.flux.source(of: a)?.branch }

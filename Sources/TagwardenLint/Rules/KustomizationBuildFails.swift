@@ -66,7 +66,7 @@ extension Rule {
         }
         // kustomize reads `kustomization.yaml` as its directory's kustomization only where a build takes the directory;
         // a kustomization that lists the file itself reads it as a resource (a Flux Kustomization kept under that name)
-        let fluxPaths = Set(m.objects.compactMap { $0.fluxKustomization?.path.flatMap(Model.normalizePath) })
+        let fluxPaths = Model.writtenFluxPaths(m.objects)
         for f in m.files.indices {
             guard let field = m.files[f].kustomizationUnknownFields.first else { continue }
             let dir = Path.dirname(m.path(f))

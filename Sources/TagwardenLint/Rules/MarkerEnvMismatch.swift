@@ -20,7 +20,7 @@ extension Rule {
                 return nil
             }
             let deployers = m.clusters.of(file)
-            let named = deployers.map { m.environments.detect(m.environments.clues(path: m.clusters.clusters[$0].name + "/x.yaml"), namespace: nil, namespaceLabels: [:]) }
+            let named = deployers.map { m.environments.detect(directory: m.clusters.clusters[$0].name) }
             guard Set(named).count > 1, !named.contains(where: { $0 == nil || $0 == mine }) else { return nil }
             let clusters = deployers.map { m.clusters.clusters[$0].displayName }.joined(separator: ", ")
             return "assuming the field belongs to \(mine), as its directory says, though the clusters that deploy it (\(clusters)) are of "

@@ -232,6 +232,12 @@ public struct EnvironmentModel: Sendable {
 
     /// The environment of a manifest, in this order: config path globs and namespace lists; the
     /// `environment` label of the Namespace object; a directory named after an alias; the namespace's name.
+    /// The environment directory `dir` (a cluster's, an `update.path`) is named after, by the config's paths or its
+    /// directories' names, as a file in it would be.
+    public func detect(directory dir: String) -> String? {
+        detect(clues(path: Sources.join(dir, "x.yaml")), namespace: nil, namespaceLabels: [:])
+    }
+
     public func detect(path: String, namespace: String?, namespaceLabels: [String: [String: String]]) -> String? {
         detect(clues(path: path), namespace: namespace, namespaceLabels: namespaceLabels)
     }

@@ -353,7 +353,7 @@ public struct Clusters: Sendable {
             if let p = o.fluxKustomization?.path, Model.normalizePath(p) == Path.dirname(files[o.file].path) { selfSyncs.insert(o.file) }
         }
         // the directories a Flux Kustomization's generated build takes whole
-        let fluxPaths = Set(objects.compactMap { $0.fluxKustomization?.path.flatMap(Model.normalizePath) })
+        let fluxPaths = Model.writtenFluxPaths(objects)
         var out: [FileID: String] = [:]
         // (the files come in path order: a directory's builder is looked up once for all its files)
         var builderOfDir: (dir: String, builder: (ObjectID, listsFiles: Bool)?)?

@@ -694,6 +694,11 @@ public struct Model: Sendable {
     }
 
     /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.
+    /// The paths the Flux Kustomizations here build, as written (normalised; none of another repository's source).
+    package static func writtenFluxPaths(_ objects: Objects) -> Set<String> {
+        Set(objects.compactMap { $0.fluxKustomization?.path.flatMap(normalizePath) })
+    }
+
     package static func normalizePath(_ p: String) -> String? {
         var p = p
         let (asWritten, normal) = p.withUTF8(normalized)
@@ -870,7 +875,7 @@ public struct Model: Sendable {
         }
         // the directories a Flux Kustomization's path builds: a cluster that applies one builds from there, whatever
         // includes it (a root kustomization.yaml kept for CI)
-        let fluxRoots = Set(objects.compactMap { $0.fluxKustomization?.path.flatMap(normalizePath) })
+        let fluxRoots = writtenFluxPaths(objects)
         let memo = IncludeGraph.Memo<ObjectID, [Way]>(cycle: [])
         func chain(_ k: ObjectID, _ depth: Int) -> [Way] {
             memo.value(k) {

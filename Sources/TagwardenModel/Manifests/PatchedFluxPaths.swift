@@ -40,7 +40,7 @@ extension Model {
             }
         }
         guard !patching.isEmpty else { return [] }
-        let builtAt = Set(objects.compactMap { $0.fluxKustomization?.path.flatMap(normalizePath) })
+        let builtAt = writtenFluxPaths(objects)
         var out = Set<ObjectID>()
         for (i, o) in objects.withIDs where o.isFluxKustomization && o.fluxKustomization?.path != nil && !nonResources.contains(i) {
             guard let name = o.name, let by = patching[Identity(name: name, namespace: o.declaredNamespace)],

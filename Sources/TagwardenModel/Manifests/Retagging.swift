@@ -175,8 +175,7 @@ extension Model {
             /// Whether release o's own `spec.values` sets the field at `path` (a null there too: Helm then drops it).
             func releaseValuesSet(_ o: ObjectID, _ path: [String]) -> Bool {
                 let y = files[objects[o].file].yaml
-                guard objects[o].document < y.documents.count,
-                      let values = y.get(y.documents[objects[o].document].root, "spec", "values"), y.nodes[values].kind == .mapping else { return false }
+                guard let values = ValuesFiles.releaseValues(objects[o], in: y), y.nodes[values].kind == .mapping else { return false }
                 return valuesNodeSets(y, values, path, nullSets: true)
             }
             /// Workload o's labels and annotations, read when a target selects by them.
