@@ -1640,6 +1640,28 @@ func fluxRepo() -> [String: String] {
                 "\(messages[0])")
     }
 
+    /// kustomize-controller hands kustomize the kustomization at a Flux Kustomization's path as fluxcd/pkg's generator
+    /// decodes and writes it back, without the fields kustomize does not know: there such a field does nothing (a
+    /// note); an overlay that includes the directory reads the file itself and fails (prakash-hulamani/maersk_local).
+    @Test func anUnknownFieldAtAFluxPathIsDroppedUnlessABuildIncludesTheDirectory() throws {
+        var files: [String: String] = [
+            "clusters/prod/flux-system/gotk-sync.yaml": fluxKustomization(name: "flux-system", path: "./clusters/prod"),
+            "clusters/prod/apps.yaml": fluxKustomization(path: "./apps/prod"),
+            "apps/prod/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\ndescription: prod\nresources: [web.yaml]\n",
+            "apps/prod/web.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\n",
+        ]
+        let dropped = try lint(files).filter { $0.rule == "kustomization-build-fails" }
+        #expect(dropped.map(\.rendered) == ["kustomization-build-fails apps/prod/kustomization.yaml:3:1"])
+        #expect(dropped.map(\.severity) == [.note])
+        // an overlay that takes the directory as a resource: kustomize reads the file strictly there
+        files["apps/canary/kustomization.yaml"] = "resources: [../prod]\n"
+        files["clusters/prod/canary.yaml"] = fluxKustomization(name: "canary", path: "./apps/canary")
+        let refused = try lint(files).filter { $0.rule == "kustomization-build-fails" }
+        #expect(refused.map(\.severity) == [.error], "\(refused.map(\.message))")
+        #expect(refused.map(\.message) == ["kustomize refuses this kustomization (invalid Kustomization: json: unknown field \"description\"), "
+                                            + "so Flux Kustomization flux-system/canary (clusters/prod/canary.yaml) deploys nothing"])
+    }
+
     func order(_ a: String, _ b: String) -> Bool {
         let fa = a.split(separator: " ")[1].split(separator: ":"), fb = b.split(separator: " ")[1].split(separator: ":")
         if fa[0] != fb[0] { return fa[0] < fb[0] }

@@ -2069,7 +2069,10 @@ rationale: >
   applies is deployed (in a bootstrap path, not even Flux's own sync). Six causes are read from the repository:
   a kustomization file with a field kustomize does not know (it decodes with unknown fields disallowed: a Flux
   Kustomization's `spec` written into `kustomization.yaml`, a misspelt `resource:`), failing with `invalid
-  Kustomization: json: unknown field`; a `resources`, `bases` or `components` entry that names no file or
+  Kustomization: json: unknown field`; at a Flux Kustomization's path that no kustomization includes, though,
+  kustomize-controller decodes the file leniently (fluxcd/pkg's generator) and builds it without the field: a note
+  that the field does nothing under Flux, unless the file's kind or apiVersion is not kustomize's (a Flux
+  Kustomization kept as `kustomization.yaml`), which kustomize then refuses; a `resources`, `bases` or `components` entry that names no file or
   directory of the repository, or a directory without a kustomization file (`no such file or directory`); an entry
   that names a directory holding the kustomization itself (`../..` from `examples/production`: `cycle detected:
   candidate root … contains visited root …`); and two
@@ -2379,6 +2382,52 @@ triggering:
         metadata: {name: app, namespace: apps}
     expect:
       - {file: clusters/staging/kustomization.yaml, line: 7, column: 16, message: "Flux Kustomization flux-system/apps builds ./apps/stagign as this patch sets its path, which holds no manifest in the repository: it deploys nothing (kustomize-controller fails it with 'kustomization path not found' where the directory does not exist)"}
+  - description: a field kustomize does not know in the kustomization at a Flux Kustomization's path, which kustomize-controller drops (a note), and a Flux Kustomization kept there as kustomization.yaml, whose apiVersion it keeps
+    files:
+      clusters/prod/sync.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/prod
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/prod/apps.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          path: ./apps/prod
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/prod/infra.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: infra, namespace: flux-system}
+        spec:
+          path: ./infra
+          sourceRef: {kind: GitRepository, name: flux-system}
+      apps/prod/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        description: production apps
+        resources: [web.yaml]
+      apps/prod/web.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: web, namespace: default}
+      infra/kustomization.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: redis, namespace: flux-system}
+        spec:
+          path: ./infra/redis
+          sourceRef: {kind: GitRepository, name: flux-system}
+      infra/redis/config.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: redis, namespace: default}
+    expect:
+      - {file: apps/prod/kustomization.yaml, line: 3, column: 1, message: "kustomize-controller drops the field \"description\", which kustomize does not know: it decodes the kustomization at the path of Flux Kustomization flux-system/apps (clusters/prod/apps.yaml) leniently and builds it without the field, so the field does nothing under Flux (kustomize itself refuses the file: 'invalid Kustomization: json: unknown field \"description\"', as `kubectl kustomize apps/prod` says)"}
+      - {file: infra/kustomization.yaml, line: 4, column: 1, message: "kustomize refuses this kustomization (apiVersion for Kustomization should be kustomize.config.k8s.io/v1beta1): kustomize-controller drops the field \"spec\", which kustomize does not know, but not the file's apiVersion, so Flux Kustomization flux-system/infra (clusters/prod/infra.yaml) deploys nothing; a Flux Kustomization (kustomize.toolkit.fluxcd.io) belongs in a file of its own, which this kustomization lists in resources"}
 nonTriggering:
   - description: a patch without a namespace for an object whose namespace the base's kustomization sets (kustomize matches the namespace as written too)
     files:
