@@ -902,7 +902,7 @@ extension FluxInstanceTests {
             + "ResourceSets make are not read here: ResourceSet flux-system/infrastructure in clusters/prod/infrastructure.yaml)") == true,
                 "\(report.findings)")
         #expect(report.model?.clusterLines.contains("Flux Kustomizations no cluster applies: flux-system/old (clusters/prod/old.yaml) (as far as is "
-            + "read here: the Flux Kustomizations that ResourceSets make are not read: ResourceSet flux-system/infrastructure in "
+            + "read here: the Flux Kustomizations that ResourceSets make are not read here: ResourceSet flux-system/infrastructure in "
             + "clusters/prod/infrastructure.yaml)") == true, "\(report.model?.clusterLines ?? [])")
         files["clusters/prod/infrastructure.yaml"] = files["clusters/prod/infrastructure.yaml"]!
             .replacingOccurrences(of: "kustomize.toolkit.fluxcd.io/v1", with: "helm.toolkit.fluxcd.io/v2").replacingOccurrences(of: "kind: Kustomization", with: "kind: HelmRelease")
@@ -911,6 +911,38 @@ extension FluxInstanceTests {
         files["clusters/prod/infrastructure.yaml"] = files["clusters/prod/infrastructure.yaml"]!
             .replacingOccurrences(of: "spec:\n", with: "spec:\n  dependsOn: [{apiVersion: kustomize.toolkit.fluxcd.io/v1, kind: Kustomization, name: infra}]\n")
         #expect(try lintReport(files, asFound: true).findings.first?.message.hasSuffix("(no cluster in this repository applies this file)") == true)
+    }
+
+    /// microscaler/shared-gitops-k8s-cluster: a cluster applies a GitOpsSet (Weave GitOps', or gitops-tools' sets.gitops.pro)
+    /// whose template makes a Flux Kustomization per element of its list; as for a ResourceSet, the premise says so.
+    @Test func aGitOpsSetThatMakesKustomizationsMakesTheUnreachedPremiseAnAssumption() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.8")
+        for group in ["templates.weave.works", "sets.gitops.pro"] {
+            files["clusters/prod/stacks.yaml"] = """
+            apiVersion: \(group)/v1alpha1
+            kind: GitOpsSet
+            metadata: {name: stacks, namespace: flux-system}
+            spec:
+              generators:
+                - list: {elements: [{name: web, path: ./apps/web}]}
+              templates:
+                - content:
+                    apiVersion: kustomize.toolkit.fluxcd.io/v1
+                    kind: Kustomization
+                    metadata: {name: "stack-{{ .Element.name }}", namespace: flux-system}
+                    spec: {path: "{{ .Element.path }}", sourceRef: {kind: GitRepository, name: flux-system}}
+
+            """
+            files["apps/web/web.yaml"] = deployment(namespace: "web", image: "nginx:latest")
+            let findings = try lint(files, asFound: true)
+            #expect(findings.map { "\($0.severity) \($0.rendered)" } == ["warning image-latest-tag apps/web/web.yaml:9:18"], "\(findings)")
+            #expect(findings.first?.message.hasSuffix("(no cluster here is known to apply this file, but the Flux Kustomizations that "
+                + "GitOpsSets make are not read here: GitOpsSet flux-system/stacks in clusters/prod/stacks.yaml)") == true, "\(findings)")
+        }
+        // one whose templates make other objects only
+        files["clusters/prod/stacks.yaml"] = files["clusters/prod/stacks.yaml"]!
+            .replacingOccurrences(of: "kustomize.toolkit.fluxcd.io/v1", with: "v1").replacingOccurrences(of: "kind: Kustomization", with: "kind: ConfigMap")
+        #expect(try lint(files, asFound: true).first?.message.hasSuffix("(no cluster in this repository applies this file)") == true)
     }
 
     /// xunholy/k8s-gitops: an ArtifactGenerator of the synced OCIRepository copies each app's directory whole

@@ -190,8 +190,9 @@ public indirect enum FluxSpec: Sendable {
     case helmRelease(HelmReleaseSpec)
     /// the Flux Operator's FluxInstance: the Flux distribution it installs (`spec.distribution.version`, `2.7.x`)
     case fluxInstance(version: Located?)
-    /// only for the Flux Operator's ResourceSet whose `resources` or `resourcesTemplate` make Flux Kustomizations
-    case resourceSetOfKustomizations
+    /// only for an object whose templates make Flux Kustomizations, which are not read: the Flux Operator's ResourceSet
+    /// (its `resources` or `resourcesTemplate`), a GitOpsSet (`templates[].content` or `raw`); with its kind
+    case templatesOfKustomizations(kind: String)
 
     /// Whether `spec.suspend` is a YAML 1.1 true, as Kubernetes reads it (`yes` and `on` too).
     static func suspended(_ y: YAMLFile, _ spec: Int) -> Bool {
@@ -377,7 +378,16 @@ public indirect enum FluxSpec: Sendable {
             let listed = spec.flatMap { y.get($0, "resources") }.map { y.childNodes($0) } ?? []
             let makes = listed.contains { str(y.get($0, "kind")) == "Kustomization" && str(y.get($0, "apiVersion"))?.hasPrefix("\(group)") == true }
                 || str(spec.flatMap { y.get($0, "resourcesTemplate") })?.containsBytes(group) == true
-            return makes ? .resourceSetOfKustomizations : nil
+            return makes ? .templatesOfKustomizations(kind: kind) : nil
+        case ("templates.weave.works", "GitOpsSet"), ("sets.gitops.pro", "GitOpsSet"):
+            // Weave GitOps' GitOpsSet and its successor's: each template's `content` an object, or `raw` text
+            let group: StaticString = "kustomize.toolkit.fluxcd.io/"
+            let templates = spec.flatMap { y.get($0, "templates") }.map { y.childNodes($0) } ?? []
+            let makes = templates.contains { t in
+                y.get(t, "content").map { str(y.get($0, "kind")) == "Kustomization" && str(y.get($0, "apiVersion"))?.hasPrefix("\(group)") == true } == true
+                    || str(y.get(t, "raw"))?.containsBytes(group) == true
+            }
+            return makes ? .templatesOfKustomizations(kind: kind) : nil
         default:
             return nil
         }
