@@ -369,7 +369,8 @@ import Testing
     }
 
     /// Renovate pins charts' images as `tag: v1.60.0@sha256:…`: the chart renders `repository:tag`, a reference with
-    /// both, so the image is pinned and its tag is the part before `@`.
+    /// both, so the image is pinned and its tag is the part before `@`; beside a digest field as well (shamubernetes'
+    /// tailscale-operator), the chart renders one digest, never `:tag@digest@digest`.
     @Test func aTagFieldThatCarriesTheDigestPinsTheImage() throws {
         var files: [String: String] = [:]
         let sha = "sha256:" + String(repeating: "5f", count: 32)
@@ -389,6 +390,8 @@ import Testing
               image: {repository: ghcr.io/acme/worker, tag: "1.0.0@sha256:5f5f"}
             job:
               image: {repository: ghcr.io/acme/job, tag: "1.0.0"}
+            operator:
+              image: {repository: ghcr.io/acme/operator, tag: "v1.9.0@\(sha)", digest: "\(sha)"}
 
         """
         files["apps/production/db.yaml"] = pod("db", images: ["ghcr.io/acme/db"])
