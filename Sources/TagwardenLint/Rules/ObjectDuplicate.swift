@@ -5,6 +5,14 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
+    /// Where objects of a repository of plain manifests meet: those of one environment, and under a directory named
+    /// `clusters` (or `cluster`) those of one directory below it, which names a cluster.
+    static func plainManifestsScope(_ path: String, environment: String?) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard let at = parts.dropLast(2).firstIndex(where: { $0 == "clusters" || $0 == "cluster" }) else { return environment }
+        return (environment ?? "") + "\u{0}" + parts[...(at + 1)].joined(separator: "/")
+    }
+
     static let objectDuplicate = Rule("object-duplicate") { c in
         let m = c.model
         struct Key: Hashable { let kind: String, group: String, namespace: String?, name: String, scope: String? }
@@ -81,11 +89,12 @@ extension Rule {
             // without clusters, a file that some kustomize build takes meets by builds; in a repository of builds, one
             // that none takes meets only its own documents (whoever applies it applies them together; saved build
             // output of two clusters does not meet), and nothing under a hidden directory (a test runner's fixtures);
-            // where there is no build at all, the files of its environment meet (`kubectl apply -R`)
+            // where there is no build at all, the files of its environment meet (`kubectl apply -R`), those of a
+            // directory `clusters/<name>` only with its own (mrpbennett/home-ops's clusters/corfe and clusters/portland)
             let path = m.path(o.file)
             let included = byCluster || m.includedBy[path] != nil
             if !included, usesKustomize, path.hasPrefix(".") || path.contains("/.") { continue }
-            let scope = included ? nil : usesKustomize ? path : m.objectEnvironment[i]
+            let scope = included ? nil : usesKustomize ? path : plainManifestsScope(path, environment: m.objectEnvironment[i])
             // (one the builds put in different namespaces meets what is in any of them: gjcourt/homelab's base Secret
             // that the production and staging overlays each move)
             for namespace in m.openNamespaces[i].map({ $0.map(Optional.some) }) ?? [m.objectNamespace[i]] {

@@ -4459,7 +4459,8 @@ rationale: >
   hidden directory such as a test runner's fixtures, nothing). In a repository
   of plain manifests, objects of one environment are taken to meet (a premise the message of two that differ
   states where they are in two files: a directory may hold alternatives, one release's manifests beside
-  another's). Two that one kustomize build takes side by
+  another's), and under a directory named `clusters` (or `cluster`) only those of one directory below it, which
+  names a cluster. Two that one kustomize build takes side by
   side (through kustomizations that pass them on unchanged) replace nothing: kustomize refuses that build, and
   kustomization-build-fails says so; nor does an object that only builds kustomize refuses so take, whatever it
   meets elsewhere (those builds deploy nothing). Identical copies replace
@@ -4665,6 +4666,22 @@ triggering:
     expect:
       - {file: apps/b/namespace.yaml, line: 2, column: 7, message: "Namespace .invalid is also defined in apps/a/namespace.yaml:2, differently: one silently replaces the other (assuming the transformers of apps/b/kustomization.yaml (apps/b/transformers), which may delete, rename or patch objects, leave both as written)"}
 nonTriggering:
+  - description: plain manifests of two clusters' directories under clusters/ (mrpbennett/home-ops's corfe and portland, which its ApplicationSet sends to two clusters)
+    files:
+      kubernetes/clusters/corfe/apps/web.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: web
+          namespace: demo
+        data: {cluster: corfe}
+      kubernetes/clusters/portland/apps/web.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: web
+          namespace: demo
+        data: {cluster: portland}
   - description: a kustomize patch, and the same name in another environment
     files:
       base/kustomization.yaml: |
