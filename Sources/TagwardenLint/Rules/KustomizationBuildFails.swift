@@ -25,7 +25,7 @@ extension Rule {
             let file = m.objects[k].file, dir = Path.dirname(m.path(file))
             for (path, why) in missing {
                 // each entry, where it is written, that names the path
-                for entry in m.files[file].resourceEntries where Model.resourcePath(entry.value, in: dir) == path {
+                for entry in m.files[file].resourceEntries + m.files[file].patchEntries where Model.resourcePath(entry.value, in: dir) == path {
                     var f = c.finding("kustomize cannot build this kustomization: it names '\(entry.value)', \(why), \(consequence(file))",
                                       file: file, span: entry.span, object: nil, environment: nil)
                     if let plugin = pluginBuilt[dir] { f.assume("assuming plain kustomize builds it: \(plugin)") }

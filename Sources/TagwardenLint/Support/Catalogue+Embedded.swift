@@ -2073,7 +2073,9 @@ rationale: >
   kustomize-controller decodes the file leniently (fluxcd/pkg's generator) and builds it without the field: a note
   that the field does nothing under Flux, unless the file's kind or apiVersion is not kustomize's (a Flux
   Kustomization kept as `kustomization.yaml`), which kustomize then refuses; a `resources`, `bases` or `components` entry that names no file or
-  directory of the repository, or a directory without a kustomization file (`no such file or directory`); an entry
+  directory of the repository, or a directory without a kustomization file (`no such file or directory`), and a
+  patch file (`patches[].path`, a `patchesStrategicMerge` or `patchesJson6902` entry) that is not there
+  (`evalsymlink failure`); an entry
   that names a directory holding the kustomization itself (`../..` from `examples/production`: `cycle detected:
   candidate root … contains visited root …`); and two
   resources of one kind, namespace and name that one build takes side by side, from the files one kustomization
@@ -2428,6 +2430,26 @@ triggering:
     expect:
       - {file: apps/prod/kustomization.yaml, line: 3, column: 1, message: "kustomize-controller drops the field \"description\", which kustomize does not know: it decodes the kustomization at the path of Flux Kustomization flux-system/apps (clusters/prod/apps.yaml) leniently and builds it without the field, so the field does nothing under Flux (kustomize itself refuses the file: 'invalid Kustomization: json: unknown field \"description\"', as `kubectl kustomize apps/prod` says)"}
       - {file: infra/kustomization.yaml, line: 4, column: 1, message: "kustomize refuses this kustomization (apiVersion for Kustomization should be kustomize.config.k8s.io/v1beta1): kustomize-controller drops the field \"spec\", which kustomize does not know, but not the file's apiVersion, so Flux Kustomization flux-system/infra (clusters/prod/infra.yaml) deploys nothing; a Flux Kustomization (kustomize.toolkit.fluxcd.io) belongs in a file of its own, which this kustomization lists in resources"}
+  - description: patch files that are not in the repository (jupitermoons/flux-gitops names ten)
+    files:
+      app/kustomization.yaml: |
+        resources: [deploy.yaml]
+        patches:
+          - path: replicas.yaml
+        patchesStrategicMerge:
+          - resources.yaml
+          - |-
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: web}
+            data: {inline: "yes"}
+      app/deploy.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: web, namespace: default}
+    expect:
+      - {file: app/kustomization.yaml, line: 3, column: 11, message: "kustomize cannot build this kustomization: it names 'replicas.yaml', a patch file that is not in the repository, so nothing that builds app deploys anything"}
+      - {file: app/kustomization.yaml, line: 5, column: 5, message: "kustomize cannot build this kustomization: it names 'resources.yaml', a patch file that is not in the repository, so nothing that builds app deploys anything"}
 nonTriggering:
   - description: a patch without a namespace for an object whose namespace the base's kustomization sets (kustomize matches the namespace as written too)
     files:

@@ -285,8 +285,13 @@ package struct Extractor {
                 for item in y.childNodes(list) {
                     if y.nodes[item].kind == .scalar, y.nodes[item].style == .literal {
                         inlinePatch(item, object: objectIndex)   // patchesStrategicMerge takes inline patches too
-                    } else if let s = scalarString(item) { patches.append(s) }
-                    else if let s = scalarString(y.get(item, "path")) { patches.append(s) }
+                    } else if let s = scalarString(item) {
+                        patches.append(s)
+                        facts.patchEntries.append(located(item))
+                    } else if let path = y.get(item, "path"), let s = scalarString(path) {
+                        patches.append(s)
+                        facts.patchEntries.append(located(path))
+                    }
                     else if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) }
                 }
             }

@@ -522,6 +522,9 @@ public struct FileFacts: Sendable {
     public var documents = 0
     /// A kustomization's `resources`, `bases` and `components` entries, where they are written.
     public var resourceEntries: [Located] = []
+    /// A kustomization's patch files (`patches[].path`, `patchesStrategicMerge` and `patchesJson6902` entries), where
+    /// they are written.
+    public var patchEntries: [Located] = []
     /// The files a kustomization reads as data: a `secretGenerator`'s `files` and `envs`, a `configMapGenerator`'s
     /// `envs`, the `path` of a `replacements:` entry. Part of its build, not resources of it.
     public var kustomizeInputFiles: [String] = []

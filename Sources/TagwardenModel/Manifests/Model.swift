@@ -593,6 +593,18 @@ public struct Model: Sendable {
         let emptyFluxPaths = objects.indices.filter { k in
             objects[k].fluxKustomization?.path.map { holdsNoManifest($0, builds: b, notRead: notRead) } ?? false
         }
+        // a patch file that is not there fails the build as a missing resource does ("evalsymlink failure on …")
+        for k in objects.indices where !objects[k].kustomizePatches.isEmpty {
+            let path = b.files[objects[k].file].path
+            guard objects[k].isKustomization, Extractor.isKustomizationName(Path.basename(path)) else { continue }
+            // (kustomize reads a `patchesStrategicMerge` entry that parses as an object as the patch itself)
+            for entry in objects[k].kustomizePatches where !entry.containsBytes("\n") && !entry.containsBytes("{") && !entry.containsBytes(": ") {
+                guard let patch = resourcePath(entry, in: Path.dirname(path)), !patch.isEmpty, b.fileAt[patch] == nil,
+                      !b.hasFiles(under: patch), !notRead(patch) else { continue }
+                if !Sources.isManifestName(patch), !unlisted.contains(patch) { unlisted.append(patch) }
+                missing[k, default: []].append((patch, "a patch file that is not in the repository"))
+            }
+        }
         guard !resources.isEmpty else { return (unlisted, missing, emptyFluxPaths) }
         for k in resources.keys.sorted() {
             let isFile = Extractor.isKustomizationName(Path.basename(b.files[objects[k].file].path))
