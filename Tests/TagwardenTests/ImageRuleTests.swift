@@ -366,6 +366,10 @@ import Testing
         #expect(latest.map { "\($0.severity) \($0.rendered) \($0.message.prefix(46))" }
                 == ["error image-latest-tag apps/loki.yaml:8:17 image 'grafana/logstash-output-loki:latest' us",
                     "warning image-latest-tag apps/loki.yaml:12:14 the image whose tag this field sets uses the t"], "\(latest)")
+        // `repo` beside the tag under `image:` names the image (tailscale-operator's chart; HadiCherkaoui/homelab-k8s-fluxcd)
+        let repo = release("3.2.2").replacingOccurrences(of: "registry: mirror.example.com", with: "repo: registry.example.com/acme/anvil")
+        #expect(try lint(["apps/loki.yaml": repo]).filter { $0.rule == "image-latest-tag" }.map { "\($0.severity) \($0.rendered) \($0.message.prefix(46))" }
+                == ["error image-latest-tag apps/loki.yaml:12:14 image 'registry.example.com/acme/anvil:latest'"])
     }
 
     /// Renovate pins charts' images as `tag: v1.60.0@sha256:…`: the chart renders `repository:tag`, a reference with

@@ -576,7 +576,7 @@ package struct Extractor {
         return (sha, d)
     }
 
-    /// HelmRelease values: `image:` strings and `repository` + `tag` maps (`name` + `tag` under an `image:` key), at
+    /// HelmRelease values: `image:` strings and `repository` + `tag` maps (`name` or `repo` + `tag` under an `image:` key), at
     /// any depth; and `image: {tag: …}`, which keeps the chart's repository and sets only the tag.
     /// `path`: where `n` stands under a HelmRelease's `spec.values` (nil elsewhere, or under a list), which each image
     /// found keeps as the path of the field that sets its tag (`ImageUse.valuesPath`).
@@ -589,9 +589,9 @@ package struct Extractor {
         guard depth < 64 else { return }
         switch y.nodes[n].kind {
         case .mapping:
-            // under an `image:` key some charts call the repository `name`; beside an `imageTag:` (loki-stack's logstash)
-            // an `image:` without a tag of its own is the repository
-            var repo = y.get(n, "repository") ?? (underImageKey ? y.get(n, "name") : nil)
+            // under an `image:` key some charts call the repository `name`, or `repo` (tailscale-operator's); beside an
+            // `imageTag:` (loki-stack's logstash) an `image:` without a tag of its own is the repository
+            var repo = y.get(n, "repository") ?? (underImageKey ? y.get(n, "name") ?? y.get(n, "repo") : nil)
             // `repository: ""`, like `tag: ""`, leaves the chart's own (slurm's `default (include …)`)
             if let r = repo, y.nodes[r].kind == .scalar, y.nodes[r].valueCount == 0 { repo = nil }
             var tag = y.get(n, "tag"), tagKey = "tag"
