@@ -75,10 +75,13 @@ extension Rule {
             let hint = field.value == "spec" ? "; a Flux Kustomization (kustomize.toolkit.fluxcd.io) belongs in a file of its own, "
                 + "which this kustomization lists in resources" : ""
             // the Flux Kustomizations whose path it is read it leniently; those whose build includes the directory, strictly
+            // (all fail where kustomize refuses the file's kind or apiVersion too)
             let atPath = Set(m.objects.indices.filter { m.objects[$0].fluxKustomization?.path.flatMap(Model.normalizePath) == dir })
-            let strict = (m.clusters.kustomizationsOfFile[f] ?? []).filter { !atPath.contains($0) }
-            if !atPath.isEmpty, strict.isEmpty {
-                out += leniently(c, file: f, field: field, dir: dir, builders: atPath.sorted(), hint: hint, consequence: consequence(f))
+            let refusal = kustomizeRefusal(m, file: f)
+            let strict = (m.clusters.kustomizationsOfFile[f] ?? []).filter { refusal != nil || !atPath.contains($0) }
+            if !atPath.isEmpty, strict.isEmpty || (refusal != nil && !m.graph.isIncluded(dir)) {
+                out.append(leniently(c, file: f, field: field, dir: dir, builders: atPath.sorted(), refusal: refusal, hint: hint,
+                                     consequence: consequence(f)))
                 continue
             }
             out.append(c.finding("kustomize refuses this kustomization (invalid Kustomization: json: unknown field \"\(field.value)\"), "
@@ -87,34 +90,38 @@ extension Rule {
         return out
     }
 
+    /// What kustomize's own check of a kustomization's kind and apiVersion says of file f, as it decodes it (its first
+    /// document; a kustomization file without either is kustomize's), or nil where it passes.
+    static func kustomizeRefusal(_ m: Model, file f: FileID) -> String? {
+        guard let first = m.objects.indices.first(where: { m.objects[$0].file == f }).map({ m.objects[$0] }) else { return nil }
+        let kind = first.kind, takes = kind == "Kustomization" || kind == "Component"
+        let wanted = kind == "Component" ? "kustomize.config.k8s.io/v1alpha1" : "kustomize.config.k8s.io/v1beta1"
+        let version = first.apiVersion == wanted ? nil : "apiVersion for \(kind) should be \(wanted)"
+        return takes ? version : "kind should be Kustomization or Component" + (version.map { "; " + $0 } ?? "")
+    }
+
     /// A kustomization with an unknown field that only Flux Kustomizations build, at their path: kustomize-controller
     /// does not hand kustomize the file as written. fluxcd/pkg's generator decodes it with sigs.k8s.io/yaml, which drops
-    /// the fields it does not know, and writes it back; kustomize then checks its kind and apiVersion. (A kustomization
-    /// that includes the directory reads the file itself, strictly: that build refuses it; one that no Flux Kustomization
-    /// builds is not judged here.)
-    static func leniently(_ c: RuleContext, file f: FileID, field: Located, dir: String, builders: [ObjectID], hint: String,
-                          consequence: String) -> [Finding] {
+    /// the fields it does not know, and writes it back; kustomize then checks its kind and apiVersion (`refusal`). (A
+    /// kustomization that includes the directory reads the file itself, strictly: that build refuses it; one that no
+    /// Flux Kustomization builds is not judged here.)
+    static func leniently(_ c: RuleContext, file f: FileID, field: Located, dir: String, builders: [ObjectID], refusal: String?,
+                          hint: String, consequence: String) -> Finding {
         let m = c.model
-        let named = builders.prefix(2).map { "Flux Kustomization \(m.qualifiedName($0)) (\(m.path(m.objects[$0].file)))" }
-            .joined(separator: ", ") + (builders.count > 2 ? " and \(builders.count - 2) more" : "")
-        // (kustomize reads the first document of the file; the kinds kustomize's own check takes)
-        let first = m.objects.indices.first { m.objects[$0].file == f }.map { m.objects[$0] }
-        let kind = first?.kind ?? "Kustomization"
-        let wanted = kind == "Component" ? "kustomize.config.k8s.io/v1alpha1" : "kustomize.config.k8s.io/v1beta1"
-        let refusal: String? = kind != "Kustomization" && kind != "Component" ? "kind should be Kustomization or Component"
-            : first.map(\.apiVersion).flatMap { $0 == wanted ? nil : "apiVersion for \(kind) should be \(wanted)" }
         guard let refusal else {
+            let named = builders.prefix(2).map { "Flux Kustomization \(m.qualifiedName($0)) (\(m.path(m.objects[$0].file)))" }
+                .joined(separator: ", ") + (builders.count > 2 ? " and \(builders.count - 2) more" : "")
             var note = c.finding("kustomize-controller drops the field \"\(field.value)\", which kustomize does not know: it decodes the "
                                  + "kustomization at the path of \(named) leniently and builds it without the field, so the field does "
                                  + "nothing under Flux (kustomize itself refuses the file: 'invalid Kustomization: json: unknown field "
                                  + "\"\(field.value)\"', as `kubectl kustomize \(dir.isEmpty ? "." : dir)` says)\(hint)",
                                  file: f, span: field.span, object: nil, environment: nil)
             note.ruleSeverity = .note
-            return [note]
+            return note
         }
-        return [c.finding("kustomize refuses this kustomization (\(refusal)): kustomize-controller drops the field \"\(field.value)\", which "
-                          + "kustomize does not know, but not the file's \(kind == "Kustomization" || kind == "Component" ? "apiVersion" : "kind"), "
-                          + "\(consequence)\(hint)", file: f, span: field.span, object: nil, environment: nil)]
+        return c.finding("kustomize refuses this kustomization (\(refusal)): kustomize-controller drops the field \"\(field.value)\", which "
+                         + "kustomize does not know, but not the file's \(refusal.hasPrefix("kind") ? "kind" : "apiVersion"), "
+                         + "\(consequence)\(hint)", file: f, span: field.span, object: nil, environment: nil)
     }
 
     /// Whether a build that fails, found in `file`, is judged, and on what premise: where its kustomization (or the

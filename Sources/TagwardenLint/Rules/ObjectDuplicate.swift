@@ -6,10 +6,11 @@ import TagwardenPolicy
 import TagwardenModel
 extension Rule {
     /// Where objects of a repository of plain manifests meet: those of one environment, and under a directory named
-    /// `clusters` (or `cluster`) those of one directory below it, which names a cluster.
+    /// `clusters` those of one directory below it, which names a cluster (a directory `cluster` is most often one
+    /// cluster's tree: rowa78/k8s-gitops's cluster/apps and cluster/platform).
     static func plainManifestsScope(_ path: String, environment: String?) -> String? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard let at = parts.dropLast(2).firstIndex(where: { $0 == "clusters" || $0 == "cluster" }) else { return environment }
+        guard let at = parts.dropLast(2).firstIndex(where: { $0 == "clusters" }) else { return environment }
         return (environment ?? "") + "\u{0}" + parts[...(at + 1)].joined(separator: "/")
     }
 

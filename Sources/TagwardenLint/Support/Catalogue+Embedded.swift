@@ -4481,8 +4481,7 @@ rationale: >
   hidden directory such as a test runner's fixtures, nothing). In a repository
   of plain manifests, objects of one environment are taken to meet (a premise the message of two that differ
   states where they are in two files: a directory may hold alternatives, one release's manifests beside
-  another's), and under a directory named `clusters` (or `cluster`) only those of one directory below it, which
-  names a cluster. Two that one kustomize build takes side by
+  another's), and under a directory named `clusters` only those of one directory below it, which names a cluster. Two that one kustomize build takes side by
   side (through kustomizations that pass them on unchanged) replace nothing: kustomize refuses that build, and
   kustomization-build-fails says so; nor does an object that only builds kustomize refuses so take, whatever it
   meets elsewhere (those builds deploy nothing). Identical copies replace
