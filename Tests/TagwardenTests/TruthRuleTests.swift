@@ -1773,8 +1773,9 @@ extension FluxInstanceTests {
 
     /// The set's smaller causes. stackhpc/fluxcd-demo-apps: `repository: ""` in a release's values leaves the chart's
     /// (slurm's template has `| default`), as `tag: ""` does. USA-RedDragon/home-cluster-flux: a kustomization's
-    /// `namespace: mosquitto` renames its Namespace `vaultwarden` (`kubectl kustomize`: `name: mosquitto`), so the two
-    /// copies are one object, identically. cryptophys-work/platform-gitops: `v1` and `v1beta2` of one HelmRepository are
+    /// `namespace: mosquitto` renames its Namespace `vaultwarden` (`kubectl kustomize`: `name: mosquitto`), so the build
+    /// that takes both apps takes Namespace mosquitto twice, which kustomize refuses (`kubectl kustomize apps`: "may not
+    /// add resource with an already registered id: Namespace.v1.[noGrp]/mosquitto"). cryptophys-work/platform-gitops: `v1` and `v1beta2` of one HelmRepository are
     /// two resources to kustomize's ResId (`kubectl kustomize` emits both), and one object to the API server.
     /// ulrikjohansson/flux-homelab-cluster: kustomize
     /// decodes a kustomization as Go's encoding/json does, so `newtag:` sets the tag.
@@ -1808,8 +1809,11 @@ extension FluxInstanceTests {
         files["apps/web/kustomization.yaml"] = "resources: [../../base]\nimages:\n- name: application\n  newName: ghcr.io/acme/app\n  newtag: \"1.2.3\"\n"
         files["base/kustomization.yaml"] = "resources: [deployment.yaml]\n"
         files["base/deployment.yaml"] = deployment(namespace: "default", image: "application")
-        let found = try lint(files, asFound: true).filter { $0.rule != "policy-unused" }.map { "\($0.severity) \($0.rendered)" }
-        #expect(found == ["note object-duplicate apps/sources/b.yaml:2:7", "note object-duplicate apps/vaultwarden/ns.yaml:2:7"], "\(found)")
+        let all = try lint(files, asFound: true).filter { $0.rule != "policy-unused" }
+        let found = all.map { "\($0.severity) \($0.rendered)" }
+        #expect(found == ["note object-duplicate apps/sources/b.yaml:2:7", "error kustomization-build-fails apps/vaultwarden/ns.yaml:2:7"], "\(found)")
+        #expect(all.last?.message.hasPrefix("kustomize refuses the build: the kustomization apps/kustomization.yaml takes Namespace mosquitto "
+            + "twice, here and in apps/mosquitto/ns.yaml:2") == true, "\(all.map(\.message))")
     }
 
 

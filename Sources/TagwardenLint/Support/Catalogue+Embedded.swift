@@ -2080,9 +2080,9 @@ rationale: >
   candidate root … contains visited root …`); and two
   resources of one kind, namespace and name that one build takes side by side, from the files one kustomization
   lists or those the kustomization Flux generates at a path without one, and from the directories they take whose
-  kustomizations pass their resources on unchanged (no namespace, which kustomize does not give the kinds it
-  takes for cluster-scoped such as a PersistentVolume, name affix, Component, replacement, transformer or
-  generator, and no patch that may delete or rename the resource: a `$patch: delete` or a JSON patch of its name,
+  kustomizations pass their resources on (a `namespace:` gives them its namespace, and a Namespace its name, which
+  kustomize does not give the kinds it takes for cluster-scoped such as a PersistentVolume: two resources meet
+  above with the namespace given below; no name affix, Component, replacement, transformer or generator, and no patch that may delete or rename the resource: a `$patch: delete` or a JSON patch of its name,
   namespace, kind or apiVersion that selects it, or a patch that may rename by option: a stale bootstrap at `./clusters` whose build takes `clusters/staging/flux-system` and
   `clusters/gke/flux-system` whole) (`may not add resource with an already registered id`; one finding for each
   pair of files, with how many of their resources collide); a strategic-merge patch without a `target` whose object no resource of the build is (`no resource
@@ -2450,7 +2450,49 @@ triggering:
     expect:
       - {file: app/kustomization.yaml, line: 3, column: 11, message: "kustomize cannot build this kustomization: it names 'replicas.yaml', a patch file that is not in the repository, so nothing that builds app deploys anything"}
       - {file: app/kustomization.yaml, line: 5, column: 5, message: "kustomize cannot build this kustomization: it names 'resources.yaml', a patch file that is not in the repository, so nothing that builds app deploys anything"}
+  - description: two apps whose kustomizations each put their ConfigMap in one namespace, which one kustomization then takes side by side (macula-io/macula-fluxcd-deploy's Namespaces)
+    files:
+      cluster/kustomization.yaml: |
+        resources: [../apps/a, ../apps/b]
+      apps/a/kustomization.yaml: |
+        namespace: shared
+        resources: [cm.yaml]
+      apps/a/cm.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: cm}
+        data: {app: a}
+      apps/b/kustomization.yaml: |
+        namespace: shared
+        resources: [cm.yaml]
+      apps/b/cm.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: cm}
+        data: {app: b}
+    expect:
+      - {file: apps/b/cm.yaml, line: 2, column: 7, message: "kustomize refuses the build: the kustomization cluster/kustomization.yaml takes ConfigMap shared/cm twice, here and in apps/a/cm.yaml:2 (may not add resource with an already registered id), so nothing that builds cluster deploys anything"}
 nonTriggering:
+  - description: two apps whose kustomizations put their ConfigMaps of one name in two namespaces, taken side by side
+    files:
+      cluster/kustomization.yaml: |
+        resources: [../apps/a, ../apps/b]
+      apps/a/kustomization.yaml: |
+        namespace: team-a
+        resources: [cm.yaml]
+      apps/a/cm.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: cm}
+        data: {app: a}
+      apps/b/kustomization.yaml: |
+        namespace: team-b
+        resources: [cm.yaml]
+      apps/b/cm.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: cm}
+        data: {app: b}
   - description: a patch without a namespace for an object whose namespace the base's kustomization sets (kustomize matches the namespace as written too)
     files:
       base/kustomization.yaml: |

@@ -662,7 +662,14 @@ public struct Model: Sendable {
         public let file: FileID
         /// The `path` of the generated kustomization; nil for a kustomization file.
         public let generatedAt: String?
-        public static func < (a: Self, b: Self) -> Bool { (a.file, a.generatedAt ?? "") < (b.file, b.generatedAt ?? "") }
+        /// The namespace the kustomizations below the build gave the resource, with which it meets the others there;
+        /// nil where none did. A Namespace's: its name there, as written or as a `namespace:` below renamed it.
+        public let given: String?
+        public static func < (a: Self, b: Self) -> Bool {
+            (a.file, a.generatedAt ?? "", a.given ?? "") < (b.file, b.generatedAt ?? "", b.given ?? "")
+        }
+        /// The build, whatever the builds below gave the resource.
+        public var build: SideBySideBuild { SideBySideBuild(file: file, generatedAt: generatedAt, given: nil) }
     }
 
     /// The kustomize builds that accumulate file `f`'s resources, as written, side by side with others: a kustomization
@@ -670,34 +677,39 @@ public struct Model: Sendable {
     /// from its directory up to the `path`); and so on up through each kustomization that passes its resources on
     /// unchanged, whose directory the builds above take (a stale bootstrap's `./clusters` generated build taking
     /// `clusters/flux-system` and `clusters/gke`, each with bootstrap's sync). Two resources of one identity in one such
-    /// build fail it. A resource of a kind kustomize takes for cluster-scoped (`kustomizeClusterScoped`) passes a
-    /// kustomization's `namespace:` unchanged.
+    /// build fail it. A kustomization's `namespace:` gives every resource it passes on that namespace (a Namespace that
+    /// name), which `given` carries: two that the builds below gave one namespace meet above (macula-io's apps that
+    /// each set `namespace: macula` over a Namespace of their own); a resource of a kind kustomize takes for
+    /// cluster-scoped (`kustomizeClusterScoped`) passes it unchanged.
     /// `object`: the resource of `f` asked about, which a kustomization whose patches delete or rename only others passes on.
     public func sideBySideBuilds(of f: FileID, kind: String? = nil, object: ObjectID? = nil) -> [SideBySideBuild] {
         let clusterScoped = kind.map(Model.kustomizeClusterScoped.contains) ?? false
         var out: [SideBySideBuild] = []
         var visited = Set<String>()
-        func take(_ path: String, depth: Int) {
-            guard depth <= IncludeGraph.maxDepth, visited.insert(path).inserted else { return }
+        func take(_ path: String, depth: Int, given: String?) {
+            guard depth <= IncludeGraph.maxDepth, visited.insert(path + "\u{0}" + (given ?? "")).inserted else { return }
             for k in graph.includers(of: path) where Extractor.isKustomizationName(Path.basename(files[objects[k].file].path)) {
-                out.append(SideBySideBuild(file: objects[k].file, generatedAt: nil))
-                if passesResourcesUnchanged(k, clusterScoped: clusterScoped, object: object) { take(graph.directory(of: k), depth: depth + 1) }
+                out.append(SideBySideBuild(file: objects[k].file, generatedAt: nil, given: given))
+                if passesResourcesUnchanged(k, object: object) {
+                    take(graph.directory(of: k), depth: depth + 1, given: clusterScoped ? given : objects[k].kustomizeNamespace ?? given)
+                }
             }
             guard !generatedBuilds.isEmpty, !path.isEmpty else { return }
             for dir in Model.generatedBuilds(taking: path, generatedBuilds: generatedBuilds, kustomizationDirectories: kustomizationDirectories) {
-                out.append(SideBySideBuild(file: generatedBuilds[dir]!, generatedAt: dir))
+                out.append(SideBySideBuild(file: generatedBuilds[dir]!, generatedAt: dir, given: given))
             }
         }
-        take(files[f].path, depth: 0)
+        // (a Namespace meets others by the name it has: as written, until a `namespace:` renames it)
+        take(files[f].path, depth: 0, given: kind == "Namespace" ? object.flatMap { objects[$0].name } : nil)
         return out
     }
 
-    /// Whether kustomization `k` passes its resources on with the identities they are written with: no namespace, name
-    /// affix, Component, replacement, transformer, generator or chart that could rename or remove one, and no patch
-    /// that could (for `object`, none that selects it).
-    func passesResourcesUnchanged(_ k: ObjectID, clusterScoped: Bool = false, object: ObjectID? = nil) -> Bool {
+    /// Whether kustomization `k` passes its resources on with the names they are written with (its `namespace:` aside,
+    /// which `sideBySideBuilds` follows): no name affix, Component, replacement, transformer, generator or chart that
+    /// could rename or remove one, and no patch that could (for `object`, none that selects it).
+    func passesResourcesUnchanged(_ k: ObjectID, object: ObjectID? = nil) -> Bool {
         let o = objects[k]
-        guard (clusterScoped || o.kustomizeNamespace == nil) && o.kustomizeNamePrefix == nil && o.kustomizeNameSuffix == nil
+        guard o.kustomizeNamePrefix == nil && o.kustomizeNameSuffix == nil
                 && o.kustomizeConfigFiles.isEmpty && o.kustomizeUnknowns.isEmpty else { return false }
         guard o.kustomizeChangesResources else { return true }
         guard let object, case let targets?? = identityPatches[k] else { return false }
