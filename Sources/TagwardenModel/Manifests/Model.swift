@@ -287,6 +287,7 @@ public struct Model: Sendable {
         for (i, o) in objects.withIDs where o.configData != nil {
             if let name = o.name { configMaps[(namespaces[i] ?? "") + "/" + name, default: []].append(i) }
         }
+        let changedConfigMaps = PostBuildVariables.changedByBuilds(configMaps.values.flatMap { $0 }, objects: objects, files: facts, graph: graph)
         var declared: [FileID: [String: String]] = [:]   // a Kustomization's file → the config's values for its clusters
         if clusters.clusters.contains(where: { !$0.substitute.isEmpty }) {
             for o in objects where o.fluxKustomization?.postBuild?.isActive == true {
@@ -300,7 +301,7 @@ public struct Model: Sendable {
         let substituting = !objects.indices.contains { objects[$0].isFluxKustomization && notDeployed($0) } ? clusters.kustomizationsOfFile
             : clusters.kustomizationsOfFile.mapValues { ks in ks.filter { !notDeployed($0) } }
         let early = PostBuildVariables(objects: objects, namespaces: namespaces, environments: Table(repeating: nil, count: objects.count),
-                                       configMaps: configMaps, kustomizationsOfFile: substituting, declared: declared,
+                                       configMaps: configMaps, kustomizationsOfFile: substituting, changedConfigMaps: changedConfigMaps, declared: declared,
                                        clustersOf: { [clusters] in clusters.of($0) })
         let effective = EffectiveObjects.resolve(objects: objects, files: facts, graph: graph, clusters: clusters,
                                                  writtenName: writtenName, nonResources: nonResources, stepsOf: stepsOf,
@@ -364,7 +365,7 @@ public struct Model: Sendable {
         }
         env.inferPrefixes(policies: policies)
         let variables = PostBuildVariables(objects: objects, namespaces: namespaces, environments: objectEnvironment,
-                                           configMaps: configMaps, kustomizationsOfFile: substituting, declared: declared,
+                                           configMaps: configMaps, kustomizationsOfFile: substituting, changedConfigMaps: changedConfigMaps, declared: declared,
                                            clustersOf: { [clusters] in clusters.of($0) })
         // a namespace written with `${…}`: as the builds that apply it substitute it, when they agree
         for i in namespaces.indices where namespaces[i]?.containsBytes("${") == true {

@@ -162,6 +162,9 @@ struct PostBuildVariables {
     let configMaps: [String: [ObjectID]]
     /// File → the Flux Kustomizations whose build takes it.
     let kustomizationsOfFile: [FileID: [ObjectID]]
+    /// ConfigMaps that a kustomization taking them may change (`changedByBuilds`): their data as written is not what
+    /// the cluster gets, and what they define is not known here.
+    let changedConfigMaps: Set<ObjectID>
     /// Files of Kustomizations whose `postBuild` a parent's patch sets: what they substitute is not known here.
     let patchedFiles: Set<FileID>
     /// File of a Kustomization → the values the config's `clusters:` give the variables of the clusters that apply it
@@ -172,9 +175,10 @@ struct PostBuildVariables {
     let clustersOf: @Sendable (FileID) -> [ClusterID]
 
     init(objects: Objects, namespaces: Table<ObjectID, String?>, environments: Table<ObjectID, String?>, configMaps: [String: [ObjectID]],
-         kustomizationsOfFile: [FileID: [ObjectID]], declared: [FileID: [String: String]] = [:],
+         kustomizationsOfFile: [FileID: [ObjectID]], changedConfigMaps: Set<ObjectID> = [], declared: [FileID: [String: String]] = [:],
          clustersOf: @escaping @Sendable (FileID) -> [ClusterID] = { _ in [] }) {
         self.declared = declared
+        self.changedConfigMaps = changedConfigMaps
         self.clustersOf = clustersOf
         self.objects = objects
         self.namespaces = namespaces
@@ -245,7 +249,25 @@ struct PostBuildVariables {
             let applied = mine.isEmpty ? [] : found.filter { !mine.isDisjoint(with: clustersOf(objects[$0].file)) }
             found = applied.count == 1 ? applied : found.filter { environments[$0] == environments[k] }
         }
-        return found.count == 1 ? objects[found[0]].configData : nil
+        return found.count == 1 && !changedConfigMaps.contains(found[0]) ? objects[found[0]].configData : nil
+    }
+
+    /// The ConfigMaps (of `candidates`) whose file a kustomization takes that may change what it holds, itself or
+    /// further up its chain: a patch or Component (pauwels-labs/flux-infra's per-cluster overlay patches the base's
+    /// empty `data` with the registry host), a generator, a transformer or replacement, a configuration file.
+    static func changedByBuilds(_ candidates: [ObjectID], objects: Objects, files: Files, graph: IncludeGraph) -> Set<ObjectID> {
+        guard !graph.isEmpty else { return [] }
+        let memo = IncludeGraph.Memo<String, Bool>(cycle: false)
+        func changed(_ path: String, _ depth: Int) -> Bool {
+            memo.value(path) {
+                graph.includers(of: path, depth: depth).contains { k in
+                    let o = objects[k]
+                    return o.kustomizeChangesResources || !o.configMapGenerators.isEmpty || !o.kustomizeUnknowns.isEmpty
+                        || !o.kustomizeConfigFiles.isEmpty || changed(graph.directory(of: k), depth + 1)
+                }
+            }
+        }
+        return Set(candidates.filter { changed(files[objects[$0].file].path, 0) })
     }
 
     /// The texts the builds that apply `file` and substitute make of `text`, each once; nil when one of them cannot be
