@@ -1669,6 +1669,30 @@ func fluxRepo() -> [String: String] {
                                             + "so Flux Kustomization flux-system/canary (clusters/prod/canary.yaml) deploys nothing"])
     }
 
+    /// rayanebel/fluxv2-test: a GitRepository's `include` has source-controller copy another repository's artifact to
+    /// its `toPath` (the included GitRepository's name by default): what is there is not in this repository, and
+    /// neither a Flux path nor a resource under it is missing.
+    @Test func whatAGitRepositoryIncludesIsNotJudgedMissing() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.4.0")
+        files["clusters/prod/stacks.yaml"] = """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: fleet, namespace: flux-system}
+        spec:
+          url: https://github.com/acme/fleet
+          include:
+            - repository: {name: stacks}
+              toPath: vendor/stacks
+            - repository: {name: charts}
+
+        """
+        files["clusters/prod/apps.yaml"] = fluxKustomization(name: "infra", path: "./vendor/stacks/infra", spec: "  sourceRef: {kind: GitRepository, name: fleet}\n")
+            + "---\n" + fluxKustomization(name: "platform", path: "./platform")
+        files["platform/kustomization.yaml"] = "resources: [../vendor/stacks/base, ../charts/web, ../missing]\n"
+        let missing = try lint(files, asFound: true).filter { $0.rule == "kustomization-build-fails" }
+        #expect(missing.map(\.rendered) == ["kustomization-build-fails platform/kustomization.yaml:1:51"], "\(missing.map(\.message))")
+    }
+
     func order(_ a: String, _ b: String) -> Bool {
         let fa = a.split(separator: " ")[1].split(separator: ":"), fb = b.split(separator: " ")[1].split(separator: ":")
         if fa[0] != fb[0] { return fa[0] < fb[0] }

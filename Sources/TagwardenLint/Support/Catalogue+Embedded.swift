@@ -2107,7 +2107,8 @@ rationale: >
   its installation here names only by assumption, which the version-dependent findings state.
 premises: >
   The kustomization's fields and entries, and the files of the repository, read from it (facts: kustomize v5.5's
-  list of fields); remote resources and paths that leave the repository are not judged; a patch's target is judged
+  list of fields); what a GitRepository's `include` copies into the artifact (at its `toPath`) is another
+  repository's, and a path at, under or above it is not judged; remote resources and paths that leave the repository are not judged; a patch's target is judged
   only where every resource of the build is a file read here (no remote resource, Helm chart or generator plugin, no
   transformer plugin or `replacements:` below it), matching a name written with or inside the patch's (a `namePrefix`
   may rename it; not where a Flux Kustomization adds a Component with resources), and a JSON patch only on its one

@@ -84,6 +84,9 @@ public struct GitRepositorySpec: Sendable {
     /// `spec.ignore`: gitignore patterns source-controller leaves out of the artifact, after its defaults and the
     /// repository's `.sourceignore`.
     public var ignore: String?
+    /// `spec.include[].toPath` (the included GitRepository's name where none is given), rooted: where source-controller
+    /// copies another repository's artifact into this one's.
+    public var includePaths: [String] = []
 }
 
 public struct FluxKustomizationSpec: Sendable {
@@ -308,11 +311,15 @@ public indirect enum FluxSpec: Sendable {
             func pinned(_ field: StaticString) -> String? {
                 ref.flatMap { str(y.get($0, field)) }.flatMap { $0.isEmpty || "\(field)" == "name" && $0.hasPrefix("refs/heads/") ? nil : "\(field) \($0)" }
             }
+            let includes = spec.flatMap { y.get($0, "include") }.map { y.childNodes($0) } ?? []
             return .gitRepository(GitRepositorySpec(branch: str(ref.flatMap { y.get($0, "branch") }),
                                                     url: str(spec.flatMap { y.get($0, "url") }),
                                                     hasRef: ref != nil,
                                                     pinnedRef: pinned("commit") ?? pinned("name") ?? pinned("semver") ?? pinned("tag"),
-                                                    ignore: str(spec.flatMap { y.get($0, "ignore") })))
+                                                    ignore: str(spec.flatMap { y.get($0, "ignore") }),
+                                                    includePaths: includes.compactMap { i in
+                                                        (str(y.get(i, "toPath")) ?? str(y.get(i, "repository", "name"))).map(Model.rootedPath)
+                                                    }))
         case ("kustomize.toolkit.fluxcd.io", "Kustomization"):
             // Flux joins the path to the source's root securely: `..` above the root stays at the root
             var k = FluxKustomizationSpec(path: str(spec.flatMap { y.get($0, "path") }).map(Model.rootedPath),

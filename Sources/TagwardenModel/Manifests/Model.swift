@@ -589,8 +589,8 @@ public struct Model: Sendable {
     static func unreadResources(_ resources: [ObjectID: [String]], objects: Objects, builds b: BuildSets, skipped: [SkippedFile],
                                 config: Config) -> (unlisted: [String], missing: [ObjectID: [(path: String, why: String)]], emptyFluxPaths: [ObjectID]) {
         var unlisted: [String] = [], missing: [ObjectID: [(path: String, why: String)]] = [:]
-        let ignore = config.ignore.map(Glob.init)
-        func notRead(_ p: String) -> Bool { Model.notRead(p, skipped: skipped, ignore: ignore, config: config) }
+        let ignore = config.ignore.map(Glob.init), included = includedPaths(objects)
+        func notRead(_ p: String) -> Bool { Model.notRead(p, skipped: skipped, ignore: ignore, config: config, included: included) }
         let emptyFluxPaths = objects.indices.filter { k in
             objects[k].fluxKustomization?.path.map { holdsNoManifest($0, builds: b, notRead: notRead) } ?? false
         }
@@ -639,9 +639,17 @@ public struct Model: Sendable {
         return b.kustomizationAt[p] == nil && !b.hasFiles(under: p) && !notRead(p)
     }
 
-    /// Whether path `p` (a file or a directory) was left unread: skipped, or ignored by the config.
-    static func notRead(_ p: String, skipped: [SkippedFile], ignore: [Glob], config: Config) -> Bool {
+    /// Where the repository's GitRepositories copy other repositories' artifacts (`spec.include`), rooted.
+    static func includedPaths(_ objects: Objects) -> [String] {
+        objects.flatMap { o -> [String] in if case .gitRepository(let g)? = o.flux { g.includePaths.compactMap(normalizePath) } else { [] } }
+    }
+
+    /// Whether path `p` (a file or a directory) was left unread: skipped, or ignored by the config; or what another
+    /// repository fills: at, under or above a directory a GitRepository's `include` copies another's artifact to
+    /// (`included`, rayanebel/fluxv2-test's `infrastructure/stacks`).
+    static func notRead(_ p: String, skipped: [SkippedFile], ignore: [Glob], config: Config, included: [String] = []) -> Bool {
         if skipped.contains(where: { $0.path == p || $0.path.hasPrefix(p + "/") }) { return true }
+        if included.contains(where: { $0 == p || p.hasPrefix($0 + "/") || $0.hasPrefix(p + "/") || p.isEmpty }) { return true }
         guard !ignore.isEmpty, let rel = config.relative(p) else { return false }
         return ignore.contains { $0.matches(rel) || $0.matches(rel + "/kustomization.yaml") }
     }

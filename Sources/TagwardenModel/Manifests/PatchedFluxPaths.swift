@@ -107,10 +107,10 @@ extension Model {
             return EmptyFluxPath(kustomization: k, path: path, file: objects[k].file, span: span, patched: false)
         }
         guard !patched.isEmpty else { return out }
-        let ignore = config.ignore.map(Glob.init), b = builds.value
+        let ignore = config.ignore.map(Glob.init), b = builds.value, included = includedPaths(objects)
         for p in patched {
             guard let set = p.path, let file = set.file,
-                  holdsNoManifest(set.value, builds: b, notRead: { notRead($0, skipped: skipped, ignore: ignore, config: config) })
+                  holdsNoManifest(set.value, builds: b, notRead: { notRead($0, skipped: skipped, ignore: ignore, config: config, included: included) })
             else { continue }
             out.append(EmptyFluxPath(kustomization: p.kustomization, path: rootedPath(set.value), file: file, span: set.span, patched: true))
         }
