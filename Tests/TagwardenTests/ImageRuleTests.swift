@@ -413,6 +413,11 @@ import Testing
         let messages = res.map(\.message)
         #expect(messages[1] == "production requires digests: give the chart the digest of 'ghcr.io/acme/job:1.0.0': a `digest: sha256:<digest>` value "
                 + "beside the tag where the chart reads one, else `tag: 1.0.0@sha256:<digest>`")
+        // a kustomize entry's newTag that carries a digest beside its own digest: kustomize writes both (`kubectl kustomize`)
+        files["apps/production/kustomization.yaml"] = files["apps/production/kustomization.yaml"]!
+            .replacingOccurrences(of: "newTag: \"16.2@\(sha)\"}", with: "newTag: \"16.2@\(sha)\", digest: \"\(sha)\"}")
+        let both = try lint(files, profile: "strict").rendered
+        #expect(both.contains("image-invalid-reference apps/production/kustomization.yaml:3:12"), "\(both)")
     }
 
     /// devantler/homelab (homepage's chart): `background.image` holds a web address, a picture, not a container image;

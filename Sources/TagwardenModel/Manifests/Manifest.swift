@@ -401,10 +401,12 @@ public struct ImageUse: Sendable {
 
     /// For a reference given in parts: the text they compose, and why it does not parse, if it does not.
     mutating func compose() {
-        // a tag that carries a digest beside a digest field (Renovate pins `tag: v1.90.0@sha256:…` where the chart has
-        // `digest:` too, shamubernetes/home-k8s): charts render the digest else the tag (tailscale's), or `:tag@digest`;
-        // none renders two digests, so the reference is the tag's version and the digest field's digest
-        if let t = tag, digest != nil, let at = t.value.firstIndex(of: "@") {
+        // a chart's tag that carries a digest beside a digest field (Renovate pins `tag: v1.90.0@sha256:…` where the
+        // chart has `digest:` too, shamubernetes/home-k8s): read as the tag's version and the digest field's digest, as
+        // charts that render the digest else the tag do (tailscale's); one that renders `:tag@digest` (gloo's) makes two
+        // digests of it, which is not judged. (A kustomize `images:` entry's `newTag` and `digest` make two: kustomize
+        // writes both.)
+        if origin == .helmParts, let t = tag, digest != nil, let at = t.value.firstIndex(of: "@") {
             tag = at == t.value.startIndex ? nil : Located(value: String(t.value[..<at]), span: t.span, type: t.type)
         }
         text = (name ?? "") + (tag.map { ":" + $0.value } ?? "") + (digest.map { "@" + $0 } ?? "")
