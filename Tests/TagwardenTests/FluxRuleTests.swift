@@ -1693,6 +1693,17 @@ func fluxRepo() -> [String: String] {
         #expect(missing.map(\.rendered) == ["kustomization-build-fails platform/kustomization.yaml:1:51"], "\(missing.map(\.message))")
     }
 
+    /// A path a kustomization names both as a resource and as a patch file, not there: one finding at each entry, each
+    /// with its own reason.
+    @Test func aMissingPathNamedAsResourceAndPatchIsReportedOnceAtEach() throws {
+        let files = ["app/kustomization.yaml": "resources: [deploy.yaml, extra.yaml]\npatches:\n  - path: extra.yaml\n",
+                     "app/deploy.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\n"]
+        let found = try lint(files).filter { $0.rule == "kustomization-build-fails" }.map { "\($0.position) \($0.message.prefix(95))" }
+        #expect(found == ["app/kustomization.yaml:1:26 kustomize cannot build this kustomization: it names 'extra.yaml', which is neither a file nor a",
+                          "app/kustomization.yaml:3:11 kustomize cannot build this kustomization: it names 'extra.yaml', a patch file that is not in t"],
+                "\(found)")
+    }
+
     func order(_ a: String, _ b: String) -> Bool {
         let fa = a.split(separator: " ")[1].split(separator: ":"), fb = b.split(separator: " ")[1].split(separator: ":")
         if fa[0] != fb[0] { return fa[0] < fb[0] }

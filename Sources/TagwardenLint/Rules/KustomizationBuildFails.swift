@@ -23,10 +23,11 @@ extension Rule {
         let pluginBuilt = m.missingResources.isEmpty ? [:] : m.pluginBuiltDirectories()
         for (k, missing) in m.missingResources.sorted(by: { $0.key < $1.key }) {
             let file = m.objects[k].file, dir = Path.dirname(m.path(file))
-            for (path, why) in missing {
-                // each entry, where it is written, that names the path
-                for entry in m.files[file].resourceEntries + m.files[file].patchEntries where Model.resourcePath(entry.value, in: dir) == path {
-                    var f = c.finding("kustomize cannot build this kustomization: it names '\(entry.value)', \(why), \(consequence(file))",
+            for missing in missing {
+                // each entry of its kind, where it is written, that names the path
+                let entries = missing.isPatch ? m.files[file].patchEntries : m.files[file].resourceEntries
+                for entry in entries where Model.resourcePath(entry.value, in: dir) == missing.path {
+                    var f = c.finding("kustomize cannot build this kustomization: it names '\(entry.value)', \(missing.why), \(consequence(file))",
                                       file: file, span: entry.span, object: nil, environment: nil)
                     if let plugin = pluginBuilt[dir] { f.assume("assuming plain kustomize builds it: \(plugin)") }
                     out.append(f)

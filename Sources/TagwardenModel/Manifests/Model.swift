@@ -55,9 +55,13 @@ public struct Model: Sendable {
     public let unlistedResources: [String]
     /// Kustomization object → what its `resources`, `bases` or `components` name (normalised) that kustomize cannot
     /// take: a path the repository does not hold (no file, no directory of files, nothing skipped or ignored there), or
-    /// a directory without a kustomization file; each with why. Remote resources and paths that leave the repository
-    /// are not judged.
-    public let missingResources: [ObjectID: [(path: String, why: String)]]
+    /// a directory without a kustomization file; and patch files it does not hold; each with why. Remote resources and
+    /// paths that leave the repository are not judged.
+    public let missingResources: [ObjectID: [MissingEntry]]
+    /// A path a kustomization names that kustomize cannot take, with why; `isPatch`: named as a patch file.
+    public struct MissingEntry: Sendable {
+        public let path: String, why: String, isPatch: Bool
+    }
     /// The Flux Kustomizations of this repository whose `path` holds no manifest here: they deploy nothing. A path
     /// that a patch of a build taking the Kustomization may set is judged as the patch writes it, not as written.
     public let emptyFluxPaths: [EmptyFluxPath]
@@ -587,8 +591,8 @@ public struct Model: Sendable {
     /// And `emptyFluxPaths`: the Flux Kustomizations of this repository whose `path` holds no manifest read here (nothing
     /// skipped or ignored there either): they deploy nothing.
     static func unreadResources(_ resources: [ObjectID: [String]], objects: Objects, builds b: BuildSets, skipped: [SkippedFile],
-                                config: Config) -> (unlisted: [String], missing: [ObjectID: [(path: String, why: String)]], emptyFluxPaths: [ObjectID]) {
-        var unlisted: [String] = [], missing: [ObjectID: [(path: String, why: String)]] = [:]
+                                config: Config) -> (unlisted: [String], missing: [ObjectID: [MissingEntry]], emptyFluxPaths: [ObjectID]) {
+        var unlisted: [String] = [], missing: [ObjectID: [MissingEntry]] = [:]
         let ignore = config.ignore.map(Glob.init), included = includedPaths(objects)
         func notRead(_ p: String) -> Bool { Model.notRead(p, skipped: skipped, ignore: ignore, config: config, included: included) }
         let emptyFluxPaths = objects.indices.filter { k in
@@ -603,7 +607,7 @@ public struct Model: Sendable {
                 guard let patch = resourcePath(entry, in: Path.dirname(path)), !patch.isEmpty, b.fileAt[patch] == nil,
                       !b.hasFiles(under: patch), !notRead(patch) else { continue }
                 if !Sources.isManifestName(patch), !unlisted.contains(patch) { unlisted.append(patch) }
-                missing[k, default: []].append((patch, "a patch file that is not in the repository"))
+                missing[k, default: []].append(MissingEntry(path: patch, why: "a patch file that is not in the repository", isPatch: true))
             }
         }
         guard !resources.isEmpty else { return (unlisted, missing, emptyFluxPaths) }
@@ -612,19 +616,20 @@ public struct Model: Sendable {
             let dir = Path.dirname(b.files[objects[k].file].path)
             for path in resources[k]! where isFile && Model.holds(path, dir) && b.kustomizationAt[path] != nil {
                 let shown = path.isEmpty ? "." : path
-                missing[k, default: []].append((path, "the directory \(shown) that holds it (cycle detected: candidate root '\(shown)' contains "
-                                                + "visited root '\(dir.isEmpty ? "." : dir)')"))
+                missing[k, default: []].append(MissingEntry(path: path, why: "the directory \(shown) that holds it (cycle detected: candidate root "
+                                                            + "'\(shown)' contains visited root '\(dir.isEmpty ? "." : dir)')", isPatch: false))
             }
             for path in resources[k]! where !path.isEmpty && b.fileAt[path] == nil {
                 if !b.hasFiles(under: path) {
                     // a file under a name the listing passes over (`app.json`) is read, and the model made again
                     if !Sources.isManifestName(path), !unlisted.contains(path) { unlisted.append(path) }
                     if isFile, !notRead(path) {
-                        missing[k, default: []].append((path, "which is neither a file nor a directory of manifests in the repository"))
+                        missing[k, default: []].append(MissingEntry(path: path, why: "which is neither a file nor a directory of manifests "
+                                                                    + "in the repository", isPatch: false))
                     }
                 } else if isFile, b.kustomizationAt[path] == nil,
                           !Extractor.kustomizationNames.contains(where: { b.fileAt[path + "/" + $0] != nil }), !notRead(path) {
-                    missing[k, default: []].append((path, "a directory without a kustomization file"))
+                    missing[k, default: []].append(MissingEntry(path: path, why: "a directory without a kustomization file", isPatch: false))
                 }
             }
         }
