@@ -1649,7 +1649,8 @@ func fluxRepo() -> [String: String] {
 
     /// kustomize-controller hands kustomize the kustomization at a Flux Kustomization's path as fluxcd/pkg's generator
     /// decodes and writes it back, without the fields kustomize does not know: there such a field does nothing (a
-    /// note); an overlay that includes the directory reads the file itself and fails (prakash-hulamani/maersk_local).
+    /// warning), and a misspelt `resource:` leaves nothing to build (an error); an overlay that includes the directory
+    /// reads the file itself and fails (prakash-hulamani/maersk_local).
     @Test func anUnknownFieldAtAFluxPathIsDroppedUnlessABuildIncludesTheDirectory() throws {
         var files: [String: String] = [
             "clusters/prod/flux-system/gotk-sync.yaml": fluxKustomization(name: "flux-system", path: "./clusters/prod"),
@@ -1659,7 +1660,18 @@ func fluxRepo() -> [String: String] {
         ]
         let dropped = try lint(files).filter { $0.rule == "kustomization-build-fails" }
         #expect(dropped.map(\.rendered) == ["kustomization-build-fails apps/prod/kustomization.yaml:3:1"])
-        #expect(dropped.map(\.severity) == [.note])
+        #expect(dropped.map(\.severity) == [.warning])
+        var misspelt = files
+        misspelt["apps/prod/kustomization.yaml"] = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresource: [web.yaml]\n"
+        let empty = try lint(misspelt).filter { $0.rule == "kustomization-build-fails" }
+        #expect(empty.map { "\($0.severity) \($0.rendered)" } == ["error kustomization-build-fails apps/prod/kustomization.yaml:3:1"])
+        #expect(empty.first?.message.contains("nothing else gives that build resources, so it applies nothing") == true, "\(empty.map(\.message))")
+        // an overlay no Flux Kustomization builds that includes the directory: its build fails
+        var overlay = files
+        overlay["apps/canary/kustomization.yaml"] = "resources: [../prod]\n"
+        #expect(try lint(overlay).filter { $0.rule == "kustomization-build-fails" }.map(\.message)
+                == ["kustomize refuses this kustomization (invalid Kustomization: json: unknown field \"description\"), so nothing that builds "
+                    + "apps/canary deploys anything"])
         // an overlay that takes the directory as a resource: kustomize reads the file strictly there
         files["apps/canary/kustomization.yaml"] = "resources: [../prod]\n"
         files["clusters/prod/canary.yaml"] = fluxKustomization(name: "canary", path: "./apps/canary")

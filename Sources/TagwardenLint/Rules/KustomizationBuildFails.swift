@@ -15,10 +15,12 @@ extension Rule {
                 : "so \(builders.prefix(3).joined(separator: ", "))\(builders.count > 3 ? " and \(builders.count - 3) more" : "") "
                     + (builders.count == 1 ? "deploys" : "deploy") + " nothing"
         }
-        /// What fails with the kustomization Flux generates at `path`: the Flux Kustomizations whose path it is.
-        func consequence(generatedAt path: String) -> String {
-            consequence(builders: m.objects.indices.filter { m.objects[$0].fluxKustomization?.path.flatMap(Model.normalizePath) == path }, of: path)
+        /// The Flux Kustomizations whose `path` is `path`.
+        func fluxKustomizations(at path: String) -> [ObjectID] {
+            m.objects.indices.filter { m.objects[$0].fluxKustomization?.path.flatMap(Model.normalizePath) == path }
         }
+        /// What fails with the kustomization Flux generates at `path`: the Flux Kustomizations whose path it is.
+        func consequence(generatedAt path: String) -> String { consequence(builders: fluxKustomizations(at: path), of: path) }
         // (a directory a plugin builds may be given the file before kustomize reads it)
         let pluginBuilt = m.missingResources.isEmpty ? [:] : m.pluginBuiltDirectories()
         for (k, missing) in m.missingResources.sorted(by: { $0.key < $1.key }) {
@@ -75,24 +77,26 @@ extension Rule {
             // a Flux Kustomization's spec written into a kustomize file
             let hint = field.value == "spec" ? "; a Flux Kustomization (kustomize.toolkit.fluxcd.io) belongs in a file of its own, "
                 + "which this kustomization lists in resources" : ""
-            // the Flux Kustomizations whose path it is read it leniently; those whose build includes the directory, strictly
-            // (all fail where kustomize refuses the file's kind or apiVersion too)
-            let atPath = Set(m.objects.indices.filter { m.objects[$0].fluxKustomization?.path.flatMap(Model.normalizePath) == dir })
-            let refusal = kustomizeRefusal(m, file: f)
-            let strict = (m.clusters.kustomizationsOfFile[f] ?? []).filter { refusal != nil || !atPath.contains($0) }
-            if !atPath.isEmpty, strict.isEmpty || (refusal != nil && !m.graph.isIncluded(dir)) {
-                out.append(leniently(c, file: f, field: field, dir: dir, builders: atPath.sorted(), refusal: refusal, hint: hint,
-                                     consequence: consequence(f)))
+            // only the Flux Kustomizations whose path it is read it: leniently
+            let atPath = fluxKustomizations(at: dir), refusal = kustomizeRefusal(m, file: f)
+            if !atPath.isEmpty, !m.graph.isIncluded(dir) {
+                out.append(droppedFieldFinding(c, file: f, field: field, dir: dir, builders: atPath, refusal: refusal, hint: hint,
+                                               consequence: consequence(f)))
                 continue
             }
+            // a kustomization that includes the directory reads it strictly: its builds fail (and those whose path it is,
+            // where kustomize's own check refuses its kind or apiVersion)
+            let strict = (m.clusters.kustomizationsOfFile[f] ?? []).filter { refusal != nil || !atPath.contains($0) }
+            let including = m.graph.includers(of: dir).first.map { m.graph.directory(of: $0) } ?? dir
             out.append(c.finding("kustomize refuses this kustomization (invalid Kustomization: json: unknown field \"\(field.value)\"), "
-                                    + "\(consequence(builders: strict, of: dir))\(hint)", file: f, span: field.span, object: nil, environment: nil))
+                                    + "\(consequence(builders: strict, of: strict.isEmpty && !atPath.isEmpty ? including : dir))\(hint)",
+                                 file: f, span: field.span, object: nil, environment: nil))
         }
         return out
     }
 
     /// What kustomize's own check of a kustomization's kind and apiVersion says of file f, as it decodes it (its first
-    /// document; a kustomization file without either is kustomize's), or nil where it passes.
+    /// document), or nil where it passes (or the file has neither: kustomize's defaults).
     static func kustomizeRefusal(_ m: Model, file f: FileID) -> String? {
         guard let first = m.objects.indices.first(where: { m.objects[$0].file == f }).map({ m.objects[$0] }) else { return nil }
         let kind = first.kind, takes = kind == "Kustomization" || kind == "Component"
@@ -103,26 +107,31 @@ extension Rule {
 
     /// A kustomization with an unknown field that only Flux Kustomizations build, at their path: kustomize-controller
     /// does not hand kustomize the file as written. fluxcd/pkg's generator decodes it with sigs.k8s.io/yaml, which drops
-    /// the fields it does not know, and writes it back; kustomize then checks its kind and apiVersion (`refusal`). (A
-    /// kustomization that includes the directory reads the file itself, strictly: that build refuses it; one that no
-    /// Flux Kustomization builds is not judged here.)
-    static func leniently(_ c: RuleContext, file f: FileID, field: Located, dir: String, builders: [ObjectID], refusal: String?,
-                          hint: String, consequence: String) -> Finding {
+    /// the fields it does not know, and writes it back; kustomize then checks its kind and apiVersion (`refusal`). The
+    /// field does nothing under Flux (a warning: a misspelt `patch:` is silently not applied); where nothing else gives
+    /// the build resources (a misspelt `resource:`), it builds nothing (an error).
+    static func droppedFieldFinding(_ c: RuleContext, file f: FileID, field: Located, dir: String, builders: [ObjectID], refusal: String?,
+                                    hint: String, consequence: String) -> Finding {
         let m = c.model
-        guard let refusal else {
-            let named = builders.prefix(2).map { "Flux Kustomization \(m.qualifiedName($0)) (\(m.path(m.objects[$0].file)))" }
-                .joined(separator: ", ") + (builders.count > 2 ? " and \(builders.count - 2) more" : "")
-            var note = c.finding("kustomize-controller drops the field \"\(field.value)\", which kustomize does not know: it decodes the "
-                                 + "kustomization at the path of \(named) leniently and builds it without the field, so the field does "
-                                 + "nothing under Flux (kustomize itself refuses the file: 'invalid Kustomization: json: unknown field "
-                                 + "\"\(field.value)\"', as `kubectl kustomize \(dir.isEmpty ? "." : dir)` says)\(hint)",
-                                 file: f, span: field.span, object: nil, environment: nil)
-            note.ruleSeverity = .note
-            return note
+        let named = builders.prefix(2).map { "Flux Kustomization \(m.qualifiedName($0)) (\(m.path(m.objects[$0].file)))" }
+            .joined(separator: ", ") + (builders.count > 2 ? " and \(builders.count - 2) more" : "")
+        let dropped = "kustomize-controller drops the field \"\(field.value)\", which kustomize does not know"
+        if let refusal {
+            let kept = refusal.contains("; ") ? "kind and apiVersion" : refusal.hasPrefix("kind") ? "kind" : "apiVersion"
+            return c.finding("kustomize refuses this kustomization (\(refusal)): \(dropped), but not the file's \(kept), \(consequence)\(hint)",
+                             file: f, span: field.span, object: nil, environment: nil)
         }
-        return c.finding("kustomize refuses this kustomization (\(refusal)): kustomize-controller drops the field \"\(field.value)\", which "
-                         + "kustomize does not know, but not the file's \(refusal.hasPrefix("kind") ? "kind" : "apiVersion"), "
-                         + "\(consequence)\(hint)", file: f, span: field.span, object: nil, environment: nil)
+        let kubectl = " (kustomize itself refuses the file: 'invalid Kustomization: json: unknown field \"\(field.value)\"', as "
+            + "`kubectl kustomize \(dir.isEmpty ? "." : dir)` says)"
+        guard m.files[f].kustomizationMakesResources else {
+            return c.finding("\(dropped): it builds the kustomization at the path of \(named) without it, and nothing else gives that "
+                             + "build resources, so it applies nothing (with prune, it deletes what it applied)\(kubectl)\(hint)",
+                             file: f, span: field.span, object: nil, environment: nil)
+        }
+        var f = c.finding("\(dropped): it builds the kustomization at the path of \(named) without it, so the field does nothing under "
+                          + "Flux\(kubectl)\(hint)", file: f, span: field.span, object: nil, environment: nil)
+        f.ruleSeverity = .warning
+        return f
     }
 
     /// Whether a build that fails, found in `file`, is judged, and on what premise: where its kustomization (or the

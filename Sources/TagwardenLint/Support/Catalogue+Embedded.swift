@@ -2070,9 +2070,10 @@ rationale: >
   a kustomization file with a field kustomize does not know (it decodes with unknown fields disallowed: a Flux
   Kustomization's `spec` written into `kustomization.yaml`, a misspelt `resource:`), failing with `invalid
   Kustomization: json: unknown field`; at a Flux Kustomization's path that no kustomization includes, though,
-  kustomize-controller decodes the file leniently (fluxcd/pkg's generator) and builds it without the field: a note
-  that the field does nothing under Flux, unless the file's kind or apiVersion is not kustomize's (a Flux
-  Kustomization kept as `kustomization.yaml`), which kustomize then refuses; a `resources`, `bases` or `components` entry that names no file or
+  kustomize-controller decodes the file leniently (fluxcd/pkg's generator) and builds it without the field: a
+  warning that the field does nothing under Flux (a misspelt `patch:` is silently not applied), an error where
+  nothing else gives the build resources (a misspelt `resource:`: it applies nothing), and the refusal where the
+  file's kind or apiVersion is not kustomize's (a Flux Kustomization kept as `kustomization.yaml`); a `resources`, `bases` or `components` entry that names no file or
   directory of the repository, or a directory without a kustomization file (`no such file or directory`), and a
   patch file (`patches[].path`, a `patchesStrategicMerge` or `patchesJson6902` entry) that is not there
   (`evalsymlink failure`); an entry
@@ -2385,7 +2386,7 @@ triggering:
         metadata: {name: app, namespace: apps}
     expect:
       - {file: clusters/staging/kustomization.yaml, line: 7, column: 16, message: "Flux Kustomization flux-system/apps builds ./apps/stagign as this patch sets its path, which holds no manifest in the repository: it deploys nothing (kustomize-controller fails it with 'kustomization path not found' where the directory does not exist)"}
-  - description: a field kustomize does not know in the kustomization at a Flux Kustomization's path, which kustomize-controller drops (a note), and a Flux Kustomization kept there as kustomization.yaml, whose apiVersion it keeps
+  - description: a field kustomize does not know in the kustomization at a Flux Kustomization's path, which kustomize-controller drops (a warning), and a Flux Kustomization kept there as kustomization.yaml, whose apiVersion it keeps
     files:
       clusters/prod/sync.yaml: |
         apiVersion: kustomize.toolkit.fluxcd.io/v1
@@ -2429,7 +2430,7 @@ triggering:
         kind: ConfigMap
         metadata: {name: redis, namespace: default}
     expect:
-      - {file: apps/prod/kustomization.yaml, line: 3, column: 1, message: "kustomize-controller drops the field \"description\", which kustomize does not know: it decodes the kustomization at the path of Flux Kustomization flux-system/apps (clusters/prod/apps.yaml) leniently and builds it without the field, so the field does nothing under Flux (kustomize itself refuses the file: 'invalid Kustomization: json: unknown field \"description\"', as `kubectl kustomize apps/prod` says)"}
+      - {file: apps/prod/kustomization.yaml, line: 3, column: 1, message: "kustomize-controller drops the field \"description\", which kustomize does not know: it builds the kustomization at the path of Flux Kustomization flux-system/apps (clusters/prod/apps.yaml) without it, so the field does nothing under Flux (kustomize itself refuses the file: 'invalid Kustomization: json: unknown field \"description\"', as `kubectl kustomize apps/prod` says)"}
       - {file: infra/kustomization.yaml, line: 4, column: 1, message: "kustomize refuses this kustomization (apiVersion for Kustomization should be kustomize.config.k8s.io/v1beta1): kustomize-controller drops the field \"spec\", which kustomize does not know, but not the file's apiVersion, so Flux Kustomization flux-system/infra (clusters/prod/infra.yaml) deploys nothing; a Flux Kustomization (kustomize.toolkit.fluxcd.io) belongs in a file of its own, which this kustomization lists in resources"}
   - description: patch files that are not in the repository (jupitermoons/flux-gitops names ten)
     files:

@@ -102,13 +102,13 @@ public struct Clusters: Sendable {
     public private(set) var unreadArtifacts: String?
     /// The ResourceSets (the Flux Operator's) and GitOpsSets that a cluster here applies, or any where no cluster is
     /// described, whose templates make Flux Kustomizations: those are not read here, and one may build a file no cluster
-    /// here reaches. What makes them ("ResourceSets"), then the first named; nil when there are none.
+    /// here reaches. Said as a clause that names the first; nil when there are none.
     public private(set) var unreadTemplates: String?
     /// What a finding in a file no cluster here reaches says of it in this repository.
     public var unreachedPremise: String {
         if let artifacts = unreadArtifacts { return "no cluster here is known to apply this file, but what artifacts hold is not read here: \(artifacts)" }
         if let templates = unreadTemplates {
-            return "no cluster here is known to apply this file, but the Flux Kustomizations that \(templates)"
+            return "no cluster here is known to apply this file, but \(templates)"
         }
         return Clusters.unreachedPremise
     }
@@ -168,18 +168,18 @@ public struct Clusters: Sendable {
         switch reach[f] { case .applied, .assumed: true; case .unreached: clusters.isEmpty; default: false }
     }
 
-    /// The applied objects whose templates make Flux Kustomizations: "ResourceSets make are not read here: " and the
-    /// first, and how many more.
+    /// The applied objects whose templates make Flux Kustomizations, said as a clause: "the Flux Kustomizations that
+    /// ResourceSets make are not read here: " and the first, and how many more.
     private func unreadTemplates(objects: Objects, files: Files) -> String? {
-        var kinds: [String] = []
-        let sets = objects.filter { o in
-            guard case .templatesOfKustomizations(let kind)? = o.flux, isApplied(o.file) else { return false }
+        var kinds: [String] = [], sets: [ManifestObject] = []
+        for o in objects {
+            guard case .templatesOfKustomizations(let kind)? = o.flux, isApplied(o.file) else { continue }
             if !kinds.contains(kind) { kinds.append(kind) }
-            return true
+            sets.append(o)
         }
         guard let first = sets.first else { return nil }
         let named = "\(first.kind) " + (first.declaredNamespace.map { $0 + "/" } ?? "") + (first.name ?? "") + " in \(files[first.file].path)"
-        return kinds.map { $0 + "s" }.joined(separator: " and ") + " make are not read here: " + named
+        return "the Flux Kustomizations that " + kinds.map { $0 + "s" }.joined(separator: " and ") + " make are not read here: " + named
             + (sets.count > 1 ? " and \(sets.count - 1) more" : "")
     }
 
@@ -1061,14 +1061,14 @@ extension Model {
         if !clusters.unapplied.isEmpty {
             out.append("Flux Kustomizations no cluster applies: " + clusters.unapplied.prefix(10).map(name).joined(separator: ", ")
                        + (clusters.unapplied.count > 10 ? " and \(clusters.unapplied.count - 10) more" : "")
-                       + (clusters.unreadTemplates.map { " (as far as is read here: the Flux Kustomizations that \($0))" } ?? ""))
+                       + (clusters.unreadTemplates.map { " (as far as is read here: \($0))" } ?? ""))
         }
         if clusters.clusters.isEmpty {
             // (Flux Kustomizations of artifacts may build them: what those hold is not read)
             var why = "no flux bootstrap sync, FluxInstance or Flux Kustomization builds this repository's files"
             if let unread = clusters.unreadArtifacts { why += " as far as is read here, but what artifacts hold is not read: \(unread)" }
             else if let unread = clusters.unreadTemplates {
-                why += " as far as is read here, but the Flux Kustomizations that \(unread)"
+                why += " as far as is read here, but \(unread)"
             }
             out.append("no cluster is described here (\(why); Flux \(fluxHeader))")
         }

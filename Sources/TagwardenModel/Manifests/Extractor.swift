@@ -178,6 +178,10 @@ package struct Extractor {
         }
     }
 
+    /// The fields of a kustomization that give its build resources (lower-cased).
+    static let resourceMakingFields: Set<String> = ["resources", "bases", "components", "crds", "configmapgenerator", "secretgenerator",
+                                                     "helmcharts", "helmchartinflationgenerator", "generators"]
+
     /// The fields of a kustomization kustomize v5 decodes (lower-cased): any other makes it refuse the file.
     static let kustomizationFields: Set<String> = Set([
         "apiVersion", "kind", "metadata", "openapi", "namePrefix", "nameSuffix", "namespace", "commonLabels", "labels",
@@ -261,6 +265,11 @@ package struct Extractor {
             // whatever object it holds (a Flux Kustomization written into `kustomization.yaml` too)
             for (k, _) in y.pairs(root) where !Extractor.kustomizationFields.contains(y.value(k).lowercased()) {
                 facts.kustomizationUnknownFields.append(located(k))
+            }
+            if !facts.kustomizationUnknownFields.isEmpty {
+                facts.kustomizationMakesResources = y.pairs(root).contains { k, v in
+                    Extractor.resourceMakingFields.contains(y.value(k).lowercased()) && !y.isNull(v) && !y.childNodes(v).isEmpty
+                }
             }
         }
         if kind == "Kustomization" || kind == "Component", group == "kustomize.config.k8s.io" {

@@ -535,6 +535,9 @@ public struct FileFacts: Sendable {
     /// Top-level fields of the file's kustomization that kustomize does not know (`spec`): it refuses the file, and
     /// every build of its directory fails.
     public var kustomizationUnknownFields: [Located] = []
+    /// Where it has such fields: whether the kustomization has others that give its build resources (`resources`,
+    /// `components`, a generator, charts): without, what kustomize-controller builds of it once it drops them is empty.
+    public var kustomizationMakesResources = true
     /// Where the documents of a kustomization file after its first begin: kustomize decodes only the first document
     /// of a kustomization file, so Flux and `kubectl apply -k` never read the rest. Nil when it has one.
     public var kustomizationIgnoredFrom: SourcePosition?
