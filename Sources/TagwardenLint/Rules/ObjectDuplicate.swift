@@ -5,13 +5,13 @@ import TagwardenGit
 import TagwardenPolicy
 import TagwardenModel
 extension Rule {
-    /// Where objects of a repository of plain manifests meet: those of one environment, and under a directory named
-    /// `clusters` those of one directory below it, which names a cluster (a directory `cluster` is most often one
-    /// cluster's tree: rowa78/k8s-gitops's cluster/apps and cluster/platform).
-    static func plainManifestsScope(_ path: String, environment: String?) -> String? {
+    /// In a repository of plain manifests, the directory below one named `clusters` that holds `path`, which names a
+    /// cluster: objects there meet only those of that cluster's directory, and those outside every such directory (a
+    /// directory `cluster` is most often one cluster's tree: rowa78/k8s-gitops's cluster/apps and cluster/platform).
+    static func clusterDirectory(_ path: String) -> String? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard let at = parts.dropLast(2).firstIndex(where: { $0 == "clusters" }) else { return environment }
-        return (environment ?? "") + "\u{0}" + parts[...(at + 1)].joined(separator: "/")
+        guard let at = parts.dropLast(2).firstIndex(where: { $0 == "clusters" }) else { return nil }
+        return parts[...(at + 1)].joined(separator: "/")
     }
 
     static let objectDuplicate = Rule("object-duplicate") { c in
@@ -83,6 +83,13 @@ extension Rule {
         // no kustomize build takes the file), in path order; most keys have one
         let byCluster = !m.clusters.clusters.isEmpty
         let usesKustomize = !m.includedBy.isEmpty
+        // plain manifests meet those of their environment: of one cluster's directory, and those outside every one
+        let clusterDirectories = byCluster || usesKustomize ? [] : Set(m.files.indices.compactMap { clusterDirectory(m.path($0)) }).sorted()
+        func plainManifestsScopes(_ path: String, environment: String?) -> [String?] {
+            let env = environment ?? ""
+            if let dir = clusterDirectory(path) { return [env + "\u{0}" + dir] }
+            return [environment] + clusterDirectories.map { env + "\u{0}" + $0 }
+        }
         var names: [String] = [], keys: [Key] = [], candidates: [ObjectID] = []
         for i in m.objects.indices {
             guard let name = candidate(i) else { continue }
@@ -95,13 +102,15 @@ extension Rule {
             let path = m.path(o.file)
             let included = byCluster || m.includedBy[path] != nil
             if !included, usesKustomize, path.hasPrefix(".") || path.contains("/.") { continue }
-            let scope = included ? nil : usesKustomize ? path : plainManifestsScope(path, environment: m.objectEnvironment[i])
+            let scopes = included ? [nil] : usesKustomize ? [path] : plainManifestsScopes(path, environment: m.objectEnvironment[i])
             // (one the builds put in different namespaces meets what is in any of them: gjcourt/homelab's base Secret
             // that the production and staging overlays each move)
-            for namespace in m.openNamespaces[i].map({ $0.map(Optional.some) }) ?? [m.objectNamespace[i]] {
-                names.append(name)
-                keys.append(Key(kind: o.kind, group: o.group, namespace: namespace, name: name, scope: scope))
-                candidates.append(i)
+            for scope in scopes {
+                for namespace in m.openNamespaces[i].map({ $0.map(Optional.some) }) ?? [m.objectNamespace[i]] {
+                    names.append(name)
+                    keys.append(Key(kind: o.kind, group: o.group, namespace: namespace, name: name, scope: scope))
+                    candidates.append(i)
+                }
             }
         }
         let groups = entriesSharingKey(names: names, keys: keys).map { $0.map { candidates[$0] } }

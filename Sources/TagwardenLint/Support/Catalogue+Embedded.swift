@@ -4525,7 +4525,8 @@ rationale: >
   hidden directory such as a test runner's fixtures, nothing). In a repository
   of plain manifests, objects of one environment are taken to meet (a premise the message of two that differ
   states where they are in two files: a directory may hold alternatives, one release's manifests beside
-  another's), and under a directory named `clusters` only those of one directory below it, which names a cluster. Two that one kustomize build takes side by
+  another's), and under a directory named `clusters` only those of one directory below it, which names a cluster,
+  and those outside every such directory. Two that one kustomize build takes side by
   side (through kustomizations that pass them on unchanged) replace nothing: kustomize refuses that build, and
   kustomization-build-fails says so; nor does an object that only builds kustomize refuses so take, whatever it
   meets elsewhere (those builds deploy nothing). Identical copies replace
@@ -4690,6 +4691,24 @@ triggering:
         data: {cluster: lemon}
     expect:
       - {file: lemon/app/httpbin.yaml, line: 2, column: 7, message: "ConfigMap demo/httpbin is also defined in apricot/app/httpbin.yaml:2, differently: one silently replaces the other (assuming one cluster applies both directories: nothing in this repository says what applies them; declare its clusters under clusters: in .tagwarden.yaml)"}
+  - description: plain manifests of a cluster's directory under clusters/ and of a directory outside every cluster's, which any may apply
+    files:
+      clusters/corfe/web.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: web
+          namespace: demo
+        data: {cluster: corfe}
+      shared/web.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: web
+          namespace: demo
+        data: {cluster: any}
+    expect:
+      - {file: shared/web.yaml, line: 2, column: 7, message: "ConfigMap demo/web is also defined in clusters/corfe/web.yaml:2, differently: one silently replaces the other (assuming one cluster applies both directories: nothing in this repository says what applies them; declare its clusters under clusters: in .tagwarden.yaml)"}
   - description: transformers a directory's kustomization builds (jfroy/flatops's `./transformers`, a namespace over a shared NamespaceTransformer; not followed, so an assumption)
     files:
       apps/kustomization.yaml: |
