@@ -27,7 +27,7 @@ extension Rule {
             let file = m.objects[k].file, dir = Path.dirname(m.path(file))
             for missing in missing {
                 // each entry of its kind, where it is written, that names the path
-                let entries = missing.isPatch ? m.files[file].patchEntries : m.files[file].resourceEntries
+                let entries = missing.isPatch ? m.objects[k].kustomizePatchEntries : m.files[file].resourceEntries
                 for entry in entries where Model.resourcePath(entry.value, in: dir) == missing.path {
                     var f = c.finding("kustomize cannot build this kustomization: it names '\(entry.value)', \(missing.why), \(consequence(file))",
                                       file: file, span: entry.span, object: nil, environment: nil)

@@ -182,6 +182,11 @@ package struct Extractor {
     static let resourceMakingFields: Set<String> = ["resources", "bases", "components", "crds", "configmapgenerator", "secretgenerator",
                                                      "helmcharts", "helmchartinflationgenerator", "generators"]
 
+    /// Whether kustomization `root` has a field that gives its build resources, not empty.
+    static func makesResources(_ y: YAMLFile, _ root: Int) -> Bool {
+        y.pairs(root).contains { k, v in resourceMakingFields.contains(y.value(k).lowercased()) && !y.isNull(v) && !y.childNodes(v).isEmpty }
+    }
+
     /// The fields of a kustomization kustomize v5 decodes (lower-cased): any other makes it refuse the file.
     static let kustomizationFields: Set<String> = Set([
         "apiVersion", "kind", "metadata", "openapi", "namePrefix", "nameSuffix", "namespace", "commonLabels", "labels",
@@ -254,7 +259,7 @@ package struct Extractor {
         var kustomizeNamespace: String?
         var namespaceTransformer: ManifestObject.NamespaceTransformer?
         var namePrefix: String?, nameSuffix: String?
-        var resources: [String] = [], patches: [String] = [], entries: [KustomizeImageEntry] = []
+        var resources: [String] = [], patches: [Located] = [], entries: [KustomizeImageEntry] = []
         var unknowns: ManifestObject.KustomizeUnknowns = []
         var generators: [ManifestObject.ConfigMapGenerator] = []
         var configFiles: [String] = []
@@ -266,11 +271,7 @@ package struct Extractor {
             for (k, _) in y.pairs(root) where !Extractor.kustomizationFields.contains(y.value(k).lowercased()) {
                 facts.kustomizationUnknownFields.append(located(k))
             }
-            if !facts.kustomizationUnknownFields.isEmpty {
-                facts.kustomizationMakesResources = y.pairs(root).contains { k, v in
-                    Extractor.resourceMakingFields.contains(y.value(k).lowercased()) && !y.isNull(v) && !y.childNodes(v).isEmpty
-                }
-            }
+            if !facts.kustomizationUnknownFields.isEmpty { facts.kustomizationMakesResources = Extractor.makesResources(y, root) }
         }
         if kind == "Kustomization" || kind == "Component", group == "kustomize.config.k8s.io" {
             // a kustomize Component is a kustomization that others pull in with `components:`; `bases:` is the
@@ -291,18 +292,7 @@ package struct Extractor {
             for key: StaticString in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
                 guard let list = y.get(root, key) else { continue }
                 changesResources = true
-                for item in y.childNodes(list) {
-                    if y.nodes[item].kind == .scalar, y.nodes[item].style == .literal {
-                        inlinePatch(item, object: objectIndex)   // patchesStrategicMerge takes inline patches too
-                    } else if let s = scalarString(item) {
-                        patches.append(s)
-                        facts.patchEntries.append(located(item))
-                    } else if let path = y.get(item, "path"), let s = scalarString(path) {
-                        patches.append(s)
-                        facts.patchEntries.append(located(path))
-                    }
-                    else if let patch = y.get(item, "patch") { inlinePatch(patch, object: objectIndex) }
-                }
+                patches += kustomizePatches(list, object: objectIndex)
             }
             if let images = y.get(root, "images") { entries = kustomizeImages(images, object: objectIndex, foldingCase: true) }
             // what Tagwarden cannot see into: charts and plugins that make resources, resources from elsewhere
@@ -368,10 +358,26 @@ package struct Extractor {
             file: fileIndex, document: d, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
             apiVersionSpan: apiVersionNode.map { y.nodes[$0].span }, name: name, declaredNamespace: declaredNamespace,
             labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
-            kustomizePatches: patches, kustomizeImages: entries, kustomizeUnknowns: unknowns, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
+            kustomizePatchEntries: patches, kustomizeImages: entries, kustomizeUnknowns: unknowns, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
             substitutionDisabled: substitutionDisabled, configMapGenerators: generators, kustomizeConfigFiles: configFiles,
             definition: definition, byteRange: y.nodes[root].span.start.offset..<y.nodes[root].span.end.offset,
             kustomizeNamePrefix: namePrefix, kustomizeNameSuffix: nameSuffix, kustomizeChangesResources: changesResources, kustomizeNamespaceTransformer: namespaceTransformer))
+    }
+
+    /// A kustomization's list of patches: the files it names (a path, or an entry's `path`), where they are written; the
+    /// inline ones read as they stand (`patchesStrategicMerge` takes them too).
+    mutating func kustomizePatches(_ list: Int, object: ObjectID) -> [Located] {
+        var files: [Located] = []
+        for item in y.childNodes(list) {
+            if y.nodes[item].kind == .scalar, y.nodes[item].style == .literal {
+                inlinePatch(item, object: object)
+            } else if let file = scalarString(item) != nil ? item : y.get(item, "path"), scalarString(file) != nil {
+                files.append(located(file))
+            } else if let patch = y.get(item, "patch") {
+                inlinePatch(patch, object: object)
+            }
+        }
+        return files
     }
 
     /// The images of a HelmRelease (values, post-renderers) or of a workload's pod spec: an object's, or those a
@@ -600,7 +606,9 @@ package struct Extractor {
         case .mapping:
             // under an `image:` key some charts call the repository `name`, or `repo` (tailscale-operator's); beside an
             // `imageTag:` (loki-stack's logstash) an `image:` without a tag of its own is the repository
-            var repo = y.get(n, "repository") ?? (underImageKey ? y.get(n, "name") ?? y.get(n, "repo") : nil)
+            var repo = y.get(n, "repository")
+            if repo == nil, underImageKey { repo = y.get(n, "name") }
+            if repo == nil, underImageKey { repo = y.get(n, "repo") }
             // `repository: ""`, like `tag: ""`, leaves the chart's own (slurm's `default (include …)`)
             if let r = repo, y.nodes[r].kind == .scalar, y.nodes[r].valueCount == 0 { repo = nil }
             var tag = y.get(n, "tag"), tagKey = "tag"

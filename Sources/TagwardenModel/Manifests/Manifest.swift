@@ -39,8 +39,10 @@ public final class ManifestObject: Sendable {
     public let kustomizeNamePrefix: String?
     public let kustomizeNameSuffix: String?
     public let kustomizeResources: [String]
-    /// Patch files a kustomization names (`patches[].path`, `patchesStrategicMerge`, `patchesJson6902[].path`).
-    public let kustomizePatches: [String]
+    /// Patch files a kustomization names (`patches[].path`, `patchesStrategicMerge`, `patchesJson6902[].path`), where
+    /// they are written.
+    public let kustomizePatchEntries: [Located]
+    public var kustomizePatches: [String] { kustomizePatchEntries.map(\.value) }
     /// The `images:` entries of a kustomization or of a Flux Kustomization's `spec.images`, in order: kustomize
     /// applies them one after another, each to the images whose name is its `name` as written at that point.
     public let kustomizeImages: [KustomizeImageEntry]
@@ -104,7 +106,7 @@ public final class ManifestObject: Sendable {
 
     init(file: FileID, document: Int, apiVersion: String, kind: String, kindSpan: SourceSpan, apiVersionSpan: SourceSpan?,
          name: String?, declaredNamespace: String?, labels: [String: String], isKustomization: Bool, kustomizeNamespace: String?,
-         kustomizeResources: [String], kustomizePatches: [String], kustomizeImages: [KustomizeImageEntry] = [],
+         kustomizeResources: [String], kustomizePatchEntries: [Located] = [], kustomizeImages: [KustomizeImageEntry] = [],
          kustomizeUnknowns: KustomizeUnknowns = [], flux: FluxSpec?,
          configData: [String: String]? = nil, substitutionDisabled: Bool = false, configMapGenerators: [ConfigMapGenerator] = [],
          kustomizeConfigFiles: [String] = [], definition: CustomResource? = nil, byteRange: Range<Int> = 0..<0,
@@ -123,7 +125,7 @@ public final class ManifestObject: Sendable {
         self.kustomizeNamespace = kustomizeNamespace
         self.kustomizeNamespaceTransformer = kustomizeNamespaceTransformer
         self.kustomizeResources = kustomizeResources
-        self.kustomizePatches = kustomizePatches
+        self.kustomizePatchEntries = kustomizePatchEntries
         self.kustomizeImages = kustomizeImages
         self.kustomizeUnknowns = kustomizeUnknowns
         self.flux = flux
@@ -167,7 +169,7 @@ public final class ManifestObject: Sendable {
         ManifestObject(file: file ?? self.file, document: document, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
                        apiVersionSpan: apiVersionSpan, name: name, declaredNamespace: declaredNamespace, labels: labels ?? self.labels,
                        isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: kustomizeResources,
-                       kustomizePatches: kustomizePatches, kustomizeImages: kustomizeImages, kustomizeUnknowns: kustomizeUnknowns, flux: flux,
+                       kustomizePatchEntries: kustomizePatchEntries, kustomizeImages: kustomizeImages, kustomizeUnknowns: kustomizeUnknowns, flux: flux,
                        configData: configData, substitutionDisabled: substitutionDisabled, configMapGenerators: configMapGenerators,
                        kustomizeConfigFiles: kustomizeConfigFiles, definition: definition, byteRange: byteRange,
                        kustomizeNamePrefix: kustomizeNamePrefix, kustomizeNameSuffix: kustomizeNameSuffix,
@@ -524,9 +526,6 @@ public struct FileFacts: Sendable {
     public var documents = 0
     /// A kustomization's `resources`, `bases` and `components` entries, where they are written.
     public var resourceEntries: [Located] = []
-    /// A kustomization's patch files (`patches[].path`, `patchesStrategicMerge` and `patchesJson6902` entries), where
-    /// they are written.
-    public var patchEntries: [Located] = []
     /// The files a kustomization reads as data: a `secretGenerator`'s `files` and `envs`, a `configMapGenerator`'s
     /// `envs`, the `path` of a `replacements:` entry. Part of its build, not resources of it.
     public var kustomizeInputFiles: [String] = []
