@@ -164,9 +164,12 @@ extension Rule {
             // as the builds below give it to this one: a Namespace named, anything else put in a namespace
             let identity = o.kind == "Namespace" ? given ?? o.name ?? ""
                 : (given ?? o.declaredNamespace).map { $0 + "/" + (o.name ?? "") } ?? o.name ?? ""
-            var f = c.finding("kustomize refuses the build: \(built) takes \(o.kind) \(identity) "
-                                 + "twice, here and in \(m.path(other.file)):\(other.kindSpan.start.line)\(more) (may not add resource with an "
-                                 + "already registered id), \(consequence(by))",
+            let twice = by.afterNamespace
+                ? "\(built)'s namespace: makes \(o.kind) \(identity) of two resources, here and in \(m.path(other.file)):\(other.kindSpan.start.line)"
+                    + "\(more) (namespace transformation produces ID conflict)"
+                : "\(built) takes \(o.kind) \(identity) twice, here and in \(m.path(other.file)):\(other.kindSpan.start.line)\(more) (may not "
+                    + "add resource with an already registered id)"
+            var f = c.finding("kustomize refuses the build: \(twice), \(consequence(by))",
                               file: o.file, span: o.kindSpan, object: i, environment: nil)
             if let premise { f.assume(premise) }
             out.append(f)
@@ -207,7 +210,12 @@ extension Rule {
                 guard let earlier = (0..<n).first(where: { !builds[$0].isDisjoint(with: builds[n]) }) else { continue }
                 let both = builds[n].intersection(builds[earlier])
                 refused.formUnion(both)
-                let at = both.min()!
+                // where a kustomization's `namespace:` gives them one identity, it fails there, unless it already took the
+                // two as one (Jojoooo1/fluxcd-and-k8s's environments/dev/flux renames the base's Namespace flux)
+                let renamed = both.filter(\.afterNamespace)
+                let at = renamed.isEmpty ? both.min()! : both.filter { b in
+                    !b.afterNamespace && renamed.contains { $0.file == b.file && $0.generatedAt == b.generatedAt }
+                }.min() ?? renamed.min()!
                 pairs[TakenTwice(build: at.build, file: m.objects[i].file, otherFile: m.objects[all[earlier]].file), default: []]
                     .append((i, all[earlier], at.given))
             }

@@ -2083,7 +2083,8 @@ rationale: >
   lists or those the kustomization Flux generates at a path without one, and from the directories they take whose
   kustomizations pass their resources on (a `namespace:` gives them its namespace, and a Namespace its name, which
   kustomize does not give the kinds it takes for cluster-scoped such as a PersistentVolume: two resources meet
-  above with the namespace given below; no name affix, Component, replacement, transformer or generator, and no patch that may delete or rename the resource: a `$patch: delete` or a JSON patch of its name,
+  above with the namespace given below, and two that it gives one identity fail its own build, `namespace
+  transformation produces ID conflict`; no name affix, Component, replacement, transformer or generator, and no patch that may delete or rename the resource: a `$patch: delete` or a JSON patch of its name,
   namespace, kind or apiVersion that selects it, or a patch that may rename by option: a stale bootstrap at `./clusters` whose build takes `clusters/staging/flux-system` and
   `clusters/gke/flux-system` whole) (`may not add resource with an already registered id`; one finding for each
   pair of files, with how many of their resources collide); a strategic-merge patch without a `target` whose object no resource of the build is (`no resource
@@ -2474,6 +2475,23 @@ triggering:
         data: {app: b}
     expect:
       - {file: apps/b/cm.yaml, line: 2, column: 7, message: "kustomize refuses the build: the kustomization cluster/kustomization.yaml takes ConfigMap shared/cm twice, here and in apps/a/cm.yaml:2 (may not add resource with an already registered id), so nothing that builds cluster deploys anything"}
+  - description: "a kustomization's `namespace:` renames the base's Namespace to the one it lists itself (Jojoooo1/fluxcd-and-k8s's environments/dev/flux)"
+    files:
+      base/kustomization.yaml: |
+        resources: [ns.yaml]
+      base/ns.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata: {name: flux}
+      env/kustomization.yaml: |
+        namespace: flux-system
+        resources: [../base, namespace.yaml]
+      env/namespace.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata: {name: flux-system}
+    expect:
+      - {file: env/namespace.yaml, line: 2, column: 7, message: "kustomize refuses the build: the kustomization env/kustomization.yaml's namespace: makes Namespace flux-system of two resources, here and in base/ns.yaml:2 (namespace transformation produces ID conflict), so nothing that builds env deploys anything"}
 nonTriggering:
   - description: two apps whose kustomizations put their ConfigMaps of one name in two namespaces, taken side by side
     files:

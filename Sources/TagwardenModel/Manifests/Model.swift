@@ -679,11 +679,16 @@ public struct Model: Sendable {
         /// The namespace the kustomizations below the build gave the resource, with which it meets the others there;
         /// nil where none did. A Namespace's: its name there, as written or as a `namespace:` below renamed it.
         public let given: String?
+        /// The kustomization's resources after its own `namespace:`, which may give two one identity (kustomize:
+        /// "namespace transformation produces ID conflict"), not as it takes them.
+        public var afterNamespace = false
         public static func < (a: Self, b: Self) -> Bool {
-            (a.file, a.generatedAt ?? "", a.given ?? "") < (b.file, b.generatedAt ?? "", b.given ?? "")
+            (a.file, a.generatedAt ?? "", a.given ?? "", a.afterNamespace ? 1 : 0) < (b.file, b.generatedAt ?? "", b.given ?? "", b.afterNamespace ? 1 : 0)
         }
         /// The build, whatever the builds below gave the resource.
-        public var build: SideBySideBuild { SideBySideBuild(file: file, generatedAt: generatedAt, given: nil) }
+        public var build: SideBySideBuild {
+            SideBySideBuild(file: file, generatedAt: generatedAt, given: nil, afterNamespace: afterNamespace)
+        }
     }
 
     /// The kustomize builds that accumulate file `f`'s resources, as written, side by side with others: a kustomization
@@ -705,7 +710,11 @@ public struct Model: Sendable {
             for k in graph.includers(of: path) where Extractor.isKustomizationName(Path.basename(files[objects[k].file].path)) {
                 out.append(SideBySideBuild(file: objects[k].file, generatedAt: nil, given: given))
                 if passesResourcesUnchanged(k, object: object) {
-                    take(graph.directory(of: k), depth: depth + 1, given: clusterScoped ? given : objects[k].kustomizeNamespace ?? given)
+                    let next = clusterScoped ? given : objects[k].kustomizeNamespace ?? given
+                    if !clusterScoped, objects[k].kustomizeNamespace != nil {
+                        out.append(SideBySideBuild(file: objects[k].file, generatedAt: nil, given: next, afterNamespace: true))
+                    }
+                    take(graph.directory(of: k), depth: depth + 1, given: next)
                 }
             }
             guard !generatedBuilds.isEmpty, !path.isEmpty else { return }
