@@ -205,17 +205,16 @@ extension Rule {
         var pairs: [TakenTwice: [(object: ObjectID, other: ObjectID, given: String?)]] = [:]
         var refused = Set<Model.SideBySideBuild>()
         for all in again {
-            let builds = all.map { Set(m.sideBySideBuilds(of: m.objects[$0].file, kind: m.objects[$0].kind, object: $0)) }
+            let ordered = all.map { m.sideBySideBuilds(of: m.objects[$0].file, kind: m.objects[$0].kind, object: $0) }
+            let builds = ordered.map(Set.init)
             for (n, i) in all.enumerated() {
                 guard let earlier = (0..<n).first(where: { !builds[$0].isDisjoint(with: builds[n]) }) else { continue }
                 let both = builds[n].intersection(builds[earlier])
                 refused.formUnion(both)
-                // where a kustomization's `namespace:` gives them one identity, it fails there, unless it already took the
-                // two as one (Jojoooo1/fluxcd-and-k8s's environments/dev/flux renames the base's Namespace flux)
-                let renamed = both.filter(\.afterNamespace)
-                let at = renamed.isEmpty ? both.min()! : both.filter { b in
-                    !b.afterNamespace && renamed.contains { $0.file == b.file && $0.generatedAt == b.generatedAt }
-                }.min() ?? renamed.min()!
+                // the first build from the file up that takes both fails (a kustomization's `namespace:` that gives them
+                // one identity, after it took them: Jojoooo1/fluxcd-and-k8s's environments/dev/flux renames the base's
+                // Namespace flux), and every build above with it
+                let at = ordered[n].first(where: both.contains)!
                 pairs[TakenTwice(build: at.build, file: m.objects[i].file, otherFile: m.objects[all[earlier]].file), default: []]
                     .append((i, all[earlier], at.given))
             }
