@@ -5162,6 +5162,24 @@ triggering:
             alphabetical: {order: asc}
     expect:
       - {file: flux/policy.yaml, line: 10, column: 14, message: "alphabetical order compares version-like tags byte by byte, and their numbers can have one digit or more ('v0.0.0', 'v00.0.0'), so a larger number with more digits sorts before a smaller one ('10' before '9'): use semver, numerical order on a key of digits, or a pattern whose keys all have one width (a timestamp such as '20250101T120000Z')"}
+  - description: "alphabetical over version tags extracted whole with `$0` (eknathdj/devops-gitops-flux: Flux's ReplaceAllString leaves the tag the key)"
+    files:
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          filterTags:
+            pattern: '^[0-9]+\.[0-9]+(\.[0-9]+)?$'
+            extract: '$0'
+          policy:
+            alphabetical: {order: asc}
+    expect:
+      - {file: flux/policy.yaml, line: 11, column: 14}
   - description: numerical over an extracted group that can hold letters
     files:
       flux/policy.yaml: |
