@@ -69,16 +69,15 @@ extension Rule {
         }
         // kustomize reads `kustomization.yaml` as its directory's kustomization only where a build takes the directory;
         // a kustomization that lists the file itself reads it as a resource (a Flux Kustomization kept under that name)
-        let fluxPaths = Model.writtenFluxPaths(m.objects)
         for f in m.files.indices {
             guard let field = m.files[f].kustomizationUnknownFields.first else { continue }
-            let dir = Path.dirname(m.path(f))
-            if m.graph.isIncluded(m.path(f)) && !m.graph.isIncluded(dir) && !fluxPaths.contains(dir) { continue }
+            let dir = Path.dirname(m.path(f)), atPath = fluxKustomizations(at: dir)
+            if m.graph.isIncluded(m.path(f)) && !m.graph.isIncluded(dir) && atPath.isEmpty { continue }
             // a Flux Kustomization's spec written into a kustomize file
             let hint = field.value == "spec" ? "; a Flux Kustomization (kustomize.toolkit.fluxcd.io) belongs in a file of its own, "
                 + "which this kustomization lists in resources" : ""
             // only the Flux Kustomizations whose path it is read it: leniently
-            let atPath = fluxKustomizations(at: dir), refusal = kustomizeRefusal(m, file: f)
+            let refusal = kustomizeRefusal(m, file: f)
             if !atPath.isEmpty, !m.graph.isIncluded(dir) {
                 out.append(droppedFieldFinding(c, file: f, field: field, dir: dir, builders: atPath, refusal: refusal, hint: hint,
                                                consequence: consequence(f)))

@@ -220,6 +220,11 @@ public indirect enum FluxSpec: Sendable {
             return out
         }
         let spec = y.get(root, "spec")
+        // what templates of Flux Kustomizations name: the group, in text; a Kustomization of it, as an object
+        let kustomizationGroup: StaticString = "kustomize.toolkit.fluxcd.io/"
+        func isFluxKustomization(_ n: Int) -> Bool {
+            str(y.get(n, "kind")) == "Kustomization" && str(y.get(n, "apiVersion"))?.hasPrefix("\(kustomizationGroup)") == true
+        }
         switch (group, kind) {
         case ("image.toolkit.fluxcd.io", "ImageRepository"):
             var r = ImageRepositorySpec()
@@ -381,18 +386,16 @@ public indirect enum FluxSpec: Sendable {
             return .fluxInstance(version: loc(spec.flatMap { y.get($0, "distribution", "version") }))
         case ("fluxcd.controlplane.io", "ResourceSet"):
             // `resources` as objects; `resourcesTemplate` as the text its inputs are written into (read as text, as it is)
-            let group: StaticString = "kustomize.toolkit.fluxcd.io/"
             let listed = spec.flatMap { y.get($0, "resources") }.map { y.childNodes($0) } ?? []
-            let makes = listed.contains { str(y.get($0, "kind")) == "Kustomization" && str(y.get($0, "apiVersion"))?.hasPrefix("\(group)") == true }
-                || str(spec.flatMap { y.get($0, "resourcesTemplate") })?.containsBytes(group) == true
+            let makes = listed.contains(where: isFluxKustomization)
+                || str(spec.flatMap { y.get($0, "resourcesTemplate") })?.containsBytes(kustomizationGroup) == true
             return makes ? .templatesOfKustomizations(kind: kind) : nil
         case ("templates.weave.works", "GitOpsSet"), ("sets.gitops.pro", "GitOpsSet"):
             // Weave GitOps' GitOpsSet and its successor's: each template's `content` an object, or `raw` text
-            let group: StaticString = "kustomize.toolkit.fluxcd.io/"
             let templates = spec.flatMap { y.get($0, "templates") }.map { y.childNodes($0) } ?? []
             let makes = templates.contains { t in
-                y.get(t, "content").map { str(y.get($0, "kind")) == "Kustomization" && str(y.get($0, "apiVersion"))?.hasPrefix("\(group)") == true } == true
-                    || str(y.get(t, "raw"))?.containsBytes(group) == true
+                y.get(t, "content").map(isFluxKustomization) == true
+                    || str(y.get(t, "raw"))?.containsBytes(kustomizationGroup) == true
             }
             return makes ? .templatesOfKustomizations(kind: kind) : nil
         default:

@@ -255,8 +255,10 @@ public struct Model: Sendable {
         patchPostBuilds(&objects, files: facts, graph: graph, builds: builds)
         let namespaceNotKnown = replaceTargetNamespaces(&objects, files: facts, graph: graph, builds: builds)
         // what the kustomizations list that is not here, found on another thread while the clusters are made
+        // (what GitRepositories' `include` fills is another repository's: not read, as what is skipped is not)
+        let included = includedPaths(objects)
         let unread = { [objects, built = builds.value] in
-            Started { unreadResources(resources, objects: objects, builds: built, skipped: skipped, config: config) }
+            Started { unreadResources(resources, objects: objects, builds: built, skipped: skipped, included: included, config: config) }
         }()
         let patchedPaths = inlinePatchedPaths(objects: objects, files: facts, graph: graph, builds: builds)
         let pathPatched = pathsPatchedEverywhere(objects: objects, files: facts, graph: graph, nonResources: nonResources)
@@ -476,7 +478,7 @@ public struct Model: Sendable {
         // (or taken to be, where only another sync of this layout names it: a premise)
         var emptyPathPremises: [ObjectID: String] = [:]
         let emptyPaths = emptyFluxPaths(written: writtenEmptyPaths, objects: objects, files: facts, graph: graph, builds: builds, stepsOf: stepsOf,
-                                         skipped: skipped, config: config).filter { e in
+                                         skipped: skipped, included: included, config: config).filter { e in
             let k = e.kustomization
             guard let src = objects[k].fluxKustomization?.source, src.isGitRepository else { return false }
             if let revision = objects[k].fluxKustomization?.pinnedRevision {
@@ -591,9 +593,10 @@ public struct Model: Sendable {
     /// And `emptyFluxPaths`: the Flux Kustomizations of this repository whose `path` holds no manifest read here (nothing
     /// skipped or ignored there either): they deploy nothing.
     static func unreadResources(_ resources: [ObjectID: [String]], objects: Objects, builds b: BuildSets, skipped: [SkippedFile],
-                                config: Config) -> (unlisted: [String], missing: [ObjectID: [MissingEntry]], emptyFluxPaths: [ObjectID]) {
+                                included: [String], config: Config)
+        -> (unlisted: [String], missing: [ObjectID: [MissingEntry]], emptyFluxPaths: [ObjectID]) {
         var unlisted: [String] = [], missing: [ObjectID: [MissingEntry]] = [:]
-        let ignore = config.ignore.map(Glob.init), included = includedPaths(objects)
+        let ignore = config.ignore.map(Glob.init)
         func notRead(_ p: String) -> Bool { Model.notRead(p, skipped: skipped, ignore: ignore, config: config, included: included) }
         let emptyFluxPaths = objects.indices.filter { k in
             objects[k].fluxKustomization?.path.map { holdsNoManifest($0, builds: b, notRead: notRead) } ?? false
@@ -652,7 +655,7 @@ public struct Model: Sendable {
     /// Whether path `p` (a file or a directory) was left unread: skipped, or ignored by the config; or what another
     /// repository fills: at, under or above a directory a GitRepository's `include` copies another's artifact to
     /// (`included`, rayanebel/fluxv2-test's `infrastructure/stacks`).
-    static func notRead(_ p: String, skipped: [SkippedFile], ignore: [Glob], config: Config, included: [String] = []) -> Bool {
+    static func notRead(_ p: String, skipped: [SkippedFile], ignore: [Glob], config: Config, included: [String]) -> Bool {
         if skipped.contains(where: { $0.path == p || $0.path.hasPrefix(p + "/") }) { return true }
         if included.contains(where: { $0 == p || p.hasPrefix($0 + "/") || $0.hasPrefix(p + "/") || p.isEmpty }) { return true }
         guard !ignore.isEmpty, let rel = config.relative(p) else { return false }

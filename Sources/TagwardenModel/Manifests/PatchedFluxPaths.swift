@@ -98,7 +98,8 @@ extension Model {
     /// The empty paths of the Flux Kustomizations: of `written` (`unreadResources`), those no patch may set (the path
     /// a patch sets is the one the patching build deploys), and each plain path a patch sets that holds no manifest.
     static func emptyFluxPaths(written: [ObjectID], objects: Objects, files: Files, graph: IncludeGraph, builds: LazyBuildSets,
-                               stepsOf: [ObjectID: EffectiveObjects.Steps], skipped: [SkippedFile], config: Config) -> [EmptyFluxPath] {
+                               stepsOf: [ObjectID: EffectiveObjects.Steps], skipped: [SkippedFile], included: [String],
+                               config: Config) -> [EmptyFluxPath] {
         let patched = stepsOf.isEmpty ? [] : patchedFluxPaths(objects: objects, files: files, graph: graph, builds: builds, stepsOf: stepsOf)
         let patchedKustomizations = Set(patched.map(\.kustomization))
         var out: [EmptyFluxPath] = written.compactMap { k -> EmptyFluxPath? in
@@ -107,7 +108,7 @@ extension Model {
             return EmptyFluxPath(kustomization: k, path: path, file: objects[k].file, span: span, patched: false)
         }
         guard !patched.isEmpty else { return out }
-        let ignore = config.ignore.map(Glob.init), b = builds.value, included = includedPaths(objects)
+        let ignore = config.ignore.map(Glob.init), b = builds.value
         for p in patched {
             guard let set = p.path, let file = set.file,
                   holdsNoManifest(set.value, builds: b, notRead: { notRead($0, skipped: skipped, ignore: ignore, config: config, included: included) })
