@@ -93,7 +93,8 @@ public struct Model: Sendable {
     static func take<T>(_ list: inout [T]) -> Taken<T> {
         var out: [T] = []
         swap(&out, &list)
-        out.reverse()
+        // (reversed in place by moves: the array's own `reverse` swaps by copies, each retaining all an element holds)
+        out.withUnsafeMutableBufferPointer { $0.reverse() }
         return Taken(rest: out)
     }
 
@@ -343,19 +344,20 @@ public struct Model: Sendable {
                 variantClusters[o] = Set((fluxRoots.isEmpty ? files : fluxRoots).flatMap { clusters.of($0) }).sorted()
             }
         }
-        var env = EnvironmentModel.base(config: config, profile: profile)
-        let clues = facts.indices.column { env.clues(path: facts[$0].path) }
+        // (each a `let`: a closure that reads a `var` struct copies it at every call, and all it holds is retained)
+        let detection = EnvironmentModel.base(config: config, profile: profile)
+        let clues = facts.indices.column { detection.clues(path: facts[$0].path) }
         // detection reads names, aliases and namespaces, never the tag rules inferred below
         var rootEnvironment: [String: String?] = [:]   // a root's path → its environment, found once per root
         let objectEnvironment = objects.indices.column { i -> String? in
-            if let own = env.detect(clues[objects[i].file], namespace: namespaces[i], namespaceLabels: labels) { return own }
+            if let own = detection.detect(clues[objects[i].file], namespace: namespaces[i], namespaceLabels: labels) { return own }
             // a patched object of a shared base: the environment its builds deploy it to, when they agree
             guard let roots = rootPaths[i] else { return nil }
             var found: String??
             for root in roots {
                 let e: String?
                 if let known = rootEnvironment[root] { e = known } else {
-                    e = env.detect(path: root, namespace: nil, namespaceLabels: labels)
+                    e = detection.detect(path: root, namespace: nil, namespaceLabels: labels)
                     rootEnvironment[root] = e
                 }
                 guard let e else { continue }
@@ -369,7 +371,9 @@ public struct Model: Sendable {
         for (i, o) in objects.withIDs {
             if case .imagePolicy(let p)? = o.flux { policies.append((objectEnvironment[i], p.pattern?.value)) }
         }
-        env.inferPrefixes(policies: policies)
+        var inferring = detection
+        inferring.inferPrefixes(policies: policies)
+        let env = inferring
         let variables = PostBuildVariables(objects: objects, namespaces: namespaces, environments: objectEnvironment,
                                            configMaps: configMaps, kustomizationsOfFile: substituting, changedConfigMaps: changedConfigMaps, declared: declared,
                                            clustersOf: { [clusters] in clusters.of($0) })

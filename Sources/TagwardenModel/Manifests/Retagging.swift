@@ -414,25 +414,25 @@ extension Model {
                 }
                 return Retagging(by: nearestSetters(includers.map { Key(kustomization: $0, name: name, me: me, needs: needs) }).sorted())
             }
-            for i in chosen {
-                let img = written[i]
+            /// Follows image i, `img` as written: lent by the table, not copied (a copy retains and releases all it holds).
+            func followImage(_ i: ImageID, _ img: ImageUse) {
                 if img.origin == .kustomize {
                     // an entry's image: from its own kustomization, past the entries that made it; a Component's from the
                     // kustomizations that list it, past the entries up to its own
                     needs = KustomizeImageEntry.Needs()
-                    guard let k = img.object, let name = img.name else { continue }
+                    guard let k = img.object, let name = img.name else { return }
                     if objects[k].kind == "Component" {
                         let listing = graph.parents(of: k, depth: 0)
-                        guard !listing.isEmpty, let r = retagging(name, Me(object: k, entryOfComponent: k), from: listing) else { continue }
+                        guard !listing.isEmpty, let r = retagging(name, Me(object: k, entryOfComponent: k), from: listing) else { return }
                         out.append((i, r))
                     } else if let r = retagging(name, Me(object: k, entryOf: k, entryAt: img.entryNameOffset ?? Int.max), from: [k]) {
                         out.append((i, r))
                     }
-                    continue
+                    return
                 }
                 if img.invalid != nil {
                     // a reference that does not parse runs nowhere an entry gives it a name or tag that does
-                    guard let wants = KustomizeImageEntry.Needs(invalid: img.text) else { continue }
+                    guard let wants = KustomizeImageEntry.Needs(invalid: img.text) else { return }
                     needs = wants
                 } else {
                     needs = KustomizeImageEntry.Needs()
@@ -447,19 +447,22 @@ extension Model {
                     ? graph.patchedBy[files[img.file].path] : nil
                 if patching != nil { me = nil }
                 if patching == nil, let name = img.name ?? (me?.values != nil ? img.text : nil), generator == nil, !graph.isIncluded(files[img.file].path) {
-                    guard fluxRetags else { continue }
+                    guard fluxRetags else { return }
                     let builders = generatedBuilders(files[img.file].path)
                     if !builders.isEmpty, builders.allSatisfy({ fluxReplaces($0, name, me) }) {
                         out.append((i, Retagging(by: builders.sorted())))
                     }
-                    continue
+                    return
                 }
                 // (a values file's: from the release, so that the kustomizations below the generator apply too; from the
                 // generator when the release is no resource, a patch file that the generator's kustomization applies)
                 let home = generator != nil ? files[objects[img.object!].file].path : files[img.file].path
                 guard let name = img.name ?? (me?.values != nil ? img.text : nil),
-                      let includers = patching ?? (graph.isIncluded(home) ? graph.includers(of: home) : generator.map({ [$0] })) else { continue }
+                      let includers = patching ?? (graph.isIncluded(home) ? graph.includers(of: home) : generator.map({ [$0] })) else { return }
                 if let r = retagging(name, me, from: includers) { out.append((i, r)) }
+            }
+            written.rows.withUnsafeBufferPointer { rows in
+                for i in chosen { followImage(i, rows[i.index]) }
             }
             return out
         }

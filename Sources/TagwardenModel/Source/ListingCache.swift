@@ -42,7 +42,12 @@ struct ListingCache {
             var st = stat()
             return fstatat(rootFD, directories[i].isEmpty ? "." : directories[i], &st, AT_SYMLINK_NOFOLLOW) == 0 ? st : nil
         }
-        for (i, st) in zip(listings.indices, stats) { listings.values[i].now = st }
+        // (by an index of its own: `listings.indices` holds the dictionary, which the first change would then copy whole)
+        var at = listings.values.startIndex
+        for st in stats {
+            listings.values[at].now = st
+            listings.values.formIndex(after: &at)
+        }
     }
 
     /// The stat `statDirectories` took of `relative`.
