@@ -240,15 +240,20 @@ public struct Clusters: Sendable {
         }
         // a source without spec.ignore is assumed only where one is: every cluster's roots read one with spec.ignore
         if matchers.count > 1, readsOnlyIgnoringSources(objects: objects) { matchers.removeFirst() }
-        var each = matchers.map(SourceIgnore.Matcher.init)
-        var out: [FileID: String] = [:]
-        for f in files.indices {
+        // on all cores, each chunk of files (in path order, which the matchers' memo of the last directory counts on)
+        // with matchers of its own
+        let each = matchers.map(SourceIgnore.Matcher.init)
+        let excluded = concurrentMap(files.count, chunkSize: 4096, makeState: { each }) { each, i -> String? in
             var why: String?
             for k in each.indices {
-                guard let excluded = each[k].excluding(files[f].path) else { why = nil; break }
+                guard let excluded = each[k].excluding(files[FileID(i)].path) else { return nil }
                 if why == nil { why = excluded }
             }
-            if let why { out[f] = "source-controller leaves it out of the artifact (\(why))" }
+            return why
+        }
+        var out: [FileID: String] = [:]
+        for (i, why) in excluded.enumerated() {
+            if let why { out[FileID(i)] = "source-controller leaves it out of the artifact (\(why))" }
         }
         return out
     }

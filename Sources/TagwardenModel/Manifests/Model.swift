@@ -833,11 +833,15 @@ public struct Model: Sendable {
     /// Each kustomization's `resources`, `bases` and `components` of this repository, as normalised paths from the root
     /// (remote ones, and paths that leave the repository, left out): what the inclusions and the builds follow.
     static func resolvedResources(_ objects: Objects, files: Files) -> [ObjectID: [String]] {
-        var out: [ObjectID: [String]] = [:]
-        for i in objects.indices where objects[i].isKustomization && !objects[i].kustomizeResources.isEmpty {
+        // (the paths made on all cores)
+        let paths = concurrentMap(objects.count, chunkSize: 4096, makeState: {}) { _, at -> [String]? in
+            let i = ObjectID(at)
+            guard objects[i].isKustomization && !objects[i].kustomizeResources.isEmpty else { return nil }
             let dir = Path.dirname(files[objects[i].file].path)
-            out[i] = objects[i].kustomizeResources.compactMap { resourcePath($0, in: dir) }
+            return objects[i].kustomizeResources.compactMap { resourcePath($0, in: dir) }
         }
+        var out: [ObjectID: [String]] = [:]
+        for (at, p) in paths.enumerated() { if let p { out[ObjectID(at)] = p } }
         return out
     }
 

@@ -97,7 +97,7 @@ public struct SourceIgnore: Sendable {
 
     /// `excluding` for many files: a name pattern (most are: `.github/`, `*.png`, `**/.sops.yaml`) is looked up by the
     /// name (or the extension) of each component, a directory's components once; only the globs see each whole path.
-    public struct Matcher {
+    public struct Matcher: Sendable {
         let ignore: SourceIgnore
         /// The last name pattern of each literal name and of each `*suffix`: any, and the last that is not for directories
         /// only (which a file's own name does not match).
