@@ -55,7 +55,14 @@ extension Model {
         // of it reads (a branch Flux renders to, an environment's branch, a branch renamed since), but not a feature
         // branch that will merge into the one Flux reads
         if !here.isEmpty {
-            let isHere = { (url: String) in !url.containsBytes("${") && repositoryPath(url).map(here.contains) == true }
+            // (each URL judged once: the repository's Flux Kustomizations name a handful of sources, each many times)
+            var judged: [String: Bool] = [:]
+            let isHere = { (url: String) -> Bool in
+                if let known = judged[url] { return known }
+                let answer = !url.containsBytes("${") && repositoryPath(url).map(here.contains) == true
+                judged[url] = answer
+                return answer
+            }
             let line = checkout.flatMap { c in c.branch == c.defaultBranch || sources.branches(where: isHere).contains(c.branch) ? c.branch : nil }
             for i in objects.indices {
                 guard var k = objects[i].fluxKustomization, k.path != nil, let src = k.source else { continue }
@@ -88,10 +95,16 @@ extension Model {
             }
             return
         }
+        var pointing: [String: Bool] = [:]   // URL → whether it points elsewhere, judged once
         func elsewhere(kind: String?, name: String?, namespace: String?) -> Bool {
             let all = sources.candidates(kind: kind, name: name, namespace: namespace)
             // every GitRepository the reference may mean points elsewhere
-            return !all.isEmpty && all.allSatisfy { pointsElsewhere($0, here: here) }
+            return !all.isEmpty && all.allSatisfy { url in
+                if let known = pointing[url] { return known }
+                let away = pointsElsewhere(url, here: here)
+                pointing[url] = away
+                return away
+            }
         }
         for i in objects.indices {
             switch objects[i].flux {

@@ -161,18 +161,21 @@ public enum Sources {
         var skipped: [SkippedFile] = []
         var cache: ListingCache? = listings.value
         // as in git, nothing untracked under an ignored directory counts, whatever a later `!pattern` says (libgit2
-        // judges the path alone); asked only when something untracked is found, and once per directory
-        var ignoredDirectories: [String: Bool] = [:]
-        func ignoredDirectory(_ dir: String) -> Bool {
+        // judges the path alone); asked only when something untracked is found, and once per directory; one question
+        // at a time, whichever thread of the walk asks (libgit2's repository is not to be used by two at once)
+        let untracked = Locked((repo: repo, ignoredDirectories: [String: Bool]()))
+        @Sendable func ignoredDirectory(_ dir: String, _ state: inout (repo: GitRepository, ignoredDirectories: [String: Bool])) -> Bool {
             if dir.isEmpty { return false }
-            if let known = ignoredDirectories[dir] { return known }
-            let ignored = ignoredDirectory(Path.dirname(dir)) || repo.isIgnored(dir + "/")
-            ignoredDirectories[dir] = ignored
+            if let known = state.ignoredDirectories[dir] { return known }
+            let ignored = ignoredDirectory(Path.dirname(dir), &state) || state.repo.isIgnored(dir + "/")
+            state.ignoredDirectories[dir] = ignored
             return ignored
         }
         walk(root: root, found: &found, skipped: &skipped, cache: &cache, enterRepository: { tracked.containsDirectory($0) },
-             includeDir: { rel in tracked.containsDirectory(rel) || !ignoredDirectory(rel) },
-             includeFile: { rel in tracked.contains(rel) || !(ignoredDirectory(Path.dirname(rel)) || repo.isIgnored(rel)) })
+             includeDir: { rel in tracked.containsDirectory(rel) || !untracked.withLock { ignoredDirectory(rel, &$0) } },
+             includeFile: { rel in
+                 tracked.contains(rel) || !untracked.withLock { ignoredDirectory(Path.dirname(rel), &$0) || $0.repo.isIgnored(rel) }
+             })
         if let cache, cache.changed {
             mkdir(cacheDir, 0o755)
             cache.save(cacheDir + "/listings")
@@ -267,36 +270,67 @@ public enum Sources {
     /// With `enterRepository`, a directory holding `.git` (a submodule, or another repository inside this one)
     /// is entered only when the closure says so (it tracks files there): otherwise its files are not this
     /// repository's, as in git's own listings and the trees `--rev` and `--staged` read.
+    /// The top of the tree is walked on this thread; the directories `splitDepth` below the root, each with all under
+    /// it, on all cores; what each finds is put in its place, so the order is the one walk's.
     static func walk(root: String, found: inout [String], skipped: inout [SkippedFile], cache: inout ListingCache?,
-                     enterRepository: ((String) -> Bool)?, includeDir: @escaping (String) -> Bool,
-                     includeFile: @escaping (String) -> Bool) {
+                     enterRepository: (@Sendable (String) -> Bool)?, includeDir: @escaping @Sendable (String) -> Bool,
+                     includeFile: @escaping @Sendable (String) -> Bool) {
         let rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard rootFD >= 0 else { return }
         defer { close(rootFD) }
         var st = stat()
         guard fstat(rootFD, &st) == 0 else { return }
-        var context = WalkContext(rootFD: rootFD, root: root, now: time(nil), enterRepository: enterRepository,
+        let context = WalkContext(rootFD: rootFD, root: root, now: time(nil), enterRepository: enterRepository,
                                   includeDir: includeDir, includeFile: includeFile)
-        context.walk("", st, found: &found, skipped: &skipped, cache: &cache)
+        var top = WalkContext.Found(splitDepth: 2)
+        var walker = context
+        walker.walk("", st, depth: 0, cache: cache, into: &top)
+        let splits = top.splits, listings = cache
+        let below = concurrentMap(splits.count, chunkSize: 1, makeState: { context }) { walker, i -> WalkContext.Found in
+            var out = WalkContext.Found(splitDepth: nil)
+            walker.walk(splits[i].relative, splits[i].stat, depth: 0, cache: listings, into: &out)
+            return out
+        }
+        var file = 0, skip = 0
+        for (split, part) in zip(splits, below) {
+            found += top.files[file..<split.files] + part.files
+            skipped += top.skipped[skip..<split.skipped] + part.skipped
+            (file, skip) = (split.files, split.skipped)
+        }
+        found += top.files[file...]
+        skipped += top.skipped[skip...]
+        for listed in top.listed + below.flatMap(\.listed) {
+            cache?.store(listed.relative, listed.stat, listedAt: context.now, entries: listed.entries)
+        }
     }
 
-    private struct WalkContext {
+    private struct WalkContext: Sendable {
         let rootFD: Int32
         let root: String
         let now: Int
-        let enterRepository: ((String) -> Bool)?
-        let includeDir: (String) -> Bool
-        let includeFile: (String) -> Bool
+        let enterRepository: (@Sendable (String) -> Bool)?
+        let includeDir: @Sendable (String) -> Bool
+        let includeFile: @Sendable (String) -> Bool
         var rootReal: String?
 
-        mutating func walk(_ relative: String, _ st: stat, found: inout [String], skipped: inout [SkippedFile], cache: inout ListingCache?) {
+        /// What a walk finds: the files, what it skips, the directories it listed (for the cache), and where it left a
+        /// directory `splitDepth` below its start to another walk (at which of its files and skipped entries).
+        struct Found: Sendable {
+            let splitDepth: Int?
+            var files: [String] = []
+            var skipped: [SkippedFile] = []
+            var listed: [(relative: String, stat: stat, entries: [(String, UInt8)])] = []
+            var splits: [(relative: String, stat: stat, files: Int, skipped: Int)] = []
+        }
+
+        mutating func walk(_ relative: String, _ st: stat, depth: Int, cache: ListingCache?, into out: inout Found) {
             let entries: [(String, UInt8)]
             if let cached = cache?.entries(relative, st) {
                 entries = cached
             } else {
-                guard let listed = list(relative, skipped: &skipped) else { return }
+                guard let listed = list(relative, skipped: &out.skipped) else { return }
                 entries = listed
-                cache?.store(relative, st, listedAt: now, entries: entries)
+                if cache != nil { out.listed.append((relative, st, entries)) }
             }
             if !relative.isEmpty, let enter = enterRepository, entries.contains(where: { $0.0 == ".git" }), !enter(relative) { return }
             for (name, type) in entries where name != ".git" {
@@ -310,15 +344,19 @@ public enum Sources {
                         guard fstatat(rootFD, rel, &sub, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
                     }
                     guard (sub.st_mode & S_IFMT) == S_IFDIR else { continue }
-                    walk(rel, sub, found: &found, skipped: &skipped, cache: &cache)
+                    if depth + 1 == out.splitDepth {
+                        out.splits.append((rel, sub, out.files.count, out.skipped.count))
+                    } else {
+                        walk(rel, sub, depth: depth + 1, cache: cache, into: &out)
+                    }
                     continue
                 }
                 guard includeFile(rel) else { continue }
                 if type == UInt8(DT_LNK), let reason = leavesRoot(rel) {
-                    if !reason.isEmpty { skipped.append(SkippedFile(path: rel, reason: reason)) }
+                    if !reason.isEmpty { out.skipped.append(SkippedFile(path: rel, reason: reason)) }
                     continue
                 }
-                found.append(rel)
+                out.files.append(rel)
             }
         }
 
