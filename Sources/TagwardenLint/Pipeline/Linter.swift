@@ -104,13 +104,14 @@ public enum Linter {
         findings.sort(by: Linter.order)
         var sources: [String: [UInt8]] = [:]
         let withFindings = Set(findings.map(\.file))
-        for f in model.files where withFindings.contains(f.path) { sources[f.path] = f.bytes }
+        // (by index: a loop over the files' facts copies each, retaining all it holds)
+        for f in model.files.indices where withFindings.contains(model.files[f].path) { sources[model.files[f].path] = model.files[f].bytes }
         assignFingerprints(&findings, sources: sources)
 
         // the summary counts what is reported on: the files under PATH
-        let inScope = model.files.mapRows { Linter.isUnder($0.path, prefix: request.reportPrefix) }
+        let inScope = model.files.indices.column { Linter.isUnder(model.files[$0].path, prefix: request.reportPrefix) }
         var summary = Summary(files: inScope.filter { $0 }.count,
-                              documents: zip(model.files, inScope.rows).reduce(0) { $0 + ($1.1 ? $1.0.documents : 0) },
+                              documents: inScope.indices.reduce(0) { $0 + (inScope[$1] ? model.files[$1].documents : 0) },
                               images: model.images.filter { inScope[$0.file] && $0.substitution?.isRepeat != true }.count,
                               markers: model.markers.filter { inScope[$0.file] }.count)
         summary.count(findings)
@@ -168,15 +169,19 @@ public enum Linter {
     /// Runs rules over the Model in parallel, and keeps the findings their scope allows.
     static func run(_ rules: [Rule], on model: Model, suppressionsUsed: Set<String> = [],
                     registry: RegistryFacts? = nil) -> ([Finding], [(rule: String, seconds: Double)]) {
-        // the files that are not applied, by path, with what is known of them
-        let unapplied = rules.allSatisfy({ $0.scope == .everyFile }) ? [:] : Dictionary(uniqueKeysWithValues:
-            model.files.indices.filter { model.clusters.reach[$0] != .applied }.map { (model.files[$0].path, $0) })
+        // the files that are not applied, by path, with what is known of them (gathered while the first rules run)
+        let unappliedFiles = Started { [model] () -> [String: FileID] in
+            rules.allSatisfy({ $0.scope == .everyFile }) ? [:] : Dictionary(uniqueKeysWithValues:
+                model.files.indices.filter { model.clusters.reach[$0] != .applied }.map { (model.files[$0].path, $0) })
+        }
         let results = Locked<[(findings: [Finding], seconds: Double)]>(Array(repeating: ([], 0), count: rules.count))
         DispatchQueue.concurrentPerform(iterations: rules.count) { i in
             let rule = rules[i]
             let t0 = monotonicSeconds()
             var found = rule.check(RuleContext(rule: rule.id, model: model, suppressionsUsed: suppressionsUsed, registry: registry))
-            if !unapplied.isEmpty, rule.scope != .everyFile { found = judgeUnapplied(found, scope: rule.scope, unapplied, model) }
+            if rule.scope != .everyFile, case let unapplied = unappliedFiles.value, !unapplied.isEmpty {
+                found = judgeUnapplied(found, scope: rule.scope, unapplied, model)
+            }
             let seconds = monotonicSeconds() - t0
             results.withLock { $0[i] = (found, seconds) }
         }

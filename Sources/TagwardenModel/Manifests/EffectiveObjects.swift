@@ -295,7 +295,8 @@ struct EffectiveObjects {
     }
 
     /// `stepsOf`: what `readAllSteps` read.
-    static func resolve(objects: Objects, files: Files, graph: IncludeGraph, clusters: Clusters,
+    /// `kustomizationAt`: directory → the kustomization there (`BuildSets`).
+    static func resolve(objects: Objects, files: Files, graph: IncludeGraph, clusters: Clusters, kustomizationAt: [String: ObjectID],
                         writtenName: [ObjectID: String], nonResources: Set<ObjectID>, stepsOf: [ObjectID: Steps],
                         variables: @escaping @Sendable (ObjectID) -> ((String) -> Envsubst.Value)? = { _ in nil }) -> [ObjectID: [Variant]] {
         // without patches, only builds that name or place a base differently, or substitute its fields, make variants
@@ -305,17 +306,13 @@ struct EffectiveObjects {
         }) else { return [:] }
         /// The image-automation objects' files keep their tree (`Extractor`); another is parsed again.
         @Sendable func yaml(_ f: FileID) -> YAMLFile { files[f].yaml }
-        /// Directory → the kustomization there; directory → the Flux Kustomizations whose `path` it is; directory of a
-        /// Component → the Flux Kustomizations that list it in `spec.components` (relative to their `path`: Flux
-        /// appends them to the `components:` of the kustomization at the path); Flux Kustomization → its
-        /// `spec.components`, as directories, in order.
-        let (kustomizationAt, fluxAt, fluxComponentAt, fluxComponents) = {
-            var kustomizationAt: [String: ObjectID] = [:], fluxAt: [String: [ObjectID]] = [:]
+        /// Directory → the Flux Kustomizations whose `path` it is; directory of a Component → the Flux Kustomizations
+        /// that list it in `spec.components` (relative to their `path`: Flux appends them to the `components:` of the
+        /// kustomization at the path); Flux Kustomization → its `spec.components`, as directories, in order.
+        let (fluxAt, fluxComponentAt, fluxComponents) = {
+            var fluxAt: [String: [ObjectID]] = [:]
             var fluxComponentAt: [String: [ObjectID]] = [:], fluxComponents: [ObjectID: [String]] = [:]
             for (i, o) in objects.withIDs {
-                if o.isKustomization && Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
-                    kustomizationAt[Path.dirname(files[o.file].path)] = i
-                }
                 if let k = o.fluxKustomization, k.source?.isGitRepository ?? true, let p = k.path {
                     fluxAt[p, default: []].append(i)
                     for dir in k.componentDirectories {
@@ -324,7 +321,7 @@ struct EffectiveObjects {
                     }
                 }
             }
-            return (kustomizationAt, fluxAt, fluxComponentAt, fluxComponents)
+            return (fluxAt, fluxComponentAt, fluxComponents)
         }()
         @Sendable func steps(_ k: ObjectID) -> Steps { stepsOf[k] ?? Steps() }
         // labels and annotations are read only when some patch selects by them

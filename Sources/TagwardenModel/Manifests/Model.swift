@@ -311,6 +311,7 @@ public struct Model: Sendable {
                                        configMaps: configMaps, kustomizationsOfFile: substituting, changedConfigMaps: changedConfigMaps, declared: declared,
                                        clustersOf: { [clusters] in clusters.of($0) })
         let effective = EffectiveObjects.resolve(objects: objects, files: facts, graph: graph, clusters: clusters,
+                                                 kustomizationAt: builds.value.kustomizationAt,
                                                  writtenName: writtenName, nonResources: nonResources, stepsOf: stepsOf,
                                                  variables: { flux in early.lookup(flux) })
         for i in effective.keys.sorted() {
