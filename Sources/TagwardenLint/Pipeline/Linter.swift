@@ -179,8 +179,9 @@ public enum Linter {
             let rule = rules[i]
             let t0 = monotonicSeconds()
             var found = rule.check(RuleContext(rule: rule.id, model: model, suppressionsUsed: suppressionsUsed, registry: registry))
-            if rule.scope != .everyFile, case let unapplied = unappliedFiles.value, !unapplied.isEmpty {
-                found = judgeUnapplied(found, scope: rule.scope, unapplied, model)
+            if rule.scope != .everyFile {
+                let unapplied = unappliedFiles.value
+                if !unapplied.isEmpty { found = judgeUnapplied(found, scope: rule.scope, unapplied, model) }
             }
             let seconds = monotonicSeconds() - t0
             results.withLock { $0[i] = (found, seconds) }

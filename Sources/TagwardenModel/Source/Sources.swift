@@ -293,8 +293,10 @@ public enum Sources {
         }
         var file = 0, skip = 0
         for (split, part) in zip(splits, below) {
-            found += top.files[file..<split.files] + part.files
-            skipped += top.skipped[skip..<split.skipped] + part.skipped
+            found += top.files[file..<split.files]
+            found += part.files
+            skipped += top.skipped[skip..<split.skipped]
+            skipped += part.skipped
             (file, skip) = (split.files, split.skipped)
         }
         found += top.files[file...]
