@@ -447,6 +447,56 @@ let imageRuleFindings = [
         #expect(res.findingObjects[3]["severity"] as? String == "note")
     }
 
+    /// The walk lists the top two levels on one thread and each directory below them on another: what those find is
+    /// judged as at the top (ignored, untracked, symlinked, another repository inside) and put back in the one walk's
+    /// order, which decides which of two copies is reported as the later one. The expectations are what the walk
+    /// gave on one thread (1d5f58a), cold and with the listing cache of a first run.
+    @Test func theWalksDeeperDirectoriesAreJudgedAndOrderedAsTheTop() throws {
+        let r = try TempRepo()
+        try r.write(".gitignore", "generated/\n*.local.yaml\n")
+        try r.write("a/a.yaml", pod("first", images: ["busybox:latest"]))
+        // a/b is walked on its own; its copy comes before a/c.yaml's in the one walk's order, so a/c.yaml's is the later
+        try r.write("a/b/c/dup.yaml", pod("same", images: ["nginx:latest"]))
+        try r.write("a/b/tracked.local.yaml", pod("t", images: ["nginx:latest"]))
+        try r.write("a/b/untracked.local.yaml", pod("u", images: ["nginx:latest"]))
+        try r.write("a/b/generated/g.yaml", pod("g", images: ["nginx:latest"]))
+        try r.write("a/b/new/untracked.yaml", pod("n", images: ["redis:latest"]))
+        try r.write("a/c.yaml", pod("same", images: ["nginx:latest"]))
+        try r.write("z/y/deep.yaml", pod("deep", images: ["busybox:latest"]))
+        let outside = try TempRepo(git: false)
+        try outside.write("secret.yaml", pod("s", images: ["nginx:latest"]))
+        try FileManager.default.createSymbolicLink(atPath: r.path + "/a/b/escape.yaml", withDestinationPath: outside.path + "/secret.yaml")
+        try FileManager.default.createSymbolicLink(atPath: r.path + "/a/b/loop.yaml", withDestinationPath: "loop.yaml")
+        try FileManager.default.createSymbolicLink(atPath: r.path + "/a/b/inside.yaml", withDestinationPath: "new/untracked.yaml")
+        try r.git("init", "-q", "a/sub")
+        try r.write("a/sub/x.yaml", pod("nested", images: ["nginx:latest"]))
+        try r.git("add", ".gitignore", "a/a.yaml", "a/c.yaml", "z/y/deep.yaml", "a/b/c/dup.yaml")
+        try r.git("add", "-f", "a/b/tracked.local.yaml")
+        try r.git("commit", "-q", "-m", "init")   // (not `add -A`: the rest stays untracked)
+        for run in ["cold", "warm"] {
+            let res = try r.audit("--format", "json")
+            #expect(res.findings == [
+                "image-latest-tag a/a.yaml:8:14",
+                "image-latest-tag a/b/c/dup.yaml:8:14",
+                "file-skipped a/b/escape.yaml:1:1",
+                "image-latest-tag a/b/inside.yaml:8:14",
+                "file-skipped a/b/loop.yaml:1:1",
+                "object-duplicate a/b/new/untracked.yaml:2:7",
+                "image-latest-tag a/b/new/untracked.yaml:8:14",
+                "image-latest-tag a/b/tracked.local.yaml:8:14",
+                "object-duplicate a/c.yaml:2:7",
+                "image-latest-tag a/c.yaml:8:14",
+                "image-latest-tag z/y/deep.yaml:8:14",
+            ], "\(run)")
+            let messages = res.findingObjects.map { $0["message"] as? String ?? "" }
+            #expect(messages[2].hasPrefix("skipped: symlink points outside the repository"), "\(run)")
+            #expect(messages[4] == "skipped: symlink loop", "\(run)")
+            #expect(messages[5].hasPrefix("Pod n is also defined, identically, in a/b/inside.yaml:2:"), "\(run)")
+            #expect(messages[8].hasPrefix("Pod same is also defined, identically, in a/b/c/dup.yaml:2:"), "\(run)")
+        }
+        #expect(FileManager.default.fileExists(atPath: r.path + "/.git/tagwarden/listings"))
+    }
+
     @Test func configSeverityAndDisabledRules() throws {
         let r = try TempRepo()
         try r.declareOneCluster("rules:\n  image-floating-tag: {severity: error}\n  image-latest-tag: {enabled: false}\nignore: [\"vendor/**\"]\n")
