@@ -15,9 +15,15 @@ extension Rule {
                 : "so \(builders.prefix(3).joined(separator: ", "))\(builders.count > 3 ? " and \(builders.count - 3) more" : "") "
                     + (builders.count == 1 ? "deploys" : "deploy") + " nothing"
         }
-        /// The Flux Kustomizations whose `path` is `path`.
+        /// Path → the Flux Kustomizations whose `path` it is (gathered once, for the few files a finding needs it for).
+        var byPath: [String: [ObjectID]]?
         func fluxKustomizations(at path: String) -> [ObjectID] {
-            m.objects.indices.filter { m.objects[$0].fluxKustomization?.path.flatMap(Model.normalizePath) == path }
+            if byPath == nil {
+                byPath = Dictionary(m.objects.indices.compactMap { k in
+                    m.objects[k].fluxKustomization?.path.flatMap(Model.normalizePath).map { ($0, [k]) }
+                }, uniquingKeysWith: +)
+            }
+            return byPath![path] ?? []
         }
         /// What fails with the kustomization Flux generates at `path`: the Flux Kustomizations whose path it is.
         func consequence(generatedAt path: String) -> String { consequence(builders: fluxKustomizations(at: path), of: path) }
