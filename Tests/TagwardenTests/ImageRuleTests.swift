@@ -26,6 +26,38 @@ import Testing
         #expect(res.first?.message.hasPrefix("image 'registry.k8s.io/sig-storage/csi-resizer:latest' uses the tag 'latest'") == true, "\(res.map(\.message))")
     }
 
+    /// A container an inline patch of a kustomization adds runs with the tag its `images:` entries give it: kustomize's
+    /// image transformer runs after the patches (`kubectl kustomize apps`: `n8nio/runners:2.26.5`; anthony-spruyt/spruyt-labs).
+    /// One no entry names keeps the tag written.
+    @Test func anInlinePatchsContainerTakesItsKustomizationsEntries() throws {
+        func files(entry: String) -> [String: String] {
+            ["apps/kustomization.yaml": """
+            resources: [dep.yaml]
+            images:
+              - name: \(entry)
+                newTag: "2.26.5"
+            patches:
+              - target: {kind: Deployment, name: worker}
+                patch: |-
+                  apiVersion: apps/v1
+                  kind: Deployment
+                  metadata: {name: _}
+                  spec:
+                    template:
+                      spec:
+                        containers:
+                          - name: runner
+                            image: n8nio/runners
+
+            """,
+             "apps/dep.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: worker}\nspec:\n  template:\n    spec:\n"
+                + "      containers:\n        - {name: web, image: nginx:1.27.0}\n"]
+        }
+        #expect(try lint(files(entry: "n8nio/runners")).rendered == [])
+        let other = try lint(files(entry: "n8nio/other")).rendered
+        #expect(other == ["image-entry-unmatched apps/kustomization.yaml:3:11", "image-missing-tag apps/kustomization.yaml:16:24"], "\(other)")
+    }
+
     @Test func kustomizeHelmAndCronJobImages() throws {
         var files: [String: String] = [:]
         files["base/kustomization.yaml"] = """

@@ -443,8 +443,11 @@ extension Model {
                 let generator = me?.order?.origin
                 // a container of a patch file replaces the one its kustomization's build holds, and that kustomization's
                 // entries apply to it then (kustomize runs the patches first): followed from there, not through its own patch
-                let patching = img.origin == .container && generator == nil && !graph.isIncluded(files[img.file].path)
-                    ? graph.patchedBy[files[img.file].path] : nil
+                // (so does one of a patch written inline in a kustomization: its own entries apply to it, as
+                // `kubectl kustomize` has it: anthony-spruyt/spruyt-labs)
+                let inline = img.origin == .container && generator == nil ? img.object.flatMap { objects[$0].isKustomization ? $0 : nil } : nil
+                let patching = inline.map { [$0] } ?? (img.origin == .container && generator == nil && !graph.isIncluded(files[img.file].path)
+                    ? graph.patchedBy[files[img.file].path] : nil)
                 if patching != nil { me = nil }
                 if patching == nil, let name = img.name ?? (me?.values != nil ? img.text : nil), generator == nil, !graph.isIncluded(files[img.file].path) {
                     guard fluxRetags else { return }
