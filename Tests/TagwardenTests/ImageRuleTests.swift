@@ -58,6 +58,64 @@ import Testing
         #expect(other == ["image-entry-unmatched apps/kustomization.yaml:3:11", "image-missing-tag apps/kustomization.yaml:16:24"], "\(other)")
     }
 
+    /// A HelmRelease's post-renderers retag the chart's images and the containers their patches add: Flux runs each
+    /// post-renderer's kustomize in order, its patches before its `images:` entries (anthony-spruyt/spruyt-labs). A later
+    /// post-renderer's patch comes after an earlier one's entries, and a kustomization's entries do not rewrite a patch's
+    /// text.
+    @Test func aPostRenderersEntriesRetagTheReleasesImages() throws {
+        func release(_ renderers: String) -> [String: String] {
+            ["apps/kustomization.yaml": "resources: [release.yaml]\nimages:\n  - {name: n8nio/late, newTag: \"9.9.9\"}\n",
+             "apps/release.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata: {name: n8n, namespace: n8n}
+            spec:
+              chart: {spec: {chart: n8n, sourceRef: {kind: HelmRepository, name: n8n}}}
+              values:
+                image: {repository: n8nio/n8n, tag: latest}
+              postRenderers:
+            \(renderers)
+            """]
+        }
+        func patch(_ image: String) -> String {
+            """
+                    patches:
+                      - target: {kind: Deployment, name: n8n-worker}
+                        patch: |-
+                          apiVersion: apps/v1
+                          kind: Deployment
+                          metadata: {name: _}
+                          spec:
+                            template:
+                              spec:
+                                containers:
+                                  - {name: runner, image: \(image)}
+
+            """
+        }
+        let retagged = try lint(release("""
+                - kustomize:
+                    images:
+                      - {name: n8nio/runners, newTag: "2.26.5"}
+                      - {name: n8nio/n8n, newTag: "1.2.3"}
+            \(patch("n8nio/runners"))
+            """)).rendered
+        // (the kustomization's entry reaches neither the values nor a patch's text: it matches nothing of its build)
+        #expect(retagged == ["image-entry-unmatched apps/kustomization.yaml:3:12"], "\(retagged)")
+        // (the second post-renderer's entry reaches the first's container; the first's entry not the second's)
+        let ordered = try lint(release("""
+                - kustomize:
+                    images:
+                      - {name: n8nio/late, newTag: "2.26.5"}
+            \(patch("n8nio/runners"))
+                - kustomize:
+                    images:
+                      - {name: n8nio/runners, newTag: "2.26.5"}
+            \(patch("n8nio/late"))
+            """)).rendered
+        #expect(ordered == ["image-latest-tag apps/release.yaml:7:41", "image-missing-tag apps/release.yaml:37:47"], "\(ordered)")
+    }
+
     @Test func kustomizeHelmAndCronJobImages() throws {
         var files: [String: String] = [:]
         files["base/kustomization.yaml"] = """

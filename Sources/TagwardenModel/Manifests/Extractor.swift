@@ -384,18 +384,49 @@ package struct Extractor {
     /// strategic merge patch sets.
     mutating func workloadImages(_ root: Int, kind: String, group: String, object: ObjectID) {
         if kind == "HelmRelease" {
+            let valuesImages = facts.images.count
             if let values = y.get(root, "spec", "values") { helmValues(values, object: object, depth: 0, path: []) }
             // a post-renderer's kustomize `images:` rewrite the rendered chart's images like a kustomization's
             if let renderers = y.get(root, "spec", "postRenderers"), y.nodes[renderers].kind == .sequence {
+                var rendered: [PostRendererImages] = [.init(images: valuesImages..<facts.images.count)]
                 for r in y.childNodes(renderers) {
-                    if let images = y.get(r, "kustomize", "images") { _ = kustomizeImages(images, object: object) }
+                    let first = facts.images.count
+                    let entries = y.get(r, "kustomize", "images").map { kustomizeImages($0, object: object) } ?? []
                     if let list = y.get(r, "kustomize", "patches") {
                         for item in y.childNodes(list) { if let patch = y.get(item, "patch") { inlinePatch(patch, object: object) } }
                     }
+                    rendered.append(.init(images: first..<facts.images.count, entries: entries))
                 }
+                markRetaggedByPostRenderers(rendered, release: object)
             }
         } else if let spec = podSpecNode(root, kind: kind, group: group) {
             podSpec(spec, object: object)
+        }
+    }
+
+    /// The images a HelmRelease's values or one of its post-renderers give (its patches' containers; its `images:`
+    /// entries' own among them), and that post-renderer's entries.
+    struct PostRendererImages {
+        var images: Range<Int>
+        var entries: [KustomizeImageEntry] = []
+    }
+
+    /// Marks the images of a HelmRelease that its own post-renderers retag. Flux runs the kustomize of each
+    /// `spec.postRenderers` item in order on the chart's output, and kustomize applies a kustomization's `images:`
+    /// entries after its patches: an entry that sets a tag or digest retags the chart's images of its name (those the
+    /// values give, as they are judged: as the chart renders them as written) and the containers that the patches of
+    /// its own post-renderer or of an earlier one add, not those a later one's add. Nothing else reaches them: the
+    /// `images:` entries of a kustomization that builds the release do not rewrite the text of its patches.
+    mutating func markRetaggedByPostRenderers(_ rendered: [PostRendererImages], release: ObjectID) {
+        for (at, part) in rendered.enumerated() {
+            let entries = rendered[at...].flatMap(\.entries)
+            guard !entries.isEmpty else { continue }
+            for i in part.images where facts.images[i].origin != .kustomize {
+                guard let name = facts.images[i].name else { continue }
+                var needs = KustomizeImageEntry.Needs()
+                if facts.images[i].text.hasPrefix(name) { needs.writtenSuffix = String(facts.images[i].text.dropFirst(name.count)) }
+                if KustomizeImageEntry.apply(entries, to: name, needs: needs) == nil { facts.images[i].retaggedBy = [release] }
+            }
         }
     }
 

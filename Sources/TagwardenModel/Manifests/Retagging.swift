@@ -469,9 +469,10 @@ extension Model {
             }
             return out
         }
-        // (the images of an `images:` entry of a kustomization that sets a tag: an overlay may set it again)
+        // (the images of an `images:` entry of a kustomization that sets a tag: an overlay may set it again; not the
+        // containers of a HelmRelease's post-renderers, text no kustomization rewrites: `markRetaggedByPostRenderers`)
         let chosen = images.indices.filter {
-            images[$0].origin == .container || images[$0].inContainerList
+            images[$0].origin == .container && images[$0].object.map { objects[$0].kind != "HelmRelease" } != false || images[$0].inContainerList
                 || images[$0].origin == .kustomize && (images[$0].tag != nil || images[$0].digest != nil)
                     && images[$0].object.map { objects[$0].isKustomization } == true
                 || images[$0].invalid == nil && (images[$0].valuesFromEntry != nil || (followsPatches && images[$0].valuesPath != nil))
