@@ -882,6 +882,35 @@ func fluxRepo() -> [String: String] {
         #expect(literal == ["image-invalid-reference apps/velero/job/pod.yaml:8:14"], "\(literal)")
     }
 
+    /// alecsg77/elysium: `$${image}` in a Flux Kustomization's own `spec.patches` is `${image}` once what applies it has
+    /// substituted; kustomize-controller then patches that Kustomization's build with it and substitutes its own
+    /// variables. The image is the inner one's value, and without one, what Flux puts in its place.
+    @Test func anEscapedVariableInAKustomizationsPatchIsItsOwnToSubstitute() throws {
+        func files(inner: String) -> [String: String] {
+            ["clusters/prod/apps.yaml": fluxKustomization(path: "./apps", spec: "  postBuild:\n    substitute: {domain: example.org}\n"),
+             "apps/web.yaml": fluxKustomization(name: "web", path: "./deploy", spec: """
+                  sourceRef: {kind: GitRepository, name: upstream}
+                  postBuild:
+                    substitute: {\(inner)}
+                  patches:
+                    - target: {kind: Deployment, name: web}
+                      patch: |
+                        - op: replace
+                          path: /spec/template/spec/containers/0/image
+                          value: $${image}
+
+                """)]
+        }
+        #expect(try lint(files(inner: "image: nginx:1.27.0")).rendered == [])
+        let latest = try lint(files(inner: "image: nginx:latest"))
+        #expect(latest.rendered == ["image-latest-tag apps/web.yaml:14:18"], "\(latest.rendered)")
+        #expect(latest.first?.message.contains("(written '$${image}', substituted by Flux Kustomization flux-system/apps in clusters/prod/apps.yaml, "
+                                                 + "then by Flux Kustomization flux-system/web in apps/web.yaml, which writes it into its own build)") == true,
+                "\(latest.map(\.message))")
+        let undefined = try lint(files(inner: "other: x")).rendered
+        #expect(undefined == ["image-invalid-reference apps/web.yaml:14:18"], "\(undefined)")
+    }
+
     @Test func postBuildSubstitutionIsJudgedAsEachClusterMakesIt() throws {
         var files: [String: String] = [:]
         files["apps/base/kustomization.yaml"] = "resources:\n  - web.yaml\n"

@@ -440,6 +440,7 @@ public struct ImageUse: Sendable {
 
     /// Reads a whole reference written in one scalar (at `span`).
     mutating func parse(_ text: String) {
+        invalid = nil   // (a text substituted again is read afresh)
         switch ImageReference.parse(text) {
         case .success(let ref):
             name = ref.name

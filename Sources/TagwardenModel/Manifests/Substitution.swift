@@ -19,6 +19,10 @@ public struct Substitution: Sendable {
     public var notApplied: String?
     /// A second text of the same field (another Kustomization makes another): not counted again as an image.
     public var isRepeat: Bool
+    /// The Flux Kustomization whose `spec.patches` or `spec.images` hold the reference, where what the others make of
+    /// it still has variables (`$${image}` makes `${image}`): it patches its own build with that text and then
+    /// substitutes its variables, as kustomize-controller builds before it substitutes.
+    public var then: ObjectID? = nil
 }
 
 /// fluxcd/pkg/envsubst's reading of `${…}`, for the forms a reference uses: `${var}`, the default forms
@@ -316,9 +320,21 @@ extension Substitution {
                 var img: ImageUse
                 var undefined: [String] = []
                 var notApplied: String?
+                var then: ObjectID?
                 if let lookup = variables.lookup(k), !(use.object.map { objects[$0].substitutionDisabled } ?? false) {
                     guard let r = substituted(use, lookup) else { continue }
                     (img, undefined) = r
+                    // a Flux Kustomization's own patch or entry that keeps variables after this one: its build substitutes them
+                    if let inner = use.object, inner != k, let innerSpec = objects[inner].fluxKustomization, Extractor.isTemplated(img.text) {
+                        if let innerLookup = variables.lookup(inner) {
+                            guard let r = substituted(img, innerLookup) else { continue }
+                            img = r.0
+                            for u in r.1 where !undefined.contains(u) { undefined.append(u) }
+                            then = inner
+                        } else if innerSpec.postBuild?.isActive == true {
+                            continue   // its postBuild comes from a patch: what it substitutes is not known here
+                        }
+                    }
                 } else {
                     // one that reads the file from another source (another repository at the same path) is not this file's
                     guard substitutingSources.contains(source(k)) else { continue }
@@ -333,7 +349,7 @@ extension Substitution {
                     for u in undefined where !made[m].substitution.undefined.contains(u) { made[m].substitution.undefined.append(u) }
                 } else {
                     made.append((img, env, Substitution(written: use.text, kustomizations: [k], undefined: undefined,
-                                                        notApplied: notApplied, isRepeat: !made.isEmpty)))
+                                                        notApplied: notApplied, isRepeat: !made.isEmpty, then: then)))
                 }
             }
             for var m in made {
@@ -389,6 +405,9 @@ extension Substitution {
             return " (\(names) \(several ? "apply" : "applies") it as written: \(notApplied))"
         }
         var note = " (written '\(written)', substituted by \(names)"
+        if let then {
+            note += ", then by Flux Kustomization \(model.qualifiedName(then)) in \(model.path(model.objects[then].file)), which writes it into its own build"
+        }
         if !undefined.isEmpty {
             note += "; \(undefined.joined(separator: ", ")) \(undefined.count == 1 ? "is" : "are") not defined there, so Flux puts an empty string in its place"
         }
