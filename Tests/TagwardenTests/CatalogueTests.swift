@@ -87,6 +87,8 @@ import Testing
         for r in Catalogue.rules where !Self.judgedOutsideTheModel.contains(r.id) {
             #expect(inCode.contains(r.id), "rules/\(r.id).yaml has no Rule(\"\(r.id)\") under Sources/TagwardenLint/Rules")
         }
+        // (the rules the linter starts first are rules: a misspelt one would be started in its place silently)
+        #expect(Linter.heavyFirst.keys.filter { !inCode.contains($0) } == [])
     }
 
     @Test func registrationIsGeneratedFromTheRuleFiles() throws {

@@ -80,8 +80,6 @@ public struct Model: Sendable {
     /// Each Flux Kustomization `path` without a kustomization file → the file of the first Flux Kustomization of it,
     /// whose generated kustomization builds it (`sideBySideBuilds(of:)`).
     let generatedBuilds: [String: FileID]
-    /// What staging ran (from git history), for the promotion rules; nil when they do not apply.
-    public let evidence: PromotionEvidence?
     /// The files of the snapshot that were not read, and why.
     public let skipped: [SkippedFile]
     /// What includes what among the kustomizations, and the one way up their chains.
@@ -133,17 +131,15 @@ public struct Model: Sendable {
 
     /// Parses and extracts every file (in parallel), then resolves namespaces and environments.
     /// `policyCharts`: the Helm charts of the repository whose templates (not read) make ImagePolicies.
-    /// `skipped`: the files of the snapshot that were not read. `evidence`: what staging ran, which needs the Model to
-    /// know where staging lives; it is given the Model once built, and the Model returned holds what it found.
+    /// `skipped`: the files of the snapshot that were not read.
     /// `sharing`: another audit's facts to take, or this one's to offer (`SharedExtraction`).
     public static func build(_ sources: [SourceFile], config: Config, profile: String?, remoteURLs: [String] = [], checkout: Checkout? = nil,
                              policyCharts: [String] = [], skipped: [SkippedFile] = [], sourceIgnore: String? = nil,
-                             readIgnoreFile: ((String) -> String?)? = nil, sharing: SharedExtraction.Role? = nil,
-                             evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
+                             readIgnoreFile: ((String) -> String?)? = nil, sharing: SharedExtraction.Role? = nil) -> Model {
         let facts = extractAll(sources, sharing: sharing)
         Timings.mark("extract")
-        return try build(facts: consume facts, config: config, profile: profile, remoteURLs: remoteURLs, checkout: checkout, policyCharts: policyCharts,
-                         skipped: skipped, sourceIgnore: sourceIgnore, readIgnoreFile: readIgnoreFile, evidence: evidence)
+        return build(facts: consume facts, config: config, profile: profile, remoteURLs: remoteURLs, checkout: checkout, policyCharts: policyCharts,
+                     skipped: skipped, sourceIgnore: sourceIgnore, readIgnoreFile: readIgnoreFile)
     }
 
     /// Appends the images of release values files (a generated ConfigMap's file, a chart's `valuesFiles`) to `images`.
@@ -204,8 +200,7 @@ public struct Model: Sendable {
 
     public static func build(facts input: consuming Files, config: Config, profile: String?, remoteURLs: [String] = [], checkout: Checkout? = nil,
                              policyCharts: [String] = [], skipped: [SkippedFile] = [], sourceIgnore: String? = nil,
-                             readIgnoreFile: ((String) -> String?)? = nil,
-                             evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
+                             readIgnoreFile: ((String) -> String?)? = nil) -> Model {
         var facts = consume input
         var objects: Objects = []
         var images = Table<ImageID, ImageUse>()
@@ -263,6 +258,10 @@ public struct Model: Sendable {
         }()
         let patchedPaths = inlinePatchedPaths(objects: objects, files: facts, graph: graph, builds: builds)
         let pathPatched = pathsPatchedEverywhere(objects: objects, files: facts, graph: graph, nonResources: nonResources)
+        // (each a `let`: a closure that reads a `var` struct copies it at every call, and all it holds is retained)
+        let detection = EnvironmentModel.base(config: config, profile: profile)
+        // what each file's path tells of its environment, read on another core while this one finds the clusters
+        let pathClues = Started { [facts] in facts.indices.column { detection.clues(path: facts[$0].path) } }
         var clusters = Clusters.build(objects: objects, files: facts, builds: builds, graph: graph, ignoring: nonResources, config: config,
                                       sourceIgnore: sourceIgnore, artifactSyncs: artifactSyncs, pathPatched: pathPatched,
                                       patchedPaths: patchedPaths)
@@ -345,9 +344,7 @@ public struct Model: Sendable {
                 variantClusters[o] = Set((fluxRoots.isEmpty ? files : fluxRoots).flatMap { clusters.of($0) }).sorted()
             }
         }
-        // (each a `let`: a closure that reads a `var` struct copies it at every call, and all it holds is retained)
-        let detection = EnvironmentModel.base(config: config, profile: profile)
-        let clues = facts.indices.column { detection.clues(path: facts[$0].path) }
+        let clues = pathClues.value
         // detection reads names, aliases and namespaces, never the tag rules inferred below
         var rootEnvironment: [String: String?] = [:]   // a root's path → its environment, found once per root
         let objectEnvironment = objects.indices.column { i -> String? in
@@ -548,17 +545,18 @@ public struct Model: Sendable {
         // an ImageRepository whose image has variables not known here may watch the images its written text may be
         let guessed = flux.repositories.indices.filter { flux.repositories[$0].imagePattern != nil }
         var assumedWatchers: [ImageID: [RepositoryID]] = [:]
+        // (the image's fields read in place: a copy of it retains all it holds)
         let promoted = images.indices.column { i -> Bool in
-            let img = images[i]
-            if img.origin == .marker || (img.name == nil && markersOfImage[i] != nil) { return true }
-            guard let name = img.name, let normalized = img.normalizedName else { return false }
+            if images[i].origin == .marker || (images[i].name == nil && markersOfImage[i] != nil) { return true }
+            guard let name = images[i].name, let normalized = images[i].normalizedName else { return false }
             if watched.contains(normalized) || (markersOfImage[i] ?? []).contains(where: namesUnknownRepository) { return true }
             if globs.matchImage(name, normalized: normalized) { return true }
+            guard !guessed.isEmpty else { return false }
             let watchers = guessed.filter { r in
                 let pattern = flux.repositories[r].imagePattern!
                 return pattern.matches(name) || pattern.matches(normalized)
             }
-            assumedWatchers[i] = watchers
+            if !watchers.isEmpty { assumedWatchers[i] = watchers }
             return !watchers.isEmpty
         }
         var resolved = Table<MarkerID, ResolvedMarker>()
@@ -570,25 +568,20 @@ public struct Model: Sendable {
             resolvedImages.append(ResolvedImage(use: img, environment: imageEnvironment[i], promoted: promoted[i],
                                                 assumedWatchers: assumedWatchers[i] ?? [], markers: markersOfImage[i] ?? []))
         }
-        func assemble(_ evidence: PromotionEvidence?) -> Model {
-            Model(files: facts, objects: objects, images: resolvedImages, markers: resolved, config: config, environments: env,
-                  objectNamespace: namespaces, objectEnvironment: objectEnvironment, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
-                  shortVersionReleases: config.shortVersionReleases.map(Glob.init),
-                  namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
-                  clusters: clusters, namespaceOverride: namespaceOverride, namespaceNotKnown: namespaceNotKnown,
-                  openNamespaces: openNamespaces, writtenName: writtenName, variantOf: variantOf,
-                  variantClusters: variantClusters, policyCharts: policyCharts,
-                  unlistedResources: unlisted, missingResources: missing, emptyFluxPaths: emptyPaths, emptyPathPremises: emptyPathPremises, patchFailures: patchFailures,
-                  generatedBuildRefusals: refusals,
-                  identityPatches: identityPatches,
-                  kustomizationDirectories: kustomizationDirectories,
-                  generatedBuilds: generated, evidence: evidence, skipped: skipped, graph: graph)
-        }
-        let model = assemble(nil)
+        let model = Model(files: facts, objects: objects, images: resolvedImages, markers: resolved, config: config, environments: env,
+            objectNamespace: namespaces, objectEnvironment: objectEnvironment, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
+            shortVersionReleases: config.shortVersionReleases.map(Glob.init),
+            namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
+            clusters: clusters, namespaceOverride: namespaceOverride, namespaceNotKnown: namespaceNotKnown,
+            openNamespaces: openNamespaces, writtenName: writtenName, variantOf: variantOf,
+            variantClusters: variantClusters, policyCharts: policyCharts,
+            unlistedResources: unlisted, missingResources: missing, emptyFluxPaths: emptyPaths, emptyPathPremises: emptyPathPremises, patchFailures: patchFailures,
+            generatedBuildRefusals: refusals,
+            identityPatches: identityPatches,
+            kustomizationDirectories: kustomizationDirectories,
+            generatedBuilds: generated, skipped: skipped, graph: graph)
         Timings.mark("model")
-        guard let found = try evidence(model) else { return model }
-        Timings.mark("history")
-        return assemble(found)
+        return model
     }
 
     /// `unlistedResources` and `missingResources`, by the build sets' index of paths, which the kustomizations' builds
