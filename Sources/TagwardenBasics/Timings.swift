@@ -18,16 +18,6 @@ public enum Timings {
         marks.withLock { $0.append((phase, wall, cpu)) }
     }
 
-    private static let besides = Locked<[(phase: String, seconds: Double)]>([])
-
-    /// Records that `phase`, run on a thread of its own beside the others, took `seconds`.
-    public static func beside(_ phase: String, seconds: Double) {
-        besides.withLock { $0.append((phase, seconds)) }
-    }
-
-    /// The phases run beside the others, with their wall seconds.
-    public static func phasesBeside() -> [(phase: String, seconds: Double)] { besides.withLock { $0 } }
-
     /// Each phase with the wall and CPU seconds since the previous mark.
     public static func phases() -> [(phase: String, wall: Double, cpu: Double)] {
         marks.withLock { m in

@@ -71,7 +71,7 @@ public struct CommitRun {
                 // the automation as its branch holds it, on that branch's files
                 if models[target.base] == nil {
                     let snapshot = try Sources.commit(repo, rev: target.base.hex)
-                    models[target.base] = (snapshot.files, Model.build(snapshot.files, config: config, profile: nil, remoteURLs: repo.remoteURLs()))
+                    models[target.base] = (snapshot.files, try Model.build(snapshot.files, config: config, profile: nil, remoteURLs: repo.remoteURLs()))
                 }
                 let (baseFiles, base) = models[target.base]!
                 var planOptions = options.plan

@@ -264,7 +264,7 @@ public struct Promotion: Sendable {
             rewrites.append(FileRewrite(path: model.files[file].path, before: before, after: after, changes: changes))
         }
         let after = files.applying(rewrites)
-        let rewritten = Model.build(after, config: model.config, profile: nil)
+        let rewritten = try Model.build(after, config: model.config, profile: nil)
         try verify(rewritten, digest: digest)
         return Rewritten(rewrites: rewrites, files: after, model: rewritten)
     }

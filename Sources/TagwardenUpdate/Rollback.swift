@@ -50,7 +50,7 @@ public struct Rollback {
         guard !rewrites.isEmpty else {
             throw PromotionRefused("\(environment.name) holds what it held before \(promotion.commit.prefix(12)) \"\(promotion.subject)\" already: nothing to roll back")
         }
-        let rolledBack = Model.build(after, config: model.config, profile: nil)
+        let rolledBack = try Model.build(after, config: model.config, profile: nil)
         // the tags the automations choose between: the promoted one, which the registry keeps, and the restored ones
         var records = [TagRecord(tag: promotion.tag, digest: promotion.digest)]
         for i in rolledBack.images.indices where rolledBack.images[i].environment == environment.name {

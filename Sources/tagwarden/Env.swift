@@ -43,7 +43,7 @@ struct Env: ParsableCommand {
         try guarded {
             let ws = try Workspace.open(path: path, configPath: config, knownRules: Catalogue.ids)
             let snapshot = try ws.snapshot(rev: nil, maxFileSize: nil)
-            let model = Model.load(snapshot, config: ws.config, profile: profile)
+            let model = try Model.load(snapshot, config: ws.config, profile: profile)
             if format == .json {
                 writeStdout(EnvironmentReport.json(model, applied: applied).serialized(pretty: true) + "\n")
             } else {

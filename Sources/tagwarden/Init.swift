@@ -40,7 +40,7 @@ struct Init: ParsableCommand {
                 throw TagwardenError("\(target) exists; use --force to overwrite it or --stdout to print a new one")
             }
             let snapshot = try ws.snapshot(rev: nil, maxFileSize: nil)
-            let model = Model.load(snapshot, config: Config(), profile: nil)
+            let model = try Model.load(snapshot, config: Config(), profile: nil)
             let text = try Self.weighStrictProfile(model, ws: ws, snapshot: snapshot)
             if stdout {
                 writeStdout(text)

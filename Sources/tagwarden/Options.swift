@@ -145,7 +145,6 @@ struct CommonOptions: ParsableArguments {
             for p in Timings.phases() {
                 writeStderr("phase \(p.phase) wall \(Int((p.wall * 1e6).rounded())) us cpu \(Int((p.cpu * 1e6).rounded())) us\n")
             }
-            for p in Timings.phasesBeside() { writeStderr("phase \(p.phase) (beside the rules) wall \(Int((p.seconds * 1e6).rounded())) us\n") }
         }
         let threshold: Severity?
         switch failOn {

@@ -115,7 +115,7 @@ struct PolicyEval: ParsableCommand {
             do { ws = try Workspace.open(path: path, configPath: nil, knownRules: Catalogue.ids) } catch let e as TagwardenError { return fail(e.message) }
             let snapshot: SourceSnapshot
             do { snapshot = try ws.snapshot(rev: nil, maxFileSize: nil) } catch let e as TagwardenError { return fail(e.message) }
-            let model = Model.load(snapshot, config: ws.config, profile: nil)
+            let model = try Model.load(snapshot, config: ws.config, profile: nil)
             let parts = policy.split(whereSeparator: { $0 == "/" || $0 == ":" }).map(String.init)
             guard parts.count == 2 else { return fail("--policy must be NAMESPACE/NAME, not '\(policy)'") }
             var candidates = model.flux.policies(namespace: parts[0], name: parts[1])

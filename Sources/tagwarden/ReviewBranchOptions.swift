@@ -60,7 +60,7 @@ struct ReviewBranchOptions: ParsableArguments {
         guard let repo = ws.repo else { throw TagwardenError("\(command) commits, and \(ws.root) is not inside a git repository") }
         let head = try repo.resolveCommit("HEAD")
         let snapshot = try ws.snapshot(rev: head, maxFileSize: nil)
-        return (repo, head, snapshot.files, Model.build(snapshot.files, config: ws.config, profile: nil, remoteURLs: snapshot.remoteURLs, checkout: snapshot.checkout))
+        return (repo, head, snapshot.files, try Model.build(snapshot.files, config: ws.config, profile: nil, remoteURLs: snapshot.remoteURLs, checkout: snapshot.checkout))
     }
 
     /// A command that commits for review: a refusal is exit code 1, and with JSON standard output gets an object for a

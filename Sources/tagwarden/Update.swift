@@ -151,7 +151,7 @@ struct Update: ParsableCommand {
             // --commit works on commits, as Flux works on a clone: the automations are read from HEAD's tree
             let head = mode == .commit ? try ws.repo.map { try $0.resolveCommit("HEAD") } : nil
             let snapshot = try ws.snapshot(rev: head, maxFileSize: nil)
-            let model = Model.build(snapshot.files, config: ws.config, profile: nil, remoteURLs: snapshot.remoteURLs, checkout: snapshot.checkout)
+            let model = try Model.build(snapshot.files, config: ws.config, profile: nil, remoteURLs: snapshot.remoteURLs, checkout: snapshot.checkout)
             Timings.mark("model")
             let tagSource = try self.tagSource(model)
             let only = automation.map { a -> RunSelection in

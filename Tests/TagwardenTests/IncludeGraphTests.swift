@@ -4,7 +4,7 @@ import Testing
 /// The one walk up the kustomizations' chains: its cycle and depth policy, and what the walks built on it give.
 @Suite struct IncludeGraphTests {
     func model(_ files: [String: String]) throws -> Model {
-        Model.build(files.sorted { $0.key < $1.key }.map { SourceFile(path: $0.key, bytes: Array($0.value.utf8)) }, config: Config(), profile: nil)
+        try Model.build(files.sorted { $0.key < $1.key }.map { SourceFile(path: $0.key, bytes: Array($0.value.utf8)) }, config: Config(), profile: nil)
     }
 
     static let configMap = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"

@@ -8,7 +8,7 @@ import TagwardenFixtures
 
     /// The outcomes of the policies in `manifest` (one file) against the tag file `tags`, by policy name.
     func outcomes(_ manifest: String, tags: String) throws -> [String: PolicyOutcome] {
-        let model = Model.build([SourceFile(path: "flux.yaml", bytes: Array(manifest.utf8))], config: Config(), profile: nil)
+        let model = try Model.build([SourceFile(path: "flux.yaml", bytes: Array(manifest.utf8))], config: Config(), profile: nil)
         let source = try TagFile.parse(Array(tags.utf8), path: "tags.json")
         var out: [String: PolicyOutcome] = [:]
         for o in try PolicyEvaluation.evaluate(model, tags: source) { out[model.flux.policies[o.policy].name] = o }

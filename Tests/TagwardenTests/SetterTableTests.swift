@@ -8,7 +8,7 @@ import TagwardenFixtures
     let digest = "sha256:" + String(repeating: "0f", count: 32)
 
     func table(_ docs: [String], tags: String) throws -> SetterTable {
-        let model = Model.build([SourceFile(path: "flux.yaml", bytes: Array(docs.joined(separator: "---\n").utf8))],
+        let model = try Model.build([SourceFile(path: "flux.yaml", bytes: Array(docs.joined(separator: "---\n").utf8))],
                                     config: Config(), profile: nil)
         let outcomes = try PolicyEvaluation.evaluate(model, tags: TagFile.parse(Array(tags.utf8), path: "tags.json"))
         return try SetterTable.build(model, automation: 0, cluster: nil, outcomes: outcomes)

@@ -11,7 +11,7 @@ import TagwardenFixtures
 
     func plan(_ files: [String: String], config: Config = Config()) throws -> (UpdatePlan, Model) {
         let sources = files.sorted { $0.key < $1.key }.map { SourceFile(path: $0.key, bytes: Array($0.value.utf8)) }
-        let model = Model.build(sources, config: config, profile: nil)
+        let model = try Model.build(sources, config: config, profile: nil)
         return (try Updater.plan(model, files: sources, tags: TagFile.parse(Array(tags.utf8), path: "tags.json")), model)
     }
 
@@ -165,7 +165,7 @@ import TagwardenFixtures
                                                                      marker: "flux-system:frontend")
         }
         let sources = files.sorted { $0.key < $1.key }.map { SourceFile(path: $0.key, bytes: Array($0.value.utf8)) }
-        let model = Model.build(sources, config: Config(), profile: nil)
+        let model = try Model.build(sources, config: Config(), profile: nil)
         let list = #"{"ghcr.io/acme/frontend": ["main-1", "main-3"], "ghcr.io/acme2/frontend": ["main-1", "main-2"]}"#
         let plan = try Updater.plan(model, files: sources, tags: TagFile.parse(Array(list.utf8), path: "tags.json"))
         #expect(plan.errors == [])

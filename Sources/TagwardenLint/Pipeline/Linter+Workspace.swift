@@ -1,5 +1,4 @@
 import TagwardenModel
-import TagwardenBasics
 
 /// The audit of a workspace's snapshot: the linter's request, with staging's history for the promotion rules.
 extension Workspace {
@@ -12,10 +11,8 @@ extension Workspace {
     /// one's to offer.
     public func audit(_ snapshot: SourceSnapshot, profile: String?, historyFrom tip: String?, sharing: SharedExtraction.Role? = nil,
                       registry: (Model) throws -> RegistryFacts? = { _ in nil }) throws -> AuditReport {
-        // (the repository handed to the thread that reads the history: nothing else uses it until the audit returns)
-        let repository = Locked(repo), progress = historyProgress
-        return try Linter.audit(request(snapshot, profile: profile, sharing: sharing),
-                                evidence: { model in try repository.withLock { try History.stagingEvidence(repo: $0, tip: tip, model: model, progress: progress) } },
-                                registry: registry)
+        try Linter.audit(request(snapshot, profile: profile, sharing: sharing),
+                         evidence: { model in try History.stagingEvidence(repo: repo, tip: tip, model: model, progress: historyProgress) },
+                         registry: registry)
     }
 }

@@ -81,31 +81,19 @@ public struct AuditRequest {
 /// The linter: a snapshot's files → the Model → every rule → settings and suppressions → findings, in one pass.
 public enum Linter {
     /// Audits a snapshot. `evidence`: what staging ran, for the promotion rules (given the Model, which knows where
-    /// staging lives), read on another core while the rules that do not need it run; its error, if it fails, is thrown
-    /// once they are done.
+    /// staging lives).
     /// `registry`: what the registries say about the model's images, for the rules only a registry can judge.
     public static func audit(_ request: AuditRequest,
-                             evidence: @escaping @Sendable (Model) throws -> PromotionEvidence? = { _ in nil },
-                             registry: (Model) throws -> RegistryFacts? = { _ in nil }) throws -> AuditReport {
-        let model = Model.load(request.snapshot, config: request.config, profile: request.profile, sharing: request.sharing)
-        let history = Started { [model] () -> Result<PromotionEvidence?, any Error> in
-            let t0 = monotonicSeconds()
-            defer { Timings.beside("history", seconds: monotonicSeconds() - t0) }
-            return Result { try evidence(model) }
-        }
-        // (never left running: it may read the git repository its caller closes)
-        defer { _ = history.value }
-        let report = finish(request, model: model, registry: try registry(model), evidence: { try? history.value.get() })
-        _ = try history.value.get()
-        return report
+                             evidence: (Model) throws -> PromotionEvidence? = { _ in nil },
+                             registry: (Model) throws -> RegistryFacts? = { _ in nil }) rethrows -> AuditReport {
+        let model = try Model.load(request.snapshot, config: request.config, profile: request.profile, sharing: request.sharing, evidence: evidence)
+        return finish(request, model: model, registry: try registry(model))
     }
 
-    /// `evidence`: what staging ran, waited for by the rules that need it.
-    static func finish(_ request: AuditRequest, model: Model, registry: RegistryFacts? = nil,
-                       evidence: @escaping @Sendable () -> PromotionEvidence? = { nil }) -> AuditReport {
+    static func finish(_ request: AuditRequest, model: Model, registry: RegistryFacts? = nil) -> AuditReport {
         let config = request.config
         let enabled = Rule.all.filter { config.rules[$0.id]?.enabled != false }
-        var (findings, timings) = run(enabled.filter { !$0.judgesSuppressions }, on: model, registry: registry, evidence: evidence)
+        var (findings, timings) = run(enabled.filter { !$0.judgesSuppressions }, on: model, registry: registry)
         Timings.mark("rules")
         findings = applySettings(findings, config: config)
         let used: Set<String>
@@ -180,7 +168,7 @@ public enum Linter {
 
     /// Runs rules over the Model in parallel, and keeps the findings their scope allows.
     static func run(_ rules: [Rule], on model: Model, suppressionsUsed: Set<String> = [],
-                    registry: RegistryFacts? = nil, evidence: @escaping @Sendable () -> PromotionEvidence? = { nil }) -> ([Finding], [(rule: String, seconds: Double)]) {
+                    registry: RegistryFacts? = nil) -> ([Finding], [(rule: String, seconds: Double)]) {
         // the files that are not applied, by path, with what is known of them (gathered while the first rules run)
         let unappliedFiles = Started { [model] () -> [String: FileID] in
             rules.allSatisfy({ $0.scope == .everyFile }) ? [:] : Dictionary(uniqueKeysWithValues:
@@ -192,7 +180,7 @@ public enum Linter {
         DispatchQueue.concurrentPerform(iterations: rules.count) { n in
             let i = order[n], rule = rules[i]
             let t0 = monotonicSeconds()
-            var found = rule.check(RuleContext(rule: rule.id, model: model, suppressionsUsed: suppressionsUsed, registry: registry, evidence: evidence))
+            var found = rule.check(RuleContext(rule: rule.id, model: model, suppressionsUsed: suppressionsUsed, registry: registry))
             if rule.scope != .everyFile {
                 let unapplied = unappliedFiles.value
                 if !unapplied.isEmpty { found = judgeUnapplied(found, scope: rule.scope, unapplied, model) }

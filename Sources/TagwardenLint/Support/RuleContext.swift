@@ -13,20 +13,13 @@ public struct RuleContext: Sendable {
     public let suppressionsUsed: Set<String>
     /// What the registries say (`audit --registry`); nil when the audit stays offline, as it does by default.
     public let registry: RegistryFacts?
-    private let readEvidence: @Sendable () -> PromotionEvidence?
 
-    init(rule: String, model: Model, suppressionsUsed: Set<String> = [], registry: RegistryFacts? = nil,
-         evidence: @escaping @Sendable () -> PromotionEvidence? = { nil }) {
+    init(rule: String, model: Model, suppressionsUsed: Set<String> = [], registry: RegistryFacts? = nil) {
         self.rule = rule
         self.model = model
         self.suppressionsUsed = suppressionsUsed
         self.registry = registry
-        readEvidence = evidence
     }
-
-    /// What staging ran (from git history), for the promotion rules; nil when they do not apply. Read on another
-    /// thread while the other rules run: the first rule to ask waits for it.
-    public var evidence: PromotionEvidence? { readEvidence() }
 
     /// A finding at a span of a file of the Model.
     public func finding(_ message: String, file: FileID, span: SourceSpan, object: ObjectID?, environment: String?) -> Finding {

@@ -41,9 +41,8 @@ extension Rule {
     }
 
     /// Production digests of promoted images checked against what staging ran (from the Model's promotion evidence).
-    static func promotionVerdicts(_ c: RuleContext) -> [(image: ImageID, verdict: PromotionVerdict)] {
-        let m = c.model
-        guard let production = m.environments.byAlias("production"), let evidence = c.evidence else { return [] }
+    static func promotionVerdicts(_ m: Model) -> [(image: ImageID, verdict: PromotionVerdict)] {
+        guard let evidence = m.evidence, let production = m.environments.byAlias("production") else { return [] }
         var out: [(image: ImageID, verdict: PromotionVerdict)] = []
         for (i, img) in m.images.withIDs where m.images[i].environment == production.name && m.images[i].promoted {
             // a base's reference that every build retags never runs: its digest is not production's

@@ -80,6 +80,8 @@ public struct Model: Sendable {
     /// Each Flux Kustomization `path` without a kustomization file → the file of the first Flux Kustomization of it,
     /// whose generated kustomization builds it (`sideBySideBuilds(of:)`).
     let generatedBuilds: [String: FileID]
+    /// What staging ran (from git history), for the promotion rules; nil when they do not apply.
+    public let evidence: PromotionEvidence?
     /// The files of the snapshot that were not read, and why.
     public let skipped: [SkippedFile]
     /// What includes what among the kustomizations, and the one way up their chains.
@@ -131,15 +133,17 @@ public struct Model: Sendable {
 
     /// Parses and extracts every file (in parallel), then resolves namespaces and environments.
     /// `policyCharts`: the Helm charts of the repository whose templates (not read) make ImagePolicies.
-    /// `skipped`: the files of the snapshot that were not read.
+    /// `skipped`: the files of the snapshot that were not read. `evidence`: what staging ran, which needs the Model to
+    /// know where staging lives; it is given the Model once built, and the Model returned holds what it found.
     /// `sharing`: another audit's facts to take, or this one's to offer (`SharedExtraction`).
     public static func build(_ sources: [SourceFile], config: Config, profile: String?, remoteURLs: [String] = [], checkout: Checkout? = nil,
                              policyCharts: [String] = [], skipped: [SkippedFile] = [], sourceIgnore: String? = nil,
-                             readIgnoreFile: ((String) -> String?)? = nil, sharing: SharedExtraction.Role? = nil) -> Model {
+                             readIgnoreFile: ((String) -> String?)? = nil, sharing: SharedExtraction.Role? = nil,
+                             evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
         let facts = extractAll(sources, sharing: sharing)
         Timings.mark("extract")
-        return build(facts: consume facts, config: config, profile: profile, remoteURLs: remoteURLs, checkout: checkout, policyCharts: policyCharts,
-                     skipped: skipped, sourceIgnore: sourceIgnore, readIgnoreFile: readIgnoreFile)
+        return try build(facts: consume facts, config: config, profile: profile, remoteURLs: remoteURLs, checkout: checkout, policyCharts: policyCharts,
+                         skipped: skipped, sourceIgnore: sourceIgnore, readIgnoreFile: readIgnoreFile, evidence: evidence)
     }
 
     /// Appends the images of release values files (a generated ConfigMap's file, a chart's `valuesFiles`) to `images`.
@@ -200,7 +204,8 @@ public struct Model: Sendable {
 
     public static func build(facts input: consuming Files, config: Config, profile: String?, remoteURLs: [String] = [], checkout: Checkout? = nil,
                              policyCharts: [String] = [], skipped: [SkippedFile] = [], sourceIgnore: String? = nil,
-                             readIgnoreFile: ((String) -> String?)? = nil) -> Model {
+                             readIgnoreFile: ((String) -> String?)? = nil,
+                             evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
         var facts = consume input
         var objects: Objects = []
         var images = Table<ImageID, ImageUse>()
@@ -568,20 +573,25 @@ public struct Model: Sendable {
             resolvedImages.append(ResolvedImage(use: img, environment: imageEnvironment[i], promoted: promoted[i],
                                                 assumedWatchers: assumedWatchers[i] ?? [], markers: markersOfImage[i] ?? []))
         }
-        let model = Model(files: facts, objects: objects, images: resolvedImages, markers: resolved, config: config, environments: env,
-            objectNamespace: namespaces, objectEnvironment: objectEnvironment, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
-            shortVersionReleases: config.shortVersionReleases.map(Glob.init),
-            namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
-            clusters: clusters, namespaceOverride: namespaceOverride, namespaceNotKnown: namespaceNotKnown,
-            openNamespaces: openNamespaces, writtenName: writtenName, variantOf: variantOf,
-            variantClusters: variantClusters, policyCharts: policyCharts,
-            unlistedResources: unlisted, missingResources: missing, emptyFluxPaths: emptyPaths, emptyPathPremises: emptyPathPremises, patchFailures: patchFailures,
-            generatedBuildRefusals: refusals,
-            identityPatches: identityPatches,
-            kustomizationDirectories: kustomizationDirectories,
-            generatedBuilds: generated, skipped: skipped, graph: graph)
+        func assemble(_ evidence: PromotionEvidence?) -> Model {
+            Model(files: facts, objects: objects, images: resolvedImages, markers: resolved, config: config, environments: env,
+                  objectNamespace: namespaces, objectEnvironment: objectEnvironment, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
+                  shortVersionReleases: config.shortVersionReleases.map(Glob.init),
+                  namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
+                  clusters: clusters, namespaceOverride: namespaceOverride, namespaceNotKnown: namespaceNotKnown,
+                  openNamespaces: openNamespaces, writtenName: writtenName, variantOf: variantOf,
+                  variantClusters: variantClusters, policyCharts: policyCharts,
+                  unlistedResources: unlisted, missingResources: missing, emptyFluxPaths: emptyPaths, emptyPathPremises: emptyPathPremises, patchFailures: patchFailures,
+                  generatedBuildRefusals: refusals,
+                  identityPatches: identityPatches,
+                  kustomizationDirectories: kustomizationDirectories,
+                  generatedBuilds: generated, evidence: evidence, skipped: skipped, graph: graph)
+        }
+        let model = assemble(nil)
         Timings.mark("model")
-        return model
+        guard let found = try evidence(model) else { return model }
+        Timings.mark("history")
+        return assemble(found)
     }
 
     /// `unlistedResources` and `missingResources`, by the build sets' index of paths, which the kustomizations' builds

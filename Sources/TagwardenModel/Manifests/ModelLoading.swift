@@ -5,8 +5,10 @@ extension Model {
     /// The Model of a snapshot, as every command reads it: the config's `ignore` and a chart's templates left out, files
     /// in other encodings converted, ytt templates and binary files skipped (said in `skipped`), the input budget
     /// (`maxInputSize`) kept; then, when the builds name files the listing passed over (`app.json`), those read too
-    /// and the model made again. `sharing`: the facts of another audit's files, to take or to offer (a check's two trees).
-    public static func load(_ snapshot: SourceSnapshot, config: Config, profile: String?, sharing: SharedExtraction.Role? = nil) -> Model {
+    /// and the model made again. `evidence`: what staging ran, for the model the run keeps. `sharing`: the facts of
+    /// another audit's files, to take or to offer (a check's two trees).
+    public static func load(_ snapshot: SourceSnapshot, config: Config, profile: String?, sharing: SharedExtraction.Role? = nil,
+                            evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
         let ignore = config.ignore.map(Glob.init)
         func ignored(_ path: String) -> Bool { config.relative(path).map { rel in ignore.contains { $0.matches(rel) } } ?? false }
         var skipped = snapshot.skipped
@@ -74,18 +76,21 @@ extension Model {
         func readIgnoreFile(_ path: String) -> String? {
             if case .success(let bytes)? = reader?.read(path) { String(decoding: bytes, as: UTF8.self) } else { nil }
         }
-        func build() -> Model {
+        func build(evidence: (Model) throws -> PromotionEvidence?) throws -> Model {
             var notRead = skipped
             for (c, n) in zip(charts, templates) where n > 0 {
                 notRead.append(SkippedFile(path: c + "Chart.yaml", reason: "the chart's templates (\(n) file\(n == 1 ? "" : "s") under \(c)templates/) "
                     + "are Helm templates, not YAML: not linted"))
             }
             notRead.removeAll { ignored($0.path) }
-            return Model.build(files, config: config, profile: profile, remoteURLs: snapshot.remoteURLs, checkout: snapshot.checkout,
-                               policyCharts: policyCharts.sorted().map { charts[$0].isEmpty ? "." : String(charts[$0].dropLast()) },
-                               skipped: notRead, sourceIgnore: sourceIgnore, readIgnoreFile: readIgnoreFile, sharing: sharing)
+            return try Model.build(files, config: config, profile: profile, remoteURLs: snapshot.remoteURLs, checkout: snapshot.checkout,
+                                   policyCharts: policyCharts.sorted().map { charts[$0].isEmpty ? "." : String(charts[$0].dropLast()) },
+                                   skipped: notRead, sourceIgnore: sourceIgnore, readIgnoreFile: readIgnoreFile, sharing: sharing, evidence: evidence)
         }
-        var model = build()
+        // staging's history is read for the model the run keeps: this one, unless its builds name files the listing
+        // passed over, which join the input and make the model again
+        let hasReader = snapshot.reader != nil
+        var model = try build { m in hasReader && !m.unlistedResources.isEmpty ? nil : try evidence(m) }
         // kustomize reads every file a build names as YAML, whatever its name (`app.json`, `app.txt`): such files,
         // which the listing passed over, join the input, and the model is built again (only then)
         if let reader = snapshot.reader {
@@ -102,7 +107,7 @@ extension Model {
                     case nil: break
                     }
                 }
-                model = build()
+                model = try build(evidence: evidence)
             }
         }
         return model
