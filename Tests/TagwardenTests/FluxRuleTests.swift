@@ -1710,6 +1710,26 @@ func fluxRepo() -> [String: String] {
                                             + "so Flux Kustomization flux-system/canary (clusters/prod/canary.yaml) deploys nothing"])
     }
 
+    /// AbuDev22/multi-clusters: a Flux Kustomization written into the `kustomization.yaml` of bootstrap's path is the
+    /// kustomization kustomize reads there, and refuses: Flux generates nothing for that directory, so neither the
+    /// Kustomization nor the `flux-system` directory beside it is applied through that build, and what its path names is
+    /// applied by no cluster here (a warning that says so), not an error of a Kustomization that never runs.
+    @Test func aFluxKustomizationWrittenAsTheKustomizationFileIsAppliedByNothing() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.4.0")
+        files["clusters/prod/flux-system/kustomization.yaml"] = "resources: [gotk-components.yaml, gotk-sync.yaml, missing.yaml]\n"
+        files["clusters/prod/kustomization.yaml"] = fluxKustomization(name: "prod", path: "./apps")
+        files["apps/app1/deployment.yml"] = "apiVersion: v1\nkind: ConfigMap\nnamespace:default\nmetadata:\n  name: app1\n"
+        let res = try lint(files).filter { $0.rule == "kustomization-build-fails" }
+        #expect(res.map { "\($0.severity) \($0.rendered)" } == ["warning kustomization-build-fails apps/app1/deployment.yml:4:1",
+                                                               "error kustomization-build-fails clusters/prod/flux-system/kustomization.yaml:1:51",
+                                                               "error kustomization-build-fails clusters/prod/kustomization.yaml:4:1"],
+                "\(res.map(\.message))")
+        #expect(res.first?.message.hasSuffix("(no cluster in this repository applies this file)") == true, "\(res.map(\.message))")
+        // (bootstrap applies its directory itself: not the refused build's)
+        #expect(res.dropFirst().first?.message.hasSuffix("so nothing that builds clusters/prod/flux-system deploys anything") == true,
+                "\(res.map(\.message))")
+    }
+
     /// rayanebel/fluxv2-test: a GitRepository's `include` has source-controller copy another repository's artifact to
     /// its `toPath` (the included GitRepository's name by default): what is there is not in this repository, and
     /// neither a Flux path nor a resource under it is missing.

@@ -12,7 +12,8 @@ import TagwardenPolicy
 struct BuildSets {
     let files: Files
     var kustomizationAt: [String: ObjectID] = [:]   // directory → its kustomization object
-    /// Directory → its kustomization file that holds no kustomization.
+    /// Directory → its kustomization file that holds no kustomization: empty, or one kustomize refuses (a Flux
+    /// Kustomization written into `kustomization.yaml`): it builds nothing there either.
     var emptyKustomizationAt: [String: FileID] = [:]
     let objects: Objects
     var fileAt: [String: FileID] = [:]
@@ -33,9 +34,8 @@ struct BuildSets {
             kustomizationAt[Path.dirname(files[o.file].path)] = i
         }
         for i in files.indices { fileAt[files[i].path] = i }
-        var withObjects = Table<FileID, Bool>(repeating: false, count: files.count)
-        for o in objects { withObjects[o.file] = true }
-        for f in files.indices where !withObjects[f] && Extractor.isKustomizationName(Path.basename(files[f].path)) {
+        for f in files.indices where (files[f].path.hasSuffix("ustomization.yaml") || files[f].path.hasSuffix("ustomization.yml")
+            || files[f].path.hasSuffix("Kustomization")) && Extractor.isKustomizationName(Path.basename(files[f].path)) {
             let dir = Path.dirname(files[f].path)
             if kustomizationAt[dir] == nil { emptyKustomizationAt[dir] = f }
         }
@@ -68,6 +68,16 @@ struct BuildSets {
         var out = Set<FileID>()
         var visited = Set<String>()
         add(dir, &out, &visited, depth: 0)
+        return out
+    }
+
+    /// The files of directory `dir` as a kustomization Flux generates there would take them, whatever kustomization file
+    /// it holds: what `kubectl apply -f` of a directory whose kustomization file kustomize refuses applies, as far as it
+    /// can be told.
+    func generatedFiles(under dir: String) -> Set<FileID> {
+        var out = Set<FileID>()
+        var visited: Set<String> = [dir]
+        dirMode(dir, &out, &visited, depth: 0)
         return out
     }
 

@@ -562,6 +562,10 @@ public struct Clusters: Sendable {
             }
             return out.merging(post.substitute) { $1 }
         }
+        // the kustomization files that hold Flux Kustomizations, which kustomize refuses, unless a kustomization lists the file itself
+        let refusedKustomizationFiles = Set(kustomizations.map(file).filter { f in
+            Extractor.isKustomizationName(Path.basename(files[f].path)) && graph.includedBy[files[f].path] == nil
+        })
         var walks: [ClusterID: [(roots: [ObjectID], files: Set<FileID>, variables: [String: String]?)]] = [:]
         // each cluster's Kustomizations whose path its variables or a patch make another, by the files they build there
         var substitutedBuilders: [ClusterID: [FileID: Set<ObjectID>]] = [:]
@@ -597,7 +601,10 @@ public struct Clusters: Sendable {
                         new = true
                     }
                 }
-                if new || !variables.isEmpty {
+                // (a Flux Kustomization written into its directory's kustomization file is what kustomize reads as the
+                // kustomization there, and refuses: a build that takes the directory applies nothing of it; one that nothing
+                // here builds may still be applied by hand, `kubectl apply -f`, a root as any other)
+                if new || !variables.isEmpty, !refusedKustomizationFiles.contains(f) {
                     for j in objectsOfFile[f] ?? [] where spec(j) != nil { queue.append((j, variables, suspended)) }
                 }
             }
@@ -660,8 +667,11 @@ public struct Clusters: Sendable {
         func apply(_ root: ObjectID, in named: String? = nil) {
             let c = cluster(named: named ?? clusterName(root))
             out.clusters[c].roots.append(root)
-            // applied from outside, with the directory it is in (what bootstrap's path builds, when it is not here)
-            walk(c, roots: [root], files: buildsItself(root) ? [] : builds.files(under: Path.dirname(files[file(root)].path)))
+            // applied from outside, with the directory it is in (what bootstrap's path builds, when it is not here; one written
+            // into a kustomization file, which kustomize refuses, with the directory's files, as `kubectl apply -f` takes them)
+            let dir = Path.dirname(files[file(root)].path)
+            walk(c, roots: [root], files: buildsItself(root) ? [] : refusedKustomizationFiles.contains(file(root))
+                    ? builds.value.generatedFiles(under: dir) : builds.files(under: dir))
         }
         // a FluxInstance's sync (flux-operator's, or its chart's values): the path it syncs, as bootstrap's does; of an
         // artifact, the directory taken to be its path here (`Model.artifactSyncs`, a premise)
