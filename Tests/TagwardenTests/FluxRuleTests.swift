@@ -1728,6 +1728,12 @@ func fluxRepo() -> [String: String] {
         // (bootstrap applies its directory itself: not the refused build's)
         #expect(res.dropFirst().first?.message.hasSuffix("so nothing that builds clusters/prod/flux-system deploys anything") == true,
                 "\(res.map(\.message))")
+        // one that nothing here builds may be applied by hand (`kubectl apply -f deploy/`): a root applied from outside
+        let byHand = try lint(["deploy/kustomization.yaml": fluxKustomization(name: "app", path: "./k8s"),
+                               "k8s/web.yaml": pod("web", images: ["nginx:latest"])]).filter { $0.rule == "image-latest-tag" }
+        #expect(byHand.map { "\($0.severity) \($0.rendered)" } == ["warning image-latest-tag k8s/web.yaml:8:14"])
+        #expect(byHand.first?.message.hasSuffix("(cluster deploy is taken to be applied from outside this repository (nothing here applies "
+                                                + "deploy/kustomization.yaml); declare it under clusters: in .tagwarden.yaml)") == true, "\(byHand.map(\.message))")
     }
 
     /// rayanebel/fluxv2-test: a GitRepository's `include` has source-controller copy another repository's artifact to

@@ -465,7 +465,12 @@ public struct Clusters: Sendable {
         // paths that build nothing here (another repository's, or missing): no cluster of this repository
         guard built.values.contains(where: { !$0.isEmpty }) || !config.clusters.isEmpty || synced else { return out }
         func file(_ k: ObjectID) -> FileID { objects[k].file }
-        func buildsItself(_ k: ObjectID) -> Bool { built[k]?.contains(file(k)) ?? false }
+        // the kustomization files that hold Flux Kustomizations, which kustomize refuses, unless a kustomization lists the file itself
+        let refusedKustomizationFiles = Set(kustomizations.map(file).filter { f in
+            Extractor.isKustomizationName(Path.basename(files[f].path)) && graph.includedBy[files[f].path] == nil
+        })
+        // (one written into the kustomization file of its own path does not: kustomize refuses that build)
+        func buildsItself(_ k: ObjectID) -> Bool { !refusedKustomizationFiles.contains(file(k)) && built[k]?.contains(file(k)) ?? false }
         /// flux bootstrap's sync: it builds its own file, or stands in `<path>/flux-system/`, as bootstrap writes it, which
         /// bootstrap applies itself (where the kustomization at `path` does not list `flux-system`, sulibot's production).
         func isBootstrapSync(_ k: ObjectID) -> Bool {
@@ -562,10 +567,6 @@ public struct Clusters: Sendable {
             }
             return out.merging(post.substitute) { $1 }
         }
-        // the kustomization files that hold Flux Kustomizations, which kustomize refuses, unless a kustomization lists the file itself
-        let refusedKustomizationFiles = Set(kustomizations.map(file).filter { f in
-            Extractor.isKustomizationName(Path.basename(files[f].path)) && graph.includedBy[files[f].path] == nil
-        })
         var walks: [ClusterID: [(roots: [ObjectID], files: Set<FileID>, variables: [String: String]?)]] = [:]
         // each cluster's Kustomizations whose path its variables or a patch make another, by the files they build there
         var substitutedBuilders: [ClusterID: [FileID: Set<ObjectID>]] = [:]
@@ -668,10 +669,11 @@ public struct Clusters: Sendable {
             let c = cluster(named: named ?? clusterName(root))
             out.clusters[c].roots.append(root)
             // applied from outside, with the directory it is in (what bootstrap's path builds, when it is not here; one written
-            // into a kustomization file, which kustomize refuses, with the directory's files, as `kubectl apply -f` takes them)
+            // into a kustomization file, which kustomize refuses, with the directory's files, as `kubectl apply -f` takes them;
+            // beside one, not that file, which `kubectl apply -k` refuses)
             let dir = Path.dirname(files[file(root)].path)
             walk(c, roots: [root], files: buildsItself(root) ? [] : refusedKustomizationFiles.contains(file(root))
-                    ? builds.value.generatedFiles(under: dir) : builds.files(under: dir))
+                    ? builds.value.generatedFiles(under: dir) : builds.files(under: dir).subtracting(refusedKustomizationFiles))
         }
         // a FluxInstance's sync (flux-operator's, or its chart's values): the path it syncs, as bootstrap's does; of an
         // artifact, the directory taken to be its path here (`Model.artifactSyncs`, a premise)
