@@ -2018,6 +2018,55 @@ extension FluxInstanceTests {
     }
 
 
+    /// fastlorenzo/d1-fleet: production's Flux Kustomization deletes the image automation its tenant builds (a `$patch:
+    /// delete` of everything labelled `toolkit.fluxcd.io/role: automation`), staging's does not: the API is judged in the
+    /// cluster that deploys the object, not in production, whose components lack image-automation-controller.
+    @Test func anAPIIsJudgedOnlyInTheClustersThatDeployTheObject() throws {
+        let crds = """
+            ---
+            apiVersion: apiextensions.k8s.io/v1
+            kind: CustomResourceDefinition
+            metadata: {name: gitrepositories.source.toolkit.fluxcd.io}
+            spec:
+              group: source.toolkit.fluxcd.io
+              names: {kind: GitRepository}
+              scope: Namespaced
+              versions: [{name: v1, served: true}]
+
+            """
+        let automationCRD = crds.replacingOccurrences(of: "gitrepositories.source.toolkit.fluxcd.io", with: "imageupdateautomations.image.toolkit.fluxcd.io")
+            .replacingOccurrences(of: "group: source.toolkit.fluxcd.io", with: "group: image.toolkit.fluxcd.io")
+            .replacingOccurrences(of: "kind: GitRepository", with: "kind: ImageUpdateAutomation")
+            .replacingOccurrences(of: "name: v1, served", with: "name: v1beta2, served")
+        var files = bootstrapFiles("clusters/prod", flux: "v2.4.0", crds: crds)
+        files.merge(bootstrapFiles("clusters/staging", flux: "v2.4.0", crds: crds + automationCRD)) { a, _ in a }
+        let delete = """
+              patches:
+                - patch: |
+                    $patch: delete
+                    apiVersion: all
+                    kind: all
+                    metadata:
+                      name: all
+                  target:
+                    labelSelector: toolkit.fluxcd.io/role=automation
+
+            """
+        files["clusters/prod/tenant.yaml"] = fluxKustomization(name: "tenant", path: "./tenants", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n" + delete)
+        files["clusters/staging/tenant.yaml"] = fluxKustomization(name: "tenant", path: "./tenants", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["tenants/update/kustomization.yaml"] = "resources: [automation.yaml]\nlabels:\n  - pairs:\n      toolkit.fluxcd.io/role: automation\n"
+        files["tenants/update/automation.yaml"] = "apiVersion: image.toolkit.fluxcd.io/v1beta2\nkind: ImageUpdateAutomation\nmetadata: {name: tenant, namespace: flux-system}\n"
+            + "spec:\n  interval: 1h\n  sourceRef: {kind: GitRepository, name: flux-system}\n  git: {commit: {author: {name: flux, email: flux@example.com}}}\n"
+            + "  update: {path: ./tenants, strategy: Setters}\n"
+        let deployed = try lint(files, asFound: true).filter { $0.rule == "api-removed" }
+        #expect(deployed.map(\.message) == [], "\(deployed.map(\.rendered))")
+        // without the patch, production's Flux is refused it
+        files["clusters/prod/tenant.yaml"] = files["clusters/staging/tenant.yaml"]
+        let refused = try lint(files, asFound: true).filter { $0.rule == "api-removed" }
+        #expect(refused.map(\.rendered) == ["api-removed tenants/update/automation.yaml:1:13"], "\(refused.map(\.message))")
+        #expect(refused.first?.message.contains("of cluster clusters/prod") == true, "\(refused.map(\.message))")
+    }
+
     /// tkubica12/gitops-flux-arc: a ring's patch sets only `image.tag` of a HelmRelease whose base writes
     /// `image.repository` (`kubectl kustomize`: `repository: ghcr.io/example/pod_hello`, `tag: 4`): the image is that
     /// repository, not "the chart's own, not read here".

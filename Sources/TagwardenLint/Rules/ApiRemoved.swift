@@ -72,9 +72,9 @@ extension Model {
         if v1Everywhere, o.apiVersion == "image.toolkit.fluxcd.io/v1" { return nil }
         guard !flux.nonResources.contains(i) else { return nil }
         let version = Path.basename(o.apiVersion)
-        let key = ImageAPI.Key(clusters: clusters.of(o.file), kind: o.kind, version: version)
+        let key = ImageAPI.Key(clusters: clusters(deploying: i), kind: o.kind, version: version)
         if let known = cache[key] { return known }
-        let runs = fluxRuns(ofFile: o.file).map { run -> (run: FluxRun, served: Bool, alternatives: [String], byComponents: Bool) in
+        let runs = fluxRuns(ofObject: i).map { run -> (run: FluxRun, served: Bool, alternatives: [String], byComponents: Bool) in
             // the config's fluxVersion overrides what the components say, as it does their version
             // (components that define Flux's kinds but not this one serve none of it: AGarciaRipalda/flux-tyk-gotenberg's
             // bootstrap without image-reflector-controller)

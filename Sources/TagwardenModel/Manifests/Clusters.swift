@@ -914,9 +914,14 @@ public struct FluxRun: Sendable {
 extension Model {
     /// The Flux of each cluster that applies `file`: `fluxVersion` of the config overrides all; a cluster whose files
     /// do not say runs current Flux. A file of no cluster runs the repository's Flux when it holds one installation.
-    public func fluxRuns(ofFile file: FileID) -> [FluxRun] {
+    public func fluxRuns(ofFile file: FileID) -> [FluxRun] { fluxRuns(in: clusters.of(file)) }
+
+    /// The Flux of each cluster that deploys object `o` (`clusters(deploying:)`: where the builds of some clusters delete
+    /// it with a patch, only the others), as `fluxRuns(ofFile:)` says.
+    public func fluxRuns(ofObject o: ObjectID) -> [FluxRun] { fluxRuns(in: clusters(deploying: o)) }
+
+    private func fluxRuns(in applying: [ClusterID]) -> [FluxRun] {
         if let v = config.fluxVersion { return [FluxRun(version: v, cluster: nil, origin: "fluxVersion in \(config.path ?? Config.fileName)")] }
-        let applying = clusters.of(file)
         if !applying.isEmpty {
             return applying.map { c in
                 FluxRun(version: clusters.clusters[c].flux ?? .current, cluster: c, origin: clusters.clusters[c].fluxOrigin)
