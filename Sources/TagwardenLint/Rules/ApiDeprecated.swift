@@ -7,7 +7,7 @@ import TagwardenModel
 extension Rule {
     static let apiDeprecated = Rule("api-deprecated") { c in
         let m = c.model
-        var cache: [Model.ImageAPI.Key: Model.ImageAPI] = [:]
+        var cache = Model.ImageAPI.Cache()
         let v1Everywhere = m.servesV1Everywhere
         return m.objects.indices.compactMap { i in
             guard let api = m.imageAPI(i, cache: &cache, v1Everywhere: v1Everywhere), api.runs.allSatisfy(\.served), let removed = api.lifetime?.removedIn,

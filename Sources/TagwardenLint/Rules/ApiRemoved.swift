@@ -7,7 +7,7 @@ import TagwardenModel
 extension Rule {
     static let apiRemoved = Rule("api-removed") { c in
         let m = c.model
-        var cache: [Model.ImageAPI.Key: Model.ImageAPI] = [:]
+        var cache = Model.ImageAPI.Cache()
         let v1Everywhere = m.servesV1Everywhere
         return m.objects.indices.compactMap { i in
             guard let api = m.imageAPI(i, cache: &cache, v1Everywhere: v1Everywhere), let refused = api.runs.first(where: { !$0.served }) else { return nil }
@@ -59,10 +59,18 @@ extension Model {
         /// For each Flux that applies it: whether it serves the apiVersion, which it serves instead (newest first), and
         /// whether the cluster's own CustomResourceDefinitions said so.
         var runs: [(run: FluxRun, served: Bool, alternatives: [String], byComponents: Bool)]
+
+        /// The verdicts found so far, and each written object's variants (`variantOf` turned round, made on first need).
+        struct Cache {
+            var apis: [Key: ImageAPI] = [:]
+            var variants: [ObjectID: [ObjectID]]?
+        }
     }
 
     /// `v1Everywhere` is `servesV1Everywhere`, asked once by the rule.
-    func imageAPI(_ i: ObjectID, cache: inout [ImageAPI.Key: ImageAPI], v1Everywhere: Bool) -> ImageAPI? {
+    /// An object that builds patch per cluster is judged in the clusters that deploy any of its variants, so that the
+    /// variants of one written object, which share its place, say one thing.
+    func imageAPI(_ i: ObjectID, cache: inout ImageAPI.Cache, v1Everywhere: Bool) -> ImageAPI? {
         let o = objects[i]
         switch o.flux {   // the Flux fields of the three image kinds
         case .imageRepository?, .imagePolicy?, .automation?: break
@@ -72,9 +80,12 @@ extension Model {
         if v1Everywhere, o.apiVersion == "image.toolkit.fluxcd.io/v1" { return nil }
         guard !flux.nonResources.contains(i) else { return nil }
         let version = Path.basename(o.apiVersion)
-        let key = ImageAPI.Key(clusters: clusters(deploying: i), kind: o.kind, version: version)
-        if let known = cache[key] { return known }
-        let runs = fluxRuns(ofObject: i).map { run -> (run: FluxRun, served: Bool, alternatives: [String], byComponents: Bool) in
+        let base = variantOf[i] ?? i
+        if cache.variants == nil { cache.variants = variantOf.reduce(into: [:]) { $0[$1.value, default: []].append($1.key) } }
+        let deploying = Set(([base] + (cache.variants?[base] ?? [])).flatMap { clusters(deploying: $0) }).sorted()
+        let key = ImageAPI.Key(clusters: deploying, kind: o.kind, version: version)
+        if let known = cache.apis[key] { return known }
+        let runs = fluxRuns(in: deploying).map { run -> (run: FluxRun, served: Bool, alternatives: [String], byComponents: Bool) in
             // the config's fluxVersion overrides what the components say, as it does their version
             // (components that define Flux's kinds but not this one serve none of it: AGarciaRipalda/flux-tyk-gotenberg's
             // bootstrap without image-reflector-controller)
@@ -87,7 +98,7 @@ extension Model {
             return (run, served.contains(version), alternatives, crd != nil)
         }
         let api = ImageAPI(version: version, lifetime: FluxAPIs.lifetime(kind: o.kind, version: version), runs: runs)
-        cache[key] = api
+        cache.apis[key] = api
         return api
     }
 

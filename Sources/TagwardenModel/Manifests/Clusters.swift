@@ -916,11 +916,9 @@ extension Model {
     /// do not say runs current Flux. A file of no cluster runs the repository's Flux when it holds one installation.
     public func fluxRuns(ofFile file: FileID) -> [FluxRun] { fluxRuns(in: clusters.of(file)) }
 
-    /// The Flux of each cluster that deploys object `o` (`clusters(deploying:)`: where the builds of some clusters delete
-    /// it with a patch, only the others), as `fluxRuns(ofFile:)` says.
-    public func fluxRuns(ofObject o: ObjectID) -> [FluxRun] { fluxRuns(in: clusters(deploying: o)) }
-
-    private func fluxRuns(in applying: [ClusterID]) -> [FluxRun] {
+    /// The Flux of each of clusters `applying` (those that deploy an object, `clusters(deploying:)`: where the builds of
+    /// some clusters delete it with a patch, only the others), as `fluxRuns(ofFile:)` says.
+    public func fluxRuns(in applying: [ClusterID]) -> [FluxRun] {
         if let v = config.fluxVersion { return [FluxRun(version: v, cluster: nil, origin: "fluxVersion in \(config.path ?? Config.fileName)")] }
         if !applying.isEmpty {
             return applying.map { c in
