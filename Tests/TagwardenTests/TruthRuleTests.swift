@@ -1995,19 +1995,7 @@ extension FluxInstanceTests {
     /// CustomResourceDefinitions) but none of image automation's: bootstrap ran without `--components-extra`, so no
     /// version of ImageRepository is served there, whatever Flux 2.8 serves with the controller installed.
     @Test func componentsWithoutImageReflectorControllerServeNoImageRepository() throws {
-        let crd = """
-            ---
-            apiVersion: apiextensions.k8s.io/v1
-            kind: CustomResourceDefinition
-            metadata: {name: gitrepositories.source.toolkit.fluxcd.io}
-            spec:
-              group: source.toolkit.fluxcd.io
-              names: {kind: GitRepository}
-              scope: Namespaced
-              versions: [{name: v1, served: true}]
-
-            """
-        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0", crds: crd)
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0", crds: fluxCRD("gitrepositories", group: "source", kind: "GitRepository", version: "v1"))
         files["clusters/prod/image.yaml"] = "apiVersion: image.toolkit.fluxcd.io/v1beta2\nkind: ImageRepository\n"
             + "metadata: {name: web, namespace: flux-system}\nspec: {image: ghcr.io/acme/web, interval: 5m}\n"
         let found = try lint(files, asFound: true).filter { $0.rule.hasPrefix("api-") }
@@ -2022,22 +2010,8 @@ extension FluxInstanceTests {
     /// delete` of everything labelled `toolkit.fluxcd.io/role: automation`), staging's does not: the API is judged in the
     /// cluster that deploys the object, not in production, whose components lack image-automation-controller.
     @Test func anAPIIsJudgedOnlyInTheClustersThatDeployTheObject() throws {
-        let crds = """
-            ---
-            apiVersion: apiextensions.k8s.io/v1
-            kind: CustomResourceDefinition
-            metadata: {name: gitrepositories.source.toolkit.fluxcd.io}
-            spec:
-              group: source.toolkit.fluxcd.io
-              names: {kind: GitRepository}
-              scope: Namespaced
-              versions: [{name: v1, served: true}]
-
-            """
-        let automationCRD = crds.replacingOccurrences(of: "gitrepositories.source.toolkit.fluxcd.io", with: "imageupdateautomations.image.toolkit.fluxcd.io")
-            .replacingOccurrences(of: "group: source.toolkit.fluxcd.io", with: "group: image.toolkit.fluxcd.io")
-            .replacingOccurrences(of: "kind: GitRepository", with: "kind: ImageUpdateAutomation")
-            .replacingOccurrences(of: "name: v1, served", with: "name: v1beta2, served")
+        let crds = fluxCRD("gitrepositories", group: "source", kind: "GitRepository", version: "v1")
+        let automationCRD = fluxCRD("imageupdateautomations", group: "image", kind: "ImageUpdateAutomation", version: "v1beta2")
         var files = bootstrapFiles("clusters/prod", flux: "v2.4.0", crds: crds)
         files.merge(bootstrapFiles("clusters/staging", flux: "v2.4.0", crds: crds + automationCRD)) { a, _ in a }
         let delete = """
@@ -2305,4 +2279,21 @@ extension FluxInstanceTests {
         #expect(m.objectNamespace[config] == nil)
         #expect(m.openNamespaces[config] == ["other", "prod"])
     }
+}
+
+/// A CustomResourceDefinition of Flux's, as a cluster's gotk-components.yaml holds it: `<plural>.<group>.toolkit.fluxcd.io`,
+/// serving `version`.
+private func fluxCRD(_ plural: String, group: String, kind: String, version: String) -> String {
+    """
+    ---
+    apiVersion: apiextensions.k8s.io/v1
+    kind: CustomResourceDefinition
+    metadata: {name: \(plural).\(group).toolkit.fluxcd.io}
+    spec:
+      group: \(group).toolkit.fluxcd.io
+      names: {kind: \(kind)}
+      scope: Namespaced
+      versions: [{name: \(version), served: true}]
+
+    """
 }

@@ -514,12 +514,9 @@ public struct Model: Sendable {
             return true
         }
         // (and one whose kustomization file holds something else, a Flux Kustomization: Flux generates no kustomization
-        // where a file of that name is, whatever it holds, 160683231-myseneca/Group10_Project_CLO835)
-        var kustomizationDirectories = Set(builds.value.kustomizationAt.keys).union(builds.value.emptyKustomizationAt.keys)
-        for f in facts.indices where facts[f].path.hasSuffix("kustomization.yaml") || facts[f].path.hasSuffix("kustomization.yml")
-            || facts[f].path.hasSuffix("Kustomization") {
-            if Extractor.isKustomizationName(Path.basename(facts[f].path)) { kustomizationDirectories.insert(Path.dirname(facts[f].path)) }
-        }
+        // where a file of that name is, whatever it holds, 160683231-myseneca/Group10_Project_CLO835; the build sets hold
+        // every such file, `emptyKustomizationAt`)
+        let kustomizationDirectories = Set(builds.value.kustomizationAt.keys).union(builds.value.emptyKustomizationAt.keys)
         let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories, pathPatched: pathPatched)
         let refusals = generatedBuildRefusals(objects: objects, files: facts, generatedBuilds: generated,
                                               kustomizationDirectories: kustomizationDirectories, reach: clusters.reach,
