@@ -523,4 +523,41 @@ import Testing
         let same = try tagwarden(["audit", "--format", "json"], in: r.path)
         #expect(same.findingObjects.filter { $0["severity"] as? String == "error" }.count == 2, "\(same.described)")
     }
+
+    /// vikbaranov/homelab: one cluster bootstrapped on a feature branch, another synced by a FluxInstance from `main`.
+    /// flux-operator makes that cluster's own `flux-system` GitRepository (named after its namespace) on the sync's
+    /// `ref`: its Kustomizations build that, not the other cluster's branch.
+    @Test func aFluxInstancesClusterReadsTheBranchOfItsOwnSync() throws {
+        let r = try TempRepo()
+        var files = bootstrapFiles("clusters/local", flux: "v2.7.5")
+        files["clusters/local/flux-system/gotk-sync.yaml"] = files["clusters/local/flux-system/gotk-sync.yaml"]!
+            .replacingOccurrences(of: "ref: {branch: main}", with: "ref: {branch: feature/structure}")
+        files["clusters/homelab/kustomization.yaml"] = "resources: [apps.yaml]\n"
+        files["clusters/homelab/apps.yaml"] = fluxKustomization(path: "./clusters/homelab/apps", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        func instance(ref: String) -> String {
+            "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata: {name: flux, namespace: flux-system}\nspec:\n"
+                + "  distribution: {version: '2.8.1', registry: ghcr.io/fluxcd}\n"
+                + "  sync: {kind: GitRepository, url: 'https://github.com/acme/fleet.git', ref: '\(ref)', path: clusters/homelab}\n"
+        }
+        files["clusters/homelab/apps/flux/flux-instance.yaml"] = instance(ref: "refs/heads/main")
+        files["clusters/homelab/apps/web.yaml"] = deployment(namespace: "apps", image: "nginx:latest")
+        try r.write(files)
+        try r.commitAll("fleet")
+        try r.git("update-ref", "refs/remotes/origin/main", "HEAD")
+        try r.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+        func found() throws -> [String] {
+            let res = try tagwarden(["audit", "--format", "json"], in: r.path)
+            return res.findingObjects.filter { $0["severity"] as? String != "note" }
+                .map { "\($0["severity"]!) \($0["rule"]!) \($0["file"]!):\($0["line"]!) \($0["message"]!)" }
+        }
+        let latest = "image-latest-tag clusters/homelab/apps/web.yaml:9 image 'nginx:latest' uses the tag 'latest', which moves with every push: "
+            + "pin a version or a digest"
+        #expect(try found() == ["error " + latest])
+        // a sync of another branch is that cluster's premise
+        try r.write("clusters/homelab/apps/flux/flux-instance.yaml", instance(ref: "refs/heads/deploy"))
+        try r.commitAll("deploy")
+        #expect(try found() == ["warning " + latest + " (applied only through Flux Kustomization apps (clusters/homelab/apps.yaml), which "
+                                + "builds branch deploy of GitRepository flux-system (the checkout is on main), not this checkout: assuming "
+                                + "that revision holds this file as it is here)"])
+    }
 }

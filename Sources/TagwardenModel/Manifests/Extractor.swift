@@ -144,7 +144,8 @@ package struct Extractor {
               y.nodes[path].kind == .scalar else { return }
         let name = scalarString(y.get(sync, "name")) ?? namespace ?? "flux-system"
         facts.fluxInstanceSyncs.append(FileFacts.FluxInstanceSync(path: located(path), kind: kind, sourceNamespace: namespace,
-                                                                  sourceName: name, url: scalarString(y.get(sync, "url"))))
+                                                                  sourceName: name, url: scalarString(y.get(sync, "url")),
+                                                                  ref: scalarString(y.get(sync, "ref"))))
     }
 
     /// An ArtifactGenerator's sources (GitRepositories, OCIRepositories and Buckets) and the copies of each artifact;

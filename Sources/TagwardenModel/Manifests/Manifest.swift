@@ -564,6 +564,8 @@ public struct FileFacts: Sendable {
         public var sourceName: String
         /// The URL of that source (`sync.url`): for a GitRepository, this repository's.
         public var url: String?
+        /// The Git reference it reads (`sync.ref`, the GitRepository's `ref.name`: `refs/heads/main`).
+        public var ref: String?
         /// Whether it syncs a GitRepository, so that its path is one of the repository's.
         public var isGit: Bool { kind == "GitRepository" }
     }

@@ -480,7 +480,7 @@ public struct Model: Sendable {
             : fluxIndex.build(markerEnvironment: markerEnvironment)
         _ = consume fluxIndex   // (it holds the markers, which are taken below: not copied)
         // a path that holds nothing here is a fact only of a Kustomization whose GitRepository is known to be this repository
-        let sources = GitSources(objects)
+        let sources = GitSources(objects, files: facts)
         let hereBranches = sources.branches { repositoryPath($0).map(here.contains) ?? false }
         // (or taken to be, where only another sync of this layout names it: a premise)
         var emptyPathPremises: [ObjectID: String] = [:]

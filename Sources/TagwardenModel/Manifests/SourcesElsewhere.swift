@@ -20,7 +20,7 @@ extension Model {
     /// checkout is on the repository's own line (`checkout`), builds files the checkout need not hold: `pinnedRevision`.
     static func markSourcesElsewhere(_ objects: inout Objects, files: Files, here: Set<String>, artifactSyncs: [ArtifactSync],
                                      checkout: Checkout? = nil) {
-        let sources = GitSources(objects)
+        let sources = GitSources(objects, files: files)
         // the ArtifactGenerators, with their directories, and the repository's directories, found on first need
         var generators: [(dir: String, generator: FileFacts.ArtifactGenerator)]?
         func allGenerators() -> [(dir: String, generator: FileFacts.ArtifactGenerator)] {
@@ -228,7 +228,7 @@ extension Model {
     /// its own repository). The root is no evidence, since another repository's `path: ./` holds any file here.
     /// `inferred`: those only the other syncs name (an assumption).
     static func hereRepositories(objects: Objects, files: Files, remoteURLs: [String]) -> (all: Set<String>, inferred: Set<String>) {
-        let sources = GitSources(objects)
+        let sources = GitSources(objects, files: files)
         func repository(_ url: String) -> String? { url.containsBytes("${") ? nil : repositoryPath(url) }
         var here = Set<String>()
         for f in files.indices { for sync in files[f].fluxInstanceSyncs where sync.isGit { if let r = sync.url.flatMap(repository) { here.insert(r) } } }
@@ -254,10 +254,21 @@ extension Model {
     /// The GitRepositories of the repository, by name: where each points.
     struct GitSources {
         var byName: [String: [(namespace: String?, url: String, branch: String?, pinnedRef: String?, file: FileID)]] = [:]
-        init(_ objects: Objects) {
+        /// The GitRepositories written here, and those FluxInstances' syncs make: a cluster synced by flux-operator has
+        /// its own `flux-system`, beside another cluster's bootstrap sync of that name (vikbaranov/homelab).
+        init(_ objects: Objects, files: Files) {
             for o in objects {
                 if case .gitRepository(let g)? = o.flux, let name = o.name, let url = g.url {
                     byName[name, default: []].append((o.declaredNamespace, url, g.branch, g.pinnedRef, o.file))
+                }
+            }
+            for f in files.indices {
+                for sync in files[f].fluxInstanceSyncs where sync.isGit {
+                    // `ref` is the GitRepository's `ref.name`: a branch as `refs/heads/…`, any other a fixed revision
+                    let ref = sync.ref.flatMap { $0.isEmpty || $0.containsBytes("${") ? nil : $0 }
+                    let branch = ref.flatMap { $0.hasPrefix("refs/heads/") ? String($0.dropFirst("refs/heads/".count)) : nil }
+                    let pinned = ref.flatMap { $0.hasPrefix("refs/heads/") ? nil : "name \($0)" }
+                    byName[sync.sourceName, default: []].append((sync.sourceNamespace, sync.url ?? "", branch, pinned, f))
                 }
             }
         }
