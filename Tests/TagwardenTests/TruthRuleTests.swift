@@ -1553,6 +1553,47 @@ extension FluxInstanceTests {
                 + "the version of each Flux installation the repository holds", "\(both ?? "nil")")
     }
 
+    /// operinko/homeops: the cluster installs Flux with a HelmRelease of flux-operator's flux-instance chart that names
+    /// no release (the chart's default, the latest 2.x); an archived gotk-components.yaml that no cluster applies is not
+    /// its Flux. Where the cluster has no installation of its own, that archived one's version is an assumption.
+    @Test func aClusterRunsItsOwnInstallationOfNoWrittenReleaseNotAnArchivedOne() throws {
+        var files = [
+            "kubernetes/flux/cluster/ks.yaml": fluxKustomization(name: "cluster-apps", path: "./kubernetes/apps",
+                                                                 spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n"),
+            "kubernetes/apps/flux-system/flux-instance/helmrelease.yaml": """
+                apiVersion: helm.toolkit.fluxcd.io/v2
+                kind: HelmRelease
+                metadata: {name: flux-instance, namespace: flux-system}
+                spec:
+                  chartRef: {kind: OCIRepository, name: flux-instance}
+                  values:
+                    instance:
+                      distribution: {artifact: "oci://ghcr.io/controlplaneio-fluxcd/flux-operator-manifests:v0.40.0"}
+                      sync: {kind: GitRepository, url: "https://github.com/acme/fleet", ref: refs/heads/main, path: kubernetes/flux/cluster}
+
+                """,
+            "kubernetes/apps/default/policy.yaml": "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\n"
+                + "metadata: {name: web, namespace: flux-system}\nspec: {image: ghcr.io/acme/web}\n",
+            "archive/flux/gotk-components.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: flux-system\n  labels:\n"
+                + "    app.kubernetes.io/part-of: flux\n    app.kubernetes.io/version: v2.0.1\n",
+        ]
+        func removed() throws -> [String] {
+            try lint(files, asFound: true).filter { $0.rule == "api-removed" }.map { "\($0.severity) \($0.rendered) \($0.message)" }
+        }
+        #expect(try lintReport(files, asFound: true).model?.clusters.clusters.map { "\($0.name) \($0.flux.map(\.description) ?? "unknown")" }
+                == ["kubernetes/flux/cluster unknown"])
+        #expect(try removed() == [])
+        // bootstrap's components without a version: the archived installation's, as a premise
+        files["kubernetes/apps/flux-system/flux-instance/helmrelease.yaml"] = nil
+        files.merge(bootstrapFiles("kubernetes/flux/cluster", flux: nil)) { a, _ in a }
+        #expect(try removed() == ["warning api-removed kubernetes/apps/default/policy.yaml:1:13 image.toolkit.fluxcd.io/v1 ImageRepository is not "
+                                  + "served by Flux 2.0.1 (app.kubernetes.io/version v2.0.1 of Namespace flux-system in archive/flux/gotk-components.yaml, "
+                                  + "the repository's only Flux installation) (v1 came in Flux 2.7): the API server refuses it, and the Kustomization "
+                                  + "that applies it fails; use image.toolkit.fluxcd.io/v1beta2 (assuming cluster kubernetes/flux/cluster runs that "
+                                  + "Flux, though no cluster here applies its installation; set fluxVersion of cluster kubernetes/flux/cluster under "
+                                  + "clusters: in .tagwarden.yaml to name the Flux it runs)"])
+    }
+
     @Test func theReleaseAClusterInstallsIsReadFromItsInstallationsSource() throws {
         /// The Flux of the one cluster, with where it was read, when its gotk-components.yaml is `components`.
         func flux(components: String) throws -> String? {

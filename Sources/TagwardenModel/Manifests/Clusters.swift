@@ -426,7 +426,7 @@ public struct Clusters: Sendable {
             }
         }
         // (and the flux-instance chart's values, which install the FluxInstance)
-        for f in files.indices where !files[f].fluxReleases.isEmpty && objectsOfFile[f] == nil { objectsOfFile[f] = [] }
+        for f in files.indices where (!files[f].fluxReleases.isEmpty || files[f].installsUnwrittenFlux) && objectsOfFile[f] == nil { objectsOfFile[f] = [] }
         out.installations = installations(objectsOfFile.keys.sorted(), objects: objects, objectsOfFile: objectsOfFile, files: files)
         for (f, os) in objectsOfFile where os.contains(where: { objects[$0].kind == "Namespace" }) { out.componentFiles.insert(f) }
         let synced = files.contains { $0.fluxInstanceSyncs.contains(where: \.isGit) } || !artifactSyncs.isEmpty
@@ -793,6 +793,15 @@ public struct Clusters: Sendable {
             out.heldBackOnly[f] = out.heldBackOnly[f] ?? k
         }
         out.ofFile = Table(repeating: [], count: files.count)
+        /// Whether a cluster here applies a file that installs Flux.
+        var applied: Bool?
+        func installationApplied() -> Bool {
+            if applied == nil {
+                applied = informative.contains { f in sets.contains { $0.contains(f) }
+                    && !installations([f], objects: objects, objectsOfFile: objectsOfFile, files: files).isEmpty }
+            }
+            return applied!
+        }
         for c in out.clusters.indices {
             let rank = builds.value.rank
             out.clusters[c].files = sets[c].sorted { rank[$0] < rank[$1] }
@@ -802,6 +811,9 @@ public struct Clusters: Sendable {
                 out.clusters[c].flux = first.version
                 let others = Set(own.map(\.version)).subtracting([first.version])
                 out.clusters[c].fluxOrigin = first.origin + (others.isEmpty ? "" : "; it also holds Flux " + others.map(\.description).sorted().joined(separator: ", "))
+            } else if informative.contains(where: { sets[c].contains($0) && files[$0].installsUnwrittenFlux }) {
+                // its own installation names no release (operinko/homeops's FluxInstance of flux-operator's default,
+                // the latest 2.x): not another directory's, nor the repository's only written one; unknown
             } else if case let name = out.clusters[c].name, !name.isEmpty,
                       case let near = installations(informative.filter { files[$0].path.hasPrefix(name + "/") }, objects: objects,
                                                     objectsOfFile: objectsOfFile, files: files),
@@ -814,9 +826,16 @@ public struct Clusters: Sendable {
                 out.clusters[c].flux = only.version
                 out.clusters[c].fluxOrigin = only.origin + (out.installations.count == 1 ? ", the repository's only Flux installation"
                                                                                       : ", the version of each Flux installation the repository holds")
+                // (an installation no cluster applies, as an archived one: operinko/homeops)
+                if !installationApplied() {
+                    out.clusters[c].fluxPremise = "assuming cluster \(out.clusters[c].displayName) runs that Flux, though no cluster here "
+                        + "applies its installation; set fluxVersion of cluster \(out.clusters[c].displayName) under clusters: in \(Config.fileName) "
+                        + "to name the Flux it runs"
+                }
             }
             if let d = config.clusters.first(where: { $0.name == out.clusters[c].name }), let v = d.fluxVersion {
                 out.clusters[c].flux = v
+                out.clusters[c].fluxPremise = nil
                 out.clusters[c].fluxOrigin = "fluxVersion of cluster \(out.clusters[c].displayName) in \(d.origin)"
             }
             for f in informative where sets[c].contains(f) {

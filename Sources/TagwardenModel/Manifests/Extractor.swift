@@ -170,12 +170,20 @@ package struct Extractor {
         facts.artifactGenerators.append(g)
     }
 
-    /// The values of flux-operator's flux-instance chart at `values`: the FluxInstance's spec under `instance:`.
-    mutating func fluxInstanceValues(_ values: Int) {
-        guard let instance = y.get(values, "instance"), y.nodes[instance].kind == .mapping else { return }
+    /// The values of flux-operator's flux-instance chart at `values`: the FluxInstance's spec under `instance:`. Those
+    /// of a HelmRelease of the chart (`ofRelease`) install Flux whatever they hold; a values file's, where they give
+    /// the instance's `distribution` or `sync`.
+    mutating func fluxInstanceValues(_ values: Int, ofRelease: Bool) {
+        guard let instance = y.get(values, "instance"), y.nodes[instance].kind == .mapping else {
+            if ofRelease { facts.installsUnwrittenFlux = true }
+            return
+        }
         if let sync = y.get(instance, "sync") { fluxInstanceSync(sync, namespace: nil) }
-        if let v = y.get(instance, "distribution", "version"), y.nodes[v].kind == .scalar {
+        if let v = y.get(instance, "distribution", "version"), y.nodes[v].kind == .scalar, FluxVersion.parse(y.value(v)) != nil {
             facts.fluxReleases.append((located(v), "flux-instance chart values", "distribution"))
+        } else if ofRelease || y.get(instance, "distribution") != nil || y.get(instance, "sync") != nil {
+            // (the chart's default is `2.x`, the latest release)
+            facts.installsUnwrittenFlux = true
         }
     }
 
@@ -211,14 +219,17 @@ package struct Extractor {
         }
         // flux-operator's flux-instance chart takes the FluxInstance's spec as `instance:` in its values: a values file,
         // or a HelmRelease of that chart with them inline (the home-ops repositories')
-        if apiVersion == nil, kind == nil { fluxInstanceValues(root) }
+        if apiVersion == nil, kind == nil { fluxInstanceValues(root, ofRelease: false) }
         guard let apiVersion, let kind else { return }
         if kind == "HelmRelease", apiVersion.hasPrefix("helm.toolkit.fluxcd.io/"), let spec = y.get(root, "spec"),
            let chart = scalarString(y.get(spec, "chartRef", "name")) ?? scalarString(y.get(spec, "chart", "spec", "chart")),
-           chart.contains("flux-instance"), let values = y.get(spec, "values") {
-            fluxInstanceValues(values)
+           chart.contains("flux-instance") {
+            if let values = y.get(spec, "values") { fluxInstanceValues(values, ofRelease: true) } else { facts.installsUnwrittenFlux = true }
         }
-        if kind == "FluxInstance", let sync = y.get(root, "spec", "sync") { fluxInstanceSync(sync, namespace: scalarString(y.get(root, "metadata", "namespace"))) }
+        if kind == "FluxInstance" {
+            if let sync = y.get(root, "spec", "sync") { fluxInstanceSync(sync, namespace: scalarString(y.get(root, "metadata", "namespace"))) }
+            if scalarString(y.get(root, "spec", "distribution", "version")).flatMap(FluxVersion.parse) == nil { facts.installsUnwrittenFlux = true }
+        }
         if kind == "ArtifactGenerator", apiVersion.hasPrefix("source.extensions.fluxcd.io/"), let spec = y.get(root, "spec") {
             artifactGenerator(spec, namespace: scalarString(y.get(root, "metadata", "namespace")))
         }

@@ -573,6 +573,9 @@ public struct FileFacts: Sendable {
     /// or an OCIRepository of Flux's own manifests (`oci://ghcr.io/fluxcd/flux-manifests` at a tag); with what says so
     /// and the field that holds it.
     public var fluxReleases: [(version: Located, by: String, field: String)] = []
+    /// It installs Flux without naming a release: a FluxInstance or the flux-instance chart's values with no version
+    /// (flux-operator's default, `2.x`), or a range (`2.x`).
+    public var installsUnwrittenFlux = false
     /// The names of the OCIRepositories of Flux's own manifests the file holds (with a tag or not): what a Kustomization
     /// builds from them is Flux itself, never this repository's files.
     public var fluxManifestRepositories: [String] = []
