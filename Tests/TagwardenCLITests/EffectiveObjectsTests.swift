@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TagwardenFixtures
 
 /// The image-automation objects as each build deploys them: kustomize patches (strategic merge and JSON 6902, inline
 /// and in files, with targets by regular expression, label and annotation), Components, Flux `spec.patches`, name
@@ -735,6 +736,34 @@ import Testing
         let res = try r.audit("--format", "json")
         #expect(res.findings == ["image-latest-tag base/deploy.yaml:7:14"], "\(res.described)")
         #expect((res.findingObjects.first?["message"] as? String)?.hasSuffix("(deployed by production, staging)") == true, "\(res.described)")
+    }
+
+    /// AEdral/flux-examples: a cluster builds the development overlay; the production overlay, which nothing here
+    /// applies, deploys nothing, so the base is not judged in production (it was: production's `image-not-pinned`
+    /// as an error). Where no build a cluster reaches deploys it, each build's environment still counts.
+    @Test func aSharedBaseIsJudgedInTheEnvironmentsOfTheBuildsAClusterReaches() throws {
+        let r = try TempRepo()
+        var files = bootstrapFiles("clusters/main", flux: "v2.7.0")
+        files["clusters/main/app.yaml"] = fluxKustomization(name: "app", path: "./app/overlays/dev", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files[".tagwarden.yaml"] = "environments:\n  - name: development\n    aliases: [dev]\n  - name: production\n    aliases: [prod]\n    requireDigest: true\n"
+        files["app/base/web.yaml"] = "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n    - name: web\n      image: ghcr.io/acme/web:latest\n"
+        files["app/base/kustomization.yaml"] = "resources: [web.yaml]\n"
+        files["app/overlays/dev/kustomization.yaml"] = "resources: [../../base]\n"
+        files["app/overlays/prod/kustomization.yaml"] = "resources: [../../base]\n"
+        try r.write(files)
+        try r.commitAll("fleet")
+        func found() throws -> [String] {
+            try r.audit("--format", "json").findingObjects.filter { $0["severity"] as? String != "note" }
+                .map { "\($0["severity"]!) \($0["rule"]!) \($0["environment"] as? String ?? "-") \(($0["message"] as? String)?.suffix(25) ?? "")" }
+        }
+        let reached = try found()
+        #expect(reached == ["error image-latest-tag development (deployed by development)"], "\(reached)")
+        // nothing here applies either overlay: both environments, as before, and warnings
+        try r.write("clusters/main/app.yaml", fluxKustomization(name: "app", path: "./app/overlays/stage", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n"))
+        try r.commitAll("no overlay")
+        let unreached = try found().filter { !$0.contains("kustomization-build-fails") }
+        #expect(unreached.map { $0.split(separator: " ").prefix(3).joined(separator: " ") } == ["warning image-latest-tag -", "warning image-not-pinned production"],
+                "\(unreached)")
     }
 
     /// A base that only production deploys is judged in production: a staging tag there is `image-env-prefix`.

@@ -441,34 +441,54 @@ public struct Model: Sendable {
                 if let at = images[i].entryNameOffset, dead.contains(Place(file: images[i].file, offset: at)) { images[i].deploysNothing = true }
             }
         }
-        // a shared base's container image of no environment of its own: the environments of the builds that deploy it
+        // a shared base's container image of no environment of its own: the environments of the builds that deploy it,
+        // of those a cluster here reaches where some are (an overlay that nothing applies deploys nothing: AEdral/flux-examples)
         if !graph.isEmpty {
-            let rootEnvironments = IncludeGraph.Memo<ObjectID, Set<String>>(cycle: [])   // kustomization → environments of the roots above it
-            func environments(_ k: ObjectID, _ depth: Int) -> Set<String> {
+            struct Deploying { var reached = Set<String>(), all = Set<String>() }
+            let rootEnvironments = IncludeGraph.Memo<ObjectID, Deploying>(cycle: Deploying())   // kustomization → environments of the roots above it
+            func environments(_ k: ObjectID, _ depth: Int) -> Deploying {
                 rootEnvironments.value(k) {
                     let path = facts[objects[k].file].path
                     let parents = graph.parents(of: k, depth: depth)
-                    var out = Set<String>()
+                    var out = Deploying()
                     if parents.isEmpty {
                         let builders = clusters.kustomizationsOfFile[objects[k].file] ?? []
+                        let reached = !clusters.of(objects[k].file).isEmpty
                         for p in [path] + builders.map({ facts[objects[$0].file].path }) {
-                            if let e = env.detect(path: p, namespace: nil, namespaceLabels: labels) { out.insert(e) }
+                            guard let e = env.detect(path: p, namespace: nil, namespaceLabels: labels) else { continue }
+                            out.all.insert(e)
+                            if reached { out.reached.insert(e) }
                         }
                     } else {
-                        for p in parents { out.formUnion(environments(p, depth + 1)) }
+                        for p in parents {
+                            let above = environments(p, depth + 1)
+                            out.all.formUnion(above.all)
+                            out.reached.formUnion(above.reached)
+                        }
                     }
                     return out
                 }
+            }
+            var fileAt: [String: FileID]?
+            func reached(_ path: String) -> Bool {
+                if fileAt == nil { fileAt = Dictionary(facts.indices.map { (facts[$0].path, $0) }, uniquingKeysWith: { a, _ in a }) }
+                return fileAt![path].map { !clusters.of($0).isEmpty } ?? false
             }
             for i in images.indices where images[i].origin == .container && imageEnvironment[i] == nil && !images[i].retagged {
                 let found: Set<String>
                 if images[i].writtenTagDeployedBy.isEmpty {
                     let includers = graph.includers(of: facts[images[i].file].path)
                     guard !includers.isEmpty else { continue }
-                    found = includers.reduce(into: Set<String>()) { $0.formUnion(environments($1, 0)) }
+                    let deploying = includers.reduce(into: Deploying()) {
+                        let above = environments($1, 0)
+                        $0.all.formUnion(above.all)
+                        $0.reached.formUnion(above.reached)
+                    }
+                    found = deploying.reached.isEmpty ? deploying.all : deploying.reached
                 } else {
                     // only the builds that deploy its written tag
-                    found = Set(images[i].writtenTagRootPaths.compactMap { env.detect(path: $0, namespace: nil, namespaceLabels: labels) })
+                    let paths = images[i].writtenTagRootPaths, reachedPaths = paths.filter(reached)
+                    found = Set((reachedPaths.isEmpty ? paths : reachedPaths).compactMap { env.detect(path: $0, namespace: nil, namespaceLabels: labels) })
                 }
                 images[i].deployedIn = found.sorted()
                 // one environment deploys it: it is judged there
