@@ -1030,16 +1030,34 @@ extension FluxInstanceTests {
 
     /// Diixtra/diixtra-forge: Backstage's scaffolder templates under an automation's `update.path` do not parse, and no
     /// cluster applies them. image-automation-controller opens only files that hold the `$imagepolicy` token, so it
-    /// never reads these: a warning that says nothing here applies them, not an error. One with the token is read.
+    /// never reads these, and the failing line is a template expression: a note, as a template that something renders
+    /// first. One with the token is read as it is: an error.
     @Test func anAutomationReadsOnlyFilesWithTheMarkerToken() throws {
         var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
         files["clusters/prod/automation.yaml"] = imageUpdateAutomation(name: "apps", path: "./apps")
         files["apps/templates/deployment.yaml"] = "{%- if values.enabled %}\nkind: Deployment\n{%- endif %}\n"
         let template = try lint(files).filter { $0.rule == "yaml-syntax" }
-        #expect(template.map { "\($0.severity) \($0.position)" } == ["warning apps/templates/deployment.yaml:1:2"])
-        #expect(template.first?.assumption == "no cluster in this repository applies this file")
+        #expect(template.map { "\($0.severity) \($0.position)" } == ["note apps/templates/deployment.yaml:1:2"])
+        #expect(template.first?.message.contains("(the line holds a template expression: the file is taken to be a template that a tool "
+                                                  + "renders before anything reads it as YAML)") == true, "\(template)")
         files["apps/templates/deployment.yaml"]! += "# {\"$imagepolicy\": \"flux-system:web\"}\n"
         #expect(try lint(files).filter { $0.rule == "yaml-syntax" }.map { "\($0.severity) \($0.position)" } == ["error apps/templates/deployment.yaml:1:2"])
+    }
+
+    /// PaulJequann/the-lab's Ansible role template, JefeDavis/k8s-HomeOps's helmfile.yaml: a line that fails as YAML for its
+    /// `{{ … }}` in a file no cluster applies is the template's, which its tool renders first (a note); elsewhere in such a
+    /// file, and in a file a cluster applies, the failure is the file's.
+    @Test func aTemplateExpressionThatFailsInAFileNoClusterAppliesIsANote() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["ansible/roles/tempo/templates/tempo.yaml"] = "storage:\n  wal:\n    path: {{ tempo_data_dir }}/wal\n"
+        files["bootstrap/helmfile.yaml"] = "releases:\n  - name: cilium\n    set:\n      - name: cluster.name\n        value: {{ requiredEnv \"CLUSTER\" }}\n"
+        files["bootstrap/broken.yaml"] = "# {{ not this line }}\nkey: [a\n"
+        func found() throws -> [String] { try lint(files).filter { $0.rule == "yaml-syntax" }.map { "\($0.severity) \($0.position)" } }
+        #expect(try found() == ["note ansible/roles/tempo/templates/tempo.yaml:3:12", "note ansible/roles/tempo/templates/tempo.yaml:3:31",
+                                "warning bootstrap/broken.yaml:3:1", "note bootstrap/helmfile.yaml:5:17"])
+        files["clusters/prod/kustomization.yaml"] = "resources: [flux-system, ../../bootstrap/helmfile.yaml]\n"
+        let applied = try found().filter { $0.contains("helmfile") }
+        #expect(applied == ["error bootstrap/helmfile.yaml:5:17"], "\(applied)")
     }
 
     /// werpo78/videorank-mlops-config: `clusters/dev/kustomization.yaml` lists the Flux Kustomizations of

@@ -15,6 +15,18 @@ extension Rule {
                                     || !files[i].duplicateMergeKeys.isEmpty {
             guard !chartTemplates.contains(i) else { continue }
             let f = files[i]
+            // a file no cluster here applies whose failing line holds a template expression is a template some tool renders
+            // (an Ansible role's, helmfile's own file: PaulJequann/the-lab, JefeDavis/k8s-HomeOps): what it applies is
+            // the rendering, not this file
+            // (one that holds the marker token is read by Flux's image automation as it is)
+            let unapplied = c.model.clusters.of(i).isEmpty && !f.holdsMarkerToken
+            func renderedFirst(_ finding: inout Finding, line: Int) {
+                guard unapplied, let range = SourceText.lineRange(f.bytes, line: line),
+                      SourceText.contains("{{", in: f.bytes[range]) || SourceText.contains("{%", in: f.bytes[range]) else { return }
+                finding.message += " (the line holds a template expression: the file is taken to be a template that a tool renders "
+                    + "before anything reads it as YAML)"
+                finding.ruleSeverity = .note
+            }
             // a generator's data file is copied into its ConfigMap as bytes: kustomize does not read its keys or what Go's
             // YAML refuses, and what reads them there (Helm, an application) is not known here
             let dataFiles = data ?? c.model.generatorDataFiles
@@ -29,6 +41,7 @@ extension Rule {
                     finding.assume("assuming no Flux post-build substitution makes it YAML: it is a generator's data file that holds ${…}, "
                                    + "which a Flux Kustomization building its ConfigMap may substitute before the file is read")
                 }
+                renderedFirst(&finding, line: e.position.line)
                 out.append(finding)
             }
             // Helm reads a chart's values files with sigs.k8s.io/yaml, leniently, and its other files (which its templates
@@ -56,7 +69,9 @@ extension Rule {
                 out.append(c.finding(message, path: f.path, span: d.span))
             }
             for r in f.goRefusals where !dataFiles.contains(f.path) {
-                out.append(c.finding(r.message, path: f.path, span: r.span))
+                var finding = c.finding(r.message, path: f.path, span: r.span)
+                renderedFirst(&finding, line: r.span.start.line)
+                out.append(finding)
             }
             // Helm reads a chart's own files with go-yaml, which takes the later merge; kustomize reads the rest
             if !f.duplicateMergeKeys.isEmpty, !dataFiles.contains(f.path) {
