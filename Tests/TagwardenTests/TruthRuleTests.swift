@@ -1565,6 +1565,10 @@ extension FluxInstanceTests {
         }
         #expect(try testFlux() == "app.kubernetes.io/version v2.4.0 of Namespace flux-system in clusters/prod/flux-system/gotk-components.yaml, "
                 + "the repository's only Flux installation")
+        // another cluster's installation: an assumption, which the findings that depend on it state
+        #expect(try lintReport(files, asFound: true).model?.clusters.clusters.first { $0.name == "clusters/test" }?.fluxPremise
+                == "assuming cluster clusters/test runs that Flux, as the repository's other clusters do (nothing here installs its own); "
+                + "set fluxVersion of cluster clusters/test under clusters: in .tagwarden.yaml to name the Flux it runs")
         files["base/flux/kustomization.yaml"] = "resources:\n  - https://github.com/fluxcd/flux2/releases/download/v2.4.0/install.yaml\n"
         let both = try testFlux()
         #expect(both == "the Flux release's install.yaml v2.4.0 that base/flux/kustomization.yaml lists, "

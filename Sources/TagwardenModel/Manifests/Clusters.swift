@@ -826,12 +826,12 @@ public struct Clusters: Sendable {
                 out.clusters[c].flux = only.version
                 out.clusters[c].fluxOrigin = only.origin + (out.installations.count == 1 ? ", the repository's only Flux installation"
                                                                                       : ", the version of each Flux installation the repository holds")
-                // (an installation no cluster applies, as an archived one: operinko/homeops)
-                if !installationApplied() {
-                    out.clusters[c].fluxPremise = "assuming cluster \(out.clusters[c].displayName) runs that Flux, though no cluster here "
-                        + "applies its installation; set fluxVersion of cluster \(out.clusters[c].displayName) under clusters: in \(Config.fileName) "
-                        + "to name the Flux it runs"
-                }
+                // another cluster's installation, or one no cluster applies (an archived one: operinko/homeops), is not this
+                // cluster's: that it runs the same Flux is an assumption
+                let name = out.clusters[c].displayName
+                out.clusters[c].fluxPremise = "assuming cluster \(name) runs that Flux, "
+                    + (installationApplied() ? "as the repository's other clusters do (nothing here installs its own)" : "though no cluster here applies its installation")
+                    + "; set fluxVersion of cluster \(name) under clusters: in \(Config.fileName) to name the Flux it runs"
             }
             if let d = config.clusters.first(where: { $0.name == out.clusters[c].name }), let v = d.fluxVersion {
                 out.clusters[c].flux = v
