@@ -712,8 +712,8 @@ rationale: >
   and a `$imagepolicy` marker on the entry's `newTag` has Flux update a tag that reaches no container. The
   build is what the kustomization takes (its resources, components and patch files, followed through the
   kustomizations they name), or, for a Flux Kustomization's `spec.images`, what its `path` builds. Builds
-  whose output cannot be known are not judged: Helm charts inflated by kustomize, generator or transformer
-  plugins, `configurations:` files (which may give the images transformer fields of their own, a Crossplane
+  whose output cannot be known are not judged: Helm charts inflated by kustomize, generator plugins,
+  transformer plugins below the entry (a kustomization's own `transformers:` run after its entries), `configurations:` files (which may give the images transformer fields of their own, a Crossplane
   Provider's `spec/package`), resources from outside the repository, paths the repository lacks; and a name that appears
   in the build's files as a whole image name (a custom resource's containers) is taken as matched, but not
   as part of a longer one: kustomize does not apply `redis` to `bitnami/redis` or `redis-exporter`. A
@@ -774,6 +774,39 @@ triggering:
             newTag: "7.4"
     expect:
       - {file: overlays/production/kustomization.yaml, line: 3, column: 11, message: "images: entry 'redis' matches no image of this kustomization's build, so kustomize leaves the images as they are (its images include 'bitnami/redis', 'oliver006/redis-exporter')"}
+  - description: the kustomization's own transformers run after its entries (kustomize runs `transformers:` after its builtin transformers), so they change nothing it matches (deelaa-marketplace's ReplacementTransformer)
+    files:
+      base/kustomization.yaml: |
+        resources: [web.yaml]
+      base/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: nginx:1.27.3
+      app/kustomization.yaml: |
+        resources: [../base]
+        images:
+          - name: cart-service
+            newTag: latest
+        transformers: [labels.yaml]
+      app/labels.yaml: |
+        apiVersion: builtin
+        kind: LabelTransformer
+        metadata:
+          name: labels
+        labels:
+          team: shop
+        fieldSpecs:
+          - path: metadata/labels
+            create: true
+    expect:
+      - {file: app/kustomization.yaml, line: 3, column: 11, message: "images: entry 'cart-service' matches no image of this kustomization's build, so kustomize leaves the images as they are (its images include 'nginx')"}
 nonTriggering:
   - description: an entry whose name carries the tag (kustomize matches it against the whole reference; swaptacular's source-controller:v1.6.2)
     files:
@@ -824,6 +857,35 @@ nonTriggering:
         images:
           - name: ghcr.io/stefanprodan/podinfo
             newTag: 6.5.1
+  - description: a base's transformers run before the overlay's entries and may add what they match
+    files:
+      base/kustomization.yaml: |
+        resources: [web.yaml]
+        transformers: [sidecar.yaml]
+      base/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: nginx:1.27.3
+      base/sidecar.yaml: |
+        apiVersion: builtin
+        kind: PatchTransformer
+        metadata:
+          name: sidecar
+        patch: '[{"op": "add", "path": "/spec/template/spec/containers/-", "value": {"name": "cart", "image": "cart-service:1.0"}}]'
+        target:
+          kind: Deployment
+      app/kustomization.yaml: |
+        resources: [../base]
+        images:
+          - name: cart-service
+            newTag: "1.1"
 """#),
         ("image-env-prefix.yaml", #"""
 id: image-env-prefix

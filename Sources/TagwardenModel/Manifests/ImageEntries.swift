@@ -59,7 +59,8 @@ extension Model {
             }
             var taken = Set<FileID>()
             for r in roots { taken.formUnion(built.files(under: r)) }
-            guard !taken.isEmpty, let known = knownBuild(taken, objects: objects, objectsOfFile: objectsOfFile, files: files, built: built) else { continue }
+            guard !taken.isEmpty, let known = knownBuild(taken, after: { $0 == k || roots.contains(Path.dirname(files[objects[$0].file].path)) },
+                                                         objects: objects, objectsOfFile: objectsOfFile, files: files, built: built) else { continue }
             taken = known
             // the names the images have when they reach this kustomization: the renaming entries of the kustomizations on
             // the way apply first, the innermost first
@@ -204,13 +205,16 @@ extension Model {
     }
 
     /// The build's files with the patch files its kustomizations name (whose images an `images:` entry changes too), or
-    /// nil when what it makes cannot be known.
-    private static func knownBuild(_ taken: Set<FileID>, objects: Objects, objectsOfFile: [FileID: [ObjectID]], files: Files,
-                                   built: BuildSets) -> Set<FileID>? {
+    /// nil when what it makes cannot be known. The `transformers:` of the kustomizations that apply the entry (`after`:
+    /// its own, the one at the root of the build) run after it, as kustomize runs them after its builtin transformers:
+    /// they do not change what it matches (deelaa-marketplace's ReplacementTransformer).
+    private static func knownBuild(_ taken: Set<FileID>, after: (ObjectID) -> Bool, objects: Objects, objectsOfFile: [FileID: [ObjectID]],
+                                   files: Files, built: BuildSets) -> Set<FileID>? {
         var all = taken
         for f in taken {
             for o in objectsOfFile[f] ?? [] {
-                if objects[o].kustomizeOpaque { return nil }
+                let unknowns = objects[o].kustomizeUnknowns
+                if unknowns.contains(.resources) || unknowns.contains(.transformers) && !after(o) { return nil }
                 let dir = Path.dirname(files[f].path)
                 // a `configurations:` file that gives the images transformer fields of its own (a Provider's
                 // `spec/package`, gadgetmg/home's crd-configurations Component), or one not read, may let an entry match
