@@ -52,8 +52,11 @@ extension Rule {
             if chartRole == .data { continue }
             // kustomize reads a kustomization file leniently, and Helm a chart's values: the last of two keys wins
             let isKustomization = Extractor.isKustomizationName(Path.basename(f.path))
-            let reader = isKustomization ? "kustomize reads a kustomization" : chartRole == .values ? "Helm reads a chart's values" : nil
             for d in f.duplicateKeys where !dataFiles.contains(f.path) {
+                // (an object's own annotations too: kubectl kustomize of one with a repeated annotation keeps the last, as
+                // pesuga/homelab's Ingress loses its first middleware; a repeated label is refused)
+                let reader = isKustomization ? "kustomize reads a kustomization" : chartRole == .values ? "Helm reads a chart's values"
+                    : d.inAnnotations ? "kustomize, through which Flux applies every manifest, reads an object's annotations" : nil
                 // of three or more, kustomize keeps only the last
                 let sameKey = f.duplicateKeys.filter { $0.key == d.key && $0.firstKey == d.firstKey && $0.firstLine == d.firstLine }
                 let last = sameKey.last.map { $0.span.start.line } ?? d.span.start.line

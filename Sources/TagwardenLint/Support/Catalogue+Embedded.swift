@@ -6216,7 +6216,8 @@ rationale: >
   `configMapGenerator` names (a values file, an application's own config such as fluent-bit's, which repeats
   keys on purpose, homepage's with `{{HOMEPAGE_VAR_…}}` placeholders) is data: kustomize copies its bytes into
   the ConfigMap without reading them, so what Go's YAML would refuse there and its duplicate keys are not
-  reported; a syntax error there still is. So is a file of a Helm chart here that Helm never parses (not its
+  reported; a syntax error there still is. An object's own `metadata.annotations` given a key twice is read
+  leniently too (kustomize keeps the last, as `kubectl kustomize` shows; a label given twice it refuses). So is a file of a Helm chart here that Helm never parses (not its
   `Chart.yaml`, values, templates or CRDs: its templates may read it through `.Files`); one that holds Go
   template text and does not parse is a template, not linted (file-skipped says so). kustomize reads a
   `kustomization.yaml` itself leniently, and Helm a chart's values files (sigs.k8s.io/yaml): of two equal
@@ -6297,6 +6298,22 @@ triggering:
     expect:
       - {file: app/kustomization.yaml, line: 2, column: 1, message: "duplicate key 'resources' (first at line 1): kustomize reads a kustomization leniently and keeps only the last 'resources' (line 3), so this one is dropped without a word"}
       - {file: app/kustomization.yaml, line: 3, column: 1, message: "duplicate key 'resources' (first at line 1): kustomize reads a kustomization leniently and keeps this one, so the 2 earlier 'resources' are dropped without a word"}
+  - description: an annotation given twice on an object (pesuga/homelab's Ingress); kustomize keeps the last, and refuses a label given twice
+    files:
+      app/ingress.yaml: |
+        apiVersion: networking.k8s.io/v1
+        kind: Ingress
+        metadata:
+          name: web
+          annotations:
+            traefik.ingress.kubernetes.io/router.middlewares: default-redirect@kubernetescrd
+            traefik.ingress.kubernetes.io/router.middlewares: default-strip@kubernetescrd
+          labels:
+            app: web
+            app: site
+    expect:
+      - {file: app/ingress.yaml, line: 7, column: 5, message: "duplicate key 'traefik.ingress.kubernetes.io/router.middlewares' (first at line 6): kustomize, through which Flux applies every manifest, reads an object's annotations leniently and keeps this one, so the first 'traefik.ingress.kubernetes.io/router.middlewares' is dropped without a word"}
+      - {file: app/ingress.yaml, line: 10, column: 5, message: "duplicate key 'app' (first at line 9): YAML keys must be unique, and kubectl and kustomize reject the file"}
   - description: an alias naming no anchor before it in its document (libyaml lets it pass; Go's YAML refuses it)
     files:
       app/pod.yaml: |
