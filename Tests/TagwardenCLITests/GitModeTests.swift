@@ -524,6 +524,30 @@ import Testing
         #expect(same.findingObjects.filter { $0["severity"] as? String == "error" }.count == 2, "\(same.described)")
     }
 
+    /// theartusz/demo-cluster-gitops-system: the repository's one GitRepository is its -apps repository, whose path the
+    /// automation updates. With no remote, it is taken to be this checkout (the message says so); a remote of another
+    /// name says it is not, and one of the same name (a fork) that it is.
+    @Test func theOnlyGitRepositoryIsThisCheckoutUnlessTheRemotesNameAnother() throws {
+        let r = try TempRepo()
+        try r.write("system/flux.yaml", """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: apps, namespace: flux-system}
+            spec: {url: 'https://gitlab.com/acme/gitops-apps.git', ref: {branch: main}}
+            ---
+
+            """ + imageUpdateAutomation(name: "web", source: "apps", path: "./web"))
+        try r.commitAll("system")
+        func missing() throws -> [String] {
+            try tagwarden(["audit", "--format", "json"], in: r.path).findings.filter { $0.hasPrefix("automation-missing-path") }
+        }
+        #expect(try missing() == ["automation-missing-path system/flux.yaml:12:18"])
+        try r.git("remote", "add", "origin", "https://gitlab.com/acme/gitops-system.git")
+        #expect(try missing() == [])
+        try r.git("remote", "set-url", "origin", "https://gitlab.com/someone/gitops-apps.git")
+        #expect(try missing() == ["automation-missing-path system/flux.yaml:12:18"])
+    }
+
     /// vikbaranov/homelab: one cluster bootstrapped on a feature branch, another synced by a FluxInstance from `main`.
     /// flux-operator makes that cluster's own `flux-system` GitRepository (named after its namespace) on the sync's
     /// `ref`: its Kustomizations build that, not the other cluster's branch.

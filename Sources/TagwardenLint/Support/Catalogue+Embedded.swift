@@ -310,7 +310,8 @@ rationale: >
   Flux joins update.path to the clone's root securely (`/apps` and `../apps` are `apps`); a path that holds no
   manifests updates nothing, and the automation reports success all the same. The path is a path of the automation's GitRepository: it is
   checked here only when that is this repository (its URL is a remote of the clone, or flux bootstrap's
-  sync reads it), or every GitRepository here names one repository (then the message says the path was
+  sync reads it), or every GitRepository here names one repository and no remote of the clone names another
+  (a remote of the same repository name, a fork or a mirror, does not; then the message says the path was
   checked against this checkout). A path written with `${VAR}` is checked as each Flux Kustomization that
   applies the automation substitutes it, and not where a value cannot be known here. An automation whose
   GitRepository is not in the repository and whose path holds nothing here may update another repository, or

@@ -278,7 +278,7 @@ public struct FluxIndex: Sendable {
                       nonResources: Set<ObjectID>, markers: Table<MarkerID, MarkerComment>,
                       markerEnvironment: Table<MarkerID, String?>,
                       expand: (String, FileID) -> [(kustomization: ObjectID, text: String)]?, here: Set<String>,
-                      bootstrapSources: [(namespace: String?, name: String)] = [],
+                      remotes: Set<String> = [], bootstrapSources: [(namespace: String?, name: String)] = [],
                       deployedTogether: (FileID, ObjectID) -> Bool = { _, _ in true },
                       notDeployed: (FileID) -> String? = { _ in nil }) -> (FluxIndex, Table<MarkerID, MarkerInfo>) {
         var idx = FluxIndex()
@@ -364,7 +364,12 @@ public struct FluxIndex: Sendable {
             if candidates.contains(where: { c in c.spec.url.flatMap(Model.repositoryPath).map(here.contains) ?? false })
                 || bootstrapSources.contains(where: { $0.name == name && FluxIndex.sameNamespace($0.namespace, ns) }) {
                 idx.automations[a].source = .here
-            } else if !candidates.isEmpty, Set(idx.gitRepositories.map { $0.spec.url.flatMap(Model.gitURLKey) ?? "?\($0.name)" }).count == 1 {
+            } else if !candidates.isEmpty, Set(idx.gitRepositories.map { $0.spec.url.flatMap(Model.gitURLKey) ?? "?\($0.name)" }).count == 1,
+                      remotes.isEmpty || candidates.contains(where: { c in c.spec.url.flatMap(Model.repositoryPath).map { url in
+                          remotes.contains { Path.basename($0) == Path.basename(url) } } ?? false }) {
+                // the repository's one GitRepository, taken to be this one where the clone has no remote to say, or one of
+                // the same name (a fork, a mirror): not where its remotes name another (theartusz/demo-cluster-gitops-system's
+                // automation updates the -apps repository)
                 idx.automations[a].source = .assumed
             }
         }

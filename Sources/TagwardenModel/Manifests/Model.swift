@@ -419,6 +419,7 @@ public struct Model: Sendable {
         for f in facts { for s in f.fluxInstanceSyncs where s.isGit { bootstrapSources.append((s.sourceNamespace, s.sourceName)) } }
         let fluxIndex = FluxIndexInput(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
                                        nonResources: nonResources, markers: markers, variables: variables, here: here,
+                                       remotes: Set(remoteURLs.compactMap(repositoryPath)),
                                        bootstrapSources: bootstrapSources, graph: graph, clusters: clusters, rootPaths: rootPaths)
         // the Flux index, built on another thread with the markers' environments as the images' are so far, while the
         // retagging below settles the rest; built again should the rest change a marker's
@@ -1199,6 +1200,8 @@ struct FluxIndexInput: Sendable {
     let markers: Table<MarkerID, MarkerComment>
     let variables: PostBuildVariables
     let here: Set<String>
+    /// The clone's remotes, as repository paths.
+    let remotes: Set<String>
     let bootstrapSources: [(namespace: String?, name: String)]
     let graph: IncludeGraph
     let clusters: Clusters
@@ -1208,7 +1211,7 @@ struct FluxIndexInput: Sendable {
         let clusters = clusters
         return FluxIndex.build(objects: objects, namespaces: namespaces, environments: environments, files: files, nonResources: nonResources,
                                markers: markers, markerEnvironment: markerEnvironment, expand: variables.expansionsByBuild, here: here,
-                               bootstrapSources: bootstrapSources,
+                               remotes: remotes, bootstrapSources: bootstrapSources,
                                deployedTogether: Model.deployedTogether(objects: objects, files: files, graph: graph, clusters: clusters,
                                                                         rootPaths: rootPaths),
                                notDeployed: { if case .notDeployed(let why) = clusters.reach[$0] { why } else { nil } })
