@@ -20,11 +20,13 @@ extension Rule {
             // the rendering, not this file
             // (one that holds the marker token is read by Flux's image automation as it is)
             let unapplied = c.model.clusters.of(i).isEmpty && !f.holdsMarkerToken
+            // (a parse error may stand lines after the expression that caused it, at the end of the file: the text up to it)
             func renderedFirst(_ finding: inout Finding, line: Int) {
-                guard unapplied, let range = SourceText.lineRange(f.bytes, line: line),
-                      SourceText.contains("{{", in: f.bytes[range]) || SourceText.contains("{%", in: f.bytes[range]) else { return }
-                finding.message += " (the line holds a template expression: the file is taken to be a template that a tool renders "
-                    + "before anything reads it as YAML)"
+                guard unapplied, let range = SourceText.lineRange(f.bytes, line: line) else { return }
+                let text = f.bytes[..<range.upperBound]
+                guard SourceText.contains("{{", in: text) || SourceText.contains("{%", in: text) else { return }
+                finding.message += " (a template expression stands on or before this line: the file is taken to be a template that a "
+                    + "tool renders before anything reads it as YAML)"
                 finding.ruleSeverity = .note
             }
             // a generator's data file is copied into its ConfigMap as bytes: kustomize does not read its keys or what Go's

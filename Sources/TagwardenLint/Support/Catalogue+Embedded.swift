@@ -6227,9 +6227,9 @@ premises: >
   Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
   cluster of this repository applies and holds the `$imagepolicy` token, the only files image-automation-controller
   opens (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
-  warning whose message says why the file may not be read, and a note where the failing line holds a template
-  expression (`{{ … }}`, `{% … %}`): such a file is taken to be a template that a tool renders before anything reads
-  it as YAML (an Ansible role's, helmfile's own file).
+  warning whose message says why the file may not be read, and a note where a template expression (`{{ … }}`,
+  `{% … %}`) stands on or before the failing line: such a file is taken to be a template that a tool renders before
+  anything reads it as YAML (an Ansible role's, helmfile's own file).
 fix: >
   Correct the YAML at the reported position. Common causes are tab indentation, a missing space after
   a colon, unbalanced quotes and a mapping key at the wrong indentation. Remove a repeated key; merge
