@@ -15,12 +15,11 @@ extension Rule {
                                     || !files[i].duplicateMergeKeys.isEmpty {
             guard !chartTemplates.contains(i) else { continue }
             let f = files[i]
-            // a file no cluster here applies whose failing line holds a template expression is a template some tool renders
-            // (an Ansible role's, helmfile's own file: PaulJequann/the-lab, JefeDavis/k8s-HomeOps): what it applies is
-            // the rendering, not this file
-            // (one that holds the marker token is read by Flux's image automation as it is)
+            // a file no cluster here applies with a template expression on or before its failing line is a template some
+            // tool renders (an Ansible role's, helmfile's own file: PaulJequann/the-lab, JefeDavis/k8s-HomeOps): what it
+            // applies is the rendering, not this file (a parse error may stand lines after the expression that caused it);
+            // one that holds the marker token is read by Flux's image automation as it is
             let unapplied = c.model.clusters.of(i).isEmpty && !f.holdsMarkerToken
-            // (a parse error may stand lines after the expression that caused it, at the end of the file: the text up to it)
             func renderedFirst(_ finding: inout Finding, line: Int) {
                 guard unapplied, let range = SourceText.lineRange(f.bytes, line: line) else { return }
                 let text = f.bytes[..<range.upperBound]

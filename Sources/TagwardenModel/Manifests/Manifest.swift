@@ -48,9 +48,6 @@ public final class ManifestObject: Sendable {
     public let kustomizeImages: [KustomizeImageEntry]
     /// What a kustomization does that Tagwarden does not follow.
     public let kustomizeUnknowns: KustomizeUnknowns
-    /// A kustomization whose output Tagwarden cannot know: it inflates Helm charts, runs generator or transformer
-    /// plugins, or takes resources from outside the repository.
-    public var kustomizeOpaque: Bool { !kustomizeUnknowns.isDisjoint(with: [.resources, .transformers]) }
 
     /// What a kustomization does that Tagwarden does not follow, by what it may change in the build.
     public struct KustomizeUnknowns: OptionSet, Sendable {

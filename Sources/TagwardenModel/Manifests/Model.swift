@@ -445,7 +445,13 @@ public struct Model: Sendable {
         // a shared base's container image of no environment of its own: the environments of the builds that deploy it,
         // of those a cluster here reaches where some are (an overlay that nothing applies deploys nothing: AEdral/flux-examples)
         if !graph.isEmpty {
-            struct Deploying { var reached = Set<String>(), all = Set<String>() }
+            struct Deploying {
+                var reached = Set<String>(), all = Set<String>()
+                mutating func add(_ other: Deploying) {
+                    reached.formUnion(other.reached)
+                    all.formUnion(other.all)
+                }
+            }
             let rootEnvironments = IncludeGraph.Memo<ObjectID, Deploying>(cycle: Deploying())   // kustomization → environments of the roots above it
             func environments(_ k: ObjectID, _ depth: Int) -> Deploying {
                 rootEnvironments.value(k) {
@@ -461,30 +467,18 @@ public struct Model: Sendable {
                             if reached { out.reached.insert(e) }
                         }
                     } else {
-                        for p in parents {
-                            let above = environments(p, depth + 1)
-                            out.all.formUnion(above.all)
-                            out.reached.formUnion(above.reached)
-                        }
+                        for p in parents { out.add(environments(p, depth + 1)) }
                     }
                     return out
                 }
             }
-            var fileAt: [String: FileID]?
-            func reached(_ path: String) -> Bool {
-                if fileAt == nil { fileAt = Dictionary(facts.indices.map { (facts[$0].path, $0) }, uniquingKeysWith: { a, _ in a }) }
-                return fileAt![path].map { !clusters.of($0).isEmpty } ?? false
-            }
+            func reached(_ path: String) -> Bool { builds.value.fileAt[path].map { !clusters.of($0).isEmpty } ?? false }
             for i in images.indices where images[i].origin == .container && imageEnvironment[i] == nil && !images[i].retagged {
                 let found: Set<String>
                 if images[i].writtenTagDeployedBy.isEmpty {
                     let includers = graph.includers(of: facts[images[i].file].path)
                     guard !includers.isEmpty else { continue }
-                    let deploying = includers.reduce(into: Deploying()) {
-                        let above = environments($1, 0)
-                        $0.all.formUnion(above.all)
-                        $0.reached.formUnion(above.reached)
-                    }
+                    let deploying = includers.reduce(into: Deploying()) { $0.add(environments($1, 0)) }
                     found = deploying.reached.isEmpty ? deploying.all : deploying.reached
                 } else {
                     // only the builds that deploy its written tag
