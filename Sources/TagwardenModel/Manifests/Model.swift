@@ -445,12 +445,15 @@ public struct Model: Sendable {
         // a shared base's container image of no environment of its own: the environments of the builds that deploy it,
         // of those a cluster here reaches where some are (an overlay that nothing applies deploys nothing: AEdral/flux-examples)
         if !graph.isEmpty {
+            /// The environments of the roots a cluster here reaches, and of the others (each environment counted once, in
+            /// the set of its root: most roots are reached, and the second set stays empty).
             struct Deploying {
-                var reached = Set<String>(), all = Set<String>()
+                var reached = Set<String>(), unreached = Set<String>()
                 mutating func add(_ other: Deploying) {
                     reached.formUnion(other.reached)
-                    all.formUnion(other.all)
+                    if !other.unreached.isEmpty { unreached.formUnion(other.unreached) }
                 }
+                var found: Set<String> { reached.isEmpty ? unreached : reached }
             }
             let rootEnvironments = IncludeGraph.Memo<ObjectID, Deploying>(cycle: Deploying())   // kustomization → environments of the roots above it
             func environments(_ k: ObjectID, _ depth: Int) -> Deploying {
@@ -463,8 +466,7 @@ public struct Model: Sendable {
                         let reached = !clusters.of(objects[k].file).isEmpty
                         for p in [path] + builders.map({ facts[objects[$0].file].path }) {
                             guard let e = env.detect(path: p, namespace: nil, namespaceLabels: labels) else { continue }
-                            out.all.insert(e)
-                            if reached { out.reached.insert(e) }
+                            if reached { out.reached.insert(e) } else { out.unreached.insert(e) }
                         }
                     } else {
                         for p in parents { out.add(environments(p, depth + 1)) }
@@ -478,8 +480,9 @@ public struct Model: Sendable {
                 if images[i].writtenTagDeployedBy.isEmpty {
                     let includers = graph.includers(of: facts[images[i].file].path)
                     guard !includers.isEmpty else { continue }
-                    let deploying = includers.reduce(into: Deploying()) { $0.add(environments($1, 0)) }
-                    found = deploying.reached.isEmpty ? deploying.all : deploying.reached
+                    // (most files have one includer: its sets as they are)
+                    found = includers.count == 1 ? environments(includers[0], 0).found
+                        : includers.reduce(into: Deploying()) { $0.add(environments($1, 0)) }.found
                 } else {
                     // only the builds that deploy its written tag
                     let paths = images[i].writtenTagRootPaths, reachedPaths = paths.filter(reached)
