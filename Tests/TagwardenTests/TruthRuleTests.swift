@@ -1056,10 +1056,12 @@ extension FluxInstanceTests {
         files["bootstrap/helmfile.yaml"] = "releases:\n  - name: cilium\n    set:\n      - name: cluster.name\n        value: {{ requiredEnv \"CLUSTER\" }}\n"
         files["bootstrap/broken.yaml"] = "key: [a\n"
         files["bootstrap/unclosed.yaml"] = "metadata:\n  name: {{ .name }\n"
+        // (GitHub Actions reads its `${{ … }}` after the YAML: xCodeOwl/essl-lab-docs's workflow fails as itself)
+        files["ci/workflow.yaml"] = "env:\n  USER: ${{ secrets.USER }}\nkey: [a\n"
         func found() throws -> [String] { try lint(files).filter { $0.rule == "yaml-syntax" }.map { "\($0.severity) \($0.position)" } }
         #expect(try found() == ["note ansible/roles/tempo/templates/tempo.yaml:3:12", "note ansible/roles/tempo/templates/tempo.yaml:3:31",
                                 "warning bootstrap/broken.yaml:2:1", "note bootstrap/helmfile.yaml:5:17", "note bootstrap/unclosed.yaml:2:10",
-                                "note bootstrap/unclosed.yaml:3:1"])
+                                "note bootstrap/unclosed.yaml:3:1", "warning ci/workflow.yaml:4:1"])
         files["clusters/prod/kustomization.yaml"] = "resources: [flux-system, ../../bootstrap/helmfile.yaml]\n"
         let applied = try found().filter { $0.contains("helmfile") }
         #expect(applied == ["error bootstrap/helmfile.yaml:5:17"], "\(applied)")

@@ -19,11 +19,12 @@ extension Rule {
             // tool renders (an Ansible role's, helmfile's own file: PaulJequann/the-lab, JefeDavis/k8s-HomeOps): what it
             // applies is the rendering, not this file (a parse error may stand lines after the expression that caused it);
             // one that holds the marker token is read by Flux's image automation as it is
-            let unapplied = c.model.clusters.of(i).isEmpty && !f.holdsMarkerToken
+            // (GitHub Actions' `${{ … }}` is read after the YAML: no template)
+            let templateAt = c.model.clusters.of(i).isEmpty && !f.holdsMarkerToken
+                ? (SourceText.occurrences(of: "{{", in: f.bytes).filter { $0 == 0 || f.bytes[$0 - 1] != UInt8(ascii: "$") }
+                   + SourceText.occurrences(of: "{%", in: f.bytes)).min() : nil
             func renderedFirst(_ finding: inout Finding, line: Int) {
-                guard unapplied, let range = SourceText.lineRange(f.bytes, line: line) else { return }
-                let text = f.bytes[..<range.upperBound]
-                guard SourceText.contains("{{", in: text) || SourceText.contains("{%", in: text) else { return }
+                guard let templateAt, let range = SourceText.lineRange(f.bytes, line: line), templateAt < range.upperBound else { return }
                 finding.message += " (a template expression stands on or before this line: the file is taken to be a template that a "
                     + "tool renders before anything reads it as YAML)"
                 finding.ruleSeverity = .note

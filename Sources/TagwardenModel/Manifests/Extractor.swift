@@ -72,16 +72,11 @@ package struct Extractor {
         facts.syntaxError = scratch.error
         if !scratch.duplicateKeys.isEmpty {
             func written(_ n: Int) -> String { (scratch.nodes[n].kind == .alias ? "*" : "") + scratch.value(n) }
-            /// Whether mapping m is a document's `metadata.annotations`.
-            func isAnnotations(_ m: Int) -> Bool {
-                let metadata = scratch.nodes[m].parent
-                guard metadata >= 0, scratch.get(metadata, "annotations") == m else { return false }
-                let root = scratch.nodes[metadata].parent
-                return root >= 0 && scratch.get(root, "metadata") == metadata && scratch.documents.contains { $0.root == root }
-            }
+            // (the documents' own `metadata.annotations`)
+            let annotations = Set(scratch.documents.compactMap { scratch.get($0.root, "metadata", "annotations") })
             facts.duplicateKeys = scratch.duplicateKeys.map { d in
                 (scratch.nodes[d.key].span, written(d.key), scratch.nodes[d.first].span.start.line, written(d.first),
-                 isAnnotations(scratch.nodes[d.key].parent))
+                 annotations.contains(scratch.nodes[d.key].parent))
             }
         }
         if !scratch.goRefusals.isEmpty { facts.goRefusals = scratch.goRefusals }
