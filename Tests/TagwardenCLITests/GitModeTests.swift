@@ -524,6 +524,35 @@ import Testing
         #expect(same.findingObjects.filter { $0["severity"] as? String == "error" }.count == 2, "\(same.described)")
     }
 
+    /// A GitRepository's `ref.name: refs/heads/deploy` is branch deploy (source-controller ranks `name` above a semver
+    /// and a tag), as a FluxInstance's `sync.ref` is; another `ref.name` is a fixed revision.
+    @Test func aGitRepositorysRefNameOfABranchIsThatBranch() throws {
+        let r = try TempRepo()
+        var files = bootstrapFiles("clusters/lab", flux: "v2.4.0")
+        let sync = files["clusters/lab/flux-system/gotk-sync.yaml"]!
+        files["clusters/lab/flux-system/gotk-sync.yaml"] = sync.replacingOccurrences(of: "ref: {branch: main}", with: "ref: {name: refs/heads/deploy, tag: v1}")
+        files["clusters/lab/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps")
+        files["apps/web.yaml"] = deployment(namespace: "apps", image: "nginx:latest")
+        try r.write(files)
+        try r.commitAll("fleet")
+        try r.git("update-ref", "refs/remotes/origin/main", "HEAD")
+        try r.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+        func latest() throws -> String {
+            let res = try tagwarden(["audit", "--format", "json"], in: r.path)
+            let found = res.findingObjects.filter { $0["rule"] as? String == "image-latest-tag" }
+            return found.map { "\($0["severity"]!) \($0["message"]!)" }.joined()
+        }
+        #expect(try latest().hasSuffix("which builds branch deploy of GitRepository flux-system (the checkout is on main), not this checkout: "
+                                       + "assuming that revision holds this file as it is here)"))
+        try r.write("clusters/lab/flux-system/gotk-sync.yaml", sync.replacingOccurrences(of: "ref: {branch: main}", with: "ref: {name: refs/pull/7/head}"))
+        try r.commitAll("a pull request's head")
+        #expect(try latest().hasSuffix("which builds name refs/pull/7/head of GitRepository flux-system, not this checkout: "
+                                       + "assuming that revision holds this file as it is here)"))
+        try r.write("clusters/lab/flux-system/gotk-sync.yaml", sync.replacingOccurrences(of: "ref: {branch: main}", with: "ref: {name: refs/heads/main}"))
+        try r.commitAll("main")
+        #expect(try latest().hasPrefix("error image 'nginx:latest' uses the tag 'latest'"))
+    }
+
     /// theartusz/demo-cluster-gitops-system: the repository's one GitRepository is its -apps repository, whose path the
     /// automation updates. With no remote, it is taken to be this checkout (the message says so); a remote of another
     /// name says it is not, and one of the same name (a fork) that it is.

@@ -74,7 +74,11 @@ public struct AutomationSpec: Sendable, Equatable {
 }
 
 public struct GitRepositorySpec: Sendable {
+    /// `spec.ref.branch`, the one field image-automation-controller takes a push branch from.
     public var branch: String?
+    /// The branch source-controller fetches: `spec.ref.name` as `refs/heads/…` (which ranks above a semver and a tag),
+    /// else `spec.ref.branch`; nil where a fixed revision is fetched.
+    public var fetchedBranch: String?
     public var url: String?
     /// `spec.ref` is given (with or without a branch).
     public var hasRef = false
@@ -312,15 +316,17 @@ public indirect enum FluxSpec: Sendable {
             return .automation(a)
         case ("source.toolkit.fluxcd.io", "GitRepository"):
             let ref = spec.flatMap { y.get($0, "ref") }
-            // (`name: refs/heads/main` is a branch)
-            func pinned(_ field: StaticString) -> String? {
-                ref.flatMap { str(y.get($0, field)) }.flatMap { $0.isEmpty || "\(field)" == "name" && $0.hasPrefix("refs/heads/") ? nil : "\(field) \($0)" }
-            }
+            func field(_ name: StaticString) -> String? { ref.flatMap { str(y.get($0, name)) }.flatMap { $0.isEmpty ? nil : $0 } }
+            func pinned(_ name: StaticString) -> String? { field(name).map { "\(name) \($0)" } }
+            let branch = field("branch"), commit = pinned("commit"), name = field("name")
+            // (`name: refs/heads/main` is a branch, and ranks above a semver and a tag)
+            let headsName = name.flatMap { $0.hasPrefix("refs/heads/") ? String($0.dropFirst("refs/heads/".count)) : nil }
+            let pinnedRef = commit ?? (name == nil ? pinned("semver") ?? pinned("tag") : headsName == nil ? "name \(name!)" : nil)
             let includes = spec.flatMap { y.get($0, "include") }.map { y.childNodes($0) } ?? []
-            return .gitRepository(GitRepositorySpec(branch: str(ref.flatMap { y.get($0, "branch") }),
+            return .gitRepository(GitRepositorySpec(branch: branch, fetchedBranch: pinnedRef == nil ? headsName ?? branch : nil,
                                                     url: str(spec.flatMap { y.get($0, "url") }),
                                                     hasRef: ref != nil,
-                                                    pinnedRef: pinned("commit") ?? pinned("name") ?? pinned("semver") ?? pinned("tag"),
+                                                    pinnedRef: pinnedRef,
                                                     ignore: str(spec.flatMap { y.get($0, "ignore") }),
                                                     includePaths: includes.compactMap { i in
                                                         (str(y.get(i, "toPath")) ?? str(y.get(i, "repository", "name"))).map(Model.rootedPath)

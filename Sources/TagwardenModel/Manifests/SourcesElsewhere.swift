@@ -259,7 +259,7 @@ extension Model {
         init(_ objects: Objects, files: Files) {
             for o in objects {
                 if case .gitRepository(let g)? = o.flux, let name = o.name, let url = g.url {
-                    byName[name, default: []].append((o.declaredNamespace, url, g.branch, g.pinnedRef, o.file))
+                    byName[name, default: []].append((o.declaredNamespace, url, g.fetchedBranch, g.pinnedRef, o.file))
                 }
             }
             for f in files.indices {
