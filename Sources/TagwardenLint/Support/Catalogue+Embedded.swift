@@ -5945,7 +5945,10 @@ rationale: >
   (When staging ran the same version identity with another digest, promotion-rebuilt-artifact is
   reported instead.) When staging ran the same version identity by its tag alone, its digest is not on record
   and the identity matches: no finding. A base's reference that every kustomize build retags never runs and
-  is not judged. Only promoted images are checked, and only in repositories with a staging environment.
+  is not judged. Only promoted images are checked, only in repositories with a staging environment, and only
+  images that a staging manifest held at HEAD or in an earlier commit, whatever its tag: an image staging never
+  ran is not promoted through it (a directory named staging may hold something else, such as Let's Encrypt's
+  staging certificates).
 premises: >
   The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
@@ -6025,6 +6028,33 @@ nonTriggering:
           containers:
             - name: web
               image: ghcr.io/acme/web:production-v1.2.3-abc1234-1700000000@sha256:1111111111111111111111111111111111111111111111111111111111111111
+      flux/repo.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+        spec:
+          image: ghcr.io/acme/web
+  - description: an image staging never ran, beside a staging directory of certificates
+    profile: strict
+    files:
+      infrastructure/certificates/staging/web.yaml: |
+        apiVersion: cert-manager.io/v1
+        kind: Certificate
+        metadata:
+          name: web
+        spec:
+          secretName: web-tls
+          issuerRef: {name: letsencrypt-staging, kind: ClusterIssuer}
+      apps/production/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web@sha256:1111111111111111111111111111111111111111111111111111111111111111
       flux/repo.yaml: |
         apiVersion: image.toolkit.fluxcd.io/v1
         kind: ImageRepository

@@ -47,6 +47,9 @@ extension Rule {
         for (i, img) in m.images.withIDs where m.images[i].environment == production.name && m.images[i].promoted {
             // a base's reference that every build retags never runs: its digest is not production's
             guard img.invalid == nil, !img.retagged, let digest = img.digest, img.name != nil, let normalized = img.normalizedName else { continue }
+            // an image no staging manifest ever held is not promoted through staging (a directory named staging may hold
+            // something else: Let's Encrypt's staging certificates, arjansiemons/homelab)
+            guard evidence.images.contains(normalized) else { continue }
             if evidence.digests[normalized]?.contains(digest) == true { continue }
             let id = img.tag.flatMap { PromotionEvidence.identity(tag: $0.value, prefix: production.tagPrefix) }
             if let id, let staged = evidence.identities[normalized]?[id] {

@@ -3,6 +3,8 @@ import TagwardenBasics
 /// What staging ran, by image: every digest and every version identity (`vX.Y.Z-<sha>-<ts>` after the
 /// environment prefix) that a staging manifest held, at HEAD or in any commit reachable from it.
 public struct PromotionEvidence: Sendable, Equatable {
+    /// The normalized names of every image a staging manifest held, whatever its tag: the images promoted through staging.
+    public var images: Set<String> = []
     /// normalized image name → digests
     public var digests: [String: Set<String>] = [:]
     /// normalized image name → identity → digests seen with it (empty when staging ran it without one)
@@ -44,6 +46,7 @@ public struct PromotionEvidence: Sendable, Equatable {
 
     /// Records what a staging manifest held for an image (its normalised name), in place: no copy of the per-image maps.
     package mutating func record(normalized: String, tag: String?, digest: String?, prefix: String?) {
+        images.insert(normalized)
         if let digest { digests[normalized, default: []].insert(digest) }
         if let tag, let id = PromotionEvidence.identity(tag: tag, prefix: prefix) {
             if let digest {
@@ -55,10 +58,11 @@ public struct PromotionEvidence: Sendable, Equatable {
     }
 
     public mutating func merge(_ other: PromotionEvidence) {
-        if digests.isEmpty && identities.isEmpty {   // (no set rehashed when there is nothing to merge into)
-            (digests, identities) = (other.digests, other.identities)
+        if images.isEmpty {   // (no set rehashed when there is nothing to merge into)
+            (images, digests, identities) = (other.images, other.digests, other.identities)
             return
         }
+        images.formUnion(other.images)
         for (k, v) in other.digests { digests[k, default: []].formUnion(v) }
         for (k, byId) in other.identities {
             for (id, ds) in byId { identities[k, default: [:]][id, default: []].formUnion(ds) }
@@ -78,7 +82,8 @@ public struct PromotionEvidence: Sendable, Equatable {
 
     package func json(key: String, tip: String) -> JSON {
         .object([
-            ("version", .int(1)), ("key", .string(key)), ("tip", .string(tip)),
+            ("version", .int(2)), ("key", .string(key)), ("tip", .string(tip)),
+            ("images", .array(images.sorted().map(JSON.string))),
             ("digests", .object(digests.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.sorted().map(JSON.string))) })),
             ("identities", .object(identities.sorted { $0.key < $1.key }.map { (name, byId) in
                 (name, .object(byId.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.sorted().map(JSON.string))) }))
@@ -87,9 +92,10 @@ public struct PromotionEvidence: Sendable, Equatable {
     }
 
     package static func fromJSON(_ j: JSON, key: String) -> (PromotionEvidence, String)? {
-        guard case .int(1)? = j["version"], j["key"]?.stringValue == key, let tip = j["tip"]?.stringValue,
-              case .object(let ds)? = j["digests"], case .object(let ids)? = j["identities"] else { return nil }
+        guard case .int(2)? = j["version"], j["key"]?.stringValue == key, let tip = j["tip"]?.stringValue,
+              case .array(let names)? = j["images"], case .object(let ds)? = j["digests"], case .object(let ids)? = j["identities"] else { return nil }
         var e = PromotionEvidence()
+        e.images = Set(names.compactMap(\.stringValue))
         for (name, list) in ds {
             guard case .array(let xs) = list else { return nil }
             e.digests[name] = Set(xs.compactMap(\.stringValue))
