@@ -142,9 +142,7 @@ struct CommonOptions: ParsableArguments {
         if let outputFile { try writeFileAtomically(outputFile, text) } else { writeStdout(text) }
         Timings.mark("report")
         if getenv("TAGWARDEN_TIMINGS") != nil {
-            for p in Timings.phases() {
-                writeStderr("phase \(p.phase) wall \(Int((p.wall * 1e6).rounded())) us cpu \(Int((p.cpu * 1e6).rounded())) us\n")
-            }
+            writeStderr(Timings.lines())
         }
         let threshold: Severity?
         switch failOn {

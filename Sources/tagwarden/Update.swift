@@ -209,9 +209,7 @@ struct Update: ParsableCommand {
             emit(report, model: model)
             Timings.mark("report")
             if getenv("TAGWARDEN_TIMINGS") != nil {
-                for p in Timings.phases() {
-                    writeStderr("phase \(p.phase) wall \(Int((p.wall * 1e6).rounded())) us cpu \(Int((p.cpu * 1e6).rounded())) us\n")
-                }
+                writeStderr(Timings.lines())
             }
             if !plan.errors.isEmpty { return 1 }
             return mode == .dryRun && !report.isUpToDate ? 3 : 0
