@@ -553,6 +553,28 @@ import Testing
         #expect(try latest().hasPrefix("error image 'nginx:latest' uses the tag 'latest'"))
     }
 
+    /// arjansiemons/homelab: the cluster's Kustomizations read GitRepository `homelab`, which no file defines (made
+    /// outside the repository, it may read this one or another): what only they apply is applied by assumption.
+    @Test func aKustomizationOfAGitRepositoryNoFileDefinesIsAPremise() throws {
+        let r = try TempRepo()
+        var files = bootstrapFiles("clusters/lab", flux: "v2.4.0")
+        files["clusters/lab/infra.yaml"] = fluxKustomization(name: "infra", path: "./infra", spec: "  sourceRef: {kind: GitRepository, name: homelab}\n")
+        files["infra/job.yaml"] = deployment(namespace: "infra", image: "nginx:latest")
+        try r.write(files)
+        try r.commitAll("fleet")
+        let res = try tagwarden(["audit", "--format", "json"], in: r.path)
+        #expect(res.findingObjects.filter { $0["rule"] as? String == "image-latest-tag" }.map { "\($0["severity"]!) \($0["message"]!)" }
+                == ["warning image 'nginx:latest' uses the tag 'latest', which moves with every push: pin a version or a digest (applied only "
+                    + "through Flux Kustomization infra (clusters/lab/infra.yaml), which reads GitRepository homelab, which no file here "
+                    + "defines: assuming it is this repository, as the checkout has it)"], "\(res.described)")
+        // once a file defines it as this repository, a fact
+        try r.write("clusters/lab/homelab.yaml", "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+                    + "metadata: {name: homelab, namespace: flux-system}\nspec: {url: 'https://github.com/acme/fleet.git', ref: {branch: main}}\n")
+        try r.commitAll("defined")
+        let defined = try tagwarden(["audit", "--format", "json"], in: r.path)
+        #expect(defined.findingObjects.filter { $0["rule"] as? String == "image-latest-tag" }.map { "\($0["severity"]!)" } == ["error"], "\(defined.described)")
+    }
+
     /// theartusz/demo-cluster-gitops-system: the repository's one GitRepository is its -apps repository, whose path the
     /// automation updates. With no remote, it is taken to be this checkout (the message says so); a remote of another
     /// name says it is not, and one of the same name (a fork) that it is.

@@ -80,9 +80,9 @@ public struct Clusters: Sendable {
     /// Files the clusters take only through a Flux Kustomization that does not apply them as they are here → the first
     /// such: a suspended one (`spec.suspend: true`), which applies no change of theirs, or one that reads another
     /// revision of this repository (`FluxKustomizationSpec.pinnedRevision`: a tag, a commit, another branch), which
-    /// applies that revision of them.
+    /// applies that revision of them, or whose GitRepository no file here defines (`sourceUndefined`).
     public private(set) var heldBackOnly: [FileID: ObjectID] = [:]
-    /// Those of them that read another revision of this repository.
+    /// Those of them that read another revision of this repository, or a GitRepository no file here defines.
     public private(set) var pinned: Set<ObjectID> = []
     /// Files of Flux's own components (flux bootstrap's `gotk-components.yaml`: its flux-system Namespace carries
     /// `app.kubernetes.io/part-of: flux`), whose images flux writes, not the team.
@@ -298,9 +298,9 @@ public struct Clusters: Sendable {
                         : "are inferred, not bootstrapped here (tagwarden env --applied names each premise)"
                     return .assumed("clusters \(names.joined(separator: ", ")) \(why); declare them under clusters: in \(Config.fileName)")
                 }
-                if let k = heldBackOnly[f], let revision = objects[k].fluxKustomization?.pinnedRevision {
+                if let k = heldBackOnly[f], let premise = objects[k].fluxKustomization?.revisionPremise {
                     return .assumed("applied only through Flux Kustomization \(objects[k].name ?? "") (\(files[objects[k].file].path)), which "
-                                    + "builds \(revision), not this checkout: assuming that revision holds this file as it is here")
+                                    + premise)
                 }
                 if let k = heldBackOnly[f] {
                     return .assumed("applied only through Flux Kustomization \(objects[k].name ?? "") (\(files[objects[k].file].path)), which is "
@@ -521,8 +521,8 @@ public struct Clusters: Sendable {
         var bootstrappedClusters = Set<ClusterID>()   // clusters with a root of flux bootstrap's
         // where a Kustomization is suspended or reads another revision of this repository, the files each cluster
         // applies through none (`live`), and for the others the first such Kustomization through which a cluster takes them
-        func holdsBack(_ k: ObjectID) -> Bool { spec(k)?.suspended == true || spec(k)?.pinnedRevision != nil }
-        out.pinned = Set(kustomizations.filter { spec($0)?.pinnedRevision != nil })
+        func holdsBack(_ k: ObjectID) -> Bool { spec(k)?.suspended == true || spec(k)?.revisionPremise != nil }
+        out.pinned = Set(kustomizations.filter { spec($0)?.revisionPremise != nil })
         let anyHeldBack = kustomizations.contains(where: holdsBack)
         var live = Table<ClusterID, Set<FileID>>()
         func cluster(named name: String) -> ClusterID {
@@ -1061,7 +1061,7 @@ extension Model {
         }
         if pinned > 0 {
             parts.append("\(pinned) file\(pinned == 1 ? "" : "s") applied only through Flux Kustomizations that build another revision "
-                         + "of this repository (a tag, a commit, another branch), judged as warnings at most (declare what the cluster runs under clusters: in \(Config.fileName))")
+                         + "of this repository (a tag, a commit, another branch) or read a GitRepository no file here defines, judged as warnings at most (declare what the cluster runs under clusters: in \(Config.fileName))")
         }
         if assumed > 0 {
             let inferred = clusters.clusters.filter { $0.inferred != nil }
@@ -1174,7 +1174,8 @@ extension Model {
             }
             let ks = (clusters.kustomizationsOfFile[f] ?? []).filter(applying.contains).map(qualifiedName)
             let suspended = clusters.heldBackOnly[f].map { k in
-                " (only through \(qualifiedName(k)), which " + (objects[k].fluxKustomization?.pinnedRevision.map { "builds \($0)" } ?? "is suspended")
+                " (only through \(qualifiedName(k)), which " + (objects[k].fluxKustomization.flatMap { k in
+                    k.pinnedRevision.map { "builds \($0)" } ?? (k.sourceUndefined ? "reads a GitRepository no file here defines" : nil) } ?? "is suspended")
                     + ": judged as warnings)"
             } ?? ""
             return "\(files[f].path)  cluster \(cs.joined(separator: ", "))" + (ks.isEmpty ? "" : " by \(ks.joined(separator: ", "))") + suspended

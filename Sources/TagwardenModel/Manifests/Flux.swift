@@ -105,6 +105,17 @@ public struct FluxKustomizationSpec: Sendable {
     public var pinnedRevision: String?
     /// The branch of this repository that revision is, other than the checkout's; nil for a tag, a commit or none.
     public var pinnedBranch: String?
+    /// Its GitRepository is one no file here defines (neither written nor made by a FluxInstance's sync), in a repository
+    /// that names its own: made outside the repository, it may read this one or another (arjansiemons/homelab's `homelab`).
+    public var sourceUndefined = false
+    /// Why what only it applies is applied as it is here by assumption, after "which": nil where only suspension is.
+    public var revisionPremise: String? {
+        if let pinnedRevision { return "builds \(pinnedRevision), not this checkout: assuming that revision holds this file as it is here" }
+        if sourceUndefined, let source {
+            return "reads GitRepository \(source.name), which no file here defines: assuming it is this repository, as the checkout has it"
+        }
+        return nil
+    }
     public var targetNamespace: String?
     /// `spec.sourceRef`; nil when there is none.
     public var source: SourceRef?

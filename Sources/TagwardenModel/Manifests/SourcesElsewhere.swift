@@ -53,7 +53,8 @@ extension Model {
         // one of this repository at a tag or a commit builds that revision, which the checkout need not be; so does one
         // on another branch, where the checkout is on the repository's line: its default branch, or one a GitRepository
         // of it reads (a branch Flux renders to, an environment's branch, a branch renamed since), but not a feature
-        // branch that will merge into the one Flux reads
+        // branch that will merge into the one Flux reads; and one whose GitRepository no file here defines is taken to
+        // be this repository only as a premise (made outside the repository, it may read another)
         if !here.isEmpty {
             // (each URL judged once: the repository's Flux Kustomizations name a handful of sources, each many times)
             var judged: [String: Bool] = [:]
@@ -73,6 +74,9 @@ extension Model {
                                                                     files: files, where: isHere) {
                     k.pinnedRevision = "branch \(branch) of GitRepository \(src.name) (the checkout is on \(line))"
                     k.pinnedBranch = branch
+                } else if src.isGitRepository, sources.candidates(kind: src.kind, name: src.name, namespace: namespace).isEmpty {
+                    // made outside the repository, it may read this one or another
+                    k.sourceUndefined = true
                 } else {
                     continue
                 }
