@@ -1041,7 +1041,7 @@ extension Model {
     /// The report header's line on the files under `prefix` (the audit's PATH; nil or "" for all) that are not
     /// applied, and how to say what applies them; nil when every one is applied.
     public func appliedHeader(under prefix: String?) -> String? {
-        var unreached = 0, notDeployed = 0, assumed = 0, suspended = 0, pinned = 0
+        var unreached = 0, notDeployed = 0, assumed = 0, suspended = 0, pinned = 0, undefinedSource = 0
         let prefix = prefix ?? ""
         for (f, r) in clusters.reach.withIDs {
             if !prefix.isEmpty, prefix != ".", files[f].path != prefix, !files[f].path.hasPrefix(prefix + "/") { continue }
@@ -1050,10 +1050,12 @@ extension Model {
             case .unreached: unreached += 1
             case .notDeployed: notDeployed += 1
             case .assumed:
-                if clusters.isOnlySuspended(f) { suspended += 1 } else if clusters.isOnlyPinned(f) { pinned += 1 } else { assumed += 1 }
+                if clusters.isOnlySuspended(f) { suspended += 1 } else if clusters.isOnlyPinned(f) {
+                    if objects[clusters.heldBackOnly[f]!].fluxKustomization?.pinnedRevision != nil { pinned += 1 } else { undefinedSource += 1 }
+                } else { assumed += 1 }
             }
         }
-        guard unreached + notDeployed + assumed + suspended + pinned > 0 else { return nil }
+        guard unreached + notDeployed + assumed + suspended + pinned + undefinedSource > 0 else { return nil }
         var parts: [String] = []
         if suspended > 0 {
             parts.append("\(suspended) file\(suspended == 1 ? "" : "s") applied only through suspended Flux Kustomizations, judged as "
@@ -1061,7 +1063,11 @@ extension Model {
         }
         if pinned > 0 {
             parts.append("\(pinned) file\(pinned == 1 ? "" : "s") applied only through Flux Kustomizations that build another revision "
-                         + "of this repository (a tag, a commit, another branch) or read a GitRepository no file here defines, judged as warnings at most (declare what the cluster runs under clusters: in \(Config.fileName))")
+                         + "of this repository (a tag, a commit, another branch), judged as warnings at most (declare what the cluster runs under clusters: in \(Config.fileName))")
+        }
+        if undefinedSource > 0 {
+            parts.append("\(undefinedSource) file\(undefinedSource == 1 ? "" : "s") applied only through Flux Kustomizations whose GitRepository "
+                         + "no file here defines, judged as warnings at most (define it, or declare what the cluster runs under clusters: in \(Config.fileName))")
         }
         if assumed > 0 {
             let inferred = clusters.clusters.filter { $0.inferred != nil }
