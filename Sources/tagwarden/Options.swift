@@ -142,7 +142,7 @@ struct CommonOptions: ParsableArguments {
         if let outputFile { try writeFileAtomically(outputFile, text) } else { writeStdout(text) }
         Timings.mark("report")
         if getenv("TAGWARDEN_TIMINGS") != nil {
-            writeStderr(Timings.lines())
+            writeStderrLines(Timings.lines())
         }
         let threshold: Severity?
         switch failOn {

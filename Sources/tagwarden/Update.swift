@@ -209,7 +209,7 @@ struct Update: ParsableCommand {
             emit(report, model: model)
             Timings.mark("report")
             if getenv("TAGWARDEN_TIMINGS") != nil {
-                writeStderr(Timings.lines())
+                writeStderrLines(Timings.lines())
             }
             if !plan.errors.isEmpty { return 1 }
             return mode == .dryRun && !report.isUpToDate ? 3 : 0
