@@ -79,9 +79,13 @@ extension Rule {
             guard let field = m.files[f].kustomizationUnknownFields.first else { continue }
             let dir = Path.dirname(m.path(f)), atPath = fluxKustomizations(at: dir)
             if m.graph.isIncluded(m.path(f)) && !m.graph.isIncluded(dir) && atPath.isEmpty { continue }
-            // a Flux Kustomization's spec written into a kustomize file
-            let hint = field.value == "spec" ? "; a Flux Kustomization (kustomize.toolkit.fluxcd.io) belongs in a file of its own, "
-                + "which this kustomization lists in resources" : ""
+            // a Flux Kustomization's spec written into a kustomize file, or another object kept under the name (a
+            // CustomResourceDefinition, MirrMurr/psac-project)
+            let first = m.objects.first { $0.file == f }
+            let hint = field.value != "spec" ? "" : first.map { o in
+                "; " + (o.kind == "Kustomization" ? "a Flux Kustomization (kustomize.toolkit.fluxcd.io)" : "a \(o.kind) (\(o.apiVersion))")
+                    + " belongs in a file of its own, which this kustomization lists in resources"
+            } ?? ""
             // only the Flux Kustomizations whose path it is read it: leniently
             let refusal = kustomizeRefusal(m, file: f)
             if !atPath.isEmpty, !m.graph.isIncluded(dir) {
@@ -93,9 +97,16 @@ extension Rule {
             // where kustomize's own check refuses its kind or apiVersion)
             let strict = (m.clusters.kustomizationsOfFile[f] ?? []).filter { refusal != nil || !atPath.contains($0) }
             let including = m.graph.includers(of: dir).first.map { m.graph.directory(of: $0) } ?? dir
-            out.append(c.finding("kustomize refuses this kustomization (invalid Kustomization: json: unknown field \"\(field.value)\"), "
+            var finding = c.finding("kustomize refuses this kustomization (invalid Kustomization: json: unknown field \"\(field.value)\"), "
                                     + "\(consequence(builders: strict, of: strict.isEmpty && !atPath.isEmpty ? including : dir))\(hint)",
-                                 file: f, span: field.span, object: nil, environment: nil))
+                                    file: f, span: field.span, object: nil, environment: nil)
+            // a file of that name in a directory no build of the clusters here takes: its objects may be applied as they are
+            // (ajdann/homelab's Flux Kustomization, which Ansible applies file by file)
+            if !m.clusters.clusters.isEmpty, atPath.isEmpty, !m.graph.isIncluded(dir), (m.clusters.kustomizationsOfFile[f] ?? []).isEmpty {
+                finding.assume("assuming something builds \(dir.isEmpty ? "." : dir) with kustomize, as kubectl apply -k does: no build here takes "
+                               + "the directory")
+            }
+            out.append(finding)
         }
         return out
     }

@@ -2201,6 +2201,48 @@ triggering:
           sourceRef: {kind: GitRepository, name: flux-system}
     expect:
       - {file: kustomization.yaml, line: 6, column: 1, message: "kustomize refuses this kustomization (invalid Kustomization: json: unknown field \"spec\"), so nothing that builds . deploys anything; a Flux Kustomization (kustomize.toolkit.fluxcd.io) belongs in a file of its own, which this kustomization lists in resources"}
+  - description: a CustomResourceDefinition kept as a kustomization file (MirrMurr/psac-project)
+    files:
+      infra/kustomization.yaml: |
+        resources: [sources]
+      infra/sources/kustomization.yaml: |
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata:
+          name: widgets.example.com
+        spec:
+          group: example.com
+          names: {kind: Widget, plural: widgets}
+          scope: Namespaced
+    expect:
+      - {file: infra/sources/kustomization.yaml, line: 5, column: 1, message: "kustomize refuses this kustomization (invalid Kustomization: json: unknown field \"spec\"), so nothing that builds infra/sources deploys anything; a CustomResourceDefinition (apiextensions.k8s.io/v1) belongs in a file of its own, which this kustomization lists in resources"}
+  - description: a cluster's own Flux Kustomization kept as flux-system/kustomization.yaml, which its root kustomization does not take (applied file by file, ajdann/homelab)
+    files:
+      clusters/home/flux-system/kustomization.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: home, namespace: flux-system}
+        spec:
+          interval: 10m
+          path: ./clusters/home
+          prune: true
+          sourceRef: {kind: GitRepository, name: home-repo}
+      clusters/home/flux-system/gitrepository.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: home-repo, namespace: flux-system}
+        spec: {interval: 1m, url: https://example.com/home.git, ref: {branch: main}}
+      clusters/home/kustomization.yaml: |
+        resources: [apps]
+      clusters/home/apps/kustomization.yaml: |
+        resources: [web.yaml]
+      clusters/home/apps/web.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: web, namespace: default}
+        data: {a: b}
+    expect:
+      - {file: clusters/home/flux-system/kustomization.yaml, line: 4, column: 1, message: "kustomize refuses this kustomization (invalid Kustomization: json: unknown field \"spec\"), so nothing that builds clusters/home/flux-system deploys anything; a Flux Kustomization (kustomize.toolkit.fluxcd.io) belongs in a file of its own, which this kustomization lists in resources (assuming something builds clusters/home/flux-system with kustomize, as kubectl apply -k does: no build here takes the directory)"}
   - description: an overlay names a base directory that is not in the repository
     files:
       clusters/prod/sync.yaml: |
