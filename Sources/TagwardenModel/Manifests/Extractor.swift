@@ -145,9 +145,10 @@ package struct Extractor {
         let kind = scalarString(y.get(sync, "kind")) ?? "GitRepository"
         guard ["GitRepository", "OCIRepository", "Bucket"].contains(kind), let path = y.get(sync, "path"),
               y.nodes[path].kind == .scalar else { return }
-        let name = scalarString(y.get(sync, "name")) ?? namespace ?? "flux-system"
+        let written = scalarString(y.get(sync, "name")) ?? namespace
         facts.fluxInstanceSyncs.append(FileFacts.FluxInstanceSync(path: located(path), kind: kind, sourceNamespace: namespace,
-                                                                  sourceName: name, url: scalarString(y.get(sync, "url")),
+                                                                  sourceName: written ?? "flux-system", sourceNameTaken: written == nil,
+                                                                  url: scalarString(y.get(sync, "url")),
                                                                   ref: scalarString(y.get(sync, "ref"))))
     }
 

@@ -559,6 +559,9 @@ public struct FileFacts: Sendable {
         /// The source it makes, which the cluster runs on (`Extractor.fluxInstanceSync`).
         public var sourceNamespace: String?
         public var sourceName: String
+        /// Whether `sourceName` is taken, neither `sync.name` nor the namespace written (the chart's values, in the
+        /// release's namespace, which a kustomization may set): the source may have another name.
+        public var sourceNameTaken = false
         /// The URL of that source (`sync.url`): for a GitRepository, this repository's.
         public var url: String?
         /// The Git reference it reads (`sync.ref`, the GitRepository's `ref.name`: `refs/heads/main`).

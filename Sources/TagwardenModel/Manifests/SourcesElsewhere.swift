@@ -74,8 +74,10 @@ extension Model {
                                                                     files: files, where: isHere) {
                     k.pinnedRevision = "branch \(branch) of GitRepository \(src.name) (the checkout is on \(line))"
                     k.pinnedBranch = branch
-                } else if src.isGitRepository, sources.candidates(kind: src.kind, name: src.name, namespace: namespace).isEmpty {
-                    // made outside the repository, it may read this one or another
+                } else if src.isGitRepository, !src.name.containsBytes("${"), !sources.someNameTaken,
+                          sources.candidates(kind: src.kind, name: src.name, namespace: namespace).isEmpty {
+                    // made outside the repository, it may read this one or another (a name with a variable may be any
+                    // written here, and a FluxInstance's sync of a name not written may make it)
                     k.sourceUndefined = true
                 } else {
                     continue
@@ -258,6 +260,9 @@ extension Model {
     /// The GitRepositories of the repository, by name: where each points.
     struct GitSources {
         var byName: [String: [(namespace: String?, url: String, branch: String?, pinnedRef: String?, file: FileID)]] = [:]
+        /// A FluxInstance's sync of this repository names its GitRepository neither by `sync.name` nor by a namespace
+        /// written: it is taken to be `flux-system`, and may be another.
+        var someNameTaken = false
         /// The GitRepositories written here, and those FluxInstances' syncs make: a cluster synced by flux-operator has
         /// its own `flux-system`, beside another cluster's bootstrap sync of that name (vikbaranov/homelab).
         init(_ objects: Objects, files: Files) {
@@ -273,6 +278,7 @@ extension Model {
                     let branch = ref.flatMap { $0.hasPrefix("refs/heads/") ? String($0.dropFirst("refs/heads/".count)) : nil }
                     let pinned = ref.flatMap { $0.hasPrefix("refs/heads/") ? nil : "name \($0)" }
                     byName[sync.sourceName, default: []].append((sync.sourceNamespace, sync.url ?? "", branch, pinned, f))
+                    if sync.sourceNameTaken { someNameTaken = true }
                 }
             }
         }
