@@ -573,6 +573,15 @@ import Testing
         try r.commitAll("defined")
         let defined = try tagwarden(["audit", "--format", "json"], in: r.path)
         #expect(defined.findingObjects.filter { $0["rule"] as? String == "image-latest-tag" }.map { "\($0["severity"]!)" } == ["error"], "\(defined.described)")
+        // the flux-instance chart's sync, in the namespace a kustomization gives the release, names a GitRepository after
+        // it: not written here, so a name no file defines may be that one (soulwhisper/homelab-ops's gitops-system)
+        try r.git("rm", "-q", "clusters/lab/homelab.yaml")
+        try r.write("clusters/lab/flux-instance.yaml", "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: flux-instance}\n"
+                    + "spec:\n  chartRef: {kind: OCIRepository, name: flux-instance}\n  values:\n    instance:\n"
+                    + "      sync: {kind: GitRepository, url: 'https://github.com/acme/fleet.git', ref: refs/heads/main, path: clusters/lab}\n")
+        try r.commitAll("a FluxInstance of the chart")
+        let chart = try tagwarden(["audit", "--format", "json"], in: r.path)
+        #expect(chart.findingObjects.filter { $0["rule"] as? String == "image-latest-tag" }.map { "\($0["severity"]!)" } == ["error"], "\(chart.described)")
     }
 
     /// theartusz/demo-cluster-gitops-system: the repository's one GitRepository is its -apps repository, whose path the
