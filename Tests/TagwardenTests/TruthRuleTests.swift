@@ -1016,6 +1016,22 @@ extension FluxInstanceTests {
         #expect(report.model?.clusterLines.contains { $0.hasPrefix("Flux Kustomizations no cluster applies: flux-system/apps (k8s/cert-manager/sync.yaml)") } == true)
     }
 
+    /// unusualpseudo/homelab: an app's Flux Kustomization that builds its own directory, inside a bootstrapped cluster's
+    /// tree whose kustomization lists it only in a comment, is no cluster's sync: what it applies no cluster here applies.
+    /// One beside the cluster's tree (a sync of its own in clusters/staging) still is.
+    @Test func aSelfBuildingKustomizationInsideAClustersTreeIsNoSync() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.8")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps")
+        files["apps/kustomization.yaml"] = "resources: []\n#  - notifications/ks.yaml\n"
+        files["apps/notifications/ks.yaml"] = fluxKustomization(name: "notifications", path: "./apps/notifications")
+        files["apps/notifications/web.yaml"] = deployment(namespace: "web", image: "nginx:latest")
+        files["clusters/staging/sync.yaml"] = fluxKustomization(name: "staging", path: "./clusters/staging")
+        let report = try lintReport(files, asFound: true)
+        #expect(report.model?.clusters.clusters.map(\.name) == ["clusters/prod", "clusters/staging"], "\(report.model?.clusterLines ?? [])")
+        let latest = try lint(files).filter { $0.rule == "image-latest-tag" }
+        #expect(latest.map { "\($0.severity) \($0.assumption ?? "")" } == ["warning no cluster in this repository applies this file"])
+    }
+
     /// monosense-io/k8s-gitops: `ipam/kustomization.yaml` takes two Flux Kustomizations of one name, and kustomize
     /// refuses it; but the cluster's build lists one of the two files itself and never that kustomization. The finding
     /// stands on the kustomization's reach, not the file's: a warning that says no cluster here applies it.

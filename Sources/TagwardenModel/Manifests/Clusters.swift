@@ -474,7 +474,7 @@ public struct Clusters: Sendable {
         /// flux bootstrap's sync: it builds its own file, or stands in `<path>/flux-system/`, as bootstrap writes it, which
         /// bootstrap applies itself (where the kustomization at `path` does not list `flux-system`, sulibot's production).
         func isBootstrapSync(_ k: ObjectID) -> Bool {
-            isBootstrapLayout(k) || (buildsItself(k) && !buildingOtherSyncs.contains(k))
+            isBootstrapLayout(k) || (buildsItself(k) && !buildingOtherSyncs.contains(k) && !insideBootstrapTree(k))
         }
         func isBootstrapLayout(_ k: ObjectID) -> Bool {
             let dir = Path.dirname(files[file(k)].path)
@@ -488,6 +488,23 @@ public struct Clusters: Sendable {
         let buildingOtherSyncs = bootstrapLayoutFiles.isEmpty ? [] : Set(built.compactMap { k, set in
             set.contains { $0 != file(k) && bootstrapLayoutFiles.contains($0) } ? k : nil
         })
+        /// The paths of bootstrap's syncs and of the Kustomizations their builds take. One that builds its own file inside
+        /// them is a Kustomization that cluster's tree leaves out (an app's `ks.yaml` its parent kustomization lists only in
+        /// a comment, unusualpseudo/homelab), not another cluster's sync.
+        let bootstrapTreePaths: Set<String> = bootstrapLayoutFiles.isEmpty ? [] : {
+            var out = Set<String>()
+            for r in kustomizations where isBootstrapLayout(r) {
+                if let p = path(r, [:]) { out.insert(p) }
+                guard let set = built[r] else { continue }
+                for k in kustomizations where k != r && set.contains(file(k)) { if let p = path(k, [:]) { out.insert(p) } }
+            }
+            return out
+        }()
+        func insideBootstrapTree(_ k: ObjectID) -> Bool {
+            guard !bootstrapTreePaths.isEmpty, !isBootstrapLayout(k) else { return false }
+            let f = files[file(k)].path
+            return bootstrapTreePaths.contains { $0.isEmpty || f.hasPrefix($0 + "/") }
+        }
         func clusterName(_ k: ObjectID) -> String {
             if isBootstrapSync(k), let p = path(k, [:]) { return p }
             return topKustomization(of: file(k)) ?? Path.dirname(files[file(k)].path)
