@@ -81,6 +81,7 @@ extension Rule {
         if let name = img.name, let normalized = img.normalizedName,
            m.shortVersionReleases.matchImage(name, normalized: normalized) { return true }
         if numbers == 2, img.normalizedName.map(Rule.releasesTwoNumbers) == true { return true }
+        if numbers == 1, img.normalizedName.map(Rule.releasesOneNumber) == true { return true }
         // one number is a release only as a build number (`687`): a major version (`8-alpine`) moves whatever a policy ranks
         if numbers == 1, tag.drop(while: { $0 == "v" || $0 == "V" }).prefix(while: \.isASCIIDigit).count < 3 { return false }
         return ranksShortVersions(m, img.markers.compactMap { m.markers[$0].policy } + watching, tag: tag)
@@ -89,10 +90,17 @@ extension Rule {
     /// Images whose releases are numbered with two numbers, so that `16.3` is a release and not a series: PostgreSQL
     /// (from 10; its own image, and CloudNativePG's, which it tags with PostgreSQL's version, also through a mirror
     /// that keeps their paths: `ghcr.io/mesosphere/dkp-container-images/cloudnative-pg/postgresql`, `…/library/postgres`,
-    /// or the official image's name, `postgres`) and Kubernetes' pause container.
+    /// or the official image's name, `postgres`), Kubernetes' pause container and karma (`v0.121`).
     static func releasesTwoNumbers(_ normalizedName: String) -> Bool {
         let base = Path.basename(normalizedName)
         return base == "postgres" || base == "pause" || normalizedName.hasSuffix("/cloudnative-pg/postgresql")
+            || normalizedName.hasSuffix("/prymitive/karma")
+    }
+
+    /// Images whose releases are numbered with one number, so that `40` is a release and not a series: mendhak's
+    /// http-https-echo (its GitHub releases are `Version 40`, tagged `40`), the echo server of many home-lab repositories.
+    static func releasesOneNumber(_ normalizedName: String) -> Bool {
+        normalizedName.hasSuffix("/mendhak/http-https-echo")
     }
 
     /// Whether one of `policies` has a filter that takes this tag of one or two numbers but not the same with another

@@ -1006,7 +1006,8 @@ rationale: >
   (`alpine`, `slim`, `windowsservercore`, `alpine3.20`), such words after others of letters
   (`qa-latest`, `preprod-stable`, `production_latest`) and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
   stays the same while the running code changes. Images numbered with two numbers (PostgreSQL's `16.3`, its own image's and CloudNativePG's,
-  also through a mirror that keeps their paths or the name `postgres`, Kubernetes' `pause:3.9`) are releases, not series, and a number of six digits or more is a build's (a date,
+  also through a mirror that keeps their paths or the name `postgres`, Kubernetes' `pause:3.9`, karma's `v0.121`) and with one number
+  (mendhak's http-https-echo, `40`) are releases, not series, and a number of six digits or more is a build's (a date,
   a timestamp `20250215015952`, a build number), not a major version, and a minor number of three digits or
   more with a leading zero (Perl's `2.098002`) is no series (Ubuntu's `26.04` is one). So is a tag that a policy
   of the field's marker, or of an ImageRepository that watches the image, filters for without a longer version
@@ -1163,6 +1164,19 @@ nonTriggering:
               image: ghcr.io/mesosphere/dkp-container-images/cloudnative-pg/postgresql:17.5-minimal-bookworm
             - name: copy
               image: registry.example.com/mirror/library/postgres:17.5
+  - description: images whose releases have one number (http-https-echo's `40`) or two (karma's `v0.121`)
+    files:
+      apps/echo.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: echo
+        spec:
+          containers:
+            - name: echo
+              image: ghcr.io/mendhak/http-https-echo:40
+            - name: karma
+              image: ghcr.io/prymitive/karma:v0.121
   - description: a field whose policy filters for releases of two numbers
     files:
       apps/storage.yaml: |
