@@ -502,8 +502,13 @@ public struct Clusters: Sendable {
         }()
         func insideBootstrapTree(_ k: ObjectID) -> Bool {
             guard !bootstrapTreePaths.isEmpty, !isBootstrapLayout(k) else { return false }
-            let f = files[file(k)].path
-            return bootstrapTreePaths.contains { $0.isEmpty || f.hasPrefix($0 + "/") }
+            // (its file's directories, up to the root, looked up: a fleet's paths are thousands)
+            var dir = Path.dirname(files[file(k)].path)
+            while !bootstrapTreePaths.contains(dir) {
+                if dir.isEmpty { return false }
+                dir = Path.dirname(dir)
+            }
+            return true
         }
         func clusterName(_ k: ObjectID) -> String {
             if isBootstrapSync(k), let p = path(k, [:]) { return p }
