@@ -62,7 +62,13 @@ extension Rule {
                 // of three or more, kustomize keeps only the last
                 let sameKey = f.duplicateKeys.filter { $0.key == d.key && $0.firstKey == d.firstKey && $0.firstLine == d.firstLine }
                 let last = sameKey.last.map { $0.span.start.line } ?? d.span.start.line
-                let message = d.key != d.firstKey
+                // `annotations:` itself twice: kubectl kustomize builds the object with both maps merged, of a key both
+                // give the first's value (krangence/hacksm-v1's CRD); a map of labels twice it refuses
+                let merged = d.mergesAnnotations && d.key == d.firstKey
+                let message = merged
+                    ? "duplicate key 'annotations' (first at line \(d.firstLine)): kustomize, through which Flux applies every manifest, "
+                        + "merges the two maps of annotations, keeping the first's value of a key both give"
+                    : d.key != d.firstKey
                     ? "key '\(d.key)' is the key '\(d.firstKey)' (line \(d.firstLine)) once Go reads the YAML: kubectl, Helm and Flux's controllers keep one of the two values and drop the other without a word"
                     : reader == nil
                     ? "duplicate key '\(d.key)' (first at line \(d.firstLine)): YAML keys must be unique, and kubectl and kustomize reject the file"
@@ -71,7 +77,9 @@ extension Rule {
                     : sameKey.count > 1
                     ? "duplicate key '\(d.key)' (first at line \(d.firstLine)): \(reader!) leniently and keeps this one, so the \(sameKey.count) earlier '\(d.key)' are dropped without a word"
                     : "duplicate key '\(d.key)' (first at line \(d.firstLine)): \(reader!) leniently and keeps this one, so the first '\(d.key)' is dropped without a word"
-                out.append(c.finding(message, path: f.path, span: d.span))
+                var finding = c.finding(message, path: f.path, span: d.span)
+                if merged { finding.ruleSeverity = .warning }
+                out.append(finding)
             }
             for r in f.goRefusals where !dataFiles.contains(f.path) {
                 var finding = c.finding(r.message, path: f.path, span: r.span)

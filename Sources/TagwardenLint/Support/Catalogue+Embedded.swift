@@ -6304,7 +6304,9 @@ rationale: >
   keys on purpose, homepage's with `{{HOMEPAGE_VAR_…}}` placeholders) is data: kustomize copies its bytes into
   the ConfigMap without reading them, so what Go's YAML would refuse there and its duplicate keys are not
   reported; a syntax error there still is. An object's own `metadata.annotations` given a key twice is read
-  leniently too (kustomize keeps the last, as `kubectl kustomize` shows; a label given twice it refuses). So is a file of a Helm chart here that Helm never parses (not its
+  leniently too (kustomize keeps the last, as `kubectl kustomize` shows; a label given twice it refuses), and
+  `annotations:` itself given twice under `metadata` is a warning: kustomize merges the two maps, keeping the
+  first's value of a key both give. So is a file of a Helm chart here that Helm never parses (not its
   `Chart.yaml`, values, templates or CRDs: its templates may read it through `.Files`); one that holds Go
   template text and does not parse is a template, not linted (file-skipped says so). kustomize reads a
   `kustomization.yaml` itself leniently, and Helm a chart's values files (sigs.k8s.io/yaml): of two equal
@@ -6401,6 +6403,19 @@ triggering:
     expect:
       - {file: app/ingress.yaml, line: 7, column: 5, message: "duplicate key 'traefik.ingress.kubernetes.io/router.middlewares' (first at line 6): kustomize, through which Flux applies every manifest, reads an object's annotations leniently and keeps this one, so the first 'traefik.ingress.kubernetes.io/router.middlewares' is dropped without a word"}
       - {file: app/ingress.yaml, line: 10, column: 5, message: "duplicate key 'app' (first at line 9): YAML keys must be unique, and kubectl and kustomize reject the file"}
+  - description: "`annotations:` itself twice under an object's metadata (krangence/hacksm-v1's CRD): kustomize merges the maps, a warning"
+    files:
+      app/cm.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          annotations:
+            a: "1"
+          name: x
+          annotations:
+            b: "2"
+    expect:
+      - {file: app/cm.yaml, line: 7, column: 3, message: "duplicate key 'annotations' (first at line 4): kustomize, through which Flux applies every manifest, merges the two maps of annotations, keeping the first's value of a key both give"}
   - description: an alias naming no anchor before it in its document (libyaml lets it pass; Go's YAML refuses it)
     files:
       app/pod.yaml: |

@@ -72,11 +72,13 @@ package struct Extractor {
         facts.syntaxError = scratch.error
         if !scratch.duplicateKeys.isEmpty {
             func written(_ n: Int) -> String { (scratch.nodes[n].kind == .alias ? "*" : "") + scratch.value(n) }
-            // (the documents' own `metadata.annotations`)
-            let annotations = Set(scratch.documents.compactMap { scratch.get($0.root, "metadata", "annotations") })
+            // (the documents' own `metadata`, and its `annotations`)
+            let metadata = Set(scratch.documents.compactMap { scratch.get($0.root, "metadata") })
+            let annotations = Set(metadata.compactMap { scratch.get($0, "annotations") })
             facts.duplicateKeys = scratch.duplicateKeys.map { d in
-                (scratch.nodes[d.key].span, written(d.key), scratch.nodes[d.first].span.start.line, written(d.first),
-                 annotations.contains(scratch.nodes[d.key].parent))
+                let key = written(d.key), parent = scratch.nodes[d.key].parent
+                return (scratch.nodes[d.key].span, key, scratch.nodes[d.first].span.start.line, written(d.first),
+                        annotations.contains(parent), key == "annotations" && metadata.contains(parent))
             }
         }
         if !scratch.goRefusals.isEmpty { facts.goRefusals = scratch.goRefusals }

@@ -593,7 +593,7 @@ public struct FileFacts: Sendable {
     /// Keys given twice in a mapping: where the repeat is, the key, and the line and text of the first (another text
     /// when the two are one key only as Go reads them, `on` and `true`); whether the mapping is a document's
     /// `metadata.annotations`, which kustomize reads leniently (the last of the key wins).
-    public var duplicateKeys: [(span: SourceSpan, key: String, firstLine: Int, firstKey: String, inAnnotations: Bool)] = []
+    public var duplicateKeys: [(span: SourceSpan, key: String, firstLine: Int, firstKey: String, inAnnotations: Bool, mergesAnnotations: Bool)] = []
     /// What Go's YAML reader refuses although libyaml parses it (`GoYAML`): where, and why.
     public var goRefusals: [(span: SourceSpan, message: String)] = []
     /// Merge keys `<<` given twice in one mapping: where the repeat is, and the line of the first.
