@@ -100,9 +100,10 @@ extension Rule {
             var finding = c.finding("kustomize refuses this kustomization (invalid Kustomization: json: unknown field \"\(field.value)\"), "
                                     + "\(consequence(builders: strict, of: strict.isEmpty && !atPath.isEmpty ? including : dir))\(hint)",
                                     file: f, span: field.span, object: nil, environment: nil)
-            // a file of that name in a directory no build of the clusters here takes: its objects may be applied as they are
-            // (ajdann/homelab's Flux Kustomization, which Ansible applies file by file)
-            if !m.clusters.clusters.isEmpty, atPath.isEmpty, !m.graph.isIncluded(dir), (m.clusters.kustomizationsOfFile[f] ?? []).isEmpty {
+            // an applied file of that name in a directory no build of the clusters here takes: its objects are applied as
+            // they are (ajdann/homelab's Flux Kustomization, which Ansible applies file by file); where the file is not
+            // applied, its reach's premise says as much
+            if case .applied = m.clusters.reach[f], atPath.isEmpty, !m.graph.isIncluded(dir), (m.clusters.kustomizationsOfFile[f] ?? []).isEmpty {
                 finding.assume("assuming something builds \(dir.isEmpty ? "." : dir) with kustomize, as kubectl apply -k does: no build here takes "
                                + "the directory")
             }
