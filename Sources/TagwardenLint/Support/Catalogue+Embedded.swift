@@ -4887,6 +4887,42 @@ triggering:
     expect:
       - {file: apps/b/namespace.yaml, line: 2, column: 7, message: "Namespace .invalid is also defined in apps/a/namespace.yaml:2, differently: one silently replaces the other (assuming the transformers of apps/b/kustomization.yaml (apps/b/transformers), which may delete, rename or patch objects, leave both as written)"}
 nonTriggering:
+  - description: two clusters' roots synced from an OCI artifact, each building its own directory (Ivanhahanov/ctf-school-ctfd's kind and cloud)
+    files:
+      clusters/kind/flux-system.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: OCIRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec: {interval: 1m, url: oci://registry.example.com/deploy, ref: {tag: "1.0.0"}}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec: {interval: 10m, path: ./clusters/kind, prune: true, sourceRef: {kind: OCIRepository, name: flux-system}}
+      clusters/kind/kustomization.yaml: |
+        resources: [cluster-config.yaml]
+      clusters/kind/cluster-config.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: cluster-config, namespace: flux-system}
+        data: {DOMAIN: kind.example.com}
+      clusters/cloud/flux-system.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: OCIRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec: {interval: 1m, url: oci://registry.example.com/deploy, ref: {tag: "1.0.0"}}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec: {interval: 10m, path: ./clusters/cloud, prune: true, sourceRef: {kind: OCIRepository, name: flux-system}}
+      clusters/cloud/kustomization.yaml: |
+        resources: [cluster-config.yaml]
+      clusters/cloud/cluster-config.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: cluster-config, namespace: flux-system}
+        data: {DOMAIN: cloud.example.com}
   - description: plain manifests of two clusters' directories under clusters/ (mrpbennett/home-ops's corfe and portland, which its ApplicationSet sends to two clusters)
     files:
       kubernetes/clusters/corfe/apps/web.yaml: |

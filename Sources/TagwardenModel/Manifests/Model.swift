@@ -1150,7 +1150,8 @@ public struct Model: Sendable {
     /// The tops of the builds that take file `f`: followed up `includedBy` to the kustomizations nothing includes, and
     /// from one that is a Flux Kustomization's `path` on to whatever applies that Flux Kustomization's own file, up to
     /// a kustomization nothing applies (`k` and its index) or a Flux Kustomization no kustomization here applies: those
-    /// are taken to be applied together, to the cluster of their environment (`flux` and the environment). Empty for a
+    /// are taken to be applied together, to the cluster of their environment (`flux` and the environment), unless it
+    /// builds the directory of its own file, a cluster's root (`root` and its path). Empty for a
     /// file no kustomization takes. `fluxAt`: the Flux Kustomizations by their `path`; `memo` keeps each path's answer
     /// (made with `cycle: []`: a cycle adds nothing).
     public func buildTops(ofFile f: FileID, fluxAt: [String: [ObjectID]], memo: IncludeGraph.Memo<String, Set<String>>) -> Set<String> {
@@ -1162,8 +1163,12 @@ public struct Model: Sendable {
                     let dir = graph.directory(of: k)
                     if let builders = fluxAt[dir] {
                         for b in builders {
-                            let above = tops(path(objects[b].file))
-                            if above.isEmpty { out.insert("flux " + (objectEnvironment[b] ?? "")) } else { out.formUnion(above) }
+                            let own = path(objects[b].file), above = tops(own)
+                            if !above.isEmpty { out.formUnion(above) }
+                            // one that builds the directory of its own file is a cluster's root, as bootstrap's sync is:
+                            // two such are two clusters (Ivanhahanov/ctf-school-ctfd's clusters/kind and clusters/cloud)
+                            else if dir.isEmpty || own.hasPrefix(dir + "/") { out.insert("root " + dir) }
+                            else { out.insert("flux " + (objectEnvironment[b] ?? "")) }
                         }
                     } else {
                         out.insert("k \(k)")
