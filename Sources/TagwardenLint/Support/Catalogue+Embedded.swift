@@ -1740,6 +1740,31 @@ triggering:
               image: gcr.io/kubecost1/frontend
     expect:
       - {file: apps/cost.yaml, line: 8, column: 14, message: "image 'gcr.io/kubecost1/frontend' has neither a tag nor a digest: it runs whatever 'latest' points to when the pod starts (assuming the chart takes this value as the whole reference; some add their own tag (kubecost's adds :prod-<appVersion>): if this one does, say so with # tagwarden:ignore image-missing-tag on the line)"}
+  - description: a kustomization's replacements write the tag from a generated ConfigMap, which is not followed (Kavinraja-G/homelab's karakeep)
+    files:
+      apps/web/kustomization.yaml: |
+        resources: [web.yaml]
+        configMapGenerator:
+          - name: versions
+            literals: [WEB_VERSION=0.28.0]
+        replacements:
+          - source: {kind: ConfigMap, name: versions, fieldPath: data.WEB_VERSION}
+            targets:
+              - select: {kind: Deployment, name: web}
+                fieldPaths: [spec.template.spec.containers.0.image]
+                options: {delimiter: ":", index: 1}
+      apps/web/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/example/web
+    expect:
+      - {file: apps/web/web.yaml, line: 9, column: 18, message: "image 'ghcr.io/example/web' has neither a tag nor a digest: it runs whatever 'latest' points to when the pod starts (assuming the replacements: of apps/web/kustomization.yaml leave this field as written: they copy a value into an image field, which is not followed here)"}
 nonTriggering:
   - description: an image beside a tag key spelled another way (tyzbit/fleet-infra's `imagetag:` for kube-metrics-adapter, whose chart reads `imageTag` with a default)
     files:

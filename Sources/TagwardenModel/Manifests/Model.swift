@@ -391,6 +391,7 @@ public struct Model: Sendable {
         let shared = adoptMarkedValues(values.images, into: &images, markers: &markers)
         images += Substitution.resolve(substitutable + values.substitutable, variables: variables)
         markChartTagged(&images, objects: objects)
+        markReplacedImages(&images, objects: objects, files: facts, builds: builds)
         // each image's environment: its object's, else that of what makes it run (the fields read are settled from here)
         var imageEnvironment = images.mapRows { img -> String? in
             if let o = img.object, let e = objectEnvironment[o] { return e }

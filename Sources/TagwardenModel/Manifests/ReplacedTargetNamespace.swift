@@ -100,11 +100,18 @@ extension Model {
     /// The replacements of kustomization `k` (inline, or in the files `path:` names) that set `spec.targetNamespace`.
     static func targetNamespaceReplacements(of k: ObjectID, objects: Objects, files: Files,
                                             fileAt: [String: FileID]) -> [TargetNamespaceReplacement] {
+        var out: [TargetNamespaceReplacement] = []
+        forEachReplacement(of: k, objects: objects, files: files, fileAt: fileAt) { entry, y in out += targetNamespaceSetters(entry, in: y) }
+        return out
+    }
+
+    /// Each replacement entry of kustomization `k`, inline or in the files `path:` names, with the file that holds it.
+    static func forEachReplacement(of k: ObjectID, objects: Objects, files: Files, fileAt: [String: FileID],
+                                   _ body: (Int, YAMLFile) -> Void) {
         let kustomization = objects[k]
         let y = files[kustomization.file].yaml
         guard kustomization.document < y.documents.count, let list = y.get(y.documents[kustomization.document].root, "replacements")
-        else { return [] }
-        var out: [TargetNamespaceReplacement] = []
+        else { return }
         let dir = Path.dirname(files[kustomization.file].path)
         for entry in y.childNodes(list) {
             if let path = y.string(entry, "path") {
@@ -112,14 +119,12 @@ extension Model {
                 let file = files[f].yaml
                 for document in file.documents {
                     let root = document.root
-                    let entries = file.nodes[root].kind == .sequence ? Array(file.childNodes(root)) : [root]
-                    for e in entries { out += targetNamespaceSetters(e, in: file) }
+                    for e in file.nodes[root].kind == .sequence ? Array(file.childNodes(root)) : [root] { body(e, file) }
                 }
             } else {
-                out += targetNamespaceSetters(entry, in: y)
+                body(entry, y)
             }
         }
-        return out
     }
 
     /// Replacement `entry`'s targets that set `spec.targetNamespace`, each with the entry's source.
