@@ -2092,6 +2092,19 @@ extension FluxInstanceTests {
     }
 
 
+    /// TalhaJuikar/homelab: components without image-automation-controller do not say which one runs an automation, so a
+    /// template field Flux 2.7 removed is a premise on one installed apart from them, not a fact of the components' 2.7.3.
+    @Test func componentsWithoutImageAutomationControllerDoNotDateItsTemplate() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.7.3", crds: fluxCRD("gitrepositories", group: "source", kind: "GitRepository", version: "v1"))
+        files["clusters/prod/auto.yaml"] = imageUpdateAutomation(name: "auto", path: "./apps")
+            .replacingOccurrences(of: "commit: {author: {email: bot@example.com}}",
+                                  with: "commit: {author: {email: bot@example.com}, messageTemplate: 'Update {{range .Updated.Images}}{{.}}{{end}}'}")
+        let found = try lint(files, asFound: true).filter { $0.rule == "automation-invalid-template" }
+        #expect(found.map { "\($0.severity)" } == ["warning"], "\(found.map(\.message))")
+        #expect(found.first?.message.hasSuffix("(assuming image-automation-controller, which the Flux components of cluster clusters/prod do not "
+                                               + "include, is installed apart from them at Flux 2.7)") == true, "\(found.map(\.message))")
+    }
+
     /// fastlorenzo/d1-fleet: production's Flux Kustomization deletes the image automation its tenant builds (a `$patch:
     /// delete` of everything labelled `toolkit.fluxcd.io/role: automation`), staging's does not: the API is judged in the
     /// cluster that deploys the object, not in production, whose components lack image-automation-controller.

@@ -29,6 +29,14 @@ extension Rule {
                 for run in fluxRuns where !reported {
                     // the Flux it runs, where the repository says which (an unknown one is current Flux, as the header says)
                     let runs = run.origin.map { _ in " (it runs on \(m.describe(run)))" } ?? ""
+                    // components installed here without image-automation-controller do not say which one runs the automation
+                    // (TalhaJuikar/homelab's, whose api-removed warning assumes none is)
+                    let apart = run.cluster.flatMap { c -> String? in
+                        let cluster = m.clusters.clusters[c]
+                        guard cluster.definesFluxKinds, cluster.servedImageAPIs["ImageUpdateAutomation"] == nil else { return nil }
+                        return "assuming image-automation-controller, which the Flux components of cluster \(cluster.displayName) do not "
+                            + "include, is installed apart from them at Flux \(run.version.release)"
+                    }
                     if let (field, known) = unknownField(fields, flux: run.version) {
                         let at = place(field.offset).map { " (\($0))" } ?? ""
                         // a field of no Flux's commit data, or one this Flux lacks
@@ -37,7 +45,7 @@ extension Rule {
                         var finding = c.finding("messageTemplate reads .\(field.path.joined(separator: "."))\(at), which \(whose) does not have, "
                                                 + "so Flux fails to commit: \(known)\(everywhere ? "" : runs)",
                                              object: a.object, at: t)
-                        if !everywhere, let premise = m.fluxAssumption(run, holdsFrom: nil) { finding.assume(premise) }
+                        if !everywhere, let premise = apart ?? m.fluxAssumption(run, holdsFrom: nil) { finding.assume(premise) }
                         out.append(finding)
                         reported = true
                     }
@@ -53,7 +61,8 @@ extension Rule {
                                                             + "RemovedTemplateField)\(runs): use \(instead), which it serves",
                                                 object: a.object, at: t)
                         if !removed { finding.ruleSeverity = run.version.release.minorsUntil(FluxVersion(2, 7)) >= 2 ? .note : .warning }
-                        else if let premise = m.fluxAssumption(run, holdsFrom: FluxVersion(2, 7)) { finding.assume(premise) }
+                        if let apart { finding.assume(apart) }
+                        else if removed, let premise = m.fluxAssumption(run, holdsFrom: FluxVersion(2, 7)) { finding.assume(premise) }
                         out.append(finding)
                         reported = true
                     }
