@@ -808,6 +808,25 @@ triggering:
             create: true
     expect:
       - {file: app/kustomization.yaml, line: 3, column: 11, message: "images: entry 'cart-service' matches no image of this kustomization's build, so kustomize leaves the images as they are (its images include 'nginx')"}
+  - description: two entries that match nothing; the first's new name is no image of the build for the second (alokhom/flux's tekton entries)
+    files:
+      base/kustomization.yaml: |
+        resources: [deploy.yaml]
+        images:
+          - {name: example.com/ctrl, newName: example.com/ctrl, newTag: "1.0.0"}
+          - {name: example.com/web, newName: example.com/web, newTag: "1.0.0"}
+      base/deploy.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: app}
+        spec:
+          template:
+            spec:
+              containers:
+                - {name: app, image: "ghcr.io/example/app:1.2.3"}
+    expect:
+      - {file: base/kustomization.yaml, line: 3, column: 12, message: "images: entry 'example.com/ctrl' matches no image of this kustomization's build, so kustomize leaves the images as they are (its images include 'ghcr.io/example/app')"}
+      - {file: base/kustomization.yaml, line: 4, column: 12, message: "images: entry 'example.com/web' matches no image of this kustomization's build, so kustomize leaves the images as they are (its images include 'ghcr.io/example/app')"}
 nonTriggering:
   - description: an entry whose name carries the tag (kustomize matches it against the whole reference; swaptacular's source-controller:v1.6.2)
     files:

@@ -92,7 +92,9 @@ extension Model {
                 names.formUnion(objects[j].kustomizeImages.compactMap(\.newName))
             }
             for image in o.kustomizeImages {
-                defer { if let n = image.newName { names.insert(n) } }
+                // (the new name of an entry that matches nothing names nothing of the build: alokhom/flux's tekton entries)
+                var matchesNothing = false
+                defer { if !matchesNothing, let n = image.newName { names.insert(n) } }
                 let entry = image.name
                 guard !everywhere.contains(entry.value) || renamed.contains(entry.value), !names.contains(entry.value) else { continue }
                 // kustomize matches the entry's name against the whole reference: a name written with its tag
@@ -111,6 +113,7 @@ extension Model {
                     let (x, y) = (Array(entry.value.utf8), Array(name.utf8))
                     return (Suggester.distance(x, y, atMost: max(x.count, y.count), &prev, &cur) ?? Int.max, name)
                 }.sorted { $0 < $1 }.prefix(3).map(\.1)
+                matchesNothing = true
                 out.append(UnmatchedImageEntry(object: k, name: entry, nearest: nearest,
                                                spelledOtherwise: ImageReference.normalizeName(entry.value).flatMap { normalized[$0] }))
             }
