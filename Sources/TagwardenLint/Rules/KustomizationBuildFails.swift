@@ -87,7 +87,7 @@ extension Rule {
                     + " belongs in a file of its own, which this kustomization lists in resources"
             } ?? ""
             // only the Flux Kustomizations whose path it is read it: leniently
-            let refusal = kustomizeRefusal(m, file: f)
+            let refusal = first.flatMap(kustomizeRefusal)
             if !atPath.isEmpty, !m.graph.isIncluded(dir) {
                 out.append(droppedFieldFinding(c, file: f, field: field, dir: dir, builders: atPath, refusal: refusal, hint: hint,
                                                consequence: consequence(f)))
@@ -112,10 +112,9 @@ extension Rule {
         return out
     }
 
-    /// What kustomize's own check of a kustomization's kind and apiVersion says of file f, as it decodes it (its first
-    /// document), or nil where it passes (or the file has neither: kustomize's defaults).
-    static func kustomizeRefusal(_ m: Model, file f: FileID) -> String? {
-        guard let first = m.objects.indices.first(where: { m.objects[$0].file == f }).map({ m.objects[$0] }) else { return nil }
+    /// What kustomize's own check of a kustomization's kind and apiVersion says of a kustomization file whose first
+    /// document is `first`, as it decodes it, or nil where it passes (or the file has neither: kustomize's defaults).
+    static func kustomizeRefusal(_ first: ManifestObject) -> String? {
         let kind = first.kind, takes = kind == "Kustomization" || kind == "Component"
         let wanted = kind == "Component" ? "kustomize.config.k8s.io/v1alpha1" : "kustomize.config.k8s.io/v1beta1"
         let version = first.apiVersion == wanted ? nil : "apiVersion for \(kind) should be \(wanted)"
