@@ -79,6 +79,11 @@ public struct GitRepositorySpec: Sendable {
     /// The branch source-controller fetches: `spec.ref.name` as `refs/heads/…` (which ranks above a semver and a tag),
     /// else `spec.ref.branch`; nil where a fixed revision is fetched.
     public var fetchedBranch: String?
+    /// The branch a Git reference name (`ref.name`, a FluxInstance's `sync.ref`) reads: `refs/heads/main` is main; nil
+    /// for any other, a fixed revision (`refs/tags/v1`, `refs/pull/7/head`).
+    public static func branch(ofRefName ref: String) -> String? {
+        ref.hasPrefix("refs/heads/") ? String(ref.dropFirst("refs/heads/".count)) : nil
+    }
     public var url: String?
     /// `spec.ref` is given (with or without a branch).
     public var hasRef = false
@@ -331,7 +336,7 @@ public indirect enum FluxSpec: Sendable {
             func pinned(_ name: StaticString) -> String? { field(name).map { "\(name) \($0)" } }
             let branch = field("branch"), commit = pinned("commit"), name = field("name")
             // (`name: refs/heads/main` is a branch, and ranks above a semver and a tag)
-            let headsName = name.flatMap { $0.hasPrefix("refs/heads/") ? String($0.dropFirst("refs/heads/".count)) : nil }
+            let headsName = name.flatMap(GitRepositorySpec.branch(ofRefName:))
             let pinnedRef = commit ?? (name == nil ? pinned("semver") ?? pinned("tag") : headsName == nil ? "name \(name!)" : nil)
             let includes = spec.flatMap { y.get($0, "include") }.map { y.childNodes($0) } ?? []
             return .gitRepository(GitRepositorySpec(branch: branch, fetchedBranch: pinnedRef == nil ? headsName ?? branch : nil,

@@ -275,8 +275,8 @@ extension Model {
                 for sync in files[f].fluxInstanceSyncs where sync.isGit {
                     // `ref` is the GitRepository's `ref.name`: a branch as `refs/heads/…`, any other a fixed revision
                     let ref = sync.ref.flatMap { $0.isEmpty || $0.containsBytes("${") ? nil : $0 }
-                    let branch = ref.flatMap { $0.hasPrefix("refs/heads/") ? String($0.dropFirst("refs/heads/".count)) : nil }
-                    let pinned = ref.flatMap { $0.hasPrefix("refs/heads/") ? nil : "name \($0)" }
+                    let branch = ref.flatMap(GitRepositorySpec.branch(ofRefName:))
+                    let pinned = branch == nil ? ref.map { "name \($0)" } : nil
                     byName[sync.sourceName, default: []].append((sync.sourceNamespace, sync.url ?? "", branch, pinned, f))
                     if sync.sourceNameTaken { someNameTaken = true }
                 }
