@@ -254,7 +254,10 @@ public struct Model: Sendable {
         var nonResources = FluxIndex.nonResources(objects, files: facts)
         let graph = IncludeGraph(resources: resources, objects: objects, files: facts)
         patchPostBuilds(&objects, files: facts, graph: graph, builds: builds)
-        let namespaceNotKnown = replaceTargetNamespaces(&objects, files: facts, graph: graph, builds: builds)
+        // (each kustomization's replacements read once, for the target namespaces here and the image fields below)
+        let replacements = objects.contains(where: { $0.kustomizeUnknowns.contains(.replacements) })
+            ? replacementEntries(objects, files: facts, fileAt: builds.value.fileAt) : [:]
+        let namespaceNotKnown = replaceTargetNamespaces(&objects, files: facts, graph: graph, builds: builds, replacements: replacements)
         // what the kustomizations list that is not here, found on another thread while the clusters are made
         // (what GitRepositories' `include` fills is another repository's: not read, as what is skipped is not)
         let included = includedPaths(objects)
@@ -391,7 +394,7 @@ public struct Model: Sendable {
         let shared = adoptMarkedValues(values.images, into: &images, markers: &markers)
         images += Substitution.resolve(substitutable + values.substitutable, variables: variables)
         markChartTagged(&images, objects: objects)
-        markReplacedImages(&images, objects: objects, files: facts, builds: builds)
+        markReplacedImages(&images, objects: objects, files: facts, builds: builds, replacements: replacements)
         // each image's environment: its object's, else that of what makes it run (the fields read are settled from here)
         var imageEnvironment = images.mapRows { img -> String? in
             if let o = img.object, let e = objectEnvironment[o] { return e }

@@ -6,10 +6,11 @@ extension Model {
     /// the image's object (its kind and name, where given) and one of whose `fieldPaths` goes through `image`, in a build
     /// that takes the object's file. kustomize copies a value there that is not followed here (Kavinraja-G/homelab's
     /// karakeep takes its tag from a generated ConfigMap), so the image's findings assume the field runs as written.
-    static func markReplacedImages(_ images: inout Table<ImageID, ImageUse>, objects: Objects, files: Files, builds: LazyBuildSets) {
-        for (k, kustomization) in objects.withIDs where kustomization.kustomizeUnknowns.contains(.replacements) {
+    static func markReplacedImages(_ images: inout Table<ImageID, ImageUse>, objects: Objects, files: Files, builds: LazyBuildSets,
+                                   replacements: ReplacementEntries) {
+        for k in replacements.keys.sorted() {
             var selects: [(kind: String?, name: String?)] = []
-            forEachReplacement(of: k, objects: objects, files: files, fileAt: builds.value.fileAt) { entry, y in
+            for (entry, y) in replacements[k]! {
                 for target in y.get(entry, "targets").map(y.childNodes) ?? [] {
                     guard let paths = y.get(target, "fieldPaths"), y.childNodes(paths).contains(where: { throughImage(y.value($0)) }) else { continue }
                     let select = y.get(target, "select")
@@ -17,7 +18,7 @@ extension Model {
                 }
             }
             guard !selects.isEmpty else { continue }
-            let path = files[kustomization.file].path
+            let path = files[objects[k].file].path
             let taken = builds.files(under: Path.dirname(path))
             for i in images.indices where images[i].origin == .container && images[i].premise == nil && taken.contains(images[i].file) {
                 guard let o = images[i].object.map({ objects[$0] }),

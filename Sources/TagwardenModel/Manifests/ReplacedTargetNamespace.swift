@@ -17,13 +17,14 @@ extension Model {
     /// of the build under the name its `namespace:` gives it. A replacement that sets `spec.targetNamespace` from
     /// anything else (another kind or field, a rejection, two Namespaces) leaves the targets' namespace not known:
     /// Object → why, for the objects whose Flux Kustomizations those are.
-    static func replaceTargetNamespaces(_ objects: inout Objects, files: Files, graph: IncludeGraph,
-                                        builds: LazyBuildSets) -> [ObjectID: String] {
+    static func replaceTargetNamespaces(_ objects: inout Objects, files: Files, graph: IncludeGraph, builds: LazyBuildSets,
+                                        replacements: ReplacementEntries) -> [ObjectID: String] {
         var unknown: [ObjectID: String] = [:]   // Flux Kustomization → why its targetNamespace is not known
         // the objects a replacement reads or writes, by file: Flux Kustomizations, Namespaces, kustomizations that set one
         var relevant: [FileID: [ObjectID]]?
-        for (k, kustomization) in objects.withIDs where kustomization.kustomizeUnknowns.contains(.replacements) {
-            let setters = targetNamespaceReplacements(of: k, objects: objects, files: files, fileAt: builds.value.fileAt)
+        for k in replacements.keys.sorted() {
+            let kustomization = objects[k]
+            let setters = replacements[k]!.flatMap { targetNamespaceSetters($0.entry, in: $0.file) }
             guard !setters.isEmpty else { continue }
             if relevant == nil {
                 relevant = [:]
@@ -97,34 +98,33 @@ extension Model {
 
     struct NotKnown: Error { let why: String; init(_ why: String) { self.why = why } }
 
-    /// The replacements of kustomization `k` (inline, or in the files `path:` names) that set `spec.targetNamespace`.
-    static func targetNamespaceReplacements(of k: ObjectID, objects: Objects, files: Files,
-                                            fileAt: [String: FileID]) -> [TargetNamespaceReplacement] {
-        var out: [TargetNamespaceReplacement] = []
-        forEachReplacement(of: k, objects: objects, files: files, fileAt: fileAt) { entry, y in out += targetNamespaceSetters(entry, in: y) }
-        return out
-    }
+    /// Each kustomization's `replacements:` entries, inline or in the files `path:` names, with the file that holds each:
+    /// read once for the steps that look into them (target namespaces, image fields).
+    typealias ReplacementEntries = [ObjectID: [(entry: Int, file: YAMLFile)]]
 
-    /// Each replacement entry of kustomization `k`, inline or in the files `path:` names, with the file that holds it.
-    static func forEachReplacement(of k: ObjectID, objects: Objects, files: Files, fileAt: [String: FileID],
-                                   _ body: (Int, YAMLFile) -> Void) {
-        let kustomization = objects[k]
-        let y = files[kustomization.file].yaml
-        guard kustomization.document < y.documents.count, let list = y.get(y.documents[kustomization.document].root, "replacements")
-        else { return }
-        let dir = Path.dirname(files[kustomization.file].path)
-        for entry in y.childNodes(list) {
-            if let path = y.string(entry, "path") {
-                guard let full = normalizePath(Sources.join(dir, path)), let f = fileAt[full] else { continue }
-                let file = files[f].yaml
-                for document in file.documents {
-                    let root = document.root
-                    for e in file.nodes[root].kind == .sequence ? Array(file.childNodes(root)) : [root] { body(e, file) }
+    static func replacementEntries(_ objects: Objects, files: Files, fileAt: [String: FileID]) -> ReplacementEntries {
+        var out: ReplacementEntries = [:]
+        for (k, kustomization) in objects.withIDs where kustomization.kustomizeUnknowns.contains(.replacements) {
+            let y = files[kustomization.file].yaml
+            guard kustomization.document < y.documents.count, let list = y.get(y.documents[kustomization.document].root, "replacements")
+            else { continue }
+            let dir = Path.dirname(files[kustomization.file].path)
+            var entries: [(entry: Int, file: YAMLFile)] = []
+            for entry in y.childNodes(list) {
+                if let path = y.string(entry, "path") {
+                    guard let full = normalizePath(Sources.join(dir, path)), let f = fileAt[full] else { continue }
+                    let file = files[f].yaml
+                    for document in file.documents {
+                        let root = document.root
+                        for e in file.nodes[root].kind == .sequence ? Array(file.childNodes(root)) : [root] { entries.append((e, file)) }
+                    }
+                } else {
+                    entries.append((entry, y))
                 }
-            } else {
-                body(entry, y)
             }
+            out[k] = entries
         }
+        return out
     }
 
     /// Replacement `entry`'s targets that set `spec.targetNamespace`, each with the entry's source.
