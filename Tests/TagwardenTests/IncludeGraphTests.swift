@@ -64,16 +64,18 @@ import Testing
         #expect(depth(3) == 0)   // 3 → 3 is a cycle: 1 + (-1)
     }
 
-    /// `FluxIndex.pathsHoldingFiles` finds a few paths by comparing them with the files, and many by looking each
-    /// directory up once: both ways give the same paths (a file itself, the root, directories at every depth, paths
-    /// that hold nothing, and a name that is only a prefix of a directory's).
-    @Test func pathsHoldingFilesAgreeFewAndMany() {
-        let files = ["a/b/c.yaml", "a/b/d.yaml", "a/bx/e.yaml", "f.yaml", "g/h/i/j.yaml"]
-        let candidates = ["", "a", "a/b", "a/b/c.yaml", "a/bx", "a/b/c", "g", "g/h", "g/h/i", "g/h/i/j.yaml", "f.yaml", "x", "a/", "g/h/i/j"]
+    /// `FluxIndex.pathsHoldingFiles` finds each path by bisection of the files in byte order: a file itself, the root,
+    /// directories at every depth, paths that hold nothing, a name that is only a prefix of a directory's, and a file
+    /// that sorts between a directory's name and its files (`a/b-x.yaml` between `a/b` and `a/b/`); in whatever order the
+    /// files come.
+    @Test func pathsHoldingFilesFindsDirectoriesAndFiles() {
+        let files = ["a/b-x.yaml", "a/b/c.yaml", "a/b/d.yaml", "a/bx/e.yaml", "f.yaml", "g/h/i/j.yaml"]
+        let candidates = ["", "a", "a/b", "a/b/c.yaml", "a/bx", "a/b/c", "g", "g/h", "g/h/i", "g/h/i/j.yaml", "f.yaml", "x", "a/", "g/h/i/j",
+                          "a/b-", "a/b-x.yaml/"]
         let expected: Set<String> = ["", "a", "a/b", "a/b/c.yaml", "a/bx", "g", "g/h", "g/h/i", "g/h/i/j.yaml", "f.yaml"]
         #expect(FluxIndex.pathsHoldingFiles(among: Set(candidates), files) == expected)
-        // more than sixteen: the directories' way
-        let many = Set(candidates + (0..<20).map { "none/\($0)" })
-        #expect(FluxIndex.pathsHoldingFiles(among: many, files) == expected)
+        #expect(FluxIndex.pathsHoldingFiles(among: Set(candidates), files.reversed()) == expected)
+        #expect(FluxIndex.pathsHoldingFiles(among: Set(candidates + (0..<20).map { "none/\($0)" }), files) == expected)
+        #expect(FluxIndex.pathsHoldingFiles(among: ["a"], []).isEmpty)
     }
 }

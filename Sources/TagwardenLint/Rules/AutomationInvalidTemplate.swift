@@ -8,6 +8,7 @@ extension Rule {
     static let automationInvalidTemplate = Rule("automation-invalid-template") { c in
         let m = c.model
         var out: [Finding] = []
+        var parsed: [String: Result<[GoTemplate.Field], GoTemplate.ParseError>] = [:]   // a fleet's automations share a few templates
         for a in m.flux.automations where !m.flux.nonResources.contains(a.object) {
             guard let t = a.spec.messageTemplate else { continue }
             // a multi-line template says where in the file, not where in the string
@@ -15,7 +16,8 @@ extension Rule {
                 SourceText.position(inValue: t.value, offset: offset, span: t.span, bytes: m.files[t.file ?? m.objects[a.object].file].bytes)
                     .map { "line \($0.line), column \($0.column)" }
             }
-            switch GoTemplate.parse(t.value) {
+            if parsed[t.value] == nil { parsed[t.value] = GoTemplate.parse(t.value) }
+            switch parsed[t.value]! {
             case .failure(let e):
                 let at = place(e.offset) ?? "at byte \(e.offset) of the template"
                 out.append(c.finding("messageTemplate does not parse as a Go template: \(e.message) (\(at)); Flux cannot commit",
