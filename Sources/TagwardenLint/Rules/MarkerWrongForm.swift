@@ -25,9 +25,9 @@ extension Rule {
             // (a marker Flux skips writes nothing: marker-ignored says why)
             guard mk.context == .value, mk.skipped == nil, let ref = m.markers[k].ref, let value = mk.scalar?.value else { return nil }
             let key = mk.fieldKey ?? ""
-            let partField = tagFields.contains(key) || nameFields.contains(key) || digestFields.contains(key)
+            let partField = tagFields.contains(key) || nameFields.contains(key) || digestFields.contains(key) || mk.composedName
             // (a digest field's `sha256:<hex>` reads as a name and a tag, but it is a part)
-            let holdsFull: Bool = key == "image" || !partField && {
+            let holdsFull: Bool = key == "image" && !mk.composedName || !partField && {
                 guard case .success(let r) = ImageReference.parse(value) else { return false }
                 return r.tag != nil || r.digest != nil
             }()
@@ -40,7 +40,8 @@ extension Rule {
                 else { message = nil }
             case .name, .tag, .digest:
                 let suffix = ref.part.rawValue
-                let fits = ref.part == .tag ? tagFields : ref.part == .name ? nameFields : digestFields
+                // (an `image:` that holds a composed image's name takes the :name marker, as `repository:` does)
+                let fits = ref.part == .tag ? tagFields : ref.part == .name ? nameFields.union(mk.composedName ? ["image"] : []) : digestFields
                 if holdsFull, !fits.contains(key) {
                     let wrong = "this field holds a whole image reference, but the :\(suffix) marker writes only the \(suffix)"
                     // the whole-reference marker is the fix only where the policy follows this field's image

@@ -32,13 +32,35 @@ extension Rule {
         }
         let transformers = Transformers(m)
         var refused: Set<Model.SideBySideBuild>?   // the builds kustomize refuses for a resource taken twice, on first need
+        var refusedFiles = Set<FileID>(), fluxPaths = Set<String>()
         /// Whether every build that takes object i is one kustomize refuses: what builds it deploys nothing of it
-        /// (kustomization-build-fails says so), and it replaces nothing (BayajidAlam/node-fleet).
+        /// (kustomization-build-fails says so), and it replaces nothing (BayajidAlam/node-fleet). So too where the builds
+        /// that take it deploy it only through one refused: a base's kustomization that only an overlay refused for a
+        /// resource its base and its tests both hold includes (brunovlucena/homelab's knative-lambda).
         func onlyInRefusedBuilds(_ i: ObjectID) -> Bool {
             let builds = m.sideBySideBuilds(of: m.objects[i].file, kind: m.objects[i].kind, object: i)
             guard !builds.isEmpty else { return false }
-            if refused == nil { refused = Rule.takenTwice(m).refused }
-            return builds.allSatisfy(refused!.contains)
+            if refused == nil {
+                refused = Rule.takenTwice(m).refused
+                refusedFiles = Set(refused!.filter { $0.generatedAt == nil }.map(\.file))
+                fluxPaths = Model.writtenFluxPaths(m.objects)
+            }
+            if builds.allSatisfy(refused!.contains) { return true }
+            guard !refusedFiles.isEmpty else { return false }
+            /// Whether a way up from `path` reaches a build that deploys it (a Flux Kustomization's path, or a kustomization
+            /// nothing includes) past no refused build.
+            var visited = Set<String>()
+            func deployed(_ path: String, depth: Int) -> Bool {
+                guard depth <= IncludeGraph.maxDepth, visited.insert(path).inserted else { return false }
+                let includers = m.graph.includers(of: path).filter { Extractor.isKustomizationName(Path.basename(m.path(m.objects[$0].file))) }
+                guard !includers.isEmpty else { return true }
+                return includers.contains { k in
+                    guard !refusedFiles.contains(m.objects[k].file) else { return false }
+                    let dir = m.graph.directory(of: k)
+                    return fluxPaths.contains(dir) || deployed(dir, depth: depth + 1)
+                }
+            }
+            return !deployed(m.path(m.objects[i].file), depth: 0)
         }
         func report(_ i: ObjectID, _ j: ObjectID, cluster: String?, assumingTogether: Bool = false) {
             let a = m.objects[i], b = m.objects[j]

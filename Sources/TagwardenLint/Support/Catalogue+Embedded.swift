@@ -1823,6 +1823,18 @@ nonTriggering:
             global:
               image: ${kubectlRepo:=docker.io/mesosphere/kubectl}
               tag: v1.35.2-alpine
+  - description: a chart's image repository with its registry's port, beside its tag (brunovlucena/homelab's knative-operator, whose `:5001` is no tag)
+    files:
+      apps/operator.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: knative-operator
+        spec:
+          values:
+            knative_operator:
+              image: localhost:5001/knative-operator
+              tag: v1.16.3
   - description: a chart known to add its own tag to the field (kubecost's cost-analyzer adds `:prod-<appVersion>`)
     files:
       apps/cost.yaml: |
@@ -4677,7 +4689,36 @@ triggering:
               image: ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web:tag"}
     expect:
       - {file: apps/web.yaml, line: 8, column: 37, message: "this field holds a whole image reference, but the :tag marker writes only the tag: use \"flux-system:web\""}
+  - description: a :tag marker on an `image:` that holds the name a chart composes with the `tag:` beside it
+    files:
+      apps/hr.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: op
+        spec:
+          values:
+            operator:
+              image: ghcr.io/acme/operator # {"$imagepolicy": "flux-system:op:tag"}
+              tag: 1.2.3
+    expect:
+      - {file: apps/hr.yaml, line: 8, column: 36, message: "image does not hold a tag: the :tag marker would write the wrong part of the image here"}
 nonTriggering:
+  - description: a :name marker on an `image:` that holds the name a chart composes with the `tag:` beside it, its registry's port included (brunovlucena/homelab's knative-operator)
+    files:
+      apps/hr.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: op
+        spec:
+          values:
+            operator:
+              image: ghcr.io/acme/operator # {"$imagepolicy": "flux-system:op:name"}
+              tag: 1.2.3 # {"$imagepolicy": "flux-system:op:tag"}
+            webhook:
+              image: localhost:5001/acme/webhook # {"$imagepolicy": "flux-system:webhook:name"}
+              tag: 1.2.3 # {"$imagepolicy": "flux-system:webhook:tag"}
   - description: the forms that fit
     files:
       apps/hr.yaml: |
@@ -4931,6 +4972,46 @@ triggering:
     expect:
       - {file: apps/b/namespace.yaml, line: 2, column: 7, message: "Namespace .invalid is also defined in apps/a/namespace.yaml:2, differently: one silently replaces the other (assuming the transformers of apps/b/kustomization.yaml (apps/b/transformers), which may delete, rename or patch objects, leave both as written)"}
 nonTriggering:
+  - description: an object whose only build kustomize refuses, for a resource its base and its tests both hold (brunovlucena/homelab's knative-lambda; kustomization-build-fails says so)
+    files:
+      clusters/prod/sync.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec: {interval: 1m, url: https://example.com/repo.git, ref: {branch: main}}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec: {interval: 10m, path: ./clusters/prod, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: a, namespace: flux-system}
+        spec: {interval: 10m, path: ./a, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: b, namespace: flux-system}
+        spec: {interval: 10m, path: ./b, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
+      a/ns.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata: {name: shared, labels: {owner: a}}
+      b/kustomization.yaml: |
+        resources: [base, tests]
+      b/base/kustomization.yaml: |
+        resources: [ns.yaml]
+      b/base/ns.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata: {name: shared, labels: {owner: b}}
+      b/tests/kustomization.yaml: |
+        resources: [ns.yaml]
+      b/tests/ns.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata: {name: shared, labels: {owner: tests}}
   - description: two clusters' roots synced from an OCI artifact, each building its own directory (Ivanhahanov/ctf-school-ctfd's kind and cloud)
     files:
       clusters/kind/flux-system.yaml: |

@@ -613,12 +613,13 @@ package struct Extractor {
         return key[end - 3] | 0x20 == UInt8(ascii: "t") && key[end - 2] | 0x20 == UInt8(ascii: "a") && key[end - 1] | 0x20 == UInt8(ascii: "g")
     }
 
-    /// Whether an `image:` value writes a tag or digest of its own: a `:` in it, as Flux's substitution leaves it
-    /// when no variable is set (`${repo:=docker.io/mesosphere/kubectl}` is a repository, whose `:=` is no tag's).
+    /// Whether an `image:` value writes a tag or digest of its own: a `:` after its last `/`, as Flux's substitution
+    /// leaves it when no variable is set (`${repo:=docker.io/mesosphere/kubectl}` is a repository, whose `:=` is no
+    /// tag's; so is `localhost:5001/knative-operator`, whose `:` is its registry's port).
     static func holdsTagSeparator(_ written: String) -> Bool {
         guard written.containsBytes(":") else { return false }
-        guard written.containsBytes("${") else { return true }
-        return (Envsubst.expand(written) { _ in .undefined }?.text ?? written).containsBytes(":")
+        let text = written.containsBytes("${") ? Envsubst.expand(written) { _ in .undefined }?.text ?? written : written
+        return text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).last?.contains(UInt8(ascii: ":")) ?? false
     }
 
     /// A kustomize resource from outside the repository: a URL, or a git repository (`github.com/org/repo//path?ref=v1`,
@@ -707,9 +708,7 @@ package struct Extractor {
             // `tag` or a `repository` (gpu-operator's `repository/image:version`) is a part, not a whole reference; a web
             // address is a picture (homepage's `background.image`)
             let hub = above || y.get(n, "hub") != nil
-            // (or beside a key of a tag however spelled, `imagetag:`, which the chart's `imageTag` default stands in for)
-            let composed = hub || tag.map { y.nodes[$0].kind == .scalar } == true || y.get(n, "repository").map { y.nodes[y.resolved($0)].kind == .scalar } == true
-                || y.pairs(n).contains { p in Extractor.namesATag(y.valueBytes(p.key)) && y.nodes[y.resolved(p.value)].kind == .scalar }
+            let composed = hub || Extractor.composesImage(y, n)
             for (k, v) in y.pairs(n) {
                 if y.valueEquals(k, "image"), y.nodes[y.resolved(v)].kind == .scalar, y.resolved(v) != repo,
                    case let written = y.value(y.resolved(v)), !composed || Extractor.holdsTagSeparator(written),
@@ -734,6 +733,14 @@ package struct Extractor {
         default:
             break
         }
+    }
+
+    /// Whether mapping `n` composes an image from sibling parts: a `hub`, a `tag` (or a key of a tag however spelled,
+    /// `imagetag:`, which the chart's `imageTag` default stands in for) or a `repository` beside its `image:`.
+    static func composesImage(_ y: YAMLFile, _ n: Int) -> Bool {
+        y.get(n, "hub") != nil || y.get(n, "tag").map { y.nodes[$0].kind == .scalar } == true
+            || y.get(n, "repository").map { y.nodes[y.resolved($0)].kind == .scalar } == true
+            || y.pairs(n).contains { p in Extractor.namesATag(y.valueBytes(p.key)) && y.nodes[y.resolved(p.value)].kind == .scalar }
     }
 
     /// Whether values mapping `n` turns its component off: `enabled: false` (YAML 1.1's `no` and `off` too, as Helm reads
@@ -768,6 +775,9 @@ package struct Extractor {
             let scalar = node.isKey ? nil : located(i)
             var marker = MarkerComment(file: fileIndex, text: String(decoding: bytes[range], as: UTF8.self),
                                        span: span(range), scalar: scalar, context: context, object: objectOf(i), fieldKey: key)
+            // an `image:` without a tag of its own beside parts a chart composes it with is that image's name
+            marker.composedName = key == "image" && !node.isKey && Extractor.composesImage(y, node.parent)
+                && !Extractor.holdsTagSeparator(y.value(i))
             if context == .value {
                 attachMarker(i, marker: marker)
                 marker.image = imageNodes[i]

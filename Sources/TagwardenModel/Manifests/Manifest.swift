@@ -473,6 +473,9 @@ public struct MarkerComment: Sendable {
     public var object: ObjectID?
     /// The marked scalar's role when it is part of an image (`image`, `newTag`, `tag` …).
     public var fieldKey: String?
+    /// Whether the marked field is an `image:` that holds only the name of an image a chart composes from it and the
+    /// parts beside it (`image: ghcr.io/team/operator` beside `tag: 1.2.3`).
+    public var composedName = false
     /// Keys of fields that hold one part of an image (charts' `image.tag`, kustomize's `newTag`, …).
     public static let tagFields: Set<String> = ["tag", "newTag"]
     public static let nameFields: Set<String> = ["repository", "newName"]

@@ -770,12 +770,12 @@ public struct Model: Sendable {
         return !targets.contains { $0.selectsAsWritten(r, in: files[r.file].yaml) }
     }
 
-    /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.
     /// The paths the Flux Kustomizations here build, as written (normalised; none of another repository's source).
     package static func writtenFluxPaths(_ objects: Objects) -> Set<String> {
         Set(objects.compactMap { $0.fluxKustomization?.path.flatMap(normalizePath) })
     }
 
+    /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.
     package static func normalizePath(_ p: String) -> String? {
         var p = p
         let (asWritten, normal) = p.withUTF8(normalized)
