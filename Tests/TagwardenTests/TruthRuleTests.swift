@@ -1032,6 +1032,22 @@ extension FluxInstanceTests {
         #expect(latest.map { "\($0.severity) \($0.assumption ?? "")" } == ["warning no cluster in this repository applies this file"])
     }
 
+    /// willnotcy/Hephaestus: `metallb/kustomization.yaml` holds two Flux Kustomizations, and its parent lists it as a
+    /// resource file: kustomize reads both (`kubectl kustomize`), so what the second builds is applied, and nothing is
+    /// skipped. A kustomization file's own later documents are still never read.
+    @Test func aFileNamedKustomizationThatHoldsOtherObjectsIsReadWhole() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/infra.yaml"] = fluxKustomization(name: "infra", path: "./infra")
+        files["infra/kustomization.yaml"] = "resources: [ctl/kustomization.yaml]\n"
+        files["infra/ctl/kustomization.yaml"] = fluxKustomization(name: "ctl-a", path: "./infra/ctl/a") + "---\n"
+            + fluxKustomization(name: "ctl-b", path: "./infra/ctl/b")
+        files["infra/ctl/b/web.yaml"] = deployment(namespace: "web", image: "nginx:latest")
+        files["apps/kustomization.yaml"] = "resources: [web.yaml]\n---\nresources: [other.yaml]\n"
+        let found = try lint(files).filter { ["image-latest-tag", "file-skipped"].contains($0.rule) }
+        #expect(found.map { "\($0.severity) \($0.rule) \($0.position)" }
+                == ["warning file-skipped apps/kustomization.yaml:3:1", "error image-latest-tag infra/ctl/b/web.yaml:9:18"], "\(found.map(\.rendered))")
+    }
+
     /// monosense-io/k8s-gitops: `ipam/kustomization.yaml` takes two Flux Kustomizations of one name, and kustomize
     /// refuses it; but the cluster's build lists one of the two files itself and never that kustomization. The finding
     /// stands on the kustomization's reach, not the file's: a warning that says no cluster here applies it.

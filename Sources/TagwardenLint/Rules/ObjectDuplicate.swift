@@ -31,7 +31,8 @@ extension Rule {
             return names.count == 1 ? names[0] : nil
         }
         let transformers = Transformers(m)
-        var refused: Set<Model.SideBySideBuild>?   // the builds kustomize refuses for a resource taken twice, on first need
+        // the builds kustomize refuses for a resource taken twice (whatever namespace the two met with), on first need
+        var refused: Set<Model.SideBySideBuild>?
         var refusedFiles = Set<FileID>(), fluxPaths = Set<String>()
         /// Whether every build that takes object i is one kustomize refuses: what builds it deploys nothing of it
         /// (kustomization-build-fails says so), and it replaces nothing (BayajidAlam/node-fleet). So too where the builds
@@ -41,11 +42,11 @@ extension Rule {
             let builds = m.sideBySideBuilds(of: m.objects[i].file, kind: m.objects[i].kind, object: i)
             guard !builds.isEmpty else { return false }
             if refused == nil {
-                refused = Rule.takenTwice(m).refused
+                refused = Set(Rule.takenTwice(m).refused.map(\.build))
                 refusedFiles = Set(refused!.filter { $0.generatedAt == nil }.map(\.file))
                 fluxPaths = Model.writtenFluxPaths(m.objects)
             }
-            if builds.allSatisfy(refused!.contains) { return true }
+            if builds.allSatisfy({ refused!.contains($0.build) }) { return true }
             guard !refusedFiles.isEmpty else { return false }
             /// Whether a way up from `path` reaches a build that deploys it (a Flux Kustomization's path, or a kustomization
             /// nothing includes) past no refused build.

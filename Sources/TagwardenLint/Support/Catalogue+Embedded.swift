@@ -617,6 +617,20 @@ nonTriggering:
   - description: a directory named templates that is not in a chart
     files:
       templates/app.yaml: "a: 1\n"
+  - description: a file named kustomization.yaml that holds Flux Kustomizations, which a kustomization lists as a resource file, so kustomize reads every document (willnotcy/Hephaestus's metallb/kustomization.yaml)
+    files:
+      infra/kustomization.yaml: |
+        resources: [ctl/kustomization.yaml]
+      infra/ctl/kustomization.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: ctl-a, namespace: flux-system}
+        spec: {interval: 10m, path: ./infra/ctl/a, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: ctl-b, namespace: flux-system}
+        spec: {interval: 10m, path: ./infra/ctl/b, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
 """#),
         ("image-digest-mismatch.yaml", #"""
 id: image-digest-mismatch
@@ -1025,7 +1039,7 @@ rationale: >
   (`alpine`, `slim`, `windowsservercore`, `alpine3.20`), such words after others of letters
   (`qa-latest`, `preprod-stable`, `production_latest`) and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
   stays the same while the running code changes. Images numbered with two numbers (PostgreSQL's `16.3`, its own image's and CloudNativePG's,
-  also through a mirror that keeps their paths or the name `postgres`, Kubernetes' `pause:3.9`, karma's `v0.121`) and with one number
+  also through a mirror that keeps their paths or the name `postgres`, Kubernetes' `pause:3.9`, karma's `v0.121`, pgAdmin 4's `9.1`) and with one number
   (mendhak's http-https-echo, `40`) are releases, not series, and a number of six digits or more is a build's (a date,
   a timestamp `20250215015952`, a build number), not a major version, and a minor number of three digits or
   more with a leading zero (Perl's `2.098002`) is no series (Ubuntu's `26.04` is one). So is a tag that a policy
@@ -1183,7 +1197,7 @@ nonTriggering:
               image: ghcr.io/mesosphere/dkp-container-images/cloudnative-pg/postgresql:17.5-minimal-bookworm
             - name: copy
               image: registry.example.com/mirror/library/postgres:17.5
-  - description: images whose releases have one number (http-https-echo's `40`) or two (karma's `v0.121`)
+  - description: images whose releases have one number (http-https-echo's `40`) or two (karma's `v0.121`, pgAdmin 4's `9.1`)
     files:
       apps/echo.yaml: |
         apiVersion: v1
@@ -1196,6 +1210,8 @@ nonTriggering:
               image: ghcr.io/mendhak/http-https-echo:40
             - name: karma
               image: ghcr.io/prymitive/karma:v0.121
+            - name: pgadmin
+              image: dpage/pgadmin4:9.1
   - description: a field whose policy filters for releases of two numbers
     files:
       apps/storage.yaml: |
@@ -1851,6 +1867,26 @@ nonTriggering:
           values:
             kubecostFrontend:
               image: public.ecr.aws/kubecost/frontend
+  - description: a name that Istio's istiod chart completes with its own hub and tag (lltr/dev-cluster's `global.proxy_init.image`; with a `/` the chart takes the field as written)
+    files:
+      apps/istiod.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: istiod
+          namespace: istio-system
+        spec:
+          chart:
+            spec:
+              chart: istiod
+              version: 1.20.0
+              sourceRef: {kind: HelmRepository, name: istio}
+          values:
+            global:
+              proxy:
+                image: proxyv2
+              proxy_init:
+                image: proxyv2
   - description: a chart's version under a full-reference marker whose policy updates another image is no image
     files:
       apps/app.yaml: |
@@ -2650,6 +2686,25 @@ triggering:
         data: {app: b}
     expect:
       - {file: apps/b/cm.yaml, line: 2, column: 7, message: "kustomize refuses the build: the kustomization cluster/kustomization.yaml takes ConfigMap shared/cm twice, here and in apps/a/cm.yaml:2 (may not add resource with an already registered id), so nothing that builds cluster deploys anything"}
+  - description: an overlay's resource of the identity its base's, whose `namespace:` sets the namespace both are written with (willnotcy/Hephaestus's IngressRoutes)
+    files:
+      base/kustomization.yaml: |
+        namespace: web
+        resources: [cm.yaml]
+      base/cm.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: web, namespace: web}
+        data: {host: a.example.com}
+      prod/kustomization.yaml: |
+        resources: [../base, cm.yaml]
+      prod/cm.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: web, namespace: web}
+        data: {host: b.example.com}
+    expect:
+      - {file: prod/cm.yaml, line: 2, column: 7, message: "kustomize refuses the build: the kustomization prod/kustomization.yaml takes ConfigMap web/web twice, here and in base/cm.yaml:2 (may not add resource with an already registered id), so nothing that builds prod deploys anything"}
   - description: "a kustomization's `namespace:` renames the base's Namespace to the one it lists itself (Jojoooo1/fluxcd-and-k8s's environments/dev/flux)"
     files:
       base/kustomization.yaml: |

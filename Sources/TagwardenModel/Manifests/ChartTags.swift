@@ -24,6 +24,14 @@ enum ChartTags {
         Row(chart: "seaweedfs-csi-driver", fields: [["seaweedfsCsiPlugin", "image"], ["mountService", "image"]], since: (0, 2, 12)),
     ]
 
+    /// Charts known to compose a values field written without a `/` into `hub/name:tag` from values of their own: Istio's
+    /// istiod, every version read (`{{- if contains "/" .Values.global.proxy.image }}` the field as written, else
+    /// `{{ .Values.global.hub }}/{{ .Values.global.proxy.image }}:{{ .Values.global.tag }}`; so `global.proxy_init.image`
+    /// and `pilot.image`, with the chart's defaults where the release sets no hub or tag).
+    static let composedNames: [String: [[String]]] = [
+        "istiod": [["global", "proxy", "image"], ["global", "proxy_init", "image"], ["pilot", "image"]],
+    ]
+
     /// The values fields that the chart `name` at `version` (as the HelmRelease writes it) completes with a tag. A version
     /// that is not one exact release (a range, or none) completes nothing for a row that holds from some version on.
     static func completedFields(chart name: String, version: String?) -> [[String]] {
@@ -39,12 +47,13 @@ enum ChartTags {
 }
 
 extension Model {
-    /// A bare image in a values field that the release's chart completes with a tag (`ChartTags`): it needs no tag
-    /// written, as a chart's `tag: ""` does not.
+    /// A bare image in a values field that the release's chart completes with a tag (`ChartTags`), or a name without a
+    /// `/` that it completes with a registry and a tag: it needs no tag written, as a chart's `tag: ""` does not.
     static func markChartTagged(_ images: inout Table<ImageID, ImageUse>, objects: Objects) {
         for i in images.indices where images[i].origin == .helmImage && images[i].tag == nil && images[i].digest == nil {
             guard let o = images[i].object, let field = images[i].valuesPath, case .helmRelease(let release)? = objects[o].flux,
-                  release.chartTaggedFields.contains(field) else { continue }
+                  release.chartTaggedFields.contains(field) || release.chartNamedFields.contains(field) && !images[i].text.containsBytes("/")
+            else { continue }
             images[i].tagOptional = true
         }
     }

@@ -90,22 +90,26 @@ package struct Extractor {
         swap(&ex.facts, &facts)   // moved in, not copied
         let baseName = Path.basename(path)
         let isKustomizationFile = isKustomizationName(baseName)
+        var firstHoldsOther = false
         for (d, doc) in scratch.documents.enumerated() {
             let root = scratch.nodes[doc.root]
             if ex.facts.nonMappingRoot == nil, root.kind == .sequence || (root.kind == .scalar && !scratch.isNull(doc.root)) {
                 ex.facts.nonMappingRoot = (root.span.start.line, root.kind == .sequence ? "list" : "scalar")
             }
             // kustomize decodes a kustomization file's first document only (sigs.k8s.io/yaml): the rest is no object,
-            // and no field of its kustomization
-            if isKustomizationFile, d > 0 {
+            // and no field of its kustomization. One whose first document is another object (a Flux Kustomization) is no
+            // kustomization: kustomize refuses it as one, and reads each of its documents where a kustomization lists the
+            // file as a resource (willnotcy/Hephaestus's metallb/kustomization.yaml)
+            if isKustomizationFile, d > 0, !firstHoldsOther {
                 if ex.facts.kustomizationIgnoredFrom == nil, !scratch.isNull(doc.root) { ex.facts.kustomizationIgnoredFrom = root.span.start }
                 continue
             }
             if scratch.nodes[doc.root].kind == .sequence {
                 ex.jsonPatch(doc.root)
             } else {
-                ex.document(d, root: doc.root, isKustomizationFile: isKustomizationFile)
+                ex.document(d, root: doc.root, isKustomizationFile: isKustomizationFile && d == 0)
             }
+            if isKustomizationFile, d == 0 { firstHoldsOther = ex.facts.objects.contains { !$0.isKustomization } }
         }
         if ex.facts.holdsMarkerToken { ex.markers() }
         // what `EffectiveObjects` reads again: the kustomizations that hold patches, Components or labels, patch files,

@@ -186,6 +186,9 @@ public struct HelmReleaseSpec: Sendable {
     public var chartPath: String?
     /// The values fields the chart completes with a tag of its own (`ChartTags`): a bare image there is not `latest`.
     public var chartTaggedFields: [[String]] = []
+    /// The values fields whose value without a `/` the chart completes with a registry and a tag of its own
+    /// (`ChartTags.composedNames`): such a value is a name, not `latest`.
+    public var chartNamedFields: [[String]] = []
 
     public struct ValuesReference: Sendable {
         public var kind: String
@@ -401,9 +404,11 @@ public indirect enum FluxSpec: Sendable {
                 }
                 if let name = str(y.get(chart, "chart")) {
                     h.chartTaggedFields = ChartTags.completedFields(chart: name, version: str(y.get(chart, "version")))
+                    h.chartNamedFields = ChartTags.composedNames[name] ?? []
                 }
             }
-            return h.valuesFrom.isEmpty && h.valuesFiles.isEmpty && h.chartPath == nil && h.chartTaggedFields.isEmpty ? nil : .helmRelease(h)
+            return h.valuesFrom.isEmpty && h.valuesFiles.isEmpty && h.chartPath == nil && h.chartTaggedFields.isEmpty && h.chartNamedFields.isEmpty
+                ? nil : .helmRelease(h)
         case ("fluxcd.controlplane.io", "FluxInstance"):
             return .fluxInstance(version: loc(spec.flatMap { y.get($0, "distribution", "version") }))
         case ("fluxcd.controlplane.io", "ResourceSet"):

@@ -706,8 +706,8 @@ public struct Model: Sendable {
         public let file: FileID
         /// The `path` of the generated kustomization; nil for a kustomization file.
         public let generatedAt: String?
-        /// The namespace the kustomizations below the build gave the resource, with which it meets the others there;
-        /// nil where none did. A Namespace's: its name there, as written or as a `namespace:` below renamed it.
+        /// The namespace with which the resource meets the others there: as a `namespace:` below the build gave it, else as
+        /// written; nil where it has none. A Namespace's: its name there, as written or as a `namespace:` below renamed it.
         public let given: String?
         /// The kustomization's resources after its own `namespace:`, which may give two one identity (kustomize:
         /// "namespace transformation produces ID conflict"), not as it takes them.
@@ -752,8 +752,10 @@ public struct Model: Sendable {
                 out.append(SideBySideBuild(file: generatedBuilds[dir]!, generatedAt: dir, given: given))
             }
         }
-        // (a Namespace meets others by the name it has: as written, until a `namespace:` renames it)
-        take(files[f].path, depth: 0, given: kind == "Namespace" ? object.flatMap { objects[$0].name } : nil)
+        // (a Namespace meets others by the name it has: as written, until a `namespace:` renames it; another resource by the
+        // namespace it is written with, which a `namespace:` below that sets the same one leaves as it was: willnotcy/Hephaestus's
+        // base and overlay IngressRoutes of one namespace, which kustomize refuses)
+        take(files[f].path, depth: 0, given: object.flatMap { kind == "Namespace" ? objects[$0].name : clusterScoped ? nil : objects[$0].declaredNamespace })
         return out
     }
 
