@@ -10,8 +10,24 @@ extension Rule {
         var evaluators: [TagParsing: [PolicyDefinition.Behaviour: PolicyEvaluator?]] = [:]
         struct Extract: Hashable { let template: String?, pattern: ObjectIdentifier? }
         var extractResolves: [Extract: Bool] = [:]   // a fleet's policies share a few patterns and templates
-        /// Why policy `p` could never select `tag` (nil: it could, or that is not judged).
-        func rejection(_ p: PolicyID, _ tag: String) -> String? {
+        return m.markers.indices.compactMap { k in
+            let mk = m.markers[k]
+            guard mk.context == .value, m.markers[k].skipped == nil, let ref = m.markers[k].ref, let p = m.markers[k].policy,
+                  ref.part == .reference || ref.part == .tag, let value = mk.scalar?.value else { return nil }
+            // `${…}` for Flux's post-build substitution: the automation writes over the expression itself
+            if let names = Envsubst.variables(value), !names.isEmpty {
+                let what = ref.part == .tag ? "tag" : "image"
+                return c.finding("the value uses \(names.map { "${\($0)}" }.joined(separator: ", ")) for Flux's post-build substitution, but policy "
+                                    + "\(m.policyName(p)) writes the \(what) it selects over the whole value: the variable is lost for every cluster that applies this file",
+                                 marker: k)
+            }
+            var tag = value
+            // a :tag marker on a value that is no tag (a whole reference) is marker-wrong-form's finding
+            if ref.part == .tag, !ImageReference.isTag(value) { return nil }
+            if ref.part == .reference {
+                guard let ii = mk.image, m.images[ii].invalid == nil, let t = m.images[ii].tag?.value else { return nil }
+                tag = t
+            }
             let policy = m.flux.policies[p]
             // an extract that names no group of the pattern gives every tag an empty key: policy-invalid-regex says so
             let extract = Extract(template: policy.spec.extract?.value, pattern: policy.regex.map(ObjectIdentifier.init))
@@ -38,30 +54,6 @@ extension Rule {
             } else {
                 why = "it does not match filterTags.pattern '\(policy.spec.pattern?.value ?? "")'"
             }
-            return why
-        }
-        struct Judged: Hashable { let policy: PolicyID, tag: String }
-        var judged: [Judged: String?] = [:]   // a fleet's markers share a few policies and tags
-        return m.markers.indices.compactMap { k in
-            let mk = m.markers[k]
-            guard mk.context == .value, m.markers[k].skipped == nil, let ref = m.markers[k].ref, let p = m.markers[k].policy,
-                  ref.part == .reference || ref.part == .tag, let value = mk.scalar?.value else { return nil }
-            // `${…}` for Flux's post-build substitution: the automation writes over the expression itself
-            if let names = Envsubst.variables(value), !names.isEmpty {
-                let what = ref.part == .tag ? "tag" : "image"
-                return c.finding("the value uses \(names.map { "${\($0)}" }.joined(separator: ", ")) for Flux's post-build substitution, but policy "
-                                    + "\(m.policyName(p)) writes the \(what) it selects over the whole value: the variable is lost for every cluster that applies this file",
-                                 marker: k)
-            }
-            var tag = value
-            // a :tag marker on a value that is no tag (a whole reference) is marker-wrong-form's finding
-            if ref.part == .tag, !ImageReference.isTag(value) { return nil }
-            if ref.part == .reference {
-                guard let ii = mk.image, m.images[ii].invalid == nil, let t = m.images[ii].tag?.value else { return nil }
-                tag = t
-            }
-            let key = Judged(policy: p, tag: tag), why: String?
-            if let known = judged[key] { why = known } else { why = rejection(p, tag); judged[key] = .some(why) }
             guard let why else { return nil }
             return c.finding("policy \(m.policyName(p)) could never select '\(tag)': \(why); Flux will replace it with the next tag it selects",
                              marker: k)
