@@ -130,6 +130,16 @@ public enum SourceText {
         return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
+    /// The first position of `sorted` (in byte order) whose string is not byte-less than `key`, by bisection.
+    public static func firstNotByteLess(_ sorted: [String], _ key: String) -> Int {
+        var lo = 0, hi = sorted.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if byteLess(sorted[mid], key) { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
     /// Whether `bytes` ends with `suffix` (memcmp where the bytes are contiguous).
     public static func hasByteSuffix<C: Collection<UInt8>>(_ bytes: C, _ suffix: [UInt8]) -> Bool {
         guard bytes.count >= suffix.count else { return false }

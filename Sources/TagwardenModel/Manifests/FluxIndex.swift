@@ -179,19 +179,11 @@ public struct FluxIndex: Sendable {
         guard !paths.isEmpty, !files.isEmpty else { return [] }
         let inOrder = zip(files, files.dropFirst()).allSatisfy { !SourceText.byteLess($1, $0) }
         let sorted = inOrder ? files : files.sorted(by: SourceText.byteLess)
-        func firstNotBefore(_ key: String) -> Int {
-            var lo = 0, hi = sorted.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if SourceText.byteLess(sorted[mid], key) { lo = mid + 1 } else { hi = mid }
-            }
-            return lo
-        }
         return paths.filter { path in
             if path.isEmpty { return true }
-            let at = firstNotBefore(path)
+            let at = SourceText.firstNotByteLess(sorted, path)
             if at < sorted.count, SourceText.sameBytes(sorted[at], path) { return true }
-            let under = path + "/", first = firstNotBefore(under)
+            let under = path + "/", first = SourceText.firstNotByteLess(sorted, under)
             return first < sorted.count && SourceText.hasBytePrefix(sorted[first], under)
         }
     }

@@ -201,14 +201,7 @@ public enum Sources {
         }
 
         /// The first position whose path is not byte-less than `key`.
-        func lowerBound(_ key: String) -> Int {
-            var lo = 0, hi = paths.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if SourceText.byteLess(paths[mid], key) { lo = mid + 1 } else { hi = mid }
-            }
-            return lo
-        }
+        func lowerBound(_ key: String) -> Int { SourceText.firstNotByteLess(paths, key) }
 
         func contains(_ path: String) -> Bool {
             guard let i = exact.firstIndex(of: path) else { return false }
