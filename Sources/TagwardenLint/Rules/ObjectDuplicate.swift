@@ -90,14 +90,21 @@ extension Rule {
             let there = "\(m.path(b.file)):\(b.kindSpan.start.line)"
             let inCluster = cluster.map { " applied to cluster \($0)" } ?? ""
             // what the API server reads, not the bytes: comments, order and quoting do not make two objects differ
-            if m.sameContent(i, j, sameIdentity: true) {
+            switch m.compareContent(i, j, sameIdentity: true) {
+            case .same:
                 var f = c.finding("\(identity) is also defined, identically, in \(there)\(inCluster): one of the two copies is redundant",
                                   object: i)
                 f.ruleSeverity = .note
                 for premise in premises { f.assume(premise) }
                 out.append(f)
-            } else {
+            case .different:
                 var f = c.finding("\(identity) is also defined in \(there)\(inCluster), differently: one silently replaces the other", object: i)
+                for premise in premises + [together].compactMap({ $0 }) { f.assume(premise) }
+                out.append(f)
+            case .sameButCiphertexts:
+                var f = c.finding("\(identity) is also defined in \(there)\(inCluster), the same but for values encrypted with SOPS, "
+                                    + "which the files cannot compare (SOPS encrypts equal values differently): one of the two copies is redundant "
+                                    + "if those values are equal, and silently replaces the other if not", object: i)
                 for premise in premises + [together].compactMap({ $0 }) { f.assume(premise) }
                 out.append(f)
             }

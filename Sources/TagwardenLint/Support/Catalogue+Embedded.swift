@@ -4809,7 +4809,10 @@ rationale: >
   meets elsewhere (those builds deploy nothing). Identical copies replace
   nothing: they are a note, one of the two is redundant. Copies are compared as the API server reads
   them: comments, key order, quoting and layout do not make them differ, nor does the label
-  `kubernetes.io/metadata.name` the API server gives every Namespace, written or not. Kustomize patches and kustomize's own
+  `kubernetes.io/metadata.name` the API server gives every Namespace, written or not. Values encrypted with SOPS are
+  compared by their types and the lengths of their ciphertexts (AES-GCM keeps a value's length): SOPS encrypts
+  equal values differently, so copies that differ only in ciphertexts of equal lengths may be one, and the
+  message says the files cannot tell. Kustomize patches and kustomize's own
   configuration (transformer and generator configs) are not objects of a cluster, and neither is an object
   that every kustomization naming its file deletes with one of its own patches (`$patch: delete`, by the
   object's kind and name or by a target that selects it).
@@ -4883,6 +4886,52 @@ triggering:
           version: 3.9.0
     expect:
       - {file: infra/b.yaml, line: 2, column: 7, message: "Namespace postgres is also defined, identically, in infra/a.yaml:2: one of the two copies is redundant"}
+  - description: two SOPS-encrypted Secrets whose values have equal lengths (negative7/home-cluster), which SOPS encrypts with random IVs, so the files cannot say whether they are equal
+    files:
+      infra/a.yaml: |
+        apiVersion: v1
+        kind: Secret
+        metadata:
+          name: token
+          namespace: default
+        stringData:
+          token: ENC[AES256_GCM,data:q7Xz0A==,iv:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=,tag:AAAAAAAAAAAAAAAAAAAAAA==,type:str]
+        sops:
+          lastmodified: "2025-01-01T00:00:00Z"
+          version: 3.9.0
+      infra/b.yaml: |
+        apiVersion: v1
+        kind: Secret
+        metadata:
+          name: token
+          namespace: default
+        stringData:
+          token: ENC[AES256_GCM,data:Zk3pWw==,iv:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB=,tag:BBBBBBBBBBBBBBBBBBBBBB==,type:str]
+        sops:
+          lastmodified: "2025-02-01T00:00:00Z"
+          version: 3.9.0
+    expect:
+      - {file: infra/b.yaml, line: 2, column: 7, message: "Secret default/token is also defined in infra/a.yaml:2, the same but for values encrypted with SOPS, which the files cannot compare (SOPS encrypts equal values differently): one of the two copies is redundant if those values are equal, and silently replaces the other if not (assuming one cluster applies both files: nothing in this repository says what applies them; declare its clusters under clusters: in .tagwarden.yaml)"}
+  - description: two SOPS-encrypted Secrets whose values differ in length (AES-GCM keeps a value's length), so they differ
+    files:
+      infra/a.yaml: |
+        apiVersion: v1
+        kind: Secret
+        metadata:
+          name: token
+          namespace: default
+        stringData:
+          token: ENC[AES256_GCM,data:q7Xz0A==,iv:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=,tag:AAAAAAAAAAAAAAAAAAAAAA==,type:str]
+      infra/b.yaml: |
+        apiVersion: v1
+        kind: Secret
+        metadata:
+          name: token
+          namespace: default
+        stringData:
+          token: ENC[AES256_GCM,data:Zk3pWwQ1aB==,iv:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB=,tag:BBBBBBBBBBBBBBBBBBBBBB==,type:str]
+    expect:
+      - {file: infra/b.yaml, line: 2, column: 7, message: "Secret default/token is also defined in infra/a.yaml:2, differently: one silently replaces the other (assuming one cluster applies both files: nothing in this repository says what applies them; declare its clusters under clusters: in .tagwarden.yaml)"}
   - description: a Namespace written with the label the API server gives every Namespace (CICDior/fleet-infra's reloader)
     files:
       infra/a.yaml: |

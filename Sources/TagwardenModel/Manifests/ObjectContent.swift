@@ -1,5 +1,15 @@
 import TagwardenYAML
 
+/// What comparing two objects' contents can tell.
+public enum ContentComparison: Sendable {
+    case same
+    case different
+    /// The same but for values SOPS encrypted, whose ciphertexts differ while their lengths and types agree: SOPS
+    /// encrypts each value with a random IV, so equal values make different ciphertexts, and the files cannot say
+    /// whether the values are equal.
+    case sameButCiphertexts
+}
+
 extension Model {
     /// Whether objects `a` and `b` hold the same content as the API server reads it: the same keys and values,
     /// whatever their order, comments, quoting or layout. Aliases stand for their anchors (to a bounded depth: an
@@ -7,12 +17,15 @@ extension Model {
     /// `sameIdentity`: the two are one object to the cluster, as the builds name them (a kustomization's `namespace:`
     /// renames a Namespace, USA-RedDragon/home-cluster-flux): the name and namespace each writes do not count, nor the
     /// version of their group (the API server serves one object in each).
-    public func sameContent(_ a: ObjectID, _ b: ObjectID, sameIdentity: Bool = false) -> Bool {
+    /// Two SOPS ciphertexts (`ENC[AES256_GCM,data:…,type:…]`) differ as values only when their types or the lengths of
+    /// their data do (AES-GCM keeps the plaintext's length); otherwise they may hold one value.
+    public func compareContent(_ a: ObjectID, _ b: ObjectID, sameIdentity: Bool = false) -> ContentComparison {
         let x = objects[a], y = objects[b]
         let left = files[x.file].bytes[x.byteRange], right = files[y.file].bytes[y.byteRange]
-        if left == right { return true }
+        if left == right { return .same }
         let l = YAMLFile(parsing: Array(left)), r = YAMLFile(parsing: Array(right))
-        guard l.error == nil, r.error == nil, let lroot = l.documents.first?.root, let rroot = r.documents.first?.root else { return false }
+        guard l.error == nil, r.error == nil, let lroot = l.documents.first?.root, let rroot = r.documents.first?.root else { return .different }
+        var ciphertextsDiffer = false
         var budget = 100_000   // nodes compared, aliases counted each time they are followed
         // Flux's durations are metav1.Duration: the API server keeps `1h` and `1h0m0s` as one value
         let durations = x.group.hasSuffix("toolkit.fluxcd.io") ? Self.durationFields : []
@@ -49,6 +62,10 @@ extension Model {
             case .scalar, .alias:
                 let ti = l.resolvedType(i), tj = r.resolvedType(j)
                 if ti == tj && l.value(i) == r.value(j) { return true }
+                if let u = SOPSCiphertext(l.value(i)), let v = SOPSCiphertext(r.value(j)), u.type == v.type, u.dataLength == v.dataLength {
+                    ciphertextsDiffer = true
+                    return true
+                }
                 guard durations.contains(key), let a = GoDuration.nanoseconds(l.value(i)), let b = GoDuration.nanoseconds(r.value(j)) else { return false }
                 return a == b
             case .sequence:
@@ -62,9 +79,25 @@ extension Model {
                 return pi.allSatisfy { p in byKey[l.value(p.key)].map { same(p.value, $0, depth + 1, key: l.value(p.key)) } ?? false }
             }
         }
-        return same(lroot, rroot, 0)
+        return !same(lroot, rroot, 0) ? .different : ciphertextsDiffer ? .sameButCiphertexts : .same
     }
 
     /// The fields of Flux's objects that are durations (`metav1.Duration`).
     static let durationFields: Set<String> = ["interval", "timeout", "retryInterval", "maxAge"]
+}
+
+/// A value SOPS encrypted: `ENC[AES256_GCM,data:<base64>,iv:<base64>,tag:<base64>,type:<type>]`.
+struct SOPSCiphertext {
+    let dataLength: Int
+    let type: String
+
+    init?(_ value: String) {
+        let bytes = Array(value.utf8), prefix = Array("ENC[AES256_GCM,data:".utf8), typeKey = Array(",type:".utf8)
+        guard bytes.starts(with: prefix), bytes.last == UInt8(ascii: "]"),
+              let comma = bytes[prefix.count...].firstIndex(of: UInt8(ascii: ",")),
+              let typeAt = stride(from: bytes.count - typeKey.count, through: comma, by: -1).first(where: { bytes[$0..<$0 + typeKey.count].elementsEqual(typeKey) })
+        else { return nil }
+        dataLength = comma - prefix.count
+        type = String(decoding: bytes[(typeAt + typeKey.count)..<(bytes.count - 1)], as: UTF8.self)
+    }
 }
