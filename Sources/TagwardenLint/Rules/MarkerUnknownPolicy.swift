@@ -9,6 +9,7 @@ extension Rule {
         let m = c.model
         var suggester: PolicySuggester?     // built on first need
         var hints: [String: String] = [:]   // many markers may share one unknown name
+        var moved: [String: String] = [:]   // of those, the ones a kustomization moved: the namespace it moved them to
         var movedByName: [String: [PolicyID]]?   // policies by name, built on first need
         var refusedAt: MarkerID?                // the first marker left without a suggestion for want of budget
         var out: [Finding] = m.markers.indices.compactMap { k in
@@ -32,7 +33,8 @@ extension Rule {
                 m.objects[m.flux.policies[p].object].declaredNamespace == ref.namespace
             }), let now = m.flux.policies[p].namespace {
                 hints[wanted] = ": ImagePolicy \(ref.name) of \(m.path(m.objects[m.flux.policies[p].object].file)) is written in \(ref.namespace), "
-                    + "but \(m.namespaceOverride[m.flux.policies[p].object]!), so it is \(now)/\(ref.name): write '\(now):\(ref.name)'"
+                    + "but \(m.namespaceOverride[m.flux.policies[p].object]!), so it is \(now)/\(ref.name)"
+                moved[wanted] = now
             }
             if hints[wanted] == nil {
                 if suggester == nil { suggester = PolicySuggester(m.flux.policies) }
@@ -43,12 +45,14 @@ extension Rule {
             // a chart of the repository may make it: its templates are not read
             if let chart = m.policyCharts.first {
                 var f = c.finding("no manifest defines ImagePolicy \(ref.namespace)/\(ref.name), but the templates of chart \(chart) make ImagePolicies, "
-                                    + "which Tagwarden does not render: unless one of them is \(ref.namespace)/\(ref.name), Flux never updates this field\(hints[wanted]!)",
+                                    + "which Tagwarden does not render: unless one of them is \(ref.namespace)/\(ref.name), Flux never updates this field\(hints[wanted]!)"
+                                    + (moved[wanted].map { movedAdvice(m, marker: k, policy: ref.name, written: ref.namespace, now: $0) } ?? ""),
                                   marker: k)
                 f.ruleSeverity = .note
                 return f
             }
-            var f = c.finding("no ImagePolicy \(ref.namespace)/\(ref.name) in the repository, so Flux never updates this field\(hints[wanted]!)",
+            var f = c.finding("no ImagePolicy \(ref.namespace)/\(ref.name) in the repository, so Flux never updates this field\(hints[wanted]!)"
+                                + (moved[wanted].map { movedAdvice(m, marker: k, policy: ref.name, written: ref.namespace, now: $0) } ?? ""),
                               marker: k)
             // a repository of markers only (a tenant's, or an application's): its policies are made elsewhere
             if m.flux.policies.isEmpty, !m.describesCluster(ofFile: m.markers[k].file) { f.assume(Model.madeElsewherePremise("ImagePolicy")) }
@@ -62,5 +66,16 @@ extension Rule {
             out.append(f)
         }
         return out
+    }
+
+    /// What to write for a marker whose policy a kustomization moved to namespace `now`: its name there, unless the
+    /// automations that update the marker's file are all in other namespaces, whose policies alone they use.
+    private static func movedAdvice(_ m: Model, marker k: MarkerID, policy name: String, written: String, now: String) -> String {
+        let namespaces = Set(m.flux.covering(m.path(m.markers[k].file)).map { m.flux.automations[$0].namespace })
+        guard !namespaces.isEmpty, !namespaces.contains(where: { FluxIndex.sameNamespace($0, now) }) else { return ": write '\(now):\(name)'" }
+        let theirs = namespaces.compactMap { $0 }.sorted()
+        let keep = theirs.contains(written) ? "keep the policy in \(written), outside that kustomization" : "make the policy in \(theirs.joined(separator: " or "))"
+        return "; the ImageUpdateAutomations that update this file are in \(theirs.joined(separator: ", ")), and Flux only uses policies "
+            + "in an automation's own namespace: \(keep), or add an ImageUpdateAutomation in \(now) and write '\(now):\(name)'"
     }
 }

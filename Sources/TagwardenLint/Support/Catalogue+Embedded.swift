@@ -4517,6 +4517,52 @@ triggering:
               range: '>=1.0.0'
     expect:
       - {file: apps/web.yaml, line: 8, column: 37, message: "no ImagePolicy flux-system/web-prod in the repository, so Flux never updates this field: did you mean 'flux-system:web-production'?"}
+  - description: a policy a kustomization moved out of the only automation's namespace (rtrox/home-cluster), so naming it where it went would not do either
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web"}
+      apps/kustomization.yaml: |
+        namespace: default
+        resources: [web.yaml, policy.yaml]
+      apps/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '>=1.0.0'
+      flux/automation.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata:
+          name: apps
+          namespace: flux-system
+        spec:
+          sourceRef:
+            kind: GitRepository
+            name: flux-system
+          git:
+            commit:
+              author:
+                name: fluxcdbot
+                email: fluxcdbot@users.noreply.github.com
+          update:
+            path: ./apps
+            strategy: Setters
+    expect:
+      - {file: apps/web.yaml, line: 8, column: 37, message: "no ImagePolicy flux-system/web in the repository, so Flux never updates this field: ImagePolicy web of apps/policy.yaml is written in flux-system, but the kustomization apps/kustomization.yaml sets namespace: default, so it is default/web; the ImageUpdateAutomations that update this file are in flux-system, and Flux only uses policies in an automation's own namespace: keep the policy in flux-system, outside that kustomization, or add an ImageUpdateAutomation in default and write 'default:web'"}
 nonTriggering:
   - description: a policy whose namespace comes from its kustomization
     files:
