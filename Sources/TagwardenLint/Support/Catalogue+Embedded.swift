@@ -1762,6 +1762,34 @@ triggering:
                       image: registry:5000/tools/backup
     expect:
       - {file: apps/job.yaml, line: 12, column: 22, message: "image 'registry:5000/tools/backup' has neither a tag nor a digest: it runs whatever 'latest' points to when the pod starts"}
+  - description: a base whose production overlay kustomize refuses (pbdger/flux-multi-stage's patch of a Namespace no resource is), so production deploys it nowhere
+    files:
+      base/kustomization.yaml: |
+        resources: [deploy.yaml]
+      base/deploy.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: nginx
+      production/kustomization.yaml: |
+        resources: [../base]
+        patches:
+          - path: ns.yaml
+      production/ns.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: missing
+      acceptance/kustomization.yaml: |
+        resources: [../base]
+    expect:
+      - {file: base/deploy.yaml, line: 10, column: 18, message: "image 'nginx' has neither a tag nor a digest: it runs whatever 'latest' points to when the pod starts"}
   - description: a chart value that names the whole image, which the chart may complete
     files:
       apps/cost.yaml: |

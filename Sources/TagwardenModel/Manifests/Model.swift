@@ -460,8 +460,12 @@ public struct Model: Sendable {
                 var found: Set<String> { reached.isEmpty ? unreached : reached }
             }
             let rootEnvironments = IncludeGraph.Memo<ObjectID, Deploying>(cycle: Deploying())   // kustomization → environments of the roots above it
+            // a build kustomize refuses deploys nothing, nor does any that takes it (pbdger/flux-multi-stage's production
+            // overlay, whose patch matches no resource)
+            let refusedBuilds = Set(missing.keys).union(patchFailures.map(\.kustomization))
             func environments(_ k: ObjectID, _ depth: Int) -> Deploying {
-                rootEnvironments.value(k) {
+                if refusedBuilds.contains(k) { return Deploying() }
+                return rootEnvironments.value(k) {
                     let path = facts[objects[k].file].path
                     let parents = graph.parents(of: k, depth: depth)
                     var out = Deploying()
