@@ -1855,6 +1855,19 @@ nonTriggering:
                 image: k8s-driver-manager
                 repository: nvcr.io/nvidia/cloud-native
                 version: v0.10.0
+  - description: an image name beside the registry and version a chart composes it with (h3mmy/bloopySphere's tigera-operator, `registry/image:version`)
+    files:
+      apps/tigera.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: tigera-operator
+        spec:
+          values:
+            tigeraOperator:
+              image: tigera/operator
+              version: v1.40.5
+              registry: quay.io
   - description: a chart's image repository beside its tag, written with a Flux variable's default (kommander-applications' `${kubetoolsImageRepository:=…}`, whose `:=` is no tag)
     files:
       apps/istio.yaml: |

@@ -740,10 +740,12 @@ package struct Extractor {
     }
 
     /// Whether mapping `n` composes an image from sibling parts: a `hub`, a `tag` (or a key of a tag however spelled,
-    /// `imagetag:`, which the chart's `imageTag` default stands in for) or a `repository` beside its `image:`.
+    /// `imagetag:`, which the chart's `imageTag` default stands in for), a `repository` or a `version` (tigera-operator's
+    /// `registry/image:version`) beside its `image:`.
     static func composesImage(_ y: YAMLFile, _ n: Int) -> Bool {
         y.get(n, "hub") != nil || y.get(n, "tag").map { y.nodes[$0].kind == .scalar } == true
             || y.get(n, "repository").map { y.nodes[y.resolved($0)].kind == .scalar } == true
+            || y.get(n, "version").map { y.nodes[y.resolved($0)].kind == .scalar } == true
             || y.pairs(n).contains { p in Extractor.namesATag(y.valueBytes(p.key)) && y.nodes[y.resolved(p.value)].kind == .scalar }
     }
 
