@@ -14,6 +14,14 @@ extension Rule {
             let o = m.objects[i]
             let advice = refused.alternatives.first.map { "use \(FluxAPIs.group)/\($0)" }
                 ?? "no apiVersion of \(o.kind) is served there: upgrade Flux first"
+            // a version no Flux ever served (fluxcd/flux2's test data `image.toolkit.fluxcd.io/v1/v2`): whatever is installed
+            if api.lifetime == nil {
+                let version = o.apiVersion.hasPrefix(FluxAPIs.group + "/") ? String(o.apiVersion.dropFirst(FluxAPIs.group.count + 1)) : api.version
+                return c.finding("\(o.apiVersion) \(o.kind) is not served by any Flux (no Flux has a version \(version) of \(o.kind)): the API server "
+                                    + "refuses it, and the Kustomization that applies it fails; use \(FluxAPIs.group)/"
+                                    + (FluxAPIs.served(by: refused.run.version, kind: o.kind).first ?? "v1"),
+                                 object: i, span: o.apiVersionSpan)
+            }
             var by = m.describe(refused.run), why: String, missing: String?
             if refused.byComponents {
                 // the cluster's own CustomResourceDefinitions say what its API server serves
@@ -89,8 +97,10 @@ extension Model {
             // the config's fluxVersion overrides what the components say, as it does their version
             // (components that define Flux's kinds but not this one serve none of it: AGarciaRipalda/flux-tyk-gotenberg's
             // bootstrap without image-reflector-controller)
+            // (nor where a remote resource installs the kind's controller: fluxcd/flux2's test clusters)
             let crd = config.fluxVersion == nil ? run.cluster.flatMap { c in
-                clusters.clusters[c].servedImageAPIs[o.kind] ?? (clusters.clusters[c].definesFluxKinds ? [] : nil)
+                clusters.clusters[c].remoteImageKinds.contains(o.kind) ? nil
+                    : clusters.clusters[c].servedImageAPIs[o.kind] ?? (clusters.clusters[c].definesFluxKinds ? [] : nil)
             } : nil
             let served = crd ?? FluxAPIs.served(by: run.version, kind: o.kind)
             // newest first: the advice names the latest the cluster serves

@@ -91,7 +91,10 @@ rationale: >
   cluster that applies it: the version in its Flux components (the `app.kubernetes.io/version` label of
   the flux-system Namespace in gotk-components.yaml, a FluxInstance's distribution version) and the
   versions their CustomResourceDefinitions serve, or `fluxVersion` in .tagwarden.yaml. Where nothing says
-  which Flux runs, current Flux (2.9) is assumed, and the report's header says so.
+  which Flux runs, current Flux (2.9) is assumed, and the report's header says so. Where a remote resource of
+  the cluster's kustomizations installs the image controllers (their releases' CRDs), what those serve is not
+  written here, and the version of the cluster's Flux decides. A version no Flux has (`v1/v2`) is refused
+  whatever is installed.
 premises: >
   The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
@@ -129,6 +132,47 @@ triggering:
           image: ghcr.io/acme/web
     expect:
       - {file: flux/repo.yaml, line: 1, column: 13, message: "image.toolkit.fluxcd.io/v1 ImageRepository is not served by Flux 2.3 (fluxVersion in .tagwarden.yaml) (v1 came in Flux 2.7): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1beta2"}
+  - description: a version no Flux has (fluxcd/flux2's test data), beside Flux components without the controller
+    files:
+      clusters/prod/flux-system/gotk-components.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: flux-system
+          labels:
+            app.kubernetes.io/part-of: flux
+            app.kubernetes.io/version: v2.7.0
+        ---
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata:
+          name: gitrepositories.source.toolkit.fluxcd.io
+        spec:
+          group: source.toolkit.fluxcd.io
+          names: {kind: GitRepository, plural: gitrepositories}
+          scope: Namespaced
+          versions: [{name: v1, served: true, storage: true}]
+      clusters/prod/flux-system/gotk-sync.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: flux-system
+          namespace: flux-system
+        spec:
+          path: ./clusters/prod
+          sourceRef:
+            kind: GitRepository
+            name: flux-system
+      clusters/prod/repo.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1/v2
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/web
+    expect:
+      - {file: clusters/prod/repo.yaml, line: 1, column: 13, message: "image.toolkit.fluxcd.io/v1/v2 ImageRepository is not served by any Flux (no Flux has a version v1/v2 of ImageRepository): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1"}
 nonTriggering:
   - description: v1
     files:
@@ -148,6 +192,48 @@ nonTriggering:
         kind: ImageRepository
         metadata:
           name: web
+        spec:
+          image: ghcr.io/acme/web
+  - description: Flux components without the controller, whose CRDs a remote resource of the cluster installs (fluxcd/flux2's test clusters)
+    files:
+      clusters/prod/flux-system/gotk-components.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: flux-system
+          labels:
+            app.kubernetes.io/part-of: flux
+            app.kubernetes.io/version: v2.7.0
+        ---
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata:
+          name: gitrepositories.source.toolkit.fluxcd.io
+        spec:
+          group: source.toolkit.fluxcd.io
+          names: {kind: GitRepository, plural: gitrepositories}
+          scope: Namespaced
+          versions: [{name: v1, served: true, storage: true}]
+      clusters/prod/flux-system/gotk-sync.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: flux-system
+          namespace: flux-system
+        spec:
+          path: ./clusters/prod
+          sourceRef:
+            kind: GitRepository
+            name: flux-system
+      clusters/prod/image-controllers/kustomization.yaml: |
+        resources:
+          - https://github.com/fluxcd/image-reflector-controller/releases/download/v1.0.0/image-reflector-controller.crds.yaml
+      clusters/prod/repo.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
         spec:
           image: ghcr.io/acme/web
 """#),

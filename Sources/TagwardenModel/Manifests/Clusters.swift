@@ -50,6 +50,9 @@ public struct Clusters: Sendable {
         /// Its files define Flux's kinds (a CustomResourceDefinition of a `toolkit.fluxcd.io` group): the components
         /// installed here, whose image-automation kinds are only those `servedImageAPIs` names.
         public var definesFluxKinds = false
+        /// The image-automation kinds whose controller a remote resource of its kustomizations installs (`imageKind`): what
+        /// versions they serve is not written here.
+        public var remoteImageKinds: Set<String> = []
         /// The FluxInstance sync that applies its path (`file:line`), for a cluster of flux-operator's.
         public var syncedBy: String?
         /// Where the config declares it (`file:line` of its `clusters:` entry); nil for a cluster only detected.
@@ -420,7 +423,7 @@ public struct Clusters: Sendable {
                 // version, with no `part-of`)
                 if o.definition?.group.hasSuffix("toolkit.fluxcd.io") == true
                     || (o.kind == "Namespace" && (o.labels["app.kubernetes.io/part-of"] == "flux" || o.labels["app.kubernetes.io/instance"] == "flux-system"))
-                    || (o.isKustomization && o.kustomizeResources.contains { Self.fluxRelease(installedBy: $0) != nil }) {
+                    || (o.isKustomization && o.kustomizeResources.contains { Self.fluxRelease(installedBy: $0) != nil || Self.imageKind(installedBy: $0) != nil }) {
                     objectsOfFile[o.file, default: []].append(i)
                 }
             }
@@ -862,6 +865,9 @@ public struct Clusters: Sendable {
             }
             for f in informative where sets[c].contains(f) {
                 for o in objectsOfFile[f] ?? [] {
+                    if objects[o].isKustomization {
+                        for r in objects[o].kustomizeResources { out.clusters[c].remoteImageKinds.formUnion(Self.imageKind(installedBy: r) ?? []) }
+                    }
                     guard let d = objects[o].definition, d.group.hasSuffix("toolkit.fluxcd.io") else { continue }
                     out.clusters[c].definesFluxKinds = true
                     if d.group == FluxAPIs.group { out.clusters[c].servedImageAPIs[d.kind] = d.served }
@@ -891,6 +897,16 @@ public struct Clusters: Sendable {
     /// The version of the Flux release whose manifests a kustomization resource installs, as Flux's documentation has
     /// them applied: `https://github.com/fluxcd/flux2/releases/download/v2.4.0/install.yaml`, or the kustomize remote
     /// `github.com/fluxcd/flux2/manifests/install?ref=v2.4.0`.
+    /// The image-automation kinds whose controller a remote resource of a kustomization installs (fluxcd/flux2's
+    /// `…/image-automation-controller/releases/download/v1.2.4/image-automation-controller.crds.yaml`), whose served
+    /// versions the files here do not hold.
+    static func imageKind(installedBy resource: String) -> [String]? {
+        guard Extractor.isRemote(resource) else { return nil }
+        if resource.containsBytes("image-automation-controller") { return ["ImageUpdateAutomation"] }
+        if resource.containsBytes("image-reflector-controller") { return ["ImageRepository", "ImagePolicy"] }
+        return nil
+    }
+
     static func fluxRelease(installedBy resource: String) -> String? {
         // (every resource of every kustomization asks: a byte search first, Swift's string search is slow)
         guard resource.containsBytes("fluxcd/flux2") else { return nil }
