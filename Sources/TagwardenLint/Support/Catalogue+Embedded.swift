@@ -89,7 +89,8 @@ rationale: >
   The API server refuses an object of an apiVersion the cluster's Flux does not serve, and the whole
   Kustomization that holds it fails to apply. Tagwarden judges each object against the Flux of each
   cluster that applies it: the version in its Flux components (the `app.kubernetes.io/version` label of
-  the flux-system Namespace in gotk-components.yaml, a FluxInstance's distribution version) and the
+  the flux-system Namespace in gotk-components.yaml, a FluxInstance's distribution version, the tag of an
+  OCIRepository of Flux's manifests or of a GitRepository of Flux's own repository) and the
   versions their CustomResourceDefinitions serve, or `fluxVersion` in .tagwarden.yaml. Where nothing says
   which Flux runs, current Flux (2.9) is assumed, and the report's header says so. Where a remote resource of
   the cluster's kustomizations installs the image controllers (their releases' CRDs), what those serve is not
@@ -230,6 +231,40 @@ nonTriggering:
           - https://github.com/fluxcd/image-reflector-controller/releases/download/v1.0.0/image-reflector-controller.crds.yaml
       clusters/prod/repo.yaml: |
         apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/web
+  - description: v1beta2 where Flux 2.6.4 is installed from Flux's own repository at its tag (rossigee/flux-shared-platform's flux-upstream)
+    files:
+      flux/flux.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata:
+          name: flux-upstream
+          namespace: flux-system
+        spec:
+          interval: 30m
+          ref:
+            tag: v2.6.4
+          url: https://github.com/fluxcd/flux2
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: flux-components
+          namespace: flux-system
+        spec:
+          interval: 10m
+          path: ./manifests/install
+          prune: true
+          sourceRef:
+            kind: GitRepository
+            name: flux-upstream
+      flux/repo.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1beta2
         kind: ImageRepository
         metadata:
           name: web

@@ -252,6 +252,12 @@ package struct Extractor {
                 facts.fluxReleases.append((located(tag), "OCIRepository \(name) of Flux's manifests", "tag"))
             }
         }
+        // or from Flux's own repository at a release's tag (rossigee/flux-shared-platform's `./manifests/install` of it)
+        if kind == "GitRepository", apiVersion.hasPrefix("source.toolkit.fluxcd.io/"), let spec = y.get(root, "spec"),
+           let url = scalarString(y.get(spec, "url")), Extractor.isFluxRepository(url),
+           let tag = y.get(spec, "ref", "tag"), y.nodes[tag].kind == .scalar {
+            facts.fluxReleases.append((located(tag), "GitRepository \(scalarString(y.get(root, "metadata", "name")) ?? "") of Flux's repository", "tag"))
+        }
         if kind == "List", apiVersion == "v1", let items = y.get(root, "items"), y.nodes[items].kind == .sequence {
             // `kubectl get -o yaml` writes a List; kubectl and Flux apply its items as objects
             for item in y.childNodes(items) where item != root { document(d, root: item, isKustomizationFile: false) }
@@ -628,6 +634,14 @@ package struct Extractor {
 
     /// A kustomize resource from outside the repository: a URL, or a git repository (`github.com/org/repo//path?ref=v1`,
     /// `git@github.com:org/repo`). A local path has no `:`, `?` or `@`.
+    /// Whether a Git URL is Flux's own repository, github.com/fluxcd/flux2 (https or ssh, with `.git` or not).
+    static func isFluxRepository(_ url: String) -> Bool {
+        var u = Substring(url)
+        while u.hasSuffix("/") { u = u.dropLast() }
+        if u.hasSuffix(".git") { u = u.dropLast(4) }
+        return u.hasSuffix("github.com/fluxcd/flux2") || u.hasSuffix("github.com:fluxcd/flux2")
+    }
+
     static func isRemote(_ r: String) -> Bool {
         var r = r
         return r.withUTF8 { b in
