@@ -894,9 +894,6 @@ public struct Clusters: Sendable {
         }
     }
 
-    /// The version of the Flux release whose manifests a kustomization resource installs, as Flux's documentation has
-    /// them applied: `https://github.com/fluxcd/flux2/releases/download/v2.4.0/install.yaml`, or the kustomize remote
-    /// `github.com/fluxcd/flux2/manifests/install?ref=v2.4.0`.
     /// The image-automation kinds whose controller a remote resource of a kustomization installs (fluxcd/flux2's
     /// `…/image-automation-controller/releases/download/v1.2.4/image-automation-controller.crds.yaml`), whose served
     /// versions the files here do not hold.
@@ -907,6 +904,9 @@ public struct Clusters: Sendable {
         return nil
     }
 
+    /// The version of the Flux release whose manifests a kustomization resource installs, as Flux's documentation has
+    /// them applied: `https://github.com/fluxcd/flux2/releases/download/v2.4.0/install.yaml`, or the kustomize remote
+    /// `github.com/fluxcd/flux2/manifests/install?ref=v2.4.0`.
     static func fluxRelease(installedBy resource: String) -> String? {
         // (every resource of every kustomization asks: a byte search first, Swift's string search is slow)
         guard resource.containsBytes("fluxcd/flux2") else { return nil }

@@ -632,8 +632,6 @@ package struct Extractor {
         return text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).last?.contains(UInt8(ascii: ":")) ?? false
     }
 
-    /// A kustomize resource from outside the repository: a URL, or a git repository (`github.com/org/repo//path?ref=v1`,
-    /// `git@github.com:org/repo`). A local path has no `:`, `?` or `@`.
     /// Whether a Git URL is Flux's own repository, github.com/fluxcd/flux2 (https or ssh, with `.git` or not).
     static func isFluxRepository(_ url: String) -> Bool {
         var u = Substring(url)
@@ -642,6 +640,8 @@ package struct Extractor {
         return u.hasSuffix("github.com/fluxcd/flux2") || u.hasSuffix("github.com:fluxcd/flux2")
     }
 
+    /// A kustomize resource from outside the repository: a URL, or a git repository (`github.com/org/repo//path?ref=v1`,
+    /// `git@github.com:org/repo`). A local path has no `:`, `?` or `@`.
     static func isRemote(_ r: String) -> Bool {
         var r = r
         return r.withUTF8 { b in

@@ -11,7 +11,7 @@ public enum ContentComparison: Sendable {
 }
 
 extension Model {
-    /// Whether objects `a` and `b` hold the same content as the API server reads it: the same keys and values,
+    /// How the contents of objects `a` and `b` compare as the API server reads them: the same keys and values,
     /// whatever their order, comments, quoting or layout. Aliases stand for their anchors (to a bounded depth: an
     /// alias bomb is not the same as anything).
     /// `sameIdentity`: the two are one object to the cluster, as the builds name them (a kustomization's `namespace:`
