@@ -423,7 +423,8 @@ public struct Clusters: Sendable {
                 // version, with no `part-of`)
                 if o.definition?.group.hasSuffix("toolkit.fluxcd.io") == true
                     || (o.kind == "Namespace" && (o.labels["app.kubernetes.io/part-of"] == "flux" || o.labels["app.kubernetes.io/instance"] == "flux-system"))
-                    || (o.isKustomization && o.kustomizeResources.contains { Self.fluxRelease(installedBy: $0) != nil || Self.imageKind(installedBy: $0) != nil }) {
+                    || (o.isKustomization && o.kustomizeResources.contains { Self.fluxRelease(installedBy: $0) != nil || Self.imageKind(installedBy: $0) != nil })
+                    || Self.fluxRelease(readBy: o) != nil {
                     objectsOfFile[o.file, default: []].append(i)
                 }
             }
@@ -894,6 +895,16 @@ public struct Clusters: Sendable {
         }
     }
 
+    /// The Flux release a GitRepository of Flux's own repository (github.com/fluxcd/flux2, https or ssh) reads at a tag:
+    /// Flux, installed from it (rossigee/flux-shared-platform applies its `./manifests/install`).
+    static func fluxRelease(readBy o: ManifestObject) -> String? {
+        guard case .gitRepository(let spec)? = o.flux, var url = spec.url.map({ Substring($0) }), spec.pinnedRef?.hasPrefix("tag ") == true else { return nil }
+        while url.hasSuffix("/") { url = url.dropLast() }
+        if url.hasSuffix(".git") { url = url.dropLast(4) }
+        guard url.hasSuffix("github.com/fluxcd/flux2") || url.hasSuffix("github.com:fluxcd/flux2") else { return nil }
+        return String(spec.pinnedRef!.dropFirst("tag ".count))
+    }
+
     /// The image-automation kinds whose controller a remote resource of a kustomization installs (fluxcd/flux2's
     /// `…/image-automation-controller/releases/download/v1.2.4/image-automation-controller.crds.yaml`), whose served
     /// versions the files here do not hold.
@@ -946,6 +957,8 @@ public struct Clusters: Sendable {
                     out.append((version, "app.kubernetes.io/version \(v) of Namespace \(obj.name ?? "") in \(facts[f].path)"))
                 } else if case .fluxInstance(let v?)? = obj.flux, let version = FluxVersion.parse(v.value) {
                     out.append((version, "FluxInstance \(obj.name ?? "") in \(facts[f].path), distribution \(v.value)"))
+                } else if let v = fluxRelease(readBy: obj), let version = FluxVersion.parse(v) {
+                    out.append((version, "GitRepository \(obj.name ?? "") of Flux's repository in \(facts[f].path):\(obj.kindSpan.start.line), tag \(v)"))
                 }
             }
         }

@@ -252,12 +252,6 @@ package struct Extractor {
                 facts.fluxReleases.append((located(tag), "OCIRepository \(name) of Flux's manifests", "tag"))
             }
         }
-        // or from Flux's own repository at a release's tag (rossigee/flux-shared-platform's `./manifests/install` of it)
-        if kind == "GitRepository", apiVersion.hasPrefix("source.toolkit.fluxcd.io/"), let spec = y.get(root, "spec"),
-           let url = scalarString(y.get(spec, "url")), Extractor.isFluxRepository(url),
-           let tag = y.get(spec, "ref", "tag"), y.nodes[tag].kind == .scalar {
-            facts.fluxReleases.append((located(tag), "GitRepository \(scalarString(y.get(root, "metadata", "name")) ?? "") of Flux's repository", "tag"))
-        }
         if kind == "List", apiVersion == "v1", let items = y.get(root, "items"), y.nodes[items].kind == .sequence {
             // `kubectl get -o yaml` writes a List; kubectl and Flux apply its items as objects
             for item in y.childNodes(items) where item != root { document(d, root: item, isKustomizationFile: false) }
@@ -630,14 +624,6 @@ package struct Extractor {
         guard written.containsBytes(":") else { return false }
         let text = written.containsBytes("${") ? Envsubst.expand(written) { _ in .undefined }?.text ?? written : written
         return text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).last?.contains(UInt8(ascii: ":")) ?? false
-    }
-
-    /// Whether a Git URL is Flux's own repository, github.com/fluxcd/flux2 (https or ssh, with `.git` or not).
-    static func isFluxRepository(_ url: String) -> Bool {
-        var u = Substring(url)
-        while u.hasSuffix("/") { u = u.dropLast() }
-        if u.hasSuffix(".git") { u = u.dropLast(4) }
-        return u.hasSuffix("github.com/fluxcd/flux2") || u.hasSuffix("github.com:fluxcd/flux2")
     }
 
     /// A kustomize resource from outside the repository: a URL, or a git repository (`github.com/org/repo//path?ref=v1`,

@@ -573,8 +573,7 @@ public struct FileFacts: Sendable {
         public var isGit: Bool { kind == "GitRepository" }
     }
     /// The Flux releases the file installs: flux-operator's flux-instance chart's values (`instance.distribution.version`),
-    /// an OCIRepository of Flux's own manifests (`oci://ghcr.io/fluxcd/flux-manifests` at a tag), or a GitRepository of
-    /// Flux's own repository at a tag; with what says so
+    /// or an OCIRepository of Flux's own manifests (`oci://ghcr.io/fluxcd/flux-manifests` at a tag); with what says so
     /// and the field that holds it.
     public var fluxReleases: [(version: Located, by: String, field: String)] = []
     /// It installs Flux without naming a release: a FluxInstance or the flux-instance chart's values with no version
