@@ -97,14 +97,11 @@ extension Rule {
                 f.ruleSeverity = .note
                 for premise in premises { f.assume(premise) }
                 out.append(f)
-            case .different:
-                var f = c.finding("\(identity) is also defined in \(there)\(inCluster), differently: one silently replaces the other", object: i)
-                for premise in premises + [together].compactMap({ $0 }) { f.assume(premise) }
-                out.append(f)
-            case .sameButCiphertexts:
-                var f = c.finding("\(identity) is also defined in \(there)\(inCluster), the same but for values encrypted with SOPS, "
-                                    + "which the files cannot compare (SOPS encrypts equal values differently): one of the two copies is redundant "
-                                    + "if those values are equal, and silently replaces the other if not", object: i)
+            case let comparison:
+                let how = comparison == .different ? "differently: one silently replaces the other"
+                    : "the same but for values encrypted with SOPS, which the files cannot compare (SOPS encrypts equal values "
+                        + "differently): one of the two copies is redundant if those values are equal, and silently replaces the other if not"
+                var f = c.finding("\(identity) is also defined in \(there)\(inCluster), \(how)", object: i)
                 for premise in premises + [together].compactMap({ $0 }) { f.assume(premise) }
                 out.append(f)
             }

@@ -898,11 +898,9 @@ public struct Clusters: Sendable {
     /// The Flux release a GitRepository of Flux's own repository (github.com/fluxcd/flux2, https or ssh) reads at a tag:
     /// Flux, installed from it (rossigee/flux-shared-platform applies its `./manifests/install`).
     static func fluxRelease(readBy o: ManifestObject) -> String? {
-        guard case .gitRepository(let spec)? = o.flux, var url = spec.url.map({ Substring($0) }), spec.pinnedRef?.hasPrefix("tag ") == true else { return nil }
-        while url.hasSuffix("/") { url = url.dropLast() }
-        if url.hasSuffix(".git") { url = url.dropLast(4) }
-        guard url.hasSuffix("github.com/fluxcd/flux2") || url.hasSuffix("github.com:fluxcd/flux2") else { return nil }
-        return String(spec.pinnedRef!.dropFirst("tag ".count))
+        guard case .gitRepository(let spec)? = o.flux, let ref = spec.pinnedRef, ref.hasPrefix("tag "),
+              spec.url.flatMap(Model.gitURLKey) == "github.com/fluxcd/flux2" else { return nil }
+        return String(ref.dropFirst("tag ".count))
     }
 
     /// The image-automation kinds whose controller a remote resource of a kustomization installs (fluxcd/flux2's
