@@ -146,6 +146,10 @@ public struct YAMLFile: Sendable {
     public internal(set) var aliasTargets: [Int: Int] = [:]
     /// What Go's YAML reader refuses although libyaml parses it (see `GoYAML`): where, and why.
     public internal(set) var goRefusals: [(span: SourceSpan, message: String)] = []
+    /// Blocks of comment lines indented with tabs, which go-yaml v3 (kustomize, Flux's image automation) reads and
+    /// libyaml and go-yaml v2 (Helm's values, `kubectl apply -f`) refuse (`TabbedComments`): the first line's
+    /// indentation of each. The file is parsed with their tabs read as spaces.
+    public internal(set) var tabbedComments: [SourceSpan] = []
     /// A merge key `<<` given twice in one mapping, with the first: kustomize refuses it, go-yaml does not.
     public internal(set) var duplicateMergeKeys: [(key: Int, first: Int)] = []
     var arena: [UInt8] = []

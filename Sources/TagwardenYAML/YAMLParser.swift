@@ -94,16 +94,8 @@ extension YAMLFile {
     /// already holds instead of to fresh heap.
     public mutating func reparse(_ bytes: [UInt8], maxDepth: Int = YAMLFile.defaultMaxDepth) {
         self.bytes = bytes
-        nodes.removeAll(keepingCapacity: true)
-        children.removeAll(keepingCapacity: true)
-        documents.removeAll(keepingCapacity: true)
-        commented.removeAll(keepingCapacity: true)
-        arena.removeAll(keepingCapacity: true)
-        duplicateKeys.removeAll()
-        aliasTargets.removeAll()
-        goRefusals.removeAll()
-        duplicateMergeKeys.removeAll()
-        error = nil
+        clearTree()
+        tabbedComments.removeAll()
         // nodes keep positions in 32 bits
         if bytes.count >= Int(Int32.max) / 2 {
             error = YAMLError(message: "the file is too large to parse (\(ByteCount.formatSize(bytes.count)); at most 1 GiB)",
@@ -118,7 +110,50 @@ extension YAMLFile {
         bytes.withUnsafeBufferPointer { buf in
             parseEvents(buf, maxDepth: maxDepth)
         }
+        if error != nil { readTabbedComments(maxDepth: maxDepth) }
         judgeForGo()
+    }
+
+    private mutating func clearTree() {
+        nodes.removeAll(keepingCapacity: true)
+        children.removeAll(keepingCapacity: true)
+        documents.removeAll(keepingCapacity: true)
+        commented.removeAll(keepingCapacity: true)
+        arena.removeAll(keepingCapacity: true)
+        duplicateKeys.removeAll()
+        aliasTargets.removeAll()
+        goRefusals.removeAll()
+        duplicateMergeKeys.removeAll()
+        error = nil
+    }
+
+    /// Where libyaml refused a tab that go-yaml v3 reads as the indentation of a comment line (`TabbedComments`),
+    /// parses the file again with those tabs read as spaces: the same length, so every offset, line and column holds,
+    /// and no value changes (they are comments). Each block of such lines is kept in `tabbedComments`; an error the
+    /// file has past them is the one go-yaml meets too. At most 64 blocks (a parse each).
+    private mutating func readTabbedComments(maxDepth: Int) {
+        var patched = bytes
+        for _ in 0..<64 {
+            guard let e = error, e.message.hasPrefix("found character that cannot start any token"),
+                  let run = TabbedComments.run(patched, tabAt: e.position.offset) else { return }
+            var attempt = patched
+            for t in run.tabs { attempt[t] = UInt8(ascii: " ") }
+            let refused = self
+            clearTree()
+            attempt.withUnsafeBufferPointer { buf in
+                parseEvents(buf, maxDepth: maxDepth)
+            }
+            if let dash = run.entry, nodes.contains(where: { $0.kind == .scalar && $0.span.start.offset < dash && dash < $0.span.end.offset }) {
+                // the `-` ends a plain scalar continued on its line: the comment after it is a line comment, after
+                // which go-yaml refuses the tab as libyaml does
+                self = refused
+                return
+            }
+            patched = attempt
+            tabbedComments.append(SourceSpan(start: SourceText.position(bytes, offset: run.span.lowerBound),
+                                             end: SourceText.position(bytes, offset: run.span.upperBound)))
+            if error == nil { return }
+        }
     }
 
     private mutating func appendArena(_ ptr: UnsafeMutablePointer<yaml_char_t>?, _ count: Int) -> Int {

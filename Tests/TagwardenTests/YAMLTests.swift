@@ -97,6 +97,31 @@ import Testing
         #expect(y.nodes[e].span.end.offset == 9)
     }
 
+    /// go-yaml v3 reads a comment line indented with tabs that goes on from a block of comments, within 512 bytes of
+    /// the block's last line (held to go-yaml itself by scripts/yaml-vs-go/tabbed-comments); libyaml refuses the tab.
+    @Test func tabIndentedCommentsGoOnFromABlockAsGoReadsThem() throws {
+        let block = parse("a:\n  # one\n\t\t# two\n\n \t# three\n  b: v\n")
+        #expect(block.error == nil)
+        #expect(block.tabbedComments.map(\.start) == [SourcePosition(offset: 11, line: 3, column: 1)])
+        #expect(try #require(scalar(block, "v")).span.start == SourcePosition(offset: 35, line: 6, column: 6))
+        #expect(block.bytes.filter { $0 == 9 }.count == 3)   // the file's bytes are kept as they are
+        // after a lone `-` entry and after `---`, and two blocks each with its own tabs
+        let entry = parse("l:\n  - # c\n  \t# d\n    a: 1\n--- # e\n\t# f\nb: 2\n")
+        #expect(entry.error == nil && entry.tabbedComments.map(\.start.line) == [3, 6] && entry.documents.count == 2)
+        // refused as go-yaml refuses them: after a value's line comment, first in the file, past 512 bytes, after a `-`
+        // that ends a plain scalar continued on its line
+        for refused in ["a: 1 # c\n\t# d\n", "\t# d\na: 1\n", "# c\n" + String(repeating: "\n", count: 510) + "\t# d\n",
+                        "  text\n  - # c\n  \t# d\n"] {
+            let y = parse(refused)
+            #expect(y.error?.message == "found character that cannot start any token while scanning for the next token", "\(refused.prefix(20))")
+            #expect(y.tabbedComments.isEmpty)
+        }
+        #expect(parse("# c\n" + String(repeating: "\n", count: 509) + "\t# d\na: 1\n").error == nil)
+        // an error past the block is the one go-yaml meets too
+        let later = parse("# c\n\t# d\na: [\n")
+        #expect(later.tabbedComments.count == 1 && later.error?.position.line == 4)
+    }
+
     @Test func bomAndCRLF() throws {
         let text = "\u{FEFF}a: 1\r\nimage: web:2\r\n"
         let y = parse(text)

@@ -12,7 +12,7 @@ extension Rule {
         let chartTemplates = Set(c.model.chartTemplateFiles().values.joined())
         // a file is copied out only when it has something to report
         for i in files.indices where files[i].syntaxError != nil || !files[i].duplicateKeys.isEmpty || !files[i].goRefusals.isEmpty
-                                    || !files[i].duplicateMergeKeys.isEmpty {
+                                    || !files[i].duplicateMergeKeys.isEmpty || !files[i].tabbedComments.isEmpty {
             guard !chartTemplates.contains(i) else { continue }
             let f = files[i]
             // a file no cluster here applies with a template expression on or before its failing line is a template some
@@ -50,8 +50,12 @@ extension Rule {
             // read through `.Files`) not at all: those are data, as a generator's are
             let dirs = charts ?? Model.chartDirectories(c.model.files.map(\.path))
             charts = dirs
-            let chartRole = (f.duplicateKeys.isEmpty && f.goRefusals.isEmpty) ? nil : Rule.chartRole(of: f.path, charts: dirs, model: c.model)
+            let chartRole = (f.duplicateKeys.isEmpty && f.goRefusals.isEmpty && f.tabbedComments.isEmpty) ? nil
+                : Rule.chartRole(of: f.path, charts: dirs, model: c.model)
             if chartRole == .data { continue }
+            for t in f.tabbedComments {
+                out.append(tabbedComment(t, inChart: Model.chartHolding(f.path, charts: dirs) != nil, c: c, path: f.path))
+            }
             // kustomize reads a kustomization file leniently, and Helm a chart's values: the last of two keys wins
             let isKustomization = Extractor.isKustomizationName(Path.basename(f.path))
             for d in f.duplicateKeys where !dataFiles.contains(f.path) {
@@ -95,6 +99,22 @@ extension Rule {
             }
         }
         return out
+    }
+
+    /// A comment line indented with a tab that continues a comment block: go-yaml v3 reads it (kustomize, Flux's image
+    /// automation), go-yaml v2 refuses it (Helm, for a chart's values and the files it parses; `kubectl apply -f`).
+    private static func tabbedComment(_ span: SourceSpan, inChart: Bool, c: RuleContext, path: String) -> Finding {
+        let line = span.start.line
+        guard !inChart else {
+            return c.finding("line \(line), in a block of comments, is indented with a tab: Helm reads a chart's files with go-yaml v2 (sigs.k8s.io/yaml), "
+                             + "which refuses the file (go-yaml v3, kustomize's, reads the line as part of the block); indent with spaces",
+                             path: path, span: span)
+        }
+        var finding = c.finding("line \(line), in a block of comments, is indented with a tab: kustomize and Flux's image automation (go-yaml v3) read it as "
+                                + "part of the block, but libyaml and go-yaml v2 (Helm, `kubectl apply -f`) refuse the file; "
+                                + "indent with spaces", path: path, span: span)
+        finding.ruleSeverity = .note
+        return finding
     }
 
     enum ChartRole { case values, data }

@@ -6771,7 +6771,9 @@ rationale: >
   satisfy (`!!int three`), a merge key `<<` that merges no mapping, a list, mapping or null as a key, a NaN
   or infinite float, a `?` inside an unquoted value in `[ ]` or `{ }`, an alias inside its own anchor, and alias expansion past go-yaml's limit; kustomize,
   through which Flux applies every manifest, also refuses a second merge key in one mapping, and go-yaml a
-  `%YAML` directive other than 1.1. Two keys Go
+  `%YAML` directive other than 1.1. A comment line indented with a tab is refused by libyaml and go-yaml v2
+  (Helm's values, `kubectl apply -f`), but go-yaml v3, kustomize's, reads one that goes on from a block of
+  comments (within 512 bytes): a note there, an error in a chart's file Helm parses. Two keys Go
   reads as one (`on` and `true`, `1` and `01`) keep only one of their values, silently. A file that only a
   `configMapGenerator` names (a values file, an application's own config such as fluent-bit's, which repeats
   keys on purpose, homepage's with `{{HOMEPAGE_VAR_…}}` placeholders) is data: kustomize copies its bytes into
@@ -6803,6 +6805,16 @@ triggering:
       app/deploy.yaml: "apiVersion: v1\nkind: Pod\nmetadata:\n\tname: web\n"
     expect:
       - {file: app/deploy.yaml, line: 4, column: 1, message: "YAML syntax error: found character that cannot start any token while scanning for the next token"}
+  - description: comment lines indented with tabs where a block of comments goes on (PHACDataHub/node-microservices-demo); go-yaml v3, kustomize's, reads them (a note), and after a value it refuses them too
+    files:
+      app/deploy.yaml: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n  # the first line\n\t\t# the second\n\n\t# the third\ndata:\n  a: b\n"
+      app/after-value.yaml: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: db # a line comment\n\t# then a tab\n"
+      charts/web/Chart.yaml: "apiVersion: v2\nname: web\nversion: 0.1.0\n"
+      charts/web/values.yaml: "replicas: 1\n# comments\n\t# Helm refuses this\n"
+    expect:
+      - {file: app/after-value.yaml, line: 5, column: 1, message: "YAML syntax error: found character that cannot start any token while scanning for the next token"}
+      - {file: app/deploy.yaml, line: 6, column: 1, message: "line 6, in a block of comments, is indented with a tab: kustomize and Flux's image automation (go-yaml v3) read it as part of the block, but libyaml and go-yaml v2 (Helm, `kubectl apply -f`) refuse the file; indent with spaces"}
+      - {file: charts/web/values.yaml, line: 3, column: 1, message: "line 3, in a block of comments, is indented with a tab: Helm reads a chart's files with go-yaml v2 (sigs.k8s.io/yaml), which refuses the file (go-yaml v3, kustomize's, reads the line as part of the block); indent with spaces"}
   - description: an unterminated flow sequence
     files:
       app/list.yaml: |

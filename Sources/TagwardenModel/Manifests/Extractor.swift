@@ -82,6 +82,7 @@ package struct Extractor {
             }
         }
         if !scratch.goRefusals.isEmpty { facts.goRefusals = scratch.goRefusals }
+        if !scratch.tabbedComments.isEmpty { facts.tabbedComments = scratch.tabbedComments }
         if !scratch.duplicateMergeKeys.isEmpty {
             facts.duplicateMergeKeys = scratch.duplicateMergeKeys.map { (scratch.nodes[$0.key].span, scratch.nodes[$0.first].span.start.line) }
         }

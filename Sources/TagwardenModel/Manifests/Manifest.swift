@@ -599,6 +599,8 @@ public struct FileFacts: Sendable {
     public var duplicateKeys: [(span: SourceSpan, key: String, firstLine: Int, firstKey: String, inAnnotations: Bool, mergesAnnotations: Bool)] = []
     /// What Go's YAML reader refuses although libyaml parses it (`GoYAML`): where, and why.
     public var goRefusals: [(span: SourceSpan, message: String)] = []
+    /// Blocks of comment lines indented with tabs that go-yaml v3 reads and go-yaml v2 refuses (`YAMLFile.tabbedComments`).
+    public var tabbedComments: [SourceSpan] = []
     /// Merge keys `<<` given twice in one mapping: where the repeat is, and the line of the first.
     public var duplicateMergeKeys: [(span: SourceSpan, firstLine: Int)] = []
     public var objects: [ManifestObject] = []
