@@ -1581,6 +1581,23 @@ nonTriggering:
           - name: WEB_IMAGE
             newName: ghcr.io/acme/web
             digest: sha256:2222222222222222222222222222222222222222222222222222222222222222
+  - description: an `images:` entry with an empty digest (JournalDuHacker/fluxcd's, which a marker fills): kustomize takes it for none
+    files:
+      app/kustomization.yaml: |
+        resources: [web.yaml]
+        images:
+          - name: ghcr.io/acme/web
+            newTag: v1.0.0
+            digest: ""
+      app/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:v0.1.0
 """#),
         ("image-latest-tag.yaml", #"""
 id: image-latest-tag

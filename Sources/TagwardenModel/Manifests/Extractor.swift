@@ -552,7 +552,8 @@ package struct Extractor {
                 use.tag = located(t)
                 nodes.append(t)
             }
-            if let dg = fields.digest, let d = scalarString(dg) {
+            // kustomize takes an empty digest for none (JournalDuHacker/fluxcd's `digest: ""` that a marker fills)
+            if let dg = fields.digest, let d = scalarString(dg), !d.isEmpty {
                 use.digest = d
                 use.digestField = located(dg)
                 nodes.append(dg)
