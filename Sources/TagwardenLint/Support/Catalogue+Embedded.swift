@@ -1581,7 +1581,7 @@ nonTriggering:
           - name: WEB_IMAGE
             newName: ghcr.io/acme/web
             digest: sha256:2222222222222222222222222222222222222222222222222222222222222222
-  - description: an `images:` entry with an empty digest (JournalDuHacker/fluxcd's, which a marker fills): kustomize takes it for none
+  - description: "an `images:` entry with an empty digest (JournalDuHacker/fluxcd's, which a marker fills): kustomize takes it for none"
     files:
       app/kustomization.yaml: |
         resources: [web.yaml]
@@ -2688,7 +2688,7 @@ triggering:
         spec:
           replicas: 2
     expect:
-      - {file: overlays/dev/deployment.yaml, line: 4, column: 9, message: "kustomize cannot build overlays/dev/kustomization.yaml: its strategic-merge patch is for apps/v1 Deployment web, which no resource of the build is (no resource matches strategic merge patch), so nothing that builds overlays/dev deploys anything"}
+      - {file: overlays/dev/deployment.yaml, line: 4, column: 9, message: "kustomize cannot build overlays/dev/kustomization.yaml: its strategic-merge patch is for apps/v1 Deployment web, which no resource of the build is (no resource matches strategic merge patch; the build's Deployment web is in namespace web, as base/deployment.yaml writes it, and the patch names none: give it `namespace: web`), so nothing that builds overlays/dev deploys anything"}
   - description: an example overlay inside the base it builds
     files:
       apps/loki/kustomization.yaml: |
@@ -2743,7 +2743,7 @@ triggering:
         spec:
           replicas: 2
     expect:
-      - {file: apps/prod/api-deployment.yaml, line: 4, column: 9, message: "kustomize cannot build apps/prod/kustomization.yaml: its strategic-merge patch is for apps/v1 Deployment api, which no resource of the build is (no resource matches strategic merge patch); the objects a HelmRelease renders are not resources of the build (a release's spec.postRenderers patch them), so nothing that builds apps/prod deploys anything"}
+      - {file: apps/prod/api-deployment.yaml, line: 4, column: 9, message: "kustomize cannot build apps/prod/kustomization.yaml: its strategic-merge patch is for apps/v1 Deployment api, which no resource of the build is (no resource matches strategic merge patch; the objects a HelmRelease renders are not resources of the build: a release's spec.postRenderers patch them), so nothing that builds apps/prod deploys anything"}
       - {file: apps/prod/kustomization.yaml, line: 8, column: 15, message: "kustomize cannot build apps/prod/kustomization.yaml: its JSON patch cannot remove /spec/template/spec/securityContext: the object has no such field (Unable to remove nonexistent key) of Deployment web, so nothing that builds apps/prod deploys anything"}
   - description: a cluster's overlay sets the path of a shared base's Flux Kustomization to a directory that is not there
     files:
@@ -2901,6 +2901,58 @@ triggering:
         metadata: {name: flux-system}
     expect:
       - {file: env/namespace.yaml, line: 2, column: 7, message: "kustomize refuses the build: the kustomization env/kustomization.yaml's namespace: makes Namespace flux-system of two resources, here and in base/ns.yaml:2 (namespace transformation produces ID conflict), so nothing that builds env deploys anything"}
+  - description: a strategic-merge patch for a HelmRelease the build holds in another namespace (Eitan1112/local-cluster-flux's values patch names none), and one naming a namespace for an object that has none when the patch runs
+    files:
+      base/kustomization.yaml: |
+        resources: [release.yaml, web.yaml]
+      base/release.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: podinfo
+          namespace: podinfo
+        spec:
+          chart:
+            spec: {chart: podinfo, sourceRef: {kind: HelmRepository, name: podinfo}}
+      base/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: nginx:1.27.0
+      staging/kustomization.yaml: |
+        resources: [../base]
+        patches:
+          - path: podinfo-values.yaml
+      staging/podinfo-values.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: podinfo
+        spec:
+          values:
+            replicaCount: 2
+      production/kustomization.yaml: |
+        namespace: apps
+        resources: [../base]
+        patches:
+          - path: replicas.yaml
+      production/replicas.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+          namespace: apps
+        spec:
+          replicas: 2
+    expect:
+      - {file: production/replicas.yaml, line: 4, column: 9, message: "kustomize cannot build production/kustomization.yaml: its strategic-merge patch is for apps/v1 Deployment apps/web, which no resource of the build is (no resource matches strategic merge patch; the build's Deployment web has no namespace when the patch runs, as base/web.yaml writes it, and the patch names namespace apps: remove it), so nothing that builds production deploys anything"}
+      - {file: staging/podinfo-values.yaml, line: 4, column: 9, message: "kustomize cannot build staging/kustomization.yaml: its strategic-merge patch is for helm.toolkit.fluxcd.io/v2 HelmRelease podinfo, which no resource of the build is (no resource matches strategic merge patch; the build's HelmRelease podinfo is in namespace podinfo, as base/release.yaml writes it, and the patch names none: give it `namespace: podinfo`), so nothing that builds staging deploys anything"}
 nonTriggering:
   - description: two apps whose kustomizations put their ConfigMaps of one name in two namespaces, taken side by side
     files:

@@ -75,11 +75,31 @@ enum PatchTargets {
                 guard !held else { continue }
                 let at = y.get(p.root, "metadata", "name") ?? y.get(p.root, "kind") ?? p.root
                 let namespace = p.selector?.exactNamespace.flatMap { $0 == "default" ? nil : $0 + "/" } ?? ""
+                // the same kind and name in another namespace or version (Eitan1112/local-cluster-flux's patch without a
+                // namespace, for a HelmRelease in namespace podinfo); else a kind the build lacks that a HelmRelease may render
+                let near = build.objects.first { i in objects[i].kind == kind && name(i) == wanted }
+                let why: String
+                if let near, objects[near].apiVersion != api {
+                    why = "; the build's \(kind) \(wanted) is \(objects[near].apiVersion))"
+                } else if let near {
+                    let written = files[objects[near].file].path
+                    let patchNamespace = y.get(p.root, "metadata").flatMap { y.string($0, "namespace") }
+                    if let its = objects[near].declaredNamespace {
+                        why = "; the build's \(kind) \(wanted) is in namespace \(its), as \(written) writes it, and the patch "
+                            + "\(patchNamespace.map { "names namespace \($0)" } ?? "names none"): give it `namespace: \(its)`)"
+                    } else {
+                        // a kustomization's own `namespace:` is set after its patches
+                        why = "; the build's \(kind) \(wanted) has no namespace when the patch runs, as \(written) writes it, and the patch "
+                            + "names namespace \(patchNamespace ?? "default"): remove it)"
+                    }
+                } else if build.objects.contains(where: { objects[$0].kind == "HelmRelease" }), kind != "HelmRelease" {
+                    why = "; the objects a HelmRelease renders are not resources of the build: a release's spec.postRenderers patch them)"
+                } else {
+                    why = ")"
+                }
                 out.append(PatchFailure(kustomization: k, file: p.text.file, span: p.text.span(at),
                                         problem: "its strategic-merge patch is for \(api) \(kind) \(namespace)\(wanted), which no resource of the build is "
-                                            + "(no resource matches strategic merge patch)"
-                                            + (build.objects.contains { objects[$0].kind == "HelmRelease" }
-                                                ? "; the objects a HelmRelease renders are not resources of the build (a release's spec.postRenderers patch them)" : "")))
+                                            + "(no resource matches strategic merge patch" + why))
             }
             out += jsonFailures(k, steps: steps, build: build, added: added, objects: objects, files: files, stepsOf: stepsOf, name: name)
         }
