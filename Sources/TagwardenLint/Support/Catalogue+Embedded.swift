@@ -1198,6 +1198,29 @@ triggering:
                   image: ghcr.io/acme/api:main
     expect:
       - {file: apps/api.yaml, line: 10, column: 18, message: "image 'ghcr.io/acme/api:main' uses the floating tag 'main', which points at a new build after each push"}
+  - description: a shared base's moving tag, deployed by builds of environments and by one of none (pedrobarco/idp's bootstrap/prod-1), which the message names too
+    files:
+      base/kustomization.yaml: |
+        resources: [registry.yaml]
+      base/registry.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: registry
+        spec:
+          template:
+            spec:
+              containers:
+                - name: registry
+                  image: ghcr.io/acme/registry:main
+      dev/kustomization.yaml: |
+        resources: [../base]
+      staging/kustomization.yaml: |
+        resources: [../base]
+      bootstrap/prod-1/kustomization.yaml: |
+        resources: [../../base]
+    expect:
+      - {file: base/registry.yaml, line: 10, column: 18, message: "image 'ghcr.io/acme/registry:main' uses the floating tag 'main', which points at a new build after each push (deployed by development, staging, and by bootstrap/prod-1, of no environment)"}
   - description: a partial version in kustomize images
     files:
       apps/kustomization.yaml: |

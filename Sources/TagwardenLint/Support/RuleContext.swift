@@ -38,7 +38,8 @@ public struct RuleContext: Sendable {
         let img = model.images[i]
         let builds = !img.writtenTagDeployedBy.isEmpty
             ? " (deployed \(img.invalid == nil ? "with this tag" : "as written") by \(img.writtenTagDeployedBy.joined(separator: ", ")); the other builds change or drop it)"
-            : img.deployedIn.isEmpty ? "" : " (deployed by \(img.deployedIn.joined(separator: ", ")))"
+            : img.deployedIn.isEmpty ? "" : " (deployed by \(img.deployedIn.joined(separator: ", "))"
+                + (img.deployedAlsoBy.isEmpty ? ")" : ", and by \(img.deployedAlsoBy.joined(separator: ", ")), of no environment)")
         var f = finding(message + (img.substitution?.note(model) ?? "") + (img.provenance.map { " (\($0))" } ?? "") + builds,
                         file: img.file, span: span ?? img.span, object: img.object, environment: environment ?? model.images[i].environment)
         f.subject = img.text   // a field that several builds substitute differently is several findings

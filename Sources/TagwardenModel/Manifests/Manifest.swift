@@ -339,6 +339,8 @@ public struct ImageUse: Sendable {
     /// (by their roots' paths and their Flux Kustomizations'), for the messages and the environment rules, which judge it
     /// in each (`ResolvedImage.judgedIn`).
     public var deployedIn: [String] = []
+    /// Beside those environments, the directories of the builds of no environment that deploy it too (for the messages).
+    public var deployedAlsoBy: [String] = []
     /// A field Tagwarden knows no image in, read as one only for the full-reference marker on it, whose value does not
     /// name the image the marker's policy updates (a chart's `version: '0.1.8'`): marker-image-mismatch says what Flux
     /// would write there, and the image rules do not judge the value.

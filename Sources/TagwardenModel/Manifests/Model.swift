@@ -450,14 +450,20 @@ public struct Model: Sendable {
         // of those a cluster here reaches where some are (an overlay that nothing applies deploys nothing: AEdral/flux-examples)
         if !graph.isEmpty {
             /// The environments of the roots a cluster here reaches, and of the others (each environment counted once, in
-            /// the set of its root: most roots are reached, and the second set stays empty).
+            /// the set of its root: most roots are reached, and the second set stays empty); and the directories of the
+            /// roots of no environment, reached and not (pedrobarco/idp's `bootstrap/prod-1`).
             struct Deploying {
                 var reached = Set<String>(), unreached = Set<String>()
+                var reachedOther = Set<String>(), unreachedOther = Set<String>()
                 mutating func add(_ other: Deploying) {
                     reached.formUnion(other.reached)
                     if !other.unreached.isEmpty { unreached.formUnion(other.unreached) }
+                    if !other.reachedOther.isEmpty { reachedOther.formUnion(other.reachedOther) }
+                    if !other.unreachedOther.isEmpty { unreachedOther.formUnion(other.unreachedOther) }
                 }
-                var found: Set<String> { reached.isEmpty ? unreached : reached }
+                private var anyReached: Bool { !reached.isEmpty || !reachedOther.isEmpty }
+                var found: Set<String> { anyReached ? reached : unreached }
+                var others: Set<String> { anyReached ? reachedOther : unreachedOther }
             }
             let rootEnvironments = IncludeGraph.Memo<ObjectID, Deploying>(cycle: Deploying())   // kustomization → environments of the roots above it
             // a build kustomize refuses deploys nothing, nor does any that takes it (pbdger/flux-multi-stage's production
@@ -472,9 +478,14 @@ public struct Model: Sendable {
                     if parents.isEmpty {
                         let builders = clusters.kustomizationsOfFile[objects[k].file] ?? []
                         let reached = !clusters.of(objects[k].file).isEmpty
+                        var named = false
                         for p in [path] + builders.map({ facts[objects[$0].file].path }) {
                             guard let e = env.detect(path: p, namespace: nil, namespaceLabels: labels) else { continue }
                             if reached { out.reached.insert(e) } else { out.unreached.insert(e) }
+                            named = true
+                        }
+                        if !named {
+                            if reached { out.reachedOther.insert(Path.dirname(path)) } else { out.unreachedOther.insert(Path.dirname(path)) }
                         }
                     } else {
                         for p in parents { out.add(environments(p, depth + 1)) }
@@ -489,8 +500,10 @@ public struct Model: Sendable {
                     let includers = graph.includers(of: facts[images[i].file].path)
                     guard !includers.isEmpty else { continue }
                     // (most files have one includer: its sets as they are)
-                    found = includers.count == 1 ? environments(includers[0], 0).found
-                        : includers.reduce(into: Deploying()) { $0.add(environments($1, 0)) }.found
+                    let deploying = includers.count == 1 ? environments(includers[0], 0)
+                        : includers.reduce(into: Deploying()) { $0.add(environments($1, 0)) }
+                    found = deploying.found
+                    if !found.isEmpty, !deploying.others.isEmpty { images[i].deployedAlsoBy = deploying.others.sorted() }
                 } else {
                     // only the builds that deploy its written tag
                     let paths = images[i].writtenTagRootPaths, reachedPaths = paths.filter(reached)
