@@ -170,7 +170,7 @@ extension Rule {
     static func duplicateIDs(_ c: RuleContext, consequence: (Model.SideBySideBuild) -> String) -> [Finding] {
         let m = c.model
         var out: [Finding] = []
-        for (pair, taken) in takenTwice(m).pairs {
+        for (pair, taken) in m.duplicateIDs.pairs {
             let (i, j, given) = taken.min { m.objects[$0.object].kindSpan.start.offset < m.objects[$1.object].kindSpan.start.offset }!
             let o = m.objects[i], other = m.objects[j], by = pair.build
             let built = by.generatedAt.map { "the kustomization Flux generates at ./\($0) for the Flux Kustomization in \(m.path(by.file))" }
@@ -191,50 +191,5 @@ extension Rule {
             out.append(f)
         }
         return out
-    }
-
-    /// A build, a file and another file that it takes side by side.
-    struct TakenTwice: Hashable { let build: Model.SideBySideBuild, file: FileID, otherFile: FileID }
-
-    /// The builds kustomize refuses because they take one resource twice, by pair of files: the objects taken twice; and
-    /// every build that takes such a pair (a kustomization that passes its resources up unchanged, and the one above it).
-    /// (`given`: the namespace, or a Namespace's name, the builds below gave the two.)
-    static func takenTwice(_ m: Model) -> (pairs: [TakenTwice: [(object: ObjectID, other: ObjectID, given: String?)]],
-                                           refused: Set<Model.SideBySideBuild>) {
-        // the objects of each identity, as written (not the variants other builds make of an object): kind, apiVersion
-        // (kustomize's ResId holds group and version: `v1` and `v1beta2` of one kind are two resources to it),
-        // namespace and name (a name or namespace with `${…}` is another per build); every Namespace with every other,
-        // which a `namespace:` below a build may rename (USA-RedDragon/home-cluster-flux's vaultwarden, named mosquitto)
-        struct Identity: Hashable { let kind: String, apiVersion: String, namespace: String? }
-        var names: [String] = [], identities: [Identity] = [], written: [ObjectID] = []
-        for i in m.objects.indices {
-            let o = m.objects[i]
-            guard let name = o.name, !o.isKustomization, o.kind != "List", m.variantOf[i] == nil, !name.containsBytes("${"),
-                  !(o.declaredNamespace?.containsBytes("${") ?? false) else { continue }
-            names.append(o.kind == "Namespace" ? "" : name)
-            identities.append(Identity(kind: o.kind, apiVersion: o.apiVersion, namespace: o.declaredNamespace))
-            written.append(i)
-        }
-        let again = entriesSharingKey(names: names, keys: identities).map { $0.map { written[$0] } }
-        // each object taken twice, with the one before it in a build they share; then one finding per build and pair of
-        // files, at the first such object of the file (a stale bootstrap's build takes a whole gotk-components.yaml twice)
-        var pairs: [TakenTwice: [(object: ObjectID, other: ObjectID, given: String?)]] = [:]
-        var refused = Set<Model.SideBySideBuild>()
-        for all in again {
-            let ordered = all.map { m.sideBySideBuilds(of: m.objects[$0].file, kind: m.objects[$0].kind, object: $0) }
-            let builds = ordered.map(Set.init)
-            for (n, i) in all.enumerated() {
-                guard let earlier = (0..<n).first(where: { !builds[$0].isDisjoint(with: builds[n]) }) else { continue }
-                let both = builds[n].intersection(builds[earlier])
-                refused.formUnion(both)
-                // the first build from the file up that takes both fails (a kustomization's `namespace:` that gives them
-                // one identity, after it took them: Jojoooo1/fluxcd-and-k8s's environments/dev/flux renames the base's
-                // Namespace flux), and every build above with it
-                let at = ordered[n].first(where: both.contains)!
-                pairs[TakenTwice(build: at.build, file: m.objects[i].file, otherFile: m.objects[all[earlier]].file), default: []]
-                    .append((i, all[earlier], at.given))
-            }
-        }
-        return (pairs, refused)
     }
 }

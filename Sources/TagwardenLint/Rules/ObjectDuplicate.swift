@@ -42,7 +42,7 @@ extension Rule {
             let builds = m.sideBySideBuilds(of: m.objects[i].file, kind: m.objects[i].kind, object: i)
             guard !builds.isEmpty else { return false }
             if refused == nil {
-                refused = Set(Rule.takenTwice(m).refused.map(\.build))
+                refused = Set(m.duplicateIDs.refused.map(\.build))
                 refusedFiles = Set(refused!.filter { $0.generatedAt == nil }.map(\.file))
                 fluxPaths = Model.writtenFluxPaths(m.objects)
             }
@@ -140,7 +140,7 @@ extension Rule {
                 }
             }
         }
-        let groups = entriesSharingKey(names: names, keys: keys).map { $0.map { candidates[$0] } }
+        let groups = Model.entriesSharingKey(names: names, keys: keys).map { $0.map { candidates[$0] } }
         let rootsMemo = IncludeGraph.Memo<String, Set<String>>(cycle: [])
         var fluxAt: [String: [ObjectID]] = [:]   // directory → the Flux Kustomizations whose `path` it is
         if !byCluster, !groups.isEmpty {

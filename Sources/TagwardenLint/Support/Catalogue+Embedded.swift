@@ -1221,6 +1221,37 @@ triggering:
         resources: [../../base]
     expect:
       - {file: base/registry.yaml, line: 10, column: 18, message: "image 'ghcr.io/acme/registry:main' uses the floating tag 'main', which points at a new build after each push (deployed by development, staging, and by bootstrap/prod-1, of no environment)"}
+  - description: a shared base's moving tag whose only development build kustomize refuses (admngn/gitops-lumieres's overlay, whose namespace makes its Namespace the base's), so no environment is named
+    files:
+      base/kustomization.yaml: |
+        resources: [game.yaml]
+      base/game.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: game-dev
+        ---
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: game
+          namespace: game-dev
+        spec:
+          template:
+            spec:
+              containers:
+                - name: game
+                  image: ghcr.io/acme/game:main
+      dev/kustomization.yaml: |
+        namespace: game-dev
+        resources: [../base, namespace.yaml]
+      dev/namespace.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: game-dev
+    expect:
+      - {file: base/game.yaml, line: 16, column: 18, message: "image 'ghcr.io/acme/game:main' uses the floating tag 'main', which points at a new build after each push"}
   - description: a partial version in kustomize images
     files:
       apps/kustomization.yaml: |
@@ -1880,6 +1911,37 @@ nonTriggering:
         services:
           web:
             image: nginx:latest
+  - description: a base's latest that only an overlay kustomize refuses keeps, while the other overlay sets a version (DTS-STN/passport-status-gitops's local overlay, whose patch matches no ConfigMap)
+    files:
+      base/kustomization.yaml: |
+        resources: [deployment.yaml]
+      base/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: api
+        spec:
+          template:
+            spec:
+              containers:
+                - name: api
+                  image: registry.example.com/api:latest
+      environments/local/kustomization.yaml: |
+        resources: [../../base]
+        patches:
+          - path: configmap.yaml
+      environments/local/configmap.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: api
+        data:
+          key: value
+      environments/prod/kustomization.yaml: |
+        resources: [../../base]
+        images:
+          - name: registry.example.com/api
+            newTag: 1.2.3
 """#),
         ("image-missing-tag.yaml", #"""
 id: image-missing-tag

@@ -80,6 +80,8 @@ public struct Model: Sendable {
     /// Each Flux Kustomization `path` without a kustomization file → the file of the first Flux Kustomization of it,
     /// whose generated kustomization builds it (`sideBySideBuilds(of:)`).
     let generatedBuilds: [String: FileID]
+    /// The resources kustomize builds take twice, and the builds it refuses for them.
+    public let duplicateIDs: DuplicateIDs
     /// What staging ran (from git history), for the promotion rules; nil when they do not apply.
     public let evidence: PromotionEvidence?
     /// The files of the snapshot that were not read, and why.
@@ -429,7 +431,24 @@ public struct Model: Sendable {
         // retagging below settles the rest; built again should the rest change a marker's
         let earlyMarkerEnvironment = markerEnvironments()
         let earlyFlux = Started { [fluxIndex] in fluxIndex.build(markerEnvironment: earlyMarkerEnvironment) }
-        markRetagged(&images, objects: objects, files: facts, graph: graph, namespaces: namespaces, builds: builds, stepsOf: stepsOf)
+        // (and one whose kustomization file holds something else, a Flux Kustomization: Flux generates no kustomization
+        // where a file of that name is, whatever it holds, 160683231-myseneca/Group10_Project_CLO835; the build sets hold
+        // every such file, `emptyKustomizationAt`)
+        let kustomizationDirectories = Set(builds.value.kustomizationAt.keys).union(builds.value.emptyKustomizationAt.keys)
+        let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories, pathPatched: pathPatched)
+        let duplicateIDs = SideBySide(objects: objects, files: facts, graph: graph, generatedBuilds: generated,
+                                      kustomizationDirectories: kustomizationDirectories, identityPatches: identityPatches)
+            .duplicateIDs(variantOf: variantOf)
+        // the kustomizations whose builds kustomize refuses: for a missing resource, a patch that matches nothing, or a resource
+        // taken twice (admngn/gitops-lumieres's overlay whose namespace: makes its Namespace the base's); what builds them
+        // deploys nothing
+        var refusedBuilds = Set(missing.keys).union(patchFailures.map(\.kustomization))
+        let refusedFiles = Set(duplicateIDs.refused.filter { $0.generatedAt == nil }.map(\.file))
+        if !refusedFiles.isEmpty {
+            for (k, o) in objects.withIDs where o.isKustomization && refusedFiles.contains(o.file) { refusedBuilds.insert(k) }
+        }
+        markRetagged(&images, objects: objects, files: facts, graph: graph, namespaces: namespaces, builds: builds, stepsOf: stepsOf,
+                     refused: refusedBuilds)
         markPatchesOfNothing(&images, objects: objects, files: facts, builds: builds, stepsOf: stepsOf)
         // a written tag that only builds no cluster here reaches deploy (a preview overlay) runs only if something outside applies them
         if !clusters.clusters.isEmpty {
@@ -468,7 +487,7 @@ public struct Model: Sendable {
             let rootEnvironments = IncludeGraph.Memo<ObjectID, Deploying>(cycle: Deploying())   // kustomization → environments of the roots above it
             // a build kustomize refuses deploys nothing, nor does any that takes it (pbdger/flux-multi-stage's production
             // overlay, whose patch matches no resource)
-            let refusedBuilds = Set(missing.keys).union(patchFailures.map(\.kustomization))
+
             func environments(_ k: ObjectID, _ depth: Int) -> Deploying {
                 if refusedBuilds.contains(k) { return Deploying() }
                 return rootEnvironments.value(k) {
@@ -552,11 +571,6 @@ public struct Model: Sendable {
             }
             return true
         }
-        // (and one whose kustomization file holds something else, a Flux Kustomization: Flux generates no kustomization
-        // where a file of that name is, whatever it holds, 160683231-myseneca/Group10_Project_CLO835; the build sets hold
-        // every such file, `emptyKustomizationAt`)
-        let kustomizationDirectories = Set(builds.value.kustomizationAt.keys).union(builds.value.emptyKustomizationAt.keys)
-        let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories, pathPatched: pathPatched)
         let refusals = generatedBuildRefusals(objects: objects, files: facts, generatedBuilds: generated,
                                               kustomizationDirectories: kustomizationDirectories, reach: clusters.reach,
                                               rootIgnore: sourceIgnore, readIgnoreFile: readIgnoreFile)
@@ -621,7 +635,7 @@ public struct Model: Sendable {
                   generatedBuildRefusals: refusals,
                   identityPatches: identityPatches,
                   kustomizationDirectories: kustomizationDirectories,
-                  generatedBuilds: generated, evidence: evidence, skipped: skipped, graph: graph)
+                  generatedBuilds: generated, duplicateIDs: duplicateIDs, evidence: evidence, skipped: skipped, graph: graph)
         }
         let model = assemble(nil)
         Timings.mark("model")
@@ -718,7 +732,7 @@ public struct Model: Sendable {
 
     /// A kustomize build that accumulates files side by side: a kustomization file's, or the kustomization Flux
     /// generates at a Flux Kustomization's `path` (several Kustomizations of one file are several builds).
-    public struct SideBySideBuild: Hashable, Comparable {
+    public struct SideBySideBuild: Hashable, Comparable, Sendable {
         /// The kustomization file, or the file of the first Flux Kustomization of the `path`.
         public let file: FileID
         /// The `path` of the generated kustomization; nil for a kustomization file.
@@ -738,60 +752,20 @@ public struct Model: Sendable {
         }
     }
 
-    /// The kustomize builds that accumulate file `f`'s resources, as written, side by side with others: a kustomization
-    /// file that lists it, and the kustomization Flux generates at a `path` that takes it itself (no kustomization file
-    /// from its directory up to the `path`); and so on up through each kustomization that passes its resources on
-    /// unchanged, whose directory the builds above take (a stale bootstrap's `./clusters` generated build taking
-    /// `clusters/flux-system` and `clusters/gke`, each with bootstrap's sync). Two resources of one identity in one such
-    /// build fail it. A kustomization's `namespace:` gives every resource it passes on that namespace (a Namespace that
-    /// name), which `given` carries: two that the builds below gave one namespace meet above (macula-io's apps that
-    /// each set `namespace: macula` over a Namespace of their own); a resource of a kind kustomize takes for
-    /// cluster-scoped (`kustomizeClusterScoped`) passes it unchanged.
-    /// `object`: the resource of `f` asked about, which a kustomization whose patches delete or rename only others passes on.
+    /// The kustomize builds that take a file's resources side by side (`SideBySide`), from this model's parts.
+    var sideBySide: SideBySide {
+        SideBySide(objects: objects, files: files, graph: graph, generatedBuilds: generatedBuilds,
+                   kustomizationDirectories: kustomizationDirectories, identityPatches: identityPatches)
+    }
+
+    /// `SideBySide.builds(of:kind:object:)`.
     public func sideBySideBuilds(of f: FileID, kind: String? = nil, object: ObjectID? = nil) -> [SideBySideBuild] {
-        let clusterScoped = kind.map(Model.kustomizeClusterScoped.contains) ?? false
-        var out: [SideBySideBuild] = []
-        var visited = Set<String>()
-        func take(_ path: String, depth: Int, given: String?) {
-            guard depth <= IncludeGraph.maxDepth, visited.insert(path + "\u{0}" + (given ?? "")).inserted else { return }
-            for k in kustomizationFileIncluders(of: path) {
-                out.append(SideBySideBuild(file: objects[k].file, generatedAt: nil, given: given))
-                if passesResourcesUnchanged(k, object: object) {
-                    let next = clusterScoped ? given : objects[k].kustomizeNamespace ?? given
-                    if !clusterScoped, objects[k].kustomizeNamespace != nil {
-                        out.append(SideBySideBuild(file: objects[k].file, generatedAt: nil, given: next, afterNamespace: true))
-                    }
-                    take(graph.directory(of: k), depth: depth + 1, given: next)
-                }
-            }
-            guard !generatedBuilds.isEmpty, !path.isEmpty else { return }
-            for dir in Model.generatedBuilds(taking: path, generatedBuilds: generatedBuilds, kustomizationDirectories: kustomizationDirectories) {
-                out.append(SideBySideBuild(file: generatedBuilds[dir]!, generatedAt: dir, given: given))
-            }
-        }
-        // (a Namespace meets others by the name it has: as written, until a `namespace:` renames it; another resource by the
-        // namespace it is written with, which a `namespace:` below that sets the same one leaves as it was: willnotcy/Hephaestus's
-        // base and overlay IngressRoutes of one namespace, which kustomize refuses)
-        take(files[f].path, depth: 0, given: object.flatMap { kind == "Namespace" ? objects[$0].name : clusterScoped ? nil : objects[$0].declaredNamespace })
-        return out
+        sideBySide.builds(of: f, kind: kind, object: object)
     }
 
     /// The kustomizations written in files of a kustomization's name (`kustomization.yaml` …) that list `path`.
     package func kustomizationFileIncluders(of path: String) -> [ObjectID] {
-        graph.includers(of: path).filter { Extractor.isKustomizationName(Path.basename(files[objects[$0].file].path)) }
-    }
-
-    /// Whether kustomization `k` passes its resources on with the names they are written with (its `namespace:` aside,
-    /// which `sideBySideBuilds` follows): no name affix, Component, replacement, transformer, generator or chart that
-    /// could rename or remove one, and no patch that could (for `object`, none that selects it).
-    func passesResourcesUnchanged(_ k: ObjectID, object: ObjectID? = nil) -> Bool {
-        let o = objects[k]
-        guard o.kustomizeNamePrefix == nil && o.kustomizeNameSuffix == nil
-                && o.kustomizeConfigFiles.isEmpty && o.kustomizeUnknowns.isEmpty else { return false }
-        guard o.kustomizeChangesResources else { return true }
-        guard let object, case let targets?? = identityPatches[k] else { return false }
-        let r = objects[object]
-        return !targets.contains { $0.selectsAsWritten(r, in: files[r.file].yaml) }
+        sideBySide.kustomizationFileIncluders(of: path)
     }
 
     /// The paths the Flux Kustomizations here build, as written (normalised; none of another repository's source).

@@ -31,7 +31,8 @@ extension Model {
     /// target or own namespace matches as well as the one written.
     /// `stepsOf`: the kustomizations' patches, as `EffectiveObjects.readAllSteps` read them.
     static func markRetagged(_ images: inout Table<ImageID, ImageUse>, objects: Objects, files: Files, graph: IncludeGraph,
-                             namespaces: Table<ObjectID, String?>, builds: LazyBuildSets, stepsOf: [ObjectID: EffectiveObjects.Steps]) {
+                             namespaces: Table<ObjectID, String?>, builds: LazyBuildSets, stepsOf: [ObjectID: EffectiveObjects.Steps],
+                             refused: Set<ObjectID> = []) {
         let followsPatches = anyPatchTouchesContainers(stepsOf)
         // a values file's field: later sources replace it with no patch at all (an overlay's generator merges a key)
         let followsValuesFiles = images.contains { $0.valuesFromEntry != nil }
@@ -284,7 +285,9 @@ extension Model {
             /// Whether some build through kustomization k deploys the image, called `name` when it reaches k, with the
             /// tag its manifest writes.
             func writtenTagRuns(_ k: ObjectID, _ name: String, _ me: Me?, _ depth: Int) -> Bool {
-                memo.value(Key(kustomization: k, name: name, me: me, needs: needs)) {
+                // a build kustomize refuses deploys nothing (DTS-STN/passport-status-gitops's local overlay)
+                if refused.contains(k) { return false }
+                return memo.value(Key(kustomization: k, name: name, me: me, needs: needs)) {
                     let builders = fluxBuilders[graph.directory(of: k)] ?? [], parents = graph.parents(of: k, depth: depth)
                     if builders.contains(where: { applied(k, name, me, builder: $0).map { asWritten($0.me) } ?? false }) { return true }
                     guard let (after, next) = applied(k, name, me) else { return false }
@@ -309,7 +312,7 @@ extension Model {
             /// Kustomizations'.
             func writtenTagRoots(_ k: ObjectID, _ name: String, _ me: Me?, _ depth: Int, into roots: inout [String], paths: inout Set<String>,
                                  rootFiles: inout Set<FileID>) {
-                guard let (after, next) = applied(k, name, me) else { return }
+                guard !refused.contains(k), let (after, next) = applied(k, name, me) else { return }
                 let dir = graph.directory(of: k)
                 let builders = fluxBuilders[dir] ?? [], parents = graph.parents(of: k, depth: depth)
                 for b in builders where applied(k, name, me, builder: b).map({ asWritten($0.me) }) ?? false {
@@ -412,7 +415,10 @@ extension Model {
                     for k in includers { writtenTagRoots(k, name, me, 0, into: &roots, paths: &paths, rootFiles: &rootFiles) }
                     return Retagging(writtenTagDeployedBy: roots.sorted(), writtenTagRootPaths: paths.sorted(), writtenTagRootFiles: rootFiles.sorted())
                 }
-                return Retagging(by: nearestSetters(includers.map { Key(kustomization: $0, name: name, me: me, needs: needs) }).sorted())
+                let by = nearestSetters(includers.map { Key(kustomization: $0, name: name, me: me, needs: needs) })
+                // (no build that kustomize does not refuse takes it: as written, which the rules judge with the refusal)
+                if by.isEmpty, !refused.isEmpty { return nil }
+                return Retagging(by: by.sorted())
             }
             /// Follows image i, `img` as written: lent by the table, not copied (a copy retains and releases all it holds).
             func followImage(_ i: ImageID, _ img: ImageUse) {

@@ -1,0 +1,163 @@
+import TagwardenBasics
+
+/// The kustomize builds that take a file's resources side by side, read from the parts of the model they need: the
+/// model's build asks before the Model is whole (which builds kustomize refuses for a resource taken twice decides
+/// the environments a shared base is deployed in), and the rules ask the Model (`Model.sideBySide`).
+package struct SideBySide {
+    let objects: Objects
+    let files: Files
+    let graph: IncludeGraph
+    let generatedBuilds: [String: FileID]
+    let kustomizationDirectories: Set<String>
+    let identityPatches: [ObjectID: [EffectiveObjects.Selector]?]
+
+    /// The kustomize builds that accumulate file `f`'s resources, as written, side by side with others: a kustomization
+    /// file that lists it, and the kustomization Flux generates at a `path` that takes it itself (no kustomization file
+    /// from its directory up to the `path`); and so on up through each kustomization that passes its resources on
+    /// unchanged, whose directory the builds above take (a stale bootstrap's `./clusters` generated build taking
+    /// `clusters/flux-system` and `clusters/gke`, each with bootstrap's sync). Two resources of one identity in one such
+    /// build fail it. A kustomization's `namespace:` gives every resource it passes on that namespace (a Namespace that
+    /// name), which `given` carries: two that the builds below gave one namespace meet above (macula-io's apps that
+    /// each set `namespace: macula` over a Namespace of their own); a resource of a kind kustomize takes for
+    /// cluster-scoped (`kustomizeClusterScoped`) passes it unchanged.
+    /// `object`: the resource of `f` asked about, which a kustomization whose patches delete or rename only others passes on.
+    func builds(of f: FileID, kind: String? = nil, object: ObjectID? = nil) -> [Model.SideBySideBuild] {
+        let clusterScoped = kind.map(Model.kustomizeClusterScoped.contains) ?? false
+        var out: [Model.SideBySideBuild] = []
+        var visited = Set<String>()
+        func take(_ path: String, depth: Int, given: String?) {
+            guard depth <= IncludeGraph.maxDepth, visited.insert(path + "\u{0}" + (given ?? "")).inserted else { return }
+            for k in kustomizationFileIncluders(of: path) {
+                out.append(Model.SideBySideBuild(file: objects[k].file, generatedAt: nil, given: given))
+                if passesResourcesUnchanged(k, object: object) {
+                    let next = clusterScoped ? given : objects[k].kustomizeNamespace ?? given
+                    if !clusterScoped, objects[k].kustomizeNamespace != nil {
+                        out.append(Model.SideBySideBuild(file: objects[k].file, generatedAt: nil, given: next, afterNamespace: true))
+                    }
+                    take(graph.directory(of: k), depth: depth + 1, given: next)
+                }
+            }
+            guard !generatedBuilds.isEmpty, !path.isEmpty else { return }
+            for dir in Model.generatedBuilds(taking: path, generatedBuilds: generatedBuilds, kustomizationDirectories: kustomizationDirectories) {
+                out.append(Model.SideBySideBuild(file: generatedBuilds[dir]!, generatedAt: dir, given: given))
+            }
+        }
+        // (a Namespace meets others by the name it has: as written, until a `namespace:` renames it; another resource by the
+        // namespace it is written with, which a `namespace:` below that sets the same one leaves as it was: willnotcy/Hephaestus's
+        // base and overlay IngressRoutes of one namespace, which kustomize refuses)
+        take(files[f].path, depth: 0, given: object.flatMap { kind == "Namespace" ? objects[$0].name : clusterScoped ? nil : objects[$0].declaredNamespace })
+        return out
+    }
+
+    /// The kustomizations written in files of a kustomization's name (`kustomization.yaml` …) that list `path`.
+    func kustomizationFileIncluders(of path: String) -> [ObjectID] {
+        graph.includers(of: path).filter { Extractor.isKustomizationName(Path.basename(files[objects[$0].file].path)) }
+    }
+
+    /// Whether kustomization `k` passes its resources on with the names they are written with (its `namespace:` aside,
+    /// which `sideBySideBuilds` follows): no name affix, Component, replacement, transformer, generator or chart that
+    /// could rename or remove one, and no patch that could (for `object`, none that selects it).
+    func passesResourcesUnchanged(_ k: ObjectID, object: ObjectID? = nil) -> Bool {
+        let o = objects[k]
+        guard o.kustomizeNamePrefix == nil && o.kustomizeNameSuffix == nil
+                && o.kustomizeConfigFiles.isEmpty && o.kustomizeUnknowns.isEmpty else { return false }
+        guard o.kustomizeChangesResources else { return true }
+        guard let object, case let targets?? = identityPatches[k] else { return false }
+        let r = objects[object]
+        return !targets.contains { $0.selectsAsWritten(r, in: files[r.file].yaml) }
+    }
+
+    /// The builds kustomize refuses because they take one resource twice, by pair of files: the objects taken twice; and
+    /// every build that takes such a pair (a kustomization that passes its resources up unchanged, and the one above it).
+    /// (`given`: the namespace, or a Namespace's name, the builds below gave the two.)
+    func duplicateIDs(variantOf: [ObjectID: ObjectID]) -> DuplicateIDs {
+        // the objects of each identity, as written (not the variants other builds make of an object): kind, apiVersion
+        // (kustomize's ResId holds group and version: `v1` and `v1beta2` of one kind are two resources to it),
+        // namespace and name (a name or namespace with `${…}` is another per build); every Namespace with every other,
+        // which a `namespace:` below a build may rename (USA-RedDragon/home-cluster-flux's vaultwarden, named mosquitto)
+        struct Identity: Hashable { let kind: String, apiVersion: String, namespace: String? }
+        var names: [String] = [], identities: [Identity] = [], written: [ObjectID] = []
+        for i in objects.indices {
+            let o = objects[i]
+            guard let name = o.name, !o.isKustomization, o.kind != "List", variantOf[i] == nil, !name.containsBytes("${"),
+                  !(o.declaredNamespace?.containsBytes("${") ?? false) else { continue }
+            names.append(o.kind == "Namespace" ? "" : name)
+            identities.append(Identity(kind: o.kind, apiVersion: o.apiVersion, namespace: o.declaredNamespace))
+            written.append(i)
+        }
+        let again = Model.entriesSharingKey(names: names, keys: identities).map { $0.map { written[$0] } }
+        // each object taken twice, with the one before it in a build they share; then one finding per build and pair of
+        // files, at the first such object of the file (a stale bootstrap's build takes a whole gotk-components.yaml twice)
+        var pairs: [DuplicateIDs.Pair: [(object: ObjectID, other: ObjectID, given: String?)]] = [:]
+        var refused = Set<Model.SideBySideBuild>()
+        for all in again {
+            let ordered = all.map { builds(of: objects[$0].file, kind: objects[$0].kind, object: $0) }
+            let taking = ordered.map(Set.init)
+            for (n, i) in all.enumerated() {
+                guard let earlier = (0..<n).first(where: { !taking[$0].isDisjoint(with: taking[n]) }) else { continue }
+                let both = taking[n].intersection(taking[earlier])
+                refused.formUnion(both)
+                // the first build from the file up that takes both fails (a kustomization's `namespace:` that gives them
+                // one identity, after it took them: Jojoooo1/fluxcd-and-k8s's environments/dev/flux renames the base's
+                // Namespace flux), and every build above with it
+                let at = ordered[n].first(where: both.contains)!
+                pairs[DuplicateIDs.Pair(build: at.build, file: objects[i].file, otherFile: objects[all[earlier]].file), default: []]
+                    .append((i, all[earlier], at.given))
+            }
+        }
+        return DuplicateIDs(pairs: pairs, refused: refused)
+    }
+}
+
+/// Resources that one kustomize build takes twice, which it refuses ("may not add resource with an already registered
+/// id", "namespace transformation produces ID conflict"): by build and pair of files, the objects so taken; and every
+/// build refused so.
+public struct DuplicateIDs: Sendable {
+    /// A build, a file and another file that it takes side by side.
+    public struct Pair: Hashable, Sendable { public let build: Model.SideBySideBuild, file: FileID, otherFile: FileID }
+    public var pairs: [Pair: [(object: ObjectID, other: ObjectID, given: String?)]] = [:]
+    public var refused = Set<Model.SideBySideBuild>()
+}
+
+extension Model {
+    /// The positions of the entries that share a key (`keys[n]`, of an object named `names[n]`): each group of more than
+    /// one, in the order given. Entries are sorted by name first (one string hashed each, where a key of several strings
+    /// hashes them all); a name's few entries are then told apart by their keys, and a name that many have through a
+    /// dictionary of its keys, so that no name is quadratic. (Names and keys in arrays of their own: an array of tuples
+    /// copied a whole entry each time one of its fields was read.)
+    public static func entriesSharingKey<Key: Hashable>(names: [String], keys: [Key]) -> [[Int]] {
+        var lastOfName: [String: Int] = [:]
+        lastOfName.reserveCapacity(names.count)
+        var sharedAt: [String: Int] = [:]   // a name that more than one entry has → its list in `shared`
+        var shared: [[Int]] = []
+        for n in names.indices {
+            guard let previous = lastOfName.updateValue(n, forKey: names[n]) else { continue }
+            if let at = sharedAt[names[n]] { shared[at].append(n) } else {
+                sharedAt[names[n]] = shared.count
+                shared.append([previous, n])
+            }
+        }
+        var groups: [[Int]] = []
+        for list in shared {
+            if list.count <= 8 {
+                var taken = [Bool](repeating: false, count: list.count)
+                for a in list.indices where !taken[a] {
+                    var group = [list[a]]
+                    for b in (a + 1)..<list.count where !taken[b] && keys[list[b]] == keys[list[a]] {
+                        group.append(list[b])
+                        taken[b] = true
+                    }
+                    if group.count > 1 { groups.append(group) }
+                }
+            } else {
+                var order: [Key] = [], byKey: [Key: [Int]] = [:]
+                for n in list {
+                    if byKey[keys[n]] == nil { order.append(keys[n]) }
+                    byKey[keys[n], default: []].append(n)
+                }
+                for k in order where byKey[k]!.count > 1 { groups.append(byKey[k]!) }
+            }
+        }
+        return groups
+    }
+}
