@@ -90,11 +90,12 @@ extension Rule {
     /// Images whose releases are numbered with two numbers, so that `16.3` is a release and not a series: PostgreSQL
     /// (from 10; its own image, and CloudNativePG's, which it tags with PostgreSQL's version, also through a mirror
     /// that keeps their paths: `ghcr.io/mesosphere/dkp-container-images/cloudnative-pg/postgresql`, `…/library/postgres`,
-    /// or the official image's name, `postgres`), Kubernetes' pause container, karma (`v0.121`) and pgAdmin 4 (`9.1`: its
-    /// releases have no third number).
+    /// or the official image's name, `postgres`; and home-operations' and onedr0p's `postgres-init`, built on the
+    /// official image and tagged with its version), Kubernetes' pause container, karma (`v0.121`) and pgAdmin 4 (`9.1`:
+    /// its releases have no third number).
     static func releasesTwoNumbers(_ normalizedName: String) -> Bool {
         let base = Path.basename(normalizedName)
-        return base == "postgres" || base == "pause" || normalizedName.hasSuffix("/cloudnative-pg/postgresql")
+        return base == "postgres" || base == "postgres-init" || base == "pause" || normalizedName.hasSuffix("/cloudnative-pg/postgresql")
             || normalizedName.hasSuffix("/prymitive/karma") || normalizedName.hasSuffix("/dpage/pgadmin4")
     }
 

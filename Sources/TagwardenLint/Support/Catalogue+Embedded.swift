@@ -1160,7 +1160,7 @@ rationale: >
   (`alpine`, `slim`, `windowsservercore`, `alpine3.20`), such words after others of letters
   (`qa-latest`, `preprod-stable`, `production_latest`) and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
   stays the same while the running code changes. Images numbered with two numbers (PostgreSQL's `16.3`, its own image's and CloudNativePG's,
-  also through a mirror that keeps their paths or the name `postgres`, Kubernetes' `pause:3.9`, karma's `v0.121`, pgAdmin 4's `9.1`) and with one number
+  also through a mirror that keeps their paths or the name `postgres`, and `postgres-init`'s, tagged with the version of the PostgreSQL image it is built on, Kubernetes' `pause:3.9`, karma's `v0.121`, pgAdmin 4's `9.1`) and with one number
   (mendhak's http-https-echo, `40`) are releases, not series, and a number of six digits or more is a build's (a date,
   a timestamp `20250215015952`, a build number), not a major version, and a minor number of three digits or
   more with a leading zero (Perl's `2.098002`) is no series (Ubuntu's `26.04` is one). So is a tag that a policy
@@ -1359,7 +1359,7 @@ triggering:
       - {file: overlays/qa/kustomization.yaml, line: 6, column: 13, message: "image 'ghcr.io/acme/web:preprod-stable-slim' uses the floating tag 'preprod-stable-slim', which points at a new build after each push"}
       - {file: overlays/qa/kustomization.yaml, line: 8, column: 13, message: "image 'ghcr.io/acme/worker:production_latest' uses the floating tag 'production_latest', which points at a new build after each push"}
 nonTriggering:
-  - description: CloudNativePG's PostgreSQL image through a mirror that keeps its path (kommander-applications' dkp-container-images)
+  - description: CloudNativePG's PostgreSQL image through a mirror that keeps its path (kommander-applications' dkp-container-images), and postgres-init, tagged with PostgreSQL's version (BlauerFasan/home-ops)
     files:
       apps/db.yaml: |
         apiVersion: v1
@@ -1372,6 +1372,8 @@ nonTriggering:
               image: ghcr.io/mesosphere/dkp-container-images/cloudnative-pg/postgresql:17.5-minimal-bookworm
             - name: copy
               image: registry.example.com/mirror/library/postgres:17.5
+            - name: init
+              image: ghcr.io/home-operations/postgres-init:18.3
   - description: images whose releases have one number (http-https-echo's `40`) or two (karma's `v0.121`, pgAdmin 4's `9.1`)
     files:
       apps/echo.yaml: |
