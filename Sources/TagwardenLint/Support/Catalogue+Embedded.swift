@@ -6339,6 +6339,41 @@ nonTriggering:
           policy:
             semver:
               range: '>=1.0.0'
+  - description: a kustomize Kustomization written in a file that is not a kustomization (rossigee/flux-shared-platform's example pattern), whose patch would rename the repository; kustomize never reads it, so it builds nothing
+    files:
+      templates/automation.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: app
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/app
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: app
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: app
+          policy:
+            semver:
+              range: ">=1.0.0"
+      examples/pattern.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources:
+          - ../templates/automation.yaml
+        patches:
+          - patch: |
+              - op: replace
+                path: /metadata/name
+                value: my-app
+            target:
+              kind: ImageRepository
+              name: app
 """#),
         ("policy-unused.yaml", #"""
 id: policy-unused

@@ -857,7 +857,10 @@ public struct Model: Sendable {
         // (the paths made on all cores)
         let paths = concurrentMap(objects.count, chunkSize: 4096, makeState: {}) { _, at -> [String]? in
             let i = ObjectID(at)
-            guard objects[i].isKustomization && !objects[i].kustomizeResources.isEmpty else { return nil }
+            // (kustomize reads a kustomization only from a file of that name: a Kustomization written in another file, an
+            // example such as rossigee/flux-shared-platform's examples/patterns/component-with-automation.yaml, builds nothing)
+            guard objects[i].isKustomization && !objects[i].kustomizeResources.isEmpty,
+                  Extractor.isKustomizationName(Path.basename(files[objects[i].file].path)) else { return nil }
             let dir = Path.dirname(files[objects[i].file].path)
             return objects[i].kustomizeResources.compactMap { resourcePath($0, in: dir) }
         }
