@@ -14,8 +14,8 @@ enum TabbedComments {
     /// `-` the block starts after, if it does: that must be a sequence entry, not the end of a plain scalar continued
     /// on its line (`text` then `- # c`), which the caller sees in the parse. Nil when go-yaml v3 refuses the tab too.
     static func run(_ b: [UInt8], tabAt tab: Int) -> (tabs: [Int], span: Range<Int>, entry: Int?)? {
-        guard tab < b.count, b[tab] == tab_ else { return nil }
-        // the break that ends the line before: its last byte other than a blank or a break
+        guard tab < b.count, b[tab] == tabByte else { return nil }
+        // the line before the tab: its last byte other than a blank or a break
         var last = tab - 1
         while last >= 0, isBlank(b[last]) || isBreak(b[last]) { last -= 1 }
         guard last >= 0, let start = blockStart(b, lineEndingAt: last) else { return nil }
@@ -28,7 +28,7 @@ enum TabbedComments {
             var hash = lineBreak
             var blankTabs: [Int] = []
             while hash < b.count, hash - lineBreak < 512, isBlank(b[hash]) || isBreak(b[hash]) {
-                if b[hash] == tab_ { blankTabs.append(hash) }
+                if b[hash] == tabByte { blankTabs.append(hash) }
                 hash += 1
             }
             guard hash < b.count, hash - lineBreak < 512, b[hash] == UInt8(ascii: "#") else { break }
@@ -69,7 +69,7 @@ enum TabbedComments {
 
     private enum BlockStart { case comment, entry(Int) }
 
-    private static let tab_ = UInt8(ascii: "\t")
+    private static let tabByte = UInt8(ascii: "\t")
     private static func isBlank(_ c: UInt8) -> Bool { c == 32 || c == 9 }
     private static func isBreak(_ c: UInt8) -> Bool { c == 10 || c == 13 }
 }

@@ -431,9 +431,9 @@ public struct Model: Sendable {
         // retagging below settles the rest; built again should the rest change a marker's
         let earlyMarkerEnvironment = markerEnvironments()
         let earlyFlux = Started { [fluxIndex] in fluxIndex.build(markerEnvironment: earlyMarkerEnvironment) }
-        // (and one whose kustomization file holds something else, a Flux Kustomization: Flux generates no kustomization
-        // where a file of that name is, whatever it holds, 160683231-myseneca/Group10_Project_CLO835; the build sets hold
-        // every such file, `emptyKustomizationAt`)
+        // the directories of kustomization files, also of one that holds something else, a Flux Kustomization: Flux
+        // generates no kustomization where a file of that name is, whatever it holds (160683231-myseneca/Group10_Project_CLO835;
+        // the build sets hold every such file, `emptyKustomizationAt`)
         let kustomizationDirectories = Set(builds.value.kustomizationAt.keys).union(builds.value.emptyKustomizationAt.keys)
         let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories, pathPatched: pathPatched)
         let duplicateIDs = SideBySide(objects: objects, files: facts, graph: graph, generatedBuilds: generated,
@@ -486,8 +486,7 @@ public struct Model: Sendable {
             }
             let rootEnvironments = IncludeGraph.Memo<ObjectID, Deploying>(cycle: Deploying())   // kustomization → environments of the roots above it
             // a build kustomize refuses deploys nothing, nor does any that takes it (pbdger/flux-multi-stage's production
-            // overlay, whose patch matches no resource)
-
+            // overlay, whose patch matches no resource: `refusedBuilds`)
             func environments(_ k: ObjectID, _ depth: Int) -> Deploying {
                 if refusedBuilds.contains(k) { return Deploying() }
                 return rootEnvironments.value(k) {
