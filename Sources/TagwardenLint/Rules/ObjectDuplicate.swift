@@ -53,7 +53,7 @@ extension Rule {
             var visited = Set<String>()
             func deployed(_ path: String, depth: Int) -> Bool {
                 guard depth <= IncludeGraph.maxDepth, visited.insert(path).inserted else { return false }
-                let includers = m.kustomizationFileIncluders(of: path)
+                let includers = m.graph.includers(of: path)
                 guard !includers.isEmpty else { return true }
                 return includers.contains { k in
                     guard !refusedFiles.contains(m.objects[k].file) else { return false }

@@ -525,7 +525,7 @@ public struct Clusters: Sendable {
             var tops = Set<String>(), seen = Set<ObjectID>()
             var queue = graph.includers(of: files[f].path).map { ($0, 0) }
             while let (k, depth) = queue.popLast() {
-                guard seen.insert(k).inserted, Extractor.isKustomizationName(Path.basename(files[file(k)].path)) else { continue }
+                guard seen.insert(k).inserted else { continue }
                 let parents = graph.parents(of: k, depth: depth + 1)
                 if parents.isEmpty { tops.insert(graph.directory(of: k)) } else { queue += parents.map { ($0, depth + 1) } }
                 if tops.count > 1 { return nil }

@@ -443,9 +443,8 @@ public struct Model: Sendable {
         // taken twice (admngn/gitops-lumieres's overlay whose namespace: makes its Namespace the base's); what builds them
         // deploys nothing
         var refusedBuilds = Set(missing.keys).union(patchFailures.map(\.kustomization))
-        let refusedFiles = Set(duplicateIDs.refused.filter { $0.generatedAt == nil }.map(\.file))
-        if !refusedFiles.isEmpty {
-            for (k, o) in objects.withIDs where o.isKustomization && refusedFiles.contains(o.file) { refusedBuilds.insert(k) }
+        for b in duplicateIDs.refused where b.generatedAt == nil {
+            if let k = builds.value.kustomizationAt[Path.dirname(facts[b.file].path)] { refusedBuilds.insert(k) }
         }
         markRetagged(&images, objects: objects, files: facts, graph: graph, namespaces: namespaces, builds: builds, stepsOf: stepsOf,
                      refused: refusedBuilds)
@@ -672,9 +671,8 @@ public struct Model: Sendable {
         }
         guard !resources.isEmpty else { return (unlisted, missing, emptyFluxPaths) }
         for k in resources.keys.sorted() {
-            let isFile = Extractor.isKustomizationName(Path.basename(b.files[objects[k].file].path))
             let dir = Path.dirname(b.files[objects[k].file].path)
-            for path in resources[k]! where isFile && Model.holds(path, dir) && b.kustomizationAt[path] != nil {
+            for path in resources[k]! where Model.holds(path, dir) && b.kustomizationAt[path] != nil {
                 let shown = path.isEmpty ? "." : path
                 missing[k, default: []].append(MissingEntry(path: path, why: "the directory \(shown) that holds it (cycle detected: candidate root "
                                                             + "'\(shown)' contains visited root '\(dir.isEmpty ? "." : dir)')", isPatch: false))
@@ -683,11 +681,11 @@ public struct Model: Sendable {
                 if !b.hasFiles(under: path) {
                     // a file under a name the listing passes over (`app.json`) is read, and the model made again
                     if !Sources.isManifestName(path), !unlisted.contains(path) { unlisted.append(path) }
-                    if isFile, !notRead(path) {
+                    if !notRead(path) {
                         missing[k, default: []].append(MissingEntry(path: path, why: "which is neither a file nor a directory of manifests "
                                                                     + "in the repository", isPatch: false))
                     }
-                } else if isFile, b.kustomizationAt[path] == nil,
+                } else if b.kustomizationAt[path] == nil,
                           !Extractor.kustomizationNames.contains(where: { b.fileAt[path + "/" + $0] != nil }), !notRead(path) {
                     missing[k, default: []].append(MissingEntry(path: path, why: "a directory without a kustomization file", isPatch: false))
                 }
@@ -760,11 +758,6 @@ public struct Model: Sendable {
     /// `SideBySide.builds(of:kind:object:)`.
     public func sideBySideBuilds(of f: FileID, kind: String? = nil, object: ObjectID? = nil) -> [SideBySideBuild] {
         sideBySide.builds(of: f, kind: kind, object: object)
-    }
-
-    /// The kustomizations written in files of a kustomization's name (`kustomization.yaml` …) that list `path`.
-    package func kustomizationFileIncluders(of path: String) -> [ObjectID] {
-        sideBySide.kustomizationFileIncluders(of: path)
     }
 
     /// The paths the Flux Kustomizations here build, as written (normalised; none of another repository's source).
@@ -857,7 +850,8 @@ public struct Model: Sendable {
         let paths = concurrentMap(objects.count, chunkSize: 4096, makeState: {}) { _, at -> [String]? in
             let i = ObjectID(at)
             // (kustomize reads a kustomization only from a file of that name: a Kustomization written in another file, an
-            // example such as rossigee/flux-shared-platform's examples/patterns/component-with-automation.yaml, builds nothing)
+            // example such as rossigee/flux-shared-platform's examples/patterns/component-with-automation.yaml, builds nothing;
+            // so every includer in the graph is a kustomization file's)
             guard objects[i].isKustomization && !objects[i].kustomizeResources.isEmpty,
                   Extractor.isKustomizationName(Path.basename(files[objects[i].file].path)) else { return nil }
             let dir = Path.dirname(files[objects[i].file].path)

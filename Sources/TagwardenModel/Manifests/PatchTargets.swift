@@ -83,7 +83,7 @@ enum PatchTargets {
                     why = "; the build's \(kind) \(wanted) is \(objects[near].apiVersion))"
                 } else if let near {
                     let written = files[objects[near].file].path
-                    let patchNamespace = y.get(p.root, "metadata").flatMap { y.string($0, "namespace") }
+                    let patchNamespace = p.selector?.exactNamespace.flatMap { $0 == "default" ? nil : $0 }
                     if let its = objects[near].declaredNamespace {
                         why = "; the build's \(kind) \(wanted) is in namespace \(its), as \(written) writes it, and the patch "
                             + "\(patchNamespace.map { "names namespace \($0)" } ?? "names none"): give it `namespace: \(its)`)"

@@ -27,7 +27,7 @@ package struct SideBySide {
         var visited = Set<String>()
         func take(_ path: String, depth: Int, given: String?) {
             guard depth <= IncludeGraph.maxDepth, visited.insert(path + "\u{0}" + (given ?? "")).inserted else { return }
-            for k in kustomizationFileIncluders(of: path) {
+            for k in graph.includers(of: path) {
                 out.append(Model.SideBySideBuild(file: objects[k].file, generatedAt: nil, given: given))
                 if passesResourcesUnchanged(k, object: object) {
                     let next = clusterScoped ? given : objects[k].kustomizeNamespace ?? given
@@ -47,11 +47,6 @@ package struct SideBySide {
         // base and overlay IngressRoutes of one namespace, which kustomize refuses)
         take(files[f].path, depth: 0, given: object.flatMap { kind == "Namespace" ? objects[$0].name : clusterScoped ? nil : objects[$0].declaredNamespace })
         return out
-    }
-
-    /// The kustomizations written in files of a kustomization's name (`kustomization.yaml` …) that list `path`.
-    func kustomizationFileIncluders(of path: String) -> [ObjectID] {
-        graph.includers(of: path).filter { Extractor.isKustomizationName(Path.basename(files[objects[$0].file].path)) }
     }
 
     /// Whether kustomization `k` passes its resources on with the names they are written with (its `namespace:` aside,
