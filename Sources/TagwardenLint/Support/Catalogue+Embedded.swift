@@ -1824,6 +1824,60 @@ triggering:
             newTag: "2.0.1"
     expect:
       - {file: components/pin/kustomization.yaml, line: 5, column: 13, message: "image 'ghcr.io/acme/web:latest' uses the tag 'latest', which moves with every push: pin a version or a digest (deployed with this tag by overlays/dev/; the other builds change or drop it)"}
+  - description: "a chart's own default that two releases keep, one of them in a file no cluster here applies (Fabdev10/gitops-lab): that one's finding says so"
+    files:
+      charts/app/Chart.yaml: |
+        apiVersion: v2
+        name: app
+        version: 0.1.0
+      charts/app/values.yaml: |
+        image:
+          repository: ghcr.io/example/app
+          tag: latest
+      other/helmrelease.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: app
+          namespace: app
+        spec:
+          chart:
+            spec:
+              chart: ./charts/app
+              sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}
+      clusters/dev/flux-system/gotk-sync.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata:
+          name: flux-system
+          namespace: flux-system
+        spec:
+          ref: {branch: main}
+          url: https://github.com/example/repo
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: flux-system
+          namespace: flux-system
+        spec:
+          path: ./clusters/dev
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/dev/helmrelease.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: app
+          namespace: dev
+        spec:
+          chart:
+            spec:
+              chart: ./charts/app
+              sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}
+    expect:
+      - {file: charts/app/values.yaml, line: 3, column: 8, message: "image 'ghcr.io/example/app:latest' uses the tag 'latest', which moves with every push: pin a version or a digest (the default in the chart's own values.yaml, which HelmRelease app/app does not override) (no cluster in this repository applies other/helmrelease.yaml, which holds HelmRelease app/app)"}
+      - {file: charts/app/values.yaml, line: 3, column: 8, message: "image 'ghcr.io/example/app:latest' uses the tag 'latest', which moves with every push: pin a version or a digest (the default in the chart's own values.yaml, which HelmRelease dev/app does not override)"}
 nonTriggering:
   - description: latest with a digest pin
     files:

@@ -392,7 +392,7 @@ public struct Model: Sendable {
             namespaceOverride[i] = nil
         }
         let values = ValuesFiles.images(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
-                                        configMaps: configMaps, builds: builds)
+                                        configMaps: configMaps, builds: builds, reached: { [clusters] in !clusters.of($0).isEmpty })
         let shared = adoptMarkedValues(values.images, into: &images, markers: &markers)
         images += Substitution.resolve(substitutable + values.substitutable, variables: variables)
         markChartTagged(&images, objects: objects)

@@ -12,7 +12,8 @@ import TagwardenPolicy
 enum ValuesFiles {
     /// The images, and the references with `${…}` that wait for substitution.
     static func images(objects: Objects, namespaces: Table<ObjectID, String?>, environments: Table<ObjectID, String?>, files: Files,
-                       configMaps: [String: [ObjectID]], builds: LazyBuildSets) -> (images: [ImageUse], substitutable: [ImageUse]) {
+                       configMaps: [String: [ObjectID]], builds: LazyBuildSets,
+                       reached: (FileID) -> Bool = { _ in true }) -> (images: [ImageUse], substitutable: [ImageUse]) {
         let releases = objects.indices.filter { if case .helmRelease? = objects[$0].flux { return true } else { return false } }
         guard !releases.isEmpty else { return ([], []) }
         // the ConfigMaps the kustomizations generate, by namespace and name (a generated ConfigMap lands in the
@@ -143,14 +144,24 @@ enum ValuesFiles {
         for (reading, at) in readAt where readers[reading]! > 1 {
             for i in at.at..<(at.at + at.count) { out[i].valuesFromEntry = nil }
         }
-        // read once for each environment of the releases that name it: one finding per field and environment, naming them
+        // read once for each environment of the releases that name it, those a cluster here applies apart from the others: one
+        // finding per field, environment and reach, naming them
         func byEnvironment(_ releases: [ObjectID]) -> [[ObjectID]] {
-            var groups: [(environment: String?, releases: [ObjectID])] = []
+            var groups: [(environment: String?, reached: Bool, releases: [ObjectID])] = []
             for r in releases {
-                if let g = groups.firstIndex(where: { $0.environment == environments[r] }) { groups[g].releases.append(r) }
-                else { groups.append((environments[r], [r])) }
+                let isReached = reached(objects[r].file)
+                if let g = groups.firstIndex(where: { $0.environment == environments[r] && $0.reached == isReached }) { groups[g].releases.append(r) }
+                else { groups.append((environments[r], isReached, [r])) }
             }
             return groups.map(\.releases)
+        }
+        /// A chart file's image kept by releases in files no cluster here applies, where the chart file itself is applied
+        /// (through another release): its findings assume those releases are applied from outside (Fabdev10/gitops-lab's
+        /// `blog-app/blog-app` beside the applied `dev/blog-app`). The values file's own reach says the rest.
+        func unappliedReleases(_ img: inout ImageUse, _ keeping: [ObjectID], chartFile f: FileID) {
+            guard reached(f), let r = keeping.first, !reached(objects[r].file) else { return }
+            let premise = "no cluster in this repository applies \(files[objects[r].file].path), which holds HelmRelease \(name(r))"
+            img.premise = img.premise.map { $0 + "; " + premise } ?? premise
         }
         // a listed file's field runs where the release sets it nowhere later: in a file listed after it, a `valuesFrom`
         // entry (which Helm merges over the chart's values, the listed files among them) or `spec.values`
@@ -181,6 +192,7 @@ enum ValuesFiles {
                         : "HelmReleases " + names.prefix(3).joined(separator: ", ") + (names.count > 3 ? " and \(names.count - 3) more" : "")
                             + ", from the chart values file their chart.spec.valuesFiles name"
                     img = img.with(provenance: "values of " + who)
+                    unappliedReleases(&img, keeping, chartFile: f)
                     // Helm merges a release's valuesFrom entries over the listed files: one not read here may set the field
                     let unread = keeping.flatMap { r in (unreadEntries[r] ?? []).map { "\($0) of HelmRelease \(name(r))" } }
                     if path != nil, !unread.isEmpty {
@@ -207,7 +219,8 @@ enum ValuesFiles {
                 let found = releaseValues(y, file: f, path: files[f].path, release: group[0], environmentObject: nil, valuesRoot: true)
                 for img in found.images {
                     guard let path = img.valuesPath else { continue }   // (a field under a list: where it lands is the chart's)
-                    let keeping = group.filter { keeps($0, path) }.map(name)
+                    let keepingReleases = group.filter { keeps($0, path) }
+                    let keeping = keepingReleases.map(name)
                     guard !keeping.isEmpty else {
                         // every release sets the field: read all the same, so that a marker on it belongs to it and not to
                         // an image of its own that would be judged as deployed (`Model.adoptMarkedValues` keeps it only then)
@@ -219,8 +232,9 @@ enum ValuesFiles {
                     let who = keeping.count == 1 ? "HelmRelease \(keeping[0]) does" : "HelmReleases " + keeping.prefix(3).joined(separator: ", ")
                         + (keeping.count > 3 ? " and \(keeping.count - 3) more" : "") + " do"
                     var kept = img.with(provenance: "the default in the chart's own values.yaml, which \(who) not override")
+                    unappliedReleases(&kept, keepingReleases, chartFile: f)
                     // (a component that every release keeping the default turns off in its values: thaynes43's minio)
-                    let off = group.filter { keeps($0, path) }.map { disabling($0, path, objects: objects, parsed: parsed) }
+                    let off = keepingReleases.map { disabling($0, path, objects: objects, parsed: parsed) }
                     if let first = off.first, let key = first, off.allSatisfy({ $0 == key }) { kept.disabledBy = kept.disabledBy ?? key }
                     out.append(kept)
                 }
