@@ -20,7 +20,10 @@ extension Rule {
             var message = "images: entry '\(name)' matches no image of \(builds), so kustomize leaves the images as they are"
             if let same = u.spelledOtherwise {
                 message += ": kustomize compares names as written, and the build writes this image '\(same)'"
-            } else if let near = u.nearest.first(where: { likelyMeant(name, $0) }) {
+            } else if let near = u.nearest.first(where: { near in
+                // (not one another entry of the list already names: Chronicle20/atlas's atlas-marriages beside atlas-messages)
+                likelyMeant(name, near) && !m.objects[u.object].kustomizeImages.contains { $0.name.value == near }
+            }) {
                 message += ": did you mean '\(near)'?"
             } else if !u.nearest.isEmpty {
                 message += " (its images include \(u.nearest.map { "'\($0)'" }.joined(separator: ", ")))"

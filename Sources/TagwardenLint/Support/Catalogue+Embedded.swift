@@ -962,6 +962,28 @@ triggering:
     expect:
       - {file: base/kustomization.yaml, line: 3, column: 12, message: "images: entry 'example.com/ctrl' matches no image of this kustomization's build, so kustomize leaves the images as they are (its images include 'ghcr.io/example/app')"}
       - {file: base/kustomization.yaml, line: 4, column: 12, message: "images: entry 'example.com/web' matches no image of this kustomization's build, so kustomize leaves the images as they are (its images include 'ghcr.io/example/app')"}
+  - description: an entry for a service the build lacks, named like another whose own entry is there (Chronicle20/atlas's atlas-marriages beside atlas-messages); no suggestion of what the list already sets
+    files:
+      app/deploy.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: messages
+        spec:
+          template:
+            spec:
+              containers:
+                - name: messages
+                  image: ghcr.io/acme/atlas-messages/atlas-messages:1.0.0
+      app/kustomization.yaml: |
+        resources: [deploy.yaml]
+        images:
+          - name: ghcr.io/acme/atlas-messages/atlas-messages
+            newTag: 1.0.1
+          - name: ghcr.io/acme/atlas-marriages/atlas-marriages
+            newTag: 1.0.1
+    expect:
+      - {file: app/kustomization.yaml, line: 5, column: 11, message: "images: entry 'ghcr.io/acme/atlas-marriages/atlas-marriages' matches no image of this kustomization's build, so kustomize leaves the images as they are (its images include 'ghcr.io/acme/atlas-messages/atlas-messages')"}
 nonTriggering:
   - description: an entry whose name carries the tag (kustomize matches it against the whole reference; swaptacular's source-controller:v1.6.2)
     files:
