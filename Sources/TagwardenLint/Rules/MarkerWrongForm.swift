@@ -11,6 +11,12 @@ extension Rule {
 
     static let markerWrongForm = Rule("marker-wrong-form", scope: .updatePaths) { c in
         let m = c.model
+        var evaluators: [TagParsing: [PolicyDefinition.Behaviour: PolicyEvaluator?]] = [:]
+        /// Whether marker k's policy could select `value`: a tag its filter takes and no exclusion drops.
+        func couldSelect(_ k: MarkerID, _ value: String) -> Bool {
+            guard let p = m.markers[k].policy, let e = m.policyEvaluator(p, cache: &evaluators) else { return false }
+            return e.isExcluded(value) == nil && e.key(for: value) != nil
+        }
         /// The image marker k's policy follows, where it is not the one whole reference `value` names.
         func otherImage(_ k: MarkerID, _ value: String) -> String? {
             // (the field's image as extracted, else read here)
@@ -44,8 +50,15 @@ extension Rule {
                 let fits = ref.part == .tag ? tagFields : ref.part == .name ? nameFields.union(mk.composedName ? ["image"] : []) : digestFields
                 if holdsFull, !fits.contains(key) {
                     let wrong = "this field holds a whole image reference, but the :\(suffix) marker writes only the \(suffix)"
+                    // a field the :tag marker has already written, a tag its policy could select standing alone where a
+                    // reference goes (team-mercurious/k3s-gitops's `image: sha-f054e88…`)
+                    if ref.part == .tag, key == "image", ImageReference.isTag(value), couldSelect(k, value),
+                       let p = mk.policy, let (image, _) = m.policyImage(p) {
+                        message = "this field takes a whole image reference but holds '\(value)', a tag policy \(m.policyName(p)) could select: "
+                            + "the :tag marker has Flux write only the tag here, so the runtime pulls an image named '\(value)'; write "
+                            + "\(image):\(value) and use \"\(ref.namespace):\(ref.name)\""
                     // the whole-reference marker is the fix only where the policy follows this field's image
-                    if let other = otherImage(k, value) {
+                    } else if let other = otherImage(k, value) {
                         message = wrong + ", and policy \(m.policyName(mk.policy!)) follows \(other), not this field's image: mark it with the policy of its own image"
                     } else {
                         message = wrong + ": use \"\(ref.namespace):\(ref.name)\""

@@ -5198,6 +5198,44 @@ triggering:
               tag: 1.2.3
     expect:
       - {file: apps/hr.yaml, line: 8, column: 36, message: "image does not hold a tag: the :tag marker would write the wrong part of the image here"}
+  - description: "an image: field that already holds only a tag its :tag marker had Flux write (team-mercurious/k3s-gitops): the fix is the whole reference and the policy's own marker, not another policy"
+    files:
+      apps/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: app
+          namespace: app
+        spec:
+          template:
+            spec:
+              containers:
+                - name: app
+                  image: sha-f054e880 # {"$imagepolicy": "flux-system:app:tag"}
+      apps/image.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: app
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/app
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: app
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: app
+          filterTags:
+            pattern: '^sha-[a-f0-9]+$'
+          policy:
+            alphabetical:
+              order: asc
+    expect:
+      - {file: apps/deployment.yaml, line: 11, column: 31, message: "this field takes a whole image reference but holds 'sha-f054e880', a tag policy flux-system/app could select: the :tag marker has Flux write only the tag here, so the runtime pulls an image named 'sha-f054e880'; write ghcr.io/acme/app:sha-f054e880 and use \"flux-system:app\""}
 nonTriggering:
   - description: a :name marker on an `image:` that holds the name a chart composes with the `tag:` beside it, its registry's port included (brunovlucena/homelab's knative-operator)
     files:
