@@ -20,10 +20,7 @@ extension Rule {
             var message = "images: entry '\(name)' matches no image of \(builds), so kustomize leaves the images as they are"
             if let same = u.spelledOtherwise {
                 message += ": kustomize compares names as written, and the build writes this image '\(same)'"
-            } else if let near = u.nearest.first(where: { near in
-                // (not one another entry of the list already names: Chronicle20/atlas's atlas-marriages beside atlas-messages)
-                likelyMeant(name, near) && !m.objects[u.object].kustomizeImages.contains { $0.name.value == near }
-            }) {
+            } else if let near = u.nearest.first(where: { likelyMeant(name, $0) }) {
                 message += ": did you mean '\(near)'?"
             } else if !u.nearest.isEmpty {
                 message += " (its images include \(u.nearest.map { "'\($0)'" }.joined(separator: ", ")))"
@@ -36,15 +33,20 @@ extension Rule {
     }
 
     /// Whether `other` is likely what `name` meant: a few edits apart once the path they share (`ghcr.io/acme/`) is
-    /// set aside, so that `ghcr.io/acme/api` does not suggest `ghcr.io/acme/web`.
+    /// set aside, so that `ghcr.io/acme/api` does not suggest `ghcr.io/acme/web`; the edits of every path component
+    /// counted against what one name allows, so that a name repeated in the path (`atlas-marriages/atlas-marriages`)
+    /// does not double the edits allowed (Chronicle20/atlas: not `atlas-messages/atlas-messages`, another service).
     static func likelyMeant(_ name: String, _ other: String) -> Bool {
-        let a = Array(name.utf8), b = Array(other.utf8)
-        var shared = 0, i = 0
-        while i < min(a.count, b.count), a[i] == b[i] {
-            if a[i] == UInt8(ascii: "/") { shared = i + 1 }
-            i += 1
+        let a = name.split(separator: "/", omittingEmptySubsequences: false), b = other.split(separator: "/", omittingEmptySubsequences: false)
+        guard a.count == b.count else {
+            // (another depth: the rest of the two after the path they share, as one name)
+            var shared = 0
+            while shared < min(a.count, b.count), a[shared] == b[shared] { shared += 1 }
+            return Suggest.nearest(a[shared...].joined(separator: "/"), in: [b[shared...].joined(separator: "/")]) != nil
         }
-        let rest = String(decoding: a[shared...], as: UTF8.self)
-        return Suggest.nearest(rest, in: [String(decoding: b[shared...], as: UTF8.self)]) != nil
+        let differing = zip(a, b).filter { $0 != $1 }
+        guard let longest = differing.map({ $0.0.count }).max() else { return true }
+        let word = differing.map { String($0.0) }.joined(separator: "/"), meant = differing.map { String($0.1) }.joined(separator: "/")
+        return Suggester([meant]).nearest(word, within: max(2, longest / 3)) != nil
     }
 }

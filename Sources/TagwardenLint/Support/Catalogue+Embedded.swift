@@ -962,7 +962,7 @@ triggering:
     expect:
       - {file: base/kustomization.yaml, line: 3, column: 12, message: "images: entry 'example.com/ctrl' matches no image of this kustomization's build, so kustomize leaves the images as they are (its images include 'ghcr.io/example/app')"}
       - {file: base/kustomization.yaml, line: 4, column: 12, message: "images: entry 'example.com/web' matches no image of this kustomization's build, so kustomize leaves the images as they are (its images include 'ghcr.io/example/app')"}
-  - description: an entry for a service the build lacks, named like another whose own entry is there (Chronicle20/atlas's atlas-marriages beside atlas-messages); no suggestion of what the list already sets
+  - description: an entry for a service the build lacks, whose name repeats in its path (Chronicle20/atlas's atlas-marriages/atlas-marriages); another service's name as far from it is no typo, whatever the repetition
     files:
       app/deploy.yaml: |
         apiVersion: apps/v1

@@ -144,22 +144,20 @@ enum ValuesFiles {
         for (reading, at) in readAt where readers[reading]! > 1 {
             for i in at.at..<(at.at + at.count) { out[i].valuesFromEntry = nil }
         }
-        // read once for each environment of the releases that name it, those a cluster here applies apart from the others: one
-        // finding per field, environment and reach, naming them
+        // read once for each environment of the releases that name it: one finding per field and environment, naming them
         func byEnvironment(_ releases: [ObjectID]) -> [[ObjectID]] {
-            var groups: [(environment: String?, reached: Bool, releases: [ObjectID])] = []
+            var groups: [(environment: String?, releases: [ObjectID])] = []
             for r in releases {
-                let isReached = reached(objects[r].file)
-                if let g = groups.firstIndex(where: { $0.environment == environments[r] && $0.reached == isReached }) { groups[g].releases.append(r) }
-                else { groups.append((environments[r], isReached, [r])) }
+                if let g = groups.firstIndex(where: { $0.environment == environments[r] }) { groups[g].releases.append(r) }
+                else { groups.append((environments[r], [r])) }
             }
             return groups.map(\.releases)
         }
-        /// A chart file's image kept by releases in files no cluster here applies, where the chart file itself is applied
-        /// (through another release): its findings assume those releases are applied from outside (Fabdev10/gitops-lab's
-        /// `blog-app/blog-app` beside the applied `dev/blog-app`). The values file's own reach says the rest.
+        /// A chart file's image kept only by releases in files no cluster here applies, where the chart file itself is
+        /// applied (through a release of another environment): its findings assume those releases are applied from outside
+        /// (Fabdev10/gitops-lab's `blog-app/blog-app` beside the applied `dev/blog-app`). The values file's own reach says the rest.
         func unappliedReleases(_ img: inout ImageUse, _ keeping: [ObjectID], chartFile f: FileID) {
-            guard reached(f), let r = keeping.first, !reached(objects[r].file) else { return }
+            guard reached(f), let r = keeping.first, keeping.allSatisfy({ !reached(objects[$0].file) }) else { return }
             let premise = "no cluster in this repository applies \(files[objects[r].file].path), which holds HelmRelease \(name(r))"
             img.premise = img.premise.map { $0 + "; " + premise } ?? premise
         }
