@@ -335,8 +335,9 @@ public final class GitRepository {
 
     // MARK: index
 
-    /// Stage-0 blob entries of the index (what the next commit will contain), filtered by name.
-    public func indexBlobEntries(accept: (String) -> Bool) throws -> [TreeEntry] {
+    /// The index's blob entries (what the next commit will contain) at stage 0, and the "ours" side of a conflict,
+    /// filtered by name; as libgit2 reads them (`indexBlobEntries` reads most index files directly).
+    func libgit2IndexBlobEntries(accept: (String) -> Bool) throws -> [TreeEntry] {
         let index = try openIndex()
         defer { git_index_free(index) }
         var out: [TreeEntry] = []

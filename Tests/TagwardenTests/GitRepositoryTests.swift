@@ -354,21 +354,37 @@ private func commit(_ repo: GitRepository, on parent: GitOID, _ path: String, _ 
     }
 
     /// The index read directly lists what libgit2 lists, in the same order: versions 2 and 3 (intent-to-add and
-    /// skip-worktree entries), each stage of a conflict, a name outside ASCII; version 4 and a damaged file are libgit2's.
+    /// skip-worktree entries), each stage of a conflict, a name outside ASCII, a symlink, an executable and a
+    /// submodule's entry, each with its object id and mode; version 4 and a damaged file are libgit2's.
     @Test func theIndexReadDirectlyListsWhatLibgit2Lists() throws {
         let s = try GitScratch()
-        let dir = try s.fixture().dir
+        let (dir, _, head) = try s.fixture()
         func readDirectly() throws -> [String]? { IndexFile.paths(Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/.git/index")))) }
         // (opened again each time: libgit2 keeps the index it read first)
         func fresh() throws -> GitRepository { try #require(try GitRepository.discover(dir)) }
+        func described(_ entries: [GitRepository.TreeEntry]) -> [String] {
+            entries.map { "\($0.path) \($0.oid) \(String($0.mode, radix: 8))\($0.conflicted ? " ours" : "")" }
+        }
         func agrees(_ state: String) throws {
             let direct = try #require(try readDirectly(), "\(state): not read directly")
             let repo = try fresh()
             let libgit2 = try repo.indexEntries().map(\.path)
             #expect(direct == libgit2, "\(state): \(direct) \(libgit2)")
             #expect(try repo.indexPaths() == direct, "\(state)")
+            let entries = described(try repo.indexBlobEntries { _ in true })
+            let libgit2Entries = described(try fresh().libgit2IndexBlobEntries { _ in true })
+            #expect(!entries.isEmpty && entries == libgit2Entries, "\(state): \(entries) \(libgit2Entries)")
+            #expect(described(try repo.indexBlobEntries { $0.hasSuffix(".yaml") }) == entries.filter { $0.split(separator: " ")[0].hasSuffix(".yaml") })
         }
         try agrees("version 2")
+        try s.write(s.root + "/target", "a.yaml")
+        let target = try s.git(dir, "hash-object", "-w", s.root + "/target").trimmingTrailingNewlines
+        try s.git(dir, "update-index", "--add", "--cacheinfo", "160000,\(head),vendor/sub")
+        try s.git(dir, "update-index", "--add", "--cacheinfo", "120000,\(target),link.yaml")
+        try agrees("a submodule and a symlink")
+        #expect(try described(fresh().indexBlobEntries { $0.hasPrefix("vendor/") || $0.hasPrefix("link") }) == ["link.yaml \(target) 120000"])
+        #expect(try described(fresh().indexBlobEntries { $0 == "run.sh" }).first?.hasSuffix(" 100755") == true)
+        try s.git(dir, "rm", "-q", "--cached", "vendor/sub", "link.yaml")
         try s.write(dir + "/caf\u{E9}/d\u{E9}ploiement.yaml", "d: 1\n")
         try s.write(dir + "/later.yaml", "l: 1\n")
         try s.git(dir, "add", "caf\u{E9}")

@@ -45,7 +45,7 @@ public enum Checks {
         let shared = SharedExtraction()
         defer { shared.withdraw() }
         let headSide = tip.map { tip in
-            alongside(rev: tip, historyFrom: tip, options: options, taking: shared) {
+            alongside(rev: tip, historyFrom: tip, options: options, taking: shared, knownBlobs: indexSnap.blobs) {
                 try Workspace.open(path: path, configPath: options.configPath, fromIndex: true, fromEnvironment: fromEnvironment, knownRules: Catalogue.ids)
             }
         }
@@ -76,7 +76,7 @@ public enum Checks {
         try headSnap.requireIntact()
         let shared = SharedExtraction()
         defer { shared.withdraw() }
-        let baseSide = alongside(rev: mergeBase, historyFrom: mergeBase, options: options, taking: shared) {
+        let baseSide = alongside(rev: mergeBase, historyFrom: mergeBase, options: options, taking: shared, knownBlobs: headSnap.blobs) {
             try Workspace.open(path: path, configPath: options.configPath, rev: headRev, configRev: configFromBase ? base : headRev, knownRules: Catalogue.ids)
         }
         var headReport = try ws.audit(headSnap, profile: options.profile, historyFrom: mergeBase, sharing: .offer(shared))
@@ -94,16 +94,17 @@ public enum Checks {
 
     /// The audit of `rev` on another thread, started now, in a workspace of its own that `open` makes: a libgit2
     /// repository is one thread's. A check's two audits run side by side, so that on two cores it takes little more
-    /// time than one audit: this one reads its tree while the other extracts, then takes the other's facts of the
-    /// files both trees hold (`shared`) and builds its model while the other builds its own. Staging's history is read
-    /// by one of them at a time (`History.stagingEvidence`), and the other finds it in the cache.
+    /// time than one audit: this one reads its tree while the other extracts (a blob the other's snapshot read,
+    /// `knownBlobs`, is not read again), then takes the other's facts of the files both trees hold (`shared`) and
+    /// builds its model while the other builds its own. Staging's history is read by one of them at a time
+    /// (`History.stagingEvidence`), and the other finds it in the cache.
     static func alongside(rev: String, historyFrom tip: String, options: CheckOptions, taking shared: SharedExtraction,
-                          _ open: @escaping @Sendable () throws -> Workspace) -> Started<Result<AuditReport, any Error>> {
+                          knownBlobs: [GitOID: [UInt8]], _ open: @escaping @Sendable () throws -> Workspace) -> Started<Result<AuditReport, any Error>> {
         Started {
             Result {
                 var ws = try open()
                 ws.historyProgress = options.historyProgress
-                let snap = try ws.snapshot(rev: rev, maxFileSize: options.maxFileSize)
+                let snap = try ws.snapshot(rev: rev, maxFileSize: options.maxFileSize, knownBlobs: knownBlobs)
                 try snap.requireIntact()
                 return try ws.audit(snap, profile: options.profile, historyFrom: tip, sharing: .take(shared))
             }

@@ -57,6 +57,8 @@ public struct SourceSnapshot {
     public var conflicted: [String] = []
     /// What the user should know about how the files were read.
     public var notes: [String] = []
+    /// The blobs read from the object database, by id (for a snapshot of a commit or the index).
+    public var blobs: [GitOID: [UInt8]] = [:]
     /// The URLs of the repository's remotes: a Flux source with another URL is another repository.
     public var remoteURLs: [String] = []
     /// The branch the working tree (or the index) is on, for a snapshot of either; nil for a commit or a detached HEAD.
@@ -100,6 +102,9 @@ extension SourceSnapshot {
 
 public struct SourceOptions: Sendable {
     public var maxFileSize = 10 * 1024 * 1024
+    /// Blobs another snapshot of the repository read (`SourceSnapshot.blobs`): an object id names its bytes, so a
+    /// blob both trees hold is read once.
+    public var knownBlobs: [GitOID: [UInt8]] = [:]
     public init() {}
 }
 
@@ -431,6 +436,7 @@ public enum Sources {
 
     /// An entry's blob, or why it cannot be linted: over the size limit, or (`isDamage`) missing or damaged.
     static func blob(_ repo: GitRepository, _ entry: GitRepository.TreeEntry, options: SourceOptions) -> Result<[UInt8], TagwardenError> {
+        if let known = options.knownBlobs[entry.oid], known.count <= options.maxFileSize { return .success(known) }
         switch repo.readBlob(entry.oid, limit: options.maxFileSize) {
         case .bytes(let b): return .success(b)
         case .tooLarge(let n): return .failure(TagwardenError("larger than the \(ByteCount.formatSize(options.maxFileSize)) limit (\(ByteCount.formatSize(n)))"))
@@ -446,8 +452,9 @@ public enum Sources {
         let sha = try repo.resolveCommit(rev)
         let entries = try repo.treeEntries(commit: sha) { isManifestName($0) || isUnreadYAMLName($0) }
         var skipped: [SkippedFile] = []
-        let files = readBlobs(repo, entries, options: options, skipped: &skipped) { path in repo.treeEntry(commit: sha, path: path) }
-        return SourceSnapshot(kind: .commit, root: rootOf(repo), rev: sha, files: files, skipped: skipped,
+        var blobs: [GitOID: [UInt8]] = [:]
+        let files = readBlobs(repo, entries, options: options, skipped: &skipped, blobs: &blobs) { path in repo.treeEntry(commit: sha, path: path) }
+        return SourceSnapshot(kind: .commit, root: rootOf(repo), rev: sha, files: files, skipped: skipped, blobs: blobs,
                               reader: TreeReader { readEntry(repo, repo.treeEntry(commit: sha, path: $0), options: options) })
     }
 
@@ -457,11 +464,12 @@ public enum Sources {
         var byPath: [String: GitRepository.TreeEntry] = [:]
         for e in all { byPath[e.path] = e }
         var skipped: [SkippedFile] = []
+        var blobs: [GitOID: [UInt8]] = [:]
         let files = readBlobs(repo, all.filter { isManifestName($0.path) || isUnreadYAMLName($0.path) }, options: options,
-                              skipped: &skipped) { byPath[$0] }
+                              skipped: &skipped, blobs: &blobs) { byPath[$0] }
         let read = Set(files.map(\.path))
         return SourceSnapshot(kind: .index, root: rootOf(repo), rev: nil, files: files, skipped: skipped,
-                              conflicted: all.filter { $0.conflicted && read.contains($0.path) }.map(\.path),
+                              conflicted: all.filter { $0.conflicted && read.contains($0.path) }.map(\.path), blobs: blobs,
                               reader: TreeReader { readEntry(repo, byPath[$0], options: options) })
     }
 
@@ -469,9 +477,10 @@ public enum Sources {
         repo.workdir.map { String($0.dropLast($0.hasSuffix("/") ? 1 : 0)) } ?? repo.gitDir
     }
 
-    /// Reads blobs from the object database; symlinks are followed only to files inside the same tree.
-    static func readBlobs(_ repo: GitRepository, _ entries: [GitRepository.TreeEntry], options: SourceOptions,
-                          skipped: inout [SkippedFile], lookup: (String) -> GitRepository.TreeEntry?) -> [SourceFile] {
+    /// Reads blobs from the object database, each kept in `blobs` by id; symlinks are followed only to files inside
+    /// the same tree.
+    static func readBlobs(_ repo: GitRepository, _ entries: [GitRepository.TreeEntry], options: SourceOptions, skipped: inout [SkippedFile],
+                          blobs: inout [GitOID: [UInt8]], lookup: (String) -> GitRepository.TreeEntry?) -> [SourceFile] {
         var files: [SourceFile] = []
         files.reserveCapacity(entries.count)
         for entry in entries {
@@ -491,6 +500,7 @@ public enum Sources {
             let unread = !isManifestName(entry.path)
             switch blob(repo, target, options: options) {
             case .success(let b):
+                blobs[target.oid] = b
                 if unread && !SourceText.contains(markerToken, in: b) { continue }
                 files.append(SourceFile(path: entry.path, bytes: b))
             case .failure(let e):

@@ -146,9 +146,10 @@ public struct Workspace {
     }
 
     /// The working tree (or plain directory), the index, or the tree of `rev`. The config file is not a manifest.
-    public func snapshot(rev: String?, index: Bool = false, maxFileSize: Int?) throws -> SourceSnapshot {
+    public func snapshot(rev: String?, index: Bool = false, maxFileSize: Int?, knownBlobs: [GitOID: [UInt8]] = [:]) throws -> SourceSnapshot {
         Timings.mark("open")
         var options = SourceOptions()
+        options.knownBlobs = knownBlobs
         if let m = maxFileSize ?? config.maxFileSize { options.maxFileSize = m }
         var snap: SourceSnapshot
         if index {
