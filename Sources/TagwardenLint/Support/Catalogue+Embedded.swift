@@ -2601,7 +2601,13 @@ rationale: >
   pair of files, with how many of their resources collide); a strategic-merge patch without a `target` whose object no resource of the build is (`no resource
   matches strategic merge patch`: most often a patch for a Deployment that a HelmRelease's chart renders, which is no
   resource of the kustomize build); and a JSON patch whose operation needs a path its target lacks (`remove` of a
-  missing field, any operation under a missing parent: `doc is missing path`). The message names the Flux
+  missing field, any operation under a missing parent: `doc is missing path`); and, whatever the build holds, a
+  patch under `patches:` that kustomize reads as neither a strategic-merge patch nor a JSON patch (a mapping with no
+  `kind`, or no `metadata.name`: a `$patch: delete` alone, `unable to parse SM or JSON patch`) or as both (nothing
+  but comments: `illegally qualifies as both an SM and JSON patch`); and a `configMapGenerator` with `behavior:
+  merge` or `replace` whose ConfigMap no resource of the build below is, by its name and its own `namespace` (none
+  is the default namespace: the kustomization's `namespace:` comes after), judged as patch targets are (`does not
+  exist; cannot merge or replace`). The message names the Flux
   Kustomizations that build it. A missing file of a directory that an Argo CD Application builds with a
   config-management plugin (`source.plugin`) is an assumption: the plugin may write it before kustomize runs.
   A Flux Kustomization of this repository's GitRepository whose `path` holds no
@@ -2634,7 +2640,8 @@ fix: >
   `apiVersion: kustomize.toolkit.fluxcd.io/v1`, listed in the kustomization's `resources`. Add the missing file or
   directory (or its kustomization file), or take the entry out; name the base's files rather than the directory
   that holds the overlay. Keep one of the two resources. Patch the objects a HelmRelease renders with its
-  `spec.postRenderers`; correct the patch's name or path, or add the field before removing it.
+  `spec.postRenderers`; correct the patch's name or path, or add the field before removing it; give a patch under
+  `patches:` the kind and a `metadata.name` of a resource (with a `target`, any name), or take it out.
 triggering:
   - description: a Flux Kustomization's spec in the bootstrap path's kustomization.yaml
     files:
@@ -3116,7 +3123,100 @@ triggering:
     expect:
       - {file: production/replicas.yaml, line: 4, column: 9, message: "kustomize cannot build production/kustomization.yaml: its strategic-merge patch is for apps/v1 Deployment apps/web, which no resource of the build is (no resource matches strategic merge patch; the build's Deployment web has no namespace when the patch runs, as base/web.yaml writes it, and the patch names namespace apps: remove it), so nothing that builds production deploys anything"}
       - {file: staging/podinfo-values.yaml, line: 4, column: 9, message: "kustomize cannot build staging/kustomization.yaml: its strategic-merge patch is for helm.toolkit.fluxcd.io/v2 HelmRelease podinfo, which no resource of the build is (no resource matches strategic merge patch; the build's HelmRelease podinfo is in namespace podinfo, as base/release.yaml writes it, and the patch names none: give it `namespace: podinfo`), so nothing that builds staging deploys anything"}
+  - description: "a patch of `$patch: delete` alone, with a target, which kustomize reads as no patch (MTES-MCT/trackdechets)"
+    files:
+      base/kustomization.yaml: |
+        resources: [web.yaml]
+      base/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+        spec:
+          template:
+            spec:
+              containers:
+                - {name: web, image: curlimages/curl:8.10.1}
+      overlays/dev/kustomization.yaml: |
+        resources: [../../base]
+        patches:
+          - patch: |-
+              $patch: delete
+            target:
+              kind: HorizontalPodAutoscaler
+    expect:
+      - {file: overlays/dev/kustomization.yaml, line: 3, column: 12, message: "kustomize cannot build overlays/dev/kustomization.yaml: its patch under patches: has no kind, so kustomize reads it as neither a strategic-merge patch (a resource, with a kind and a metadata.name) nor a JSON patch (a list of operations), whatever its target selects (unable to parse SM or JSON patch), so nothing that builds overlays/dev deploys anything"}
+  - description: a patch file of nothing but comments
+    files:
+      base/kustomization.yaml: |
+        resources: [web.yaml]
+      base/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+      overlays/dev/kustomization.yaml: |
+        resources: [../../base]
+        patches:
+          - path: replicas.yaml
+            target: {kind: Deployment}
+      overlays/dev/replicas.yaml: |
+        # replicas: 3
+    expect:
+      - {file: overlays/dev/kustomization.yaml, line: 3, column: 11, message: "kustomize cannot build overlays/dev/kustomization.yaml: its patch under patches: holds nothing but comments, which kustomize reads as an empty strategic-merge patch and as an empty JSON patch alike (illegally qualifies as both an SM and JSON patch), so nothing that builds overlays/dev deploys anything"}
+  - description: a configMapGenerator that merges into a base's ConfigMap of another namespace (antinvestor/builder)
+    files:
+      base/kustomization.yaml: |
+        resources: [app.yaml]
+      base/app.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: builder-config, namespace: builder}
+        data: {LOG_LEVEL: info}
+      staging/kustomization.yaml: |
+        namespace: builder
+        resources: [../base]
+        configMapGenerator:
+          - name: builder-config
+            behavior: merge
+            literals: [LOG_LEVEL=debug]
+    expect:
+      - {file: staging/kustomization.yaml, line: 4, column: 11, message: "kustomize cannot build staging/kustomization.yaml: its configMapGenerator builder-config changes the ConfigMap builder-config of namespace default (behavior: merge), which no resource of the build is (does not exist; cannot merge or replace; the build's ConfigMap builder-config is in namespace builder, as base/app.yaml writes it, and the generator names none: give it `namespace: builder`), so nothing that builds staging deploys anything"}
 nonTriggering:
+  - description: a configMapGenerator that merges into a ConfigMap the base's kustomization puts in its namespace (kustomize matches the namespace as written too)
+    files:
+      base/kustomization.yaml: |
+        namespace: builder
+        resources: [app.yaml]
+      base/app.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: builder-config}
+        data: {LOG_LEVEL: info}
+      staging/kustomization.yaml: |
+        resources: [../base]
+        configMapGenerator:
+          - name: builder-config
+            behavior: merge
+            literals: [LOG_LEVEL=debug]
+  - description: a patch with a target whose own name is any name, as a strategic-merge patch needs one
+    files:
+      base/kustomization.yaml: |
+        resources: [web.yaml]
+      base/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+      overlays/dev/kustomization.yaml: |
+        resources: [../../base]
+        patches:
+          - patch: |-
+              apiVersion: apps/v1
+              kind: Deployment
+              metadata:
+                name: any
+              spec:
+                replicas: 2
+            target:
+              kind: Deployment
   - description: two apps whose kustomizations put their ConfigMaps of one name in two namespaces, taken side by side
     files:
       cluster/kustomization.yaml: |

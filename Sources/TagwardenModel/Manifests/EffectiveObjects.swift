@@ -250,6 +250,9 @@ struct EffectiveObjects {
         /// `commonLabels` and `labels[].pairs`, `commonAnnotations`: set on every object after the name affixes.
         var labels: [String: String] = [:]
         var annotations: [String: String] = [:]
+        /// The first `patches:` entry kustomize refuses to configure, whatever the build holds: where its `patch` or
+        /// `path` is written, and why.
+        var refused: (span: SourceSpan, problem: String)?
     }
 
     static let kinds: Set<String> = ["ImagePolicy", "ImageRepository", "ImageUpdateAutomation"]
@@ -485,6 +488,27 @@ struct EffectiveObjects {
         return (labels, annotations)
     }
 
+    /// Why kustomize's PatchTransformer refuses a patch, whatever it selects: it reads the text as a strategic-merge
+    /// patch (resources: each with a kind, and a `metadata.name` unless the kind is a `…List`) and as a JSON patch (a
+    /// list of operations), and takes it only when exactly one reading holds. A mapping that is no resource is neither
+    /// ("unable to parse SM or JSON patch"); text with no document but comments is both, empty. Nil where it takes it,
+    /// or where that is not judged here (more documents, a list, blank text).
+    static func refusal(_ t: PatchText) -> String? {
+        let y = t.yaml
+        if y.documents.isEmpty {
+            guard y.bytes.contains(where: { $0 != 32 && $0 != 9 && $0 != 10 && $0 != 13 }) else { return nil }
+            return "its patch under patches: holds nothing but comments, which kustomize reads as an empty strategic-merge patch "
+                + "and as an empty JSON patch alike (illegally qualifies as both an SM and JSON patch)"
+        }
+        guard y.documents.count == 1, case let r = y.documents[0].root, y.nodes[r].kind == .mapping else { return nil }
+        func scalar(_ n: Int?) -> String { n.flatMap { y.nodes[$0].kind == .scalar && !y.isNull($0) ? y.value($0) : nil } ?? "" }
+        let kind = scalar(y.get(r, "kind")), name = scalar(y.get(r, "metadata", "name"))
+        guard let lacks = kind.isEmpty ? "kind" : name.isEmpty && !kind.hasSuffix("List") ? "metadata.name" : nil else { return nil }
+        return "its patch under patches: has no \(lacks), so kustomize reads it as neither a strategic-merge patch (a resource, "
+            + "with a kind and a metadata.name) nor a JSON patch (a list of operations), whatever its target selects "
+            + "(unable to parse SM or JSON patch)"
+    }
+
     /// Reads kustomization (or Flux Kustomization) `k`'s patches and components.
     static func readSteps(_ k: ObjectID, objects: Objects, files: Files, fileAt: [String: FileID],
                           yaml: (FileID) -> YAMLFile) -> Steps {
@@ -567,6 +591,9 @@ struct EffectiveObjects {
                         steps.renamesByOption = true
                     }
                     let t = y.get(item, "patch").flatMap { text(inline: $0) } ?? y.string(item, "path").flatMap { text(path: $0) }
+                    if steps.refused == nil, let t, let at = y.get(item, "patch") ?? y.get(item, "path"), let problem = refusal(t) {
+                        steps.refused = (y.nodes[at].span, problem)
+                    }
                     add(t, target: selector(y.get(item, "target")), into: &steps.early, patchesField: true)
                 }
             }

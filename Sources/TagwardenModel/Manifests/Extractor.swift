@@ -348,8 +348,10 @@ package struct Extractor {
                         entry.firstIndex(of: "=").map { String(entry[..<$0]) }
                     }
                     // (one from `envs` alone, or from nothing, still makes its ConfigMap: its keys are not known here)
+                    let behavior = scalarString(y.get(g, "behavior"))
                     generators.append(.init(name: name, namespace: scalarString(y.get(g, "namespace")), files: files,
-                                            replaces: scalarString(y.get(g, "behavior")) == "replace", literalKeys: literals))
+                                            replaces: behavior == "replace", literalKeys: literals,
+                                            changesExisting: behavior == "merge" || behavior == "replace", nameSpan: y.get(g, "name").map { y.nodes[$0].span }))
                 }
             }
         } else if kind == "Kustomization", group == "kustomize.toolkit.fluxcd.io" {

@@ -296,8 +296,9 @@ public struct Model: Sendable {
         nonResources.formUnion(deletedByPatches(objects: objects, files: facts, graph: graph, stepsOf: stepsOf))
         let (unlisted, missing, writtenEmptyPaths) = unread.value
         let identityPatches = Model.identityPatches(objects: objects, stepsOf: stepsOf)
-        let patchFailures = stepsOf.isEmpty ? [] : PatchTargets.failures(objects: objects, files: facts, builds: builds, stepsOf: stepsOf,
-                                                                         writtenName: writtenName, refused: Set(missing.keys))
+        let patchFailures = (stepsOf.isEmpty ? [] : PatchTargets.failures(objects: objects, files: facts, builds: builds, stepsOf: stepsOf,
+                                                                          writtenName: writtenName, refused: Set(missing.keys)))
+            + PatchTargets.generatorFailures(objects: objects, files: facts, builds: builds, writtenName: writtenName, refused: Set(missing.keys))
         // the repository's ConfigMaps by namespace/name, which substitution and release values both look up
         var configMaps: [String: [ObjectID]] = [:]
         for (i, o) in objects.withIDs where o.configData != nil {

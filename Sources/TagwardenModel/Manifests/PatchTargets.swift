@@ -12,7 +12,8 @@ public struct PatchFailure: Sendable {
     public let problem: String
 }
 
-/// The patches of a kustomization that kustomize refuses, judged only where the build is known: its resources are all
+/// A patch kustomize cannot read as either kind of patch (`EffectiveObjects.refusal`) fails every build of its
+/// kustomization. Otherwise the patches of a kustomization that kustomize refuses are judged only where the build is known: its resources are all
 /// files of the repository, read, with no Helm chart, generator plugin or remote resource among them
 /// (`BuildSets.resourceBuild(of:)`), kustomize does not refuse one of its kustomizations already (`refused`: a resource it
 /// cannot take, `Model.missingResources`), and nothing the build runs before the patch may change what it needs.
@@ -42,17 +43,15 @@ enum PatchTargets {
     static func failures(objects: Objects, files: Files, builds: LazyBuildSets, stepsOf: [ObjectID: EffectiveObjects.Steps],
                          writtenName: [ObjectID: String], refused: Set<ObjectID>) -> [PatchFailure] {
         var out: [PatchFailure] = []
-        // directory → the Components that the Flux Kustomizations whose `path` it is add to its kustomization (Flux
-        // appends `spec.components` to its `components:`): they run before its own patches
-        var fluxComponents: [String: [ObjectID]] = [:]
-        for o in objects where o.isFluxKustomization {
-            guard let spec = o.fluxKustomization, let path = spec.path else { continue }
-            fluxComponents[path, default: []] += spec.componentDirectories.compactMap { builds.value.kustomizationAt[$0] }
-        }
+        let fluxComponents = Self.fluxComponents(objects: objects, builds: builds)
         for k in stepsOf.keys.sorted() {
             let o = objects[k], steps = stepsOf[k]!
-            guard o.isKustomization, o.kind == "Kustomization", Extractor.isKustomizationName(Path.basename(files[o.file].path)),
-                  !(steps.early.isEmpty && steps.late.isEmpty) else { continue }
+            guard o.isKustomization, o.kind == "Kustomization", Extractor.isKustomizationName(Path.basename(files[o.file].path)) else { continue }
+            if let (span, problem) = steps.refused {
+                out.append(PatchFailure(kustomization: k, file: o.file, span: span, problem: problem))
+                continue
+            }
+            guard !(steps.early.isEmpty && steps.late.isEmpty) else { continue }
             guard let build = builds.resourceBuild(of: k), build.kustomizations.allSatisfy({ !refused.contains($0) })
             else { continue }
             // a Component a Flux Kustomization adds may bring the patch's object (not judged), or patch it first
@@ -102,6 +101,67 @@ enum PatchTargets {
                                             + "(no resource matches strategic merge patch" + why))
             }
             out += jsonFailures(k, steps: steps, build: build, added: added, objects: objects, files: files, stepsOf: stepsOf, name: name)
+        }
+        return out
+    }
+
+    /// Directory → the Components that the Flux Kustomizations whose `path` it is add to its kustomization (Flux
+    /// appends `spec.components` to its `components:`): they run before its own patches and generators.
+    static func fluxComponents(objects: Objects, builds: LazyBuildSets) -> [String: [ObjectID]] {
+        var out: [String: [ObjectID]] = [:]
+        for o in objects where o.isFluxKustomization {
+            guard let spec = o.fluxKustomization, let path = spec.path else { continue }
+            out[path, default: []] += spec.componentDirectories.compactMap { builds.value.kustomizationAt[$0] }
+        }
+        return out
+    }
+
+    /// The `configMapGenerator`s with `behavior: merge` or `replace` whose ConfigMap no resource of the build below
+    /// their kustomization is: kustomize looks it up by the generator's name and namespace (none is the default
+    /// namespace: the kustomization's own `namespace:` comes after) among the resources' names and namespaces as
+    /// written and as the kustomizations below set them, and fails ("does not exist; cannot merge or replace").
+    /// Judged where the build is known (as for patches), the kustomization has no `components:` (a Component may bring
+    /// the ConfigMap) and no Flux Kustomization adds any; a name matches if it is the generator's or a part of it (or
+    /// the other way: a name affix below), and a ConfigMap another kustomization of the build generates matches by name.
+    static func generatorFailures(objects: Objects, files: Files, builds: LazyBuildSets, writtenName: [ObjectID: String],
+                                  refused: Set<ObjectID>) -> [PatchFailure] {
+        let changing = objects.indices.filter { k in
+            objects[k].kind == "Kustomization" && objects[k].configMapGenerators.contains(where: \.changesExisting)
+        }
+        guard !changing.isEmpty else { return [] }
+        let fluxComponents = Self.fluxComponents(objects: objects, builds: builds)
+        var out: [PatchFailure] = []
+        for k in changing {
+            let o = objects[k], path = files[o.file].path
+            guard o.isKustomization, Extractor.isKustomizationName(Path.basename(path)), !refused.contains(k),
+                  !SourceText.contains("components", in: files[o.file].bytes[o.byteRange]),
+                  (fluxComponents[Path.dirname(path)] ?? []).isEmpty,
+                  let build = builds.resourceBuild(of: k), build.kustomizations.allSatisfy({ !refused.contains($0) }) else { continue }
+            let below = build.kustomizations.filter { $0 != k }
+            let namespacesBelow = below.compactMap { objects[$0].kustomizeNamespace }
+            let generatedBelow = Set(below.flatMap { objects[$0].configMapGenerators.map(\.name) })
+            for (n, g) in o.configMapGenerators.enumerated() where g.changesExisting {
+                let wanted = g.name
+                // one this kustomization generates before it is not judged
+                guard !wanted.contains("$"), !o.configMapGenerators[..<n].contains(where: { $0.name == wanted }),
+                      !generatedBelow.contains(where: { wanted.contains($0) || $0.contains(wanted) }), let span = g.nameSpan else { continue }
+                let configMaps = build.objects.filter { objects[$0].kind == "ConfigMap" && objects[$0].apiVersion == "v1" }
+                let held = configMaps.contains { i in
+                    guard namespaceMatches(g.namespace, objects[i], below: namespacesBelow) else { return false }
+                    guard let name = writtenName[i] ?? objects[i].name, !name.contains("$") else { return true }
+                    return wanted.contains(name) || name.contains(wanted)
+                }
+                guard !held else { continue }
+                let namespace = g.namespace ?? "default"
+                var why = ")"
+                if let near = configMaps.first(where: { (writtenName[$0] ?? objects[$0].name) == wanted }), let its = objects[near].declaredNamespace {
+                    why = "; the build's ConfigMap \(wanted) is in namespace \(its), as \(files[objects[near].file].path) writes it, and the generator "
+                        + "\(g.namespace.map { "names namespace \($0)" } ?? "names none"): give it `namespace: \(its)`)"
+                }
+                out.append(PatchFailure(kustomization: k, file: o.file, span: span,
+                                        problem: "its configMapGenerator \(wanted) changes the ConfigMap \(wanted) of namespace \(namespace) (behavior: "
+                                            + "\(g.replaces ? "replace" : "merge")), which no resource of the build is (does not exist; cannot merge or replace" + why))
+            }
         }
         return out
     }
