@@ -31,11 +31,15 @@ public final class GitRepository {
     /// The working directory (with a trailing `/`), nil for a bare repository.
     public let workdir: String?
     public let gitDir: String
+    /// The index libgit2 opens is another file than `<git dir>/index`: GIT_INDEX_FILE, which a hook run by `git commit
+    /// -a` or `git commit <path>` is given, honoured with `fromEnvironment`.
+    let indexElsewhere: Bool
 
-    private init(handle: OpaquePointer) {
+    private init(handle: OpaquePointer, indexElsewhere: Bool = false) {
         self.handle = handle
         workdir = git_repository_workdir(handle).map { String(cString: $0) }
         gitDir = String(cString: git_repository_path(handle))
+        self.indexElsewhere = indexElsewhere
     }
 
     deinit {
@@ -52,7 +56,7 @@ public final class GitRepository {
         let rc = git_repository_open_ext(&repo, fromEnvironment ? nil : path, flags, nil)
         if rc == GIT_ENOTFOUND.rawValue { return nil }
         guard rc == 0, let repo else { throw TagwardenError("cannot open git repository at \(path): \(lastGitError("error \(rc)"))") }
-        return GitRepository(handle: repo)
+        return GitRepository(handle: repo, indexElsewhere: fromEnvironment && !(getenv("GIT_INDEX_FILE").map { String(cString: $0) } ?? "").isEmpty)
     }
 
     /// The repository's index. Two formats git writes on request are beyond libgit2 1.5: their errors say how to

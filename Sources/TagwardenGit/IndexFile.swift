@@ -105,7 +105,9 @@ extension GitRepository {
         return out
     }
 
+    /// The bytes of `<git dir>/index`; nil where the index libgit2 reads is another file.
     private func indexFileBytes() -> [UInt8]? {
+        guard !indexElsewhere else { return nil }
         let file = gitDir.hasSuffix("/") ? gitDir + "index" : gitDir + "/index"
         guard case .success(let bytes) = FileSystem.readFile(file, limit: 1 << 30) else { return nil }
         return bytes
