@@ -433,7 +433,8 @@ rationale: >
   checked here only when that is this repository (its URL is a remote of the clone, or flux bootstrap's
   sync reads it), or every GitRepository here names one repository and no remote of the clone names another
   (a remote of the same repository name, a fork or a mirror, does not; then the message says the path was
-  checked against this checkout). A path written with `${VAR}` is checked as each Flux Kustomization that
+  checked against this checkout). Of several GitRepositories of the name its `sourceRef` gives, the one written
+  beside the automation is its own: in its file, else in its directory, else one its clusters apply. A path written with `${VAR}` is checked as each Flux Kustomization that
   applies the automation substitutes it, and not where a value cannot be known here. An automation whose
   GitRepository is not in the repository and whose path holds nothing here may update another repository, or
   this one from another root (a directory pushed as a repository of its own): a note says so, and the marker
@@ -496,6 +497,44 @@ triggering:
     expect:
       - {file: gitops/flux/auto.yaml, line: 9, column: 11, message: "update.path './apps' holds no manifest in this tree, and its GitRepository flux-system/flux-system is not in this repository: it may update another repository, or this one from another root (a directory pushed as a repository of its own); the markers here are not judged against it"}
 nonTriggering:
+  - description: an automation beside a GitRepository of another repository, named as another cluster's of this one is (filecoin-project/storetheindex)
+    files:
+      clusters/dev/flux-system/gotk-sync.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          url: ssh://git@github.com/acme/fleet
+          ref: {branch: main}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/dev
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/dev/app.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: app, namespace: apps}
+        spec:
+          url: https://github.com/acme/fleet
+          ref: {branch: main}
+      clusters/dev2/app.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: app, namespace: apps}
+        spec:
+          url: https://github.com/other/app-deploy
+          ref: {branch: main}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: app, namespace: apps}
+        spec:
+          sourceRef: {kind: GitRepository, name: app}
+          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
+          update: {strategy: Setters, path: ./deploy/app}
   - description: the path holds manifests
     files:
       clusters/production/app.yaml: |
@@ -2595,7 +2634,8 @@ rationale: >
   kustomizations pass their resources on (a `namespace:` gives them its namespace, and a Namespace its name, which
   kustomize does not give the kinds it takes for cluster-scoped such as a PersistentVolume: two resources meet
   above with the namespace given below, and two that it gives one identity fail its own build, `namespace
-  transformation produces ID conflict`; no name affix, Component, replacement, transformer or generator, and no patch that may delete or rename the resource: a `$patch: delete` or a JSON patch of its name,
+  transformation produces ID conflict`, which a name affix there does not prevent: kustomize adds it after; above
+  it, no name affix, Component, replacement, transformer or generator, and no patch that may delete or rename the resource: a `$patch: delete` or a JSON patch of its name,
   namespace, kind or apiVersion that selects it, or a patch that may rename by option: a stale bootstrap at `./clusters` whose build takes `clusters/staging/flux-system` and
   `clusters/gke/flux-system` whole) (`may not add resource with an already registered id`; one finding for each
   pair of files, with how many of their resources collide); a strategic-merge patch without a `target` whose object no resource of the build is (`no resource
@@ -3180,6 +3220,24 @@ triggering:
             literals: [LOG_LEVEL=debug]
     expect:
       - {file: staging/kustomization.yaml, line: 4, column: 11, message: "kustomize cannot build staging/kustomization.yaml: its configMapGenerator builder-config changes the ConfigMap builder-config of namespace default (behavior: merge), which no resource of the build is (does not exist; cannot merge or replace; the build's ConfigMap builder-config is in namespace builder, as base/app.yaml writes it, and the generator names none: give it `namespace: builder`), so nothing that builds staging deploys anything"}
+  - description: an overlay's namespace over a base of two Namespaces, with a name prefix that kustomize adds only after (GizmoTickler/fos1)
+    files:
+      base/kustomization.yaml: |
+        resources: [namespaces.yaml]
+      base/namespaces.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata: {name: network}
+        ---
+        apiVersion: v1
+        kind: Namespace
+        metadata: {name: security}
+      overlays/dev/kustomization.yaml: |
+        namespace: default
+        namePrefix: dev-
+        resources: [../../base]
+    expect:
+      - {file: base/namespaces.yaml, line: 6, column: 7, message: "kustomize refuses the build: the kustomization overlays/dev/kustomization.yaml's namespace: makes Namespace default of two resources, here and in base/namespaces.yaml:2 (namespace transformation produces ID conflict), so nothing that builds overlays/dev deploys anything"}
 nonTriggering:
   - description: a configMapGenerator that merges into a ConfigMap the base's kustomization puts in its namespace (kustomize matches the namespace as written too)
     files:

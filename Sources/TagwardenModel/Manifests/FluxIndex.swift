@@ -76,6 +76,9 @@ public struct FluxIndex: Sendable {
         /// Kustomization here reads it), taken to be (every GitRepository here names one repository, as each cluster's
         /// flux-system does), or cannot be told.
         public var source: SourceKnowledge = .unknown
+        /// The GitRepositories its `sourceRef` may name (`FluxIndex.source(of:)`): of several of that name, those
+        /// written beside it (`FluxIndex.beside`).
+        public var sourceCandidates: [Int] = []
         /// Its GitRepository is not in the repository, and no path of its `update.path` holds a file here:
         /// it updates another repository, or this one from another root (a directory pushed as a repository of its
         /// own, as aws-samples/eks-saas-gitops's `gitops/`). Its paths say nothing of where this repository's markers are.
@@ -113,7 +116,7 @@ public struct FluxIndex: Sendable {
     public var automations = Table<AutomationID, Automation>()
     /// The automations that update this repository, by their normalised `update.path` ("" for the root).
     public private(set) var automationsByPath: [String: [AutomationID]] = [:]
-    public var gitRepositories: [(namespace: String?, name: String, spec: GitRepositorySpec, environment: String?)] = []
+    public var gitRepositories: [(namespace: String?, name: String, spec: GitRepositorySpec, environment: String?, object: ObjectID)] = []
     /// Policy → markers (Flux-readable ones) that name it. A marker of no environment that names a policy several
     /// environments define (`MarkerInfo.candidates`) is listed under each only when it is the first such marker of
     /// that name: it adds no environment, and a repository of many copies of one fleet must not cost markers × copies.
@@ -145,13 +148,25 @@ public struct FluxIndex: Sendable {
     }
 
     /// The GitRepository an automation's `sourceRef` names (its own namespace unless the ref gives one; of several,
-    /// its own environment's).
+    /// one written beside it, then its own environment's).
     public func source(of a: Automation) -> GitRepositorySpec? {
-        guard (a.spec.sourceKind ?? "GitRepository") == "GitRepository", let name = a.spec.sourceName?.value else { return nil }
-        let ns = a.spec.sourceNamespace ?? a.namespace
-        let candidates = gitRepositories.indices.filter { gitRepositories[$0].name == name && FluxIndex.sameNamespace(gitRepositories[$0].namespace, ns) }
-        guard !candidates.isEmpty else { return nil }
-        return gitRepositories[FluxIndex.preferring(a.environment, candidates) { gitRepositories[$0].environment }].spec
+        guard !a.sourceCandidates.isEmpty else { return nil }
+        return gitRepositories[FluxIndex.preferring(a.environment, a.sourceCandidates) { gitRepositories[$0].environment }].spec
+    }
+
+    /// Of several GitRepositories an automation's `sourceRef` may name, those written beside it: in its file, else in
+    /// its directory, else those its clusters apply too (filecoin-project/storetheindex's dev-v2 automation beside a
+    /// GitRepository of a fork, of the same name as the dev cluster's of this repository); all where none is.
+    static func beside(_ candidates: [Int], of automation: ObjectID, in idx: FluxIndex, objects: Objects, files: Files,
+                       deployedTogether: (FileID, ObjectID) -> Bool) -> [Int] {
+        guard candidates.count > 1 else { return candidates }
+        let file = objects[automation].file, dir = Path.dirname(files[file].path)
+        let sameFile = candidates.filter { objects[idx.gitRepositories[$0].object].file == file }
+        if !sameFile.isEmpty { return sameFile }
+        let sameDirectory = candidates.filter { Path.dirname(files[objects[idx.gitRepositories[$0].object].file].path) == dir }
+        if !sameDirectory.isEmpty { return sameDirectory }
+        let together = candidates.filter { deployedTogether(file, idx.gitRepositories[$0].object) }
+        return together.isEmpty ? candidates : together
     }
 
     /// The automations whose `update.path` holds `file` (of this repository), deepest path last: with a few paths,
@@ -319,7 +334,7 @@ public struct FluxIndex: Sendable {
                                                   paths: paths, pathOfBuild: pathOfBuild, messageOfBuild: messageOfBuild,
                                                   unresolved: unresolved))
             case .gitRepository(let spec)?:
-                if let name = o.name { idx.gitRepositories.append((namespaces[i], name, spec, environments[i])) }
+                if let name = o.name { idx.gitRepositories.append((namespaces[i], name, spec, environments[i], i)) }
             default:
                 break
             }
@@ -339,9 +354,14 @@ public struct FluxIndex: Sendable {
             let spec = idx.automations[a].spec
             guard (spec.sourceKind ?? "GitRepository") == "GitRepository", let name = spec.sourceName?.value else { continue }
             let ns = spec.sourceNamespace ?? idx.automations[a].namespace
-            let candidates = idx.gitRepositories.filter { $0.name == name && FluxIndex.sameNamespace($0.namespace, ns) }
-            if candidates.contains(where: { c in c.spec.url.flatMap(Model.repositoryPath).map(here.contains) ?? false })
-                || bootstrapSources.contains(where: { $0.name == name && FluxIndex.sameNamespace($0.namespace, ns) }) {
+            let named = idx.gitRepositories.indices.filter { idx.gitRepositories[$0].name == name && FluxIndex.sameNamespace(idx.gitRepositories[$0].namespace, ns) }
+            let beside = FluxIndex.beside(named, of: idx.automations[a].object, in: idx, objects: objects, files: files, deployedTogether: deployedTogether)
+            idx.automations[a].sourceCandidates = beside
+            let candidates = beside.map { idx.gitRepositories[$0] }
+            // (flux bootstrap's source of the name, where no other of the name is beside the automation)
+            let bootstrapped = bootstrapSources.contains(where: { $0.name == name && FluxIndex.sameNamespace($0.namespace, ns) })
+                && (beside.count == named.count || beside.contains { Path.basename(files[objects[idx.gitRepositories[$0].object].file].path) == "gotk-sync.yaml" })
+            if candidates.contains(where: { c in c.spec.url.flatMap(Model.repositoryPath).map(here.contains) ?? false }) || bootstrapped {
                 idx.automations[a].source = .here
             } else if !candidates.isEmpty, Set(idx.gitRepositories.map { $0.spec.url.flatMap(Model.gitURLKey) ?? "?\($0.name)" }).count == 1,
                       remotes.isEmpty || candidates.contains(where: { c in c.spec.url.flatMap(Model.repositoryPath).map { url in

@@ -29,13 +29,14 @@ package struct SideBySide {
             guard depth <= IncludeGraph.maxDepth, visited.insert(path + "\u{0}" + (given ?? "")).inserted else { return }
             for k in graph.includers(of: path) {
                 out.append(Model.SideBySideBuild(file: objects[k].file, generatedAt: nil, given: given))
-                if passesResourcesUnchanged(k, object: object) {
-                    let next = clusterScoped ? given : objects[k].kustomizeNamespace ?? given
-                    if !clusterScoped, objects[k].kustomizeNamespace != nil {
-                        out.append(Model.SideBySideBuild(file: objects[k].file, generatedAt: nil, given: next, afterNamespace: true))
-                    }
-                    take(graph.directory(of: k), depth: depth + 1, given: next)
+                // its `namespace:` gives them one before its name affixes rename them (GizmoTickler/fos1's dev overlay,
+                // `namespace: default` and `namePrefix: dev-` over a base of Namespaces); above it they have other names
+                guard passesResourcesUnchanged(k, object: object, affixes: false) else { continue }
+                let next = clusterScoped ? given : objects[k].kustomizeNamespace ?? given
+                if !clusterScoped, objects[k].kustomizeNamespace != nil {
+                    out.append(Model.SideBySideBuild(file: objects[k].file, generatedAt: nil, given: next, afterNamespace: true))
                 }
+                if passesResourcesUnchanged(k, object: object) { take(graph.directory(of: k), depth: depth + 1, given: next) }
             }
             guard !generatedBuilds.isEmpty, !path.isEmpty else { return }
             for dir in Model.generatedBuilds(taking: path, generatedBuilds: generatedBuilds, kustomizationDirectories: kustomizationDirectories) {
@@ -50,12 +51,13 @@ package struct SideBySide {
     }
 
     /// Whether kustomization `k` passes its resources on with the names they are written with (its `namespace:` aside,
-    /// which `sideBySideBuilds` follows): no name affix, Component, replacement, transformer, generator or chart that
-    /// could rename or remove one, and no patch that could (for `object`, none that selects it).
-    func passesResourcesUnchanged(_ k: ObjectID, object: ObjectID? = nil) -> Bool {
+    /// which `sideBySideBuilds` follows): no name affix (with `affixes`: kustomize adds them after the namespace),
+    /// Component, replacement, transformer, generator or chart that could rename or remove one, and no patch that could
+    /// (for `object`, none that selects it).
+    func passesResourcesUnchanged(_ k: ObjectID, object: ObjectID? = nil, affixes: Bool = true) -> Bool {
         let o = objects[k]
-        guard o.kustomizeNamePrefix == nil && o.kustomizeNameSuffix == nil
-                && o.kustomizeConfigFiles.isEmpty && o.kustomizeUnknowns.isEmpty else { return false }
+        guard !affixes || (o.kustomizeNamePrefix == nil && o.kustomizeNameSuffix == nil),
+              o.kustomizeConfigFiles.isEmpty && o.kustomizeUnknowns.isEmpty else { return false }
         guard o.kustomizeChangesResources else { return true }
         guard let object, case let targets?? = identityPatches[k] else { return false }
         let r = objects[object]
