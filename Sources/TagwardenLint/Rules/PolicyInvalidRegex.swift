@@ -21,6 +21,9 @@ extension Rule {
                                      policy: p, at: extract))
                 continue
             }
+            // a pattern written with `${…}` defines the groups the substitution gives it (calliopeai/astrolift-opscode's
+            // templates, `^${IMAGE_TAG_PATTERN}$`)
+            if m.patternIsTemplate(p) { continue }
             for name in extractReferences(extract.value) where !referenceResolves(name, in: re) {
                 if Int(name) != nil, !(name.count > 1 && name.hasPrefix("0")) {
                     out.append(c.finding("filterTags.extract '\(extract.value)' uses group $\(name), but the pattern has \(re.captureCount) group\(re.captureCount == 1 ? "" : "s")",

@@ -5256,6 +5256,38 @@ triggering:
     expect:
       - {file: apps/kustomization.yaml, line: 3, column: 31, message: "the value uses ${WEB_TAG} for Flux's post-build substitution, but policy flux-system/web writes the tag it selects over the whole value: the variable is lost for every cluster that applies this file"}
 nonTriggering:
+  - description: a tag beside a policy whose pattern is written for substitution, which says nothing of what it takes as written
+    files:
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          filterTags: {pattern: '^${IMAGE_TAG_PATTERN}$'}
+          policy: {semver: {range: '>=0.0.0'}}
+      flux/repo.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata: {name: web, namespace: flux-system}
+        spec: {image: ghcr.io/acme/web}
+      flux/auto.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: auto, namespace: flux-system}
+        spec:
+          update: {path: ./apps}
+          git: {commit: {author: {email: bot@example.com}}}
+      apps/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:1.2.3 # {"$imagepolicy": "flux-system:web"}
   - description: a value the policy selects
     files:
       apps/web.yaml: |
@@ -6319,6 +6351,18 @@ triggering:
     expect:
       - {file: flux/policy.yaml, line: 11, column: 14, message: "filterTags.extract '$timestamp' uses group 'timestamp', which the pattern does not define"}
 nonTriggering:
+  - description: an extract whose group a pattern written for substitution gives (calliopeai/astrolift-opscode)
+    files:
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          filterTags:
+            pattern: '^${IMAGE_TAG_PATTERN}$'
+            extract: '$version'
+          policy: {semver: {range: '>=0.0.0'}}
   - description: named groups in both Go spellings
     files:
       flux/policy.yaml: |

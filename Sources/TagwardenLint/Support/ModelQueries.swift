@@ -12,14 +12,20 @@ extension Model {
         return Set((flux.uses[p] ?? []).compactMap { markers[$0].environment })
     }
 
-    /// The tags a policy's filter lets through: nil when the pattern does not compile.
+    /// The tags a policy's filter lets through: nil when the pattern does not compile, or is a template.
     func policyLanguage(_ p: PolicyID) -> TagLanguage? {
         let policy = flux.policies[p]
         guard policy.spec.hasFilterTags, let pattern = policy.spec.pattern?.value, !pattern.isEmpty else { return .any }
-        // `${…}` in the pattern: Flux substitutes it before the policy exists (or the file is a template for objects
-        // made elsewhere, `^${BRANCH_NAME}-…`); what it selects is not known as written
-        if pattern.containsBytes("${"), Envsubst.variables(pattern)?.isEmpty == false { return nil }
+        if patternIsTemplate(p) { return nil }
         return policy.regex.map { .matching($0) }
+    }
+
+    /// `${…}` in the policy's pattern: Flux substitutes it before the policy exists (or the file is a template for
+    /// objects made elsewhere, `^${BRANCH_NAME}-…`, `^${IMAGE_TAG_PATTERN}$`); what it selects, and the groups it
+    /// defines, are not known as written.
+    func patternIsTemplate(_ p: PolicyID) -> Bool {
+        guard let pattern = flux.policies[p].spec.pattern?.value, pattern.containsBytes("${") else { return false }
+        return Envsubst.variables(pattern)?.isEmpty == false
     }
 
     /// The image a policy follows: its ImageRepository's `spec.image` as written and normalised; nil without one.
@@ -77,7 +83,9 @@ extension Model {
 
     /// The policy as the Flux that runs it evaluates it, or nil when Flux cannot build it (other rules say why). Policies
     /// that filter, rank and exclude alike (a fleet's per-app policies) share one evaluator through `cache`.
+    /// How Flux ranks the policy's tags; nil where that cannot be known (its pattern does not compile, or is a template).
     func policyEvaluator(_ p: PolicyID, cache: inout [TagParsing: [PolicyDefinition.Behaviour: PolicyEvaluator?]]) -> PolicyEvaluator? {
+        guard !patternIsTemplate(p) else { return nil }
         let policy = flux.policies[p]
         let definition = PolicyDefinition(spec: policy.spec, repository: policy.repository.map { flux.repositories[$0].spec })
         let parsing = tagParsing(policy: p)

@@ -349,9 +349,13 @@ package struct Extractor {
                     }
                     // (one from `envs` alone, or from nothing, still makes its ConfigMap: its keys are not known here)
                     let behavior = scalarString(y.get(g, "behavior"))
-                    generators.append(.init(name: name, namespace: scalarString(y.get(g, "namespace")), files: files,
-                                            replaces: behavior == "replace", literalKeys: literals,
-                                            changesExisting: behavior == "merge" || behavior == "replace", nameSpan: y.get(g, "name").map { y.nodes[$0].span }))
+                    var generator = ManifestObject.ConfigMapGenerator(name: name, namespace: scalarString(y.get(g, "namespace")), files: files,
+                                                                      replaces: behavior == "replace", literalKeys: literals)
+                    if behavior == "merge" || behavior == "replace", let n = y.get(g, "name") {
+                        generator.changesExisting = true
+                        generator.nameSpan = y.nodes[n].span
+                    }
+                    generators.append(generator)
                 }
             }
         } else if kind == "Kustomization", group == "kustomize.toolkit.fluxcd.io" {
