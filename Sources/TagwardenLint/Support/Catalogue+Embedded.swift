@@ -3239,6 +3239,23 @@ triggering:
     expect:
       - {file: base/namespaces.yaml, line: 6, column: 7, message: "kustomize refuses the build: the kustomization overlays/dev/kustomization.yaml's namespace: makes Namespace default of two resources, here and in base/namespaces.yaml:2 (namespace transformation produces ID conflict), so nothing that builds overlays/dev deploys anything"}
 nonTriggering:
+  - description: "a Go template of a Flux Kustomization at ./, `name: {{ .Name }}` unquoted, which no cluster can hold, beside a chart (giolekva/pcloud)"
+    files:
+      tmpl/ks.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: {{ .Name }}
+          namespace: flux-system
+        spec:
+          path: "./"
+          sourceRef:
+            kind: GitRepository
+            name: {{ .Name }}
+      chart/Chart.yaml: |
+        apiVersion: v2
+        name: demo
+        version: 0.1.0
   - description: a configMapGenerator that merges into a ConfigMap the base's kustomization puts in its namespace (kustomize matches the namespace as written too)
     files:
       base/kustomization.yaml: |

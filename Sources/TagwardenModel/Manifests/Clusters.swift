@@ -413,8 +413,10 @@ public struct Clusters: Sendable {
         for (i, o) in objects.withIDs {
             switch o.flux {
             case .kustomization(let k)?:
-                // (one without a path here, of another repository or an artifact, is applied but roots nothing)
-                if k.path != nil { kustomizations.append(i) }
+                // (one without a path here, of another repository or an artifact, is applied but roots nothing; nor does
+                // one without a name, or in a file Go's YAML refuses, which no cluster can hold: giolekva/pcloud's Go
+                // template of a Kustomization, `name: {{ .Name }}`, taken for a cluster of the whole repository)
+                if k.path != nil, o.name != nil, files[o.file].goRefusals.isEmpty { kustomizations.append(i) }
                 objectsOfFile[o.file, default: []].append(i)
             case .fluxInstance?, .helmRelease?:
                 objectsOfFile[o.file, default: []].append(i)

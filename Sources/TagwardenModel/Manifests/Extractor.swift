@@ -348,14 +348,8 @@ package struct Extractor {
                         entry.firstIndex(of: "=").map { String(entry[..<$0]) }
                     }
                     // (one from `envs` alone, or from nothing, still makes its ConfigMap: its keys are not known here)
-                    let behavior = scalarString(y.get(g, "behavior"))
-                    var generator = ManifestObject.ConfigMapGenerator(name: name, namespace: scalarString(y.get(g, "namespace")), files: files,
-                                                                      replaces: behavior == "replace", literalKeys: literals)
-                    if behavior == "merge" || behavior == "replace", let n = y.get(g, "name") {
-                        generator.changesExisting = true
-                        generator.nameSpan = y.nodes[n].span
-                    }
-                    generators.append(generator)
+                    generators.append(.init(name: name, namespace: scalarString(y.get(g, "namespace")), files: files,
+                                            replaces: scalarString(y.get(g, "behavior")) == "replace", literalKeys: literals))
                 }
             }
         } else if kind == "Kustomization", group == "kustomize.toolkit.fluxcd.io" {

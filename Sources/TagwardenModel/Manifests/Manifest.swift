@@ -99,10 +99,6 @@ public final class ManifestObject: Sendable {
         public var replaces = false
         /// The keys of its `literals` (`key=value`).
         public var literalKeys: [String] = []
-        /// `behavior: merge` or `replace`: it changes a ConfigMap the resources below hold, which must be there.
-        public var changesExisting = false
-        /// Where its `name` is written.
-        public var nameSpan: SourceSpan?
     }
 
     init(file: FileID, document: Int, apiVersion: String, kind: String, kindSpan: SourceSpan, apiVersionSpan: SourceSpan?,

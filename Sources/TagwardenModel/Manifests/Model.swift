@@ -721,7 +721,8 @@ public struct Model: Sendable {
     /// `generatedBuilds`: the first Flux Kustomization (by its file) of each `path` without a kustomization file.
     static func generatedBuilds(objects: Objects, kustomizationDirectories: Set<String>, pathPatched: Set<ObjectID> = []) -> [String: FileID] {
         var out: [String: FileID] = [:]
-        for (i, o) in objects.withIDs where !pathPatched.contains(i) {
+        // (not for one without a name, which no cluster can hold: a Go template's `name: {{ .Name }}`)
+        for (i, o) in objects.withIDs where !pathPatched.contains(i) && o.name != nil {
             guard let p = o.fluxKustomization?.path.flatMap(normalizePath), !kustomizationDirectories.contains(p), out[p] == nil else { continue }
             out[p] = o.file
         }

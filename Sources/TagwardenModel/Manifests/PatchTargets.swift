@@ -125,13 +125,16 @@ enum PatchTargets {
     /// the other way: a name affix below), and a ConfigMap another kustomization of the build generates matches by name.
     static func generatorFailures(objects: Objects, files: Files, builds: LazyBuildSets, writtenName: [ObjectID: String],
                                   refused: Set<ObjectID>) -> [PatchFailure] {
-        let changing = objects.indices.filter { k in
-            objects[k].kind == "Kustomization" && objects[k].configMapGenerators.contains(where: \.changesExisting)
+        // (read here, from the few kustomizations with generators, rather than by the extraction of every document)
+        let changing: [(ObjectID, [ChangingGenerator])] = objects.indices.compactMap { k in
+            guard objects[k].kind == "Kustomization", !objects[k].configMapGenerators.isEmpty else { return nil }
+            let found = changingGenerators(objects[k], in: files[objects[k].file].yaml)
+            return found.isEmpty ? nil : (k, found)
         }
         guard !changing.isEmpty else { return [] }
         let fluxComponents = Self.fluxComponents(objects: objects, builds: builds)
         var out: [PatchFailure] = []
-        for k in changing {
+        for (k, generators) in changing {
             let o = objects[k], path = files[o.file].path
             guard o.isKustomization, Extractor.isKustomizationName(Path.basename(path)), !refused.contains(k),
                   !SourceText.contains("components", in: files[o.file].bytes[o.byteRange]),
@@ -140,28 +143,50 @@ enum PatchTargets {
             let below = build.kustomizations.filter { $0 != k }
             let namespacesBelow = below.compactMap { objects[$0].kustomizeNamespace }
             let generatedBelow = Set(below.flatMap { objects[$0].configMapGenerators.map(\.name) })
-            for (n, g) in o.configMapGenerators.enumerated() where g.changesExisting {
+            let configMaps = build.objects.filter { objects[$0].kind == "ConfigMap" && objects[$0].apiVersion == "v1" }
+            for g in generators {
                 let wanted = g.name
-                // one this kustomization generates before it is not judged
-                guard !wanted.contains("$"), !o.configMapGenerators[..<n].contains(where: { $0.name == wanted }),
-                      !generatedBelow.contains(where: { wanted.contains($0) || $0.contains(wanted) }), let span = g.nameSpan else { continue }
-                let configMaps = build.objects.filter { objects[$0].kind == "ConfigMap" && objects[$0].apiVersion == "v1" }
+                guard !wanted.contains("$"), !generatedBelow.contains(where: { wanted.contains($0) || $0.contains(wanted) }) else { continue }
                 let held = configMaps.contains { i in
                     guard namespaceMatches(g.namespace, objects[i], below: namespacesBelow) else { return false }
                     guard let name = writtenName[i] ?? objects[i].name, !name.contains("$") else { return true }
                     return wanted.contains(name) || name.contains(wanted)
                 }
                 guard !held else { continue }
-                let namespace = g.namespace ?? "default"
                 var why = ")"
                 if let near = configMaps.first(where: { (writtenName[$0] ?? objects[$0].name) == wanted }), let its = objects[near].declaredNamespace {
                     why = "; the build's ConfigMap \(wanted) is in namespace \(its), as \(files[objects[near].file].path) writes it, and the generator "
                         + "\(g.namespace.map { "names namespace \($0)" } ?? "names none"): give it `namespace: \(its)`)"
                 }
-                out.append(PatchFailure(kustomization: k, file: o.file, span: span,
-                                        problem: "its configMapGenerator \(wanted) changes the ConfigMap \(wanted) of namespace \(namespace) (behavior: "
-                                            + "\(g.replaces ? "replace" : "merge")), which no resource of the build is (does not exist; cannot merge or replace" + why))
+                out.append(PatchFailure(kustomization: k, file: o.file, span: g.span,
+                                        problem: "its configMapGenerator \(wanted) changes the ConfigMap \(wanted) of namespace \(g.namespace ?? "default") "
+                                            + "(behavior: \(g.behavior)), which no resource of the build is (does not exist; cannot merge or replace" + why))
             }
+        }
+        return out
+    }
+
+    /// A `configMapGenerator` entry with `behavior: merge` or `replace`.
+    struct ChangingGenerator {
+        let name: String
+        let namespace: String?
+        let behavior: String
+        /// where its name is written
+        let span: SourceSpan
+    }
+
+    /// Kustomization `o`'s generators that change a ConfigMap below, read from its file's tree `y`; not one whose name
+    /// an earlier generator of its own makes.
+    static func changingGenerators(_ o: ManifestObject, in y: YAMLFile) -> [ChangingGenerator] {
+        guard o.document < y.documents.count, let list = y.get(y.documents[o.document].root, "configMapGenerator") else { return [] }
+        var made = Set<String>(), out: [ChangingGenerator] = []
+        for g in y.childNodes(list) where y.nodes[g].kind == .mapping {
+            guard let n = y.get(g, "name"), y.nodes[n].kind == .scalar, !y.isNull(n) else { continue }
+            let name = y.value(n), behavior = y.string(g, "behavior") ?? "create"
+            if behavior == "merge" || behavior == "replace", !made.contains(name) {
+                out.append(ChangingGenerator(name: name, namespace: y.string(g, "namespace"), behavior: behavior, span: y.nodes[n].span))
+            }
+            made.insert(name)
         }
         return out
     }
