@@ -1649,6 +1649,22 @@ triggering:
     expect:
       - {file: apps/legal.yaml, line: 8, column: 19, message: "'ghcr.io/acme/legal-:v0.27.0' is not a valid image reference: repository path component 'legal-' has a misplaced separator (assuming the chart joins these values as written (registry/repository:tag); one whose template builds the reference otherwise (osdu's adds its version to a repository that ends in '-') runs another)"}
 nonTriggering:
+  - description: "a chart's repository that ends in @sha256 beside a tag of the digest's hex, which the chart joins into a digest reference (lenaxia/home-ops-prod)"
+    files:
+      apps/calibre.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: calibre, namespace: media}
+        spec:
+          chart: {spec: {chart: app-template, version: 3.1.0, sourceRef: {kind: HelmRepository, name: bjw-s}}}
+          values:
+            controllers:
+              main:
+                initContainers:
+                  init:
+                    image:
+                      repository: busybox@sha256
+                      tag: 3fbc632167424a6d997e74f52b878d7cc478225cffac6bc977eedfe51c7f4e79
   - description: registry with port, nested path, tag and digest
     files:
       apps/web.yaml: |

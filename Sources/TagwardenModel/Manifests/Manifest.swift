@@ -414,6 +414,22 @@ public struct ImageUse: Sendable {
         invalid = nil
         normalizedName = nil
         guard let name else { return }
+        // a repository that ends in a digest's algorithm beside a tag of its hex (`repository: busybox@sha256`, `tag:
+        // 3fbc…`): the chart's `repository:tag` is a digest reference (lenaxia/home-ops-prod's app-template values)
+        if digest == nil, tag != nil, ["@sha256", "@sha384", "@sha512"].contains(where: name.hasSuffix) {
+            switch ImageReference.parse(text) {
+            case .success(let whole) where whole.tag == nil && whole.digest != nil:
+                self.name = whole.name
+                normalizedName = whole.normalizedName
+                digest = whole.digest
+                tag = nil
+            case .failure(.invalid(let m)):
+                invalid = m
+            default:
+                invalid = "the repository field '\(name)' already carries a digest"
+            }
+            return
+        }
         switch ImageReference.parse(name) {
         case .failure(let e):
             if case .invalid(let m) = e { invalid = m } else { invalid = "the repository name is empty" }
