@@ -2660,7 +2660,8 @@ rationale: >
   missing field, any operation under a missing parent: `doc is missing path`); and, whatever the build holds, a
   patch under `patches:` that kustomize reads as neither a strategic-merge patch nor a JSON patch (a mapping with no
   `kind`, or no `metadata.name`: a `$patch: delete` alone, `unable to parse SM or JSON patch`) or as both (nothing
-  but comments: `illegally qualifies as both an SM and JSON patch`); and a `configMapGenerator` with `behavior:
+  but comments: `illegally qualifies as both an SM and JSON patch`), or an entry there written as a string (`cannot
+  unmarshal string into Go struct field Kustomization.patches`); and a `configMapGenerator` with `behavior:
   merge` or `replace` whose ConfigMap no resource of the build below is, by its name and its own `namespace` (none
   is the default namespace: the kustomization's `namespace:` comes after), judged as patch targets are (`does not
   exist; cannot merge or replace`). The message names the Flux
@@ -3254,6 +3255,25 @@ triggering:
         resources: [../../base]
     expect:
       - {file: base/namespaces.yaml, line: 6, column: 7, message: "kustomize refuses the build: the kustomization overlays/dev/kustomization.yaml's namespace: makes Namespace default of two resources, here and in base/namespaces.yaml:2 (namespace transformation produces ID conflict), so nothing that builds overlays/dev deploys anything"}
+  - description: "patches: written as a list of file names, as patchesStrategicMerge takes them (dadurex/engineering-thesis-deployments)"
+    files:
+      base/kustomization.yaml: |
+        resources: [web.yaml]
+      base/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+      overlays/prod/kustomization.yaml: |
+        resources: [../../base]
+        patches:
+          - replicas.yaml
+      overlays/prod/replicas.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+        spec: {replicas: 3}
+    expect:
+      - {file: overlays/prod/kustomization.yaml, line: 3, column: 5, message: "kustomize cannot build overlays/prod/kustomization.yaml: its patches: entry 'replicas.yaml' is a string, where kustomize takes a patch: a mapping with `path:` or `patch:` (invalid Kustomization: json: cannot unmarshal string into Go struct field Kustomization.patches of type types.Patch), so nothing that builds overlays/prod deploys anything"}
 nonTriggering:
   - description: "a Go template of a Flux Kustomization at ./, `name: {{ .Name }}` unquoted, which no cluster can hold, beside a chart (giolekva/pcloud)"
     files:

@@ -586,6 +586,14 @@ struct EffectiveObjects {
                 }
             }
             if let list = y.get(root, "patches") {
+                // an entry written as a string (a file's name, as `patchesStrategicMerge` takes them): kustomize refuses
+                // the kustomization (dadurex/engineering-thesis-deployments)
+                if steps.refused == nil, y.nodes[list].kind == .sequence,
+                   let entry = y.childNodes(list).first(where: { y.nodes[$0].kind == .scalar && !y.isNull($0) }) {
+                    steps.refused = (y.nodes[entry].span, "its patches: entry '\(y.value(entry))' is a string, where kustomize takes a patch: "
+                                     + "a mapping with `path:` or `patch:` (invalid Kustomization: json: cannot unmarshal string into Go struct "
+                                     + "field Kustomization.patches of type types.Patch)")
+                }
                 for item in y.childNodes(list) where y.nodes[item].kind == .mapping {
                     if let options = y.get(item, "options"), ["allowNameChange", "allowKindChange"].contains(where: { y.string(options, $0) == "true" }) {
                         steps.renamesByOption = true
