@@ -590,7 +590,9 @@ struct EffectiveObjects {
                 // the kustomization (dadurex/engineering-thesis-deployments)
                 if steps.refused == nil, y.nodes[list].kind == .sequence,
                    let entry = y.childNodes(list).first(where: { y.nodes[$0].kind == .scalar && !y.isNull($0) }) {
-                    steps.refused = (y.nodes[entry].span, "its patches: entry '\(y.value(entry))' is a string, where kustomize takes a patch: "
+                    let text = y.value(entry), firstLine = text.prefix { $0 != "\n" }
+                    let written = firstLine.count < text.count ? firstLine + "…" : firstLine
+                    steps.refused = (y.nodes[entry].span, "its patches: entry '\(written)' is a string, where kustomize takes a patch: "
                                      + "a mapping with `path:` or `patch:` (invalid Kustomization: json: cannot unmarshal string into Go struct "
                                      + "field Kustomization.patches of type types.Patch)")
                 }
