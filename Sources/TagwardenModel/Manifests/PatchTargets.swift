@@ -65,12 +65,9 @@ enum PatchTargets {
                 if kind == "Secret", build.unknowns.contains(.secrets) { continue }
                 // kustomize compares the group, version and kind exactly
                 let below = build.kustomizations.filter { $0 != k }.compactMap { objects[$0].kustomizeNamespace }
-                let held = build.objects.contains { i in
-                    guard objects[i].kind == kind, objects[i].apiVersion == api,
-                          namespaceMatches(p.selector?.exactNamespace, objects[i], below: below) else { return false }
-                    guard let n = name(i), !n.contains("$") else { return true }
-                    return wanted.contains(n)
-                } || (kind == "ConfigMap" && api == "v1" && build.configMaps.contains(where: wanted.contains))
+                let held = holds(build.objects, kind: kind, apiVersion: api, named: wanted, namespace: p.selector?.exactNamespace,
+                                 below: below, objects: objects, name: name)
+                    || (kind == "ConfigMap" && api == "v1" && build.configMaps.contains(where: wanted.contains))
                 guard !held else { continue }
                 let at = y.get(p.root, "metadata", "name") ?? y.get(p.root, "kind") ?? p.root
                 let namespace = p.selector?.exactNamespace.flatMap { $0 == "default" ? nil : $0 + "/" } ?? ""
@@ -81,16 +78,7 @@ enum PatchTargets {
                 if let near, objects[near].apiVersion != api {
                     why = "; the build's \(kind) \(wanted) is \(objects[near].apiVersion))"
                 } else if let near {
-                    let written = files[objects[near].file].path
-                    let patchNamespace = p.selector?.exactNamespace.flatMap { $0 == "default" ? nil : $0 }
-                    if let its = objects[near].declaredNamespace {
-                        why = "; the build's \(kind) \(wanted) is in namespace \(its), as \(written) writes it, and the patch "
-                            + "\(patchNamespace.map { "names namespace \($0)" } ?? "names none"): give it `namespace: \(its)`)"
-                    } else {
-                        // a kustomization's own `namespace:` is set after its patches
-                        why = "; the build's \(kind) \(wanted) has no namespace when the patch runs, as \(written) writes it, and the patch "
-                            + "names namespace \(patchNamespace ?? "default"): remove it)"
-                    }
+                    why = namespaceAdvice(near, named: wanted, by: "patch", namespace: p.selector?.exactNamespace, objects: objects, files: files)
                 } else if build.objects.contains(where: { objects[$0].kind == "HelmRelease" }), kind != "HelmRelease" {
                     why = "; the objects a HelmRelease renders are not resources of the build: a release's spec.postRenderers patch them)"
                 } else {
@@ -103,6 +91,34 @@ enum PatchTargets {
             out += jsonFailures(k, steps: steps, build: build, added: added, objects: objects, files: files, stepsOf: stepsOf, name: name)
         }
         return out
+    }
+
+    /// Whether one of `candidates` is the object of `kind` and `apiVersion` that kustomize finds for a name and namespace
+    /// (a targetless patch's, a generator's that merges): the namespace as `namespaceMatches` says, and a name that is
+    /// `wanted` or a part of it (a `namePrefix` further down may have renamed the object); one named with `${…}` may be.
+    static func holds(_ candidates: [ObjectID], kind: String, apiVersion: String, named wanted: String, namespace: String?, below: [String],
+                      objects: Objects, name: (ObjectID) -> String?) -> Bool {
+        candidates.contains { i in
+            guard objects[i].kind == kind, objects[i].apiVersion == apiVersion,
+                  namespaceMatches(namespace, objects[i], below: below) else { return false }
+            guard let n = name(i), !n.contains("$") else { return true }
+            return wanted.contains(n)
+        }
+    }
+
+    /// The clause that closes a failure's kustomize message, for `near`, the build's object of the kind and name asked
+    /// for in another namespace: which namespace it has, and what to write in the patch or generator (`by`) that asks
+    /// for `namespace` (none is the default namespace).
+    static func namespaceAdvice(_ near: ObjectID, named wanted: String, by: String, namespace: String?, objects: Objects, files: Files) -> String {
+        let written = files[objects[near].file].path, kind = objects[near].kind
+        let asked = namespace.flatMap { $0 == "default" ? nil : $0 }
+        if let its = objects[near].declaredNamespace {
+            return "; the build's \(kind) \(wanted) is in namespace \(its), as \(written) writes it, and the \(by) "
+                + "\(asked.map { "names namespace \($0)" } ?? "names none"): give it `namespace: \(its)`)"
+        }
+        // a kustomization's own `namespace:` is set after its patches and generators
+        return "; the build's \(kind) \(wanted) has no namespace when the \(by) runs, as \(written) writes it, and the \(by) "
+            + "names namespace \(asked ?? "default"): remove it)"
     }
 
     /// Directory → the Components that the Flux Kustomizations whose `path` it is add to its kustomization (Flux
@@ -144,20 +160,15 @@ enum PatchTargets {
             let namespacesBelow = below.compactMap { objects[$0].kustomizeNamespace }
             let generatedBelow = Set(below.flatMap { objects[$0].configMapGenerators.map(\.name) })
             let configMaps = build.objects.filter { objects[$0].kind == "ConfigMap" && objects[$0].apiVersion == "v1" }
+            func name(_ i: ObjectID) -> String? { writtenName[i] ?? objects[i].name }
             for g in generators {
                 let wanted = g.name
                 guard !wanted.contains("$"), !generatedBelow.contains(where: { wanted.contains($0) || $0.contains(wanted) }) else { continue }
-                let held = configMaps.contains { i in
-                    guard namespaceMatches(g.namespace, objects[i], below: namespacesBelow) else { return false }
-                    guard let name = writtenName[i] ?? objects[i].name, !name.contains("$") else { return true }
-                    return wanted.contains(name) || name.contains(wanted)
-                }
-                guard !held else { continue }
-                var why = ")"
-                if let near = configMaps.first(where: { (writtenName[$0] ?? objects[$0].name) == wanted }), let its = objects[near].declaredNamespace {
-                    why = "; the build's ConfigMap \(wanted) is in namespace \(its), as \(files[objects[near].file].path) writes it, and the generator "
-                        + "\(g.namespace.map { "names namespace \($0)" } ?? "names none"): give it `namespace: \(its)`)"
-                }
+                guard !holds(configMaps, kind: "ConfigMap", apiVersion: "v1", named: wanted, namespace: g.namespace, below: namespacesBelow,
+                             objects: objects, name: name) else { continue }
+                let why = configMaps.first(where: { name($0) == wanted }).map {
+                    namespaceAdvice($0, named: wanted, by: "generator", namespace: g.namespace, objects: objects, files: files)
+                } ?? ")"
                 out.append(PatchFailure(kustomization: k, file: o.file, span: g.span,
                                         problem: "its configMapGenerator \(wanted) changes the ConfigMap \(wanted) of namespace \(g.namespace ?? "default") "
                                             + "(behavior: \(g.behavior)), which no resource of the build is (does not exist; cannot merge or replace" + why))
