@@ -16,7 +16,8 @@ public final class GoRegex: Sendable {
         }
     }
 
-    /// The language of what capture group `index` can match, as an anchored expression of its own.
+    /// The language of what capture group `index` can match, as an anchored expression of its own (group 0: the whole
+    /// match, which is the whole subject only where the pattern is anchored at both ends).
     public func group(_ index: Int) -> GoRegex? {
         func find(_ n: RegexNode) -> RegexNode? {
             switch n {
@@ -28,7 +29,7 @@ public final class GoRegex: Sendable {
             default: return nil
             }
         }
-        guard let sub = find(syntax.root) else { return nil }
+        guard let sub = index == 0 ? syntax.root : find(syntax.root) else { return nil }
         var parsed = syntax
         parsed.root = .concat([.assert(.beginText), sub, .assert(.endText)])
         guard let program = try? Program.compile(parsed) else { return nil }

@@ -271,6 +271,57 @@ nonTriggering:
           namespace: flux-system
         spec:
           image: ghcr.io/acme/web
+  - description: "v1beta2 in a file no cluster applies, where the clusters run Flux 2.7.5 and 2.8.0: each serves it (sambaum/k8s's archive; api-deprecated warns for 2.8.0)"
+    files:
+      archive/repo.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1beta2
+        kind: ImageRepository
+        metadata:
+          name: alpine
+          namespace: flux-system
+        spec:
+          image: alpine
+          interval: 30m
+      clusters/a/flux-system/gotk-components.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: flux-system
+          labels:
+            app.kubernetes.io/instance: flux-system
+            app.kubernetes.io/part-of: flux
+            app.kubernetes.io/version: v2.7.5
+      clusters/a/flux-system/gotk-sync.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: flux-system
+          namespace: flux-system
+        spec:
+          interval: 10m
+          path: ./clusters/a
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/b/flux-system/gotk-components.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: flux-system
+          labels:
+            app.kubernetes.io/instance: flux-system
+            app.kubernetes.io/part-of: flux
+            app.kubernetes.io/version: v2.8.0
+      clusters/b/flux-system/gotk-sync.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: flux-system
+          namespace: flux-system
+        spec:
+          interval: 10m
+          path: ./clusters/b
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
 """#),
         ("automation-direct-push.yaml", #"""
 id: automation-direct-push
@@ -1901,6 +1952,21 @@ triggering:
             newTag: "2.0.1"
     expect:
       - {file: components/pin/kustomization.yaml, line: 5, column: 13, message: "image 'ghcr.io/acme/web:latest' uses the tag 'latest', which moves with every push: pin a version or a digest (deployed with this tag by overlays/dev/; the other builds change or drop it)"}
+  - description: "an image's `name` beside its `repository`, which the chart joins after it (strimzi-kafka-operator's `{{ repository }}/{{ name }}:{{ tag }}`; dieunb/app-infra)"
+    files:
+      apps/strimzi.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: strimzi-cluster-operator
+        spec:
+          values:
+            image:
+              repository: strimzi
+              name: operator
+              tag: latest
+    expect:
+      - {file: apps/strimzi.yaml, line: 10, column: 12, message: "image 'strimzi/operator:latest' uses the tag 'latest', which moves with every push: pin a version or a digest"}
   - description: "a chart's own default that two releases keep, one of them in a file no cluster here applies (Fabdev10/gitops-lab): that one's finding says so"
     files:
       charts/app/Chart.yaml: |
@@ -2075,6 +2141,32 @@ nonTriggering:
         images:
           - name: registry.example.com/api
             newTag: 1.2.3
+  - description: "a chart's own values.yaml where the release lists values files without it: source-controller packages the chart with the listed files as its values.yaml (the chart's appVersion runs)"
+    files:
+      charts/web/Chart.yaml: |
+        apiVersion: v2
+        name: web
+        version: 0.1.0
+        appVersion: "1.4.2"
+      charts/web/values.yaml: |
+        image:
+          repository: ghcr.io/acme/web
+          tag: latest
+      charts/web/values-prod.yaml: |
+        image:
+          repository: ghcr.io/acme/web
+      apps/web.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: web
+          namespace: apps
+        spec:
+          chart:
+            spec:
+              chart: ./charts/web
+              sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}
+              valuesFiles: [./charts/web/values-prod.yaml]
 """#),
         ("image-missing-tag.yaml", #"""
 id: image-missing-tag
@@ -6267,7 +6359,7 @@ triggering:
             alphabetical: {order: asc}
     expect:
       - {file: flux/policy.yaml, line: 10, column: 14, message: "alphabetical order compares version-like tags byte by byte, and their numbers can have one digit or more ('v0.0.0', 'v00.0.0'), so a larger number with more digits sorts before a smaller one ('10' before '9'): use semver, numerical order on a key of digits, or a pattern whose keys all have one width (a timestamp such as '20250101T120000Z')"}
-  - description: "alphabetical over version tags extracted whole with `$0` (eknathdj/devops-gitops-flux: Flux's ReplaceAllString leaves the tag the key)"
+  - description: "alphabetical over version tags extracted with `$0`, the whole match: here the whole tag, the pattern anchored at both ends (eknathdj/devops-gitops-flux)"
     files:
       flux/policy.yaml: |
         apiVersion: image.toolkit.fluxcd.io/v1
@@ -6348,6 +6440,22 @@ nonTriggering:
           filterTags:
             pattern: '^RELEASE\.(?P<timestamp>[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-[0-9]{2})Z$'
             extract: '$timestamp'
+          policy:
+            alphabetical: {order: asc}
+  - description: "alphabetical over `$0` of a pattern anchored at its start only: the key is the match, a timestamp and a sha of fixed form, not the whole tag (thdxg/homelab)"
+    files:
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          filterTags:
+            pattern: '^\d{8}-\d{6}-[a-f0-9]+'
+            extract: '$0'
           policy:
             alphabetical: {order: asc}
 """#),

@@ -104,8 +104,6 @@ extension Model {
         guard let re = policy.regex else { return nil }
         let refs = Rule.extractReferences(extract)
         guard refs.count == 1, extract == "$" + refs[0] || extract == "${" + refs[0] + "}" else { return nil }
-        // `$0` gives every match itself: Flux's ReplaceAllString leaves the whole tag the key (eknathdj/devops-gitops-flux)
-        if refs[0] == "0" { return selectable }
         // a name given to several groups takes whichever matched: no one group's language is the key's
         guard Int(refs[0]) != nil || re.subexpNames.filter({ $0 == refs[0] }).count <= 1 else { return nil }
         let index = Int(refs[0]) ?? re.subexpNames.firstIndex(of: refs[0]) ?? -1

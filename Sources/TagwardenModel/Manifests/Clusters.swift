@@ -996,7 +996,13 @@ extension Model {
             }
         }
         if let only = clusters.only { return [FluxRun(version: only.version, cluster: nil, origin: only.origin)] }
-        return [FluxRun(version: .current, cluster: nil, origin: nil)]
+        // installations of several versions, none of a cluster that applies the file: each may be the one that does
+        // (sambaum/k8s's archive beside clusters of 2.7.5 and 2.8.0)
+        var written: [FluxRun] = []
+        for i in clusters.installations where !written.contains(where: { $0.version == i.version }) {
+            written.append(FluxRun(version: i.version, cluster: nil, origin: i.origin))
+        }
+        return written.isEmpty ? [FluxRun(version: .current, cluster: nil, origin: nil)] : written
     }
 
     /// The clusters that deploy object `o`: a variant of a patched base object (`variantOf`) those of the builds that
@@ -1057,7 +1063,7 @@ extension Model {
             let v = clusters.clusters[c].flux ?? .current
             if oldest == nil || v < oldest! { oldest = v }
         }
-        return oldest ?? clusters.only?.version ?? .current
+        return oldest ?? clusters.installations.map(\.version).min() ?? .current
     }
 
     /// What the report's header says of the repository's Flux, in one line: the versions of its clusters and where they

@@ -663,6 +663,9 @@ package struct Extractor {
             // under an `image:` key some charts call the repository `name`, or `repo` (tailscale-operator's); beside an
             // `imageTag:` (loki-stack's logstash) an `image:` without a tag of its own is the repository
             var repo = y.get(n, "repository")
+            // beside a `repository`, an `image:` key's `name` is the last part of the path the chart joins
+            // (`{{ .repository }}/{{ .name }}:{{ .tag }}`, strimzi-kafka-operator's: `strimzi` and `operator`)
+            let pathName = underImageKey && repo != nil ? scalarString(y.get(n, "name")).flatMap { $0.isEmpty ? nil : $0 } : nil
             if repo == nil, underImageKey { repo = y.get(n, "name") }
             if repo == nil, underImageKey { repo = y.get(n, "repo") }
             // `repository: ""`, like `tag: ""`, leaves the chart's own (slurm's `default (include …)`)
@@ -677,6 +680,10 @@ package struct Extractor {
             if let repo, let tag, let repoName = scalarString(repo), y.nodes[tag].kind == .scalar {
                 var name = repoName
                 var nodes = [repo, tag]
+                if let pathName, let nameNode = y.get(n, "name") {
+                    name = repoName.hasSuffix("/") ? repoName + pathName : repoName + "/" + pathName
+                    nodes.append(nameNode)
+                }
                 if let reg = y.get(n, "registry"), let r = scalarString(reg), !r.isEmpty {
                     // a registry written with its `/` is one the chart joins as written (openebs/zfs-localpv's
                     // `{{ registry }}{{ repository }}`, whose values ask for the slash)

@@ -55,12 +55,13 @@ enum ValuesFiles {
         for r in releases {
             guard case .helmRelease(let spec)? = objects[r].flux else { continue }
             let releaseName = "HelmRelease " + name(r)
-            var chartDefaults: FileID?   // the chart's own values.yaml, which the release does not list
+            var chartDefaults: FileID?   // the chart's own values.yaml, where the release lists no values files
             // a chart in this repository: its values files are files of this tree
             if let chart = spec.chartPath.flatMap({ Model.normalizePath($0) }), built.fileAt[Sources.join(chart, "Chart.yaml")] != nil {
-                let listed = Set(spec.valuesFiles.compactMap { Model.normalizePath($0.value) })
-                if let own = ["values.yaml", "values.yml"].lazy.compactMap({ built.fileAt[Sources.join(chart, $0)] }).first,
-                   !listed.contains(files[own].path), files[own].syntaxError == nil {
+                // source-controller packages the chart with the listed files, merged, as its values.yaml: the chart's own
+                // holds the defaults only when the release lists none (or lists it, and it is read below as listed)
+                if spec.valuesFiles.isEmpty, let own = ["values.yaml", "values.yml"].lazy.compactMap({ built.fileAt[Sources.join(chart, $0)] }).first,
+                   files[own].syntaxError == nil {
                     chartDefaults = own
                 }
                 for entry in spec.valuesFiles {
