@@ -27,7 +27,8 @@ func lintReport(_ files: [String: String], config: String? = nil, profile: Strin
     }
     var snapshot = SourceSnapshot(kind: .worktree, root: "/example", rev: nil,
                                   files: sorted.map { SourceFile(path: $0, bytes: Array(files[$0]!.utf8)) }, skipped: [])
-    snapshot.reader = TreeReader { path in files[path].map { .success(Array($0.utf8)) } }
+    snapshot.reader = TreeReader({ path in files[path].map { .success(Array($0.utf8)) } },
+                                 holdsFiles: { dir in files.keys.contains { $0.hasPrefix(dir + "/") } })
     func audit(_ config: Config) throws -> AuditReport {
         try Linter.audit(AuditRequest(snapshot: snapshot, config: config, profile: profile)) { model in
             try History.stagingEvidence(repo: nil, tip: nil, model: model)

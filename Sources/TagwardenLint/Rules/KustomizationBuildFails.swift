@@ -67,8 +67,8 @@ extension Rule {
         for e in m.emptyFluxPaths {
             let k = e.kustomization
             let patch = e.patched ? " as this patch sets its path" : ""
-            var f = c.finding("Flux Kustomization \(m.qualifiedName(k)) builds ./\(e.path)\(patch), which holds no manifest in the repository: it "
-                              + "deploys nothing (kustomize-controller fails it with 'kustomization path not found' where the directory does not exist)",
+            var f = c.finding("Flux Kustomization \(m.qualifiedName(k)) builds ./\(e.path)\(patch), which is not in the repository: "
+                              + "kustomize-controller fails it with 'kustomization path not found', so it deploys nothing",
                               file: e.file, span: e.span, object: k, environment: nil)
             if let premise = m.emptyPathPremises[k] { f.assume(premise) }
             out.append(f)

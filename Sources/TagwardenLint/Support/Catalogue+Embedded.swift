@@ -1074,6 +1074,37 @@ triggering:
             newTag: 1.0.1
     expect:
       - {file: app/kustomization.yaml, line: 5, column: 11, message: "images: entry 'ghcr.io/acme/atlas-marriages/atlas-marriages' matches no image of this kustomization's build, so kustomize leaves the images as they are (its images include 'ghcr.io/acme/atlas-messages/atlas-messages')"}
+  - description: "an entry for an image that another build's container has, but not this build (lloydchang/agentic-reconciliation-engine's python entry): its tag deploys nothing, and is not judged as deployed"
+    files:
+      app/kustomization.yaml: |
+        resources: [deploy.yaml]
+        images:
+          - name: python
+            newTag: 3.9-alpine
+      app/deploy.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: nginx:1.27.3
+      other/worker.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: worker
+        spec:
+          template:
+            spec:
+              containers:
+                - name: worker
+                  image: python:3.11.9-slim
+    expect:
+      - {file: app/kustomization.yaml, line: 3, column: 11, message: "images: entry 'python' matches no image of this kustomization's build, so kustomize leaves the images as they are (its images include 'nginx')"}
 nonTriggering:
   - description: an entry whose name carries the tag (kustomize matches it against the whole reference; swaptacular's source-controller:v1.6.2)
     files:
@@ -2759,9 +2790,10 @@ rationale: >
   exist; cannot merge or replace`). The message names the Flux
   Kustomizations that build it. A missing file of a directory that an Argo CD Application builds with a
   config-management plugin (`source.plugin`) is an assumption: the plugin may write it before kustomize runs.
-  A Flux Kustomization of this repository's GitRepository whose `path` holds no
-  manifest deploys nothing, and kustomize-controller fails it (`kustomization path not found`) where the directory
-  is not there (a directory of other files builds to nothing). A path that a patch sets, in a build that takes the
+  A Flux Kustomization of this repository's GitRepository whose `path` is not in the
+  repository (no file of any kind under it: git keeps no empty directory) fails (`kustomization path not found`)
+  and deploys nothing; a directory of other files only (a `.gitkeep`) builds to nothing without an error since
+  kustomize-controller 1.2.2 (Flux 2.2.3), and is not reported. A path that a patch sets, in a build that takes the
   Kustomization (a shared base's placeholder path that each cluster's overlay replaces), is judged as the patch
   writes it, where it writes it; the path as written in the Kustomization's file is then not judged.
   At a path without a kustomization file, kustomize-controller generates one: it walks the path (not into
@@ -3095,7 +3127,7 @@ triggering:
         kind: ConfigMap
         metadata: {name: app, namespace: apps}
     expect:
-      - {file: clusters/staging/kustomization.yaml, line: 7, column: 16, message: "Flux Kustomization flux-system/apps builds ./apps/stagign as this patch sets its path, which holds no manifest in the repository: it deploys nothing (kustomize-controller fails it with 'kustomization path not found' where the directory does not exist)"}
+      - {file: clusters/staging/kustomization.yaml, line: 7, column: 16, message: "Flux Kustomization flux-system/apps builds ./apps/stagign as this patch sets its path, which is not in the repository: kustomize-controller fails it with 'kustomization path not found', so it deploys nothing"}
   - description: a field kustomize does not know in the kustomization at a Flux Kustomization's path, which kustomize-controller drops (a warning), and a Flux Kustomization kept there as kustomization.yaml, whose apiVersion it keeps
     files:
       clusters/prod/sync.yaml: |
@@ -3663,6 +3695,39 @@ nonTriggering:
           name: operator
         spec:
           replicas: 2
+  - description: "a Flux Kustomization whose path holds only a `.gitkeep`: Flux 2.2.3 and later build it to nothing (elreydetoda/personal-lab)"
+    files:
+      clusters/dev/apps.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          interval: 10m
+          path: ./apps/dev
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/dev/flux-system/gotk-sync.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 1m
+          ref: {branch: main}
+          url: https://github.com/example/fleet
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 10m
+          path: ./clusters/dev
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/dev/flux-system/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources: [gotk-sync.yaml]
+      apps/dev/.gitkeep: ""
 """#),
         ("marker-behind.yaml", #"""
 id: marker-behind
@@ -6007,6 +6072,48 @@ nonTriggering:
         kind: Deployment
         metadata:
           name: web
+  - description: "two Flux Kustomizations in one directory nothing applies, building the dev and production overlays: entry points of two clusters, not one cluster applied whole (phoenixtechnam/k8s-hosting-platform)"
+    files:
+      flux/app-dev.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: app-dev, namespace: flux-system}
+        spec:
+          interval: 5m
+          path: ./overlays/dev
+          prune: true
+          sourceRef: {kind: GitRepository, name: app}
+      flux/app-production.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: app-production, namespace: flux-system}
+        spec:
+          interval: 5m
+          path: ./overlays/production
+          prune: true
+          sourceRef: {kind: GitRepository, name: app}
+      overlays/dev/kustomization.yaml: |
+        resources: [deployment.yaml]
+      overlays/dev/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web, namespace: app}
+        spec:
+          replicas: 1
+          template:
+            spec:
+              containers: [{name: web, image: nginx:1.27.3}]
+      overlays/production/kustomization.yaml: |
+        resources: [deployment.yaml]
+      overlays/production/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web, namespace: app}
+        spec:
+          replicas: 3
+          template:
+            spec:
+              containers: [{name: web, image: nginx:1.27.3}]
 """#),
         ("object-invalid.yaml", #"""
 id: object-invalid

@@ -149,7 +149,7 @@ public struct Clusters: Sendable {
     static func build(objects: Objects, files: Files, builds: LazyBuildSets, graph: IncludeGraph,
                       ignoring nonResources: Set<ObjectID>, config: Config = Config(), sourceIgnore: String? = nil,
                       artifactSyncs: [Model.ArtifactSync] = [], pathPatched: Set<ObjectID> = [],
-                      patchedPaths: [ObjectID: [(by: ObjectID, path: String)]] = [:]) -> Clusters {
+                      patchedPaths: [ObjectID: [(by: ObjectID, path: String)]] = [:], environments: EnvironmentModel? = nil) -> Clusters {
         let leftOut = leftOut(objects: objects, files: files, builds: builds.value, graph: graph)
         // the files each declared cluster's paths take
         let declared: [[FileID]] = config.clusters.map { c in
@@ -158,7 +158,7 @@ public struct Clusters: Sendable {
         }
         var out = detect(objects: objects, files: files, builds: builds, graph: graph, ignoring: nonResources, config: config,
                          leftOut: leftOut, declared: declared, artifactSyncs: artifactSyncs, pathPatched: pathPatched,
-                         patchedPaths: patchedPaths)
+                         patchedPaths: patchedPaths, environments: environments)
         let ignored = out.sourceIgnored(objects: objects, files: files, rootIgnore: sourceIgnore)
         out.judgeReach(objects: objects, files: files, leftOut: leftOut, declared: declared, sourceIgnored: ignored)
         out.unreadArtifacts = out.unreadArtifacts(objects: objects, files: files, artifactSyncs: artifactSyncs)
@@ -406,7 +406,7 @@ public struct Clusters: Sendable {
     private static func detect(objects: Objects, files: Files, builds: LazyBuildSets, graph: IncludeGraph, ignoring nonResources: Set<ObjectID>,
                                config: Config, leftOut: [FileID: String], declared: [[FileID]],
                                artifactSyncs: [Model.ArtifactSync], pathPatched: Set<ObjectID>,
-                               patchedPaths: [ObjectID: [(by: ObjectID, path: String)]]) -> Clusters {
+                               patchedPaths: [ObjectID: [(by: ObjectID, path: String)]], environments: EnvironmentModel?) -> Clusters {
         var out = Clusters()
         var kustomizations: [ObjectID] = []
         var objectsOfFile: [FileID: [ObjectID]] = [:]   // the objects that say what a cluster runs or reads, by file
@@ -516,8 +516,10 @@ public struct Clusters: Sendable {
             }
             return true
         }
+        var entryPoints: [ObjectID: (name: String, files: Set<FileID>)] = [:]   // (`splitEntryPoints`)
         func clusterName(_ k: ObjectID) -> String {
             if isBootstrapSync(k), let p = path(k, [:]) { return p }
+            if let own = entryPoints[k] { return own.name }
             return topKustomization(of: file(k)) ?? Path.dirname(files[file(k)].path)
         }
         /// The directory of the one kustomization that includes file `f`, through the kustomizations above it, and that
@@ -541,6 +543,27 @@ public struct Clusters: Sendable {
         let roots = kustomizations.filter { k in
             (includers[file(k)] ?? []).allSatisfy { $0 == k } && (!nonResources.contains(k) || buildsItself(k)) && leftOut[file(k)] == nil
         }
+        /// Roots in one directory that no kustomization includes, whose paths are each of an environment and not all of
+        /// one (`apps-dev.yaml` building ./overlays/dev beside `apps-production.yaml`): one entry point per cluster, not
+        /// a cluster applied whole (phoenixtechnam/k8s-hosting-platform's k8s/base/flux). The roots of each environment
+        /// are a cluster, named after the first one's file, that applies their files alone.
+        func splitEntryPoints() {
+            guard let environments else { return }
+            var byDirectory: [String: [ObjectID]] = [:]
+            for r in roots where !isBootstrapSync(r) && !buildsItself(r) && topKustomization(of: file(r)) == nil {
+                byDirectory[Path.dirname(files[file(r)].path), default: []].append(r)
+            }
+            for rs in byDirectory.values where rs.count > 1 {
+                let named = rs.map { r in (r, path(r, [:]).flatMap { environments.detect(directory: $0) }) }
+                guard named.allSatisfy({ $0.1 != nil }), Set(named.map { $0.1! }).count > 1 else { continue }
+                for group in Dictionary(grouping: named, by: { $0.1! }).values {
+                    let members = group.map(\.0).sorted { files[file($0)].path < files[file($1)].path }
+                    let own = (files[file(members[0])].path, Set(members.map(file)))
+                    for r in members { entryPoints[r] = own }
+                }
+            }
+        }
+        splitEntryPoints()
         var index: [String: ClusterID] = [:]
         var sets = Table<ClusterID, Set<FileID>>(), members = Table<ClusterID, Set<ObjectID>>()
         let fileCount = files.count
@@ -700,6 +723,7 @@ public struct Clusters: Sendable {
             // into a kustomization file, which kustomize refuses, with the directory's files, as `kubectl apply -f` takes them;
             // beside one, not that file, which `kubectl apply -k` refuses)
             let dir = Path.dirname(files[file(root)].path)
+            if let own = entryPoints[root] { walk(c, roots: [root], files: own.files); return }
             walk(c, roots: [root], files: buildsItself(root) ? [] : refusedKustomizationFiles.contains(file(root))
                     ? builds.value.generatedFiles(under: dir) : builds.files(under: dir).subtracting(refusedKustomizationFiles))
         }

@@ -25,20 +25,11 @@ extension Model {
     /// `newName` in the build, or — for what Tagwarden does not read as an image (a custom resource's
     /// `containers`) — any text of a file of the build. A build that inflates charts, runs plugins,
     /// takes resources from outside the repository or names a path the repository lacks is not judged: its images
-    /// cannot be known. An entry for an image the repository has elsewhere, but not in its build, is not reported.
+    /// cannot be known. An entry for an image the repository has elsewhere, but not in its build, is reported too
+    /// (lloydchang/agentic-reconciliation-engine's `python` entry, whose build has none: another build's container has).
     static func unmatchedImageEntries(objects: Objects, files: Files, images: Table<ImageID, ImageUse>,
                                       graph: IncludeGraph, builds: LazyBuildSets) -> [UnmatchedImageEntry] {
-        guard objects.contains(where: { !$0.kustomizeImages.isEmpty }) else { return [] }
-        // only an entry that names no container image of the repository is looked into (a typo, another registry's
-        // spelling): most entries cost one lookup
-        var everywhere = Set<String>()
-        for i in images.indices where images[i].origin == .container { if let name = images[i].name { everywhere.insert(name) } }
-        // (nor one for a name that an entry renames: a build may have renamed it before this entry looks for it)
-        var renamed = Set<String>()
-        for o in objects { for e in o.kustomizeImages where e.newName != nil && e.newName != e.name.value { renamed.insert(e.name.value) } }
-        let suspects = objects.indices.filter { k in
-            objects[k].kustomizeImages.contains { !everywhere.contains($0.name.value) || renamed.contains($0.name.value) }
-        }
+        let suspects = objects.indices.filter { !objects[$0].kustomizeImages.isEmpty }
         guard !suspects.isEmpty else { return [] }
         let built = builds.value
         var imagesOfFile: [FileID: [ImageID]] = [:], objectsOfFile: [FileID: [ObjectID]] = [:]
@@ -96,7 +87,7 @@ extension Model {
                 var matchesNothing = false
                 defer { if !matchesNothing, let n = image.newName { names.insert(n) } }
                 let entry = image.name
-                guard !everywhere.contains(entry.value) || renamed.contains(entry.value), !names.contains(entry.value) else { continue }
+                guard !names.contains(entry.value) else { continue }
                 // kustomize matches the entry's name against the whole reference: a name written with its tag
                 // (swaptacular's `source-controller:v1.6.2`) matches the image written so
                 if let slash = entry.value.lastIndex(of: "/") ?? entry.value.indices.first,

@@ -140,12 +140,13 @@ public struct Model: Sendable {
     /// `sharing`: another audit's facts to take, or this one's to offer (`SharedExtraction`).
     public static func build(_ sources: [SourceFile], config: Config, profile: String?, remoteURLs: [String] = [], checkout: Checkout? = nil,
                              policyCharts: [String] = [], skipped: [SkippedFile] = [], sourceIgnore: String? = nil,
-                             readIgnoreFile: ((String) -> String?)? = nil, sharing: SharedExtraction.Role? = nil,
+                             readIgnoreFile: ((String) -> String?)? = nil, holdsFiles: ((String) -> Bool)? = nil,
+                             sharing: SharedExtraction.Role? = nil,
                              evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
         let facts = extractAll(sources, sharing: sharing)
         Timings.mark("extract")
         return try build(facts: consume facts, config: config, profile: profile, remoteURLs: remoteURLs, checkout: checkout, policyCharts: policyCharts,
-                         skipped: skipped, sourceIgnore: sourceIgnore, readIgnoreFile: readIgnoreFile, evidence: evidence)
+                         skipped: skipped, sourceIgnore: sourceIgnore, readIgnoreFile: readIgnoreFile, holdsFiles: holdsFiles, evidence: evidence)
     }
 
     /// Appends the images of release values files (a generated ConfigMap's file, a chart's `valuesFiles`) to `images`.
@@ -206,7 +207,7 @@ public struct Model: Sendable {
 
     public static func build(facts input: consuming Files, config: Config, profile: String?, remoteURLs: [String] = [], checkout: Checkout? = nil,
                              policyCharts: [String] = [], skipped: [SkippedFile] = [], sourceIgnore: String? = nil,
-                             readIgnoreFile: ((String) -> String?)? = nil,
+                             readIgnoreFile: ((String) -> String?)? = nil, holdsFiles: ((String) -> Bool)? = nil,
                              evidence: (Model) throws -> PromotionEvidence? = { _ in nil }) rethrows -> Model {
         var facts = consume input
         var objects: Objects = []
@@ -274,7 +275,7 @@ public struct Model: Sendable {
         let pathClues = Started { [facts] in facts.indices.column { detection.clues(path: facts[$0].path) } }
         var clusters = Clusters.build(objects: objects, files: facts, builds: builds, graph: graph, ignoring: nonResources, config: config,
                                       sourceIgnore: sourceIgnore, artifactSyncs: artifactSyncs, pathPatched: pathPatched,
-                                      patchedPaths: patchedPaths)
+                                      patchedPaths: patchedPaths, environments: detection)
         var (namespaces, namespaceOverride, openNamespaces) = resolveNamespaces(objects, files: facts, graph: graph, clusters: clusters)
         var writtenName: [ObjectID: String] = [:]
         // kustomize's names, with the references a `configurations:` file has it rewrite; without such files the
@@ -543,6 +544,9 @@ public struct Model: Sendable {
         var emptyPathPremises: [ObjectID: String] = [:]
         let emptyPaths = emptyFluxPaths(written: writtenEmptyPaths, objects: objects, files: facts, graph: graph, builds: builds, stepsOf: stepsOf,
                                          skipped: skipped, included: included, config: config).filter { e in
+            // a directory of other files only (a `.gitkeep`) builds to nothing: kustomize-controller 1.2.2 (Flux 2.2.3)
+            // and later generate a kustomization that builds it; only a path that is not there fails
+            if let holdsFiles, let p = normalizePath(e.path), holdsFiles(p) { return false }
             let k = e.kustomization
             guard let src = objects[k].fluxKustomization?.source, src.isGitRepository else { return false }
             if let revision = objects[k].fluxKustomization?.pinnedRevision {

@@ -85,7 +85,8 @@ extension Model {
             notRead.removeAll { ignored($0.path) }
             return try Model.build(files, config: config, profile: profile, remoteURLs: snapshot.remoteURLs, checkout: snapshot.checkout,
                                    policyCharts: policyCharts.sorted().map { charts[$0].isEmpty ? "." : String(charts[$0].dropLast()) },
-                                   skipped: notRead, sourceIgnore: sourceIgnore, readIgnoreFile: readIgnoreFile, sharing: sharing, evidence: evidence)
+                                   skipped: notRead, sourceIgnore: sourceIgnore, readIgnoreFile: readIgnoreFile, holdsFiles: reader?.holdsFiles,
+                                   sharing: sharing, evidence: evidence)
         }
         // staging's history is read for the model the run keeps: this one, unless its builds name files the listing
         // passed over, which join the input and make the model again

@@ -87,7 +87,13 @@ public struct Checkout: Sendable {
 /// the thread that audits the snapshot, like the repository it may hold.
 public final class TreeReader {
     package let read: (String) -> Result<[UInt8], TagwardenError>?
-    public init(_ read: @escaping (String) -> Result<[UInt8], TagwardenError>?) { self.read = read }
+    /// Whether the tree holds a file of any kind under a directory: there is a directory there (git keeps none
+    /// without a file) for kustomize-controller to build, whatever it holds.
+    package let holdsFiles: (String) -> Bool
+    public init(_ read: @escaping (String) -> Result<[UInt8], TagwardenError>?, holdsFiles: @escaping (String) -> Bool = { _ in false }) {
+        self.read = read
+        self.holdsFiles = holdsFiles
+    }
 }
 
 extension SourceSnapshot {
@@ -188,7 +194,7 @@ public enum Sources {
         Timings.mark("walk")
         let files = readAll(root: root, found, options: options, skipped: &skipped)
         return SourceSnapshot(kind: .worktree, root: root, rev: nil, files: files, skipped: skipped, notes: notes,
-                              reader: TreeReader { readInside(root: root, $0, options: options) })
+                              reader: TreeReader({ readInside(root: root, $0, options: options) }, holdsFiles: { tracked.containsDirectory($0) }))
     }
 
     /// The index's paths in byte order (as git keeps them), searched by bisection for the directories that hold them:
@@ -233,7 +239,18 @@ public enum Sources {
              includeDir: { _ in true }, includeFile: { _ in true })
         let files = readAll(root: root, found, options: options, skipped: &skipped)
         return SourceSnapshot(kind: .directory, root: root, rev: nil, files: files, skipped: skipped,
-                              reader: TreeReader { readInside(root: root, $0, options: options) })
+                              reader: TreeReader({ readInside(root: root, $0, options: options) }, holdsFiles: { holdsEntries(root: root, $0) }))
+    }
+
+    /// Whether directory `relative` under `root` holds an entry (outside a git repository, what is on disk is the tree).
+    static func holdsEntries(root: String, _ relative: String) -> Bool {
+        guard let d = opendir(join(root, relative)) else { return false }
+        defer { closedir(d) }
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { return true }
+        }
+        return false
     }
 
     /// Reads the files the walk found, on all cores.
@@ -455,7 +472,8 @@ public enum Sources {
         var blobs: [GitOID: [UInt8]] = [:]
         let files = readBlobs(repo, entries, options: options, skipped: &skipped, blobs: &blobs) { path in repo.treeEntry(commit: sha, path: path) }
         return SourceSnapshot(kind: .commit, root: rootOf(repo), rev: sha, files: files, skipped: skipped, blobs: blobs,
-                              reader: TreeReader { readEntry(repo, repo.treeEntry(commit: sha, path: $0), options: options) })
+                              reader: TreeReader({ readEntry(repo, repo.treeEntry(commit: sha, path: $0), options: options) },
+                                                 holdsFiles: { repo.holdsFiles(rev: sha, under: $0, accept: { _ in true }) ?? false }))
     }
 
     /// The index: exactly the blobs the next commit will contain, whatever the working files say.
@@ -470,7 +488,8 @@ public enum Sources {
         let read = Set(files.map(\.path))
         return SourceSnapshot(kind: .index, root: rootOf(repo), rev: nil, files: files, skipped: skipped,
                               conflicted: all.filter { $0.conflicted && read.contains($0.path) }.map(\.path), blobs: blobs,
-                              reader: TreeReader { readEntry(repo, byPath[$0], options: options) })
+                              reader: TreeReader({ readEntry(repo, byPath[$0], options: options) },
+                                                 holdsFiles: { [tracked = TrackedPaths(all.map(\.path))] in tracked.containsDirectory($0) }))
     }
 
     static func rootOf(_ repo: GitRepository) -> String {
