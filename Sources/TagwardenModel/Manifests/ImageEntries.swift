@@ -31,6 +31,9 @@ extension Model {
                                       graph: IncludeGraph, builds: LazyBuildSets) -> [UnmatchedImageEntry] {
         let suspects = objects.indices.filter { !objects[$0].kustomizeImages.isEmpty }
         guard !suspects.isEmpty else { return [] }
+        // the names an entry renames: a build may have renamed such an image before an entry above looks for it
+        var renamed = Set<String>()
+        for k in suspects { for e in objects[k].kustomizeImages where e.newName != nil && e.newName != e.name.value { renamed.insert(e.name.value) } }
         let built = builds.value
         var imagesOfFile: [FileID: [ImageID]] = [:], objectsOfFile: [FileID: [ObjectID]] = [:]
         for i in images.indices where images[i].name != nil { imagesOfFile[images[i].file, default: []].append(i) }
@@ -48,8 +51,12 @@ extension Model {
             } else {
                 continue   // a HelmRelease's post-renderer: the chart's output
             }
-            var taken = Set<FileID>()
-            for r in roots { taken.formUnion(built.files(under: r)) }
+            var taken = roots.count == 1 ? built.files(under: roots[0]) : Set<FileID>()
+            if roots.count > 1 { for r in roots { taken.formUnion(built.files(under: r)) } }
+            // most entries name an image of their build as written, which no entry renames: a lookup each
+            var written = Set<String>()
+            for f in taken { for i in imagesOfFile[f] ?? [] where images[i].origin != .kustomize { written.insert(images[i].name!) } }
+            if o.kustomizeImages.allSatisfy({ written.contains($0.name.value) && !renamed.contains($0.name.value) }) { continue }
             guard !taken.isEmpty, let known = knownBuild(taken, after: { $0 == k || roots.contains(Path.dirname(files[objects[$0].file].path)) },
                                                          objects: objects, objectsOfFile: objectsOfFile, files: files, built: built) else { continue }
             taken = known
