@@ -34,10 +34,32 @@ extension Model {
         // the names an entry renames: a build may have renamed such an image before an entry above looks for it
         var renamed = Set<String>()
         for k in suspects { for e in objects[k].kustomizeImages where e.newName != nil && e.newName != e.name.value { renamed.insert(e.name.value) } }
+        // most entries name an image written in a file their kustomization's resources reach, which no entry renames:
+        // settled by walking up from those files, without the build (the files where each name is written)
+        var filesOfName: [String: [FileID]] = [:]
+        for i in images.indices where images[i].origin != .kustomize { if let n = images[i].name { filesOfName[n, default: []].append(images[i].file) } }
+        func reaches(_ k: ObjectID, _ f: FileID) -> Bool {
+            var seen = Set<ObjectID>()
+            var queue = graph.includers(of: files[f].path).map { ($0, 0) }
+            while let (j, depth) = queue.popLast() {
+                if j == k { return true }
+                guard seen.insert(j).inserted else { continue }
+                queue += graph.parents(of: j, depth: depth + 1).map { ($0, depth + 1) }
+            }
+            return false
+        }
         let built = builds.value
-        var imagesOfFile: [FileID: [ImageID]] = [:], objectsOfFile: [FileID: [ObjectID]] = [:]
-        for i in images.indices where images[i].name != nil { imagesOfFile[images[i].file, default: []].append(i) }
-        for (i, o) in objects.withIDs where o.isKustomization { objectsOfFile[o.file, default: []].append(i) }
+        // (made once an entry is not settled so: most runs never need them)
+        lazy var imagesOfFile: [FileID: [ImageID]] = {
+            var out: [FileID: [ImageID]] = [:]
+            for i in images.indices where images[i].name != nil { out[images[i].file, default: []].append(i) }
+            return out
+        }()
+        lazy var objectsOfFile: [FileID: [ObjectID]] = {
+            var out: [FileID: [ObjectID]] = [:]
+            for (i, o) in objects.withIDs where o.isKustomization { out[o.file, default: []].append(i) }
+            return out
+        }()
         var out: [UnmatchedImageEntry] = []
         for k in suspects {
             let o = objects[k]
@@ -51,12 +73,11 @@ extension Model {
             } else {
                 continue   // a HelmRelease's post-renderer: the chart's output
             }
+            if o.flux == nil, o.kind != "Component", o.kustomizeImages.allSatisfy({ e in
+                !renamed.contains(e.name.value) && (filesOfName[e.name.value] ?? []).contains { reaches(k, $0) }
+            }) { continue }
             var taken = roots.count == 1 ? built.files(under: roots[0]) : Set<FileID>()
             if roots.count > 1 { for r in roots { taken.formUnion(built.files(under: r)) } }
-            // most entries name an image of their build as written, which no entry renames: a lookup each
-            var written = Set<String>()
-            for f in taken { for i in imagesOfFile[f] ?? [] where images[i].origin != .kustomize { written.insert(images[i].name!) } }
-            if o.kustomizeImages.allSatisfy({ written.contains($0.name.value) && !renamed.contains($0.name.value) }) { continue }
             guard !taken.isEmpty, let known = knownBuild(taken, after: { $0 == k || roots.contains(Path.dirname(files[objects[$0].file].path)) },
                                                          objects: objects, objectsOfFile: objectsOfFile, files: files, built: built) else { continue }
             taken = known
