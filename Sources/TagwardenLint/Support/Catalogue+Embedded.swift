@@ -6072,7 +6072,7 @@ nonTriggering:
         kind: Deployment
         metadata:
           name: web
-  - description: "two Flux Kustomizations in one directory nothing applies, building the dev and production overlays: entry points of two clusters, not one cluster applied whole (phoenixtechnam/k8s-hosting-platform)"
+  - description: "two Flux Kustomizations in one directory nothing applies, reading one repository at two branches (main for dev, stable for production): entry points of two clusters, not one cluster applied whole (phoenixtechnam/k8s-hosting-platform)"
     files:
       flux/app-dev.yaml: |
         apiVersion: kustomize.toolkit.fluxcd.io/v1
@@ -6091,7 +6091,17 @@ nonTriggering:
           interval: 5m
           path: ./overlays/production
           prune: true
-          sourceRef: {kind: GitRepository, name: app}
+          sourceRef: {kind: GitRepository, name: app-stable}
+      flux/git.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: app, namespace: flux-system}
+        spec: {interval: 5m, url: https://github.com/acme/app, ref: {branch: main}}
+        ---
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: app-stable, namespace: flux-system}
+        spec: {interval: 5m, url: https://github.com/acme/app, ref: {branch: stable}}
       overlays/dev/kustomization.yaml: |
         resources: [deployment.yaml]
       overlays/dev/deployment.yaml: |

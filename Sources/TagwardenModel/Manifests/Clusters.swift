@@ -543,24 +543,34 @@ public struct Clusters: Sendable {
         let roots = kustomizations.filter { k in
             (includers[file(k)] ?? []).allSatisfy { $0 == k } && (!nonResources.contains(k) || buildsItself(k)) && leftOut[file(k)] == nil
         }
-        /// Roots in one directory that no kustomization includes, whose paths are each of an environment and not all of
-        /// one (`apps-dev.yaml` building ./overlays/dev beside `apps-production.yaml`): one entry point per cluster, not
-        /// a cluster applied whole (phoenixtechnam/k8s-hosting-platform's k8s/base/flux). The roots of each environment
-        /// are a cluster, named after the first one's file, that applies their files alone.
+        /// Roots in one directory that no kustomization includes, which cannot be one cluster's: two of one namespace and
+        /// name, or of GitRepositories that read one URL at different branches (phoenixtechnam/k8s-hosting-platform's
+        /// k8s/base/flux: dev from main, staging from staging, production from stable). Each is then a cluster of its own,
+        /// named after its file, that applies the directory's files but the other roots'. Roots that may be one
+        /// cluster's stay one (Jackdstp/dstpflux's dev, staging and production overlays side by side in my-cluster).
         func splitEntryPoints() {
-            guard let environments else { return }
             var byDirectory: [String: [ObjectID]] = [:]
             for r in roots where !isBootstrapSync(r) && !buildsItself(r) && topKustomization(of: file(r)) == nil {
                 byDirectory[Path.dirname(files[file(r)].path), default: []].append(r)
             }
-            for rs in byDirectory.values where rs.count > 1 {
-                let named = rs.map { r in (r, path(r, [:]).flatMap { environments.detect(directory: $0) }) }
-                guard named.allSatisfy({ $0.1 != nil }), Set(named.map { $0.1! }).count > 1 else { continue }
-                for group in Dictionary(grouping: named, by: { $0.1! }).values {
-                    let members = group.map(\.0).sorted { files[file($0)].path < files[file($1)].path }
-                    let own = (files[file(members[0])].path, Set(members.map(file)))
-                    for r in members { entryPoints[r] = own }
+            var fetched: [String: (url: String, branch: String)] = [:]   // GitRepository namespace/name → what it reads
+            for o in objects {
+                if case .gitRepository(let g)? = o.flux, let name = o.name, let url = g.url, let branch = g.fetchedBranch {
+                    fetched[(o.declaredNamespace ?? "") + "/" + name] = (url, branch)
                 }
+            }
+            func reads(_ r: ObjectID) -> (url: String, branch: String)? {
+                guard let source = spec(r)?.source, source.isGitRepository else { return nil }
+                return fetched[(source.namespace ?? objects[r].declaredNamespace ?? "") + "/" + source.name]
+            }
+            for (dir, rs) in byDirectory where rs.count > 1 {
+                let ids = rs.map { (objects[$0].declaredNamespace ?? "") + "/" + (objects[$0].name ?? "") }
+                let sources = rs.compactMap(reads)
+                let branchesOfURL = Dictionary(grouping: sources, by: \.url).mapValues { Set($0.map(\.branch)) }
+                guard Set(ids).count < ids.count || branchesOfURL.values.contains(where: { $0.count > 1 }) else { continue }
+                let rootFiles = Set(rs.map(file))
+                let others = builds.files(under: dir).subtracting(rootFiles)
+                for r in rs { entryPoints[r] = (files[file(r)].path, others.union([file(r)])) }
             }
         }
         splitEntryPoints()
