@@ -149,7 +149,7 @@ public struct Clusters: Sendable {
     static func build(objects: Objects, files: Files, builds: LazyBuildSets, graph: IncludeGraph,
                       ignoring nonResources: Set<ObjectID>, config: Config = Config(), sourceIgnore: String? = nil,
                       artifactSyncs: [Model.ArtifactSync] = [], pathPatched: Set<ObjectID> = [],
-                      patchedPaths: [ObjectID: [(by: ObjectID, path: String)]] = [:], environments: EnvironmentModel? = nil) -> Clusters {
+                      patchedPaths: [ObjectID: [(by: ObjectID, path: String)]] = [:]) -> Clusters {
         let leftOut = leftOut(objects: objects, files: files, builds: builds.value, graph: graph)
         // the files each declared cluster's paths take
         let declared: [[FileID]] = config.clusters.map { c in
@@ -158,7 +158,7 @@ public struct Clusters: Sendable {
         }
         var out = detect(objects: objects, files: files, builds: builds, graph: graph, ignoring: nonResources, config: config,
                          leftOut: leftOut, declared: declared, artifactSyncs: artifactSyncs, pathPatched: pathPatched,
-                         patchedPaths: patchedPaths, environments: environments)
+                         patchedPaths: patchedPaths)
         let ignored = out.sourceIgnored(objects: objects, files: files, rootIgnore: sourceIgnore)
         out.judgeReach(objects: objects, files: files, leftOut: leftOut, declared: declared, sourceIgnored: ignored)
         out.unreadArtifacts = out.unreadArtifacts(objects: objects, files: files, artifactSyncs: artifactSyncs)
@@ -406,7 +406,7 @@ public struct Clusters: Sendable {
     private static func detect(objects: Objects, files: Files, builds: LazyBuildSets, graph: IncludeGraph, ignoring nonResources: Set<ObjectID>,
                                config: Config, leftOut: [FileID: String], declared: [[FileID]],
                                artifactSyncs: [Model.ArtifactSync], pathPatched: Set<ObjectID>,
-                               patchedPaths: [ObjectID: [(by: ObjectID, path: String)]], environments: EnvironmentModel?) -> Clusters {
+                               patchedPaths: [ObjectID: [(by: ObjectID, path: String)]]) -> Clusters {
         var out = Clusters()
         var kustomizations: [ObjectID] = []
         var objectsOfFile: [FileID: [ObjectID]] = [:]   // the objects that say what a cluster runs or reads, by file

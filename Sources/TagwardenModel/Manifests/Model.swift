@@ -275,7 +275,7 @@ public struct Model: Sendable {
         let pathClues = Started { [facts] in facts.indices.column { detection.clues(path: facts[$0].path) } }
         var clusters = Clusters.build(objects: objects, files: facts, builds: builds, graph: graph, ignoring: nonResources, config: config,
                                       sourceIgnore: sourceIgnore, artifactSyncs: artifactSyncs, pathPatched: pathPatched,
-                                      patchedPaths: patchedPaths, environments: detection)
+                                      patchedPaths: patchedPaths)
         var (namespaces, namespaceOverride, openNamespaces) = resolveNamespaces(objects, files: facts, graph: graph, clusters: clusters)
         var writtenName: [ObjectID: String] = [:]
         // kustomize's names, with the references a `configurations:` file has it rewrite; without such files the

@@ -489,7 +489,7 @@ public enum Sources {
         return SourceSnapshot(kind: .index, root: rootOf(repo), rev: nil, files: files, skipped: skipped,
                               conflicted: all.filter { $0.conflicted && read.contains($0.path) }.map(\.path), blobs: blobs,
                               reader: TreeReader({ readEntry(repo, byPath[$0], options: options) },
-                                                 holdsFiles: { [tracked = TrackedPaths(all.map(\.path))] in tracked.containsDirectory($0) }))
+                                                 holdsFiles: { dir in all.contains { $0.path.hasPrefix(dir + "/") } }))
     }
 
     static func rootOf(_ repo: GitRepository) -> String {
