@@ -553,15 +553,14 @@ public struct Clusters: Sendable {
             for r in roots where !isBootstrapSync(r) && !buildsItself(r) && topKustomization(of: file(r)) == nil {
                 byDirectory[Path.dirname(files[file(r)].path), default: []].append(r)
             }
-            var fetched: [String: (url: String, branch: String)] = [:]   // GitRepository namespace/name → what it reads
-            for o in objects {
-                if case .gitRepository(let g)? = o.flux, let name = o.name, let url = g.url, let branch = g.fetchedBranch {
-                    fetched[(o.declaredNamespace ?? "") + "/" + name] = (url, branch)
-                }
-            }
+            guard byDirectory.values.contains(where: { $0.count > 1 }) else { return }
+            let gitSources = Model.GitSources(objects, files: files)
+            /// The URL and branch root `r`'s GitRepository reads, where one GitRepository of its name does.
             func reads(_ r: ObjectID) -> (url: String, branch: String)? {
-                guard let source = spec(r)?.source, source.isGitRepository else { return nil }
-                return fetched[(source.namespace ?? objects[r].declaredNamespace ?? "") + "/" + source.name]
+                guard let source = spec(r)?.source else { return nil }
+                let found = gitSources.sources(kind: source.kind, name: source.name, namespace: source.namespace ?? objects[r].declaredNamespace)
+                guard found.count == 1, let branch = found[0].branch else { return nil }
+                return (found[0].url, branch)
             }
             for (dir, rs) in byDirectory where rs.count > 1 {
                 let ids = rs.map { (objects[$0].declaredNamespace ?? "") + "/" + (objects[$0].name ?? "") }

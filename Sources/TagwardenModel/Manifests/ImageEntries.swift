@@ -38,16 +38,6 @@ extension Model {
         // settled by walking up from those files, without the build (the files where each name is written)
         var filesOfName: [String: [FileID]] = [:]
         for i in images.indices where images[i].origin != .kustomize { if let n = images[i].name { filesOfName[n, default: []].append(images[i].file) } }
-        func reaches(_ k: ObjectID, _ f: FileID) -> Bool {
-            var seen = Set<ObjectID>()
-            var queue = graph.includers(of: files[f].path).map { ($0, 0) }
-            while let (j, depth) = queue.popLast() {
-                if j == k { return true }
-                guard seen.insert(j).inserted else { continue }
-                queue += graph.parents(of: j, depth: depth + 1).map { ($0, depth + 1) }
-            }
-            return false
-        }
         let built = builds.value
         // (made once an entry is not settled so: most runs never need them)
         lazy var imagesOfFile: [FileID: [ImageID]] = {
@@ -74,7 +64,7 @@ extension Model {
                 continue   // a HelmRelease's post-renderer: the chart's output
             }
             if o.flux == nil, o.kind != "Component", o.kustomizeImages.allSatisfy({ e in
-                !renamed.contains(e.name.value) && (filesOfName[e.name.value] ?? []).contains { reaches(k, $0) }
+                !renamed.contains(e.name.value) && (filesOfName[e.name.value] ?? []).contains { graph.reaches(k, from: files[$0].path) }
             }) { continue }
             var taken = roots.count == 1 ? built.files(under: roots[0]) : Set<FileID>()
             if roots.count > 1 { for r in roots { taken.formUnion(built.files(under: r)) } }

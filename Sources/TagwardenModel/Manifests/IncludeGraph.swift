@@ -48,6 +48,18 @@ public struct IncludeGraph: Sendable {
     /// The kustomizations that include kustomization `k`'s directory, `k` being `depth` up its chain.
     public func parents(of k: ObjectID, depth: Int) -> [ObjectID] { includers(of: directory(of: k), depth: depth) }
 
+    /// Whether some chain of kustomizations that takes `path` reaches kustomization `k`: its build takes the file.
+    func reaches(_ k: ObjectID, from path: String) -> Bool {
+        var seen = Set<ObjectID>()
+        var queue = includers(of: path).map { ($0, 0) }
+        while let (j, depth) = queue.popLast() {
+            if j == k { return true }
+            guard seen.insert(j).inserted else { continue }
+            queue += parents(of: j, depth: depth + 1).map { ($0, depth + 1) }
+        }
+        return false
+    }
+
     /// Whether every chain of kustomizations that takes `path` passes through one of `through`: some kustomization
     /// names it, and each that does is one of them or is built only from above (no `path` of `builtAt` is its
     /// directory) by chains that are.

@@ -239,18 +239,9 @@ public enum Sources {
              includeDir: { _ in true }, includeFile: { _ in true })
         let files = readAll(root: root, found, options: options, skipped: &skipped)
         return SourceSnapshot(kind: .directory, root: root, rev: nil, files: files, skipped: skipped,
-                              reader: TreeReader({ readInside(root: root, $0, options: options) }, holdsFiles: { holdsEntries(root: root, $0) }))
-    }
-
-    /// Whether directory `relative` under `root` holds an entry (outside a git repository, what is on disk is the tree).
-    static func holdsEntries(root: String, _ relative: String) -> Bool {
-        guard let d = opendir(join(root, relative)) else { return false }
-        defer { closedir(d) }
-        while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { return true }
-        }
-        return false
+                              reader: TreeReader({ readInside(root: root, $0, options: options) },
+                                                 // (outside a git repository, what is on disk is the tree)
+                                                 holdsFiles: { (try? FileSystem.directoryEntries(join(root, $0)))?.isEmpty == false }))
     }
 
     /// Reads the files the walk found, on all cores.
