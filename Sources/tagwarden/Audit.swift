@@ -13,6 +13,7 @@ import Glibc
 
 struct Audit: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "audit",
         abstract: "Lint a working tree, or the tree of a commit.",
         discussion: """
         PATH (default ".") selects the repository that contains it; a path inside the repository limits what is \

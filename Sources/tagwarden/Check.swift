@@ -12,6 +12,7 @@ import Glibc
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "check",
         abstract: "Lint what a commit or a pull request introduces.",
         discussion: """
         --staged (pre-commit): lints the index — the exact blobs the commit will contain, not the working files — and \

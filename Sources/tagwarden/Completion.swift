@@ -3,6 +3,7 @@ import ArgumentParser
 /// `tagwarden completion SHELL`: the shell completion script ArgumentParser generates from the commands' own options.
 struct Completion: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "completion",
         abstract: "Print the shell completion script for bash, zsh or fish.",
         discussion: """
         Examples:

@@ -9,6 +9,7 @@ import ArgumentParser
 
 struct Env: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "env",
         abstract: "Show the environment model in force, the clusters the repository describes and the Flux each runs, and where each part came from.",
         discussion: """
         A cluster is the chain of builds from flux bootstrap's Kustomizations, from a cluster the config declares \

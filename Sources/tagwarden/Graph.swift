@@ -13,6 +13,7 @@ enum GraphFormat: String, ExpressibleByArgument, CaseIterable {
 
 struct Graph: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "graph",
         abstract: "Draw the wiring: per cluster and environment, Flux Kustomizations → image automations → policies → image repositories → images, and the files whose markers name the policies.",
         discussion: """
         Each node stands in the box of the clusters that apply its file (tagwarden env lists them), then of its \

@@ -12,6 +12,7 @@ import Glibc
 
 struct Init: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "init",
         abstract: "Write .tagwarden.yaml from what the repository does today: its environments, their tag prefixes, the strict settings it keeps.",
         discussion: """
         Each setting the tags suggest (the prefix all of an environment's tags have) and each of the strict profile is \

@@ -11,6 +11,7 @@ enum PromoteFormat: String, ExpressibleByArgument, CaseIterable {
 
 struct Promote: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "promote",
         abstract: "Promote the build an environment runs to another without a rebuild: retag it in the registry, pin the production manifests to tag@digest, commit for review.",
         discussion: """
         The artifact is what the --from environment's manifests run at HEAD: its tag and, when they pin one, its digest \

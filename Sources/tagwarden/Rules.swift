@@ -41,7 +41,7 @@ struct RulesCommand: ParsableCommand {
 }
 
 struct Explain: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Explain one rule: what, why, how to fix, examples.")
+    static let configuration = CommandConfiguration(commandName: "explain", abstract: "Explain one rule: what, why, how to fix, examples.")
 
     @Argument(help: "A rule id, e.g. image-latest-tag.")
     var rule: String

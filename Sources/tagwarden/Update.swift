@@ -32,6 +32,7 @@ enum PushBranchModeArgument: String, ExpressibleByArgument, CaseIterable {
 
 struct Update: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "update",
         abstract: "Run Flux's image update automation here: evaluate the ImagePolicies, rewrite the marked fields, show, write or commit the result.",
         discussion: """
         For each ImageUpdateAutomation (by namespace and name; --automation runs one), the ImagePolicies of its \
