@@ -70,19 +70,27 @@ extension Rule {
                 out.append(c.finding("policy \(m.policyName(p)): order '\(order.value)' is not asc or desc: \(rejected)",
                                      policy: p, at: order))
             }
+            // digestReflectionPolicy and interval, and the rules that tie them, came with Flux 2.6 (image-reflector-controller
+            // 0.35): an older API server prunes both fields as unknown and takes the object
+            let reflectionRuns = m.fluxRuns(ofFile: m.objects[policy.object].file).filter { $0.version.release >= FluxVersion(2, 6) }
+            guard let run = reflectionRuns.min(by: { $0.version < $1.version }) else { continue }
+            func reflectionFinding(_ message: String, at field: Located?) -> Finding {
+                var f = c.finding(message, policy: p, at: field)
+                if let premise = m.fluxAssumption(run, holdsFrom: FluxVersion(2, 6)) { f.assume(premise) }
+                return f
+            }
             let reflection = spec.digestReflection ?? "Never"
             if let field = spec.digestReflectionField, !["Always", "IfNotPresent", "Never"].contains(field.value) {
-                out.append(c.finding("policy \(m.policyName(p)): digestReflectionPolicy '\(field.value)' is not Always, IfNotPresent or Never: \(rejected)",
-                                     policy: p, at: field))
+                out.append(reflectionFinding("policy \(m.policyName(p)): digestReflectionPolicy '\(field.value)' is not Always, IfNotPresent or Never: \(rejected)",
+                                             at: field))
             } else if let interval = spec.interval, reflection != "Always" {
-                out.append(c.finding("policy \(m.policyName(p)): spec.interval is only accepted when spec.digestReflectionPolicy is Always: \(rejected)",
-                                     policy: p, at: interval))
+                out.append(reflectionFinding("policy \(m.policyName(p)): spec.interval is only accepted when spec.digestReflectionPolicy is Always: \(rejected)",
+                                             at: interval))
             } else if reflection == "Always", spec.interval == nil {
-                out.append(c.finding("policy \(m.policyName(p)): spec.interval must be set when spec.digestReflectionPolicy is Always: \(rejected)",
-                                     policy: p, at: spec.digestReflectionField))
+                out.append(reflectionFinding("policy \(m.policyName(p)): spec.interval must be set when spec.digestReflectionPolicy is Always: \(rejected)",
+                                             at: spec.digestReflectionField))
             } else if let interval = spec.interval, let problem = durationProblem(interval.value, hours: true) {
-                out.append(c.finding("policy \(m.policyName(p)): interval '\(interval.value)' \(problem): \(rejected)",
-                                     policy: p, at: interval))
+                out.append(reflectionFinding("policy \(m.policyName(p)): interval '\(interval.value)' \(problem): \(rejected)", at: interval))
             }
         }
         for a in m.flux.automations where !m.flux.nonResources.contains(a.object) && served(a.object) {

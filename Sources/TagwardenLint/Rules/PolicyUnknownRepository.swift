@@ -52,10 +52,17 @@ extension Rule {
                                      policy: p, at: ref))
                 continue
             }
-            let labels = m.namespaceLabels[from] ?? [:]
+            // the API server labels every Namespace with its name (Flux's own accessFrom example selects by it), whether the
+            // Namespace is defined here or elsewhere; the other labels of one defined elsewhere are not known here
+            let defined = m.namespaceLabels[from]
+            let labels = defined ?? ["kubernetes.io/metadata.name": from]
             if !selectors.contains(where: { FluxIndex.matches($0, labels) }) {
-                out.append(c.finding("the accessFrom of ImageRepository \(to)/\(repo.name) does not admit namespace \(from) (labels \(labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")))",
-                                     policy: p, at: ref))
+                var f = c.finding("the accessFrom of ImageRepository \(to)/\(repo.name) does not admit namespace \(from) (labels \(labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")))",
+                                  policy: p, at: ref)
+                if defined == nil {
+                    f.assume("no Namespace \(from) is defined in this repository: assuming it has no label but the one the API server gives it")
+                }
+                out.append(f)
             }
         }
         return out

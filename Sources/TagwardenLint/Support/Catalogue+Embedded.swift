@@ -6148,7 +6148,9 @@ premises: >
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
   here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
   be deployed the rule does not run. An ImageRepository image written with variables nothing here gives a
-  value is not judged.
+  value is not judged. An ImagePolicy's `interval` and `digestReflectionPolicy` are judged only where Flux 2.6
+  or later runs it, which has those fields (an older API server prunes them as unknown); where no Flux version
+  is written, current Flux is assumed, and the finding is at most a warning that says so.
 fix: >
   Give `image` as registry/repository only (no `https://`, no `:tag`), durations as Go durations
   (`5m`, `1h30m`; `timeout` without hours), at most 25 exclusion patterns in Go syntax, and an ImagePolicy
@@ -6188,8 +6190,16 @@ triggering:
     expect:
       - {file: flux/repo.yaml, line: 7, column: 10, message: "ImageRepository web: image 'ghcr.io/acme/web:1.0.0' must not include a tag (remove ':1.0.0'): Flux stalls it (ImageURLInvalid) and scans no tags"}
       - {file: flux/repo.yaml, line: 9, column: 12, message: "ImageRepository web: timeout '1h' is not a duration in ms, s or m (hours are not accepted here): the API server rejects the object, and with it the apply of everything around it"}
-  - description: an interval on a policy that does not reflect digests Always, and Always without one
+  - description: an interval on a policy that does not reflect digests Always, and Always without one (on Flux 2.7, whose components are here)
     files:
+      flux/gotk-components.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: flux-system
+          labels:
+            app.kubernetes.io/part-of: flux
+            app.kubernetes.io/version: v2.7.0
       flux/policies.yaml: |
         apiVersion: image.toolkit.fluxcd.io/v1
         kind: ImagePolicy
@@ -6282,6 +6292,36 @@ triggering:
       - {file: flux/policies.yaml, line: 8, column: 11, message: "policy flux-system/web: spec.policy names no semver, alphabetical or numerical ordering: Flux stalls the policy (InvalidPolicy) and selects nothing"}
       - {file: flux/policies.yaml, line: 17, column: 31, message: "policy flux-system/api: order 'ASC' is not asc or desc: the API server rejects the object, and with it the apply of everything around it"}
 nonTriggering:
+  - description: an interval and digestReflectionPolicy on Flux 2.3, which has neither field (they came with Flux 2.6) and prunes both
+    files:
+      flux/gotk-components.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: flux-system
+          labels:
+            app.kubernetes.io/part-of: flux
+            app.kubernetes.io/version: v2.3.0
+      flux/policies.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1beta2
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef: {name: web}
+          policy: {semver: {range: ">=1.0.0"}}
+          interval: 10m
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1beta2
+        kind: ImagePolicy
+        metadata:
+          name: api
+          namespace: flux-system
+        spec:
+          imageRepositoryRef: {name: api}
+          policy: {semver: {range: ">=1.0.0"}}
+          digestReflectionPolicy: Always
   - description: a registry with a port, durations, and Always with an interval
     files:
       flux/flux.yaml: |
@@ -6790,7 +6830,10 @@ premises: >
   The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
   here reaches it, the finding is at most a warning whose message names that premise; in a file known not to
-  be deployed the rule does not run.
+  be deployed the rule does not run. Every Namespace carries the label `kubernetes.io/metadata.name` with its
+  name, which the API server sets; the other labels are those its definition in the repository writes. Where
+  the policy's Namespace is defined elsewhere, only that label is known, and a finding that it is not admitted
+  is at most a warning that says so.
 fix: >
   Name an existing ImageRepository, or add an `accessFrom` selector that matches the policy's namespace.
 triggering:
@@ -6844,7 +6887,61 @@ triggering:
               range: '>=1.0.0'
     expect:
       - {file: flux/images.yaml, line: 14, column: 11, message: "no ImageRepository flux-system/web in the repository: kustomize's namePrefix/nameSuffix renames ImageRepository web to prod-web (flux/images.yaml) and does not rewrite imageRepositoryRef; name 'prod-web'"}
+  - description: accessFrom selects by a label of a Namespace defined elsewhere, which may carry it
+    files:
+      flux/objects.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: images
+        spec:
+          image: ghcr.io/acme/web
+          accessFrom:
+            namespaceSelectors:
+              - matchLabels:
+                  tenant: a
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: team-a
+        spec:
+          imageRepositoryRef:
+            name: web
+            namespace: images
+          policy:
+            alphabetical: {}
+    expect:
+      - {file: flux/objects.yaml, line: 20, column: 11, message: "the accessFrom of ImageRepository images/web does not admit namespace team-a (labels kubernetes.io/metadata.name=team-a) (no Namespace team-a is defined in this repository: assuming it has no label but the one the API server gives it)"}
 nonTriggering:
+  - description: accessFrom selects the policy's namespace by the name label the API server gives every Namespace (Flux's own example), the Namespace defined elsewhere
+    files:
+      flux/objects.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/web
+          accessFrom:
+            namespaceSelectors:
+              - matchLabels:
+                  kubernetes.io/metadata.name: apps
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: apps
+        spec:
+          imageRepositoryRef:
+            name: web
+            namespace: flux-system
+          policy:
+            alphabetical: {}
   - description: accessFrom admits the namespace by its labels
     files:
       flux/objects.yaml: |
