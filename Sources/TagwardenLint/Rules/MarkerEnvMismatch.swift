@@ -26,6 +26,21 @@ extension Rule {
             return "assuming the field belongs to \(mine), as its directory says, though the clusters that deploy it (\(clusters)) are of "
                 + "\(Set(named.compactMap { $0 }).sorted().joined(separator: " and ")); say where \(mine) is under environments: in \(Config.fileName)"
         }
+        /// Where the policy's environment is only that of the cluster whose directory holds it, and that cluster deploys
+        /// this field of another environment too, the policy belongs to `theirs` only by assumption: the cluster runs both
+        /// (a policy `web-staging` that the Flux guide's `--export > ./clusters/production/…` put beside the cluster's sync).
+        func policyContested(_ k: MarkerID, _ p: PolicyID, _ theirs: String, _ mine: String) -> String? {
+            let object = m.flux.policies[p].object, file = m.objects[object].file
+            if m.environments.clues(path: m.path(file)).configured != nil { return nil }
+            if m.environments.detect(path: "", namespace: m.objectNamespace[object], namespaceLabels: m.namespaceLabels) == theirs { return nil }
+            let fieldClusters = m.clusters.of(m.markers[k].file)
+            guard let c = m.clusters.of(file).first(where: { c in
+                fieldClusters.contains(c) && m.environments.detect(directory: m.clusters.clusters[c].name) == theirs
+                    && m.environments.detect(path: m.path(file), namespace: nil, namespaceLabels: [:]) == theirs
+            }) else { return nil }
+            return "assuming policy \(m.policyName(p)) belongs to \(theirs), as the directory of cluster \(m.clusters.clusters[c].displayName) "
+                + "that holds it says, though that cluster deploys this \(mine) field too; say where \(theirs) is under environments: in \(Config.fileName)"
+        }
         return m.markers.indices.compactMap { k in
             let mk = m.markers[k]
             guard mk.context == .value, let p = mk.policy, let mine = mk.environment,
@@ -33,7 +48,7 @@ extension Rule {
             guard let skipped = mk.skipped else {
                 var f = c.finding("this \(mine) field is updated by policy \(m.policyName(p)), which belongs to \(theirs): \(theirs) builds would land in \(mine)",
                                   marker: k)
-                if let premise = contested(k, mine) { f.assume(premise) }
+                if let premise = contested(k, mine) ?? policyContested(k, p, theirs, mine) { f.assume(premise) }
                 return f
             }
             // an automation updates the file and skips the marker (another namespace, a selector): the field follows
@@ -41,7 +56,7 @@ extension Rule {
             guard m.files[mk.file].fluxCannotRead == nil, !m.flux.covering(m.path(mk.file)).isEmpty else { return nil }
             var f = c.finding("this \(mine) field names policy \(m.policyName(p)), which belongs to \(theirs), and Flux skips the marker (\(skipped)): "
                               + "no \(mine) policy updates this field; name the \(mine) policy", marker: k)
-            if let premise = contested(k, mine) { f.assume(premise) }
+            if let premise = contested(k, mine) ?? policyContested(k, p, theirs, mine) { f.assume(premise) }
             return f
         }
     }

@@ -42,9 +42,12 @@ extension Rule {
                 let taking = watching.filter { m.flux.policies[$0.policy].regex?.matches(tag) == true }
                 if taking.count == 1 { watching = taking }
             }
+            // the whole reference where one scalar holds it (a container's, a chart value's `image: repo:tag`), the tag where
+            // a field of its own holds it (`tag:`, `newTag:`)
+            let wholeInOneField = img.tag?.span == img.span
             let marker = watching.count > 1 ? "a marker naming the one that should update it"
                 : #"# {"$imagepolicy": ""# + "\(m.flux.policies[watching[0].policy].namespace ?? "flux-system"):\(m.flux.policies[watching[0].policy].name)"
-                    + (img.origin == .container ? "" : ":tag") + #""}"#
+                    + (wholeInOneField ? "" : ":tag") + #""}"#
             let policies = watching.count > 1 ? "policies " + watching.map { m.policyName($0.policy) }.joined(separator: ", ") + " select"
                 : "policy \(m.policyName(watching[0].policy)) selects"
             var f = c.finding("no $imagepolicy marker on this \(e) field of '\(img.name ?? name)', although \(policies) "

@@ -55,7 +55,14 @@ extension Rule {
                                 + (moved[wanted].map { movedAdvice(m, marker: k, policy: ref.name, written: ref.namespace, now: $0) } ?? ""),
                               marker: k)
             // a repository of markers only (a tenant's, or an application's): its policies are made elsewhere
-            if m.flux.policies.isEmpty, !m.describesCluster(ofFile: m.markers[k].file) { f.assume(Model.madeElsewherePremise("ImagePolicy")) }
+            if m.flux.policies.isEmpty, !m.describesCluster(ofFile: m.markers[k].file) {
+                f.assume(Model.madeElsewherePremise("ImagePolicy"))
+            } else if m.flux.covering(m.path(m.markers[k].file)).isEmpty {
+                // no automation of this repository reads the marker: the one that does, and the policy it uses, are another
+                // repository's (LFS269's flux-infra, whose automation updates the instavote repository's overlays)
+                f.assume("no ImageUpdateAutomation of this repository updates this file, so the one that reads this marker, and its "
+                         + "ImagePolicy, may be defined in another repository")
+            }
             return f
         }
         if let k = refusedAt {

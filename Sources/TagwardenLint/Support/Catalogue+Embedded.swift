@@ -4211,7 +4211,10 @@ premises: >
   that deploys the file is named after an environment, they are of two or more, none is the field's, and
   neither the config's paths nor the field's namespace place it (a tenant directory named `dev` that the staging and production
   clusters both deploy; one cluster alone may run several environments), that is an assumption: the finding is then a warning that names
-  the clusters and `environments:` in .tagwarden.yaml, which settles it.
+  the clusters and `environments:` in .tagwarden.yaml, which settles it. So too for the policy's environment,
+  where it is only that of the cluster whose directory holds the policy, and that cluster deploys the field
+  too: the cluster runs both environments, and the policy's file says which cluster, not which environment
+  (the Flux guide writes policies beside a cluster's sync, `clusters/production/`).
 fix: >
   Reference the policy of the field's own environment.
 triggering:
@@ -4279,6 +4282,57 @@ triggering:
             alphabetical: {}
     expect:
       - {file: clusters/production/web.yaml, line: 8, column: 49, message: "this production field names policy staging/web-staging, which belongs to staging, and Flux skips the marker (policy namespace staging is not the namespace of the automations that update this file (flux-system); Flux only uses policies in an automation's own namespace): no production policy updates this field; name the production policy"}
+  - description: a policy written beside the sync of a cluster named production, which deploys the staging overlay too (the Flux guide's layout, one cluster for two environments)
+    files:
+      clusters/production/flux-system/gotk-sync.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 1m0s
+          ref: {branch: main}
+          url: ssh://git@github.com/example/fleet
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./clusters/production
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/production/apps.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps-staging, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./apps/staging
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/production/images.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web-production, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          policy: {semver: {range: ">=1.0.0"}}
+      apps/staging/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources: [web.yaml]
+      apps/staging/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web-production"}
+    expect:
+      - {file: apps/staging/web.yaml, line: 9, column: 41, message: "this staging field is updated by policy flux-system/web-production, which belongs to production: production builds would land in staging (assuming policy flux-system/web-production belongs to production, as the directory of cluster clusters/production that holds it says, though that cluster deploys this staging field too; say where production is under environments: in .tagwarden.yaml)"}
 nonTriggering:
   - description: each environment its own policy
     files:
@@ -4852,6 +4906,41 @@ triggering:
                   image: ghcr.io/acme/web:1.4.0
     expect:
       - {file: apps/production/web.yaml, line: 9, column: 18, message: "no $imagepolicy marker on this production field of 'ghcr.io/acme/web', although policy flux-system/web-production selects its production tags and ImageUpdateAutomation flux-system/apps updates this file: Flux leaves the field as written (a marker removed or never added); add # {\"$imagepolicy\": \"flux-system:web-production\"}"}
+  - description: a chart value that holds the whole reference takes the whole-reference marker, as a container's does (seanmcguigan/flux2-infrastructure)
+    files:
+      clusters/production/images.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata: {name: web, namespace: flux-system}
+        spec: {image: ghcr.io/acme/web}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web-production, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          policy: {semver: {range: ">=1.0.0"}}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          sourceRef: {kind: GitRepository, name: flux-system}
+          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
+          update: {path: ./apps/production, strategy: Setters}
+      apps/production/web.yaml: |
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: web, namespace: web}
+        spec:
+          chart:
+            spec:
+              chart: web
+              sourceRef: {kind: HelmRepository, name: acme}
+          values:
+            image: ghcr.io/acme/web:1.4.0
+    expect:
+      - {file: apps/production/web.yaml, line: 10, column: 12, message: "no $imagepolicy marker on this production field of 'ghcr.io/acme/web', although policy flux-system/web-production selects its production tags and ImageUpdateAutomation flux-system/apps updates this file: Flux leaves the field as written (a marker removed or never added); add # {\"$imagepolicy\": \"flux-system:web-production\"}"}
   - description: two policies of one image, one per variant; the written tags name neither (cybaxx/web-services-k8s)
     files:
       clusters/staging/images.yaml: |
@@ -5250,7 +5339,8 @@ premises: >
   cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
   warning whose message says why the file may not be read. In a repository that holds no ImagePolicy and no
   Flux installation of the cluster, the policy may be made elsewhere (a platform's): the finding is then at
-  most a warning.
+  most a warning. So too where no ImageUpdateAutomation of this repository updates the file: the automation
+  that reads the marker, and its policy, may be another repository's.
 fix: >
   Correct the marker's `<namespace>:<name>`, or add the missing ImagePolicy.
 triggering:
@@ -5277,8 +5367,60 @@ triggering:
           policy:
             semver:
               range: '>=1.0.0'
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata:
+          name: apps
+          namespace: flux-system
+        spec:
+          sourceRef:
+            kind: GitRepository
+            name: flux-system
+          git:
+            commit:
+              author:
+                name: fluxcdbot
+                email: fluxcdbot@users.noreply.github.com
+          update:
+            path: ./apps
+            strategy: Setters
     expect:
       - {file: apps/web.yaml, line: 8, column: 37, message: "no ImagePolicy flux-system/web-prod in the repository, so Flux never updates this field: did you mean 'flux-system:web-production'?"}
+  - description: a marker that no automation of this repository reads (lexarflash8g/instavote, whose automations and policies are in another repository, LFS269's flux-infra)
+    files:
+      deploy/vote/staging/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources: [deployment.yaml]
+        images:
+          - name: vote
+            newTag: 1.0.3 # {"$imagepolicy": "flux-system:vote"}
+      deploy/vote/staging/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: vote
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vote
+                  image: vote:1.0.0
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: result
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: result
+          policy:
+            semver:
+              range: '>=1.0.0'
+    expect:
+      - {file: deploy/vote/staging/kustomization.yaml, line: 6, column: 19, message: "no ImagePolicy flux-system/vote in the repository, so Flux never updates this field (no ImageUpdateAutomation of this repository updates this file, so the one that reads this marker, and its ImagePolicy, may be defined in another repository)"}
   - description: a policy a kustomization moved out of the only automation's namespace (rtrox/home-cluster), so naming it where it went would not do either
     files:
       apps/web.yaml: |
