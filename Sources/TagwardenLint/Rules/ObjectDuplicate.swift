@@ -63,7 +63,16 @@ extension Rule {
             }
             return !deployed(m.path(m.objects[i].file), depth: 0)
         }
-        func report(_ i: ObjectID, _ j: ObjectID, cluster: String?, assumingTogether: Bool = false) {
+        /// Whether flux bootstrap itself applies file `f` to bootstrapped cluster `c`: one of its files that no Flux
+        /// Kustomization of the cluster builds (nullify005/manager-cluster-state's gotk-components.yaml, which the
+        /// cluster's kustomization.yaml does not list). It applies with its own field manager, whose fields
+        /// kustomize-controller's server-side apply keeps beside its own.
+        func bootstrapApplies(_ f: FileID, in c: ClusterID) -> Bool {
+            let cluster = m.clusters.clusters[c]
+            guard cluster.inferred == nil, cluster.declaredAt == nil, cluster.syncedBy == nil else { return false }
+            return !(m.clusters.kustomizationsOfFile[f] ?? []).contains(where: cluster.kustomizations.contains)
+        }
+        func report(_ i: ObjectID, _ j: ObjectID, cluster: String?, assumingTogether: Bool = false, bootstrapFile: FileID? = nil) {
             let a = m.objects[i], b = m.objects[j]
             // two of one apiVersion that one kustomize build takes side by side fail it: kustomization-build-fails says so
             if a.apiVersion == b.apiVersion, !Set(m.sideBySideBuilds(of: a.file, kind: a.kind, object: i)).isDisjoint(with: m.sideBySideBuilds(of: b.file, kind: b.kind, object: j)) { return }
@@ -95,6 +104,23 @@ extension Rule {
                 var f = c.finding("\(identity) is also defined, identically, in \(there)\(inCluster): one of the two copies is redundant",
                                   object: i)
                 f.ruleSeverity = .note
+                for premise in premises { f.assume(premise) }
+                out.append(f)
+            case .different where bootstrapFile != nil:
+                // two appliers, each with its own field manager: the object holds the fields of both copies, and those both
+                // set go to kustomize-controller's at each reconciliation, and back to flux bootstrap's when it runs again
+                let whose = bootstrapFile == b.file ? "which flux bootstrap applies, and a Flux Kustomization this one"
+                    : "which a Flux Kustomization applies, and flux bootstrap this one"
+                var f: Finding
+                if m.compareContent(i, j, sameIdentity: true, merging: true) == .same {
+                    f = c.finding("\(identity) is also defined in \(there)\(inCluster), \(whose): server-side apply keeps the fields of "
+                                  + "both copies, and neither sets a field the other sets otherwise, so one does not replace the other", object: i)
+                    f.ruleSeverity = .note
+                } else {
+                    f = c.finding("\(identity) is also defined in \(there)\(inCluster), \(whose), differently: server-side apply keeps "
+                                  + "the fields of both copies, but those both set kustomize-controller takes over at every reconciliation, "
+                                  + "and flux bootstrap sets them back whenever it runs", object: i)
+                }
                 for premise in premises { f.assume(premise) }
                 out.append(f)
             case let comparison:
@@ -197,7 +223,9 @@ extension Rule {
                     if let c = m.clusters.of(m.objects[j].file).first(where: mine.contains) { met = (j, c); break }
                 }
                 guard let (j, c) = met, reported.insert([i, j]).inserted else { continue }
-                report(i, j, cluster: m.clusters.clusters.count > 1 ? m.clusters.clusters[c].displayName : nil)
+                let fi = m.objects[i].file, fj = m.objects[j].file
+                let bootstrapFile = bootstrapApplies(fi, in: c) == bootstrapApplies(fj, in: c) ? nil : bootstrapApplies(fi, in: c) ? fi : fj
+                report(i, j, cluster: m.clusters.clusters.count > 1 ? m.clusters.clusters[c].displayName : nil, bootstrapFile: bootstrapFile)
             }
         }
         return out

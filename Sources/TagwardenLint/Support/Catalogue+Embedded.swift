@@ -5835,7 +5835,11 @@ rationale: >
   message says the files cannot tell. Kustomize patches and kustomize's own
   configuration (transformer and generator configs) are not objects of a cluster, and neither is an object
   that every kustomization naming its file deletes with one of its own patches (`$patch: delete`, by the
-  object's kind and name or by a target that selects it).
+  object's kind and name or by a target that selects it). Where flux bootstrap applies one copy (a file of its
+  own that no Flux Kustomization of the cluster builds, as when the cluster's kustomization does not list
+  `flux-system/`) and a Flux Kustomization the other, neither replaces the other: flux bootstrap and
+  kustomize-controller apply with field managers of their own, and server-side apply keeps the fields of both.
+  Only the fields both set go back and forth between them; where none is set differently, the finding is a note.
 premises: >
   The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
@@ -5983,6 +5987,92 @@ triggering:
           labels: {tier: "2"}
     expect:
       - {file: infra/b.yaml, line: 2, column: 7, message: "Namespace apps is also defined in infra/a.yaml:2, differently: one silently replaces the other (assuming one cluster applies both files: nothing in this repository says what applies them; declare its clusters under clusters: in .tagwarden.yaml)"}
+  - description: flux bootstrap's Namespace, and a copy with fewer fields that the cluster's Flux Kustomization applies (nullify005/manager-cluster-state, whose kustomization.yaml leaves flux-system/ to bootstrap); server-side apply keeps the fields of both
+    files:
+      clusters/production/flux-system/gotk-components.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: flux-system
+          labels:
+            app.kubernetes.io/part-of: flux
+            app.kubernetes.io/version: v2.7.5
+      clusters/production/flux-system/gotk-sync.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 1m0s
+          ref: {branch: main}
+          url: ssh://git@github.com/example/fleet
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./clusters/production
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/production/flux-system/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources: [gotk-components.yaml, gotk-sync.yaml]
+      clusters/production/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources: [namespace.yaml]
+      clusters/production/namespace.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: flux-system
+    expect:
+      - {file: clusters/production/namespace.yaml, line: 2, column: 7, message: "Namespace flux-system is also defined in clusters/production/flux-system/gotk-components.yaml:2, which flux bootstrap applies, and a Flux Kustomization this one: server-side apply keeps the fields of both copies, and neither sets a field the other sets otherwise, so one does not replace the other"}
+  - description: the same layout, the Kustomization's copy setting a label bootstrap's sets otherwise
+    files:
+      clusters/production/flux-system/gotk-components.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: flux-system
+          labels:
+            app.kubernetes.io/part-of: flux
+            app.kubernetes.io/version: v2.7.5
+      clusters/production/flux-system/gotk-sync.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 1m0s
+          ref: {branch: main}
+          url: ssh://git@github.com/example/fleet
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./clusters/production
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/production/flux-system/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources: [gotk-components.yaml, gotk-sync.yaml]
+      clusters/production/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources: [namespace.yaml]
+      clusters/production/namespace.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: flux-system
+          labels:
+            app.kubernetes.io/version: v2.8.0
+    expect:
+      - {file: clusters/production/namespace.yaml, line: 2, column: 7, message: "Namespace flux-system is also defined in clusters/production/flux-system/gotk-components.yaml:2, which flux bootstrap applies, and a Flux Kustomization this one, differently: server-side apply keeps the fields of both copies, but those both set kustomize-controller takes over at every reconciliation, and flux bootstrap sets them back whenever it runs"}
   - description: an overlay whose transformer may delete one of the two (not followed, so an assumption)
     files:
       base/kustomization.yaml: |

@@ -19,7 +19,9 @@ extension Model {
     /// version of their group (the API server serves one object in each).
     /// Two SOPS ciphertexts (`ENC[AES256_GCM,data:…,type:…]`) differ as values only when their types or the lengths of
     /// their data do (AES-GCM keeps the plaintext's length); otherwise they may hold one value.
-    public func compareContent(_ a: ObjectID, _ b: ObjectID, sameIdentity: Bool = false) -> ContentComparison {
+    /// `merging`: as server-side apply merges two appliers' copies, whose fields it keeps both of: the same where no field
+    /// that both set is set differently (a field of one only does not count; lists are compared whole).
+    public func compareContent(_ a: ObjectID, _ b: ObjectID, sameIdentity: Bool = false, merging: Bool = false) -> ContentComparison {
         let x = objects[a], y = objects[b]
         let left = files[x.file].bytes[x.byteRange], right = files[y.file].bytes[y.byteRange]
         if left == right { return .same }
@@ -52,7 +54,7 @@ extension Model {
                 }
             }
         }
-        func same(_ i: Int, _ j: Int, _ depth: Int, key: String = "") -> Bool {
+        func same(_ i: Int, _ j: Int, _ depth: Int, key: String = "", merge: Bool = merging) -> Bool {
             budget -= 1
             guard budget > 0, depth < 200 else { return false }
             let i = l.resolved(i), j = r.resolved(j)
@@ -70,13 +72,13 @@ extension Model {
                 return a == b
             case .sequence:
                 let ci = l.childNodes(i), cj = r.childNodes(j)
-                return ci.count == cj.count && zip(ci, cj).allSatisfy { same($0, $1, depth + 1) }
+                return ci.count == cj.count && zip(ci, cj).allSatisfy { same($0, $1, depth + 1, merge: false) }
             case .mapping:
                 let pi = kept(l, i, depth, key), pj = kept(r, j, depth, key)
-                guard pi.count == pj.count else { return false }
+                guard merge || pi.count == pj.count else { return false }
                 var byKey: [String: Int] = [:]
                 for p in pj { byKey[r.value(p.key)] = p.value }
-                return pi.allSatisfy { p in byKey[l.value(p.key)].map { same(p.value, $0, depth + 1, key: l.value(p.key)) } ?? false }
+                return pi.allSatisfy { p in byKey[l.value(p.key)].map { same(p.value, $0, depth + 1, key: l.value(p.key), merge: merge) } ?? merge }
             }
         }
         return !same(lroot, rroot, 0) ? .different : ciphertextsDiffer ? .sameButCiphertexts : .same
