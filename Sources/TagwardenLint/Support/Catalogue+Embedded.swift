@@ -2053,6 +2053,51 @@ triggering:
       - {file: charts/app/values.yaml, line: 3, column: 8, message: "image 'ghcr.io/example/app:latest' uses the tag 'latest', which moves with every push: pin a version or a digest (the default in the chart's own values.yaml, which HelmRelease app/app does not override) (no cluster in this repository applies other/helmrelease.yaml, which holds HelmRelease app/app)"}
       - {file: charts/app/values.yaml, line: 3, column: 8, message: "image 'ghcr.io/example/app:latest' uses the tag 'latest', which moves with every push: pin a version or a digest (the default in the chart's own values.yaml, which HelmRelease dev/app does not override)"}
 nonTriggering:
+  - description: a chart a HelmRelease takes from another repository's GitRepository, whatever a directory of that path holds here (source-controller builds the chart inside that source's artifact)
+    files:
+      clusters/production/flux-system/gotk-sync.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 1m0s
+          ref: {branch: main}
+          url: ssh://git@github.com/acme/fleet
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./clusters/production
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/production/podinfo.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: podinfo, namespace: default}
+        spec:
+          interval: 10m
+          url: https://github.com/stefanprodan/podinfo
+          ref: {tag: 6.7.0}
+        ---
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {name: podinfo, namespace: default}
+        spec:
+          interval: 10m
+          chart:
+            spec:
+              chart: ./charts/podinfo
+              sourceRef: {kind: GitRepository, name: podinfo}
+      charts/podinfo/Chart.yaml: |
+        apiVersion: v2
+        name: podinfo
+        version: 0.0.1
+      charts/podinfo/values.yaml: |
+        image:
+          repository: ghcr.io/stefanprodan/podinfo
+          tag: latest
   - description: latest with a digest pin
     files:
       apps/web.yaml: |

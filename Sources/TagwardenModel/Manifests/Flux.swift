@@ -184,6 +184,8 @@ public struct HelmReleaseSpec: Sendable {
     /// the root of its source, as written; and the chart's own path there.
     public var valuesFiles: [Located] = []
     public var chartPath: String?
+    /// That GitRepository: its name and namespace as written (nil: the release's).
+    public var chartSource: (name: String, namespace: String?)?
     /// The values fields the chart completes with a tag of its own (`ChartTags`): a bare image there is not `latest`.
     public var chartTaggedFields: [[String]] = []
     /// The values fields whose value without a `/` the chart completes with a registry and a tag of its own
@@ -401,6 +403,7 @@ public indirect enum FluxSpec: Sendable {
                     let list = y.get(chart, "valuesFiles").map { y.childNodes($0).map { $0 } } ?? []
                     h.valuesFiles = (list + [y.get(chart, "valuesFile")].compactMap { $0 }).compactMap(loc)
                     h.chartPath = str(y.get(chart, "chart"))
+                    h.chartSource = str(y.get(chart, "sourceRef", "name")).map { ($0, str(y.get(chart, "sourceRef", "namespace"))) }
                 }
                 if let name = str(y.get(chart, "chart")) {
                     h.chartTaggedFields = ChartTags.completedFields(chart: name, version: str(y.get(chart, "version")))

@@ -6,7 +6,8 @@ import TagwardenPolicy
 extension Model {
     /// Flux objects whose GitRepository is another repository — a fleet repository's tenants, or automations that
     /// update application repositories — name paths of that repository, not of this one: a Kustomization there builds
-    /// none of these files (its `path` is dropped), an automation there updates none of them (`updatesElsewhere`).
+    /// none of these files (its `path` is dropped), an automation there updates none of them (`updatesElsewhere`), and a
+    /// HelmRelease's chart there is none of this tree's (its chart path and values files are dropped).
     /// A GitRepository is another repository when its `spec.url` names another repository than this one's URLs
     /// (`hereRepositories`), compared as the repository's path on its host (`gitURLKey`, the host aside: a mirror or an SSH host
     /// alias names the same repository). Without such URLs, only the root of a GitRepository defined here (not
@@ -123,6 +124,14 @@ extension Model {
                 guard elsewhere(kind: a.sourceKind, name: a.sourceName?.value, namespace: a.sourceNamespace ?? objects[i].declaredNamespace) else { continue }
                 a.updatesElsewhere = true
                 objects[i] = objects[i].replacingFlux(.automation(a))
+            case .helmRelease(var h)?:
+                // a chart of another repository's GitRepository: its path and values files are that repository's, not
+                // this tree's (source-controller builds the chart inside that source's artifact)
+                guard let src = h.chartSource, h.chartPath != nil,
+                      elsewhere(kind: "GitRepository", name: src.name, namespace: src.namespace ?? objects[i].declaredNamespace) else { continue }
+                h.chartPath = nil
+                h.valuesFiles = []
+                objects[i] = objects[i].replacingFlux(.helmRelease(h))
             default:
                 continue
             }
