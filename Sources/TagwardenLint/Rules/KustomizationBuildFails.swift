@@ -180,11 +180,15 @@ extension Rule {
             // as the builds below give it to this one: a Namespace named, anything else put in a namespace
             let identity = o.kind == "Namespace" ? given ?? o.name ?? ""
                 : (given ?? o.declaredNamespace).map { $0 + "/" + (o.name ?? "") } ?? o.name ?? ""
-            let twice = by.afterNamespace
+            let through = m.duplicateIDs.throughTwo[pair].map { a, b in
+                "\(built) takes \(o.kind) \(identity) twice, through ./\(a) and through ./\(b), which both lead to this file"
+                    + (taken.count > 1 ? ", and \(taken.count - 1) more of its resources" : "") + " (may not add resource with an already registered id)"
+            }
+            let twice = through ?? (by.afterNamespace
                 ? "\(built)'s namespace: makes \(o.kind) \(identity) of two resources, here and in \(m.path(other.file)):\(other.kindSpan.start.line)"
                     + "\(more) (namespace transformation produces ID conflict)"
                 : "\(built) takes \(o.kind) \(identity) twice, here and in \(m.path(other.file)):\(other.kindSpan.start.line)\(more) (may not "
-                    + "add resource with an already registered id)"
+                    + "add resource with an already registered id)")
             var f = c.finding("kustomize refuses the build: \(twice), \(consequence(by))",
                               file: o.file, span: o.kindSpan, object: i, environment: nil)
             if let premise { f.assume(premise) }

@@ -2810,7 +2810,9 @@ rationale: >
   file's kind or apiVersion is not kustomize's (a Flux Kustomization kept as `kustomization.yaml`); a `resources`, `bases` or `components` entry that names no file or
   directory of the repository, or a directory without a kustomization file (`no such file or directory`), and a
   patch file (`patches[].path`, a `patchesStrategicMerge` or `patchesJson6902` entry) that is not there
-  (`evalsymlink failure`); an entry
+  (`evalsymlink failure`); an entry that names a directory whose kustomization file holds nothing, or sets
+  nothing but apiVersion and kind (`kustomization.yaml is empty`; at a Flux Kustomization's path, Flux 2.3 and
+  later add buildMetadata to it first, and build nothing); an entry
   that names a directory holding the kustomization itself (`../..` from `examples/production`: `cycle detected:
   candidate root … contains visited root …`); and two
   resources of one kind, namespace and name that one build takes side by side, from the files one kustomization
@@ -2822,7 +2824,9 @@ rationale: >
   it, no name affix, Component, replacement, transformer or generator, and no patch that may delete or rename the resource: a `$patch: delete` or a JSON patch of its name,
   namespace, kind or apiVersion that selects it, or a patch that may rename by option: a stale bootstrap at `./clusters` whose build takes `clusters/staging/flux-system` and
   `clusters/gke/flux-system` whole) (`may not add resource with an already registered id`; one finding for each
-  pair of files, with how many of their resources collide); a strategic-merge patch without a `target` whose object no resource of the build is (`no resource
+  pair of files, with how many of their resources collide); so too one resource that a build takes through two
+  of its resources, with one identity both ways (the kustomization Flux generates at a path that holds a base
+  and an overlay that includes it, which it takes both); a strategic-merge patch without a `target` whose object no resource of the build is (`no resource
   matches strategic merge patch`: most often a patch for a Deployment that a HelmRelease's chart renders, which is no
   resource of the kustomize build); and a JSON patch whose operation needs a path its target lacks (`remove` of a
   missing field, any operation under a missing parent: `doc is missing path`); and, whatever the build holds, a
@@ -2952,6 +2956,82 @@ triggering:
         metadata: {name: web}
     expect:
       - {file: apps/overlay/kustomization.yaml, line: 4, column: 5, message: "kustomize cannot build this kustomization: it names '../base', which is neither a file nor a directory of manifests in the repository, so Flux Kustomization flux-system/apps (clusters/prod/apps.yaml) deploys nothing"}
+  - description: an overlay names a base whose kustomization sets nothing but apiVersion and kind (iamsureshgithub/TestApp_Flux)
+    files:
+      clusters/prod/sync.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/prod
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/prod/vote.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: vote, namespace: flux-system}
+        spec:
+          path: ./deploy/vote
+          sourceRef: {kind: GitRepository, name: flux-system}
+      deploy/vote/dev/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources:
+          - ../base
+        images:
+          - {name: ghcr.io/acme/vote, newTag: 1.0.1}
+      deploy/vote/base/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+      deploy/vote/base/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: vote}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vote
+                  image: ghcr.io/acme/vote:1.0.0
+    expect:
+      - {file: deploy/vote/dev/kustomization.yaml, line: 4, column: 5, message: "kustomize cannot build this kustomization: it names '../base', whose kustomization.yaml sets nothing but apiVersion and kind, which kustomize refuses ('kustomization.yaml is empty'), so Flux Kustomization flux-system/vote (clusters/prod/vote.yaml) deploys nothing"}
+  - description: the kustomization Flux generates over a base and an overlay that includes it, which takes the base's resources twice (LFS269's instavote, lexarflash8g/instavote)
+    files:
+      clusters/prod/sync.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/prod
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/prod/vote.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: vote, namespace: flux-system}
+        spec:
+          path: ./deploy/vote
+          sourceRef: {kind: GitRepository, name: flux-system}
+      deploy/vote/base/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources: [deployment.yaml]
+      deploy/vote/base/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: vote}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vote
+                  image: ghcr.io/acme/vote:1.0.0
+      deploy/vote/dev/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources: [../base]
+        images:
+          - {name: ghcr.io/acme/vote, newTag: 1.0.1}
+    expect:
+      - {file: deploy/vote/base/deployment.yaml, line: 2, column: 7, message: "kustomize refuses the build: the kustomization Flux generates at ./deploy/vote for the Flux Kustomization in clusters/prod/vote.yaml takes Deployment vote twice, through ./deploy/vote/base and through ./deploy/vote/dev, which both lead to this file (may not add resource with an already registered id), so Flux Kustomization flux-system/vote (clusters/prod/vote.yaml) deploys nothing"}
   - description: two Flux Kustomizations of one name in a cluster directory Flux generates a kustomization for
     files:
       clusters/prod/sync.yaml: |
@@ -3444,6 +3524,56 @@ triggering:
     expect:
       - {file: overlays/prod/kustomization.yaml, line: 3, column: 5, message: "kustomize cannot build overlays/prod/kustomization.yaml: its patches: entry 'replicas.yaml' is a string, where kustomize takes a patch: a mapping with `path:` or `patch:` (invalid Kustomization: json: cannot unmarshal string into Go struct field Kustomization.patches of type types.Patch), so nothing that builds overlays/prod deploys anything"}
 nonTriggering:
+  - description: the kustomization Flux generates over a base and two overlays that include it, each giving it a namespace of its own (kustomize takes three resources of three identities)
+    files:
+      clusters/prod/sync.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/prod
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/prod/vote.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: vote, namespace: flux-system}
+        spec:
+          path: ./deploy/vote
+          sourceRef: {kind: GitRepository, name: flux-system}
+      deploy/vote/base/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources: [deployment.yaml]
+      deploy/vote/base/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: vote}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vote
+                  image: ghcr.io/acme/vote:1.0.0
+      deploy/vote/dev/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        namespace: dev
+        resources: [../base]
+      deploy/vote/staging/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        namespace: staging
+        resources: [../base]
+  - description: "an overlay names a base whose kustomization lists nothing, which kustomize takes (`resources: []` is not empty)"
+    files:
+      deploy/vote/dev/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources: [../base]
+      deploy/vote/base/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources: []
   - description: "a Go template of a Flux Kustomization at ./, `name: {{ .Name }}` unquoted, which no cluster can hold, beside a chart (giolekva/pcloud)"
     files:
       tmpl/ks.yaml: |

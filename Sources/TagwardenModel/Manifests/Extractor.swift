@@ -112,6 +112,11 @@ package struct Extractor {
             }
             if isKustomizationFile, d == 0 { firstHoldsOther = ex.facts.objects.contains { !$0.isKustomization } }
         }
+        // (here, not in `document`: a field set there has the compiler copy the extractor for every document, +50 M
+        // instructions on the bench fleet)
+        if isKustomizationFile, !firstHoldsOther, let first = scratch.documents.first {
+            ex.facts.kustomizationSetsNothing = Extractor.setsNothing(scratch, first.root)
+        }
         if ex.facts.holdsMarkerToken { ex.markers() }
         // what `EffectiveObjects` reads again: the kustomizations that hold patches, Components or labels, patch files,
         // the image-automation objects' own files
@@ -563,6 +568,21 @@ package struct Extractor {
             finishParts(&use, nodes: nodes)
         }
         return entries
+    }
+
+    /// Whether kustomization `root` sets nothing but kustomize's defaults of apiVersion and kind, which kustomize refuses
+    /// ("kustomization.yaml is empty": `Kustomization.CheckEmpty`, after `FixKustomization` fills those two in). Any other
+    /// field with a value, even an empty list, is something.
+    static func setsNothing(_ y: YAMLFile, _ root: Int) -> Bool {
+        guard y.nodes[root].kind == .mapping else { return false }
+        // (bytes compared in place: most kustomizations are something, and say so at their third key)
+        return y.pairs(root).allSatisfy { k, v in
+            if y.isNull(v) { return true }
+            guard y.nodes[v].kind == .scalar else { return false }
+            if y.valueEquals(k, "apiVersion") { return y.valueEquals(v, "") || y.valueEquals(v, "kustomize.config.k8s.io/v1beta1") }
+            if y.valueEquals(k, "kind") { return y.valueEquals(v, "") || y.valueEquals(v, "Kustomization") }
+            return false
+        }
     }
 
     /// The files kustomization `root` reads as data: its generators' and replacements' (a configMapGenerator's

@@ -556,6 +556,10 @@ public struct FileFacts: Sendable {
     /// Where it has such fields: whether the kustomization has others that give its build resources (`resources`,
     /// `components`, a generator, charts): without, what kustomize-controller builds of it once it drops them is empty.
     public var kustomizationMakesResources = true
+    /// Whether the file's kustomization sets nothing but apiVersion and kind: kustomize refuses it where a kustomization
+    /// takes its directory ("kustomization.yaml is empty"). (Where it is a Flux Kustomization's path, Flux 2.3 and later
+    /// add buildMetadata to it first, and build nothing.)
+    public var kustomizationSetsNothing = false
     /// Where the documents of a kustomization file after its first begin: kustomize decodes only the first document
     /// of a kustomization file, so Flux and `kubectl apply -k` never read the rest. Nil when it has one.
     public var kustomizationIgnoredFrom: SourcePosition?

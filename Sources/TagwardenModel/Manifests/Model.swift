@@ -440,7 +440,7 @@ public struct Model: Sendable {
         let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories, pathPatched: pathPatched)
         let duplicateIDs = SideBySide(objects: objects, files: facts, graph: graph, generatedBuilds: generated,
                                       kustomizationDirectories: kustomizationDirectories, identityPatches: identityPatches)
-            .duplicateIDs(variantOf: variantOf)
+            .duplicateIDs(variantOf: variantOf, resources: resources, kustomizationAt: builds.value.kustomizationAt)
         // the kustomizations whose builds kustomize refuses: for a missing resource, a patch that matches nothing, or a resource
         // taken twice (admngn/gitops-lumieres's overlay whose namespace: makes its Namespace the base's); what builds them
         // deploys nothing
@@ -693,10 +693,20 @@ public struct Model: Sendable {
                 } else if b.kustomizationAt[path] == nil,
                           !Extractor.kustomizationNames.contains(where: { b.fileAt[path + "/" + $0] != nil }), !notRead(path) {
                     missing[k, default: []].append(MissingEntry(path: path, why: "a directory without a kustomization file", isPatch: false))
+                } else if !notRead(path), let empty = emptyKustomizationFile(at: path, builds: b, objects: objects) {
+                    missing[k, default: []].append(MissingEntry(path: path, why: "whose \(Path.basename(b.files[empty].path)) \(b.files[empty].documents == 0 ? "holds nothing" : "sets nothing but apiVersion and kind"), which kustomize refuses ('kustomization.yaml is empty')", isPatch: false))
                 }
             }
         }
         return (unlisted, missing, emptyFluxPaths)
+    }
+
+    /// The kustomization file of directory `path` that kustomize refuses as empty: one without a document, or whose
+    /// kustomization sets nothing but apiVersion and kind (`Extractor.setsNothing`).
+    static func emptyKustomizationFile(at path: String, builds b: BuildSets, objects: Objects) -> FileID? {
+        if let k = b.kustomizationAt[path] { return b.files[objects[k].file].kustomizationSetsNothing ? objects[k].file : nil }
+        guard let f = b.emptyKustomizationAt[path] else { return nil }
+        return b.files[f].documents == 0 ? f : nil
     }
 
     /// Whether Flux Kustomization `path` names a directory that holds no manifest read here, nothing skipped or ignored
@@ -891,7 +901,8 @@ public struct Model: Sendable {
     static func holds(_ outer: String, _ dir: String) -> Bool {
         let o = outer.utf8, d = dir.utf8
         if o.isEmpty { return true }
-        guard d.count >= o.count, d.starts(with: o) else { return false }
+        // (memcmp: the generic `starts(with:)` of two UTF-8 views cost a thousand instructions a call)
+        guard d.count >= o.count, SourceText.hasBytePrefix(dir, outer) else { return false }
         return d.count == o.count || d[d.index(d.startIndex, offsetBy: o.count)] == UInt8(ascii: "/")
     }
 

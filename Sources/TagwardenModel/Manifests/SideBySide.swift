@@ -64,10 +64,20 @@ package struct SideBySide {
         return !targets.contains { $0.selectsAsWritten(r, in: files[r.file].yaml) }
     }
 
+    /// `passesResourcesUnchanged` for every resource of kustomization `k`: patches it has may change resources, but none
+    /// can delete or rename one (a strategic-merge patch of a Deployment's containers).
+    func passesEveryResourceUnchanged(_ k: ObjectID) -> Bool {
+        let o = objects[k]
+        guard o.kustomizeNamePrefix == nil, o.kustomizeNameSuffix == nil, o.kustomizeConfigFiles.isEmpty, o.kustomizeUnknowns.isEmpty else { return false }
+        guard o.kustomizeChangesResources else { return true }
+        if case let targets?? = identityPatches[k] { return targets.isEmpty }
+        return false
+    }
+
     /// The builds kustomize refuses because they take one resource twice, by pair of files: the objects taken twice; and
     /// every build that takes such a pair (a kustomization that passes its resources up unchanged, and the one above it).
     /// (`given`: the namespace, or a Namespace's name, the builds below gave the two.)
-    func duplicateIDs(variantOf: [ObjectID: ObjectID]) -> DuplicateIDs {
+    func duplicateIDs(variantOf: [ObjectID: ObjectID], resources: [ObjectID: [String]], kustomizationAt: [String: ObjectID]) -> DuplicateIDs {
         // the objects of each identity, as written (not the variants other builds make of an object): kind, apiVersion
         // (kustomize's ResId holds group and version: `v1` and `v1beta2` of one kind are two resources to it),
         // namespace and name (a name or namespace with `${…}` is another per build); every Namespace with every other,
@@ -102,7 +112,81 @@ package struct SideBySide {
                     .append((i, all[earlier], at.given))
             }
         }
-        return DuplicateIDs(pairs: pairs, refused: refused)
+        var throughTwo: [DuplicateIDs.Pair: (String, String)] = [:]
+        for twice in takenTwiceByGeneratedBuilds(resources: resources, kustomizationAt: kustomizationAt) {
+            let build = Model.SideBySideBuild(file: generatedBuilds[twice.generatedAt]!, generatedAt: twice.generatedAt, given: nil)
+            for i in written where graph.includers(of: files[objects[i].file].path).contains(where: { graph.directory(of: $0) == twice.directory }) {
+                let o = objects[i]
+                let given = o.kind == "Namespace" ? o.name : Model.kustomizeClusterScoped.contains(o.kind) ? nil : o.declaredNamespace
+                let pair = DuplicateIDs.Pair(build: build, file: o.file, otherFile: o.file)
+                if pairs[pair] == nil { throughTwo[pair] = twice.through }
+                pairs[pair, default: []].append((i, i, given))
+                refused.insert(Model.SideBySideBuild(file: build.file, generatedAt: twice.generatedAt, given: given))
+            }
+        }
+        return DuplicateIDs(pairs: pairs, refused: refused, throughTwo: throughTwo)
+    }
+
+    /// The kustomization directories that a kustomization Flux generates takes twice: it takes the first kustomization
+    /// directory on each way down from its path (and does not descend into it); followed down through kustomizations that
+    /// pass every resource on as it is (no `namespace:` either, which would give them another identity), two of them may
+    /// reach one directory (LFS269's instavote: `path: ./deploy/vote`, which holds base/ and dev/, whose kustomization
+    /// includes ../base). With the two it takes that lead there. (Only where some kustomization names a resource outside
+    /// its own directory, as an overlay names its base: without, no two ways down meet.)
+    func takenTwiceByGeneratedBuilds(resources: [ObjectID: [String]], kustomizationAt: [String: ObjectID]) -> [TakenTwice] {
+        guard !generatedBuilds.isEmpty else { return [] }
+        // the generated builds that take a directory (`Model.generatedBuilds(taking:)`, which turns on its parent only:
+        // asked once for the siblings a generated build takes together)
+        var above: [String: [String]] = [:]
+        func generatedTaking(_ dir: String) -> [String] {
+            let parent = Path.dirname(dir)
+            if let known = above[parent] { return known }
+            let gs = Model.generatedBuilds(taking: dir, generatedBuilds: generatedBuilds, kustomizationDirectories: kustomizationDirectories)
+            above[parent] = gs
+            return gs
+        }
+        // where two ways down can meet: a generated build that takes a kustomization naming a resource outside its
+        // directory, which the build takes too, or which another kustomization it takes names (most repositories have none,
+        // and multi-environment ones name each base from one overlay per build: they pay for nothing more)
+        var candidates = Set<String>()
+        for (k, paths) in resources {
+            let dir = graph.directory(of: k)
+            let outside = paths.filter { !Model.holds(dir, $0) }
+            guard !outside.isEmpty else { continue }
+            for g in generatedTaking(dir) where !candidates.contains(g) && outside.contains(where: { p in
+                Model.holds(g, p) || graph.includers(of: p).contains { $0 != k && Model.holds(g, graph.directory(of: $0)) }
+            }) {
+                candidates.insert(g)
+            }
+        }
+        var out: [TakenTwice] = []
+        for g in candidates.sorted() {
+            // the kustomization directories it takes, in path order
+            let dirs = kustomizationAt.keys.filter { Model.holds(g, $0) && $0 != g && generatedTaking($0).contains(g) }.sorted()
+            var reachedFrom: [String: String] = [:]   // directory → the first taken directory that leads to it
+            func mark(_ dir: String, from top: String, depth: Int) {
+                if let first = reachedFrom[dir] {
+                    if first != top, !out.contains(where: { $0.generatedAt == g && $0.directory == dir }) {
+                        out.append(TakenTwice(generatedAt: g, directory: dir, through: (first, top)))
+                    }
+                    return
+                }
+                reachedFrom[dir] = top
+                guard depth < IncludeGraph.maxDepth, let k = kustomizationAt[dir], passesEveryResourceUnchanged(k),
+                      objects[k].kustomizeNamespace == nil else { return }
+                for p in resources[k] ?? [] where kustomizationAt[p] != nil { mark(p, from: top, depth: depth + 1) }
+            }
+            for dir in dirs { mark(dir, from: dir, depth: 0) }
+        }
+        return out
+    }
+
+    /// A kustomization directory that the kustomization Flux generates at `generatedAt` takes twice, and the two
+    /// directories it takes that lead to it.
+    struct TakenTwice {
+        let generatedAt: String
+        let directory: String
+        let through: (String, String)
     }
 }
 
@@ -114,6 +198,8 @@ public struct DuplicateIDs: Sendable {
     public struct Pair: Hashable, Sendable { public let build: Model.SideBySideBuild, file: FileID, otherFile: FileID }
     public var pairs: [Pair: [(object: ObjectID, other: ObjectID, given: String?)]] = [:]
     public var refused = Set<Model.SideBySideBuild>()
+    /// Of the pairs of a file with itself, the two resources of the build through which it takes the file.
+    public var throughTwo: [Pair: (String, String)] = [:]
 }
 
 extension Model {
