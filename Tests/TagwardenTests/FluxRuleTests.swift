@@ -317,7 +317,16 @@ func fluxRepo() -> [String: String] {
         let unreached = "error marker-env-mismatch apps/staging/kustomization.yaml:4:19: this staging field is updated by policy "
             + "flux-system/app, which belongs to production: production builds would land in staging"
         #expect(try mismatch(files) == [unreached.replacingOccurrences(of: "error", with: "warning") + " (no cluster in this repository applies this file)"])
+        // the cluster named production deploys the staging field too: it runs both environments, and the policy beside its
+        // sync is production's only by its directory's name (the Flux guide's layout)
         files["clusters/production/apps.yaml"] = fluxKustomizations([("apps", "./apps/production"), ("staging-apps", "./apps/staging")])
+        #expect(try mismatch(files) == [unreached.replacingOccurrences(of: "error", with: "warning") + " (assuming policy flux-system/app "
+            + "belongs to production, as the directory of cluster clusters/production that holds it says, though that cluster deploys "
+            + "this staging field too; say where production is under environments: in .tagwarden.yaml)"])
+        // a staging cluster of its own deploys it: the policy is production's, whose cluster does not run staging
+        files["clusters/production/apps.yaml"] = fluxKustomizations([("apps", "./apps/production")])
+        files.merge(bootstrapFiles("clusters/staging", flux: "v2.4.0")) { a, _ in a }
+        files["clusters/staging/apps.yaml"] = fluxKustomizations([("staging-apps", "./apps/staging")])
         #expect(try mismatch(files) == [unreached])
     }
 

@@ -31,7 +31,9 @@ extension Rule {
         /// (a policy `web-staging` that the Flux guide's `--export > ./clusters/production/…` put beside the cluster's sync).
         func policyContested(_ k: MarkerID, _ p: PolicyID, _ theirs: String, _ mine: String) -> String? {
             let object = m.flux.policies[p].object, file = m.objects[object].file
-            if m.environments.clues(path: m.path(file)).configured != nil { return nil }
+            // (where the config's paths place the field or the policy, they settle it)
+            if m.environments.clues(path: m.path(file)).configured != nil
+                || m.environments.clues(path: m.path(m.markers[k].file)).configured != nil { return nil }
             if m.environments.detect(path: "", namespace: m.objectNamespace[object], namespaceLabels: m.namespaceLabels) == theirs { return nil }
             let fieldClusters = m.clusters.of(m.markers[k].file)
             guard let c = m.clusters.of(file).first(where: { c in

@@ -57,11 +57,14 @@ extension Rule {
             // a repository of markers only (a tenant's, or an application's): its policies are made elsewhere
             if m.flux.policies.isEmpty, !m.describesCluster(ofFile: m.markers[k].file) {
                 f.assume(Model.madeElsewherePremise("ImagePolicy"))
-            } else if m.flux.covering(m.path(m.markers[k].file)).isEmpty {
-                // no automation of this repository reads the marker: the one that does, and the policy it uses, are another
-                // repository's (LFS269's flux-infra, whose automation updates the instavote repository's overlays)
-                f.assume("no ImageUpdateAutomation of this repository updates this file, so the one that reads this marker, and its "
-                         + "ImagePolicy, may be defined in another repository")
+            } else if m.flux.policies.isEmpty, m.flux.covering(m.path(m.markers[k].file)).isEmpty,
+                      !m.clusters.of(m.markers[k].file).contains(where: { m.clusters.clusters[$0].declaredAt != nil }) {
+                // no policy here, and no automation of this repository reads the marker: the one that does, and the policy
+                // it uses, are another repository's (LFS269's flux-infra, whose automation updates the instavote
+                // repository's overlays, whose cluster's Flux has no image controllers)
+                f.assume("this repository defines no ImagePolicy and no ImageUpdateAutomation that updates this file, so the one that "
+                         + "reads this marker, and its ImagePolicy, may be defined in another repository; declare the cluster under "
+                         + "clusters: in \(Config.fileName) when this repository describes all of it")
             }
             return f
         }

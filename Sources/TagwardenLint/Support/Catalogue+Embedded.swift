@@ -5514,8 +5514,9 @@ premises: >
   cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
   warning whose message says why the file may not be read. In a repository that holds no ImagePolicy and no
   Flux installation of the cluster, the policy may be made elsewhere (a platform's): the finding is then at
-  most a warning. So too where no ImageUpdateAutomation of this repository updates the file: the automation
-  that reads the marker, and its policy, may be another repository's.
+  most a warning. So too in a repository that holds no ImagePolicy and no ImageUpdateAutomation that updates
+  the file, whose cluster the config does not declare: the automation that reads the marker, and its policy,
+  may be another repository's.
 fix: >
   Correct the marker's `<namespace>:<name>`, or add the missing ImagePolicy.
 triggering:
@@ -5562,8 +5563,42 @@ triggering:
             strategy: Setters
     expect:
       - {file: apps/web.yaml, line: 8, column: 37, message: "no ImagePolicy flux-system/web-prod in the repository, so Flux never updates this field: did you mean 'flux-system:web-production'?"}
-  - description: a marker that no automation of this repository reads (lexarflash8g/instavote, whose automations and policies are in another repository, LFS269's flux-infra)
+  - description: a marker that no automation of this repository reads, in a repository without ImagePolicies whose cluster's Flux has no image controllers (lexarflash8g/instavote, whose automations and policies are in another repository, LFS269's flux-infra)
     files:
+      clusters/dev/flux-system/gotk-components.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: flux-system
+          labels:
+            app.kubernetes.io/part-of: flux
+            app.kubernetes.io/version: v2.4.0
+      clusters/dev/flux-system/gotk-sync.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 1m0s
+          ref: {branch: main}
+          url: ssh://git@github.com/acme/instavote
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./clusters/dev
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/dev/vote.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: vote, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./deploy/vote/staging
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
       deploy/vote/staging/kustomization.yaml: |
         apiVersion: kustomize.config.k8s.io/v1beta1
         kind: Kustomization
@@ -5582,66 +5617,8 @@ triggering:
               containers:
                 - name: vote
                   image: vote:1.0.0
-      flux/policy.yaml: |
-        apiVersion: image.toolkit.fluxcd.io/v1
-        kind: ImagePolicy
-        metadata:
-          name: result
-          namespace: flux-system
-        spec:
-          imageRepositoryRef:
-            name: result
-          policy:
-            semver:
-              range: '>=1.0.0'
     expect:
-      - {file: deploy/vote/staging/kustomization.yaml, line: 6, column: 19, message: "no ImagePolicy flux-system/vote in the repository, so Flux never updates this field (no ImageUpdateAutomation of this repository updates this file, so the one that reads this marker, and its ImagePolicy, may be defined in another repository)"}
-  - description: a policy a kustomization moved out of the only automation's namespace (rtrox/home-cluster), so naming it where it went would not do either
-    files:
-      apps/web.yaml: |
-        apiVersion: v1
-        kind: Pod
-        metadata:
-          name: web
-        spec:
-          containers:
-            - name: web
-              image: ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web"}
-      apps/kustomization.yaml: |
-        namespace: default
-        resources: [web.yaml, policy.yaml]
-      apps/policy.yaml: |
-        apiVersion: image.toolkit.fluxcd.io/v1
-        kind: ImagePolicy
-        metadata:
-          name: web
-          namespace: flux-system
-        spec:
-          imageRepositoryRef:
-            name: web
-          policy:
-            semver:
-              range: '>=1.0.0'
-      flux/automation.yaml: |
-        apiVersion: image.toolkit.fluxcd.io/v1
-        kind: ImageUpdateAutomation
-        metadata:
-          name: apps
-          namespace: flux-system
-        spec:
-          sourceRef:
-            kind: GitRepository
-            name: flux-system
-          git:
-            commit:
-              author:
-                name: fluxcdbot
-                email: fluxcdbot@users.noreply.github.com
-          update:
-            path: ./apps
-            strategy: Setters
-    expect:
-      - {file: apps/web.yaml, line: 8, column: 37, message: "no ImagePolicy flux-system/web in the repository, so Flux never updates this field: ImagePolicy web of apps/policy.yaml is written in flux-system, but the kustomization apps/kustomization.yaml sets namespace: default, so it is default/web; the ImageUpdateAutomations that update this file are in flux-system, and Flux only uses policies in an automation's own namespace: keep the policy in flux-system, outside that kustomization, or add an ImageUpdateAutomation in default and write 'default:web'"}
+      - {file: deploy/vote/staging/kustomization.yaml, line: 6, column: 19, message: "no ImagePolicy flux-system/vote in the repository, so Flux never updates this field (this repository defines no ImagePolicy and no ImageUpdateAutomation that updates this file, so the one that reads this marker, and its ImagePolicy, may be defined in another repository; declare the cluster under clusters: in .tagwarden.yaml when this repository describes all of it)"}
 nonTriggering:
   - description: a policy whose namespace comes from its kustomization
     files:
