@@ -223,8 +223,8 @@ extension Rule {
                     if let c = m.clusters.of(m.objects[j].file).first(where: mine.contains) { met = (j, c); break }
                 }
                 guard let (j, c) = met, reported.insert([i, j]).inserted else { continue }
-                let fi = m.objects[i].file, fj = m.objects[j].file
-                let bootstrapFile = bootstrapApplies(fi, in: c) == bootstrapApplies(fj, in: c) ? nil : bootstrapApplies(fi, in: c) ? fi : fj
+                let fi = m.objects[i].file, fj = m.objects[j].file, bi = bootstrapApplies(fi, in: c)
+                let bootstrapFile = bi == bootstrapApplies(fj, in: c) ? nil : bi ? fi : fj
                 report(i, j, cluster: m.clusters.clusters.count > 1 ? m.clusters.clusters[c].displayName : nil, bootstrapFile: bootstrapFile)
             }
         }

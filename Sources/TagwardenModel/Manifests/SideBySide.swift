@@ -46,32 +46,31 @@ package struct SideBySide {
         // (a Namespace meets others by the name it has: as written, until a `namespace:` renames it; another resource by the
         // namespace it is written with, which a `namespace:` below that sets the same one leaves as it was: willnotcy/Hephaestus's
         // base and overlay IngressRoutes of one namespace, which kustomize refuses)
-        take(files[f].path, depth: 0, given: object.flatMap { kind == "Namespace" ? objects[$0].name : clusterScoped ? nil : objects[$0].declaredNamespace })
+        take(files[f].path, depth: 0, given: object.flatMap(writtenNamespace))
         return out
+    }
+
+    /// The namespace with which object `i` meets others as written: a Namespace's name, none for a kind kustomize takes
+    /// for cluster-scoped, else the namespace written.
+    func writtenNamespace(_ i: ObjectID) -> String? {
+        let o = objects[i]
+        return o.kind == "Namespace" ? o.name : Model.kustomizeClusterScoped.contains(o.kind) ? nil : o.declaredNamespace
     }
 
     /// Whether kustomization `k` passes its resources on with the names they are written with (its `namespace:` aside,
     /// which `sideBySideBuilds` follows): no name affix (with `affixes`: kustomize adds them after the namespace),
     /// Component, replacement, transformer, generator or chart that could rename or remove one, and no patch that could
-    /// (for `object`, none that selects it).
+    /// (for `object`, none that selects it; without, none at all: a strategic-merge patch of a Deployment's containers
+    /// passes every resource on).
     func passesResourcesUnchanged(_ k: ObjectID, object: ObjectID? = nil, affixes: Bool = true) -> Bool {
         let o = objects[k]
         guard !affixes || (o.kustomizeNamePrefix == nil && o.kustomizeNameSuffix == nil),
               o.kustomizeConfigFiles.isEmpty && o.kustomizeUnknowns.isEmpty else { return false }
         guard o.kustomizeChangesResources else { return true }
-        guard let object, case let targets?? = identityPatches[k] else { return false }
+        guard case let targets?? = identityPatches[k] else { return false }
+        guard let object else { return targets.isEmpty }
         let r = objects[object]
         return !targets.contains { $0.selectsAsWritten(r, in: files[r.file].yaml) }
-    }
-
-    /// `passesResourcesUnchanged` for every resource of kustomization `k`: patches it has may change resources, but none
-    /// can delete or rename one (a strategic-merge patch of a Deployment's containers).
-    func passesEveryResourceUnchanged(_ k: ObjectID) -> Bool {
-        let o = objects[k]
-        guard o.kustomizeNamePrefix == nil, o.kustomizeNameSuffix == nil, o.kustomizeConfigFiles.isEmpty, o.kustomizeUnknowns.isEmpty else { return false }
-        guard o.kustomizeChangesResources else { return true }
-        if case let targets?? = identityPatches[k] { return targets.isEmpty }
-        return false
     }
 
     /// The builds kustomize refuses because they take one resource twice, by pair of files: the objects taken twice; and
@@ -116,8 +115,7 @@ package struct SideBySide {
         for twice in takenTwiceByGeneratedBuilds(resources: resources, kustomizationAt: kustomizationAt) {
             let build = Model.SideBySideBuild(file: generatedBuilds[twice.generatedAt]!, generatedAt: twice.generatedAt, given: nil)
             for i in written where graph.includers(of: files[objects[i].file].path).contains(where: { graph.directory(of: $0) == twice.directory }) {
-                let o = objects[i]
-                let given = o.kind == "Namespace" ? o.name : Model.kustomizeClusterScoped.contains(o.kind) ? nil : o.declaredNamespace
+                let o = objects[i], given = writtenNamespace(i)
                 let pair = DuplicateIDs.Pair(build: build, file: o.file, otherFile: o.file)
                 if pairs[pair] == nil { throughTwo[pair] = twice.through }
                 pairs[pair, default: []].append((i, i, given))
@@ -172,7 +170,7 @@ package struct SideBySide {
                     return
                 }
                 reachedFrom[dir] = top
-                guard depth < IncludeGraph.maxDepth, let k = kustomizationAt[dir], passesEveryResourceUnchanged(k),
+                guard depth < IncludeGraph.maxDepth, let k = kustomizationAt[dir], passesResourcesUnchanged(k),
                       objects[k].kustomizeNamespace == nil else { return }
                 for p in resources[k] ?? [] where kustomizationAt[p] != nil { mark(p, from: top, depth: depth + 1) }
             }
