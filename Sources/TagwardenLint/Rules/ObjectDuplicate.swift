@@ -33,7 +33,7 @@ extension Rule {
         let transformers = Transformers(m)
         // the builds kustomize refuses for a resource taken twice (whatever namespace the two met with), on first need
         var refused: Set<Model.SideBySideBuild>?
-        var refusedFiles = Set<FileID>(), fluxPaths = Set<String>()
+        var refusedFiles = Set<FileID>(), fluxPaths = StringSet()
         /// Whether every build that takes object i is one kustomize refuses: what builds it deploys nothing of it
         /// (kustomization-build-fails says so), and it replaces nothing (BayajidAlam/node-fleet). So too where the builds
         /// that take it deploy it only through one refused: a base's kustomization that only an overlay refused for a

@@ -11,12 +11,12 @@ import TagwardenPolicy
 /// build that takes the directory ("kustomization.yaml is empty").
 struct BuildSets {
     let files: Files
-    var kustomizationAt: [String: ObjectID] = [:]   // directory → its kustomization object
+    var kustomizationAt = StringMap<ObjectID>()   // directory → its kustomization object
     /// Directory → its kustomization file that holds no kustomization: empty, or one kustomize refuses (a Flux
     /// Kustomization written into `kustomization.yaml`): it builds nothing there either.
-    var emptyKustomizationAt: [String: FileID] = [:]
+    var emptyKustomizationAt = StringMap<FileID>()
     let objects: Objects
-    var fileAt: [String: FileID] = [:]
+    var fileAt = StringMap<FileID>()
     /// File indices in path byte order: the files under a directory are one run of it.
     let byPath: [FileID]
     /// Each file's position in `byPath`.
@@ -66,7 +66,7 @@ struct BuildSets {
 
     func files(under dir: String) -> Set<FileID> {
         var out = Set<FileID>()
-        var visited = Set<String>()
+        var visited = StringSet()
         add(dir, &out, &visited, depth: 0)
         return out
     }
@@ -76,14 +76,14 @@ struct BuildSets {
     /// can be told.
     func generatedFiles(under dir: String) -> Set<FileID> {
         var out = Set<FileID>()
-        var visited: Set<String> = [dir]
+        var visited: StringSet = [dir]
         dirMode(dir, &out, &visited, depth: 0)
         return out
     }
 
     /// `depth` bounds a chain of kustomizations that include each other's directories, as `IncludeGraph` bounds the walks
     /// up.
-    private func add(_ dir: String, _ out: inout Set<FileID>, _ visited: inout Set<String>, depth: Int) {
+    private func add(_ dir: String, _ out: inout Set<FileID>, _ visited: inout StringSet, depth: Int) {
         guard depth < IncludeGraph.maxDepth, visited.insert(dir).inserted else { return }
         if let k = kustomizationAt[dir] {
             add(kustomization: k, dir, &out, &visited, depth: depth)
@@ -95,7 +95,7 @@ struct BuildSets {
     }
 
     /// What kustomization `k` (of directory `dir`, already visited) builds.
-    private func add(kustomization k: ObjectID, _ dir: String, _ out: inout Set<FileID>, _ visited: inout Set<String>, depth: Int) {
+    private func add(kustomization k: ObjectID, _ dir: String, _ out: inout Set<FileID>, _ visited: inout StringSet, depth: Int) {
         do {
             out.insert(objects[k].file)
             for p in resources[k] ?? [] {
@@ -161,7 +161,7 @@ struct BuildSets {
     }
 
     /// A directory without a kustomization: every manifest under it, as the kustomization Flux generates takes them.
-    private func dirMode(_ dir: String, _ out: inout Set<FileID>, _ visited: inout Set<String>, depth: Int) {
+    private func dirMode(_ dir: String, _ out: inout Set<FileID>, _ visited: inout StringSet, depth: Int) {
         let prefix = dir.isEmpty ? "" : dir + "/"
         var k = firstPath(from: prefix)
         // the directory of the last file taken, which no kustomization between it and `dir` governs: the files beside it

@@ -390,7 +390,7 @@ public struct Clusters: Sendable {
     /// The kustomization that says which files of directory `dir` its build takes: the one in `dir`; else the nearest
     /// one above that lists files of `dir` one by one (`listsFiles`), when no Flux Kustomization's generated build takes
     /// `dir` whole (a `path` at `dir` or between).
-    private static func builder(of dir: String, builds: BuildSets, fluxPaths: Set<String>) -> (ObjectID, listsFiles: Bool)? {
+    private static func builder(of dir: String, builds: BuildSets, fluxPaths: StringSet) -> (ObjectID, listsFiles: Bool)? {
         if let k = builds.kustomizationAt[dir] { return (k, false) }
         var up = dir
         while !up.isEmpty, !fluxPaths.contains(up) {

@@ -282,7 +282,7 @@ struct EffectiveObjects {
     /// The steps of every kustomization with patches, and of those that may be Components or set labels, when some
     /// kustomization patches: read in parallel (each reads its own files: the YAML parse is most of this), and apart
     /// from the rest of `resolve`, so that a model can read them while it does other work.
-    static func readAllSteps(objects: Objects, files: Files, fileAt: [String: FileID]) -> [ObjectID: Steps] {
+    static func readAllSteps(objects: Objects, files: Files, fileAt: StringMap<FileID>) -> [ObjectID: Steps] {
         let patched = Set(objects.indices.filter { patches(objects[$0], files: files) })
         guard !patched.isEmpty else { return [:] }
         let reading = objects.indices.filter { k in
@@ -299,7 +299,7 @@ struct EffectiveObjects {
 
     /// `stepsOf`: what `readAllSteps` read.
     /// `kustomizationAt`: directory → the kustomization there (`BuildSets`).
-    static func resolve(objects: Objects, files: Files, graph: IncludeGraph, clusters: Clusters, kustomizationAt: [String: ObjectID],
+    static func resolve(objects: Objects, files: Files, graph: IncludeGraph, clusters: Clusters, kustomizationAt: StringMap<ObjectID>,
                         writtenName: [ObjectID: String], nonResources: Set<ObjectID>, stepsOf: [ObjectID: Steps],
                         variables: @escaping @Sendable (ObjectID) -> ((String) -> Envsubst.Value)? = { _ in nil }) -> [ObjectID: [Variant]] {
         // without patches, only builds that name or place a base differently, or substitute its fields, make variants
@@ -510,7 +510,7 @@ struct EffectiveObjects {
     }
 
     /// Reads kustomization (or Flux Kustomization) `k`'s patches and components.
-    static func readSteps(_ k: ObjectID, objects: Objects, files: Files, fileAt: [String: FileID],
+    static func readSteps(_ k: ObjectID, objects: Objects, files: Files, fileAt: StringMap<FileID>,
                           yaml: (FileID) -> YAMLFile) -> Steps {
         var steps = Steps()
         let o = objects[k]

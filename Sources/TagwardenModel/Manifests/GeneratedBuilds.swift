@@ -25,7 +25,7 @@ extension Model {
     /// not read. A `.sourceignore` below the root that leaves a refused file out (`readIgnoreFile`: Jacob-Roberts/homelab's
     /// `kubernetes/.sourceignore`) keeps it out of the artifact too.
     static func generatedBuildRefusals(objects: Objects, files: Files, generatedBuilds: [String: FileID],
-                                       kustomizationDirectories: Set<String>, reach: Table<FileID, Clusters.Reach>,
+                                       kustomizationDirectories: StringSet, reach: Table<FileID, Clusters.Reach>,
                                        rootIgnore: String? = nil, readIgnoreFile: ((String) -> String?)? = nil) -> [GeneratedBuildRefusal] {
         guard !generatedBuilds.isEmpty else { return [] }
         // how many documents of each file hold objects, and whether one of them lacks what kustomize needs: a file whose
@@ -75,7 +75,7 @@ extension Model {
 
     /// The paths of the generated builds that take the file at `path` themselves: from its directory up, until a
     /// directory with a kustomization file, which the generator takes whole.
-    static func generatedBuilds(taking path: String, generatedBuilds: [String: FileID], kustomizationDirectories: Set<String>) -> [String] {
+    static func generatedBuilds(taking path: String, generatedBuilds: [String: FileID], kustomizationDirectories: StringSet) -> [String] {
         var out: [String] = []
         var dir = Path.dirname(path)
         while !kustomizationDirectories.contains(dir) {

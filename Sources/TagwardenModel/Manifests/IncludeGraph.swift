@@ -8,19 +8,19 @@ import TagwardenBasics
 /// (`Memo`). The walk down, from a directory to the files its build takes, is `BuildSets`'.
 public struct IncludeGraph: Sendable {
     public static let maxDepth = 64
-    public let includedBy: [String: [ObjectID]]
+    public let includedBy: StringMap<[ObjectID]>
     /// Kustomization → its directory.
     private let directories: [ObjectID: String]
     /// Patch file → the kustomizations that apply it (`patches:`, `patchesStrategicMerge:`; not Components').
-    public let patchedBy: [String: [ObjectID]]
+    public let patchedBy: StringMap<[ObjectID]>
 
     /// `resources`: each kustomization's resources as normalised paths (`Model.resolvedResources`).
     init(resources: [ObjectID: [String]], objects: Objects, files: Files) {
-        var includedBy: [String: [ObjectID]] = [:], directories: [ObjectID: String] = [:]
+        var includedBy = StringMap<[ObjectID]>(), directories: [ObjectID: String] = [:]
         for (k, paths) in resources.sorted(by: { $0.key < $1.key }) {
             for p in paths { includedBy[p, default: []].append(k) }
         }
-        var patchedBy: [String: [ObjectID]] = [:]
+        var patchedBy = StringMap<[ObjectID]>()
         for (k, o) in objects.withIDs where o.isKustomization {
             let dir = Path.dirname(files[o.file].path)
             directories[k] = dir
@@ -63,7 +63,7 @@ public struct IncludeGraph: Sendable {
     /// Whether every chain of kustomizations that takes `path` passes through one of `through`: some kustomization
     /// names it, and each that does is one of them or is built only from above (no `path` of `builtAt` is its
     /// directory) by chains that are.
-    func everyWayUp(from path: String, passesThrough through: Set<ObjectID>, unlessBuiltAt builtAt: Set<String>, depth: Int = 0) -> Bool {
+    func everyWayUp(from path: String, passesThrough through: Set<ObjectID>, unlessBuiltAt builtAt: StringSet, depth: Int = 0) -> Bool {
         let naming = includers(of: path, depth: depth)
         return !naming.isEmpty && naming.allSatisfy { k in
             through.contains(k) || (!builtAt.contains(directory(of: k))

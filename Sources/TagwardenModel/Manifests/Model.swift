@@ -76,7 +76,7 @@ public struct Model: Sendable {
     /// whose target is not read). A kustomization whose patches only edit fields passes its resources' identities on.
     let identityPatches: [ObjectID: [EffectiveObjects.Selector]?]
     /// The directories that hold a kustomization.
-    let kustomizationDirectories: Set<String>
+    let kustomizationDirectories: StringSet
     /// Each Flux Kustomization `path` without a kustomization file → the file of the first Flux Kustomization of it,
     /// whose generated kustomization builds it (`sideBySideBuilds(of:)`).
     let generatedBuilds: [String: FileID]
@@ -89,7 +89,7 @@ public struct Model: Sendable {
     /// What includes what among the kustomizations, and the one way up their chains.
     public let graph: IncludeGraph
     /// File path (or directory) → the kustomizations whose `resources`, `bases` or `components` name it.
-    public var includedBy: [String: [ObjectID]] { graph.includedBy }
+    public var includedBy: StringMap<[ObjectID]> { graph.includedBy }
 
     /// The elements of `list`, moved out one by one (a consuming iterator): `list` is left empty.
     static func take<T>(_ list: inout [T]) -> Taken<T> {
@@ -436,7 +436,8 @@ public struct Model: Sendable {
         // the directories of kustomization files, also of one that holds something else, a Flux Kustomization: Flux
         // generates no kustomization where a file of that name is, whatever it holds (160683231-myseneca/Group10_Project_CLO835;
         // the build sets hold every such file, `emptyKustomizationAt`)
-        let kustomizationDirectories = Set(builds.value.kustomizationAt.keys).union(builds.value.emptyKustomizationAt.keys)
+        var kustomizationDirectories = StringSet(builds.value.kustomizationAt.keys)
+        kustomizationDirectories.formUnion(builds.value.emptyKustomizationAt.keys)
         let generated = generatedBuilds(objects: objects, kustomizationDirectories: kustomizationDirectories, pathPatched: pathPatched)
         let duplicateIDs = SideBySide(objects: objects, files: facts, graph: graph, generatedBuilds: generated,
                                       kustomizationDirectories: kustomizationDirectories, identityPatches: identityPatches)
@@ -733,7 +734,7 @@ public struct Model: Sendable {
     }
 
     /// `generatedBuilds`: the first Flux Kustomization (by its file) of each `path` without a kustomization file.
-    static func generatedBuilds(objects: Objects, kustomizationDirectories: Set<String>, pathPatched: Set<ObjectID> = []) -> [String: FileID] {
+    static func generatedBuilds(objects: Objects, kustomizationDirectories: StringSet, pathPatched: Set<ObjectID> = []) -> [String: FileID] {
         var out: [String: FileID] = [:]
         // (not for one without a name, which no cluster can hold: a Go template's `name: {{ .Name }}`)
         for (i, o) in objects.withIDs where !pathPatched.contains(i) && o.name != nil {
@@ -777,8 +778,8 @@ public struct Model: Sendable {
     }
 
     /// The paths the Flux Kustomizations here build, as written (normalised; none of another repository's source).
-    package static func writtenFluxPaths(_ objects: Objects) -> Set<String> {
-        Set(objects.compactMap { $0.fluxKustomization?.path.flatMap(normalizePath) })
+    package static func writtenFluxPaths(_ objects: Objects) -> StringSet {
+        StringSet(objects.compactMap { $0.fluxKustomization?.path.flatMap(normalizePath) })
     }
 
     /// `a/./b/../c` → `a/c`; nil when `..` leaves the root.

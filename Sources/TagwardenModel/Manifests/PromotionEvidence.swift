@@ -4,11 +4,11 @@ import TagwardenBasics
 /// environment prefix) that a staging manifest held, at HEAD or in any commit reachable from it.
 public struct PromotionEvidence: Sendable, Equatable {
     /// The normalized names of every image a staging manifest held, whatever its tag: the images promoted through staging.
-    public var images: Set<String> = []
+    public var images = StringSet()
     /// normalized image name → digests
-    public var digests: [String: Set<String>] = [:]
+    public var digests = StringMap<StringSet>()
     /// normalized image name → identity → digests seen with it (empty when staging ran it without one)
-    public var identities: [String: [String: Set<String>]] = [:]
+    public var identities = StringMap<StringMap<StringSet>>()
     /// How many commits were read on this run (0 when the cache was current).
     public var commitsRead = 0
 
@@ -95,16 +95,16 @@ public struct PromotionEvidence: Sendable, Equatable {
         guard case .int(2)? = j["version"], j["key"]?.stringValue == key, let tip = j["tip"]?.stringValue,
               case .array(let names)? = j["images"], case .object(let ds)? = j["digests"], case .object(let ids)? = j["identities"] else { return nil }
         var e = PromotionEvidence()
-        e.images = Set(names.compactMap(\.stringValue))
+        e.images = StringSet(names.compactMap(\.stringValue))
         for (name, list) in ds {
             guard case .array(let xs) = list else { return nil }
-            e.digests[name] = Set(xs.compactMap(\.stringValue))
+            e.digests[name] = StringSet(xs.compactMap(\.stringValue))
         }
         for (name, byId) in ids {
             guard case .object(let kv) = byId else { return nil }
             for (id, list) in kv {
                 guard case .array(let xs) = list else { return nil }
-                e.identities[name, default: [:]][id] = Set(xs.compactMap(\.stringValue))
+                e.identities[name, default: [:]][id] = StringSet(xs.compactMap(\.stringValue))
             }
         }
         return (e, tip)

@@ -102,7 +102,7 @@ extension Model {
     /// read once for the steps that look into them (target namespaces, image fields).
     typealias ReplacementEntries = [ObjectID: [(entry: Int, file: YAMLFile)]]
 
-    static func replacementEntries(_ objects: Objects, files: Files, fileAt: [String: FileID]) -> ReplacementEntries {
+    static func replacementEntries(_ objects: Objects, files: Files, fileAt: StringMap<FileID>) -> ReplacementEntries {
         var out: ReplacementEntries = [:]
         for (k, kustomization) in objects.withIDs where kustomization.kustomizeUnknowns.contains(.replacements) {
             let y = files[kustomization.file].yaml

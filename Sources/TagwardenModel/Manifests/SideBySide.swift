@@ -8,7 +8,7 @@ package struct SideBySide {
     let files: Files
     let graph: IncludeGraph
     let generatedBuilds: [String: FileID]
-    let kustomizationDirectories: Set<String>
+    let kustomizationDirectories: StringSet
     let identityPatches: [ObjectID: [EffectiveObjects.Selector]?]
 
     /// The kustomize builds that accumulate file `f`'s resources, as written, side by side with others: a kustomization
@@ -76,7 +76,7 @@ package struct SideBySide {
     /// The builds kustomize refuses because they take one resource twice, by pair of files: the objects taken twice; and
     /// every build that takes such a pair (a kustomization that passes its resources up unchanged, and the one above it).
     /// (`given`: the namespace, or a Namespace's name, the builds below gave the two.)
-    func duplicateIDs(variantOf: [ObjectID: ObjectID], resources: [ObjectID: [String]], kustomizationAt: [String: ObjectID]) -> DuplicateIDs {
+    func duplicateIDs(variantOf: [ObjectID: ObjectID], resources: [ObjectID: [String]], kustomizationAt: StringMap<ObjectID>) -> DuplicateIDs {
         // the objects of each identity, as written (not the variants other builds make of an object): kind, apiVersion
         // (kustomize's ResId holds group and version: `v1` and `v1beta2` of one kind are two resources to it),
         // namespace and name (a name or namespace with `${…}` is another per build); every Namespace with every other,
@@ -131,7 +131,7 @@ package struct SideBySide {
     /// reach one directory (LFS269's instavote: `path: ./deploy/vote`, which holds base/ and dev/, whose kustomization
     /// includes ../base). With the two it takes that lead there. (Only where some kustomization names a resource outside
     /// its own directory, as an overlay names its base: without, no two ways down meet.)
-    func takenTwiceByGeneratedBuilds(resources: [ObjectID: [String]], kustomizationAt: [String: ObjectID]) -> [TakenTwice] {
+    func takenTwiceByGeneratedBuilds(resources: [ObjectID: [String]], kustomizationAt: StringMap<ObjectID>) -> [TakenTwice] {
         guard !generatedBuilds.isEmpty else { return [] }
         // the generated builds that take a directory (`Model.generatedBuilds(taking:)`, which turns on its parent only:
         // asked once for the siblings a generated build takes together)
@@ -207,9 +207,9 @@ extension Model {
     /// dictionary of its keys, so that no name is quadratic. (Names and keys in arrays of their own: an array of tuples
     /// copied a whole entry each time one of its fields was read.)
     public static func entriesSharingKey<Key: Hashable>(names: [String], keys: [Key]) -> [[Int]] {
-        var lastOfName: [String: Int] = [:]
+        var lastOfName = StringMap<Int>()
         lastOfName.reserveCapacity(names.count)
-        var sharedAt: [String: Int] = [:]   // a name that more than one entry has → its list in `shared`
+        var sharedAt = StringMap<Int>()   // a name that more than one entry has → its list in `shared`
         var shared: [[Int]] = []
         for n in names.indices {
             guard let previous = lastOfName.updateValue(n, forKey: names[n]) else { continue }

@@ -202,25 +202,20 @@ public enum Sources {
     /// hash per file where bisection cost it a score of comparisons.
     struct TrackedPaths {
         let paths: [String]
-        let exact: Set<String>
+        /// (compared in bytes, as git compares paths)
+        let exact: StringSet
 
         init(_ paths: [String]) {
             // an index written with core.ignoreCase is in another order
             let sorted = zip(paths, paths.dropFirst()).allSatisfy { !SourceText.byteLess($1, $0) }
             self.paths = sorted ? paths : paths.sorted(by: SourceText.byteLess)
-            exact = Set(paths)
+            exact = StringSet(paths)
         }
 
         /// The first position whose path is not byte-less than `key`.
         func lowerBound(_ key: String) -> Int { SourceText.firstNotByteLess(paths, key) }
 
-        func contains(_ path: String) -> Bool {
-            guard let i = exact.firstIndex(of: path) else { return false }
-            if SourceText.sameBytes(exact[i], path) { return true }
-            // equal as Swift compares strings (canonically: NFC and NFD), not in bytes, as git compares paths
-            let j = lowerBound(path)
-            return j < paths.count && SourceText.sameBytes(paths[j], path)
-        }
+        func contains(_ path: String) -> Bool { exact.contains(path) }
 
         /// Whether a tracked file lies under `dir`.
         func containsDirectory(_ dir: String) -> Bool {

@@ -18,7 +18,7 @@ public enum History {
     public static func stagingEvidence(repo: GitRepository?, tip: String?, model: Model, progress: Progress? = nil) throws -> PromotionEvidence? {
         guard let staging = model.environments.byAlias("staging") else { return nil }
         // where staging manifests live: files with staging objects now, their directories, and paths named after staging
-        var stagingFiles = Set<String>()
+        var stagingFiles = StringSet()
         for (i, o) in model.objects.withIDs where model.objectEnvironment[i] == staging.name {
             stagingFiles.insert(model.path(o.file))
         }
@@ -26,7 +26,7 @@ public enum History {
             stagingFiles.insert(model.path(img.file))
         }
         if stagingFiles.isEmpty { return nil }  // no staging environment here: the promotion rules do not apply
-        let stagingDirs = Set(stagingFiles.map(Path.dirname))
+        let stagingDirs = StringSet(stagingFiles.map(Path.dirname))
         let current = PromotionEvidence.fromModel(model, staging: staging)
         guard let repo, let tip else { return current }
         // one read of the history at a time: a check's two audits run side by side, and the second finds the first's
@@ -39,8 +39,8 @@ public enum History {
 
     /// `current` (the evidence of the model itself) with what staging's history from `tip` adds, read through the
     /// cache in `.git/tagwarden`.
-    static func fromHistory(repo: GitRepository, tip: String, model: Model, staging: Environment, files stagingFiles: Set<String>,
-                            dirs stagingDirs: Set<String>, current: PromotionEvidence, progress: Progress?) throws -> PromotionEvidence {
+    static func fromHistory(repo: GitRepository, tip: String, model: Model, staging: Environment, files stagingFiles: StringSet,
+                            dirs stagingDirs: StringSet, current: PromotionEvidence, progress: Progress?) throws -> PromotionEvidence {
         var current = current
         let tipSha = try repo.resolveCommit(tip)
 
@@ -109,7 +109,7 @@ public enum History {
     }
 
     /// The cache stays valid while the environment model and the staging directories stay the same.
-    static func cacheKey(model: Model, staging: Environment, dirs: Set<String>) -> String {
+    static func cacheKey(model: Model, staging: Environment, dirs: StringSet) -> String {
         var text = "v1\u{0}\(Version.current)\u{0}\(staging.name)\u{0}\(staging.tagPrefix ?? "")"
         for e in model.environments.environments {
             text += "\u{0}\(e.name):\(e.aliases.joined(separator: ","))|\(e.paths.map(\.pattern).joined(separator: ","))|\(e.namespaces.joined(separator: ","))"
@@ -124,18 +124,18 @@ struct StagingPaths: Sendable {
     let staging: Environment
     let environments: EnvironmentModel
     let namespaceLabels: [String: [String: String]]
-    let files: Set<String>
-    let dirs: Set<String>
+    let files: StringSet
+    let dirs: StringSet
     /// the directories that hold those directories
-    let above: Set<String>
+    let above: StringSet
 
-    init(model: Model, staging: Environment, files: Set<String>, dirs: Set<String>) {
+    init(model: Model, staging: Environment, files: StringSet, dirs: StringSet) {
         self.staging = staging
         environments = model.environments
         namespaceLabels = model.namespaceLabels
         self.files = files
         self.dirs = dirs
-        var above = Set<String>()
+        var above = StringSet()
         for d in dirs {
             var d = d
             while !d.isEmpty, above.insert(d).inserted { d = Path.dirname(d) }
