@@ -524,6 +524,58 @@ import Testing
         #expect(same.findingObjects.filter { $0["severity"] as? String == "error" }.count == 2, "\(same.described)")
     }
 
+    /// An automation that checks out another branch than the checkout's line (flux2-multi-tenancy's tenant
+    /// GitRepository, on a branch of its own) updates that branch's files: its `update.path` is judged there, as far
+    /// as the clone has the branch, and is a premise where the clone lacks it.
+    @Test func anAutomationOnAnotherBranchIsJudgedOnThatBranch() throws {
+        let r = try TempRepo()
+        var files = bootstrapFiles("clusters/lab", flux: "v2.4.0")
+        files["clusters/lab/team.yaml"] = """
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: GitRepository
+            metadata: {name: team, namespace: flux-system}
+            spec:
+              url: ssh://git@github.com/acme/fleet
+              ref: {branch: team}
+            ---
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImageUpdateAutomation
+            metadata: {name: team, namespace: flux-system}
+            spec:
+              sourceRef: {kind: GitRepository, name: team}
+              git: {commit: {author: {email: bot@example.com}}}
+              update: {path: ./deploy}
+
+            """
+        try r.write(files)
+        try r.commitAll("fleet")
+        try r.git("update-ref", "refs/remotes/origin/main", "HEAD")
+        try r.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+        func missingPath() throws -> String {
+            let res = try tagwarden(["audit", "--format", "json"], in: r.path)
+            return res.findingObjects.filter { $0["rule"] as? String == "automation-missing-path" }
+                .map { "\($0["severity"]!) \($0["message"]!)" }.joined(separator: "\n")
+        }
+        // the clone has no branch team
+        #expect(try missingPath() == "warning update.path './deploy' holds no manifest in this tree, and the automation checks out branch team: "
+                + "the automation updates nothing (assuming branch team, which this clone does not have, holds what this checkout does there)")
+        // branch team, as the clone last fetched it, holds the directory
+        try r.git("checkout", "-q", "-b", "team")
+        try r.write("deploy/web.yaml", deployment(namespace: "apps", image: "nginx:1.27.0"))
+        try r.commitAll("the team's apps")
+        try r.git("update-ref", "refs/remotes/origin/team", "HEAD")
+        try r.git("checkout", "-q", "main")
+        try r.git("branch", "-q", "-D", "team")
+        #expect(try missingPath() == "")
+        // and where it does not
+        try r.git("update-ref", "refs/remotes/origin/team", "main")
+        #expect(try missingPath() == "warning update.path './deploy' holds no manifest on branch team: the automation updates nothing "
+                + "(assuming branch team still holds no manifest there, as this clone last fetched it)")
+        // on a feature branch, the files are what the branch will hold once it merges: a fact
+        try r.git("checkout", "-q", "-b", "feature")
+        #expect(try missingPath() == "error update.path './deploy' holds no manifest in this tree: the automation updates nothing")
+    }
+
     /// A GitRepository's `ref.name: refs/heads/deploy` is branch deploy (source-controller ranks `name` above a semver
     /// and a tag), as a FluxInstance's `sync.ref` is; another `ref.name` is a fixed revision.
     @Test func aGitRepositorysRefNameOfABranchIsThatBranch() throws {

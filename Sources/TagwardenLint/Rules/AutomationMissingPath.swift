@@ -22,14 +22,23 @@ extension Rule {
                 return f
             }
             guard a.source != .unknown else { return nil }
-            let missing = a.paths.filter { !$0.isEmpty && !held.contains($0) }
+            // (on another branch, the paths that branch holds, as far as the clone has it)
+            let missing = a.paths.filter { !$0.isEmpty && !held.contains($0) && a.otherBranchHolds[$0] != true }
             guard !missing.isEmpty else { return nil }
             let substituted = raw.value.containsBytes("${")
                 ? " (substituted by the Flux Kustomizations that apply it: " + missing.map { "'\($0)'" }.joined(separator: ", ") + ")" : ""
             let checked = a.source == .assumed
                 ? "; checked against this checkout, as the repository its GitRepository names (every GitRepository here names that one; no remote of the clone has its URL)" : ""
-            return c.finding("update.path '\(raw.value)'\(substituted) holds no manifest in this tree: the automation updates nothing\(checked)",
-                             object: a.object, at: raw)
+            guard let branch = a.otherBranch else {
+                return c.finding("update.path '\(raw.value)'\(substituted) holds no manifest in this tree: the automation updates nothing\(checked)",
+                                 object: a.object, at: raw)
+            }
+            let fetched = missing.allSatisfy { a.otherBranchHolds[$0] == false }
+            var f = c.finding("update.path '\(raw.value)'\(substituted) holds no manifest \(fetched ? "on" : "in this tree, and the automation checks out") "
+                              + "branch \(branch): the automation updates nothing\(checked)", object: a.object, at: raw)
+            f.assume(fetched ? "assuming branch \(branch) still holds no manifest there, as this clone last fetched it"
+                             : "assuming branch \(branch), which this clone does not have, holds what this checkout does there")
+            return f
         }
     }
 }

@@ -56,7 +56,8 @@ extension Rule {
             // Namespace is defined here or elsewhere; the other labels of one defined elsewhere are not known here
             let defined = m.namespaceLabels[from]
             let labels = defined ?? ["kubernetes.io/metadata.name": from]
-            if !selectors.contains(where: { FluxIndex.matches($0, labels) }) {
+            // (or as a build that applies the Namespace labels it: kustomize's `labels:`, Flux's `commonMetadata`)
+            if !selectors.contains(where: { FluxIndex.matches($0, labels, orAsLabelled: m.namespaceAddedLabels[from] ?? []) }) {
                 var f = c.finding("the accessFrom of ImageRepository \(to)/\(repo.name) does not admit namespace \(from) (labels \(labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")))",
                                   policy: p, at: ref)
                 if defined == nil {

@@ -19,9 +19,9 @@ extension Rule {
             let policy = m.flux.policies[p]
             guard !m.flux.nonResources.contains(policy.object), !used.contains(written(p)) else { return nil }
             // an automation of its namespace that updates another repository: its markers live there
-            let elsewhere = m.flux.automations.contains { a in
-                a.spec.updatesElsewhere && FluxIndex.sameNamespace(a.namespace, policy.namespace)
-                    && (a.spec.policySelector.map { a.spec.policySelectorExpressions || FluxIndex.matches($0, policy.labels) } ?? true)
+            let elsewhere = m.flux.automations.indices.contains { a in
+                m.flux.automations[a].spec.updatesElsewhere && FluxIndex.sameNamespace(m.flux.automations[a].namespace, policy.namespace)
+                    && m.flux.selectorTakes(automation: a, policy: p)
             }
             guard !elsewhere else { return nil }
             return c.finding("no $imagepolicy marker uses policy \(m.policyName(p)): it selects tags nobody deploys",

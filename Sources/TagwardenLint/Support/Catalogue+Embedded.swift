@@ -322,6 +322,67 @@ nonTriggering:
           path: ./clusters/b
           prune: true
           sourceRef: {kind: GitRepository, name: flux-system}
+  - description: a FluxInstance installs the Flux of the cluster its sync makes (the latest 2.x), though nothing here applies it, beside another cluster bootstrapped with Flux 2.3
+    files:
+      b/flux-system/flux-instance.yaml: |
+        apiVersion: fluxcd.controlplane.io/v1
+        kind: FluxInstance
+        metadata:
+          name: flux
+          namespace: flux-system
+        spec:
+          distribution:
+            version: "2.x"
+            registry: ghcr.io/fluxcd
+          sync:
+            kind: GitRepository
+            url: https://github.com/acme/fleet
+            ref: refs/heads/main
+            path: b/apps
+      b/apps/image.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          image: ghcr.io/acme/web
+      a/flux-system/gotk-components.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: flux-system
+          labels:
+            app.kubernetes.io/instance: flux-system
+            app.kubernetes.io/part-of: flux
+            app.kubernetes.io/version: v2.3.0
+      a/flux-system/gotk-sync.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata:
+          name: flux-system
+          namespace: flux-system
+        spec:
+          ref:
+            branch: main
+          url: https://github.com/acme/fleet
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: flux-system
+          namespace: flux-system
+        spec:
+          path: ./a
+          sourceRef:
+            kind: GitRepository
+            name: flux-system
+      a/flux-system/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources:
+          - gotk-components.yaml
+          - gotk-sync.yaml
 """#),
         ("automation-direct-push.yaml", #"""
 id: automation-direct-push
@@ -4748,6 +4809,51 @@ nonTriggering:
           update:
             path: ./apps
           git: {commit: {author: {email: bot@example.com}}}
+  - description: selected by the automation's policySelector through the label the policy's kustomization sets (kustomize's labels, as commonLabels and Flux's commonMetadata.labels)
+    files:
+      apps/kustomization.yaml: |
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        labels:
+          - pairs:
+              team: a
+        resources:
+          - policy.yaml
+          - web.yaml
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web"}
+      apps/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            alphabetical: {}
+      flux/automation.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata:
+          name: auto
+          namespace: flux-system
+        spec:
+          policySelector:
+            matchLabels:
+              team: a
+          update:
+            path: ./apps
+          git: {commit: {author: {email: bot@example.com}}}
 """#),
         ("marker-image-mismatch.yaml", #"""
 id: marker-image-mismatch
@@ -7449,6 +7555,51 @@ nonTriggering:
             target:
               kind: ImageRepository
               name: app
+  - description: accessFrom admits the namespace by the label the Flux Kustomization that applies the Namespace sets (commonMetadata, as kustomize's labels)
+    files:
+      clusters/tenants.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: tenants
+          namespace: flux-system
+        spec:
+          path: ./tenants
+          sourceRef:
+            kind: GitRepository
+            name: flux-system
+          commonMetadata:
+            labels:
+              tenant: a
+      tenants/team-a.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: team-a
+      flux/objects.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata:
+          name: web
+          namespace: images
+        spec:
+          image: ghcr.io/acme/web
+          accessFrom:
+            namespaceSelectors:
+              - matchLabels:
+                  tenant: a
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: team-a
+        spec:
+          imageRepositoryRef:
+            name: web
+            namespace: images
+          policy:
+            alphabetical: {}
 """#),
         ("policy-unused.yaml", #"""
 id: policy-unused

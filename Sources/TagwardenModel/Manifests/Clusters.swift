@@ -733,6 +733,13 @@ public struct Clusters: Sendable {
             // beside one, not that file, which `kubectl apply -k` refuses)
             let dir = Path.dirname(files[file(root)].path)
             if let own = entryPoints[root] { walk(c, roots: [root], files: own.files); return }
+            // a file at the repository's root, where no kustomization builds the root, is applied by itself (`kubectl apply
+            // -f apps.yaml`): the whole repository as one generated build is no cluster's (pawelpesz/kluster-playground's
+            // Kustomization of another repository, beside Terraform's input to flux_bootstrap_git)
+            if dir.isEmpty, !buildsItself(root), builds.value.kustomizationAt[""] == nil, builds.value.emptyKustomizationAt[""] == nil {
+                walk(c, roots: [root], files: [file(root)])
+                return
+            }
             walk(c, roots: [root], files: buildsItself(root) ? [] : refusedKustomizationFiles.contains(file(root))
                     ? builds.value.generatedFiles(under: dir) : builds.files(under: dir).subtracting(refusedKustomizationFiles))
         }
@@ -863,16 +870,27 @@ public struct Clusters: Sendable {
             }
             return applied!
         }
+        // a FluxInstance (or the values of flux-operator's flux-instance chart) installs the Flux of the cluster its sync
+        // makes, whatever applies it (by hand, Terraform, another cluster's Helm release): p-lago/lag0-fleet-infra's,
+        // beside another cluster's bootstrap
+        var installersOfSync: [String: [FileID]] = [:]
+        for f in files.indices {
+            for sync in files[f].fluxInstanceSyncs where sync.isGit {
+                if let p = Model.normalizePath(sync.path.value) { installersOfSync[p, default: []].append(f) }
+            }
+        }
         for c in out.clusters.indices {
             let rank = builds.value.rank
             out.clusters[c].files = sets[c].sorted { rank[$0] < rank[$1] }
             for f in out.clusters[c].files { out.ofFile[f].append(c) }
-            let own = installations(informative.filter(sets[c].contains), objects: objects, objectsOfFile: objectsOfFile, files: files)
+            let installers = out.clusters[c].syncedBy == nil ? [] : (installersOfSync[out.clusters[c].name] ?? []).filter { !sets[c].contains($0) }
+            let ownFiles = informative.filter(sets[c].contains) + installers
+            let own = installations(ownFiles, objects: objects, objectsOfFile: objectsOfFile, files: files)
             if let first = own.first {
                 out.clusters[c].flux = first.version
                 let others = Set(own.map(\.version)).subtracting([first.version])
                 out.clusters[c].fluxOrigin = first.origin + (others.isEmpty ? "" : "; it also holds Flux " + others.map(\.description).sorted().joined(separator: ", "))
-            } else if informative.contains(where: { sets[c].contains($0) && files[$0].installsUnwrittenFlux }) {
+            } else if ownFiles.contains(where: { files[$0].installsUnwrittenFlux }) {
                 // its own installation names no release (operinko/homeops's FluxInstance of flux-operator's default,
                 // the latest 2.x): not another directory's, nor the repository's only written one; unknown
             } else if case let name = out.clusters[c].name, !name.isEmpty,

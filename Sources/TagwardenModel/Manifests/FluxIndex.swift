@@ -13,6 +13,8 @@ public struct FluxIndex: Sendable {
         public let name: String
         public let spec: ImagePolicySpec
         public let labels: [String: String]
+        /// The labels the builds that take it add (`Model.labelsAddedByBuilds`): one map per such build.
+        public let addedLabels: [[String: String]]
         /// The environment of where it is defined (nil when its location names none).
         public let environment: String?
         /// The compiled pattern; nil when there is none or it does not compile.
@@ -21,8 +23,9 @@ public struct FluxIndex: Sendable {
         /// The ImageRepository its `imageRepositoryRef` names, when the repository has it.
         public let repository: RepositoryID?
 
-        init(object: ObjectID, namespace: String?, name: String, spec: ImagePolicySpec, labels: [String: String], environment: String?,
-             regex: GoRegex?, regexError: String?, repository: RepositoryID? = nil) {
+        init(object: ObjectID, namespace: String?, name: String, spec: ImagePolicySpec, labels: [String: String],
+             addedLabels: [[String: String]] = [], environment: String?, regex: GoRegex?, regexError: String?, repository: RepositoryID? = nil) {
+            self.addedLabels = addedLabels
             self.regex = regex
             self.regexError = regexError
             self.repository = repository
@@ -83,6 +86,12 @@ public struct FluxIndex: Sendable {
         /// it updates another repository, or this one from another root (a directory pushed as a repository of its
         /// own, as aws-samples/eks-saas-gitops's `gitops/`). Its paths say nothing of where this repository's markers are.
         public var mayUpdateElsewhere = false
+        /// The branch it checks out (`git.checkout.ref.branch`, else its GitRepository's), where that is not the
+        /// branch of the repository's line the clone is on (`readOtherBranches`): it updates that branch's files.
+        public var otherBranch: String?
+        /// Of its paths, whether `otherBranch` holds a manifest under each, as the clone last fetched it; a path the
+        /// clone cannot say of (it lacks the branch) is not here.
+        public var otherBranchHolds: [String: Bool] = [:]
 
         public enum SourceKnowledge: Sendable { case here, assumed, unknown }
 
@@ -269,7 +278,7 @@ public struct FluxIndex: Sendable {
     /// `here` are the repositories this one is (`Model.hereRepositories`); `bootstrapSources` the GitRepositories that
     /// flux bootstrap's Kustomizations read (`<path>/flux-system/gotk-sync.yaml`), which are this repository.
     static func build(objects: Objects, namespaces: Table<ObjectID, String?>, environments: Table<ObjectID, String?>, files: Files,
-                      nonResources: Set<ObjectID>, markers: Table<MarkerID, MarkerComment>,
+                      addedLabels: [ObjectID: [[String: String]]] = [:], nonResources: Set<ObjectID>, markers: Table<MarkerID, MarkerComment>,
                       markerEnvironment: Table<MarkerID, String?>,
                       expand: (String, FileID) -> [(kustomization: ObjectID, text: String)]?, here: Set<String>,
                       remotes: Set<String> = [], bootstrapSources: [(namespace: String?, name: String)] = [],
@@ -296,7 +305,7 @@ public struct FluxIndex: Sendable {
                     }
                 }
                 idx.policies.append(Policy(object: i, namespace: namespaces[i], name: name, spec: spec, labels: o.labels,
-                                           environment: environments[i], regex: regex, regexError: regexError))
+                                           addedLabels: addedLabels[i] ?? [], environment: environments[i], regex: regex, regexError: regexError))
             case .imageRepository(var spec)?:
                 if let name = o.name {
                     var repository = Repository(object: i, namespace: namespaces[i], name: name, spec: spec, environment: environments[i])
@@ -402,7 +411,7 @@ public struct FluxIndex: Sendable {
                 let repository = candidates.isEmpty ? nil
                     : FluxIndex.preferring(policy.environment, candidates) { idx.repositories[$0].environment }
                 idx.policies[k] = Policy(object: policy.object, namespace: policy.namespace, name: policy.name, spec: policy.spec,
-                                         labels: policy.labels, environment: policy.environment, regex: policy.regex,
+                                         labels: policy.labels, addedLabels: policy.addedLabels, environment: policy.environment, regex: policy.regex,
                                          regexError: policy.regexError, repository: repository)
             }
         }
@@ -468,6 +477,23 @@ public struct FluxIndex: Sendable {
         return (idx, infos)
     }
 
+    /// Notes the automations of this repository that check out another branch than `checkout`'s, where the checkout is on
+    /// the repository's line (its default branch, or one of `hereBranches`, those a GitRepository of it reads), not a
+    /// feature branch that will merge into theirs; and what the clone has of that branch under their paths
+    /// (flux2-multi-tenancy's tenants, each on a branch of its own).
+    mutating func readOtherBranches(_ checkout: Checkout, hereBranches: Set<String>) {
+        guard checkout.branch == checkout.defaultBranch || hereBranches.contains(checkout.branch) else { return }
+        for a in automations.indices where automations[a].source != .unknown {
+            let spec = automations[a].spec
+            guard let branch = spec.hasCheckoutRef ? spec.checkoutBranch : source(of: automations[a])?.fetchedBranch,
+                  branch != checkout.branch else { continue }
+            automations[a].otherBranch = branch
+            for p in automations[a].paths where !p.isEmpty {
+                if let holds = checkout.manifestsUnder?(branch, p) { automations[a].otherBranchHolds[p] = holds }
+            }
+        }
+    }
+
     /// The ImageUpdateAutomations that apply a marker in `path` naming policy `p`; when none does (and the repository
     /// has automations), why.
     func automations(applying ref: MarkerRef, policy p: PolicyID, path: String) -> (applying: [AutomationID], whyNone: String?) {
@@ -497,10 +523,16 @@ public struct FluxIndex: Sendable {
     }
 
     /// Whether automation `a`'s `policySelector` takes policy `p`: no selector takes every policy; `matchLabels` must
-    /// all match its labels; `matchExpressions`, which Tagwarden does not evaluate, is taken to take it.
+    /// all match its labels, as written or as a build that takes it labels it; `matchExpressions`, which Tagwarden does
+    /// not evaluate, is taken to take it.
     package func selectorTakes(automation a: AutomationID, policy p: PolicyID) -> Bool {
         guard let selector = automations[a].spec.policySelector else { return true }
-        return automations[a].spec.policySelectorExpressions || FluxIndex.matches(selector, policies[p].labels)
+        return automations[a].spec.policySelectorExpressions || FluxIndex.matches(selector, policies[p].labels, orAsLabelled: policies[p].addedLabels)
+    }
+
+    /// Whether `labels`, or `labels` with one of `added` set over them, satisfy a selector's `matchLabels`.
+    public static func matches(_ selector: [String: String], _ labels: [String: String], orAsLabelled added: [[String: String]]) -> Bool {
+        matches(selector, labels) || added.contains { matches(selector, labels.merging($0) { _, new in new }) }
     }
 
     /// Whether `labels` satisfy a selector's `matchLabels` (an empty selector matches everything).

@@ -23,6 +23,8 @@ public struct Model: Sendable {
     public let shortVersionReleases: [Glob]
     /// Labels of the Namespace objects in the repository, by name.
     public let namespaceLabels: [String: [String: String]]
+    /// The labels builds add to the Namespaces of each name (`labelsAddedByBuilds`): one map per build that adds some.
+    public let namespaceAddedLabels: [String: [[String: String]]]
     /// Flux objects resolved against each other.
     public let flux: FluxIndex
     /// kustomize `images:` entries that match no image of their build.
@@ -425,8 +427,13 @@ public struct Model: Sendable {
         }
         // a FluxInstance's sync makes its GitRepository, as bootstrap's does
         for f in facts { for s in f.fluxInstanceSyncs where s.isGit { bootstrapSources.append((s.sourceNamespace, s.sourceName)) } }
+        let addedLabels = labelsAddedByBuilds(objects: objects, files: facts, builds: builds)
+        var namespaceAddedLabels: [String: [[String: String]]] = [:]
+        for (i, added) in addedLabels where objects[i].kind == "Namespace" && objects[i].apiVersion == "v1" {
+            if let n = objects[i].name { namespaceAddedLabels[n, default: []] += added }
+        }
         let fluxIndex = FluxIndexInput(objects: objects, namespaces: namespaces, environments: objectEnvironment, files: facts,
-                                       nonResources: nonResources, markers: markers, variables: variables, here: here,
+                                       addedLabels: addedLabels, nonResources: nonResources, markers: markers, variables: variables, here: here,
                                        remotes: Set(remoteURLs.compactMap(repositoryPath)),
                                        bootstrapSources: bootstrapSources, graph: graph, clusters: clusters, rootPaths: rootPaths)
         // the Flux index, built on another thread with the markers' environments as the images' are so far, while the
@@ -535,12 +542,14 @@ public struct Model: Sendable {
             }
         }
         let markerEnvironment = markerEnvironments()
-        let (flux, resolutions) = markerEnvironment.rows == earlyMarkerEnvironment.rows ? earlyFlux.value
+        let (builtFlux, resolutions) = markerEnvironment.rows == earlyMarkerEnvironment.rows ? earlyFlux.value
             : fluxIndex.build(markerEnvironment: markerEnvironment)
+        var flux = builtFlux
         _ = consume fluxIndex   // (it holds the markers, which are taken below: not copied)
         // a path that holds nothing here is a fact only of a Kustomization whose GitRepository is known to be this repository
         let sources = GitSources(objects, files: facts)
         let hereBranches = sources.branches { repositoryPath($0).map(here.contains) ?? false }
+        if let checkout { flux.readOtherBranches(checkout, hereBranches: hereBranches) }
         // (or taken to be, where only another sync of this layout names it: a premise)
         var emptyPathPremises: [ObjectID: String] = [:]
         let emptyPaths = emptyFluxPaths(written: writtenEmptyPaths, objects: objects, files: facts, graph: graph, builds: builds, stepsOf: stepsOf,
@@ -631,7 +640,7 @@ public struct Model: Sendable {
             Model(files: facts, objects: objects, images: resolvedImages, markers: resolved, config: config, environments: env,
                   objectNamespace: namespaces, objectEnvironment: objectEnvironment, floatingTags: Set((config.floatingTags ?? defaultFloatingTags).map { $0.lowercased() }),
                   shortVersionReleases: config.shortVersionReleases.map(Glob.init),
-                  namespaceLabels: labels, flux: flux, unmatchedImageEntries: unmatched,
+                  namespaceLabels: labels, namespaceAddedLabels: namespaceAddedLabels, flux: flux, unmatchedImageEntries: unmatched,
                   clusters: clusters, namespaceOverride: namespaceOverride, namespaceNotKnown: namespaceNotKnown,
                   openNamespaces: openNamespaces, writtenName: writtenName, variantOf: variantOf,
                   variantClusters: variantClusters, policyCharts: policyCharts,
@@ -1214,6 +1223,7 @@ struct FluxIndexInput: Sendable {
     let namespaces: Table<ObjectID, String?>
     let environments: Table<ObjectID, String?>
     let files: Files
+    let addedLabels: [ObjectID: [[String: String]]]
     let nonResources: Set<ObjectID>
     let markers: Table<MarkerID, MarkerComment>
     let variables: PostBuildVariables
@@ -1227,7 +1237,8 @@ struct FluxIndexInput: Sendable {
 
     func build(markerEnvironment: Table<MarkerID, String?>) -> (FluxIndex, Table<MarkerID, FluxIndex.MarkerInfo>) {
         let clusters = clusters
-        return FluxIndex.build(objects: objects, namespaces: namespaces, environments: environments, files: files, nonResources: nonResources,
+        return FluxIndex.build(objects: objects, namespaces: namespaces, environments: environments, files: files, addedLabels: addedLabels,
+                               nonResources: nonResources,
                                markers: markers, markerEnvironment: markerEnvironment, expand: variables.expansionsByBuild, here: here,
                                remotes: remotes, bootstrapSources: bootstrapSources,
                                deployedTogether: Model.deployedTogether(objects: objects, files: files, graph: graph, clusters: clusters,
