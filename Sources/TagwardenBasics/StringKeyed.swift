@@ -32,27 +32,28 @@ public struct StringKey: Hashable, Sendable, Comparable, CustomStringConvertible
 
     @inlinable public func hash(into hasher: inout Hasher) { hasher.combine(_rawHashValue(seed: 0)) }
 
-    /// Eight bytes a step, each folded in with a multiply and a rotation, and a 64-bit finalizer (MurmurHash3's
-    /// `fmix64`) over the result and the table's seed.
+    /// Eight bytes a step, each folded in with a multiply and a rotation (the last eight read again where the length is
+    /// no multiple of eight), and a 64-bit finalizer (MurmurHash3's `fmix64`) over the result and the table's seed.
     @inlinable public func _rawHashValue(seed: Int) -> Int {
         withBytes { b in
             var h = UInt64(truncatingIfNeeded: seed) ^ (UInt64(truncatingIfNeeded: b.count) &* 0x9E37_79B9_7F4A_7C15)
-            var i = 0
+            @inline(__always) func fold(_ w: UInt64) {
+                let x = h ^ (w &* 0x87C3_7B91_1142_53D5)
+                h = (x &<< 31 | x &>> 33) &* 0x4CF5_AD43_2745_937F
+            }
             if let base = b.baseAddress {
-                while i + 8 <= b.count {
-                    let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                    h = ((h ^ (w &* 0x87C3_7B91_1142_53D5)) &<< 31 | (h ^ (w &* 0x87C3_7B91_1142_53D5)) &>> 33) &* 0x4CF5_AD43_2745_937F
-                    i += 8
-                }
-                if i < b.count {
-                    var w: UInt64 = 0
-                    var shift: UInt64 = 0
-                    while i < b.count {
-                        w |= UInt64(b[i]) &<< shift
-                        shift += 8
-                        i += 1
+                let n = b.count
+                if n >= 8 {
+                    var i = 0
+                    while i + 8 <= n {
+                        fold(base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                        i += 8
                     }
-                    h = ((h ^ (w &* 0x87C3_7B91_1142_53D5)) &<< 31 | (h ^ (w &* 0x87C3_7B91_1142_53D5)) &>> 33) &* 0x4CF5_AD43_2745_937F
+                    if i < n { fold(base.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)) }
+                } else if n > 0 {
+                    var w: UInt64 = 0
+                    for i in 0..<n { w |= UInt64(b[i]) &<< UInt64(8 * i) }
+                    fold(w)
                 }
             }
             h ^= h >> 33

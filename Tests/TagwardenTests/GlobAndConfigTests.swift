@@ -120,7 +120,7 @@ import Testing
         var c = Config()
         c.environments = [EnvironmentConfig(name: "production", paths: ["clusters/eu/**"], namespaces: ["shop"], origin: "x")]
         let m = EnvironmentModel.base(config: c, profile: nil)
-        let labels = ["team-a": ["environment": "stg"]]
+        let labels: StringMap<[String: String]> = ["team-a": ["environment": "stg"]]
         #expect(m.detect(path: "clusters/eu/a.yaml", namespace: nil, namespaceLabels: [:]) == "production")
         #expect(m.detect(path: "x/a.yaml", namespace: "shop", namespaceLabels: [:]) == "production")
         #expect(m.detect(path: "apps/dev/a.yaml", namespace: "team-a", namespaceLabels: labels) == "staging")

@@ -127,7 +127,7 @@ public struct EnvironmentModel: Sendable {
     /// whose policies mostly (at least two, and at least two thirds) require the same literal prefix, when at least two
     /// environments then have distinct prefixes.
     public mutating func inferPrefixes(policies: [(environment: String?, pattern: String?)]) {
-        var prefixOf: [String: String?] = [:]
+        var prefixOf = StringMap<String?>()
         func literal(_ p: String) -> String? {
             if let cached = prefixOf[p] { return cached }
             let l = EnvironmentModel.literalPrefix(of: p)
@@ -138,7 +138,7 @@ public struct EnvironmentModel: Sendable {
         for i in environments.indices where environments[i].tagPrefix == nil && environments[i].origin["tagPrefix"] == nil {
             let mine = policies.filter { $0.environment == environments[i].name }
             guard mine.count >= 2 else { continue }
-            var counts: [String: Int] = [:]
+            var counts = StringMap<Int>()
             for p in mine {
                 if let pat = p.pattern, let prefix = literal(pat) { counts[prefix, default: 0] += 1 }
             }
@@ -238,11 +238,11 @@ public struct EnvironmentModel: Sendable {
         detect(clues(path: Sources.join(dir, "x.yaml")), namespace: nil, namespaceLabels: [:])
     }
 
-    public func detect(path: String, namespace: String?, namespaceLabels: [String: [String: String]]) -> String? {
+    public func detect(path: String, namespace: String?, namespaceLabels: StringMap<[String: String]>) -> String? {
         detect(clues(path: path), namespace: namespace, namespaceLabels: namespaceLabels)
     }
 
-    public func detect(_ clues: PathClues, namespace: String?, namespaceLabels: [String: [String: String]]) -> String? {
+    public func detect(_ clues: PathClues, namespace: String?, namespaceLabels: StringMap<[String: String]>) -> String? {
         if let c = clues.configured { return c }
         if let ns = namespace {
             for env in environments where env.namespaces.contains(ns) { return env.name }

@@ -136,6 +136,10 @@ public struct FluxIndex: Sendable {
     struct Key: Hashable {
         let namespace: String
         let name: String
+        // (hashed and compared as `StringKey`s: a lookup per policy, repository and marker)
+        static func == (a: Key, b: Key) -> Bool { StringKey(a.name) == StringKey(b.name) && StringKey(a.namespace) == StringKey(b.namespace) }
+        func hash(into hasher: inout Hasher) { hasher.combine(_rawHashValue(seed: 0)) }
+        func _rawHashValue(seed: Int) -> Int { StringKey(name)._rawHashValue(seed: StringKey(namespace)._rawHashValue(seed: seed)) }
     }
     // Every object of a key, in source order: a repository of several clusters defines `flux-system/web` once
     // per cluster, and a lookup from one environment finds that environment's.

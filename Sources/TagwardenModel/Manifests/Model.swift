@@ -22,7 +22,7 @@ public struct Model: Sendable {
     /// `shortVersionReleases`: images whose tags of one or two numbers are releases, not series.
     public let shortVersionReleases: [Glob]
     /// Labels of the Namespace objects in the repository, by name.
-    public let namespaceLabels: [String: [String: String]]
+    public let namespaceLabels: StringMap<[String: String]>
     /// The labels builds add to the Namespaces of each name (`labelsAddedByBuilds`): one map per build that adds some.
     public let namespaceAddedLabels: [String: [[String: String]]]
     /// Flux objects resolved against each other.
@@ -244,7 +244,7 @@ public struct Model: Sendable {
         let (here, hereInferred) = hereRepositories(objects: objects, files: facts, remoteURLs: remoteURLs)
         let artifactSyncs = artifactSyncs(files: facts)
         markSourcesElsewhere(&objects, files: facts, here: here, artifactSyncs: artifactSyncs, checkout: checkout)
-        var labels: [String: [String: String]] = [:]
+        var labels = StringMap<[String: String]>()
         for o in objects where o.kind == "Namespace" && o.apiVersion == "v1" {
             // the API server labels every Namespace with its name (selectors such as accessFrom's use it)
             if let n = o.name { labels[n, default: ["kubernetes.io/metadata.name": n]].merge(o.labels) { a, _ in a } }

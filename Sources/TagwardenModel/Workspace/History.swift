@@ -123,7 +123,7 @@ public enum History {
 struct StagingPaths: Sendable {
     let staging: Environment
     let environments: EnvironmentModel
-    let namespaceLabels: [String: [String: String]]
+    let namespaceLabels: StringMap<[String: String]>
     let files: StringSet
     let dirs: StringSet
     /// the directories that hold those directories
