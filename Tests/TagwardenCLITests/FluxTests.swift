@@ -42,7 +42,7 @@ import Testing
         metadata: {name: web-app, namespace: flux-system}
         spec:
           sourceRef: {kind: GitRepository, name: web-app}
-          git: {checkout: {ref: {branch: main}}, push: {branch: main}}
+          git: {checkout: {ref: {branch: main}}, commit: {author: {email: bot@example.com}}, push: {branch: main}}
           update: {path: ./deploy}
         ---
         apiVersion: image.toolkit.fluxcd.io/v1
@@ -50,7 +50,7 @@ import Testing
         metadata: {name: fleet, namespace: flux-system}
         spec:
           sourceRef: {kind: GitRepository, name: flux-system}
-          git: {checkout: {ref: {branch: main}}, push: {branch: main}}
+          git: {checkout: {ref: {branch: main}}, commit: {author: {email: bot@example.com}}, push: {branch: main}}
           update: {path: ./missing}
         ---
         apiVersion: kustomize.toolkit.fluxcd.io/v1

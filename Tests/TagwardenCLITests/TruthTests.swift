@@ -193,12 +193,10 @@ import Testing
         try r.write("apps/prod/old.yaml", pod("old", namespace: "web", images: ["ghcr.io/acme/old:1.0.0"])
             .replacingOccurrences(of: "old:1.0.0", with: "old:1.0.0 # {\"$imagepolicy\": \"flux-system:old\"}"))
         let marked = try r.audit("--format", "json")
-        #expect(severities(marked) == ["marker-unknown-policy apps/prod/old.yaml:9:warning"])
-        // (the repository holds no ImagePolicy: that the policy may be made elsewhere is a premise too)
+        // (the repository holds no ImagePolicy and no automation: a note that says the policy is made elsewhere)
+        #expect(severities(marked) == ["marker-unknown-policy apps/prod/old.yaml:9:note"])
         #expect(marked.findingObjects.first?["assumption"] as? String
-                == "no Flux installation here is known to run it, so the ImagePolicy may be made outside this repository, as a "
-                + "platform's tenant setup does; declare the cluster under clusters: in .tagwarden.yaml when this repository describes all of it"
-                + "; this file is not deployed: commented out of apps/prod/kustomization.yaml, which builds its directory")
+                == "this file is not deployed: commented out of apps/prod/kustomization.yaml, which builds its directory")
     }
 
     /// khzaw/rangoonpulse's layout: the cluster's kustomization lists the Flux Kustomizations of a subdirectory one by
@@ -356,10 +354,19 @@ import Testing
         let r = try TempRepo()
         try r.write("deploy/web.yaml", pod("web", namespace: "web", images: [#"ghcr.io/acme/web:1.0.0 # {"$imagepolicy": "flux-system:web"}"#]))
         let res = try r.audit("--format", "json")
-        #expect(severities(res) == ["marker-unknown-policy deploy/web.yaml:9:warning"], "\(res.described)")
+        // (nor any automation: the one that reads the marker, and its policy, are made elsewhere, and not judged)
+        #expect(severities(res) == ["marker-unknown-policy deploy/web.yaml:9:note"], "\(res.described)")
+        #expect((res.findingObjects.first?["message"] as? String)?.hasPrefix("ImagePolicy flux-system/web is not in the repository, which "
+                + "defines no ImagePolicy and no ImageUpdateAutomation: the automation that reads this marker and its policy are made elsewhere, "
+                + "so whether Flux updates this field is not judged here") == true, "\(res.described)")
+        // an automation of this repository reads it: the policy made elsewhere is a premise
+        try r.write("flux/automation.yaml", "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\n"
+                    + "metadata: {name: auto, namespace: flux-system}\nspec:\n  sourceRef: {kind: GitRepository, name: flux-system}\n"
+                    + "  git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}\n  update: {path: ./deploy}\n")
+        #expect(severities(try r.audit("--format", "json")).filter { $0.hasPrefix("marker-") } == ["marker-unknown-policy deploy/web.yaml:9:warning"])
         // a cluster declared here is one whose objects are all here: then the absence is a fact
         try r.write(".tagwarden.yaml", "clusters:\n  - name: tenant\n    paths: [deploy]\n")
-        #expect(severities(try r.audit("--format", "json")) == ["marker-unknown-policy deploy/web.yaml:9:error"])
+        #expect(severities(try r.audit("--format", "json")).filter { $0.hasPrefix("marker-") } == ["marker-unknown-policy deploy/web.yaml:9:error"])
     }
 
     @Test func aPrefixOfOneEnvironmentIsABranchName() throws {

@@ -60,6 +60,7 @@ func fluxRepo() -> [String: String] {
         name: fleet
       git:
         commit:
+          author: {email: bot@example.com}
           messageTemplate: '{{range .Updated.Images}}{{println .}}{{end}}'
         push:
           branch: main
@@ -91,6 +92,7 @@ func fluxRepo() -> [String: String] {
         kind: GitRepository
         name: fleet
       git:
+        commit: {author: {email: bot@example.com}}
         push:
           branch: flux-staging
       update:
@@ -183,8 +185,8 @@ func fluxRepo() -> [String: String] {
             "marker-unknown-policy clusters/production/cron.yaml:13:67",
             "image-env-prefix clusters/production/deploy.yaml:11:18",
             "marker-env-mismatch clusters/production/deploy.yaml:11:60",
-            "automation-invalid-template clusters/production/flux/flux.yaml:44:24",
-            "automation-direct-push clusters/production/flux/flux.yaml:46:15",
+            "automation-invalid-template clusters/production/flux/flux.yaml:45:24",
+            "automation-direct-push clusters/production/flux/flux.yaml:47:15",
             // web-production reflects no digests: its :digest markers would blank the digests
             "marker-digest-unavailable clusters/production/helmrelease.yaml:11:87",
             // no image of the build is named `web` (its containers and objects are)

@@ -2,7 +2,8 @@ import TagwardenBasics
 import TagwardenModel
 extension Rule {
     /// A field of a promoted image without a marker, where its environment's ImagePolicy watches the image and an
-    /// automation's update.path holds the file: Flux leaves it as written (a removed or forgotten marker).
+    /// automation's update.path holds the file: Flux leaves it as written (a removed or forgotten marker). Where neither
+    /// the field nor the policy is in an environment, only a policy no marker uses at all stands for the field's.
     static let markerMissing = Rule("marker-missing", scope: .updatePaths) { c in
         let m = c.model
         // each repository's image, by its normalised name → the policies that watch it, by environment
@@ -16,15 +17,34 @@ extension Rule {
                   let name = m.flux.repositories[r].normalizedImage else { continue }
             policiesOfImage[name, default: []].append((p, e))
         }
-        guard !policiesOfImage.isEmpty || !guessed.isEmpty else { return [] }
+        // (a policy of no environment that no marker uses: the one an unmarked field of no environment was meant to follow)
+        var unusedOfImage: [String: [PolicyID]] = [:]
+        for (p, policy) in m.flux.policies.withIDs where policy.environment == nil && !m.flux.nonResources.contains(policy.object)
+            && (m.flux.uses[p] ?? []).isEmpty {
+            guard let r = policy.repository, m.flux.repositories[r].unresolvedVariables.isEmpty,
+                  let name = m.flux.repositories[r].normalizedImage else { continue }
+            unusedOfImage[name, default: []].append(p)
+        }
+        guard !policiesOfImage.isEmpty || !guessed.isEmpty || !unusedOfImage.isEmpty else { return [] }
         var out: [Finding] = []
         for i in m.images.indices {
             let img = m.images[i]
-            guard img.markers.isEmpty, img.promoted, !img.retagged, img.substitution == nil, img.tag != nil,
-                  let e = img.environment, let name = img.normalizedName, let tag = img.tag?.value else { continue }
-            var watching = policiesOfImage[name]?.filter { $0.environment == e } ?? []
-            if watching.isEmpty {
-                watching = guessed.filter { $0.environment == e && img.assumedWatchers.contains($0.repository) }.map { ($0.policy, $0.environment) }
+            guard img.markers.isEmpty, !img.retagged, img.substitution == nil, img.tag != nil,
+                  let name = img.normalizedName, let tag = img.tag?.value else { continue }
+            var watching: [(policy: PolicyID, environment: String)]
+            let fieldClusters = Set(img.object.map { m.clusters(deploying: $0) } ?? m.clusters.of(img.file))
+            func together(_ o: ObjectID) -> Bool {
+                fieldClusters.isEmpty ? m.clusters(deploying: o).isEmpty : !fieldClusters.isDisjoint(with: m.clusters(deploying: o))
+            }
+            if let e = img.environment {
+                guard img.promoted else { continue }
+                watching = policiesOfImage[name]?.filter { $0.environment == e } ?? []
+                if watching.isEmpty {
+                    watching = guessed.filter { $0.environment == e && img.assumedWatchers.contains($0.repository) }.map { ($0.policy, $0.environment) }
+                }
+            } else {
+                // (of a cluster that deploys the field, where clusters do: another cluster's policy is not this field's)
+                watching = (unusedOfImage[name] ?? []).filter { together(m.flux.policies[$0].object) }.map { ($0, "") }
             }
             guard !watching.isEmpty else { continue }
             // (an automation in a file that is not deployed, one its directory's kustomization leaves out, updates nothing:
@@ -32,7 +52,7 @@ extension Rule {
             let automations = m.flux.covering(m.files[img.file].path).filter { a in
                 guard !m.flux.automations[a].spec.suspended else { return false }
                 if case .notDeployed = m.clusters.reach[m.objects[m.flux.automations[a].object].file] { return false }
-                return true
+                return img.environment != nil || together(m.flux.automations[a].object)
             }
             guard let a = automations.first else { continue }
             let automation = m.flux.automations[a]
@@ -48,10 +68,12 @@ extension Rule {
             let marker = watching.count > 1 ? "a marker naming the one that should update it"
                 : #"# {"$imagepolicy": ""# + "\(m.flux.policies[watching[0].policy].namespace ?? "flux-system"):\(m.flux.policies[watching[0].policy].name)"
                     + (wholeInOneField ? "" : ":tag") + #""}"#
-            let policies = watching.count > 1 ? "policies " + watching.map { m.policyName($0.policy) }.joined(separator: ", ") + " select"
-                : "policy \(m.policyName(watching[0].policy)) selects"
-            var f = c.finding("no $imagepolicy marker on this \(e) field of '\(img.name ?? name)', although \(policies) "
-                                + "its \(e) tags and ImageUpdateAutomation \(automation.namespace ?? "")/\(m.objects[automation.object].name ?? "") "
+            let e = img.environment.map { $0 + " " } ?? ""
+            let unused = img.environment == nil ? ", which no marker uses," : ""
+            let policies = watching.count > 1 ? "policies " + watching.map { m.policyName($0.policy) }.joined(separator: ", ") + "\(unused) select"
+                : "policy \(m.policyName(watching[0].policy))\(unused) selects"
+            var f = c.finding("no $imagepolicy marker on this \(e)field of '\(img.name ?? name)', although \(policies) "
+                                + "its \(e)tags and ImageUpdateAutomation \(automation.namespace ?? "")/\(m.objects[automation.object].name ?? "") "
                                 + "updates this file: Flux leaves the field as written (a marker removed or never added); add \(marker)",
                               image: i, span: img.tag?.span)
             if m.environments.strict { f.ruleSeverity = .error }

@@ -51,6 +51,16 @@ extension Rule {
                 f.ruleSeverity = .note
                 return f
             }
+            // a repository of markers only, that defines no automation either: every marker of it is read by an automation
+            // and a policy made elsewhere (juanjmerono/flux-kind-repos, whose markers fluxcdbot updated from a cluster's own
+            // objects): what that policy is, is not known here
+            if m.flux.policies.isEmpty, m.flux.automations.isEmpty, !m.describesCluster(ofFile: m.markers[k].file) {
+                var f = c.finding("ImagePolicy \(ref.namespace)/\(ref.name) is not in the repository, which defines no ImagePolicy and no "
+                                    + "ImageUpdateAutomation: the automation that reads this marker and its policy are made elsewhere, "
+                                    + "so whether Flux updates this field is not judged here", marker: k)
+                f.ruleSeverity = .note
+                return f
+            }
             var f = c.finding("no ImagePolicy \(ref.namespace)/\(ref.name) in the repository, so Flux never updates this field\(hints[wanted]!)"
                                 + (moved[wanted].map { movedAdvice(m, marker: k, policy: ref.name, written: ref.namespace, now: $0) } ?? ""),
                               marker: k)

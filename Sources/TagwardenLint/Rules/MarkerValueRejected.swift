@@ -43,8 +43,7 @@ extension Rule {
                     if let v = SemVersion.parseTag(key, flux: flux) {
                         if let c = e.constraint, !c.check(v, flux: flux) { why = "\(key) is outside the semver range '\(range)'" }
                     } else {
-                        why = "'\(key)' does not parse as a version"
-                            + (flux == .current ? " (Flux 2.7+ needs at least two dots)" : " (Flux before 2.7 needs exactly X.Y.Z)")
+                        why = "'\(key)' does not parse as a version" + Rule.versionRefusal(key, flux: flux)
                     }
                 case .numerical?:
                     if case .failure = GoFloat.parse(key) { why = "its key '\(key)' is not a number" }
@@ -58,5 +57,20 @@ extension Rule {
             return c.finding("policy \(m.policyName(p)) could never select '\(tag)': \(why); Flux will replace it with the next tag it selects",
                              marker: k)
         }
+    }
+
+    /// Why Flux's semver reading refuses `key`, where the version core's dots do not say it: a numeric pre-release
+    /// identifier with a leading zero (`v1.0.0-0.0000000`, Chokchai-Fa/homelab-flux-controller's).
+    static func versionRefusal(_ key: String, flux: TagParsing) -> String {
+        let core = key.prefix { $0 != "-" && $0 != "+" }
+        let dots = core.count { $0 == "." }
+        if flux == .current, dots < 2 { return " (Flux 2.7+ needs at least two dots)" }
+        if flux != .current, dots != 2 { return " (Flux before 2.7 needs exactly X.Y.Z)" }
+        let pre = key.dropFirst(core.count).prefix { $0 != "+" }
+        if pre.hasPrefix("-"), let zero = pre.dropFirst().split(separator: ".", omittingEmptySubsequences: false)
+            .first(where: { $0.count > 1 && $0.first == "0" && $0.allSatisfy(\.isASCIIDigit) }) {
+            return " (its numeric pre-release identifier '\(String(zero))' has a leading zero)"
+        }
+        return ""
     }
 }

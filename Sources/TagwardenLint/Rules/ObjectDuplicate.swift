@@ -26,7 +26,9 @@ extension Rule {
             guard !o.isKustomization, !m.flux.nonResources.contains(i), o.kind != "List", let written = o.name,
                   !written.containsBytes("${"), !(m.objectNamespace[i]?.containsBytes("${") ?? false),
                   // a namespace written with `${…}` that the builds make differently (or not at all) is not known
-                  m.objectNamespace[i] != nil || !(o.declaredNamespace?.containsBytes("${") ?? false) else { return nil }
+                  m.objectNamespace[i] != nil || !(o.declaredNamespace?.containsBytes("${") ?? false),
+                  // (nor one a patch renames: the builds apply it by another name)
+                  !m.renamedByPatch(i) else { return nil }
             let names = built.names(of: i)
             return names.count == 1 ? names[0] : nil
         }

@@ -109,6 +109,10 @@ extension Rule {
                                      object: a.object))
                 continue
             }
+            // the CRDs of v1beta1 on require spec.git.commit.author.email (JohnnyTengu/flux-config's, commented out)
+            if spec.authorEmail == nil, !m.objects[a.object].apiVersion.hasSuffix("/v1alpha1") {
+                out.append(c.finding("\(what()) has no git.commit.author.email, which its CRD requires: \(rejected)", object: a.object))
+            }
             // no push branch: Flux pushes to the branch it checks out, and a tag, semver or commit ref has none
             if spec.pushBranch == nil {
                 var refWithoutBranch = spec.hasCheckoutRef && spec.checkoutBranch == nil

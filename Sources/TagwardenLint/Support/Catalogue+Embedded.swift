@@ -5131,7 +5131,7 @@ nonTriggering:
         ("marker-missing.yaml", #"""
 id: marker-missing
 severity: warning
-summary: A field of an image that its environment's ImagePolicy watches, in a file an automation updates, has no marker.
+summary: A field of an image that its environment's ImagePolicy watches (where there are no environments, a policy no marker uses), in a file an automation updates, has no marker.
 rationale: >
   Flux's image automation updates only the fields that carry a `$imagepolicy` marker. A field of a
   promoted image in an environment whose ImagePolicy selects that image's tags, in a file under an
@@ -5140,7 +5140,10 @@ rationale: >
   pins whatever tag it held. Under the strict profile this is an error: the promotion workflow rests on
   every such field following its environment's policy. A field set through a kustomize `images:` entry
   or a substitution is judged where it is set, and a suspended automation updates nothing, nor does one in a
-  file known not to be deployed (one its directory's kustomization leaves out).
+  file known not to be deployed (one its directory's kustomization leaves out). Where neither the field nor the
+  policy is in an environment, the field is judged against a policy of its image only when no marker uses that
+  policy at all: then the field is the one it was written for (another field that follows it makes this one's
+  pin look deliberate).
 premises: >
   The file is applied (else a warning that says so), the policy's environment and the field's are
   the same (from the config's paths and namespaces, or from directories and namespaces named after the
@@ -5275,6 +5278,40 @@ triggering:
     expect:
       - {file: apps/staging/kustomization.yaml, line: 5, column: 13, message: "no $imagepolicy marker on this staging field of 'ghcr.io/acme/click', although policy flux-system/click-php selects its staging tags and ImageUpdateAutomation flux-system/apps updates this file: Flux leaves the field as written (a marker removed or never added); add # {\"$imagepolicy\": \"flux-system:click-php:tag\"}"}
       - {file: apps/staging/kustomization.yaml, line: 8, column: 13, message: "no $imagepolicy marker on this staging field of 'ghcr.io/acme/click', although policies flux-system/click-nginx, flux-system/click-php select its staging tags and ImageUpdateAutomation flux-system/apps updates this file: Flux leaves the field as written (a marker removed or never added); add a marker naming the one that should update it"}
+  - description: no environments, and the image's policy is used by no marker (SergiiooCS/python-api-cicd-github, AleksandrKonst/flux-config)
+    files:
+      clusters/lab/images.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata: {name: web, namespace: flux-system}
+        spec: {image: ghcr.io/acme/web}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          policy: {semver: {range: ">=1.0.0"}}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          sourceRef: {kind: GitRepository, name: flux-system}
+          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
+          update: {path: ./apps, strategy: Setters}
+      apps/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web, namespace: web}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:1.4.0
+    expect:
+      - {file: apps/web.yaml, line: 9, column: 18, message: "no $imagepolicy marker on this field of 'ghcr.io/acme/web', although policy flux-system/web, which no marker uses, selects its tags and ImageUpdateAutomation flux-system/apps updates this file: Flux leaves the field as written (a marker removed or never added); add # {\"$imagepolicy\": \"flux-system:web\"}"}
 nonTriggering:
   - description: the field carries the marker
     files:
@@ -5340,6 +5377,41 @@ nonTriggering:
               containers:
                 - name: web
                   image: ghcr.io/acme/web:1.4.0
+  - description: no environments, and another field of the image follows the policy (this one is pinned on purpose)
+    files:
+      clusters/lab/images.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageRepository
+        metadata: {name: web, namespace: flux-system}
+        spec: {image: ghcr.io/acme/web}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          imageRepositoryRef: {name: web}
+          policy: {semver: {range: ">=1.0.0"}}
+        ---
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImageUpdateAutomation
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          sourceRef: {kind: GitRepository, name: flux-system}
+          git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}
+          update: {path: ./apps, strategy: Setters}
+      apps/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web, namespace: web}
+        spec:
+          template:
+            spec:
+              initContainers:
+                - name: migrate
+                  image: ghcr.io/acme/web:1.0.0
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:1.4.0 # {"$imagepolicy": "flux-system:web"}
 """#),
         ("marker-mixed-policies.yaml", #"""
 id: marker-mixed-policies
@@ -5622,7 +5694,8 @@ premises: >
   Flux installation of the cluster, the policy may be made elsewhere (a platform's): the finding is then at
   most a warning. So too in a repository that holds no ImagePolicy and no ImageUpdateAutomation that updates
   the file, whose cluster the config does not declare: the automation that reads the marker, and its policy,
-  may be another repository's.
+  may be another repository's. A repository of markers that holds no Flux installation, no ImagePolicy and no
+  ImageUpdateAutomation at all is read by an automation made elsewhere: its markers get a note that says so.
 fix: >
   Correct the marker's `<namespace>:<name>`, or add the missing ImagePolicy.
 triggering:
@@ -5725,6 +5798,20 @@ triggering:
                   image: vote:1.0.0
     expect:
       - {file: deploy/vote/staging/kustomization.yaml, line: 6, column: 19, message: "no ImagePolicy flux-system/vote in the repository, so Flux never updates this field (this repository defines no ImagePolicy and no ImageUpdateAutomation that updates this file, so the one that reads this marker, and its ImagePolicy, may be defined in another repository; declare the cluster under clusters: in .tagwarden.yaml when this repository describes all of it)"}
+  - description: markers only, with no ImagePolicy, no automation and no Flux installation here (juanjmerono/flux-kind-repos, whose markers fluxcdbot updated from a cluster's own objects)
+    files:
+      deploy/web.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web, namespace: web}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: ghcr.io/acme/web:0.0.1 # {"$imagepolicy": "flux-system:web"}
+    expect:
+      - {file: deploy/web.yaml, line: 9, column: 41, message: "ImagePolicy flux-system/web is not in the repository, which defines no ImagePolicy and no ImageUpdateAutomation: the automation that reads this marker and its policy are made elsewhere, so whether Flux updates this field is not judged here"}
 nonTriggering:
   - description: a policy whose namespace comes from its kustomization
     files:
@@ -5865,6 +5952,31 @@ triggering:
               range: '~1.4'
     expect:
       - {file: apps/kustomization.yaml, line: 3, column: 31, message: "the value uses ${WEB_TAG} for Flux's post-build substitution, but policy flux-system/web writes the tag it selects over the whole value: the variable is lost for every cluster that applies this file"}
+  - description: a version whose numeric pre-release identifier has a leading zero (Chokchai-Fa/homelab-flux-controller's, which fluxcdbot replaced)
+    files:
+      apps/web.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: web
+        spec:
+          containers:
+            - name: web
+              image: ghcr.io/acme/web:v1.0.0-0.0000000 # {"$imagepolicy": "flux-system:web"}
+      flux/policy.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1
+        kind: ImagePolicy
+        metadata:
+          name: web
+          namespace: flux-system
+        spec:
+          imageRepositoryRef:
+            name: web
+          policy:
+            semver:
+              range: '>=1.0.0-0'
+    expect:
+      - {file: apps/web.yaml, line: 8, column: 48, message: "policy flux-system/web could never select 'v1.0.0-0.0000000': 'v1.0.0-0.0000000' does not parse as a version (its numeric pre-release identifier '0000000' has a leading zero); Flux will replace it with the next tag it selects"}
 nonTriggering:
   - description: a tag beside a policy whose pattern is written for substitution, which says nothing of what it takes as written
     files:
@@ -6614,6 +6726,61 @@ nonTriggering:
           template:
             spec:
               containers: [{name: web, image: nginx:1.27.3}]
+  - description: a copy a JSON6902 patch renames and moves is another object (kreativmonkey/homelab-gitops's database Secrets)
+    files:
+      clusters/main/flux-system/gotk-sync.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          ref: {branch: main}
+          url: ssh://git@github.com/acme/fleet
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          path: ./clusters/main
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/main/flux-system/kustomization.yaml: |
+        resources: [gotk-sync.yaml]
+      clusters/main/apps.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: infra, namespace: flux-system}
+        spec:
+          path: ./infra
+          sourceRef: {kind: GitRepository, name: flux-system}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: apps, namespace: flux-system}
+        spec:
+          path: ./apps
+          sourceRef: {kind: GitRepository, name: flux-system}
+      infra/kustomization.yaml: |
+        resources: [db-credentials.yaml]
+      infra/db-credentials.yaml: |
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: db-credentials, namespace: cnpg-system}
+        stringData: {password: infra}
+      apps/kustomization.yaml: |
+        resources: [db-credentials.yaml]
+        patches:
+          - target: {kind: Secret, name: db-credentials}
+            patch: |
+              - op: replace
+                path: /metadata/name
+                value: app-db
+              - op: replace
+                path: /metadata/namespace
+                value: app
+      apps/db-credentials.yaml: |
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: db-credentials, namespace: cnpg-system}
+        stringData: {password: app}
 """#),
         ("object-invalid.yaml", #"""
 id: object-invalid
@@ -6628,7 +6795,8 @@ rationale: >
   (ImageURLInvalid) and scans nothing, and an exclusionList entry that is not a Go regular expression
   fails every scan. Either way no policy on it selects anything, and Flux says so only in object status.
   An ImagePolicy needs an ordering (semver, alphabetical or numerical; an `order` is `asc` or `desc`).
-  An ImageUpdateAutomation without `spec.git` is stalled; one without `git.push.branch` pushes to the
+  An ImageUpdateAutomation without `spec.git` is stalled, and one without `git.commit.author.email` refused
+  (its CRDs from v1beta1 on require it); one without `git.push.branch` pushes to the
   branch it checks out, and when that ref is a tag, a semver range or a commit there is none, so every
   run fails; `update.strategy` accepts only Setters. A Flux Kustomization's `postBuild.substitute` takes
   strings only: `WEB_TAG: 1.10` is a number to YAML, refused by the API server (and as a tag it would have
@@ -6781,6 +6949,26 @@ triggering:
     expect:
       - {file: flux/policies.yaml, line: 8, column: 11, message: "policy flux-system/web: spec.policy names no semver, alphabetical or numerical ordering: Flux stalls the policy (InvalidPolicy) and selects nothing"}
       - {file: flux/policies.yaml, line: 17, column: 31, message: "policy flux-system/api: order 'ASC' is not asc or desc: the API server rejects the object, and with it the apply of everything around it"}
+  - description: an automation whose commit author has no email, which the CRD requires (JohnnyTengu/flux-config's, commented out)
+    files:
+      flux/auto.yaml: |
+        apiVersion: image.toolkit.fluxcd.io/v1beta2
+        kind: ImageUpdateAutomation
+        metadata:
+          name: auto
+          namespace: flux-system
+        spec:
+          interval: 30m
+          sourceRef: {kind: GitRepository, name: flux-system}
+          git:
+            commit:
+              author:
+                name: fluxcdbot
+                # email: fluxcdbot@users.noreply.github.com
+            push: {branch: main}
+          update: {path: ./, strategy: Setters}
+    expect:
+      - {file: flux/auto.yaml, line: 2, column: 7, message: "ImageUpdateAutomation auto has no git.commit.author.email, which its CRD requires: the API server rejects the object, and with it the apply of everything around it"}
 nonTriggering:
   - description: an interval and digestReflectionPolicy on Flux 2.3, which has neither field (they came with Flux 2.6) and prunes both
     files:

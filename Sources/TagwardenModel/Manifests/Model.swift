@@ -786,6 +786,9 @@ public struct Model: Sendable {
         sideBySide.builds(of: f, kind: kind, object: object)
     }
 
+    /// Whether a kustomize patch of a build that takes object `i` may rename it (`SideBySide.renamedByPatch`).
+    public func renamedByPatch(_ i: ObjectID) -> Bool { !identityPatches.isEmpty && sideBySide.renamedByPatch(i) }
+
     /// The paths the Flux Kustomizations here build, as written (normalised; none of another repository's source).
     package static func writtenFluxPaths(_ objects: Objects) -> StringSet {
         StringSet(objects.compactMap { $0.fluxKustomization?.path.flatMap(normalizePath) })
