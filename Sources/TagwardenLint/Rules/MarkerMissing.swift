@@ -32,9 +32,10 @@ extension Rule {
             guard img.markers.isEmpty, !img.retagged, img.substitution == nil, img.tag != nil,
                   let name = img.normalizedName, let tag = img.tag?.value else { continue }
             var watching: [(policy: PolicyID, environment: String)]
-            let fieldClusters = Set(img.object.map { m.clusters(deploying: $0) } ?? m.clusters.of(img.file))
+            /// Whether object `o` is deployed by a cluster that deploys the field (by none, where the field is by none).
             func together(_ o: ObjectID) -> Bool {
-                fieldClusters.isEmpty ? m.clusters(deploying: o).isEmpty : !fieldClusters.isDisjoint(with: m.clusters(deploying: o))
+                let field = img.object.map { m.clusters(deploying: $0) } ?? m.clusters.of(img.file)
+                return field.isEmpty ? m.clusters(deploying: o).isEmpty : m.clusters(deploying: o).contains(where: field.contains)
             }
             if let e = img.environment {
                 guard img.promoted else { continue }

@@ -26,9 +26,7 @@ extension Rule {
             guard !o.isKustomization, !m.flux.nonResources.contains(i), o.kind != "List", let written = o.name,
                   !written.containsBytes("${"), !(m.objectNamespace[i]?.containsBytes("${") ?? false),
                   // a namespace written with `${…}` that the builds make differently (or not at all) is not known
-                  m.objectNamespace[i] != nil || !(o.declaredNamespace?.containsBytes("${") ?? false),
-                  // (nor one a patch renames: the builds apply it by another name)
-                  !m.renamedByPatch(i) else { return nil }
+                  m.objectNamespace[i] != nil || !(o.declaredNamespace?.containsBytes("${") ?? false) else { return nil }
             let names = built.names(of: i)
             return names.count == 1 ? names[0] : nil
         }
@@ -192,9 +190,10 @@ extension Rule {
         }
         var reported = Set<[ObjectID]>()   // (two objects each in several namespaces may meet in more than one)
         for all in groups {
-            // variants of one written object are what different builds make of it, not copies
+            // variants of one written object are what different builds make of it, not copies; and one a patch renames is
+            // applied by another name
             var origins = Set<ObjectID>()
-            let same = all.filter { origins.insert(m.variantOf[$0] ?? $0).inserted }
+            let same = all.filter { origins.insert(m.variantOf[$0] ?? $0).inserted && !m.renamedByPatch($0) }
             guard same.count > 1 else { continue }
             guard byCluster else {
                 // no cluster is described here: objects meet in a build that takes both (kustomizations, and the Flux
