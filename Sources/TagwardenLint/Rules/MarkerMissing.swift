@@ -26,11 +26,19 @@ extension Rule {
             unusedOfImage[name, default: []].append(p)
         }
         guard !policiesOfImage.isEmpty || !guessed.isEmpty || !unusedOfImage.isEmpty else { return [] }
+        // the lines that hold a marker Flux does not read (text inside a block scalar: TheKitty-zone/k3s-infra's values
+        // in a ConfigMap): marker-ignored says why, and there is a marker to mend, not one to add
+        struct Line: Hashable { let file: FileID, line: Int }
+        let skippedMarkers = Set(m.markers.indices.filter { m.markers[$0].context != .value }.map {
+            Line(file: m.markers[$0].file, line: m.markers[$0].span.start.line)
+        })
         var out: [Finding] = []
         for i in m.images.indices {
             let img = m.images[i]
             guard img.markers.isEmpty, !img.retagged, img.substitution == nil, img.tag != nil,
-                  let name = img.normalizedName, let tag = img.tag?.value else { continue }
+                  let name = img.normalizedName, let tag = img.tag?.value,
+                  !skippedMarkers.contains(Line(file: img.file, line: img.tag!.span.start.line)),
+                  !skippedMarkers.contains(Line(file: img.file, line: img.span.start.line)) else { continue }
             var watching: [(policy: PolicyID, environment: String)]
             /// Whether object `o` is deployed by a cluster that deploys the field (by none, where the field is by none).
             func together(_ o: ObjectID) -> Bool {
@@ -45,7 +53,10 @@ extension Rule {
                 }
             } else {
                 // (of a cluster that deploys the field, where clusters do: another cluster's policy is not this field's)
-                watching = (unusedOfImage[name] ?? []).filter { together(m.flux.policies[$0].object) }.map { ($0, "") }
+                // (one of each name: two copies of a policy are one policy to the marker that names it)
+                var named = Set<String>()
+                watching = (unusedOfImage[name] ?? []).filter { together(m.flux.policies[$0].object) && named.insert(m.policyName($0)).inserted }
+                    .map { ($0, "") }
             }
             guard !watching.isEmpty else { continue }
             // (an automation in a file that is not deployed, one its directory's kustomization leaves out, updates nothing:

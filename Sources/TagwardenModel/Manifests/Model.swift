@@ -786,7 +786,7 @@ public struct Model: Sendable {
         sideBySide.builds(of: f, kind: kind, object: object)
     }
 
-    /// Whether a kustomize patch of a build that takes object `i` may rename it (`SideBySide.renamedByPatch`).
+    /// Whether a kustomize patch of every build that takes object `i` may rename it (`SideBySide.renamedByPatch`).
     public func renamedByPatch(_ i: ObjectID) -> Bool { !identityPatches.isEmpty && sideBySide.renamedByPatch(i) }
 
     /// The paths the Flux Kustomizations here build, as written (normalised; none of another repository's source).

@@ -52,20 +52,20 @@ package struct SideBySide {
 
     /// The namespace with which object `i` meets others as written: a Namespace's name, none for a kind kustomize takes
     /// for cluster-scoped, else the namespace written.
-    /// Whether a kustomization that takes object `i`, or one above it, has a patch that selects it and may rename it or
-    /// move it to another namespace (a JSON6902 `replace` of `/metadata/name`, kreativmonkey/homelab-gitops's database
-    /// Secrets): the name it is written with is not the one it is applied with.
+    /// Whether every build that takes object `i` passes it through a patch that selects it and may rename it, move it to
+    /// another namespace or delete it (a JSON6902 `replace` of `/metadata/name`, kreativmonkey/homelab-gitops's database
+    /// Secrets): no build applies it by the name it is written with.
     func renamedByPatch(_ i: ObjectID) -> Bool {
         let r = objects[i]
-        var visited = Set<String>()
-        func above(_ path: String, depth: Int) -> Bool {
-            guard depth <= IncludeGraph.maxDepth, visited.insert(path).inserted else { return false }
-            return graph.includers(of: path).contains { k in
+        func everyWay(_ path: String, depth: Int) -> Bool {
+            guard depth <= IncludeGraph.maxDepth else { return false }
+            let includers = graph.includers(of: path)
+            return !includers.isEmpty && includers.allSatisfy { k in
                 if case let targets?? = identityPatches[k], targets.contains(where: { $0.selectsAsWritten(r, in: files[r.file].yaml) }) { return true }
-                return above(graph.directory(of: k), depth: depth + 1)
+                return everyWay(graph.directory(of: k), depth: depth + 1)
             }
         }
-        return above(files[r.file].path, depth: 0)
+        return everyWay(files[r.file].path, depth: 0)
     }
 
     func writtenNamespace(_ i: ObjectID) -> String? {
