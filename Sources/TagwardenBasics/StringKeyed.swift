@@ -56,12 +56,7 @@ public struct StringKey: Hashable, Sendable, Comparable, CustomStringConvertible
                     fold(w)
                 }
             }
-            h ^= h >> 33
-            h &*= 0xff51_afd7_ed55_8ccd
-            h ^= h >> 33
-            h &*= 0xc4ce_b9fe_1a85_ec53
-            h ^= h >> 33
-            return Int(truncatingIfNeeded: h)
+            return Int(truncatingIfNeeded: fmix64(h))
         }
     }
 

@@ -18,15 +18,20 @@ extension TableID {
     /// table's seed: every bit of the index reaches every bit of the hash, as with SipHash, in a tenth of its
     /// instructions (a whole `Hasher` cost the fleet's audit 11 M instructions, Int's one-shot SipHash 18 M more).
     @inlinable public func _rawHashValue(seed: Int) -> Int {
-        var x = UInt64(truncatingIfNeeded: index) ^ UInt64(truncatingIfNeeded: seed)
-        x ^= x >> 33
-        x &*= 0xff51_afd7_ed55_8ccd
-        x ^= x >> 33
-        x &*= 0xc4ce_b9fe_1a85_ec53
-        x ^= x >> 33
-        return Int(truncatingIfNeeded: x)
+        Int(truncatingIfNeeded: fmix64(UInt64(truncatingIfNeeded: index) ^ UInt64(truncatingIfNeeded: seed)))
     }
     public var description: String { String(index) }
+}
+
+/// MurmurHash3's 64-bit finalizer: every bit of `x` reaches every bit of the result.
+@inlinable public func fmix64(_ x: UInt64) -> UInt64 {
+    var x = x
+    x ^= x >> 33
+    x &*= 0xff51_afd7_ed55_8ccd
+    x ^= x >> 33
+    x &*= 0xc4ce_b9fe_1a85_ec53
+    x ^= x >> 33
+    return x
 }
 
 /// Rows addressed by their own kind of index (`ID`): an array whose indices are typed. Columns that belong to the same
