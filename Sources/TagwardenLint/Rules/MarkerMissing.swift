@@ -10,20 +10,18 @@ extension Rule {
         var policiesOfImage: [String: [(policy: PolicyID, environment: String)]] = [:]
         // (and those whose repository's image has variables not known here, which watch the images it may be by assumption)
         var guessed: [(policy: PolicyID, environment: String, repository: RepositoryID)] = []
+        // (and a policy of no environment that no marker uses: the one an unmarked field of no environment was meant to follow)
+        var unusedOfImage: [String: [PolicyID]] = [:]
         for (p, policy) in m.flux.policies.withIDs where !m.flux.nonResources.contains(policy.object) {
-            guard let e = policy.environment, let r = policy.repository else { continue }
-            if m.flux.repositories[r].imagePattern != nil { guessed.append((p, e, r)) }
+            guard let r = policy.repository else { continue }
+            if let e = policy.environment, m.flux.repositories[r].imagePattern != nil { guessed.append((p, e, r)) }
             guard m.flux.repositories[r].unresolvedVariables.isEmpty,
                   let name = m.flux.repositories[r].normalizedImage else { continue }
-            policiesOfImage[name, default: []].append((p, e))
-        }
-        // (a policy of no environment that no marker uses: the one an unmarked field of no environment was meant to follow)
-        var unusedOfImage: [String: [PolicyID]] = [:]
-        for (p, policy) in m.flux.policies.withIDs where policy.environment == nil && !m.flux.nonResources.contains(policy.object)
-            && (m.flux.uses[p] ?? []).isEmpty {
-            guard let r = policy.repository, m.flux.repositories[r].unresolvedVariables.isEmpty,
-                  let name = m.flux.repositories[r].normalizedImage else { continue }
-            unusedOfImage[name, default: []].append(p)
+            if let e = policy.environment {
+                policiesOfImage[name, default: []].append((p, e))
+            } else if (m.flux.uses[p] ?? []).isEmpty {
+                unusedOfImage[name, default: []].append(p)
+            }
         }
         guard !policiesOfImage.isEmpty || !guessed.isEmpty || !unusedOfImage.isEmpty else { return [] }
         // the lines that hold a marker Flux does not read (text inside a block scalar: TheKitty-zone/k3s-infra's values

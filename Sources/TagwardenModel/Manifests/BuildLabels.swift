@@ -17,19 +17,12 @@ extension Model {
             guard o.document < y.documents.count else { continue }
             let root = y.documents[o.document].root
             var added: [String: String] = [:]
-            func pairs(_ n: Int?) {
-                guard let n, y.nodes[n].kind == .mapping else { return }
-                for (k, v) in y.pairs(n) where y.nodes[v].kind == .scalar && !y.isNull(v) { added[y.value(k)] = y.value(v) }
-            }
             let dir: String
             if o.isKustomization {
-                pairs(y.get(root, "commonLabels"))
-                if let list = y.get(root, "labels"), y.nodes[list].kind == .sequence {
-                    for item in y.childNodes(list) where y.nodes[item].kind == .mapping { pairs(y.get(item, "pairs")) }
-                }
+                added = EffectiveObjects.kustomizeLabels(y, root)
                 dir = Path.dirname(files[o.file].path)
             } else {
-                pairs(y.get(root, "spec", "commonMetadata", "labels"))
+                EffectiveObjects.scalarPairs(y, y.get(root, "spec", "commonMetadata", "labels"), into: &added)
                 guard let path = o.fluxKustomization?.path.flatMap(normalizePath) else { continue }
                 dir = path
             }

@@ -746,9 +746,15 @@ public struct Clusters: Sendable {
         // a FluxInstance's sync (flux-operator's, or its chart's values): the path it syncs, as bootstrap's does; of an
         // artifact, the directory taken to be its path here (`Model.artifactSyncs`, a premise)
         var syncs: [(path: String, by: String, premise: String?)] = []
+        // (and the files of each path's FluxInstances: each installs the Flux of the cluster its sync makes, whatever
+        // applies it: by hand, Terraform, another cluster's Helm release; p-lago/lag0-fleet-infra's, beside another
+        // cluster's bootstrap)
+        var installersOfSync: [String: [FileID]] = [:]
         for f in files.indices {
             for sync in files[f].fluxInstanceSyncs where sync.isGit {
-                guard let p = Model.normalizePath(sync.path.value), builds.value.hasFiles(under: p), !syncs.contains(where: { $0.path == p }) else { continue }
+                guard let p = Model.normalizePath(sync.path.value) else { continue }
+                installersOfSync[p, default: []].append(f)
+                guard builds.value.hasFiles(under: p), !syncs.contains(where: { $0.path == p }) else { continue }
                 syncs.append((p, "\(files[f].path):\(sync.path.span.start.line)", nil))
             }
         }
@@ -869,15 +875,6 @@ public struct Clusters: Sendable {
                     && !installations([f], objects: objects, objectsOfFile: objectsOfFile, files: files).isEmpty }
             }
             return applied!
-        }
-        // a FluxInstance (or the values of flux-operator's flux-instance chart) installs the Flux of the cluster its sync
-        // makes, whatever applies it (by hand, Terraform, another cluster's Helm release): p-lago/lag0-fleet-infra's,
-        // beside another cluster's bootstrap
-        var installersOfSync: [String: [FileID]] = [:]
-        for f in files.indices {
-            for sync in files[f].fluxInstanceSyncs where sync.isGit {
-                if let p = Model.normalizePath(sync.path.value) { installersOfSync[p, default: []].append(f) }
-            }
         }
         for c in out.clusters.indices {
             let rank = builds.value.rank

@@ -257,6 +257,20 @@ struct EffectiveObjects {
 
     static let kinds: Set<String> = ["ImagePolicy", "ImageRepository", "ImageUpdateAutomation"]
 
+    /// The labels a kustomization at `root` sets on every object of its build: `commonLabels`, then each `labels[].pairs`.
+    static func kustomizeLabels(_ y: YAMLFile, _ root: Int) -> [String: String] {
+        var out: [String: String] = [:]
+        scalarPairs(y, y.get(root, "commonLabels"), into: &out)
+        if let list = y.get(root, "labels") { for item in y.childNodes(list) { scalarPairs(y, y.get(item, "pairs"), into: &out) } }
+        return out
+    }
+
+    /// The scalar values of mapping `n`, by key, into `map`.
+    static func scalarPairs(_ y: YAMLFile, _ n: Int?, into map: inout [String: String]) {
+        guard let n, y.nodes[n].kind == .mapping else { return }
+        for (k, v) in y.pairs(n) where y.nodes[v].kind == .scalar && !y.isNull(v) { map[y.value(k)] = y.value(v) }
+    }
+
     /// A JSON patch's path (RFC 6901): its keys, `~1` and `~0` read as `/` and `~`.
     static func pointer(_ raw: String) -> [String] {
         raw.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
@@ -613,13 +627,8 @@ struct EffectiveObjects {
                     add(t, target: selector(y.get(item, "target")), into: &steps.late, json: true)
                 }
             }
-            func pairs(_ n: Int?, into map: inout [String: String]) {
-                guard let n else { return }
-                for (k, v) in y.pairs(n) where y.nodes[v].kind == .scalar && !y.isNull(v) { map[y.value(k)] = y.value(v) }
-            }
-            pairs(y.get(root, "commonLabels"), into: &steps.labels)
-            if let list = y.get(root, "labels") { for item in y.childNodes(list) { pairs(y.get(item, "pairs"), into: &steps.labels) } }
-            pairs(y.get(root, "commonAnnotations"), into: &steps.annotations)
+            steps.labels = kustomizeLabels(y, root)
+            scalarPairs(y, y.get(root, "commonAnnotations"), into: &steps.annotations)
             if let list = y.get(root, "components") {
                 steps.components = y.childNodes(list).compactMap { n in
                     guard y.nodes[n].kind == .scalar, !Extractor.isRemote(y.value(n)) else { return nil }

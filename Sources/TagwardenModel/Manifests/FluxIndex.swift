@@ -486,11 +486,11 @@ public struct FluxIndex: Sendable {
     /// feature branch that will merge into theirs; and what the clone has of that branch under their paths
     /// (flux2-multi-tenancy's tenants, each on a branch of its own).
     mutating func readOtherBranches(_ checkout: Checkout, hereBranches: Set<String>) {
-        guard checkout.branch == checkout.defaultBranch || hereBranches.contains(checkout.branch) else { return }
+        guard let line = checkout.line(among: hereBranches) else { return }
         for a in automations.indices where automations[a].source != .unknown {
             let spec = automations[a].spec
             guard let branch = spec.hasCheckoutRef ? spec.checkoutBranch : source(of: automations[a])?.fetchedBranch,
-                  branch != checkout.branch else { continue }
+                  branch != line else { continue }
             automations[a].otherBranch = branch
             for p in automations[a].paths where !p.isEmpty {
                 if let holds = checkout.manifestsUnder?(branch, p) { automations[a].otherBranchHolds[p] = holds }

@@ -56,16 +56,12 @@ package struct SideBySide {
     /// another namespace or delete it (a JSON6902 `replace` of `/metadata/name`, kreativmonkey/homelab-gitops's database
     /// Secrets): no build applies it by the name it is written with.
     func renamedByPatch(_ i: ObjectID) -> Bool {
-        let r = objects[i]
         func everyWay(_ path: String, depth: Int) -> Bool {
             guard depth <= IncludeGraph.maxDepth else { return false }
             let includers = graph.includers(of: path)
-            return !includers.isEmpty && includers.allSatisfy { k in
-                if case let targets?? = identityPatches[k], targets.contains(where: { $0.selectsAsWritten(r, in: files[r.file].yaml) }) { return true }
-                return everyWay(graph.directory(of: k), depth: depth + 1)
-            }
+            return !includers.isEmpty && includers.allSatisfy { k in patchesIdentity(k, of: i) || everyWay(graph.directory(of: k), depth: depth + 1) }
         }
-        return everyWay(files[r.file].path, depth: 0)
+        return everyWay(files[objects[i].file].path, depth: 0)
     }
 
     func writtenNamespace(_ i: ObjectID) -> String? {
@@ -85,8 +81,15 @@ package struct SideBySide {
         guard o.kustomizeChangesResources else { return true }
         guard case let targets?? = identityPatches[k] else { return false }
         guard let object else { return targets.isEmpty }
-        let r = objects[object]
-        return !targets.contains { $0.selectsAsWritten(r, in: files[r.file].yaml) }
+        return !patchesIdentity(k, of: object)
+    }
+
+    /// Whether a patch of kustomization `k` that may rename, move or delete what it selects (`Model.identityPatches`)
+    /// selects object `i` as written.
+    func patchesIdentity(_ k: ObjectID, of i: ObjectID) -> Bool {
+        guard case let targets?? = identityPatches[k] else { return false }
+        let r = objects[i]
+        return targets.contains { $0.selectsAsWritten(r, in: files[r.file].yaml) }
     }
 
     /// The builds kustomize refuses because they take one resource twice, by pair of files: the objects taken twice; and

@@ -65,7 +65,7 @@ extension Model {
                 judged[url] = answer
                 return answer
             }
-            let line = checkout.flatMap { c in c.branch == c.defaultBranch || sources.branches(where: isHere).contains(c.branch) ? c.branch : nil }
+            let line = checkout.flatMap { $0.line(among: sources.branches(where: isHere)) }
             for i in objects.indices {
                 guard var k = objects[i].fluxKustomization, k.path != nil, let src = k.source else { continue }
                 let namespace = src.namespace ?? objects[i].declaredNamespace, file = files[objects[i].file].path

@@ -76,6 +76,9 @@ public struct Checkout: Sendable {
     /// Whether branch `branch` (as the clone last fetched it, `origin/<branch>`, else the local branch) holds a manifest
     /// under directory `path`; nil when the clone has no such branch. Used on the thread that audits the snapshot.
     public var manifestsUnder: (@Sendable (_ branch: String, _ path: String) -> Bool?)?
+    /// The branch, where it is on the repository's line: its default branch, or one of `branches` (those a GitRepository
+    /// of the repository reads); nil on another (a feature branch that will merge into one of them).
+    public func line(among branches: Set<String>) -> String? { branch == defaultBranch || branches.contains(branch) ? branch : nil }
     public init(branch: String, defaultBranch: String?, manifestsUnder: (@Sendable (String, String) -> Bool?)? = nil) {
         self.branch = branch
         self.defaultBranch = defaultBranch
