@@ -119,7 +119,7 @@ extension YAMLFile {
         children.removeAll(keepingCapacity: true)
         documents.removeAll(keepingCapacity: true)
         commented.removeAll(keepingCapacity: true)
-        arena.removeAll(keepingCapacity: true)
+        arenaUsed = 0
         duplicateKeys.removeAll()
         aliasTargets.removeAll()
         goRefusals.removeAll()
@@ -157,10 +157,11 @@ extension YAMLFile {
     }
 
     private mutating func appendArena(_ ptr: UnsafeMutablePointer<yaml_char_t>?, _ count: Int) -> Int {
-        let start = arena.count
-        if let ptr, count > 0 {
-            arena.append(contentsOf: UnsafeBufferPointer(start: ptr, count: count))
-        }
+        let start = arenaUsed
+        guard let ptr, count > 0 else { return start }
+        if start + count > arena.count { arena.append(contentsOf: repeatElement(0, count: max(arena.count, start + count - arena.count + 4096))) }
+        arena.withUnsafeMutableBufferPointer { a in (a.baseAddress! + start).update(from: ptr, count: count) }
+        arenaUsed = start + count
         return start
     }
 
@@ -178,7 +179,8 @@ extension YAMLFile {
         var event = yaml_event_t()
         var open: [Int] = []            // open containers
         var pendingStart: [Int] = []    // where each open container's children begin in `pending`
-        var pending: [Int] = []
+        var pending: [Int] = []         // the open containers' children so far: `pending[..<pendingCount]`
+        var pendingCount = 0            // (kept apart from the array's count: a container's end drops its children by a store)
         var docRoot = -1
         var docStart = SourcePosition(offset: 0, line: 1, column: 1)
         var anchors: [String: Int] = [:]  // this document's anchors so far: the latest of a name wins
@@ -193,19 +195,21 @@ extension YAMLFile {
             }
         }
         let expected = max(min(buf.count / 6, 1 << 14), 2 * lines) + 8
-        nodes.reserveCapacity(expected)
-        children.reserveCapacity(expected)
-        arena.reserveCapacity(buf.count / 2)
+        // (a reused file's storage is mostly large enough already)
+        if nodes.capacity < expected { nodes.reserveCapacity(expected) }
+        if children.capacity < expected { children.reserveCapacity(expected) }
+        if arena.count < buf.count / 2 { arena.append(contentsOf: repeatElement(0, count: buf.count / 2 - arena.count)) }
         open.reserveCapacity(16)
         pendingStart.reserveCapacity(16)
         pending.reserveCapacity(64)
 
-        func attach(_ index: Int, _ pending: inout [Int], _ docRoot: inout Int) {
+        func attach(_ index: Int, _ pending: inout [Int], _ pendingCount: inout Int, _ docRoot: inout Int) {
             if let parent = open.last {
-                if nodes[parent].kind == .mapping, (pending.count - pendingStart[pendingStart.count - 1]) % 2 == 0 {
+                if nodes[parent].kind == .mapping, (pendingCount - pendingStart[pendingStart.count - 1]) % 2 == 0 {
                     nodes[index].isKey = true
                 }
-                pending.append(index)
+                if pendingCount < pending.count { pending[pendingCount] = index } else { pending.append(index) }
+                pendingCount += 1
             } else {
                 docRoot = index
             }
@@ -280,7 +284,7 @@ extension YAMLFile {
                 if type == YAML_SCALAR_EVENT, let name = event.data.scalar.anchor { anchors[String(cString: name)] = index }
                 if node.commentStart >= 0 { commented.append(index) }
                 nodes.append(node)
-                attach(index, &pending, &docRoot)
+                attach(index, &pending, &pendingCount, &docRoot)
             case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
                 let start = marks.position(event.start_mark)
                 if open.count >= maxDepth {
@@ -303,17 +307,17 @@ extension YAMLFile {
                     anchors[String(cString: name)] = index
                 }
                 nodes.append(node)
-                attach(index, &pending, &docRoot)
+                attach(index, &pending, &pendingCount, &docRoot)
                 open.append(index)
-                pendingStart.append(pending.count)
+                pendingStart.append(pendingCount)
             case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
                 guard let index = open.popLast(), let from = pendingStart.popLast() else { break }
                 nodes[index].span.end = marks.position(event.end_mark)
                 nodes[index].childStart = children.count
-                nodes[index].childCount = pending.count - from
-                children.append(contentsOf: pending[from...])
-                if nodes[index].kind == .mapping { findDuplicateKeys(pending[from...]) }
-                pending.removeSubrange(from...)
+                nodes[index].childCount = pendingCount - from
+                children.append(contentsOf: pending[from..<pendingCount])
+                if nodes[index].kind == .mapping { findDuplicateKeys(pending[from..<pendingCount]) }
+                pendingCount = from
             default:
                 break
             }
