@@ -80,28 +80,29 @@ public enum SourceText {
         return i
     }
 
-    /// The first occurrence of `n` in `hay` from `from`: memchr for the first byte, then memcmp.
-    package static func find(_ hay: UnsafeRawBufferPointer, _ n: UnsafeRawBufferPointer, from: Int) -> Int? {
+    /// The first occurrence of `n` in `hay` from `from`: memchr for the needle's byte at `pick` (its first, or one that
+    /// is rarer in the text searched), then memcmp.
+    package static func find(_ hay: UnsafeRawBufferPointer, _ n: UnsafeRawBufferPointer, from: Int, pick: Int = 0) -> Int? {
         guard let h = hay.baseAddress, let nb = n.baseAddress, n.count > 0 else { return nil }
-        let first = Int32(n[0])
-        var i = from
-        let last = hay.count - n.count
+        let byte = Int32(n[pick])
+        var i = from + pick
+        let last = hay.count - n.count + pick   // the last place the picked byte can be
         while i <= last {
-            guard let p = memchr(h + i, first, last - i + 1) else { return nil }
-            let off = h.distance(to: UnsafeRawPointer(p))
+            guard let p = memchr(h + i, byte, last - i + 1) else { return nil }
+            let off = h.distance(to: UnsafeRawPointer(p)) - pick
             if memcmp(h + off, nb, n.count) == 0 { return off }
-            i = off + 1
+            i = off + pick + 1
         }
         return nil
     }
 
-    /// Byte offsets of every occurrence of `needle`.
-    public static func occurrences(of needle: StaticString, in bytes: [UInt8]) -> [Int] {
+    /// Byte offsets of every occurrence of `needle`, found by its byte at `pick` (`find`).
+    public static func occurrences(of needle: StaticString, in bytes: [UInt8], pick: Int = 0) -> [Int] {
         var out: [Int] = []
         bytes.withUnsafeBytes { hay in
             needle.withUTF8Buffer { n in
                 var from = 0
-                while let off = find(hay, UnsafeRawBufferPointer(n), from: from) {
+                while let off = find(hay, UnsafeRawBufferPointer(n), from: from, pick: pick) {
                     out.append(off)
                     from = off + 1
                 }
@@ -110,8 +111,8 @@ public enum SourceText {
         return out
     }
 
-    public static func contains(_ needle: StaticString, in bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { hay in needle.withUTF8Buffer { n in find(hay, UnsafeRawBufferPointer(n), from: 0) != nil } }
+    public static func contains(_ needle: StaticString, in bytes: [UInt8], pick: Int = 0) -> Bool {
+        bytes.withUnsafeBytes { hay in needle.withUTF8Buffer { n in find(hay, UnsafeRawBufferPointer(n), from: 0, pick: pick) != nil } }
     }
 
     public static func contains(_ needle: StaticString, in bytes: ArraySlice<UInt8>) -> Bool {

@@ -247,7 +247,7 @@ extension Rule {
             // a `transformers:` entry may be a directory whose kustomization builds the transformers (jfroy/flatops's
             // `./transformers`, a `namespace:` over a shared NamespaceTransformer)
             var kustomizationAt: [String: ObjectID] = [:]
-            for k in m.objects.indices where m.objects[k].isKustomization && Extractor.isKustomizationName(Path.basename(m.path(m.objects[k].file))) {
+            for k in m.objects.indices where m.objects[k].isKustomization && Extractor.isKustomizationPath(m.path(m.objects[k].file)) {
                 kustomizationAt[Path.dirname(m.path(m.objects[k].file))] = k
             }
             func holdsTransformer(_ path: String, depth: Int = 0) -> Bool {

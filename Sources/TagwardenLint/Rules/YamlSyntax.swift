@@ -57,7 +57,7 @@ extension Rule {
                 out.append(tabbedComment(t, inChart: Model.chartHolding(f.path, charts: dirs) != nil, c: c, path: f.path))
             }
             // kustomize reads a kustomization file leniently, and Helm a chart's values: the last of two keys wins
-            let isKustomization = Extractor.isKustomizationName(Path.basename(f.path))
+            let isKustomization = Extractor.isKustomizationPath(f.path)
             for d in f.duplicateKeys where !dataFiles.contains(f.path) {
                 // (an object's own annotations too: kubectl kustomize of one with a repeated annotation keeps the last, as
                 // pesuga/homelab's Ingress loses its first middleware; a repeated label is refused)

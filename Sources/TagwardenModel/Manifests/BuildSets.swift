@@ -30,12 +30,12 @@ struct BuildSets {
         self.resources = resources
         kustomizationAt.reserveCapacity(resources.count)
         fileAt.reserveCapacity(files.count)
-        for (i, o) in objects.withIDs where o.isKustomization && Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
+        for (i, o) in objects.withIDs where o.isKustomization && Extractor.isKustomizationPath(files[o.file].path) {
             kustomizationAt[Path.dirname(files[o.file].path)] = i
         }
         for i in files.indices { fileAt[files[i].path] = i }
         for f in files.indices where (files[f].path.hasSuffix("ustomization.yaml") || files[f].path.hasSuffix("ustomization.yml")
-            || files[f].path.hasSuffix("Kustomization")) && Extractor.isKustomizationName(Path.basename(files[f].path)) {
+            || files[f].path.hasSuffix("Kustomization")) && Extractor.isKustomizationPath(files[f].path) {
             let dir = Path.dirname(files[f].path)
             if kustomizationAt[dir] == nil { emptyKustomizationAt[dir] = f }
         }

@@ -372,7 +372,7 @@ public struct Clusters: Sendable {
         var builderOfDir: (dir: String, builder: (ObjectID, listsFiles: Bool)?)?
         for f in files.indices {
             let path = files[f].path
-            guard Sources.isManifestName(path), !graph.isIncluded(path), !Extractor.isKustomizationName(Path.basename(path)),
+            guard Sources.isManifestName(path), !graph.isIncluded(path), !Extractor.isKustomizationPath(path),
                   !selfSyncs.contains(f) else { continue }
             let dir = Path.dirname(path)
             if builderOfDir?.dir != dir { builderOfDir = (dir, builder(of: dir, builds: builds, fluxPaths: fluxPaths)) }
@@ -473,7 +473,7 @@ public struct Clusters: Sendable {
         func file(_ k: ObjectID) -> FileID { objects[k].file }
         // the kustomization files that hold Flux Kustomizations, which kustomize refuses, unless a kustomization lists the file itself
         let refusedKustomizationFiles = Set(kustomizations.map(file).filter { f in
-            Extractor.isKustomizationName(Path.basename(files[f].path)) && graph.includedBy[files[f].path] == nil
+            Extractor.isKustomizationPath(files[f].path) && graph.includedBy[files[f].path] == nil
         })
         // (one written into the kustomization file of its own path does not: kustomize refuses that build)
         func buildsItself(_ k: ObjectID) -> Bool { !refusedKustomizationFiles.contains(file(k)) && built[k]?.contains(file(k)) ?? false }

@@ -23,6 +23,19 @@ package struct Extractor {
     /// The file names kustomize reads as a directory's kustomization.
     static let kustomizationNames = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
     package static func isKustomizationName(_ name: String) -> Bool { kustomizationNames.contains(name) }
+    /// Whether the last component of `path` is a kustomization file's name (`isKustomizationName`), read in place.
+    package static func isKustomizationPath(_ path: String) -> Bool {
+        var path = path
+        return path.withUTF8 { b in
+            var start = b.count
+            while start > 0, b[start - 1] != UInt8(ascii: "/") { start -= 1 }
+            let name = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: b[start...]))
+            func equals(_ s: StaticString) -> Bool {
+                name.count == s.utf8CodeUnitCount && s.withUTF8Buffer { name.elementsEqual($0) }
+            }
+            return !name.isEmpty && (equals("kustomization.yaml") || equals("kustomization.yml") || equals("Kustomization"))
+        }
+    }
 
     /// The pod spec of a workload kind.
     func podSpecNode(_ root: Int, kind: String, group: String) -> Int? {
@@ -89,8 +102,7 @@ package struct Extractor {
         facts.documents = scratch.documents.count
         var ex = Extractor(y: scratch, fileIndex: index, facts: FileFacts(path: "", bytes: []))
         swap(&ex.facts, &facts)   // moved in, not copied
-        let baseName = Path.basename(path)
-        let isKustomizationFile = isKustomizationName(baseName)
+        let isKustomizationFile = isKustomizationPath(path)
         var firstHoldsOther = false
         for (d, doc) in scratch.documents.enumerated() {
             let root = scratch.nodes[doc.root]
@@ -120,11 +132,12 @@ package struct Extractor {
         if ex.facts.holdsMarkerToken { ex.markers() }
         // what `EffectiveObjects` reads again: the kustomizations that hold patches, Components or labels, patch files,
         // the image-automation objects' own files
-        if ex.facts.nonMappingRoot != nil || SourceText.contains("patches", in: bytes)
+        // (each word found by a byte rarer in manifests than its first)
+        if ex.facts.nonMappingRoot != nil || SourceText.contains("patches", in: bytes, pick: 4)
             || ex.facts.objects.contains(where: { $0.group == FluxAPIs.group })
             || (ex.facts.objects.contains(where: \.isKustomization)
-                && (SourceText.contains("components", in: bytes) || SourceText.contains("abels", in: bytes)
-                    || SourceText.contains("commonAnnotations", in: bytes))) {
+                && (SourceText.contains("components", in: bytes, pick: 3) || SourceText.contains("abels", in: bytes, pick: 1)
+                    || SourceText.contains("commonAnnotations", in: bytes, pick: 6))) {
             ex.facts.tree = scratch.compacted()   // `scratch` keeps its storage for the next parse
         }
         var extracted = FileFacts(path: "", bytes: [])
@@ -1006,7 +1019,8 @@ package struct Extractor {
 
     /// `# tagwarden:ignore RULE[,RULE] reason`
     static func suppressions(_ bytes: [UInt8]) -> [Suppression] {
-        let occurrences = SourceText.occurrences(of: suppressionToken, in: bytes)
+        // (found by its `w`: every file has many a `t`)
+        let occurrences = SourceText.occurrences(of: suppressionToken, in: bytes, pick: 3)
         guard !occurrences.isEmpty else { return [] }
         let lines = occurrences.count > 8 ? LineIndex(bytes) : nil
         var out: [Suppression] = []

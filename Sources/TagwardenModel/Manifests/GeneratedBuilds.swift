@@ -41,7 +41,7 @@ extension Model {
         for f in files.indices {
             let path = files[f].path
             guard files[f].syntaxError != nil || incomplete[f] || Int(objectDocuments[f]) < files[f].documents,
-                  path.hasSuffix(".yaml") || path.hasSuffix(".yml"), !Extractor.isKustomizationName(Path.basename(path)) else { continue }
+                  path.hasSuffix(".yaml") || path.hasSuffix(".yml"), !Extractor.isKustomizationPath(path) else { continue }
             if case .notDeployed = reach[f] { continue }
             let builds = Model.generatedBuilds(taking: path, generatedBuilds: generatedBuilds, kustomizationDirectories: kustomizationDirectories)
             guard !builds.isEmpty, let refused = Model.refusedAsResources(files[f].yaml),

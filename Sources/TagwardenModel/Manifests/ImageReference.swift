@@ -7,14 +7,14 @@ import TagwardenPolicy
 /// (`[host[:port]/]path[:tag][@algorithm:hex]`).
 public struct ImageReference: Sendable, Hashable {
     /// The registry host as written (with port), or nil when the reference names none.
-    public var domain: String?
+    public private(set) var domain: String?
     /// The repository path as written.
-    public var path: String
-    public var tag: String?
-    public var digest: String?
-
-    /// Everything before the tag and digest, as written.
-    public var name: String { domain.map { "\($0)/\(path)" } ?? path }
+    public private(set) var path: String
+    public private(set) var tag: String?
+    public private(set) var digest: String?
+    /// Everything before the tag and digest, as written: `domain/path`, or `path`. (Kept, not composed: most
+    /// names are also their own normalised name, which then shares its storage.)
+    public let name: String
 
     /// Docker Hub normalisation, for comparing names: `nginx` = `docker.io/library/nginx` = `index.docker.io/nginx`
     /// (as distribution's ParseNormalizedNamed has it), and = `registry-1.docker.io/library/nginx`, the Hub's registry
@@ -22,7 +22,7 @@ public struct ImageReference: Sendable, Hashable {
     public var normalizedName: String {
         let d = domain ?? "docker.io"
         if d == "registry-1.docker.io" { return "docker.io/\(path)" }
-        guard d == "docker.io" || d == "index.docker.io" else { return "\(d)/\(path)" }
+        guard d == "docker.io" || d == "index.docker.io" else { return name }
         return "docker.io/" + (path.contains("/") ? path : "library/" + path)
     }
 
@@ -98,7 +98,8 @@ public struct ImageReference: Sendable, Hashable {
             if let problem = checkPathComponent(UnsafeBufferPointer(rebasing: b[compStart..<i])) { return .failure(.invalid(problem)) }
             compStart = i + 1
         }
-        let reference = ImageReference(domain: domain, path: str(pathStart..<end), tag: tag, digest: digest)
+        let path = str(pathStart..<end)
+        let reference = ImageReference(domain: domain, path: path, tag: tag, digest: digest, name: domain == nil ? path : str(0..<end))
         // the limit is on the name as the runtime completes it: `nginx` is docker.io/library/nginx
         let full = domain == nil || domain == "index.docker.io" ? reference.normalizedName.utf8.count : end
         if full > 255 { return .failure(.invalid("the repository name is longer than 255 characters (\(full) as \(domain == nil ? "Docker Hub's" : "the runtime's") full name)")) }

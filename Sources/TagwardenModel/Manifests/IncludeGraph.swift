@@ -24,7 +24,7 @@ public struct IncludeGraph: Sendable {
         for (k, o) in objects.withIDs where o.isKustomization {
             let dir = Path.dirname(files[o.file].path)
             directories[k] = dir
-            guard o.kind != "Component", Extractor.isKustomizationName(Path.basename(files[o.file].path)) else { continue }
+            guard o.kind != "Component", Extractor.isKustomizationPath(files[o.file].path) else { continue }
             for p in o.kustomizePatches { if let path = Model.normalizePath(Sources.join(dir, p)) { patchedBy[path, default: []].append(k) } }
         }
         self.includedBy = includedBy

@@ -675,7 +675,7 @@ public struct Model: Sendable {
         // a patch file that is not there fails the build as a missing resource does ("evalsymlink failure on …")
         for k in objects.indices where !objects[k].kustomizePatches.isEmpty {
             let path = b.files[objects[k].file].path
-            guard objects[k].isKustomization, Extractor.isKustomizationName(Path.basename(path)) else { continue }
+            guard objects[k].isKustomization, Extractor.isKustomizationPath(path) else { continue }
             // (kustomize reads a `patchesStrategicMerge` entry that parses as an object as the patch itself)
             for entry in objects[k].kustomizePatches where !entry.containsBytes("\n") && !entry.containsBytes("{") && !entry.containsBytes(": ") {
                 guard let patch = resourcePath(entry, in: Path.dirname(path)), !patch.isEmpty, b.fileAt[patch] == nil,
@@ -882,7 +882,7 @@ public struct Model: Sendable {
             // example such as rossigee/flux-shared-platform's examples/patterns/component-with-automation.yaml, builds nothing;
             // so every includer in the graph is a kustomization file's)
             guard objects[i].isKustomization && !objects[i].kustomizeResources.isEmpty,
-                  Extractor.isKustomizationName(Path.basename(files[objects[i].file].path)) else { return nil }
+                  Extractor.isKustomizationPath(files[objects[i].file].path) else { return nil }
             let dir = Path.dirname(files[objects[i].file].path)
             return objects[i].kustomizeResources.compactMap { resourcePath($0, in: dir) }
         }

@@ -46,7 +46,7 @@ enum PatchTargets {
         let fluxComponents = Self.fluxComponents(objects: objects, builds: builds)
         for k in stepsOf.keys.sorted() {
             let o = objects[k], steps = stepsOf[k]!
-            guard o.isKustomization, o.kind == "Kustomization", Extractor.isKustomizationName(Path.basename(files[o.file].path)) else { continue }
+            guard o.isKustomization, o.kind == "Kustomization", Extractor.isKustomizationPath(files[o.file].path) else { continue }
             if let (span, problem) = steps.refused {
                 out.append(PatchFailure(kustomization: k, file: o.file, span: span, problem: problem))
                 continue
@@ -152,7 +152,7 @@ enum PatchTargets {
         var out: [PatchFailure] = []
         for (k, generators) in changing {
             let o = objects[k], path = files[o.file].path
-            guard o.isKustomization, Extractor.isKustomizationName(Path.basename(path)), !refused.contains(k),
+            guard o.isKustomization, Extractor.isKustomizationPath(path), !refused.contains(k),
                   !SourceText.contains("components", in: files[o.file].bytes[o.byteRange]),
                   (fluxComponents[Path.dirname(path)] ?? []).isEmpty,
                   let build = builds.resourceBuild(of: k), build.kustomizations.allSatisfy({ !refused.contains($0) }) else { continue }

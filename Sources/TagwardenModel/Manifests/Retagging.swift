@@ -95,7 +95,7 @@ extension Model {
             !objects[b].kustomizeImages.isEmpty || objects[b].fluxKustomization?.components.isEmpty == false || (followsPatches && SourceText.contains("patches", in: files[objects[b].file].bytes[objects[b].byteRange]))
         } }
         // directories with a kustomization file
-        let kustomizationDirs = fluxRetags ? Set(objects.lazy.filter { $0.isKustomization && Extractor.isKustomizationName(Path.basename(files[$0.file].path)) }
+        let kustomizationDirs = fluxRetags ? Set(objects.lazy.filter { $0.isKustomization && Extractor.isKustomizationPath(files[$0.file].path) }
             .map { Path.dirname(files[$0.file].path) }) : []
         let listsOf = followsPatches ? containerLists(images) : [:]
         // each chunk of the images follows its own from the images as written, with memos of its own: the chunks are
@@ -496,7 +496,7 @@ extension Model {
     static func componentsAndFluxBuilders(objects: Objects, files: Files) -> (components: [String: ObjectID], fluxBuilders: [String: [ObjectID]]) {
         var components: [String: ObjectID] = [:], fluxBuilders: [String: [ObjectID]] = [:]
         for (i, o) in objects.withIDs {
-            if o.isKustomization, o.kind == "Component", Extractor.isKustomizationName(Path.basename(files[o.file].path)) {
+            if o.isKustomization, o.kind == "Component", Extractor.isKustomizationPath(files[o.file].path) {
                 components[Path.dirname(files[o.file].path)] = i
             }
             if case .kustomization(let k)? = o.flux, let p = k.path { fluxBuilders[p, default: []].append(i) }
