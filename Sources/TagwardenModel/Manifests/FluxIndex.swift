@@ -187,8 +187,12 @@ public struct FluxIndex: Sendable {
     /// costs its path's depth, not one test per automation.
     public func covering(_ file: String) -> [AutomationID] {
         if automationsByPath.count <= 16 {
-            return automationsByPath.filter { FluxIndex.holds($0.key, file) }.sorted { $0.key.utf8.count < $1.key.utf8.count }
-                .flatMap(\.value)
+            // (the paths that hold one file are the file and directories above it: no two of one length)
+            var holding: [(length: Int, automations: [AutomationID])] = []
+            for (path, ids) in automationsByPath where FluxIndex.holds(path, file) { holding.append((path.utf8.count, ids)) }
+            if holding.count == 1 { return holding[0].automations }
+            holding.sort { $0.length < $1.length }
+            return holding.flatMap(\.automations)
         }
         return FluxIndex.updatePaths(holding: file).flatMap { automationsByPath[$0] ?? [] }
     }
