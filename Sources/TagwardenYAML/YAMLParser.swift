@@ -159,7 +159,8 @@ extension YAMLFile {
     private mutating func appendArena(_ ptr: UnsafeMutablePointer<yaml_char_t>?, _ count: Int) -> Int {
         let start = arenaUsed
         guard let ptr, count > 0 else { return start }
-        if start + count > arena.count { arena.append(contentsOf: repeatElement(0, count: max(arena.count, start + count - arena.count + 4096))) }
+        // (grown a little past the need, within the capacity reserved for the file: pages never written are never touched)
+        if start + count > arena.count { arena.append(contentsOf: repeatElement(0, count: start + count - arena.count + 1024)) }
         arena.withUnsafeMutableBufferPointer { a in (a.baseAddress! + start).update(from: ptr, count: count) }
         arenaUsed = start + count
         return start
@@ -198,7 +199,7 @@ extension YAMLFile {
         // (a reused file's storage is mostly large enough already)
         if nodes.capacity < expected { nodes.reserveCapacity(expected) }
         if children.capacity < expected { children.reserveCapacity(expected) }
-        if arena.count < buf.count / 2 { arena.append(contentsOf: repeatElement(0, count: buf.count / 2 - arena.count)) }
+        if arena.capacity < buf.count / 2 { arena.reserveCapacity(buf.count / 2) }
         open.reserveCapacity(16)
         pendingStart.reserveCapacity(16)
         pending.reserveCapacity(64)
