@@ -536,8 +536,12 @@ public struct Clusters: Sendable {
             }
             return tops.first
         }
-        var includers: [FileID: Set<ObjectID>] = [:]   // file → the Kustomizations whose build as written takes it
-        for (k, set) in built where !buildingOtherSyncs.contains(k) { for f in set { includers[f, default: []].insert(k) } }
+        // a Kustomization's file → the Kustomizations whose build as written takes it (only those files are asked about)
+        let kustomizationFiles = Set(kustomizations.map(file))
+        var includers: [FileID: Set<ObjectID>] = [:]
+        for (k, set) in built where !buildingOtherSyncs.contains(k) {
+            for f in set where kustomizationFiles.contains(f) { includers[f, default: []].insert(k) }
+        }
         // (a patch's Kustomization is a root only as flux bootstrap's, completed by the patch; one in a file its
         // directory's kustomization leaves out is applied by nothing, not the root of a cluster)
         let roots = kustomizations.filter { k in
