@@ -22,8 +22,8 @@ package struct Extractor {
 
     /// The file names kustomize reads as a directory's kustomization.
     static let kustomizationNames = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
-    package static func isKustomizationName(_ name: String) -> Bool { kustomizationNames.contains(name) }
-    /// Whether the last component of `path` is a kustomization file's name (`isKustomizationName`), read in place.
+    /// Whether the last component of `path` is one of `kustomizationNames`, read in place (static strings, for the
+    /// reason above: this runs for every file).
     package static func isKustomizationPath(_ path: String) -> Bool {
         var path = path
         return path.withUTF8 { b in
