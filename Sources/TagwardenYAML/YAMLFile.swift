@@ -152,8 +152,9 @@ public struct YAMLFile: Sendable {
     public internal(set) var tabbedComments: [SourceSpan] = []
     /// A merge key `<<` given twice in one mapping, with the first: kustomize refuses it, go-yaml does not.
     public internal(set) var duplicateMergeKeys: [(key: Int, first: Int)] = []
-    /// The scalars' values and the tags, end to end: bytes `0..<arenaUsed` of `arena`, whose length is its capacity
-    /// (written with memcpy, not appended: an append of a scalar's few bytes cost 70 instructions of its own).
+    /// The scalars' values and the tags, end to end: bytes `0..<arenaUsed` of `arena`, which is longer than that by what
+    /// earlier files parsed into it wrote and by a growth's slack (memcpy into its length, not appends: an append of a scalar's few bytes
+    /// cost 70 instructions of its own).
     var arena: [UInt8] = []
     var arenaUsed = 0
 
