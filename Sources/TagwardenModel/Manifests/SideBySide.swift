@@ -50,8 +50,6 @@ package struct SideBySide {
         return out
     }
 
-    /// The namespace with which object `i` meets others as written: a Namespace's name, none for a kind kustomize takes
-    /// for cluster-scoped, else the namespace written.
     /// Whether every build that takes object `i` passes it through a patch that selects it and may rename it, move it to
     /// another namespace or delete it (a JSON6902 `replace` of `/metadata/name`, kreativmonkey/homelab-gitops's database
     /// Secrets): no build applies it by the name it is written with.
@@ -64,6 +62,8 @@ package struct SideBySide {
         return everyWay(files[objects[i].file].path, depth: 0)
     }
 
+    /// The namespace with which object `i` meets others as written: a Namespace's name, none for a kind kustomize takes
+    /// for cluster-scoped, else the namespace written.
     func writtenNamespace(_ i: ObjectID) -> String? {
         let o = objects[i]
         return o.kind == "Namespace" ? o.name : Model.kustomizeClusterScoped.contains(o.kind) ? nil : o.declaredNamespace
