@@ -185,6 +185,9 @@ extension YAMLFile {
         var docRoot = -1
         var docStart = SourcePosition(offset: 0, line: 1, column: 1)
         var anchors: [String: Int] = [:]  // this document's anchors so far: the latest of a name wins
+        // the first `#` at or after the last scalar looked at (scalars come in source order): once none is left, no
+        // scalar after it has a comment to look for
+        var nextHash = -1
         // about two nodes per line in block YAML (a key and its value): a large file gets room for that at once rather
         // than growing by doubling, which holds the old array and the new at its peak
         var lines = 0
@@ -277,9 +280,16 @@ extension YAMLFile {
                     case YAML_FOLDED_SCALAR_STYLE: node.style = .folded
                     default: node.style = .plain
                     }
-                    let (cs, ce) = Self.trailingComment(buf, node: node, inFlow: open.last.map { nodes[$0].isFlow } ?? false)
-                    node.commentStart = cs
-                    node.commentEnd = ce
+                    let from = node.style.isBlock ? start.offset : end.offset
+                    if nextHash < from, let base = buf.baseAddress {
+                        nextHash = from < buf.count ? memchr(base + from, Int32(UInt8(ascii: "#")), buf.count - from)
+                            .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? buf.count : buf.count
+                    }
+                    if nextHash < buf.count {
+                        let (cs, ce) = Self.trailingComment(buf, node: node, inFlow: open.last.map { nodes[$0].isFlow } ?? false)
+                        node.commentStart = cs
+                        node.commentEnd = ce
+                    }
                 }
                 let index = nodes.count
                 if type == YAML_SCALAR_EVENT, let name = event.data.scalar.anchor { anchors[String(cString: name)] = index }

@@ -242,7 +242,7 @@ extension Rule {
 
         init(_ m: Model) {
             self.m = m
-            let kinds = Dictionary(grouping: m.objects.indices.filter { m.objects[$0].kind.hasSuffix("Transformer") }) { m.path(m.objects[$0].file) }
+            let kinds = Dictionary(grouping: m.objects.indices.filter { m.objects[$0].kind.hasBytesSuffix("Transformer") }) { m.path(m.objects[$0].file) }
             guard !kinds.isEmpty else { return }
             // a `transformers:` entry may be a directory whose kustomization builds the transformers (jfroy/flatops's
             // `./transformers`, a `namespace:` over a shared NamespaceTransformer)

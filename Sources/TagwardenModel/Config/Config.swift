@@ -86,6 +86,10 @@ public struct Config: Sendable {
     }
 
     public static let fileName = ".tagwarden.yaml"
+    /// A config file anywhere in the tree: `fileName`, at the root or in a directory (by bytes: asked for every file).
+    static func isConfigPath(_ path: String) -> Bool {
+        path == fileName || path.hasBytesSuffix("/.tagwarden.yaml")
+    }
     static let profiles = ["strict"]
     static let environmentKeys = ["name", "aliases", "paths", "namespaces", "tagPrefix", "tagPattern", "requireDigest", "requireReview"]
     static let clusterKeys = ["name", "paths", "fluxVersion", "substitute"]

@@ -34,8 +34,8 @@ struct BuildSets {
             kustomizationAt[Path.dirname(files[o.file].path)] = i
         }
         for i in files.indices { fileAt[files[i].path] = i }
-        for f in files.indices where (files[f].path.hasSuffix("ustomization.yaml") || files[f].path.hasSuffix("ustomization.yml")
-            || files[f].path.hasSuffix("Kustomization")) && Extractor.isKustomizationPath(files[f].path) {
+        for f in files.indices where (files[f].path.hasBytesSuffix("ustomization.yaml") || files[f].path.hasBytesSuffix("ustomization.yml")
+            || files[f].path.hasBytesSuffix("Kustomization")) && Extractor.isKustomizationPath(files[f].path) {
             let dir = Path.dirname(files[f].path)
             if kustomizationAt[dir] == nil { emptyKustomizationAt[dir] = f }
         }

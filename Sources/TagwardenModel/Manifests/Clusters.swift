@@ -423,7 +423,7 @@ public struct Clusters: Sendable {
             default:
                 // (Flux 0.8's gotk-components.yaml labels its Namespace `app.kubernetes.io/instance: flux-system` and the
                 // version, with no `part-of`)
-                if o.definition?.group.hasSuffix("toolkit.fluxcd.io") == true
+                if o.definition?.group.hasBytesSuffix("toolkit.fluxcd.io") == true
                     || (o.kind == "Namespace" && (o.labels["app.kubernetes.io/part-of"] == "flux" || o.labels["app.kubernetes.io/instance"] == "flux-system"))
                     || (o.isKustomization && o.kustomizeResources.contains { Self.fluxRelease(installedBy: $0) != nil || Self.imageKind(installedBy: $0) != nil })
                     || Self.fluxRelease(readBy: o) != nil {
@@ -923,7 +923,7 @@ public struct Clusters: Sendable {
                     if objects[o].isKustomization {
                         for r in objects[o].kustomizeResources { out.clusters[c].remoteImageKinds.formUnion(Self.imageKind(installedBy: r) ?? []) }
                     }
-                    guard let d = objects[o].definition, d.group.hasSuffix("toolkit.fluxcd.io") else { continue }
+                    guard let d = objects[o].definition, d.group.hasBytesSuffix("toolkit.fluxcd.io") else { continue }
                     out.clusters[c].definesFluxKinds = true
                     if d.group == FluxAPIs.group { out.clusters[c].servedImageAPIs[d.kind] = d.served }
                 }

@@ -517,7 +517,7 @@ struct EffectiveObjects {
         guard y.documents.count == 1, case let r = y.documents[0].root, y.nodes[r].kind == .mapping else { return nil }
         func scalar(_ n: Int?) -> String { n.flatMap { y.nodes[$0].kind == .scalar && !y.isNull($0) ? y.value($0) : nil } ?? "" }
         let kind = scalar(y.get(r, "kind")), name = scalar(y.get(r, "metadata", "name"))
-        guard let lacks = kind.isEmpty ? "kind" : name.isEmpty && !kind.hasSuffix("List") ? "metadata.name" : nil else { return nil }
+        guard let lacks = kind.isEmpty ? "kind" : name.isEmpty && !kind.hasBytesSuffix("List") ? "metadata.name" : nil else { return nil }
         return "its patch under patches: has no \(lacks), so kustomize reads it as neither a strategic-merge patch (a resource, "
             + "with a kind and a metadata.name) nor a JSON patch (a list of operations), whatever its target selects "
             + "(unable to parse SM or JSON patch)"

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import TagwardenBasics
 import TagwardenRegex
 import TagwardenYAML
@@ -31,7 +34,7 @@ package struct Extractor {
             while start > 0, b[start - 1] != UInt8(ascii: "/") { start -= 1 }
             let name = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: b[start...]))
             func equals(_ s: StaticString) -> Bool {
-                name.count == s.utf8CodeUnitCount && s.withUTF8Buffer { name.elementsEqual($0) }
+                name.count == s.utf8CodeUnitCount && memcmp(name.baseAddress!, s.utf8Start, name.count) == 0
             }
             return !name.isEmpty && (equals("kustomization.yaml") || equals("kustomization.yml") || equals("Kustomization"))
         }
@@ -396,7 +399,7 @@ package struct Extractor {
             for (k, v) in y.pairs(data) { if let s = scalarString(v) { configData![y.value(k)] = s } }
         }
         facts.objects.append(ManifestObject(
-            file: fileIndex, document: d, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
+            file: fileIndex, document: d, apiVersion: apiVersion, group: group, kind: kind, kindSpan: kindSpan,
             apiVersionSpan: apiVersionNode.map { y.nodes[$0].span }, name: name, declaredNamespace: declaredNamespace,
             labels: labels, isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: resources,
             kustomizePatchEntries: patches, kustomizeImages: entries, kustomizeUnknowns: unknowns, flux: FluxSpec.extract(y, root: root, group: group, kind: kind), configData: configData,
@@ -1043,14 +1046,6 @@ package struct Extractor {
 }
 
 extension String {
-    /// Whether the UTF-8 of `needle` occurs in this string's UTF-8 (byte search, no Character work).
-    package func containsBytes(_ needle: StaticString) -> Bool {
-        var s = self
-        return s.withUTF8 { hay in
-            needle.withUTF8Buffer { n in SourceText.find(UnsafeRawBufferPointer(hay), UnsafeRawBufferPointer(n), from: 0) != nil }
-        }
-    }
-
     package var trimmingBlanks: String {
         var s = Substring(self)
         while let f = s.first, f == " " || f == "\t" { s.removeFirst() }

@@ -35,13 +35,13 @@ extension Model {
         var incomplete = Table<FileID, Bool>(repeating: false, count: files.count)
         for o in objects {
             if lastDocument[o.file] != Int32(o.document) { objectDocuments[o.file] += 1; lastDocument[o.file] = Int32(o.document) }
-            if o.kind.isEmpty || (o.name ?? "").isEmpty && !o.kind.hasSuffix("List") { incomplete[o.file] = true }
+            if o.kind.isEmpty || (o.name ?? "").isEmpty && !o.kind.hasBytesSuffix("List") { incomplete[o.file] = true }
         }
         var out: [GeneratedBuildRefusal] = []
         for f in files.indices {
             let path = files[f].path
             guard files[f].syntaxError != nil || incomplete[f] || Int(objectDocuments[f]) < files[f].documents,
-                  path.hasSuffix(".yaml") || path.hasSuffix(".yml"), !Extractor.isKustomizationPath(path) else { continue }
+                  path.hasBytesSuffix(".yaml") || path.hasBytesSuffix(".yml"), !Extractor.isKustomizationPath(path) else { continue }
             if case .notDeployed = reach[f] { continue }
             let builds = Model.generatedBuilds(taking: path, generatedBuilds: generatedBuilds, kustomizationDirectories: kustomizationDirectories)
             guard !builds.isEmpty, let refused = Model.refusedAsResources(files[f].yaml),
@@ -114,7 +114,7 @@ extension Model {
                 return ("it has no apiVersion, kind or metadata", "missing Resource metadata")
             }
             guard let kind = y.get(n, "kind").map(y.value), !kind.isEmpty else { return ("it has no kind", "missing kind in object") }
-            if kind.hasSuffix("List") {
+            if kind.hasBytesSuffix("List") {
                 guard let items = y.get(n, "items"), y.nodes[items].kind == .sequence else { return nil }
                 return y.childNodes(items).lazy.compactMap(refusal).first
             }

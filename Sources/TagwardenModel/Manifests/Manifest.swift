@@ -101,7 +101,8 @@ public final class ManifestObject: Sendable {
         public var literalKeys: [String] = []
     }
 
-    init(file: FileID, document: Int, apiVersion: String, kind: String, kindSpan: SourceSpan, apiVersionSpan: SourceSpan?,
+    /// `group`: `apiVersion`'s, where the caller has it already.
+    init(file: FileID, document: Int, apiVersion: String, group: String? = nil, kind: String, kindSpan: SourceSpan, apiVersionSpan: SourceSpan?,
          name: String?, declaredNamespace: String?, labels: [String: String], isKustomization: Bool, kustomizeNamespace: String?,
          kustomizeResources: [String], kustomizePatchEntries: [Located] = [], kustomizeImages: [KustomizeImageEntry] = [],
          kustomizeUnknowns: KustomizeUnknowns = [], flux: FluxSpec?,
@@ -135,7 +136,7 @@ public final class ManifestObject: Sendable {
         self.kustomizeNamePrefix = kustomizeNamePrefix
         self.kustomizeNameSuffix = kustomizeNameSuffix
         self.kustomizeChangesResources = kustomizeChangesResources
-        group = ManifestObject.group(of: apiVersion)
+        self.group = group ?? ManifestObject.group(of: apiVersion)
     }
 
     /// A Flux Kustomization (without copying its fields out, as `fluxKustomization` does).
@@ -163,7 +164,7 @@ public final class ManifestObject: Sendable {
     func moved(to file: FileID) -> ManifestObject { copy(flux: flux, name: name, file: file) }
 
     private func copy(flux: FluxSpec?, name: String?, labels: [String: String]? = nil, file: FileID? = nil) -> ManifestObject {
-        ManifestObject(file: file ?? self.file, document: document, apiVersion: apiVersion, kind: kind, kindSpan: kindSpan,
+        ManifestObject(file: file ?? self.file, document: document, apiVersion: apiVersion, group: group, kind: kind, kindSpan: kindSpan,
                        apiVersionSpan: apiVersionSpan, name: name, declaredNamespace: declaredNamespace, labels: labels ?? self.labels,
                        isKustomization: isKustomization, kustomizeNamespace: kustomizeNamespace, kustomizeResources: kustomizeResources,
                        kustomizePatchEntries: kustomizePatchEntries, kustomizeImages: kustomizeImages, kustomizeUnknowns: kustomizeUnknowns, flux: flux,

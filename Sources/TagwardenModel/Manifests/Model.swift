@@ -109,7 +109,7 @@ public struct Model: Sendable {
 
     /// The directories of Helm charts (holding a `Chart.yaml`), each with its trailing slash ("" for the root).
     public static func chartDirectories(_ paths: [String]) -> [String] {
-        paths.compactMap { p in p == "Chart.yaml" ? "" : p.hasSuffix("/Chart.yaml") ? String(p.dropLast("Chart.yaml".count)) : nil }
+        paths.compactMap { p in p == "Chart.yaml" ? "" : p.hasBytesSuffix("/Chart.yaml") ? String(p.dropLast("Chart.yaml".count)) : nil }
     }
 
     /// The chart (of `chartDirectories`) that `path` is a file of: the nearest.

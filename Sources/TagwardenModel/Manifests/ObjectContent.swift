@@ -30,7 +30,7 @@ extension Model {
         var ciphertextsDiffer = false
         var budget = 100_000   // nodes compared, aliases counted each time they are followed
         // Flux's durations are metav1.Duration: the API server keeps `1h` and `1h0m0s` as one value
-        let durations = x.group.hasSuffix("toolkit.fluxcd.io") ? Self.durationFields : []
+        let durations = x.group.hasBytesSuffix("toolkit.fluxcd.io") ? Self.durationFields : []
         // the API server labels every Namespace `kubernetes.io/metadata.name: <its name>` (Kubernetes 1.22+), whether
         // it is written or not
         let namespaceName = x.kind == "Namespace" && x.group.isEmpty ? x.name : nil

@@ -134,9 +134,9 @@ public enum Sources {
     public static func isManifestName(_ path: String) -> Bool {
         let u = path.utf8
         if u.last == UInt8(ascii: "l") {
-            return path.hasSuffix(".yaml") || path.hasSuffix(".yml")
+            return path.hasBytesSuffix(".yaml") || path.hasBytesSuffix(".yml")
         }
-        return path == "Kustomization" || path.hasSuffix("/Kustomization")
+        return path == "Kustomization" || path.hasBytesSuffix("/Kustomization")
     }
 
     package static func join(_ a: String, _ b: String) -> String {

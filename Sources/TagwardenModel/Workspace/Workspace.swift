@@ -165,14 +165,14 @@ public struct Workspace {
         }
         // a config only a run started in its directory (or below) reads: one below or beside where this run starts is
         // said (one above it is the nearest-wins rule, which the run's start chose)
-        let configs = snap.files.filter { $0.path == Config.fileName || $0.path.hasSuffix("/" + Config.fileName) }.map(\.path)
+        let configs = snap.files.filter { Config.isConfigPath($0.path) }.map(\.path)
         for path in configs where path != config.path && !configDirs.contains(Path.dirname(path)) {
             let dir = Path.dirname(path)
             snap.notes.append("\(path) is not in force in this run, which reads \(config.path.map { "the config \($0)" } ?? "no config") "
                               + "(the nearest from where it starts): its settings apply to runs started in \(dir.isEmpty ? "." : dir) or below "
                               + "(tagwarden audit \(dir.isEmpty ? "." : dir)), or move them into the config in force")
         }
-        snap.files.removeAll { $0.path == Config.fileName || $0.path.hasSuffix("/" + Config.fileName) }
+        snap.files.removeAll { Config.isConfigPath($0.path) }
         if let repo {
             snap.remoteURLs = repo.remoteURLs()
             if rev == nil, let branch = repo.headBranch {
