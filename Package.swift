@@ -27,7 +27,9 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libcurl's headers only: the library is loaded when a registry is first asked (Sources/CCurl/shim.h), so that
+        // runs that ask none do not load it and the libraries it needs.
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // The error every layer reports, the run's phase timings, atomic file writes.
         .target(name: "TagwardenBasics", swiftSettings: cmo),
         // An RE2-compatible regular expression engine with Go's syntax, and the languages of tags it can select.
