@@ -241,6 +241,11 @@ extension GitRepository {
             throw TagwardenError("cannot update \(name): it is at \(now?.hex ?? "nothing (no such reference)"), "
                                  + "not \(old?.hex ?? "nothing (it was to be created)") as expected: it moved")
         }
+        if rc == GIT_ELOCKED.rawValue {
+            // as git says it: a lock file no running process holds is one a stopped process left
+            throw TagwardenError("cannot update \(name) to \(new): \(why) (if no git process is running, one was stopped while it "
+                                 + "held the lock: delete the .lock file named here and run again)")
+        }
         throw TagwardenError("cannot update \(name) to \(new): \(why)")
     }
 

@@ -216,6 +216,14 @@ extension UpdateInterruptionTests {
             let before = try r.git("rev-parse", "main").stdout
             _ = try UpdateInterruptionTests.signalled(["update", "--tags", ".git/tags.yaml", "--commit"], in: r.path, after: delay, signal: SIGKILL)
             try? FileManager.default.removeItem(atPath: r.path + "/.git/index.lock")   // a stale lock is git's own to clear
+            // killed while libgit2 held the branch's lock: the next run refuses, as git does, and says what to delete
+            let refLock = r.path + "/.git/refs/heads/main.lock"
+            if FileManager.default.fileExists(atPath: refLock) {
+                let locked = try tagwarden(["update", "--tags", ".git/tags.yaml", "--commit"], in: r.path)
+                #expect(locked.code == 2 && locked.stderr.contains("main.lock") && locked.stderr.contains("delete the .lock file"),
+                        "after \(delay) s: \(locked.described)")
+                try FileManager.default.removeItem(atPath: refLock)
+            }
             let again = try tagwarden(["update", "--tags", ".git/tags.yaml", "--commit"], in: r.path)
             #expect(again.code == 0, "after \(delay) s: \(again.described)")
             #expect(try checkEveryFileIsOldOrNew(r, files: files) == files)
