@@ -230,8 +230,10 @@ public indirect enum FluxSpec: Sendable {
     }
 
     static func extract(_ y: YAMLFile, root: Int, group: String, kind: String) -> FluxSpec? {
-        // most objects are none of these: their group's end says so before it is compared with each pair below
-        guard group.hasBytesSuffix("fluxcd.io") || group.hasBytesSuffix("weave.works") || group.hasBytesSuffix("gitops.pro") else { return nil }
+        // most objects are none of these: their group's end says so before it is compared with each pair below (each
+        // group below ends in one of these four)
+        guard group.hasBytesSuffix(".fluxcd.io") || group.hasBytesSuffix(".controlplane.io") || group.hasBytesSuffix(".weave.works")
+                || group.hasBytesSuffix(".gitops.pro") else { return nil }
         func loc(_ n: Int?) -> Located? {
             guard let n, y.nodes[n].kind == .scalar else { return nil }
             return Located(value: y.value(n), span: y.nodes[n].span, type: y.resolvedType(n))
