@@ -269,6 +269,26 @@ import Glibc
         #expect(required.findingObjects.map { "\($0["rule"]!) \($0["severity"]!)" } == ["registry-unreachable error"], "\(required.described)")
     }
 
+    /// libcurl is loaded when a registry is first asked, not when Tagwarden starts: with a broken libcurl.so.4 first on
+    /// the library path, an audit that asks no registry runs as ever, and one that does stops with what to install.
+    @Test func libcurlIsLoadedOnlyWhenARegistryIsAsked() throws {
+        let r = try TempRepo()
+        try r.declareOneCluster()
+        try r.write("apps/web.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: apps}\nspec:\n  containers:\n"
+                    + "    - {name: web, image: 127.0.0.1:1/acme/web:1.0.0}\n")
+        try r.commitAll("pod")
+        let broken = r.path + "/.git/broken-libcurl"
+        try FileManager.default.createDirectory(atPath: broken, withIntermediateDirectories: true)
+        try r.write(".git/broken-libcurl/libcurl.so.4", "not a shared library\n")
+        let env = ["LD_LIBRARY_PATH": broken]
+        let offline = try tw(r, ["audit", "--format", "json"], env: env)
+        #expect(offline.code == 0 && offline.findingObjects.isEmpty, "\(offline.described)")
+        let asked = try tw(r, ["audit", "--registry", "--format", "json"], env: env)
+        #expect(asked.code == 2, "\(asked.described)")
+        #expect(asked.stderr.hasPrefix("tagwarden: error: cannot load libcurl, which registry access needs: \(broken)/libcurl.so.4: ")
+                && asked.stderr.contains("(Debian: apt install libcurl4)"), "\(asked.described)")
+    }
+
     /// On a terminal (a pty from `script`), the progress line is cleared before the summary, also when a repository
     /// failed and the count never reached the total.
     @Test func theProgressLineEndsBeforeTheSummary() throws {
