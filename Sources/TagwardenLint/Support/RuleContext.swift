@@ -62,6 +62,13 @@ public struct RuleContext: Sendable {
             f.assume("the values set \(off) to false: assuming the chart renders this image all the same, where most render such a "
                      + "component only when it is true")
         }
+        // a chart's test hooks run only where the release has Flux run its tests
+        if let key = img.helmTestKey, let release = img.object {
+            f.ruleSeverity = .note
+            f.assume("the values under \(key): give the image of the chart's helm test hooks, assuming the chart uses them so, as charts "
+                     + "do (gitea's test-connection Pod): Flux runs a release's tests only with spec.test.enable, which HelmRelease "
+                     + "\(model.qualifiedName(release)) does not set")
+        }
         if img.writtenTagUnreached {
             f.assume("assuming \(img.writtenTagDeployedBy.count == 1 ? "that build is" : "those builds are") applied from outside this repository: no cluster here applies "
                      + (img.writtenTagDeployedBy.count == 1 ? "it" : "them"))

@@ -430,6 +430,12 @@ package struct Extractor {
         if kind == "HelmRelease" {
             let valuesImages = facts.images.count
             if let values = y.get(root, "spec", "values") { helmValues(values, object: object, depth: 0, path: []) }
+            if !Extractor.runsTests(y, root) {
+                for i in valuesImages..<facts.images.count {
+                    // (the top level only: a subchart's, or app-template's controller named `test`, is another thing)
+                    facts.images[i].helmTestKey = facts.images[i].valuesPath?.first.flatMap { Extractor.helmTestKeys.contains($0) ? $0 : nil }
+                }
+            }
             // a post-renderer's kustomize `images:` rewrite the rendered chart's images like a kustomization's
             if let renderers = y.get(root, "spec", "postRenderers"), y.nodes[renderers].kind == .sequence {
                 var rendered: [PostRendererImages] = [.init(images: valuesImages..<facts.images.count)]
@@ -792,6 +798,15 @@ package struct Extractor {
             || y.get(n, "repository").map { y.nodes[y.resolved($0)].kind == .scalar } == true
             || y.get(n, "version").map { y.nodes[y.resolved($0)].kind == .scalar } == true
             || y.pairs(n).contains { p in Extractor.namesATag(y.valueBytes(p.key)) && y.nodes[y.resolved(p.value)].kind == .scalar }
+    }
+
+    /// The values keys charts give to their `helm test` hooks (`ImageUse.helmTestKey`).
+    static let helmTestKeys: Set<String> = ["test", "tests", "testFramework"]
+
+    /// Whether HelmRelease `root` has Flux run the chart's tests after an install or upgrade (`spec.test.enable: true`).
+    static func runsTests(_ y: YAMLFile, _ root: Int) -> Bool {
+        guard let e = y.get(root, "spec", "test", "enable"), y.nodes[e].kind == .scalar, y.resolvedType(e) == .bool else { return false }
+        return ["true", "yes", "on", "y"].contains(y.value(e).lowercased())
     }
 
     /// Whether values mapping `n` turns its component off: `enabled: false` (YAML 1.1's `no` and `off` too, as Helm reads

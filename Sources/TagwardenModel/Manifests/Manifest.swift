@@ -361,6 +361,10 @@ public struct ImageUse: Sendable {
     /// A values image of a component the values turn off (`pgbouncer.enabled: false` beside or above it): that
     /// key, where charts render such a component only where it is true.
     public var disabledBy: String?
+    /// A HelmRelease's values image under a top-level `test`, `tests` or `testFramework` key: that key, where the release
+    /// does not set `spec.test.enable`. Charts give those values to their `helm test` hooks (gitea's test-connection Pod,
+    /// grafana's `testFramework`), which Flux runs only when the release enables tests.
+    public var helmTestKey: String?
     /// The object whose environment the image takes when its own object has none: the Flux Kustomization that
     /// substituted it, the kustomization that generates the values file it comes from, the ConfigMap that holds them.
     public var environmentObject: ObjectID?
