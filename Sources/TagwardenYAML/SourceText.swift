@@ -143,11 +143,15 @@ public enum SourceText {
 
     /// Whether `bytes` ends with `suffix` (memcmp where the bytes are contiguous).
     public static func hasByteSuffix<C: Collection<UInt8>>(_ bytes: C, _ suffix: [UInt8]) -> Bool {
+        suffix.withUnsafeBufferPointer { hasByteSuffix(bytes, $0) }
+    }
+
+    public static func hasByteSuffix<C: Collection<UInt8>>(_ bytes: C, _ suffix: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count >= suffix.count else { return false }
-        guard !suffix.isEmpty else { return true }
-        if let r = bytes.withContiguousStorageIfAvailable({ b in
-            suffix.withUnsafeBufferPointer { x in memcmp(b.baseAddress! + (b.count - x.count), x.baseAddress!, x.count) == 0 }
-        }) { return r }
+        guard let x = suffix.baseAddress, !suffix.isEmpty else { return true }
+        if let r = bytes.withContiguousStorageIfAvailable({ b in memcmp(b.baseAddress! + (b.count - suffix.count), x, suffix.count) == 0 }) {
+            return r
+        }
         return bytes.suffix(suffix.count).elementsEqual(suffix)
     }
 
