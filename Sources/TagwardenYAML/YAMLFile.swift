@@ -396,14 +396,21 @@ public enum ScalarType: Sendable, Equatable {
     /// `0o17`, `017`, `1_000`), else a float when it looks like `[-+]?(.N|N(.N?)?)([eE][-+]?N)?` and is in range
     /// (`1.10`, `08`, `1e3`, a too large integer), else a string (`1:30`, `1.2.3`).
     public static func resolvePlain(_ s: String) -> ScalarType {
-        switch s {
-        case "", "~", "null", "Null", "NULL": return .null
-        case "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
-             "on", "On", "ON", "off", "Off", "OFF":
-            return .bool
-        case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN":
-            return .float
-        default: break
+        // (the words below are at most five bytes: a longer scalar is compared with none of them)
+        if s.utf8.count <= 5 {
+            switch s {
+            case "", "~", "null", "Null", "NULL": return .null
+            case "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
+                 "on", "On", "ON", "off", "Off", "OFF":
+                return .bool
+            case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN":
+                return .float
+            default: break
+            }
+        }
+        switch s.utf8.first! {
+        case UInt8(ascii: "."), UInt8(ascii: "+"), UInt8(ascii: "-"), 48...57: break
+        default: return .string
         }
         let b = Array(s.utf8)
         switch b[0] {
