@@ -83,6 +83,36 @@ import Testing
         #expect(KustomizeImageEntry.kustomizeName(of: text) == name)
     }
 
+    /// An image given in parts (an `images:` entry, a chart's `repository` and `tag`) reads as its whole reference does:
+    /// the same tag and digest, and the same reason when it does not parse, whether `compose` reads the text again or
+    /// knows from its parts that it parses.
+    @Test(arguments: [
+        ("ghcr.io/acme/web", "1.2.3", nil), ("ghcr.io/acme/web", nil, "sha256:\(String(repeating: "a", count: 64))"),
+        ("ghcr.io/acme/web", "v1", "sha256:\(String(repeating: "a", count: 64))"), ("localhost:5000/web", "1", nil),
+        ("ghcr.io/acme/web", "-1", nil), ("ghcr.io/acme/web", "1/2", nil), ("ghcr.io/acme/web", "1:2", nil),
+        ("ghcr.io/acme/web", String(repeating: "1", count: 129), nil), ("ghcr.io/acme/web", "1", "sha256:abc"),
+        ("ghcr.io/acme/web", "1", "md5:\(String(repeating: "a", count: 32))"), ("ghcr.io/acme/web", "", nil),
+        ("ghcr.io/acme/web", "v1.0@sha256:\(String(repeating: "b", count: 64))", nil), ("nginx", "1.27", nil),
+    ] as [(String, String?, String?)])
+    func partsReadAsTheirWholeReference(_ name: String, _ tag: String?, _ digest: String?) {
+        let span = SourceSpan(start: SourcePosition(offset: 0, line: 1, column: 1), end: SourcePosition(offset: 0, line: 1, column: 1))
+        var use = ImageUse(origin: .kustomize, file: 0, object: nil, text: name, name: name, span: span)
+        use.tag = tag.map { Located(value: $0, span: span, type: .string) }
+        use.digest = digest
+        use.compose()
+        let text = name + (tag.map { ":" + $0 } ?? "") + (digest.map { "@" + $0 } ?? "")
+        #expect(use.text == text)
+        switch ImageReference.parse(text) {
+        case .success(let whole):
+            #expect(use.invalid == nil, "\(text): \(use.invalid ?? "")")
+            #expect(use.tag?.value == whole.tag && use.digest == whole.digest && use.normalizedName == whole.normalizedName, "\(text)")
+        case .failure(.invalid(let m)):
+            #expect(use.invalid == m, "\(text)")
+        case .failure(.empty):
+            Issue.record("\(text) is empty")
+        }
+    }
+
     @Test func aNameThatDoesNotParseIsReplacedByANewNameATagThatDoesNotByANewTag() throws {
         #expect(try #require(KustomizeImageEntry.Needs(invalid: "WEB_IMAGE:latest")).renameSuffices)
         #expect(try #require(KustomizeImageEntry.Needs(invalid: "nginx:-latest")).renameSuffices == false)

@@ -264,10 +264,14 @@ public struct KustomizeImageEntry: Sendable {
         let searchFrom = bytes.firstIndex(of: UInt8(ascii: "/")).map { $0 > 0 ? $0 : 0 } ?? 0
         guard let cut = bytes[searchFrom...].firstIndex(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "@") }) else { return text }
         var rest = bytes[cut...]
-        if rest.starts(with: Array("@sha256".utf8)) { rest = rest.dropFirst(7) }
+        if rest.starts(with: "@sha256".utf8) { rest = rest.dropFirst(7) }
         if let colon = rest.first, colon == UInt8(ascii: ":") {
             let allowed = rest.dropFirst().allSatisfy { b in
-                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || Array("_.{}-".utf8).contains(b)
+                switch b {
+                case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "{"), UInt8(ascii: "}"),
+                     UInt8(ascii: "-"): true
+                default: false
+                }
             }
             guard allowed else { return nil }
         } else if !rest.isEmpty {
@@ -421,7 +425,7 @@ public struct ImageUse: Sendable {
         guard let name else { return }
         // a repository that ends in a digest's algorithm beside a tag of its hex (`repository: busybox@sha256`, `tag:
         // 3fbc…`): the chart's `repository:tag` is a digest reference (lenaxia/home-ops-prod's app-template values)
-        if digest == nil, tag != nil, ["@sha256", "@sha384", "@sha512"].contains(where: name.hasSuffix) {
+        if digest == nil, tag != nil, name.hasBytesSuffix("@sha256") || name.hasBytesSuffix("@sha384") || name.hasBytesSuffix("@sha512") {
             switch ImageReference.parse(text) {
             case .success(let whole) where whole.tag == nil && whole.digest != nil:
                 self.name = whole.name
@@ -442,6 +446,9 @@ public struct ImageUse: Sendable {
             normalizedName = r.normalizedName
             if r.tag != nil || r.digest != nil, tag != nil || digest != nil {
                 invalid = "the repository field '\(name)' already carries a tag or digest"
+            } else if tag.map({ ImageReference.isTag($0.value) }) ?? true, digest.map({ ImageReference.checkDigest($0) == nil }) ?? true {
+                // a name that parses, with a tag and digest that pass (neither holds a `:`, `@` or `/`): the whole
+                // reference parses into the same parts, nothing to read again
             } else {
                 switch ImageReference.parse(text) {
                 case .failure(let e):
