@@ -83,7 +83,7 @@ struct Check: ParsableCommand {
             }
             if !options.quiet { for note in result.notes { writeStderr("tagwarden: note: \(note)\n") } }
             let code = try options.emit(result.report)
-            withExtendedLifetime(result.report) { Glibc.exit(code) }
+            withExtendedLifetime(result) { Glibc.exit(code) }
         }
     }
 }

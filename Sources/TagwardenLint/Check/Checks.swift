@@ -24,6 +24,15 @@ public struct CheckOptions: Sendable {
 public struct CheckResult: Sendable {
     public var report: AuditReport
     public var notes: [String] = []
+    /// What the result was made from (both trees' snapshots and audits, the facts they shared), freed with it: a caller
+    /// that exits while it holds the result frees none of it (at 100,000 files that took 0.26 s of one core).
+    var madeFrom: Kept?
+
+    /// Values held, never read: only their release is wanted later (`@unchecked`: nothing reaches them through it).
+    final class Kept: @unchecked Sendable {
+        private let values: [Any]
+        init(_ values: Any...) { self.values = values }
+    }
 }
 
 /// `check --staged` (pre-commit) and `check --base` (the pull-request check): each lints two trees and keeps the
@@ -54,7 +63,7 @@ public enum Checks {
         // the baseline the commit will hold
         let (report, told) = try ws.leavingOutBaseline(Linter.compare(head: staged, base: before, alwaysIn: all ? try repo.stagedChanges() : []),
                                                        options.baseline, from: .index, prefix: ws.prefix, judgesStale: false)
-        return CheckResult(report: report, notes: notes + told)
+        return CheckResult(report: report, notes: notes + told, madeFrom: CheckResult.Kept(ws, indexSnap, shared, headSide as Any, staged, before as Any))
     }
 
     /// HEAD against the merge base of BASE and HEAD, both from the object database. With `configFromBase`, BASE's
@@ -89,7 +98,8 @@ public enum Checks {
         // the baseline of the side whose config is in force: a pull request cannot put its own findings in it
         let (report, told) = try ws.leavingOutBaseline(r, options.baseline, from: .commit(configFromBase ? baseSha : headSha),
                                                        prefix: ws.prefix, judgesStale: false)
-        return CheckResult(report: report, notes: headSnap.notes + told)
+        return CheckResult(report: report, notes: headSnap.notes + told,
+                           madeFrom: CheckResult.Kept(ws, headSnap, shared, baseSide, headReport, baseReport, r))
     }
 
     /// The audit of `rev` on another thread, started now, in a workspace of its own that `open` makes: a libgit2
