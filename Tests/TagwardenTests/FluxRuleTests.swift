@@ -1719,6 +1719,26 @@ func fluxRepo() -> [String: String] {
                                             + "so Flux Kustomization flux-system/canary (clusters/prod/canary.yaml) deploys nothing"])
     }
 
+    /// Go's JSON reader matches a kustomization's field names whatever their case (`Resources:` is `resources:`): only a
+    /// name that is none of them in any case is unknown, and a field that gives resources counts in any case too.
+    @Test func kustomizationFieldsAreKnownWhateverTheirCase() throws {
+        var files: [String: String] = [
+            "clusters/prod/flux-system/gotk-sync.yaml": fluxKustomization(name: "flux-system", path: "./clusters/prod"),
+            "clusters/prod/apps.yaml": fluxKustomization(path: "./apps/prod"),
+            "apps/prod/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nNameSuffix: -x\nResources: [web.yaml]\n",
+            "apps/prod/web.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\n",
+        ]
+        #expect(try lint(files).filter { $0.rule == "kustomization-build-fails" }.isEmpty)
+        // an unknown name, beside `RESOURCES:`, which still gives the build its resources: dropped, a warning
+        files["apps/prod/kustomization.yaml"] = "kind: Kustomization\nResourcez: [web.yaml]\nRESOURCES: [web.yaml]\n"
+        let dropped = try lint(files).filter { $0.rule == "kustomization-build-fails" }
+        #expect(dropped.map { "\($0.severity) \($0.rendered)" } == ["warning kustomization-build-fails apps/prod/kustomization.yaml:2:1"])
+        // a name outside ASCII is no field either
+        files["apps/prod/kustomization.yaml"] = "kind: Kustomization\nrésources: [web.yaml]\n"
+        let refused = try lint(files).filter { $0.rule == "kustomization-build-fails" }
+        #expect(refused.map { "\($0.severity) \($0.rendered)" } == ["error kustomization-build-fails apps/prod/kustomization.yaml:2:1"])
+    }
+
     /// AbuDev22/multi-clusters: a Flux Kustomization written into the `kustomization.yaml` of bootstrap's path is the
     /// kustomization kustomize reads there, and refuses: Flux generates nothing for that directory, so neither the
     /// Kustomization nor the `flux-system` directory beside it is applied through that build, and what its path names is

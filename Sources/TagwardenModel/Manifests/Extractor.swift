@@ -225,7 +225,19 @@ package struct Extractor {
 
     /// Whether kustomization `root` has a field that gives its build resources, not empty.
     static func makesResources(_ y: YAMLFile, _ root: Int) -> Bool {
-        y.pairs(root).contains { k, v in resourceMakingFields.contains(y.value(k).lowercased()) && !y.isNull(v) && !y.childNodes(v).isEmpty }
+        y.pairs(root).contains { k, v in isField(y, k, resourceMakingFieldBytes, resourceMakingFields) && !y.isNull(v) && !y.childNodes(v).isEmpty }
+    }
+    static let resourceMakingFieldBytes = resourceMakingFields.map { Array($0.utf8) }
+
+    /// Whether key `k` is one of `names` (lower-cased), compared as `names.contains(value.lowercased())` would: an ASCII
+    /// key by its bytes, any other through `lowercased()` (a key per kustomization field: a String and a hash each were
+    /// most of the check).
+    static func isField(_ y: YAMLFile, _ k: Int, _ bytes: [[UInt8]], _ names: Set<String>) -> Bool {
+        let b = y.valueBytes(k)
+        guard !b.contains(where: { $0 >= 0x80 }) else { return names.contains(y.value(k).lowercased()) }
+        return bytes.contains { n in
+            n.count == b.count && zip(n, b).allSatisfy { want, c in want == (c >= 65 && c <= 90 ? c | 0x20 : c) }
+        }
     }
 
     /// The fields of a kustomization kustomize v5 decodes (lower-cased): any other makes it refuse the file.
@@ -236,6 +248,7 @@ package struct Extractor {
         "helmGlobals", "helmCharts", "helmChartInflationGenerator", "generatorOptions", "configurations", "generators",
         "transformers", "validators", "buildMetadata",
     ].map { $0.lowercased() })
+    static let kustomizationFieldBytes = kustomizationFields.map { Array($0.utf8) }
 
     mutating func document(_ d: Int, root: Int, isKustomizationFile: Bool) {
         guard y.nodes[root].kind == .mapping else { return }
@@ -312,7 +325,7 @@ package struct Extractor {
         if isKustomizationFile {
             // kustomize decodes the file with unknown fields disallowed (Go's JSON matching of names, case-insensitive),
             // whatever object it holds (a Flux Kustomization written into `kustomization.yaml` too)
-            for (k, _) in y.pairs(root) where !Extractor.kustomizationFields.contains(y.value(k).lowercased()) {
+            for (k, _) in y.pairs(root) where !Extractor.isField(y, k, Extractor.kustomizationFieldBytes, Extractor.kustomizationFields) {
                 facts.kustomizationUnknownFields.append(located(k))
             }
             if !facts.kustomizationUnknownFields.isEmpty { facts.kustomizationMakesResources = Extractor.makesResources(y, root) }

@@ -44,7 +44,6 @@ public enum History {
         var current = current
         let tipSha = try repo.resolveCommit(tip)
 
-        let paths = StagingPaths(model: model, staging: staging, files: stagingFiles, dirs: stagingDirs)
         let key = cacheKey(model: model, staging: staging, dirs: stagingDirs)
         let dir = repo.commonDir.hasSuffix("/") ? repo.commonDir + "tagwarden" : repo.commonDir + "/tagwarden"
         // one cache file per walked tip; a run starts from the newest cached ancestor of its tip
@@ -68,6 +67,8 @@ public enum History {
         if hide != tipSha {
             guard let tipID = GitOID(hex: tipSha) else { throw TagwardenError("staging history: \(tipSha) is no commit id") }
             let commits = try repo.commitTrees(from: tipID, hiding: hide.flatMap { GitOID(hex: $0) })
+            // (where staging's files may be, made only for a walk: a cache of the tip needs none of it)
+            let paths = StagingPaths(model: model, staging: staging, files: stagingFiles, dirs: stagingDirs)
             evidence.merge(try read(commits, from: repo, paths: paths, progress: progress))
             progress?(commits.count, commits.count)
             evidence.commitsRead = commits.count
