@@ -33,10 +33,10 @@ public enum CommitMessage {
             let resource = TemplateStruct(type: "yaml.ResourceIdentifier", embedded: [typeMeta, nameMeta])
             return .structure(TemplateStruct(type: "update.ObjectIdentifier", embedded: [resource]))
         }
-        func key(_ o: ObjectIdentity) -> [[UInt8]] { [o.apiVersion, o.kind, o.name, o.namespace].map { Array($0.utf8) } }
+        /// Go's order of the struct keys, field by field, each by its bytes (without an array made for each comparison)
         func precedes(_ a: ObjectIdentity, _ b: ObjectIdentity) -> Bool {
-            for (x, y) in zip(key(a), key(b)) where x != y { return x.lexicographicallyPrecedes(y) }
-            return false
+            func order(_ x: String, _ y: String) -> Bool? { x.utf8.elementsEqual(y.utf8) ? nil : x.utf8.lexicographicallyPrecedes(y.utf8) }
+            return order(a.apiVersion, b.apiVersion) ?? order(a.kind, b.kind) ?? order(a.name, b.name) ?? order(a.namespace, b.namespace) ?? false
         }
         /// The objects of some changes in Go's order for struct keys (field by field), each with its changes in order.
         func byObject(_ changes: [SetterChange]) -> [(ObjectIdentity, [SetterChange])] {

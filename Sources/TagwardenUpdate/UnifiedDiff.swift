@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import TagwardenBasics
 
 /// A unified diff of two versions of a file, as `git diff` prints it: `---`/`+++` headers, hunks of three lines of
@@ -92,7 +95,20 @@ public enum UnifiedDiff {
     static func lines(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
         var out: [ArraySlice<UInt8>] = []
         var start = 0
-        for (i, c) in bytes.enumerated() where c == 10 {
+        // (the line ends found by memchr: the byte loop cost 50 instructions a byte)
+        let ends = bytes.withUnsafeBufferPointer { b -> [Int] in
+            guard let base = b.baseAddress else { return [] }
+            var ends: [Int] = []
+            var at = 0
+            while at < b.count, let p = memchr(base + at, 10, b.count - at) {
+                let i = base.distance(to: p.assumingMemoryBound(to: UInt8.self))
+                ends.append(i)
+                at = i + 1
+            }
+            return ends
+        }
+        out.reserveCapacity(ends.count + 1)
+        for i in ends {
             out.append(bytes[start...i])
             start = i + 1
         }

@@ -22,6 +22,19 @@ import Testing
         try Config.parse(Array(s.utf8), path: ".tagwarden.yaml", knownRules: Catalogue.ids)
     }
 
+    /// `replacingOccurrences` finds its pattern where a Character starts, whether it compares bytes (ASCII) or not: the
+    /// LF of a CR LF is no match, the `e` of an `e` with a combining accent is.
+    @Test func replacingOccurrencesReplacesCharacters() {
+        #expect("flux-system:web".replacingOccurrences(of: ":", with: "/") == "flux-system/web")
+        #expect("a::b::".replacingOccurrences(of: "::", with: "-") == "a-b-")
+        #expect("aaa".replacingOccurrences(of: "aa", with: "b") == "ba")
+        #expect("none".replacingOccurrences(of: ":", with: "/") == "none")
+        #expect("".replacingOccurrences(of: ":", with: "/") == "")
+        #expect("é:x".replacingOccurrences(of: ":", with: "/") == "é/x")
+        #expect("a\r\nb\nc".replacingOccurrences(of: "\n", with: "|") == "a\r\nb|c")
+        #expect("e\u{301}:e".replacingOccurrences(of: "e", with: "x") == "x\u{301}:x")
+    }
+
     @Test func validConfig() throws {
         let c = try parse("""
         profile: strict

@@ -198,11 +198,12 @@ import TagwardenYAML
 
     @Test func yaml11NonStringsAreThoseKyamlQuotes() {
         for s in ["1", "1.10", "-1", "+1", "0x1F", "0o17", "012", "08", "1_000", "1e3", ".5", "1.", ".inf", "-.Inf", ".NaN",
-                  "yes", "No", "on", "OFF", "y", "N", "true", "False", "~", "null", "0b101", "a: b", "- x", "[a]", "{a: b}", "# c"] {
+                  "yes", "No", "on", "OFF", "y", "N", "true", "False", "~", "null", "0b101", "a: b", "- x", "[a]", "{a: b}", "# c",
+                  "1 # c", "1 #c x", "é: b", "1 # é"] {
             #expect(Setters.isYAML11NonString(s), "\(s)")
         }
         for s in ["", "v1", "1.2.3", "1.0.0-rc.1", "sha256:abc", "ghcr.io/acme/web:1.0", "2024-01-02", "0x", "1e", "yess", "nul",
-                  "\"1\"", "'1'", "1\n2", "main-123"] {
+                  "\"1\"", "'1'", "1\n2", "main-123", "v1 # c", "é # c", "é:b", "1\r\n2"] {
             #expect(!Setters.isYAML11NonString(s), "\(s)")
         }
     }

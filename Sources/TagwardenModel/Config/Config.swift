@@ -299,6 +299,7 @@ public struct Config: Sendable {
 extension String {
     package func replacingOccurrences(of a: String, with b: String) -> String {
         guard !a.isEmpty else { return self }
+        if let replaced = replacingByBytes(a, b) { return replaced }
         var out = ""
         var rest = Substring(self)
         while let r = rest.range(of: a) {
@@ -308,6 +309,32 @@ extension String {
         }
         out += rest
         return out
+    }
+
+    /// The same replacement made on the bytes, where the two searches agree: both strings ASCII, and `a` without CR or
+    /// LF (the search above finds `a` only where a Character starts, and CR LF is one Character); nil otherwise. (The Character search cost 17,000 instructions a call on a
+    /// policy's `namespace:name`, 12,000 calls in an update of the bench fleet.)
+    private func replacingByBytes(_ a: String, _ b: String) -> String? {
+        var s = self, p = a
+        return s.withUTF8 { hay in
+            p.withUTF8 { needle -> String? in
+                guard !needle.contains(where: { $0 >= 0x80 || $0 == 10 || $0 == 13 }), !hay.contains(where: { $0 >= 0x80 }) else { return nil }
+                let h = UnsafeRawBufferPointer(hay), n = UnsafeRawBufferPointer(needle)
+                guard var at = SourceText.find(h, n, from: 0) else { return self }
+                var out: [UInt8] = []
+                out.reserveCapacity(hay.count)
+                var from = 0
+                while true {
+                    out.append(contentsOf: hay[from..<at])
+                    out.append(contentsOf: b.utf8)
+                    from = at + needle.count
+                    guard let next = SourceText.find(h, n, from: from) else { break }
+                    at = next
+                }
+                out.append(contentsOf: hay[from...])
+                return String(decoding: out, as: UTF8.self)
+            }
+        }
     }
 }
 
