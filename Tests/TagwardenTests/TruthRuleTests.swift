@@ -2303,6 +2303,72 @@ extension FluxInstanceTests {
         #expect(listed.map(\.rendered) == ["marker-missing apps/prod/deployment.yaml:9:18"], "\(listed.map(\.message))")
     }
 
+    /// tyzbit/fleet-infra's discord-modtools dev release: a development field at a release tag, which the production
+    /// policy selects and the development one (of `main-<sha>-<timestamp>` builds) never could, follows production's tags:
+    /// no marker of development's is missing there. Where no other policy could select it, the field is a placeholder
+    /// nothing updates (cybaxx/web-services-k8s, in the rule's examples): still a finding.
+    @Test func aTagOnlyAnotherPolicyCouldSelectHasNoMarkerMissing() throws {
+        var files = bootstrapFiles("clusters/main", flux: "v2.7.0")
+        files["clusters/main/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["clusters/main/automation.yaml"] = imageUpdateAutomation(name: "web", path: "./apps")
+        files["apps/web/dev/policy.yaml"] = imagePolicy(name: "web-dev", repository: "web", pattern: "^main-[a-f0-9]+-(?P<ts>[0-9]+)$",
+                                                        extract: "$ts", order: .numerical("asc"))
+        func deployment(_ tag: String, marker: String = "") -> String {
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n"
+                + "  template:\n    spec:\n      containers:\n        - name: web\n          image: ghcr.io/acme/web:\(tag)\(marker)\n"
+        }
+        files["apps/web/dev/deployment.yaml"] = deployment("v0.3.1")
+        files["apps/web/prod/policy.yaml"] = imageRepository() + "---\n" + imagePolicy(name: "web", semver: ">=0.0.0")
+        files["apps/web/prod/deployment.yaml"] = deployment("1.2.3", marker: #" # {"$imagepolicy": "flux-system:web"}"#)
+        let missing = { try lint(files, asFound: true).filter { $0.rule == "marker-missing" }.map(\.rendered) }
+        #expect(try missing().isEmpty)
+        files["apps/web/dev/deployment.yaml"] = deployment("main-abc1234-1700000000")
+        #expect(try missing() == ["marker-missing apps/web/dev/deployment.yaml:9:18"])
+        // no other policy could select the release tag: the development field follows none (a placeholder)
+        files["apps/web/dev/deployment.yaml"] = deployment("v0.3.1")
+        files["apps/web/prod/policy.yaml"] = imageRepository()
+        files["apps/web/prod/deployment.yaml"] = deployment("1.2.3")
+        #expect(try missing() == ["marker-missing apps/web/dev/deployment.yaml:9:18"])
+    }
+
+    /// tyzbit/fleet-infra's plex: a policy no marker uses, in the directory of one of two releases of its image, is that
+    /// release's (the other, upgraded after it, follows no policy): only the field beside it lacks a marker.
+    @Test func anUnusedPolicyIsTheFieldsBesideIt() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.7.0")
+        files["clusters/prod/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps/media", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["clusters/prod/automation.yaml"] = imageUpdateAutomation(name: "web", path: "./apps/media")
+        for side in ["primary", "secondary"] {
+            files["apps/media/\(side)/deployment.yaml"] = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web-\(side), namespace: default}\n"
+                + "spec:\n  template:\n    spec:\n      containers:\n        - name: web\n          image: ghcr.io/acme/web:1.2.3\n"
+        }
+        files["apps/media/secondary/policy.yaml"] = imageRepository(name: "web-secondary") + "---\n" + imagePolicy(name: "web-secondary")
+        let beside = try lint(files, asFound: true).filter { $0.rule == "marker-missing" }
+        #expect(beside.map(\.rendered) == ["marker-missing apps/media/secondary/deployment.yaml:9:18"], "\(beside.map(\.message))")
+        // a policy beside neither stands for both
+        files["apps/media/policy.yaml"] = files.removeValue(forKey: "apps/media/secondary/policy.yaml")
+        #expect(try lint(files, asFound: true).filter { $0.rule == "marker-missing" }.map(\.rendered)
+                == ["marker-missing apps/media/primary/deployment.yaml:9:18", "marker-missing apps/media/secondary/deployment.yaml:9:18"])
+    }
+
+    /// DecentM/fleet-infra: a Flux Kustomization whose path is not in the repository, which only a build kustomize refuses
+    /// takes (it names a second `apps` beside the first in the build Flux generates): nothing applies it now, so its path
+    /// fails nothing yet: a warning that says so, beside the refused build's error.
+    @Test func aMissingPathOfAKustomizationOnlyARefusedBuildTakesIsAWarning() throws {
+        var files = bootstrapFiles("clusters/staging", flux: "v2.7.0")
+        let source = "  sourceRef: {kind: GitRepository, name: flux-system}\n"
+        files["clusters/staging/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps/staging", spec: source)
+        files["clusters/staging/infrastructure.yaml"] = fluxKustomization(name: "infrastructure", path: "./infrastructure/staging", spec: source)
+            + "---\n" + fluxKustomization(name: "apps", path: "./instances/staging", spec: source)
+        for dir in ["apps/staging", "infrastructure/staging"] {
+            files["\(dir)/config.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: config, namespace: default}\n"
+        }
+        let found = try lint(files, asFound: true).filter { $0.rule == "kustomization-build-fails" }
+        #expect(found.map { "\($0.severity) \($0.rendered)" } == ["error kustomization-build-fails clusters/staging/infrastructure.yaml:9:7",
+                                                                  "warning kustomization-build-fails clusters/staging/infrastructure.yaml:12:9"],
+                "\(found.map(\.message))")
+        #expect(found.last?.message.contains("so nothing applies it now; once something does, kustomize-controller fails it") == true)
+    }
+
     /// BayajidAlam/node-fleet: a build kustomize refuses for a Secret it takes twice deploys nothing, so the ClusterRole
     /// it holds replaces nothing (`kubectl kustomize` of the generated build: "may not add resource with an already
     /// registered id").

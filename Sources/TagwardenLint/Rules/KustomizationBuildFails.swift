@@ -67,9 +67,16 @@ extension Rule {
         for e in m.emptyFluxPaths {
             let k = e.kustomization
             let patch = e.patched ? " as this patch sets its path" : ""
-            var f = c.finding("Flux Kustomization \(m.qualifiedName(k)) builds ./\(e.path)\(patch), which is not in the repository: "
-                              + "kustomize-controller fails it with 'kustomization path not found', so it deploys nothing",
+            // a Kustomization that only builds kustomize refuses take is applied by none of them (DecentM/fleet-infra's
+            // second `apps`, beside the first in one generated build): its path fails once something applies it
+            let refused = m.takenOnlyByRefusedBuilds(k)
+            let consequence = refused
+                ? "every build that takes this Kustomization is one kustomize refuses (kustomization-build-fails says why), so nothing "
+                    + "applies it now; once something does, kustomize-controller fails it with 'kustomization path not found'"
+                : "kustomize-controller fails it with 'kustomization path not found', so it deploys nothing"
+            var f = c.finding("Flux Kustomization \(m.qualifiedName(k)) builds ./\(e.path)\(patch), which is not in the repository: \(consequence)",
                               file: e.file, span: e.span, object: k, environment: nil)
+            if refused { f.ruleSeverity = .warning }
             if let premise = m.emptyPathPremises[k] { f.assume(premise) }
             out.append(f)
         }

@@ -12,11 +12,14 @@ extension Rule {
         var guessed: [(policy: PolicyID, environment: String, repository: RepositoryID)] = []
         // (and a policy of no environment that no marker uses: the one an unmarked field of no environment was meant to follow)
         var unusedOfImage: [String: [PolicyID]] = [:]
+        // (and every policy of the image, whatever its environment and its markers)
+        var policiesOfName: [String: [PolicyID]] = [:]
         for (p, policy) in m.flux.policies.withIDs where !m.flux.nonResources.contains(policy.object) {
             guard let r = policy.repository else { continue }
             if let e = policy.environment, m.flux.repositories[r].imagePattern != nil { guessed.append((p, e, r)) }
             guard m.flux.repositories[r].unresolvedVariables.isEmpty,
                   let name = m.flux.repositories[r].normalizedImage else { continue }
+            policiesOfName[name, default: []].append(p)
             if let e = policy.environment {
                 policiesOfImage[name, default: []].append((p, e))
             } else if (m.flux.uses[p] ?? []).isEmpty {
@@ -31,6 +34,9 @@ extension Rule {
             Line(file: m.markers[$0].file, line: m.markers[$0].span.start.line)
         })
         var out: [Finding] = []
+        // each unused policy's findings on fields of no environment: the finding's place in `out`, and the field's file
+        var unusedClaims: [PolicyID: [(finding: Int, file: FileID)]] = [:]
+        var selection = Model.SelectionCache()
         for i in m.images.indices {
             let img = m.images[i]
             guard img.markers.isEmpty, !img.retagged, img.substitution == nil, img.tag != nil,
@@ -57,6 +63,13 @@ extension Rule {
                     .map { ($0, "") }
             }
             guard !watching.isEmpty else { continue }
+            // a field at a tag none of them could ever select, and another policy of the image could, follows that one's
+            // tags: no marker of theirs was lost (tyzbit/fleet-infra's discord-modtools dev release at the release tag
+            // `v0.3.1`, which the production policy selects and the dev policy, of `…-<timestamp>` builds, never could)
+            if watching.allSatisfy({ m.whyNeverSelects($0.policy, tag, cache: &selection) != nil }),
+               (policiesOfName[name] ?? []).contains(where: { o in
+                   !watching.contains { $0.policy == o } && m.whyNeverSelects(o, tag, cache: &selection) == nil
+               }) { continue }
             // (an automation in a file that is not deployed, one its directory's kustomization leaves out, updates nothing:
             // BayajidAlam/node-fleet)
             let automations = m.flux.covering(m.files[img.file].path).filter { a in
@@ -89,7 +102,18 @@ extension Rule {
             if m.environments.strict { f.ruleSeverity = .error }
             if let premise = m.promotionAssumption(i) { f.assume(premise) }
             out.append(f)
+            if img.environment == nil, watching.count == 1 { unusedClaims[watching[0].policy, default: []].append((out.count - 1, img.file)) }
         }
-        return out
+        // a policy no marker uses that several unmarked fields could follow, beside some of them: those are its fields, not
+        // the others (tyzbit/fleet-infra's plex-secondary, in plex/secondary, beside the secondary release and not the
+        // primary one, which is upgraded after it)
+        var dropped = Set<Int>()
+        for (p, claims) in unusedClaims where claims.count > 1 {
+            let home = Path.dirname(m.path(m.objects[m.flux.policies[p].object].file))
+            func beside(_ f: FileID) -> Bool { home.isEmpty || m.path(f).hasPrefix(home + "/") }
+            guard claims.contains(where: { beside($0.file) }) else { continue }
+            for claim in claims where !beside(claim.file) { dropped.insert(claim.finding) }
+        }
+        return dropped.isEmpty ? out : out.indices.filter { !dropped.contains($0) }.map { out[$0] }
     }
 }

@@ -7,9 +7,7 @@ import TagwardenModel
 extension Rule {
     static let markerValueRejected = Rule("marker-value-rejected", scope: .updatePaths) { c in
         let m = c.model
-        var evaluators: [TagParsing: [PolicyDefinition.Behaviour: PolicyEvaluator?]] = [:]
-        struct Extract: Hashable { let template: String?, pattern: ObjectIdentifier? }
-        var extractResolves: [Extract: Bool] = [:]   // a fleet's policies share a few patterns and templates
+        var cache = Model.SelectionCache()
         return m.markers.indices.compactMap { k in
             let mk = m.markers[k]
             guard mk.context == .value, m.markers[k].skipped == nil, let ref = m.markers[k].ref, let p = m.markers[k].policy,
@@ -28,32 +26,7 @@ extension Rule {
                 guard let ii = mk.image, m.images[ii].invalid == nil, let t = m.images[ii].tag?.value else { return nil }
                 tag = t
             }
-            let policy = m.flux.policies[p]
-            // an extract that names no group of the pattern gives every tag an empty key: policy-invalid-regex says so
-            let extract = Extract(template: policy.spec.extract?.value, pattern: policy.regex.map(ObjectIdentifier.init))
-            if extractResolves[extract] == nil { extractResolves[extract] = Rule.extractResolves(policy.spec, policy.regex) }
-            guard extractResolves[extract]!, let e = m.policyEvaluator(p, cache: &evaluators) else { return nil }
-            let flux = e.flux
-            var why: String?
-            if let ex = e.isExcluded(tag) {
-                why = "it matches the ImageRepository exclusion \(ex.pattern)"
-            } else if let key = e.key(for: tag) {
-                switch e.definition.choice {
-                case .semver(let range)?:
-                    if let v = SemVersion.parseTag(key, flux: flux) {
-                        if let c = e.constraint, !c.check(v, flux: flux) { why = "\(key) is outside the semver range '\(range)'" }
-                    } else {
-                        why = "'\(key)' does not parse as a version" + Rule.versionRefusal(key, flux: flux)
-                    }
-                case .numerical?:
-                    if case .failure = GoFloat.parse(key) { why = "its key '\(key)' is not a number" }
-                default:
-                    break
-                }
-            } else {
-                why = "it does not match filterTags.pattern '\(policy.spec.pattern?.value ?? "")'"
-            }
-            guard let why else { return nil }
+            guard let why = m.whyNeverSelects(p, tag, cache: &cache) else { return nil }
             return c.finding("policy \(m.policyName(p)) could never select '\(tag)': \(why); Flux will replace it with the next tag it selects",
                              marker: k)
         }

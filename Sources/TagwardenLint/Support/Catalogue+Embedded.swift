@@ -2905,7 +2905,9 @@ rationale: >
   and deploys nothing; a directory of other files only (a `.gitkeep`) builds to nothing without an error since
   kustomize-controller 1.2.2 (Flux 2.2.3), and is not reported. A path that a patch sets, in a build that takes the
   Kustomization (a shared base's placeholder path that each cluster's overlay replaces), is judged as the patch
-  writes it, where it writes it; the path as written in the Kustomization's file is then not judged.
+  writes it, where it writes it; the path as written in the Kustomization's file is then not judged. A Flux
+  Kustomization that only builds kustomize refuses take (one it takes twice) is applied by none of them: its missing
+  path fails nothing yet, and is a warning that says so.
   At a path without a kustomization file, kustomize-controller generates one: it walks the path (not into
   directories that hold a kustomization file) and decodes every `.yaml` and `.yml` file as Kubernetes objects first,
   and one that is none (a Helm values file, a chart's `Chart.yaml`, a document without `kind` or `metadata.name`)
@@ -5143,7 +5145,10 @@ rationale: >
   file known not to be deployed (one its directory's kustomization leaves out). Where neither the field nor the
   policy is in an environment, the field is judged against a policy of its image only when no marker uses that
   policy at all: then the field is the one it was written for (another field that follows it makes this one's
-  pin look deliberate).
+  pin look deliberate); where some of the fields it could stand for are beside it (in its directory or below), it
+  stands for those only. A field at a tag that none of the policies could ever select (their filter, exclusions or
+  ranking refuse it) while another policy of the image could is following that policy's tags, not missing a marker
+  (a development release pinned to production's releases).
 premises: >
   The file is applied (else a warning that says so), the policy's environment and the field's are
   the same (from the config's paths and namespaces, or from directories and namespaces named after the

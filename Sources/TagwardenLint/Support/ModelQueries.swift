@@ -95,6 +95,46 @@ extension Model {
         return e
     }
 
+    /// What `whyNeverSelects` keeps between calls: the evaluators (`policyEvaluator`), and whether a policy's extract
+    /// names groups its pattern has (a fleet's policies share a few patterns and templates).
+    struct SelectionCache {
+        var evaluators: [TagParsing: [PolicyDefinition.Behaviour: PolicyEvaluator?]] = [:]
+        struct Extract: Hashable { let template: String?, pattern: ObjectIdentifier? }
+        var extractResolves: [Extract: Bool] = [:]
+    }
+
+    /// Why policy `p` could never select `tag`, as the Flux that runs it reads tags: an exclusion of its ImageRepository,
+    /// its filter, or a key it cannot rank (semver, numerical). Nil where it could, and where that is not known here (a
+    /// templated pattern; an extract that names no group of the pattern, which policy-invalid-regex reports).
+    func whyNeverSelects(_ p: PolicyID, _ tag: String, cache: inout SelectionCache) -> String? {
+        let policy = flux.policies[p]
+        let extract = SelectionCache.Extract(template: policy.spec.extract?.value, pattern: policy.regex.map(ObjectIdentifier.init))
+        if cache.extractResolves[extract] == nil { cache.extractResolves[extract] = Rule.extractResolves(policy.spec, policy.regex) }
+        guard cache.extractResolves[extract]!, let e = policyEvaluator(p, cache: &cache.evaluators) else { return nil }
+        let flux = e.flux
+        if let ex = e.isExcluded(tag) { return "it matches the ImageRepository exclusion \(ex.pattern)" }
+        guard let key = e.key(for: tag) else { return "it does not match filterTags.pattern '\(policy.spec.pattern?.value ?? "")'" }
+        switch e.definition.choice {
+        case .semver(let range)?:
+            guard let v = SemVersion.parseTag(key, flux: flux) else { return "'\(key)' does not parse as a version" + Rule.versionRefusal(key, flux: flux) }
+            if let c = e.constraint, !c.check(v, flux: flux) { return "\(key) is outside the semver range '\(range)'" }
+        case .numerical?:
+            if case .failure = GoFloat.parse(key) { return "its key '\(key)' is not a number" }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Whether every build that takes object `i` is one kustomize refuses for a resource it takes twice: what builds it
+    /// applies nothing of it (kustomization-build-fails says why).
+    func takenOnlyByRefusedBuilds(_ i: ObjectID) -> Bool {
+        let builds = sideBySideBuilds(of: objects[i].file, kind: objects[i].kind, object: i)
+        guard !builds.isEmpty, !duplicateIDs.refused.isEmpty else { return false }
+        let refused = Set(duplicateIDs.refused.map(\.build))
+        return builds.allSatisfy { refused.contains($0.build) }
+    }
+
     /// The language of the keys a policy ranks: the tags its filter passes, or the extracted group's language
     /// when `extract` is a single group reference; nil when that cannot be decided.
     func keyLanguage(_ p: PolicyID) -> TagLanguage? {
