@@ -312,8 +312,9 @@ extension String {
     }
 
     /// The same replacement made on the bytes, where the two searches agree: both strings ASCII, and `a` without CR or
-    /// LF (the search above finds `a` only where a Character starts, and CR LF is one Character); nil otherwise. (The Character search cost 17,000 instructions a call on a
-    /// policy's `namespace:name`, 12,000 calls in an update of the bench fleet.)
+    /// LF (the search above finds `a` only where a Character starts, and CR LF is one Character); nil otherwise. (The
+    /// Character search cost 17,000 instructions a call on a policy's `namespace:name`, 12,000 calls in an update of the
+    /// bench fleet.)
     private func replacingByBytes(_ a: String, _ b: String) -> String? {
         var s = self, p = a
         return s.withUTF8 { hay in
