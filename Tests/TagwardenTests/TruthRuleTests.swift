@@ -637,9 +637,10 @@ import TagwardenYAML
 
     @Test func tagsAUserWouldCallFloating() throws {
         let floating = ["nginx:alpine", "python:slim", "debian:bookworm", "mcr.microsoft.com/windows/servercore:windowsservercore",
-                        "nginx:alpine3.20", "node:bookworm-slim", "mcr.microsoft.com/dotnet/runtime:ltsc2022"]
+                        "nginx:alpine3.20", "node:bookworm-slim", "mcr.microsoft.com/dotnet/runtime:ltsc2022", "example/app:ubi9"]
+        // (a channel's word with a number is a numbered release: enesanbar/gitops-flux's k8s-fleetman images, `release2`)
         let pinned = ["nginx:1.25.3-alpine3.20", "postgres:16.3", "registry.k8s.io/pause:3.9", "postgres:16.3-alpine",
-                      "ghcr.io/cloudnative-pg/postgresql:18.1"]
+                      "ghcr.io/cloudnative-pg/postgresql:18.1", "richardchesterwood/k8s-fleetman-api-gateway:release2", "example/app:beta2"]
         let res = try lint(["apps/web.yaml": pod("web", images: floating + pinned)])
         #expect(res.rendered == floating.indices.map { "image-floating-tag apps/web.yaml:\(8 + 2 * $0):14" }, "\(res.rendered)")
     }

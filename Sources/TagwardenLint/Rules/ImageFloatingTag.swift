@@ -43,9 +43,10 @@ extension Rule {
 
     /// A floating tag of the list, or `latest`/a listed tag among words of letters: with a variant such as
     /// `-alpine` (`stable-slim`, `latest-alpine`), the variant of a moving tag moving with it, or after such words
-    /// (`qa-latest`, `preprod-stable`, `production_latest`): a tag with no version names no build. A listed word may carry the version of
-    /// the variant itself (`alpine3.20`, `ltsc2022`, `bookworm-slim`): still no version of the image. A word with
-    /// another digit (`main-3f9c2ab`, `develop-v1.2.3`) names a build.
+    /// (`qa-latest`, `preprod-stable`, `production_latest`): a tag with no version names no build. A listed variant may carry
+    /// the version of the variant itself (`alpine3.20`, `ltsc2022`, `bookworm-slim`): still no version of the image. A word
+    /// with another digit (`main-3f9c2ab`, `develop-v1.2.3`), a channel's word with a number among them (`release2`, the
+    /// second of k8s-fleetman's numbered releases), names a build.
     static func isFloatingWord(_ lower: String, _ list: Set<String>) -> Bool {
         if list.contains(lower) { return true }
         // a word that starts with a digit names a build or a version (most tags stop here, at no cost)
@@ -66,7 +67,7 @@ extension Rule {
             }
             // a listed variant with its own version (`alpine3.20`): digits and dots after the word
             let stem = String(w[..<digit])
-            guard !stem.isEmpty, list.contains(stem), w.utf8[digit...].first.map({ $0 >= 48 && $0 <= 57 }) == true,
+            guard !stem.isEmpty, list.contains(stem), Model.variantTags.contains(stem), w.utf8[digit...].first.map({ $0 >= 48 && $0 <= 57 }) == true,
                   w.utf8[digit...].allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") }) else { return false }
             moving = true
         }

@@ -1362,7 +1362,8 @@ rationale: >
   Branch names, channels (`stable`, `edge`, `nightly`), distribution codenames (`bookworm`, `jammy`),
   their variants (`stable-slim`, `latest-alpine`, `bookworm-slim`), a variant with no version at all
   (`alpine`, `slim`, `windowsservercore`, `alpine3.20`), such words after others of letters
-  (`qa-latest`, `preprod-stable`, `production_latest`) and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds. The manifest
+  (`qa-latest`, `preprod-stable`, `production_latest`) and partial versions (`1`, `1.25`, `v2`, `1.25-alpine`) are re-pointed at new builds
+  (a channel's word with a number, `release2` or `beta2`, names one release, as a variant's own version does not). The manifest
   stays the same while the running code changes. Images numbered with two numbers (PostgreSQL's `16.3`, its own image's and CloudNativePG's,
   also through a mirror that keeps their paths or the name `postgres`, and `postgres-init`'s, tagged with the version of the PostgreSQL image it is built on, Kubernetes' `pause:3.9`, karma's `v0.121`, pgAdmin 4's `9.1`) and with one number
   (mendhak's http-https-echo, `40`) are releases, not series, and a number of six digits or more is a build's (a date,

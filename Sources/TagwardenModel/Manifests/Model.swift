@@ -128,12 +128,15 @@ public struct Model: Sendable {
 
     public static let defaultFloatingTags = ["main", "master", "develop", "development", "dev", "stable", "edge", "nightly",
                                              "canary", "release", "head", "snapshot", "prod", "production", "staging", "stage",
-                                             "test", "testing", "unstable", "next", "trunk", "current", "lts", "mainline", "beta", "alpha", "preview",
-                                             // distribution codenames: rebuilt with every point release and security fix
-                                             "stretch", "buster", "bullseye", "bookworm", "trixie", "sid", "bionic", "focal", "jammy", "noble",
-                                             // variants that name no version: they follow the image's latest release
-                                             "alpine", "slim", "windowsservercore", "nanoserver", "ltsc", "ubi", "ubuntu", "debian",
-                                             "distroless"]
+                                             "test", "testing", "unstable", "next", "trunk", "current", "lts", "mainline", "beta", "alpha", "preview"]
+        + variantTags
+
+    /// The floating tags that name a base or a build of the image, not a channel: distribution codenames, rebuilt with every
+    /// point release and security fix, and variants that name no version, which follow the image's latest release. Such a
+    /// word may carry a version of its own (`alpine3.20`, `ltsc2022`, `ubi9`) and still name no version of the image; a
+    /// channel's word with a number (`release2`, `beta2`) names a release.
+    public static let variantTags = ["stretch", "buster", "bullseye", "bookworm", "trixie", "sid", "bionic", "focal", "jammy", "noble",
+                                     "alpine", "slim", "windowsservercore", "nanoserver", "ltsc", "ubi", "ubuntu", "debian", "distroless"]
 
     /// Parses and extracts every file (in parallel), then resolves namespaces and environments.
     /// `policyCharts`: the Helm charts of the repository whose templates (not read) make ImagePolicies.
