@@ -96,21 +96,13 @@ public enum UnifiedDiff {
         var out: [ArraySlice<UInt8>] = []
         var start = 0
         // (the line ends found by memchr: the byte loop cost 50 instructions a byte)
-        let ends = bytes.withUnsafeBufferPointer { b -> [Int] in
-            guard let base = b.baseAddress else { return [] }
-            var ends: [Int] = []
-            var at = 0
-            while at < b.count, let p = memchr(base + at, 10, b.count - at) {
-                let i = base.distance(to: p.assumingMemoryBound(to: UInt8.self))
-                ends.append(i)
-                at = i + 1
+        bytes.withUnsafeBufferPointer { b in
+            guard let base = b.baseAddress else { return }
+            while start < b.count, let p = memchr(base + start, 10, b.count - start) {
+                let end = base.distance(to: p.assumingMemoryBound(to: UInt8.self))
+                out.append(bytes[start...end])
+                start = end + 1
             }
-            return ends
-        }
-        out.reserveCapacity(ends.count + 1)
-        for i in ends {
-            out.append(bytes[start...i])
-            start = i + 1
         }
         if start < bytes.count { out.append(bytes[start...]) }
         return out

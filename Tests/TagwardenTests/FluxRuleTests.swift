@@ -1685,17 +1685,20 @@ func fluxRepo() -> [String: String] {
                 "\(messages[0])")
     }
 
+    /// A cluster whose Flux Kustomization builds `apps/prod`, where `kustomization` is the kustomization of a ConfigMap `web`.
+    func prodApp(kustomization: String) -> [String: String] {
+        ["clusters/prod/flux-system/gotk-sync.yaml": fluxKustomization(name: "flux-system", path: "./clusters/prod"),
+         "clusters/prod/apps.yaml": fluxKustomization(path: "./apps/prod"),
+         "apps/prod/kustomization.yaml": kustomization,
+         "apps/prod/web.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\n"]
+    }
+
     /// kustomize-controller hands kustomize the kustomization at a Flux Kustomization's path as fluxcd/pkg's generator
     /// decodes and writes it back, without the fields kustomize does not know: there such a field does nothing (a
     /// warning), and a misspelt `resource:` leaves nothing to build (an error); an overlay that includes the directory
     /// reads the file itself and fails (prakash-hulamani/maersk_local).
     @Test func anUnknownFieldAtAFluxPathIsDroppedUnlessABuildIncludesTheDirectory() throws {
-        var files: [String: String] = [
-            "clusters/prod/flux-system/gotk-sync.yaml": fluxKustomization(name: "flux-system", path: "./clusters/prod"),
-            "clusters/prod/apps.yaml": fluxKustomization(path: "./apps/prod"),
-            "apps/prod/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\ndescription: prod\nresources: [web.yaml]\n",
-            "apps/prod/web.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\n",
-        ]
+        var files = prodApp(kustomization: "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\ndescription: prod\nresources: [web.yaml]\n")
         let dropped = try lint(files).filter { $0.rule == "kustomization-build-fails" }
         #expect(dropped.map(\.rendered) == ["kustomization-build-fails apps/prod/kustomization.yaml:3:1"])
         #expect(dropped.map(\.severity) == [.warning])
@@ -1722,12 +1725,7 @@ func fluxRepo() -> [String: String] {
     /// Go's JSON reader matches a kustomization's field names whatever their case (`Resources:` is `resources:`): only a
     /// name that is none of them in any case is unknown, and a field that gives resources counts in any case too.
     @Test func kustomizationFieldsAreKnownWhateverTheirCase() throws {
-        var files: [String: String] = [
-            "clusters/prod/flux-system/gotk-sync.yaml": fluxKustomization(name: "flux-system", path: "./clusters/prod"),
-            "clusters/prod/apps.yaml": fluxKustomization(path: "./apps/prod"),
-            "apps/prod/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nNameSuffix: -x\nResources: [web.yaml]\n",
-            "apps/prod/web.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\n",
-        ]
+        var files = prodApp(kustomization: "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nNameSuffix: -x\nResources: [web.yaml]\n")
         #expect(try lint(files).filter { $0.rule == "kustomization-build-fails" }.isEmpty)
         // an unknown name, beside `RESOURCES:`, which still gives the build its resources: dropped, a warning
         files["apps/prod/kustomization.yaml"] = "kind: Kustomization\nResourcez: [web.yaml]\nRESOURCES: [web.yaml]\n"

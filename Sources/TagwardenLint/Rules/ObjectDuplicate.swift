@@ -31,9 +31,8 @@ extension Rule {
             return names.count == 1 ? names[0] : nil
         }
         let transformers = Transformers(m)
-        // the builds kustomize refuses for a resource taken twice (whatever namespace the two met with), on first need
-        var refused: Set<Model.SideBySideBuild>?
-        var refusedFiles = Set<FileID>(), fluxPaths = StringSet()
+        // the files of the builds kustomize refuses for a resource taken twice, and the Flux paths, on first need
+        var refusedFiles: Set<FileID>?, fluxPaths = StringSet()
         /// Whether every build that takes object i is one kustomize refuses: what builds it deploys nothing of it
         /// (kustomization-build-fails says so), and it replaces nothing (BayajidAlam/node-fleet). So too where the builds
         /// that take it deploy it only through one refused: a base's kustomization that only an overlay refused for a
@@ -41,13 +40,12 @@ extension Rule {
         func onlyInRefusedBuilds(_ i: ObjectID) -> Bool {
             let builds = m.sideBySideBuilds(of: m.objects[i].file, kind: m.objects[i].kind, object: i)
             guard !builds.isEmpty else { return false }
-            if refused == nil {
-                refused = Set(m.duplicateIDs.refused.map(\.build))
-                refusedFiles = Set(refused!.filter { $0.generatedAt == nil }.map(\.file))
+            if m.allRefused(builds) { return true }
+            if refusedFiles == nil {
+                refusedFiles = Set(m.duplicateIDs.refused.filter { $0.generatedAt == nil }.map(\.file))
                 fluxPaths = Model.writtenFluxPaths(m.objects)
             }
-            if builds.allSatisfy({ refused!.contains($0.build) }) { return true }
-            guard !refusedFiles.isEmpty else { return false }
+            guard let refusedFiles, !refusedFiles.isEmpty else { return false }
             /// Whether a way up from `path` reaches a build that deploys it (a Flux Kustomization's path, or a kustomization
             /// nothing includes) past no refused build.
             var visited = Set<String>()

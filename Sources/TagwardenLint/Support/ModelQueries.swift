@@ -129,7 +129,11 @@ extension Model {
     /// Whether every build that takes object `i` is one kustomize refuses for a resource it takes twice: what builds it
     /// applies nothing of it (kustomization-build-fails says why).
     func takenOnlyByRefusedBuilds(_ i: ObjectID) -> Bool {
-        let builds = sideBySideBuilds(of: objects[i].file, kind: objects[i].kind, object: i)
+        allRefused(sideBySideBuilds(of: objects[i].file, kind: objects[i].kind, object: i))
+    }
+
+    /// Whether there are `builds`, and kustomize refuses each for a resource it takes twice.
+    func allRefused(_ builds: [SideBySideBuild]) -> Bool {
         guard !builds.isEmpty, !duplicateIDs.refused.isEmpty else { return false }
         let refused = Set(duplicateIDs.refused.map(\.build))
         return builds.allSatisfy { refused.contains($0.build) }

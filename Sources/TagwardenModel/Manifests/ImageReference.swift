@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import TagwardenBasics
 import TagwardenRegex
 import TagwardenYAML
@@ -129,11 +132,11 @@ public struct ImageReference: Sendable, Hashable {
             let alg = UnsafeBufferPointer(rebasing: b[..<colon])
             let hex = b[(colon + 1)...]
             let want: Int
-            // (the algorithm is six bytes `shaNNN`: compared in place, not as a generic sequence of a String's UTF-8)
-            let sha = alg.count == 6 && alg[0] == UInt8(ascii: "s") && alg[1] == UInt8(ascii: "h") && alg[2] == UInt8(ascii: "a")
-            if sha, alg[3] == UInt8(ascii: "2"), alg[4] == UInt8(ascii: "5"), alg[5] == UInt8(ascii: "6") { want = 64 }
-            else if sha, alg[3] == UInt8(ascii: "3"), alg[4] == UInt8(ascii: "8"), alg[5] == UInt8(ascii: "4") { want = 96 }
-            else if sha, alg[3] == UInt8(ascii: "5"), alg[4] == UInt8(ascii: "1"), alg[5] == UInt8(ascii: "2") { want = 128 }
+            // (compared in place, not as a generic sequence of a String's UTF-8)
+            func named(_ s: StaticString) -> Bool { alg.count == s.utf8CodeUnitCount && memcmp(alg.baseAddress!, s.utf8Start, alg.count) == 0 }
+            if named("sha256") { want = 64 }
+            else if named("sha384") { want = 96 }
+            else if named("sha512") { want = 128 }
             else { return "digest algorithm '\(String(decoding: alg, as: UTF8.self))' is not one of sha256, sha384, sha512" }
             var name: String { String(decoding: alg, as: UTF8.self) }
             guard hex.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else {
