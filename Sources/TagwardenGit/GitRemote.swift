@@ -14,6 +14,7 @@ extension GitRepository {
     /// Pushes `refspecs` (`src:dst`, `+` forces) to the remote (a name or a URL); a refused reference (not a
     /// fast-forward …) throws, named.
     public func push(remote: String, refspecs: [String]) throws {
+        try DeferredCertificates.load()
         let remoteHandle = try openRemote(remote, for: "push to")
         defer { git_remote_free(remoteHandle) }
         let state = RemoteState()
@@ -68,6 +69,7 @@ extension GitRepository {
 
     /// Fetches `refspecs` from the remote (a name or a URL), moving the local references they name.
     public func fetch(remote: String, refspecs: [String]) throws {
+        try DeferredCertificates.load()
         let remoteHandle = try openRemote(remote, for: "fetch from")
         defer { git_remote_free(remoteHandle) }
         let state = RemoteState()
@@ -89,6 +91,7 @@ extension GitRepository {
 
     /// Where the remote's reference `name` (`refs/heads/…`) points now, asked over the network; nil when it has none.
     public func remoteReference(remote: String, name: String) throws -> GitOID? {
+        try DeferredCertificates.load()
         let remoteHandle = try openRemote(remote, for: "read from")
         defer { git_remote_free(remoteHandle) }
         let state = RemoteState()

@@ -6,7 +6,7 @@ import Glibc
 
 /// libgit2 is initialised once per process, lazily: `--version` and `--help` never pay for it.
 private let libgit2Initialised: Bool = {
-    git_libgit2_init()
+    DeferredCertificates.initialise { git_libgit2_init() }
     // Objects are re-hashed on every read otherwise; the repository is ours to trust.
     _ = tw_git_disable_strict_hash_verification()
     // No object cache: what Tagwarden reads it reads once or keeps itself (a history walk keeps a commit's trees for

@@ -2,6 +2,7 @@ import Testing
 import Foundation
 @testable import TagwardenBasics
 @testable import TagwardenGit
+import TagwardenFixtures
 
 /// A scratch directory for real git repositories, built and checked with the `git` CLI; removed at the end.
 private final class GitScratch {
@@ -631,5 +632,30 @@ private func commit(_ repo: GitRepository, on parent: GitOID, _ path: String, _ 
         // every file of a commit whose parent the clone lacks is new
         let files = try s.git(shallow, "ls-tree", "-r", first.commit.hex).split(separator: "\n").filter { $0.hasPrefix("100") }
         #expect(try repo.changedEntries(first) { _ in true }.count == files.count)
+    }
+}
+
+/// libgit2's CA certificates, parsed when a remote is first reached instead of in `git_libgit2_init`.
+@Suite struct DeferredCertificatesTests {
+    @Test func libgit2sCertificatesAreNotedAtItsStartAndReadByMbedTLSWhenARemoteIsReached() throws {
+        let s = try GitScratch()
+        let (_, repo, _) = try s.fixture()
+        // the premise: libgit2 built over mbedTLS (Debian's), whose initialisation parses the system's CA bundle
+        try #require(dlopen("libmbedx509.so.1", RTLD_NOW | RTLD_NOLOAD) != nil, "this libgit2 is not built over mbedTLS")
+        let system = try #require(DeferredCertificates.noted, "libgit2's initialisation asked for no CA file")
+        #expect(system == "/etc/ssl/certs/ca-certificates.crt")
+
+        // a server whose self-signed certificate is for another name: with the system's certificates (which the first
+        // remote operation has libgit2 read) it is not trusted and its name does not match, with that certificate taken
+        // as the CA only its name does not match (mbedTLS 2.28 matches no IP address). libgit2 quotes mbedTLS's flags:
+        // 0x08 not trusted, 0x04 another name. Both reads go through the executable's definition to mbedTLS's.
+        let registry = try LocalRegistry(tls: true)
+        let url = "https://\(registry.host)/acme/web.git"
+        let refused = #expect(throws: TagwardenError.self) { try repo.remoteReference(remote: url, name: "refs/heads/main") }
+        #expect(refused?.message.contains("the SSL certificate is invalid: 0x0c - ") == true, "\(String(describing: refused))")
+        try DeferredCertificates.load(registry.certificate)
+        defer { try? DeferredCertificates.load(system) }
+        let trusted = #expect(throws: TagwardenError.self) { try repo.remoteReference(remote: url, name: "refs/heads/main") }
+        #expect(trusted?.message.contains("the SSL certificate is invalid: 0x04 - ") == true, "\(String(describing: trusted))")
     }
 }
