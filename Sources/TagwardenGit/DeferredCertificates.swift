@@ -12,19 +12,20 @@ import Glibc
 /// make. No option turns that load off. So the executable defines the mbedTLS function libgit2 calls for it
 /// (`mbedtls_x509_crt_parse_file`, below): the dynamic linker binds libgit2's call to the executable's definition
 /// before the library's. While libgit2 initialises, the definition notes the file and parses nothing; `load()`, which
-/// each network operation (push, fetch, asking a remote for a reference) calls first, has libgit2 read that file through its own option
-/// (GIT_OPT_SET_SSL_CERT_LOCATIONS), and then the definition hands the call to mbedTLS's function. A remote reached
-/// without `load()` would find no certificate and refuse the server (it never trusts one unverified). A libgit2 built
-/// over OpenSSL never calls the function: nothing is noted and `load()` does nothing.
+/// each network operation (push, fetch, asking a remote for a reference) calls first, has libgit2 read that file
+/// through its own option (GIT_OPT_SET_SSL_CERT_LOCATIONS), and then the definition hands the call to mbedTLS's
+/// function. A remote reached without `load()` would find no certificate and refuse the server (it never trusts one
+/// unverified). A libgit2 built over OpenSSL never calls the function: nothing is noted and `load()` does nothing.
 enum DeferredCertificates {
     private struct State {
         var initialising = false
         /// The file libgit2 asked for while initialising.
         var noted: String?
-        var loaded = false
     }
 
     private static let state = Locked(State())
+    /// Whether libgit2 has read the noted file (held while it reads it: a second remote operation waits for it).
+    private static let loaded = Locked(false)
 
     /// Runs libgit2's initialisation with the certificates' parse deferred.
     static func initialise(_ body: () -> Void) {
@@ -36,15 +37,14 @@ enum DeferredCertificates {
     /// The file libgit2 asked to parse while it initialised (nil over OpenSSL, or if it has no such file).
     static var noted: String? { state.withLock { $0.noted } }
 
-    /// Has libgit2 parse the certificates it deferred, once; a failure is libgit2's message.
+    /// Has libgit2 parse the certificates it deferred, once; a failure is libgit2's message, and the next remote
+    /// operation tries again.
     static func load() throws {
-        let file: String? = state.withLock { s in
-            guard !s.loaded, let noted = s.noted else { return nil }
-            s.loaded = true
-            return noted
+        try loaded.withLock { loaded in
+            guard !loaded, let file = noted else { return }
+            try load(file)
+            loaded = true
         }
-        guard let file else { return }
-        try load(file)
     }
 
     /// Has libgit2 take `file` as its CA certificates (what `load()` does with the noted one; tests give their own).
