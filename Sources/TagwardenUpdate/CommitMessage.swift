@@ -123,7 +123,9 @@ public enum CommitMessage {
     }
 
     /// The message, or Flux's error for a template it cannot parse or run (a removed field named with its replacement).
-    public static func render(_ template: String?, data: TemplateValue) throws -> String {
+    /// `data` is made only for a template that has actions: the default message, and any other without `{{`, is its
+    /// text, whatever the changes (their data took 60 M instructions for a run of 1,000 changed files).
+    public static func render(_ template: String?, data: @autoclosure () -> TemplateValue) throws -> String {
         let text = (template ?? "").isEmpty ? defaultTemplate : template!
         let tree: GoTemplate.Tree
         switch GoTemplate.tree(text) {
@@ -134,8 +136,10 @@ public enum CommitMessage {
             failed.isBound = e.isBound
             throw failed
         }
+        // (text alone never reads its data)
+        let textOnly = tree.definitions.isEmpty && tree.main.allSatisfy { if case .text = $0 { true } else { false } }
         do {
-            return try TemplateRunner.render(tree, data: data)
+            return try TemplateRunner.render(tree, data: textOnly ? .null : data())
         } catch let e as TagwardenError {
             if e.message.contains("can't evaluate field Updated in type source.TemplateData") {
                 throw TagwardenError("template uses removed '.Updated' field. Please use '.Changed' instead. "

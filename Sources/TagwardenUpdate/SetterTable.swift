@@ -11,14 +11,52 @@ public struct SetterTable: Sendable, Equatable {
     /// `ns:name` of a policy of the repository that is not in the table → why not (another namespace, not taken by
     /// the policySelector, another cluster's, selects no tag). A marker naming a policy in neither is one the
     /// repository does not define.
-    public let whyAbsent: [String: String]
+    let absent: [String: Absence]
     /// The `ns:name` of the policies the automation would use but that select no tag: an error, not a choice.
     public let failed: Set<String>
 
     public init(values: [String: String], whyAbsent: [String: String] = [:], failed: Set<String> = []) {
+        self.init(values: values, absent: whyAbsent.mapValues(Absence.text), failed: failed)
+    }
+
+    init(values: [String: String], absent: [String: Absence], failed: Set<String>) {
         self.values = values
-        self.whyAbsent = whyAbsent
+        self.absent = absent
         self.failed = failed
+    }
+
+    /// Why the policy `ns:name` is not in the table, if it is one of the repository's.
+    public func whyAbsent(_ key: String) -> String? { absent[key]?.message }
+
+    /// Every policy not in the table, and why.
+    public var whyAbsent: [String: String] { absent.mapValues(\.message) }
+
+    /// Why a policy is not in the table, kept in parts and put into words when asked: a run's table leaves out every
+    /// policy of the other clusters (thousands in a fleet), of which the markers it writes name almost none.
+    enum Absence: Sendable, Equatable {
+        case otherNamespace(namespace: String?, name: String, automationNamespace: String?)
+        case notApplied(key: String, cluster: String)
+        case otherBuild(key: String, repository: String, image: String?, cluster: String)
+        case notSelected(key: String)
+        case text(String)
+
+        var message: String {
+            func named(_ key: String) -> String { key.replacingOccurrences(of: ":", with: "/") }
+            switch self {
+            case let .otherNamespace(namespace, name, automationNamespace):
+                return "ImagePolicy \(namespace ?? "")/\(name) is not in the automation's namespace \(automationNamespace ?? "(none)"); "
+                    + "Flux only uses policies of its own namespace"
+            case let .notApplied(key, cluster):
+                return "ImagePolicy \(named(key)) is not applied by cluster \(cluster), whose Flux runs this automation"
+            case let .otherBuild(key, repository, image, cluster):
+                return "ImagePolicy \(named(key)) reads ImageRepository \(repository) as another cluster's build makes it "
+                    + "(\(image ?? "no image")), not as cluster \(cluster) does: not written"
+            case let .notSelected(key):
+                return "the automation's policySelector does not take ImagePolicy \(named(key))"
+            case let .text(message):
+                return message
+            }
+        }
     }
 
     /// The table of automation `a` as the Flux of `cluster` runs it (nil: the repository does not tell which cluster
@@ -33,38 +71,36 @@ public struct SetterTable: Sendable, Equatable {
             throw TagwardenError("ImageUpdateAutomation \(automation.namespace ?? "<no namespace>")/\(name): its policySelector has "
                                  + "matchExpressions, which tagwarden does not evaluate; use matchLabels")
         }
-        var whyAbsent: [String: String] = [:]
+        var absent: [String: Absence] = [:]
         // the run's policies by `ns:name`: each with the value it writes (nil: it selects no tag)
         var taken: [String: [(outcome: PolicyOutcome, value: String?)]] = [:]
         for o in outcomes {
             let policy = model.flux.policies[o.policy]
             // a policy without a namespace of its own is in the automation's
             let key = "\(policy.namespace ?? automation.namespace ?? ""):\(policy.name)"
-            let named = key.replacingOccurrences(of: ":", with: "/")
             guard FluxIndex.sameNamespace(policy.namespace, automation.namespace) else {
-                whyAbsent[key] = whyAbsent[key] ?? "ImagePolicy \(policy.namespace ?? "")/\(policy.name) is not in the automation's "
-                    + "namespace \(automation.namespace ?? "(none)"); Flux only uses policies of its own namespace"
+                if absent[key] == nil { absent[key] = .otherNamespace(namespace: policy.namespace, name: policy.name, automationNamespace: automation.namespace) }
                 continue
             }
             // (one in a file no cluster here reaches may be applied from outside, as the audit takes it: Flux's cluster
             // may have it, squaremo/xamaral's generated prod/all.yaml)
             if let cluster, !model.clusters(deploying: policy.object).contains(cluster),
                model.clusters.reach[model.objects[policy.object].file] != .unreached {
-                whyAbsent[key] = whyAbsent[key] ?? "ImagePolicy \(named) is not applied by cluster "
-                    + "\(model.clusters.clusters[cluster].displayName), whose Flux runs this automation"
+                if absent[key] == nil { absent[key] = .notApplied(key: key, cluster: model.clusters.clusters[cluster].displayName) }
                 continue
             }
             // its ImageRepository as another cluster's build makes it (a shared base substituted per cluster): this
             // cluster's is another outcome's, when the cluster makes one of the name
             if let cluster, let r = o.repository ?? policy.repository, !model.clusters(deploying: model.flux.repositories[r].object).contains(cluster),
                model.clusters.reach[model.objects[model.flux.repositories[r].object].file] != .unreached {
-                whyAbsent[key] = whyAbsent[key] ?? "ImagePolicy \(named) reads ImageRepository \(model.flux.repositories[r].name) as another "
-                    + "cluster's build makes it (\(model.flux.repositories[r].spec.image?.value ?? "no image")), not as cluster "
-                    + "\(model.clusters.clusters[cluster].displayName) does: not written"
+                if absent[key] == nil {
+                    absent[key] = .otherBuild(key: key, repository: model.flux.repositories[r].name, image: model.flux.repositories[r].spec.image?.value,
+                                              cluster: model.clusters.clusters[cluster].displayName)
+                }
                 continue
             }
             guard model.flux.selectorTakes(automation: a, policy: o.policy) else {
-                whyAbsent[key] = "the automation's policySelector does not take ImagePolicy \(named)"
+                absent[key] = .notSelected(key: key)
                 continue
             }
             let value = o.image.flatMap { image in o.tag.map { tag in (o.digest ?? "").isEmpty ? "\(image):\(tag)" : "\(image):\(tag)@\(o.digest!)" } }
@@ -72,30 +108,34 @@ public struct SetterTable: Sendable, Equatable {
         }
         var values: [String: String] = [:]
         var failed: Set<String> = []
+        // whether the candidates write more than one value
+        func disagree(_ chosen: [(outcome: PolicyOutcome, value: String?)]) -> Bool {
+            chosen.indices.dropFirst().contains { chosen[$0].value != chosen[0].value }
+        }
         for (key, candidates) in taken {
             var chosen = candidates
-            if Set(chosen.map(\.value)).count > 1, cluster == nil {
+            if disagree(chosen), cluster == nil {
                 // no cluster tells: the automation's own environment's, when that settles it
                 let own = chosen.filter { model.flux.policies[$0.outcome.policy].environment == automation.environment }
                 if !own.isEmpty { chosen = own }
             }
             let named = key.replacingOccurrences(of: ":", with: "/")
-            if Set(chosen.map(\.value)).count > 1 {
+            if disagree(chosen) {
                 let places = chosen.map { c in
                     "\(model.files[model.objects[model.flux.policies[c.outcome.policy].object].file].path) (\(c.outcome.tag ?? "no tag"))"
                 }
-                whyAbsent[key] = "\(chosen.count) ImagePolicies \(named) that this run may use choose differently (\(places.joined(separator: ", "))), "
+                absent[key] = .text("\(chosen.count) ImagePolicies \(named) that this run may use choose differently (\(places.joined(separator: ", "))), "
                     + (cluster == nil ? "and no cluster here tells which one the automation's Flux has; declare the clusters under clusters: in \(Config.fileName)"
-                        : "and cluster \(model.clusters.clusters[cluster!].displayName) applies them all")
+                        : "and cluster \(model.clusters.clusters[cluster!].displayName) applies them all"))
                 continue
             }
             let o = chosen[0].outcome
             if let why = o.leftAlone {
-                whyAbsent[key] = why
+                absent[key] = .text(why)
                 continue
             }
             guard let image = o.image, let tag = o.tag, let value = chosen[0].value else {
-                whyAbsent[key] = "ImagePolicy \(named) selects no tag: \(o.error ?? "no tag")"
+                absent[key] = .text("ImagePolicy \(named) selects no tag: \(o.error ?? "no tag")")
                 failed.insert(key)
                 continue
             }
@@ -105,7 +145,7 @@ public struct SetterTable: Sendable, Equatable {
             // Flux writes the digest even when the policy reflects none: the field becomes ""
             values[key + ":digest"] = o.digest ?? ""
         }
-        for key in taken.keys where values[key] != nil { whyAbsent[key] = nil }
-        return SetterTable(values: values, whyAbsent: whyAbsent, failed: failed)
+        for key in taken.keys where values[key] != nil { absent[key] = nil }
+        return SetterTable(values: values, absent: absent, failed: failed)
     }
 }

@@ -41,8 +41,15 @@ public struct MarkerOutcome: Sendable, Equatable {
     public let setter: String
     public let status: Status
 
-    /// The policy it names, `namespace:name`.
-    public var policy: String { setter.split(separator: ":", omittingEmptySubsequences: false).prefix(2).joined(separator: ":") }
+    /// The policy it names, `namespace:name`: the value up to its second `:` (found among its bytes, as Flux splits it).
+    public var policy: String {
+        var colons = 0
+        for i in setter.utf8.indices where setter.utf8[i] == UInt8(ascii: ":") {
+            colons += 1
+            if colons == 2 { return String(setter[..<i]) }
+        }
+        return setter
+    }
 }
 
 /// A file the setters rewrite: its bytes before and after, and the changes, in file order.
@@ -206,7 +213,7 @@ public enum Setters {
                 continue
             }
             guard let value = table.values[m.ref.value] else {
-                outcome(.skipped(table.whyAbsent["\(m.ref.namespace):\(m.ref.name)"] ?? "the repository has no ImagePolicy \(m.ref.namespace)/\(m.ref.name)"))
+                outcome(.skipped(table.whyAbsent("\(m.ref.namespace):\(m.ref.name)") ?? "the repository has no ImagePolicy \(m.ref.namespace)/\(m.ref.name)"))
                 continue
             }
             if m.style.isBlock {

@@ -324,9 +324,11 @@ public enum Updater {
         }
         let table = try SetterTable.build(model, automation: a, cluster: run.cluster, outcomes: outcomes)
         // Flux parses every whole reference before it writes anything, and gives up on the run when one fails
-        let references = table.values.filter { entry in entry.key.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: ":") ? 1 : 0) } == 1 }
-        if let bad = references.filter({ if case .failure = ImageReference.parse($0.value) { true } else { false } })
-            .min(by: { $0.key < $1.key }) {
+        var firstBad: (key: String, value: String)?
+        for entry in table.values where entry.key.utf8.count(where: { $0 == UInt8(ascii: ":") }) == 1 {
+            if case .failure = ImageReference.parse(entry.value), firstBad.map({ entry.key < $0.key }) ?? true { firstBad = entry }
+        }
+        if let bad = firstBad {
             let why = "encountered invalid image ref \"\(bad.value)\" (policy \(bad.key.replacingOccurrences(of: ":", with: "/")))"
             state.errors.append("\(label): \(why)")
             return skipped(why, failed: true, table: table)
@@ -353,14 +355,12 @@ public enum Updater {
         }
         for u in unreadable { state.warnings.append("\(u.path): Flux cannot read this file and skips its markers: \(u.reason)") }
         for key in Set(markers.filter { table.failed.contains($0.policy) }.map(\.policy)).sorted() {
-            state.errors.append(table.whyAbsent[key] ?? "ImagePolicy \(key) selects no tag")
+            state.errors.append(table.whyAbsent(key) ?? "ImagePolicy \(key) selects no tag")
         }
         noteCrossings(changes, run: run, label: label, model: model, fileIndex: fileIndex, state: &state)
         Timings.mark("setters")
         var message: Result<String, TagwardenError>?
         if !changes.isEmpty {
-            let data = CommitMessage.data(namespace: namespace, name: name, roots: run.paths, changes: changes,
-                                          values: spec.messageTemplateValues, flux: run.flux, references: table.values)
             // a template whose variables no build here gives: Flux's message has their values, this one the text as written
             if run.messageTemplate == nil, let written = spec.messageTemplate?.value, written.contains("${"),
                let variables = Envsubst.variables(written), !variables.isEmpty {
@@ -368,7 +368,11 @@ public enum Updater {
                                       + "substitutes and nothing here gives: the message shows them as written; give them under "
                                       + "clusters[].substitute in \(Config.fileName)")
             }
-            message = Result { try CommitMessage.render(run.messageTemplate ?? spec.messageTemplate?.value, data: data) }.mapError { ($0 as? TagwardenError) ?? TagwardenError("\($0)") }
+            message = Result {
+                try CommitMessage.render(run.messageTemplate ?? spec.messageTemplate?.value,
+                                         data: CommitMessage.data(namespace: namespace, name: name, roots: run.paths, changes: changes,
+                                                                  values: spec.messageTemplateValues, flux: run.flux, references: table.values))
+            }.mapError { ($0 as? TagwardenError) ?? TagwardenError("\($0)") }
             if case .failure(let e) = message {
                 // a message that fails only because of the Flux assumed: the assumption is said, not an error (a bound of
                 // tagwarden's holds whichever Flux runs)

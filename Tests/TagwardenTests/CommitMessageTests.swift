@@ -230,4 +230,25 @@ extension CommitMessageTests {
         let template = #"{{printf "%c|%q|%c|%q|%c|%q|%q|%c" -1 -1 4294967296 66666666666666 55296 55296 1114112 65}}"#
         #expect(try render(template) == "\u{FFFD}|'\u{FFFD}'|\u{FFFD}|'\u{FFFD}'|\u{FFFD}|'\u{FFFD}'|'\u{FFFD}'|A")
     }
+
+    @Test func aTemplateOfTextAloneIsItsTextAndMakesNoData() throws {
+        var made = 0
+        func data() -> TemplateValue {
+            made += 1
+            return CommitMessage.data(namespace: "ns", name: "a", roots: [""], changes: [deploy], values: [:])
+        }
+        // the default message, text with braces that open no action, and an empty template (the default)
+        for template in ["Update from image update automation", "deploy } { }} {x}\n\nBody\n", ""] {
+            let expected = template.isEmpty ? CommitMessage.defaultTemplate : template
+            #expect(try CommitMessage.render(template, data: data()) == expected)
+        }
+        #expect(made == 0)
+        // an action reads it
+        #expect(try CommitMessage.render("{{ .AutomationObject }}", data: data()) == "ns/a")
+        #expect(made == 1)
+        // and text alone past the message's bound fails as before
+        let long = String(repeating: "x", count: TemplateRunner.maxOutput + 1)
+        #expect(throws: TagwardenError.self) { try CommitMessage.render(long, data: data()) }
+        #expect(made == 1)
+    }
 }
