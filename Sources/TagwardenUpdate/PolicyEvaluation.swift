@@ -123,7 +123,8 @@ public enum PolicyEvaluation {
         }
         let evaluator: PolicyEvaluator
         do {
-            evaluator = try PolicyEvaluator(PolicyDefinition(spec: policy.spec, repository: repository))
+            // (the pattern as the Model compiled it, once for the policies that share it)
+            evaluator = try PolicyEvaluator(PolicyDefinition(spec: policy.spec, repository: repository), compiled: policy.regex)
         } catch {
             return failed(image, error.message)
         }

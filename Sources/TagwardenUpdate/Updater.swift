@@ -386,7 +386,7 @@ public enum Updater {
         Timings.mark("message")
         return AutomationUpdate(automation: a, namespace: namespace, name: name, cluster: clusterName, paths: run.paths, skipped: nil,
                                 failed: false, table: table, markers: markers, unreadable: unreadable, changes: changes,
-                                rewrites: rewrites.values.sorted { SourceText.byteLess($0.path, $1.path) }, message: message)
+                                rewrites: rewrites.keys.sorted(by: SourceText.byteLess).map { rewrites[$0]! }, message: message)
     }
 
     /// What one cluster's run writes that another run undoes (two Flux installations that write one field differently
