@@ -35,6 +35,18 @@ public enum Path {
         }
     }
 
+    /// Whether `path` is below directory `dir` ("" the root: every path), compared by bytes as Go compares paths
+    /// (`strings.HasPrefix(path, dir+"/")`), without making `dir + "/"`.
+    public static func isBelow(_ path: String, _ dir: String) -> Bool {
+        if dir.isEmpty { return true }
+        var p = path, d = dir
+        return p.withUTF8 { b in
+            d.withUTF8 { dir in
+                b.count > dir.count && b[dir.count] == UInt8(ascii: "/") && memcmp(b.baseAddress!, dir.baseAddress!, dir.count) == 0
+            }
+        }
+    }
+
     /// The offset of the last `/`.
     private static func lastSlash(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
         var i = b.count - 1

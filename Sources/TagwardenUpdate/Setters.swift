@@ -160,7 +160,7 @@ public enum Setters {
     /// Whether Flux's reader takes `path` (relative to the clone) under `root` (an `update.path` as Flux joins it, ""
     /// for the whole repository): a `.yaml` or `.yml` file, or one named `Kustomization`.
     public static func selects(_ path: String, under root: String) -> Bool {
-        guard root.isEmpty || path.hasPrefix(root + "/") else { return false }
+        guard Path.isBelow(path, root) else { return false }
         return Sources.isManifestName(path)
     }
 
@@ -169,8 +169,9 @@ public enum Setters {
     /// `withheld` (`file:line` → why) are changes not to write: a value the linter rejects there.
     public static func run(_ files: [SourceFile], under root: String, table: SetterTable,
                            known: (@Sendable (SourceFile) -> MarkedFile?)? = nil, withheld: [String: String] = [:]) -> SetterRun {
-        let chosen = files.filter { selects($0.path, under: root) && SourceText.contains(screenToken, in: $0.bytes) }
-            .sorted { SourceText.byteLess($0.path, $1.path) }
+        let screened = files.filter { selects($0.path, under: root) && SourceText.contains(screenToken, in: $0.bytes) }
+        // (sorted by index: the files themselves were copied for every comparison)
+        let chosen = screened.indices.sorted { SourceText.byteLess(screened[$0].path, screened[$1].path) }.map { screened[$0] }
         let results = concurrentChunks(chosen.count, chunkSize: 16) { range in
             var scratch = YAMLFile()
             return range.map { k -> FileResult in

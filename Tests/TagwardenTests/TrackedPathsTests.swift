@@ -37,6 +37,17 @@ import Testing
         for (path, dir, want) in cases { #expect(Path.isDirectlyIn(path, dir) == want, "\(path) in \(dir)") }
     }
 
+    @Test func aPathIsBelowADirectoryByItsBytesAsGoComparesThem() {
+        let cases: [(String, String, Bool)] = [
+            ("apps/web.yaml", "apps", true), ("apps/web/deploy.yaml", "apps", true), ("apps2/web.yaml", "apps", false),
+            ("apps", "apps", false), ("apps/", "apps", true), ("web.yaml", "", true), ("a", "", true), ("", "", true),
+            ("app", "apps", false), ("apps/x", "apps/", false), ("apps//x", "apps/", true),
+            // precomposed and decomposed é are two names, as for Go's strings.HasPrefix (Swift's hasPrefix equates them)
+            ("caf\u{E9}/x.yaml", "cafe\u{301}", false), ("cafe\u{301}/x.yaml", "cafe\u{301}", true),
+        ]
+        for (path, dir, want) in cases { #expect(Path.isBelow(path, dir) == want, "\(path) below \(dir)") }
+    }
+
     @Test func pathsAreComparedAsBytesAsGitComparesThem() {
         // "é" composed (NFC) and decomposed (NFD): one string to Swift, two paths to git and the file system
         let composed = "apps/caf\u{E9}.yaml", decomposed = "apps/cafe\u{301}.yaml"
