@@ -204,8 +204,14 @@ public enum Updater {
         }
         var state = PlanState(files: files)
         state.withheld = withheld
-        for run in order {
-            state.runs.append(try update(run, model: model, outcomes: outcomes, known: known, fileIndex: fileIndex, state: &state))
+        // the runs' setter tables, made on all cores before the runs (which take one another's files, not their tables);
+        // a table's error counts only where its run reaches it
+        let runs = order
+        let tables = concurrentMap(runs.count, chunkSize: 1, makeState: {}) { _, k in
+            Result { try SetterTable.build(model, automation: runs[k].automation, cluster: runs[k].cluster, outcomes: outcomes) }
+        }
+        for (run, table) in zip(order, tables) {
+            state.runs.append(try update(run, table: table, model: model, outcomes: outcomes, known: known, fileIndex: fileIndex, state: &state))
         }
         return state.plan(outcomes)
     }
@@ -283,7 +289,8 @@ public enum Updater {
     }
 
     /// One run, on the files as `state` holds them.
-    static func update(_ run: AutomationRun, model: Model, outcomes: [PolicyOutcome], known: @escaping @Sendable (SourceFile) -> MarkedFile?,
+    static func update(_ run: AutomationRun, table made: Result<SetterTable, any Error>, model: Model, outcomes: [PolicyOutcome],
+                       known: @escaping @Sendable (SourceFile) -> MarkedFile?,
                        fileIndex: [String: FileID], state: inout PlanState) throws -> AutomationUpdate {
         let a = run.automation
         let automation = model.flux.automations[a]
@@ -322,7 +329,7 @@ public enum Updater {
                 return skipped(why)
             }
         }
-        let table = try SetterTable.build(model, automation: a, cluster: run.cluster, outcomes: outcomes)
+        let table = try made.get()
         // Flux parses every whole reference before it writes anything, and gives up on the run when one fails
         var firstBad: (key: String, value: String)?
         for entry in table.values where entry.key.utf8.count(where: { $0 == UInt8(ascii: ":") }) == 1 {

@@ -200,6 +200,23 @@ import Testing
         #expect(res.code == 0, "\(res.described)")
         #expect(res.stderr == "tagwarden: flux-system/apps: not run: suspended (spec.suspend: true)\ntagwarden: up to date\n")
     }
+
+    @Test func aSkippedAutomationsSelectorIsNotJudged() throws {
+        // the runs' setter tables are made before the runs: the error of a table whose run is skipped is not the run's
+        let r = try repo()
+        try r.write("flux/images.yaml", [imageRepository(), imagePolicy(),
+                                         imageUpdateAutomation(name: "apps", path: "./apps") + "  suspend: true\n"
+                                            + "  policySelector: {matchExpressions: [{key: team, operator: In, values: [web]}]}\n"].joined(separator: "---\n"))
+        let res = try tagwarden(["update", "--tags", "tags.yaml"], in: r.path)
+        #expect(res.code == 0, "\(res.described)")
+        #expect(res.stderr == "tagwarden: flux-system/apps: not run: suspended (spec.suspend: true)\ntagwarden: up to date\n", "\(res.described)")
+        // and where the run is reached, the selector's error is the run's
+        try r.write("flux/images.yaml", [imageRepository(), imagePolicy(),
+                                         imageUpdateAutomation(name: "apps", path: "./apps")
+                                            + "  policySelector: {matchExpressions: [{key: team, operator: In, values: [web]}]}\n"].joined(separator: "---\n"))
+        let reached = try tagwarden(["update", "--tags", "tags.yaml"], in: r.path)
+        #expect(reached.code == 2 && reached.stderr.contains("its policySelector has matchExpressions"), "\(reached.described)")
+    }
 }
 
 extension UpdateTests {
