@@ -42,54 +42,63 @@ enum PatchTargets {
 
     static func failures(objects: Objects, files: Files, builds: LazyBuildSets, stepsOf: [ObjectID: EffectiveObjects.Steps],
                          writtenName: [ObjectID: String], refused: Set<ObjectID>) -> [PatchFailure] {
-        var out: [PatchFailure] = []
         let fluxComponents = Self.fluxComponents(objects: objects, builds: builds)
-        for k in stepsOf.keys.sorted() {
-            let o = objects[k], steps = stepsOf[k]!
-            guard o.isKustomization, o.kind == "Kustomization", Extractor.isKustomizationPath(files[o.file].path) else { continue }
-            if let (span, problem) = steps.refused {
-                out.append(PatchFailure(kustomization: k, file: o.file, span: span, problem: problem))
-                continue
-            }
-            guard !(steps.early.isEmpty && steps.late.isEmpty) else { continue }
-            guard let build = builds.resourceBuild(of: k), build.kustomizations.allSatisfy({ !refused.contains($0) })
-            else { continue }
-            // a Component a Flux Kustomization adds may bring the patch's object (not judged), or patch it first
-            let added = fluxComponents[Path.dirname(files[o.file].path)] ?? []
-            if added.contains(where: { !objects[$0].kustomizeResources.isEmpty }) { continue }
-            func name(_ i: ObjectID) -> String? { writtenName[i] ?? objects[i].name }
-            for p in steps.early where p.targetless {
-                let y = p.text.yaml
-                guard let kind = p.selector?.kind, let wanted = p.selector?.exactName, !wanted.contains("$"),
-                      let api = y.string(p.root, "apiVersion") else { continue }
-                if kind == "Secret", build.unknowns.contains(.secrets) { continue }
-                // kustomize compares the group, version and kind exactly
-                let below = build.kustomizations.filter { $0 != k }.compactMap { objects[$0].kustomizeNamespace }
-                let held = holds(build.objects, kind: kind, apiVersion: api, named: wanted, namespace: p.selector?.exactNamespace,
-                                 below: below, objects: objects, name: name)
-                    || (kind == "ConfigMap" && api == "v1" && build.configMaps.contains(where: wanted.contains))
-                guard !held else { continue }
-                let at = y.get(p.root, "metadata", "name") ?? y.get(p.root, "kind") ?? p.root
-                let namespace = p.selector?.exactNamespace.flatMap { $0 == "default" ? nil : $0 + "/" } ?? ""
-                // the same kind and name in another namespace or version (Eitan1112/local-cluster-flux's patch without a
-                // namespace, for a HelmRelease in namespace podinfo); else a kind the build lacks that a HelmRelease may render
-                let near = build.objects.first { i in objects[i].kind == kind && name(i) == wanted }
-                let why: String
-                if let near, objects[near].apiVersion != api {
-                    why = "; the build's \(kind) \(wanted) is \(objects[near].apiVersion))"
-                } else if let near {
-                    why = namespaceAdvice(near, named: wanted, by: "patch", namespace: p.selector?.exactNamespace, objects: objects, files: files)
-                } else if build.objects.contains(where: { objects[$0].kind == "HelmRelease" }), kind != "HelmRelease" {
-                    why = "; the objects a HelmRelease renders are not resources of the build: a release's spec.postRenderers patch them)"
-                } else {
-                    why = ")"
-                }
-                out.append(PatchFailure(kustomization: k, file: p.text.file, span: p.text.span(at),
-                                        problem: "its strategic-merge patch is for \(api) \(kind) \(namespace)\(wanted), which no resource of the build is "
-                                            + "(no resource matches strategic merge patch" + why))
-            }
-            out += jsonFailures(k, steps: steps, build: build, added: added, objects: objects, files: files, stepsOf: stepsOf, name: name)
+        let kustomizations = stepsOf.keys.sorted()
+        let built = builds.value, objectsOfFile = builds.objectsOfFile
+        // each kustomization judged on its own, on all cores (an overlay fleet has thousands), in the order of their IDs
+        return concurrentMap(kustomizations.count, chunkSize: 16, makeState: {}) { _, n in
+            failures(of: kustomizations[n], objects: objects, files: files, build: { built.resourceBuild(of: $0, objectsOfFile: objectsOfFile) },
+                     fluxComponents: fluxComponents, stepsOf: stepsOf, writtenName: writtenName, refused: refused)
+        }.flatMap { $0 }
+    }
+
+    /// The patches of kustomization `k` that kustomize refuses (`failures`).
+    private static func failures(of k: ObjectID, objects: Objects, files: Files, build resourceBuild: (ObjectID) -> BuildSets.ResourceBuild?,
+                                 fluxComponents: [String: [ObjectID]], stepsOf: [ObjectID: EffectiveObjects.Steps],
+                                 writtenName: [ObjectID: String], refused: Set<ObjectID>) -> [PatchFailure] {
+        var out: [PatchFailure] = []
+        let o = objects[k], steps = stepsOf[k]!
+        guard o.isKustomization, o.kind == "Kustomization", Extractor.isKustomizationPath(files[o.file].path) else { return [] }
+        if let (span, problem) = steps.refused {
+            return [PatchFailure(kustomization: k, file: o.file, span: span, problem: problem)]
         }
+        guard !(steps.early.isEmpty && steps.late.isEmpty) else { return [] }
+        guard let build = resourceBuild(k), build.kustomizations.allSatisfy({ !refused.contains($0) }) else { return [] }
+        // a Component a Flux Kustomization adds may bring the patch's object (not judged), or patch it first
+        let added = fluxComponents[Path.dirname(files[o.file].path)] ?? []
+        if added.contains(where: { !objects[$0].kustomizeResources.isEmpty }) { return [] }
+        func name(_ i: ObjectID) -> String? { writtenName[i] ?? objects[i].name }
+        for p in steps.early where p.targetless {
+            let y = p.text.yaml
+            guard let kind = p.selector?.kind, let wanted = p.selector?.exactName, !wanted.contains("$"),
+                  let api = y.string(p.root, "apiVersion") else { continue }
+            if kind == "Secret", build.unknowns.contains(.secrets) { continue }
+            // kustomize compares the group, version and kind exactly
+            let below = build.kustomizations.filter { $0 != k }.compactMap { objects[$0].kustomizeNamespace }
+            let held = holds(build.objects, kind: kind, apiVersion: api, named: wanted, namespace: p.selector?.exactNamespace,
+                             below: below, objects: objects, name: name)
+                || (kind == "ConfigMap" && api == "v1" && build.configMaps.contains(where: wanted.contains))
+            guard !held else { continue }
+            let at = y.get(p.root, "metadata", "name") ?? y.get(p.root, "kind") ?? p.root
+            let namespace = p.selector?.exactNamespace.flatMap { $0 == "default" ? nil : $0 + "/" } ?? ""
+            // the same kind and name in another namespace or version (Eitan1112/local-cluster-flux's patch without a
+            // namespace, for a HelmRelease in namespace podinfo); else a kind the build lacks that a HelmRelease may render
+            let near = build.objects.first { i in objects[i].kind == kind && name(i) == wanted }
+            let why: String
+            if let near, objects[near].apiVersion != api {
+                why = "; the build's \(kind) \(wanted) is \(objects[near].apiVersion))"
+            } else if let near {
+                why = namespaceAdvice(near, named: wanted, by: "patch", namespace: p.selector?.exactNamespace, objects: objects, files: files)
+            } else if build.objects.contains(where: { objects[$0].kind == "HelmRelease" }), kind != "HelmRelease" {
+                why = "; the objects a HelmRelease renders are not resources of the build: a release's spec.postRenderers patch them)"
+            } else {
+                why = ")"
+            }
+            out.append(PatchFailure(kustomization: k, file: p.text.file, span: p.text.span(at),
+                                    problem: "its strategic-merge patch is for \(api) \(kind) \(namespace)\(wanted), which no resource of the build is "
+                                        + "(no resource matches strategic merge patch" + why))
+        }
+        out += jsonFailures(k, steps: steps, build: build, added: added, objects: objects, files: files, stepsOf: stepsOf, name: name)
         return out
     }
 
