@@ -10,8 +10,8 @@ static inline int tw_git_enable_caching(int on) {
 static inline int tw_git_set_search_path_none(int level) {
     return git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, level, "");
 }
-static inline int tw_git_set_ssl_cert_file(const char *file) {
-    return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, (const char *)0);
+static inline int tw_git_set_ssl_cert_locations(const char *file, const char *path) {
+    return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, path);
 }
 
 /* zlib, for the loose objects Tagwarden checks before libgit2 reads them (libgit2 1.5 loops forever on a

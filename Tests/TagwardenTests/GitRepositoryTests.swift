@@ -643,7 +643,7 @@ private func commit(_ repo: GitRepository, on parent: GitOID, _ path: String, _ 
         // the premise: libgit2 built over mbedTLS (Debian's), whose initialisation parses the system's CA bundle
         try #require(dlopen("libmbedx509.so.1", RTLD_NOW | RTLD_NOLOAD) != nil, "this libgit2 is not built over mbedTLS")
         let system = try #require(DeferredCertificates.noted, "libgit2's initialisation asked for no CA file")
-        #expect(system == "/etc/ssl/certs/ca-certificates.crt")
+        #expect(system == .file("/etc/ssl/certs/ca-certificates.crt"))
 
         // a server whose self-signed certificate is for another name: with the system's certificates (which the first
         // remote operation has libgit2 read) it is not trusted and its name does not match, with that certificate taken
@@ -653,9 +653,21 @@ private func commit(_ repo: GitRepository, on parent: GitOID, _ path: String, _ 
         let url = "https://\(registry.host)/acme/web.git"
         let refused = #expect(throws: TagwardenError.self) { try repo.remoteReference(remote: url, name: "refs/heads/main") }
         #expect(refused?.message.contains("the SSL certificate is invalid: 0x0c - ") == true, "\(String(describing: refused))")
-        try DeferredCertificates.load(registry.certificate)
         defer { try? DeferredCertificates.load(system) }
+        try DeferredCertificates.load(.file(registry.certificate))
         let trusted = #expect(throws: TagwardenError.self) { try repo.remoteReference(remote: url, name: "refs/heads/main") }
         #expect(trusted?.message.contains("the SSL certificate is invalid: 0x04 - ") == true, "\(String(describing: trusted))")
+        // a directory of certificates (another libgit2's compiled-in location may be one): read through mbedTLS's own
+        // parse_path, which reads each file through the executable's parse_file
+        try FileManager.default.createDirectory(atPath: s.root + "/empty", withIntermediateDirectories: true)
+        try DeferredCertificates.load(.directory(s.root + "/empty"))
+        let untrusted = #expect(throws: TagwardenError.self) { try repo.remoteReference(remote: url, name: "refs/heads/main") }
+        #expect(untrusted?.message.contains("the SSL certificate is invalid: 0x0c - ") == true, "\(String(describing: untrusted))")
+        let dir = s.root + "/certificates"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: registry.certificate, toPath: dir + "/registry.pem")
+        try DeferredCertificates.load(.directory(dir))
+        let trustedByDirectory = #expect(throws: TagwardenError.self) { try repo.remoteReference(remote: url, name: "refs/heads/main") }
+        #expect(trustedByDirectory?.message.contains("the SSL certificate is invalid: 0x04 - ") == true, "\(String(describing: trustedByDirectory))")
     }
 }
