@@ -47,13 +47,13 @@ enum PatchTargets {
         let built = builds.value, objectsOfFile = builds.objectsOfFile
         // each kustomization judged on its own, on all cores (an overlay fleet has thousands), in the order of their IDs
         return concurrentMap(kustomizations.count, chunkSize: 16, makeState: {}) { _, n in
-            failures(of: kustomizations[n], objects: objects, files: files, build: { built.resourceBuild(of: $0, objectsOfFile: objectsOfFile) },
+            failures(of: kustomizations[n], objects: objects, files: files, builds: built, objectsOfFile: objectsOfFile,
                      fluxComponents: fluxComponents, stepsOf: stepsOf, writtenName: writtenName, refused: refused)
         }.flatMap { $0 }
     }
 
     /// The patches of kustomization `k` that kustomize refuses (`failures`).
-    private static func failures(of k: ObjectID, objects: Objects, files: Files, build resourceBuild: (ObjectID) -> BuildSets.ResourceBuild?,
+    private static func failures(of k: ObjectID, objects: Objects, files: Files, builds: BuildSets, objectsOfFile: [FileID: [ObjectID]],
                                  fluxComponents: [String: [ObjectID]], stepsOf: [ObjectID: EffectiveObjects.Steps],
                                  writtenName: [ObjectID: String], refused: Set<ObjectID>) -> [PatchFailure] {
         var out: [PatchFailure] = []
@@ -63,7 +63,8 @@ enum PatchTargets {
             return [PatchFailure(kustomization: k, file: o.file, span: span, problem: problem)]
         }
         guard !(steps.early.isEmpty && steps.late.isEmpty) else { return [] }
-        guard let build = resourceBuild(k), build.kustomizations.allSatisfy({ !refused.contains($0) }) else { return [] }
+        guard let build = builds.resourceBuild(of: k, objectsOfFile: objectsOfFile), build.kustomizations.allSatisfy({ !refused.contains($0) })
+        else { return [] }
         // a Component a Flux Kustomization adds may bring the patch's object (not judged), or patch it first
         let added = fluxComponents[Path.dirname(files[o.file].path)] ?? []
         if added.contains(where: { !objects[$0].kustomizeResources.isEmpty }) { return [] }
