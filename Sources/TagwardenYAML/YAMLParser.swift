@@ -156,16 +156,6 @@ extension YAMLFile {
         }
     }
 
-    private mutating func appendArena(_ ptr: UnsafeMutablePointer<yaml_char_t>?, _ count: Int) -> Int {
-        let start = arenaUsed
-        guard let ptr, count > 0 else { return start }
-        // (grown a little past the need, within the capacity reserved for the file: pages never written are never touched)
-        if start + count > arena.count { arena.append(contentsOf: repeatElement(0, count: start + count - arena.count + 1024)) }
-        arena.withUnsafeMutableBufferPointer { a in (a.baseAddress! + start).update(from: ptr, count: count) }
-        arenaUsed = start + count
-        return start
-    }
-
     private mutating func parseEvents(_ buf: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else {
@@ -178,18 +168,8 @@ extension YAMLFile {
 
         var marks = MarkTranslator(buf, source: bytes)
         var event = yaml_event_t()
-        var open: [Int] = []            // open containers
-        var pendingStart: [Int] = []    // where each open container's children begin in `pending`
-        var pending: [Int] = []         // the open containers' children so far: `pending[..<pendingCount]`
-        var pendingCount = 0            // (kept apart from the array's count: a container's end drops its children by a store)
-        var docRoot = -1
-        var docStart = SourcePosition(offset: 0, line: 1, column: 1)
-        var anchors: [String: Int] = [:]  // this document's anchors so far: the latest of a name wins
-        // the first `#` at or after the last scalar looked at (scalars come in source order): once none is left, no
-        // scalar after it has a comment to look for
-        var nextHash = -1
         // about two nodes per line in block YAML (a key and its value): a large file gets room for that at once rather
-        // than growing by doubling, which holds the old array and the new at its peak
+        // than growing by doubling, which holds the old buffer and the new at its peak
         var lines = 0
         if buf.count > 1 << 16, let base = buf.baseAddress {
             var at = 0
@@ -198,26 +178,18 @@ extension YAMLFile {
                 at = base.distance(to: p.assumingMemoryBound(to: UInt8.self)) + 1
             }
         }
-        let expected = max(min(buf.count / 6, 1 << 14), 2 * lines) + 8
-        // (a reused file's storage is mostly large enough already)
-        if nodes.capacity < expected { nodes.reserveCapacity(expected) }
-        if children.capacity < expected { children.reserveCapacity(expected) }
-        if arena.capacity < buf.count / 2 { arena.reserveCapacity(buf.count / 2) }
-        open.reserveCapacity(16)
-        pendingStart.reserveCapacity(16)
-        pending.reserveCapacity(64)
-
-        func attach(_ index: Int, _ pending: inout [Int], _ pendingCount: inout Int, _ docRoot: inout Int) {
-            if let parent = open.last {
-                if nodes[parent].kind == .mapping, (pendingCount - pendingStart[pendingStart.count - 1]) % 2 == 0 {
-                    nodes[index].isKey = true
-                }
-                if pendingCount < pending.count { pending[pendingCount] = index } else { pending.append(index) }
-                pendingCount += 1
-            } else {
-                docRoot = index
-            }
+        var tree = TreeBuffers(nodes: max(min(buf.count / 6, 1 << 14), 2 * lines) + 8, arena: buf.count / 2 + 16)
+        // (also where the parse stops at an error: the nodes so far are kept, as the tabbed-comment retry reads them)
+        defer {
+            tree.finish(into: &self)
+            tree.deallocate()
         }
+        var docRoot = -1
+        var docStart = SourcePosition(offset: 0, line: 1, column: 1)
+        var anchors: [String: Int] = [:]  // this document's anchors so far: the latest of a name wins
+        // the first `#` at or after the last scalar looked at (scalars come in source order): once none is left, no
+        // scalar after it has a comment to look for
+        var nextHash = -1
 
         while true {
             guard yaml_parser_parse(&parser, &event) == 1 else {
@@ -248,123 +220,94 @@ extension YAMLFile {
                     // libyaml starts the scalar at its anchor or tag: the span is the value only
                     start = Self.skipProperties(buf, from: start, limit: end.offset)
                 }
-                var node = YAMLNode(kind: .scalar, style: .plain, isFlow: false, plainImplicit: true,
-                                    span: SourceSpan(start: start, end: end), parent: open.last ?? -1)
+                let index = tree.nodeCount
+                // (made in place: `node` is valid until the next node is added)
+                let node = tree.newNode(YAMLNode(kind: .scalar, style: .plain, isFlow: false, plainImplicit: true,
+                                                 span: SourceSpan(start: start, end: end), parent: tree.openParent))
                 if type == YAML_ALIAS_EVENT {
-                    node.kind = .alias
+                    node.pointee.kind = .alias
                     let a = event.data.alias.anchor
                     let n = a.map { strlen(UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) } ?? 0
-                    node.valueStart = appendArena(a, n)
-                    node.valueCount = n
+                    node.pointee.valueStart = tree.appendArena(a, n)
+                    node.pointee.valueCount = n
                     let name = a.map { String(cString: $0) } ?? ""
                     guard let target = anchors[name] else {
                         // libyaml's event parser lets it pass; Go's YAML (kubectl, Flux) refuses the file
                         error = YAMLError(message: "unknown anchor '\(name)' referenced by an alias", position: start)
                         return
                     }
-                    aliasTargets[nodes.count] = target
+                    aliasTargets[index] = target
                 } else {
                     let s = event.data.scalar
-                    node.valueStart = appendArena(s.value, s.length)
-                    node.valueCount = s.length
-                    node.plainImplicit = s.plain_implicit == 1
+                    node.pointee.valueStart = tree.appendArena(s.value, s.length)
+                    node.pointee.valueCount = s.length
+                    node.pointee.plainImplicit = s.plain_implicit == 1
                     if let t = s.tag {
                         let n = strlen(UnsafeRawPointer(t).assumingMemoryBound(to: CChar.self))
-                        node.tagStart = appendArena(t, n)
-                        node.tagCount = n
+                        node.pointee.tagStart = tree.appendArena(t, n)
+                        node.pointee.tagCount = n
                     }
                     switch s.style {
-                    case YAML_SINGLE_QUOTED_SCALAR_STYLE: node.style = .singleQuoted
-                    case YAML_DOUBLE_QUOTED_SCALAR_STYLE: node.style = .doubleQuoted
-                    case YAML_LITERAL_SCALAR_STYLE: node.style = .literal
-                    case YAML_FOLDED_SCALAR_STYLE: node.style = .folded
-                    default: node.style = .plain
+                    case YAML_SINGLE_QUOTED_SCALAR_STYLE: node.pointee.style = .singleQuoted
+                    case YAML_DOUBLE_QUOTED_SCALAR_STYLE: node.pointee.style = .doubleQuoted
+                    case YAML_LITERAL_SCALAR_STYLE: node.pointee.style = .literal
+                    case YAML_FOLDED_SCALAR_STYLE: node.pointee.style = .folded
+                    default: break
                     }
-                    let from = node.style.isBlock ? start.offset : end.offset
+                    let from = node.pointee.style.isBlock ? start.offset : end.offset
                     if nextHash < from, let base = buf.baseAddress {
                         nextHash = from < buf.count ? memchr(base + from, Int32(UInt8(ascii: "#")), buf.count - from)
                             .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? buf.count : buf.count
                     }
                     if nextHash < buf.count {
-                        let (cs, ce) = Self.trailingComment(buf, node: node, inFlow: open.last.map { nodes[$0].isFlow } ?? false)
-                        node.commentStart = cs
-                        node.commentEnd = ce
+                        let (cs, ce) = Self.trailingComment(buf, node: node.pointee, inFlow: tree.openIsFlow)
+                        node.pointee.commentStart = cs
+                        node.pointee.commentEnd = ce
+                        if cs >= 0 { commented.append(index) }
                     }
+                    if let name = s.anchor { anchors[String(cString: name)] = index }
                 }
-                let index = nodes.count
-                if type == YAML_SCALAR_EVENT, let name = event.data.scalar.anchor { anchors[String(cString: name)] = index }
-                if node.commentStart >= 0 { commented.append(index) }
-                nodes.append(node)
-                attach(index, &pending, &pendingCount, &docRoot)
+                tree.attach(index, root: &docRoot)
             case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
                 let start = marks.position(event.start_mark)
-                if open.count >= maxDepth {
+                if tree.openCount >= maxDepth {
                     error = YAMLError(message: "nesting is deeper than \(maxDepth) levels", position: start)
                     return
                 }
                 let isMapping = type == YAML_MAPPING_START_EVENT
                 let flow = isMapping ? event.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
                                      : event.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
-                var node = YAMLNode(kind: isMapping ? .mapping : .sequence, style: .plain, isFlow: flow, plainImplicit: false,
-                                    span: SourceSpan(start: start, end: start), parent: open.last ?? -1)
-                let tagPtr = isMapping ? event.data.mapping_start.tag : event.data.sequence_start.tag
-                if let t = tagPtr {
+                let index = tree.nodeCount
+                let node = tree.newNode(YAMLNode(kind: isMapping ? .mapping : .sequence, style: .plain, isFlow: flow, plainImplicit: false,
+                                                 span: SourceSpan(start: start, end: start), parent: tree.openParent))
+                if let t = isMapping ? event.data.mapping_start.tag : event.data.sequence_start.tag {
                     let n = strlen(UnsafeRawPointer(t).assumingMemoryBound(to: CChar.self))
-                    node.tagStart = appendArena(t, n)
-                    node.tagCount = n
+                    node.pointee.tagStart = tree.appendArena(t, n)
+                    node.pointee.tagCount = n
                 }
-                let index = nodes.count
                 if let name = isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor {
                     anchors[String(cString: name)] = index
                 }
-                nodes.append(node)
-                attach(index, &pending, &pendingCount, &docRoot)
-                open.append(index)
-                pendingStart.append(pendingCount)
+                tree.attach(index, root: &docRoot)
+                tree.open(index, isMapping: isMapping, isFlow: flow)
             case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
-                guard let index = open.popLast(), let from = pendingStart.popLast() else { break }
-                nodes[index].span.end = marks.position(event.end_mark)
-                nodes[index].childStart = children.count
-                nodes[index].childCount = pendingCount - from
-                children.append(contentsOf: pending[from..<pendingCount])
-                if nodes[index].kind == .mapping { findDuplicateKeys(pending[from..<pendingCount]) }
-                pendingCount = from
+                tree.close(end: marks.position(event.end_mark))
             default:
                 break
             }
         }
     }
 
-    /// Records the scalar keys of a mapping's `pairs` (key, value, key, value …) that repeat an earlier key.
-    private mutating func findDuplicateKeys(_ pairs: ArraySlice<Int>) {
-        let count = pairs.count / 2
-        guard count > 1 else { return }
-        // each pair's key compared with the earlier ones by length and bytes; past 32 keys by hashing
-        if count <= 32 {
-            var j = pairs.startIndex + 2
-            while j < pairs.endIndex {
-                let b = nodes[pairs[j]]
-                if b.kind == .scalar, !isMergeKey(pairs[j]) {
-                    var i = pairs.startIndex
-                    while i < j {
-                        let a = nodes[pairs[i]]
-                        if a.kind == .scalar, a.valueCount == b.valueCount, sameValue(pairs[i], pairs[j]), !isMergeKey(pairs[i]) {
-                            duplicateKeys.append((pairs[j], pairs[i]))
-                            break
-                        }
-                        i += 2
-                    }
-                }
-                j += 2
-            }
-        } else {
-            var first: [ArraySlice<UInt8>: Int] = [:]
-            for j in stride(from: pairs.startIndex, to: pairs.endIndex, by: 2) {
-                let b = nodes[pairs[j]]
-                guard b.kind == .scalar, !isMergeKey(pairs[j]) else { continue }
-                let v = arena[b.valueStart..<(b.valueStart + b.valueCount)]
-                if let a = first[v] { duplicateKeys.append((pairs[j], a)) } else { first[v] = pairs[j] }
-            }
+    /// Records the scalar keys of mapping `m` that repeat an earlier key of it, by hashing (a mapping of more than 32 keys:
+    /// `TreeBuffers.finish` compares a smaller one's keys pair by pair).
+    fileprivate mutating func findDuplicateKeysHashing(of m: Int) {
+        var first: [ArraySlice<UInt8>: Int] = [:]
+        let pairs = childNodes(m)
+        for j in stride(from: pairs.startIndex, to: pairs.endIndex, by: 2) {
+            let b = nodes[pairs[j]]
+            guard b.kind == .scalar, !isMergeKey(pairs[j]) else { continue }
+            let v = arena[b.valueStart..<(b.valueStart + b.valueCount)]
+            if let a = first[v] { duplicateKeys.append((pairs[j], a)) } else { first[v] = pairs[j] }
         }
     }
 
@@ -501,5 +444,196 @@ extension YAMLFile {
                              position: mark)
         }
         return YAMLError(message: message, position: position)
+    }
+}
+
+/// The node tree of one parse as it is built, in buffers of its own rather than in `YAMLFile`'s arrays: an event costs
+/// a store or two, where an array append checks the array's uniqueness and capacity and each node's later change
+/// another access; the tree is copied into the arrays once, when the parse ends. The buffers start in one allocation,
+/// sized for the file; one that outgrows its part is moved to an allocation of its own.
+private struct TreeBuffers {
+    /// An open container: its node, and where its children begin in `pending`.
+    struct Open {
+        var node: Int
+        var pendingStart: Int
+        var isMapping: Bool
+        var isFlow: Bool
+    }
+
+    private(set) var nodes: UnsafeMutablePointer<YAMLNode>
+    private(set) var nodeCount = 0
+    private var nodeCapacity: Int
+    /// The children of every open container so far, in order (`pending[open[k].pendingStart...]` are `open[k]`'s).
+    private var pending: UnsafeMutablePointer<Int>
+    private var pendingCount = 0, pendingCapacity = 64
+    /// The children of closed containers, as `YAMLFile.children` holds them.
+    private var children: UnsafeMutablePointer<Int>
+    private var childCount = 0, childCapacity: Int
+    /// Scalar values, tags and alias names, as `YAMLFile.arena` holds them.
+    private var arena: UnsafeMutablePointer<UInt8>
+    private var arenaCount = 0, arenaCapacity: Int
+    private var open: UnsafeMutablePointer<Open>
+    private(set) var openCount = 0
+    private var openCapacity = 16
+    /// Mappings in the order they closed, whose keys `finish` compares.
+    private var mappings: UnsafeMutablePointer<Int>
+    private var mappingCount = 0, mappingCapacity: Int
+    /// The first allocation, which holds each buffer until it grows.
+    private let block: UnsafeMutableRawPointer
+    private let blockSize: Int
+
+    init(nodes expected: Int, arena bytes: Int) {
+        nodeCapacity = expected
+        childCapacity = expected
+        mappingCapacity = expected / 4 + 8
+        arenaCapacity = bytes
+        func size<T>(_ type: T.Type, _ count: Int) -> Int { (MemoryLayout<T>.stride * count + 15) & ~15 }
+        let parts = [size(YAMLNode.self, nodeCapacity), size(Int.self, pendingCapacity), size(Int.self, childCapacity),
+                     size(Open.self, openCapacity), size(Int.self, mappingCapacity), size(UInt8.self, arenaCapacity)]
+        blockSize = parts.reduce(0, +)
+        block = .allocate(byteCount: blockSize, alignment: 16)
+        var at = block
+        func take<T>(_ type: T.Type, _ part: Int) -> UnsafeMutablePointer<T> {
+            defer { at += parts[part] }
+            return at.bindMemory(to: T.self, capacity: parts[part] / MemoryLayout<T>.stride)
+        }
+        nodes = take(YAMLNode.self, 0)
+        pending = take(Int.self, 1)
+        children = take(Int.self, 2)
+        open = take(Open.self, 3)
+        mappings = take(Int.self, 4)
+        arena = take(UInt8.self, 5)
+    }
+
+    func deallocate() {
+        func free(_ p: UnsafeMutableRawPointer) { if !inBlock(p) { p.deallocate() } }
+        free(nodes)
+        free(pending)
+        free(children)
+        free(open)
+        free(mappings)
+        free(arena)
+        block.deallocate()
+    }
+
+    private func inBlock(_ p: UnsafeMutableRawPointer) -> Bool { p >= block && p < block + blockSize }
+
+    /// `p` with room for `need` elements, its first `count` kept (trivial types: moved as bytes).
+    private func grow<T>(_ p: inout UnsafeMutablePointer<T>, _ capacity: inout Int, count: Int, need: Int) {
+        let larger = max(capacity * 2, need)
+        let q = UnsafeMutablePointer<T>.allocate(capacity: larger)
+        q.moveInitialize(from: p, count: count)
+        if !inBlock(UnsafeMutableRawPointer(p)) { p.deallocate() }
+        p = q
+        capacity = larger
+    }
+
+    /// The innermost open container (-1 at a document's root).
+    var openParent: Int { openCount > 0 ? open[openCount - 1].node : -1 }
+    var openIsFlow: Bool { openCount > 0 && open[openCount - 1].isFlow }
+
+    /// Copies `count` bytes into the arena; where they start.
+    @inline(__always)
+    mutating func appendArena(_ ptr: UnsafeMutablePointer<yaml_char_t>?, _ count: Int) -> Int {
+        let start = arenaCount
+        guard let ptr, count > 0 else { return start }
+        if start + count > arenaCapacity { grow(&arena, &arenaCapacity, count: arenaCount, need: start + count) }
+        memcpy(arena + start, ptr, count)
+        arenaCount = start + count
+        return start
+    }
+
+    /// Adds `node`, to be completed through the pointer (valid until the next node is added) and then attached.
+    @inline(__always)
+    mutating func newNode(_ node: YAMLNode) -> UnsafeMutablePointer<YAMLNode> {
+        if nodeCount == nodeCapacity { grow(&nodes, &nodeCapacity, count: nodeCount, need: nodeCount + 1) }
+        let p = nodes + nodeCount
+        p.initialize(to: node)
+        nodeCount += 1
+        return p
+    }
+
+    /// Makes node `index` the next child of the innermost open container (a mapping's key or value by its place), or
+    /// the document's root.
+    @inline(__always)
+    mutating func attach(_ index: Int, root: inout Int) {
+        guard openCount > 0 else {
+            root = index
+            return
+        }
+        let parent = open[openCount - 1]
+        if parent.isMapping, (pendingCount - parent.pendingStart) % 2 == 0 { nodes[index].isKey = true }
+        if pendingCount == pendingCapacity { grow(&pending, &pendingCapacity, count: pendingCount, need: pendingCount + 1) }
+        pending[pendingCount] = index
+        pendingCount += 1
+    }
+
+    /// Opens container `node` (added and attached).
+    mutating func open(_ node: Int, isMapping: Bool, isFlow: Bool) {
+        if openCount == openCapacity { grow(&open, &openCapacity, count: openCount, need: openCount + 1) }
+        open[openCount] = Open(node: node, pendingStart: pendingCount, isMapping: isMapping, isFlow: isFlow)
+        openCount += 1
+    }
+
+    /// Closes the innermost open container at `end`: its children move from `pending` to `children`.
+    mutating func close(end: SourcePosition) {
+        guard openCount > 0 else { return }
+        openCount -= 1
+        let closed = open[openCount]
+        let count = pendingCount - closed.pendingStart
+        nodes[closed.node].span.end = end
+        nodes[closed.node].childStart = childCount
+        nodes[closed.node].childCount = count
+        if childCount + count > childCapacity { grow(&children, &childCapacity, count: childCount, need: childCount + count) }
+        (children + childCount).update(from: pending + closed.pendingStart, count: count)
+        childCount += count
+        pendingCount = closed.pendingStart
+        if closed.isMapping, count > 2 {
+            if mappingCount == mappingCapacity { grow(&mappings, &mappingCapacity, count: mappingCount, need: mappingCount + 1) }
+            mappings[mappingCount] = closed.node
+            mappingCount += 1
+        }
+    }
+
+    /// Copies the tree into `file`'s arrays (cleared before the parse, their storage kept), and records the keys of
+    /// each closed mapping that repeat an earlier key of it (in the order the mappings closed).
+    func finish(into file: inout YAMLFile) {
+        file.nodes.append(contentsOf: UnsafeBufferPointer(start: nodes, count: nodeCount))
+        file.children.append(contentsOf: UnsafeBufferPointer(start: children, count: childCount))
+        // (the arena's bytes past `arenaUsed` are left as they are: it is only ever read below it)
+        if file.arena.count < arenaCount { file.arena.append(contentsOf: repeatElement(0, count: arenaCount - file.arena.count)) }
+        file.arena.withUnsafeMutableBufferPointer { a in _ = memcpy(a.baseAddress!, arena, arenaCount) }
+        file.arenaUsed = arenaCount
+        for k in 0..<mappingCount {
+            let m = nodes[mappings[k]]
+            guard m.childCount / 2 <= 32 else {
+                file.findDuplicateKeysHashing(of: mappings[k])
+                continue
+            }
+            // each key compared with the earlier ones by length and bytes
+            let pairs = children + m.childStart
+            var j = 2
+            while j < m.childCount {
+                let b = nodes[pairs[j]]
+                if b.kind == .scalar, !mayBeMergeKey(b) || !file.isMergeKey(pairs[j]) {
+                    var i = 0
+                    while i < j {
+                        let a = nodes[pairs[i]]
+                        if a.kind == .scalar, a.valueCount == b.valueCount, memcmp(arena + a.valueStart, arena + b.valueStart, b.valueCount) == 0,
+                           !mayBeMergeKey(a) || !file.isMergeKey(pairs[i]) {
+                            file.duplicateKeys.append((pairs[j], pairs[i]))
+                            break
+                        }
+                        i += 2
+                    }
+                }
+                j += 2
+            }
+        }
+    }
+
+    /// Whether scalar `n`'s value is `<<`, which `YAMLFile.isMergeKey` then judges by its style and tag.
+    private func mayBeMergeKey(_ n: YAMLNode) -> Bool {
+        n.valueCount == 2 && arena[n.valueStart] == 60 && arena[n.valueStart + 1] == 60
     }
 }
