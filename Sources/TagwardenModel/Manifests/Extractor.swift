@@ -853,7 +853,7 @@ package struct Extractor {
             }
             let scalar = node.isKey ? nil : located(i)
             var marker = MarkerComment(file: fileIndex, text: String(decoding: bytes[range], as: UTF8.self),
-                                       span: span(range), scalar: scalar, context: context, object: objectOf(i), fieldKey: key)
+                                       span: span(range, after: i), scalar: scalar, context: context, object: objectOf(i), fieldKey: key)
             // an `image:` without a tag of its own beside parts a chart composes it with is that image's name
             marker.composedName = key == "image" && !node.isKey && Extractor.composesImage(y, node.parent)
                 && !Extractor.holdsTagSeparator(y.value(i))
@@ -928,6 +928,21 @@ package struct Extractor {
     }
 
     func span(_ r: Range<Int>) -> SourceSpan { Extractor.span(y.bytes, r, lines) }
+
+    /// The span of one-line `r`, which follows node `n` on the line where the node starts or ends (its line comment):
+    /// counted from the node's position, not from the file's start.
+    func span(_ r: Range<Int>, after n: Int) -> SourceSpan {
+        let node = y.nodes[n].span
+        let from = r.lowerBound >= node.end.offset ? node.end : node.start
+        guard from.offset <= r.lowerBound, !y.bytes[from.offset..<r.lowerBound].contains(10) else { return span(r) }
+        var start = from
+        start.offset = r.lowerBound
+        start.column = from.column + SourceText.column(y.bytes, lineStart: from.offset, at: r.lowerBound) - 1
+        var end = start
+        end.offset = r.upperBound
+        end.column = start.column + SourceText.column(y.bytes, lineStart: r.lowerBound, at: r.upperBound) - 1
+        return SourceSpan(start: start, end: end)
+    }
 
     func position(_ offset: Int) -> SourcePosition {
         lines?.position(y.bytes, offset: offset) ?? SourceText.position(y.bytes, offset: offset)
