@@ -7,7 +7,7 @@ extension Rule {
         var out: [Finding] = []
         /// What fails with kustomization file f: the Flux Kustomizations that build it, or its directory's builds.
         func consequence(_ f: FileID) -> String {
-            consequence(builders: m.clusters.kustomizationsOfFile[f] ?? [], of: Path.dirname(m.path(f)))
+            consequence(builders: m.clusters.kustomizationsOfFile[f] ?? [], of: m.directory(f))
         }
         func consequence(builders ks: [ObjectID], of dir: String) -> String {
             let builders = ks.map { k in "Flux Kustomization \(m.qualifiedName(k)) (\(m.path(m.objects[k].file)))" }
@@ -30,7 +30,7 @@ extension Rule {
         // (a directory a plugin builds may be given the file before kustomize reads it)
         let pluginBuilt = m.missingResources.isEmpty ? [:] : m.pluginBuiltDirectories()
         for (k, missing) in m.missingResources.sorted(by: { $0.key < $1.key }) {
-            let file = m.objects[k].file, dir = Path.dirname(m.path(file))
+            let file = m.objects[k].file, dir = m.directory(file)
             for missing in missing {
                 // each entry of its kind, where it is written, that names the path
                 let entries = missing.isPatch ? m.objects[k].kustomizePatchEntries : m.files[file].resourceEntries
@@ -84,7 +84,7 @@ extension Rule {
         // a kustomization that lists the file itself reads it as a resource (a Flux Kustomization kept under that name)
         for f in m.files.indices {
             guard let field = m.files[f].kustomizationUnknownFields.first else { continue }
-            let dir = Path.dirname(m.path(f)), atPath = fluxKustomizations(at: dir)
+            let dir = m.directory(f), atPath = fluxKustomizations(at: dir)
             if m.graph.isIncluded(m.path(f)) && !m.graph.isIncluded(dir) && atPath.isEmpty { continue }
             // a Flux Kustomization's spec written into a kustomize file, or another object kept under the name (a
             // CustomResourceDefinition, MirrMurr/psac-project)

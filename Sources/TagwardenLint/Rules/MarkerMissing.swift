@@ -109,7 +109,7 @@ extension Rule {
         // primary one, which is upgraded after it)
         var dropped = Set<Int>()
         for (p, claims) in unusedClaims where claims.count > 1 {
-            let home = Path.dirname(m.path(m.objects[m.flux.policies[p].object].file))
+            let home = m.directory(m.objects[m.flux.policies[p].object].file)
             func beside(_ f: FileID) -> Bool { Path.isBelow(m.path(f), home) }
             guard claims.contains(where: { beside($0.file) }) else { continue }
             for claim in claims where !beside(claim.file) { dropped.insert(claim.finding) }

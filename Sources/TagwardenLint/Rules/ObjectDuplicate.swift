@@ -88,7 +88,7 @@ extension Rule {
             // alternatives, evocloud-dev's cilium-1.17.0.yaml and cilium-1.17.2.yaml), or which applies which; identical
             // copies are redundant either way
             let together = !assumingTogether || a.file == b.file ? nil
-                : "assuming one cluster applies both \(Path.dirname(m.path(a.file)) != Path.dirname(m.path(b.file)) ? "directories" : "files"): "
+                : "assuming one cluster applies both \(m.directory(a.file) != m.directory(b.file) ? "directories" : "files"): "
                     + "nothing in this repository says what applies them; declare its clusters under clusters: in \(Config.fileName)"
             // as the builds name it, in the namespace where the two meet (one the builds put in several may meet in any)
             func namespaces(_ o: ObjectID) -> [String] { m.objectNamespace[o].map { [$0] } ?? m.openNamespaces[o] ?? [] }
@@ -172,7 +172,7 @@ extension Rule {
             // `kubernetes/`): when no kustomization is at the path, the one directory of a kustomization that ends with it
             var kustomizationDirs: [String: [String]] = [:]   // last path component → directories of kustomizations
             for o in m.objects where o.isKustomization {
-                let dir = Path.dirname(m.path(o.file))
+                let dir = m.directory(o.file)
                 kustomizationDirs[Path.basename(dir), default: []].append(dir)
             }
             for (i, o) in m.objects.withIDs {
@@ -246,7 +246,7 @@ extension Rule {
             // `./transformers`, a `namespace:` over a shared NamespaceTransformer)
             var kustomizationAt: [String: ObjectID] = [:]
             for k in m.objects.indices where m.objects[k].isKustomization && Extractor.isKustomizationPath(m.path(m.objects[k].file)) {
-                kustomizationAt[Path.dirname(m.path(m.objects[k].file))] = k
+                kustomizationAt[m.directory(m.objects[k].file)] = k
             }
             func holdsTransformer(_ path: String, depth: Int = 0) -> Bool {
                 if kinds[path] != nil { return true }
@@ -254,7 +254,7 @@ extension Rule {
                 return m.objects[d].kustomizeResources.contains { Model.resourcePath($0, in: path).map { holdsTransformer($0, depth: depth + 1) } ?? false }
             }
             for k in m.objects.indices where m.objects[k].isKustomization && !m.objects[k].kustomizeConfigFiles.isEmpty {
-                let dir = Path.dirname(m.path(m.objects[k].file))
+                let dir = m.directory(m.objects[k].file)
                 if let config = m.objects[k].kustomizeConfigFiles.compactMap({ Model.resourcePath($0, in: dir) }).first(where: { holdsTransformer($0) }) {
                     transforming[k] = config
                 }

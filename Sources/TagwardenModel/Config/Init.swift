@@ -256,7 +256,7 @@ public enum EnvironmentReport {
                 ("namespace", model.objectNamespace[k].map(JSON.string) ?? .null), ("name", object.name.map(JSON.string) ?? .null),
                 ("file", .string(model.path(object.file))), ("path", spec?.path.map(JSON.string) ?? .null),
                 ("root", .bool(c.roots.contains(k))),
-                ("appliedWithDirectory", c.roots.contains(k) && !buildsItself ? .string(Path.dirname(model.path(object.file))) : .null),
+                ("appliedWithDirectory", c.roots.contains(k) && !buildsItself ? .string(model.directory(object.file)) : .null),
             ])
         }
     }

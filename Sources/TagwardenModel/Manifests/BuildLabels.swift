@@ -20,7 +20,7 @@ extension Model {
             let dir: String
             if o.isKustomization {
                 added = EffectiveObjects.kustomizeLabels(y, root)
-                dir = Path.dirname(files[o.file].path)
+                dir = files[o.file].directory
             } else {
                 EffectiveObjects.scalarPairs(y, y.get(root, "spec", "commonMetadata", "labels"), into: &added)
                 guard let path = o.fluxKustomization?.path.flatMap(normalizePath) else { continue }

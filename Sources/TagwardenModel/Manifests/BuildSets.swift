@@ -31,12 +31,12 @@ struct BuildSets {
         kustomizationAt.reserveCapacity(resources.count)
         fileAt.reserveCapacity(files.count)
         for (i, o) in objects.withIDs where o.isKustomization && Extractor.isKustomizationPath(files[o.file].path) {
-            kustomizationAt[Path.dirname(files[o.file].path)] = i
+            kustomizationAt[files[o.file].directory] = i
         }
         for i in files.indices { fileAt[files[i].path] = i }
         for f in files.indices where (files[f].path.hasBytesSuffix("ustomization.yaml") || files[f].path.hasBytesSuffix("ustomization.yml")
             || files[f].path.hasBytesSuffix("Kustomization")) && Extractor.isKustomizationPath(files[f].path) {
-            let dir = Path.dirname(files[f].path)
+            let dir = files[f].directory
             if kustomizationAt[dir] == nil { emptyKustomizationAt[dir] = f }
         }
         // a snapshot from git's index or a walk is most often in path order already

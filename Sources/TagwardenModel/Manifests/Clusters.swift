@@ -277,7 +277,7 @@ public struct Clusters: Sendable {
                                      sourceIgnored: [FileID: String]) {
         let declaredFiles = Set(declared.joined())
         for o in objects where o.isKustomization {
-            let dir = Path.dirname(files[o.file].path)
+            let dir = files[o.file].directory
             for (names, asData) in [(o.kustomizeConfigFiles, false), (files[o.file].kustomizeInputFiles, true)] {
                 for name in names {
                     if let p = Model.normalizePath(Sources.join(dir, name)) { readBy[p, default: []].append((o.file, asData)) }
@@ -363,7 +363,7 @@ public struct Clusters: Sendable {
         // applied another way (`kubectl apply -f sync.yaml`), so it is not left out
         var selfSyncs = Set<FileID>()
         for o in objects {
-            if let p = o.fluxKustomization?.path, Model.normalizePath(p) == Path.dirname(files[o.file].path) { selfSyncs.insert(o.file) }
+            if let p = o.fluxKustomization?.path, Model.normalizePath(p) == files[o.file].directory { selfSyncs.insert(o.file) }
         }
         // the directories a Flux Kustomization's generated build takes whole
         let fluxPaths = Model.writtenFluxPaths(objects)
@@ -483,7 +483,7 @@ public struct Clusters: Sendable {
             isBootstrapLayout(k) || (buildsItself(k) && !buildingOtherSyncs.contains(k) && !insideBootstrapTree(k))
         }
         func isBootstrapLayout(_ k: ObjectID) -> Bool {
-            let dir = Path.dirname(files[file(k)].path)
+            let dir = files[file(k)].directory
             return Path.basename(dir) == "flux-system" && path(k, [:]).map { Path.dirname(dir) == $0 } == true && built[k]?.isEmpty == false
         }
         let bootstrapLayoutFiles = Set(kustomizations.filter(isBootstrapLayout).map(file))
@@ -509,7 +509,7 @@ public struct Clusters: Sendable {
         func insideBootstrapTree(_ k: ObjectID) -> Bool {
             guard !bootstrapTreePaths.isEmpty, !isBootstrapLayout(k) else { return false }
             // (its file's directories, up to the root, looked up: a fleet's paths are thousands)
-            var dir = Path.dirname(files[file(k)].path)
+            var dir = files[file(k)].directory
             while !bootstrapTreePaths.contains(dir) {
                 if dir.isEmpty { return false }
                 dir = Path.dirname(dir)
@@ -520,7 +520,7 @@ public struct Clusters: Sendable {
         func clusterName(_ k: ObjectID) -> String {
             if isBootstrapSync(k), let p = path(k, [:]) { return p }
             if let own = entryPoints[k] { return own.name }
-            return topKustomization(of: file(k)) ?? Path.dirname(files[file(k)].path)
+            return topKustomization(of: file(k)) ?? files[file(k)].directory
         }
         /// The directory of the one kustomization that includes file `f`, through the kustomizations above it, and that
         /// nothing includes: what applies it applies every root it takes, one cluster (werpo78/videorank-mlops-config's
@@ -555,7 +555,7 @@ public struct Clusters: Sendable {
         func splitEntryPoints() {
             var byDirectory: [String: [ObjectID]] = [:]
             for r in roots where !isBootstrapSync(r) && !buildsItself(r) && topKustomization(of: file(r)) == nil {
-                byDirectory[Path.dirname(files[file(r)].path), default: []].append(r)
+                byDirectory[files[file(r)].directory, default: []].append(r)
             }
             guard byDirectory.values.contains(where: { $0.count > 1 }) else { return }
             let gitSources = Model.GitSources(objects, files: files)
@@ -735,7 +735,7 @@ public struct Clusters: Sendable {
             // applied from outside, with the directory it is in (what bootstrap's path builds, when it is not here; one written
             // into a kustomization file, which kustomize refuses, with the directory's files, as `kubectl apply -f` takes them;
             // beside one, not that file, which `kubectl apply -k` refuses)
-            let dir = Path.dirname(files[file(root)].path)
+            let dir = files[file(root)].directory
             if let own = entryPoints[root] { walk(c, roots: [root], files: own.files); return }
             // a file at the repository's root, where no kustomization builds the root, is applied by itself (`kubectl apply
             // -f apps.yaml`): the whole repository as one generated build is no cluster's (pawelpesz/kluster-playground's
@@ -787,8 +787,8 @@ public struct Clusters: Sendable {
                               + syncs.map { Path.dirname($0.path) })
             let bootstrappedNames = Set(bootstrapped.map(clusterName) + syncs.map(\.path))
             for r in roots where !reached.contains(r) && !nonResources.contains(r) && built[r] != nil
-                && parents.contains(Path.dirname(Path.dirname(files[file(r)].path)))
-                && !bootstrappedNames.contains(Path.dirname(files[file(r)].path)) {
+                && parents.contains(Path.dirname(files[file(r)].directory))
+                && !bootstrappedNames.contains(files[file(r)].directory) {
                 apply(r)
             }
         } else {
@@ -1231,7 +1231,7 @@ extension Model {
         for f in files.indices {
             switch clusters.reach[f] {
             case .applied: break
-            case .unreached: unreached[Path.dirname(files[f].path), default: 0] += 1
+            case .unreached: unreached[files[f].directory, default: 0] += 1
             case .notDeployed: notDeployed += 1
             case .assumed: if clusters.isOnlySuspended(f) { suspended += 1 } else if clusters.isOnlyPinned(f) { pinned += 1 }
             }
@@ -1268,7 +1268,7 @@ extension Model {
     /// what `tagwarden init` lists for the user to declare.
     public var unreachedDirectories: [(directory: String, files: Int)] {
         var counts: [String: Int] = [:]
-        for f in Set(objects.map(\.file)) where clusters.reach[f] == .unreached { counts[Path.dirname(files[f].path), default: 0] += 1 }
+        for f in Set(objects.map(\.file)) where clusters.reach[f] == .unreached { counts[files[f].directory, default: 0] += 1 }
         return counts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 

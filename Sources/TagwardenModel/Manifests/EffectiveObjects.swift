@@ -531,7 +531,7 @@ struct EffectiveObjects {
         let y = yaml(o.file)
         guard o.document < y.documents.count else { return steps }
         let root = y.documents[o.document].root
-        let dir = Path.dirname(files[o.file].path)
+        let dir = files[o.file].directory
         func text(inline n: Int) -> PatchText? {
             guard y.nodes[n].kind == .scalar else { return nil }
             let content = Array(y.value(n).utf8)

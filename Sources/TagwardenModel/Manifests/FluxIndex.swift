@@ -173,10 +173,10 @@ public struct FluxIndex: Sendable {
     static func beside(_ candidates: [Int], of automation: ObjectID, in idx: FluxIndex, objects: Objects, files: Files,
                        deployedTogether: (FileID, ObjectID) -> Bool) -> [Int] {
         guard candidates.count > 1 else { return candidates }
-        let file = objects[automation].file, dir = Path.dirname(files[file].path)
+        let file = objects[automation].file, dir = files[file].directory
         let sameFile = candidates.filter { objects[idx.gitRepositories[$0].object].file == file }
         if !sameFile.isEmpty { return sameFile }
-        let sameDirectory = candidates.filter { Path.dirname(files[objects[idx.gitRepositories[$0].object].file].path) == dir }
+        let sameDirectory = candidates.filter { files[objects[idx.gitRepositories[$0].object].file].directory == dir }
         if !sameDirectory.isEmpty { return sameDirectory }
         let together = candidates.filter { deployedTogether(file, idx.gitRepositories[$0].object) }
         return together.isEmpty ? candidates : together
@@ -273,7 +273,7 @@ public struct FluxIndex: Sendable {
     static func nonResources(_ objects: Objects, files: Files) -> Set<ObjectID> {
         var paths = Set<String>()
         for o in objects where o.isKustomization {
-            let dir = Path.dirname(files[o.file].path)
+            let dir = files[o.file].directory
             for p in o.kustomizePatches + o.kustomizeConfigFiles {
                 if let n = Model.normalizePath(dir.isEmpty ? p : dir + "/" + p) { paths.insert(n) }
             }

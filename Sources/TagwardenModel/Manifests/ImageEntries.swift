@@ -53,7 +53,7 @@ extension Model {
         var out: [UnmatchedImageEntry] = []
         for k in suspects {
             let o = objects[k]
-            let dir = Path.dirname(files[o.file].path)
+            let dir = files[o.file].directory
             var roots: [String]
             if case .kustomization(let flux)? = o.flux {
                 guard let p = flux.path.flatMap(normalizePath) else { continue }
@@ -68,7 +68,7 @@ extension Model {
             }) { continue }
             var taken = roots.count == 1 ? built.files(under: roots[0]) : Set<FileID>()
             if roots.count > 1 { for r in roots { taken.formUnion(built.files(under: r)) } }
-            guard !taken.isEmpty, let known = knownBuild(taken, after: { $0 == k || roots.contains(Path.dirname(files[objects[$0].file].path)) },
+            guard !taken.isEmpty, let known = knownBuild(taken, after: { $0 == k || roots.contains(files[objects[$0].file].directory) },
                                                          objects: objects, objectsOfFile: objectsOfFile, files: files, built: built) else { continue }
             taken = known
             // the names the images have when they reach this kustomization: the renaming entries of the kustomizations on
@@ -80,7 +80,7 @@ extension Model {
             }
             let renamers = taken.flatMap { objectsOfFile[$0] ?? [] }.filter { j in
                 j != k && objects[j].kind != "Component" && objects[j].kustomizeImages.contains { $0.newName != nil }
-            }.map { j in (object: j, builds: built.files(under: Path.dirname(files[objects[j].file].path))) }
+            }.map { j in (object: j, builds: built.files(under: files[objects[j].file].directory)) }
                 .sorted { $0.builds.count < $1.builds.count }
             var names = Set<String>(), normalized: [String: String] = [:], texts: [String] = []
             for f in taken {
@@ -227,7 +227,7 @@ extension Model {
             for o in objectsOfFile[f] ?? [] {
                 let unknowns = objects[o].kustomizeUnknowns
                 if unknowns.contains(.resources) || unknowns.contains(.transformers) && !after(o) { return nil }
-                let dir = Path.dirname(files[f].path)
+                let dir = files[f].directory
                 // a `configurations:` file that gives the images transformer fields of its own (a Provider's
                 // `spec/package`, gadgetmg/home's crd-configurations Component), or one not read, may let an entry match
                 // what is no container image

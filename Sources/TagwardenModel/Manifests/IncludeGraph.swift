@@ -25,7 +25,7 @@ public struct IncludeGraph: Sendable {
         }
         var patchedBy = StringMap<[ObjectID]>()
         for (k, o) in objects.withIDs where o.isKustomization {
-            let dir = Path.dirname(files[o.file].path)
+            let dir = files[o.file].directory
             directories[k] = dir
             guard o.kind != "Component", Extractor.isKustomizationPath(files[o.file].path) else { continue }
             for p in o.kustomizePatches { if let path = Model.normalizePath(Sources.join(dir, p)) { patchedBy[path, default: []].append(k) } }

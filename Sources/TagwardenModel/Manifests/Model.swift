@@ -886,7 +886,7 @@ public struct Model: Sendable {
             // so every includer in the graph is a kustomization file's)
             guard objects[i].isKustomization && !objects[i].kustomizeResources.isEmpty,
                   Extractor.isKustomizationPath(files[objects[i].file].path) else { return nil }
-            let dir = Path.dirname(files[objects[i].file].path)
+            let dir = files[objects[i].file].directory
             return objects[i].kustomizeResources.compactMap { resourcePath($0, in: dir) }
         }
         var out: [ObjectID: [String]] = [:]
@@ -905,7 +905,7 @@ public struct Model: Sendable {
     public var generatorDataFiles: Set<String> {
         var out = Set<String>()
         for o in objects where !o.configMapGenerators.isEmpty {
-            let dir = Path.dirname(files[o.file].path)
+            let dir = files[o.file].directory
             for g in o.configMapGenerators {
                 for entry in g.files { if let p = Model.resourcePath(entry.path, in: dir), includedBy[p] == nil { out.insert(p) } }
             }
@@ -1105,7 +1105,7 @@ public struct Model: Sendable {
         for f in files.indices { fileIndex[files[f].path] = f }
         /// Whether a configuration file of kustomization k has kustomize rewrite `spec/imageRepositoryRef/name`.
         func rewritesReference(_ k: ObjectID) -> Bool {
-            let dir = Path.dirname(files[objects[k].file].path)
+            let dir = files[objects[k].file].directory
             return objects[k].kustomizeConfigFiles.contains { name in
                 guard let path = normalizePath(Sources.join(dir, name)), let f = fileIndex[path] else { return false }
                 let y = YAMLFile(parsing: files[f].bytes)
@@ -1177,6 +1177,8 @@ public struct Model: Sendable {
 
     /// The path of file `file`.
     public func path(_ file: FileID) -> String { files[file].path }
+    /// The directory of `file` (`Path.dirname` of its path).
+    public func directory(_ file: FileID) -> String { files[file].directory }
 
     /// The tops of the builds that take file `f`: followed up `includedBy` to the kustomizations nothing includes, and
     /// from one that is a Flux Kustomization's `path` on to whatever applies that Flux Kustomization's own file, up to

@@ -66,7 +66,7 @@ enum PatchTargets {
         guard let build = builds.resourceBuild(of: k, objectsOfFile: objectsOfFile), build.kustomizations.allSatisfy({ !refused.contains($0) })
         else { return [] }
         // a Component a Flux Kustomization adds may bring the patch's object (not judged), or patch it first
-        let added = fluxComponents[Path.dirname(files[o.file].path)] ?? []
+        let added = fluxComponents[files[o.file].directory] ?? []
         if added.contains(where: { !objects[$0].kustomizeResources.isEmpty }) { return [] }
         func name(_ i: ObjectID) -> String? { writtenName[i] ?? objects[i].name }
         for p in steps.early where p.targetless {

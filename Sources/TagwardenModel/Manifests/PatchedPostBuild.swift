@@ -30,7 +30,7 @@ extension Model {
             // variables are theirs, which the topology reads per build (`Clusters`), not this object's
             guard byUser.count == 1, let (user, applying) = byUser.first else { continue }
             // in the order the kustomization lists them, each over the one before
-            let dir = Path.dirname(files[objects[user].file].path)
+            let dir = files[objects[user].file].directory
             let listed = objects[user].kustomizePatches.compactMap { Model.normalizePath(Sources.join(dir, $0)) }
             let ranked = applying.map { p in (p, listed.firstIndex(of: files[objects[p].file].path) ?? listed.count) }
             for (p, _) in ranked.sorted(by: { $0.1 < $1.1 }) {

@@ -108,7 +108,7 @@ extension Model {
             let y = files[kustomization.file].yaml
             guard kustomization.document < y.documents.count, let list = y.get(y.documents[kustomization.document].root, "replacements")
             else { continue }
-            let dir = Path.dirname(files[kustomization.file].path)
+            let dir = files[kustomization.file].directory
             var entries: [(entry: Int, file: YAMLFile)] = []
             for entry in y.childNodes(list) {
                 if let path = y.string(entry, "path") {

@@ -96,7 +96,7 @@ extension Model {
         } }
         // directories with a kustomization file
         let kustomizationDirs = fluxRetags ? Set(objects.lazy.filter { $0.isKustomization && Extractor.isKustomizationPath(files[$0.file].path) }
-            .map { Path.dirname(files[$0.file].path) }) : []
+            .map { files[$0.file].directory }) : []
         let listsOf = followsPatches ? containerLists(images) : [:]
         // each chunk of the images follows its own from the images as written, with memos of its own: the chunks are
         // fixed, whatever the cores, and so is what each remembers
@@ -143,7 +143,7 @@ extension Model {
             var treeOf: [FileID: YAMLFile] = [:]   // each values file parsed once, for all the fields asked of it
             func generated(_ k: ObjectID, _ o: ObjectID, _ path: [String]) -> (keys: [String: Bool], replaced: [String]) {
                 var out: [String: Bool] = [:], replaced: [String] = []
-                let dir = Path.dirname(files[objects[k].file].path)
+                let dir = files[objects[k].file].directory
                 let namespace = namespaces[o] ?? objects[o].declaredNamespace
                 // entries with a `targetPath` set that one value from whatever the key holds
                 let targeted: [(name: String, key: String, id: String, sets: Bool)] = {
@@ -260,7 +260,7 @@ extension Model {
             func componentEntries(_ k: ObjectID) -> [KustomizeImageEntry] { listedComponents(k).flatMap { objects[$0].kustomizeImages } }
             func listedComponents(_ k: ObjectID) -> [ObjectID] {
                 guard !components.isEmpty else { return [] }
-                let dir = Path.dirname(files[objects[k].file].path)
+                let dir = files[objects[k].file].directory
                 return objects[k].kustomizeResources.compactMap { r in normalizePath(Sources.join(dir, r)).flatMap { components[$0] } }
             }
             /// The entries kustomization k applies after those of Component c, which it lists; nil where it does not list c.
@@ -497,7 +497,7 @@ extension Model {
         var components: [String: ObjectID] = [:], fluxBuilders: [String: [ObjectID]] = [:]
         for (i, o) in objects.withIDs {
             if o.isKustomization, o.kind == "Component", Extractor.isKustomizationPath(files[o.file].path) {
-                components[Path.dirname(files[o.file].path)] = i
+                components[files[o.file].directory] = i
             }
             if case .kustomization(let k)? = o.flux, let p = k.path { fluxBuilders[p, default: []].append(i) }
         }
@@ -654,7 +654,7 @@ extension Model {
     public func overridesCarryMarkers(_ i: ImageID) -> Bool {
         guard let name = images[i].normalizedName ?? markedRepository(i).flatMap(ImageReference.normalizeName) else { return false }
         return images[i].retaggedBy.allSatisfy { k in
-            let dir = Path.dirname(path(objects[k].file))
+            let dir = directory(objects[k].file)
             let patchFiles = Set(objects[k].kustomizePatches.compactMap { Model.normalizePath(Sources.join(dir, $0)) })
             return images.indices.contains { j in
                 guard j != i, !images[j].markers.isEmpty,

@@ -25,7 +25,7 @@ extension Model {
         // the ArtifactGenerators, with their directories, and the repository's directories, found on first need
         var generators: [(dir: String, generator: FileFacts.ArtifactGenerator)]?
         func allGenerators() -> [(dir: String, generator: FileFacts.ArtifactGenerator)] {
-            if generators == nil { generators = files.indices.flatMap { f in files[f].artifactGenerators.map { (Path.dirname(files[f].path), $0) } } }
+            if generators == nil { generators = files.indices.flatMap { f in files[f].artifactGenerators.map { (files[f].directory, $0) } } }
             return generators!
         }
         var directories: Set<String>?
@@ -38,7 +38,7 @@ extension Model {
                   ["OCIRepository", "Bucket", "ExternalArtifact"].contains(source.kind) else { continue }
             let namespace = source.namespace ?? objects[i].declaredNamespace
             if source.kind == "ExternalArtifact",
-               let copied = artifactSource(source.name, namespace: namespace, path: path, near: Path.dirname(files[objects[i].file].path),
+               let copied = artifactSource(source.name, namespace: namespace, path: path, near: files[objects[i].file].directory,
                                            generators: allGenerators(), isDirectory: isDirectory, sources: sources, here: here,
                                            artifactSyncs: artifactSyncs) {
                 k.path = copied
@@ -94,7 +94,7 @@ extension Model {
             // twice over
             for i in objects.indices {
                 guard var k = objects[i].fluxKustomization, k.path?.isEmpty == true, let src = k.source, src.isGitRepository,
-                      src.name != "flux-system", Path.dirname(files[objects[i].file].path) != "flux-system",
+                      src.name != "flux-system", files[objects[i].file].directory != "flux-system",
                       case let urls = sources.candidates(kind: src.kind, name: src.name, namespace: src.namespace ?? objects[i].declaredNamespace),
                       !urls.isEmpty, urls.allSatisfy({ !$0.containsBytes("${") && repositoryPath($0) != nil }) else { continue }
                 k.path = nil
@@ -300,7 +300,7 @@ extension Model {
             guard all.count > 1 else { return all }
             let mine = Path.dirname(file).split(separator: "/")
             func shared(_ g: FileID) -> Int {
-                zip(mine, Path.dirname(files[g].path).split(separator: "/")).prefix { $0 == $1 }.count
+                zip(mine, files[g].directory.split(separator: "/")).prefix { $0 == $1 }.count
             }
             let best = all.map { shared($0.file) }.max() ?? 0
             return all.filter { shared($0.file) == best }

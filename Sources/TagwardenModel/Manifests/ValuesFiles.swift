@@ -86,8 +86,8 @@ enum ValuesFiles {
                 // written: `${releaseName}-defaults` beside each app's release), those beside the release
                 var candidates = configMaps[key] ?? []
                 if candidates.count > 1 {
-                    let dir = Path.dirname(files[objects[r].file].path)
-                    let beside = candidates.filter { Path.dirname(files[objects[$0].file].path) == dir }
+                    let dir = files[objects[r].file].directory
+                    let beside = candidates.filter { files[objects[$0].file].directory == dir }
                     if !beside.isEmpty { candidates = beside }
                 }
                 for c in candidates {
@@ -111,7 +111,7 @@ enum ValuesFiles {
                 }
                 for (k, g) in generated[key] ?? [] {
                     // the kustomization that generates it builds the release
-                    let dir = Path.dirname(files[objects[k].file].path)
+                    let dir = files[objects[k].file].directory
                     if builds[k] == nil { builds[k] = built.files(under: dir) }
                     guard builds[k]!.contains(objects[r].file) else { continue }
                     for file in g.files where file.key == ref.valuesKey {
