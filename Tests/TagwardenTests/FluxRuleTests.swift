@@ -1325,7 +1325,7 @@ func fluxRepo() -> [String: String] {
         #expect(forgets.rendered == ["image-floating-tag apps/base/web/values-base.yaml:3:8", "image-latest-tag apps/base/web/values-base.yaml:9:10"],
                 "\(forgets.rendered)")
         let message = forgets.first?.message ?? ""
-        #expect(message.contains("(deployed with this tag by apps/development/; the other builds change or drop it)"), "\(message)")
+        #expect(message.contains("(deployed with this tag by apps/development/; the other builds replace or drop it)"), "\(message)")
 
         // a later entry of a ConfigMap that development does not generate sets nothing there
         files["apps/development/kustomization.yaml"] = """
@@ -1379,7 +1379,7 @@ func fluxRepo() -> [String: String] {
         files["apps/staging/values.yaml"] = "replicaCount: 2\n"
         let forgets = try lint(files)
         #expect(forgets.rendered == ["image-latest-tag apps/base/values-base.yaml:3:8"], "\(forgets.rendered)")
-        #expect(forgets.first?.message.contains("(deployed with this tag by apps/staging/; the other builds change or drop it)") == true,
+        #expect(forgets.first?.message.contains("(deployed with this tag by apps/staging/; the other builds replace or drop it)") == true,
                 "\(forgets.first?.message ?? "")")
         // a JSON patch that removes the later entry by its place (past an entry with a targetPath) takes the override away
         files["apps/staging/values.yaml"] = "image:\n  tag: \"1.4.2\"\n"
@@ -1804,5 +1804,19 @@ func fluxRepo() -> [String: String] {
         if Int(fa[1])! != Int(fb[1])! { return Int(fa[1])! < Int(fb[1])! }
         if Int(fa[2])! != Int(fb[2])! { return Int(fa[2])! < Int(fb[2])! }
         return a < b
+    }
+}
+
+/// What marker-value-rejected says of a key Flux's version parser refuses: which Flux refuses it, and for what.
+@Suite struct VersionRefusalTests {
+    /// raviusit/gitOps-workflow-flux's '1.25' under Flux 2.6: no Flux reads it, 2.7 and later either.
+    @Test func aKeyOfOneDotIsRefusedByEveryFlux() {
+        #expect(Rule.versionRefusal("1.25", flux: .legacy) == " (Flux before 2.7 needs exactly X.Y.Z, and later Flux at least two dots)")
+        #expect(Rule.versionRefusal("1.25", flux: .current) == " (Flux 2.7+ needs at least two dots)")
+    }
+
+    /// Three dots: only the Flux before 2.7 refuses it.
+    @Test func aKeyOfThreeDotsIsRefusedBeforeFlux27() {
+        #expect(Rule.versionRefusal("1.2.3.4", flux: .legacy) == " (Flux before 2.7 needs exactly X.Y.Z)")
     }
 }

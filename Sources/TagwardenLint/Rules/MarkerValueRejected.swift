@@ -38,7 +38,9 @@ extension Rule {
         let core = key.prefix { $0 != "-" && $0 != "+" }
         let dots = core.count { $0 == "." }
         if flux == .current, dots < 2 { return " (Flux 2.7+ needs at least two dots)" }
-        if flux != .current, dots != 2 { return " (Flux before 2.7 needs exactly X.Y.Z)" }
+        // (fewer than two dots: Flux 2.7 and later refuse it too)
+        if flux != .current, dots < 2 { return " (Flux before 2.7 needs exactly X.Y.Z, and later Flux at least two dots)" }
+        if flux != .current, dots > 2 { return " (Flux before 2.7 needs exactly X.Y.Z)" }
         let pre = key.dropFirst(core.count).prefix { $0 != "+" }
         if pre.hasPrefix("-"), let zero = pre.dropFirst().split(separator: ".", omittingEmptySubsequences: false)
             .first(where: { $0.count > 1 && $0.first == "0" && $0.allSatisfy(\.isASCIIDigit) }) {
