@@ -512,7 +512,7 @@ import TagwardenFixtures
         let res = try r.audit("--format", "json")
         #expect(res.findings == ["image-latest-tag base/deploy.yaml:10:18"], "\(res.described)")
         let message = res.findingObjects.first?["message"] as? String ?? ""
-        #expect(message.contains("(deployed with this tag by Flux Kustomization apps (clusters/development/apps.yaml); the other builds change or drop it)"),
+        #expect(message.contains("(deployed with this tag by Flux Kustomization apps (clusters/development/apps.yaml); the other builds replace or drop it)"),
                 "\(message)")
         // once development sets it too, the base's tag never runs
         try r.write("apps/development/kustomization.yaml", "resources: [../../base]\nimages:\n  - name: ghcr.io/acme/web\n    newTag: 1.4.2\n")
@@ -719,7 +719,7 @@ import TagwardenFixtures
         #expect(res.findings == ["image-latest-tag base/deploy.yaml:10:18", "image-latest-tag base/deploy.yaml:12:18",
                                  "image-latest-tag production/web-image.yaml:10:18"], "\(res.described)")
         let web = res.findingObjects.first { ($0["line"] as? Int) == 10 && ($0["file"] as? String) == "base/deploy.yaml" }
-        #expect((web?["message"] as? String)?.hasSuffix("(deployed with this tag by dev/; the other builds change or drop it)") == true, "\(res.described)")
+        #expect((web?["message"] as? String)?.hasSuffix("(deployed with this tag by dev/; the other builds replace or drop it)") == true, "\(res.described)")
     }
 
     /// A shared base's image that no overlay retags: the finding at the base names the environments that deploy it.
@@ -827,7 +827,7 @@ extension EffectiveObjectsTests {
         got = try prefixFindings()
         #expect(got == [
             "base/deploy.yaml:7 [development] tag 'staging-1.4.2' of promoted image 'ghcr.io/acme/web' lacks the development prefix 'dev-': it is a staging tag "
-                + "(deployed with this tag by overlays/development/, overlays/staging/; the other builds change or drop it)",
+                + "(deployed with this tag by overlays/development/, overlays/staging/; the other builds replace or drop it)",
         ], "\(got)")
     }
 }
@@ -990,7 +990,7 @@ extension EffectiveObjectsTests {
         res = try r.audit("--format", "json")
         #expect(res.findings == ["image-latest-tag base/deploy.yaml:15:18", "image-latest-tag staging/sidecar.yaml:3:31"], "\(res.described)")
         let sidecar = res.findingObjects.first { ($0["file"] as? String) == "base/deploy.yaml" }
-        #expect((sidecar?["message"] as? String)?.hasSuffix("(deployed with this tag by staging/; the other builds change or drop it)") == true,
+        #expect((sidecar?["message"] as? String)?.hasSuffix("(deployed with this tag by staging/; the other builds replace or drop it)") == true,
                 "\(res.described)")
     }
 }
@@ -1152,7 +1152,7 @@ extension EffectiveObjectsTests {
         res = try r.audit("--format", "json")
         #expect(res.findings == ["image-latest-tag base/release.yaml:14:12", "image-latest-tag base/release.yaml:16:14"], "\(res.described)")
         #expect(res.findingObjects.allSatisfy {
-            ($0["message"] as? String)?.hasSuffix("(deployed with this tag by development/; the other builds change or drop it)") == true
+            ($0["message"] as? String)?.hasSuffix("(deployed with this tag by development/; the other builds replace or drop it)") == true
         }, "\(res.described)")
     }
 }

@@ -832,7 +832,7 @@ import Testing
         files["overlays/staging/kustomization.yaml"] = "resources: [../../base]\n"
         let res = try lint(files)
         #expect(res.rendered == ["image-latest-tag base/kustomization.yaml:3:58"], "\(res.rendered)")
-        #expect(res.first?.message.hasSuffix("(deployed with this tag by Flux Kustomization staging (clusters/prod/apps.yaml); the other builds change or drop it)") == true, "\(res.first?.message ?? "")")
+        #expect(res.first?.message.hasSuffix("(deployed with this tag by Flux Kustomization staging (clusters/prod/apps.yaml); the other builds replace or drop it)") == true, "\(res.first?.message ?? "")")
     }
 
     /// elifesciences/elife-flux-cluster: the cluster's Flux Kustomization sets the tag of a base that a preview overlay,
@@ -845,7 +845,7 @@ import Testing
         files["clusters/prod/apps.yaml"] = fluxKustomization(name: "web", path: "./base", spec: "  images:\n    - {name: ghcr.io/acme/web, newTag: 1.2.3}\n")
         let res = try lint(files, asFound: true)
         #expect(res.map { "\($0.severity) \($0.rendered)" } == ["warning image-latest-tag base/app.yaml:8:14"], "\(res.map(\.message))")
-        #expect(res.first?.message.hasSuffix("(deployed with this tag by preview/; the other builds change or drop it) "
+        #expect(res.first?.message.hasSuffix("(deployed with this tag by preview/; the other builds replace or drop it) "
                                              + "(assuming that build is applied from outside this repository: no cluster here applies it)") == true, "\(res.first?.message ?? "")")
         // a cluster that applies the preview makes it a fact
         files["clusters/prod/preview.yaml"] = fluxKustomization(name: "preview", path: "./preview")

@@ -51,7 +51,7 @@ extension Rule {
                   let selectable = m.policyLanguage(p), let versions = versionLanguages(flux) else { continue }
             if cache.exhausted, firstRefused == nil { firstRefused = p }
             if cache.search([selectable] + versions) == .none {
-                out.append(c.finding("no tag that pattern '\(pattern)' of semver policy \(m.policyName(p)) admits parses as a version\(flux == .current ? " (Flux 2.7+ needs at least two dots, from the start of the tag)" : "")): extract the version, e.g. extract: '$version'",
+                out.append(c.finding("no tag that pattern '\(pattern)' of semver policy \(m.policyName(p)) admits parses as a version\(flux == .current ? " (Flux 2.7+ needs at least two dots, from the start of the tag)" : ""): extract the version, e.g. extract: '$version'",
                                      policy: p))
             }
         }

@@ -2044,7 +2044,7 @@ triggering:
           - name: ghcr.io/acme/web
             newTag: "2.0.1"
     expect:
-      - {file: components/pin/kustomization.yaml, line: 5, column: 13, message: "image 'ghcr.io/acme/web:latest' uses the tag 'latest', which moves with every push: pin a version or a digest (deployed with this tag by overlays/dev/; the other builds change or drop it)"}
+      - {file: components/pin/kustomization.yaml, line: 5, column: 13, message: "image 'ghcr.io/acme/web:latest' uses the tag 'latest', which moves with every push: pin a version or a digest (deployed with this tag by overlays/dev/; the other builds replace or drop it)"}
   - description: "an image's `name` beside its `repository`, which the chart joins after it (strimzi-kafka-operator's `{{ repository }}/{{ name }}:{{ tag }}`; dieunb/app-infra)"
     files:
       apps/strimzi.yaml: |
@@ -7483,7 +7483,7 @@ triggering:
             semver:
               range: '>=1.0.0'
     expect:
-      - {file: flux/policy.yaml, line: 10, column: 14, message: "no tag that pattern '^production-v[0-9]+\\.[0-9]+\\.[0-9]+-[0-9a-f]+-[0-9]+$' of semver policy flux-system/web admits parses as a version (Flux 2.7+ needs at least two dots, from the start of the tag)): extract the version, e.g. extract: '$version'"}
+      - {file: flux/policy.yaml, line: 10, column: 14, message: "no tag that pattern '^production-v[0-9]+\\.[0-9]+\\.[0-9]+-[0-9a-f]+-[0-9]+$' of semver policy flux-system/web admits parses as a version (Flux 2.7+ needs at least two dots, from the start of the tag): extract the version, e.g. extract: '$version'"}
 nonTriggering:
   - description: the environment's own tags
     profile: strict

@@ -37,7 +37,7 @@ public struct RuleContext: Sendable {
     public func finding(_ message: String, image i: ImageID, span: SourceSpan? = nil, environment: String? = nil) -> Finding {
         let img = model.images[i]
         let builds = !img.writtenTagDeployedBy.isEmpty
-            ? " (deployed \(img.invalid == nil ? "with this tag" : "as written") by \(img.writtenTagDeployedBy.joined(separator: ", ")); the other builds change or drop it)"
+            ? " (deployed \(img.invalid == nil ? "with this tag" : "as written") by \(img.writtenTagDeployedBy.joined(separator: ", ")); the other builds replace or drop it)"
             : img.deployedIn.isEmpty ? "" : " (deployed by \(img.deployedIn.joined(separator: ", "))"
                 + (img.deployedAlsoBy.isEmpty ? ")" : ", and by \(img.deployedAlsoBy.joined(separator: ", ")), of no environment)")
         var f = finding(message + (img.substitution?.note(model) ?? "") + (img.provenance.map { " (\($0))" } ?? "") + builds,
