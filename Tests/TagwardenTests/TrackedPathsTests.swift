@@ -18,14 +18,15 @@ import Testing
         for (path, normal) in cases { #expect(Model.normalizePath(path) == normal, "\(path)") }
     }
 
-    @Test func bisectsFilesAndDirectories() {
-        // out of byte order, as an index written with core.ignoreCase is
-        let t = Sources.TrackedPaths(["b/x.yaml", "A/y.yaml", "a/b/c.yaml", "a/b.yaml", "a-b/z.yaml"])
-        #expect(t.paths == ["A/y.yaml", "a-b/z.yaml", "a/b.yaml", "a/b/c.yaml", "b/x.yaml"])
-        #expect(t.contains("a/b.yaml") && t.contains("b/x.yaml") && t.contains("A/y.yaml"))
+    @Test func knowsTrackedFilesAndTheDirectoriesThatHoldThem() {
+        // out of byte order, as an index written with core.ignoreCase is, and a directory's files apart
+        let t = Sources.TrackedPaths(["b/x.yaml", "A/y.yaml", "a/b/c.yaml", "a/b.yaml", "a-b/z.yaml", "top.yaml", "a/b/d/e/f.yaml", "b/w.yaml"])
+        #expect(t.contains("a/b.yaml") && t.contains("b/x.yaml") && t.contains("A/y.yaml") && t.contains("top.yaml"))
         #expect(!t.contains("a/b") && !t.contains("a/c.yaml") && !t.contains("c.yaml"))
         #expect(t.containsDirectory("a") && t.containsDirectory("a/b") && t.containsDirectory("a-b") && t.containsDirectory("A"))
+        #expect(t.containsDirectory("a/b/d") && t.containsDirectory("a/b/d/e") && t.containsDirectory("b"))
         #expect(!t.containsDirectory("a/b.yaml") && !t.containsDirectory("a/c") && !t.containsDirectory("c") && !t.containsDirectory("b/x"))
+        #expect(!t.containsDirectory("") && !t.containsDirectory("a/") && !t.containsDirectory("top.yaml") && !t.containsDirectory("a/b/d/e/f.yaml"))
     }
 
     @Test func aFileIsDirectlyInItsOwnDirectoryOnly() {

@@ -204,28 +204,28 @@ public enum Sources {
     /// no set of every directory above a path is built. A path itself is looked up in a set, which costs a walk a
     /// hash per file where bisection cost it a score of comparisons.
     struct TrackedPaths {
-        let paths: [String]
         /// (compared in bytes, as git compares paths)
         let exact: StringSet
+        /// Every directory that holds a tracked file, at any depth (the root is none of them).
+        let directories: StringSet
 
         init(_ paths: [String]) {
-            // an index written with core.ignoreCase is in another order
-            let sorted = zip(paths, paths.dropFirst()).allSatisfy { !SourceText.byteLess($1, $0) }
-            self.paths = sorted ? paths : paths.sorted(by: SourceText.byteLess)
             exact = StringSet(paths)
+            var directories = StringSet()
+            // (the index lists a directory's files together: the directory of the last path, its own string made once)
+            var last = ""
+            for path in paths where !Path.isDirectlyIn(path, last) {
+                last = Path.dirname(path)
+                var dir = last
+                while !dir.isEmpty, directories.insert(dir).inserted { dir = Path.dirname(dir) }
+            }
+            self.directories = directories
         }
-
-        /// The first position whose path is not byte-less than `key`.
-        func lowerBound(_ key: String) -> Int { SourceText.firstNotByteLess(paths, key) }
 
         func contains(_ path: String) -> Bool { exact.contains(path) }
 
         /// Whether a tracked file lies under `dir`.
-        func containsDirectory(_ dir: String) -> Bool {
-            let prefix = dir + "/"
-            let i = lowerBound(prefix)
-            return i < paths.count && SourceText.hasBytePrefix(paths[i], prefix)
-        }
+        func containsDirectory(_ dir: String) -> Bool { directories.contains(dir) }
     }
 
     /// A directory that is not in a git repository: every manifest under it.
