@@ -157,6 +157,8 @@ public struct YAMLFile: Sendable {
     /// cost 70 instructions of its own).
     var arena: [UInt8] = []
     var arenaUsed = 0
+    /// The buffers the last parse into this value built its tree in, for the next (`TreeStorage`); not part of the tree.
+    var treeStorage: TreeStorage?
 
     /// The same tree in storage of its own size: what to keep of a file parsed into a reused `YAMLFile`, whose storage
     /// is as large as the largest file it held (and, kept, would be copied by the next parse).
@@ -168,6 +170,7 @@ public struct YAMLFile: Sendable {
         c.documents = own(documents)
         c.commented = own(commented)
         c.arena = Array(arena[..<arenaUsed])
+        c.treeStorage = nil
         return c
     }
 

@@ -87,6 +87,7 @@ extension YAMLFile {
     /// Parses every document of `bytes` with libyaml's event API into a node tree.
     public init(parsing bytes: [UInt8], maxDepth: Int = YAMLFile.defaultMaxDepth) {
         reparse(bytes, maxDepth: maxDepth)
+        treeStorage = nil   // (kept only by a value parsed into again)
     }
 
     /// Parses `bytes` into this value in place of what it held, keeping its arrays' capacity: a worker that
@@ -178,11 +179,13 @@ extension YAMLFile {
                 at = base.distance(to: p.assumingMemoryBound(to: UInt8.self)) + 1
             }
         }
-        var tree = TreeBuffers(nodes: max(min(buf.count / 6, 1 << 14), 2 * lines) + 8, arena: buf.count / 2 + 16)
+        let expected = max(min(buf.count / 6, 1 << 14), 2 * lines) + 8, values = buf.count / 2 + 16
+        if !isKnownUniquelyReferenced(&treeStorage) { treeStorage = TreeStorage(nodes: expected, arena: values) }
+        var tree = TreeBuffers(treeStorage!, nodes: expected, arena: values)
         // (also where the parse stops at an error: the nodes so far are kept, as the tabbed-comment retry reads them)
         defer {
             tree.finish(into: &self)
-            tree.deallocate()
+            tree.release()
         }
         var docRoot = -1
         var docStart = SourcePosition(offset: 0, line: 1, column: 1)
@@ -447,11 +450,64 @@ extension YAMLFile {
     }
 }
 
-/// The node tree of one parse as it is built, in buffers of its own rather than in `YAMLFile`'s arrays: an event costs
-/// a store or two, where an array append checks the array's uniqueness and capacity and each node's later change
-/// another access; the tree is copied into the arrays once, when the parse ends. The buffers start in one allocation,
-/// sized for the file; one that outgrows its part is moved to an allocation of its own.
-private struct TreeBuffers {
+/// The buffers a parse builds its node tree in (`TreeBuffers`), kept by the `YAMLFile` parsed into for its next parse
+/// (a worker's scratch file parses file after file): their memory is then already in the cache, where buffers fresh
+/// from the allocator for each file were not (a tenth more first-level cache misses on the bench fleet). They only
+/// grow, to the largest file's tree. A parse uses them only while no other value holds them.
+final class TreeStorage: @unchecked Sendable {
+    // (one parse at a time uses them, which `YAMLFile` sees to: no access of one is checked against another)
+    @exclusivity(unchecked) var nodes: UnsafeMutablePointer<YAMLNode>
+    @exclusivity(unchecked) var nodeCapacity: Int
+    @exclusivity(unchecked) var pending: UnsafeMutablePointer<Int>
+    @exclusivity(unchecked) var pendingCapacity: Int
+    @exclusivity(unchecked) var children: UnsafeMutablePointer<Int>
+    @exclusivity(unchecked) var childCapacity: Int
+    @exclusivity(unchecked) var arena: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) var arenaCapacity: Int
+    @exclusivity(unchecked) var open: UnsafeMutablePointer<TreeBuffers.Open>
+    @exclusivity(unchecked) var openCapacity: Int
+    @exclusivity(unchecked) var mappings: UnsafeMutablePointer<Int>
+    @exclusivity(unchecked) var mappingCapacity: Int
+
+    init(nodes: Int, arena: Int) {
+        nodeCapacity = nodes
+        self.nodes = .allocate(capacity: nodes)
+        pendingCapacity = 64
+        pending = .allocate(capacity: pendingCapacity)
+        childCapacity = nodes
+        children = .allocate(capacity: nodes)
+        arenaCapacity = arena
+        self.arena = .allocate(capacity: arena)
+        openCapacity = 16
+        open = .allocate(capacity: openCapacity)
+        mappingCapacity = nodes / 4 + 8
+        mappings = .allocate(capacity: mappingCapacity)
+    }
+
+    deinit {
+        nodes.deallocate()
+        pending.deallocate()
+        children.deallocate()
+        arena.deallocate()
+        open.deallocate()
+        mappings.deallocate()
+    }
+
+    /// `p` with room for at least `need` elements, its first `count` kept (trivial types: moved as bytes).
+    static func grow<T>(_ p: inout UnsafeMutablePointer<T>, _ capacity: inout Int, count: Int, need: Int) {
+        let larger = max(capacity * 2, need)
+        let q = UnsafeMutablePointer<T>.allocate(capacity: larger)
+        q.moveInitialize(from: p, count: count)
+        p.deallocate()
+        p = q
+        capacity = larger
+    }
+}
+
+/// The node tree of one parse as it is built, in buffers of its own (`TreeStorage`) rather than in `YAMLFile`'s arrays:
+/// an event costs a store or two, where an array append checks the array's uniqueness and capacity and each node's
+/// later change another access; the tree is copied into the arrays once, when the parse ends.
+struct TreeBuffers {
     /// An open container: its node, and where its children begin in `pending`.
     struct Open {
         var node: Int
@@ -460,12 +516,13 @@ private struct TreeBuffers {
         var isFlow: Bool
     }
 
+    private let storage: TreeStorage
     private(set) var nodes: UnsafeMutablePointer<YAMLNode>
     private(set) var nodeCount = 0
     private var nodeCapacity: Int
     /// The children of every open container so far, in order (`pending[open[k].pendingStart...]` are `open[k]`'s).
     private var pending: UnsafeMutablePointer<Int>
-    private var pendingCount = 0, pendingCapacity = 64
+    private var pendingCount = 0, pendingCapacity: Int
     /// The children of closed containers, as `YAMLFile.children` holds them.
     private var children: UnsafeMutablePointer<Int>
     private var childCount = 0, childCapacity: Int
@@ -474,58 +531,35 @@ private struct TreeBuffers {
     private var arenaCount = 0, arenaCapacity: Int
     private var open: UnsafeMutablePointer<Open>
     private(set) var openCount = 0
-    private var openCapacity = 16
+    private var openCapacity: Int
     /// Mappings in the order they closed, whose keys `finish` compares.
     private var mappings: UnsafeMutablePointer<Int>
     private var mappingCount = 0, mappingCapacity: Int
-    /// The first allocation, which holds each buffer until it grows.
-    private let block: UnsafeMutableRawPointer
-    private let blockSize: Int
 
-    init(nodes expected: Int, arena bytes: Int) {
-        nodeCapacity = expected
-        childCapacity = expected
-        mappingCapacity = expected / 4 + 8
-        arenaCapacity = bytes
-        func size<T>(_ type: T.Type, _ count: Int) -> Int { (MemoryLayout<T>.stride * count + 15) & ~15 }
-        let parts = [size(YAMLNode.self, nodeCapacity), size(Int.self, pendingCapacity), size(Int.self, childCapacity),
-                     size(Open.self, openCapacity), size(Int.self, mappingCapacity), size(UInt8.self, arenaCapacity)]
-        blockSize = parts.reduce(0, +)
-        block = .allocate(byteCount: blockSize, alignment: 16)
-        var at = block
-        func take<T>(_ type: T.Type, _ part: Int) -> UnsafeMutablePointer<T> {
-            defer { at += parts[part] }
-            return at.bindMemory(to: T.self, capacity: parts[part] / MemoryLayout<T>.stride)
+    /// Buffers from `storage`, with room for about `expected` nodes and `bytes` bytes of values.
+    init(_ storage: TreeStorage, nodes expected: Int, arena bytes: Int) {
+        if expected > storage.nodeCapacity {
+            TreeStorage.grow(&storage.nodes, &storage.nodeCapacity, count: 0, need: expected)
+            TreeStorage.grow(&storage.children, &storage.childCapacity, count: 0, need: expected)
         }
-        nodes = take(YAMLNode.self, 0)
-        pending = take(Int.self, 1)
-        children = take(Int.self, 2)
-        open = take(Open.self, 3)
-        mappings = take(Int.self, 4)
-        arena = take(UInt8.self, 5)
+        if bytes > storage.arenaCapacity { TreeStorage.grow(&storage.arena, &storage.arenaCapacity, count: 0, need: bytes) }
+        self.storage = storage
+        (nodes, nodeCapacity) = (storage.nodes, storage.nodeCapacity)
+        (pending, pendingCapacity) = (storage.pending, storage.pendingCapacity)
+        (children, childCapacity) = (storage.children, storage.childCapacity)
+        (arena, arenaCapacity) = (storage.arena, storage.arenaCapacity)
+        (open, openCapacity) = (storage.open, storage.openCapacity)
+        (mappings, mappingCapacity) = (storage.mappings, storage.mappingCapacity)
     }
 
-    func deallocate() {
-        func free(_ p: UnsafeMutableRawPointer) { if !inBlock(p) { p.deallocate() } }
-        free(nodes)
-        free(pending)
-        free(children)
-        free(open)
-        free(mappings)
-        free(arena)
-        block.deallocate()
-    }
-
-    private func inBlock(_ p: UnsafeMutableRawPointer) -> Bool { p >= block && p < block + blockSize }
-
-    /// `p` with room for `need` elements, its first `count` kept (trivial types: moved as bytes).
-    private func grow<T>(_ p: inout UnsafeMutablePointer<T>, _ capacity: inout Int, count: Int, need: Int) {
-        let larger = max(capacity * 2, need)
-        let q = UnsafeMutablePointer<T>.allocate(capacity: larger)
-        q.moveInitialize(from: p, count: count)
-        if !inBlock(UnsafeMutableRawPointer(p)) { p.deallocate() }
-        p = q
-        capacity = larger
+    /// Hands the buffers, as they grew, back to the storage for the next parse.
+    func release() {
+        (storage.nodes, storage.nodeCapacity) = (nodes, nodeCapacity)
+        (storage.pending, storage.pendingCapacity) = (pending, pendingCapacity)
+        (storage.children, storage.childCapacity) = (children, childCapacity)
+        (storage.arena, storage.arenaCapacity) = (arena, arenaCapacity)
+        (storage.open, storage.openCapacity) = (open, openCapacity)
+        (storage.mappings, storage.mappingCapacity) = (mappings, mappingCapacity)
     }
 
     /// The innermost open container (-1 at a document's root).
@@ -537,7 +571,7 @@ private struct TreeBuffers {
     mutating func appendArena(_ ptr: UnsafeMutablePointer<yaml_char_t>?, _ count: Int) -> Int {
         let start = arenaCount
         guard let ptr, count > 0 else { return start }
-        if start + count > arenaCapacity { grow(&arena, &arenaCapacity, count: arenaCount, need: start + count) }
+        if start + count > arenaCapacity { TreeStorage.grow(&arena, &arenaCapacity, count: arenaCount, need: start + count) }
         memcpy(arena + start, ptr, count)
         arenaCount = start + count
         return start
@@ -546,7 +580,7 @@ private struct TreeBuffers {
     /// Adds `node`, to be completed through the pointer (valid until the next node is added) and then attached.
     @inline(__always)
     mutating func newNode(_ node: YAMLNode) -> UnsafeMutablePointer<YAMLNode> {
-        if nodeCount == nodeCapacity { grow(&nodes, &nodeCapacity, count: nodeCount, need: nodeCount + 1) }
+        if nodeCount == nodeCapacity { TreeStorage.grow(&nodes, &nodeCapacity, count: nodeCount, need: nodeCount + 1) }
         let p = nodes + nodeCount
         p.initialize(to: node)
         nodeCount += 1
@@ -563,14 +597,14 @@ private struct TreeBuffers {
         }
         let parent = open[openCount - 1]
         if parent.isMapping, (pendingCount - parent.pendingStart) % 2 == 0 { nodes[index].isKey = true }
-        if pendingCount == pendingCapacity { grow(&pending, &pendingCapacity, count: pendingCount, need: pendingCount + 1) }
+        if pendingCount == pendingCapacity { TreeStorage.grow(&pending, &pendingCapacity, count: pendingCount, need: pendingCount + 1) }
         pending[pendingCount] = index
         pendingCount += 1
     }
 
     /// Opens container `node` (added and attached).
     mutating func open(_ node: Int, isMapping: Bool, isFlow: Bool) {
-        if openCount == openCapacity { grow(&open, &openCapacity, count: openCount, need: openCount + 1) }
+        if openCount == openCapacity { TreeStorage.grow(&open, &openCapacity, count: openCount, need: openCount + 1) }
         open[openCount] = Open(node: node, pendingStart: pendingCount, isMapping: isMapping, isFlow: isFlow)
         openCount += 1
     }
@@ -584,12 +618,12 @@ private struct TreeBuffers {
         nodes[closed.node].span.end = end
         nodes[closed.node].childStart = childCount
         nodes[closed.node].childCount = count
-        if childCount + count > childCapacity { grow(&children, &childCapacity, count: childCount, need: childCount + count) }
+        if childCount + count > childCapacity { TreeStorage.grow(&children, &childCapacity, count: childCount, need: childCount + count) }
         (children + childCount).update(from: pending + closed.pendingStart, count: count)
         childCount += count
         pendingCount = closed.pendingStart
         if closed.isMapping, count > 2 {
-            if mappingCount == mappingCapacity { grow(&mappings, &mappingCapacity, count: mappingCount, need: mappingCount + 1) }
+            if mappingCount == mappingCapacity { TreeStorage.grow(&mappings, &mappingCapacity, count: mappingCount, need: mappingCount + 1) }
             mappings[mappingCount] = closed.node
             mappingCount += 1
         }

@@ -436,4 +436,33 @@ import Testing
         for text in two { #expect(duplicates(text).isEmpty, "\(text): \(duplicates(text))") }
         #expect(GoYAML.float32Key(16777217) == "1.6777216e+07" && GoYAML.float32Key(100000) == "100000" && GoYAML.float32Key(0.0001) == "0.0001")
     }
+
+    /// Every node as text: kind, span, value, tag, children, comment, parent, key flag; then the documents, repeated keys
+    /// and the error. (What two parses of one text must agree on.)
+    func tree(_ y: YAMLFile) -> [String] {
+        y.nodes.indices.map { i in
+            let n = y.nodes[i]
+            return "\(n.kind) \(n.span.start.offset)-\(n.span.end.offset) \(n.span.start.line):\(n.span.start.column) \(y.value(i)) "
+                + "\(y.tag(i) ?? "-") \(Array(y.childNodes(i))) \(n.commentStart)-\(n.commentEnd) \(n.parent) \(n.isKey)"
+        } + y.documents.map { "doc \($0.root) \($0.span.start.offset)-\($0.span.end.offset)" }
+            + y.duplicateKeys.map { "dup \($0.key) \($0.first)" } + [y.error.map { "error \($0.message) \($0.position.offset)" } ?? "-"]
+    }
+
+    /// A file parsed into again and again (an extraction worker's scratch) builds each tree in the buffers the last parse
+    /// grew, or in new ones where a copy of the value still holds them: each tree is the one a fresh parse builds.
+    @Test func aFileParsedIntoAgainBuildsTheTreeAFreshParseBuilds() {
+        let small = "a: [1, 2] # c\nb: {x: &y !!str z, w: *y}\na: again\n"
+        let large = (0..<2_000).map { "k\($0):\n  - v\($0)\n  - {n: \($0)} # m\n" }.joined() + "k1: again\n"
+        let broken = "a:\n  - b\n c: [\n"
+        var scratch = YAMLFile()
+        scratch.reparse(Array(small.utf8))
+        let kept = scratch   // holds the buffers: the next parse into `scratch` takes buffers of its own
+        for text in [large, small, broken, large, "", small] {
+            scratch.reparse(Array(text.utf8))
+            #expect(tree(scratch) == tree(parse(text)), "\(text.prefix(40))")
+        }
+        #expect(tree(kept) == tree(parse(small)))
+        #expect(parse(large).duplicateKeys.map { "\($0.key) \($0.first)" } == ["12001 7"])   // the last `k1` repeats the second key
+    }
+
 }
