@@ -493,7 +493,7 @@ final class TreeStorage: @unchecked Sendable {
         mappings.deallocate()
     }
 
-    /// `p` with room for at least `need` elements, its first `count` kept (trivial types: moved as bytes).
+    /// `p` with room for `need` elements (more than it has), its first `count` kept (trivial types: moved as bytes).
     static func grow<T>(_ p: inout UnsafeMutablePointer<T>, _ capacity: inout Int, count: Int, need: Int) {
         let larger = max(capacity * 2, need)
         let q = UnsafeMutablePointer<T>.allocate(capacity: larger)
@@ -538,10 +538,8 @@ struct TreeBuffers {
 
     /// Buffers from `storage`, with room for about `expected` nodes and `bytes` bytes of values.
     init(_ storage: TreeStorage, nodes expected: Int, arena bytes: Int) {
-        if expected > storage.nodeCapacity {
-            TreeStorage.grow(&storage.nodes, &storage.nodeCapacity, count: 0, need: expected)
-            TreeStorage.grow(&storage.children, &storage.childCapacity, count: 0, need: expected)
-        }
+        if expected > storage.nodeCapacity { TreeStorage.grow(&storage.nodes, &storage.nodeCapacity, count: 0, need: expected) }
+        if expected > storage.childCapacity { TreeStorage.grow(&storage.children, &storage.childCapacity, count: 0, need: expected) }
         if bytes > storage.arenaCapacity { TreeStorage.grow(&storage.arena, &storage.arenaCapacity, count: 0, need: bytes) }
         self.storage = storage
         (nodes, nodeCapacity) = (storage.nodes, storage.nodeCapacity)
