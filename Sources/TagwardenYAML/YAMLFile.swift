@@ -111,6 +111,79 @@ public struct YAMLNode: Sendable {
     public var parent: Int { get { Int(parentIndex) } set { parentIndex = Int32(truncatingIfNeeded: newValue) } }
 }
 
+/// A file's nodes, in order: an array of them whose storage the parser writes in place. A value parsed into again (an
+/// extraction worker's scratch file) builds its next tree in the same storage, where no copy of the value holds it:
+/// the nodes are written once, not built aside and copied (a large file's 19 MB of them had been written twice).
+public struct NodeTable: RandomAccessCollection, Sendable {
+    public typealias Indices = Range<Int>
+
+    /// The nodes `0..<count` of room for `capacity`. Written only by the parser, and only while one table holds it.
+    final class Storage: @unchecked Sendable {
+        @exclusivity(unchecked) var base: UnsafeMutablePointer<YAMLNode>
+        @exclusivity(unchecked) var count = 0
+        @exclusivity(unchecked) var capacity: Int
+
+        init(capacity: Int) {
+            self.capacity = Swift.max(capacity, 1)
+            base = .allocate(capacity: self.capacity)
+        }
+
+        deinit { base.deallocate() }
+
+        /// Room for `need` nodes (more than there is), the first `count` kept.
+        func grow(to need: Int) {
+            let larger = Swift.max(capacity * 2, need)
+            let moved = UnsafeMutablePointer<YAMLNode>.allocate(capacity: larger)
+            moved.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = moved
+            capacity = larger
+        }
+    }
+
+    var storage: Storage
+
+    public init() { storage = Storage(capacity: 1) }
+
+    init(copying nodes: UnsafeBufferPointer<YAMLNode>) {
+        storage = Storage(capacity: nodes.count)
+        if let from = nodes.baseAddress { storage.base.initialize(from: from, count: nodes.count) }
+        storage.count = nodes.count
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { storage.count }
+    public var indices: Range<Int> { 0..<storage.count }
+
+    public subscript(i: Int) -> YAMLNode {
+        precondition(i >= 0 && i < storage.count, "node index out of range")
+        return storage.base[i]
+    }
+
+    public func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<YAMLNode>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: storage.base, count: storage.count))
+    }
+
+    /// The same nodes in storage of their own size.
+    func compacted() -> NodeTable { withUnsafeBufferPointer { NodeTable(copying: $0) } }
+
+    /// No nodes (the storage kept where this table alone holds it).
+    mutating func removeAll() {
+        if isKnownUniquelyReferenced(&storage) { storage.count = 0 } else { storage = Storage(capacity: 1) }
+    }
+
+    /// Storage this table alone holds, empty, with room for at least `capacity` nodes: the parser's to write in.
+    mutating func emptyStorage(capacity: Int) -> Storage {
+        if isKnownUniquelyReferenced(&storage) {
+            storage.count = 0
+            if storage.capacity < capacity { storage.grow(to: capacity) }
+        } else {
+            storage = Storage(capacity: capacity)
+        }
+        return storage
+    }
+}
+
 public struct YAMLDocument: Sendable {
     public var root: Int
     public var span: SourceSpan
@@ -132,7 +205,7 @@ public struct YAMLFile: Sendable {
     public init() {}
 
     public internal(set) var bytes: [UInt8] = []
-    public internal(set) var nodes: [YAMLNode] = []
+    public internal(set) var nodes = NodeTable()
     public internal(set) var children: [Int] = []
     public internal(set) var documents: [YAMLDocument] = []
     /// The scalars followed by a comment on their line, in source order.
@@ -165,7 +238,7 @@ public struct YAMLFile: Sendable {
     public func compacted() -> YAMLFile {
         func own<T>(_ a: [T]) -> [T] { a.withUnsafeBufferPointer { Array($0) } }
         var c = self
-        c.nodes = own(nodes)
+        c.nodes = nodes.compacted()
         c.children = own(children)
         c.documents = own(documents)
         c.commented = own(commented)

@@ -116,7 +116,7 @@ extension YAMLFile {
     }
 
     private mutating func clearTree() {
-        nodes.removeAll(keepingCapacity: true)
+        nodes.removeAll()
         children.removeAll(keepingCapacity: true)
         documents.removeAll(keepingCapacity: true)
         commented.removeAll(keepingCapacity: true)
@@ -181,7 +181,7 @@ extension YAMLFile {
         }
         let expected = max(min(buf.count / 6, 1 << 14), 2 * lines) + 8, values = buf.count / 2 + 16
         if !isKnownUniquelyReferenced(&treeStorage) { treeStorage = TreeStorage(nodes: expected, arena: values) }
-        var tree = TreeBuffers(treeStorage!, nodes: expected, arena: values)
+        var tree = TreeBuffers(treeStorage!, nodes: nodes.emptyStorage(capacity: expected), expected: expected, arena: values)
         // (also where the parse stops at an error: the nodes so far are kept, as the tabbed-comment retry reads them)
         defer {
             tree.finish(into: &self)
@@ -450,14 +450,12 @@ extension YAMLFile {
     }
 }
 
-/// The buffers a parse builds its node tree in (`TreeBuffers`), kept by the `YAMLFile` parsed into for its next parse
+/// The buffers a parse builds its node tree in besides the nodes (`TreeBuffers`), kept by the `YAMLFile` parsed into for its next parse
 /// (a worker's scratch file parses file after file): their memory is then already in the cache, where buffers fresh
 /// from the allocator for each file were not (a tenth more first-level cache misses on the bench fleet). They only
 /// grow, to the largest file's tree. A parse uses them only while no other value holds them.
 final class TreeStorage: @unchecked Sendable {
     // (one parse at a time uses them, which `YAMLFile` sees to: no access of one is checked against another)
-    @exclusivity(unchecked) var nodes: UnsafeMutablePointer<YAMLNode>
-    @exclusivity(unchecked) var nodeCapacity: Int
     @exclusivity(unchecked) var pending: UnsafeMutablePointer<Int>
     @exclusivity(unchecked) var pendingCapacity: Int
     @exclusivity(unchecked) var children: UnsafeMutablePointer<Int>
@@ -470,8 +468,6 @@ final class TreeStorage: @unchecked Sendable {
     @exclusivity(unchecked) var mappingCapacity: Int
 
     init(nodes: Int, arena: Int) {
-        nodeCapacity = nodes
-        self.nodes = .allocate(capacity: nodes)
         pendingCapacity = 64
         pending = .allocate(capacity: pendingCapacity)
         childCapacity = nodes
@@ -485,7 +481,6 @@ final class TreeStorage: @unchecked Sendable {
     }
 
     deinit {
-        nodes.deallocate()
         pending.deallocate()
         children.deallocate()
         arena.deallocate()
@@ -504,9 +499,10 @@ final class TreeStorage: @unchecked Sendable {
     }
 }
 
-/// The node tree of one parse as it is built, in buffers of its own (`TreeStorage`) rather than in `YAMLFile`'s arrays:
-/// an event costs a store or two, where an array append checks the array's uniqueness and capacity and each node's
-/// later change another access; the tree is copied into the arrays once, when the parse ends.
+/// The node tree of one parse as it is built: the nodes in place in the file's own table (`NodeTable`), the rest in
+/// buffers of its own (`TreeStorage`) rather than in `YAMLFile`'s arrays. An event costs a store or two, where an array
+/// append checks the array's uniqueness and capacity and each node's later change another access; the children and
+/// values are copied into the file's arrays once, when the parse ends.
 struct TreeBuffers {
     /// An open container: its node, and where its children begin in `pending`.
     struct Open {
@@ -517,6 +513,8 @@ struct TreeBuffers {
     }
 
     private let storage: TreeStorage
+    /// The file's own node storage (`NodeTable.emptyStorage`): the nodes are written where the file reads them.
+    private let nodeStorage: NodeTable.Storage
     private(set) var nodes: UnsafeMutablePointer<YAMLNode>
     private(set) var nodeCount = 0
     private var nodeCapacity: Int
@@ -536,13 +534,13 @@ struct TreeBuffers {
     private var mappings: UnsafeMutablePointer<Int>
     private var mappingCount = 0, mappingCapacity: Int
 
-    /// Buffers from `storage`, with room for about `expected` nodes and `bytes` bytes of values.
-    init(_ storage: TreeStorage, nodes expected: Int, arena bytes: Int) {
-        if expected > storage.nodeCapacity { TreeStorage.grow(&storage.nodes, &storage.nodeCapacity, count: 0, need: expected) }
+    /// Buffers from `storage`, the nodes in `nodeStorage`, with room for about `expected` nodes and `bytes` bytes of values.
+    init(_ storage: TreeStorage, nodes nodeStorage: NodeTable.Storage, expected: Int, arena bytes: Int) {
         if expected > storage.childCapacity { TreeStorage.grow(&storage.children, &storage.childCapacity, count: 0, need: expected) }
         if bytes > storage.arenaCapacity { TreeStorage.grow(&storage.arena, &storage.arenaCapacity, count: 0, need: bytes) }
         self.storage = storage
-        (nodes, nodeCapacity) = (storage.nodes, storage.nodeCapacity)
+        self.nodeStorage = nodeStorage
+        (nodes, nodeCapacity) = (nodeStorage.base, nodeStorage.capacity)
         (pending, pendingCapacity) = (storage.pending, storage.pendingCapacity)
         (children, childCapacity) = (storage.children, storage.childCapacity)
         (arena, arenaCapacity) = (storage.arena, storage.arenaCapacity)
@@ -552,7 +550,6 @@ struct TreeBuffers {
 
     /// Hands the buffers, as they grew, back to the storage for the next parse.
     func release() {
-        (storage.nodes, storage.nodeCapacity) = (nodes, nodeCapacity)
         (storage.pending, storage.pendingCapacity) = (pending, pendingCapacity)
         (storage.children, storage.childCapacity) = (children, childCapacity)
         (storage.arena, storage.arenaCapacity) = (arena, arenaCapacity)
@@ -578,7 +575,11 @@ struct TreeBuffers {
     /// Adds `node`, to be completed through the pointer (valid until the next node is added) and then attached.
     @inline(__always)
     mutating func newNode(_ node: YAMLNode) -> UnsafeMutablePointer<YAMLNode> {
-        if nodeCount == nodeCapacity { TreeStorage.grow(&nodes, &nodeCapacity, count: nodeCount, need: nodeCount + 1) }
+        if nodeCount == nodeCapacity {
+            nodeStorage.count = nodeCount
+            nodeStorage.grow(to: nodeCount + 1)
+            (nodes, nodeCapacity) = (nodeStorage.base, nodeStorage.capacity)
+        }
         let p = nodes + nodeCount
         p.initialize(to: node)
         nodeCount += 1
@@ -627,10 +628,11 @@ struct TreeBuffers {
         }
     }
 
-    /// Copies the tree into `file`'s arrays (cleared before the parse, their storage kept), and records the keys of
-    /// each closed mapping that repeat an earlier key of it (in the order the mappings closed).
+    /// Ends the file's node table at the last node, copies the children and values into `file`'s arrays (cleared before
+    /// the parse, their storage kept), and records the keys of each closed mapping that repeat an earlier key of it (in
+    /// the order the mappings closed).
     func finish(into file: inout YAMLFile) {
-        file.nodes.append(contentsOf: UnsafeBufferPointer(start: nodes, count: nodeCount))
+        nodeStorage.count = nodeCount   // (the file's own: the nodes are in place)
         file.children.append(contentsOf: UnsafeBufferPointer(start: children, count: childCount))
         // (the arena's bytes past `arenaUsed` are left as they are: it is only ever read below it)
         if file.arena.count < arenaCount { file.arena.append(contentsOf: repeatElement(0, count: arenaCount - file.arena.count)) }
