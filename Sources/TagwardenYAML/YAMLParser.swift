@@ -450,10 +450,10 @@ extension YAMLFile {
     }
 }
 
-/// The buffers a parse builds its node tree in besides the nodes (`TreeBuffers`), kept by the `YAMLFile` parsed into for its next parse
-/// (a worker's scratch file parses file after file): their memory is then already in the cache, where buffers fresh
-/// from the allocator for each file were not (a tenth more first-level cache misses on the bench fleet). They only
-/// grow, to the largest file's tree. A parse uses them only while no other value holds them.
+/// The buffers a parse builds its node tree in, besides the nodes (`TreeBuffers`), kept by the `YAMLFile` parsed into
+/// for its next parse (a worker's scratch file parses file after file): their memory is then already in the cache, where
+/// buffers fresh from the allocator for each file were not (a tenth more first-level cache misses on the bench fleet).
+/// They only grow, to the largest file's tree. A parse uses them only while no other value holds them.
 final class TreeStorage: @unchecked Sendable {
     // (one parse at a time uses them, which `YAMLFile` sees to: no access of one is checked against another)
     @exclusivity(unchecked) var pending: UnsafeMutablePointer<Int>
