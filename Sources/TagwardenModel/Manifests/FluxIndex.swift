@@ -199,9 +199,7 @@ public struct FluxIndex: Sendable {
 
     /// Whether the normalised `update.path` `path` holds `file`: the root, the file itself, or a directory above it.
     package static func holds(_ path: String, _ file: String) -> Bool {
-        let n = path.utf8.count
-        if n == 0 || path == file { return true }
-        return file.utf8.count > n && SourceText.hasBytePrefix(file, path) && file.utf8[file.utf8.index(file.utf8.startIndex, offsetBy: n)] == UInt8(ascii: "/")
+        path == file || Path.isBelow(file, path)
     }
 
     /// Which of `paths` are a file of `files` or a directory holding one. In path byte order (as the snapshot gives the

@@ -915,11 +915,7 @@ public struct Model: Sendable {
 
     /// Whether the directory `outer` is `dir` or holds it (`""` is the root).
     static func holds(_ outer: String, _ dir: String) -> Bool {
-        let o = outer.utf8, d = dir.utf8
-        if o.isEmpty { return true }
-        // (memcmp: the generic `starts(with:)` of two UTF-8 views cost a thousand instructions a call)
-        guard d.count >= o.count, SourceText.hasBytePrefix(dir, outer) else { return false }
-        return d.count == o.count || d[d.index(d.startIndex, offsetBy: o.count)] == UInt8(ascii: "/")
+        SourceText.sameBytes(outer, dir) || Path.isBelow(dir, outer)
     }
 
     /// Kinds the API server keeps without a namespace (besides those a CustomResourceDefinition of the repository
