@@ -100,8 +100,7 @@ struct Audit: ParsableCommand {
                             : isDirectory ? "tagwarden: note: no *.yaml, *.yml or Kustomization file under \(path)\n"
                             : "tagwarden: note: \(path) is not a *.yaml, *.yml or Kustomization file\n")
             }
-            // The report is written: end the process without tearing down the model object by object.
-            withExtendedLifetime(report) { Glibc.exit(code) }
+            exitKeeping(report, code: code)
         }
     }
 }

@@ -83,7 +83,7 @@ struct Check: ParsableCommand {
             }
             if !options.quiet { for note in result.notes { writeStderr("tagwarden: note: \(note)\n") } }
             let code = try options.emit(result.report)
-            withExtendedLifetime(result) { Glibc.exit(code) }
+            exitKeeping(result, code: code)
         }
     }
 }

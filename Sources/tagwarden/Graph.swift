@@ -58,7 +58,7 @@ struct Graph: ParsableCommand {
             case .dot: writeStdout(graph.dot())
             case .json: writeStdout(graph.json().serialized(pretty: true) + "\n")
             }
-            withExtendedLifetime(report) { Glibc.exit(0) }
+            exitKeeping(report, code: 0)
         }
     }
 }

@@ -215,9 +215,7 @@ struct Update: ParsableCommand {
                 writeStderrLines(Timings.lines())
             }
             let code: Int32 = !plan.errors.isEmpty ? 1 : mode == .dryRun && !report.isUpToDate ? 3 : 0
-            // The report is written: end the process without tearing down the models object by object (on the bench fleet
-            // 40 M instructions each, one core's).
-            withExtendedLifetime((ws, snapshot, model, report, guardAudits)) { Glibc.exit(code) }
+            exitKeeping((ws, snapshot, model, report, guardAudits), code: code)
         }
     }
 
