@@ -28,6 +28,16 @@ public enum SourceText {
         return SourcePosition(offset: target, line: line, column: column(bytes, lineStart: lineStart, at: target))
     }
 
+    /// The position of byte `offset` counted from `known`, an earlier position on the same line; nil where a line break
+    /// lies between them (then `position(_:offset:)` counts from the file's start).
+    public static func position(_ bytes: [UInt8], offset: Int, onLineOf known: SourcePosition) -> SourcePosition? {
+        guard known.offset <= offset, offset <= bytes.count, !bytes[known.offset..<offset].contains(10) else { return nil }
+        var p = known
+        p.offset = offset
+        p.column = known.column + column(bytes, lineStart: known.offset, at: offset) - 1
+        return p
+    }
+
     /// The 1-based column of byte `target` on the line that starts at `lineStart`: Unicode scalars, not bytes.
     package static func column(_ bytes: [UInt8], lineStart: Int, at target: Int) -> Int {
         var column = 1

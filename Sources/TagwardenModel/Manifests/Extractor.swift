@@ -933,15 +933,9 @@ package struct Extractor {
     /// counted from the node's position, not from the file's start.
     func span(_ r: Range<Int>, after n: Int) -> SourceSpan {
         let node = y.nodes[n].span
-        let from = r.lowerBound >= node.end.offset ? node.end : node.start
-        guard from.offset <= r.lowerBound, !y.bytes[from.offset..<r.lowerBound].contains(10) else { return span(r) }
-        var start = from
-        start.offset = r.lowerBound
-        start.column = from.column + SourceText.column(y.bytes, lineStart: from.offset, at: r.lowerBound) - 1
-        var end = start
-        end.offset = r.upperBound
-        end.column = start.column + SourceText.column(y.bytes, lineStart: r.lowerBound, at: r.upperBound) - 1
-        return SourceSpan(start: start, end: end)
+        guard let start = SourceText.position(y.bytes, offset: r.lowerBound, onLineOf: r.lowerBound >= node.end.offset ? node.end : node.start)
+        else { return span(r) }
+        return Extractor.span(y.bytes, r, from: start)
     }
 
     func position(_ offset: Int) -> SourcePosition {
@@ -1005,7 +999,11 @@ package struct Extractor {
 
     /// The span of a one-line byte range.
     static func span(_ bytes: [UInt8], _ r: Range<Int>, _ lines: LineIndex?) -> SourceSpan {
-        let s = lines?.position(bytes, offset: r.lowerBound) ?? SourceText.position(bytes, offset: r.lowerBound)
+        span(bytes, r, from: lines?.position(bytes, offset: r.lowerBound) ?? SourceText.position(bytes, offset: r.lowerBound))
+    }
+
+    /// The span of one-line range `r`, which starts at `s`.
+    static func span(_ bytes: [UInt8], _ r: Range<Int>, from s: SourcePosition) -> SourceSpan {
         var e = s
         e.offset = r.upperBound
         e.column = s.column + SourceText.column(bytes, lineStart: r.lowerBound, at: r.upperBound) - 1   // the range is one line
