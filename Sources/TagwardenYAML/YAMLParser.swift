@@ -301,17 +301,52 @@ extension YAMLFile {
         }
     }
 
-    /// Records the scalar keys of mapping `m` that repeat an earlier key of it, by hashing (a mapping of more than 32 keys:
-    /// `TreeBuffers.finish` compares a smaller one's keys pair by pair).
-    fileprivate mutating func findDuplicateKeysHashing(of m: Int) {
-        var first: [ArraySlice<UInt8>: Int] = [:]
-        let pairs = childNodes(m)
-        for j in stride(from: pairs.startIndex, to: pairs.endIndex, by: 2) {
-            let b = nodes[pairs[j]]
-            guard b.kind == .scalar, !isMergeKey(pairs[j]) else { continue }
-            let v = arena[b.valueStart..<(b.valueStart + b.valueCount)]
-            if let a = first[v] { duplicateKeys.append((pairs[j], a)) } else { first[v] = pairs[j] }
+    /// Records, for each mapping of `mappings` in turn, its scalar keys that repeat an earlier key of it (merge keys aside,
+    /// `isMergeKey`): each key compared with the earlier ones by length and bytes, past 32 keys by hashing.
+    fileprivate mutating func findDuplicateKeys(in mappings: UnsafeBufferPointer<Int>) {
+        var found: [(key: Int, first: Int)] = []
+        nodes.withUnsafeBufferPointer { nodes in
+            children.withUnsafeBufferPointer { children in
+                arena.withUnsafeBufferPointer { arena in
+                    /// Whether scalar `n` is a merge key (a value `<<` first, which `isMergeKey` judges by style and tag).
+                    func merges(_ n: Int) -> Bool {
+                        nodes[n].valueCount == 2 && arena[nodes[n].valueStart] == 60 && arena[nodes[n].valueStart + 1] == 60 && isMergeKey(n)
+                    }
+                    for m in mappings {
+                        let pairs = UnsafeBufferPointer(rebasing: children[nodes[m].childStart..<(nodes[m].childStart + nodes[m].childCount)])
+                        guard pairs.count / 2 > 1 else { continue }
+                        if pairs.count / 2 > 32 {
+                            var first: [ArraySlice<UInt8>: Int] = [:]
+                            for j in stride(from: 0, to: pairs.count, by: 2) where nodes[pairs[j]].kind == .scalar && !merges(pairs[j]) {
+                                let b = nodes[pairs[j]]
+                                let v = self.arena[b.valueStart..<(b.valueStart + b.valueCount)]
+                                if let a = first[v] { found.append((pairs[j], a)) } else { first[v] = pairs[j] }
+                            }
+                            continue
+                        }
+                        var j = 2
+                        while j < pairs.count {
+                            let b = nodes[pairs[j]]
+                            if b.kind == .scalar, !merges(pairs[j]) {
+                                var i = 0
+                                while i < j {
+                                    let a = nodes[pairs[i]]
+                                    if a.kind == .scalar, a.valueCount == b.valueCount,
+                                       b.valueCount == 0 || memcmp(arena.baseAddress! + a.valueStart, arena.baseAddress! + b.valueStart, b.valueCount) == 0,
+                                       !merges(pairs[i]) {
+                                        found.append((pairs[j], pairs[i]))
+                                        break
+                                    }
+                                    i += 2
+                                }
+                            }
+                            j += 2
+                        }
+                    }
+                }
+            }
         }
+        if !found.isEmpty { duplicateKeys += found }
     }
 
     /// The position after a node's properties (`&anchor`, `!tag`) and the blanks, line breaks and comments
@@ -638,36 +673,6 @@ struct TreeBuffers {
         if file.arena.count < arenaCount { file.arena.append(contentsOf: repeatElement(0, count: arenaCount - file.arena.count)) }
         file.arena.withUnsafeMutableBufferPointer { a in _ = memcpy(a.baseAddress!, arena, arenaCount) }
         file.arenaUsed = arenaCount
-        for k in 0..<mappingCount {
-            let m = nodes[mappings[k]]
-            guard m.childCount / 2 <= 32 else {
-                file.findDuplicateKeysHashing(of: mappings[k])
-                continue
-            }
-            // each key compared with the earlier ones by length and bytes
-            let pairs = children + m.childStart
-            var j = 2
-            while j < m.childCount {
-                let b = nodes[pairs[j]]
-                if b.kind == .scalar, !mayBeMergeKey(b) || !file.isMergeKey(pairs[j]) {
-                    var i = 0
-                    while i < j {
-                        let a = nodes[pairs[i]]
-                        if a.kind == .scalar, a.valueCount == b.valueCount, memcmp(arena + a.valueStart, arena + b.valueStart, b.valueCount) == 0,
-                           !mayBeMergeKey(a) || !file.isMergeKey(pairs[i]) {
-                            file.duplicateKeys.append((pairs[j], pairs[i]))
-                            break
-                        }
-                        i += 2
-                    }
-                }
-                j += 2
-            }
-        }
-    }
-
-    /// Whether scalar `n`'s value is `<<`, which `YAMLFile.isMergeKey` then judges by its style and tag.
-    private func mayBeMergeKey(_ n: YAMLNode) -> Bool {
-        n.valueCount == 2 && arena[n.valueStart] == 60 && arena[n.valueStart + 1] == 60
+        file.findDuplicateKeys(in: UnsafeBufferPointer(start: mappings, count: mappingCount))
     }
 }
