@@ -56,7 +56,6 @@ enum PatchTargets {
     private static func failures(of k: ObjectID, objects: Objects, files: Files, builds: BuildSets, objectsOfFile: [FileID: [ObjectID]],
                                  fluxComponents: [String: [ObjectID]], stepsOf: [ObjectID: EffectiveObjects.Steps],
                                  writtenName: [ObjectID: String], refused: Set<ObjectID>) -> [PatchFailure] {
-        var out: [PatchFailure] = []
         let o = objects[k], steps = stepsOf[k]!
         guard o.isKustomization, o.kind == "Kustomization", Extractor.isKustomizationPath(files[o.file].path) else { return [] }
         if let (span, problem) = steps.refused {
@@ -69,6 +68,14 @@ enum PatchTargets {
         let added = fluxComponents[files[o.file].directory] ?? []
         if added.contains(where: { !objects[$0].kustomizeResources.isEmpty }) { return [] }
         func name(_ i: ObjectID) -> String? { writtenName[i] ?? objects[i].name }
+        return strategicMergeFailures(k, steps: steps, build: build, objects: objects, files: files, name: name)
+            + jsonFailures(k, steps: steps, build: build, added: added, objects: objects, files: files, stepsOf: stepsOf, name: name)
+    }
+
+    /// Kustomization `k`'s strategic-merge patches without a target whose object is no resource of its build.
+    private static func strategicMergeFailures(_ k: ObjectID, steps: EffectiveObjects.Steps, build: BuildSets.ResourceBuild, objects: Objects,
+                                               files: Files, name: (ObjectID) -> String?) -> [PatchFailure] {
+        var out: [PatchFailure] = []
         for p in steps.early where p.targetless {
             let y = p.text.yaml
             guard let kind = p.selector?.kind, let wanted = p.selector?.exactName, !wanted.contains("$"),
@@ -99,7 +106,6 @@ enum PatchTargets {
                                     problem: "its strategic-merge patch is for \(api) \(kind) \(namespace)\(wanted), which no resource of the build is "
                                         + "(no resource matches strategic merge patch" + why))
         }
-        out += jsonFailures(k, steps: steps, build: build, added: added, objects: objects, files: files, stepsOf: stepsOf, name: name)
         return out
     }
 
