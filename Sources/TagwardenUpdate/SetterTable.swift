@@ -31,6 +31,9 @@ public struct SetterTable: Sendable, Equatable {
     /// Every policy not in the table, and why.
     public var whyAbsent: [String: String] { absent.mapValues(\.message) }
 
+    /// `ns:name` as a message names the policy, `ns/name`.
+    static func named(_ key: String) -> String { key.replacingOccurrences(of: ":", with: "/") }
+
     /// Why a policy is not in the table, kept in parts and put into words when asked: a run's table leaves out every
     /// policy of the other clusters (thousands in a fleet), of which the markers it writes name almost none.
     enum Absence: Sendable, Equatable {
@@ -41,7 +44,6 @@ public struct SetterTable: Sendable, Equatable {
         case text(String)
 
         var message: String {
-            func named(_ key: String) -> String { key.replacingOccurrences(of: ":", with: "/") }
             switch self {
             case let .otherNamespace(namespace, name, automationNamespace):
                 return "ImagePolicy \(namespace ?? "")/\(name) is not in the automation's namespace \(automationNamespace ?? "(none)"); "
@@ -119,7 +121,7 @@ public struct SetterTable: Sendable, Equatable {
                 let own = chosen.filter { model.flux.policies[$0.outcome.policy].environment == automation.environment }
                 if !own.isEmpty { chosen = own }
             }
-            let named = key.replacingOccurrences(of: ":", with: "/")
+            let named = Self.named(key)
             if disagree(chosen) {
                 let places = chosen.map { c in
                     "\(model.files[model.objects[model.flux.policies[c.outcome.policy].object].file].path) (\(c.outcome.tag ?? "no tag"))"
