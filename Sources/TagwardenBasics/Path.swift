@@ -13,6 +13,7 @@ public enum Path {
     }
 
     public static func dirname(_ p: String) -> String {
+        if p.isEmpty { return "" }   // (the extractor's scratch facts, twice a file: not worth a look at the bytes)
         var p = p
         return p.withUTF8 { b in
             guard let slash = lastSlash(b) else { return "" }

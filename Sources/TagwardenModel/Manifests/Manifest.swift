@@ -651,7 +651,7 @@ public struct FileFacts: Sendable {
 
     init(path: String, bytes: [UInt8]) {
         self.path = path
-        directory = path.isEmpty ? "" : Path.dirname(path)
+        directory = Path.dirname(path)
         self.bytes = bytes
     }
 
