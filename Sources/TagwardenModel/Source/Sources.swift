@@ -141,11 +141,16 @@ public enum Sources {
 
     package static func join(_ a: String, _ b: String) -> String {
         if a.isEmpty { return b }
-        var s = a
-        s.reserveCapacity(a.utf8.count + 1 + b.utf8.count)  // one allocation
-        if a.utf8.last != UInt8(ascii: "/") { s += "/" }
-        s += b
-        return s
+        // written into one buffer: appending the slash and the name cost three passes through `String.append`
+        let slash = a.utf8.last != UInt8(ascii: "/")
+        return String(unsafeUninitializedCapacity: a.utf8.count + (slash ? 1 : 0) + b.utf8.count) { out in
+            var end = out.initialize(fromContentsOf: a.utf8)
+            if slash {
+                out[end] = UInt8(ascii: "/")
+                end += 1
+            }
+            return end + UnsafeMutableBufferPointer(rebasing: out[end...]).initialize(fromContentsOf: b.utf8)
+        }
     }
 
     // MARK: working tree and plain directories
