@@ -2312,7 +2312,9 @@ severity: error
 summary: An image has neither a tag nor a digest.
 rationale: >
   A reference without a tag means `latest`: the pod runs whatever was pushed last, and the manifest
-  does not say what that is.
+  does not say what that is. Kubernetes pulls such an image whenever a pod starts; a container whose
+  `imagePullPolicy` is `IfNotPresent` or `Never` runs whichever `latest` its node already has, so nodes
+  may run different builds (the message says which the container asks for).
 premises: >
   The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
@@ -2348,6 +2350,38 @@ triggering:
                       image: registry:5000/tools/backup
     expect:
       - {file: apps/job.yaml, line: 12, column: 22, message: "image 'registry:5000/tools/backup' has neither a tag nor a digest: it runs whatever 'latest' points to when the pod starts"}
+  - description: a container that pulls only what its node lacks (neuland-ingolstadt/flux-infra's scraper CronJob)
+    files:
+      apps/scraper.yaml: |
+        apiVersion: batch/v1
+        kind: CronJob
+        metadata:
+          name: scraper
+        spec:
+          jobTemplate:
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: curl
+                      image: curlimages/curl
+                      imagePullPolicy: IfNotPresent
+    expect:
+      - {file: apps/scraper.yaml, line: 12, column: 22, message: "image 'curlimages/curl' has neither a tag nor a digest: with imagePullPolicy IfNotPresent, each node runs the 'latest' it pulled first, whatever 'latest' points to now"}
+  - description: a container that never pulls
+    files:
+      apps/pod.yaml: |
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: tools
+        spec:
+          containers:
+            - name: tools
+              image: registry.local/tools
+              imagePullPolicy: Never
+    expect:
+      - {file: apps/pod.yaml, line: 8, column: 14, message: "image 'registry.local/tools' has neither a tag nor a digest: with imagePullPolicy Never, each node runs the 'latest' it already holds, if any"}
   - description: a base whose production overlay kustomize refuses (pbdger/flux-multi-stage's patch of a Namespace no resource is), so production deploys it nowhere
     files:
       base/kustomization.yaml: |

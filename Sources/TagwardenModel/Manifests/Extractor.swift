@@ -525,6 +525,7 @@ package struct Extractor {
                 addReference(img, origin: .container, object: object)
                 if facts.images.count > before {
                     facts.images[before].container = scalarString(y.get(c, "name"))
+                    facts.images[before].pullPolicy = scalarString(y.get(c, "imagePullPolicy"))
                     facts.images[before].containerSlot = "\(key)/\(place)"
                 }
             }

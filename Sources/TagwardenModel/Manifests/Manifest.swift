@@ -308,6 +308,9 @@ public struct ImageUse: Sendable {
     public var retaggedBy: [ObjectID] = []
     /// A container's image: the container's `name`.
     public var container: String?
+    /// A container's `imagePullPolicy` as written (`IfNotPresent`, `Never`, `Always`): nil where it is not set, and then
+    /// Kubernetes pulls an image without a tag, or tagged `latest`, whenever a pod starts.
+    public var pullPolicy: String?
     /// A HelmRelease's values image: the path under `spec.values` (or the root of its values file) of the field that
     /// sets its tag (`image.tag`, or the `image` that holds the whole reference), which an overlay's patch, or a later
     /// source of the release's values, may write.
