@@ -1991,7 +1991,8 @@ extension FluxInstanceTests {
     /// H3mul/homelab-k3s-flux: gitea's chart gives `test.image` (`busybox:latest`) to its test-connection Pod, a `helm
     /// test` hook, which Flux runs only where the release sets `spec.test.enable`: the finding is a note that says so, as
     /// for grafana's `testFramework`; where the release runs its tests, an error again. angelnu/k8s-gitops: app-template's
-    /// controller named `test` is deployed like any other.
+    /// controller named `test` is deployed like any other. abaas-madscience/home-k8s-gitops-flux: qdrant's chart gives
+    /// `chartTests.dbInteraction.image` to its test-db-interaction Pod, a `helm test` hook too.
     @Test func anImageOfAChartsTestHooksIsANoteWhereFluxRunsNoTests() throws {
         var files = bootstrapFiles("clusters/prod", flux: "v2.4.0")
         files["clusters/prod/apps.yaml"] = fluxKustomization(name: "gitea", path: "./apps/gitea", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
@@ -2009,20 +2010,23 @@ extension FluxInstanceTests {
                 testFramework: {image: {repository: bats/bats, tag: latest}}
                 controllers:
                   test: {containers: {main: {image: {repository: ghcr.io/angelnu/comics-rss-feed, tag: latest}}}}
+                chartTests: {dbInteraction: {image: registry.suse.com/bci/bci-base:latest}}
 
             """
         let found = try lint(files, asFound: true).filter { $0.rule == "image-latest-tag" }
         #expect(found.map { "\($0.severity) \($0.rendered)" } == ["error image-latest-tag apps/gitea/helmrelease.yaml:7:43",
                                                                   "note image-latest-tag apps/gitea/helmrelease.yaml:10:35",
                                                                   "note image-latest-tag apps/gitea/helmrelease.yaml:11:57",
-                                                                  "error image-latest-tag apps/gitea/helmrelease.yaml:13:92"], "\(found)")
+                                                                  "error image-latest-tag apps/gitea/helmrelease.yaml:13:92",
+                                                                  "note image-latest-tag apps/gitea/helmrelease.yaml:14:41"], "\(found)")
         #expect(found[1].message.hasSuffix("(the values under test: give the image of the chart's helm test hooks, assuming the chart "
             + "uses them so, as charts do (gitea's test-connection Pod): Flux runs a release's tests only with spec.test.enable, which "
             + "HelmRelease default/gitea does not set)"), "\(found[1].message)")
         files["apps/gitea/helmrelease.yaml"] = files["apps/gitea/helmrelease.yaml"]!.replacingOccurrences(of: "  values:\n", with: "  test: {enable: true}\n  values:\n")
         #expect(try lint(files, asFound: true).filter { $0.rule == "image-latest-tag" }.map { "\($0.severity) \($0.rendered)" }
                 == ["error image-latest-tag apps/gitea/helmrelease.yaml:8:43", "error image-latest-tag apps/gitea/helmrelease.yaml:11:35",
-                    "error image-latest-tag apps/gitea/helmrelease.yaml:12:57", "error image-latest-tag apps/gitea/helmrelease.yaml:14:92"])
+                    "error image-latest-tag apps/gitea/helmrelease.yaml:12:57", "error image-latest-tag apps/gitea/helmrelease.yaml:14:92",
+                    "error image-latest-tag apps/gitea/helmrelease.yaml:15:41"])
     }
 
     /// Jacob-Roberts/homelab: `kubernetes/.sourceignore` names `talos-patch.yaml`; source-controller reads every

@@ -815,7 +815,7 @@ package struct Extractor {
     }
 
     /// The values keys charts give to their `helm test` hooks (`ImageUse.helmTestKey`).
-    static let helmTestKeys: Set<String> = ["test", "tests", "testFramework"]
+    static let helmTestKeys: Set<String> = ["test", "tests", "testFramework", "chartTests"]   // (chartTests: qdrant's)
 
     /// Whether HelmRelease `root` has Flux run the chart's tests after an install or upgrade (`spec.test.enable: true`).
     static func runsTests(_ y: YAMLFile, _ root: Int) -> Bool {
