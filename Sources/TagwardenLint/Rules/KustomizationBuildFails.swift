@@ -55,10 +55,15 @@ extension Rule {
             let others = refusals.dropFirst().map { m.path($0.file) }
             let more = others.isEmpty ? "" : "; \(others.count) more file\(others.count == 1 ? "" : "s") under it fail\(others.count == 1 ? "s" : "") "
                 + "it too (\(others.prefix(3).joined(separator: ", "))\(others.count > 3 ? ", …" : ""))"
+            // the YAML files under the path that are not read here (a chart's templates) Flux reads as well: what they do is not known
+            let unread = m.skipped.filter { ($0.path.hasBytesSuffix(".yaml") || $0.path.hasBytesSuffix(".yml")) && Path.isBelow($0.path, r.path) }
+                .reduce(0) { $0 + $1.files }
+            let unreadNote = unread == 0 ? "" : "; Flux reads the \(unread) file\(unread == 1 ? " under it that is" : "s under it that are") not read "
+                + "here as well (file-skipped says which), which may fail it too"
             var f = c.finding("kustomize-controller cannot generate the kustomization at ./\(r.path) for the Flux Kustomization in "
                                 + "\(m.path(r.builder)): it decodes every YAML file under the path as Kubernetes objects, and this file is not "
                                 + "one (\(r.why)): 'failed to decode Kubernetes YAML from \(m.path(r.file)): \(r.kustomizeSays)', "
-                                + "\(consequence(generatedAt: r.path))\(more); give ./\(r.path) a kustomization.yaml that lists its manifests, "
+                                + "\(consequence(generatedAt: r.path))\(more)\(unreadNote); give ./\(r.path) a kustomization.yaml that lists its manifests, "
                                 + "or move the files out of it",
                               file: r.file, span: r.span, object: nil, environment: nil)
             if let premise { f.assume(premise) }

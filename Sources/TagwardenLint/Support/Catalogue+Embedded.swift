@@ -2945,9 +2945,11 @@ rationale: >
   path fails nothing yet, and is a warning that says so.
   At a path without a kustomization file, kustomize-controller generates one: it walks the path (not into
   directories that hold a kustomization file) and decodes every `.yaml` and `.yml` file as Kubernetes objects first,
-  and one that is none (a Helm values file, a chart's `Chart.yaml`, a document without `kind` or `metadata.name`)
-  fails the whole build (`failed to decode Kubernetes YAML from …: missing Resource metadata`). One finding per
-  generated build, at the first such file Flux's walk meets, naming the others; files source-controller leaves out
+  and one that is none (a Helm values file, a chart's `Chart.yaml`, a document without `kind` or `metadata.name`, or
+  whose `metadata.name` is a mapping, as a template's `{{ include … }}` reads) fails the whole build (`failed to
+  decode Kubernetes YAML from …: missing Resource metadata`). One finding per generated build, at the first such file
+  Flux's walk meets, naming the others, and saying how many files under the path are not read here (a chart's
+  templates), which Flux reads as well; files source-controller leaves out
   of the artifact (`.sops.yaml`, a `.sourceignore` at the root or in a directory above the file) are not in it, and
   a directory with a file named `kustomization.yaml` (whatever it holds, a Flux Kustomization too) has no generated
   build. A cluster whose every root fails so runs the Flux

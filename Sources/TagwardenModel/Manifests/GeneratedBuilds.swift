@@ -118,7 +118,11 @@ extension Model {
                 guard let items = y.get(n, "items"), y.nodes[items].kind == .sequence else { return nil }
                 return y.childNodes(items).lazy.compactMap(refusal).first
             }
+            // (a name that is a mapping or a list, a template's `{{ include … }}`, kyaml reads as none)
             let name = metadata.flatMap { y.nodes[$0].kind == .mapping ? y.get($0, "name") : nil }
+            if let name, y.nodes[name].kind == .mapping || y.nodes[name].kind == .sequence {
+                return ("its metadata.name is a \(y.nodes[name].kind == .mapping ? "mapping" : "list"), not a name", "missing metadata.name in object")
+            }
             return name.map { y.nodes[$0].kind != .scalar || !y.isNull($0) && !y.value($0).isEmpty } == true ? nil
                 : ("it has no metadata.name", "missing metadata.name in object")
         }

@@ -79,8 +79,10 @@ extension Model {
         func build(evidence: (Model) throws -> PromotionEvidence?) throws -> Model {
             var notRead = skipped
             for (c, n) in zip(charts, templates) where n > 0 {
-                notRead.append(SkippedFile(path: c + "Chart.yaml", reason: "the chart's templates (\(n) file\(n == 1 ? "" : "s") under \(c)templates/) "
-                    + "are Helm templates, not YAML: not linted"))
+                var templates = SkippedFile(path: c + "Chart.yaml", reason: "the chart's templates (\(n) file\(n == 1 ? "" : "s") under \(c)templates/) "
+                    + "are Helm templates, not YAML: not linted")
+                templates.files = n
+                notRead.append(templates)
             }
             notRead.removeAll { ignored($0.path) }
             return try Model.build(files, config: config, profile: profile, remoteURLs: snapshot.remoteURLs, checkout: snapshot.checkout,

@@ -37,6 +37,8 @@ public struct SkippedFile: Sendable, Equatable {
     public var severity: Severity = .note
     /// The repository is damaged: the file's blob is missing or cannot be read. The check modes stop (exit 2).
     public var damaged = false
+    /// How many files the entry stands for: a chart's templates are one entry, at its Chart.yaml.
+    public var files = 1
 
     public init(path: String, reason: String, severity: Severity = .note, damaged: Bool = false) {
         self.path = path
