@@ -1807,6 +1807,75 @@ func fluxRepo() -> [String: String] {
     }
 }
 
+/// What Flux writes at a marker it writes only where an automation updates the file: aws-samples/eks-saas-gitops's
+/// automations update `gitops/` pushed as a repository of its own, their paths hold no file of this clone, and the
+/// tier templates' '0.1' that marker-value-rejected said Flux "will replace" no automation here is known to read.
+@Suite struct MarkerWrittenPremiseTests {
+    static let files: [String: String] = [
+        "app/deploy.yaml": """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: producer}
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: producer
+                      image: ghcr.io/acme/producer:0.1 # {"$imagepolicy": "flux-system:producer"}
+
+            """,
+        "flux/policy.yaml": """
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImageRepository
+            metadata: {name: producer, namespace: flux-system}
+            spec: {image: ghcr.io/acme/producer}
+            ---
+            apiVersion: image.toolkit.fluxcd.io/v1
+            kind: ImagePolicy
+            metadata: {name: producer, namespace: flux-system}
+            spec:
+              imageRepositoryRef: {name: producer}
+              filterTags: {pattern: '^prd-(?P<ts>.*)$', extract: '$ts'}
+              policy: {alphabetical: {order: asc}}
+
+            """,
+    ]
+    static func automation(_ path: String) -> String {
+        "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\nmetadata: {name: auto, namespace: flux-system}\n"
+            + "spec:\n  git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}\n  update: {path: \(path)}\n"
+    }
+    static let rejected = "policy flux-system/producer could never select '0.1': it does not match filterTags.pattern '^prd-(?P<ts>.*)$'; "
+        + "Flux will replace it with the next tag it selects"
+
+    func rejection(_ files: [String: String]) throws -> Finding? {
+        try lint(files).first { $0.rule == "marker-value-rejected" }
+    }
+
+    /// (a repository that writes no automation: one made elsewhere reads its markers, as the rule's premises have it)
+    @Test func noAutomationInTheRepository() throws {
+        let f = try #require(try rejection(Self.files))
+        #expect(f.message == Self.rejected, "\(f.message)")
+        #expect(f.assumption == nil)
+    }
+
+    @Test func automationsWhosePathsHoldNoFileHere() throws {
+        var files = Self.files
+        files["flux/auto.yaml"] = Self.automation("./application-plane/tenants")
+        let f = try #require(try rejection(files))
+        #expect(f.message == Self.rejected + " (assuming an ImageUpdateAutomation updates this file: those written here read no GitRepository "
+                + "of this repository, and their update.path (./application-plane/tenants) holds no file of it)", "\(f.message)")
+        #expect(f.assumption != nil)
+    }
+
+    @Test func anAutomationThatUpdatesTheFile() throws {
+        var files = Self.files
+        files["flux/auto.yaml"] = Self.automation("./app")
+        let f = try #require(try rejection(files))
+        #expect(f.message == Self.rejected, "\(f.message)")
+        #expect(f.assumption == nil)
+    }
+}
+
 /// What marker-value-rejected says of a key Flux's version parser refuses: which Flux refuses it, and for what.
 @Suite struct VersionRefusalTests {
     /// raviusit/gitOps-workflow-flux's '1.25' under Flux 2.6: no Flux reads it, 2.7 and later either.

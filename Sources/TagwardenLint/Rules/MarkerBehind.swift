@@ -8,7 +8,7 @@ extension Rule {
         return behindMarkers(c.model, registry).compactMap { k, b in
             guard promotedPin(c.model, marker: k) == nil else { return nil }
             return c.finding("'\(b.current)' is behind: policy \(b.setter.split(separator: ":").prefix(2).joined(separator: "/")) selects "
-                                + "'\(b.selected)' now (Flux writes it on its next run; tagwarden update shows the change)", marker: k)
+                                + "'\(b.selected)' now (Flux writes it on its next run; tagwarden update shows the change)", writtenAt: k)
         }
     }
 }

@@ -15,13 +15,13 @@ extension Rule {
             switch ref.part {
             case .digest:
                 return c.finding("\(why), so Flux writes an empty digest into this field: set digestReflectionPolicy: IfNotPresent on the policy",
-                                 marker: k)
+                                 writtenAt: k)
             case .reference:
                 // the marked scalar is itself the whole pinned reference (a marker on a tag field is marker-wrong-form's)
                 guard let i = mk.image, m.images[i].invalid == nil, m.images[i].digest != nil, m.images[i].span == mk.scalar?.span,
                       let name = m.images[i].name else { return nil }
                 return c.finding("\(why), so Flux rewrites this pinned reference as \(name):<tag> and drops its digest: set digestReflectionPolicy: IfNotPresent on the policy",
-                                 marker: k)
+                                 writtenAt: k)
             default:
                 return nil
             }

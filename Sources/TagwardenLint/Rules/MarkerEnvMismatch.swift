@@ -49,7 +49,7 @@ extension Rule {
                   let theirs = m.objectEnvironment[m.flux.policies[p].object], mine != theirs else { return nil }
             guard let skipped = mk.skipped else {
                 var f = c.finding("this \(mine) field is updated by policy \(m.policyName(p)), which belongs to \(theirs): \(theirs) builds would land in \(mine)",
-                                  marker: k)
+                                  writtenAt: k)
                 if let premise = contested(k, mine) ?? policyContested(k, p, theirs, mine) { f.assume(premise) }
                 return f
             }

@@ -49,7 +49,7 @@ extension Rule {
                 guard !updates(have, p) else { return nil }
                 let part = ref.part == .tag ? "tag" : "digest"
                 return c.finding("policy \(m.policyName(p)) writes the \(part) of \(image) here, but this field sets the \(part) of \(written): Flux would give \(written) another image's \(part)",
-                                 marker: k)
+                                 writtenAt: k)
             }
             // a full-reference marker on a tag or digest field is marker-wrong-form's, not a name to compare
             guard ref.part == .reference || ref.part == .name,
@@ -76,11 +76,11 @@ extension Rule {
                 guard ImageReference.normalizeName(after) != wantName else { return nil }
                 return c.finding("policy \(m.policyName(p)) writes \(image) into this repository field, and the chart puts the registry value '\(registry)' "
                                     + "in front of it: after the first update the release pulls \(after); drop the :name marker (the repository then stays as written)",
-                                 marker: k)
+                                 writtenAt: k)
             }
             guard !updates(have, p) else { return nil }
             return c.finding("policy \(m.policyName(p)) updates \(image), but this field names \(written): Flux would overwrite it with another image",
-                             marker: k)
+                             writtenAt: k)
         }
     }
 }

@@ -18,7 +18,7 @@ extension Rule {
             return c.finding("Flux writes this digest from policy \(rd.namespace)/\(rd.name) and the tag beside it (line \(m.markers[t].span.start.line)) from "
                                 + "\(rt.namespace)/\(rt.name): the runtime pulls by digest, so it runs what \(rd.name) selects while the tag names what "
                                 + "\(rt.name) selects; mark both with one policy",
-                             marker: d)
+                             writtenAt: d)
         }
     }
 }

@@ -17,7 +17,7 @@ extension Rule {
                 let what = ref.part == .tag ? "tag" : "image"
                 return c.finding("the value uses \(names.map { "${\($0)}" }.joined(separator: ", ")) for Flux's post-build substitution, but policy "
                                     + "\(m.policyName(p)) writes the \(what) it selects over the whole value: the variable is lost for every cluster that applies this file",
-                                 marker: k)
+                                 writtenAt: k)
             }
             var tag = value
             // a :tag marker on a value that is no tag (a whole reference) is marker-wrong-form's finding
@@ -28,7 +28,7 @@ extension Rule {
             }
             guard let why = m.whyNeverSelects(p, tag, cache: &cache) else { return nil }
             return c.finding("policy \(m.policyName(p)) could never select '\(tag)': \(why); Flux will replace it with the next tag it selects",
-                             marker: k)
+                             writtenAt: k)
         }
     }
 

@@ -69,7 +69,7 @@ extension Rule {
                     message = nil
                 }
             }
-            return message.map { c.finding($0, marker: k) }
+            return message.map { c.finding($0, writtenAt: k) }
         }
     }
 }

@@ -8,7 +8,7 @@ extension Rule {
             guard let i = promotedPin(m, marker: k) else { return nil }
             return c.finding("production pins \(m.images[i].text) here, but policy \(b.setter.split(separator: ":").prefix(2).joined(separator: "/")) "
                              + "selects '\(b.selected)' now, and Flux writes that over the pin on its next run: the promotion (or its rollback) "
-                             + "is undone; make the production policy select the promoted tags, or remove the marker", marker: k)
+                             + "is undone; make the production policy select the promoted tags, or remove the marker", writtenAt: k)
         }
     }
 }

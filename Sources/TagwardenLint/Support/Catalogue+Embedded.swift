@@ -5921,7 +5921,11 @@ rationale: >
 premises: >
   Flux's image automation reads the file: it is under the `update.path` of an ImageUpdateAutomation that a
   cluster of this repository applies (a fact, whatever applies the file), or a cluster of this repository applies it. Elsewhere the finding is at most a
-  warning whose message says why the file may not be read.
+  warning whose message says why the file may not be read. That Flux replaces the value needs an automation that
+  updates the file: where the repository's automations are none of them known to (they read no GitRepository of it
+  and their `update.path` holds no file of it: they update another repository, or this one from another root), the
+  message says it assumes one (so too marker-wrong-form, marker-image-mismatch, marker-digest-unavailable,
+  marker-mixed-policies, marker-env-mismatch, marker-behind and promotion-overwritten, which say what Flux writes).
 fix: >
   Use a tag the policy selects (`tagwarden policy eval` shows which), or correct the policy. For a `${VAR}`
   value, choose one mechanism: drop the marker and let each cluster substitute its tag, or write the tag

@@ -102,9 +102,31 @@ public struct RuleContext: Sendable {
     }
 
     /// A finding at marker `k`.
+    /// A finding at marker `k`.
     public func finding(_ message: String, marker k: MarkerID) -> Finding {
         let m = model.markers[k]
         return finding(message, file: m.file, span: m.span, object: m.object, environment: model.markers[k].environment)
+    }
+
+    /// A finding at marker `k` that says what Flux writes there, which it does only where an automation updates the file:
+    /// where the repository's automations are none of them known to (those here update another repository or this one
+    /// from another root, `mayUpdateElsewhere`), the finding says it assumes one. (A repository that writes no automation
+    /// has its markers read by one made elsewhere, as the rules' premises have it, where a cluster applies the file.)
+    public func finding(_ message: String, writtenAt k: MarkerID) -> Finding {
+        let m = model.markers[k]
+        var f = finding(message, marker: k)
+        let automations = model.flux.automations
+        // (a marker whose policy is not in the repository is asked of no automation: marker-unknown-policy's)
+        guard m.context == .value, m.skipped == nil, m.automations.isEmpty, !automations.isEmpty,
+              m.policy != nil || !m.candidates.isEmpty else { return f }
+        if automations.allSatisfy(\.mayUpdateElsewhere) {
+            let paths = Set(automations.flatMap(\.paths)).sorted().map { $0.isEmpty ? "." : "./" + $0 }
+            f.assume("assuming an ImageUpdateAutomation updates this file: those written here read no GitRepository of this repository, "
+                     + "and their update.path (\(paths.prefix(3).joined(separator: ", "))\(paths.count > 3 ? ", …" : "")) holds no file of it")
+        } else {
+            f.assume("assuming an ImageUpdateAutomation updates this file: none written here is known to")
+        }
+        return f
     }
 
     /// A finding about object `o` at one of its fields, in the file that supplied it (a patch's, or the object's own).
