@@ -1426,6 +1426,38 @@ triggering:
         resources: [../../base]
     expect:
       - {file: base/registry.yaml, line: 10, column: 18, message: "image 'ghcr.io/acme/registry:main' uses the floating tag 'main', which points at a new build after each push (deployed by development, staging, and by bootstrap/prod-1, of no environment)"}
+  - description: one component that the Flux Kustomizations of several clusters build, two of them environments' (equinor/radix-flux's development and production beside c3)
+    files:
+      components/proxy/kustomization.yaml: |
+        resources: [proxy.yaml]
+      components/proxy/proxy.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: proxy
+        spec:
+          template:
+            spec:
+              containers:
+                - name: proxy
+                  image: ghcr.io/acme/proxy:main
+      clusters/development/proxy.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: proxy, namespace: flux-system}
+        spec: {path: ./components/proxy, sourceRef: {kind: GitRepository, name: flux-system}}
+      clusters/production/proxy.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: proxy, namespace: flux-system}
+        spec: {path: ./components/proxy, sourceRef: {kind: GitRepository, name: flux-system}}
+      clusters/c3/proxy.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: proxy, namespace: flux-system}
+        spec: {path: ./components/proxy, sourceRef: {kind: GitRepository, name: flux-system}}
+    expect:
+      - {file: components/proxy/proxy.yaml, line: 10, column: 18, message: "image 'ghcr.io/acme/proxy:main' uses the floating tag 'main', which points at a new build after each push (deployed by development, production, and by clusters/c3, of no environment) (clusters clusters/development, clusters/production, clusters/c3 are taken to be applied from outside this repository (nothing here applies their roots); declare them under clusters: in .tagwarden.yaml)"}
   - description: a shared base's moving tag whose only development build kustomize refuses (admngn/gitops-lumieres's overlay, whose namespace makes its Namespace the base's), so no environment is named
     files:
       base/kustomization.yaml: |

@@ -508,15 +508,30 @@ public struct Model: Sendable {
                     if parents.isEmpty {
                         let builders = clusters.kustomizationsOfFile[objects[k].file] ?? []
                         let reached = !clusters.of(objects[k].file).isEmpty
-                        var named = false
-                        for p in [path] + builders.map({ facts[objects[$0].file].path }) {
-                            guard let e = env.detect(path: p, namespace: nil, namespaceLabels: labels) else { continue }
-                            if reached { out.reached.insert(e) } else { out.unreached.insert(e) }
-                            named = true
+                        func insert(_ e: String, other: Bool) {
+                            switch (reached, other) {
+                            case (true, false): out.reached.insert(e)
+                            case (false, false): out.unreached.insert(e)
+                            case (true, true): out.reachedOther.insert(e)
+                            case (false, true): out.unreachedOther.insert(e)
+                            }
                         }
-                        if !named {
-                            if reached { out.reachedOther.insert(Path.dirname(path)) } else { out.unreachedOther.insert(Path.dirname(path)) }
+                        let rootEnvironment = env.detect(path: path, namespace: nil, namespaceLabels: labels)
+                        if let e = rootEnvironment { insert(e, other: false) }
+                        var named = rootEnvironment != nil
+                        var unnamed: [String] = []
+                        for b in builders {
+                            let p = facts[objects[b].file].path
+                            if let e = env.detect(path: p, namespace: nil, namespaceLabels: labels) {
+                                insert(e, other: false)
+                                named = true
+                            } else {
+                                unnamed.append(Path.dirname(p))
+                            }
                         }
+                        // builds of no environment deploy it too: the root's directory where nothing names one; where only
+                        // builders do, each builder of none (equinor/radix-flux's c3 and playground beside development)
+                        for other in !named ? [Path.dirname(path)] : rootEnvironment == nil ? unnamed : [] { insert(other, other: true) }
                     } else {
                         for p in parents { out.add(environments(p, depth + 1)) }
                     }
