@@ -1993,6 +1993,30 @@ extension FluxInstanceTests {
     }
 
 
+    /// huangyingting/flux2-gitops: a base that only an overlay of staging takes, which no cluster applies (the staging
+    /// cluster's kustomization does not list it): the image is in staging's builds, not deployed by them.
+    @Test func aBaseOnlyAnUnappliedOverlayTakesIsInItsBuildsNotDeployed() throws {
+        var files = bootstrapFiles("clusters/staging", flux: "v2.4.0")
+        files["system/base/auth/kustomization.yaml"] = "resources: [deployment.yaml]\n"
+        files["system/base/auth/deployment.yaml"] = """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: auth}
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: auth
+                      image: thomseddon/traefik-forward-auth:latest
+
+            """
+        files["system/staging/auth/kustomization.yaml"] = "resources: [../../base/auth]\n"
+        let found = try lint(files, asFound: true).filter { $0.rule == "image-latest-tag" }
+        #expect(found.map(\.message) == ["image 'thomseddon/traefik-forward-auth:latest' uses the tag 'latest', which moves with every push: "
+                                         + "pin a version or a digest (in builds of staging) (no cluster in this repository applies this file)"],
+                "\(found.map(\.message))")
+    }
+
     /// H3mul/homelab-k3s-flux: gitea's chart gives `test.image` (`busybox:latest`) to its test-connection Pod, a `helm
     /// test` hook, which Flux runs only where the release sets `spec.test.enable`: the finding is a note that says so, as
     /// for grafana's `testFramework`; where the release runs its tests, an error again. angelnu/k8s-gitops: app-template's

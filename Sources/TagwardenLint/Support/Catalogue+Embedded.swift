@@ -1425,7 +1425,7 @@ triggering:
       bootstrap/prod-1/kustomization.yaml: |
         resources: [../../base]
     expect:
-      - {file: base/registry.yaml, line: 10, column: 18, message: "image 'ghcr.io/acme/registry:main' uses the floating tag 'main', which points at a new build after each push (deployed by development, staging, and by bootstrap/prod-1, of no environment)"}
+      - {file: base/registry.yaml, line: 10, column: 18, message: "image 'ghcr.io/acme/registry:main' uses the floating tag 'main', which points at a new build after each push (in builds of development, staging, and of bootstrap/prod-1, of no environment)"}
   - description: one component that the Flux Kustomizations of several clusters build, two of them environments' (equinor/radix-flux's development and production beside c3)
     files:
       components/proxy/kustomization.yaml: |

@@ -36,10 +36,12 @@ public struct RuleContext: Sendable {
     /// image); its message ends with what made the reference (a substitution, a values file).
     public func finding(_ message: String, image i: ImageID, span: SourceSpan? = nil, environment: String? = nil) -> Finding {
         let img = model.images[i]
+        // (the builds of a file no cluster here applies are the environments' by their paths: it is in them, not deployed by them)
+        let unreached = if case .unreached = model.clusters.reach[img.file] { true } else { false }
         let builds = !img.writtenTagDeployedBy.isEmpty
             ? " (deployed \(img.invalid == nil ? "with this tag" : "as written") by \(img.writtenTagDeployedBy.joined(separator: ", ")); the other builds replace or drop it)"
-            : img.deployedIn.isEmpty ? "" : " (deployed by \(img.deployedIn.joined(separator: ", "))"
-                + (img.deployedAlsoBy.isEmpty ? ")" : ", and by \(img.deployedAlsoBy.joined(separator: ", ")), of no environment)")
+            : img.deployedIn.isEmpty ? "" : " (\(unreached ? "in builds of" : "deployed by") \(img.deployedIn.joined(separator: ", "))"
+                + (img.deployedAlsoBy.isEmpty ? ")" : ", and \(unreached ? "of" : "by") \(img.deployedAlsoBy.joined(separator: ", ")), of no environment)")
         var f = finding(message + (img.substitution?.note(model) ?? "") + (img.provenance.map { " (\($0))" } ?? "") + builds,
                         file: img.file, span: span ?? img.span, object: img.object, environment: environment ?? model.images[i].environment)
         f.subject = img.text   // a field that several builds substitute differently is several findings
