@@ -11,9 +11,12 @@ import PackageDescription
 // only because a package that others depend on may not use it; Tagwarden is built as a tool, not depended on.
 // `-disable-type-layout` (a frontend flag, what debug builds do anyway) has a copy or destruction of a bound generic value
 // (`Located?`, a tuple) done field by field where IRGen would otherwise call the runtime's generic value witnesses: an
-// optional's copy cost 125 instructions through them, 48 inline; the audit 1.8% fewer in all. It is not a documented
-// option: a toolchain upgrade must check that it is still accepted.
-let cmo: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization", "-Xfrontend", "-disable-type-layout"], .when(configuration: .release))]
+// optional's copy cost 125 instructions through them, 48 inline; the audit 1.8% fewer in all.
+// `-disable-concrete-type-metadata-mangled-name-accessors` has our code reach a generic type's metadata through an
+// accessor that passes its conformances, where demangling its name had the runtime look each up by a scan of every
+// conformance record of the binary (the first time): 6.7 M of the audit. Neither is a documented option: a toolchain
+// upgrade must check that they are still accepted.
+let cmo: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization", "-Xfrontend", "-disable-type-layout", "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))]
 // The release binary allocates through Microsoft's mimalloc (Debian's libmimalloc2.0), which takes the place of
 // glibc's malloc for the whole process: libyaml, libgit2 and libcurl allocate through it too. An audit allocates and
 // frees millions of small blocks on two threads (nodes, strings, arrays); against glibc's malloc it takes 8% fewer
