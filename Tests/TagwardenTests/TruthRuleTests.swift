@@ -2017,6 +2017,40 @@ extension FluxInstanceTests {
                 "\(found.map(\.message))")
     }
 
+    /// huangyingting/flux2-gitops: staging's apps build takes the echo base three ways, as echo and echo-canary (with its
+    /// tag) and as echo-mirror (whose images: entry sets another): no other build replaces the tag, the same one does.
+    @Test func aBuildThatTakesABaseAsWrittenAndRetaggedSaysSo() throws {
+        var files = bootstrapFiles("clusters/staging", flux: "v2.4.0")
+        files["clusters/staging/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps/staging", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        files["apps/base/echo/kustomization.yaml"] = "resources: [deployment.yaml]\n"
+        files["apps/base/echo/deployment.yaml"] = """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: echo}
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: echo
+                      image: ghcr.io/acme/echo:latest
+
+            """
+        files["apps/staging/kustomization.yaml"] = "resources: [echo, echo-canary, echo-mirror]\n"
+        files["apps/staging/echo/kustomization.yaml"] = "resources: [../../base/echo]\n"
+        files["apps/staging/echo-canary/kustomization.yaml"] = "resources: [../../base/echo]\nnameSuffix: -canary\n"
+        files["apps/staging/echo-mirror/kustomization.yaml"] = "resources: [../../base/echo]\nnameSuffix: -mirror\nimages:\n- name: ghcr.io/acme/echo\n  newTag: 0.0.4\n"
+        let found = try lint(files, asFound: true).filter { $0.rule == "image-latest-tag" }
+        #expect(found.map(\.message) == ["image 'ghcr.io/acme/echo:latest' uses the tag 'latest', which moves with every push: pin a version or "
+                                         + "a digest (deployed with this tag by Flux Kustomization apps (clusters/staging/apps.yaml), which also takes "
+                                         + "it another way that replaces or drops it)"], "\(found.map(\.message))")
+        // a production build that takes only the retagged way: the other builds replace it
+        files["clusters/production/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps/staging/echo-mirror",
+                                                                   spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
+        let two = try lint(files, asFound: true).filter { $0.rule == "image-latest-tag" }
+        #expect(two.count == 1 && two[0].message.contains("(deployed with this tag by Flux Kustomization apps (clusters/staging/apps.yaml); "
+                                                          + "the other builds replace or drop it)"), "\(two.map(\.message))")
+    }
+
     /// H3mul/homelab-k3s-flux: gitea's chart gives `test.image` (`busybox:latest`) to its test-connection Pod, a `helm
     /// test` hook, which Flux runs only where the release sets `spec.test.enable`: the finding is a note that says so, as
     /// for grafana's `testFramework`; where the release runs its tests, an error again. angelnu/k8s-gitops: app-template's

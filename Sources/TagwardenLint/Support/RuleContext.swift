@@ -39,7 +39,9 @@ public struct RuleContext: Sendable {
         // (the builds of a file no cluster here applies are the environments' by their paths: it is in them, not deployed by them)
         let unreached = if case .unreached = model.clusters.reach[img.file] { true } else { false }
         let builds = !img.writtenTagDeployedBy.isEmpty
-            ? " (deployed \(img.invalid == nil ? "with this tag" : "as written") by \(img.writtenTagDeployedBy.joined(separator: ", ")); the other builds replace or drop it)"
+            ? " (deployed \(img.invalid == nil ? "with this tag" : "as written") by \(img.writtenTagDeployedBy.joined(separator: ", "))"
+                + (img.writtenTagRetaggedOnlyWithin ? ", which also take\(img.writtenTagDeployedBy.count == 1 ? "s" : "") it another way that replaces or drops it)"
+                    : "; the other builds replace or drop it)")
             : img.deployedIn.isEmpty ? "" : " (\(unreached ? "in builds of" : "deployed by") \(img.deployedIn.joined(separator: ", "))"
                 + (img.deployedAlsoBy.isEmpty ? ")" : ", and \(unreached ? "of" : "by") \(img.deployedAlsoBy.joined(separator: ", ")), of no environment)")
         var f = finding(message + (img.substitution?.note(model) ?? "") + (img.provenance.map { " (\($0))" } ?? "") + builds,

@@ -343,6 +343,9 @@ public struct ImageUse: Sendable {
     var writtenTagRootFiles: [FileID] = []
     /// Those builds are reached by no cluster of this repository, though others that change the tag are.
     public var writtenTagUnreached = false
+    /// No other build takes it: those builds also take it another way, in which the tag is replaced or it is dropped
+    /// (huangyingting/flux2-gitops's apps, whose echo-mirror sets a tag beside echo and echo-canary).
+    public var writtenTagRetaggedOnlyWithin = false
     /// A shared base's container image, of no environment of its own: the environments of the builds that deploy it
     /// (by their roots' paths and their Flux Kustomizations'), for the messages and the environment rules, which judge it
     /// in each (`ResolvedImage.judgedIn`).

@@ -337,6 +337,20 @@ extension Model {
                 }
                 for p in parents { writtenTagRoots(p, after, next, depth + 1, into: &roots, paths: &paths, rootFiles: &rootFiles) }
             }
+            /// The roots of every build through kustomization k, whatever they make of the image: named as `writtenTagRoots`
+            /// names them.
+            func allRoots(_ k: ObjectID, _ depth: Int, into roots: inout Set<String>) {
+                guard depth <= IncludeGraph.maxDepth else { return }
+                let dir = graph.directory(of: k)
+                let builders = fluxBuilders[dir] ?? [], parents = graph.parents(of: k, depth: depth)
+                for b in builders { roots.insert("Flux Kustomization \(objects[b].name ?? "") (\(files[objects[b].file].path))") }
+                if parents.isEmpty, builders.isEmpty {
+                    let generated = generatedAbove(k)
+                    for g in generated { roots.insert("Flux Kustomization \(objects[g].name ?? "") (\(files[objects[g].file].path))") }
+                    if generated.isEmpty { roots.insert(dir + "/") }
+                }
+                for p in parents { allRoots(p, depth + 1, into: &roots) }
+            }
             /// Whether Flux Kustomization b, building a directory without a kustomization file, replaces the image called
             /// `name`: an entry of its `spec.images` sets its tag, or one of its `spec.patches` writes its container's.
             func fluxReplaces(_ b: ObjectID, _ name: String, _ me: Me?) -> Bool {
@@ -413,7 +427,11 @@ extension Model {
                     guard includers.contains(where: { sets($0, name, me) }) else { return nil }
                     var roots: [String] = [], paths = Set<String>(), rootFiles = Set<FileID>()
                     for k in includers { writtenTagRoots(k, name, me, 0, into: &roots, paths: &paths, rootFiles: &rootFiles) }
-                    return Retagging(writtenTagDeployedBy: roots.sorted(), writtenTagRootPaths: paths.sorted(), writtenTagRootFiles: rootFiles.sorted())
+                    // the builds that replace or drop the tag may be those same builds, taking it another way too
+                    var every = Set<String>()
+                    for k in includers { allRoots(k, 0, into: &every) }
+                    return Retagging(writtenTagDeployedBy: roots.sorted(), writtenTagRootPaths: paths.sorted(), writtenTagRootFiles: rootFiles.sorted(),
+                                     retaggedOnlyWithin: every.isSubset(of: roots))
                 }
                 let by = nearestSetters(includers.map { Key(kustomization: $0, name: name, me: me, needs: needs) })
                 // (no build that kustomize does not refuse takes it: as written, which the rules judge with the refusal)
@@ -488,6 +506,7 @@ extension Model {
                 images[i].writtenTagDeployedBy = r.writtenTagDeployedBy
                 images[i].writtenTagRootPaths = r.writtenTagRootPaths
                 images[i].writtenTagRootFiles = r.writtenTagRootFiles
+                images[i].writtenTagRetaggedOnlyWithin = r.retaggedOnlyWithin
             }
         }
     }
@@ -526,6 +545,7 @@ extension Model {
         var writtenTagDeployedBy: [String] = []
         var writtenTagRootPaths: [String] = []
         var writtenTagRootFiles: [FileID] = []
+        var retaggedOnlyWithin = false
     }
 
     /// What patch document `root` of `y` does to the field at `path` of a HelmRelease's `spec.values`: true when it
