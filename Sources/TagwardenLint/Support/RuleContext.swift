@@ -106,7 +106,6 @@ public struct RuleContext: Sendable {
     }
 
     /// A finding at marker `k`.
-    /// A finding at marker `k`.
     public func finding(_ message: String, marker k: MarkerID) -> Finding {
         let m = model.markers[k]
         return finding(message, file: m.file, span: m.span, object: m.object, environment: model.markers[k].environment)
