@@ -306,6 +306,8 @@ extension Model {
                 if parents.isEmpty, builders.isEmpty { return replaces(next) || generatedAbove(k).contains { fluxReplaces($0, after, next) } }
                 return parents.contains { sets($0, after, next, depth + 1) }
             }
+            /// How the messages name a build by its Flux Kustomization.
+            func rootName(_ b: ObjectID) -> String { "Flux Kustomization \(objects[b].name ?? "") (\(files[objects[b].file].path))" }
             /// The roots of the builds through kustomization k that deploy the image, called `name` there, with the tag its
             /// manifest writes: the Flux Kustomizations that build them (by name), else the root kustomizations' directories.
             /// `paths` gathers the files that tell those builds' environments: the root kustomization's, its Flux
@@ -316,7 +318,7 @@ extension Model {
                 let dir = graph.directory(of: k)
                 let builders = fluxBuilders[dir] ?? [], parents = graph.parents(of: k, depth: depth)
                 for b in builders where applied(k, name, me, builder: b).map({ asWritten($0.me) }) ?? false {
-                    let root = "Flux Kustomization \(objects[b].name ?? "") (\(files[objects[b].file].path))"
+                    let root = rootName(b)
                     if !roots.contains(root) { roots.append(root) }
                     paths.formUnion([files[objects[k].file].path, files[objects[b].file].path])
                     rootFiles.insert(objects[b].file)
@@ -324,7 +326,7 @@ extension Model {
                 if parents.isEmpty, builders.isEmpty, asWritten(next) {
                     let generated = generatedAbove(k)
                     for g in generated where !fluxReplaces(g, after, next) {
-                        let root = "Flux Kustomization \(objects[g].name ?? "") (\(files[objects[g].file].path))"
+                        let root = rootName(g)
                         if !roots.contains(root) { roots.append(root) }
                         paths.formUnion([files[objects[k].file].path, files[objects[g].file].path])
                         rootFiles.insert(objects[g].file)
@@ -343,10 +345,10 @@ extension Model {
                 guard depth <= IncludeGraph.maxDepth else { return }
                 let dir = graph.directory(of: k)
                 let builders = fluxBuilders[dir] ?? [], parents = graph.parents(of: k, depth: depth)
-                for b in builders { roots.insert("Flux Kustomization \(objects[b].name ?? "") (\(files[objects[b].file].path))") }
+                for b in builders { roots.insert(rootName(b)) }
                 if parents.isEmpty, builders.isEmpty {
                     let generated = generatedAbove(k)
-                    for g in generated { roots.insert("Flux Kustomization \(objects[g].name ?? "") (\(files[objects[g].file].path))") }
+                    for g in generated { roots.insert(rootName(g)) }
                     if generated.isEmpty { roots.insert(dir + "/") }
                 }
                 for p in parents { allRoots(p, depth + 1, into: &roots) }
