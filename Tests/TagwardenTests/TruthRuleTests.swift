@@ -1547,6 +1547,9 @@ extension FluxInstanceTests {
         files["clusters/prod/helm/values.yaml"] = "replicaCount: 1\nimage:\n  repository: nginx\n"
         files["clusters/prod/helm/Chart.yaml"] = "apiVersion: v2\nname: web\nversion: 1.0.0\n"
         files["clusters/prod/helm/templates/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"
+        // (a chart in a directory with a kustomization file, which the generator does not walk into: not counted)
+        files["clusters/prod/kept/chart/Chart.yaml"] = "apiVersion: v2\nname: kept\nversion: 1.0.0\n"
+        files["clusters/prod/kept/chart/templates/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"
         files["clusters/prod/.sops.yaml"] = "creation_rules:\n  - age: abc\n"
         files["clusters/prod/kept/kustomization.yaml"] = "resources: [cm.yaml]\n"
         files["clusters/prod/kept/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kept\n"

@@ -55,9 +55,7 @@ extension Rule {
             let others = refusals.dropFirst().map { m.path($0.file) }
             let more = others.isEmpty ? "" : "; \(others.count) more file\(others.count == 1 ? "" : "s") under it fail\(others.count == 1 ? "s" : "") "
                 + "it too (\(others.prefix(3).joined(separator: ", "))\(others.count > 3 ? ", …" : ""))"
-            // the YAML files under the path that are not read here (a chart's templates) Flux reads as well: what they do is not known
-            let unread = m.skipped.filter { ($0.path.hasBytesSuffix(".yaml") || $0.path.hasBytesSuffix(".yml")) && Path.isBelow($0.path, r.path) }
-                .reduce(0) { $0 + $1.files }
+            let unread = m.unreadFiles(takenByGeneratedBuildAt: r.path)
             let unreadNote = unread == 0 ? "" : "; Flux reads the \(unread) file\(unread == 1 ? " under it that is" : "s under it that are") not read "
                 + "here as well (file-skipped says which), which may fail it too"
             var f = c.finding("kustomize-controller cannot generate the kustomization at ./\(r.path) for the Flux Kustomization in "

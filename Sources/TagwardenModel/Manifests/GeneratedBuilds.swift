@@ -41,7 +41,7 @@ extension Model {
         for f in files.indices {
             let path = files[f].path
             guard files[f].syntaxError != nil || incomplete[f] || Int(objectDocuments[f]) < files[f].documents,
-                  path.hasBytesSuffix(".yaml") || path.hasBytesSuffix(".yml"), !Extractor.isKustomizationPath(path) else { continue }
+                  Model.decodedByGenerator(path), !Extractor.isKustomizationPath(path) else { continue }
             if case .notDeployed = reach[f] { continue }
             let builds = Model.generatedBuilds(taking: path, generatedBuilds: generatedBuilds, kustomizationDirectories: kustomizationDirectories)
             guard !builds.isEmpty, let refused = Model.refusedAsResources(files[f].yaml),
@@ -71,6 +71,18 @@ extension Model {
         if let rootIgnore { ignore.add(text: rootIgnore, origin: ".sourceignore") }
         for (d, text) in nested { ignore.add(text: text, origin: d + "/.sourceignore", domain: d) }
         return ignore.excluding(path) != nil
+    }
+
+    /// Whether kustomize-controller's generator decodes the file at `path` when its walk meets it: a `.yaml` or `.yml` file.
+    static func decodedByGenerator(_ path: String) -> Bool { path.hasBytesSuffix(".yaml") || path.hasBytesSuffix(".yml") }
+
+    /// How many files the build Flux generates at `path` takes that were not read here (a chart's templates, counted by
+    /// their one entry): Flux decodes them too, and what it makes of them is not known.
+    public func unreadFiles(takenByGeneratedBuildAt path: String) -> Int {
+        skipped.filter {
+            Model.decodedByGenerator($0.path)
+                && Model.generatedBuilds(taking: $0.path, generatedBuilds: generatedBuilds, kustomizationDirectories: kustomizationDirectories).contains(path)
+        }.reduce(0) { $0 + $1.files }
     }
 
     /// The paths of the generated builds that take the file at `path` themselves: from its directory up, until a
