@@ -1812,38 +1812,11 @@ func fluxRepo() -> [String: String] {
 /// tier templates' '0.1' that marker-value-rejected said Flux "will replace" no automation here is known to read.
 @Suite struct MarkerWrittenPremiseTests {
     static let files: [String: String] = [
-        "app/deploy.yaml": """
-            apiVersion: apps/v1
-            kind: Deployment
-            metadata: {name: producer}
-            spec:
-              template:
-                spec:
-                  containers:
-                    - name: producer
-                      image: ghcr.io/acme/producer:0.1 # {"$imagepolicy": "flux-system:producer"}
-
-            """,
-        "flux/policy.yaml": """
-            apiVersion: image.toolkit.fluxcd.io/v1
-            kind: ImageRepository
-            metadata: {name: producer, namespace: flux-system}
-            spec: {image: ghcr.io/acme/producer}
-            ---
-            apiVersion: image.toolkit.fluxcd.io/v1
-            kind: ImagePolicy
-            metadata: {name: producer, namespace: flux-system}
-            spec:
-              imageRepositoryRef: {name: producer}
-              filterTags: {pattern: '^prd-(?P<ts>.*)$', extract: '$ts'}
-              policy: {alphabetical: {order: asc}}
-
-            """,
+        "app/deploy.yaml": deployment(name: "producer", namespace: "default", image: "ghcr.io/acme/producer:0.1", marker: "flux-system:producer"),
+        "flux/policy.yaml": imageRepository(name: "producer", image: "ghcr.io/acme/producer") + "---\n"
+            + imagePolicy(name: "producer", pattern: "^prd-(?P<ts>.*)$", extract: "$ts", order: .alphabetical("asc")),
     ]
-    static func automation(_ path: String) -> String {
-        "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\nmetadata: {name: auto, namespace: flux-system}\n"
-            + "spec:\n  git: {commit: {author: {email: bot@example.com}}, push: {branch: main}}\n  update: {path: \(path)}\n"
-    }
+    static func automation(_ path: String) -> String { imageUpdateAutomation(name: "auto", path: path) }
     static let rejected = "policy flux-system/producer could never select '0.1': it does not match filterTags.pattern '^prd-(?P<ts>.*)$'; "
         + "Flux will replace it with the next tag it selects"
 

@@ -2001,18 +2001,7 @@ extension FluxInstanceTests {
     @Test func aBaseOnlyAnUnappliedOverlayTakesIsInItsBuildsNotDeployed() throws {
         var files = bootstrapFiles("clusters/staging", flux: "v2.4.0")
         files["system/base/auth/kustomization.yaml"] = "resources: [deployment.yaml]\n"
-        files["system/base/auth/deployment.yaml"] = """
-            apiVersion: apps/v1
-            kind: Deployment
-            metadata: {name: auth}
-            spec:
-              template:
-                spec:
-                  containers:
-                    - name: auth
-                      image: thomseddon/traefik-forward-auth:latest
-
-            """
+        files["system/base/auth/deployment.yaml"] = deployment(name: "auth", namespace: "default", image: "thomseddon/traefik-forward-auth:latest")
         files["system/staging/auth/kustomization.yaml"] = "resources: [../../base/auth]\n"
         let found = try lint(files, asFound: true).filter { $0.rule == "image-latest-tag" }
         #expect(found.map(\.message) == ["image 'thomseddon/traefik-forward-auth:latest' uses the tag 'latest', which moves with every push: "
@@ -2026,18 +2015,7 @@ extension FluxInstanceTests {
         var files = bootstrapFiles("clusters/staging", flux: "v2.4.0")
         files["clusters/staging/apps.yaml"] = fluxKustomization(name: "apps", path: "./apps/staging", spec: "  sourceRef: {kind: GitRepository, name: flux-system}\n")
         files["apps/base/echo/kustomization.yaml"] = "resources: [deployment.yaml]\n"
-        files["apps/base/echo/deployment.yaml"] = """
-            apiVersion: apps/v1
-            kind: Deployment
-            metadata: {name: echo}
-            spec:
-              template:
-                spec:
-                  containers:
-                    - name: echo
-                      image: ghcr.io/acme/echo:latest
-
-            """
+        files["apps/base/echo/deployment.yaml"] = deployment(name: "echo", namespace: "echo", image: "ghcr.io/acme/echo:latest")
         files["apps/staging/kustomization.yaml"] = "resources: [echo, echo-canary, echo-mirror]\n"
         files["apps/staging/echo/kustomization.yaml"] = "resources: [../../base/echo]\n"
         files["apps/staging/echo-canary/kustomization.yaml"] = "resources: [../../base/echo]\nnameSuffix: -canary\n"
