@@ -246,7 +246,7 @@ public struct Clusters: Sendable {
         // on all cores, each chunk of files (in path order, which the matchers' memo of the last directory counts on)
         // with matchers of its own
         let each = matchers.map(SourceIgnore.Matcher.init)
-        let excluded = concurrentMap(files.count, chunkSize: 4096, makeState: { each }) { each, i -> String? in
+        let excluded = concurrentMap(files.count, chunkSize: max(256, files.count / 16), makeState: { each }) { each, i -> String? in
             var why: String?
             for k in each.indices {
                 guard let excluded = each[k].excluding(files[FileID(i)].path) else { return nil }

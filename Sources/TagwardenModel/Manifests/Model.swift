@@ -894,7 +894,7 @@ public struct Model: Sendable {
     /// (remote ones, and paths that leave the repository, left out): what the inclusions and the builds follow.
     static func resolvedResources(_ objects: Objects, files: Files) -> [ObjectID: [String]] {
         // (the paths made on all cores)
-        let paths = concurrentMap(objects.count, chunkSize: 4096, makeState: {}) { _, at -> [String]? in
+        let paths = concurrentMap(objects.count, chunkSize: max(256, objects.count / 16), makeState: {}) { _, at -> [String]? in
             let i = ObjectID(at)
             // (kustomize reads a kustomization only from a file of that name: a Kustomization written in another file, an
             // example such as rossigee/flux-shared-platform's examples/patterns/component-with-automation.yaml, builds nothing;
@@ -1031,7 +1031,7 @@ public struct Model: Sendable {
             if objects[k].isKustomization { out[k] = chain(k, 0) }
         }
         let declared = out
-        let built = concurrentMap(objects.count, chunkSize: 4096, makeState: { [FileID: [Way]]() }) {
+        let built = concurrentMap(objects.count, chunkSize: max(256, objects.count / 16), makeState: { [FileID: [Way]]() }) {
             chainsOfFile, index -> (namespace: String?, override: String?, open: [String]?)? in
             let i = ObjectID(index)
             guard !isClusterScoped(objects[i]) else { return nil }

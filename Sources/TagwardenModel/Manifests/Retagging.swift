@@ -503,7 +503,7 @@ extension Model {
                     && images[$0].object.map { objects[$0].isKustomization } == true
                 || images[$0].invalid == nil && (images[$0].valuesFromEntry != nil || (followsPatches && images[$0].valuesPath != nil))
         }
-        for (i, r) in concurrentChunks(chosen.count, chunkSize: 2048, { follow(chosen[$0]) }) {
+        for (i, r) in concurrentChunks(chosen.count, chunkSize: max(64, chosen.count / 16), { follow(chosen[$0]) }) {
             if let by = r.by { images[i].retaggedBy = by } else {
                 images[i].writtenTagDeployedBy = r.writtenTagDeployedBy
                 images[i].writtenTagRootPaths = r.writtenTagRootPaths
