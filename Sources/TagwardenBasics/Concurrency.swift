@@ -84,3 +84,17 @@ public final class Started<T: Sendable>: Sendable {
         return result.withLock { $0! }
     }
 }
+
+/// Destroys `value` on another thread: for a large structure the caller is done with (thousands of objects to free),
+/// whose release would otherwise hold up the work that follows on this one. The value is moved into a box that the
+/// other thread empties, so its last reference is dropped there whichever thread finishes first.
+public func releaseElsewhere<T>(_ value: consuming T) {
+    let box = ReleaseBox(value)
+    DispatchQueue.global().async { box.value = nil }
+}
+
+private final class ReleaseBox<T>: @unchecked Sendable {
+    // (written once here, and once by the thread that empties it: nothing reads it)
+    var value: T?
+    init(_ value: consuming T) { self.value = value }
+}
