@@ -465,14 +465,14 @@ public struct FluxIndex: Sendable {
                 }
             }
             if m.context == .value, let ref = info.ref, let p = info.policy ?? info.candidates.first {
-                if files[m.file].fluxCannotRead != nil {
+                if !files[m.file].fluxCanRead {
                     info.skipped = "Flux skips files that do not parse"
                 } else {
                     (info.automations, info.skipped) = idx.automations(applying: ref, policy: p, path: files[m.file].path)
                 }
             } else if m.context == .value, info.problem != nil {
                 // a marker Flux cannot read, in a file it never opens: skipped before it is read
-                if files[m.file].fluxCannotRead != nil {
+                if !files[m.file].fluxCanRead {
                     info.skipped = "Flux skips files that do not parse"
                 } else if !idx.automationsByPath.isEmpty, idx.covering(files[m.file].path).isEmpty {
                     info.skipped = idx.outsideEveryPath()

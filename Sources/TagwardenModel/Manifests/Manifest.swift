@@ -670,6 +670,10 @@ public struct FileFacts: Sendable {
         if let root = nonMappingRoot { return "line \(root.line): the document is a \(root.kind), not a mapping" }
         return nil
     }
+
+    /// Whether Flux's image automation reads the file (`fluxCannotRead` is nil), without making the reason: asked once
+    /// for every marker.
+    public var fluxCanRead: Bool { syntaxError == nil && goRefusals.isEmpty && nonMappingRoot == nil }
 }
 
 extension FileFacts {
