@@ -53,7 +53,7 @@ struct Check: ParsableCommand {
     @Flag(help: "With --base: report every finding of HEAD, marking which are new. With --staged: every finding of the staged files, not only the new ones.")
     var all = false
 
-    enum ConfigFrom: String, ExpressibleByArgument, CaseIterable {
+    enum ConfigFrom: String, ArgumentChoice {
         case base, head
     }
 

@@ -7,7 +7,7 @@ import ArgumentParser
 import Glibc
 #endif
 
-enum GraphFormat: String, ExpressibleByArgument, CaseIterable {
+enum GraphFormat: String, ArgumentChoice {
     case mermaid, dot, json
 }
 

@@ -11,14 +11,25 @@ import ArgumentParser
 import Glibc
 #endif
 
-extension ReportFormat: ExpressibleByArgument {}
+/// An option's values, each named by its raw value. The argument parser's defaults name them by reflection
+/// (`"\(value)"`): some 60,000 instructions a list, which it makes several times in every run, whatever the arguments.
+protocol ArgumentChoice: ExpressibleByArgument, CaseIterable, RawRepresentable where RawValue == String {}
+
+extension ArgumentChoice {
+    public static var allValueStrings: [String] { allCases.map(\.rawValue) }
+    /// (no value is described apart from its name)
+    public static var allValueDescriptions: [String: String] { [:] }
+    public var defaultValueDescription: String { rawValue }
+}
+
+extension ReportFormat: ArgumentChoice {}
 
 /// The formats of the commands that print data rather than findings (`rules`, `env`, `policy eval`).
-enum DataFormat: String, ExpressibleByArgument, CaseIterable {
+enum DataFormat: String, ArgumentChoice {
     case text, json
 }
 
-enum FailOn: String, ExpressibleByArgument, CaseIterable {
+enum FailOn: String, ArgumentChoice {
     case error, warning, note, never
 }
 

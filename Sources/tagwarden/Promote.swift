@@ -5,7 +5,7 @@ import TagwardenLint
 import TagwardenUpdate
 import ArgumentParser
 
-enum PromoteFormat: String, ExpressibleByArgument, CaseIterable {
+enum PromoteFormat: String, ArgumentChoice {
     case text, json
 }
 

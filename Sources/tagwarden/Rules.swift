@@ -10,7 +10,7 @@ import ArgumentParser
 struct RulesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rules", abstract: "List the rule catalogue.")
 
-    enum Format: String, ExpressibleByArgument, CaseIterable {
+    enum Format: String, ArgumentChoice {
         case text, json, markdown
     }
 

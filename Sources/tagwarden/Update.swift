@@ -21,11 +21,11 @@ enum UpdateMode: String, EnumerableFlag {
     }
 }
 
-enum UpdateFormat: String, ExpressibleByArgument, CaseIterable {
+enum UpdateFormat: String, ArgumentChoice {
     case text, json, markdown
 }
 
-enum PushBranchModeArgument: String, ExpressibleByArgument, CaseIterable {
+enum PushBranchModeArgument: String, ArgumentChoice {
     case stack, reset
     var mode: PushBranchMode { self == .stack ? .stack : .reset }
 }
