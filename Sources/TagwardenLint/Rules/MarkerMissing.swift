@@ -36,7 +36,7 @@ extension Rule {
         var out: [Finding] = []
         // each unused policy's findings on fields of no environment: the finding's place in `out`, and the field's file
         var unusedClaims: [PolicyID: [(finding: Int, file: FileID)]] = [:]
-        var selection = Model.SelectionCache()
+        var selection = Model.PolicyEvaluators()
         for i in m.images.indices {
             let img = m.images[i]
             guard img.markers.isEmpty, !img.retagged, img.substitution == nil, img.tag != nil,

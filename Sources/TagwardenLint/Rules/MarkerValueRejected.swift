@@ -7,7 +7,7 @@ import TagwardenModel
 extension Rule {
     static let markerValueRejected = Rule("marker-value-rejected", scope: .updatePaths) { c in
         let m = c.model
-        var cache = Model.SelectionCache()
+        var cache = Model.PolicyEvaluators()
         return m.markers.indices.compactMap { k in
             let mk = m.markers[k]
             guard mk.context == .value, m.markers[k].skipped == nil, let ref = m.markers[k].ref, let p = m.markers[k].policy,

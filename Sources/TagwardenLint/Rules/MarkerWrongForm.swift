@@ -11,7 +11,7 @@ extension Rule {
 
     static let markerWrongForm = Rule("marker-wrong-form", scope: .updatePaths) { c in
         let m = c.model
-        var evaluators: [TagParsing: [PolicyDefinition.Behaviour: PolicyEvaluator?]] = [:]
+        var evaluators = Model.PolicyEvaluators()
         /// Whether marker k's policy could select `value`: a tag its filter takes and no exclusion drops.
         func couldSelect(_ k: MarkerID, _ value: String) -> Bool {
             guard let p = m.markers[k].policy, let e = m.policyEvaluator(p, cache: &evaluators) else { return false }
@@ -31,7 +31,9 @@ extension Rule {
             // (a marker Flux skips writes nothing: marker-ignored says why)
             guard mk.context == .value, mk.skipped == nil, let ref = m.markers[k].ref, let value = mk.scalar?.value else { return nil }
             let key = mk.fieldKey ?? ""
-            let partField = tagFields.contains(key) || nameFields.contains(key) || digestFields.contains(key) || mk.composedName
+            // (each set asked once: a hash of the key each time)
+            let tagField = tagFields.contains(key), nameField = nameFields.contains(key), digestField = digestFields.contains(key)
+            let partField = tagField || nameField || digestField || mk.composedName
             // (a digest field's `sha256:<hex>` reads as a name and a tag, but it is a part)
             let holdsFull: Bool = key == "image" && !mk.composedName || !partField && {
                 guard case .success(let r) = ImageReference.parse(value) else { return false }
@@ -40,15 +42,15 @@ extension Rule {
             let message: String?
             switch ref.part {
             case .reference:
-                if tagFields.contains(key) { message = "\(key) holds only a tag, but the marker writes a whole reference: use \"\(ref.namespace):\(ref.name):tag\"" }
-                else if nameFields.contains(key) { message = "\(key) holds only a name, but the marker writes a whole reference: use \"\(ref.namespace):\(ref.name):name\"" }
-                else if digestFields.contains(key) { message = "\(key) holds only a digest, but the marker writes a whole reference: use \"\(ref.namespace):\(ref.name):digest\"" }
+                if tagField { message = "\(key) holds only a tag, but the marker writes a whole reference: use \"\(ref.namespace):\(ref.name):tag\"" }
+                else if nameField { message = "\(key) holds only a name, but the marker writes a whole reference: use \"\(ref.namespace):\(ref.name):name\"" }
+                else if digestField { message = "\(key) holds only a digest, but the marker writes a whole reference: use \"\(ref.namespace):\(ref.name):digest\"" }
                 else { message = nil }
             case .name, .tag, .digest:
                 let suffix = ref.part.rawValue
                 // (an `image:` that holds a composed image's name takes the :name marker, as `repository:` does)
-                let fits = ref.part == .tag ? tagFields : ref.part == .name ? nameFields.union(mk.composedName ? ["image"] : []) : digestFields
-                if holdsFull, !fits.contains(key) {
+                let fits = ref.part == .tag ? tagField : ref.part == .name ? nameField || mk.composedName && key == "image" : digestField
+                if holdsFull, !fits {
                     let wrong = "this field holds a whole image reference, but the :\(suffix) marker writes only the \(suffix)"
                     // a field the :tag marker has already written, a tag its policy could select standing alone where a
                     // reference goes (team-mercurious/k3s-gitops's `image: sha-f054e88…`)
@@ -63,7 +65,7 @@ extension Rule {
                     } else {
                         message = wrong + ": use \"\(ref.namespace):\(ref.name)\""
                     }
-                } else if partField, !fits.contains(key) {
+                } else if partField, !fits {
                     message = "\(key) does not hold a \(suffix): the :\(suffix) marker would write the wrong part of the image here"
                 } else {
                     message = nil

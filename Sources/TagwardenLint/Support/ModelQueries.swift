@@ -81,36 +81,62 @@ extension Model {
         fluxVersion(ofFile: objects[flux.policies[p].object].file).tagParsing
     }
 
-    /// The policy as the Flux that runs it evaluates it, or nil when Flux cannot build it (other rules say why). Policies
-    /// that filter, rank and exclude alike (a fleet's per-app policies) share one evaluator through `cache`.
-    /// How Flux ranks the policy's tags; nil where that cannot be known (its pattern does not compile, or is a template).
-    func policyEvaluator(_ p: PolicyID, cache: inout [TagParsing: [PolicyDefinition.Behaviour: PolicyEvaluator?]]) -> PolicyEvaluator? {
+    /// The policy as the Flux that runs it evaluates it, or nil when Flux cannot build it (other rules say why), or
+    /// where how it ranks tags cannot be known (its pattern is a template). Policies that filter, rank and exclude alike
+    /// (a fleet's per-app policies) share one evaluator through `cache`.
+    func policyEvaluator(_ p: PolicyID, cache: inout PolicyEvaluators) -> PolicyEvaluator? {
         guard !patternIsTemplate(p) else { return nil }
-        let policy = flux.policies[p]
-        let definition = PolicyDefinition(spec: policy.spec, repository: policy.repository.map { flux.repositories[$0].spec })
-        let parsing = tagParsing(policy: p)
-        if let known = cache[parsing]?[definition.behaviour] { return known }
-        let e = try? PolicyEvaluator(definition, flux: parsing, compiled: policy.regex)
-        cache[parsing, default: [:]][definition.behaviour] = e
-        return e
+        return cache.evaluation(of: p, in: self).evaluator
     }
 
-    /// What `whyNeverSelects` keeps between calls: the evaluators (`policyEvaluator`), and whether a policy's extract
-    /// names groups its pattern has (a fleet's policies share a few patterns and templates).
-    struct SelectionCache {
-        var evaluators: [TagParsing: [PolicyDefinition.Behaviour: PolicyEvaluator?]] = [:]
-        struct Extract: Hashable { let template: String?, pattern: ObjectIdentifier? }
-        var extractResolves: [Extract: Bool] = [:]
+    /// The evaluators a rule has built, by what decides how a policy evaluates (its `PolicyDefinition.Behaviour`, and
+    /// the Flux that runs it), with whether its extract names groups its pattern has. The key is read from the policy
+    /// as it is, not from a definition built for each call: a distinct pattern is compiled once (`FluxIndex.build`), so
+    /// the compiled pattern's identity stands for its text (the text itself where it does not compile).
+    struct PolicyEvaluators {
+        struct Key: Hashable {
+            enum Pattern: Hashable { case compiled(ObjectIdentifier), written(String?) }
+            let parsing: TagParsing
+            let pattern: Pattern
+            let choice: PolicyDefinition.Choice?
+            let extract: String?
+            let hasFilterTags: Bool
+            let exclusionList: [String]?
+        }
+        /// (a class: a lookup hands out a reference, not a copy of the evaluator)
+        final class Evaluation {
+            let evaluator: PolicyEvaluator?
+            let extractResolves: Bool
+            init(evaluator: PolicyEvaluator?, extractResolves: Bool) {
+                self.evaluator = evaluator
+                self.extractResolves = extractResolves
+            }
+        }
+        private var known: [Key: Evaluation] = [:]
+
+        mutating func evaluation(of p: PolicyID, in m: Model) -> Evaluation {
+            let policy = m.flux.policies[p]
+            let key = Key(parsing: m.tagParsing(policy: p),
+                          pattern: policy.regex.map { .compiled(ObjectIdentifier($0)) } ?? .written(policy.spec.pattern?.value),
+                          choice: PolicyDefinition.choice(of: policy.spec), extract: policy.spec.extract?.value,
+                          hasFilterTags: policy.spec.hasFilterTags,
+                          exclusionList: policy.repository.flatMap { m.flux.repositories[$0].spec.exclusionList?.map(\.value) })
+            if let hit = known[key] { return hit }
+            let definition = PolicyDefinition(spec: policy.spec, repository: policy.repository.map { m.flux.repositories[$0].spec })
+            let made = Evaluation(evaluator: try? PolicyEvaluator(definition, flux: key.parsing, compiled: policy.regex),
+                                  extractResolves: Rule.extractResolves(policy.spec, policy.regex))
+            known[key] = made
+            return made
+        }
     }
 
     /// Why policy `p` could never select `tag`, as the Flux that runs it reads tags: an exclusion of its ImageRepository,
     /// its filter, or a key it cannot rank (semver, numerical). Nil where it could, and where that is not known here (a
     /// templated pattern; an extract that names no group of the pattern, which policy-invalid-regex reports).
-    func whyNeverSelects(_ p: PolicyID, _ tag: String, cache: inout SelectionCache) -> String? {
-        let policy = flux.policies[p]
-        let extract = SelectionCache.Extract(template: policy.spec.extract?.value, pattern: policy.regex.map(ObjectIdentifier.init))
-        if cache.extractResolves[extract] == nil { cache.extractResolves[extract] = Rule.extractResolves(policy.spec, policy.regex) }
-        guard cache.extractResolves[extract]!, let e = policyEvaluator(p, cache: &cache.evaluators) else { return nil }
+    func whyNeverSelects(_ p: PolicyID, _ tag: String, cache: inout PolicyEvaluators) -> String? {
+        guard !patternIsTemplate(p) else { return nil }
+        let policy = flux.policies[p], evaluation = cache.evaluation(of: p, in: self)
+        guard evaluation.extractResolves, let e = evaluation.evaluator else { return nil }
         let flux = e.flux
         if let ex = e.isExcluded(tag) { return "it matches the ImageRepository exclusion \(ex.pattern)" }
         guard let key = e.key(for: tag) else { return "it does not match filterTags.pattern '\(policy.spec.pattern?.value ?? "")'" }
