@@ -9,9 +9,13 @@ extension Rule {
         let m = c.model
         return m.markers.indices.compactMap { k in
             let mk = m.markers[k]
-            guard mk.context == .value, m.markers[k].skipped == nil, let ref = m.markers[k].ref, let p = m.markers[k].policy,
-                  !m.flux.policies[p].spec.reflectsDigests else { return nil }
-            let why = "policy \(m.policyName(p)) does not reflect digests (digestReflectionPolicy is \(m.flux.policies[p].spec.digestReflection ?? "unset, so Never"))"
+            guard mk.context == .value, m.markers[k].skipped == nil, let ref = m.markers[k].ref, let p = m.markers[k].policy else { return nil }
+            let policy = m.flux.policies[p]
+            guard !policy.spec.reflectsDigests else { return nil }
+            // (written only for a finding: most pinned references are not one)
+            var why: String {
+                "policy \(m.policyName(p)) does not reflect digests (digestReflectionPolicy is \(policy.spec.digestReflection ?? "unset, so Never"))"
+            }
             switch ref.part {
             case .digest:
                 return c.finding("\(why), so Flux writes an empty digest into this field: set digestReflectionPolicy: IfNotPresent on the policy",

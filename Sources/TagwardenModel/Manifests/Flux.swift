@@ -18,7 +18,8 @@ public struct ImagePolicySpec: Sendable, Equatable {
     /// `digestReflectionPolicy` and `interval`, where they are (the API server checks them together).
     public var digestReflectionField: Located?
     public var interval: Located?
-    public var digestReflection: String? { digestReflectionField.flatMap { $0.type == .null ? nil : $0.value } }
+    /// (Inlinable, as `reflectsDigests`: a rule that asks it of a policy reads the field, not a copy of the whole spec.)
+    @inlinable public var digestReflection: String? { digestReflectionField.flatMap { $0.type == .null ? nil : $0.value } }
     /// Where `spec.policy` is; nil when there is none. In `policyFile` when a patch supplied it.
     public var policySpan: SourceSpan?
     public var policyFile: FileID?
@@ -27,7 +28,7 @@ public struct ImagePolicySpec: Sendable, Equatable {
 
     /// The policy reports the selected tag's digest (`status.latestRef.digest`) only with
     /// `digestReflectionPolicy` `IfNotPresent` or `Always`; the default is `Never`.
-    public var reflectsDigests: Bool { digestReflection == "IfNotPresent" || digestReflection == "Always" }
+    @inlinable public var reflectsDigests: Bool { digestReflection == "IfNotPresent" || digestReflection == "Always" }
 }
 
 public struct ImageRepositorySpec: Sendable, Equatable {
