@@ -9,9 +9,10 @@ extension Rule {
         let m = c.model
         return m.images.indices.flatMap { i in m.images[i].judgedIn.compactMap { e in
             let img = m.images[i]
-            guard img.invalid == nil, !img.retagged, m.images[i].promoted, let tag = img.tag, !isLatest(img),
+            // (`isLatest`, which lowers the tag, last: most tags have their prefix)
+            guard img.invalid == nil, !img.retagged, m.images[i].promoted, let tag = img.tag,
                   let env = m.environments.named(e), let prefix = env.tagPrefix,
-                  !tag.value.hasPrefix(prefix) else { return nil }
+                  !tag.value.hasPrefix(prefix), !isLatest(img) else { return nil }
             var message = "tag '\(tag.value)' of promoted image '\(m.promotedName(i))' lacks the \(env.name) prefix '\(prefix)'"
             if let other = m.environments.environment(ofTag: tag.value), other.name != env.name {
                 message += ": it is a \(other.name) tag"

@@ -21,8 +21,11 @@ extension Rule {
         }
         return m.images.indices.compactMap { i in
             let img = m.images[i]
-            guard img.invalid == nil, !img.retagged, img.digest == nil, let tag = img.tag, !isLatest(img) else { return nil }
-            if isFloatingWord(tag.value.lowercased(), m.floatingTags) {
+            guard img.invalid == nil, !img.retagged, img.digest == nil, let tag = img.tag else { return nil }
+            // (`latest` is image-latest-tag's: `isLatest`, with the tag lowered once)
+            let lower = tag.value.lowercased()
+            guard lower != "latest" else { return nil }
+            if isFloatingWord(lower, m.floatingTags) {
                 return c.finding("\(m.described(i)) uses the floating tag '\(tag.value)', which points at a new build after each push",
                                  image: i, span: tag.span)
             }
@@ -119,27 +122,32 @@ extension Rule {
         }
     }
 
-    /// `alpine`, `slim-bookworm`: letters, with dashes between words.
-    static func isVariant(_ s: Substring) -> Bool {
-        !s.isEmpty && s.first != "-" && s.last != "-" && s.allSatisfy { ($0.isASCII && $0.isLetter) || $0 == "-" }
+    /// `alpine`, `slim-bookworm`: letters, with dashes between words (as bytes).
+    static func isVariant(_ s: Substring.UTF8View) -> Bool {
+        !s.isEmpty && s.first != UInt8(ascii: "-") && s.last != UInt8(ascii: "-")
+            && s.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) || $0 == UInt8(ascii: "-") }   // (| 0x20: either case)
     }
 
     /// `1`, `1.25`, `v2`, optionally with a variant such as `-alpine` (`1.25-alpine`): how many numbers it has
-    /// (1 or 2), or nil for any other tag.
+    /// (1 or 2), or nil for any other tag. (Read as bytes: a tag with a byte other than ASCII is none, as it is none
+    /// read by characters.)
     static func partialVersion(_ tag: String) -> Int? {
-        var s = Substring(tag)
-        if let dash = s.firstIndex(of: "-") {
+        var s = Substring(tag).utf8
+        if let dash = s.firstIndex(of: UInt8(ascii: "-")) {
             guard isVariant(s[s.index(after: dash)...]) else { return nil }
             s = s[..<dash]
         }
-        if s.first == "v" || s.first == "V" { s = s.dropFirst() }
-        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count <= 2, !s.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) }) else { return nil }
+        if s.first == UInt8(ascii: "v") || s.first == UInt8(ascii: "V") { s = s.dropFirst() }
+        // one or two numbers of digits, parted by a dot
+        let dot = s.firstIndex(of: UInt8(ascii: "."))
+        let major = s[..<(dot ?? s.endIndex)], minor = dot.map { s[s.index(after: $0)...] }
+        func isNumber(_ n: Substring.UTF8View) -> Bool { !n.isEmpty && n.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } }
+        guard isNumber(major), minor.map(isNumber) ?? true else { return nil }
         // a number of six digits or more is a build's (a date, a timestamp `20250215015952`, a build number), not a major
         // version; a minor number of three digits or more with a leading zero is a version numbered otherwise (Perl's
         // `2.098002`), no series (Ubuntu's `26.04` is one: it moves with each point release)
-        if parts[0].count >= 6 { return nil }
-        if parts.count == 2, parts[1].count > 2, parts[1].first == "0" { return nil }
-        return parts.count
+        if major.count >= 6 { return nil }
+        if let minor, minor.count > 2, minor.first == UInt8(ascii: "0") { return nil }
+        return minor == nil ? 1 : 2
     }
 }
