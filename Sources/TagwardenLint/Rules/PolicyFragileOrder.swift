@@ -24,20 +24,24 @@ extension Rule {
         var out: [Finding] = []
         struct Key: Hashable {
             let alphabetical: Bool, filtered: Bool
-            let pattern: String?, extract: String?
+            /// The compiled pattern (`FluxIndex.build` compiles a distinct pattern once), or the text of one that does not compile.
+            let pattern: ObjectIdentifier?, writtenPattern: String?
+            let extract: String?
         }
         var verdicts: [Key: String?] = [:]   // the same pattern, extract and order decide the same way
         for p in m.flux.policies.indices where !m.flux.nonResources.contains(m.flux.policies[p].object) {
-            let spec = m.flux.policies[p].spec
-            // several orderings: Flux takes the first of semver, alphabetical, numerical and ignores the rest
-            let kinds = [spec.semverRange != nil ? "semver" : nil, spec.hasAlphabetical ? "alphabetical" : nil, spec.hasNumerical ? "numerical" : nil]
-                .compactMap { $0 }
-            if kinds.count > 1 {
+            let policy = m.flux.policies[p], spec = policy.spec
+            // several orderings: Flux takes the first of semver, alphabetical, numerical and ignores the rest (named only
+            // then: most policies set one)
+            if (spec.semverRange != nil ? 1 : 0) + (spec.hasAlphabetical ? 1 : 0) + (spec.hasNumerical ? 1 : 0) > 1 {
+                let kinds = [spec.semverRange != nil ? "semver" : nil, spec.hasAlphabetical ? "alphabetical" : nil, spec.hasNumerical ? "numerical" : nil]
+                    .compactMap { $0 }
                 out.append(c.finding("policy \(m.policyName(p)) sets \(kinds.joined(separator: " and ")): Flux uses \(kinds[0]) "
                                         + "and silently ignores \(kinds.dropFirst().joined(separator: " and ")); keep one", policy: p, at: spec.policyField))
             }
             guard spec.semverRange == nil, spec.hasAlphabetical || spec.hasNumerical else { continue }
-            let cacheKey = Key(alphabetical: spec.hasAlphabetical, filtered: spec.hasFilterTags, pattern: spec.pattern?.value, extract: spec.extract?.value)
+            let cacheKey = Key(alphabetical: spec.hasAlphabetical, filtered: spec.hasFilterTags, pattern: policy.regex.map(ObjectIdentifier.init),
+                               writtenPattern: policy.regex == nil ? spec.pattern?.value : nil, extract: spec.extract?.value)
             if let known = verdicts[cacheKey] {
                 if let message = known { out.append(c.finding(message, policy: p, at: fragileField(m, p))) }
                 continue
