@@ -27,9 +27,10 @@ extension Rule {
             f.ruleSeverity = .warning
             out.append(f)
         }
-        // what a kustomization takes from elsewhere: not read, so what it deploys is not judged
+        // what a kustomization takes from elsewhere (a URL, a git repository): not read, so what it deploys is not judged
+        // (its entries asked where they are: the file's facts are not copied)
         for i in c.model.files.indices where !c.model.files[i].resourceEntries.isEmpty {
-            for r in c.model.files[i].remoteResources {
+            for r in c.model.files[i].resourceEntries where Extractor.isRemote(r.value) {
                 out.append(c.finding("skipped: the remote resource '\(r.value)' is fetched by kustomize when it builds, not by Tagwarden: "
                                         + "what it deploys is not judged (nor whether this build's images: entries match it)", file: i, span: r.span, object: nil,
                                      environment: nil))

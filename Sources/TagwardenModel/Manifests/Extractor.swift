@@ -686,7 +686,7 @@ package struct Extractor {
 
     /// A kustomize resource from outside the repository: a URL, or a git repository (`github.com/org/repo//path?ref=v1`,
     /// `git@github.com:org/repo`). A local path has no `:`, `?` or `@`.
-    static func isRemote(_ r: String) -> Bool {
+    package static func isRemote(_ r: String) -> Bool {
         var r = r
         return r.withUTF8 { b in
             b.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") })

@@ -568,8 +568,6 @@ public struct FileFacts: Sendable {
     /// The files a kustomization reads as data: a `secretGenerator`'s `files` and `envs`, a `configMapGenerator`'s
     /// `envs`, the `path` of a `replacements:` entry. Part of its build, not resources of it.
     public var kustomizeInputFiles: [String] = []
-    /// Those that are remote (a URL, a git repository): kustomize fetches them at build time, Tagwarden does not.
-    public var remoteResources: [Located] { resourceEntries.filter { Extractor.isRemote($0.value) } }
     /// Top-level fields of the file's kustomization that kustomize does not know (`spec`): it refuses the file, and
     /// every build of its directory fails.
     public var kustomizationUnknownFields: [Located] = []
