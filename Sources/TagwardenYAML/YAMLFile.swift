@@ -360,14 +360,15 @@ public struct YAMLFile: Sendable {
                         var found: Int?
                         var merge: Int?
                         var i = n.childStart
-                        let end = n.childStart + n.childCount
-                        while i + 1 < end {
-                            let k = children[i], keyNode = nodes[k]
-                            if keyNode.kind == .scalar, keyNode.valueCount == wanted.count,
-                               wanted.isEmpty || (arena[keyNode.valueStart] == wanted[0]
-                                                  && memcmp(arena.baseAddress! + keyNode.valueStart, wanted.baseAddress!, wanted.count) == 0) {
+                        let end = n.childStart + n.childCount - 1
+                        while i < end {
+                            // (the length first: a key of another length, most of them, costs a comparison or two)
+                            let k = children[i], count = nodes[k].valueCount
+                            if count == wanted.count, nodes[k].kind == .scalar,
+                               count == 0 || (arena[nodes[k].valueStart] == wanted[0]
+                                              && memcmp(arena.baseAddress! + nodes[k].valueStart, wanted.baseAddress!, count) == 0) {
                                 found = children[i + 1]
-                            } else if keyNode.valueCount == 2, isMergeKey(k) {
+                            } else if count == 2, isMergeKey(k) {
                                 merge = children[i + 1]
                             }
                             i += 2

@@ -45,11 +45,18 @@ struct MarkTranslator {
         return false
     }
 
-    /// No byte ≥ 0x80: eight bytes at a time.
+    /// No byte ≥ 0x80: 32 bytes at a time (four words or'ed, one test: every file's bytes pass here), then eight.
     static func isASCII(_ b: UnsafeRawBufferPointer) -> Bool {
+        let high: UInt64 = 0x8080_8080_8080_8080
         var i = 0
+        while i &+ 32 <= b.count {
+            let words = b.loadUnaligned(fromByteOffset: i, as: UInt64.self) | b.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self)
+                | b.loadUnaligned(fromByteOffset: i &+ 16, as: UInt64.self) | b.loadUnaligned(fromByteOffset: i &+ 24, as: UInt64.self)
+            if words & high != 0 { return false }
+            i &+= 32
+        }
         while i + 8 <= b.count {
-            if b.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            if b.loadUnaligned(fromByteOffset: i, as: UInt64.self) & high != 0 { return false }
             i += 8
         }
         while i < b.count {
