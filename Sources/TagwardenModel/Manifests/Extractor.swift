@@ -536,10 +536,13 @@ package struct Extractor {
     static func isTemplated(_ s: String) -> Bool {
         var s = s
         return s.withUTF8 { b in
-            var prev: UInt8 = 0
-            for c in b {
-                if c == UInt8(ascii: "{"), prev == UInt8(ascii: "$") || prev == UInt8(ascii: "{") { return true }
-                prev = c
+            // (each `{` found by memchr, and the byte before it looked at: most references have none)
+            guard let base = b.baseAddress else { return false }
+            var i = 0
+            while i < b.count, let p = memchr(base + i, Int32(UInt8(ascii: "{")), b.count - i) {
+                let at = base.distance(to: p.assumingMemoryBound(to: UInt8.self))
+                if at > 0, b[at - 1] == UInt8(ascii: "$") || b[at - 1] == UInt8(ascii: "{") { return true }
+                i = at + 1
             }
             return false
         }
@@ -558,11 +561,12 @@ package struct Extractor {
             }
             return
         }
-        var use = ImageUse(origin: origin, file: fileIndex, object: object, text: text, span: y.nodes[n].span)
-        use.parse(text)
-        use.nodes = [n]
-        imageNodes[n] = ImageID(facts.images.count)
-        facts.images.append(use)
+        // (made in its place in the list, then read: made aside and appended, the large value was copied twice)
+        let image = facts.images.count
+        facts.images.append(ImageUse(origin: origin, file: fileIndex, object: object, text: text, span: y.nodes[n].span))
+        facts.images[image].parse(text)
+        facts.images[image].nodes = [n]
+        imageNodes[n] = ImageID(image)
     }
 
     /// The entries' images; returns the entries.

@@ -27,9 +27,9 @@ public enum Marker {
     /// Reads a comment as Flux (kyaml `fieldmeta`) does: all leading `#` stripped, then exactly one JSON
     /// object whose values are all strings, nothing after it.
     public static func parse(_ comment: String) -> (policy: MarkerRef?, problem: String?) {
+        if let value = plainValue(comment) { return check(value) }
         let hashes = comment.utf8.prefix { $0 == UInt8(ascii: "#") }.count
         let body = hashes == 0 ? comment : String(Substring(comment.utf8.dropFirst(hashes)))
-        if let value = plainValue(body) { return check(value) }
         let json: JSON
         do {
             json = try JSON.parse(body)
@@ -51,12 +51,14 @@ public enum Marker {
         return check(value)
     }
 
-    /// `{"$imagepolicy": "…"}` with blanks around its tokens and no escape or control character in the value —
-    /// nearly every marker — read without building a JSON tree; nil for anything else (the JSON reader decides).
-    static func plainValue(_ body: String) -> String? {
-        var body = body
-        return body.withUTF8 { b -> String? in
+    /// `{"$imagepolicy": "…"}` after the comment's leading `#`s, with blanks around its tokens and no escape or control
+    /// character in the value — nearly every marker — read without building a JSON tree (nor the comment's text without
+    /// its `#`s); nil for anything else (the JSON reader decides).
+    static func plainValue(_ comment: String) -> String? {
+        var comment = comment
+        return comment.withUTF8 { b -> String? in
             var i = 0
+            while i < b.count, b[i] == UInt8(ascii: "#") { i += 1 }
             func blanks() { while i < b.count, b[i] == 32 || b[i] == 9 { i += 1 } }
             func literal(_ s: StaticString) -> Bool {
                 let n = s.utf8CodeUnitCount
@@ -86,6 +88,7 @@ public enum Marker {
         // the ':'-separated parts, and whether one starts or ends with a blank or holds '/' or '~'
         let (parts, odd) = bytes.withUTF8 { b -> ([String], Bool) in
             var parts: [String] = []
+            parts.reserveCapacity(3)   // (namespace, name and a part at most, for a marker Flux reads: one allocation)
             var odd = false
             var start = 0
             for i in 0...b.count where i == b.count || b[i] == UInt8(ascii: ":") {
