@@ -80,6 +80,7 @@ struct ListingCache {
     /// D\t<mtime s>\t<mtime ns>\t<ctime s>\t<ctime ns>\t<inode>\t<listed at>\t<relative path>\n, then
     /// <d_type>\t<name>\n per entry.
     private static func parse(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> ListingCache? {
+        guard let base = b.baseAddress else { return nil }
         var cache = ListingCache()
         cache.listings.reserveCapacity(b.count / 128)   // about 140 bytes a directory in generated fleets
         var i = start
@@ -90,12 +91,25 @@ struct ListingCache {
             i += 1
             return v
         }
+        /// Where the line from `k` ends (its line feed), found by memchr.
+        func lineEnd(from k: Int) -> Int? {
+            guard k < b.count, let p = memchr(base + k, 10, b.count - k) else { return nil }
+            return base.distance(to: p.assumingMemoryBound(to: UInt8.self))
+        }
         func rest() -> String? {
-            var j = i
-            while j < b.count, b[j] != 10 { j += 1 }
-            guard j < b.count else { return nil }
+            guard let j = lineEnd(from: i) else { return nil }
             defer { i = j + 1 }
             return String(decoding: UnsafeBufferPointer(rebasing: b[i..<j]), as: UTF8.self)
+        }
+        /// How many entry lines follow, up to the next directory's line: the room its entries take at once (grown one
+        /// by one, a directory's few entries had its array made three times).
+        func entryLines() -> Int {
+            var n = 0, k = i
+            while k < b.count, !(b[k] == UInt8(ascii: "D") && k + 1 < b.count && b[k + 1] == 9), let end = lineEnd(from: k) {
+                n += 1
+                k = end + 1
+            }
+            return n
         }
         var current: String?
         var listing: Listing?
@@ -108,7 +122,9 @@ struct ListingCache {
                       let cs = number().flatMap(Int.init(exactly:)), let cns = number().flatMap(Int.init(exactly:)), let ino = number(),
                       let at = number().flatMap(Int.init(exactly:)), let rel = rest() else { return nil }
                 current = rel
-                listing = Listing(mtimeSec: ms, mtimeNsec: mns, ctimeSec: cs, ctimeNsec: cns, inode: ino, listedAt: at, entries: [])
+                var entries: [(String, UInt8)] = []
+                entries.reserveCapacity(entryLines())
+                listing = Listing(mtimeSec: ms, mtimeNsec: mns, ctimeSec: cs, ctimeNsec: cns, inode: ino, listedAt: at, entries: entries)
             } else {
                 guard listing != nil, let t = number(), t <= 255, let name = rest() else { return nil }
                 listing!.entries.append((name, UInt8(t)))
