@@ -57,8 +57,9 @@ public enum History {
             let sha = String(name.dropFirst(prefix.count).dropLast(5))
             guard repo.isAncestor(sha, of: tipSha),
                   case .success(let bytes) = FileSystem.readFile(dir + "/" + name, limit: 256 << 20),
-                  let j = try? JSON.parse(String(decoding: bytes, as: UTF8.self)),
-                  let (e, cachedTip) = PromotionEvidence.fromJSON(j, key: key), cachedTip == sha else { continue }
+                  let (e, cachedTip) = PromotionEvidence.fromCacheFile(bytes, key: key)
+                    ?? (try? JSON.parse(String(decoding: bytes, as: UTF8.self))).flatMap({ PromotionEvidence.fromJSON($0, key: key) }),
+                  cachedTip == sha else { continue }
             if hide == nil || repo.isAncestor(hide!, of: sha) {
                 evidence = e
                 hide = sha
