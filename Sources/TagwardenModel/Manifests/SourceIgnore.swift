@@ -173,8 +173,16 @@ public struct SourceIgnore: Sendable {
             let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
             let dir = bytes[..<(slash ?? 0)]
             if !SourceText.sameBytes(dir, directory) {
-                directory = Array(dir)
-                directoryBest = dir.split(separator: UInt8(ascii: "/")).reduce(-1) { max($0, lastName($1, file: false)) }
+                // (the last directory's bytes kept in place, and its components read without an array of them)
+                directory.removeAll(keepingCapacity: true)
+                directory.append(contentsOf: dir)
+                directoryBest = -1
+                var start = dir.startIndex
+                while start < dir.endIndex {
+                    let end = dir[start...].firstIndex(of: UInt8(ascii: "/")) ?? dir.endIndex
+                    if end > start { directoryBest = max(directoryBest, lastName(dir[start..<end], file: false)) }
+                    start = end + 1
+                }
             }
             var best = max(directoryBest, lastName(bytes[(slash.map { $0 + 1 } ?? 0)...], file: true))
             if let lastGlob = globs.last, lastGlob > best {
