@@ -21,12 +21,12 @@ extension Rule {
         // resources with a name that is theirs in every build (a name or namespace with `${…}` is another per build, and
         // builds whose kustomizations add different prefixes or suffixes name it differently)
         let built = BuiltNames(m)
+        // (an object's fields are read in place, here and below: a copy of a whole object is a dozen retains and releases)
         func candidate(_ i: ObjectID) -> String? {
-            let o = m.objects[i]
-            guard !o.isKustomization, !m.flux.nonResources.contains(i), o.kind != "List", let written = o.name,
-                  !written.containsBytes("${"), !(m.objectNamespace[i]?.containsBytes("${") ?? false),
+            guard !m.objects[i].isKustomization, !m.flux.nonResources.contains(i), m.objects[i].kind != "List",
+                  let written = m.objects[i].name, !written.containsBytes("${"), !(m.objectNamespace[i]?.containsBytes("${") ?? false),
                   // a namespace written with `${…}` that the builds make differently (or not at all) is not known
-                  m.objectNamespace[i] != nil || !(o.declaredNamespace?.containsBytes("${") ?? false) else { return nil }
+                  m.objectNamespace[i] != nil || !(m.objects[i].declaredNamespace?.containsBytes("${") ?? false) else { return nil }
             let names = built.names(of: i)
             return names.count == 1 ? names[0] : nil
         }
@@ -144,13 +144,12 @@ extension Rule {
         var names: [String] = [], keys: [Key] = [], candidates: [ObjectID] = []
         for i in m.objects.indices {
             guard let name = candidate(i) else { continue }
-            let o = m.objects[i]
             // without clusters, a file that some kustomize build takes meets by builds; in a repository of builds, one
             // that none takes meets only its own documents (whoever applies it applies them together; saved build
             // output of two clusters does not meet), and nothing under a hidden directory (a test runner's fixtures);
             // where there is no build at all, the files of its environment meet (`kubectl apply -R`), those of a
             // directory `clusters/<name>` only with its own (mrpbennett/home-ops's clusters/corfe and clusters/portland)
-            let path = m.path(o.file)
+            let path = m.path(m.objects[i].file)
             let included = byCluster || m.includedBy[path] != nil
             if !included, usesKustomize, path.hasPrefix(".") || path.contains("/.") { continue }
             let scopes = included ? [nil] : usesKustomize ? [path] : plainManifestsScopes(path, environment: m.objectEnvironment[i])
@@ -159,7 +158,7 @@ extension Rule {
             for scope in scopes {
                 for namespace in m.openNamespaces[i].map({ $0.map(Optional.some) }) ?? [m.objectNamespace[i]] {
                     names.append(name)
-                    keys.append(Key(kind: o.kind, group: o.group, namespace: namespace, name: name, scope: scope))
+                    keys.append(Key(kind: m.objects[i].kind, group: m.objects[i].group, namespace: namespace, name: name, scope: scope))
                     candidates.append(i)
                 }
             }

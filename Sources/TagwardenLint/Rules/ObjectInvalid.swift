@@ -66,12 +66,14 @@ extension Rule {
                 out.append(c.finding("policy \(m.policyName(p)): spec.policy names no semver, alphabetical or numerical ordering: "
                                         + "Flux stalls the policy (InvalidPolicy) and selects nothing", policy: p, at: spec.policyField))
             }
-            for order in [spec.alphabeticalOrder, spec.numericalOrder].compactMap({ $0 }) where order.value != "asc" && order.value != "desc" {
+            for case let order? in [spec.alphabeticalOrder, spec.numericalOrder] where order.value != "asc" && order.value != "desc" {
                 out.append(c.finding("policy \(m.policyName(p)): order '\(order.value)' is not asc or desc: \(rejected)",
                                      policy: p, at: order))
             }
             // digestReflectionPolicy and interval, and the rules that tie them, came with Flux 2.6 (image-reflector-controller
-            // 0.35): an older API server prunes both fields as unknown and takes the object
+            // 0.35): an older API server prunes both fields as unknown and takes the object (a policy that sets neither
+            // has nothing to judge: the clusters that run it are not asked)
+            guard spec.digestReflectionField != nil || spec.interval != nil else { continue }
             let reflectionRuns = m.fluxRuns(ofFile: m.objects[policy.object].file).filter { $0.version.release >= FluxVersion(2, 6) }
             guard let run = reflectionRuns.min(by: { $0.version < $1.version }) else { continue }
             func reflectionFinding(_ message: String, at field: Located?) -> Finding {

@@ -10,7 +10,7 @@ extension Rule {
         var out: [Finding] = []
         let cache = WitnessCache()
         for p in m.flux.policies.indices where !m.flux.nonResources.contains(m.flux.policies[p].object) {
-            let mine = m.policyEnvironments(p)
+            let mine = m.policyEnvironments(p)   // (sorted, so the receivers are too)
             guard !mine.isEmpty, let selectable = m.policyLanguage(p) else { continue }
             let policy = m.flux.policies[p]
             // a policy of no environment of its own that markers of several use: each of them receives what the
@@ -18,7 +18,7 @@ extension Rule {
             let shared = mine.count > 1 && m.objectEnvironment[policy.object] == nil
             for e in m.environments.environments.indices {
                 let name = m.environments.environments[e].name
-                let receivers = shared ? mine.subtracting([name]) : (mine.contains(name) ? [] : mine)
+                let receivers = shared ? mine.filter { $0 != name } : (mine.contains(name) ? [] : mine)
                 guard !receivers.isEmpty, let theirs = m.environments.environments[e].language else { continue }
                 var message: String
                 let budgetSpent = cache.exhausted
@@ -39,8 +39,8 @@ extension Rule {
                         message = "policy \(m.policyName(p)) has no tag filter, so it selects every tag, \(name) tag '\(w)' among them"
                     }
                 }
-                if shared { message += ", which its markers in \(receivers.sorted().joined(separator: " and ")) would receive" }
-                var f = c.finding(message, policy: p, environment: receivers.sorted().first)
+                if shared { message += ", which its markers in \(receivers.joined(separator: " and ")) would receive" }
+                var f = c.finding(message, policy: p, environment: receivers.first)
                 f.subject = name   // the environment it crosses into
                 out.append(f)
             }

@@ -27,7 +27,7 @@ extension Rule {
         for p in m.flux.policies.indices where !m.flux.nonResources.contains(m.flux.policies[p].object) {
             guard let selectable = m.policyLanguage(p), let pattern = m.flux.policies[p].spec.pattern?.value, !pattern.isEmpty else { continue }
             if cache.exhausted, firstRefused == nil { firstRefused = p }
-            let mine = m.policyEnvironments(p).sorted()
+            let mine = m.policyEnvironments(p)   // (sorted)
             let owned = mine.compactMap { name in
                 m.environments.index(named: name).flatMap { e in m.environments.environments[e].language.map { (name, e, $0) } }
             }

@@ -6,10 +6,16 @@ import TagwardenPolicy
 import TagwardenModel
 
 extension Model {
-    /// A policy's environments: where it lives, else the environments of the markers that use it.
-    func policyEnvironments(_ p: PolicyID) -> Set<String> {
+    /// A policy's environments, sorted, each once: where it lives, else the environments of the markers that use it.
+    /// (an array, not a set: a policy has one or a few, and building and hashing a set for each policy cost more than
+    /// the rules' checks of them)
+    func policyEnvironments(_ p: PolicyID) -> [String] {
         if let own = objectEnvironment[flux.policies[p].object] { return [own] }
-        return Set((flux.uses[p] ?? []).compactMap { markers[$0].environment })
+        var names: [String] = []
+        for k in flux.uses[p] ?? [] {
+            if let name = markers[k].environment, !names.contains(name) { names.append(name) }
+        }
+        return names.sorted()
     }
 
     /// The tags a policy's filter lets through: nil when the pattern does not compile, or is a template.
