@@ -426,11 +426,12 @@ public struct FluxIndex: Sendable {
         var infos = Table<MarkerID, MarkerInfo>()
         infos.reserveCapacity(markers.count)
         for k in markers.indices {
-            let m = markers[k]
+            // (the marker's fields read in place: a copy of it retained and released all it holds)
+            let (file, context) = (markers[k].file, markers[k].context)
             var info = MarkerInfo(environment: markerEnvironment[k])
-            info.ref = m.ref
-            info.problem = m.problem
-            if let ref = m.ref {
+            info.ref = markers[k].ref
+            info.problem = markers[k].problem
+            if let ref = markers[k].ref {
                 // a policy only in files known not to be deployed is none Flux has; of several policies of one name,
                 // those the marker's builds deploy
                 var all = idx.policies(namespace: ref.namespace, name: ref.name)
@@ -440,14 +441,14 @@ public struct FluxIndex: Sendable {
                 }
                 all = deployed
                 if all.count > 1 {
-                    let own = all.filter { deployedTogether(m.file, idx.policies[$0].object) }
+                    let own = all.filter { deployedTogether(file, idx.policies[$0].object) }
                     if !own.isEmpty { all = own }
                 }
                 var environment = markerEnvironment[k]
                 // (the policies this marker may follow depend on its own builds: nothing here is shared between markers)
                 if environment == nil, all.count > 1, Set(all.compactMap { idx.policies[$0].environment }).count > 1 {
                     // a field of no environment (a shared base): the environments whose automations update it decide
-                    let updating = idx.updatingEnvironments(files[m.file].path, namespace: ref.namespace, cache: &updatingAt)
+                    let updating = idx.updatingEnvironments(files[file].path, namespace: ref.namespace, cache: &updatingAt)
                     if updating.count == 1 {
                         environment = updating.first!
                     } else {
@@ -456,7 +457,7 @@ public struct FluxIndex: Sendable {
                     }
                 }
                 if info.candidates.isEmpty, !all.isEmpty { info.policy = FluxIndex.preferring(environment, all) { idx.policies[$0].environment } }
-                if m.context == .value {
+                if context == .value {
                     if let p = info.policy {
                         idx.uses[p, default: []].append(k)
                     } else if contestedListed.insert(info.candidates).inserted {
@@ -464,17 +465,17 @@ public struct FluxIndex: Sendable {
                     }
                 }
             }
-            if m.context == .value, let ref = info.ref, let p = info.policy ?? info.candidates.first {
-                if !files[m.file].fluxCanRead {
+            if context == .value, let ref = info.ref, let p = info.policy ?? info.candidates.first {
+                if !files[file].fluxCanRead {
                     info.skipped = "Flux skips files that do not parse"
                 } else {
-                    (info.automations, info.skipped) = idx.automations(applying: ref, policy: p, path: files[m.file].path)
+                    (info.automations, info.skipped) = idx.automations(applying: ref, policy: p, path: files[file].path)
                 }
-            } else if m.context == .value, info.problem != nil {
+            } else if context == .value, info.problem != nil {
                 // a marker Flux cannot read, in a file it never opens: skipped before it is read
-                if !files[m.file].fluxCanRead {
+                if !files[file].fluxCanRead {
                     info.skipped = "Flux skips files that do not parse"
-                } else if !idx.automationsByPath.isEmpty, idx.covering(files[m.file].path).isEmpty {
+                } else if !idx.automationsByPath.isEmpty, idx.covering(files[file].path).isEmpty {
                     info.skipped = idx.outsideEveryPath()
                 }
             }
