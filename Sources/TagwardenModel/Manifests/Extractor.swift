@@ -66,10 +66,10 @@ package struct Extractor {
 
     /// `scratch` is parsed into and kept for the next file (see `YAMLFile.reparse`).
     package static func extract(path: String, bytes: [UInt8], index: FileID, unread: Bool = false, reusing scratch: inout YAMLFile) -> FileFacts {
-        var facts = FileFacts(path: path, bytes: bytes)
-        facts.holdsMarkerToken = SourceText.contains(markerToken, in: bytes)
         if unread {
             // not YAML to Flux: only the markers, each on its line
+            var facts = FileFacts(path: path, bytes: bytes)
+            facts.holdsMarkerToken = SourceText.contains(markerToken, in: bytes)
             let occurrences = SourceText.occurrences(of: markerToken, in: bytes)
             let lines = occurrences.count > 8 ? LineIndex(bytes) : nil
             for off in occurrences {
@@ -83,28 +83,29 @@ package struct Extractor {
             facts.suppressions = suppressions(bytes)
             return facts
         }
-        facts.suppressions = suppressions(bytes)
         scratch.reparse(bytes)
-        facts.syntaxError = scratch.error
+        // (the facts made in place: made aside and swapped in, an empty FileFacts was made and destroyed for every file)
+        var ex = Extractor(y: scratch, fileIndex: index, facts: FileFacts(path: path, bytes: bytes))
+        ex.facts.holdsMarkerToken = SourceText.contains(markerToken, in: bytes)
+        ex.facts.suppressions = suppressions(bytes)
+        ex.facts.syntaxError = scratch.error
         if !scratch.duplicateKeys.isEmpty {
             func written(_ n: Int) -> String { (scratch.nodes[n].kind == .alias ? "*" : "") + scratch.value(n) }
             // (the documents' own `metadata`, and its `annotations`)
             let metadata = Set(scratch.documents.compactMap { scratch.get($0.root, "metadata") })
             let annotations = Set(metadata.compactMap { scratch.get($0, "annotations") })
-            facts.duplicateKeys = scratch.duplicateKeys.map { d in
+            ex.facts.duplicateKeys = scratch.duplicateKeys.map { d in
                 let key = written(d.key), parent = scratch.nodes[d.key].parent
                 return (scratch.nodes[d.key].span, key, scratch.nodes[d.first].span.start.line, written(d.first),
                         annotations.contains(parent), key == "annotations" && metadata.contains(parent))
             }
         }
-        if !scratch.goRefusals.isEmpty { facts.goRefusals = scratch.goRefusals }
-        if !scratch.tabbedComments.isEmpty { facts.tabbedComments = scratch.tabbedComments }
+        if !scratch.goRefusals.isEmpty { ex.facts.goRefusals = scratch.goRefusals }
+        if !scratch.tabbedComments.isEmpty { ex.facts.tabbedComments = scratch.tabbedComments }
         if !scratch.duplicateMergeKeys.isEmpty {
-            facts.duplicateMergeKeys = scratch.duplicateMergeKeys.map { (scratch.nodes[$0.key].span, scratch.nodes[$0.first].span.start.line) }
+            ex.facts.duplicateMergeKeys = scratch.duplicateMergeKeys.map { (scratch.nodes[$0.key].span, scratch.nodes[$0.first].span.start.line) }
         }
-        facts.documents = scratch.documents.count
-        var ex = Extractor(y: scratch, fileIndex: index, facts: FileFacts(path: "", bytes: []))
-        swap(&ex.facts, &facts)   // moved in, not copied
+        ex.facts.documents = scratch.documents.count
         let isKustomizationFile = isKustomizationPath(path)
         var firstHoldsOther = false
         for (d, doc) in scratch.documents.enumerated() {
