@@ -85,31 +85,49 @@ public enum Marker {
     static func check(_ value: String) -> (policy: MarkerRef?, problem: String?) {
         if value.isEmpty { return (nil, "the \"$imagepolicy\" value is empty") }
         var bytes = value
-        // the ':'-separated parts, and whether one starts or ends with a blank or holds '/' or '~'
-        let (parts, odd) = bytes.withUTF8 { b -> ([String], Bool) in
-            var parts: [String] = []
-            parts.reserveCapacity(3)   // (namespace, name and a part at most, for a marker Flux reads: one allocation)
-            var odd = false
-            var start = 0
+        return bytes.withUTF8 { b in
+            // the ':'-separated parts: how many, where the first three are (no array and no string for one that is
+            // not kept), and whether one starts or ends with a blank or holds '/' or '~'
+            var count = 0, odd = false, start = 0
+            var first = 0..<0, second = 0..<0, third = 0..<0
             for i in 0...b.count where i == b.count || b[i] == UInt8(ascii: ":") {
                 let part = UnsafeBufferPointer(rebasing: b[start..<i])
                 if let f = part.first, let l = part.last, f == 32 || f == 9 || l == 32 || l == 9 { odd = true }
                 if part.contains(UInt8(ascii: "/")) || part.contains(UInt8(ascii: "~")) { odd = true }
-                parts.append(String(decoding: part, as: UTF8.self))
+                switch count {
+                case 0: first = start..<i
+                case 1: second = start..<i
+                case 2: third = start..<i
+                default: break
+                }
+                count += 1
                 start = i + 1
             }
-            return (parts, odd)
+            func text(_ r: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[r]), as: UTF8.self) }
+            if count < 2 {
+                return (nil, "'\(value)' has no namespace: write \"<namespace>:\(value)\"")
+            }
+            if count > 3 { return (nil, "'\(value)' has too many ':' parts") }
+            if first.isEmpty || second.isEmpty { return (nil, "'\(value)' has an empty namespace or name") }
+            var part = MarkerPart.reference
+            if count == 3 {
+                guard let named = markerPart(UnsafeBufferPointer(rebasing: b[third])) else {
+                    return (nil, "unknown suffix ':\(text(third))' in '\(value)': use :tag, :name or :digest")
+                }
+                part = named
+            }
+            if odd { return (nil, "'\(value)' contains blanks, '/' or '~': Flux looks it up verbatim and finds nothing") }
+            return (MarkerRef(namespace: text(first), name: text(second), part: part, value: value), nil)
         }
-        if parts.count < 2 {
-            return (nil, "'\(value)' has no namespace: write \"<namespace>:\(value)\"")
-        }
-        if parts.count > 3 { return (nil, "'\(value)' has too many ':' parts") }
-        if parts[0].isEmpty || parts[1].isEmpty { return (nil, "'\(value)' has an empty namespace or name") }
-        if parts.count == 3, parts[2] != "tag", parts[2] != "name", parts[2] != "digest" {
-            return (nil, "unknown suffix ':\(parts[2])' in '\(value)': use :tag, :name or :digest")
-        }
-        if odd { return (nil, "'\(value)' contains blanks, '/' or '~': Flux looks it up verbatim and finds nothing") }
-        return (MarkerRef(namespace: parts[0], name: parts[1], part: parts.count == 3 ? MarkerPart(rawValue: parts[2])! : .reference, value: value), nil)
+    }
+
+    /// The part a marker's third ':'-part names (`tag`, `name` or `digest`), read in place; nil for any other.
+    private static func markerPart(_ b: UnsafeBufferPointer<UInt8>) -> MarkerPart? {
+        func equals(_ s: StaticString) -> Bool { b.count == s.utf8CodeUnitCount && memcmp(b.baseAddress!, s.utf8Start, b.count) == 0 }
+        if equals("tag") { return .tag }
+        if equals("name") { return .name }
+        if equals("digest") { return .digest }
+        return nil
     }
 
     /// The length of a leading balanced `{…}` (strings respected), if any.
