@@ -132,7 +132,7 @@ public struct PolicyEvaluator: Sendable {
         var t = tag
         return t.withUTF8 { bytes -> String? in
             if let tpl = extractTemplate { return re.expandFirstMatch(tpl, subject: bytes) }
-            return re.firstMatch(bytes: bytes) == nil ? nil : tag
+            return re.matches(bytes: bytes) ? tag : nil
         }
     }
 

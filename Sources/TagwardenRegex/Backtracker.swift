@@ -16,20 +16,31 @@ struct Backtracker {
         var pos: Int   // a position, or the saved capture value when restoring
     }
 
-    /// Leftmost-first match over ASCII `bytes` (positions are byte offsets).
-    func run(_ bytes: UnsafeBufferPointer<UInt8>, steps: inout Int) -> [Int]? {
+    /// Leftmost-first match over ASCII `bytes` (positions are byte offsets); without `captures`, an empty array
+    /// stands for a match (Go's `MatchString`: saves are skipped, which changes no path the search takes).
+    func run(_ bytes: UnsafeBufferPointer<UInt8>, captures: Bool = true, steps: inout Int) -> [Int]? {
         let n = bytes.count
         let ninst = prog.insts.count
-        let slots = prog.slotCount
+        let slots = captures ? prog.slotCount : 0
         let bits = ninst * (n + 1)
         let words = (bits + 63) / 64
-        // every visit pushes at most one job, so the stack never outgrows the bit vector
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { visited -> [Int]? in
-            withUnsafeTemporaryAllocation(of: Job.self, capacity: bits + 2) { jobs -> [Int]? in
-                withUnsafeTemporaryAllocation(of: Int.self, capacity: slots) { cap -> [Int]? in
-                    prog.insts.withUnsafeBufferPointer { insts in
-                        prog.asciiBits.withUnsafeBufferPointer { bitsOfSets in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: slots) { cap -> [Int]? in
+                prog.insts.withUnsafeBufferPointer { insts in
+                    prog.asciiBits.withUnsafeBufferPointer { bitsOfSets in
+                        // every visit pushes at most one job, so the stack never outgrows the bit vector; but on a tag it
+                        // stays a few jobs deep, and room for them all was a heap allocation for each search (one over
+                        // 1 KB is). So a search runs first with a stack of `shallowJobs`, and again with the whole
+                        // room only when it fills that.
+                        let shallow = withUnsafeTemporaryAllocation(of: Job.self, capacity: Backtracker.shallowJobs) { jobs in
                             search(bytes, insts, bitsOfSets, visited, jobs, cap, &steps)
+                        }
+                        if case .done(let found) = shallow { return found }
+                        return withUnsafeTemporaryAllocation(of: Job.self, capacity: bits + 2) { jobs -> [Int]? in
+                            guard case .done(let found) = search(bytes, insts, bitsOfSets, visited, jobs, cap, &steps) else {
+                                preconditionFailure("a job for each visit outgrew the bit vector")
+                            }
+                            return found
                         }
                     }
                 }
@@ -37,12 +48,22 @@ struct Backtracker {
         }
     }
 
+    /// Jobs a first search may stack: 1 KB, which a temporary allocation keeps on the machine stack.
+    static var shallowJobs: Int { 1024 / MemoryLayout<Job>.stride }
+
+    private enum Outcome {
+        /// The capture slots of the match (nil: no match).
+        case done([Int]?)
+        /// The job stack filled: nothing is known (no steps counted).
+        case outOfJobs
+    }
+
     private func search(_ bytes: UnsafeBufferPointer<UInt8>, _ insts: UnsafeBufferPointer<Inst>, _ setBits: UnsafeBufferPointer<UInt64>,
                         _ visited: UnsafeMutableBufferPointer<UInt64>, _ jobs: UnsafeMutableBufferPointer<Job>,
-                        _ cap: UnsafeMutableBufferPointer<Int>, _ steps: inout Int) -> [Int]? {
+                        _ cap: UnsafeMutableBufferPointer<Int>, _ steps: inout Int) -> Outcome {
         let n = bytes.count
         let width = n &+ 1
-        let slots = prog.slotCount
+        let slots = cap.count
         let startPC = prog.start
         visited.initialize(repeating: 0)
         var visits = 0
@@ -82,6 +103,7 @@ struct Backtracker {
                             pc = y
                             continue
                         }
+                        guard top < jobs.count else { return .outOfJobs }
                         jobs[top] = Job(pc: Int32(pc), arg: true, pos: pos)
                         top &+= 1
                         pc = x
@@ -100,6 +122,7 @@ struct Backtracker {
                             break
                         }
                         if k < slots {
+                            guard top < jobs.count else { return .outOfJobs }
                             jobs[top] = Job(pc: Int32(pc), arg: true, pos: cap[k])
                             top &+= 1
                             cap[k] = pos
@@ -115,7 +138,7 @@ struct Backtracker {
                         continue
                     case .match:
                         steps &+= visits
-                        return Array(cap)
+                        return .done(Array(cap))
                     }
                     break
                 }
@@ -123,7 +146,7 @@ struct Backtracker {
             start &+= 1
         }
         steps &+= visits
-        return nil
+        return .done(nil)
     }
 
     static func holds(_ a: Assertion, _ bytes: UnsafeBufferPointer<UInt8>, _ i: Int) -> Bool {

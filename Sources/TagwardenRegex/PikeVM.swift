@@ -267,13 +267,14 @@ struct PikeVM {
     }
 
     /// The leftmost-first match in `bytes` (unanchored unless `anchored`): capture slots as byte offsets, -1 if unset.
-    func run(_ bytes: UnsafeBufferPointer<UInt8>, anchored: Bool = false, longest: Bool = false) -> [Int]? {
+    /// Without `captures` only whether there is a match counts (the slots may then be left out).
+    func run(_ bytes: UnsafeBufferPointer<UInt8>, anchored: Bool = false, longest: Bool = false, captures: Bool = true) -> [Int]? {
         var steps = 0
-        return run(bytes, anchored: anchored, longest: longest, steps: &steps)
+        return run(bytes, anchored: anchored, longest: longest, captures: captures, steps: &steps)
     }
 
     /// `steps` counts thread visits: at most (input length + 1) × program size, whatever the pattern.
-    func run(_ bytes: UnsafeBufferPointer<UInt8>, anchored: Bool, longest: Bool, steps: inout Int) -> [Int]? {
+    func run(_ bytes: UnsafeBufferPointer<UInt8>, anchored: Bool, longest: Bool, captures: Bool = true, steps: inout Int) -> [Int]? {
         // a pattern anchored at the start with a literal prefix cannot match text without it
         if let prefix = prog.anchoredPrefix {
             if bytes.count < prefix.count { return nil }
@@ -287,7 +288,7 @@ struct PikeVM {
         var ascii = true
         for b in bytes where b >= 0x80 { ascii = false; break }
         if ascii, !longest, !anchored, Backtracker.fits(prog, length: bytes.count) {
-            return Backtracker(prog: prog).run(bytes, steps: &steps)
+            return Backtracker(prog: prog).run(bytes, captures: captures, steps: &steps)
         }
         if ascii {
             return search(count: bytes.count, rune: { UInt32(bytes[$0]) }, offset: { $0 }, anchored: anchored, longest: longest, steps: &steps)

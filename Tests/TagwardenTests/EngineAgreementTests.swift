@@ -51,16 +51,36 @@ import Testing
             for _ in 0..<12 {
                 let subject = (0..<r.next(14)).map { _ in ["a", "b", "0", "1", "-", ".", "x", "A", "_"][r.next(9)] }.joined()
                 let bytes = Array(subject.utf8)
-                let (pike, back) = bytes.withUnsafeBufferPointer { b -> ([Int]?, [Int]?) in
+                let (pike, back, bare) = bytes.withUnsafeBufferPointer { b -> ([Int]?, [Int]?, [Int]?) in
                     var steps = 0
-                    return (PikeVM(prog: re.program).pikeOnly(b), Backtracker(prog: re.program).run(b, steps: &steps))
+                    let backtracker = Backtracker(prog: re.program)
+                    return (PikeVM(prog: re.program).pikeOnly(b), backtracker.run(b, steps: &steps), backtracker.run(b, captures: false, steps: &steps))
                 }
                 #expect(pike == back, "pattern \(p) subject '\(subject)': Pike VM \(String(describing: pike)), backtracker \(String(describing: back))")
+                #expect((bare != nil) == (pike != nil) && bare?.isEmpty != false, "pattern \(p) subject '\(subject)': without captures \(String(describing: bare))")
                 if pike != back { return }
                 compared += 1
                 if pike != nil { matched += 1 }
             }
         }
         #expect(compared > 20_000 && matched > 5_000, "\(compared) compared, \(matched) matched")
+    }
+
+    /// Long subjects stack more jobs than the backtracker's first, shallow stack holds: the search that runs again with
+    /// room for them all gives the Pike VM's answer, and counts its steps once.
+    @Test func deepJobStacksAgree() throws {
+        for p in ["(a|b)*c?", "^(?P<v>[ab]+?)(x|a)*$", "(a*)*b", "((a|ab)(c|bcd))*(d*)"] {
+            let re = try GoRegex(p)
+            for subject in [String(repeating: "ab", count: 150), String(repeating: "a", count: 299) + "b", String(repeating: "abcd", count: 60)] {
+                let bytes = Array(subject.utf8)
+                guard Backtracker.fits(re.program, length: bytes.count) else { continue }
+                let (pike, back, steps) = bytes.withUnsafeBufferPointer { b -> ([Int]?, [Int]?, Int) in
+                    var steps = 0
+                    return (PikeVM(prog: re.program).pikeOnly(b), Backtracker(prog: re.program).run(b, steps: &steps), steps)
+                }
+                #expect(pike == back, "pattern \(p) subject '\(subject)'")
+                #expect(steps <= re.program.insts.count * (bytes.count + 1), "pattern \(p): \(steps) steps")
+            }
+        }
     }
 }
