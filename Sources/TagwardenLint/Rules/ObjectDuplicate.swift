@@ -27,8 +27,7 @@ extension Rule {
                   let written = m.objects[i].name, !written.containsBytes("${"), !(m.objectNamespace[i]?.containsBytes("${") ?? false),
                   // a namespace written with `${…}` that the builds make differently (or not at all) is not known
                   m.objectNamespace[i] != nil || !(m.objects[i].declaredNamespace?.containsBytes("${") ?? false) else { return nil }
-            let names = built.names(of: i)
-            return names.count == 1 ? names[0] : nil
+            return built.name(of: i)
         }
         let transformers = Transformers(m)
         // the files of the builds kustomize refuses for a resource taken twice, and the Flux paths, on first need

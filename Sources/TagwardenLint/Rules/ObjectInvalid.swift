@@ -57,23 +57,27 @@ extension Rule {
             }
         }
         for (p, policy) in m.flux.policies.withIDs where !m.flux.nonResources.contains(policy.object) && served(policy.object) {
-            let spec = policy.spec
+            // (the spec's fields are read where the policy holds them: `let spec = policy.spec` copied the whole spec for
+            // each policy, and each field bound to a name is another copy)
             // a policy that builds complete with patches is judged as they complete it (EffectiveObjects)
-            if spec.policySpan == nil {
+            if policy.spec.policySpan == nil {
                 out.append(c.finding("policy \(m.policyName(p)) has no spec.policy (semver, alphabetical or numerical): \(rejected)",
                                      policy: p, span: m.objects[policy.object].kindSpan))
-            } else if spec.semverRange == nil, !spec.hasAlphabetical, !spec.hasNumerical {
+            } else if policy.spec.semverRange == nil, !policy.spec.hasAlphabetical, !policy.spec.hasNumerical {
                 out.append(c.finding("policy \(m.policyName(p)): spec.policy names no semver, alphabetical or numerical ordering: "
-                                        + "Flux stalls the policy (InvalidPolicy) and selects nothing", policy: p, at: spec.policyField))
+                                        + "Flux stalls the policy (InvalidPolicy) and selects nothing", policy: p, at: policy.spec.policyField))
             }
-            for case let order? in [spec.alphabeticalOrder, spec.numericalOrder] where order.value != "asc" && order.value != "desc" {
+            func checkOrder(_ order: Located?) {
+                guard let order, order.value != "asc", order.value != "desc" else { return }
                 out.append(c.finding("policy \(m.policyName(p)): order '\(order.value)' is not asc or desc: \(rejected)",
                                      policy: p, at: order))
             }
+            checkOrder(policy.spec.alphabeticalOrder)
+            checkOrder(policy.spec.numericalOrder)
             // digestReflectionPolicy and interval, and the rules that tie them, came with Flux 2.6 (image-reflector-controller
             // 0.35): an older API server prunes both fields as unknown and takes the object (a policy that sets neither
             // has nothing to judge: the clusters that run it are not asked)
-            guard spec.digestReflectionField != nil || spec.interval != nil else { continue }
+            guard policy.spec.digestReflectionField != nil || policy.spec.interval != nil else { continue }
             let reflectionRuns = m.fluxRuns(ofFile: m.objects[policy.object].file).filter { $0.version.release >= FluxVersion(2, 6) }
             guard let run = reflectionRuns.min(by: { $0.version < $1.version }) else { continue }
             func reflectionFinding(_ message: String, at field: Located?) -> Finding {
@@ -81,18 +85,18 @@ extension Rule {
                 if let premise = m.fluxAssumption(run, holdsFrom: FluxVersion(2, 6)) { f.assume(premise) }
                 return f
             }
-            let reflection = spec.digestReflection ?? "Never"
-            if let field = spec.digestReflectionField, !["Always", "IfNotPresent", "Never"].contains(field.value) {
+            let reflection = policy.spec.digestReflection ?? "Never"
+            if let field = policy.spec.digestReflectionField, field.value != "Always", field.value != "IfNotPresent", field.value != "Never" {
                 out.append(reflectionFinding("policy \(m.policyName(p)): digestReflectionPolicy '\(field.value)' is not Always, IfNotPresent or Never: \(rejected)",
                                              at: field))
-            } else if let interval = spec.interval, reflection != "Always" {
+            } else if policy.spec.interval != nil, reflection != "Always" {
                 out.append(reflectionFinding("policy \(m.policyName(p)): spec.interval is only accepted when spec.digestReflectionPolicy is Always: \(rejected)",
-                                             at: interval))
-            } else if reflection == "Always", spec.interval == nil {
+                                             at: policy.spec.interval))
+            } else if reflection == "Always", policy.spec.interval == nil {
                 out.append(reflectionFinding("policy \(m.policyName(p)): spec.interval must be set when spec.digestReflectionPolicy is Always: \(rejected)",
-                                             at: spec.digestReflectionField))
-            } else if let interval = spec.interval, let problem = durationProblem(interval.value, hours: true) {
-                out.append(reflectionFinding("policy \(m.policyName(p)): interval '\(interval.value)' \(problem): \(rejected)", at: interval))
+                                             at: policy.spec.digestReflectionField))
+            } else if let interval = policy.spec.interval?.value, let problem = durationProblem(interval, hours: true) {
+                out.append(reflectionFinding("policy \(m.policyName(p)): interval '\(interval)' \(problem): \(rejected)", at: policy.spec.interval))
             }
         }
         for a in m.flux.automations where !m.flux.nonResources.contains(a.object) && served(a.object) {

@@ -19,9 +19,11 @@ extension Model {
     }
 
     /// The tags a policy's filter lets through: nil when the pattern does not compile, or is a template.
+    /// (The pattern is asked where the policy holds it, here and in `patternIsTemplate`: bound to a name, it was copied
+    /// and released at each call, for every policy of several rules.)
     func policyLanguage(_ p: PolicyID) -> TagLanguage? {
         let policy = flux.policies[p]
-        guard policy.spec.hasFilterTags, let pattern = policy.spec.pattern?.value, !pattern.isEmpty else { return .any }
+        guard policy.spec.hasFilterTags, policy.spec.pattern?.value.isEmpty == false else { return .any }
         if patternIsTemplate(p) { return nil }
         return policy.regex.map { .matching($0) }
     }
@@ -30,7 +32,8 @@ extension Model {
     /// objects made elsewhere, `^${BRANCH_NAME}-…`, `^${IMAGE_TAG_PATTERN}$`); what it selects, and the groups it
     /// defines, are not known as written.
     func patternIsTemplate(_ p: PolicyID) -> Bool {
-        guard let pattern = flux.policies[p].spec.pattern?.value, pattern.containsBytes("${") else { return false }
+        guard flux.policies[p].spec.pattern?.value.containsBytes("${") == true,
+              let pattern = flux.policies[p].spec.pattern?.value else { return false }
         return Envsubst.variables(pattern)?.isEmpty == false
     }
 

@@ -36,23 +36,26 @@ public final class BuiltNames {
         }
     }
 
-    /// The names object i has in the builds that take its file, in the order found (its written name where none does).
-    public func names(of i: ObjectID) -> [String] {
-        let o = model.objects[i]
-        guard let name = model.writtenName[i] ?? o.name else { return [] }
+    /// The one name object i has in the builds that take its file (its written name where none does); nil where it has
+    /// none, or the builds name it differently. (The one name, not a list: a one-name array for each object cost an
+    /// allocation, and the object's fields are read in place, not copied with the whole object.)
+    public func name(of i: ObjectID) -> String? {
+        guard let name = model.writtenName[i] ?? model.objects[i].name else { return nil }
         // a name Flux's post-build substitution made (`${cluster_name}-updates`, each variable known here): the name of
         // the build that made it, which the effective objects hold (one variant per build)
-        if name.containsBytes("${"), let made = o.name, !made.containsBytes("${") { return [made] }
-        let includers = renames ? model.graph.includers(of: model.path(o.file)) : []
-        guard !includers.isEmpty else { return [o.name ?? name] }
-        var out: [String] = []
+        if name.containsBytes("${"), let made = model.objects[i].name, !made.containsBytes("${") { return made }
+        let includers = renames ? model.graph.includers(of: model.path(model.objects[i].file)) : []
+        guard !includers.isEmpty else { return model.objects[i].name ?? name }
+        let kind = model.objects[i].kind
+        let isNamespace = kind == "Namespace" && model.objects[i].group.isEmpty
+        var found: String?
         for k in includers {
             for w in ways(k, 0) {
-                let made = o.kind == "Namespace" && o.group.isEmpty ? (w.namespace.isEmpty ? name : w.namespace)
-                    : o.kind == "CustomResourceDefinition" ? name : w.prefix + name + w.suffix
-                if !out.contains(made) { out.append(made) }
+                let made = isNamespace ? (w.namespace.isEmpty ? name : w.namespace)
+                    : kind == "CustomResourceDefinition" ? name : w.prefix + name + w.suffix
+                if found == nil { found = made } else if made != found { return nil }
             }
         }
-        return out
+        return found
     }
 }
