@@ -473,8 +473,9 @@ public enum ScalarType: Sendable, Equatable {
     /// `0o17`, `017`, `1_000`), else a float when it looks like `[-+]?(.N|N(.N?)?)([eE][-+]?N)?` and is in range
     /// (`1.10`, `08`, `1e3`, a too large integer), else a string (`1:30`, `1.2.3`).
     public static func resolvePlain(_ s: String) -> ScalarType {
-        // (the words below are at most five bytes: a longer scalar is compared with none of them)
-        if s.utf8.count <= 5 {
+        // (the words below are at most five bytes, and none starts with a digit: a longer scalar, or one that starts with a
+        // digit (`5m`, `8080`), is compared with none of them)
+        if s.utf8.count <= 5, !(s.utf8.first.map { $0 >= 48 && $0 <= 57 } ?? false) {
             switch s {
             case "", "~", "null", "Null", "NULL": return .null
             case "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",

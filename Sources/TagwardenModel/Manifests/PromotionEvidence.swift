@@ -19,16 +19,19 @@ public struct PromotionEvidence: Sendable, Equatable {
 
     /// `staging-v1.2.3-abc1234-17…` → `v1.2.3-abc1234-17…` (nil when the rest is not a version identity).
     public static func identity(tag: String, prefix: String?) -> String? {
-        let b = Array(tag.utf8)
-        var from = 0
-        if let prefix, b.starts(with: prefix.utf8) { from = prefix.utf8.count }
-        else if b.first != UInt8(ascii: "v"), let dash = b.firstIndex(of: UInt8(ascii: "-")) { from = dash + 1 }
-        guard isIdentity(b[from...]) else { return nil }
-        return String(decoding: b[from...], as: UTF8.self)
+        var tag = tag
+        // (the tag's bytes read in place: an array of them was an allocation for each image and commit)
+        return tag.withUTF8 { b -> String? in
+            var from = 0
+            if let prefix, b.starts(with: prefix.utf8) { from = prefix.utf8.count }
+            else if b.first != UInt8(ascii: "v"), let dash = b.firstIndex(of: UInt8(ascii: "-")) { from = dash + 1 }
+            guard isIdentity(b[from...]) else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: b[from...]), as: UTF8.self)
+        }
     }
 
     /// `^v[0-9]+\.[0-9]+\.[0-9]+-[0-9a-f]{7,40}-[0-9]+$`, read byte by byte (a tag per image and commit).
-    static func isIdentity(_ b: ArraySlice<UInt8>) -> Bool {
+    static func isIdentity(_ b: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         var i = b.startIndex
         @inline(__always) func run(_ accept: (UInt8) -> Bool) -> Int {
             let start = i
