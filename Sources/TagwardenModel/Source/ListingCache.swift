@@ -101,36 +101,33 @@ struct ListingCache {
             defer { i = j + 1 }
             return String(decoding: UnsafeBufferPointer(rebasing: b[i..<j]), as: UTF8.self)
         }
-        /// How many entry lines follow, up to the next directory's line: the room its entries take at once (grown one
-        /// by one, a directory's few entries had its array made three times).
-        func entryLines() -> Int {
-            var n = 0, k = i
-            while k < b.count, !(b[k] == UInt8(ascii: "D") && k + 1 < b.count && b[k + 1] == 9), let end = lineEnd(from: k) {
-                n += 1
-                k = end + 1
-            }
-            return n
-        }
         var current: String?
         var listing: Listing?
+        // a directory's entries gathered in one buffer kept across directories, then made into an array of their size
+        // (appended to a fresh array one by one, a directory's few entries had it made three times)
+        var entries: [(String, UInt8)] = []
+        func close() {
+            guard let c = current, var l = listing else { return }
+            l.entries = Array(entries)
+            cache.listings[c] = l
+            entries.removeAll(keepingCapacity: true)
+        }
         while i < b.count {
             if b[i] == UInt8(ascii: "D"), i + 1 < b.count, b[i + 1] == 9 {
-                if let c = current, let l = listing { cache.listings[c] = l }
+                close()
                 i += 2
                 // a number out of range is damage like any other: the cache is discarded
                 guard let ms = number().flatMap(Int.init(exactly:)), let mns = number().flatMap(Int.init(exactly:)),
                       let cs = number().flatMap(Int.init(exactly:)), let cns = number().flatMap(Int.init(exactly:)), let ino = number(),
                       let at = number().flatMap(Int.init(exactly:)), let rel = rest() else { return nil }
                 current = rel
-                var entries: [(String, UInt8)] = []
-                entries.reserveCapacity(entryLines())
-                listing = Listing(mtimeSec: ms, mtimeNsec: mns, ctimeSec: cs, ctimeNsec: cns, inode: ino, listedAt: at, entries: entries)
+                listing = Listing(mtimeSec: ms, mtimeNsec: mns, ctimeSec: cs, ctimeNsec: cns, inode: ino, listedAt: at, entries: [])
             } else {
                 guard listing != nil, let t = number(), t <= 255, let name = rest() else { return nil }
-                listing!.entries.append((name, UInt8(t)))
+                entries.append((name, UInt8(t)))
             }
         }
-        if let c = current, let l = listing { cache.listings[c] = l }
+        close()
         return cache
     }
 
