@@ -189,6 +189,20 @@ public struct EnvironmentModel: Sendable {
         return clues
     }
 
+    /// `clues(path:)` of every file. Where no environment has path globs a file's clues are its directory's, looked for
+    /// once for the files of a directory, which a listing keeps together.
+    func clues(of files: Files) -> Table<FileID, PathClues> {
+        guard environments.allSatisfy(\.paths.isEmpty) else { return files.indices.column { clues(path: files[$0].path) } }
+        var last: (directory: String, clues: PathClues)?
+        return files.indices.column { f in
+            let directory = files[f].directory
+            if let last, last.directory == directory { return last.clues }
+            let found = clues(path: files[f].path)
+            last = (directory, found)
+            return found
+        }
+    }
+
     /// Whether a file under directory `dir` can be detected as in `environment` by its path alone (`detect` without a
     /// namespace): not when `dir` already has a directory named after another environment, and the environment has no
     /// path globs (another's glob can only take a file away from it).

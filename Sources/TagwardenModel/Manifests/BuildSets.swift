@@ -180,7 +180,7 @@ struct BuildSets {
             // a file in a subdirectory that has its own kustomization: the shallowest such directory as its kustomization
             // builds it (Flux's walk adds it and goes no deeper), and the rest of its files (one run in path order) are
             // passed over
-            var sub = Path.dirname(path)
+            var sub = files[i].directory
             var governing: (dir: String, kustomization: ObjectID?, empty: FileID?)?
             while sub.utf8.count > dir.utf8.count {
                 let sk = kustomizationAt[sub]
@@ -196,7 +196,7 @@ struct BuildSets {
                 while k < byPath.count, SourceText.hasBytePrefix(files[byPath[k]].path, under) { k += 1 }
             } else {
                 out.insert(i)
-                free = Path.dirname(path)
+                free = files[i].directory
             }
         }
     }

@@ -65,10 +65,11 @@ package struct Extractor {
     }
 
     /// `scratch` is parsed into and kept for the next file (see `YAMLFile.reparse`).
-    package static func extract(path: String, bytes: [UInt8], index: FileID, unread: Bool = false, reusing scratch: inout YAMLFile) -> FileFacts {
+    package static func extract(path: String, directory: String? = nil, bytes: [UInt8], index: FileID, unread: Bool = false,
+                                reusing scratch: inout YAMLFile) -> FileFacts {
         if unread {
             // not YAML to Flux: only the markers, each on its line
-            var facts = FileFacts(path: path, bytes: bytes)
+            var facts = FileFacts(path: path, bytes: bytes, directory: directory)
             facts.holdsMarkerToken = SourceText.contains(markerToken, in: bytes)
             let occurrences = SourceText.occurrences(of: markerToken, in: bytes)
             let lines = occurrences.count > 8 ? LineIndex(bytes) : nil
@@ -85,7 +86,7 @@ package struct Extractor {
         }
         scratch.reparse(bytes)
         // (the facts made in place: made aside and swapped in, an empty FileFacts was made and destroyed for every file)
-        var ex = Extractor(y: scratch, fileIndex: index, facts: FileFacts(path: path, bytes: bytes))
+        var ex = Extractor(y: scratch, fileIndex: index, facts: FileFacts(path: path, bytes: bytes, directory: directory))
         ex.facts.holdsMarkerToken = SourceText.contains(markerToken, in: bytes)
         ex.facts.suppressions = suppressions(bytes)
         ex.facts.syntaxError = scratch.error

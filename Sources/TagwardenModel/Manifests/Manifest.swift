@@ -653,9 +653,10 @@ public struct FileFacts: Sendable {
     /// Flux Kustomizations apply the file and what they substitute.
     public var substitutable: [ImageUse] = []
 
-    init(path: String, bytes: [UInt8]) {
+    /// `directory`: the path's directory where the caller has it (the string of the file before it in the listing).
+    init(path: String, bytes: [UInt8], directory: String? = nil) {
         self.path = path
-        directory = Path.dirname(path)
+        self.directory = directory ?? Path.dirname(path)
         self.bytes = bytes
     }
 

@@ -202,9 +202,14 @@ public struct Model: Sendable {
         let chunk = max(1, (sources.count + workers * 8 - 1) / (workers * 8))
         var taken: SharedExtraction.Taken?
         if case .take(let shared)? = sharing { taken = shared.taken() }
-        let files = Files(concurrentMap(sources.count, chunkSize: chunk, makeState: { YAMLFile() }) { [taken] scratch, i in
+        // (a listing keeps a directory's files together: each takes the string of the directory of the one before where
+        // it is the same, three files to a directory on the bench fleet)
+        let files = Files(concurrentMap(sources.count, chunkSize: chunk, makeState: { (YAMLFile(), directory: "") }) { [taken] state, i in
             if let known = taken?.facts(for: sources[i], id: FileID(i)) { return known }
-            return Extractor.extract(path: sources[i].path, bytes: sources[i].bytes, index: FileID(i), unread: sources[i].unread, reusing: &scratch)
+            let path = sources[i].path
+            if !Path.isDirectlyIn(path, state.directory) { state.directory = Path.dirname(path) }
+            return Extractor.extract(path: path, directory: state.directory, bytes: sources[i].bytes, index: FileID(i),
+                                     unread: sources[i].unread, reusing: &state.0)
         })
         if case .offer(let shared)? = sharing { shared.offer(sources, files) }
         return files
@@ -277,7 +282,7 @@ public struct Model: Sendable {
         // (each a `let`: a closure that reads a `var` struct copies it at every call, and all it holds is retained)
         let detection = EnvironmentModel.base(config: config, profile: profile)
         // what each file's path tells of its environment, read on another core while this one finds the clusters
-        let pathClues = Started { [facts] in facts.indices.column { detection.clues(path: facts[$0].path) } }
+        let pathClues = Started { [facts] in detection.clues(of: facts) }
         var clusters = Clusters.build(objects: objects, files: facts, builds: builds, graph: graph, ignoring: nonResources, config: config,
                                       sourceIgnore: sourceIgnore, artifactSyncs: artifactSyncs, pathPatched: pathPatched,
                                       patchedPaths: patchedPaths)
@@ -701,7 +706,7 @@ public struct Model: Sendable {
             guard objects[k].isKustomization, Extractor.isKustomizationPath(path) else { continue }
             // (kustomize reads a `patchesStrategicMerge` entry that parses as an object as the patch itself)
             for entry in objects[k].kustomizePatches where !entry.containsBytes("\n") && !entry.containsBytes("{") && !entry.containsBytes(": ") {
-                guard let patch = resourcePath(entry, in: Path.dirname(path)), !patch.isEmpty, b.fileAt[patch] == nil,
+                guard let patch = resourcePath(entry, in: b.files[objects[k].file].directory), !patch.isEmpty, b.fileAt[patch] == nil,
                       !b.hasFiles(under: patch), !notRead(patch) else { continue }
                 if !Sources.isManifestName(patch), !unlisted.contains(patch) { unlisted.append(patch) }
                 missing[k, default: []].append(MissingEntry(path: patch, why: "a patch file that is not in the repository", isPatch: true))
@@ -709,7 +714,7 @@ public struct Model: Sendable {
         }
         guard !resources.isEmpty else { return (unlisted, missing, emptyFluxPaths) }
         for k in resources.keys.sorted() {
-            let dir = Path.dirname(b.files[objects[k].file].path)
+            let dir = b.files[objects[k].file].directory
             for path in resources[k]! where Model.holds(path, dir) && b.kustomizationAt[path] != nil {
                 let shown = path.isEmpty ? "." : path
                 missing[k, default: []].append(MissingEntry(path: path, why: "the directory \(shown) that holds it (cycle detected: candidate root "
