@@ -17,16 +17,20 @@ public enum History {
     /// Without a repository (or a commit) only the tree itself is evidence.
     public static func stagingEvidence(repo: GitRepository?, tip: String?, model: Model, progress: Progress? = nil) throws -> PromotionEvidence? {
         guard let staging = model.environments.byAlias("staging") else { return nil }
-        // where staging manifests live: files with staging objects now, their directories, and paths named after staging
-        var stagingFiles = StringSet()
-        for (i, o) in model.objects.withIDs where model.objectEnvironment[i] == staging.name {
-            stagingFiles.insert(model.path(o.file))
-        }
-        for (i, img) in model.images.withIDs where model.images[i].environment == staging.name {
-            stagingFiles.insert(model.path(img.file))
+        // where staging manifests live: files with staging objects now and their directories (sorted, each once), and
+        // paths named after staging; marked by file, not gathered into sets of strings: a cache that is current needs
+        // only the directories, for its key
+        var holdsStaging = Table<FileID, Bool>(repeating: false, count: model.files.count)
+        for (i, o) in model.objects.withIDs where model.objectEnvironment[i] == staging.name { holdsStaging[o.file] = true }
+        for img in model.images where img.environment == staging.name { holdsStaging[img.file] = true }
+        var stagingFiles: [String] = [], stagingDirs: [String] = []
+        for f in model.files.indices where holdsStaging[f] {
+            stagingFiles.append(model.path(f))
+            if stagingDirs.last != model.directory(f) { stagingDirs.append(model.directory(f)) }
         }
         if stagingFiles.isEmpty { return nil }  // no staging environment here: the promotion rules do not apply
-        let stagingDirs = StringSet(stagingFiles.map(Path.dirname))
+        stagingDirs.sort()
+        stagingDirs = stagingDirs.indices.compactMap { $0 > 0 && stagingDirs[$0 - 1] == stagingDirs[$0] ? nil : stagingDirs[$0] }
         let current = PromotionEvidence.fromModel(model, staging: staging)
         guard let repo, let tip else { return current }
         // one read of the history at a time: a check's two audits run side by side, and the second finds the first's
@@ -39,8 +43,8 @@ public enum History {
 
     /// `current` (the evidence of the model itself) with what staging's history from `tip` adds, read through the
     /// cache in `.git/tagwarden`.
-    static func fromHistory(repo: GitRepository, tip: String, model: Model, staging: Environment, files stagingFiles: StringSet,
-                            dirs stagingDirs: StringSet, current: PromotionEvidence, progress: Progress?) throws -> PromotionEvidence {
+    static func fromHistory(repo: GitRepository, tip: String, model: Model, staging: Environment, files stagingFiles: [String],
+                            dirs stagingDirs: [String], current: PromotionEvidence, progress: Progress?) throws -> PromotionEvidence {
         var current = current
         let tipSha = try repo.resolveCommit(tip)
 
@@ -69,7 +73,7 @@ public enum History {
             guard let tipID = GitOID(hex: tipSha) else { throw TagwardenError("staging history: \(tipSha) is no commit id") }
             let commits = try repo.commitTrees(from: tipID, hiding: hide.flatMap { GitOID(hex: $0) })
             // (where staging's files may be, made only for a walk: a cache of the tip needs none of it)
-            let paths = StagingPaths(model: model, staging: staging, files: stagingFiles, dirs: stagingDirs)
+            let paths = StagingPaths(model: model, staging: staging, files: StringSet(stagingFiles), dirs: StringSet(stagingDirs))
             evidence.merge(try read(commits, from: repo, paths: paths, progress: progress))
             progress?(commits.count, commits.count)
             evidence.commitsRead = commits.count
@@ -111,12 +115,16 @@ public enum History {
     }
 
     /// The cache stays valid while the environment model and the staging directories stay the same.
-    static func cacheKey(model: Model, staging: Environment, dirs: StringSet) -> String {
+    /// `dirs`: sorted, each once.
+    static func cacheKey(model: Model, staging: Environment, dirs: [String]) -> String {
         var text = "v1\u{0}\(Version.current)\u{0}\(staging.name)\u{0}\(staging.tagPrefix ?? "")"
         for e in model.environments.environments {
             text += "\u{0}\(e.name):\(e.aliases.joined(separator: ","))|\(e.paths.map(\.pattern).joined(separator: ","))|\(e.namespaces.joined(separator: ","))"
         }
-        for d in dirs.sorted() { text += "\u{0}" + d }
+        for d in dirs {
+            text.append("\u{0}")
+            text.append(d)
+        }
         return hexDigits(FNV1a.hash(text), width: 16)
     }
 }
