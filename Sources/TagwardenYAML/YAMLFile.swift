@@ -255,6 +255,18 @@ public struct YAMLFile: Sendable {
         return String(decoding: arena[n.valueStart..<(n.valueStart + n.valueCount)], as: UTF8.self)
     }
 
+    /// Which of `known` (strings and their UTF-8 lengths) scalar `node`'s value is, byte for byte.
+    public func valueIndex(_ node: Int, in known: [(string: String, count: Int)]) -> Int? {
+        let n = nodes[node]
+        for (i, k) in known.enumerated() where k.count == n.valueCount {
+            let same = arena.withUnsafeBufferPointer { arena in
+                k.string.utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, arena.baseAddress! + n.valueStart, n.valueCount) == 0 }
+            }
+            if same == true { return i }
+        }
+        return nil
+    }
+
     /// Whether two scalars have the same value.
     func sameValue(_ a: Int, _ b: Int) -> Bool {
         let x = nodes[a], y = nodes[b]

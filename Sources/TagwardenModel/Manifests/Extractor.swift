@@ -162,10 +162,14 @@ package struct Extractor {
         Located(value: y.value(n), span: y.nodes[n].span, type: y.resolvedType(n))
     }
 
-    func scalarString(_ n: Int?) -> String? {
-        guard let n, y.nodes[n].kind == .scalar, !y.isNull(n) else { return nil }
-        return y.value(n)
+    /// The apiVersion `node` holds, and its group where it is one of the common ones (literals, not strings made again).
+    static func apiVersion(_ y: YAMLFile, _ node: Int?) -> (apiVersion: String?, group: String?) {
+        guard let node, y.nodes[node].kind == .scalar, !y.isNull(node) else { return (nil, nil) }
+        guard let k = y.valueIndex(node, in: ManifestObject.commonAPIVersions) else { return (y.value(node), nil) }
+        return ManifestObject.commonGroupOfAPIVersion[k]
     }
+
+    func scalarString(_ n: Int?) -> String? { y.scalarString(n) }
 
     /// A FluxInstance's `sync`: its path, and the source it makes (a GitRepository, the kind Flux's bootstrap writes, an
     /// OCIRepository or a Bucket), in the FluxInstance's `namespace` (nil for the chart's values: the release's, not
@@ -252,12 +256,69 @@ package struct Extractor {
     ].map { $0.lowercased() })
     static let kustomizationFieldBytes = kustomizationFields.map { Array($0.utf8) }
 
+    /// The Flux a document installs or points to: flux-operator's flux-instance chart in a HelmRelease, a FluxInstance and
+    /// what it syncs, an ArtifactGenerator, an OCIRepository of Flux's own manifests.
+    mutating func fluxInstallation(_ root: Int, apiVersion: String, kind: String) {
+        if kind == "HelmRelease", apiVersion.hasPrefix("helm.toolkit.fluxcd.io/"), let spec = y.get(root, "spec"),
+           let chart = y.scalarString(y.get(spec, "chartRef", "name")) ?? y.scalarString(y.get(spec, "chart", "spec", "chart")),
+           chart.contains("flux-instance") {
+            if let values = y.get(spec, "values") { fluxInstanceValues(values, ofRelease: true) } else { facts.installsUnwrittenFlux = true }
+        }
+        if kind == "FluxInstance" {
+            if let sync = y.get(root, "spec", "sync") { fluxInstanceSync(sync, namespace: y.scalarString(y.get(root, "metadata", "namespace"))) }
+            if y.scalarString(y.get(root, "spec", "distribution", "version")).flatMap(FluxVersion.parse) == nil { facts.installsUnwrittenFlux = true }
+        }
+        if kind == "ArtifactGenerator", apiVersion.hasPrefix("source.extensions.fluxcd.io/"), let spec = y.get(root, "spec") {
+            artifactGenerator(spec, namespace: y.scalarString(y.get(root, "metadata", "namespace")))
+        }
+        // Flux installed from its own manifests' OCI artifact (a Kustomization of it applies them)
+        if kind == "OCIRepository", apiVersion.hasPrefix("source.toolkit.fluxcd.io/"), let spec = y.get(root, "spec"),
+           y.scalarString(y.get(spec, "url"))?.hasSuffix("/fluxcd/flux-manifests") == true {
+            let name = y.scalarString(y.get(root, "metadata", "name")) ?? ""
+            facts.fluxManifestRepositories.append(name)
+            if let tag = y.get(spec, "ref", "tag"), y.nodes[tag].kind == .scalar {
+                facts.fluxReleases.append((located(tag), "OCIRepository \(name) of Flux's manifests", "tag"))
+            }
+        }
+    }
+
+    /// A document's `metadata`: its name and namespace, the labels that matter (of Namespaces and ImagePolicies), and
+    /// whether Flux's substitution is disabled for it.
+    static func metadata(_ y: YAMLFile, _ root: Int, kind: String)
+        -> (name: String?, namespace: String?, labels: [String: String], substitutionDisabled: Bool) {
+        var labels: [String: String] = [:]
+        var substitutionDisabled = false
+        guard let meta = y.get(root, "metadata") else { return (nil, nil, labels, false) }
+        for key: StaticString in ["labels", "annotations"] {
+            if let m = y.get(meta, key), y.scalarString(y.get(m, "kustomize.toolkit.fluxcd.io/substitute")) == "disabled" {
+                substitutionDisabled = true
+            }
+        }
+        // labels matter for Namespaces (environment, accessFrom) and ImagePolicies (policySelector)
+        if kind == "Namespace" || kind == "ImagePolicy", let l = y.get(meta, "labels") {
+            for (k, v) in y.pairs(l) {
+                if let s = y.scalarString(v) { labels[y.value(k)] = s }
+            }
+        }
+        return (y.scalarString(y.get(meta, "name")), y.scalarString(y.get(meta, "namespace")), labels, substitutionDisabled)
+    }
+
+    /// The kind a CustomResourceDefinition's `spec` defines (Flux's components define its kinds): which versions the
+    /// cluster serves, and whether it has no namespace.
+    static func customResource(_ y: YAMLFile, _ spec: Int) -> ManifestObject.CustomResource? {
+        guard let g = y.scalarString(y.get(spec, "group")), let k = y.scalarString(y.get(spec, "names", "kind")) else { return nil }
+        let served = y.get(spec, "versions").map { y.childNodes($0).filter { y.scalarString(y.get($0, "served")) != "false" }
+            .compactMap { y.scalarString(y.get($0, "name")) } } ?? []
+        return .init(group: g, kind: k, clusterScoped: y.scalarString(y.get(spec, "scope")) == "Cluster", served: served)
+    }
+
+    /// The object of document `d` whose root is `root` (or of each item of a List), and what the file's facts gain by it.
     mutating func document(_ d: Int, root: Int, isKustomizationFile: Bool) {
         guard y.nodes[root].kind == .mapping else { return }
         let apiVersionNode = y.get(root, "apiVersion")
-        var apiVersion = scalarString(apiVersionNode)
+        var (apiVersion, commonGroup) = Extractor.apiVersion(y, apiVersionNode)
         let kindNode = y.get(root, "kind")
-        var kind = scalarString(kindNode)
+        var kind = y.scalarString(kindNode)
         var kindSpan = kindNode.map { y.nodes[$0].span } ?? y.nodes[root].span
         if isKustomizationFile, kind == nil || kind == "Kustomization" {
             kind = "Kustomization"
@@ -268,51 +329,14 @@ package struct Extractor {
         // or a HelmRelease of that chart with them inline (the home-ops repositories')
         if apiVersion == nil, kind == nil { fluxInstanceValues(root, ofRelease: false) }
         guard let apiVersion, let kind else { return }
-        if kind == "HelmRelease", apiVersion.hasPrefix("helm.toolkit.fluxcd.io/"), let spec = y.get(root, "spec"),
-           let chart = scalarString(y.get(spec, "chartRef", "name")) ?? scalarString(y.get(spec, "chart", "spec", "chart")),
-           chart.contains("flux-instance") {
-            if let values = y.get(spec, "values") { fluxInstanceValues(values, ofRelease: true) } else { facts.installsUnwrittenFlux = true }
-        }
-        if kind == "FluxInstance" {
-            if let sync = y.get(root, "spec", "sync") { fluxInstanceSync(sync, namespace: scalarString(y.get(root, "metadata", "namespace"))) }
-            if scalarString(y.get(root, "spec", "distribution", "version")).flatMap(FluxVersion.parse) == nil { facts.installsUnwrittenFlux = true }
-        }
-        if kind == "ArtifactGenerator", apiVersion.hasPrefix("source.extensions.fluxcd.io/"), let spec = y.get(root, "spec") {
-            artifactGenerator(spec, namespace: scalarString(y.get(root, "metadata", "namespace")))
-        }
-        // Flux installed from its own manifests' OCI artifact (a Kustomization of it applies them)
-        if kind == "OCIRepository", apiVersion.hasPrefix("source.toolkit.fluxcd.io/"), let spec = y.get(root, "spec"),
-           scalarString(y.get(spec, "url"))?.hasSuffix("/fluxcd/flux-manifests") == true {
-            let name = scalarString(y.get(root, "metadata", "name")) ?? ""
-            facts.fluxManifestRepositories.append(name)
-            if let tag = y.get(spec, "ref", "tag"), y.nodes[tag].kind == .scalar {
-                facts.fluxReleases.append((located(tag), "OCIRepository \(name) of Flux's manifests", "tag"))
-            }
-        }
+        fluxInstallation(root, apiVersion: apiVersion, kind: kind)
         if kind == "List", apiVersion == "v1", let items = y.get(root, "items"), y.nodes[items].kind == .sequence {
             // `kubectl get -o yaml` writes a List; kubectl and Flux apply its items as objects
             for item in y.childNodes(items) where item != root { document(d, root: item, isKustomizationFile: false) }
             return
         }
-        let group = ManifestObject.group(of: apiVersion)
-        var name: String?, declaredNamespace: String?
-        var labels: [String: String] = [:]
-        var substitutionDisabled = false
-        if let meta = y.get(root, "metadata") {
-            for key: StaticString in ["labels", "annotations"] {
-                if let m = y.get(meta, key), scalarString(y.get(m, "kustomize.toolkit.fluxcd.io/substitute")) == "disabled" {
-                    substitutionDisabled = true
-                }
-            }
-            name = scalarString(y.get(meta, "name"))
-            declaredNamespace = scalarString(y.get(meta, "namespace"))
-            // labels matter for Namespaces (environment, accessFrom) and ImagePolicies (policySelector)
-            if kind == "Namespace" || kind == "ImagePolicy", let l = y.get(meta, "labels") {
-                for (k, v) in y.pairs(l) {
-                    if let s = scalarString(v) { labels[y.value(k)] = s }
-                }
-            }
-        }
+        let group = commonGroup ?? ManifestObject.group(of: apiVersion)
+        let (name, declaredNamespace, labels, substitutionDisabled) = Extractor.metadata(y, root, kind: kind)
         let objectIndex = ObjectID(facts.objects.count)
         var isKustomization = false
         var kustomizeNamespace: String?
@@ -336,9 +360,9 @@ package struct Extractor {
             // a kustomize Component is a kustomization that others pull in with `components:`; `bases:` is the
             // older name of `resources:` (kustomize still reads it)
             isKustomization = true
-            kustomizeNamespace = scalarString(y.get(root, "namespace"))
-            namePrefix = scalarString(y.get(root, "namePrefix"))
-            nameSuffix = scalarString(y.get(root, "nameSuffix"))
+            kustomizeNamespace = y.scalarString(y.get(root, "namespace"))
+            namePrefix = y.scalarString(y.get(root, "namePrefix"))
+            nameSuffix = y.scalarString(y.get(root, "nameSuffix"))
             for key: StaticString in ["resources", "bases", "components"] {
                 guard let list = y.get(root, key) else { continue }
                 for n in y.childNodes(list) where y.nodes[n].kind == .scalar && !y.isNull(n) {
@@ -373,19 +397,19 @@ package struct Extractor {
             // kustomize's own configuration files: transformer and generator configs, not resources
             for key: StaticString in ["transformers", "generators", "validators", "configurations"] {
                 guard let list = y.get(root, key) else { continue }
-                configFiles += y.childNodes(list).compactMap { y.nodes[$0].style == .literal ? nil : scalarString($0) }
+                configFiles += y.childNodes(list).compactMap { y.nodes[$0].style == .literal ? nil : y.scalarString($0) }
             }
             if resources.contains(where: Extractor.isRemote) { unknowns.insert(.resources) }
             if let gens = y.get(root, "configMapGenerator") {
                 for g in y.childNodes(gens) {
-                    guard let name = scalarString(y.get(g, "name")) else { continue }
-                    let files = (y.get(g, "files").map { y.childNodes($0) } ?? []).compactMap { scalarString($0) }.map(Extractor.generatorFile)
-                    let literals = (y.get(g, "literals").map { y.childNodes($0) } ?? []).compactMap { scalarString($0) }.compactMap { entry in
+                    guard let name = y.scalarString(y.get(g, "name")) else { continue }
+                    let files = (y.get(g, "files").map { y.childNodes($0) } ?? []).compactMap { y.scalarString($0) }.map(Extractor.generatorFile)
+                    let literals = (y.get(g, "literals").map { y.childNodes($0) } ?? []).compactMap { y.scalarString($0) }.compactMap { entry in
                         entry.firstIndex(of: "=").map { String(entry[..<$0]) }
                     }
                     // (one from `envs` alone, or from nothing, still makes its ConfigMap: its keys are not known here)
-                    generators.append(.init(name: name, namespace: scalarString(y.get(g, "namespace")), files: files,
-                                            replaces: scalarString(y.get(g, "behavior")) == "replace", literalKeys: literals))
+                    generators.append(.init(name: name, namespace: y.scalarString(y.get(g, "namespace")), files: files,
+                                            replaces: y.scalarString(y.get(g, "behavior")) == "replace", literalKeys: literals))
                 }
             }
         } else if kind == "Kustomization", group == "kustomize.toolkit.fluxcd.io" {
@@ -396,12 +420,7 @@ package struct Extractor {
                 }
             }
         } else if kind == "CustomResourceDefinition", group == "apiextensions.k8s.io", let spec = y.get(root, "spec") {
-            // Flux's components define its kinds: which versions the cluster serves, and which kinds have no namespace
-            if let g = scalarString(y.get(spec, "group")), let k = scalarString(y.get(spec, "names", "kind")) {
-                let served = y.get(spec, "versions").map { y.childNodes($0).filter { scalarString(y.get($0, "served")) != "false" }
-                    .compactMap { scalarString(y.get($0, "name")) } } ?? []
-                definition = .init(group: g, kind: k, clusterScoped: scalarString(y.get(spec, "scope")) == "Cluster", served: served)
-            }
+            definition = Extractor.customResource(y, spec)
         } else {
             if kind == "HelmRelease", let v = y.get(root, "spec", "chart", "spec", "version"), y.nodes[v].kind == .scalar {
                 facts.versionFields.append(located(v))
@@ -411,7 +430,7 @@ package struct Extractor {
         var configData: [String: String]?
         if kind == "ConfigMap", group.isEmpty, let data = y.get(root, "data") {
             configData = [:]
-            for (k, v) in y.pairs(data) { if let s = scalarString(v) { configData![y.value(k)] = s } }
+            for (k, v) in y.pairs(data) { if let s = y.scalarString(v) { configData![y.value(k)] = s } }
         }
         facts.objects.append(ManifestObject(
             file: fileIndex, document: d, apiVersion: apiVersion, group: group, kind: kind, kindSpan: kindSpan,
@@ -1099,5 +1118,14 @@ extension String {
         while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
         while let l = s.last, l == " " || l == "\t" { s.removeLast() }
         return String(s)
+    }
+}
+
+extension YAMLFile {
+    /// The value of scalar `n`; nil for a null, or a node that is no scalar. (A method of the tree, not of the extractor:
+    /// where the extractor's own methods are called, a mutating one may take a copy of the whole extractor to call it.)
+    func scalarString(_ n: Int?) -> String? {
+        guard let n, nodes[n].kind == .scalar, !isNull(n) else { return nil }
+        return value(n)
     }
 }

@@ -3,6 +3,9 @@ import TagwardenRegex
 import TagwardenYAML
 import TagwardenGit
 import TagwardenPolicy
+#if canImport(Glibc)
+import Glibc
+#endif
 /// What one file contributes to the model, extracted from its YAML tree in one pass. Files are
 /// extracted in parallel; the tree is dropped afterwards.
 
@@ -182,6 +185,19 @@ public final class ManifestObject: Sendable {
             return String(decoding: UnsafeBufferPointer(rebasing: b[..<slash]), as: UTF8.self)
         }
     }
+
+    /// The apiVersions most manifests have, with their UTF-8 lengths and groups: literals, which an object takes instead of
+    /// strings made for it (an allocation for each over 15 bytes).
+    static let commonAPIVersions: [(string: String, count: Int)] = commonGroupOfAPIVersion.map { ($0.0, $0.0.utf8.count) }
+    static let commonGroupOfAPIVersion = [
+        ("v1", ""), ("apps/v1", "apps"), ("batch/v1", "batch"), ("networking.k8s.io/v1", "networking.k8s.io"),
+        ("rbac.authorization.k8s.io/v1", "rbac.authorization.k8s.io"), ("kustomize.config.k8s.io/v1beta1", "kustomize.config.k8s.io"),
+        ("kustomize.config.k8s.io/v1alpha1", "kustomize.config.k8s.io"), ("kustomize.toolkit.fluxcd.io/v1", "kustomize.toolkit.fluxcd.io"),
+        ("source.toolkit.fluxcd.io/v1", "source.toolkit.fluxcd.io"), ("source.toolkit.fluxcd.io/v1beta2", "source.toolkit.fluxcd.io"),
+        ("helm.toolkit.fluxcd.io/v2", "helm.toolkit.fluxcd.io"), ("image.toolkit.fluxcd.io/v1", "image.toolkit.fluxcd.io"),
+        ("image.toolkit.fluxcd.io/v1beta2", "image.toolkit.fluxcd.io"), ("notification.toolkit.fluxcd.io/v1", "notification.toolkit.fluxcd.io"),
+        ("notification.toolkit.fluxcd.io/v1beta3", "notification.toolkit.fluxcd.io"),
+    ]
 }
 
 /// A scalar's value with its location and YAML type.
