@@ -191,8 +191,7 @@ public struct Promotion: Sendable {
             let bytes = model.files[file].bytes
             func tree() -> (y: YAMLFile, scalarAt: [Int: Int]) {
                 if let known = parsed[file] { return known }
-                var y = YAMLFile()
-                y.reparse(bytes)
+                let y = YAMLFile(parsing: bytes)   // (kept: without the buffers a parse into it again would reuse)
                 var at: [Int: Int] = [:]
                 for (i, n) in y.nodes.enumerated() where n.kind == .scalar { at[n.span.start.offset] = i }
                 parsed[file] = (y, at)

@@ -165,15 +165,6 @@ extension YAMLFile {
     }
 
     private mutating func parseEvents(_ buf: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
-        var parser = yaml_parser_t()
-        guard yaml_parser_initialize(&parser) == 1 else {
-            error = YAMLError(message: "cannot initialise the YAML parser", position: SourcePosition(offset: 0, line: 1, column: 1))
-            return
-        }
-        defer { yaml_parser_delete(&parser) }
-        // libyaml reads through the pointer during parsing only; `buf` outlives this function's loop.
-        yaml_parser_set_input_string(&parser, buf.baseAddress, buf.count)
-
         var marks = MarkTranslator(buf, source: bytes)
         var event = yaml_event_t()
         // about two nodes per line in block YAML (a key and its value): a large file gets room for that at once rather
@@ -188,6 +179,12 @@ extension YAMLFile {
         }
         let expected = max(min(buf.count / 6, 1 << 14), 2 * lines) + 8, values = buf.count / 2 + 16
         if !isKnownUniquelyReferenced(&treeStorage) { treeStorage = TreeStorage(nodes: expected, arena: values) }
+        guard let parser = treeStorage!.readyParser() else {
+            error = YAMLError(message: "cannot initialise the YAML parser", position: SourcePosition(offset: 0, line: 1, column: 1))
+            return
+        }
+        // libyaml reads through the pointer during parsing only; `buf` outlives this function's loop.
+        yaml_parser_set_input_string(parser, buf.baseAddress, buf.count)
         var tree = TreeBuffers(treeStorage!, nodes: nodes.emptyStorage(capacity: expected), expected: expected, arena: values)
         // (also where the parse stops at an error: the nodes so far are kept, as the tabbed-comment retry reads them)
         defer {
@@ -202,8 +199,8 @@ extension YAMLFile {
         var nextHash = -1
 
         while true {
-            guard yaml_parser_parse(&parser, &event) == 1 else {
-                error = makeError(&parser, &marks)
+            guard yaml_parser_parse(parser, &event) == 1 else {
+                error = makeError(&parser.pointee, &marks)
                 return
             }
             defer { yaml_event_delete(&event) }
@@ -509,6 +506,9 @@ final class TreeStorage: @unchecked Sendable {
     @exclusivity(unchecked) var mappings: UnsafeMutablePointer<Int>
     @exclusivity(unchecked) var mappingCapacity: Int
 
+    /// The libyaml parser of the parses into this storage, made at the first (`readyParser`).
+    @exclusivity(unchecked) private var parser: UnsafeMutablePointer<yaml_parser_t>?
+
     init(nodes: Int, arena: Int) {
         pendingCapacity = 64
         pending = .allocate(capacity: pendingCapacity)
@@ -523,11 +523,58 @@ final class TreeStorage: @unchecked Sendable {
     }
 
     deinit {
+        if let parser {
+            yaml_parser_delete(parser)
+            parser.deallocate()
+        }
         pending.deallocate()
         children.deallocate()
         arena.deallocate()
         open.deallocate()
         mappings.deallocate()
+    }
+
+    /// A libyaml parser as `yaml_parser_initialize` leaves one, at a fixed address (it points to itself once given its
+    /// input); nil when libyaml cannot allocate its buffers. The second and later parses get the first's parser with its
+    /// buffers kept: initialising and deleting one for each file cost about 1,500 instructions, and the allocator retired
+    /// and took back the pages of its two 16 and 48 KB input buffers every time. What `yaml_parser_delete` frees but
+    /// these buffers is freed (the tokens still queued where a parse stopped at an error, the `%TAG` directives), then
+    /// every field is zeroed and the buffers' bounds set again as `yaml_parser_initialize` sets them.
+    func readyParser() -> UnsafeMutablePointer<yaml_parser_t>? {
+        guard let p = parser else {
+            let p = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
+            guard yaml_parser_initialize(p) == 1 else {
+                p.deallocate()
+                return nil
+            }
+            parser = p
+            return p
+        }
+        while p.pointee.tokens.head != p.pointee.tokens.tail {
+            yaml_token_delete(p.pointee.tokens.head)
+            p.pointee.tokens.head += 1
+        }
+        while p.pointee.tag_directives.top != p.pointee.tag_directives.start {
+            p.pointee.tag_directives.top -= 1
+            free(p.pointee.tag_directives.top.pointee.handle)
+            free(p.pointee.tag_directives.top.pointee.prefix)
+        }
+        let old = p.pointee
+        memset(p, 0, MemoryLayout<yaml_parser_t>.size)
+        (p.pointee.raw_buffer.start, p.pointee.raw_buffer.end) = (old.raw_buffer.start, old.raw_buffer.end)
+        (p.pointee.raw_buffer.pointer, p.pointee.raw_buffer.last) = (old.raw_buffer.start, old.raw_buffer.start)
+        (p.pointee.buffer.start, p.pointee.buffer.end) = (old.buffer.start, old.buffer.end)
+        (p.pointee.buffer.pointer, p.pointee.buffer.last) = (old.buffer.start, old.buffer.start)
+        (p.pointee.tokens.start, p.pointee.tokens.end) = (old.tokens.start, old.tokens.end)
+        (p.pointee.tokens.head, p.pointee.tokens.tail) = (old.tokens.start, old.tokens.start)
+        (p.pointee.indents.start, p.pointee.indents.end, p.pointee.indents.top) = (old.indents.start, old.indents.end, old.indents.start)
+        (p.pointee.simple_keys.start, p.pointee.simple_keys.end, p.pointee.simple_keys.top) =
+            (old.simple_keys.start, old.simple_keys.end, old.simple_keys.start)
+        (p.pointee.states.start, p.pointee.states.end, p.pointee.states.top) = (old.states.start, old.states.end, old.states.start)
+        (p.pointee.marks.start, p.pointee.marks.end, p.pointee.marks.top) = (old.marks.start, old.marks.end, old.marks.start)
+        (p.pointee.tag_directives.start, p.pointee.tag_directives.end, p.pointee.tag_directives.top) =
+            (old.tag_directives.start, old.tag_directives.end, old.tag_directives.start)
+        return p
     }
 
     /// `p` with room for `need` elements (more than it has), its first `count` kept (trivial types: moved as bytes).

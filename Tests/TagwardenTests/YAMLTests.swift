@@ -454,10 +454,18 @@ import Testing
         let small = "a: [1, 2] # c\nb: {x: &y !!str z, w: *y}\na: again\n"
         let large = (0..<2_000).map { "k\($0):\n  - v\($0)\n  - {n: \($0)} # m\n" }.joined() + "k1: again\n"
         let broken = "a:\n  - b\n c: [\n"
+        // (for the libyaml parser the parses share: an error with tokens still queued, `%TAG` directives kept by the
+        // parser, a byte-order mark and UTF-8 for its decoder, documents, a tab the tabbed-comment retry parses again)
+        let queued = "a: {b: c, d: e, f: [g, h, i], j: k}\n  x: ]\n"
+        let tagged = "%TAG !e! tag:example.com,2000:\n---\na: !e!thing b\n...\n%TAG !f! tag:other,2001:\n---\nc: !f!x d\n"
+        let taggedBroken = "%TAG !e! tag:example.com,2000:\n--- !e!m\na: [b, {c: d\n"
+        let unicode = "\u{FEFF}name: café\nlist: [ü, \"ß\"]\n---\nother: 日本 # コメント\n"
+        let tabbed = "a: 1\n\t# tabbed comment\nb: 2\n"
         var scratch = YAMLFile()
         scratch.reparse(Array(small.utf8))
         let kept = scratch   // holds the buffers: the next parse into `scratch` takes buffers of its own
-        for text in [large, small, broken, large, "", small] {
+        for text in [large, small, broken, large, "", small, queued, tagged, small, taggedBroken, tagged, unicode, broken, tabbed,
+                     unicode, queued, large] {
             scratch.reparse(Array(text.utf8))
             #expect(tree(scratch) == tree(parse(text)), "\(text.prefix(40))")
         }
