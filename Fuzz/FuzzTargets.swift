@@ -59,10 +59,21 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 // MARK: YAML and edits
 
+/// A file parsed into again and again, as an extraction worker's scratch is: its libyaml parser is reset between
+/// inputs, not made afresh (libFuzzer runs one input at a time).
+nonisolated(unsafe) var reusedYAML = YAMLFile()
+
 /// Every node and document lies inside the file, in order, with lines and columns that count from 1; every value,
-/// tag and comment reads without a trap, and a compacted copy reads the same.
+/// tag and comment reads without a trap, and a compacted copy reads the same; a parse into a value that parsed the
+/// inputs before builds the same tree and error.
 func fuzzYAML(_ bytes: [UInt8]) {
     let y = YAMLFile(parsing: bytes)
+    reusedYAML.reparse(bytes)
+    require(reusedYAML.nodes.count == y.nodes.count && reusedYAML.documents.count == y.documents.count
+            && reusedYAML.error?.message == y.error?.message && reusedYAML.error?.position.offset == y.error?.position.offset
+            && y.nodes.indices.allSatisfy { reusedYAML.nodes[$0].span == y.nodes[$0].span && reusedYAML.value($0) == y.value($0)
+                && reusedYAML.tag($0) == y.tag($0) },
+            "a parse with the reused parser differs from a fresh one")
     func inside(_ s: SourceSpan) -> Bool {
         0 <= s.start.offset && s.start.offset <= s.end.offset && s.end.offset <= bytes.count && s.start.line >= 1 && s.start.column >= 1
             && s.end.line >= s.start.line
