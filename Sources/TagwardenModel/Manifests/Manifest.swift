@@ -3,9 +3,6 @@ import TagwardenRegex
 import TagwardenYAML
 import TagwardenGit
 import TagwardenPolicy
-#if canImport(Glibc)
-import Glibc
-#endif
 /// What one file contributes to the model, extracted from its YAML tree in one pass. Files are
 /// extracted in parallel; the tree is dropped afterwards.
 
