@@ -24,7 +24,7 @@ extension Rule {
             guard img.invalid == nil, !img.retagged, img.digest == nil, let tag = img.tag else { return nil }
             // (`latest` is image-latest-tag's: `isLatest`, with the tag lowered once)
             let lower = tag.value.lowercased()
-            guard lower != "latest" else { return nil }
+            guard !isLatestTag(lowered: lower) else { return nil }
             if isFloatingWord(lower, m.floatingTags) {
                 return c.finding("\(m.described(i)) uses the floating tag '\(tag.value)', which points at a new build after each push",
                                  image: i, span: tag.span)

@@ -6,8 +6,11 @@ import TagwardenModel
 extension Rule {
     /// An image that names `latest` (in any case) and no digest.
     static func isLatest(_ img: ResolvedImage) -> Bool {
-        img.digest == nil && img.tag?.value.lowercased() == "latest"
+        img.digest == nil && img.tag.map { isLatestTag(lowered: $0.value.lowercased()) } == true
     }
+
+    /// Whether a tag, already lowered, is `latest` (in any case, as written): for a rule that lowers the tag anyway.
+    static func isLatestTag(lowered: String) -> Bool { lowered == "latest" }
 
     /// Whether an extract template's reference names a group of `re` (a number, `$1`, or a name; `$01` is a name).
     static func referenceResolves(_ name: String, in re: GoRegex) -> Bool {
