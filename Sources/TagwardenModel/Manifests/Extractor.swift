@@ -169,21 +169,19 @@ package struct Extractor {
         return ManifestObject.commonGroupOfAPIVersion[k]
     }
 
-    func scalarString(_ n: Int?) -> String? { y.scalarString(n) }
-
     /// A FluxInstance's `sync`: its path, and the source it makes (a GitRepository, the kind Flux's bootstrap writes, an
     /// OCIRepository or a Bucket), in the FluxInstance's `namespace` (nil for the chart's values: the release's, not
     /// written there), named `sync.name` or after that namespace (flux-system, for the chart's, as flux-operator's
     /// documentation installs it).
     mutating func fluxInstanceSync(_ sync: Int, namespace: String?) {
-        let kind = scalarString(y.get(sync, "kind")) ?? "GitRepository"
+        let kind = y.scalarString(y.get(sync, "kind")) ?? "GitRepository"
         guard ["GitRepository", "OCIRepository", "Bucket"].contains(kind), let path = y.get(sync, "path"),
               y.nodes[path].kind == .scalar else { return }
-        let written = scalarString(y.get(sync, "name")) ?? namespace
+        let written = y.scalarString(y.get(sync, "name")) ?? namespace
         facts.fluxInstanceSyncs.append(FileFacts.FluxInstanceSync(path: located(path), kind: kind, sourceNamespace: namespace,
                                                                   sourceName: written ?? "flux-system", sourceNameTaken: written == nil,
-                                                                  url: scalarString(y.get(sync, "url")),
-                                                                  ref: scalarString(y.get(sync, "ref"))))
+                                                                  url: y.scalarString(y.get(sync, "url")),
+                                                                  ref: y.scalarString(y.get(sync, "ref"))))
     }
 
     /// An ArtifactGenerator's sources (GitRepositories, OCIRepositories and Buckets) and the copies of each artifact;
@@ -191,17 +189,17 @@ package struct Extractor {
     mutating func artifactGenerator(_ spec: Int, namespace: String?) {
         var g = FileFacts.ArtifactGenerator(namespace: namespace)
         for s in y.get(spec, "sources").map(y.childNodes) ?? [] {
-            let kind = scalarString(y.get(s, "kind")) ?? "GitRepository"
-            guard let alias = scalarString(y.get(s, "alias")), let name = scalarString(y.get(s, "name")),
+            let kind = y.scalarString(y.get(s, "kind")) ?? "GitRepository"
+            guard let alias = y.scalarString(y.get(s, "alias")), let name = y.scalarString(y.get(s, "name")),
                   ["GitRepository", "OCIRepository", "Bucket"].contains(kind) else { continue }
-            g.sources[alias] = (scalarString(y.get(s, "namespace")) ?? namespace, name, kind)
+            g.sources[alias] = (y.scalarString(y.get(s, "namespace")) ?? namespace, name, kind)
         }
         for a in y.get(spec, "artifacts").map(y.childNodes) ?? [] {
-            guard let name = scalarString(y.get(a, "name")) else { continue }
+            guard let name = y.scalarString(y.get(a, "name")) else { continue }
             let copies = y.get(a, "copy").map(y.childNodes) ?? []
-            g.artifacts[name] = copies.contains { y.get($0, "exclude") != nil || (scalarString(y.get($0, "strategy")) ?? "Overwrite") != "Overwrite" }
+            g.artifacts[name] = copies.contains { y.get($0, "exclude") != nil || (y.scalarString(y.get($0, "strategy")) ?? "Overwrite") != "Overwrite" }
                 ? [] : copies.compactMap { c in
-                    guard let from = scalarString(y.get(c, "from")), let to = scalarString(y.get(c, "to")) else { return nil }
+                    guard let from = y.scalarString(y.get(c, "from")), let to = y.scalarString(y.get(c, "to")) else { return nil }
                     return (from, to)
                 }
         }
@@ -449,7 +447,7 @@ package struct Extractor {
         for item in y.childNodes(list) {
             if y.nodes[item].kind == .scalar, y.nodes[item].style == .literal {
                 inlinePatch(item, object: object)
-            } else if let file = scalarString(item) != nil ? item : y.get(item, "path"), scalarString(file) != nil {
+            } else if let file = y.scalarString(item) != nil ? item : y.get(item, "path"), y.scalarString(file) != nil {
                 files.append(located(file))
             } else if let patch = y.get(item, "patch") {
                 inlinePatch(patch, object: object)
@@ -518,8 +516,8 @@ package struct Extractor {
     /// `add` or `replace` writes to a container's `image`, or the containers it writes whole.
     mutating func jsonPatch(_ list: Int) {
         for op in y.childNodes(list) where y.nodes[op].kind == .mapping {
-            guard let kind = scalarString(y.get(op, "op")), kind == "add" || kind == "replace",
-                  let path = scalarString(y.get(op, "path")), let value = y.get(op, "value") else { continue }
+            guard let kind = y.scalarString(y.get(op, "op")), kind == "add" || kind == "replace",
+                  let path = y.scalarString(y.get(op, "path")), let value = y.get(op, "value") else { continue }
             let segments = path.split(separator: "/", omittingEmptySubsequences: false)
             // the container list, a container in it, or a container's image
             guard let c = segments.lastIndex(where: { $0 == "containers" || $0 == "initContainers" || $0 == "ephemeralContainers" })
@@ -545,8 +543,8 @@ package struct Extractor {
                 let before = facts.images.count
                 addReference(img, origin: .container, object: object)
                 if facts.images.count > before {
-                    facts.images[before].container = scalarString(y.get(c, "name"))
-                    facts.images[before].pullPolicy = scalarString(y.get(c, "imagePullPolicy"))
+                    facts.images[before].container = y.scalarString(y.get(c, "name"))
+                    facts.images[before].pullPolicy = y.scalarString(y.get(c, "imagePullPolicy"))
                     facts.images[before].containerSlot = "\(key)/\(place)"
                 }
             }
@@ -603,11 +601,11 @@ package struct Extractor {
                 fields = (y.getFoldingCase(entry, "name"), y.getFoldingCase(entry, "newName"), y.getFoldingCase(entry, "newTag"),
                           y.getFoldingCase(entry, "digest"))
             }
-            guard let nameNode = fields.name, let name = scalarString(nameNode) else { continue }
+            guard let nameNode = fields.name, let name = y.scalarString(nameNode) else { continue }
             let newName = fields.newName
             // kustomize keeps the name it splits from the container's reference: a name written with its tag
             // (`bitnami/kubectl:latest`) gives the image its name alone
-            let effective = scalarString(newName) ?? KustomizeImageEntry.kustomizeName(of: name) ?? name
+            let effective = y.scalarString(newName) ?? KustomizeImageEntry.kustomizeName(of: name) ?? name
             var use = ImageUse(origin: .kustomize, file: fileIndex, object: object, text: effective,
                                name: effective, span: y.nodes[newName ?? nameNode].span)
             use.tagOptional = true
@@ -619,12 +617,12 @@ package struct Extractor {
                 nodes.append(t)
             }
             // kustomize takes an empty digest for none (JournalDuHacker/fluxcd's `digest: ""` that a marker fills)
-            if let dg = fields.digest, let d = scalarString(dg), !d.isEmpty {
+            if let dg = fields.digest, let d = y.scalarString(dg), !d.isEmpty {
                 use.digest = d
                 use.digestField = located(dg)
                 nodes.append(dg)
             }
-            entries.append(KustomizeImageEntry(name: located(nameNode), newName: scalarString(newName),
+            entries.append(KustomizeImageEntry(name: located(nameNode), newName: y.scalarString(newName),
                                                setsTag: use.tag != nil || use.digest != nil))
             finishParts(&use, nodes: nodes)
         }
@@ -657,7 +655,7 @@ package struct Extractor {
             for g in y.childNodes(list) { generatorInputs(g, fields: ["envs", "env"]) }
         }
         if let list = y.get(root, "replacements") {
-            for r in y.childNodes(list) { if let p = scalarString(y.get(r, "path")) { facts.kustomizeInputFiles.append(p) } }
+            for r in y.childNodes(list) { if let p = y.scalarString(y.get(r, "path")) { facts.kustomizeInputFiles.append(p) } }
         }
     }
 
@@ -673,7 +671,7 @@ package struct Extractor {
             guard let node = y.get(g, field) else { continue }
             let entries = y.nodes[node].kind == .scalar ? [node] : y.childNodes(node)
             for n in entries {
-                if let entry = scalarString(n) { facts.kustomizeInputFiles.append(Extractor.generatorFile(entry).path) }
+                if let entry = y.scalarString(n) { facts.kustomizeInputFiles.append(Extractor.generatorFile(entry).path) }
             }
         }
     }
@@ -723,8 +721,8 @@ package struct Extractor {
     /// (`sha256:` and 64 hex digits, as kguardian's chart reads it). A `sha:` of the bare hex digits (the form
     /// kube-prometheus-stack's and Grafana's charts read) is not taken: a digest written there would not be in it.
     func partsDigest(_ n: Int) -> (node: Int, digest: String)? {
-        if let dg = y.get(n, "digest"), let d = scalarString(dg), !d.isEmpty { return (dg, d) }
-        guard let sha = y.get(n, "sha"), let d = scalarString(sha), SHA256.isDigest(d) else { return nil }
+        if let dg = y.get(n, "digest"), let d = y.scalarString(dg), !d.isEmpty { return (dg, d) }
+        guard let sha = y.get(n, "sha"), let d = y.scalarString(sha), SHA256.isDigest(d) else { return nil }
         return (sha, d)
     }
 
@@ -746,7 +744,7 @@ package struct Extractor {
             var repo = y.get(n, "repository")
             // beside a `repository`, an `image:` key's `name` is the last part of the path the chart joins
             // (`{{ .repository }}/{{ .name }}:{{ .tag }}`, strimzi-kafka-operator's: `strimzi` and `operator`)
-            let pathName = underImageKey && repo != nil ? scalarString(y.get(n, "name")).flatMap { $0.isEmpty ? nil : $0 } : nil
+            let pathName = underImageKey && repo != nil ? y.scalarString(y.get(n, "name")).flatMap { $0.isEmpty ? nil : $0 } : nil
             if repo == nil, underImageKey { repo = y.get(n, "name") }
             if repo == nil, underImageKey { repo = y.get(n, "repo") }
             // `repository: ""`, like `tag: ""`, leaves the chart's own (slurm's `default (include …)`)
@@ -754,18 +752,18 @@ package struct Extractor {
             var tag = y.get(n, "tag"), tagKey = "tag"
             if repo == nil, tag == nil, let t = y.get(n, "imageTag"), let written = y.get(n, "image") {
                 let i = y.resolved(written)
-                if y.nodes[i].kind == .scalar, let last = scalarString(i)?.split(separator: "/").last, !last.contains(":"), !last.contains("@") {
+                if y.nodes[i].kind == .scalar, let last = y.scalarString(i)?.split(separator: "/").last, !last.contains(":"), !last.contains("@") {
                     (repo, tag, tagKey) = (i, t, "imageTag")
                 }
             }
-            if let repo, let tag, let repoName = scalarString(repo), y.nodes[tag].kind == .scalar {
+            if let repo, let tag, let repoName = y.scalarString(repo), y.nodes[tag].kind == .scalar {
                 var name = repoName
                 var nodes = [repo, tag]
                 if let pathName, let nameNode = y.get(n, "name") {
                     name = repoName.hasSuffix("/") ? repoName + pathName : repoName + "/" + pathName
                     nodes.append(nameNode)
                 }
-                if let reg = y.get(n, "registry"), let r = scalarString(reg), !r.isEmpty {
+                if let reg = y.get(n, "registry"), let r = y.scalarString(reg), !r.isEmpty {
                     // a registry written with its `/` is one the chart joins as written (openebs/zfs-localpv's
                     // `{{ registry }}{{ repository }}`, whose values ask for the slash)
                     name = r.hasSuffix("/") ? r + repoName : r + "/" + repoName

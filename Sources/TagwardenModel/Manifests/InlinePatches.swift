@@ -15,8 +15,8 @@ extension Extractor {
             let root = doc.root
             if patch.nodes[root].kind == .sequence {
                 ex.jsonPatch(root)
-            } else if patch.nodes[root].kind == .mapping, let kind = ex.scalarString(patch.get(root, "kind")) {
-                ex.workloadImages(root, kind: kind, group: ManifestObject.group(of: ex.scalarString(patch.get(root, "apiVersion")) ?? ""),
+            } else if patch.nodes[root].kind == .mapping, let kind = patch.scalarString(patch.get(root, "kind")) {
+                ex.workloadImages(root, kind: kind, group: ManifestObject.group(of: patch.scalarString(patch.get(root, "apiVersion")) ?? ""),
                                   object: object)
             }
         }
