@@ -2199,6 +2199,19 @@ extension FluxInstanceTests {
     }
 
 
+    /// renato0307/learning-go-api-iac: components cut short by a YAML error (a stray character in a CRD) define more
+    /// kinds than were read: that image-reflector-controller's are not among them is not known, and the apiVersion is
+    /// judged by the Flux version alone.
+    @Test func componentsCutShortByAYAMLErrorDoNotSayWhatTheyLack() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0", crds: fluxCRD("gitrepositories", group: "source", kind: "GitRepository", version: "v1")
+                                   + "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: x}\nspec:\n  a: 1\n 0\n  - b\n")
+        files["clusters/prod/image.yaml"] = "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\n"
+            + "metadata: {name: web, namespace: flux-system}\nspec: {image: ghcr.io/acme/web, interval: 5m}\n"
+        let found = try lint(files, asFound: true).filter { $0.severity != .note }
+        #expect(found.map { "\($0.severity) \($0.rendered)" } == ["error yaml-syntax clusters/prod/flux-system/gotk-components.yaml:37:2"],
+                "\(found.map { "\($0.rendered) \($0.message)" })")
+    }
+
     /// TalhaJuikar/homelab: components without image-automation-controller do not say which one runs an automation, so a
     /// template field Flux 2.7 removed is a premise on one installed apart from them, not a fact of the components' 2.7.3.
     @Test func componentsWithoutImageAutomationControllerDoNotDateItsTemplate() throws {

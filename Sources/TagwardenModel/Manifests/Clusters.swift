@@ -48,7 +48,8 @@ public struct Clusters: Sendable {
         /// The image-automation kinds its Flux components define (CustomResourceDefinitions), with the versions they serve.
         public var servedImageAPIs: [String: [String]] = [:]
         /// Its files define Flux's kinds (a CustomResourceDefinition of a `toolkit.fluxcd.io` group): the components
-        /// installed here, whose image-automation kinds are only those `servedImageAPIs` names.
+        /// installed here, whose image-automation kinds are only those `servedImageAPIs` names. False where a file of
+        /// those definitions stops at a YAML error: the kinds after it are not read.
         public var definesFluxKinds = false
         /// The image-automation kinds whose controller a remote resource of its kustomizations installs (`imageKind`): what
         /// versions they serve is not written here.
@@ -920,6 +921,8 @@ public struct Clusters: Sendable {
                 out.clusters[c].fluxPremise = nil
                 out.clusters[c].fluxOrigin = "fluxVersion of cluster \(out.clusters[c].displayName) in \(d.origin)"
             }
+            // (components cut short by a YAML error define more kinds than were read: which they lack is not known)
+            var cutShort = false
             for f in informative where sets[c].contains(f) {
                 for o in objectsOfFile[f] ?? [] {
                     if objects[o].isKustomization {
@@ -927,9 +930,11 @@ public struct Clusters: Sendable {
                     }
                     guard let d = objects[o].definition, d.group.hasBytesSuffix("toolkit.fluxcd.io") else { continue }
                     out.clusters[c].definesFluxKinds = true
+                    if files[f].syntaxError != nil { cutShort = true }
                     if d.group == FluxAPIs.group { out.clusters[c].servedImageAPIs[d.kind] = d.served }
                 }
             }
+            if cutShort { out.clusters[c].definesFluxKinds = false }
         }
         return out
     }
