@@ -94,7 +94,8 @@ rationale: >
   versions their CustomResourceDefinitions serve, or `fluxVersion` in .tagwarden.yaml. Where nothing says
   which Flux runs, current Flux (2.9) is assumed, and the report's header says so. Where a remote resource of
   the cluster's kustomizations installs the image controllers (their releases' CRDs), what those serve is not
-  written here, and the version of the cluster's Flux decides. A version no Flux has (`v1/v2`) is refused
+  written here, and the version of the cluster's Flux decides; so it does where a file of the components stops
+  at a YAML error, whose definitions after it are not read. A version no Flux has (`v1/v2`) is refused
   whatever is installed.
 premises: >
   The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
