@@ -38,7 +38,7 @@ import Testing
                 #expect(messages[2] == "image.toolkit.fluxcd.io/v1beta1 ImageUpdateAutomation is removed in Flux 2.7; Flux 2.2.3 (app.kubernetes.io/version "
                         + "v2.2.3 of Namespace flux-system in clusters/prod/flux-system/gotk-components.yaml) still serves it: no later apiVersion "
                         + "of ImageUpdateAutomation is served there: upgrade Flux first (v1 from Flux 2.7), then move to it")
-                #expect(messages[4].hasPrefix("image.toolkit.fluxcd.io/v1 ImageRepository is not served by Flux 2.2.3 (") && messages[4].hasSuffix("(v1 came in Flux 2.7): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1beta2"), "\(messages[4])")
+                #expect(messages[4].hasPrefix("image.toolkit.fluxcd.io/v1 ImageRepository is not served by Flux 2.2.3 (") && messages[4].hasSuffix("(v1 came in Flux 2.7): the API server refuses it, and whatever applies it fails (a Flux Kustomization as a whole); use image.toolkit.fluxcd.io/v1beta2"), "\(messages[4])")
             }
             if version == "v2.6.0" {
                 #expect(messages[0].hasSuffix("still serves it: use image.toolkit.fluxcd.io/v1beta2, which it serves"), "\(messages[0])")
@@ -75,7 +75,7 @@ import Testing
         // the version is an assumption: warnings that name it, and the key that settles it
         #expect(apiFindings(res, "flux/image.yaml") == ["api-removed:1:warning", "api-removed:7:warning", "api-removed:13:warning", "api-removed:19:warning"])
         let message = res.findingObjects.first { $0["rule"] as? String == "api-removed" }?["message"] as? String ?? ""
-        #expect(message == "image.toolkit.fluxcd.io/v1beta1 ImageRepository is not served by current Flux (2.9) (removed in Flux 2.7): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1 (no Flux version is written here, so current Flux (2.9) is assumed: this holds if it runs Flux 2.7 or later; set fluxVersion in .tagwarden.yaml) (no cluster in this repository applies this file)")
+        #expect(message == "image.toolkit.fluxcd.io/v1beta1 ImageRepository is not served by current Flux (2.9) (removed in Flux 2.7): the API server refuses it, and whatever applies it fails (a Flux Kustomization as a whole); use image.toolkit.fluxcd.io/v1 (no Flux version is written here, so current Flux (2.9) is assumed: this holds if it runs Flux 2.7 or later; set fluxVersion in .tagwarden.yaml) (no cluster in this repository applies this file)")
         let text = try r.audit("--no-color")
         #expect(text.stdout.contains("\nflux: version unknown: current Flux (2.9) assumed; set fluxVersion in .tagwarden.yaml to name yours\n"))
         let env = try tagwarden(["env"], in: r.path)

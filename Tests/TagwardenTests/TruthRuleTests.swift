@@ -74,7 +74,7 @@ import TagwardenYAML
         #expect(apiFindings(res, "clusters/prod/policy.yaml") == ["api-removed:1:error"])
         let message = res.first { $0.rule == "api-removed" }?.message ?? ""
         #expect(message == "image.toolkit.fluxcd.io/v1 ImagePolicy is not served by the Flux components of cluster clusters/prod (their CustomResourceDefinition "
-                + "of ImagePolicy serves v1beta2, v1beta1): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1beta2")
+                + "of ImagePolicy serves v1beta2, v1beta1): the API server refuses it, and whatever applies it fails (a Flux Kustomization as a whole); use image.toolkit.fluxcd.io/v1beta2")
     }
 
     @Test func commitTemplatesFollowTheClustersFlux() throws {
@@ -1661,8 +1661,8 @@ extension FluxInstanceTests {
         files.merge(bootstrapFiles("kubernetes/flux/cluster", flux: nil)) { a, _ in a }
         #expect(try removed() == ["warning api-removed kubernetes/apps/default/policy.yaml:1:13 image.toolkit.fluxcd.io/v1 ImageRepository is not "
                                   + "served by Flux 2.0.1 (app.kubernetes.io/version v2.0.1 of Namespace flux-system in archive/flux/gotk-components.yaml, "
-                                  + "the repository's only Flux installation) (v1 came in Flux 2.7): the API server refuses it, and the Kustomization "
-                                  + "that applies it fails; use image.toolkit.fluxcd.io/v1beta2 (assuming cluster kubernetes/flux/cluster runs that "
+                                  + "the repository's only Flux installation) (v1 came in Flux 2.7): the API server refuses it, and whatever applies it "
+                                  + "fails (a Flux Kustomization as a whole); use image.toolkit.fluxcd.io/v1beta2 (assuming cluster kubernetes/flux/cluster runs that "
                                   + "Flux, though no cluster here applies its installation; set fluxVersion of cluster kubernetes/flux/cluster under "
                                   + "clusters: in .tagwarden.yaml to name the Flux it runs)"])
     }

@@ -18,7 +18,7 @@ extension Rule {
             if api.lifetime == nil {
                 let version = o.apiVersion.hasPrefix(FluxAPIs.group + "/") ? String(o.apiVersion.dropFirst(FluxAPIs.group.count + 1)) : api.version
                 return c.finding("\(o.apiVersion) \(o.kind) is not served by any Flux (no Flux has a version \(version) of \(o.kind)): the API server "
-                                    + "refuses it, and the Kustomization that applies it fails; use \(FluxAPIs.group)/"
+                                    + "refuses it, and whatever applies it fails (a Flux Kustomization as a whole); use \(FluxAPIs.group)/"
                                     + (FluxAPIs.served(by: refused.run.version, kind: o.kind).first ?? "v1"),
                                  object: i, span: o.apiVersionSpan)
             }
@@ -41,7 +41,7 @@ extension Rule {
                 why = "no Flux serves it"
             }
             var f = c.finding("\(o.apiVersion) \(o.kind) is not served by \(by) (\(why)): the API server refuses it, "
-                                + "and the Kustomization that applies it fails; "
+                                + "and whatever applies it fails (a Flux Kustomization as a whole); "
                                 + (missing.map { "install \($0) with them (flux bootstrap --components-extra=image-reflector-controller,"
                                     + "image-automation-controller adds both)" } ?? advice),
                               object: i, span: o.apiVersionSpan)

@@ -86,8 +86,8 @@ summary: An image-automation object uses an apiVersion that the repository's Flu
 rationale: >
   Flux serves each image.toolkit.fluxcd.io apiVersion for a range of releases: v1beta1 until 2.6 (removed
   in 2.7), v1beta2 until 2.8 (removed in 2.9; ImageUpdateAutomation v1beta2 only from 2.3), v1 from 2.7.
-  The API server refuses an object of an apiVersion the cluster's Flux does not serve, and the whole
-  Kustomization that holds it fails to apply. Tagwarden judges each object against the Flux of each
+  The API server refuses an object of an apiVersion the cluster's Flux does not serve, and whatever applies
+  it fails: a Flux Kustomization that holds it fails as a whole. Tagwarden judges each object against the Flux of each
   cluster that applies it: the version in its Flux components (the `app.kubernetes.io/version` label of
   the flux-system Namespace in gotk-components.yaml, a FluxInstance's distribution version, the tag of an
   OCIRepository of Flux's manifests or of a GitRepository of Flux's own repository) and the
@@ -120,7 +120,7 @@ triggering:
         spec:
           image: ghcr.io/acme/web
     expect:
-      - {file: flux/repo.yaml, line: 1, column: 13, message: "image.toolkit.fluxcd.io/v1beta2 ImageRepository is not served by current Flux (2.9) (removed in Flux 2.9): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1 (no Flux version is written here, so current Flux (2.9) is assumed: this holds if it runs Flux 2.9 or later; set fluxVersion in .tagwarden.yaml)"}
+      - {file: flux/repo.yaml, line: 1, column: 13, message: "image.toolkit.fluxcd.io/v1beta2 ImageRepository is not served by current Flux (2.9) (removed in Flux 2.9): the API server refuses it, and whatever applies it fails (a Flux Kustomization as a whole); use image.toolkit.fluxcd.io/v1 (no Flux version is written here, so current Flux (2.9) is assumed: this holds if it runs Flux 2.9 or later; set fluxVersion in .tagwarden.yaml)"}
   - description: v1 on Flux 2.3, which serves it only from 2.7
     config: |
       fluxVersion: "2.3"
@@ -133,7 +133,7 @@ triggering:
         spec:
           image: ghcr.io/acme/web
     expect:
-      - {file: flux/repo.yaml, line: 1, column: 13, message: "image.toolkit.fluxcd.io/v1 ImageRepository is not served by Flux 2.3 (fluxVersion in .tagwarden.yaml) (v1 came in Flux 2.7): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1beta2"}
+      - {file: flux/repo.yaml, line: 1, column: 13, message: "image.toolkit.fluxcd.io/v1 ImageRepository is not served by Flux 2.3 (fluxVersion in .tagwarden.yaml) (v1 came in Flux 2.7): the API server refuses it, and whatever applies it fails (a Flux Kustomization as a whole); use image.toolkit.fluxcd.io/v1beta2"}
   - description: a version no Flux has (fluxcd/flux2's test data), beside Flux components without the controller
     files:
       clusters/prod/flux-system/gotk-components.yaml: |
@@ -174,7 +174,7 @@ triggering:
         spec:
           image: ghcr.io/acme/web
     expect:
-      - {file: clusters/prod/repo.yaml, line: 1, column: 13, message: "image.toolkit.fluxcd.io/v1/v2 ImageRepository is not served by any Flux (no Flux has a version v1/v2 of ImageRepository): the API server refuses it, and the Kustomization that applies it fails; use image.toolkit.fluxcd.io/v1"}
+      - {file: clusters/prod/repo.yaml, line: 1, column: 13, message: "image.toolkit.fluxcd.io/v1/v2 ImageRepository is not served by any Flux (no Flux has a version v1/v2 of ImageRepository): the API server refuses it, and whatever applies it fails (a Flux Kustomization as a whole); use image.toolkit.fluxcd.io/v1"}
 nonTriggering:
   - description: v1
     files:
