@@ -208,6 +208,40 @@ func fluxRepo() -> [String: String] {
         #expect(messages["marker-digest-unavailable 9"] == "policy flux-system/web-production does not reflect digests (digestReflectionPolicy is unset, so Never), so Flux writes an empty digest into this field: set digestReflectionPolicy: IfNotPresent on the policy")
     }
 
+    /// Prose that names `$imagepolicy` is no marker, wherever it stands (the summary counted PHACDataHub/cpho-phase2's
+    /// "update the policy name in the `$imagepolicy` comment" as one; after a value, or in a head comment of several
+    /// lines, it was reported as a marker Flux skips). A marker written wrong (a `{` before the token, or a `:` after
+    /// it) is one, and so is a line of YAML commented out with its marker, switched off on purpose.
+    @Test func proseThatNamesTheTokenIsNoMarker() throws {
+        var files = bootstrapFiles("clusters/prod", flux: "v2.8.0")
+        files["clusters/prod/web.yaml"] = """
+            # Note that you'll also need to update the policy name in the `$imagepolicy` comment
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: web, namespace: web}
+            spec:
+              template:
+                spec:
+                  containers:
+                    # the image below is set by Flux: see $imagepolicy
+                    - name: web
+                      image: ghcr.io/acme/web:1.2.3 # rewritten by the $imagepolicy setter
+                    # - image: ghcr.io/acme/web:1.2.3 # {"$imagepolicy": "flux-system:web"}
+                    - name: side
+                      # The tag below is rewritten by Flux
+                      # (via the $imagepolicy setter marker)
+                      image: ghcr.io/acme/side:1.2.3
+                    - name: tail
+                      image: ghcr.io/acme/tail:1.2.3 # $imagepolicy: flux-system:tail
+
+            """
+        files["clusters/prod/automation.yaml"] = imageUpdateAutomation(name: "web", path: "./clusters/prod")
+        let report = try lintReport(files)
+        #expect(report.model?.markers.map { "\($0.span.start.line) \($0.context)" } == ["12 commentedOut", "18 value"])
+        #expect(report.summary.markers == 2)
+        #expect(report.findings.filter { $0.rule.hasPrefix("marker-") }.rendered == ["marker-malformed clusters/prod/web.yaml:18:42"])
+    }
+
     /// yesid-lopez/homelab: a base's placeholder marker, in a file no automation's update.path covers, with an overlay
     /// that patches the image. Flux never opens the file: the marker is skipped, and nothing updates the field.
     @Test func aMalformedMarkerFluxNeverOpensIsSkipped() throws {

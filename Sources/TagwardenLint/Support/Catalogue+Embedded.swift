@@ -4684,7 +4684,8 @@ fix: >
   Put the marker after the value on the value's line; move the file under `update.path`, or the policy
   into the automation's namespace; widen the `policySelector`; remove markers that are meant as comments.
   A line of YAML commented out together with its marker (`# image: web:1.2 # {"$imagepolicy": …}`) is
-  switched off on purpose and not reported.
+  switched off on purpose and not reported; so is prose that names the token, with no `{` before it and no
+  `:` after it ("rewritten by the $imagepolicy setter"), which is no marker.
 triggering:
   - description: on the key line, value below
     files:

@@ -855,7 +855,15 @@ package struct Extractor {
 
     // MARK: markers
 
-    /// Every `$imagepolicy` in the file, classified by where it sits.
+    /// Whether the `$imagepolicy` at `token` reads as a marker, well-formed or not: a `{` before it in its comment (from
+    /// `from`), or a `:` after it on its line. Prose that names it ("rewritten by the $imagepolicy setter", "update the
+    /// policy name in the `$imagepolicy` comment": shyim/mochi, PHACDataHub/cpho-phase2) is no marker.
+    static func readsAsMarker(_ bytes: [UInt8], from: Int, token: Int, lineEnd: Int) -> Bool {
+        bytes[from..<token].contains(UInt8(ascii: "{"))
+            || bytes[min(token + markerToken.utf8CodeUnitCount, lineEnd)..<lineEnd].contains(UInt8(ascii: ":"))
+    }
+
+    /// Every `$imagepolicy` that reads as a marker in the file, classified by where it sits.
     mutating func markers() {
         let bytes = y.bytes
         let occurrences = SourceText.occurrences(of: Extractor.markerToken, in: bytes)
@@ -867,8 +875,9 @@ package struct Extractor {
         for i in y.commented {
             let node = y.nodes[i]
             let range = node.commentStart..<node.commentEnd
-            guard SourceText.contains(Extractor.markerToken, in: bytes[range]) else { continue }
+            guard let token = occurrences.first(where: { range.contains($0) }) else { continue }
             claimed.append(range)
+            guard Extractor.readsAsMarker(bytes, from: range.lowerBound, token: token, lineEnd: range.upperBound) else { continue }
             let context: MarkerContext = node.isKey ? .keyLine : .value
             var key: String?
             if node.parent >= 0, y.nodes[node.parent].kind == .mapping {
@@ -900,9 +909,10 @@ package struct Extractor {
                 var start = off
                 while start > 0, bytes[start - 1] != 10, bytes[start - 1] != UInt8(ascii: "#") { start -= 1 }
                 if start > 0, bytes[start - 1] == UInt8(ascii: "#") { start -= 1 }
+                claimedUpTo = end
+                guard Extractor.readsAsMarker(bytes, from: start, token: off, lineEnd: end) else { continue }
                 facts.markers.append(MarkerComment(file: fileIndex, text: String(decoding: bytes[start..<end], as: UTF8.self),
                                                    span: span(start..<end), scalar: nil, context: .blockScalar, object: objectOf(n)))
-                claimedUpTo = end
                 continue
             }
             var lineStart = off
@@ -916,13 +926,14 @@ package struct Extractor {
             }
             guard found >= 0 else { continue }
             let end = SourceText.lineEnd(bytes, from: found)
+            claimedUpTo = end
+            guard Extractor.readsAsMarker(bytes, from: found, token: off, lineEnd: end) else { continue }
             let before = bytes[lineStart..<found].filter { $0 != 32 && $0 != 9 }
             var context: MarkerContext
             if before.isEmpty { context = .commentLine }
             else if before.last == UInt8(ascii: ":") { context = .keyLine }
             else if Extractor.lastToken(bytes, lineStart..<found).first == UInt8(ascii: "*") { context = .alias }
             else { context = .other }
-            claimedUpTo = end
             let text = String(decoding: bytes[found..<end], as: UTF8.self)
             // after a sequence entry's `-` whose item starts on the next line (`- # …`), the comment is that item's head comment too
             let dashLine = !before.isEmpty && before.allSatisfy { $0 == UInt8(ascii: "-") }
