@@ -225,6 +225,10 @@ extension Rule {
                 report(i, j, cluster: m.clusters.clusters.count > 1 ? m.clusters.clusters[c].displayName : nil, bootstrapFile: bootstrapFile)
             }
         }
+        // one object that several Flux Kustomizations of a cluster apply
+        if byCluster {
+            out += SharedAppliers(m: m, c: c, name: candidate, onlyInRefusedBuilds: onlyInRefusedBuilds, transformers: transformers).findings()
+        }
         return out
     }
 

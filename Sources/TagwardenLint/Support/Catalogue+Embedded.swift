@@ -6290,6 +6290,18 @@ rationale: >
   `flux-system/`) and a Flux Kustomization the other, neither replaces the other: flux bootstrap and
   kustomize-controller apply with field managers of their own, and server-side apply keeps the fields of both.
   Only the fields both set go back and forth between them; where none is set differently, the finding is a note.
+  One written object that several Flux Kustomizations of one cluster build, by one name into one namespace,
+  is applied by each of them: kustomize-controller applies every Kustomization's objects with one field
+  manager, so at each reconciliation one takes the object over from the others, its fields and the labels
+  that name its owner (overlays that set one namespace over one base; two Kustomizations of one path; a
+  Kustomization whose path holds another's, as Flux's generated kustomization takes every file below a path
+  that has none). One finding for each set of Kustomizations, at the first of their objects, or at the `path`
+  of the one that holds the others'. Only builds that pass the object on as written count (no patch that may
+  rename, move or delete it, and no transformer, generator or Component on the way); a suspended Kustomization
+  applies nothing, nor does one without `spec.decryption` whose build holds a SOPS-encrypted Secret
+  (kustomize-controller refuses that build whole); Kustomizations of other kubeConfigs, or with name affixes of
+  their own that differ, are not applying one object. An object the builds put in different namespaces, or
+  whose namespace is not known, is not judged so.
 premises: >
   The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
@@ -6635,6 +6647,99 @@ triggering:
           - {path: metadata/name, kind: Namespace, create: true}
     expect:
       - {file: apps/b/namespace.yaml, line: 2, column: 7, message: "Namespace .invalid is also defined in apps/a/namespace.yaml:2, differently: one silently replaces the other (assuming the transformers of apps/b/kustomization.yaml (apps/b/transformers), which may delete, rename or patch objects, leave both as written)"}
+  - description: "one base that two Flux Kustomizations of one cluster apply through overlays setting one namespace (artazar/flux2-general's dev, stg and prod overlays, all `namespace: demoapp-auth-dev`)"
+    files:
+      clusters/prod/flux-system/gotk-sync.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 1m0s
+          ref: {branch: main}
+          url: ssh://git@github.com/example/fleet
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./clusters/prod
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/prod/flux-system/kustomization.yaml: |
+        resources: [gotk-sync.yaml]
+      clusters/prod/apps.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: web-staging, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./apps/staging
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: web-production, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./apps/production
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      apps/base/kustomization.yaml: |
+        resources: [deployment.yaml]
+      apps/base/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+      apps/staging/kustomization.yaml: |
+        namespace: web
+        resources: [../base]
+      apps/production/kustomization.yaml: |
+        namespace: web
+        resources: [../base]
+    expect:
+      - {file: apps/base/deployment.yaml, line: 2, column: 7, message: "Deployment web/web is applied by 2 Flux Kustomizations, flux-system/web-staging (clusters/prod/apps.yaml:2), flux-system/web-production (clusters/prod/apps.yaml:11), by one name into one namespace: kustomize-controller applies every Kustomization's objects with one field manager, so at each reconciliation one silently takes it over from the other, fields, labels and annotations"}
+  - description: a Flux Kustomization whose path is below the cluster's own, with no kustomization there to list only what is meant (Flux generates one that takes every file below, ssp-data/gitops-flux-pipeline-showcase's kestra)
+    files:
+      clusters/prod/flux-system/gotk-sync.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 1m0s
+          ref: {branch: main}
+          url: ssh://git@github.com/example/fleet
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./clusters/prod
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/prod/flux-system/kustomization.yaml: |
+        resources: [gotk-sync.yaml]
+      clusters/prod/web.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: web, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./clusters/prod/web
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/prod/web/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web, namespace: web}
+      clusters/prod/web/service.yaml: |
+        apiVersion: v1
+        kind: Service
+        metadata: {name: web, namespace: web}
+    expect:
+      - {file: clusters/prod/flux-system/gotk-sync.yaml, line: 14, column: 9, message: "Flux Kustomization flux-system/flux-system builds ./clusters/prod, which holds the path of flux-system/web (./clusters/prod/web): Deployment web/web and 1 more object (Service web/web in clusters/prod/web/service.yaml:2) are each applied by both, by one name into one namespace: kustomize-controller applies every Kustomization's objects with one field manager, so at each reconciliation one silently takes them over from the other, fields, labels and annotations"}
 nonTriggering:
   - description: an object whose only build kustomize refuses, for a resource its base and its tests both hold (brunovlucena/homelab's knative-lambda; kustomization-build-fails says so)
     files:
@@ -6861,6 +6966,150 @@ nonTriggering:
         kind: Secret
         metadata: {name: db-credentials, namespace: cnpg-system}
         stringData: {password: app}
+  - description: the same overlays, each with a namespace of its own
+    files:
+      clusters/prod/flux-system/gotk-sync.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 1m0s
+          ref: {branch: main}
+          url: ssh://git@github.com/example/fleet
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./clusters/prod
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/prod/flux-system/kustomization.yaml: |
+        resources: [gotk-sync.yaml]
+      clusters/prod/apps.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: web-staging, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./apps/staging
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: web-production, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./apps/production
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      apps/base/kustomization.yaml: |
+        resources: [deployment.yaml]
+      apps/base/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+      apps/staging/kustomization.yaml: |
+        namespace: web-staging
+        resources: [../base]
+      apps/production/kustomization.yaml: |
+        namespace: web-production
+        resources: [../base]
+  - description: the same overlays, the staging Kustomization suspended (Flux applies nothing of it)
+    files:
+      clusters/prod/flux-system/gotk-sync.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 1m0s
+          ref: {branch: main}
+          url: ssh://git@github.com/example/fleet
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./clusters/prod
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/prod/flux-system/kustomization.yaml: |
+        resources: [gotk-sync.yaml]
+      clusters/prod/apps.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: web-staging, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./apps/staging
+          suspend: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: web-production, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./apps/production
+          sourceRef: {kind: GitRepository, name: flux-system}
+      apps/base/kustomization.yaml: |
+        resources: [deployment.yaml]
+      apps/base/deployment.yaml: |
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+      apps/staging/kustomization.yaml: |
+        namespace: web
+        resources: [../base]
+      apps/production/kustomization.yaml: |
+        namespace: web
+        resources: [../base]
+  - description: a path below the cluster's own whose files include a SOPS-encrypted Secret, which the cluster's own Kustomization, without decryption, refuses with its whole build (cellexec/flux-gitops's secrets)
+    files:
+      clusters/prod/flux-system/gotk-sync.yaml: |
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 1m0s
+          ref: {branch: main}
+          url: ssh://git@github.com/example/fleet
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./clusters/prod
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/prod/flux-system/kustomization.yaml: |
+        resources: [gotk-sync.yaml]
+      clusters/prod/secrets.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: secrets, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./clusters/prod/secrets
+          sourceRef: {kind: GitRepository, name: flux-system}
+          decryption: {provider: sops, secretRef: {name: sops-age}}
+      clusters/prod/secrets/token.yaml: |
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: token, namespace: web}
+        stringData:
+          token: ENC[AES256_GCM,data:aGVsbG8=,iv:aXY=,tag:dGFn,type:str]
+        sops:
+          version: 3.8.1
+      clusters/prod/secrets/config.yaml: |
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: config, namespace: web}
+        data: {mode: production}
 """#),
         ("object-invalid.yaml", #"""
 id: object-invalid

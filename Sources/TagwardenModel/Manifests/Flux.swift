@@ -123,6 +123,9 @@ public struct FluxKustomizationSpec: Sendable {
         return nil
     }
     public var targetNamespace: String?
+    /// `spec.decryption` is written: kustomize-controller decrypts SOPS-encrypted Secrets of its build. Without, it
+    /// refuses the whole build for one.
+    public var decrypts = false
     /// `spec.sourceRef`; nil when there is none.
     public var source: SourceRef?
 
@@ -371,6 +374,7 @@ public indirect enum FluxSpec: Sendable {
             }
             if let list = spec.flatMap({ y.get($0, "components") }) { k.components = y.childNodes(list).compactMap(str) }
             k.suspended = spec.map { suspended(y, $0) } ?? false
+            k.decrypts = spec.flatMap { y.get($0, "decryption") } != nil
             k.namePrefix = str(spec.flatMap { y.get($0, "namePrefix") }).flatMap { $0.isEmpty ? nil : $0 }
             k.nameSuffix = str(spec.flatMap { y.get($0, "nameSuffix") }).flatMap { $0.isEmpty ? nil : $0 }
             if let pb = spec.flatMap({ y.get($0, "postBuild") }), y.nodes[pb].kind == .mapping {

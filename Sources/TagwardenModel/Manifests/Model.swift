@@ -814,6 +814,9 @@ public struct Model: Sendable {
         sideBySide.builds(of: f, kind: kind, object: object)
     }
 
+    /// The directories whose builds take object `i` and pass it on as written (`SideBySide.directoriesPassingOn`).
+    public func directoriesPassingOn(_ i: ObjectID) -> Set<String> { sideBySide.directoriesPassingOn(i) }
+
     /// Whether a kustomize patch of every build that takes object `i` may rename it (`SideBySide.renamedByPatch`).
     public func renamedByPatch(_ i: ObjectID) -> Bool { !identityPatches.isEmpty && sideBySide.renamedByPatch(i) }
 

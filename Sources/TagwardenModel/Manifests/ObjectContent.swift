@@ -11,6 +11,15 @@ public enum ContentComparison: Sendable {
 }
 
 extension Model {
+    /// Whether object `i` is a Secret SOPS encrypted (SOPS's `sops` metadata at its top), which kustomize-controller
+    /// decrypts, or refuses with the whole build where the Kustomization configures no decryption.
+    public func isSOPSEncryptedSecret(_ i: ObjectID) -> Bool {
+        let o = objects[i]
+        guard o.kind == "Secret", o.group.isEmpty else { return false }
+        let y = YAMLFile(parsing: Array(files[o.file].bytes[o.byteRange]))
+        return y.documents.first.flatMap { y.get($0.root, "sops") } != nil
+    }
+
     /// How the contents of objects `a` and `b` compare as the API server reads them: the same keys and values,
     /// whatever their order, comments, quoting or layout. Aliases stand for their anchors (to a bounded depth: an
     /// alias bomb is not the same as anything).

@@ -50,6 +50,26 @@ package struct SideBySide {
         return out
     }
 
+    /// The directories whose builds take object `i` and pass it on as written (their `namespace:` and name affixes
+    /// aside, which the object's namespace and `BuiltNames` follow): each kustomization from its file up that changes
+    /// nothing else of what it may be (`passesResourcesUnchanged`), and the `path`s of the kustomizations Flux generates
+    /// that take it or such a directory.
+    func directoriesPassingOn(_ i: ObjectID) -> Set<String> {
+        var out = Set<String>(), visited = Set<String>()
+        func take(_ path: String, depth: Int) {
+            guard depth <= IncludeGraph.maxDepth, visited.insert(path).inserted else { return }
+            for k in graph.includers(of: path) where passesResourcesUnchanged(k, object: i, affixes: false) {
+                let dir = graph.directory(of: k)
+                out.insert(dir)
+                take(dir, depth: depth + 1)
+            }
+            guard !generatedBuilds.isEmpty, !path.isEmpty else { return }
+            out.formUnion(Model.generatedBuilds(taking: path, generatedBuilds: generatedBuilds, kustomizationDirectories: kustomizationDirectories))
+        }
+        take(files[objects[i].file].path, depth: 0)
+        return out
+    }
+
     /// Whether every build that takes object `i` passes it through a patch that selects it and may rename it, move it to
     /// another namespace or delete it (a JSON6902 `replace` of `/metadata/name`, kreativmonkey/homelab-gitops's database
     /// Secrets): no build applies it by the name it is written with.
