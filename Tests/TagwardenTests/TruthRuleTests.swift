@@ -365,12 +365,17 @@ import TagwardenYAML
         let deleted = try lint(files, asFound: true)
         #expect(deleted.rendered == ["object-duplicate infra/namespaces/namespaces.yaml:14:7"], "\(deleted.map(\.message))")
         #expect(deleted.first?.message == "Namespace other is also defined in infra/controllers/operator.yaml:12, differently: one silently replaces the other")
-        // a second kustomization that takes the file and deletes nothing deploys the operator's kubevirt Namespace
+        // a second kustomization that takes the file and deletes nothing deploys the operator's kubevirt Namespace; and
+        // `other`, which neither deletes, is applied by both Kustomizations (kubevirt and cdi only by `keep`)
         files["infra/keep/kustomization.yaml"] = "resources: [../controllers/operator.yaml]\n"
         files["clusters/lab/keep.yaml"] = fluxKustomization(name: "keep", path: "./infra/keep")
         let kept = try lint(files, asFound: true)
-        #expect(kept.rendered == ["object-duplicate infra/namespaces/namespaces.yaml:2:7", "object-duplicate infra/namespaces/namespaces.yaml:8:7",
-                                  "object-duplicate infra/namespaces/namespaces.yaml:14:7"], "\(kept.map(\.message))")
+        #expect(kept.rendered == ["object-duplicate infra/controllers/operator.yaml:12:7", "object-duplicate infra/namespaces/namespaces.yaml:2:7",
+                                  "object-duplicate infra/namespaces/namespaces.yaml:8:7", "object-duplicate infra/namespaces/namespaces.yaml:14:7"],
+                "\(kept.map(\.message))")
+        #expect(kept.first?.message == "Namespace other is applied by 2 Flux Kustomizations, flux-system/controllers (clusters/lab/infra.yaml:8), "
+                + "flux-system/keep (clusters/lab/keep.yaml:2), as one object: kustomize-controller applies every Kustomization's objects with "
+                + "one field manager, so at each reconciliation one silently takes it over from the other, fields, labels and annotations")
     }
 
     /// sulibot/home-ops: two copies of a HelmRepository that differ only in how they write `interval` (`1h0m0s`, `1h`)
@@ -1309,8 +1314,9 @@ extension FluxInstanceTests {
         #expect(duplicates.rendered == ["object-duplicate clusters/prod/flux-system/gotk-sync.yaml:16:9",
                                         "object-duplicate clusters/test/flux-system/gotk-sync.yaml:16:9"], "\(duplicates.map(\.message))")
         #expect(duplicates.first?.message == "Flux Kustomization flux-system/flux-system of cluster clusters/prod builds ./clusters/prod, which "
-                + "holds the path of flux-system/vars (./clusters/prod/vars): ConfigMap flux-system/cluster-settings is applied by both, by "
-                + "one name into one namespace: kustomize-controller applies every Kustomization's objects with one field manager, so at each "
+                + "holds the path of flux-system/vars (./clusters/prod/vars): ConfigMap flux-system/cluster-settings in "
+                + "clusters/prod/vars/settings.yaml:2 is applied by both, "
+                + "as one object: kustomize-controller applies every Kustomization's objects with one field manager, so at each "
                 + "reconciliation one silently takes it over from the other, fields, labels and annotations")
         // nothing of the first walk, which took ${CLUSTER_NAME} for empty, stays: the Kustomization does not build its own file
         let stack = try #require(model.files.indices.first { model.files[$0].path == "apps/stack/secret.yaml" })

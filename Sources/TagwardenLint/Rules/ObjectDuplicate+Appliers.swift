@@ -2,7 +2,7 @@ import TagwardenBasics
 import TagwardenModel
 
 /// object-duplicate's other half: one written object that several Flux Kustomizations of one cluster build and apply,
-/// into one namespace by one name (artazar/flux2-general's base, whose dev, stg and prod overlays all set
+/// as one object (one namespace, or none, and one name) (artazar/flux2-general's base, whose dev, stg and prod overlays all set
 /// `namespace: demoapp-auth-dev`; two Kustomizations of one path; a Kustomization whose `path` holds another's, whose
 /// build Flux generates from every file below). kustomize-controller applies every Kustomization's objects with one
 /// field manager, so each reconciliation takes the object over from the others (fluxcd/kustomize-controller#1724,
@@ -54,7 +54,7 @@ struct SharedAppliers {
     func appliers(_ i: ObjectID, refusing: inout Set<ObjectID>?) -> Appliers? {
         let o = m.objects[i]
         guard let ks = m.clusters.kustomizationsOfFile[o.file], ks.count > 1, o.group != FluxAPIs.group,
-              m.objectNamespace[i] != nil, name(i) != nil, !m.renamedByPatch(i), !onlyInRefusedBuilds(i),
+              m.objectNamespace[i] != nil || m.isOfClusterScopedKind(i), name(i) != nil, !m.renamedByPatch(i), !onlyInRefusedBuilds(i),
               // (a Kustomization without decryption refuses its whole build for a SOPS-encrypted Secret: not this)
               !m.isSOPSEncryptedSecret(i) else { return nil }
         let passing = m.directoriesPassingOn(i)
@@ -104,18 +104,20 @@ struct SharedAppliers {
         return path(a) == path(b) ? nil : FluxIndex.holds(path(a), path(b)) ? a : FluxIndex.holds(path(b), path(a)) ? b : nil
     }
 
-    func named(_ j: ObjectID) -> String { "\(m.objects[j].kind) \(m.objectNamespace[j]!)/\(name(j)!)" }
+    func named(_ j: ObjectID) -> String { "\(m.objects[j].kind) \(m.objectNamespace[j].map { $0 + "/" } ?? "")\(name(j)!)" }
+    func placed(_ j: ObjectID) -> String { "\(named(j)) in \(m.path(m.objects[j].file)):\(m.objects[j].kindSpan.start.line)" }
 
-    /// `objects` named, the first in full and up to three more with their places.
-    func listed(_ objects: [ObjectID]) -> String {
-        guard objects.count > 1 else { return "\(named(objects[0])) is" }
-        let others = objects.dropFirst().prefix(3).map { "\(named($0)) in \(m.path(m.objects[$0].file)):\(m.objects[$0].kindSpan.start.line)" }
+    /// `objects` named, the first (with its place unless the finding is there) and up to three more with their places.
+    func listed(_ objects: [ObjectID], placingFirst: Bool) -> String {
+        let first = placingFirst ? placed(objects[0]) : named(objects[0])
+        guard objects.count > 1 else { return "\(first) is" }
+        let others = objects.dropFirst().prefix(3).map(placed)
         let more = objects.count > 4 ? ", and \(objects.count - 4) more" : ""
-        return "\(named(objects[0])) and \(objects.count - 1) more object\(objects.count > 2 ? "s" : "") (\(others.joined(separator: ", "))\(more)) are each"
+        return "\(first) and \(objects.count - 1) more object\(objects.count > 2 ? "s" : "") (\(others.joined(separator: ", "))\(more)) are each"
     }
 
     func why(objects: Int, kustomizations: Int) -> String {
-        "by one name into one namespace: kustomize-controller applies every Kustomization's objects with one field manager, so at "
+        "as one object: kustomize-controller applies every Kustomization's objects with one field manager, so at "
             + "each reconciliation one silently takes \(objects == 1 ? "it" : "them") over from the other\(kustomizations > 2 ? "s" : ""), "
             + "fields, labels and annotations"
     }
@@ -126,7 +128,7 @@ struct SharedAppliers {
 
     func finding(_ key: Appliers, objects: [ObjectID]) -> Finding {
         let ks = key.kustomizations.map { "\(m.qualifiedName($0)) (\(m.path(m.objects[$0].file)):\(m.objects[$0].kindSpan.start.line))" }
-        return c.finding("\(listed(objects)) applied by \(ks.count) Flux Kustomizations\(inCluster(key.cluster)), \(ks.joined(separator: ", ")), "
+        return c.finding("\(listed(objects, placingFirst: false)) applied by \(ks.count) Flux Kustomizations\(inCluster(key.cluster)), \(ks.joined(separator: ", ")), "
                          + why(objects: objects.count, kustomizations: ks.count), object: objects[0])
     }
 
@@ -137,7 +139,8 @@ struct SharedAppliers {
         let paths = inner.prefix(3).map { "\(m.qualifiedName($0)) (./\(path($0)))" }.joined(separator: ", ")
             + (inner.count > 3 ? ", and \(inner.count - 3) more" : "")
         return c.finding("Flux Kustomization \(m.qualifiedName(k))\(inCluster(overlap.cluster)) builds ./\(path(k)), which holds the path of "
-                         + "\(inner.count == 1 ? "" : "each of ")\(paths): \(listed(objects)) applied by both, "
+                         + "\(inner.count == 1 ? "" : "each of ")\(paths): \(listed(objects, placingFirst: true)) applied by "
+                         + (inner.count == 1 ? "both, " : "it and by whichever of these holds them, ")
                          + why(objects: objects.count, kustomizations: 2), object: k, span: m.objects[k].fluxKustomization!.pathSpan)
     }
 }

@@ -6290,8 +6290,8 @@ rationale: >
   `flux-system/`) and a Flux Kustomization the other, neither replaces the other: flux bootstrap and
   kustomize-controller apply with field managers of their own, and server-side apply keeps the fields of both.
   Only the fields both set go back and forth between them; where none is set differently, the finding is a note.
-  One written object that several Flux Kustomizations of one cluster build, by one name into one namespace,
-  is applied by each of them: kustomize-controller applies every Kustomization's objects with one field
+  One written object that several Flux Kustomizations of one cluster build as one object (one name, and one
+  namespace or none) is applied by each of them: kustomize-controller applies every Kustomization's objects with one field
   manager, so at each reconciliation one takes the object over from the others, its fields and the labels
   that name its owner (overlays that set one namespace over one base; two Kustomizations of one path; a
   Kustomization whose path holds another's, as Flux's generated kustomization takes every file below a path
@@ -6301,7 +6301,7 @@ rationale: >
   applies nothing, nor does one without `spec.decryption` whose build holds a SOPS-encrypted Secret
   (kustomize-controller refuses that build whole); Kustomizations of other kubeConfigs, or with name affixes of
   their own that differ, are not applying one object. An object the builds put in different namespaces, or
-  whose namespace is not known, is not judged so.
+  whose namespace is not known (cluster-scoped kinds aside), is not judged so.
 premises: >
   The file is applied: a cluster of this repository reaches it (flux bootstrap's sync, a FluxInstance's sync,
   or a cluster declared under `clusters:` in .tagwarden.yaml). Where only an inferred cluster or no cluster
@@ -6699,8 +6699,8 @@ triggering:
         namespace: web
         resources: [../base]
     expect:
-      - {file: apps/base/deployment.yaml, line: 2, column: 7, message: "Deployment web/web is applied by 2 Flux Kustomizations, flux-system/web-staging (clusters/prod/apps.yaml:2), flux-system/web-production (clusters/prod/apps.yaml:11), by one name into one namespace: kustomize-controller applies every Kustomization's objects with one field manager, so at each reconciliation one silently takes it over from the other, fields, labels and annotations"}
-  - description: a Flux Kustomization whose path is below the cluster's own, with no kustomization there to list only what is meant (Flux generates one that takes every file below, ssp-data/gitops-flux-pipeline-showcase's kestra)
+      - {file: apps/base/deployment.yaml, line: 2, column: 7, message: "Deployment web/web is applied by 2 Flux Kustomizations, flux-system/web-staging (clusters/prod/apps.yaml:2), flux-system/web-production (clusters/prod/apps.yaml:11), as one object: kustomize-controller applies every Kustomization's objects with one field manager, so at each reconciliation one silently takes it over from the other, fields, labels and annotations"}
+  - description: two Flux Kustomizations whose paths are below the cluster's own, with no kustomization there to list only what is meant (Flux generates one that takes every file below, ssp-data/gitops-flux-pipeline-showcase's kestra and migrations); a Namespace is one object without a namespace
     files:
       clusters/prod/flux-system/gotk-sync.yaml: |
         apiVersion: source.toolkit.fluxcd.io/v1
@@ -6734,12 +6734,25 @@ triggering:
         apiVersion: apps/v1
         kind: Deployment
         metadata: {name: web, namespace: web}
-      clusters/prod/web/service.yaml: |
+      clusters/prod/web/namespace.yaml: |
+        apiVersion: v1
+        kind: Namespace
+        metadata: {name: web}
+      clusters/prod/api.yaml: |
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: api, namespace: flux-system}
+        spec:
+          interval: 10m0s
+          path: ./clusters/prod/api
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+      clusters/prod/api/service.yaml: |
         apiVersion: v1
         kind: Service
-        metadata: {name: web, namespace: web}
+        metadata: {name: api, namespace: web}
     expect:
-      - {file: clusters/prod/flux-system/gotk-sync.yaml, line: 14, column: 9, message: "Flux Kustomization flux-system/flux-system builds ./clusters/prod, which holds the path of flux-system/web (./clusters/prod/web): Deployment web/web and 1 more object (Service web/web in clusters/prod/web/service.yaml:2) are each applied by both, by one name into one namespace: kustomize-controller applies every Kustomization's objects with one field manager, so at each reconciliation one silently takes them over from the other, fields, labels and annotations"}
+      - {file: clusters/prod/flux-system/gotk-sync.yaml, line: 14, column: 9, message: "Flux Kustomization flux-system/flux-system builds ./clusters/prod, which holds the path of each of flux-system/web (./clusters/prod/web), flux-system/api (./clusters/prod/api): Deployment web/web in clusters/prod/web/deployment.yaml:2 and 2 more objects (Namespace web in clusters/prod/web/namespace.yaml:2, Service web/api in clusters/prod/api/service.yaml:2) are each applied by it and by whichever of these holds them, as one object: kustomize-controller applies every Kustomization's objects with one field manager, so at each reconciliation one silently takes them over from the other, fields, labels and annotations"}
 nonTriggering:
   - description: an object whose only build kustomize refuses, for a resource its base and its tests both hold (brunovlucena/homelab's knative-lambda; kustomization-build-fails says so)
     files:

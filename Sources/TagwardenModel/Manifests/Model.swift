@@ -958,6 +958,9 @@ public struct Model: Sendable {
         "ClusterExternalSecret", "ClusterPolicy", "ClusterPolicyReport", "ClusterImagePolicy",
     ]
     static let clusterScopedKindShapes = Set(clusterScopedKinds.map(kindShape))
+    /// Whether object `i` is of a kind the API server keeps without a namespace (`clusterScopedKinds`: not those a
+    /// CustomResourceDefinition of the repository declares so).
+    public func isOfClusterScopedKind(_ i: ObjectID) -> Bool { Model.clusterScopedKinds.contains(objects[i].kind) }
     /// The kinds kustomize's `namespace:` leaves as they are (its built-in schema's cluster-scoped kinds; a custom
     /// resource's kind, a ClusterIssuer, is given the namespace, and a Namespace the name).
     static let kustomizeClusterScoped: Set<String> = [
