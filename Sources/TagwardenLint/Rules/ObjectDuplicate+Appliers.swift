@@ -20,12 +20,15 @@ struct SharedAppliers {
     struct Appliers: Hashable { let cluster: ClusterID, kustomizations: [ObjectID] }
     /// A Kustomization that holds the other's path below its own: its build takes the other's files.
     struct Overlap: Hashable { let cluster: ClusterID, outer: ObjectID }
+    /// The SOPS-encrypted Secrets that Flux Kustomizations build, and those Kustomizations of them without decryption,
+    /// which apply nothing: kustomize-controller refuses their whole build.
+    struct Encryption { var secrets = Set<ObjectID>(), refusing = Set<ObjectID>() }
 
     func findings() -> [Finding] {
         var shared: [Appliers: [ObjectID]] = [:], order: [Appliers] = []
-        var refusing: Set<ObjectID>?
+        var encryption: Encryption?
         for i in m.objects.indices {
-            guard let key = appliers(i, refusing: &refusing) else { continue }
+            guard let key = appliers(i, encryption: &encryption) else { continue }
             if shared[key] == nil { order.append(key) }
             shared[key, default: []].append(i)
         }
@@ -51,18 +54,20 @@ struct SharedAppliers {
     }
 
     /// The cluster and Flux Kustomizations that each apply object `i` as written, when two or more do.
-    func appliers(_ i: ObjectID, refusing: inout Set<ObjectID>?) -> Appliers? {
+    func appliers(_ i: ObjectID, encryption: inout Encryption?) -> Appliers? {
         let o = m.objects[i]
         guard let ks = m.clusters.kustomizationsOfFile[o.file], ks.count > 1, o.group != FluxAPIs.group,
-              m.objectNamespace[i] != nil || m.isOfClusterScopedKind(i), name(i) != nil, !m.renamedByPatch(i), !onlyInRefusedBuilds(i),
-              // (a Kustomization without decryption refuses its whole build for a SOPS-encrypted Secret: not this)
-              !m.isSOPSEncryptedSecret(i) else { return nil }
+              m.objectNamespace[i] != nil || m.isOfClusterScopedKind(i), name(i) != nil, !m.renamedByPatch(i), !onlyInRefusedBuilds(i) else { return nil }
+        if encryption == nil { encryption = encrypted() }
+        let encryption = encryption!
+        // (a Kustomization without decryption refuses its whole build for a SOPS-encrypted Secret: not this)
+        guard !encryption.secrets.contains(i) else { return nil }
         let passing = m.directoriesPassingOn(i)
         // those that build it as written, each Kustomization once by its name
         var applying: [ObjectID] = [], seen = Set<String>()
         for k in ks {
             guard let spec = m.objects[k].fluxKustomization, !spec.suspended, spec.components.isEmpty,
-                  let path = spec.path.flatMap(Model.normalizePath), passing.contains(path), !refuses(k, &refusing),
+                  let path = spec.path.flatMap(Model.normalizePath), passing.contains(path), !encryption.refusing.contains(k),
                   seen.insert(m.qualifiedName(k)).inserted else { continue }
             applying.append(k)
         }
@@ -80,19 +85,16 @@ struct SharedAppliers {
         return nil
     }
 
-    /// Whether Kustomization `k` has no decryption and its build holds a SOPS-encrypted Secret: it applies nothing.
-    /// (`refusing`: those Kustomizations, found on first need.)
-    func refuses(_ k: ObjectID, _ refusing: inout Set<ObjectID>?) -> Bool {
-        if refusing == nil {
-            var found = Set<ObjectID>()
-            for i in m.objects.indices where m.objects[i].kind == "Secret" && m.isSOPSEncryptedSecret(i) {
-                for k in m.clusters.kustomizationsOfFile[m.objects[i].file] ?? [] where m.objects[k].fluxKustomization?.decrypts == false {
-                    found.insert(k)
-                }
-            }
-            refusing = found
+    /// The SOPS-encrypted Secrets that Flux Kustomizations build (each read once), and the Kustomizations among those
+    /// without decryption.
+    func encrypted() -> Encryption {
+        var out = Encryption()
+        for i in m.objects.indices where m.objects[i].kind == "Secret" {
+            guard let ks = m.clusters.kustomizationsOfFile[m.objects[i].file], m.isSOPSEncryptedSecret(i) else { continue }
+            out.secrets.insert(i)
+            for k in ks where m.objects[k].fluxKustomization?.decrypts == false { out.refusing.insert(k) }
         }
-        return refusing!.contains(k)
+        return out
     }
 
     func path(_ k: ObjectID) -> String { m.objects[k].fluxKustomization!.path.flatMap(Model.normalizePath)! }

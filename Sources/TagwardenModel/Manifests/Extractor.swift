@@ -871,11 +871,14 @@ package struct Extractor {
         if occurrences.count > 8 { lines = LineIndex(bytes) }
         // comments taken by step 1, in source order
         var claimed: [Range<Int>] = []
-        // 1. comments that follow a scalar on its line
+        // 1. comments that follow a scalar on its line (in source order, as the occurrences are: one pass over both)
+        var nextOccurrence = 0
         for i in y.commented {
             let node = y.nodes[i]
             let range = node.commentStart..<node.commentEnd
-            guard let token = occurrences.first(where: { range.contains($0) }) else { continue }
+            while nextOccurrence < occurrences.count, occurrences[nextOccurrence] < range.lowerBound { nextOccurrence += 1 }
+            guard nextOccurrence < occurrences.count, range.contains(occurrences[nextOccurrence]) else { continue }
+            let token = occurrences[nextOccurrence]
             claimed.append(range)
             guard Extractor.readsAsMarker(bytes, from: range.lowerBound, token: token, lineEnd: range.upperBound) else { continue }
             let context: MarkerContext = node.isKey ? .keyLine : .value
